@@ -1,0 +1,1 @@
+# analyze/ rules (filled in by the analyze work)

@@ -1,0 +1,91 @@
+/*
+ * analyze/slot_decoder.c - per-slot delta state for EVENTS chunks.
+ * See slot_decoder.h.  Allocates only the slot array.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/slot_decoder.h"
+
+#define SLOT_LIMIT (1u << 20) /* more slots than any recorder makes */
+
+void slot_decoders_init(struct slot_decoders *d)
+{
+	d->slots = NULL;
+	d->count = 0;
+}
+
+void slot_decoders_free(struct slot_decoders *d)
+{
+	free(d->slots);
+	slot_decoders_init(d);
+}
+
+static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
+{
+	if (slot >= SLOT_LIMIT)
+		return NULL;
+	if (slot >= d->count) {
+		size_t n = d->count ? d->count : 16;
+		struct slot_state *v;
+
+		while (n <= slot)
+			n *= 2;
+		v = realloc(d->slots, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + d->count, 0, (n - d->count) * sizeof(*v));
+		d->slots = v;
+		d->count = n;
+	}
+	return &d->slots[slot];
+}
+
+int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes,
+			struct chunk_cursor *cur)
+{
+	const uint8_t *p = data, *end = data + bytes;
+	uint64_t slot, lap, offset;
+	struct slot_state *s;
+
+	if (varint_get_u64(&p, end, &slot) < 0 || varint_get_u64(&p, end, &lap) < 0 ||
+	    varint_get_u64(&p, end, &offset) < 0)
+		return -EBADMSG;
+	s = slot_get(d, slot);
+	if (!s)
+		return slot >= SLOT_LIMIT ? -EBADMSG : -ENOMEM;
+	if (offset == 0) {
+		s->valid = true;
+		s->lap = lap;
+		record_state_reset(&s->st);
+	} else if (!s->valid || s->lap != lap || s->next_offset != offset) {
+		s->valid = false;
+		return -EBADMSG;
+	}
+	s->next_offset = offset;
+	cur->slot = slot;
+	cur->state = s;
+	cur->start = p;
+	cur->p = p;
+	cur->end = end;
+	cur->base_offset = offset;
+	return 0;
+}
+
+int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event *ev)
+{
+	int rc = record_decode(&cur->p, cur->end, &cur->state->st, ev);
+
+	if (rc == RECORD_OK) {
+		if (ev->type == TRACE_EV_THREAD)
+			cur->state->tid = ev->tid;
+		return rc;
+	}
+	if (rc == RECORD_END) {
+		cur->state->next_offset = cur->base_offset + (uint64_t)(cur->end - cur->start);
+		return rc;
+	}
+	cur->state->valid = false;
+	return rc;
+}

@@ -1,0 +1,1 @@
+# man/ rules (filled in by the man work)

@@ -1,0 +1,1 @@
+int mprof_preload_placeholder;

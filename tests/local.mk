@@ -1,0 +1,1 @@
+# tests/ rules (filled in by the tests work)

@@ -1,0 +1,213 @@
+/*
+ * trace/chunk.c - trace file header and chunk framing: zlib compression,
+ * CRC-32 checks, and a reader that stops cleanly at a truncated or corrupt
+ * chunk, saying where.  Layout in trace/format.h and mprof-trace(5).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "trace/chunk.h"
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int trace_writer_start(struct trace_writer *w, int fd, uint32_t flags)
+{
+	uint8_t h[TRACE_FILE_HEADER_BYTES] = { 0 };
+
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->level = 6;
+	memcpy(h, TRACE_FILE_MAGIC, 8);
+	h[8] = TRACE_VERSION_MAJOR;
+	h[10] = TRACE_VERSION_MINOR;
+	trace_put_le32(h + 12, TRACE_FILE_HEADER_BYTES);
+	trace_put_le32(h + 16, flags);
+	int rc = write_all(fd, h, sizeof(h));
+	if (rc == 0)
+		w->offset_bytes = sizeof(h);
+	return rc;
+}
+
+int trace_writer_append(struct trace_writer *w, int fd)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+
+	memset(w, 0, sizeof(*w));
+	if (end < 0)
+		return -errno;
+	w->fd = fd;
+	w->level = 6;
+	w->offset_bytes = (uint64_t)end;
+	return 0;
+}
+
+int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes)
+{
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES] = { 0 };
+	uLongf stored = compressBound((uLong)raw_bytes);
+	int rc;
+
+	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
+		return -EFBIG;
+	if (w->zbuf_bytes < stored) {
+		uint8_t *nb = realloc(w->zbuf, stored);
+
+		if (!nb)
+			return -ENOMEM;
+		w->zbuf = nb;
+		w->zbuf_bytes = stored;
+	}
+	if (compress2(w->zbuf, &stored, raw, (uLong)raw_bytes, w->level) != Z_OK)
+		return -EIO;
+	trace_put_le32(h, TRACE_CHUNK_MAGIC);
+	h[4] = (uint8_t)type;
+	h[5] = TRACE_CHUNK_ZLIB;
+	trace_put_le32(h + 8, (uint32_t)stored);
+	trace_put_le32(h + 12, (uint32_t)raw_bytes);
+	trace_put_le32(h + 16, (uint32_t)crc32(0, w->zbuf, (uInt)stored));
+	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
+	rc = write_all(w->fd, h, sizeof(h));
+	if (rc == 0)
+		rc = write_all(w->fd, w->zbuf, stored);
+	if (rc == 0)
+		w->offset_bytes += sizeof(h) + stored;
+	return rc;
+}
+
+void trace_writer_finish(struct trace_writer *w)
+{
+	free(w->zbuf);
+	w->zbuf = NULL;
+	w->zbuf_bytes = 0;
+}
+
+int trace_reader_open(struct trace_reader *r, const char *path)
+{
+	uint8_t h[TRACE_FILE_HEADER_BYTES];
+	struct stat st;
+	uint32_t hbytes;
+
+	memset(r, 0, sizeof(*r));
+	r->file = fopen(path, "rb");
+	if (!r->file) {
+		int e = errno;
+
+		snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fileno(r->file), &st) == 0)
+		r->file_bytes = (uint64_t)st.st_size;
+	if (fread(h, 1, sizeof(h), r->file) != sizeof(h) || memcmp(h, TRACE_FILE_MAGIC, 8) != 0) {
+		snprintf(r->error, sizeof(r->error), "%s: not an mprof trace (bad file header)", path);
+		return -EINVAL;
+	}
+	r->version_major = (uint16_t)(h[8] | h[9] << 8);
+	r->version_minor = (uint16_t)(h[10] | h[11] << 8);
+	hbytes = trace_get_le32(h + 12);
+	r->flags = trace_get_le32(h + 16);
+	if (r->version_major != TRACE_VERSION_MAJOR) {
+		snprintf(r->error, sizeof(r->error),
+			 "%s: trace format version %u.%u; this mprof reads version %u",
+			 path, r->version_major, r->version_minor, TRACE_VERSION_MAJOR);
+		return -ENOTSUP;
+	}
+	if (hbytes < TRACE_FILE_HEADER_BYTES || fseeko(r->file, (off_t)hbytes, SEEK_SET) != 0) {
+		snprintf(r->error, sizeof(r->error), "%s: bad file header size %" PRIu32, path,
+			 hbytes);
+		return -EINVAL;
+	}
+	r->offset_bytes = hbytes;
+	return 0;
+}
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *nb;
+
+	if (*cap >= need)
+		return 0;
+	nb = realloc(*buf, need);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = need;
+	return 0;
+}
+
+static int reader_fail(struct trace_reader *r, int rc, const char *what)
+{
+	snprintf(r->error, sizeof(r->error), "%s at offset %" PRIu64, what, r->offset_bytes);
+	return rc;
+}
+
+int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
+{
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+	size_t got = fread(h, 1, sizeof(h), r->file);
+	uint32_t stored, raw;
+
+	if (got == 0 && feof(r->file))
+		return 0;
+	if (got != sizeof(h))
+		return reader_fail(r, -EIO, "trace truncated inside a chunk header");
+	if (trace_get_le32(h) != TRACE_CHUNK_MAGIC || trace_get_le32(h + 20) != crc32(0, h, 20))
+		return reader_fail(r, -EBADMSG, "corrupt chunk header");
+	stored = trace_get_le32(h + 8);
+	raw = trace_get_le32(h + 12);
+	if (raw > TRACE_CHUNK_MAX_RAW_BYTES || stored > TRACE_CHUNK_MAX_RAW_BYTES + 4096)
+		return reader_fail(r, -EBADMSG, "chunk larger than any mprof writes");
+	if (grow(&r->stored, &r->stored_cap, stored ? stored : 1) < 0 ||
+	    grow(&r->raw, &r->raw_cap, raw ? raw : 1) < 0)
+		return reader_fail(r, -ENOMEM, "out of memory reading chunk");
+	if (fread(r->stored, 1, stored, r->file) != stored)
+		return reader_fail(r, -EIO, "trace truncated inside a chunk");
+	if (trace_get_le32(h + 16) != crc32(0, r->stored, stored))
+		return reader_fail(r, -EBADMSG, "chunk checksum mismatch");
+	if (h[5] & TRACE_CHUNK_ZLIB) {
+		uLongf out = raw;
+
+		if (uncompress(r->raw, &out, r->stored, stored) != Z_OK || out != raw)
+			return reader_fail(r, -EBADMSG, "chunk does not inflate");
+		c->data = r->raw;
+	} else {
+		if (raw != stored)
+			return reader_fail(r, -EBADMSG, "stored chunk with wrong length");
+		c->data = r->stored;
+	}
+	c->type = h[4];
+	c->offset_bytes = r->offset_bytes;
+	c->bytes = raw;
+	r->offset_bytes += sizeof(h) + stored;
+	return 1;
+}
+
+void trace_reader_close(struct trace_reader *r)
+{
+	if (r->file)
+		fclose(r->file);
+	free(r->stored);
+	free(r->raw);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,89 @@
+/*
+ * trace/chunk.h - reading and writing trace files chunk by chunk
+ * (file header, chunk headers, CRC-32 checks, zlib; mprof-trace(5)).
+ *
+ * Used by the launcher (cli/) to write traces and by the analyzer to read
+ * them and to append the SYMBOLS chunk.  Never used by preload/.  Functions
+ * return 0 on success or a negative errno value; readers also leave a
+ * human-readable message with the file offset in r->error.
+ */
+#ifndef MPROF_TRACE_CHUNK_H
+#define MPROF_TRACE_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/format.h"
+
+struct trace_writer {
+	int fd;                 /* owned by the caller */
+	uint64_t offset_bytes;  /* bytes written so far */
+	int level;              /* zlib level, 1..9 */
+	uint8_t *zbuf;          /* compression buffer, owned */
+	size_t zbuf_bytes;
+};
+
+/* Starts a trace on fd (which must be empty and writable): writes the file
+ * header with flags (TRACE_FLAG_*). */
+int trace_writer_start(struct trace_writer *w, int fd, uint32_t flags);
+
+/* Attaches to an existing, complete trace on fd (opened O_RDWR or O_WRONLY)
+ * to append more chunks at its end. */
+int trace_writer_append(struct trace_writer *w, int fd);
+
+/* Compresses raw (raw_bytes bytes) and writes it as one chunk of type. */
+int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes);
+
+/* Frees the writer's buffer (does not close fd). */
+void trace_writer_finish(struct trace_writer *w);
+
+struct trace_reader {
+	FILE *file;             /* owned */
+	uint16_t version_major, version_minor;
+	uint32_t flags;         /* TRACE_FLAG_* from the file header */
+	uint64_t offset_bytes;  /* file offset of the next chunk header */
+	uint64_t file_bytes;    /* size when opened */
+	uint8_t *stored;        /* buffers, owned */
+	size_t stored_cap;
+	uint8_t *raw;
+	size_t raw_cap;
+	char error[320];        /* why the last call failed, with offset */
+};
+
+struct trace_chunk {
+	unsigned type;          /* enum trace_chunk_type (or unknown) */
+	uint64_t offset_bytes;  /* file offset of the chunk header */
+	const uint8_t *data;    /* inflated payload, valid until the next call */
+	size_t bytes;
+};
+
+/* Opens path and checks the file header. -ENOENT etc. from fopen,
+ * -EINVAL for a file that is not a trace, -ENOTSUP for another major. */
+int trace_reader_open(struct trace_reader *r, const char *path);
+
+/*
+ * Reads the next chunk.  Returns 1 with *c filled, 0 at a clean end of file,
+ * -EIO ("truncated") when the file ends inside a chunk, -EBADMSG when a
+ * chunk's header or checksum is wrong or it does not inflate.  After a
+ * negative return, r->error names the offset; the caller may stop there.
+ */
+int trace_reader_next(struct trace_reader *r, struct trace_chunk *c);
+
+void trace_reader_close(struct trace_reader *r);
+
+/* Little-endian helpers shared by the codec and its tests. */
+static inline void trace_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t trace_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * trace/format.h - constants of the mprof trace file format, version 1.
+ *
+ * This header and man/mprof-trace.5 describe the same thing and change in the
+ * same commit.  The trace is the only contract between recording (preload/,
+ * cli/) and analysis (analyze/).
+ *
+ * A trace file is:
+ *   file header   64 bytes, uncompressed (struct trace_file_header)
+ *   chunk*        each: 24-byte chunk header + payload (zlib stream)
+ * All fixed-width integers are little-endian.  A reader that meets a chunk
+ * whose header or checksum is wrong reports the file offset and stops there
+ * (a truncated file is read up to its last whole chunk).
+ */
+#ifndef MPROF_TRACE_FORMAT_H
+#define MPROF_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define TRACE_FILE_MAGIC "MPROFTRC"     /* 8 bytes, no terminator */
+#define TRACE_VERSION_MAJOR 1           /* readers refuse other majors */
+#define TRACE_VERSION_MINOR 0           /* readers accept any minor */
+#define TRACE_FILE_HEADER_BYTES 64
+#define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
+#define TRACE_CHUNK_HEADER_BYTES 24
+#define TRACE_CHUNK_MAX_RAW_BYTES (64u << 20) /* readers refuse larger chunks */
+
+/*
+ * File header, 64 bytes:
+ *   0  magic "MPROFTRC"
+ *   8  u16 version major, u16 version minor
+ *  12  u32 header size in bytes (64; readers skip what they do not know)
+ *  16  u32 flags (TRACE_FLAG_*)
+ *  20  44 bytes reserved, zero
+ */
+#define TRACE_FLAG_SAMPLED 1u           /* weights are sampling estimates */
+
+/*
+ * Chunk header, 24 bytes:
+ *   0  u32 magic TRACE_CHUNK_MAGIC
+ *   4  u8  chunk type (enum trace_chunk_type)
+ *   5  u8  flags (TRACE_CHUNK_ZLIB: payload is one zlib stream)
+ *   6  u16 reserved, zero
+ *   8  u32 stored payload bytes (what follows the header in the file)
+ *  12  u32 raw payload bytes (after inflating; equals stored when not zlib)
+ *  16  u32 CRC-32 (zlib's crc32) of the stored payload
+ *  20  u32 CRC-32 of header bytes 0..19
+ * Readers skip chunks of unknown type by their stored length.
+ */
+#define TRACE_CHUNK_ZLIB 1u
+
+enum trace_chunk_type {
+	TRACE_CHUNK_META = 1,    /* text: "key=value\n" lines, UTF-8 */
+	TRACE_CHUNK_EVENTS = 2,  /* records of one thread slot, see below */
+	TRACE_CHUNK_SYMBOLS = 3, /* symbolization embedded at the end of a run */
+	TRACE_CHUNK_END = 4,     /* text "key=value\n": how the run ended */
+};
+
+/*
+ * EVENTS chunk payload: varint slot, varint lap, varint offset, then records.
+ * The recorder writes each thread slot's records into a ring; "lap" counts
+ * how often the ring wrapped and "offset" is the byte offset inside the lap
+ * at which this chunk's records start.  Decoder delta state (previous
+ * sequence number, previous address, previous stack-definition ip) is reset
+ * to zero at offset 0 of every lap and by every THREAD record; a chunk with
+ * offset > 0 continues the state of the chunk before it in the same slot and
+ * lap.
+ *
+ * Records start with one kind byte.  Kinds below 0x80 are core records whose
+ * layout every reader must know (an unknown one is an error); kinds 0x80 and
+ * above are followed by a varint payload length and may be skipped.
+ * "u" = unsigned varint, "s" = zigzag signed varint; "seq+" = u delta from the
+ * previous sequence number of this slot (the previous seq becomes this one);
+ * "addr~" = s delta from the previous address of this slot (the previous
+ * address becomes this one).
+ */
+enum trace_record_kind {
+	TRACE_REC_PAD = 0x00,        /* one byte of filler: skip */
+	TRACE_REC_SEQ_SKIP = 0x01,   /* seq+ : a sequence number used by no event */
+	TRACE_REC_THREAD = 0x02,     /* u tid : a thread took this slot; resets deltas */
+	TRACE_REC_TIME = 0x03,       /* u ns : CLOCK_MONOTONIC at the previous seq */
+	TRACE_REC_STACK = 0x04,      /* u id, u parent, s ip~ (delta from previous
+	                              * STACK ip of this slot): a call-stack node */
+	TRACE_REC_ALLOC = 0x10,      /* + alloc_fn. seq+, addr~, u size, u stack, u weight */
+	TRACE_REC_FREE = 0x20,       /* + free_fn.  seq+, addr~ */
+	TRACE_REC_REALLOC = 0x30,    /* + alloc_fn. seq+ (free part), addr~ (old),
+	                              * seq+ (alloc part), addr~ (new), u size,
+	                              * u stack, u weight */
+	TRACE_REC_EXT_MODULES = 0x80, /* module map, see mprof-trace(5) */
+	TRACE_REC_EXT_DIAG = 0x81,    /* u code, then text: a recorder diagnostic */
+	TRACE_REC_EXT_PROCESS = 0x82, /* u pid, u ppid, text exe, text cmdline */
+	TRACE_REC_EXT_FORK = 0x83,    /* u child pid: fork() returned here (at prev seq) */
+	TRACE_REC_EXT_UNRECORDED = 0x84, /* u allocations, u frees not recorded */
+};
+
+/* Which entry point made an allocation; low nibble of ALLOC/REALLOC kinds. */
+enum trace_alloc_fn {
+	TRACE_FN_MALLOC = 0,
+	TRACE_FN_CALLOC = 1,
+	TRACE_FN_REALLOC = 2,
+	TRACE_FN_REALLOCARRAY = 3,
+	TRACE_FN_POSIX_MEMALIGN = 4,
+	TRACE_FN_ALIGNED_ALLOC = 5,
+	TRACE_FN_MEMALIGN = 6,
+	TRACE_FN_VALLOC = 7,
+	TRACE_FN_PVALLOC = 8,
+	TRACE_FN_ALLOC_COUNT = 9,
+};
+
+/* Which entry point freed a block; low nibble of FREE kinds.  A realloc(p, 0)
+ * that frees is a FREE with TRACE_FREE_REALLOC. */
+enum trace_free_fn {
+	TRACE_FREE_FREE = 0,
+	TRACE_FREE_SIZED = 1,
+	TRACE_FREE_ALIGNED_SIZED = 2,
+	TRACE_FREE_REALLOC = 3,
+	TRACE_FREE_REALLOCARRAY = 4,
+	TRACE_FREE_FN_COUNT = 5,
+};
+
+/* DIAG codes (TRACE_REC_EXT_DIAG). */
+enum trace_diag_code {
+	TRACE_DIAG_INFO = 0,
+	TRACE_DIAG_FOREIGN_MALLOC = 1, /* malloc resolves to another definition */
+	TRACE_DIAG_NO_UNWINDER = 2,    /* libunwind missing: stacks are 1 frame */
+	TRACE_DIAG_RING_FULL_WAIT = 3, /* writers waited for the collector */
+	TRACE_DIAG_DISABLED = 4,       /* recording stopped; text says why */
+};
+
+/*
+ * A STACK node with parent 0 is a root: its "ip" is 2 * epoch + truncated,
+ * where epoch is the module epoch in force when the stack was captured (the
+ * MODULES record with that epoch maps its descendants' instruction pointers)
+ * and truncated is 1 when the capture hit --max-frames.  A node's ip is the return address of
+ * its frame (the leaf's is the caller of the allocator entry point); readers
+ * subtract 1 before symbolizing a return address.  Stack ids are unique per
+ * process, start at 1, and may be defined in any slot's stream, before or
+ * after the events that use them.  Stack id 0 means "no stack".
+ *
+ * MODULES payload: u epoch, u count, then per module: u load bias, u path
+ * length + path bytes, u build-id length + build-id bytes, u segment count,
+ * then per segment: u start, u size (both relative to the load bias; only
+ * PT_LOAD segments with PF_X are listed).
+ */
+
+#endif

@@ -1,0 +1,7 @@
+# trace/: the trace-format codec, a static library for cli/ and analyze/.
+# preload/ compiles only the header-only encoders (trace/record.h) and record.c.
+noinst_LIBRARIES += trace/libmprof_trace.a
+trace_libmprof_trace_a_SOURCES = \
+	trace/varint.h trace/format.h trace/record.h trace/record.c \
+	trace/chunk.h trace/chunk.c trace/session.h
+trace_libmprof_trace_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(SANITIZE_CFLAGS)

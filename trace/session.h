@@ -1,0 +1,110 @@
+/*
+ * trace/session.h - the shared-memory layout between the preload shim and
+ * the `mprof run` launcher (the collector).
+ *
+ * `mprof run` makes a session directory (on /dev/shm when it can) and passes
+ * its absolute path to the target in MPROF_SESSION.  Every process image the
+ * shim starts in (the first program, each fork child, each exec'd program)
+ * creates one process file there, named "p.PID.SERIAL" (SERIAL: a random
+ * 64-bit hex number), sized with ftruncate, mapped MAP_SHARED and its
+ * descriptor closed at once: the shim holds no descriptor of the target's
+ * afterwards, and whatever it stored in the mapping survives _exit, abort,
+ * exec and SIGKILL because the launcher reads the same file.
+ *
+ * Process file layout (all offsets in bytes, little-endian host order):
+ *   0                          struct session_proc_header (one page)
+ *   SESSION_SLOTS_OFFSET       nslots x struct session_slot (128 bytes each)
+ *   ring_offset                nslots rings of ring_bytes each
+ *
+ * One slot is one thread's ring of EVENTS records (trace/record.h).  The
+ * owner thread is its only writer; it publishes records with a release store
+ * of write_pos (bytes ever written).  The collector copies [read_pos,
+ * write_pos) and publishes how far it read with a release store of read_pos.
+ * A record never straddles the ring's end: the writer fills the tail with PAD
+ * bytes (0x00) and goes on at the start of the next lap.  A ring that is
+ * full blocks its writer until the collector reads (nothing is dropped).
+ * When the owner thread exits it stores SLOT_RETIRED; the collector drains
+ * the ring, punches its pages out of the file and stores SLOT_FREE; any
+ * thread may then claim the slot with a compare-and-swap FREE -> OWNED.
+ */
+#ifndef MPROF_TRACE_SESSION_H
+#define MPROF_TRACE_SESSION_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define SESSION_ENV "MPROF_SESSION"       /* session directory, absolute */
+#define SESSION_ENV_MAX_FRAMES "MPROF_MAX_FRAMES"
+#define SESSION_ENV_NO_CHILDREN "MPROF_NO_CHILDREN" /* "1": only the first process */
+#define SESSION_ENV_RING_KIB "MPROF_RING_KIB"
+#define SESSION_ENV_ROOT_PID "MPROF_ROOT_PID" /* pid of the first program */
+#define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
+#define SESSION_VERSION 1
+#define SESSION_PAGE_BYTES 4096u
+#define SESSION_SLOTS_OFFSET SESSION_PAGE_BYTES
+#define SESSION_DEFAULT_SLOTS 1024u
+#define SESSION_DEFAULT_RING_BYTES (512u << 10)
+#define SESSION_DEFAULT_MAX_FRAMES 64u
+
+enum session_proc_state {
+	PROC_STARTING = 0,  /* header being filled in */
+	PROC_RUNNING = 1,
+	PROC_DISABLED = 2,  /* the shim stopped recording; see DIAG records */
+};
+
+enum session_slot_state {
+	SLOT_FREE = 0,
+	SLOT_OWNED = 1,
+	SLOT_RETIRED = 2,
+};
+
+struct session_proc_header {
+	uint64_t magic;              /* SESSION_PROC_MAGIC */
+	uint32_t version;            /* SESSION_VERSION */
+	_Atomic uint32_t state;      /* enum session_proc_state, release-stored */
+	uint32_t pid, ppid;
+	uint32_t nslots;             /* number of slots */
+	uint32_t ring_bytes;         /* bytes per ring, a multiple of the page size */
+	uint64_t ring_offset;        /* file offset of ring 0 */
+	uint64_t file_bytes;         /* total size of the process file */
+	uint32_t launcher_pid;       /* writers stop waiting if it is gone */
+	uint32_t is_fork_child;      /* 1: made by fork() in a recorded process */
+	uint64_t fork_seq;           /* fork child: parent's seq at the fork */
+	char parent_file[64];        /* fork child: parent's process file name */
+	char exe[1024];              /* /proc/self/exe at start, NUL-terminated */
+	uint8_t pad1[64];
+	_Atomic uint64_t seq;        /* last sequence number handed out; own cache line */
+	uint8_t pad2[56];
+	_Atomic uint64_t waits;      /* times a writer found its ring full */
+	_Atomic uint64_t unrecorded_allocs; /* served but not recorded (bootstrap,
+	                                     * re-entry, before init finished) */
+	_Atomic uint64_t unrecorded_frees;
+	_Atomic uint32_t diag_flags; /* 1 << enum trace_diag_code, for the launcher */
+	char diag_text[512];         /* last diagnostic, NUL-terminated */
+};
+
+struct session_slot {
+	_Atomic uint32_t state;      /* enum session_slot_state */
+	uint32_t tid;                /* owner's kernel thread id */
+	_Atomic uint64_t write_pos;  /* bytes ever written; owner stores (release) */
+	uint8_t pad1[48];
+	_Atomic uint64_t read_pos;   /* bytes the collector has taken; it stores */
+	uint8_t pad2[56];
+};
+
+_Static_assert(sizeof(struct session_slot) == 128, "slot is two cache lines");
+_Static_assert(sizeof(struct session_proc_header) <= SESSION_PAGE_BYTES, "header fits a page");
+
+static inline struct session_slot *session_slot_at(void *base, uint32_t i)
+{
+	return (struct session_slot *)((char *)base + SESSION_SLOTS_OFFSET) + i;
+}
+
+static inline uint8_t *session_ring_at(void *base, uint32_t i)
+{
+	struct session_proc_header *h = (struct session_proc_header *)base;
+
+	return (uint8_t *)base + h->ring_offset + (uint64_t)i * h->ring_bytes;
+}
+
+#endif
