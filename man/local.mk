@@ -1,1 +1,2 @@
-# man/ rules (filled in by the man work)
+# man/: manual pages.
+dist_man_MANS += man/mprof.1 man/mprof-run.1 man/mprof-report.1 man/mprof-trace.5

@@ -1,0 +1,127 @@
+/*
+ * analyze/aggregate.h - the statistics a report is made of, computed in one
+ * pass over the events of a process in merged sequence order: summary
+ * counters, per-call-stack statistics, the heap peak (t-gmax) and the live
+ * blocks (leaks at the end).
+ *
+ * The definitions (allocation, peak, leak, temporary allocation, lifetime)
+ * are written out in aggregate.c next to the code that implements them;
+ * mprof-report(1) repeats them.  Memory grows with live blocks, distinct
+ * stacks and threads, never with the number of events.
+ */
+#ifndef MPROF_ANALYZE_AGGREGATE_H
+#define MPROF_ANALYZE_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/alloc_event.h"
+#include "analyze/block_table.h"
+#include "trace/format.h"
+
+/* Statistics of one call stack, later summed into an allocation site.
+ * Counts and bytes are weighted (exact in exact mode). */
+struct alloc_stats {
+	uint64_t allocations;      /* allocations (ALLOC + alloc part of REALLOC) */
+	uint64_t allocated_bytes;  /* requested bytes of those */
+	uint64_t live_bytes;       /* live now; at the end: leaked (live at exit) */
+	uint64_t live_blocks;
+	uint64_t max_live_bytes;   /* this stack's own maximum of live bytes */
+	uint64_t max_live_blocks;  /* ... and of live blocks (independent maxima) */
+	uint64_t peak_bytes;       /* live at t-gmax (the global peak) */
+	uint64_t peak_blocks;
+	uint64_t temporary;        /* allocations freed by the thread's next event */
+	uint64_t freed;            /* blocks released (free, realloc's free part) */
+	uint64_t lifetime_events_sum; /* over freed blocks, in sequence numbers */
+	uint64_t lifetime_events_min;
+	uint64_t lifetime_events_max;
+	uint64_t lifetime_ns_sum;  /* over freed blocks, in ns (TIME resolution) */
+	uint64_t lifetime_ns_min;
+	uint64_t lifetime_ns_max;
+};
+
+/* Per-stack statistics plus the lazy peak snapshot's generation. */
+struct stack_stats {
+	uint64_t stack_id;         /* leaf stack node id, 0 = no stack */
+	uint64_t peak_gen;         /* peak generation of the last live change */
+	struct alloc_stats s;
+};
+
+/* Number of entry points counted in aggregate.calls. */
+enum agg_call {
+	AGG_CALL_MALLOC, AGG_CALL_CALLOC, AGG_CALL_REALLOC, AGG_CALL_REALLOCARRAY,
+	AGG_CALL_POSIX_MEMALIGN, AGG_CALL_ALIGNED_ALLOC, AGG_CALL_MEMALIGN,
+	AGG_CALL_VALLOC, AGG_CALL_PVALLOC, AGG_CALL_FREE, AGG_CALL_FREE_SIZED,
+	AGG_CALL_FREE_ALIGNED_SIZED, AGG_CALL_COUNT
+};
+
+/* Name of an agg_call entry point ("malloc", ...). */
+const char *agg_call_name(unsigned call);
+
+struct thread_last {
+	uint64_t tid_plus1;        /* tid + 1; 0 marks an empty bucket */
+	uint64_t last_alloc_addr;  /* the thread's previous event allocated this; 0 if not */
+};
+
+struct aggregate {
+	/* per-stack statistics: stack id -> index + 1 (0: none yet) */
+	uint32_t *stack_index;
+	size_t stack_index_cap;
+	struct stack_stats *stats;
+	size_t stat_count, stat_cap;
+
+	struct block_table blocks;
+
+	struct thread_last *threads; /* open addressing by tid */
+	size_t thread_mask, thread_count;
+
+	/* totals (weighted) */
+	uint64_t allocations, allocated_bytes;
+	uint64_t frees;              /* free calls (FREE records, incl. realloc(p, 0)) */
+	uint64_t blocks_freed;       /* blocks released, incl. realloc's free part */
+	uint64_t reallocs;           /* REALLOC records */
+	uint64_t failed_reallocs;    /* SEQ_SKIP */
+	uint64_t temporary;
+	uint64_t live_bytes, live_blocks;
+	uint64_t max_live_blocks;    /* the maximum of live blocks (any time) */
+	uint64_t calls[AGG_CALL_COUNT]; /* entry point calls (records, unweighted) */
+
+	/* peak (t-gmax): the first time live requested bytes reach their maximum */
+	uint64_t peak_bytes, peak_blocks;
+	uint64_t peak_seq, peak_time_ns;
+	bool peak_time_known;
+	uint64_t peak_gen;
+
+	/* anomalies */
+	uint64_t unmatched_frees;    /* free of an address that is not live */
+	uint64_t address_reused;     /* alloc at an address that is still live */
+	uint64_t null_allocs;        /* alloc records with address 0 (ignored) */
+
+	/* time: the newest TIME stamp at or before the current event */
+	uint64_t now_ns;
+	bool time_known;
+	uint64_t first_time_ns, last_time_ns;
+
+	uint64_t events;             /* allocator events processed (not TIME) */
+	uint64_t last_seq;
+	int error;                   /* first -ENOMEM met, 0 if none */
+};
+
+/* Returns 0 or -ENOMEM. */
+int aggregate_init(struct aggregate *a);
+void aggregate_free(struct aggregate *a);
+
+/* Processes one event; events must come in merged sequence order (the
+ * reorder buffer's emit callback, ctx = the aggregate).  Out of memory is
+ * recorded in a->error. */
+void aggregate_event(void *ctx, const struct alloc_event *ev);
+
+/* End of the trace: completes the lazy peak snapshot of every stack. */
+void aggregate_finish(struct aggregate *a);
+
+/* Adds the statistics in src to dst (site merging): sums, min of minima, max
+ * of maxima (so a merged max_live is an upper bound). */
+void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src);
+
+#endif

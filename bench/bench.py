@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""bench/bench.py - mprof's benchmark: ratios against the unprofiled program,
+a do-nothing preload shim and heaptrack, from one interleaved run.
+
+usage: bench/bench.py [--build DIR] [--rounds N] [--only NAME,...] [--quick]
+
+For each workload it runs, round after round (A B C D A B C D ...), the
+unprofiled program, the program under bench/noop_shim.c (the floor of
+interposition), under `mprof run`, and under heaptrack (installed with apt when
+missing and possible; skipped, with a note, otherwise), and prints medians:
+  wall x, cpu x      wall and CPU time (user+sys of the whole process tree)
+                     divided by the unprofiled run's
+  rss x              peak resident memory of the process tree (launcher and
+                     helpers included; sampled every 10 ms, sum of VmRSS)
+                     divided by the unprofiled run's
+  B/alloc            trace bytes per allocation
+then `mprof report` against `heaptrack_print` on the traces of the last round:
+wall time and peak RSS.  Workload sources and inputs come from the shared
+bench folder (--shared, default ../shared/bench next to the source tree).
+Timing is never part of `make check`: these machines are shared and noisy.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def tree_pids(root):
+    """root and all its descendants, via /proc/PID/task/TID/children."""
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return out
+
+
+def rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_measured(argv, env=None, cwd=None, stdin=None):
+    """Runs argv; returns (wall_s, cpu_s, peak_tree_rss_kib)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, env=env, cwd=cwd, stdin=stdin,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = [0]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], sum(rss_kib(q) for q in tree_pids(p.pid)))
+            done.wait(0.01)
+
+    th = threading.Thread(target=sample)
+    th.start()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    done.set()
+    th.join()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise RuntimeError(f"{argv[0]} exited with {p.returncode}")
+    return wall, ru.ru_utime + ru.ru_stime, max(peak[0], ru.ru_maxrss)
+
+
+def ensure_heaptrack():
+    if shutil.which("heaptrack") and shutil.which("heaptrack_print"):
+        return True
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print("bench: installing heaptrack with apt-get", file=sys.stderr)
+        r = subprocess.run(["apt-get", "install", "-y", "-qq", "heaptrack"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode == 0 and shutil.which("heaptrack"):
+            return True
+    print("bench: heaptrack is not installed and could not be installed: its columns are empty",
+          file=sys.stderr)
+    return False
+
+
+def prepare(work, shared, quick):
+    cc = os.environ.get("CC", "cc")
+    cxx = os.environ.get("CXX", "c++")
+    sh([cc, "-O2", "-g", "-pthread", os.path.join(shared, "mallocbench.c"),
+        "-o", os.path.join(work, "mallocbench")])
+    sh([cxx, "-O2", "-g", os.path.join(shared, "cxxchurn.cpp"), "-o", os.path.join(work, "cxxchurn")])
+    sh([cc, "-O2", "-shared", "-fPIC", os.path.join(HERE, "noop_shim.c"),
+        "-o", os.path.join(work, "noop_shim.so"), "-ldl"])
+    gen = [sys.executable, os.path.join(shared, "gen_inputs.py"), work]
+    if quick:
+        gen += ["--sql-rows", "3000", "--c-funcs", "100"]
+    sh(gen, stdout=subprocess.DEVNULL)
+    shutil.copy(os.path.join(shared, "pyalloc.py"), work)
+
+
+def workloads(work, quick):
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which("python3")
+    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True,
+                         text=True).stdout.strip()
+    n = "150000" if quick else "1500000"
+    return {
+        "mallocbench": ([os.path.join(work, "mallocbench"), "-t", "2", "-n", n], {}),
+        "sqlite": (["sqlite3", ":memory:", ".read bench.sql"], {}),
+        "python": ([python, "pyalloc.py", "1"], {"PYTHONMALLOC": "malloc"}),
+        "cc1": ([cc1, "-quiet", "big.c", "-O2", "-o", "/dev/null"], {}),
+        "cxxchurn": ([os.path.join(work, "cxxchurn"), "1" if quick else "3", "60000"], {}),
+    }
+
+
+def files_size(prefix_dir, prefix):
+    return sum(os.path.getsize(os.path.join(prefix_dir, f))
+               for f in os.listdir(prefix_dir) if f.startswith(prefix))
+
+
+def clean(dirname, prefix):
+    for f in os.listdir(dirname):
+        if f.startswith(prefix):
+            os.unlink(os.path.join(dirname, f))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.environ.get("MPROF_BUILD", SRC),
+                    help="build tree holding cli/mprof (default: the source tree)")
+    ap.add_argument("--shared", default=os.path.join(SRC, "..", "shared", "bench"))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--quick", action="store_true", help="small inputs, for a smoke test")
+    ap.add_argument("--no-heaptrack", action="store_true")
+    args = ap.parse_args()
+
+    mprof = os.path.join(os.path.abspath(args.build), "cli", "mprof")
+    if not os.access(mprof, os.X_OK):
+        sys.exit(f"bench: {mprof} not found: build mprof first (or pass --build)")
+    if not os.path.isdir(args.shared):
+        sys.exit(f"bench: workload folder {args.shared} not found (--shared)")
+    have_ht = not args.no_heaptrack and ensure_heaptrack()
+    work = tempfile.mkdtemp(prefix="mprof-bench-")
+    prepare(work, os.path.abspath(args.shared), args.quick)
+    loads = workloads(work, args.quick)
+    if args.only:
+        loads = {k: v for k, v in loads.items() if k in args.only.split(",")}
+
+    rows = []
+    for name, (argv, extra_env) in loads.items():
+        env = dict(os.environ, **extra_env)
+        variants = {
+            "base": (argv, env),
+            "noop": (argv, dict(env, LD_PRELOAD=os.path.join(work, "noop_shim.so"))),
+            "mprof": ([mprof, "run", "-q", "-o", os.path.join(work, "m.trace"), "--"] + argv, env),
+        }
+        if have_ht:
+            variants["heaptrack"] = (["heaptrack", "-o", os.path.join(work, "h")] + argv, env)
+        res = {k: [] for k in variants}
+        for r in range(args.rounds):
+            for k, (cmd, e) in variants.items():
+                clean(work, "m.trace")
+                clean(work, "h.")
+                res[k].append(run_measured(cmd, env=e, cwd=work))
+            print(f"bench: {name} round {r + 1}/{args.rounds} done", file=sys.stderr)
+        # trace sizes and analysis cost, from the last round's traces
+        summary = json.loads(subprocess.run(
+            [mprof, "report", "--format", "json", os.path.join(work, "m.trace")],
+            capture_output=True, text=True, check=True).stdout)
+        if isinstance(summary, list):
+            summary = summary[0]
+        allocs = summary["summary"]["allocations"]
+        row = {"name": name, "allocs": allocs,
+               "mprof_bytes": files_size(work, "m.trace")}
+        rep = [run_measured([mprof, "report", os.path.join(work, "m.trace")], cwd=work)
+               for _ in range(3)]
+        row["report"] = (statistics.median(x[0] for x in rep), statistics.median(x[2] for x in rep))
+        if have_ht:
+            row["ht_bytes"] = files_size(work, "h.")
+            htfile = [f for f in os.listdir(work) if f.startswith("h.")][0]
+            hp = [run_measured(["heaptrack_print", "-f", os.path.join(work, htfile)], cwd=work)
+                  for _ in range(3)]
+            row["ht_print"] = (statistics.median(x[0] for x in hp), statistics.median(x[2] for x in hp))
+        base = res["base"]
+        for k in variants:
+            if k == "base":
+                continue
+            # ratios per round (A and B from the same round), then the median
+            row[k] = tuple(statistics.median(res[k][i][j] / max(base[i][j], 1e-9)
+                                             for i in range(args.rounds)) for j in range(3))
+        row["base"] = tuple(statistics.median(x[j] for x in base) for j in range(3))
+        rows.append(row)
+
+    print()
+    print(f"rounds: {args.rounds} (medians; ratios are taken within each round)")
+    hdr = ("workload", "base s", "base MiB", "allocs", "noop wall", "mprof wall", "mprof cpu",
+           "mprof rss", "mprof B/alloc", "ht wall", "ht rss", "ht B/alloc",
+           "report s", "report MiB", "ht_print s", "ht_print MiB")
+    print("| " + " | ".join(hdr) + " |")
+    print("|" + "---|" * len(hdr))
+    for r in rows:
+        ht = r.get("heaptrack")
+        cells = [r["name"], f"{r['base'][0]:.2f}", f"{r['base'][2] / 1024:.0f}", f"{r['allocs']:,}",
+                 f"x{r['noop'][0]:.2f}", f"x{r['mprof'][0]:.2f}", f"x{r['mprof'][1]:.2f}",
+                 f"x{r['mprof'][2]:.2f}", f"{r['mprof_bytes'] / max(r['allocs'], 1):.2f}",
+                 f"x{ht[0]:.2f}" if ht else "-", f"x{ht[2]:.2f}" if ht else "-",
+                 f"{r['ht_bytes'] / max(r['allocs'], 1):.2f}" if ht else "-",
+                 f"{r['report'][0]:.2f}", f"{r['report'][1] / 1024:.0f}",
+                 f"{r['ht_print'][0]:.2f}" if ht else "-",
+                 f"{r['ht_print'][1] / 1024:.0f}" if ht else "-"]
+        print("| " + " | ".join(cells) + " |")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+/*
+ * cli/die.c - printing mprof's own messages and leaving with a documented
+ * exit status.  Owns the "mprof: " prefix and the quiet flag.  Must never
+ * write to stdout: the profiled program's output has to stay untouched.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/die.h"
+
+bool mprof_quiet;
+
+static void message_print(const char *prefix, const char *fmt, va_list ap)
+{
+	char line[4096];
+
+	/* One write per message so lines from several processes do not mix. */
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "mprof: %s%s\n", prefix, line);
+}
+
+void mprof_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message_print("", fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void mprof_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message_print("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void mprof_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (mprof_quiet)
+		return;
+	va_start(ap, fmt);
+	message_print("", fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,118 @@
+/*
+ * cli/elf_check.c - decides, before the program starts, whether the preload
+ * shim can reach it: a static executable has no dynamic loader, and the
+ * loader ignores LD_PRELOAD in secure-execution mode (set-user-ID,
+ * set-group-ID or file capabilities that change our privileges).
+ *
+ * Reads only the ELF file header and program headers with pread; owns no
+ * memory beyond the call.  Never prints or exits: unreadable or unusual
+ * files are reported as "other" so the program simply runs.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cli/elf_check.h"
+
+#define PHDR_LIMIT 4096 /* more program headers than any real executable */
+
+static int read_exact(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t r = pread(fd, buf, n, off);
+
+	return r == (ssize_t)n ? 0 : -1;
+}
+
+/* Whether the file's own byte order matches ours (we only parse native ELF). */
+static int elf_is_native(const unsigned char *ident)
+{
+	const uint16_t one = 1;
+	int little = *(const unsigned char *)&one == 1;
+
+	return ident[EI_DATA] == (little ? ELFDATA2LSB : ELFDATA2MSB);
+}
+
+static enum elf_link link_scan64(int fd)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
+		return ELF_LINK_OTHER;
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		return ELF_LINK_OTHER;
+	if (eh.e_phentsize != sizeof(ph) || eh.e_phnum == 0 || eh.e_phnum > PHDR_LIMIT)
+		return ELF_LINK_OTHER;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (read_exact(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) < 0)
+			return ELF_LINK_OTHER;
+		if (ph.p_type == PT_INTERP)
+			return ELF_LINK_DYNAMIC;
+	}
+	return ELF_LINK_STATIC;
+}
+
+static enum elf_link link_scan32(int fd)
+{
+	Elf32_Ehdr eh;
+	Elf32_Phdr ph;
+
+	if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
+		return ELF_LINK_OTHER;
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		return ELF_LINK_OTHER;
+	if (eh.e_phentsize != sizeof(ph) || eh.e_phnum == 0 || eh.e_phnum > PHDR_LIMIT)
+		return ELF_LINK_OTHER;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (read_exact(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) < 0)
+			return ELF_LINK_OTHER;
+		if (ph.p_type == PT_INTERP)
+			return ELF_LINK_DYNAMIC;
+	}
+	return ELF_LINK_STATIC;
+}
+
+enum elf_link elf_check_link(const char *path)
+{
+	unsigned char ident[EI_NIDENT];
+	enum elf_link link = ELF_LINK_OTHER;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return ELF_LINK_OTHER;
+	if (read_exact(fd, ident, sizeof(ident), 0) == 0 && memcmp(ident, ELFMAG, SELFMAG) == 0 &&
+	    elf_is_native(ident)) {
+		if (ident[EI_CLASS] == ELFCLASS64)
+			link = link_scan64(fd);
+		else if (ident[EI_CLASS] == ELFCLASS32)
+			link = link_scan32(fd);
+	}
+	close(fd);
+	return link;
+}
+
+const char *elf_check_secure_exec(const char *path)
+{
+	struct stat st;
+	struct statvfs vfs;
+	ssize_t cap;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	/* On a nosuid mount the kernel ignores both bits and capabilities. */
+	if (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+		return NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		return "set-user-ID";
+	if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+		return "set-group-ID";
+	cap = getxattr(path, "security.capability", NULL, 0);
+	if (cap > 0)
+		return "with file capabilities";
+	return NULL;
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# tests/install-deps.sh - installs what building and testing mprof needs on
+# Debian 12 (run as root, or as a user with sudo).  Safe to run again.
+#   build:   gcc, make, autoconf, automake, libtool, pkg-config,
+#            libdw-dev + libelf-dev (symbolization), zlib1g-dev (trace
+#            compression), libcunit1-dev (unit tests)
+#   runtime: libunwind8 (the shim loads it with dlopen)
+#   tests:   g++, python3 (report checks), sqlite3 (a real program to profile)
+set -eu
+packages="build-essential autoconf automake libtool pkg-config libdw-dev libelf-dev
+zlib1g-dev libcunit1-dev libunwind8 python3 sqlite3"
+if [ "$(id -u)" -eq 0 ]; then
+	run=""
+elif command -v sudo >/dev/null 2>&1; then
+	run="sudo"
+else
+	echo "install-deps: run as root (or install sudo) to install: $packages" >&2
+	exit 1
+fi
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: everything is installed"
+	exit 0
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$run apt-get update -qq
+# shellcheck disable=SC2086
+$run apt-get install -y -qq --no-install-recommends $missing

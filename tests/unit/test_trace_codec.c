@@ -1,0 +1,344 @@
+/*
+ * tests/unit/test_trace_codec.c - CUnit tests of the trace codec (trace/):
+ * varints, every record kind's round trip, chunk framing, and how a reader
+ * treats truncated, corrupt and unknown input.  Writes scratch files under
+ * $TMPDIR (or /tmp) and removes them.
+ */
+#define _GNU_SOURCE
+#include <CUnit/Basic.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/slot_decoder.h"
+#include "trace/chunk.h"
+#include "trace/record.h"
+
+static char scratch_path[256];
+
+static int make_scratch(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(scratch_path, sizeof(scratch_path), "%s/mprof-codec-XXXXXX", dir ? dir : "/tmp");
+	int fd = mkstemp(scratch_path);
+	return fd;
+}
+
+static void test_varint_round_trip_extremes(void)
+{
+	const uint64_t values[] = { 0, 1, 127, 128, 300, 1ull << 32, UINT64_MAX };
+	uint8_t buf[VARINT_MAX_BYTES];
+
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		uint8_t *end = varint_put_u64(buf, values[i]);
+		const uint8_t *p = buf;
+		uint64_t out = 0;
+
+		CU_ASSERT_EQUAL(varint_get_u64(&p, end, &out), 0);
+		CU_ASSERT_EQUAL(out, values[i]);
+		CU_ASSERT_PTR_EQUAL(p, end);
+	}
+	uint8_t *end = varint_put_u64(buf, UINT64_MAX);
+	CU_ASSERT_EQUAL(end - buf, 10);
+	/* a number cut short is refused and the cursor stays put */
+	const uint8_t *p = buf;
+	uint64_t out;
+	CU_ASSERT_EQUAL(varint_get_u64(&p, buf + 3, &out), -1);
+	CU_ASSERT_PTR_EQUAL(p, buf);
+	CU_ASSERT_EQUAL(varint_unzigzag(varint_zigzag(-5)), -5);
+	CU_ASSERT_EQUAL(varint_zigzag(-1), 1u);
+}
+
+/* Encodes one of every core record, plus an extended one, then decodes. */
+static void test_every_record_kind_round_trips(void)
+{
+	uint8_t buf[1024], *p = buf;
+	struct record_state enc = { 0 }, dec = { 0 };
+	struct trace_event ev;
+	const uint8_t *q = buf;
+
+	p = record_put_thread(p, &enc, 4242);
+	p = record_put_time(p, 123456789);
+	p = record_put_stack(p, &enc, 1, 0, 2 * 1 + 1);
+	p = record_put_stack(p, &enc, 2, 1, 0x7f0000001234ull);
+	p = record_put_alloc(p, &enc, TRACE_FN_CALLOC, 10, 0x55550000, 4096, 2, 1);
+	p = record_put_free(p, &enc, TRACE_FREE_SIZED, 11, 0x55550000);
+	p = record_put_realloc(p, &enc, TRACE_FN_REALLOC, 12, 0x55551000, 13, 0x55540000, 77, 2, 1);
+	p = record_put_seq_skip(p, &enc, 14);
+	*p++ = TRACE_REC_PAD;
+	uint8_t *ext = record_ext_begin(p, TRACE_REC_EXT_DIAG);
+	p = varint_put_u64(ext, TRACE_DIAG_INFO);
+	p = record_put_bytes(p, "hello", 5);
+	record_ext_end(ext - RECORD_EXT_HEADER_BYTES, p);
+
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_THREAD);
+	CU_ASSERT_EQUAL(ev.tid, 4242);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_TIME);
+	CU_ASSERT_EQUAL(ev.time_ns, 123456789);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_STACK);
+	CU_ASSERT_EQUAL(ev.stack_id, 1);
+	CU_ASSERT_EQUAL(ev.parent, 0);
+	CU_ASSERT_EQUAL(ev.ip, 3);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.stack_id, 2);
+	CU_ASSERT_EQUAL(ev.parent, 1);
+	CU_ASSERT_EQUAL(ev.ip, 0x7f0000001234ull);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_ALLOC);
+	CU_ASSERT_EQUAL(ev.fn, TRACE_FN_CALLOC);
+	CU_ASSERT_EQUAL(ev.seq, 10);
+	CU_ASSERT_EQUAL(ev.addr, 0x55550000);
+	CU_ASSERT_EQUAL(ev.size_bytes, 4096);
+	CU_ASSERT_EQUAL(ev.stack_id, 2);
+	CU_ASSERT_EQUAL(ev.weight, 1);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_FREE);
+	CU_ASSERT_EQUAL(ev.fn, TRACE_FREE_SIZED);
+	CU_ASSERT_EQUAL(ev.seq, 11);
+	CU_ASSERT_EQUAL(ev.addr, 0x55550000);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_REALLOC);
+	CU_ASSERT_EQUAL(ev.seq, 12);
+	CU_ASSERT_EQUAL(ev.addr, 0x55551000);
+	CU_ASSERT_EQUAL(ev.seq2, 13);
+	CU_ASSERT_EQUAL(ev.addr2, 0x55540000);
+	CU_ASSERT_EQUAL(ev.size_bytes, 77);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_SEQ_SKIP);
+	CU_ASSERT_EQUAL(ev.seq, 14);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_EXT);
+	CU_ASSERT_EQUAL(ev.kind, TRACE_REC_EXT_DIAG);
+	CU_ASSERT_EQUAL(ev.ext_len, 7);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
+}
+
+static void test_unknown_extended_record_is_skipped(void)
+{
+	uint8_t buf[64], *p = buf;
+	struct record_state enc = { 0 }, dec = { 0 };
+	struct trace_event ev;
+	const uint8_t *q = buf;
+
+	uint8_t *ext = record_ext_begin(p, 0xfe);
+	p = record_put_bytes(ext, "future", 6);
+	record_ext_end(ext - RECORD_EXT_HEADER_BYTES, p);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 9, 0x1000);
+
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_EXT);
+	CU_ASSERT_EQUAL(ev.kind, 0xfe);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_FREE);
+	CU_ASSERT_EQUAL(ev.seq, 9);
+}
+
+static void test_unknown_core_record_is_an_error(void)
+{
+	const uint8_t buf[] = { 0x7e, 1, 2, 3 };
+	const uint8_t *q = buf;
+	struct record_state dec = { 0 };
+	struct trace_event ev;
+
+	CU_ASSERT_EQUAL(record_decode(&q, buf + sizeof(buf), &dec, &ev), RECORD_UNKNOWN);
+	CU_ASSERT_PTR_EQUAL(q, buf);
+}
+
+static void test_record_cut_short_is_truncated(void)
+{
+	uint8_t buf[64], *p = buf;
+	struct record_state enc = { 0 }, dec = { 0 };
+	struct trace_event ev;
+	const uint8_t *q = buf;
+
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1000, 0x7fff12345678ull, 100000, 5, 1);
+	CU_ASSERT_EQUAL(record_decode(&q, p - 1, &dec, &ev), RECORD_TRUNCATED);
+	CU_ASSERT_EQUAL(dec.seq, 0); /* state untouched by the failed record */
+}
+
+/* Writes a trace with three EVENTS chunks and an unknown chunk type. */
+static int write_sample_trace(int fd, uint64_t *chunk_offsets)
+{
+	struct trace_writer w;
+	uint8_t buf[256], *p;
+	struct record_state enc = { 0 };
+
+	if (trace_writer_start(&w, fd, 0) != 0)
+		return -1;
+	trace_writer_chunk(&w, TRACE_CHUNK_META, "pid=1\n", 6);
+	for (int i = 0; i < 3; i++) {
+		p = buf;
+		p = varint_put_u64(p, 0);                 /* slot */
+		p = varint_put_u64(p, 0);                 /* lap */
+		p = varint_put_u64(p, i == 0 ? 0 : 1000u * (unsigned)i); /* offset */
+		if (i == 0)
+			record_state_reset(&enc);
+		p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, (uint64_t)i + 1, 0x1000 + 16u * (unsigned)i, 8, 1, 1);
+		chunk_offsets[i] = w.offset_bytes;
+		trace_writer_chunk(&w, TRACE_CHUNK_EVENTS, buf, (size_t)(p - buf));
+	}
+	trace_writer_chunk(&w, 200, "unknown chunk type", 18);
+	trace_writer_finish(&w);
+	return 0;
+}
+
+static void test_chunks_round_trip_and_unknown_type_is_skipped(void)
+{
+	uint64_t offsets[3];
+	int fd = make_scratch();
+	struct trace_reader r;
+	struct trace_chunk c;
+	int types[8], n = 0;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write_sample_trace(fd, offsets), 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(r.version_major, TRACE_VERSION_MAJOR);
+	while (n < 8 && trace_reader_next(&r, &c) == 1)
+		types[n++] = (int)c.type;
+	CU_ASSERT_EQUAL(n, 5);
+	CU_ASSERT_EQUAL(types[0], TRACE_CHUNK_META);
+	CU_ASSERT_EQUAL(types[1], TRACE_CHUNK_EVENTS);
+	CU_ASSERT_EQUAL(types[4], 200);
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
+static void test_truncated_file_reads_to_last_whole_chunk(void)
+{
+	uint64_t offsets[3];
+	int fd = make_scratch();
+	struct trace_reader r;
+	struct trace_chunk c;
+	int events = 0, rc;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	write_sample_trace(fd, offsets);
+	/* cut the file in the middle of the third EVENTS chunk */
+	CU_ASSERT_EQUAL(ftruncate(fd, (off_t)offsets[2] + 30), 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	while ((rc = trace_reader_next(&r, &c)) == 1)
+		events += c.type == TRACE_CHUNK_EVENTS;
+	CU_ASSERT_EQUAL(rc, -EIO);
+	CU_ASSERT_EQUAL(events, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "truncated"));
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
+static void test_corrupt_chunk_is_reported_with_its_offset(void)
+{
+	uint64_t offsets[3];
+	int fd = make_scratch();
+	struct trace_reader r;
+	struct trace_chunk c;
+	char expect[64];
+	int rc, events = 0;
+	uint8_t byte;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	write_sample_trace(fd, offsets);
+	/* flip one payload byte of the second EVENTS chunk */
+	off_t at = (off_t)offsets[1] + TRACE_CHUNK_HEADER_BYTES + 2;
+	CU_ASSERT_EQUAL(pread(fd, &byte, 1, at), 1);
+	byte ^= 0x55;
+	CU_ASSERT_EQUAL(pwrite(fd, &byte, 1, at), 1);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	while ((rc = trace_reader_next(&r, &c)) == 1)
+		events += c.type == TRACE_CHUNK_EVENTS;
+	CU_ASSERT_EQUAL(rc, -EBADMSG);
+	CU_ASSERT_EQUAL(events, 1);
+	snprintf(expect, sizeof(expect), "offset %llu", (unsigned long long)offsets[1]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, expect));
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
+static void test_not_a_trace_is_refused(void)
+{
+	int fd = make_scratch();
+	struct trace_reader r;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "hello world, not a trace at all, just some text....!!!!!!!!!!!!!!!", 66), 66);
+	close(fd);
+	CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "not an mprof trace"));
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
+/* A chunk that continues a lap whose start was never seen is refused. */
+static void test_slot_decoder_refuses_continuation_of_lost_lap(void)
+{
+	struct slot_decoders d;
+	struct chunk_cursor cur;
+	uint8_t buf[64], *p = buf;
+	struct record_state enc = { 0 };
+	struct trace_event ev;
+
+	slot_decoders_init(&d);
+	p = varint_put_u64(p, 3);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	uint8_t *records = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 5, 0x2000, 64, 1, 1);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf, (size_t)(p - buf), &cur), 0);
+	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.seq, 5);
+	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_END);
+
+	/* the next chunk of slot 3 continues at the right offset: accepted */
+	uint8_t buf2[64], *q = buf2;
+	q = varint_put_u64(q, 3);
+	q = varint_put_u64(q, 0);
+	q = varint_put_u64(q, (uint64_t)(p - records));
+	q = record_put_free(q, &enc, TRACE_FREE_FREE, 6, 0x2000);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), &cur), 0);
+	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.seq, 6);
+	CU_ASSERT_EQUAL(ev.addr, 0x2000);
+
+	/* a chunk at a wrong offset (data in between was lost): refused */
+	buf2[2] = 99;
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), &cur), -EBADMSG);
+	slot_decoders_free(&d);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("trace codec", NULL, NULL);
+	CU_add_test(s, "varint round trip at the extremes", test_varint_round_trip_extremes);
+	CU_add_test(s, "every record kind round trips", test_every_record_kind_round_trips);
+	CU_add_test(s, "unknown extended record is skipped", test_unknown_extended_record_is_skipped);
+	CU_add_test(s, "unknown core record is an error", test_unknown_core_record_is_an_error);
+	CU_add_test(s, "record cut short is truncated", test_record_cut_short_is_truncated);
+	CU_add_test(s, "chunks round trip, unknown chunk type skipped",
+		    test_chunks_round_trip_and_unknown_type_is_skipped);
+	CU_add_test(s, "truncated file reads to last whole chunk",
+		    test_truncated_file_reads_to_last_whole_chunk);
+	CU_add_test(s, "corrupt chunk reported with its offset",
+		    test_corrupt_chunk_is_reported_with_its_offset);
+	CU_add_test(s, "a file that is not a trace is refused", test_not_a_trace_is_refused);
+	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
+		    test_slot_decoder_refuses_continuation_of_lost_lap);
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
