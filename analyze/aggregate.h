@@ -41,6 +41,10 @@ struct alloc_stats {
 	uint64_t lifetime_ns_max;
 };
 
+/* The pseudo stack id of blocks a fork child inherited from its parent
+ * (no trace stack id is this large). */
+#define AGG_STACK_INHERITED UINT32_MAX
+
 /* Per-stack statistics plus the lazy peak snapshot's generation. */
 struct stack_stats {
 	uint64_t stack_id;         /* leaf stack node id, 0 = no stack */
@@ -48,12 +52,16 @@ struct stack_stats {
 	struct alloc_stats s;
 };
 
-/* Number of entry points counted in aggregate.calls. */
+/* Entry points counted in aggregate.calls: for the allocating functions,
+ * the successful allocations each made; for free, free_sized and
+ * free_aligned_sized the calls; realloc(p, 0) that frees is counted apart. */
 enum agg_call {
 	AGG_CALL_MALLOC, AGG_CALL_CALLOC, AGG_CALL_REALLOC, AGG_CALL_REALLOCARRAY,
 	AGG_CALL_POSIX_MEMALIGN, AGG_CALL_ALIGNED_ALLOC, AGG_CALL_MEMALIGN,
 	AGG_CALL_VALLOC, AGG_CALL_PVALLOC, AGG_CALL_FREE, AGG_CALL_FREE_SIZED,
-	AGG_CALL_FREE_ALIGNED_SIZED, AGG_CALL_COUNT
+	AGG_CALL_FREE_ALIGNED_SIZED,
+	AGG_CALL_REALLOC_TO_ZERO, /* realloc(p, 0) / reallocarray(p, 0, n) that freed */
+	AGG_CALL_COUNT
 };
 
 /* Name of an agg_call entry point ("malloc", ...). */
@@ -64,8 +72,19 @@ struct thread_last {
 	uint64_t last_alloc_addr;  /* the thread's previous event allocated this; 0 if not */
 };
 
+/* Events wait this long in a small pipeline so that the cache line of their
+ * block is prefetched before they are processed. */
+#define AGG_PIPELINE 16
+
 struct aggregate {
-	/* per-stack statistics: stack id -> index + 1 (0: none yet) */
+	struct alloc_event pipeline[AGG_PIPELINE];
+	unsigned pipe_head, pipe_count;
+
+	/* per-stack statistics: stack id -> index + 1 (0: none yet); small ids
+	 * (the common case: ids are dense from 1) through a direct array, the
+	 * rest through an open-addressing hash */
+	uint32_t *stack_direct;
+	size_t stack_direct_cap;
 	uint32_t *stack_index;
 	size_t stack_index_cap;
 	struct stack_stats *stats;
@@ -75,6 +94,7 @@ struct aggregate {
 
 	struct thread_last *threads; /* open addressing by tid */
 	size_t thread_mask, thread_count;
+	size_t thread_last_index;    /* bucket of the previous event's thread */
 
 	/* totals (weighted) */
 	uint64_t allocations, allocated_bytes;
@@ -85,7 +105,7 @@ struct aggregate {
 	uint64_t temporary;
 	uint64_t live_bytes, live_blocks;
 	uint64_t max_live_blocks;    /* the maximum of live blocks (any time) */
-	uint64_t calls[AGG_CALL_COUNT]; /* entry point calls (records, unweighted) */
+	uint64_t calls[AGG_CALL_COUNT]; /* per entry point (records, unweighted) */
 
 	/* peak (t-gmax): the first time live requested bytes reach their maximum */
 	uint64_t peak_bytes, peak_blocks;
@@ -103,6 +123,11 @@ struct aggregate {
 	bool time_known;
 	uint64_t first_time_ns, last_time_ns;
 
+	/* fork child: blocks live in the parent at the fork, seeded at start */
+	uint64_t inherited_blocks, inherited_bytes;
+	bool inherited_seeded;
+
+	uint64_t seq_limit;          /* nonzero: events after this seq are ignored */
 	uint64_t events;             /* allocator events processed (not TIME) */
 	uint64_t last_seq;
 	int error;                   /* first -ENOMEM met, 0 if none */
@@ -116,6 +141,14 @@ void aggregate_free(struct aggregate *a);
  * reorder buffer's emit callback, ctx = the aggregate).  Out of memory is
  * recorded in a->error. */
 void aggregate_event(void *ctx, const struct alloc_event *ev);
+
+/*
+ * Fork child: makes every block live in parent (read up to the fork's seq)
+ * live in a, attributed to the pseudo stack AGG_STACK_INHERITED, before a's
+ * first event, so frees of inherited blocks match.  They count as live (and
+ * toward the peak), not as allocations.  Returns 0 or -ENOMEM.
+ */
+int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent);
 
 /* End of the trace: completes the lazy peak snapshot of every stack. */
 void aggregate_finish(struct aggregate *a);

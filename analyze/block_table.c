@@ -13,14 +13,6 @@
 
 #define BLOCK_TABLE_INITIAL (1u << 12)
 
-/* Fibonacci hashing: heap addresses are 16-byte aligned and clustered; the
- * multiply spreads them over the high bits, and we fold those down. */
-static inline size_t block_hash(uint64_t addr, size_t mask)
-{
-	uint64_t h = addr * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h ^ (h >> 29) ^ (h >> 47)) & mask;
-}
 
 int block_table_init(struct block_table *t)
 {

@@ -1,1 +1,58 @@
-# analyze/ rules (filled in by the analyze work)
+# analyze/: mprof-analyze, the analyzer (trace reader, aggregation,
+# symbolization with libdw, reports).  Installed in pkglibexecdir; `mprof
+# report` and `mprof run` start it.
+pkglibexec_PROGRAMS += analyze/mprof-analyze
+
+# The report side (events -> statistics -> sites -> text/JSON).
+ANALYZE_REPORT_SOURCES = \
+	analyze/alloc_event.h \
+	analyze/reorder.h analyze/reorder.c \
+	analyze/block_table.h analyze/block_table.c \
+	analyze/aggregate.h analyze/aggregate.c \
+	analyze/event_stream.h analyze/event_stream.c \
+	analyze/sites.h analyze/sites.c \
+	analyze/report.h analyze/report.c \
+	analyze/report_text.c analyze/report_json.c
+
+# Trace decoding shared by both sides.
+ANALYZE_DECODE_SOURCES = \
+	analyze/slot_decoder.h analyze/slot_decoder.c \
+	analyze/stack_nodes.h analyze/stack_nodes.c
+
+# The symbolization side (module maps, libdw, embedded SYMBOLS chunks).
+ANALYZE_SYMBOL_SOURCES = \
+	analyze/modules.h analyze/modules.c \
+	analyze/symbols.h analyze/symbolize.c \
+	analyze/symbol_table.h analyze/symbol_table.c \
+	analyze/demangle.h analyze/demangle.c
+
+analyze_mprof_analyze_SOURCES = analyze/main.c \
+	analyze/commands.h analyze/cmd_report.c \
+	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(SANITIZE_CFLAGS)
+analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
+analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) -lstdc++
+
+# ---- unit tests of the report side (CUnit) ----
+check_PROGRAMS += tests/unit/test_aggregate
+tests_unit_test_aggregate_SOURCES = tests/unit/test_aggregate.c \
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) \
+	$(SANITIZE_CFLAGS)
+tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(CUNIT_LIBS) \
+	-lstdc++
+TESTS += tests/unit/test_aggregate
+
+# ---- unit tests of the symbolization side (CUnit); needs -g ----
+check_PROGRAMS += tests/unit/test_symbols
+tests_unit_test_symbols_SOURCES = tests/unit/test_symbols.c \
+	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
+	$(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+tests_unit_test_symbols_CFLAGS = $(AM_CFLAGS) -g $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) \
+	$(SANITIZE_CFLAGS)
+tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(CUNIT_LIBS) \
+	$(DL_LIBS) -lstdc++
+TESTS += tests/unit/test_symbols

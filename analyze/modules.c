@@ -9,6 +9,7 @@
  * allocated, so garbage yields -EBADMSG, never a crash or a huge allocation.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,25 @@ static int module_parse(const uint8_t **pp, const uint8_t *end, struct module *m
 	return 0;
 }
 
+/* Lowest runtime address of a module's segments (UINT64_MAX: none). */
+static uint64_t module_low(const struct module *mod)
+{
+	uint64_t low = UINT64_MAX;
+
+	for (size_t k = 0; k < mod->segment_count; k++) {
+		if (mod->segments[k].start + mod->bias < low)
+			low = mod->segments[k].start + mod->bias;
+	}
+	return low;
+}
+
+static int module_low_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = module_low(pa), b = module_low(pb);
+
+	return a < b ? -1 : a > b;
+}
+
 /* Parses a whole payload into *map (zeroed by the caller; cleared on error). */
 static int module_map_parse(struct module_map *map, const uint8_t *p, const uint8_t *end)
 {
@@ -119,6 +139,8 @@ static int module_map_parse(struct module_map *map, const uint8_t *p, const uint
 		rc = -EBADMSG;
 	if (rc < 0)
 		module_map_clear(map);
+	else if (map->count > 1)
+		qsort(map->modules, map->count, sizeof(*map->modules), module_low_cmp);
 	return rc;
 }
 
@@ -166,20 +188,43 @@ static const struct module_map *module_maps_pick(const struct module_maps *m, ui
 	return best;
 }
 
+static bool module_holds(const struct module *mod, uint64_t ip)
+{
+	uint64_t rel = ip - mod->bias;
+
+	for (size_t k = 0; k < mod->segment_count; k++) {
+		if (rel - mod->segments[k].start < mod->segments[k].size)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A map's modules are sorted by their lowest address, so the module holding
+ * ip is normally the last one starting at or below it; a miss falls back to
+ * a scan (modules whose segments interleave, ips in no module).
+ */
 const struct module *module_maps_find(const struct module_maps *m, uint64_t epoch, uint64_t ip)
 {
 	const struct module_map *map = module_maps_pick(m, epoch);
+	size_t lo = 0, hi;
 
 	if (!map)
 		return NULL;
-	for (size_t i = 0; i < map->count; i++) {
-		const struct module *mod = &map->modules[i];
-		uint64_t rel = ip - mod->bias;
+	hi = map->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		for (size_t k = 0; k < mod->segment_count; k++) {
-			if (rel - mod->segments[k].start < mod->segments[k].size)
-				return mod;
-		}
+		if (module_low(&map->modules[mid]) <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && module_holds(&map->modules[lo - 1], ip))
+		return &map->modules[lo - 1];
+	for (size_t i = 0; i < map->count; i++) {
+		if (module_holds(&map->modules[i], ip))
+			return &map->modules[i];
 	}
 	return NULL;
 }

@@ -1,36 +1,32 @@
 /*
- * analyze/reorder.c - the reorder buffer that merges thread streams into
- * sequence order (see reorder.h).
+ * analyze/reorder.c - the k-way merge of thread streams into sequence order
+ * (see reorder.h): one head event per source, a min-heap of the sources.
  *
- * Owns the heap array and nothing else.  Must never allocate per event: the
- * common case (an event that is already the expected one while the heap is
- * empty) bypasses the heap entirely, and the heap array only grows.
+ * Owns the source array and the heap.  Must never allocate per event (the
+ * arrays only grow with the number of sources) and never look inside events
+ * beyond their sequence number and type.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/reorder.h"
 
-/* Heap key: a TIME stamp at seq S sorts right after event S. */
+/* Order key: a TIME stamp at seq S sorts right after event S. */
 static inline uint64_t event_key(const struct alloc_event *ev)
 {
 	return (ev->seq << 1) | (ev->type == ALLOC_EV_TIME);
 }
 
-void reorder_init(struct reorder *r, uint64_t first_seq, reorder_emit_fn emit, void *ctx)
+void reorder_init(struct reorder *r, uint64_t first_seq, reorder_pull_fn pull, void *pull_ctx,
+		  reorder_emit_fn emit, void *emit_ctx)
 {
-	r->heap = NULL;
-	r->count = 0;
-	r->capacity = 0;
-	r->max_window = REORDER_DEFAULT_WINDOW;
+	memset(r, 0, sizeof(*r));
 	r->expected = first_seq;
-	r->gaps = 0;
-	r->missing_seqs = 0;
-	r->late_events = 0;
-	r->max_count = 0;
+	r->pull = pull;
+	r->pull_ctx = pull_ctx;
 	r->emit = emit;
-	r->ctx = ctx;
+	r->emit_ctx = emit_ctx;
 }
 
 void reorder_set_first_seq(struct reorder *r, uint64_t first_seq)
@@ -40,69 +36,93 @@ void reorder_set_first_seq(struct reorder *r, uint64_t first_seq)
 
 void reorder_free(struct reorder *r)
 {
+	free(r->sources);
 	free(r->heap);
+	r->sources = NULL;
+	r->source_count = 0;
 	r->heap = NULL;
-	r->count = 0;
-	r->capacity = 0;
+	r->heap_count = r->heap_cap = 0;
 }
 
-static void heap_sift_up(struct alloc_event *h, size_t i)
+/* ---- heap of sources by their head event ---- */
+
+static inline uint64_t source_key(const struct reorder *r, uint32_t source)
 {
-	struct alloc_event ev = h[i];
-	uint64_t key = event_key(&ev);
+	return event_key(&r->sources[source].head);
+}
+
+static inline void heap_set(struct reorder *r, size_t i, uint32_t source)
+{
+	r->heap[i] = source;
+	r->sources[source].heap_pos = i + 1;
+}
+
+static void heap_sift_up(struct reorder *r, size_t i)
+{
+	uint32_t src = r->heap[i];
+	uint64_t key = source_key(r, src);
 
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
 
-		if (event_key(&h[parent]) <= key)
+		if (source_key(r, r->heap[parent]) <= key)
 			break;
-		h[i] = h[parent];
+		heap_set(r, i, r->heap[parent]);
 		i = parent;
 	}
-	h[i] = ev;
+	heap_set(r, i, src);
 }
 
-static void heap_sift_down(struct alloc_event *h, size_t n, size_t i)
+static void heap_sift_down(struct reorder *r, size_t i)
 {
-	struct alloc_event ev = h[i];
-	uint64_t key = event_key(&ev);
+	uint32_t src = r->heap[i];
+	uint64_t key = source_key(r, src);
+	size_t n = r->heap_count;
 
 	for (;;) {
 		size_t child = 2 * i + 1;
 
 		if (child >= n)
 			break;
-		if (child + 1 < n && event_key(&h[child + 1]) < event_key(&h[child]))
+		if (child + 1 < n && source_key(r, r->heap[child + 1]) < source_key(r, r->heap[child]))
 			child++;
-		if (event_key(&h[child]) >= key)
+		if (source_key(r, r->heap[child]) >= key)
 			break;
-		h[i] = h[child];
+		heap_set(r, i, r->heap[child]);
 		i = child;
 	}
-	h[i] = ev;
+	heap_set(r, i, src);
 }
 
-static void heap_pop(struct reorder *r, struct alloc_event *out)
+static int heap_insert(struct reorder *r, uint32_t source)
 {
-	*out = r->heap[0];
-	r->count--;
-	if (r->count > 0) {
-		r->heap[0] = r->heap[r->count];
-		heap_sift_down(r->heap, r->count, 0);
+	if (r->heap_count == r->heap_cap) {
+		size_t n = r->heap_cap ? r->heap_cap * 2 : 64;
+		uint32_t *v = realloc(r->heap, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->heap = v;
+		r->heap_cap = n;
+	}
+	r->heap[r->heap_count] = source;
+	r->heap_count++;
+	heap_sift_up(r, r->heap_count - 1);
+	return 0;
+}
+
+/* Removes the heap's minimum source. */
+static void heap_remove_min(struct reorder *r)
+{
+	r->sources[r->heap[0]].heap_pos = 0;
+	r->heap_count--;
+	if (r->heap_count > 0) {
+		heap_set(r, 0, r->heap[r->heap_count]);
+		heap_sift_down(r, 0);
 	}
 }
 
-/* Emits one event, advancing expected for a real (non-TIME) event. */
-static void emit_event(struct reorder *r, const struct alloc_event *ev)
-{
-	if (ev->type != ALLOC_EV_TIME) {
-		if (ev->seq == r->expected)
-			r->expected++;
-		else if (ev->seq < r->expected)
-			r->late_events++;
-	}
-	r->emit(r->ctx, ev);
-}
+/* ---- emitting ---- */
 
 /* True when ev may be emitted now without waiting for a smaller seq. */
 static inline bool event_ready(const struct reorder *r, const struct alloc_event *ev)
@@ -112,63 +132,101 @@ static inline bool event_ready(const struct reorder *r, const struct alloc_event
 	return ev->seq <= r->expected;
 }
 
+/* Emits one event, advancing expected for a real (non-TIME) event. */
+static inline void emit_event(struct reorder *r, const struct alloc_event *ev)
+{
+	if (ev->type != ALLOC_EV_TIME) {
+		if (ev->seq == r->expected)
+			r->expected++;
+		else if (ev->seq < r->expected)
+			r->late_events++;
+	}
+	r->emit(r->emit_ctx, ev);
+}
+
+/*
+ * Emits the heap's minimum source's events while they are ready, pulling
+ * each next one; a source that runs dry leaves the heap.  Events of one
+ * source that are ready follow each other without touching the heap.
+ */
 static void drain_ready(struct reorder *r)
 {
-	struct alloc_event ev;
+	while (r->heap_count > 0) {
+		uint32_t src = r->heap[0];
+		struct reorder_source *s = &r->sources[src];
 
-	while (r->count > 0 && event_ready(r, &r->heap[0])) {
-		heap_pop(r, &ev);
-		emit_event(r, &ev);
+		if (!event_ready(r, &s->head))
+			return;
+		do {
+			emit_event(r, &s->head);
+			if (!r->pull(r->pull_ctx, src, &s->head)) {
+				heap_remove_min(r);
+				goto next;
+			}
+		} while (event_ready(r, &s->head));
+		heap_sift_down(r, 0);
+next:;
 	}
 }
 
-/* Skips the gap in front of the heap's minimum (the missing numbers are gone
- * for good: the window is full or the input ended). */
-static void skip_gap(struct reorder *r)
+int reorder_wake(struct reorder *r, uint32_t source)
 {
-	const struct alloc_event *min = &r->heap[0];
-	uint64_t target = min->seq + (min->type == ALLOC_EV_TIME);
+	struct reorder_source *s;
 
+	if (source >= REORDER_MAX_SOURCES)
+		return -EINVAL;
+	if (source >= r->source_count) {
+		size_t n = r->source_count ? r->source_count : 16;
+		struct reorder_source *v;
+
+		while (n <= source)
+			n *= 2;
+		v = realloc(r->sources, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + r->source_count, 0, (n - r->source_count) * sizeof(*v));
+		r->sources = v;
+		r->source_count = n;
+	}
+	s = &r->sources[source];
+	if (s->heap_pos)
+		return 0; /* its head event already waits */
+	for (;;) {
+		if (!r->pull(r->pull_ctx, source, &s->head))
+			return 0;
+		if (!event_ready(r, &s->head))
+			break;
+		/* In order already (or late): nothing can precede it. */
+		emit_event(r, &s->head);
+		if (r->heap_count)
+			drain_ready(r);
+	}
+	if (heap_insert(r, source) < 0)
+		return -ENOMEM;
+	drain_ready(r);
+	return 0;
+}
+
+void reorder_skip_gap(struct reorder *r)
+{
+	const struct alloc_event *min;
+	uint64_t target;
+
+	if (r->heap_count == 0)
+		return;
+	min = &r->sources[r->heap[0]].head;
+	target = min->seq + (min->type == ALLOC_EV_TIME);
 	if (target > r->expected) {
 		r->gaps++;
 		r->missing_seqs += target - r->expected;
 		r->expected = target;
 	}
-}
-
-int reorder_push(struct reorder *r, const struct alloc_event *ev)
-{
-	if (r->count == 0 && event_ready(r, ev)) {
-		emit_event(r, ev);
-		return 0;
-	}
-	if (r->count == r->capacity) {
-		size_t n = r->capacity ? r->capacity * 2 : 4096;
-		struct alloc_event *h = realloc(r->heap, n * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		r->heap = h;
-		r->capacity = n;
-	}
-	r->heap[r->count] = *ev;
-	heap_sift_up(r->heap, r->count);
-	r->count++;
-	if (r->count > r->max_count)
-		r->max_count = r->count;
 	drain_ready(r);
-	while (r->count > r->max_window) {
-		skip_gap(r);
-		drain_ready(r);
-	}
-	return 0;
 }
 
 void reorder_finish(struct reorder *r)
 {
 	drain_ready(r);
-	while (r->count > 0) {
-		skip_gap(r);
-		drain_ready(r);
-	}
+	while (r->heap_count > 0)
+		reorder_skip_gap(r);
 }

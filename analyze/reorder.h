@@ -4,54 +4,87 @@
  *
  * Sequence numbers are dense per process (every number is used by exactly one
  * event: an ALLOC, a FREE, one part of a REALLOC or a SEQ_SKIP), so the next
- * event to emit is always known: "expected".  Events arrive in any order
- * across slots; the buffer is a binary min-heap keyed by (seq, TIME after the
- * event) and emits while its minimum is the expected number.  A TIME stamp at
- * seq S is emitted once event S has been.  Gaps (a lost chunk, an event in
- * flight when the process was killed) are skipped when the heap holds more
- * than max_window events or at the end of input, and counted.
+ * event to emit is always known: "expected".  Each source (a thread slot)
+ * yields its events in increasing order, but the sources' data arrives
+ * interleaved in any way.  The merger pulls one event at a time from each
+ * source (the source decodes lazily, so waiting events stay in their compact
+ * encoded form) and keeps a binary min-heap of the sources by their next
+ * event's key (seq, TIME after the event): a k-way merge, O(log sources) per
+ * event.  A TIME stamp at seq S is emitted once event S has been.
  *
- * Memory: the heap only, bounded by the reorder window, never by the number
- * of events.
+ * Gaps (a lost chunk, an event in flight when the process was killed) are
+ * skipped when the caller says too much waits (reorder_skip_gap) or at the
+ * end of input, and counted.  An event older than expected (after a skipped
+ * gap) is emitted when it comes and counted as late.
+ *
+ * Memory: one head event per source and the heap; never grows with events.
  */
 #ifndef MPROF_ANALYZE_REORDER_H
 #define MPROF_ANALYZE_REORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/alloc_event.h"
 
-#define REORDER_DEFAULT_WINDOW ((size_t)1 << 22) /* events held before skipping a gap */
+#define REORDER_MAX_SOURCES (1u << 20)
 
+/* Gives source's next event in *ev and returns 1, or returns 0 when the
+ * source has nothing more for now (it is woken again when it has). */
+typedef int (*reorder_pull_fn)(void *ctx, uint32_t source, struct alloc_event *ev);
+
+/* Receives the events in merged order. */
 typedef void (*reorder_emit_fn)(void *ctx, const struct alloc_event *ev);
 
+struct reorder_source {
+	struct alloc_event head;  /* next event, valid when heap_pos != 0 */
+	size_t heap_pos;          /* index in the heap + 1; 0: no head event */
+};
+
 struct reorder {
-	struct alloc_event *heap; /* owned */
-	size_t count, capacity;
-	size_t max_window;        /* skip a gap when count exceeds this */
+	struct reorder_source *sources; /* indexed by source, owned */
+	size_t source_count;
+	uint32_t *heap;           /* sources with a head event, owned */
+	size_t heap_count, heap_cap;
 	uint64_t expected;        /* next sequence number to emit */
 	uint64_t gaps;            /* sequence gaps skipped */
 	uint64_t missing_seqs;    /* sequence numbers never seen in those gaps */
 	uint64_t late_events;     /* events older than expected (after a skip) */
-	size_t max_count;         /* largest window seen */
+	reorder_pull_fn pull;
+	void *pull_ctx;
 	reorder_emit_fn emit;
-	void *ctx;
+	void *emit_ctx;
+	int error;                /* -ENOMEM met while waking a source */
 };
 
-/* Sets up an empty buffer that emits to emit(ctx, ev), expecting first_seq
- * first (1 for a process, fork_seq + 1 for a fork child). */
-void reorder_init(struct reorder *r, uint64_t first_seq, reorder_emit_fn emit, void *ctx);
+/* Sets up a merger expecting first_seq first (1 for a process, fork_seq + 1
+ * for a fork child). */
+void reorder_init(struct reorder *r, uint64_t first_seq, reorder_pull_fn pull, void *pull_ctx,
+		  reorder_emit_fn emit, void *emit_ctx);
 
-/* Changes the first expected sequence number; only before the first push. */
+/* Changes the first expected sequence number; only before any event. */
 void reorder_set_first_seq(struct reorder *r, uint64_t first_seq);
 
-/* Adds one event and emits everything that is now in order.
- * Returns 0 or -ENOMEM (the event is then dropped). */
-int reorder_push(struct reorder *r, const struct alloc_event *ev);
+/*
+ * Source has new data: pulls its next event unless it already has one
+ * waiting, then emits everything that is now in order.  Returns 0, -EINVAL
+ * for source >= REORDER_MAX_SOURCES, -ENOMEM.
+ */
+int reorder_wake(struct reorder *r, uint32_t source);
 
-/* End of input: emits everything left in sequence order, counting gaps. */
+/* Gives up on the sequence numbers missing before the smallest waiting
+ * event (too much data waits): counts the gap and emits what follows. */
+void reorder_skip_gap(struct reorder *r);
+
+/* End of input: emits every waiting event in sequence order, counting gaps. */
 void reorder_finish(struct reorder *r);
+
+/* Number of sources holding a waiting event. */
+static inline size_t reorder_waiting_sources(const struct reorder *r)
+{
+	return r->heap_count;
+}
 
 void reorder_free(struct reorder *r);
 

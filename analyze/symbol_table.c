@@ -176,8 +176,8 @@ static bool same_module(const struct symbol_table_answer *a, const struct symbol
 
 /* Module list: mod_of[i] = module index of answer i; firsts = answer that
  * introduced each module. */
-static int index_modules(const struct symbol_table_answer *answers, size_t count,
-			 size_t *mod_of, size_t *firsts, size_t *nmod)
+static void index_modules(const struct symbol_table_answer *answers, size_t count,
+			  size_t *mod_of, size_t *firsts, size_t *nmod)
 {
 	*nmod = 0;
 	for (size_t i = 0; i < count; i++) {
@@ -197,7 +197,6 @@ static int index_modules(const struct symbol_table_answer *answers, size_t count
 			firsts[(*nmod)++] = i;
 		mod_of[i] = m;
 	}
-	return 0;
 }
 
 /* Writes the string table, then modules and answers (refs are index + 1). */
@@ -343,7 +342,8 @@ static int read_strings(struct table_in *in)
 		const uint8_t *s;
 		size_t len;
 
-		in_bytes(in, &s, &len); /* checked above */
+		if (in_bytes(in, &s, &len) < 0) /* checked above */
+			return -EBADMSG;
 		in->strings[i] = in->string_store + total;
 		memcpy(in->strings[i], s, len);
 		in->strings[i][len] = '\0';

@@ -3,6 +3,8 @@
  * exit status.  Owns the "mprof: " prefix and the quiet flag.  Must never
  * write to stdout: the profiled program's output has to stay untouched.
  */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,8 @@
  * memory beyond the call.  Never prints or exits: unreadable or unusual
  * files are reported as "other" so the program simply runs.
  */
+#include "config.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>

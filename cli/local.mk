@@ -1,6 +1,25 @@
 # cli/: the mprof command (launcher, collector, dispatcher).
 bin_PROGRAMS += cli/mprof
-cli_mprof_SOURCES = cli/main.c
-cli_mprof_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
+cli_mprof_SOURCES = \
+	cli/main.c \
+	cli/help.c cli/help.h \
+	cli/die.c cli/die.h \
+	cli/paths.c cli/paths.h \
+	cli/elf_check.c cli/elf_check.h \
+	cli/spawn.c cli/spawn.h \
+	cli/signals.c cli/signals.h \
+	cli/run.c cli/run.h \
+	cli/session_dir.c cli/session_dir.h \
+	cli/collector.c cli/collector.h \
+	cli/trace_files.c cli/trace_files.h \
+	cli/analyzer.c cli/analyzer.h
+# Where the other parts are installed; cli/paths.c also finds them relative
+# to the running binary (build tree, DESTDIR copies).
+cli_mprof_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMPROF_PREFIX='"$(prefix)"' \
+	-DMPROF_BINDIR='"$(bindir)"' \
+	-DMPROF_PKGLIBDIR='"$(pkglibdir)"' \
+	-DMPROF_PKGLIBEXECDIR='"$(pkglibexecdir)"'
+cli_mprof_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(SANITIZE_CFLAGS)
 cli_mprof_LDFLAGS = $(SANITIZE_CFLAGS)
 cli_mprof_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS)

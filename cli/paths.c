@@ -98,13 +98,14 @@ static const char *part_find(char *out, size_t size, const char *env, const char
 		return out;
 	}
 	if (exe_dir_get(dir, sizeof(dir)) == 0) {
-		snprintf(out, size, "%s/%s", dir, build_rel);
-		if (access(out, F_OK) == 0)
+		int n = snprintf(out, size, "%s/%s", dir, build_rel);
+
+		if (n > 0 && (size_t)n < size && access(out, F_OK) == 0)
 			return out;
 		rel = path_below(configured_dir, MPROF_PREFIX);
 		if (rel && runtime_prefix_get(dir, prefix, sizeof(prefix)) == 0) {
-			snprintf(out, size, "%s%s/%s", prefix, rel, name);
-			if (access(out, F_OK) == 0)
+			n = snprintf(out, size, "%s%s/%s", prefix, rel, name);
+			if (n > 0 && (size_t)n < size && access(out, F_OK) == 0)
 				return out;
 		}
 	}

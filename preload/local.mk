@@ -1,8 +1,29 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
-# sanitizers (it runs inside arbitrary targets).
+# sanitizers (it runs inside arbitrary targets).  Only the allocator API and
+# dlclose are exported (-fvisibility=hidden; preload/interpose.c marks them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
-	preload/shim.c \
+	preload/announce.c preload/announce.h \
+	preload/bootstrap.c preload/bootstrap.h \
+	preload/diag.c preload/diag.h \
+	preload/event.c preload/event.h \
+	preload/fallback.c preload/fallback.h \
+	preload/fork.c preload/fork.h \
+	preload/init.c preload/init.h \
+	preload/interpose.c \
+	preload/lock.h \
+	preload/mem.c preload/mem.h \
+	preload/nested_heap.c preload/nested_heap.h \
+	preload/modules.c preload/modules.h \
+	preload/process.c preload/process.h \
+	preload/procfile.c preload/procfile.h \
+	preload/real.c preload/real.h \
+	preload/ring.c preload/ring.h \
+	preload/settings.c preload/settings.h \
+	preload/stack_table.c preload/stack_table.h \
+	preload/text.h \
+	preload/thread.c preload/thread.h \
+	preload/unwind.c preload/unwind.h \
 	trace/record.c
 preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined

@@ -9,3 +9,69 @@ tests_unit_test_trace_codec_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(CUNIT_
 TESTS += tests/unit/test_trace_codec
 
 # ---- end-to-end tests ----
+# Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
+# (cc -O1 -g, never stripped) into a scratch directory under
+# $(abs_top_builddir)/tests/tmp, run them under `mprof run` and check exact
+# facts with tests/e2e/query.py.  tests/cases/NN-name.sh check the facts of
+# ../shared/cases/NN-name/EXPECT.md.  Exit 0 pass, 1 fail, 77 skip.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = bash
+AM_TESTS_ENVIRONMENT = \
+	MPROF='$(abs_top_builddir)/cli/mprof'; export MPROF; \
+	MPROF_ANALYZE='$(abs_top_builddir)/analyze/mprof-analyze'; export MPROF_ANALYZE; \
+	CC='$(CC)'; export CC; \
+	CXX='$(CXX)'; export CXX; \
+	abs_top_srcdir='$(abs_top_srcdir)'; export abs_top_srcdir; \
+	abs_top_builddir='$(abs_top_builddir)'; export abs_top_builddir; \
+	SHARED_CASES='$(abs_top_srcdir)/../shared/cases'; export SHARED_CASES;
+
+E2E_TESTS = \
+	tests/e2e/entry-points.sh \
+	tests/e2e/cxx-new-delete.sh \
+	tests/e2e/inlined-site.sh \
+	tests/e2e/fork-exec-children.sh \
+	tests/e2e/threads-handoff.sh \
+	tests/e2e/deleted-binary.sh \
+	tests/e2e/transparency.sh \
+	tests/e2e/error-paths.sh \
+	tests/e2e/dhat-sqlite3.sh \
+	tests/e2e/real-sqlite3.sh \
+	tests/e2e/real-python3.sh
+
+# Slowest first, so that `make check -j2` overlaps them with the rest.
+CASE_TESTS = \
+	tests/cases/25-huge-trace.sh \
+	tests/cases/02-fork-while-threads-allocate.sh \
+	tests/cases/19-thousands-of-threads.sh \
+	tests/cases/01-atexit-lock-first-alloc.sh \
+	tests/cases/03-fork-child-keeps-allocating.sh \
+	tests/cases/06-close-all-fds.sh \
+	tests/cases/07-vfork-posix-spawn.sh \
+	tests/cases/08-early-calloc-bootstrap.sh \
+	tests/cases/11-dlclose-address-reuse.sh \
+	tests/cases/13-aligned-alloc-family.sh \
+	tests/cases/14-realloc-edge-cases.sh \
+	tests/cases/15-sigkill-midrun.sh \
+	tests/cases/16-exit-without-atexit.sh \
+	tests/cases/22-cxx-exceptions.sh \
+	tests/cases/23-exe-defines-malloc.sh \
+	tests/cases/26-unwritable-cwd.sh \
+	tests/cases/27-static-binary.sh \
+	tests/cases/28-setuid-binary.sh
+
+TESTS += $(CASE_TESTS) $(E2E_TESTS)
+
+# Known product bugs (each line: the test, the failing fact, the owner).
+XFAIL_TESTS +=
+
+EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
+	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
+	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
+	tests/progs/inlined_site.c tests/progs/fork_exec.c \
+	tests/progs/thread_handoff.c tests/progs/transparency.c \
+	tests/progs/preload_hello.c tests/progs/small_leak.c
+
+clean-local: clean-local-e2e
+clean-local-e2e:
+	-chmod -R u+w tests/tmp 2>/dev/null; rm -rf tests/tmp
+.PHONY: clean-local-e2e

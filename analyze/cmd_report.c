@@ -1,0 +1,410 @@
+/*
+ * analyze/cmd_report.c - `mprof-analyze report`: reads each trace, builds
+ * its statistics and sites, and writes the text or JSON report.
+ *
+ * Owns the per-trace state for the duration of one trace (reader results,
+ * aggregation, symbolizer, sites) and frees it before the next.  Must never
+ * exit: it returns the exit status to main (0, 1 unreadable input, 2 usage).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/aggregate.h"
+#include "analyze/commands.h"
+#include "analyze/event_stream.h"
+#include "analyze/modules.h"
+#include "analyze/report.h"
+#include "analyze/sites.h"
+#include "analyze/stack_nodes.h"
+#include "analyze/symbols.h"
+
+#define REPORT_DEFAULT_TOP 10
+
+enum report_format { FORMAT_TEXT, FORMAT_JSON };
+
+struct report_options {
+	size_t top_n;
+	enum report_format format;
+	const char **alloc_fns; /* owned array, strings from argv */
+	size_t alloc_fn_count;
+};
+
+static void report_usage(FILE *out)
+{
+	fputs("usage: mprof-analyze report TRACE... [-n N] [--format text|json] "
+	      "[--alloc-fn NAME]...\n"
+	      "  -n, --top N          sites shown per ranking in text output (default 10)\n"
+	      "  -f, --format FORMAT  text (default) or json (every site, schema mprof-report 1)\n"
+	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
+	      "                       NAME* matches a prefix)\n"
+	      "  -h, --help           show this help\n", out);
+}
+
+/* Parses options; returns -1 to go on, or an exit status. */
+static int parse_options(int argc, char **argv, struct report_options *o)
+{
+	static const struct option longopts[] = {
+		{"top", required_argument, NULL, 'n'},
+		{"format", required_argument, NULL, 'f'},
+		{"alloc-fn", required_argument, NULL, 'A'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	o->top_n = REPORT_DEFAULT_TOP;
+	o->format = FORMAT_TEXT;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:f:h", longopts, NULL)) != -1) {
+		char *end;
+		unsigned long long v;
+		const char **v2;
+
+		switch (c) {
+		case 'n':
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				analyze_error("report: -n wants a number, not '%s'", optarg);
+				return 2;
+			}
+			o->top_n = (size_t)v;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0) {
+				o->format = FORMAT_TEXT;
+			} else if (strcmp(optarg, "json") == 0) {
+				o->format = FORMAT_JSON;
+			} else {
+				analyze_error("report: unknown format '%s' (text or json)", optarg);
+				return 2;
+			}
+			break;
+		case 'A':
+			v2 = realloc(o->alloc_fns, (o->alloc_fn_count + 1) * sizeof(*v2));
+			if (!v2) {
+				analyze_error("out of memory");
+				return 1;
+			}
+			o->alloc_fns = v2;
+			o->alloc_fns[o->alloc_fn_count++] = optarg;
+			break;
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		case ':':
+			analyze_error("report: option '%s' needs an argument", argv[optind - 1]);
+			return 2;
+		default:
+			analyze_error("report: unknown option '%s'", argv[optind - 1]);
+			report_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		analyze_error("report: no trace file given");
+		report_usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+#define PROGRESS_MIN_BYTES ((uint64_t)16 << 20) /* smaller traces read too fast to show */
+
+struct progress {
+	const char *path;
+	int shown_percent;      /* -1: nothing shown yet */
+};
+
+/* A progress line on stderr while a large trace is read (terminal only). */
+static void progress_show(void *ctx, uint64_t done_bytes, uint64_t total_bytes)
+{
+	struct progress *p = ctx;
+	int percent;
+
+	if (total_bytes < PROGRESS_MIN_BYTES)
+		return;
+	percent = (int)(done_bytes * 100 / total_bytes);
+	if (percent == p->shown_percent)
+		return;
+	p->shown_percent = percent;
+	fprintf(stderr, "\rmprof-analyze: reading %s: %3d%%", p->path, percent);
+	fflush(stderr);
+}
+
+static void progress_clear(struct progress *p)
+{
+	if (p->shown_percent >= 0)
+		fputs("\r\033[K", stderr);
+}
+
+/* Warnings that a JSON reader would not see on a terminal. */
+static void warn_stderr(const struct trace_info *info)
+{
+	if (info->truncated)
+		analyze_error("warning: %s: trace truncated at offset %" PRIu64
+			      ": the program was probably killed; events up to there are reported",
+			      info->path, info->truncated_offset);
+	if (info->chunks_lost)
+		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt)", info->path,
+			      info->chunks_lost);
+}
+
+#define INHERIT_MAX_DEPTH 8 /* fork generations followed back */
+
+/* The parent trace named in a child's META: as written, else next to the
+ * child (traces of one run share a directory).  NULL when not found. */
+static char *parent_path_resolve(const char *child_path, const char *parent)
+{
+	const char *slash = strrchr(child_path, '/'), *base = strrchr(parent, '/');
+	size_t dir_len = slash ? (size_t)(slash - child_path + 1) : 0;
+	char *p;
+
+	if (access(parent, R_OK) == 0)
+		return strdup(parent);
+	base = base ? base + 1 : parent;
+	p = malloc(dir_len + strlen(base) + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, child_path, dir_len);
+	strcpy(p + dir_len, base);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* Without parent_trace in META: the traces of one run are FILE (the first
+ * process) and FILE.PID (the others), so a child FILE.PID's parent is
+ * FILE.PPID or FILE itself when its META pid is PPID.  NULL when not found. */
+static char *parent_path_guess(const char *child_path, const char *ppid)
+{
+	const char *dot = strrchr(child_path, '.'), *slash = strrchr(child_path, '/');
+	size_t base_len;
+	struct kv_list meta = {0};
+	char *p;
+
+	if (!ppid || !*ppid || !dot || (slash && dot < slash) || dot[1] < '0' || dot[1] > '9')
+		return NULL;
+	base_len = (size_t)(dot - child_path);
+	p = malloc(base_len + strlen(ppid) + 2);
+	if (!p)
+		return NULL;
+	memcpy(p, child_path, base_len);
+	sprintf(p + base_len, ".%s", ppid);
+	if (access(p, R_OK) == 0)
+		return p;
+	p[base_len] = '\0';
+	if (event_stream_read_meta(p, &meta) == 0 && kv_list_get(&meta, "pid") &&
+	    strcmp(kv_list_get(&meta, "pid"), ppid) == 0) {
+		kv_list_free(&meta);
+		return p;
+	}
+	kv_list_free(&meta);
+	free(p);
+	return NULL;
+}
+
+/*
+ * A fork child starts with its parent's live blocks: reads the parent's
+ * trace up to the fork (and, recursively, its parent's) and seeds agg with
+ * them, so that frees of inherited blocks match.  Returns 0 (also for a
+ * trace that is no fork child), 1 with a message in note when the parent's
+ * blocks cannot be known, or -ENOMEM.
+ */
+static int seed_inherited(const char *path, struct aggregate *agg, int depth, char *note,
+			  size_t note_bytes)
+{
+	struct kv_list meta = {0};
+	const char *parent, *fork_seq;
+	char *ppath = NULL, *end, err[512];
+	unsigned long long seq;
+	struct trace_info pinfo;
+	struct stack_nodes pnodes;
+	struct module_maps pmaps;
+	struct aggregate pagg;
+	int rc;
+
+	if (event_stream_read_meta(path, &meta) < 0)
+		goto none; /* reading the trace itself will say what is wrong */
+	parent = kv_list_get(&meta, "parent_trace");
+	fork_seq = kv_list_get(&meta, "fork_seq");
+	if (!fork_seq)
+		goto none;
+	seq = strtoull(fork_seq, &end, 10);
+	if (*end || end == fork_seq || seq == 0)
+		goto none;
+	if (parent && *parent) {
+		ppath = parent_path_resolve(path, parent);
+	} else {
+		ppath = parent_path_guess(path, kv_list_get(&meta, "ppid"));
+		parent = "of the parent process";
+	}
+	if (!ppath || depth >= INHERIT_MAX_DEPTH) {
+		snprintf(note, note_bytes, "parent trace %s %s: blocks inherited at fork are "
+			 "unknown, and frees of them count as unmatched", parent,
+			 ppath ? "is too many forks away" : "not found");
+		free(ppath);
+		kv_list_free(&meta);
+		return 1;
+	}
+	kv_list_free(&meta);
+	if (aggregate_init(&pagg) < 0) {
+		free(ppath);
+		return -ENOMEM;
+	}
+	pagg.seq_limit = (uint64_t)seq;
+	rc = seed_inherited(ppath, &pagg, depth + 1, note, note_bytes);
+	trace_info_init(&pinfo);
+	stack_nodes_init(&pnodes);
+	module_maps_init(&pmaps);
+	if (rc >= 0)
+		rc = event_stream_read(ppath, &pinfo, &pnodes, &pmaps, &pagg, err, sizeof(err));
+	if (rc == -ENOMEM) {
+		/* nothing */
+	} else if (rc < 0) {
+		snprintf(note, note_bytes, "parent trace unreadable (%s): blocks inherited at "
+			 "fork are unknown, and frees of them count as unmatched", err);
+		rc = 1;
+	} else {
+		rc = aggregate_seed_inherited(agg, &pagg);
+	}
+	trace_info_free(&pinfo);
+	stack_nodes_free(&pnodes);
+	module_maps_free(&pmaps);
+	aggregate_free(&pagg);
+	free(ppath);
+	return rc;
+none:
+	kv_list_free(&meta);
+	return 0;
+}
+
+/* Reports one trace; returns 0 or 1 (unreadable). */
+static int report_one(const char *path, const struct report_options *o, bool first)
+{
+	struct trace_info info;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct aggregate agg;
+	struct site_table sites;
+	struct symbolizer *sym = NULL;
+	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count};
+	struct progress progress = {path, -1};
+	struct report r;
+	char err[512], inherit_note[768];
+	int rc, status = 0;
+
+	trace_info_init(&info);
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	memset(&sites, 0, sizeof(sites));
+	if (aggregate_init(&agg) < 0) {
+		analyze_error("out of memory");
+		return 1;
+	}
+	err[0] = '\0';
+	inherit_note[0] = '\0';
+	if (seed_inherited(path, &agg, 0, inherit_note, sizeof(inherit_note)) == -ENOMEM) {
+		analyze_error("%s: out of memory reading the parent's trace", path);
+		status = 1;
+		goto out;
+	}
+	if (isatty(STDERR_FILENO)) {
+		info.progress = progress_show;
+		info.progress_ctx = &progress;
+	}
+	rc = event_stream_read(path, &info, &nodes, &maps, &agg, err, sizeof(err));
+	progress_clear(&progress);
+	if (rc < 0) {
+		analyze_error("%s", err);
+		status = 1;
+		goto out;
+	}
+	sym = symbolizer_new(&maps);
+	if (!sym) {
+		analyze_error("out of memory");
+		status = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < info.symbols_count; i++)
+		if (symbolizer_load_embedded(sym, info.symbols[i], info.symbols_bytes[i]) < 0)
+			analyze_error("warning: %s: embedded symbols are corrupt; "
+				      "symbolizing from the binaries instead", path);
+	if (site_table_build(&sites, &agg, &nodes, sym, &sopt) < 0) {
+		analyze_error("%s: out of memory building allocation sites", path);
+		status = 1;
+		goto out;
+	}
+	memset(&r, 0, sizeof(r));
+	r.info = &info;
+	r.agg = &agg;
+	r.sites = &sites;
+	r.top_n = o->top_n;
+	r.inherit_note = inherit_note[0] ? inherit_note : NULL;
+	report_run_collect(&r);
+	if (o->format == FORMAT_JSON) {
+		warn_stderr(&info);
+		if (!first)
+			fputs(",\n", stdout);
+		report_json_write(stdout, &r);
+	} else {
+		if (!first)
+			fputs("\n\n", stdout);
+		report_text_write(stdout, &r);
+	}
+out:
+	site_table_free(&sites);
+	if (sym)
+		symbolizer_free(sym);
+	aggregate_free(&agg);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
+	trace_info_free(&info);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_options o;
+	static char outbuf[1 << 16];
+	int status = 0, rc;
+	bool first = true, array;
+
+	memset(&o, 0, sizeof(o));
+	rc = parse_options(argc, argv, &o);
+	if (rc >= 0) {
+		free(o.alloc_fns);
+		return rc;
+	}
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	array = o.format == FORMAT_JSON && argc - optind > 1;
+	if (array)
+		fputs("[\n", stdout);
+	for (int i = optind; i < argc; i++) {
+		/* a trace that cannot be read is reported on stderr and skipped */
+		rc = report_one(argv[i], &o, first);
+		if (rc)
+			status = rc;
+		else
+			first = false;
+	}
+	if (array)
+		fputs("\n]", stdout);
+	if (o.format == FORMAT_JSON && !first)
+		fputc('\n', stdout);
+	else if (o.format == FORMAT_JSON && array)
+		fputc('\n', stdout);
+	free(o.alloc_fns);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		analyze_error("writing the report: %s", strerror(errno));
+		return 1;
+	}
+	return status;
+}

@@ -1,0 +1,234 @@
+/*
+ * analyze/cmd_symbolize.c - the `symbolize` subcommand, run by `mprof run`
+ * when the program has exited: reads each trace's call-stack nodes and
+ * module maps, symbolizes every frame while the binaries are still there and
+ * appends the answers as one SYMBOLS chunk.
+ *
+ * Owns the per-trace scan state; prints its own messages (it is a
+ * subcommand), to stderr only.  Must never touch a trace that already has a
+ * SYMBOLS chunk, and never cut a trace anywhere but at the end of its last
+ * whole chunk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/cmd_symbolize.h"
+#include "analyze/modules.h"
+#include "analyze/slot_decoder.h"
+#include "analyze/stack_nodes.h"
+#include "analyze/symbols.h"
+#include "trace/chunk.h"
+
+#define EPOCH_UNKNOWN UINT64_MAX       /* not resolved yet */
+#define EPOCH_BROKEN (UINT64_MAX - 1)  /* chain to the root is broken */
+#define CHAIN_LIMIT 4096               /* longer chains are cycles */
+
+struct trace_scan {
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	bool has_symbols;       /* a SYMBOLS chunk is already there */
+	bool damaged;           /* reading stopped at a bad chunk */
+	uint64_t good_end_bytes; /* end of the last whole chunk */
+	char damage[320];       /* the reader's message when damaged */
+};
+
+/* Collects STACK and MODULES records of one EVENTS chunk.  Undecodable
+ * parts are skipped (they hold events, which symbolize does not need).
+ * Returns 0 or -ENOMEM. */
+static int scan_events(struct trace_scan *t, struct slot_decoders *d,
+		       const struct trace_chunk *c)
+{
+	struct chunk_cursor cur;
+	struct trace_event ev;
+	int rc = slot_decoders_begin(d, c->data, c->bytes, &cur);
+
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : 0;
+	while (chunk_cursor_next(&cur, &ev) == RECORD_OK) {
+		if (ev.type == TRACE_EV_STACK)
+			rc = stack_nodes_add(&t->nodes, ev.stack_id, ev.parent, ev.ip);
+		else if (ev.type == TRACE_EV_EXT && ev.kind == TRACE_REC_EXT_MODULES)
+			rc = module_maps_add_record(&t->maps, ev.ext, ev.ext_len);
+		if (rc == -ENOMEM)
+			return rc;
+		rc = 0; /* a bad node or map is left out */
+	}
+	return 0;
+}
+
+/* Reads the whole trace.  Returns 0, or a negative errno when it cannot be
+ * read at all (message printed). */
+static int scan_trace(const char *path, struct trace_scan *t)
+{
+	struct trace_reader r;
+	struct slot_decoders d;
+	struct trace_chunk c;
+	int rc = trace_reader_open(&r, path);
+
+	if (rc < 0) {
+		fprintf(stderr, "mprof-analyze: %s\n", r.error);
+		trace_reader_close(&r);
+		return rc;
+	}
+	slot_decoders_init(&d);
+	t->good_end_bytes = r.offset_bytes;
+	while ((rc = trace_reader_next(&r, &c)) > 0) {
+		t->good_end_bytes = r.offset_bytes;
+		if (c.type == TRACE_CHUNK_SYMBOLS) {
+			t->has_symbols = true;
+		} else if (c.type == TRACE_CHUNK_EVENTS && !t->has_symbols) {
+			rc = scan_events(t, &d, &c);
+			if (rc < 0)
+				break;
+		}
+	}
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "mprof-analyze: %s: out of memory\n", path);
+	} else if (rc < 0) {
+		t->damaged = true;
+		snprintf(t->damage, sizeof(t->damage), "%s", r.error);
+		rc = 0;
+	}
+	slot_decoders_free(&d);
+	trace_reader_close(&r);
+	return rc;
+}
+
+/* The module epoch of node id's root, memoized in epochs[] (indexed by id). */
+static uint64_t node_epoch(const struct stack_nodes *t, uint64_t *epochs, uint64_t id)
+{
+	uint64_t path[64];
+	size_t n = 0;
+	uint64_t epoch = EPOCH_BROKEN;
+
+	for (int steps = 0; steps < CHAIN_LIMIT; steps++) {
+		const struct stack_node *node = stack_nodes_get(t, id);
+
+		if (!node)
+			break;
+		if (epochs[id] != EPOCH_UNKNOWN) {
+			epoch = epochs[id];
+			break;
+		}
+		if (node->parent == 0) {
+			epoch = node->ip >> 1;
+			break;
+		}
+		/* Memoize the nearest 64 nodes of the walk; deeper ones get
+		 * theirs when they are visited themselves. */
+		if (n < 64)
+			path[n++] = id;
+		id = node->parent;
+	}
+	while (n > 0)
+		epochs[path[--n]] = epoch;
+	return epoch;
+}
+
+/* Symbolizes every frame of every stack node. Returns 0 or -ENOMEM. */
+static int symbolize_nodes(const struct trace_scan *t, struct symbolizer *s)
+{
+	uint64_t *epochs = malloc((t->nodes.capacity ? t->nodes.capacity : 1) * sizeof(*epochs));
+
+	if (!epochs)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nodes.capacity; i++)
+		epochs[i] = EPOCH_UNKNOWN;
+	for (size_t id = 1; id < t->nodes.capacity; id++) {
+		const struct stack_node *node = &t->nodes.nodes[id];
+		uint64_t epoch;
+
+		if (!node->defined || node->parent == 0)
+			continue;
+		epoch = node_epoch(&t->nodes, epochs, id);
+		if (epoch != EPOCH_BROKEN)
+			symbolizer_lookup(s, epoch, node->ip);
+	}
+	free(epochs);
+	return 0;
+}
+
+/* Appends the SYMBOLS chunk, first cutting a damaged tail. */
+static int append_symbols(const char *path, const struct trace_scan *t, const uint8_t *data,
+			  size_t bytes)
+{
+	struct trace_writer w;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (t->damaged && ftruncate(fd, (off_t)t->good_end_bytes) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = trace_writer_append(&w, fd);
+	if (rc == 0) {
+		rc = trace_writer_chunk(&w, TRACE_CHUNK_SYMBOLS, data, bytes);
+		trace_writer_finish(&w);
+	}
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+/* Symbolizes one trace.  Returns 0 or 1 (message printed). */
+static int symbolize_trace(const char *path)
+{
+	struct trace_scan t;
+	struct symbolizer *s = NULL;
+	uint8_t *data = NULL;
+	size_t bytes = 0;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	stack_nodes_init(&t.nodes);
+	module_maps_init(&t.maps);
+	rc = scan_trace(path, &t);
+	if (rc == 0 && !t.has_symbols) {
+		s = symbolizer_new(&t.maps);
+		rc = s ? symbolize_nodes(&t, s) : -ENOMEM;
+		if (rc == 0)
+			rc = symbolizer_export(s, &data, &bytes);
+		if (rc == 0)
+			rc = append_symbols(path, &t, data, bytes);
+		if (rc == 0 && t.damaged)
+			fprintf(stderr,
+				"mprof-analyze: warning: %s: %s; symbolized what was readable "
+				"and cut the trace there (%" PRIu64 " bytes kept)\n",
+				path, t.damage, t.good_end_bytes);
+		else if (rc < 0)
+			fprintf(stderr, "mprof-analyze: %s: cannot add symbols: %s\n", path,
+				strerror(-rc));
+	}
+	free(data);
+	symbolizer_free(s);
+	stack_nodes_free(&t.nodes);
+	module_maps_free(&t.maps);
+	return rc < 0 ? 1 : 0;
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+	int status = 0;
+
+	if (argc < 1) {
+		fprintf(stderr, "mprof-analyze: symbolize: no trace given\n"
+				"usage: mprof-analyze symbolize TRACE...\n");
+		return 1;
+	}
+	/* libdw would ask debuginfod servers (network, possibly minutes) for
+	 * every stripped module; stay offline unless asked to. */
+	if (!getenv("MPROF_DEBUGINFOD"))
+		unsetenv("DEBUGINFOD_URLS");
+	for (int i = 0; i < argc; i++) {
+		if (symbolize_trace(argv[i]) != 0)
+			status = 1;
+	}
+	return status;
+}

@@ -1,0 +1,734 @@
+/*
+ * analyze/event_stream.c - one trace file in, a stream of allocator events
+ * in exact sequence order out (to the aggregation), with everything else the
+ * report needs collected on the way (see event_stream.h).
+ *
+ * Owns, for the duration of one read, the trace reader, the slot decoders,
+ * the merge (reorder.c) and a copy of each EVENTS chunk until its records
+ * have been merged: a slot's chunks are decoded lazily, when the merge needs
+ * that slot's next event, so events waiting for another thread's data stay
+ * in their compact encoded form.  Memory grows with stacks, modules, live
+ * blocks and the chunks waiting to merge, never with the number of events.
+ * Bad input is counted and reported, never fatal: a chunk that fails is
+ * skipped (the reader resynchronizes on the next valid chunk header), a
+ * truncated file is read up to its last whole chunk.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/event_stream.h"
+#include "analyze/reorder.h"
+#include "analyze/slot_decoder.h"
+#include "trace/chunk.h"
+#include "trace/record.h"
+#include "trace/varint.h"
+
+#include <zlib.h>
+
+/* ---- key=value lists ---- */
+
+const char *kv_list_get(const struct kv_list *l, const char *key)
+{
+	for (size_t i = l->count; i-- > 0;)
+		if (strcmp(l->pairs[i].key, key) == 0)
+			return l->pairs[i].value;
+	return NULL;
+}
+
+void kv_list_free(struct kv_list *l)
+{
+	for (size_t i = 0; i < l->count; i++) {
+		free(l->pairs[i].key);
+		free(l->pairs[i].value);
+	}
+	free(l->pairs);
+	memset(l, 0, sizeof(*l));
+}
+
+static char *strndup_checked(const void *data, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, data, len);
+	s[len] = '\0';
+	return s;
+}
+
+static int kv_list_add(struct kv_list *l, const char *key, size_t key_len, const char *value,
+		       size_t value_len)
+{
+	struct kv_pair *p;
+
+	if (l->count == l->cap) {
+		size_t n = l->cap ? l->cap * 2 : 16;
+
+		p = realloc(l->pairs, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		l->pairs = p;
+		l->cap = n;
+	}
+	p = &l->pairs[l->count];
+	p->key = strndup_checked(key, key_len);
+	p->value = strndup_checked(value, value_len);
+	if (!p->key || !p->value) {
+		free(p->key);
+		free(p->value);
+		return -ENOMEM;
+	}
+	l->count++;
+	return 0;
+}
+
+/* Parses "key=value\n" lines; lines without '=' are ignored. */
+static int kv_list_parse(struct kv_list *l, const uint8_t *data, size_t bytes)
+{
+	const char *p = (const char *)data, *end = p + bytes;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		const char *eq = memchr(p, '=', (size_t)(line_end - p));
+
+		if (eq && eq > p &&
+		    kv_list_add(l, p, (size_t)(eq - p), eq + 1, (size_t)(line_end - eq - 1)) < 0)
+			return -ENOMEM;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* ---- trace_info ---- */
+
+void trace_info_init(struct trace_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->first_seq = 1;
+}
+
+void trace_info_free(struct trace_info *info)
+{
+	free(info->path);
+	kv_list_free(&info->meta);
+	kv_list_free(&info->end);
+	free(info->exe);
+	free(info->cmdline);
+	for (size_t i = 0; i < info->diag_count; i++)
+		free(info->diags[i].text);
+	for (size_t i = 0; i < info->symbols_count; i++)
+		free(info->symbols[i]);
+	free(info->symbols);
+	free(info->symbols_bytes);
+	memset(info, 0, sizeof(*info));
+}
+
+static void info_lost_chunk(struct trace_info *info, uint64_t offset, const char *reason)
+{
+	size_t i = info->lost_offset_count;
+
+	info->chunks_lost++;
+	if (i < TRACE_INFO_MAX_LOST_OFFSETS) {
+		info->lost_offsets[i] = offset;
+		size_t n = strlen(reason);
+
+		if (n >= sizeof(info->lost_reasons[i]))
+			n = sizeof(info->lost_reasons[i]) - 1;
+		memcpy(info->lost_reasons[i], reason, n);
+		info->lost_reasons[i][n] = '\0';
+		info->lost_offset_count++;
+	}
+}
+
+/* Copies text, dropping a trailing newline and making NULs spaces. */
+static char *text_copy(const uint8_t *data, size_t len)
+{
+	char *s;
+
+	while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == '\0'))
+		len--;
+	s = strndup_checked(data, len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '\0')
+			s[i] = ' ';
+	return s;
+}
+
+/* Reads a text field of an extended payload: a length-prefixed string when
+ * that fits, the raw rest of the payload otherwise. */
+static void ext_get_text(const uint8_t **p, const uint8_t *end, const uint8_t **text,
+			 size_t *len)
+{
+	const uint8_t *q = *p;
+
+	if (record_get_bytes(&q, end, text, len) == 0) {
+		*p = q;
+		return;
+	}
+	*text = *p;
+	*len = (size_t)(end - *p);
+	*p = end;
+}
+
+static int info_add_diag(struct trace_info *info, uint64_t code, const uint8_t *text, size_t len)
+{
+	char *s = text_copy(text, len);
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < info->diag_count; i++) {
+		if (info->diags[i].code == code && strcmp(info->diags[i].text, s) == 0) {
+			info->diags[i].count++;
+			free(s);
+			return 0;
+		}
+	}
+	if (info->diag_count == TRACE_INFO_MAX_DIAGS) {
+		info->diags_dropped++;
+		free(s);
+		return 0;
+	}
+	info->diags[info->diag_count].code = code;
+	info->diags[info->diag_count].text = s;
+	info->diags[info->diag_count].count = 1;
+	info->diag_count++;
+	return 0;
+}
+
+/* ---- one read ---- */
+
+/* Stop waiting for missing sequence numbers when this much decompressed
+ * event data waits to be merged (a chunk lost in the middle of a trace). */
+#define STREAM_MAX_BUFFERED_BYTES ((size_t)256 << 20)
+
+/* Stack ids may run ahead of the STACK records read so far (other slots'
+ * records come later), but not by more than this plus 4x the records. */
+#define STREAM_STACK_ID_SLACK ((uint64_t)1 << 20)
+
+/* A copy of one EVENTS chunk payload waiting to be decoded. */
+struct pending_chunk {
+	uint8_t *data;          /* owned */
+	size_t bytes;
+	uint64_t offset_bytes;  /* file offset, for the report of a lost chunk */
+};
+
+/* The undecoded chunks of one thread slot, decoded lazily as the merge
+ * needs the slot's next event: waiting events stay in their compact
+ * encoded form. */
+struct slot_stream {
+	struct pending_chunk *fifo; /* ring of pending chunks, owned */
+	size_t head, count, cap;
+	bool active;                /* cur walks current */
+	struct pending_chunk current;
+	struct chunk_cursor cur;
+	bool has_second;            /* the alloc part of a REALLOC waits */
+	struct alloc_event second;
+};
+
+struct stream {
+	struct trace_info *info;
+	struct stack_nodes *nodes;
+	struct module_maps *maps;
+	struct aggregate *agg;
+	struct reorder reorder;
+	struct slot_decoders decoders;
+	struct slot_stream *slots;  /* indexed by slot number, owned */
+	size_t slot_count;
+	size_t buffered_bytes;      /* decompressed event data waiting */
+	uint64_t slot_limit;        /* slot numbers must be below (META slots) */
+	bool pulled;                /* an event went into the merge */
+	int error;                  /* -ENOMEM met while decoding lazily */
+};
+
+static int handle_ext(struct stream *s, const struct trace_event *ev)
+{
+	struct trace_info *info = s->info;
+	const uint8_t *p = ev->ext, *end = ev->ext + ev->ext_len;
+	const uint8_t *t1, *t2;
+	size_t l1, l2;
+	uint64_t a, b;
+
+	switch (ev->kind) {
+	case TRACE_REC_EXT_MODULES:
+		if (module_maps_add_record(s->maps, ev->ext, ev->ext_len) < 0)
+			info->module_errors++;
+		return 0;
+	case TRACE_REC_EXT_DIAG:
+		if (record_get_u64(&p, end, &a) < 0)
+			return 0;
+		ext_get_text(&p, end, &t1, &l1);
+		return info_add_diag(info, a, t1, l1);
+	case TRACE_REC_EXT_PROCESS:
+		if (record_get_u64(&p, end, &a) < 0 || record_get_u64(&p, end, &b) < 0)
+			return 0;
+		ext_get_text(&p, end, &t1, &l1);
+		ext_get_text(&p, end, &t2, &l2);
+		free(info->exe);
+		free(info->cmdline);
+		info->exe = text_copy(t1, l1);
+		info->cmdline = text_copy(t2, l2);
+		if (!info->exe || !info->cmdline)
+			return -ENOMEM;
+		info->has_process = true;
+		info->pid = a;
+		info->ppid = b;
+		return 0;
+	case TRACE_REC_EXT_FORK:
+		info->forks++;
+		return 0;
+	case TRACE_REC_EXT_UNRECORDED:
+		if (record_get_u64(&p, end, &a) < 0 || record_get_u64(&p, end, &b) < 0)
+			return 0;
+		info->unrecorded_allocs += a;
+		info->unrecorded_frees += b;
+		info->has_unrecorded = true;
+		return 0;
+	}
+	return 0; /* unknown extended records are skipped */
+}
+
+
+static inline uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* Stack ids above the table's limit cannot be resolved: treat as "no stack". */
+static inline uint32_t stack_id32(uint64_t id)
+{
+	return id > STACK_NODES_MAX_ID ? 0 : (uint32_t)id;
+}
+
+/*
+ * Handles one decoded record of slot ss.  Allocator events and TIME stamps
+ * go to *ae (a REALLOC's alloc part to ss->second) and return 1; other
+ * records are taken in (stack nodes, module maps, ...) and return 0.
+ * Returns -ENOMEM on failure.
+ */
+static int handle_record(struct stream *s, struct slot_stream *ss, const struct trace_event *ev,
+			 uint32_t tid, struct alloc_event *ae)
+{
+	struct trace_info *info = s->info;
+
+	memset(ae, 0, sizeof(*ae));
+	ae->tid = tid;
+	ae->fn = (uint8_t)ev->fn;
+	switch (ev->type) {
+	case TRACE_EV_ALLOC:
+		info->alloc_records++;
+		ae->type = ALLOC_EV_ALLOC;
+		ae->seq = ev->seq;
+		ae->addr = ev->addr;
+		ae->value = ev->size_bytes;
+		ae->weight = clamp32(ev->weight);
+		ae->stack_id = stack_id32(ev->stack_id);
+		return 1;
+	case TRACE_EV_FREE:
+		info->free_records++;
+		ae->type = ALLOC_EV_FREE;
+		ae->seq = ev->seq;
+		ae->addr = ev->addr;
+		return 1;
+	case TRACE_EV_REALLOC:
+		info->realloc_records++;
+		ae->type = ALLOC_EV_REALLOC_FREE;
+		ae->seq = ev->seq;
+		ae->addr = ev->addr;
+		ss->second = *ae;
+		ss->second.type = ALLOC_EV_REALLOC_ALLOC;
+		ss->second.seq = ev->seq2;
+		ss->second.addr = ev->addr2;
+		ss->second.value = ev->size_bytes;
+		ss->second.weight = clamp32(ev->weight);
+		ss->second.stack_id = stack_id32(ev->stack_id);
+		ss->has_second = true;
+		return 1;
+	case TRACE_EV_SEQ_SKIP:
+		info->skip_records++;
+		ae->type = ALLOC_EV_SEQ_SKIP;
+		ae->seq = ev->seq;
+		return 1;
+	case TRACE_EV_TIME:
+		info->time_records++;
+		ae->type = ALLOC_EV_TIME;
+		ae->seq = ev->seq;
+		ae->value = ev->time_ns;
+		return 1;
+	case TRACE_EV_THREAD:
+		info->thread_records++;
+		return 0;
+	case TRACE_EV_STACK:
+		info->stack_records++;
+		/* Ids are dense from 1, one record each: an id far beyond the
+		 * records seen is corrupt (and would make the table huge). */
+		if (ev->stack_id > STREAM_STACK_ID_SLACK + 4 * info->stack_records ||
+		    stack_nodes_add(s->nodes, ev->stack_id, ev->parent, ev->ip) < 0)
+			info->stack_errors++;
+		return 0;
+	case TRACE_EV_EXT:
+		return handle_ext(s, ev) < 0 ? -ENOMEM : 0;
+	}
+	return 0;
+}
+
+static void slot_chunk_done(struct stream *s, struct slot_stream *ss)
+{
+	s->buffered_bytes -= ss->current.bytes;
+	free(ss->current.data);
+	ss->current.data = NULL;
+	ss->active = false;
+}
+
+/* Starts decoding the slot's next pending chunk; false when none is left. */
+static bool slot_chunk_next(struct stream *s, struct slot_stream *ss)
+{
+	while (ss->count > 0) {
+		int rc;
+
+		ss->current = ss->fifo[ss->head];
+		ss->head = (ss->head + 1) % ss->cap;
+		ss->count--;
+		ss->active = true;
+		rc = slot_decoders_begin(&s->decoders, ss->current.data, ss->current.bytes, &ss->cur);
+		if (rc == 0)
+			return true;
+		if (rc == -ENOMEM)
+			s->error = rc;
+		else
+			info_lost_chunk(s->info, ss->current.offset_bytes,
+					"events chunk continues data that was lost");
+		slot_chunk_done(s, ss);
+	}
+	return false;
+}
+
+/* The merge's pull callback: the next allocator event or TIME stamp of a
+ * slot, decoding its pending chunks as far as needed. */
+static int stream_pull(void *ctx, uint32_t slot, struct alloc_event *ae)
+{
+	struct stream *s = ctx;
+	struct slot_stream *ss = &s->slots[slot];
+	struct trace_event ev;
+	int rc;
+
+	if (ss->has_second) {
+		*ae = ss->second;
+		ss->has_second = false;
+		return 1;
+	}
+	for (;;) {
+		if (!ss->active && !slot_chunk_next(s, ss))
+			return 0;
+		rc = chunk_cursor_next(&ss->cur, &ev);
+		if (rc == RECORD_END) {
+			slot_chunk_done(s, ss);
+			continue;
+		}
+		if (rc < 0) {
+			info_lost_chunk(s->info, ss->current.offset_bytes,
+					rc == RECORD_UNKNOWN ? "unknown record kind in events chunk"
+							     : "events chunk ends inside a record");
+			slot_chunk_done(s, ss);
+			continue;
+		}
+		rc = handle_record(s, ss, &ev, (uint32_t)ss->cur.state->tid, ae);
+		if (rc == 1) {
+			s->pulled = true;
+			return 1;
+		}
+		if (rc < 0) {
+			s->error = rc;
+			return 0;
+		}
+	}
+}
+
+/* Queues a copy of an EVENTS chunk for its slot and lets the merge go on. */
+static int handle_events_chunk(struct stream *s, const struct trace_chunk *c)
+{
+	const uint8_t *p = c->data;
+	struct slot_stream *ss;
+	uint64_t slot;
+	uint8_t *copy;
+
+	if (varint_get_u64(&p, c->data + c->bytes, &slot) < 0 || slot >= s->slot_limit) {
+		info_lost_chunk(s->info, c->offset_bytes, "events chunk with a bad header");
+		return 0;
+	}
+	if (slot >= s->slot_count) {
+		size_t n = s->slot_count ? s->slot_count : 16;
+		struct slot_stream *v;
+
+		while (n <= slot)
+			n *= 2;
+		v = realloc(s->slots, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + s->slot_count, 0, (n - s->slot_count) * sizeof(*v));
+		s->slots = v;
+		s->slot_count = n;
+	}
+	ss = &s->slots[slot];
+	if (ss->count == ss->cap) {
+		size_t n = ss->cap ? ss->cap * 2 : 4;
+		struct pending_chunk *v = malloc(n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < ss->count; i++)
+			v[i] = ss->fifo[(ss->head + i) % ss->cap];
+		free(ss->fifo);
+		ss->fifo = v;
+		ss->head = 0;
+		ss->cap = n;
+	}
+	copy = malloc(c->bytes ? c->bytes : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, c->data, c->bytes);
+	ss->fifo[(ss->head + ss->count) % ss->cap] =
+		(struct pending_chunk){copy, c->bytes, c->offset_bytes};
+	ss->count++;
+	s->buffered_bytes += c->bytes;
+	if (reorder_wake(&s->reorder, (uint32_t)slot) < 0)
+		return -ENOMEM;
+	while (s->buffered_bytes > STREAM_MAX_BUFFERED_BYTES && reorder_waiting_sources(&s->reorder))
+		reorder_skip_gap(&s->reorder);
+	return s->error;
+}
+
+static void stream_free(struct stream *s)
+{
+	for (size_t i = 0; i < s->slot_count; i++) {
+		struct slot_stream *ss = &s->slots[i];
+
+		if (ss->active)
+			free(ss->current.data);
+		for (size_t k = 0; k < ss->count; k++)
+			free(ss->fifo[(ss->head + k) % ss->cap].data);
+		free(ss->fifo);
+	}
+	free(s->slots);
+	s->slots = NULL;
+	s->slot_count = 0;
+	reorder_free(&s->reorder);
+	slot_decoders_free(&s->decoders);
+}
+
+static int keep_symbols(struct trace_info *info, const struct trace_chunk *c)
+{
+	size_t n = info->symbols_count + 1;
+	uint8_t **v = realloc(info->symbols, n * sizeof(*v));
+	size_t *b;
+
+	if (!v)
+		return -ENOMEM;
+	info->symbols = v;
+	b = realloc(info->symbols_bytes, n * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	info->symbols_bytes = b;
+	v[n - 1] = malloc(c->bytes ? c->bytes : 1);
+	if (!v[n - 1])
+		return -ENOMEM;
+	memcpy(v[n - 1], c->data, c->bytes);
+	b[n - 1] = c->bytes;
+	info->symbols_count = n;
+	return 0;
+}
+
+
+static int handle_meta(struct stream *s, const struct trace_chunk *c)
+{
+	const char *fork_seq;
+
+	if (kv_list_parse(&s->info->meta, c->data, c->bytes) < 0)
+		return -ENOMEM;
+	/* The recorder's slot count bounds the slot numbers of EVENTS chunks. */
+	{
+		const char *slots = kv_list_get(&s->info->meta, "slots");
+		char *e;
+		unsigned long long v = slots ? strtoull(slots, &e, 10) : 0;
+
+		if (slots && e != slots && *e == '\0' && v > 0 && v < REORDER_MAX_SOURCES)
+			s->slot_limit = v;
+	}
+	/* A fork child's first sequence number follows its parent's at the fork. */
+	fork_seq = kv_list_get(&s->info->meta, "fork_seq");
+	if (fork_seq && !s->pulled) {
+		char *e;
+		unsigned long long v = strtoull(fork_seq, &e, 10);
+
+		if (e != fork_seq && *e == '\0') {
+			s->info->first_seq = (uint64_t)v + 1;
+			reorder_set_first_seq(&s->reorder, (uint64_t)v + 1);
+		}
+	}
+	return 0;
+}
+
+static int handle_chunk(struct stream *s, const struct trace_chunk *c)
+{
+	switch (c->type) {
+	case TRACE_CHUNK_META:
+		return handle_meta(s, c);
+	case TRACE_CHUNK_EVENTS:
+		return handle_events_chunk(s, c);
+	case TRACE_CHUNK_SYMBOLS:
+		return keep_symbols(s->info, c);
+	case TRACE_CHUNK_END:
+		s->info->has_end = true;
+		return kv_list_parse(&s->info->end, c->data, c->bytes);
+	}
+	return 0; /* unknown chunk types are skipped */
+}
+
+/*
+ * After a bad chunk at offset from: finds the next offset with a chunk magic
+ * and a header whose CRC checks, and positions the reader there.  Returns 1
+ * when found, 0 at the end of the file.
+ */
+static int reader_resync(struct trace_reader *r, uint64_t from)
+{
+	uint64_t pos = from + 1;
+	uint32_t window = 0;
+	unsigned have = 0;
+	int c;
+
+	if (fseeko(r->file, (off_t)pos, SEEK_SET) != 0)
+		return 0;
+	while ((c = getc(r->file)) != EOF) {
+		window = (window >> 8) | ((uint32_t)c << 24);
+		pos++;
+		if (++have < 4 || window != TRACE_CHUNK_MAGIC)
+			continue;
+		{
+			uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+			uint64_t start = pos - 4;
+
+			trace_put_le32(h, window);
+			if (fread(h + 4, 1, sizeof(h) - 4, r->file) != sizeof(h) - 4)
+				return 0;
+			if (trace_get_le32(h + 20) == crc32(0, h, 20) &&
+			    fseeko(r->file, (off_t)start, SEEK_SET) == 0) {
+				r->offset_bytes = start;
+				return 1;
+			}
+			if (fseeko(r->file, (off_t)pos, SEEK_SET) != 0)
+				return 0;
+		}
+	}
+	return 0;
+}
+
+int event_stream_read_meta(const char *path, struct kv_list *meta)
+{
+	struct trace_reader reader;
+	struct trace_chunk chunk;
+	int rc = trace_reader_open(&reader, path);
+
+	/* the launcher writes META first; look no further than a few chunks */
+	for (int i = 0; rc == 0 && i < 8; i++) {
+		int n = trace_reader_next(&reader, &chunk);
+
+		if (n <= 0) {
+			rc = n == -ENOMEM ? n : 0;
+			break;
+		}
+		if (chunk.type == TRACE_CHUNK_META) {
+			rc = kv_list_parse(meta, chunk.data, chunk.bytes);
+			break;
+		}
+	}
+	trace_reader_close(&reader);
+	return rc;
+}
+
+int event_stream_read(const char *path, struct trace_info *info, struct stack_nodes *nodes,
+		      struct module_maps *maps, struct aggregate *agg, char *errbuf,
+		      size_t errbuf_bytes)
+{
+	struct trace_reader reader;
+	struct trace_chunk chunk;
+	struct stream s;
+	int rc;
+
+	info->path = strdup(path);
+	if (!info->path)
+		return -ENOMEM;
+	rc = trace_reader_open(&reader, path);
+	if (rc < 0) {
+		snprintf(errbuf, errbuf_bytes, "%s", reader.error);
+		trace_reader_close(&reader);
+		return rc;
+	}
+	info->flags = reader.flags;
+	info->sampled = (reader.flags & TRACE_FLAG_SAMPLED) != 0;
+
+	memset(&s, 0, sizeof(s));
+	s.info = info;
+	s.nodes = nodes;
+	s.maps = maps;
+	s.agg = agg;
+	s.slot_limit = REORDER_MAX_SOURCES;
+	reorder_init(&s.reorder, info->first_seq, stream_pull, &s, aggregate_event, agg);
+	slot_decoders_init(&s.decoders);
+
+	for (;;) {
+		rc = trace_reader_next(&reader, &chunk);
+		if (rc == 0)
+			break;
+		if (rc == 1) {
+			info->chunks++;
+			rc = handle_chunk(&s, &chunk);
+			if (rc < 0)
+				break;
+			if (s.buffered_bytes > info->buffered_bytes_max)
+				info->buffered_bytes_max = s.buffered_bytes;
+			if (info->progress)
+				info->progress(info->progress_ctx, reader.offset_bytes,
+					       reader.file_bytes);
+			if (agg->error) {
+				rc = agg->error;
+				break;
+			}
+			/* reading a parent only up to a fork: stop once past it */
+			if (agg->seq_limit && s.reorder.expected > agg->seq_limit)
+				break;
+			continue;
+		}
+		if (rc == -ENOMEM)
+			break;
+		if (rc == -EIO) {
+			info->truncated = true;
+			info->truncated_offset = reader.offset_bytes;
+			rc = 0;
+			break;
+		}
+		info_lost_chunk(info, reader.offset_bytes, reader.error);
+		rc = 0;
+		if (!reader_resync(&reader, reader.offset_bytes))
+			break;
+	}
+	if (rc == 0) {
+		reorder_finish(&s.reorder);
+		aggregate_finish(agg);
+		rc = s.error ? s.error : agg->error;
+	}
+	info->seq_gaps = s.reorder.gaps;
+	info->seq_missing = s.reorder.missing_seqs;
+	info->late_events = s.reorder.late_events;
+	stream_free(&s);
+	trace_reader_close(&reader);
+	if (rc == -ENOMEM)
+		snprintf(errbuf, errbuf_bytes, "%s: out of memory", path);
+	else if (rc < 0)
+		snprintf(errbuf, errbuf_bytes, "%s: %s", path, strerror(-rc));
+	return rc;
+}

@@ -1,0 +1,70 @@
+/*
+ * analyze/main.c - mprof-analyze, the analyzer binary that `mprof report`
+ * and `mprof run` call: dispatches to the subcommands (report, symbolize).
+ *
+ * Owns the process exit status and the one error printer.  Exit statuses:
+ * 0 success, 1 unreadable or corrupt input (or a failed write), 2 usage.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+
+#include "analyze/cmd_symbolize.h"
+#include "analyze/commands.h"
+
+void analyze_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("mprof-analyze: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: mprof-analyze report TRACE... [-n N] [--format text|json] "
+	      "[--alloc-fn NAME]...\n"
+	      "       mprof-analyze symbolize TRACE...\n"
+	      "       mprof-analyze --help | --version\n"
+	      "\n"
+	      "  report     print a summary and the top allocation sites of each trace\n"
+	      "  symbolize  embed the symbols of each trace's modules in the trace\n"
+	      "\n"
+	      "Usually run through `mprof report` and `mprof run`; see mprof-report(1).\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("mprof-analyze (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(argv[1], "symbolize") == 0) {
+		if (argc < 3) {
+			analyze_error("symbolize: no trace file given");
+			usage(stderr);
+			return 2;
+		}
+		return cmd_symbolize(argc - 2, argv + 2);
+	}
+	analyze_error("unknown command '%s' (report or symbolize)", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,68 @@
+/*
+ * analyze/report.h - what a report of one trace is made of, shared by the
+ * text and JSON writers: the trace's facts (event_stream.h), the totals and
+ * per-stack statistics (aggregate.h), the allocation sites (sites.h), and
+ * the run facts taken from the END chunk.
+ */
+#ifndef MPROF_ANALYZE_REPORT_H
+#define MPROF_ANALYZE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze/aggregate.h"
+#include "analyze/event_stream.h"
+#include "analyze/sites.h"
+
+/* Facts about the run, from END (and META/TIME when END lacks them). */
+struct report_run {
+	bool has_status;          /* the program exited normally */
+	int64_t exit_status;
+	bool has_signal;          /* the program was killed by a signal */
+	int64_t exit_signal;
+	bool has_run_time;
+	uint64_t run_time_ns;     /* END wall_ns, else first to last TIME */
+	bool has_peak_rss;
+	uint64_t peak_rss_kib;    /* END peak_rss_kib (wait4's ru_maxrss) */
+	bool has_launcher_cpu;
+	uint64_t launcher_cpu_ns; /* the profiler's own CPU time (launcher) */
+	bool has_ring_waits;
+	uint64_t ring_waits;      /* times the program waited for a full ring */
+	bool has_unrecorded;
+	uint64_t unrecorded_allocs, unrecorded_frees;
+	const char *process_state; /* END process_state ("ended", ...), or NULL */
+	const char *end_diag;     /* END diag_text: the shim's last diagnostic, or NULL */
+	const char *collector_error; /* END collector_error, or NULL */
+	const char *parent_trace; /* META parent_trace (fork child), or NULL */
+	bool has_fork_seq;
+	uint64_t fork_seq;        /* META fork_seq: the parent's seq at the fork */
+	const char *exe;          /* program path, NULL when unknown */
+	const char *cmdline;
+	bool has_pid;
+	uint64_t pid;
+};
+
+struct report {
+	const struct trace_info *info;
+	const struct aggregate *agg;
+	const struct site_table *sites;
+	struct report_run run;
+	size_t top_n;             /* text: sites per ranking */
+	const char *inherit_note; /* fork child: why inherited blocks are unknown */
+};
+
+/* Fills r->run from r->info and r->agg. */
+void report_run_collect(struct report *r);
+
+/* Signal name ("SIGKILL") or NULL. */
+const char *report_signal_name(int64_t sig);
+
+/* Writes the text report of one trace to out. */
+void report_text_write(FILE *out, const struct report *r);
+
+/* Writes the JSON object of one trace to out (no trailing newline). */
+void report_json_write(FILE *out, const struct report *r);
+
+#endif

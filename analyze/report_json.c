@@ -1,0 +1,513 @@
+/*
+ * analyze/report_json.c - the machine-readable report of one trace
+ * (`mprof report --format json`).
+ *
+ * Owns nothing; reads a struct report and prints one JSON object.  Strings
+ * are escaped (quotes, backslashes, control characters; bytes that are not
+ * valid UTF-8 become \u00XX), so any trace content yields valid JSON.  Lists
+ * every site, not only the top N.
+ *
+ * Schema "mprof-report", schema_version 1 (all sizes in bytes, all times in
+ * ns, all counts weighted; "null" marks a value the trace does not have):
+ *
+ *   {
+ *     "schema": "mprof-report", "schema_version": 1,
+ *     "trace": {"path": str, "pid": int or null, "ppid": int or null,
+ *               "exe": str or null, "sampled": bool,
+ *               "first_seq": int (fork_seq + 1 for a fork child, else 1)},
+ *     "summary": {
+ *       "sampled": bool,            estimates (true) or exact counts
+ *       "program": {"exe", "cmdline": str or null, "pid": int or null,
+ *                   "exit_status": int or null, "exit_signal": int or null},
+ *       "run_time_ns": int or null, END wall_ns, else first to last TIME
+ *       "events": int,              allocator events in merged order
+ *       "allocations", "allocated_bytes": int,
+ *       "frees": int,               free calls (incl. realloc(p, 0))
+ *       "blocks_freed": int,        incl. the free part of realloc
+ *       "reallocs", "failed_reallocs", "temporary": int,
+ *       "unmatched_frees": int,     frees of addresses that were not live
+ *       "calls": {"malloc", "calloc", "realloc", "reallocarray",
+ *                 "posix_memalign", "aligned_alloc", "memalign", "valloc",
+ *                 "pvalloc": allocations made by each (realloc(NULL, n)
+ *                 counts under realloc); "free", "free_sized",
+ *                 "free_aligned_sized": calls; "realloc_to_zero":
+ *                 realloc(p, 0) that freed},
+ *       "peak": {"bytes", "blocks", "seq": int, "time_ns": int or null},
+ *                                   t-gmax; time_ns after the first TIME
+ *       "max_live_blocks": int,
+ *       "leaked_bytes", "leaked_blocks": int,       live at exit
+ *       "peak_rss_kib": int or null,
+ *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null},
+ *       "forks": int,              FORK records (children have own traces)
+ *       "inherited": {"seeded": bool, "blocks", "bytes": int, "note": str or null},
+ *                                   fork child: the parent's blocks live at the
+ *                                   fork, seeded from the parent's trace (site
+ *                                   with "inherited": true); note says why not
+ *       "quality": {"chunks", "chunks_lost": int,
+ *                   "lost_chunks": [{"offset": int, "reason": str}],
+ *                   "truncated": bool, "truncated_offset": int or null,
+ *                   "complete": bool (an END chunk was read),
+ *                   "sequence_gaps", "missing_events", "late_events",
+ *                   "merge_buffer_bytes_max" (event data that waited to merge),
+ *                   "address_reused", "stacks",
+ *                   "truncated_stacks", "unknown_stacks", "frames",
+ *                   "frames_without_debug_info", "frames_without_symbols": int,
+ *                   "unrecorded_allocations", "unrecorded_frees": int or null},
+ *       "diagnostics": [{"code": int, "text": str, "count": int}],
+ *       "meta": {key: str}, "end": {key: str}   the raw META / END pairs
+ *     },
+ *     "sites": [                    every site, by allocated bytes (desc)
+ *       {"id": int (rank, 1 = most bytes), "allocations", "allocated_bytes",
+ *        "peak_bytes", "peak_blocks" (live at t-gmax),
+ *        "leaked_bytes", "leaked_blocks" (live at exit), "temporary",
+ *        "max_live_bytes", "max_live_blocks" (the site's own maxima; an upper
+ *         bound when several stacks merged), "freed",
+ *        "lifetime_events_min", "lifetime_events_avg", "lifetime_events_max",
+ *        "lifetime_ns_min", "lifetime_ns_avg", "lifetime_ns_max"
+ *         (over freed blocks; null when none was freed),
+ *        "stacks": int (call stacks merged), "truncated": bool,
+ *        "unknown_stack": bool, "inherited": bool (blocks inherited at fork),
+ *        "frames": [{"function": str or null, "file": str or null,
+ *                    "line": int (0 unknown), "module": str (path),
+ *                    "offset": int (ip - load bias), "inlined": bool}]
+ *                   innermost first, allocator wrappers removed}
+ *     ]
+ *   }
+ * Several traces give a JSON array of such objects, in argument order.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "analyze/report.h"
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void json_string(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
+	if (!str) {
+		fputs("null", out);
+		return;
+	}
+	n = strlen(str);
+	fputc('"', out);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t len;
+
+		switch (c) {
+		case '"': fputs("\\\"", out); i++; continue;
+		case '\\': fputs("\\\\", out); i++; continue;
+		case '\n': fputs("\\n", out); i++; continue;
+		case '\r': fputs("\\r", out); i++; continue;
+		case '\t': fputs("\\t", out); i++; continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			fprintf(out, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		len = utf8_len(s + i, n - i);
+		if (len == 0) {
+			fprintf(out, "\\u%04x", c); /* not UTF-8: the byte as Latin-1 */
+			i++;
+			continue;
+		}
+		fwrite(s + i, 1, len, out);
+		i += len;
+	}
+	fputc('"', out);
+}
+
+static void json_key(FILE *out, const char *key)
+{
+	json_string(out, key);
+	fputc(':', out);
+}
+
+static void json_u64(FILE *out, const char *key, uint64_t v)
+{
+	json_key(out, key);
+	fprintf(out, "%" PRIu64, v);
+}
+
+static void json_opt_u64(FILE *out, const char *key, bool has, uint64_t v)
+{
+	json_key(out, key);
+	if (has)
+		fprintf(out, "%" PRIu64, v);
+	else
+		fputs("null", out);
+}
+
+static void json_bool(FILE *out, const char *key, bool v)
+{
+	json_key(out, key);
+	fputs(v ? "true" : "false", out);
+}
+
+static void json_kv_object(FILE *out, const char *key, const struct kv_list *l)
+{
+	json_key(out, key);
+	fputc('{', out);
+	for (size_t i = 0; i < l->count; i++) {
+		if (i)
+			fputc(',', out);
+		json_key(out, l->pairs[i].key);
+		json_string(out, l->pairs[i].value);
+	}
+	fputc('}', out);
+}
+
+static void write_program(FILE *out, const struct report *r)
+{
+	const struct report_run *run = &r->run;
+
+	json_key(out, "program");
+	fputc('{', out);
+	json_key(out, "exe");
+	json_string(out, run->exe);
+	fputc(',', out);
+	json_key(out, "cmdline");
+	json_string(out, run->cmdline);
+	fputc(',', out);
+	json_opt_u64(out, "pid", run->has_pid, run->pid);
+	fputc(',', out);
+	json_key(out, "exit_status");
+	if (run->has_status)
+		fprintf(out, "%" PRId64, run->exit_status);
+	else
+		fputs("null", out);
+	fputc(',', out);
+	json_key(out, "exit_signal");
+	if (run->has_signal)
+		fprintf(out, "%" PRId64, run->exit_signal);
+	else
+		fputs("null", out);
+	fputc('}', out);
+}
+
+static void write_trace(FILE *out, const struct report *r)
+{
+	const struct trace_info *info = r->info;
+	const struct report_run *run = &r->run;
+
+	json_key(out, "trace");
+	fputc('{', out);
+	json_key(out, "path");
+	json_string(out, info->path);
+	fputc(',', out);
+	json_opt_u64(out, "pid", run->has_pid, run->pid);
+	fputc(',', out);
+	json_opt_u64(out, "ppid", info->has_process, info->ppid);
+	fputc(',', out);
+	json_key(out, "exe");
+	json_string(out, run->exe);
+	fputc(',', out);
+	json_bool(out, "sampled", info->sampled);
+	fputc(',', out);
+	json_u64(out, "first_seq", info->first_seq);
+	fputc('}', out);
+}
+
+static void write_quality(FILE *out, const struct report *r)
+{
+	const struct trace_info *info = r->info;
+	const struct aggregate *a = r->agg;
+	const struct site_table *t = r->sites;
+
+	json_key(out, "quality");
+	fputc('{', out);
+	json_u64(out, "chunks", info->chunks);
+	fputc(',', out);
+	json_u64(out, "chunks_lost", info->chunks_lost);
+	fputc(',', out);
+	json_key(out, "lost_chunks");
+	fputc('[', out);
+	for (size_t i = 0; i < info->lost_offset_count; i++) {
+		fputs(i ? ",{" : "{", out);
+		json_u64(out, "offset", info->lost_offsets[i]);
+		fputc(',', out);
+		json_key(out, "reason");
+		json_string(out, info->lost_reasons[i]);
+		fputc('}', out);
+	}
+	fputs("],", out);
+	json_bool(out, "truncated", info->truncated);
+	fputc(',', out);
+	json_opt_u64(out, "truncated_offset", info->truncated, info->truncated_offset);
+	fputc(',', out);
+	json_bool(out, "complete", info->has_end);
+	fputc(',', out);
+	json_u64(out, "sequence_gaps", info->seq_gaps);
+	fputc(',', out);
+	json_u64(out, "missing_events", info->seq_missing);
+	fputc(',', out);
+	json_u64(out, "late_events", info->late_events);
+	fputc(',', out);
+	json_u64(out, "merge_buffer_bytes_max", info->buffered_bytes_max);
+	fputc(',', out);
+	json_u64(out, "address_reused", a->address_reused);
+	fputc(',', out);
+	json_u64(out, "stacks", t->stacks);
+	fputc(',', out);
+	json_u64(out, "truncated_stacks", t->truncated_stacks);
+	fputc(',', out);
+	json_u64(out, "unknown_stacks", t->unknown_stacks);
+	fputc(',', out);
+	json_u64(out, "frames", t->frames_total);
+	fputc(',', out);
+	json_u64(out, "frames_without_debug_info", t->frames_no_debug_info);
+	fputc(',', out);
+	json_u64(out, "frames_without_symbols", t->frames_no_symbol);
+	fputc(',', out);
+	json_opt_u64(out, "unrecorded_allocations", r->run.has_unrecorded,
+		     r->run.unrecorded_allocs);
+	fputc(',', out);
+	json_opt_u64(out, "unrecorded_frees", r->run.has_unrecorded, r->run.unrecorded_frees);
+	fputc('}', out);
+}
+
+static void write_summary(FILE *out, const struct report *r)
+{
+	const struct trace_info *info = r->info;
+	const struct aggregate *a = r->agg;
+	const struct report_run *run = &r->run;
+	bool first = true;
+
+	json_key(out, "summary");
+	fputc('{', out);
+	json_bool(out, "sampled", info->sampled);
+	fputc(',', out);
+	write_program(out, r);
+	fputc(',', out);
+	json_opt_u64(out, "run_time_ns", run->has_run_time, run->run_time_ns);
+	fputc(',', out);
+	json_u64(out, "events", a->events);
+	fputc(',', out);
+	json_u64(out, "allocations", a->allocations);
+	fputc(',', out);
+	json_u64(out, "allocated_bytes", a->allocated_bytes);
+	fputc(',', out);
+	json_u64(out, "frees", a->frees);
+	fputc(',', out);
+	json_u64(out, "blocks_freed", a->blocks_freed);
+	fputc(',', out);
+	json_u64(out, "reallocs", a->reallocs);
+	fputc(',', out);
+	json_u64(out, "failed_reallocs", a->failed_reallocs);
+	fputc(',', out);
+	json_u64(out, "temporary", a->temporary);
+	fputc(',', out);
+	json_u64(out, "unmatched_frees", a->unmatched_frees);
+	fputc(',', out);
+	json_key(out, "calls");
+	fputc('{', out);
+	for (unsigned c = 0; c < AGG_CALL_COUNT; c++) {
+		if (!first)
+			fputc(',', out);
+		first = false;
+		json_u64(out, agg_call_name(c), a->calls[c]);
+	}
+	fputs("},", out);
+	json_key(out, "peak");
+	fputc('{', out);
+	json_u64(out, "bytes", a->peak_bytes);
+	fputc(',', out);
+	json_u64(out, "blocks", a->peak_blocks);
+	fputc(',', out);
+	json_u64(out, "seq", a->peak_seq);
+	fputc(',', out);
+	json_opt_u64(out, "time_ns", a->peak_bytes && a->peak_time_known && a->time_known,
+		     a->peak_time_ns - a->first_time_ns);
+	fputs("},", out);
+	json_u64(out, "max_live_blocks", a->max_live_blocks);
+	fputc(',', out);
+	json_u64(out, "leaked_bytes", a->live_bytes);
+	fputc(',', out);
+	json_u64(out, "leaked_blocks", a->live_blocks);
+	fputc(',', out);
+	json_opt_u64(out, "peak_rss_kib", run->has_peak_rss, run->peak_rss_kib);
+	fputc(',', out);
+	json_key(out, "profiler");
+	fputc('{', out);
+	json_opt_u64(out, "launcher_cpu_ns", run->has_launcher_cpu, run->launcher_cpu_ns);
+	fputc(',', out);
+	json_opt_u64(out, "ring_waits", run->has_ring_waits, run->ring_waits);
+	fputs("},", out);
+	json_u64(out, "forks", info->forks);
+	fputc(',', out);
+	json_key(out, "inherited");
+	fputc('{', out);
+	json_bool(out, "seeded", a->inherited_seeded);
+	fputc(',', out);
+	json_u64(out, "blocks", a->inherited_blocks);
+	fputc(',', out);
+	json_u64(out, "bytes", a->inherited_bytes);
+	fputc(',', out);
+	json_key(out, "note");
+	json_string(out, r->inherit_note);
+	fputs("},", out);
+	write_quality(out, r);
+	fputc(',', out);
+	json_key(out, "diagnostics");
+	fputc('[', out);
+	for (size_t i = 0; i < info->diag_count; i++) {
+		fputs(i ? ",{" : "{", out);
+		json_u64(out, "code", info->diags[i].code);
+		fputc(',', out);
+		json_key(out, "text");
+		json_string(out, info->diags[i].text);
+		fputc(',', out);
+		json_u64(out, "count", info->diags[i].count);
+		fputc('}', out);
+	}
+	fputs("],", out);
+	json_kv_object(out, "meta", &info->meta);
+	fputc(',', out);
+	json_kv_object(out, "end", &info->end);
+	fputc('}', out);
+}
+
+static void json_lifetime(FILE *out, const char *min_key, const char *avg_key,
+			  const char *max_key, uint64_t freed, uint64_t min, uint64_t sum,
+			  uint64_t max)
+{
+	json_opt_u64(out, min_key, freed > 0, min);
+	fputc(',', out);
+	json_key(out, avg_key);
+	if (freed)
+		fprintf(out, "%.1f", (double)sum / (double)freed);
+	else
+		fputs("null", out);
+	fputc(',', out);
+	json_opt_u64(out, max_key, freed > 0, max);
+}
+
+static void write_frame(FILE *out, const struct site_frame *f)
+{
+	fputc('{', out);
+	json_key(out, "function");
+	json_string(out, f->function);
+	fputc(',', out);
+	json_key(out, "file");
+	json_string(out, f->file);
+	fputc(',', out);
+	json_u64(out, "line", f->line);
+	fputc(',', out);
+	json_key(out, "module");
+	json_string(out, f->module);
+	fputc(',', out);
+	json_u64(out, "offset", f->module_offset);
+	fputc(',', out);
+	json_bool(out, "inlined", f->inlined);
+	fputc('}', out);
+}
+
+static void write_site(FILE *out, const struct site_table *t, const struct site *s)
+{
+	const struct alloc_stats *st = &s->s;
+	const uint32_t *ids = site_frame_ids(t, s);
+
+	fputc('{', out);
+	json_u64(out, "id", s->id);
+	fputc(',', out);
+	json_u64(out, "allocations", st->allocations);
+	fputc(',', out);
+	json_u64(out, "allocated_bytes", st->allocated_bytes);
+	fputc(',', out);
+	json_u64(out, "peak_bytes", st->peak_bytes);
+	fputc(',', out);
+	json_u64(out, "peak_blocks", st->peak_blocks);
+	fputc(',', out);
+	json_u64(out, "leaked_bytes", st->live_bytes);
+	fputc(',', out);
+	json_u64(out, "leaked_blocks", st->live_blocks);
+	fputc(',', out);
+	json_u64(out, "temporary", st->temporary);
+	fputc(',', out);
+	json_u64(out, "max_live_bytes", st->max_live_bytes);
+	fputc(',', out);
+	json_u64(out, "max_live_blocks", st->max_live_blocks);
+	fputc(',', out);
+	json_u64(out, "freed", st->freed);
+	fputc(',', out);
+	json_lifetime(out, "lifetime_events_min", "lifetime_events_avg", "lifetime_events_max",
+		      st->freed, st->lifetime_events_min, st->lifetime_events_sum,
+		      st->lifetime_events_max);
+	fputc(',', out);
+	json_lifetime(out, "lifetime_ns_min", "lifetime_ns_avg", "lifetime_ns_max", st->freed,
+		      st->lifetime_ns_min, st->lifetime_ns_sum, st->lifetime_ns_max);
+	fputc(',', out);
+	json_u64(out, "stacks", s->stack_count);
+	fputc(',', out);
+	json_bool(out, "truncated", s->truncated);
+	fputc(',', out);
+	json_bool(out, "unknown_stack", s->unknown_stack);
+	fputc(',', out);
+	json_bool(out, "inherited", s->inherited);
+	fputc(',', out);
+	json_key(out, "frames");
+	fputc('[', out);
+	for (uint32_t i = 0; i < s->frame_count; i++) {
+		if (i)
+			fputc(',', out);
+		write_frame(out, &t->frames[ids[i]]);
+	}
+	fputs("]}", out);
+}
+
+void report_json_write(FILE *out, const struct report *r)
+{
+	fputc('{', out);
+	json_key(out, "schema");
+	json_string(out, "mprof-report");
+	fputc(',', out);
+	json_u64(out, "schema_version", 1);
+	fputc(',', out);
+	write_trace(out, r);
+	fputc(',', out);
+	write_summary(out, r);
+	fputs(",\n", out);
+	json_key(out, "sites");
+	fputs("[\n", out);
+	for (size_t i = 0; i < r->sites->count; i++) {
+		if (i)
+			fputs(",\n", out);
+		write_site(out, r->sites, &r->sites->sites[i]);
+	}
+	fputs("\n]}", out);
+}

@@ -1,0 +1,357 @@
+/*
+ * analyze/report_text.c - the human-readable report of one trace: a summary
+ * block (what happened, the peak, leaks, and what the numbers rest on), then
+ * the top-N allocation sites for each ranking.
+ *
+ * Owns nothing; reads a struct report and prints.  Every size is printed as
+ * an exact byte count first ("7168 B (7.0 KiB)") so tests can grep exact
+ * values.  Must never change a number: all arithmetic happened before.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+
+/* "7168 B (7.0 KiB)"; below 1 KiB just "512 B". */
+static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, n, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	while (v >= 1024.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, n, "%" PRIu64 " B (%.1f %s)", bytes, v, units[u]);
+	return buf;
+}
+
+/* Durations: "850 ns", "12.3 us", "4.56 ms", "1.234 s". */
+static const char *fmt_ns(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+	return buf;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : (path ? path : "?");
+}
+
+static void print_frame(FILE *out, const struct site_frame *f)
+{
+	const char *mod = base_name(f->module);
+
+	if (!f->function && strcmp(f->module, "?") == 0)
+		fprintf(out, "    at ?? (0x%" PRIx64 ")", f->module_offset);
+	else if (!f->function)
+		fprintf(out, "    at ?? (%s+0x%" PRIx64 ")", mod, f->module_offset);
+	else if (f->file && f->line)
+		fprintf(out, "    at %s (%s:%" PRIu32 ") [%s]", f->function, base_name(f->file),
+			f->line, mod);
+	else if (f->file)
+		fprintf(out, "    at %s (%s) [%s]", f->function, base_name(f->file), mod);
+	else
+		fprintf(out, "    at %s [%s+0x%" PRIx64 "]", f->function, mod, f->module_offset);
+	fputs(f->inlined ? " (inlined)\n" : "\n", out);
+}
+
+static void print_site(FILE *out, const struct report *r, const struct site *s, size_t rank)
+{
+	const struct site_table *t = r->sites;
+	const uint32_t *ids = site_frame_ids(t, s);
+	const struct alloc_stats *st = &s->s;
+	char b1[64], b2[64], b3[64], b4[64], n1[32], n2[32], n3[32];
+
+	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,
+		st->allocations, fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
+	fprintf(out, "    peak %s in %" PRIu64 " blocks; leaked %s in %" PRIu64
+		" blocks; temporary %" PRIu64 "\n",
+		fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
+		fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks, st->temporary);
+	fprintf(out, "    max live %s / %" PRIu64 " blocks; freed %" PRIu64, fmt_bytes(b4, sizeof(b4),
+		st->max_live_bytes), st->max_live_blocks, st->freed);
+	if (st->freed)
+		fprintf(out, ", lifetime min/avg/max %" PRIu64 "/%.1f/%" PRIu64 " events, %s/%s/%s",
+			st->lifetime_events_min, (double)st->lifetime_events_sum / (double)st->freed,
+			st->lifetime_events_max, fmt_ns(n1, sizeof(n1), st->lifetime_ns_min),
+			fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed),
+			fmt_ns(n3, sizeof(n3), st->lifetime_ns_max));
+	fputc('\n', out);
+	if (s->inherited)
+		fputs("    (blocks inherited from the parent process at fork)\n", out);
+	else if (s->unknown_stack)
+		fputs("    (no call stack recorded)\n", out);
+	for (uint32_t i = 0; i < s->frame_count; i++)
+		print_frame(out, &t->frames[ids[i]]);
+	if (s->truncated)
+		fputs("    ... (truncated at --max-frames)\n", out);
+}
+
+/* ---- rankings ---- */
+
+enum ranking { RANK_PEAK, RANK_LEAKED, RANK_ALLOCATED, RANK_ALLOCATIONS, RANK_TEMPORARY };
+
+static uint64_t rank_value(const struct site *s, enum ranking k)
+{
+	switch (k) {
+	case RANK_PEAK: return s->s.peak_bytes;
+	case RANK_LEAKED: return s->s.live_bytes;
+	case RANK_ALLOCATED: return s->s.allocated_bytes;
+	case RANK_ALLOCATIONS: return s->s.allocations;
+	case RANK_TEMPORARY: return s->s.temporary;
+	}
+	return 0;
+}
+
+static enum ranking sort_ranking;
+static const struct site *sort_sites;
+
+static int rank_cmp(const void *pa, const void *pb)
+{
+	const struct site *a = &sort_sites[*(const uint32_t *)pa];
+	const struct site *b = &sort_sites[*(const uint32_t *)pb];
+	uint64_t va = rank_value(a, sort_ranking), vb = rank_value(b, sort_ranking);
+
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id; /* ids follow allocated bytes */
+}
+
+static void print_ranking(FILE *out, const struct report *r, uint32_t *order, enum ranking k,
+			  const char *title, const char *none)
+{
+	const struct site_table *t = r->sites;
+	size_t n = 0, shown;
+
+	for (size_t i = 0; i < t->count; i++)
+		if (rank_value(&t->sites[i], k))
+			order[n++] = (uint32_t)i;
+	sort_ranking = k;
+	sort_sites = t->sites;
+	qsort(order, n, sizeof(*order), rank_cmp);
+	shown = n < r->top_n ? n : r->top_n;
+	fputc('\n', out);
+	if (n == 0) {
+		fprintf(out, "== %s: %s\n", title, none);
+		return;
+	}
+	fprintf(out, "== %s: top %zu of %zu sites%s\n", title, shown, n,
+		r->info->sampled && (k == RANK_PEAK || k == RANK_TEMPORARY)
+			? " (sampled trace: rough, no unbiased estimate)" : "");
+	for (size_t i = 0; i < shown; i++)
+		print_site(out, r, &t->sites[order[i]], i + 1);
+}
+
+/* ---- summary ---- */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_program(FILE *out, const struct report *r)
+{
+	const struct report_run *run = &r->run;
+
+	fputs("program:          ", out);
+	if (run->cmdline || run->exe)
+		fputs(run->cmdline ? run->cmdline : run->exe, out);
+	else
+		fputs("(unknown)", out);
+	if (run->has_pid)
+		fprintf(out, " (pid %" PRIu64 ")", run->pid);
+	if (run->has_signal) {
+		const char *name = report_signal_name(run->exit_signal);
+
+		fprintf(out, ", killed by signal %" PRId64 "%s%s%s", run->exit_signal,
+			name ? " (" : "", name ? name : "", name ? ")" : "");
+	} else if (run->has_status) {
+		fprintf(out, ", exited with status %" PRId64, run->exit_status);
+	} else if (run->process_state) {
+		fprintf(out, ", %s", run->process_state);
+	} else if (!r->info->has_end) {
+		fputs(", end not recorded", out);
+	}
+	fputc('\n', out);
+	if (run->parent_trace || run->has_fork_seq) {
+		fputs("forked from:      ", out);
+		fputs(run->parent_trace ? run->parent_trace : "the parent", out);
+		if (run->has_fork_seq)
+			fprintf(out, " at its event %" PRIu64, run->fork_seq);
+		fputc('\n', out);
+	}
+}
+
+static void print_calls(FILE *out, const struct aggregate *a)
+{
+	bool any = false;
+
+	fputs("calls:            ", out);
+	for (unsigned c = 0; c < AGG_CALL_COUNT; c++) {
+		if (!a->calls[c])
+			continue;
+		fprintf(out, "%s%s %" PRIu64, any ? ", " : "", agg_call_name(c), a->calls[c]);
+		any = true;
+	}
+	if (a->failed_reallocs)
+		fprintf(out, "%sfailed realloc %" PRIu64, any ? ", " : "", a->failed_reallocs);
+	fputs(any || a->failed_reallocs ? "\n" : "none\n", out);
+}
+
+static void print_quality(FILE *out, const struct report *r)
+{
+	const struct trace_info *info = r->info;
+	const struct aggregate *a = r->agg;
+	const struct site_table *t = r->sites;
+
+	fprintf(out, "data:             %" PRIu64 " events in %" PRIu64 " chunks; %" PRIu64
+		" chunks lost; %" PRIu64 " sequence gaps (%" PRIu64 " events missing)\n",
+		a->events, info->chunks, info->chunks_lost, info->seq_gaps, info->seq_missing);
+	fprintf(out, "                  %" PRIu64 " unmatched frees; %" PRIu64 " of %" PRIu64
+		" stacks truncated; %" PRIu64 " without a stack\n",
+		a->unmatched_frees, t->truncated_stacks, t->stacks, t->unknown_stacks);
+	fprintf(out, "                  %" PRIu64 " of %" PRIu64 " frames without debug info, %"
+		PRIu64 " without symbols\n",
+		t->frames_no_debug_info, t->frames_total, t->frames_no_symbol);
+	if (r->run.has_unrecorded)
+		fprintf(out, "unrecorded:       %" PRIu64 " allocations, %" PRIu64
+			" frees made but not recorded\n",
+			r->run.unrecorded_allocs, r->run.unrecorded_frees);
+	if (a->address_reused || a->null_allocs || info->late_events || info->stack_errors ||
+	    info->module_errors)
+		fprintf(out, "anomalies:        %" PRIu64 " addresses reused while live, %" PRIu64
+			" allocations at address 0, %" PRIu64 " late events, %" PRIu64
+			" bad stack records, %" PRIu64 " bad module records\n",
+			a->address_reused, a->null_allocs, info->late_events, info->stack_errors,
+			info->module_errors);
+}
+
+static void print_warnings(FILE *out, const struct report *r)
+{
+	const struct trace_info *info = r->info;
+
+	for (size_t i = 0; i < info->lost_offset_count; i++)
+		fprintf(out, "warning: chunk at offset %" PRIu64 " lost: %s\n",
+			info->lost_offsets[i], info->lost_reasons[i]);
+	if (info->chunks_lost > info->lost_offset_count)
+		fprintf(out, "warning: %" PRIu64 " more chunks lost\n",
+			info->chunks_lost - info->lost_offset_count);
+	if (info->truncated)
+		fprintf(out, "warning: trace truncated at offset %" PRIu64
+			": the program was probably killed; events up to there are reported\n",
+			info->truncated_offset);
+	else if (!info->has_end)
+		fputs("warning: the trace has no END chunk: the recording did not finish\n", out);
+	if (r->inherit_note)
+		fprintf(out, "warning: %s\n", r->inherit_note);
+	if (r->run.collector_error)
+		fprintf(out, "warning: the collector reported: %s\n", r->run.collector_error);
+	if (r->run.end_diag) {
+		bool seen = false;
+
+		for (size_t i = 0; i < info->diag_count; i++)
+			seen |= strcmp(info->diags[i].text, r->run.end_diag) == 0;
+		if (!seen)
+			fprintf(out, "diagnostic: %s\n", r->run.end_diag);
+	}
+	for (size_t i = 0; i < info->diag_count; i++) {
+		fprintf(out, "diagnostic: %s", info->diags[i].text);
+		if (info->diags[i].count > 1)
+			fprintf(out, " (%" PRIu64 " times)", info->diags[i].count);
+		fputc('\n', out);
+	}
+	if (info->diags_dropped)
+		fprintf(out, "diagnostic: %" PRIu64 " more not shown\n", info->diags_dropped);
+}
+
+static void print_summary(FILE *out, const struct report *r)
+{
+	const struct trace_info *info = r->info;
+	const struct aggregate *a = r->agg;
+	const struct report_run *run = &r->run;
+	char b1[64], b2[64], n1[32];
+
+	fprintf(out, "mprof report: %s (%s)\n", info->path,
+		info->sampled ? "sampled: counts and bytes are estimates"
+			      : "exact: every allocation recorded");
+	print_program(out, r);
+	if (run->has_run_time)
+		fprintf(out, "run time:         %s\n", fmt_ns(n1, sizeof(n1), run->run_time_ns));
+	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
+		fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
+	fprintf(out, "frees:            %" PRIu64 "; reallocs %" PRIu64 "; temporary %" PRIu64
+		" (%.1f%% of allocations)\n",
+		a->frees, a->reallocs, a->temporary, pct(a->temporary, a->allocations));
+	print_calls(out, a);
+	fprintf(out, "heap peak:        %s in %" PRIu64 " blocks", fmt_bytes(b1, sizeof(b1),
+		a->peak_bytes), a->peak_blocks);
+	if (a->peak_bytes) {
+		fprintf(out, ", at event %" PRIu64, a->peak_seq);
+		if (a->peak_time_known && a->time_known)
+			fprintf(out, ", %s into the recording",
+				fmt_ns(n1, sizeof(n1), a->peak_time_ns - a->first_time_ns));
+	}
+	fputc('\n', out);
+	if (run->has_peak_rss)
+		fprintf(out, "peak RSS:         %s\n",
+			fmt_bytes(b2, sizeof(b2), run->peak_rss_kib * 1024));
+	fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at exit)\n",
+		fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
+	if (run->has_launcher_cpu || run->has_ring_waits) {
+		fputs("profiler cost:    ", out);
+		if (run->has_launcher_cpu)
+			fprintf(out, "launcher CPU %s", fmt_ns(n1, sizeof(n1), run->launcher_cpu_ns));
+		if (run->has_ring_waits)
+			fprintf(out, "%sring waits %" PRIu64, run->has_launcher_cpu ? ", " : "",
+				run->ring_waits);
+		fputc('\n', out);
+	}
+	if (info->forks)
+		fprintf(out, "forks:            %" PRIu64 " (children have their own traces)\n",
+			info->forks);
+	if (a->inherited_seeded)
+		fprintf(out, "inherited:        %s in %" PRIu64
+			" blocks live in the parent at the fork\n",
+			fmt_bytes(b1, sizeof(b1), a->inherited_bytes), a->inherited_blocks);
+	print_quality(out, r);
+	print_warnings(out, r);
+}
+
+void report_text_write(FILE *out, const struct report *r)
+{
+	uint32_t *order = malloc((r->sites->count ? r->sites->count : 1) * sizeof(*order));
+
+	print_summary(out, r);
+	if (!order) {
+		fputs("(out of memory: site rankings omitted)\n", out);
+		return;
+	}
+	fprintf(out, "sites:            %zu\n", r->sites->count);
+	if (r->top_n == 0) {
+		free(order);
+		return;
+	}
+	print_ranking(out, r, order, RANK_PEAK, "Peak (live bytes at t-gmax)", "no live bytes at peak");
+	print_ranking(out, r, order, RANK_LEAKED, "Leaked (live at exit)", "no leaks");
+	print_ranking(out, r, order, RANK_ALLOCATED, "Allocated bytes", "no allocations");
+	print_ranking(out, r, order, RANK_ALLOCATIONS, "Allocations", "no allocations");
+	print_ranking(out, r, order, RANK_TEMPORARY, "Temporary allocations",
+		      "no temporary allocations");
+	free(order);
+}

@@ -1,0 +1,88 @@
+/*
+ * analyze/sites.h - allocation sites: call stacks symbolized, with the
+ * allocator wrappers in front removed, and merged when they symbolize the
+ * same.  A site's statistics are the sums of its stacks' (aggregate.h).
+ */
+#ifndef MPROF_ANALYZE_SITES_H
+#define MPROF_ANALYZE_SITES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/aggregate.h"
+#include "analyze/stack_nodes.h"
+#include "analyze/symbols.h"
+
+#define SITES_MAX_DEPTH 1024 /* instruction pointers walked per stack */
+
+/* One shown frame.  Strings belong to the symbolizer (valid until
+ * symbolizer_free); module is the full path ("?" when no module holds it). */
+struct site_frame {
+	const char *function;   /* NULL when unknown */
+	const char *file;       /* NULL without debug info */
+	const char *module;
+	uint32_t line;          /* 0 when unknown */
+	uint64_t module_offset; /* ip - load bias */
+	bool inlined;           /* inlined into the next (outer) frame */
+};
+
+struct site {
+	struct alloc_stats s;   /* summed over the site's stacks */
+	uint32_t id;            /* 1-based rank by allocated bytes */
+	uint32_t frame_start;   /* first index into site_table.frame_ids */
+	uint32_t frame_count;   /* frames after wrapper removal, innermost first */
+	uint32_t stack_count;   /* call stacks merged into this site */
+	bool truncated;         /* a merged stack hit --max-frames */
+	bool unknown_stack;     /* no stack recorded, or its nodes are missing */
+	bool inherited;         /* blocks a fork child inherited (no stack) */
+};
+
+struct site_options {
+	const char *const *alloc_fns; /* extra wrapper names (--alloc-fn); "x*" = prefix */
+	size_t alloc_fn_count;
+};
+
+struct site_table {
+	struct site *sites;      /* sorted by allocated bytes, id = index + 1; owned */
+	size_t count, cap;
+	struct site_frame *frames; /* distinct frames; owned */
+	size_t frame_count, frame_cap;
+	uint32_t *frame_ids;     /* per-site frame sequences; owned */
+	size_t ids_count, ids_cap;
+
+	/* hash tables (indices + 1), owned */
+	uint32_t *frame_hash;
+	size_t frame_hash_mask;
+	uint32_t *site_hash;
+	size_t site_hash_mask;
+	uint64_t *ip_set;        /* (epoch, ip) pairs looked up, 2 words each */
+	size_t ip_set_mask, ip_set_count;
+
+	/* what the sites rest on */
+	uint64_t stacks;           /* distinct call stacks with events */
+	uint64_t truncated_stacks; /* of those, cut at --max-frames */
+	uint64_t unknown_stacks;   /* of those, without a usable stack */
+	uint64_t frames_total;     /* distinct (epoch, ip) symbolized */
+	uint64_t frames_no_debug_info;
+	uint64_t frames_no_symbol;
+};
+
+/* Symbolizes and merges the stacks of agg (after aggregate_finish) into t.
+ * sym must outlive t.  Returns 0 or -ENOMEM. */
+int site_table_build(struct site_table *t, const struct aggregate *agg,
+		     const struct stack_nodes *nodes, struct symbolizer *sym,
+		     const struct site_options *opt);
+
+void site_table_free(struct site_table *t);
+
+/* The frames of site s (frame_count of them). */
+static inline const uint32_t *site_frame_ids(const struct site_table *t, const struct site *s)
+{
+	return t->frame_ids + s->frame_start;
+}
+
+/* True when function is an allocator wrapper by the built-in list or opt. */
+bool site_is_alloc_wrapper(const char *function, const struct site_options *opt);
+
+#endif

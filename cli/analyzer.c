@@ -1,0 +1,96 @@
+/*
+ * cli/analyzer.c - starting the analyzer (mprof-analyze) on behalf of mprof:
+ * `mprof report` hands over to it entirely, and `mprof run` runs its
+ * symbolize step at the end of a run so the trace keeps the symbols of
+ * binaries that may later change or vanish.
+ *
+ * Owns the argument vectors it builds.  Never writes to stdout during
+ * `mprof run` (the analyzer's stdout is pointed at stderr there).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/analyzer.h"
+#include "cli/die.h"
+#include "cli/paths.h"
+
+int analyzer_available(void)
+{
+	return access(mprof_path_analyzer(), X_OK) == 0;
+}
+
+int analyzer_symbolize(char *const traces[], size_t ntraces)
+{
+	const char *path = mprof_path_analyzer();
+	char **argv;
+	pid_t pid;
+	int status;
+
+	if (ntraces == 0)
+		return 0;
+	if (!analyzer_available()) {
+		mprof_warn("the analyzer %s is missing: symbols were not embedded in the trace "
+			   "(mprof report will read them from the binaries on disk)", path);
+		return -1;
+	}
+	argv = calloc(ntraces + 3, sizeof(*argv));
+	if (!argv) {
+		mprof_warn("out of memory: symbols were not embedded in the trace");
+		return -1;
+	}
+	argv[0] = (char *)path;
+	argv[1] = (char *)"symbolize";
+	memcpy(argv + 2, traces, ntraces * sizeof(*argv));
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execv(path, argv);
+		_exit(127);
+	}
+	free(argv);
+	if (pid < 0) {
+		mprof_warn("cannot start the analyzer: %s; symbols were not embedded in the trace",
+			   strerror(errno));
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	}
+	if (status == 0)
+		return 0;
+	if (status != -1 && WIFSIGNALED(status))
+		mprof_warn("embedding symbols failed (the analyzer died of signal %d); "
+			   "the trace is still valid", WTERMSIG(status));
+	else
+		mprof_warn("embedding symbols failed (the analyzer exited with status %d); "
+			   "the trace is still valid", status == -1 ? -1 : WEXITSTATUS(status));
+	return -1;
+}
+
+void analyzer_exec(const char *subcommand, int argc, char *const argv[])
+{
+	const char *path = mprof_path_analyzer();
+	char **args = calloc((size_t)argc + 3, sizeof(*args));
+
+	if (!args)
+		mprof_die(MPROF_EXIT_FAILED, "out of memory");
+	args[0] = (char *)path;
+	args[1] = (char *)subcommand;
+	for (int i = 0; i < argc; i++)
+		args[i + 2] = argv[i];
+	fflush(stdout);
+	fflush(stderr);
+	execv(path, args);
+	mprof_die(MPROF_EXIT_FAILED, "cannot run the analyzer %s: %s (set MPROF_ANALYZE to "
+		  "its location)", path, strerror(errno));
+}

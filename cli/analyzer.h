@@ -1,0 +1,24 @@
+/*
+ * cli/analyzer.h - running mprof-analyze, the trace analyzer, from mprof.
+ */
+#ifndef MPROF_CLI_ANALYZER_H
+#define MPROF_CLI_ANALYZER_H
+
+#include <stddef.h>
+
+/*
+ * Runs `mprof-analyze symbolize TRACE...` and waits for it (its stdout goes
+ * to mprof's stderr).  A missing or failing analyzer only gives one warning:
+ * the traces stay valid without their SYMBOLS chunk.  Returns 0 when the
+ * symbols were embedded, -1 otherwise.
+ */
+int analyzer_symbolize(char *const traces[], size_t ntraces);
+
+/* Replaces mprof with `mprof-analyze <subcommand> args...`; exits with
+ * status 125 when the analyzer cannot be executed. */
+_Noreturn void analyzer_exec(const char *subcommand, int argc, char *const argv[]);
+
+/* Whether the analyzer is there to run. */
+int analyzer_available(void);
+
+#endif

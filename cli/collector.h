@@ -1,0 +1,50 @@
+/*
+ * cli/collector.h - the launcher's collector: while the program runs it
+ * finds each process file in the session directory, drains every thread
+ * slot's ring into EVENTS chunks of that process's trace, and when the
+ * program has ended it finalizes every trace with an END chunk.
+ */
+#ifndef MPROF_CLI_COLLECTOR_H
+#define MPROF_CLI_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cli/trace_files.h"
+
+struct collector_config {
+	const char *session_dir;      /* absolute path of the session directory */
+	pid_t root_pid;               /* the program (the launcher's child) */
+	struct trace_file *root_trace; /* created, file header written; the
+	                               * collector writes and closes it */
+	const char *trace_base;       /* other processes get trace_base.PID */
+	const char *command;          /* the program's argv joined by spaces */
+	const char *program;          /* the program as named by the user */
+	unsigned max_frames;
+	uint64_t start_unix_ns;       /* CLOCK_REALTIME when mprof started it */
+	uint64_t start_mono_ns;       /* CLOCK_MONOTONIC at the same moment */
+};
+
+struct collector_result {
+	int wait_status;     /* the program's status from wait4 */
+	bool root_seen;      /* the program's process file appeared */
+	char **traces;       /* traces kept, owned; the root's first if root_seen */
+	size_t ntraces;
+	size_t still_running; /* descendants alive when the program ended */
+	size_t write_errors;  /* traces whose writing failed part way */
+};
+
+/*
+ * Collects until the program (cfg->root_pid) has ended, then finalizes.
+ * Prints the recorder's diagnostics as "mprof:" lines (unless -q).  The
+ * root trace is discarded (deleted) when no process file of the program
+ * ever appeared.  Returns 0, or a negative errno when the session directory
+ * cannot be read (the program has still been waited for).
+ */
+int collector_run(const struct collector_config *cfg, struct collector_result *res);
+
+void collector_result_free(struct collector_result *res);
+
+#endif

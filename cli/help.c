@@ -1,0 +1,101 @@
+/*
+ * cli/help.c - the text of `mprof --help`, `mprof help CMD` and
+ * `mprof CMD --help`.  Owns only constant strings; the exit statuses listed
+ * here are the ones cli/die.h defines and cli/run.c returns.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "cli/help.h"
+
+static const char help_main[] =
+	"Usage: mprof COMMAND [ARGS...]\n"
+	"\n"
+	"mprof records every heap allocation of a program with its call stack and\n"
+	"reports where memory goes: allocation sites, peak (t-gmax), leaks (live at\n"
+	"exit) and temporary allocations.\n"
+	"\n"
+	"Commands:\n"
+	"  run [OPTIONS] [--] PROGRAM [ARGS...]   run PROGRAM and write a trace\n"
+	"  report TRACE... [OPTIONS]              summarize one or more traces\n"
+	"  diff                                   compare two traces (not implemented yet)\n"
+	"  help [COMMAND]                         show this help or a command's help\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help      show this help\n"
+	"  -V, --version   show the version\n"
+	"\n"
+	"Example:\n"
+	"  mprof run ./myprog --input data.txt\n"
+	"  mprof report mprof.myprog.12345.trace\n"
+	"\n"
+	"See 'mprof help run' for the exit statuses of a run.\n";
+
+static const char help_run[] =
+	"Usage: mprof run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	"\n"
+	"Runs PROGRAM (searched in PATH) with the mprof recorder preloaded and writes\n"
+	"a trace of every heap allocation.  The program's stdin, stdout and stderr are\n"
+	"left alone; mprof's own messages go to stderr, prefixed with \"mprof:\".\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE   write the trace to FILE (default: mprof.PROGRAM.PID.trace\n"
+	"                      in the current directory); FILE must not exist: mprof\n"
+	"                      never overwrites a file.  Processes the program starts\n"
+	"                      get their own traces, FILE.PID\n"
+	"      --max-frames N  record at most N frames per call stack, 1..1024\n"
+	"                      (default 64); deeper stacks are marked truncated\n"
+	"      --no-children   record only PROGRAM itself, not the processes it starts\n"
+	"  -q, --quiet         print no mprof messages except errors and warnings\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to mprof by another process are\n"
+	"passed on to PROGRAM; mprof itself finishes the trace after PROGRAM ends.\n"
+	"\n"
+	"Statically linked programs and set-user-ID, set-group-ID or capability-\n"
+	"raising programs cannot be recorded (the dynamic loader ignores LD_PRELOAD\n"
+	"for them): mprof says so and runs them without recording.\n"
+	"\n"
+	"Exit status:\n"
+	"  the program's own exit status, or 128+N when it was killed by signal N\n"
+	"  2    usage error\n"
+	"  125  mprof failed before the program could start (e.g. the trace file or\n"
+	"       the session directory cannot be created)\n"
+	"  126  the program was found but cannot be executed\n"
+	"  127  the program was not found\n";
+
+static const char help_report[] =
+	"Usage: mprof report TRACE... [OPTIONS]\n"
+	"\n"
+	"Prints a summary and the top allocation sites of the traces written by\n"
+	"'mprof run' (a program's trace and, optionally, those of its children).\n"
+	"The work is done by the analyzer, mprof-analyze; its options are passed on\n"
+	"unchanged: see 'mprof-analyze report --help' or mprof-report(1).\n"
+	"\n"
+	"Exit status: the analyzer's; 125 when the analyzer cannot be started.\n";
+
+static const char help_diff[] =
+	"Usage: mprof diff OLD_TRACE NEW_TRACE\n"
+	"\n"
+	"Compares two traces.  Not implemented yet (exits with status 2).\n";
+
+int help_print(FILE *out, const char *command)
+{
+	const char *text;
+
+	if (!command)
+		text = help_main;
+	else if (strcmp(command, "run") == 0)
+		text = help_run;
+	else if (strcmp(command, "report") == 0)
+		text = help_report;
+	else if (strcmp(command, "diff") == 0)
+		text = help_diff;
+	else if (strcmp(command, "help") == 0)
+		text = help_main;
+	else
+		return -1;
+	fputs(text, out);
+	return 0;
+}

@@ -1,0 +1,375 @@
+/*
+ * cli/run.c - `mprof run`: option parsing, the checks made before the
+ * program starts, starting it with the recorder, and the exit status.
+ *
+ * Order of a run: resolve PROGRAM; if LD_PRELOAD cannot reach it (static,
+ * secure-execution) say so and execute it plainly; make the session
+ * directory; fork (the child waits); create the trace named after the
+ * child's pid before the program runs (failure: status 125, the program never
+ * runs); release the child; collect until it ends; remove the session;
+ * embed symbols; print where the traces are; return the program's status.
+ *
+ * Owns the run's options and the final messages.  Never writes to stdout.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/analyzer.h"
+#include "cli/collector.h"
+#include "cli/die.h"
+#include "cli/elf_check.h"
+#include "cli/help.h"
+#include "cli/paths.h"
+#include "cli/run.h"
+#include "cli/session_dir.h"
+#include "cli/signals.h"
+#include "cli/spawn.h"
+#include "cli/trace_files.h"
+#include "trace/session.h"
+
+#define MAX_FRAMES_LIMIT 1024u
+#define LISTED_CHILD_TRACES 4
+
+struct run_options {
+	const char *output;     /* -o, or NULL for the default name */
+	unsigned max_frames;
+	bool no_children;
+	char **argv;            /* PROGRAM ARGS..., NULL-terminated */
+	int argc;
+};
+
+static _Noreturn void usage_die(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	mprof_die(MPROF_EXIT_USAGE, "run: %s (see 'mprof run --help')", msg);
+}
+
+static unsigned max_frames_parse(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < 1 || v > MAX_FRAMES_LIMIT)
+		usage_die("--max-frames wants a number from 1 to 1024, not '%s'", s);
+	return (unsigned)v;
+}
+
+static void options_parse(int argc, char **argv, struct run_options *o)
+{
+	static const struct option longs[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "max-frames", required_argument, NULL, 'F' },
+		{ "no-children", no_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->max_frames = SESSION_DEFAULT_MAX_FRAMES;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:o:qh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!optarg[0])
+				usage_die("%s-o wants a file name", "");
+			o->output = optarg;
+			break;
+		case 'F':
+			o->max_frames = max_frames_parse(optarg);
+			break;
+		case 'C':
+			o->no_children = true;
+			break;
+		case 'q':
+			mprof_quiet = true;
+			break;
+		case 'h':
+			help_print(stdout, "run");
+			exit(0);
+		case ':':
+			usage_die("option '%s' wants a value", argv[optind - 1]);
+		default:
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, '\0' };
+
+				usage_die("unknown option '%s'", opt);
+			}
+			usage_die("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		usage_die("%sno PROGRAM to run", "");
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Dies with 127 or 126 for a program that cannot be started. */
+static _Noreturn void exec_error_die(const char *program, int err)
+{
+	if (err == ENOENT)
+		mprof_die(MPROF_EXIT_NOTFOUND, "%s: command not found", program);
+	mprof_die(MPROF_EXIT_NOEXEC, "%s: cannot execute: %s", program, strerror(err));
+}
+
+/* Static or secure-execution program: say why, then run it without us. */
+static void unreachable_check(const struct run_options *o, const char *path)
+{
+	const char *secure;
+	int err;
+
+	if (elf_check_link(path) == ELF_LINK_STATIC) {
+		mprof_note("%s is statically linked: LD_PRELOAD cannot reach it, so no "
+			   "allocations will be recorded (no trace written)", o->argv[0]);
+	} else {
+		secure = elf_check_secure_exec(path);
+		if (!secure)
+			return;
+		mprof_note("%s runs %s: the loader ignores LD_PRELOAD in secure mode, so no "
+			   "allocations will be recorded (no trace written)", o->argv[0], secure);
+	}
+	err = spawn_exec_plain(path, o->argv);
+	exec_error_die(o->argv[0], err);
+}
+
+/* The preload library's absolute path, or death with status 125. */
+static const char *preload_find(void)
+{
+	static char real[PATH_MAX];
+	const char *path = mprof_path_preload();
+
+	if (access(path, R_OK) != 0 || !realpath(path, real))
+		mprof_die(MPROF_EXIT_FAILED, "cannot find the preload library %s: %s (set "
+			  "MPROF_PRELOAD_LIB to its location)", path, strerror(errno));
+	if (strpbrk(real, " :"))
+		mprof_die(MPROF_EXIT_FAILED, "the preload library path %s contains a space or "
+			  "a colon, which LD_PRELOAD cannot express", real);
+	return real;
+}
+
+static char *command_join(const struct run_options *o)
+{
+	size_t n = 1;
+	char *s;
+
+	for (int i = 0; i < o->argc; i++)
+		n += strlen(o->argv[i]) + 1;
+	s = malloc(n);
+	if (!s)
+		mprof_die(MPROF_EXIT_FAILED, "out of memory");
+	s[0] = '\0';
+	for (int i = 0; i < o->argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, o->argv[i]);
+	}
+	return s;
+}
+
+/* Default "<cwd>/mprof.PROGNAME.PID.trace", absolute so that the place does
+ * not depend on what the program does later. */
+static char *trace_path_default(const char *program, pid_t pid)
+{
+	char cwd[PATH_MAX], *out;
+	size_t n;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	n = strlen(cwd) + strlen(program) + 64;
+	out = malloc(n);
+	if (out)
+		snprintf(out, n, "%s%smprof.%s.%ld.trace", cwd, strcmp(cwd, "/") ? "/" : "",
+			 base_name(program), (long)pid);
+	return out;
+}
+
+/* More descriptors for the launcher (one per traced process); the program
+ * keeps its own limit because it was forked before this. */
+static void fd_limit_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+static int status_to_exit(int wait_status)
+{
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	return MPROF_EXIT_FAILED;
+}
+
+/* "trace written to F (N child traces: F.1 F.2 …); view it with ..." */
+static void summary_print(const struct run_options *o, const struct collector_result *res)
+{
+	char list[1024] = "";
+	size_t first_child = res->root_seen ? 1 : 0, nchild = res->ntraces - first_child;
+	size_t len = 0;
+
+	for (size_t i = 0; i < nchild && i < LISTED_CHILD_TRACES; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? " " : "",
+					res->traces[first_child + i]);
+	if (nchild > LISTED_CHILD_TRACES && len < sizeof(list))
+		snprintf(list + len, sizeof(list) - len, " …");
+	if (!res->root_seen) {
+		mprof_note("no data came from %s: the recorder never started in it (was it "
+			   "executed through a static or set-user-ID program?); its trace was "
+			   "deleted", o->argv[0]);
+		if (nchild)
+			mprof_note("%zu child trace%s written: %s", nchild, nchild == 1 ? "" : "s",
+				   list);
+		return;
+	}
+	if (nchild)
+		mprof_note("trace written to %s (%zu child trace%s: %s); view it with: mprof "
+			   "report %s", res->traces[0], nchild, nchild == 1 ? "" : "s", list,
+			   res->traces[0]);
+	else
+		mprof_note("trace written to %s; view it with: mprof report %s", res->traces[0],
+			   res->traces[0]);
+}
+
+static void ending_print(const struct run_options *o, const struct collector_result *res)
+{
+	if (res->still_running)
+		mprof_note("%zu process%s started by %s %s still running when it ended; %s "
+			   "what %s recorded until then", res->still_running,
+			   res->still_running == 1 ? "" : "es", o->argv[0],
+			   res->still_running == 1 ? "was" : "were",
+			   res->still_running == 1 ? "its trace holds" : "their traces hold",
+			   res->still_running == 1 ? "it" : "they");
+	if (WIFSIGNALED(res->wait_status)) {
+		int sig = WTERMSIG(res->wait_status);
+		const char *abbrev = sigabbrev_np(sig);
+
+		mprof_note("%s was killed by signal %d (%s%s)", o->argv[0], sig,
+			   abbrev ? "SIG" : "", abbrev ? abbrev : "unknown");
+	}
+	summary_print(o, res);
+}
+
+/* Runs the program under the recorder; returns its exit status. */
+static int run_recorded(const struct run_options *o, const char *path)
+{
+	char session[PATH_MAX], *command, *trace_path;
+	struct spawn_env env = { 0 };
+	struct collector_config cfg = { 0 };
+	struct collector_result res;
+	struct trace_file root_trace;
+	struct spawn sp;
+	sigset_t old_mask;
+	int rc, err;
+
+	env.preload_path = preload_find();
+	rc = session_dir_create(session, sizeof(session));
+	if (rc < 0)
+		mprof_die(MPROF_EXIT_FAILED, "cannot create a session directory in /dev/shm, "
+			  "$TMPDIR or /tmp: %s", strerror(-rc));
+	env.session_dir = session;
+	env.max_frames = o->max_frames;
+	env.no_children = o->no_children;
+	command = command_join(o);
+
+	signals_block(&old_mask);
+	rc = spawn_fork(&sp, path, o->argv, &env, &old_mask);
+	if (rc < 0) {
+		session_dir_remove(session);
+		mprof_die(MPROF_EXIT_FAILED, "cannot start %s: %s", o->argv[0], strerror(-rc));
+	}
+	signals_forward_start(sp.pid, &old_mask);
+	fd_limit_raise();
+
+	trace_path = o->output ? strdup(o->output) : trace_path_default(o->argv[0], sp.pid);
+	rc = trace_path ? trace_file_create(&root_trace, trace_path) : -errno;
+	if (rc < 0) {
+		spawn_abort(&sp);
+		session_dir_remove(session);
+		if (!trace_path)
+			mprof_die(MPROF_EXIT_FAILED, "cannot name the trace in the current "
+				  "directory: %s", strerror(-rc));
+		mprof_die(MPROF_EXIT_FAILED, "cannot create trace %s: %s%s", trace_path,
+			  strerror(-rc), rc == -EEXIST ? " (mprof never overwrites a file)" : "");
+	}
+	cfg.start_unix_ns = clock_ns(CLOCK_REALTIME);
+	cfg.start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	err = spawn_release(&sp);
+	if (err) {
+		trace_file_discard(&root_trace);
+		trace_files_release();
+		session_dir_remove(session);
+		exec_error_die(o->argv[0], err);
+	}
+
+	cfg.session_dir = session;
+	cfg.root_pid = sp.pid;
+	cfg.root_trace = &root_trace;
+	cfg.trace_base = trace_path;
+	cfg.command = command;
+	cfg.program = o->argv[0];
+	cfg.max_frames = o->max_frames;
+	rc = collector_run(&cfg, &res);
+	if (rc < 0)
+		mprof_warn("cannot read the session directory %s: %s; nothing was recorded",
+			   session, strerror(-rc));
+	session_dir_remove(session);
+	if (res.ntraces)
+		analyzer_symbolize(res.traces, res.ntraces);
+	ending_print(o, &res);
+	rc = status_to_exit(res.wait_status);
+	collector_result_free(&res);
+	free(trace_path);
+	free(command);
+	return rc;
+}
+
+int run_main(int argc, char **argv)
+{
+	struct run_options o;
+	char path[PATH_MAX];
+	int rc;
+
+	options_parse(argc, argv, &o);
+	rc = program_resolve(o.argv[0], path, sizeof(path));
+	if (rc < 0)
+		exec_error_die(o.argv[0], -rc);
+	unreachable_check(&o, path);
+	return run_recorded(&o, path);
+}

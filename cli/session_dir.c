@@ -1,0 +1,89 @@
+/*
+ * cli/session_dir.c - making and removing the session directory.
+ *
+ * Prefers /dev/shm (tmpfs: the process files are shared memory that never
+ * reaches a disk), then $TMPDIR, then /tmp, skipping places with less than
+ * ROOM_WANTED_BYTES free when another has more.  The directory is private to the
+ * user (mkdtemp makes it 0700).  Only deletes files inside the directory it
+ * created; never prints or exits.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "cli/session_dir.h"
+
+#define ROOM_WANTED_BYTES (UINT64_C(256) << 20)
+
+static int dir_try(const char *parent, char *out, size_t size)
+{
+	int n;
+
+	if (!parent || parent[0] != '/')
+		return -EINVAL;
+	n = snprintf(out, size, "%s/mprof-XXXXXX", parent);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(out))
+		return -errno;
+	return 0;
+}
+
+/* Free bytes for an unprivileged user in the file system of dir (0 when unknown). */
+static uint64_t dir_free_bytes(const char *dir)
+{
+	struct statvfs vfs;
+
+	if (!dir || dir[0] != '/' || statvfs(dir, &vfs) != 0 || (vfs.f_flag & ST_RDONLY))
+		return 0;
+	return (uint64_t)vfs.f_bavail * vfs.f_frsize;
+}
+
+int session_dir_create(char *out, size_t size)
+{
+	const char *candidates[] = { "/dev/shm", getenv("TMPDIR"), "/tmp" };
+	const size_t n = sizeof(candidates) / sizeof(candidates[0]);
+	bool roomy[sizeof(candidates) / sizeof(candidates[0])];
+	int rc = -ENOENT;
+
+	/* The rings live in these files: a file system that runs full would make
+	 * the program's writes fault, so places with room come first. */
+	for (size_t i = 0; i < n; i++)
+		roomy[i] = dir_free_bytes(candidates[i]) >= ROOM_WANTED_BYTES;
+	for (size_t i = 0; i < n && rc < 0; i++)
+		if (roomy[i])
+			rc = dir_try(candidates[i], out, size);
+	for (size_t i = 0; i < n && rc < 0; i++)
+		if (!roomy[i])
+			rc = dir_try(candidates[i], out, size);
+	return rc;
+}
+
+int session_dir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) != 0 && errno != ENOENT)
+			rc = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) != 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}

@@ -1,0 +1,65 @@
+/*
+ * cli/signals.c - forwarding SIGINT, SIGTERM, SIGHUP and SIGQUIT to the
+ * profiled program.
+ *
+ * Only signals sent by a process (kill, sigqueue, tgkill: si_code SI_USER,
+ * SI_QUEUE or SI_TKILL with a sender pid) are forwarded; a terminal's Ctrl-C
+ * or Ctrl-\ already reached the program, which is in the same foreground
+ * process group.  Either way the launcher does not die: it goes on
+ * collecting until the program has ended and then finalizes the traces.
+ * The handler only calls kill(), which is async-signal-safe.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "cli/signals.h"
+
+static volatile sig_atomic_t forward_pid;
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void forward_handler(int sig, siginfo_t *si, void *ctx)
+{
+	pid_t pid = (pid_t)forward_pid;
+
+	(void)ctx;
+	if (pid <= 0 || !si || si->si_pid == 0)
+		return;
+	if (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL)
+		kill(pid, sig);
+}
+
+void signals_block(sigset_t *old_mask)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, old_mask);
+}
+
+void signals_forward_start(pid_t pid, const sigset_t *old_mask)
+{
+	struct sigaction sa;
+
+	forward_pid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGXFSZ, &sa, NULL); /* a full disk or file-size limit is an error, not death */
+	sigprocmask(SIG_SETMASK, old_mask, NULL);
+}
+
+void signals_forward_stop(void)
+{
+	forward_pid = 0;
+}

@@ -1,0 +1,23 @@
+/*
+ * cli/signals.h - the launcher's signal handling while the program runs:
+ * termination requests sent to mprof by another process are passed on to
+ * the program; the launcher itself keeps running and finalizes the trace.
+ */
+#ifndef MPROF_CLI_SIGNALS_H
+#define MPROF_CLI_SIGNALS_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+/* Blocks the forwarded signals (before fork) and stores the previous mask,
+ * which the child restores before it executes the program. */
+void signals_block(sigset_t *old_mask);
+
+/* Installs the forwarding handlers for the program pid (0: none), ignores
+ * SIGPIPE and SIGXFSZ in the launcher, then restores old_mask. */
+void signals_forward_start(pid_t pid, const sigset_t *old_mask);
+
+/* Stops forwarding (the program was reaped: its pid may be reused). */
+void signals_forward_stop(void);
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * cli/trace_files.c - creating trace files and writing chunks into them for
+ * the launcher.
+ *
+ * Owns: the safe creation rule (O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600, never
+ * overwrite), the FILE.PID[.N] naming of the other processes' traces, one
+ * zlib buffer shared by every open trace (so memory does not grow with the
+ * number of processes), and the "key=value" text of META/END chunks.
+ * Never prints, never exits: errors are returned as negative errno values.
+ *
+ * EVENTS chunks use zlib level 1: the collector must drain the rings faster
+ * than the program fills them (a full ring blocks the program), and level 1
+ * costs a fraction of level 6 for a slightly larger trace.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/trace_files.h"
+
+#define TRACE_ZLIB_LEVEL 1
+#define NAME_TRIES 1000
+
+/* The compression buffer lent to whichever trace writes a chunk. */
+static uint8_t *shared_zbuf;
+static size_t shared_zbuf_bytes;
+
+int trace_file_create(struct trace_file *tf, const char *path)
+{
+	int fd, rc;
+
+	memset(tf, 0, sizeof(*tf));
+	tf->fd = -1;
+	tf->path = strdup(path);
+	if (!tf->path)
+		return -ENOMEM;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		free(tf->path);
+		tf->path = NULL;
+		return rc;
+	}
+	rc = trace_writer_start(&tf->w, fd, 0);
+	if (rc < 0) {
+		close(fd);
+		unlink(path);
+		free(tf->path);
+		tf->path = NULL;
+		return rc;
+	}
+	tf->w.level = TRACE_ZLIB_LEVEL;
+	tf->fd = fd;
+	return 0;
+}
+
+int trace_file_create_for_pid(struct trace_file *tf, const char *base, unsigned pid)
+{
+	size_t size = strlen(base) + 48;
+	char *path = malloc(size);
+	int rc = -EEXIST;
+
+	if (!path)
+		return -ENOMEM;
+	for (unsigned n = 1; n <= NAME_TRIES && rc == -EEXIST; n++) {
+		if (n == 1)
+			snprintf(path, size, "%s.%u", base, pid);
+		else
+			snprintf(path, size, "%s.%u.%u", base, pid, n);
+		rc = trace_file_create(tf, path);
+	}
+	free(path);
+	return rc;
+}
+
+/* Cuts a partly written chunk off the end, so the file stays a valid
+ * trace up to its last whole chunk. */
+static void trace_file_cut(struct trace_file *tf)
+{
+	off_t good = (off_t)tf->w.offset_bytes;
+
+	if (ftruncate(tf->fd, good) == 0)
+		lseek(tf->fd, good, SEEK_SET);
+}
+
+int trace_file_chunk(struct trace_file *tf, unsigned type, const void *raw, size_t raw_bytes)
+{
+	int rc;
+
+	/* After a failure only the END chunk is tried (it is small and says
+	 * that the trace is incomplete). */
+	if (tf->error && type != TRACE_CHUNK_END)
+		return tf->error;
+	if (tf->fd < 0)
+		return -EBADF;
+	tf->w.zbuf = shared_zbuf;
+	tf->w.zbuf_bytes = shared_zbuf_bytes;
+	rc = trace_writer_chunk(&tf->w, type, raw, raw_bytes);
+	shared_zbuf = tf->w.zbuf;
+	shared_zbuf_bytes = tf->w.zbuf_bytes;
+	tf->w.zbuf = NULL;
+	tf->w.zbuf_bytes = 0;
+	if (rc < 0) {
+		if (!tf->error)
+			tf->error = rc;
+		trace_file_cut(tf);
+		return rc;
+	}
+	tf->chunks++;
+	if (type == TRACE_CHUNK_EVENTS)
+		tf->events_raw_bytes += raw_bytes;
+	return 0;
+}
+
+void trace_file_close(struct trace_file *tf)
+{
+	if (tf->fd >= 0) {
+		trace_writer_finish(&tf->w);
+		if (close(tf->fd) != 0 && !tf->error)
+			tf->error = -errno;
+		tf->fd = -1;
+	}
+	free(tf->path);
+	tf->path = NULL;
+}
+
+void trace_file_discard(struct trace_file *tf)
+{
+	if (tf->path)
+		unlink(tf->path);
+	trace_file_close(tf);
+}
+
+void trace_files_release(void)
+{
+	free(shared_zbuf);
+	shared_zbuf = NULL;
+	shared_zbuf_bytes = 0;
+}
+
+static int kv_text_reserve(struct kv_text *t, size_t more)
+{
+	size_t need = t->len + more + 1, cap = t->cap ? t->cap : 256;
+	char *nb;
+
+	if (need <= t->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	nb = realloc(t->buf, cap);
+	if (!nb)
+		return -ENOMEM;
+	t->buf = nb;
+	t->cap = cap;
+	return 0;
+}
+
+void kv_text_add(struct kv_text *t, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	size_t start;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || kv_text_reserve(t, strlen(key) + (size_t)n + 2) < 0)
+		return;
+	t->len += (size_t)sprintf(t->buf + t->len, "%s=", key);
+	start = t->len;
+	va_start(ap, fmt);
+	vsnprintf(t->buf + start, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	for (size_t i = start; i < start + (size_t)n; i++)
+		if (t->buf[i] == '\n' || t->buf[i] == '\r')
+			t->buf[i] = ' ';
+	t->len = start + (size_t)n;
+	t->buf[t->len++] = '\n';
+	t->buf[t->len] = '\0';
+}
+
+int kv_text_write(struct kv_text *t, struct trace_file *tf, unsigned type)
+{
+	int rc = trace_file_chunk(tf, type, t->buf ? t->buf : "", t->len);
+
+	free(t->buf);
+	t->buf = NULL;
+	t->len = t->cap = 0;
+	return rc;
+}

@@ -1,0 +1,68 @@
+/*
+ * cli/trace_files.h - the launcher's trace files: safe creation, naming of
+ * the per-process traces, and the text chunks (META, END) around the events.
+ */
+#ifndef MPROF_CLI_TRACE_FILES_H
+#define MPROF_CLI_TRACE_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/chunk.h"
+
+struct trace_file {
+	char *path;                /* as shown to the user, owned */
+	int fd;                    /* -1 once closed */
+	struct trace_writer w;
+	int error;                 /* first write error (negative errno), or 0 */
+	uint64_t events_raw_bytes; /* EVENTS payload bytes written, before zlib */
+	uint64_t chunks;           /* chunks written */
+};
+
+/*
+ * Creates path (O_EXCL|O_NOFOLLOW, mode 0600: never overwrites or follows a
+ * link) and writes the file header.  Returns 0 or a negative errno; on
+ * failure nothing is left on disk and tf owns nothing.
+ */
+int trace_file_create(struct trace_file *tf, const char *path);
+
+/*
+ * Creates the trace of another process of the run: base.PID, or base.PID.2,
+ * base.PID.3 ... when that name is taken.  Returns 0 or a negative errno.
+ */
+int trace_file_create_for_pid(struct trace_file *tf, const char *base, unsigned pid);
+
+/*
+ * Compresses raw_bytes bytes at raw into one chunk of type (zlib level 1,
+ * with a compression buffer shared by all trace files).  A chunk that could
+ * not be written whole is cut off again, so the file stays readable up to
+ * its last whole chunk.  After the first failure the file takes no more
+ * chunks except an END chunk; the first error is kept in tf->error and
+ * returned (negative errno).
+ */
+int trace_file_chunk(struct trace_file *tf, unsigned type, const void *raw, size_t raw_bytes);
+
+/* Closes the file (if open) and frees its path. */
+void trace_file_close(struct trace_file *tf);
+
+/* Closes the file and deletes it from disk (a trace that holds no data). */
+void trace_file_discard(struct trace_file *tf);
+
+/* Frees the shared compression buffer (at exit). */
+void trace_files_release(void);
+
+/* "key=value\n" text for META and END chunks.  Values are made single-line. */
+struct kv_text {
+	char *buf;    /* owned, NUL-terminated */
+	size_t len;
+	size_t cap;
+};
+
+/* Appends "key=<formatted value>\n".  Out of memory: the line is dropped. */
+void kv_text_add(struct kv_text *t, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Writes t as one chunk of type to tf and frees t. */
+int kv_text_write(struct kv_text *t, struct trace_file *tf, unsigned type);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * preload/announce.c - the records that open every process file: PROCESS,
+ * MODULES and the recorder's diagnostics.
+ *
+ * Owns the reading of /proc/self/cmdline (the one descriptor the shim ever
+ * opens, closed before returning).  Must never call malloc: the command line
+ * is read into an anonymous mapping.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "preload/announce.h"
+#include "preload/diag.h"
+#include "preload/mem.h"
+#include "preload/modules.h"
+#include "preload/ring.h"
+
+#define ANNOUNCE_CMDLINE_MAX (32u << 10)
+
+/* Reads the command line, arguments separated by spaces; returns its length. */
+static size_t announce_cmdline(char *buf, size_t cap)
+{
+	size_t len = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	while (len < cap) {
+		ssize_t n = read(fd, buf + len, cap - len);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	while (len && buf[len - 1] == '\0')
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	return len;
+}
+
+static void announce_process(struct preload_thread *t)
+{
+	char *cmdline = preload_mem_map(ANNOUNCE_CMDLINE_MAX);
+	size_t cmd_len = cmdline ? announce_cmdline(cmdline, ANNOUNCE_CMDLINE_MAX) : 0;
+	size_t exe_len = strlen(preload_proc.exe);
+	uint8_t *rec = ring_reserve(t, (uint32_t)(RECORD_EXT_HEADER_BYTES + 4 * VARINT_MAX_BYTES +
+						  exe_len + cmd_len));
+	uint8_t *p;
+
+	if (rec) {
+		p = record_ext_begin(rec, TRACE_REC_EXT_PROCESS);
+		p = varint_put_u64(p, (uint64_t)getpid());
+		p = varint_put_u64(p, (uint64_t)getppid());
+		p = record_put_bytes(p, preload_proc.exe, exe_len);
+		p = record_put_bytes(p, cmdline ? cmdline : "", cmd_len);
+		record_ext_end(rec, p);
+		ring_commit(t, p);
+	}
+	preload_mem_unmap(cmdline, ANNOUNCE_CMDLINE_MAX);
+}
+
+void preload_announce(struct preload_thread *t, const char *foreign_text, int have_unwinder)
+{
+	announce_process(t);
+	modules_write_current(t);
+	if (!have_unwinder)
+		diag_report(t, TRACE_DIAG_NO_UNWINDER,
+			    "libunwind (" MPROF_LIBUNWIND ") could not be loaded: call stacks "
+			    "have one frame");
+	if (foreign_text)
+		diag_report(t, TRACE_DIAG_FOREIGN_MALLOC, foreign_text);
+}

@@ -1,0 +1,45 @@
+/*
+ * preload/diag.c - recorder diagnostics (see diag.h).
+ *
+ * Owns the header's diag_flags/diag_text updates and the EXT_DIAG encoding.
+ * Must never write to a descriptor of the target and never allocate.
+ */
+#include <string.h>
+
+#include "preload/diag.h"
+#include "preload/ring.h"
+
+#define DIAG_TEXT_MAX 480u
+
+void diag_note(unsigned code, const char *text)
+{
+	struct session_proc_header *h = preload_proc.hdr;
+	size_t len = strlen(text);
+
+	if (!h)
+		return;
+	if (len >= sizeof(h->diag_text))
+		len = sizeof(h->diag_text) - 1;
+	memcpy(h->diag_text, text, len);
+	h->diag_text[len] = '\0';
+	atomic_fetch_or_explicit(&h->diag_flags, 1u << code, memory_order_release);
+}
+
+int diag_report(struct preload_thread *t, unsigned code, const char *text)
+{
+	size_t len = strlen(text);
+	uint8_t *rec, *p;
+
+	diag_note(code, text);
+	if (len > DIAG_TEXT_MAX)
+		len = DIAG_TEXT_MAX;
+	rec = ring_reserve(t, (uint32_t)(RECORD_EXT_HEADER_BYTES + 2 * VARINT_MAX_BYTES + len));
+	if (!rec)
+		return -1;
+	p = record_ext_begin(rec, TRACE_REC_EXT_DIAG);
+	p = varint_put_u64(p, code);
+	p = record_put_bytes(p, text, len);
+	record_ext_end(rec, p);
+	ring_commit(t, p);
+	return 0;
+}

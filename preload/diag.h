@@ -1,0 +1,19 @@
+/*
+ * preload/diag.h - recorder diagnostics: what the shim could not do, told
+ * to the launcher (header flags and text) and kept in the trace (DIAG
+ * records).  The shim never prints: the target's descriptors are its own.
+ */
+#ifndef MPROF_PRELOAD_DIAG_H
+#define MPROF_PRELOAD_DIAG_H
+
+#include "preload/thread.h"
+
+/* Sets the flag 1 << code in the process header and makes text its
+ * diag_text.  Safe from any thread; no-op without a process file. */
+void diag_note(unsigned code, const char *text);
+
+/* diag_note, plus an EXT_DIAG record (u code, string text) in t's ring.
+ * Returns 0, or -1 when the record could not be written. */
+int diag_report(struct preload_thread *t, unsigned code, const char *text);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * preload/event.c - the recording side of each allocator call: captures
+ * the call stack, interns it (writing STACK records for new nodes first) and
+ * writes the event record into the calling thread's ring.
+ *
+ * Owns no state of its own.  Runs with the thread marked busy, so anything
+ * the unwinder or the loader allocates meanwhile goes to the nested heap.
+ * Must never call malloc.
+ */
+#include <errno.h>
+
+#include "preload/event.h"
+#include "preload/modules.h"
+#include "preload/ring.h"
+#include "preload/stack_table.h"
+#include "preload/unwind.h"
+
+#define EVENT_STACK_RECORD_BYTES (1 + 3 * VARINT_MAX_BYTES)
+
+/* Writes the STACK records of the nodes the last intern created. */
+static void event_write_new_nodes(struct preload_thread *t)
+{
+	for (uint32_t i = 0; i < t->new_count; i++) {
+		const struct stack_new_node *n = &t->new_nodes[i];
+		uint8_t *p = ring_reserve(t, EVENT_STACK_RECORD_BYTES);
+
+		if (!p)
+			break;
+		ring_commit(t, record_put_stack(p, &t->rs, n->id, n->parent, n->ip));
+	}
+	t->new_count = 0;
+}
+
+/*
+ * Captures and interns the current call stack; returns its leaf id (0 when
+ * it could not be interned).  The module map is brought up to date first
+ * when a dlclose happened, and again if a new node has an unknown address.
+ */
+static uint64_t event_stack_id(struct preload_thread *t, void *caller_ip)
+{
+	int truncated;
+	uint32_t depth = unwind_capture(t, caller_ip, &truncated);
+	uint64_t id = 0;
+
+	t->new_count = 0;
+	if (atomic_load_explicit(&modules_dirty, memory_order_relaxed))
+		modules_refresh(t);
+	for (int attempt = 0; attempt < 3; attempt++) {
+		uint64_t root_key = 2 * modules_epoch() + (uint64_t)truncated;
+
+		id = stack_table_intern(t, depth, root_key, attempt < 2);
+		if (id != STACK_TABLE_RESTART)
+			break;
+		id = 0;
+	}
+	event_write_new_nodes(t);
+	return id;
+}
+
+void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
+		 void *caller_ip)
+{
+	int saved_errno = errno;
+	uint64_t seq = event_seq_next(t);
+	uint64_t stack_id = event_stack_id(t, caller_ip);
+	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
+
+	if (w) {
+		w = record_put_alloc(w, &t->rs, fn, seq, (uintptr_t)p, size_bytes, stack_id, 1);
+		ring_commit(t, w);
+		ring_count_event(t);
+	}
+	errno = saved_errno;
+}
+
+void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void *p)
+{
+	int saved_errno = errno;
+	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
+
+	if (w) {
+		ring_commit(t, record_put_free(w, &t->rs, fn, seq, (uintptr_t)p));
+		ring_count_event(t);
+	}
+	errno = saved_errno;
+}
+
+void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
+		   const void *new_p, size_t size_bytes, void *caller_ip)
+{
+	int saved_errno = errno;
+	uint64_t seq_alloc = event_seq_next(t);
+	uint64_t stack_id = event_stack_id(t, caller_ip);
+	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
+
+	if (w) {
+		w = record_put_realloc(w, &t->rs, fn, seq_free, (uintptr_t)old_p, seq_alloc,
+				       (uintptr_t)new_p, size_bytes, stack_id, 1);
+		ring_commit(t, w);
+		ring_count_event(t);
+	}
+	errno = saved_errno;
+}
+
+void event_seq_skip(struct preload_thread *t, uint64_t seq)
+{
+	int saved_errno = errno;
+	uint8_t *w = ring_reserve(t, 1 + VARINT_MAX_BYTES);
+
+	if (w)
+		ring_commit(t, record_put_seq_skip(w, &t->rs, seq));
+	errno = saved_errno;
+}

@@ -1,0 +1,42 @@
+/*
+ * preload/event.h - turning one allocator call into records: sequence
+ * numbers, the call stack and the ALLOC / FREE / REALLOC / SEQ_SKIP record
+ * in the calling thread's ring.
+ */
+#ifndef MPROF_PRELOAD_EVENT_H
+#define MPROF_PRELOAD_EVENT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "preload/thread.h"
+
+/* Takes the next sequence number of the process (dense, from 1). */
+static inline uint64_t event_seq_next(struct preload_thread *t)
+{
+	uint64_t seq = atomic_fetch_add_explicit(&preload_proc.hdr->seq, 1,
+						 memory_order_relaxed) + 1;
+
+	t->last_seq = seq;
+	return seq;
+}
+
+/* A successful allocation of size_bytes (requested) at p by entry point fn
+ * (enum trace_alloc_fn), called from caller_ip.  Takes its own seq. */
+void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
+		 void *caller_ip);
+
+/* The release of p (fn: enum trace_free_fn) at seq, taken before the real
+ * free. */
+void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void *p);
+
+/* A successful realloc of old_p into new_p (size_bytes); seq_free was taken
+ * before the real call, the alloc part's seq is taken here. */
+void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
+		   const void *new_p, size_t size_bytes, void *caller_ip);
+
+/* seq was taken but no event happened (a failed realloc). */
+void event_seq_skip(struct preload_thread *t, uint64_t seq);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * preload/fork.c - pthread_atfork handlers.
+ *
+ * Prepare (parent, before the copy): takes the shim's locks in a fixed
+ * order and keeps threads out of the unwinder, so the child never inherits a
+ * lock held by a thread that does not exist there.  Parent: releases them
+ * and writes a FORK record with the child's pid.  Child: if children are not
+ * recorded, the shim goes inert; otherwise it leaves the parent's process
+ * file alone (unmaps it), creates its own (is_fork_child, fork_seq,
+ * parent_file), empties the stack table, gives the calling thread a new slot
+ * and writes PROCESS and MODULES records.  vfork and posix_spawn run no
+ * handlers and need none: their children only exec.
+ *
+ * Owns the fork mailbox: a shared anonymous page in which a child stores
+ * its pid for the parent (atfork handlers are not told the pid).  Must never
+ * call malloc.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "preload/announce.h"
+#include "preload/fork.h"
+#include "preload/init.h"
+#include "preload/modules.h"
+#include "preload/nested_heap.h"
+#include "preload/procfile.h"
+#include "preload/ring.h"
+#include "preload/stack_table.h"
+#include "preload/thread.h"
+#include "preload/unwind.h"
+
+#define FORK_MAILBOX_ENTRIES 1024u
+#define FORK_CHILD_PID_WAIT_NS 10000000ull
+
+static _Atomic uint32_t *fork_mailbox;
+
+enum fork_mode {
+	FORK_IGNORED = 0, /* the shim was not recording */
+	FORK_LOCKED = 1,  /* prepare holds the shim's locks */
+	FORK_NESTED = 2,  /* fork() from a signal handler inside the shim */
+};
+
+/* Set by prepare; forks are serialized by the shim's locks. */
+static enum fork_mode fork_mode;
+static uint32_t fork_entry;
+static int fork_handlers_registered;
+
+static void fork_mailbox_map(void)
+{
+	void *p = mmap(NULL, FORK_MAILBOX_ENTRIES * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	fork_mailbox = p == MAP_FAILED ? NULL : p;
+}
+
+static void fork_prepare(void)
+{
+	if (atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY)
+		return;
+	if (preload_thread_nested()) {
+		/* This thread may hold a lock of ours: take none; the child,
+		 * which could not record safely, goes inert. */
+		fork_mode = FORK_NESTED;
+		return;
+	}
+	unwind_fork_prepare();
+	thread_fork_prepare();
+	modules_fork_prepare();
+	stack_table_fork_prepare();
+	nested_heap_fork_prepare();
+	fork_entry = (uint32_t)preload_tid() % FORK_MAILBOX_ENTRIES;
+	if (fork_mailbox)
+		atomic_store(&fork_mailbox[fork_entry], 0);
+	fork_mode = FORK_LOCKED;
+}
+
+/* Waits up to 10 ms for the child to post its pid in mailbox entry; 0 when
+ * it did not in time (the child's own file names its parent either way). */
+static uint32_t fork_child_pid(_Atomic uint32_t *mailbox, uint32_t entry)
+{
+	struct timespec nap = { 0, 20000 };
+	uint64_t deadline_ns = ring_now_ns() + FORK_CHILD_PID_WAIT_NS;
+	uint32_t pid;
+
+	if (!mailbox)
+		return 0;
+	while (!(pid = atomic_load(&mailbox[entry])) && ring_now_ns() < deadline_ns)
+		nanosleep(&nap, NULL);
+	return pid;
+}
+
+static void fork_parent(void)
+{
+	uint32_t entry = fork_entry, child_pid;
+	struct preload_thread *t;
+	uint8_t *rec, *p;
+
+	if (fork_mode != FORK_LOCKED) {
+		fork_mode = FORK_IGNORED;
+		return;
+	}
+	fork_mode = FORK_IGNORED;
+	nested_heap_fork_parent();
+	stack_table_fork_parent();
+	modules_fork_parent();
+	unwind_fork_done();
+	thread_fork_parent();
+	child_pid = fork_child_pid(fork_mailbox, entry);
+	t = preload_thread_enter();
+	if (!t)
+		return;
+	rec = ring_reserve(t, RECORD_EXT_HEADER_BYTES + VARINT_MAX_BYTES);
+	if (rec) {
+		p = record_ext_begin(rec, TRACE_REC_EXT_FORK);
+		p = varint_put_u64(p, child_pid);
+		record_ext_end(rec, p);
+		ring_commit(t, p);
+	}
+	preload_thread_leave(t);
+}
+
+/* Child: the shim stops here (children not recorded, or no new file). */
+static void fork_child_go_inert(void)
+{
+	if (preload_proc.hdr)
+		munmap(preload_proc.hdr, preload_proc.file_bytes);
+	preload_proc.hdr = NULL;
+	atomic_store(&preload_phase, PRELOAD_INERT);
+}
+
+/*
+ * Child of a fork() made by a signal handler that interrupted the shim: the
+ * interrupted call will resume and finish its record, so the parent's file
+ * is replaced by private anonymous memory at the same address (the record
+ * lands nowhere) instead of being unmapped under it.
+ */
+static void fork_child_go_inert_nested(void)
+{
+	if (preload_proc.hdr)
+		mmap(preload_proc.hdr, preload_proc.file_bytes, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	atomic_store(&preload_phase, PRELOAD_INERT);
+}
+
+/* Child: gives the calling thread a slot in the new file and announces. */
+static void fork_child_start(struct preload_thread *self)
+{
+	struct preload_thread *t = self;
+
+	if (t) {
+		t->tid = preload_tid();
+		t->busy = 0;
+		if (thread_slot_claim(t) < 0)
+			return;
+	} else {
+		preload_tls = THREAD_SETTING_UP;
+		t = thread_state_create();
+		preload_tls = t;
+		if (!t)
+			return;
+	}
+	preload_announce(t, NULL, 1);
+}
+
+static void fork_child(void)
+{
+	struct preload_thread *self = preload_tls;
+	char parent_file[sizeof(preload_proc.file_name)];
+	struct procfile_origin origin = { 1, 0, parent_file };
+
+	if (fork_mode == FORK_IGNORED)
+		return;
+	if (fork_mode == FORK_NESTED) {
+		fork_mode = FORK_IGNORED;
+		fork_child_go_inert_nested();
+		return;
+	}
+	fork_mode = FORK_IGNORED;
+	if (fork_mailbox) {
+		atomic_store(&fork_mailbox[fork_entry], (uint32_t)getpid());
+		munmap((void *)fork_mailbox, FORK_MAILBOX_ENTRIES * sizeof(uint32_t));
+		fork_mailbox_map();
+	}
+	if ((uintptr_t)self <= (uintptr_t)THREAD_SETTING_UP)
+		self = NULL;
+	nested_heap_fork_child();
+	unwind_fork_done();
+	modules_fork_child();
+	origin.fork_seq = thread_fork_child(self);
+	if (!preload_proc.cfg.record_children || stack_table_fork_child() < 0) {
+		fork_child_go_inert();
+		return;
+	}
+	memcpy(parent_file, preload_proc.file_name, sizeof(parent_file));
+	munmap(preload_proc.hdr, preload_proc.file_bytes);
+	preload_proc.hdr = NULL;
+	if (procfile_create(&preload_proc, &origin) < 0) {
+		fork_child_go_inert();
+		return;
+	}
+	fork_child_start(self);
+}
+
+void preload_fork_init(void)
+{
+	fork_mailbox_map();
+	if (!fork_handlers_registered && pthread_atfork(fork_prepare, fork_parent, fork_child) == 0)
+		fork_handlers_registered = 1;
+}

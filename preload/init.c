@@ -1,0 +1,132 @@
+/*
+ * preload/init.c - bringing the shim up in a process image: resolving the
+ * real allocator, reading the settings, creating the process file, loading
+ * the unwinder, scanning the modules and writing the first records.
+ *
+ * Owns the UNSTARTED -> INITIALIZING -> READY/INERT transition and the
+ * library constructor.  While it runs, allocator calls are not recorded
+ * (this thread's callees use the nested heap, other threads the real
+ * allocator or, before it is resolved, the bootstrap arena); nobody ever
+ * waits for it.  Registers no exit hook and no signal handler and
+ * starts no thread.  Must never call malloc itself.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <unistd.h>
+
+#include "preload/announce.h"
+#include "preload/fork.h"
+#include "preload/init.h"
+#include "preload/modules.h"
+#include "preload/procfile.h"
+#include "preload/real.h"
+#include "preload/settings.h"
+#include "preload/stack_table.h"
+#include "preload/text.h"
+#include "preload/thread.h"
+#include "preload/unwind.h"
+
+#define INIT_FOREIGN_TEXT_BYTES 1400u
+
+static void init_read_exe(void)
+{
+	ssize_t n = readlink("/proc/self/exe", preload_proc.exe, sizeof(preload_proc.exe) - 1);
+
+	preload_proc.exe[n > 0 ? n : 0] = '\0';
+}
+
+/*
+ * Checks that "malloc" resolves to the shim's own definition.  If the
+ * program (or a library ahead of the C library) defines malloc, its calls
+ * never reach the shim: writes a sentence saying so into text and returns 1.
+ * The foreign malloc is never called.
+ */
+static int init_find_foreign_malloc(char *text, size_t cap)
+{
+	void *sym = dlsym(RTLD_DEFAULT, "malloc");
+	Dl_info found, self;
+	struct link_map *map = NULL;
+	const ElfW(Sym) *entry = NULL;
+	int in_program;
+	const char *where;
+
+	if (!sym || !dladdr1(sym, &found, (void **)&map, RTLD_DL_LINKMAP) || !map ||
+	    !dladdr((void *)init_find_foreign_malloc, &self) || found.dli_fbase == self.dli_fbase)
+		return 0;
+	/* A non-PIE program that takes malloc's address exports an undefined
+	 * "malloc" whose value is its PLT stub (the canonical address): that
+	 * stub jumps to the shim, so it is not a definition. */
+	if (dladdr1(sym, &found, (void **)&entry, RTLD_DL_SYMENT) && entry &&
+	    entry->st_shndx == SHN_UNDEF)
+		return 0;
+	/* The program's own link map has an empty name (dladdr reports argv[0]). */
+	in_program = !map->l_name || !map->l_name[0];
+	where = in_program ? preload_proc.exe : map->l_name;
+	text[0] = '\0';
+	if (in_program) {
+		preload_text_append(text, cap, "the program defines its own malloc (in ");
+		preload_text_append(text, cap, where);
+		preload_text_append(text, cap, "): its allocations cannot be recorded");
+	} else {
+		preload_text_append(text, cap, "malloc is defined by ");
+		preload_text_append(text, cap, where);
+		preload_text_append(text, cap, ", ahead of the C library: the program's "
+					       "allocations cannot be recorded");
+	}
+	return 1;
+}
+
+/* Does the work of preload_init_ensure; returns the next phase and, when
+ * recording, the calling thread's state in *out. */
+static int init_run(struct preload_thread **out)
+{
+	static char foreign_text[INIT_FOREIGN_TEXT_BYTES];
+	const struct procfile_origin origin = { 0, 0, NULL };
+	int foreign, have_unwinder;
+	struct preload_thread *t;
+
+	real_resolve();
+	if (!preload_settings_read(&preload_proc.cfg))
+		return PRELOAD_INERT;
+	init_read_exe();
+	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text));
+	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
+		return PRELOAD_INERT;
+	have_unwinder = unwind_init() == 0;
+	if (modules_init() < 0) {
+		preload_process_disable("out of memory while scanning the modules");
+		return PRELOAD_DISABLED;
+	}
+	thread_key_init();
+	preload_fork_init();
+	t = thread_state_create();
+	if (!t)
+		return PRELOAD_DISABLED;
+	preload_announce(t, foreign ? foreign_text : NULL, have_unwinder);
+	*out = t;
+	return PRELOAD_READY;
+}
+
+void preload_init_ensure(void)
+{
+	int expected = PRELOAD_UNSTARTED;
+	struct preload_thread *t = NULL;
+	int next;
+
+	if (!atomic_compare_exchange_strong(&preload_phase, &expected, PRELOAD_INITIALIZING))
+		return;
+	preload_tls = THREAD_SETTING_UP;
+	next = init_run(&t);
+	preload_tls = t;
+	expected = PRELOAD_INITIALIZING;
+	atomic_compare_exchange_strong(&preload_phase, &expected, next);
+	preload_flush_early_counts();
+}
+
+/* Initialises at load time when no allocation came first, so a program
+ * whose allocator is not ours is still noticed and reported. */
+__attribute__((constructor)) static void init_constructor(void)
+{
+	preload_init_ensure();
+}

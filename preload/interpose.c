@@ -1,0 +1,300 @@
+/*
+ * preload/interpose.c - the exported entry points: the allocator API and
+ * dlclose.  These are the only symbols the shim exports.
+ *
+ * Each entry point is the hot path and reads the same way: enter (NULL:
+ * forward unrecorded), call the real function, record the outcome, leave.
+ * Sequence numbers follow the contract: after the real call for an
+ * allocation, before it for a free, both for a realloc of a non-null block.
+ * Failed calls record nothing (a failed realloc emits SEQ_SKIP for the
+ * number it took).  Must never call malloc itself and never pass a block
+ * of the shim's own (bootstrap arena, nested heap) to the real allocator.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "preload/event.h"
+#include "preload/fallback.h"
+#include "preload/modules.h"
+#include "preload/real.h"
+#include "preload/thread.h"
+
+#define PRELOAD_API __attribute__((visibility("default")))
+#define CALLER_IP __builtin_return_address(0)
+
+/* C23 entry points that glibc 2.36 does not declare. */
+PRELOAD_API void free_sized(void *p, size_t size_bytes);
+PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_bytes);
+
+/* n * size_bytes, or 0 with *overflow set. */
+static inline size_t interpose_mul(size_t n, size_t size_bytes, int *overflow)
+{
+	size_t total;
+
+	*overflow = __builtin_mul_overflow(n, size_bytes, &total);
+	return total;
+}
+
+PRELOAD_API void *malloc(size_t size_bytes)
+{
+	struct preload_thread *t = preload_thread_enter();
+	void *p;
+
+	if (!t)
+		return fallback_malloc(size_bytes);
+	p = real.malloc(size_bytes);
+	if (p)
+		event_alloc(t, TRACE_FN_MALLOC, p, size_bytes, CALLER_IP);
+	preload_thread_leave(t);
+	return p;
+}
+
+/* The common body of free, free_sized and free_aligned_sized. */
+static inline void interpose_free(void *p, unsigned fn)
+{
+	struct preload_thread *t;
+	uint64_t seq;
+
+	if (!p)
+		return;
+	if (fallback_owns(p)) {
+		fallback_release(p);
+		return;
+	}
+	t = preload_thread_enter();
+	if (!t) {
+		fallback_free(p);
+		return;
+	}
+	seq = event_seq_next(t);
+	real.free(p);
+	event_free(t, fn, seq, p);
+	preload_thread_leave(t);
+}
+
+PRELOAD_API void free(void *p)
+{
+	interpose_free(p, TRACE_FREE_FREE);
+}
+
+/* glibc 2.36 has no free_sized: it is free, recorded as such. */
+PRELOAD_API void free_sized(void *p, size_t size_bytes)
+{
+	(void)size_bytes;
+	interpose_free(p, TRACE_FREE_SIZED);
+}
+
+PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_bytes)
+{
+	(void)align_bytes;
+	(void)size_bytes;
+	interpose_free(p, TRACE_FREE_ALIGNED_SIZED);
+}
+
+PRELOAD_API void *calloc(size_t n, size_t size_bytes)
+{
+	struct preload_thread *t = preload_thread_enter();
+	int overflow;
+	size_t total = interpose_mul(n, size_bytes, &overflow);
+	void *p;
+
+	if (!t)
+		return fallback_calloc(n, size_bytes);
+	p = real.calloc(n, size_bytes);
+	if (p && !overflow)
+		event_alloc(t, TRACE_FN_CALLOC, p, total, CALLER_IP);
+	preload_thread_leave(t);
+	return p;
+}
+
+/*
+ * The common body of realloc and reallocarray (size_bytes already checked
+ * for overflow): realloc(NULL, n) is an allocation; realloc(p, 0) that
+ * returns NULL freed p (glibc); a successful realloc(p, n) is one REALLOC
+ * record; a failed one leaves p alone and skips the seq it took.
+ */
+static inline void *interpose_realloc(struct preload_thread *t, void *old, size_t size_bytes,
+				      unsigned alloc_fn, unsigned free_fn, void *caller_ip)
+{
+	uint64_t seq_free;
+	void *p;
+
+	if (!old) {
+		p = real.realloc(NULL, size_bytes);
+		if (p)
+			event_alloc(t, alloc_fn, p, size_bytes, caller_ip);
+		return p;
+	}
+	seq_free = event_seq_next(t);
+	p = real.realloc(old, size_bytes);
+	if (p)
+		event_realloc(t, alloc_fn, seq_free, old, p, size_bytes, caller_ip);
+	else if (size_bytes == 0)
+		event_free(t, free_fn, seq_free, old);
+	else
+		event_seq_skip(t, seq_free);
+	return p;
+}
+
+/* realloc or reallocarray of a block of the shim's own (bootstrap arena,
+ * nested heap): for the program, a fresh allocation. */
+static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_fn,
+				   void *caller_ip)
+{
+	int from_real;
+	void *p = fallback_realloc_own(old, size_bytes, &from_real);
+	struct preload_thread *t;
+
+	if (!p || !from_real)
+		return p;
+	t = preload_thread_enter();
+	if (t) {
+		event_alloc(t, alloc_fn, p, size_bytes, caller_ip);
+		preload_thread_leave(t);
+	}
+	return p;
+}
+
+PRELOAD_API void *realloc(void *old, size_t size_bytes)
+{
+	struct preload_thread *t;
+	void *p;
+
+	if (fallback_owns(old))
+		return interpose_realloc_own(old, size_bytes, TRACE_FN_REALLOC, CALLER_IP);
+	t = preload_thread_enter();
+	if (!t)
+		return fallback_realloc(old, size_bytes);
+	p = interpose_realloc(t, old, size_bytes, TRACE_FN_REALLOC, TRACE_FREE_REALLOC, CALLER_IP);
+	preload_thread_leave(t);
+	return p;
+}
+
+PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
+{
+	struct preload_thread *t;
+	int overflow;
+	size_t total = interpose_mul(n, size_bytes, &overflow);
+	void *p;
+
+	if (overflow) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (fallback_owns(old))
+		return interpose_realloc_own(old, total, TRACE_FN_REALLOCARRAY, CALLER_IP);
+	t = preload_thread_enter();
+	if (!t)
+		return fallback_reallocarray(old, n, size_bytes);
+	p = interpose_realloc(t, old, total, TRACE_FN_REALLOCARRAY, TRACE_FREE_REALLOCARRAY,
+			      CALLER_IP);
+	preload_thread_leave(t);
+	return p;
+}
+
+PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes)
+{
+	struct preload_thread *t = preload_thread_enter();
+	int rc;
+
+	if (!t)
+		return fallback_posix_memalign(out, align_bytes, size_bytes);
+	rc = real.posix_memalign(out, align_bytes, size_bytes);
+	if (rc == 0)
+		event_alloc(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP);
+	preload_thread_leave(t);
+	return rc;
+}
+
+PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
+{
+	struct preload_thread *t = preload_thread_enter();
+	void *p;
+
+	if (!t)
+		return fallback_aligned_alloc(align_bytes, size_bytes);
+	p = real.aligned_alloc(align_bytes, size_bytes);
+	if (p)
+		event_alloc(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP);
+	preload_thread_leave(t);
+	return p;
+}
+
+PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
+{
+	struct preload_thread *t = preload_thread_enter();
+	void *p;
+
+	if (!t)
+		return fallback_memalign(align_bytes, size_bytes);
+	p = real.memalign(align_bytes, size_bytes);
+	if (p)
+		event_alloc(t, TRACE_FN_MEMALIGN, p, size_bytes, CALLER_IP);
+	preload_thread_leave(t);
+	return p;
+}
+
+PRELOAD_API void *valloc(size_t size_bytes)
+{
+	struct preload_thread *t = preload_thread_enter();
+	void *p;
+
+	if (!t)
+		return fallback_valloc(size_bytes);
+	p = real.valloc(size_bytes);
+	if (p)
+		event_alloc(t, TRACE_FN_VALLOC, p, size_bytes, CALLER_IP);
+	preload_thread_leave(t);
+	return p;
+}
+
+/* pvalloc is recorded with the size the program asked for, not the
+ * page-rounded size glibc actually reserves (mprof-trace(5), ALLOC fn 8). */
+PRELOAD_API void *pvalloc(size_t size_bytes)
+{
+	struct preload_thread *t = preload_thread_enter();
+	void *p;
+
+	if (!t)
+		return fallback_pvalloc(size_bytes);
+	p = real.pvalloc(size_bytes);
+	if (p)
+		event_alloc(t, TRACE_FN_PVALLOC, p, size_bytes, CALLER_IP);
+	preload_thread_leave(t);
+	return p;
+}
+
+/* Not recorded; answers for the shim's own blocks too. */
+PRELOAD_API size_t malloc_usable_size(void *p)
+{
+	size_t (*fn)(void *);
+
+	if (fallback_owns(p))
+		return fallback_size(p);
+	fn = real_get(malloc_usable_size);
+	return fn ? fn(p) : 0;
+}
+
+/*
+ * dlclose, then a new module epoch at the next captured stack, so that a
+ * library loaded later at the same address never inherits the frames of the
+ * one just closed.  The real dlclose runs with the thread not busy: the
+ * frees the loader makes are recorded like any other.
+ */
+PRELOAD_API int dlclose(void *handle)
+{
+	int (*fn)(void *) = real_get(dlclose);
+	int rc;
+
+	if (!fn)
+		fn = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!fn)
+		return -1;
+	rc = fn(handle);
+	modules_mark_dirty();
+	return rc;
+}

@@ -1,0 +1,32 @@
+/*
+ * preload/mem.h - the shim's memory: anonymous private mappings.
+ *
+ * Everything the profiler keeps (thread states, the stack table, module
+ * maps, scratch buffers) comes from here, never from malloc, so recording
+ * can neither recurse into the interposed allocator nor disturb the heap it
+ * measures.
+ */
+#ifndef MPROF_PRELOAD_MEM_H
+#define MPROF_PRELOAD_MEM_H
+
+#include <stddef.h>
+
+#define PRELOAD_PAGE_BYTES 4096u
+
+/* Rounds size_bytes up to whole pages. */
+static inline size_t preload_mem_round(size_t size_bytes)
+{
+	return (size_bytes + PRELOAD_PAGE_BYTES - 1) & ~(size_t)(PRELOAD_PAGE_BYTES - 1);
+}
+
+/*
+ * Maps size_bytes (rounded up to pages) of zeroed, private, read-write
+ * memory.  Returns NULL when the kernel refuses.  Release with
+ * preload_mem_unmap and the same size.
+ */
+void *preload_mem_map(size_t size_bytes);
+
+/* Unmaps what preload_mem_map returned; NULL is ignored. */
+void preload_mem_unmap(void *p, size_t size_bytes);
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * preload/modules.c - module maps and their MODULES records.
+ *
+ * Owns the published maps (immutable once published, kept mapped for
+ * lock-free readers) and the epoch counter.  A scan walks dl_iterate_phdr
+ * without holding any lock of ours (a thread inside a dl_iterate_phdr
+ * callback of the program may call malloc, and must then never wait for a
+ * lock held by a thread that waits for the loader); publishing takes the
+ * modules lock, writes the MODULES record first and then publishes the map,
+ * so no stack of an epoch is interned before its map is in the trace.  Must
+ * never call malloc.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <link.h>
+#include <stddef.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/diag.h"
+#include "preload/lock.h"
+#include "preload/mem.h"
+#include "preload/modules.h"
+#include "preload/ring.h"
+
+#define MODULES_FIRST_BODY_BYTES (64u << 10)
+#define MODULES_FIRST_RANGES 1024u
+
+struct module_range {
+	uint64_t start, end;
+};
+
+struct module_map {
+	uint64_t epoch;
+	uint64_t adds, subs;         /* loader counters at the scan */
+	uint32_t count;              /* modules */
+	uint32_t nranges;            /* executable segments, sorted */
+	size_t body_bytes;           /* encoded modules (MODULES payload after count) */
+	size_t map_bytes;
+	struct module_range *ranges;
+	uint8_t *body;
+};
+
+/* One scan in progress: encodes modules into body, ranges into ranges. */
+struct modules_scan {
+	uint8_t *body;
+	size_t body_cap, body_len, body_need;
+	struct module_range *ranges;
+	uint32_t ranges_cap, nranges, ranges_need;
+	uint32_t count, index;
+	uint64_t adds, subs;
+	int overflow;
+};
+
+_Atomic int modules_dirty;
+static _Atomic(struct module_map *) modules_current;
+static struct preload_lock modules_lock;
+
+/* Whether info carries the loader's adds/subs counters. */
+static int modules_has_counters(size_t size)
+{
+	return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(unsigned long long);
+}
+
+static int modules_counters_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t *c = arg;
+
+	if (modules_has_counters(size)) {
+		c[0] = info->dlpi_adds;
+		c[1] = info->dlpi_subs;
+	}
+	return 1;
+}
+
+/* Whether [vaddr, vaddr + len) lies inside a loaded segment of info. */
+static int modules_is_loaded(const struct dl_phdr_info *info, uint64_t vaddr, uint64_t len)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr &&
+		    vaddr + len <= ph->p_vaddr + ph->p_filesz)
+			return 1;
+	}
+	return 0;
+}
+
+/* Finds the NT_GNU_BUILD_ID note of a module in memory. */
+static void modules_build_id(const struct dl_phdr_info *info, const uint8_t **id, size_t *len)
+{
+	*id = NULL;
+	*len = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t align = ph->p_align == 8 ? 8 : 4;
+		const uint8_t *p, *end;
+
+		if (ph->p_type != PT_NOTE || !modules_is_loaded(info, ph->p_vaddr, ph->p_memsz))
+			continue;
+		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const uint8_t *name = p + sizeof(*nh);
+			const uint8_t *desc = name + ((nh->n_namesz + align - 1) & ~(align - 1));
+			const uint8_t *next = desc + ((nh->n_descsz + align - 1) & ~(align - 1));
+
+			if (next > end || next <= p)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0) {
+				*id = desc;
+				*len = nh->n_descsz;
+				return;
+			}
+			p = next;
+		}
+	}
+}
+
+/* Appends the lowercase hex digits of v to p; returns the end. */
+static char *modules_put_hex(char *p, uint64_t v)
+{
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/*
+ * A module opened by a relative name (dlopen("./x.so")) is listed under
+ * that name; the symbolizer runs later, elsewhere.  Asks the kernel which
+ * file backs the module's first executable segment instead.  Returns path
+ * itself when it is absolute or the kernel does not say (the vdso).
+ */
+static const char *modules_absolute_path(const struct dl_phdr_info *info, const char *path,
+					 char *buf, size_t cap)
+{
+	char link[96], *p;
+	ssize_t n;
+
+	if (path[0] == '/' || path[0] == '\0')
+		return path;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t start = (info->dlpi_addr + ph->p_vaddr) & ~(uint64_t)(PRELOAD_PAGE_BYTES - 1);
+		uint64_t end = (info->dlpi_addr + ph->p_vaddr + ph->p_filesz + PRELOAD_PAGE_BYTES - 1) &
+			       ~(uint64_t)(PRELOAD_PAGE_BYTES - 1);
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		p = stpcpy(link, "/proc/self/map_files/");
+		p = modules_put_hex(p, start);
+		*p++ = '-';
+		p = modules_put_hex(p, end);
+		*p = '\0';
+		n = readlink(link, buf, cap - 1);
+		if (n <= 0 || buf[0] != '/')
+			return path;
+		buf[n] = '\0';
+		return buf;
+	}
+	return path;
+}
+
+static int modules_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct modules_scan *sc = arg;
+	const char *path = info->dlpi_name ? info->dlpi_name : "";
+	char resolved[PATH_MAX];
+	const uint8_t *id;
+	size_t id_len, path_len, need;
+	uint32_t nexec = 0;
+	uint8_t *p;
+
+	if (sc->index++ == 0) {
+		if (modules_has_counters(size)) {
+			sc->adds = info->dlpi_adds;
+			sc->subs = info->dlpi_subs;
+		}
+		if (!*path)
+			path = preload_proc.exe; /* the main program */
+	}
+	path = modules_absolute_path(info, path, resolved, sizeof(resolved));
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X))
+			nexec++;
+	modules_build_id(info, &id, &id_len);
+	path_len = strlen(path);
+	need = 4 * VARINT_MAX_BYTES + path_len + id_len + 2 * VARINT_MAX_BYTES * nexec;
+	if (sc->overflow || sc->body_len + need > sc->body_cap ||
+	    sc->nranges + nexec > sc->ranges_cap) {
+		sc->overflow = 1;
+		sc->body_need += need;
+		sc->ranges_need += nexec;
+		return 0;
+	}
+	sc->body_need += need;
+	sc->ranges_need += nexec;
+	p = sc->body + sc->body_len;
+	p = varint_put_u64(p, info->dlpi_addr);
+	p = record_put_bytes(p, path, path_len);
+	p = record_put_bytes(p, id, id_len);
+	p = varint_put_u64(p, nexec);
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		p = varint_put_u64(p, ph->p_vaddr);
+		p = varint_put_u64(p, ph->p_memsz);
+		sc->ranges[sc->nranges++] = (struct module_range){
+			info->dlpi_addr + ph->p_vaddr, info->dlpi_addr + ph->p_vaddr + ph->p_memsz
+		};
+	}
+	sc->body_len = (size_t)(p - sc->body);
+	sc->count++;
+	return 0;
+}
+
+static void modules_sort_ranges(struct module_range *r, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		struct module_range v = r[i];
+		uint32_t j = i;
+
+		for (; j > 0 && r[j - 1].start > v.start; j--)
+			r[j] = r[j - 1];
+		r[j] = v;
+	}
+}
+
+/* Copies a finished scan into a new, unpublished map. */
+static struct module_map *modules_map_from(const struct modules_scan *sc)
+{
+	size_t bytes = sizeof(struct module_map) + sc->nranges * sizeof(struct module_range) +
+		       sc->body_len;
+	struct module_map *m = preload_mem_map(bytes);
+
+	if (!m)
+		return NULL;
+	m->map_bytes = bytes;
+	m->adds = sc->adds;
+	m->subs = sc->subs;
+	m->count = sc->count;
+	m->nranges = sc->nranges;
+	m->body_bytes = sc->body_len;
+	m->ranges = (struct module_range *)(m + 1);
+	m->body = (uint8_t *)(m->ranges + sc->nranges);
+	memcpy(m->ranges, sc->ranges, sc->nranges * sizeof(struct module_range));
+	memcpy(m->body, sc->body, sc->body_len);
+	modules_sort_ranges(m->ranges, m->nranges);
+	return m;
+}
+
+/* Scans the loaded modules into a new map; NULL when out of memory. */
+static struct module_map *modules_scan(void)
+{
+	size_t body_cap = MODULES_FIRST_BODY_BYTES;
+	uint32_t ranges_cap = MODULES_FIRST_RANGES;
+
+	for (int attempt = 0; attempt < 4; attempt++) {
+		size_t bytes = body_cap + ranges_cap * sizeof(struct module_range);
+		struct modules_scan sc = { 0 };
+		struct module_map *m;
+		uint8_t *scratch = preload_mem_map(bytes);
+
+		if (!scratch)
+			return NULL;
+		sc.ranges = (struct module_range *)scratch;
+		sc.ranges_cap = ranges_cap;
+		sc.body = scratch + ranges_cap * sizeof(struct module_range);
+		sc.body_cap = body_cap;
+		dl_iterate_phdr(modules_scan_one, &sc);
+		m = sc.overflow ? NULL : modules_map_from(&sc);
+		preload_mem_unmap(scratch, bytes);
+		if (!sc.overflow)
+			return m;
+		body_cap = 2 * sc.body_need;
+		ranges_cap = 2 * sc.ranges_need;
+	}
+	return NULL;
+}
+
+int modules_init(void)
+{
+	struct module_map *m = modules_scan();
+
+	if (!m)
+		return -1;
+	m->epoch = 1;
+	atomic_store_explicit(&modules_current, m, memory_order_release);
+	return 0;
+}
+
+uint64_t modules_epoch(void)
+{
+	struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
+
+	return m ? m->epoch : 0;
+}
+
+int modules_contains(uint64_t ip)
+{
+	const struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
+	uint32_t lo = 0, hi;
+
+	if (!m)
+		return 1;
+	hi = m->nranges;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ip < m->ranges[mid].start)
+			hi = mid;
+		else if (ip >= m->ranges[mid].end)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+static int modules_write(struct preload_thread *t, const struct module_map *m)
+{
+	uint64_t need = RECORD_EXT_HEADER_BYTES + 2 * VARINT_MAX_BYTES + m->body_bytes;
+	uint8_t *rec, *p;
+
+	if (need + 64 > t->ring_bytes) {
+		diag_note(TRACE_DIAG_INFO, "the module map does not fit in one thread ring and "
+					   "was not recorded: raise MPROF_RING_KIB");
+		return -1;
+	}
+	rec = ring_reserve(t, (uint32_t)need);
+	if (!rec)
+		return -1;
+	p = record_ext_begin(rec, TRACE_REC_EXT_MODULES);
+	p = varint_put_u64(p, m->epoch);
+	p = varint_put_u64(p, m->count);
+	memcpy(p, m->body, m->body_bytes);
+	p += m->body_bytes;
+	record_ext_end(rec, p);
+	ring_commit(t, p);
+	return 0;
+}
+
+int modules_write_current(struct preload_thread *t)
+{
+	const struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
+
+	return m ? modules_write(t, m) : -1;
+}
+
+int modules_refresh(struct preload_thread *t)
+{
+	struct module_map *cur = atomic_load_explicit(&modules_current, memory_order_acquire);
+	uint64_t entry_epoch = cur ? cur->epoch : 0, counters[2] = { 0, 0 };
+	struct module_map *next;
+
+	atomic_store_explicit(&modules_dirty, 0, memory_order_relaxed);
+	dl_iterate_phdr(modules_counters_one, counters);
+	if (cur && cur->adds == counters[0] && cur->subs == counters[1])
+		return 0;
+	next = modules_scan();
+	if (!next)
+		return -1;
+	preload_lock_take(&modules_lock);
+	cur = atomic_load_explicit(&modules_current, memory_order_relaxed);
+	if (cur && cur->adds == next->adds && cur->subs == next->subs) {
+		preload_lock_give(&modules_lock);
+		preload_mem_unmap(next, next->map_bytes);
+		return cur->epoch != entry_epoch;
+	}
+	next->epoch = (cur ? cur->epoch : 0) + 1;
+	modules_write(t, next);
+	atomic_store_explicit(&modules_current, next, memory_order_release);
+	preload_lock_give(&modules_lock);
+	return 1;
+}
+
+void modules_fork_prepare(void)
+{
+	preload_lock_take(&modules_lock);
+}
+
+void modules_fork_parent(void)
+{
+	preload_lock_give(&modules_lock);
+}
+
+void modules_fork_child(void)
+{
+	preload_lock_reset(&modules_lock);
+}

@@ -1,0 +1,48 @@
+/*
+ * preload/modules.h - the module map: which executable segments are loaded
+ * where, numbered by epoch, and written as EXT_MODULES records so that
+ * recorded instruction pointers can be symbolized after the run.
+ */
+#ifndef MPROF_PRELOAD_MODULES_H
+#define MPROF_PRELOAD_MODULES_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "preload/thread.h"
+
+extern _Atomic int modules_dirty;
+
+/* Scans the loaded modules and makes that map epoch 1 (no record yet).
+ * Returns 0, or -1 when out of memory. */
+int modules_init(void);
+
+/* The epoch of the current map (0 before modules_init). */
+uint64_t modules_epoch(void);
+
+/* Whether ip lies in an executable segment of the current map.  Lock-free. */
+int modules_contains(uint64_t ip);
+
+/*
+ * Rescans the modules (when the loader's load/unload counters moved) and,
+ * if the set changed, publishes the next epoch after writing its MODULES
+ * record into t's ring.  Returns 1 when the current epoch differs from the
+ * one in force at the call, 0 when not, -1 when out of memory.
+ */
+int modules_refresh(struct preload_thread *t);
+
+/* Writes the MODULES record of the current map into t's ring; 0 or -1. */
+int modules_write_current(struct preload_thread *t);
+
+/* dlclose happened: the next capture rescans before it interns. */
+static inline void modules_mark_dirty(void)
+{
+	atomic_store_explicit(&modules_dirty, 1, memory_order_release);
+}
+
+/* Fork support: the map is not replaced while fork() copies the process. */
+void modules_fork_prepare(void);
+void modules_fork_parent(void);
+void modules_fork_child(void);
+
+#endif

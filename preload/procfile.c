@@ -1,0 +1,141 @@
+/*
+ * preload/procfile.c - the process file: the shared mapping in which this
+ * process image's threads leave their records for the launcher.
+ *
+ * Owns the creation of the file and the filling of its header.  The
+ * descriptor is closed before returning (the target may close or dup2 over
+ * any descriptor at any time), the file is never overwritten (O_EXCL,
+ * O_NOFOLLOW) and is private to the user (0600).  Must not allocate.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/procfile.h"
+
+char *procfile_put_dec(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *procfile_put_hex64(char *p, uint64_t v)
+{
+	for (int shift = 60; shift >= 0; shift -= 4)
+		*p++ = "0123456789abcdef"[(v >> shift) & 15];
+	return p;
+}
+
+/* A random serial; falls back to the clock when getrandom is unavailable. */
+static uint64_t procfile_serial(void)
+{
+	uint64_t v = 0;
+	struct timespec ts;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^
+	       ((uint64_t)getpid() << 40);
+}
+
+/* Writes "p.PID.SERIAL" into name (64 bytes). */
+static void procfile_name(char *name)
+{
+	char *p = name;
+
+	*p++ = 'p';
+	*p++ = '.';
+	p = procfile_put_dec(p, (uint64_t)getpid());
+	*p++ = '.';
+	p = procfile_put_hex64(p, procfile_serial());
+	*p = '\0';
+}
+
+/* Opens a new, unique process file; returns the descriptor or -errno. */
+static int procfile_open(struct preload_process *proc, char *path, size_t path_size)
+{
+	size_t dir_len = strlen(proc->cfg.session_dir);
+
+	if (dir_len + 1 + sizeof(proc->file_name) > path_size)
+		return -ENAMETOOLONG;
+	for (int attempt = 0; attempt < 16; attempt++) {
+		int fd;
+
+		procfile_name(proc->file_name);
+		memcpy(path, proc->cfg.session_dir, dir_len);
+		path[dir_len] = '/';
+		strcpy(path + dir_len + 1, proc->file_name);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+static void procfile_fill(struct preload_process *proc, struct session_proc_header *h,
+			  uint64_t ring_offset, const struct procfile_origin *origin)
+{
+	h->magic = SESSION_PROC_MAGIC;
+	h->version = SESSION_VERSION;
+	h->pid = (uint32_t)getpid();
+	h->ppid = (uint32_t)getppid();
+	h->nslots = proc->cfg.nslots;
+	h->ring_bytes = proc->cfg.ring_bytes;
+	h->ring_offset = ring_offset;
+	h->file_bytes = proc->file_bytes;
+	h->launcher_pid = (uint32_t)proc->cfg.launcher_pid;
+	h->is_fork_child = (uint32_t)origin->is_fork_child;
+	h->fork_seq = origin->fork_seq;
+	if (origin->parent_file)
+		strncpy(h->parent_file, origin->parent_file, sizeof(h->parent_file) - 1);
+	memcpy(h->exe, proc->exe, sizeof(h->exe));
+	h->exe[sizeof(h->exe) - 1] = '\0';
+	atomic_store_explicit(&h->seq, origin->fork_seq, memory_order_relaxed);
+	atomic_store_explicit(&h->state, PROC_RUNNING, memory_order_release);
+}
+
+int procfile_create(struct preload_process *proc, const struct procfile_origin *origin)
+{
+	char path[PATH_MAX];
+	uint64_t slots_bytes = (uint64_t)proc->cfg.nslots * sizeof(struct session_slot);
+	uint64_t ring_offset = (SESSION_SLOTS_OFFSET + slots_bytes + SESSION_PAGE_BYTES - 1) &
+			       ~(uint64_t)(SESSION_PAGE_BYTES - 1);
+	uint64_t file_bytes = ring_offset + (uint64_t)proc->cfg.nslots * proc->cfg.ring_bytes;
+	void *base;
+	int fd, err;
+
+	fd = procfile_open(proc, path, sizeof(path));
+	if (fd < 0)
+		return fd;
+	if (ftruncate(fd, (off_t)file_bytes) < 0)
+		goto fail;
+	base = mmap(NULL, file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		goto fail;
+	close(fd);
+	proc->hdr = base;
+	proc->file_bytes = file_bytes;
+	procfile_fill(proc, base, ring_offset, origin);
+	return 0;
+fail:
+	err = -errno;
+	close(fd);
+	unlink(path);
+	return err;
+}

@@ -1,0 +1,32 @@
+/*
+ * preload/procfile.h - creating this process image's process file
+ * (trace/session.h) in the session directory.
+ */
+#ifndef MPROF_PRELOAD_PROCFILE_H
+#define MPROF_PRELOAD_PROCFILE_H
+
+#include <stdint.h>
+
+#include "preload/process.h"
+
+/* How the new process came to be. */
+struct procfile_origin {
+	int is_fork_child;        /* 1: made by fork() in a recorded process */
+	uint64_t fork_seq;        /* fork child: the parent's seq at the fork */
+	const char *parent_file;  /* fork child: the parent's file name */
+};
+
+/*
+ * Creates SESSION_DIR/p.PID.SERIAL (O_EXCL, O_NOFOLLOW, mode 0600), sizes it
+ * for proc->cfg, maps it shared, closes the descriptor and fills the header
+ * (state PROC_RUNNING, seq = origin->fork_seq).  On success sets proc->hdr,
+ * proc->file_bytes and proc->file_name and returns 0; returns a negative
+ * errno otherwise (nothing is left open or mapped; a file already created is
+ * unlinked).  Never allocates.
+ */
+int procfile_create(struct preload_process *proc, const struct procfile_origin *origin);
+
+/* Appends the decimal digits of v to p; returns the end. */
+char *procfile_put_dec(char *p, uint64_t v);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * preload/ring.c - the writer side of a thread's ring (trace/session.h).
+ *
+ * Owns the layout rules: records never straddle the end of a lap (the tail
+ * is filled with PAD bytes and the next lap starts with THREAD and TIME
+ * records, because readers reset their delta state at every lap start), and
+ * the ring never overwrites what the collector has not read (the writer
+ * waits, counting the wait in the header; if the launcher is gone, recording
+ * stops for good).  Only the owner thread writes its ring.  Must never call
+ * malloc.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <time.h>
+
+#include "preload/diag.h"
+#include "preload/lock.h"
+#include "preload/ring.h"
+
+#define RING_THREAD_START_BYTES (2 + 2 * VARINT_MAX_BYTES)
+#define RING_WAIT_SPINS 64u
+#define RING_WAIT_YIELDS 16u
+#define RING_WAIT_SLEEP_NS 50000L
+#define RING_LAUNCHER_CHECK_NS 100000000ull
+
+uint64_t ring_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether records may still be written (recording, or the initializer's
+ * first records). */
+static int ring_phase_writable(void)
+{
+	int phase = atomic_load_explicit(&preload_phase, memory_order_relaxed);
+
+	return phase == PRELOAD_READY || phase == PRELOAD_INITIALIZING;
+}
+
+static int ring_has_room(struct preload_thread *t, uint32_t need_bytes)
+{
+	return t->write_pos + need_bytes - t->read_pos_seen <= t->ring_bytes;
+}
+
+/*
+ * Waits until the collector has made room for need_bytes.  Spins briefly,
+ * then yields, then sleeps 50 us at a time; checks every 100 ms that the
+ * launcher still exists.  Returns 0, or -1 when recording stopped.
+ */
+static int ring_wait_room(struct preload_thread *t, uint32_t need_bytes)
+{
+	struct session_proc_header *h = preload_proc.hdr;
+	struct timespec nap = { 0, RING_WAIT_SLEEP_NS };
+	uint64_t next_check_ns = 0;
+	unsigned round = 0;
+
+	atomic_fetch_add_explicit(&h->waits, 1, memory_order_relaxed);
+	atomic_fetch_or_explicit(&h->diag_flags, 1u << TRACE_DIAG_RING_FULL_WAIT,
+				 memory_order_relaxed);
+	for (;;) {
+		t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);
+		if (ring_has_room(t, need_bytes))
+			return 0;
+		if (!ring_phase_writable())
+			return -1;
+		round++;
+		if (round < RING_WAIT_SPINS) {
+			preload_cpu_relax();
+			continue;
+		}
+		if (round < RING_WAIT_SPINS + RING_WAIT_YIELDS) {
+			sched_yield();
+			continue;
+		}
+		nanosleep(&nap, NULL);
+		if (ring_now_ns() >= next_check_ns) {
+			if (next_check_ns && !preload_launcher_alive()) {
+				preload_process_disable("the mprof launcher is gone while the "
+							"program was running; recording stopped");
+				return -1;
+			}
+			next_check_ns = ring_now_ns() + RING_LAUNCHER_CHECK_NS;
+		}
+	}
+}
+
+static int ring_ensure_room(struct preload_thread *t, uint32_t need_bytes)
+{
+	if (ring_has_room(t, need_bytes))
+		return 0;
+	t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);
+	if (ring_has_room(t, need_bytes))
+		return 0;
+	return ring_wait_room(t, need_bytes);
+}
+
+/* Pads the rest of the lap and starts the next one with THREAD and TIME. */
+static int ring_next_lap(struct preload_thread *t)
+{
+	uint32_t pad = t->ring_bytes - t->lap_offset;
+
+	if (ring_ensure_room(t, pad) < 0)
+		return -1;
+	memset(t->ring + t->lap_offset, TRACE_REC_PAD, pad);
+	t->write_pos += pad;
+	t->lap_offset = 0;
+	atomic_store_explicit(&t->slot->write_pos, t->write_pos, memory_order_release);
+	return ring_write_thread_start(t);
+}
+
+uint8_t *ring_reserve(struct preload_thread *t, uint32_t need_bytes)
+{
+	if (need_bytes + RING_THREAD_START_BYTES > t->ring_bytes)
+		return NULL;
+	if (t->lap_offset + need_bytes > t->ring_bytes && ring_next_lap(t) < 0)
+		return NULL;
+	if (ring_ensure_room(t, need_bytes) < 0)
+		return NULL;
+	return t->ring + t->lap_offset;
+}
+
+void ring_commit(struct preload_thread *t, const uint8_t *end)
+{
+	uint32_t n = (uint32_t)(end - (t->ring + t->lap_offset));
+
+	t->lap_offset += n;
+	t->write_pos += n;
+	atomic_store_explicit(&t->slot->write_pos, t->write_pos, memory_order_release);
+}
+
+int ring_write_thread_start(struct preload_thread *t)
+{
+	uint8_t *p = ring_reserve(t, RING_THREAD_START_BYTES);
+
+	if (!p)
+		return -1;
+	p = record_put_thread(p, &t->rs, (uint64_t)t->tid);
+	p = record_put_time(p, ring_now_ns());
+	ring_commit(t, p);
+	t->events_until_time = RING_EVENTS_PER_TIME;
+	return 0;
+}
+
+void ring_count_event(struct preload_thread *t)
+{
+	uint8_t *p;
+
+	if (--t->events_until_time)
+		return;
+	t->events_until_time = RING_EVENTS_PER_TIME;
+	p = ring_reserve(t, 1 + VARINT_MAX_BYTES);
+	if (p)
+		ring_commit(t, record_put_time(p, ring_now_ns()));
+}

@@ -1,0 +1,73 @@
+/*
+ * preload/settings.c - the shim's settings, read once per process image from
+ * the environment (MPROF_SESSION, MPROF_MAX_FRAMES, MPROF_RING_KIB,
+ * MPROF_NO_CHILDREN, MPROF_ROOT_PID, MPROF_LAUNCHER_PID).
+ *
+ * Owns nothing.  Must not allocate: it runs inside the first malloc call.
+ * Malformed numbers fall back to the defaults, out-of-range ones are clamped.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "preload/settings.h"
+#include "preload/mem.h"
+
+#define CONFIG_MAX_FRAMES_LIMIT 1024u
+#define CONFIG_RING_MIN_BYTES (64u << 10)
+#define CONFIG_RING_MAX_BYTES (1024u << 20)
+
+/* Parses a decimal number from the environment; returns dflt when unset or
+ * malformed. */
+static uint64_t config_env_u64(const char *name, uint64_t dflt)
+{
+	const char *s = getenv(name);
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return dflt;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > UINT64_MAX / 10 - 1)
+			return dflt;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	return v;
+}
+
+static uint32_t config_clamp(uint64_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
+}
+
+int preload_settings_read(struct preload_config *cfg)
+{
+	const char *dir = getenv(SESSION_ENV);
+	const char *no_children = getenv(SESSION_ENV_NO_CHILDREN);
+	uint64_t root_pid = config_env_u64(SESSION_ENV_ROOT_PID, 0);
+	uint64_t ring_kib;
+	int is_root;
+
+	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(cfg->session_dir) - 64)
+		return 0;
+	if (getauxval(AT_SECURE))
+		return 0;
+	is_root = root_pid == 0 || root_pid == (uint64_t)getpid();
+	cfg->record_children = !(no_children && strcmp(no_children, "1") == 0);
+	if (!cfg->record_children && !is_root)
+		return 0;
+	strcpy(cfg->session_dir, dir);
+	cfg->max_frames = config_clamp(config_env_u64(SESSION_ENV_MAX_FRAMES,
+						      SESSION_DEFAULT_MAX_FRAMES),
+				       1, CONFIG_MAX_FRAMES_LIMIT);
+	ring_kib = config_env_u64(SESSION_ENV_RING_KIB, SESSION_DEFAULT_RING_BYTES >> 10);
+	cfg->ring_bytes = (uint32_t)preload_mem_round(
+		config_clamp(ring_kib > UINT32_MAX ? UINT32_MAX : ring_kib << 10,
+			     CONFIG_RING_MIN_BYTES, CONFIG_RING_MAX_BYTES));
+	cfg->nslots = SESSION_DEFAULT_SLOTS;
+	cfg->launcher_pid = (pid_t)config_env_u64(PRELOAD_ENV_LAUNCHER_PID, 0);
+	if (cfg->launcher_pid == 0)
+		cfg->launcher_pid = getppid();
+	return 1;
+}

@@ -1,1 +1,0 @@
-int mprof_preload_placeholder;

@@ -1,0 +1,233 @@
+/*
+ * preload/stack_table.c - the process-wide prefix tree of call stacks.
+ *
+ * Owns the hash tables of nodes (open addressing, linear probing) and the
+ * id counter.  Readers never lock: an entry is published by a release store
+ * of its id after its key is written, and 0 means empty.  Inserts happen
+ * under one small lock, taken only when a node is missing; growth maps a
+ * bigger table under that lock, copies and publishes it.  Old tables stay
+ * mapped because other threads may still be probing them (they then miss,
+ * take the lock and look again in the current one).  Must never allocate
+ * with malloc.
+ */
+#include <stdatomic.h>
+
+#include "preload/lock.h"
+#include "preload/mem.h"
+#include "preload/modules.h"
+#include "preload/stack_table.h"
+
+#define STACK_TABLE_FIRST_ENTRIES (1u << 14)
+
+struct stack_entry {
+	_Atomic uint64_t id; /* 0: empty */
+	uint64_t parent;
+	uint64_t ip;
+};
+
+struct stack_table {
+	struct stack_table *older; /* the table this one replaced */
+	size_t map_bytes;
+	uint64_t mask;             /* entries - 1 */
+	uint64_t used;
+	struct stack_entry entries[];
+};
+
+static _Atomic(struct stack_table *) stack_current;
+static struct preload_lock stack_lock;
+static uint64_t stack_next_id = 1;
+/* Bumped when the table is emptied (fork child): per-thread caches die. */
+static _Atomic uint64_t stack_generation = 1;
+
+static uint64_t stack_hash(uint64_t parent, uint64_t ip)
+{
+	uint64_t h = ip ^ (parent * 0x9e3779b97f4a7c15ull);
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return h;
+}
+
+static struct stack_table *stack_table_map(uint64_t entries)
+{
+	size_t bytes = sizeof(struct stack_table) + entries * sizeof(struct stack_entry);
+	struct stack_table *tab = preload_mem_map(bytes);
+
+	if (!tab)
+		return NULL;
+	tab->map_bytes = bytes;
+	tab->mask = entries - 1;
+	return tab;
+}
+
+int stack_table_init(void)
+{
+	struct stack_table *tab = stack_table_map(STACK_TABLE_FIRST_ENTRIES);
+
+	if (!tab)
+		return -1;
+	atomic_store_explicit(&stack_current, tab, memory_order_release);
+	return 0;
+}
+
+/* Lock-free lookup; returns the id or 0. */
+static uint64_t stack_table_find(const struct stack_table *tab, uint64_t parent, uint64_t ip)
+{
+	for (uint64_t i = stack_hash(parent, ip) & tab->mask;; i = (i + 1) & tab->mask) {
+		const struct stack_entry *e = &tab->entries[i];
+		uint64_t id = atomic_load_explicit(&e->id, memory_order_acquire);
+
+		if (!id)
+			return 0;
+		if (e->parent == parent && e->ip == ip)
+			return id;
+	}
+}
+
+/* Stores a node into tab (lock held, room guaranteed). */
+static void stack_table_put(struct stack_table *tab, uint64_t parent, uint64_t ip, uint64_t id)
+{
+	uint64_t i = stack_hash(parent, ip) & tab->mask;
+
+	while (atomic_load_explicit(&tab->entries[i].id, memory_order_relaxed))
+		i = (i + 1) & tab->mask;
+	tab->entries[i].parent = parent;
+	tab->entries[i].ip = ip;
+	atomic_store_explicit(&tab->entries[i].id, id, memory_order_release);
+	tab->used++;
+}
+
+/* Replaces the current table by one twice its size (lock held). */
+static struct stack_table *stack_table_grow(struct stack_table *old)
+{
+	struct stack_table *tab = stack_table_map(2 * (old->mask + 1));
+
+	if (!tab)
+		return NULL;
+	for (uint64_t i = 0; i <= old->mask; i++) {
+		uint64_t id = atomic_load_explicit(&old->entries[i].id, memory_order_relaxed);
+
+		if (id)
+			stack_table_put(tab, old->entries[i].parent, old->entries[i].ip, id);
+	}
+	tab->older = old;
+	atomic_store_explicit(&stack_current, tab, memory_order_release);
+	return tab;
+}
+
+/* Finds or creates node (parent, ip); a new one is appended to t->new_nodes.
+ * Returns 0 when out of memory. */
+static uint64_t stack_table_node(struct preload_thread *t, uint64_t parent, uint64_t ip)
+{
+	struct stack_table *tab = atomic_load_explicit(&stack_current, memory_order_acquire);
+	uint64_t id = stack_table_find(tab, parent, ip);
+
+	if (id)
+		return id;
+	preload_lock_take(&stack_lock);
+	tab = atomic_load_explicit(&stack_current, memory_order_relaxed);
+	id = stack_table_find(tab, parent, ip);
+	if (!id && 2 * (tab->used + 1) > tab->mask + 1)
+		tab = stack_table_grow(tab);
+	if (!id && tab) {
+		id = stack_next_id++;
+		stack_table_put(tab, parent, ip, id);
+		t->new_nodes[t->new_count++] = (struct stack_new_node){ id, parent, ip };
+	}
+	preload_lock_give(&stack_lock);
+	return id;
+}
+
+/* Whether some frame from index 'from' on lies in no module of the map. */
+static int stack_frames_unmapped(const struct preload_thread *t, uint32_t from, uint32_t depth)
+{
+	for (uint32_t i = from; i < depth; i++)
+		if (!modules_contains(t->ips[i]))
+			return 1;
+	return 0;
+}
+
+/* Forgets t's cached previous stack unless it belongs to root_key now. */
+static void stack_cache_check(struct preload_thread *t, uint64_t root_key)
+{
+	uint64_t gen = atomic_load_explicit(&stack_generation, memory_order_acquire);
+
+	if (t->cache_generation == gen && t->cache_root_key == root_key && t->cache_root_id)
+		return;
+	t->cache_generation = gen;
+	t->cache_root_key = root_key;
+	t->cache_root_id = 0;
+	t->cache_depth = 0;
+}
+
+uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t root_key,
+			    int check_modules)
+{
+	uint64_t parent;
+	uint32_t i = 0;
+
+	stack_cache_check(t, root_key);
+	if (!t->cache_root_id)
+		t->cache_root_id = stack_table_node(t, 0, root_key);
+	parent = t->cache_root_id;
+	if (!parent)
+		return 0;
+	/* The outer frames shared with the previous stack keep their ids. */
+	while (i < depth && i < t->cache_depth && t->cache_ips[i] == t->ips[i])
+		parent = t->cache_ids[i++];
+	/* Then lock-free lookups as long as the nodes exist. */
+	for (; i < depth; i++) {
+		struct stack_table *tab = atomic_load_explicit(&stack_current, memory_order_acquire);
+		uint64_t id = stack_table_find(tab, parent, t->ips[i]);
+
+		if (!id)
+			break;
+		t->cache_ips[i] = t->ips[i];
+		t->cache_ids[i] = parent = id;
+	}
+	if (i < depth && check_modules && stack_frames_unmapped(t, i, depth) &&
+	    modules_refresh(t) > 0) {
+		t->cache_depth = 0;
+		return STACK_TABLE_RESTART;
+	}
+	for (; i < depth; i++) {
+		uint64_t id = stack_table_node(t, parent, t->ips[i]);
+
+		if (!id) {
+			t->cache_depth = i;
+			return 0;
+		}
+		t->cache_ips[i] = t->ips[i];
+		t->cache_ids[i] = parent = id;
+	}
+	t->cache_depth = depth;
+	return parent;
+}
+
+void stack_table_fork_prepare(void)
+{
+	preload_lock_take(&stack_lock);
+}
+
+void stack_table_fork_parent(void)
+{
+	preload_lock_give(&stack_lock);
+}
+
+int stack_table_fork_child(void)
+{
+	struct stack_table *tab = atomic_load_explicit(&stack_current, memory_order_relaxed);
+
+	while (tab) {
+		struct stack_table *older = tab->older;
+
+		preload_mem_unmap(tab, tab->map_bytes);
+		tab = older;
+	}
+	atomic_store_explicit(&stack_current, NULL, memory_order_relaxed);
+	stack_next_id = 1;
+	atomic_fetch_add_explicit(&stack_generation, 1, memory_order_release);
+	preload_lock_reset(&stack_lock);
+	return stack_table_init();
+}

@@ -1,0 +1,361 @@
+/*
+ * preload/thread.c - life cycle of the per-thread states: creation, slot
+ * claiming, retirement at thread exit, recycling, and their state across
+ * fork.
+ *
+ * Owns the pool and the registry of states (both in anonymous mappings,
+ * guarded by one small lock taken only when a thread starts or ends) and the
+ * pthread key whose destructor retires a thread's slot.  Must never call
+ * malloc: a nested call made while a state is being set up (pthread_setspecific
+ * may calloc) sees THREAD_SETTING_UP and is served by the nested heap.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/init.h"
+#include "preload/lock.h"
+#include "preload/mem.h"
+#include "preload/ring.h"
+#include "preload/thread.h"
+
+__thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
+
+static struct preload_lock thread_pool_lock;
+static struct preload_thread *thread_pool_free;
+/* Every state ever made.  Grows under the pool lock; read without it by
+ * thread_foreach (entries and arrays are never unmapped, and the array is
+ * published before the count that needs it). */
+static _Atomic(struct preload_thread **) thread_registry;
+static _Atomic uint32_t thread_registry_count;
+static uint32_t thread_registry_cap;
+static _Atomic uint32_t thread_slot_hint;
+
+/* The slow path of preload_thread_enter: initialises the shim or makes the
+ * thread's state when needed; NULL when the call is not to be recorded. */
+struct preload_thread *preload_thread_enter_slow(void)
+{
+	struct preload_thread *t;
+	int phase = atomic_load_explicit(&preload_phase, memory_order_acquire);
+
+	if (phase == PRELOAD_UNSTARTED) {
+		preload_init_ensure();
+		phase = atomic_load_explicit(&preload_phase, memory_order_acquire);
+	}
+	if (phase != PRELOAD_READY)
+		return NULL;
+	t = preload_tls;
+	if (t == THREAD_SETTING_UP || (t && t->busy))
+		return NULL;
+	if (!t) {
+		int saved_errno = errno;
+
+		preload_tls = THREAD_SETTING_UP;
+		t = thread_state_create();
+		preload_tls = t;
+		errno = saved_errno;
+		if (!t)
+			return NULL;
+	}
+	t->busy = 1;
+	return t;
+}
+
+/* Adds t to the registry; pool lock held.  Returns -1 when out of memory. */
+static int thread_registry_add(struct preload_thread *t)
+{
+	uint32_t count = atomic_load_explicit(&thread_registry_count, memory_order_relaxed);
+	struct preload_thread **array = atomic_load_explicit(&thread_registry, memory_order_relaxed);
+
+	if (count == thread_registry_cap) {
+		uint32_t cap = thread_registry_cap ? 2 * thread_registry_cap : 256;
+		struct preload_thread **grown = preload_mem_map(cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		if (count)
+			memcpy(grown, array, count * sizeof(*grown));
+		/* The old array stays mapped: thread_foreach may be reading it. */
+		array = grown;
+		atomic_store_explicit(&thread_registry, grown, memory_order_release);
+		thread_registry_cap = cap;
+	}
+	array[count] = t;
+	atomic_store_explicit(&thread_registry_count, count + 1, memory_order_release);
+	return 0;
+}
+
+/* Registry snapshot: returns the array and stores its valid length. */
+static struct preload_thread **thread_registry_view(uint32_t *count)
+{
+	*count = atomic_load_explicit(&thread_registry_count, memory_order_acquire);
+	return atomic_load_explicit(&thread_registry, memory_order_acquire);
+}
+
+/* Maps a new state with its arrays sized for max_frames. */
+static struct preload_thread *thread_state_map(void)
+{
+	uint32_t max_frames = preload_proc.cfg.max_frames;
+	uint32_t cap = max_frames + THREAD_SHIM_FRAMES_MAX;
+	size_t bytes = sizeof(struct preload_thread) + cap * sizeof(void *) +
+		       3 * (size_t)max_frames * sizeof(uint64_t) +
+		       (max_frames + 1) * sizeof(struct stack_new_node);
+	struct preload_thread *t = preload_mem_map(bytes);
+	uint8_t *p;
+
+	if (!t)
+		return NULL;
+	t->map_bytes = bytes;
+	t->frames_cap = cap;
+	p = (uint8_t *)(t + 1);
+	t->frames = (void **)p;
+	p += cap * sizeof(void *);
+	t->ips = (uint64_t *)p;
+	p += max_frames * sizeof(uint64_t);
+	t->cache_ips = (uint64_t *)p;
+	p += max_frames * sizeof(uint64_t);
+	t->cache_ids = (uint64_t *)p;
+	p += max_frames * sizeof(uint64_t);
+	t->new_nodes = (struct stack_new_node *)p;
+	return t;
+}
+
+/* Takes a state from the pool or maps one; NULL when out of memory. */
+static struct preload_thread *thread_state_get(void)
+{
+	struct preload_thread *t;
+
+	preload_lock_take(&thread_pool_lock);
+	t = thread_pool_free;
+	if (t) {
+		thread_pool_free = t->next_free;
+	} else {
+		t = thread_state_map();
+		if (t && thread_registry_add(t) < 0) {
+			preload_mem_unmap(t, t->map_bytes);
+			t = NULL;
+		}
+	}
+	if (t) {
+		t->in_use = 1;
+		t->next_free = NULL;
+	}
+	preload_lock_give(&thread_pool_lock);
+	return t;
+}
+
+/* Resets what a recycled state must not carry over; keeps the arrays. */
+static void thread_state_clear(struct preload_thread *t)
+{
+	t->busy = 0;
+	atomic_store_explicit(&t->in_unwind, 0, memory_order_relaxed);
+	t->slot = NULL;
+	t->cache_depth = 0;
+	t->cache_root_key = 0;
+	t->cache_root_id = 0;
+	t->cache_generation = 0;
+	t->new_count = 0;
+	t->last_seq = 0;
+	t->destructor_rounds = 0;
+}
+
+/* Returns t to the pool; pool lock held. */
+static void thread_state_put_locked(struct preload_thread *t)
+{
+	thread_state_clear(t);
+	t->in_use = 0;
+	t->next_free = thread_pool_free;
+	thread_pool_free = t;
+}
+
+/* Hands t's slot to the collector: everything written is published. */
+static void thread_slot_retire(struct preload_thread *t)
+{
+	if (!t->slot)
+		return;
+	atomic_store_explicit(&t->slot->state, SLOT_RETIRED, memory_order_release);
+	t->slot = NULL;
+}
+
+/* Whether the thread with kernel id tid has ended. */
+static int thread_is_gone(pid_t tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) < 0 && errno == ESRCH;
+}
+
+/*
+ * Retires the slots of threads that ended without our key destructor
+ * running last (they allocated again after it).  Returns how many slots
+ * were retired.
+ */
+static int thread_reap_gone(void)
+{
+	int reaped = 0;
+	uint32_t count;
+	struct preload_thread **all;
+
+	preload_lock_take(&thread_pool_lock);
+	all = thread_registry_view(&count);
+	for (uint32_t i = 0; i < count; i++) {
+		struct preload_thread *t = all[i];
+
+		if (t->in_use && t->slot && t->tid != preload_tid() && thread_is_gone(t->tid)) {
+			thread_slot_retire(t);
+			thread_state_put_locked(t);
+			reaped++;
+		}
+	}
+	preload_lock_give(&thread_pool_lock);
+	return reaped;
+}
+
+/* One pass over the slots; returns the index claimed or -1. */
+static int thread_slot_try_claim(void)
+{
+	uint32_t n = preload_proc.cfg.nslots;
+	uint32_t start = atomic_load_explicit(&thread_slot_hint, memory_order_relaxed);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t idx = (start + i) % n;
+		struct session_slot *s = session_slot_at(preload_proc.hdr, idx);
+		uint32_t expected = SLOT_FREE;
+
+		if (atomic_load_explicit(&s->state, memory_order_relaxed) != SLOT_FREE)
+			continue;
+		if (atomic_compare_exchange_strong_explicit(&s->state, &expected, SLOT_OWNED,
+							    memory_order_acquire,
+							    memory_order_relaxed)) {
+			atomic_store_explicit(&thread_slot_hint, idx + 1, memory_order_relaxed);
+			return (int)idx;
+		}
+	}
+	return -1;
+}
+
+int thread_slot_claim(struct preload_thread *t)
+{
+	struct timespec pause = { 0, 1000000 };
+	unsigned waited_ms = 0;
+	int idx;
+
+	while ((idx = thread_slot_try_claim()) < 0) {
+		if (thread_reap_gone())
+			continue;
+		int phase = atomic_load_explicit(&preload_phase, memory_order_relaxed);
+
+		if (phase != PRELOAD_READY && phase != PRELOAD_INITIALIZING)
+			return -1;
+		nanosleep(&pause, NULL);
+		if (++waited_ms % 100 == 0 && !preload_launcher_alive()) {
+			preload_process_disable("the mprof launcher is gone; recording stopped");
+			return -1;
+		}
+	}
+	t->slot = session_slot_at(preload_proc.hdr, (uint32_t)idx);
+	t->slot->tid = (uint32_t)t->tid;
+	t->ring = session_ring_at(preload_proc.hdr, (uint32_t)idx);
+	t->ring_bytes = preload_proc.hdr->ring_bytes;
+	t->write_pos = atomic_load_explicit(&t->slot->write_pos, memory_order_relaxed);
+	t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);
+	t->lap_offset = (uint32_t)(t->write_pos % t->ring_bytes);
+	return ring_write_thread_start(t);
+}
+
+struct preload_thread *thread_state_create(void)
+{
+	struct preload_thread *t = thread_state_get();
+
+	if (!t)
+		return NULL;
+	t->tid = preload_tid();
+	if (thread_slot_claim(t) < 0) {
+		preload_lock_take(&thread_pool_lock);
+		thread_slot_retire(t);
+		thread_state_put_locked(t);
+		preload_lock_give(&thread_pool_lock);
+		return NULL;
+	}
+	if (preload_proc.have_thread_key)
+		pthread_setspecific(preload_proc.thread_key, t);
+	return t;
+}
+
+/*
+ * Key destructor, run when the thread exits: retires the slot and recycles
+ * the state.  Other destructors (and the C library after them) may still
+ * allocate or free, so it re-arms itself until the last destructor round
+ * (PTHREAD_DESTRUCTOR_ITERATIONS) to retire as late as it can.  A thread
+ * that allocates after that simply gets a new state and slot, which
+ * thread_reap_gone retires once the thread has ended.
+ */
+static void thread_key_destructor(void *arg)
+{
+	struct preload_thread *t = arg;
+
+	if (!t || t != preload_tls || t->busy)
+		return;
+	if (++t->destructor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
+	    pthread_setspecific(preload_proc.thread_key, t) == 0)
+		return;
+	preload_tls = THREAD_SETTING_UP;
+	preload_lock_take(&thread_pool_lock);
+	thread_slot_retire(t);
+	thread_state_put_locked(t);
+	preload_lock_give(&thread_pool_lock);
+	preload_tls = NULL;
+}
+
+void thread_key_init(void)
+{
+	if (pthread_key_create(&preload_proc.thread_key, thread_key_destructor) == 0)
+		preload_proc.have_thread_key = 1;
+}
+
+void thread_foreach(void (*fn)(struct preload_thread *t))
+{
+	uint32_t count;
+	struct preload_thread **all = thread_registry_view(&count);
+
+	for (uint32_t i = 0; i < count; i++)
+		fn(all[i]);
+}
+
+void thread_fork_prepare(void)
+{
+	preload_lock_take(&thread_pool_lock);
+}
+
+void thread_fork_parent(void)
+{
+	preload_lock_give(&thread_pool_lock);
+}
+
+uint64_t thread_fork_child(struct preload_thread *self)
+{
+	uint64_t fork_seq = 0;
+	uint32_t count;
+	struct preload_thread **all = thread_registry_view(&count);
+
+	thread_pool_free = NULL;
+	for (uint32_t i = 0; i < count; i++) {
+		struct preload_thread *t = all[i];
+
+		if (t->in_use && t->last_seq > fork_seq)
+			fork_seq = t->last_seq;
+		if (t != self) {
+			thread_state_put_locked(t);
+		} else {
+			t->slot = NULL; /* it belonged to the parent's file */
+			t->cache_depth = 0;
+			t->cache_root_id = 0;
+			t->cache_generation = 0;
+		}
+	}
+	preload_lock_reset(&thread_pool_lock);
+	return fork_seq;
+}

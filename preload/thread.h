@@ -1,0 +1,137 @@
+/*
+ * preload/thread.h - per-thread state of the shim.
+ *
+ * A thread keeps exactly one pointer in initial-exec TLS (preload_tls); the
+ * state it points to lives in an anonymous mapping, is pooled and recycled
+ * when the thread exits, and holds everything a thread needs to record: its
+ * slot and ring in the process file, its record delta state, the unwind
+ * buffer and its cache of the previous call stack.  Nothing large ever sits
+ * in TLS or on the target's stack, so threads with small stacks are safe.
+ */
+#ifndef MPROF_PRELOAD_THREAD_H
+#define MPROF_PRELOAD_THREAD_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "preload/process.h"
+#include "trace/record.h"
+#include "trace/session.h"
+
+/* Frames of the shim and the unwinder captured above the caller, at most. */
+#define THREAD_SHIM_FRAMES_MAX 16u
+
+/* TLS value while a thread's state is being set up or torn down. */
+#define THREAD_SETTING_UP ((struct preload_thread *)1)
+
+/* A call-stack node created by this thread's last intern, for its STACK record. */
+struct stack_new_node {
+	uint64_t id, parent, ip;
+};
+
+struct preload_thread {
+	int busy;                   /* inside an entry point: nested calls forward */
+	_Atomic int in_unwind;      /* inside the unwinder; fork waits for 0 */
+	pid_t tid;                  /* kernel thread id of the owner */
+	int in_use;                 /* owned by a live thread (else in the pool) */
+	struct preload_thread *next_free;
+	size_t map_bytes;           /* size of this state's mapping */
+
+	/* The slot and its ring. */
+	struct session_slot *slot;  /* NULL: no slot claimed */
+	uint8_t *ring;
+	uint32_t ring_bytes;
+	uint32_t lap_offset;        /* where the next record goes in this lap */
+	uint64_t write_pos;         /* bytes ever written (published in slot) */
+	uint64_t read_pos_seen;     /* the collector's read_pos as last loaded */
+	struct record_state rs;     /* encoder delta state */
+	uint32_t events_until_time; /* events left before the next TIME record */
+	uint64_t last_seq;          /* last sequence number this thread took */
+	int destructor_rounds;      /* key destructor calls so far (thread exit) */
+
+	/* Call-stack capture and the cache of the previous stack. */
+	uint32_t frames_cap;        /* capacity of frames */
+	void **frames;              /* unwind buffer, leaf first */
+	uint64_t *ips;              /* the kept frames, outermost first */
+	uint64_t *cache_ips;        /* previous stack's frames, outermost first */
+	uint64_t *cache_ids;        /* their node ids */
+	uint32_t cache_depth;
+	uint64_t cache_root_key;    /* 2 * epoch + truncated of the previous stack */
+	uint64_t cache_root_id;
+	uint64_t cache_generation;  /* stack-table generation the cache belongs to */
+	struct stack_new_node *new_nodes;
+	uint32_t new_count;
+};
+
+extern __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
+
+struct preload_thread *preload_thread_enter_slow(void);
+
+/*
+ * Returns this thread's state, marked busy, when the call is to be
+ * recorded; NULL when it must take the unrecorded path (preload/fallback.c:
+ * shim not ready or inert, or a nested call made by the shim's own callees).
+ * The fast path is three loads and a store.
+ */
+static inline struct preload_thread *preload_thread_enter(void)
+{
+	struct preload_thread *t = preload_tls;
+
+	if (__builtin_expect((uintptr_t)t > (uintptr_t)THREAD_SETTING_UP && !t->busy, 1) &&
+	    __builtin_expect(atomic_load_explicit(&preload_phase, memory_order_acquire) ==
+				     PRELOAD_READY, 1)) {
+		t->busy = 1;
+		return t;
+	}
+	return preload_thread_enter_slow();
+}
+
+/* Whether the calling thread is inside the shim: a call now comes from the
+ * shim's own callees (or a signal handler that interrupted the shim). */
+static inline int preload_thread_nested(void)
+{
+	struct preload_thread *t = preload_tls;
+
+	return t == THREAD_SETTING_UP || (t && t->busy);
+}
+
+static inline void preload_thread_leave(struct preload_thread *t)
+{
+	t->busy = 0;
+}
+
+/*
+ * Makes the calling thread's state: takes one from the pool (or maps a new
+ * one), claims a free slot (waiting when there is none) and writes THREAD
+ * and TIME records.  Returns NULL when recording stopped meanwhile or memory
+ * ran out.  The caller keeps preload_tls at THREAD_SETTING_UP meanwhile.
+ */
+struct preload_thread *thread_state_create(void);
+
+/* Creates the pthread key whose destructor retires a thread's slot. */
+void thread_key_init(void);
+
+/*
+ * Fork support.  thread_fork_prepare takes the pool lock (no state changes
+ * hands during the fork) and thread_fork_parent releases it.
+ * thread_fork_child, in the child, returns every state except self's to the
+ * pool, resets the lock and returns the highest sequence number any thread
+ * had taken when the process was copied (the child's fork_seq).
+ */
+void thread_fork_prepare(void);
+void thread_fork_parent(void);
+uint64_t thread_fork_child(struct preload_thread *self);
+
+/* Calls fn for every state ever made, in use or pooled.  Takes no lock:
+ * states made meanwhile may be missed. */
+void thread_foreach(void (*fn)(struct preload_thread *t));
+
+/*
+ * Claims a free slot of the process file for t and writes THREAD and TIME
+ * records there.  Waits while all slots are taken.  Returns 0, or -1 when
+ * recording stopped.
+ */
+int thread_slot_claim(struct preload_thread *t);
+
+#endif

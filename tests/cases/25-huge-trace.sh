@@ -1,0 +1,33 @@
+#!/bin/bash
+# Shared case 25: three million allocations from 500 sites: the run and the
+# report keep up, every site is exact, the peak is exact, the trace is small.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+case_setup 25-huge-trace
+
+mprof_run 60 "$WORK/trace" -- ./prog
+expect_eq "1. exit status (run within 60 s)" 0 "$RUN_STATUS"
+expect_eq "1. stdout" "allocations: 3001000" "$(cat "$RUN_OUT")"
+t0=$(date +%s)
+REPORT_LIMIT=60 report_json "$WORK/r.json" "$WORK/trace"
+expect_range "2. mprof report within 60 s (s)" 0 60 "$(($(date +%s) - t0))"
+R="$WORK/r.json"
+expect_eq "3. allocations attributed to site_* functions" 3000000 \
+	"$(q "$R" per-func allocations 'site_1[0-4][0-9][0-9]' | awk '{ s += $2 } END { print s + 0 }')"
+expected=$(for n in $(seq 1000 1499); do echo "site_$n 6000 $((6000 * (16 + n))) 0"; done)
+found=$(join <(q "$R" per-func allocations 'site_1[0-4][0-9][0-9]') \
+	<(q "$R" per-func allocated_bytes 'site_1[0-4][0-9][0-9]') |
+	join - <(q "$R" per-func leaked_bytes 'site_1[0-4][0-9][0-9]'))
+expect_eq "3. each of the 500 sites: 6000 allocations of its own size, none leaked" "$expected" "$found"
+expect_site "$R" peak_holder 1000 1000000 0 0
+expect_eq "4. peak_holder: bytes live at the heap peak" 1000000 "$(q "$R" sum peak_bytes peak_holder)"
+expect_range "4. global heap peak, bytes" 1000000 1100000 "$(q "$R" summary peak.bytes)"
+run_cmd 60 diff "$MPROF" diff "$WORK/trace" "$WORK/trace"
+expect_eq "4. mprof diff of the trace with itself: exit status" 0 "$RUN_STATUS"
+run_cmd 60 diffjson "$MPROF" diff --format json "$WORK/trace" "$WORK/trace"
+expect_eq "4. mprof diff --format json: exit status" 0 "$RUN_STATUS"
+expect_eq "4. mprof diff of the trace with itself: no allocation difference" 0 \
+	"$(q "$WORK/diffjson.out" summary allocations)"
+expect_eq "4. mprof diff of the trace with itself: no byte difference" 0 \
+	"$(q "$WORK/diffjson.out" summary allocated_bytes)"
+expect_range "5. compressed trace size, bytes (<= 100 MiB)" 1 104857600 "$(stat -c %s "$WORK/trace")"
+finish

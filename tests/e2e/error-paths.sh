@@ -1,0 +1,70 @@
+#!/bin/bash
+# error-paths.sh - clear messages and documented statuses when things go
+# wrong: a missing program (127), an output that cannot be created (125,
+# before the program runs), `mprof report` on a file that is not a trace and
+# on a truncated trace (which still reports what it could read, with a
+# warning).  Never a crash.
+# Program and facts: tests/progs/small_leak.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/small_leak" "$PROGS_DIR/small_leak.c"
+
+# A program that does not exist.
+mprof_run 30 "$WORK/t-missing" -- "$WORK/no-such-program"
+expect_eq "missing program: exit status" 127 "$RUN_STATUS"
+expect_match "missing program: message names it" "^mprof: .*no-such-program" "$(cat "$RUN_ERR")"
+expect_eq "missing program: stdout empty" "" "$(cat "$RUN_OUT")"
+expect_eq "missing program: no trace left behind" no "$([ -e "$WORK/t-missing" ] && echo yes || echo no)"
+
+# An output file that cannot be created: refused before the program starts.
+RUN_NAME=unwritable mprof_run 30 /proc/x -- "$WORK/small_leak" "$WORK/marker"
+expect_eq "unwritable output: exit status" 125 "$RUN_STATUS"
+expect_match "unwritable output: message names /proc/x" "^mprof: .*/proc/x" "$(cat "$RUN_ERR")"
+expect_eq "unwritable output: the program did not run" no \
+	"$([ -e "$WORK/marker" ] && echo yes || echo no)"
+expect_eq "unwritable output: stdout empty" "" "$(cat "$RUN_OUT")"
+
+# An output file that already exists is never overwritten.
+echo "precious" >"$WORK/existing"
+RUN_NAME=existing mprof_run 30 "$WORK/existing" -- "$WORK/small_leak" "$WORK/marker2"
+expect_ne "existing output: non-zero status" 0 "$RUN_STATUS"
+expect_eq "existing output: file untouched" precious "$(cat "$WORK/existing")"
+
+# `mprof report` on something that is not a trace.
+printf 'this is not a trace file, just some text that is long enough to have a header\n%.0s' \
+	1 2 3 4 >"$WORK/not-a-trace"
+run_cmd 30 notrace "$MPROF" report "$WORK/not-a-trace"
+expect_range "report of a non-trace: error status (not a crash)" 1 125 "$RUN_STATUS"
+expect_match "report of a non-trace: message names the file" "^mprof.*not-a-trace" "$(cat "$RUN_ERR")"
+run_cmd 30 empty "$MPROF" report /dev/null
+expect_range "report of an empty file: error status (not a crash)" 1 125 "$RUN_STATUS"
+expect_match "report of an empty file: a message" "^mprof" "$(cat "$RUN_ERR")"
+run_cmd 30 nofile "$MPROF" report "$WORK/does-not-exist"
+expect_range "report of a missing file: error status (not a crash)" 1 125 "$RUN_STATUS"
+expect_match "report of a missing file: message names it" "^mprof.*does-not-exist" "$(cat "$RUN_ERR")"
+
+# A truncated trace.
+RUN_NAME=good mprof_run 60 "$WORK/trace" -- "$WORK/small_leak"
+expect_eq "reference run: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/full.json" "$WORK/trace"
+size=$(stat -c %s "$WORK/trace")
+# (a) the last 40 bytes lost: at most the final chunk (embedded symbols) is
+# damaged, so every event is still there and the counts are unchanged.
+head -c $((size - 40)) "$WORK/trace" >"$WORK/trace-tail-cut"
+run_cmd 60 cut-tail "$MPROF" report --format json "$WORK/trace-tail-cut"
+expect_eq "tail cut: report still made (exit status)" 0 "$RUN_STATUS"
+expect_match "tail cut: warning about the truncation" \
+	"^mprof(-analyze)?: .*(truncat|incomplete|damaged|corrupt)" "$(cat "$RUN_ERR")"
+cp "$RUN_OUT" "$WORK/cut.json"
+expect_site "$WORK/cut.json" lose_blocks 3 9000 3 9000
+expect_site "$WORK/cut.json" spin 20000 1310000 - -
+# (b) cut in the middle: no crash, a warning, whatever was read is reported.
+for keep in 50 70 100 200; do
+	head -c $((size * keep / 1000)) "$WORK/trace" >"$WORK/trace-$keep"
+	run_cmd 60 "cut-$keep" "$MPROF" report "$WORK/trace-$keep"
+	expect_range "cut to $keep/1000: no crash (exit status < 126)" 0 125 "$RUN_STATUS"
+	expect_match "cut to $keep/1000: says the trace is truncated" \
+		"(truncat|incomplete|damaged|corrupt)" "$(cat "$RUN_ERR" "$RUN_OUT")"
+done
+finish

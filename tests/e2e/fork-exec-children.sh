@@ -1,0 +1,59 @@
+#!/bin/bash
+# fork-exec-children.sh - a forked child and an exec'd child get their own
+# trace files (FILE.PID), the parent's profile holds nothing of theirs, and
+# each child's trace holds exactly its own counts.
+# Program and facts: tests/progs/fork_exec.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/fork_exec" "$PROGS_DIR/fork_exec.c"
+mkdir "$WORK/traces" "$WORK/rep"
+T="$WORK/traces/trace"
+
+mprof_run 60 "$T" -- "$WORK/fork_exec"
+expect_eq "exit status" 0 "$RUN_STATUS"
+expect_match "stdout: fork child exited 0" '^fork child [0-9]+ status 0$' "$(cat "$RUN_OUT")"
+expect_match "stdout: exec child exited 0" '^exec child [0-9]+ status 0$' "$(cat "$RUN_OUT")"
+FORK_PID=$(sed -n 's/^fork child \([0-9]*\) status.*/\1/p' "$RUN_OUT")
+EXEC_PID=$(sed -n 's/^exec child \([0-9]*\) status.*/\1/p' "$RUN_OUT")
+
+# The parent.
+report_json "$WORK/rep/parent.json" "$T"
+P="$WORK/rep/parent.json"
+expect_site "$P" parent_before_fork 2 1000 2 1000
+expect_site "$P" parent_after_fork 6 3600 1 600
+expect_no_site "$P" fork_child_work
+expect_no_site "$P" exec_child_work
+
+# Every other trace is named FILE.PID (FILE.PID.N for a later image of the
+# same process, after exec); classify them by content.
+others=$(cd "$WORK/traces" && ls | grep -v '^trace$')
+bad_names=$(printf '%s\n' "$others" | grep -Ev '^trace\.[0-9]+(\.[0-9]+)?$')
+expect_eq "child traces are named FILE.PID or FILE.PID.N" "" "$bad_names"
+fork_traces='' exec_traces=''
+for f in $others; do
+	report_json "$WORK/rep/$f.json" "$WORK/traces/$f" || continue
+	[ "$(q "$WORK/rep/$f.json" sites fork_child_work)" != 0 ] && fork_traces="$fork_traces $f"
+	[ "$(q "$WORK/rep/$f.json" sites exec_child_work)" != 0 ] && exec_traces="$exec_traces $f"
+done
+expect_eq "the fork child's trace is trace.$FORK_PID (and only it has fork_child_work)" \
+	" trace.$FORK_PID" "$fork_traces"
+expect_match "exactly one trace has exec_child_work, that of pid $EXEC_PID" \
+	"^ trace\.$EXEC_PID(\.[0-9]+)?$" "$exec_traces"
+
+F="$WORK/rep/trace.$FORK_PID.json"
+if [ -f "$F" ]; then
+	expect_site "$F" fork_child_work 10 1230 4 492
+	expect_no_site "$F" exec_child_work
+	expect_no_site "$F" parent_after_fork
+	expect_eq "fork child: unmatched frees" 0 "$(q "$F" summary unmatched_frees)"
+fi
+E=$(for f in $exec_traces; do echo "$WORK/rep/$f.json"; done | head -1)
+if [ -n "$E" ]; then
+	expect_site "$E" exec_child_work 8 2568 3 963
+	expect_no_site "$E" fork_child_work
+	expect_no_site "$E" parent_before_fork
+	expect_no_site "$E" parent_after_fork
+	expect_eq "exec child: unmatched frees" 0 "$(q "$E" summary unmatched_frees)"
+fi
+finish

@@ -1,0 +1,308 @@
+# tests/e2e/lib.sh - shell library sourced by every end-to-end test
+# (tests/e2e/*.sh and tests/cases/*.sh).
+#
+# It owns the test's scratch directory (under the build tree, removed when
+# the test passes, kept for inspection when it fails), the exact-value checks
+# (expect_eq, expect_match, expect_range, ...) that print what was expected
+# and what was found, and thin wrappers around `mprof run`, `mprof report`
+# and tests/e2e/query.py.  A test sources it, makes checks, and ends with
+# `finish`, which fails a test that checked nothing.  It never touches files
+# outside the scratch directory.
+#
+# Environment (exported by tests/local.mk): MPROF, MPROF_ANALYZE, CC, CXX,
+# abs_top_srcdir, abs_top_builddir, SHARED_CASES.
+# Exit statuses: 0 pass, 1 fail, 77 skip, 99 hard error (test could not be
+# set up, e.g. a test program failed to compile).
+
+set -u
+
+TEST_NAME=$(basename "$0" .sh)
+E2E_DIR="$abs_top_srcdir/tests/e2e"
+PROGS_DIR="$abs_top_srcdir/tests/progs"
+: "${MPROF:=$abs_top_builddir/cli/mprof}"
+: "${MPROF_ANALYZE:=$abs_top_builddir/analyze/mprof-analyze}"
+: "${CC:=cc}"
+: "${CXX:=c++}"
+: "${PYTHON:=python3}"
+export LC_ALL=C
+
+CHECKS=0
+FAILS=0
+WORK=
+
+# ---- outcome -----------------------------------------------------------
+
+cleanup_work() {
+	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
+		if [ "$FAILS" -eq 0 ] && [ -z "${MPROF_TEST_KEEP:-}" ]; then
+			chmod -R u+w "$WORK" 2>/dev/null
+			rm -rf "$WORK"
+		else
+			echo "scratch directory kept: $WORK"
+		fi
+	fi
+}
+
+# skip REASON...: the test cannot run here (exit 77).
+skip() {
+	echo "SKIP: $*"
+	FAILS=0
+	cleanup_work
+	trap - EXIT
+	exit 77
+}
+
+# hard_error REASON...: the test could not be set up (exit 99).
+hard_error() {
+	echo "ERROR: $*"
+	FAILS=1
+	cleanup_work
+	trap - EXIT
+	exit 99
+}
+
+# finish: ends the test; fails when any check failed or none was made.
+finish() {
+	trap - EXIT
+	if [ "$CHECKS" -eq 0 ]; then
+		echo "FAIL: $TEST_NAME made no check"
+		FAILS=1
+	fi
+	echo "$TEST_NAME: $CHECKS checks, $FAILS failed"
+	cleanup_work
+	[ "$FAILS" -eq 0 ] && exit 0
+	exit 1
+}
+
+on_unexpected_exit() {
+	echo "ERROR: $TEST_NAME ended without calling finish"
+	FAILS=1
+	cleanup_work
+}
+trap on_unexpected_exit EXIT
+
+# ---- checks -------------------------------------------------------------
+
+pass_() { CHECKS=$((CHECKS + 1)); echo "ok   - $1"; }
+fail_() {
+	CHECKS=$((CHECKS + 1))
+	FAILS=$((FAILS + 1))
+	echo "FAIL - $1"
+	shift
+	for line in "$@"; do echo "       $line"; done
+}
+
+# expect_eq WHAT EXPECTED FOUND: exact string equality.
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		pass_ "$1 = $(printf '%s' "$2" | head -c 200 | tr '\n' '|')"
+	else
+		fail_ "$1" "expected: $(printf '%s' "$2" | head -c 2000 | sed -n 'l')" \
+			"found:    $(printf '%s' "$3" | head -c 2000 | sed -n 'l')"
+	fi
+}
+
+# expect_ne WHAT UNWANTED FOUND
+expect_ne() {
+	if [ "$2" != "$3" ]; then
+		pass_ "$1 (is not '$2')"
+	else
+		fail_ "$1" "expected anything but: $2" "found:    $3"
+	fi
+}
+
+# expect_match WHAT ERE FOUND: FOUND (possibly several lines) has a line
+# matching the extended regular expression.
+expect_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		pass_ "$1 (matches /$2/)"
+	else
+		fail_ "$1" "expected a line matching: /$2/" \
+			"found: $(printf '%s' "$3" | head -c 2000 | sed -n 'l')"
+	fi
+}
+
+# expect_no_match WHAT ERE FOUND: no line of FOUND matches.
+expect_no_match() {
+	local hit
+	hit=$(printf '%s\n' "$3" | grep -E -m 3 -- "$2")
+	if [ -z "$hit" ]; then
+		pass_ "$1 (nothing matches /$2/)"
+	else
+		fail_ "$1" "expected no line matching: /$2/" "found: $hit"
+	fi
+}
+
+# expect_range WHAT LOW HIGH FOUND: integer LOW <= FOUND <= HIGH.
+expect_range() {
+	if printf '%s' "$4" | grep -Eq '^-?[0-9]+$' && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then
+		pass_ "$1 = $4 (in [$2, $3])"
+	else
+		fail_ "$1" "expected an integer in [$2, $3]" "found: $4"
+	fi
+}
+
+# expect_true WHAT COMMAND...: COMMAND exits 0.
+expect_true() {
+	local what=$1
+	shift
+	if "$@"; then
+		pass_ "$what"
+	else
+		fail_ "$what" "command failed: $*"
+	fi
+}
+
+# expect_file_eq WHAT EXPECTED_FILE FOUND_FILE: byte-identical files.
+expect_file_eq() {
+	if cmp -s -- "$2" "$3"; then
+		pass_ "$1 ($(wc -c <"$2") bytes identical)"
+	else
+		fail_ "$1" "files differ: $2 $3" "$(diff -- "$2" "$3" 2>&1 | head -20)"
+	fi
+}
+
+# ---- set-up -------------------------------------------------------------
+
+# make_work: creates the scratch directory $WORK under the build tree.
+make_work() {
+	mkdir -p "$abs_top_builddir/tests/tmp" || hard_error "cannot create $abs_top_builddir/tests/tmp"
+	WORK=$(mktemp -d "$abs_top_builddir/tests/tmp/$TEST_NAME.XXXXXX") ||
+		hard_error "mktemp failed"
+}
+
+# require_mprof: skips when the product is not built yet.
+require_mprof() {
+	[ -x "$MPROF" ] || skip "mprof not built ($MPROF)"
+	command -v "$PYTHON" >/dev/null 2>&1 || skip "python3 missing (needed by query.py)"
+}
+
+# build_c OUT SRC [FLAGS...]: cc -O1 -g (FLAGS may override -O).
+build_c() {
+	local out=$1 src=$2
+	shift 2
+	$CC -O1 -g -o "$out" "$src" "$@" >"$WORK/build.log" 2>&1 ||
+		{ cat "$WORK/build.log"; hard_error "cannot compile $src"; }
+}
+
+# build_cxx OUT SRC [FLAGS...]
+build_cxx() {
+	local out=$1 src=$2
+	shift 2
+	$CXX -O1 -g -o "$out" "$src" "$@" >"$WORK/build.log" 2>&1 ||
+		{ cat "$WORK/build.log"; hard_error "cannot compile $src"; }
+}
+
+# source_line FILE MARKER: sets SOURCE_LINE to the number of the only line
+# of FILE that contains MARKER (so tests never hard-code line numbers); a
+# hard error when there is not exactly one.  Call it outside $(...).
+source_line() {
+	SOURCE_LINE=$(grep -nF -- "$2" "$1" | cut -d: -f1)
+	case $SOURCE_LINE in
+	'' | *[!0-9]*) hard_error "marker '$2' must occur exactly once in $1" ;;
+	esac
+}
+
+# ---- running ------------------------------------------------------------
+
+# run_cmd LIMIT_S NAME COMMAND...: runs COMMAND with a time limit; stdout and
+# stderr go to $WORK/NAME.out and $WORK/NAME.err, the exit status to
+# RUN_STATUS (124 = timed out), the wall time in ms to RUN_MS.  The test's
+# own stdin is not passed on (</dev/null) unless RUN_STDIN names a file.
+# With RUN_RSS set, the peak RSS in KiB of COMMAND and its descendants is
+# written to $RUN_RSS_FILE.
+run_cmd() {
+	local limit=$1 name=$2 t0 t1
+	shift 2
+	RUN_OUT="$WORK/$name.out"
+	RUN_ERR="$WORK/$name.err"
+	RUN_RSS_FILE="$WORK/$name.rss"
+	if [ -n "${RUN_RSS:-}" ]; then
+		set -- "$PYTHON" "$E2E_DIR/rusage.py" "$RUN_RSS_FILE" "$@"
+	fi
+	t0=$(date +%s%N)
+	timeout -k 5 "$limit" "$@" <"${RUN_STDIN:-/dev/null}" >"$RUN_OUT" 2>"$RUN_ERR"
+	RUN_STATUS=$?
+	t1=$(date +%s%N)
+	RUN_MS=$(((t1 - t0) / 1000000))
+	if [ "$RUN_STATUS" -eq 124 ]; then
+		echo "note: '$*' did not finish within ${limit}s"
+	fi
+	return 0
+}
+
+# mprof_run LIMIT_S TRACE [MPROF_RUN_OPTIONS...] -- PROG ARGS...:
+# `mprof run -o TRACE ...` under a time limit; results as run_cmd (files
+# $WORK/run.out, $WORK/run.err unless RUN_NAME is set).
+mprof_run() {
+	local limit=$1 trace=$2
+	shift 2
+	run_cmd "$limit" "${RUN_NAME:-run}" "$MPROF" run -o "$trace" "$@"
+	if [ -s "$RUN_ERR" ]; then
+		echo "--- mprof run stderr (first lines):"
+		head -n 15 "$RUN_ERR"
+	fi
+}
+
+# program_stderr FILE: FILE without mprof's own `mprof: ...` (and
+# `mprof-analyze: ...`) lines.
+program_stderr() {
+	grep -Ev '^mprof(-analyze)?: ' "$1"
+	return 0
+}
+
+# report_json OUT TRACE...: `mprof report --format json` with every site
+# listed; fails the test (and returns 1) when the report cannot be made.
+report_json() {
+	local out=$1 status
+	shift
+	timeout -k 5 "${REPORT_LIMIT:-120}" "$MPROF" report --format json "$@" \
+		>"$out" 2>"$out.err"
+	status=$?
+	if [ "$status" -ne 0 ] || ! "$PYTHON" "$E2E_DIR/query.py" "$out" check >/dev/null 2>&1; then
+		fail_ "mprof report --format json $* works" "exit status $status" \
+			"stderr: $(head -c 1500 "$out.err")" "stdout: $(head -c 500 "$out")"
+		return 1
+	fi
+	pass_ "mprof report --format json $(basename "$1") readable"
+	return 0
+}
+
+# q REPORT.json QUERY ARGS...: see tests/e2e/query.py.
+q() {
+	"$PYTHON" "$E2E_DIR/query.py" "$@" 2>&1
+}
+
+# ---- shared cases -------------------------------------------------------
+
+# case_setup NN-NAME: copies $SHARED_CASES/NN-NAME to $WORK/case and builds
+# it there; CASE_DIR is the copy.  Skips when the shared cases are missing.
+case_setup() {
+	local src="${SHARED_CASES:-}/$1"
+	[ -n "${SHARED_CASES:-}" ] && [ -d "$src" ] || skip "shared case $1 not found (SHARED_CASES=${SHARED_CASES:-unset})"
+	require_mprof
+	make_work
+	CASE_DIR="$WORK/case"
+	cp -R "$src" "$CASE_DIR" || hard_error "cannot copy $src"
+	make -C "$CASE_DIR" CC="$CC" CXX="$CXX" >"$WORK/build.log" 2>&1 ||
+		{ cat "$WORK/build.log"; hard_error "make failed in $CASE_DIR"; }
+	cd "$CASE_DIR" || hard_error "cd $CASE_DIR"
+}
+
+# ---- report checks ------------------------------------------------------
+
+# expect_site REPORT FUNCS ALLOCATIONS BYTES LEAKED_BLOCKS LEAKED_BYTES:
+# exact sums over the sites whose call stack holds FUNCS (see query.py);
+# "-" skips a value.
+expect_site() {
+	local r=$1 f=$2
+	[ "$3" = - ] || expect_eq "$f: allocations" "$3" "$(q "$r" sum allocations "$f")"
+	[ "$4" = - ] || expect_eq "$f: allocated bytes" "$4" "$(q "$r" sum allocated_bytes "$f")"
+	[ "$5" = - ] || expect_eq "$f: blocks live at exit" "$5" "$(q "$r" sum leaked_blocks "$f")"
+	[ "$6" = - ] || expect_eq "$f: bytes live at exit" "$6" "$(q "$r" sum leaked_bytes "$f")"
+}
+
+# expect_no_site REPORT FUNC: no call stack in the report holds FUNC.
+expect_no_site() {
+	expect_eq "no site attributed to $2" 0 "$(q "$1" sites "$2")"
+}

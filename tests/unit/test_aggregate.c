@@ -1,0 +1,845 @@
+/*
+ * tests/unit/test_aggregate.c - unit tests of the report side of the
+ * analyzer: the reorder buffer (thread streams merged in sequence order), the
+ * aggregation (allocations, realloc rules, peak with its lazy snapshot,
+ * temporary allocations, unmatched frees) and the trace reading around them
+ * (a synthetic trace with interleaved slots, truncated and corrupt copies).
+ *
+ * Every test feeds synthetic events and checks exact numbers.  Scratch files
+ * go to $TMPDIR (or /tmp) and are removed.
+ */
+#include <CUnit/Basic.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/aggregate.h"
+#include "analyze/event_stream.h"
+#include "analyze/modules.h"
+#include "analyze/reorder.h"
+#include "analyze/sites.h"
+#include "analyze/stack_nodes.h"
+#include "trace/chunk.h"
+#include "trace/record.h"
+
+/* ---- helpers: events straight into an aggregate ---- */
+
+static struct aggregate agg;
+
+static void agg_setup(void)
+{
+	CU_ASSERT_FATAL(aggregate_init(&agg) == 0);
+}
+
+static void feed(uint8_t type, uint8_t fn, uint64_t seq, uint64_t addr, uint64_t size,
+		 uint32_t stack, uint32_t tid)
+{
+	struct alloc_event ev = {
+		.seq = seq, .addr = addr, .value = size, .weight = 1, .stack_id = stack,
+		.tid = tid, .type = type, .fn = fn,
+	};
+
+	aggregate_event(&agg, &ev);
+}
+
+static void feed_alloc(uint64_t seq, uint64_t addr, uint64_t size, uint32_t stack, uint32_t tid)
+{
+	feed(ALLOC_EV_ALLOC, TRACE_FN_MALLOC, seq, addr, size, stack, tid);
+}
+
+static void feed_free(uint64_t seq, uint64_t addr, uint32_t tid)
+{
+	feed(ALLOC_EV_FREE, TRACE_FREE_FREE, seq, addr, 0, 0, tid);
+}
+
+/* REALLOC: free part at seq, alloc part at seq + 1. */
+static void feed_realloc(uint64_t seq, uint64_t old_addr, uint64_t new_addr, uint64_t size,
+			 uint32_t stack, uint32_t tid)
+{
+	feed(ALLOC_EV_REALLOC_FREE, TRACE_FN_REALLOC, seq, old_addr, 0, 0, tid);
+	feed(ALLOC_EV_REALLOC_ALLOC, TRACE_FN_REALLOC, seq + 1, new_addr, size, stack, tid);
+}
+
+static const struct alloc_stats *stats_of(uint64_t stack_id)
+{
+	for (size_t i = 0; i < agg.stat_count; i++)
+		if (agg.stats[i].stack_id == stack_id)
+			return &agg.stats[i].s;
+	return NULL;
+}
+
+/* ---- aggregation ---- */
+
+static void test_realloc_grow_shrink_move_accounting(void)
+{
+	const struct alloc_stats *s1, *s2, *s3;
+
+	agg_setup();
+	feed_alloc(1, 0x1000, 100, 1, 7);           /* malloc(100) */
+	feed_realloc(2, 0x1000, 0x1000, 200, 2, 7); /* grows in place */
+	feed_realloc(4, 0x1000, 0x2000, 50, 3, 7);  /* shrinks and moves */
+	aggregate_finish(&agg);
+
+	CU_ASSERT_EQUAL(agg.allocations, 3);
+	CU_ASSERT_EQUAL(agg.allocated_bytes, 350);
+	CU_ASSERT_EQUAL(agg.reallocs, 2);
+	CU_ASSERT_EQUAL(agg.calls[AGG_CALL_MALLOC], 1);
+	CU_ASSERT_EQUAL(agg.calls[AGG_CALL_REALLOC], 2);
+	CU_ASSERT_EQUAL(agg.calls[AGG_CALL_FREE], 0);
+	CU_ASSERT_EQUAL(agg.frees, 0);         /* realloc's free part is no free call */
+	CU_ASSERT_EQUAL(agg.blocks_freed, 2);
+	CU_ASSERT_EQUAL(agg.live_bytes, 50);
+	CU_ASSERT_EQUAL(agg.live_blocks, 1);
+	CU_ASSERT_EQUAL(agg.peak_bytes, 200);  /* live changed by new - old */
+	CU_ASSERT_EQUAL(agg.peak_blocks, 1);
+	CU_ASSERT_EQUAL(agg.peak_seq, 3);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 0);
+	s1 = stats_of(1);
+	s2 = stats_of(2);
+	s3 = stats_of(3);
+	CU_ASSERT_FATAL(s1 && s2 && s3);
+	CU_ASSERT_EQUAL(s1->allocations, 1);
+	CU_ASSERT_EQUAL(s1->freed, 1);
+	CU_ASSERT_EQUAL(s1->live_bytes, 0);
+	/* the thread's next allocator event (the realloc) freed the block */
+	CU_ASSERT_EQUAL(s1->temporary, 1);
+	CU_ASSERT_EQUAL(s2->allocated_bytes, 200);
+	CU_ASSERT_EQUAL(s2->max_live_bytes, 200);
+	CU_ASSERT_EQUAL(s2->peak_bytes, 200);
+	CU_ASSERT_EQUAL(s2->temporary, 1);
+	CU_ASSERT_EQUAL(s3->live_bytes, 50);
+	CU_ASSERT_EQUAL(s3->live_blocks, 1);
+	CU_ASSERT_EQUAL(s3->peak_bytes, 0);
+	CU_ASSERT_EQUAL(s3->temporary, 0);
+	CU_ASSERT_EQUAL(agg.temporary, 2);
+	aggregate_free(&agg);
+}
+
+static void test_realloc_null_allocates(void)
+{
+	agg_setup();
+	/* realloc(NULL, 77) as a REALLOC record with old address 0 */
+	feed_realloc(1, 0, 0x3000, 77, 1, 1);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.allocations, 1);
+	CU_ASSERT_EQUAL(agg.allocated_bytes, 77);
+	CU_ASSERT_EQUAL(agg.live_bytes, 77);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 0);
+	CU_ASSERT_EQUAL(agg.blocks_freed, 0);
+	aggregate_free(&agg);
+}
+
+static void test_realloc_to_zero_frees_block(void)
+{
+	const struct alloc_stats *s;
+
+	agg_setup();
+	feed_alloc(1, 0x1000, 100, 1, 1);
+	feed(ALLOC_EV_FREE, TRACE_FREE_REALLOC, 2, 0x1000, 0, 0, 1); /* realloc(p, 0) */
+	aggregate_finish(&agg);
+	s = stats_of(1);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(agg.live_bytes, 0);
+	CU_ASSERT_EQUAL(agg.live_blocks, 0);
+	CU_ASSERT_EQUAL(agg.frees, 1);
+	CU_ASSERT_EQUAL(agg.calls[AGG_CALL_REALLOC_TO_ZERO], 1);
+	CU_ASSERT_EQUAL(agg.calls[AGG_CALL_REALLOC], 0);
+	CU_ASSERT_EQUAL(agg.calls[AGG_CALL_FREE], 0);
+	CU_ASSERT_EQUAL(s->freed, 1);
+	CU_ASSERT_EQUAL(s->live_bytes, 0);
+	aggregate_free(&agg);
+}
+
+static void test_failed_realloc_counts_nothing(void)
+{
+	agg_setup();
+	feed_alloc(1, 0x1000, 200, 1, 1);
+	feed(ALLOC_EV_SEQ_SKIP, 0, 2, 0, 0, 0, 1);
+	feed_free(3, 0x1000, 1);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.allocations, 1);
+	CU_ASSERT_EQUAL(agg.failed_reallocs, 1);
+	CU_ASSERT_EQUAL(agg.live_bytes, 0);
+	/* the failed realloc was the thread's next event: not temporary */
+	CU_ASSERT_EQUAL(agg.temporary, 0);
+	aggregate_free(&agg);
+}
+
+static void test_peak_lazy_snapshot_with_higher_second_peak(void)
+{
+	const struct alloc_stats *x, *y, *z;
+
+	agg_setup();
+	feed_alloc(1, 0xa1, 500, 30, 1); /* Z: live 500, first peak */
+	feed_free(2, 0xa1, 1);           /* live 0 */
+	feed_alloc(3, 0xa2, 300, 10, 1); /* X: live 300 */
+	feed_alloc(4, 0xa3, 400, 20, 1); /* Y: live 700, the new peak */
+	feed_free(5, 0xa2, 1);           /* X: 0 after the peak */
+	feed_alloc(6, 0xa4, 100, 20, 1); /* Y: 500, below the peak */
+	aggregate_finish(&agg);
+	x = stats_of(10);
+	y = stats_of(20);
+	z = stats_of(30);
+	CU_ASSERT_FATAL(x && y && z);
+	CU_ASSERT_EQUAL(agg.peak_bytes, 700);
+	CU_ASSERT_EQUAL(agg.peak_blocks, 2);
+	CU_ASSERT_EQUAL(agg.peak_seq, 4);
+	CU_ASSERT_EQUAL(x->peak_bytes, 300);
+	CU_ASSERT_EQUAL(x->peak_blocks, 1);
+	CU_ASSERT_EQUAL(y->peak_bytes, 400);
+	CU_ASSERT_EQUAL(y->peak_blocks, 1);
+	CU_ASSERT_EQUAL(z->peak_bytes, 0);  /* Z's 500 was the first, lower peak */
+	CU_ASSERT_EQUAL(z->max_live_bytes, 500);
+	CU_ASSERT_EQUAL(y->max_live_bytes, 500);
+	CU_ASSERT_EQUAL(y->max_live_blocks, 2);
+	CU_ASSERT_EQUAL(y->live_bytes, 500);
+	/* at-peak values add up to the peak */
+	CU_ASSERT_EQUAL(x->peak_bytes + y->peak_bytes + z->peak_bytes, agg.peak_bytes);
+	aggregate_free(&agg);
+}
+
+static void test_peak_equal_later_is_not_a_new_peak(void)
+{
+	const struct alloc_stats *x, *y;
+
+	agg_setup();
+	feed_alloc(1, 0xb1, 100, 1, 1); /* X 100: peak */
+	feed_free(2, 0xb1, 1);
+	feed_alloc(3, 0xb2, 100, 2, 1); /* Y 100: equal, t-gmax stays at 1 */
+	aggregate_finish(&agg);
+	x = stats_of(1);
+	y = stats_of(2);
+	CU_ASSERT_FATAL(x && y);
+	CU_ASSERT_EQUAL(agg.peak_seq, 1);
+	CU_ASSERT_EQUAL(x->peak_bytes, 100);
+	CU_ASSERT_EQUAL(y->peak_bytes, 0);
+	aggregate_free(&agg);
+}
+
+static void test_temporary_needs_the_same_threads_next_event(void)
+{
+	agg_setup();
+	feed_alloc(1, 0xa, 10, 1, 101);  /* T1 alloc A */
+	feed_alloc(2, 0xb, 10, 2, 202);  /* T2 alloc B */
+	feed_free(3, 0xa, 101);          /* T1 frees A: its next event -> temporary */
+	feed_alloc(4, 0xc, 10, 3, 202);  /* T2 alloc C */
+	feed_free(5, 0xb, 202);          /* T2 frees B after C: not temporary */
+	feed_free(6, 0xc, 202);          /* T2's previous event was a free: no */
+	feed_alloc(7, 0xd, 10, 4, 101);  /* T1 alloc D */
+	feed_free(8, 0xd, 202);          /* freed by T2: not T1's next event */
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.temporary, 1);
+	CU_ASSERT_EQUAL(stats_of(1)->temporary, 1);
+	CU_ASSERT_EQUAL(stats_of(2)->temporary, 0);
+	CU_ASSERT_EQUAL(stats_of(3)->temporary, 0);
+	CU_ASSERT_EQUAL(stats_of(4)->temporary, 0);
+	CU_ASSERT_EQUAL(agg.live_blocks, 0);
+	aggregate_free(&agg);
+}
+
+static void test_unmatched_free_is_counted_not_fatal(void)
+{
+	agg_setup();
+	feed_alloc(1, 0x10, 64, 1, 1);
+	feed_free(2, 0x999, 1);
+	feed_free(3, 0, 1); /* free(NULL) */
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 1);
+	CU_ASSERT_EQUAL(agg.frees, 2);
+	CU_ASSERT_EQUAL(agg.live_bytes, 64);
+	CU_ASSERT_EQUAL(agg.live_blocks, 1);
+	aggregate_free(&agg);
+}
+
+static void test_address_reused_while_live_replaces_block(void)
+{
+	agg_setup();
+	feed_alloc(1, 0x10, 64, 1, 1);
+	feed_alloc(2, 0x10, 32, 2, 1);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.address_reused, 1);
+	CU_ASSERT_EQUAL(agg.live_bytes, 32);
+	CU_ASSERT_EQUAL(agg.live_blocks, 1);
+	CU_ASSERT_EQUAL(stats_of(1)->live_bytes, 0);
+	CU_ASSERT_EQUAL(stats_of(2)->live_bytes, 32);
+	aggregate_free(&agg);
+}
+
+static void test_lifetimes_in_events_and_ns(void)
+{
+	const struct alloc_stats *s;
+	struct alloc_event t = {.type = ALLOC_EV_TIME};
+
+	agg_setup();
+	t.seq = 0;
+	t.value = 1000;
+	aggregate_event(&agg, &t);
+	feed_alloc(1, 0x10, 8, 1, 1);  /* at 1000 ns */
+	t.seq = 1;
+	t.value = 5000;
+	aggregate_event(&agg, &t);
+	feed_alloc(2, 0x20, 8, 1, 1);  /* at 5000 ns */
+	feed_free(3, 0x10, 1); /* lives 2 events, 4000 ns */
+	feed_free(4, 0x20, 1); /* lives 2 events, 0 ns */
+	aggregate_finish(&agg);
+	s = stats_of(1);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(s->freed, 2);
+	CU_ASSERT_EQUAL(s->lifetime_events_min, 2);
+	CU_ASSERT_EQUAL(s->lifetime_events_max, 2);
+	CU_ASSERT_EQUAL(s->lifetime_events_sum, 4);
+	CU_ASSERT_EQUAL(s->lifetime_ns_min, 0);
+	CU_ASSERT_EQUAL(s->lifetime_ns_max, 4000);
+	CU_ASSERT_EQUAL(s->lifetime_ns_sum, 4000);
+	aggregate_free(&agg);
+}
+
+static void test_fork_child_inherits_parent_blocks(void)
+{
+	struct aggregate parent;
+	struct alloc_event ev = {.weight = 1, .tid = 1, .type = ALLOC_EV_ALLOC};
+	const struct alloc_stats *inh;
+
+	CU_ASSERT_FATAL(aggregate_init(&parent) == 0);
+	parent.seq_limit = 3; /* the fork happened after seq 3 */
+	ev.seq = 1, ev.addr = 0x100, ev.value = 10, ev.stack_id = 1;
+	aggregate_event(&parent, &ev);
+	ev.seq = 2, ev.addr = 0x200, ev.value = 20;
+	aggregate_event(&parent, &ev);
+	ev.seq = 3, ev.addr = 0x100, ev.type = ALLOC_EV_FREE;
+	aggregate_event(&parent, &ev);
+	ev.seq = 4, ev.addr = 0x300, ev.value = 30, ev.type = ALLOC_EV_ALLOC; /* after the fork */
+	aggregate_event(&parent, &ev);
+	aggregate_finish(&parent);
+	CU_ASSERT_EQUAL(parent.live_blocks, 1);
+
+	agg_setup();
+	CU_ASSERT_EQUAL(aggregate_seed_inherited(&agg, &parent), 0);
+	aggregate_free(&parent);
+	CU_ASSERT_EQUAL(agg.inherited_blocks, 1);
+	CU_ASSERT_EQUAL(agg.inherited_bytes, 20);
+	feed_alloc(4, 0x400, 40, 9, 5);
+	feed_free(5, 0x200, 5); /* the inherited block: matched */
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 0);
+	CU_ASSERT_EQUAL(agg.allocations, 1); /* inherited blocks are no allocations */
+	CU_ASSERT_EQUAL(agg.live_bytes, 40);
+	CU_ASSERT_EQUAL(agg.peak_bytes, 60);
+	inh = stats_of(AGG_STACK_INHERITED);
+	CU_ASSERT_FATAL(inh != NULL);
+	CU_ASSERT_EQUAL(inh->freed, 1);
+	CU_ASSERT_EQUAL(inh->live_bytes, 0);
+	CU_ASSERT_EQUAL(inh->peak_bytes, 20);
+	aggregate_free(&agg);
+}
+
+/* ---- merging thread streams (reorder) ---- */
+
+static uint64_t emitted[64];
+static uint8_t emitted_type[64];
+static size_t emitted_count;
+
+static void collect(void *ctx, const struct alloc_event *ev)
+{
+	(void)ctx;
+	if (emitted_count < 64) {
+		emitted[emitted_count] = ev->seq;
+		emitted_type[emitted_count] = ev->type;
+	}
+	emitted_count++;
+}
+
+/* Test sources: events appended per source, pulled in order. */
+struct test_source {
+	struct alloc_event ev[16];
+	size_t n, pos;
+};
+
+static struct test_source sources[4];
+
+static int test_pull(void *ctx, uint32_t source, struct alloc_event *ev)
+{
+	struct test_source *t = &sources[source];
+
+	(void)ctx;
+	if (t->pos >= t->n)
+		return 0;
+	*ev = t->ev[t->pos++];
+	return 1;
+}
+
+static void merge_setup(struct reorder *r, void (*emit)(void *, const struct alloc_event *),
+			void *emit_ctx)
+{
+	memset(sources, 0, sizeof(sources));
+	emitted_count = 0;
+	reorder_init(r, 1, test_pull, NULL, emit, emit_ctx);
+}
+
+/* Source gets an event (its thread's data arrived): wake the merge. */
+static void push_event(struct reorder *r, uint32_t source, const struct alloc_event *ev)
+{
+	struct test_source *t = &sources[source];
+
+	CU_ASSERT_FATAL(t->n < 16);
+	t->ev[t->n++] = *ev;
+	CU_ASSERT_EQUAL(reorder_wake(r, source), 0);
+}
+
+static void push(struct reorder *r, uint32_t source, uint8_t type, uint64_t seq)
+{
+	struct alloc_event ev = {.seq = seq, .type = type, .addr = 0x10 + seq};
+
+	push_event(r, source, &ev);
+}
+
+static void test_reorder_merges_slots_by_sequence(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	push(&r, 0, ALLOC_EV_ALLOC, 2);
+	push(&r, 0, ALLOC_EV_TIME, 2);  /* stamp after event 2 */
+	push(&r, 0, ALLOC_EV_FREE, 4);
+	CU_ASSERT_EQUAL(emitted_count, 0);
+	push(&r, 1, ALLOC_EV_ALLOC, 1);
+	CU_ASSERT_EQUAL(emitted_count, 3); /* 1, 2, TIME 2 */
+	push(&r, 0, ALLOC_EV_ALLOC, 5);
+	push(&r, 1, ALLOC_EV_FREE, 3);
+	CU_ASSERT_EQUAL(emitted_count, 6);
+	reorder_finish(&r);
+	CU_ASSERT_EQUAL(emitted_count, 6);
+	CU_ASSERT_EQUAL(emitted[0], 1);
+	CU_ASSERT_EQUAL(emitted[1], 2);
+	CU_ASSERT_EQUAL(emitted[2], 2);
+	CU_ASSERT_EQUAL(emitted_type[2], ALLOC_EV_TIME);
+	CU_ASSERT_EQUAL(emitted[3], 3);
+	CU_ASSERT_EQUAL(emitted[4], 4);
+	CU_ASSERT_EQUAL(emitted[5], 5);
+	CU_ASSERT_EQUAL(r.gaps, 0);
+	CU_ASSERT_EQUAL(r.late_events, 0);
+	reorder_free(&r);
+}
+
+static void test_reorder_many_sources_interleaved(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	/* seq s belongs to source s % 3; each source's data arrives late */
+	for (uint64_t s = 1; s <= 12; s++)
+		sources[s % 3].ev[sources[s % 3].n++] =
+			(struct alloc_event){.seq = s, .type = ALLOC_EV_ALLOC};
+	CU_ASSERT_EQUAL(reorder_wake(&r, 2), 0);
+	CU_ASSERT_EQUAL(reorder_wake(&r, 0), 0);
+	CU_ASSERT_EQUAL(emitted_count, 0);
+	CU_ASSERT_EQUAL(reorder_wake(&r, 1), 0);
+	CU_ASSERT_EQUAL(emitted_count, 12);
+	for (size_t i = 0; i < 12; i++)
+		CU_ASSERT_EQUAL(emitted[i], i + 1);
+	reorder_finish(&r);
+	CU_ASSERT_EQUAL(r.gaps, 0);
+	reorder_free(&r);
+}
+
+static void test_reorder_gap_at_eof_is_skipped_and_counted(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	push(&r, 0, ALLOC_EV_ALLOC, 1);
+	push(&r, 0, ALLOC_EV_ALLOC, 2);
+	push(&r, 1, ALLOC_EV_ALLOC, 5); /* 3 and 4 never come */
+	push(&r, 0, ALLOC_EV_ALLOC, 6);
+	CU_ASSERT_EQUAL(emitted_count, 2);
+	reorder_finish(&r);
+	CU_ASSERT_EQUAL(emitted_count, 4);
+	CU_ASSERT_EQUAL(emitted[2], 5);
+	CU_ASSERT_EQUAL(emitted[3], 6);
+	CU_ASSERT_EQUAL(r.gaps, 1);
+	CU_ASSERT_EQUAL(r.missing_seqs, 2);
+	reorder_free(&r);
+}
+
+static void test_reorder_skip_gap_then_late_event(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	for (uint64_t s = 2; s <= 5; s++) /* 1 is late */
+		push(&r, (uint32_t)(s & 1), ALLOC_EV_ALLOC, s);
+	CU_ASSERT_EQUAL(emitted_count, 0);
+	reorder_skip_gap(&r);             /* too much waits: give up on 1 */
+	CU_ASSERT_EQUAL(emitted_count, 4);
+	CU_ASSERT_EQUAL(r.gaps, 1);
+	CU_ASSERT_EQUAL(r.missing_seqs, 1);
+	push(&r, 2, ALLOC_EV_ALLOC, 1);   /* arrives after all: late */
+	CU_ASSERT_EQUAL(r.late_events, 1);
+	CU_ASSERT_EQUAL(emitted_count, 5);
+	reorder_finish(&r);
+	reorder_free(&r);
+}
+
+static void test_reorder_fork_child_starts_after_fork_seq(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	reorder_set_first_seq(&r, 101);
+	push(&r, 0, ALLOC_EV_TIME, 0);    /* a slot's stamp before its first event */
+	CU_ASSERT_EQUAL(emitted_count, 1);
+	push(&r, 0, ALLOC_EV_ALLOC, 102);
+	CU_ASSERT_EQUAL(emitted_count, 1);
+	push(&r, 1, ALLOC_EV_ALLOC, 101);
+	CU_ASSERT_EQUAL(emitted_count, 3);
+	reorder_finish(&r);
+	CU_ASSERT_EQUAL(r.gaps, 0);
+	reorder_free(&r);
+}
+
+/* Events merged into an aggregate, their slots' data arriving out of order. */
+static void test_out_of_order_events_aggregate_as_merged(void)
+{
+	struct reorder r;
+	struct alloc_event a = {.seq = 1, .addr = 0x10, .value = 100, .weight = 1, .stack_id = 1,
+				.tid = 1, .type = ALLOC_EV_ALLOC};
+	struct alloc_event f = {.seq = 2, .addr = 0x10, .tid = 2, .type = ALLOC_EV_FREE};
+	struct alloc_event b = {.seq = 3, .addr = 0x10, .value = 50, .weight = 1, .stack_id = 2,
+				.tid = 1, .type = ALLOC_EV_ALLOC};
+
+	agg_setup();
+	merge_setup(&r, aggregate_event, &agg);
+	/* thread 1's slot arrives first (alloc 1, alloc 3 at the same address);
+	 * thread 2's free at 2 comes later: merged, no address reuse anomaly */
+	push_event(&r, 0, &a);
+	push_event(&r, 0, &b);
+	push_event(&r, 1, &f);
+	reorder_finish(&r);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.address_reused, 0);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 0);
+	CU_ASSERT_EQUAL(agg.live_bytes, 50);
+	CU_ASSERT_EQUAL(agg.peak_bytes, 100);
+	reorder_free(&r);
+	aggregate_free(&agg);
+}
+
+/* ---- reading a synthetic trace ---- */
+
+struct slot_writer {
+	uint8_t buf[4096];
+	size_t len;
+	uint64_t lap_offset;
+	struct record_state st;
+};
+
+static void slot_flush(struct trace_writer *w, struct slot_writer *s, unsigned slot)
+{
+	uint8_t out[4096 + 32], *p = out;
+
+	p = varint_put_u64(p, slot);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, s->lap_offset);
+	memcpy(p, s->buf, s->len);
+	p += s->len;
+	CU_ASSERT_EQUAL(trace_writer_chunk(w, TRACE_CHUNK_EVENTS, out, (size_t)(p - out)), 0);
+	s->lap_offset += s->len;
+	s->len = 0;
+}
+
+static char trace_path[256];
+
+/*
+ * Two threads in two slots: slot 0 (tid 11) allocates 20 blocks of 10 bytes
+ * at even sequence numbers and slot 1 (tid 12) frees each at the next odd
+ * number.  Each slot's records are split over several chunks, slot 1's
+ * written first, so the reader must merge.  Then one leak (4444 bytes).
+ */
+static void write_trace(void)
+{
+	struct trace_writer w;
+	struct slot_writer s0 = {0}, s1 = {0};
+	const char meta[] = "pid=77\n";
+	const char end[] = "exit_status=3\npeak_rss_kib=100\n";
+	uint8_t *p;
+	int fd;
+
+	snprintf(trace_path, sizeof(trace_path), "%s/mprof-test-aggregate-%d.trace",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, meta, sizeof(meta) - 1) == 0);
+	p = record_put_thread(s0.buf, &s0.st, 11);
+	p = record_put_stack(p, &s0.st, 1, 0, 0);
+	p = record_put_stack(p, &s0.st, 2, 1, 0x401000);
+	s0.len = (size_t)(p - s0.buf);
+	p = record_put_thread(s1.buf, &s1.st, 12);
+	s1.len = (size_t)(p - s1.buf);
+	for (uint64_t i = 0; i < 20; i++) {
+		p = record_put_alloc(s0.buf + s0.len, &s0.st, TRACE_FN_MALLOC, 2 * i + 1,
+				     0x10000 + 16 * i, 10, 2, 1);
+		s0.len = (size_t)(p - s0.buf);
+		p = record_put_free(s1.buf + s1.len, &s1.st, TRACE_FREE_FREE, 2 * i + 2,
+				    0x10000 + 16 * i);
+		s1.len = (size_t)(p - s1.buf);
+		if (i % 5 == 4) {
+			slot_flush(&w, &s1, 1);
+			slot_flush(&w, &s0, 0);
+		}
+	}
+	p = record_put_alloc(s0.buf + s0.len, &s0.st, TRACE_FN_MALLOC, 41, 0x90000, 4444, 2, 1);
+	s0.len = (size_t)(p - s0.buf);
+	slot_flush(&w, &s0, 0);
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_END, end, sizeof(end) - 1) == 0);
+	trace_writer_finish(&w);
+	close(fd);
+}
+
+struct read_result {
+	struct trace_info info;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct aggregate agg;
+	int rc;
+};
+
+static void read_trace(struct read_result *res, const char *path)
+{
+	char err[256];
+
+	trace_info_init(&res->info);
+	stack_nodes_init(&res->nodes);
+	module_maps_init(&res->maps);
+	CU_ASSERT_FATAL(aggregate_init(&res->agg) == 0);
+	res->rc = event_stream_read(path, &res->info, &res->nodes, &res->maps, &res->agg, err,
+				    sizeof(err));
+}
+
+static void read_free(struct read_result *res)
+{
+	aggregate_free(&res->agg);
+	module_maps_free(&res->maps);
+	stack_nodes_free(&res->nodes);
+	trace_info_free(&res->info);
+}
+
+static void test_trace_with_interleaved_slots_reads_exactly(void)
+{
+	struct read_result res;
+
+	write_trace();
+	read_trace(&res, trace_path);
+	CU_ASSERT_EQUAL(res.rc, 0);
+	CU_ASSERT_EQUAL(res.agg.allocations, 21);
+	CU_ASSERT_EQUAL(res.agg.allocated_bytes, 20 * 10 + 4444);
+	CU_ASSERT_EQUAL(res.agg.frees, 20);
+	CU_ASSERT_EQUAL(res.agg.unmatched_frees, 0);
+	CU_ASSERT_EQUAL(res.agg.live_blocks, 1);
+	CU_ASSERT_EQUAL(res.agg.live_bytes, 4444);
+	CU_ASSERT_EQUAL(res.agg.peak_bytes, 4444);
+	CU_ASSERT_EQUAL(res.agg.temporary, 0); /* freed by another thread */
+	CU_ASSERT_EQUAL(res.info.seq_gaps, 0);
+	CU_ASSERT_EQUAL(res.info.chunks_lost, 0);
+	CU_ASSERT_FALSE(res.info.truncated);
+	CU_ASSERT_TRUE(res.info.has_end);
+	CU_ASSERT_STRING_EQUAL(kv_list_get(&res.info.end, "exit_status"), "3");
+	CU_ASSERT_STRING_EQUAL(kv_list_get(&res.info.meta, "pid"), "77");
+	CU_ASSERT_PTR_NOT_NULL(stack_nodes_get(&res.nodes, 2));
+	read_free(&res);
+}
+
+static long file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return n;
+}
+
+static void test_truncated_trace_reads_up_to_last_whole_chunk(void)
+{
+	struct read_result res;
+	long n;
+
+	write_trace();
+	n = file_size(trace_path);
+	CU_ASSERT_FATAL(n > 100);
+	CU_ASSERT_FATAL(truncate(trace_path, n - 10) == 0); /* inside the END chunk */
+	read_trace(&res, trace_path);
+	CU_ASSERT_EQUAL(res.rc, 0);
+	CU_ASSERT_TRUE(res.info.truncated);
+	CU_ASSERT_FALSE(res.info.has_end);
+	CU_ASSERT_EQUAL(res.agg.allocations, 21);
+	CU_ASSERT_EQUAL(res.agg.live_bytes, 4444);
+	read_free(&res);
+}
+
+/* Flips a byte in the payload of the n-th chunk (0-based). */
+static void corrupt_chunk(const char *path, int n)
+{
+	FILE *f = fopen(path, "r+b");
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+	long off = TRACE_FILE_HEADER_BYTES;
+	int c;
+
+	CU_ASSERT_FATAL(f != NULL);
+	for (int i = 0; i < n; i++) {
+		fseek(f, off, SEEK_SET);
+		CU_ASSERT_FATAL(fread(h, 1, sizeof(h), f) == sizeof(h));
+		off += (long)sizeof(h) + (long)trace_get_le32(h + 8);
+	}
+	fseek(f, off + TRACE_CHUNK_HEADER_BYTES + 1, SEEK_SET);
+	c = fgetc(f);
+	fseek(f, off + TRACE_CHUNK_HEADER_BYTES + 1, SEEK_SET);
+	fputc(c ^ 0x55, f);
+	fclose(f);
+}
+
+static void test_corrupt_chunk_is_skipped_and_counted(void)
+{
+	struct read_result res;
+
+	write_trace();
+	/* chunk 0 is META; chunk 1 is slot 1's first (frees of 1..5) */
+	corrupt_chunk(trace_path, 1);
+	read_trace(&res, trace_path);
+	CU_ASSERT_EQUAL(res.rc, 0);
+	/* the corrupt chunk, and slot 1's later chunks (they continue it) */
+	CU_ASSERT_EQUAL(res.info.chunks_lost, 4);
+	CU_ASSERT_TRUE(res.info.lost_offset_count >= 1);
+	CU_ASSERT_TRUE(res.info.has_end);
+	CU_ASSERT_EQUAL(res.agg.allocations, 21);
+	CU_ASSERT_EQUAL(res.agg.live_blocks, 21); /* every free was in slot 1 */
+	CU_ASSERT_EQUAL(res.info.seq_gaps, 20);   /* each lost free leaves a gap */
+	read_free(&res);
+	unlink(trace_path);
+}
+
+static void test_not_a_trace_is_an_error(void)
+{
+	struct read_result res;
+	char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.not", trace_path);
+	f = fopen(path, "wb");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("hello, this is not a trace file at all, not even close to one....", f);
+	fclose(f);
+	read_trace(&res, path);
+	CU_ASSERT_TRUE(res.rc < 0);
+	read_free(&res);
+	unlink(path);
+	read_trace(&res, "/nonexistent/mprof.trace");
+	CU_ASSERT_TRUE(res.rc < 0);
+	read_free(&res);
+}
+
+/* ---- sites ---- */
+
+static void test_alloc_wrappers_are_recognized(void)
+{
+	const char *extra[] = {"my_alloc", "pool_*"};
+	struct site_options opt = {extra, 2};
+
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("operator new(unsigned long)", NULL));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("operator new[](unsigned long, std::nothrow_t const&)",
+					     NULL));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper(
+		"std::allocator_traits<std::allocator<int> >::allocate(std::allocator<int>&, "
+		"unsigned long)", NULL));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("__gnu_cxx::new_allocator<char>::allocate(unsigned "
+					     "long, void const*)", NULL));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("strdup", NULL));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("xmalloc", NULL));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("g_malloc0", NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("strdup_all", NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("main", NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper(NULL, NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("operator delete(void*)", NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("my_alloc", NULL));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("my_alloc", &opt));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("my_alloc(int)", &opt));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("my_allocator", &opt));
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("pool_get", &opt));
+}
+
+static void test_sites_merge_stacks_and_sum(void)
+{
+	struct read_result res;
+	struct symbolizer *sym;
+	struct site_table t;
+
+	write_trace();
+	read_trace(&res, trace_path);
+	CU_ASSERT_EQUAL_FATAL(res.rc, 0);
+	sym = symbolizer_new(&res.maps);
+	CU_ASSERT_FATAL(sym != NULL);
+	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &res.agg, &res.nodes, sym, NULL), 0);
+	CU_ASSERT_EQUAL(t.count, 1);
+	CU_ASSERT_EQUAL(t.stacks, 1);
+	CU_ASSERT_EQUAL(t.sites[0].id, 1);
+	CU_ASSERT_EQUAL(t.sites[0].s.allocations, 21);
+	CU_ASSERT_EQUAL(t.sites[0].s.live_bytes, 4444);
+	CU_ASSERT_EQUAL(t.sites[0].frame_count, 1);
+	CU_ASSERT_EQUAL(t.frames_total, 1);
+	site_table_free(&t);
+	symbolizer_free(sym);
+	read_free(&res);
+	unlink(trace_path);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("aggregate", NULL, NULL);
+	CU_add_test(s, "realloc grow/shrink/move accounting", test_realloc_grow_shrink_move_accounting);
+	CU_add_test(s, "realloc(NULL, n) allocates", test_realloc_null_allocates);
+	CU_add_test(s, "realloc(p, 0) frees the block", test_realloc_to_zero_frees_block);
+	CU_add_test(s, "failed realloc counts nothing", test_failed_realloc_counts_nothing);
+	CU_add_test(s, "peak: lazy snapshot, higher second peak",
+		    test_peak_lazy_snapshot_with_higher_second_peak);
+	CU_add_test(s, "peak: an equal later level is not a new t-gmax",
+		    test_peak_equal_later_is_not_a_new_peak);
+	CU_add_test(s, "temporary: the same thread's next event",
+		    test_temporary_needs_the_same_threads_next_event);
+	CU_add_test(s, "unmatched free is counted", test_unmatched_free_is_counted_not_fatal);
+	CU_add_test(s, "address reused while live", test_address_reused_while_live_replaces_block);
+	CU_add_test(s, "lifetimes in events and ns", test_lifetimes_in_events_and_ns);
+	CU_add_test(s, "fork child inherits the parent's blocks",
+		    test_fork_child_inherits_parent_blocks);
+	s = CU_add_suite("reorder", NULL, NULL);
+	CU_add_test(s, "slots merged by sequence", test_reorder_merges_slots_by_sequence);
+	CU_add_test(s, "gap at end of input", test_reorder_gap_at_eof_is_skipped_and_counted);
+	CU_add_test(s, "many sources interleaved", test_reorder_many_sources_interleaved);
+	CU_add_test(s, "skipped gap, then a late event", test_reorder_skip_gap_then_late_event);
+	CU_add_test(s, "fork child starts after fork_seq",
+		    test_reorder_fork_child_starts_after_fork_seq);
+	CU_add_test(s, "out-of-order events aggregate as merged",
+		    test_out_of_order_events_aggregate_as_merged);
+	s = CU_add_suite("event_stream", NULL, NULL);
+	CU_add_test(s, "interleaved slots read exactly", test_trace_with_interleaved_slots_reads_exactly);
+	CU_add_test(s, "truncated trace", test_truncated_trace_reads_up_to_last_whole_chunk);
+	CU_add_test(s, "corrupt chunk skipped and counted", test_corrupt_chunk_is_skipped_and_counted);
+	CU_add_test(s, "not a trace", test_not_a_trace_is_an_error);
+	s = CU_add_suite("sites", NULL, NULL);
+	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
+	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,713 @@
+/*
+ * tests/unit/test_symbols.c - CUnit tests of the analyzer's symbolization:
+ * MODULES record parsing (analyze/modules.c), libdw lookups of this very
+ * test program and of libstdc++ (analyze/symbolize.c), the SYMBOLS chunk
+ * codec (analyze/symbol_table.c), demangling, and the `symbolize`
+ * subcommand on a small hand-made trace.
+ *
+ * Needs the test built with -g (file:line and inlined-frame checks).  Makes
+ * temporary files under $TMPDIR (or /tmp) and removes them.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+
+#include "analyze/cmd_symbolize.h"
+#include "analyze/demangle.h"
+#include "analyze/modules.h"
+#include "analyze/symbol_table.h"
+#include "analyze/symbols.h"
+#include "trace/chunk.h"
+#include "trace/record.h"
+
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
+#define NOIPA __attribute__((noinline, noipa))
+#endif
+
+/* ---- code to symbolize: keep the marked lines where they are ---- */
+
+static NOIPA void *return_address(void)
+{
+	return __builtin_return_address(0);
+}
+
+static int plain_call_line;
+static NOIPA void *symbols_plain_caller(void)
+{
+	void *volatile ip = return_address(); plain_call_line = __LINE__;
+	return ip;
+}
+
+static int inner_call_line, inlined_call_line;
+static inline __attribute__((always_inline)) void *symbols_inlined_helper(void)
+{
+	void *volatile ip = return_address(); inner_call_line = __LINE__;
+	return ip;
+}
+
+static NOIPA void *symbols_inlining_caller(void)
+{
+	void *volatile ip = symbols_inlined_helper(); inlined_call_line = __LINE__;
+	return ip;
+}
+
+/* ---- building module maps of this process ---- */
+
+struct module_desc {
+	char path[PATH_MAX];
+	uint64_t bias;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	uint64_t seg_start[8], seg_size[8];
+	size_t seg_count;
+	uintptr_t want;          /* an address the module must hold */
+	bool found;
+};
+
+static void note_build_id(struct module_desc *m, const struct dl_phdr_info *info,
+			  const ElfW(Phdr) *ph)
+{
+	const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+	const uint8_t *end = p + ph->p_memsz;
+
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+		const uint8_t *name = p + sizeof(*n);
+		const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+		    memcmp(name, "GNU", 4) == 0 && n->n_descsz <= sizeof(m->build_id)) {
+			memcpy(m->build_id, desc, n->n_descsz);
+			m->build_id_len = n->n_descsz;
+			return;
+		}
+		p = desc + ((n->n_descsz + 3) & ~3u);
+	}
+}
+
+static int phdr_callback(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct module_desc *m = arg;
+	bool holds = false;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && m->want >= lo && m->want < lo + ph->p_memsz)
+			holds = true;
+	}
+	if (!holds)
+		return 0;
+	m->bias = info->dlpi_addr;
+	m->seg_count = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && m->seg_count < 8) {
+			m->seg_start[m->seg_count] = ph->p_vaddr;
+			m->seg_size[m->seg_count++] = ph->p_memsz;
+		}
+		if (ph->p_type == PT_NOTE && m->build_id_len == 0)
+			note_build_id(m, info, ph);
+	}
+	if (info->dlpi_name && info->dlpi_name[0]) {
+		snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", m->path, sizeof(m->path) - 1);
+
+		m->path[n > 0 ? n : 0] = '\0';
+	}
+	m->found = true;
+	return 1;
+}
+
+/* Describes the loaded module that holds address want. */
+static bool module_desc_of(struct module_desc *m, const void *want)
+{
+	memset(m, 0, sizeof(*m));
+	m->want = (uintptr_t)want;
+	dl_iterate_phdr(phdr_callback, m);
+	return m->found;
+}
+
+/* Encodes a MODULES payload of the given modules; returns its length. */
+static size_t modules_payload(uint8_t *buf, uint64_t epoch, const struct module_desc *mods,
+			      size_t count)
+{
+	uint8_t *p = buf;
+
+	p = varint_put_u64(p, epoch);
+	p = varint_put_u64(p, count);
+	for (size_t i = 0; i < count; i++) {
+		p = varint_put_u64(p, mods[i].bias);
+		p = record_put_bytes(p, mods[i].path, strlen(mods[i].path));
+		p = record_put_bytes(p, mods[i].build_id, mods[i].build_id_len);
+		p = varint_put_u64(p, mods[i].seg_count);
+		for (size_t k = 0; k < mods[i].seg_count; k++) {
+			p = varint_put_u64(p, mods[i].seg_start[k]);
+			p = varint_put_u64(p, mods[i].seg_size[k]);
+		}
+	}
+	return (size_t)(p - buf);
+}
+
+static int maps_of(struct module_maps *maps, uint64_t epoch, const struct module_desc *mods,
+		   size_t count)
+{
+	uint8_t buf[8192];
+	size_t n = modules_payload(buf, epoch, mods, count);
+
+	return module_maps_add_record(maps, buf, n);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+
+	return s && a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* ---- modules.c ---- */
+
+static void test_modules_record_round_trip(void)
+{
+	struct module_desc mods[2];
+	struct module_maps maps;
+	const struct module *m;
+
+	memset(mods, 0, sizeof(mods));
+	strcpy(mods[0].path, "/usr/lib/libfirst.so");
+	mods[0].bias = 0x7f0000000000;
+	mods[0].build_id_len = 3;
+	memcpy(mods[0].build_id, "\x01\x02\x03", 3);
+	mods[0].seg_count = 1;
+	mods[0].seg_start[0] = 0x1000;
+	mods[0].seg_size[0] = 0x500;
+	strcpy(mods[1].path, "/bin/prog");
+	mods[1].bias = 0x400000;
+	mods[1].seg_count = 2;
+	mods[1].seg_start[0] = 0x0;
+	mods[1].seg_size[0] = 0x100;
+	mods[1].seg_start[1] = 0x2000;
+	mods[1].seg_size[1] = 0x100;
+
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 3, mods, 2), 0);
+	CU_ASSERT_EQUAL(maps.count, 1);
+	CU_ASSERT_EQUAL(maps.maps[0].epoch, 3);
+	CU_ASSERT_EQUAL(maps.maps[0].count, 2);
+
+	m = module_maps_find(&maps, 3, 0x7f0000001000);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_STRING_EQUAL(m->path, "/usr/lib/libfirst.so");
+	CU_ASSERT_EQUAL(m->bias, 0x7f0000000000);
+	CU_ASSERT_EQUAL(m->build_id_len, 3);
+	CU_ASSERT(memcmp(m->build_id, "\x01\x02\x03", 3) == 0);
+	CU_ASSERT_PTR_NULL(module_maps_find(&maps, 3, 0x7f0000001500));
+	m = module_maps_find(&maps, 3, 0x4020ff);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_STRING_EQUAL(m->path, "/bin/prog");
+	CU_ASSERT_PTR_NULL(m->build_id);
+	CU_ASSERT_PTR_NULL(module_maps_find(&maps, 3, 0x401000));
+	/* A later epoch without a map of its own uses the newest older map;
+	 * an earlier one has none. */
+	CU_ASSERT_PTR_NOT_NULL(module_maps_find(&maps, 9, 0x400010));
+	CU_ASSERT_PTR_NULL(module_maps_find(&maps, 2, 0x400010));
+
+	/* The same epoch again replaces its map. */
+	CU_ASSERT_EQUAL(maps_of(&maps, 3, &mods[1], 1), 0);
+	CU_ASSERT_EQUAL(maps.count, 1);
+	CU_ASSERT_PTR_NULL(module_maps_find(&maps, 3, 0x7f0000001000));
+	module_maps_free(&maps);
+}
+
+static void test_modules_garbage_refused(void)
+{
+	struct module_desc mod;
+	struct module_maps maps;
+	uint8_t buf[512], junk[64];
+	size_t n;
+
+	memset(&mod, 0, sizeof(mod));
+	strcpy(mod.path, "/lib/x.so");
+	mod.seg_count = 1;
+	mod.seg_size[0] = 10;
+	n = modules_payload(buf, 1, &mod, 1);
+	module_maps_init(&maps);
+	/* Every proper prefix is refused. */
+	for (size_t len = 0; len < n; len++)
+		CU_ASSERT_EQUAL(module_maps_add_record(&maps, buf, len), -EBADMSG);
+	/* Trailing bytes are refused. */
+	buf[n] = 0;
+	CU_ASSERT_EQUAL(module_maps_add_record(&maps, buf, n + 1), -EBADMSG);
+	/* Huge counts and lengths are refused without allocating them. */
+	{
+		uint8_t *p = junk;
+
+		p = varint_put_u64(p, 1);
+		p = varint_put_u64(p, UINT64_MAX);
+		CU_ASSERT_EQUAL(module_maps_add_record(&maps, junk, (size_t)(p - junk)), -EBADMSG);
+		p = junk;
+		p = varint_put_u64(p, 1);
+		p = varint_put_u64(p, 1);
+		p = varint_put_u64(p, 0);
+		p = varint_put_u64(p, 1ull << 40); /* path length */
+		CU_ASSERT_EQUAL(module_maps_add_record(&maps, junk, (size_t)(p - junk)), -EBADMSG);
+	}
+	/* Random bytes never crash (most are refused). */
+	srand(7);
+	for (int round = 0; round < 2000; round++) {
+		for (size_t i = 0; i < sizeof(junk); i++)
+			junk[i] = (uint8_t)rand();
+		module_maps_add_record(&maps, junk, (size_t)rand() % sizeof(junk));
+	}
+	module_maps_free(&maps);
+}
+
+/* ---- symbolize.c ---- */
+
+static void test_symbolize_function_and_line(void)
+{
+	void *ip = symbols_plain_caller();
+	struct module_desc self;
+	struct module_maps maps;
+	struct symbolizer *s;
+	const struct sym_location *loc;
+
+	CU_ASSERT_FATAL(module_desc_of(&self, (void *)symbols_plain_caller));
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 0, &self, 1), 0);
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	loc = symbolizer_lookup(s, 0, (uint64_t)(uintptr_t)ip);
+	CU_ASSERT_EQUAL(loc->count, 1);
+	CU_ASSERT(loc->has_symbol);
+	CU_ASSERT(loc->has_debug_info);
+	CU_ASSERT_STRING_EQUAL(loc->frames[0].function, "symbols_plain_caller");
+	CU_ASSERT(ends_with(loc->frames[0].file, "test_symbols.c"));
+	CU_ASSERT_EQUAL(loc->frames[0].line, (uint32_t)plain_call_line);
+	CU_ASSERT_STRING_EQUAL(loc->frames[0].module, self.path);
+	CU_ASSERT_EQUAL(loc->frames[0].module_offset, (uintptr_t)ip - self.bias);
+	CU_ASSERT_FALSE(loc->frames[0].inlined);
+	/* Cached: the same answer object comes back. */
+	CU_ASSERT_PTR_EQUAL(symbolizer_lookup(s, 0, (uint64_t)(uintptr_t)ip), loc);
+	symbolizer_free(s);
+	module_maps_free(&maps);
+}
+
+static void check_inlined(const struct sym_location *loc)
+{
+	CU_ASSERT_EQUAL_FATAL(loc->count, 2);
+	CU_ASSERT_STRING_EQUAL(loc->frames[0].function, "symbols_inlined_helper");
+	CU_ASSERT(ends_with(loc->frames[0].file, "test_symbols.c"));
+	CU_ASSERT_EQUAL(loc->frames[0].line, (uint32_t)inner_call_line);
+	CU_ASSERT(loc->frames[0].inlined);
+	CU_ASSERT_STRING_EQUAL(loc->frames[1].function, "symbols_inlining_caller");
+	CU_ASSERT(ends_with(loc->frames[1].file, "test_symbols.c"));
+	CU_ASSERT_EQUAL(loc->frames[1].line, (uint32_t)inlined_call_line);
+	CU_ASSERT_FALSE(loc->frames[1].inlined);
+	CU_ASSERT_EQUAL(loc->frames[0].module_offset, loc->frames[1].module_offset);
+}
+
+static void test_symbolize_inlined_frames(void)
+{
+	void *ip = symbols_inlining_caller();
+	struct module_desc self;
+	struct module_maps maps;
+	struct symbolizer *s;
+
+	CU_ASSERT_FATAL(module_desc_of(&self, (void *)symbols_inlining_caller));
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 0, &self, 1), 0);
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	check_inlined(symbolizer_lookup(s, 0, (uint64_t)(uintptr_t)ip));
+	symbolizer_free(s);
+	module_maps_free(&maps);
+}
+
+static void test_symbolize_cxx_name_demangled(void)
+{
+	void *fn = dlsym(RTLD_DEFAULT, "_ZSt9terminatev"); /* std::terminate() */
+	struct module_desc lib;
+	struct module_maps maps;
+	struct symbolizer *s;
+	const struct sym_location *loc;
+	char *d = demangle_cxx("_ZN2ns6Widget6resizeEim");
+
+	CU_ASSERT_STRING_EQUAL(d, "ns::Widget::resize(int, unsigned long)");
+	free(d);
+	CU_ASSERT_PTR_NULL(demangle_cxx("malloc"));
+	CU_ASSERT_PTR_NULL(demangle_cxx("_Z!garbage"));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fn);
+	CU_ASSERT_FATAL(module_desc_of(&lib, fn));
+	CU_ASSERT(strstr(lib.path, "libstdc++") != NULL);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 0, &lib, 1), 0);
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	/* A return address one byte into the function. */
+	loc = symbolizer_lookup(s, 0, (uint64_t)(uintptr_t)fn + 1);
+	CU_ASSERT(loc->has_symbol);
+	CU_ASSERT_STRING_EQUAL(loc->frames[loc->count - 1].function, "std::terminate()");
+	CU_ASSERT_EQUAL(loc->frames[0].module_offset, (uintptr_t)fn + 1 - lib.bias);
+	symbolizer_free(s);
+	module_maps_free(&maps);
+}
+
+static void test_symbolize_missing_module_gives_offset(void)
+{
+	void *ip = symbols_plain_caller();
+	struct module_desc gone;
+	struct module_maps maps;
+	struct symbolizer *s;
+	const struct sym_location *loc;
+
+	CU_ASSERT_FATAL(module_desc_of(&gone, (void *)symbols_plain_caller));
+	strcpy(gone.path, "/nonexistent/mprof-test/libgone.so");
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 0, &gone, 1), 0);
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	loc = symbolizer_lookup(s, 0, (uint64_t)(uintptr_t)ip);
+	CU_ASSERT_EQUAL(loc->count, 1);
+	CU_ASSERT_PTR_NULL(loc->frames[0].function);
+	CU_ASSERT_PTR_NULL(loc->frames[0].file);
+	CU_ASSERT_FALSE(loc->has_symbol);
+	CU_ASSERT_FALSE(loc->has_debug_info);
+	CU_ASSERT_STRING_EQUAL(loc->frames[0].module, gone.path);
+	CU_ASSERT_EQUAL(loc->frames[0].module_offset, (uintptr_t)ip - gone.bias);
+	/* The same address in a later epoch where the real binary is mapped
+	 * there (a dlclose()d module's addresses reused): each epoch keeps
+	 * its own module. */
+	{
+		struct module_desc self;
+		const struct sym_location *now;
+
+		CU_ASSERT_FATAL(module_desc_of(&self, (void *)symbols_plain_caller));
+		CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 1, &self, 1), 0);
+		now = symbolizer_lookup(s, 1, (uint64_t)(uintptr_t)ip);
+		CU_ASSERT_STRING_EQUAL(now->frames[0].function, "symbols_plain_caller");
+		CU_ASSERT_STRING_EQUAL(now->frames[0].module, self.path);
+		CU_ASSERT_PTR_EQUAL(symbolizer_lookup(s, 0, (uint64_t)(uintptr_t)ip), loc);
+	}
+	/* An address in no module at all. */
+	loc = symbolizer_lookup(s, 0, 0x10);
+	CU_ASSERT_STRING_EQUAL(loc->frames[0].module, "?");
+	CU_ASSERT_EQUAL(loc->frames[0].module_offset, 0x10);
+	CU_ASSERT_PTR_NULL(loc->frames[0].function);
+	symbolizer_free(s);
+	module_maps_free(&maps);
+}
+
+static void test_symbolize_other_build_id_gives_offset(void)
+{
+	void *ip = symbols_plain_caller();
+	struct module_desc self;
+	struct module_maps maps;
+	struct symbolizer *s;
+	const struct sym_location *loc;
+
+	CU_ASSERT_FATAL(module_desc_of(&self, (void *)symbols_plain_caller));
+	if (self.build_id_len == 0) {
+		fprintf(stderr, "(no build-id in the test binary: check skipped) ");
+		return;
+	}
+	self.build_id[0] ^= 0xff; /* "the binary was rebuilt since the run" */
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 0, &self, 1), 0);
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	loc = symbolizer_lookup(s, 0, (uint64_t)(uintptr_t)ip);
+	CU_ASSERT_PTR_NULL(loc->frames[0].function);
+	CU_ASSERT_EQUAL(loc->frames[0].module_offset, (uintptr_t)ip - self.bias);
+	symbolizer_free(s);
+	module_maps_free(&maps);
+}
+
+/* ---- symbol_table.c: embedding ---- */
+
+static char *temp_path(const char *what)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+
+	if (asprintf(&path, "%s/mprof-test-%s-%ld", dir && *dir ? dir : "/tmp", what,
+		     (long)getpid()) < 0)
+		return NULL;
+	return path;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	ssize_t n;
+	int rc = (in >= 0 && out >= 0) ? 0 : -1;
+
+	while (rc == 0 && (n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n)
+			rc = -1;
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
+static void same_location(const struct sym_location *a, const struct sym_location *b)
+{
+	CU_ASSERT_EQUAL_FATAL(a->count, b->count);
+	CU_ASSERT_EQUAL(a->has_symbol, b->has_symbol);
+	CU_ASSERT_EQUAL(a->has_debug_info, b->has_debug_info);
+	for (size_t i = 0; i < a->count; i++) {
+		const struct sym_frame *x = &a->frames[i], *y = &b->frames[i];
+
+		CU_ASSERT((x->function == NULL) == (y->function == NULL));
+		if (x->function && y->function)
+			CU_ASSERT_STRING_EQUAL(x->function, y->function);
+		CU_ASSERT((x->file == NULL) == (y->file == NULL));
+		if (x->file && y->file)
+			CU_ASSERT_STRING_EQUAL(x->file, y->file);
+		CU_ASSERT_EQUAL(x->line, y->line);
+		CU_ASSERT_STRING_EQUAL(x->module, y->module);
+		CU_ASSERT_EQUAL(x->module_offset, y->module_offset);
+		CU_ASSERT_EQUAL(x->inlined, y->inlined);
+	}
+}
+
+/* Symbolizes ips with a copy of the test binary, exports, deletes the copy
+ * and checks that the embedded answers come back unchanged. */
+static void test_embedded_table_round_trip(void)
+{
+	uint64_t ips[3] = { (uintptr_t)symbols_plain_caller(), (uintptr_t)symbols_inlining_caller(),
+			    0x10 };
+	struct module_desc copy;
+	struct module_maps maps;
+	struct symbolizer *s, *t, *u;
+	uint8_t *data = NULL;
+	size_t bytes = 0;
+	char *path = temp_path("exe");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+	CU_ASSERT_FATAL(module_desc_of(&copy, (void *)symbols_plain_caller));
+	CU_ASSERT_EQUAL_FATAL(copy_file(copy.path, path), 0);
+	snprintf(copy.path, sizeof(copy.path), "%s", path);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 0, &copy, 1), 0);
+
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	for (int i = 0; i < 3; i++)
+		symbolizer_lookup(s, 0, ips[i]);
+	check_inlined(symbolizer_lookup(s, 0, ips[1]));
+	CU_ASSERT_EQUAL_FATAL(symbolizer_export(s, &data, &bytes), 0);
+	unlink(path);
+
+	t = symbolizer_new(&maps);
+	u = symbolizer_new(&maps);
+	CU_ASSERT_FATAL(t && u);
+	CU_ASSERT_EQUAL(symbolizer_load_embedded(t, data, bytes), 0);
+	for (int i = 0; i < 3; i++)
+		same_location(symbolizer_lookup(s, 0, ips[i]), symbolizer_lookup(t, 0, ips[i]));
+	/* Without the table, the deleted binary gives module+offset only. */
+	CU_ASSERT_PTR_NULL(symbolizer_lookup(u, 0, ips[0])->frames[0].function);
+
+	/* Exporting the loaded answers gives the same bytes again. */
+	{
+		uint8_t *again = NULL;
+		size_t again_bytes = 0;
+
+		CU_ASSERT_EQUAL(symbolizer_export(t, &again, &again_bytes), 0);
+		CU_ASSERT_EQUAL(again_bytes, bytes);
+		CU_ASSERT(again && memcmp(again, data, bytes) == 0);
+		free(again);
+	}
+	symbolizer_free(s);
+	symbolizer_free(t);
+	symbolizer_free(u);
+	module_maps_free(&maps);
+	free(data);
+	free(path);
+}
+
+static void test_embedded_table_garbage_refused(void)
+{
+	struct sym_frame frame = { .function = "f", .file = "f.c", .line = 7, .module = "/m" };
+	struct sym_location loc = { .frames = &frame, .count = 1, .has_symbol = true };
+	struct symbol_table_answer a = { .module_path = "/m", .module_offset = 42, .loc = &loc };
+	struct symbolizer *s = symbolizer_new(NULL);
+	uint8_t *data = NULL, junk[256];
+	size_t bytes = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(symbol_table_encode(&a, 1, &data, &bytes), 0);
+	for (size_t len = 0; len < bytes; len++)
+		CU_ASSERT_EQUAL(symbolizer_load_embedded(s, data, len), -EBADMSG);
+	data[0] = 2; /* another version */
+	CU_ASSERT_EQUAL(symbolizer_load_embedded(s, data, bytes), -EBADMSG);
+	data[0] = SYMBOL_TABLE_VERSION;
+	CU_ASSERT_EQUAL(symbolizer_load_embedded(s, data, bytes), 0);
+	srand(11);
+	for (int round = 0; round < 2000; round++) {
+		size_t n = (size_t)rand() % sizeof(junk);
+
+		for (size_t i = 0; i < n; i++)
+			junk[i] = (uint8_t)rand();
+		junk[0] = SYMBOL_TABLE_VERSION;
+		symbolizer_load_embedded(s, junk, n);
+	}
+	free(data);
+	symbolizer_free(s);
+}
+
+/* ---- cmd_symbolize.c on a hand-made trace ---- */
+
+static int write_trace(const char *path, const struct module_desc *self, const uint64_t *ips,
+		       size_t nips)
+{
+	uint8_t buf[16384], *p = buf, *rec;
+	struct record_state st = { 0 };
+	struct trace_writer w;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	p = varint_put_u64(p, 0); /* slot */
+	p = varint_put_u64(p, 0); /* lap */
+	p = varint_put_u64(p, 0); /* offset */
+	p = record_put_thread(p, &st, 1234);
+	rec = p;
+	p = record_ext_begin(p, TRACE_REC_EXT_MODULES);
+	p += modules_payload(p, 5, self, 1);
+	record_ext_end(rec, p);
+	p = record_put_stack(p, &st, 1, 0, 2 * 5); /* root: epoch 5 */
+	for (size_t i = 0; i < nips; i++)
+		p = record_put_stack(p, &st, i + 2, i + 1, ips[i]);
+	rc = trace_writer_start(&w, fd, 0);
+	if (rc == 0)
+		rc = trace_writer_chunk(&w, TRACE_CHUNK_EVENTS, buf, (size_t)(p - buf));
+	trace_writer_finish(&w);
+	close(fd);
+	return rc;
+}
+
+/* Counts the trace's SYMBOLS chunks and loads the last into s. */
+static int read_symbols(const char *path, struct symbolizer *s, int *chunks)
+{
+	struct trace_reader r;
+	struct trace_chunk c;
+	int rc = trace_reader_open(&r, path);
+
+	*chunks = 0;
+	while (rc == 0 && (rc = trace_reader_next(&r, &c)) > 0) {
+		if (c.type == TRACE_CHUNK_SYMBOLS) {
+			(*chunks)++;
+			rc = symbolizer_load_embedded(s, c.data, c.bytes);
+		} else {
+			rc = 0;
+		}
+	}
+	trace_reader_close(&r);
+	return rc;
+}
+
+static void test_cmd_symbolize_appends_once(void)
+{
+	uint64_t ips[2] = { (uintptr_t)symbols_plain_caller(), (uintptr_t)symbols_inlining_caller() };
+	char *trace = temp_path("trace"), *exe = temp_path("exe2");
+	struct module_desc copy;
+	struct module_maps maps;
+	struct symbolizer *s;
+	char *argv[2];
+	int chunks, fd;
+
+	CU_ASSERT_FATAL(trace && exe);
+	CU_ASSERT_FATAL(module_desc_of(&copy, (void *)symbols_plain_caller));
+	CU_ASSERT_EQUAL_FATAL(copy_file(copy.path, exe), 0);
+	snprintf(copy.path, sizeof(copy.path), "%s", exe);
+	CU_ASSERT_EQUAL_FATAL(write_trace(trace, &copy, ips, 2), 0);
+	/* A torn last chunk, as after SIGKILL. */
+	fd = open(trace, O_WRONLY | O_APPEND);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "MPCK\x02\x01", 6), 6);
+	close(fd);
+
+	argv[0] = trace;
+	argv[1] = NULL;
+	fprintf(stderr, "\n(expected warning follows) ");
+	CU_ASSERT_EQUAL(cmd_symbolize(1, argv), 0);
+	CU_ASSERT_EQUAL(cmd_symbolize(1, argv), 0); /* idempotent */
+	unlink(exe);
+
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 5, &copy, 1), 0);
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(read_symbols(trace, s, &chunks), 0);
+	CU_ASSERT_EQUAL(chunks, 1);
+	CU_ASSERT_STRING_EQUAL(symbolizer_lookup(s, 5, ips[0])->frames[0].function,
+			       "symbols_plain_caller");
+	check_inlined(symbolizer_lookup(s, 5, ips[1]));
+	symbolizer_free(s);
+	module_maps_free(&maps);
+
+	argv[0] = "/nonexistent/mprof-test/trace";
+	fprintf(stderr, "(expected error follows) ");
+	CU_ASSERT_EQUAL(cmd_symbolize(1, argv), 1);
+	unlink(trace);
+	free(trace);
+	free(exe);
+}
+
+int main(void)
+{
+	CU_pSuite suite;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	suite = CU_add_suite("symbols", NULL, NULL);
+	if (!suite ||
+	    !CU_add_test(suite, "modules record round trip", test_modules_record_round_trip) ||
+	    !CU_add_test(suite, "modules garbage refused", test_modules_garbage_refused) ||
+	    !CU_add_test(suite, "function and line", test_symbolize_function_and_line) ||
+	    !CU_add_test(suite, "inlined frames", test_symbolize_inlined_frames) ||
+	    !CU_add_test(suite, "C++ name demangled", test_symbolize_cxx_name_demangled) ||
+	    !CU_add_test(suite, "missing module gives offset",
+			 test_symbolize_missing_module_gives_offset) ||
+	    !CU_add_test(suite, "other build-id gives offset",
+			 test_symbolize_other_build_id_gives_offset) ||
+	    !CU_add_test(suite, "embedded table round trip", test_embedded_table_round_trip) ||
+	    !CU_add_test(suite, "embedded table garbage refused",
+			 test_embedded_table_garbage_refused) ||
+	    !CU_add_test(suite, "symbolize subcommand appends once",
+			 test_cmd_symbolize_appends_once)) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
