@@ -18,6 +18,8 @@ void slot_decoders_init(struct slot_decoders *d)
 
 void slot_decoders_free(struct slot_decoders *d)
 {
+	for (size_t i = 0; i < d->count; i++)
+		free(d->slots[i]);
 	free(d->slots);
 	slot_decoders_init(d);
 }
@@ -28,7 +30,7 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 		return NULL;
 	if (slot >= d->count) {
 		size_t n = d->count ? d->count : 16;
-		struct slot_state *v;
+		struct slot_state **v;
 
 		while (n <= slot)
 			n *= 2;
@@ -39,7 +41,9 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 		d->slots = v;
 		d->count = n;
 	}
-	return &d->slots[slot];
+	if (!d->slots[slot])
+		d->slots[slot] = calloc(1, sizeof(struct slot_state));
+	return d->slots[slot];
 }
 
 int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes,

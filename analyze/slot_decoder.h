@@ -25,7 +25,9 @@ struct slot_state {
 };
 
 struct slot_decoders {
-	struct slot_state *slots; /* indexed by slot number, owned */
+	struct slot_state **slots; /* indexed by slot number, owned; each state is
+	                            * allocated once so cursors may keep pointers
+	                            * to it while other slots are added */
 	size_t count;
 };
 
