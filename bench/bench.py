@@ -11,7 +11,7 @@ missing and possible; skipped, with a note, otherwise), and prints medians:
   wall x, cpu x      wall and CPU time (user+sys of the whole process tree)
                      divided by the unprofiled run's
   rss x              peak resident memory of the process tree (launcher and
-                     helpers included; sampled every 10 ms, sum of VmRSS)
+                     helpers included; sampled every 5 ms, sum of VmRSS)
                      divided by the unprofiled run's
   B/alloc            trace bytes per allocation
 then `mprof report` against `heaptrack_print` on the traces of the last round:
@@ -75,7 +75,7 @@ def run_measured(argv, env=None, cwd=None, stdin=None):
     def sample():
         while not done.is_set():
             peak[0] = max(peak[0], sum(rss_kib(q) for q in tree_pids(p.pid)))
-            done.wait(0.01)
+            done.wait(0.005)
 
     th = threading.Thread(target=sample)
     th.start()
@@ -86,7 +86,9 @@ def run_measured(argv, env=None, cwd=None, stdin=None):
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         raise RuntimeError(f"{argv[0]} exited with {p.returncode}")
-    return wall, ru.ru_utime + ru.ru_stime, max(peak[0], ru.ru_maxrss)
+    # ru_maxrss is not used: a vfork'ed child inherits this script's
+    # high-water mark through exec, so only the sampled tree sum is reliable
+    return wall, ru.ru_utime + ru.ru_stime, peak[0]
 
 
 def ensure_heaptrack():
@@ -179,8 +181,7 @@ def main():
         res = {k: [] for k in variants}
         for r in range(args.rounds):
             for k, (cmd, e) in variants.items():
-                clean(work, "m.trace")
-                clean(work, "h.")
+                clean(work, {"mprof": "m.trace", "heaptrack": "h."}.get(k, "no such file"))
                 res[k].append(run_measured(cmd, env=e, cwd=work))
             print(f"bench: {name} round {r + 1}/{args.rounds} done", file=sys.stderr)
         # trace sizes and analysis cost, from the last round's traces
