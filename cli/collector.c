@@ -1,15 +1,17 @@
 /*
  * cli/collector.c - draining the shim's shared-memory rings into traces.
  *
- * Runs in the launcher while the program runs.  Owns the session directory
- * scan, one mapping per process file (trace/session.h), one trace file per
- * process, the read position of every slot, and one copy buffer for a
- * chunk.  Each round it reaps the program if it ended (wait4, for peak RSS),
- * rescans the directory when inotify reports a new file (and every
- * SCAN_INTERVAL_NS in case inotify is not available), and takes the data of each
- * slot when a quarter ring is waiting, when data has waited SWEEP_INTERVAL_NS,
- * when the thread retired, or at the end.  An EVENTS chunk never spans two
- * laps of a ring, and holds whole records (the shim pads a lap's tail).
+ * Runs in the launcher while the program runs.  Owns the list of process
+ * files seen in the session directory, one trace per process image, the read
+ * position of every slot, and one copy buffer for a chunk.  Each round it
+ * reaps the program if it ended (wait4, for peak RSS); rescans the directory
+ * when inotify reports a new file (and every SCAN_INTERVAL_NS in case
+ * inotify is not available); and takes the data of a slot when a quarter
+ * ring is waiting, when data has waited SWEEP_INTERVAL_NS, when its thread
+ * retired, or at the end.  An EVENTS chunk never spans two laps of a ring
+ * and holds whole records (the shim pads a lap's tail).  Processes that end
+ * while the program goes on are finalized at once, so the number of open
+ * traces follows the number of live processes.
  *
  * Must never keep per-event state (memory stays flat however long the run)
  * and must never block the program: a write error only stops that trace, the
@@ -19,14 +21,12 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -37,42 +37,40 @@
 
 #include "cli/collector.h"
 #include "cli/die.h"
+#include "cli/pid_info.h"
+#include "cli/proc_file.h"
 #include "cli/signals.h"
 #include "trace/format.h"
-#include "trace/session.h"
 #include "trace/varint.h"
 
-#define SCAN_INTERVAL_NS (20 * UINT64_C(1000000))   /* directory rescan */
-#define SWEEP_INTERVAL_NS (100 * UINT64_C(1000000)) /* longest wait of data in a ring */
-#define STARTING_LIMIT_NS (2000 * UINT64_C(1000000)) /* a shim that never finished starting */
-#define SETTLE_LIMIT_NS (300 * UINT64_C(1000000)) /* late starters at the end */
-#define IDLE_SLEEP_NS 1000000L               /* a round that found nothing */
-#define SLOT_LIMIT (1u << 20)
-#define SLOT_MARGIN 16u                      /* unused slots checked each round */
+#define MS_NS UINT64_C(1000000)
+#define SCAN_INTERVAL_NS (20 * MS_NS)     /* directory rescan without inotify */
+#define SWEEP_INTERVAL_NS (100 * MS_NS)   /* longest wait of data in a ring */
+#define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
+#define STARTING_LIMIT_NS (2000 * MS_NS)  /* a shim that never finished starting */
+#define SETTLE_LIMIT_NS (300 * MS_NS)     /* late starters when the program ended */
+#define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing */
+#define SLOT_MARGIN 16u                   /* unused slots looked at each round */
 #define CHUNK_HEAD_BYTES (3 * VARINT_MAX_BYTES)
 #define NAME_BYTES 64
 
 enum proc_phase {
 	PROC_PENDING,  /* file seen, header not ready */
 	PROC_ACTIVE,   /* mapped, being drained */
-	PROC_DONE,     /* finalized (or ignored); only name and trace path kept */
+	PROC_DONE,     /* finalized or ignored; only the names are kept */
 };
 
 /* One process file, i.e. one process image of the run. */
 struct proc {
 	char name[NAME_BYTES];         /* "p.PID.SERIAL" in the session dir */
 	enum proc_phase phase;
-	int fd;                        /* pending only */
-	void *page;                    /* pending: the header page, read-only */
-	struct timespec ctime;         /* creation order of process files */
+	struct proc_file pf;
+	struct timespec ctime;         /* orders files found in one scan */
 	uint64_t seen_ns;              /* when first seen (monotonic) */
 	uint64_t seen_unix_ns;
-	uint8_t *base;                 /* active: the whole file, read/write */
-	size_t map_bytes;
-	struct session_proc_header *h;
 	unsigned pid;
 	bool is_root;
-	bool superseded;               /* another image of the same pid started */
+	bool superseded;               /* a later image of the same pid exists */
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
 	struct trace_file tf;
@@ -82,17 +80,25 @@ struct proc {
 	uint32_t slots_used;           /* 1 + highest slot seen in use */
 };
 
+/* A growable array of process pointers. */
+struct proc_list {
+	struct proc **v;
+	size_t n, cap;
+};
+
 struct collector {
 	const struct collector_config *cfg;
 	DIR *dir;
 	int inotify_fd;                /* IN_CREATE on the session dir, or -1 */
-	struct proc **all;             /* every process file seen, in order */
-	size_t nall, cap_all;
+	struct proc_list all;          /* every process file seen, in order; owned */
+	struct proc_list live;         /* those pending or active */
+	struct proc **index;           /* open-addressing hash of all, by name */
+	size_t index_cap;              /* a power of two, or 0 */
 	bool root_assigned;
 	bool ended;                    /* the program has been reaped */
-	size_t write_errors;           /* traces whose writing failed */
 	int wait_status;
 	struct rusage rusage;          /* the program's, from wait4 */
+	size_t write_errors;           /* traces whose writing failed */
 	uint8_t *copy;                 /* the one chunk buffer */
 	size_t copy_bytes;
 	size_t page_bytes;
@@ -123,12 +129,82 @@ static void field_copy(char *out, size_t size, const char *field, size_t field_b
 	out[n] = '\0';
 }
 
-static struct proc *proc_find(struct collector *c, const char *name)
+/* ---------- the process lists ---------- */
+
+static size_t name_hash(const char *name)
 {
-	for (size_t i = 0; i < c->nall; i++)
-		if (strcmp(c->all[i]->name, name) == 0)
-			return c->all[i];
-	return NULL;
+	size_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+static struct proc *proc_find(const struct collector *c, const char *name)
+{
+	if (!c->index_cap)
+		return NULL;
+	for (size_t i = name_hash(name) & (c->index_cap - 1);; i = (i + 1) & (c->index_cap - 1)) {
+		struct proc *p = c->index[i];
+
+		if (!p || strcmp(p->name, name) == 0)
+			return p;
+	}
+}
+
+static void index_put(struct proc **index, size_t cap, struct proc *p)
+{
+	size_t i = name_hash(p->name) & (cap - 1);
+
+	while (index[i])
+		i = (i + 1) & (cap - 1);
+	index[i] = p;
+}
+
+/* Adds p to the name index, kept at most half full. */
+static int index_add(struct collector *c, struct proc *p)
+{
+	if (2 * (c->all.n + 1) > c->index_cap) {
+		size_t cap = c->index_cap ? 2 * c->index_cap : 64;
+		struct proc **v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t k = 0; k < c->index_cap; k++)
+			if (c->index[k])
+				index_put(v, cap, c->index[k]);
+		free(c->index);
+		c->index = v;
+		c->index_cap = cap;
+	}
+	index_put(c->index, c->index_cap, p);
+	return 0;
+}
+
+static int list_push(struct proc_list *l, struct proc *p)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct proc **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = p;
+	return 0;
+}
+
+/* Drops finished processes from the live list (they stay in all). */
+static void live_compact(struct collector *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->live.n; i++)
+		if (c->live.v[i]->phase != PROC_DONE)
+			c->live.v[k++] = c->live.v[i];
+	c->live.n = k;
 }
 
 /* ---------- draining ---------- */
@@ -147,41 +223,41 @@ static int copy_reserve(struct collector *c, size_t bytes)
 	return 0;
 }
 
-/* Punches a drained, retired slot's ring out of memory and frees the slot. */
+/* Punches a drained, retired slot's ring out of memory and frees the slot
+ * for the next thread (positions stay: the next owner continues there). */
 static void slot_release(struct collector *c, struct proc *p, uint32_t i)
 {
-	uint8_t *ring = session_ring_at(p->base, i);
+	uint8_t *ring = proc_file_ring(&p->pf, i);
 
-	if (((uintptr_t)ring % c->page_bytes) == 0 && p->h->ring_bytes % c->page_bytes == 0)
-		madvise(ring, p->h->ring_bytes, MADV_REMOVE);
-	atomic_store_explicit(&session_slot_at(p->base, i)->state, SLOT_FREE,
-			      memory_order_release);
+	if ((uintptr_t)ring % c->page_bytes == 0 && p->pf.ring_bytes % c->page_bytes == 0)
+		madvise(ring, p->pf.ring_bytes, MADV_REMOVE);
+	atomic_store_explicit(&proc_file_slot(&p->pf, i)->state, SLOT_FREE, memory_order_release);
 }
 
-/* Writes ring bytes [r, end) of slot i (one lap at most) as an EVENTS chunk. */
+/* Writes ring bytes [r, end) of slot i (one lap at most) as an EVENTS chunk:
+ * varint slot, varint lap, varint offset in the lap, the bytes verbatim. */
 static void slot_chunk_write(struct collector *c, struct proc *p, uint32_t i, uint64_t r,
 			     uint64_t end)
 {
-	uint64_t ring_bytes = p->h->ring_bytes;
+	uint64_t ring_bytes = p->pf.ring_bytes;
 	uint8_t *q = c->copy;
 
 	q = varint_put_u64(q, i);
 	q = varint_put_u64(q, r / ring_bytes);
 	q = varint_put_u64(q, r % ring_bytes);
-	memcpy(q, session_ring_at(p->base, i) + r % ring_bytes, (size_t)(end - r));
+	memcpy(q, proc_file_ring(&p->pf, i) + r % ring_bytes, (size_t)(end - r));
 	q += end - r;
 	if (p->has_trace)
 		trace_file_chunk(&p->tf, TRACE_CHUNK_EVENTS, c->copy, (size_t)(q - c->copy));
 }
 
-/*
- * Takes what slot i holds when it is worth a chunk (or always with force).
- * Returns the bytes taken.
- */
+/* Takes what slot i holds when it is worth a chunk (always with force).
+ * Returns the bytes taken. */
 static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool force)
 {
-	struct session_slot *s = session_slot_at(p->base, i);
-	uint64_t ring_bytes = p->h->ring_bytes;
+	struct session_slot *s = proc_file_slot(&p->pf, i);
+	uint64_t ring_bytes = p->pf.ring_bytes;
+	/* The state first: a RETIRED owner stored its last write_pos before. */
 	uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
 	uint64_t w = atomic_load_explicit(&s->write_pos, memory_order_acquire);
 	uint64_t r = atomic_load_explicit(&s->read_pos, memory_order_relaxed);
@@ -215,7 +291,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 }
 
 /*
- * One pass over the slots of an active process.  Returns the bytes taken.
+ * One pass over the slots of an active process; returns the bytes taken.
  * Threads claim slots from the low end, so an ordinary round looks at the
  * slots used so far plus SLOT_MARGIN; a sweep (every SWEEP_INTERVAL_NS, and
  * at the end) looks at all of them.
@@ -223,16 +299,15 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 static uint64_t proc_drain(struct collector *c, struct proc *p, bool force, uint64_t now)
 {
 	uint64_t taken = 0;
-	uint32_t limit;
+	uint32_t limit = p->pf.nslots;
 
 	if (p->broken)
 		return 0;
-	if (!force && now > p->last_sweep_ns && now - p->last_sweep_ns >= SWEEP_INTERVAL_NS)
+	if (now > p->last_sweep_ns && now - p->last_sweep_ns >= SWEEP_INTERVAL_NS)
 		force = true;
 	if (force)
 		p->last_sweep_ns = now;
-	limit = p->h->nslots;
-	if (!force && p->slots_used + SLOT_MARGIN < limit)
+	else if (p->slots_used + SLOT_MARGIN < limit)
 		limit = p->slots_used + SLOT_MARGIN;
 	for (uint32_t i = 0; i < limit && !p->broken; i++)
 		taken += slot_drain(c, p, i, force);
@@ -242,70 +317,54 @@ static uint64_t proc_drain(struct collector *c, struct proc *p, bool force, uint
 	return taken;
 }
 
-/* ---------- process files: discovery and mapping ---------- */
-
-/* Checks the geometry the shim wrote against the mapped size. */
-static int header_check(const struct session_proc_header *h, size_t file_bytes)
+static uint64_t procs_drain(struct collector *c, bool force)
 {
-	uint64_t slots_end, rings_end;
+	uint64_t now = now_ns(), taken = 0;
 
-	if (h->magic != SESSION_PROC_MAGIC || h->version != SESSION_VERSION)
-		return -EPROTO;
-	if (h->nslots == 0 || h->nslots > SLOT_LIMIT)
-		return -EPROTO;
-	if (h->ring_bytes < SESSION_PAGE_BYTES || h->ring_bytes % SESSION_PAGE_BYTES != 0 ||
-	    h->ring_bytes > TRACE_CHUNK_MAX_RAW_BYTES - CHUNK_HEAD_BYTES)
-		return -EPROTO;
-	slots_end = SESSION_SLOTS_OFFSET + (uint64_t)h->nslots * sizeof(struct session_slot);
-	rings_end = h->ring_offset + (uint64_t)h->nslots * h->ring_bytes;
-	if (h->ring_offset % SESSION_PAGE_BYTES != 0 || h->ring_offset < slots_end ||
-	    rings_end > file_bytes)
-		return -EPROTO;
-	return 0;
+	for (size_t i = 0; i < c->live.n; i++)
+		if (c->live.v[i]->phase == PROC_ACTIVE)
+			taken += proc_drain(c, c->live.v[i], force, now);
+	return taken;
 }
 
-static void proc_pending_release(struct proc *p)
-{
-	if (p->page)
-		munmap(p->page, SESSION_PAGE_BYTES);
-	p->page = NULL;
-	if (p->fd >= 0)
-		close(p->fd);
-	p->fd = -1;
-}
+/* ---------- finding and starting process files ---------- */
 
 /* Gives up on a process file: it is ignored and removed. */
 static void proc_ignore(struct collector *c, struct proc *p, const char *why)
 {
-	proc_pending_release(p);
+	proc_file_close(&p->pf);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
 	mprof_warn("ignoring process file %s: %s", p->name, why);
 }
 
-static int proc_add(struct collector *c, const char *name, int fd, const struct stat *st)
+static int proc_add(struct collector *c, const char *name)
 {
-	struct proc *p;
+	struct proc *p = calloc(1, sizeof(*p));
+	struct stat st;
 
-	if (c->nall == c->cap_all) {
-		size_t cap = c->cap_all ? 2 * c->cap_all : 16;
-		struct proc **v = realloc(c->all, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->all = v;
-		c->cap_all = cap;
-	}
-	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->pf.fd = -1;
+	p->tf.fd = -1;
 	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->phase = PROC_DONE;
+	if (list_push(&c->all, p) < 0) {
+		free(p);
+		return -ENOMEM;
+	}
+	if (index_add(c, p) < 0)
+		return -ENOMEM;
+	/* Not openable (gone already, not ours): remembered, never looked at. */
+	if (proc_file_open(&p->pf, dirfd(c->dir), name) < 0 || fstat(p->pf.fd, &st) != 0 ||
+	    list_push(&c->live, p) < 0) {
+		proc_file_close(&p->pf);
+		return 0;
+	}
 	p->phase = PROC_PENDING;
-	p->fd = fd;
-	p->ctime = st->st_ctim;
+	p->ctime = st.st_ctim;
 	p->seen_ns = now_ns();
 	p->seen_unix_ns = clock_ns(CLOCK_REALTIME);
-	c->all[c->nall++] = p;
 	return 0;
 }
 
@@ -320,98 +379,21 @@ static int new_file_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Finds process files not seen before and adds them, oldest first. */
+/* Adds the process files not seen before, oldest first. */
 static void dir_scan(struct collector *c)
 {
+	size_t first_new = c->live.n;
 	struct dirent *e;
-	size_t first_new = c->nall;
 
 	rewinddir(c->dir);
 	while ((e = readdir(c->dir)) != NULL) {
-		struct stat st;
-		int fd;
-
 		if (strncmp(e->d_name, "p.", 2) != 0 || strlen(e->d_name) >= NAME_BYTES)
 			continue;
-		if (proc_find(c, e->d_name))
-			continue;
-		fd = openat(dirfd(c->dir), e->d_name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue; /* gone already, or not ours to read */
-		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || proc_add(c, e->d_name, fd, &st) < 0)
-			close(fd);
+		if (!proc_find(c, e->d_name))
+			proc_add(c, e->d_name);
 	}
-	if (c->nall - first_new > 1)
-		qsort(c->all + first_new, c->nall - first_new, sizeof(*c->all), new_file_cmp);
-}
-
-/* "a b c" from /proc/PID/cmdline into out (empty when unreadable). */
-static void cmdline_read(unsigned pid, char *out, size_t size)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, out, size - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	while (n > 0 && out[n - 1] == '\0')
-		n--;
-	out[n] = '\0';
-	for (ssize_t i = 0; i < n; i++)
-		if (out[i] == '\0')
-			out[i] = ' ';
-}
-
-static struct proc *proc_parent(struct collector *c, const struct proc *p)
-{
-	char parent[sizeof(p->h->parent_file)];
-
-	field_copy(parent, sizeof(parent), p->h->parent_file, sizeof(p->h->parent_file));
-	return parent[0] ? proc_find(c, parent) : NULL;
-}
-
-static void meta_write(struct collector *c, struct proc *p)
-{
-	const struct collector_config *cfg = c->cfg;
-	struct session_proc_header *h = p->h;
-	struct kv_text t = { 0 };
-	char exe[sizeof(h->exe)], cmd[4096];
-
-	field_copy(exe, sizeof(exe), h->exe, sizeof(h->exe));
-	kv_text_add(&t, "mprof_version", "%s", PACKAGE_VERSION);
-	kv_text_add(&t, "trace_role", "%s", p->is_root ? "root" : "child");
-	kv_text_add(&t, "pid", "%u", h->pid);
-	kv_text_add(&t, "ppid", "%u", h->ppid);
-	kv_text_add(&t, "exe", "%s", exe);
-	if (p->is_root) {
-		kv_text_add(&t, "command", "%s", cfg->command);
-		kv_text_add(&t, "start_time_unix_ns", "%" PRIu64, cfg->start_unix_ns);
-	} else {
-		cmdline_read(h->pid, cmd, sizeof(cmd));
-		if (cmd[0])
-			kv_text_add(&t, "command", "%s", cmd);
-		kv_text_add(&t, "start_time_unix_ns", "%" PRIu64, p->seen_unix_ns);
-	}
-	kv_text_add(&t, "hostname", "%s", c->hostname);
-	kv_text_add(&t, "mode", "exact");
-	kv_text_add(&t, "max_frames", "%u", cfg->max_frames);
-	kv_text_add(&t, "ring_bytes", "%u", h->ring_bytes);
-	kv_text_add(&t, "slots", "%u", h->nslots);
-	if (h->is_fork_child) {
-		struct proc *parent = proc_parent(c, p);
-
-		if (parent && parent->trace_path)
-			kv_text_add(&t, "parent_trace", "%s", parent->trace_path);
-		kv_text_add(&t, "fork_seq", "%" PRIu64, h->fork_seq);
-	}
-	kv_text_write(&t, &p->tf, TRACE_CHUNK_META);
+	if (c->live.n - first_new > 1)
+		qsort(c->live.v + first_new, c->live.n - first_new, sizeof(*c->live.v), new_file_cmp);
 }
 
 /* Absolute form of path (for parent_trace links between traces). */
@@ -427,17 +409,50 @@ static char *path_absolute(const char *path)
 	return out;
 }
 
-/* Opens the trace of a newly mapped process; on failure the process is
- * still drained (so it never blocks) but nothing is kept. */
+static void meta_write(struct collector *c, struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	char exe[sizeof(h->exe)], parent_name[sizeof(h->parent_file)], cmd[4096];
+	struct trace_meta m = { 0 };
+	struct proc *parent;
+
+	field_copy(exe, sizeof(exe), h->exe, sizeof(h->exe));
+	m.is_root = p->is_root;
+	m.pid = p->pid;
+	m.ppid = h->ppid;
+	m.exe = exe;
+	if (p->is_root) {
+		m.command = c->cfg->command;
+		m.start_time_unix_ns = c->cfg->start_unix_ns;
+	} else {
+		pid_info_cmdline(p->pid, cmd, sizeof(cmd));
+		m.command = cmd;
+		m.start_time_unix_ns = p->seen_unix_ns;
+	}
+	m.hostname = c->hostname;
+	m.max_frames = c->cfg->max_frames;
+	m.ring_bytes = p->pf.ring_bytes;
+	m.slots = p->pf.nslots;
+	m.is_fork_child = h->is_fork_child != 0;
+	if (m.is_fork_child) {
+		field_copy(parent_name, sizeof(parent_name), h->parent_file, sizeof(h->parent_file));
+		parent = parent_name[0] ? proc_find(c, parent_name) : NULL;
+		m.parent_trace = parent ? parent->trace_path : NULL;
+		m.fork_seq = h->fork_seq;
+	}
+	trace_file_meta(&p->tf, &m);
+}
+
+/* Opens the trace of a newly mapped process.  On failure the process is
+ * still drained (so it never blocks) but its data is not kept. */
 static void proc_trace_open(struct collector *c, struct proc *p)
 {
-	int rc;
+	int rc = 0;
 
 	if (p->is_root) {
 		p->tf = *c->cfg->root_trace;
 		memset(c->cfg->root_trace, 0, sizeof(*c->cfg->root_trace));
 		c->cfg->root_trace->fd = -1;
-		rc = 0;
 	} else {
 		rc = trace_file_create_for_pid(&p->tf, c->cfg->trace_base, p->pid);
 	}
@@ -453,73 +468,42 @@ static void proc_trace_open(struct collector *c, struct proc *p)
 	meta_write(c, p);
 }
 
-/* A new image of pid p->pid ends every earlier image of that pid. */
+/* A new image of a pid (exec) means every earlier image of it has ended. */
 static void proc_mark_superseded(struct collector *c, const struct proc *p)
 {
-	if (p->h->is_fork_child)
+	if (p->pf.h->is_fork_child)
 		return;
-	for (size_t i = 0; i < c->nall; i++) {
-		struct proc *q = c->all[i];
+	for (size_t i = 0; i < c->live.n; i++) {
+		struct proc *q = c->live.v[i];
 
 		if (q != p && q->phase == PROC_ACTIVE && q->pid == p->pid)
 			q->superseded = true;
 	}
 }
 
-/* Maps a pending process file once its header is ready. */
+/* Maps a pending process file once its header is ready, and opens its trace. */
 static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 {
-	const struct session_proc_header *ph;
-	struct stat st;
-	void *base;
-	int rc;
+	int rc = proc_file_map(&p->pf);
 
-	if (!p->page) {
-		if (fstat(p->fd, &st) == 0 && st.st_size >= (off_t)SESSION_PAGE_BYTES) {
-			p->page = mmap(NULL, SESSION_PAGE_BYTES, PROT_READ, MAP_SHARED, p->fd, 0);
-			if (p->page == MAP_FAILED)
-				p->page = NULL;
-		}
-	}
-	ph = p->page;
-	if (!ph || atomic_load_explicit(&ph->state, memory_order_acquire) == PROC_STARTING) {
+	if (rc == 0) {
 		if (now > p->seen_ns && now - p->seen_ns > STARTING_LIMIT_NS)
 			proc_ignore(c, p, "its recorder did not finish starting within 2 s");
 		return;
 	}
-	if (fstat(p->fd, &st) != 0) {
-		proc_ignore(c, p, strerror(errno));
-		return;
-	}
-	rc = header_check(ph, (size_t)st.st_size);
 	if (rc < 0) {
-		proc_ignore(c, p, "its header is not one this mprof understands");
+		proc_ignore(c, p, rc == -EPROTO ? "its header is not one this mprof understands"
+						: strerror(-rc));
 		return;
 	}
-	base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
-	if (base == MAP_FAILED) {
-		proc_ignore(c, p, strerror(errno));
+	if (copy_reserve(c, CHUNK_HEAD_BYTES + p->pf.ring_bytes) < 0) {
+		proc_ignore(c, p, "out of memory");
 		return;
 	}
-	proc_pending_release(p);
-	p->base = base;
-	p->map_bytes = (size_t)st.st_size;
-	p->h = base;
-	if (header_check(p->h, p->map_bytes) < 0 ||
-	    copy_reserve(c, CHUNK_HEAD_BYTES + p->h->ring_bytes) < 0) {
-		munmap(base, p->map_bytes);
-		p->base = NULL;
-		p->h = NULL;
-		p->phase = PROC_DONE;
-		unlinkat(dirfd(c->dir), p->name, 0);
-		mprof_warn("ignoring process file %s: inconsistent header or out of memory",
-			   p->name);
-		return;
-	}
-	p->pid = p->h->pid;
+	p->pid = p->pf.h->pid;
 	p->phase = PROC_ACTIVE;
 	p->last_sweep_ns = now;
-	if (!c->root_assigned && p->pid == (unsigned)c->cfg->root_pid && !p->h->is_fork_child) {
+	if (!c->root_assigned && p->pid == (unsigned)c->cfg->root_pid && !p->pf.h->is_fork_child) {
 		p->is_root = true;
 		c->root_assigned = true;
 	}
@@ -527,78 +511,72 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	proc_trace_open(c, p);
 }
 
-/* ---------- finalizing ---------- */
-
-/* Whether pid is still a running (not zombie) process. */
-static bool pid_running(unsigned pid)
+static void procs_activate_pending(struct collector *c, uint64_t now)
 {
-	char path[64], buf[512], *rparen;
-	ssize_t n;
-	int fd;
-
-	if (pid == 0 || pid > INT_MAX || (kill((pid_t)pid, 0) != 0 && errno != EPERM))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno != ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	rparen = strrchr(buf, ')');
-	return !(rparen && rparen[1] == ' ' && (rparen[2] == 'Z' || rparen[2] == 'X'));
+	for (size_t i = 0; i < c->live.n; i++)
+		if (c->live.v[i]->phase == PROC_PENDING)
+			proc_activate(c, c->live.v[i], now);
 }
 
-static const char *proc_state_name(struct collector *c, const struct proc *p)
+static bool procs_any_pending(const struct collector *c)
+{
+	for (size_t i = 0; i < c->live.n; i++)
+		if (c->live.v[i]->phase == PROC_PENDING)
+			return true;
+	return false;
+}
+
+/* ---------- finalizing ---------- */
+
+static bool proc_is_program_pid(const struct collector *c, const struct proc *p)
+{
+	return p->pid == (unsigned)c->cfg->root_pid;
+}
+
+static const char *proc_state_name(const struct collector *c, const struct proc *p)
 {
 	if (p->superseded)
 		return "exec";
-	if (p->pid == (unsigned)c->cfg->root_pid && c->ended)
+	if (proc_is_program_pid(c, p) && c->ended)
 		return "ended";
-	return pid_running(p->pid) ? "running" : "ended";
+	return pid_info_running(p->pid) ? "running" : "ended";
+}
+
+static uint64_t launcher_cpu_ns(void)
+{
+	struct rusage self;
+
+	if (getrusage(RUSAGE_SELF, &self) != 0)
+		return 0;
+	return (uint64_t)(self.ru_utime.tv_sec + self.ru_stime.tv_sec) * UINT64_C(1000000000) +
+	       (uint64_t)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * UINT64_C(1000);
 }
 
 static void end_write(struct collector *c, struct proc *p, const char *state)
 {
-	struct session_proc_header *h = p->h;
-	struct kv_text t = { 0 };
+	struct session_proc_header *h = p->pf.h;
 	char diag[sizeof(h->diag_text)];
-	struct rusage self;
+	struct trace_end e = { 0 };
 
-	if (p->pid == (unsigned)c->cfg->root_pid && c->ended) {
-		if (WIFSIGNALED(c->wait_status))
-			kv_text_add(&t, "signal", "%d", WTERMSIG(c->wait_status));
-		else
-			kv_text_add(&t, "exit_status", "%d", WEXITSTATUS(c->wait_status));
-	}
-	if (p->is_root) {
-		kv_text_add(&t, "peak_rss_kib", "%ld", c->rusage.ru_maxrss);
-		kv_text_add(&t, "wall_ns", "%" PRIu64, now_ns() - c->cfg->start_mono_ns);
-		getrusage(RUSAGE_SELF, &self);
-		kv_text_add(&t, "launcher_cpu_ns", "%" PRIu64,
-			    (uint64_t)(self.ru_utime.tv_sec + self.ru_stime.tv_sec) * UINT64_C(1000000000) +
-				    (uint64_t)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * UINT64_C(1000));
-	}
 	field_copy(diag, sizeof(diag), h->diag_text, sizeof(h->diag_text));
-	kv_text_add(&t, "ring_waits", "%" PRIu64, atomic_load(&h->waits));
-	kv_text_add(&t, "unrecorded_allocs", "%" PRIu64, atomic_load(&h->unrecorded_allocs));
-	kv_text_add(&t, "unrecorded_frees", "%" PRIu64, atomic_load(&h->unrecorded_frees));
-	kv_text_add(&t, "diag_flags", "%" PRIu32, atomic_load(&h->diag_flags));
-	kv_text_add(&t, "diag_text", "%s", diag);
-	kv_text_add(&t, "process_state", "%s", state);
-	if (p->broken)
-		kv_text_add(&t, "collector_error", "inconsistent ring positions");
-	if (p->tf.error) {
-		kv_text_add(&t, "trace_incomplete", "1");
-		kv_text_add(&t, "write_error", "%s", strerror(-p->tf.error));
-	}
-	kv_text_write(&t, &p->tf, TRACE_CHUNK_END);
+	e.has_status = proc_is_program_pid(c, p) && c->ended;
+	e.wait_status = c->wait_status;
+	e.is_root = p->is_root;
+	e.peak_rss_kib = c->rusage.ru_maxrss;
+	e.wall_ns = now_ns() - c->cfg->start_mono_ns;
+	e.launcher_cpu_ns = launcher_cpu_ns();
+	e.ring_waits = atomic_load(&h->waits);
+	e.unrecorded_allocs = atomic_load(&h->unrecorded_allocs);
+	e.unrecorded_frees = atomic_load(&h->unrecorded_frees);
+	e.diag_flags = atomic_load(&h->diag_flags);
+	e.diag_text = diag;
+	e.process_state = state;
+	e.collector_error = p->broken ? "inconsistent ring positions" : NULL;
+	trace_file_end(&p->tf, &e);
 }
 
-/* The shim's diagnostics for this process, as "mprof:" lines: its last
- * text, or a phrase per flag when it left none; ring waits with their count. */
+/* The shim's diagnostics for a process as "mprof:" lines: its last text, or
+ * a phrase per flag when it left none; ring waits with their count. */
 static void diag_print(const struct proc *p)
 {
 	static const char *const flag_text[] = {
@@ -609,15 +587,16 @@ static void diag_print(const struct proc *p)
 		[TRACE_DIAG_RING_FULL_WAIT] = NULL,
 		[TRACE_DIAG_DISABLED] = "recording stopped early",
 	};
-	uint32_t flags = atomic_load(&p->h->diag_flags);
-	uint64_t waits = atomic_load(&p->h->waits);
-	char text[sizeof(p->h->diag_text)], who[64] = "";
+	const struct session_proc_header *h = p->pf.h;
+	uint32_t flags = atomic_load(&h->diag_flags);
+	uint64_t waits = atomic_load(&h->waits);
+	char text[sizeof(h->diag_text)], who[64] = "";
 
 	if (!flags)
 		return;
 	if (!p->is_root)
 		snprintf(who, sizeof(who), "process %u: ", p->pid);
-	field_copy(text, sizeof(text), p->h->diag_text, sizeof(p->h->diag_text));
+	field_copy(text, sizeof(text), h->diag_text, sizeof(h->diag_text));
 	if (text[0]) {
 		mprof_note("%s%s", who, text);
 	} else {
@@ -630,13 +609,11 @@ static void diag_print(const struct proc *p)
 			   "ring (nothing was dropped)", who, waits, waits == 1 ? "" : "s");
 }
 
-/* Final drain, END chunk, close; the process file is removed. */
+/* Last drain, END chunk, close; the process file is removed. */
 static void proc_finish(struct collector *c, struct proc *p)
 {
-	const char *state;
-
 	if (p->phase == PROC_PENDING) {
-		proc_pending_release(p);
+		proc_file_close(&p->pf);
 		p->phase = PROC_DONE;
 		unlinkat(dirfd(c->dir), p->name, 0);
 		return;
@@ -644,10 +621,9 @@ static void proc_finish(struct collector *c, struct proc *p)
 	if (p->phase != PROC_ACTIVE)
 		return;
 	proc_drain(c, p, true, now_ns());
-	state = proc_state_name(c, p);
 	diag_print(p);
 	if (p->has_trace) {
-		end_write(c, p, state);
+		end_write(c, p, proc_state_name(c, p));
 		if (p->tf.error)
 			mprof_warn("writing trace %s failed: %s; the trace ends early", p->tf.path,
 				   strerror(-p->tf.error));
@@ -655,45 +631,25 @@ static void proc_finish(struct collector *c, struct proc *p)
 		if (p->tf.error)
 			c->write_errors++;
 	}
-	munmap(p->base, p->map_bytes);
-	p->base = NULL;
-	p->h = NULL;
+	proc_file_close(&p->pf);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
 }
 
-/* Finalizes processes that ended while the program goes on (keeps the
- * number of open traces small for programs that start many others). */
+/* Finalizes the other processes that ended while the program goes on. */
 static void procs_retire_ended(struct collector *c)
 {
-	for (size_t i = 0; i < c->nall; i++) {
-		struct proc *p = c->all[i];
+	for (size_t i = 0; i < c->live.n; i++) {
+		struct proc *p = c->live.v[i];
 
 		if (p->phase != PROC_ACTIVE || p->is_root)
 			continue;
-		if (p->superseded || !pid_running(p->pid))
+		if (p->superseded || !pid_info_running(p->pid))
 			proc_finish(c, p);
 	}
 }
 
 /* ---------- the loop ---------- */
-
-static void procs_activate_pending(struct collector *c, uint64_t now)
-{
-	for (size_t i = 0; i < c->nall; i++)
-		if (c->all[i]->phase == PROC_PENDING)
-			proc_activate(c, c->all[i], now);
-}
-
-static uint64_t procs_drain(struct collector *c, bool force)
-{
-	uint64_t now = now_ns(), taken = 0;
-
-	for (size_t i = 0; i < c->nall; i++)
-		if (c->all[i]->phase == PROC_ACTIVE)
-			taken += proc_drain(c, c->all[i], force, now);
-	return taken;
-}
 
 static void program_reap_poll(struct collector *c)
 {
@@ -705,8 +661,9 @@ static void program_reap_poll(struct collector *c)
 		c->wait_status = status;
 		signals_forward_stop();
 	} else if (r < 0 && errno == ECHILD) {
-		c->ended = true; /* cannot happen: nobody else reaps it */
-		c->wait_status = 0;
+		/* Only if something else reaped it: the status is unknown. */
+		c->ended = true;
+		c->wait_status = MPROF_EXIT_FAILED << 8;
 		signals_forward_stop();
 	}
 }
@@ -736,17 +693,9 @@ static void idle_wait(struct collector *c)
 		nanosleep(&idle, NULL);
 }
 
-static bool procs_any_pending(const struct collector *c)
-{
-	for (size_t i = 0; i < c->nall; i++)
-		if (c->all[i]->phase == PROC_PENDING)
-			return true;
-	return false;
-}
-
 static void collect_until_end(struct collector *c)
 {
-	uint64_t last_scan = 0;
+	uint64_t last_scan = 0, last_retire = 0;
 
 	while (!c->ended) {
 		uint64_t now = now_ns();
@@ -761,10 +710,36 @@ static void collect_until_end(struct collector *c)
 		}
 		if (procs_any_pending(c))
 			procs_activate_pending(c, now);
-		if (periodic)
+		if (now - last_retire >= RETIRE_INTERVAL_NS) {
+			last_retire = now;
 			procs_retire_ended(c);
+		}
+		live_compact(c);
 		if (procs_drain(c, false) == 0)
 			idle_wait(c);
+	}
+}
+
+/* Gives process files still starting in running descendants a short time,
+ * so that a child forked just before the program ended is not lost. */
+static void procs_pending_settle(struct collector *c)
+{
+	uint64_t deadline = now_ns() + SETTLE_LIMIT_NS;
+
+	for (;;) {
+		struct timespec pause = { 0, 5 * IDLE_SLEEP_NS };
+		bool waiting = false;
+
+		for (size_t i = 0; i < c->live.n; i++) {
+			struct proc *p = c->live.v[i];
+
+			if (p->phase == PROC_PENDING && pid_info_running(proc_file_name_pid(p->name)))
+				waiting = true;
+		}
+		if (!waiting || now_ns() > deadline)
+			return;
+		nanosleep(&pause, NULL);
+		procs_activate_pending(c, now_ns());
 	}
 }
 
@@ -782,39 +757,8 @@ static int result_trace_add(struct collector_result *res, const char *path)
 	return 0;
 }
 
-/* The pid in a process file name "p.PID.SERIAL" (0 if malformed). */
-static unsigned name_pid(const char *name)
-{
-	unsigned long v = strtoul(name + 2, NULL, 10);
-
-	return v <= UINT_MAX ? (unsigned)v : 0;
-}
-
-/* Gives process files that are still starting in running descendants a
- * short time to become readable, so a child forked just before the program
- * ended is not lost. */
-static void procs_pending_settle(struct collector *c)
-{
-	uint64_t deadline = now_ns() + SETTLE_LIMIT_NS;
-
-	for (;;) {
-		bool waiting = false;
-		struct timespec pause = { 0, 5 * IDLE_SLEEP_NS };
-
-		for (size_t i = 0; i < c->nall; i++) {
-			struct proc *p = c->all[i];
-
-			if (p->phase == PROC_PENDING && pid_running(name_pid(p->name)))
-				waiting = true;
-		}
-		if (!waiting || now_ns() > deadline)
-			return;
-		nanosleep(&pause, NULL);
-		procs_activate_pending(c, now_ns());
-	}
-}
-
-/* After the program ended: last scan, last drain, END chunks, results. */
+/* After the program ended: last scan, last drain, END chunks, results.  The
+ * root trace is finalized last, after its descendants. */
 static void collect_finish(struct collector *c, struct collector_result *res)
 {
 	struct proc *root = NULL;
@@ -822,52 +766,32 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 	dir_scan(c);
 	procs_activate_pending(c, now_ns());
 	procs_pending_settle(c);
-	for (size_t i = 0; i < c->nall; i++) {
-		struct proc *p = c->all[i];
+	for (size_t i = 0; i < c->live.n; i++) {
+		struct proc *p = c->live.v[i];
 
-		if (p->is_root)
+		if (p->is_root) {
 			root = p;
-		if (p->phase == PROC_ACTIVE && !p->is_root && !p->superseded &&
-		    p->pid != (unsigned)c->cfg->root_pid && pid_running(p->pid))
+			continue;
+		}
+		if (p->phase == PROC_ACTIVE && !p->superseded && !proc_is_program_pid(c, p) &&
+		    pid_info_running(p->pid))
 			res->still_running++;
-		if (!p->is_root)
-			proc_finish(c, p);
+		proc_finish(c, p);
 	}
 	if (root) {
 		proc_finish(c, root);
 		res->root_seen = true;
+		if (root->display_path)
+			result_trace_add(res, root->display_path);
 	}
-	if (root && root->display_path)
-		result_trace_add(res, root->display_path);
-	for (size_t i = 0; i < c->nall; i++)
-		if (c->all[i] != root && c->all[i]->has_trace && c->all[i]->display_path)
-			result_trace_add(res, c->all[i]->display_path);
+	for (size_t i = 0; i < c->all.n; i++)
+		if (c->all.v[i] != root && c->all.v[i]->has_trace && c->all.v[i]->display_path)
+			result_trace_add(res, c->all.v[i]->display_path);
 	res->wait_status = c->wait_status;
 	res->write_errors = c->write_errors;
 }
 
-static void collector_free(struct collector *c)
-{
-	for (size_t i = 0; i < c->nall; i++) {
-		struct proc *p = c->all[i];
-
-		proc_pending_release(p);
-		if (p->base)
-			munmap(p->base, p->map_bytes);
-		trace_file_close(&p->tf);
-		free(p->trace_path);
-		free(p->display_path);
-		free(p);
-	}
-	free(c->all);
-	free(c->copy);
-	if (c->dir)
-		closedir(c->dir);
-	if (c->inotify_fd >= 0)
-		close(c->inotify_fd);
-}
-
-/* Without a readable session dir there is nothing to collect: just wait. */
+/* Without a readable session directory there is nothing to collect. */
 static void program_wait_only(struct collector *c)
 {
 	while (!c->ended) {
@@ -877,6 +801,27 @@ static void program_wait_only(struct collector *c)
 		if (!c->ended)
 			nanosleep(&idle, NULL);
 	}
+}
+
+static void collector_free(struct collector *c)
+{
+	for (size_t i = 0; i < c->all.n; i++) {
+		struct proc *p = c->all.v[i];
+
+		proc_file_close(&p->pf);
+		trace_file_close(&p->tf);
+		free(p->trace_path);
+		free(p->display_path);
+		free(p);
+	}
+	free(c->all.v);
+	free(c->live.v);
+	free(c->index);
+	free(c->copy);
+	if (c->dir)
+		closedir(c->dir);
+	if (c->inotify_fd >= 0)
+		close(c->inotify_fd);
 }
 
 int collector_run(const struct collector_config *cfg, struct collector_result *res)

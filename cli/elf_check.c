@@ -13,6 +13,10 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -98,11 +102,49 @@ enum elf_link elf_check_link(const char *path)
 	return link;
 }
 
+/* Our permitted capability set, from /proc/self/status (all ones when
+ * unreadable, so that nothing is flagged by guesswork). */
+static uint64_t caps_permitted_self(void)
+{
+	char line[256];
+	uint64_t caps = ~UINT64_C(0);
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return caps;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapPrm:", 7) == 0)
+			caps = strtoull(line + 7, NULL, 16);
+	fclose(f);
+	return caps;
+}
+
+/*
+ * Whether executing path gains capabilities we do not hold: the kernel then
+ * runs it in secure-execution mode.  The xattr is struct vfs_cap_data:
+ * le32 magic_etc, then (le32 permitted, le32 inheritable) for bits 0-31 and
+ * 32-63.
+ */
+static bool file_caps_raise(const char *path)
+{
+	uint8_t raw[24];
+	ssize_t n = getxattr(path, "security.capability", raw, sizeof(raw));
+	uint64_t permitted;
+
+	if (n < 12)
+		return false;
+	permitted = (uint64_t)raw[4] | (uint64_t)raw[5] << 8 | (uint64_t)raw[6] << 16 |
+		    (uint64_t)raw[7] << 24;
+	if (n >= 20)
+		permitted |= ((uint64_t)raw[12] | (uint64_t)raw[13] << 8 | (uint64_t)raw[14] << 16 |
+			      (uint64_t)raw[15] << 24) << 32;
+	return (permitted & ~caps_permitted_self()) != 0;
+}
+
 const char *elf_check_secure_exec(const char *path)
 {
 	struct stat st;
 	struct statvfs vfs;
-	ssize_t cap;
 
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
@@ -113,8 +155,7 @@ const char *elf_check_secure_exec(const char *path)
 		return "set-user-ID";
 	if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
 		return "set-group-ID";
-	cap = getxattr(path, "security.capability", NULL, 0);
-	if (cap > 0)
+	if (file_caps_raise(path))
 		return "with file capabilities";
 	return NULL;
 }

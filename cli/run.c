@@ -250,9 +250,9 @@ static void summary_print(const struct run_options *o, const struct collector_re
 	if (nchild > LISTED_CHILD_TRACES && len < sizeof(list))
 		snprintf(list + len, sizeof(list) - len, " …");
 	if (!res->root_seen) {
-		mprof_note("no data came from %s: the recorder never started in it (was it "
-			   "executed through a static or set-user-ID program?); its trace was "
-			   "deleted", o->argv[0]);
+		mprof_note("no data came from %s: the recorder never started in it (LD_PRELOAD "
+			   "was dropped, or it became a static or set-user-ID program through "
+			   "exec); its empty trace was deleted", o->argv[0]);
 		if (nchild)
 			mprof_note("%zu child trace%s written: %s", nchild, nchild == 1 ? "" : "s",
 				   list);

@@ -4,8 +4,10 @@
  * Prefers /dev/shm (tmpfs: the process files are shared memory that never
  * reaches a disk), then $TMPDIR, then /tmp, skipping places with less than
  * ROOM_WANTED_BYTES free when another has more.  The directory is private to the
- * user (mkdtemp makes it 0700).  Only deletes files inside the directory it
- * created; never prints or exits.
+ * user (mkdtemp makes it 0700) and named after the launcher's pid,
+ * mprof-PID-XXXXXX, so that a later run can remove the directories of
+ * launchers that were killed before they could.  Only deletes this user's
+ * session directories; never prints or exits.
  */
 #include "config.h"
 
@@ -14,15 +16,56 @@
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/session_dir.h"
 
 #define ROOM_WANTED_BYTES (UINT64_C(256) << 20)
+#define STALE_AGE_S 10
+
+/*
+ * Removes session directories "mprof-PID-XXXXXX" in parent that belong to
+ * this user and whose launcher PID is gone (a launcher killed by SIGKILL
+ * cannot clean up; its rings would hold memory in /dev/shm until reboot).
+ * Directories younger than STALE_AGE_S are left alone.
+ */
+static void dir_sweep_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+	char path[PATH_MAX];
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		char *end;
+		unsigned long pid;
+
+		if (strncmp(e->d_name, "mprof-", 6) != 0)
+			continue;
+		pid = strtoul(e->d_name + 6, &end, 10);
+		if (pid == 0 || pid > INT_MAX || *end != '-' || strlen(end + 1) != 6)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || now - st.st_mtime < STALE_AGE_S)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) < sizeof(path))
+			session_dir_remove(path);
+	}
+	closedir(d);
+}
 
 static int dir_try(const char *parent, char *out, size_t size)
 {
@@ -30,7 +73,8 @@ static int dir_try(const char *parent, char *out, size_t size)
 
 	if (!parent || parent[0] != '/')
 		return -EINVAL;
-	n = snprintf(out, size, "%s/mprof-XXXXXX", parent);
+	dir_sweep_stale(parent);
+	n = snprintf(out, size, "%s/mprof-%ld-XXXXXX", parent, (long)getpid());
 	if (n < 0 || (size_t)n >= size)
 		return -ENAMETOOLONG;
 	if (!mkdtemp(out))

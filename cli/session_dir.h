@@ -8,9 +8,11 @@
 #include <stddef.h>
 
 /*
- * Creates a private (0700) directory /dev/shm/mprof-XXXXXX, or under
- * $TMPDIR or /tmp when /dev/shm is not usable, and stores its absolute path
- * in out.  Returns 0 or a negative errno (of the last attempt).
+ * Creates a private (0700) directory /dev/shm/mprof-PID-XXXXXX (PID: this
+ * launcher's), or under $TMPDIR or /tmp when /dev/shm is not usable or has
+ * little room, and stores its absolute path in out; stale directories of
+ * launchers that died are removed on the way.  Returns 0 or a negative
+ * errno (of the last attempt).
  */
 int session_dir_create(char *out, size_t size);
 

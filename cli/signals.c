@@ -56,6 +56,11 @@ void signals_forward_start(pid_t pid, const sigset_t *old_mask)
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 	sigaction(SIGXFSZ, &sa, NULL); /* a full disk or file-size limit is an error, not death */
+	/* An inherited SIG_IGN for SIGCHLD would reap the program behind our
+	 * back and lose its exit status; the program keeps what it inherited
+	 * because it was forked before this. */
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &sa, NULL);
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
 }
 

@@ -14,7 +14,8 @@
 void signals_block(sigset_t *old_mask);
 
 /* Installs the forwarding handlers for the program pid (0: none), ignores
- * SIGPIPE and SIGXFSZ in the launcher, then restores old_mask. */
+ * SIGPIPE and SIGXFSZ in the launcher, sets SIGCHLD to its default, then
+ * restores old_mask. */
 void signals_forward_start(pid_t pid, const sigset_t *old_mask);
 
 /* Stops forwarding (the program was reaped: its pid may be reused). */

@@ -5,7 +5,8 @@
  * Owns: the safe creation rule (O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600, never
  * overwrite), the FILE.PID[.N] naming of the other processes' traces, one
  * zlib buffer shared by every open trace (so memory does not grow with the
- * number of processes), and the "key=value" text of META/END chunks.
+ * number of processes), and the keys and "key=value" text of the META and
+ * END chunks.
  * Never prints, never exits: errors are returned as negative errno values.
  *
  * EVENTS chunks use zlib level 1: the collector must drain the rings faster
@@ -16,10 +17,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/trace_files.h"
@@ -193,4 +196,57 @@ int kv_text_write(struct kv_text *t, struct trace_file *tf, unsigned type)
 	t->buf = NULL;
 	t->len = t->cap = 0;
 	return rc;
+}
+
+int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
+{
+	struct kv_text t = { 0 };
+
+	kv_text_add(&t, "mprof_version", "%s", PACKAGE_VERSION);
+	kv_text_add(&t, "trace_role", "%s", m->is_root ? "root" : "child");
+	kv_text_add(&t, "pid", "%u", m->pid);
+	kv_text_add(&t, "ppid", "%u", m->ppid);
+	kv_text_add(&t, "exe", "%s", m->exe);
+	if (m->command && m->command[0])
+		kv_text_add(&t, "command", "%s", m->command);
+	kv_text_add(&t, "start_time_unix_ns", "%" PRIu64, m->start_time_unix_ns);
+	kv_text_add(&t, "hostname", "%s", m->hostname);
+	kv_text_add(&t, "mode", "exact");
+	kv_text_add(&t, "max_frames", "%u", m->max_frames);
+	kv_text_add(&t, "ring_bytes", "%u", m->ring_bytes);
+	kv_text_add(&t, "slots", "%u", m->slots);
+	if (m->is_fork_child) {
+		if (m->parent_trace)
+			kv_text_add(&t, "parent_trace", "%s", m->parent_trace);
+		kv_text_add(&t, "fork_seq", "%" PRIu64, m->fork_seq);
+	}
+	return kv_text_write(&t, tf, TRACE_CHUNK_META);
+}
+
+int trace_file_end(struct trace_file *tf, const struct trace_end *e)
+{
+	struct kv_text t = { 0 };
+
+	if (e->has_status && WIFSIGNALED(e->wait_status))
+		kv_text_add(&t, "signal", "%d", WTERMSIG(e->wait_status));
+	else if (e->has_status)
+		kv_text_add(&t, "exit_status", "%d", WEXITSTATUS(e->wait_status));
+	if (e->is_root) {
+		kv_text_add(&t, "peak_rss_kib", "%ld", e->peak_rss_kib);
+		kv_text_add(&t, "wall_ns", "%" PRIu64, e->wall_ns);
+		kv_text_add(&t, "launcher_cpu_ns", "%" PRIu64, e->launcher_cpu_ns);
+	}
+	kv_text_add(&t, "ring_waits", "%" PRIu64, e->ring_waits);
+	kv_text_add(&t, "unrecorded_allocs", "%" PRIu64, e->unrecorded_allocs);
+	kv_text_add(&t, "unrecorded_frees", "%" PRIu64, e->unrecorded_frees);
+	kv_text_add(&t, "diag_flags", "%" PRIu32, e->diag_flags);
+	kv_text_add(&t, "diag_text", "%s", e->diag_text);
+	kv_text_add(&t, "process_state", "%s", e->process_state);
+	if (e->collector_error)
+		kv_text_add(&t, "collector_error", "%s", e->collector_error);
+	if (tf->error) {
+		kv_text_add(&t, "trace_incomplete", "1");
+		kv_text_add(&t, "write_error", "%s", strerror(-tf->error));
+	}
+	return kv_text_write(&t, tf, TRACE_CHUNK_END);
 }

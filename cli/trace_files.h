@@ -5,6 +5,7 @@
 #ifndef MPROF_CLI_TRACE_FILES_H
 #define MPROF_CLI_TRACE_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,46 @@ void trace_file_discard(struct trace_file *tf);
 
 /* Frees the shared compression buffer (at exit). */
 void trace_files_release(void);
+
+/* What the META chunk at the start of a trace says (mprof-trace(5)). */
+struct trace_meta {
+	bool is_root;              /* trace_role=root, else child */
+	unsigned pid, ppid;
+	const char *exe;           /* the program image, /proc/PID/exe at its start */
+	const char *command;       /* space-joined argv, or NULL when unknown */
+	uint64_t start_time_unix_ns;
+	const char *hostname;
+	unsigned max_frames;
+	unsigned ring_bytes;
+	unsigned slots;
+	bool is_fork_child;        /* then parent_trace (may be NULL) and fork_seq */
+	const char *parent_trace;
+	uint64_t fork_seq;
+};
+
+/* What the END chunk says about how the process (and the run) ended. */
+struct trace_end {
+	bool has_status;           /* the program's pid: exit_status or signal */
+	int wait_status;           /* from wait4 */
+	bool is_root;              /* then the run's figures below */
+	long peak_rss_kib;
+	uint64_t wall_ns;
+	uint64_t launcher_cpu_ns;
+	uint64_t ring_waits;
+	uint64_t unrecorded_allocs;
+	uint64_t unrecorded_frees;
+	uint32_t diag_flags;
+	const char *diag_text;
+	const char *process_state; /* "running", "ended" or "exec" */
+	const char *collector_error; /* NULL, or why the collector stopped reading */
+};
+
+/* Writes the META chunk.  Returns 0 or a negative errno. */
+int trace_file_meta(struct trace_file *tf, const struct trace_meta *m);
+
+/* Writes the END chunk (also after a write error, marking the trace
+ * incomplete).  Returns 0 or a negative errno. */
+int trace_file_end(struct trace_file *tf, const struct trace_end *e);
 
 /* "key=value\n" text for META and END chunks.  Values are made single-line. */
 struct kv_text {

@@ -1,0 +1,17 @@
+/*
+ * cli/pid_info.h - what /proc says about a process of the run.
+ */
+#ifndef MPROF_CLI_PID_INFO_H
+#define MPROF_CLI_PID_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether pid exists and is not a zombie. */
+bool pid_info_running(unsigned pid);
+
+/* Its command line, arguments joined by spaces, into out (empty when it
+ * cannot be read). */
+void pid_info_cmdline(unsigned pid, char *out, size_t size);
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * cli/proc_file.c - opening, checking and mapping one process file.
+ *
+ * The shim creates the file, sizes it, fills the header and then stores a
+ * state other than PROC_STARTING; until then only the header page is
+ * mapped (read-only).  The geometry (slots, ring size, ring offset) is
+ * checked against the file size and copied, so that a program scribbling on
+ * its header cannot make the launcher read outside the mapping.  Owns the
+ * descriptor until the file is mapped, then only the mapping.  Never prints.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/proc_file.h"
+#include "trace/format.h"
+#include "trace/varint.h"
+
+#define SLOT_LIMIT (1u << 20)
+/* A ring's bytes plus the EVENTS chunk header must fit one chunk. */
+#define RING_LIMIT_BYTES (TRACE_CHUNK_MAX_RAW_BYTES - 3 * VARINT_MAX_BYTES)
+
+int proc_file_open(struct proc_file *pf, int dirfd, const char *name)
+{
+	struct stat st;
+
+	memset(pf, 0, sizeof(*pf));
+	pf->fd = openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (pf->fd < 0)
+		return -errno;
+	if (fstat(pf->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(pf->fd);
+		pf->fd = -1;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Checks a header (a private copy) against the file size. */
+static int header_check(const struct session_proc_header *h, uint64_t file_bytes)
+{
+	uint64_t slots_end, rings_end;
+
+	if (h->magic != SESSION_PROC_MAGIC || h->version != SESSION_VERSION)
+		return -EPROTO;
+	if (h->nslots == 0 || h->nslots > SLOT_LIMIT)
+		return -EPROTO;
+	if (h->ring_bytes < SESSION_PAGE_BYTES || h->ring_bytes % SESSION_PAGE_BYTES != 0 ||
+	    h->ring_bytes > RING_LIMIT_BYTES)
+		return -EPROTO;
+	slots_end = SESSION_SLOTS_OFFSET + (uint64_t)h->nslots * sizeof(struct session_slot);
+	rings_end = h->ring_offset + (uint64_t)h->nslots * h->ring_bytes;
+	if (h->ring_offset % SESSION_PAGE_BYTES != 0 || h->ring_offset < slots_end ||
+	    h->ring_offset > file_bytes || rings_end > file_bytes)
+		return -EPROTO;
+	return 0;
+}
+
+int proc_file_map(struct proc_file *pf)
+{
+	struct session_proc_header copy;
+	struct stat st;
+	void *base;
+
+	if (pf->base)
+		return 1;
+	if (pf->fd < 0)
+		return -EBADF;
+	if (!pf->page) {
+		if (fstat(pf->fd, &st) != 0)
+			return -errno;
+		if (st.st_size < (off_t)SESSION_PAGE_BYTES)
+			return 0;
+		pf->page = mmap(NULL, SESSION_PAGE_BYTES, PROT_READ, MAP_SHARED, pf->fd, 0);
+		if (pf->page == MAP_FAILED) {
+			pf->page = NULL;
+			return -errno;
+		}
+	}
+	if (atomic_load_explicit(&((struct session_proc_header *)pf->page)->state,
+				 memory_order_acquire) == PROC_STARTING)
+		return 0;
+	memcpy(&copy, pf->page, sizeof(copy));
+	if (fstat(pf->fd, &st) != 0)
+		return -errno;
+	if (header_check(&copy, (uint64_t)st.st_size) < 0 || (uint64_t)st.st_size > SIZE_MAX)
+		return -EPROTO;
+	base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, pf->fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	munmap(pf->page, SESSION_PAGE_BYTES);
+	pf->page = NULL;
+	close(pf->fd);
+	pf->fd = -1;
+	pf->base = base;
+	pf->map_bytes = (size_t)st.st_size;
+	pf->h = base;
+	pf->nslots = copy.nslots;
+	pf->ring_bytes = copy.ring_bytes;
+	pf->ring_offset = copy.ring_offset;
+	return 1;
+}
+
+void proc_file_close(struct proc_file *pf)
+{
+	if (pf->page)
+		munmap(pf->page, SESSION_PAGE_BYTES);
+	if (pf->base)
+		munmap(pf->base, pf->map_bytes);
+	if (pf->fd >= 0)
+		close(pf->fd);
+	pf->page = NULL;
+	pf->base = NULL;
+	pf->h = NULL;
+	pf->fd = -1;
+}
+
+unsigned proc_file_name_pid(const char *name)
+{
+	unsigned long v;
+
+	if (strncmp(name, "p.", 2) != 0)
+		return 0;
+	v = strtoul(name + 2, NULL, 10);
+	return v <= INT_MAX ? (unsigned)v : 0;
+}

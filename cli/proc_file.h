@@ -1,0 +1,54 @@
+/*
+ * cli/proc_file.h - the launcher's view of one process file in the session
+ * directory (layout in trace/session.h): waiting for its header, mapping it,
+ * and reaching its slots and rings through geometry copied once.
+ */
+#ifndef MPROF_CLI_PROC_FILE_H
+#define MPROF_CLI_PROC_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/session.h"
+
+struct proc_file {
+	int fd;                          /* until mapped, then -1 */
+	void *page;                      /* the header page while waiting */
+	uint8_t *base;                   /* the whole file, read/write, once ready */
+	size_t map_bytes;
+	struct session_proc_header *h;   /* = base; the program can write it too */
+	/* Geometry checked and copied when mapped: never re-read from h. */
+	uint32_t nslots;
+	uint32_t ring_bytes;
+	uint64_t ring_offset;
+};
+
+/* Opens name in the directory dirfd, without mapping it yet.  Returns 0 or
+ * a negative errno. */
+int proc_file_open(struct proc_file *pf, int dirfd, const char *name);
+
+/*
+ * Maps the file once the shim has finished its header (state is no longer
+ * PROC_STARTING).  Returns 1 when mapped, 0 while the header is not ready,
+ * -EPROTO for a header this launcher does not understand, or another
+ * negative errno.
+ */
+int proc_file_map(struct proc_file *pf);
+
+/* Unmaps and closes whatever pf holds. */
+void proc_file_close(struct proc_file *pf);
+
+static inline struct session_slot *proc_file_slot(const struct proc_file *pf, uint32_t i)
+{
+	return (struct session_slot *)(pf->base + SESSION_SLOTS_OFFSET) + i;
+}
+
+static inline uint8_t *proc_file_ring(const struct proc_file *pf, uint32_t i)
+{
+	return pf->base + pf->ring_offset + (uint64_t)i * pf->ring_bytes;
+}
+
+/* The pid in a process file name "p.PID.SERIAL", or 0. */
+unsigned proc_file_name_pid(const char *name);
+
+#endif
