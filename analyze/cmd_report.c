@@ -3,7 +3,9 @@
  * its statistics and sites, and writes the text or JSON report.
  *
  * Owns the per-trace state for the duration of one trace (reader results,
- * aggregation, symbolizer, sites) and frees it before the next.  Must never
+ * aggregation, symbolizer, sites) and frees it before the next.  The
+ * pipeline from a trace file to its sites is trace_sites_load
+ * (trace_sites.h), which `diff` uses too.  Must never
  * exit: it returns the exit status to main (0, 1 unreadable input, 2 usage).
  */
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "analyze/sites.h"
 #include "analyze/stack_nodes.h"
 #include "analyze/symbols.h"
+#include "analyze/trace_sites.h"
 
 #define REPORT_DEFAULT_TOP 10
 
@@ -286,71 +289,91 @@ none:
 	return 0;
 }
 
-/* Reports one trace; returns 0 or 1 (unreadable). */
-static int report_one(const char *path, const struct report_options *o, bool first)
+int trace_sites_load(struct trace_sites *t, const char *path, const struct site_options *opt)
 {
-	struct trace_info info;
-	struct stack_nodes nodes;
-	struct module_maps maps;
-	struct aggregate agg;
-	struct site_table sites;
-	struct symbolizer *sym = NULL;
-	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count};
 	struct progress progress = {path, -1};
-	struct report r;
-	char err[512], inherit_note[768];
-	int rc, status = 0;
+	char err[512];
+	int rc;
 
-	trace_info_init(&info);
-	stack_nodes_init(&nodes);
-	module_maps_init(&maps);
-	memset(&sites, 0, sizeof(sites));
-	if (aggregate_init(&agg) < 0) {
+	memset(t, 0, sizeof(*t));
+	trace_info_init(&t->info);
+	stack_nodes_init(&t->nodes);
+	module_maps_init(&t->maps);
+	if (aggregate_init(&t->agg) < 0) {
 		analyze_error("out of memory");
 		return 1;
 	}
 	err[0] = '\0';
-	inherit_note[0] = '\0';
-	if (seed_inherited(path, &agg, 0, inherit_note, sizeof(inherit_note)) == -ENOMEM) {
+	if (seed_inherited(path, &t->agg, 0, t->inherit_note, sizeof(t->inherit_note)) ==
+	    -ENOMEM) {
 		analyze_error("%s: out of memory reading the parent's trace", path);
-		status = 1;
-		goto out;
+		return 1;
 	}
 	if (isatty(STDERR_FILENO)) {
-		info.progress = progress_show;
-		info.progress_ctx = &progress;
+		t->info.progress = progress_show;
+		t->info.progress_ctx = &progress;
 	}
-	rc = event_stream_read(path, &info, &nodes, &maps, &agg, err, sizeof(err));
+	rc = event_stream_read(path, &t->info, &t->nodes, &t->maps, &t->agg, err, sizeof(err));
 	progress_clear(&progress);
+	t->info.progress = NULL;
+	t->info.progress_ctx = NULL;
 	if (rc < 0) {
 		analyze_error("%s", err);
-		status = 1;
-		goto out;
+		return 1;
 	}
-	sym = symbolizer_new(&maps);
-	if (!sym) {
+	t->sym = symbolizer_new(&t->maps);
+	if (!t->sym) {
 		analyze_error("out of memory");
-		status = 1;
-		goto out;
+		return 1;
 	}
-	for (size_t i = 0; i < info.symbols_count; i++)
-		if (symbolizer_load_embedded(sym, info.symbols[i], info.symbols_bytes[i]) < 0)
+	for (size_t i = 0; i < t->info.symbols_count; i++)
+		if (symbolizer_load_embedded(t->sym, t->info.symbols[i],
+					     t->info.symbols_bytes[i]) < 0)
 			analyze_error("warning: %s: embedded symbols are corrupt; "
 				      "symbolizing from the binaries instead", path);
-	if (site_table_build(&sites, &agg, &nodes, sym, &sopt) < 0) {
+	if (site_table_build(&t->sites, &t->agg, &t->nodes, t->sym, opt) < 0) {
 		analyze_error("%s: out of memory building allocation sites", path);
-		status = 1;
-		goto out;
+		return 1;
 	}
+	return 0;
+}
+
+void trace_sites_free(struct trace_sites *t)
+{
+	site_table_free(&t->sites);
+	if (t->sym)
+		symbolizer_free(t->sym);
+	t->sym = NULL;
+	aggregate_free(&t->agg);
+	module_maps_free(&t->maps);
+	stack_nodes_free(&t->nodes);
+	trace_info_free(&t->info);
+}
+
+/* Reports one trace; returns 0 or 1 (unreadable). */
+static int report_one(const char *path, const struct report_options *o, bool first)
+{
+	struct trace_sites *t = malloc(sizeof(*t));
+	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count};
+	struct report r;
+	int status;
+
+	if (!t) {
+		analyze_error("out of memory");
+		return 1;
+	}
+	status = trace_sites_load(t, path, &sopt);
+	if (status)
+		goto out;
 	memset(&r, 0, sizeof(r));
-	r.info = &info;
-	r.agg = &agg;
-	r.sites = &sites;
+	r.info = &t->info;
+	r.agg = &t->agg;
+	r.sites = &t->sites;
 	r.top_n = o->top_n;
-	r.inherit_note = inherit_note[0] ? inherit_note : NULL;
+	r.inherit_note = t->inherit_note[0] ? t->inherit_note : NULL;
 	report_run_collect(&r);
 	if (o->format == FORMAT_JSON) {
-		warn_stderr(&info);
+		warn_stderr(&t->info);
 		if (!first)
 			fputs(",\n", stdout);
 		report_json_write(stdout, &r);
@@ -360,13 +383,8 @@ static int report_one(const char *path, const struct report_options *o, bool fir
 		report_text_write(stdout, &r);
 	}
 out:
-	site_table_free(&sites);
-	if (sym)
-		symbolizer_free(sym);
-	aggregate_free(&agg);
-	module_maps_free(&maps);
-	stack_nodes_free(&nodes);
-	trace_info_free(&info);
+	trace_sites_free(t);
+	free(t);
 	return status;
 }
 

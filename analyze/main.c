@@ -1,6 +1,7 @@
 /*
  * analyze/main.c - mprof-analyze, the analyzer binary that `mprof report`
- * and `mprof run` call: dispatches to the subcommands (report, symbolize).
+ * and `mprof run` call: dispatches to the subcommands (report, diff,
+ * symbolize).
  *
  * Owns the process exit status and the one error printer.  Exit statuses:
  * 0 success, 1 unreadable or corrupt input (or a failed write), 2 usage.
@@ -11,6 +12,7 @@
 
 #include "config.h"
 
+#include "analyze/cmd_diff.h"
 #include "analyze/cmd_symbolize.h"
 #include "analyze/commands.h"
 
@@ -30,13 +32,16 @@ static void usage(FILE *out)
 {
 	fputs("usage: mprof-analyze report TRACE... [-n N] [--format text|json] "
 	      "[--alloc-fn NAME]...\n"
+	      "       mprof-analyze diff A B [-n N] [--format text|json] [--alloc-fn NAME]...\n"
 	      "       mprof-analyze symbolize TRACE...\n"
 	      "       mprof-analyze --help | --version\n"
 	      "\n"
 	      "  report     print a summary and the top allocation sites of each trace\n"
+	      "  diff       compare trace B with trace A, allocation site by site\n"
 	      "  symbolize  embed the symbols of each trace's modules in the trace\n"
 	      "\n"
-	      "Usually run through `mprof report` and `mprof run`; see mprof-report(1).\n",
+	      "Usually run through `mprof report` and `mprof run`; see mprof-report(1)\n"
+	      "and mprof-diff(1).\n",
 	      out);
 }
 
@@ -56,6 +61,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(argv[1], "diff") == 0)
+		return cmd_diff(argc - 1, argv + 1);
 	if (strcmp(argv[1], "symbolize") == 0) {
 		if (argc < 3) {
 			analyze_error("symbolize: no trace file given");
@@ -64,7 +71,7 @@ int main(int argc, char **argv)
 		}
 		return cmd_symbolize(argc - 2, argv + 2);
 	}
-	analyze_error("unknown command '%s' (report or symbolize)", argv[1]);
+	analyze_error("unknown command '%s' (report, diff or symbolize)", argv[1]);
 	usage(stderr);
 	return 2;
 }

@@ -65,4 +65,15 @@ void report_text_write(FILE *out, const struct report *r);
 /* Writes the JSON object of one trace to out (no trailing newline). */
 void report_json_write(FILE *out, const struct report *r);
 
+/* One frame of a call stack as the text report prints it: "    at FUNCTION
+ * (FILE:LINE) [MODULE]" and its variants, with a newline. */
+void report_text_frame(FILE *out, const struct site_frame *f);
+
+/* One frame as a JSON object (the "frames" entries of schema mprof-report). */
+void report_json_frame(FILE *out, const struct site_frame *f);
+
+/* str as a JSON string (escaped; bytes that are not UTF-8 become \u00XX),
+ * or null when str is NULL. */
+void report_json_string(FILE *out, const char *str);
+
 #endif

@@ -511,3 +511,13 @@ void report_json_write(FILE *out, const struct report *r)
 	}
 	fputs("\n]}", out);
 }
+
+void report_json_string(FILE *out, const char *str)
+{
+	json_string(out, str);
+}
+
+void report_json_frame(FILE *out, const struct site_frame *f)
+{
+	write_frame(out, f);
+}

@@ -53,7 +53,7 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : (path ? path : "?");
 }
 
-static void print_frame(FILE *out, const struct site_frame *f)
+void report_text_frame(FILE *out, const struct site_frame *f)
 {
 	const char *mod = base_name(f->module);
 
@@ -98,7 +98,7 @@ static void print_site(FILE *out, const struct report *r, const struct site *s, 
 	else if (s->unknown_stack)
 		fputs("    (no call stack recorded)\n", out);
 	for (uint32_t i = 0; i < s->frame_count; i++)
-		print_frame(out, &t->frames[ids[i]]);
+		report_text_frame(out, &t->frames[ids[i]]);
 	if (s->truncated)
 		fputs("    ... (truncated at --max-frames)\n", out);
 }

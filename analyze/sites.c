@@ -121,6 +121,16 @@ static bool frame_eq(const struct site_frame *a, const struct site_frame *b)
 	       (a->function || a->module_offset == b->module_offset);
 }
 
+bool site_frame_equal(const struct site_frame *a, const struct site_frame *b)
+{
+	return frame_eq(a, b);
+}
+
+uint64_t site_frame_hash(const struct site_frame *f)
+{
+	return frame_hash(f);
+}
+
 static int grow_array(void **v, size_t *cap, size_t need, size_t elem)
 {
 	size_t n;

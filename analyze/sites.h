@@ -82,6 +82,14 @@ static inline const uint32_t *site_frame_ids(const struct site_table *t, const s
 	return t->frame_ids + s->frame_start;
 }
 
+/* True when a and b are one frame by the key stacks are merged on: same
+ * function, file, line, module and inlining (and module offset when the
+ * function is unknown).  Works across site tables (e.g. of two traces). */
+bool site_frame_equal(const struct site_frame *a, const struct site_frame *b);
+
+/* A hash of f consistent with site_frame_equal. */
+uint64_t site_frame_hash(const struct site_frame *f);
+
 /* True when function is an allocator wrapper by the built-in list or opt. */
 bool site_is_alloc_wrapper(const char *function, const struct site_options *opt);
 

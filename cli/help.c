@@ -19,7 +19,7 @@ static const char help_main[] =
 	"Commands:\n"
 	"  run [OPTIONS] [--] PROGRAM [ARGS...]   run PROGRAM and write a trace\n"
 	"  report TRACE... [OPTIONS]              summarize one or more traces\n"
-	"  diff                                   compare two traces (not implemented yet)\n"
+	"  diff                                   compare two traces site by site\n"
 	"  help [COMMAND]                         show this help or a command's help\n"
 	"\n"
 	"Options:\n"
@@ -76,9 +76,14 @@ static const char help_report[] =
 	"Exit status: the analyzer's; 125 when the analyzer cannot be started.\n";
 
 static const char help_diff[] =
-	"Usage: mprof diff OLD_TRACE NEW_TRACE\n"
+	"Usage: mprof diff [-n N] [--format text|json] A B\n"
 	"\n"
-	"Compares two traces.  Not implemented yet (exits with status 2).\n";
+	"Compares trace B with trace A site by site: totals and the sites whose\n"
+	"allocated, peak or leaked bytes changed.  The work is done by the analyzer,\n"
+	"mprof-analyze; see 'mprof-analyze diff --help' or mprof-diff(1).\n"
+	"\n"
+	"Exit status: the analyzer's (0 whether or not the traces differ, 1 for\n"
+	"unreadable input, 2 for usage errors); 125 when it cannot be started.\n";
 
 int help_print(FILE *out, const char *command)
 {

@@ -26,10 +26,11 @@ static int help_main(int argc, char **argv)
 
 	if (!command)
 		return help_print(stdout, NULL), 0;
-	if (strcmp(command, "report") == 0 && analyzer_available()) {
+	if ((strcmp(command, "report") == 0 || strcmp(command, "diff") == 0) &&
+	    analyzer_available()) {
 		char *args[] = { (char *)"--help", NULL };
 
-		analyzer_exec("report", 1, args);
+		analyzer_exec(command, 1, args);
 	}
 	if (command && help_print(stdout, command) < 0)
 		mprof_die(MPROF_EXIT_USAGE, "no help for '%s': it is not an mprof command", command);
@@ -49,11 +50,13 @@ static int report_main(int argc, char **argv)
 
 static int diff_main(int argc, char **argv)
 {
-	if (argc > 1 && is_help(argv[1])) {
+	if (argc == 2 && is_help(argv[1]) && !analyzer_available()) {
 		help_print(stdout, "diff");
 		return 0;
 	}
-	mprof_die(MPROF_EXIT_USAGE, "diff is not implemented yet");
+	if (argc < 2)
+		mprof_die(MPROF_EXIT_USAGE, "diff: two traces needed (see 'mprof diff --help')");
+	analyzer_exec("diff", argc - 1, argv + 1);
 }
 
 int main(int argc, char **argv)

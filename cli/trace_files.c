@@ -30,9 +30,12 @@
 #define TRACE_ZLIB_LEVEL 1
 #define NAME_TRIES 1000
 
-/* The compression buffer lent to whichever trace writes a chunk. */
+/* The compression buffer and zlib state lent to whichever trace writes a
+ * chunk (one set for all traces: the launcher writes one chunk at a time). */
 static uint8_t *shared_zbuf;
 static size_t shared_zbuf_bytes;
+static void *shared_zstream;
+static int shared_zstream_level;
 
 int trace_file_create(struct trace_file *tf, const char *path)
 {
@@ -104,11 +107,16 @@ int trace_file_chunk(struct trace_file *tf, unsigned type, const void *raw, size
 		return -EBADF;
 	tf->w.zbuf = shared_zbuf;
 	tf->w.zbuf_bytes = shared_zbuf_bytes;
+	tf->w.zstream = shared_zstream;
+	tf->w.zstream_level = shared_zstream_level;
 	rc = trace_writer_chunk(&tf->w, type, raw, raw_bytes);
 	shared_zbuf = tf->w.zbuf;
 	shared_zbuf_bytes = tf->w.zbuf_bytes;
+	shared_zstream = tf->w.zstream;
+	shared_zstream_level = tf->w.zstream_level;
 	tf->w.zbuf = NULL;
 	tf->w.zbuf_bytes = 0;
+	tf->w.zstream = NULL;
 	if (rc < 0) {
 		if (!tf->error)
 			tf->error = rc;
@@ -142,9 +150,12 @@ void trace_file_discard(struct trace_file *tf)
 
 void trace_files_release(void)
 {
-	free(shared_zbuf);
+	struct trace_writer w = { .zbuf = shared_zbuf, .zstream = shared_zstream };
+
+	trace_writer_finish(&w);
 	shared_zbuf = NULL;
 	shared_zbuf_bytes = 0;
+	shared_zstream = NULL;
 }
 
 static int kv_text_reserve(struct kv_text *t, size_t more)

@@ -5,6 +5,8 @@ pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
 	preload/announce.c preload/announce.h \
 	preload/bootstrap.c preload/bootstrap.h \
+	preload/cfi_cache.c preload/cfi_cache.h \
+	preload/cfi_parse.c preload/cfi_parse.h \
 	preload/diag.c preload/diag.h \
 	preload/event.c preload/event.h \
 	preload/fallback.c preload/fallback.h \
@@ -24,6 +26,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/text.h \
 	preload/thread.c preload/thread.h \
 	preload/unwind.c preload/unwind.h \
+	preload/unwind_fast.c preload/unwind_fast.h \
 	trace/record.c
 preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined

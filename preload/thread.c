@@ -155,6 +155,8 @@ static void thread_state_clear(struct preload_thread *t)
 	t->busy = 0;
 	atomic_store_explicit(&t->in_unwind, 0, memory_order_relaxed);
 	t->slot = NULL;
+	t->stack_lo = 0;
+	t->stack_hi = 0;
 	t->cache_depth = 0;
 	t->cache_root_key = 0;
 	t->cache_root_id = 0;

@@ -56,6 +56,8 @@ struct preload_thread {
 	uint64_t *ips;              /* the kept frames, outermost first */
 	uint64_t *cache_ips;        /* previous stack's frames, outermost first */
 	uint64_t *cache_ids;        /* their node ids */
+	uintptr_t stack_lo;         /* this thread's stack, for the fast unwinder; */
+	uintptr_t stack_hi;         /*   both 0: not learnt yet (preload/unwind.c) */
 	uint32_t cache_depth;
 	uint64_t cache_root_key;    /* 2 * epoch + truncated of the previous stack */
 	uint64_t cache_root_id;

@@ -1,34 +1,65 @@
 /*
- * preload/unwind.c - call-stack capture with libunwind's unw_backtrace.
+ * preload/unwind.c - call-stack capture: the shim's own CFI unwinder
+ * (preload/unwind_fast.c) by default, libunwind's unw_backtrace as its
+ * fallback and on request (MPROF_UNWIND=libunwind), both with a comparison
+ * (MPROF_UNWIND=check), or the frame-pointer chain (MPROF_UNWIND=fp).
  *
- * Owns the libunwind handle, the shim's code range (frames inside it are the
- * profiler's, not the program's) and the fork guard around the unwinder.
- * libunwind is loaded at run time and never linked: its _Unwind_* exports
- * would otherwise capture the target's C++ exceptions.  Without it, stacks
- * are one frame (the caller of the allocator).  Must never call malloc; the
- * unwinder's own allocations (its dynamic TLS) go to the nested heap because
- * the caller is busy.
+ * Owns the unwinder selection, the libunwind handle, the shim's code range
+ * (frames inside it are the profiler's, not the program's), each thread's
+ * stack bounds (learnt at its first capture), the fallback and check
+ * counters and the fork guard around the unwinders.  libunwind is loaded at
+ * run time and never linked: its _Unwind_* exports would otherwise capture
+ * the target's C++ exceptions.  Without any unwinder, stacks are one frame
+ * (the caller of the allocator).  Must never call malloc; what the callees
+ * allocate (libunwind's dynamic TLS, pthread_getattr_np) goes to the nested
+ * heap because the caller is busy.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "preload/diag.h"
+#include "preload/init.h"
 #include "preload/lock.h"
+#include "preload/text.h"
 #include "preload/unwind.h"
+#include "preload/unwind_fast.h"
 
 #define UNWIND_CACHE_PER_THREAD 2 /* libunwind's UNW_CACHE_PER_THREAD */
+
+/* Main-thread stack size assumed when RLIMIT_STACK is unlimited or huge. */
+#define UNWIND_MAIN_STACK_MAX_BYTES (1ull << 30)
+#define UNWIND_MAIN_STACK_DEFAULT_BYTES (8ull << 20)
+
+/* stack_lo == stack_hi == this: the thread's stack is unknown (libunwind only). */
+#define UNWIND_STACK_UNKNOWN ((uintptr_t)1)
 
 typedef int (*unwind_backtrace_fn)(void **buffer, int size);
 typedef int (*unwind_set_caching_fn)(void *addr_space, int policy);
 
+/* The loader's record of the initial stack pointer (the main thread's stack). */
+extern void *__libc_stack_end;
+
 static unwind_backtrace_fn unwind_backtrace;
 static uintptr_t unwind_self_start, unwind_self_end;
+static int unwind_mode;
 
 /* Set while a fork is in progress: threads stay out of the unwinder, so the
- * child never inherits a lock libunwind held in another thread. */
+ * child never inherits a lock libunwind (or the CFI cache) held in another
+ * thread. */
 static _Atomic int unwind_fork_pending;
+
+/* Captures made in check mode, how many differed from libunwind, and how
+ * many times the own unwinder gave up (any mode). */
+static _Atomic uint64_t unwind_check_captures, unwind_check_mismatches, unwind_fallbacks;
+static struct preload_lock unwind_check_lock;
 
 /* dl_iterate_phdr callback: finds the executable range of the shim itself. */
 static int unwind_self_scan(struct dl_phdr_info *info, size_t size, void *arg)
@@ -57,21 +88,45 @@ static int unwind_self_scan(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* MPROF_UNWIND: "dwarf" (or unset), "libunwind", "check", "fp". */
+static int unwind_mode_read(void)
+{
+	const char *s = getenv(UNWIND_ENV_MODE);
+
+	if (!s || !*s)
+		return UNWIND_MODE_CFI;
+	if (strcmp(s, "libunwind") == 0)
+		return UNWIND_MODE_LIBUNWIND;
+	if (strcmp(s, "check") == 0)
+		return UNWIND_MODE_CHECK;
+	if (strcmp(s, "fp") == 0)
+		return UNWIND_MODE_FP;
+	return UNWIND_MODE_CFI;
+}
+
 int unwind_init(void)
 {
 	void *lib, *addr_space;
 	unwind_set_caching_fn set_caching;
 
+	unwind_mode = unwind_mode_read();
+#if !defined(__x86_64__)
+	unwind_mode = UNWIND_MODE_LIBUNWIND;
+#endif
 	dl_iterate_phdr(unwind_self_scan, (void *)(uintptr_t)unwind_init);
 	lib = dlopen(MPROF_LIBUNWIND, RTLD_LOCAL | RTLD_NOW);
-	if (!lib)
-		return -1;
-	unwind_backtrace = (unwind_backtrace_fn)dlsym(lib, "unw_backtrace");
-	set_caching = (unwind_set_caching_fn)dlsym(lib, "_ULx86_64_set_caching_policy");
-	addr_space = dlsym(lib, "_ULx86_64_local_addr_space");
-	if (set_caching && addr_space)
-		set_caching(*(void **)addr_space, UNWIND_CACHE_PER_THREAD);
-	return unwind_backtrace ? 0 : -1;
+	if (lib) {
+		unwind_backtrace = (unwind_backtrace_fn)dlsym(lib, "unw_backtrace");
+		set_caching = (unwind_set_caching_fn)dlsym(lib, "_ULx86_64_set_caching_policy");
+		addr_space = dlsym(lib, "_ULx86_64_local_addr_space");
+		if (set_caching && addr_space)
+			set_caching(*(void **)addr_space, UNWIND_CACHE_PER_THREAD);
+	}
+	if (unwind_backtrace)
+		return 0;
+	if (unwind_mode == UNWIND_MODE_CHECK)
+		unwind_mode = UNWIND_MODE_CFI;
+	return unwind_mode == UNWIND_MODE_LIBUNWIND ? -1 : 0;
 }
 
 static int unwind_in_shim(void *ip)
@@ -80,24 +135,91 @@ static int unwind_in_shim(void *ip)
 }
 
 /*
- * Runs unw_backtrace with t->in_unwind set.  The flag and the fork flag
- * form a Dekker pair (both sequentially consistent): either the fork sees
- * this thread inside and waits, or this thread sees the fork and waits.
+ * The flag and the fork flag form a Dekker pair (both sequentially
+ * consistent): either the fork sees this thread inside and waits, or this
+ * thread sees the fork and waits.
  */
-static int unwind_guarded(struct preload_thread *t)
+void unwind_guard_enter(struct preload_thread *t)
 {
-	int n;
-
 	for (;;) {
 		atomic_store(&t->in_unwind, 1);
 		if (!atomic_load(&unwind_fork_pending))
-			break;
+			return;
 		atomic_store(&t->in_unwind, 0);
 		while (atomic_load(&unwind_fork_pending))
 			sched_yield();
 	}
-	n = unwind_backtrace(t->frames, (int)t->frames_cap);
+}
+
+void unwind_guard_leave(struct preload_thread *t)
+{
 	atomic_store_explicit(&t->in_unwind, 0, memory_order_release);
+}
+
+/* Runs unw_backtrace into t->frames inside the fork guard; 0 without it. */
+static uint32_t unwind_libunwind(struct preload_thread *t)
+{
+	int n;
+
+	if (!unwind_backtrace)
+		return 0;
+	unwind_guard_enter(t);
+	n = unwind_backtrace(t->frames, (int)t->frames_cap);
+	unwind_guard_leave(t);
+	return n > 0 ? (uint32_t)n : 0;
+}
+
+/*
+ * Learns the calling thread's stack range once: the main thread's from the
+ * loader's initial stack pointer and RLIMIT_STACK (no descriptor opened),
+ * other threads' from pthread_getattr_np (which allocates: the nested heap
+ * serves it).  Unknown stays UNWIND_STACK_UNKNOWN: libunwind only.
+ */
+static void unwind_stack_learn(struct preload_thread *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	t->stack_lo = t->stack_hi = UNWIND_STACK_UNKNOWN;
+	if (preload_tid() == getpid()) {
+		struct rlimit rl;
+		uint64_t bytes = UNWIND_MAIN_STACK_DEFAULT_BYTES;
+		uintptr_t hi = ((uintptr_t)__libc_stack_end + 16 + 4095) & ~(uintptr_t)4095;
+
+		/* The page holding argc/argv is mapped; the kernel keeps
+		 * [top - RLIMIT_STACK, top) free for the stack. */
+		if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur <= UNWIND_MAIN_STACK_MAX_BYTES)
+			bytes = rl.rlim_cur;
+		if (__libc_stack_end && hi > bytes) {
+			t->stack_lo = hi - (uintptr_t)bytes;
+			t->stack_hi = hi;
+		}
+		return;
+	}
+	unwind_guard_enter(t);
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size) {
+			t->stack_lo = (uintptr_t)addr;
+			t->stack_hi = (uintptr_t)addr + size;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	unwind_guard_leave(t);
+}
+
+/* The own unwinder into t->frames; -1 when it gave up (counted). */
+static int unwind_own(struct preload_thread *t, int mode)
+{
+	int n;
+
+	if (!t->stack_hi)
+		unwind_stack_learn(t);
+	n = unwind_fast_walk(t, t->frames, t->frames_cap, t->stack_lo, t->stack_hi, mode,
+			     unwind_self_start, unwind_self_end);
+	if (n < 0)
+		atomic_fetch_add_explicit(&unwind_fallbacks, 1, memory_order_relaxed);
 	return n;
 }
 
@@ -115,30 +237,147 @@ static uint32_t unwind_skip_profiler(void **frames, uint32_t n)
 	return i;
 }
 
-uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, int *truncated)
+/*
+ * Which of the n frames in t->frames are kept: stores the first index and
+ * the truncation flag, returns the count (0: none, the caller then keeps
+ * only the allocator's caller).
+ */
+static uint32_t unwind_kept(const struct preload_thread *t, uint32_t n, uint32_t *first,
+			    int *truncated)
 {
-	uint32_t max_frames = preload_proc.cfg.max_frames;
-	uint32_t n = 0, first, count;
+	uint32_t max_frames = preload_proc.cfg.max_frames, count;
 
 	*truncated = 0;
-	if (unwind_backtrace) {
-		int got = unwind_guarded(t);
-
-		n = got > 0 ? (uint32_t)got : 0;
-	}
-	first = unwind_skip_profiler(t->frames, n);
-	if (first >= n) {
-		t->ips[0] = (uint64_t)(uintptr_t)caller_ip;
-		return 1;
-	}
-	count = n - first;
+	*first = unwind_skip_profiler(t->frames, n);
+	if (*first >= n)
+		return 0;
+	count = n - *first;
 	if (count > max_frames || n == t->frames_cap) {
 		*truncated = 1;
 		if (count > max_frames)
 			count = max_frames;
 	}
+	return count;
+}
+
+/* Copies the kept frames of t->frames into t->ips, outermost first. */
+static uint32_t unwind_store(struct preload_thread *t, uint32_t n, void *caller_ip,
+			     int *truncated)
+{
+	uint32_t first, count = unwind_kept(t, n, &first, truncated);
+
+	if (!count) {
+		t->ips[0] = (uint64_t)(uintptr_t)caller_ip;
+		return 1;
+	}
 	for (uint32_t i = 0; i < count; i++)
 		t->ips[i] = (uint64_t)(uintptr_t)t->frames[first + count - 1 - i];
+	return count;
+}
+
+/* Appends v in decimal (hex when is_hex) to the text in buf. */
+static void unwind_text_u64(char *buf, size_t cap, uint64_t v, int is_hex)
+{
+	char tmp[24];
+	int i = (int)sizeof(tmp) - 1;
+	unsigned base = is_hex ? 16 : 10;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v && i > 2);
+	if (is_hex) {
+		tmp[--i] = 'x';
+		tmp[--i] = '0';
+	}
+	preload_text_append(buf, cap, tmp + i);
+}
+
+/* Check mode: puts the counters (and the first mismatch, if new) into the
+ * process header's diag_text, which the launcher prints at the end. */
+static void unwind_check_note(uint32_t depth, uint64_t own_ip, uint64_t lib_ip)
+{
+	static char first_mismatch[160];
+	char text[400] = "unwind check: ";
+
+	preload_lock_take(&unwind_check_lock);
+	if (depth != UINT32_MAX && !first_mismatch[0]) {
+		preload_text_append(first_mismatch, sizeof(first_mismatch),
+				    " (first at frame ");
+		unwind_text_u64(first_mismatch, sizeof(first_mismatch), depth, 0);
+		preload_text_append(first_mismatch, sizeof(first_mismatch), ": own ");
+		unwind_text_u64(first_mismatch, sizeof(first_mismatch), own_ip, 1);
+		preload_text_append(first_mismatch, sizeof(first_mismatch), ", libunwind ");
+		unwind_text_u64(first_mismatch, sizeof(first_mismatch), lib_ip, 1);
+		preload_text_append(first_mismatch, sizeof(first_mismatch), ")");
+	}
+	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_check_captures), 0);
+	preload_text_append(text, sizeof(text), " captures, ");
+	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_check_mismatches), 0);
+	preload_text_append(text, sizeof(text), " mismatches");
+	preload_text_append(text, sizeof(text), first_mismatch);
+	preload_text_append(text, sizeof(text), ", ");
+	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_fallbacks), 0);
+	preload_text_append(text, sizeof(text), " fallbacks to libunwind");
+	diag_note(TRACE_DIAG_INFO, text);
+	preload_lock_give(&unwind_check_lock);
+}
+
+/*
+ * Check mode: the own unwinder's result is in t->ips (count, truncated);
+ * runs libunwind into t->frames and compares the kept frames.  Mismatch
+ * depth UINT32_MAX: none.
+ */
+static void unwind_check(struct preload_thread *t, void *caller_ip, uint32_t count, int truncated)
+{
+	uint32_t first, lib_count, n = unwind_libunwind(t), depth = UINT32_MAX;
+	int lib_truncated;
+	uint64_t own_ip = 0, lib_ip = 0;
+
+	lib_count = unwind_kept(t, n, &first, &lib_truncated);
+	if (!lib_count) {
+		lib_count = 1;
+		first = 0;
+		t->frames[0] = caller_ip;
+		n = 1;
+	}
+	for (uint32_t i = 0; i < count || i < lib_count; i++) {
+		own_ip = i < count ? t->ips[i] : 0;
+		lib_ip = i < lib_count ? (uint64_t)(uintptr_t)t->frames[first + lib_count - 1 - i] : 0;
+		if (own_ip != lib_ip) {
+			depth = i;
+			break;
+		}
+	}
+	if (depth == UINT32_MAX && truncated != lib_truncated) {
+		depth = count;
+		own_ip = lib_ip = 0;
+	}
+	atomic_fetch_add(&unwind_check_captures, 1);
+	if (depth != UINT32_MAX)
+		atomic_fetch_add(&unwind_check_mismatches, 1);
+	unwind_check_note(depth, own_ip, lib_ip);
+}
+
+uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, int *truncated)
+{
+	uint32_t count;
+	int n = -1;
+
+	if (unwind_mode != UNWIND_MODE_LIBUNWIND)
+		n = unwind_own(t, unwind_mode == UNWIND_MODE_FP ? UNWIND_FAST_FP : UNWIND_FAST_CFI);
+	if (n < 0) {
+		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);
+		if (unwind_mode == UNWIND_MODE_CHECK) {
+			atomic_fetch_add(&unwind_check_captures, 1);
+			unwind_check_note(UINT32_MAX, 0, 0);
+		}
+		return count;
+	}
+	count = unwind_store(t, (uint32_t)n, caller_ip, truncated);
+	if (unwind_mode == UNWIND_MODE_CHECK)
+		unwind_check(t, caller_ip, count, *truncated);
 	return count;
 }
 

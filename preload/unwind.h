@@ -1,5 +1,7 @@
 /*
- * preload/unwind.h - capturing the call stack of an allocator call.
+ * preload/unwind.h - capturing the call stack of an allocator call: the
+ * shim's own CFI unwinder (preload/unwind_fast.h) with libunwind as the
+ * fallback, selected by MPROF_UNWIND.
  */
 #ifndef MPROF_PRELOAD_UNWIND_H
 #define MPROF_PRELOAD_UNWIND_H
@@ -8,11 +10,24 @@
 
 #include "preload/thread.h"
 
+/* The environment variable that selects the unwinder. */
+#define UNWIND_ENV_MODE "MPROF_UNWIND"
+
+/* What MPROF_UNWIND selected. */
+enum unwind_mode {
+	UNWIND_MODE_CFI = 0,       /* default ("dwarf"): own CFI unwinder, libunwind fallback */
+	UNWIND_MODE_LIBUNWIND = 1, /* "libunwind": unw_backtrace only */
+	UNWIND_MODE_CHECK = 2,     /* "check": both, mismatches counted (diag_text) */
+	UNWIND_MODE_FP = 3,        /* "fp": frame-pointer chain past the shim */
+};
+
 /*
- * Loads libunwind (MPROF_LIBUNWIND, dlopen'd RTLD_LOCAL so its _Unwind_*
- * symbols never capture the target's C++ exceptions), selects its
- * per-thread cache and finds the shim's own code range.  Returns 0, or -1
- * when libunwind is missing (stacks then have one frame).
+ * Reads MPROF_UNWIND, loads libunwind (MPROF_LIBUNWIND, dlopen'd RTLD_LOCAL
+ * so its _Unwind_* symbols never capture the target's C++ exceptions),
+ * selects its per-thread cache and finds the shim's own code range.
+ * Returns 0, or -1 when no unwinder can be used (stacks then have one
+ * frame): libunwind is missing and MPROF_UNWIND asked for it (or for
+ * check), or the machine is not x86_64.
  */
 int unwind_init(void);
 
@@ -24,6 +39,15 @@ int unwind_init(void);
  * were there.  Returns the number of frames (at least 1).
  */
 uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, int *truncated);
+
+/*
+ * The fork guard around code that may take the loader's lock or a lock of
+ * the unwinder (libunwind, a CFI cache miss): while a thread is inside,
+ * fork() waits; while a fork is pending, the thread waits to enter.  Not
+ * reentrant.
+ */
+void unwind_guard_enter(struct preload_thread *t);
+void unwind_guard_leave(struct preload_thread *t);
 
 /* Fork support: unwind_fork_prepare waits until no thread is inside the
  * unwinder and keeps new ones out until unwind_fork_done.  The caller must

@@ -23,7 +23,8 @@ AM_TESTS_ENVIRONMENT = \
 	CXX='$(CXX)'; export CXX; \
 	abs_top_srcdir='$(abs_top_srcdir)'; export abs_top_srcdir; \
 	abs_top_builddir='$(abs_top_builddir)'; export abs_top_builddir; \
-	SHARED_CASES='$(abs_top_srcdir)/../shared/cases'; export SHARED_CASES;
+	SHARED_CASES='$(abs_top_srcdir)/../shared/cases'; export SHARED_CASES; \
+	ASAN_OPTIONS="verify_asan_link_order=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}"; export ASAN_OPTIONS;
 
 E2E_TESTS = \
 	tests/e2e/entry-points.sh \
@@ -34,6 +35,7 @@ E2E_TESTS = \
 	tests/e2e/deleted-binary.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/error-paths.sh \
+	tests/e2e/diff.sh \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh
@@ -61,15 +63,16 @@ CASE_TESTS = \
 
 TESTS += $(CASE_TESTS) $(E2E_TESTS)
 
-# Known product bugs (each line: the test, the failing fact, the owner).
-XFAIL_TESTS +=
+# Known product bugs would be listed in XFAIL_TESTS here, each with the
+# failing fact and the reason.  There are none.
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \
-	tests/progs/preload_hello.c tests/progs/small_leak.c
+	tests/progs/preload_hello.c tests/progs/small_leak.c \
+	tests/progs/leak_count.c
 
 clean-local: clean-local-e2e
 clean-local-e2e:

@@ -63,24 +63,60 @@ int trace_writer_append(struct trace_writer *w, int fd)
 	return 0;
 }
 
+/* Deflates raw into w->zbuf with a zlib state kept across chunks (making a
+ * new one per chunk allocates and clears ~256 KiB each time).  Returns the
+ * stored size or a negative errno. */
+static long writer_deflate(struct trace_writer *w, const void *raw, size_t raw_bytes)
+{
+	z_stream *zs = w->zstream;
+
+	if (zs && w->zstream_level != w->level) {
+		deflateEnd(zs);
+		free(zs);
+		zs = w->zstream = NULL;
+	}
+	if (!zs) {
+		zs = calloc(1, sizeof(*zs));
+		if (!zs)
+			return -ENOMEM;
+		if (deflateInit(zs, w->level) != Z_OK) {
+			free(zs);
+			return -ENOMEM;
+		}
+		w->zstream = zs;
+		w->zstream_level = w->level;
+	} else if (deflateReset(zs) != Z_OK) {
+		return -EIO;
+	}
+	zs->next_in = (Bytef *)(uintptr_t)raw;
+	zs->avail_in = (uInt)raw_bytes;
+	zs->next_out = w->zbuf;
+	zs->avail_out = (uInt)w->zbuf_bytes;
+	if (deflate(zs, Z_FINISH) != Z_STREAM_END)
+		return -EIO;
+	return (long)zs->total_out;
+}
+
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes)
 {
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES] = { 0 };
-	uLongf stored = compressBound((uLong)raw_bytes);
+	uLong bound = compressBound((uLong)raw_bytes);
+	long stored;
 	int rc;
 
 	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
 		return -EFBIG;
-	if (w->zbuf_bytes < stored) {
-		uint8_t *nb = realloc(w->zbuf, stored);
+	if (w->zbuf_bytes < bound) {
+		uint8_t *nb = realloc(w->zbuf, bound);
 
 		if (!nb)
 			return -ENOMEM;
 		w->zbuf = nb;
-		w->zbuf_bytes = stored;
+		w->zbuf_bytes = bound;
 	}
-	if (compress2(w->zbuf, &stored, raw, (uLong)raw_bytes, w->level) != Z_OK)
-		return -EIO;
+	stored = writer_deflate(w, raw, raw_bytes);
+	if (stored < 0)
+		return (int)stored;
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
 	h[4] = (uint8_t)type;
 	h[5] = TRACE_CHUNK_ZLIB;
@@ -90,9 +126,9 @@ int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, s
 	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
 	rc = write_all(w->fd, h, sizeof(h));
 	if (rc == 0)
-		rc = write_all(w->fd, w->zbuf, stored);
+		rc = write_all(w->fd, w->zbuf, (size_t)stored);
 	if (rc == 0)
-		w->offset_bytes += sizeof(h) + stored;
+		w->offset_bytes += sizeof(h) + (uint64_t)stored;
 	return rc;
 }
 
@@ -101,6 +137,11 @@ void trace_writer_finish(struct trace_writer *w)
 	free(w->zbuf);
 	w->zbuf = NULL;
 	w->zbuf_bytes = 0;
+	if (w->zstream) {
+		deflateEnd(w->zstream);
+		free(w->zstream);
+		w->zstream = NULL;
+	}
 }
 
 int trace_reader_open(struct trace_reader *r, const char *path)

@@ -22,6 +22,9 @@ struct trace_writer {
 	int level;              /* zlib level, 1..9 */
 	uint8_t *zbuf;          /* compression buffer, owned */
 	size_t zbuf_bytes;
+	void *zstream;          /* zlib deflate state (z_stream *), owned, made on
+	                         * the first chunk and reset for each next one */
+	int zstream_level;      /* level zstream was made with */
 };
 
 /* Starts a trace on fd (which must be empty and writable): writes the file
@@ -35,7 +38,7 @@ int trace_writer_append(struct trace_writer *w, int fd);
 /* Compresses raw (raw_bytes bytes) and writes it as one chunk of type. */
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes);
 
-/* Frees the writer's buffer (does not close fd). */
+/* Frees the writer's buffer and zlib state (does not close fd). */
 void trace_writer_finish(struct trace_writer *w);
 
 struct trace_reader {

@@ -23,11 +23,15 @@ expect_eq "4. peak_holder: bytes live at the heap peak" 1000000 "$(q "$R" sum pe
 expect_range "4. global heap peak, bytes" 1000000 1100000 "$(q "$R" summary peak.bytes)"
 run_cmd 60 diff "$MPROF" diff "$WORK/trace" "$WORK/trace"
 expect_eq "4. mprof diff of the trace with itself: exit status" 0 "$RUN_STATUS"
+expect_match "4. mprof diff of the trace with itself: says there is no difference" \
+	"^no difference$" "$(cat "$RUN_OUT")"
 run_cmd 60 diffjson "$MPROF" diff --format json "$WORK/trace" "$WORK/trace"
 expect_eq "4. mprof diff --format json: exit status" 0 "$RUN_STATUS"
-expect_eq "4. mprof diff of the trace with itself: no allocation difference" 0 \
-	"$(q "$WORK/diffjson.out" summary allocations)"
-expect_eq "4. mprof diff of the trace with itself: no byte difference" 0 \
-	"$(q "$WORK/diffjson.out" summary allocated_bytes)"
+for field in allocations allocated_bytes peak_bytes leaked_bytes temporary; do
+	expect_eq "4. mprof diff of the trace with itself: delta of $field" 0 \
+		"$(q "$WORK/diffjson.out" get "totals.delta.$field")"
+done
+expect_eq "4. mprof diff of the trace with itself: sites that differ" 0 \
+	"$(q "$WORK/diffjson.out" len sites)"
 expect_range "5. compressed trace size, bytes (<= 100 MiB)" 1 104857600 "$(stat -c %s "$WORK/trace")"
 finish

@@ -13,6 +13,10 @@ Usage: query.py REPORT.json [--trace N | --pid PID] QUERY ARGS...
 call stack holds a frame whose function is exactly each of them (C++ names
 demangled, without their parameter list: "use_new" matches "use_new()").  Queries:
   check                         the file is an mprof report (exit 0/1)
+  get PATH                      any value by dotted path from the top
+                                object ("totals.delta.allocations"; works
+                                on other JSON too, e.g. mprof diff's)
+  len PATH                      the length of the list at PATH
   summary KEY[.SUB...]          a summary field ("calls.malloc" etc.)
   sum FIELD FUNCS               sum of a site field over matching sites
   sum-size FIELD SIZE FUNCS     the same over matching sites whose
@@ -182,7 +186,22 @@ def frame_value(frame, key):
     return value
 
 
+def path_value(obj, path):
+    for part in path.split("."):
+        if isinstance(obj, dict) and part in obj:
+            obj = obj[part]
+        elif isinstance(obj, list) and part.isdigit() and int(part) < len(obj):
+            obj = obj[int(part)]
+        else:
+            raise QueryError("no field %r in the JSON (at %r)" % (path, part))
+    return obj
+
+
 def run(report, query, args):
+    if query == "get":
+        return [show(path_value(report, args[0]))]
+    if query == "len":
+        return [str(len(path_value(report, args[0])))]
     sites = sites_of(report)
     if query == "check":
         if report.get("schema") not in (None, "mprof-report"):

@@ -1,0 +1,128 @@
+/*
+ * preload/unwind_fast.c - the hot loop of the shim's own x86_64 unwinder.
+ *
+ * From its own frame (registers read with inline assembly) it looks each
+ * frame's lookup address up in the rule cache, computes the CFA from rsp or
+ * rbp, reads the return address at CFA - 8 and the caller's rbp where the
+ * rule says, and goes on until the buffer is full, the outermost frame (the
+ * return address is undefined, as in _start and clone) or a zero return
+ * address.  Every read is checked against the thread's stack range first, so
+ * a wrong rule can only give up (return -1), never fault.
+ *
+ * Owns nothing: rules come from preload/cfi_cache.c, the fork guard from
+ * preload/unwind.c.  Must never call malloc and never write outside the
+ * caller's frame buffer.
+ */
+#include "preload/cfi_cache.h"
+#include "preload/unwind.h"
+#include "preload/unwind_fast.h"
+
+/*
+ * A rule cache miss (or a stale table): parses the rule inside the fork
+ * guard and refreshes *tab.  Kept out of line so the hot loop stays small.
+ */
+static __attribute__((noinline)) cfi_packed_rule
+unwind_fast_rule_slow(struct preload_thread *t, struct cfi_cache_table **tab, uintptr_t lookup_ip)
+{
+	cfi_packed_rule rule = CFI_RULE_UNSUPPORTED;
+
+	unwind_guard_enter(t);
+	if (!*tab)
+		*tab = cfi_cache_table_for_now();
+	if (!*tab)
+		*tab = cfi_cache_renew();
+	if (*tab && !cfi_cache_find(*tab, lookup_ip, &rule))
+		rule = cfi_cache_fill(lookup_ip);
+	*tab = cfi_cache_table_for_now();
+	unwind_guard_leave(t);
+	return rule;
+}
+
+/* The rule of lookup_ip: the cache, else the slow path. */
+static inline cfi_packed_rule unwind_fast_rule(struct preload_thread *t,
+					       struct cfi_cache_table **tab, uintptr_t lookup_ip)
+{
+	cfi_packed_rule rule;
+
+	if (__builtin_expect(*tab != NULL, 1) && cfi_cache_find(*tab, lookup_ip, &rule))
+		return rule;
+	return unwind_fast_rule_slow(t, tab, lookup_ip);
+}
+
+/*
+ * Frame-pointer mode past the shim: from the frame of ip whose rbp is bp,
+ * [bp] is the caller's rbp and [bp + 8] its return address.  Stops (without
+ * failing) at a chain that leaves the stack or does not grow upwards.
+ * Returns the new frame count.
+ */
+static uint32_t unwind_fast_fp_chain(void **frames, uint32_t n, uint32_t cap, uintptr_t sp,
+				     uintptr_t bp, uintptr_t limit)
+{
+	while (n < cap) {
+		uintptr_t ra;
+
+		if (bp < sp || bp > limit - 16 || (bp & 7))
+			break;
+		ra = ((const uintptr_t *)bp)[1];
+		if (!ra)
+			break;
+		frames[n++] = (void *)ra;
+		sp = bp + 16;
+		bp = ((const uintptr_t *)bp)[0];
+	}
+	return n;
+}
+
+int unwind_fast_walk(struct preload_thread *t, void **frames, uint32_t cap, uintptr_t stack_lo,
+		     uintptr_t stack_hi, int mode, uintptr_t shim_lo, uintptr_t shim_hi)
+{
+	struct cfi_cache_table *tab = cfi_cache_table_for_now();
+	uintptr_t ip, sp, bp, start_sp, limit, lookup_ip;
+	uint32_t n = 0;
+
+	/*
+	 * The starting registers, read in this order because the compiler may
+	 * have given rbp to one of the outputs: rbp first, then rsp, and the
+	 * address after the lea last.  That address is in this function, with
+	 * rsp unchanged since it was read, so its CFI row describes this rsp
+	 * (x86_64 code carries asynchronous unwind tables).
+	 */
+	__asm__ volatile("movq %%rbp, %2\n\t"
+			 "movq %%rsp, %1\n\t"
+			 "leaq 0(%%rip), %0"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	start_sp = sp;
+	if (sp < stack_lo || sp >= stack_hi)
+		return -1;
+	limit = stack_hi - start_sp > UNWIND_FAST_SPAN_BYTES ? start_sp + UNWIND_FAST_SPAN_BYTES
+							      : stack_hi;
+	lookup_ip = ip; /* the first frame is exact; the others are return addresses */
+	for (;;) {
+		cfi_packed_rule rule;
+		uintptr_t cfa;
+
+		frames[n++] = (void *)ip;
+		if (n == cap)
+			return (int)n;
+		if (mode == UNWIND_FAST_FP && n > 1 && ip - shim_lo >= shim_hi - shim_lo)
+			return (int)unwind_fast_fp_chain(frames, n, cap, sp, bp, limit);
+		rule = unwind_fast_rule(t, &tab, lookup_ip);
+		if (CFI_PACKED_KIND(rule) != CFI_RULE_FRAME)
+			return CFI_PACKED_KIND(rule) == CFI_RULE_OUTERMOST ? (int)n : -1;
+		cfa = (CFI_PACKED_CFA_IS_RBP(rule) ? bp : sp) + CFI_PACKED_CFA_OFFSET(rule);
+		if (cfa <= sp || cfa > limit)
+			return -1;
+		if (CFI_PACKED_RBP_SAVED(rule)) {
+			uintptr_t at = cfa + (uintptr_t)CFI_PACKED_RBP_OFFSET(rule);
+
+			if (at < start_sp || at > limit - 8)
+				return -1;
+			bp = *(const uintptr_t *)at;
+		}
+		ip = ((const uintptr_t *)cfa)[-1];
+		sp = cfa;
+		if (!ip)
+			return (int)n;
+		lookup_ip = ip - 1;
+	}
+}
