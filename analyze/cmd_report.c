@@ -41,11 +41,14 @@ static void report_usage(FILE *out)
 {
 	fputs("usage: mprof-analyze report TRACE... [-n N] [--format text|json] "
 	      "[--alloc-fn NAME]...\n"
-	      "  -n, --top N          sites shown per ranking in text output (default 10)\n"
+	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
+	      "                       0: the summary only)\n"
 	      "  -f, --format FORMAT  text (default) or json (every site, schema mprof-report 1)\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
-	      "  -h, --help           show this help\n", out);
+	      "  -h, --help           show this help\n"
+	      "Exit status: 0 success, 1 a trace cannot be read (the others are still\n"
+	      "reported), 2 usage error.  See mprof-report(1).\n", out);
 }
 
 /* Parses options; returns -1 to go on, or an exit status. */

@@ -432,8 +432,9 @@ static int stream_pull(void *ctx, uint32_t slot, struct alloc_event *ae)
 		}
 		if (rc < 0) {
 			info_lost_chunk(s->info, ss->current.offset_bytes,
-					rc == RECORD_UNKNOWN ? "unknown record kind in events chunk"
-							     : "events chunk ends inside a record");
+					rc == RECORD_UNKNOWN   ? "unknown record kind in events chunk"
+					: rc == RECORD_CORRUPT ? "events chunk refers to a block it never named"
+							       : "events chunk ends inside a record");
 			slot_chunk_done(s, ss);
 			continue;
 		}

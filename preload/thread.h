@@ -25,6 +25,8 @@
 /* TLS value while a thread's state is being set up or torn down. */
 #define THREAD_SETTING_UP ((struct preload_thread *)1)
 
+struct unwind_fast_memo;
+
 /* A call-stack node created by this thread's last intern, for its STACK record. */
 struct stack_new_node {
 	uint64_t id, parent, ip;
@@ -58,6 +60,7 @@ struct preload_thread {
 	uint64_t *cache_ids;        /* their node ids */
 	uintptr_t stack_lo;         /* this thread's stack, for the fast unwinder; */
 	uintptr_t stack_hi;         /*   both 0: not learnt yet (preload/unwind.c) */
+	struct unwind_fast_memo *unwind_memo; /* the fast unwinder's memo; kept when recycled */
 	uint32_t cache_depth;
 	uint64_t cache_root_key;    /* 2 * epoch + truncated of the previous stack */
 	uint64_t cache_root_id;

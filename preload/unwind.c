@@ -216,6 +216,8 @@ static int unwind_own(struct preload_thread *t, int mode)
 
 	if (!t->stack_hi)
 		unwind_stack_learn(t);
+	if (!t->unwind_memo)
+		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
 	n = unwind_fast_walk(t, t->frames, t->frames_cap, t->stack_lo, t->stack_hi, mode,
 			     unwind_self_start, unwind_self_end);
 	if (n < 0)
@@ -296,9 +298,10 @@ static void unwind_text_u64(char *buf, size_t cap, uint64_t v, int is_hex)
 
 /* Check mode: puts the counters (and the first mismatch, if new) into the
  * process header's diag_text, which the launcher prints at the end. */
-static void unwind_check_note(uint32_t depth, uint64_t own_ip, uint64_t lib_ip)
+static void unwind_check_note(uint32_t depth, uint64_t own_ip, uint64_t lib_ip,
+			      uint64_t fail_ip, const Dl_info *fail_where)
 {
-	static char first_mismatch[160];
+	static char first_mismatch[160], first_fallback[160];
 	char text[400] = "unwind check: ";
 
 	preload_lock_take(&unwind_check_lock);
@@ -312,6 +315,21 @@ static void unwind_check_note(uint32_t depth, uint64_t own_ip, uint64_t lib_ip)
 		unwind_text_u64(first_mismatch, sizeof(first_mismatch), lib_ip, 1);
 		preload_text_append(first_mismatch, sizeof(first_mismatch), ")");
 	}
+	if (fail_ip && !first_fallback[0]) {
+		preload_text_append(first_fallback, sizeof(first_fallback), " (first at ");
+		unwind_text_u64(first_fallback, sizeof(first_fallback), fail_ip, 1);
+		if (fail_where && fail_where->dli_fname) {
+			const char *base = strrchr(fail_where->dli_fname, '/');
+
+			preload_text_append(first_fallback, sizeof(first_fallback), " = ");
+			preload_text_append(first_fallback, sizeof(first_fallback),
+					    base ? base + 1 : fail_where->dli_fname);
+			preload_text_append(first_fallback, sizeof(first_fallback), "+");
+			unwind_text_u64(first_fallback, sizeof(first_fallback),
+					fail_ip - (uintptr_t)fail_where->dli_fbase, 1);
+		}
+		preload_text_append(first_fallback, sizeof(first_fallback), ")");
+	}
 	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_check_captures), 0);
 	preload_text_append(text, sizeof(text), " captures, ");
 	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_check_mismatches), 0);
@@ -320,6 +338,7 @@ static void unwind_check_note(uint32_t depth, uint64_t own_ip, uint64_t lib_ip)
 	preload_text_append(text, sizeof(text), ", ");
 	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_fallbacks), 0);
 	preload_text_append(text, sizeof(text), " fallbacks to libunwind");
+	preload_text_append(text, sizeof(text), first_fallback);
 	diag_note(TRACE_DIAG_INFO, text);
 	preload_lock_give(&unwind_check_lock);
 }
@@ -357,7 +376,7 @@ static void unwind_check(struct preload_thread *t, void *caller_ip, uint32_t cou
 	atomic_fetch_add(&unwind_check_captures, 1);
 	if (depth != UINT32_MAX)
 		atomic_fetch_add(&unwind_check_mismatches, 1);
-	unwind_check_note(depth, own_ip, lib_ip);
+	unwind_check_note(depth, own_ip, lib_ip, 0, NULL);
 }
 
 uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, int *truncated)
@@ -370,8 +389,15 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, int *truncate
 	if (n < 0) {
 		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);
 		if (unwind_mode == UNWIND_MODE_CHECK) {
+			uintptr_t fail_ip = t->unwind_memo ? t->unwind_memo->fail_ip : 0;
+			Dl_info where = { 0 };
+
+			unwind_guard_enter(t);
+			if (!fail_ip || !dladdr((void *)fail_ip, &where))
+				where.dli_fname = NULL;
+			unwind_guard_leave(t);
 			atomic_fetch_add(&unwind_check_captures, 1);
-			unwind_check_note(UINT32_MAX, 0, 0);
+			unwind_check_note(UINT32_MAX, 0, 0, fail_ip, &where);
 		}
 		return count;
 	}

@@ -71,8 +71,18 @@ enum trace_chunk_type {
  * above are followed by a varint payload length and may be skipped.
  * "u" = unsigned varint, "s" = zigzag signed varint; "seq+" = u delta from the
  * previous sequence number of this slot (the previous seq becomes this one);
- * "addr~" = s delta from the previous address of this slot (the previous
- * address becomes this one).
+ * "addr~" = s delta from the previous explicitly written address of this
+ * slot (which then becomes this one).
+ *
+ * Blocks are named by reference where the slot's recent history predicts
+ * them (trace/record.h keeps that history, identically in writer and
+ * reader):
+ *   fref  (the block a free releases): u 0 then addr~, or u k+1 = the k-th
+ *         newest of the slot's 16 most recent allocations still listed;
+ *   new block (an allocation): u aref (0 = the newest block freed from that
+ *         list with the same size class, 1 = the previous allocation's
+ *         address + its chunk size, 2 = addr~ follows), u size, s stack~
+ *         (delta from the previous allocation's stack id).
  */
 enum trace_record_kind {
 	TRACE_REC_PAD = 0x00,        /* one byte of filler: skip */
@@ -81,11 +91,12 @@ enum trace_record_kind {
 	TRACE_REC_TIME = 0x03,       /* u ns : CLOCK_MONOTONIC at the previous seq */
 	TRACE_REC_STACK = 0x04,      /* u id, u parent, s ip~ (delta from previous
 	                              * STACK ip of this slot): a call-stack node */
-	TRACE_REC_ALLOC = 0x10,      /* + alloc_fn. seq+, addr~, u size, u stack, u weight */
-	TRACE_REC_FREE = 0x20,       /* + free_fn.  seq+, addr~ */
-	TRACE_REC_REALLOC = 0x30,    /* + alloc_fn. seq+ (free part), addr~ (old),
-	                              * seq+ (alloc part), addr~ (new), u size,
-	                              * u stack, u weight */
+	TRACE_REC_ALLOC = 0x10,      /* + alloc_fn. seq+, new block (weight 1) */
+	TRACE_REC_FREE = 0x20,       /* + free_fn.  seq+, fref */
+	TRACE_REC_REALLOC = 0x30,    /* + alloc_fn. seq+ (free part), fref (old),
+	                              * seq+ (alloc part), new block (weight 1) */
+	TRACE_REC_ALLOC_WEIGHTED = 0x40,   /* as ALLOC, then u weight */
+	TRACE_REC_REALLOC_WEIGHTED = 0x50, /* as REALLOC, then u weight */
 	TRACE_REC_EXT_MODULES = 0x80, /* module map, see mprof-trace(5) */
 	TRACE_REC_EXT_DIAG = 0x81,    /* u code, then text: a recorder diagnostic */
 	TRACE_REC_EXT_PROCESS = 0x82, /* u pid, u ppid, text exe, text cmdline */

@@ -31,35 +31,163 @@ int record_get_bytes(const uint8_t **pp, const uint8_t *end, const uint8_t **dat
 	return 0;
 }
 
-static int get_seq(const uint8_t **p, const uint8_t *end, struct record_state *st, uint64_t *seq)
-{
-	uint64_t d;
+/* Raw fields of a block reference, read before any state changes so that a
+ * record cut short leaves the state as it was. */
+struct raw_ref {
+	uint64_t code;     /* fref or aref */
+	int64_t delta;     /* addr~ when explicit */
+};
 
-	if (varint_get_u64(p, end, &d) < 0)
+static int get_free_ref(const uint8_t **p, const uint8_t *end, struct raw_ref *r)
+{
+	r->delta = 0;
+	if (varint_get_u64(p, end, &r->code) < 0)
 		return -1;
-	st->seq += d;
-	*seq = st->seq;
+	if (r->code == 0 && varint_get_s64(p, end, &r->delta) < 0)
+		return -1;
+	return r->code > RECORD_MRU_BLOCKS ? -2 : 0;
+}
+
+static int get_new_block(const uint8_t **p, const uint8_t *end, struct raw_ref *r,
+			 uint64_t *size_bytes, int64_t *stack_delta)
+{
+	r->delta = 0;
+	if (varint_get_u64(p, end, &r->code) < 0)
+		return -1;
+	if (r->code > RECORD_AREF_EXPLICIT)
+		return -2;
+	if (r->code == RECORD_AREF_EXPLICIT && varint_get_s64(p, end, &r->delta) < 0)
+		return -1;
+	if (varint_get_u64(p, end, size_bytes) < 0 || varint_get_s64(p, end, stack_delta) < 0)
+		return -1;
 	return 0;
 }
 
-static int get_addr(const uint8_t **p, const uint8_t *end, struct record_state *st, uint64_t *addr)
+/* Applies a free reference; -1 when it names an MRU entry that is not there
+ * (a corrupt record). */
+static int apply_free_ref(struct record_state *st, const struct raw_ref *r, uint64_t *addr)
 {
-	int64_t d;
-
-	if (varint_get_s64(p, end, &d) < 0)
+	if (r->code == 0) {
+		st->addr += (uint64_t)r->delta;
+		*addr = st->addr;
+		return 0;
+	}
+	if (r->code > st->mru_count)
 		return -1;
-	st->addr += (uint64_t)d;
-	*addr = st->addr;
+	*addr = st->mru[r->code - 1].addr;
+	record_mru_release(st, (uint32_t)(r->code - 1));
 	return 0;
 }
 
-static int decode_alloc_tail(const uint8_t **p, const uint8_t *end, struct trace_event *ev)
+static int apply_new_block(struct record_state *st, const struct raw_ref *r, uint64_t size_bytes,
+			   int64_t stack_delta, uint64_t *addr, uint64_t *stack_id)
 {
-	if (varint_get_u64(p, end, &ev->size_bytes) < 0 ||
-	    varint_get_u64(p, end, &ev->stack_id) < 0 ||
-	    varint_get_u64(p, end, &ev->weight) < 0)
-		return -1;
+	int c = record_size_class(size_bytes);
+
+	switch (r->code) {
+	case RECORD_AREF_LIFO:
+		if (c < 0 || st->lifo_count[c] == 0)
+			return -1;
+		*addr = st->lifo[c][--st->lifo_count[c]];
+		break;
+	case RECORD_AREF_CARVE:
+		*addr = st->carve;
+		break;
+	default:
+		st->addr += (uint64_t)r->delta;
+		*addr = st->addr;
+	}
+	st->stack += (uint64_t)stack_delta;
+	*stack_id = st->stack;
+	record_note_alloc(st, *addr, size_bytes);
 	return 0;
+}
+
+/* Reads the weight of a weighted kind (else 1). */
+static int get_weight(const uint8_t **p, const uint8_t *end, unsigned kind, uint64_t *weight)
+{
+	unsigned base = kind & 0xf0;
+
+	*weight = 1;
+	if (base == TRACE_REC_ALLOC_WEIGHTED || base == TRACE_REC_REALLOC_WEIGHTED)
+		return varint_get_u64(p, end, weight);
+	return 0;
+}
+
+static int decode_alloc(const uint8_t **p, const uint8_t *end, struct record_state *st,
+			struct trace_event *ev)
+{
+	uint64_t dseq;
+	struct raw_ref r;
+	int64_t dstack;
+	int rc;
+
+	if (ev->fn >= TRACE_FN_ALLOC_COUNT)
+		return RECORD_UNKNOWN;
+	ev->type = TRACE_EV_ALLOC;
+	if (varint_get_u64(p, end, &dseq) < 0)
+		return RECORD_TRUNCATED;
+	rc = get_new_block(p, end, &r, &ev->size_bytes, &dstack);
+	if (rc == 0 && get_weight(p, end, ev->kind, &ev->weight) < 0)
+		rc = -1;
+	if (rc < 0)
+		return rc == -1 ? RECORD_TRUNCATED : RECORD_CORRUPT;
+	st->seq += dseq;
+	ev->seq = st->seq;
+	return apply_new_block(st, &r, ev->size_bytes, dstack, &ev->addr, &ev->stack_id) < 0
+		       ? RECORD_CORRUPT : RECORD_OK;
+}
+
+static int decode_free(const uint8_t **p, const uint8_t *end, struct record_state *st,
+		       struct trace_event *ev)
+{
+	uint64_t dseq;
+	struct raw_ref r;
+	int rc;
+
+	if (ev->fn >= TRACE_FREE_FN_COUNT)
+		return RECORD_UNKNOWN;
+	ev->type = TRACE_EV_FREE;
+	if (varint_get_u64(p, end, &dseq) < 0)
+		return RECORD_TRUNCATED;
+	rc = get_free_ref(p, end, &r);
+	if (rc < 0)
+		return rc == -1 ? RECORD_TRUNCATED : RECORD_CORRUPT;
+	st->seq += dseq;
+	ev->seq = st->seq;
+	return apply_free_ref(st, &r, &ev->addr) < 0 ? RECORD_CORRUPT : RECORD_OK;
+}
+
+static int decode_realloc(const uint8_t **p, const uint8_t *end, struct record_state *st,
+			  struct trace_event *ev)
+{
+	uint64_t dseq1, dseq2 = 0;
+	struct raw_ref fr, ar;
+	int64_t dstack;
+	int rc;
+
+	if (ev->fn >= TRACE_FN_ALLOC_COUNT)
+		return RECORD_UNKNOWN;
+	ev->type = TRACE_EV_REALLOC;
+	if (varint_get_u64(p, end, &dseq1) < 0)
+		return RECORD_TRUNCATED;
+	rc = get_free_ref(p, end, &fr);
+	if (rc == 0 && varint_get_u64(p, end, &dseq2) < 0)
+		rc = -1;
+	if (rc == 0)
+		rc = get_new_block(p, end, &ar, &ev->size_bytes, &dstack);
+	if (rc == 0 && get_weight(p, end, ev->kind, &ev->weight) < 0)
+		rc = -1;
+	if (rc < 0)
+		return rc == -1 ? RECORD_TRUNCATED : RECORD_CORRUPT;
+	st->seq += dseq1;
+	ev->seq = st->seq;
+	if (apply_free_ref(st, &fr, &ev->addr) < 0)
+		return RECORD_CORRUPT;
+	st->seq += dseq2;
+	ev->seq2 = st->seq;
+	return apply_new_block(st, &ar, ev->size_bytes, dstack, &ev->addr2, &ev->stack_id) < 0
+		       ? RECORD_CORRUPT : RECORD_OK;
 }
 
 static int decode_body(const uint8_t **p, const uint8_t *end, struct record_state *st,
@@ -81,38 +209,31 @@ static int decode_body(const uint8_t **p, const uint8_t *end, struct record_stat
 	}
 	switch (kind & 0xf0) {
 	case TRACE_REC_ALLOC:
-		if (ev->fn >= TRACE_FN_ALLOC_COUNT)
-			return RECORD_UNKNOWN;
-		ev->type = TRACE_EV_ALLOC;
-		if (get_seq(p, end, st, &ev->seq) < 0 || get_addr(p, end, st, &ev->addr) < 0 ||
-		    decode_alloc_tail(p, end, ev) < 0)
-			return RECORD_TRUNCATED;
-		return RECORD_OK;
+	case TRACE_REC_ALLOC_WEIGHTED:
+		return decode_alloc(p, end, st, ev);
 	case TRACE_REC_FREE:
-		if (ev->fn >= TRACE_FREE_FN_COUNT)
-			return RECORD_UNKNOWN;
-		ev->type = TRACE_EV_FREE;
-		if (get_seq(p, end, st, &ev->seq) < 0 || get_addr(p, end, st, &ev->addr) < 0)
-			return RECORD_TRUNCATED;
-		return RECORD_OK;
+		return decode_free(p, end, st, ev);
 	case TRACE_REC_REALLOC:
-		if (ev->fn >= TRACE_FN_ALLOC_COUNT)
-			return RECORD_UNKNOWN;
-		ev->type = TRACE_EV_REALLOC;
-		if (get_seq(p, end, st, &ev->seq) < 0 || get_addr(p, end, st, &ev->addr) < 0 ||
-		    get_seq(p, end, st, &ev->seq2) < 0 || get_addr(p, end, st, &ev->addr2) < 0 ||
-		    decode_alloc_tail(p, end, ev) < 0)
-			return RECORD_TRUNCATED;
-		return RECORD_OK;
+	case TRACE_REC_REALLOC_WEIGHTED:
+		return decode_realloc(p, end, st, ev);
 	}
 	switch (kind) {
-	case TRACE_REC_SEQ_SKIP:
+	case TRACE_REC_SEQ_SKIP: {
+		uint64_t dseq;
+
 		ev->type = TRACE_EV_SEQ_SKIP;
-		return get_seq(p, end, st, &ev->seq) < 0 ? RECORD_TRUNCATED : RECORD_OK;
+		if (varint_get_u64(p, end, &dseq) < 0)
+			return RECORD_TRUNCATED;
+		st->seq += dseq;
+		ev->seq = st->seq;
+		return RECORD_OK;
+	}
 	case TRACE_REC_THREAD:
 		ev->type = TRACE_EV_THREAD;
+		if (varint_get_u64(p, end, &ev->tid) < 0)
+			return RECORD_TRUNCATED;
 		record_state_reset(st);
-		return varint_get_u64(p, end, &ev->tid) < 0 ? RECORD_TRUNCATED : RECORD_OK;
+		return RECORD_OK;
 	case TRACE_REC_TIME:
 		ev->type = TRACE_EV_TIME;
 		ev->seq = st->seq;
@@ -133,7 +254,6 @@ int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *s
 		  struct trace_event *ev)
 {
 	const uint8_t *p = *pp;
-	struct record_state saved = *st;
 	int rc;
 
 	while (p < end && *p == TRACE_REC_PAD)
@@ -148,10 +268,8 @@ int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *s
 	*pp = p;
 	p++;
 	rc = decode_body(&p, end, st, ev);
-	if (rc != RECORD_OK) {
-		*st = saved;
+	if (rc != RECORD_OK)
 		return rc;
-	}
 	*pp = p;
 	return RECORD_OK;
 }

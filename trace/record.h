@@ -14,25 +14,115 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trace/format.h"
 #include "trace/varint.h"
 
-/* Largest core record (REALLOC: kind + 7 varints). */
-#define RECORD_MAX_BYTES (1 + 7 * VARINT_MAX_BYTES)
+/* Largest core record (REALLOC: kind + 9 varints). */
+#define RECORD_MAX_BYTES (1 + 9 * VARINT_MAX_BYTES)
 
-/* Delta state shared by encoder and decoder; all zero at a reset point. */
+/*
+ * Block-address prediction (mprof-trace(5), "Address references").  Most
+ * frees release a block allocated shortly before by the same thread, and
+ * glibc's per-thread cache hands the last freed chunk of a size class to the
+ * next allocation of that class.  Encoder and decoder therefore both keep,
+ * per slot, the RECORD_MRU_BLOCKS most recent allocations still live and,
+ * per size class, the last RECORD_LIFO_DEPTH blocks freed from that list;
+ * a free then names its block by its place in the first list and an
+ * allocation by "top of its class" or "right after the previous block",
+ * instead of spelling out an address.  The idea follows heaptrack, which
+ * keeps addresses out of its trace altogether (by resolving them in a helper
+ * process); we keep them, but make the usual ones cost a byte.
+ */
+#define RECORD_MRU_BLOCKS 16
+#define RECORD_LIFO_DEPTH 4
+#define RECORD_SIZE_CLASSES 64
+
+enum record_addr_ref {
+	RECORD_AREF_LIFO = 0,  /* the newest freed block of the size class */
+	RECORD_AREF_CARVE = 1, /* previous block's address + its chunk size */
+	RECORD_AREF_EXPLICIT = 2, /* addr~ follows */
+};
+
+struct record_block {
+	uint64_t addr;
+	uint64_t size_bytes;
+};
+
+/* Delta and prediction state shared by encoder and decoder; a reset point
+ * (lap start, THREAD record) sets all of it to zero. */
 struct record_state {
 	uint64_t seq;      /* sequence number of the previous event */
-	uint64_t addr;     /* address of the previous event */
+	uint64_t addr;     /* previous explicitly written address */
 	uint64_t stack_ip; /* ip of the previous STACK record */
+	uint64_t stack;    /* stack id of the previous allocation */
+	uint64_t carve;    /* previous allocation's address + its chunk size */
+	uint32_t mru_count;
+	struct record_block mru[RECORD_MRU_BLOCKS]; /* newest first */
+	uint8_t lifo_count[RECORD_SIZE_CLASSES];
+	uint64_t lifo[RECORD_SIZE_CLASSES][RECORD_LIFO_DEPTH]; /* newest last */
 };
 
 static inline void record_state_reset(struct record_state *st)
 {
-	st->seq = 0;
-	st->addr = 0;
-	st->stack_ip = 0;
+	memset(st, 0, sizeof(*st));
+}
+
+/* glibc's chunk size for a request: header word added, 16-byte granules,
+ * 32 bytes at least. */
+static inline uint64_t record_chunk_bytes(uint64_t size_bytes)
+{
+	uint64_t c = (size_bytes + 8 + 15) & ~(uint64_t)15;
+
+	return c < 32 ? 32 : c;
+}
+
+/* Size class of a request for the LIFO lists, or -1 for large requests. */
+static inline int record_size_class(uint64_t size_bytes)
+{
+	uint64_t c = (size_bytes + 23) >> 4;
+
+	return c < RECORD_SIZE_CLASSES ? (int)c : -1;
+}
+
+/* Index of addr in the MRU list, or -1. */
+static inline int record_mru_find(const struct record_state *st, uint64_t addr)
+{
+	for (uint32_t i = 0; i < st->mru_count; i++)
+		if (st->mru[i].addr == addr)
+			return (int)i;
+	return -1;
+}
+
+/* A block left the MRU list at index i by being freed: remember it as the
+ * newest free block of its size class. */
+static inline void record_mru_release(struct record_state *st, uint32_t i)
+{
+	struct record_block b = st->mru[i];
+	int c = record_size_class(b.size_bytes);
+
+	memmove(&st->mru[i], &st->mru[i + 1], (st->mru_count - i - 1) * sizeof(st->mru[0]));
+	st->mru_count--;
+	if (c < 0)
+		return;
+	if (st->lifo_count[c] == RECORD_LIFO_DEPTH) {
+		memmove(&st->lifo[c][0], &st->lifo[c][1], (RECORD_LIFO_DEPTH - 1) * sizeof(uint64_t));
+		st->lifo_count[c]--;
+	}
+	st->lifo[c][st->lifo_count[c]++] = b.addr;
+}
+
+/* Bookkeeping after an allocation of size_bytes at addr. */
+static inline void record_note_alloc(struct record_state *st, uint64_t addr, uint64_t size_bytes)
+{
+	uint32_t n = st->mru_count < RECORD_MRU_BLOCKS ? st->mru_count : RECORD_MRU_BLOCKS - 1;
+
+	memmove(&st->mru[1], &st->mru[0], n * sizeof(st->mru[0]));
+	st->mru[0].addr = addr;
+	st->mru[0].size_bytes = size_bytes;
+	st->mru_count = n + 1;
+	st->carve = addr + record_chunk_bytes(size_bytes);
 }
 
 static inline uint8_t *record_put_seq(uint8_t *p, struct record_state *st, uint64_t seq)
@@ -49,17 +139,52 @@ static inline uint8_t *record_put_addr(uint8_t *p, struct record_state *st, uint
 	return p;
 }
 
-/* ALLOC: a successful allocation of size_bytes (requested) at addr. */
+/* The freed block: u fref (0: addr~ follows; k+1: k-th MRU entry). */
+static inline uint8_t *record_put_free_ref(uint8_t *p, struct record_state *st, uint64_t addr)
+{
+	int i = record_mru_find(st, addr);
+
+	if (i < 0) {
+		*p++ = 0;
+		return record_put_addr(p, st, addr);
+	}
+	p = varint_put_u64(p, (uint64_t)i + 1);
+	record_mru_release(st, (uint32_t)i);
+	return p;
+}
+
+/* The new block: u aref (enum record_addr_ref) [addr~], u size, s stack~. */
+static inline uint8_t *record_put_new_block(uint8_t *p, struct record_state *st, uint64_t addr,
+					    uint64_t size_bytes, uint64_t stack_id)
+{
+	int c = record_size_class(size_bytes);
+
+	if (c >= 0 && st->lifo_count[c] && st->lifo[c][st->lifo_count[c] - 1] == addr) {
+		*p++ = RECORD_AREF_LIFO;
+		st->lifo_count[c]--;
+	} else if (addr == st->carve) {
+		*p++ = RECORD_AREF_CARVE;
+	} else {
+		*p++ = RECORD_AREF_EXPLICIT;
+		p = record_put_addr(p, st, addr);
+	}
+	p = varint_put_u64(p, size_bytes);
+	p = varint_put_s64(p, (int64_t)(stack_id - st->stack));
+	st->stack = stack_id;
+	record_note_alloc(st, addr, size_bytes);
+	return p;
+}
+
+/* ALLOC: a successful allocation of size_bytes (requested) at addr.  A
+ * weight other than 1 selects the weighted kind and is written last. */
 static inline uint8_t *record_put_alloc(uint8_t *p, struct record_state *st, unsigned fn,
 					uint64_t seq, uint64_t addr, uint64_t size_bytes,
 					uint64_t stack_id, uint64_t weight)
 {
-	*p++ = (uint8_t)(TRACE_REC_ALLOC | fn);
+	*p++ = (uint8_t)((weight == 1 ? TRACE_REC_ALLOC : TRACE_REC_ALLOC_WEIGHTED) | fn);
 	p = record_put_seq(p, st, seq);
-	p = record_put_addr(p, st, addr);
-	p = varint_put_u64(p, size_bytes);
-	p = varint_put_u64(p, stack_id);
-	return varint_put_u64(p, weight);
+	p = record_put_new_block(p, st, addr, size_bytes, stack_id);
+	return weight == 1 ? p : varint_put_u64(p, weight);
 }
 
 /* FREE: the block at addr was released (fn: enum trace_free_fn). */
@@ -68,7 +193,7 @@ static inline uint8_t *record_put_free(uint8_t *p, struct record_state *st, unsi
 {
 	*p++ = (uint8_t)(TRACE_REC_FREE | fn);
 	p = record_put_seq(p, st, seq);
-	return record_put_addr(p, st, addr);
+	return record_put_free_ref(p, st, addr);
 }
 
 /* REALLOC: old_addr freed at seq_free, new_addr (size_bytes) born at seq_alloc. */
@@ -77,14 +202,12 @@ static inline uint8_t *record_put_realloc(uint8_t *p, struct record_state *st, u
 					  uint64_t seq_alloc, uint64_t new_addr,
 					  uint64_t size_bytes, uint64_t stack_id, uint64_t weight)
 {
-	*p++ = (uint8_t)(TRACE_REC_REALLOC | fn);
+	*p++ = (uint8_t)((weight == 1 ? TRACE_REC_REALLOC : TRACE_REC_REALLOC_WEIGHTED) | fn);
 	p = record_put_seq(p, st, seq_free);
-	p = record_put_addr(p, st, old_addr);
+	p = record_put_free_ref(p, st, old_addr);
 	p = record_put_seq(p, st, seq_alloc);
-	p = record_put_addr(p, st, new_addr);
-	p = varint_put_u64(p, size_bytes);
-	p = varint_put_u64(p, stack_id);
-	return varint_put_u64(p, weight);
+	p = record_put_new_block(p, st, new_addr, size_bytes, stack_id);
+	return weight == 1 ? p : varint_put_u64(p, weight);
 }
 
 /* SEQ_SKIP: seq was taken but no event happened (a failed realloc). */
@@ -187,12 +310,16 @@ enum record_status {
 	RECORD_END = 1,        /* no more input */
 	RECORD_TRUNCATED = -1, /* input ends inside a record */
 	RECORD_UNKNOWN = -2,   /* core kind this reader does not know */
+	RECORD_CORRUPT = -3,   /* a field refers to something that is not there
+	                        * (the state may have been partly updated: the
+	                        * rest of the lap is unreadable) */
 };
 
 /*
  * Decodes the record at *pp (skipping PAD bytes), updating st, and advances
  * *pp past it.  Returns RECORD_OK with *ev filled, RECORD_END at the end of
- * input, or a negative enum record_status (then *pp points at the bad record).
+ * input, or a negative enum record_status (then *pp points at the bad record;
+ * after RECORD_TRUNCATED and RECORD_UNKNOWN st is unchanged).
  */
 int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *st,
 		  struct trace_event *ev);

@@ -120,6 +120,70 @@ static void test_every_record_kind_round_trips(void)
 	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
 }
 
+/* A free of a recent block names it by reference; the next allocation of
+ * the same size class at that address costs no address either. */
+static void test_recent_blocks_are_named_by_reference(void)
+{
+	uint8_t buf[256], *p = buf, *mark;
+	struct record_state enc, dec;
+	struct trace_event ev;
+	const uint8_t *q = buf;
+
+	record_state_reset(&enc);
+	record_state_reset(&dec);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x7f1234560010ull, 100, 7, 1);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 2, 0x7f1234560080ull, 40, 8, 1);
+	mark = p;
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 3, 0x7f1234560010ull);
+	CU_ASSERT_EQUAL(p - mark, 3); /* kind, seq+1, MRU reference 2 */
+	mark = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 4, 0x7f1234560010ull, 104, 7, 1);
+	CU_ASSERT_EQUAL(p - mark, 5); /* kind, seq, aref LIFO, size, stack delta */
+	p = record_put_alloc(p, &enc, TRACE_FN_CALLOC, 5, 0x7f1234560090ull, 64, 7, 1);
+	p = record_put_realloc(p, &enc, TRACE_FN_REALLOC, 6, 0x7f1234560080ull, 7,
+			       0x7f1234560080ull, 48, 9, 1);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 8, 0x1000, 16, 7, 3);
+
+	const struct { unsigned type; uint64_t seq, addr, size, stack; } want[] = {
+		{ TRACE_EV_ALLOC, 1, 0x7f1234560010ull, 100, 7 },
+		{ TRACE_EV_ALLOC, 2, 0x7f1234560080ull, 40, 8 },
+		{ TRACE_EV_FREE, 3, 0x7f1234560010ull, 0, 0 },
+		{ TRACE_EV_ALLOC, 4, 0x7f1234560010ull, 104, 7 },
+		{ TRACE_EV_ALLOC, 5, 0x7f1234560090ull, 64, 7 },
+		{ TRACE_EV_REALLOC, 6, 0x7f1234560080ull, 48, 9 },
+		{ TRACE_EV_ALLOC, 8, 0x1000, 16, 7 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+		CU_ASSERT_EQUAL(ev.type, want[i].type);
+		CU_ASSERT_EQUAL(ev.seq, want[i].seq);
+		CU_ASSERT_EQUAL(ev.addr, want[i].addr);
+		if (want[i].type != TRACE_EV_FREE) {
+			CU_ASSERT_EQUAL(ev.size_bytes, want[i].size);
+			CU_ASSERT_EQUAL(ev.stack_id, want[i].stack);
+		}
+	}
+	CU_ASSERT_EQUAL(ev.weight, 3);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
+}
+
+/* A reference to a block the reader does not have is corruption, not a
+ * crash or a made-up address. */
+static void test_reference_to_missing_block_is_corrupt(void)
+{
+	const uint8_t free_ref[] = { TRACE_REC_FREE, 1, 5 };
+	const uint8_t lifo_ref[] = { TRACE_REC_ALLOC, 1, RECORD_AREF_LIFO, 16, 0 };
+	struct record_state dec;
+	struct trace_event ev;
+	const uint8_t *q = free_ref;
+
+	record_state_reset(&dec);
+	CU_ASSERT_EQUAL(record_decode(&q, free_ref + sizeof(free_ref), &dec, &ev), RECORD_CORRUPT);
+	q = lifo_ref;
+	record_state_reset(&dec);
+	CU_ASSERT_EQUAL(record_decode(&q, lifo_ref + sizeof(lifo_ref), &dec, &ev), RECORD_CORRUPT);
+}
+
 static void test_unknown_extended_record_is_skipped(void)
 {
 	uint8_t buf[64], *p = buf;
@@ -161,6 +225,7 @@ static void test_record_cut_short_is_truncated(void)
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1000, 0x7fff12345678ull, 100000, 5, 1);
 	CU_ASSERT_EQUAL(record_decode(&q, p - 1, &dec, &ev), RECORD_TRUNCATED);
 	CU_ASSERT_EQUAL(dec.seq, 0); /* state untouched by the failed record */
+	CU_ASSERT_EQUAL(dec.mru_count, 0);
 }
 
 /* Writes a trace with three EVENTS chunks and an unknown chunk type. */
@@ -324,6 +389,10 @@ int main(void)
 	s = CU_add_suite("trace codec", NULL, NULL);
 	CU_add_test(s, "varint round trip at the extremes", test_varint_round_trip_extremes);
 	CU_add_test(s, "every record kind round trips", test_every_record_kind_round_trips);
+	CU_add_test(s, "recent blocks are named by reference",
+		    test_recent_blocks_are_named_by_reference);
+	CU_add_test(s, "reference to a missing block is corrupt",
+		    test_reference_to_missing_block_is_corrupt);
 	CU_add_test(s, "unknown extended record is skipped", test_unknown_extended_record_is_skipped);
 	CU_add_test(s, "unknown core record is an error", test_unknown_core_record_is_an_error);
 	CU_add_test(s, "record cut short is truncated", test_record_cut_short_is_truncated);
