@@ -248,7 +248,8 @@ static void slot_chunk_write(struct collector *c, struct proc *p, uint32_t i, ui
 	memcpy(q, proc_file_ring(&p->pf, i) + r % ring_bytes, (size_t)(end - r));
 	q += end - r;
 	if (p->has_trace)
-		trace_file_chunk(&p->tf, TRACE_CHUNK_EVENTS, c->copy, (size_t)(q - c->copy));
+		trace_file_chunk_stream(&p->tf, TRACE_CHUNK_EVENTS, i + 1, c->copy,
+					(size_t)(q - c->copy));
 }
 
 /* Takes what slot i holds when it is worth a chunk (always with force).
@@ -277,6 +278,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	if (!force && state != SLOT_RETIRED && w - r < ring_bytes / 4)
 		return 0;
 	taken = w - r;
+	p->tf.w.level = taken > ring_bytes / 2 ? TRACE_ZLIB_LEVEL_FAST : TRACE_ZLIB_LEVEL_SMALL;
 	while (r < w) {
 		uint64_t lap_end = (r / ring_bytes + 1) * ring_bytes;
 		uint64_t end = w < lap_end ? w : lap_end;

@@ -27,7 +27,6 @@
 
 #include "cli/trace_files.h"
 
-#define TRACE_ZLIB_LEVEL 1
 #define NAME_TRIES 1000
 
 /* The compression buffer and zlib state lent to whichever trace writes a
@@ -61,7 +60,7 @@ int trace_file_create(struct trace_file *tf, const char *path)
 		tf->path = NULL;
 		return rc;
 	}
-	tf->w.level = TRACE_ZLIB_LEVEL;
+	tf->w.level = TRACE_ZLIB_LEVEL_SMALL;
 	tf->fd = fd;
 	return 0;
 }
@@ -97,6 +96,12 @@ static void trace_file_cut(struct trace_file *tf)
 
 int trace_file_chunk(struct trace_file *tf, unsigned type, const void *raw, size_t raw_bytes)
 {
+	return trace_file_chunk_stream(tf, type, 0, raw, raw_bytes);
+}
+
+int trace_file_chunk_stream(struct trace_file *tf, unsigned type, unsigned stream, const void *raw,
+			    size_t raw_bytes)
+{
 	int rc;
 
 	/* After a failure only the END chunk is tried (it is small and says
@@ -109,7 +114,7 @@ int trace_file_chunk(struct trace_file *tf, unsigned type, const void *raw, size
 	tf->w.zbuf_bytes = shared_zbuf_bytes;
 	tf->w.zstream = shared_zstream;
 	tf->w.zstream_level = shared_zstream_level;
-	rc = trace_writer_chunk(&tf->w, type, raw, raw_bytes);
+	rc = trace_writer_chunk_stream(&tf->w, type, stream, raw, raw_bytes);
 	shared_zbuf = tf->w.zbuf;
 	shared_zbuf_bytes = tf->w.zbuf_bytes;
 	shared_zstream = tf->w.zstream;

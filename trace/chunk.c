@@ -70,11 +70,6 @@ static long writer_deflate(struct trace_writer *w, const void *raw, size_t raw_b
 {
 	z_stream *zs = w->zstream;
 
-	if (zs && w->zstream_level != w->level) {
-		deflateEnd(zs);
-		free(zs);
-		zs = w->zstream = NULL;
-	}
 	if (!zs) {
 		zs = calloc(1, sizeof(*zs));
 		if (!zs)
@@ -88,6 +83,12 @@ static long writer_deflate(struct trace_writer *w, const void *raw, size_t raw_b
 	} else if (deflateReset(zs) != Z_OK) {
 		return -EIO;
 	}
+	if (w->zstream_level != w->level) {
+		/* nothing is buffered right after a reset, so this is cheap */
+		if (deflateParams(zs, w->level, Z_DEFAULT_STRATEGY) != Z_OK)
+			return -EIO;
+		w->zstream_level = w->level;
+	}
 	zs->next_in = (Bytef *)(uintptr_t)raw;
 	zs->avail_in = (uInt)raw_bytes;
 	zs->next_out = w->zbuf;
@@ -98,6 +99,12 @@ static long writer_deflate(struct trace_writer *w, const void *raw, size_t raw_b
 }
 
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes)
+{
+	return trace_writer_chunk_stream(w, type, 0, raw, raw_bytes);
+}
+
+int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned stream,
+			      const void *raw, size_t raw_bytes)
 {
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES] = { 0 };
 	uLong bound = compressBound((uLong)raw_bytes);
@@ -120,6 +127,8 @@ int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, s
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
 	h[4] = (uint8_t)type;
 	h[5] = TRACE_CHUNK_ZLIB;
+	h[6] = (uint8_t)stream;
+	h[7] = (uint8_t)(stream >> 8);
 	trace_put_le32(h + 8, (uint32_t)stored);
 	trace_put_le32(h + 12, (uint32_t)raw_bytes);
 	trace_put_le32(h + 16, (uint32_t)crc32(0, w->zbuf, (uInt)stored));
@@ -205,6 +214,12 @@ static int reader_fail(struct trace_reader *r, int rc, const char *what)
 
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 {
+	return trace_reader_next_filtered(r, c, NULL, NULL);
+}
+
+int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
+			       int (*want)(unsigned type, unsigned stream, void *arg), void *arg)
+{
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
 	size_t got = fread(h, 1, sizeof(h), r->file);
 	uint32_t stored, raw;
@@ -219,6 +234,19 @@ int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 	raw = trace_get_le32(h + 12);
 	if (raw > TRACE_CHUNK_MAX_RAW_BYTES || stored > TRACE_CHUNK_MAX_RAW_BYTES + 4096)
 		return reader_fail(r, -EBADMSG, "chunk larger than any mprof writes");
+	c->type = h[4];
+	c->stream = (unsigned)h[6] | (unsigned)h[7] << 8;
+	c->offset_bytes = r->offset_bytes;
+	if (want && !want(c->type, c->stream, arg)) {
+		if (r->offset_bytes + sizeof(h) + stored > r->file_bytes && r->file_bytes)
+			return reader_fail(r, -EIO, "trace truncated inside a chunk");
+		if (fseeko(r->file, (off_t)stored, SEEK_CUR) != 0)
+			return reader_fail(r, -EIO, "cannot seek past a chunk");
+		c->data = NULL;
+		c->bytes = 0;
+		r->offset_bytes += sizeof(h) + stored;
+		return 1;
+	}
 	if (grow(&r->stored, &r->stored_cap, stored ? stored : 1) < 0 ||
 	    grow(&r->raw, &r->raw_cap, raw ? raw : 1) < 0)
 		return reader_fail(r, -ENOMEM, "out of memory reading chunk");
@@ -237,8 +265,6 @@ int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 			return reader_fail(r, -EBADMSG, "stored chunk with wrong length");
 		c->data = r->stored;
 	}
-	c->type = h[4];
-	c->offset_bytes = r->offset_bytes;
 	c->bytes = raw;
 	r->offset_bytes += sizeof(h) + stored;
 	return 1;

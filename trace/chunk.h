@@ -38,6 +38,10 @@ int trace_writer_append(struct trace_writer *w, int fd);
 /* Compresses raw (raw_bytes bytes) and writes it as one chunk of type. */
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes);
 
+/* The same, naming the chunk's stream (EVENTS: thread slot + 1). */
+int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned stream,
+			      const void *raw, size_t raw_bytes);
+
 /* Frees the writer's buffer and zlib state (does not close fd). */
 void trace_writer_finish(struct trace_writer *w);
 
@@ -56,6 +60,7 @@ struct trace_reader {
 
 struct trace_chunk {
 	unsigned type;          /* enum trace_chunk_type (or unknown) */
+	unsigned stream;        /* EVENTS: slot + 1; 0 when not given */
 	uint64_t offset_bytes;  /* file offset of the chunk header */
 	const uint8_t *data;    /* inflated payload, valid until the next call */
 	size_t bytes;
@@ -72,6 +77,14 @@ int trace_reader_open(struct trace_reader *r, const char *path);
  * negative return, r->error names the offset; the caller may stop there.
  */
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c);
+
+/*
+ * Like trace_reader_next, but when want(type, stream, arg) returns false the
+ * chunk's payload is skipped unread (not even checksummed): c->data is NULL
+ * and c->bytes 0.  For readers that need only some streams.
+ */
+int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
+			       int (*want)(unsigned type, unsigned stream, void *arg), void *arg);
 
 void trace_reader_close(struct trace_reader *r);
 

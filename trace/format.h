@@ -40,7 +40,8 @@
  *   0  u32 magic TRACE_CHUNK_MAGIC
  *   4  u8  chunk type (enum trace_chunk_type)
  *   5  u8  flags (TRACE_CHUNK_ZLIB: payload is one zlib stream)
- *   6  u16 reserved, zero
+ *   6  u16 stream: for EVENTS chunks the thread slot + 1, so a reader can
+ *          skip slots without inflating them; 0 = not given
  *   8  u32 stored payload bytes (what follows the header in the file)
  *  12  u32 raw payload bytes (after inflating; equals stored when not zlib)
  *  16  u32 CRC-32 (zlib's crc32) of the stored payload

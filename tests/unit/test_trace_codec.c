@@ -277,6 +277,47 @@ static void test_chunks_round_trip_and_unknown_type_is_skipped(void)
 	unlink(scratch_path);
 }
 
+static int want_meta_only(unsigned type, unsigned stream, void *arg)
+{
+	(void)stream;
+	(*(int *)arg)++;
+	return type == TRACE_CHUNK_META;
+}
+
+static void test_chunk_stream_is_kept_and_filtered_chunks_are_skipped(void)
+{
+	int fd = make_scratch();
+	struct trace_writer w;
+	struct trace_reader r;
+	struct trace_chunk c;
+	int asked = 0;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 513, "abc", 3), 0);
+	CU_ASSERT_EQUAL(trace_writer_chunk(&w, TRACE_CHUNK_META, "k=v\n", 4), 0);
+	trace_writer_finish(&w);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_EQUAL(c.stream, 513);
+	CU_ASSERT_EQUAL(c.bytes, 3);
+	trace_reader_close(&r);
+
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next_filtered(&r, &c, want_meta_only, &asked), 1);
+	CU_ASSERT_EQUAL(c.type, TRACE_CHUNK_EVENTS);
+	CU_ASSERT_PTR_NULL(c.data);
+	CU_ASSERT_EQUAL(trace_reader_next_filtered(&r, &c, want_meta_only, &asked), 1);
+	CU_ASSERT_EQUAL(c.type, TRACE_CHUNK_META);
+	CU_ASSERT_EQUAL(c.bytes, 4);
+	CU_ASSERT_EQUAL(memcmp(c.data, "k=v\n", 4), 0);
+	CU_ASSERT_EQUAL(trace_reader_next_filtered(&r, &c, want_meta_only, &asked), 0);
+	CU_ASSERT_EQUAL(asked, 2);
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
 static void test_truncated_file_reads_to_last_whole_chunk(void)
 {
 	uint64_t offsets[3];
@@ -398,6 +439,8 @@ int main(void)
 	CU_add_test(s, "record cut short is truncated", test_record_cut_short_is_truncated);
 	CU_add_test(s, "chunks round trip, unknown chunk type skipped",
 		    test_chunks_round_trip_and_unknown_type_is_skipped);
+	CU_add_test(s, "chunk stream is kept, filtered chunks are skipped",
+		    test_chunk_stream_is_kept_and_filtered_chunks_are_skipped);
 	CU_add_test(s, "truncated file reads to last whole chunk",
 		    test_truncated_file_reads_to_last_whole_chunk);
 	CU_add_test(s, "corrupt chunk reported with its offset",
