@@ -3,6 +3,7 @@
 a do-nothing preload shim and heaptrack, from one interleaved run.
 
 usage: bench/bench.py [--build DIR] [--rounds N] [--only NAME,...] [--quick]
+       bench/bench.py --scaling [--build DIR]
 
 For each workload it runs, round after round (A B C D A B C D ...), the
 unprofiled program, the program under bench/noop_shim.c (the floor of
@@ -10,13 +11,17 @@ interposition), under `mprof run`, and under heaptrack (installed with apt when
 missing and possible; skipped, with a note, otherwise), and prints medians:
   wall x, cpu x      wall and CPU time (user+sys of the whole process tree)
                      divided by the unprofiled run's
-  rss x              peak resident memory of the process tree (launcher and
-                     helpers included; sampled every 5 ms, sum of VmRSS)
-                     divided by the unprofiled run's
+  rss x              peak memory of the process tree (launcher and helpers
+                     included; sum of proportional set sizes, sampled every
+                     5 ms) divided by the unprofiled run's
   B/alloc            trace bytes per allocation
 then `mprof report` against `heaptrack_print` on the traces of the last round:
 wall time and peak RSS.  Workload sources and inputs come from the shared
 bench folder (--shared, default ../shared/bench next to the source tree).
+With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
+allocations (constant live blocks, sites and stacks) and prints `mprof report`
+time and peak memory for each, to show that analysis time grows linearly and
+its memory stays flat.
 Timing is never part of `make check`: these machines are shared and noisy.
 """
 import argparse
@@ -54,10 +59,13 @@ def tree_pids(root):
 
 
 def rss_kib(pid):
+    """Proportional set size: shared pages (the recorder's rings, which the
+    program and the launcher both map, and shared libraries) are split
+    between the processes that map them instead of counted in each."""
     try:
-        with open(f"/proc/{pid}/status") as f:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith("Pss:"):
                     return int(line.split()[1])
     except OSError:
         pass
@@ -154,6 +162,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--quick", action="store_true", help="small inputs, for a smoke test")
     ap.add_argument("--no-heaptrack", action="store_true")
+    ap.add_argument("--scaling", action="store_true",
+                    help="report time and memory at 1e6, 1e7, 1e8 allocations")
     args = ap.parse_args()
 
     mprof = os.path.join(os.path.abspath(args.build), "cli", "mprof")
@@ -161,6 +171,8 @@ def main():
         sys.exit(f"bench: {mprof} not found: build mprof first (or pass --build)")
     if not os.path.isdir(args.shared):
         sys.exit(f"bench: workload folder {args.shared} not found (--shared)")
+    if args.scaling:
+        return scaling(mprof)
     have_ht = not args.no_heaptrack and ensure_heaptrack()
     work = tempfile.mkdtemp(prefix="mprof-bench-")
     prepare(work, os.path.abspath(args.shared), args.quick)
@@ -230,6 +242,24 @@ def main():
                  f"{r['ht_print'][0]:.2f}" if ht else "-",
                  f"{r['ht_print'][1] / 1024:.0f}" if ht else "-"]
         print("| " + " | ".join(cells) + " |")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def scaling(mprof):
+    work = tempfile.mkdtemp(prefix="mprof-scaling-")
+    prog = os.path.join(work, "churn_n")
+    sh([os.environ.get("CC", "cc"), "-O2", "-g", os.path.join(HERE, "churn_n.c"), "-o", prog])
+    print("| allocations | mprof run s | trace MiB | B/alloc | report s | report MiB |")
+    print("|---|---|---|---|---|---|")
+    for n in (10**6, 10**7, 10**8):
+        trace = os.path.join(work, f"t{n}")
+        run = run_measured([mprof, "run", "-q", "-o", trace, "--", prog, str(n)], cwd=work)
+        size = os.path.getsize(trace)
+        rep = [run_measured([mprof, "report", trace], cwd=work) for _ in range(3)]
+        t = statistics.median(x[0] for x in rep)
+        m = statistics.median(x[2] for x in rep)
+        print(f"| {n:,} | {run[0]:.1f} | {size / 2**20:.1f} | {size / n:.2f} | {t:.2f} | {m / 1024:.1f} |")
+        os.unlink(trace)
     shutil.rmtree(work, ignore_errors=True)
 
 
