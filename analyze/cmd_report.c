@@ -11,9 +11,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze/aggregate.h"
@@ -164,6 +166,15 @@ static void warn_stderr(const struct trace_info *info)
 
 #define INHERIT_MAX_DEPTH 8 /* fork generations followed back */
 
+/* A readable regular file: paths taken from a trace must not name a FIFO
+ * or a device, whose open or reads could block forever. */
+static bool regular_file_readable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
 /* The parent trace named in a child's META: as written, else next to the
  * child (traces of one run share a directory).  NULL when not found. */
 static char *parent_path_resolve(const char *child_path, const char *parent)
@@ -172,7 +183,7 @@ static char *parent_path_resolve(const char *child_path, const char *parent)
 	size_t dir_len = slash ? (size_t)(slash - child_path + 1) : 0;
 	char *p;
 
-	if (access(parent, R_OK) == 0)
+	if (regular_file_readable(parent))
 		return strdup(parent);
 	base = base ? base + 1 : parent;
 	p = malloc(dir_len + strlen(base) + 1);
@@ -180,7 +191,7 @@ static char *parent_path_resolve(const char *child_path, const char *parent)
 		return NULL;
 	memcpy(p, child_path, dir_len);
 	strcpy(p + dir_len, base);
-	if (access(p, R_OK) == 0)
+	if (regular_file_readable(p))
 		return p;
 	free(p);
 	return NULL;
@@ -204,10 +215,11 @@ static char *parent_path_guess(const char *child_path, const char *ppid)
 		return NULL;
 	memcpy(p, child_path, base_len);
 	sprintf(p + base_len, ".%s", ppid);
-	if (access(p, R_OK) == 0)
+	if (regular_file_readable(p))
 		return p;
 	p[base_len] = '\0';
-	if (event_stream_read_meta(p, &meta) == 0 && kv_list_get(&meta, "pid") &&
+	if (regular_file_readable(p) && event_stream_read_meta(p, &meta) == 0 &&
+	    kv_list_get(&meta, "pid") &&
 	    strcmp(kv_list_get(&meta, "pid"), ppid) == 0) {
 		kv_list_free(&meta);
 		return p;

@@ -1,8 +1,10 @@
 /*
  * analyze/cmd_symbolize.c - the `symbolize` subcommand, run by `mprof run`
  * when the program has exited: reads each trace's call-stack nodes and
- * module maps, symbolizes every frame while the binaries are still there and
- * appends the answers as one SYMBOLS chunk.
+ * module maps (only the stream META's stack_stream names, when it names
+ * one: the other EVENTS chunks are skipped without being inflated),
+ * symbolizes every frame while the binaries are still there and appends the
+ * answers as one SYMBOLS chunk.
  *
  * Owns the per-trace scan state; prints its own messages (it is a
  * subcommand), to stderr only.  Must never touch a trace that already has a
@@ -29,6 +31,11 @@
 #define EPOCH_BROKEN (UINT64_MAX - 1)  /* chain to the root is broken */
 #define CHAIN_LIMIT 4096               /* longer chains are cycles */
 
+/* Stack ids are dense from 1, one STACK record each, but other streams'
+ * records may come later: an id beyond this plus 4x the records read is
+ * corrupt (and would make the node table, indexed by id, gigabytes). */
+#define STACK_ID_SLACK ((uint64_t)1 << 20)
+
 struct trace_scan {
 	struct stack_nodes nodes;
 	struct module_maps maps;
@@ -36,6 +43,7 @@ struct trace_scan {
 	bool damaged;           /* reading stopped at a bad chunk */
 	uint64_t good_end_bytes; /* end of the last whole chunk */
 	char damage[320];       /* the reader's message when damaged */
+	uint64_t stack_records; /* STACK records read */
 };
 
 /* Collects STACK and MODULES records of one EVENTS chunk.  Undecodable
@@ -51,7 +59,8 @@ static int scan_events(struct trace_scan *t, struct slot_decoders *d,
 	if (rc < 0)
 		return rc == -ENOMEM ? rc : 0;
 	while (chunk_cursor_next(&cur, &ev) == RECORD_OK) {
-		if (ev.type == TRACE_EV_STACK)
+		if (ev.type == TRACE_EV_STACK &&
+		    ev.stack_id <= STACK_ID_SLACK + 4 * ++t->stack_records)
 			rc = stack_nodes_add(&t->nodes, ev.stack_id, ev.parent, ev.ip);
 		else if (ev.type == TRACE_EV_EXT && ev.kind == TRACE_REC_EXT_MODULES)
 			rc = module_maps_add_record(&t->maps, ev.ext, ev.ext_len);
@@ -62,13 +71,52 @@ static int scan_events(struct trace_scan *t, struct slot_decoders *d,
 	return 0;
 }
 
-/* Reads the whole trace.  Returns 0, or a negative errno when it cannot be
- * read at all (message printed). */
+/*
+ * The stream that holds every STACK and MODULES record, from a META
+ * chunk's "stack_stream=N" line (mprof-trace(5)); 0 when the key is absent
+ * or malformed (then every EVENTS chunk is read).
+ */
+static unsigned meta_stack_stream(const uint8_t *data, size_t bytes)
+{
+	static const char key[] = "stack_stream=";
+	const uint8_t *p = data, *end = data + bytes;
+
+	while (p < end) {
+		const uint8_t *eol = memchr(p, '\n', (size_t)(end - p));
+		const uint8_t *line_end = eol ? eol : end;
+		unsigned long v = 0;
+
+		if ((size_t)(line_end - p) > sizeof(key) - 1 &&
+		    memcmp(p, key, sizeof(key) - 1) == 0) {
+			const uint8_t *q = p + sizeof(key) - 1;
+
+			for (; q < line_end && *q >= '0' && *q <= '9' && v <= UINT16_MAX; q++)
+				v = v * 10 + (unsigned long)(*q - '0');
+			return q == line_end && v <= UINT16_MAX ? (unsigned)v : 0;
+		}
+		p = line_end + 1;
+	}
+	return 0;
+}
+
+/* trace_reader_next_filtered's test: an EVENTS chunk of another stream
+ * than *stack_stream (when set) is skipped without being inflated. */
+static int scan_wants(unsigned type, unsigned stream, void *arg)
+{
+	const unsigned *stack_stream = arg;
+
+	return type != TRACE_CHUNK_EVENTS || *stack_stream == 0 || stream == *stack_stream;
+}
+
+/* Reads the whole trace (only its meta stream when META names one).
+ * Returns 0, or a negative errno when it cannot be read at all (message
+ * printed). */
 static int scan_trace(const char *path, struct trace_scan *t)
 {
 	struct trace_reader r;
 	struct slot_decoders d;
 	struct trace_chunk c;
+	unsigned stack_stream = 0;
 	int rc = trace_reader_open(&r, path);
 
 	if (rc < 0) {
@@ -78,11 +126,13 @@ static int scan_trace(const char *path, struct trace_scan *t)
 	}
 	slot_decoders_init(&d);
 	t->good_end_bytes = r.offset_bytes;
-	while ((rc = trace_reader_next(&r, &c)) > 0) {
+	while ((rc = trace_reader_next_filtered(&r, &c, scan_wants, &stack_stream)) > 0) {
 		t->good_end_bytes = r.offset_bytes;
-		if (c.type == TRACE_CHUNK_SYMBOLS) {
+		if (c.type == TRACE_CHUNK_META && !stack_stream) {
+			stack_stream = meta_stack_stream(c.data, c.bytes);
+		} else if (c.type == TRACE_CHUNK_SYMBOLS) {
 			t->has_symbols = true;
-		} else if (c.type == TRACE_CHUNK_EVENTS && !t->has_symbols) {
+		} else if (c.type == TRACE_CHUNK_EVENTS && c.data && !t->has_symbols) {
 			rc = scan_events(t, &d, &c);
 			if (rc < 0)
 				break;

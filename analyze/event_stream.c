@@ -211,6 +211,10 @@ static int info_add_diag(struct trace_info *info, uint64_t code, const uint8_t *
  * records come later), but not by more than this plus 4x the records. */
 #define STREAM_STACK_ID_SLACK ((uint64_t)1 << 20)
 
+/* No run numbers 2^62 events; a larger sequence number is corrupt data (and
+ * would overflow the merge's order keys and its expected counter). */
+#define STREAM_MAX_SEQ ((uint64_t)1 << 62)
+
 /* A copy of one EVENTS chunk payload waiting to be decoded. */
 struct pending_chunk {
 	uint8_t *data;          /* owned */
@@ -438,6 +442,14 @@ static int stream_pull(void *ctx, uint32_t slot, struct alloc_event *ae)
 			slot_chunk_done(s, ss);
 			continue;
 		}
+		if (ev.seq > STREAM_MAX_SEQ || ev.seq2 > STREAM_MAX_SEQ) {
+			/* the rest of the lap continues from this bad number */
+			ss->cur.state->valid = false;
+			info_lost_chunk(s->info, ss->current.offset_bytes,
+					"events chunk with an impossible sequence number");
+			slot_chunk_done(s, ss);
+			continue;
+		}
 		rc = handle_record(s, ss, &ev, (uint32_t)ss->cur.state->tid, ae);
 		if (rc == 1) {
 			s->pulled = true;
@@ -566,7 +578,7 @@ static int handle_meta(struct stream *s, const struct trace_chunk *c)
 		char *e;
 		unsigned long long v = strtoull(fork_seq, &e, 10);
 
-		if (e != fork_seq && *e == '\0') {
+		if (e != fork_seq && *e == '\0' && v < STREAM_MAX_SEQ) {
 			s->info->first_seq = (uint64_t)v + 1;
 			reorder_set_first_seq(&s->reorder, (uint64_t)v + 1);
 		}

@@ -46,6 +46,44 @@ static const char *fmt_ns(char *buf, size_t n, uint64_t ns)
 	return buf;
 }
 
+/*
+ * Text from the trace (paths, command lines, symbol names, diagnostics) as
+ * it may be shown on a terminal: control characters become \xNN, so a
+ * program named with a newline or a hostile trace cannot break the report's
+ * lines or send escape sequences.  Returns s itself when it is clean, else
+ * one of a few rotating static buffers (long text is cut).
+ */
+static const char *safe(const char *s)
+{
+	static char bufs[8][1024];
+	static unsigned next;
+	char *out;
+	size_t j = 0;
+
+	if (!s)
+		return s;
+	for (const unsigned char *c = (const unsigned char *)s;; c++) {
+		if (!*c)
+			return s;
+		if (*c < 0x20 || *c == 0x7f)
+			break;
+	}
+	out = bufs[next++ % 8];
+	for (const unsigned char *c = (const unsigned char *)s; *c && j + 5 < sizeof(bufs[0]); c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			j += (size_t)snprintf(out + j, 5, "\\x%02x", *c);
+		else
+			out[j++] = (char)*c;
+	}
+	out[j] = 0;
+	return out;
+}
+
+static void fputs_safe(const char *s, FILE *out)
+{
+	fputs(safe(s), out);
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
@@ -55,19 +93,19 @@ static const char *base_name(const char *path)
 
 void report_text_frame(FILE *out, const struct site_frame *f)
 {
-	const char *mod = base_name(f->module);
+	const char *mod = safe(base_name(f->module));
+	const char *fn = safe(f->function), *file = f->file ? safe(base_name(f->file)) : NULL;
 
-	if (!f->function && strcmp(f->module, "?") == 0)
+	if (!fn && strcmp(f->module, "?") == 0)
 		fprintf(out, "    at ?? (0x%" PRIx64 ")", f->module_offset);
-	else if (!f->function)
+	else if (!fn)
 		fprintf(out, "    at ?? (%s+0x%" PRIx64 ")", mod, f->module_offset);
-	else if (f->file && f->line)
-		fprintf(out, "    at %s (%s:%" PRIu32 ") [%s]", f->function, base_name(f->file),
-			f->line, mod);
-	else if (f->file)
-		fprintf(out, "    at %s (%s) [%s]", f->function, base_name(f->file), mod);
+	else if (file && f->line)
+		fprintf(out, "    at %s (%s:%" PRIu32 ") [%s]", fn, file, f->line, mod);
+	else if (file)
+		fprintf(out, "    at %s (%s) [%s]", fn, file, mod);
 	else
-		fprintf(out, "    at %s [%s+0x%" PRIx64 "]", f->function, mod, f->module_offset);
+		fprintf(out, "    at %s [%s+0x%" PRIx64 "]", fn, mod, f->module_offset);
 	fputs(f->inlined ? " (inlined)\n" : "\n", out);
 }
 
@@ -171,7 +209,7 @@ static void print_program(FILE *out, const struct report *r)
 
 	fputs("program:          ", out);
 	if (run->cmdline || run->exe)
-		fputs(run->cmdline ? run->cmdline : run->exe, out);
+		fputs_safe(run->cmdline ? run->cmdline : run->exe, out);
 	else
 		fputs("(unknown)", out);
 	if (run->has_pid)
@@ -184,14 +222,14 @@ static void print_program(FILE *out, const struct report *r)
 	} else if (run->has_status) {
 		fprintf(out, ", exited with status %" PRId64, run->exit_status);
 	} else if (run->process_state) {
-		fprintf(out, ", %s", run->process_state);
+		fprintf(out, ", %s", safe(run->process_state));
 	} else if (!r->info->has_end) {
 		fputs(", end not recorded", out);
 	}
 	fputc('\n', out);
 	if (run->parent_trace || run->has_fork_seq) {
 		fputs("forked from:      ", out);
-		fputs(run->parent_trace ? run->parent_trace : "the parent", out);
+		fputs_safe(run->parent_trace ? run->parent_trace : "the parent", out);
 		if (run->has_fork_seq)
 			fprintf(out, " at its event %" PRIu64, run->fork_seq);
 		fputc('\n', out);
@@ -259,19 +297,19 @@ static void print_warnings(FILE *out, const struct report *r)
 	else if (!info->has_end)
 		fputs("warning: the trace has no END chunk: the recording did not finish\n", out);
 	if (r->inherit_note)
-		fprintf(out, "warning: %s\n", r->inherit_note);
+		fprintf(out, "warning: %s\n", safe(r->inherit_note));
 	if (r->run.collector_error)
-		fprintf(out, "warning: the collector reported: %s\n", r->run.collector_error);
+		fprintf(out, "warning: the collector reported: %s\n", safe(r->run.collector_error));
 	if (r->run.end_diag) {
 		bool seen = false;
 
 		for (size_t i = 0; i < info->diag_count; i++)
 			seen |= strcmp(info->diags[i].text, r->run.end_diag) == 0;
 		if (!seen)
-			fprintf(out, "diagnostic: %s\n", r->run.end_diag);
+			fprintf(out, "diagnostic: %s\n", safe(r->run.end_diag));
 	}
 	for (size_t i = 0; i < info->diag_count; i++) {
-		fprintf(out, "diagnostic: %s", info->diags[i].text);
+		fprintf(out, "diagnostic: %s", safe(info->diags[i].text));
 		if (info->diags[i].count > 1)
 			fprintf(out, " (%" PRIu64 " times)", info->diags[i].count);
 		fputc('\n', out);
@@ -287,7 +325,7 @@ static void print_summary(FILE *out, const struct report *r)
 	const struct report_run *run = &r->run;
 	char b1[64], b2[64], n1[32];
 
-	fprintf(out, "mprof report: %s (%s)\n", info->path,
+	fprintf(out, "mprof report: %s (%s)\n", safe(info->path),
 		info->sampled ? "sampled: counts and bytes are estimates"
 			      : "exact: every allocation recorded");
 	print_program(out, r);

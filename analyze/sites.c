@@ -189,7 +189,7 @@ static uint64_t site_hash_of(const struct site_table *t, uint32_t k)
 {
 	const struct site *s = &t->sites[k];
 
-	return ids_hash(t->frame_ids + s->frame_start, s->frame_count) ^ (s->unknown_stack ? 1 : 0) ^
+	return ids_hash(site_frame_ids(t, s), s->frame_count) ^ (s->unknown_stack ? 1 : 0) ^
 	       (s->inherited ? 2 : 0);
 }
 

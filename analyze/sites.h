@@ -79,7 +79,8 @@ void site_table_free(struct site_table *t);
 /* The frames of site s (frame_count of them). */
 static inline const uint32_t *site_frame_ids(const struct site_table *t, const struct site *s)
 {
-	return t->frame_ids + s->frame_start;
+	/* no frames yet: no array either (NULL + 0 is undefined in C) */
+	return t->frame_ids ? t->frame_ids + s->frame_start : NULL;
 }
 
 /* True when a and b are one frame by the key stacks are merged on: same

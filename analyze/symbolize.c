@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -224,11 +225,16 @@ static const Dwfl_Callbacks offline_callbacks = {
 /* Opens f with libdw and checks its build-id against the recorded one. */
 static void file_open(struct sym_file *f)
 {
+	struct stat st;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int len;
 
 	f->state = FILE_UNUSABLE;
+	/* The path comes from the trace: a FIFO or a device would block the
+	 * open or the reads, and no module is anything but a regular file. */
+	if (stat(f->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
 	f->dwfl = dwfl_begin(&offline_callbacks);
 	if (!f->dwfl)
 		return;

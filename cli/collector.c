@@ -435,6 +435,10 @@ static void meta_write(struct collector *c, struct proc *p)
 	m.max_frames = c->cfg->max_frames;
 	m.ring_bytes = p->pf.ring_bytes;
 	m.slots = p->pf.nslots;
+	/* The shim's meta slot holds all STACK and MODULES records: the
+	 * symbolizer then reads that stream alone (EVENTS stream = slot + 1). */
+	if (h->flags & SESSION_FLAG_META_SLOT)
+		m.stack_stream = SESSION_META_SLOT + 1;
 	m.is_fork_child = h->is_fork_child != 0;
 	if (m.is_fork_child) {
 		field_copy(parent_name, sizeof(parent_name), h->parent_file, sizeof(h->parent_file));

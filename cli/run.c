@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -192,20 +193,51 @@ static char *command_join(const struct run_options *o)
 }
 
 /* Default "<cwd>/mprof.PROGNAME.PID.trace", absolute so that the place does
- * not depend on what the program does later. */
+ * not depend on what the program does later.  Characters of PROGNAME other
+ * than letters, digits and ._+- become '_' (a program named with spaces or
+ * newlines must not give a trace name that breaks scripts). */
 static char *trace_path_default(const char *program, pid_t pid)
 {
-	char cwd[PATH_MAX], *out;
+	char cwd[PATH_MAX], *out, *name;
 	size_t n;
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		return NULL;
 	n = strlen(cwd) + strlen(program) + 64;
 	out = malloc(n);
-	if (out)
-		snprintf(out, n, "%s%smprof.%s.%ld.trace", cwd, strcmp(cwd, "/") ? "/" : "",
-			 base_name(program), (long)pid);
+	if (!out)
+		return NULL;
+	snprintf(out, n, "%s%smprof.", cwd, strcmp(cwd, "/") ? "/" : "");
+	name = out + strlen(out);
+	snprintf(name, n - (size_t)(name - out), "%s.%ld.trace", base_name(program), (long)pid);
+	for (char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._+-", *c))
+			*c = '_';
 	return out;
+}
+
+/* path as one shell word, for the hint printed at the end: as it is when it
+ * is made of plain characters, else in single quotes.  Static buffer. */
+static const char *shell_word(const char *path)
+{
+	static char buf[2 * PATH_MAX];
+	size_t j = 0;
+
+	if (!path[strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "0123456789._+-/=,:@%")])
+		return path;
+	buf[j++] = '\'';
+	for (const char *c = path; *c && j + 5 < sizeof(buf); c++) {
+		if (*c == '\'') {
+			memcpy(buf + j, "'\\''", 4);
+			j += 4;
+		} else {
+			buf[j++] = *c;
+		}
+	}
+	buf[j++] = '\'';
+	buf[j] = 0;
+	return buf;
 }
 
 /* More descriptors for the launcher (one per traced process); the program
@@ -261,10 +293,10 @@ static void summary_print(const struct run_options *o, const struct collector_re
 	if (nchild)
 		mprof_note("trace written to %s (%zu child trace%s: %s); view it with: mprof "
 			   "report %s", res->traces[0], nchild, nchild == 1 ? "" : "s", list,
-			   res->traces[0]);
+			   shell_word(res->traces[0]));
 	else
 		mprof_note("trace written to %s; view it with: mprof report %s", res->traces[0],
-			   res->traces[0]);
+			   shell_word(res->traces[0]));
 }
 
 static void ending_print(const struct run_options *o, const struct collector_result *res)

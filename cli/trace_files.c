@@ -231,6 +231,8 @@ int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
 	kv_text_add(&t, "max_frames", "%u", m->max_frames);
 	kv_text_add(&t, "ring_bytes", "%u", m->ring_bytes);
 	kv_text_add(&t, "slots", "%u", m->slots);
+	if (m->stack_stream)
+		kv_text_add(&t, "stack_stream", "%u", m->stack_stream);
 	if (m->is_fork_child) {
 		if (m->parent_trace)
 			kv_text_add(&t, "parent_trace", "%s", m->parent_trace);

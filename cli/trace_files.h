@@ -82,6 +82,8 @@ struct trace_meta {
 	bool is_fork_child;        /* then parent_trace (may be NULL) and fork_seq */
 	const char *parent_trace;
 	uint64_t fork_seq;
+	unsigned stack_stream;     /* chunk stream holding every STACK and MODULES
+	                            * record (the shim's meta slot + 1); 0: none */
 };
 
 /* What the END chunk says about how the process (and the run) ended. */

@@ -15,6 +15,7 @@
 #include "preload/announce.h"
 #include "preload/diag.h"
 #include "preload/mem.h"
+#include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/ring.h"
 
@@ -44,15 +45,19 @@ static size_t announce_cmdline(char *buf, size_t cap)
 	return len;
 }
 
-static void announce_process(struct preload_thread *t)
+/* The PROCESS record; the command line is read before the meta lock is
+ * taken. */
+static void announce_process(void)
 {
 	char *cmdline = preload_mem_map(ANNOUNCE_CMDLINE_MAX);
 	size_t cmd_len = cmdline ? announce_cmdline(cmdline, ANNOUNCE_CMDLINE_MAX) : 0;
 	size_t exe_len = strlen(preload_proc.exe);
-	uint8_t *rec = ring_reserve(t, (uint32_t)(RECORD_EXT_HEADER_BYTES + 4 * VARINT_MAX_BYTES +
-						  exe_len + cmd_len));
-	uint8_t *p;
+	struct preload_thread *m = meta_begin();
+	uint8_t *rec = NULL, *p;
 
+	if (m)
+		rec = ring_reserve(m, (uint32_t)(RECORD_EXT_HEADER_BYTES + 4 * VARINT_MAX_BYTES +
+						 exe_len + cmd_len));
 	if (rec) {
 		p = record_ext_begin(rec, TRACE_REC_EXT_PROCESS);
 		p = varint_put_u64(p, (uint64_t)getpid());
@@ -60,19 +65,21 @@ static void announce_process(struct preload_thread *t)
 		p = record_put_bytes(p, preload_proc.exe, exe_len);
 		p = record_put_bytes(p, cmdline ? cmdline : "", cmd_len);
 		record_ext_end(rec, p);
-		ring_commit(t, p);
+		ring_commit(m, p);
 	}
+	if (m)
+		meta_end(m);
 	preload_mem_unmap(cmdline, ANNOUNCE_CMDLINE_MAX);
 }
 
-void preload_announce(struct preload_thread *t, const char *foreign_text, int have_unwinder)
+void preload_announce(const char *foreign_text, int have_unwinder)
 {
-	announce_process(t);
-	modules_write_current(t);
+	announce_process();
+	modules_write_current();
 	if (!have_unwinder)
-		diag_report(t, TRACE_DIAG_NO_UNWINDER,
+		diag_report(TRACE_DIAG_NO_UNWINDER,
 			    "libunwind (" MPROF_LIBUNWIND ") could not be loaded: call stacks "
 			    "have one frame");
 	if (foreign_text)
-		diag_report(t, TRACE_DIAG_FOREIGN_MALLOC, foreign_text);
+		diag_report(TRACE_DIAG_FOREIGN_MALLOC, foreign_text);
 }

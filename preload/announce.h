@@ -5,15 +5,13 @@
 #ifndef MPROF_PRELOAD_ANNOUNCE_H
 #define MPROF_PRELOAD_ANNOUNCE_H
 
-#include "preload/thread.h"
-
 /*
- * Writes, into t's ring (which already starts with THREAD and TIME), an
+ * Writes, into the meta stream (preload/meta.h, started already), an
  * EXT_PROCESS record (pid, ppid, exe, command line), the EXT_MODULES record
  * of the current epoch, and an EXT_DIAG record for each of foreign_text (the
  * program's malloc is not the C library's; NULL: none) and a missing
  * unwinder (have_unwinder == 0).
  */
-void preload_announce(struct preload_thread *t, const char *foreign_text, int have_unwinder);
+void preload_announce(const char *foreign_text, int have_unwinder);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "preload/diag.h"
+#include "preload/meta.h"
 #include "preload/ring.h"
 
 #define DIAG_TEXT_MAX 480u
@@ -25,21 +26,26 @@ void diag_note(unsigned code, const char *text)
 	atomic_fetch_or_explicit(&h->diag_flags, 1u << code, memory_order_release);
 }
 
-int diag_report(struct preload_thread *t, unsigned code, const char *text)
+int diag_report(unsigned code, const char *text)
 {
 	size_t len = strlen(text);
+	struct preload_thread *m;
 	uint8_t *rec, *p;
 
 	diag_note(code, text);
 	if (len > DIAG_TEXT_MAX)
 		len = DIAG_TEXT_MAX;
-	rec = ring_reserve(t, (uint32_t)(RECORD_EXT_HEADER_BYTES + 2 * VARINT_MAX_BYTES + len));
-	if (!rec)
+	m = meta_begin();
+	if (!m)
 		return -1;
-	p = record_ext_begin(rec, TRACE_REC_EXT_DIAG);
-	p = varint_put_u64(p, code);
-	p = record_put_bytes(p, text, len);
-	record_ext_end(rec, p);
-	ring_commit(t, p);
-	return 0;
+	rec = ring_reserve(m, (uint32_t)(RECORD_EXT_HEADER_BYTES + 2 * VARINT_MAX_BYTES + len));
+	if (rec) {
+		p = record_ext_begin(rec, TRACE_REC_EXT_DIAG);
+		p = varint_put_u64(p, code);
+		p = record_put_bytes(p, text, len);
+		record_ext_end(rec, p);
+		ring_commit(m, p);
+	}
+	meta_end(m);
+	return rec ? 0 : -1;
 }

@@ -6,14 +6,15 @@
 #ifndef MPROF_PRELOAD_DIAG_H
 #define MPROF_PRELOAD_DIAG_H
 
-#include "preload/thread.h"
+#include "trace/format.h" /* enum trace_diag_code */
 
 /* Sets the flag 1 << code in the process header and makes text its
  * diag_text.  Safe from any thread; no-op without a process file. */
 void diag_note(unsigned code, const char *text);
 
-/* diag_note, plus an EXT_DIAG record (u code, string text) in t's ring.
- * Returns 0, or -1 when the record could not be written. */
-int diag_report(struct preload_thread *t, unsigned code, const char *text);
+/* diag_note, plus an EXT_DIAG record (u code, string text) in the meta
+ * stream (preload/meta.h).  Returns 0, or -1 when the record could not be
+ * written. */
+int diag_report(unsigned code, const char *text);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * preload/event.c - the recording side of each allocator call: captures
- * the call stack, interns it (writing STACK records for new nodes first) and
- * writes the event record into the calling thread's ring.
+ * the call stack, interns it (writing STACK records for new nodes into the
+ * meta stream first) and writes the event record into the calling thread's
+ * ring.
  *
  * Owns no state of its own.  Runs with the thread marked busy, so anything
  * the unwinder or the loader allocates meanwhile goes to the nested heap.
@@ -10,41 +11,58 @@
 #include <errno.h>
 
 #include "preload/event.h"
+#include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/ring.h"
+#include "preload/stack_sites.h"
 #include "preload/stack_table.h"
 #include "preload/unwind.h"
 
 #define EVENT_STACK_RECORD_BYTES (1 + 3 * VARINT_MAX_BYTES)
 
-/* Writes the STACK records of the nodes the last intern created. */
+/* Writes the STACK records of the nodes the last intern created into the
+ * meta stream (preload/meta.h). */
 static void event_write_new_nodes(struct preload_thread *t)
 {
-	for (uint32_t i = 0; i < t->new_count; i++) {
+	struct preload_thread *m;
+
+	if (!t->new_count)
+		return;
+	m = meta_begin();
+	for (uint32_t i = 0; m && i < t->new_count; i++) {
 		const struct stack_new_node *n = &t->new_nodes[i];
-		uint8_t *p = ring_reserve(t, EVENT_STACK_RECORD_BYTES);
+		uint8_t *p = ring_reserve(m, EVENT_STACK_RECORD_BYTES);
 
 		if (!p)
 			break;
-		ring_commit(t, record_put_stack(p, &t->rs, n->id, n->parent, n->ip));
+		ring_commit(m, record_put_stack(p, &m->rs, n->id, n->parent, n->ip));
 	}
+	if (m)
+		meta_end(m);
 	t->new_count = 0;
 }
 
 /*
  * Captures and interns the current call stack; returns its leaf id (0 when
- * it could not be interned).  The module map is brought up to date first
- * when a dlclose happened, and again if a new node has an unknown address.
+ * it could not be interned).  A stack the thread cached for this call site
+ * and finds again on the live stack is used as it is (in check mode, it is
+ * compared with a full capture).  The module map is brought up to date
+ * first when a dlclose happened, and again if a new node has an unknown
+ * address.
  */
-static uint64_t event_stack_id(struct preload_thread *t, void *caller_ip)
+static uint64_t event_stack_id(struct preload_thread *t, void *caller_ip, void *caller_cfa)
 {
+	uint64_t site_id = stack_sites_find(t, caller_ip, caller_cfa);
 	int truncated;
-	uint32_t depth = unwind_capture(t, caller_ip, &truncated);
+	uint32_t depth;
 	uint64_t id = 0;
 
+	if (site_id && !unwind_checking())
+		return site_id;
+	depth = unwind_capture(t, caller_ip, caller_cfa, &truncated);
 	t->new_count = 0;
 	if (atomic_load_explicit(&modules_dirty, memory_order_relaxed))
-		modules_refresh(t);
+		modules_refresh();
 	for (int attempt = 0; attempt < 3; attempt++) {
 		uint64_t root_key = 2 * modules_epoch() + (uint64_t)truncated;
 
@@ -54,15 +72,19 @@ static uint64_t event_stack_id(struct preload_thread *t, void *caller_ip)
 		id = 0;
 	}
 	event_write_new_nodes(t);
+	if (site_id)
+		unwind_check_count_reuse(site_id != id);
+	else if (id)
+		stack_sites_store(t, caller_ip, caller_cfa, depth, id);
 	return id;
 }
 
 void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
-		 void *caller_ip)
+		 void *caller_ip, void *caller_cfa)
 {
 	int saved_errno = errno;
 	uint64_t seq = event_seq_next(t);
-	uint64_t stack_id = event_stack_id(t, caller_ip);
+	uint64_t stack_id = event_stack_id(t, caller_ip, caller_cfa);
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
@@ -86,11 +108,11 @@ void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void 
 }
 
 void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
-		   const void *new_p, size_t size_bytes, void *caller_ip)
+		   const void *new_p, size_t size_bytes, void *caller_ip, void *caller_cfa)
 {
 	int saved_errno = errno;
 	uint64_t seq_alloc = event_seq_next(t);
-	uint64_t stack_id = event_stack_id(t, caller_ip);
+	uint64_t stack_id = event_stack_id(t, caller_ip, caller_cfa);
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {

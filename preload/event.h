@@ -10,22 +10,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "preload/seq.h"
 #include "preload/thread.h"
 
 /* Takes the next sequence number of the process (dense, from 1). */
 static inline uint64_t event_seq_next(struct preload_thread *t)
 {
-	uint64_t seq = atomic_fetch_add_explicit(&preload_proc.hdr->seq, 1,
-						 memory_order_relaxed) + 1;
+	uint64_t seq = seq_take(t);
 
 	t->last_seq = seq;
 	return seq;
 }
 
 /* A successful allocation of size_bytes (requested) at p by entry point fn
- * (enum trace_alloc_fn), called from caller_ip.  Takes its own seq. */
+ * (enum trace_alloc_fn), called from caller_ip; caller_cfa is the entry
+ * point's CFA (caller_ip lies at caller_cfa - 8), for the unwinder's
+ * shortcut (preload/unwind.h).  Takes its own seq. */
 void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
-		 void *caller_ip);
+		 void *caller_ip, void *caller_cfa);
 
 /* The release of p (fn: enum trace_free_fn) at seq, taken before the real
  * free. */
@@ -34,7 +36,7 @@ void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void 
 /* A successful realloc of old_p into new_p (size_bytes); seq_free was taken
  * before the real call, the alloc part's seq is taken here. */
 void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
-		   const void *new_p, size_t size_bytes, void *caller_ip);
+		   const void *new_p, size_t size_bytes, void *caller_ip, void *caller_cfa);
 
 /* seq was taken but no event happened (a failed realloc). */
 void event_seq_skip(struct preload_thread *t, uint64_t seq);

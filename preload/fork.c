@@ -7,9 +7,10 @@
  * and writes a FORK record with the child's pid.  Child: if children are not
  * recorded, the shim goes inert; otherwise it leaves the parent's process
  * file alone (unmaps it), creates its own (is_fork_child, fork_seq,
- * parent_file), empties the stack table, gives the calling thread a new slot
- * and writes PROCESS and MODULES records.  vfork and posix_spawn run no
- * handlers and need none: their children only exec.
+ * parent_file), empties the stack table, starts the new file's meta stream
+ * in slot 0 before anything else is written there, gives the calling thread
+ * a new slot and writes PROCESS and MODULES records.  vfork and posix_spawn
+ * run no handlers and need none: their children only exec.
  *
  * Owns the fork mailbox: a shared anonymous page in which a child stores
  * its pid for the parent (atfork handlers are not told the pid).  Must never
@@ -24,10 +25,12 @@
 #include "preload/announce.h"
 #include "preload/fork.h"
 #include "preload/init.h"
+#include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/nested_heap.h"
 #include "preload/procfile.h"
 #include "preload/ring.h"
+#include "preload/seq.h"
 #include "preload/stack_table.h"
 #include "preload/thread.h"
 #include "preload/unwind.h"
@@ -145,14 +148,20 @@ static void fork_child_go_inert_nested(void)
 	atomic_store(&preload_phase, PRELOAD_INERT);
 }
 
-/* Child: gives the calling thread a slot in the new file and announces. */
+/*
+ * Child: starts the meta stream of the new file, gives the calling thread
+ * a slot and announces.  The thread is busy meanwhile, so an allocating
+ * signal handler cannot re-enter a ring or the meta lock it holds.
+ */
 static void fork_child_start(struct preload_thread *self)
 {
 	struct preload_thread *t = self;
 
+	if (meta_start() < 0)
+		return;
 	if (t) {
 		t->tid = preload_tid();
-		t->busy = 0;
+		t->busy = 1;
 		if (thread_slot_claim(t) < 0)
 			return;
 	} else {
@@ -161,8 +170,11 @@ static void fork_child_start(struct preload_thread *self)
 		preload_tls = t;
 		if (!t)
 			return;
+		t->busy = 1;
 	}
-	preload_announce(t, NULL, 1);
+	seq_own(t);
+	preload_announce(NULL, 1);
+	t->busy = 0;
 }
 
 static void fork_child(void)
@@ -187,6 +199,8 @@ static void fork_child(void)
 	if ((uintptr_t)self <= (uintptr_t)THREAD_SETTING_UP)
 		self = NULL;
 	nested_heap_fork_child();
+	meta_fork_child();
+	seq_fork_child();
 	unwind_fork_done();
 	modules_fork_child();
 	origin.fork_seq = thread_fork_child(self);

@@ -1,7 +1,8 @@
 /*
  * preload/init.c - bringing the shim up in a process image: resolving the
- * real allocator, reading the settings, creating the process file, loading
- * the unwinder, scanning the modules and writing the first records.
+ * real allocator, reading the settings, creating the process file and its
+ * meta stream, loading the unwinder, scanning the modules and writing the
+ * first records.
  *
  * Owns the UNSTARTED -> INITIALIZING -> READY/INERT transition and the
  * library constructor.  While it runs, allocator calls are not recorded
@@ -18,9 +19,11 @@
 #include "preload/announce.h"
 #include "preload/fork.h"
 #include "preload/init.h"
+#include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/procfile.h"
 #include "preload/real.h"
+#include "preload/seq.h"
 #include "preload/settings.h"
 #include "preload/stack_table.h"
 #include "preload/text.h"
@@ -93,6 +96,10 @@ static int init_run(struct preload_thread **out)
 	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text));
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
+	if (meta_start() < 0) {
+		preload_process_disable("the metadata slot of the process file was taken");
+		return PRELOAD_DISABLED;
+	}
 	have_unwinder = unwind_init() == 0;
 	if (modules_init() < 0) {
 		preload_process_disable("out of memory while scanning the modules");
@@ -103,7 +110,8 @@ static int init_run(struct preload_thread **out)
 	t = thread_state_create();
 	if (!t)
 		return PRELOAD_DISABLED;
-	preload_announce(t, foreign ? foreign_text : NULL, have_unwinder);
+	seq_own(t);
+	preload_announce(foreign ? foreign_text : NULL, have_unwinder);
 	*out = t;
 	return PRELOAD_READY;
 }

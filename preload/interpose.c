@@ -25,6 +25,8 @@
 
 #define PRELOAD_API __attribute__((visibility("default")))
 #define CALLER_IP __builtin_return_address(0)
+/* The entry point's CFA: CALLER_IP lies just below it (x86_64 call). */
+#define CALLER_CFA __builtin_dwarf_cfa()
 
 /* C23 entry points that glibc 2.36 does not declare. */
 PRELOAD_API void free_sized(void *p, size_t size_bytes);
@@ -48,7 +50,7 @@ PRELOAD_API void *malloc(size_t size_bytes)
 		return fallback_malloc(size_bytes);
 	p = real.malloc(size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_MALLOC, p, size_bytes, CALLER_IP);
+		event_alloc(t, TRACE_FN_MALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -106,7 +108,7 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
 		return fallback_calloc(n, size_bytes);
 	p = real.calloc(n, size_bytes);
 	if (p && !overflow)
-		event_alloc(t, TRACE_FN_CALLOC, p, total, CALLER_IP);
+		event_alloc(t, TRACE_FN_CALLOC, p, total, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -118,7 +120,8 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
  * record; a failed one leaves p alone and skips the seq it took.
  */
 static inline void *interpose_realloc(struct preload_thread *t, void *old, size_t size_bytes,
-				      unsigned alloc_fn, unsigned free_fn, void *caller_ip)
+				      unsigned alloc_fn, unsigned free_fn, void *caller_ip,
+				      void *caller_cfa)
 {
 	uint64_t seq_free;
 	void *p;
@@ -126,13 +129,13 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 	if (!old) {
 		p = real.realloc(NULL, size_bytes);
 		if (p)
-			event_alloc(t, alloc_fn, p, size_bytes, caller_ip);
+			event_alloc(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
 		return p;
 	}
 	seq_free = event_seq_next(t);
 	p = real.realloc(old, size_bytes);
 	if (p)
-		event_realloc(t, alloc_fn, seq_free, old, p, size_bytes, caller_ip);
+		event_realloc(t, alloc_fn, seq_free, old, p, size_bytes, caller_ip, caller_cfa);
 	else if (size_bytes == 0)
 		event_free(t, free_fn, seq_free, old);
 	else
@@ -143,7 +146,7 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 /* realloc or reallocarray of a block of the shim's own (bootstrap arena,
  * nested heap): for the program, a fresh allocation. */
 static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_fn,
-				   void *caller_ip)
+				   void *caller_ip, void *caller_cfa)
 {
 	int from_real;
 	void *p = fallback_realloc_own(old, size_bytes, &from_real);
@@ -153,7 +156,7 @@ static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_
 		return p;
 	t = preload_thread_enter();
 	if (t) {
-		event_alloc(t, alloc_fn, p, size_bytes, caller_ip);
+		event_alloc(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
 		preload_thread_leave(t);
 	}
 	return p;
@@ -165,11 +168,13 @@ PRELOAD_API void *realloc(void *old, size_t size_bytes)
 	void *p;
 
 	if (fallback_owns(old))
-		return interpose_realloc_own(old, size_bytes, TRACE_FN_REALLOC, CALLER_IP);
+		return interpose_realloc_own(old, size_bytes, TRACE_FN_REALLOC, CALLER_IP,
+					     CALLER_CFA);
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_realloc(old, size_bytes);
-	p = interpose_realloc(t, old, size_bytes, TRACE_FN_REALLOC, TRACE_FREE_REALLOC, CALLER_IP);
+	p = interpose_realloc(t, old, size_bytes, TRACE_FN_REALLOC, TRACE_FREE_REALLOC, CALLER_IP,
+			      CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -186,12 +191,12 @@ PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
 		return NULL;
 	}
 	if (fallback_owns(old))
-		return interpose_realloc_own(old, total, TRACE_FN_REALLOCARRAY, CALLER_IP);
+		return interpose_realloc_own(old, total, TRACE_FN_REALLOCARRAY, CALLER_IP, CALLER_CFA);
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_reallocarray(old, n, size_bytes);
 	p = interpose_realloc(t, old, total, TRACE_FN_REALLOCARRAY, TRACE_FREE_REALLOCARRAY,
-			      CALLER_IP);
+			      CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -205,7 +210,7 @@ PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes
 		return fallback_posix_memalign(out, align_bytes, size_bytes);
 	rc = real.posix_memalign(out, align_bytes, size_bytes);
 	if (rc == 0)
-		event_alloc(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP);
+		event_alloc(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return rc;
 }
@@ -219,7 +224,7 @@ PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 		return fallback_aligned_alloc(align_bytes, size_bytes);
 	p = real.aligned_alloc(align_bytes, size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP);
+		event_alloc(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -233,7 +238,7 @@ PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
 		return fallback_memalign(align_bytes, size_bytes);
 	p = real.memalign(align_bytes, size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_MEMALIGN, p, size_bytes, CALLER_IP);
+		event_alloc(t, TRACE_FN_MEMALIGN, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -247,7 +252,7 @@ PRELOAD_API void *valloc(size_t size_bytes)
 		return fallback_valloc(size_bytes);
 	p = real.valloc(size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_VALLOC, p, size_bytes, CALLER_IP);
+		event_alloc(t, TRACE_FN_VALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -263,7 +268,7 @@ PRELOAD_API void *pvalloc(size_t size_bytes)
 		return fallback_pvalloc(size_bytes);
 	p = real.pvalloc(size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_PVALLOC, p, size_bytes, CALLER_IP);
+		event_alloc(t, TRACE_FN_PVALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }

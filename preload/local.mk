@@ -15,13 +15,16 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/interpose.c \
 	preload/lock.h \
 	preload/mem.c preload/mem.h \
+	preload/meta.c preload/meta.h \
 	preload/nested_heap.c preload/nested_heap.h \
 	preload/modules.c preload/modules.h \
 	preload/process.c preload/process.h \
 	preload/procfile.c preload/procfile.h \
 	preload/real.c preload/real.h \
 	preload/ring.c preload/ring.h \
+	preload/seq.c preload/seq.h \
 	preload/settings.c preload/settings.h \
+	preload/stack_sites.c preload/stack_sites.h \
 	preload/stack_table.c preload/stack_table.h \
 	preload/text.h \
 	preload/thread.c preload/thread.h \

@@ -1,23 +1,85 @@
 /*
- * preload/mem.c - anonymous mappings for the shim's own data.
+ * preload/mem.c - anonymous mappings for the shim's own data, carved out of
+ * one address range reserved up front.
  *
- * Owns nothing itself; callers own what they map.  Must never call malloc
+ * Why a reservation: every mapping the shim made on demand took the lowest
+ * free hole the kernel found, which after a dlclose is the hole the closed
+ * library left; the next dlopen'ed library then landed elsewhere, so
+ * profiling changed where programs load their plugins (shared case 11 saw
+ * "same base address: no" in 8 of 10 runs).  Now the shim reserves
+ * MEM_RESERVE_BYTES of address space once (PROT_NONE, MAP_NORESERVE: no
+ * memory, no commit charge) and hands out pieces of it with a bump pointer;
+ * released pieces go back to PROT_NONE (their memory is returned, their
+ * addresses are not reused).  Only when the reservation is used up, or
+ * cannot be made, do mappings come from anywhere.
+ *
+ * Owns the reservation.  Callers own what they map.  Must never call malloc
  * (the shim interposes it) and never touches a file descriptor.
  */
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sys/mman.h>
 
 #include "preload/mem.h"
 
+#define MEM_RESERVE_BYTES (64ull << 30)
+
+static _Atomic uintptr_t mem_base;  /* 0: not reserved yet; 1: cannot */
+static _Atomic uintptr_t mem_used;  /* bytes handed out (bump pointer) */
+
+/* The reservation, made on first use; 0 when it cannot be had. */
+static uintptr_t mem_reservation(void)
+{
+	uintptr_t base = atomic_load_explicit(&mem_base, memory_order_acquire), expected = 0;
+	void *p;
+
+	if (base > 1)
+		return base;
+	if (base == 1)
+		return 0;
+	p = mmap(NULL, MEM_RESERVE_BYTES, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	base = p == MAP_FAILED ? 1 : (uintptr_t)p;
+	if (!atomic_compare_exchange_strong(&mem_base, &expected, base)) {
+		/* another thread reserved first: keep its range */
+		if (base > 1)
+			munmap(p, MEM_RESERVE_BYTES);
+		base = expected;
+	}
+	return base > 1 ? base : 0;
+}
+
 void *preload_mem_map(size_t size_bytes)
 {
-	void *p = mmap(NULL, preload_mem_round(size_bytes), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t size = preload_mem_round(size_bytes);
+	uintptr_t base = mem_reservation();
+	void *p;
 
+	if (base) {
+		uintptr_t off = atomic_fetch_add_explicit(&mem_used, size, memory_order_relaxed);
+
+		if (off + size <= MEM_RESERVE_BYTES) {
+			p = mmap((void *)(base + off), size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			if (p != MAP_FAILED)
+				return p;
+		}
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
 void preload_mem_unmap(void *p, size_t size_bytes)
 {
-	if (p)
-		munmap(p, preload_mem_round(size_bytes));
+	uintptr_t base = atomic_load_explicit(&mem_base, memory_order_acquire);
+	size_t size = preload_mem_round(size_bytes);
+
+	if (!p)
+		return;
+	if (base > 1 && (uintptr_t)p >= base && (uintptr_t)p - base < MEM_RESERVE_BYTES) {
+		/* back to reserved-only: the memory is returned, the range kept */
+		mmap(p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		return;
+	}
+	munmap(p, size);
 }

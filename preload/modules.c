@@ -6,7 +6,8 @@
  * without holding any lock of ours (a thread inside a dl_iterate_phdr
  * callback of the program may call malloc, and must then never wait for a
  * lock held by a thread that waits for the loader); publishing takes the
- * modules lock, writes the MODULES record first and then publishes the map,
+ * modules lock, writes the MODULES record into the meta stream first (under
+ * the meta lock, taken inside the modules lock) and then publishes the map,
  * so no stack of an epoch is interned before its map is in the trace.  Must
  * never call malloc.
  */
@@ -21,6 +22,7 @@
 #include "preload/diag.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
+#include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/ring.h"
 
@@ -329,37 +331,43 @@ int modules_contains(uint64_t ip)
 	return 0;
 }
 
-static int modules_write(struct preload_thread *t, const struct module_map *m)
+/* Writes the MODULES record of map into the meta stream; 0 or -1. */
+static int modules_write(const struct module_map *map)
 {
-	uint64_t need = RECORD_EXT_HEADER_BYTES + 2 * VARINT_MAX_BYTES + m->body_bytes;
+	uint64_t need = RECORD_EXT_HEADER_BYTES + 2 * VARINT_MAX_BYTES + map->body_bytes;
+	struct preload_thread *m;
 	uint8_t *rec, *p;
 
-	if (need + 64 > t->ring_bytes) {
+	if (need + 64 > preload_proc.cfg.ring_bytes) {
 		diag_note(TRACE_DIAG_INFO, "the module map does not fit in one thread ring and "
 					   "was not recorded: raise MPROF_RING_KIB");
 		return -1;
 	}
-	rec = ring_reserve(t, (uint32_t)need);
-	if (!rec)
+	m = meta_begin();
+	if (!m)
 		return -1;
-	p = record_ext_begin(rec, TRACE_REC_EXT_MODULES);
-	p = varint_put_u64(p, m->epoch);
-	p = varint_put_u64(p, m->count);
-	memcpy(p, m->body, m->body_bytes);
-	p += m->body_bytes;
-	record_ext_end(rec, p);
-	ring_commit(t, p);
-	return 0;
+	rec = ring_reserve(m, (uint32_t)need);
+	if (rec) {
+		p = record_ext_begin(rec, TRACE_REC_EXT_MODULES);
+		p = varint_put_u64(p, map->epoch);
+		p = varint_put_u64(p, map->count);
+		memcpy(p, map->body, map->body_bytes);
+		p += map->body_bytes;
+		record_ext_end(rec, p);
+		ring_commit(m, p);
+	}
+	meta_end(m);
+	return rec ? 0 : -1;
 }
 
-int modules_write_current(struct preload_thread *t)
+int modules_write_current(void)
 {
 	const struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
 
-	return m ? modules_write(t, m) : -1;
+	return m ? modules_write(m) : -1;
 }
 
-int modules_refresh(struct preload_thread *t)
+int modules_refresh(void)
 {
 	struct module_map *cur = atomic_load_explicit(&modules_current, memory_order_acquire);
 	uint64_t entry_epoch = cur ? cur->epoch : 0, counters[2] = { 0, 0 };
@@ -380,7 +388,7 @@ int modules_refresh(struct preload_thread *t)
 		return cur->epoch != entry_epoch;
 	}
 	next->epoch = (cur ? cur->epoch : 0) + 1;
-	modules_write(t, next);
+	modules_write(next);
 	atomic_store_explicit(&modules_current, next, memory_order_release);
 	preload_lock_give(&modules_lock);
 	return 1;

@@ -26,13 +26,14 @@ int modules_contains(uint64_t ip);
 /*
  * Rescans the modules (when the loader's load/unload counters moved) and,
  * if the set changed, publishes the next epoch after writing its MODULES
- * record into t's ring.  Returns 1 when the current epoch differs from the
- * one in force at the call, 0 when not, -1 when out of memory.
+ * record into the meta stream (preload/meta.h).  Returns 1 when the current
+ * epoch differs from the one in force at the call, 0 when not, -1 when out
+ * of memory.
  */
-int modules_refresh(struct preload_thread *t);
+int modules_refresh(void);
 
-/* Writes the MODULES record of the current map into t's ring; 0 or -1. */
-int modules_write_current(struct preload_thread *t);
+/* Writes the MODULES record of the current map into the meta stream; 0 or -1. */
+int modules_write_current(void);
 
 /* dlclose happened: the next capture rescans before it interns. */
 static inline void modules_mark_dirty(void)

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,6 +107,7 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 		strncpy(h->parent_file, origin->parent_file, sizeof(h->parent_file) - 1);
 	memcpy(h->exe, proc->exe, sizeof(h->exe));
 	h->exe[sizeof(h->exe) - 1] = '\0';
+	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
 	atomic_store_explicit(&h->seq, origin->fork_seq, memory_order_relaxed);
 	atomic_store_explicit(&h->state, PROC_RUNNING, memory_order_release);
 }
@@ -117,9 +119,15 @@ int procfile_create(struct preload_process *proc, const struct procfile_origin *
 	uint64_t ring_offset = (SESSION_SLOTS_OFFSET + slots_bytes + SESSION_PAGE_BYTES - 1) &
 			       ~(uint64_t)(SESSION_PAGE_BYTES - 1);
 	uint64_t file_bytes = ring_offset + (uint64_t)proc->cfg.nslots * proc->cfg.ring_bytes;
+	struct rlimit fsize;
 	void *base;
 	int fd, err;
 
+	/* Growing the file past RLIMIT_FSIZE would raise SIGXFSZ in the program
+	 * (a signal it did not ask for): with such a limit, do not record. */
+	if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+	    fsize.rlim_cur < file_bytes)
+		return -EFBIG;
 	fd = procfile_open(proc, path, sizeof(path));
 	if (fd < 0)
 		return fd;

@@ -6,8 +6,9 @@
  * records, because readers reset their delta state at every lap start), and
  * the ring never overwrites what the collector has not read (the writer
  * waits, counting the wait in the header; if the launcher is gone, recording
- * stops for good).  Only the owner thread writes its ring.  Must never call
- * malloc.
+ * stops for good).  Only the owner thread writes its ring (the meta
+ * stream's ring, preload/meta.c, is written by one thread at a time under
+ * the meta lock).  Must never call malloc.
  */
 #define _GNU_SOURCE
 #include <string.h>

@@ -148,13 +148,16 @@ static int stack_frames_unmapped(const struct preload_thread *t, uint32_t from, 
 	return 0;
 }
 
-/* Forgets t's cached previous stack unless it belongs to root_key now. */
+/* Forgets t's cached previous stack unless it belongs to root_key now
+ * (first copying the frames the capture left in it into t->ips). */
 static void stack_cache_check(struct preload_thread *t, uint64_t root_key)
 {
 	uint64_t gen = atomic_load_explicit(&stack_generation, memory_order_acquire);
 
 	if (t->cache_generation == gen && t->cache_root_key == root_key && t->cache_root_id)
 		return;
+	stack_table_ips_fill(t);
+	t->ips_known = 0;
 	t->cache_generation = gen;
 	t->cache_root_key = root_key;
 	t->cache_root_id = 0;
@@ -173,7 +176,15 @@ uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t r
 	parent = t->cache_root_id;
 	if (!parent)
 		return 0;
-	/* The outer frames shared with the previous stack keep their ids. */
+	/* The outer frames shared with the previous stack keep their ids: those
+	 * the unwinder found shared on the live stack, then equal ones. */
+	if (t->ips_known && t->ips_known <= t->cache_depth) {
+		i = t->ips_known;
+		parent = t->cache_ids[i - 1];
+	} else {
+		stack_table_ips_fill(t);
+		t->ips_known = 0;
+	}
 	while (i < depth && i < t->cache_depth && t->cache_ips[i] == t->ips[i])
 		parent = t->cache_ids[i++];
 	/* Then lock-free lookups as long as the nodes exist. */
@@ -186,11 +197,13 @@ uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t r
 		t->cache_ips[i] = t->ips[i];
 		t->cache_ids[i] = parent = id;
 	}
+	/* (t->ips_known stays set: the next attempt copies those frames.) */
 	if (i < depth && check_modules && stack_frames_unmapped(t, i, depth) &&
-	    modules_refresh(t) > 0) {
+	    modules_refresh() > 0) {
 		t->cache_depth = 0;
 		return STACK_TABLE_RESTART;
 	}
+	t->ips_known = 0;
 	for (; i < depth; i++) {
 		uint64_t id = stack_table_node(t, parent, t->ips[i]);
 

@@ -31,6 +31,16 @@ int stack_table_init(void);
  */
 uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t root_key,
 			    int check_modules);
+/* (When t->ips_known is set, t->ips[0, ips_known) are the cached stack's
+ * first frames, not copied (preload/unwind.h): the intern starts after
+ * them, or copies them first when the cache no longer belongs to root_key.) */
+
+/* Copies the frames a capture left in the cache (t->ips_known) into t->ips. */
+static inline void stack_table_ips_fill(struct preload_thread *t)
+{
+	for (uint32_t i = 0; i < t->ips_known; i++)
+		t->ips[i] = t->cache_ips[i];
+}
 
 /* Fork support: lock held across fork() in the parent; the child starts an
  * empty table with ids from 1 (returns -1 when out of memory). */

@@ -18,10 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/diag.h"
 #include "preload/init.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
 #include "preload/ring.h"
+#include "preload/seq.h"
 #include "preload/thread.h"
 
 __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
@@ -103,7 +105,8 @@ static struct preload_thread *thread_state_map(void)
 	uint32_t max_frames = preload_proc.cfg.max_frames;
 	uint32_t cap = max_frames + THREAD_SHIM_FRAMES_MAX;
 	size_t bytes = sizeof(struct preload_thread) + cap * sizeof(void *) +
-		       3 * (size_t)max_frames * sizeof(uint64_t) +
+		       cap * sizeof(uintptr_t) + 3 * (size_t)max_frames * sizeof(uint64_t) +
+		       max_frames * sizeof(uintptr_t) +
 		       (max_frames + 1) * sizeof(struct stack_new_node);
 	struct preload_thread *t = preload_mem_map(bytes);
 	uint8_t *p;
@@ -111,16 +114,21 @@ static struct preload_thread *thread_state_map(void)
 	if (!t)
 		return NULL;
 	t->map_bytes = bytes;
+	t->sites_stamp = 1;
 	t->frames_cap = cap;
 	p = (uint8_t *)(t + 1);
 	t->frames = (void **)p;
 	p += cap * sizeof(void *);
+	t->frame_cfas = (uintptr_t *)p;
+	p += cap * sizeof(uintptr_t);
 	t->ips = (uint64_t *)p;
 	p += max_frames * sizeof(uint64_t);
 	t->cache_ips = (uint64_t *)p;
 	p += max_frames * sizeof(uint64_t);
 	t->cache_ids = (uint64_t *)p;
 	p += max_frames * sizeof(uint64_t);
+	t->cache_cfas = (uintptr_t *)p;
+	p += max_frames * sizeof(uintptr_t);
 	t->new_nodes = (struct stack_new_node *)p;
 	return t;
 }
@@ -158,6 +166,9 @@ static void thread_state_clear(struct preload_thread *t)
 	t->stack_lo = 0;
 	t->stack_hi = 0;
 	t->cache_depth = 0;
+	t->cache_cfas_ok = 0;
+	t->ips_known = 0;
+	t->sites_stamp++; /* forgets the cached call sites (preload/stack_sites.h) */
 	t->cache_root_key = 0;
 	t->cache_root_id = 0;
 	t->cache_generation = 0;
@@ -169,6 +180,7 @@ static void thread_state_clear(struct preload_thread *t)
 /* Returns t to the pool; pool lock held. */
 static void thread_state_put_locked(struct preload_thread *t)
 {
+	seq_forget(t);
 	thread_state_clear(t);
 	t->in_use = 0;
 	t->next_free = thread_pool_free;
@@ -216,14 +228,16 @@ static int thread_reap_gone(void)
 	return reaped;
 }
 
-/* One pass over the slots; returns the index claimed or -1. */
+/* One pass over the thread slots (all but the meta stream's slot 0);
+ * returns the index claimed or -1. */
 static int thread_slot_try_claim(void)
 {
-	uint32_t n = preload_proc.cfg.nslots;
+	uint32_t n = preload_proc.cfg.nslots - 1;
 	uint32_t start = atomic_load_explicit(&thread_slot_hint, memory_order_relaxed);
 
+	_Static_assert(SESSION_META_SLOT == 0, "thread slots start after the meta slot");
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t idx = (start + i) % n;
+		uint32_t idx = 1 + (start + i) % n;
 		struct session_slot *s = session_slot_at(preload_proc.hdr, idx);
 		uint32_t expected = SLOT_FREE;
 
@@ -232,35 +246,96 @@ static int thread_slot_try_claim(void)
 		if (atomic_compare_exchange_strong_explicit(&s->state, &expected, SLOT_OWNED,
 							    memory_order_acquire,
 							    memory_order_relaxed)) {
-			atomic_store_explicit(&thread_slot_hint, idx + 1, memory_order_relaxed);
+			atomic_store_explicit(&thread_slot_hint, idx, memory_order_relaxed);
 			return (int)idx;
 		}
 	}
 	return -1;
 }
 
-int thread_slot_claim(struct preload_thread *t)
+/* Until when (CLOCK_MONOTONIC ns) claims fail at once because every slot
+ * belonged to a live thread at the last try. */
+static _Atomic uint64_t thread_slots_full_until_ns;
+/* 1 while one thread waits for a slot: the others do not wait too. */
+static _Atomic int thread_slot_waiter;
+
+/*
+ * Claims a free slot for t.  Slots of exited threads come back as the
+ * collector drains them, so a claim that finds none waits for up to
+ * THREAD_SLOT_WAIT_MS (one thread at a time; others fail at once meanwhile);
+ * if there is still none, every slot belongs to a live thread: the claim
+ * fails (the caller's allocations go unrecorded and are counted as such), a
+ * diagnostic says so once, and for the next THREAD_SLOT_RETRY_NS claims fail
+ * without waiting.  So a program with more live threads than slots is
+ * slowed by a clock read per call, not hung (measured: 5000 threads alive
+ * at once with 4096 slots took minutes when every thread waited and reaped).
+ */
+#define THREAD_SLOT_WAIT_MS 50u
+#define THREAD_SLOT_RETRY_NS 100000000ull
+
+static void diag_once_slots_full(void)
+{
+	static _Atomic int said;
+
+	if (atomic_exchange(&said, 1) == 0)
+		diag_report(TRACE_DIAG_INFO,
+			    "more threads were alive at once than the recorder has thread slots; "
+			    "allocations of the threads without a slot are not recorded (see "
+			    "unrecorded allocations)");
+}
+
+/* The waiting part of thread_slot_claim; returns a slot index or -1. */
+static int thread_slot_wait(void)
 {
 	struct timespec pause = { 0, 1000000 };
 	unsigned waited_ms = 0;
 	int idx;
 
 	while ((idx = thread_slot_try_claim()) < 0) {
-		if (thread_reap_gone())
-			continue;
 		int phase = atomic_load_explicit(&preload_phase, memory_order_relaxed);
 
 		if (phase != PRELOAD_READY && phase != PRELOAD_INITIALIZING)
 			return -1;
+		if (waited_ms % 10 == 0 && thread_reap_gone())
+			continue;
+		if (waited_ms >= THREAD_SLOT_WAIT_MS) {
+			atomic_store_explicit(&thread_slots_full_until_ns,
+					      ring_now_ns() + THREAD_SLOT_RETRY_NS,
+					      memory_order_relaxed);
+			diag_once_slots_full();
+			return -1;
+		}
 		nanosleep(&pause, NULL);
 		if (++waited_ms % 100 == 0 && !preload_launcher_alive()) {
 			preload_process_disable("the mprof launcher is gone; recording stopped");
 			return -1;
 		}
 	}
-	t->slot = session_slot_at(preload_proc.hdr, (uint32_t)idx);
+	return idx;
+}
+
+int thread_slot_claim(struct preload_thread *t)
+{
+	int idx = thread_slot_try_claim();
+
+	if (idx < 0) {
+		if (ring_now_ns() < atomic_load_explicit(&thread_slots_full_until_ns,
+							  memory_order_relaxed) ||
+		    atomic_exchange(&thread_slot_waiter, 1))
+			return -1;
+		idx = thread_slot_wait();
+		atomic_store(&thread_slot_waiter, 0);
+		if (idx < 0)
+			return -1;
+	}
+	return thread_slot_attach(t, (uint32_t)idx);
+}
+
+int thread_slot_attach(struct preload_thread *t, uint32_t idx)
+{
+	t->slot = session_slot_at(preload_proc.hdr, idx);
 	t->slot->tid = (uint32_t)t->tid;
-	t->ring = session_ring_at(preload_proc.hdr, (uint32_t)idx);
+	t->ring = session_ring_at(preload_proc.hdr, idx);
 	t->ring_bytes = preload_proc.hdr->ring_bytes;
 	t->write_pos = atomic_load_explicit(&t->slot->write_pos, memory_order_relaxed);
 	t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);
@@ -343,6 +418,8 @@ uint64_t thread_fork_child(struct preload_thread *self)
 	uint32_t count;
 	struct preload_thread **all = thread_registry_view(&count);
 
+	atomic_store(&thread_slot_waiter, 0);
+	atomic_store(&thread_slots_full_until_ns, 0);
 	thread_pool_free = NULL;
 	for (uint32_t i = 0; i < count; i++) {
 		struct preload_thread *t = all[i];
@@ -354,6 +431,9 @@ uint64_t thread_fork_child(struct preload_thread *self)
 		} else {
 			t->slot = NULL; /* it belonged to the parent's file */
 			t->cache_depth = 0;
+			t->cache_cfas_ok = 0;
+			t->ips_known = 0;
+			t->sites_stamp++;
 			t->cache_root_id = 0;
 			t->cache_generation = 0;
 		}

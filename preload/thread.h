@@ -26,6 +26,7 @@
 #define THREAD_SETTING_UP ((struct preload_thread *)1)
 
 struct unwind_fast_memo;
+struct stack_site;
 
 /* A call-stack node created by this thread's last intern, for its STACK record. */
 struct stack_new_node {
@@ -35,6 +36,7 @@ struct stack_new_node {
 struct preload_thread {
 	int busy;                   /* inside an entry point: nested calls forward */
 	_Atomic int in_unwind;      /* inside the unwinder; fork waits for 0 */
+	_Atomic int seq_busy;       /* taking a number as the counter's owner (preload/seq.h) */
 	pid_t tid;                  /* kernel thread id of the owner */
 	int in_use;                 /* owned by a live thread (else in the pool) */
 	struct preload_thread *next_free;
@@ -55,9 +57,18 @@ struct preload_thread {
 	/* Call-stack capture and the cache of the previous stack. */
 	uint32_t frames_cap;        /* capacity of frames */
 	void **frames;              /* unwind buffer, leaf first */
+	uintptr_t *frame_cfas;      /* frame_cfas[k], k >= 1: frames[k] was read at frame_cfas[k] - 8 */
 	uint64_t *ips;              /* the kept frames, outermost first */
+	uint32_t ips_known;         /* ips[0, ips_known) were left out: they are
+	                             * cache_ips[0, ips_known) (preload/unwind.c) */
+	int cache_cfas_ok;          /* cache_cfas holds the previous stack's CFAs */
+	uint32_t cache_rsp_only;    /* cached frames [0, cache_rsp_only) have
+	                             * rsp-based CFA rules (preload/unwind_fast.h) */
 	uint64_t *cache_ips;        /* previous stack's frames, outermost first */
 	uint64_t *cache_ids;        /* their node ids */
+	uintptr_t *cache_cfas;      /* where their return addresses lay, + 8 (the
+	                             * CFA of each frame's callee); valid below
+	                             * cache_depth when cache_cfas_ok */
 	uintptr_t stack_lo;         /* this thread's stack, for the fast unwinder; */
 	uintptr_t stack_hi;         /*   both 0: not learnt yet (preload/unwind.c) */
 	struct unwind_fast_memo *unwind_memo; /* the fast unwinder's memo; kept when recycled */
@@ -67,6 +78,9 @@ struct preload_thread {
 	uint64_t cache_generation;  /* stack-table generation the cache belongs to */
 	struct stack_new_node *new_nodes;
 	uint32_t new_count;
+	struct stack_site *sites;   /* cache of stacks by call site, or NULL
+	                             * (preload/stack_sites.h); kept when recycled */
+	uint64_t sites_stamp;       /* entries with another stamp are empty */
 };
 
 extern __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
@@ -133,10 +147,17 @@ uint64_t thread_fork_child(struct preload_thread *self);
 void thread_foreach(void (*fn)(struct preload_thread *t));
 
 /*
- * Claims a free slot of the process file for t and writes THREAD and TIME
- * records there.  Waits while all slots are taken.  Returns 0, or -1 when
- * recording stopped.
+ * Claims a free slot of the process file for t (never the meta stream's
+ * slot 0, preload/meta.h) and writes THREAD and TIME records there.  Waits
+ * while all slots are taken.  Returns 0, or -1 when recording stopped.
  */
 int thread_slot_claim(struct preload_thread *t);
+
+/*
+ * Makes slot idx, already claimed (state OWNED), t's ring: takes over the
+ * slot's positions and writes THREAD (t->tid) and TIME records.  Returns 0,
+ * or -1 when recording stopped.
+ */
+int thread_slot_attach(struct preload_thread *t, uint32_t idx);
 
 #endif

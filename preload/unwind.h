@@ -37,8 +37,22 @@ int unwind_init(void);
  * out; the last entry is the caller of the allocator.  At most
  * preload_proc.cfg.max_frames frames are kept; *truncated says whether more
  * were there.  Returns the number of frames (at least 1).
+ *
+ * caller_cfa is the entry point's CFA (caller_ip lies at caller_cfa - 8;
+ * NULL: unknown).  Frames shared with the thread's previous stack, checked
+ * against the live stack, are not copied: t->ips[0, t->ips_known) are then
+ * t->cache_ips[0, t->ips_known) (stack_table_intern knows; others call
+ * stack_table_ips_fill).
  */
-uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, int *truncated);
+uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_cfa,
+			int *truncated);
+
+/* Whether MPROF_UNWIND=check is in force (every shortcut is then checked). */
+int unwind_checking(void);
+
+/* Check mode: a capture reused cached frames; differ says whether the
+ * result differed from a full capture.  Counted in the check's diag line. */
+void unwind_check_count_reuse(int differ);
 
 /*
  * The fork guard around code that may take the loader's lock or a lock of

@@ -5,9 +5,11 @@
  * frame's lookup address up in the rule cache, computes the CFA from rsp or
  * rbp, reads the return address at CFA - 8 and the caller's rbp where the
  * rule says, and goes on until the buffer is full, the outermost frame (the
- * return address is undefined, as in _start and clone) or a zero return
- * address.  Every read is checked against the thread's stack range first, so
- * a wrong rule can only give up (return -1), never fault.
+ * return address is undefined, as in _start and clone), a zero return
+ * address, or a frame it shares with the previous capture (the caller then
+ * takes the rest from that capture).  Every read is checked against the
+ * thread's stack range first, so a wrong rule can only give up (return
+ * -1), never fault.
  *
  * Owns nothing: rules come from preload/cfi_cache.c, the fork guard from
  * preload/unwind.c.  Must never call malloc and never write outside the
@@ -112,11 +114,14 @@ static uint32_t unwind_fast_fp_chain(void **frames, uint32_t n, uint32_t cap, ui
 	return n;
 }
 
-int unwind_fast_walk(struct preload_thread *t, void **frames, uint32_t cap, uintptr_t stack_lo,
-		     uintptr_t stack_hi, int mode, uintptr_t shim_lo, uintptr_t shim_hi)
+int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, uint32_t cap,
+		     uintptr_t stack_lo, uintptr_t stack_hi, int mode, uintptr_t shim_lo,
+		     uintptr_t shim_hi, struct unwind_fast_tail *tail)
 {
 	struct cfi_cache_table *tab = cfi_cache_table_for_now(), *tab_start = tab;
 	struct unwind_fast_memo *memo = t->unwind_memo;
+	struct unwind_fast_tail *meet;
+	int32_t rbp_frame = -1;
 	uintptr_t ip, sp, bp, start_sp, limit, lookup_ip;
 	uint32_t n = 0, memo_count = 0, memo_valid = 0;
 	int32_t shift = 0;
@@ -139,6 +144,9 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uint32_t cap, uint
 							      : stack_hi;
 	if (memo && memo->cap < cap)
 		memo = NULL;
+	if (tail && mode != UNWIND_FAST_CFI)
+		tail = NULL;
+	meet = tail && tail->count ? tail : NULL;
 	if (memo && memo->table == tab)
 		memo_count = memo->prev_count;
 	lookup_ip = ip; /* the first frame is exact; the others are return addresses */
@@ -181,7 +189,12 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uint32_t cap, uint
 			n = 0;
 			break;
 		}
-		cfa = (CFI_PACKED_CFA_IS_RBP(rule) ? bp : sp) + CFI_PACKED_CFA_OFFSET(rule);
+		if (CFI_PACKED_CFA_IS_RBP(rule)) {
+			cfa = bp + CFI_PACKED_CFA_OFFSET(rule);
+			rbp_frame = (int32_t)k;
+		} else {
+			cfa = sp + CFI_PACKED_CFA_OFFSET(rule);
+		}
 		if (cfa <= sp || cfa > limit) {
 			n = 0;
 			break;
@@ -199,8 +212,13 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uint32_t cap, uint
 		sp = cfa;
 		if (!ip)
 			break;
+		if (meet && unwind_fast_tail_meets(meet, cfa, ip, limit))
+			break;
+		cfas[n] = cfa;
 		lookup_ip = ip - 1;
 	}
+	if (tail)
+		tail->rbp_frame = rbp_frame;
 	/* The entries written now hold rules of tab's epoch, unless the table
 	 * changed during the walk (then they may mix two); they become the
 	 * previous walk. */

@@ -35,6 +35,85 @@ struct unwind_fast_memo {
 /* Maps a memo for cap frames; NULL when out of memory. */
 struct unwind_fast_memo *unwind_fast_memo_map(uint32_t cap);
 
+/*
+ * The previous capture's kept frames, offered to a walk so that it can stop
+ * at the first frame it shares with them (preload/unwind.c).  Entries are
+ * outermost first: ips[i] is a return address and cfas[i] - 8 the stack
+ * slot it was read from; cfas grow from the leaf (count - 1) to the root (0).
+ * A frame of the walk is shared when it was read from the same slot, holds
+ * the same return address, every entry nearer the root still holds its
+ * return address in its slot, and it and all those entries compute their
+ * CFA from rsp (entries [0, rsp_only)): the walk from there would compute
+ * the same CFAs, read the same slots and find the same frames.  (An
+ * rbp-based CFA, in a function that realigns its stack or has variable-size
+ * frames, need not follow from the pc and stack pointer alone.)  Only stack
+ * slots at or above the walk's frame are ever read, never written.
+ */
+struct unwind_fast_tail {
+	const uint64_t *ips;
+	const uintptr_t *cfas;
+	uint32_t count;     /* entries; 0: nothing offered */
+	uint32_t rsp_only;  /* entries [0, rsp_only) have rsp-based CFA rules */
+	int32_t next;       /* the entry a frame is compared with next (count - 1 first) */
+	uint32_t checked;   /* entries [0, checked) are known to hold their address */
+	int broken;         /* entry checked does not */
+	int32_t hit;        /* out: the shared entry the walk stopped at, or -1 */
+	int32_t rbp_frame;  /* out: the last frame of the walk (index into its frames)
+	                     * whose CFA rule is rbp-based, or -1 */
+};
+
+/* Offers the count entries of ips and cfas to the next walk (count 0: none). */
+static inline void unwind_fast_tail_init(struct unwind_fast_tail *tail, const uint64_t *ips,
+					 const uintptr_t *cfas, uint32_t count, uint32_t rsp_only)
+{
+	tail->ips = ips;
+	tail->cfas = cfas;
+	tail->count = count;
+	tail->rsp_only = rsp_only;
+	tail->next = (int32_t)count - 1;
+	tail->checked = 0;
+	tail->broken = 0;
+	tail->hit = -1;
+	tail->rbp_frame = -1;
+}
+
+/* Whether entries [0, j) still hold their return addresses; remembers how
+ * far it looked.  Reads only slots between cfas[j] and limit. */
+static inline int unwind_fast_tail_intact(struct unwind_fast_tail *tail, uint32_t j,
+					  uintptr_t limit)
+{
+	while (tail->checked < j && !tail->broken) {
+		uintptr_t cfa = tail->cfas[tail->checked];
+
+		if (cfa > limit || *(const uintptr_t *)(cfa - 8) != tail->ips[tail->checked])
+			tail->broken = 1;
+		else
+			tail->checked++;
+	}
+	return tail->checked >= j;
+}
+
+/*
+ * The walk read return address ip at cfa - 8 (cfa grows from call to call):
+ * returns 1, with tail->hit set, when that frame and all its callers are
+ * those of the offered entries, else 0.  A few compares per frame; the
+ * slots of the entries nearer the root are read once per walk at most.
+ */
+static inline int unwind_fast_tail_meets(struct unwind_fast_tail *tail, uintptr_t cfa,
+					 uintptr_t ip, uintptr_t limit)
+{
+	int32_t j = tail->next;
+
+	while (j >= 0 && tail->cfas[j] < cfa)
+		j--;
+	tail->next = j;
+	if (j < 0 || tail->cfas[j] != cfa || tail->ips[j] != ip || (uint32_t)j >= tail->rsp_only ||
+	    !unwind_fast_tail_intact(tail, (uint32_t)j, limit))
+		return 0;
+	tail->hit = j;
+	return 1;
+}
+
 /* How unwind_fast_walk follows the frames past the shim's own. */
 enum unwind_fast_mode {
 	UNWIND_FAST_CFI = 0, /* DWARF CFI all the way */
@@ -44,19 +123,25 @@ enum unwind_fast_mode {
 /*
  * Walks the calling thread's stack, starting inside this function, into
  * frames (leaf first: frames[0] is an address in unwind_fast_walk, the
- * others are return addresses), at most cap entries.  Reads memory only
- * between its own stack pointer and stack_hi (the end of the thread's
- * stack), at most UNWIND_FAST_SPAN_BYTES above it.  In UNWIND_FAST_FP mode
- * the rbp chain is followed from the first frame outside [shim_lo, shim_hi).
+ * others are return addresses), at most cap entries, and stores in
+ * cfas[k] (k >= 1) the address above the slot frames[k] was read from.
+ * Reads memory only between its own stack pointer and stack_hi (the end of
+ * the thread's stack), at most UNWIND_FAST_SPAN_BYTES above it.  In
+ * UNWIND_FAST_FP mode the rbp chain is followed from the first frame outside
+ * [shim_lo, shim_hi).  With a tail offered (CFI mode; tail may be NULL), the
+ * walk stops when it meets a shared frame (unwind_fast_tail_meets): that
+ * frame and its callers are not stored, and tail->hit names the entry; and
+ * tail->rbp_frame tells which frames had rbp-based CFA rules.
  *
  * Returns the number of frames, or -1 when the walk met a frame it cannot
  * follow (no or unsupported CFI, a CFA outside the stack, the stack pointer
  * outside [stack_lo, stack_hi)): the caller then unwinds with libunwind.  A
  * miss in the rule cache parses CFI inside the unwinder's fork guard
  * (unwind_guard_enter), which takes the loader's lock.  Never allocates.
+ * (t->unwind_memo, when set, must have room for cap frames.)
  */
-int unwind_fast_walk(struct preload_thread *t, void **frames, uint32_t cap, uintptr_t stack_lo,
-		     uintptr_t stack_hi, int mode, uintptr_t shim_lo, uintptr_t shim_hi);
-/* (t->unwind_memo, when set, must have room for cap frames.) */
+int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, uint32_t cap,
+		     uintptr_t stack_lo, uintptr_t stack_hi, int mode, uintptr_t shim_lo,
+		     uintptr_t shim_hi, struct unwind_fast_tail *tail);
 
 #endif

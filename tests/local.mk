@@ -38,7 +38,8 @@ E2E_TESTS = \
 	tests/e2e/diff.sh \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
-	tests/e2e/real-python3.sh
+	tests/e2e/real-python3.sh \
+	tests/e2e/hostile-traces.sh
 
 # Slowest first, so that `make check -j2` overlaps them with the rest.
 CASE_TESTS = \

@@ -42,9 +42,14 @@
 #define SESSION_VERSION 1
 #define SESSION_PAGE_BYTES 4096u
 #define SESSION_SLOTS_OFFSET SESSION_PAGE_BYTES
-#define SESSION_DEFAULT_SLOTS 1024u
+#define SESSION_DEFAULT_SLOTS 4096u
 #define SESSION_DEFAULT_RING_BYTES (512u << 10)
 #define SESSION_DEFAULT_MAX_FRAMES 64u
+/* Slot 0 holds the process's metadata stream (STACK, MODULES, PROCESS and
+ * DIAG records, written by any thread under the shim's lock) when the
+ * header's flags say SESSION_FLAG_META_SLOT; threads then claim slots from 1. */
+#define SESSION_META_SLOT 0u
+#define SESSION_FLAG_META_SLOT 1u
 
 enum session_proc_state {
 	PROC_STARTING = 0,  /* header being filled in */
@@ -81,6 +86,7 @@ struct session_proc_header {
 	_Atomic uint64_t unrecorded_frees;
 	_Atomic uint32_t diag_flags; /* 1 << enum trace_diag_code, for the launcher */
 	char diag_text[512];         /* last diagnostic, NUL-terminated */
+	uint32_t flags;              /* SESSION_FLAG_*, set before state leaves STARTING */
 };
 
 struct session_slot {

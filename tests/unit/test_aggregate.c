@@ -797,6 +797,48 @@ static void test_sites_merge_stacks_and_sum(void)
 	unlink(trace_path);
 }
 
+/*
+ * A corrupt sequence number at the top of the range (UINT64_MAX) followed by
+ * a TIME stamp once made the merge loop forever: the stamp's order key
+ * wrapped and no gap skip could make it ready.  Such a number is refused
+ * (the chunk counts as lost) and the read ends.
+ */
+static void test_impossible_sequence_number_is_refused(void)
+{
+	struct trace_writer w;
+	struct slot_writer s0 = {0};
+	const char meta[] = "pid=78\n";
+	struct read_result res;
+	uint8_t *p;
+	int fd;
+
+	snprintf(trace_path, sizeof(trace_path), "%s/mprof-test-aggregate-seq-%d.trace",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, meta, sizeof(meta) - 1) == 0);
+	p = record_put_thread(s0.buf, &s0.st, 11);
+	p = record_put_stack(p, &s0.st, 1, 0, 0);
+	p = record_put_stack(p, &s0.st, 2, 1, 0x401000);
+	p = record_put_alloc(p, &s0.st, TRACE_FN_MALLOC, 1, 0x10000, 10, 2, 1);
+	s0.len = (size_t)(p - s0.buf);
+	slot_flush(&w, &s0, 0);
+	p = record_put_alloc(s0.buf, &s0.st, TRACE_FN_MALLOC, UINT64_MAX, 0x20000, 20, 2, 1);
+	p = record_put_time(p, 5);
+	s0.len = (size_t)(p - s0.buf);
+	slot_flush(&w, &s0, 0);
+	trace_writer_finish(&w);
+	close(fd);
+	read_trace(&res, trace_path);
+	CU_ASSERT_EQUAL(res.rc, 0);
+	CU_ASSERT_EQUAL(res.agg.allocations, 1);
+	CU_ASSERT_EQUAL(res.agg.live_bytes, 10);
+	CU_ASSERT_EQUAL(res.info.chunks_lost, 1);
+	read_free(&res);
+	unlink(trace_path);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -834,6 +876,8 @@ int main(void)
 	CU_add_test(s, "truncated trace", test_truncated_trace_reads_up_to_last_whole_chunk);
 	CU_add_test(s, "corrupt chunk skipped and counted", test_corrupt_chunk_is_skipped_and_counted);
 	CU_add_test(s, "not a trace", test_not_a_trace_is_an_error);
+	CU_add_test(s, "impossible sequence number refused",
+		    test_impossible_sequence_number_is_refused);
 	s = CU_add_suite("sites", NULL, NULL);
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);

@@ -1,0 +1,59 @@
+/*
+ * preload/stack_sites.h - each thread's cache of recent call stacks by call
+ * site: the allocator's caller (its return address and where on the stack
+ * it lies) -> the id of the stack interned for it, used only after every
+ * frame of that stack has been found again on the live stack.
+ */
+#ifndef MPROF_PRELOAD_STACK_SITES_H
+#define MPROF_PRELOAD_STACK_SITES_H
+
+#include <stdint.h>
+
+#include "preload/thread.h"
+
+#define STACK_SITES_ENTRIES 256u /* direct-mapped, per thread */
+#define STACK_SITES_FRAMES 32u   /* deeper stacks are not cached */
+
+/* One frame of a cached stack: its return address and the address just
+ * above the stack slot it was read from (the CFA of its callee). */
+struct stack_site_frame {
+	uint64_t ip;
+	uintptr_t cfa;
+};
+
+/* A cached stack, keyed by its last frame (the allocator's caller). */
+struct stack_site {
+	uint64_t stamp;         /* the thread's sites_stamp when stored; 0: empty */
+	uint64_t root_key;      /* 2 * module epoch (never truncated) */
+	uint64_t stack_id;      /* the leaf node id */
+	uint32_t depth;         /* frames, outermost first */
+	struct stack_site_frame frames[STACK_SITES_FRAMES];
+};
+
+/*
+ * Returns the stack id of a call whose return address caller_ip lies at
+ * caller_cfa - 8 (the entry point's CFA), when the thread cached a stack
+ * for that call site, under the current module epoch, and every frame of it
+ * still holds its return address; 0 otherwise (capture and intern as
+ * usual).  Reads only stack slots above caller_cfa; never writes the stack.
+ */
+uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *caller_cfa);
+
+/*
+ * Remembers the stack the thread just captured and interned (depth frames,
+ * now in t->cache_ips, t->cache_cfas; leaf id stack_id) under its call
+ * site, when it can be found again safely: a complete CFI capture, not
+ * truncated, every CFA based on rsp, at most STACK_SITES_FRAMES frames, its
+ * last frame the caller (caller_ip at caller_cfa - 8).  Maps the cache on
+ * first use; out of memory only means nothing is cached.
+ */
+void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_cfa,
+		       uint32_t depth, uint64_t stack_id);
+
+/* Forgets every cached site of t (a recycled state, a fork child). */
+static inline void stack_sites_forget(struct preload_thread *t)
+{
+	t->sites_stamp++;
+}
+
+#endif

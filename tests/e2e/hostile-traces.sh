@@ -1,0 +1,81 @@
+#!/bin/bash
+# hostile-traces.sh - `mprof-analyze` on crafted traces whose contents point
+# at things that would block or blow up a careless reader: a module path and
+# a parent_trace that name a FIFO (opening one blocks until a writer comes),
+# and a STACK record with a huge id (the node table is indexed by id).  Each
+# must finish quickly with a report, never hang or eat gigabytes.
+# The traces are written here by a small encoder (the format of
+# man/mprof-trace.5; records as trace/record.h encodes them).
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+mkfifo "$WORK/fifo" || skip "cannot make a FIFO"
+
+"$PYTHON" - "$WORK" <<'EOF' || hard_error "cannot write the crafted traces"
+import struct, sys, zlib
+work = sys.argv[1]
+
+def u(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+def s(v):
+    return u(((v << 1) ^ (v >> 63)) & (2**64 - 1))
+
+def chunk(kind, payload, stream=0):
+    z = zlib.compress(payload)
+    h = struct.pack("<IBBHIII", 0x4B43504D, kind, 1, stream, len(z), len(payload),
+                    zlib.crc32(z))
+    return h + struct.pack("<I", zlib.crc32(h)) + z
+
+def trace(name, meta, records):
+    events = u(0) + u(0) + u(0) + records   # slot 0, lap 0, offset 0
+    data = (b"MPROFTRC" + struct.pack("<HHII", 1, 0, 64, 0) + bytes(44) +
+            chunk(1, meta) + chunk(2, events, 1) + chunk(4, b"exit_status=0\n"))
+    open(work + "/" + name, "wb").write(data)
+
+def modules(path):
+    body = u(0) + u(1) + u(0x400000) + u(len(path)) + path + u(0) + u(1) + u(0) + u(0x10000)
+    return b"\x80" + u(len(body)) + body
+
+thread = b"\x02" + u(11)
+def stack(sid, parent, ip_delta):
+    return b"\x04" + u(sid) + u(parent) + s(ip_delta)
+# ALLOC (malloc): seq+1, explicit address, size 10, stack delta +2
+alloc = b"\x10" + u(1) + u(2) + s(0x10000) + u(10) + s(2)
+stacks = stack(1, 0, 0) + stack(2, 1, 0x401000)
+
+trace("module-fifo.trace", b"pid=100\n",
+      thread + modules((work + "/fifo").encode()) + stacks + alloc)
+trace("parent-fifo.trace",
+      b"pid=101\nppid=100\nfork_seq=5\nparent_trace=" + (work + "/fifo").encode() + b"\n",
+      thread + stacks + b"\x10" + u(6) + u(2) + s(0x10000) + u(10) + s(2))
+trace("huge-stack-id.trace", b"pid=102\n",
+      thread + stacks + stack(1 << 28, 1, 0) + alloc)
+EOF
+
+# A module path naming a FIFO: symbolized as module+offset, not opened.
+run_cmd 20 module-fifo-report "$MPROF_ANALYZE" report "$WORK/module-fifo.trace"
+expect_eq "module path is a FIFO: report finishes (exit status)" 0 "$RUN_STATUS"
+expect_match "module path is a FIFO: the site is shown" "^#1 +site" "$(cat "$RUN_OUT")"
+run_cmd 20 module-fifo-symbolize "$MPROF_ANALYZE" symbolize "$WORK/module-fifo.trace"
+expect_eq "module path is a FIFO: symbolize finishes (exit status)" 0 "$RUN_STATUS"
+
+# A parent_trace naming a FIFO: the parent counts as not found.
+run_cmd 20 parent-fifo "$MPROF_ANALYZE" report "$WORK/parent-fifo.trace"
+expect_eq "parent_trace is a FIFO: report finishes (exit status)" 0 "$RUN_STATUS"
+expect_match "parent_trace is a FIFO: said to be not found" "parent trace .*not found" \
+	"$(cat "$RUN_OUT")"
+
+# A STACK id of 2^28: refused, not a 12 GiB node table.
+RUN_RSS=1 run_cmd 20 huge-stack-id "$MPROF_ANALYZE" symbolize "$WORK/huge-stack-id.trace"
+expect_eq "huge stack id: symbolize finishes (exit status)" 0 "$RUN_STATUS"
+expect_range "huge stack id: symbolize peak RSS (KiB)" 1 600000 "$(cat "$RUN_RSS_FILE")"
+run_cmd 20 huge-stack-id-report "$MPROF_ANALYZE" report "$WORK/huge-stack-id.trace"
+expect_eq "huge stack id: report finishes (exit status)" 0 "$RUN_STATUS"
+
+finish
