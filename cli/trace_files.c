@@ -35,6 +35,7 @@ static uint8_t *shared_zbuf;
 static size_t shared_zbuf_bytes;
 static void *shared_zstream;
 static int shared_zstream_level;
+static int shared_zstream_strategy;
 
 int trace_file_create(struct trace_file *tf, const char *path)
 {
@@ -114,11 +115,13 @@ int trace_file_chunk_stream(struct trace_file *tf, unsigned type, unsigned strea
 	tf->w.zbuf_bytes = shared_zbuf_bytes;
 	tf->w.zstream = shared_zstream;
 	tf->w.zstream_level = shared_zstream_level;
+	tf->w.zstream_strategy = shared_zstream_strategy;
 	rc = trace_writer_chunk_stream(&tf->w, type, stream, raw, raw_bytes);
 	shared_zbuf = tf->w.zbuf;
 	shared_zbuf_bytes = tf->w.zbuf_bytes;
 	shared_zstream = tf->w.zstream;
 	shared_zstream_level = tf->w.zstream_level;
+	shared_zstream_strategy = tf->w.zstream_strategy;
 	tf->w.zbuf = NULL;
 	tf->w.zbuf_bytes = 0;
 	tf->w.zstream = NULL;

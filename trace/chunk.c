@@ -83,11 +83,12 @@ static long writer_deflate(struct trace_writer *w, const void *raw, size_t raw_b
 	} else if (deflateReset(zs) != Z_OK) {
 		return -EIO;
 	}
-	if (w->zstream_level != w->level) {
+	if (w->zstream_level != w->level || w->zstream_strategy != w->strategy) {
 		/* nothing is buffered right after a reset, so this is cheap */
-		if (deflateParams(zs, w->level, Z_DEFAULT_STRATEGY) != Z_OK)
+		if (deflateParams(zs, w->level, w->strategy) != Z_OK)
 			return -EIO;
 		w->zstream_level = w->level;
+		w->zstream_strategy = w->strategy;
 	}
 	zs->next_in = (Bytef *)(uintptr_t)raw;
 	zs->avail_in = (uInt)raw_bytes;

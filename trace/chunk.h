@@ -20,11 +20,14 @@ struct trace_writer {
 	int fd;                 /* owned by the caller */
 	uint64_t offset_bytes;  /* bytes written so far */
 	int level;              /* zlib level, 1..9 */
+	int strategy;           /* zlib strategy (0: default; Z_HUFFMAN_ONLY is
+	                         * twice as fast as level 1, ~10% larger) */
 	uint8_t *zbuf;          /* compression buffer, owned */
 	size_t zbuf_bytes;
 	void *zstream;          /* zlib deflate state (z_stream *), owned, made on
 	                         * the first chunk and reset for each next one */
-	int zstream_level;      /* level zstream was made with */
+	int zstream_level;      /* level zstream is set to */
+	int zstream_strategy;   /* strategy zstream is set to */
 };
 
 /* Starts a trace on fd (which must be empty and writable): writes the file
