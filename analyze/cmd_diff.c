@@ -54,6 +54,7 @@
 
 #include "analyze/cmd_diff.h"
 #include "analyze/commands.h"
+#include "analyze/options.h"
 #include "analyze/report.h"
 #include "analyze/sites.h"
 #include "analyze/trace_sites.h"
@@ -86,13 +87,8 @@ struct diff_site {
 	enum diff_status status;
 };
 
-enum diff_format { DIFF_TEXT, DIFF_JSON };
-
 struct diff_options {
-	size_t top_n;
-	enum diff_format format;
-	const char **alloc_fns; /* owned array, strings from argv */
-	size_t alloc_fn_count;
+	struct analyze_options common;
 	const char *path_a, *path_b;
 };
 
@@ -121,65 +117,10 @@ static void diff_usage(FILE *out)
 /* Parses options; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct diff_options *o)
 {
-	static const struct option longopts[] = {
-		{"top", required_argument, NULL, 'n'},
-		{"format", required_argument, NULL, 'f'},
-		{"alloc-fn", required_argument, NULL, 'A'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
+	int rc = analyze_options_parse(argc, argv, "diff", DIFF_DEFAULT_TOP, diff_usage, &o->common);
 
-	o->top_n = DIFF_DEFAULT_TOP;
-	o->format = DIFF_TEXT;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:f:h", longopts, NULL)) != -1) {
-		char *end;
-		unsigned long long v;
-		const char **v2;
-
-		switch (c) {
-		case 'n':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				analyze_error("diff: -n wants a number, not '%s'", optarg);
-				return 2;
-			}
-			o->top_n = (size_t)v;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") == 0) {
-				o->format = DIFF_TEXT;
-			} else if (strcmp(optarg, "json") == 0) {
-				o->format = DIFF_JSON;
-			} else {
-				analyze_error("diff: unknown format '%s' (text or json)", optarg);
-				return 2;
-			}
-			break;
-		case 'A':
-			v2 = realloc(o->alloc_fns, (o->alloc_fn_count + 1) * sizeof(*v2));
-			if (!v2) {
-				analyze_error("out of memory");
-				return 1;
-			}
-			o->alloc_fns = v2;
-			o->alloc_fns[o->alloc_fn_count++] = optarg;
-			break;
-		case 'h':
-			diff_usage(stdout);
-			return 0;
-		case ':':
-			analyze_error("diff: option '%s' needs an argument", argv[optind - 1]);
-			return 2;
-		default:
-			analyze_error("diff: unknown option '%s'", argv[optind - 1]);
-			diff_usage(stderr);
-			return 2;
-		}
-	}
+	if (rc >= 0)
+		return rc;
 	if (argc - optind != 2) {
 		analyze_error("diff: %s", argc - optind < 2 ? "wants two traces, A and B"
 							      : "too many arguments (two traces: A and B)");
@@ -463,7 +404,7 @@ static void text_ranking(FILE *out, struct diff *d, enum diff_field f, const cha
 		}
 	}
 	diff_sort(d->sites, n, f);
-	shown = n < d->o->top_n ? n : d->o->top_n;
+	shown = n < d->o->common.top_n ? n : d->o->common.top_n;
 	fputc('\n', out);
 	if (n == 0) {
 		fprintf(out, "== %s: no change\n", title);
@@ -499,7 +440,7 @@ static void text_write(FILE *out, struct diff *d)
 		fputs("no difference\n", out);
 		return;
 	}
-	if (d->o->top_n == 0)
+	if (d->o->common.top_n == 0)
 		return;
 	text_ranking(out, d, DF_ALLOCATED_BYTES, "Allocated bytes");
 	text_ranking(out, d, DF_PEAK_BYTES, "Peak (live bytes at t-gmax)");
@@ -613,7 +554,7 @@ static int diff_run(struct diff *d)
 		}
 	}
 	d->differ = d->changed + d->added + d->removed;
-	if (d->o->format == DIFF_JSON) {
+	if (d->o->common.format == ANALYZE_JSON) {
 		warn_stderr(d->ta);
 		warn_stderr(d->tb);
 		json_write(stdout, d);
@@ -634,20 +575,20 @@ int cmd_diff(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0) {
-		free(o.alloc_fns);
+		analyze_options_free(&o.common);
 		return rc;
 	}
 	memset(&d, 0, sizeof(d));
 	d.o = &o;
-	sopt.alloc_fns = o.alloc_fns;
-	sopt.alloc_fn_count = o.alloc_fn_count;
+	sopt.alloc_fns = o.common.alloc_fns;
+	sopt.alloc_fn_count = o.common.alloc_fn_count;
 	d.ta = malloc(sizeof(*d.ta));
 	d.tb = malloc(sizeof(*d.tb));
 	if (!d.ta || !d.tb) {
 		analyze_error("out of memory");
 		free(d.ta);
 		free(d.tb);
-		free(o.alloc_fns);
+		analyze_options_free(&o.common);
 		return 1;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -661,7 +602,7 @@ int cmd_diff(int argc, char **argv)
 	trace_sites_free(d.tb);
 	free(d.ta);
 	free(d.tb);
-	free(o.alloc_fns);
+	analyze_options_free(&o.common);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		analyze_error("writing the diff: %s", strerror(errno));
 		return 1;

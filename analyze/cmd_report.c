@@ -20,6 +20,7 @@
 
 #include "analyze/aggregate.h"
 #include "analyze/commands.h"
+#include "analyze/options.h"
 #include "analyze/event_stream.h"
 #include "analyze/modules.h"
 #include "analyze/report.h"
@@ -30,14 +31,6 @@
 
 #define REPORT_DEFAULT_TOP 10
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON };
-
-struct report_options {
-	size_t top_n;
-	enum report_format format;
-	const char **alloc_fns; /* owned array, strings from argv */
-	size_t alloc_fn_count;
-};
 
 static void report_usage(FILE *out)
 {
@@ -54,67 +47,12 @@ static void report_usage(FILE *out)
 }
 
 /* Parses options; returns -1 to go on, or an exit status. */
-static int parse_options(int argc, char **argv, struct report_options *o)
+static int parse_options(int argc, char **argv, struct analyze_options *o)
 {
-	static const struct option longopts[] = {
-		{"top", required_argument, NULL, 'n'},
-		{"format", required_argument, NULL, 'f'},
-		{"alloc-fn", required_argument, NULL, 'A'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
+	int rc = analyze_options_parse(argc, argv, "report", REPORT_DEFAULT_TOP, report_usage, o);
 
-	o->top_n = REPORT_DEFAULT_TOP;
-	o->format = FORMAT_TEXT;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:f:h", longopts, NULL)) != -1) {
-		char *end;
-		unsigned long long v;
-		const char **v2;
-
-		switch (c) {
-		case 'n':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				analyze_error("report: -n wants a number, not '%s'", optarg);
-				return 2;
-			}
-			o->top_n = (size_t)v;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") == 0) {
-				o->format = FORMAT_TEXT;
-			} else if (strcmp(optarg, "json") == 0) {
-				o->format = FORMAT_JSON;
-			} else {
-				analyze_error("report: unknown format '%s' (text or json)", optarg);
-				return 2;
-			}
-			break;
-		case 'A':
-			v2 = realloc(o->alloc_fns, (o->alloc_fn_count + 1) * sizeof(*v2));
-			if (!v2) {
-				analyze_error("out of memory");
-				return 1;
-			}
-			o->alloc_fns = v2;
-			o->alloc_fns[o->alloc_fn_count++] = optarg;
-			break;
-		case 'h':
-			report_usage(stdout);
-			return 0;
-		case ':':
-			analyze_error("report: option '%s' needs an argument", argv[optind - 1]);
-			return 2;
-		default:
-			analyze_error("report: unknown option '%s'", argv[optind - 1]);
-			report_usage(stderr);
-			return 2;
-		}
-	}
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc) {
 		analyze_error("report: no trace file given");
 		report_usage(stderr);
@@ -366,7 +304,7 @@ void trace_sites_free(struct trace_sites *t)
 }
 
 /* Reports one trace; returns 0 or 1 (unreadable). */
-static int report_one(const char *path, const struct report_options *o, bool first)
+static int report_one(const char *path, const struct analyze_options *o, bool first)
 {
 	struct trace_sites *t = malloc(sizeof(*t));
 	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count};
@@ -387,7 +325,7 @@ static int report_one(const char *path, const struct report_options *o, bool fir
 	r.top_n = o->top_n;
 	r.inherit_note = t->inherit_note[0] ? t->inherit_note : NULL;
 	report_run_collect(&r);
-	if (o->format == FORMAT_JSON) {
+	if (o->format == ANALYZE_JSON) {
 		warn_stderr(&t->info);
 		if (!first)
 			fputs(",\n", stdout);
@@ -405,7 +343,7 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_options o;
+	struct analyze_options o;
 	static char outbuf[1 << 16];
 	int status = 0, rc;
 	bool first = true, array;
@@ -413,11 +351,11 @@ int cmd_report(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0) {
-		free(o.alloc_fns);
+		analyze_options_free(&o);
 		return rc;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	array = o.format == FORMAT_JSON && argc - optind > 1;
+	array = o.format == ANALYZE_JSON && argc - optind > 1;
 	if (array)
 		fputs("[\n", stdout);
 	for (int i = optind; i < argc; i++) {
@@ -430,11 +368,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (array)
 		fputs("\n]", stdout);
-	if (o.format == FORMAT_JSON && !first)
+	if (o.format == ANALYZE_JSON && !first)
 		fputc('\n', stdout);
-	else if (o.format == FORMAT_JSON && array)
+	else if (o.format == ANALYZE_JSON && array)
 		fputc('\n', stdout);
-	free(o.alloc_fns);
+	analyze_options_free(&o);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		analyze_error("writing the report: %s", strerror(errno));
 		return 1;

@@ -28,7 +28,7 @@ ANALYZE_SYMBOL_SOURCES = \
 
 analyze_mprof_analyze_SOURCES = analyze/main.c \
 	analyze/commands.h analyze/cmd_report.c analyze/trace_sites.h \
-	analyze/cmd_diff.h analyze/cmd_diff.c \
+	analyze/cmd_diff.h analyze/cmd_diff.c analyze/options.h analyze/options.c \
 	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
 analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(SANITIZE_CFLAGS)

@@ -283,7 +283,8 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		p->broken = true;
 		return 0;
 	}
-	c->busy_slots_now++;
+	if (i != SESSION_META_SLOT)
+		c->busy_slots_now++; /* a writing thread (the meta stream is not one) */
 	if (!force && state != SLOT_RETIRED && w - r < ring_bytes / 4)
 		return 0;
 	taken = w - r;

@@ -1,0 +1,32 @@
+/*
+ * analyze/options.h - the command-line options that `mprof-analyze report`
+ * and `mprof-analyze diff` share: -n/--top, -f/--format, --alloc-fn, -h.
+ */
+#ifndef MPROF_ANALYZE_OPTIONS_H
+#define MPROF_ANALYZE_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum analyze_format { ANALYZE_TEXT, ANALYZE_JSON };
+
+struct analyze_options {
+	size_t top_n;               /* sites per ranking in text output */
+	enum analyze_format format;
+	const char **alloc_fns;     /* owned array; the strings are argv's */
+	size_t alloc_fn_count;
+};
+
+/*
+ * Parses the shared options of subcommand cmd ("report", "diff") from
+ * argv[1..]; usage prints cmd's help.  Returns -1 to go on (optind is then
+ * the index of the first operand), or an exit status: 0 after --help, 1 out
+ * of memory, 2 a usage error (already reported).  Free with
+ * analyze_options_free whatever it returns.
+ */
+int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default_top_n,
+			  void (*usage)(FILE *out), struct analyze_options *o);
+
+void analyze_options_free(struct analyze_options *o);
+
+#endif
