@@ -104,14 +104,18 @@ struct diff {
 
 static void diff_usage(FILE *out)
 {
-	fputs("usage: mprof-analyze diff A B [-n N] [--format text|json] [--alloc-fn NAME]...\n"
-	      "  compares trace B with trace A, allocation site by allocation site\n"
-	      "  -n, --top N          sites shown per ranking in text output (default 10)\n"
+	fprintf(out, "usage: %s diff A B [-n N] [--format text|json] [--alloc-fn NAME]...\n",
+		analyze_name());
+	fputs("  compares trace B with trace A, allocation site by allocation site\n"
+	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
+	      "                       0: the totals only)\n"
 	      "  -f, --format FORMAT  text (default) or json (every site that differs,\n"
 	      "                       schema mprof-diff 1)\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
-	      "  -h, --help           show this help\n", out);
+	      "  -h, --help           show this help\n"
+	      "Exit status: 0 whether or not the traces differ, 1 a trace cannot be read,\n"
+	      "2 usage error.  See mprof-diff(1).\n", out);
 }
 
 /* Parses options; returns -1 to go on, or an exit status. */

@@ -34,8 +34,8 @@
 
 static void report_usage(FILE *out)
 {
-	fputs("usage: mprof-analyze report TRACE... [-n N] [--format text|json] "
-	      "[--alloc-fn NAME]...\n"
+	fprintf(out, "usage: %s report TRACE... [-n N] [--format text|json] ", analyze_name());
+	fputs("[--alloc-fn NAME]...\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the summary only)\n"
 	      "  -f, --format FORMAT  text (default) or json (every site, schema mprof-report 1)\n"
@@ -80,7 +80,7 @@ static void progress_show(void *ctx, uint64_t done_bytes, uint64_t total_bytes)
 	if (percent == p->shown_percent)
 		return;
 	p->shown_percent = percent;
-	fprintf(stderr, "\rmprof-analyze: reading %s: %3d%%", p->path, percent);
+	fprintf(stderr, "\r%s: reading %s: %3d%%", analyze_name(), p->path, percent);
 	fflush(stderr);
 }
 

@@ -17,4 +17,9 @@ int cmd_report(int argc, char **argv);
 /* Prints "mprof-analyze: MESSAGE" on stderr (the one place that does). */
 void analyze_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The name messages and usage lines give the analyzer: "mprof" when `mprof
+ * report` or `mprof diff` started it (MPROF_ANALYZE_NAME=mprof), else
+ * "mprof-analyze". */
+const char *analyze_name(void);
+
 #endif

@@ -8,6 +8,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -16,12 +17,19 @@
 #include "analyze/cmd_symbolize.h"
 #include "analyze/commands.h"
 
+const char *analyze_name(void)
+{
+	const char *name = getenv("MPROF_ANALYZE_NAME");
+
+	return name && strcmp(name, "mprof") == 0 ? "mprof" : "mprof-analyze";
+}
+
 void analyze_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
-	fputs("mprof-analyze: ", stderr);
+	fprintf(stderr, "%s: ", analyze_name());
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

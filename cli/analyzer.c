@@ -90,6 +90,8 @@ void analyzer_exec(const char *subcommand, int argc, char *const argv[])
 		args[i + 2] = argv[i];
 	fflush(stdout);
 	fflush(stderr);
+	/* the user typed 'mprof report', so messages and usage say "mprof" */
+	setenv("MPROF_ANALYZE_NAME", "mprof", 1);
 	execv(path, args);
 	mprof_die(MPROF_EXIT_FAILED, "cannot run the analyzer %s: %s (set MPROF_ANALYZE to "
 		  "its location)", path, strerror(errno));
