@@ -356,7 +356,6 @@ static void text_site(FILE *out, const struct diff *d, const struct diff_site *d
 {
 	const struct site_table *t = diff_site_table(d, ds);
 	const struct site *s = diff_site_site(ds);
-	const uint32_t *ids = site_frame_ids(t, s);
 
 	fprintf(out, "#%zu  %s", rank, status_name[ds->status]);
 	if (ds->a && ds->b)
@@ -381,14 +380,7 @@ static void text_site(FILE *out, const struct diff *d, const struct diff_site *d
 	fputs("; ", out);
 	text_change(out, ds, DF_TEMPORARY);
 	fputc('\n', out);
-	if (s->inherited)
-		fputs("    (blocks inherited from the parent process at fork)\n", out);
-	else if (s->unknown_stack)
-		fputs("    (no call stack recorded)\n", out);
-	for (uint32_t i = 0; i < s->frame_count; i++)
-		report_text_frame(out, &t->frames[ids[i]]);
-	if (s->truncated || (ds->a && ds->b && ds->b->truncated))
-		fputs("    ... (truncated at --max-frames)\n", out);
+	report_text_stack(out, t, s, s->truncated || (ds->a && ds->b && ds->b->truncated));
 }
 
 /* One ranking: the sites whose field changed, by |change| (desc). */

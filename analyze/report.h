@@ -69,6 +69,11 @@ void report_json_write(FILE *out, const struct report *r);
  * (FILE:LINE) [MODULE]" and its variants, with a newline. */
 void report_text_frame(FILE *out, const struct site_frame *f);
 
+/* Prints site s's call stack, one frame a line (report_text_frame), with
+ * the notes for inherited blocks, a missing stack and truncation. */
+void report_text_stack(FILE *out, const struct site_table *t, const struct site *s,
+		       bool truncated);
+
 /* One frame as a JSON object (the "frames" entries of schema mprof-report). */
 void report_json_frame(FILE *out, const struct site_frame *f);
 

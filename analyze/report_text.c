@@ -109,10 +109,23 @@ void report_text_frame(FILE *out, const struct site_frame *f)
 	fputs(f->inlined ? " (inlined)\n" : "\n", out);
 }
 
+void report_text_stack(FILE *out, const struct site_table *t, const struct site *s,
+		       bool truncated)
+{
+	const uint32_t *ids = site_frame_ids(t, s);
+
+	if (s->inherited)
+		fputs("    (blocks inherited from the parent process at fork)\n", out);
+	else if (s->unknown_stack)
+		fputs("    (no call stack recorded)\n", out);
+	for (uint32_t i = 0; i < s->frame_count; i++)
+		report_text_frame(out, &t->frames[ids[i]]);
+	if (truncated)
+		fputs("    ... (truncated at --max-frames)\n", out);
+}
+
 static void print_site(FILE *out, const struct report *r, const struct site *s, size_t rank)
 {
-	const struct site_table *t = r->sites;
-	const uint32_t *ids = site_frame_ids(t, s);
 	const struct alloc_stats *st = &s->s;
 	char b1[64], b2[64], b3[64], b4[64], n1[32], n2[32], n3[32];
 
@@ -131,14 +144,7 @@ static void print_site(FILE *out, const struct report *r, const struct site *s, 
 			fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed),
 			fmt_ns(n3, sizeof(n3), st->lifetime_ns_max));
 	fputc('\n', out);
-	if (s->inherited)
-		fputs("    (blocks inherited from the parent process at fork)\n", out);
-	else if (s->unknown_stack)
-		fputs("    (no call stack recorded)\n", out);
-	for (uint32_t i = 0; i < s->frame_count; i++)
-		report_text_frame(out, &t->frames[ids[i]]);
-	if (s->truncated)
-		fputs("    ... (truncated at --max-frames)\n", out);
+	report_text_stack(out, r->sites, s, s->truncated);
 }
 
 /* ---- rankings ---- */
