@@ -101,7 +101,8 @@ int aggregate_init(struct aggregate *a)
 	a->stack_index_cap = STACK_INDEX_INITIAL;
 	a->threads = calloc(THREADS_INITIAL, sizeof(*a->threads));
 	a->thread_mask = THREADS_INITIAL - 1;
-	if (!a->stack_index || !a->threads || block_table_init(&a->blocks) < 0) {
+	if (!a->stack_index || !a->threads || block_table_init(&a->blocks) < 0 ||
+	    block_table_init(&a->weights) < 0) {
 		aggregate_free(a);
 		return -ENOMEM;
 	}
@@ -115,6 +116,8 @@ void aggregate_free(struct aggregate *a)
 	free(a->stats);
 	free(a->threads);
 	block_table_free(&a->blocks);
+	block_table_free(&a->weights);
+	free(a->alloc_times_ns);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -321,6 +324,62 @@ static void live_sub(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 	a->live_blocks -= blocks;
 }
 
+/* ---- what a live block keeps outside the block table ---- */
+
+/* Index of time_ns in a->alloc_times_ns, appended when it differs from the
+ * newest entry (time only moves forward, so entries are few: one per TIME
+ * stamp that an allocation followed).  -1 on ENOMEM (or 2^32 entries). */
+static inline long alloc_time_index(struct aggregate *a, uint64_t time_ns)
+{
+	size_t n = a->alloc_time_count;
+
+	if (n && a->alloc_times_ns[n - 1] == time_ns)
+		return (long)(n - 1);
+	if (n >= UINT32_MAX)
+		return -1;
+	if (n == a->alloc_time_cap) {
+		size_t cap = n ? n * 2 : 1024;
+		uint64_t *v = realloc(a->alloc_times_ns, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		a->alloc_times_ns = v;
+		a->alloc_time_cap = cap;
+	}
+	a->alloc_times_ns[n] = time_ns;
+	a->alloc_time_count = n + 1;
+	return (long)n;
+}
+
+/* Records the weight of the block just made live at addr (nothing to keep
+ * for weight 1).  Returns 0 or -ENOMEM. */
+static int weight_put(struct aggregate *a, uint64_t addr, uint64_t weight)
+{
+	struct live_block w = {.addr = addr, .size_bytes = weight}, old;
+
+	if (weight == 1)
+		return 0;
+	return block_table_insert(&a->weights, &w, &old) < 0 ? -ENOMEM : 0;
+}
+
+/* The weight of the block at addr, forgotten (the block is no longer live). */
+static inline uint64_t weight_take(struct aggregate *a, uint64_t addr)
+{
+	struct live_block w;
+
+	if (!a->weights.count || !block_table_remove(&a->weights, addr, &w))
+		return 1;
+	return w.size_bytes;
+}
+
+/* The weight of the live block at addr in a (unchanged). */
+static uint64_t weight_get(const struct aggregate *a, uint64_t addr)
+{
+	const struct live_block *w = a->weights.count ? block_table_find(&a->weights, addr) : NULL;
+
+	return w ? w->size_bytes : 1;
+}
+
 /* ---- events ---- */
 
 static void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
@@ -329,7 +388,7 @@ static void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct t
 	uint64_t bytes = ev->value * w;
 	struct live_block b, old;
 	struct stack_stats *st;
-	long k;
+	long k, ti;
 	int rc;
 
 	if (th)
@@ -339,24 +398,30 @@ static void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct t
 		return;
 	}
 	k = stats_index(a, ev->stack_id);
-	if (k < 0) {
+	ti = alloc_time_index(a, a->now_ns);
+	if (k < 0 || ti < 0) {
 		note_error(a);
 		return;
 	}
 	b.addr = ev->addr;
 	b.size_bytes = ev->value;
 	b.alloc_seq = ev->seq;
-	b.alloc_time_ns = a->now_ns;
 	b.stat_index = (uint32_t)k;
-	b.weight = (uint32_t)w;
+	b.time_index = (uint32_t)ti;
 	rc = block_table_insert(&a->blocks, &b, &old);
 	if (rc < 0) {
 		note_error(a);
 		return;
 	}
 	if (rc == 1) {
+		uint64_t old_w = weight_take(a, ev->addr);
+
 		a->address_reused++;
-		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old.weight, old.weight);
+		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old_w, old_w);
+	}
+	if (weight_put(a, ev->addr, w) < 0) {
+		note_error(a);
+		return;
 	}
 	st = &a->stats[k];
 	st->s.allocations += w;
@@ -371,7 +436,7 @@ static void on_free(struct aggregate *a, const struct alloc_event *ev, struct th
 	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
 	struct live_block b;
 	struct stack_stats *st;
-	uint64_t life_events, life_ns;
+	uint64_t life_events, life_ns, w, alloc_ns;
 
 	if (th)
 		th->last_alloc_addr = 0;
@@ -381,18 +446,20 @@ static void on_free(struct aggregate *a, const struct alloc_event *ev, struct th
 		a->unmatched_frees++;
 		return;
 	}
+	w = weight_take(a, ev->addr);
 	st = &a->stats[b.stat_index];
 	if (prev_alloc == ev->addr) {
-		st->s.temporary += b.weight;
-		a->temporary += b.weight;
+		st->s.temporary += w;
+		a->temporary += w;
 	}
-	live_sub(a, st, b.size_bytes * b.weight, b.weight);
-	st->s.freed += b.weight;
-	a->blocks_freed += b.weight;
+	live_sub(a, st, b.size_bytes * w, w);
+	st->s.freed += w;
+	a->blocks_freed += w;
+	alloc_ns = a->alloc_times_ns[b.time_index];
 	life_events = ev->seq > b.alloc_seq ? ev->seq - b.alloc_seq : 0;
-	life_ns = a->now_ns > b.alloc_time_ns ? a->now_ns - b.alloc_time_ns : 0;
-	st->s.lifetime_events_sum += life_events * b.weight;
-	st->s.lifetime_ns_sum += life_ns * b.weight;
+	life_ns = a->now_ns > alloc_ns ? a->now_ns - alloc_ns : 0;
+	st->s.lifetime_events_sum += life_events * w;
+	st->s.lifetime_ns_sum += life_ns * w;
 	if (life_events < st->s.lifetime_events_min)
 		st->s.lifetime_events_min = life_events;
 	if (life_events > st->s.lifetime_events_max)
@@ -507,25 +574,38 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	struct seed_ctx *c = ctx;
 	struct aggregate *a = c->a;
 	struct live_block b = *pb, old;
-	uint64_t bytes = b.size_bytes * b.weight;
+	uint64_t w = weight_get(c->parent, b.addr), bytes = b.size_bytes * w;
+	long ti;
 	int rc;
 
 	if (c->error)
 		return;
-	b.stat_index = (uint32_t)c->stat;
 	/* lifetimes of inherited blocks count from the fork */
+	ti = alloc_time_index(a, c->parent->now_ns);
+	if (ti < 0) {
+		c->error = -ENOMEM;
+		return;
+	}
+	b.stat_index = (uint32_t)c->stat;
 	b.alloc_seq = c->parent->seq_limit;
-	b.alloc_time_ns = c->parent->now_ns;
+	b.time_index = (uint32_t)ti;
 	rc = block_table_insert(&a->blocks, &b, &old);
 	if (rc < 0) {
 		c->error = rc;
 		return;
 	}
-	if (rc == 1) /* cannot happen: parent addresses are distinct */
-		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old.weight, old.weight);
-	a->inherited_blocks += b.weight;
+	if (rc == 1) { /* cannot happen: parent addresses are distinct */
+		uint64_t old_w = weight_take(a, b.addr);
+
+		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old_w, old_w);
+	}
+	if (weight_put(a, b.addr, w) < 0) {
+		c->error = -ENOMEM;
+		return;
+	}
+	a->inherited_blocks += w;
 	a->inherited_bytes += bytes;
-	live_add(a, &a->stats[c->stat], bytes, b.weight, c->parent->seq_limit);
+	live_add(a, &a->stats[c->stat], bytes, w, c->parent->seq_limit);
 }
 
 int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent)

@@ -7,7 +7,8 @@
  * The definitions (allocation, peak, leak, temporary allocation, lifetime)
  * are written out in aggregate.c next to the code that implements them;
  * mprof-report(1) repeats them.  Memory grows with live blocks, distinct
- * stacks and threads, never with the number of events.
+ * stacks and threads, and by 8 bytes per TIME stamp that an allocation
+ * followed, never with the number of allocator events.
  */
 #ifndef MPROF_ANALYZE_AGGREGATE_H
 #define MPROF_ANALYZE_AGGREGATE_H
@@ -91,6 +92,13 @@ struct aggregate {
 	size_t stat_count, stat_cap;
 
 	struct block_table blocks;
+	/* sampling weights other than 1 of live blocks, by address (in
+	 * size_bytes); empty in exact mode */
+	struct block_table weights;
+	/* the TIME stamps live blocks were allocated at (ns), in the order
+	 * first used; a block keeps its index (32 bits) */
+	uint64_t *alloc_times_ns;
+	size_t alloc_time_count, alloc_time_cap;
 
 	struct thread_last *threads; /* open addressing by tid */
 	size_t thread_mask, thread_count;

@@ -7,7 +7,9 @@
  * per allocation.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/block_table.h"
 
@@ -30,25 +32,60 @@ void block_table_free(struct block_table *t)
 	t->count = 0;
 }
 
+/* Puts b into the first free bucket of its probe run (b->addr not present). */
+static void block_table_place(struct live_block *v, size_t mask, const struct live_block *b)
+{
+	size_t j = block_hash(b->addr, mask);
+
+	while (v[j].addr)
+		j = (j + 1) & mask;
+	v[j] = *b;
+}
+
+/*
+ * Doubles the bucket array in place.  realloc extends it (for an mmapped
+ * array, mremap: no copy and no second array), then each block moves to its
+ * bucket under the new mask.  Walking the old half upwards from just after an
+ * empty bucket, a block's new bucket is never past its old one in the low
+ * half, and every bucket before it has been rehashed already, so no probe run
+ * ever spans a bucket that is still to be emptied.  The blocks before the
+ * first empty bucket (a run that may have wrapped around from the end) are
+ * held aside and placed last.
+ */
 static int block_table_grow(struct block_table *t)
 {
-	size_t old_n = t->mask + 1, n = old_n * 2;
-	struct live_block *old = t->buckets, *nb = calloc(n, sizeof(*nb));
+	size_t old_n = t->mask + 1, n = old_n * 2, wrap = 0;
+	struct live_block *v, *held = NULL;
 
-	if (!nb)
+	if (n > SIZE_MAX / 2 / sizeof(*v))
 		return -ENOMEM;
-	for (size_t i = 0; i < old_n; i++) {
-		size_t j;
-
-		if (!old[i].addr)
-			continue;
-		j = block_hash(old[i].addr, n - 1);
-		while (nb[j].addr)
-			j = (j + 1) & (n - 1);
-		nb[j] = old[i];
+	while (wrap < old_n && t->buckets[wrap].addr)
+		wrap++;
+	if (wrap) {
+		held = malloc(wrap * sizeof(*held));
+		if (!held)
+			return -ENOMEM;
+		memcpy(held, t->buckets, wrap * sizeof(*held));
 	}
-	free(old);
-	t->buckets = nb;
+	v = realloc(t->buckets, n * sizeof(*v));
+	if (!v) {
+		free(held);
+		return -ENOMEM;
+	}
+	memset(v + old_n, 0, old_n * sizeof(*v));
+	memset(v, 0, wrap * sizeof(*v));
+	for (size_t i = wrap + 1; i < old_n; i++) {
+		struct live_block b = v[i];
+
+		if (!b.addr)
+			continue;
+		v[i].addr = 0;
+		block_table_place(v, n - 1, &b);
+	}
+	for (size_t i = 0; i < wrap; i++)
+		block_table_place(v, n - 1, &held[i]);
+	free(held);
+	t->buckets = v;
 	t->mask = n - 1;
 	return 0;
 }
@@ -59,8 +96,8 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
 	size_t i;
 
 	/* grow at 3/4 full: with the mixing hash and backward-shift deletion
-	 * probes stay short, and a table of N blocks needs 40 * N * 4/3 bytes
-	 * instead of 40 * N * 2 (python3 at 551 k live blocks: 129 -> 87 MB) */
+	 * probes stay short, and a table of N blocks needs 32 * N * 4/3 bytes
+	 * at least instead of 32 * N * 2 */
 	if ((t->count + 1) * 4 > (t->mask + 1) * 3 && block_table_grow(t) < 0)
 		return -ENOMEM;
 	i = block_hash(b->addr, t->mask);
@@ -107,6 +144,20 @@ int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *
 	t->buckets[i].addr = 0;
 	t->count--;
 	return 1;
+}
+
+const struct live_block *block_table_find(const struct block_table *t, uint64_t addr)
+{
+	size_t i = block_hash(addr, t->mask);
+
+	if (!addr)
+		return NULL;
+	while (t->buckets[i].addr != addr) {
+		if (!t->buckets[i].addr)
+			return NULL;
+		i = (i + 1) & t->mask;
+	}
+	return &t->buckets[i];
 }
 
 void block_table_each(const struct block_table *t,

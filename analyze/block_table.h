@@ -2,8 +2,15 @@
  * analyze/block_table.h - the live heap blocks of one process, by address.
  *
  * Open addressing with linear probing and backward-shift deletion (no
- * tombstones), grown at 1/2 load.  Address 0 marks an empty bucket: no live
- * block sits at address 0.  Memory grows with the number of live blocks only.
+ * tombstones), grown at 3/4 load by doubling in place (realloc, then a
+ * rehash within the array), so growing never needs old and new arrays side
+ * by side.  Address 0 marks an empty bucket: no live block sits at address
+ * 0.  Memory grows with the number of live blocks only.
+ *
+ * An entry is 32 bytes, two to a cache line: the hot path is one insert and
+ * one remove per allocation, each mostly one cache miss.  The caller keeps
+ * whatever does not fit (the allocation's TIME stamp as an index into its own
+ * array, a sampling weight other than 1 in a second table).
  */
 #ifndef MPROF_ANALYZE_BLOCK_TABLE_H
 #define MPROF_ANALYZE_BLOCK_TABLE_H
@@ -13,12 +20,14 @@
 
 struct live_block {
 	uint64_t addr;          /* 0: empty bucket */
-	uint64_t size_bytes;    /* requested size */
+	uint64_t size_bytes;    /* requested size (caller-defined in other uses) */
 	uint64_t alloc_seq;     /* sequence number of the allocation */
-	uint64_t alloc_time_ns; /* nearest TIME at or before alloc_seq */
 	uint32_t stat_index;    /* index of the allocating stack's statistics */
-	uint32_t weight;        /* sampling weight */
+	uint32_t time_index;    /* caller's index of the nearest TIME at or
+	                         * before alloc_seq */
 };
+
+_Static_assert(sizeof(struct live_block) == 32, "two live blocks per cache line");
 
 struct block_table {
 	struct live_block *buckets; /* owned */
@@ -70,6 +79,10 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
 /* Removes the block at addr, copying it to *out.  Returns 1 when found,
  * 0 when no live block has that address. */
 int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *out);
+
+/* The live block at addr, or NULL (the pointer is valid until the next
+ * insert or remove). */
+const struct live_block *block_table_find(const struct block_table *t, uint64_t addr);
 
 /* Iteration: calls fn(ctx, block) for every live block, in no order. */
 void block_table_each(const struct block_table *t,

@@ -839,6 +839,73 @@ static void test_impossible_sequence_number_is_refused(void)
 	unlink(trace_path);
 }
 
+/* One event of a weighted (sampled) recording, fed straight to the
+ * aggregation. */
+static void weighted_event(struct aggregate *a, int type, uint64_t seq, uint64_t addr,
+			   uint64_t value, uint32_t weight, uint32_t stack)
+{
+	struct alloc_event e = { .seq = seq, .addr = addr, .value = value, .weight = weight,
+				 .stack_id = stack, .tid = 1, .type = (uint8_t)type };
+
+	aggregate_event(a, &e);
+}
+
+static long stat_of_stack(const struct aggregate *a, uint64_t stack_id)
+{
+	for (size_t i = 0; i < a->stat_count; i++)
+		if (a->stats[i].stack_id == stack_id)
+			return (long)i;
+	return -1;
+}
+
+/* Weights other than 1 are kept per block through frees, a reused address,
+ * lifetimes and a fork child's inherited blocks. */
+static void test_weighted_blocks_keep_their_weight(void)
+{
+	struct aggregate a, c;
+	long k;
+
+	aggregate_init(&a);
+	weighted_event(&a, ALLOC_EV_TIME, 0, 0, 1000, 0, 0);
+	weighted_event(&a, ALLOC_EV_ALLOC, 1, 0x100, 10, 5, 1);  /* 5 x 10 bytes */
+	weighted_event(&a, ALLOC_EV_ALLOC, 2, 0x200, 20, 1, 2);
+	weighted_event(&a, ALLOC_EV_TIME, 2, 0, 4000, 0, 0);
+	weighted_event(&a, ALLOC_EV_ALLOC, 3, 0x100, 7, 3, 2);   /* reuse: 5 x 10 dropped */
+	weighted_event(&a, ALLOC_EV_ALLOC, 4, 0x300, 8, 7, 1);
+	weighted_event(&a, ALLOC_EV_TIME, 4, 0, 9000, 0, 0);
+	weighted_event(&a, ALLOC_EV_FREE, 5, 0x100, 0, 1, 0);    /* frees 3 x 7 */
+	aggregate_finish(&a);
+	CU_ASSERT_EQUAL(a.address_reused, 1);
+	CU_ASSERT_EQUAL(a.live_bytes, 20 + 56);
+	CU_ASSERT_EQUAL(a.live_blocks, 8);
+	CU_ASSERT_EQUAL(a.blocks_freed, 3);
+	k = stat_of_stack(&a, 2);
+	CU_ASSERT_FATAL(k >= 0);
+	CU_ASSERT_EQUAL(a.stats[k].s.freed, 3);
+	CU_ASSERT_EQUAL(a.stats[k].s.lifetime_ns_sum, 15000);
+	CU_ASSERT_EQUAL(a.stats[k].s.lifetime_ns_max, 5000);
+	CU_ASSERT_EQUAL(a.stats[k].s.lifetime_events_sum, 6);
+
+	/* a fork child of a at seq 5 inherits 8 blocks, 76 bytes */
+	a.seq_limit = 5;
+	aggregate_init(&c);
+	CU_ASSERT_EQUAL_FATAL(aggregate_seed_inherited(&c, &a), 0);
+	CU_ASSERT_EQUAL(c.inherited_blocks, 8);
+	CU_ASSERT_EQUAL(c.inherited_bytes, 76);
+	weighted_event(&c, ALLOC_EV_TIME, 5, 0, 12000, 0, 0);
+	weighted_event(&c, ALLOC_EV_FREE, 6, 0x300, 0, 1, 0);
+	aggregate_finish(&c);
+	CU_ASSERT_EQUAL(c.blocks_freed, 7);
+	CU_ASSERT_EQUAL(c.live_blocks, 1);
+	CU_ASSERT_EQUAL(c.live_bytes, 20);
+	k = stat_of_stack(&c, AGG_STACK_INHERITED);
+	CU_ASSERT_FATAL(k >= 0);
+	CU_ASSERT_EQUAL(c.stats[k].s.lifetime_ns_max, 3000);
+	CU_ASSERT_EQUAL(c.stats[k].s.lifetime_ns_sum, 21000);
+	aggregate_free(&a);
+	aggregate_free(&c);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -881,6 +948,7 @@ int main(void)
 	s = CU_add_suite("sites", NULL, NULL);
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
+	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
