@@ -11,7 +11,9 @@
  * memory, no commit charge) and hands out pieces of it with a bump pointer;
  * released pieces go back to PROT_NONE (their memory is returned, their
  * addresses are not reused).  Only when the reservation is used up, or
- * cannot be made, do mappings come from anywhere.
+ * cannot be made, do mappings come from anywhere.  Under an RLIMIT_AS the
+ * shim reserves nothing: reserved address space counts against that limit,
+ * and the program's own mappings must not fail because of ours.
  *
  * Owns the reservation.  Callers own what they map.  Must never call malloc
  * (the shim interposes it) and never touches a file descriptor.
@@ -19,10 +21,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "preload/mem.h"
 
-#define MEM_RESERVE_BYTES (64ull << 30)
+#define MEM_RESERVE_BYTES (16ull << 30)
 
 static _Atomic uintptr_t mem_base;  /* 0: not reserved yet; 1: cannot */
 static _Atomic uintptr_t mem_used;  /* bytes handed out (bump pointer) */
@@ -31,14 +34,18 @@ static _Atomic uintptr_t mem_used;  /* bytes handed out (bump pointer) */
 static uintptr_t mem_reservation(void)
 {
 	uintptr_t base = atomic_load_explicit(&mem_base, memory_order_acquire), expected = 0;
+	struct rlimit as;
 	void *p;
 
 	if (base > 1)
 		return base;
 	if (base == 1)
 		return 0;
-	p = mmap(NULL, MEM_RESERVE_BYTES, PROT_NONE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY)
+		p = MAP_FAILED;
+	else
+		p = mmap(NULL, MEM_RESERVE_BYTES, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	base = p == MAP_FAILED ? 1 : (uintptr_t)p;
 	if (!atomic_compare_exchange_strong(&mem_base, &expected, base)) {
 		/* another thread reserved first: keep its range */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "preload/settings.h"
@@ -41,6 +42,23 @@ static uint32_t config_clamp(uint64_t v, uint32_t lo, uint32_t hi)
 	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
 }
 
+/*
+ * Thread slots of the process file: SESSION_DEFAULT_SLOTS, except under an
+ * RLIMIT_AS, where the whole file mapping (slots x ring bytes, sparse but
+ * counted as address space) is kept to a sixteenth of the limit, and at
+ * least 64 slots, so the program's own mappings do not fail because of ours.
+ */
+static uint32_t config_slots(uint32_t ring_bytes)
+{
+	struct rlimit as;
+	uint64_t n;
+
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
+		return SESSION_DEFAULT_SLOTS;
+	n = (uint64_t)as.rlim_cur / 16 / ring_bytes;
+	return (uint32_t)config_clamp(n, 64, SESSION_DEFAULT_SLOTS);
+}
+
 int preload_settings_read(struct preload_config *cfg)
 {
 	const char *dir = getenv(SESSION_ENV);
@@ -65,7 +83,7 @@ int preload_settings_read(struct preload_config *cfg)
 	cfg->ring_bytes = (uint32_t)preload_mem_round(
 		config_clamp(ring_kib > UINT32_MAX ? UINT32_MAX : ring_kib << 10,
 			     CONFIG_RING_MIN_BYTES, CONFIG_RING_MAX_BYTES));
-	cfg->nslots = SESSION_DEFAULT_SLOTS;
+	cfg->nslots = config_slots(cfg->ring_bytes);
 	cfg->launcher_pid = (pid_t)config_env_u64(PRELOAD_ENV_LAUNCHER_PID, 0);
 	if (cfg->launcher_pid == 0)
 		cfg->launcher_pid = getppid();
