@@ -8,7 +8,10 @@
 
 #include "analyze/slot_decoder.h"
 
-#define SLOT_LIMIT (1u << 20) /* more slots than any recorder makes */
+/* More slots than any recorder makes (it makes at most SESSION_DEFAULT_SLOTS,
+ * 4096); the bound keeps a hostile trace from costing gigabytes of decoder
+ * state (~2.5 KiB a slot). */
+#define SLOT_LIMIT (1u << 16)
 
 void slot_decoders_init(struct slot_decoders *d)
 {

@@ -418,6 +418,14 @@ static void test_slot_decoder_refuses_continuation_of_lost_lap(void)
 	/* a chunk at a wrong offset (data in between was lost): refused */
 	buf2[2] = 99;
 	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), &cur), -EBADMSG);
+
+	/* a slot number no recorder makes is refused, not allocated for */
+	uint8_t buf3[32], *r3 = buf3;
+	r3 = varint_put_u64(r3, 1u << 16);
+	r3 = varint_put_u64(r3, 0);
+	r3 = varint_put_u64(r3, 0);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf3, (size_t)(r3 - buf3), &cur), -EBADMSG);
+	CU_ASSERT(d.count <= 4096);
 	slot_decoders_free(&d);
 }
 
