@@ -29,13 +29,9 @@
 
 #define NAME_TRIES 1000
 
-/* The compression buffer and zlib state lent to whichever trace writes a
- * chunk (one set for all traces: the launcher writes one chunk at a time). */
-static uint8_t *shared_zbuf;
-static size_t shared_zbuf_bytes;
-static void *shared_zstream;
-static int shared_zstream_level;
-static int shared_zstream_strategy;
+/* The compression state lent to every trace (the launcher writes one chunk
+ * at a time). */
+static struct trace_deflater shared_deflater;
 
 int trace_file_create(struct trace_file *tf, const char *path)
 {
@@ -62,6 +58,7 @@ int trace_file_create(struct trace_file *tf, const char *path)
 		return rc;
 	}
 	tf->w.level = TRACE_ZLIB_LEVEL_SMALL;
+	tf->w.deflater = &shared_deflater;
 	tf->fd = fd;
 	return 0;
 }
@@ -111,20 +108,7 @@ int trace_file_chunk_stream(struct trace_file *tf, unsigned type, unsigned strea
 		return tf->error;
 	if (tf->fd < 0)
 		return -EBADF;
-	tf->w.zbuf = shared_zbuf;
-	tf->w.zbuf_bytes = shared_zbuf_bytes;
-	tf->w.zstream = shared_zstream;
-	tf->w.zstream_level = shared_zstream_level;
-	tf->w.zstream_strategy = shared_zstream_strategy;
 	rc = trace_writer_chunk_stream(&tf->w, type, stream, raw, raw_bytes);
-	shared_zbuf = tf->w.zbuf;
-	shared_zbuf_bytes = tf->w.zbuf_bytes;
-	shared_zstream = tf->w.zstream;
-	shared_zstream_level = tf->w.zstream_level;
-	shared_zstream_strategy = tf->w.zstream_strategy;
-	tf->w.zbuf = NULL;
-	tf->w.zbuf_bytes = 0;
-	tf->w.zstream = NULL;
 	if (rc < 0) {
 		if (!tf->error)
 			tf->error = rc;
@@ -158,12 +142,7 @@ void trace_file_discard(struct trace_file *tf)
 
 void trace_files_release(void)
 {
-	struct trace_writer w = { .zbuf = shared_zbuf, .zstream = shared_zstream };
-
-	trace_writer_finish(&w);
-	shared_zbuf = NULL;
-	shared_zbuf_bytes = 0;
-	shared_zstream = NULL;
+	trace_deflater_free(&shared_deflater);
 }
 
 static int kv_text_reserve(struct kv_text *t, size_t more)

@@ -63,37 +63,57 @@ int trace_writer_append(struct trace_writer *w, int fd)
 	return 0;
 }
 
-/* Deflates raw into w->zbuf with a zlib state kept across chunks (making a
- * new one per chunk allocates and clears ~256 KiB each time).  Returns the
- * stored size or a negative errno. */
-static long writer_deflate(struct trace_writer *w, const void *raw, size_t raw_bytes)
+void trace_deflater_free(struct trace_deflater *d)
 {
-	z_stream *zs = w->zstream;
+	free(d->buf);
+	if (d->zstream) {
+		deflateEnd(d->zstream);
+		free(d->zstream);
+	}
+	memset(d, 0, sizeof(*d));
+}
 
+/* Deflates raw into d->buf at level/strategy, reusing d's zlib state.
+ * Returns the stored size or a negative errno. */
+static long deflater_run(struct trace_deflater *d, int level, int strategy, const void *raw,
+			 size_t raw_bytes)
+{
+	uLong bound = compressBound((uLong)raw_bytes);
+	z_stream *zs = d->zstream;
+
+	if (d->buf_bytes < bound) {
+		uint8_t *nb = realloc(d->buf, bound);
+
+		if (!nb)
+			return -ENOMEM;
+		d->buf = nb;
+		d->buf_bytes = bound;
+	}
 	if (!zs) {
 		zs = calloc(1, sizeof(*zs));
 		if (!zs)
 			return -ENOMEM;
-		if (deflateInit(zs, w->level) != Z_OK) {
+		if (deflateInit2(zs, level, Z_DEFLATED, 15, 8, strategy) != Z_OK) {
 			free(zs);
 			return -ENOMEM;
 		}
-		w->zstream = zs;
-		w->zstream_level = w->level;
+		d->zstream = zs;
+		d->level = level;
+		d->strategy = strategy;
 	} else if (deflateReset(zs) != Z_OK) {
 		return -EIO;
 	}
-	if (w->zstream_level != w->level || w->zstream_strategy != w->strategy) {
+	if (d->level != level || d->strategy != strategy) {
 		/* nothing is buffered right after a reset, so this is cheap */
-		if (deflateParams(zs, w->level, w->strategy) != Z_OK)
+		if (deflateParams(zs, level, strategy) != Z_OK)
 			return -EIO;
-		w->zstream_level = w->level;
-		w->zstream_strategy = w->strategy;
+		d->level = level;
+		d->strategy = strategy;
 	}
 	zs->next_in = (Bytef *)(uintptr_t)raw;
 	zs->avail_in = (uInt)raw_bytes;
-	zs->next_out = w->zbuf;
-	zs->avail_out = (uInt)w->zbuf_bytes;
+	zs->next_out = d->buf;
+	zs->avail_out = (uInt)d->buf_bytes;
 	if (deflate(zs, Z_FINISH) != Z_STREAM_END)
 		return -EIO;
 	return (long)zs->total_out;
@@ -107,22 +127,14 @@ int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, s
 int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned stream,
 			      const void *raw, size_t raw_bytes)
 {
+	struct trace_deflater *d = w->deflater ? w->deflater : &w->own;
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES] = { 0 };
-	uLong bound = compressBound((uLong)raw_bytes);
 	long stored;
 	int rc;
 
 	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
 		return -EFBIG;
-	if (w->zbuf_bytes < bound) {
-		uint8_t *nb = realloc(w->zbuf, bound);
-
-		if (!nb)
-			return -ENOMEM;
-		w->zbuf = nb;
-		w->zbuf_bytes = bound;
-	}
-	stored = writer_deflate(w, raw, raw_bytes);
+	stored = deflater_run(d, w->level, w->strategy, raw, raw_bytes);
 	if (stored < 0)
 		return (int)stored;
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
@@ -132,11 +144,11 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 	h[7] = (uint8_t)(stream >> 8);
 	trace_put_le32(h + 8, (uint32_t)stored);
 	trace_put_le32(h + 12, (uint32_t)raw_bytes);
-	trace_put_le32(h + 16, (uint32_t)crc32(0, w->zbuf, (uInt)stored));
+	trace_put_le32(h + 16, (uint32_t)crc32(0, d->buf, (uInt)stored));
 	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
 	rc = write_all(w->fd, h, sizeof(h));
 	if (rc == 0)
-		rc = write_all(w->fd, w->zbuf, (size_t)stored);
+		rc = write_all(w->fd, d->buf, (size_t)stored);
 	if (rc == 0)
 		w->offset_bytes += sizeof(h) + (uint64_t)stored;
 	return rc;
@@ -144,14 +156,7 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 
 void trace_writer_finish(struct trace_writer *w)
 {
-	free(w->zbuf);
-	w->zbuf = NULL;
-	w->zbuf_bytes = 0;
-	if (w->zstream) {
-		deflateEnd(w->zstream);
-		free(w->zstream);
-		w->zstream = NULL;
-	}
+	trace_deflater_free(&w->own);
 }
 
 int trace_reader_open(struct trace_reader *r, const char *path)

@@ -16,18 +16,29 @@
 
 #include "trace/format.h"
 
+/* Compression state: a buffer and a zlib deflate state reused from chunk to
+ * chunk (making them per chunk allocates and clears ~256 KiB each time).
+ * Zero-initialized means empty; free with trace_deflater_free. */
+struct trace_deflater {
+	uint8_t *buf;           /* compressed output, owned */
+	size_t buf_bytes;
+	void *zstream;          /* z_stream *, owned, made on first use */
+	int level;              /* level and strategy zstream is set to */
+	int strategy;
+};
+
+void trace_deflater_free(struct trace_deflater *d);
+
 struct trace_writer {
 	int fd;                 /* owned by the caller */
 	uint64_t offset_bytes;  /* bytes written so far */
-	int level;              /* zlib level, 1..9 */
+	int level;              /* zlib level for the next chunk, 1..9 */
 	int strategy;           /* zlib strategy (0: default; Z_HUFFMAN_ONLY is
 	                         * twice as fast as level 1, ~10% larger) */
-	uint8_t *zbuf;          /* compression buffer, owned */
-	size_t zbuf_bytes;
-	void *zstream;          /* zlib deflate state (z_stream *), owned, made on
-	                         * the first chunk and reset for each next one */
-	int zstream_level;      /* level zstream is set to */
-	int zstream_strategy;   /* strategy zstream is set to */
+	struct trace_deflater *deflater; /* NULL: own; else lent by the caller,
+	                                  * e.g. one for many traces written one
+	                                  * chunk at a time */
+	struct trace_deflater own;
 };
 
 /* Starts a trace on fd (which must be empty and writable): writes the file
@@ -45,7 +56,8 @@ int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, s
 int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned stream,
 			      const void *raw, size_t raw_bytes);
 
-/* Frees the writer's buffer and zlib state (does not close fd). */
+/* Frees the writer's own compression state (not a lent one; does not
+ * close fd). */
 void trace_writer_finish(struct trace_writer *w);
 
 struct trace_reader {
