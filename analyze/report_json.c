@@ -173,6 +173,15 @@ static void json_opt_u64(FILE *out, const char *key, bool has, uint64_t v)
 		fputs("null", out);
 }
 
+static void json_opt_i64(FILE *out, const char *key, bool has, int64_t v)
+{
+	json_key(out, key);
+	if (has)
+		fprintf(out, "%" PRId64, v);
+	else
+		fputs("null", out);
+}
+
 static void json_bool(FILE *out, const char *key, bool v)
 {
 	json_key(out, key);
@@ -206,17 +215,9 @@ static void write_program(FILE *out, const struct report *r)
 	fputc(',', out);
 	json_opt_u64(out, "pid", run->has_pid, run->pid);
 	fputc(',', out);
-	json_key(out, "exit_status");
-	if (run->has_status)
-		fprintf(out, "%" PRId64, run->exit_status);
-	else
-		fputs("null", out);
+	json_opt_i64(out, "exit_status", run->has_status, run->exit_status);
 	fputc(',', out);
-	json_key(out, "exit_signal");
-	if (run->has_signal)
-		fprintf(out, "%" PRId64, run->exit_signal);
-	else
-		fputs("null", out);
+	json_opt_i64(out, "exit_signal", run->has_signal, run->exit_signal);
 	fputc('}', out);
 }
 
