@@ -4,7 +4,8 @@
  * module maps (only the stream META's stack_stream names, when it names
  * one: the other EVENTS chunks are skipped without being inflated),
  * symbolizes every frame while the binaries are still there and appends the
- * answers as one SYMBOLS chunk.
+ * answers as one SYMBOLS chunk.  Answers of modules with a build-id are
+ * taken from, and added to, the on-disk cache (analyze/symbol_cache.h).
  *
  * Owns the per-trace scan state; prints its own messages (it is a
  * subcommand), to stderr only.  Must never touch a trace that already has a
@@ -242,11 +243,15 @@ static int symbolize_trace(const char *path)
 	rc = scan_trace(path, &t);
 	if (rc == 0 && !t.has_symbols) {
 		s = symbolizer_new(&t.maps);
+		if (s)
+			symbolizer_use_cache(s); /* -ENOENT: caching is off */
 		rc = s ? symbolize_nodes(&t, s) : -ENOMEM;
 		if (rc == 0)
 			rc = symbolizer_export(s, &data, &bytes);
 		if (rc == 0)
 			rc = append_symbols(path, &t, data, bytes);
+		if (rc == 0)
+			symbolizer_cache_save(s); /* failures only cost time later */
 		if (rc == 0 && t.damaged)
 			fprintf(stderr,
 				"mprof-analyze: warning: %s: %s; symbolized what was readable "

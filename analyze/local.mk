@@ -24,6 +24,7 @@ ANALYZE_SYMBOL_SOURCES = \
 	analyze/modules.h analyze/modules.c \
 	analyze/symbols.h analyze/symbolize.c \
 	analyze/symbol_table.h analyze/symbol_table.c \
+	analyze/symbol_cache.h analyze/symbol_cache.c \
 	analyze/demangle.h analyze/demangle.c
 
 analyze_mprof_analyze_SOURCES = analyze/main.c \

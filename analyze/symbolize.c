@@ -25,6 +25,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "analyze/demangle.h"
+#include "analyze/symbol_cache.h"
 #include "analyze/symbol_table.h"
 #include "analyze/symbols.h"
 
@@ -74,10 +75,13 @@ struct sym_file {
 	size_t cu_span_count;
 	bool cu_spans_indexed;
 	Dwarf_Addr dwarf_bias;      /* Dwfl address = DWARF address + this */
+	bool cache_tried;           /* the on-disk cache was looked at */
+	bool cache_dirty;           /* libdw answered something new */
 };
 
 struct sym_answer {
 	uint32_t file;
+	bool used;               /* returned by a lookup (cache loads are not) */
 	uint64_t module_offset;  /* return address - load bias */
 	struct sym_location loc;
 	struct sym_frame frames[]; /* loc.count of them */
@@ -94,6 +98,7 @@ struct symbolizer {
 	size_t answer_count, answer_slots;
 	char **strings;          /* interned strings, open addressing */
 	size_t string_count, string_slots;
+	char *cache_folder;      /* answer cache (symbol_cache.h); NULL: off */
 	struct sym_location failed; /* returned only when memory runs out */
 	struct sym_frame failed_frame;
 };
@@ -794,21 +799,19 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->file_count; i++)
 		file_close(&s->files[i]);
 	free(s->files);
+	free(s->cache_folder);
 	free(s);
 }
 
-/* Copies one embedded answer into the cache (the first of a key wins). */
-static int load_answer(void *ctx, const struct symbol_table_answer *in)
+/* Copies answer in into the table as one of file fi (the first of a key
+ * wins).  Returns 0 or -ENOMEM. */
+static int answer_copy(struct symbolizer *s, uint32_t fi, const struct symbol_table_answer *in)
 {
-	struct symbolizer *s = ctx;
-	int64_t fi = file_intern(s, in->module_path, in->build_id, in->build_id_len);
 	struct sym_answer *a;
 
-	if (fi < 0)
-		return -ENOMEM;
-	if (answer_find(s, (uint32_t)fi, in->module_offset))
+	if (answer_find(s, fi, in->module_offset))
 		return 0;
-	a = answer_add(s, (uint32_t)fi, in->module_offset, in->loc->count);
+	a = answer_add(s, fi, in->module_offset, in->loc->count);
 	if (!a)
 		return -ENOMEM;
 	for (size_t i = 0; i < in->loc->count; i++) {
@@ -822,6 +825,15 @@ static int load_answer(void *ctx, const struct symbol_table_answer *in)
 	a->loc.has_debug_info = in->loc->has_debug_info;
 	a->loc.has_symbol = in->loc->has_symbol;
 	return 0;
+}
+
+/* Copies one embedded answer into the table. */
+static int load_answer(void *ctx, const struct symbol_table_answer *in)
+{
+	struct symbolizer *s = ctx;
+	int64_t fi = file_intern(s, in->module_path, in->build_id, in->build_id_len);
+
+	return fi < 0 ? -ENOMEM : answer_copy(s, (uint32_t)fi, in);
 }
 
 int symbolizer_load_embedded(struct symbolizer *s, const uint8_t *data, size_t bytes)
@@ -849,6 +861,110 @@ static int64_t file_of_module(struct symbolizer *s, const struct module *m)
 	return fi;
 }
 
+/* ---- the answer cache on disk (symbol_cache.h) ---- */
+
+struct cache_load {
+	struct symbolizer *s;
+	uint32_t fi;
+};
+
+/* Takes one cached answer of the file being loaded. */
+static int cache_load_answer(void *ctx, const struct symbol_table_answer *in)
+{
+	struct cache_load *l = ctx;
+	const struct sym_file *f = &l->s->files[l->fi];
+
+	if (in->build_id_len != f->build_id_len ||
+	    memcmp(in->build_id, f->build_id, f->build_id_len) != 0)
+		return 0; /* not this module's: ignored */
+	return answer_copy(l->s, l->fi, in);
+}
+
+/*
+ * Puts the cached answers of file fi into the table.  Answers cached
+ * without DWARF are ignored once a separate debug file exists for the
+ * build-id, or when debuginfod may be asked (MPROF_DEBUGINFOD).
+ */
+static void cache_load(struct symbolizer *s, uint32_t fi)
+{
+	struct sym_file *f = &s->files[fi];
+	struct symbol_cache_file cf;
+	struct cache_load l = { s, fi };
+
+	f->cache_tried = true;
+	if (!s->cache_folder || !f->build_id_len ||
+	    symbol_cache_read(s->cache_folder, f->build_id, f->build_id_len, &cf) < 0)
+		return;
+	if ((cf.flags & SYMBOL_CACHE_DWARF) ||
+	    (!getenv("MPROF_DEBUGINFOD") &&
+	     !symbol_cache_debug_file_exists(f->build_id, f->build_id_len)))
+		symbol_table_decode(cf.payload, cf.payload_bytes, cache_load_answer, &l);
+	free(cf.payload);
+}
+
+int symbolizer_use_cache(struct symbolizer *s)
+{
+	char folder[4096];
+	int rc = symbol_cache_folder(folder, sizeof(folder));
+
+	if (rc < 0)
+		return rc;
+	free(s->cache_folder);
+	s->cache_folder = strdup(folder);
+	return s->cache_folder ? 0 : -ENOMEM;
+}
+
+/* Writes every answer of file fi (found now or loaded) to the cache. */
+static int cache_save_file(struct symbolizer *s, uint32_t fi)
+{
+	struct sym_file *f = &s->files[fi];
+	struct symbol_table_answer *out = malloc((s->answer_count ? s->answer_count : 1) *
+						 sizeof(*out));
+	Dwarf_Addr bias;
+	unsigned flags = 0;
+	uint8_t *data = NULL;
+	size_t n = 0, bytes = 0;
+	int rc;
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->answer_slots; i++) {
+		const struct sym_answer *a = s->answers[i];
+
+		if (!a || a->file != fi)
+			continue;
+		out[n].module_path = f->path;
+		out[n].build_id = f->build_id;
+		out[n].build_id_len = f->build_id_len;
+		out[n].module_offset = a->module_offset;
+		out[n].loc = &a->loc;
+		n++;
+	}
+	if (f->state == FILE_OPEN && dwfl_module_getdwarf(f->mod, &bias))
+		flags |= SYMBOL_CACHE_DWARF;
+	rc = symbol_table_encode(out, n, &data, &bytes);
+	if (rc == 0)
+		rc = symbol_cache_write(s->cache_folder, f->build_id, f->build_id_len, flags, data,
+					bytes);
+	free(data);
+	free(out);
+	return rc;
+}
+
+int symbolizer_cache_save(struct symbolizer *s)
+{
+	int rc = 0;
+
+	if (!s->cache_folder)
+		return 0;
+	for (uint32_t fi = 1; fi < s->file_count; fi++) {
+		if (s->files[fi].cache_dirty && s->files[fi].build_id_len &&
+		    cache_save_file(s, fi) < 0)
+			rc = -EIO;
+	}
+	return rc;
+}
+
 const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoch, uint64_t ip)
 {
 	const struct module *m = s->maps ? module_maps_find(s->maps, epoch, ip - 1) : NULL;
@@ -860,17 +976,27 @@ const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoc
 	if (fi < 0)
 		goto out_of_memory;
 	a = answer_find(s, (uint32_t)fi, offset);
-	if (a)
+	if (!a && !s->files[fi].cache_tried && fi != NO_FILE) {
+		cache_load(s, (uint32_t)fi);
+		a = answer_find(s, (uint32_t)fi, offset);
+	}
+	if (a) {
+		a->used = true;
 		return &a->loc;
+	}
 	f = &s->files[fi];
 	if (f->state == FILE_UNOPENED)
 		file_open(f);
-	if (f->state == FILE_OPEN)
+	if (f->state == FILE_OPEN) {
 		a = answer_resolve(s, (uint32_t)fi, offset, offset - 1);
-	else
+		f->cache_dirty = true;
+	} else {
 		a = answer_add(s, (uint32_t)fi, offset, 1);
-	if (a)
+	}
+	if (a) {
+		a->used = true;
 		return &a->loc;
+	}
 out_of_memory:
 	s->failed_frame.module_offset = ip;
 	return &s->failed;
@@ -906,8 +1032,10 @@ int symbolizer_export(struct symbolizer *s, uint8_t **data, size_t *bytes)
 		const struct sym_answer *a = s->answers[i];
 		const struct sym_file *f;
 
-		/* Answers that say nothing but module+offset need no embedding. */
-		if (!a || a->file == NO_FILE || (!a->loc.has_symbol && !a->loc.has_debug_info))
+		/* Answers that say nothing but module+offset need no embedding,
+		 * nor do cached ones this trace never asked for. */
+		if (!a || !a->used || a->file == NO_FILE ||
+		    (!a->loc.has_symbol && !a->loc.has_debug_info))
 			continue;
 		f = &s->files[a->file];
 		out[n].module_path = f->path;

@@ -50,6 +50,19 @@ int symbolizer_load_embedded(struct symbolizer *s, const uint8_t *data, size_t b
  */
 const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoch, uint64_t ip);
 
+/*
+ * Lets lookups take answers from the on-disk cache of past runs
+ * (analyze/symbol_cache.h) before asking libdw, and symbolizer_cache_save
+ * store new ones.  Returns 0, -ENOENT when caching is off
+ * (MPROF_SYMBOL_CACHE set and empty, or no home folder), -ENOMEM.
+ */
+int symbolizer_use_cache(struct symbolizer *s);
+
+/* Stores in the cache the answers of every module libdw answered for since
+ * symbolizer_use_cache, with those it already held.  Returns 0, or -EIO
+ * when some file could not be written (the cache is only an optimization). */
+int symbolizer_cache_save(struct symbolizer *s);
+
 /* Serializes every answer looked up so far as a SYMBOLS chunk payload
  * (malloc'd, caller frees).  Returns 0 or -ENOMEM. */
 int symbolizer_export(struct symbolizer *s, uint8_t **data, size_t *bytes);

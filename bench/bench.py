@@ -3,6 +3,7 @@
 a do-nothing preload shim and heaptrack, from one interleaved run.
 
 usage: bench/bench.py [--build DIR] [--rounds N] [--only NAME,...] [--quick]
+                      [--cold-symbols]
        bench/bench.py --scaling [--build DIR]
 
 For each workload it runs, round after round (A B C D A B C D ...), the
@@ -16,7 +17,8 @@ missing and possible; skipped, with a note, otherwise), and prints medians:
                      5 ms) divided by the unprofiled run's
   B/alloc            trace bytes per allocation
 then `mprof report` against `heaptrack_print` on the traces of the last round:
-wall time and peak RSS.  Workload sources and inputs come from the shared
+wall time and peak RSS.  mprof's symbol cache is the bench's own: cold in the
+first round, warm after it (--cold-symbols: cold in every round).  Workload sources and inputs come from the shared
 bench folder (--shared, default ../shared/bench next to the source tree).
 With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
 allocations (constant live blocks, sites and stacks) and prints `mprof report`
@@ -163,6 +165,10 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--quick", action="store_true", help="small inputs, for a smoke test")
     ap.add_argument("--no-heaptrack", action="store_true")
+    ap.add_argument("--cold-symbols", action="store_true",
+                    help="empty mprof's symbol cache before every run (default: a cache of "
+                         "the bench's own, cold in the first round only, as for a user "
+                         "profiling the same program again)")
     ap.add_argument("--scaling", action="store_true",
                     help="report time and memory at 1e6, 1e7, 1e8 allocations")
     args = ap.parse_args()
@@ -184,10 +190,12 @@ def main():
     rows = []
     for name, (argv, extra_env) in loads.items():
         env = dict(os.environ, **extra_env)
+        symbol_cache = os.path.join(work, "symbol-cache")
         variants = {
             "base": (argv, env),
             "noop": (argv, dict(env, LD_PRELOAD=os.path.join(work, "noop_shim.so"))),
-            "mprof": ([mprof, "run", "-q", "-o", os.path.join(work, "m.trace"), "--"] + argv, env),
+            "mprof": ([mprof, "run", "-q", "-o", os.path.join(work, "m.trace"), "--"] + argv,
+                      dict(env, MPROF_SYMBOL_CACHE=symbol_cache)),
         }
         if have_ht:
             variants["heaptrack"] = (["heaptrack", "-o", os.path.join(work, "h")] + argv, env)
@@ -195,6 +203,8 @@ def main():
         for r in range(args.rounds):
             for k, (cmd, e) in variants.items():
                 clean(work, {"mprof": "m.trace", "heaptrack": "h."}.get(k, "no such file"))
+                if k == "mprof" and args.cold_symbols:
+                    shutil.rmtree(symbol_cache, ignore_errors=True)
                 res[k].append(run_measured(cmd, env=e, cwd=work))
             print(f"bench: {name} round {r + 1}/{args.rounds} done", file=sys.stderr)
         # trace sizes and analysis cost, from the last round's traces

@@ -13,7 +13,9 @@ TESTS += tests/unit/test_trace_codec
 # (cc -O1 -g, never stripped) into a scratch directory under
 # $(abs_top_builddir)/tests/tmp, run them under `mprof run` and check exact
 # facts with tests/e2e/query.py.  tests/cases/NN-name.sh check the facts of
-# ../shared/cases/NN-name/EXPECT.md.  Exit 0 pass, 1 fail, 77 skip.
+# ../shared/cases/NN-name/EXPECT.md.  Exit 0 pass, 1 fail, 77 skip.  The
+# symbol cache is off (MPROF_SYMBOL_CACHE empty) but in the test of it, so
+# answers never come from an earlier build.
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = bash
 AM_TESTS_ENVIRONMENT = \
@@ -24,6 +26,7 @@ AM_TESTS_ENVIRONMENT = \
 	abs_top_srcdir='$(abs_top_srcdir)'; export abs_top_srcdir; \
 	abs_top_builddir='$(abs_top_builddir)'; export abs_top_builddir; \
 	SHARED_CASES='$(abs_top_srcdir)/../shared/cases'; export SHARED_CASES; \
+	MPROF_SYMBOL_CACHE=; export MPROF_SYMBOL_CACHE; \
 	ASAN_OPTIONS="verify_asan_link_order=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}"; export ASAN_OPTIONS;
 
 E2E_TESTS = \
@@ -33,6 +36,7 @@ E2E_TESTS = \
 	tests/e2e/fork-exec-children.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/deleted-binary.sh \
+	tests/e2e/symbol-cache.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \

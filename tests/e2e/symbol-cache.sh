@@ -1,0 +1,84 @@
+#!/bin/bash
+# symbol-cache.sh - the symbolize step keeps its answers per build-id in
+# $MPROF_SYMBOL_CACHE and takes them from there on later runs: a copy of
+# the program without its debug info (same build-id) still gets file:line
+# and the inlined frame, from the cache alone.  A damaged cache file is
+# ignored (and replaced), an empty MPROF_SYMBOL_CACHE writes nothing, and
+# without it the cache lives under $HOME/.cache/mprof.
+# Program and facts: tests/progs/inlined_site.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+SRC="$PROGS_DIR/inlined_site.c"
+build_c "$WORK/inlined_site" "$SRC" -O2
+source_line "$SRC" "/* INLINE_ALLOC_LINE */"
+ALLOC_LINE=$SOURCE_LINE
+BUILD_ID=$(readelf -n "$WORK/inlined_site" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+[ -n "$BUILD_ID" ] || skip "the compiler wrote no build-id"
+export MPROF_SYMBOL_CACHE="$WORK/cache"
+VERSION=$("$MPROF_ANALYZE" --version | awk '{print $NF}')
+CACHED="$WORK/cache/symbols-1-$VERSION/$BUILD_ID"
+
+# Asserts the site with DWARF's answers ($2 yes: the inlined frame at its
+# file:line) or with the symbol table's only ($2 no: fill_table, no file).
+check_site() {
+	local r=$1 dwarf=$2
+	if [ "$dwarf" = yes ]; then
+		expect_site "$r" make_record 6 24000 6 24000
+		expect_eq "$3: make_record is inlined into fill_table" fill_table \
+			"$(q "$r" caller make_record)"
+		expect_eq "$3: make_record frame: file" inlined_site.c \
+			"$(q "$r" frame make_record file)"
+		expect_eq "$3: make_record frame: line" "$ALLOC_LINE" \
+			"$(q "$r" frame make_record line)"
+	else
+		expect_site "$r" "$FILL_SYMBOL" 6 24000 6 24000
+		expect_no_site "$r" make_record
+		expect_eq "$3: $FILL_SYMBOL frame: no file" null \
+			"$(q "$r" frame "$FILL_SYMBOL" file)"
+	fi
+}
+
+# 1. A cold run fills the cache with the program's answers, made with DWARF.
+RUN_NAME=cold mprof_run 60 "$WORK/cold.trace" -- "$WORK/inlined_site"
+expect_eq "cold run: exit status" 0 "$RUN_STATUS"
+expect_true "cache file named by the build-id written" test -s "$CACHED"
+expect_eq "cache file says its answers came with DWARF" 1 \
+	"$(od -An -tu1 -j8 -N1 "$CACHED" | tr -d ' ')"
+report_json "$WORK/cold.json" "$WORK/cold.trace"
+check_site "$WORK/cold.json" yes "cold"
+
+# 2. The same build-id without debug info: file:line can only come from the cache.
+objcopy --strip-debug "$WORK/inlined_site" "$WORK/stripped" ||
+	hard_error "objcopy --strip-debug failed"
+# Its symbol table's name of fill_table (gcc may have cloned it: .constprop).
+FILL_SYMBOL=$(nm "$WORK/stripped" | awk '$3 ~ /^fill_table/ { print $3; exit }')
+expect_eq "stripped copy keeps the build-id" "$BUILD_ID" \
+	"$(readelf -n "$WORK/stripped" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')"
+RUN_NAME=warm mprof_run 60 "$WORK/warm.trace" -- "$WORK/stripped"
+expect_eq "warm run: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/warm.json" "$WORK/warm.trace"
+check_site "$WORK/warm.json" yes "warm, stripped"
+
+# 3. A damaged cache file is ignored: the stripped program has no file:line
+# of its own, and the file is replaced by a valid one (made without DWARF).
+printf 'MPROFSYC garbage' >"$CACHED"
+RUN_NAME=damaged mprof_run 60 "$WORK/damaged.trace" -- "$WORK/stripped"
+expect_eq "damaged cache: exit status" 0 "$RUN_STATUS"
+expect_eq "damaged cache: no message" "" "$(grep -v '^mprof: trace written' "$RUN_ERR")"
+report_json "$WORK/damaged.json" "$WORK/damaged.trace"
+check_site "$WORK/damaged.json" no "damaged cache"
+expect_eq "damaged cache file replaced, without DWARF" 0 \
+	"$(od -An -tu1 -j8 -N1 "$CACHED" | tr -d ' ')"
+
+# 4. Set and empty: no cache at all; unset: under $HOME/.cache/mprof.
+mkdir -p "$WORK/home"
+HOME="$WORK/home" MPROF_SYMBOL_CACHE='' RUN_NAME=off \
+	mprof_run 60 "$WORK/off.trace" -- "$WORK/inlined_site"
+expect_eq "cache off: exit status" 0 "$RUN_STATUS"
+expect_eq "cache off: nothing written under HOME" "" "$(ls -A "$WORK/home")"
+(unset MPROF_SYMBOL_CACHE XDG_CACHE_HOME
+ HOME="$WORK/home" RUN_NAME=home mprof_run 60 "$WORK/home.trace" -- "$WORK/inlined_site" >/dev/null)
+expect_true "cache unset: written under HOME/.cache/mprof" \
+	test -s "$WORK/home/.cache/mprof/symbols-1-$VERSION/$BUILD_ID"
+finish
