@@ -5,13 +5,16 @@
  * callers, which is most calls in loops.
  *
  * Why it is exact: the frames of a stack follow from the caller's return
- * address and stack pointer, the unwind rule of each return address and
- * the return-address slots above it, as long as every CFA is rsp-based (an
- * rbp-based one, in a function that realigns its stack or has variable-size
- * frames, is not a function of the stack pointer alone: such stacks are not
- * cached).  So the same caller at the same stack position, with every
- * cached slot still holding its return address, has the same frames and
- * the same id.  MPROF_UNWIND=check compares every hit with a full capture.
+ * address and stack pointer, the unwind rule of each return address, the
+ * return-address slots above it and, for a frame whose CFA is rbp-based (a
+ * function that realigns its stack or has variable-size frames), the slot
+ * its rbp was restored from.  So the same caller at the same stack
+ * position, with every cached return-address slot and rbp slot still
+ * holding what it held, has the same frames and the same id.  Stacks where
+ * such an rbp comes from the caller's register, which is not on the stack,
+ * are not cached.  MPROF_UNWIND=check compares every hit with a full
+ * capture.  (gcc's cc1 has an rbp-based frame near the root of every
+ * stack: before rbp frames were allowed, none of its 2 M stacks was cached.)
  *
  * Owns each thread's table (an anonymous mapping made at its first store,
  * kept when the state is recycled; entries die by stamp).  Never writes the
@@ -20,6 +23,7 @@
 #include "preload/mem.h"
 #include "preload/modules.h"
 #include "preload/stack_sites.h"
+#include "preload/unwind_fast.h"
 
 /* The entry of call site (ip, cfa). */
 static inline struct stack_site *stack_sites_entry(struct stack_site *sites, uint64_t ip,
@@ -57,7 +61,50 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
 		if (f->cfa > t->stack_hi || *(const uintptr_t *)(f->cfa - 8) != f->ip)
 			return 0;
 	}
+	for (uint32_t i = 0; i < e->rbp_checks; i++) {
+		const struct stack_site_rbp_check *c = &e->rbp_check[i];
+
+		if (c->slot < cfa || c->slot > t->stack_hi - 8 ||
+		    *(const uint64_t *)c->slot != c->value)
+			return 0;
+	}
 	return e->stack_id;
+}
+
+/*
+ * The slots the rbp-based frames of the cached stack got their rbp from,
+ * with the values they held, into checks[]: carries rbp from the caller
+ * (unknown: a register) to the root through the recorded restore slots.
+ * Returns the count, or -1 when some rbp-based frame's rbp is the caller's
+ * register or more than STACK_SITES_RBP_CHECKS slots are needed.
+ */
+static int stack_sites_rbp_checks(const struct preload_thread *t, uint32_t depth,
+				  struct stack_site_rbp_check *checks)
+{
+	uintptr_t slot = 0; /* where the carried rbp came from; 0: the register */
+	int n = 0;
+
+	for (int32_t i = (int32_t)depth - 1; i >= (int32_t)t->cache_rsp_only; i--) {
+		uintptr_t src = t->cache_bp_srcs[i];
+
+		if ((uint32_t)i + 1 < depth && UNWIND_BP_SLOT(src))
+			slot = UNWIND_BP_SLOT(src);
+		if (!(src & UNWIND_BP_CFA))
+			continue;
+		if (!slot)
+			return -1;
+		if (n > 0 && checks[n - 1].slot == slot) {
+			if (checks[n - 1].value != t->cache_bps[i])
+				return -1; /* cannot be: trust neither */
+			continue; /* checked already */
+		}
+		if (n == (int)STACK_SITES_RBP_CHECKS)
+			return -1;
+		checks[n].slot = slot;
+		checks[n].value = t->cache_bps[i];
+		n++;
+	}
+	return n;
 }
 
 void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_cfa,
@@ -65,11 +112,16 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 {
 	uint64_t ip = (uint64_t)(uintptr_t)caller_ip;
 	uintptr_t cfa = (uintptr_t)caller_cfa;
+	struct stack_site_rbp_check checks[STACK_SITES_RBP_CHECKS];
 	struct stack_site *e;
+	int nchecks;
 
 	if (!stack_id || !depth || depth > STACK_SITES_FRAMES || !t->cache_cfas_ok ||
-	    t->cache_depth != depth || t->cache_rsp_only < depth || t->cache_root_key & 1 ||
+	    t->cache_depth != depth || t->cache_root_key & 1 ||
 	    t->cache_ips[depth - 1] != ip || t->cache_cfas[depth - 1] != cfa)
+		return;
+	nchecks = stack_sites_rbp_checks(t, depth, checks);
+	if (nchecks < 0)
 		return;
 	if (!t->sites) {
 		t->sites = preload_mem_map(STACK_SITES_ENTRIES * sizeof(struct stack_site));
@@ -81,6 +133,9 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 	e->root_key = t->cache_root_key;
 	e->stack_id = stack_id;
 	e->depth = depth;
+	e->rbp_checks = (uint32_t)nchecks;
+	for (int i = 0; i < nchecks; i++)
+		e->rbp_check[i] = checks[i];
 	for (uint32_t i = 0; i < depth; i++) {
 		e->frames[i].ip = t->cache_ips[i];
 		e->frames[i].cfa = t->cache_cfas[i];

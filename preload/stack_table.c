@@ -3,12 +3,21 @@
  *
  * Owns the hash tables of nodes (open addressing, linear probing) and the
  * id counter.  Readers never lock: an entry is published by a release store
- * of its id after its key is written, and 0 means empty.  Inserts happen
- * under one small lock, taken only when a node is missing; growth maps a
- * bigger table under that lock, copies and publishes it.  Old tables stay
- * mapped because other threads may still be probing them (they then miss,
- * take the lock and look again in the current one).  Must never allocate
- * with malloc.
+ * of its key word after its fields are written, and 0 means empty.  Inserts
+ * happen under one small lock, taken only when a node is missing; growth
+ * maps a bigger table under that lock, copies and publishes it.  Old tables
+ * stay mapped because other threads may still be probing them (they then
+ * miss, take the lock and look again in the current one).  Must never
+ * allocate with malloc.
+ *
+ * A node's slot comes from the hash of its whole path (root key and every
+ * ip from the root down), not of (parent id, ip): the hashes of all the
+ * frames a capture did not share with the previous stack are known before
+ * the first lookup, so their slots are prefetched together and the cache
+ * misses overlap instead of following one another.  The key compared is
+ * still (parent id, ip), so a hash collision only costs a probe.  Measured
+ * on gcc's cc1 (4.3 M lookups in a 3 MB table, ~3.5 per capture): ~70 ns
+ * per lookup, nearly all of it the miss on the entry, before prefetching.
  */
 #include <stdatomic.h>
 
@@ -18,9 +27,10 @@
 #include "preload/stack_table.h"
 
 #define STACK_TABLE_FIRST_ENTRIES (1u << 14)
+#define STACK_TABLE_PREFETCH 16u   /* slots prefetched ahead, at most */
 
 struct stack_entry {
-	_Atomic uint64_t id; /* 0: empty */
+	_Atomic uint64_t key;    /* id | path hash's high half << 32; 0: empty */
 	uint64_t parent;
 	uint64_t ip;
 };
@@ -39,14 +49,26 @@ static uint64_t stack_next_id = 1;
 /* Bumped when the table is emptied (fork child): per-thread caches die. */
 static _Atomic uint64_t stack_generation = 1;
 
-static uint64_t stack_hash(uint64_t parent, uint64_t ip)
+/* The path hash of a node: its parent's path hash (0 for a root) and ip. */
+static inline uint64_t stack_path_hash(uint64_t parent_hash, uint64_t ip)
 {
-	uint64_t h = ip ^ (parent * 0x9e3779b97f4a7c15ull);
+	uint64_t h = (parent_hash ^ ip) * 0x9e3779b97f4a7c15ull;
 
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return h;
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ull;
+	return h ^ (h >> 32);
+}
+
+/* A table index from a path hash: its high half, so it survives in the key
+ * word (ids stay below 2^32) for growing. */
+static inline uint64_t stack_slot(const struct stack_table *tab, uint64_t hash)
+{
+	return (hash >> 32) & tab->mask;
+}
+
+static inline uint64_t stack_key_id(uint64_t key)
+{
+	return key & 0xffffffffu;
 }
 
 static struct stack_table *stack_table_map(uint64_t entries)
@@ -71,30 +93,33 @@ int stack_table_init(void)
 	return 0;
 }
 
-/* Lock-free lookup; returns the id or 0. */
-static uint64_t stack_table_find(const struct stack_table *tab, uint64_t parent, uint64_t ip)
+/* Lock-free lookup of node (parent, ip) whose path hash is hash; returns
+ * the id or 0. */
+static uint64_t stack_table_find(const struct stack_table *tab, uint64_t parent, uint64_t ip,
+				 uint64_t hash)
 {
-	for (uint64_t i = stack_hash(parent, ip) & tab->mask;; i = (i + 1) & tab->mask) {
+	for (uint64_t i = stack_slot(tab, hash);; i = (i + 1) & tab->mask) {
 		const struct stack_entry *e = &tab->entries[i];
-		uint64_t id = atomic_load_explicit(&e->id, memory_order_acquire);
+		uint64_t key = atomic_load_explicit(&e->key, memory_order_acquire);
 
-		if (!id)
+		if (!key)
 			return 0;
 		if (e->parent == parent && e->ip == ip)
-			return id;
+			return stack_key_id(key);
 	}
 }
 
-/* Stores a node into tab (lock held, room guaranteed). */
-static void stack_table_put(struct stack_table *tab, uint64_t parent, uint64_t ip, uint64_t id)
+/* Stores a node into tab (lock held, room guaranteed); key as in struct
+ * stack_entry. */
+static void stack_table_put(struct stack_table *tab, uint64_t parent, uint64_t ip, uint64_t key)
 {
-	uint64_t i = stack_hash(parent, ip) & tab->mask;
+	uint64_t i = (key >> 32) & tab->mask;
 
-	while (atomic_load_explicit(&tab->entries[i].id, memory_order_relaxed))
+	while (atomic_load_explicit(&tab->entries[i].key, memory_order_relaxed))
 		i = (i + 1) & tab->mask;
 	tab->entries[i].parent = parent;
 	tab->entries[i].ip = ip;
-	atomic_store_explicit(&tab->entries[i].id, id, memory_order_release);
+	atomic_store_explicit(&tab->entries[i].key, key, memory_order_release);
 	tab->used++;
 }
 
@@ -106,33 +131,34 @@ static struct stack_table *stack_table_grow(struct stack_table *old)
 	if (!tab)
 		return NULL;
 	for (uint64_t i = 0; i <= old->mask; i++) {
-		uint64_t id = atomic_load_explicit(&old->entries[i].id, memory_order_relaxed);
+		uint64_t key = atomic_load_explicit(&old->entries[i].key, memory_order_relaxed);
 
-		if (id)
-			stack_table_put(tab, old->entries[i].parent, old->entries[i].ip, id);
+		if (key)
+			stack_table_put(tab, old->entries[i].parent, old->entries[i].ip, key);
 	}
 	tab->older = old;
 	atomic_store_explicit(&stack_current, tab, memory_order_release);
 	return tab;
 }
 
-/* Finds or creates node (parent, ip); a new one is appended to t->new_nodes.
- * Returns 0 when out of memory. */
-static uint64_t stack_table_node(struct preload_thread *t, uint64_t parent, uint64_t ip)
+/* Finds or creates node (parent, ip) with path hash hash; a new one is
+ * appended to t->new_nodes.  Returns 0 when out of memory (or of ids). */
+static uint64_t stack_table_node(struct preload_thread *t, uint64_t parent, uint64_t ip,
+				 uint64_t hash)
 {
 	struct stack_table *tab = atomic_load_explicit(&stack_current, memory_order_acquire);
-	uint64_t id = stack_table_find(tab, parent, ip);
+	uint64_t id = stack_table_find(tab, parent, ip, hash);
 
 	if (id)
 		return id;
 	preload_lock_take(&stack_lock);
 	tab = atomic_load_explicit(&stack_current, memory_order_relaxed);
-	id = stack_table_find(tab, parent, ip);
+	id = stack_table_find(tab, parent, ip, hash);
 	if (!id && 2 * (tab->used + 1) > tab->mask + 1)
 		tab = stack_table_grow(tab);
-	if (!id && tab) {
+	if (!id && tab && stack_next_id <= 0xffffffffu) {
 		id = stack_next_id++;
-		stack_table_put(tab, parent, ip, id);
+		stack_table_put(tab, parent, ip, id | (hash >> 32) << 32);
 		t->new_nodes[t->new_count++] = (struct stack_new_node){ id, parent, ip };
 	}
 	preload_lock_give(&stack_lock);
@@ -167,13 +193,15 @@ static void stack_cache_check(struct preload_thread *t, uint64_t root_key)
 uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t root_key,
 			    int check_modules)
 {
-	uint64_t parent;
+	struct stack_table *tab;
+	uint64_t parent, hash, root_hash = stack_path_hash(0, root_key);
 	uint32_t i = 0;
 
 	stack_cache_check(t, root_key);
 	if (!t->cache_root_id)
-		t->cache_root_id = stack_table_node(t, 0, root_key);
+		t->cache_root_id = stack_table_node(t, 0, root_key, root_hash);
 	parent = t->cache_root_id;
+	hash = root_hash;
 	if (!parent)
 		return 0;
 	/* The outer frames shared with the previous stack keep their ids: those
@@ -181,17 +209,29 @@ uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t r
 	if (t->ips_known && t->ips_known <= t->cache_depth) {
 		i = t->ips_known;
 		parent = t->cache_ids[i - 1];
+		hash = t->cache_hashes[i - 1];
 	} else {
 		stack_table_ips_fill(t);
 		t->ips_known = 0;
 	}
-	while (i < depth && i < t->cache_depth && t->cache_ips[i] == t->ips[i])
-		parent = t->cache_ids[i++];
+	while (i < depth && i < t->cache_depth && t->cache_ips[i] == t->ips[i]) {
+		parent = t->cache_ids[i];
+		hash = t->cache_hashes[i++];
+	}
+	/* The path hashes of the other frames, their slots prefetched. */
+	tab = atomic_load_explicit(&stack_current, memory_order_acquire);
+	for (uint32_t k = i, h = 0; k < depth; k++) {
+		hash = stack_path_hash(hash, t->ips[k]);
+		t->cache_hashes[k] = hash;
+		if (h++ < STACK_TABLE_PREFETCH)
+			__builtin_prefetch(&tab->entries[stack_slot(tab, hash)]);
+	}
 	/* Then lock-free lookups as long as the nodes exist. */
 	for (; i < depth; i++) {
-		struct stack_table *tab = atomic_load_explicit(&stack_current, memory_order_acquire);
-		uint64_t id = stack_table_find(tab, parent, t->ips[i]);
+		uint64_t id;
 
+		tab = atomic_load_explicit(&stack_current, memory_order_acquire);
+		id = stack_table_find(tab, parent, t->ips[i], t->cache_hashes[i]);
 		if (!id)
 			break;
 		t->cache_ips[i] = t->ips[i];
@@ -205,7 +245,7 @@ uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t r
 	}
 	t->ips_known = 0;
 	for (; i < depth; i++) {
-		uint64_t id = stack_table_node(t, parent, t->ips[i]);
+		uint64_t id = stack_table_node(t, parent, t->ips[i], t->cache_hashes[i]);
 
 		if (!id) {
 			t->cache_depth = i;

@@ -105,8 +105,9 @@ static struct preload_thread *thread_state_map(void)
 	uint32_t max_frames = preload_proc.cfg.max_frames;
 	uint32_t cap = max_frames + THREAD_SHIM_FRAMES_MAX;
 	size_t bytes = sizeof(struct preload_thread) + cap * sizeof(void *) +
-		       cap * sizeof(uintptr_t) + 3 * (size_t)max_frames * sizeof(uint64_t) +
-		       max_frames * sizeof(uintptr_t) +
+		       cap * (2 * sizeof(uintptr_t) + sizeof(uint64_t)) +
+		       5 * (size_t)max_frames * sizeof(uint64_t) +
+		       2 * (size_t)max_frames * sizeof(uintptr_t) +
 		       (max_frames + 1) * sizeof(struct stack_new_node);
 	struct preload_thread *t = preload_mem_map(bytes);
 	uint8_t *p;
@@ -121,13 +122,23 @@ static struct preload_thread *thread_state_map(void)
 	p += cap * sizeof(void *);
 	t->frame_cfas = (uintptr_t *)p;
 	p += cap * sizeof(uintptr_t);
+	t->frame_bps = (uint64_t *)p;
+	p += cap * sizeof(uint64_t);
+	t->frame_bp_srcs = (uintptr_t *)p;
+	p += cap * sizeof(uintptr_t);
 	t->ips = (uint64_t *)p;
 	p += max_frames * sizeof(uint64_t);
 	t->cache_ips = (uint64_t *)p;
 	p += max_frames * sizeof(uint64_t);
 	t->cache_ids = (uint64_t *)p;
 	p += max_frames * sizeof(uint64_t);
+	t->cache_hashes = (uint64_t *)p;
+	p += max_frames * sizeof(uint64_t);
 	t->cache_cfas = (uintptr_t *)p;
+	p += max_frames * sizeof(uintptr_t);
+	t->cache_bps = (uint64_t *)p;
+	p += max_frames * sizeof(uint64_t);
+	t->cache_bp_srcs = (uintptr_t *)p;
 	p += max_frames * sizeof(uintptr_t);
 	t->new_nodes = (struct stack_new_node *)p;
 	return t;

@@ -58,6 +58,8 @@ struct preload_thread {
 	uint32_t frames_cap;        /* capacity of frames */
 	void **frames;              /* unwind buffer, leaf first */
 	uintptr_t *frame_cfas;      /* frame_cfas[k], k >= 1: frames[k] was read at frame_cfas[k] - 8 */
+	uint64_t *frame_bps;        /* rbp in frames[k]'s context (CFI walks) */
+	uintptr_t *frame_bp_srcs;   /* how frames[k] got it (UNWIND_BP_SRC_*, preload/unwind_fast.h) */
 	uint64_t *ips;              /* the kept frames, outermost first */
 	uint32_t ips_known;         /* ips[0, ips_known) were left out: they are
 	                             * cache_ips[0, ips_known) (preload/unwind.c) */
@@ -66,9 +68,14 @@ struct preload_thread {
 	                             * rsp-based CFA rules (preload/unwind_fast.h) */
 	uint64_t *cache_ips;        /* previous stack's frames, outermost first */
 	uint64_t *cache_ids;        /* their node ids */
+	uint64_t *cache_hashes;     /* their path hashes (preload/stack_table.c) */
 	uintptr_t *cache_cfas;      /* where their return addresses lay, + 8 (the
 	                             * CFA of each frame's callee); valid below
 	                             * cache_depth when cache_cfas_ok */
+	uint64_t *cache_bps;        /* rbp in each cached frame's context, and */
+	uintptr_t *cache_bp_srcs;   /*   how it got it from the frame after it
+	                             *   (UNWIND_BP_SRC_*); the last frame's is
+	                             *   about the shim's frame: never used */
 	uintptr_t stack_lo;         /* this thread's stack, for the fast unwinder; */
 	uintptr_t stack_hi;         /*   both 0: not learnt yet (preload/unwind.c) */
 	struct unwind_fast_memo *unwind_memo; /* the fast unwinder's memo; kept when recycled */

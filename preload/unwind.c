@@ -223,8 +223,9 @@ static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tai
 		unwind_stack_learn(t);
 	if (!t->unwind_memo)
 		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
-	n = unwind_fast_walk(t, t->frames, t->frame_cfas, t->frames_cap, t->stack_lo, t->stack_hi,
-			     mode, unwind_self_start, unwind_self_end, tail);
+	n = unwind_fast_walk(t, t->frames, t->frame_cfas, t->frame_bps, t->frame_bp_srcs,
+			     t->frames_cap, t->stack_lo, t->stack_hi, mode, unwind_self_start,
+			     unwind_self_end, tail);
 	if (n < 0)
 		atomic_fetch_add_explicit(&unwind_fallbacks, 1, memory_order_relaxed);
 	return n;
@@ -298,8 +299,12 @@ static uint32_t unwind_store_walk(struct preload_thread *t, uint32_t n, int32_t 
 		return 1;
 	}
 	for (uint32_t i = 0; i < count; i++) {
-		t->ips[i] = (uint64_t)(uintptr_t)t->frames[first + count - 1 - i];
-		t->cache_cfas[i] = t->frame_cfas[first + count - 1 - i];
+		uint32_t k = first + count - 1 - i;
+
+		t->ips[i] = (uint64_t)(uintptr_t)t->frames[k];
+		t->cache_cfas[i] = t->frame_cfas[k];
+		t->cache_bps[i] = t->frame_bps[k];
+		t->cache_bp_srcs[i] = t->frame_bp_srcs[k];
 	}
 	t->cache_cfas_ok = !*truncated;
 	t->cache_rsp_only = rbp_frame >= (int32_t)first ? first + count - 1 - (uint32_t)rbp_frame
@@ -319,7 +324,8 @@ static void unwind_tail_offer(struct preload_thread *t, struct unwind_fast_tail 
 	if (t->cache_cfas_ok && !atomic_load_explicit(&modules_dirty, memory_order_relaxed) &&
 	    t->cache_root_key == 2 * modules_epoch())
 		count = t->cache_depth;
-	unwind_fast_tail_init(tail, t->cache_ips, t->cache_cfas, count, t->cache_rsp_only);
+	unwind_fast_tail_init(tail, t->cache_ips, t->cache_cfas, t->cache_bps, t->cache_bp_srcs,
+			      count, t->cache_rsp_only);
 }
 
 /*
@@ -339,7 +345,8 @@ static int unwind_tail_quick(const struct preload_thread *t, struct unwind_fast_
 	if (!tail->count || cfa <= t->stack_lo || cfa > t->stack_hi ||
 	    ((const uintptr_t *)cfa)[-1] != (uintptr_t)caller_ip || unwind_in_shim(caller_ip))
 		return 0;
-	return unwind_fast_tail_meets(tail, cfa, (uintptr_t)caller_ip, t->stack_hi);
+	/* (the caller's rbp is unknown here: rbp-based callers need the walk) */
+	return unwind_fast_tail_meets(tail, cfa, (uintptr_t)caller_ip, 0, 0, t->stack_hi);
 }
 
 /*
@@ -350,23 +357,34 @@ static int unwind_tail_quick(const struct preload_thread *t, struct unwind_fast_
  * Returns the count, or 0 when the stack must be truncated: the caller then
  * expands the cached entries into t->frames and stores as for a full walk.
  */
-static uint32_t unwind_store_hit(struct preload_thread *t, uint32_t n, uint32_t j,
-				 int32_t rbp_frame)
+static uint32_t unwind_store_hit(struct preload_thread *t, uint32_t n,
+				 const struct unwind_fast_tail *tail)
 {
+	uint32_t j = (uint32_t)tail->hit;
 	uint32_t first = n ? unwind_skip_profiler(t->frames, n) : 0;
 	uint32_t fresh = n - first, count = j + 1 + fresh;
 
 	if (count > preload_proc.cfg.max_frames || n + j + 1 >= t->frames_cap)
 		return 0;
-	/* Entries [0, j] are rsp-based (the hit needs it); the fresh ones
-	 * follow the walk. */
-	t->cache_rsp_only = rbp_frame >= (int32_t)first ? j + 1 + (n - 1 - (uint32_t)rbp_frame)
-							 : count;
+	/* The outermost rbp-based entry: still the cached one when it is
+	 * among the shared entries [0, j], else the walk's, if any. */
+	if (t->cache_rsp_only > j)
+		t->cache_rsp_only = tail->rbp_frame >= (int32_t)first
+					    ? j + 1 + (n - 1 - (uint32_t)tail->rbp_frame)
+					    : count;
+	/* Entry j now has a walked callee: how it gets its rbp from it.  (With
+	 * nothing walked, entry j is the last one and its source is unused.) */
+	if (n) {
+		t->cache_bps[j] = tail->hit_bp;
+		t->cache_bp_srcs[j] = tail->hit_bp_src | (t->cache_bp_srcs[j] & UNWIND_BP_CFA);
+	}
 	for (uint32_t i = 0; i < fresh; i++) {
 		uintptr_t ip = (uintptr_t)t->frames[n - 1 - i];
 
 		t->ips[j + 1 + i] = ip;
 		t->cache_cfas[j + 1 + i] = t->frame_cfas[n - 1 - i];
+		t->cache_bps[j + 1 + i] = t->frame_bps[n - 1 - i];
+		t->cache_bp_srcs[j + 1 + i] = t->frame_bp_srcs[n - 1 - i];
 		if (unwind_in_shim((void *)ip))
 			t->cache_cfas_ok = 0; /* a kept shim frame would confuse the next hit */
 	}
@@ -374,12 +392,21 @@ static uint32_t unwind_store_hit(struct preload_thread *t, uint32_t n, uint32_t 
 	return count;
 }
 
-/* Puts the cached entries j down to 0 after the n walked frames of
- * t->frames, as a full walk would have found them; returns the new count. */
-static uint32_t unwind_expand(struct preload_thread *t, uint32_t n, uint32_t j)
+/* Puts the cached entries tail->hit down to 0 after the n walked frames of
+ * t->frames, as a full walk would have found them; returns the new count
+ * and updates tail->rbp_frame for the entries put there. */
+static uint32_t unwind_expand(struct preload_thread *t, uint32_t n, struct unwind_fast_tail *tail)
 {
+	uint32_t j = (uint32_t)tail->hit;
+
+	if (t->cache_rsp_only <= j && n + j - t->cache_rsp_only < t->frames_cap)
+		tail->rbp_frame = (int32_t)(n + j - t->cache_rsp_only);
 	for (int32_t i = (int32_t)j; i >= 0 && n < t->frames_cap; i--) {
 		t->frame_cfas[n] = t->cache_cfas[i];
+		t->frame_bps[n] = (uint32_t)i == j ? tail->hit_bp : t->cache_bps[i];
+		t->frame_bp_srcs[n] = (uint32_t)i == j ? tail->hit_bp_src |
+							 (t->cache_bp_srcs[i] & UNWIND_BP_CFA)
+						       : t->cache_bp_srcs[i];
 		t->frames[n++] = (void *)(uintptr_t)t->cache_ips[i];
 	}
 	return n;
@@ -552,10 +579,12 @@ static int unwind_capture_cfi(struct preload_thread *t, void *caller_ip, void *c
 	}
 	if (tail.hit < 0)
 		return (int)unwind_store_walk(t, (uint32_t)n, tail.rbp_frame, caller_ip, truncated);
-	count = unwind_store_hit(t, (uint32_t)n, (uint32_t)tail.hit, tail.rbp_frame);
-	if (!count)
-		return (int)unwind_store_walk(t, unwind_expand(t, (uint32_t)n, (uint32_t)tail.hit),
-					      tail.rbp_frame, caller_ip, truncated);
+	count = unwind_store_hit(t, (uint32_t)n, &tail);
+	if (!count) {
+		uint32_t expanded = unwind_expand(t, (uint32_t)n, &tail);
+
+		return (int)unwind_store_walk(t, expanded, tail.rbp_frame, caller_ip, truncated);
+	}
 	*truncated = 0;
 	*reused = 1;
 	return (int)count;

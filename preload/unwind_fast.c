@@ -114,15 +114,16 @@ static uint32_t unwind_fast_fp_chain(void **frames, uint32_t n, uint32_t cap, ui
 	return n;
 }
 
-int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, uint32_t cap,
-		     uintptr_t stack_lo, uintptr_t stack_hi, int mode, uintptr_t shim_lo,
-		     uintptr_t shim_hi, struct unwind_fast_tail *tail)
+int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, uint64_t *bps,
+		     uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo, uintptr_t stack_hi,
+		     int mode, uintptr_t shim_lo, uintptr_t shim_hi, struct unwind_fast_tail *tail)
 {
 	struct cfi_cache_table *tab = cfi_cache_table_for_now(), *tab_start = tab;
 	struct unwind_fast_memo *memo = t->unwind_memo;
 	struct unwind_fast_tail *meet;
 	int32_t rbp_frame = -1;
 	uintptr_t ip, sp, bp, start_sp, limit, lookup_ip;
+	uintptr_t bp_slot = 0; /* where bp was last restored from; 0: a register */
 	uint32_t n = 0, memo_count = 0, memo_valid = 0;
 	int32_t shift = 0;
 
@@ -189,11 +190,14 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 			n = 0;
 			break;
 		}
+		bps[k] = bp;
 		if (CFI_PACKED_CFA_IS_RBP(rule)) {
 			cfa = bp + CFI_PACKED_CFA_OFFSET(rule);
 			rbp_frame = (int32_t)k;
+			bp_srcs[k] = bp_slot | UNWIND_BP_CFA;
 		} else {
 			cfa = sp + CFI_PACKED_CFA_OFFSET(rule);
+			bp_srcs[k] = bp_slot;
 		}
 		if (cfa <= sp || cfa > limit) {
 			n = 0;
@@ -202,18 +206,24 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 		if (CFI_PACKED_RBP_SAVED(rule)) {
 			uintptr_t at = cfa + (uintptr_t)CFI_PACKED_RBP_OFFSET(rule);
 
-			if (at < start_sp || at > limit - 8) {
+			/* (8-aligned, so that UNWIND_BP_CFA fits beside it) */
+			if (at < start_sp || at > limit - 8 || (at & 7)) {
 				n = 0;
 				break;
 			}
 			bp = *(const uintptr_t *)at;
+			bp_slot = at;
+		} else {
+			bp_slot = 0;
 		}
 		ip = ((const uintptr_t *)cfa)[-1];
 		sp = cfa;
 		if (!ip)
 			break;
-		if (meet && unwind_fast_tail_meets(meet, cfa, ip, limit))
+		if (meet && unwind_fast_tail_meets(meet, cfa, ip, bp, 1, limit)) {
+			meet->hit_bp_src = bp_slot;
 			break;
+		}
 		cfas[n] = cfa;
 		lookup_ip = ip - 1;
 	}
