@@ -36,8 +36,10 @@ struct stack_site {
 	uint64_t stack_id;      /* the leaf node id */
 	uint32_t depth;         /* frames, outermost first */
 	uint32_t rbp_checks;    /* entries of rbp_check in use */
-	struct stack_site_rbp_check rbp_check[STACK_SITES_RBP_CHECKS];
 	struct stack_site_frame frames[STACK_SITES_FRAMES];
+	/* after the frames: most stacks need none, so a lookup reads no more
+	 * cache lines than its frames take */
+	struct stack_site_rbp_check rbp_check[STACK_SITES_RBP_CHECKS];
 };
 
 /*
