@@ -14,7 +14,11 @@ missing and possible; skipped, with a note, otherwise), and prints medians:
                      divided by the unprofiled run's
   rss x              peak memory of the process tree (launcher and helpers
                      included; sum of proportional set sizes, sampled every
-                     5 ms) divided by the unprofiled run's
+                     5 ms) divided by the unprofiled run's; measured in a
+                     second run of each variant in the round, because the
+                     sampler's CPU time and the mmap lock it takes in every
+                     process it reads slow down what it watches (the
+                     two-thread microbenchmark: x3.1 sampled, x2.0 not)
   B/alloc            trace bytes per allocation
 then `mprof report` against `heaptrack_print` on the traces of the last round:
 wall time and peak RSS.  mprof's symbol cache is the bench's own: cold in the
@@ -74,8 +78,10 @@ def rss_kib(pid):
     return 0
 
 
-def run_measured(argv, env=None, cwd=None, stdin=None):
-    """Runs argv; returns (wall_s, cpu_s, peak_tree_rss_kib)."""
+def run_measured(argv, env=None, cwd=None, stdin=None, sample_memory=True):
+    """Runs argv; returns (wall_s, cpu_s, peak_tree_rss_kib); the peak is 0
+    unless sample_memory (the sampler reads /proc every 5 ms: its CPU time
+    and the target's mmap lock it takes would slow what is timed)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, env=env, cwd=cwd, stdin=stdin,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -88,17 +94,27 @@ def run_measured(argv, env=None, cwd=None, stdin=None):
             done.wait(0.005)
 
     th = threading.Thread(target=sample)
-    th.start()
+    if sample_memory:
+        th.start()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     done.set()
-    th.join()
+    if sample_memory:
+        th.join()
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         raise RuntimeError(f"{argv[0]} exited with {p.returncode}")
     # ru_maxrss is not used: a vfork'ed child inherits this script's
     # high-water mark through exec, so only the sampled tree sum is reliable
     return wall, ru.ru_utime + ru.ru_stime, peak[0]
+
+
+def time_and_memory(argv, cwd, runs=3):
+    """Median wall time of runs unsampled runs and median peak memory of
+    runs sampled ones, as (wall_s, peak_kib)."""
+    timed = [run_measured(argv, cwd=cwd, sample_memory=False)[0] for _ in range(runs)]
+    sampled = [run_measured(argv, cwd=cwd)[2] for _ in range(runs)]
+    return statistics.median(timed), statistics.median(sampled)
 
 
 def ensure_heaptrack():
@@ -201,11 +217,18 @@ def main():
             variants["heaptrack"] = (["heaptrack", "-o", os.path.join(work, "h")] + argv, env)
         res = {k: [] for k in variants}
         for r in range(args.rounds):
-            for k, (cmd, e) in variants.items():
-                clean(work, {"mprof": "m.trace", "heaptrack": "h."}.get(k, "no such file"))
-                if k == "mprof" and args.cold_symbols:
-                    shutil.rmtree(symbol_cache, ignore_errors=True)
-                res[k].append(run_measured(cmd, env=e, cwd=work))
+            # each round: every variant timed (no sampler), then every
+            # variant again for its peak memory
+            for sampled in (False, True):
+                for k, (cmd, e) in variants.items():
+                    clean(work, {"mprof": "m.trace", "heaptrack": "h."}.get(k, "no such file"))
+                    if k == "mprof" and args.cold_symbols:
+                        shutil.rmtree(symbol_cache, ignore_errors=True)
+                    m = run_measured(cmd, env=e, cwd=work, sample_memory=sampled)
+                    if sampled:
+                        res[k][-1] = res[k][-1][:2] + m[2:]
+                    else:
+                        res[k].append(m)
             print(f"bench: {name} round {r + 1}/{args.rounds} done", file=sys.stderr)
         # trace sizes and analysis cost, from the last round's traces
         summary = json.loads(subprocess.run(
@@ -216,15 +239,12 @@ def main():
         allocs = summary["summary"]["allocations"]
         row = {"name": name, "allocs": allocs,
                "mprof_bytes": files_size(work, "m.trace")}
-        rep = [run_measured([mprof, "report", os.path.join(work, "m.trace")], cwd=work)
-               for _ in range(3)]
-        row["report"] = (statistics.median(x[0] for x in rep), statistics.median(x[2] for x in rep))
+        row["report"] = time_and_memory([mprof, "report", os.path.join(work, "m.trace")], work)
         if have_ht:
             row["ht_bytes"] = files_size(work, "h.")
             htfile = [f for f in os.listdir(work) if f.startswith("h.")][0]
-            hp = [run_measured(["heaptrack_print", "-f", os.path.join(work, htfile)], cwd=work)
-                  for _ in range(3)]
-            row["ht_print"] = (statistics.median(x[0] for x in hp), statistics.median(x[2] for x in hp))
+            row["ht_print"] = time_and_memory(["heaptrack_print", "-f", os.path.join(work, htfile)],
+                                              work)
         base = res["base"]
         for k in variants:
             if k == "base":
@@ -266,9 +286,7 @@ def scaling(mprof):
         trace = os.path.join(work, f"t{n}")
         run = run_measured([mprof, "run", "-q", "-o", trace, "--", prog, str(n)], cwd=work)
         size = os.path.getsize(trace)
-        rep = [run_measured([mprof, "report", trace], cwd=work) for _ in range(3)]
-        t = statistics.median(x[0] for x in rep)
-        m = statistics.median(x[2] for x in rep)
+        t, m = time_and_memory([mprof, "report", trace], work)
         print(f"| {n:,} | {run[0]:.1f} | {size / 2**20:.1f} | {size / n:.2f} | {t:.2f} | {m / 1024:.1f} |")
         os.unlink(trace)
     shutil.rmtree(work, ignore_errors=True)
