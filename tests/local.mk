@@ -33,6 +33,7 @@ E2E_TESTS = \
 	tests/e2e/entry-points.sh \
 	tests/e2e/cxx-new-delete.sh \
 	tests/e2e/inlined-site.sh \
+	tests/e2e/rbp-frames.sh \
 	tests/e2e/fork-exec-children.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/deleted-binary.sh \
@@ -77,7 +78,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
-	tests/progs/leak_count.c
+	tests/progs/leak_count.c tests/progs/rbp_frames.c
 
 clean-local: clean-local-e2e
 clean-local-e2e:
