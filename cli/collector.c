@@ -288,15 +288,17 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	if (!force && state != SLOT_RETIRED && w - r < ring_bytes / 4)
 		return 0;
 	taken = w - r;
-	/* Compress hard only when a processor is to spare: with as many threads
-	 * writing as there are processors, the launcher's compression takes CPU
-	 * from the program (two-thread microbenchmark on 2 CPUs: zlib was 47% of
-	 * all CPU time at level 6; Huffman only there: x2.9-3.8 against x3.6-4.8
-	 * with level 1), and when a ring is more than half full its thread is
-	 * about to wait.  With a processor to spare, level 1 rather than Huffman
-	 * only: 25% more time for a third less output. */
-	p->tf.w.strategy = c->busy_slots >= c->cpus ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY;
-	if (c->busy_slots >= c->cpus || taken > ring_bytes / 2 || p->effort_step >= 2)
+	/* Compress only when a processor is to spare: with as many threads
+	 * writing as there are processors, every cycle of the launcher's is
+	 * taken from the program (two-thread microbenchmark on 2 CPUs: zlib was
+	 * 47% of all CPU time at level 6; storing the records as they are there
+	 * ran in 0.60-0.66 s against 0.78-0.90 s with Huffman-only level 1, for
+	 * a trace 27% larger).  When a ring is more than half full its thread
+	 * is about to wait: level 1. */
+	p->tf.w.strategy = Z_DEFAULT_STRATEGY;
+	if (c->busy_slots >= c->cpus)
+		p->tf.w.level = TRACE_ZLIB_LEVEL_STORED;
+	else if (taken > ring_bytes / 2 || p->effort_step >= 2)
 		p->tf.w.level = TRACE_ZLIB_LEVEL_FAST;
 	else
 		p->tf.w.level = p->effort_step ? TRACE_ZLIB_LEVEL_MEDIUM : TRACE_ZLIB_LEVEL_SMALL;

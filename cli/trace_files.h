@@ -16,12 +16,13 @@
  */
 /* zlib levels of EVENTS chunks, by effort.  Measured on 26 MB of a C++
  * container benchmark's records (29 KB chunks): level 6 0.68 s for 28.6% of
- * the input, level 3 0.27 s for 30.4%, level 1 0.21 s for 33.6%, level 1
- * with Z_HUFFMAN_ONLY 0.16 s for 53.7% (cli/collector.c uses that only
- * when the program's threads fill every processor). */
+ * the input, level 3 0.27 s for 30.4%, level 1 0.21 s for 33.6% (level 1
+ * with Z_HUFFMAN_ONLY: 0.16 s for 53.7%).  Stored (no zlib) is what
+ * cli/collector.c writes while the program's threads fill every processor. */
 #define TRACE_ZLIB_LEVEL_SMALL 6
 #define TRACE_ZLIB_LEVEL_MEDIUM 3
 #define TRACE_ZLIB_LEVEL_FAST 1
+#define TRACE_ZLIB_LEVEL_STORED 0
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -132,23 +132,30 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 	long stored;
 	int rc;
 
+	const void *payload = raw;
+
 	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
 		return -EFBIG;
-	stored = deflater_run(d, w->level, w->strategy, raw, raw_bytes);
-	if (stored < 0)
-		return (int)stored;
+	if (w->level == 0) {
+		stored = (long)raw_bytes;
+	} else {
+		stored = deflater_run(d, w->level, w->strategy, raw, raw_bytes);
+		if (stored < 0)
+			return (int)stored;
+		payload = d->buf;
+	}
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
 	h[4] = (uint8_t)type;
-	h[5] = TRACE_CHUNK_ZLIB;
+	h[5] = w->level == 0 ? 0 : TRACE_CHUNK_ZLIB;
 	h[6] = (uint8_t)stream;
 	h[7] = (uint8_t)(stream >> 8);
 	trace_put_le32(h + 8, (uint32_t)stored);
 	trace_put_le32(h + 12, (uint32_t)raw_bytes);
-	trace_put_le32(h + 16, (uint32_t)crc32(0, d->buf, (uInt)stored));
+	trace_put_le32(h + 16, (uint32_t)crc32(0, payload, (uInt)stored));
 	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
 	rc = write_all(w->fd, h, sizeof(h));
 	if (rc == 0)
-		rc = write_all(w->fd, d->buf, (size_t)stored);
+		rc = write_all(w->fd, payload, (size_t)stored);
 	if (rc == 0)
 		w->offset_bytes += sizeof(h) + (uint64_t)stored;
 	return rc;

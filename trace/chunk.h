@@ -32,9 +32,9 @@ void trace_deflater_free(struct trace_deflater *d);
 struct trace_writer {
 	int fd;                 /* owned by the caller */
 	uint64_t offset_bytes;  /* bytes written so far */
-	int level;              /* zlib level for the next chunk, 1..9 */
-	int strategy;           /* zlib strategy (0: default; Z_HUFFMAN_ONLY is
-	                         * twice as fast as level 1, ~10% larger) */
+	int level;              /* zlib level for the next chunk, 1..9; 0: the
+	                         * payload is stored as it is, without zlib */
+	int strategy;           /* zlib strategy (0: default, Z_HUFFMAN_ONLY) */
 	struct trace_deflater *deflater; /* NULL: own; else lent by the caller,
 	                                  * e.g. one for many traces written one
 	                                  * chunk at a time */
@@ -49,7 +49,8 @@ int trace_writer_start(struct trace_writer *w, int fd, uint32_t flags);
  * to append more chunks at its end. */
 int trace_writer_append(struct trace_writer *w, int fd);
 
-/* Compresses raw (raw_bytes bytes) and writes it as one chunk of type. */
+/* Compresses raw (raw_bytes bytes; stores it as it is at level 0) and
+ * writes it as one chunk of type. */
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes);
 
 /* The same, naming the chunk's stream (EVENTS: thread slot + 1). */

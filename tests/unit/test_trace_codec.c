@@ -318,6 +318,59 @@ static void test_chunk_stream_is_kept_and_filtered_chunks_are_skipped(void)
 	unlink(scratch_path);
 }
 
+/* Level 0 writes the payload as it is (no zlib flag); a reader takes it
+ * back unchanged, between zlib chunks, and still checks its CRC. */
+static void test_stored_chunk_round_trips_between_zlib_chunks(void)
+{
+	static const char events[] = "\x10\x01\x02\x18\x00";
+	int fd = make_scratch();
+	struct trace_writer w;
+	struct trace_reader r;
+	struct trace_chunk c;
+	uint8_t header[TRACE_CHUNK_HEADER_BYTES];
+	off_t stored_at;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
+	CU_ASSERT_EQUAL(trace_writer_chunk(&w, TRACE_CHUNK_META, "a=1\n", 4), 0);
+	stored_at = (off_t)w.offset_bytes;
+	w.level = 0;
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 2, events, 5), 0);
+	w.level = 6;
+	CU_ASSERT_EQUAL(trace_writer_chunk(&w, TRACE_CHUNK_META, "b=2\n", 4), 0);
+	trace_writer_finish(&w);
+	CU_ASSERT_EQUAL(pread(fd, header, sizeof(header), stored_at), (ssize_t)sizeof(header));
+	CU_ASSERT_EQUAL(header[5], 0);                    /* no zlib flag */
+	CU_ASSERT_EQUAL(trace_get_le32(header + 8), 5);   /* stored = raw */
+	CU_ASSERT_EQUAL(trace_get_le32(header + 12), 5);
+	close(fd);
+
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_EQUAL(c.type, TRACE_CHUNK_META);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_EQUAL(c.type, TRACE_CHUNK_EVENTS);
+	CU_ASSERT_EQUAL(c.stream, 2);
+	CU_ASSERT_EQUAL_FATAL(c.bytes, 5);
+	CU_ASSERT_EQUAL(memcmp(c.data, events, 5), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_EQUAL(c.bytes, 4);
+	CU_ASSERT_EQUAL(memcmp(c.data, "b=2\n", 4), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 0);
+	trace_reader_close(&r);
+
+	/* a flipped payload byte is caught by the CRC, as in zlib chunks */
+	fd = open(scratch_path, O_RDWR);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(pwrite(fd, "\x11", 1, stored_at + TRACE_CHUNK_HEADER_BYTES), 1);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
 static void test_truncated_file_reads_to_last_whole_chunk(void)
 {
 	uint64_t offsets[3];
@@ -449,6 +502,8 @@ int main(void)
 		    test_chunks_round_trip_and_unknown_type_is_skipped);
 	CU_add_test(s, "chunk stream is kept, filtered chunks are skipped",
 		    test_chunk_stream_is_kept_and_filtered_chunks_are_skipped);
+	CU_add_test(s, "stored (level 0) chunk round trips between zlib chunks",
+		    test_stored_chunk_round_trips_between_zlib_chunks);
 	CU_add_test(s, "truncated file reads to last whole chunk",
 		    test_truncated_file_reads_to_last_whole_chunk);
 	CU_add_test(s, "corrupt chunk reported with its offset",
