@@ -78,7 +78,11 @@ int symbol_cache_read(const char *folder, const uint8_t *build_id, size_t len,
 	memset(out, 0, sizeof(*out));
 	if (rc < 0)
 		return -ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* Regular files only: opening a FIFO would wait for a writer (forever)
+	 * and a device may do anything; O_NONBLOCK in case it changed since. */
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -ENOENT;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -ENOENT;
 	rc = -EBADMSG;
@@ -174,19 +178,4 @@ int symbol_cache_write(const char *folder, const uint8_t *build_id, size_t len,
 	if (rc < 0)
 		unlink(tmp);
 	return rc;
-}
-
-bool symbol_cache_debug_file_exists(const uint8_t *build_id, size_t len)
-{
-	char path[64 + 2 * BUILD_ID_MAX_BYTES];
-	struct stat st;
-	int n;
-
-	if (len < 2 || len > BUILD_ID_MAX_BYTES)
-		return false;
-	n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", build_id[0]);
-	for (size_t i = 1; i < len; i++)
-		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", build_id[i]);
-	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }

@@ -8,22 +8,26 @@
  * The directory is $MPROF_SYMBOL_CACHE when set (set and empty: no cache),
  * else $XDG_CACHE_HOME/mprof, else $HOME/.cache/mprof; the files live in its
  * "symbols-FORMAT-VERSION" folder (mprof's version: another mprof never reads
- * them) and are named by the build-id in hex.  A file is:
+ * them) and are named by the build-id in hex.  Only answers made with the
+ * module's DWARF debug info are kept: they are the best any file with that
+ * build-id can give (a copy stripped of its debug info, or run before its
+ * debug file was installed, would otherwise hide the debug info of the
+ * next).  A file is:
  *   0  8 bytes magic "MPROFSYC"
- *   8  u8  flags: SYMBOL_CACHE_DWARF when the answers came with the module's
- *          DWARF debug info
+ *   8  u8  flags: SYMBOL_CACHE_DWARF (always set by this version; a file
+ *          without it is ignored)
  *   9  3 bytes zero
  *  12  u32 CRC-32 (zlib's crc32) of the payload, little-endian
  *  16  payload: a SYMBOLS chunk payload (analyze/symbol_table.h)
  * Files are replaced whole (written aside, then renamed), so a reader sees
  * an old file or a new one, never half of one; anything that does not
- * check is ignored.  Only modules with a build-id are cached: the build-id
- * names the exact bytes the answers were computed from.
+ * check, or is not a regular file, is ignored.  Only modules with a
+ * build-id are cached: the build-id names the exact code the answers were
+ * computed from.
  */
 #ifndef MPROF_ANALYZE_SYMBOL_CACHE_H
 #define MPROF_ANALYZE_SYMBOL_CACHE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,12 +60,5 @@ int symbol_cache_read(const char *folder, const uint8_t *build_id, size_t len,
  */
 int symbol_cache_write(const char *folder, const uint8_t *build_id, size_t len,
 		       unsigned flags, const uint8_t *payload, size_t payload_bytes);
-
-/*
- * Whether a separate debug file for build-id exists where distributions
- * install them (/usr/lib/debug/.build-id/xx/rest.debug): answers cached
- * without DWARF are stale once one does.
- */
-bool symbol_cache_debug_file_exists(const uint8_t *build_id, size_t len);
 
 #endif

@@ -880,11 +880,8 @@ static int cache_load_answer(void *ctx, const struct symbol_table_answer *in)
 	return answer_copy(l->s, l->fi, in);
 }
 
-/*
- * Puts the cached answers of file fi into the table.  Answers cached
- * without DWARF are ignored once a separate debug file exists for the
- * build-id, or when debuginfod may be asked (MPROF_DEBUGINFOD).
- */
+/* Puts the cached answers of file fi into the table (only answers made
+ * with DWARF are cached, see symbol_cache.h). */
 static void cache_load(struct symbolizer *s, uint32_t fi)
 {
 	struct sym_file *f = &s->files[fi];
@@ -895,9 +892,7 @@ static void cache_load(struct symbolizer *s, uint32_t fi)
 	if (!s->cache_folder || !f->build_id_len ||
 	    symbol_cache_read(s->cache_folder, f->build_id, f->build_id_len, &cf) < 0)
 		return;
-	if ((cf.flags & SYMBOL_CACHE_DWARF) ||
-	    (!getenv("MPROF_DEBUGINFOD") &&
-	     !symbol_cache_debug_file_exists(f->build_id, f->build_id_len)))
+	if (cf.flags & SYMBOL_CACHE_DWARF)
 		symbol_table_decode(cf.payload, cf.payload_bytes, cache_load_answer, &l);
 	free(cf.payload);
 }
@@ -914,18 +909,20 @@ int symbolizer_use_cache(struct symbolizer *s)
 	return s->cache_folder ? 0 : -ENOMEM;
 }
 
-/* Writes every answer of file fi (found now or loaded) to the cache. */
+/* Writes every answer of file fi (found now or loaded) to the cache, when
+ * they were made with DWARF. */
 static int cache_save_file(struct symbolizer *s, uint32_t fi)
 {
 	struct sym_file *f = &s->files[fi];
 	struct symbol_table_answer *out = malloc((s->answer_count ? s->answer_count : 1) *
 						 sizeof(*out));
 	Dwarf_Addr bias;
-	unsigned flags = 0;
 	uint8_t *data = NULL;
 	size_t n = 0, bytes = 0;
 	int rc;
 
+	if (f->state != FILE_OPEN || !dwfl_module_getdwarf(f->mod, &bias))
+		return 0; /* symbol-table answers: another copy may do better */
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->answer_slots; i++) {
@@ -940,12 +937,10 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi)
 		out[n].loc = &a->loc;
 		n++;
 	}
-	if (f->state == FILE_OPEN && dwfl_module_getdwarf(f->mod, &bias))
-		flags |= SYMBOL_CACHE_DWARF;
 	rc = symbol_table_encode(out, n, &data, &bytes);
 	if (rc == 0)
-		rc = symbol_cache_write(s->cache_folder, f->build_id, f->build_id_len, flags, data,
-					bytes);
+		rc = symbol_cache_write(s->cache_folder, f->build_id, f->build_id_len,
+					SYMBOL_CACHE_DWARF, data, bytes);
 	free(data);
 	free(out);
 	return rc;

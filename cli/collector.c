@@ -81,7 +81,7 @@ struct proc {
 	uint64_t last_sweep_ns;
 	uint32_t slots_used;           /* 1 + highest slot seen in use */
 	uint64_t waits_seen;           /* the header's ring-wait count last round */
-	unsigned effort_step;          /* 0: zlib level 6, 1: level 3, 2: level 1 */
+	unsigned effort_step;          /* index into effort_levels */
 	uint64_t effort_relax_ns;      /* when to try one step more effort again */
 };
 
@@ -260,6 +260,36 @@ static void slot_chunk_write(struct collector *c, struct proc *p, uint32_t i, ui
 					(size_t)(q - c->copy));
 }
 
+/*
+ * The compression of each effort step, most effort first (see
+ * TRACE_ZLIB_LEVEL_* for what each costs).  Level 1 compresses a third
+ * better than Huffman only for 25% more time on C++ container records, but
+ * on random sizes and addresses (bench/churn_n.c, 10^8 allocations) it fell
+ * behind a single thread: 32.4 s against 17.9 s with Huffman only.  Ring
+ * waits step down to Huffman only at most; the last step, storing, is for
+ * when the program's threads fill every processor (slot_drain), where it
+ * keeps up at any rate: with it for ring waits too, a C++ container
+ * benchmark with 4 waits wrote 10-20 MB instead of 8-12 MB.
+ */
+static const struct {
+	int level, strategy;
+} effort_levels[] = {
+	{ TRACE_ZLIB_LEVEL_SMALL, Z_DEFAULT_STRATEGY },
+	{ TRACE_ZLIB_LEVEL_MEDIUM, Z_DEFAULT_STRATEGY },
+	{ TRACE_ZLIB_LEVEL_FAST, Z_DEFAULT_STRATEGY },
+	{ TRACE_ZLIB_LEVEL_FAST, Z_HUFFMAN_ONLY },
+	{ TRACE_ZLIB_LEVEL_STORED, Z_DEFAULT_STRATEGY },
+};
+#define EFFORT_STEPS (sizeof(effort_levels) / sizeof(effort_levels[0]))
+#define EFFORT_STEP_STORED (EFFORT_STEPS - 1)
+#define EFFORT_STEP_FAST 2u /* level 1: at least this when a ring is half full */
+
+static void proc_effort_apply(struct proc *p, unsigned step)
+{
+	p->tf.w.level = effort_levels[step].level;
+	p->tf.w.strategy = effort_levels[step].strategy;
+}
+
 /* Takes what slot i holds when it is worth a chunk (always with force).
  * Returns the bytes taken. */
 static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool force)
@@ -295,13 +325,10 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * ran in 0.60-0.66 s against 0.78-0.90 s with Huffman-only level 1, for
 	 * a trace 27% larger).  When a ring is more than half full its thread
 	 * is about to wait: level 1. */
-	p->tf.w.strategy = Z_DEFAULT_STRATEGY;
-	if (c->busy_slots >= c->cpus)
-		p->tf.w.level = TRACE_ZLIB_LEVEL_STORED;
-	else if (taken > ring_bytes / 2 || p->effort_step >= 2)
-		p->tf.w.level = TRACE_ZLIB_LEVEL_FAST;
-	else
-		p->tf.w.level = p->effort_step ? TRACE_ZLIB_LEVEL_MEDIUM : TRACE_ZLIB_LEVEL_SMALL;
+	proc_effort_apply(p, c->busy_slots >= c->cpus ? EFFORT_STEP_STORED
+				: taken > ring_bytes / 2 && p->effort_step < EFFORT_STEP_FAST
+					? EFFORT_STEP_FAST
+					: p->effort_step);
 	while (r < w) {
 		uint64_t lap_end = (r / ring_bytes + 1) * ring_bytes;
 		uint64_t end = w < lap_end ? w : lap_end;
@@ -318,9 +345,8 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 /*
  * How hard this process's chunks are compressed: a thread that had to wait
  * for room in its ring since the last round means the collector did not keep
- * up, so compression takes one step less effort (zlib level 6, 3, 1; see
- * TRACE_ZLIB_LEVEL_*); after EFFORT_RELAX_NS without waits it tries one
- * step more.
+ * up, so compression takes one step less effort (effort_levels); after
+ * EFFORT_RELAX_NS without waits it tries one step more.
  * (A C++ container benchmark writing 10 M events/s waited 29 times at level
  * 6 and ran x2.1 instead of x1.6.)
  */
@@ -332,7 +358,7 @@ static void proc_effort_adjust(struct proc *p, uint64_t now)
 
 	if (waits != p->waits_seen) {
 		p->waits_seen = waits;
-		if (p->effort_step < 2)
+		if (p->effort_step + 1 < EFFORT_STEP_STORED)
 			p->effort_step++;
 		p->effort_relax_ns = now + EFFORT_RELAX_NS;
 	} else if (p->effort_step && now >= p->effort_relax_ns) {

@@ -2,9 +2,11 @@
 # symbol-cache.sh - the symbolize step keeps its answers per build-id in
 # $MPROF_SYMBOL_CACHE and takes them from there on later runs: a copy of
 # the program without its debug info (same build-id) still gets file:line
-# and the inlined frame, from the cache alone.  A damaged cache file is
-# ignored (and replaced), an empty MPROF_SYMBOL_CACHE writes nothing, and
-# without it the cache lives under $HOME/.cache/mprof.
+# and the inlined frame, from the cache alone.  Answers made without DWARF
+# are never cached (run first, such a copy would hide the debug info of the
+# real binary), a damaged cache file or a FIFO in its place is ignored, an
+# empty MPROF_SYMBOL_CACHE writes nothing, and without it the cache lives
+# under $HOME/.cache/mprof.
 # Program and facts: tests/progs/inlined_site.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -39,7 +41,20 @@ check_site() {
 	fi
 }
 
-# 1. A cold run fills the cache with the program's answers, made with DWARF.
+# 1. A copy without debug info, run first, caches nothing; then the real
+# binary gets its DWARF answers and fills the cache with them.
+objcopy --strip-debug "$WORK/inlined_site" "$WORK/stripped" ||
+	hard_error "objcopy --strip-debug failed"
+expect_eq "stripped copy keeps the build-id" "$BUILD_ID" \
+	"$(readelf -n "$WORK/stripped" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')"
+# Its symbol table's name of fill_table (gcc may have cloned it: .constprop).
+FILL_SYMBOL=$(nm "$WORK/stripped" | awk '$3 ~ /^fill_table/ { print $3; exit }')
+RUN_NAME=first mprof_run 60 "$WORK/first.trace" -- "$WORK/stripped"
+expect_eq "stripped copy first: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/first.json" "$WORK/first.trace"
+check_site "$WORK/first.json" no "stripped copy first"
+expect_true "nothing cached without DWARF" test ! -e "$CACHED"
+
 RUN_NAME=cold mprof_run 60 "$WORK/cold.trace" -- "$WORK/inlined_site"
 expect_eq "cold run: exit status" 0 "$RUN_STATUS"
 expect_true "cache file named by the build-id written" test -s "$CACHED"
@@ -48,28 +63,30 @@ expect_eq "cache file says its answers came with DWARF" 1 \
 report_json "$WORK/cold.json" "$WORK/cold.trace"
 check_site "$WORK/cold.json" yes "cold"
 
-# 2. The same build-id without debug info: file:line can only come from the cache.
-objcopy --strip-debug "$WORK/inlined_site" "$WORK/stripped" ||
-	hard_error "objcopy --strip-debug failed"
-# Its symbol table's name of fill_table (gcc may have cloned it: .constprop).
-FILL_SYMBOL=$(nm "$WORK/stripped" | awk '$3 ~ /^fill_table/ { print $3; exit }')
-expect_eq "stripped copy keeps the build-id" "$BUILD_ID" \
-	"$(readelf -n "$WORK/stripped" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')"
+# 2. The stripped copy again: file:line can only come from the cache.
 RUN_NAME=warm mprof_run 60 "$WORK/warm.trace" -- "$WORK/stripped"
 expect_eq "warm run: exit status" 0 "$RUN_STATUS"
 report_json "$WORK/warm.json" "$WORK/warm.trace"
 check_site "$WORK/warm.json" yes "warm, stripped"
 
-# 3. A damaged cache file is ignored: the stripped program has no file:line
-# of its own, and the file is replaced by a valid one (made without DWARF).
+# 3. A damaged cache file is ignored (the stripped copy has no file:line of
+# its own) and replaced by the next run with DWARF; a FIFO in its place is
+# neither waited on nor replaced by a run without DWARF.
 printf 'MPROFSYC garbage' >"$CACHED"
 RUN_NAME=damaged mprof_run 60 "$WORK/damaged.trace" -- "$WORK/stripped"
 expect_eq "damaged cache: exit status" 0 "$RUN_STATUS"
 expect_eq "damaged cache: no message" "" "$(grep -v '^mprof: trace written' "$RUN_ERR")"
 report_json "$WORK/damaged.json" "$WORK/damaged.trace"
 check_site "$WORK/damaged.json" no "damaged cache"
-expect_eq "damaged cache file replaced, without DWARF" 0 \
+RUN_NAME=repaired mprof_run 60 "$WORK/repaired.trace" -- "$WORK/inlined_site"
+expect_eq "damaged cache file replaced with DWARF answers" 1 \
 	"$(od -An -tu1 -j8 -N1 "$CACHED" | tr -d ' ')"
+rm -f "$CACHED" && mkfifo "$CACHED" || hard_error "mkfifo $CACHED failed"
+RUN_NAME=fifo mprof_run 60 "$WORK/fifo.trace" -- "$WORK/stripped"
+expect_eq "FIFO in the cache: exit status (124: it hung)" 0 "$RUN_STATUS"
+report_json "$WORK/fifo.json" "$WORK/fifo.trace"
+check_site "$WORK/fifo.json" no "FIFO in the cache"
+rm -f "$CACHED"
 
 # 4. Set and empty: no cache at all; unset: under $HOME/.cache/mprof.
 mkdir -p "$WORK/home"
