@@ -914,8 +914,7 @@ int symbolizer_use_cache(struct symbolizer *s)
 static int cache_save_file(struct symbolizer *s, uint32_t fi)
 {
 	struct sym_file *f = &s->files[fi];
-	struct symbol_table_answer *out = malloc((s->answer_count ? s->answer_count : 1) *
-						 sizeof(*out));
+	struct symbol_table_answer *out;
 	Dwarf_Addr bias;
 	uint8_t *data = NULL;
 	size_t n = 0, bytes = 0;
@@ -923,6 +922,7 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi)
 
 	if (f->state != FILE_OPEN || !dwfl_module_getdwarf(f->mod, &bias))
 		return 0; /* symbol-table answers: another copy may do better */
+	out = malloc((s->answer_count ? s->answer_count : 1) * sizeof(*out));
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->answer_slots; i++) {
