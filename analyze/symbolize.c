@@ -861,6 +861,46 @@ static int64_t file_of_module(struct symbolizer *s, const struct module *m)
 	return fi;
 }
 
+/* ---- answers out: the SYMBOLS chunk, the cache ---- */
+
+/* The answers keep(a, arg) selects, as encoder input in out[] (room for
+ * s->answer_count); returns how many. */
+static size_t answers_collect(const struct symbolizer *s, struct symbol_table_answer *out,
+			      bool (*keep)(const struct sym_answer *a, uint32_t arg), uint32_t arg)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->answer_slots; i++) {
+		const struct sym_answer *a = s->answers[i];
+		const struct sym_file *f;
+
+		if (!a || !keep(a, arg))
+			continue;
+		f = &s->files[a->file];
+		out[n].module_path = f->path;
+		out[n].build_id = f->build_id;
+		out[n].build_id_len = f->build_id_len;
+		out[n].module_offset = a->module_offset;
+		out[n].loc = &a->loc;
+		n++;
+	}
+	return n;
+}
+
+/* Every answer of file fi, for its cache file. */
+static bool answer_of_file(const struct sym_answer *a, uint32_t fi)
+{
+	return a->file == fi;
+}
+
+/* Answers that say nothing but module+offset need no embedding, nor do
+ * cached ones this trace never asked for. */
+static bool answer_to_embed(const struct sym_answer *a, uint32_t unused)
+{
+	(void)unused;
+	return a->used && a->file != NO_FILE && (a->loc.has_symbol || a->loc.has_debug_info);
+}
+
 /* ---- the answer cache on disk (symbol_cache.h) ---- */
 
 struct cache_load {
@@ -917,7 +957,7 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi)
 	struct symbol_table_answer *out;
 	Dwarf_Addr bias;
 	uint8_t *data = NULL;
-	size_t n = 0, bytes = 0;
+	size_t n, bytes = 0;
 	int rc;
 
 	if (f->state != FILE_OPEN || !dwfl_module_getdwarf(f->mod, &bias))
@@ -925,18 +965,7 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi)
 	out = malloc((s->answer_count ? s->answer_count : 1) * sizeof(*out));
 	if (!out)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->answer_slots; i++) {
-		const struct sym_answer *a = s->answers[i];
-
-		if (!a || a->file != fi)
-			continue;
-		out[n].module_path = f->path;
-		out[n].build_id = f->build_id;
-		out[n].build_id_len = f->build_id_len;
-		out[n].module_offset = a->module_offset;
-		out[n].loc = &a->loc;
-		n++;
-	}
+	n = answers_collect(s, out, answer_of_file, fi);
 	rc = symbol_table_encode(out, n, &data, &bytes);
 	if (rc == 0)
 		rc = symbol_cache_write(s->cache_folder, f->build_id, f->build_id_len,
@@ -1018,28 +1047,12 @@ int symbolizer_export(struct symbolizer *s, uint8_t **data, size_t *bytes)
 {
 	struct symbol_table_answer *out = malloc((s->answer_count ? s->answer_count : 1) *
 						 sizeof(*out));
-	size_t n = 0;
+	size_t n;
 	int rc;
 
 	if (!out)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->answer_slots; i++) {
-		const struct sym_answer *a = s->answers[i];
-		const struct sym_file *f;
-
-		/* Answers that say nothing but module+offset need no embedding,
-		 * nor do cached ones this trace never asked for. */
-		if (!a || !a->used || a->file == NO_FILE ||
-		    (!a->loc.has_symbol && !a->loc.has_debug_info))
-			continue;
-		f = &s->files[a->file];
-		out[n].module_path = f->path;
-		out[n].build_id = f->build_id;
-		out[n].build_id_len = f->build_id_len;
-		out[n].module_offset = a->module_offset;
-		out[n].loc = &a->loc;
-		n++;
-	}
+	n = answers_collect(s, out, answer_to_embed, 0);
 	qsort(out, n, sizeof(*out), export_cmp);
 	rc = symbol_table_encode(out, n, data, bytes);
 	free(out);
