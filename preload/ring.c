@@ -18,7 +18,6 @@
 #include "preload/lock.h"
 #include "preload/ring.h"
 
-#define RING_THREAD_START_BYTES (2 + 2 * VARINT_MAX_BYTES)
 #define RING_WAIT_SPINS 64u
 #define RING_WAIT_YIELDS 16u
 #define RING_WAIT_SLEEP_NS 50000L
@@ -112,7 +111,7 @@ static int ring_next_lap(struct preload_thread *t)
 	return ring_write_thread_start(t);
 }
 
-uint8_t *ring_reserve(struct preload_thread *t, uint32_t need_bytes)
+uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
 {
 	if (need_bytes + RING_THREAD_START_BYTES > t->ring_bytes)
 		return NULL;
@@ -121,15 +120,6 @@ uint8_t *ring_reserve(struct preload_thread *t, uint32_t need_bytes)
 	if (ring_ensure_room(t, need_bytes) < 0)
 		return NULL;
 	return t->ring + t->lap_offset;
-}
-
-void ring_commit(struct preload_thread *t, const uint8_t *end)
-{
-	uint32_t n = (uint32_t)(end - (t->ring + t->lap_offset));
-
-	t->lap_offset += n;
-	t->write_pos += n;
-	atomic_store_explicit(&t->slot->write_pos, t->write_pos, memory_order_release);
 }
 
 int ring_write_thread_start(struct preload_thread *t)
@@ -145,12 +135,10 @@ int ring_write_thread_start(struct preload_thread *t)
 	return 0;
 }
 
-void ring_count_event(struct preload_thread *t)
+void ring_write_time(struct preload_thread *t)
 {
 	uint8_t *p;
 
-	if (--t->events_until_time)
-		return;
 	t->events_until_time = RING_EVENTS_PER_TIME;
 	p = ring_reserve(t, 1 + VARINT_MAX_BYTES);
 	if (p)
