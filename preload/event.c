@@ -82,7 +82,7 @@ static uint64_t event_stack_id(struct preload_thread *t, void *caller_ip, void *
 void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
 		 void *caller_ip, void *caller_cfa)
 {
-	int saved_errno = errno;
+	int saved_errno = *t->errno_ptr;
 	uint64_t seq = event_seq_next(t);
 	uint64_t stack_id = event_stack_id(t, caller_ip, caller_cfa);
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
@@ -92,25 +92,25 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
 		ring_commit(t, w);
 		ring_count_event(t);
 	}
-	errno = saved_errno;
+	*t->errno_ptr = saved_errno;
 }
 
 void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void *p)
 {
-	int saved_errno = errno;
+	int saved_errno = *t->errno_ptr;
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
 		ring_commit(t, record_put_free(w, &t->rs, fn, seq, (uintptr_t)p));
 		ring_count_event(t);
 	}
-	errno = saved_errno;
+	*t->errno_ptr = saved_errno;
 }
 
 void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
 		   const void *new_p, size_t size_bytes, void *caller_ip, void *caller_cfa)
 {
-	int saved_errno = errno;
+	int saved_errno = *t->errno_ptr;
 	uint64_t seq_alloc = event_seq_next(t);
 	uint64_t stack_id = event_stack_id(t, caller_ip, caller_cfa);
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
@@ -121,15 +121,15 @@ void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, con
 		ring_commit(t, w);
 		ring_count_event(t);
 	}
-	errno = saved_errno;
+	*t->errno_ptr = saved_errno;
 }
 
 void event_seq_skip(struct preload_thread *t, uint64_t seq)
 {
-	int saved_errno = errno;
+	int saved_errno = *t->errno_ptr;
 	uint8_t *w = ring_reserve(t, 1 + VARINT_MAX_BYTES);
 
 	if (w)
 		ring_commit(t, record_put_seq_skip(w, &t->rs, seq));
-	errno = saved_errno;
+	*t->errno_ptr = saved_errno;
 }

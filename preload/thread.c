@@ -361,6 +361,7 @@ struct preload_thread *thread_state_create(void)
 	if (!t)
 		return NULL;
 	t->tid = preload_tid();
+	t->errno_ptr = &errno;
 	if (thread_slot_claim(t) < 0) {
 		preload_lock_take(&thread_pool_lock);
 		thread_slot_retire(t);

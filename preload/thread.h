@@ -38,6 +38,8 @@ struct preload_thread {
 	_Atomic int in_unwind;      /* inside the unwinder; fork waits for 0 */
 	_Atomic int seq_busy;       /* taking a number as the counter's owner (preload/seq.h) */
 	pid_t tid;                  /* kernel thread id of the owner */
+	int *errno_ptr;             /* the owner's errno (its address is fixed
+	                             * per thread: no libc call to reach it) */
 	int in_use;                 /* owned by a live thread (else in the pool) */
 	struct preload_thread *next_free;
 	size_t map_bytes;           /* size of this state's mapping */

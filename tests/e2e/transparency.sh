@@ -25,12 +25,15 @@ for mode in ok exit3 kill abort; do
 	RUN_NAME="mprof-$mode" mprof_run 60 "$WORK/trace-$mode" -- "$WORK/transparency" "$mode"
 	expect_eq "mprof run, $mode: exit status" "$want" "$RUN_STATUS"
 	expect_file_eq "mprof run, $mode: stdout unchanged" "$WORK/native-$mode.out" "$WORK/mprof-$mode.out"
+	expect_eq "mprof run, $mode: errno left as the program set it" "errno kept: yes" \
+		"$(head -n 1 "$WORK/mprof-$mode.out")"
 	program_stderr "$WORK/mprof-$mode.err" >"$WORK/mprof-$mode.progerr"
 	expect_file_eq "mprof run, $mode: stderr unchanged (without mprof: lines)" \
 		"$WORK/native-$mode.err" "$WORK/mprof-$mode.progerr"
 	report_json "$WORK/r-$mode.json" "$WORK/trace-$mode" || continue
 	expect_site "$WORK/r-$mode.json" keep_some 3 6144 3 6144
 	expect_site "$WORK/r-$mode.json" churn 100 6400 0 0
+	expect_site "$WORK/r-$mode.json" errno_kept 2 64 0 0
 done
 
 # An existing LD_PRELOAD is kept: the user's library still runs (and is

@@ -11,8 +11,11 @@
  *   Exit: ok -> 0, exit3 -> 3, kill -> SIGKILL (shell status 137),
  *   abort -> SIGABRT (134).
  *   keep_some: 3 x malloc(2048), live at exit; churn: 100 malloc/free pairs
- *   of 64 bytes.
+ *   of 64 bytes; errno_kept: 2 allocations of 32 bytes (a calloc, then a
+ *   realloc of it), none live, and stdout says "errno kept: yes" (the
+ *   allocator calls, recorded or not, leave errno as the program set it).
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,19 @@ __attribute__((noinline)) static void churn(void)
 	}
 }
 
+/* Whether successful allocator calls leave errno alone. */
+__attribute__((noinline)) static int errno_kept(void)
+{
+	void *p;
+
+	errno = EILSEQ;
+	p = calloc(4, 8);
+	p = realloc(p, 32);
+	keep[3] = p;
+	free(p);
+	return errno == EILSEQ;
+}
+
 static void put(int fd, const char *what, int i)
 {
 	char line[64];
@@ -49,6 +65,8 @@ int main(int argc, char **argv)
 	char in[256] = "";
 	keep_some();
 	churn();
+	printf("errno kept: %s\n", errno_kept() ? "yes" : "no");
+	fflush(stdout);
 	for (int i = 0; i < 5; i++) {
 		put(1, "out", i);
 		put(2, "err", i);
