@@ -74,7 +74,7 @@ static int apply_free_ref(struct record_state *st, const struct raw_ref *r, uint
 	}
 	if (r->code > st->mru_count)
 		return -1;
-	*addr = st->mru[r->code - 1].addr;
+	*addr = record_mru_at(st, (uint32_t)(r->code - 1))->addr;
 	record_mru_release(st, (uint32_t)(r->code - 1));
 	return 0;
 }

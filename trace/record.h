@@ -59,7 +59,8 @@ struct record_state {
 	uint64_t stack;    /* stack id of the previous allocation */
 	uint64_t carve;    /* previous allocation's address + its chunk size */
 	uint32_t mru_count;
-	struct record_block mru[RECORD_MRU_BLOCKS]; /* newest first */
+	uint32_t mru_head;  /* where in mru[] the newest entry is */
+	struct record_block mru[RECORD_MRU_BLOCKS]; /* circular: record_mru_at */
 	uint8_t lifo_count[RECORD_SIZE_CLASSES];
 	uint64_t lifo[RECORD_SIZE_CLASSES][RECORD_LIFO_DEPTH]; /* newest last */
 };
@@ -86,11 +87,23 @@ static inline int record_size_class(uint64_t size_bytes)
 	return c < RECORD_SIZE_CLASSES ? (int)c : -1;
 }
 
+_Static_assert((RECORD_MRU_BLOCKS & (RECORD_MRU_BLOCKS - 1)) == 0,
+	       "the MRU list is a circular buffer indexed with a mask");
+
+/* The k-th newest entry of the MRU list (k < mru_count).  A circular
+ * buffer: an allocation and the usual free (of one of the newest blocks)
+ * move one or two entries, not the whole list (a memmove each was 24 of
+ * the ~760 instructions of a recorded malloc+free pair). */
+static inline struct record_block *record_mru_at(struct record_state *st, uint32_t k)
+{
+	return &st->mru[(st->mru_head + k) & (RECORD_MRU_BLOCKS - 1)];
+}
+
 /* Index of addr in the MRU list, or -1. */
-static inline int record_mru_find(const struct record_state *st, uint64_t addr)
+static inline int record_mru_find(struct record_state *st, uint64_t addr)
 {
 	for (uint32_t i = 0; i < st->mru_count; i++)
-		if (st->mru[i].addr == addr)
+		if (record_mru_at(st, i)->addr == addr)
 			return (int)i;
 	return -1;
 }
@@ -99,10 +112,13 @@ static inline int record_mru_find(const struct record_state *st, uint64_t addr)
  * newest free block of its size class. */
 static inline void record_mru_release(struct record_state *st, uint32_t i)
 {
-	struct record_block b = st->mru[i];
+	struct record_block b = *record_mru_at(st, i);
 	int c = record_size_class(b.size_bytes);
 
-	memmove(&st->mru[i], &st->mru[i + 1], (st->mru_count - i - 1) * sizeof(st->mru[0]));
+	/* the newer entries move one place older, into the gap */
+	for (uint32_t k = i; k > 0; k--)
+		*record_mru_at(st, k) = *record_mru_at(st, k - 1);
+	st->mru_head = (st->mru_head + 1) & (RECORD_MRU_BLOCKS - 1);
 	st->mru_count--;
 	if (c < 0)
 		return;
@@ -113,15 +129,15 @@ static inline void record_mru_release(struct record_state *st, uint32_t i)
 	st->lifo[c][st->lifo_count[c]++] = b.addr;
 }
 
-/* Bookkeeping after an allocation of size_bytes at addr. */
+/* Bookkeeping after an allocation of size_bytes at addr (a full list
+ * drops its oldest entry, whose place the new one takes). */
 static inline void record_note_alloc(struct record_state *st, uint64_t addr, uint64_t size_bytes)
 {
-	uint32_t n = st->mru_count < RECORD_MRU_BLOCKS ? st->mru_count : RECORD_MRU_BLOCKS - 1;
-
-	memmove(&st->mru[1], &st->mru[0], n * sizeof(st->mru[0]));
-	st->mru[0].addr = addr;
-	st->mru[0].size_bytes = size_bytes;
-	st->mru_count = n + 1;
+	st->mru_head = (st->mru_head - 1) & (RECORD_MRU_BLOCKS - 1);
+	st->mru[st->mru_head].addr = addr;
+	st->mru[st->mru_head].size_bytes = size_bytes;
+	if (st->mru_count < RECORD_MRU_BLOCKS)
+		st->mru_count++;
 	st->carve = addr + record_chunk_bytes(size_bytes);
 }
 
