@@ -52,6 +52,7 @@ extern void *__libc_stack_end;
 static unwind_backtrace_fn unwind_backtrace;
 static uintptr_t unwind_self_start, unwind_self_end;
 static int unwind_mode;
+int unwind_check_mode; /* unwind_mode == UNWIND_MODE_CHECK, for unwind_checking */
 
 /* Set while a fork is in progress: threads stay out of the unwinder, so the
  * child never inherits a lock libunwind (or the CFI cache) held in another
@@ -126,10 +127,11 @@ int unwind_init(void)
 		if (set_caching && addr_space)
 			set_caching(*(void **)addr_space, UNWIND_CACHE_PER_THREAD);
 	}
+	if (!unwind_backtrace && unwind_mode == UNWIND_MODE_CHECK)
+		unwind_mode = UNWIND_MODE_CFI;
+	unwind_check_mode = unwind_mode == UNWIND_MODE_CHECK;
 	if (unwind_backtrace)
 		return 0;
-	if (unwind_mode == UNWIND_MODE_CHECK)
-		unwind_mode = UNWIND_MODE_CFI;
 	return unwind_mode == UNWIND_MODE_LIBUNWIND ? -1 : 0;
 }
 
@@ -543,11 +545,6 @@ static void unwind_check_cache(struct preload_thread *t, void *caller_ip, uint32
 	for (uint32_t i = 0; !differ && i < count; i++)
 		differ = t->ips[i] != (uint64_t)(uintptr_t)t->frames[first + count - 1 - i];
 	unwind_check_count_reuse(differ);
-}
-
-int unwind_checking(void)
-{
-	return unwind_mode == UNWIND_MODE_CHECK;
 }
 
 void unwind_check_count_reuse(int differ)

@@ -47,8 +47,13 @@ int unwind_init(void);
 uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_cfa,
 			int *truncated);
 
-/* Whether MPROF_UNWIND=check is in force (every shortcut is then checked). */
-int unwind_checking(void);
+/* Whether MPROF_UNWIND=check is in force (every shortcut is then checked);
+ * read on every allocation, hence inline. */
+extern int unwind_check_mode;
+static inline int unwind_checking(void)
+{
+	return unwind_check_mode;
+}
 
 /* Check mode: a capture reused cached frames; differ says whether the
  * result differed from a full capture.  Counted in the check's diag line. */
