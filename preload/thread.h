@@ -58,6 +58,8 @@ struct preload_thread {
 
 	/* Call-stack capture and the cache of the previous stack. */
 	uint32_t frames_cap;        /* capacity of frames */
+	int frames_from_caller;     /* frames[0] is the allocator's caller (no
+	                             * shim frames before it; preload/unwind.c) */
 	void **frames;              /* unwind buffer, leaf first */
 	uintptr_t *frame_cfas;      /* frame_cfas[k], k >= 1: frames[k] was read at frame_cfas[k] - 8 */
 	uint64_t *frame_bps;        /* rbp in frames[k]'s context (CFI walks) */

@@ -169,6 +169,7 @@ static uint32_t unwind_libunwind(struct preload_thread *t)
 
 	if (!unwind_backtrace)
 		return 0;
+	t->frames_from_caller = 0;
 	unwind_guard_enter(t);
 	n = unwind_backtrace(t->frames, (int)t->frames_cap);
 	unwind_guard_leave(t);
@@ -225,6 +226,7 @@ static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tai
 		unwind_stack_learn(t);
 	if (!t->unwind_memo)
 		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
+	t->frames_from_caller = 0;
 	n = unwind_fast_walk(t, t->frames, t->frame_cfas, t->frame_bps, t->frame_bp_srcs,
 			     t->frames_cap, t->stack_lo, t->stack_hi, mode, unwind_self_start,
 			     unwind_self_end, tail);
@@ -233,7 +235,33 @@ static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tai
 	return n;
 }
 
+/*
+ * The CFI walk from the allocator's caller, skipping the shim's own 5-7
+ * frames; -1 when it cannot (a frame needs the caller's rbp, which only the
+ * walk from the shim knows).  Not counted as a fallback.
+ */
+static int unwind_own_caller(struct preload_thread *t, void *caller_ip, void *caller_cfa,
+			     struct unwind_fast_tail *tail)
+{
+	if (!t->stack_hi)
+		unwind_stack_learn(t);
+	if (!t->unwind_memo)
+		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
+	t->frames_from_caller = 1;
+	return unwind_fast_walk_caller(t, t->frames, t->frame_cfas, t->frame_bps,
+				       t->frame_bp_srcs, t->frames_cap, t->stack_lo, t->stack_hi,
+				       (uintptr_t)caller_ip, (uintptr_t)caller_cfa, tail);
+}
+
 /* Index of the first frame past the profiler's own (and libunwind's). */
+static uint32_t unwind_skip_profiler(void **frames, uint32_t n);
+
+/* Index of the first frame of t->frames to keep (the allocator's caller). */
+static uint32_t unwind_first_kept(const struct preload_thread *t, uint32_t n)
+{
+	return t->frames_from_caller ? 0 : unwind_skip_profiler(t->frames, n);
+}
+
 static uint32_t unwind_skip_profiler(void **frames, uint32_t n)
 {
 	uint32_t i = 0;
@@ -258,7 +286,7 @@ static uint32_t unwind_kept(const struct preload_thread *t, uint32_t n, uint32_t
 	uint32_t max_frames = preload_proc.cfg.max_frames, count;
 
 	*truncated = 0;
-	*first = unwind_skip_profiler(t->frames, n);
+	*first = unwind_first_kept(t, n);
 	if (*first >= n)
 		return 0;
 	count = n - *first;
@@ -363,7 +391,7 @@ static uint32_t unwind_store_hit(struct preload_thread *t, uint32_t n,
 				 const struct unwind_fast_tail *tail)
 {
 	uint32_t j = (uint32_t)tail->hit;
-	uint32_t first = n ? unwind_skip_profiler(t->frames, n) : 0;
+	uint32_t first = n ? unwind_first_kept(t, n) : 0;
 	uint32_t fresh = n - first, count = j + 1 + fresh;
 
 	if (count > preload_proc.cfg.max_frames || n + j + 1 >= t->frames_cap)
@@ -568,7 +596,11 @@ static int unwind_capture_cfi(struct preload_thread *t, void *caller_ip, void *c
 	*reused = 0;
 	unwind_tail_offer(t, &tail);
 	if (!unwind_tail_quick(t, &tail, caller_ip, caller_cfa)) {
-		n = unwind_own(t, UNWIND_FAST_CFI, &tail);
+		n = unwind_own_caller(t, caller_ip, caller_cfa, &tail);
+		if (n < 0) {
+			unwind_tail_offer(t, &tail); /* afresh: the attempt moved it */
+			n = unwind_own(t, UNWIND_FAST_CFI, &tail);
+		}
 		if (n < 0) {
 			t->cache_cfas_ok = 0;
 			return -1;

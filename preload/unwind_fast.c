@@ -114,33 +114,32 @@ static uint32_t unwind_fast_fp_chain(void **frames, uint32_t n, uint32_t cap, ui
 	return n;
 }
 
-int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, uint64_t *bps,
-		     uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo, uintptr_t stack_hi,
-		     int mode, uintptr_t shim_lo, uintptr_t shim_hi, struct unwind_fast_tail *tail)
+/*
+ * The walk from frame (ip, sp, bp): ip exact (a return address when
+ * ip_is_return), bp unknown when !bp_known until a frame restores it (a
+ * frame whose CFA needs it then makes the walk give up).  cfas[0] gets sp.
+ * Inlined into both entry points, so the register-reading one stays a
+ * single frame.
+ */
+static inline __attribute__((always_inline)) int
+unwind_fast_walk_from(struct preload_thread *t, void **frames, uintptr_t *cfas, uint64_t *bps,
+		      uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo, uintptr_t stack_hi,
+		      int mode, uintptr_t shim_lo, uintptr_t shim_hi, struct unwind_fast_tail *tail,
+		      uintptr_t ip, uintptr_t sp, uintptr_t bp, int bp_known, int ip_is_return)
 {
 	struct cfi_cache_table *tab = cfi_cache_table_for_now(), *tab_start = tab;
 	struct unwind_fast_memo *memo = t->unwind_memo;
 	struct unwind_fast_tail *meet;
 	int32_t rbp_frame = -1;
-	uintptr_t ip, sp, bp, start_sp, limit, lookup_ip;
+	uintptr_t start_sp, limit, lookup_ip;
 	uintptr_t bp_slot = 0; /* where bp was last restored from; 0: a register */
 	uint32_t n = 0, memo_count = 0, memo_valid = 0;
 	int32_t shift = 0;
 
-	/*
-	 * The starting registers, read in this order because the compiler may
-	 * have given rbp to one of the outputs: rbp first, then rsp, and the
-	 * address after the lea last.  That address is in this function, with
-	 * rsp unchanged since it was read, so its CFI row describes this rsp
-	 * (x86_64 code carries asynchronous unwind tables).
-	 */
-	__asm__ volatile("movq %%rbp, %2\n\t"
-			 "movq %%rsp, %1\n\t"
-			 "leaq 0(%%rip), %0"
-			 : "=r"(ip), "=r"(sp), "=r"(bp));
 	start_sp = sp;
 	if (sp < stack_lo || sp >= stack_hi)
 		return -1;
+	cfas[0] = sp;
 	limit = stack_hi - start_sp > UNWIND_FAST_SPAN_BYTES ? start_sp + UNWIND_FAST_SPAN_BYTES
 							      : stack_hi;
 	if (memo && memo->cap < cap)
@@ -150,7 +149,9 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 	meet = tail && tail->count ? tail : NULL;
 	if (memo && memo->table == tab)
 		memo_count = memo->prev_count;
-	lookup_ip = ip; /* the first frame is exact; the others are return addresses */
+	/* the first frame is exact unless it is a caller's; the others are
+	 * return addresses */
+	lookup_ip = ip_is_return ? ip - 1 : ip;
 	for (;;) {
 		cfi_packed_rule rule;
 		uintptr_t cfa;
@@ -190,8 +191,12 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 			n = 0;
 			break;
 		}
-		bps[k] = bp;
+		bps[k] = bp_known ? bp : 0;
 		if (CFI_PACKED_CFA_IS_RBP(rule)) {
+			if (!bp_known) {
+				n = 0;
+				break;
+			}
 			cfa = bp + CFI_PACKED_CFA_OFFSET(rule);
 			rbp_frame = (int32_t)k;
 			bp_srcs[k] = bp_slot | UNWIND_BP_CFA;
@@ -213,6 +218,7 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 			}
 			bp = *(const uintptr_t *)at;
 			bp_slot = at;
+			bp_known = 1;
 		} else {
 			bp_slot = 0;
 		}
@@ -220,7 +226,7 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 		sp = cfa;
 		if (!ip)
 			break;
-		if (meet && unwind_fast_tail_meets(meet, cfa, ip, bp, 1, limit)) {
+		if (meet && unwind_fast_tail_meets(meet, cfa, ip, bp, bp_known, limit)) {
 			meet->hit_bp_src = bp_slot;
 			break;
 		}
@@ -246,4 +252,34 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 		memo->table = tab;
 	}
 	return n ? (int)n : -1;
+}
+
+int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, uint64_t *bps,
+		     uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo, uintptr_t stack_hi,
+		     int mode, uintptr_t shim_lo, uintptr_t shim_hi, struct unwind_fast_tail *tail)
+{
+	uintptr_t ip, sp, bp;
+
+	/*
+	 * The starting registers, read in this order because the compiler may
+	 * have given rbp to one of the outputs: rbp first, then rsp, and the
+	 * address after the lea last.  That address is in this function, with
+	 * rsp unchanged since it was read, so its CFI row describes this rsp
+	 * (x86_64 code carries asynchronous unwind tables).
+	 */
+	__asm__ volatile("movq %%rbp, %2\n\t"
+			 "movq %%rsp, %1\n\t"
+			 "leaq 0(%%rip), %0"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	return unwind_fast_walk_from(t, frames, cfas, bps, bp_srcs, cap, stack_lo, stack_hi, mode,
+				     shim_lo, shim_hi, tail, ip, sp, bp, 1, 0);
+}
+
+int unwind_fast_walk_caller(struct preload_thread *t, void **frames, uintptr_t *cfas,
+			    uint64_t *bps, uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo,
+			    uintptr_t stack_hi, uintptr_t caller_ip, uintptr_t caller_cfa,
+			    struct unwind_fast_tail *tail)
+{
+	return unwind_fast_walk_from(t, frames, cfas, bps, bp_srcs, cap, stack_lo, stack_hi,
+				     UNWIND_FAST_CFI, 0, 0, tail, caller_ip, caller_cfa, 0, 0, 1);
 }

@@ -198,4 +198,16 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 		     uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo, uintptr_t stack_hi,
 		     int mode, uintptr_t shim_lo, uintptr_t shim_hi, struct unwind_fast_tail *tail);
 
+/*
+ * The same CFI walk, but from the allocator's caller: frames[0] is
+ * caller_ip (the return address at caller_cfa - 8), cfas[0] caller_cfa, and
+ * the shim's own frames are not walked at all.  The caller's rbp is not
+ * known, so the walk gives up (-1) when a frame's CFA needs rbp before some
+ * frame restored it; the caller then walks from the shim.
+ */
+int unwind_fast_walk_caller(struct preload_thread *t, void **frames, uintptr_t *cfas,
+			    uint64_t *bps, uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo,
+			    uintptr_t stack_hi, uintptr_t caller_ip, uintptr_t caller_cfa,
+			    struct unwind_fast_tail *tail);
+
 #endif
