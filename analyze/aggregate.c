@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "analyze/aggregate.h"
+#include "analyze/grow.h"
 
 #define THREADS_INITIAL 64u
 #define STACK_INDEX_INITIAL 1024u
@@ -164,17 +165,12 @@ static inline long stats_index(struct aggregate *a, uint64_t stack_id)
 	if (stack_id < a->stack_direct_cap && a->stack_direct[stack_id])
 		return (long)a->stack_direct[stack_id] - 1;
 	if (stack_id >= a->stack_direct_cap) {
-		size_t n = a->stack_direct_cap ? a->stack_direct_cap : 1024;
-		uint32_t *v;
+		uint32_t *v = grow_zeroed(a->stack_direct, &a->stack_direct_cap, (size_t)stack_id,
+					  sizeof(*v), 1024);
 
-		while (n <= stack_id)
-			n *= 2;
-		v = realloc(a->stack_direct, n * sizeof(*v));
 		if (!v)
 			return -1;
-		memset(v + a->stack_direct_cap, 0, (n - a->stack_direct_cap) * sizeof(*v));
 		a->stack_direct = v;
-		a->stack_direct_cap = n;
 	}
 	k = stats_index_hashed(a, stack_id);
 	if (k >= 0)

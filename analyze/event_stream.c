@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analyze/event_stream.h"
+#include "analyze/grow.h"
 #include "analyze/reorder.h"
 #include "analyze/slot_decoder.h"
 #include "trace/chunk.h"
@@ -475,17 +476,12 @@ static int handle_events_chunk(struct stream *s, const struct trace_chunk *c)
 		return 0;
 	}
 	if (slot >= s->slot_count) {
-		size_t n = s->slot_count ? s->slot_count : 16;
-		struct slot_stream *v;
+		struct slot_stream *v = grow_zeroed(s->slots, &s->slot_count, (size_t)slot,
+						    sizeof(*v), 16);
 
-		while (n <= slot)
-			n *= 2;
-		v = realloc(s->slots, n * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		memset(v + s->slot_count, 0, (n - s->slot_count) * sizeof(*v));
 		s->slots = v;
-		s->slot_count = n;
 	}
 	ss = &s->slots[slot];
 	if (ss->count == ss->cap) {

@@ -16,6 +16,7 @@ ANALYZE_REPORT_SOURCES = \
 
 # Trace decoding shared by both sides.
 ANALYZE_DECODE_SOURCES = \
+	analyze/grow.h analyze/grow.c \
 	analyze/slot_decoder.h analyze/slot_decoder.c \
 	analyze/stack_nodes.h analyze/stack_nodes.c
 

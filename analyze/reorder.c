@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/grow.h"
 #include "analyze/reorder.h"
 
 /* Order key: a TIME stamp at seq S sorts right after event S. */
@@ -176,17 +177,12 @@ int reorder_wake(struct reorder *r, uint32_t source)
 	if (source >= REORDER_MAX_SOURCES)
 		return -EINVAL;
 	if (source >= r->source_count) {
-		size_t n = r->source_count ? r->source_count : 16;
-		struct reorder_source *v;
+		struct reorder_source *v = grow_zeroed(r->sources, &r->source_count, source,
+						       sizeof(*v), 16);
 
-		while (n <= source)
-			n *= 2;
-		v = realloc(r->sources, n * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		memset(v + r->source_count, 0, (n - r->source_count) * sizeof(*v));
 		r->sources = v;
-		r->source_count = n;
 	}
 	s = &r->sources[source];
 	if (s->heap_pos)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/grow.h"
 #include "analyze/slot_decoder.h"
 
 /* More slots than any recorder makes (it makes at most SESSION_DEFAULT_SLOTS,
@@ -32,17 +33,12 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 	if (slot >= SLOT_LIMIT)
 		return NULL;
 	if (slot >= d->count) {
-		size_t n = d->count ? d->count : 16;
-		struct slot_state **v;
+		struct slot_state **v = grow_zeroed(d->slots, &d->count, (size_t)slot, sizeof(*v),
+						    16);
 
-		while (n <= slot)
-			n *= 2;
-		v = realloc(d->slots, n * sizeof(*v));
 		if (!v)
 			return NULL;
-		memset(v + d->count, 0, (n - d->count) * sizeof(*v));
 		d->slots = v;
-		d->count = n;
 	}
 	if (!d->slots[slot])
 		d->slots[slot] = calloc(1, sizeof(struct slot_state));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/grow.h"
 #include "analyze/stack_nodes.h"
 
 #define WALK_LIMIT 4096
@@ -27,17 +28,12 @@ int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_
 	if (id == 0 || id > STACK_NODES_MAX_ID)
 		return -EINVAL;
 	if (id >= t->capacity) {
-		size_t n = t->capacity ? t->capacity : 1024;
-		struct stack_node *v;
+		struct stack_node *v = grow_zeroed(t->nodes, &t->capacity, (size_t)id, sizeof(*v),
+						   1024);
 
-		while (n <= id)
-			n *= 2;
-		v = realloc(t->nodes, n * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		memset(v + t->capacity, 0, (n - t->capacity) * sizeof(*v));
 		t->nodes = v;
-		t->capacity = n;
 	}
 	t->nodes[id].parent = parent;
 	t->nodes[id].ip = ip;
