@@ -324,11 +324,13 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * 47% of all CPU time at level 6; storing the records as they are there
 	 * ran in 0.60-0.66 s against 0.78-0.90 s with Huffman-only level 1, for
 	 * a trace 27% larger).  When a ring is more than half full its thread
-	 * is about to wait: level 1. */
-	proc_effort_apply(p, c->busy_slots >= c->cpus ? EFFORT_STEP_STORED
-				: taken > ring_bytes / 2 && p->effort_step < EFFORT_STEP_FAST
-					? EFFORT_STEP_FAST
-					: p->effort_step);
+	 * is about to wait: level 1 at least. */
+	if (c->busy_slots >= c->cpus)
+		proc_effort_apply(p, EFFORT_STEP_STORED);
+	else if (taken > ring_bytes / 2 && p->effort_step < EFFORT_STEP_FAST)
+		proc_effort_apply(p, EFFORT_STEP_FAST);
+	else
+		proc_effort_apply(p, p->effort_step);
 	while (r < w) {
 		uint64_t lap_end = (r / ring_bytes + 1) * ring_bytes;
 		uint64_t end = w < lap_end ? w : lap_end;
