@@ -893,12 +893,15 @@ static bool answer_of_file(const struct sym_answer *a, uint32_t fi)
 	return a->file == fi;
 }
 
-/* Answers that say nothing but module+offset need no embedding, nor do
- * cached ones this trace never asked for. */
+/* Every answer this trace asked for, even one that says no more than
+ * module+offset: a report that finds an address missing from the SYMBOLS
+ * chunk opens the module with libdw again (and may ask debuginfod), which
+ * made up most of the report's time and memory on C++ programs.  Cached
+ * answers the trace never asked for stay out. */
 static bool answer_to_embed(const struct sym_answer *a, uint32_t unused)
 {
 	(void)unused;
-	return a->used && a->file != NO_FILE && (a->loc.has_symbol || a->loc.has_debug_info);
+	return a->used && a->file != NO_FILE;
 }
 
 /* ---- the answer cache on disk (symbol_cache.h) ---- */

@@ -38,6 +38,7 @@ E2E_TESTS = \
 	tests/e2e/fork-exec-children.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/deleted-binary.sh \
+	tests/e2e/embedded-symbols.sh \
 	tests/e2e/symbol-cache.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/error-paths.sh \
