@@ -73,7 +73,7 @@ static uint64_t event_stack_id(struct preload_thread *t, void *caller_ip, void *
 	}
 	event_write_new_nodes(t);
 	if (site_id)
-		unwind_check_count_reuse(site_id != id);
+		unwind_check_count_reuse(site_id != id, 1);
 	else if (id)
 		stack_sites_store(t, caller_ip, caller_cfa, depth, id);
 	return id;

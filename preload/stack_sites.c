@@ -54,7 +54,7 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
 	e = stack_sites_entry(t->sites, ip, cfa);
 	if (e->stamp != t->sites_stamp || !e->depth || e->frames[e->depth - 1].ip != ip ||
 	    e->frames[e->depth - 1].cfa != cfa || e->frames[0].cfa > t->stack_hi ||
-	    e->root_key != 2 * modules_epoch())
+	    e->root_key >> 1 != modules_epoch())
 		return 0;
 	/* The CFAs fall from frames[0] to the caller's (stack_sites_store
 	 * checks it), so every slot read lies between caller_cfa and
@@ -109,6 +109,12 @@ static int stack_sites_rbp_checks(const struct preload_thread *t, uint32_t depth
 	return n;
 }
 
+/*
+ * A truncated stack is cached with one more frame, the first past the kept
+ * ones, as the outermost: the walk from the caller stops right after
+ * reading that frame's return address (unwind_own_caller), so the same
+ * slots holding the same values give the same truncated stack again.
+ */
 void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_cfa,
 		       uint32_t depth, uint64_t stack_id)
 {
@@ -116,11 +122,14 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 	uintptr_t cfa = (uintptr_t)caller_cfa;
 	struct stack_site_rbp_check checks[STACK_SITES_RBP_CHECKS];
 	struct stack_site *e;
-	int nchecks;
+	int truncated = (int)(t->cache_root_key & 1), nchecks;
+	uint32_t extra = truncated ? 1 : 0;
 
-	if (!stack_id || !depth || depth > STACK_SITES_FRAMES || !t->cache_cfas_ok ||
-	    t->cache_depth != depth || t->cache_root_key & 1 ||
-	    t->cache_ips[depth - 1] != ip || t->cache_cfas[depth - 1] != cfa)
+	if (!stack_id || !depth || depth + extra > STACK_SITES_FRAMES ||
+	    t->cache_depth != depth || t->cache_ips[depth - 1] != ip ||
+	    t->cache_cfas[depth - 1] != cfa)
+		return;
+	if (truncated ? !t->beyond_ip || t->beyond_cfa <= t->cache_cfas[0] : !t->cache_cfas_ok)
 		return;
 	for (uint32_t i = 1; i < depth; i++)
 		if (t->cache_cfas[i] >= t->cache_cfas[i - 1])
@@ -137,12 +146,16 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 	e->stamp = t->sites_stamp;
 	e->root_key = t->cache_root_key;
 	e->stack_id = stack_id;
-	e->depth = depth;
+	e->depth = depth + extra;
 	e->rbp_checks = (uint32_t)nchecks;
 	for (int i = 0; i < nchecks; i++)
 		e->rbp_check[i] = checks[i];
+	if (extra) {
+		e->frames[0].ip = t->beyond_ip;
+		e->frames[0].cfa = t->beyond_cfa;
+	}
 	for (uint32_t i = 0; i < depth; i++) {
-		e->frames[i].ip = t->cache_ips[i];
-		e->frames[i].cfa = t->cache_cfas[i];
+		e->frames[extra + i].ip = t->cache_ips[i];
+		e->frames[extra + i].cfa = t->cache_cfas[i];
 	}
 }

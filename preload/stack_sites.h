@@ -12,7 +12,9 @@
 #include "preload/thread.h"
 
 #define STACK_SITES_ENTRIES 256u /* direct-mapped, per thread */
-#define STACK_SITES_FRAMES 32u   /* deeper stacks are not cached */
+#define STACK_SITES_FRAMES 32u   /* deeper stacks are not cached (the default
+                                  * --max-frames, 64, and for a truncated
+                                  * stack the first frame past them) */
 #define STACK_SITES_RBP_CHECKS 4u /* stacks needing more are not cached */
 
 /* One frame of a cached stack: its return address and the address just
@@ -32,7 +34,7 @@ struct stack_site_rbp_check {
 /* A cached stack, keyed by its last frame (the allocator's caller). */
 struct stack_site {
 	uint64_t stamp;         /* the thread's sites_stamp when stored; 0: empty */
-	uint64_t root_key;      /* 2 * module epoch (never truncated) */
+	uint64_t root_key;      /* 2 * module epoch + truncated */
 	uint64_t stack_id;      /* the leaf node id */
 	uint32_t depth;         /* frames, outermost first */
 	uint32_t rbp_checks;    /* entries of rbp_check in use */
@@ -54,13 +56,14 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
 /*
  * Remembers the stack the thread just captured and interned (depth frames,
  * now in t->cache_ips, t->cache_cfas; leaf id stack_id) under its call
- * site, when it can be found again safely: a complete CFI capture, not
- * truncated, at most STACK_SITES_FRAMES frames, its last frame the caller
- * (caller_ip at caller_cfa - 8), and every frame with an rbp-based CFA
- * getting its rbp from a slot saved by a frame of the stack (at most
- * STACK_SITES_RBP_CHECKS slots; the caller's own rbp, a register, cannot be
- * checked).  Maps the cache on first use; out of memory only means nothing
- * is cached.
+ * site, when it can be found again safely: a complete CFI capture, or a
+ * truncated one from the caller's walk (then with the first frame past the
+ * kept ones, t->beyond_ip, whose slot the walk read last), at most
+ * STACK_SITES_FRAMES frames in all, its last frame the caller (caller_ip at
+ * caller_cfa - 8), and every frame with an rbp-based CFA getting its rbp
+ * from a slot saved by a frame of the stack (at most STACK_SITES_RBP_CHECKS
+ * slots; the caller's own rbp, a register, cannot be checked).  Maps the
+ * cache on first use; out of memory only means nothing is cached.
  */
 void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_cfa,
 		       uint32_t depth, uint64_t stack_id);

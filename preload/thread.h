@@ -68,6 +68,9 @@ struct preload_thread {
 	uint32_t ips_known;         /* ips[0, ips_known) were left out: they are
 	                             * cache_ips[0, ips_known) (preload/unwind.c) */
 	int cache_cfas_ok;          /* cache_cfas holds the previous stack's CFAs */
+	uint64_t beyond_ip;         /* a truncated walk from the caller: the first
+	                             * frame past the kept ones, and the address */
+	uintptr_t beyond_cfa;       /*   above its slot; 0: none (stack_sites.c) */
 	uint32_t cache_rsp_only;    /* cached frames [0, cache_rsp_only) have
 	                             * rsp-based CFA rules (preload/unwind_fast.h) */
 	uint64_t *cache_ips;        /* previous stack's frames, outermost first */

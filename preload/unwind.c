@@ -63,7 +63,8 @@ static _Atomic int unwind_fork_pending;
  * reused frames of the previous capture and how many of those differed from
  * a full walk, and how many times the own unwinder gave up (any mode). */
 static _Atomic uint64_t unwind_check_captures, unwind_check_mismatches, unwind_fallbacks;
-static _Atomic uint64_t unwind_check_cached, unwind_check_cache_mismatches;
+static _Atomic uint64_t unwind_check_cached, unwind_check_cache_mismatches,
+	unwind_check_site_hits;
 static struct preload_lock unwind_check_lock;
 
 /* dl_iterate_phdr callback: finds the executable range of the shim itself. */
@@ -238,19 +239,25 @@ static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tai
 /*
  * The CFI walk from the allocator's caller, skipping the shim's own 5-7
  * frames; -1 when it cannot (a frame needs the caller's rbp, which only the
- * walk from the shim knows).  Not counted as a fallback.
+ * walk from the shim knows).  Not counted as a fallback.  It stops at the
+ * first frame past max_frames: that frame only says the stack is truncated,
+ * and so what the walk finds depends on no slot further up, which lets the
+ * call-site cache hold truncated stacks too (stack_sites.h).
  */
 static int unwind_own_caller(struct preload_thread *t, void *caller_ip, void *caller_cfa,
 			     struct unwind_fast_tail *tail)
 {
+	uint32_t cap = preload_proc.cfg.max_frames + 1;
+
 	if (!t->stack_hi)
 		unwind_stack_learn(t);
 	if (!t->unwind_memo)
 		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
 	t->frames_from_caller = 1;
 	return unwind_fast_walk_caller(t, t->frames, t->frame_cfas, t->frame_bps,
-				       t->frame_bp_srcs, t->frames_cap, t->stack_lo, t->stack_hi,
-				       (uintptr_t)caller_ip, (uintptr_t)caller_cfa, tail);
+				       t->frame_bp_srcs, cap < t->frames_cap ? cap : t->frames_cap,
+				       t->stack_lo, t->stack_hi, (uintptr_t)caller_ip,
+				       (uintptr_t)caller_cfa, tail);
 }
 
 /* Index of the first frame past the profiler's own (and libunwind's). */
@@ -316,13 +323,17 @@ static uint32_t unwind_store(struct preload_thread *t, uint32_t n, void *caller_
 /*
  * unwind_store for a CFI walk of n frames: also keeps, in t->cache_cfas,
  * where each kept frame's return address lay, so that the next capture can
- * reuse the frames it shares (cache_cfas_ok; not for truncated stacks).
+ * reuse the frames it shares (cache_cfas_ok; not for truncated stacks), and
+ * for a truncated walk from the caller the first frame past the kept ones
+ * (t->beyond_ip, t->beyond_cfa), which the call-site cache checks too.
  */
 static uint32_t unwind_store_walk(struct preload_thread *t, uint32_t n, int32_t rbp_frame,
 				  void *caller_ip, int *truncated)
 {
 	uint32_t first, count = unwind_kept(t, n, &first, truncated);
 
+	t->beyond_ip = 0;
+	t->beyond_cfa = 0;
 	if (!count) {
 		t->ips[0] = (uint64_t)(uintptr_t)caller_ip;
 		t->cache_cfas_ok = 0;
@@ -337,8 +348,18 @@ static uint32_t unwind_store_walk(struct preload_thread *t, uint32_t n, int32_t 
 		t->cache_bp_srcs[i] = t->frame_bp_srcs[k];
 	}
 	t->cache_cfas_ok = !*truncated;
-	t->cache_rsp_only = rbp_frame >= (int32_t)first ? first + count - 1 - (uint32_t)rbp_frame
-							 : count;
+	if (*truncated && t->frames_from_caller && first + count < n) {
+		t->beyond_ip = (uint64_t)(uintptr_t)t->frames[first + count];
+		t->beyond_cfa = t->frame_cfas[first + count];
+	}
+	/* (an rbp-based frame past the kept ones: every kept one may depend
+	 * on rbp, as far as the call-site cache knows) */
+	if (rbp_frame >= (int32_t)(first + count))
+		t->cache_rsp_only = 0;
+	else if (rbp_frame >= (int32_t)first)
+		t->cache_rsp_only = first + count - 1 - (uint32_t)rbp_frame;
+	else
+		t->cache_rsp_only = count;
 	return count;
 }
 
@@ -508,7 +529,9 @@ static void unwind_check_note(uint32_t depth, uint64_t own_ip, uint64_t lib_ip,
 	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_check_cached), 0);
 	preload_text_append(text, sizeof(text), " reused cached frames, ");
 	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_check_cache_mismatches), 0);
-	preload_text_append(text, sizeof(text), " of them differing from a full walk");
+	preload_text_append(text, sizeof(text), " of them differing from a full walk, ");
+	unwind_text_u64(text, sizeof(text), atomic_load(&unwind_check_site_hits), 0);
+	preload_text_append(text, sizeof(text), " from the call-site cache");
 	diag_note(TRACE_DIAG_INFO, text);
 	preload_lock_give(&unwind_check_lock);
 }
@@ -572,12 +595,14 @@ static void unwind_check_cache(struct preload_thread *t, void *caller_ip, uint32
 	differ = full_count != count || full_truncated != truncated;
 	for (uint32_t i = 0; !differ && i < count; i++)
 		differ = t->ips[i] != (uint64_t)(uintptr_t)t->frames[first + count - 1 - i];
-	unwind_check_count_reuse(differ);
+	unwind_check_count_reuse(differ, 0);
 }
 
-void unwind_check_count_reuse(int differ)
+void unwind_check_count_reuse(int differ, int site_hit)
 {
 	atomic_fetch_add(&unwind_check_cached, 1);
+	if (site_hit)
+		atomic_fetch_add(&unwind_check_site_hits, 1);
 	if (differ) {
 		atomic_fetch_add(&unwind_check_cache_mismatches, 1);
 		unwind_check_note(UINT32_MAX, 0, 0, 0, NULL);
@@ -626,6 +651,8 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 	int n = -1, reused = 0;
 
 	t->ips_known = 0;
+	t->beyond_ip = 0;
+	t->beyond_cfa = 0;
 	if (unwind_mode == UNWIND_MODE_CFI || unwind_mode == UNWIND_MODE_CHECK) {
 		n = unwind_capture_cfi(t, caller_ip, caller_cfa, truncated, &reused);
 		if (n >= 0 && unwind_mode == UNWIND_MODE_CHECK) {

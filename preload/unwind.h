@@ -55,9 +55,10 @@ static inline int unwind_checking(void)
 	return unwind_check_mode;
 }
 
-/* Check mode: a capture reused cached frames; differ says whether the
+/* Check mode: a capture reused cached frames (site_hit: the whole stack,
+ * from the call-site cache, preload/stack_sites.h); differ says whether the
  * result differed from a full capture.  Counted in the check's diag line. */
-void unwind_check_count_reuse(int differ);
+void unwind_check_count_reuse(int differ, int site_hit);
 
 /*
  * The fork guard around code that may take the loader's lock or a lock of

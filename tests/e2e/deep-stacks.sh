@@ -1,0 +1,55 @@
+#!/bin/bash
+# deep-stacks.sh - call stacks deeper than --max-frames are truncated, and
+# the recorder's call-site cache reuses them (it checks one frame past the
+# kept ones) without a reused stack ever differing from a full walk: under
+# MPROF_UNWIND=check no capture differs from libunwind's, none of the
+# reused ones from a full walk, and the call-site cache answered; the sites
+# have their exact counts, alone and with shallow stacks in between.
+# Program and facts: tests/progs/deep_stacks.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/deep_stacks" "$PROGS_DIR/deep_stacks.c"
+
+for mode in truncated mixed; do
+	arg=
+	[ "$mode" = mixed ] && arg=mixed
+	RUN_NAME=$mode MPROF_UNWIND=check mprof_run 120 "$WORK/$mode.trace" --max-frames 16 \
+		-- "$WORK/deep_stacks" $arg
+	expect_eq "$mode: exit status" 0 "$RUN_STATUS"
+	expect_eq "$mode: stdout" "deep stacks: done" "$(cat "$RUN_OUT")"
+	CHECK=$(grep -o 'unwind check: .*' "$RUN_ERR")
+	expect_match "$mode: check mode reported" '^unwind check: [0-9]+ captures' "$CHECK"
+	expect_match "$mode: no capture differs from libunwind's" ' 0 mismatches' "$CHECK"
+	expect_match "$mode: no reused stack differs from a full walk" ' 0 of them differing' \
+		"$CHECK"
+	# Each call site repeats 1000 times.  The cache is direct-mapped and
+	# the stack's place is random, so two sites may share an entry and
+	# evict each other; all three truncated ones sharing one is a chance of
+	# 1 in 65536.  Without truncated stacks in the cache the truncated run
+	# gets none.
+	HITS=$(printf '%s' "$CHECK" | sed -n 's/.* \([0-9]*\) from the call-site cache.*/\1/p')
+	expect_range "$mode: stacks from the call-site cache" 995 5000 "$HITS"
+
+	report_json "$WORK/$mode.json" "$WORK/$mode.trace"
+	R="$WORK/$mode.json"
+	all=$(q "$R" sum allocations alloc_leaf)
+	shallow=$(q "$R" sum allocations "alloc_leaf&main")
+	expect_eq "$mode: truncated stacks" 1 "$(q "$R" summary quality.truncated_stacks)"
+	expect_eq "$mode: alloc_leaf: blocks live at exit" 0 "$(q "$R" sum leaked_blocks alloc_leaf)"
+	if [ "$mode" = truncated ]; then
+		expect_eq "$mode: sites" 1 "$(q "$R" sites alloc_leaf)"
+		expect_eq "$mode: alloc_leaf: allocations" 3000 "$all"
+		expect_eq "$mode: alloc_leaf: bytes" 1200000 "$(q "$R" sum allocated_bytes alloc_leaf)"
+		expect_eq "$mode: no site reaches main" 0 "$shallow"
+	else
+		expect_eq "$mode: alloc_leaf: allocations" 5000 "$all"
+		expect_eq "$mode: sites" 3 "$(q "$R" sites alloc_leaf)"
+		expect_eq "$mode: the truncated stack's allocations" 3000 $((all - shallow))
+		expect_eq "$mode: depth 2: allocations" 1000 \
+			"$(q "$R" sum-size allocations 100 "alloc_leaf&main")"
+		expect_eq "$mode: depth 5: allocations" 1000 \
+			"$(q "$R" sum-size allocations 200 "alloc_leaf&main")"
+	fi
+done
+finish
