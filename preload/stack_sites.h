@@ -11,7 +11,8 @@
 
 #include "preload/thread.h"
 
-#define STACK_SITES_ENTRIES 256u /* direct-mapped, per thread */
+#define STACK_SITES_WAYS 4u      /* stacks kept per set of call sites */
+#define STACK_SITES_SETS 64u     /* per thread: 256 stacks in all */
 #define STACK_SITES_FRAMES 32u   /* deeper stacks are not cached (the default
                                   * --max-frames, 64, and for a truncated
                                   * stack the first frame past them) */
@@ -31,9 +32,16 @@ struct stack_site_rbp_check {
 	uint64_t value;
 };
 
-/* A cached stack, keyed by its last frame (the allocator's caller). */
+/* A cached stack, keyed by its last frame (the allocator's caller).  The
+ * cache is STACK_SITES_SETS sets of STACK_SITES_WAYS entries, then a byte
+ * per set naming the way that was found last (tried first) and a byte
+ * naming the next way to replace. */
 struct stack_site {
 	uint64_t stamp;         /* the thread's sites_stamp when stored; 0: empty */
+	uint64_t key_ip;        /* the call site: the caller's return address */
+	uintptr_t key_cfa;      /*   and the address above its slot (the last
+	                         *   frame's, kept here so that a way of another
+	                         *   site is passed over after one cache line) */
 	uint64_t root_key;      /* 2 * module epoch + truncated */
 	uint64_t stack_id;      /* the leaf node id */
 	uint32_t depth;         /* frames, outermost first */

@@ -36,6 +36,7 @@ E2E_TESTS = \
 	tests/e2e/inlined-site.sh \
 	tests/e2e/rbp-frames.sh \
 	tests/e2e/deep-stacks.sh \
+	tests/e2e/shared-site.sh \
 	tests/e2e/fork-exec-children.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/deleted-binary.sh \
