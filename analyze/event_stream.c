@@ -3,7 +3,8 @@
  * in exact sequence order out (to the aggregation), with everything else the
  * report needs collected on the way (see event_stream.h).
  *
- * Owns, for the duration of one read, the trace reader, the slot decoders,
+ * Owns, for the duration of one read, the trace reader (read ahead on a
+ * second thread, chunk_prefetch.h), the slot decoders,
  * the merge (reorder.c) and a copy of each EVENTS chunk until its records
  * have been merged: a slot's chunks are decoded lazily, when the merge needs
  * that slot's next event, so events waiting for another thread's data stay
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/chunk_prefetch.h"
 #include "analyze/event_stream.h"
 #include "analyze/grow.h"
 #include "analyze/reorder.h"
@@ -27,7 +29,6 @@
 #include "trace/record.h"
 #include "trace/varint.h"
 
-#include <zlib.h>
 
 /* ---- key=value lists ---- */
 
@@ -598,44 +599,6 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 	return 0; /* unknown chunk types are skipped */
 }
 
-/*
- * After a bad chunk at offset from: finds the next offset with a chunk magic
- * and a header whose CRC checks, and positions the reader there.  Returns 1
- * when found, 0 at the end of the file.
- */
-static int reader_resync(struct trace_reader *r, uint64_t from)
-{
-	uint64_t pos = from + 1;
-	uint32_t window = 0;
-	unsigned have = 0;
-	int c;
-
-	if (fseeko(r->file, (off_t)pos, SEEK_SET) != 0)
-		return 0;
-	while ((c = getc(r->file)) != EOF) {
-		window = (window >> 8) | ((uint32_t)c << 24);
-		pos++;
-		if (++have < 4 || window != TRACE_CHUNK_MAGIC)
-			continue;
-		{
-			uint8_t h[TRACE_CHUNK_HEADER_BYTES];
-			uint64_t start = pos - 4;
-
-			trace_put_le32(h, window);
-			if (fread(h + 4, 1, sizeof(h) - 4, r->file) != sizeof(h) - 4)
-				return 0;
-			if (trace_get_le32(h + 20) == crc32(0, h, 20) &&
-			    fseeko(r->file, (off_t)start, SEEK_SET) == 0) {
-				r->offset_bytes = start;
-				return 1;
-			}
-			if (fseeko(r->file, (off_t)pos, SEEK_SET) != 0)
-				return 0;
-		}
-	}
-	return 0;
-}
-
 int event_stream_read_meta(const char *path, struct kv_list *meta)
 {
 	struct trace_reader reader;
@@ -664,8 +627,9 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		      size_t errbuf_bytes)
 {
 	struct trace_reader reader;
-	struct trace_chunk chunk;
+	struct chunk_prefetch *prefetch;
 	struct stream s;
+	uint64_t file_bytes;
 	int rc;
 
 	info->path = strdup(path);
@@ -679,6 +643,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	}
 	info->flags = reader.flags;
 	info->sampled = (reader.flags & TRACE_FLAG_SAMPLED) != 0;
+	file_bytes = reader.file_bytes;
 
 	memset(&s, 0, sizeof(s));
 	s.info = info;
@@ -689,20 +654,25 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	reorder_init(&s.reorder, info->first_seq, stream_pull, &s, aggregate_event, agg);
 	slot_decoders_init(&s.decoders);
 
-	for (;;) {
-		rc = trace_reader_next(&reader, &chunk);
+	/* inflating on a second thread (chunk_prefetch.h) */
+	prefetch = chunk_prefetch_start(&reader);
+	if (!prefetch)
+		rc = -ENOMEM;
+	while (prefetch) {
+		const struct prefetched_chunk *pc = chunk_prefetch_next(prefetch);
+
+		rc = pc->rc;
 		if (rc == 0)
 			break;
 		if (rc == 1) {
 			info->chunks++;
-			rc = handle_chunk(&s, &chunk);
+			rc = handle_chunk(&s, &pc->chunk);
 			if (rc < 0)
 				break;
 			if (s.buffered_bytes > info->buffered_bytes_max)
 				info->buffered_bytes_max = s.buffered_bytes;
 			if (info->progress)
-				info->progress(info->progress_ctx, reader.offset_bytes,
-					       reader.file_bytes);
+				info->progress(info->progress_ctx, pc->offset_bytes, file_bytes);
 			if (agg->error) {
 				rc = agg->error;
 				break;
@@ -716,15 +686,15 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 			break;
 		if (rc == -EIO) {
 			info->truncated = true;
-			info->truncated_offset = reader.offset_bytes;
+			info->truncated_offset = pc->offset_bytes;
 			rc = 0;
 			break;
 		}
-		info_lost_chunk(info, reader.offset_bytes, reader.error);
+		/* a lost chunk: the thread goes on at the next good chunk header */
+		info_lost_chunk(info, pc->offset_bytes, pc->error);
 		rc = 0;
-		if (!reader_resync(&reader, reader.offset_bytes))
-			break;
 	}
+	chunk_prefetch_stop(prefetch);
 	if (rc == 0) {
 		reorder_finish(&s.reorder);
 		aggregate_finish(agg);

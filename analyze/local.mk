@@ -10,6 +10,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/block_table.h analyze/block_table.c \
 	analyze/aggregate.h analyze/aggregate.c \
 	analyze/event_stream.h analyze/event_stream.c \
+	analyze/chunk_prefetch.h analyze/chunk_prefetch.c \
 	analyze/sites.h analyze/sites.c \
 	analyze/report.h analyze/report.c \
 	analyze/report_text.c analyze/report_json.c
@@ -35,7 +36,7 @@ analyze_mprof_analyze_SOURCES = analyze/main.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
 analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
-analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) -lstdc++
+analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) -lstdc++ -lpthread
 
 # ---- unit tests of the report side (CUnit) ----
 check_PROGRAMS += tests/unit/test_aggregate
@@ -45,7 +46,7 @@ tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(Z
 	$(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(CUNIT_LIBS) \
-	-lstdc++
+	-lstdc++ -lpthread
 TESTS += tests/unit/test_aggregate
 
 # ---- unit tests of the symbolization side (CUnit); needs -g ----

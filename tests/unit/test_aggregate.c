@@ -9,6 +9,7 @@
  * go to $TMPDIR (or /tmp) and are removed.
  */
 #include <CUnit/Basic.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "analyze/aggregate.h"
+#include "analyze/chunk_prefetch.h"
 #include "analyze/event_stream.h"
 #include "analyze/modules.h"
 #include "analyze/reorder.h"
@@ -723,6 +725,124 @@ static void test_corrupt_chunk_is_skipped_and_counted(void)
 	unlink(trace_path);
 }
 
+/* ---- chunk_prefetch.c ---- */
+
+#define PREFETCH_CHUNKS 23 /* several times CHUNK_PREFETCH_SLOTS */
+
+/* A trace of PREFETCH_CHUNKS META chunks "n=I" of growing length; the file
+ * offset of each chunk's header in offsets[]. */
+static void write_numbered_trace(uint64_t *offsets)
+{
+	struct trace_writer w;
+	char text[64 + PREFETCH_CHUNKS];
+	int fd;
+
+	snprintf(trace_path, sizeof(trace_path), "%s/mprof-test-prefetch-%d.trace",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	for (int i = 0; i < PREFETCH_CHUNKS; i++) {
+		int n = snprintf(text, sizeof(text), "n=%d\n", i);
+
+		memset(text + n, 'x', (size_t)i); /* lengths differ: buffers regrow */
+		offsets[i] = w.offset_bytes;
+		CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, text, (size_t)n + (size_t)i) == 0);
+	}
+	trace_writer_finish(&w);
+	close(fd);
+}
+
+/* Reads trace_path through chunk_prefetch: the chunk numbers in got[] (-1
+ * for a lost chunk), their count in *n; returns the final rc. */
+static int prefetch_all(int *got, int *n, int stop_after)
+{
+	struct trace_reader r;
+	struct chunk_prefetch *p;
+	const struct prefetched_chunk *c;
+	int rc;
+
+	*n = 0;
+	CU_ASSERT_FATAL(trace_reader_open(&r, trace_path) == 0);
+	p = chunk_prefetch_start(&r);
+	CU_ASSERT_FATAL(p != NULL);
+	for (;;) {
+		c = chunk_prefetch_next(p);
+		rc = c->rc;
+		if (rc == 1) {
+			int k = -2;
+
+			CU_ASSERT_EQUAL(c->chunk.type, TRACE_CHUNK_META);
+			CU_ASSERT(sscanf((const char *)c->chunk.data, "n=%d", &k) == 1);
+			CU_ASSERT_EQUAL(c->chunk.bytes, strlen("n=\n") + (k >= 10 ? 2 : 1) + (size_t)k);
+			got[(*n)++] = k;
+		} else if (rc < 0 && rc != -EIO && rc != -ENOMEM) {
+			CU_ASSERT(c->error[0] != '\0');
+			got[(*n)++] = -1;
+		} else {
+			break;
+		}
+		if (*n == stop_after)
+			break;
+	}
+	if (rc == 0 || rc == -EIO) /* the last result is given again */
+		CU_ASSERT_EQUAL(chunk_prefetch_next(p)->rc, rc);
+	chunk_prefetch_stop(p);
+	trace_reader_close(&r);
+	return rc;
+}
+
+static void test_prefetch_gives_every_chunk_in_order(void)
+{
+	uint64_t offsets[PREFETCH_CHUNKS];
+	int got[PREFETCH_CHUNKS + 4], n;
+
+	write_numbered_trace(offsets);
+	CU_ASSERT_EQUAL(prefetch_all(got, &n, -1), 0);
+	CU_ASSERT_EQUAL_FATAL(n, PREFETCH_CHUNKS);
+	for (int i = 0; i < PREFETCH_CHUNKS; i++)
+		CU_ASSERT_EQUAL(got[i], i);
+	unlink(trace_path);
+}
+
+static void test_prefetch_skips_a_corrupt_chunk_and_goes_on(void)
+{
+	uint64_t offsets[PREFETCH_CHUNKS];
+	int got[PREFETCH_CHUNKS + 4], n;
+	FILE *f;
+
+	write_numbered_trace(offsets);
+	/* a payload byte of chunk 9: its CRC fails, its header is fine */
+	f = fopen(trace_path, "r+b");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_FATAL(fseek(f, (long)offsets[9] + TRACE_CHUNK_HEADER_BYTES + 2, SEEK_SET) == 0);
+	fputc(0x55, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(prefetch_all(got, &n, -1), 0);
+	CU_ASSERT_EQUAL_FATAL(n, PREFETCH_CHUNKS);
+	for (int i = 0; i < PREFETCH_CHUNKS; i++)
+		CU_ASSERT_EQUAL(got[i], i == 9 ? -1 : i);
+	unlink(trace_path);
+}
+
+static void test_prefetch_truncated_and_stopped_early(void)
+{
+	uint64_t offsets[PREFETCH_CHUNKS];
+	int got[PREFETCH_CHUNKS + 4], n;
+
+	write_numbered_trace(offsets);
+	/* the file ends inside chunk 15 */
+	CU_ASSERT_FATAL(truncate(trace_path, (off_t)offsets[15] + 10) == 0);
+	CU_ASSERT_EQUAL(prefetch_all(got, &n, -1), -EIO);
+	CU_ASSERT_EQUAL(n, 15);
+	CU_ASSERT_EQUAL(got[14], 14);
+	/* the caller stops after 2 chunks while the thread reads ahead */
+	prefetch_all(got, &n, 2);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(got[1], 1);
+	unlink(trace_path);
+}
+
 static void test_not_a_trace_is_an_error(void)
 {
 	struct read_result res;
@@ -945,6 +1065,10 @@ int main(void)
 	CU_add_test(s, "not a trace", test_not_a_trace_is_an_error);
 	CU_add_test(s, "impossible sequence number refused",
 		    test_impossible_sequence_number_is_refused);
+	s = CU_add_suite("chunk_prefetch", NULL, NULL);
+	CU_add_test(s, "every chunk in order", test_prefetch_gives_every_chunk_in_order);
+	CU_add_test(s, "corrupt chunk skipped", test_prefetch_skips_a_corrupt_chunk_and_goes_on);
+	CU_add_test(s, "truncated, and stopped early", test_prefetch_truncated_and_stopped_early);
 	s = CU_add_suite("sites", NULL, NULL);
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);

@@ -1,0 +1,223 @@
+/*
+ * analyze/chunk_prefetch.c - the reader thread of chunk_prefetch.h.
+ *
+ * Owns the thread, the slots and their buffers; borrows the trace reader
+ * while the thread runs.  Slots are a ring: the thread fills slot
+ * (head + count) % N while count < N, the caller takes slot head.  One
+ * mutex guards head, count and the flags; a slot's contents belong to the
+ * thread until it is counted, then to the caller until the caller's next
+ * call.  Never fails once started: a thread that cannot grow a buffer
+ * hands over -ENOMEM as the reader itself would, and when no thread can be
+ * made the caller's own calls read, one chunk at a time.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "analyze/chunk_prefetch.h"
+#include "trace/varint.h"
+
+struct chunk_prefetch {
+	struct trace_reader *reader;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t filled;   /* the thread counted a slot or finished */
+	pthread_cond_t emptied;  /* the caller freed a slot or asked to stop */
+	struct prefetched_chunk slots[CHUNK_PREFETCH_SLOTS];
+	unsigned head, count;    /* the caller's next slot; slots ready */
+	bool taken;              /* the caller holds slot head (from its last call) */
+	bool done;               /* the thread handed over its last result */
+	bool stop;               /* the caller wants no more */
+	bool threaded;           /* false: no thread could be made, the caller's
+	                          * calls read (slot 0) */
+	bool after_loss;         /* unthreaded: the last result was a lost chunk */
+};
+
+bool trace_reader_resync(struct trace_reader *r, uint64_t from)
+{
+	uint64_t pos = from + 1;
+	uint32_t window = 0;
+	unsigned have = 0;
+	int c;
+
+	if (fseeko(r->file, (off_t)pos, SEEK_SET) != 0)
+		return false;
+	while ((c = getc(r->file)) != EOF) {
+		window = (window >> 8) | ((uint32_t)c << 24);
+		pos++;
+		if (++have < 4 || window != TRACE_CHUNK_MAGIC)
+			continue;
+		{
+			uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+			uint64_t start = pos - 4;
+
+			trace_put_le32(h, window);
+			if (fread(h + 4, 1, sizeof(h) - 4, r->file) != sizeof(h) - 4)
+				return false;
+			if (trace_get_le32(h + 20) == crc32(0, h, 20) &&
+			    fseeko(r->file, (off_t)start, SEEK_SET) == 0) {
+				r->offset_bytes = start;
+				return true;
+			}
+			if (fseeko(r->file, (off_t)pos, SEEK_SET) != 0)
+				return false;
+		}
+	}
+	return false;
+}
+
+/* Reads the next result into slot s (owned by the thread).  Returns false
+ * when it is the last one. */
+static bool read_one(struct trace_reader *r, struct prefetched_chunk *s, bool after_loss)
+{
+	struct trace_chunk c;
+
+	if (after_loss && !trace_reader_resync(r, r->offset_bytes)) {
+		s->rc = 0; /* nothing readable after the damage: the end */
+		s->offset_bytes = r->offset_bytes;
+		return false;
+	}
+	s->rc = trace_reader_next(r, &c);
+	s->offset_bytes = r->offset_bytes;
+	if (s->rc < 0) {
+		snprintf(s->error, sizeof(s->error), "%s", r->error);
+		return s->rc != -EIO && s->rc != -ENOMEM;
+	}
+	if (s->rc == 0)
+		return false;
+	if (c.bytes > s->buf_cap) {
+		uint8_t *b = realloc(s->buf, c.bytes);
+
+		if (!b) {
+			s->rc = -ENOMEM;
+			snprintf(s->error, sizeof(s->error), "out of memory reading chunk");
+			return false;
+		}
+		s->buf = b;
+		s->buf_cap = c.bytes;
+	}
+	if (c.bytes)
+		memcpy(s->buf, c.data, c.bytes);
+	s->chunk = c;
+	s->chunk.data = c.data ? s->buf : NULL;
+	return true;
+}
+
+static void *reader_thread(void *arg)
+{
+	struct chunk_prefetch *p = arg;
+	bool more = true, after_loss = false;
+
+	while (more) {
+		struct prefetched_chunk *s;
+
+		pthread_mutex_lock(&p->lock);
+		while (!p->stop && p->count >= CHUNK_PREFETCH_SLOTS)
+			pthread_cond_wait(&p->emptied, &p->lock);
+		if (p->stop) {
+			pthread_mutex_unlock(&p->lock);
+			break;
+		}
+		s = &p->slots[(p->head + p->count) % CHUNK_PREFETCH_SLOTS];
+		pthread_mutex_unlock(&p->lock);
+
+		more = read_one(p->reader, s, after_loss);
+		after_loss = s->rc < 0;
+
+		pthread_mutex_lock(&p->lock);
+		p->count++;
+		if (!more)
+			p->done = true;
+		pthread_cond_signal(&p->filled);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+struct chunk_prefetch *chunk_prefetch_start(struct trace_reader *r)
+{
+	struct chunk_prefetch *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->reader = r;
+	if (pthread_mutex_init(&p->lock, NULL) != 0) {
+		free(p);
+		return NULL;
+	}
+	if (pthread_cond_init(&p->filled, NULL) != 0) {
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return NULL;
+	}
+	if (pthread_cond_init(&p->emptied, NULL) != 0) {
+		pthread_cond_destroy(&p->filled);
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return NULL;
+	}
+	p->threaded = pthread_create(&p->thread, NULL, reader_thread, p) == 0;
+	return p;
+}
+
+/* Without a thread: each call reads the next result into slot 0. */
+static const struct prefetched_chunk *next_unthreaded(struct chunk_prefetch *p)
+{
+	struct prefetched_chunk *s = &p->slots[0];
+
+	if (!p->done) {
+		p->done = !read_one(p->reader, s, p->after_loss);
+		p->after_loss = s->rc < 0;
+	}
+	return s;
+}
+
+const struct prefetched_chunk *chunk_prefetch_next(struct chunk_prefetch *p)
+{
+	const struct prefetched_chunk *s;
+
+	if (!p->threaded)
+		return next_unthreaded(p);
+	pthread_mutex_lock(&p->lock);
+	if (p->taken) {
+		/* the last result stays when it was the final one */
+		if (p->done && p->count == 1) {
+			s = &p->slots[p->head];
+			pthread_mutex_unlock(&p->lock);
+			return s;
+		}
+		p->head = (p->head + 1) % CHUNK_PREFETCH_SLOTS;
+		p->count--;
+		p->taken = false;
+		pthread_cond_signal(&p->emptied);
+	}
+	while (p->count == 0)
+		pthread_cond_wait(&p->filled, &p->lock);
+	p->taken = true;
+	s = &p->slots[p->head];
+	pthread_mutex_unlock(&p->lock);
+	return s;
+}
+
+void chunk_prefetch_stop(struct chunk_prefetch *p)
+{
+	if (!p)
+		return;
+	if (p->threaded) {
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_signal(&p->emptied);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(p->thread, NULL);
+	}
+	for (unsigned i = 0; i < CHUNK_PREFETCH_SLOTS; i++)
+		free(p->slots[i].buf);
+	pthread_cond_destroy(&p->emptied);
+	pthread_cond_destroy(&p->filled);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
