@@ -11,7 +11,8 @@
 
 #include "preload/thread.h"
 
-#define STACK_SITES_WAYS 4u      /* stacks kept per set of call sites */
+#define STACK_SITES_WAYS 4u      /* stacks kept per set of call sites (a
+                                  * power of two) */
 #define STACK_SITES_SETS 64u     /* per thread: 256 stacks in all */
 #define STACK_SITES_FRAMES 32u   /* deeper stacks are not cached (the default
                                   * --max-frames, 64, and for a truncated
