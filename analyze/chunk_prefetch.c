@@ -90,7 +90,9 @@ static bool read_one(struct trace_reader *r, struct prefetched_chunk *s, bool af
 	if (s->rc == 0)
 		return false;
 	if (c.bytes > s->buf_cap) {
-		uint8_t *b = realloc(s->buf, c.bytes);
+		/* doubling: a few reallocs per slot, not one per larger chunk */
+		size_t cap = s->buf_cap * 2 > c.bytes ? s->buf_cap * 2 : c.bytes;
+		uint8_t *b = realloc(s->buf, cap);
 
 		if (!b) {
 			s->rc = -ENOMEM;
@@ -98,7 +100,7 @@ static bool read_one(struct trace_reader *r, struct prefetched_chunk *s, bool af
 			return false;
 		}
 		s->buf = b;
-		s->buf_cap = c.bytes;
+		s->buf_cap = cap;
 	}
 	if (c.bytes)
 		memcpy(s->buf, c.data, c.bytes);
