@@ -10,7 +10,7 @@
 #include "cli/help.h"
 
 static const char help_main[] =
-	"Usage: mprof COMMAND [ARGS...]\n"
+	"usage: mprof COMMAND [ARGS...]\n"
 	"\n"
 	"mprof records every heap allocation of a program with its call stack and\n"
 	"reports where memory goes: allocation sites, peak (t-gmax), leaks (live at\n"
@@ -33,7 +33,7 @@ static const char help_main[] =
 	"See 'mprof help run' for the exit statuses of a run.\n";
 
 static const char help_run[] =
-	"Usage: mprof run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	"usage: mprof run [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Runs PROGRAM (searched in PATH) with the mprof recorder preloaded and writes\n"
 	"a trace of every heap allocation.  The program's stdin, stdout and stderr are\n"
@@ -73,7 +73,7 @@ static const char help_run[] =
 	"  127  the program was not found\n";
 
 static const char help_report[] =
-	"Usage: mprof report TRACE... [OPTIONS]\n"
+	"usage: mprof report TRACE... [OPTIONS]\n"
 	"\n"
 	"Prints a summary and the top allocation sites of the traces written by\n"
 	"'mprof run' (a program's trace and, optionally, those of its children).\n"
@@ -84,7 +84,7 @@ static const char help_report[] =
 	"errors); 125 when the analyzer cannot be started.\n";
 
 static const char help_diff[] =
-	"Usage: mprof diff [-n N] [--format text|json] [--alloc-fn NAME]... A B\n"
+	"usage: mprof diff [-n N] [--format text|json] [--alloc-fn NAME]... A B\n"
 	"\n"
 	"Compares trace B with trace A site by site: totals and the sites whose\n"
 	"allocated, peak or leaked bytes changed.  The work is done by the analyzer,\n"

@@ -26,7 +26,7 @@ AM_TESTS_ENVIRONMENT = \
 	CXX='$(CXX)'; export CXX; \
 	abs_top_srcdir='$(abs_top_srcdir)'; export abs_top_srcdir; \
 	abs_top_builddir='$(abs_top_builddir)'; export abs_top_builddir; \
-	SHARED_CASES='$(abs_top_srcdir)/../shared/cases'; export SHARED_CASES; \
+	SHARED_CASES="$${SHARED_CASES:-$(abs_top_srcdir)/../shared/cases}"; export SHARED_CASES; \
 	MPROF_SYMBOL_CACHE=; export MPROF_SYMBOL_CACHE; \
 	ASAN_OPTIONS="verify_asan_link_order=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}"; export ASAN_OPTIONS;
 
