@@ -29,14 +29,15 @@ ANALYZE_SYMBOL_SOURCES = \
 	analyze/symbol_cache.h analyze/symbol_cache.c \
 	analyze/demangle.h analyze/demangle.c
 
-analyze_mprof_analyze_SOURCES = analyze/main.c \
+analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
 	analyze/commands.h analyze/cmd_report.c analyze/trace_sites.h \
 	analyze/cmd_diff.h analyze/cmd_diff.c analyze/options.h analyze/options.c \
 	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
 analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
-analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) -lstdc++ -lpthread
+analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DL_LIBS) -lstdc++ \
+	-lpthread
 
 # ---- unit tests of the report side (CUnit) ----
 check_PROGRAMS += tests/unit/test_aggregate

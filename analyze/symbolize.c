@@ -15,7 +15,6 @@
  * print: errors become "unknown" answers (module+offset).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,93 +220,10 @@ static int64_t file_intern(struct symbolizer *s, const char *path, const uint8_t
 	return (int64_t)s->file_count++;
 }
 
-#define DEBUG_DIR "/usr/lib/debug"
-
-/* Whether path names a regular file (a candidate debug file). */
-static bool regular_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Whether some place libdw looks in for a module's separate debug file
- * (with the default debuginfo_path ":.debug:/usr/lib/debug") holds one:
- * by build-id, or by the .gnu_debuglink name (or an absolute
- * .gnu_debugaltlink path) next to the file, in its .debug folder or under
- * /usr/lib/debug. */
-static bool local_debug_file_exists(Dwfl_Module *mod, const char *file_name,
-				    const char *debuglink_file)
-{
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	char path[PATH_MAX];
-	int len = dwfl_module_build_id(mod, &bits, &vaddr);
-
-	if (len > 1) {
-		int n = snprintf(path, sizeof(path), DEBUG_DIR "/.build-id/%02x/", bits[0]);
-
-		for (int i = 1; i < len && n > 0 && (size_t)n + 3 < sizeof(path); i++)
-			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
-		if (n > 0 && (size_t)n + 7 < sizeof(path)) {
-			memcpy(path + n, ".debug", 7);
-			if (regular_file(path))
-				return true;
-		}
-	}
-	if (!debuglink_file || !*debuglink_file)
-		return false;
-	if (debuglink_file[0] == '/')
-		return regular_file(debuglink_file) ||
-		       (snprintf(path, sizeof(path), DEBUG_DIR "%s", debuglink_file) <
-				(int)sizeof(path) &&
-			regular_file(path));
-	{
-		const char *slash = file_name ? strrchr(file_name, '/') : NULL;
-		int dir_len = slash ? (int)(slash - file_name) : 1;
-		const char *dir = slash ? file_name : ".";
-		static const char *const forms[] = { "%.*s/%s", "%.*s/.debug/%s",
-						     DEBUG_DIR "%.*s/%s" };
-
-		for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++) {
-			int n = snprintf(path, sizeof(path), forms[k], dir_len, dir, debuglink_file);
-
-			if (n > 0 && n < (int)sizeof(path) && regular_file(path))
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
- * The separate debug file of a module: libdw's standard search (build-id
- * under /usr/lib/debug, then .gnu_debuglink), called only when one of its
- * local places holds a candidate.  When none does, libdw's search ends by
- * asking debuginfod, and libdw 0.188 then loads the debuginfod client with
- * its ~30 libraries (curl, TLS, LDAP, Kerberos), even with DEBUGINFOD_URLS
- * unset: the symbolize step of `python3 -c pass` (Debian's python3, no
- * debug info) took 7.1 ms with that and takes 2.7 ms without.  With
- * DEBUGINFOD_URLS set (the symbolize step keeps it only when
- * MPROF_DEBUGINFOD is set), libdw searches as it likes and may download.
- */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			  GElf_Addr base, const char *file_name, const char *debuglink_file,
-			  GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	const char *urls = getenv("DEBUGINFOD_URLS");
-
-	if ((!urls || !*urls) && !local_debug_file_exists(mod, file_name, debuglink_file)) {
-		errno = ENOENT;
-		return -1;
-	}
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					    debuglink_file, debuglink_crc, debuginfo_file_name);
-}
-
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	/* build-id paths under /usr/lib/debug and .gnu_debuglink */
-	.find_debuginfo = find_debuginfo,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -84,7 +84,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c \
-	tests/progs/deep_stacks.c tests/progs/shared_site.c
+	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/debug_lib.c
 
 clean-local: clean-local-e2e
 clean-local-e2e:

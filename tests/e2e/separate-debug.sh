@@ -1,11 +1,14 @@
 #!/bin/bash
-# separate-debug.sh - debug information in a separate file named by the
-# binary's .gnu_debuglink, next to it or in its .debug folder, gives
-# file:line and the inlined frame; a binary with no debug information
-# anywhere gets its symbol-table names, and the symbolize step does not
-# load libdw's debuginfod client for it (with MPROF_DEBUGINFOD unset; when
-# libdebuginfod is not installed that check cannot fail).
-# Program and facts: tests/progs/inlined_site.c.
+# separate-debug.sh - debug information in a separate file gives file:line
+# and the inlined frame: named by the binary's .gnu_debuglink, next to it
+# or in its .debug folder; with no debuglink, under libdw's default name
+# (the binary's name + .debug) next to it; for a library loaded through a
+# symbolic link in another folder, next to the file the link points to.  A
+# binary with no debug information anywhere gets its symbol-table names,
+# and the symbolize step does not load libdw's debuginfod client for it
+# (with MPROF_DEBUGINFOD unset; when libdebuginfod is not installed that
+# check cannot fail).
+# Programs and facts: tests/progs/inlined_site.c, tests/progs/debug_lib.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -42,6 +45,37 @@ for place in beside dot-debug; do
 	expect_eq "$place: make_record frame: line" "$ALLOC_LINE" \
 		"$(q "$R" frame make_record line)"
 done
+
+# No debuglink: libdw's default name, next to the binary.
+mkdir "$WORK/implicit"
+objcopy --only-keep-debug "$WORK/full" "$WORK/implicit/prog.debug" &&
+	objcopy --strip-debug "$WORK/full" "$WORK/implicit/prog" || hard_error "objcopy failed"
+RUN_NAME=implicit mprof_run 60 "$WORK/implicit.trace" -- "$WORK/implicit/prog"
+expect_eq "implicit: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/implicit.json" "$WORK/implicit.trace"
+expect_eq "implicit: make_record frame: line" "$ALLOC_LINE" \
+	"$(q "$WORK/implicit.json" frame make_record line)"
+
+# A library loaded through a soname link in another folder; its debug file
+# lies in the .debug folder beside the file the link points to.
+LIB_SRC="$PROGS_DIR/debug_lib.c"
+source_line "$LIB_SRC" "/* LIB_ALLOC_LINE */"
+LIB_LINE=$SOURCE_LINE
+mkdir -p "$WORK/real/.debug" "$WORK/links"
+build_c "$WORK/real/libdbglib.so.1.0" "$LIB_SRC" -DDEBUG_LIB_LIBRARY -shared -fPIC \
+	-Wl,-soname,libdbglib.so.1
+objcopy --only-keep-debug "$WORK/real/libdbglib.so.1.0" "$WORK/real/.debug/libdbglib.so.1.0.debug" &&
+	objcopy --strip-debug --add-gnu-debuglink="$WORK/real/.debug/libdbglib.so.1.0.debug" \
+		"$WORK/real/libdbglib.so.1.0" || hard_error "objcopy failed"
+ln -s ../real/libdbglib.so.1.0 "$WORK/links/libdbglib.so.1"
+build_c "$WORK/lib_prog" "$LIB_SRC" -L"$WORK/links" -l:libdbglib.so.1
+RUN_NAME=lib LD_LIBRARY_PATH="$WORK/links" mprof_run 60 "$WORK/lib.trace" -- "$WORK/lib_prog"
+expect_eq "library: exit status" 0 "$RUN_STATUS"
+expect_eq "library: stdout" "lib allocations: 10" "$(cat "$RUN_OUT")"
+report_json "$WORK/lib.json" "$WORK/lib.trace"
+expect_site "$WORK/lib.json" lib_alloc 10 1000 0 0
+expect_eq "library: lib_alloc frame: file" debug_lib.c "$(q "$WORK/lib.json" frame lib_alloc file)"
+expect_eq "library: lib_alloc frame: line" "$LIB_LINE" "$(q "$WORK/lib.json" frame lib_alloc line)"
 
 # No debug information anywhere: names from the symbol table only, and no
 # debuginfod client loaded to look further.
