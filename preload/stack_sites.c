@@ -158,7 +158,8 @@ static struct stack_site *stack_sites_victim(struct preload_thread *t, uint64_t 
 	uint8_t *hints = stack_sites_hints(t->sites, set);
 
 	for (way = 0; way < STACK_SITES_WAYS; way++)
-		if (set_entries[way].stamp != t->sites_stamp || !set_entries[way].depth)
+		if (set_entries[way].stamp != t->sites_stamp || !set_entries[way].depth ||
+		    set_entries[way].root_key >> 1 != modules_epoch())
 			return &set_entries[way];
 	way = hints[1] % STACK_SITES_WAYS;
 	if (way == hints[0])

@@ -14,7 +14,7 @@
 #define STACK_SITES_WAYS 4u      /* stacks kept per set of call sites (a
                                   * power of two) */
 #define STACK_SITES_SETS 64u     /* per thread: 256 stacks in all */
-#define STACK_SITES_FRAMES 32u   /* deeper stacks are not cached (the default
+#define STACK_SITES_FRAMES 65u   /* deeper stacks are not cached (the default
                                   * --max-frames, 64, and for a truncated
                                   * stack the first frame past them) */
 #define STACK_SITES_RBP_CHECKS 4u /* stacks needing more are not cached */

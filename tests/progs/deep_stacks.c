@@ -5,7 +5,8 @@
  * call-site cache (preload/stack_sites.h) keeps truncated stacks too, with
  * the first frame past the kept ones, and must give each the same stack a
  * full walk would.  With "mixed", shallow stacks (not truncated) come in
- * between.
+ * between; with "deep", the recursions are 60 frames deeper, for the
+ * default --max-frames (64).
  *
  * Expected facts (tests/e2e/deep-stacks.sh), with --max-frames 16:
  *   depths 20, 40 and 60 (300, 400 and 500 bytes): one truncated stack, its
@@ -13,6 +14,8 @@
  *   all freed; no frame of main in it.
  *   mixed only: depth 2 (100 bytes) and depth 5 (200 bytes): a site each
  *   through main, 1000 allocations each, all freed.
+ *   deep, with the default --max-frames 64: depths 80, 100 and 120, one
+ *   truncated stack (alloc_leaf and 63 descend), the same counts.
  * stdout: "deep stacks: done\n"
  */
 #include <stdio.h>
@@ -46,15 +49,16 @@ __attribute__((noinline)) static void descend(int depth, size_t bytes)
 int main(int argc, char **argv)
 {
 	int mixed = argc > 1 && strcmp(argv[1], "mixed") == 0;
+	int more = argc > 1 && strcmp(argv[1], "deep") == 0 ? 60 : 0;
 
 	for (int round = 0; round < ROUNDS; round++) {
-		descend(20, 300);
+		descend(20 + more, 300);
 		if (mixed)
 			descend(2, 100);
-		descend(40, 400);
+		descend(40 + more, 400);
 		if (mixed)
 			descend(5, 200);
-		descend(60, 500);
+		descend(60 + more, 500);
 	}
 	printf("deep stacks: done\n");
 	return 0;
