@@ -83,6 +83,8 @@ struct proc {
 	uint64_t waits_seen;           /* the header's ring-wait count last round */
 	unsigned effort_step;          /* index into effort_levels */
 	uint64_t effort_relax_ns;      /* when to try one step more effort again */
+	uint64_t *drained_ns;          /* per slot: when it was last drained (0:
+	                                * never); NULL until needed; owned */
 };
 
 /* A growable array of process pointers. */
@@ -106,6 +108,8 @@ struct collector {
 	size_t write_errors;           /* traces whose writing failed */
 	uint8_t *copy;                 /* the one chunk buffer */
 	size_t copy_bytes;
+	uint64_t ps_per_byte[5];       /* compression cost of each effort step,
+	                                * picoseconds per byte, learnt (EWMA) */
 	size_t page_bytes;
 	char hostname[256];
 	unsigned cpus;                 /* online processors */
@@ -283,10 +287,48 @@ static const struct {
 #define EFFORT_STEP_STORED (EFFORT_STEPS - 1)
 #define EFFORT_STEP_FAST 2u /* level 1: at least this when a ring is half full */
 
+_Static_assert(EFFORT_STEPS == sizeof(((struct collector *)0)->ps_per_byte) / sizeof(uint64_t),
+	       "a learnt cost per effort step");
+
 static void proc_effort_apply(struct proc *p, unsigned step)
 {
 	p->tf.w.level = effort_levels[step].level;
 	p->tf.w.strategy = effort_levels[step].strategy;
+}
+
+/* Starting costs, picoseconds per byte, measured on a C++ container
+ * benchmark's records here: level 6 34 MB/s, level 3 ~70, level 1 108,
+ * Huffman only ~200, stored (a copy and a CRC) ~2 GB/s. */
+static const uint64_t effort_ps_per_byte_start[EFFORT_STEPS] = { 29000, 14000, 9300, 5000, 500 };
+
+/*
+ * The most effort for taken bytes of slot i that the program can afford:
+ * while they are compressed the slot's thread goes on writing at the rate
+ * it wrote them (since the slot was last drained), and it must not fill its
+ * whole ring before the collector is back, or it waits (ring waits stall
+ * the program for a whole chunk's compression: a C++ container benchmark
+ * had 3-5 per run, each up to ~15 ms at level 6).  With a margin of 2.
+ * Never past Huffman only (storing is for busy processors).
+ */
+static unsigned effort_for_rate(const struct collector *c, const struct proc *p, uint32_t i,
+				unsigned step, uint64_t taken, uint64_t now)
+{
+	uint64_t since;
+
+	if (!p->drained_ns || !p->drained_ns[i] || now <= p->drained_ns[i] || !taken)
+		return step;
+	since = now - p->drained_ns[i];
+	/* stall when 2 * taken * cost / since * taken > ring, i.e. the bytes
+	 * written during the compression exceed the ring */
+	while (step < EFFORT_STEP_STORED - 1) {
+		long double written = 2.0L * (long double)taken * (long double)c->ps_per_byte[step] /
+				      1000.0L / (long double)since * (long double)taken;
+
+		if (written < (long double)p->pf.ring_bytes)
+			break;
+		step++;
+	}
+	return step;
 }
 
 /* Takes what slot i holds when it is worth a chunk (always with force).
@@ -300,6 +342,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	uint64_t w = atomic_load_explicit(&s->write_pos, memory_order_acquire);
 	uint64_t r = atomic_load_explicit(&s->read_pos, memory_order_relaxed);
 	uint64_t taken;
+	unsigned used_step;
 
 	if ((state != SLOT_FREE || w != 0) && i >= p->slots_used)
 		p->slots_used = i + 1;
@@ -324,12 +367,22 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * ran in 0.60-0.66 s against 0.78-0.90 s with Huffman-only level 1, for
 	 * a trace 27% larger).  When a ring is more than half full its thread
 	 * is about to wait: level 1 at least. */
-	if (c->busy_slots >= c->cpus)
-		proc_effort_apply(p, EFFORT_STEP_STORED);
-	else if (taken > ring_bytes / 2 && p->effort_step < EFFORT_STEP_FAST)
-		proc_effort_apply(p, EFFORT_STEP_FAST);
-	else
-		proc_effort_apply(p, p->effort_step);
+	{
+		uint64_t now = now_ns();
+		unsigned step = p->effort_step;
+
+		if (c->busy_slots >= c->cpus)
+			step = EFFORT_STEP_STORED;
+		else if (taken > ring_bytes / 2 && step < EFFORT_STEP_FAST)
+			step = EFFORT_STEP_FAST;
+		step = effort_for_rate(c, p, i, step, taken, now);
+		proc_effort_apply(p, step);
+		if (!p->drained_ns)
+			p->drained_ns = calloc(p->pf.nslots, sizeof(*p->drained_ns));
+		if (p->drained_ns)
+			p->drained_ns[i] = now;
+		used_step = step;
+	}
 	/* The ring's bytes are handed back as soon as they are copied, before
 	 * they are compressed: a thread whose ring filled up during a chunk's
 	 * compression used to wait for all of it (a C++ container benchmark
@@ -341,8 +394,16 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 
 		r = end;
 		atomic_store_explicit(&s->read_pos, r, memory_order_release);
-		if (p->has_trace)
+		if (p->has_trace) {
+			uint64_t t0 = now_ns(), spent;
+
 			trace_file_chunk_stream(&p->tf, TRACE_CHUNK_EVENTS, i + 1, c->copy, bytes);
+			spent = now_ns() - t0;
+			/* the step's cost, learnt from chunks worth timing */
+			if (bytes >= 16384)
+				c->ps_per_byte[used_step] = (3 * c->ps_per_byte[used_step] +
+							     spent * 1000 / bytes) / 4;
+		}
 	}
 	if (state == SLOT_RETIRED)
 		slot_release(c, p, i);
@@ -903,6 +964,7 @@ static void collector_free(struct collector *c)
 		trace_file_close(&p->tf);
 		free(p->trace_path);
 		free(p->display_path);
+		free(p->drained_ns);
 		free(p);
 	}
 	free(c->all.v);
@@ -923,6 +985,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 
 	memset(res, 0, sizeof(*res));
 	c.cfg = cfg;
+	memcpy(c.ps_per_byte, effort_ps_per_byte_start, sizeof(c.ps_per_byte));
 	c.page_bytes = page > 0 ? (size_t)page : SESSION_PAGE_BYTES;
 	c.cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (unsigned)sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	if (gethostname(c.hostname, sizeof(c.hostname) - 1) != 0)
