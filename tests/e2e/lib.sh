@@ -275,6 +275,19 @@ q() {
 
 # ---- shared cases -------------------------------------------------------
 
+# case_start NN-NAME: the set-up of a hard-case test (tests/cases/NN-NAME.sh)
+# whose program is our own, in tests/progs/cases/ (CASE_SRC): makes the
+# scratch folder CASE_DIR ($WORK/case) and enters it; the script builds its
+# program there (build_c, build_cxx).
+case_start() {
+	require_mprof
+	make_work
+	CASE_SRC="$PROGS_DIR/cases"
+	CASE_DIR="$WORK/case"
+	mkdir -p "$CASE_DIR" || hard_error "cannot create $CASE_DIR"
+	cd "$CASE_DIR" || hard_error "cd $CASE_DIR"
+}
+
 # case_setup NN-NAME: copies $SHARED_CASES/NN-NAME to $WORK/case and builds
 # it there; CASE_DIR is the copy.  Skips when the shared cases are missing.
 case_setup() {
