@@ -14,7 +14,8 @@ TESTS += tests/unit/test_trace_codec
 # (cc -O1 -g, never stripped) into a scratch directory under
 # $(abs_top_builddir)/tests/tmp, run them under `mprof run` and check exact
 # facts with tests/e2e/query.py.  tests/cases/NN-name.sh check the facts of
-# ../shared/cases/NN-name/EXPECT.md.  Exit 0 pass, 1 fail, 77 skip.  The
+# the hard case ../shared/cases/NN-name/EXPECT.md with our own program of
+# that case, tests/progs/cases/NN-name*.  Exit 0 pass, 1 fail, 77 skip.  The
 # symbol cache is off (MPROF_SYMBOL_CACHE empty) but in the test of it, so
 # answers never come from an earlier build.
 TEST_EXTENSIONS = .sh
@@ -26,7 +27,6 @@ AM_TESTS_ENVIRONMENT = \
 	CXX='$(CXX)'; export CXX; \
 	abs_top_srcdir='$(abs_top_srcdir)'; export abs_top_srcdir; \
 	abs_top_builddir='$(abs_top_builddir)'; export abs_top_builddir; \
-	SHARED_CASES="$${SHARED_CASES:-$(abs_top_srcdir)/../shared/cases}"; export SHARED_CASES; \
 	MPROF_SYMBOL_CACHE=; export MPROF_SYMBOL_CACHE; \
 	ASAN_OPTIONS="verify_asan_link_order=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}"; export ASAN_OPTIONS;
 
@@ -84,7 +84,20 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c \
-	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/debug_lib.c
+	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/debug_lib.c \
+	tests/progs/cases/01-atexit-lock-first-alloc.c \
+	tests/progs/cases/02-fork-while-threads-allocate.c \
+	tests/progs/cases/03-fork-child-keeps-allocating.c tests/progs/cases/06-close-all-fds.c \
+	tests/progs/cases/07-vfork-posix-spawn.c \
+	tests/progs/cases/08-early-calloc-bootstrap-lib.c \
+	tests/progs/cases/08-early-calloc-bootstrap.c \
+	tests/progs/cases/11-dlclose-address-reuse-plugin.c \
+	tests/progs/cases/11-dlclose-address-reuse.c tests/progs/cases/13-aligned-alloc-family.c \
+	tests/progs/cases/14-realloc-edge-cases.c tests/progs/cases/15-sigkill-midrun.c \
+	tests/progs/cases/16-exit-without-atexit.c tests/progs/cases/19-thousands-of-threads.c \
+	tests/progs/cases/22-cxx-exceptions.cpp tests/progs/cases/23-exe-defines-malloc.c \
+	tests/progs/cases/25-huge-trace.c tests/progs/cases/26-unwritable-cwd.c \
+	tests/progs/cases/27-static-binary.c tests/progs/cases/28-setuid-binary.c
 
 clean-local: clean-local-e2e
 clean-local-e2e:

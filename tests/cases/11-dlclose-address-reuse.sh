@@ -1,31 +1,58 @@
 #!/bin/bash
-# Shared case 11: a dlclose()d plugin's address range is reused by the next
-# plugin; each allocation is symbolized against the modules loaded when it
-# happened (module epochs), never against what is mapped there later.
+# Hard case 11: a dlclose()d plugin's address range is reused by the next
+# plugin (same layout, so same return addresses); each allocation is
+# symbolized against the modules loaded when it happened (module epochs),
+# never against what is mapped there later.
+# Program and facts: tests/progs/cases/11-dlclose-address-reuse.c and
+# 11-dlclose-address-reuse-plugin.c (built twice: libalpha.so, libomega.so).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
-case_setup 11-dlclose-address-reuse
+case_start 11-dlclose-address-reuse
 
-want="plugin A leaked 6 blocks, plugin B leaked 2 blocks, same base address: yes"
+PLUGIN_SRC="$CASE_SRC/11-dlclose-address-reuse-plugin.c"
+build_c "$CASE_DIR/prog" "$CASE_SRC/11-dlclose-address-reuse.c" -ldl
+build_c "$CASE_DIR/libalpha.so" "$PLUGIN_SRC" -fPIC -shared \
+	-DPLUGIN=alpha -DPLUGIN_BLOCKS=5 -DPLUGIN_BYTES=4000
+build_c "$CASE_DIR/libomega.so" "$PLUGIN_SRC" -fPIC -shared \
+	-DPLUGIN=omega -DPLUGIN_BLOCKS=3 -DPLUGIN_BYTES=1500
+
+# The loader usually maps omega where alpha was; when it did not, the run
+# did not exercise the reuse: run again (at most 3 times).
+want="alpha leaked 5 blocks, omega leaked 3 blocks, same base: yes, same offsets: yes"
 for attempt in 1 2 3; do
-	mprof_run 30 "$WORK/trace$attempt" -- "$CASE_DIR/prog"
 	T="$WORK/trace$attempt"
+	mprof_run 30 "$T" -- "$CASE_DIR/prog" "$CASE_DIR"
 	[ "$RUN_STATUS" -eq 0 ] && [ "$(cat "$RUN_OUT")" = "$want" ] && break
 	echo "note: attempt $attempt: status $RUN_STATUS, stdout: $(cat "$RUN_OUT")"
 done
 expect_eq "1. exit status" 0 "$RUN_STATUS"
-expect_eq "1. stdout (plugin B reused plugin A's address)" "$want" "$(cat "$RUN_OUT")"
+expect_eq "1. stdout (omega loaded at alpha's address, same layout)" "$want" "$(cat "$RUN_OUT")"
 report_json "$WORK/r.json" "$T"
 R="$WORK/r.json"
-expect_site "$R" a_inner 6 36000 6 36000
-expect_eq "2. a_inner is called from plugin_a_leak" plugin_a_leak "$(q "$R" caller a_inner)"
-expect_eq "2. a_inner frame: module" libplugA.so "$(q "$R" frame a_inner module)"
-expect_site "$R" b_inner 2 4000 2 4000
-expect_eq "3. b_inner is called from plugin_b_leak" plugin_b_leak "$(q "$R" caller b_inner)"
-expect_eq "3. b_inner frame: module" libplugB.so "$(q "$R" frame b_inner module)"
-expect_eq "4. no stack mixes plugin_b_leak and a_inner" 0 "$(q "$R" sites 'plugin_b_leak&a_inner')"
-expect_eq "4. no stack mixes plugin_a_leak and b_inner" 0 "$(q "$R" sites 'plugin_a_leak&b_inner')"
-expect_eq "4. plugin A's stacks: no unnamed frame in the plugin or prog" 0 \
-	"$(q "$R" unnamed a_inner 'libplug|/prog$')"
-expect_eq "4. plugin B's stacks: no unnamed frame in the plugin or prog" 0 \
-	"$(q "$R" unnamed b_inner 'libplug|/prog$')"
+source_line "$PLUGIN_SRC" "/* PLUGIN_MALLOC_LINE */"
+MALLOC_LINE=$SOURCE_LINE
+
+#                   FUNCS       allocs bytes leak-blocks leak-bytes
+expect_site "$R" alpha_stash 5 20000 5 20000
+expect_eq "2. alpha_stash frame: module" libalpha.so "$(q "$R" frame alpha_stash module)"
+expect_eq "2. alpha_stash frame: line" "$MALLOC_LINE" "$(q "$R" frame alpha_stash line)"
+expect_eq "2. alpha_stash is called from alpha_run" alpha_run "$(q "$R" caller alpha_stash)"
+expect_eq "2. alpha_run frame: module" libalpha.so "$(q "$R" frame alpha_run module)"
+expect_eq "2. alpha_run is called from load_and_run" load_and_run "$(q "$R" caller alpha_run)"
+
+expect_site "$R" omega_stash 3 4500 3 4500
+expect_eq "3. omega_stash frame: module" libomega.so "$(q "$R" frame omega_stash module)"
+expect_eq "3. omega_stash frame: line" "$MALLOC_LINE" "$(q "$R" frame omega_stash line)"
+expect_eq "3. omega_stash is called from omega_run" omega_run "$(q "$R" caller omega_stash)"
+expect_eq "3. omega_run frame: module" libomega.so "$(q "$R" frame omega_run module)"
+expect_eq "3. omega_run is called from load_and_run" load_and_run "$(q "$R" caller omega_run)"
+
+expect_eq "4. no stack mixes omega_run and alpha_stash" 0 "$(q "$R" sites 'omega_run&alpha_stash')"
+expect_eq "4. no stack mixes alpha_run and omega_stash" 0 "$(q "$R" sites 'alpha_run&omega_stash')"
+expect_eq "4. no stack mixes alpha_run and omega_run" 0 "$(q "$R" sites 'alpha_run&omega_run')"
+# An unnamed frame in the plugins or the program, or one outside any
+# module (empty module), would be the "unknown module" of the bug report.
+expect_eq "4. alpha's stacks: no unnamed frame in the plugins, prog or no module" 0 \
+	"$(q "$R" unnamed alpha_stash 'lib(alpha|omega)\.so$|/prog$|^$')"
+expect_eq "4. omega's stacks: no unnamed frame in the plugins, prog or no module" 0 \
+	"$(q "$R" unnamed omega_stash 'lib(alpha|omega)\.so$|/prog$|^$')"
 finish

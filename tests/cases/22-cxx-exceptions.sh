@@ -1,33 +1,38 @@
 #!/bin/bash
-# Shared case 22: C++ exceptions thrown and caught around allocations: no
-# crash, exception objects and failed constructions freed, a failed new is
-# not an allocation, the one real leak is exact.
+# Hard case 22: C++ exceptions thrown and caught around allocations (program:
+# tests/progs/cases/22-cxx-exceptions.cpp): no crash, exception objects,
+# their messages and the storage of failed constructions are freed, a failed
+# new is not an allocation, the one real leak is exact.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
-case_setup 22-cxx-exceptions
+case_start 22-cxx-exceptions
+build_cxx prog "$CASE_SRC/22-cxx-exceptions.cpp" -pthread
 
 mprof_run 30 "$WORK/trace" -- ./prog
 expect_eq "1. exit status" 0 "$RUN_STATUS"
-expect_eq "1. stdout" "caught runtime_error: 2000, ctor throws: 1000, bad_alloc: 1" "$(cat "$RUN_OUT")"
+expect_eq "1. stdout" "runtime_error caught: 2000, gadget failures: 1000, bad_alloc caught: 1" \
+	"$(cat "$RUN_OUT")"
 report_json "$WORK/r.json" "$WORK/trace"
 R="$WORK/r.json"
-for f in handle preconfigure construct_and_fail impossible_new; do
+for f in parse_record parse_field build_gadget Gadget::Gadget ask_for_too_much; do
 	expect_eq "2. $f: bytes live at exit" 0 "$(q "$R" sum leaked_bytes $f)"
 done
-# gcc 12 -O1 elides `new Throwing(i)` (the constructor always throws, so
-# the storage is never used): then the program makes no 256-byte allocation
-# natively either, and none may be recorded.
-if objdump -d --no-show-raw-insn ./prog | awk '/<_ZL18construct_and_faili>:/,/^$/' | grep -q 'call.*<_Znwm@plt>'; then
-	want256=1000
-else
-	echo "note: the compiler elided operator new in construct_and_fail: no 256-byte allocation exists"
-	want256=0
-fi
-expect_eq "3. construct_and_fail: 256-byte allocations" "$want256" \
-	"$(q "$R" sum-size allocations 256 construct_and_fail)"
-expect_eq "3. construct_and_fail: exception objects (one per throw)" 1000 \
-	"$(q "$R" sum allocations '__cxa_allocate_exception&construct_and_fail')"
-expect_eq "3. construct_and_fail: blocks live at exit" 0 "$(q "$R" sum leaked_blocks construct_and_fail)"
+expect_eq "2. parse_field: exception objects (one per throw, 4 threads)" 2000 \
+	"$(q "$R" sum allocations '__cxa_allocate_exception&parse_field')"
+expect_eq "2. parse_record: blocks live at exit" 0 "$(q "$R" sum leaked_blocks parse_record)"
+expect_eq "3. build_gadget: 256-byte allocations (new Gadget)" 1000 \
+	"$(q "$R" sum-size allocations 256 build_gadget)"
+expect_eq "3. build_gadget: 256-byte allocations outside the constructor" 1000 \
+	"$(($(q "$R" sum allocations build_gadget) - $(q "$R" sum allocations Gadget::Gadget)))"
+expect_eq "3. Gadget::Gadget: exception objects (one per throw)" 1000 \
+	"$(q "$R" sum allocations '__cxa_allocate_exception&Gadget::Gadget')"
+expect_eq "3. build_gadget: blocks live at exit" 0 "$(q "$R" sum leaked_blocks build_gadget)"
 expect_range "4. no site has 2^40 bytes or more" 0 1099511627775 "$(q "$R" max allocated_bytes)"
-expect_site "$R" real_leak 1 400 1 400
-expect_eq "5. real_leak: no 'operator new[]' frame shown" 0 "$(q "$R" sites-re '^operator new')"
+# The only allocation under ask_for_too_much is the std::bad_alloc object.
+expect_eq "4. ask_for_too_much: the bad_alloc exception object" 1 \
+	"$(q "$R" sum allocations '__cxa_allocate_exception&ask_for_too_much')"
+expect_eq "4. ask_for_too_much: allocations besides the bad_alloc object" 0 \
+	"$(($(q "$R" sum allocations ask_for_too_much) - \
+		$(q "$R" sum allocations '__cxa_allocate_exception&ask_for_too_much')))"
+expect_site "$R" leak_on_purpose 1 400 1 400
+expect_eq "5. no 'operator new' frame shown" 0 "$(q "$R" sites-re '^operator new')"
 finish

@@ -1,8 +1,10 @@
 #!/bin/bash
-# Shared case 25: three million allocations from 500 sites: the run and the
-# report keep up, every site is exact, the peak is exact, the trace is small.
+# Hard case 25: three million allocations from 500 sites (program:
+# tests/progs/cases/25-huge-trace.c): the run and the report keep up, every
+# site is exact, the peak is exact, the trace is small.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
-case_setup 25-huge-trace
+case_start 25-huge-trace
+build_c prog "$CASE_SRC/25-huge-trace.c"
 
 mprof_run 60 "$WORK/trace" -- ./prog
 expect_eq "1. exit status (run within 60 s)" 0 "$RUN_STATUS"
@@ -11,15 +13,20 @@ t0=$(date +%s)
 REPORT_LIMIT=60 report_json "$WORK/r.json" "$WORK/trace"
 expect_range "2. mprof report within 60 s (s)" 0 60 "$(($(date +%s) - t0))"
 R="$WORK/r.json"
-expect_eq "3. allocations attributed to site_* functions" 3000000 \
-	"$(q "$R" per-func allocations 'site_1[0-4][0-9][0-9]' | awk '{ s += $2 } END { print s + 0 }')"
-expected=$(for n in $(seq 1000 1499); do echo "site_$n 6000 $((6000 * (16 + n))) 0"; done)
-found=$(join <(q "$R" per-func allocations 'site_1[0-4][0-9][0-9]') \
-	<(q "$R" per-func allocated_bytes 'site_1[0-4][0-9][0-9]') |
-	join - <(q "$R" per-func leaked_bytes 'site_1[0-4][0-9][0-9]'))
+points='point_[0-9]+'
+expect_eq "3. allocations attributed to point_* functions" 3000000 \
+	"$(q "$R" per-func allocations "$points" | awk '{ s += $2 } END { print s + 0 }')"
+# point_N: 6000 allocations of N + 8 bytes, all freed.
+expected=$(for n in $(seq 100 599); do echo "point_$n 6000 $((6000 * (n + 8))) 0"; done)
+found=$(join <(q "$R" per-func allocations "$points") \
+	<(q "$R" per-func allocated_bytes "$points") |
+	join - <(q "$R" per-func leaked_bytes "$points"))
 expect_eq "3. each of the 500 sites: 6000 allocations of its own size, none leaked" "$expected" "$found"
-expect_site "$R" peak_holder 1000 1000000 0 0
-expect_eq "4. peak_holder: bytes live at the heap peak" 1000000 "$(q "$R" sum peak_bytes peak_holder)"
+expect_eq "3. point_100: allocated bytes" 648000 "$(q "$R" sum allocated_bytes point_100)"
+expect_eq "3. point_599: allocated bytes" 3642000 "$(q "$R" sum allocated_bytes point_599)"
+expect_site "$R" hold_many 1000 1000000 0 0
+expect_eq "4. hold_many: bytes live at the heap peak" 1000000 "$(q "$R" sum peak_bytes hold_many)"
+expect_eq "4. drop_many: allocations (it only frees)" 0 "$(q "$R" sum allocations drop_many)"
 expect_range "4. global heap peak, bytes" 1000000 1100000 "$(q "$R" summary peak.bytes)"
 run_cmd 60 diff "$MPROF" diff "$WORK/trace" "$WORK/trace"
 expect_eq "4. mprof diff of the trace with itself: exit status" 0 "$RUN_STATUS"

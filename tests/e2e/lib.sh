@@ -273,7 +273,7 @@ q() {
 	"$PYTHON" "$E2E_DIR/query.py" "$@" 2>&1
 }
 
-# ---- shared cases -------------------------------------------------------
+# ---- hard cases ---------------------------------------------------------
 
 # case_start NN-NAME: the set-up of a hard-case test (tests/cases/NN-NAME.sh)
 # whose program is our own, in tests/progs/cases/ (CASE_SRC): makes the
@@ -285,20 +285,6 @@ case_start() {
 	CASE_SRC="$PROGS_DIR/cases"
 	CASE_DIR="$WORK/case"
 	mkdir -p "$CASE_DIR" || hard_error "cannot create $CASE_DIR"
-	cd "$CASE_DIR" || hard_error "cd $CASE_DIR"
-}
-
-# case_setup NN-NAME: copies $SHARED_CASES/NN-NAME to $WORK/case and builds
-# it there; CASE_DIR is the copy.  Skips when the shared cases are missing.
-case_setup() {
-	local src="${SHARED_CASES:-}/$1"
-	[ -n "${SHARED_CASES:-}" ] && [ -d "$src" ] || skip "shared case $1 not found (SHARED_CASES=${SHARED_CASES:-unset})"
-	require_mprof
-	make_work
-	CASE_DIR="$WORK/case"
-	cp -R "$src" "$CASE_DIR" || hard_error "cannot copy $src"
-	make -C "$CASE_DIR" CC="$CC" CXX="$CXX" >"$WORK/build.log" 2>&1 ||
-		{ cat "$WORK/build.log"; hard_error "make failed in $CASE_DIR"; }
 	cd "$CASE_DIR" || hard_error "cd $CASE_DIR"
 }
 
