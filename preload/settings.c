@@ -7,6 +7,8 @@
  * Malformed numbers fall back to the defaults, out-of-range ones are clamped.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -20,11 +22,54 @@
 #define CONFIG_RING_MIN_BYTES (64u << 10)
 #define CONFIG_RING_MAX_BYTES (1024u << 20)
 
+/* The process's initial environment, as the kernel laid it out: NAME=VALUE
+ * strings, each ended by a NUL (read from /proc/self/environ once; a static
+ * buffer, as the shim may not allocate).  Variables past its end are not
+ * seen. */
+static char initial_env[128 << 10];
+static size_t initial_env_bytes;
+static int initial_env_read;
+
+static void initial_env_load(void)
+{
+	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+
+	initial_env_read = 1;
+	if (fd < 0)
+		return;
+	while (initial_env_bytes < sizeof(initial_env) - 1) {
+		ssize_t n = read(fd, initial_env + initial_env_bytes,
+				 sizeof(initial_env) - 1 - initial_env_bytes);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		initial_env_bytes += (size_t)n;
+	}
+	initial_env[initial_env_bytes] = '\0';
+	close(fd);
+}
+
+const char *preload_getenv(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (environ)
+		return getenv(name);
+	if (!initial_env_read)
+		initial_env_load();
+	for (size_t i = 0; i < initial_env_bytes; i += strlen(initial_env + i) + 1)
+		if (strncmp(initial_env + i, name, len) == 0 && initial_env[i + len] == '=')
+			return initial_env + i + len + 1;
+	return NULL;
+}
+
 /* Parses a decimal number from the environment; returns dflt when unset or
  * malformed. */
 static uint64_t config_env_u64(const char *name, uint64_t dflt)
 {
-	const char *s = getenv(name);
+	const char *s = preload_getenv(name);
 	uint64_t v = 0;
 
 	if (!s || !*s)
@@ -61,8 +106,8 @@ static uint32_t config_slots(uint32_t ring_bytes)
 
 int preload_settings_read(struct preload_config *cfg)
 {
-	const char *dir = getenv(SESSION_ENV);
-	const char *no_children = getenv(SESSION_ENV_NO_CHILDREN);
+	const char *dir = preload_getenv(SESSION_ENV);
+	const char *no_children = preload_getenv(SESSION_ENV_NO_CHILDREN);
 	uint64_t root_pid = config_env_u64(SESSION_ENV_ROOT_PID, 0);
 	uint64_t ring_kib;
 	int is_root;

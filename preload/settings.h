@@ -18,4 +18,13 @@
  */
 int preload_settings_read(struct preload_config *cfg);
 
+/*
+ * getenv for the shim: before libc has set environ (functions of a
+ * program's .preinit_array run first, and may allocate), the variable is
+ * looked up in the process's initial environment instead, from
+ * /proc/self/environ.  The result is owned by libc or by a static buffer;
+ * NULL when unset.  Never allocates.
+ */
+const char *preload_getenv(const char *name);
+
 #endif

@@ -31,6 +31,7 @@
 #include "preload/modules.h"
 #include "preload/stack_table.h"
 #include "preload/text.h"
+#include "preload/settings.h"
 #include "preload/unwind.h"
 #include "preload/unwind_fast.h"
 
@@ -97,7 +98,7 @@ static int unwind_self_scan(struct dl_phdr_info *info, size_t size, void *arg)
 /* MPROF_UNWIND: "dwarf" (or unset), "libunwind", "check", "fp". */
 static int unwind_mode_read(void)
 {
-	const char *s = getenv(UNWIND_ENV_MODE);
+	const char *s = preload_getenv(UNWIND_ENV_MODE);
 
 	if (!s || !*s)
 		return UNWIND_MODE_CFI;

@@ -2,7 +2,9 @@
 # Hard case 08: an allocation storm from several threads in a library
 # constructor, before main() and maybe before the profiler is ready, with
 # failing dlsym()/dlopen() calls that allocate: no crash or hang, calloc
-# memory stays zeroed, nothing is lost, mis-counted or unmatched.
+# memory stays zeroed, nothing is lost, mis-counted or unmatched; and the
+# same with callocs from the executable's .preinit_array, before libc has
+# set environ.
 # Program and facts: tests/progs/cases/08-early-calloc-bootstrap.c and
 # 08-early-calloc-bootstrap-lib.c (built as libwarmup.so, a dependency).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -42,4 +44,18 @@ expect_eq "3. no allocation reported unrecorded" 0 "$(q "$R" summary quality.unr
 expect_eq "3. no free reported unrecorded" 0 "$(q "$R" summary quality.unrecorded_frees)"
 expect_eq "3. no event missing" 0 "$(q "$R" summary quality.missing_events)"
 expect_eq "3. trace complete" true "$(q "$R" summary quality.complete)"
+
+# The same with callocs from the executable's .preinit_array, which run
+# before libc has set environ: the recorder must still find its session
+# (it reads /proc/self/environ then) and record them.
+build_c "$CASE_DIR/prog_pre" "$CASE_SRC/08-early-calloc-bootstrap.c" -DCASE08_PREINIT \
+	-L"$CASE_DIR" -lwarmup -Wl,-rpath,"$CASE_DIR" -pthread
+RUN_NAME=pre mprof_run 10 "$WORK/pre.trace" -- "$CASE_DIR/prog_pre"
+expect_eq "preinit: exit status" 0 "$RUN_STATUS"
+expect_eq "preinit: stdout" "$(printf 'preinit: 3 blocks zeroed\n%s' "$want")" "$(cat "$RUN_OUT")"
+expect_eq "preinit: program stderr" "" "$(program_stderr "$RUN_ERR")"
+report_json "$WORK/pre.json" "$WORK/pre.trace" || finish
+expect_site "$WORK/pre.json" first_callocs 3 600 3 600
+expect_site "$WORK/pre.json" storm_calloc 4200 302400 0 0
+expect_eq "preinit: no unmatched free" 0 "$(q "$WORK/pre.json" summary unmatched_frees)"
 finish

@@ -14,10 +14,10 @@
  * from its .preinit_array: the dynamic linker runs it before the
  * constructors of every shared object (libc's and the profiler's
  * included), so its calloc()s are the very first allocations of the
- * process, made while getenv() still finds nothing.  The test does not
- * build that variant yet: mprof loses the whole trace there (its shim
- * initialises in that first calloc, cannot read MPROF_SESSION and stays
- * inert).
+ * process, made while getenv() still finds nothing (environ is not set
+ * yet).  mprof used to lose the whole trace there: its shim initialised in
+ * that first calloc, could not read MPROF_SESSION and stayed inert; it now
+ * reads /proc/self/environ then.  The test builds both variants.
  *
  * Why profilers get this wrong: a calloc wrapper that resolves the real
  * calloc with dlsym() recurses for ever when dlsym itself calls calloc
