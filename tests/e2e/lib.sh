@@ -273,6 +273,36 @@ q() {
 	"$PYTHON" "$E2E_DIR/query.py" "$@" 2>&1
 }
 
+# expect_runs_or_refuses LABEL STATUS STDOUT: for a program mprof cannot
+# record (static, set-user-ID): after mprof_run/run_cmd, either it ran
+# unrecorded (exit STATUS, stdout STDOUT) or mprof refused it before it ran
+# (status 1-123, no output); either way within the time limit.
+expect_runs_or_refuses() {
+	if [ "$RUN_STATUS" -eq "$2" ]; then
+		expect_eq "1. $1: stdout" "$3" "$(cat "$RUN_OUT")"
+	else
+		expect_range "1. $1: refused: non-zero status (and no timeout)" 1 123 "$RUN_STATUS"
+		expect_eq "1. $1: refused before running: no output" "" "$(cat "$RUN_OUT")"
+	fi
+	expect_ne "2. $1: no hang (10 s)" 124 "$RUN_STATUS"
+}
+
+# ---- MPROF_UNWIND=check ------------------------------------------------
+
+# expect_exact_unwind [PREFIX]: after an `MPROF_UNWIND=check` run, asserts
+# from $RUN_ERR's "unwind check:" line that no capture differed from
+# libunwind's and no reused stack from a full walk; sets CHECK to the line
+# and CHECK_SITE_HITS to its count of stacks from the call-site cache.
+expect_exact_unwind() {
+	local p=${1:+$1: }
+	CHECK=$(grep -o 'unwind check: .*' "$RUN_ERR")
+	expect_match "${p}check mode reported" '^unwind check: [0-9]+ captures' "$CHECK"
+	expect_match "${p}no capture differs from libunwind's" ' 0 mismatches' "$CHECK"
+	expect_match "${p}no reused stack differs from a full walk" ' 0 of them differing' "$CHECK"
+	CHECK_SITE_HITS=$(printf '%s' "$CHECK" |
+		sed -n 's/.* \([0-9]*\) from the call-site cache.*/\1/p')
+}
+
 # ---- hard cases ---------------------------------------------------------
 
 # case_start NN-NAME: the set-up of a hard-case test (tests/cases/NN-NAME.sh)

@@ -13,15 +13,11 @@ build_c "$WORK/shared_site" "$PROGS_DIR/shared_site.c"
 MPROF_UNWIND=check mprof_run 120 "$WORK/trace" -- "$WORK/shared_site"
 expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "stdout" "shared site: 1000 1000" "$(cat "$RUN_OUT")"
-CHECK=$(grep -o 'unwind check: .*' "$RUN_ERR")
-expect_match "check mode reported" '^unwind check: [0-9]+ captures' "$CHECK"
-expect_match "no capture differs from libunwind's" ' 0 mismatches' "$CHECK"
-expect_match "no reused stack differs from a full walk" ' 0 of them differing' "$CHECK"
+expect_exact_unwind
 # 2000 captures from leaf; all but the first of each route are found in the
 # cache.  (A cache holding one stack per site finds none: the routes
 # alternate.)
-HITS=$(printf '%s' "$CHECK" | sed -n 's/.* \([0-9]*\) from the call-site cache.*/\1/p')
-expect_range "stacks from the call-site cache" 1990 2000 "$HITS"
+expect_range "stacks from the call-site cache" 1990 2000 "$CHECK_SITE_HITS"
 
 report_json "$WORK/r.json" "$WORK/trace"
 R="$WORK/r.json"
