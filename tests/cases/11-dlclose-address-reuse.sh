@@ -31,20 +31,22 @@ R="$WORK/r.json"
 source_line "$PLUGIN_SRC" "/* PLUGIN_MALLOC_LINE */"
 MALLOC_LINE=$SOURCE_LINE
 
-#                   FUNCS       allocs bytes leak-blocks leak-bytes
-expect_site "$R" alpha_stash 5 20000 5 20000
-expect_eq "2. alpha_stash frame: module" libalpha.so "$(q "$R" frame alpha_stash module)"
-expect_eq "2. alpha_stash frame: line" "$MALLOC_LINE" "$(q "$R" frame alpha_stash line)"
-expect_eq "2. alpha_stash is called from alpha_run" alpha_run "$(q "$R" caller alpha_stash)"
-expect_eq "2. alpha_run frame: module" libalpha.so "$(q "$R" frame alpha_run module)"
-expect_eq "2. alpha_run is called from load_and_run" load_and_run "$(q "$R" caller alpha_run)"
-
-expect_site "$R" omega_stash 3 4500 3 4500
-expect_eq "3. omega_stash frame: module" libomega.so "$(q "$R" frame omega_stash module)"
-expect_eq "3. omega_stash frame: line" "$MALLOC_LINE" "$(q "$R" frame omega_stash line)"
-expect_eq "3. omega_stash is called from omega_run" omega_run "$(q "$R" caller omega_stash)"
-expect_eq "3. omega_run frame: module" libomega.so "$(q "$R" frame omega_run module)"
-expect_eq "3. omega_run is called from load_and_run" load_and_run "$(q "$R" caller omega_run)"
+# check_plugin FACT NAME ALLOCATIONS BYTES: NAME_stash's blocks, all live
+# at exit, with file:line and module libNAME.so, called from NAME_run, which
+# load_and_run called.
+check_plugin() {
+	local n=$1 name=$2
+	expect_site "$R" "${name}_stash" "$3" "$4" "$3" "$4"
+	expect_eq "$n. ${name}_stash frame: module" "lib$name.so" "$(q "$R" frame "${name}_stash" module)"
+	expect_eq "$n. ${name}_stash frame: line" "$MALLOC_LINE" "$(q "$R" frame "${name}_stash" line)"
+	expect_eq "$n. ${name}_stash is called from ${name}_run" "${name}_run" \
+		"$(q "$R" caller "${name}_stash")"
+	expect_eq "$n. ${name}_run frame: module" "lib$name.so" "$(q "$R" frame "${name}_run" module)"
+	expect_eq "$n. ${name}_run is called from load_and_run" load_and_run \
+		"$(q "$R" caller "${name}_run")"
+}
+check_plugin 2 alpha 5 20000
+check_plugin 3 omega 3 4500
 
 expect_eq "4. no stack mixes omega_run and alpha_stash" 0 "$(q "$R" sites 'omega_run&alpha_stash')"
 expect_eq "4. no stack mixes alpha_run and omega_stash" 0 "$(q "$R" sites 'alpha_run&omega_stash')"
