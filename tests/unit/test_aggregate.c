@@ -553,6 +553,20 @@ static void slot_flush(struct trace_writer *w, struct slot_writer *s, unsigned s
 
 static char trace_path[256];
 
+/* Creates trace_path, $TMPDIR/mprof-test-WHAT-PID.trace, and starts w on
+ * it; returns the descriptor (the caller closes it). */
+static int trace_create(struct trace_writer *w, const char *what)
+{
+	int fd;
+
+	snprintf(trace_path, sizeof(trace_path), "%s/mprof-test-%s-%d.trace",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", what, (int)getpid());
+	fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(trace_writer_start(w, fd, 0) == 0);
+	return fd;
+}
+
 /*
  * Two threads in two slots: slot 0 (tid 11) allocates 20 blocks of 10 bytes
  * at even sequence numbers and slot 1 (tid 12) frees each at the next odd
@@ -568,11 +582,7 @@ static void write_trace(void)
 	uint8_t *p;
 	int fd;
 
-	snprintf(trace_path, sizeof(trace_path), "%s/mprof-test-aggregate-%d.trace",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
-	fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	fd = trace_create(&w, "aggregate");
 	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, meta, sizeof(meta) - 1) == 0);
 	p = record_put_thread(s0.buf, &s0.st, 11);
 	p = record_put_stack(p, &s0.st, 1, 0, 0);
@@ -737,11 +747,7 @@ static void write_numbered_trace(uint64_t *offsets)
 	char text[64 + PREFETCH_CHUNKS];
 	int fd;
 
-	snprintf(trace_path, sizeof(trace_path), "%s/mprof-test-prefetch-%d.trace",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
-	fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	fd = trace_create(&w, "prefetch");
 	for (int i = 0; i < PREFETCH_CHUNKS; i++) {
 		int n = snprintf(text, sizeof(text), "n=%d\n", i);
 
@@ -932,11 +938,7 @@ static void test_impossible_sequence_number_is_refused(void)
 	uint8_t *p;
 	int fd;
 
-	snprintf(trace_path, sizeof(trace_path), "%s/mprof-test-aggregate-seq-%d.trace",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
-	fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	fd = trace_create(&w, "aggregate-seq");
 	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, meta, sizeof(meta) - 1) == 0);
 	p = record_put_thread(s0.buf, &s0.st, 11);
 	p = record_put_stack(p, &s0.st, 1, 0, 0);
