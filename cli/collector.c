@@ -97,6 +97,7 @@ struct collector {
 	const struct collector_config *cfg;
 	DIR *dir;
 	int inotify_fd;                /* IN_CREATE on the session dir, or -1 */
+	int inotify_wd;                /* its watch, or -1 once removed */
 	struct proc_list all;          /* every process file seen, in order; owned */
 	struct proc_list live;         /* those pending or active */
 	struct proc **index;           /* open-addressing hash of all, by name */
@@ -803,17 +804,29 @@ static void procs_retire_ended(struct collector *c)
 
 /* ---------- the loop ---------- */
 
+/* The program ended: new process files are found by directory scans from
+ * now on (collect_finish).  Removing the watch now starts the kernel's
+ * release of it, so that closing the instance later is quick. */
+static void notify_stop(struct collector *c)
+{
+	if (c->inotify_fd >= 0 && c->inotify_wd >= 0)
+		inotify_rm_watch(c->inotify_fd, c->inotify_wd);
+	c->inotify_wd = -1;
+}
+
 static void program_reap_poll(struct collector *c)
 {
 	int status;
 	pid_t r = wait4(c->cfg->root_pid, &status, WNOHANG, &c->rusage);
 
 	if (r == c->cfg->root_pid) {
+		notify_stop(c);
 		c->ended = true;
 		c->wait_status = status;
 		signals_forward_stop();
 	} else if (r < 0 && errno == ECHILD) {
 		/* Only if something else reaped it: the status is unknown. */
+		notify_stop(c);
 		c->ended = true;
 		c->wait_status = MPROF_EXIT_FAILED << 8;
 		signals_forward_stop();
@@ -973,8 +986,6 @@ static void collector_free(struct collector *c)
 	free(c->copy);
 	if (c->dir)
 		closedir(c->dir);
-	if (c->inotify_fd >= 0)
-		close(c->inotify_fd);
 }
 
 int collector_run(const struct collector_config *cfg, struct collector_result *res)
@@ -984,6 +995,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
+	res->notify_fd = -1;
 	c.cfg = cfg;
 	memcpy(c.ps_per_byte, effort_ps_per_byte_start, sizeof(c.ps_per_byte));
 	c.page_bytes = page > 0 ? (size_t)page : SESSION_PAGE_BYTES;
@@ -991,9 +1003,13 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	if (gethostname(c.hostname, sizeof(c.hostname) - 1) != 0)
 		c.hostname[0] = '\0';
 	c.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (c.inotify_fd >= 0 && inotify_add_watch(c.inotify_fd, cfg->session_dir, IN_CREATE) < 0) {
-		close(c.inotify_fd);
-		c.inotify_fd = -1;
+	c.inotify_wd = -1;
+	if (c.inotify_fd >= 0) {
+		c.inotify_wd = inotify_add_watch(c.inotify_fd, cfg->session_dir, IN_CREATE);
+		if (c.inotify_wd < 0) {
+			close(c.inotify_fd);
+			c.inotify_fd = -1;
+		}
 	}
 	c.dir = opendir(cfg->session_dir);
 	if (!c.dir) {
@@ -1006,6 +1022,8 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	}
 	if (!res->root_seen && cfg->root_trace->path)
 		trace_file_discard(cfg->root_trace);
+	notify_stop(&c);
+	res->notify_fd = c.inotify_fd;
 	collector_free(&c);
 	trace_files_release();
 	return rc;
@@ -1018,4 +1036,7 @@ void collector_result_free(struct collector_result *res)
 	free(res->traces);
 	res->traces = NULL;
 	res->ntraces = 0;
+	if (res->notify_fd >= 0)
+		close(res->notify_fd);
+	res->notify_fd = -1;
 }
