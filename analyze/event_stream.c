@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/agg_thread.h"
 #include "analyze/chunk_prefetch.h"
 #include "analyze/event_stream.h"
 #include "analyze/grow.h"
@@ -628,6 +629,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 {
 	struct trace_reader reader;
 	struct chunk_prefetch *prefetch;
+	struct agg_thread *aggregator;
 	struct stream s;
 	uint64_t file_bytes;
 	int rc;
@@ -651,11 +653,13 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	s.maps = maps;
 	s.agg = agg;
 	s.slot_limit = REORDER_MAX_SOURCES;
-	reorder_init(&s.reorder, info->first_seq, stream_pull, &s, aggregate_event, agg);
 	slot_decoders_init(&s.decoders);
 
-	/* inflating on a second thread (chunk_prefetch.h) */
-	prefetch = chunk_prefetch_start(&reader);
+	/* inflating on a second thread (chunk_prefetch.h), aggregating on a
+	 * third (agg_thread.h) */
+	aggregator = agg_thread_start(agg);
+	reorder_init(&s.reorder, info->first_seq, stream_pull, &s, agg_thread_emit, aggregator);
+	prefetch = aggregator ? chunk_prefetch_start(&reader) : NULL;
 	if (!prefetch)
 		rc = -ENOMEM;
 	while (prefetch) {
@@ -673,8 +677,8 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 				info->buffered_bytes_max = s.buffered_bytes;
 			if (info->progress)
 				info->progress(info->progress_ctx, pc->offset_bytes, file_bytes);
-			if (agg->error) {
-				rc = agg->error;
+			if (agg_thread_failed(aggregator)) {
+				rc = -ENOMEM; /* the aggregation's only error */
 				break;
 			}
 			/* reading a parent only up to a fork: stop once past it */
@@ -695,8 +699,10 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		rc = 0;
 	}
 	chunk_prefetch_stop(prefetch);
-	if (rc == 0) {
+	if (rc == 0 && aggregator)
 		reorder_finish(&s.reorder);
+	agg_thread_stop(aggregator);
+	if (rc == 0) {
 		aggregate_finish(agg);
 		rc = s.error ? s.error : agg->error;
 	}

@@ -11,6 +11,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/aggregate.h analyze/aggregate.c \
 	analyze/event_stream.h analyze/event_stream.c \
 	analyze/chunk_prefetch.h analyze/chunk_prefetch.c \
+	analyze/agg_thread.h analyze/agg_thread.c \
 	analyze/sites.h analyze/sites.c \
 	analyze/report.h analyze/report.c \
 	analyze/report_text.c analyze/report_json.c

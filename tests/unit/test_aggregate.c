@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "analyze/aggregate.h"
+#include "analyze/agg_thread.h"
 #include "analyze/chunk_prefetch.h"
 #include "analyze/event_stream.h"
 #include "analyze/modules.h"
@@ -1028,6 +1029,109 @@ static void test_weighted_blocks_keep_their_weight(void)
 	aggregate_free(&c);
 }
 
+/* ---- the aggregation thread ---- */
+
+/* A stream of n events from 3 threads: allocations of pseudo-random sizes
+ * at 200 addresses, each freed when its address comes up again (so some
+ * frees are unmatched at first), with a TIME stamp every 1000 events. */
+static void agg_thread_stream(void (*emit)(void *, const struct alloc_event *), void *ctx,
+			      uint64_t n)
+{
+	uint64_t x = 88172645463325252ull;
+	bool live[200] = { false };
+
+	for (uint64_t seq = 1; seq <= n; seq++) {
+		struct alloc_event ev = { .seq = seq, .weight = 1 };
+		unsigned k;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = (unsigned)(x % 200);
+		ev.addr = 0x10000 + 64 * (uint64_t)k;
+		ev.tid = 1 + (uint32_t)(x >> 40) % 3;
+		if (live[k] || (x >> 20) % 7 == 0) {
+			ev.type = ALLOC_EV_FREE;
+			ev.fn = TRACE_FREE_FREE;
+			live[k] = false;
+		} else {
+			ev.type = ALLOC_EV_ALLOC;
+			ev.fn = TRACE_FN_MALLOC;
+			ev.value = 1 + (x >> 32) % 4000;
+			ev.stack_id = 1 + (uint32_t)(x >> 48) % 50;
+			live[k] = true;
+		}
+		emit(ctx, &ev);
+		if (seq % 1000 == 0) {
+			struct alloc_event t = { .seq = seq, .type = ALLOC_EV_TIME, .value = seq * 10 };
+
+			emit(ctx, &t);
+		}
+	}
+}
+
+static void test_agg_thread_equals_direct_aggregation(void)
+{
+	struct aggregate direct, threaded;
+	struct agg_thread *t;
+	/* several laps of the ring, so the producer has to wait */
+	uint64_t n = 5 * AGG_THREAD_RING_EVENTS + 123;
+
+	CU_ASSERT_FATAL(aggregate_init(&direct) == 0);
+	CU_ASSERT_FATAL(aggregate_init(&threaded) == 0);
+	agg_thread_stream(aggregate_event, &direct, n);
+	aggregate_finish(&direct);
+	t = agg_thread_start(&threaded);
+	CU_ASSERT_FATAL(t != NULL);
+	agg_thread_stream(agg_thread_emit, t, n);
+	CU_ASSERT_FALSE(agg_thread_failed(t));
+	agg_thread_stop(t);
+	aggregate_finish(&threaded);
+
+	CU_ASSERT_EQUAL(threaded.events, n);
+	CU_ASSERT_EQUAL(threaded.events, direct.events);
+	CU_ASSERT_EQUAL(threaded.frees, direct.frees);
+	CU_ASSERT(direct.unmatched_frees > 0);
+	CU_ASSERT_EQUAL(threaded.unmatched_frees, direct.unmatched_frees);
+	CU_ASSERT_EQUAL(threaded.live_bytes, direct.live_bytes);
+	CU_ASSERT_EQUAL(threaded.live_blocks, direct.live_blocks);
+	CU_ASSERT_EQUAL(threaded.peak_bytes, direct.peak_bytes);
+	CU_ASSERT_EQUAL(threaded.peak_seq, direct.peak_seq);
+	CU_ASSERT_EQUAL(threaded.peak_time_ns, direct.peak_time_ns);
+	CU_ASSERT_EQUAL(threaded.last_time_ns, n / 1000 * 10000);
+	CU_ASSERT_EQUAL_FATAL(threaded.stat_count, direct.stat_count);
+	for (size_t i = 0; i < direct.stat_count; i++) {
+		CU_ASSERT_EQUAL(threaded.stats[i].stack_id, direct.stats[i].stack_id);
+		CU_ASSERT_EQUAL(threaded.stats[i].s.allocated_bytes, direct.stats[i].s.allocated_bytes);
+		CU_ASSERT_EQUAL(threaded.stats[i].s.max_live_bytes, direct.stats[i].s.max_live_bytes);
+		CU_ASSERT_EQUAL(threaded.stats[i].s.peak_bytes, direct.stats[i].s.peak_bytes);
+		CU_ASSERT_EQUAL(threaded.stats[i].s.temporary, direct.stats[i].s.temporary);
+		CU_ASSERT_EQUAL(threaded.stats[i].s.lifetime_ns_sum, direct.stats[i].s.lifetime_ns_sum);
+	}
+	aggregate_free(&direct);
+	aggregate_free(&threaded);
+}
+
+static void test_agg_thread_stops_with_nothing_queued(void)
+{
+	struct aggregate a;
+	struct agg_thread *t;
+
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	t = agg_thread_start(&a);
+	CU_ASSERT_FATAL(t != NULL);
+	agg_thread_stop(t);
+	CU_ASSERT_EQUAL(a.events, 0);
+	/* and a few events, fewer than a batch, still arrive */
+	t = agg_thread_start(&a);
+	CU_ASSERT_FATAL(t != NULL);
+	agg_thread_stream(agg_thread_emit, t, 10);
+	agg_thread_stop(t);
+	aggregate_finish(&a);
+	CU_ASSERT_EQUAL(a.events, 10);
+	aggregate_free(&a);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1075,6 +1179,10 @@ int main(void)
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
+	CU_add_test(s, "aggregation thread equals direct calls",
+		    test_agg_thread_equals_direct_aggregation);
+	CU_add_test(s, "aggregation thread stops with little or nothing queued",
+		    test_agg_thread_stops_with_nothing_queued);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
