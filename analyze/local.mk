@@ -35,19 +35,19 @@ analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
 	analyze/cmd_diff.h analyze/cmd_diff.c analyze/options.h analyze/options.c \
 	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
-analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(SANITIZE_CFLAGS)
+analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
-analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DL_LIBS) -lstdc++ \
+analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(DL_LIBS) -lstdc++ \
 	-lpthread
 
 # ---- unit tests of the report side (CUnit) ----
 check_PROGRAMS += tests/unit/test_aggregate
 tests_unit_test_aggregate_SOURCES = tests/unit/test_aggregate.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
-tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) \
+tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)
-tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(CUNIT_LIBS) \
+tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	-lstdc++ -lpthread
 TESTS += tests/unit/test_aggregate
 
@@ -56,9 +56,9 @@ check_PROGRAMS += tests/unit/test_symbols
 tests_unit_test_symbols_SOURCES = tests/unit/test_symbols.c \
 	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
 	$(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
-tests_unit_test_symbols_CFLAGS = $(AM_CFLAGS) -g $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) \
+tests_unit_test_symbols_CFLAGS = $(AM_CFLAGS) -g $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
-tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(CUNIT_LIBS) \
+tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	$(DL_LIBS) -lstdc++
 TESTS += tests/unit/test_symbols

@@ -35,7 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <zlib.h>
 
 #include "cli/collector.h"
 #include "cli/die.h"
@@ -265,42 +264,36 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 }
 
 /*
- * The compression of each effort step, most effort first (see
- * TRACE_ZLIB_LEVEL_* for what each costs).  Level 1 compresses a third
- * better than Huffman only for 25% more time on C++ container records, but
- * on random sizes and addresses (bench/churn_n.c, 10^8 allocations) it fell
- * behind a single thread: 32.4 s against 17.9 s with Huffman only.  Ring
- * waits step down to Huffman only at most; the last step, storing, is for
- * when the program's threads fill every processor (slot_drain), where it
- * keeps up at any rate: with it for ring waits too, a C++ container
- * benchmark with 4 waits wrote 10-20 MB instead of 8-12 MB.
+ * The compression level of each effort step, most effort first (see
+ * TRACE_LEVEL_* for what each costs).  Ring waits step down to the fastest
+ * compression at most; the last step, storing, is for when the program's
+ * threads fill every processor (slot_drain), where it keeps up at any
+ * rate: with it for ring waits too, a C++ container benchmark with 4 waits
+ * wrote 10-20 MB instead of 8-12 MB.  (With zlib the fastest step was
+ * Huffman-only coding, a third larger than level 1: on random sizes and
+ * addresses, bench/churn_n.c, zlib's level 1 fell behind a single thread;
+ * libdeflate's level 1 is twice as fast as zlib's and faster than that.)
  */
-static const struct {
-	int level, strategy;
-} effort_levels[] = {
-	{ TRACE_ZLIB_LEVEL_SMALL, Z_DEFAULT_STRATEGY },
-	{ TRACE_ZLIB_LEVEL_MEDIUM, Z_DEFAULT_STRATEGY },
-	{ TRACE_ZLIB_LEVEL_FAST, Z_DEFAULT_STRATEGY },
-	{ TRACE_ZLIB_LEVEL_FAST, Z_HUFFMAN_ONLY },
-	{ TRACE_ZLIB_LEVEL_STORED, Z_DEFAULT_STRATEGY },
+static const int effort_levels[] = {
+	TRACE_LEVEL_SMALL, TRACE_LEVEL_MEDIUM, TRACE_LEVEL_QUICK, TRACE_LEVEL_FAST,
+	TRACE_LEVEL_STORED,
 };
 #define EFFORT_STEPS (sizeof(effort_levels) / sizeof(effort_levels[0]))
 #define EFFORT_STEP_STORED (EFFORT_STEPS - 1)
-#define EFFORT_STEP_FAST 2u /* level 1: at least this when a ring is half full */
+#define EFFORT_STEP_FAST 2u /* level 2: at least this when a ring is half full */
 
 _Static_assert(EFFORT_STEPS == sizeof(((struct collector *)0)->ps_per_byte) / sizeof(uint64_t),
 	       "a learnt cost per effort step");
 
 static void proc_effort_apply(struct proc *p, unsigned step)
 {
-	p->tf.w.level = effort_levels[step].level;
-	p->tf.w.strategy = effort_levels[step].strategy;
+	p->tf.w.level = effort_levels[step];
 }
 
 /* Starting costs, picoseconds per byte, measured on a C++ container
- * benchmark's records here: level 6 34 MB/s, level 3 ~70, level 1 108,
- * Huffman only ~200, stored (a copy and a CRC) ~2 GB/s. */
-static const uint64_t effort_ps_per_byte_start[EFFORT_STEPS] = { 29000, 14000, 9300, 5000, 500 };
+ * benchmark's records here (TRACE_LEVEL_*); stored is a copy and a CRC,
+ * ~2 GB/s. */
+static const uint64_t effort_ps_per_byte_start[EFFORT_STEPS] = { 9600, 6200, 4900, 3600, 500 };
 
 /*
  * The most effort for taken bytes of slot i that the program can afford:
@@ -309,7 +302,7 @@ static const uint64_t effort_ps_per_byte_start[EFFORT_STEPS] = { 29000, 14000, 9
  * whole ring before the collector is back, or it waits (ring waits stall
  * the program for a whole chunk's compression: a C++ container benchmark
  * had 3-5 per run, each up to ~15 ms at level 6).  With a margin of 2.
- * Never past Huffman only (storing is for busy processors).
+ * Never past the fastest compression (storing is for busy processors).
  */
 static unsigned effort_for_rate(const struct collector *c, const struct proc *p, uint32_t i,
 				unsigned step, uint64_t taken, uint64_t now)
@@ -367,7 +360,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * 47% of all CPU time at level 6; storing the records as they are there
 	 * ran in 0.60-0.66 s against 0.78-0.90 s with Huffman-only level 1, for
 	 * a trace 27% larger).  When a ring is more than half full its thread
-	 * is about to wait: level 1 at least. */
+	 * is about to wait: level 2 at least. */
 	{
 		uint64_t now = now_ns();
 		unsigned step = p->effort_step;

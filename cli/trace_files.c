@@ -4,14 +4,14 @@
  *
  * Owns: the safe creation rule (O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600, never
  * overwrite), the FILE.PID[.N] naming of the other processes' traces, one
- * zlib buffer shared by every open trace (so memory does not grow with the
- * number of processes), and the keys and "key=value" text of the META and
- * END chunks.
+ * compression state shared by every open trace (so memory does not grow
+ * with the number of processes), and the keys and "key=value" text of the
+ * META and END chunks.
  * Never prints, never exits: errors are returned as negative errno values.
  *
- * EVENTS chunks use zlib level 1: the collector must drain the rings faster
- * than the program fills them (a full ring blocks the program), and level 1
- * costs a fraction of level 6 for a slightly larger trace.
+ * The collector sets each EVENTS chunk's level (TRACE_LEVEL_*): it must
+ * drain the rings faster than the program fills them (a full ring blocks
+ * the program).
  */
 #include "config.h"
 
@@ -57,7 +57,7 @@ int trace_file_create(struct trace_file *tf, const char *path)
 		tf->path = NULL;
 		return rc;
 	}
-	tf->w.level = TRACE_ZLIB_LEVEL_SMALL;
+	tf->w.level = TRACE_LEVEL_SMALL;
 	tf->w.deflater = &shared_deflater;
 	tf->fd = fd;
 	return 0;

@@ -6,23 +6,21 @@
 #define MPROF_CLI_TRACE_FILES_H
 
 /*
- * zlib levels of EVENTS chunks: the collector compresses hard while a
- * processor is to spare, and fast when as many of the program's threads
- * write as there are processors or a ring is filling (a full ring makes the
- * program's thread wait).  Measured on sqlite3 (1.85 M allocations): level 6
- * makes the trace 35% smaller than level 1 for 60 ms more launcher CPU, on a
- * processor the program does not use; on the two-thread microbenchmark on 2
- * processors, level 6 took 47% of all CPU time away from the program.
+ * Compression levels of EVENTS chunks (libdeflate's; see trace/chunk.h), by
+ * effort: the collector compresses hard while a processor is to spare, and
+ * fast when as many of the program's threads write as there are processors
+ * or a ring is filling (a full ring makes the program's thread wait).
+ * Measured on 26 MB of a C++ container benchmark's records, compressed a
+ * chunk at a time: level 6 104 MB/s for 27.8% of the input, 4 162 MB/s for
+ * 28.9%, 2 205 MB/s for 30.3%, 1 278 MB/s for 31.1% (zlib 1.2.13: level 6
+ * 37 MB/s for 27.8%, level 1 133 MB/s for 33.1%).  Stored is what
+ * cli/collector.c writes while the program's threads fill every processor.
  */
-/* zlib levels of EVENTS chunks, by effort.  Measured on 26 MB of a C++
- * container benchmark's records (29 KB chunks): level 6 0.68 s for 28.6% of
- * the input, level 3 0.27 s for 30.4%, level 1 0.21 s for 33.6% (level 1
- * with Z_HUFFMAN_ONLY: 0.16 s for 53.7%).  Stored (no zlib) is what
- * cli/collector.c writes while the program's threads fill every processor. */
-#define TRACE_ZLIB_LEVEL_SMALL 6
-#define TRACE_ZLIB_LEVEL_MEDIUM 3
-#define TRACE_ZLIB_LEVEL_FAST 1
-#define TRACE_ZLIB_LEVEL_STORED 0
+#define TRACE_LEVEL_SMALL 6
+#define TRACE_LEVEL_MEDIUM 4
+#define TRACE_LEVEL_QUICK 2
+#define TRACE_LEVEL_FAST 1
+#define TRACE_LEVEL_STORED 0
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +33,7 @@ struct trace_file {
 	int fd;                    /* -1 once closed */
 	struct trace_writer w;
 	int error;                 /* first write error (negative errno), or 0 */
-	uint64_t events_raw_bytes; /* EVENTS payload bytes written, before zlib */
+	uint64_t events_raw_bytes; /* EVENTS payload bytes written, before compression */
 	uint64_t chunks;           /* chunks written */
 };
 
@@ -53,9 +51,9 @@ int trace_file_create(struct trace_file *tf, const char *path);
 int trace_file_create_for_pid(struct trace_file *tf, const char *base, unsigned pid);
 
 /*
- * Compresses raw_bytes bytes at raw into one chunk of type (zlib level
- * tf->w.level, see TRACE_ZLIB_LEVEL_*, with a compression buffer and zlib
- * state shared by all trace files).  A chunk that could
+ * Compresses raw_bytes bytes at raw into one chunk of type (level
+ * tf->w.level, see TRACE_LEVEL_*, with a compression buffer and
+ * compressors shared by all trace files).  A chunk that could
  * not be written whole is cut off again, so the file stays readable up to
  * its last whole chunk.  After the first failure the file takes no more
  * chunks except an END chunk; the first error is kept in tf->error and

@@ -6,7 +6,7 @@ tests_unit_test_trace_codec_SOURCES = tests/unit/test_trace_codec.c analyze/slot
 	analyze/grow.c
 tests_unit_test_trace_codec_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_test_trace_codec_LDFLAGS = $(SANITIZE_CFLAGS)
-tests_unit_test_trace_codec_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(CUNIT_LIBS)
+tests_unit_test_trace_codec_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS)
 TESTS += tests/unit/test_trace_codec
 
 # ---- end-to-end tests ----

@@ -1,6 +1,6 @@
 /*
- * trace/chunk.c - trace file header and chunk framing: zlib compression,
- * CRC-32 checks, and a reader that stops cleanly at a truncated or corrupt
+ * trace/chunk.c - trace file header and chunk framing: zlib streams (made
+ * and read with libdeflate, whole chunks at a time), CRC-32 checks (zlib's), and a reader that stops cleanly at a truncated or corrupt
  * chunk, saying where.  Layout in trace/format.h and mprof-trace(5).
  */
 #define _GNU_SOURCE
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "trace/chunk.h"
@@ -66,57 +67,41 @@ int trace_writer_append(struct trace_writer *w, int fd)
 void trace_deflater_free(struct trace_deflater *d)
 {
 	free(d->buf);
-	if (d->zstream) {
-		deflateEnd(d->zstream);
-		free(d->zstream);
-	}
+	for (int i = 0; i <= TRACE_LEVEL_MAX; i++)
+		if (d->by_level[i])
+			libdeflate_free_compressor(d->by_level[i]);
 	memset(d, 0, sizeof(*d));
 }
 
-/* Deflates raw into d->buf at level/strategy, reusing d's zlib state.
- * Returns the stored size or a negative errno. */
-static long deflater_run(struct trace_deflater *d, int level, int strategy, const void *raw,
-			 size_t raw_bytes)
+/* Compresses raw into d->buf as a zlib stream at level (1..TRACE_LEVEL_MAX).
+ * Returns the compressed size, 0 when that would not be smaller than raw,
+ * or a negative errno. */
+static long deflater_run(struct trace_deflater *d, int level, const void *raw, size_t raw_bytes)
 {
-	uLong bound = compressBound((uLong)raw_bytes);
-	z_stream *zs = d->zstream;
+	struct libdeflate_compressor *c;
+	size_t n;
 
-	if (d->buf_bytes < bound) {
-		uint8_t *nb = realloc(d->buf, bound);
+	if (level > TRACE_LEVEL_MAX)
+		level = TRACE_LEVEL_MAX;
+	c = d->by_level[level];
+	if (!c) {
+		c = libdeflate_alloc_compressor(level);
+		if (!c)
+			return -ENOMEM;
+		d->by_level[level] = c;
+	}
+	if (d->buf_bytes < raw_bytes) {
+		uint8_t *nb = realloc(d->buf, raw_bytes);
 
 		if (!nb)
 			return -ENOMEM;
 		d->buf = nb;
-		d->buf_bytes = bound;
+		d->buf_bytes = raw_bytes;
 	}
-	if (!zs) {
-		zs = calloc(1, sizeof(*zs));
-		if (!zs)
-			return -ENOMEM;
-		if (deflateInit2(zs, level, Z_DEFLATED, 15, 8, strategy) != Z_OK) {
-			free(zs);
-			return -ENOMEM;
-		}
-		d->zstream = zs;
-		d->level = level;
-		d->strategy = strategy;
-	} else if (deflateReset(zs) != Z_OK) {
-		return -EIO;
-	}
-	if (d->level != level || d->strategy != strategy) {
-		/* nothing is buffered right after a reset, so this is cheap */
-		if (deflateParams(zs, level, strategy) != Z_OK)
-			return -EIO;
-		d->level = level;
-		d->strategy = strategy;
-	}
-	zs->next_in = (Bytef *)(uintptr_t)raw;
-	zs->avail_in = (uInt)raw_bytes;
-	zs->next_out = d->buf;
-	zs->avail_out = (uInt)d->buf_bytes;
-	if (deflate(zs, Z_FINISH) != Z_STREAM_END)
-		return -EIO;
-	return (long)zs->total_out;
+	/* room for raw_bytes - 1 at most: a result that does not fit is no
+	 * gain, and the chunk is stored instead */
+	n = raw_bytes > 1 ? libdeflate_zlib_compress(c, raw, raw_bytes, d->buf, raw_bytes - 1) : 0;
+	return (long)n;
 }
 
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes)
@@ -136,17 +121,16 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 
 	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
 		return -EFBIG;
-	if (w->level == 0) {
-		stored = (long)raw_bytes;
-	} else {
-		stored = deflater_run(d, w->level, w->strategy, raw, raw_bytes);
-		if (stored < 0)
-			return (int)stored;
+	stored = w->level > 0 ? deflater_run(d, w->level, raw, raw_bytes) : 0;
+	if (stored < 0)
+		return (int)stored;
+	if (stored > 0)
 		payload = d->buf;
-	}
+	else
+		stored = (long)raw_bytes;
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
 	h[4] = (uint8_t)type;
-	h[5] = w->level == 0 ? 0 : TRACE_CHUNK_ZLIB;
+	h[5] = payload == raw ? 0 : TRACE_CHUNK_ZLIB;
 	h[6] = (uint8_t)stream;
 	h[7] = (uint8_t)(stream >> 8);
 	trace_put_le32(h + 8, (uint32_t)stored);
@@ -268,9 +252,16 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 	if (trace_get_le32(h + 16) != crc32(0, r->stored, stored))
 		return reader_fail(r, -EBADMSG, "chunk checksum mismatch");
 	if (h[5] & TRACE_CHUNK_ZLIB) {
-		uLongf out = raw;
+		size_t out = 0;
 
-		if (uncompress(r->raw, &out, r->stored, stored) != Z_OK || out != raw)
+		if (!r->inflater) {
+			r->inflater = libdeflate_alloc_decompressor();
+			if (!r->inflater)
+				return reader_fail(r, -ENOMEM, "out of memory reading chunk");
+		}
+		if (libdeflate_zlib_decompress(r->inflater, r->stored, stored, r->raw, raw, &out) !=
+			    LIBDEFLATE_SUCCESS ||
+		    out != raw)
 			return reader_fail(r, -EBADMSG, "chunk does not inflate");
 		c->data = r->raw;
 	} else {
@@ -289,5 +280,7 @@ void trace_reader_close(struct trace_reader *r)
 		fclose(r->file);
 	free(r->stored);
 	free(r->raw);
+	if (r->inflater)
+		libdeflate_free_decompressor(r->inflater);
 	memset(r, 0, sizeof(*r));
 }

@@ -1,6 +1,7 @@
 /*
  * trace/chunk.h - reading and writing trace files chunk by chunk
- * (file header, chunk headers, CRC-32 checks, zlib; mprof-trace(5)).
+ * (file header, chunk headers, CRC-32 checks, zlib streams made and read
+ * with libdeflate; mprof-trace(5)).
  *
  * Used by the launcher (cli/) to write traces and by the analyzer to read
  * them and to append the SYMBOLS chunk.  Never used by preload/.  Functions
@@ -16,15 +17,19 @@
 
 #include "trace/format.h"
 
-/* Compression state: a buffer and a zlib deflate state reused from chunk to
- * chunk (making them per chunk allocates and clears ~256 KiB each time).
- * Zero-initialized means empty; free with trace_deflater_free. */
+struct libdeflate_compressor;
+struct libdeflate_decompressor;
+
+/* Compression state: a buffer and one libdeflate compressor per level used,
+ * reused from chunk to chunk (making a compressor allocates and clears up
+ * to some hundreds of KiB).  Zero-initialized means empty; free with
+ * trace_deflater_free. */
+#define TRACE_LEVEL_MAX 12      /* libdeflate's levels: 1 fastest .. 12 smallest */
 struct trace_deflater {
 	uint8_t *buf;           /* compressed output, owned */
 	size_t buf_bytes;
-	void *zstream;          /* z_stream *, owned, made on first use */
-	int level;              /* level and strategy zstream is set to */
-	int strategy;
+	struct libdeflate_compressor *by_level[TRACE_LEVEL_MAX + 1]; /* owned, made on
+	                                                              * first use */
 };
 
 void trace_deflater_free(struct trace_deflater *d);
@@ -32,9 +37,10 @@ void trace_deflater_free(struct trace_deflater *d);
 struct trace_writer {
 	int fd;                 /* owned by the caller */
 	uint64_t offset_bytes;  /* bytes written so far */
-	int level;              /* zlib level for the next chunk, 1..9; 0: the
-	                         * payload is stored as it is, without zlib */
-	int strategy;           /* zlib strategy (0: default, Z_HUFFMAN_ONLY) */
+	int level;              /* compression level for the next chunk, 1..12
+	                         * (libdeflate's; 6 is about zlib's 6 in size at
+	                         * 2-3x its speed); 0: the payload is stored as
+	                         * it is */
 	struct trace_deflater *deflater; /* NULL: own; else lent by the caller,
 	                                  * e.g. one for many traces written one
 	                                  * chunk at a time */
@@ -49,8 +55,9 @@ int trace_writer_start(struct trace_writer *w, int fd, uint32_t flags);
  * to append more chunks at its end. */
 int trace_writer_append(struct trace_writer *w, int fd);
 
-/* Compresses raw (raw_bytes bytes; stores it as it is at level 0) and
- * writes it as one chunk of type. */
+/* Compresses raw (raw_bytes bytes) into one zlib stream and writes it as
+ * one chunk of type; stores it as it is at level 0, and when compressing
+ * would not make it smaller. */
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes);
 
 /* The same, naming the chunk's stream (EVENTS: thread slot + 1). */
@@ -71,6 +78,7 @@ struct trace_reader {
 	size_t stored_cap;
 	uint8_t *raw;
 	size_t raw_cap;
+	struct libdeflate_decompressor *inflater; /* owned, made on first use */
 	char error[320];        /* why the last call failed, with offset */
 };
 

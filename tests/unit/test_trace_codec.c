@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "analyze/slot_decoder.h"
 #include "trace/chunk.h"
 #include "trace/record.h"
@@ -371,6 +373,75 @@ static void test_stored_chunk_round_trips_between_zlib_chunks(void)
 	unlink(scratch_path);
 }
 
+/* At a compression level, a payload that would not shrink (random bytes)
+ * is stored as it is; one that does is a zlib stream.  A chunk compressed
+ * by zlib itself (as traces of earlier mprof versions are) reads back too. */
+static void test_incompressible_chunk_is_stored_and_zlib_chunks_read(void)
+{
+	enum { N = 4096 };
+	static uint8_t noise[N], text[N], packed[N + 64];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int fd = make_scratch();
+	struct trace_writer w;
+	struct trace_reader r;
+	struct trace_chunk c;
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+	uLongf packed_bytes = sizeof(packed);
+	off_t noise_at, text_at, zlib_at;
+
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		noise[i] = (uint8_t)x;
+		text[i] = (uint8_t)("allocation site "[i % 16]);
+	}
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
+	w.level = 6;
+	noise_at = (off_t)w.offset_bytes;
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 1, noise, N), 0);
+	text_at = (off_t)w.offset_bytes;
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 1, text, N), 0);
+	zlib_at = (off_t)w.offset_bytes;
+	trace_writer_finish(&w);
+	/* a chunk made with zlib's compress2, header and CRCs by hand */
+	CU_ASSERT_EQUAL_FATAL(compress2(packed, &packed_bytes, text, N, 9), Z_OK);
+	memset(h, 0, sizeof(h));
+	trace_put_le32(h, TRACE_CHUNK_MAGIC);
+	h[4] = TRACE_CHUNK_EVENTS;
+	h[5] = TRACE_CHUNK_ZLIB;
+	h[6] = 1;
+	trace_put_le32(h + 8, (uint32_t)packed_bytes);
+	trace_put_le32(h + 12, N);
+	trace_put_le32(h + 16, (uint32_t)crc32(0, packed, (uInt)packed_bytes));
+	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
+	CU_ASSERT_EQUAL(pwrite(fd, h, sizeof(h), zlib_at), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(pwrite(fd, packed, packed_bytes, zlib_at + (off_t)sizeof(h)),
+			(ssize_t)packed_bytes);
+
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), noise_at), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(h[5], 0);
+	CU_ASSERT_EQUAL(trace_get_le32(h + 8), N);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), text_at), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB);
+	CU_ASSERT(trace_get_le32(h + 8) < N / 10);
+	close(fd);
+
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_EQUAL_FATAL(c.bytes, N);
+	CU_ASSERT_EQUAL(memcmp(c.data, noise, N), 0);
+	for (int k = 0; k < 2; k++) {
+		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+		CU_ASSERT_EQUAL_FATAL(c.bytes, N);
+		CU_ASSERT_EQUAL(memcmp(c.data, text, N), 0);
+	}
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 0);
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
 static void test_truncated_file_reads_to_last_whole_chunk(void)
 {
 	uint64_t offsets[3];
@@ -504,6 +575,8 @@ int main(void)
 		    test_chunk_stream_is_kept_and_filtered_chunks_are_skipped);
 	CU_add_test(s, "stored (level 0) chunk round trips between zlib chunks",
 		    test_stored_chunk_round_trips_between_zlib_chunks);
+	CU_add_test(s, "incompressible chunk stored; zlib-made chunks read",
+		    test_incompressible_chunk_is_stored_and_zlib_chunks_read);
 	CU_add_test(s, "truncated file reads to last whole chunk",
 		    test_truncated_file_reads_to_last_whole_chunk);
 	CU_add_test(s, "corrupt chunk reported with its offset",
