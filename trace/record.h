@@ -99,12 +99,20 @@ static inline struct record_block *record_mru_at(struct record_state *st, uint32
 	return &st->mru[(st->mru_head + k) & (RECORD_MRU_BLOCKS - 1)];
 }
 
-/* Index of addr in the MRU list, or -1. */
+/* Index of addr in the MRU list, or -1.  Scans the buffer in memory order,
+ * unrolled, and turns the slot found into the entry's age: slots outside
+ * the list hold address 0 (record_mru_release clears the one it frees), so
+ * address 0 itself is never looked for.  (A scan in list order cost 7
+ * instructions per entry, 112 for the usual miss of a free of an older
+ * block.) */
 static inline int record_mru_find(struct record_state *st, uint64_t addr)
 {
-	for (uint32_t i = 0; i < st->mru_count; i++)
-		if (record_mru_at(st, i)->addr == addr)
-			return (int)i;
+	if (!addr)
+		return -1;
+#pragma GCC unroll 16
+	for (uint32_t slot = 0; slot < RECORD_MRU_BLOCKS; slot++)
+		if (st->mru[slot].addr == addr)
+			return (int)((slot - st->mru_head) & (RECORD_MRU_BLOCKS - 1));
 	return -1;
 }
 
@@ -115,9 +123,11 @@ static inline void record_mru_release(struct record_state *st, uint32_t i)
 	struct record_block b = *record_mru_at(st, i);
 	int c = record_size_class(b.size_bytes);
 
-	/* the newer entries move one place older, into the gap */
+	/* the newer entries move one place older, into the gap; the newest
+	 * slot leaves the list */
 	for (uint32_t k = i; k > 0; k--)
 		*record_mru_at(st, k) = *record_mru_at(st, k - 1);
+	record_mru_at(st, 0)->addr = 0;
 	st->mru_head = (st->mru_head + 1) & (RECORD_MRU_BLOCKS - 1);
 	st->mru_count--;
 	if (c < 0)
