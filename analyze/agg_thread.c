@@ -4,9 +4,19 @@
  * Owns the thread and the ring.  The caller's thread (the producer) writes
  * ring[tail % N] and publishes tail every AGG_THREAD_BATCH events; the
  * aggregation thread (the consumer) aggregates ring[head % N] up to tail
- * and publishes head.  A side that finds nothing to do spins briefly, then
- * sleeps on the condition variable after saying so in its *_sleeping flag;
- * the other side wakes it after publishing when it sees that flag.  Flag
+ * and publishes head.  A side that finds nothing to do sleeps on the
+ * condition variable at once, after saying so in its *_sleeping flag; the
+ * other side wakes it after publishing when it sees that flag.  No side
+ * spins: on these 2-processor machines a report has three threads (with
+ * chunk_prefetch's reader), and while another program or the host takes a
+ * processor, a spinning thread takes its time from the thread it waits
+ * for.  Measured, 7 interleaved runs on five workloads' traces: spinning
+ * 2000 pauses with batches of 256 events made reports 2-3x slower than one
+ * thread; 300 pauses with batches of 2048 made them 3-30% faster when the
+ * machine was quiet, but slower than one thread with a busy loop on the
+ * other processor (sqlite3: 0.14-0.22 s against 0.12-0.13); no spinning
+ * with batches of 4096 is as fast when quiet (0.089 s against 0.121 for
+ * one thread) and no slower than one thread when not (0.13 s).  Flag
  * and position are stored and loaded sequentially consistent on both sides
  * (a Dekker pair), and the sleeper checks again under the mutex, so no
  * wake-up is lost.
@@ -24,13 +34,6 @@
 _Static_assert((AGG_THREAD_RING_EVENTS & (AGG_THREAD_RING_EVENTS - 1)) == 0,
 	       "the ring is indexed with a mask");
 _Static_assert(AGG_THREAD_BATCH < AGG_THREAD_RING_EVENTS, "a batch fits the ring");
-
-/* Pause instructions before a side that waits goes to sleep (a few
- * microseconds).  Measured on five workloads' traces: 2000 pauses with
- * batches of 256 events made reports 2-3x slower than one thread, the
- * spinning taking the processor from the thread it waited for; 300 with
- * batches of 2048 made them 3-30% faster. */
-#define AGG_THREAD_SPINS 300
 
 struct agg_thread {
 	struct aggregate *agg;
@@ -53,13 +56,6 @@ struct agg_thread {
 	alignas(64) struct alloc_event ring[AGG_THREAD_RING_EVENTS];
 };
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 static void wake_other(struct agg_thread *t, atomic_int *sleeping)
 {
 	if (!atomic_load(sleeping))
@@ -80,12 +76,6 @@ static void *consume(void *arg)
 		if (head == tail) {
 			bool done;
 
-			for (int i = 0; i < AGG_THREAD_SPINS && head == tail; i++) {
-				cpu_relax();
-				tail = atomic_load_explicit(&t->tail, memory_order_acquire);
-			}
-			if (head != tail)
-				continue;
 			pthread_mutex_lock(&t->lock);
 			atomic_store(&t->consumer_sleeping, 1);
 			while (!t->done && atomic_load(&t->tail) == head)
@@ -144,12 +134,6 @@ static void publish(struct agg_thread *t)
 static void wait_for_room(struct agg_thread *t)
 {
 	publish(t);
-	for (int i = 0; i < AGG_THREAD_SPINS; i++) {
-		t->head_seen = atomic_load_explicit(&t->head, memory_order_acquire);
-		if (t->next - t->head_seen < AGG_THREAD_RING_EVENTS)
-			return;
-		cpu_relax();
-	}
 	pthread_mutex_lock(&t->lock);
 	atomic_store(&t->producer_sleeping, 1);
 	while (t->next - (t->head_seen = atomic_load(&t->head)) >= AGG_THREAD_RING_EVENTS)

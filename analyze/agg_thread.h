@@ -20,8 +20,8 @@
 #include "analyze/aggregate.h"
 #include "analyze/alloc_event.h"
 
-#define AGG_THREAD_RING_EVENTS 16384u /* events in flight at most (40 bytes each) */
-#define AGG_THREAD_BATCH 2048u        /* events written before they are published */
+#define AGG_THREAD_RING_EVENTS 32768u /* events in flight at most (40 bytes each) */
+#define AGG_THREAD_BATCH 4096u        /* events written before they are published */
 
 struct agg_thread;
 
