@@ -99,8 +99,9 @@ static inline struct record_block *record_mru_at(struct record_state *st, uint32
 	return &st->mru[(st->mru_head + k) & (RECORD_MRU_BLOCKS - 1)];
 }
 
-/* Index of addr in the MRU list, or -1.  Scans the buffer in memory order,
- * unrolled, and turns the slot found into the entry's age: slots outside
+/* Index of addr in the MRU list, or -1.  Looks at the newest entry, then
+ * scans the buffer in memory order, unrolled, and turns the slot found into
+ * the entry's age: slots outside
  * the list hold address 0 (record_mru_release clears the one it frees), so
  * address 0 itself is never looked for.  (A scan in list order cost 7
  * instructions per entry, 112 for the usual miss of a free of an older
@@ -109,6 +110,8 @@ static inline int record_mru_find(struct record_state *st, uint64_t addr)
 {
 	if (!addr)
 		return -1;
+	if (st->mru[st->mru_head].addr == addr)
+		return 0; /* the newest block: a temporary allocation */
 #pragma GCC unroll 16
 	for (uint32_t slot = 0; slot < RECORD_MRU_BLOCKS; slot++)
 		if (st->mru[slot].addr == addr)
