@@ -67,9 +67,8 @@ int trace_writer_append(struct trace_writer *w, int fd)
 void trace_deflater_free(struct trace_deflater *d)
 {
 	free(d->buf);
-	for (int i = 0; i <= TRACE_LEVEL_MAX; i++)
-		if (d->by_level[i])
-			libdeflate_free_compressor(d->by_level[i]);
+	if (d->compressor)
+		libdeflate_free_compressor(d->compressor);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -83,12 +82,14 @@ static long deflater_run(struct trace_deflater *d, int level, const void *raw, s
 
 	if (level > TRACE_LEVEL_MAX)
 		level = TRACE_LEVEL_MAX;
-	c = d->by_level[level];
-	if (!c) {
-		c = libdeflate_alloc_compressor(level);
+	c = d->compressor;
+	if (!c || d->level != level) {
+		if (c)
+			libdeflate_free_compressor(c);
+		d->compressor = c = libdeflate_alloc_compressor(level);
 		if (!c)
 			return -ENOMEM;
-		d->by_level[level] = c;
+		d->level = level;
 	}
 	if (d->buf_bytes < raw_bytes) {
 		uint8_t *nb = realloc(d->buf, raw_bytes);
