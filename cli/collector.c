@@ -38,6 +38,7 @@
 
 #include "cli/collector.h"
 #include "cli/die.h"
+#include "cli/late_starters.h"
 #include "cli/pid_info.h"
 #include "cli/proc_file.h"
 #include "cli/signals.h"
@@ -115,6 +116,8 @@ struct collector {
 	unsigned cpus;                 /* online processors */
 	unsigned busy_slots;           /* slots that held unread data last round */
 	unsigned busy_slots_now;       /* the same, counted in this round */
+	unsigned long long start_ticks; /* when the launcher started (clock ticks
+	                                 * since boot, as /proc/PID/stat has it) */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -878,6 +881,58 @@ static void collect_until_end(struct collector *c)
 	}
 }
 
+static bool pid_known(unsigned pid, void *arg)
+{
+	const struct collector *c = arg;
+
+	for (size_t i = 0; i < c->all.n; i++)
+		if (c->all.v[i]->pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * When the program ended: waits for processes of the run that have no
+ * process file yet (late_starters.h) to create one or to end, up to
+ * SETTLE_LIMIT_NS while the recorder is mapped in them, LATE_UNMAPPED_NS
+ * otherwise (just after an exec the loader maps it within a millisecond; a
+ * process that never maps it, a static or set-user-ID program, is not
+ * waited for longer).  New files are taken in as they appear.
+ */
+#define LATE_UNMAPPED_NS (20 * MS_NS)
+#define LATE_MAX 64
+
+static void procs_late_settle(struct collector *c)
+{
+	uint64_t start = now_ns();
+
+	if (c->cfg->no_children)
+		return;
+	for (;;) {
+		struct late_starter late[LATE_MAX];
+		struct timespec pause = { 0, IDLE_SLEEP_NS };
+		size_t n = late_starters_find(c->cfg->session_dir, c->cfg->recorder_path,
+					      c->start_ticks, pid_known, c, late, LATE_MAX);
+		bool waiting = false;
+		uint64_t now;
+
+		/* A process can create its file after the last directory scan
+		 * and end before the look at /proc: scan again after it. */
+		dir_scan(c);
+		now = now_ns();
+		procs_activate_pending(c, now);
+		for (size_t i = 0; i < n && i < LATE_MAX; i++)
+			if (!pid_known(late[i].pid, c) &&
+			    now - start < (late[i].recorder_mapped ? SETTLE_LIMIT_NS : LATE_UNMAPPED_NS))
+				waiting = true;
+		if (n > LATE_MAX && now - start < SETTLE_LIMIT_NS)
+			waiting = true;
+		if (!waiting)
+			return;
+		nanosleep(&pause, NULL);
+	}
+}
+
 /* Gives process files still starting in running descendants a short time,
  * so that a child forked just before the program ended is not lost. */
 static void procs_pending_settle(struct collector *c)
@@ -923,6 +978,7 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 
 	dir_scan(c);
 	procs_activate_pending(c, now_ns());
+	procs_late_settle(c);
 	procs_pending_settle(c);
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
@@ -990,6 +1046,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	memset(res, 0, sizeof(*res));
 	res->notify_fd = -1;
 	c.cfg = cfg;
+	c.start_ticks = late_starters_start_ticks((unsigned)getpid());
 	memcpy(c.ps_per_byte, effort_ps_per_byte_start, sizeof(c.ps_per_byte));
 	c.page_bytes = page > 0 ? (size_t)page : SESSION_PAGE_BYTES;
 	c.cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (unsigned)sysconf(_SC_NPROCESSORS_ONLN) : 1;

@@ -23,6 +23,9 @@ struct collector_config {
 	const char *command;          /* the program's argv joined by spaces */
 	const char *program;          /* the program as named by the user */
 	unsigned max_frames;
+	bool no_children;             /* only the program records (--no-children) */
+	const char *recorder_path;    /* the recorder library as the program maps
+	                               * it (resolved), or NULL */
 	uint64_t start_unix_ns;       /* CLOCK_REALTIME when mprof started it */
 	uint64_t start_mono_ns;       /* CLOCK_MONOTONIC at the same moment */
 };

@@ -13,6 +13,7 @@ cli_mprof_SOURCES = \
 	cli/collector.c cli/collector.h \
 	cli/proc_file.c cli/proc_file.h \
 	cli/pid_info.c cli/pid_info.h \
+	cli/late_starters.c cli/late_starters.h \
 	cli/trace_files.c cli/trace_files.h \
 	cli/analyzer.c cli/analyzer.h
 # Where the other parts are installed; cli/paths.c also finds them relative

@@ -321,7 +321,7 @@ static void ending_print(const struct run_options *o, const struct collector_res
 /* Runs the program under the recorder; returns its exit status. */
 static int run_recorded(const struct run_options *o, const char *path)
 {
-	char session[PATH_MAX], *command, *trace_path;
+	char session[PATH_MAX], recorder_real[PATH_MAX], *command, *trace_path;
 	struct spawn_env env = { 0 };
 	struct collector_config cfg = { 0 };
 	struct collector_result res;
@@ -377,6 +377,8 @@ static int run_recorded(const struct run_options *o, const char *path)
 	cfg.command = command;
 	cfg.program = o->argv[0];
 	cfg.max_frames = o->max_frames;
+	cfg.no_children = o->no_children;
+	cfg.recorder_path = realpath(env.preload_path, recorder_real) ? recorder_real : NULL;
 	rc = collector_run(&cfg, &res);
 	if (rc < 0)
 		mprof_warn("cannot read the session directory %s: %s; nothing was recorded",
