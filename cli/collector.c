@@ -1046,7 +1046,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	memset(res, 0, sizeof(*res));
 	res->notify_fd = -1;
 	c.cfg = cfg;
-	c.start_ticks = late_starters_start_ticks((unsigned)getpid());
+	c.start_ticks = pid_info_start_ticks((unsigned)getpid());
 	memcpy(c.ps_per_byte, effort_ps_per_byte_start, sizeof(c.ps_per_byte));
 	c.page_bytes = page > 0 ? (size_t)page : SESSION_PAGE_BYTES;
 	c.cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (unsigned)sysconf(_SC_NPROCESSORS_ONLN) : 1;

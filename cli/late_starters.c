@@ -16,10 +16,8 @@
 #include <unistd.h>
 
 #include "cli/late_starters.h"
+#include "cli/pid_info.h"
 #include "trace/session.h"
-
-/* The kernel's PF_KTHREAD, in the flags of /proc/PID/stat (field 9). */
-#define LATE_PF_KTHREAD 0x00200000ull
 
 /* Environments (and maps) larger than this are read only this far. */
 #define LATE_READ_LIMIT ((size_t)4 << 20)
@@ -75,42 +73,6 @@ static bool env_has(const char *env, size_t len, const char *entry, size_t entry
 	return false;
 }
 
-/* The start time (clock ticks since boot, field 22 of /proc/PID/stat) of
- * pid, or 0 when it cannot be read or the process is a zombie. */
-unsigned long long late_starters_start_ticks(unsigned pid)
-{
-	char path[64], buf[1024];
-	unsigned long long ticks = 0;
-	const char *p;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the command name, field 2, is in parentheses and may hold spaces */
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] == 'Z')
-		return 0;
-	p += 2; /* field 3, the state */
-	for (field = 3; field < 22 && p; field++) {
-		if (field == 9 && (strtoull(p, NULL, 10) & LATE_PF_KTHREAD))
-			return 0; /* a kernel thread: never ours */
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (p)
-		ticks = strtoull(p, NULL, 10);
-	return ticks;
-}
-
 /* Whether text[0..len) contains needle. */
 static bool text_has(const char *text, size_t len, const char *needle)
 {
@@ -147,7 +109,7 @@ size_t late_starters_find(const char *session_dir, const char *recorder_path,
 			continue;
 		/* the run's processes all started after the launcher (and
 		 * zombies and kernel threads give 0) */
-		if (late_starters_start_ticks((unsigned)pid) < since_ticks)
+		if (pid_info_start_ticks((unsigned)pid) < since_ticks)
 			continue;
 		len = proc_read((unsigned)pid, "environ", &buf, &buf_cap);
 		if (len <= 0) {

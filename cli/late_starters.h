@@ -34,8 +34,4 @@ size_t late_starters_find(const char *session_dir, const char *recorder_path,
 			  bool (*known)(unsigned pid, void *arg), void *arg,
 			  struct late_starter *out, size_t cap);
 
-/* When pid started, in clock ticks since boot (field 22 of /proc/PID/stat),
- * or 0 when it cannot be read or is a zombie or a kernel thread. */
-unsigned long long late_starters_start_ticks(unsigned pid);
-
 #endif

@@ -1,7 +1,8 @@
 /*
  * cli/pid_info.c - small questions about a process, answered from kill(pid,
- * 0) and /proc: is it still running (zombies count as ended), and what is
- * its command line.  Never prints; errors just mean "unknown".
+ * 0) and /proc: is it still running (zombies count as ended), what is its
+ * command line, and when did it start.  Never prints; errors just mean
+ * "unknown".
  */
 #include "config.h"
 
@@ -10,10 +11,14 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/pid_info.h"
+
+/* The kernel's PF_KTHREAD, in the flags of /proc/PID/stat (field 9). */
+#define PID_PF_KTHREAD 0x00200000ull
 
 bool pid_info_running(unsigned pid)
 {
@@ -58,4 +63,38 @@ void pid_info_cmdline(unsigned pid, char *out, size_t size)
 	for (ssize_t i = 0; i < n; i++)
 		if (out[i] == '\0')
 			out[i] = ' ';
+}
+
+unsigned long long pid_info_start_ticks(unsigned pid)
+{
+	char path[64], buf[1024];
+	unsigned long long ticks = 0;
+	const char *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the command name, field 2, is in parentheses and may hold spaces */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z')
+		return 0;
+	p += 2; /* field 3, the state */
+	for (field = 3; field < 22 && p; field++) {
+		if (field == 9 && (strtoull(p, NULL, 10) & PID_PF_KTHREAD))
+			return 0; /* a kernel thread */
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		ticks = strtoull(p, NULL, 10);
+	return ticks;
 }

@@ -14,4 +14,8 @@ bool pid_info_running(unsigned pid);
  * cannot be read). */
 void pid_info_cmdline(unsigned pid, char *out, size_t size);
 
+/* When pid started, in clock ticks since boot (field 22 of /proc/PID/stat),
+ * or 0 when it cannot be read, is a zombie or is a kernel thread. */
+unsigned long long pid_info_start_ticks(unsigned pid);
+
 #endif
