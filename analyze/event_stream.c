@@ -635,8 +635,10 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	int rc;
 
 	info->path = strdup(path);
-	if (!info->path)
+	if (!info->path) {
+		snprintf(errbuf, errbuf_bytes, "%s: out of memory", path);
 		return -ENOMEM;
+	}
 	rc = trace_reader_open(&reader, path);
 	if (rc < 0) {
 		snprintf(errbuf, errbuf_bytes, "%s", reader.error);
