@@ -35,7 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "cli/collector.h"
 #include "cli/die.h"
 #include "cli/late_starters.h"

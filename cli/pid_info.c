@@ -20,26 +20,44 @@
 /* The kernel's PF_KTHREAD, in the flags of /proc/PID/stat (field 9). */
 #define PID_PF_KTHREAD 0x00200000ull
 
-bool pid_info_running(unsigned pid)
+/*
+ * Reads /proc/pid/stat into buf (size bytes) and returns its fields from the
+ * third, the state, on ("pid (comm) S ...": the command name may hold spaces
+ * and parentheses, so the state follows the last ')').  NULL when the file
+ * cannot be opened (errno says why), or reads empty or malformed (errno 0).
+ */
+static const char *stat_fields(unsigned pid, char *buf, size_t size)
 {
-	char path[64], buf[512], *rparen;
+	char path[64];
+	const char *rparen;
 	ssize_t n;
 	int fd;
 
-	if (pid == 0 || pid > INT_MAX || (kill((pid_t)pid, 0) != 0 && errno != EPERM))
-		return false;
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno != ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, size - 1);
 	close(fd);
+	errno = 0;
 	if (n <= 0)
-		return true;
+		return NULL;
 	buf[n] = '\0';
-	/* "pid (comm) S ...": the state follows the last ')'. */
 	rparen = strrchr(buf, ')');
-	return !(rparen && rparen[1] == ' ' && (rparen[2] == 'Z' || rparen[2] == 'X'));
+	return rparen && rparen[1] == ' ' ? rparen + 2 : NULL;
+}
+
+bool pid_info_running(unsigned pid)
+{
+	char buf[512];
+	const char *state;
+
+	if (pid == 0 || pid > INT_MAX || (kill((pid_t)pid, 0) != 0 && errno != EPERM))
+		return false;
+	state = stat_fields(pid, buf, sizeof(buf));
+	if (!state)
+		return errno != ENOENT;
+	return *state != 'Z' && *state != 'X';
 }
 
 void pid_info_cmdline(unsigned pid, char *out, size_t size)
@@ -67,34 +85,18 @@ void pid_info_cmdline(unsigned pid, char *out, size_t size)
 
 unsigned long long pid_info_start_ticks(unsigned pid)
 {
-	char path[64], buf[1024];
-	unsigned long long ticks = 0;
-	const char *p;
-	ssize_t n;
-	int fd, field;
+	char buf[1024];
+	const char *p = stat_fields(pid, buf, sizeof(buf));
+	int field;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!p || *p == 'Z')
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the command name, field 2, is in parentheses and may hold spaces */
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] == 'Z')
-		return 0;
-	p += 2; /* field 3, the state */
-	for (field = 3; field < 22 && p; field++) {
+	for (field = 3; field < 22 && p; field++) { /* p is at field 3, the state */
 		if (field == 9 && (strtoull(p, NULL, 10) & PID_PF_KTHREAD))
 			return 0; /* a kernel thread */
 		p = strchr(p, ' ');
 		if (p)
 			p++;
 	}
-	if (p)
-		ticks = strtoull(p, NULL, 10);
-	return ticks;
+	return p ? strtoull(p, NULL, 10) : 0;
 }

@@ -53,7 +53,7 @@ int trace_file_create_for_pid(struct trace_file *tf, const char *base, unsigned 
 /*
  * Compresses raw_bytes bytes at raw into one chunk of type (level
  * tf->w.level, see TRACE_LEVEL_*, with a compression buffer and
- * compressors shared by all trace files).  A chunk that could
+ * compressor shared by all trace files).  A chunk that could
  * not be written whole is cut off again, so the file stays readable up to
  * its last whole chunk.  After the first failure the file takes no more
  * chunks except an END chunk; the first error is kept in tf->error and

@@ -1,7 +1,8 @@
 /*
  * trace/chunk.c - trace file header and chunk framing: zlib streams (made
- * and read with libdeflate, whole chunks at a time), CRC-32 checks (zlib's), and a reader that stops cleanly at a truncated or corrupt
- * chunk, saying where.  Layout in trace/format.h and mprof-trace(5).
+ * and read with libdeflate, whole chunks at a time), CRC-32 checks (zlib's),
+ * and a reader that stops cleanly at a truncated or corrupt chunk, saying
+ * where.  Layout in trace/format.h and mprof-trace(5).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -101,9 +101,9 @@ static inline struct record_block *record_mru_at(struct record_state *st, uint32
 
 /* Index of addr in the MRU list, or -1.  Looks at the newest entry, then
  * scans the buffer in memory order, unrolled, and turns the slot found into
- * the entry's age: slots outside
- * the list hold address 0 (record_mru_release clears the one it frees), so
- * address 0 itself is never looked for.  (A scan in list order cost 7
+ * the entry's age: slots outside the list hold address 0
+ * (record_mru_release clears the one it frees), so address 0 itself is
+ * never looked for.  (A scan in list order cost 7
  * instructions per entry, 112 for the usual miss of a free of an older
  * block.) */
 static inline int record_mru_find(struct record_state *st, uint64_t addr)
