@@ -28,7 +28,8 @@ for run in $(seq 12); do
 	done
 	running=$(sed -n 's/^mprof: \([0-9]*\) process.* still running when it ended.*/\1/p' \
 		"$RUN_ERR")
-	[ "$children" = 6 ] && [ $((right + ${running:-0})) = 6 ] && complete=$((complete + 1))
+	# a child said running may still have made all its allocations
+	[ "$children" = 6 ] && [ $((right + ${running:-0})) -ge 6 ] && complete=$((complete + 1))
 	echo "run $run: $children child traces, $right with 50 allocations, ${running:-0} running"
 done
 expect_eq "runs with all 6 child traces, each with its 50 allocations or said running" 12 \
