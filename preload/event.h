@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "preload/real.h"
 #include "preload/seq.h"
 #include "preload/thread.h"
 
@@ -29,14 +30,35 @@ static inline uint64_t event_seq_next(struct preload_thread *t)
 void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
 		 void *caller_ip, void *caller_cfa);
 
-/* The release of p (fn: enum trace_free_fn) at seq, taken before the real
- * free. */
-void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void *p);
+/*
+ * What the free record of p will say about its block (trace/record.h), found
+ * while p is still allocated: its place among the thread's newest blocks or,
+ * for an older block, the size class of its usable size, from glibc's chunk
+ * header (none with another allocator).  Until the record is written the thread's record state can
+ * only be reset by a lap start (the thread is busy meanwhile), which the
+ * encoder notices.
+ */
+static inline struct record_free_ref event_free_lookup(struct preload_thread *t, const void *p)
+{
+	struct record_free_ref ref = record_free_lookup(&t->rs, (uintptr_t)p);
+	size_t chunk_bytes;
 
-/* A successful realloc of old_p into new_p (size_bytes); seq_free was taken
- * before the real call, the alloc part's seq is taken here. */
+	if (ref.mru_index < 0 && (chunk_bytes = real_chunk_bytes(p)) != 0)
+		ref.size_class = record_size_class(chunk_bytes - 8); /* of its usable size */
+	return ref;
+}
+
+/* The release of p (fn: enum trace_free_fn) at seq, taken before the real
+ * free, together with ref (event_free_lookup). */
+void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void *p,
+		const struct record_free_ref *ref);
+
+/* A successful realloc of old_p into new_p (size_bytes); seq_free and
+ * old_ref were taken before the real call, the alloc part's seq is taken
+ * here. */
 void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
-		   const void *new_p, size_t size_bytes, void *caller_ip, void *caller_cfa);
+		   const struct record_free_ref *old_ref, const void *new_p, size_t size_bytes,
+		   void *caller_ip, void *caller_cfa);
 
 /* seq was taken but no event happened (a failed realloc). */
 void event_seq_skip(struct preload_thread *t, uint64_t seq);

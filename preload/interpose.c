@@ -59,6 +59,7 @@ PRELOAD_API void *malloc(size_t size_bytes)
 static inline void interpose_free(void *p, unsigned fn)
 {
 	struct preload_thread *t;
+	struct record_free_ref ref;
 	uint64_t seq;
 
 	if (!p)
@@ -73,8 +74,9 @@ static inline void interpose_free(void *p, unsigned fn)
 		return;
 	}
 	seq = event_seq_next(t);
+	ref = event_free_lookup(t, p);
 	real.free(p);
-	event_free(t, fn, seq, p);
+	event_free(t, fn, seq, p, &ref);
 	preload_thread_leave(t);
 }
 
@@ -123,6 +125,7 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 				      unsigned alloc_fn, unsigned free_fn, void *caller_ip,
 				      void *caller_cfa)
 {
+	struct record_free_ref old_ref;
 	uint64_t seq_free;
 	void *p;
 
@@ -133,11 +136,13 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 		return p;
 	}
 	seq_free = event_seq_next(t);
+	old_ref = event_free_lookup(t, old);
 	p = real.realloc(old, size_bytes);
 	if (p)
-		event_realloc(t, alloc_fn, seq_free, old, p, size_bytes, caller_ip, caller_cfa);
+		event_realloc(t, alloc_fn, seq_free, old, &old_ref, p, size_bytes, caller_ip,
+			      caller_cfa);
 	else if (size_bytes == 0)
-		event_free(t, free_fn, seq_free, old);
+		event_free(t, free_fn, seq_free, old, &old_ref);
 	else
 		event_seq_skip(t, seq_free);
 	return p;

@@ -32,4 +32,10 @@ void real_resolve(void)
 	REAL_RESOLVE(pvalloc, "pvalloc");
 	REAL_RESOLVE(malloc_usable_size, "malloc_usable_size");
 	REAL_RESOLVE(dlclose, "dlclose");
+	{
+		void *libc_free = dlsym(RTLD_NEXT, "__libc_free");
+
+		__atomic_store_n(&real.glibc_chunks, libc_free && libc_free == (void *)real.free,
+				 __ATOMIC_RELEASE);
+	}
 }

@@ -24,12 +24,36 @@ struct real_allocator {
 	void *(*pvalloc)(size_t);
 	size_t (*malloc_usable_size)(void *);
 	int (*dlclose)(void *);
+	/* 1 when the real free is glibc's own (__libc_free): then the word
+	 * before a block holds its chunk size in bytes, with flag bits in the
+	 * low 3 bits (glibc malloc/malloc.c, "malloc_chunk details"). */
+	int glibc_chunks;
 };
 
 extern struct real_allocator real;
 
 /* Reads one entry of the table while another thread may be filling it. */
 #define real_get(fn) __atomic_load_n(&real.fn, __ATOMIC_ACQUIRE)
+
+/* glibc's chunk-header flag of a block served by mmap. */
+#define REAL_GLIBC_IS_MMAPPED 2u
+
+/*
+ * Chunk size in bytes of block p (live, from the real allocator), read from
+ * glibc's chunk header, or 0 when the real allocator is not glibc's or p was
+ * served by mmap.  One load of the word free() is about to read anyway;
+ * malloc_usable_size also reads the next chunk's header, which cost
+ * ~30 ns a free on a program freeing old blocks (measured).
+ */
+static inline size_t real_chunk_bytes(const void *p)
+{
+	size_t word;
+
+	if (!real.glibc_chunks)
+		return 0;
+	word = ((const size_t *)p)[-1];
+	return (word & REAL_GLIBC_IS_MMAPPED) ? 0 : word & ~(size_t)7;
+}
 
 /*
  * Looks every entry up with dlsym(RTLD_NEXT).  Called by the initializing

@@ -176,10 +176,12 @@ int trace_reader_open(struct trace_reader *r, const char *path)
 	r->version_minor = (uint16_t)(h[10] | h[11] << 8);
 	hbytes = trace_get_le32(h + 12);
 	r->flags = trace_get_le32(h + 16);
-	if (r->version_major != TRACE_VERSION_MAJOR) {
+	if (r->version_major < TRACE_VERSION_MAJOR_OLDEST ||
+	    r->version_major > TRACE_VERSION_MAJOR) {
 		snprintf(r->error, sizeof(r->error),
-			 "%s: trace format version %u.%u; this mprof reads version %u",
-			 path, r->version_major, r->version_minor, TRACE_VERSION_MAJOR);
+			 "%s: trace format version %u.%u; this mprof reads versions %u to %u",
+			 path, r->version_major, r->version_minor, TRACE_VERSION_MAJOR_OLDEST,
+			 TRACE_VERSION_MAJOR);
 		return -ENOTSUP;
 	}
 	if (hbytes < TRACE_FILE_HEADER_BYTES || fseeko(r->file, (off_t)hbytes, SEEK_SET) != 0) {

@@ -93,7 +93,8 @@ struct trace_chunk {
 };
 
 /* Opens path and checks the file header. -ENOENT etc. from fopen,
- * -EINVAL for a file that is not a trace, -ENOTSUP for another major. */
+ * -EINVAL for a file that is not a trace, -ENOTSUP for a major outside
+ * TRACE_VERSION_MAJOR_OLDEST..TRACE_VERSION_MAJOR. */
 int trace_reader_open(struct trace_reader *r, const char *path);
 
 /*

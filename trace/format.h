@@ -18,7 +18,11 @@
 #include <stdint.h>
 
 #define TRACE_FILE_MAGIC "MPROFTRC"     /* 8 bytes, no terminator */
-#define TRACE_VERSION_MAJOR 1           /* readers refuse other majors */
+#define TRACE_VERSION_MAJOR 2           /* what writers write */
+#define TRACE_VERSION_MAJOR_OLDEST 1    /* readers refuse majors outside
+                                         * OLDEST..MAJOR; major 1 streams are
+                                         * major 2 streams that never use the
+                                         * block references 2 added */
 #define TRACE_VERSION_MINOR 0           /* readers accept any minor */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
@@ -62,10 +66,10 @@ enum trace_chunk_type {
  * The recorder writes each thread slot's records into a ring; "lap" counts
  * how often the ring wrapped and "offset" is the byte offset inside the lap
  * at which this chunk's records start.  Decoder delta state (previous
- * sequence number, previous address, previous stack-definition ip) is reset
- * to zero at offset 0 of every lap and by every THREAD record; a chunk with
- * offset > 0 continues the state of the chunk before it in the same slot and
- * lap.
+ * sequence number, previous address, previous stack-definition ip, block
+ * history) is reset to zero at offset 0 of every lap and by every THREAD
+ * record; a chunk with offset > 0 continues the state of the chunk before it
+ * in the same slot and lap.
  *
  * Records start with one kind byte.  Kinds below 0x80 are core records whose
  * layout every reader must know (an unknown one is an error); kinds 0x80 and
@@ -77,13 +81,18 @@ enum trace_chunk_type {
  *
  * Blocks are named by reference where the slot's recent history predicts
  * them (trace/record.h keeps that history, identically in writer and
- * reader):
- *   fref  (the block a free releases): u 0 then addr~, or u k+1 = the k-th
- *         newest of the slot's 16 most recent allocations still listed;
- *   new block (an allocation): u aref (0 = the newest block freed from that
- *         list with the same size class, 1 = the previous allocation's
- *         address + its chunk size, 2 = addr~ follows), u size, s stack~
- *         (delta from the previous allocation's stack id).
+ * reader: the 16 most recent allocations still listed, and per size class
+ * (size + 23) / 16 < 64 the last 8 blocks freed, newest last):
+ *   fref  (the block a free releases): u 0 then addr~; u k+1 = the k-th
+ *         newest of the 16 allocations still listed (it joins its class's
+ *         freed list); or u 17 + c then addr~, a block that joins class c's
+ *         freed list (major 2);
+ *   new block (an allocation): u aref (0 = the newest freed block of its
+ *         size class, 1 = the previous allocation's address + its chunk
+ *         size, 2 = addr~ follows, 3 + k - 1 = the freed block k places
+ *         below the newest of its class, k = 1..7 (major 2)), u size,
+ *         s stack~ (delta from the previous allocation's stack id).
+ * Major 1 traces use neither of the major 2 references; they are read alike.
  */
 enum trace_record_kind {
 	TRACE_REC_PAD = 0x00,        /* one byte of filler: skip */

@@ -43,9 +43,12 @@ static int get_free_ref(const uint8_t **p, const uint8_t *end, struct raw_ref *r
 	r->delta = 0;
 	if (varint_get_u64(p, end, &r->code) < 0)
 		return -1;
-	if (r->code == 0 && varint_get_s64(p, end, &r->delta) < 0)
+	if (r->code > RECORD_FREF_MAX)
+		return -2;
+	if ((r->code == 0 || r->code >= RECORD_FREF_CLASSED) &&
+	    varint_get_s64(p, end, &r->delta) < 0)
 		return -1;
-	return r->code > RECORD_MRU_BLOCKS ? -2 : 0;
+	return 0;
 }
 
 static int get_new_block(const uint8_t **p, const uint8_t *end, struct raw_ref *r,
@@ -54,7 +57,7 @@ static int get_new_block(const uint8_t **p, const uint8_t *end, struct raw_ref *
 	r->delta = 0;
 	if (varint_get_u64(p, end, &r->code) < 0)
 		return -1;
-	if (r->code > RECORD_AREF_EXPLICIT)
+	if (r->code > RECORD_AREF_MAX)
 		return -2;
 	if (r->code == RECORD_AREF_EXPLICIT && varint_get_s64(p, end, &r->delta) < 0)
 		return -1;
@@ -67,9 +70,11 @@ static int get_new_block(const uint8_t **p, const uint8_t *end, struct raw_ref *
  * (a corrupt record). */
 static int apply_free_ref(struct record_state *st, const struct raw_ref *r, uint64_t *addr)
 {
-	if (r->code == 0) {
+	if (r->code == 0 || r->code >= RECORD_FREF_CLASSED) {
 		st->addr += (uint64_t)r->delta;
 		*addr = st->addr;
+		if (r->code)
+			record_lifo_push(st, (int)(r->code - RECORD_FREF_CLASSED), *addr);
 		return 0;
 	}
 	if (r->code > st->mru_count)
@@ -88,14 +93,19 @@ static int apply_new_block(struct record_state *st, const struct raw_ref *r, uin
 	case RECORD_AREF_LIFO:
 		if (c < 0 || st->lifo_count[c] == 0)
 			return -1;
-		*addr = st->lifo[c][--st->lifo_count[c]];
+		*addr = record_lifo_take(st, c, 0);
 		break;
 	case RECORD_AREF_CARVE:
 		*addr = st->carve;
 		break;
-	default:
+	case RECORD_AREF_EXPLICIT:
 		st->addr += (uint64_t)r->delta;
 		*addr = st->addr;
+		break;
+	default: /* RECORD_AREF_DEEP + k - 1 */
+		if (c < 0 || st->lifo_count[c] <= r->code - RECORD_AREF_DEEP + 1)
+			return -1;
+		*addr = record_lifo_take(st, c, (uint32_t)(r->code - RECORD_AREF_DEEP + 1));
 	}
 	st->stack += (uint64_t)stack_delta;
 	*stack_id = st->stack;

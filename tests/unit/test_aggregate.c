@@ -596,7 +596,7 @@ static void write_trace(void)
 				     0x10000 + 16 * i, 10, 2, 1);
 		s0.len = (size_t)(p - s0.buf);
 		p = record_put_free(s1.buf + s1.len, &s1.st, TRACE_FREE_FREE, 2 * i + 2,
-				    0x10000 + 16 * i);
+				    0x10000 + 16 * i, NULL);
 		s1.len = (size_t)(p - s1.buf);
 		if (i % 5 == 4) {
 			slot_flush(&w, &s1, 1);

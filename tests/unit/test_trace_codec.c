@@ -68,8 +68,8 @@ static void test_every_record_kind_round_trips(void)
 	p = record_put_stack(p, &enc, 1, 0, 2 * 1 + 1);
 	p = record_put_stack(p, &enc, 2, 1, 0x7f0000001234ull);
 	p = record_put_alloc(p, &enc, TRACE_FN_CALLOC, 10, 0x55550000, 4096, 2, 1);
-	p = record_put_free(p, &enc, TRACE_FREE_SIZED, 11, 0x55550000);
-	p = record_put_realloc(p, &enc, TRACE_FN_REALLOC, 12, 0x55551000, 13, 0x55540000, 77, 2, 1);
+	p = record_put_free(p, &enc, TRACE_FREE_SIZED, 11, 0x55550000, NULL);
+	p = record_put_realloc(p, &enc, TRACE_FN_REALLOC, 12, 0x55551000, NULL, 13, 0x55540000, 77, 2, 1);
 	p = record_put_seq_skip(p, &enc, 14);
 	*p++ = TRACE_REC_PAD;
 	uint8_t *ext = record_ext_begin(p, TRACE_REC_EXT_DIAG);
@@ -136,13 +136,13 @@ static void test_recent_blocks_are_named_by_reference(void)
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x7f1234560010ull, 100, 7, 1);
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 2, 0x7f1234560080ull, 40, 8, 1);
 	mark = p;
-	p = record_put_free(p, &enc, TRACE_FREE_FREE, 3, 0x7f1234560010ull);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 3, 0x7f1234560010ull, NULL);
 	CU_ASSERT_EQUAL(p - mark, 3); /* kind, seq+1, MRU reference 2 */
 	mark = p;
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 4, 0x7f1234560010ull, 104, 7, 1);
 	CU_ASSERT_EQUAL(p - mark, 5); /* kind, seq, aref LIFO, size, stack delta */
 	p = record_put_alloc(p, &enc, TRACE_FN_CALLOC, 5, 0x7f1234560090ull, 64, 7, 1);
-	p = record_put_realloc(p, &enc, TRACE_FN_REALLOC, 6, 0x7f1234560080ull, 7,
+	p = record_put_realloc(p, &enc, TRACE_FN_REALLOC, 6, 0x7f1234560080ull, NULL, 7,
 			       0x7f1234560080ull, 48, 9, 1);
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 8, 0x1000, 16, 7, 3);
 
@@ -169,12 +169,79 @@ static void test_recent_blocks_are_named_by_reference(void)
 	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
 }
 
+/* A free of an older block that names its size class puts the block in
+ * that class's list, so the allocation that reuses its chunk (here after
+ * two newer frees of the class) is a one-byte reference again; a lookup made
+ * before a lap start reset the state is not trusted. */
+static void test_older_block_freed_with_its_class_is_reused_by_reference(void)
+{
+	uint8_t buf[512], *p = buf, *mark;
+	struct record_state enc, dec;
+	struct record_free_ref ref;
+	struct trace_event ev;
+	const uint8_t *q = buf;
+	int c48 = record_size_class(48);
+
+	record_state_reset(&enc);
+	record_state_reset(&dec);
+	/* block A at 0x5000, then 16 newer blocks push it out of the MRU list */
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x5000, 48, 3, 1);
+	for (uint64_t i = 0; i < RECORD_MRU_BLOCKS; i++)
+		p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 2 + i, 0x9000 + 0x100 * i, 48, 3, 1);
+	ref = record_free_lookup(&enc, 0x5000);
+	CU_ASSERT_EQUAL(ref.mru_index, -1);
+	ref.size_class = c48; /* what the recorder learns from the allocator */
+	mark = p;
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 18, 0x5000, &ref);
+	CU_ASSERT_EQUAL(mark[2], RECORD_FREF_CLASSED + c48);
+	/* two newer blocks of the class freed on top of it (MRU references) */
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 19, 0x9f00, NULL);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 20, 0x9e00, NULL);
+	mark = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 21, 0x5000, 44, 3, 1);
+	CU_ASSERT_EQUAL(p - mark, 5); /* kind, seq, aref, size, stack delta */
+	CU_ASSERT_EQUAL(mark[2], RECORD_AREF_DEEP + 1); /* two places below the newest */
+	/* a stale lookup: the MRU index no longer names the block */
+	ref = record_free_lookup(&enc, 0x5000);
+	CU_ASSERT_EQUAL(ref.mru_index, 0);
+	record_state_reset(&enc);
+	p = record_put_thread(p, &enc, 77);
+	mark = p;
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 22, 0x5000, &ref);
+	CU_ASSERT_EQUAL(mark[2], 0); /* spelled out, not a reference into an empty list */
+
+	for (uint64_t i = 0; i < 1 + RECORD_MRU_BLOCKS; i++)
+		CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_FREE);
+	CU_ASSERT_EQUAL(ev.addr, 0x5000);
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.addr, 0x9f00);
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.addr, 0x9e00);
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_ALLOC);
+	CU_ASSERT_EQUAL(ev.seq, 21);
+	CU_ASSERT_EQUAL(ev.addr, 0x5000);
+	CU_ASSERT_EQUAL(ev.size_bytes, 44);
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_THREAD);
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_FREE);
+	CU_ASSERT_EQUAL(ev.seq, 22);
+	CU_ASSERT_EQUAL(ev.addr, 0x5000);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
+}
+
 /* A reference to a block the reader does not have is corruption, not a
  * crash or a made-up address. */
 static void test_reference_to_missing_block_is_corrupt(void)
 {
 	const uint8_t free_ref[] = { TRACE_REC_FREE, 1, 5 };
 	const uint8_t lifo_ref[] = { TRACE_REC_ALLOC, 1, RECORD_AREF_LIFO, 16, 0 };
+	const uint8_t deep_ref[] = { TRACE_REC_ALLOC, 1, RECORD_AREF_DEEP, 16, 0 };
+	const uint8_t bad_fref[] = { TRACE_REC_FREE, 1, RECORD_FREF_MAX + 1, 2 };
+	const uint8_t bad_aref[] = { TRACE_REC_ALLOC, 1, RECORD_AREF_MAX + 1, 16, 0 };
 	struct record_state dec;
 	struct trace_event ev;
 	const uint8_t *q = free_ref;
@@ -184,6 +251,15 @@ static void test_reference_to_missing_block_is_corrupt(void)
 	q = lifo_ref;
 	record_state_reset(&dec);
 	CU_ASSERT_EQUAL(record_decode(&q, lifo_ref + sizeof(lifo_ref), &dec, &ev), RECORD_CORRUPT);
+	/* the class list holds one block: "one below the newest" is not there */
+	record_state_reset(&dec);
+	record_lifo_push(&dec, record_size_class(16), 0x4000);
+	q = deep_ref;
+	CU_ASSERT_EQUAL(record_decode(&q, deep_ref + sizeof(deep_ref), &dec, &ev), RECORD_CORRUPT);
+	q = bad_fref;
+	CU_ASSERT_EQUAL(record_decode(&q, bad_fref + sizeof(bad_fref), &dec, &ev), RECORD_CORRUPT);
+	q = bad_aref;
+	CU_ASSERT_EQUAL(record_decode(&q, bad_aref + sizeof(bad_aref), &dec, &ev), RECORD_CORRUPT);
 }
 
 static void test_unknown_extended_record_is_skipped(void)
@@ -196,7 +272,7 @@ static void test_unknown_extended_record_is_skipped(void)
 	uint8_t *ext = record_ext_begin(p, 0xfe);
 	p = record_put_bytes(ext, "future", 6);
 	record_ext_end(ext - RECORD_EXT_HEADER_BYTES, p);
-	p = record_put_free(p, &enc, TRACE_FREE_FREE, 9, 0x1000);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 9, 0x1000, NULL);
 
 	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.type, TRACE_EV_EXT);
@@ -494,6 +570,44 @@ static void test_corrupt_chunk_is_reported_with_its_offset(void)
 	unlink(scratch_path);
 }
 
+/* Writes a 64-byte file header of the given major version. */
+static int write_header_of_major(unsigned major)
+{
+	uint8_t h[TRACE_FILE_HEADER_BYTES] = { 0 };
+	int fd = make_scratch();
+
+	if (fd < 0)
+		return -1;
+	memcpy(h, TRACE_FILE_MAGIC, 8);
+	h[8] = (uint8_t)major;
+	h[12] = TRACE_FILE_HEADER_BYTES;
+	if (write(fd, h, sizeof(h)) != (ssize_t)sizeof(h)) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Major 1 traces (written before classed frees and deep references) are
+ * still read; a major this reader does not know is refused by name. */
+static void test_older_major_is_read_and_newer_refused(void)
+{
+	struct trace_reader r;
+	struct trace_chunk c;
+
+	CU_ASSERT_EQUAL_FATAL(write_header_of_major(1), 0);
+	CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(r.version_major, 1);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 0);
+	trace_reader_close(&r);
+	unlink(scratch_path);
+	CU_ASSERT_EQUAL_FATAL(write_header_of_major(TRACE_VERSION_MAJOR + 1), 0);
+	CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), -ENOTSUP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 2"));
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
 static void test_not_a_trace_is_refused(void)
 {
 	int fd = make_scratch();
@@ -533,7 +647,7 @@ static void test_slot_decoder_refuses_continuation_of_lost_lap(void)
 	q = varint_put_u64(q, 3);
 	q = varint_put_u64(q, 0);
 	q = varint_put_u64(q, (uint64_t)(p - records));
-	q = record_put_free(q, &enc, TRACE_FREE_FREE, 6, 0x2000);
+	q = record_put_free(q, &enc, TRACE_FREE_FREE, 6, 0x2000, NULL);
 	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), &cur), 0);
 	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.seq, 6);
@@ -564,6 +678,8 @@ int main(void)
 	CU_add_test(s, "every record kind round trips", test_every_record_kind_round_trips);
 	CU_add_test(s, "recent blocks are named by reference",
 		    test_recent_blocks_are_named_by_reference);
+	CU_add_test(s, "older block freed with its class is reused by reference",
+		    test_older_block_freed_with_its_class_is_reused_by_reference);
 	CU_add_test(s, "reference to a missing block is corrupt",
 		    test_reference_to_missing_block_is_corrupt);
 	CU_add_test(s, "unknown extended record is skipped", test_unknown_extended_record_is_skipped);
@@ -582,6 +698,8 @@ int main(void)
 	CU_add_test(s, "corrupt chunk reported with its offset",
 		    test_corrupt_chunk_is_reported_with_its_offset);
 	CU_add_test(s, "a file that is not a trace is refused", test_not_a_trace_is_refused);
+	CU_add_test(s, "major 1 traces are read, a newer major is refused",
+		    test_older_major_is_read_and_newer_refused);
 	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
 		    test_slot_decoder_refuses_continuation_of_lost_lap);
 	CU_basic_set_mode(CU_BRM_NORMAL);
