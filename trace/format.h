@@ -100,7 +100,11 @@ enum trace_record_kind {
 	TRACE_REC_THREAD = 0x02,     /* u tid : a thread took this slot; resets deltas */
 	TRACE_REC_TIME = 0x03,       /* u ns : CLOCK_MONOTONIC at the previous seq */
 	TRACE_REC_STACK = 0x04,      /* u id, u parent, s ip~ (delta from previous
-	                              * STACK ip of this slot): a call-stack node */
+	                              * STACK ip of this slot): a call-stack node
+	                              * (written by major 1) */
+	TRACE_REC_STACK_DELTA = 0x05, /* s id~ (id - previous STACK id of this
+	                               * slot - 1), s id - parent, s ip~: the same
+	                               * node, in a third of the bytes (major 2) */
 	TRACE_REC_ALLOC = 0x10,      /* + alloc_fn. seq+, new block (weight 1) */
 	TRACE_REC_FREE = 0x20,       /* + free_fn.  seq+, fref */
 	TRACE_REC_REALLOC = 0x30,    /* + alloc_fn. seq+ (free part), fref (old),

@@ -253,9 +253,24 @@ static int decode_body(const uint8_t **p, const uint8_t *end, struct record_stat
 		if (varint_get_u64(p, end, &ev->stack_id) < 0 ||
 		    varint_get_u64(p, end, &ev->parent) < 0 || varint_get_s64(p, end, &d) < 0)
 			return RECORD_TRUNCATED;
+		st->stack_node = ev->stack_id;
 		st->stack_ip += (uint64_t)d;
 		ev->ip = st->stack_ip;
 		return RECORD_OK;
+	case TRACE_REC_STACK_DELTA: {
+		int64_t did, dparent;
+
+		ev->type = TRACE_EV_STACK;
+		if (varint_get_s64(p, end, &did) < 0 || varint_get_s64(p, end, &dparent) < 0 ||
+		    varint_get_s64(p, end, &d) < 0)
+			return RECORD_TRUNCATED;
+		st->stack_node += (uint64_t)did + 1;
+		ev->stack_id = st->stack_node;
+		ev->parent = ev->stack_id - (uint64_t)dparent;
+		st->stack_ip += (uint64_t)d;
+		ev->ip = st->stack_ip;
+		return RECORD_OK;
+	}
 	}
 	return RECORD_UNKNOWN;
 }

@@ -122,6 +122,44 @@ static void test_every_record_kind_round_trips(void)
 	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
 }
 
+/* A STACK_DELTA node is a few bytes; it continues from the id of the slot's
+ * previous node, also when that was a major 1 STACK record. */
+static void test_stack_nodes_are_written_as_deltas(void)
+{
+	const uint8_t old_node[] = { TRACE_REC_STACK, 0x90, 0x4e /* 10000 */, 0, 3 };
+	uint8_t buf[64], *p = buf, *mark;
+	struct record_state enc, dec;
+	struct trace_event ev;
+	const uint8_t *q = buf;
+
+	record_state_reset(&enc);
+	record_state_reset(&dec);
+	memcpy(p, old_node, sizeof(old_node));
+	p += sizeof(old_node);
+	enc.stack_node = 10000;
+	enc.stack_ip = (uint64_t)-2; /* the s ip~ of old_node: 3 is zigzag -2 */
+	p = record_put_stack(p, &enc, 10001, 10000, 0x7f0000001000ull);
+	mark = p;
+	p = record_put_stack(p, &enc, 10002, 10001, 0x7f0000001100ull);
+	p = record_put_stack(p, &enc, 10004, 10001, 0x7f0000001080ull);
+	/* each: kind, id~ and parent delta one byte each, ip~ two bytes */
+	CU_ASSERT_EQUAL(p - mark, 2 * 5);
+	const struct { uint64_t id, parent, ip; } want[] = {
+		{ 10000, 0, (uint64_t)-2 },
+		{ 10001, 10000, 0x7f0000001000ull },
+		{ 10002, 10001, 0x7f0000001100ull },
+		{ 10004, 10001, 0x7f0000001080ull },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+		CU_ASSERT_EQUAL(ev.type, TRACE_EV_STACK);
+		CU_ASSERT_EQUAL(ev.stack_id, want[i].id);
+		CU_ASSERT_EQUAL(ev.parent, want[i].parent);
+		CU_ASSERT_EQUAL(ev.ip, want[i].ip);
+	}
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
+}
+
 /* A free of a recent block names it by reference; the next allocation of
  * the same size class at that address costs no address either. */
 static void test_recent_blocks_are_named_by_reference(void)
@@ -678,6 +716,7 @@ int main(void)
 	CU_add_test(s, "every record kind round trips", test_every_record_kind_round_trips);
 	CU_add_test(s, "recent blocks are named by reference",
 		    test_recent_blocks_are_named_by_reference);
+	CU_add_test(s, "stack nodes are written as deltas", test_stack_nodes_are_written_as_deltas);
 	CU_add_test(s, "older block freed with its class is reused by reference",
 		    test_older_block_freed_with_its_class_is_reused_by_reference);
 	CU_add_test(s, "reference to a missing block is corrupt",
