@@ -114,19 +114,25 @@ static bool regular_file_readable(const char *path)
 }
 
 /* The parent trace named in a child's META: as written, else next to the
- * child (traces of one run share a directory).  NULL when not found. */
-static char *parent_path_resolve(const char *child_path, const char *parent)
+ * child (traces of one run share a directory).  NULL when not found, or
+ * out of memory (then *oom is set). */
+static char *parent_path_resolve(const char *child_path, const char *parent, bool *oom)
 {
 	const char *slash = strrchr(child_path, '/'), *base = strrchr(parent, '/');
 	size_t dir_len = slash ? (size_t)(slash - child_path + 1) : 0;
 	char *p;
 
-	if (regular_file_readable(parent))
-		return strdup(parent);
+	if (regular_file_readable(parent)) {
+		p = strdup(parent);
+		*oom = !p;
+		return p;
+	}
 	base = base ? base + 1 : parent;
 	p = malloc(dir_len + strlen(base) + 1);
-	if (!p)
+	if (!p) {
+		*oom = true;
 		return NULL;
+	}
 	memcpy(p, child_path, dir_len);
 	strcpy(p + dir_len, base);
 	if (regular_file_readable(p))
@@ -137,31 +143,35 @@ static char *parent_path_resolve(const char *child_path, const char *parent)
 
 /* Without parent_trace in META: the traces of one run are FILE (the first
  * process) and FILE.PID (the others), so a child FILE.PID's parent is
- * FILE.PPID or FILE itself when its META pid is PPID.  NULL when not found. */
-static char *parent_path_guess(const char *child_path, const char *ppid)
+ * FILE.PPID or FILE itself when its META pid is PPID.  NULL when not found,
+ * or out of memory (then *oom is set). */
+static char *parent_path_guess(const char *child_path, const char *ppid, bool *oom)
 {
 	const char *dot = strrchr(child_path, '.'), *slash = strrchr(child_path, '/');
 	size_t base_len;
 	struct kv_list meta = {0};
 	char *p;
+	int rc;
 
 	if (!ppid || !*ppid || !dot || (slash && dot < slash) || dot[1] < '0' || dot[1] > '9')
 		return NULL;
 	base_len = (size_t)(dot - child_path);
 	p = malloc(base_len + strlen(ppid) + 2);
-	if (!p)
+	if (!p) {
+		*oom = true;
 		return NULL;
+	}
 	memcpy(p, child_path, base_len);
 	sprintf(p + base_len, ".%s", ppid);
 	if (regular_file_readable(p))
 		return p;
 	p[base_len] = '\0';
-	if (regular_file_readable(p) && event_stream_read_meta(p, &meta) == 0 &&
-	    kv_list_get(&meta, "pid") &&
-	    strcmp(kv_list_get(&meta, "pid"), ppid) == 0) {
+	rc = regular_file_readable(p) ? event_stream_read_meta(p, &meta) : -ENOENT;
+	if (rc == 0 && kv_list_get(&meta, "pid") && strcmp(kv_list_get(&meta, "pid"), ppid) == 0) {
 		kv_list_free(&meta);
 		return p;
 	}
+	*oom = rc == -ENOMEM;
 	kv_list_free(&meta);
 	free(p);
 	return NULL;
@@ -185,9 +195,15 @@ static int seed_inherited(const char *path, struct aggregate *agg, int depth, ch
 	struct stack_nodes pnodes;
 	struct module_maps pmaps;
 	struct aggregate pagg;
+	bool oom = false;
 	int rc;
 
-	if (event_stream_read_meta(path, &meta) < 0)
+	rc = event_stream_read_meta(path, &meta);
+	if (rc == -ENOMEM) {
+		kv_list_free(&meta);
+		return rc; /* not "no fork child": its leaks would be wrong */
+	}
+	if (rc < 0)
 		goto none; /* reading the trace itself will say what is wrong */
 	parent = kv_list_get(&meta, "parent_trace");
 	fork_seq = kv_list_get(&meta, "fork_seq");
@@ -197,10 +213,14 @@ static int seed_inherited(const char *path, struct aggregate *agg, int depth, ch
 	if (*end || end == fork_seq || seq == 0)
 		goto none;
 	if (parent && *parent) {
-		ppath = parent_path_resolve(path, parent);
+		ppath = parent_path_resolve(path, parent, &oom);
 	} else {
-		ppath = parent_path_guess(path, kv_list_get(&meta, "ppid"));
+		ppath = parent_path_guess(path, kv_list_get(&meta, "ppid"), &oom);
 		parent = "of the parent process";
+	}
+	if (oom) {
+		kv_list_free(&meta);
+		return -ENOMEM;
 	}
 	if (!ppath || depth >= INHERIT_MAX_DEPTH) {
 		snprintf(note, note_bytes, "parent trace %s %s: blocks inherited at fork are "
