@@ -757,21 +757,29 @@ static void diag_print(const struct proc *p)
 			   "ring (nothing was dropped)", who, waits, waits == 1 ? "" : "s");
 }
 
-/* Last drain, END chunk, close; the process file is removed. */
-static void proc_finish(struct collector *c, struct proc *p)
+/* Last drain, END chunk, close; the process file is removed.  Returns true
+ * when the trace says the process was still running. */
+static bool proc_finish(struct collector *c, struct proc *p)
 {
+	const char *state;
+
 	if (p->phase == PROC_PENDING) {
 		proc_file_close(&p->pf);
 		p->phase = PROC_DONE;
 		unlinkat(dirfd(c->dir), p->name, 0);
-		return;
+		return false;
 	}
 	if (p->phase != PROC_ACTIVE)
-		return;
+		return false;
+	/* before the drain: a process that ends after it may have written
+	 * events the drain did not see, and its trace must not say "ended"
+	 * (a child that made its 50 allocations meanwhile had a trace with
+	 * none, marked ended) */
+	state = proc_state_name(c, p);
 	proc_drain(c, p, true, now_ns());
 	diag_print(p);
 	if (p->has_trace) {
-		end_write(c, p, proc_state_name(c, p));
+		end_write(c, p, state);
 		if (p->tf.error)
 			mprof_warn("writing trace %s failed: %s; the trace ends early", p->tf.path,
 				   strerror(-p->tf.error));
@@ -782,6 +790,7 @@ static void proc_finish(struct collector *c, struct proc *p)
 	proc_file_close(&p->pf);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
+	return strcmp(state, "running") == 0;
 }
 
 /* Finalizes the other processes that ended while the program goes on. */
@@ -986,10 +995,8 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 			root = p;
 			continue;
 		}
-		if (p->phase == PROC_ACTIVE && !p->superseded && !proc_is_program_pid(c, p) &&
-		    pid_info_running(p->pid))
+		if (proc_finish(c, p) && !proc_is_program_pid(c, p))
 			res->still_running++;
-		proc_finish(c, p);
 	}
 	if (root) {
 		proc_finish(c, root);

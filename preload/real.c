@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
 
 #include "preload/real.h"
 
@@ -17,6 +18,17 @@ struct real_allocator real;
 #define REAL_RESOLVE(field, name) \
 	__atomic_store_n(&real.field, (__typeof__(real.field))dlsym(RTLD_NEXT, name), \
 			 __ATOMIC_RELEASE)
+
+/* Whether the free found behind the shim lies in the C library itself
+ * (gnu_get_libc_version exists only there).  Comparing with __libc_free is
+ * not enough: tcmalloc and mimalloc export that name for their own free. */
+static int real_free_is_glibc(void)
+{
+	Dl_info libc, next;
+
+	return real.free && dladdr((void *)gnu_get_libc_version, &libc) &&
+	       dladdr((void *)real.free, &next) && libc.dli_fbase == next.dli_fbase;
+}
 
 void real_resolve(void)
 {
@@ -32,10 +44,5 @@ void real_resolve(void)
 	REAL_RESOLVE(pvalloc, "pvalloc");
 	REAL_RESOLVE(malloc_usable_size, "malloc_usable_size");
 	REAL_RESOLVE(dlclose, "dlclose");
-	{
-		void *libc_free = dlsym(RTLD_NEXT, "__libc_free");
-
-		__atomic_store_n(&real.glibc_chunks, libc_free && libc_free == (void *)real.free,
-				 __ATOMIC_RELEASE);
-	}
+	__atomic_store_n(&real.glibc_chunks, real_free_is_glibc(), __ATOMIC_RELEASE);
 }

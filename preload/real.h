@@ -24,9 +24,10 @@ struct real_allocator {
 	void *(*pvalloc)(size_t);
 	size_t (*malloc_usable_size)(void *);
 	int (*dlclose)(void *);
-	/* 1 when the real free is glibc's own (__libc_free): then the word
-	 * before a block holds its chunk size in bytes, with flag bits in the
-	 * low 3 bits (glibc malloc/malloc.c, "malloc_chunk details"). */
+	/* 1 when the real free is the C library's own (glibc's, not one of
+	 * another allocator loaded ahead of it): then the word before a block
+	 * holds its chunk size in bytes, with flag bits in the low 3 bits
+	 * (glibc malloc/malloc.c, "malloc_chunk details"). */
 	int glibc_chunks;
 };
 

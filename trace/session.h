@@ -39,7 +39,8 @@
 #define SESSION_ENV_RING_KIB "MPROF_RING_KIB"
 #define SESSION_ENV_ROOT_PID "MPROF_ROOT_PID" /* pid of the first program */
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 1
+#define SESSION_VERSION 2 /* changes with the layout and with the trace
+                            * format major of the records the rings hold */
 #define SESSION_PAGE_BYTES 4096u
 #define SESSION_SLOTS_OFFSET SESSION_PAGE_BYTES
 #define SESSION_DEFAULT_SLOTS 4096u
