@@ -34,9 +34,9 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
  * What the free record of p will say about its block (trace/record.h), found
  * while p is still allocated: its place among the thread's newest blocks or,
  * for an older block, the size class of its usable size, from glibc's
- * chunk header (none with another allocator: real_chunk_bytes).  Until the record is written the thread's record state can
- * only be reset by a lap start (the thread is busy meanwhile), which the
- * encoder notices.
+ * chunk header (none with another allocator: real_chunk_bytes).  Until the
+ * record is written the thread's record state can only be reset by a lap
+ * start (the thread is busy meanwhile), which the encoder notices.
  */
 static inline struct record_free_ref event_free_lookup(struct preload_thread *t, const void *p)
 {

@@ -37,11 +37,11 @@
  * allocation by its place in its class's list, or as "right after the
  * previous block", instead of spelling out an address.  A free of an older
  * block spells out its address but also names its size class (which the
- * recorder asks the allocator for, before the block is released), so that
- * the allocation that reuses the chunk is again a one-byte reference.  The
- * idea follows heaptrack, which keeps addresses out of its trace altogether
- * (by resolving them in a helper process); we keep them, but make the usual
- * ones cost a byte.
+ * recorder reads from the C library's chunk header before the block is
+ * released, preload/event.h), so that the allocation that reuses the chunk
+ * is again a one-byte reference.  The idea follows heaptrack, which keeps
+ * addresses out of its trace altogether (by resolving them in a helper
+ * process); we keep them, but make the usual ones cost a byte.
  */
 #define RECORD_MRU_BLOCKS 16
 #define RECORD_LIFO_DEPTH 8
@@ -57,9 +57,9 @@ enum record_addr_ref {
 	RECORD_AREF_MAX = RECORD_AREF_DEEP + RECORD_LIFO_DEPTH - 2,
 };
 
-/* fref values: 0 addr~ follows; 1 .. MRU_BLOCKS the (k-1)-th MRU entry;
- * FREF_CLASSED + c: addr~ follows and the block joins size class c's list
- * (format major 2) */
+/* fref values: 0 addr~ follows; k = 1 .. MRU_BLOCKS the (k-1)-th newest
+ * MRU entry; FREF_CLASSED + c: addr~ follows and the block joins size class
+ * c's list (format major 2) */
 #define RECORD_FREF_CLASSED (RECORD_MRU_BLOCKS + 1)
 #define RECORD_FREF_MAX (RECORD_FREF_CLASSED + RECORD_SIZE_CLASSES - 1)
 
@@ -73,8 +73,8 @@ struct record_block {
 struct record_state {
 	uint64_t seq;      /* sequence number of the previous event */
 	uint64_t addr;     /* previous explicitly written address */
-	uint64_t stack_ip; /* ip of the previous STACK record */
-	uint64_t stack_node; /* id of the previous STACK record */
+	uint64_t stack_ip; /* ip of the previous STACK(_DELTA) record */
+	uint64_t stack_node; /* id of the previous STACK(_DELTA) record */
 	uint64_t stack;    /* stack id of the previous allocation */
 	uint64_t carve;    /* previous allocation's address + its chunk size */
 	uint32_t mru_count;
