@@ -512,10 +512,25 @@ static int proc_add(struct collector *c, const char *name)
 	return 0;
 }
 
+/* The serial of a process file name "p.PID.SERIAL": its creation time
+ * (preload/procfile.c), 16 hex digits, so names compare as times. */
+static const char *file_serial(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && strlen(dot + 1) == 16 ? dot + 1 : NULL;
+}
+
+/* Oldest first: by the serial, else (files of other versions) by the
+ * change time, which the file system keeps only to a few ms (an image and
+ * the one it executed can share it). */
 static int new_file_cmp(const void *a, const void *b)
 {
 	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
+	const char *xs = file_serial(x->name), *ys = file_serial(y->name);
 
+	if (xs && ys && strcmp(xs, ys) != 0)
+		return strcmp(xs, ys) < 0 ? -1 : 1;
 	if (x->ctime.tv_sec != y->ctime.tv_sec)
 		return x->ctime.tv_sec < y->ctime.tv_sec ? -1 : 1;
 	if (x->ctime.tv_nsec != y->ctime.tv_nsec)

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,17 +39,16 @@ static char *procfile_put_hex64(char *p, uint64_t v)
 	return p;
 }
 
-/* A random serial; falls back to the clock when getrandom is unavailable. */
+/* The serial: CLOCK_MONOTONIC in ns when the file is made.  The clock is
+ * the system's, so serials order the files of all processes by creation
+ * (the launcher relies on it: file times are too coarse to tell an image
+ * from the one it executed a moment later); a clash is retried. */
 static uint64_t procfile_serial(void)
 {
-	uint64_t v = 0;
 	struct timespec ts;
 
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
-		return v;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^
-	       ((uint64_t)getpid() << 40);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Writes "p.PID.SERIAL" into name (64 bytes). */

@@ -42,6 +42,7 @@ E2E_TESTS = \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/block-references.sh \
 	tests/e2e/foreign-allocator.sh \
+	tests/e2e/exec-names.sh \
 	tests/e2e/deleted-binary.sh \
 	tests/e2e/embedded-symbols.sh \
 	tests/e2e/symbol-cache.sh \
