@@ -84,6 +84,17 @@ static int apply_free_ref(struct record_state *st, const struct raw_ref *r, uint
 	return 0;
 }
 
+/* Takes the freed block k places below the newest of size class c (k = 0:
+ * the newest) out of its list into *addr; -1 when the list has no such
+ * block (a corrupt record). */
+static int lifo_ref(struct record_state *st, int c, uint64_t k, uint64_t *addr)
+{
+	if (c < 0 || st->lifo_count[c] <= k)
+		return -1;
+	*addr = record_lifo_take(st, c, (uint32_t)k);
+	return 0;
+}
+
 static int apply_new_block(struct record_state *st, const struct raw_ref *r, uint64_t size_bytes,
 			   int64_t stack_delta, uint64_t *addr, uint64_t *stack_id)
 {
@@ -91,9 +102,8 @@ static int apply_new_block(struct record_state *st, const struct raw_ref *r, uin
 
 	switch (r->code) {
 	case RECORD_AREF_LIFO:
-		if (c < 0 || st->lifo_count[c] == 0)
+		if (lifo_ref(st, c, 0, addr) < 0)
 			return -1;
-		*addr = record_lifo_take(st, c, 0);
 		break;
 	case RECORD_AREF_CARVE:
 		*addr = st->carve;
@@ -103,9 +113,8 @@ static int apply_new_block(struct record_state *st, const struct raw_ref *r, uin
 		*addr = st->addr;
 		break;
 	default: /* RECORD_AREF_DEEP + k - 1 */
-		if (c < 0 || st->lifo_count[c] <= r->code - RECORD_AREF_DEEP + 1)
+		if (lifo_ref(st, c, r->code - RECORD_AREF_DEEP + 1, addr) < 0)
 			return -1;
-		*addr = record_lifo_take(st, c, (uint32_t)(r->code - RECORD_AREF_DEEP + 1));
 	}
 	st->stack += (uint64_t)stack_delta;
 	*stack_id = st->stack;
