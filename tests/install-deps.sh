@@ -1,11 +1,11 @@
 #!/bin/sh
 # tests/install-deps.sh - installs what building and testing mprof needs on
 # Debian 12 (run as root, or as a user with sudo).  Safe to run again.
-#   build:   gcc, make, autoconf, automake, libtool, pkg-config,
+#   build:   build-essential (gcc, g++, make), autoconf, automake, libtool, pkg-config,
 #            libdw-dev + libelf-dev (symbolization), zlib1g-dev and
 #            libdeflate-dev (trace compression), libcunit1-dev (unit tests)
 #   runtime: libunwind8 (the shim loads it with dlopen)
-#   tests:   g++, python3 (report checks), sqlite3 (a real program to profile)
+#   tests:   python3 (report checks), sqlite3 (a real program to profile)
 set -eu
 packages="build-essential autoconf automake libtool pkg-config libdw-dev libelf-dev
 zlib1g-dev libdeflate-dev libcunit1-dev libunwind8 python3 sqlite3"
