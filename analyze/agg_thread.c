@@ -88,8 +88,16 @@ static void *consume(void *arg)
 			continue;
 		}
 		while (head != tail) {
-			aggregate_event(t->agg, &t->ring[head & (AGG_THREAD_RING_EVENTS - 1)]);
-			head++;
+			/* up to the ring's end or the next batch boundary */
+			uint64_t i = head & (AGG_THREAD_RING_EVENTS - 1);
+			uint64_t n = AGG_THREAD_BATCH - (head & (AGG_THREAD_BATCH - 1));
+
+			if (n > tail - head)
+				n = tail - head;
+			if (n > AGG_THREAD_RING_EVENTS - i)
+				n = AGG_THREAD_RING_EVENTS - i;
+			aggregate_events(t->agg, &t->ring[i], (size_t)n);
+			head += n;
 			if ((head & (AGG_THREAD_BATCH - 1)) == 0) {
 				atomic_store(&t->head, head);
 				wake_other(t, &t->producer_sleeping);

@@ -558,6 +558,27 @@ void aggregate_flush(struct aggregate *a)
 	}
 }
 
+void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t n)
+{
+	size_t ahead = n < AGG_PIPELINE ? n : AGG_PIPELINE;
+
+	aggregate_flush(a);
+	for (size_t i = 0; i < ahead; i++)
+		if (ev[i].type != ALLOC_EV_TIME && ev[i].addr)
+			block_table_prefetch(&a->blocks, ev[i].addr);
+	for (size_t i = 0; i < n; i++) {
+		if (i + AGG_PIPELINE < n) {
+			const struct alloc_event *next = &ev[i + AGG_PIPELINE];
+
+			if (next->type != ALLOC_EV_TIME && next->addr)
+				block_table_prefetch(&a->blocks, next->addr);
+		}
+		if (a->seq_limit && ev[i].seq > a->seq_limit)
+			continue;
+		aggregate_process(a, &ev[i]);
+	}
+}
+
 struct seed_ctx {
 	struct aggregate *a;
 	const struct aggregate *parent;

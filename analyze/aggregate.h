@@ -150,6 +150,12 @@ void aggregate_free(struct aggregate *a);
  * recorded in a->error. */
 void aggregate_event(void *ctx, const struct alloc_event *ev);
 
+/* Processes n events in order, as n aggregate_event calls would, but
+ * without copying them: the cache line of each one's block is prefetched
+ * AGG_PIPELINE events ahead within ev[] (the caller keeps ev[] unchanged
+ * until the call returns).  Events held back by aggregate_event go first. */
+void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t n);
+
 /*
  * Fork child: makes every block live in parent (read up to the fork's seq)
  * live in a, attributed to the pseudo stack AGG_STACK_INHERITED, before a's

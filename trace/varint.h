@@ -55,6 +55,11 @@ static inline int varint_get_u64(const uint8_t **pp, const uint8_t *end, uint64_
 	uint64_t v = 0;
 	unsigned shift = 0;
 
+	if (p < end && *p < 0x80) { /* most fields are one byte */
+		*out = *p;
+		*pp = p + 1;
+		return 0;
+	}
 	while (p < end && shift < 64) {
 		uint8_t b = *p++;
 		v |= (uint64_t)(b & 0x7f) << shift;
