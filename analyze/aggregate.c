@@ -378,7 +378,12 @@ static uint64_t weight_get(const struct aggregate *a, uint64_t addr)
 
 /* ---- events ---- */
 
-static void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
+/* The steps of one event, forced inline into aggregate_events (and
+ * aggregate_event): called, their entries and exits were 150 M of the 1.89 G
+ * instructions of a report of sqlite3's trace (callgrind). */
+#define AGG_HOT static inline __attribute__((always_inline))
+
+AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
 {
 	uint64_t w = ev->weight ? ev->weight : 1;
 	uint64_t bytes = ev->value * w;
@@ -427,7 +432,7 @@ static void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct t
 	live_add(a, st, bytes, w, ev->seq);
 }
 
-static void on_free(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
+AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
 {
 	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
 	struct live_block b;
@@ -481,7 +486,7 @@ static unsigned free_fn_call(unsigned fn)
 	}
 }
 
-static void aggregate_process(struct aggregate *a, const struct alloc_event *ev)
+AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev)
 {
 	struct thread_last *th;
 

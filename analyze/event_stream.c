@@ -318,8 +318,9 @@ static inline uint32_t stack_id32(uint64_t id)
  * records are taken in (stack nodes, module maps, ...) and return 0.
  * Returns -ENOMEM on failure.
  */
-static int handle_record(struct stream *s, struct slot_stream *ss, const struct trace_event *ev,
-			 uint32_t tid, struct alloc_event *ae)
+static inline __attribute__((always_inline)) int
+handle_record(struct stream *s, struct slot_stream *ss, const struct trace_event *ev,
+	      uint32_t tid, struct alloc_event *ae)
 {
 	struct trace_info *info = s->info;
 
@@ -415,6 +416,47 @@ static bool slot_chunk_next(struct stream *s, struct slot_stream *ss)
 	return false;
 }
 
+/* stream_pull's way on from a record that is not a plain allocation or free
+ * (rc and ev: what the cursor gave; rc = RECORD_END also when the slot had no
+ * chunk open).  Out of line, so that the usual record costs stream_pull no
+ * saved registers. */
+static __attribute__((noinline)) int stream_pull_on(struct stream *s, struct slot_stream *ss,
+						      int rc, struct trace_event *ev,
+						      struct alloc_event *ae)
+{
+	for (;;) {
+		if (rc == RECORD_END) {
+			if (ss->active)
+				slot_chunk_done(s, ss);
+		} else if (rc < 0) {
+			info_lost_chunk(s->info, ss->current.offset_bytes,
+					rc == RECORD_UNKNOWN   ? "unknown record kind in events chunk"
+					: rc == RECORD_CORRUPT ? "events chunk refers to a block it never named"
+							       : "events chunk ends inside a record");
+			slot_chunk_done(s, ss);
+		} else if (ev->seq > STREAM_MAX_SEQ || ev->seq2 > STREAM_MAX_SEQ) {
+			/* the rest of the lap continues from this bad number */
+			ss->cur.state->valid = false;
+			info_lost_chunk(s->info, ss->current.offset_bytes,
+					"events chunk with an impossible sequence number");
+			slot_chunk_done(s, ss);
+		} else {
+			rc = handle_record(s, ss, ev, (uint32_t)ss->cur.state->tid, ae);
+			if (rc == 1) {
+				s->pulled = true;
+				return 1;
+			}
+			if (rc < 0) {
+				s->error = rc;
+				return 0;
+			}
+		}
+		if (!ss->active && !slot_chunk_next(s, ss))
+			return 0;
+		rc = chunk_cursor_next(&ss->cur, ev);
+	}
+}
+
 /* The merge's pull callback: the next allocator event or TIME stamp of a
  * slot, decoding its pending chunks as far as needed. */
 static int stream_pull(void *ctx, uint32_t slot, struct alloc_event *ae)
@@ -422,47 +464,23 @@ static int stream_pull(void *ctx, uint32_t slot, struct alloc_event *ae)
 	struct stream *s = ctx;
 	struct slot_stream *ss = &s->slots[slot];
 	struct trace_event ev;
-	int rc;
+	int rc = RECORD_END;
 
 	if (ss->has_second) {
 		*ae = ss->second;
 		ss->has_second = false;
 		return 1;
 	}
-	for (;;) {
-		if (!ss->active && !slot_chunk_next(s, ss))
-			return 0;
+	if (ss->active) {
 		rc = chunk_cursor_next(&ss->cur, &ev);
-		if (rc == RECORD_END) {
-			slot_chunk_done(s, ss);
-			continue;
-		}
-		if (rc < 0) {
-			info_lost_chunk(s->info, ss->current.offset_bytes,
-					rc == RECORD_UNKNOWN   ? "unknown record kind in events chunk"
-					: rc == RECORD_CORRUPT ? "events chunk refers to a block it never named"
-							       : "events chunk ends inside a record");
-			slot_chunk_done(s, ss);
-			continue;
-		}
-		if (ev.seq > STREAM_MAX_SEQ || ev.seq2 > STREAM_MAX_SEQ) {
-			/* the rest of the lap continues from this bad number */
-			ss->cur.state->valid = false;
-			info_lost_chunk(s->info, ss->current.offset_bytes,
-					"events chunk with an impossible sequence number");
-			slot_chunk_done(s, ss);
-			continue;
-		}
-		rc = handle_record(s, ss, &ev, (uint32_t)ss->cur.state->tid, ae);
-		if (rc == 1) {
+		if (rc == RECORD_OK && ev.seq <= STREAM_MAX_SEQ &&
+		    (ev.type == TRACE_EV_ALLOC || ev.type == TRACE_EV_FREE)) {
+			handle_record(s, ss, &ev, (uint32_t)ss->cur.state->tid, ae);
 			s->pulled = true;
 			return 1;
 		}
-		if (rc < 0) {
-			s->error = rc;
-			return 0;
-		}
 	}
+	return stream_pull_on(s, ss, rc, &ev, ae);
 }
 
 /* Queues a copy of an EVENTS chunk for its slot and lets the merge go on. */

@@ -58,6 +58,21 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
  * state then expects the following chunk), or a negative enum record_status
  * (the rest of the chunk and of its lap is then unreadable).
  */
-int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event *ev);
+static inline int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event *ev)
+{
+	int rc = record_decode(&cur->p, cur->end, &cur->state->st, ev);
+
+	if (rc == RECORD_OK) {
+		if (ev->type == TRACE_EV_THREAD)
+			cur->state->tid = ev->tid;
+		return rc;
+	}
+	if (rc == RECORD_END) {
+		cur->state->next_offset = cur->base_offset + (uint64_t)(cur->end - cur->start);
+		return rc;
+	}
+	cur->state->valid = false;
+	return rc;
+}
 
 #endif

@@ -301,7 +301,8 @@ int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *s
 		*pp = p;
 		return RECORD_END;
 	}
-	memset(ev, 0, sizeof(*ev));
+	/* no memset of the whole event: 24 of ~170 instructions per record */
+	ev->seq = ev->seq2 = 0;
 	ev->kind = *p;
 	ev->fn = *p & 0x0f;
 	*pp = p;

@@ -200,12 +200,22 @@ static inline void record_mru_release(struct record_state *st, uint32_t i)
 	struct record_block b = *record_mru_at(st, i);
 	int c = record_size_class(b.size_bytes);
 
-	/* the newer entries move one place older, into the gap; the newest
-	 * slot leaves the list */
-	for (uint32_t k = i; k > 0; k--)
-		*record_mru_at(st, k) = *record_mru_at(st, k - 1);
-	record_mru_at(st, 0)->addr = 0;
-	st->mru_head = (st->mru_head + 1) & (RECORD_MRU_BLOCKS - 1);
+	/* Close the gap from the nearer end, same list either way: the
+	 * newer entries move one place older and the newest slot leaves the
+	 * list, or the older ones move one place newer and the oldest slot
+	 * leaves it.  (Always the newer: 50 instructions per free of the
+	 * decoder's on sqlite3's trace, most frees naming a block a few
+	 * places down.) */
+	if (i < st->mru_count - 1 - i) {
+		for (uint32_t k = i; k > 0; k--)
+			*record_mru_at(st, k) = *record_mru_at(st, k - 1);
+		record_mru_at(st, 0)->addr = 0;
+		st->mru_head = (st->mru_head + 1) & (RECORD_MRU_BLOCKS - 1);
+	} else {
+		for (uint32_t k = i; k + 1 < st->mru_count; k++)
+			*record_mru_at(st, k) = *record_mru_at(st, k + 1);
+		record_mru_at(st, st->mru_count - 1)->addr = 0;
+	}
 	st->mru_count--;
 	if (c >= 0)
 		record_lifo_push(st, c, b.addr);
@@ -431,7 +441,10 @@ enum trace_event_type {
 	TRACE_EV_EXT,      /* any extended record, payload in ext/ext_len */
 };
 
-/* One decoded record.  Pointers refer into the decoder's input. */
+/* One decoded record.  Pointers refer into the decoder's input.  Of the
+ * fields after fn, record_decode sets those named for the record's type
+ * (seq and seq2 always: 0 where the type has none) and leaves the others
+ * as they were. */
 struct trace_event {
 	enum trace_event_type type;
 	unsigned kind;         /* raw kind byte */

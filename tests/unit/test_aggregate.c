@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "analyze/aggregate.h"
+#include "analyze/block_table.h"
 #include "analyze/agg_thread.h"
 #include "analyze/chunk_prefetch.h"
 #include "analyze/event_stream.h"
@@ -1132,6 +1133,75 @@ static void test_agg_thread_stops_with_nothing_queued(void)
 	aggregate_free(&a);
 }
 
+/* ---- the live-block table ---- */
+
+/* Address i of test_block_table_against_reference: three kinds of heap
+ * address, each unique: runs of 16-byte chunks, runs of 48-byte chunks, and
+ * scattered ones (i times an odd number, modulo 2^30 chunks: a bijection). */
+static uint64_t table_test_addr(uint32_t i)
+{
+	switch (i % 3) {
+	case 0:
+		return 0x555555550000ull + 16ull * (i / 3);
+	case 1:
+		return 0x7f0000000000ull + 48ull * (i / 3);
+	default:
+		return 0x7e0000000000ull + 16ull * ((uint64_t)(i / 3) * 0x9e3779b1u % (1u << 30));
+	}
+}
+
+/* Inserts, finds and removes 150000 blocks (the table doubles six times on
+ * the way), checking every answer against what the test knows is live. */
+static void test_block_table_against_reference(void)
+{
+	enum { N = 150000 };
+	struct block_table t;
+	struct live_block b, out;
+	uint32_t found = 0, absent = 0;
+
+	CU_ASSERT_FATAL(block_table_init(&t) == 0);
+	for (uint32_t i = 0; i < N; i++) {
+		b = (struct live_block){ .addr = table_test_addr(i), .size_bytes = i };
+		CU_ASSERT_EQUAL(block_table_insert(&t, &b, &out), 0);
+	}
+	CU_ASSERT_EQUAL(t.count, N);
+	for (uint32_t i = 0; i < N; i++) {
+		const struct live_block *f = block_table_find(&t, table_test_addr(i));
+
+		found += f && f->size_bytes == i;
+	}
+	CU_ASSERT_EQUAL(found, N);
+	/* remove every other block, in a scrambled order */
+	for (uint32_t k = 0; k < N; k++) {
+		uint32_t i = (uint32_t)((uint64_t)k * 7919 % N);
+
+		if (i % 2 == 0) {
+			CU_ASSERT_EQUAL(block_table_remove(&t, table_test_addr(i), &out), 1);
+			CU_ASSERT_EQUAL(out.size_bytes, i);
+		}
+	}
+	CU_ASSERT_EQUAL(t.count, N / 2);
+	found = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		const struct live_block *f = block_table_find(&t, table_test_addr(i));
+
+		if (i % 2)
+			found += f && f->size_bytes == i;
+		else
+			absent += f == NULL;
+	}
+	CU_ASSERT_EQUAL(found, N / 2);
+	CU_ASSERT_EQUAL(absent, N / 2);
+	CU_ASSERT_EQUAL(block_table_remove(&t, table_test_addr(0), &out), 0);
+	/* a live address again replaces its block and says which it was */
+	b = (struct live_block){ .addr = table_test_addr(1), .size_bytes = 7 };
+	CU_ASSERT_EQUAL(block_table_insert(&t, &b, &out), 1);
+	CU_ASSERT_EQUAL(out.size_bytes, 1);
+	CU_ASSERT_EQUAL(block_table_find(&t, table_test_addr(1))->size_bytes, 7);
+	CU_ASSERT_EQUAL(t.count, N / 2);
+	block_table_free(&t);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1179,6 +1249,7 @@ int main(void)
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
+	CU_add_test(s, "block table against a reference", test_block_table_against_reference);
 	CU_add_test(s, "aggregation thread equals direct calls",
 		    test_agg_thread_equals_direct_aggregation);
 	CU_add_test(s, "aggregation thread stops with little or nothing queued",
