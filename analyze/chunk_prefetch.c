@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "analyze/chunk_prefetch.h"
 #include "trace/varint.h"
@@ -58,7 +58,7 @@ bool trace_reader_resync(struct trace_reader *r, uint64_t from)
 			trace_put_le32(h, window);
 			if (fread(h + 4, 1, sizeof(h) - 4, r->file) != sizeof(h) - 4)
 				return false;
-			if (trace_get_le32(h + 20) == crc32(0, h, 20) &&
+			if (trace_get_le32(h + 20) == libdeflate_crc32(0, h, 20) &&
 			    fseeko(r->file, (off_t)start, SEEK_SET) == 0) {
 				r->offset_bytes = start;
 				return true;

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "analyze/symbol_cache.h"
 
@@ -99,7 +99,7 @@ int symbol_cache_read(const char *folder, const uint8_t *build_id, size_t len,
 		goto out;
 	}
 	if (read(fd, out->payload, out->payload_bytes) != (ssize_t)out->payload_bytes ||
-	    crc32(0, out->payload, (uInt)out->payload_bytes) != get_le32(header + 12))
+	    libdeflate_crc32(0, out->payload, out->payload_bytes) != get_le32(header + 12))
 		goto out;
 	out->flags = header[8];
 	rc = 0;
@@ -152,7 +152,7 @@ int symbol_cache_write(const char *folder, const uint8_t *build_id, size_t len,
 {
 	char path[4096], tmp[4096 + 32];
 	uint8_t header[CACHE_HEADER_BYTES] = { 0 };
-	uint32_t crc = (uint32_t)crc32(0, payload, (uInt)payload_bytes);
+	uint32_t crc = libdeflate_crc32(0, payload, payload_bytes);
 	int fd, rc = cache_path(path, sizeof(path), folder, build_id, len, "");
 
 	if (rc < 0 || payload_bytes > CACHE_MAX_BYTES)

@@ -60,6 +60,20 @@ static inline int varint_get_u64(const uint8_t **pp, const uint8_t *end, uint64_
 		*pp = p + 1;
 		return 0;
 	}
+	if (end - p >= VARINT_MAX_BYTES) { /* no end check per byte */
+#pragma GCC unroll 10
+		for (unsigned i = 0; i < VARINT_MAX_BYTES; i++) {
+			uint8_t b = p[i];
+
+			v |= (uint64_t)(b & 0x7f) << (7 * i);
+			if (!(b & 0x80)) {
+				*out = v;
+				*pp = p + i + 1;
+				return 0;
+			}
+		}
+		return -1;
+	}
 	while (p < end && shift < 64) {
 		uint8_t b = *p++;
 		v |= (uint64_t)(b & 0x7f) << shift;
