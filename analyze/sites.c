@@ -217,25 +217,31 @@ static long frame_intern(struct site_table *t, const struct site_frame *f)
 	return (long)(t->frame_count - 1);
 }
 
-/* Records (epoch, ip) as looked up; returns true the first time. */
-static int ip_set_add(struct site_table *t, uint64_t epoch, uint64_t ip, bool *first)
+/* Words per ip_set entry: epoch, ip + 1, memo, location (see
+ * site_table.ip_set). */
+#define IP_SET_WORDS 4
+
+/* Records (epoch, ip) as looked up: returns its entry's index, with *first
+ * true the first time, or -ENOMEM. */
+static long ip_set_add(struct site_table *t, uint64_t epoch, uint64_t ip, bool *first)
 {
 	size_t i;
 
 	if ((t->ip_set_count + 1) * 2 > t->ip_set_mask + 1) {
 		size_t n = (t->ip_set_mask + 1) * 2;
-		uint64_t *v = calloc(n * 2, sizeof(*v));
+		uint64_t *v = calloc(n * IP_SET_WORDS, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		for (size_t k = 0; k <= t->ip_set_mask; k++) {
-			if (!t->ip_set[2 * k + 1])
+			const uint64_t *e = &t->ip_set[IP_SET_WORDS * k];
+
+			if (!e[1])
 				continue;
-			i = mix64(t->ip_set[2 * k] * 31 + t->ip_set[2 * k + 1]) & (n - 1);
-			while (v[2 * i + 1])
+			i = mix64(e[0] * 31 + e[1]) & (n - 1);
+			while (v[IP_SET_WORDS * i + 1])
 				i = (i + 1) & (n - 1);
-			v[2 * i] = t->ip_set[2 * k];
-			v[2 * i + 1] = t->ip_set[2 * k + 1];
+			memcpy(&v[IP_SET_WORDS * i], e, IP_SET_WORDS * sizeof(*e));
 		}
 		free(t->ip_set);
 		t->ip_set = v;
@@ -244,18 +250,55 @@ static int ip_set_add(struct site_table *t, uint64_t epoch, uint64_t ip, bool *f
 	/* ip 0 cannot be a return address worth telling apart: store ip + 1 */
 	ip++;
 	i = mix64(epoch * 31 + ip) & t->ip_set_mask;
-	while (t->ip_set[2 * i + 1]) {
-		if (t->ip_set[2 * i] == epoch && t->ip_set[2 * i + 1] == ip) {
+	while (t->ip_set[IP_SET_WORDS * i + 1]) {
+		if (t->ip_set[IP_SET_WORDS * i] == epoch && t->ip_set[IP_SET_WORDS * i + 1] == ip) {
 			*first = false;
-			return 0;
+			return (long)i;
 		}
 		i = (i + 1) & t->ip_set_mask;
 	}
-	t->ip_set[2 * i] = epoch;
-	t->ip_set[2 * i + 1] = ip;
+	t->ip_set[IP_SET_WORDS * i] = epoch;
+	t->ip_set[IP_SET_WORDS * i + 1] = ip;
+	t->ip_set[IP_SET_WORDS * i + 2] = 0;
+	t->ip_set[IP_SET_WORDS * i + 3] = 0;
 	t->ip_set_count++;
 	*first = true;
-	return 0;
+	return (long)i;
+}
+
+/* Where the frame ids of the frames of ip_set entry e (count of them) are
+ * kept, reserved on first use, all FRAME_NOT_INTERNED; -ENOMEM. */
+#define FRAME_NOT_INTERNED UINT32_MAX
+static long ip_memo(struct site_table *t, size_t e, size_t count)
+{
+	uint64_t *memo = &t->ip_set[IP_SET_WORDS * e + 2];
+
+	if (*memo)
+		return (long)(*memo - 1);
+	if (grow_array((void **)&t->memo_ids, &t->memo_cap, t->memo_count + count,
+		       sizeof(*t->memo_ids)) < 0)
+		return -ENOMEM;
+	for (size_t j = 0; j < count; j++)
+		t->memo_ids[t->memo_count + j] = FRAME_NOT_INTERNED;
+	*memo = t->memo_count + 1;
+	t->memo_count += count;
+	return (long)(*memo - 1);
+}
+
+/* The symbolizer's answer for ip_set entry e, (epoch, ip), asked once (but
+ * again after an out-of-memory answer). */
+static const struct sym_location *ip_location(struct site_table *t, struct symbolizer *sym,
+					      size_t e, uint64_t epoch, uint64_t ip)
+{
+	uint64_t *kept = &t->ip_set[IP_SET_WORDS * e + 3];
+	const struct sym_location *loc;
+
+	if (*kept)
+		return (const struct sym_location *)(uintptr_t)*kept;
+	loc = symbolizer_lookup(sym, epoch, ip);
+	if (!symbolizer_failed(sym, loc))
+		*kept = (uint64_t)(uintptr_t)loc;
+	return loc;
 }
 
 /* Work buffers for one stack. */
@@ -263,16 +306,20 @@ struct stack_work {
 	uint64_t ips[SITES_MAX_DEPTH];
 	struct site_frame *frames;
 	size_t frame_count, frame_cap;
+	uint32_t *memo;         /* per frame: its place in t->memo_ids */
+	size_t memo_cap;
 	uint32_t *ids;
 	size_t ids_cap;
 };
 
-static int work_add_frame(struct stack_work *w, const struct sym_frame *sf)
+static int work_add_frame(struct stack_work *w, const struct sym_frame *sf, uint32_t memo)
 {
 	struct site_frame *f;
 
-	if (grow_array((void **)&w->frames, &w->frame_cap, w->frame_count + 1, sizeof(*f)) < 0)
+	if (grow_array((void **)&w->frames, &w->frame_cap, w->frame_count + 1, sizeof(*f)) < 0 ||
+	    grow_array((void **)&w->memo, &w->memo_cap, w->frame_count + 1, sizeof(*w->memo)) < 0)
 		return -ENOMEM;
+	w->memo[w->frame_count] = memo;
 	f = &w->frames[w->frame_count++];
 	f->function = sf->function;
 	f->file = sf->file;
@@ -299,10 +346,19 @@ static int symbolize_stack(struct site_table *t, struct stack_work *w,
 	if (*unknown)
 		return 0;
 	for (size_t i = 0; i < depth; i++) {
-		const struct sym_location *loc = symbolizer_lookup(sym, epoch, w->ips[i]);
+		const struct sym_location *loc;
 		bool first;
+		long e = ip_set_add(t, epoch, w->ips[i], &first), memo;
 
-		if (ip_set_add(t, epoch, w->ips[i], &first) < 0)
+		if (e < 0)
+			return -ENOMEM;
+		loc = ip_location(t, sym, (size_t)e, epoch, w->ips[i]);
+		/* (the symbolizer out of memory: a report of "??" frames would
+		 * be wrong, and the memo counts on one answer per address) */
+		if (symbolizer_failed(sym, loc))
+			return -ENOMEM;
+		memo = ip_memo(t, (size_t)e, loc->count);
+		if (memo < 0)
 			return -ENOMEM;
 		if (first) {
 			t->frames_total++;
@@ -317,7 +373,7 @@ static int symbolize_stack(struct site_table *t, struct stack_work *w,
 			/* leading profiler frames go, whatever else they are */
 			if (w->frame_count == 0 && is_profiler_frame(sf))
 				continue;
-			if (work_add_frame(w, sf) < 0)
+			if (work_add_frame(w, sf, (uint32_t)(memo + (long)j)) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -396,11 +452,18 @@ static int add_stack(struct site_table *t, struct stack_work *w, const struct st
 	if (grow_array((void **)&w->ids, &w->ids_cap, n ? n : 1, sizeof(*w->ids)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		long f = frame_intern(t, &w->frames[skip + i]);
+		uint32_t *memo = &t->memo_ids[w->memo[skip + i]];
 
-		if (f < 0)
-			return -ENOMEM;
-		w->ids[i] = (uint32_t)f;
+		if (*memo == FRAME_NOT_INTERNED) {
+			/* first seen in a site: what frame_intern says of the
+			 * same frame of the same address never changes */
+			long f = frame_intern(t, &w->frames[skip + i]);
+
+			if (f < 0)
+				return -ENOMEM;
+			*memo = (uint32_t)f;
+		}
+		w->ids[i] = *memo;
 	}
 	k = site_intern(t, w->ids, n, unknown, inherited);
 	if (k < 0)
@@ -437,7 +500,7 @@ int site_table_build(struct site_table *t, const struct aggregate *agg,
 	t->frame_hash_mask = 255;
 	t->site_hash = calloc(256, sizeof(*t->site_hash));
 	t->site_hash_mask = 255;
-	t->ip_set = calloc(2 * 256, sizeof(*t->ip_set));
+	t->ip_set = calloc(IP_SET_WORDS * 256, sizeof(*t->ip_set));
 	t->ip_set_mask = 255;
 	w = calloc(1, sizeof(*w));
 	if (!t->frame_hash || !t->site_hash || !t->ip_set || !w) {
@@ -447,6 +510,7 @@ int site_table_build(struct site_table *t, const struct aggregate *agg,
 	for (size_t k = 0; k < agg->stat_count && rc == 0; k++)
 		rc = add_stack(t, w, &agg->stats[k], nodes, sym, opt);
 	free(w->frames);
+	free(w->memo);
 	free(w->ids);
 	free(w);
 	if (rc < 0)
@@ -471,5 +535,6 @@ void site_table_free(struct site_table *t)
 	free(t->frame_hash);
 	free(t->site_hash);
 	free(t->ip_set);
+	free(t->memo_ids);
 	memset(t, 0, sizeof(*t));
 }

@@ -1029,6 +1029,11 @@ out_of_memory:
 	return &s->failed;
 }
 
+bool symbolizer_failed(const struct symbolizer *s, const struct sym_location *loc)
+{
+	return loc == &s->failed;
+}
+
 static int export_cmp(const void *pa, const void *pb)
 {
 	const struct symbol_table_answer *a = pa, *b = pb;

@@ -50,6 +50,11 @@ int symbolizer_load_embedded(struct symbolizer *s, const uint8_t *data, size_t b
  */
 const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoch, uint64_t ip);
 
+/* True for the location symbolizer_lookup returns when memory ran out: one
+ * shared location whose frame changes with each such lookup, so not one to
+ * keep (every other result stays as it is until symbolizer_free). */
+bool symbolizer_failed(const struct symbolizer *s, const struct sym_location *loc);
+
 /*
  * Lets lookups take answers from the on-disk cache of past runs
  * (analyze/symbol_cache.h) before asking libdw, and symbolizer_cache_save
