@@ -36,18 +36,22 @@ struct block_table {
 };
 
 /* Home bucket of addr.  Heap addresses are 16-byte aligned and clustered in
- * a few ranges: one multiplication by 2^64 / golden ratio (Knuth's
- * multiplicative hashing) spreads them, and bits 32 and up of the product
- * depend on all the address bits below them.  Taking low bits of that (not
- * the top bits, as Knuth does) keeps doubling the table simple: a block's
- * bucket either stays or moves up by the old size (block_table_grow).  It
- * replaced murmur3's finalizer (two multiplications, three shifts): 26-29
- * fewer instructions per event in the report (callgrind, sqlite3's and
- * python3's traces; the backward shift of a removal hashes every block it
- * passes), 2-5% less report time on the five bench traces. */
+ * a few ranges: a full 64-bit mix (murmur3's finalizer) spreads them.  (One
+ * multiplication by 2^64 / golden ratio saved 26-29 instructions per event
+ * but put blocks of common sizes made in a row, strides of 496, 992 or 3632
+ * bytes, into a few long probe runs: reports up to 15x slower.  Any fixed hash
+ * of the address taken modulo the bucket count keeps block_table_grow's
+ * rule that a block's bucket stays or moves up by the old size.) */
 static inline size_t block_hash(uint64_t addr, size_t mask)
 {
-	return (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+	uint64_t h = addr >> 4;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return (size_t)h & mask;
 }
 
 /* Starts loading the bucket of addr into the cache: with many live blocks

@@ -449,7 +449,8 @@ struct trace_event {
 	enum trace_event_type type;
 	unsigned kind;         /* raw kind byte */
 	unsigned fn;           /* alloc or free function (low nibble) */
-	uint64_t seq;          /* ALLOC, FREE, SEQ_SKIP; REALLOC: the free part */
+	uint64_t seq;          /* ALLOC, FREE, SEQ_SKIP; TIME: the slot's previous
+	                        * event; REALLOC: the free part */
 	uint64_t seq2;         /* REALLOC: the alloc part */
 	uint64_t addr;         /* ALLOC, FREE; REALLOC: old address */
 	uint64_t addr2;        /* REALLOC: new address */
