@@ -115,7 +115,8 @@ static void diff_usage(FILE *out)
 	      "                       NAME* matches a prefix)\n"
 	      "  -h, --help           show this help\n"
 	      "Exit status: 0 whether or not the traces differ, 1 a trace cannot be read,\n"
-	      "2 usage error.  See mprof-diff(1).\n", out);
+	      "2 usage error; run as mprof diff, 125 when the analyzer cannot be started.\n"
+	      "See mprof-diff(1).\n", out);
 }
 
 /* Parses options; returns -1 to go on, or an exit status. */

@@ -43,7 +43,8 @@ static void report_usage(FILE *out)
 	      "                       NAME* matches a prefix)\n"
 	      "  -h, --help           show this help\n"
 	      "Exit status: 0 success, 1 a trace cannot be read (the others are still\n"
-	      "reported), 2 usage error.  See mprof-report(1).\n", out);
+	      "reported), 2 usage error; run as mprof report, 125 when the analyzer cannot\n"
+	      "be started.  See mprof-report(1).\n", out);
 }
 
 /* Parses options; returns -1 to go on, or an exit status. */

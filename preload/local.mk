@@ -29,8 +29,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/text.h \
 	preload/thread.c preload/thread.h \
 	preload/unwind.c preload/unwind.h \
-	preload/unwind_fast.c preload/unwind_fast.h \
-	trace/record.c
+	preload/unwind_fast.c preload/unwind_fast.h
 preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined
 preload_libmprof_preload_la_LIBADD = $(DL_LIBS) -lpthread

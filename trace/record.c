@@ -6,13 +6,6 @@
 
 #include "trace/record.h"
 
-uint8_t *record_put_bytes(uint8_t *p, const void *data, size_t len)
-{
-	p = varint_put_u64(p, len);
-	memcpy(p, data, len);
-	return p + len;
-}
-
 int record_get_u64(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	return varint_get_u64(pp, end, out);

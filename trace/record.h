@@ -426,7 +426,12 @@ static inline void record_ext_end(uint8_t *rec, const uint8_t *end)
 }
 
 /* Writes a length-prefixed byte string (u length, bytes). */
-uint8_t *record_put_bytes(uint8_t *p, const void *data, size_t len);
+static inline uint8_t *record_put_bytes(uint8_t *p, const void *data, size_t len)
+{
+	p = varint_put_u64(p, len);
+	memcpy(p, data, len);
+	return p + len;
+}
 
 /* ---- decoding ---- */
 
