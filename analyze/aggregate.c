@@ -534,6 +534,14 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 	}
 }
 
+/* Starts loading the block-table bucket of an event that will look up its
+ * block (aggregate_event's pipeline, aggregate_events' lookahead). */
+static inline void prefetch_block(struct aggregate *a, const struct alloc_event *ev)
+{
+	if (ev->type != ALLOC_EV_TIME && ev->addr)
+		block_table_prefetch(&a->blocks, ev->addr);
+}
+
 void aggregate_event(void *ctx, const struct alloc_event *ev)
 {
 	struct aggregate *a = ctx;
@@ -541,8 +549,7 @@ void aggregate_event(void *ctx, const struct alloc_event *ev)
 
 	if (a->seq_limit && ev->seq > a->seq_limit)
 		return;
-	if (ev->type != ALLOC_EV_TIME && ev->addr)
-		block_table_prefetch(&a->blocks, ev->addr);
+	prefetch_block(a, ev);
 	if (a->pipe_count < AGG_PIPELINE) {
 		a->pipeline[(a->pipe_head + a->pipe_count) % AGG_PIPELINE] = *ev;
 		a->pipe_count++;
@@ -569,15 +576,10 @@ void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t 
 
 	aggregate_flush(a);
 	for (size_t i = 0; i < ahead; i++)
-		if (ev[i].type != ALLOC_EV_TIME && ev[i].addr)
-			block_table_prefetch(&a->blocks, ev[i].addr);
+		prefetch_block(a, &ev[i]);
 	for (size_t i = 0; i < n; i++) {
-		if (i + AGG_PIPELINE < n) {
-			const struct alloc_event *next = &ev[i + AGG_PIPELINE];
-
-			if (next->type != ALLOC_EV_TIME && next->addr)
-				block_table_prefetch(&a->blocks, next->addr);
-		}
+		if (i + AGG_PIPELINE < n)
+			prefetch_block(a, &ev[i + AGG_PIPELINE]);
 		if (a->seq_limit && ev[i].seq > a->seq_limit)
 			continue;
 		aggregate_process(a, &ev[i]);
