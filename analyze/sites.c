@@ -217,31 +217,27 @@ static long frame_intern(struct site_table *t, const struct site_frame *f)
 	return (long)(t->frame_count - 1);
 }
 
-/* Words per ip_set entry: epoch, ip + 1, memo, location (see
- * site_table.ip_set). */
-#define IP_SET_WORDS 4
-
-/* Records (epoch, ip) as looked up: returns its entry's index, with *first
- * true the first time, or -ENOMEM. */
-static long ip_set_add(struct site_table *t, uint64_t epoch, uint64_t ip, bool *first)
+/* Records (epoch, ip) as looked up: returns its entry (valid until the next
+ * call), with *first true the first time, or NULL when memory ran out. */
+static struct site_ip *ip_set_add(struct site_table *t, uint64_t epoch, uint64_t ip,
+				  bool *first)
 {
+	struct site_ip *e;
 	size_t i;
 
 	if ((t->ip_set_count + 1) * 2 > t->ip_set_mask + 1) {
 		size_t n = (t->ip_set_mask + 1) * 2;
-		uint64_t *v = calloc(n * IP_SET_WORDS, sizeof(*v));
+		struct site_ip *v = calloc(n, sizeof(*v));
 
 		if (!v)
-			return -ENOMEM;
+			return NULL;
 		for (size_t k = 0; k <= t->ip_set_mask; k++) {
-			const uint64_t *e = &t->ip_set[IP_SET_WORDS * k];
-
-			if (!e[1])
+			if (!t->ip_set[k].ip_plus1)
 				continue;
-			i = mix64(e[0] * 31 + e[1]) & (n - 1);
-			while (v[IP_SET_WORDS * i + 1])
+			i = mix64(t->ip_set[k].epoch * 31 + t->ip_set[k].ip_plus1) & (n - 1);
+			while (v[i].ip_plus1)
 				i = (i + 1) & (n - 1);
-			memcpy(&v[IP_SET_WORDS * i], e, IP_SET_WORDS * sizeof(*e));
+			v[i] = t->ip_set[k];
 		}
 		free(t->ip_set);
 		t->ip_set = v;
@@ -250,54 +246,48 @@ static long ip_set_add(struct site_table *t, uint64_t epoch, uint64_t ip, bool *
 	/* ip 0 cannot be a return address worth telling apart: store ip + 1 */
 	ip++;
 	i = mix64(epoch * 31 + ip) & t->ip_set_mask;
-	while (t->ip_set[IP_SET_WORDS * i + 1]) {
-		if (t->ip_set[IP_SET_WORDS * i] == epoch && t->ip_set[IP_SET_WORDS * i + 1] == ip) {
+	for (e = &t->ip_set[i]; e->ip_plus1; e = &t->ip_set[i]) {
+		if (e->epoch == epoch && e->ip_plus1 == ip) {
 			*first = false;
-			return (long)i;
+			return e;
 		}
 		i = (i + 1) & t->ip_set_mask;
 	}
-	t->ip_set[IP_SET_WORDS * i] = epoch;
-	t->ip_set[IP_SET_WORDS * i + 1] = ip;
-	t->ip_set[IP_SET_WORDS * i + 2] = 0;
-	t->ip_set[IP_SET_WORDS * i + 3] = 0;
+	*e = (struct site_ip){ .epoch = epoch, .ip_plus1 = ip };
 	t->ip_set_count++;
 	*first = true;
-	return (long)i;
+	return e;
 }
 
-/* Where the frame ids of the frames of ip_set entry e (count of them) are
- * kept, reserved on first use, all FRAME_NOT_INTERNED; -ENOMEM. */
+/* Where in memo_ids the frame ids of e's frames (count of them) are kept,
+ * reserved on first use, all FRAME_NOT_INTERNED; -ENOMEM. */
 #define FRAME_NOT_INTERNED UINT32_MAX
-static long ip_memo(struct site_table *t, size_t e, size_t count)
+static long ip_memo(struct site_table *t, struct site_ip *e, size_t count)
 {
-	uint64_t *memo = &t->ip_set[IP_SET_WORDS * e + 2];
-
-	if (*memo)
-		return (long)(*memo - 1);
+	if (e->memo_plus1)
+		return (long)(e->memo_plus1 - 1);
 	if (grow_array((void **)&t->memo_ids, &t->memo_cap, t->memo_count + count,
 		       sizeof(*t->memo_ids)) < 0)
 		return -ENOMEM;
 	for (size_t j = 0; j < count; j++)
 		t->memo_ids[t->memo_count + j] = FRAME_NOT_INTERNED;
-	*memo = t->memo_count + 1;
+	e->memo_plus1 = t->memo_count + 1;
 	t->memo_count += count;
-	return (long)(*memo - 1);
+	return (long)(e->memo_plus1 - 1);
 }
 
-/* The symbolizer's answer for ip_set entry e, (epoch, ip), asked once (but
- * again after an out-of-memory answer). */
-static const struct sym_location *ip_location(struct site_table *t, struct symbolizer *sym,
-					      size_t e, uint64_t epoch, uint64_t ip)
+/* The symbolizer's answer for e, asked once (an out-of-memory answer is not
+ * kept: symbolize_stack gives up on it). */
+static const struct sym_location *ip_location(struct symbolizer *sym, struct site_ip *e,
+					      uint64_t ip)
 {
-	uint64_t *kept = &t->ip_set[IP_SET_WORDS * e + 3];
 	const struct sym_location *loc;
 
-	if (*kept)
-		return (const struct sym_location *)(uintptr_t)*kept;
-	loc = symbolizer_lookup(sym, epoch, ip);
+	if (e->loc)
+		return e->loc;
+	loc = symbolizer_lookup(sym, e->epoch, ip);
 	if (!symbolizer_failed(sym, loc))
-		*kept = (uint64_t)(uintptr_t)loc;
+		e->loc = loc;
 	return loc;
 }
 
@@ -348,16 +338,17 @@ static int symbolize_stack(struct site_table *t, struct stack_work *w,
 	for (size_t i = 0; i < depth; i++) {
 		const struct sym_location *loc;
 		bool first;
-		long e = ip_set_add(t, epoch, w->ips[i], &first), memo;
+		struct site_ip *e = ip_set_add(t, epoch, w->ips[i], &first);
+		long memo;
 
-		if (e < 0)
+		if (!e)
 			return -ENOMEM;
-		loc = ip_location(t, sym, (size_t)e, epoch, w->ips[i]);
+		loc = ip_location(sym, e, w->ips[i]);
 		/* (the symbolizer out of memory: a report of "??" frames would
 		 * be wrong, and the memo counts on one answer per address) */
 		if (symbolizer_failed(sym, loc))
 			return -ENOMEM;
-		memo = ip_memo(t, (size_t)e, loc->count);
+		memo = ip_memo(t, e, loc->count);
 		if (memo < 0)
 			return -ENOMEM;
 		if (first) {
@@ -500,7 +491,7 @@ int site_table_build(struct site_table *t, const struct aggregate *agg,
 	t->frame_hash_mask = 255;
 	t->site_hash = calloc(256, sizeof(*t->site_hash));
 	t->site_hash_mask = 255;
-	t->ip_set = calloc(IP_SET_WORDS * 256, sizeof(*t->ip_set));
+	t->ip_set = calloc(256, sizeof(*t->ip_set));
 	t->ip_set_mask = 255;
 	w = calloc(1, sizeof(*w));
 	if (!t->frame_hash || !t->site_hash || !t->ip_set || !w) {

@@ -43,6 +43,17 @@ struct site_options {
 	size_t alloc_fn_count;
 };
 
+/* A return address the site table looked up (open addressing by epoch and
+ * ip). */
+struct site_ip {
+	uint64_t epoch;
+	uint64_t ip_plus1;              /* 0: empty entry */
+	uint64_t memo_plus1;            /* 1 + the place in memo_ids of the ids
+	                                 * of its frames; 0: none yet */
+	const struct sym_location *loc; /* the symbolizer's answer; NULL: not
+	                                 * kept yet */
+};
+
 struct site_table {
 	struct site *sites;      /* sorted by allocated bytes, id = index + 1; owned */
 	size_t count, cap;
@@ -56,11 +67,7 @@ struct site_table {
 	size_t frame_hash_mask;
 	uint32_t *site_hash;
 	size_t site_hash_mask;
-	uint64_t *ip_set;        /* (epoch, ip) pairs looked up, 4 words each:
-	                          * epoch, ip + 1, 1 + the place in memo_ids of
-	                          * the ids of that address's frames (0: none
-	                          * yet), and the symbolizer's answer for it
-	                          * (a const struct sym_location *; 0: not kept) */
+	struct site_ip *ip_set;  /* the (epoch, ip) pairs looked up */
 	size_t ip_set_mask, ip_set_count;
 	/* per address looked up, the frame id of each of its frames once a site
 	 * used it (UINT32_MAX: not yet), so that frame_intern, which hashes the
