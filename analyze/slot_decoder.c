@@ -8,6 +8,8 @@
 
 #include "analyze/grow.h"
 #include "analyze/slot_decoder.h"
+#include "trace/chunk.h"
+#include "trace/split.h"
 
 /* More slots than any recorder makes (it makes at most SESSION_DEFAULT_SLOTS,
  * 4096); the bound keeps a hostile trace from costing gigabytes of decoder
@@ -45,7 +47,29 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 	return d->slots[slot];
 }
 
-int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes,
+/* The parts of the split payload whose records start at p: positions cur
+ * on them.  Returns 0 or -EBADMSG when the part lengths do not fit. */
+static int split_parts(const uint8_t *p, const uint8_t *end, struct chunk_cursor *cur)
+{
+	uint32_t r, s;
+
+	if (end - p < TRACE_SPLIT_EXTRA_BYTES)
+		return -EBADMSG;
+	r = trace_get_le32(p);
+	s = trace_get_le32(p + 4);
+	p += TRACE_SPLIT_EXTRA_BYTES;
+	if (r > (size_t)(end - p) || s > (size_t)(end - p) - r)
+		return -EBADMSG;
+	cur->p = p;
+	cur->end = p + r;
+	cur->cols.seq = p + r;
+	cur->cols.seq_end = cur->cols.addr = p + r + s;
+	cur->cols.addr_end = end;
+	cur->plain_bytes = (uint64_t)(end - p);
+	return 0;
+}
+
+int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes, bool split,
 			struct chunk_cursor *cur)
 {
 	const uint8_t *p = data, *end = data + bytes;
@@ -55,6 +79,15 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
 	if (varint_get_u64(&p, end, &slot) < 0 || varint_get_u64(&p, end, &lap) < 0 ||
 	    varint_get_u64(&p, end, &offset) < 0)
 		return -EBADMSG;
+	cur->split = split;
+	if (split) {
+		if (split_parts(p, end, cur) < 0)
+			return -EBADMSG;
+	} else {
+		cur->p = p;
+		cur->end = end;
+		cur->plain_bytes = (uint64_t)(end - p);
+	}
 	s = slot_get(d, slot);
 	if (!s)
 		return slot >= SLOT_LIMIT ? -EBADMSG : -ENOMEM;
@@ -69,9 +102,6 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
 	s->next_offset = offset;
 	cur->slot = slot;
 	cur->state = s;
-	cur->start = p;
-	cur->p = p;
-	cur->end = end;
 	cur->base_offset = offset;
 	return 0;
 }

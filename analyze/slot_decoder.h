@@ -31,25 +31,29 @@ struct slot_decoders {
 	size_t count;
 };
 
-/* A cursor over the records of one EVENTS chunk. */
+/* A cursor over the records of one EVENTS chunk, plain or split
+ * (trace/split.h: the seq+ and addr~ fields are then read from cols). */
 struct chunk_cursor {
 	uint64_t slot;
 	struct slot_state *state;
-	const uint8_t *start;   /* first record byte */
-	const uint8_t *p;
-	const uint8_t *end;
-	uint64_t base_offset;   /* lap offset of start */
+	const uint8_t *p;       /* next record byte */
+	const uint8_t *end;     /* end of the records */
+	bool split;
+	struct record_columns cols; /* split only */
+	uint64_t base_offset;   /* lap offset of the first record */
+	uint64_t plain_bytes;   /* the records' length in plain form */
 };
 
 void slot_decoders_init(struct slot_decoders *d);
 void slot_decoders_free(struct slot_decoders *d);
 
 /*
- * Parses the EVENTS chunk header in data[0..bytes) and positions cur on its
- * first record.  Returns 0, -EBADMSG for a malformed header or a chunk that
- * continues lost data, -ENOMEM.
+ * Parses the EVENTS chunk header in data[0..bytes) (a split payload when
+ * split, trace/split.h) and positions cur on its first record.  Returns 0,
+ * -EBADMSG for a malformed header or a chunk that continues lost data,
+ * -ENOMEM.
  */
-int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes,
+int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes, bool split,
 			struct chunk_cursor *cur);
 
 /*
@@ -60,15 +64,20 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
  */
 static inline int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event *ev)
 {
-	int rc = record_decode(&cur->p, cur->end, &cur->state->st, ev);
+	int rc = cur->split ? record_decode_split(&cur->p, cur->end, &cur->cols, &cur->state->st, ev)
+			    : record_decode(&cur->p, cur->end, &cur->state->st, ev);
 
 	if (rc == RECORD_OK) {
 		if (ev->type == TRACE_EV_THREAD)
 			cur->state->tid = ev->tid;
 		return rc;
 	}
+	/* a split payload's columns end with its records */
+	if (rc == RECORD_END && cur->split &&
+	    (cur->cols.seq != cur->cols.seq_end || cur->cols.addr != cur->cols.addr_end))
+		rc = RECORD_CORRUPT;
 	if (rc == RECORD_END) {
-		cur->state->next_offset = cur->base_offset + (uint64_t)(cur->end - cur->start);
+		cur->state->next_offset = cur->base_offset + cur->plain_bytes;
 		return rc;
 	}
 	cur->state->valid = false;

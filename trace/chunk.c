@@ -16,6 +16,7 @@
 #include <libdeflate.h>
 
 #include "trace/chunk.h"
+#include "trace/split.h"
 
 static int write_all(int fd, const void *buf, size_t n)
 {
@@ -69,9 +70,26 @@ int trace_writer_append(struct trace_writer *w, int fd)
 void trace_deflater_free(struct trace_deflater *d)
 {
 	free(d->buf);
+	free(d->split);
+	free(d->split_seq);
+	free(d->split_addr);
 	if (d->compressor)
 		libdeflate_free_compressor(d->compressor);
 	memset(d, 0, sizeof(*d));
+}
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *nb;
+
+	if (*cap >= need)
+		return 0;
+	nb = realloc(*buf, need);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = need;
+	return 0;
 }
 
 /* Compresses raw into d->buf as a zlib stream at level (1..TRACE_LEVEL_MAX).
@@ -107,6 +125,20 @@ static long deflater_run(struct trace_deflater *d, int level, const void *raw, s
 	return (long)n;
 }
 
+/* The split form of the EVENTS payload raw in d->split: its length, or 0
+ * when raw is not whole records or memory runs out (then it goes plain). */
+static size_t deflater_split(struct trace_deflater *d, const void *raw, size_t raw_bytes)
+{
+	size_t need = raw_bytes + TRACE_SPLIT_EXTRA_BYTES;
+	size_t caps[3] = { d->split_bytes, d->split_bytes, d->split_bytes };
+
+	if (grow(&d->split, &caps[0], need) < 0 || grow(&d->split_seq, &caps[1], need) < 0 ||
+	    grow(&d->split_addr, &caps[2], need) < 0)
+		return 0;
+	d->split_bytes = caps[0];
+	return trace_split_records(raw, raw_bytes, d->split, d->split_seq, d->split_addr);
+}
+
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes)
 {
 	return trace_writer_chunk_stream(w, type, 0, raw, raw_bytes);
@@ -121,19 +153,32 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 	int rc;
 
 	const void *payload = raw;
+	uint8_t flags = 0;
 
 	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
 		return -EFBIG;
+	if (type == TRACE_CHUNK_EVENTS && w->level > 0 && !w->plain_events &&
+	    raw_bytes + TRACE_SPLIT_EXTRA_BYTES <= TRACE_CHUNK_MAX_RAW_BYTES) {
+		size_t split = deflater_split(d, raw, raw_bytes);
+
+		if (split) {
+			raw = payload = d->split;
+			raw_bytes = split;
+			flags = TRACE_CHUNK_SPLIT;
+		}
+	}
 	stored = w->level > 0 ? deflater_run(d, w->level, raw, raw_bytes) : 0;
 	if (stored < 0)
 		return (int)stored;
-	if (stored > 0)
+	if (stored > 0) {
 		payload = d->buf;
-	else
+		flags |= TRACE_CHUNK_ZLIB;
+	} else {
 		stored = (long)raw_bytes;
+	}
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
 	h[4] = (uint8_t)type;
-	h[5] = payload == raw ? 0 : TRACE_CHUNK_ZLIB;
+	h[5] = flags;
 	h[6] = (uint8_t)stream;
 	h[7] = (uint8_t)(stream >> 8);
 	trace_put_le32(h + 8, (uint32_t)stored);
@@ -194,20 +239,6 @@ int trace_reader_open(struct trace_reader *r, const char *path)
 	return 0;
 }
 
-static int grow(uint8_t **buf, size_t *cap, size_t need)
-{
-	uint8_t *nb;
-
-	if (*cap >= need)
-		return 0;
-	nb = realloc(*buf, need);
-	if (!nb)
-		return -ENOMEM;
-	*buf = nb;
-	*cap = need;
-	return 0;
-}
-
 static int reader_fail(struct trace_reader *r, int rc, const char *what)
 {
 	snprintf(r->error, sizeof(r->error), "%s at offset %" PRIu64, what, r->offset_bytes);
@@ -247,6 +278,7 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 			return reader_fail(r, -EIO, "cannot seek past a chunk");
 		c->data = NULL;
 		c->bytes = 0;
+		c->split = false;
 		r->offset_bytes += sizeof(h) + stored;
 		return 1;
 	}
@@ -276,6 +308,23 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 		c->data = r->stored;
 	}
 	c->bytes = raw;
+	c->split = false;
+	if (h[5] & TRACE_CHUNK_SPLIT) {
+		long joined;
+
+		if (c->type != TRACE_CHUNK_EVENTS)
+			return reader_fail(r, -EBADMSG, "split payload in a chunk that is not EVENTS");
+		c->split = r->keep_split;
+		if (!c->split) {
+			if (grow(&r->joined, &r->joined_cap, raw ? raw : 1) < 0)
+				return reader_fail(r, -ENOMEM, "out of memory reading chunk");
+			joined = trace_join_records(c->data, raw, r->joined, r->joined_cap);
+			if (joined < 0)
+				return reader_fail(r, -EBADMSG, "chunk's split records do not join");
+			c->data = r->joined;
+			c->bytes = (size_t)joined;
+		}
+	}
 	r->offset_bytes += sizeof(h) + stored;
 	return 1;
 }
@@ -286,6 +335,7 @@ void trace_reader_close(struct trace_reader *r)
 		fclose(r->file);
 	free(r->stored);
 	free(r->raw);
+	free(r->joined);
 	if (r->inflater)
 		libdeflate_free_decompressor(r->inflater);
 	memset(r, 0, sizeof(*r));

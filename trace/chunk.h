@@ -11,6 +11,7 @@
 #ifndef MPROF_TRACE_CHUNK_H
 #define MPROF_TRACE_CHUNK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,10 @@ struct trace_deflater {
 	size_t buf_bytes;
 	struct libdeflate_compressor *compressor; /* owned, or NULL */
 	int level;              /* compressor's level */
+	uint8_t *split;         /* EVENTS payload in split form (trace/split.h) */
+	uint8_t *split_seq;     /* and its scratch, all owned, split_bytes each */
+	uint8_t *split_addr;
+	size_t split_bytes;
 };
 
 void trace_deflater_free(struct trace_deflater *d);
@@ -47,6 +52,7 @@ struct trace_writer {
 	                                  * e.g. one for many traces written one
 	                                  * chunk at a time */
 	struct trace_deflater own;
+	int plain_events;       /* 1: never split EVENTS payloads (tests) */
 };
 
 /* Starts a trace on fd (which must be empty and writable): writes the file
@@ -59,7 +65,10 @@ int trace_writer_append(struct trace_writer *w, int fd);
 
 /* Compresses raw (raw_bytes bytes) into one zlib stream and writes it as
  * one chunk of type; stores it as it is at level 0, and when compressing
- * would not make it smaller. */
+ * would not make it smaller.  An EVENTS payload is compressed in split form
+ * (flag TRACE_CHUNK_SPLIT, trace/split.h) unless the writer stores it, has
+ * plain_events set, or the payload is not whole records; raw itself is
+ * never changed. */
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes);
 
 /* The same, naming the chunk's stream (EVENTS: thread slot + 1). */
@@ -80,6 +89,12 @@ struct trace_reader {
 	size_t stored_cap;
 	uint8_t *raw;
 	size_t raw_cap;
+	uint8_t *joined;        /* a split payload joined back, owned */
+	size_t joined_cap;
+	bool keep_split;        /* set by the caller: hand split EVENTS payloads
+	                         * over as they are (trace_chunk.split), for a
+	                         * decoder that reads them in place
+	                         * (record_decode_split); else they are joined */
 	struct libdeflate_decompressor *inflater; /* owned, made on first use */
 	char error[320];        /* why the last call failed, with offset */
 };
@@ -90,6 +105,8 @@ struct trace_chunk {
 	uint64_t offset_bytes;  /* file offset of the chunk header */
 	const uint8_t *data;    /* inflated payload, valid until the next call */
 	size_t bytes;
+	bool split;             /* data is a split EVENTS payload (trace/split.h;
+	                         * only for a reader with keep_split) */
 };
 
 /* Opens path and checks the file header. -ENOENT etc. from fopen,

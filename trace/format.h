@@ -1,5 +1,5 @@
 /*
- * trace/format.h - constants of the mprof trace file format, version 1.
+ * trace/format.h - constants of the mprof trace file format, version 3.
  *
  * This header and man/mprof-trace.5 describe the same thing and change in the
  * same commit.  The trace is the only contract between recording (preload/,
@@ -18,11 +18,13 @@
 #include <stdint.h>
 
 #define TRACE_FILE_MAGIC "MPROFTRC"     /* 8 bytes, no terminator */
-#define TRACE_VERSION_MAJOR 2           /* what writers write */
+#define TRACE_VERSION_MAJOR 3           /* what writers write */
 #define TRACE_VERSION_MAJOR_OLDEST 1    /* readers refuse majors outside
                                          * OLDEST..MAJOR; major 1 streams are
                                          * major 2 streams that never use the
-                                         * block references 2 added */
+                                         * block references 2 added, and
+                                         * major 2 files are major 3 files
+                                         * without split payloads */
 #define TRACE_VERSION_MINOR 0           /* readers accept any minor */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
@@ -43,7 +45,8 @@
  * Chunk header, 24 bytes:
  *   0  u32 magic TRACE_CHUNK_MAGIC
  *   4  u8  chunk type (enum trace_chunk_type)
- *   5  u8  flags (TRACE_CHUNK_ZLIB: payload is one zlib stream)
+ *   5  u8  flags (TRACE_CHUNK_ZLIB: payload is one zlib stream;
+ *          TRACE_CHUNK_SPLIT: an EVENTS payload in split form)
  *   6  u16 stream: for EVENTS chunks the thread slot + 1, so a reader can
  *          skip slots without inflating them; 0 = not given
  *   8  u32 stored payload bytes (what follows the header in the file)
@@ -53,6 +56,8 @@
  * Readers skip chunks of unknown type by their stored length.
  */
 #define TRACE_CHUNK_ZLIB 1u
+#define TRACE_CHUNK_SPLIT 2u /* EVENTS payload in split form (major 3,
+                              * trace/split.h); joined after inflating */
 
 enum trace_chunk_type {
 	TRACE_CHUNK_META = 1,    /* text: "key=value\n" lines, UTF-8 */
@@ -62,7 +67,9 @@ enum trace_chunk_type {
 };
 
 /*
- * EVENTS chunk payload: varint slot, varint lap, varint offset, then records.
+ * EVENTS chunk payload: varint slot, varint lap, varint offset, then records
+ * (or, with TRACE_CHUNK_SPLIT, the same records with their seq+ and addr~
+ * fields moved behind them: trace/split.h).
  * The recorder writes each thread slot's records into a ring; "lap" counts
  * how often the ring wrapped and "offset" is the byte offset inside the lap
  * at which this chunk's records start.  Decoder delta state (previous

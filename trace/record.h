@@ -489,6 +489,26 @@ enum record_status {
 int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *st,
 		  struct trace_event *ev);
 
+/*
+ * Where a split EVENTS payload keeps its seq+ and addr~ fields (format major
+ * 3, trace/split.h): cursors into its seq and addr parts, advanced as
+ * records are decoded.
+ */
+struct record_columns {
+	const uint8_t *seq, *seq_end;
+	const uint8_t *addr, *addr_end;
+};
+
+/*
+ * record_decode for the records part of a split payload: every seq+ and
+ * addr~ field is read from cols instead.  Returns as record_decode; after
+ * an error the columns may have advanced (the rest of the payload is
+ * unreadable anyway).  At RECORD_END the caller checks that both columns
+ * are used up.
+ */
+int record_decode_split(const uint8_t **pp, const uint8_t *end, struct record_columns *cols,
+			struct record_state *st, struct trace_event *ev);
+
 /* Helpers for extended payloads: read a varint / a length-prefixed string.
  * Return 0 or -1 when the payload ends early. */
 int record_get_u64(const uint8_t **pp, const uint8_t *end, uint64_t *out);

@@ -18,6 +18,7 @@
 #include "analyze/slot_decoder.h"
 #include "trace/chunk.h"
 #include "trace/record.h"
+#include "trace/split.h"
 
 static char scratch_path[256];
 
@@ -626,22 +627,25 @@ static int write_header_of_major(unsigned major)
 	return close(fd);
 }
 
-/* Major 1 traces (written before classed frees and deep references) are
- * still read; a major this reader does not know is refused by name. */
+/* Major 1 traces (written before classed frees and deep references) and
+ * major 2 ones (before split payloads) are still read; a major this reader
+ * does not know is refused by name. */
 static void test_older_major_is_read_and_newer_refused(void)
 {
 	struct trace_reader r;
 	struct trace_chunk c;
 
-	CU_ASSERT_EQUAL_FATAL(write_header_of_major(1), 0);
-	CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), 0);
-	CU_ASSERT_EQUAL(r.version_major, 1);
-	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 0);
-	trace_reader_close(&r);
-	unlink(scratch_path);
+	for (unsigned major = 1; major <= 2; major++) {
+		CU_ASSERT_EQUAL_FATAL(write_header_of_major(major), 0);
+		CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), 0);
+		CU_ASSERT_EQUAL(r.version_major, major);
+		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 0);
+		trace_reader_close(&r);
+		unlink(scratch_path);
+	}
 	CU_ASSERT_EQUAL_FATAL(write_header_of_major(TRACE_VERSION_MAJOR + 1), 0);
 	CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), -ENOTSUP);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 3"));
 	trace_reader_close(&r);
 	unlink(scratch_path);
 }
@@ -675,7 +679,7 @@ static void test_slot_decoder_refuses_continuation_of_lost_lap(void)
 	p = varint_put_u64(p, 0);
 	uint8_t *records = p;
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 5, 0x2000, 64, 1, 1);
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf, (size_t)(p - buf), &cur), 0);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf, (size_t)(p - buf), false, &cur), 0);
 	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.seq, 5);
 	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_END);
@@ -686,23 +690,293 @@ static void test_slot_decoder_refuses_continuation_of_lost_lap(void)
 	q = varint_put_u64(q, 0);
 	q = varint_put_u64(q, (uint64_t)(p - records));
 	q = record_put_free(q, &enc, TRACE_FREE_FREE, 6, 0x2000, NULL);
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), &cur), 0);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), false, &cur), 0);
 	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.seq, 6);
 	CU_ASSERT_EQUAL(ev.addr, 0x2000);
 
 	/* a chunk at a wrong offset (data in between was lost): refused */
 	buf2[2] = 99;
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), &cur), -EBADMSG);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), false, &cur), -EBADMSG);
 
 	/* a slot number no recorder makes is refused, not allocated for */
 	uint8_t buf3[32], *r3 = buf3;
 	r3 = varint_put_u64(r3, 1u << 16);
 	r3 = varint_put_u64(r3, 0);
 	r3 = varint_put_u64(r3, 0);
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf3, (size_t)(r3 - buf3), &cur), -EBADMSG);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf3, (size_t)(r3 - buf3), false, &cur), -EBADMSG);
 	CU_ASSERT(d.count <= 4096);
 	slot_decoders_free(&d);
+}
+
+/* xorshift64: the same pseudo-random sequence on every run */
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Writes an EVENTS payload (slot 2, lap 0, offset 0) of n events: every
+ * record kind, one-byte and long fields, recent and old blocks (references
+ * and explicit addresses), weighted records, PADs and an extended record.
+ * Returns its length (buf must hold n * RECORD_MAX_BYTES + 256).
+ */
+static size_t make_events_payload(uint8_t *buf, unsigned n, uint64_t seed)
+{
+	struct record_state enc = { 0 };
+	uint64_t live[64] = { 0 }, seq = 1, x = seed, top = 0x555555560000ull;
+	uint8_t *p = buf, *ext;
+
+	p = varint_put_u64(p, 2);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	p = record_put_thread(p, &enc, 777);
+	p = record_put_time(p, 1000000007ull);
+	p = record_put_stack(p, &enc, 1, 0, 2);
+	p = record_put_stack(p, &enc, 2, 1, 0x7f00000012ull);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t r = next_random(&x), k = r % 64, size = (r >> 8) % 3 ? (r >> 16) % 200
+									    : (r >> 16) % 100000;
+
+		if (!live[k]) {
+			live[k] = top;
+			top += record_chunk_bytes(size) + ((r >> 40) % 4 ? 0 : 4096);
+			p = record_put_alloc(p, &enc, (unsigned)(r >> 50) % TRACE_FN_ALLOC_COUNT,
+					     seq++, live[k], size, 1 + (r >> 32) % 5,
+					     (r >> 44) % 16 ? 1 : 3);
+		} else if ((r >> 56) % 8 == 0) {
+			uint64_t moved = top;
+
+			top += record_chunk_bytes(size);
+			p = record_put_realloc(p, &enc, TRACE_FN_REALLOC, seq, live[k], NULL,
+					       seq + 1, moved, size, 2, (r >> 44) % 16 ? 1 : 5);
+			seq += 2;
+			live[k] = moved;
+		} else {
+			p = record_put_free(p, &enc, TRACE_FREE_FREE, seq++, live[k], NULL);
+			live[k] = 0;
+		}
+		if (i % 97 == 0)
+			p = record_put_seq_skip(p, &enc, seq++);
+		if (i % 113 == 0)
+			*p++ = TRACE_REC_PAD;
+		if (i % 500 == 0)
+			p = record_put_time(p, 1000000007ull + i);
+	}
+	ext = record_ext_begin(p, TRACE_REC_EXT_DIAG);
+	p = varint_put_u64(ext, TRACE_DIAG_INFO);
+	p = record_put_bytes(p, "split me", 8);
+	record_ext_end(ext - RECORD_EXT_HEADER_BYTES, p);
+	return (size_t)(p - buf);
+}
+
+/* Splitting moves only the seq+ and addr~ fields, and joining restores the
+ * payload byte for byte, for short payloads (every field checked) and long
+ * ones (the unchecked walk). */
+static void test_split_payload_joins_back_byte_for_byte(void)
+{
+	static const unsigned counts[] = { 0, 1, 3, 40, 5000 };
+
+	for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
+		size_t cap = counts[t] * RECORD_MAX_BYTES + 256;
+		uint8_t *plain = malloc(cap), *split = malloc(cap + TRACE_SPLIT_EXTRA_BYTES);
+		uint8_t *seq = malloc(cap), *addr = malloc(cap), *joined = malloc(cap);
+		size_t n = make_events_payload(plain, counts[t], 42 + t), m;
+		uint32_t r, s;
+
+		CU_ASSERT_FATAL(plain && split && seq && addr && joined);
+		m = trace_split_records(plain, n, split, seq, addr);
+		CU_ASSERT_EQUAL_FATAL(m, n + TRACE_SPLIT_EXTRA_BYTES);
+		CU_ASSERT_EQUAL(memcmp(split, plain, 3), 0); /* slot, lap, offset */
+		r = trace_get_le32(split + 3);
+		s = trace_get_le32(split + 7);
+		CU_ASSERT(r + s <= n - 3);
+		if (counts[t] >= 40) { /* one seq+ per event at least, and some addr~ */
+			CU_ASSERT(s >= counts[t]);
+			CU_ASSERT(n - 3 - r - s > 0);
+		}
+		CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)n);
+		CU_ASSERT_EQUAL(memcmp(joined, plain, n), 0);
+		free(plain);
+		free(split);
+		free(seq);
+		free(addr);
+		free(joined);
+	}
+}
+
+/* What is not whole records of known kinds is not split (it is written
+ * plain), and a damaged split payload does not join. */
+static void test_split_refuses_non_records_and_join_refuses_damage(void)
+{
+	enum { CAP = 64 * RECORD_MAX_BYTES + 256 };
+	static uint8_t plain[CAP], split[CAP + 8], seq[CAP], addr[CAP], joined[CAP];
+	size_t n = make_events_payload(plain, 64, 7), m;
+
+	/* a record cut off at the end */
+	CU_ASSERT_EQUAL(trace_split_records(plain, n - 1, split, seq, addr), 0);
+	/* an unknown core kind */
+	plain[n] = 0x06;
+	CU_ASSERT_EQUAL(trace_split_records(plain, n + 1, split, seq, addr), 0);
+	/* no header */
+	CU_ASSERT_EQUAL(trace_split_records((const uint8_t *)"\x80", 1, split, seq, addr), 0);
+
+	m = trace_split_records(plain, n, split, seq, addr);
+	CU_ASSERT_FATAL(m == n + 8);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)n);
+	/* a column one byte short, or one byte too long */
+	CU_ASSERT_EQUAL(trace_join_records(split, m - 1, joined, n), -1);
+	split[m] = 0x01;
+	CU_ASSERT_EQUAL(trace_join_records(split, m + 1, joined, n + 1), -1);
+	/* part counts beyond the payload */
+	trace_put_le32(split + 3, (uint32_t)m);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), -1);
+	/* too small an output buffer is refused, not overrun */
+	m = trace_split_records(plain, n, split, seq, addr);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n - 1), -1);
+}
+
+/* A compressing writer splits EVENTS payloads (flags zlib + split); a reader
+ * joins them back, or with keep_split hands them over for the slot decoder,
+ * which reads the same events from them as from the plain payload.  A
+ * writer with plain_events does not split, nor does a stored chunk. */
+static void test_split_chunks_read_joined_or_in_place(void)
+{
+	enum { EVENTS = 3000, CAP = EVENTS * RECORD_MAX_BYTES + 256 };
+	static uint8_t plain[CAP];
+	size_t n = make_events_payload(plain, EVENTS, 99);
+	int fd = make_scratch();
+	struct trace_writer w;
+	struct trace_reader r;
+	struct trace_chunk c;
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+	off_t at[3];
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
+	at[0] = (off_t)w.offset_bytes;
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 3, plain, n), 0);
+	at[1] = (off_t)w.offset_bytes;
+	w.plain_events = 1;
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 3, plain, n), 0);
+	at[2] = (off_t)w.offset_bytes;
+	w.plain_events = 0;
+	w.level = 0;
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 3, plain, n), 0);
+	trace_writer_finish(&w);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[0]), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB | TRACE_CHUNK_SPLIT);
+	CU_ASSERT_EQUAL(trace_get_le32(h + 12), n + TRACE_SPLIT_EXTRA_BYTES);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[1]), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[2]), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(h[5], 0);
+	close(fd);
+
+	/* joined: all three read back as the plain payload */
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(r.version_major, 3);
+	for (int k = 0; k < 3; k++) {
+		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+		CU_ASSERT_FALSE(c.split);
+		CU_ASSERT_EQUAL_FATAL(c.bytes, n);
+		CU_ASSERT_EQUAL(memcmp(c.data, plain, n), 0);
+	}
+	trace_reader_close(&r);
+
+	/* in place: the split chunk decodes to the plain chunk's events */
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	r.keep_split = true;
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_TRUE(c.split);
+	CU_ASSERT_EQUAL_FATAL(c.bytes, n + TRACE_SPLIT_EXTRA_BYTES);
+	{
+		struct slot_decoders ds, dp;
+		struct chunk_cursor cs, cp;
+		struct trace_event es, ep;
+		unsigned events = 0;
+		int rs, rp;
+
+		slot_decoders_init(&ds);
+		slot_decoders_init(&dp);
+		CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&ds, c.data, c.bytes, true, &cs), 0);
+		CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&dp, plain, n, false, &cp), 0);
+		do {
+			rs = chunk_cursor_next(&cs, &es);
+			rp = chunk_cursor_next(&cp, &ep);
+			CU_ASSERT_EQUAL_FATAL(rs, rp);
+			if (rs != RECORD_OK)
+				break;
+			events++;
+			CU_ASSERT_EQUAL_FATAL(es.type, ep.type);
+			CU_ASSERT_EQUAL(es.kind, ep.kind);
+			if (es.type == TRACE_EV_ALLOC || es.type == TRACE_EV_FREE ||
+			    es.type == TRACE_EV_REALLOC) {
+				CU_ASSERT_EQUAL(es.seq, ep.seq);
+				CU_ASSERT_EQUAL(es.seq2, ep.seq2);
+				CU_ASSERT_EQUAL(es.addr, ep.addr);
+			}
+			if (es.type == TRACE_EV_ALLOC || es.type == TRACE_EV_REALLOC) {
+				CU_ASSERT_EQUAL(es.addr2 * (es.type == TRACE_EV_REALLOC),
+						ep.addr2 * (ep.type == TRACE_EV_REALLOC));
+				CU_ASSERT_EQUAL(es.size_bytes, ep.size_bytes);
+				CU_ASSERT_EQUAL(es.stack_id, ep.stack_id);
+				CU_ASSERT_EQUAL(es.weight, ep.weight);
+			}
+		} while (1);
+		CU_ASSERT_EQUAL(rs, RECORD_END);
+		CU_ASSERT(events > EVENTS);
+		/* the next chunk continues where the plain one would */
+		CU_ASSERT_EQUAL(cs.state->next_offset, cp.state->next_offset);
+
+		/* a seq column with a byte left over is corrupt at the end */
+		{
+			uint8_t *bad = malloc(c.bytes + 1);
+
+			CU_ASSERT_FATAL(bad != NULL);
+			memcpy(bad, c.data, c.bytes);
+			trace_put_le32(bad + 7, trace_get_le32(bad + 7) + 1);
+			bad[c.bytes] = 0x00;
+			CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&ds, bad, c.bytes + 1, true, &cs), 0);
+			while ((rs = chunk_cursor_next(&cs, &es)) == RECORD_OK)
+				;
+			CU_ASSERT_NOT_EQUAL(rs, RECORD_END);
+			free(bad);
+		}
+		slot_decoders_free(&ds);
+		slot_decoders_free(&dp);
+	}
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
+/* The split flag belongs to EVENTS chunks: on another type it is corrupt. */
+static void test_split_flag_on_other_chunk_is_corrupt(void)
+{
+	int fd = make_scratch();
+	struct trace_writer w;
+	struct trace_reader r;
+	struct trace_chunk c;
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
+	w.level = 0;
+	CU_ASSERT_EQUAL(trace_writer_chunk(&w, TRACE_CHUNK_META, "a=1\n", 4), 0);
+	trace_writer_finish(&w);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
+	h[5] = TRACE_CHUNK_SPLIT;
+	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
+	CU_ASSERT_EQUAL(pwrite(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "split"));
+	trace_reader_close(&r);
+	unlink(scratch_path);
 }
 
 int main(void)
@@ -737,8 +1011,16 @@ int main(void)
 	CU_add_test(s, "corrupt chunk reported with its offset",
 		    test_corrupt_chunk_is_reported_with_its_offset);
 	CU_add_test(s, "a file that is not a trace is refused", test_not_a_trace_is_refused);
-	CU_add_test(s, "major 1 traces are read, a newer major is refused",
+	CU_add_test(s, "majors 1 and 2 are read, a newer major is refused",
 		    test_older_major_is_read_and_newer_refused);
+	CU_add_test(s, "split payload joins back byte for byte",
+		    test_split_payload_joins_back_byte_for_byte);
+	CU_add_test(s, "split refuses non-records, join refuses damage",
+		    test_split_refuses_non_records_and_join_refuses_damage);
+	CU_add_test(s, "split chunks read joined or in place",
+		    test_split_chunks_read_joined_or_in_place);
+	CU_add_test(s, "split flag on a chunk that is not EVENTS is corrupt",
+		    test_split_flag_on_other_chunk_is_corrupt);
 	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
 		    test_slot_decoder_refuses_continuation_of_lost_lap);
 	CU_basic_set_mode(CU_BRM_NORMAL);
