@@ -126,6 +126,10 @@ static int scan_trace(const char *path, struct trace_scan *t)
 		return rc;
 	}
 	slot_decoders_init(&d);
+	/* split payloads decoded in place, as by the report: one that does not
+	 * fit together is skipped like a plain chunk with a bad record, not
+	 * taken for damage to the file */
+	r.keep_split = true;
 	t->good_end_bytes = r.offset_bytes;
 	while ((rc = trace_reader_next_filtered(&r, &c, scan_wants, &stack_stream)) > 0) {
 		t->good_end_bytes = r.offset_bytes;

@@ -412,7 +412,8 @@ static bool slot_chunk_next(struct stream *s, struct slot_stream *ss)
 			s->error = rc;
 		else
 			info_lost_chunk(s->info, ss->current.offset_bytes,
-					"events chunk continues data that was lost");
+					rc == -EPROTO ? "events chunk with a malformed header"
+						      : "events chunk continues data that was lost");
 		slot_chunk_done(s, ss);
 	}
 	return false;
@@ -434,7 +435,9 @@ static __attribute__((noinline)) int stream_pull_on(struct stream *s, struct slo
 			info_lost_chunk(s->info, ss->current.offset_bytes,
 					rc == RECORD_UNKNOWN   ? "unknown record kind in events chunk"
 					: rc == RECORD_CORRUPT ? "events chunk refers to a block it never named"
-							       : "events chunk ends inside a record");
+					: rc == RECORD_COLUMNS
+						? "events chunk's split fields do not match its records"
+						: "events chunk ends inside a record");
 			slot_chunk_done(s, ss);
 		} else if (ev->seq > STREAM_MAX_SEQ || ev->seq2 > STREAM_MAX_SEQ) {
 			/* the rest of the lap continues from this bad number */

@@ -48,18 +48,18 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 }
 
 /* The parts of the split payload whose records start at p: positions cur
- * on them.  Returns 0 or -EBADMSG when the part lengths do not fit. */
+ * on them.  Returns 0 or -EPROTO when the part lengths do not fit. */
 static int split_parts(const uint8_t *p, const uint8_t *end, struct chunk_cursor *cur)
 {
 	uint32_t r, s;
 
 	if (end - p < TRACE_SPLIT_EXTRA_BYTES)
-		return -EBADMSG;
+		return -EPROTO;
 	r = trace_get_le32(p);
 	s = trace_get_le32(p + 4);
 	p += TRACE_SPLIT_EXTRA_BYTES;
 	if (r > (size_t)(end - p) || s > (size_t)(end - p) - r)
-		return -EBADMSG;
+		return -EPROTO;
 	cur->p = p;
 	cur->end = p + r;
 	cur->cols.seq = p + r;
@@ -78,11 +78,11 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
 
 	if (varint_get_u64(&p, end, &slot) < 0 || varint_get_u64(&p, end, &lap) < 0 ||
 	    varint_get_u64(&p, end, &offset) < 0)
-		return -EBADMSG;
+		return -EPROTO;
 	cur->split = split;
 	if (split) {
 		if (split_parts(p, end, cur) < 0)
-			return -EBADMSG;
+			return -EPROTO;
 	} else {
 		cur->p = p;
 		cur->end = end;
@@ -90,7 +90,7 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
 	}
 	s = slot_get(d, slot);
 	if (!s)
-		return slot >= SLOT_LIMIT ? -EBADMSG : -ENOMEM;
+		return slot >= SLOT_LIMIT ? -EPROTO : -ENOMEM;
 	if (offset == 0) {
 		s->valid = true;
 		s->lap = lap;

@@ -50,8 +50,8 @@ void slot_decoders_free(struct slot_decoders *d);
 /*
  * Parses the EVENTS chunk header in data[0..bytes) (a split payload when
  * split, trace/split.h) and positions cur on its first record.  Returns 0,
- * -EBADMSG for a malformed header or a chunk that continues lost data,
- * -ENOMEM.
+ * -EPROTO for a malformed header (or split part counts that do not fit),
+ * -EBADMSG for a chunk that continues lost data, -ENOMEM.
  */
 int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes, bool split,
 			struct chunk_cursor *cur);
@@ -60,7 +60,9 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
  * Decodes the next record: returns RECORD_OK with *ev filled (THREAD records
  * also update cur->state->tid), RECORD_END at the end of the chunk (the slot
  * state then expects the following chunk), or a negative enum record_status
- * (the rest of the chunk and of its lap is then unreadable).
+ * (the rest of the chunk and of its lap is then unreadable).  A split
+ * payload's columns are checked at its end (RECORD_COLUMNS): as with a
+ * damaged plain payload, the events decoded before are kept.
  */
 static inline int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event *ev)
 {
@@ -75,7 +77,7 @@ static inline int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event
 	/* a split payload's columns end with its records */
 	if (rc == RECORD_END && cur->split &&
 	    (cur->cols.seq != cur->cols.seq_end || cur->cols.addr != cur->cols.addr_end))
-		rc = RECORD_CORRUPT;
+		rc = RECORD_COLUMNS;
 	if (rc == RECORD_END) {
 		cur->state->next_offset = cur->base_offset + cur->plain_bytes;
 		return rc;

@@ -154,26 +154,25 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 
 	const void *payload = raw;
 	uint8_t flags = 0;
+	size_t split = 0;
 
 	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
 		return -EFBIG;
 	if (type == TRACE_CHUNK_EVENTS && w->level > 0 && !w->plain_events &&
-	    raw_bytes + TRACE_SPLIT_EXTRA_BYTES <= TRACE_CHUNK_MAX_RAW_BYTES) {
-		size_t split = deflater_split(d, raw, raw_bytes);
-
-		if (split) {
-			raw = payload = d->split;
-			raw_bytes = split;
-			flags = TRACE_CHUNK_SPLIT;
-		}
-	}
-	stored = w->level > 0 ? deflater_run(d, w->level, raw, raw_bytes) : 0;
+	    raw_bytes + TRACE_SPLIT_EXTRA_BYTES <= TRACE_CHUNK_MAX_RAW_BYTES)
+		split = deflater_split(d, raw, raw_bytes);
+	stored = w->level > 0 ? deflater_run(d, w->level, split ? d->split : raw,
+					     split ? split : raw_bytes)
+			      : 0;
 	if (stored < 0)
 		return (int)stored;
-	if (stored > 0) {
+	if (stored > 0 && (size_t)stored < raw_bytes) {
 		payload = d->buf;
-		flags |= TRACE_CHUNK_ZLIB;
+		flags = split ? TRACE_CHUNK_ZLIB | TRACE_CHUNK_SPLIT : TRACE_CHUNK_ZLIB;
+		if (split)
+			raw_bytes = split;
 	} else {
+		/* what does not shrink is stored plain */
 		stored = (long)raw_bytes;
 	}
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
@@ -312,8 +311,11 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 	if (h[5] & TRACE_CHUNK_SPLIT) {
 		long joined;
 
-		if (c->type != TRACE_CHUNK_EVENTS)
-			return reader_fail(r, -EBADMSG, "split payload in a chunk that is not EVENTS");
+		if (c->type != TRACE_CHUNK_EVENTS || r->version_major < 3)
+			return reader_fail(r, -EBADMSG,
+					   c->type != TRACE_CHUNK_EVENTS
+						   ? "split payload in a chunk that is not EVENTS"
+						   : "split payload in a trace of major 1 or 2");
 		c->split = r->keep_split;
 		if (!c->split) {
 			if (grow(&r->joined, &r->joined_cap, raw ? raw : 1) < 0)

@@ -67,8 +67,8 @@ int trace_writer_append(struct trace_writer *w, int fd);
  * one chunk of type; stores it as it is at level 0, and when compressing
  * would not make it smaller.  An EVENTS payload is compressed in split form
  * (flag TRACE_CHUNK_SPLIT, trace/split.h) unless the writer stores it, has
- * plain_events set, or the payload is not whole records; raw itself is
- * never changed. */
+ * plain_events set, or the payload is not whole records; a stored payload
+ * is always plain.  raw itself is never changed. */
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes);
 
 /* The same, naming the chunk's stream (EVENTS: thread slot + 1). */

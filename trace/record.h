@@ -478,6 +478,8 @@ enum record_status {
 	RECORD_CORRUPT = -3,   /* a field refers to something that is not there
 	                        * (the state may have been partly updated: the
 	                        * rest of the lap is unreadable) */
+	RECORD_COLUMNS = -4,   /* a split payload's seq or addr part does not
+	                        * end with its records (chunk_cursor_next) */
 };
 
 /*

@@ -1,6 +1,6 @@
 /*
  * trace/split.h - the split form of an EVENTS chunk's payload (format major
- * 3, chunk flag TRACE_CHUNK_SPLIT; mprof-trace(5), "SPLIT PAYLOADS").
+ * 3, chunk flag TRACE_CHUNK_SPLIT; mprof-trace(5), "Split payloads").
  *
  * The records of a slot interleave fields that repeat (kinds, block
  * references, sizes, stack deltas) with fields that hardly do (sequence

@@ -704,7 +704,7 @@ static void test_slot_decoder_refuses_continuation_of_lost_lap(void)
 	r3 = varint_put_u64(r3, 1u << 16);
 	r3 = varint_put_u64(r3, 0);
 	r3 = varint_put_u64(r3, 0);
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf3, (size_t)(r3 - buf3), false, &cur), -EBADMSG);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf3, (size_t)(r3 - buf3), false, &cur), -EPROTO);
 	CU_ASSERT(d.count <= 4096);
 	slot_decoders_free(&d);
 }
@@ -943,13 +943,80 @@ static void test_split_chunks_read_joined_or_in_place(void)
 			CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&ds, bad, c.bytes + 1, true, &cs), 0);
 			while ((rs = chunk_cursor_next(&cs, &es)) == RECORD_OK)
 				;
-			CU_ASSERT_NOT_EQUAL(rs, RECORD_END);
+			CU_ASSERT_EQUAL(rs, RECORD_COLUMNS);
+			/* part counts beyond the payload: a malformed header */
+			trace_put_le32(bad + 3, (uint32_t)c.bytes);
+			CU_ASSERT_EQUAL(slot_decoders_begin(&ds, bad, c.bytes + 1, true, &cs),
+					-EPROTO);
 			free(bad);
 		}
 		slot_decoders_free(&ds);
 		slot_decoders_free(&dp);
 	}
 	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
+/* A payload deflate cannot shrink is stored plain, never split (the split
+ * form is 8 bytes longer); and a split payload in a trace whose header says
+ * major 2 is corrupt. */
+static void test_stored_payload_is_plain_and_split_needs_major_3(void)
+{
+	uint8_t plain[64], *p = plain, h[TRACE_CHUNK_HEADER_BYTES];
+	struct record_state enc = { 0 };
+	int fd = make_scratch();
+	struct trace_writer w;
+	struct trace_reader r;
+	struct trace_chunk c;
+	size_t n;
+
+	p = varint_put_u64(p, 1);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x1000, 24, 1, 1);
+	n = (size_t)(p - plain);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 2, plain, n), 0);
+	trace_writer_finish(&w);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(h[5], 0);
+	CU_ASSERT_EQUAL(trace_get_le32(h + 8), n);
+	CU_ASSERT_EQUAL(trace_get_le32(h + 12), n);
+
+	/* the same chunk, split by hand, in a file that says major 2 */
+	{
+		uint8_t split[64 + TRACE_SPLIT_EXTRA_BYTES], seq[64], addr[64], major = 2;
+		size_t m = trace_split_records(plain, n, split, seq, addr);
+
+		CU_ASSERT_FATAL(m == n + TRACE_SPLIT_EXTRA_BYTES);
+		memset(h, 0, sizeof(h));
+		trace_put_le32(h, TRACE_CHUNK_MAGIC);
+		h[4] = TRACE_CHUNK_EVENTS;
+		h[5] = TRACE_CHUNK_SPLIT;
+		h[6] = 2;
+		trace_put_le32(h + 8, (uint32_t)m);
+		trace_put_le32(h + 12, (uint32_t)m);
+		trace_put_le32(h + 16, (uint32_t)crc32(0, split, (uInt)m));
+		trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
+		CU_ASSERT_EQUAL(pwrite(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES),
+				(ssize_t)sizeof(h));
+		CU_ASSERT_EQUAL(pwrite(fd, split, m, TRACE_FILE_HEADER_BYTES + sizeof(h)),
+				(ssize_t)m);
+		/* as major 3 it reads back plain... */
+		CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+		CU_ASSERT_EQUAL_FATAL(c.bytes, n);
+		CU_ASSERT_EQUAL(memcmp(c.data, plain, n), 0);
+		trace_reader_close(&r);
+		/* ...as major 2 it is corrupt */
+		CU_ASSERT_EQUAL(pwrite(fd, &major, 1, 8), 1);
+		CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "major 1 or 2"));
+		trace_reader_close(&r);
+	}
+	close(fd);
 	unlink(scratch_path);
 }
 
@@ -1019,6 +1086,8 @@ int main(void)
 		    test_split_refuses_non_records_and_join_refuses_damage);
 	CU_add_test(s, "split chunks read joined or in place",
 		    test_split_chunks_read_joined_or_in_place);
+	CU_add_test(s, "stored payload is plain; split needs major 3",
+		    test_stored_payload_is_plain_and_split_needs_major_3);
 	CU_add_test(s, "split flag on a chunk that is not EVENTS is corrupt",
 		    test_split_flag_on_other_chunk_is_corrupt);
 	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
