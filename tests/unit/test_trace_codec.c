@@ -488,6 +488,29 @@ static void test_stored_chunk_round_trips_between_zlib_chunks(void)
 	unlink(scratch_path);
 }
 
+/* Writes a chunk made by hand at file offset at: header (flags as given,
+ * CRCs computed) and the stored payload of stored bytes, raw bytes after
+ * inflating.  Returns 0 or -1. */
+static int pwrite_chunk(int fd, off_t at, unsigned type, unsigned flags, unsigned stream,
+			const void *payload, size_t stored, size_t raw)
+{
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES] = { 0 };
+
+	trace_put_le32(h, TRACE_CHUNK_MAGIC);
+	h[4] = (uint8_t)type;
+	h[5] = (uint8_t)flags;
+	h[6] = (uint8_t)stream;
+	h[7] = (uint8_t)(stream >> 8);
+	trace_put_le32(h + 8, (uint32_t)stored);
+	trace_put_le32(h + 12, (uint32_t)raw);
+	trace_put_le32(h + 16, (uint32_t)crc32(0, payload, (uInt)stored));
+	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
+	if (pwrite(fd, h, sizeof(h), at) != (ssize_t)sizeof(h) ||
+	    pwrite(fd, payload, stored, at + (off_t)sizeof(h)) != (ssize_t)stored)
+		return -1;
+	return 0;
+}
+
 /* At a compression level, a payload that would not shrink (random bytes)
  * is stored as it is; one that does is a zlib stream.  A chunk compressed
  * by zlib itself (as traces of earlier mprof versions are) reads back too. */
@@ -522,18 +545,9 @@ static void test_incompressible_chunk_is_stored_and_zlib_chunks_read(void)
 	trace_writer_finish(&w);
 	/* a chunk made with zlib's compress2, header and CRCs by hand */
 	CU_ASSERT_EQUAL_FATAL(compress2(packed, &packed_bytes, text, N, 9), Z_OK);
-	memset(h, 0, sizeof(h));
-	trace_put_le32(h, TRACE_CHUNK_MAGIC);
-	h[4] = TRACE_CHUNK_EVENTS;
-	h[5] = TRACE_CHUNK_ZLIB;
-	h[6] = 1;
-	trace_put_le32(h + 8, (uint32_t)packed_bytes);
-	trace_put_le32(h + 12, N);
-	trace_put_le32(h + 16, (uint32_t)crc32(0, packed, (uInt)packed_bytes));
-	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
-	CU_ASSERT_EQUAL(pwrite(fd, h, sizeof(h), zlib_at), (ssize_t)sizeof(h));
-	CU_ASSERT_EQUAL(pwrite(fd, packed, packed_bytes, zlib_at + (off_t)sizeof(h)),
-			(ssize_t)packed_bytes);
+	CU_ASSERT_EQUAL(pwrite_chunk(fd, zlib_at, TRACE_CHUNK_EVENTS, TRACE_CHUNK_ZLIB, 1, packed,
+				     packed_bytes, N),
+			0);
 
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), noise_at), (ssize_t)sizeof(h));
 	CU_ASSERT_EQUAL(h[5], 0);
@@ -990,19 +1004,9 @@ static void test_stored_payload_is_plain_and_split_needs_major_3(void)
 		size_t m = trace_split_records(plain, n, split, seq, addr);
 
 		CU_ASSERT_FATAL(m == n + TRACE_SPLIT_EXTRA_BYTES);
-		memset(h, 0, sizeof(h));
-		trace_put_le32(h, TRACE_CHUNK_MAGIC);
-		h[4] = TRACE_CHUNK_EVENTS;
-		h[5] = TRACE_CHUNK_SPLIT;
-		h[6] = 2;
-		trace_put_le32(h + 8, (uint32_t)m);
-		trace_put_le32(h + 12, (uint32_t)m);
-		trace_put_le32(h + 16, (uint32_t)crc32(0, split, (uInt)m));
-		trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
-		CU_ASSERT_EQUAL(pwrite(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES),
-				(ssize_t)sizeof(h));
-		CU_ASSERT_EQUAL(pwrite(fd, split, m, TRACE_FILE_HEADER_BYTES + sizeof(h)),
-				(ssize_t)m);
+		CU_ASSERT_EQUAL(pwrite_chunk(fd, TRACE_FILE_HEADER_BYTES, TRACE_CHUNK_EVENTS,
+					     TRACE_CHUNK_SPLIT, 2, split, m, m),
+				0);
 		/* as major 3 it reads back plain... */
 		CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
 		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
