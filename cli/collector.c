@@ -42,6 +42,7 @@
 #include "cli/proc_file.h"
 #include "cli/signals.h"
 #include "trace/format.h"
+#include "trace/split.h"
 #include "trace/varint.h"
 
 #define MS_NS UINT64_C(1000000)
@@ -393,7 +394,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		if (p->has_trace) {
 			uint64_t t0 = now_ns(), spent;
 
-			trace_file_chunk_stream(&p->tf, TRACE_CHUNK_EVENTS, i + 1, c->copy, bytes);
+			trace_file_events_chunk(&p->tf, i + 1, c->copy, bytes, c->copy_bytes);
 			spent = now_ns() - t0;
 			/* the step's cost, learnt from chunks worth timing */
 			if (bytes >= 16384)
@@ -659,7 +660,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 						: strerror(-rc));
 		return;
 	}
-	if (copy_reserve(c, CHUNK_HEAD_BYTES + p->pf.ring_bytes) < 0) {
+	if (copy_reserve(c, CHUNK_HEAD_BYTES + p->pf.ring_bytes + TRACE_SPLIT_EXTRA_BYTES) < 0) {
 		proc_ignore(c, p, "out of memory");
 		return;
 	}

@@ -97,18 +97,19 @@ int trace_file_chunk(struct trace_file *tf, unsigned type, const void *raw, size
 	return trace_file_chunk_stream(tf, type, 0, raw, raw_bytes);
 }
 
-int trace_file_chunk_stream(struct trace_file *tf, unsigned type, unsigned stream, const void *raw,
-			    size_t raw_bytes)
+/* Whether a chunk of type may be written: 0, or the error that stops it.
+ * After a failure only the END chunk is tried (it is small and says that
+ * the trace is incomplete). */
+static int trace_file_may_write(const struct trace_file *tf, unsigned type)
 {
-	int rc;
-
-	/* After a failure only the END chunk is tried (it is small and says
-	 * that the trace is incomplete). */
 	if (tf->error && type != TRACE_CHUNK_END)
 		return tf->error;
-	if (tf->fd < 0)
-		return -EBADF;
-	rc = trace_writer_chunk_stream(&tf->w, type, stream, raw, raw_bytes);
+	return tf->fd < 0 ? -EBADF : 0;
+}
+
+/* Books the writer's result rc for a chunk of raw_bytes. */
+static int trace_file_wrote(struct trace_file *tf, unsigned type, size_t raw_bytes, int rc)
+{
 	if (rc < 0) {
 		if (!tf->error)
 			tf->error = rc;
@@ -119,6 +120,28 @@ int trace_file_chunk_stream(struct trace_file *tf, unsigned type, unsigned strea
 	if (type == TRACE_CHUNK_EVENTS)
 		tf->events_raw_bytes += raw_bytes;
 	return 0;
+}
+
+int trace_file_chunk_stream(struct trace_file *tf, unsigned type, unsigned stream, const void *raw,
+			    size_t raw_bytes)
+{
+	int rc = trace_file_may_write(tf, type);
+
+	if (rc < 0)
+		return rc;
+	return trace_file_wrote(tf, type, raw_bytes,
+				trace_writer_chunk_stream(&tf->w, type, stream, raw, raw_bytes));
+}
+
+int trace_file_events_chunk(struct trace_file *tf, unsigned stream, uint8_t *buf, size_t bytes,
+			    size_t cap)
+{
+	int rc = trace_file_may_write(tf, TRACE_CHUNK_EVENTS);
+
+	if (rc < 0)
+		return rc;
+	return trace_file_wrote(tf, TRACE_CHUNK_EVENTS, bytes,
+				trace_writer_events_chunk(&tf->w, stream, buf, bytes, cap));
 }
 
 void trace_file_close(struct trace_file *tf)

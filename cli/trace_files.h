@@ -65,6 +65,12 @@ int trace_file_chunk(struct trace_file *tf, unsigned type, const void *raw, size
 int trace_file_chunk_stream(struct trace_file *tf, unsigned type, unsigned stream, const void *raw,
 			    size_t raw_bytes);
 
+/* An EVENTS chunk of stream from buf[0..bytes), split in place when it is
+ * compressed (trace_writer_events_chunk: buf holds cap bytes, and its
+ * contents are undefined afterwards). */
+int trace_file_events_chunk(struct trace_file *tf, unsigned stream, uint8_t *buf, size_t bytes,
+			    size_t cap);
+
 /* Closes the file (if open) and frees its path. */
 void trace_file_close(struct trace_file *tf);
 

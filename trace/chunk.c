@@ -70,9 +70,6 @@ int trace_writer_append(struct trace_writer *w, int fd)
 void trace_deflater_free(struct trace_deflater *d)
 {
 	free(d->buf);
-	free(d->split);
-	free(d->split_seq);
-	free(d->split_addr);
 	if (d->compressor)
 		libdeflate_free_compressor(d->compressor);
 	memset(d, 0, sizeof(*d));
@@ -90,6 +87,12 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 	*buf = nb;
 	*cap = need;
 	return 0;
+}
+
+/* Makes d->buf hold at least bytes.  Returns 0 or -ENOMEM. */
+static int deflater_reserve(struct trace_deflater *d, size_t bytes)
+{
+	return grow(&d->buf, &d->buf_bytes, bytes);
 }
 
 /* Compresses raw into d->buf as a zlib stream at level (1..TRACE_LEVEL_MAX).
@@ -111,68 +114,35 @@ static long deflater_run(struct trace_deflater *d, int level, const void *raw, s
 			return -ENOMEM;
 		d->level = level;
 	}
-	if (d->buf_bytes < raw_bytes) {
-		uint8_t *nb = realloc(d->buf, raw_bytes);
-
-		if (!nb)
-			return -ENOMEM;
-		d->buf = nb;
-		d->buf_bytes = raw_bytes;
-	}
+	if (deflater_reserve(d, raw_bytes) < 0)
+		return -ENOMEM;
 	/* room for raw_bytes - 1 at most: a result that does not fit is no
 	 * gain, and the chunk is stored instead */
 	n = raw_bytes > 1 ? libdeflate_zlib_compress(c, raw, raw_bytes, d->buf, raw_bytes - 1) : 0;
 	return (long)n;
 }
 
-/* The split form of the EVENTS payload raw in d->split: its length, or 0
- * when raw is not whole records or memory runs out (then it goes plain). */
-static size_t deflater_split(struct trace_deflater *d, const void *raw, size_t raw_bytes)
-{
-	size_t need = raw_bytes + TRACE_SPLIT_EXTRA_BYTES;
-	size_t caps[3] = { d->split_bytes, d->split_bytes, d->split_bytes };
 
-	if (grow(&d->split, &caps[0], need) < 0 || grow(&d->split_seq, &caps[1], need) < 0 ||
-	    grow(&d->split_addr, &caps[2], need) < 0)
-		return 0;
-	d->split_bytes = caps[0];
-	return trace_split_records(raw, raw_bytes, d->split, d->split_seq, d->split_addr);
-}
-
-int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes)
-{
-	return trace_writer_chunk_stream(w, type, 0, raw, raw_bytes);
-}
-
-int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned stream,
-			      const void *raw, size_t raw_bytes)
+/* Writes raw as one chunk, compressed at w->level when that makes it
+ * smaller; flags: TRACE_CHUNK_SPLIT when raw is a split payload. */
+static int write_chunk(struct trace_writer *w, unsigned type, unsigned stream, const void *raw,
+		       size_t raw_bytes, uint8_t flags)
 {
 	struct trace_deflater *d = w->deflater ? w->deflater : &w->own;
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES] = { 0 };
+	const void *payload = raw;
 	long stored;
 	int rc;
 
-	const void *payload = raw;
-	uint8_t flags = 0;
-	size_t split = 0;
-
 	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
 		return -EFBIG;
-	if (type == TRACE_CHUNK_EVENTS && w->level > 0 && !w->plain_events &&
-	    raw_bytes + TRACE_SPLIT_EXTRA_BYTES <= TRACE_CHUNK_MAX_RAW_BYTES)
-		split = deflater_split(d, raw, raw_bytes);
-	stored = w->level > 0 ? deflater_run(d, w->level, split ? d->split : raw,
-					     split ? split : raw_bytes)
-			      : 0;
+	stored = w->level > 0 ? deflater_run(d, w->level, raw, raw_bytes) : 0;
 	if (stored < 0)
 		return (int)stored;
-	if (stored > 0 && (size_t)stored < raw_bytes) {
+	if (stored > 0) {
 		payload = d->buf;
-		flags = split ? TRACE_CHUNK_ZLIB | TRACE_CHUNK_SPLIT : TRACE_CHUNK_ZLIB;
-		if (split)
-			raw_bytes = split;
+		flags |= TRACE_CHUNK_ZLIB;
 	} else {
-		/* what does not shrink is stored plain */
 		stored = (long)raw_bytes;
 	}
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
@@ -190,6 +160,35 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 	if (rc == 0)
 		w->offset_bytes += sizeof(h) + (uint64_t)stored;
 	return rc;
+}
+
+int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes)
+{
+	return write_chunk(w, type, 0, raw, raw_bytes, 0);
+}
+
+int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned stream,
+			      const void *raw, size_t raw_bytes)
+{
+	return write_chunk(w, type, stream, raw, raw_bytes, 0);
+}
+
+int trace_writer_events_chunk(struct trace_writer *w, unsigned stream, uint8_t *buf,
+			      size_t bytes, size_t cap)
+{
+	struct trace_deflater *d = w->deflater ? w->deflater : &w->own;
+	size_t split;
+
+	/* the compression buffer is the scratch: the moved fields are back in
+	 * buf before it takes the compressed payload */
+	if (w->level > 0 && cap >= bytes && cap - bytes >= TRACE_SPLIT_EXTRA_BYTES &&
+	    deflater_reserve(d, bytes + TRACE_SPLIT_EXTRA_BYTES) == 0) {
+		split = trace_split_records(buf, bytes, d->buf);
+		if (split)
+			return write_chunk(w, TRACE_CHUNK_EVENTS, stream, buf, split,
+					   TRACE_CHUNK_SPLIT);
+	}
+	return write_chunk(w, TRACE_CHUNK_EVENTS, stream, buf, bytes, 0);
 }
 
 void trace_writer_finish(struct trace_writer *w)

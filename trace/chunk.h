@@ -33,10 +33,6 @@ struct trace_deflater {
 	size_t buf_bytes;
 	struct libdeflate_compressor *compressor; /* owned, or NULL */
 	int level;              /* compressor's level */
-	uint8_t *split;         /* EVENTS payload in split form (trace/split.h) */
-	uint8_t *split_seq;     /* and its scratch, all owned, split_bytes each */
-	uint8_t *split_addr;
-	size_t split_bytes;
 };
 
 void trace_deflater_free(struct trace_deflater *d);
@@ -52,7 +48,6 @@ struct trace_writer {
 	                                  * e.g. one for many traces written one
 	                                  * chunk at a time */
 	struct trace_deflater own;
-	int plain_events;       /* 1: never split EVENTS payloads (tests) */
 };
 
 /* Starts a trace on fd (which must be empty and writable): writes the file
@@ -65,15 +60,25 @@ int trace_writer_append(struct trace_writer *w, int fd);
 
 /* Compresses raw (raw_bytes bytes) into one zlib stream and writes it as
  * one chunk of type; stores it as it is at level 0, and when compressing
- * would not make it smaller.  An EVENTS payload is compressed in split form
- * (flag TRACE_CHUNK_SPLIT, trace/split.h) unless the writer stores it, has
- * plain_events set, or the payload is not whole records; a stored payload
- * is always plain.  raw itself is never changed. */
+ * would not make it smaller. */
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes);
 
-/* The same, naming the chunk's stream (EVENTS: thread slot + 1). */
+/* The same, naming the chunk's stream (EVENTS: thread slot + 1).  An
+ * EVENTS payload written so stays plain. */
 int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned stream,
 			      const void *raw, size_t raw_bytes);
+
+/*
+ * Writes the plain EVENTS payload buf[0..bytes) of stream as one chunk, in
+ * split form (TRACE_CHUNK_SPLIT, trace/split.h) when the writer compresses
+ * (level > 0) and buf has room for it (cap >= bytes +
+ * TRACE_SPLIT_EXTRA_BYTES): it is split in place, so buf's contents are
+ * undefined afterwards.  Records from one of an unknown core kind or cut
+ * off on are then left out (no reader could decode past them).  A split
+ * payload that does not compress is stored split.
+ */
+int trace_writer_events_chunk(struct trace_writer *w, unsigned stream, uint8_t *buf,
+			      size_t bytes, size_t cap);
 
 /* Frees the writer's own compression state (not a lent one; does not
  * close fd). */

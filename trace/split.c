@@ -24,11 +24,14 @@ enum split_part { PART_REC, PART_SEQ, PART_ADDR, PARTS };
 
 /* The cursors of one walk, each a pointer to the caller's local variable:
  * splitting reads all parts through one cursor (the plain records) and
- * writes three, joining reads three and writes one. */
+ * writes three, joining reads three and writes one.  A part written down
+ * (splitting's addr fields, from the end of the scratch) gets its bytes in
+ * reverse order. */
 struct split_walk {
 	const uint8_t **in[PARTS];
 	const uint8_t *in_end[PARTS];
 	uint8_t **out[PARTS];
+	int down[PARTS];
 };
 
 #define SPLIT_INLINE static inline __attribute__((always_inline))
@@ -49,9 +52,12 @@ SPLIT_INLINE int copy_varint(struct split_walk *w, const int checked,
 
 	if (__builtin_expect((!checked || p < end) && *p < 0x80, 1)) { /* most fields */
 		*value = *p;
-		**dst = *p;
+		if (w->down[part])
+			*--d = *p;
+		else
+			*d++ = *p;
 		*src = p + 1;
-		*dst = d + 1;
+		*dst = d;
 		return 0;
 	}
 	for (unsigned i = 0;; i++) {
@@ -60,7 +66,10 @@ SPLIT_INLINE int copy_varint(struct split_walk *w, const int checked,
 		if ((checked && p == end) || i == VARINT_MAX_BYTES)
 			return -1;
 		b = *p++;
-		*d++ = b;
+		if (w->down[part])
+			*--d = b;
+		else
+			*d++ = b;
 		v |= (uint64_t)(b & 0x7f) << (7 * i);
 		if (!(b & 0x80))
 			break;
@@ -125,7 +134,7 @@ SPLIT_INLINE int copy_ext(struct split_walk *w, const int checked)
 
 	if (copy_varint(w, checked, PART_REC, &len) < 0 || len > (uint64_t)(end - *src))
 		return -1;
-	memcpy(*dst, *src, (size_t)len);
+	memmove(*dst, *src, (size_t)len); /* splitting in place: *dst <= *src */
 	*dst += len;
 	*src += len;
 	return 0;
@@ -198,36 +207,46 @@ static inline const uint8_t *safe_limit(const uint8_t *p, const uint8_t *end, si
 	return (size_t)(end - p) > margin ? end - margin : p;
 }
 
-size_t trace_split_records(const uint8_t *in, size_t n, uint8_t *out, uint8_t *seq,
-			   uint8_t *addr)
+size_t trace_split_records(uint8_t *buf, size_t n, uint8_t *scratch)
 {
-	size_t head = payload_header_bytes(in, n), r, s, a;
-	const uint8_t *p = in + head, *end = in + n;
-	uint8_t *records = out + head + TRACE_SPLIT_EXTRA_BYTES;
-	uint8_t *rec_out = records, *seq_out = seq, *addr_out = addr;
+	size_t head = payload_header_bytes(buf, n), r, s, a;
+	const uint8_t *p = buf + head, *end = buf + n;
 	const uint8_t *room = safe_limit(p, end, RECORD_MAX_BYTES);
+	uint8_t *rec_out = buf + head, *seq_out = scratch, *addr_out = scratch + n;
 	struct split_walk w = {
 		.in = { &p, &p, &p },
 		.in_end = { end, end, end },
 		.out = { &rec_out, &seq_out, &addr_out },
+		.down = { 0, 0, 1 },
 	};
 
 	if (!head)
 		return 0;
+	/* The records part is written over the plain records it was read
+	 * from, behind them; the moved fields wait in scratch, seq fields from
+	 * its start, addr fields from its end down. */
 	while (p < end) {
-		int rc = p < room ? walk_record(&w, 0) : walk_record(&w, 1);
+		uint8_t *rec_at = rec_out, *seq_at = seq_out, *addr_at = addr_out;
 
-		if (rc < 0)
-			return 0;
+		if ((p < room ? walk_record(&w, 0) : walk_record(&w, 1)) < 0) {
+			/* not a record this version knows, or cut off: it and
+			 * the rest are left out */
+			rec_out = rec_at;
+			seq_out = seq_at;
+			addr_out = addr_at;
+			break;
+		}
 	}
-	r = (size_t)(rec_out - records);
-	s = (size_t)(seq_out - seq);
-	a = (size_t)(addr_out - addr);
-	memcpy(out, in, head);
-	trace_put_le32(out + head, (uint32_t)r);
-	trace_put_le32(out + head + 4, (uint32_t)s);
-	memcpy(records + r, seq, s);
-	memcpy(records + r + s, addr, a);
+	r = (size_t)(rec_out - (buf + head));
+	s = (size_t)(seq_out - scratch);
+	a = (size_t)(scratch + n - addr_out);
+	memmove(buf + head + TRACE_SPLIT_EXTRA_BYTES, buf + head, r);
+	trace_put_le32(buf + head, (uint32_t)r);
+	trace_put_le32(buf + head + 4, (uint32_t)s);
+	memcpy(buf + head + TRACE_SPLIT_EXTRA_BYTES + r, scratch, s);
+	rec_out = buf + head + TRACE_SPLIT_EXTRA_BYTES + r + s;
+	for (size_t i = 0; i < a; i++)
+		rec_out[i] = scratch[n - 1 - i];
 	return head + TRACE_SPLIT_EXTRA_BYTES + r + s + a;
 }
 
@@ -252,6 +271,7 @@ long trace_join_records(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 		.in = { &rec, &seq, &addr },
 		.in_end = { rec_end, seq_end, end },
 		.out = { &plain, &plain, &plain },
+		.down = { 0, 0, 0 },
 	};
 	/* Before these, every part has room for the longest record's fields
 	 * and the walk need not check each field's bytes. */

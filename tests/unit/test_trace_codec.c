@@ -797,12 +797,13 @@ static void test_split_payload_joins_back_byte_for_byte(void)
 	for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
 		size_t cap = counts[t] * RECORD_MAX_BYTES + 256;
 		uint8_t *plain = malloc(cap), *split = malloc(cap + TRACE_SPLIT_EXTRA_BYTES);
-		uint8_t *seq = malloc(cap), *addr = malloc(cap), *joined = malloc(cap);
+		uint8_t *scratch = malloc(cap), *joined = malloc(cap);
 		size_t n = make_events_payload(plain, counts[t], 42 + t), m;
 		uint32_t r, s;
 
-		CU_ASSERT_FATAL(plain && split && seq && addr && joined);
-		m = trace_split_records(plain, n, split, seq, addr);
+		CU_ASSERT_FATAL(plain && split && scratch && joined);
+		memcpy(split, plain, n);
+		m = trace_split_records(split, n, scratch);
 		CU_ASSERT_EQUAL_FATAL(m, n + TRACE_SPLIT_EXTRA_BYTES);
 		CU_ASSERT_EQUAL(memcmp(split, plain, 3), 0); /* slot, lap, offset */
 		r = trace_get_le32(split + 3);
@@ -816,29 +817,41 @@ static void test_split_payload_joins_back_byte_for_byte(void)
 		CU_ASSERT_EQUAL(memcmp(joined, plain, n), 0);
 		free(plain);
 		free(split);
-		free(seq);
-		free(addr);
+		free(scratch);
 		free(joined);
 	}
 }
 
-/* What is not whole records of known kinds is not split (it is written
- * plain), and a damaged split payload does not join. */
-static void test_split_refuses_non_records_and_join_refuses_damage(void)
+/* A record of an unknown core kind, or one cut off, is left out with all
+ * after it (no reader could decode past it); a damaged split payload does
+ * not join. */
+static void test_split_leaves_out_non_records_and_join_refuses_damage(void)
 {
 	enum { CAP = 64 * RECORD_MAX_BYTES + 256 };
-	static uint8_t plain[CAP], split[CAP + 8], seq[CAP], addr[CAP], joined[CAP];
+	static uint8_t plain[CAP], split[CAP + 8], scratch[CAP], joined[CAP];
 	size_t n = make_events_payload(plain, 64, 7), m;
 
-	/* a record cut off at the end */
-	CU_ASSERT_EQUAL(trace_split_records(plain, n - 1, split, seq, addr), 0);
-	/* an unknown core kind */
-	plain[n] = 0x06;
-	CU_ASSERT_EQUAL(trace_split_records(plain, n + 1, split, seq, addr), 0);
-	/* no header */
-	CU_ASSERT_EQUAL(trace_split_records((const uint8_t *)"\x80", 1, split, seq, addr), 0);
+	/* an unknown core kind and a record after it */
+	memcpy(split, plain, n);
+	split[n] = 0x06;
+	split[n + 1] = TRACE_REC_PAD;
+	m = trace_split_records(split, n + 2, scratch);
+	CU_ASSERT_EQUAL_FATAL(m, n + TRACE_SPLIT_EXTRA_BYTES);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)n);
+	CU_ASSERT_EQUAL(memcmp(joined, plain, n), 0);
+	/* the last record cut off: the records before it */
+	memcpy(split, plain, n);
+	m = trace_split_records(split, n - 1, scratch);
+	CU_ASSERT_FATAL(m > TRACE_SPLIT_EXTRA_BYTES && m < n + TRACE_SPLIT_EXTRA_BYTES);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)(m - 8));
+	CU_ASSERT_EQUAL(memcmp(joined, plain, m - 8), 0);
+	/* no header: nothing split, buf as it was */
+	split[0] = 0x80;
+	CU_ASSERT_EQUAL(trace_split_records(split, 1, scratch), 0);
+	CU_ASSERT_EQUAL(split[0], 0x80);
 
-	m = trace_split_records(plain, n, split, seq, addr);
+	memcpy(split, plain, n);
+	m = trace_split_records(split, n, scratch);
 	CU_ASSERT_FATAL(m == n + 8);
 	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)n);
 	/* a column one byte short, or one byte too long */
@@ -849,37 +862,42 @@ static void test_split_refuses_non_records_and_join_refuses_damage(void)
 	trace_put_le32(split + 3, (uint32_t)m);
 	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), -1);
 	/* too small an output buffer is refused, not overrun */
-	m = trace_split_records(plain, n, split, seq, addr);
+	memcpy(split, plain, n);
+	m = trace_split_records(split, n, scratch);
 	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n - 1), -1);
 }
 
 /* A compressing writer splits EVENTS payloads (flags zlib + split); a reader
  * joins them back, or with keep_split hands them over for the slot decoder,
- * which reads the same events from them as from the plain payload.  A
- * writer with plain_events does not split, nor does a stored chunk. */
+ * which reads the same events from them as from the plain payload.
+ * trace_writer_chunk_stream does not split, nor does a storing writer, nor
+ * trace_writer_events_chunk without room for the split form. */
 static void test_split_chunks_read_joined_or_in_place(void)
 {
 	enum { EVENTS = 3000, CAP = EVENTS * RECORD_MAX_BYTES + 256 };
-	static uint8_t plain[CAP];
+	static uint8_t plain[CAP], buf[CAP + TRACE_SPLIT_EXTRA_BYTES];
 	size_t n = make_events_payload(plain, EVENTS, 99);
 	int fd = make_scratch();
 	struct trace_writer w;
 	struct trace_reader r;
 	struct trace_chunk c;
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
-	off_t at[3];
+	off_t at[4];
 
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
 	at[0] = (off_t)w.offset_bytes;
-	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 3, plain, n), 0);
+	memcpy(buf, plain, n);
+	CU_ASSERT_EQUAL(trace_writer_events_chunk(&w, 3, buf, n, sizeof(buf)), 0);
 	at[1] = (off_t)w.offset_bytes;
-	w.plain_events = 1;
 	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 3, plain, n), 0);
 	at[2] = (off_t)w.offset_bytes;
-	w.plain_events = 0;
+	memcpy(buf, plain, n);
+	CU_ASSERT_EQUAL(trace_writer_events_chunk(&w, 3, buf, n, n + 7), 0);
+	at[3] = (off_t)w.offset_bytes;
 	w.level = 0;
-	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 3, plain, n), 0);
+	memcpy(buf, plain, n);
+	CU_ASSERT_EQUAL(trace_writer_events_chunk(&w, 3, buf, n, sizeof(buf)), 0);
 	trace_writer_finish(&w);
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[0]), (ssize_t)sizeof(h));
 	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB | TRACE_CHUNK_SPLIT);
@@ -887,13 +905,15 @@ static void test_split_chunks_read_joined_or_in_place(void)
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[1]), (ssize_t)sizeof(h));
 	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB);
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[2]), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[3]), (ssize_t)sizeof(h));
 	CU_ASSERT_EQUAL(h[5], 0);
 	close(fd);
 
-	/* joined: all three read back as the plain payload */
+	/* joined: all four read back as the plain payload */
 	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
 	CU_ASSERT_EQUAL(r.version_major, 3);
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
 		CU_ASSERT_FALSE(c.split);
 		CU_ASSERT_EQUAL_FATAL(c.bytes, n);
@@ -971,12 +991,13 @@ static void test_split_chunks_read_joined_or_in_place(void)
 	unlink(scratch_path);
 }
 
-/* A payload deflate cannot shrink is stored plain, never split (the split
- * form is 8 bytes longer); and a split payload in a trace whose header says
- * major 2 is corrupt. */
-static void test_stored_payload_is_plain_and_split_needs_major_3(void)
+/* A split payload deflate cannot shrink is stored split, and reads back
+ * plain; a split payload in a trace whose header says major 2 is
+ * corrupt. */
+static void test_stored_split_payload_and_split_needs_major_3(void)
 {
-	uint8_t plain[64], *p = plain, h[TRACE_CHUNK_HEADER_BYTES];
+	uint8_t plain[64], buf[64 + TRACE_SPLIT_EXTRA_BYTES], *p = plain;
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
 	struct record_state enc = { 0 };
 	int fd = make_scratch();
 	struct trace_writer w;
@@ -989,38 +1010,27 @@ static void test_stored_payload_is_plain_and_split_needs_major_3(void)
 	p = varint_put_u64(p, 0);
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x1000, 24, 1, 1);
 	n = (size_t)(p - plain);
+	memcpy(buf, plain, n);
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
-	CU_ASSERT_EQUAL(trace_writer_chunk_stream(&w, TRACE_CHUNK_EVENTS, 2, plain, n), 0);
+	CU_ASSERT_EQUAL(trace_writer_events_chunk(&w, 2, buf, n, sizeof(buf)), 0);
 	trace_writer_finish(&w);
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
-	CU_ASSERT_EQUAL(h[5], 0);
-	CU_ASSERT_EQUAL(trace_get_le32(h + 8), n);
-	CU_ASSERT_EQUAL(trace_get_le32(h + 12), n);
+	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_SPLIT);
+	CU_ASSERT_EQUAL(trace_get_le32(h + 8), n + TRACE_SPLIT_EXTRA_BYTES);
 
-	/* the same chunk, split by hand, in a file that says major 2 */
-	{
-		uint8_t split[64 + TRACE_SPLIT_EXTRA_BYTES], seq[64], addr[64], major = 2;
-		size_t m = trace_split_records(plain, n, split, seq, addr);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_EQUAL_FATAL(c.bytes, n);
+	CU_ASSERT_EQUAL(memcmp(c.data, plain, n), 0);
+	trace_reader_close(&r);
 
-		CU_ASSERT_FATAL(m == n + TRACE_SPLIT_EXTRA_BYTES);
-		CU_ASSERT_EQUAL(pwrite_chunk(fd, TRACE_FILE_HEADER_BYTES, TRACE_CHUNK_EVENTS,
-					     TRACE_CHUNK_SPLIT, 2, split, m, m),
-				0);
-		/* as major 3 it reads back plain... */
-		CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
-		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
-		CU_ASSERT_EQUAL_FATAL(c.bytes, n);
-		CU_ASSERT_EQUAL(memcmp(c.data, plain, n), 0);
-		trace_reader_close(&r);
-		/* ...as major 2 it is corrupt */
-		CU_ASSERT_EQUAL(pwrite(fd, &major, 1, 8), 1);
-		CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
-		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
-		CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "major 1 or 2"));
-		trace_reader_close(&r);
-	}
+	CU_ASSERT_EQUAL(pwrite(fd, "\x02", 1, 8), 1); /* the header's major */
 	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "major 1 or 2"));
+	trace_reader_close(&r);
 	unlink(scratch_path);
 }
 
@@ -1086,12 +1096,12 @@ int main(void)
 		    test_older_major_is_read_and_newer_refused);
 	CU_add_test(s, "split payload joins back byte for byte",
 		    test_split_payload_joins_back_byte_for_byte);
-	CU_add_test(s, "split refuses non-records, join refuses damage",
-		    test_split_refuses_non_records_and_join_refuses_damage);
+	CU_add_test(s, "split leaves out non-records, join refuses damage",
+		    test_split_leaves_out_non_records_and_join_refuses_damage);
 	CU_add_test(s, "split chunks read joined or in place",
 		    test_split_chunks_read_joined_or_in_place);
-	CU_add_test(s, "stored payload is plain; split needs major 3",
-		    test_stored_payload_is_plain_and_split_needs_major_3);
+	CU_add_test(s, "stored split payload; split needs major 3",
+		    test_stored_split_payload_and_split_needs_major_3);
 	CU_add_test(s, "split flag on a chunk that is not EVENTS is corrupt",
 		    test_split_flag_on_other_chunk_is_corrupt);
 	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
