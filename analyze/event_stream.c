@@ -672,7 +672,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	info->sampled = (reader.flags & TRACE_FLAG_SAMPLED) != 0;
 	file_bytes = reader.file_bytes;
 	/* split payloads are decoded in place (record_decode_split): joining
-	 * them on the reader thread first made sqlite3's report 6-18% slower */
+	 * them on the reader thread first made reports 6-18% slower */
 	reader.keep_split = true;
 
 	memset(&s, 0, sizeof(s));

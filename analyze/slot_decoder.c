@@ -8,7 +8,6 @@
 
 #include "analyze/grow.h"
 #include "analyze/slot_decoder.h"
-#include "trace/chunk.h"
 #include "trace/split.h"
 
 /* More slots than any recorder makes (it makes at most SESSION_DEFAULT_SLOTS,
@@ -47,25 +46,20 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 	return d->slots[slot];
 }
 
-/* The parts of the split payload whose records start at p: positions cur
- * on them.  Returns 0 or -EPROTO when the part lengths do not fit. */
+/* Positions cur on the parts of the split payload whose part counts start
+ * at p.  Returns 0 or -EPROTO when they do not fit. */
 static int split_parts(const uint8_t *p, const uint8_t *end, struct chunk_cursor *cur)
 {
-	uint32_t r, s;
+	struct trace_split_parts parts;
 
-	if (end - p < TRACE_SPLIT_EXTRA_BYTES)
+	if (trace_split_parts(p, end, &parts) < 0)
 		return -EPROTO;
-	r = trace_get_le32(p);
-	s = trace_get_le32(p + 4);
-	p += TRACE_SPLIT_EXTRA_BYTES;
-	if (r > (size_t)(end - p) || s > (size_t)(end - p) - r)
-		return -EPROTO;
-	cur->p = p;
-	cur->end = p + r;
-	cur->cols.seq = p + r;
-	cur->cols.seq_end = cur->cols.addr = p + r + s;
+	cur->p = parts.records;
+	cur->end = parts.seq;
+	cur->cols.seq = parts.seq;
+	cur->cols.seq_end = cur->cols.addr = parts.addr;
 	cur->cols.addr_end = end;
-	cur->plain_bytes = (uint64_t)(end - p);
+	cur->plain_bytes = (uint64_t)(end - parts.records);
 	return 0;
 }
 

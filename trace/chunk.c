@@ -122,13 +122,18 @@ static long deflater_run(struct trace_deflater *d, int level, const void *raw, s
 	return (long)n;
 }
 
+/* The compression state w uses: its own or the one lent to it. */
+static struct trace_deflater *writer_deflater(struct trace_writer *w)
+{
+	return w->deflater ? w->deflater : &w->own;
+}
 
 /* Writes raw as one chunk, compressed at w->level when that makes it
  * smaller; flags: TRACE_CHUNK_SPLIT when raw is a split payload. */
 static int write_chunk(struct trace_writer *w, unsigned type, unsigned stream, const void *raw,
 		       size_t raw_bytes, uint8_t flags)
 {
-	struct trace_deflater *d = w->deflater ? w->deflater : &w->own;
+	struct trace_deflater *d = writer_deflater(w);
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES] = { 0 };
 	const void *payload = raw;
 	long stored;
@@ -176,7 +181,7 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 int trace_writer_events_chunk(struct trace_writer *w, unsigned stream, uint8_t *buf,
 			      size_t bytes, size_t cap)
 {
-	struct trace_deflater *d = w->deflater ? w->deflater : &w->own;
+	struct trace_deflater *d = writer_deflater(w);
 	size_t split;
 
 	/* the compression buffer is the scratch: the moved fields are back in

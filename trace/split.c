@@ -250,23 +250,38 @@ size_t trace_split_records(uint8_t *buf, size_t n, uint8_t *scratch)
 	return head + TRACE_SPLIT_EXTRA_BYTES + r + s + a;
 }
 
+int trace_split_parts(const uint8_t *p, const uint8_t *end, struct trace_split_parts *parts)
+{
+	uint32_t r, s;
+
+	if (end - p < TRACE_SPLIT_EXTRA_BYTES)
+		return -1;
+	r = trace_get_le32(p);
+	s = trace_get_le32(p + 4);
+	p += TRACE_SPLIT_EXTRA_BYTES;
+	if (r > (size_t)(end - p) || s > (size_t)(end - p) - r)
+		return -1;
+	parts->records = p;
+	parts->seq = p + r;
+	parts->addr = p + r + s;
+	return 0;
+}
+
 long trace_join_records(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 {
 	size_t head = payload_header_bytes(in, n);
-	const uint8_t *rec = in + head + TRACE_SPLIT_EXTRA_BYTES, *end = in + n;
-	const uint8_t *rec_end, *seq, *seq_end, *addr, *rec_room, *seq_room, *addr_room;
+	const uint8_t *end = in + n;
+	const uint8_t *rec, *rec_end, *seq, *seq_end, *addr, *rec_room, *seq_room, *addr_room;
 	uint8_t *plain = out + head;
+	struct trace_split_parts parts;
 	struct split_walk w;
-	uint32_t r, s;
 
-	if (!head || n - head < TRACE_SPLIT_EXTRA_BYTES || cap < n - TRACE_SPLIT_EXTRA_BYTES)
+	if (!head || trace_split_parts(in + head, end, &parts) < 0 ||
+	    cap < n - TRACE_SPLIT_EXTRA_BYTES)
 		return -1;
-	r = trace_get_le32(in + head);
-	s = trace_get_le32(in + head + 4);
-	if (r > (size_t)(end - rec) || s > (size_t)(end - rec) - r)
-		return -1;
-	rec_end = seq = rec + r;
-	seq_end = addr = seq + s;
+	rec = parts.records;
+	rec_end = seq = parts.seq;
+	seq_end = addr = parts.addr;
 	w = (struct split_walk){
 		.in = { &rec, &seq, &addr },
 		.in_end = { rec_end, seq_end, end },

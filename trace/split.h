@@ -56,6 +56,19 @@
  */
 size_t trace_split_records(uint8_t *buf, size_t n, uint8_t *scratch);
 
+/* Where the parts of a split payload lie: records [records, seq), seq
+ * fields [seq, addr), addr fields [addr, end of the payload). */
+struct trace_split_parts {
+	const uint8_t *records, *seq, *addr;
+};
+
+/*
+ * Finds the parts of the split payload whose part counts start at p (right
+ * after its slot, lap and offset varints) and which ends at end.  Returns 0,
+ * or -1 when the counts are cut off or do not fit before end.
+ */
+int trace_split_parts(const uint8_t *p, const uint8_t *end, struct trace_split_parts *parts);
+
 /*
  * Joins the split payload in (n bytes) back into the plain one in out
  * (room for cap bytes; n - TRACE_SPLIT_EXTRA_BYTES is always enough).  Returns the plain payload's
