@@ -1245,6 +1245,34 @@ static void test_block_table_strided_addresses_spread(void)
 	}
 }
 
+/* Buckets of a table holding n blocks (distinct, 16 bytes apart). */
+static size_t table_buckets_for(uint32_t n)
+{
+	struct block_table t;
+	struct live_block b = { .size_bytes = 1 }, out;
+	size_t buckets;
+
+	CU_ASSERT_FATAL(block_table_init(&t) == 0);
+	for (uint32_t i = 0; i < n; i++) {
+		b.addr = 0x555555560010ull + 16ull * i;
+		CU_ASSERT_EQUAL_FATAL(block_table_insert(&t, &b, &out), 0);
+	}
+	buckets = t.mask + 1;
+	block_table_free(&t);
+	return buckets;
+}
+
+/* Below 2^17 buckets the table doubles when one more block would make it
+ * more than half full, from 2^17 on when more than 3/4 full. */
+static void test_block_table_grows_at_half_then_three_quarters_load(void)
+{
+	CU_ASSERT_EQUAL(table_buckets_for(32768), (size_t)1 << 16);
+	CU_ASSERT_EQUAL(table_buckets_for(32769), (size_t)1 << 17);
+	CU_ASSERT_EQUAL(table_buckets_for(40000), (size_t)1 << 17);
+	CU_ASSERT_EQUAL(table_buckets_for(98304), (size_t)1 << 17);
+	CU_ASSERT_EQUAL(table_buckets_for(98305), (size_t)1 << 18);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1295,6 +1323,8 @@ int main(void)
 	CU_add_test(s, "block table against a reference", test_block_table_against_reference);
 	CU_add_test(s, "block table spreads strided addresses",
 		    test_block_table_strided_addresses_spread);
+	CU_add_test(s, "block table grows at half, then 3/4 load",
+		    test_block_table_grows_at_half_then_three_quarters_load);
 	CU_add_test(s, "aggregation thread equals direct calls",
 		    test_agg_thread_equals_direct_aggregation);
 	CU_add_test(s, "aggregation thread stops with little or nothing queued",
