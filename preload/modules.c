@@ -57,6 +57,7 @@ struct modules_scan {
 
 _Atomic int modules_dirty;
 static _Atomic(struct module_map *) modules_current;
+_Atomic uint64_t modules_current_epoch;
 static struct preload_lock modules_lock;
 
 /* Whether info carries the loader's adds/subs counters. */
@@ -300,14 +301,8 @@ int modules_init(void)
 		return -1;
 	m->epoch = 1;
 	atomic_store_explicit(&modules_current, m, memory_order_release);
+	atomic_store_explicit(&modules_current_epoch, m->epoch, memory_order_release);
 	return 0;
-}
-
-uint64_t modules_epoch(void)
-{
-	struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
-
-	return m ? m->epoch : 0;
 }
 
 int modules_contains(uint64_t ip)
@@ -390,6 +385,7 @@ int modules_refresh(void)
 	next->epoch = (cur ? cur->epoch : 0) + 1;
 	modules_write(next);
 	atomic_store_explicit(&modules_current, next, memory_order_release);
+	atomic_store_explicit(&modules_current_epoch, next->epoch, memory_order_release);
 	preload_lock_give(&modules_lock);
 	return 1;
 }

@@ -17,8 +17,15 @@ extern _Atomic int modules_dirty;
  * Returns 0, or -1 when out of memory. */
 int modules_init(void);
 
+/* The epoch of the current map, published after the map itself (0 before
+ * modules_init); read inline by the allocator's shortest path. */
+extern _Atomic uint64_t modules_current_epoch;
+
 /* The epoch of the current map (0 before modules_init). */
-uint64_t modules_epoch(void);
+static inline uint64_t modules_epoch(void)
+{
+	return atomic_load_explicit(&modules_current_epoch, memory_order_acquire);
+}
 
 /* Whether ip lies in an executable segment of the current map.  Lock-free. */
 int modules_contains(uint64_t ip);
