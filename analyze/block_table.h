@@ -4,8 +4,9 @@
  * Open addressing with linear probing and backward-shift deletion (no
  * tombstones), doubled in place (realloc, then a rehash within the array)
  * at half load while it has fewer than 2^17 buckets (4 MiB) and at 3/4 load
- * after, so growing never needs old and new arrays side by side.  Address 0 marks an empty bucket: no live block sits at address
- * 0.  Memory grows with the number of live blocks only.
+ * after, so growing never needs old and new arrays side by side.  Address 0
+ * marks an empty bucket: no live block sits at address 0.  Memory grows with
+ * the number of live blocks only.
  *
  * An entry is 32 bytes, two to a cache line: the hot path is one insert and
  * one remove per allocation, each mostly one cache miss.  The caller keeps

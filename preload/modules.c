@@ -305,6 +305,13 @@ int modules_init(void)
 	return 0;
 }
 
+uint64_t modules_map_epoch(void)
+{
+	struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
+
+	return m ? m->epoch : 0;
+}
+
 int modules_contains(uint64_t ip)
 {
 	const struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);

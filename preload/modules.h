@@ -21,11 +21,22 @@ int modules_init(void);
  * modules_init); read inline by the allocator's shortest path. */
 extern _Atomic uint64_t modules_current_epoch;
 
-/* The epoch of the current map (0 before modules_init). */
+/* The epoch of the current map (0 before modules_init), for telling whether
+ * something cached under an epoch is still current.  Just after a new map is
+ * published it can still give the one before: a cache entry of that epoch is
+ * then still used, which is what a reader a moment earlier would have done. */
 static inline uint64_t modules_epoch(void)
 {
 	return atomic_load_explicit(&modules_current_epoch, memory_order_acquire);
 }
+
+/* The epoch of the current map, read from the map itself (0 before
+ * modules_init): what a stack interned now must carry, since
+ * modules_contains reads the same map.  (modules_epoch may lag the map by a
+ * moment; a stack interned under the epoch before, with a frame in a module
+ * only the new map has, would have that frame unsymbolized: a review helper
+ * saw it when a delay was put between the two stores.) */
+uint64_t modules_map_epoch(void);
 
 /* Whether ip lies in an executable segment of the current map.  Lock-free. */
 int modules_contains(uint64_t ip);
