@@ -26,8 +26,9 @@ int stack_table_init(void);
  * setting t->new_count = 0 before a capture), parents first, for the
  * caller's STACK records.  When check_modules is set and a new node's
  * ip lies in no known module, the module map is refreshed first; if that
- * starts a new epoch, returns STACK_TABLE_RESTART (intern again with the new
- * root).  Uses and updates t's cache of its previous stack.
+ * starts a new epoch, or the current map's epoch is no longer root_key's
+ * (root_key = 2 * epoch + truncated), returns STACK_TABLE_RESTART (intern
+ * again with the new root).  Uses and updates t's cache of its previous stack.
  */
 uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t root_key,
 			    int check_modules);
