@@ -89,7 +89,8 @@ struct proc {
 	bool has_cpu_clock;
 	uint64_t cpu_seen_ns;          /* its CPU time at cpu_wall_ns */
 	uint64_t cpu_wall_ns;          /* when it was read (monotonic), 0: never */
-	bool cpu_busy;                 /* it kept the processors busy lately */
+	uint64_t cpu_milli;            /* processors it kept busy over its last
+	                                * window, in thousandths (0: unknown) */
 };
 
 /* A growable array of process pointers. */
@@ -121,6 +122,8 @@ struct collector {
 	unsigned cpus;                 /* online processors */
 	unsigned busy_slots;           /* slots that held unread data last round */
 	unsigned busy_slots_now;       /* the same, counted in this round */
+	bool cpu_busy;                 /* the run's processes used all processors
+	                                * but 3/4 of one lately (procs_cpu_watch) */
 	unsigned long long start_ticks; /* when the launcher started (clock ticks
 	                                 * since boot, as /proc/PID/stat has it) */
 };
@@ -373,7 +376,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		uint64_t now = now_ns();
 		unsigned step = p->effort_step;
 
-		if (c->busy_slots >= c->cpus || p->cpu_busy)
+		if (c->busy_slots >= c->cpus || c->cpu_busy)
 			step = EFFORT_STEP_STORED;
 		else if (taken > ring_bytes / 2 && step < EFFORT_STEP_FAST)
 			step = EFFORT_STEP_FAST;
@@ -413,16 +416,19 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 }
 
 /*
- * Whether the process keeps the processors busy: over windows of
- * CPU_WATCH_NS, it used more than cpus - 3/4 processors of CPU time (its
- * threads' together, from its CPU-time clock).  Then its chunks are stored,
- * not compressed, as when as many of its threads write as there are
- * processors (slot_drain): a thread that computes without allocating takes
- * a processor too, and does not show in the rings.  (The two-thread
- * microbenchmark, whose threads also compute between their allocations,
- * had a quarter of its bytes compressed, mostly at the highest effort,
- * while both ran: x2.22 against x1.97 with every chunk stored, 11
- * interleaved rounds.)
+ * Whether the run keeps the processors busy: its processes together used
+ * more than cpus - 3/4 processors of CPU time, each over its last window of
+ * CPU_WATCH_NS or more (its threads' together, from its CPU-time clock).
+ * Then chunks are stored, not compressed, as when as many of its threads
+ * write as there are processors (slot_drain): a thread that computes
+ * without allocating takes a processor too, and does not show in the rings.
+ * (The two-thread microbenchmark, whose threads also compute between their
+ * allocations, had a quarter of its bytes compressed, mostly at the
+ * highest effort, while both ran; with every chunk stored it ran x1.97
+ * against x2.22, 11 interleaved rounds, and with this x2.09 against x2.28,
+ * 7 rounds.)  The launcher's own compression takes processors from the
+ * program, so with 3 or more processors a program can read below the
+ * threshold while the launcher compresses (a review helper's reckoning).
  */
 /* (Read from another process, the clock here moves in scheduler ticks, 4 ms:
  * over 5 ms windows one busy thread read as 1.6 processors every other time;
@@ -430,24 +436,42 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
  * microbenchmark's two 1.85-1.98.) */
 #define CPU_WATCH_NS (40 * MS_NS)
 
-static void proc_cpu_watch(const struct collector *c, struct proc *p, uint64_t now)
+/* Updates p->cpu_milli when its window is over. */
+static void proc_cpu_watch(struct proc *p)
 {
 	struct timespec ts;
-	uint64_t cpu;
+	uint64_t cpu, wall;
 
-	if (!p->has_cpu_clock || (p->cpu_wall_ns && now - p->cpu_wall_ns < CPU_WATCH_NS))
+	if (!p->has_cpu_clock)
+		return;
+	wall = now_ns();
+	if (p->cpu_wall_ns && wall - p->cpu_wall_ns < CPU_WATCH_NS)
 		return;
 	if (clock_gettime(p->cpu_clock, &ts) != 0) {
 		p->has_cpu_clock = false; /* it ended */
-		p->cpu_busy = false;
+		p->cpu_milli = 0;
 		return;
 	}
+	wall = now_ns(); /* next to the reading: a round's earlier work is not in it */
 	cpu = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-	if (p->cpu_wall_ns && cpu >= p->cpu_seen_ns)
-		p->cpu_busy = 4 * (cpu - p->cpu_seen_ns) >
-			      (4 * (uint64_t)c->cpus - 3) * (now - p->cpu_wall_ns);
+	if (p->cpu_wall_ns && cpu >= p->cpu_seen_ns && wall > p->cpu_wall_ns)
+		p->cpu_milli = (cpu - p->cpu_seen_ns) * 1000 / (wall - p->cpu_wall_ns);
+	else
+		p->cpu_milli = 0; /* the first reading, or another process now */
 	p->cpu_seen_ns = cpu;
-	p->cpu_wall_ns = now;
+	p->cpu_wall_ns = wall;
+}
+
+static void procs_cpu_watch(struct collector *c)
+{
+	uint64_t milli = 0;
+
+	for (size_t i = 0; i < c->live.n; i++)
+		if (c->live.v[i]->phase == PROC_ACTIVE) {
+			proc_cpu_watch(c->live.v[i]);
+			milli += c->live.v[i]->cpu_milli;
+		}
+	c->cpu_busy = 4 * milli > (4 * (uint64_t)c->cpus - 3) * 1000;
 }
 
 /*
@@ -489,7 +513,6 @@ static uint64_t proc_drain(struct collector *c, struct proc *p, bool force, uint
 	if (p->broken)
 		return 0;
 	proc_effort_adjust(p, now);
-	proc_cpu_watch(c, p, now);
 	if (now > p->last_sweep_ns && now - p->last_sweep_ns >= SWEEP_INTERVAL_NS)
 		force = true;
 	if (force)
@@ -510,6 +533,7 @@ static uint64_t procs_drain(struct collector *c, bool force)
 
 	c->busy_slots = c->busy_slots_now;
 	c->busy_slots_now = 0;
+	procs_cpu_watch(c);
 	for (size_t i = 0; i < c->live.n; i++)
 		if (c->live.v[i]->phase == PROC_ACTIVE)
 			taken += proc_drain(c, c->live.v[i], force, now);
