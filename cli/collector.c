@@ -128,11 +128,14 @@ struct collector {
 	                                 * since boot, as /proc/PID/stat has it) */
 };
 
+/* The time of clock id in ns; 0 when it cannot be read (the CPU-time
+ * clock of a process that ended). */
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(id, &ts);
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
 
@@ -445,21 +448,19 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 /* Updates p->cpu_milli when its window is over. */
 static void proc_cpu_watch(struct proc *p)
 {
-	struct timespec ts;
 	uint64_t cpu, wall;
 
 	if (!p->has_cpu_clock)
 		return;
-	wall = now_ns();
+	wall = now_ns(); /* next to the reading: a round's earlier work is not in it */
 	if (p->cpu_wall_ns && wall - p->cpu_wall_ns < CPU_WATCH_NS)
 		return;
-	if (clock_gettime(p->cpu_clock, &ts) != 0) {
+	cpu = clock_ns(p->cpu_clock);
+	if (!cpu) {
 		p->has_cpu_clock = false; /* it ended */
 		p->cpu_milli = 0;
 		return;
 	}
-	wall = now_ns(); /* next to the reading: a round's earlier work is not in it */
-	cpu = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 	if (p->cpu_wall_ns && cpu >= p->cpu_seen_ns && wall > p->cpu_wall_ns)
 		p->cpu_milli = (cpu - p->cpu_seen_ns) * 1000 / (wall - p->cpu_wall_ns);
 	else

@@ -63,7 +63,7 @@ static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thr
 	if (atomic_load_explicit(&modules_dirty, memory_order_relaxed))
 		modules_refresh();
 	for (int attempt = 0; attempt < 3; attempt++) {
-		uint64_t root_key = 2 * modules_map_epoch() + (uint64_t)truncated;
+		uint64_t root_key = 2 * modules_epoch() + (uint64_t)truncated;
 
 		id = stack_table_intern(t, depth, root_key, attempt < 2);
 		if (id != STACK_TABLE_RESTART)

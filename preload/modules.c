@@ -33,17 +33,6 @@ struct module_range {
 	uint64_t start, end;
 };
 
-struct module_map {
-	uint64_t epoch;
-	uint64_t adds, subs;         /* loader counters at the scan */
-	uint32_t count;              /* modules */
-	uint32_t nranges;            /* executable segments, sorted */
-	size_t body_bytes;           /* encoded modules (MODULES payload after count) */
-	size_t map_bytes;
-	struct module_range *ranges;
-	uint8_t *body;
-};
-
 /* One scan in progress: encodes modules into body, ranges into ranges. */
 struct modules_scan {
 	uint8_t *body;
@@ -56,8 +45,7 @@ struct modules_scan {
 };
 
 _Atomic int modules_dirty;
-static _Atomic(struct module_map *) modules_current;
-_Atomic uint64_t modules_current_epoch;
+_Atomic(struct module_map *) modules_current;
 static struct preload_lock modules_lock;
 
 /* Whether info carries the loader's adds/subs counters. */
@@ -301,15 +289,7 @@ int modules_init(void)
 		return -1;
 	m->epoch = 1;
 	atomic_store_explicit(&modules_current, m, memory_order_release);
-	atomic_store_explicit(&modules_current_epoch, m->epoch, memory_order_release);
 	return 0;
-}
-
-uint64_t modules_map_epoch(void)
-{
-	struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
-
-	return m ? m->epoch : 0;
 }
 
 int modules_contains(uint64_t ip)
@@ -392,7 +372,6 @@ int modules_refresh(void)
 	next->epoch = (cur ? cur->epoch : 0) + 1;
 	modules_write(next);
 	atomic_store_explicit(&modules_current, next, memory_order_release);
-	atomic_store_explicit(&modules_current_epoch, next->epoch, memory_order_release);
 	preload_lock_give(&modules_lock);
 	return 1;
 }

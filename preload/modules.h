@@ -17,26 +17,35 @@ extern _Atomic int modules_dirty;
  * Returns 0, or -1 when out of memory. */
 int modules_init(void);
 
-/* The epoch of the current map, published after the map itself (0 before
- * modules_init); read inline by the allocator's shortest path. */
-extern _Atomic uint64_t modules_current_epoch;
+struct module_range;
 
-/* The epoch of the current map (0 before modules_init), for telling whether
- * something cached under an epoch is still current.  Just after a new map is
- * published it can still give the one before: a cache entry of that epoch is
- * then still used, which is what a reader a moment earlier would have done. */
+/* One scan of the loaded modules, built and owned by modules.c; shown here
+ * only so that modules_epoch can be read inline. */
+struct module_map {
+	uint64_t epoch;
+	uint64_t adds, subs;         /* loader counters at the scan */
+	uint32_t count;              /* modules */
+	uint32_t nranges;            /* executable segments, sorted */
+	size_t body_bytes;           /* encoded modules (MODULES payload after count) */
+	size_t map_bytes;
+	struct module_range *ranges;
+	uint8_t *body;
+};
+
+/* The current map (NULL before modules_init); only modules.c stores it. */
+extern _Atomic(struct module_map *) modules_current;
+
+/* The epoch of the current map (0 before modules_init).  Inline: the
+ * allocator's shortest path reads it on every call (as a call it was 15
+ * instructions of every allocation, python3), and it is read from the map
+ * itself, so that a stack interned under it had its frames checked against
+ * that same map (modules_contains). */
 static inline uint64_t modules_epoch(void)
 {
-	return atomic_load_explicit(&modules_current_epoch, memory_order_acquire);
-}
+	struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
 
-/* The epoch of the current map, read from the map itself (0 before
- * modules_init): what a stack interned now must carry, since
- * modules_contains reads the same map.  (modules_epoch may lag the map by a
- * moment; a stack interned under the epoch before, with a frame in a module
- * only the new map has, would have that frame unsymbolized: a review helper
- * saw it when a delay was put between the two stores.) */
-uint64_t modules_map_epoch(void);
+	return m ? m->epoch : 0;
+}
 
 /* Whether ip lies in an executable segment of the current map.  Lock-free. */
 int modules_contains(uint64_t ip);

@@ -101,9 +101,9 @@ static __attribute__((noinline)) uint64_t stack_sites_find_other(struct preload_
  * sets: sqlite3 99.95%, python3 99.1%, cc1 52% (38%), and in an
  * interleaved A/B of the programs' CPU time, 6 rounds, sqlite3 x1.42 ->
  * x1.23 and python3 x1.49 -> x1.35 (8 ways were no better).  With the
- * other ways, the capture (event.c) and the module epoch out of this path,
- * python3 ran 58 M instructions (2%) fewer, x1.517 -> x1.492 over 15
- * interleaved rounds.
+ * other ways and the capture (event.c) out of this path and the module
+ * epoch read inline, python3 ran 58 M instructions (2%) fewer, x1.517 ->
+ * x1.492 over 15 interleaved rounds.
  */
 uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *caller_cfa)
 {

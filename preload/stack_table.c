@@ -247,7 +247,7 @@ uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t r
 	 * stress before.) */
 	if (i < depth && check_modules &&
 	    ((stack_frames_unmapped(t, i, depth) && modules_refresh() > 0) ||
-	     modules_map_epoch() != root_key >> 1)) {
+	     modules_epoch() != root_key >> 1)) {
 		t->cache_depth = 0;
 		return STACK_TABLE_RESTART;
 	}
