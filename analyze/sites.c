@@ -262,15 +262,22 @@ static struct site_ip *ip_set_add(struct site_table *t, uint64_t epoch, uint64_t
 /* Where in memo_ids the frame ids of e's frames (count of them) are kept,
  * reserved on first use, all FRAME_NOT_INTERNED; -ENOMEM. */
 #define FRAME_NOT_INTERNED UINT32_MAX
+
+/* memo_wrapper values */
+enum { WRAPPER_NOT_ASKED = 0, WRAPPER_YES = 1, WRAPPER_NO = 2 };
 static long ip_memo(struct site_table *t, struct site_ip *e, size_t count)
 {
 	if (e->memo_plus1)
 		return (long)(e->memo_plus1 - 1);
 	if (grow_array((void **)&t->memo_ids, &t->memo_cap, t->memo_count + count,
-		       sizeof(*t->memo_ids)) < 0)
+		       sizeof(*t->memo_ids)) < 0 ||
+	    grow_array((void **)&t->memo_wrapper, &t->memo_wrapper_cap, t->memo_count + count,
+		       sizeof(*t->memo_wrapper)) < 0)
 		return -ENOMEM;
-	for (size_t j = 0; j < count; j++)
+	for (size_t j = 0; j < count; j++) {
 		t->memo_ids[t->memo_count + j] = FRAME_NOT_INTERNED;
+		t->memo_wrapper[t->memo_count + j] = WRAPPER_NOT_ASKED;
+	}
 	e->memo_plus1 = t->memo_count + 1;
 	t->memo_count += count;
 	return (long)(e->memo_plus1 - 1);
@@ -371,12 +378,26 @@ static int symbolize_stack(struct site_table *t, struct stack_work *w,
 	return 0;
 }
 
+/* Whether frame i of w is an allocator wrapper, asked once per address and
+ * frame (the answer depends on the function name and opt only). */
+static bool work_frame_is_wrapper(struct site_table *t, const struct stack_work *w, size_t i,
+				  const struct site_options *opt)
+{
+	uint8_t *known = &t->memo_wrapper[w->memo[i]];
+
+	if (*known == WRAPPER_NOT_ASKED)
+		*known = site_is_alloc_wrapper(w->frames[i].function, opt) ? WRAPPER_YES
+									 : WRAPPER_NO;
+	return *known == WRAPPER_YES;
+}
+
 /* Number of leading frames that are allocator wrappers (never all). */
-static size_t wrapper_prefix_len(const struct stack_work *w, const struct site_options *opt)
+static size_t wrapper_prefix_len(struct site_table *t, const struct stack_work *w,
+				 const struct site_options *opt)
 {
 	size_t n = 0;
 
-	while (n < w->frame_count && site_is_alloc_wrapper(w->frames[n].function, opt))
+	while (n < w->frame_count && work_frame_is_wrapper(t, w, n, opt))
 		n++;
 	return n == w->frame_count && n > 0 ? n - 1 : n;
 }
@@ -438,7 +459,7 @@ static int add_stack(struct site_table *t, struct stack_work *w, const struct st
 		t->truncated_stacks += truncated;
 		t->unknown_stacks += unknown;
 	}
-	skip = wrapper_prefix_len(w, opt);
+	skip = wrapper_prefix_len(t, w, opt);
 	n = w->frame_count - skip;
 	if (grow_array((void **)&w->ids, &w->ids_cap, n ? n : 1, sizeof(*w->ids)) < 0)
 		return -ENOMEM;
@@ -527,5 +548,6 @@ void site_table_free(struct site_table *t)
 	free(t->site_hash);
 	free(t->ip_set);
 	free(t->memo_ids);
+	free(t->memo_wrapper);
 	memset(t, 0, sizeof(*t));
 }

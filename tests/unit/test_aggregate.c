@@ -23,6 +23,7 @@
 #include "analyze/event_stream.h"
 #include "analyze/modules.h"
 #include "analyze/reorder.h"
+#include "analyze/report.h"
 #include "analyze/sites.h"
 #include "analyze/stack_nodes.h"
 #include "trace/chunk.h"
@@ -925,6 +926,98 @@ static void test_sites_merge_stacks_and_sum(void)
 	unlink(trace_path);
 }
 
+/* The site ids of each ranking section of a text report, in order: ids[k]
+ * gets those of the k-th section, counts[k] how many. */
+#define RANK_SECTIONS 5
+#define RANK_SITES 1000
+static void ranked_site_ids(const char *text, uint32_t ids[][RANK_SITES], size_t *counts)
+{
+	int section = -1;
+
+	memset(counts, 0, RANK_SECTIONS * sizeof(*counts));
+	for (const char *line = text; line && *line;) {
+		const char *next = strchr(line, '\n');
+		unsigned rank, id;
+
+		if (strncmp(line, "== ", 3) == 0)
+			section++;
+		else if (section >= 0 && section < RANK_SECTIONS &&
+			 sscanf(line, "#%u  site %u:", &rank, &id) == 2 &&
+			 counts[section] < RANK_SITES)
+			ids[section][counts[section]++] = id;
+		line = next ? next + 1 : NULL;
+	}
+}
+
+static char *text_report(const struct report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	report_text_write(f, r);
+	fclose(f);
+	return text;
+}
+
+/*
+ * The rankings print the first N sites by their value (ties by id).  A
+ * short list is picked in one pass, a long one by sorting them all: the
+ * short list must be exactly the front of the long one, on values with many
+ * ties and zeros (which a ranking leaves out).
+ */
+static void test_rankings_top_n_is_the_front_of_the_full_order(void)
+{
+	enum { SHORT = 7 };
+	static uint32_t short_ids[RANK_SECTIONS][RANK_SITES], full_ids[RANK_SECTIONS][RANK_SITES];
+	size_t short_counts[RANK_SECTIONS], full_counts[RANK_SECTIONS];
+	struct trace_info info;
+	struct aggregate agg;
+	struct site_table t;
+	struct report r;
+	char *text;
+
+	trace_info_init(&info);
+	CU_ASSERT_FATAL(aggregate_init(&agg) == 0);
+	memset(&t, 0, sizeof(t));
+	t.sites = calloc(RANK_SITES, sizeof(*t.sites));
+	CU_ASSERT_FATAL(t.sites != NULL);
+	t.count = t.cap = RANK_SITES;
+	for (uint32_t i = 0; i < RANK_SITES; i++) {
+		struct site *s = &t.sites[i];
+
+		s->id = i + 1;
+		s->unknown_stack = true;
+		s->s.lifetime_events_min = s->s.lifetime_ns_min = UINT64_MAX;
+		s->s.peak_bytes = (i * 7919u) % 97u;
+		s->s.live_bytes = (i * 31u) % 13u;
+		s->s.allocated_bytes = 1000000u - i * 3u + (i % 5u);
+		s->s.allocations = (i * 17u) % 41u;
+		s->s.temporary = i % 3u ? 0 : (i * 13u) % 29u;
+	}
+	memset(&r, 0, sizeof(r));
+	r.info = &info;
+	r.agg = &agg;
+	r.sites = &t;
+	r.top_n = SHORT;
+	text = text_report(&r);
+	ranked_site_ids(text, short_ids, short_counts);
+	free(text);
+	r.top_n = RANK_SITES;
+	text = text_report(&r);
+	ranked_site_ids(text, full_ids, full_counts);
+	free(text);
+	for (int k = 0; k < RANK_SECTIONS; k++) {
+		CU_ASSERT_EQUAL(short_counts[k], SHORT);
+		CU_ASSERT(full_counts[k] > 4 * SHORT);
+		CU_ASSERT_EQUAL(memcmp(short_ids[k], full_ids[k], SHORT * sizeof(uint32_t)), 0);
+	}
+	free(t.sites);
+	aggregate_free(&agg);
+	trace_info_free(&info);
+}
+
 /*
  * A corrupt sequence number at the top of the range (UINT64_MAX) followed by
  * a TIME stamp once made the merge loop forever: the stamp's order key
@@ -1319,6 +1412,8 @@ int main(void)
 	s = CU_add_suite("sites", NULL, NULL);
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
+	CU_add_test(s, "rankings: top N is the front of the full order",
+		    test_rankings_top_n_is_the_front_of_the_full_order);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
 	CU_add_test(s, "block table against a reference", test_block_table_against_reference);
 	CU_add_test(s, "block table spreads strided addresses",
