@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,6 +104,8 @@ struct collector {
 	const struct collector_config *cfg;
 	DIR *dir;
 	int inotify_fd;                /* IN_CREATE on the session dir, or -1 */
+	int program_fd;                /* pidfd of the program: readable when it
+	                                * has ended, or -1 (kernel before 5.3) */
 	int inotify_wd;                /* its watch, or -1 once removed */
 	struct proc_list all;          /* every process file seen, in order; owned */
 	struct proc_list live;         /* those pending or active */
@@ -947,14 +950,21 @@ static bool dir_events_read(struct collector *c)
 	return created;
 }
 
-/* Sleeps up to IDLE_SLEEP_NS, waking early when a process file appears. */
+/* Sleeps up to IDLE_SLEEP_NS, waking early when a process file appears or
+ * the program ends (its pidfd; with the 1 ms sleep alone, the end of the
+ * run waited half a millisecond on average before the last drain). */
 static void idle_wait(struct collector *c)
 {
 	struct timespec idle = { 0, IDLE_SLEEP_NS };
-	struct pollfd pfd = { .fd = c->inotify_fd, .events = POLLIN };
+	struct pollfd pfd[2];
+	nfds_t n = 0;
 
 	if (c->inotify_fd >= 0)
-		ppoll(&pfd, 1, &idle, NULL);
+		pfd[n++] = (struct pollfd){ .fd = c->inotify_fd, .events = POLLIN };
+	if (c->program_fd >= 0)
+		pfd[n++] = (struct pollfd){ .fd = c->program_fd, .events = POLLIN };
+	if (n)
+		ppoll(pfd, n, &idle, NULL);
 	else
 		nanosleep(&idle, NULL);
 }
@@ -1164,6 +1174,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 			c.inotify_fd = -1;
 		}
 	}
+	c.program_fd = (int)syscall(SYS_pidfd_open, cfg->root_pid, 0);
 	c.dir = opendir(cfg->session_dir);
 	if (!c.dir) {
 		rc = -errno;
@@ -1176,6 +1187,8 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	if (!res->root_seen && cfg->root_trace->path)
 		trace_file_discard(cfg->root_trace);
 	notify_stop(&c);
+	if (c.program_fd >= 0)
+		close(c.program_fd);
 	res->notify_fd = c.inotify_fd;
 	collector_free(&c);
 	trace_files_release();
