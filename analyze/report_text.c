@@ -189,6 +189,8 @@ static void rank_top(uint32_t *order, size_t n, size_t shown)
 {
 	size_t kept = 0;
 
+	if (shown == 0)
+		return;
 	if (shown >= RANK_SELECT_MAX || shown * 4 >= n) {
 		qsort(order, n, sizeof(*order), rank_cmp);
 		return;

@@ -169,7 +169,7 @@ static void string_index_free(struct string_index *t)
 
 static bool same_module(const struct symbol_table_answer *a, const struct symbol_table_answer *b)
 {
-	return strcmp(a->module_path, b->module_path) == 0 &&
+	return (a->module_path == b->module_path || strcmp(a->module_path, b->module_path) == 0) &&
 	       a->build_id_len == b->build_id_len &&
 	       (a->build_id_len == 0 || memcmp(a->build_id, b->build_id, a->build_id_len) == 0);
 }

@@ -1037,7 +1037,8 @@ bool symbolizer_failed(const struct symbolizer *s, const struct sym_location *lo
 static int export_cmp(const void *pa, const void *pb)
 {
 	const struct symbol_table_answer *a = pa, *b = pb;
-	int c = strcmp(a->module_path, b->module_path);
+	/* the answers of one file share its path string */
+	int c = a->module_path == b->module_path ? 0 : strcmp(a->module_path, b->module_path);
 
 	if (c)
 		return c;
