@@ -177,8 +177,8 @@ static int rank_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id; /* ids follow allocated bytes */
 }
 
-/* Puts the first `shown` of order[0..n) by rank_cmp, sorted, in front (the
- * rest is left in any order).  Fewer than RANK_SELECT_MAX of many: one
+/* Puts the first `shown` of order[0..n) by rank_cmp, sorted, in front; the
+ * rest of order[] is left undefined (the one-pass way overwrites entries).  Fewer than RANK_SELECT_MAX of many: one
  * pass that keeps the best so far in order, as most sites fall behind the
  * last of them after one compare (cc1's trace: 15 k sites, five rankings
  * of 50; a full qsort of each was a twentieth of the time after the

@@ -952,7 +952,9 @@ static bool dir_events_read(struct collector *c)
 
 /* Sleeps up to IDLE_SLEEP_NS, waking early when a process file appears or
  * the program ends (its pidfd; with the 1 ms sleep alone, the end of the
- * run waited half a millisecond on average before the last drain). */
+ * run waited half a millisecond on average before the last drain).  The
+ * pidfd wakes once: it stays readable after the end, and a program whose
+ * zombie a tracer holds cannot be reaped yet (the wait would spin). */
 static void idle_wait(struct collector *c)
 {
 	struct timespec idle = { 0, IDLE_SLEEP_NS };
@@ -963,10 +965,14 @@ static void idle_wait(struct collector *c)
 		pfd[n++] = (struct pollfd){ .fd = c->inotify_fd, .events = POLLIN };
 	if (c->program_fd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = c->program_fd, .events = POLLIN };
-	if (n)
-		ppoll(pfd, n, &idle, NULL);
-	else
+	if (!n) {
 		nanosleep(&idle, NULL);
+		return;
+	}
+	if (ppoll(pfd, n, &idle, NULL) > 0 && c->program_fd >= 0 && pfd[n - 1].revents) {
+		close(c->program_fd);
+		c->program_fd = -1;
+	}
 }
 
 static void collect_until_end(struct collector *c)
@@ -1174,7 +1180,11 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 			c.inotify_fd = -1;
 		}
 	}
+#ifdef SYS_pidfd_open
 	c.program_fd = (int)syscall(SYS_pidfd_open, cfg->root_pid, 0);
+#else
+	c.program_fd = -1; /* headers before Linux 5.3 */
+#endif
 	c.dir = opendir(cfg->session_dir);
 	if (!c.dir) {
 		rc = -errno;
