@@ -178,11 +178,11 @@ static int rank_cmp(const void *pa, const void *pb)
 }
 
 /* Puts the first `shown` of order[0..n) by rank_cmp, sorted, in front; the
- * rest of order[] is left undefined (the one-pass way overwrites entries).  Fewer than RANK_SELECT_MAX of many: one
- * pass that keeps the best so far in order, as most sites fall behind the
- * last of them after one compare (cc1's trace: 15 k sites, five rankings
- * of 50; a full qsort of each was a twentieth of the time after the
- * events); otherwise qsort. */
+ * rest of order[] is left undefined (the one-pass way overwrites entries).
+ * Fewer than RANK_SELECT_MAX of many: one pass that keeps the best so far in
+ * order, as most sites fall behind the last of them after one compare
+ * (cc1's trace: 15 k sites, five rankings of 50; a full qsort of each was a
+ * twentieth of the time after the events); otherwise qsort. */
 #define RANK_SELECT_MAX 256u
 
 static void rank_top(uint32_t *order, size_t n, size_t shown)

@@ -259,12 +259,14 @@ static struct site_ip *ip_set_add(struct site_table *t, uint64_t epoch, uint64_t
 	return e;
 }
 
-/* Where in memo_ids the frame ids of e's frames (count of them) are kept,
- * reserved on first use, all FRAME_NOT_INTERNED; -ENOMEM. */
 #define FRAME_NOT_INTERNED UINT32_MAX
 
 /* memo_wrapper values */
 enum { WRAPPER_NOT_ASKED = 0, WRAPPER_YES = 1, WRAPPER_NO = 2 };
+
+/* Where in memo_ids (and memo_wrapper) the frame ids of e's frames (count of
+ * them) are kept, reserved on first use, all FRAME_NOT_INTERNED (and
+ * WRAPPER_NOT_ASKED); -ENOMEM. */
 static long ip_memo(struct site_table *t, struct site_ip *e, size_t count)
 {
 	if (e->memo_plus1)
