@@ -103,7 +103,8 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
-		w = record_put_alloc(w, &t->rs, fn, seq, (uintptr_t)p, size_bytes, stack_id, 1);
+		w = record_put_alloc_explicit(w, &t->rs, fn, seq, (uintptr_t)p, size_bytes, stack_id,
+					      1);
 		ring_commit(t, w);
 		ring_count_event(t);
 	}
@@ -117,7 +118,8 @@ void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void 
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
-		ring_commit(t, record_put_free(w, &t->rs, fn, seq, (uintptr_t)p, ref));
+		ring_commit(t, record_put_free_explicit(w, &t->rs, fn, seq, (uintptr_t)p,
+							ref->size_class));
 		ring_count_event(t);
 	}
 	*t->errno_ptr = saved_errno;
@@ -133,8 +135,9 @@ void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, con
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
-		w = record_put_realloc(w, &t->rs, fn, seq_free, (uintptr_t)old_p, old_ref, seq_alloc,
-				       (uintptr_t)new_p, size_bytes, stack_id, 1);
+		w = record_put_realloc_explicit(w, &t->rs, fn, seq_free, (uintptr_t)old_p,
+						old_ref->size_class, seq_alloc, (uintptr_t)new_p,
+						size_bytes, stack_id, 1);
 		ring_commit(t, w);
 		ring_count_event(t);
 	}

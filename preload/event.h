@@ -31,19 +31,20 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
 		 void *caller_ip, void *caller_cfa);
 
 /*
- * What the free record of p will say about its block (trace/record.h), found
- * while p is still allocated: its place among the thread's newest blocks or,
- * for an older block, the size class of its usable size, from glibc's
- * chunk header (none with another allocator: real_chunk_bytes).  Until the
- * record is written the thread's record state can only be reset by a lap
- * start (the thread is busy meanwhile), which the encoder notices.
+ * What the free record of p will say about its block, found while p is
+ * still allocated: the size class of its usable size, from glibc's chunk
+ * header (-1 with another allocator: real_chunk_bytes).  The shim names
+ * blocks explicitly and keeps no block history; the launcher re-encodes its
+ * records with references (trace/recode.h), and this class lets the
+ * allocation that reuses the chunk be a reference too.
  */
 static inline struct record_free_ref event_free_lookup(struct preload_thread *t, const void *p)
 {
-	struct record_free_ref ref = record_free_lookup(&t->rs, (uintptr_t)p);
-	size_t chunk_bytes;
+	struct record_free_ref ref = { -1, -1 };
+	size_t chunk_bytes = real_chunk_bytes(p);
 
-	if (ref.mru_index < 0 && (chunk_bytes = real_chunk_bytes(p)) != 0)
+	(void)t;
+	if (chunk_bytes != 0)
 		ref.size_class = record_size_class(chunk_bytes - 8); /* of its usable size */
 	return ref;
 }

@@ -70,9 +70,12 @@ enum trace_chunk_type {
  * EVENTS chunk payload: varint slot, varint lap, varint offset, then records
  * (or, with TRACE_CHUNK_SPLIT, the same records with their seq+ and addr~
  * fields moved behind them: trace/split.h).
- * The recorder writes each thread slot's records into a ring; "lap" counts
- * how often the ring wrapped and "offset" is the byte offset inside the lap
- * at which this chunk's records start.  Decoder delta state (previous
+ * The recorder writes each thread slot's records into a ring, with every
+ * block reference explicit; "lap" counts how often the ring wrapped.  The
+ * launcher re-encodes each stretch with references (trace/recode.h), and
+ * "offset" is the byte offset inside the lap's re-encoded records at which
+ * this chunk's records start (for a lap it passes through as it is, while
+ * the program keeps every processor busy, the offset in the ring's lap).  Decoder delta state (previous
  * sequence number, previous address, previous stack-definition ip, block
  * history) is reset to zero at offset 0 of every lap and by every THREAD
  * record; a chunk with offset > 0 continues the state of the chunk before it

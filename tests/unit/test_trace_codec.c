@@ -17,6 +17,7 @@
 
 #include "analyze/slot_decoder.h"
 #include "trace/chunk.h"
+#include "trace/recode.h"
 #include "trace/record.h"
 #include "trace/split.h"
 
@@ -1060,6 +1061,300 @@ static void test_split_flag_on_other_chunk_is_corrupt(void)
 	unlink(scratch_path);
 }
 
+/* ---- re-encoding the shim's explicit records (trace/recode.h) ---- */
+
+/* One event of the recode tests' program. */
+struct rc_event {
+	int type;             /* TRACE_EV_* */
+	unsigned fn;
+	uint64_t seq, seq2, addr, addr2, size, stack, weight, value;
+	int size_class;       /* frees: the class the shim reads, or -1 */
+};
+
+/* A stream of events as a program with glibc's per-thread cache makes
+ * them: allocations reuse the last freed block of their size class or
+ * carve new ones, frees release recent blocks (most) or old ones, with a
+ * realloc, a failed realloc, stack nodes, time stamps, an extended record
+ * and a second thread taking the slot now and then.  Deterministic. */
+static size_t rc_program(struct rc_event *ev, size_t cap)
+{
+	uint64_t live[512], live_size[512], freed[64][4], carve = 0x5000000, seq = 0, x = 12345;
+	size_t nlive = 0, n = 0;
+	int nfreed[64] = { 0 };
+
+	while (n + 2 < cap) {
+		struct rc_event *e = &ev[n];
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		memset(e, 0, sizeof(*e));
+		e->weight = 1;
+		e->size_class = -1;
+		if ((x >> 60) == 0 && n % 7 == 0) {
+			e->type = TRACE_EV_TIME;
+			e->value = 1000000 + n * 10;
+		} else if ((x >> 58) == 1) {
+			e->type = TRACE_EV_STACK;
+			e->seq = n + 1;          /* node id */
+			e->seq2 = n / 2;         /* parent */
+			e->addr = 0x400000 + (x >> 40);
+		} else if ((x >> 57) == 2) {
+			e->type = TRACE_EV_SEQ_SKIP;
+			e->seq = ++seq;
+		} else if ((x >> 56) == 3) {
+			e->type = TRACE_EV_THREAD;
+			e->value = 100 + n;
+			nlive = 0; /* the new owner's blocks start afresh */
+			memset(nfreed, 0, sizeof(nfreed));
+		} else if ((x >> 56) == 4) {
+			e->type = TRACE_EV_EXT;
+		} else if (nlive > 0 && ((x >> 32) & 3) < (nlive > 300 ? 3u : 1u)) {
+			/* a free: mostly a recent block, sometimes an old one */
+			size_t k = ((x >> 20) & 7) ? nlive - 1 - ((x >> 24) % (nlive < 8 ? nlive : 8))
+						   : (size_t)((x >> 24) % nlive);
+			int c = record_size_class(live_size[k]);
+
+			e->type = ((x >> 40) & 15) == 0 ? TRACE_EV_REALLOC : TRACE_EV_FREE;
+			e->seq = ++seq;
+			e->addr = live[k];
+			e->size_class = ((x >> 44) & 7) ? c : -1;
+			if (c >= 0 && nfreed[c] < 4)
+				freed[c][nfreed[c]++] = live[k];
+			live[k] = live[--nlive];
+			live_size[k] = live_size[nlive];
+			if (e->type == TRACE_EV_REALLOC) {
+				e->fn = TRACE_FN_REALLOC;
+				e->seq2 = ++seq;
+				e->size = 24 + (x >> 50) % 300;
+				e->addr2 = carve;
+				carve += record_chunk_bytes(e->size);
+				e->stack = 1 + (x >> 56) % 5;
+				live[nlive] = e->addr2;
+				live_size[nlive++] = e->size;
+			}
+		} else if (nlive < 512) {
+			uint64_t size = 8 + (x >> 48) % 600;
+			int c = record_size_class(size);
+
+			e->type = TRACE_EV_ALLOC;
+			e->fn = (x >> 30) & 1 ? TRACE_FN_MALLOC : TRACE_FN_CALLOC;
+			e->seq = ++seq;
+			e->size = size;
+			e->stack = 1 + (x >> 56) % 9;
+			e->weight = ((x >> 36) & 63) == 0 ? 7 : 1;
+			if (c >= 0 && nfreed[c] > 0 && ((x >> 28) & 3) != 0) {
+				e->addr = freed[c][--nfreed[c]];
+			} else {
+				e->addr = carve;
+				carve += record_chunk_bytes(size);
+			}
+			live[nlive] = e->addr;
+			live_size[nlive++] = size;
+		} else {
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* Writes ev as the shim (explicit) or as the compact encoder would. */
+static uint8_t *rc_write(uint8_t *p, struct record_state *st, const struct rc_event *e,
+			 bool explicit)
+{
+	static const uint8_t ext_payload[3] = { 1, 2, 3 };
+	struct record_free_ref ref;
+	uint8_t *rec;
+
+	switch (e->type) {
+	case TRACE_EV_ALLOC:
+		return explicit ? record_put_alloc_explicit(p, st, e->fn, e->seq, e->addr, e->size,
+							    e->stack, e->weight)
+				: record_put_alloc(p, st, e->fn, e->seq, e->addr, e->size, e->stack,
+						   e->weight);
+	case TRACE_EV_FREE:
+		if (explicit)
+			return record_put_free_explicit(p, st, TRACE_FREE_FREE, e->seq, e->addr,
+							e->size_class);
+		ref = record_free_lookup(st, e->addr);
+		ref.size_class = e->size_class;
+		return record_put_free(p, st, TRACE_FREE_FREE, e->seq, e->addr, &ref);
+	case TRACE_EV_REALLOC:
+		if (explicit)
+			return record_put_realloc_explicit(p, st, e->fn, e->seq, e->addr,
+							   e->size_class, e->seq2, e->addr2, e->size,
+							   e->stack, e->weight);
+		ref = record_free_lookup(st, e->addr);
+		ref.size_class = e->size_class;
+		return record_put_realloc(p, st, e->fn, e->seq, e->addr, &ref, e->seq2, e->addr2,
+					  e->size, e->stack, e->weight);
+	case TRACE_EV_SEQ_SKIP:
+		return record_put_seq_skip(p, st, e->seq);
+	case TRACE_EV_THREAD:
+		return record_put_thread(p, st, e->value);
+	case TRACE_EV_TIME:
+		return record_put_time(p, e->value);
+	case TRACE_EV_STACK:
+		return record_put_stack(p, st, e->seq, e->seq2, e->addr);
+	default:
+		rec = p;
+		p = record_ext_begin(p, TRACE_REC_EXT_DIAG);
+		p = record_put_bytes(p, ext_payload, sizeof(ext_payload));
+		record_ext_end(rec, p);
+		return p;
+	}
+}
+
+#define RC_EVENTS 20000
+
+/*
+ * The launcher's re-encoding of the shim's explicit records must give
+ * exactly the bytes the compact encoder gives for the same events (what
+ * the shim wrote before it kept no history), whether the lap comes in one
+ * stretch or in several, and decode to the same events.
+ */
+static void test_recode_gives_the_compact_records(void)
+{
+	static struct rc_event ev[RC_EVENTS];
+	static uint8_t expl[RC_EVENTS * RECORD_MAX_BYTES], compact[RC_EVENTS * RECORD_MAX_BYTES],
+		out[3 * RC_EVENTS * RECORD_MAX_BYTES];
+	static struct record_recoder rc;
+	struct record_state se = { 0 }, sc = { 0 }, sd = { 0 };
+	size_t n = rc_program(ev, RC_EVENTS), kinds[8] = { 0 };
+	uint8_t *pe = expl, *pc = compact;
+	size_t cut[2] = { 0, 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		if (i == n / 3)
+			cut[0] = (size_t)(pe - expl);
+		if (i == n / 2)
+			cut[1] = (size_t)(pe - expl);
+		pe = rc_write(pe, &se, &ev[i], true);
+		pc = rc_write(pc, &sc, &ev[i], false);
+		kinds[ev[i].type]++;
+	}
+	CU_ASSERT(kinds[TRACE_EV_FREE] > 1000 && kinds[TRACE_EV_REALLOC] > 50 &&
+		  kinds[TRACE_EV_THREAD] > 2 && kinds[TRACE_EV_STACK] > 50);
+	/* frees of blocks beyond the 16 newest, whose class the shim passes on */
+	{
+		size_t classed = 0;
+
+		for (const uint8_t *p = compact; p < pc;) {
+			struct trace_event te;
+			const uint8_t *rec = p;
+
+			if (record_decode(&p, pc, &sd, &te) != RECORD_OK)
+				break;
+			if (te.type == TRACE_EV_FREE && rec[2] >= RECORD_FREF_CLASSED)
+				classed++;
+		}
+		CU_ASSERT(classed > 100);
+		record_state_reset(&sd);
+	}
+	CU_ASSERT((size_t)(pc - compact) < (size_t)(pe - expl) * 9 / 10); /* references pay */
+
+	/* in one stretch */
+	{
+		uint64_t off = 99;
+		size_t m;
+
+		memset(&rc, 0, sizeof(rc));
+		m = record_recode(&rc, 5, 0, false, expl, (size_t)(pe - expl), out, &off);
+		CU_ASSERT_EQUAL(off, 0);
+		CU_ASSERT_EQUAL_FATAL(m, (size_t)(pc - compact));
+		CU_ASSERT_EQUAL(memcmp(out, compact, m), 0);
+		CU_ASSERT(rc.valid);
+	}
+	/* in three stretches at record boundaries: offsets count compact bytes */
+	{
+		size_t at[4] = { 0, cut[0], cut[1], (size_t)(pe - expl) }, total = 0;
+
+		memset(&rc, 0, sizeof(rc));
+		for (int k = 0; k < 3; k++) {
+			uint64_t off = 0;
+			size_t m = record_recode(&rc, 5, at[k], false, expl + at[k], at[k + 1] - at[k],
+						 out + total, &off);
+
+			CU_ASSERT_EQUAL(off, total);
+			total += m;
+		}
+		CU_ASSERT_EQUAL_FATAL(total, (size_t)(pc - compact));
+		CU_ASSERT_EQUAL(memcmp(out, compact, total), 0);
+	}
+	/* and the compact records decode to the program's events */
+	{
+		const uint8_t *p = out, *end = out + (pc - compact);
+		size_t i = 0, bad = 0;
+		struct trace_event te;
+
+		while (record_decode(&p, end, &sd, &te) == RECORD_OK && i < n) {
+			const struct rc_event *e = &ev[i++];
+
+			if ((int)te.type != e->type)
+				bad++;
+			else if (te.type == TRACE_EV_ALLOC &&
+				 (te.addr != e->addr || te.size_bytes != e->size ||
+				  te.stack_id != e->stack || te.weight != e->weight || te.seq != e->seq))
+				bad++;
+			else if ((te.type == TRACE_EV_FREE || te.type == TRACE_EV_REALLOC) &&
+				 (te.addr != e->addr || te.seq != e->seq))
+				bad++;
+			else if (te.type == TRACE_EV_REALLOC && (te.addr2 != e->addr2 || te.seq2 != e->seq2))
+				bad++;
+		}
+		CU_ASSERT_EQUAL(i, n);
+		CU_ASSERT_EQUAL(bad, 0);
+	}
+}
+
+/* A lap that starts while chunks are stored passes through as it is, at
+ * its ring offsets; so does the rest of a lap whose stretches do not
+ * follow on, or whose records this reader does not take. */
+static void test_recode_passes_through_what_it_cannot_take(void)
+{
+	static uint8_t in[256], out[3 * 256 + RECORD_MAX_BYTES];
+	static struct record_recoder rc;
+	struct record_state st = { 0 };
+	uint8_t *p = in;
+	uint64_t off = 0;
+	size_t n, m;
+
+	p = record_put_thread(p, &st, 42);
+	p = record_put_alloc_explicit(p, &st, TRACE_FN_MALLOC, 1, 0x1000, 24, 3, 1);
+	p = record_put_free_explicit(p, &st, TRACE_FREE_FREE, 2, 0x1000, 2);
+	n = (size_t)(p - in);
+
+	memset(&rc, 0, sizeof(rc));
+	m = record_recode(&rc, 1, 0, true, in, n, out, &off);
+	CU_ASSERT_EQUAL(m, n);
+	CU_ASSERT_EQUAL(off, 0);
+	CU_ASSERT_EQUAL(memcmp(out, in, n), 0);
+	m = record_recode(&rc, 1, n, false, in + 1, 3, out, &off); /* the lap goes on: still as it is */
+	CU_ASSERT_EQUAL(off, n);
+	CU_ASSERT_FALSE(rc.valid);
+
+	memset(&rc, 0, sizeof(rc));
+	m = record_recode(&rc, 1, 0, false, in, n, out, &off);
+	CU_ASSERT(rc.valid);
+	CU_ASSERT(m < n); /* the free names the newest block: a one-byte reference */
+	m = record_recode(&rc, 1, n + 8, false, in, n, out, &off); /* a gap */
+	CU_ASSERT_EQUAL(off, n + 8);
+	CU_ASSERT_EQUAL(m, n);
+	CU_ASSERT_FALSE(rc.valid);
+
+	/* a reference to history in the input: the rest as it is */
+	{
+		struct record_state sc = { 0 };
+		uint8_t *q = in;
+
+		q = record_put_alloc(q, &sc, TRACE_FN_MALLOC, 1, 0x2000, 40, 1, 1);
+		q = record_put_free(q, &sc, TRACE_FREE_FREE, 2, 0x2000, NULL); /* fref 1 */
+		memset(&rc, 0, sizeof(rc));
+		m = record_recode(&rc, 1, 0, false, in, (size_t)(q - in), out, &off);
+		CU_ASSERT_FALSE(rc.valid);
+		CU_ASSERT(m >= (size_t)(q - in) - 2);
+	}
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1068,6 +1363,9 @@ int main(void)
 		return 1;
 	s = CU_add_suite("trace codec", NULL, NULL);
 	CU_add_test(s, "varint round trip at the extremes", test_varint_round_trip_extremes);
+	CU_add_test(s, "recode gives the compact records", test_recode_gives_the_compact_records);
+	CU_add_test(s, "recode passes through what it cannot take",
+		    test_recode_passes_through_what_it_cannot_take);
 	CU_add_test(s, "every record kind round trips", test_every_record_kind_round_trips);
 	CU_add_test(s, "recent blocks are named by reference",
 		    test_recent_blocks_are_named_by_reference);
