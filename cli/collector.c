@@ -267,6 +267,20 @@ static void slot_release(struct collector *c, struct proc *p, uint32_t i)
 	atomic_store_explicit(&proc_file_slot(&p->pf, i)->state, SLOT_FREE, memory_order_release);
 }
 
+/* What a process keeps per slot while it is drained (its re-encoding
+ * states, ~9 KB a slot used, and drain times): given back when it is
+ * finalized, as a run may start thousands of processes (3000 forks held
+ * 242 MB in the launcher before). */
+static void proc_free_slot_state(struct proc *p)
+{
+	for (uint32_t k = 0; p->recoders && k < p->pf.nslots; k++)
+		free(p->recoders[k]);
+	free(p->recoders);
+	p->recoders = NULL;
+	free(p->drained_ns);
+	p->drained_ns = NULL;
+}
+
 /* Slot i's re-encoding state, made on first use; NULL when out of memory. */
 static struct record_recoder *proc_recoder(struct proc *p, uint32_t i)
 {
@@ -293,18 +307,22 @@ static struct record_recoder *proc_recoder(struct proc *p, uint32_t i)
  * in bytes, or 0 when out of memory even for that.
  */
 static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, uint64_t r,
-			      uint64_t end, bool stored)
+			      uint64_t end, bool stored, uint64_t *used)
 {
 	uint64_t ring_bytes = p->pf.ring_bytes, offset = r % ring_bytes;
 	const uint8_t *src = proc_file_ring(&p->pf, i) + offset;
-	size_t n = (size_t)(end - r), m;
+	size_t n = (size_t)(end - r), m, used_bytes = n;
 	struct record_recoder *rc = proc_recoder(p, i);
 	uint8_t head[CHUNK_HEAD_BYTES], *q = head;
 
+	*used = n;
 	if (rc && copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(n) +
 				      TRACE_SPLIT_EXTRA_BYTES) == 0) {
 		m = record_recode(rc, r / ring_bytes, offset, stored, src, n,
-				  c->copy + CHUNK_HEAD_BYTES, &offset);
+				  c->copy + CHUNK_HEAD_BYTES, &offset, &used_bytes);
+		*used = used_bytes;
+		if (m == 0)
+			return 0;
 	} else {
 		if (rc)
 			rc->valid = false;
@@ -385,6 +403,13 @@ static unsigned effort_for_rate(const struct collector *c, const struct proc *p,
 
 /* Takes what slot i holds when it is worth a chunk (always with force).
  * Returns the bytes taken. */
+/* Unread bytes that make a slot count as a thread writing events: an
+ * image's few hundred bytes left behind (a shell waiting for the program
+ * it started) are not one (a review helper's `sh -c 'sqlite3 ...'` had
+ * every chunk of sqlite3 stored while the shell's slot held its leftovers;
+ * a thread writing events leaves tens of KB per round). */
+#define BUSY_PENDING_BYTES 4096u
+
 static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool force)
 {
 	struct session_slot *s = proc_file_slot(&p->pf, i);
@@ -413,7 +438,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * proc_finish, which for the program itself comes only at the end.
 	 * (Counted, the two slots sh left behind after `sh -c 'exec python3
 	 * ...'` had every chunk of python3 stored: 8.8 MB against 1.2 MB.) */
-	if (i != SESSION_META_SLOT && !p->superseded)
+	if (i != SESSION_META_SLOT && !p->superseded && w - r >= BUSY_PENDING_BYTES)
 		c->busy_slots_now++;
 	if (!force && state != SLOT_RETIRED && w - r < ring_bytes / 4)
 		return 0;
@@ -447,11 +472,14 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * waited 12-17 times per run with zlib level 6 on a lap of 512 KiB). */
 	while (r < w) {
 		uint64_t lap_end = (r / ring_bytes + 1) * ring_bytes;
-		uint64_t end = w < lap_end ? w : lap_end, ring_taken = end - r;
+		uint64_t end = w < lap_end ? w : lap_end, ring_taken;
 		uint64_t t0 = now_ns(), spent;
-		size_t bytes = slot_chunk_copy(c, p, i, r, end, used_step == EFFORT_STEP_STORED);
+		size_t bytes = slot_chunk_copy(c, p, i, r, end, used_step == EFFORT_STEP_STORED,
+					       &ring_taken);
 
-		r = end;
+		/* (less than end - r only where re-encoding stopped at damage:
+		 * the next pass writes the rest apart) */
+		r += ring_taken;
 		atomic_store_explicit(&s->read_pos, r, memory_order_release);
 		if (p->has_trace && bytes) {
 			trace_file_events_chunk(&p->tf, i + 1, c->copy, bytes, c->copy_bytes);
@@ -784,7 +812,8 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 						: strerror(-rc));
 		return;
 	}
-	if (copy_reserve(c, CHUNK_HEAD_BYTES + p->pf.ring_bytes + TRACE_SPLIT_EXTRA_BYTES) < 0) {
+	if (copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(p->pf.ring_bytes) +
+			      TRACE_SPLIT_EXTRA_BYTES) < 0) {
 		proc_ignore(c, p, "out of memory");
 		return;
 	}
@@ -929,6 +958,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 			c->write_errors++;
 	}
 	proc_file_close(&p->pf);
+	proc_free_slot_state(p);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
 	return strcmp(state, "running") == 0;
@@ -1186,10 +1216,7 @@ static void collector_free(struct collector *c)
 		trace_file_close(&p->tf);
 		free(p->trace_path);
 		free(p->display_path);
-		free(p->drained_ns);
-		for (uint32_t k = 0; p->recoders && k < p->pf.nslots; k++)
-			free(p->recoders[k]);
-		free(p->recoders);
+		proc_free_slot_state(p);
 		free(p);
 	}
 	free(c->all.v);

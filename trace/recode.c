@@ -158,7 +158,8 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 }
 
 size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset, bool pass_lap,
-		     const uint8_t *in, size_t n, uint8_t *out, uint64_t *out_offset)
+		     const uint8_t *in, size_t n, uint8_t *out, uint64_t *out_offset,
+		     size_t *used)
 {
 	const uint8_t *p = in, *end = in + n;
 	uint8_t *w = out;
@@ -173,6 +174,7 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 		rc->valid = false;
 	}
 	rc->in_next = in_offset + n;
+	*used = n;
 	if (!rc->valid) {
 		memcpy(out, in, n);
 		*out_offset = in_offset;
@@ -189,9 +191,9 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 		}
 		next = recode_one(&p, end, &rc->in, &rc->out, w);
 		if (!next) {
-			/* what this reader does not take: the rest as it is */
-			memcpy(w, rec, (size_t)(end - rec));
-			w += end - rec;
+			/* what this reader does not take: the caller writes the
+			 * rest apart (recode.h) */
+			*used = (size_t)(rec - in);
 			rc->valid = false;
 			break;
 		}

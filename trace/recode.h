@@ -44,17 +44,24 @@ static inline size_t record_recode_bound(size_t n)
 /*
  * Re-encodes the whole records in[0..n), which start at byte in_offset of
  * ring lap `lap`, into out (room: record_recode_bound(n) bytes).  Returns
- * the bytes written and sets *out_offset to the compact stream's offset of
- * the first of them (what the chunk header says).  A range that starts a
- * lap (in_offset 0) resets both record states, or, with pass_lap, makes the
- * whole lap pass through as it is (the shim's records are valid ones: the
- * launcher stores them so while the program keeps every processor busy).
- * A range that does not continue the one before, or a record this reader
- * does not take, makes the rest of the lap pass through too, at its ring
- * offsets: a reader then refuses it as it would the shim's own damaged
- * records.
+ * the bytes written, sets *out_offset to the compact stream's offset of the
+ * first of them (what the chunk header says) and *used to the input bytes
+ * they stand for.
+ * - A range that starts a lap (in_offset 0) resets both record states, or,
+ *   with pass_lap, makes the whole lap pass through as it is (the shim's
+ *   records are valid ones: the launcher stores them so while the program
+ *   keeps every processor busy).
+ * - A range that does not continue the one before passes through as it is,
+ *   at its ring offset, and so does the rest of its lap.
+ * - At a record this reader does not take (damage in the ring: the shim
+ *   writes none), re-encoding stops: *used ends before it, and the caller
+ *   writes the rest separately, which then passes through at its ring
+ *   offset, where a reader finds a gap and counts the rest of the lap lost
+ *   (appended to the compact records, its address deltas would be read
+ *   against the wrong base).
  */
 size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset, bool pass_lap,
-		     const uint8_t *in, size_t n, uint8_t *out, uint64_t *out_offset);
+		     const uint8_t *in, size_t n, uint8_t *out, uint64_t *out_offset,
+		     size_t *used);
 
 #endif
