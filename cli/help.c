@@ -8,6 +8,10 @@
 #include <string.h>
 
 #include "cli/help.h"
+#include "trace/session.h"
+
+_Static_assert(SESSION_DEFAULT_RING_BYTES == 768u << 10,
+	       "mprof run --help names the default ring size");
 
 static const char help_main[] =
 	"usage: mprof COMMAND [ARGS...]\n"
@@ -59,10 +63,10 @@ static const char help_run[] =
 	"raising programs cannot be recorded (the dynamic loader ignores LD_PRELOAD\n"
 	"for them): mprof says so and runs them without recording.\n"
 	"\n"
-	"Environment: MPROF_RING_KIB (ring size per thread, KiB), MPROF_UNWIND\n"
-	"(dwarf, libunwind, fp or check), MPROF_DEBUGINFOD, MPROF_SYMBOL_CACHE\n"
-	"(symbol cache folder; empty: no cache), MPROF_PRELOAD_LIB, MPROF_ANALYZE:\n"
-	"see mprof-run(1).\n"
+	"Environment: MPROF_RING_KIB (ring size per thread, KiB; default 768),\n"
+	"MPROF_UNWIND (dwarf, libunwind, fp or check), MPROF_DEBUGINFOD,\n"
+	"MPROF_SYMBOL_CACHE (symbol cache folder; empty: no cache),\n"
+	"MPROF_PRELOAD_LIB, MPROF_ANALYZE: see mprof-run(1).\n"
 	"\n"
 	"Exit status:\n"
 	"  the program's own exit status, or 128+N when it was killed by signal N\n"
