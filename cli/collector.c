@@ -401,8 +401,6 @@ static unsigned effort_for_rate(const struct collector *c, const struct proc *p,
 	return step;
 }
 
-/* Takes what slot i holds when it is worth a chunk (always with force).
- * Returns the bytes taken. */
 /* Unread bytes that make a slot count as a thread writing events: an
  * image's few hundred bytes left behind (a shell waiting for the program
  * it started) are not one (a review helper's `sh -c 'sqlite3 ...'` had
@@ -410,6 +408,8 @@ static unsigned effort_for_rate(const struct collector *c, const struct proc *p,
  * a thread writing events leaves tens of KB per round). */
 #define BUSY_PENDING_BYTES 4096u
 
+/* Takes what slot i holds when it is worth a chunk (always with force).
+ * Returns the bytes taken. */
 static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool force)
 {
 	struct session_slot *s = proc_file_slot(&p->pf, i);

@@ -112,21 +112,21 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
 }
 
 void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void *p,
-		const struct record_free_ref *ref)
+		int size_class)
 {
 	int saved_errno = *t->errno_ptr;
 	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
 		ring_commit(t, record_put_free_explicit(w, &t->rs, fn, seq, (uintptr_t)p,
-							ref->size_class));
+							size_class));
 		ring_count_event(t);
 	}
 	*t->errno_ptr = saved_errno;
 }
 
 void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
-		   const struct record_free_ref *old_ref, const void *new_p, size_t size_bytes,
+		   int old_size_class, const void *new_p, size_t size_bytes,
 		   void *caller_ip, void *caller_cfa)
 {
 	int saved_errno = *t->errno_ptr;
@@ -136,7 +136,7 @@ void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, con
 
 	if (w) {
 		w = record_put_realloc_explicit(w, &t->rs, fn, seq_free, (uintptr_t)old_p,
-						old_ref->size_class, seq_alloc, (uintptr_t)new_p,
+						old_size_class, seq_alloc, (uintptr_t)new_p,
 						size_bytes, stack_id, 1);
 		ring_commit(t, w);
 		ring_count_event(t);

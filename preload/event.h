@@ -31,34 +31,30 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
 		 void *caller_ip, void *caller_cfa);
 
 /*
- * What the free record of p will say about its block, found while p is
- * still allocated: the size class of its usable size, from glibc's chunk
- * header (-1 with another allocator: real_chunk_bytes).  The shim names
- * blocks explicitly and keeps no block history; the launcher re-encodes its
- * records with references (trace/recode.h), and this class lets the
- * allocation that reuses the chunk be a reference too.
+ * The size class (record_size_class) of p's usable size, read from glibc's
+ * chunk header while p is still allocated; -1 with another allocator
+ * (real_chunk_bytes).  The shim names blocks explicitly and keeps no block
+ * history; the launcher re-encodes its records with references
+ * (trace/recode.h), and this class lets the allocation that reuses the
+ * chunk be a reference too.
  */
-static inline struct record_free_ref event_free_lookup(struct preload_thread *t, const void *p)
+static inline int event_free_class(const void *p)
 {
-	struct record_free_ref ref = { -1, -1 };
 	size_t chunk_bytes = real_chunk_bytes(p);
 
-	(void)t;
-	if (chunk_bytes != 0)
-		ref.size_class = record_size_class(chunk_bytes - 8); /* of its usable size */
-	return ref;
+	return chunk_bytes ? record_size_class(chunk_bytes - 8) : -1;
 }
 
 /* The release of p (fn: enum trace_free_fn) at seq, taken before the real
- * free, together with ref (event_free_lookup). */
+ * free, with its size class (event_free_class). */
 void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void *p,
-		const struct record_free_ref *ref);
+		int size_class);
 
 /* A successful realloc of old_p into new_p (size_bytes); seq_free and
- * old_ref were taken before the real call, the alloc part's seq is taken
- * here. */
+ * old_size_class were taken before the real call, the alloc part's seq is
+ * taken here. */
 void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
-		   const struct record_free_ref *old_ref, const void *new_p, size_t size_bytes,
+		   int old_size_class, const void *new_p, size_t size_bytes,
 		   void *caller_ip, void *caller_cfa);
 
 /* seq was taken but no event happened (a failed realloc). */

@@ -59,7 +59,7 @@ PRELOAD_API void *malloc(size_t size_bytes)
 static inline void interpose_free(void *p, unsigned fn)
 {
 	struct preload_thread *t;
-	struct record_free_ref ref;
+	int size_class;
 	uint64_t seq;
 
 	if (!p)
@@ -74,9 +74,9 @@ static inline void interpose_free(void *p, unsigned fn)
 		return;
 	}
 	seq = event_seq_next(t);
-	ref = event_free_lookup(t, p);
+	size_class = event_free_class(p);
 	real.free(p);
-	event_free(t, fn, seq, p, &ref);
+	event_free(t, fn, seq, p, size_class);
 	preload_thread_leave(t);
 }
 
@@ -125,7 +125,7 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 				      unsigned alloc_fn, unsigned free_fn, void *caller_ip,
 				      void *caller_cfa)
 {
-	struct record_free_ref old_ref;
+	int old_size_class;
 	uint64_t seq_free;
 	void *p;
 
@@ -136,13 +136,13 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 		return p;
 	}
 	seq_free = event_seq_next(t);
-	old_ref = event_free_lookup(t, old);
+	old_size_class = event_free_class(old);
 	p = real.realloc(old, size_bytes);
 	if (p)
-		event_realloc(t, alloc_fn, seq_free, old, &old_ref, p, size_bytes, caller_ip,
+		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, caller_ip,
 			      caller_cfa);
 	else if (size_bytes == 0)
-		event_free(t, free_fn, seq_free, old, &old_ref);
+		event_free(t, free_fn, seq_free, old, old_size_class);
 	else
 		event_seq_skip(t, seq_free);
 	return p;

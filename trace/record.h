@@ -294,6 +294,23 @@ RECORD_HOT uint8_t *record_put_free_ref(uint8_t *p, struct record_state *st, uin
 	return p;
 }
 
+/* The new block's u size and s stack~ (delta from the previous
+ * allocation's stack id), in both forms. */
+RECORD_HOT uint8_t *record_put_size_stack(uint8_t *p, struct record_state *st,
+					  uint64_t size_bytes, uint64_t stack_id)
+{
+	p = varint_put_u64(p, size_bytes);
+	p = varint_put_s64(p, (int64_t)(stack_id - st->stack));
+	st->stack = stack_id;
+	return p;
+}
+
+/* The weight of a weighted ALLOC or REALLOC, last; none for weight 1. */
+static inline uint8_t *record_put_weight(uint8_t *p, uint64_t weight)
+{
+	return weight == 1 ? p : varint_put_u64(p, weight);
+}
+
 /* The new block: u aref (enum record_addr_ref) [addr~], u size, s stack~.
  * (The deep search runs only when the newest and the carve guess missed.) */
 RECORD_HOT uint8_t *record_put_new_block(uint8_t *p, struct record_state *st, uint64_t addr,
@@ -316,9 +333,7 @@ RECORD_HOT uint8_t *record_put_new_block(uint8_t *p, struct record_state *st, ui
 		*p++ = RECORD_AREF_EXPLICIT;
 		p = record_put_addr(p, st, addr);
 	}
-	p = varint_put_u64(p, size_bytes);
-	p = varint_put_s64(p, (int64_t)(stack_id - st->stack));
-	st->stack = stack_id;
+	p = record_put_size_stack(p, st, size_bytes, stack_id);
 	record_note_alloc(st, addr, size_bytes);
 	return p;
 }
@@ -332,7 +347,7 @@ static inline uint8_t *record_put_alloc(uint8_t *p, struct record_state *st, uns
 	*p++ = (uint8_t)((weight == 1 ? TRACE_REC_ALLOC : TRACE_REC_ALLOC_WEIGHTED) | fn);
 	p = record_put_seq(p, st, seq);
 	p = record_put_new_block(p, st, addr, size_bytes, stack_id);
-	return weight == 1 ? p : varint_put_u64(p, weight);
+	return record_put_weight(p, weight);
 }
 
 /* FREE: the block at addr was released (fn: enum trace_free_fn); ref as
@@ -359,7 +374,7 @@ static inline uint8_t *record_put_realloc(uint8_t *p, struct record_state *st, u
 	p = record_put_free_ref(p, st, old_addr, old_ref);
 	p = record_put_seq(p, st, seq_alloc);
 	p = record_put_new_block(p, st, new_addr, size_bytes, stack_id);
-	return weight == 1 ? p : varint_put_u64(p, weight);
+	return record_put_weight(p, weight);
 }
 
 /*
@@ -379,10 +394,7 @@ RECORD_HOT uint8_t *record_put_new_block_explicit(uint8_t *p, struct record_stat
 {
 	*p++ = RECORD_AREF_EXPLICIT;
 	p = record_put_addr(p, st, addr);
-	p = varint_put_u64(p, size_bytes);
-	p = varint_put_s64(p, (int64_t)(stack_id - st->stack));
-	st->stack = stack_id;
-	return p;
+	return record_put_size_stack(p, st, size_bytes, stack_id);
 }
 
 /* size_class: record_size_class of the block's usable size, or -1. */
@@ -401,7 +413,7 @@ static inline uint8_t *record_put_alloc_explicit(uint8_t *p, struct record_state
 	*p++ = (uint8_t)((weight == 1 ? TRACE_REC_ALLOC : TRACE_REC_ALLOC_WEIGHTED) | fn);
 	p = record_put_seq(p, st, seq);
 	p = record_put_new_block_explicit(p, st, addr, size_bytes, stack_id);
-	return weight == 1 ? p : varint_put_u64(p, weight);
+	return record_put_weight(p, weight);
 }
 
 static inline uint8_t *record_put_free_explicit(uint8_t *p, struct record_state *st, unsigned fn,
@@ -423,7 +435,7 @@ static inline uint8_t *record_put_realloc_explicit(uint8_t *p, struct record_sta
 	p = record_put_free_ref_explicit(p, st, old_addr, old_size_class);
 	p = record_put_seq(p, st, seq_alloc);
 	p = record_put_new_block_explicit(p, st, new_addr, size_bytes, stack_id);
-	return weight == 1 ? p : varint_put_u64(p, weight);
+	return record_put_weight(p, weight);
 }
 
 /* SEQ_SKIP: seq was taken but no event happened (a failed realloc). */
