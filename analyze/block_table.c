@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/block_table.h"
+#include "analyze/huge_array.h"
 
 #define BLOCK_TABLE_INITIAL (1u << 12)
 /* Tables smaller than this (4 MiB) grow at half load: block_table_full */
@@ -26,9 +27,21 @@ int block_table_init(struct block_table *t)
 	return t->buckets ? 0 : -ENOMEM;
 }
 
+/* Bucket arrays of HUGE_ARRAY_MIN bytes or more live in a mapping of their
+ * own (huge_array.h), smaller ones on the heap. */
+static int block_table_mapped(size_t n)
+{
+	return n * sizeof(struct live_block) >= HUGE_ARRAY_MIN;
+}
+
 void block_table_free(struct block_table *t)
 {
-	free(t->buckets);
+	size_t n = t->mask + 1;
+
+	if (t->buckets && block_table_mapped(n))
+		huge_array_free(t->buckets, n * sizeof(*t->buckets));
+	else
+		free(t->buckets);
 	t->buckets = NULL;
 	t->mask = 0;
 	t->count = 0;
@@ -44,20 +57,43 @@ static void block_table_place(struct live_block *v, size_t mask, const struct li
 	v[j] = *b;
 }
 
+/* The bucket array of t with room for n buckets (twice the old count),
+ * old contents kept; *zeroed is set when the new half is zero already.
+ * NULL when out of memory (t unchanged). */
+static struct live_block *block_table_extend(struct block_table *t, size_t n, int *zeroed)
+{
+	size_t old_n = t->mask + 1, bytes = n * sizeof(struct live_block);
+	struct live_block *v;
+
+	*zeroed = 0;
+	if (!block_table_mapped(n))
+		return realloc(t->buckets, bytes);
+	*zeroed = 1;
+	if (block_table_mapped(old_n))
+		return huge_array_grow(t->buckets, old_n * sizeof(*v), bytes);
+	v = huge_array_alloc(bytes);
+	if (v) {
+		memcpy(v, t->buckets, old_n * sizeof(*v));
+		free(t->buckets);
+	}
+	return v;
+}
+
 /*
- * Doubles the bucket array in place.  realloc extends it (for an mmapped
- * array, mremap: no copy and no second array), then each block moves to its
- * bucket under the new mask.  Walking the old half upwards from just after an
- * empty bucket, a block's new bucket is never past its old one in the low
- * half, and every bucket before it has been rehashed already, so no probe run
- * ever spans a bucket that is still to be emptied.  The blocks before the
- * first empty bucket (a run that may have wrapped around from the end) are
- * held aside and placed last.
+ * Doubles the bucket array in place.  block_table_extend extends it (for a
+ * mapped array, mremap: no copy and no second array), then each block moves
+ * to its bucket under the new mask.  Walking the old half upwards from just
+ * after an empty bucket, a block's new bucket is never past its old one in
+ * the low half, and every bucket before it has been rehashed already, so no
+ * probe run ever spans a bucket that is still to be emptied.  The blocks
+ * before the first empty bucket (a run that may have wrapped around from the
+ * end) are held aside and placed last.
  */
 static int block_table_grow(struct block_table *t)
 {
 	size_t old_n = t->mask + 1, n = old_n * 2, wrap = 0;
 	struct live_block *v, *held = NULL;
+	int zeroed;
 
 	if (n > SIZE_MAX / 2 / sizeof(*v))
 		return -ENOMEM;
@@ -69,12 +105,13 @@ static int block_table_grow(struct block_table *t)
 			return -ENOMEM;
 		memcpy(held, t->buckets, wrap * sizeof(*held));
 	}
-	v = realloc(t->buckets, n * sizeof(*v));
+	v = block_table_extend(t, n, &zeroed);
 	if (!v) {
 		free(held);
 		return -ENOMEM;
 	}
-	memset(v + old_n, 0, old_n * sizeof(*v));
+	if (!zeroed)
+		memset(v + old_n, 0, old_n * sizeof(*v));
 	memset(v, 0, wrap * sizeof(*v));
 	for (size_t i = wrap + 1; i < old_n; i++) {
 		struct live_block b = v[i];

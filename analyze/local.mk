@@ -7,6 +7,7 @@ pkglibexec_PROGRAMS += analyze/mprof-analyze
 ANALYZE_REPORT_SOURCES = \
 	analyze/alloc_event.h \
 	analyze/reorder.h analyze/reorder.c \
+	analyze/huge_array.h analyze/huge_array.c \
 	analyze/block_table.h analyze/block_table.c \
 	analyze/aggregate.h analyze/aggregate.c \
 	analyze/event_stream.h analyze/event_stream.c \

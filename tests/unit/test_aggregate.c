@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "analyze/aggregate.h"
 #include "analyze/block_table.h"
+#include "analyze/huge_array.h"
 #include "analyze/agg_thread.h"
 #include "analyze/chunk_prefetch.h"
 #include "analyze/event_stream.h"
@@ -1297,6 +1299,45 @@ static void test_block_table_against_reference(void)
 	block_table_free(&t);
 }
 
+/* A huge array comes zeroed; growing keeps its contents and zeroes the new
+ * part, where it lies and when a mapping right after it makes it move. */
+static void test_huge_array_grows_in_place_and_by_moving(void)
+{
+	const size_t mib2 = HUGE_ARRAY_MIN;
+	size_t nonzero = 0, wrong = 0;
+	uint32_t *v = huge_array_alloc(mib2);
+	void *blocker;
+
+	CU_ASSERT_FATAL(v != NULL);
+	for (size_t i = 0; i < mib2 / 4; i++)
+		nonzero += v[i] != 0;
+	CU_ASSERT_EQUAL(nonzero, 0);
+	for (size_t i = 0; i < mib2 / 4; i++)
+		v[i] = (uint32_t)i * 2654435761u;
+	v = huge_array_grow(v, mib2, 2 * mib2);
+	CU_ASSERT_FATAL(v != NULL);
+	/* occupy the page after the array: the next growth must move it */
+	blocker = mmap((char *)v + 2 * mib2, 4096, PROT_READ,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	CU_ASSERT_FATAL(blocker == (char *)v + 2 * mib2);
+	{
+		uint32_t *moved = huge_array_grow(v, 2 * mib2, 4 * mib2);
+
+		CU_ASSERT_FATAL(moved != NULL);
+		CU_ASSERT(moved != v);
+		CU_ASSERT_EQUAL((uintptr_t)moved % mib2, 0);
+		v = moved;
+	}
+	munmap(blocker, 4096);
+	for (size_t i = 0; i < mib2 / 4; i++)
+		wrong += v[i] != (uint32_t)i * 2654435761u;
+	for (size_t i = mib2 / 4; i < 4 * mib2 / 4; i++)
+		nonzero += v[i] != 0;
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(nonzero, 0);
+	huge_array_free(v, 4 * mib2);
+}
+
 /* Mean distance of the blocks of t from their home buckets. */
 static double table_mean_displacement(const struct block_table *t)
 {
@@ -1418,6 +1459,8 @@ int main(void)
 		    test_rankings_top_n_is_the_front_of_the_full_order);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
 	CU_add_test(s, "block table against a reference", test_block_table_against_reference);
+	CU_add_test(s, "huge array grows in place and by moving",
+		    test_huge_array_grows_in_place_and_by_moving);
 	CU_add_test(s, "block table spreads strided addresses",
 		    test_block_table_strided_addresses_spread);
 	CU_add_test(s, "block table grows at half, then 3/4 load",
