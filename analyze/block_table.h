@@ -8,6 +8,10 @@
  * marks an empty bucket: no live block sits at address 0.  Memory grows with
  * the number of live blocks only.
  *
+ * Bucket arrays of 2 MiB and more are mappings of their own on huge pages
+ * (huge_array.h); when the table is 1/32 of its bucket count short of
+ * doubling, a thread faults in the half it will grow into.
+ *
  * An entry is 32 bytes, two to a cache line: the hot path is one insert and
  * one remove per allocation, each mostly one cache miss.  The caller keeps
  * whatever does not fit (the allocation's TIME stamp as an index into its own
@@ -18,6 +22,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "analyze/huge_array.h"
 
 struct live_block {
 	uint64_t addr;          /* 0: empty bucket */
@@ -34,6 +40,11 @@ struct block_table {
 	struct live_block *buckets; /* owned */
 	size_t mask;                /* bucket count - 1 (a power of two) */
 	size_t count;               /* live blocks */
+	size_t reserved;            /* mapped arrays: bytes of address space
+	                             * behind buckets (huge_array.h); 0: heap */
+	size_t prefault_count;      /* count at which the half the table will
+	                             * grow into is faulted in; SIZE_MAX: never */
+	struct huge_prefault prefault;
 };
 
 /* Home bucket of addr.  Heap addresses are 16-byte aligned and clustered in

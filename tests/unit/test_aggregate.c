@@ -1247,11 +1247,14 @@ static uint64_t table_test_addr(uint32_t i)
 	}
 }
 
-/* Inserts, finds and removes 150000 blocks (the table doubles six times on
- * the way), checking every answer against what the test knows is live. */
+/* Inserts, finds and removes 200000 blocks, checking every answer against
+ * what the test knows is live.  On the way the table doubles seven times:
+ * from the heap into a mapping (2^16 buckets), within its reservation
+ * (2^17, 2^18, each half faulted in beforehand by another thread), and into
+ * a larger reservation (moved when 2^19 is planned for). */
 static void test_block_table_against_reference(void)
 {
-	enum { N = 150000 };
+	enum { N = 200000 };
 	struct block_table t;
 	struct live_block b, out;
 	uint32_t found = 0, absent = 0;
@@ -1299,43 +1302,46 @@ static void test_block_table_against_reference(void)
 	block_table_free(&t);
 }
 
-/* A huge array comes zeroed; growing keeps its contents and zeroes the new
- * part, where it lies and when a mapping right after it makes it move. */
+/* A huge array comes zeroed with room reserved: growing within it keeps the
+ * array where it is, growing past it moves the array into a larger aligned
+ * reservation; contents are kept and new bytes are zero, faulted in by
+ * another thread or not. */
 static void test_huge_array_grows_in_place_and_by_moving(void)
 {
-	const size_t mib2 = HUGE_ARRAY_MIN;
-	size_t nonzero = 0, wrong = 0;
-	uint32_t *v = huge_array_alloc(mib2);
-	void *blocker;
+	const size_t mib2 = HUGE_ARRAY_MIN, words = mib2 / 4;
+	struct huge_prefault pf = {0};
+	size_t reserved = 0, nonzero = 0, wrong = 0;
+	uint32_t *v = huge_array_alloc(mib2, &reserved), *w;
 
 	CU_ASSERT_FATAL(v != NULL);
-	for (size_t i = 0; i < mib2 / 4; i++)
+	CU_ASSERT_EQUAL(reserved, 4 * mib2);
+	CU_ASSERT_EQUAL((uintptr_t)v % mib2, 0);
+	for (size_t i = 0; i < words; i++)
 		nonzero += v[i] != 0;
 	CU_ASSERT_EQUAL(nonzero, 0);
-	for (size_t i = 0; i < mib2 / 4; i++)
+	for (size_t i = 0; i < words; i++)
 		v[i] = (uint32_t)i * 2654435761u;
-	v = huge_array_grow(v, mib2, 2 * mib2);
-	CU_ASSERT_FATAL(v != NULL);
-	/* occupy the page after the array: the next growth must move it */
-	blocker = mmap((char *)v + 2 * mib2, 4096, PROT_READ,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	CU_ASSERT_FATAL(blocker == (char *)v + 2 * mib2);
-	{
-		uint32_t *moved = huge_array_grow(v, 2 * mib2, 4 * mib2);
-
-		CU_ASSERT_FATAL(moved != NULL);
-		CU_ASSERT(moved != v);
-		CU_ASSERT_EQUAL((uintptr_t)moved % mib2, 0);
-		v = moved;
-	}
-	munmap(blocker, 4096);
-	for (size_t i = 0; i < mib2 / 4; i++)
+	/* the next 2 MiB faulted in by another thread, then grown into */
+	huge_prefault_start(&pf, (char *)v + mib2, mib2);
+	huge_prefault_wait(&pf);
+	CU_ASSERT_FALSE(pf.running);
+	w = huge_array_grow(v, mib2, 2 * mib2, &reserved);
+	CU_ASSERT_PTR_EQUAL(w, v);
+	CU_ASSERT_EQUAL(reserved, 4 * mib2);
+	/* past the reservation: moved, 4 times the new size reserved */
+	w = huge_array_grow(v, 2 * mib2, 8 * mib2, &reserved);
+	CU_ASSERT_FATAL(w != NULL);
+	CU_ASSERT(w != v);
+	CU_ASSERT_EQUAL((uintptr_t)w % mib2, 0);
+	CU_ASSERT_EQUAL(reserved, 32 * mib2);
+	v = w;
+	for (size_t i = 0; i < words; i++)
 		wrong += v[i] != (uint32_t)i * 2654435761u;
-	for (size_t i = mib2 / 4; i < 4 * mib2 / 4; i++)
+	for (size_t i = words; i < 8 * words; i++)
 		nonzero += v[i] != 0;
 	CU_ASSERT_EQUAL(wrong, 0);
 	CU_ASSERT_EQUAL(nonzero, 0);
-	huge_array_free(v, 4 * mib2);
+	huge_array_free(v, reserved);
 }
 
 /* Mean distance of the blocks of t from their home buckets. */
