@@ -164,11 +164,19 @@ expect_file_eq() {
 
 # ---- set-up -------------------------------------------------------------
 
-# make_work: creates the scratch directory $WORK under the build tree.
+# make_work: creates the scratch directory $WORK under the build tree, and
+# the test's symbol cache in it.
 make_work() {
 	mkdir -p "$abs_top_builddir/tests/tmp" || hard_error "cannot create $abs_top_builddir/tests/tmp"
 	WORK=$(mktemp -d "$abs_top_builddir/tests/tmp/$TEST_NAME.XXXXXX") ||
 		hard_error "mktemp failed"
+	# a symbol cache of the test's own (tests/local.mk empties the
+	# variable): the traces of one test share answers, as a user's runs
+	# do, and none come from an earlier build or another test
+	if [ -z "${MPROF_SYMBOL_CACHE:-}" ]; then
+		MPROF_SYMBOL_CACHE="$WORK/symbol-cache"
+		export MPROF_SYMBOL_CACHE
+	fi
 }
 
 # require_mprof: skips when the product is not built yet.
