@@ -118,7 +118,7 @@ void aggregate_free(struct aggregate *a)
 	free(a->threads);
 	block_table_free(&a->blocks);
 	block_table_free(&a->weights);
-	free(a->alloc_times_ns);
+	free(a->alloc_times);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -322,28 +322,39 @@ static void live_sub(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 
 /* ---- what a live block keeps outside the block table ---- */
 
-/* Index of time_ns in a->alloc_times_ns, appended when it differs from the
- * newest entry (time only moves forward, so entries are few: one per TIME
- * stamp that an allocation followed).  -1 on ENOMEM (or 2^32 entries). */
-static inline long alloc_time_index(struct aggregate *a, uint64_t time_ns)
+/* Index of the entry of a->alloc_times for a block allocated at time_ns
+ * with sequence number seq, and that block's seq_offset.  The newest entry
+ * when it has that time and seq is less than BLOCK_SEQ_OFFSET_LIMIT past its
+ * first, else a new one (time only moves forward and sequence numbers
+ * mostly do, so entries are few: one per TIME stamp that an allocation
+ * followed, a TIME stamp coming every 4096 events of a thread).  -1 on
+ * ENOMEM (or 2^32 entries). */
+static inline long alloc_time_index(struct aggregate *a, uint64_t time_ns, uint64_t seq,
+				    uint32_t *seq_offset)
 {
 	size_t n = a->alloc_time_count;
 
-	if (n && a->alloc_times_ns[n - 1] == time_ns)
+	/* seq before the entry's first wraps around to more than the limit */
+	if (n && a->alloc_times[n - 1].time_ns == time_ns &&
+	    seq - a->alloc_times[n - 1].first_seq < BLOCK_SEQ_OFFSET_LIMIT) {
+		*seq_offset = (uint32_t)(seq - a->alloc_times[n - 1].first_seq);
 		return (long)(n - 1);
+	}
 	if (n >= UINT32_MAX)
 		return -1;
 	if (n == a->alloc_time_cap) {
 		size_t cap = n ? n * 2 : 1024;
-		uint64_t *v = realloc(a->alloc_times_ns, cap * sizeof(*v));
+		struct alloc_time *v = realloc(a->alloc_times, cap * sizeof(*v));
 
 		if (!v)
 			return -1;
-		a->alloc_times_ns = v;
+		a->alloc_times = v;
 		a->alloc_time_cap = cap;
 	}
-	a->alloc_times_ns[n] = time_ns;
+	a->alloc_times[n].time_ns = time_ns;
+	a->alloc_times[n].first_seq = seq;
 	a->alloc_time_count = n + 1;
+	*seq_offset = 0;
 	return (long)n;
 }
 
@@ -371,9 +382,11 @@ static inline uint64_t weight_take(struct aggregate *a, uint64_t addr)
 /* The weight of the live block at addr in a (unchanged). */
 static uint64_t weight_get(const struct aggregate *a, uint64_t addr)
 {
-	const struct live_block *w = a->weights.count ? block_table_find(&a->weights, addr) : NULL;
+	struct live_block w;
 
-	return w ? w->size_bytes : 1;
+	if (!a->weights.count || !block_table_find(&a->weights, addr, &w))
+		return 1;
+	return w.size_bytes;
 }
 
 /* ---- events ---- */
@@ -399,14 +412,13 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 		return;
 	}
 	k = stats_index(a, ev->stack_id);
-	ti = alloc_time_index(a, a->now_ns);
+	ti = alloc_time_index(a, a->now_ns, ev->seq, &b.seq_offset);
 	if (k < 0 || ti < 0) {
 		note_error(a);
 		return;
 	}
 	b.addr = ev->addr;
 	b.size_bytes = ev->value;
-	b.alloc_seq = ev->seq;
 	b.stat_index = (uint32_t)k;
 	b.time_index = (uint32_t)ti;
 	rc = block_table_insert(&a->blocks, &b, &old);
@@ -437,7 +449,7 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
 	struct live_block b;
 	struct stack_stats *st;
-	uint64_t life_events, life_ns, w, alloc_ns;
+	uint64_t life_events, life_ns, w, alloc_ns, alloc_seq;
 
 	if (th)
 		th->last_alloc_addr = 0;
@@ -456,8 +468,9 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 	live_sub(a, st, b.size_bytes * w, w);
 	st->s.freed += w;
 	a->blocks_freed += w;
-	alloc_ns = a->alloc_times_ns[b.time_index];
-	life_events = ev->seq > b.alloc_seq ? ev->seq - b.alloc_seq : 0;
+	alloc_ns = a->alloc_times[b.time_index].time_ns;
+	alloc_seq = a->alloc_times[b.time_index].first_seq + b.seq_offset;
+	life_events = ev->seq > alloc_seq ? ev->seq - alloc_seq : 0;
 	life_ns = a->now_ns > alloc_ns ? a->now_ns - alloc_ns : 0;
 	st->s.lifetime_events_sum += life_events * w;
 	st->s.lifetime_ns_sum += life_ns * w;
@@ -605,13 +618,12 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	if (c->error)
 		return;
 	/* lifetimes of inherited blocks count from the fork */
-	ti = alloc_time_index(a, c->parent->now_ns);
+	ti = alloc_time_index(a, c->parent->now_ns, c->parent->seq_limit, &b.seq_offset);
 	if (ti < 0) {
 		c->error = -ENOMEM;
 		return;
 	}
 	b.stat_index = (uint32_t)c->stat;
-	b.alloc_seq = c->parent->seq_limit;
 	b.time_index = (uint32_t)ti;
 	rc = block_table_insert(&a->blocks, &b, &old);
 	if (rc < 0) {

@@ -73,6 +73,13 @@ struct thread_last {
 	uint64_t last_alloc_addr;  /* the thread's previous event allocated this; 0 if not */
 };
 
+/* A time at which live blocks were allocated: the TIME stamp (ns) and the
+ * first sequence number of the blocks that refer to it. */
+struct alloc_time {
+	uint64_t time_ns;
+	uint64_t first_seq;
+};
+
 /* Events wait this long in a small pipeline so that the cache line of their
  * block is prefetched before they are processed. */
 #define AGG_PIPELINE 16
@@ -95,9 +102,10 @@ struct aggregate {
 	/* sampling weights other than 1 of live blocks, by address (in
 	 * size_bytes); empty in exact mode */
 	struct block_table weights;
-	/* the TIME stamps live blocks were allocated at (ns), in the order
-	 * first used; a block keeps its index (32 bits) */
-	uint64_t *alloc_times_ns;
+	/* the times live blocks were allocated at, in the order first used;
+	 * a block keeps its index and its sequence number's offset from the
+	 * entry's first (aggregate.c, alloc_time_index) */
+	struct alloc_time *alloc_times;
 	size_t alloc_time_count, alloc_time_cap;
 
 	struct thread_last *threads; /* open addressing by tid */

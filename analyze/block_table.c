@@ -3,8 +3,14 @@
  * block_table.h).
  *
  * Owns its bucket array.  Must stay allocation-free per operation apart from
- * doubling the array; the hot path of the report is one insert and one remove
- * per allocation.
+ * doubling the array and, once at most, widening its buckets; the hot path
+ * of the report is one insert and one remove per allocation.
+ *
+ * A bucket's words (all zero: empty):
+ *   compact (shift 1): addr | seq_offset << 48,
+ *                      size_bytes | stat_index << 24 | time_index << 44
+ *   wide (shift 2):    addr, size_bytes, stat_index | time_index << 32,
+ *                      seq_offset
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,7 +21,7 @@
 #include "analyze/huge_array.h"
 
 #define BLOCK_TABLE_INITIAL (1u << 12)
-/* Tables smaller than this (4 MiB) grow at half load: block_table_full */
+/* Tables of fewer buckets grow at half load (block_table_limit) */
 #define BLOCK_TABLE_HALF_BUCKETS (1u << 17)
 /* The next half is faulted in this fraction of the bucket count before
  * the table doubles (block_table_plan_prefault). */
@@ -24,24 +30,95 @@
 /*
  * The blocks a table of n buckets holds before it doubles.  Up to
  * BLOCK_TABLE_HALF_BUCKETS buckets a table grows at half load, beyond at
- * 3/4.  (At 3/4, a table of N blocks needs 32 * N * 4/3 bytes at least
- * instead of 32 * N * 2, and with the mixing hash and backward-shift
+ * 3/4.  (At 3/4, a table of N blocks needs N * 4/3 buckets at least
+ * instead of N * 2, and with the mixing hash and backward-shift
  * deletion probes stay short; but the mallocbench trace, 40 k blocks live
  * in 2^16 buckets at 0.61 load, scanned 4.2 buckets per deletion and 2.5
  * per insertion, and with 2^17 buckets its report took 24% less time, 21
- * interleaved runs.  Larger tables keep 3/4: halving the C++ container
- * benchmark's load, 168 k blocks, cost 8 MiB and saved no time.)
+ * interleaved runs, with 32-byte buckets.  Larger tables keep 3/4:
+ * halving the C++ container benchmark's load, 168 k blocks, cost 8 MiB and
+ * saved no time.)
  */
 static inline size_t block_table_limit(size_t n)
 {
 	return n < BLOCK_TABLE_HALF_BUCKETS ? n / 2 : n / 4 * 3;
 }
 
+/* Bucket i of t. */
+static inline uint64_t *bucket(const struct block_table *t, size_t i)
+{
+	return t->words + (i << t->shift);
+}
+
+/* What of a bucket's first word is its address. */
+static inline uint64_t block_addr_mask(unsigned shift)
+{
+	return shift == 1 ? BLOCK_COMPACT_ADDR_LIMIT - 1 : UINT64_MAX;
+}
+
+/* Whether b fits a compact bucket: no value at or past its limit
+ * (seq_offset is below it always). */
+static inline int block_fits_compact(const struct live_block *b)
+{
+	_Static_assert(BLOCK_COMPACT_STAT_LIMIT == BLOCK_COMPACT_TIME_LIMIT, "one shift for both");
+	return ((b->addr >> 48) | (b->size_bytes >> 24) | ((b->stat_index | b->time_index) >> 20)) ==
+	       0;
+}
+
+/* Writes b into the words w of a bucket (b fits it). */
+static inline void block_pack(unsigned shift, uint64_t *w, const struct live_block *b)
+{
+	if (shift == 1) {
+		w[0] = b->addr | (uint64_t)b->seq_offset << 48;
+		w[1] = b->size_bytes | (uint64_t)b->stat_index << 24 |
+		       (uint64_t)b->time_index << 44;
+		return;
+	}
+	w[0] = b->addr;
+	w[1] = b->size_bytes;
+	w[2] = b->stat_index | (uint64_t)b->time_index << 32;
+	w[3] = b->seq_offset;
+}
+
+static inline void block_unpack(unsigned shift, const uint64_t *w, struct live_block *b)
+{
+	if (shift == 1) {
+		b->addr = w[0] & (BLOCK_COMPACT_ADDR_LIMIT - 1);
+		b->seq_offset = (uint32_t)(w[0] >> 48);
+		b->size_bytes = w[1] & (BLOCK_COMPACT_SIZE_LIMIT - 1);
+		b->stat_index = (uint32_t)(w[1] >> 24) & (BLOCK_COMPACT_STAT_LIMIT - 1);
+		b->time_index = (uint32_t)(w[1] >> 44);
+		return;
+	}
+	b->addr = w[0];
+	b->size_bytes = w[1];
+	b->stat_index = (uint32_t)w[2];
+	b->time_index = (uint32_t)(w[2] >> 32);
+	b->seq_offset = (uint32_t)w[3];
+}
+
+/* Copies one bucket. */
+static inline void block_bucket_copy(unsigned shift, uint64_t *dst, const uint64_t *src)
+{
+	dst[0] = src[0];
+	dst[1] = src[1];
+	if (shift == 2) {
+		dst[2] = src[2];
+		dst[3] = src[3];
+	}
+}
+
+/* Bytes of n buckets of t's kind. */
+static inline size_t bucket_bytes(const struct block_table *t, size_t n)
+{
+	return n << (t->shift + 3);
+}
+
 /* Bucket arrays of HUGE_ARRAY_MIN bytes or more live in a mapping of their
  * own (huge_array.h), smaller ones on the heap. */
-static int block_table_mapped(size_t n)
+static int block_table_mapped(const struct block_table *t, size_t n)
 {
-	return n * sizeof(struct live_block) >= HUGE_ARRAY_MIN;
+	return bucket_bytes(t, n) >= HUGE_ARRAY_MIN;
 }
 
 /* Sets the count at which the next half is faulted in, for mapped arrays:
@@ -54,27 +131,34 @@ static void block_table_plan_prefault(struct block_table *t)
 	size_t n = t->mask + 1;
 
 	t->prefault_count = SIZE_MAX;
-	if (block_table_mapped(n))
+	if (block_table_mapped(t, n))
 		t->prefault_count = block_table_limit(n) - n / BLOCK_TABLE_PREFAULT_BAND;
 }
 
 int block_table_init(struct block_table *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->buckets = calloc(BLOCK_TABLE_INITIAL, sizeof(*t->buckets));
+	t->shift = 1;
+	t->words = calloc(BLOCK_TABLE_INITIAL, bucket_bytes(t, 1));
 	t->mask = BLOCK_TABLE_INITIAL - 1;
 	block_table_plan_prefault(t);
-	return t->buckets ? 0 : -ENOMEM;
+	return t->words ? 0 : -ENOMEM;
+}
+
+/* Frees a bucket array of t (words, reserved: t's own or another's). */
+static void bucket_array_free(uint64_t *words, size_t reserved)
+{
+	if (words && reserved)
+		huge_array_free(words, reserved);
+	else
+		free(words);
 }
 
 void block_table_free(struct block_table *t)
 {
 	huge_prefault_wait(&t->prefault);
-	if (t->buckets && t->reserved)
-		huge_array_free(t->buckets, t->reserved);
-	else
-		free(t->buckets);
-	t->buckets = NULL;
+	bucket_array_free(t->words, t->reserved);
+	t->words = NULL;
 	t->mask = 0;
 	t->count = 0;
 	t->reserved = 0;
@@ -90,43 +174,44 @@ void block_table_free(struct block_table *t)
  */
 static __attribute__((noinline)) void block_table_prefault(struct block_table *t)
 {
-	size_t bytes = (t->mask + 1) * sizeof(struct live_block);
+	size_t bytes = bucket_bytes(t, t->mask + 1);
 	size_t reserved = t->reserved;
-	struct live_block *v;
+	uint64_t *v;
 
+	t->prefault_count = SIZE_MAX; /* once per size */
 	if (!reserved || bytes > SIZE_MAX / 2)
 		return;
 	if (2 * bytes > reserved) {
-		v = huge_array_grow(t->buckets, bytes, 2 * bytes, &reserved);
+		v = huge_array_grow(t->words, bytes, 2 * bytes, &reserved);
 		if (!v)
 			return;
-		t->buckets = v;
+		t->words = v;
 		t->reserved = reserved;
 	}
-	huge_prefault_start(&t->prefault, (char *)t->buckets + bytes, bytes);
+	huge_prefault_start(&t->prefault, (char *)t->words + bytes, bytes);
 }
 
 /* The bucket array of t with room for n buckets (twice the old count),
  * old contents kept; *zeroed is set when the new half is zero already.
  * NULL when out of memory (t unchanged). */
-static struct live_block *block_table_extend(struct block_table *t, size_t n, int *zeroed)
+static uint64_t *block_table_extend(struct block_table *t, size_t n, int *zeroed)
 {
-	size_t old_n = t->mask + 1, bytes = n * sizeof(struct live_block);
+	size_t old_bytes = bucket_bytes(t, t->mask + 1), bytes = bucket_bytes(t, n);
 	size_t reserved = t->reserved;
-	struct live_block *v;
+	uint64_t *v;
 
 	*zeroed = 0;
-	if (!block_table_mapped(n))
-		return realloc(t->buckets, bytes);
+	if (!block_table_mapped(t, n))
+		return realloc(t->words, bytes);
 	*zeroed = 1;
 	huge_prefault_wait(&t->prefault);
 	if (reserved)
-		v = huge_array_grow(t->buckets, old_n * sizeof(*v), bytes, &reserved);
+		v = huge_array_grow(t->words, old_bytes, bytes, &reserved);
 	else {
 		v = huge_array_alloc(bytes, &reserved);
 		if (v) {
-			memcpy(v, t->buckets, old_n * sizeof(*v));
-			free(t->buckets);
+			memcpy(v, t->words, old_bytes);
+			free(t->words);
 		}
 	}
 	if (v)
@@ -134,14 +219,16 @@ static struct live_block *block_table_extend(struct block_table *t, size_t n, in
 	return v;
 }
 
-/* Puts b into the first free bucket of its probe run (b->addr not present). */
-static void block_table_place(struct live_block *v, size_t mask, const struct live_block *b)
+/* Puts bucket b (of t's kind, its address not present) into the first free
+ * bucket of its probe run in array v of mask + 1 buckets. */
+static void block_table_place(const struct block_table *t, uint64_t *v, size_t mask,
+			      const uint64_t *b)
 {
-	size_t j = block_hash(b->addr, mask);
+	size_t j = block_hash(b[0] & block_addr_mask(t->shift), mask);
 
-	while (v[j].addr)
+	while (v[j << t->shift])
 		j = (j + 1) & mask;
-	v[j] = *b;
+	block_bucket_copy(t->shift, v + (j << t->shift), b);
 }
 
 /*
@@ -157,18 +244,18 @@ static void block_table_place(struct live_block *v, size_t mask, const struct li
 static int block_table_grow(struct block_table *t)
 {
 	size_t old_n = t->mask + 1, n = old_n * 2, wrap = 0;
-	struct live_block *v, *held = NULL;
+	uint64_t *v, *held = NULL;
 	int zeroed;
 
-	if (n > SIZE_MAX / 2 / sizeof(*v))
+	if (n > SIZE_MAX / 2 / bucket_bytes(t, 1))
 		return -ENOMEM;
-	while (wrap < old_n && t->buckets[wrap].addr)
+	while (wrap < old_n && *bucket(t, wrap))
 		wrap++;
 	if (wrap) {
-		held = malloc(wrap * sizeof(*held));
+		held = malloc(bucket_bytes(t, wrap));
 		if (!held)
 			return -ENOMEM;
-		memcpy(held, t->buckets, wrap * sizeof(*held));
+		memcpy(held, t->words, bucket_bytes(t, wrap));
 	}
 	v = block_table_extend(t, n, &zeroed);
 	if (!v) {
@@ -176,105 +263,180 @@ static int block_table_grow(struct block_table *t)
 		return -ENOMEM;
 	}
 	if (!zeroed)
-		memset(v + old_n, 0, old_n * sizeof(*v));
-	memset(v, 0, wrap * sizeof(*v));
+		memset((char *)v + bucket_bytes(t, old_n), 0, bucket_bytes(t, old_n));
+	memset(v, 0, bucket_bytes(t, wrap));
 	for (size_t i = wrap + 1; i < old_n; i++) {
-		struct live_block b = v[i];
+		uint64_t *s = v + (i << t->shift), b[4];
 
-		if (!b.addr)
+		if (!s[0])
 			continue;
-		v[i].addr = 0;
-		block_table_place(v, n - 1, &b);
+		block_bucket_copy(t->shift, b, s);
+		s[0] = 0;
+		block_table_place(t, v, n - 1, b);
 	}
 	for (size_t i = 0; i < wrap; i++)
-		block_table_place(v, n - 1, &held[i]);
+		block_table_place(t, v, n - 1, held + (i << t->shift));
 	free(held);
-	t->buckets = v;
+	t->words = v;
 	t->mask = n - 1;
 	block_table_plan_prefault(t);
 	return 0;
 }
 
-/* Whether one more block calls for twice the buckets. */
-static inline int block_table_full(const struct block_table *t)
+/*
+ * Turns t's buckets into wide ones, as many: a new array (twice the bytes)
+ * that every block is rehashed into, then the old one freed.  Once per
+ * table at most, for the first block that a compact bucket cannot hold.
+ * Returns 0 or -ENOMEM (t unchanged).
+ */
+static __attribute__((noinline)) int block_table_widen(struct block_table *t)
 {
-	return t->count + 1 > block_table_limit(t->mask + 1);
+	struct block_table wide = *t;
+	size_t n = t->mask + 1, reserved = 0;
+	uint64_t *v;
+
+	huge_prefault_wait(&t->prefault);
+	wide.shift = 2;
+	if (block_table_mapped(&wide, n))
+		v = huge_array_alloc(bucket_bytes(&wide, n), &reserved);
+	else
+		v = calloc(n, bucket_bytes(&wide, 1));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *s = bucket(t, i);
+		struct live_block b;
+		uint64_t w[4];
+
+		if (!s[0])
+			continue;
+		block_unpack(1, s, &b);
+		block_pack(2, w, &b);
+		block_table_place(&wide, v, t->mask, w);
+	}
+	bucket_array_free(t->words, t->reserved);
+	wide.words = v;
+	wide.reserved = reserved;
+	*t = wide;
+	block_table_plan_prefault(t);
+	return 0;
+}
+
+/* block_table_insert's probe (room made, b fits): returns 1 (replaced) or
+ * 0 (added). */
+static inline int block_insert_in(struct block_table *t, const struct live_block *b,
+				  struct live_block *replaced, unsigned shift)
+{
+	uint64_t w[4], *s;
+	size_t i;
+
+	block_pack(shift, w, b);
+	for (i = block_hash(b->addr, t->mask);; i = (i + 1) & t->mask) {
+		s = t->words + (i << shift);
+		if (!s[0])
+			break;
+		if ((s[0] & block_addr_mask(shift)) == b->addr) {
+			block_unpack(shift, s, replaced);
+			block_bucket_copy(shift, s, w);
+			return 1;
+		}
+	}
+	block_bucket_copy(shift, s, w);
+	t->count++;
+	return 0;
 }
 
 int block_table_insert(struct block_table *t, const struct live_block *b,
 		       struct live_block *replaced)
 {
-	size_t i;
+	int rc;
 
-	if (block_table_full(t) && block_table_grow(t) < 0)
+	if (t->shift == 1 && !block_fits_compact(b) && block_table_widen(t) < 0)
 		return -ENOMEM;
-	i = block_hash(b->addr, t->mask);
-	while (t->buckets[i].addr) {
-		if (t->buckets[i].addr == b->addr) {
-			*replaced = t->buckets[i];
-			t->buckets[i] = *b;
-			return 1;
-		}
-		i = (i + 1) & t->mask;
-	}
-	t->buckets[i] = *b;
-	if (++t->count == t->prefault_count) {
-		t->prefault_count = SIZE_MAX; /* once per size */
+	if (t->count + 1 > block_table_limit(t->mask + 1) && block_table_grow(t) < 0)
+		return -ENOMEM;
+	rc = block_insert_in(t, b, replaced, t->shift);
+	if (rc == 0 && t->count == t->prefault_count)
 		block_table_prefault(t);
-	}
-	return 0;
+	return rc;
 }
 
-int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *out)
+/* block_table_remove: the lookup, then backward-shift deletion (later
+ * members of the probe run move into the hole when their home bucket does
+ * not lie between hole and them). */
+static inline int block_remove_in(struct block_table *t, uint64_t addr, struct live_block *out,
+				  unsigned shift)
 {
-	size_t i = block_hash(addr, t->mask), j;
+	uint64_t *s;
+	size_t i, j;
 
 	if (!addr)
 		return 0;
-	while (t->buckets[i].addr != addr) {
-		if (!t->buckets[i].addr)
+	for (i = block_hash(addr, t->mask);; i = (i + 1) & t->mask) {
+		s = t->words + (i << shift);
+		if (!s[0])
 			return 0;
-		i = (i + 1) & t->mask;
+		if ((s[0] & block_addr_mask(shift)) == addr)
+			break;
 	}
-	*out = t->buckets[i];
-	/* Backward-shift deletion: move later members of the probe run into
-	 * the hole when their home bucket does not lie between hole and them. */
-	j = i;
-	for (;;) {
+	block_unpack(shift, s, out);
+	for (j = i;;) {
+		const uint64_t *n;
 		size_t home;
 
 		j = (j + 1) & t->mask;
-		if (!t->buckets[j].addr)
+		n = t->words + (j << shift);
+		if (!n[0])
 			break;
-		home = block_hash(t->buckets[j].addr, t->mask);
+		home = block_hash(n[0] & block_addr_mask(shift), t->mask);
 		if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
-			t->buckets[i] = t->buckets[j];
+			block_bucket_copy(shift, t->words + (i << shift), n);
 			i = j;
 		}
 	}
-	t->buckets[i].addr = 0;
+	t->words[i << shift] = 0;
 	t->count--;
 	return 1;
 }
 
-const struct live_block *block_table_find(const struct block_table *t, uint64_t addr)
+int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *out)
+{
+	return block_remove_in(t, addr, out, t->shift);
+}
+
+int block_table_find(const struct block_table *t, uint64_t addr, struct live_block *out)
 {
 	size_t i = block_hash(addr, t->mask);
 
 	if (!addr)
-		return NULL;
-	while (t->buckets[i].addr != addr) {
-		if (!t->buckets[i].addr)
-			return NULL;
-		i = (i + 1) & t->mask;
+		return 0;
+	for (;; i = (i + 1) & t->mask) {
+		const uint64_t *s = bucket(t, i);
+
+		if (!s[0])
+			return 0;
+		if ((s[0] & block_addr_mask(t->shift)) == addr) {
+			block_unpack(t->shift, s, out);
+			return 1;
+		}
 	}
-	return &t->buckets[i];
+}
+
+uint64_t block_table_addr_at(const struct block_table *t, size_t i)
+{
+	return *bucket(t, i) & block_addr_mask(t->shift);
 }
 
 void block_table_each(const struct block_table *t,
 		      void (*fn)(void *ctx, const struct live_block *b), void *ctx)
 {
-	for (size_t i = 0; i <= t->mask; i++)
-		if (t->buckets[i].addr)
-			fn(ctx, &t->buckets[i]);
+	for (size_t i = 0; i <= t->mask; i++) {
+		const uint64_t *s = bucket(t, i);
+		struct live_block b;
+
+		if (!s[0])
+			continue;
+		block_unpack(t->shift, s, &b);
+		fn(ctx, &b);
+	}
 }

@@ -3,19 +3,27 @@
  *
  * Open addressing with linear probing and backward-shift deletion (no
  * tombstones), doubled in place (realloc, then a rehash within the array)
- * at half load while it has fewer than 2^17 buckets (4 MiB) and at 3/4 load
- * after, so growing never needs old and new arrays side by side.  Address 0
- * marks an empty bucket: no live block sits at address 0.  Memory grows with
- * the number of live blocks only.
+ * at half load while it has fewer than 2^17 buckets and at 3/4 load after,
+ * so growing never needs old and new arrays side by side.  Address 0 marks
+ * an empty bucket: no live block sits at address 0.  Memory grows with the
+ * number of live blocks only.
+ *
+ * A bucket is 16 bytes (compact: four to a cache line) while every block
+ * fits BLOCK_COMPACT_* below (user addresses on x86-64 and arm64 lie below
+ * 2^48; blocks under 16 MiB; fewer than 2^20 stacks and times); the first
+ * block that does not turns the table into 32-byte buckets for good (one
+ * rehash), which hold any values.  Compact buckets halved the table and the
+ * pages the kernel clears for it on python3's trace (551 k live blocks:
+ * 32 MiB of buckets, now 16; the report's peak RSS 43.8 MiB, now 25.8).
  *
  * Bucket arrays of 2 MiB and more are mappings of their own on huge pages
  * (huge_array.h); when the table is 1/32 of its bucket count short of
  * doubling, a thread faults in the half it will grow into.
  *
- * An entry is 32 bytes, two to a cache line: the hot path is one insert and
- * one remove per allocation, each mostly one cache miss.  The caller keeps
- * whatever does not fit (the allocation's TIME stamp as an index into its own
- * array, a sampling weight other than 1 in a second table).
+ * The hot path is one insert and one remove per allocation, each mostly
+ * one cache miss.  The caller keeps whatever does not fit (the time of the
+ * allocation as an index into its own array, a sampling weight other than
+ * 1 in a second table).
  */
 #ifndef MPROF_ANALYZE_BLOCK_TABLE_H
 #define MPROF_ANALYZE_BLOCK_TABLE_H
@@ -25,23 +33,32 @@
 
 #include "analyze/huge_array.h"
 
+/* A live block, as the table's callers see it (the table packs it). */
 struct live_block {
-	uint64_t addr;          /* 0: empty bucket */
+	uint64_t addr;          /* != 0 */
 	uint64_t size_bytes;    /* requested size (caller-defined in other uses) */
-	uint64_t alloc_seq;     /* sequence number of the allocation */
 	uint32_t stat_index;    /* index of the allocating stack's statistics */
-	uint32_t time_index;    /* caller's index of the nearest TIME at or
-	                         * before alloc_seq */
+	uint32_t time_index;    /* caller's index of the allocation's time */
+	uint32_t seq_offset;    /* caller's: sequence number of the allocation
+	                         * minus the first of its time_index;
+	                         * < BLOCK_SEQ_OFFSET_LIMIT always */
 };
 
-_Static_assert(sizeof(struct live_block) == 32, "two live blocks per cache line");
+#define BLOCK_SEQ_OFFSET_LIMIT ((uint32_t)1 << 16)
+/* What a compact bucket holds: each value below its limit. */
+#define BLOCK_COMPACT_ADDR_LIMIT ((uint64_t)1 << 48)
+#define BLOCK_COMPACT_SIZE_LIMIT ((uint64_t)1 << 24)
+#define BLOCK_COMPACT_STAT_LIMIT ((uint32_t)1 << 20)
+#define BLOCK_COMPACT_TIME_LIMIT ((uint32_t)1 << 20)
 
 struct block_table {
-	struct live_block *buckets; /* owned */
+	uint64_t *words;            /* owned: the buckets, 2 or 4 words each */
+	unsigned shift;             /* log2 of the words of a bucket: 1 (compact)
+	                             * or 2 (wide) */
 	size_t mask;                /* bucket count - 1 (a power of two) */
 	size_t count;               /* live blocks */
 	size_t reserved;            /* mapped arrays: bytes of address space
-	                             * behind buckets (huge_array.h); 0: heap */
+	                             * behind words (huge_array.h); 0: heap */
 	size_t prefault_count;      /* count at which the half the table will
 	                             * grow into is faulted in; SIZE_MAX: never */
 	struct huge_prefault prefault;
@@ -71,7 +88,7 @@ static inline size_t block_hash(uint64_t addr, size_t mask)
  * that know upcoming addresses hide that latency. */
 static inline void block_table_prefetch(const struct block_table *t, uint64_t addr)
 {
-	const struct live_block *b = &t->buckets[block_hash(addr, t->mask)];
+	const uint64_t *b = t->words + (block_hash(addr, t->mask) << t->shift);
 
 #if defined(__x86_64__) || defined(__i386__)
 	/* gcc 12 drops __builtin_prefetch here (measured: no instruction) */
@@ -86,9 +103,10 @@ int block_table_init(struct block_table *t);
 void block_table_free(struct block_table *t);
 
 /*
- * Inserts b (b->addr != 0).  When a block with that address is already live,
- * copies it to *replaced, overwrites it and returns 1; otherwise returns 0.
- * Returns -ENOMEM when the table cannot grow (nothing inserted).
+ * Inserts b (b->addr != 0, b->seq_offset < BLOCK_SEQ_OFFSET_LIMIT).  When a
+ * block with that address is already live, copies it to *replaced,
+ * overwrites it and returns 1; otherwise returns 0.  Returns -ENOMEM when
+ * the table cannot grow or widen its buckets (nothing inserted).
  */
 int block_table_insert(struct block_table *t, const struct live_block *b,
 		       struct live_block *replaced);
@@ -97,11 +115,15 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
  * 0 when no live block has that address. */
 int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *out);
 
-/* The live block at addr, or NULL (the pointer is valid until the next
- * insert or remove). */
-const struct live_block *block_table_find(const struct block_table *t, uint64_t addr);
+/* Copies the live block at addr to *out and returns 1, or returns 0 when
+ * no live block has that address. */
+int block_table_find(const struct block_table *t, uint64_t addr, struct live_block *out);
 
-/* Iteration: calls fn(ctx, block) for every live block, in no order. */
+/* The address of the block in bucket i (<= mask), 0 when it is empty. */
+uint64_t block_table_addr_at(const struct block_table *t, size_t i);
+
+/* Iteration: calls fn(ctx, block) for every live block, in no order (block
+ * points to a copy, valid during the call). */
 void block_table_each(const struct block_table *t,
 		      void (*fn)(void *ctx, const struct live_block *b), void *ctx);
 

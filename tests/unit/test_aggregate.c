@@ -303,6 +303,43 @@ static void test_lifetimes_in_events_and_ns(void)
 	aggregate_free(&agg);
 }
 
+/* Blocks keep their sequence number as an offset from their time's entry:
+ * lifetimes stay exact where blocks of one TIME stamp lie more than
+ * BLOCK_SEQ_OFFSET_LIMIT apart, past 2^32, and when a block too large for a
+ * compact bucket (2 GiB) turns the table wide in the middle. */
+static void test_lifetimes_exact_across_far_sequence_numbers(void)
+{
+	const uint64_t far = BLOCK_SEQ_OFFSET_LIMIT, high = (uint64_t)1 << 33;
+	const struct alloc_stats *s;
+	struct alloc_event t = {.type = ALLOC_EV_TIME, .value = 7000};
+
+	agg_setup();
+	aggregate_event(&agg, &t);
+	feed_alloc(1, 0x10, 8, 1, 1);
+	feed_alloc(far + 2, 0x20, 8, 1, 1);
+	feed_alloc(high, 0x30, 8, 1, 1);
+	feed_alloc(high + far, 0x40, (uint64_t)2 << 30, 2, 1);
+	feed_free(high + 3 * far, 0x10, 1);     /* lives high + 3 far - 1 events */
+	feed_free(high + 3 * far + 1, 0x20, 1); /* high + 2 far - 1 */
+	feed_free(high + 3 * far + 2, 0x30, 1); /* 3 far + 2 */
+	feed_free(high + 3 * far + 3, 0x40, 1); /* 2 far + 3 */
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.blocks.shift, 2);
+	s = stats_of(1);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(s->freed, 3);
+	CU_ASSERT_EQUAL(s->lifetime_events_min, 3 * far + 2);
+	CU_ASSERT_EQUAL(s->lifetime_events_max, high + 3 * far - 1);
+	CU_ASSERT_EQUAL(s->lifetime_events_sum, 2 * high + 8 * far);
+	CU_ASSERT_EQUAL(s->lifetime_ns_max, 0);
+	s = stats_of(2);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(s->lifetime_events_min, 2 * far + 3);
+	CU_ASSERT_EQUAL(s->allocated_bytes, (uint64_t)2 << 30);
+	CU_ASSERT_EQUAL(agg.live_bytes, 0);
+	aggregate_free(&agg);
+}
+
 static void test_fork_child_inherits_parent_blocks(void)
 {
 	struct aggregate parent;
@@ -1265,11 +1302,8 @@ static void test_block_table_against_reference(void)
 		CU_ASSERT_EQUAL(block_table_insert(&t, &b, &out), 0);
 	}
 	CU_ASSERT_EQUAL(t.count, N);
-	for (uint32_t i = 0; i < N; i++) {
-		const struct live_block *f = block_table_find(&t, table_test_addr(i));
-
-		found += f && f->size_bytes == i;
-	}
+	for (uint32_t i = 0; i < N; i++)
+		found += block_table_find(&t, table_test_addr(i), &out) && out.size_bytes == i;
 	CU_ASSERT_EQUAL(found, N);
 	/* remove every other block, in a scrambled order */
 	for (uint32_t k = 0; k < N; k++) {
@@ -1283,12 +1317,12 @@ static void test_block_table_against_reference(void)
 	CU_ASSERT_EQUAL(t.count, N / 2);
 	found = 0;
 	for (uint32_t i = 0; i < N; i++) {
-		const struct live_block *f = block_table_find(&t, table_test_addr(i));
+		int f = block_table_find(&t, table_test_addr(i), &out);
 
 		if (i % 2)
-			found += f && f->size_bytes == i;
+			found += f && out.size_bytes == i;
 		else
-			absent += f == NULL;
+			absent += !f;
 	}
 	CU_ASSERT_EQUAL(found, N / 2);
 	CU_ASSERT_EQUAL(absent, N / 2);
@@ -1297,9 +1331,88 @@ static void test_block_table_against_reference(void)
 	b = (struct live_block){ .addr = table_test_addr(1), .size_bytes = 7 };
 	CU_ASSERT_EQUAL(block_table_insert(&t, &b, &out), 1);
 	CU_ASSERT_EQUAL(out.size_bytes, 1);
-	CU_ASSERT_EQUAL(block_table_find(&t, table_test_addr(1))->size_bytes, 7);
+	CU_ASSERT(block_table_find(&t, table_test_addr(1), &out) && out.size_bytes == 7);
 	CU_ASSERT_EQUAL(t.count, N / 2);
 	block_table_free(&t);
+}
+
+/* Block i of test_block_table_widens_for_a_block_too_large: every field
+ * different, each near the top of what a compact bucket holds. */
+static struct live_block table_test_block(uint32_t i)
+{
+	return (struct live_block){
+		.addr = BLOCK_COMPACT_ADDR_LIMIT - 16 - 16ull * i,
+		.size_bytes = BLOCK_COMPACT_SIZE_LIMIT - 1 - i,
+		.stat_index = BLOCK_COMPACT_STAT_LIMIT - 1 - i,
+		.time_index = BLOCK_COMPACT_TIME_LIMIT - 1 - 2 * i,
+		.seq_offset = (BLOCK_SEQ_OFFSET_LIMIT - 1 - 3 * i) % BLOCK_SEQ_OFFSET_LIMIT,
+	};
+}
+
+/* Whether t holds block i of table_test_block, every field as inserted. */
+static int table_has_test_block(const struct block_table *t, uint32_t i)
+{
+	struct live_block want = table_test_block(i), out;
+
+	return block_table_find(t, want.addr, &out) && out.addr == want.addr &&
+	       out.size_bytes == want.size_bytes && out.stat_index == want.stat_index &&
+	       out.time_index == want.time_index && out.seq_offset == want.seq_offset;
+}
+
+/* Blocks whose values fill a compact bucket's fields come back exactly;
+ * the first block that does not fit (each field's limit, and an address
+ * above 2^48, in turn) turns the buckets wide, keeping every block, on the
+ * heap (1000 blocks) and in a mapping (40000). */
+static void test_block_table_widens_for_a_block_too_large(void)
+{
+	static const uint32_t counts[] = { 1000, 40000 };
+
+	for (int field = 0; field < 5; field++) {
+		for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+			struct block_table t;
+			struct live_block b, out;
+			uint32_t n = counts[c], kept = 0;
+
+			CU_ASSERT_FATAL(block_table_init(&t) == 0);
+			for (uint32_t i = 0; i < n; i++) {
+				b = table_test_block(i);
+				CU_ASSERT_EQUAL(block_table_insert(&t, &b, &out), 0);
+			}
+			CU_ASSERT_EQUAL(t.shift, 1);
+			for (uint32_t i = 0; i < n; i++)
+				kept += table_has_test_block(&t, i);
+			CU_ASSERT_EQUAL(kept, n);
+			b = (struct live_block){ .addr = 0x1000, .size_bytes = 1 };
+			if (field == 0)
+				b.addr = BLOCK_COMPACT_ADDR_LIMIT + 0x1000;
+			else if (field == 1)
+				b.size_bytes = BLOCK_COMPACT_SIZE_LIMIT;
+			else if (field == 2)
+				b.stat_index = BLOCK_COMPACT_STAT_LIMIT;
+			else if (field == 3)
+				b.time_index = UINT32_MAX;
+			else
+				b.addr = 0xffff800000001000ull;
+			CU_ASSERT_EQUAL(block_table_insert(&t, &b, &out), 0);
+			CU_ASSERT_EQUAL(t.shift, 2);
+			CU_ASSERT_EQUAL(t.count, n + 1);
+			kept = 0;
+			for (uint32_t i = 0; i < n; i++)
+				kept += table_has_test_block(&t, i);
+			CU_ASSERT_EQUAL(kept, n);
+			CU_ASSERT(block_table_find(&t, b.addr, &out) && out.size_bytes == b.size_bytes &&
+				  out.stat_index == b.stat_index && out.time_index == b.time_index);
+			/* its low 48 bits are another address, not this block */
+			if (b.addr >= BLOCK_COMPACT_ADDR_LIMIT)
+				CU_ASSERT_FALSE(block_table_find(&t, b.addr & (BLOCK_COMPACT_ADDR_LIMIT - 1),
+								 &out));
+			CU_ASSERT_EQUAL(block_table_remove(&t, b.addr, &out), 1);
+			CU_ASSERT_EQUAL(block_table_remove(&t, table_test_block(0).addr, &out), 1);
+			CU_ASSERT_EQUAL(out.seq_offset, BLOCK_SEQ_OFFSET_LIMIT - 1);
+			CU_ASSERT_EQUAL(t.count, n - 1);
+			block_table_free(&t);
+		}
+	}
 }
 
 /* A huge array comes zeroed with room reserved: growing within it keeps the
@@ -1349,9 +1462,12 @@ static double table_mean_displacement(const struct block_table *t)
 {
 	uint64_t sum = 0;
 
-	for (size_t i = 0; i <= t->mask; i++)
-		if (t->buckets[i].addr)
-			sum += (i - block_hash(t->buckets[i].addr, t->mask)) & t->mask;
+	for (size_t i = 0; i <= t->mask; i++) {
+		uint64_t addr = block_table_addr_at(t, i);
+
+		if (addr)
+			sum += (i - block_hash(addr, t->mask)) & t->mask;
+	}
 	return t->count ? (double)sum / (double)t->count : 0.0;
 }
 
@@ -1436,6 +1552,8 @@ int main(void)
 	CU_add_test(s, "unmatched free is counted", test_unmatched_free_is_counted_not_fatal);
 	CU_add_test(s, "address reused while live", test_address_reused_while_live_replaces_block);
 	CU_add_test(s, "lifetimes in events and ns", test_lifetimes_in_events_and_ns);
+	CU_add_test(s, "lifetimes exact across far sequence numbers",
+		    test_lifetimes_exact_across_far_sequence_numbers);
 	CU_add_test(s, "fork child inherits the parent's blocks",
 		    test_fork_child_inherits_parent_blocks);
 	s = CU_add_suite("reorder", NULL, NULL);
@@ -1465,6 +1583,8 @@ int main(void)
 		    test_rankings_top_n_is_the_front_of_the_full_order);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
 	CU_add_test(s, "block table against a reference", test_block_table_against_reference);
+	CU_add_test(s, "block table widens for a block too large",
+		    test_block_table_widens_for_a_block_too_large);
 	CU_add_test(s, "huge array grows in place and by moving",
 		    test_huge_array_grows_in_place_and_by_moving);
 	CU_add_test(s, "block table spreads strided addresses",
