@@ -7,7 +7,9 @@
  * answers as one SYMBOLS chunk.  Answers of modules with a build-id are
  * taken from, and added to, the on-disk cache (analyze/symbol_cache.h).
  *
- * Owns the per-trace scan state; prints its own messages (it is a
+ * One symbolizer serves all the traces given (a run's processes share
+ * their modules: each module's debug info is read once, not once per
+ * trace).  Owns the per-trace scan state; prints its own messages (it is a
  * subcommand), to stderr only.  Must never touch a trace that already has a
  * SYMBOLS chunk, and never cut a trace anywhere but at the end of its last
  * whole chunk.
@@ -232,8 +234,23 @@ static int append_symbols(const char *path, const struct trace_scan *t, const ui
 	return rc;
 }
 
-/* Symbolizes one trace.  Returns 0 or 1 (message printed). */
-static int symbolize_trace(const char *path)
+/* The symbolizer of the traces given, made for the first one to need it
+ * (*s NULL), then pointed at the maps of each next one. */
+static struct symbolizer *symbolizer_for(struct symbolizer **s, const struct module_maps *maps)
+{
+	if (*s) {
+		symbolizer_set_maps(*s, maps);
+		return *s;
+	}
+	*s = symbolizer_new(maps);
+	if (*s)
+		symbolizer_use_cache(*s); /* -ENOENT: caching is off */
+	return *s;
+}
+
+/* Symbolizes one trace with *shared (see symbolizer_for).  Returns 0 or 1
+ * (message printed). */
+static int symbolize_trace(const char *path, struct symbolizer **shared)
 {
 	struct trace_scan t;
 	struct symbolizer *s = NULL;
@@ -246,9 +263,7 @@ static int symbolize_trace(const char *path)
 	module_maps_init(&t.maps);
 	rc = scan_trace(path, &t);
 	if (rc == 0 && !t.has_symbols) {
-		s = symbolizer_new(&t.maps);
-		if (s)
-			symbolizer_use_cache(s); /* -ENOENT: caching is off */
+		s = symbolizer_for(shared, &t.maps);
 		rc = s ? symbolize_nodes(&t, s) : -ENOMEM;
 		if (rc == 0)
 			rc = symbolizer_export(s, &data, &bytes);
@@ -266,7 +281,8 @@ static int symbolize_trace(const char *path)
 				strerror(-rc));
 	}
 	free(data);
-	symbolizer_free(s);
+	if (s)
+		symbolizer_set_maps(s, NULL); /* t.maps goes now */
 	stack_nodes_free(&t.nodes);
 	module_maps_free(&t.maps);
 	return rc < 0 ? 1 : 0;
@@ -274,6 +290,7 @@ static int symbolize_trace(const char *path)
 
 int cmd_symbolize(int argc, char **argv)
 {
+	struct symbolizer *s = NULL; /* one for all the traces */
 	int status = 0;
 
 	if (argc < 1) {
@@ -286,8 +303,9 @@ int cmd_symbolize(int argc, char **argv)
 	if (!getenv("MPROF_DEBUGINFOD"))
 		unsetenv("DEBUGINFOD_URLS");
 	for (int i = 0; i < argc; i++) {
-		if (symbolize_trace(argv[i]) != 0)
+		if (symbolize_trace(argv[i], &s) != 0)
 			status = 1;
 	}
+	symbolizer_free(s);
 	return status;
 }

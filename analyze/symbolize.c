@@ -32,6 +32,8 @@
 #define NO_FILE 0u               /* file index of "no module holds the ip" */
 #define MAX_INLINE_DEPTH 256     /* frames per address, at most */
 #define MODULE_CACHE_SLOTS 64
+/* Module files kept open from one trace to the next (symbolizer_set_maps) */
+#define SYMBOLIZER_OPEN_FILES_MAX 64
 
 /* An address range of a function (or of a compilation unit), sorted. */
 struct cu_range {
@@ -257,7 +259,8 @@ static void file_open(struct sym_file *f)
 	f->state = FILE_OPEN;
 }
 
-static void file_close(struct sym_file *f)
+/* Lets go of f's libdw handle and indexes (it opens again when asked). */
+static void file_release(struct sym_file *f)
 {
 	free(f->symbols);
 	free(f->cu_spans);
@@ -266,6 +269,23 @@ static void file_close(struct sym_file *f)
 	free(f->cus);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
+	f->symbols = NULL;
+	f->symbol_count = 0;
+	f->symbols_indexed = false;
+	f->cu_spans = NULL;
+	f->cu_span_count = 0;
+	f->cu_spans_indexed = false;
+	f->cus = NULL;
+	f->cu_count = 0;
+	f->dwfl = NULL;
+	f->mod = NULL;
+	if (f->state == FILE_OPEN)
+		f->state = FILE_UNOPENED;
+}
+
+static void file_close(struct sym_file *f)
+{
+	file_release(f);
 	free(f->path);
 	free(f->build_id);
 }
@@ -786,6 +806,26 @@ struct symbolizer *symbolizer_new(const struct module_maps *maps)
 	return s;
 }
 
+void symbolizer_set_maps(struct symbolizer *s, const struct module_maps *maps)
+{
+	size_t open = 0;
+
+	s->maps = maps;
+	memset(s->cache_module, 0, sizeof(s->cache_module));
+	for (size_t i = 0; i < s->answer_slots; i++)
+		if (s->answers[i])
+			s->answers[i]->used = false;
+	/* Modules stay open for the next trace, up to a point: a run of many
+	 * different programs would otherwise hold the debug info of all. */
+	for (size_t i = 1; i < s->file_count; i++)
+		open += s->files[i].state == FILE_OPEN;
+	if (open <= SYMBOLIZER_OPEN_FILES_MAX)
+		return;
+	for (size_t i = 1; i < s->file_count; i++)
+		if (!s->files[i].cache_dirty || !s->cache_folder)
+			file_release(&s->files[i]);
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
@@ -985,9 +1025,12 @@ int symbolizer_cache_save(struct symbolizer *s)
 	if (!s->cache_folder)
 		return 0;
 	for (uint32_t fi = 1; fi < s->file_count; fi++) {
-		if (s->files[fi].cache_dirty && s->files[fi].build_id_len &&
-		    cache_save_file(s, fi) < 0)
+		if (!s->files[fi].cache_dirty || !s->files[fi].build_id_len)
+			continue;
+		if (cache_save_file(s, fi) < 0)
 			rc = -EIO;
+		else
+			s->files[fi].cache_dirty = false; /* till libdw answers more */
 	}
 	return rc;
 }

@@ -37,8 +37,19 @@ struct sym_location {
 
 struct symbolizer;
 
-/* maps must outlive the symbolizer.  Returns NULL on out of memory. */
+/* maps must outlive the symbolizer (or the next symbolizer_set_maps).
+ * Returns NULL on out of memory. */
 struct symbolizer *symbolizer_new(const struct module_maps *maps);
+
+/*
+ * Points s at the module maps of another trace (NULL: none; maps must
+ * outlive that use).  The answers found so far and the module files libdw
+ * opened are kept: the traces of one run share their modules, and one
+ * symbolizer for all of them reads each module's debug info once instead
+ * of once per trace.  symbolizer_export counts only lookups made from now
+ * on.
+ */
+void symbolizer_set_maps(struct symbolizer *s, const struct module_maps *maps);
 
 /* Adds the answers of a SYMBOLS chunk payload.  Returns 0 or -EBADMSG. */
 int symbolizer_load_embedded(struct symbolizer *s, const uint8_t *data, size_t bytes);
@@ -68,8 +79,9 @@ int symbolizer_use_cache(struct symbolizer *s);
  * when some file could not be written (the cache is only an optimization). */
 int symbolizer_cache_save(struct symbolizer *s);
 
-/* Serializes every answer looked up so far as a SYMBOLS chunk payload
- * (malloc'd, caller frees).  Returns 0 or -ENOMEM. */
+/* Serializes every answer looked up so far (since the last
+ * symbolizer_set_maps) as a SYMBOLS chunk payload (malloc'd, caller
+ * frees).  Returns 0 or -ENOMEM. */
 int symbolizer_export(struct symbolizer *s, uint8_t **data, size_t *bytes);
 
 void symbolizer_free(struct symbolizer *s);

@@ -50,6 +50,7 @@ E2E_TESTS = \
 	tests/e2e/deleted-binary.sh \
 	tests/e2e/embedded-symbols.sh \
 	tests/e2e/symbol-cache.sh \
+	tests/e2e/symbolize-together.sh \
 	tests/e2e/separate-debug.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/error-paths.sh \

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
@@ -549,6 +550,84 @@ static void test_embedded_table_round_trip(void)
 	free(path);
 }
 
+/* Counts the answers of a SYMBOLS payload. */
+static int count_answer(void *ctx, const struct symbol_table_answer *in)
+{
+	(void)in;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+static size_t exported_answers(struct symbolizer *s)
+{
+	uint8_t *data = NULL;
+	size_t bytes = 0, n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(symbolizer_export(s, &data, &bytes), 0);
+	CU_ASSERT_EQUAL(symbol_table_decode(data, bytes, count_answer, &n), 0);
+	free(data);
+	return n;
+}
+
+/* One symbolizer for many traces (symbolizer_set_maps), as `symbolize`
+ * uses it: each trace exports just the answers it looked up, one found for
+ * an earlier trace included; past SYMBOLIZER_OPEN_FILES_MAX (64) module
+ * files open, it lets go of them between traces and opens one again when a
+ * later trace asks it something new.  70 "traces", each with its own link
+ * to this test binary (70 module files). */
+static void test_symbolizer_shared_by_traces(void)
+{
+	enum { TRACES = 70 };
+	uint64_t plain = (uintptr_t)symbols_plain_caller();
+	uint64_t inlining = (uintptr_t)symbols_inlining_caller();
+	struct module_desc self, link;
+	struct module_maps maps[TRACES];
+	struct symbolizer *s;
+	const struct sym_location *loc;
+	char *dir = temp_path("links");
+	size_t named = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	CU_ASSERT_FATAL(module_desc_of(&self, (void *)symbols_plain_caller));
+	CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
+	s = symbolizer_new(NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	for (int k = 0; k < TRACES; k++) {
+		link = self;
+		snprintf(link.path, sizeof(link.path), "%s/m%02d", dir, k);
+		CU_ASSERT_EQUAL_FATAL(symlink(self.path, link.path), 0);
+		module_maps_init(&maps[k]);
+		CU_ASSERT_EQUAL_FATAL(maps_of(&maps[k], 0, &link, 1), 0);
+		symbolizer_set_maps(s, &maps[k]);
+		loc = symbolizer_lookup(s, 0, plain);
+		named += loc->frames[0].function &&
+			 strcmp(loc->frames[0].function, "symbols_plain_caller") == 0 &&
+			 strcmp(loc->frames[0].module, link.path) == 0;
+		CU_ASSERT_EQUAL(exported_answers(s), 1);
+	}
+	CU_ASSERT_EQUAL(named, TRACES);
+	/* the first trace's module again: its answer kept, exported again */
+	symbolizer_set_maps(s, &maps[0]);
+	CU_ASSERT_EQUAL(exported_answers(s), 0);
+	loc = symbolizer_lookup(s, 0, plain);
+	CU_ASSERT_STRING_EQUAL(loc->frames[0].function, "symbols_plain_caller");
+	CU_ASSERT_EQUAL(exported_answers(s), 1);
+	/* something new of it: the module, let go of, opens again */
+	check_inlined(symbolizer_lookup(s, 0, inlining));
+	CU_ASSERT_EQUAL(exported_answers(s), 2);
+	symbolizer_set_maps(s, NULL);
+	symbolizer_free(s);
+	for (int k = 0; k < TRACES; k++) {
+		char path[PATH_MAX];
+
+		module_maps_free(&maps[k]);
+		snprintf(path, sizeof(path), "%s/m%02d", dir, k);
+		unlink(path);
+	}
+	rmdir(dir);
+	free(dir);
+}
+
 static void test_embedded_table_garbage_refused(void)
 {
 	struct sym_frame frame = { .function = "f", .file = "f.c", .line = 7, .module = "/m" };
@@ -698,6 +777,7 @@ int main(void)
 	    !CU_add_test(suite, "other build-id gives offset",
 			 test_symbolize_other_build_id_gives_offset) ||
 	    !CU_add_test(suite, "embedded table round trip", test_embedded_table_round_trip) ||
+	    !CU_add_test(suite, "symbolizer shared by traces", test_symbolizer_shared_by_traces) ||
 	    !CU_add_test(suite, "embedded table garbage refused",
 			 test_embedded_table_garbage_refused) ||
 	    !CU_add_test(suite, "symbolize subcommand appends once",

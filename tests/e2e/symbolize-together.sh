@@ -1,0 +1,58 @@
+#!/bin/bash
+# symbolize-together.sh - `mprof-analyze symbolize` given all the traces of
+# a run at once (as `mprof run` does) shares one symbolizer among them, and
+# still writes into each trace exactly what symbolizing it alone writes:
+# the answers it asked for, no more, none missing, with the symbol cache
+# off (each module's debug info read once) and on.  The program is
+# removed before the reports, so the children's function names can only
+# come from their own traces.
+# Program and facts: tests/progs/fork_exec.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/fork_exec" "$PROGS_DIR/fork_exec.c"
+mkdir "$WORK/raw"
+
+# the traces without their symbols: an "analyzer" that does nothing
+MPROF_ANALYZE=/bin/true mprof_run 60 "$WORK/raw/trace" -- "$WORK/fork_exec"
+expect_eq "exit status" 0 "$RUN_STATUS"
+n=$(ls "$WORK/raw" | wc -l)
+expect_eq "four traces: parent, fork child, exec child before and after its exec" 4 "$n"
+
+for cache in off on; do
+	if [ $cache = off ]; then
+		export MPROF_SYMBOL_CACHE=
+	else
+		export MPROF_SYMBOL_CACHE="$WORK/cache"
+	fi
+	rm -rf "$WORK/alone" "$WORK/together" "$WORK/cache"
+	cp -r "$WORK/raw" "$WORK/alone"
+	cp -r "$WORK/raw" "$WORK/together"
+	for f in "$WORK"/alone/*; do
+		run_cmd 60 "alone-$cache" "$MPROF_ANALYZE" symbolize "$f"
+		expect_eq "cache $cache: $(basename "$f") symbolized alone" 0 "$RUN_STATUS"
+	done
+	rm -rf "$WORK/cache"
+	run_cmd 60 "together-$cache" "$MPROF_ANALYZE" symbolize "$WORK"/together/*
+	expect_eq "cache $cache: all four symbolized together" 0 "$RUN_STATUS"
+	expect_eq "cache $cache: no messages" "" "$(cat "$RUN_ERR")"
+	for f in "$WORK"/alone/*; do
+		expect_file_eq "cache $cache: $(basename "$f") is the same byte for byte" \
+			"$f" "$WORK/together/$(basename "$f")"
+	done
+done
+
+# every trace names its own functions with the program gone
+mv "$WORK/fork_exec" "$WORK/fork_exec.gone"
+for f in "$WORK"/together/*; do
+	report_json "$WORK/$(basename "$f").json" "$f" || continue
+done
+found=''
+for site in parent_before_fork fork_child_work exec_child_work; do
+	for j in "$WORK"/*.json; do
+		[ "$(q "$j" sites $site)" != 0 ] && found="$found $site"
+	done
+done
+expect_eq "each function named in one trace, from its SYMBOLS chunk" \
+	" parent_before_fork fork_child_work exec_child_work" "$found"
+finish
