@@ -291,11 +291,12 @@ static int block_table_grow(struct block_table *t)
  */
 static __attribute__((noinline)) int block_table_widen(struct block_table *t)
 {
-	struct block_table wide = *t;
+	struct block_table wide;
 	size_t n = t->mask + 1, reserved = 0;
 	uint64_t *v;
 
-	huge_prefault_wait(&t->prefault);
+	huge_prefault_wait(&t->prefault); /* before the copy: joined once */
+	wide = *t;
 	wide.shift = 2;
 	if (block_table_mapped(&wide, n))
 		v = huge_array_alloc(bucket_bytes(&wide, n), &reserved);

@@ -32,8 +32,9 @@
 #define NO_FILE 0u               /* file index of "no module holds the ip" */
 #define MAX_INLINE_DEPTH 256     /* frames per address, at most */
 #define MODULE_CACHE_SLOTS 64
-/* Module files kept open from one trace to the next (symbolizer_set_maps) */
-#define SYMBOLIZER_OPEN_FILES_MAX 64
+/* Module files kept open from one trace to the next (symbolizer_set_maps);
+ * each holds a file descriptor or two */
+#define SYMBOLIZER_OPEN_FILES_MAX 32
 
 /* An address range of a function (or of a compilation unit), sorted. */
 struct cu_range {
@@ -821,9 +822,13 @@ void symbolizer_set_maps(struct symbolizer *s, const struct module_maps *maps)
 		open += s->files[i].state == FILE_OPEN;
 	if (open <= SYMBOLIZER_OPEN_FILES_MAX)
 		return;
-	for (size_t i = 1; i < s->file_count; i++)
-		if (!s->files[i].cache_dirty || !s->cache_folder)
+	for (size_t i = 1; i < s->file_count; i++) {
+		const struct sym_file *f = &s->files[i];
+
+		/* not those with answers still to cache (none without build-id) */
+		if (!f->cache_dirty || !s->cache_folder || !f->build_id_len)
 			file_release(&s->files[i]);
+	}
 }
 
 void symbolizer_free(struct symbolizer *s)

@@ -1362,10 +1362,12 @@ static int table_has_test_block(const struct block_table *t, uint32_t i)
 /* Blocks whose values fill a compact bucket's fields come back exactly;
  * the first block that does not fit (each field's limit, and an address
  * above 2^48, in turn) turns the buckets wide, keeping every block, on the
- * heap (1000 blocks) and in a mapping (40000). */
+ * heap (1000 blocks), in a mapping (40000) and in a mapping while another
+ * thread faults in the half it will grow into (95000 blocks in 2^17
+ * buckets: that thread is joined once, by the widening). */
 static void test_block_table_widens_for_a_block_too_large(void)
 {
-	static const uint32_t counts[] = { 1000, 40000 };
+	static const uint32_t counts[] = { 1000, 40000, 95000 };
 
 	for (int field = 0; field < 5; field++) {
 		for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
@@ -1395,6 +1397,7 @@ static void test_block_table_widens_for_a_block_too_large(void)
 				b.addr = 0xffff800000001000ull;
 			CU_ASSERT_EQUAL(block_table_insert(&t, &b, &out), 0);
 			CU_ASSERT_EQUAL(t.shift, 2);
+			CU_ASSERT_FALSE(t.prefault.running); /* joined once, not again later */
 			CU_ASSERT_EQUAL(t.count, n + 1);
 			kept = 0;
 			for (uint32_t i = 0; i < n; i++)

@@ -569,12 +569,27 @@ static size_t exported_answers(struct symbolizer *s)
 	return n;
 }
 
+/* File descriptors this process has open. */
+static size_t open_fds(void)
+{
+	char path[64];
+	size_t n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += access(path, F_OK) == 0;
+	}
+	return n;
+}
+
 /* One symbolizer for many traces (symbolizer_set_maps), as `symbolize`
  * uses it: each trace exports just the answers it looked up, one found for
- * an earlier trace included; past SYMBOLIZER_OPEN_FILES_MAX (64) module
- * files open, it lets go of them between traces and opens one again when a
- * later trace asks it something new.  70 "traces", each with its own link
- * to this test binary (70 module files). */
+ * an earlier trace included; past SYMBOLIZER_OPEN_FILES_MAX (32) module
+ * files open, it lets go of them between traces (their file descriptors
+ * too, with the cache on and modules without build-id, whose answers are
+ * never cached) and opens one again when a later trace asks it something
+ * new.  70 "traces", each with its own link to this test binary (70 module
+ * files), recorded without its build-id. */
 static void test_symbolizer_shared_by_traces(void)
 {
 	enum { TRACES = 70 };
@@ -585,15 +600,19 @@ static void test_symbolizer_shared_by_traces(void)
 	struct symbolizer *s;
 	const struct sym_location *loc;
 	char *dir = temp_path("links");
-	size_t named = 0;
+	size_t named = 0, fds_before;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
 	CU_ASSERT_FATAL(module_desc_of(&self, (void *)symbols_plain_caller));
 	CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
+	fds_before = open_fds();
 	s = symbolizer_new(NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	setenv("MPROF_SYMBOL_CACHE", dir, 1);
+	CU_ASSERT_EQUAL(symbolizer_use_cache(s), 0);
 	for (int k = 0; k < TRACES; k++) {
 		link = self;
+		link.build_id_len = 0;
 		snprintf(link.path, sizeof(link.path), "%s/m%02d", dir, k);
 		CU_ASSERT_EQUAL_FATAL(symlink(self.path, link.path), 0);
 		module_maps_init(&maps[k]);
@@ -606,6 +625,7 @@ static void test_symbolizer_shared_by_traces(void)
 		CU_ASSERT_EQUAL(exported_answers(s), 1);
 	}
 	CU_ASSERT_EQUAL(named, TRACES);
+	CU_ASSERT(open_fds() < fds_before + 64);
 	/* the first trace's module again: its answer kept, exported again */
 	symbolizer_set_maps(s, &maps[0]);
 	CU_ASSERT_EQUAL(exported_answers(s), 0);
@@ -616,7 +636,9 @@ static void test_symbolizer_shared_by_traces(void)
 	check_inlined(symbolizer_lookup(s, 0, inlining));
 	CU_ASSERT_EQUAL(exported_answers(s), 2);
 	symbolizer_set_maps(s, NULL);
+	symbolizer_cache_save(s);
 	symbolizer_free(s);
+	unsetenv("MPROF_SYMBOL_CACHE");
 	for (int k = 0; k < TRACES; k++) {
 		char path[PATH_MAX];
 
