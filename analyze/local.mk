@@ -38,8 +38,7 @@ analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
 analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
-analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(DL_LIBS) -lstdc++ \
-	-lpthread
+analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(DL_LIBS) -lpthread
 
 # ---- unit tests of the report side (CUnit) ----
 check_PROGRAMS += tests/unit/test_aggregate
@@ -49,7 +48,7 @@ tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(Z
 	$(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
-	-lstdc++ -lpthread
+	$(DL_LIBS) -lpthread
 TESTS += tests/unit/test_aggregate
 
 # ---- unit tests of the symbolization side (CUnit); needs -g ----
@@ -61,5 +60,5 @@ tests_unit_test_symbols_CFLAGS = $(AM_CFLAGS) -g $(CUNIT_CFLAGS) $(DW_CFLAGS) $(
 	$(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
-	$(DL_LIBS) -lstdc++
+	$(DL_LIBS) -lpthread
 TESTS += tests/unit/test_symbols

@@ -345,18 +345,34 @@ static void test_symbolize_inlined_frames(void)
 
 static void test_symbolize_cxx_name_demangled(void)
 {
-	void *fn = dlsym(RTLD_DEFAULT, "_ZSt9terminatev"); /* std::terminate() */
+	/* Whether the C++ runtime was in the process before the first mangled
+	 * name: not in this test program, which does not link it, unless a
+	 * sanitizer runtime brought it (libubsan does; --enable-sanitizers
+	 * builds with both, and gcc says so for ASan only). */
+	bool runtime_before = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD) != NULL;
+#ifndef __SANITIZE_ADDRESS__
+	CU_ASSERT_FALSE(runtime_before);
+#endif
+	void *runtime, *fn;
 	struct module_desc lib;
 	struct module_maps maps;
 	struct symbolizer *s;
 	const struct sym_location *loc;
-	char *d = demangle_cxx("_ZN2ns6Widget6resizeEim");
+	char *d;
 
+	CU_ASSERT_PTR_NULL(demangle_cxx("malloc"));
+	/* demangle.c loads the runtime for the first mangled name only */
+	CU_ASSERT_EQUAL(dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD) != NULL, runtime_before);
+	d = demangle_cxx("_ZN2ns6Widget6resizeEim");
+	CU_ASSERT_PTR_NOT_NULL(dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD));
 	CU_ASSERT_STRING_EQUAL(d, "ns::Widget::resize(int, unsigned long)");
 	free(d);
 	CU_ASSERT_PTR_NULL(demangle_cxx("malloc"));
 	CU_ASSERT_PTR_NULL(demangle_cxx("_Z!garbage"));
 
+	runtime = dlopen("libstdc++.so.6", RTLD_LAZY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(runtime);
+	fn = dlsym(runtime, "_ZSt9terminatev"); /* std::terminate() */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fn);
 	CU_ASSERT_FATAL(module_desc_of(&lib, fn));
 	CU_ASSERT(strstr(lib.path, "libstdc++") != NULL);
@@ -371,6 +387,7 @@ static void test_symbolize_cxx_name_demangled(void)
 	CU_ASSERT_EQUAL(loc->frames[0].module_offset, (uintptr_t)fn + 1 - lib.bias);
 	symbolizer_free(s);
 	module_maps_free(&maps);
+	dlclose(runtime);
 }
 
 static void test_symbolize_missing_module_gives_offset(void)
