@@ -3,8 +3,8 @@
  * block_table.h).
  *
  * Owns its bucket array.  Must stay allocation-free per operation apart from
- * doubling the array and, once at most, widening its buckets; the hot path
- * of the report is one insert and one remove per allocation.
+ * growing the array (and its tail) and, once at most, widening its buckets;
+ * the hot path of the report is one insert and one remove per allocation.
  *
  * A bucket's words (all zero: empty):
  *   compact (shift 1): addr | seq_offset << 48,
@@ -23,25 +23,47 @@
 #define BLOCK_TABLE_INITIAL (1u << 12)
 /* Tables of fewer buckets grow at half load (block_table_limit) */
 #define BLOCK_TABLE_HALF_BUCKETS (1u << 17)
-/* The next half is faulted in this fraction of the bucket count before
- * the table doubles (block_table_plan_prefault). */
+/* From this size on the table grows by half or a third, not double: finer
+ * steps where they save megabytes.  (Each growth moves every block; growing
+ * by these steps from 2^17 on took python3's report 5 growths past 2^17
+ * instead of 3, and the aggregation 14 ms more, measured on the table
+ * alone.) */
+#define BLOCK_TABLE_FINE_BUCKETS (1u << 19)
+/* Spare buckets after the last home, at least, and the step the tail grows
+ * by: runs reaching past the last home end there.  The homes are the size
+ * less the tail, so that the array is 2^k or 3 * 2^(k-1) buckets, whole 2
+ * MiB pages when large (with 4 KiB more, python3's 12 MiB table took 14
+ * MiB: the last 4 KiB took a huge page); a multiple of 256 keeps every
+ * array a whole number of 4 KiB pages (prefault ranges). */
+#define BLOCK_TABLE_TAIL 256u
+/* The next part is faulted in this fraction of the size before the table
+ * grows (block_table_plan_prefault). */
 #define BLOCK_TABLE_PREFAULT_BAND 32
 
 /*
- * The blocks a table of n buckets holds before it doubles.  Up to
- * BLOCK_TABLE_HALF_BUCKETS buckets a table grows at half load, beyond at
- * 3/4.  (At 3/4, a table of N blocks needs N * 4/3 buckets at least
- * instead of N * 2, and with the mixing hash and backward-shift
- * deletion probes stay short; but the mallocbench trace, 40 k blocks live
- * in 2^16 buckets at 0.61 load, scanned 4.2 buckets per deletion and 2.5
- * per insertion, and with 2^17 buckets its report took 24% less time, 21
- * interleaved runs, with 32-byte buckets.  Larger tables keep 3/4:
- * halving the C++ container benchmark's load, 168 k blocks, cost 8 MiB and
- * saved no time.)
+ * The blocks a table of size n (homes and tail) holds before it grows.  Up
+ * to BLOCK_TABLE_HALF_BUCKETS a table grows at half load, beyond at 3/4.
+ * (At 3/4, a table of N blocks needs N * 4/3 buckets at least instead of
+ * N * 2, and with the mixing hash probes stay short; but the
+ * mallocbench trace, 40 k blocks live in 2^16 buckets at 0.61 load, scanned
+ * 4.2 buckets per deletion and 2.5 per insertion, and with 2^17 buckets its
+ * report took 24% less time, 21 interleaved runs, with 32-byte buckets and
+ * unordered probing.  Larger tables keep 3/4: halving the C++ container
+ * benchmark's load, 168 k blocks, cost 8 MiB and saved no time.)
  */
 static inline size_t block_table_limit(size_t n)
 {
 	return n < BLOCK_TABLE_HALF_BUCKETS ? n / 2 : n / 4 * 3;
+}
+
+/* The size after n (homes and tail): doubled below
+ * BLOCK_TABLE_FINE_BUCKETS, then by half from a power of two and by a third
+ * from 3 * 2^k (to 2^(k+2)). */
+static inline size_t block_table_next_size(size_t n)
+{
+	if (n < BLOCK_TABLE_FINE_BUCKETS)
+		return 2 * n;
+	return (n & (n - 1)) == 0 ? n + n / 2 : n + n / 3;
 }
 
 /* Bucket i of t. */
@@ -121,26 +143,45 @@ static int block_table_mapped(const struct block_table *t, size_t n)
 	return bucket_bytes(t, n) >= HUGE_ARRAY_MIN;
 }
 
-/* Sets the count at which the next half is faulted in, for mapped arrays:
- * 1/BLOCK_TABLE_PREFAULT_BAND of the bucket count before the table doubles.
- * A table that stops within that band keeps the half it never uses: with
+/* The address in bucket words s. */
+static inline uint64_t bucket_addr(unsigned shift, const uint64_t *s)
+{
+	return s[0] & block_addr_mask(shift);
+}
+
+/* Home of the block in bucket words s (not empty) among homes buckets. */
+static inline size_t bucket_home(unsigned shift, const uint64_t *s, size_t homes)
+{
+	return block_home(block_hash(bucket_addr(shift, s)), homes);
+}
+
+/* The size of t: its homes and the tail it starts with (the array is
+ * larger when its tail has grown). */
+static inline size_t block_table_size(const struct block_table *t)
+{
+	return t->homes + BLOCK_TABLE_TAIL;
+}
+
+/* Sets the count at which the next part is faulted in, for mapped arrays:
+ * 1/BLOCK_TABLE_PREFAULT_BAND of the size before the table grows.
+ * A table that stops within that band keeps the part it never uses: with
  * an eighth, the C++ container benchmark's 168 k blocks (2^18 buckets)
  * stopped there and its report took 24 MiB instead of 16. */
 static void block_table_plan_prefault(struct block_table *t)
 {
-	size_t n = t->mask + 1;
-
 	t->prefault_count = SIZE_MAX;
-	if (block_table_mapped(t, n))
-		t->prefault_count = block_table_limit(n) - n / BLOCK_TABLE_PREFAULT_BAND;
+	if (block_table_mapped(t, t->buckets))
+		t->prefault_count = block_table_limit(block_table_size(t)) -
+				    block_table_size(t) / BLOCK_TABLE_PREFAULT_BAND;
 }
 
 int block_table_init(struct block_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->shift = 1;
-	t->words = calloc(BLOCK_TABLE_INITIAL, bucket_bytes(t, 1));
-	t->mask = BLOCK_TABLE_INITIAL - 1;
+	t->homes = BLOCK_TABLE_INITIAL - BLOCK_TABLE_TAIL;
+	t->buckets = BLOCK_TABLE_INITIAL;
+	t->words = calloc(t->buckets, bucket_bytes(t, 1));
 	block_table_plan_prefault(t);
 	return t->words ? 0 : -ENOMEM;
 }
@@ -159,51 +200,53 @@ void block_table_free(struct block_table *t)
 	huge_prefault_wait(&t->prefault);
 	bucket_array_free(t->words, t->reserved);
 	t->words = NULL;
-	t->mask = 0;
+	t->homes = t->buckets = 0;
 	t->count = 0;
 	t->reserved = 0;
 }
 
 /*
- * Has the half of the bucket array that the next doubling adds faulted in
- * by another thread, while this one goes on with the lower half: the kernel
- * clearing fresh pages was a sixth of the aggregation's time on python3's
- * trace.  Moves the array into a larger reservation first when the next
- * size would not fit its own.  Failing that, the doubling does it all, as
- * without.
+ * Has the part of the bucket array that the next growth adds faulted in by
+ * another thread, while this one goes on below it: the kernel clearing
+ * fresh pages was a sixth of the aggregation's time on python3's trace.
+ * Moves the array into a larger reservation first when the next size would
+ * not fit its own.  Failing that, the growth does it all, as without.
  */
 static __attribute__((noinline)) void block_table_prefault(struct block_table *t)
 {
-	size_t bytes = bucket_bytes(t, t->mask + 1);
+	size_t bytes = bucket_bytes(t, t->buckets);
+	size_t next = bucket_bytes(t, block_table_next_size(block_table_size(t)));
 	size_t reserved = t->reserved;
 	uint64_t *v;
 
 	t->prefault_count = SIZE_MAX; /* once per size */
-	if (!reserved || bytes > SIZE_MAX / 2)
+	if (!reserved || next <= bytes || next > SIZE_MAX / 4)
 		return;
-	if (2 * bytes > reserved) {
-		v = huge_array_grow(t->words, bytes, 2 * bytes, &reserved);
+	if (next > reserved) {
+		v = huge_array_grow(t->words, bytes, next, &reserved);
 		if (!v)
 			return;
 		t->words = v;
 		t->reserved = reserved;
 	}
-	huge_prefault_start(&t->prefault, (char *)t->words + bytes, bytes);
+	huge_prefault_start(&t->prefault, (char *)t->words + bytes, next - bytes);
 }
 
-/* The bucket array of t with room for n buckets (twice the old count),
- * old contents kept; *zeroed is set when the new half is zero already.
- * NULL when out of memory (t unchanged). */
-static uint64_t *block_table_extend(struct block_table *t, size_t n, int *zeroed)
+/* Extends the bucket array of t to n buckets (> t->buckets), old contents
+ * kept, the new ones empty.  Returns the array (t->words is not updated),
+ * or NULL when out of memory (t unchanged). */
+static uint64_t *block_table_extend(struct block_table *t, size_t n)
 {
-	size_t old_bytes = bucket_bytes(t, t->mask + 1), bytes = bucket_bytes(t, n);
+	size_t old_bytes = bucket_bytes(t, t->buckets), bytes = bucket_bytes(t, n);
 	size_t reserved = t->reserved;
 	uint64_t *v;
 
-	*zeroed = 0;
-	if (!block_table_mapped(t, n))
-		return realloc(t->words, bytes);
-	*zeroed = 1;
+	if (!block_table_mapped(t, n)) {
+		v = realloc(t->words, bytes);
+		if (v)
+			memset((char *)v + old_bytes, 0, bytes - old_bytes);
+		return v;
+	}
 	huge_prefault_wait(&t->prefault);
 	if (reserved)
 		v = huge_array_grow(t->words, old_bytes, bytes, &reserved);
@@ -219,80 +262,125 @@ static uint64_t *block_table_extend(struct block_table *t, size_t n, int *zeroed
 	return v;
 }
 
-/* Puts bucket b (of t's kind, its address not present) into the first free
- * bucket of its probe run in array v of mask + 1 buckets. */
-static void block_table_place(const struct block_table *t, uint64_t *v, size_t mask,
-			      const uint64_t *b)
+/* Rounds n up to a whole number of tail steps. */
+static inline size_t round_to_tail(size_t n)
 {
-	size_t j = block_hash(b[0] & block_addr_mask(t->shift), mask);
-
-	while (v[j << t->shift])
-		j = (j + 1) & mask;
-	block_bucket_copy(t->shift, v + (j << t->shift), b);
+	return (n + BLOCK_TABLE_TAIL - 1) / BLOCK_TABLE_TAIL * BLOCK_TABLE_TAIL;
 }
 
-/*
- * Doubles the bucket array in place.  block_table_extend extends it (for a
- * mapped array, mremap: no copy and no second array), then each block moves
- * to its bucket under the new mask.  Walking the old half upwards from just
- * after an empty bucket, a block's new bucket is never past its old one in
- * the low half, and every bucket before it has been rehashed already, so no
- * probe run ever spans a bucket that is still to be emptied.  The blocks
- * before the first empty bucket (a run that may have wrapped around from the
- * end) are held aside and placed last.
- */
-static int block_table_grow(struct block_table *t)
+/* Adds BLOCK_TABLE_TAIL buckets to the tail (a run reached the last
+ * bucket, which must stay empty).  Returns 0 or -ENOMEM (t unchanged). */
+static __attribute__((noinline)) int block_table_extend_tail(struct block_table *t)
 {
-	size_t old_n = t->mask + 1, n = old_n * 2, wrap = 0;
-	uint64_t *v, *held = NULL;
-	int zeroed;
+	uint64_t *v;
 
-	if (n > SIZE_MAX / 2 / bucket_bytes(t, 1))
+	if (t->buckets > SIZE_MAX / 64 - BLOCK_TABLE_TAIL)
 		return -ENOMEM;
-	while (wrap < old_n && *bucket(t, wrap))
-		wrap++;
-	if (wrap) {
-		held = malloc(bucket_bytes(t, wrap));
-		if (!held)
-			return -ENOMEM;
-		memcpy(held, t->words, bucket_bytes(t, wrap));
-	}
-	v = block_table_extend(t, n, &zeroed);
-	if (!v) {
-		free(held);
+	v = block_table_extend(t, t->buckets + BLOCK_TABLE_TAIL);
+	if (!v)
 		return -ENOMEM;
-	}
-	if (!zeroed)
-		memset((char *)v + bucket_bytes(t, old_n), 0, bucket_bytes(t, old_n));
-	memset(v, 0, bucket_bytes(t, wrap));
-	for (size_t i = wrap + 1; i < old_n; i++) {
-		uint64_t *s = v + (i << t->shift), b[4];
-
-		if (!s[0])
-			continue;
-		block_bucket_copy(t->shift, b, s);
-		s[0] = 0;
-		block_table_place(t, v, n - 1, b);
-	}
-	for (size_t i = 0; i < wrap; i++)
-		block_table_place(t, v, n - 1, held + (i << t->shift));
-	free(held);
 	t->words = v;
-	t->mask = n - 1;
+	t->buckets += BLOCK_TABLE_TAIL;
 	block_table_plan_prefault(t);
 	return 0;
 }
 
 /*
- * Turns t's buckets into wide ones, as many: a new array (twice the bytes)
- * that every block is rehashed into, then the old one freed.  Once per
- * table at most, for the first block that a compact bucket cannot hold.
- * Returns 0 or -ENOMEM (t unchanged).
+ * Grows t to the next home count, in place.  A block's new home is never
+ * before its old one, and the blocks keep their order, so each block's new
+ * bucket is at or after its old one:
+ *  1. a pass upwards computes each block's new bucket (its new home, or
+ *     the bucket after the previous block's, whichever is later) and marks
+ *     in a bitmap, by old bucket, the blocks that sit at their new home:
+ *     each starts a new run;
+ *  2. the array is extended to the new homes and a tail that holds the
+ *     last run;
+ *  3. a pass downwards takes the runs from the last: it finds the run's
+ *     first block in the bitmap, counts its blocks, and moves them from the
+ *     last to the first into consecutive buckets from that block's new home.
+ *     Every bucket written is past the old bucket of every block not yet
+ *     moved.
+ * The bitmap (one bit per old bucket, 96 KiB at 786 k buckets) is the only
+ * memory used besides the array.  Returns 0 or -ENOMEM (t unchanged).
+ */
+static __attribute__((noinline)) int block_table_grow(struct block_table *t)
+{
+	size_t size = block_table_next_size(block_table_size(t)), old = t->buckets, n, next = 0;
+	size_t homes = size - BLOCK_TABLE_TAIL;
+	unsigned shift = t->shift;
+	uint64_t *starts, *v;
+
+	if (size > SIZE_MAX / 64)
+		return -ENOMEM;
+	starts = calloc((old + 63) / 64, sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	for (size_t i = 0; i < old; i++) {
+		const uint64_t *s = t->words + (i << shift);
+		size_t home;
+
+		if (!s[0])
+			continue;
+		home = bucket_home(shift, s, homes);
+		if (home >= next) {
+			starts[i / 64] |= (uint64_t)1 << (i % 64);
+			next = home;
+		}
+		next++;
+	}
+	/* next: one past the last block's new bucket, which stays empty */
+	n = next + 1 > size ? homes + round_to_tail(next + 1 - homes) : size;
+	if (n < old)
+		n = old; /* a tail grown long earlier: kept */
+	if (n > old) {
+		v = block_table_extend(t, n);
+		if (!v) {
+			free(starts);
+			return -ENOMEM;
+		}
+		t->words = v;
+		t->buckets = n;
+	}
+	for (size_t i = old; i-- > 0;) {
+		size_t first = i, blocks = 0, to;
+
+		if (!t->words[i << shift])
+			continue;
+		/* the run of new buckets that the block in bucket i ends */
+		for (;; first--) {
+			blocks += t->words[first << shift] != 0;
+			if (starts[first / 64] >> (first % 64) & 1)
+				break;
+		}
+		to = bucket_home(shift, t->words + (first << shift), homes) + blocks;
+		for (size_t j = i + 1; j-- > first;) {
+			uint64_t *s = t->words + (j << shift);
+
+			if (!s[0])
+				continue;
+			if (--to != j) {
+				block_bucket_copy(shift, t->words + (to << shift), s);
+				s[0] = 0;
+			}
+		}
+		i = first;
+	}
+	free(starts);
+	t->homes = homes;
+	block_table_plan_prefault(t);
+	return 0;
+}
+
+/*
+ * Turns t's buckets into wide ones, in the same places (the hash order and
+ * the homes do not change): a new array (twice the bytes), then the old
+ * one freed.  Once per table at most, for the first block that a compact
+ * bucket cannot hold.  Returns 0 or -ENOMEM (t unchanged).
  */
 static __attribute__((noinline)) int block_table_widen(struct block_table *t)
 {
 	struct block_table wide;
-	size_t n = t->mask + 1, reserved = 0;
+	size_t n = t->buckets, reserved = 0;
 	uint64_t *v;
 
 	huge_prefault_wait(&t->prefault); /* before the copy: joined once */
@@ -307,13 +395,11 @@ static __attribute__((noinline)) int block_table_widen(struct block_table *t)
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t *s = bucket(t, i);
 		struct live_block b;
-		uint64_t w[4];
 
 		if (!s[0])
 			continue;
 		block_unpack(1, s, &b);
-		block_pack(2, w, &b);
-		block_table_place(&wide, v, t->mask, w);
+		block_pack(2, v + (i << 2), &b);
 	}
 	bucket_array_free(t->words, t->reserved);
 	wide.words = v;
@@ -323,26 +409,44 @@ static __attribute__((noinline)) int block_table_widen(struct block_table *t)
 	return 0;
 }
 
-/* block_table_insert's probe (room made, b fits): returns 1 (replaced) or
- * 0 (added). */
+/*
+ * block_table_insert's probe (room made, b fits): past the blocks of
+ * smaller hash (or the same one, which may be b's address), b goes in the
+ * first bucket whose block has a larger hash, and the rest of the run moves
+ * up one bucket.  Returns 1 (replaced), 0 (added) or -ENOMEM (the run
+ * reached the last bucket and the tail could not grow).
+ */
 static inline int block_insert_in(struct block_table *t, const struct live_block *b,
 				  struct live_block *replaced, unsigned shift)
 {
-	uint64_t w[4], *s;
-	size_t i;
+	uint64_t h = block_hash(b->addr), w[4], *s;
+	size_t i, end;
 
 	block_pack(shift, w, b);
-	for (i = block_hash(b->addr, t->mask);; i = (i + 1) & t->mask) {
+	for (i = block_home(h, t->homes);; i++) {
+		uint64_t addr;
+
 		s = t->words + (i << shift);
 		if (!s[0])
 			break;
-		if ((s[0] & block_addr_mask(shift)) == b->addr) {
+		addr = s[0] & block_addr_mask(shift);
+		if (addr == b->addr) {
 			block_unpack(shift, s, replaced);
 			block_bucket_copy(shift, s, w);
 			return 1;
 		}
+		if (block_hash(addr) > h)
+			break;
 	}
-	block_bucket_copy(shift, s, w);
+	for (end = i; t->words[end << shift]; end++)
+		;
+	if (end == t->buckets - 1) {
+		if (block_table_extend_tail(t) < 0)
+			return -ENOMEM;
+	}
+	for (; end > i; end--)
+		block_bucket_copy(shift, t->words + (end << shift), t->words + ((end - 1) << shift));
+	block_bucket_copy(shift, t->words + (i << shift), w);
 	t->count++;
 	return 0;
 }
@@ -354,7 +458,7 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
 
 	if (t->shift == 1 && !block_fits_compact(b) && block_table_widen(t) < 0)
 		return -ENOMEM;
-	if (t->count + 1 > block_table_limit(t->mask + 1) && block_table_grow(t) < 0)
+	if (t->count + 1 > block_table_limit(block_table_size(t)) && block_table_grow(t) < 0)
 		return -ENOMEM;
 	rc = block_insert_in(t, b, replaced, t->shift);
 	if (rc == 0 && t->count == t->prefault_count)
@@ -362,40 +466,40 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
 	return rc;
 }
 
-/* block_table_remove: the lookup, then backward-shift deletion (later
- * members of the probe run move into the hole when their home bucket does
- * not lie between hole and them). */
+/* The bucket holding addr's block, or NULL. */
+static inline uint64_t *block_lookup(const struct block_table *t, uint64_t addr, unsigned shift)
+{
+	if (!addr)
+		return NULL;
+	for (size_t i = block_home(block_hash(addr), t->homes);; i++) {
+		uint64_t *s = t->words + (i << shift);
+
+		if (!s[0])
+			return NULL;
+		if ((s[0] & block_addr_mask(shift)) == addr)
+			return s;
+	}
+}
+
+/* block_table_remove: the lookup, then the blocks after it in the run move
+ * back one bucket, up to the first that sits at its home. */
 static inline int block_remove_in(struct block_table *t, uint64_t addr, struct live_block *out,
 				  unsigned shift)
 {
-	uint64_t *s;
-	size_t i, j;
+	uint64_t *s = block_lookup(t, addr, shift), *n;
+	size_t j;
 
-	if (!addr)
+	if (!s)
 		return 0;
-	for (i = block_hash(addr, t->mask);; i = (i + 1) & t->mask) {
-		s = t->words + (i << shift);
-		if (!s[0])
-			return 0;
-		if ((s[0] & block_addr_mask(shift)) == addr)
-			break;
-	}
 	block_unpack(shift, s, out);
-	for (j = i;;) {
-		const uint64_t *n;
-		size_t home;
-
-		j = (j + 1) & t->mask;
-		n = t->words + (j << shift);
-		if (!n[0])
+	j = (size_t)(s - t->words) >> shift;
+	for (;; j++) {
+		n = t->words + ((j + 1) << shift);
+		if (!n[0] || bucket_home(shift, n, t->homes) > j)
 			break;
-		home = block_hash(n[0] & block_addr_mask(shift), t->mask);
-		if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
-			block_bucket_copy(shift, t->words + (i << shift), n);
-			i = j;
-		}
+		block_bucket_copy(shift, t->words + (j << shift), n);
 	}
-	t->words[i << shift] = 0;
+	t->words[j << shift] = 0;
 	t->count--;
 	return 1;
 }
@@ -407,31 +511,23 @@ int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *
 
 int block_table_find(const struct block_table *t, uint64_t addr, struct live_block *out)
 {
-	size_t i = block_hash(addr, t->mask);
+	const uint64_t *s = block_lookup(t, addr, t->shift);
 
-	if (!addr)
+	if (!s)
 		return 0;
-	for (;; i = (i + 1) & t->mask) {
-		const uint64_t *s = bucket(t, i);
-
-		if (!s[0])
-			return 0;
-		if ((s[0] & block_addr_mask(t->shift)) == addr) {
-			block_unpack(t->shift, s, out);
-			return 1;
-		}
-	}
+	block_unpack(t->shift, s, out);
+	return 1;
 }
 
 uint64_t block_table_addr_at(const struct block_table *t, size_t i)
 {
-	return *bucket(t, i) & block_addr_mask(t->shift);
+	return bucket_addr(t->shift, bucket(t, i));
 }
 
 void block_table_each(const struct block_table *t,
 		      void (*fn)(void *ctx, const struct live_block *b), void *ctx)
 {
-	for (size_t i = 0; i <= t->mask; i++) {
+	for (size_t i = 0; i < t->buckets; i++) {
 		const uint64_t *s = bucket(t, i);
 		struct live_block b;
 

@@ -1,24 +1,38 @@
 /*
  * analyze/block_table.h - the live heap blocks of one process, by address.
  *
- * Open addressing with linear probing and backward-shift deletion (no
- * tombstones), doubled in place (realloc, then a rehash within the array)
- * at half load while it has fewer than 2^17 buckets and at 3/4 load after,
- * so growing never needs old and new arrays side by side.  Address 0 marks
- * an empty bucket: no live block sits at address 0.  Memory grows with the
- * number of live blocks only.
+ * Open addressing with ordered linear probing: the blocks lie in the array
+ * in the order of their hash (block_hash), each at or after its home
+ * bucket, with no empty bucket between home and block (Amble and Knuth's
+ * ordered hash tables, 1974; the same layout as Robin Hood hashing).  The
+ * home of a hash h among n homes is h * n / 2^64 (Lemire's multiply-shift
+ * range reduction), which keeps hash order and allows any n: the table
+ * grow by half or a third (2^k, 3 * 2^(k-1), 2^(k+1), ...) instead of
+ * doubling.  Growing moves every block to a bucket at or after its old one,
+ * so it is done in place, the array extended (realloc or mremap) and never
+ * held twice.  Runs do not wrap around: a tail of spare buckets after the
+ * last home holds the runs that reach past it, and its last bucket stays
+ * empty, which ends every scan.  Deletion shifts the rest of the run back
+ * (no tombstones).  Address 0 marks an empty bucket: no live block sits at
+ * address 0.  Memory grows with the number of live blocks only.
+ *
+ * Growth: at half load while the table has fewer than 2^17 buckets, at
+ * 3/4 load after; doubling up to 2^19 buckets, then by half and by a third
+ * in turn.  Power-of-two
+ * sizes had to double past 2^19 buckets for python3's 551 k live blocks
+ * (16 MiB); 3 * 2^18 buckets hold them at 0.70 load in 12 MiB.
  *
  * A bucket is 16 bytes (compact: four to a cache line) while every block
  * fits BLOCK_COMPACT_* below (user addresses on x86-64 and arm64 lie below
  * 2^48; blocks under 16 MiB; fewer than 2^20 stacks and times); the first
- * block that does not turns the table into 32-byte buckets for good (one
- * rehash), which hold any values.  Compact buckets halved the table and the
- * pages the kernel clears for it on python3's trace (551 k live blocks:
- * 32 MiB of buckets, now 16; the report's peak RSS 43.8 MiB, now 25.8).
+ * block that does not turns the table into 32-byte buckets for good (same
+ * positions), which hold any values.  Compact buckets halved the table and
+ * the pages the kernel clears for it on python3's trace (551 k live blocks:
+ * 32 MiB of buckets, then 16; the report's peak RSS 43.8 MiB, then 25.8).
  *
  * Bucket arrays of 2 MiB and more are mappings of their own on huge pages
- * (huge_array.h); when the table is 1/32 of its bucket count short of
- * doubling, a thread faults in the half it will grow into.
+ * (huge_array.h); when the table is 1/32 of its home count short of
+ * growing, a thread faults in the part it will grow into.
  *
  * The hot path is one insert and one remove per allocation, each mostly
  * one cache miss.  The caller keeps whatever does not fit (the time of the
@@ -55,23 +69,24 @@ struct block_table {
 	uint64_t *words;            /* owned: the buckets, 2 or 4 words each */
 	unsigned shift;             /* log2 of the words of a bucket: 1 (compact)
 	                             * or 2 (wide) */
-	size_t mask;                /* bucket count - 1 (a power of two) */
+	size_t homes;               /* home buckets: 0 .. homes - 1 */
+	size_t buckets;             /* buckets in the array: the homes and the
+	                             * tail; the last one is always empty */
 	size_t count;               /* live blocks */
 	size_t reserved;            /* mapped arrays: bytes of address space
 	                             * behind words (huge_array.h); 0: heap */
-	size_t prefault_count;      /* count at which the half the table will
+	size_t prefault_count;      /* count at which the part the table will
 	                             * grow into is faulted in; SIZE_MAX: never */
 	struct huge_prefault prefault;
 };
 
-/* Home bucket of addr.  Heap addresses are 16-byte aligned and clustered in
- * a few ranges: a full 64-bit mix (murmur3's finalizer) spreads them.  (One
- * multiplication by 2^64 / golden ratio saved 26-29 instructions per event
- * but put blocks of common sizes made in a row, strides of 496, 992 or 3632
- * bytes, into a few long probe runs: reports up to 15x slower.  Any fixed hash
- * of the address taken modulo the bucket count keeps block_table_grow's
- * rule that a block's bucket stays or moves up by the old size.) */
-static inline size_t block_hash(uint64_t addr, size_t mask)
+/* Hash of addr, which also orders the table.  Heap addresses are 16-byte
+ * aligned and clustered in a few ranges: a full 64-bit mix (murmur3's
+ * finalizer, a bijection) spreads them.  (One multiplication by 2^64 /
+ * golden ratio saved 26-29 instructions per event but put blocks of common
+ * sizes made in a row, strides of 496, 992 or 3632 bytes, into a few long
+ * probe runs: reports up to 15x slower.) */
+static inline uint64_t block_hash(uint64_t addr)
 {
 	uint64_t h = addr >> 4;
 
@@ -80,15 +95,22 @@ static inline size_t block_hash(uint64_t addr, size_t mask)
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 33;
-	return (size_t)h & mask;
+	return h;
 }
 
-/* Starts loading the bucket of addr into the cache: with many live blocks
- * the table outgrows the caches and every lookup is a cache miss; callers
- * that know upcoming addresses hide that latency. */
+/* Home bucket of hash h among homes buckets: h * homes / 2^64, never
+ * smaller for a larger h or a larger homes. */
+static inline size_t block_home(uint64_t h, size_t homes)
+{
+	return (size_t)(((unsigned __int128)h * homes) >> 64);
+}
+
+/* Starts loading the home bucket of addr into the cache: with many live
+ * blocks the table outgrows the caches and every lookup is a cache miss;
+ * callers that know upcoming addresses hide that latency. */
 static inline void block_table_prefetch(const struct block_table *t, uint64_t addr)
 {
-	const uint64_t *b = t->words + (block_hash(addr, t->mask) << t->shift);
+	const uint64_t *b = t->words + (block_home(block_hash(addr), t->homes) << t->shift);
 
 #if defined(__x86_64__) || defined(__i386__)
 	/* gcc 12 drops __builtin_prefetch here (measured: no instruction) */
@@ -119,7 +141,7 @@ int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *
  * no live block has that address. */
 int block_table_find(const struct block_table *t, uint64_t addr, struct live_block *out);
 
-/* The address of the block in bucket i (<= mask), 0 when it is empty. */
+/* The address of the block in bucket i (< buckets), 0 when it is empty. */
 uint64_t block_table_addr_at(const struct block_table *t, size_t i);
 
 /* Iteration: calls fn(ctx, block) for every live block, in no order (block

@@ -1269,6 +1269,31 @@ static void test_agg_thread_stops_with_nothing_queued(void)
 
 /* ---- the live-block table ---- */
 
+/* Whether t's layout is the one its lookups rely on: every block at or
+ * after its home bucket, no empty bucket between, hashes never decreasing
+ * from bucket to bucket, the last bucket empty, count blocks in all. */
+static bool table_is_ordered(const struct block_table *t)
+{
+	size_t last_empty = SIZE_MAX, blocks = 0;
+	uint64_t last_hash = 0;
+
+	for (size_t i = 0; i < t->buckets; i++) {
+		uint64_t addr = block_table_addr_at(t, i), h;
+
+		if (!addr) {
+			last_empty = i;
+			continue;
+		}
+		h = block_hash(addr);
+		if (block_home(h, t->homes) > i || (last_empty != SIZE_MAX && last_empty >= block_home(h, t->homes)) ||
+		    h < last_hash)
+			return false;
+		last_hash = h;
+		blocks++;
+	}
+	return blocks == t->count && last_empty == t->buckets - 1;
+}
+
 /* Address i of test_block_table_against_reference: three kinds of heap
  * address, each unique: runs of 16-byte chunks, runs of 48-byte chunks, and
  * scattered ones (i times an odd number, modulo 2^30 chunks: a bijection). */
@@ -1284,14 +1309,14 @@ static uint64_t table_test_addr(uint32_t i)
 	}
 }
 
-/* Inserts, finds and removes 200000 blocks, checking every answer against
- * what the test knows is live.  On the way the table doubles seven times:
- * from the heap into a mapping (2^16 buckets), within its reservation
- * (2^17, 2^18, each half faulted in beforehand by another thread), and into
- * a larger reservation (moved when 2^19 is planned for). */
+/* Inserts, finds and removes 400000 blocks, checking every answer against
+ * what the test knows is live.  On the way the table grows eight times: on
+ * the heap up to 2^16 buckets, into a mapping (2^17), within its reservation
+ * (2^18, 2^19, each new part faulted in beforehand by another thread), and
+ * into a larger reservation (moved when 3 * 2^18 is planned for). */
 static void test_block_table_against_reference(void)
 {
-	enum { N = 200000 };
+	enum { N = 400000 };
 	struct block_table t;
 	struct live_block b, out;
 	uint32_t found = 0, absent = 0;
@@ -1302,6 +1327,7 @@ static void test_block_table_against_reference(void)
 		CU_ASSERT_EQUAL(block_table_insert(&t, &b, &out), 0);
 	}
 	CU_ASSERT_EQUAL(t.count, N);
+	CU_ASSERT(table_is_ordered(&t));
 	for (uint32_t i = 0; i < N; i++)
 		found += block_table_find(&t, table_test_addr(i), &out) && out.size_bytes == i;
 	CU_ASSERT_EQUAL(found, N);
@@ -1315,6 +1341,7 @@ static void test_block_table_against_reference(void)
 		}
 	}
 	CU_ASSERT_EQUAL(t.count, N / 2);
+	CU_ASSERT(table_is_ordered(&t));
 	found = 0;
 	for (uint32_t i = 0; i < N; i++) {
 		int f = block_table_find(&t, table_test_addr(i), &out);
@@ -1333,6 +1360,71 @@ static void test_block_table_against_reference(void)
 	CU_ASSERT_EQUAL(out.size_bytes, 1);
 	CU_ASSERT(block_table_find(&t, table_test_addr(1), &out) && out.size_bytes == 7);
 	CU_ASSERT_EQUAL(t.count, N / 2);
+	block_table_free(&t);
+}
+
+/* Runs that reach past the last home bucket go on in the tail, which grows
+ * when a run reaches its end; blocks of equal hash (addresses 8 bytes
+ * apart) are told apart; and the layout stays ordered through growth,
+ * tail growth and removals. */
+static void test_block_table_runs_past_the_last_home(void)
+{
+	enum { TOP = 3000, N = 60000 };
+	static uint64_t top[TOP];
+	struct block_table t;
+	struct live_block b = { .size_bytes = 1 }, out;
+	uint32_t found = 0, n = 0;
+
+	/* TOP addresses whose hashes lie in the top 2^-12 of the range: at
+	 * the last home of a table of 3840 homes (4096 buckets), in the last
+	 * 32 of 2^17 */
+	for (uint64_t a = 0x7d0000000000ull; n < TOP; a += 16)
+		if (block_hash(a) >> 52 == 0xfff)
+			top[n++] = a;
+	CU_ASSERT_FATAL(block_table_init(&t) == 0);
+	for (uint32_t i = 0; i < TOP; i++) {
+		b.addr = top[i];
+		b.size_bytes = i;
+		CU_ASSERT_EQUAL_FATAL(block_table_insert(&t, &b, &out), 0);
+	}
+	CU_ASSERT(t.buckets >= t.homes + TOP / 2);
+	CU_ASSERT(table_is_ordered(&t));
+	/* then ordinary ones, and 8 bytes after some: the same hash */
+	for (uint32_t i = 0; i < N; i++) {
+		b.addr = table_test_addr(i);
+		b.size_bytes = TOP + i;
+		CU_ASSERT_EQUAL_FATAL(block_table_insert(&t, &b, &out), 0);
+		if (i % 3 == 0) {
+			b.addr += 8;
+			b.size_bytes = TOP + N + i;
+			CU_ASSERT_EQUAL_FATAL(block_table_insert(&t, &b, &out), 0);
+		}
+	}
+	CU_ASSERT_EQUAL(t.homes, ((size_t)1 << 17) - 256);
+	CU_ASSERT(t.buckets >= t.homes + TOP / 2);
+	CU_ASSERT(table_is_ordered(&t));
+	for (uint32_t i = 0; i < TOP; i++)
+		found += block_table_find(&t, top[i], &out) && out.size_bytes == i;
+	for (uint32_t i = 0; i < N; i++) {
+		found += block_table_find(&t, table_test_addr(i), &out) && out.size_bytes == TOP + i;
+		if (i % 3 == 0)
+			found += block_table_find(&t, table_test_addr(i) + 8, &out) &&
+				 out.size_bytes == TOP + N + i;
+	}
+	CU_ASSERT_EQUAL(found, TOP + N + N / 3);
+	/* the first of each equal pair, and every other top block, go */
+	for (uint32_t i = 0; i < N; i += 3)
+		CU_ASSERT_EQUAL(block_table_remove(&t, table_test_addr(i), &out), 1);
+	for (uint32_t i = 0; i < TOP; i += 2)
+		CU_ASSERT_EQUAL(block_table_remove(&t, top[i], &out), 1);
+	CU_ASSERT(table_is_ordered(&t));
+	found = 0;
+	for (uint32_t i = 0; i < N; i += 3)
+		found += !block_table_find(&t, table_test_addr(i), &out) &&
+			 block_table_find(&t, table_test_addr(i) + 8, &out) && out.size_bytes == TOP + N + i;
+	for (uint32_t i = 0; i < TOP; i++)
+		found += block_table_find(&t, top[i], &out) == (int)(i % 2);
+	CU_ASSERT_EQUAL(found, N / 3 + TOP);
 	block_table_free(&t);
 }
 
@@ -1465,11 +1557,11 @@ static double table_mean_displacement(const struct block_table *t)
 {
 	uint64_t sum = 0;
 
-	for (size_t i = 0; i <= t->mask; i++) {
+	for (size_t i = 0; i < t->buckets; i++) {
 		uint64_t addr = block_table_addr_at(t, i);
 
 		if (addr)
-			sum += (i - block_hash(addr, t->mask)) & t->mask;
+			sum += i - block_home(block_hash(addr), t->homes);
 	}
 	return t->count ? (double)sum / (double)t->count : 0.0;
 }
@@ -1518,13 +1610,14 @@ static size_t table_buckets_for(uint32_t n)
 		b.addr = 0x555555560010ull + 16ull * i;
 		CU_ASSERT_EQUAL_FATAL(block_table_insert(&t, &b, &out), 0);
 	}
-	buckets = t.mask + 1;
+	buckets = t.buckets;
 	block_table_free(&t);
 	return buckets;
 }
 
 /* Below 2^17 buckets the table doubles when one more block would make it
- * more than half full, from 2^17 on when more than 3/4 full. */
+ * more than half full, from 2^17 on when more than 3/4 full; from 2^19 on
+ * it grows by half from 2^k and by a third from 3 * 2^(k-1). */
 static void test_block_table_grows_at_half_then_three_quarters_load(void)
 {
 	CU_ASSERT_EQUAL(table_buckets_for(32768), (size_t)1 << 16);
@@ -1532,6 +1625,12 @@ static void test_block_table_grows_at_half_then_three_quarters_load(void)
 	CU_ASSERT_EQUAL(table_buckets_for(40000), (size_t)1 << 17);
 	CU_ASSERT_EQUAL(table_buckets_for(98304), (size_t)1 << 17);
 	CU_ASSERT_EQUAL(table_buckets_for(98305), (size_t)1 << 18);
+	CU_ASSERT_EQUAL(table_buckets_for(196609), (size_t)1 << 19);
+	CU_ASSERT_EQUAL(table_buckets_for(393216), (size_t)1 << 19);
+	/* python3's trace: 551 k blocks in 3 * 2^18 buckets, not 2^20 */
+	CU_ASSERT_EQUAL(table_buckets_for(393217), (size_t)3 << 18);
+	CU_ASSERT_EQUAL(table_buckets_for(551101), (size_t)3 << 18);
+	CU_ASSERT_EQUAL(table_buckets_for(589825), (size_t)1 << 20);
 }
 
 int main(void)
@@ -1592,6 +1691,7 @@ int main(void)
 		    test_huge_array_grows_in_place_and_by_moving);
 	CU_add_test(s, "block table spreads strided addresses",
 		    test_block_table_strided_addresses_spread);
+	CU_add_test(s, "block table runs past the last home", test_block_table_runs_past_the_last_home);
 	CU_add_test(s, "block table grows at half, then 3/4 load",
 		    test_block_table_grows_at_half_then_three_quarters_load);
 	CU_add_test(s, "aggregation thread equals direct calls",
