@@ -662,3 +662,9 @@ void aggregate_finish(struct aggregate *a)
 	for (size_t k = 0; k < a->stat_count; k++)
 		stats_touch(a, &a->stats[k]);
 }
+
+void aggregate_release_blocks(struct aggregate *a)
+{
+	block_table_free(&a->blocks);
+	block_table_free(&a->weights);
+}

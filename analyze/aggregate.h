@@ -175,6 +175,16 @@ int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent
 /* End of the trace: completes the lazy peak snapshot of every stack. */
 void aggregate_finish(struct aggregate *a);
 
+/*
+ * After aggregate_finish: frees the tables of live blocks (the reports need
+ * only the statistics), so that they and what comes after (allocation
+ * sites, symbols) are never in memory together: on python3's trace the
+ * table is 12 MiB.  Not for an aggregation a fork child is still to be
+ * seeded from (aggregate_seed_inherited reads its blocks).  a stays valid
+ * for aggregate_free.
+ */
+void aggregate_release_blocks(struct aggregate *a);
+
 /* Adds the statistics in src to dst (site merging): sums, min of minima, max
  * of maxima (so a merged max_live is an upper bound). */
 void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src);

@@ -35,6 +35,9 @@ struct chunk_prefetch {
 	bool threaded;           /* false: no thread could be made, the caller's
 	                          * calls read (slot 0) */
 	bool after_loss;         /* unthreaded: the last result was a lost chunk */
+	uint8_t *spare[CHUNK_PREFETCH_SPARES]; /* under lock: buffers given back */
+	size_t spare_cap[CHUNK_PREFETCH_SPARES];
+	unsigned spares;
 };
 
 bool trace_reader_resync(struct trace_reader *r, uint64_t from)
@@ -70,11 +73,28 @@ bool trace_reader_resync(struct trace_reader *r, uint64_t from)
 	return false;
 }
 
+/* A slot whose buffer was taken gets a spare one, if any waits. */
+static void slot_refill(struct chunk_prefetch *p, struct prefetched_chunk *s)
+{
+	if (s->buf)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->spares) {
+		p->spares--;
+		s->buf = p->spare[p->spares];
+		s->buf_cap = p->spare_cap[p->spares];
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* Reads the next result into slot s (owned by the thread).  Returns false
  * when it is the last one. */
-static bool read_one(struct trace_reader *r, struct prefetched_chunk *s, bool after_loss)
+static bool read_one(struct chunk_prefetch *p, struct prefetched_chunk *s, bool after_loss)
 {
+	struct trace_reader *r = p->reader;
 	struct trace_chunk c;
+
+	slot_refill(p, s);
 
 	if (after_loss && !trace_reader_resync(r, r->offset_bytes)) {
 		s->rc = 0; /* nothing readable after the damage: the end */
@@ -89,6 +109,12 @@ static bool read_one(struct trace_reader *r, struct prefetched_chunk *s, bool af
 	}
 	if (s->rc == 0)
 		return false;
+	if (trace_reader_swap_payload(r, &c, &s->buf, &s->buf_cap)) {
+		/* the reader's buffer, taken whole: no copy */
+		s->chunk = c;
+		s->chunk.data = s->buf;
+		return true;
+	}
 	if (c.bytes > s->buf_cap) {
 		/* doubling: a few reallocs per slot, not one per larger chunk */
 		size_t cap = s->buf_cap * 2 > c.bytes ? s->buf_cap * 2 : c.bytes;
@@ -127,7 +153,7 @@ static void *reader_thread(void *arg)
 		s = &p->slots[(p->head + p->count) % CHUNK_PREFETCH_SLOTS];
 		pthread_mutex_unlock(&p->lock);
 
-		more = read_one(p->reader, s, after_loss);
+		more = read_one(p, s, after_loss);
 		after_loss = s->rc < 0;
 
 		pthread_mutex_lock(&p->lock);
@@ -172,7 +198,7 @@ static const struct prefetched_chunk *next_unthreaded(struct chunk_prefetch *p)
 	struct prefetched_chunk *s = &p->slots[0];
 
 	if (!p->done) {
-		p->done = !read_one(p->reader, s, p->after_loss);
+		p->done = !read_one(p, s, p->after_loss);
 		p->after_loss = s->rc < 0;
 	}
 	return s;
@@ -205,6 +231,36 @@ const struct prefetched_chunk *chunk_prefetch_next(struct chunk_prefetch *p)
 	return s;
 }
 
+uint8_t *chunk_prefetch_take(struct chunk_prefetch *p, const void *data, size_t *cap)
+{
+	struct prefetched_chunk *s = &p->slots[p->threaded ? p->head : 0];
+	uint8_t *buf = s->buf;
+
+	/* the slot is the caller's until its next call: no lock needed */
+	if (s->rc != 1 || !buf || data != buf || s->chunk.data != buf)
+		return NULL;
+	*cap = s->buf_cap;
+	s->buf = NULL;
+	s->buf_cap = 0;
+	s->chunk.data = NULL;
+	return buf;
+}
+
+void chunk_prefetch_give(struct chunk_prefetch *p, uint8_t *buf, size_t cap)
+{
+	if (p && buf) {
+		pthread_mutex_lock(&p->lock);
+		if (p->spares < CHUNK_PREFETCH_SPARES) {
+			p->spare[p->spares] = buf;
+			p->spare_cap[p->spares] = cap;
+			p->spares++;
+			buf = NULL;
+		}
+		pthread_mutex_unlock(&p->lock);
+	}
+	free(buf);
+}
+
 void chunk_prefetch_stop(struct chunk_prefetch *p)
 {
 	if (!p)
@@ -218,6 +274,8 @@ void chunk_prefetch_stop(struct chunk_prefetch *p)
 	}
 	for (unsigned i = 0; i < CHUNK_PREFETCH_SLOTS; i++)
 		free(p->slots[i].buf);
+	for (unsigned i = 0; i < p->spares; i++)
+		free(p->spare[i]);
 	pthread_cond_destroy(&p->emptied);
 	pthread_cond_destroy(&p->filled);
 	pthread_mutex_destroy(&p->lock);

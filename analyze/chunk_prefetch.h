@@ -19,7 +19,11 @@
 
 #include "trace/chunk.h"
 
-#define CHUNK_PREFETCH_SLOTS 4u /* chunks read ahead, at most */
+/* Chunks read ahead, at most.  2: with 4, python3's report took 0.6 MiB
+ * more (peak RSS) and no less time, in interleaved runs on the five bench
+ * traces. */
+#define CHUNK_PREFETCH_SLOTS 2u
+#define CHUNK_PREFETCH_SPARES 2u /* buffers given back, kept for reuse */
 
 /* One result of trace_reader_next, as the reader thread got it. */
 struct prefetched_chunk {
@@ -50,6 +54,22 @@ struct chunk_prefetch *chunk_prefetch_start(struct trace_reader *r);
  * -ENOMEM there are no more (further calls return that result again).
  */
 const struct prefetched_chunk *chunk_prefetch_next(struct chunk_prefetch *p);
+
+/*
+ * Takes the payload buffer of the last result from p, when that result is
+ * a chunk whose chunk.data is data (the buffer's start): the caller owns
+ * the buffer, of *cap bytes (give it back with chunk_prefetch_give, or
+ * free()); the result's chunk.data is NULL from then on.  Returns NULL,
+ * taking nothing, otherwise.  Saves the caller a copy of a payload it
+ * keeps.  Call between chunk_prefetch_next and the next call.
+ */
+uint8_t *chunk_prefetch_take(struct chunk_prefetch *p, const void *data, size_t *cap);
+
+/* Gives a buffer of cap bytes (from chunk_prefetch_take) back for the
+ * chunks to come, or frees it when CHUNK_PREFETCH_SPARES wait already or p
+ * is NULL: the buffers go round, and malloc does not map and fault in
+ * fresh ones for every chunk (measured: cc1's report 6% slower). */
+void chunk_prefetch_give(struct chunk_prefetch *p, uint8_t *buf, size_t cap);
 
 /* Stops the reader thread (wherever it is), waits for it and frees p; r
  * is the caller's again. */

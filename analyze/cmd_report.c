@@ -295,6 +295,7 @@ int trace_sites_load(struct trace_sites *t, const char *path, const struct site_
 		analyze_error("%s", err);
 		return 1;
 	}
+	aggregate_release_blocks(&t->agg);
 	t->sym = symbolizer_new(&t->maps);
 	if (!t->sym) {
 		analyze_error("out of memory");

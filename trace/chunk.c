@@ -81,6 +81,11 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 
 	if (*cap >= need)
 		return 0;
+	/* whole 64 KiB: payload buffers go round between the reader and its
+	 * callers (trace_reader_swap_payload); sizes in steps spare most of
+	 * the reallocs as chunk sizes vary */
+	if (need <= SIZE_MAX - 0xffff)
+		need = (need + 0xffff) & ~(size_t)0xffff;
 	nb = realloc(*buf, need);
 	if (!nb)
 		return -ENOMEM;
@@ -333,6 +338,32 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 	}
 	r->offset_bytes += sizeof(h) + stored;
 	return 1;
+}
+
+/* Exchanges buffer *a (capacity *a_cap) with *b (*b_cap). */
+static void swap_buffer(uint8_t **a, size_t *a_cap, uint8_t **b, size_t *b_cap)
+{
+	uint8_t *p = *a;
+	size_t n = *a_cap;
+
+	*a = *b;
+	*a_cap = *b_cap;
+	*b = p;
+	*b_cap = n;
+}
+
+bool trace_reader_swap_payload(struct trace_reader *r, const struct trace_chunk *c, uint8_t **buf,
+			       size_t *cap)
+{
+	if (!c->data || !c->bytes)
+		return false;
+	if (c->data == r->raw)
+		swap_buffer(&r->raw, &r->raw_cap, buf, cap);
+	else if (c->data == r->stored)
+		swap_buffer(&r->stored, &r->stored_cap, buf, cap);
+	else
+		return false;
+	return true;
 }
 
 void trace_reader_close(struct trace_reader *r)

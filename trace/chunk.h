@@ -135,6 +135,18 @@ int trace_reader_next(struct trace_reader *r, struct trace_chunk *c);
 int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 			       int (*want)(unsigned type, unsigned stream, void *arg), void *arg);
 
+/*
+ * Hands the buffer holding c's payload (c: the last chunk trace_reader_next
+ * gave, with c->bytes > 0) to the caller in exchange for *buf (its
+ * capacity *cap, bytes; NULL and 0 for none), which the reader owns from
+ * then on and grows as it needs: no copy of the payload.  On return *buf
+ * (owned by the caller, free()) starts with the payload and *cap is its
+ * capacity.  Returns false, and changes nothing, when the payload lies in
+ * no buffer of the reader's own (a joined split payload).
+ */
+bool trace_reader_swap_payload(struct trace_reader *r, const struct trace_chunk *c, uint8_t **buf,
+			       size_t *cap);
+
 void trace_reader_close(struct trace_reader *r);
 
 /* Little-endian helpers shared by the codec and its tests. */

@@ -266,6 +266,10 @@ static void test_address_reused_while_live_replaces_block(void)
 	feed_alloc(1, 0x10, 64, 1, 1);
 	feed_alloc(2, 0x10, 32, 2, 1);
 	aggregate_finish(&agg);
+	/* the reports' numbers outlive the table of live blocks */
+	aggregate_release_blocks(&agg);
+	CU_ASSERT_PTR_NULL(agg.blocks.words);
+	CU_ASSERT_PTR_NULL(agg.weights.words);
 	CU_ASSERT_EQUAL(agg.address_reused, 1);
 	CU_ASSERT_EQUAL(agg.live_bytes, 32);
 	CU_ASSERT_EQUAL(agg.live_blocks, 1);
@@ -888,6 +892,83 @@ static void test_prefetch_truncated_and_stopped_early(void)
 	prefetch_all(got, &n, 2);
 	CU_ASSERT_EQUAL(n, 2);
 	CU_ASSERT_EQUAL(got[1], 1);
+	unlink(trace_path);
+}
+
+/* Payload i of test_prefetch_taken_payloads_stay_whole in text (room for
+ * 64 + PREFETCH_TAKE_LONG bytes): "n=I" and a run of one letter, short for
+ * even i (stored as it is), long for odd i (deflated).  Returns its length. */
+#define PREFETCH_TAKE_LONG 70000
+static size_t take_payload(char *text, int i)
+{
+	int n = snprintf(text, 16, "n=%d\n", i);
+	size_t len = (size_t)n + (i % 2 ? PREFETCH_TAKE_LONG - (size_t)i : (size_t)i + 1);
+
+	memset(text + n, 'a' + i, len - (size_t)n);
+	return len;
+}
+
+/* Payload buffers taken from the prefetcher (chunk_prefetch_take) are the
+ * caller's: every one kept stays whole while the thread reads on, whether
+ * its chunk was stored (short) or inflated (long); buffers given back
+ * (chunk_prefetch_give) come round again for later chunks. */
+static void test_prefetch_taken_payloads_stay_whole(void)
+{
+	enum { CHUNKS = 19 };
+	static char text[PREFETCH_TAKE_LONG + 64];
+	uint8_t *taken[CHUNKS] = {0}, *given[CHUNKS] = {0};
+	size_t bytes[CHUNKS] = {0};
+	struct trace_writer w;
+	struct trace_reader r;
+	struct chunk_prefetch *p;
+	const struct prefetched_chunk *c;
+	int fd, whole = 0, reused = 0;
+
+	fd = trace_create(&w, "take");
+	for (int i = 0; i < CHUNKS; i++)
+		CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, text, take_payload(text, i)) == 0);
+	trace_writer_finish(&w);
+	close(fd);
+	CU_ASSERT_FATAL(trace_reader_open(&r, trace_path) == 0);
+	p = chunk_prefetch_start(&r);
+	CU_ASSERT_FATAL(p != NULL);
+	for (int i = 0; (c = chunk_prefetch_next(p))->rc == 1 && i < CHUNKS; i++) {
+		const void *data = c->chunk.data;
+		size_t cap = 0, len = take_payload(text, i);
+		uint8_t *b;
+
+		CU_ASSERT_PTR_NULL(chunk_prefetch_take(p, (const uint8_t *)data + 1, &cap));
+		bytes[i] = c->chunk.bytes;
+		b = chunk_prefetch_take(p, data, &cap);
+		CU_ASSERT_PTR_EQUAL(b, data);
+		CU_ASSERT(cap >= bytes[i]);
+		CU_ASSERT_PTR_NULL(c->chunk.data);
+		CU_ASSERT_PTR_NULL(chunk_prefetch_take(p, data, &cap)); /* once */
+		for (int k = 0; k < i; k++)
+			reused += b == given[k];
+		if (i % 3 == 0) {
+			/* checked now, then given back for the chunks to come */
+			whole += b && bytes[i] == len && memcmp(b, text, len) == 0;
+			given[i] = b;
+			chunk_prefetch_give(p, b, cap);
+		} else {
+			taken[i] = b;
+		}
+	}
+	CU_ASSERT_EQUAL(c->rc, 0);
+	chunk_prefetch_stop(p);
+	trace_reader_close(&r);
+	for (int i = 0; i < CHUNKS; i++) {
+		size_t len = take_payload(text, i);
+
+		if (i % 3 == 0)
+			continue;
+		whole += taken[i] && bytes[i] == len && memcmp(taken[i], text, len) == 0;
+		free(taken[i]);
+	}
+	CU_ASSERT_EQUAL(whole, CHUNKS);
+	CU_ASSERT(reused > 0);
+	chunk_prefetch_give(NULL, malloc(16), 16); /* no prefetcher: freed */
 	unlink(trace_path);
 }
 
@@ -1678,6 +1759,7 @@ int main(void)
 	CU_add_test(s, "every chunk in order", test_prefetch_gives_every_chunk_in_order);
 	CU_add_test(s, "corrupt chunk skipped", test_prefetch_skips_a_corrupt_chunk_and_goes_on);
 	CU_add_test(s, "truncated, and stopped early", test_prefetch_truncated_and_stopped_early);
+	CU_add_test(s, "taken payloads stay whole", test_prefetch_taken_payloads_stay_whole);
 	s = CU_add_suite("sites", NULL, NULL);
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
