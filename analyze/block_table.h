@@ -7,7 +7,7 @@
  * ordered hash tables, 1974; the same layout as Robin Hood hashing).  The
  * home of a hash h among n homes is h * n / 2^64 (Lemire's multiply-shift
  * range reduction), which keeps hash order and allows any n: the table
- * grow by half or a third (2^k, 3 * 2^(k-1), 2^(k+1), ...) instead of
+ * grows by half or a third (2^k, 3 * 2^(k-1), 2^(k+1), ...) instead of
  * doubling.  Growing moves every block to a bucket at or after its old one,
  * so it is done in place, the array extended (realloc or mremap) and never
  * held twice.  Runs do not wrap around: a tail of spare buckets after the
