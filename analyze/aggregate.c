@@ -652,6 +652,10 @@ int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent
 	if (c.stat < 0)
 		return -ENOMEM;
 	a->inherited_seeded = true;
+	/* the parent's blocks come in its table's order (block_table_reserve) */
+	if (block_table_reserve(&a->blocks, a->blocks.count + parent->blocks.count) < 0 ||
+	    block_table_reserve(&a->weights, a->weights.count + parent->weights.count) < 0)
+		return -ENOMEM;
 	block_table_each(&parent->blocks, seed_block, &c);
 	return c.error;
 }

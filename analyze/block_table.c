@@ -451,6 +451,14 @@ static inline int block_insert_in(struct block_table *t, const struct live_block
 	return 0;
 }
 
+int block_table_reserve(struct block_table *t, size_t n)
+{
+	while (n > block_table_limit(block_table_size(t)))
+		if (block_table_grow(t) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 int block_table_insert(struct block_table *t, const struct live_block *b,
 		       struct live_block *replaced)
 {

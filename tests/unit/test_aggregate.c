@@ -1696,6 +1696,49 @@ static size_t table_buckets_for(uint32_t n)
 	return buckets;
 }
 
+/* After block_table_reserve(n), n blocks go in without the table growing,
+ * also in the order of another table (block_table_each: what seeding a fork
+ * child does), and every one is found. */
+static void copy_block(void *ctx, const struct live_block *b)
+{
+	struct block_table *to = ctx;
+	struct live_block out;
+
+	CU_ASSERT_EQUAL(block_table_insert(to, b, &out), 0);
+}
+
+static void test_block_table_reserve_then_copy_in_order(void)
+{
+	enum { N = 300000 };
+	struct block_table from, to;
+	struct live_block b = { .size_bytes = 1 }, out;
+	size_t buckets;
+	uint32_t found = 0;
+
+	CU_ASSERT_FATAL(block_table_init(&from) == 0);
+	CU_ASSERT_FATAL(block_table_init(&to) == 0);
+	for (uint32_t i = 0; i < N; i++) {
+		b.addr = table_test_addr(i);
+		b.size_bytes = i;
+		CU_ASSERT_EQUAL_FATAL(block_table_insert(&from, &b, &out), 0);
+	}
+	CU_ASSERT_EQUAL(block_table_reserve(&to, N), 0);
+	buckets = to.buckets;
+	CU_ASSERT_EQUAL(buckets, from.buckets);
+	block_table_each(&from, copy_block, &to);
+	CU_ASSERT_EQUAL(to.buckets, buckets);
+	CU_ASSERT_EQUAL(to.count, N);
+	CU_ASSERT(table_is_ordered(&to));
+	for (uint32_t i = 0; i < N; i++)
+		found += block_table_find(&to, table_test_addr(i), &out) && out.size_bytes == i;
+	CU_ASSERT_EQUAL(found, N);
+	/* a table large enough already stays as it is */
+	CU_ASSERT_EQUAL(block_table_reserve(&to, N / 2), 0);
+	CU_ASSERT_EQUAL(to.buckets, buckets);
+	block_table_free(&from);
+	block_table_free(&to);
+}
+
 /* Below 2^17 buckets the table doubles when one more block would make it
  * more than half full, from 2^17 on when more than 3/4 full; from 2^19 on
  * it grows by half from 2^k and by a third from 3 * 2^(k-1). */
@@ -1774,6 +1817,8 @@ int main(void)
 	CU_add_test(s, "block table spreads strided addresses",
 		    test_block_table_strided_addresses_spread);
 	CU_add_test(s, "block table runs past the last home", test_block_table_runs_past_the_last_home);
+	CU_add_test(s, "block table reserved, then copied in order",
+		    test_block_table_reserve_then_copy_in_order);
 	CU_add_test(s, "block table grows at half, then 3/4 load",
 		    test_block_table_grows_at_half_then_three_quarters_load);
 	CU_add_test(s, "aggregation thread equals direct calls",
