@@ -4,7 +4,7 @@
  * temporary allocations and lifetimes.
  *
  * Owns the per-stack statistics, the live-block table and the per-thread
- * "last event" table.  Must never allocate per event (tables only double)
+ * "last event" table.  Must never allocate per event (tables only grow)
  * and never look at symbols: stacks are plain ids here; sites.c turns them
  * into allocation sites afterwards.
  *

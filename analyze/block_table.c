@@ -429,7 +429,7 @@ static inline int block_insert_in(struct block_table *t, const struct live_block
 		s = t->words + (i << shift);
 		if (!s[0])
 			break;
-		addr = s[0] & block_addr_mask(shift);
+		addr = bucket_addr(shift, s);
 		if (addr == b->addr) {
 			block_unpack(shift, s, replaced);
 			block_bucket_copy(shift, s, w);
@@ -484,7 +484,7 @@ static inline uint64_t *block_lookup(const struct block_table *t, uint64_t addr,
 
 		if (!s[0])
 			return NULL;
-		if ((s[0] & block_addr_mask(shift)) == addr)
+		if (bucket_addr(shift, s) == addr)
 			return s;
 	}
 }
