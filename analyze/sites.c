@@ -4,6 +4,9 @@
  * innermost first), drop the allocator wrappers in front, and merge the
  * stacks whose remaining frames are identical (same function, file, line,
  * module and inlining, in the same order) by summing their statistics.
+ * The stacks' frame sequences are shared in a trie, so a stack node is
+ * symbolized and interned once however many stacks pass through it (see
+ * struct trie_node).
  *
  * Owns the site array, the distinct-frame table and the per-site frame id
  * sequences.  Must never copy symbol strings (they belong to the
@@ -149,6 +152,22 @@ static int grow_array(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* Makes *v hold exactly n elements when it holds fewer (a size known in
+ * advance: no doubling, no spare pages). */
+static int reserve_exact(void **v, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	p = realloc(*v, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
 /* Rebuilds an index-hash table (values are indices + 1) at twice the size. */
 static int rehash(uint32_t **table, size_t *mask, size_t count,
 		  uint64_t (*hash_of)(const struct site_table *, uint32_t), const struct site_table *t)
@@ -176,23 +195,6 @@ static uint64_t frame_hash_of(const struct site_table *t, uint32_t k)
 	return frame_hash(&t->frames[k]);
 }
 
-static uint64_t ids_hash(const uint32_t *ids, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-
-	for (size_t i = 0; i < n; i++)
-		h = mix64(h ^ ids[i]) + i;
-	return h;
-}
-
-static uint64_t site_hash_of(const struct site_table *t, uint32_t k)
-{
-	const struct site *s = &t->sites[k];
-
-	return ids_hash(site_frame_ids(t, s), s->frame_count) ^ (s->unknown_stack ? 1 : 0) ^
-	       (s->inherited ? 2 : 0);
-}
-
 /* Interns f; returns its index or -1 on ENOMEM. */
 static long frame_intern(struct site_table *t, const struct site_frame *f)
 {
@@ -202,8 +204,14 @@ static long frame_intern(struct site_table *t, const struct site_frame *f)
 	while (t->frame_hash[i]) {
 		uint32_t k = t->frame_hash[i] - 1;
 
-		if (frame_eq(&t->frames[k], f))
+		if (frame_eq(&t->frames[k], f)) {
+			/* addresses merged into one frame show the lowest (not
+			 * the first met: the same whatever order stacks are
+			 * walked in) */
+			if (f->module_offset < t->frames[k].module_offset)
+				t->frames[k].module_offset = f->module_offset;
 			return k;
+		}
 		i = (i + 1) & t->frame_hash_mask;
 	}
 	if (grow_array((void **)&t->frames, &t->frame_cap, t->frame_count + 1, sizeof(*f)) < 0)
@@ -261,32 +269,24 @@ static struct site_ip *ip_set_add(struct site_table *t, uint64_t epoch, uint64_t
 
 #define FRAME_NOT_INTERNED UINT32_MAX
 
-/* memo_wrapper values */
-enum { WRAPPER_NOT_ASKED = 0, WRAPPER_YES = 1, WRAPPER_NO = 2 };
-
-/* Where in memo_ids (and memo_wrapper) the frame ids of e's frames (count of
- * them) are kept, reserved on first use, all FRAME_NOT_INTERNED (and
- * WRAPPER_NOT_ASKED); -ENOMEM. */
+/* Where in memo_ids the frame ids of e's frames (count of them) are kept,
+ * reserved on first use, all FRAME_NOT_INTERNED; -ENOMEM. */
 static long ip_memo(struct site_table *t, struct site_ip *e, size_t count)
 {
 	if (e->memo_plus1)
 		return (long)(e->memo_plus1 - 1);
 	if (grow_array((void **)&t->memo_ids, &t->memo_cap, t->memo_count + count,
-		       sizeof(*t->memo_ids)) < 0 ||
-	    grow_array((void **)&t->memo_wrapper, &t->memo_wrapper_cap, t->memo_count + count,
-		       sizeof(*t->memo_wrapper)) < 0)
+		       sizeof(*t->memo_ids)) < 0)
 		return -ENOMEM;
-	for (size_t j = 0; j < count; j++) {
+	for (size_t j = 0; j < count; j++)
 		t->memo_ids[t->memo_count + j] = FRAME_NOT_INTERNED;
-		t->memo_wrapper[t->memo_count + j] = WRAPPER_NOT_ASKED;
-	}
 	e->memo_plus1 = t->memo_count + 1;
 	t->memo_count += count;
 	return (long)(e->memo_plus1 - 1);
 }
 
 /* The symbolizer's answer for e, asked once (an out-of-memory answer is not
- * kept: symbolize_stack gives up on it). */
+ * kept: the build gives up on it). */
 static const struct sym_location *ip_location(struct symbolizer *sym, struct site_ip *e,
 					      uint64_t ip)
 {
@@ -300,191 +300,322 @@ static const struct sym_location *ip_location(struct symbolizer *sym, struct sit
 	return loc;
 }
 
-/* Work buffers for one stack. */
-struct stack_work {
-	uint64_t ips[SITES_MAX_DEPTH];
-	struct site_frame *frames;
-	size_t frame_count, frame_cap;
-	uint32_t *memo;         /* per frame: its place in t->memo_ids */
-	size_t memo_cap;
-	uint32_t *ids;
-	size_t ids_cap;
+/*
+ * The frame sequences of the stacks, shared as a trie.  Node 0 is the empty
+ * sequence; every other node is its parent's sequence with one more frame
+ * on the leaf side.  The frames of a stack node (its instruction pointer's,
+ * inline frames expanded) extend the trie node of its parent stack node,
+ * and that answer is kept per stack node: the stacks of a program share
+ * most of their frames, so each node is symbolized and interned once, not
+ * once per stack through it, and a walk stops at the first node a walk
+ * has been through (python3's report: 7 k stacks, 21 k trie nodes; 55.5 M
+ * instructions building the sites, then 21.1 M, callgrind).  Stripping a
+ * stack's leading profiler and wrapper frames is walking up from its
+ * leaf's trie node, and a site is the trie node left: equal frame
+ * sequences are one trie node.
+ */
+struct trie_node {
+	uint32_t parent;       /* trie node */
+	uint32_t frame;        /* frame id (t->frames) */
+	uint32_t depth;        /* frames in the sequence */
+	uint32_t site_plus1;   /* its site's index + 1; 0: none yet */
 };
 
-static int work_add_frame(struct stack_work *w, const struct sym_frame *sf, uint32_t memo)
-{
-	struct site_frame *f;
+/* What is known of a stack node once a stack through it was walked (its
+ * chain within SITES_MAX_DEPTH): a walk stops at the first such node. */
+struct node_memo {
+	uint32_t trie_plus1;   /* its trie node + 1; 0: nothing known yet */
+	uint32_t depth;        /* nodes from the root, itself included */
+	uint64_t root_ip;      /* its root's ip: 2 * epoch + truncated */
+};
 
-	if (grow_array((void **)&w->frames, &w->frame_cap, w->frame_count + 1, sizeof(*f)) < 0 ||
-	    grow_array((void **)&w->memo, &w->memo_cap, w->frame_count + 1, sizeof(*w->memo)) < 0)
-		return -ENOMEM;
-	w->memo[w->frame_count] = memo;
-	f = &w->frames[w->frame_count++];
-	f->function = sf->function;
-	f->file = sf->file;
-	f->module = sf->module ? sf->module : "?";
-	f->line = sf->line;
-	f->module_offset = sf->module_offset;
-	f->inlined = sf->inlined;
-	return 0;
+/* frame_flags bits */
+enum { FRAME_ASKED = 1, FRAME_WRAPPER = 2, FRAME_PROFILER = 4 };
+
+/* The working state of site_table_build. */
+struct site_build {
+	struct site_table *t;
+	const struct stack_nodes *nodes;
+	struct symbolizer *sym;
+	const struct site_options *opt;
+	struct trie_node *trie;
+	size_t trie_count, trie_cap;
+	uint32_t *trie_hash;     /* (parent, frame) -> trie node + 1 */
+	size_t trie_hash_mask;
+	struct node_memo *memo;  /* per stack node id, owned (nodes->capacity) */
+	uint8_t *frame_flags;    /* per frame id */
+	size_t frame_flags_cap;
+	uint32_t unknown_site, inherited_site; /* index + 1; 0: none yet */
+	uint32_t path[SITES_MAX_DEPTH];
+};
+
+static uint64_t trie_key_hash(uint32_t parent, uint32_t frame)
+{
+	return mix64(((uint64_t)parent << 32) | frame);
 }
 
-/* Symbolizes stack_id into w->frames (wrappers and profiler frames already
- * dropped from the front).  Sets *unknown when there is no usable stack. */
-static int symbolize_stack(struct site_table *t, struct stack_work *w,
-			   const struct stack_nodes *nodes, struct symbolizer *sym,
-			   uint64_t stack_id, bool *truncated, bool *unknown)
+/* The trie node of parent's sequence with frame added; -1 on ENOMEM. */
+static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
 {
-	size_t depth = 0;
+	size_t i = trie_key_hash(parent, frame) & b->trie_hash_mask;
+	struct trie_node *n;
+
+	for (uint32_t k; (k = b->trie_hash[i]) != 0; i = (i + 1) & b->trie_hash_mask)
+		if (b->trie[k - 1].parent == parent && b->trie[k - 1].frame == frame)
+			return k - 1;
+	if (b->trie_count >= UINT32_MAX - 1 ||
+	    grow_array((void **)&b->trie, &b->trie_cap, b->trie_count + 1, sizeof(*b->trie)) < 0)
+		return -1;
+	n = &b->trie[b->trie_count];
+	*n = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0};
+	b->trie_hash[i] = (uint32_t)(b->trie_count + 1);
+	b->trie_count++;
+	if (b->trie_count * 2 > b->trie_hash_mask + 1) {
+		size_t m = (b->trie_hash_mask + 1) * 2;
+		uint32_t *v = calloc(m, sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (size_t k = 1; k < b->trie_count; k++) {
+			size_t j = trie_key_hash(b->trie[k].parent, b->trie[k].frame) & (m - 1);
+
+			while (v[j])
+				j = (j + 1) & (m - 1);
+			v[j] = (uint32_t)(k + 1);
+		}
+		free(b->trie_hash);
+		b->trie_hash = v;
+		b->trie_hash_mask = m - 1;
+	}
+	return (long)(b->trie_count - 1);
+}
+
+/* Extends trie node x by the frames of ip (epoch's modules), outermost
+ * first; -1 on ENOMEM. */
+static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t ip)
+{
+	struct site_table *t = b->t;
+	const struct sym_location *loc;
+	bool first;
+	struct site_ip *e = ip_set_add(t, epoch, ip, &first);
+	long memo;
+
+	if (!e)
+		return -1;
+	loc = ip_location(b->sym, e, ip);
+	/* (the symbolizer out of memory: a report of "??" frames would be
+	 * wrong, and the memo counts on one answer per address) */
+	if (symbolizer_failed(b->sym, loc))
+		return -1;
+	memo = ip_memo(t, e, loc->count);
+	if (memo < 0)
+		return -1;
+	if (first) {
+		t->frames_total++;
+		if (!loc->has_debug_info)
+			t->frames_no_debug_info++;
+		if (!loc->has_symbol)
+			t->frames_no_symbol++;
+	}
+	for (size_t j = loc->count; j-- > 0 && x >= 0;) {
+		const struct sym_frame *sf = &loc->frames[j];
+		uint32_t *id = &t->memo_ids[memo + (long)j];
+
+		if (*id == FRAME_NOT_INTERNED) {
+			/* what frame_intern says of the same frame of the same
+			 * address never changes */
+			struct site_frame f = {sf->function, sf->file, sf->module ? sf->module : "?",
+					       sf->line, sf->module_offset, sf->inlined};
+			size_t known = t->frame_count;
+			long k = frame_intern(t, &f);
+
+			if (k < 0 || grow_array((void **)&b->frame_flags, &b->frame_flags_cap,
+						t->frame_count, sizeof(*b->frame_flags)) < 0)
+				return -1;
+			if ((size_t)k >= known) /* new: no flags yet */
+				b->frame_flags[k] = is_profiler_frame(sf) ? FRAME_PROFILER : 0;
+			*id = (uint32_t)k;
+		}
+		x = trie_child(b, (uint32_t)x, *id);
+	}
+	return x;
+}
+
+/* A stack whose chain is longer than SITES_MAX_DEPTH keeps its leaf side
+ * only: its frames start below the root, and its nodes keep no memo. */
+static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long *x,
+				  bool *truncated, bool *unknown)
+{
 	uint64_t epoch = 0;
+	size_t depth = 0;
 
-	w->frame_count = 0;
-	*truncated = false;
-	*unknown = stack_id == 0 || stack_nodes_walk(nodes, stack_id, w->ips, SITES_MAX_DEPTH,
-						     &depth, &epoch, truncated) < 0;
-	if (*unknown)
-		return 0;
-	for (size_t i = 0; i < depth; i++) {
-		const struct sym_location *loc;
-		bool first;
-		struct site_ip *e = ip_set_add(t, epoch, w->ips[i], &first);
-		long memo;
-
-		if (!e)
+	*x = 0;
+	*unknown = stack_nodes_walk(b->nodes, stack_id, b->path, SITES_MAX_DEPTH, &depth, &epoch,
+				    truncated) < 0;
+	for (size_t i = depth; i-- > 0 && !*unknown;) {
+		*x = trie_add_ip(b, *x, epoch, stack_nodes_get(b->nodes, b->path[i])->ip);
+		if (*x < 0)
 			return -ENOMEM;
-		loc = ip_location(sym, e, w->ips[i]);
-		/* (the symbolizer out of memory: a report of "??" frames would
-		 * be wrong, and the memo counts on one answer per address) */
-		if (symbolizer_failed(sym, loc))
-			return -ENOMEM;
-		memo = ip_memo(t, e, loc->count);
-		if (memo < 0)
-			return -ENOMEM;
-		if (first) {
-			t->frames_total++;
-			if (!loc->has_debug_info)
-				t->frames_no_debug_info++;
-			if (!loc->has_symbol)
-				t->frames_no_symbol++;
-		}
-		for (size_t j = 0; j < loc->count; j++) {
-			const struct sym_frame *sf = &loc->frames[j];
-
-			/* leading profiler frames go, whatever else they are */
-			if (w->frame_count == 0 && is_profiler_frame(sf))
-				continue;
-			if (work_add_frame(w, sf, (uint32_t)(memo + (long)j)) < 0)
-				return -ENOMEM;
-		}
 	}
 	return 0;
 }
 
-/* Whether frame i of w is an allocator wrapper, asked once per address and
- * frame (the answer depends on the function name and opt only). */
-static bool work_frame_is_wrapper(struct site_table *t, const struct stack_work *w, size_t i,
-				  const struct site_options *opt)
+/*
+ * The trie node of stack_id's frames, before anything is dropped: *x, or
+ * *unknown when the stack cannot be walked (an undefined node on the way,
+ * a chain longer than 4096: a cycle).  Walks up to the first node a walk
+ * has been through, and gives each node on the way its memo.  Returns 0 or
+ * -ENOMEM.
+ */
+static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, bool *truncated,
+			   bool *unknown)
 {
-	uint8_t *known = &t->memo_wrapper[w->memo[i]];
-
-	if (*known == WRAPPER_NOT_ASKED)
-		*known = site_is_alloc_wrapper(w->frames[i].function, opt) ? WRAPPER_YES
-									 : WRAPPER_NO;
-	return *known == WRAPPER_YES;
-}
-
-/* Number of leading frames that are allocator wrappers (never all). */
-static size_t wrapper_prefix_len(struct site_table *t, const struct stack_work *w,
-				 const struct site_options *opt)
-{
+	const struct stack_nodes *nodes = b->nodes;
+	struct node_memo base = {1, 0, 0};
+	uint64_t id = stack_id;
 	size_t n = 0;
 
-	while (n < w->frame_count && work_frame_is_wrapper(t, w, n, opt))
-		n++;
-	return n == w->frame_count && n > 0 ? n - 1 : n;
+	*x = 0;
+	*truncated = false;
+	*unknown = false;
+	for (;;) {
+		const struct stack_node *node = stack_nodes_get(nodes, id);
+
+		if (!node) {
+			*unknown = true;
+			return 0;
+		}
+		if (b->memo[id].trie_plus1) {
+			base = b->memo[id];
+			break;
+		}
+		if (node->parent == 0) {
+			base.root_ip = node->ip;
+			break;
+		}
+		if (n == SITES_MAX_DEPTH)
+			return stack_trie_node_capped(b, stack_id, x, truncated, unknown);
+		b->path[n++] = (uint32_t)id;
+		id = node->parent;
+	}
+	if (base.depth + n > SITES_MAX_DEPTH)
+		return stack_trie_node_capped(b, stack_id, x, truncated, unknown);
+	*truncated = (base.root_ip & 1) != 0;
+	*x = (long)base.trie_plus1 - 1;
+	for (size_t i = n; i-- > 0;) {
+		*x = trie_add_ip(b, *x, base.root_ip >> 1, stack_nodes_get(nodes, b->path[i])->ip);
+		if (*x < 0)
+			return -ENOMEM;
+		b->memo[b->path[i]] = (struct node_memo){(uint32_t)(*x + 1),
+							 base.depth + (uint32_t)(n - i), base.root_ip};
+	}
+	return 0;
 }
 
-/* Finds or adds the site with frame ids ids[0..n); returns its index or -1. */
-static long site_intern(struct site_table *t, const uint32_t *ids, size_t n, bool unknown,
-			bool inherited)
+/* Whether frame id f is an allocator wrapper, asked once per frame (the
+ * answer depends on the function name and opt only). */
+static bool frame_is_wrapper(struct site_build *b, uint32_t f)
 {
-	uint64_t h = ids_hash(ids, n) ^ (unknown ? 1 : 0) ^ (inherited ? 2 : 0);
-	size_t i = h & t->site_hash_mask;
+	uint8_t *flags = &b->frame_flags[f];
+
+	if (!(*flags & FRAME_ASKED))
+		*flags |= FRAME_ASKED |
+			  (site_is_alloc_wrapper(b->t->frames[f].function, b->opt) ? FRAME_WRAPPER : 0);
+	return *flags & FRAME_WRAPPER;
+}
+
+/* The trie node of the site of a stack whose frames are trie node x: the
+ * leading profiler frames dropped, whatever else they are, then the
+ * leading allocator wrappers, never all of them. */
+static uint32_t site_node(struct site_build *b, uint32_t x)
+{
+	uint32_t y;
+
+	while (x && (b->frame_flags[b->trie[x].frame] & FRAME_PROFILER))
+		x = b->trie[x].parent;
+	for (y = x; y && frame_is_wrapper(b, b->trie[y].frame);)
+		y = b->trie[y].parent;
+	if (y == 0 && x != 0)
+		for (y = x; b->trie[y].depth > 1;)
+			y = b->trie[y].parent; /* all wrappers: the outermost stays */
+	return y;
+}
+
+/* A new site of trie node x's frames (written out by site_frames_write);
+ * its index, or -1 on ENOMEM.  The sites are at most the stacks: their
+ * array is made that large at once (site_table_build). */
+static long site_new(struct site_build *b, uint32_t x, bool unknown, bool inherited)
+{
+	struct site_table *t = b->t;
 	struct site *s;
 
-	while (t->site_hash[i]) {
-		uint32_t k = t->site_hash[i] - 1;
-
-		s = &t->sites[k];
-		if (s->frame_count == n && s->unknown_stack == unknown && s->inherited == inherited &&
-		    (n == 0 || memcmp(t->frame_ids + s->frame_start, ids, n * sizeof(*ids)) == 0))
-			return k;
-		i = (i + 1) & t->site_hash_mask;
-	}
-	if (t->ids_count + n > UINT32_MAX ||
-	    grow_array((void **)&t->frame_ids, &t->ids_cap, t->ids_count + n, sizeof(*ids)) < 0 ||
-	    grow_array((void **)&t->sites, &t->cap, t->count + 1, sizeof(*s)) < 0)
+	if (grow_array((void **)&t->sites, &t->cap, t->count + 1, sizeof(*s)) < 0)
 		return -1;
-	if (n)
-		memcpy(t->frame_ids + t->ids_count, ids, n * sizeof(*ids));
 	s = &t->sites[t->count];
 	memset(s, 0, sizeof(*s));
 	s->s.lifetime_events_min = UINT64_MAX;
 	s->s.lifetime_ns_min = UINT64_MAX;
-	s->frame_start = (uint32_t)t->ids_count;
-	s->frame_count = (uint32_t)n;
+	s->frame_start = x; /* the trie node, until site_frames_write */
+	s->frame_count = b->trie[x].depth;
 	s->unknown_stack = unknown;
 	s->inherited = inherited;
-	t->ids_count += n;
-	t->site_hash[i] = (uint32_t)(t->count + 1);
 	t->count++;
-	if (t->count * 2 > t->site_hash_mask + 1 &&
-	    rehash(&t->site_hash, &t->site_hash_mask, t->count, site_hash_of, t) < 0)
-		return -1;
 	return (long)(t->count - 1);
 }
 
-static int add_stack(struct site_table *t, struct stack_work *w, const struct stack_stats *st,
-		     const struct stack_nodes *nodes, struct symbolizer *sym,
-		     const struct site_options *opt)
+/* Writes every site's frames into one array of the exact size, leaf first
+ * (grown site by site, it was copied and faulted in about twice over).
+ * Returns 0 or -ENOMEM. */
+static int site_frames_write(struct site_build *b)
 {
-	bool truncated = false, unknown = false, inherited = st->stack_id == AGG_STACK_INHERITED;
-	size_t skip, n;
-	long k;
+	struct site_table *t = b->t;
+	size_t total = 0;
 
-	if (inherited)
-		w->frame_count = 0;
-	else if (symbolize_stack(t, w, nodes, sym, st->stack_id, &truncated, &unknown) < 0)
+	for (size_t k = 0; k < t->count; k++)
+		total += t->sites[k].frame_count;
+	if (total > UINT32_MAX)
+		return -ENOMEM;
+	if (total && reserve_exact((void **)&t->frame_ids, &t->ids_cap, total,
+				   sizeof(*t->frame_ids)) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < t->count; k++) {
+		struct site *s = &t->sites[k];
+		uint32_t x = s->frame_start;
+
+		s->frame_start = (uint32_t)t->ids_count;
+		for (uint32_t i = 0; i < s->frame_count; i++, x = b->trie[x].parent)
+			t->frame_ids[t->ids_count + i] = b->trie[x].frame;
+		t->ids_count += s->frame_count;
+	}
+	return 0;
+}
+
+static int add_stack(struct site_build *b, const struct stack_stats *st)
+{
+	struct site_table *t = b->t;
+	bool truncated = false, unknown = false, inherited = st->stack_id == AGG_STACK_INHERITED;
+	uint32_t *slot, y;
+	long x = 0;
+
+	if (!inherited && stack_trie_node(b, st->stack_id, &x, &truncated, &unknown) < 0)
 		return -ENOMEM;
 	if (!inherited) {
 		t->stacks++;
 		t->truncated_stacks += truncated;
 		t->unknown_stacks += unknown;
 	}
-	skip = wrapper_prefix_len(t, w, opt);
-	n = w->frame_count - skip;
-	if (grow_array((void **)&w->ids, &w->ids_cap, n ? n : 1, sizeof(*w->ids)) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t *memo = &t->memo_ids[w->memo[skip + i]];
+	y = inherited || unknown ? 0 : site_node(b, (uint32_t)x);
+	slot = inherited ? &b->inherited_site : unknown ? &b->unknown_site : &b->trie[y].site_plus1;
+	if (!*slot) {
+		long k = site_new(b, y, unknown, inherited);
 
-		if (*memo == FRAME_NOT_INTERNED) {
-			/* first seen in a site: what frame_intern says of the
-			 * same frame of the same address never changes */
-			long f = frame_intern(t, &w->frames[skip + i]);
-
-			if (f < 0)
-				return -ENOMEM;
-			*memo = (uint32_t)f;
-		}
-		w->ids[i] = *memo;
+		if (k < 0)
+			return -ENOMEM;
+		*slot = (uint32_t)(k + 1);
 	}
-	k = site_intern(t, w->ids, n, unknown, inherited);
-	if (k < 0)
-		return -ENOMEM;
-	alloc_stats_merge(&t->sites[k].s, &st->s);
-	t->sites[k].stack_count++;
-	t->sites[k].truncated |= truncated;
+	alloc_stats_merge(&t->sites[*slot - 1].s, &st->s);
+	t->sites[*slot - 1].stack_count++;
+	t->sites[*slot - 1].truncated |= truncated;
 	return 0;
 }
 
@@ -506,27 +637,39 @@ int site_table_build(struct site_table *t, const struct aggregate *agg,
 		     const struct stack_nodes *nodes, struct symbolizer *sym,
 		     const struct site_options *opt)
 {
-	struct stack_work *w;
+	struct site_build *b = calloc(1, sizeof(*b));
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->frame_hash = calloc(256, sizeof(*t->frame_hash));
 	t->frame_hash_mask = 255;
-	t->site_hash = calloc(256, sizeof(*t->site_hash));
-	t->site_hash_mask = 255;
 	t->ip_set = calloc(256, sizeof(*t->ip_set));
 	t->ip_set_mask = 255;
-	w = calloc(1, sizeof(*w));
-	if (!t->frame_hash || !t->site_hash || !t->ip_set || !w) {
-		free(w);
-		return -ENOMEM;
+	if (b) {
+		*b = (struct site_build){.t = t, .nodes = nodes, .sym = sym, .opt = opt};
+		b->trie = calloc(256, sizeof(*b->trie));
+		b->trie_cap = 256;
+		b->trie_count = 1; /* node 0: no frames */
+		b->trie_hash = calloc(256, sizeof(*b->trie_hash));
+		b->trie_hash_mask = 255;
+		b->memo = calloc(nodes->capacity ? nodes->capacity : 1, sizeof(*b->memo));
 	}
+	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->memo)
+		rc = -ENOMEM;
+	if (rc == 0 && agg->stat_count &&
+	    reserve_exact((void **)&t->sites, &t->cap, agg->stat_count, sizeof(*t->sites)) < 0)
+		rc = -ENOMEM;
 	for (size_t k = 0; k < agg->stat_count && rc == 0; k++)
-		rc = add_stack(t, w, &agg->stats[k], nodes, sym, opt);
-	free(w->frames);
-	free(w->memo);
-	free(w->ids);
-	free(w);
+		rc = add_stack(b, &agg->stats[k]);
+	if (rc == 0)
+		rc = site_frames_write(b);
+	if (b) {
+		free(b->trie);
+		free(b->trie_hash);
+		free(b->memo);
+		free(b->frame_flags);
+		free(b);
+	}
 	if (rc < 0)
 		return rc;
 	for (size_t k = 0; k < t->count; k++)
@@ -535,9 +678,6 @@ int site_table_build(struct site_table *t, const struct aggregate *agg,
 		qsort(t->sites, t->count, sizeof(*t->sites), site_cmp_allocated);
 	for (size_t k = 0; k < t->count; k++)
 		t->sites[k].id = (uint32_t)(k + 1);
-	/* the hash of sites is stale after sorting; nothing looks it up again */
-	free(t->site_hash);
-	t->site_hash = NULL;
 	return 0;
 }
 
@@ -547,9 +687,7 @@ void site_table_free(struct site_table *t)
 	free(t->frames);
 	free(t->frame_ids);
 	free(t->frame_hash);
-	free(t->site_hash);
 	free(t->ip_set);
 	free(t->memo_ids);
-	free(t->memo_wrapper);
 	memset(t, 0, sizeof(*t));
 }

@@ -65,8 +65,6 @@ struct site_table {
 	/* hash tables (indices + 1), owned */
 	uint32_t *frame_hash;
 	size_t frame_hash_mask;
-	uint32_t *site_hash;
-	size_t site_hash_mask;
 	struct site_ip *ip_set;  /* the (epoch, ip) pairs looked up */
 	size_t ip_set_mask, ip_set_count;
 	/* per address looked up, the frame id of each of its frames once a site
@@ -75,12 +73,6 @@ struct site_table {
 	 * (cc1's report: 208 k calls, 150 M instructions) */
 	uint32_t *memo_ids;
 	size_t memo_count, memo_cap;
-	/* beside each memo_ids entry, whether that frame is an allocator
-	 * wrapper (enum in sites.c; 0: not asked yet): cc1's report compared
-	 * the leading frames of each of its stacks with every wrapper name,
-	 * ~30 string compares per frame, a tenth of the time after the events */
-	uint8_t *memo_wrapper;
-	size_t memo_wrapper_cap;
 
 	/* what the sites rest on */
 	uint64_t stacks;           /* distinct call stacks with events */

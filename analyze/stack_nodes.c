@@ -35,7 +35,8 @@ int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_
 			return -ENOMEM;
 		t->nodes = v;
 	}
-	t->nodes[id].parent = parent;
+	/* a parent beyond any id stays one that no lookup finds */
+	t->nodes[id].parent = parent <= STACK_NODES_MAX_ID ? (uint32_t)parent : UINT32_MAX;
 	t->nodes[id].ip = ip;
 	t->nodes[id].defined = true;
 	return 0;
@@ -48,7 +49,7 @@ const struct stack_node *stack_nodes_get(const struct stack_nodes *t, uint64_t i
 	return &t->nodes[id];
 }
 
-int stack_nodes_walk(const struct stack_nodes *t, uint64_t id, uint64_t *ips, size_t max,
+int stack_nodes_walk(const struct stack_nodes *t, uint64_t id, uint32_t *path, size_t max,
 		     size_t *depth, uint64_t *epoch, bool *truncated)
 {
 	size_t n = 0;
@@ -65,7 +66,7 @@ int stack_nodes_walk(const struct stack_nodes *t, uint64_t id, uint64_t *ips, si
 			return 0;
 		}
 		if (n < max)
-			ips[n] = node->ip;
+			path[n] = (uint32_t)id;
 		n++;
 		id = node->parent;
 	}

@@ -1046,6 +1046,116 @@ static void test_sites_merge_stacks_and_sum(void)
 	unlink(trace_path);
 }
 
+/* The site whose first frame is at module offset leaf (frames without a
+ * module or symbol keep their address), or NULL. */
+static const struct site *site_with_leaf(const struct site_table *t, uint64_t leaf)
+{
+	for (size_t k = 0; k < t->count; k++) {
+		const struct site *s = &t->sites[k];
+
+		if (s->frame_count && t->frames[site_frame_ids(t, s)[0]].module_offset == leaf)
+			return s;
+	}
+	return NULL;
+}
+
+/* Stacks that share their root side, two stack nodes paths with the same
+ * addresses, an interior node as a stack of its own, a chain longer than
+ * SITES_MAX_DEPTH and a chain through an undefined node: the sites built
+ * from the trie of frame sequences (each stack node walked once) are the
+ * stacks' frames exactly. */
+static void test_sites_from_shared_stacks(void)
+{
+	const uint64_t deep_first = 0x100000;
+	const size_t deep = SITES_MAX_DEPTH + 476;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct symbolizer *sym;
+	struct site_table t;
+	const struct site *s;
+	uint64_t seq = 1, addr = 0x10000;
+
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 1, 0, 0), 0); /* root, epoch 0 */
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 2, 1, 0x1000), 0);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 3, 2, 0x2000), 0);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 4, 3, 0x3000), 0); /* A: 3000 2000 1000 */
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 5, 3, 0x4000), 0); /* B: 4000 2000 1000 */
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 6, 1, 0x1000), 0); /* C: A's addresses */
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 7, 6, 0x2000), 0);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 8, 7, 0x3000), 0);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 9, 500000, 0x5000), 0); /* parent undefined */
+	for (size_t i = 0; i < deep; i++) /* D: 100..., the root at 1 */
+		CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 100 + i, i ? 99 + i : 1,
+						deep_first + 16 * i), 0);
+	agg_setup();
+	/* B first, then A, C (merged with A), the interior node 3, D's node
+	 * 600 (walked first: D's walk stops there, within SITES_MAX_DEPTH, but
+	 * D is longer), D, 9 */
+	const uint32_t leaves[] = {5, 4, 8, 3, 699, (uint32_t)(99 + deep), 9, 4};
+	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++, addr += 64)
+		feed_alloc(seq++, addr, 100 + i, leaves[i], 1);
+	aggregate_finish(&agg);
+	sym = symbolizer_new(&maps);
+	CU_ASSERT_FATAL(sym != NULL);
+	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &agg, &nodes, sym, NULL), 0);
+	CU_ASSERT_EQUAL(t.stacks, 7);
+	CU_ASSERT_EQUAL(t.truncated_stacks, 1);
+	CU_ASSERT_EQUAL(t.unknown_stacks, 1);
+	CU_ASSERT_EQUAL(t.count, 6); /* A and C one site */
+	/* 0x1000-0x4000 and D's, all walked by node 600 or by D's leaf side */
+	CU_ASSERT_EQUAL(t.frames_total, 4 + deep);
+
+	s = site_with_leaf(&t, 0x3000);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->frame_count, 3);
+	CU_ASSERT_EQUAL(s->stack_count, 2);
+	CU_ASSERT_EQUAL(s->s.allocations, 3);
+	CU_ASSERT_EQUAL(s->s.allocated_bytes, 101 + 102 + 107);
+	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[1]].module_offset, 0x2000);
+	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[2]].module_offset, 0x1000);
+	CU_ASSERT_FALSE(s->truncated);
+
+	s = site_with_leaf(&t, 0x4000);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->frame_count, 3);
+	CU_ASSERT_EQUAL(s->s.allocated_bytes, 100);
+	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[1]].module_offset, 0x2000);
+
+	s = site_with_leaf(&t, 0x2000); /* node 3's own stack */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->frame_count, 2);
+	CU_ASSERT_EQUAL(s->s.allocated_bytes, 103);
+
+	s = site_with_leaf(&t, deep_first + 16 * 599);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->frame_count, 600);
+	CU_ASSERT_FALSE(s->truncated);
+	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[599]].module_offset, deep_first);
+
+	s = site_with_leaf(&t, deep_first + 16 * (deep - 1));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->frame_count, SITES_MAX_DEPTH); /* the leaf side */
+	CU_ASSERT_TRUE(s->truncated);
+	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[SITES_MAX_DEPTH - 1]].module_offset,
+			deep_first + 16 * (deep - SITES_MAX_DEPTH));
+
+	s = NULL;
+	for (size_t k = 0; k < t.count; k++)
+		if (t.sites[k].unknown_stack)
+			s = &t.sites[k];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->frame_count, 0);
+	CU_ASSERT_EQUAL(s->s.allocated_bytes, 106);
+
+	site_table_free(&t);
+	symbolizer_free(sym);
+	aggregate_free(&agg);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
+}
+
 /* The site ids of each ranking section of a text report, in order: ids[k]
  * gets those of the k-th section, counts[k] how many. */
 #define RANK_SECTIONS 5
@@ -1806,6 +1916,7 @@ int main(void)
 	s = CU_add_suite("sites", NULL, NULL);
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
+	CU_add_test(s, "sites from stacks that share nodes", test_sites_from_shared_stacks);
 	CU_add_test(s, "rankings: top N is the front of the full order",
 		    test_rankings_top_n_is_the_front_of_the_full_order);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
