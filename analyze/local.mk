@@ -27,6 +27,7 @@ ANALYZE_DECODE_SOURCES = \
 ANALYZE_SYMBOL_SOURCES = \
 	analyze/modules.h analyze/modules.c \
 	analyze/symbols.h analyze/symbolize.c \
+	analyze/dw_loader.h analyze/dw_loader.c \
 	analyze/symbol_table.h analyze/symbol_table.c \
 	analyze/symbol_cache.h analyze/symbol_cache.c \
 	analyze/demangle.h analyze/demangle.c
@@ -38,7 +39,8 @@ analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
 analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
-analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(DL_LIBS) -lpthread
+# libdw is not linked: dw_loader.c loads it when a module file is read
+analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(DL_LIBS) -lpthread
 
 # ---- unit tests of the report side (CUnit) ----
 check_PROGRAMS += tests/unit/test_aggregate
@@ -47,7 +49,7 @@ tests_unit_test_aggregate_SOURCES = tests/unit/test_aggregate.c \
 tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)
-tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
+tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	$(DL_LIBS) -lpthread
 TESTS += tests/unit/test_aggregate
 
@@ -59,6 +61,6 @@ tests_unit_test_symbols_SOURCES = tests/unit/test_symbols.c \
 tests_unit_test_symbols_CFLAGS = $(AM_CFLAGS) -g $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
-tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(DW_LIBS) $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
+tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	$(DL_LIBS) -lpthread
 TESTS += tests/unit/test_symbols

@@ -1,6 +1,7 @@
 /*
  * analyze/symbolize.c - from (module epoch, instruction pointer) to the
- * frames a report shows, with libdw: function names from .symtab/.dynsym
+ * frames a report shows, with libdw (loaded when the first module file is
+ * opened, dw_loader.h): function names from .symtab/.dynsym
  * or DWARF (demangled), file:line from the line table, inlined frames from
  * the DWARF scope tree; module+offset when the module file is gone or is not
  * the one that ran (build-id differs).
@@ -23,6 +24,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
+#include "analyze/dw_loader.h"
 
 #include "analyze/demangle.h"
 #include "analyze/symbol_cache.h"
@@ -223,12 +226,8 @@ static int64_t file_intern(struct symbolizer *s, const char *path, const uint8_t
 	return (int64_t)s->file_count++;
 }
 
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	/* build-id paths under /usr/lib/debug and .gnu_debuglink */
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
+/* libdw's own callbacks: set when libdw is loaded (file_open) */
+static Dwfl_Callbacks offline_callbacks;
 
 /* Opens f with libdw and checks its build-id against the recorded one. */
 static void file_open(struct sym_file *f)
@@ -241,19 +240,26 @@ static void file_open(struct sym_file *f)
 	f->state = FILE_UNUSABLE;
 	/* The path comes from the trace: a FIFO or a device would block the
 	 * open or the reads, and no module is anything but a regular file. */
-	if (stat(f->path, &st) != 0 || !S_ISREG(st.st_mode))
+	if (stat(f->path, &st) != 0 || !S_ISREG(st.st_mode) || !dw_load())
 		return;
-	f->dwfl = dwfl_begin(&offline_callbacks);
+	if (!offline_callbacks.find_elf)
+		offline_callbacks = (Dwfl_Callbacks){
+			.find_elf = dw_fn.dwfl_build_id_find_elf,
+			/* build-id paths under /usr/lib/debug and .gnu_debuglink */
+			.find_debuginfo = dw_fn.dwfl_standard_find_debuginfo,
+			.section_address = dw_fn.dwfl_offline_section_address,
+		};
+	f->dwfl = dw_fn.dwfl_begin(&offline_callbacks);
 	if (!f->dwfl)
 		return;
-	dwfl_report_begin(f->dwfl);
+	dw_fn.dwfl_report_begin(f->dwfl);
 	/* Base 0: an ET_DYN file keeps its link-time addresses (less the first
 	 * segment's); ET_EXEC files are never moved.  dwfl_bias says which. */
-	f->mod = dwfl_report_elf(f->dwfl, f->path, f->path, -1, 0, false);
-	dwfl_report_end(f->dwfl, NULL, NULL);
-	if (!f->mod || !dwfl_module_getelf(f->mod, &f->dwfl_bias))
+	f->mod = dw_fn.dwfl_report_elf(f->dwfl, f->path, f->path, -1, 0, false);
+	dw_fn.dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod || !dw_fn.dwfl_module_getelf(f->mod, &f->dwfl_bias))
 		return;
-	len = dwfl_module_build_id(f->mod, &bits, &vaddr);
+	len = dw_fn.dwfl_module_build_id(f->mod, &bits, &vaddr);
 	if (f->build_id_len > 0 &&
 	    (len != (int)f->build_id_len || memcmp(bits, f->build_id, f->build_id_len) != 0))
 		return; /* rebuilt since the run: its symbols would lie */
@@ -269,7 +275,7 @@ static void file_release(struct sym_file *f)
 		free(f->cus[i].ranges);
 	free(f->cus);
 	if (f->dwfl)
-		dwfl_end(f->dwfl);
+		dw_fn.dwfl_end(f->dwfl);
 	f->symbols = NULL;
 	f->symbol_count = 0;
 	f->symbols_indexed = false;
@@ -317,7 +323,7 @@ static unsigned symbol_rank(const char *name, unsigned bind)
  * preferred name (symbol_rank, then table order). */
 static void file_index_symbols(struct sym_file *f)
 {
-	int n = dwfl_module_getsymtab(f->mod);
+	int n = dw_fn.dwfl_module_getsymtab(f->mod);
 	size_t count = 0, out = 0;
 
 	f->symbols_indexed = true;
@@ -330,7 +336,7 @@ static void file_index_symbols(struct sym_file *f)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, NULL,
+		const char *name = dw_fn.dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, NULL,
 							   NULL);
 		unsigned type = GELF_ST_TYPE(sym.st_info);
 
@@ -402,7 +408,7 @@ static int cu_ranges_add(struct cu_index *cu, size_t *cap, Dwarf_Die *die)
 	Dwarf_Addr base, low, high;
 	ptrdiff_t off = 0;
 
-	while ((off = dwarf_ranges(die, off, &base, &low, &high)) > 0) {
+	while ((off = dw_fn.dwarf_ranges(die, off, &base, &low, &high)) > 0) {
 		if (cu->count == *cap) {
 			size_t n = *cap ? *cap * 2 : 64;
 			struct cu_range *v = realloc(cu->ranges, n * sizeof(*v));
@@ -425,10 +431,10 @@ static int cu_index_collect(struct cu_index *cu, size_t *cap, Dwarf_Die *parent,
 {
 	Dwarf_Die child;
 
-	if (depth > 64 || dwarf_child(parent, &child) != 0)
+	if (depth > 64 || dw_fn.dwarf_child(parent, &child) != 0)
 		return 0;
 	do {
-		int tag = dwarf_tag(&child);
+		int tag = dw_fn.dwarf_tag(&child);
 
 		if (tag == DW_TAG_subprogram) {
 			if (cu_ranges_add(cu, cap, &child) < 0)
@@ -437,13 +443,13 @@ static int cu_index_collect(struct cu_index *cu, size_t *cap, Dwarf_Die *parent,
 			if (cu_index_collect(cu, cap, &child, depth + 1) < 0)
 				return -ENOMEM;
 		}
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while (dw_fn.dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }
 
 static struct cu_index *cu_index_get(struct sym_file *f, Dwarf_Die *cudie)
 {
-	Dwarf_Off off = dwarf_dieoffset(cudie);
+	Dwarf_Off off = dw_fn.dwarf_dieoffset(cudie);
 	struct cu_index *v, *cu;
 	size_t cap = 0;
 
@@ -488,7 +494,7 @@ static Dwarf_Die *cu_index_find(struct cu_index *cu, Dwarf_Addr pc)
 
 static bool die_has_pc_attrs(Dwarf_Die *die)
 {
-	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+	return dw_fn.dwarf_hasattr(die, DW_AT_low_pc) || dw_fn.dwarf_hasattr(die, DW_AT_ranges);
 }
 
 /*
@@ -499,12 +505,12 @@ static size_t scope_chain_inner(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *cha
 {
 	Dwarf_Die child;
 
-	if (n >= MAX_INLINE_DEPTH || dwarf_child(parent, &child) != 0)
+	if (n >= MAX_INLINE_DEPTH || dw_fn.dwarf_child(parent, &child) != 0)
 		return n;
 	do {
-		switch (dwarf_tag(&child)) {
+		switch (dw_fn.dwarf_tag(&child)) {
 		case DW_TAG_inlined_subroutine:
-			if (dwarf_haspc(&child, pc) > 0) {
+			if (dw_fn.dwarf_haspc(&child, pc) > 0) {
 				chain[n] = child;
 				return scope_chain_inner(&child, pc, chain, n + 1);
 			}
@@ -517,14 +523,14 @@ static size_t scope_chain_inner(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *cha
 
 				if (m > n)
 					return m;
-			} else if (dwarf_haspc(&child, pc) > 0) {
+			} else if (dw_fn.dwarf_haspc(&child, pc) > 0) {
 				return scope_chain_inner(&child, pc, chain, n);
 			}
 			break;
 		default:
 			break;
 		}
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while (dw_fn.dwarf_siblingof(&child, &child) == 0);
 	return n;
 }
 
@@ -612,10 +618,10 @@ static const char *die_entry_symbol(struct sym_file *f, Dwarf_Die *die, Dwarf_Ad
 	Dwarf_Addr entry, base, low, high;
 	const struct elf_symbol *sym;
 
-	if (dwarf_tag(die) != DW_TAG_subprogram)
+	if (dw_fn.dwarf_tag(die) != DW_TAG_subprogram)
 		return NULL;
-	if (dwarf_entrypc(die, &entry) != 0) {
-		if (dwarf_ranges(die, 0, &base, &low, &high) <= 0)
+	if (dw_fn.dwarf_entrypc(die, &entry) != 0) {
+		if (dw_fn.dwarf_ranges(die, 0, &base, &low, &high) <= 0)
 			return NULL;
 		entry = low;
 	}
@@ -637,13 +643,13 @@ static const char *die_function_name(struct symbolizer *s, struct sym_file *f, D
 				     Dwarf_Addr cubias)
 {
 	Dwarf_Attribute mem;
-	const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &mem));
+	const char *linkage = dw_fn.dwarf_formstring(dw_fn.dwarf_attr_integrate(die, DW_AT_linkage_name, &mem));
 	const char *entry = die_entry_symbol(f, die, cubias);
 	const char *name;
 	char *demangled;
 
 	if (!linkage)
-		linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &mem));
+		linkage = dw_fn.dwarf_formstring(dw_fn.dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &mem));
 	demangled = demangle_cxx(linkage);
 	if (!demangled)
 		demangled = demangle_cxx(entry);
@@ -654,7 +660,7 @@ static const char *die_function_name(struct symbolizer *s, struct sym_file *f, D
 	}
 	if (entry && !strchr(entry, '.'))
 		return string_intern(s, entry);
-	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &mem));
+	name = dw_fn.dwarf_formstring(dw_fn.dwarf_attr_integrate(die, DW_AT_name, &mem));
 	return string_intern(s, name ? name : linkage ? linkage : entry);
 }
 
@@ -669,18 +675,18 @@ static void die_call_site(struct symbolizer *s, Dwarf_Die *cudie, Dwarf_Die *die
 
 	*file = NULL;
 	*line = 0;
-	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &mem), &lineno) == 0 &&
+	if (dw_fn.dwarf_formudata(dw_fn.dwarf_attr(die, DW_AT_call_line, &mem), &lineno) == 0 &&
 	    lineno <= UINT32_MAX)
 		*line = (uint32_t)lineno;
-	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &mem), &idx) == 0 &&
-	    dwarf_getsrcfiles(cudie, &files, &nfiles) == 0 && idx < nfiles)
-		*file = string_intern(s, dwarf_filesrc(files, idx, NULL, NULL));
+	if (dw_fn.dwarf_formudata(dw_fn.dwarf_attr(die, DW_AT_call_file, &mem), &idx) == 0 &&
+	    dw_fn.dwarf_getsrcfiles(cudie, &files, &nfiles) == 0 && idx < nfiles)
+		*file = string_intern(s, dw_fn.dwarf_filesrc(files, idx, NULL, NULL));
 }
 
 /* Builds f->cu_spans from every compilation unit's address ranges. */
 static void file_index_cus(struct sym_file *f)
 {
-	Dwarf *dw = dwfl_module_getdwarf(f->mod, &f->dwarf_bias);
+	Dwarf *dw = dw_fn.dwfl_module_getdwarf(f->mod, &f->dwarf_bias);
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	size_t cap = 0;
@@ -689,7 +695,7 @@ static void file_index_cus(struct sym_file *f)
 	f->cu_spans_indexed = true;
 	if (!dw)
 		return;
-	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
+	while (dw_fn.dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
 		struct cu_index tmp = { .ranges = f->cu_spans, .count = f->cu_span_count };
 
 		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
@@ -706,7 +712,7 @@ static void file_index_cus(struct sym_file *f)
  * gets the DWARF-to-Dwfl address bias. */
 static Dwarf_Die *file_cu_at(struct sym_file *f, GElf_Addr addr, Dwarf_Addr *cubias)
 {
-	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr, cubias);
+	Dwarf_Die *cudie = dw_fn.dwfl_module_addrdie(f->mod, addr, cubias);
 	struct cu_index all;
 
 	if (cudie)
@@ -748,12 +754,12 @@ static struct sym_answer *answer_resolve(struct symbolizer *s, uint32_t fi, uint
 			depth = scope_chain_inner(fn, addr - cubias, chain, 1);
 		}
 	}
-	line = dwfl_module_getsrc(f->mod, addr);
+	line = dw_fn.dwfl_module_getsrc(f->mod, addr);
 	if (line) {
-		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-	} else if (cudie && (cu_line = dwarf_getsrc_die(cudie, addr - cubias)) != NULL) {
-		file = dwarf_linesrc(cu_line, NULL, NULL);
-		if (dwarf_lineno(cu_line, &lineno) != 0)
+		file = dw_fn.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	} else if (cudie && (cu_line = dw_fn.dwarf_getsrc_die(cudie, addr - cubias)) != NULL) {
+		file = dw_fn.dwarf_linesrc(cu_line, NULL, NULL);
+		if (dw_fn.dwarf_lineno(cu_line, &lineno) != 0)
 			lineno = 0;
 	}
 
@@ -1008,7 +1014,7 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi)
 	size_t n, bytes = 0;
 	int rc;
 
-	if (f->state != FILE_OPEN || !dwfl_module_getdwarf(f->mod, &bias))
+	if (f->state != FILE_OPEN || !dw_fn.dwfl_module_getdwarf(f->mod, &bias))
 		return 0; /* symbol-table answers: another copy may do better */
 	out = malloc((s->answer_count ? s->answer_count : 1) * sizeof(*out));
 	if (!out)

@@ -27,6 +27,7 @@
 
 #include "analyze/cmd_symbolize.h"
 #include "analyze/demangle.h"
+#include "analyze/dw_loader.h"
 #include "analyze/modules.h"
 #include "analyze/symbol_table.h"
 #include "analyze/symbols.h"
@@ -282,6 +283,34 @@ static void test_modules_garbage_refused(void)
 }
 
 /* ---- symbolize.c ---- */
+
+/* libdw comes into the process with the first module file read, not
+ * before (dw_loader.h): a report of a trace with embedded answers never
+ * maps it.  Runs before any other test reads a module. */
+static void test_libdw_loaded_at_first_file(void)
+{
+	void *ip = symbols_plain_caller();
+	struct module_desc self;
+	struct module_maps maps;
+	struct symbolizer *s;
+	void *dw;
+
+	CU_ASSERT_PTR_NULL(dlopen(DW_LOADER_SONAME, RTLD_NOW | RTLD_NOLOAD));
+	CU_ASSERT_FATAL(module_desc_of(&self, (void *)symbols_plain_caller));
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 0, &self, 1), 0);
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_PTR_NULL(dlopen(DW_LOADER_SONAME, RTLD_NOW | RTLD_NOLOAD));
+	CU_ASSERT_STRING_EQUAL(symbolizer_lookup(s, 0, (uint64_t)(uintptr_t)ip)->frames[0].function,
+			       "symbols_plain_caller");
+	dw = dlopen(DW_LOADER_SONAME, RTLD_NOW | RTLD_NOLOAD);
+	CU_ASSERT_PTR_NOT_NULL(dw);
+	if (dw)
+		dlclose(dw);
+	symbolizer_free(s);
+	module_maps_free(&maps);
+}
 
 static void test_symbolize_function_and_line(void)
 {
@@ -808,6 +837,7 @@ int main(void)
 	if (!suite ||
 	    !CU_add_test(suite, "modules record round trip", test_modules_record_round_trip) ||
 	    !CU_add_test(suite, "modules garbage refused", test_modules_garbage_refused) ||
+	    !CU_add_test(suite, "libdw loaded at the first file", test_libdw_loaded_at_first_file) ||
 	    !CU_add_test(suite, "function and line", test_symbolize_function_and_line) ||
 	    !CU_add_test(suite, "inlined frames", test_symbolize_inlined_frames) ||
 	    !CU_add_test(suite, "C++ name demangled", test_symbolize_cxx_name_demangled) ||
