@@ -31,8 +31,10 @@
 
 #include "analyze/agg_thread.h"
 
-_Static_assert((AGG_THREAD_RING_EVENTS & (AGG_THREAD_RING_EVENTS - 1)) == 0,
-	       "the ring is indexed with a mask");
+_Static_assert((AGG_THREAD_BATCH & (AGG_THREAD_BATCH - 1)) == 0,
+	       "batches are counted with a mask");
+_Static_assert(AGG_THREAD_RING_EVENTS % AGG_THREAD_BATCH == 0,
+	       "a batch never wraps around the ring's end");
 _Static_assert(AGG_THREAD_BATCH < AGG_THREAD_RING_EVENTS, "a batch fits the ring");
 
 struct agg_thread {
@@ -89,7 +91,7 @@ static void *consume(void *arg)
 		}
 		while (head != tail) {
 			/* up to the ring's end or the next batch boundary */
-			uint64_t i = head & (AGG_THREAD_RING_EVENTS - 1);
+			uint64_t i = head % AGG_THREAD_RING_EVENTS;
 			uint64_t n = AGG_THREAD_BATCH - (head & (AGG_THREAD_BATCH - 1));
 
 			if (n > tail - head)
@@ -198,7 +200,7 @@ void agg_thread_emit(void *ctx, const struct alloc_event *ev)
 		if (t->next - t->head_seen >= AGG_THREAD_RING_EVENTS)
 			wait_for_room(t);
 	}
-	ring_store(&t->ring[t->next & (AGG_THREAD_RING_EVENTS - 1)], ev);
+	ring_store(&t->ring[t->next % AGG_THREAD_RING_EVENTS], ev);
 	t->next++;
 	if ((t->next & (AGG_THREAD_BATCH - 1)) == 0)
 		publish(t);
