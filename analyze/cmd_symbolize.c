@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "analyze/cmd_symbolize.h"
+#include "analyze/dw_loader.h"
 #include "analyze/modules.h"
 #include "analyze/slot_decoder.h"
 #include "analyze/stack_nodes.h"
@@ -302,6 +303,16 @@ int cmd_symbolize(int argc, char **argv)
 	 * every stripped module; stay offline unless asked to. */
 	if (!getenv("MPROF_DEBUGINFOD"))
 		unsetenv("DEBUGINFOD_URLS");
+	/* (after that: libdw may look at DEBUGINFOD_URLS when it loads)
+	 * Without libdw no module file can be read: the answers embedded now
+	 * would be module and offset for good, and win over what a report
+	 * could read later.  Embed nothing: `mprof run` warns and reports
+	 * read the binaries. */
+	if (!dw_load()) {
+		fprintf(stderr, "mprof-analyze: symbolize: cannot load libdw (%s); no symbols embedded\n",
+			dw_load_error());
+		return 1;
+	}
 	for (int i = 0; i < argc; i++) {
 		if (symbolize_trace(argv[i], &s) != 0)
 			status = 1;

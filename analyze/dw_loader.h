@@ -52,4 +52,8 @@ extern struct dw_functions dw_fn;
  */
 bool dw_load(void);
 
+/* Why dw_load() failed (dlerror's words, or the function missing), for a
+ * message; "" before a failure. */
+const char *dw_load_error(void);
+
 #endif

@@ -1,7 +1,8 @@
 #!/bin/bash
 # error-paths.sh - clear messages and documented statuses when things go
 # wrong: a missing program (127), an output that cannot be created (125,
-# before the program runs), `mprof report` on a file that is not a trace and
+# before the program runs), libdw that cannot be loaded at the end of a run
+# (no symbols embedded), `mprof report` on a file that is not a trace and
 # on a truncated trace (which still reports what it could read, with a
 # warning).  Never a crash.
 # Program and facts: tests/progs/small_leak.c.
@@ -43,6 +44,24 @@ expect_match "report of an empty file: a message" "^mprof" "$(cat "$RUN_ERR")"
 run_cmd 30 nofile "$MPROF" report "$WORK/does-not-exist"
 expect_range "report of a missing file: error status (not a crash)" 1 125 "$RUN_STATUS"
 expect_match "report of a missing file: message names it" "^mprof.*does-not-exist" "$(cat "$RUN_ERR")"
+
+# libdw cannot be loaded when the run ends (mprof-analyze loads it with
+# dlopen): `mprof run` says that no symbols were embedded and the trace is
+# still valid, and a report made where libdw loads names the frames from
+# the binary.  (Answers of module and offset embedded then would have hidden
+# the names for good.)
+mkdir -p "$WORK/nodw"
+: >"$WORK/nodw/libdw.so.1"
+printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' \
+	"$WORK/nodw" "$MPROF_ANALYZE" >"$WORK/analyze-nodw"
+chmod +x "$WORK/analyze-nodw"
+MPROF_ANALYZE="$WORK/analyze-nodw" RUN_NAME=nodw mprof_run 60 "$WORK/trace-nodw" -- "$WORK/small_leak"
+expect_eq "libdw not loadable: the program's exit status" 0 "$RUN_STATUS"
+expect_match "libdw not loadable: the analyzer says why" "cannot load libdw" "$(cat "$RUN_ERR")"
+expect_match "libdw not loadable: no symbols embedded, the trace still valid" \
+	"embedding symbols failed.*still valid" "$(cat "$RUN_ERR")"
+report_json "$WORK/nodw.json" "$WORK/trace-nodw"
+expect_site "$WORK/nodw.json" lose_blocks 3 9000 3 9000
 
 # A truncated trace.
 RUN_NAME=good mprof_run 60 "$WORK/trace" -- "$WORK/small_leak"
