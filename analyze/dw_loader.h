@@ -48,7 +48,8 @@ extern struct dw_functions dw_fn;
  * Loads libdw the first time (thread-safe) and returns whether every
  * function of DW_LOADER_FUNCTIONS was found: when not (the library missing
  * or too old), no module file can be read and frames keep their module and
- * offset, as when the file is gone.  The library stays loaded.
+ * offset, as when the file is gone, and `mprof-analyze symbolize` embeds
+ * nothing (cmd_symbolize.c).  The library stays loaded.
  */
 bool dw_load(void);
 
