@@ -168,17 +168,18 @@ static int reserve_exact(void **v, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
-/* Rebuilds an index-hash table (values are indices + 1) at twice the size. */
-static int rehash(uint32_t **table, size_t *mask, size_t count,
-		  uint64_t (*hash_of)(const struct site_table *, uint32_t), const struct site_table *t)
+/* Rebuilds an index-hash table (values are indices + 1) at twice the size,
+ * with the entries first .. count - 1 of ctx's array. */
+static int rehash(uint32_t **table, size_t *mask, size_t first, size_t count,
+		  uint64_t (*hash_of)(const void *ctx, uint32_t), const void *ctx)
 {
 	size_t n = (*mask + 1) * 2;
 	uint32_t *v = calloc(n, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t k = 0; k < count; k++) {
-		size_t i = hash_of(t, (uint32_t)k) & (n - 1);
+	for (size_t k = first; k < count; k++) {
+		size_t i = hash_of(ctx, (uint32_t)k) & (n - 1);
 
 		while (v[i])
 			i = (i + 1) & (n - 1);
@@ -190,9 +191,9 @@ static int rehash(uint32_t **table, size_t *mask, size_t count,
 	return 0;
 }
 
-static uint64_t frame_hash_of(const struct site_table *t, uint32_t k)
+static uint64_t frame_hash_of(const void *ctx, uint32_t k)
 {
-	return frame_hash(&t->frames[k]);
+	return frame_hash(&((const struct site_table *)ctx)->frames[k]);
 }
 
 /* Interns f; returns its index or -1 on ENOMEM. */
@@ -220,7 +221,7 @@ static long frame_intern(struct site_table *t, const struct site_frame *f)
 	t->frame_hash[i] = (uint32_t)(t->frame_count + 1);
 	t->frame_count++;
 	if (t->frame_count * 2 > t->frame_hash_mask + 1 &&
-	    rehash(&t->frame_hash, &t->frame_hash_mask, t->frame_count, frame_hash_of, t) < 0)
+	    rehash(&t->frame_hash, &t->frame_hash_mask, 0, t->frame_count, frame_hash_of, t) < 0)
 		return -1;
 	return (long)(t->frame_count - 1);
 }
@@ -354,6 +355,13 @@ static uint64_t trie_key_hash(uint32_t parent, uint32_t frame)
 	return mix64(((uint64_t)parent << 32) | frame);
 }
 
+static uint64_t trie_hash_of(const void *ctx, uint32_t k)
+{
+	const struct trie_node *n = &((const struct trie_node *)ctx)[k];
+
+	return trie_key_hash(n->parent, n->frame);
+}
+
 /* The trie node of parent's sequence with frame added; -1 on ENOMEM. */
 static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
 {
@@ -370,23 +378,10 @@ static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
 	*n = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0};
 	b->trie_hash[i] = (uint32_t)(b->trie_count + 1);
 	b->trie_count++;
-	if (b->trie_count * 2 > b->trie_hash_mask + 1) {
-		size_t m = (b->trie_hash_mask + 1) * 2;
-		uint32_t *v = calloc(m, sizeof(*v));
-
-		if (!v)
-			return -1;
-		for (size_t k = 1; k < b->trie_count; k++) {
-			size_t j = trie_key_hash(b->trie[k].parent, b->trie[k].frame) & (m - 1);
-
-			while (v[j])
-				j = (j + 1) & (m - 1);
-			v[j] = (uint32_t)(k + 1);
-		}
-		free(b->trie_hash);
-		b->trie_hash = v;
-		b->trie_hash_mask = m - 1;
-	}
+	/* (node 0, the empty sequence, is no one's child: not in the hash) */
+	if (b->trie_count * 2 > b->trie_hash_mask + 1 &&
+	    rehash(&b->trie_hash, &b->trie_hash_mask, 1, b->trie_count, trie_hash_of, b->trie) < 0)
+		return -1;
 	return (long)(b->trie_count - 1);
 }
 
