@@ -20,9 +20,21 @@
 #include "analyze/block_table.h"
 #include "analyze/huge_array.h"
 
-#define BLOCK_TABLE_INITIAL (1u << 12)
-/* Tables of fewer buckets grow at half load (block_table_limit) */
-#define BLOCK_TABLE_HALF_BUCKETS (1u << 17)
+/*
+ * Buckets a table starts with: 2 MiB of compact buckets, one huge page, so
+ * that every bucket array is a mapping of its own (huge_array.h).  Tables
+ * started at 4096 buckets on the heap, and the five growths to 2^17 (with
+ * realloc copying and the kernel clearing 4 KiB pages, about 10 us each on
+ * these machines) took python3's report 6 ms of its aggregation thread.
+ * Started here (and with growth's first pass without branches), python3's
+ * report took 3% less time (medians of 21 interleaved rounds), those of
+ * sqlite3, cc1 and the C++ program 8-14% less (9 rounds), mallocbench's
+ * the same within noise; and 1.6 MiB more memory where few blocks are live
+ * (sqlite3's report: 5.9 MiB against 4.3).
+ */
+#define BLOCK_TABLE_INITIAL (1u << 17)
+_Static_assert(((size_t)BLOCK_TABLE_INITIAL << 4) >= HUGE_ARRAY_MIN,
+	       "every bucket array is a mapping");
 /* From this size on the table grows by half or a third, not double: finer
  * steps where they save megabytes.  (Each growth moves every block; growing
  * by these steps from 2^17 on took python3's report 5 growths past 2^17
@@ -41,19 +53,17 @@
 #define BLOCK_TABLE_PREFAULT_BAND 32
 
 /*
- * The blocks a table of size n (homes and tail) holds before it grows.  Up
- * to BLOCK_TABLE_HALF_BUCKETS a table grows at half load, beyond at 3/4.
- * (At 3/4, a table of N blocks needs N * 4/3 buckets at least instead of
- * N * 2, and with the mixing hash probes stay short; but the
- * mallocbench trace, 40 k blocks live in 2^16 buckets at 0.61 load, scanned
- * 4.2 buckets per deletion and 2.5 per insertion, and with 2^17 buckets its
- * report took 24% less time, 21 interleaved runs, with 32-byte buckets and
- * unordered probing.  Larger tables keep 3/4: halving the C++ container
- * benchmark's load, 168 k blocks, cost 8 MiB and saved no time.)
+ * The blocks a table of size n (homes and tail) holds before it grows: at
+ * 3/4 load.  (A table of N blocks needs N * 4/3 buckets, and with the
+ * mixing hash probes stay short.  Halving the C++ container benchmark's
+ * load, 168 k blocks, cost 8 MiB and saved no time.  Tables smaller than
+ * 2^17 buckets grew at half load while there were any: the mallocbench
+ * trace's 40 k blocks in 2^16 buckets at 0.61 load scanned 4.2 buckets per
+ * deletion.)
  */
 static inline size_t block_table_limit(size_t n)
 {
-	return n < BLOCK_TABLE_HALF_BUCKETS ? n / 2 : n / 4 * 3;
+	return n / 4 * 3;
 }
 
 /* The size after n (homes and tail): doubled below
@@ -136,13 +146,6 @@ static inline size_t bucket_bytes(const struct block_table *t, size_t n)
 	return n << (t->shift + 3);
 }
 
-/* Bucket arrays of HUGE_ARRAY_MIN bytes or more live in a mapping of their
- * own (huge_array.h), smaller ones on the heap. */
-static int block_table_mapped(const struct block_table *t, size_t n)
-{
-	return bucket_bytes(t, n) >= HUGE_ARRAY_MIN;
-}
-
 /* The address in bucket words s. */
 static inline uint64_t bucket_addr(unsigned shift, const uint64_t *s)
 {
@@ -162,17 +165,15 @@ static inline size_t block_table_size(const struct block_table *t)
 	return t->homes + BLOCK_TABLE_TAIL;
 }
 
-/* Sets the count at which the next part is faulted in, for mapped arrays:
+/* Sets the count at which the next part is faulted in:
  * 1/BLOCK_TABLE_PREFAULT_BAND of the size before the table grows.
  * A table that stops within that band keeps the part it never uses: with
  * an eighth, the C++ container benchmark's 168 k blocks (2^18 buckets)
  * stopped there and its report took 24 MiB instead of 16. */
 static void block_table_plan_prefault(struct block_table *t)
 {
-	t->prefault_count = SIZE_MAX;
-	if (block_table_mapped(t, t->buckets))
-		t->prefault_count = block_table_limit(block_table_size(t)) -
-				    block_table_size(t) / BLOCK_TABLE_PREFAULT_BAND;
+	t->prefault_count = block_table_limit(block_table_size(t)) -
+			    block_table_size(t) / BLOCK_TABLE_PREFAULT_BAND;
 }
 
 int block_table_init(struct block_table *t)
@@ -181,24 +182,15 @@ int block_table_init(struct block_table *t)
 	t->shift = 1;
 	t->homes = BLOCK_TABLE_INITIAL - BLOCK_TABLE_TAIL;
 	t->buckets = BLOCK_TABLE_INITIAL;
-	t->words = calloc(t->buckets, bucket_bytes(t, 1));
+	t->words = huge_array_alloc(bucket_bytes(t, t->buckets), &t->reserved);
 	block_table_plan_prefault(t);
 	return t->words ? 0 : -ENOMEM;
-}
-
-/* Frees a bucket array of t (words, reserved: t's own or another's). */
-static void bucket_array_free(uint64_t *words, size_t reserved)
-{
-	if (words && reserved)
-		huge_array_free(words, reserved);
-	else
-		free(words);
 }
 
 void block_table_free(struct block_table *t)
 {
 	huge_prefault_wait(&t->prefault);
-	bucket_array_free(t->words, t->reserved);
+	huge_array_free(t->words, t->reserved);
 	t->words = NULL;
 	t->homes = t->buckets = 0;
 	t->count = 0;
@@ -220,14 +212,14 @@ static __attribute__((noinline)) void block_table_prefault(struct block_table *t
 	uint64_t *v;
 
 	t->prefault_count = SIZE_MAX; /* once per size */
-	if (!reserved || next <= bytes || next > SIZE_MAX / 4)
+	if (next <= bytes || next > SIZE_MAX / 4)
 		return;
 	if (next > reserved) {
 		v = huge_array_grow(t->words, bytes, next, &reserved);
+		t->reserved = reserved; /* updated on failure too (huge_array_grow) */
 		if (!v)
 			return;
 		t->words = v;
-		t->reserved = reserved;
 	}
 	huge_prefault_start(&t->prefault, (char *)t->words + bytes, next - bytes);
 }
@@ -237,28 +229,12 @@ static __attribute__((noinline)) void block_table_prefault(struct block_table *t
  * or NULL when out of memory (t unchanged). */
 static uint64_t *block_table_extend(struct block_table *t, size_t n)
 {
-	size_t old_bytes = bucket_bytes(t, t->buckets), bytes = bucket_bytes(t, n);
 	size_t reserved = t->reserved;
 	uint64_t *v;
 
-	if (!block_table_mapped(t, n)) {
-		v = realloc(t->words, bytes);
-		if (v)
-			memset((char *)v + old_bytes, 0, bytes - old_bytes);
-		return v;
-	}
 	huge_prefault_wait(&t->prefault);
-	if (reserved)
-		v = huge_array_grow(t->words, old_bytes, bytes, &reserved);
-	else {
-		v = huge_array_alloc(bytes, &reserved);
-		if (v) {
-			memcpy(v, t->words, old_bytes);
-			free(t->words);
-		}
-	}
-	if (v)
-		t->reserved = reserved;
+	v = huge_array_grow(t->words, bucket_bytes(t, t->buckets), bucket_bytes(t, n), &reserved);
+	t->reserved = reserved; /* updated on failure too (huge_array_grow) */
 	return v;
 }
 
@@ -315,18 +291,23 @@ static __attribute__((noinline)) int block_table_grow(struct block_table *t)
 	starts = calloc((old + 63) / 64, sizeof(*starts));
 	if (!starts)
 		return -ENOMEM;
-	for (size_t i = 0; i < old; i++) {
-		const uint64_t *s = t->words + (i << shift);
-		size_t home;
+	/* without branches (an empty bucket's home, that of address 0, is
+	 * computed and not used): with them, taken at random, this pass took
+	 * 5.6 ms of python3's three growths, and 2.4 ms without */
+	for (size_t i = 0; i < old; i += 64) {
+		size_t end = i + 64 < old ? i + 64 : old;
+		uint64_t bits = 0;
 
-		if (!s[0])
-			continue;
-		home = bucket_home(shift, s, homes);
-		if (home >= next) {
-			starts[i / 64] |= (uint64_t)1 << (i % 64);
-			next = home;
+		for (size_t j = i; j < end; j++) {
+			const uint64_t *s = t->words + (j << shift);
+			size_t home = bucket_home(shift, s, homes);
+			uint64_t full = s[0] != 0, start = full & (home >= next);
+
+			bits |= start << (j - i);
+			home = home > next ? home : next;
+			next = full ? home + 1 : next;
 		}
-		next++;
+		starts[i / 64] = bits;
 	}
 	/* next: one past the last block's new bucket, which stays empty */
 	n = next + 1 > size ? homes + round_to_tail(next + 1 - homes) : size;
@@ -386,10 +367,7 @@ static __attribute__((noinline)) int block_table_widen(struct block_table *t)
 	huge_prefault_wait(&t->prefault); /* before the copy: joined once */
 	wide = *t;
 	wide.shift = 2;
-	if (block_table_mapped(&wide, n))
-		v = huge_array_alloc(bucket_bytes(&wide, n), &reserved);
-	else
-		v = calloc(n, bucket_bytes(&wide, 1));
+	v = huge_array_alloc(bucket_bytes(&wide, n), &reserved);
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -401,7 +379,7 @@ static __attribute__((noinline)) int block_table_widen(struct block_table *t)
 		block_unpack(1, s, &b);
 		block_pack(2, v + (i << 2), &b);
 	}
-	bucket_array_free(t->words, t->reserved);
+	huge_array_free(t->words, t->reserved);
 	wide.words = v;
 	wide.reserved = reserved;
 	*t = wide;

@@ -9,16 +9,15 @@
  * range reduction), which keeps hash order and allows any n: the table
  * grows by half or a third (2^k, 3 * 2^(k-1), 2^(k+1), ...) instead of
  * doubling.  Growing moves every block to a bucket at or after its old one,
- * so it is done in place, the array extended (realloc or mremap) and never
+ * so it is done in place, the array extended (mremap) and never
  * held twice.  Runs do not wrap around: a tail of spare buckets after the
  * last home holds the runs that reach past it, and its last bucket stays
  * empty, which ends every scan.  Deletion shifts the rest of the run back
  * (no tombstones).  Address 0 marks an empty bucket: no live block sits at
  * address 0.  Memory grows with the number of live blocks only.
  *
- * Growth: at half load while the table has fewer than 2^17 buckets, at
- * 3/4 load after; doubling up to 2^19 buckets, then by half and by a third
- * in turn.  Power-of-two
+ * Growth: from 2^17 buckets, at 3/4 load; doubling up to 2^19 buckets,
+ * then by half and by a third in turn.  Power-of-two
  * sizes had to double past 2^19 buckets for python3's 551 k live blocks
  * (16 MiB); 3 * 2^18 buckets hold them at 0.70 load in 12 MiB.
  *
@@ -30,8 +29,8 @@
  * the pages the kernel clears for it on python3's trace (551 k live blocks:
  * 32 MiB of buckets, then 16; the report's peak RSS 43.8 MiB, then 25.8).
  *
- * Bucket arrays of 2 MiB and more are mappings of their own on huge pages
- * (huge_array.h); when the table is 1/32 of its home count short of
+ * The bucket array is a mapping of its own on huge pages (huge_array.h),
+ * 2 MiB (2^17 compact buckets) at the least; when the table is 1/32 of its home count short of
  * growing, a thread faults in the part it will grow into.
  *
  * The hot path is one insert and one remove per allocation, each mostly
@@ -73,8 +72,8 @@ struct block_table {
 	size_t buckets;             /* buckets in the array: the homes and the
 	                             * tail; the last one is always empty */
 	size_t count;               /* live blocks */
-	size_t reserved;            /* mapped arrays: bytes of address space
-	                             * behind words (huge_array.h); 0: heap */
+	size_t reserved;            /* bytes of address space behind words
+	                             * (huge_array.h) */
 	size_t prefault_count;      /* count at which the part the table will
 	                             * grow into is faulted in; SIZE_MAX: never */
 	struct huge_prefault prefault;

@@ -1566,9 +1566,8 @@ static void test_block_table_runs_past_the_last_home(void)
 	struct live_block b = { .size_bytes = 1 }, out;
 	uint32_t found = 0, n = 0;
 
-	/* TOP addresses whose hashes lie in the top 2^-12 of the range: at
-	 * the last home of a table of 3840 homes (4096 buckets), in the last
-	 * 32 of 2^17 */
+	/* TOP addresses whose hashes lie in the top 2^-12 of the range: in
+	 * the last 32 homes of a table of 2^17 buckets */
 	for (uint64_t a = 0x7d0000000000ull; n < TOP; a += 16)
 		if (block_hash(a) >> 52 == 0xfff)
 			top[n++] = a;
@@ -1644,10 +1643,10 @@ static int table_has_test_block(const struct block_table *t, uint32_t i)
 
 /* Blocks whose values fill a compact bucket's fields come back exactly;
  * the first block that does not fit (each field's limit, and an address
- * above 2^48, in turn) turns the buckets wide, keeping every block, on the
- * heap (1000 blocks), in a mapping (40000) and in a mapping while another
- * thread faults in the half it will grow into (95000 blocks in 2^17
- * buckets: that thread is joined once, by the widening). */
+ * above 2^48, in turn) turns the buckets wide, keeping every block, with
+ * few blocks (1000), more (40000) and while another thread faults in the
+ * half it will grow into (95000 blocks in 2^17 buckets: that thread is
+ * joined once, by the widening). */
 static void test_block_table_widens_for_a_block_too_large(void)
 {
 	static const uint32_t counts[] = { 1000, 40000, 95000 };
@@ -1849,13 +1848,12 @@ static void test_block_table_reserve_then_copy_in_order(void)
 	block_table_free(&to);
 }
 
-/* Below 2^17 buckets the table doubles when one more block would make it
- * more than half full, from 2^17 on when more than 3/4 full; from 2^19 on
- * it grows by half from 2^k and by a third from 3 * 2^(k-1). */
-static void test_block_table_grows_at_half_then_three_quarters_load(void)
+/* A table starts with 2^17 buckets (one 2 MiB huge page) and grows when
+ * one more block would make it more than 3/4 full: doubling up to 2^19,
+ * then by half from 2^k and by a third from 3 * 2^(k-1). */
+static void test_block_table_grows_at_three_quarters_load(void)
 {
-	CU_ASSERT_EQUAL(table_buckets_for(32768), (size_t)1 << 16);
-	CU_ASSERT_EQUAL(table_buckets_for(32769), (size_t)1 << 17);
+	CU_ASSERT_EQUAL(table_buckets_for(1), (size_t)1 << 17);
 	CU_ASSERT_EQUAL(table_buckets_for(40000), (size_t)1 << 17);
 	CU_ASSERT_EQUAL(table_buckets_for(98304), (size_t)1 << 17);
 	CU_ASSERT_EQUAL(table_buckets_for(98305), (size_t)1 << 18);
@@ -1930,8 +1928,8 @@ int main(void)
 	CU_add_test(s, "block table runs past the last home", test_block_table_runs_past_the_last_home);
 	CU_add_test(s, "block table reserved, then copied in order",
 		    test_block_table_reserve_then_copy_in_order);
-	CU_add_test(s, "block table grows at half, then 3/4 load",
-		    test_block_table_grows_at_half_then_three_quarters_load);
+	CU_add_test(s, "block table grows at 3/4 load",
+		    test_block_table_grows_at_three_quarters_load);
 	CU_add_test(s, "aggregation thread equals direct calls",
 		    test_agg_thread_equals_direct_aggregation);
 	CU_add_test(s, "aggregation thread stops with little or nothing queued",
