@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,11 @@ struct agg_thread *agg_thread_start(struct aggregate *agg)
 
 	if (!t)
 		return NULL;
-	memset(t, 0, sizeof(*t));
+	/* not the ring: its pages are touched first by the producer's first
+	 * lap, while the consumer works, instead of here before either starts
+	 * (1.1 MB: 270 page faults, some 13 us each on these virtual
+	 * machines) */
+	memset(t, 0, offsetof(struct agg_thread, ring));
 	t->agg = agg;
 	if (pthread_mutex_init(&t->lock, NULL) != 0) {
 		free(t);
