@@ -667,8 +667,11 @@ void aggregate_finish(struct aggregate *a)
 		stats_touch(a, &a->stats[k]);
 }
 
-void aggregate_release_blocks(struct aggregate *a)
+void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
 {
-	block_table_free(&a->blocks);
+	if (spare)
+		block_table_detach(&a->blocks, spare);
+	else
+		block_table_free(&a->blocks);
 	block_table_free(&a->weights);
 }

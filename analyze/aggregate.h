@@ -179,11 +179,13 @@ void aggregate_finish(struct aggregate *a);
  * After aggregate_finish: frees the tables of live blocks (the reports need
  * only the statistics), so that they and what comes after (allocation
  * sites, symbols) are never in memory together: on python3's trace the
- * table is 12 MiB.  Not for an aggregation a fork child is still to be
+ * table is 12 MiB.  With spare not NULL, the block table's memory is handed
+ * over there instead of freed, for the sites to be built in
+ * (site_table_build).  Not for an aggregation a fork child is still to be
  * seeded from (aggregate_seed_inherited reads its blocks).  a stays valid
  * for aggregate_free.
  */
-void aggregate_release_blocks(struct aggregate *a);
+void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare);
 
 /* Adds the statistics in src to dst (site merging): sums, min of minima, max
  * of maxima (so a merged max_live is an upper bound). */

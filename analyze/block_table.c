@@ -187,14 +187,24 @@ int block_table_init(struct block_table *t)
 	return t->words ? 0 : -ENOMEM;
 }
 
-void block_table_free(struct block_table *t)
+void block_table_detach(struct block_table *t, struct huge_spare *spare)
 {
 	huge_prefault_wait(&t->prefault);
-	huge_array_free(t->words, t->reserved);
+	spare->p = t->words;
+	spare->bytes = t->words ? bucket_bytes(t, t->buckets) : 0;
+	spare->reserved = t->reserved;
 	t->words = NULL;
 	t->homes = t->buckets = 0;
 	t->count = 0;
 	t->reserved = 0;
+}
+
+void block_table_free(struct block_table *t)
+{
+	struct huge_spare spare;
+
+	block_table_detach(t, &spare);
+	huge_array_free(spare.p, spare.reserved);
 }
 
 /*

@@ -123,6 +123,11 @@ static inline void block_table_prefetch(const struct block_table *t, uint64_t ad
 int block_table_init(struct block_table *t);
 void block_table_free(struct block_table *t);
 
+/* As block_table_free, but t's bucket array is handed over in *spare, its
+ * pages faulted in, for a later phase to reuse (huge_array.h); its
+ * contents are the old buckets. */
+void block_table_detach(struct block_table *t, struct huge_spare *spare);
+
 /*
  * Inserts b (b->addr != 0, b->seq_offset < BLOCK_SEQ_OFFSET_LIMIT).  When a
  * block with that address is already live, copies it to *replaced,

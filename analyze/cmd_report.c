@@ -266,6 +266,7 @@ none:
 int trace_sites_load(struct trace_sites *t, const char *path, const struct site_options *opt)
 {
 	struct progress progress = {path, -1};
+	struct huge_spare spare;
 	char err[512];
 	int rc;
 
@@ -295,9 +296,12 @@ int trace_sites_load(struct trace_sites *t, const char *path, const struct site_
 		analyze_error("%s", err);
 		return 1;
 	}
-	aggregate_release_blocks(&t->agg);
+	/* the block table's memory, faulted in, for the sites */
+	aggregate_release_blocks(&t->agg, &spare);
+	site_spare_fit(&spare, &t->agg, &t->nodes);
 	t->sym = symbolizer_new(&t->maps);
 	if (!t->sym) {
+		huge_array_free(spare.p, spare.reserved);
 		analyze_error("out of memory");
 		return 1;
 	}
@@ -306,7 +310,7 @@ int trace_sites_load(struct trace_sites *t, const char *path, const struct site_
 					     t->info.symbols_bytes[i]) < 0)
 			analyze_error("warning: %s: embedded symbols are corrupt; "
 				      "symbolizing from the binaries instead", path);
-	if (site_table_build(&t->sites, &t->agg, &t->nodes, t->sym, opt) < 0) {
+	if (site_table_build(&t->sites, &t->agg, &t->nodes, t->sym, opt, &spare) < 0) {
 		analyze_error("%s: out of memory building allocation sites", path);
 		return 1;
 	}

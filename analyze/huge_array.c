@@ -135,6 +135,15 @@ void huge_array_free(void *p, size_t reserved)
 		munmap(p, reserved);
 }
 
+void huge_array_trim(void *p, size_t keep, size_t *reserved)
+{
+	keep = page_round(keep);
+	if (p && keep < *reserved) {
+		munmap((char *)p + keep, *reserved - keep);
+		*reserved = keep;
+	}
+}
+
 static void *prefault_run(void *arg)
 {
 	struct huge_prefault *pf = arg;

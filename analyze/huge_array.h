@@ -50,6 +50,24 @@ void *huge_array_grow(void *p, size_t old_bytes, size_t new_bytes, size_t *reser
 /* Unmaps array p and its reservation (NULL: nothing). */
 void huge_array_free(void *p, size_t reserved);
 
+/* Unmaps the part of array p's reservation past its first keep bytes
+ * (rounded up to a page), memory and address space; *reserved is updated.
+ * The array must not be used past that point again. */
+void huge_array_trim(void *p, size_t keep, size_t *reserved);
+
+/*
+ * Memory one phase faulted in and a later phase may reuse: on these
+ * virtual machines a page faulted in takes some 13 us, and reusing a
+ * table's pages costs nothing.  An array of huge_array_alloc's whose first
+ * bytes are touched; whoever holds it frees it with huge_array_free(p,
+ * reserved).  Its contents are whatever the last phase left.
+ */
+struct huge_spare {
+	void *p;          /* NULL: none */
+	size_t bytes;     /* touched, from p */
+	size_t reserved;  /* the reservation */
+};
+
 /* A thread faulting in part of a reservation (MADV_POPULATE_WRITE, Linux
  * 5.14; nothing on older kernels).  The bytes stay zero. */
 struct huge_prefault {

@@ -61,6 +61,11 @@ struct site_table {
 	size_t frame_count, frame_cap;
 	uint32_t *frame_ids;     /* per-site frame sequences; owned */
 	size_t ids_count, ids_cap;
+	/* memory reused from the block table (site_table_build), owned: the
+	 * arrays above that lie in it are not freed on their own */
+	struct huge_spare spare;
+	size_t spare_used;       /* its bytes handed out, from the start */
+	bool sites_in_spare, ids_in_spare;
 
 	/* hash tables (indices + 1), owned */
 	uint32_t *frame_hash;
@@ -84,12 +89,21 @@ struct site_table {
 };
 
 /* Symbolizes and merges the stacks of agg (after aggregate_finish) into t.
- * sym must outlive t.  Returns 0 or -ENOMEM. */
+ * sym must outlive t.  spare (may be NULL): memory faulted in that the
+ * largest arrays are made in when it has room (aggregate_release_blocks);
+ * t takes it over in every case, and *spare is emptied.  Returns 0 or
+ * -ENOMEM. */
 int site_table_build(struct site_table *t, const struct aggregate *agg,
 		     const struct stack_nodes *nodes, struct symbolizer *sym,
-		     const struct site_options *opt);
+		     const struct site_options *opt, struct huge_spare *spare);
 
 void site_table_free(struct site_table *t);
+
+/* Trims spare memory (aggregate_release_blocks) to what site_table_build
+ * for agg and nodes will use of it, or frees it when that has not room, so
+ * that the rest is not held while symbols are loaded. */
+void site_spare_fit(struct huge_spare *spare, const struct aggregate *agg,
+		    const struct stack_nodes *nodes);
 
 /* The frames of site s (frame_count of them). */
 static inline const uint32_t *site_frame_ids(const struct site_table *t, const struct site *s)

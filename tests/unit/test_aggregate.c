@@ -267,7 +267,7 @@ static void test_address_reused_while_live_replaces_block(void)
 	feed_alloc(2, 0x10, 32, 2, 1);
 	aggregate_finish(&agg);
 	/* the reports' numbers outlive the table of live blocks */
-	aggregate_release_blocks(&agg);
+	aggregate_release_blocks(&agg, NULL);
 	CU_ASSERT_PTR_NULL(agg.blocks.words);
 	CU_ASSERT_PTR_NULL(agg.weights.words);
 	CU_ASSERT_EQUAL(agg.address_reused, 1);
@@ -1032,7 +1032,7 @@ static void test_sites_merge_stacks_and_sum(void)
 	CU_ASSERT_EQUAL_FATAL(res.rc, 0);
 	sym = symbolizer_new(&res.maps);
 	CU_ASSERT_FATAL(sym != NULL);
-	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &res.agg, &res.nodes, sym, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &res.agg, &res.nodes, sym, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(t.count, 1);
 	CU_ASSERT_EQUAL(t.stacks, 1);
 	CU_ASSERT_EQUAL(t.sites[0].id, 1);
@@ -1099,7 +1099,7 @@ static void test_sites_from_shared_stacks(void)
 	aggregate_finish(&agg);
 	sym = symbolizer_new(&maps);
 	CU_ASSERT_FATAL(sym != NULL);
-	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &agg, &nodes, sym, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &agg, &nodes, sym, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(t.stacks, 7);
 	CU_ASSERT_EQUAL(t.truncated_stacks, 1);
 	CU_ASSERT_EQUAL(t.unknown_stacks, 1);
@@ -1154,6 +1154,106 @@ static void test_sites_from_shared_stacks(void)
 	aggregate_free(&agg);
 	module_maps_free(&maps);
 	stack_nodes_free(&nodes);
+}
+
+/* The sites of n_sites stacks of depth frames each (stack i's frames at
+ * 0x1000 * (i + 1) + 16 * j, j = 0 leaf side) with one allocation of i + 1
+ * bytes each, built with spare memory of spare_bytes (0: none) holding old
+ * contents; t is then the caller's to check and free. */
+static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
+			     size_t spare_bytes)
+{
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct symbolizer *sym;
+	struct huge_spare spare = {0};
+	uint32_t id = 2;
+
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 1, 0, 0), 0);
+	agg_setup();
+	for (size_t i = 0; i < n_sites; i++) {
+		uint32_t parent = 1;
+
+		for (size_t j = depth; j-- > 0; parent = id++)
+			CU_ASSERT_EQUAL(stack_nodes_add(&nodes, id, parent,
+							0x1000 * (i + 1) + 16 * j), 0);
+		feed_alloc(i + 1, 0x10000 + 64 * i, i + 1, parent, 1);
+	}
+	aggregate_finish(&agg);
+	if (spare_bytes) {
+		spare.p = huge_array_alloc(spare_bytes, &spare.reserved);
+		CU_ASSERT_FATAL(spare.p != NULL);
+		/* old contents that, read as a memo, would say "walked: no
+		 * frames" (16-byte entries beginning with a 1) */
+		for (size_t k = 0; k < spare_bytes / 4; k++)
+			((uint32_t *)spare.p)[k] = k % 4 == 0;
+		spare.bytes = spare_bytes;
+		site_spare_fit(&spare, &agg, &nodes);
+	}
+	sym = symbolizer_new(&maps);
+	CU_ASSERT_FATAL(sym != NULL);
+	CU_ASSERT_EQUAL_FATAL(site_table_build(t, &agg, &nodes, sym, NULL, &spare), 0);
+	CU_ASSERT_PTR_NULL(spare.p); /* taken over */
+	symbolizer_free(sym); /* (the checks read no strings) */
+	aggregate_free(&agg);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
+}
+
+/* Whether site table t holds exactly the sites sites_with_spare made. */
+static bool sites_are_the_stacks(const struct site_table *t, size_t n_sites, size_t depth)
+{
+	if (t->count != n_sites)
+		return false;
+	for (size_t k = 0; k < t->count; k++) {
+		const struct site *s = &t->sites[k];
+		size_t i = n_sites - 1 - k; /* by allocated bytes, the largest first */
+
+		if (s->id != k + 1 || s->s.allocated_bytes != i + 1 || s->frame_count != depth)
+			return false;
+		for (size_t j = 0; j < depth; j++)
+			if (t->frames[site_frame_ids(t, s)[j]].module_offset !=
+			    0x1000 * (i + 1) + 16 * j)
+				return false;
+	}
+	return true;
+}
+
+/* The sites, their frame ids and the memo are made in the block table's
+ * memory (aggregate_release_blocks) when it has room, whatever it holds,
+ * and on the heap when it has not; the sites are the same. */
+static void test_sites_built_in_spare_memory(void)
+{
+	struct site_table t;
+
+	/* room for everything: 300 sites of 3 frames in 1 MiB */
+	sites_with_spare(&t, 300, 3, (size_t)1 << 20);
+	CU_ASSERT_TRUE(t.sites_in_spare);
+	CU_ASSERT_TRUE(t.ids_in_spare);
+	CU_ASSERT_PTR_NOT_NULL(t.spare.p);
+	CU_ASSERT_TRUE(t.spare.bytes < (size_t)1 << 20); /* the rest unmapped */
+	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
+	site_table_free(&t);
+	/* frame ids past their room (100 frames a site): on the heap */
+	sites_with_spare(&t, 40, 100, (size_t)1 << 20);
+	CU_ASSERT_TRUE(t.sites_in_spare);
+	CU_ASSERT_FALSE(t.ids_in_spare);
+	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 40, 100));
+	site_table_free(&t);
+	/* no room for the sites: the spare is freed, everything on the heap */
+	sites_with_spare(&t, 300, 3, 4096);
+	CU_ASSERT_FALSE(t.sites_in_spare);
+	CU_ASSERT_FALSE(t.ids_in_spare);
+	CU_ASSERT_PTR_NULL(t.spare.p);
+	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
+	site_table_free(&t);
+	/* and without any */
+	sites_with_spare(&t, 300, 3, 0);
+	CU_ASSERT_FALSE(t.sites_in_spare);
+	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
+	site_table_free(&t);
 }
 
 /* The site ids of each ranking section of a text report, in order: ids[k]
@@ -1915,6 +2015,7 @@ int main(void)
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
 	CU_add_test(s, "sites from stacks that share nodes", test_sites_from_shared_stacks);
+	CU_add_test(s, "sites built in spare memory", test_sites_built_in_spare_memory);
 	CU_add_test(s, "rankings: top N is the front of the full order",
 		    test_rankings_top_n_is_the_front_of_the_full_order);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
