@@ -202,14 +202,21 @@ static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
 		a->stats = v;
 		a->stat_cap = n;
 	}
+	/* the index grows before it takes the entry: an index that could not
+	 * grow and took it all the same would fill up, and a probe for a new
+	 * stack then never end */
+	if ((a->stat_count + 1) * 2 > a->stack_index_cap) {
+		if (stack_index_grow(a) < 0)
+			return -1;
+		for (i = id_hash(stack_id, a->stack_index_cap - 1); a->stack_index[i];)
+			i = (i + 1) & (a->stack_index_cap - 1);
+	}
 	st = &a->stats[a->stat_count];
 	st->stack_id = stack_id;
 	st->peak_gen = 0;
 	alloc_stats_init(&st->s);
 	a->stack_index[i] = (uint32_t)(a->stat_count + 1);
 	a->stat_count++;
-	if ((a->stat_count * 2 > a->stack_index_cap) && stack_index_grow(a) < 0)
-		return -1;
 	return (long)(a->stat_count - 1);
 }
 
@@ -560,8 +567,8 @@ void aggregate_event(void *ctx, const struct alloc_event *ev)
 	struct aggregate *a = ctx;
 	unsigned slot;
 
-	if (a->seq_limit && ev->seq > a->seq_limit)
-		return;
+	if (a->error || (a->seq_limit && ev->seq > a->seq_limit))
+		return; /* after an error the report fails: no more work */
 	prefetch_block(a, ev);
 	if (a->pipe_count < AGG_PIPELINE) {
 		a->pipeline[(a->pipe_head + a->pipe_count) % AGG_PIPELINE] = *ev;
@@ -587,6 +594,9 @@ void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t 
 {
 	size_t ahead = n < AGG_PIPELINE ? n : AGG_PIPELINE;
 
+	if (a->error)
+		return; /* the report fails: no more work (each event would retry
+			 * what failed, a table's growth being a pass over it) */
 	aggregate_flush(a);
 	for (size_t i = 0; i < ahead; i++)
 		prefetch_block(a, &ev[i]);

@@ -155,7 +155,8 @@ void aggregate_free(struct aggregate *a);
 
 /* Processes one event; events must come in merged sequence order (the
  * reorder buffer's emit callback, ctx = the aggregate).  Out of memory is
- * recorded in a->error. */
+ * recorded in a->error, and the events after it are not processed (the
+ * report fails). */
 void aggregate_event(void *ctx, const struct alloc_event *ev);
 
 /* Processes n events in order, as n aggregate_event calls would, but

@@ -22,10 +22,14 @@
 
 /*
  * Buckets a table starts with: 2 MiB of compact buckets, one huge page, so
- * that every bucket array is a mapping of its own (huge_array.h).  Tables
- * started at 4096 buckets on the heap, and the five growths to 2^17 (with
- * realloc copying and the kernel clearing 4 KiB pages, about 10 us each on
- * these machines) took python3's report 6 ms of its aggregation thread.
+ * that every bucket array is a mapping of its own (huge_array.h).  It is
+ * made at the first block, with address space for just that (a report
+ * under a limit on address space, ulimit -v, then needs 2 MiB more per
+ * process with blocks, not 8; a table that never has a block, such as the
+ * sampling weights of an exact trace, maps nothing).  Tables started at
+ * 4096 buckets on the heap, and the five growths to 2^17 (with realloc
+ * copying and the kernel clearing 4 KiB pages, some 10-13 us each on these
+ * machines) took python3's report 6 ms of its aggregation thread.
  * Started here (and with growth's first pass without branches), python3's
  * report took 3% less time (medians of 21 interleaved rounds), those of
  * sqlite3, cc1 and the C++ program 8-14% less (9 rounds), mallocbench's
@@ -182,9 +186,19 @@ int block_table_init(struct block_table *t)
 	t->shift = 1;
 	t->homes = BLOCK_TABLE_INITIAL - BLOCK_TABLE_TAIL;
 	t->buckets = BLOCK_TABLE_INITIAL;
-	t->words = huge_array_alloc(bucket_bytes(t, t->buckets), &t->reserved);
 	block_table_plan_prefault(t);
-	return t->words ? 0 : -ENOMEM;
+	return 0;
+}
+
+/* Makes t's first bucket array (t has none).  Returns 0 or -ENOMEM. */
+static __attribute__((noinline)) int block_table_map(struct block_table *t)
+{
+	t->words = huge_array_alloc_exact(bucket_bytes(t, t->buckets), &t->reserved);
+	if (!t->words) {
+		t->reserved = 0;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void block_table_detach(struct block_table *t, struct huge_spare *spare)
@@ -442,7 +456,7 @@ static inline int block_insert_in(struct block_table *t, const struct live_block
 int block_table_reserve(struct block_table *t, size_t n)
 {
 	while (n > block_table_limit(block_table_size(t)))
-		if (block_table_grow(t) < 0)
+		if ((!t->words && block_table_map(t) < 0) || block_table_grow(t) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -452,6 +466,8 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
 {
 	int rc;
 
+	if (!t->words && block_table_map(t) < 0)
+		return -ENOMEM;
 	if (t->shift == 1 && !block_fits_compact(b) && block_table_widen(t) < 0)
 		return -ENOMEM;
 	if (t->count + 1 > block_table_limit(block_table_size(t)) && block_table_grow(t) < 0)
@@ -465,7 +481,7 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
 /* The bucket holding addr's block, or NULL. */
 static inline uint64_t *block_lookup(const struct block_table *t, uint64_t addr, unsigned shift)
 {
-	if (!addr)
+	if (!addr || !t->words)
 		return NULL;
 	for (size_t i = block_home(block_hash(addr), t->homes);; i++) {
 		uint64_t *s = t->words + (i << shift);
@@ -517,13 +533,13 @@ int block_table_find(const struct block_table *t, uint64_t addr, struct live_blo
 
 uint64_t block_table_addr_at(const struct block_table *t, size_t i)
 {
-	return bucket_addr(t->shift, bucket(t, i));
+	return t->words ? bucket_addr(t->shift, bucket(t, i)) : 0;
 }
 
 void block_table_each(const struct block_table *t,
 		      void (*fn)(void *ctx, const struct live_block *b), void *ctx)
 {
-	for (size_t i = 0; i < t->buckets; i++) {
+	for (size_t i = 0; t->words && i < t->buckets; i++) {
 		const uint64_t *s = bucket(t, i);
 		struct live_block b;
 

@@ -30,8 +30,9 @@
  * 32 MiB of buckets, then 16; the report's peak RSS 43.8 MiB, then 25.8).
  *
  * The bucket array is a mapping of its own on huge pages (huge_array.h),
- * 2 MiB (2^17 compact buckets) at the least; when the table is 1/32 of its home count short of
- * growing, a thread faults in the part it will grow into.
+ * made at the first block, 2 MiB (2^17 compact buckets) at the least; when
+ * the table is 1/32 of its home count short of growing, a thread faults in
+ * the part it will grow into.
  *
  * The hot path is one insert and one remove per allocation, each mostly
  * one cache miss.  The caller keeps whatever does not fit (the time of the
@@ -109,8 +110,11 @@ static inline size_t block_home(uint64_t h, size_t homes)
  * callers that know upcoming addresses hide that latency. */
 static inline void block_table_prefetch(const struct block_table *t, uint64_t addr)
 {
-	const uint64_t *b = t->words + (block_home(block_hash(addr), t->homes) << t->shift);
+	const uint64_t *b;
 
+	if (!t->words)
+		return; /* no block yet */
+	b = t->words + (block_home(block_hash(addr), t->homes) << t->shift);
 #if defined(__x86_64__) || defined(__i386__)
 	/* gcc 12 drops __builtin_prefetch here (measured: no instruction) */
 	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)b));
@@ -119,13 +123,14 @@ static inline void block_table_prefetch(const struct block_table *t, uint64_t ad
 #endif
 }
 
-/* Returns 0 or -ENOMEM. */
+/* An empty table; its bucket array is made at the first block
+ * (block_table_insert, block_table_reserve).  Returns 0. */
 int block_table_init(struct block_table *t);
 void block_table_free(struct block_table *t);
 
-/* As block_table_free, but t's bucket array is handed over in *spare, its
- * pages faulted in, for a later phase to reuse (huge_array.h); its
- * contents are the old buckets. */
+/* As block_table_free, but t's bucket array (if it has one) is handed over
+ * in *spare for a later phase to reuse (huge_array.h); its contents are the
+ * old buckets. */
 void block_table_detach(struct block_table *t, struct huge_spare *spare);
 
 /*

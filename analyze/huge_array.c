@@ -34,7 +34,8 @@ static size_t page_round(size_t bytes)
 }
 
 /* A zeroed, writable range of bytes (a page multiple) at a HUGE_ALIGN-
- * aligned address, marked for huge pages, or NULL. */
+ * aligned address when there is address space for that, marked for huge
+ * pages, or NULL. */
 static char *map_aligned(size_t bytes)
 {
 	char *r, *a;
@@ -45,8 +46,18 @@ static char *map_aligned(size_t bytes)
 	span = bytes + HUGE_ALIGN;
 	r = mmap(NULL, span, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (r == MAP_FAILED)
-		return NULL;
+	if (r == MAP_FAILED) {
+		/* no room for the alignment's slack (ulimit -v): unaligned, so
+		 * fewer huge pages, but no more address space than asked */
+		r = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (r == MAP_FAILED)
+			return NULL;
+#ifdef MADV_HUGEPAGE
+		(void)madvise(r, bytes, MADV_HUGEPAGE);
+#endif
+		return r;
+	}
 	a = (char *)(((uintptr_t)r + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
 	if (a > r)
 		munmap(r, (size_t)(a - r));
@@ -73,6 +84,12 @@ static char *map_reservation(size_t bytes, size_t *reserved)
 		a = map_aligned(*reserved);
 	}
 	return a;
+}
+
+void *huge_array_alloc_exact(size_t bytes, size_t *reserved)
+{
+	*reserved = page_round(bytes);
+	return map_aligned(*reserved);
 }
 
 void *huge_array_alloc(size_t bytes, size_t *reserved)

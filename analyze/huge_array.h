@@ -26,13 +26,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Arrays at least this large (bytes) are worth a mapping of their own. */
+/* One huge page (bytes): arrays smaller than this are not worth a mapping
+ * of their own. */
 #define HUGE_ARRAY_MIN ((size_t)2 << 20)
 
 /* A zeroed array of bytes, with address space for 4 times as many reserved
  * when it can be had (for bytes only otherwise), or NULL when mapping
  * fails.  *reserved is set. */
 void *huge_array_alloc(size_t bytes, size_t *reserved);
+
+/* The same with address space for bytes only (rounded up to a page): for
+ * an array that may never grow. */
+void *huge_array_alloc_exact(size_t bytes, size_t *reserved);
 
 /*
  * Grows array p of old_bytes (reservation *reserved) to new_bytes
@@ -56,15 +61,16 @@ void huge_array_free(void *p, size_t reserved);
 void huge_array_trim(void *p, size_t keep, size_t *reserved);
 
 /*
- * Memory one phase faulted in and a later phase may reuse: on these
- * virtual machines a page faulted in takes some 13 us, and reusing a
- * table's pages costs nothing.  An array of huge_array_alloc's whose first
- * bytes are touched; whoever holds it frees it with huge_array_free(p,
- * reserved).  Its contents are whatever the last phase left.
+ * Memory one phase used and a later phase may reuse: on these virtual
+ * machines a page faulted in takes some 13 us, and reusing the pages a
+ * table touched costs nothing.  An array of huge_array_alloc's; whoever
+ * holds it frees it with huge_array_free(p, reserved).  Its contents are
+ * whatever the last phase left.
  */
 struct huge_spare {
 	void *p;          /* NULL: none */
-	size_t bytes;     /* touched, from p */
+	size_t bytes;     /* the array's size, from p (faulted in where the
+	                   * last phase wrote: all of it, on huge pages) */
 	size_t reserved;  /* the reservation */
 };
 

@@ -260,6 +260,33 @@ static void test_unmatched_free_is_counted_not_fatal(void)
 	aggregate_free(&agg);
 }
 
+/* A table maps its buckets at its first block, with address space for
+ * them alone: frees before any allocation find nothing (and map nothing),
+ * and the sampling weights of an exact trace are never mapped. */
+static void test_block_table_mapped_at_first_block(void)
+{
+	agg_setup();
+	feed_free(1, 0x10, 1);
+	feed_free(2, 0x20, 1);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 2);
+	CU_ASSERT_PTR_NULL(agg.blocks.words);
+	CU_ASSERT_EQUAL(agg.blocks.reserved, 0);
+	aggregate_free(&agg);
+
+	agg_setup();
+	feed_free(1, 0x10, 1);
+	feed_alloc(2, 0x10, 64, 1, 1);
+	feed_free(3, 0x10, 1);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 1);
+	CU_ASSERT_EQUAL(agg.blocks_freed, 1);
+	CU_ASSERT_PTR_NOT_NULL(agg.blocks.words);
+	CU_ASSERT_EQUAL(agg.blocks.reserved, HUGE_ARRAY_MIN);
+	CU_ASSERT_PTR_NULL(agg.weights.words);
+	aggregate_free(&agg);
+}
+
 static void test_address_reused_while_live_replaces_block(void)
 {
 	agg_setup();
@@ -2029,6 +2056,8 @@ int main(void)
 	CU_add_test(s, "block table runs past the last home", test_block_table_runs_past_the_last_home);
 	CU_add_test(s, "block table reserved, then copied in order",
 		    test_block_table_reserve_then_copy_in_order);
+	CU_add_test(s, "block table mapped at its first block",
+		    test_block_table_mapped_at_first_block);
 	CU_add_test(s, "block table grows at 3/4 load",
 		    test_block_table_grows_at_three_quarters_load);
 	CU_add_test(s, "aggregation thread equals direct calls",
