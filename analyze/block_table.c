@@ -29,7 +29,7 @@
  * sampling weights of an exact trace, maps nothing).  Tables started at
  * 4096 buckets on the heap, and the five growths to 2^17 (with realloc
  * copying and the kernel clearing 4 KiB pages, some 10-13 us each on these
- * machines) took python3's report 6 ms of its aggregation thread.
+ * machines) took python3's report about 7 ms of its aggregation thread.
  * Started here (and with growth's first pass without branches), python3's
  * report took 3% less time (medians of 21 interleaved rounds), those of
  * sqlite3, cc1 and the C++ program 8-14% less (9 rounds), mallocbench's
