@@ -33,6 +33,18 @@ static size_t page_round(size_t bytes)
 	return (bytes + page - 1) & ~(page - 1);
 }
 
+/* Marks [p, p + bytes) for transparent huge pages: advice only, fine
+ * without THP. */
+static void mark_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, bytes, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
 /* A zeroed, writable range of bytes (a page multiple) at a HUGE_ALIGN-
  * aligned address when there is address space for that, marked for huge
  * pages, or NULL. */
@@ -53,9 +65,7 @@ static char *map_aligned(size_t bytes)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (r == MAP_FAILED)
 			return NULL;
-#ifdef MADV_HUGEPAGE
-		(void)madvise(r, bytes, MADV_HUGEPAGE);
-#endif
+		mark_huge(r, bytes);
 		return r;
 	}
 	a = (char *)(((uintptr_t)r + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
@@ -63,9 +73,7 @@ static char *map_aligned(size_t bytes)
 		munmap(r, (size_t)(a - r));
 	if (r + span > a + bytes)
 		munmap(a + bytes, (size_t)(r + span - (a + bytes)));
-#ifdef MADV_HUGEPAGE
-	(void)madvise(a, bytes, MADV_HUGEPAGE); /* advice only: fine without THP */
-#endif
+	mark_huge(a, bytes);
 	return a;
 }
 
@@ -113,9 +121,7 @@ void *huge_array_grow(void *p, size_t old_bytes, size_t new_bytes, size_t *reser
 		if (q != MAP_FAILED) {
 			if (old_reserved > old_bytes)
 				munmap((char *)p + old_bytes, old_reserved - old_bytes);
-#ifdef MADV_HUGEPAGE
-			(void)madvise(q, now, MADV_HUGEPAGE);
-#endif
+			mark_huge(q, now);
 			*reserved = now;
 			return q;
 		}
@@ -139,9 +145,7 @@ void *huge_array_grow(void *p, size_t old_bytes, size_t new_bytes, size_t *reser
 	q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
 	if (q == MAP_FAILED)
 		return NULL;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(q, new_bytes, MADV_HUGEPAGE);
-#endif
+	mark_huge(q, new_bytes);
 	*reserved = new_bytes;
 	return q;
 }
