@@ -180,9 +180,16 @@ static inline long stats_index(struct aggregate *a, uint64_t stack_id)
 
 static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
 {
-	size_t mask = a->stack_index_cap - 1, i = id_hash(stack_id, mask);
+	size_t mask, i;
 	struct stack_stats *st;
 
+	/* the index grows before a probe that may add an entry: an index that
+	 * could not grow and took the entry all the same would fill up, and a
+	 * probe for a new stack then never end */
+	if ((a->stat_count + 1) * 2 > a->stack_index_cap && stack_index_grow(a) < 0)
+		return -1;
+	mask = a->stack_index_cap - 1;
+	i = id_hash(stack_id, mask);
 	while (a->stack_index[i]) {
 		uint32_t k = a->stack_index[i] - 1;
 
@@ -201,15 +208,6 @@ static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
 			return -1;
 		a->stats = v;
 		a->stat_cap = n;
-	}
-	/* the index grows before it takes the entry: an index that could not
-	 * grow and took it all the same would fill up, and a probe for a new
-	 * stack then never end */
-	if ((a->stat_count + 1) * 2 > a->stack_index_cap) {
-		if (stack_index_grow(a) < 0)
-			return -1;
-		for (i = id_hash(stack_id, a->stack_index_cap - 1); a->stack_index[i];)
-			i = (i + 1) & (a->stack_index_cap - 1);
 	}
 	st = &a->stats[a->stat_count];
 	st->stack_id = stack_id;

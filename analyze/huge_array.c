@@ -77,6 +77,12 @@ static char *map_aligned(size_t bytes)
 	return a;
 }
 
+void *huge_array_alloc_exact(size_t bytes, size_t *reserved)
+{
+	*reserved = page_round(bytes);
+	return map_aligned(*reserved);
+}
+
 /* A reservation for at least bytes: HUGE_RESERVE_FACTOR times as many when
  * that can be mapped.  Sets *reserved. */
 static char *map_reservation(size_t bytes, size_t *reserved)
@@ -87,17 +93,7 @@ static char *map_reservation(size_t bytes, size_t *reserved)
 		*reserved = page_round(bytes * HUGE_RESERVE_FACTOR);
 		a = map_aligned(*reserved);
 	}
-	if (!a) {
-		*reserved = page_round(bytes);
-		a = map_aligned(*reserved);
-	}
-	return a;
-}
-
-void *huge_array_alloc_exact(size_t bytes, size_t *reserved)
-{
-	*reserved = page_round(bytes);
-	return map_aligned(*reserved);
+	return a ? a : huge_array_alloc_exact(bytes, reserved);
 }
 
 void *huge_array_alloc(size_t bytes, size_t *reserved)

@@ -624,15 +624,12 @@ static int spare_plan(struct site_build *b, size_t sites_count, size_t memo_byte
 	return 0;
 }
 
-/* After the build: unmaps what lies past the arrays in use. */
+/* After the build: unmaps what lies past the arrays in use (a spare the
+ * sites were not made in was freed already, by spare_plan). */
 static void spare_trim(struct site_table *t)
 {
 	if (!t->spare.p)
 		return;
-	if (!t->sites_in_spare) {
-		spare_drop(&t->spare);
-		return;
-	}
 	huge_array_trim(t->spare.p, t->spare_used, &t->spare.reserved);
 	t->spare.bytes = t->spare_used;
 }
