@@ -22,7 +22,9 @@
  *    realloc(p, 0) that frees counts as "realloc_to_zero" (a free, not an
  *    allocation by realloc); the free part of a REALLOC is not a free call;
  *    failed reallocs (SEQ_SKIP) are counted apart.
- *  - live blocks: blocks allocated and not yet freed, by address.  A free of
+ *  - live blocks: blocks allocated and not yet freed, by address (kept in
+ *    the block table, or among the young blocks when the decoder saw them
+ *    freed again soon: young_blocks.h; both are looked in).  A free of
  *    an address that is not live is an "unmatched free" (counted, otherwise
  *    ignored).  An allocation at an address that is still live replaces the
  *    old block (the old one is taken as freed without statistics) and counts
@@ -426,10 +428,24 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 	b.size_bytes = ev->value;
 	b.stat_index = (uint32_t)k;
 	b.time_index = (uint32_t)ti;
-	rc = block_table_insert(&a->blocks, &b, &old);
-	if (rc < 0) {
-		note_error(a);
-		return;
+	/* A block freed again soon goes among the young blocks while there is
+	 * room (not while reading a parent up to a fork: its blocks must all be
+	 * in the table the child is seeded from).  Either way a live block at
+	 * the same address, in either table, is replaced. */
+	if ((ev->flags & ALLOC_EV_PAIRED) && !a->seq_limit && a->young.count < YOUNG_MAX) {
+		rc = a->young.count && young_remove(&a->young, ev->addr, &old)
+			     ? 1
+			     : block_table_remove(&a->blocks, ev->addr, &old);
+		young_insert(&a->young, &b); /* there is room: checked above */
+		a->young_allocations++;
+	} else {
+		rc = block_table_insert(&a->blocks, &b, &old);
+		if (rc < 0) {
+			note_error(a);
+			return;
+		}
+		if (rc == 0 && a->young.count && young_remove(&a->young, ev->addr, &old))
+			rc = 1;
 	}
 	if (rc == 1) {
 		uint64_t old_w = weight_take(a, ev->addr);
@@ -460,7 +476,12 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 		th->last_alloc_addr = 0;
 	if (!ev->addr)
 		return; /* free(NULL), or the free part of realloc(NULL, n) */
-	if (!block_table_remove(&a->blocks, ev->addr, &b)) {
+	/* the hint says which table to look in first */
+	if (ev->flags & ALLOC_EV_PAIRED
+		    ? !young_remove(&a->young, ev->addr, &b) &&
+			      !block_table_remove(&a->blocks, ev->addr, &b)
+		    : !block_table_remove(&a->blocks, ev->addr, &b) &&
+			      !(a->young.count && young_remove(&a->young, ev->addr, &b))) {
 		a->unmatched_frees++;
 		return;
 	}
@@ -553,10 +574,13 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 }
 
 /* Starts loading the block-table bucket of an event that will look up its
- * block (aggregate_event's pipeline, aggregate_events' lookahead). */
+ * block (aggregate_event's pipeline, aggregate_events' lookahead); a free
+ * of a young block will mostly not. */
 static inline void prefetch_block(struct aggregate *a, const struct alloc_event *ev)
 {
-	if (ev->type != ALLOC_EV_TIME && ev->addr)
+	if (ev->type != ALLOC_EV_TIME && ev->addr &&
+	    !((ev->flags & ALLOC_EV_PAIRED) &&
+	      (ev->type == ALLOC_EV_FREE || ev->type == ALLOC_EV_REALLOC_FREE)))
 		block_table_prefetch(&a->blocks, ev->addr);
 }
 
@@ -661,10 +685,16 @@ int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent
 		return -ENOMEM;
 	a->inherited_seeded = true;
 	/* the parent's blocks come in its table's order (block_table_reserve) */
-	if (block_table_reserve(&a->blocks, a->blocks.count + parent->blocks.count) < 0 ||
+	if (block_table_reserve(&a->blocks,
+				a->blocks.count + parent->blocks.count + parent->young.count) < 0 ||
 	    block_table_reserve(&a->weights, a->weights.count + parent->weights.count) < 0)
 		return -ENOMEM;
 	block_table_each(&parent->blocks, seed_block, &c);
+	/* none while the parent is read up to the fork (on_alloc), but a
+	 * parent read to its end may hold some */
+	for (size_t i = 0; i < YOUNG_BUCKETS; i++)
+		if (parent->young.b[i].addr)
+			seed_block(&c, &parent->young.b[i]);
 	return c.error;
 }
 

@@ -19,6 +19,7 @@
 
 #include "analyze/alloc_event.h"
 #include "analyze/block_table.h"
+#include "analyze/young_blocks.h"
 #include "trace/format.h"
 
 /* Statistics of one call stack, later summed into an allocation site.
@@ -99,6 +100,9 @@ struct aggregate {
 	size_t stat_count, stat_cap;
 
 	struct block_table blocks;
+	/* live blocks whose allocation came with ALLOC_EV_PAIRED (freed again
+	 * soon), while there is room; never an address that blocks holds */
+	struct young_blocks young;
 	/* sampling weights other than 1 of live blocks, by address (in
 	 * size_bytes); empty in exact mode */
 	struct block_table weights;
@@ -143,6 +147,8 @@ struct aggregate {
 	uint64_t inherited_blocks, inherited_bytes;
 	bool inherited_seeded;
 
+	uint64_t young_allocations;  /* allocations kept among the young blocks
+	                              * (alloc_event.h, ALLOC_EV_PAIRED) */
 	uint64_t seq_limit;          /* nonzero: events after this seq are ignored */
 	uint64_t events;             /* allocator events processed (not TIME) */
 	uint64_t last_seq;

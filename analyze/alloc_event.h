@@ -32,6 +32,20 @@ struct alloc_event {
 	uint32_t tid;         /* thread that made the call */
 	uint8_t type;         /* enum alloc_event_type */
 	uint8_t fn;           /* enum trace_alloc_fn or enum trace_free_fn */
+	uint8_t flags;        /* ALLOC_EV_PAIRED or 0 */
 };
+
+/*
+ * A hint from the decoder (event_stream.c) to the aggregation: on an alloc,
+ * the same slot frees this block again within a few events (its free was
+ * decoded while the allocation still waited to be merged); on a free, it
+ * releases such a block.  The aggregation keeps these short-lived blocks in
+ * a small table of their own (aggregate.h, "young blocks") instead of the
+ * large one.  Only where blocks are kept depends on it, never a statistic:
+ * a wrong or missing hint costs time, not correctness.
+ */
+#define ALLOC_EV_PAIRED 0x01
+
+_Static_assert(sizeof(struct alloc_event) == 40, "the reorder window and the ring hold many");
 
 #endif

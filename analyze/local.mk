@@ -8,7 +8,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/alloc_event.h \
 	analyze/reorder.h analyze/reorder.c \
 	analyze/huge_array.h analyze/huge_array.c \
-	analyze/block_table.h analyze/block_table.c \
+	analyze/block_table.h analyze/block_table.c analyze/young_blocks.h \
 	analyze/aggregate.h analyze/aggregate.c \
 	analyze/event_stream.h analyze/event_stream.c \
 	analyze/chunk_prefetch.h analyze/chunk_prefetch.c \

@@ -49,7 +49,7 @@ void reorder_free(struct reorder *r)
 
 static inline uint64_t source_key(const struct reorder *r, uint32_t source)
 {
-	return event_key(&r->sources[source].head);
+	return event_key(r->sources[source].head);
 }
 
 static inline void heap_set(struct reorder *r, size_t i, uint32_t source)
@@ -156,15 +156,16 @@ static void drain_ready(struct reorder *r)
 		uint32_t src = r->heap[0];
 		struct reorder_source *s = &r->sources[src];
 
-		if (!event_ready(r, &s->head))
+		if (!event_ready(r, s->head))
 			return;
 		do {
-			emit_event(r, &s->head);
-			if (!r->pull(r->pull_ctx, src, &s->head)) {
+			emit_event(r, s->head);
+			s->head = r->pull(r->pull_ctx, src);
+			if (!s->head) {
 				heap_remove_min(r);
 				goto next;
 			}
-		} while (event_ready(r, &s->head));
+		} while (event_ready(r, s->head));
 		heap_sift_down(r, 0);
 next:;
 	}
@@ -188,12 +189,13 @@ int reorder_wake(struct reorder *r, uint32_t source)
 	if (s->heap_pos)
 		return 0; /* its head event already waits */
 	for (;;) {
-		if (!r->pull(r->pull_ctx, source, &s->head))
+		s->head = r->pull(r->pull_ctx, source);
+		if (!s->head)
 			return 0;
-		if (!event_ready(r, &s->head))
+		if (!event_ready(r, s->head))
 			break;
 		/* In order already (or late): nothing can precede it. */
-		emit_event(r, &s->head);
+		emit_event(r, s->head);
 		if (r->heap_count)
 			drain_ready(r);
 	}
@@ -210,7 +212,7 @@ void reorder_skip_gap(struct reorder *r)
 
 	if (r->heap_count == 0)
 		return;
-	min = &r->sources[r->heap[0]].head;
+	min = r->sources[r->heap[0]].head;
 	target = min->seq + (min->type == ALLOC_EV_TIME);
 	if (target > r->expected) {
 		r->gaps++;

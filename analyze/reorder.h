@@ -7,17 +7,18 @@
  * event to emit is always known: "expected".  Each source (a thread slot)
  * yields its events in increasing order, but the sources' data arrives
  * interleaved in any way.  The merger pulls one event at a time from each
- * source (the source decodes lazily, so waiting events stay in their compact
- * encoded form) and keeps a binary min-heap of the sources by their next
- * event's key (seq, TIME after the event): a k-way merge, O(log sources) per
- * event.  A TIME stamp at seq S is emitted once event S has been.
+ * source (a source decodes lazily, so waiting events stay mostly in their
+ * compact encoded form) and keeps a binary min-heap of the sources by their
+ * next event's key (seq, TIME after the event): a k-way merge, O(log
+ * sources) per event.  A TIME stamp at seq S is emitted once event S has been.
  *
  * Gaps (a lost chunk, an event in flight when the process was killed) are
  * skipped when the caller says too much waits (reorder_skip_gap) or at the
  * end of input, and counted.  An event older than expected (after a skipped
  * gap) is emitted when it comes and counted as late.
  *
- * Memory: one head event per source and the heap; never grows with events.
+ * Memory: one head event pointer per source and the heap; never grows with
+ * events.
  */
 #ifndef MPROF_ANALYZE_REORDER_H
 #define MPROF_ANALYZE_REORDER_H
@@ -30,15 +31,17 @@
 
 #define REORDER_MAX_SOURCES (1u << 20)
 
-/* Gives source's next event in *ev and returns 1, or returns 0 when the
- * source has nothing more for now (it is woken again when it has). */
-typedef int (*reorder_pull_fn)(void *ctx, uint32_t source, struct alloc_event *ev);
+/* Returns source's next event, or NULL when the source has nothing more for
+ * now (it is woken again when it has).  The event stays the source's (not
+ * copied): it must stay unchanged until the source is pulled again. */
+typedef const struct alloc_event *(*reorder_pull_fn)(void *ctx, uint32_t source);
 
 /* Receives the events in merged order. */
 typedef void (*reorder_emit_fn)(void *ctx, const struct alloc_event *ev);
 
 struct reorder_source {
-	struct alloc_event head;  /* next event, valid when heap_pos != 0 */
+	const struct alloc_event *head; /* next event (the source's), valid
+	                                 * when heap_pos != 0 */
 	size_t heap_pos;          /* index in the heap + 1; 0: no head event */
 };
 

@@ -85,10 +85,13 @@ RECORD_HOT int get_new_block(const uint8_t **p, const uint8_t *end, struct recor
 }
 
 /* Applies a free reference; -1 when it names an MRU entry that is not there
- * (a corrupt record). */
-RECORD_HOT int apply_free_ref(struct record_state *st, const struct raw_ref *r, uint64_t *addr)
+ * (a corrupt record).  *recent tells whether it named an MRU entry, *tag
+ * that entry's tag then. */
+RECORD_HOT int apply_free_ref(struct record_state *st, const struct raw_ref *r, uint64_t *addr,
+			      bool *recent, uint64_t *tag)
 {
-	if (r->code == 0 || r->code >= RECORD_FREF_CLASSED) {
+	*recent = r->code != 0 && r->code < RECORD_FREF_CLASSED;
+	if (!*recent) {
 		st->addr += (uint64_t)r->delta;
 		*addr = st->addr;
 		if (r->code)
@@ -98,6 +101,7 @@ RECORD_HOT int apply_free_ref(struct record_state *st, const struct raw_ref *r, 
 	if (r->code > st->mru_count)
 		return -1;
 	*addr = record_mru_at(st, (uint32_t)(r->code - 1))->addr;
+	*tag = record_mru_at(st, (uint32_t)(r->code - 1))->tag;
 	record_mru_release(st, (uint32_t)(r->code - 1));
 	return 0;
 }
@@ -193,7 +197,9 @@ RECORD_HOT int decode_free(const uint8_t **p, const uint8_t *end, struct record_
 		return rc == -1 ? RECORD_TRUNCATED : RECORD_CORRUPT;
 	st->seq += dseq;
 	ev->seq = st->seq;
-	return apply_free_ref(st, &r, &ev->addr) < 0 ? RECORD_CORRUPT : RECORD_OK;
+	return apply_free_ref(st, &r, &ev->addr, &ev->freed_recent, &ev->freed_tag) < 0
+		       ? RECORD_CORRUPT
+		       : RECORD_OK;
 }
 
 static int decode_realloc(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
@@ -220,7 +226,7 @@ static int decode_realloc(const uint8_t **p, const uint8_t *end, struct record_c
 		return rc == -1 ? RECORD_TRUNCATED : RECORD_CORRUPT;
 	st->seq += dseq1;
 	ev->seq = st->seq;
-	if (apply_free_ref(st, &fr, &ev->addr) < 0)
+	if (apply_free_ref(st, &fr, &ev->addr, &ev->freed_recent, &ev->freed_tag) < 0)
 		return RECORD_CORRUPT;
 	st->seq += dseq2;
 	ev->seq2 = st->seq;

@@ -12,6 +12,7 @@
 #ifndef MPROF_TRACE_RECORD_H
 #define MPROF_TRACE_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -66,6 +67,9 @@ enum record_addr_ref {
 struct record_block {
 	uint64_t addr;
 	uint64_t size_bytes;
+	uint64_t tag;      /* a reader's own mark of the allocation, handed
+	                    * back when a free names the block by its place
+	                    * (trace_event.freed_tag); writers ignore it */
 };
 
 /* Delta and prediction state shared by encoder and decoder; a reset point
@@ -534,6 +538,10 @@ struct trace_event {
 	                        * event; REALLOC: the free part */
 	uint64_t seq2;         /* REALLOC: the alloc part */
 	uint64_t addr;         /* ALLOC, FREE; REALLOC: old address */
+	bool freed_recent;     /* FREE, REALLOC: the freed block was named as one
+	                        * of the slot's RECORD_MRU_BLOCKS newest live
+	                        * allocations (an fref of 1 .. MRU_BLOCKS) ... */
+	uint64_t freed_tag;    /* ... and this was its MRU entry's tag */
 	uint64_t addr2;        /* REALLOC: new address */
 	uint64_t size_bytes;   /* ALLOC, REALLOC */
 	uint64_t stack_id;     /* ALLOC, REALLOC; STACK: the node's id */

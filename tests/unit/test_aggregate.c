@@ -410,6 +410,159 @@ static void test_fork_child_inherits_parent_blocks(void)
 	aggregate_free(&agg);
 }
 
+/* ---- young blocks: the decoder's pairing hints (ALLOC_EV_PAIRED) ---- */
+
+static uint64_t rng_state;
+
+/* xorshift64: the same sequence for the same seed. */
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/*
+ * Feeds n pseudo-random events to a: allocations, frees and reallocs by
+ * three threads on 1024 addresses (so allocations at live addresses, double
+ * and unmatched frees and frees by other threads all happen), some blocks
+ * weighted, TIME stamps between.  With hinted, each allocator event carries
+ * ALLOC_EV_PAIRED with probability 1/2, right or wrong; the sequence is the
+ * same either way.  Returns how many allocations carried the hint.
+ */
+static uint64_t feed_random_events(struct aggregate *a, uint64_t seed, size_t n, bool hinted)
+{
+	uint64_t seq = 1, hinted_allocs = 0;
+
+	rng_state = seed;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = rng(), op = r % 16;
+		struct alloc_event ev = {
+			.seq = seq, .addr = 0x100000 + 16 * ((r >> 8) % 1024),
+			.value = 1 + (r >> 20) % 300, .weight = (r >> 30) % 8 ? 1 : 3,
+			.stack_id = 1 + (uint32_t)((r >> 33) % 5), .tid = 1 + (uint32_t)((r >> 36) % 3),
+			.flags = hinted && (r >> 40) % 2 ? ALLOC_EV_PAIRED : 0,
+		};
+
+		if (op < 7) {
+			ev.type = ALLOC_EV_ALLOC;
+			hinted_allocs += ev.flags != 0;
+		} else if (op < 14) {
+			ev.type = ALLOC_EV_FREE;
+		} else if (op == 14) {
+			struct alloc_event second = ev;
+
+			ev.type = ALLOC_EV_REALLOC_FREE;
+			ev.fn = TRACE_FN_REALLOC;
+			aggregate_event(a, &ev);
+			second.type = ALLOC_EV_REALLOC_ALLOC;
+			second.fn = TRACE_FN_REALLOC;
+			second.seq = ++seq;
+			second.addr = 0x100000 + 16 * ((r >> 44) % 1024);
+			second.flags = hinted && (r >> 54) % 2 ? ALLOC_EV_PAIRED : 0;
+			hinted_allocs += second.flags != 0;
+			ev = second;
+		} else {
+			ev.type = ALLOC_EV_TIME;
+			ev.seq = seq - 1;
+			ev.value = 1000 * seq;
+			seq--;
+		}
+		aggregate_event(a, &ev);
+		seq++;
+	}
+	return hinted_allocs;
+}
+
+/* Every number two aggregations report, compared. */
+static void assert_same_aggregation(const struct aggregate *x, const struct aggregate *y)
+{
+	CU_ASSERT_EQUAL(x->allocations, y->allocations);
+	CU_ASSERT_EQUAL(x->allocated_bytes, y->allocated_bytes);
+	CU_ASSERT_EQUAL(x->frees, y->frees);
+	CU_ASSERT_EQUAL(x->blocks_freed, y->blocks_freed);
+	CU_ASSERT_EQUAL(x->reallocs, y->reallocs);
+	CU_ASSERT_EQUAL(x->temporary, y->temporary);
+	CU_ASSERT_EQUAL(x->live_bytes, y->live_bytes);
+	CU_ASSERT_EQUAL(x->live_blocks, y->live_blocks);
+	CU_ASSERT_EQUAL(x->max_live_blocks, y->max_live_blocks);
+	CU_ASSERT_EQUAL(x->peak_bytes, y->peak_bytes);
+	CU_ASSERT_EQUAL(x->peak_blocks, y->peak_blocks);
+	CU_ASSERT_EQUAL(x->peak_seq, y->peak_seq);
+	CU_ASSERT_EQUAL(x->unmatched_frees, y->unmatched_frees);
+	CU_ASSERT_EQUAL(x->address_reused, y->address_reused);
+	CU_ASSERT_EQUAL(x->inherited_blocks, y->inherited_blocks);
+	CU_ASSERT_EQUAL(x->inherited_bytes, y->inherited_bytes);
+	CU_ASSERT_EQUAL(memcmp(x->calls, y->calls, sizeof(x->calls)), 0);
+	CU_ASSERT_FATAL(x->stat_count == y->stat_count);
+	for (size_t k = 0; k < x->stat_count; k++) {
+		CU_ASSERT_EQUAL(x->stats[k].stack_id, y->stats[k].stack_id);
+		CU_ASSERT_EQUAL(memcmp(&x->stats[k].s, &y->stats[k].s, sizeof(x->stats[k].s)), 0);
+	}
+}
+
+/* The hints decide where live blocks are kept, never a number: right,
+ * wrong or missing, the same events aggregate the same, including
+ * allocations at live addresses (either table), double frees, more hinted
+ * blocks live than the young table holds, and a fork child seeded from
+ * blocks in both tables. */
+static void test_pairing_hints_change_no_number(void)
+{
+	struct aggregate plain, hinted, child_plain, child_hinted;
+	struct alloc_event late = {.seq = 90001, .addr = 0x100000, .value = 5, .weight = 1,
+				   .stack_id = 9, .tid = 1, .type = ALLOC_EV_FREE};
+	uint64_t hints;
+
+	CU_ASSERT_FATAL(aggregate_init(&plain) == 0);
+	CU_ASSERT_FATAL(aggregate_init(&hinted) == 0);
+	CU_ASSERT_EQUAL(feed_random_events(&plain, 12345, 60000, false), 0);
+	hints = feed_random_events(&hinted, 12345, 60000, true);
+	aggregate_finish(&plain);
+	aggregate_finish(&hinted);
+	assert_same_aggregation(&plain, &hinted);
+	CU_ASSERT(plain.address_reused > 1000);
+	CU_ASSERT(plain.unmatched_frees > 1000);
+	CU_ASSERT_EQUAL(plain.young_allocations, 0);
+	/* hinted blocks went into the young table, but not all: it filled up */
+	CU_ASSERT(hinted.young_allocations > 1000);
+	CU_ASSERT(hinted.young_allocations < hints);
+	CU_ASSERT(hinted.young.count > 0); /* some were never freed */
+
+	/* fork children seeded from each, then a free of an inherited block */
+	CU_ASSERT_FATAL(aggregate_init(&child_plain) == 0);
+	CU_ASSERT_FATAL(aggregate_init(&child_hinted) == 0);
+	CU_ASSERT_EQUAL(aggregate_seed_inherited(&child_plain, &plain), 0);
+	CU_ASSERT_EQUAL(aggregate_seed_inherited(&child_hinted, &hinted), 0);
+	aggregate_event(&child_plain, &late);
+	late.flags = ALLOC_EV_PAIRED;
+	aggregate_event(&child_hinted, &late);
+	aggregate_finish(&child_plain);
+	aggregate_finish(&child_hinted);
+	assert_same_aggregation(&child_plain, &child_hinted);
+	CU_ASSERT_EQUAL(child_plain.inherited_blocks, plain.live_blocks);
+	aggregate_free(&child_plain);
+	aggregate_free(&child_hinted);
+	aggregate_free(&plain);
+	aggregate_free(&hinted);
+}
+
+/* Reading a parent only up to a fork, every block goes into the table the
+ * child is seeded from: the hints are not followed. */
+static void test_pairing_hints_ignored_up_to_a_fork(void)
+{
+	struct aggregate a;
+
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	a.seq_limit = 1u << 30;
+	feed_random_events(&a, 777, 5000, true);
+	aggregate_finish(&a);
+	CU_ASSERT(a.allocations > 1000);
+	CU_ASSERT_EQUAL(a.young_allocations, 0);
+	CU_ASSERT_EQUAL(a.young.count, 0);
+	aggregate_free(&a);
+}
+
 /* ---- merging thread streams (reorder) ---- */
 
 static uint64_t emitted[64];
@@ -434,15 +587,12 @@ struct test_source {
 
 static struct test_source sources[4];
 
-static int test_pull(void *ctx, uint32_t source, struct alloc_event *ev)
+static const struct alloc_event *test_pull(void *ctx, uint32_t source)
 {
 	struct test_source *t = &sources[source];
 
 	(void)ctx;
-	if (t->pos >= t->n)
-		return 0;
-	*ev = t->ev[t->pos++];
-	return 1;
+	return t->pos < t->n ? &t->ev[t->pos++] : NULL;
 }
 
 static void merge_setup(struct reorder *r, void (*emit)(void *, const struct alloc_event *),
@@ -734,6 +884,71 @@ static void test_trace_with_interleaved_slots_reads_exactly(void)
 	CU_ASSERT_STRING_EQUAL(kv_list_get(&res.info.meta, "pid"), "77");
 	CU_ASSERT_PTR_NOT_NULL(stack_nodes_get(&res.nodes, 2));
 	read_free(&res);
+}
+
+/*
+ * Pairing in the reader: slot 0 (tid 21) makes 100 blocks that it frees at
+ * its next event, a block Y that it frees 200 events later, 100 more freed at
+ * once, and a block W that slot 1 (tid 22) frees.  The blocks freed at once
+ * are kept as young blocks; Y (its allocation merged long before its free
+ * was read) and W (freed by another slot) are not.  The numbers are exact
+ * either way.
+ */
+static void test_reader_pairs_blocks_freed_soon(void)
+{
+	struct trace_writer w;
+	struct slot_writer s0 = {0}, s1 = {0};
+	struct read_result res;
+	uint64_t seq = 1;
+	uint8_t *p;
+	int fd;
+
+	fd = trace_create(&w, "pairing");
+	p = record_put_thread(s0.buf, &s0.st, 21);
+	p = record_put_stack(p, &s0.st, 1, 0, 0x401000);
+	s0.len = (size_t)(p - s0.buf);
+	p = record_put_thread(s1.buf, &s1.st, 22);
+	s1.len = (size_t)(p - s1.buf);
+#define S0_ALLOC(addr, size)                                                                  \
+	(s0.len = (size_t)(record_put_alloc(s0.buf + s0.len, &s0.st, TRACE_FN_MALLOC, seq++,   \
+					    (addr), (size), 1, 1) - s0.buf))
+#define S0_FREE(addr)                                                                         \
+	(s0.len = (size_t)(record_put_free(s0.buf + s0.len, &s0.st, TRACE_FREE_FREE, seq++,    \
+					   (addr), NULL) - s0.buf))
+	for (uint64_t i = 0; i < 100; i++) {
+		S0_ALLOC(0x20000 + 32 * i, 24);
+		S0_FREE(0x20000 + 32 * i);
+	}
+	S0_ALLOC(0x90000, 1000); /* Y */
+	for (uint64_t i = 0; i < 100; i++) {
+		S0_ALLOC(0x30000 + 32 * i, 24);
+		S0_FREE(0x30000 + 32 * i);
+	}
+	S0_FREE(0x90000);
+	S0_ALLOC(0xa0000, 77); /* W */
+#undef S0_ALLOC
+#undef S0_FREE
+	CU_ASSERT_FATAL(s0.len < sizeof(s0.buf));
+	slot_flush(&w, &s0, 0);
+	p = record_put_free(s1.buf + s1.len, &s1.st, TRACE_FREE_FREE, seq++, 0xa0000, NULL);
+	s1.len = (size_t)(p - s1.buf);
+	slot_flush(&w, &s1, 1);
+	trace_writer_finish(&w);
+	close(fd);
+
+	read_trace(&res, trace_path);
+	CU_ASSERT_EQUAL(res.rc, 0);
+	CU_ASSERT_EQUAL(res.agg.young_allocations, 200);
+	CU_ASSERT_EQUAL(res.agg.young.count, 0);
+	CU_ASSERT_EQUAL(res.agg.allocations, 202);
+	CU_ASSERT_EQUAL(res.agg.frees, 202);
+	CU_ASSERT_EQUAL(res.agg.unmatched_frees, 0);
+	CU_ASSERT_EQUAL(res.agg.temporary, 200);
+	CU_ASSERT_EQUAL(res.agg.live_blocks, 0);
+	CU_ASSERT_EQUAL(res.agg.peak_bytes, 1000 + 24);
+	CU_ASSERT_EQUAL(res.info.seq_gaps, 0);
+	read_free(&res);
+	unlink(trace_path);
 }
 
 static long file_size(const char *path)
@@ -2017,6 +2232,9 @@ int main(void)
 		    test_lifetimes_exact_across_far_sequence_numbers);
 	CU_add_test(s, "fork child inherits the parent's blocks",
 		    test_fork_child_inherits_parent_blocks);
+	CU_add_test(s, "pairing hints change no number", test_pairing_hints_change_no_number);
+	CU_add_test(s, "pairing hints ignored up to a fork",
+		    test_pairing_hints_ignored_up_to_a_fork);
 	s = CU_add_suite("reorder", NULL, NULL);
 	CU_add_test(s, "slots merged by sequence", test_reorder_merges_slots_by_sequence);
 	CU_add_test(s, "gap at end of input", test_reorder_gap_at_eof_is_skipped_and_counted);
@@ -2031,6 +2249,7 @@ int main(void)
 	CU_add_test(s, "truncated trace", test_truncated_trace_reads_up_to_last_whole_chunk);
 	CU_add_test(s, "corrupt chunk skipped and counted", test_corrupt_chunk_is_skipped_and_counted);
 	CU_add_test(s, "not a trace", test_not_a_trace_is_an_error);
+	CU_add_test(s, "blocks freed soon are paired", test_reader_pairs_blocks_freed_soon);
 	CU_add_test(s, "impossible sequence number refused",
 		    test_impossible_sequence_number_is_refused);
 	s = CU_add_suite("chunk_prefetch", NULL, NULL);
