@@ -257,6 +257,10 @@ struct slot_stream {
 	uint64_t ahead_pushed;      /* events ever put there; event i is at
 	                             * i % STREAM_AHEAD */
 	unsigned ahead_count;       /* events waiting there: the last ones put */
+	size_t held_bytes;          /* payload bytes of chunks decoded to their
+	                             * end whose events may still wait there ... */
+	uint64_t held_until;        /* ... as events before this index; still
+	                             * counted in stream.buffered_bytes */
 };
 
 struct stream {
@@ -422,9 +426,13 @@ handle_record(struct stream *s, const struct trace_event *ev, uint32_t tid,
 	return 0;
 }
 
+/* The slot's current chunk is decoded (or lost): its buffer goes back.  Its
+ * bytes stay counted as waiting until its last events have left the ring
+ * (slot_release_held), as they were while the merge needed them. */
 static void slot_chunk_done(struct stream *s, struct slot_stream *ss)
 {
-	s->buffered_bytes -= ss->current.bytes;
+	ss->held_bytes += ss->current.bytes;
+	ss->held_until = ss->ahead_pushed;
 	chunk_prefetch_give(s->prefetch, ss->current.data, ss->current.cap);
 	ss->current.data = NULL;
 	ss->active = false;
@@ -587,6 +595,7 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 				}
 			}
 		}
+		ss->ahead_pushed = i; /* where a chunk that ends here ends (slot_chunk_done) */
 		rc = slot_decode_on(s, ss, rc, &ev, ae, &second);
 		if (rc <= 0)
 			break;
@@ -606,12 +615,24 @@ static inline const struct alloc_event *slot_take(struct slot_stream *ss)
 	return &ss->ahead[(ss->ahead_pushed - ss->ahead_count--) & (STREAM_AHEAD - 1)];
 }
 
+/* Stops counting the bytes of decoded chunks whose events have all left the
+ * slot's ring. */
+static inline void slot_release_held(struct stream *s, struct slot_stream *ss)
+{
+	if (ss->held_bytes && ss->ahead_pushed - ss->ahead_count >= ss->held_until) {
+		s->buffered_bytes -= ss->held_bytes;
+		ss->held_bytes = 0;
+	}
+}
+
 /* stream_pull when few events wait: decodes more first (out of line, so
  * that stream_pull, called for every event, saves no registers). */
 static __attribute__((noinline)) const struct alloc_event *stream_pull_fill(struct stream *s,
 									    struct slot_stream *ss)
 {
+	slot_release_held(s, ss);
 	slot_fill(s, ss);
+	slot_release_held(s, ss);
 	if (!ss->ahead_count) {
 		/* dry until its next chunk comes: with thousands of threads, idle
 		 * slots keep no ring (the merge holds none of its events now) */
