@@ -236,7 +236,7 @@ struct pending_chunk {
  * in batches, when STREAM_AHEAD_LOW or fewer wait, up to STREAM_AHEAD - 2
  * or more (a REALLOC adds two), leaving the one the merge holds in place:
  * 32 to 62 events ahead.  That pairs 67% of the blocks of bench/bench.py's
- * python3 trace (61% with 16 to 30 ahead), 91% of sqlite3's, 75% of cc1's,
+ * python3 trace (62% when it read about 30 ahead), 91% of sqlite3's, 75% of cc1's,
  * 34% of the C++ program's and almost none of mallocbench's (which frees
  * its blocks at random, long after making them).
  */
