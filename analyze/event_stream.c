@@ -492,10 +492,8 @@ static __attribute__((noinline)) int slot_decode_on(struct stream *s, struct slo
 			slot_chunk_done(s, ss);
 		} else {
 			rc = handle_record(s, ev, (uint32_t)ss->cur.state->tid, ae, second);
-			if (rc > 0) {
-				s->pulled = true;
-				return rc;
-			}
+			if (rc > 0)
+				return rc; /* slot_fill sets s->pulled */
 			if (rc < 0) {
 				s->error = rc;
 				return 0;
@@ -527,23 +525,18 @@ static inline void pair_with_alloc(struct alloc_event *ring, uint64_t first, uin
 	}
 }
 
-/* After slot_decode_on gave n events at ring index i (ae, and second when
- * n is 2) decoded from ev: tags the MRU entry of an allocation, pairs a free
- * (pair_with_alloc), puts second in the ring.  first: the index of the
- * ring's oldest waiting event. */
-static void slot_note_other(struct slot_stream *ss, const struct trace_event *ev, int n,
-			    uint64_t first, uint64_t i, const struct alloc_event *second)
+/* ae, at ring index i, was just decoded from ev (first: the index of the
+ * ring's oldest waiting event): an allocation's block, the newest in the
+ * slot's MRU list st, is tagged with i; a free that named its block by its
+ * place there is paired (pair_with_alloc).  (ev->freed_recent is set for
+ * every FREE and REALLOC record.) */
+static inline void slot_note(struct alloc_event *ring, struct record_state *st, uint64_t first,
+			     uint64_t i, struct alloc_event *ae, const struct trace_event *ev)
 {
-	struct alloc_event *ring = ss->ahead, *ae = &ring[i & (STREAM_AHEAD - 1)];
-
 	if (ae->type == ALLOC_EV_ALLOC)
-		record_mru_at(&ss->cur.state->st, 0)->tag = i;
+		record_mru_at(st, 0)->tag = i;
 	else if ((ev->type == TRACE_EV_FREE || ev->type == TRACE_EV_REALLOC) && ev->freed_recent)
 		pair_with_alloc(ring, first, i, ae, ev->freed_tag);
-	if (n == 2) { /* a REALLOC: the free part in ae, the alloc part */
-		ring[(i + 1) & (STREAM_AHEAD - 1)] = *second;
-		record_mru_at(&ss->cur.state->st, 0)->tag = i + 1;
-	}
 }
 
 /*
@@ -574,32 +567,31 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 		struct trace_event ev;
 		int rc = RECORD_END;
 
-		ev.freed_recent = false;
 		if (ss->active) {
 			/* the usual records: a plain allocation or free */
 			rc = chunk_cursor_next(&ss->cur, &ev);
-			if (rc == RECORD_OK && ev.seq <= STREAM_MAX_SEQ) {
+			if (rc == RECORD_OK && ev.seq <= STREAM_MAX_SEQ &&
+			    (ev.type == TRACE_EV_ALLOC || ev.type == TRACE_EV_FREE)) {
 				if (ev.type == TRACE_EV_ALLOC) {
 					s->info->alloc_records++;
 					alloc_event_of_alloc(ae, &ev, (uint32_t)ss->cur.state->tid);
-					record_mru_at(&ss->cur.state->st, 0)->tag = i++;
-					continue;
-				}
-				if (ev.type == TRACE_EV_FREE) {
+				} else {
 					s->info->free_records++;
 					alloc_event_of_free(ae, &ev, (uint32_t)ss->cur.state->tid);
-					if (ev.freed_recent)
-						pair_with_alloc(ring, first, i, ae, ev.freed_tag);
-					i++;
-					continue;
 				}
+				slot_note(ring, &ss->cur.state->st, first, i++, ae, &ev);
+				continue;
 			}
 		}
 		ss->ahead_pushed = i; /* where a chunk that ends here ends (slot_chunk_done) */
 		rc = slot_decode_on(s, ss, rc, &ev, ae, &second);
 		if (rc <= 0)
 			break;
-		slot_note_other(ss, &ev, rc, first, i, &second);
+		slot_note(ring, &ss->cur.state->st, first, i, ae, &ev);
+		if (rc == 2) { /* a REALLOC: the free part in ae, the alloc part */
+			ring[(i + 1) & (STREAM_AHEAD - 1)] = second;
+			record_mru_at(&ss->cur.state->st, 0)->tag = i + 1;
+		}
 		i += (unsigned)rc;
 	}
 	if (i != ss->ahead_pushed)

@@ -25,7 +25,8 @@
 
 #include "analyze/block_table.h"
 
-#define YOUNG_BUCKETS 256u              /* a power of two */
+#define YOUNG_BUCKET_BITS 8u
+#define YOUNG_BUCKETS (1u << YOUNG_BUCKET_BITS)
 #define YOUNG_MAX (YOUNG_BUCKETS / 2)   /* blocks held at most */
 
 struct young_blocks {
@@ -36,7 +37,7 @@ struct young_blocks {
 /* Home bucket of addr (16-byte aligned): Fibonacci hashing of addr / 16. */
 static inline unsigned young_home(uint64_t addr)
 {
-	return (unsigned)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 56) & (YOUNG_BUCKETS - 1);
+	return (unsigned)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - YOUNG_BUCKET_BITS));
 }
 
 /* Adds b (b->addr != 0, not held yet).  Returns false, adding nothing, when
