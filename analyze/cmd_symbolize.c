@@ -58,7 +58,7 @@ static int scan_events(struct trace_scan *t, struct slot_decoders *d,
 {
 	struct chunk_cursor cur;
 	struct trace_event ev;
-	int rc = slot_decoders_begin(d, c->data, c->bytes, c->split, &cur);
+	int rc = slot_decoders_begin(d, c->data, c->bytes, c->split, c->addr_shift, &cur);
 
 	if (rc < 0)
 		return rc == -ENOMEM ? rc : 0;

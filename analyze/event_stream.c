@@ -226,6 +226,7 @@ struct pending_chunk {
 	size_t cap;             /* bytes allocated at data */
 	uint64_t offset_bytes;  /* file offset, for the report of a lost chunk */
 	bool split;             /* data is a split payload (trace/split.h) */
+	unsigned addr_shift;    /* its address granule (trace_chunk.addr_shift) */
 };
 
 /*
@@ -449,7 +450,7 @@ static bool slot_chunk_next(struct stream *s, struct slot_stream *ss)
 		ss->count--;
 		ss->active = true;
 		rc = slot_decoders_begin(&s->decoders, ss->current.data, ss->current.bytes,
-					 ss->current.split, &ss->cur);
+					 ss->current.split, ss->current.addr_shift, &ss->cur);
 		if (rc == 0)
 			return true;
 		if (rc == -ENOMEM)
@@ -694,7 +695,8 @@ static int handle_events_chunk(struct stream *s, const struct trace_chunk *c)
 		memcpy(copy, c->data, c->bytes);
 	}
 	ss->fifo[(ss->head + ss->count) % ss->cap] =
-		(struct pending_chunk){copy, c->bytes, cap, c->offset_bytes, c->split};
+		(struct pending_chunk){copy, c->bytes, cap, c->offset_bytes, c->split,
+				       c->addr_shift};
 	ss->count++;
 	s->buffered_bytes += c->bytes;
 	if (reorder_wake(&s->reorder, (uint32_t)slot) < 0)

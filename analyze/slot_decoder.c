@@ -48,23 +48,25 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 
 /* Positions cur on the parts of the split payload whose part counts start
  * at p.  Returns 0 or -EPROTO when they do not fit. */
-static int split_parts(const uint8_t *p, const uint8_t *end, struct chunk_cursor *cur)
+static int split_parts(const uint8_t *p, const uint8_t *end, unsigned addr_shift,
+		       struct chunk_cursor *cur)
 {
 	struct trace_split_parts parts;
 
-	if (trace_split_parts(p, end, &parts) < 0)
+	if (trace_split_parts(p, end, addr_shift, &parts) < 0)
 		return -EPROTO;
 	cur->p = parts.records;
 	cur->end = parts.seq;
 	cur->cols.seq = parts.seq;
 	cur->cols.seq_end = cur->cols.addr = parts.addr;
 	cur->cols.addr_end = end;
-	cur->plain_bytes = (uint64_t)(end - parts.records);
+	cur->cols.addr_shift = addr_shift;
+	cur->plain_bytes = parts.plain_bytes;
 	return 0;
 }
 
 int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes, bool split,
-			struct chunk_cursor *cur)
+			unsigned addr_shift, struct chunk_cursor *cur)
 {
 	const uint8_t *p = data, *end = data + bytes;
 	uint64_t slot, lap, offset;
@@ -75,7 +77,7 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
 		return -EPROTO;
 	cur->split = split;
 	if (split) {
-		if (split_parts(p, end, cur) < 0)
+		if (split_parts(p, end, addr_shift, cur) < 0)
 			return -EPROTO;
 	} else {
 		cur->p = p;

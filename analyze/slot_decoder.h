@@ -49,12 +49,13 @@ void slot_decoders_free(struct slot_decoders *d);
 
 /*
  * Parses the EVENTS chunk header in data[0..bytes) (a split payload when
- * split, trace/split.h) and positions cur on its first record.  Returns 0,
+ * split, trace/split.h, whose addr~ fields are in units of 2^addr_shift
+ * bytes) and positions cur on its first record.  Returns 0,
  * -EPROTO for a malformed header (or split part counts that do not fit),
  * -EBADMSG for a chunk that continues lost data, -ENOMEM.
  */
 int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes, bool split,
-			struct chunk_cursor *cur);
+			unsigned addr_shift, struct chunk_cursor *cur);
 
 /*
  * Decodes the next record: returns RECORD_OK with *ev filled (THREAD records

@@ -187,16 +187,18 @@ int trace_writer_events_chunk(struct trace_writer *w, unsigned stream, uint8_t *
 			      size_t bytes, size_t cap)
 {
 	struct trace_deflater *d = writer_deflater(w);
+	unsigned addr_shift;
 	size_t split;
 
 	/* the compression buffer is the scratch: the moved fields are back in
 	 * buf before it takes the compressed payload */
 	if (w->level > 0 && cap >= bytes && cap - bytes >= TRACE_SPLIT_EXTRA_BYTES &&
 	    deflater_reserve(d, bytes + TRACE_SPLIT_EXTRA_BYTES) == 0) {
-		split = trace_split_records(buf, bytes, d->buf);
+		split = trace_split_records(buf, bytes, d->buf, &addr_shift);
 		if (split)
 			return write_chunk(w, TRACE_CHUNK_EVENTS, stream, buf, split,
-					   TRACE_CHUNK_SPLIT);
+					   (uint8_t)(TRACE_CHUNK_SPLIT |
+						     TRACE_CHUNK_ADDR_SHIFT_FLAGS(addr_shift)));
 	}
 	return write_chunk(w, TRACE_CHUNK_EVENTS, stream, buf, bytes, 0);
 }
@@ -287,6 +289,7 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 		c->data = NULL;
 		c->bytes = 0;
 		c->split = false;
+		c->addr_shift = 0;
 		r->offset_bytes += sizeof(h) + stored;
 		return 1;
 	}
@@ -317,6 +320,12 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 	}
 	c->bytes = raw;
 	c->split = false;
+	c->addr_shift = TRACE_CHUNK_ADDR_SHIFT(h[5]);
+	if (c->addr_shift && (!(h[5] & TRACE_CHUNK_SPLIT) || r->version_major < 4))
+		return reader_fail(r, -EBADMSG,
+				   !(h[5] & TRACE_CHUNK_SPLIT)
+					   ? "address granule in a chunk that is not split"
+					   : "address granule in a trace of major 1 to 3");
 	if (h[5] & TRACE_CHUNK_SPLIT) {
 		long joined;
 
@@ -327,13 +336,15 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 						   : "split payload in a trace of major 1 or 2");
 		c->split = r->keep_split;
 		if (!c->split) {
-			if (grow(&r->joined, &r->joined_cap, raw ? raw : 1) < 0)
+			if (grow(&r->joined, &r->joined_cap, raw ? trace_join_bytes(raw) : 1) < 0)
 				return reader_fail(r, -ENOMEM, "out of memory reading chunk");
-			joined = trace_join_records(c->data, raw, r->joined, r->joined_cap);
+			joined = trace_join_records(c->data, raw, c->addr_shift, r->joined,
+						    r->joined_cap);
 			if (joined < 0)
 				return reader_fail(r, -EBADMSG, "chunk's split records do not join");
 			c->data = r->joined;
 			c->bytes = (size_t)joined;
+			c->addr_shift = 0;
 		}
 	}
 	r->offset_bytes += sizeof(h) + stored;

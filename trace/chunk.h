@@ -70,9 +70,9 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 
 /*
  * Writes the plain EVENTS payload buf[0..bytes) of stream as one chunk, in
- * split form (TRACE_CHUNK_SPLIT, trace/split.h) when the writer compresses
- * (level > 0) and buf has room for it (cap >= bytes +
- * TRACE_SPLIT_EXTRA_BYTES): it is split in place, so buf's contents are
+ * split form (TRACE_CHUNK_SPLIT, with its address granule, trace/split.h)
+ * when the writer compresses (level > 0) and buf has room for it (cap >=
+ * bytes + TRACE_SPLIT_EXTRA_BYTES): it is split in place, so buf's contents are
  * undefined afterwards.  Records from one of an unknown core kind or cut
  * off on are then left out (no reader could decode past them).  A split
  * payload that does not compress is stored split.
@@ -112,6 +112,8 @@ struct trace_chunk {
 	size_t bytes;
 	bool split;             /* data is a split EVENTS payload (trace/split.h;
 	                         * only for a reader with keep_split) */
+	unsigned addr_shift;    /* split: its address granule's k (0: none;
+	                         * TRACE_CHUNK_ADDR_SHIFT) */
 };
 
 /* Opens path and checks the file header. -ENOENT etc. from fopen,

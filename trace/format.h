@@ -1,5 +1,5 @@
 /*
- * trace/format.h - constants of the mprof trace file format, version 3.
+ * trace/format.h - constants of the mprof trace file format, version 4.
  *
  * This header and man/mprof-trace.5 describe the same thing and change in the
  * same commit.  The trace is the only contract between recording (preload/,
@@ -18,13 +18,15 @@
 #include <stdint.h>
 
 #define TRACE_FILE_MAGIC "MPROFTRC"     /* 8 bytes, no terminator */
-#define TRACE_VERSION_MAJOR 3           /* what writers write */
+#define TRACE_VERSION_MAJOR 4           /* what writers write */
 #define TRACE_VERSION_MAJOR_OLDEST 1    /* readers refuse majors outside
                                          * OLDEST..MAJOR; major 1 streams are
                                          * major 2 streams that never use the
-                                         * block references 2 added, and
-                                         * major 2 files are major 3 files
-                                         * without split payloads */
+                                         * block references 2 added, major 2
+                                         * files are major 3 files without
+                                         * split payloads, and major 3 files
+                                         * are major 4 files without address
+                                         * granules */
 #define TRACE_VERSION_MINOR 0           /* readers accept any minor */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
@@ -46,7 +48,8 @@
  *   0  u32 magic TRACE_CHUNK_MAGIC
  *   4  u8  chunk type (enum trace_chunk_type)
  *   5  u8  flags (TRACE_CHUNK_ZLIB: payload is one zlib stream;
- *          TRACE_CHUNK_SPLIT: an EVENTS payload in split form)
+ *          TRACE_CHUNK_SPLIT: an EVENTS payload in split form; bits 2-4:
+ *          its address granule, TRACE_CHUNK_ADDR_SHIFT)
  *   6  u16 stream: for EVENTS chunks the thread slot + 1, so a reader can
  *          skip slots without inflating them; 0 = not given
  *   8  u32 stored payload bytes (what follows the header in the file)
@@ -58,6 +61,12 @@
 #define TRACE_CHUNK_ZLIB 1u
 #define TRACE_CHUNK_SPLIT 2u /* EVENTS payload in split form (major 3,
                               * trace/split.h); joined after inflating */
+/* Bits 2-4 of a split chunk's flags (major 4): k, when not 0, says that
+ * every addr~ field of the payload's addr part is its address delta divided
+ * by 2^k (trace/split.h, "address granules"). */
+#define TRACE_CHUNK_ADDR_SHIFT(flags) (((unsigned)(flags) >> 2) & 7u)
+#define TRACE_CHUNK_ADDR_SHIFT_FLAGS(k) ((unsigned)(k) << 2)
+#define TRACE_CHUNK_ADDR_SHIFT_MAX 7u
 
 enum trace_chunk_type {
 	TRACE_CHUNK_META = 1,    /* text: "key=value\n" lines, UTF-8 */

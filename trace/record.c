@@ -39,12 +39,19 @@ RECORD_HOT int get_seq(const uint8_t **p, const uint8_t *end, struct record_colu
 	return varint_get_u64(p, end, dseq);
 }
 
-/* An addr~ field: from the records, or from the addr column. */
+/* An addr~ field: from the records, or from the addr column (in units of
+ * its address granule). */
 RECORD_HOT int get_addr(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
 			int64_t *delta)
 {
-	if (cols)
-		return varint_get_s64(&cols->addr, cols->addr_end, delta);
+	if (cols) {
+		int64_t granules;
+
+		if (varint_get_s64(&cols->addr, cols->addr_end, &granules) < 0)
+			return -1;
+		*delta = (int64_t)((uint64_t)granules << cols->addr_shift);
+		return 0;
+	}
 	return varint_get_s64(p, end, delta);
 }
 

@@ -578,11 +578,13 @@ int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *s
 /*
  * Where a split EVENTS payload keeps its seq+ and addr~ fields (format major
  * 3, trace/split.h): cursors into its seq and addr parts, advanced as
- * records are decoded.
+ * records are decoded; and the chunk's address granule (major 4): each
+ * addr~ read is multiplied by 2^addr_shift.
  */
 struct record_columns {
 	const uint8_t *seq, *seq_end;
 	const uint8_t *addr, *addr_end;
+	unsigned addr_shift;
 };
 
 /*

@@ -32,6 +32,8 @@ struct split_walk {
 	const uint8_t *in_end[PARTS];
 	uint8_t **out[PARTS];
 	int down[PARTS];
+	unsigned addr_shift;    /* joining: multiply addr~ fields by 2^this */
+	uint64_t addr_bits;     /* splitting: every addr~ delta ORed together */
 };
 
 #define SPLIT_INLINE static inline __attribute__((always_inline))
@@ -80,6 +82,36 @@ SPLIT_INLINE int copy_varint(struct split_walk *w, const int checked,
 	return 0;
 }
 
+/* Joining a payload with an address granule: reads one addr~ field and
+ * writes it multiplied by 2^addr_shift.  The plain field is at most one byte
+ * longer (the shift is 7 bits at most): trace_join_bytes. */
+SPLIT_INLINE int unshift_addr(struct split_walk *w, const int checked)
+{
+	uint8_t **dst = w->out[PART_ADDR];
+	uint8_t *d = *dst;
+	int64_t delta;
+
+	(void)checked; /* one field of several bytes: the check costs little */
+	if (varint_get_s64(w->in[PART_ADDR], w->in_end[PART_ADDR], &delta) < 0)
+		return -1;
+	*dst = varint_put_s64(d, (int64_t)((uint64_t)delta << w->addr_shift));
+	return 0;
+}
+
+/* An addr~ field, moved as it is (its delta noted for the granule) or,
+ * joining with a granule, multiplied. */
+SPLIT_INLINE int copy_addr(struct split_walk *w, const int checked)
+{
+	uint64_t v;
+
+	if (w->addr_shift)
+		return unshift_addr(w, checked);
+	if (copy_varint(w, checked, PART_ADDR, &v) < 0)
+		return -1;
+	w->addr_bits |= (uint64_t)varint_unzigzag(v);
+	return 0;
+}
+
 /* n varints that stay in the records part. */
 SPLIT_INLINE int copy_fields(struct split_walk *w, const int checked, unsigned n)
 {
@@ -103,12 +135,12 @@ SPLIT_INLINE int copy_seq(struct split_walk *w, const int checked)
  * (trace/record.h). */
 SPLIT_INLINE int copy_fref(struct split_walk *w, const int checked)
 {
-	uint64_t fref, v;
+	uint64_t fref;
 
 	if (copy_varint(w, checked, PART_REC, &fref) < 0)
 		return -1;
 	if (fref == 0 || fref >= RECORD_FREF_CLASSED)
-		return copy_varint(w, checked, PART_ADDR, &v);
+		return copy_addr(w, checked);
 	return 0;
 }
 
@@ -116,10 +148,10 @@ SPLIT_INLINE int copy_fref(struct split_walk *w, const int checked)
  * s stack~. */
 SPLIT_INLINE int copy_new_block(struct split_walk *w, const int checked)
 {
-	uint64_t aref, v;
+	uint64_t aref;
 
 	if (copy_varint(w, checked, PART_REC, &aref) < 0 ||
-	    (aref == RECORD_AREF_EXPLICIT && copy_varint(w, checked, PART_ADDR, &v) < 0))
+	    (aref == RECORD_AREF_EXPLICIT && copy_addr(w, checked) < 0))
 		return -1;
 	return copy_fields(w, checked, 2);
 }
@@ -207,9 +239,38 @@ static inline const uint8_t *safe_limit(const uint8_t *p, const uint8_t *end, si
 	return (size_t)(end - p) > margin ? end - margin : p;
 }
 
-size_t trace_split_records(uint8_t *buf, size_t n, uint8_t *scratch)
+/* Reads the varint whose first byte is at *p and whose later bytes lie
+ * below it (the addr fields wait in scratch in reverse byte order), moving
+ * *p down past it.  The split walk has checked every field, so no bounds. */
+static inline uint64_t varint_get_down(const uint8_t **p)
 {
-	size_t head = payload_header_bytes(buf, n), r, s, a;
+	uint64_t v = 0;
+
+	for (unsigned i = 0;; i++) {
+		uint8_t b = *(*p)--;
+
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+/* The address granule of deltas whose bits ORed together are bits: the
+ * largest k <= 7 such that every delta is a multiple of 2^k, 0 when there
+ * is none or no delta. */
+static unsigned addr_granule(uint64_t bits)
+{
+	unsigned k;
+
+	if (!bits)
+		return 0;
+	k = (unsigned)__builtin_ctzll(bits);
+	return k < TRACE_CHUNK_ADDR_SHIFT_MAX ? k : TRACE_CHUNK_ADDR_SHIFT_MAX;
+}
+
+size_t trace_split_records(uint8_t *buf, size_t n, uint8_t *scratch, unsigned *addr_shift)
+{
+	size_t head = payload_header_bytes(buf, n), r, s, a, counts;
 	const uint8_t *p = buf + head, *end = buf + n;
 	const uint8_t *room = safe_limit(p, end, RECORD_MAX_BYTES);
 	uint8_t *rec_out = buf + head, *seq_out = scratch, *addr_out = scratch + n;
@@ -219,7 +280,9 @@ size_t trace_split_records(uint8_t *buf, size_t n, uint8_t *scratch)
 		.out = { &rec_out, &seq_out, &addr_out },
 		.down = { 0, 0, 1 },
 	};
+	unsigned k;
 
+	*addr_shift = 0;
 	if (!head)
 		return 0;
 	/* The records part is written over the plain records it was read
@@ -227,6 +290,7 @@ size_t trace_split_records(uint8_t *buf, size_t n, uint8_t *scratch)
 	 * its start, addr fields from its end down. */
 	while (p < end) {
 		uint8_t *rec_at = rec_out, *seq_at = seq_out, *addr_at = addr_out;
+		uint64_t addr_bits = w.addr_bits;
 
 		if ((p < room ? walk_record(&w, 0) : walk_record(&w, 1)) < 0) {
 			/* not a record this version knows, or cut off: it and
@@ -234,50 +298,81 @@ size_t trace_split_records(uint8_t *buf, size_t n, uint8_t *scratch)
 			rec_out = rec_at;
 			seq_out = seq_at;
 			addr_out = addr_at;
+			w.addr_bits = addr_bits;
 			break;
 		}
 	}
 	r = (size_t)(rec_out - (buf + head));
 	s = (size_t)(seq_out - scratch);
 	a = (size_t)(scratch + n - addr_out);
-	memmove(buf + head + TRACE_SPLIT_EXTRA_BYTES, buf + head, r);
+	k = addr_granule(w.addr_bits);
+	counts = TRACE_SPLIT_COUNTS_BYTES(k);
+	memmove(buf + head + counts, buf + head, r);
 	trace_put_le32(buf + head, (uint32_t)r);
 	trace_put_le32(buf + head + 4, (uint32_t)s);
-	memcpy(buf + head + TRACE_SPLIT_EXTRA_BYTES + r, scratch, s);
-	rec_out = buf + head + TRACE_SPLIT_EXTRA_BYTES + r + s;
-	for (size_t i = 0; i < a; i++)
-		rec_out[i] = scratch[n - 1 - i];
-	return head + TRACE_SPLIT_EXTRA_BYTES + r + s + a;
+	if (k)
+		trace_put_le32(buf + head + 8, (uint32_t)a);
+	memcpy(buf + head + counts + r, scratch, s);
+	rec_out = buf + head + counts + r + s;
+	if (!k) {
+		for (size_t i = 0; i < a; i++)
+			rec_out[i] = scratch[n - 1 - i];
+		rec_out += a;
+	} else {
+		/* each field divided by 2^k: never longer than it was, so the
+		 * payload stays within n + 12 */
+		const uint8_t *q = scratch + n - 1, *stop = q - a;
+
+		while (q > stop) {
+			int64_t delta = varint_unzigzag(varint_get_down(&q));
+
+			/* exact: delta is a multiple of 2^k (gcc's >> of a
+			 * negative number is arithmetic) */
+			rec_out = varint_put_s64(rec_out, delta >> k);
+		}
+	}
+	*addr_shift = k;
+	return (size_t)(rec_out - buf);
 }
 
-int trace_split_parts(const uint8_t *p, const uint8_t *end, struct trace_split_parts *parts)
+int trace_split_parts(const uint8_t *p, const uint8_t *end, unsigned addr_shift,
+		      struct trace_split_parts *parts)
 {
+	size_t counts = TRACE_SPLIT_COUNTS_BYTES(addr_shift);
 	uint32_t r, s;
 
-	if (end - p < TRACE_SPLIT_EXTRA_BYTES)
+	if ((size_t)(end - p) < counts)
 		return -1;
 	r = trace_get_le32(p);
 	s = trace_get_le32(p + 4);
-	p += TRACE_SPLIT_EXTRA_BYTES;
+	p += counts;
 	if (r > (size_t)(end - p) || s > (size_t)(end - p) - r)
 		return -1;
 	parts->records = p;
 	parts->seq = p + r;
 	parts->addr = p + r + s;
+	parts->plain_bytes = (uint64_t)r + s +
+			     (addr_shift ? trace_get_le32(p - 4) : (uint64_t)(end - parts->addr));
 	return 0;
 }
 
-long trace_join_records(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+long trace_join_records(const uint8_t *in, size_t n, unsigned addr_shift, uint8_t *out,
+			size_t cap)
 {
-	size_t head = payload_header_bytes(in, n);
+	size_t head = payload_header_bytes(in, n), need;
 	const uint8_t *end = in + n;
 	const uint8_t *rec, *rec_end, *seq, *seq_end, *addr, *rec_room, *seq_room, *addr_room;
 	uint8_t *plain = out + head;
 	struct trace_split_parts parts;
 	struct split_walk w;
 
-	if (!head || trace_split_parts(in + head, end, &parts) < 0 ||
-	    cap < n - TRACE_SPLIT_EXTRA_BYTES)
+	if (!head || addr_shift > TRACE_CHUNK_ADDR_SHIFT_MAX ||
+	    trace_split_parts(in + head, end, addr_shift, &parts) < 0)
+		return -1;
+	/* the plain addr part is at most twice the split one (unshift_addr) */
+	need = head + (size_t)(parts.addr - parts.records) +
+	       (size_t)(end - parts.addr) * (addr_shift ? 2 : 1);
+	if (cap < need)
 		return -1;
 	rec = parts.records;
 	rec_end = seq = parts.seq;
@@ -287,6 +382,7 @@ long trace_join_records(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 		.in_end = { rec_end, seq_end, end },
 		.out = { &plain, &plain, &plain },
 		.down = { 0, 0, 0 },
+		.addr_shift = addr_shift,
 	};
 	/* Before these, every part has room for the longest record's fields
 	 * and the walk need not check each field's bytes. */
@@ -301,6 +397,9 @@ long trace_join_records(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 			return -1;
 	}
 	if (seq != seq_end || addr != end)
+		return -1;
+	/* with a granule, P must be what the fields came to */
+	if (addr_shift && (uint64_t)(plain - out) != head + parts.plain_bytes)
 		return -1;
 	return (long)(plain - out);
 }

@@ -650,7 +650,7 @@ static void test_older_major_is_read_and_newer_refused(void)
 	struct trace_reader r;
 	struct trace_chunk c;
 
-	for (unsigned major = 1; major <= 2; major++) {
+	for (unsigned major = 1; major < TRACE_VERSION_MAJOR; major++) {
 		CU_ASSERT_EQUAL_FATAL(write_header_of_major(major), 0);
 		CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), 0);
 		CU_ASSERT_EQUAL(r.version_major, major);
@@ -660,7 +660,7 @@ static void test_older_major_is_read_and_newer_refused(void)
 	}
 	CU_ASSERT_EQUAL_FATAL(write_header_of_major(TRACE_VERSION_MAJOR + 1), 0);
 	CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), -ENOTSUP);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 3"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 4"));
 	trace_reader_close(&r);
 	unlink(scratch_path);
 }
@@ -694,7 +694,7 @@ static void test_slot_decoder_refuses_continuation_of_lost_lap(void)
 	p = varint_put_u64(p, 0);
 	uint8_t *records = p;
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 5, 0x2000, 64, 1, 1);
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf, (size_t)(p - buf), false, &cur), 0);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf, (size_t)(p - buf), false, 0, &cur), 0);
 	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.seq, 5);
 	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_END);
@@ -705,21 +705,21 @@ static void test_slot_decoder_refuses_continuation_of_lost_lap(void)
 	q = varint_put_u64(q, 0);
 	q = varint_put_u64(q, (uint64_t)(p - records));
 	q = record_put_free(q, &enc, TRACE_FREE_FREE, 6, 0x2000, NULL);
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), false, &cur), 0);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), false, 0, &cur), 0);
 	CU_ASSERT_EQUAL(chunk_cursor_next(&cur, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.seq, 6);
 	CU_ASSERT_EQUAL(ev.addr, 0x2000);
 
 	/* a chunk at a wrong offset (data in between was lost): refused */
 	buf2[2] = 99;
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), false, &cur), -EBADMSG);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf2, (size_t)(q - buf2), false, 0, &cur), -EBADMSG);
 
 	/* a slot number no recorder makes is refused, not allocated for */
 	uint8_t buf3[32], *r3 = buf3;
 	r3 = varint_put_u64(r3, 1u << 16);
 	r3 = varint_put_u64(r3, 0);
 	r3 = varint_put_u64(r3, 0);
-	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf3, (size_t)(r3 - buf3), false, &cur), -EPROTO);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf3, (size_t)(r3 - buf3), false, 0, &cur), -EPROTO);
 	CU_ASSERT(d.count <= 4096);
 	slot_decoders_free(&d);
 }
@@ -737,12 +737,14 @@ static uint64_t next_random(uint64_t *x)
  * Writes an EVENTS payload (slot 2, lap 0, offset 0) of n events: every
  * record kind, one-byte and long fields, recent and old blocks (references
  * and explicit addresses), weighted records, PADs and an extended record.
+ * Blocks lie at 16-byte multiples plus skew, so that the address granule
+ * (trace/split.h) is 2^4 for skew 0, 2^3 for skew 8 and none for skew 1.
  * Returns its length (buf must hold n * RECORD_MAX_BYTES + 256).
  */
-static size_t make_events_payload(uint8_t *buf, unsigned n, uint64_t seed)
+static size_t make_events_payload(uint8_t *buf, unsigned n, uint64_t seed, uint64_t skew)
 {
 	struct record_state enc = { 0 };
-	uint64_t live[64] = { 0 }, seq = 1, x = seed, top = 0x555555560000ull;
+	uint64_t live[64] = { 0 }, seq = 1, x = seed, top = 0x555555560000ull + skew;
 	uint8_t *p = buf, *ext;
 
 	p = varint_put_u64(p, 2);
@@ -790,99 +792,197 @@ static size_t make_events_payload(uint8_t *buf, unsigned n, uint64_t seed)
 
 /* Splitting moves only the seq+ and addr~ fields, and joining restores the
  * payload byte for byte, for short payloads (every field checked) and long
- * ones (the unchecked walk). */
+ * ones (the unchecked walk), with each address granule: 2^4 and 2^3 divide
+ * the addr part's fields (P, the fourth count, keeps its plain length), an
+ * odd address leaves them as they are. */
 static void test_split_payload_joins_back_byte_for_byte(void)
 {
 	static const unsigned counts[] = { 0, 1, 3, 40, 5000 };
+	static const struct {
+		uint64_t skew;
+		unsigned shift;
+	} granules[] = { { 0, 4 }, { 8, 3 }, { 1, 0 } };
 
-	for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
-		size_t cap = counts[t] * RECORD_MAX_BYTES + 256;
-		uint8_t *plain = malloc(cap), *split = malloc(cap + TRACE_SPLIT_EXTRA_BYTES);
-		uint8_t *scratch = malloc(cap), *joined = malloc(cap);
-		size_t n = make_events_payload(plain, counts[t], 42 + t), m;
-		uint32_t r, s;
+	for (size_t g = 0; g < sizeof(granules) / sizeof(granules[0]); g++)
+		for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
+			size_t cap = counts[t] * RECORD_MAX_BYTES + 256;
+			uint8_t *plain = malloc(cap), *split = malloc(cap + TRACE_SPLIT_EXTRA_BYTES);
+			uint8_t *scratch = malloc(cap), *joined = malloc(trace_join_bytes(cap));
+			size_t n = make_events_payload(plain, counts[t], 42 + t, granules[g].skew), m;
+			unsigned shift = 99, want = counts[t] ? granules[g].shift : 0;
+			uint32_t r, s;
 
-		CU_ASSERT_FATAL(plain && split && scratch && joined);
-		memcpy(split, plain, n);
-		m = trace_split_records(split, n, scratch);
-		CU_ASSERT_EQUAL_FATAL(m, n + TRACE_SPLIT_EXTRA_BYTES);
-		CU_ASSERT_EQUAL(memcmp(split, plain, 3), 0); /* slot, lap, offset */
-		r = trace_get_le32(split + 3);
-		s = trace_get_le32(split + 7);
-		CU_ASSERT(r + s <= n - 3);
-		if (counts[t] >= 40) { /* one seq+ per event at least, and some addr~ */
-			CU_ASSERT(s >= counts[t]);
-			CU_ASSERT(n - 3 - r - s > 0);
+			CU_ASSERT_FATAL(plain && split && scratch && joined);
+			memcpy(split, plain, n);
+			m = trace_split_records(split, n, scratch, &shift);
+			/* (a few blocks may share larger powers of two) */
+			CU_ASSERT(counts[t] >= 40 ? shift == want : shift >= want);
+			CU_ASSERT_EQUAL(memcmp(split, plain, 3), 0); /* slot, lap, offset */
+			r = trace_get_le32(split + 3);
+			s = trace_get_le32(split + 7);
+			CU_ASSERT(r + s <= n - 3);
+			if (!shift) {
+				CU_ASSERT_EQUAL_FATAL(m, n + 8);
+			} else {
+				/* P: the addr part's plain length */
+				CU_ASSERT_EQUAL(trace_get_le32(split + 11), n - 3 - r - s);
+				CU_ASSERT(m <= n + 12);
+				if (counts[t] >= 1000) { /* divided fields are shorter */
+					CU_ASSERT(m < n + 8);
+				}
+			}
+			if (counts[t] >= 40) { /* one seq+ per event at least, and some addr~ */
+				CU_ASSERT(s >= counts[t]);
+				CU_ASSERT(n - 3 - r - s > 0);
+			}
+			CU_ASSERT_EQUAL(trace_join_records(split, m, shift, joined, trace_join_bytes(m)),
+					(long)n);
+			CU_ASSERT_EQUAL(memcmp(joined, plain, n), 0);
+			free(plain);
+			free(split);
+			free(scratch);
+			free(joined);
 		}
-		CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)n);
-		CU_ASSERT_EQUAL(memcmp(joined, plain, n), 0);
-		free(plain);
-		free(split);
-		free(scratch);
-		free(joined);
+}
+
+/* The granule is the largest power of two dividing every addr~ delta, 2^7
+ * at most: blocks 64 KiB apart get 2^7, and read back in place at the same
+ * addresses as plain. */
+static void test_split_address_granule_is_capped(void)
+{
+	uint8_t plain[128], split[128 + TRACE_SPLIT_EXTRA_BYTES], scratch[128], *p = plain;
+	struct record_state enc = { 0 };
+	struct slot_decoders ds, dp;
+	struct chunk_cursor cs, cp;
+	struct trace_event es, ep;
+	unsigned shift = 0, events = 0;
+	size_t n, m;
+	int rs, rp;
+
+	p = varint_put_u64(p, 1);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	p = record_put_alloc_explicit(p, &enc, TRACE_FN_MALLOC, 1, 0x7f0000010000ull, 1 << 20, 1, 1);
+	p = record_put_alloc_explicit(p, &enc, TRACE_FN_MALLOC, 2, 0x7f0000030000ull, 1 << 20, 1, 1);
+	p = record_put_free_explicit(p, &enc, TRACE_FREE_FREE, 3, 0x7f0000010000ull, -1);
+	n = (size_t)(p - plain);
+	memcpy(split, plain, n);
+	m = trace_split_records(split, n, scratch, &shift);
+	CU_ASSERT_EQUAL_FATAL(shift, 7);
+	CU_ASSERT(m > 0 && m <= n + 12);
+	slot_decoders_init(&ds);
+	slot_decoders_init(&dp);
+	CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&ds, split, m, true, shift, &cs), 0);
+	CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&dp, plain, n, false, 0, &cp), 0);
+	while ((rs = chunk_cursor_next(&cs, &es)) == RECORD_OK) {
+		rp = chunk_cursor_next(&cp, &ep);
+		CU_ASSERT_EQUAL_FATAL(rp, RECORD_OK);
+		CU_ASSERT_EQUAL(es.type, ep.type);
+		CU_ASSERT_EQUAL(es.addr, ep.addr);
+		events++;
 	}
+	CU_ASSERT_EQUAL(rs, RECORD_END);
+	CU_ASSERT_EQUAL(chunk_cursor_next(&cp, &ep), RECORD_END);
+	CU_ASSERT_EQUAL(events, 3);
+	CU_ASSERT_EQUAL(es.addr, 0x7f0000010000ull);
+	CU_ASSERT_EQUAL(cs.state->next_offset, cp.state->next_offset);
+	slot_decoders_free(&ds);
+	slot_decoders_free(&dp);
 }
 
 /* A record of an unknown core kind, or one cut off, is left out with all
  * after it (no reader could decode past it); a damaged split payload does
- * not join. */
+ * not join, nor one whose P (with an address granule) is not what its
+ * fields come to. */
 static void test_split_leaves_out_non_records_and_join_refuses_damage(void)
 {
 	enum { CAP = 64 * RECORD_MAX_BYTES + 256 };
-	static uint8_t plain[CAP], split[CAP + 8], scratch[CAP], joined[CAP];
-	size_t n = make_events_payload(plain, 64, 7), m;
+	static uint8_t plain[CAP], split[CAP + TRACE_SPLIT_EXTRA_BYTES], scratch[CAP];
+	static uint8_t joined[2 * CAP];
+	/* an odd address: no granule, 8 bytes of part counts */
+	size_t n = make_events_payload(plain, 64, 7, 1), m;
+	unsigned shift;
 
 	/* an unknown core kind and a record after it */
 	memcpy(split, plain, n);
 	split[n] = 0x06;
 	split[n + 1] = TRACE_REC_PAD;
-	m = trace_split_records(split, n + 2, scratch);
-	CU_ASSERT_EQUAL_FATAL(m, n + TRACE_SPLIT_EXTRA_BYTES);
-	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)n);
+	m = trace_split_records(split, n + 2, scratch, &shift);
+	CU_ASSERT_EQUAL_FATAL(m, n + 8);
+	CU_ASSERT_EQUAL(shift, 0);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 0, joined, n), (long)n);
 	CU_ASSERT_EQUAL(memcmp(joined, plain, n), 0);
 	/* the last record cut off: the records before it */
 	memcpy(split, plain, n);
-	m = trace_split_records(split, n - 1, scratch);
-	CU_ASSERT_FATAL(m > TRACE_SPLIT_EXTRA_BYTES && m < n + TRACE_SPLIT_EXTRA_BYTES);
-	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)(m - 8));
+	m = trace_split_records(split, n - 1, scratch, &shift);
+	CU_ASSERT_FATAL(m > 8 && m < n + 8);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 0, joined, n), (long)(m - 8));
 	CU_ASSERT_EQUAL(memcmp(joined, plain, m - 8), 0);
 	/* no header: nothing split, buf as it was */
 	split[0] = 0x80;
-	CU_ASSERT_EQUAL(trace_split_records(split, 1, scratch), 0);
+	CU_ASSERT_EQUAL(trace_split_records(split, 1, scratch, &shift), 0);
 	CU_ASSERT_EQUAL(split[0], 0x80);
 
 	memcpy(split, plain, n);
-	m = trace_split_records(split, n, scratch);
+	m = trace_split_records(split, n, scratch, &shift);
 	CU_ASSERT_FATAL(m == n + 8);
-	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), (long)n);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 0, joined, n), (long)n);
 	/* a column one byte short, or one byte too long */
-	CU_ASSERT_EQUAL(trace_join_records(split, m - 1, joined, n), -1);
+	CU_ASSERT_EQUAL(trace_join_records(split, m - 1, 0, joined, n), -1);
 	split[m] = 0x01;
-	CU_ASSERT_EQUAL(trace_join_records(split, m + 1, joined, n + 1), -1);
+	CU_ASSERT_EQUAL(trace_join_records(split, m + 1, 0, joined, n + 1), -1);
 	/* part counts beyond the payload */
 	trace_put_le32(split + 3, (uint32_t)m);
-	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n), -1);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 0, joined, n), -1);
 	/* too small an output buffer is refused, not overrun */
 	memcpy(split, plain, n);
-	m = trace_split_records(split, n, scratch);
-	CU_ASSERT_EQUAL(trace_join_records(split, m, joined, n - 1), -1);
+	m = trace_split_records(split, n, scratch, &shift);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 0, joined, n - 1), -1);
+	/* a granule the payload was not split with: P is not there, or the
+	 * fields do not come to it */
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 4, joined, sizeof(joined)), -1);
+
+	/* with a granule */
+	n = make_events_payload(plain, 64, 7, 0);
+	memcpy(split, plain, n);
+	m = trace_split_records(split, n, scratch, &shift);
+	CU_ASSERT_EQUAL_FATAL(shift, 4);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 4, joined, sizeof(joined)), (long)n);
+	CU_ASSERT_EQUAL(memcmp(joined, plain, n), 0);
+	/* read with another granule, the fields do not come to P */
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 3, joined, sizeof(joined)), -1);
+	/* P one too many or too few */
+	trace_put_le32(split + 11, trace_get_le32(split + 11) + 1);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 4, joined, sizeof(joined)), -1);
+	trace_put_le32(split + 11, trace_get_le32(split + 11) - 2);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 4, joined, sizeof(joined)), -1);
+	trace_put_le32(split + 11, trace_get_le32(split + 11) + 1);
+	/* room for the plain payload but not for every field growing a byte:
+	 * refused, not overrun */
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 4, joined, n), -1);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 4, joined, trace_join_bytes(m)), (long)n);
+	/* a granule outside the flags' 3 bits */
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 8, joined, sizeof(joined)), -1);
 }
 
-/* A compressing writer splits EVENTS payloads (flags zlib + split); a reader
- * joins them back, or with keep_split hands them over for the slot decoder,
- * which reads the same events from them as from the plain payload.
+/* A compressing writer splits EVENTS payloads (flags zlib + split, and the
+ * address granule); a reader joins them back, or with keep_split hands them
+ * over for the slot decoder, which reads the same events from them as from
+ * the plain payload, and expects the next chunk at the same lap offset.
  * trace_writer_chunk_stream does not split, nor does a storing writer, nor
- * trace_writer_events_chunk without room for the split form. */
-static void test_split_chunks_read_joined_or_in_place(void)
+ * trace_writer_events_chunk without room for the split form.  skew and
+ * shift: as for make_events_payload. */
+static void check_split_chunks_read_joined_or_in_place(uint64_t skew, unsigned shift)
 {
 	enum { EVENTS = 3000, CAP = EVENTS * RECORD_MAX_BYTES + 256 };
 	static uint8_t plain[CAP], buf[CAP + TRACE_SPLIT_EXTRA_BYTES];
-	size_t n = make_events_payload(plain, EVENTS, 99);
+	size_t n = make_events_payload(plain, EVENTS, 99, skew);
 	int fd = make_scratch();
 	struct trace_writer w;
 	struct trace_reader r;
 	struct trace_chunk c;
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+	uint32_t split_bytes;
 	off_t at[4];
 
 	CU_ASSERT_FATAL(fd >= 0);
@@ -901,8 +1001,13 @@ static void test_split_chunks_read_joined_or_in_place(void)
 	CU_ASSERT_EQUAL(trace_writer_events_chunk(&w, 3, buf, n, sizeof(buf)), 0);
 	trace_writer_finish(&w);
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[0]), (ssize_t)sizeof(h));
-	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB | TRACE_CHUNK_SPLIT);
-	CU_ASSERT_EQUAL(trace_get_le32(h + 12), n + TRACE_SPLIT_EXTRA_BYTES);
+	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB | TRACE_CHUNK_SPLIT | TRACE_CHUNK_ADDR_SHIFT_FLAGS(shift));
+	split_bytes = trace_get_le32(h + 12);
+	if (shift) {
+		CU_ASSERT(split_bytes < n + 8);
+	} else {
+		CU_ASSERT_EQUAL(split_bytes, n + 8);
+	}
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[1]), (ssize_t)sizeof(h));
 	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_ZLIB);
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), at[2]), (ssize_t)sizeof(h));
@@ -913,7 +1018,7 @@ static void test_split_chunks_read_joined_or_in_place(void)
 
 	/* joined: all four read back as the plain payload */
 	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
-	CU_ASSERT_EQUAL(r.version_major, 3);
+	CU_ASSERT_EQUAL(r.version_major, TRACE_VERSION_MAJOR);
 	for (int k = 0; k < 4; k++) {
 		CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
 		CU_ASSERT_FALSE(c.split);
@@ -927,7 +1032,8 @@ static void test_split_chunks_read_joined_or_in_place(void)
 	r.keep_split = true;
 	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
 	CU_ASSERT_TRUE(c.split);
-	CU_ASSERT_EQUAL_FATAL(c.bytes, n + TRACE_SPLIT_EXTRA_BYTES);
+	CU_ASSERT_EQUAL(c.addr_shift, shift);
+	CU_ASSERT_EQUAL_FATAL(c.bytes, split_bytes);
 	{
 		struct slot_decoders ds, dp;
 		struct chunk_cursor cs, cp;
@@ -937,8 +1043,8 @@ static void test_split_chunks_read_joined_or_in_place(void)
 
 		slot_decoders_init(&ds);
 		slot_decoders_init(&dp);
-		CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&ds, c.data, c.bytes, true, &cs), 0);
-		CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&dp, plain, n, false, &cp), 0);
+		CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&ds, c.data, c.bytes, true, c.addr_shift, &cs), 0);
+		CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&dp, plain, n, false, 0, &cp), 0);
 		do {
 			rs = chunk_cursor_next(&cs, &es);
 			rp = chunk_cursor_next(&cp, &ep);
@@ -975,13 +1081,13 @@ static void test_split_chunks_read_joined_or_in_place(void)
 			memcpy(bad, c.data, c.bytes);
 			trace_put_le32(bad + 7, trace_get_le32(bad + 7) + 1);
 			bad[c.bytes] = 0x00;
-			CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&ds, bad, c.bytes + 1, true, &cs), 0);
+			CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&ds, bad, c.bytes + 1, true, shift, &cs), 0);
 			while ((rs = chunk_cursor_next(&cs, &es)) == RECORD_OK)
 				;
 			CU_ASSERT_EQUAL(rs, RECORD_COLUMNS);
 			/* part counts beyond the payload: a malformed header */
 			trace_put_le32(bad + 3, (uint32_t)c.bytes);
-			CU_ASSERT_EQUAL(slot_decoders_begin(&ds, bad, c.bytes + 1, true, &cs),
+			CU_ASSERT_EQUAL(slot_decoders_begin(&ds, bad, c.bytes + 1, true, shift, &cs),
 					-EPROTO);
 			free(bad);
 		}
@@ -990,6 +1096,12 @@ static void test_split_chunks_read_joined_or_in_place(void)
 	}
 	trace_reader_close(&r);
 	unlink(scratch_path);
+}
+
+static void test_split_chunks_read_joined_or_in_place(void)
+{
+	check_split_chunks_read_joined_or_in_place(0, 4);
+	check_split_chunks_read_joined_or_in_place(1, 0);
 }
 
 /* A split payload deflate cannot shrink is stored split, and reads back
@@ -1009,7 +1121,7 @@ static void test_stored_split_payload_and_split_needs_major_3(void)
 	p = varint_put_u64(p, 1);
 	p = varint_put_u64(p, 0);
 	p = varint_put_u64(p, 0);
-	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x1000, 24, 1, 1);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x1001, 24, 1, 1); /* no granule */
 	n = (size_t)(p - plain);
 	memcpy(buf, plain, n);
 	CU_ASSERT_FATAL(fd >= 0);
@@ -1018,7 +1130,7 @@ static void test_stored_split_payload_and_split_needs_major_3(void)
 	trace_writer_finish(&w);
 	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
 	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_SPLIT);
-	CU_ASSERT_EQUAL(trace_get_le32(h + 8), n + TRACE_SPLIT_EXTRA_BYTES);
+	CU_ASSERT_EQUAL(trace_get_le32(h + 8), n + 8);
 
 	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
 	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
@@ -1031,6 +1143,58 @@ static void test_stored_split_payload_and_split_needs_major_3(void)
 	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
 	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "major 1 or 2"));
+	trace_reader_close(&r);
+	unlink(scratch_path);
+}
+
+/* An address granule is read only from split chunks of major 4 traces:
+ * on a plain chunk, or in a trace whose header says major 3, the chunk is
+ * corrupt.  (Fixes the chunk header's flags and its checksum by hand.) */
+static void test_address_granule_needs_split_and_major_4(void)
+{
+	uint8_t plain[64], buf[64 + TRACE_SPLIT_EXTRA_BYTES], *p = plain;
+	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+	struct record_state enc = { 0 };
+	int fd = make_scratch();
+	struct trace_writer w;
+	struct trace_reader r;
+	struct trace_chunk c;
+	size_t n;
+
+	p = varint_put_u64(p, 1);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x1010, 24, 1, 1);
+	n = (size_t)(p - plain);
+	memcpy(buf, plain, n);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
+	CU_ASSERT_EQUAL(trace_writer_events_chunk(&w, 2, buf, n, sizeof(buf)), 0);
+	trace_writer_finish(&w);
+	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(TRACE_CHUNK_ADDR_SHIFT(h[5]), 4);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
+	CU_ASSERT_EQUAL_FATAL(c.bytes, n);
+	CU_ASSERT_EQUAL(memcmp(c.data, plain, n), 0);
+	trace_reader_close(&r);
+
+	/* the same chunk as major 3 */
+	CU_ASSERT_EQUAL(pwrite(fd, "\x03", 1, 8), 1);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "major 1 to 3"));
+	trace_reader_close(&r);
+	CU_ASSERT_EQUAL(pwrite(fd, "\x04", 1, 8), 1);
+
+	/* the granule without the split flag */
+	h[5] &= (uint8_t)~TRACE_CHUNK_SPLIT;
+	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
+	CU_ASSERT_EQUAL(pwrite(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "not split"));
 	trace_reader_close(&r);
 	unlink(scratch_path);
 }
@@ -1401,7 +1565,7 @@ int main(void)
 	CU_add_test(s, "corrupt chunk reported with its offset",
 		    test_corrupt_chunk_is_reported_with_its_offset);
 	CU_add_test(s, "a file that is not a trace is refused", test_not_a_trace_is_refused);
-	CU_add_test(s, "majors 1 and 2 are read, a newer major is refused",
+	CU_add_test(s, "older majors are read, a newer major is refused",
 		    test_older_major_is_read_and_newer_refused);
 	CU_add_test(s, "split payload joins back byte for byte",
 		    test_split_payload_joins_back_byte_for_byte);
@@ -1409,6 +1573,10 @@ int main(void)
 		    test_split_leaves_out_non_records_and_join_refuses_damage);
 	CU_add_test(s, "split chunks read joined or in place",
 		    test_split_chunks_read_joined_or_in_place);
+	CU_add_test(s, "address granule is capped at 2^7",
+		    test_split_address_granule_is_capped);
+	CU_add_test(s, "address granule needs split and major 4",
+		    test_address_granule_needs_split_and_major_4);
 	CU_add_test(s, "stored split payload; split needs major 3",
 		    test_stored_split_payload_and_split_needs_major_3);
 	CU_add_test(s, "split flag on a chunk that is not EVENTS is corrupt",
