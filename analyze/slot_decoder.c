@@ -61,6 +61,8 @@ static int split_parts(const uint8_t *p, const uint8_t *end, unsigned addr_shift
 	cur->cols.seq_end = cur->cols.addr = parts.addr;
 	cur->cols.addr_end = end;
 	cur->cols.addr_shift = addr_shift;
+	cur->cols.addr_plain_bytes = 0;
+	cur->addr_plain_bytes = parts.plain_bytes - (uint64_t)(parts.addr - parts.records);
 	cur->plain_bytes = parts.plain_bytes;
 	return 0;
 }

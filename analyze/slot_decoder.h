@@ -40,6 +40,8 @@ struct chunk_cursor {
 	const uint8_t *end;     /* end of the records */
 	bool split;
 	struct record_columns cols; /* split only */
+	uint64_t addr_plain_bytes; /* split with a granule: P, what the addr~
+	                            * fields must come to multiplied back */
 	uint64_t base_offset;   /* lap offset of the first record */
 	uint64_t plain_bytes;   /* the records' length in plain form */
 };
@@ -62,8 +64,9 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
  * also update cur->state->tid), RECORD_END at the end of the chunk (the slot
  * state then expects the following chunk), or a negative enum record_status
  * (the rest of the chunk and of its lap is then unreadable).  A split
- * payload's columns are checked at its end (RECORD_COLUMNS): as with a
- * damaged plain payload, the events decoded before are kept.
+ * payload's columns are checked at its end (RECORD_COLUMNS: bytes left in
+ * one, or addr~ fields that do not come to P): as with a damaged plain
+ * payload, the events decoded before are kept.
  */
 static inline int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event *ev)
 {
@@ -77,7 +80,8 @@ static inline int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event
 	}
 	/* a split payload's columns end with its records */
 	if (rc == RECORD_END && cur->split &&
-	    (cur->cols.seq != cur->cols.seq_end || cur->cols.addr != cur->cols.addr_end))
+	    (cur->cols.seq != cur->cols.seq_end || cur->cols.addr != cur->cols.addr_end ||
+	     (cur->cols.addr_shift && cur->cols.addr_plain_bytes != cur->addr_plain_bytes)))
 		rc = RECORD_COLUMNS;
 	if (rc == RECORD_END) {
 		cur->state->next_offset = cur->base_offset + cur->plain_bytes;

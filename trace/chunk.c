@@ -336,7 +336,8 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 						   : "split payload in a trace of major 1 or 2");
 		c->split = r->keep_split;
 		if (!c->split) {
-			if (grow(&r->joined, &r->joined_cap, raw ? trace_join_bytes(raw) : 1) < 0)
+			if (grow(&r->joined, &r->joined_cap,
+				 !raw ? 1 : c->addr_shift ? trace_join_bytes(raw) : raw) < 0)
 				return reader_fail(r, -ENOMEM, "out of memory reading chunk");
 			joined = trace_join_records(c->data, raw, c->addr_shift, r->joined,
 						    r->joined_cap);

@@ -50,6 +50,7 @@ RECORD_HOT int get_addr(const uint8_t **p, const uint8_t *end, struct record_col
 		if (varint_get_s64(&cols->addr, cols->addr_end, &granules) < 0)
 			return -1;
 		*delta = (int64_t)((uint64_t)granules << cols->addr_shift);
+		cols->addr_plain_bytes += varint_len_u64(varint_zigzag(*delta));
 		return 0;
 	}
 	return varint_get_s64(p, end, delta);

@@ -579,12 +579,15 @@ int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *s
  * Where a split EVENTS payload keeps its seq+ and addr~ fields (format major
  * 3, trace/split.h): cursors into its seq and addr parts, advanced as
  * records are decoded; and the chunk's address granule (major 4): each
- * addr~ read is multiplied by 2^addr_shift.
+ * addr~ read is multiplied by 2^addr_shift, and addr_plain_bytes adds up
+ * the lengths of the fields so multiplied, for the caller to check against
+ * the payload's P at its end.
  */
 struct record_columns {
 	const uint8_t *seq, *seq_end;
 	const uint8_t *addr, *addr_end;
 	unsigned addr_shift;
+	uint64_t addr_plain_bytes;
 };
 
 /*

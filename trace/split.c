@@ -99,16 +99,22 @@ SPLIT_INLINE int unshift_addr(struct split_walk *w, const int checked)
 }
 
 /* An addr~ field, moved as it is (its delta noted for the granule) or,
- * joining with a granule, multiplied. */
+ * joining with a granule, multiplied.  Splitting reads every part through
+ * one cursor, so *w->in[PART_ADDR] is where the field starts. */
 SPLIT_INLINE int copy_addr(struct split_walk *w, const int checked)
 {
 	uint64_t v;
+
+	const uint8_t *at = *w->in[PART_ADDR];
 
 	if (w->addr_shift)
 		return unshift_addr(w, checked);
 	if (copy_varint(w, checked, PART_ADDR, &v) < 0)
 		return -1;
-	w->addr_bits |= (uint64_t)varint_unzigzag(v);
+	/* a field longer than it need be (readers accept them) would not
+	 * come back to its own length: no granule for its chunk */
+	w->addr_bits |= (uint64_t)varint_unzigzag(v) |
+			(varint_len_u64(v) != (unsigned)(*w->in[PART_ADDR] - at));
 	return 0;
 }
 

@@ -29,6 +29,12 @@ static inline uint8_t *varint_put_u64(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* Bytes of v's encoding (1..VARINT_MAX_BYTES). */
+static inline unsigned varint_len_u64(uint64_t v)
+{
+	return (unsigned)(64 - __builtin_clzll(v | 1) + 6) / 7;
+}
+
 static inline uint64_t varint_zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);

@@ -965,6 +965,81 @@ static void test_split_leaves_out_non_records_and_join_refuses_damage(void)
 	CU_ASSERT_EQUAL(trace_join_records(split, m, 8, joined, sizeof(joined)), -1);
 }
 
+/* The report's in-place decoder holds a granule payload to its P as the
+ * join does: with P one off, or read with another granule than it was
+ * split with, its events decode but its end says RECORD_COLUMNS. */
+static void test_in_place_decoder_checks_p(void)
+{
+	enum { CAP = 300 * RECORD_MAX_BYTES + 256 };
+	static uint8_t plain[CAP], split[CAP + TRACE_SPLIT_EXTRA_BYTES], scratch[CAP];
+	size_t n = make_events_payload(plain, 300, 5, 0), m;
+	struct slot_decoders d;
+	struct chunk_cursor cur;
+	struct trace_event ev;
+	unsigned shift, events;
+	int rc;
+
+	memcpy(split, plain, n);
+	m = trace_split_records(split, n, scratch, &shift);
+	CU_ASSERT_EQUAL_FATAL(shift, 4);
+	slot_decoders_init(&d);
+	/* as written: a clean end */
+	CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&d, split, m, true, 4, &cur), 0);
+	for (events = 0; (rc = chunk_cursor_next(&cur, &ev)) == RECORD_OK; events++)
+		;
+	CU_ASSERT_EQUAL(rc, RECORD_END);
+	CU_ASSERT(events > 300);
+	/* P one too many, then one too few */
+	for (int off = 1; off >= -1; off -= 2) {
+		trace_put_le32(split + 11, (uint32_t)(trace_get_le32(split + 11) + off));
+		slot_decoders_free(&d);
+		slot_decoders_init(&d);
+		CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&d, split, m, true, 4, &cur), 0);
+		while ((rc = chunk_cursor_next(&cur, &ev)) == RECORD_OK)
+			;
+		CU_ASSERT_EQUAL(rc, RECORD_COLUMNS);
+		trace_put_le32(split + 11, (uint32_t)(trace_get_le32(split + 11) - off));
+	}
+	/* a granule of 2^5 claimed for fields divided by 2^4 */
+	slot_decoders_free(&d);
+	slot_decoders_init(&d);
+	CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&d, split, m, true, 5, &cur), 0);
+	while ((rc = chunk_cursor_next(&cur, &ev)) == RECORD_OK)
+		;
+	CU_ASSERT_EQUAL(rc, RECORD_COLUMNS);
+	slot_decoders_free(&d);
+}
+
+/* An addr~ field written longer than it need be (which decoders accept)
+ * would not multiply back to its own length: its chunk gets no granule,
+ * and joins back byte for byte. */
+static void test_overlong_address_field_gets_no_granule(void)
+{
+	uint8_t plain[64], split[64 + TRACE_SPLIT_EXTRA_BYTES], scratch[64], joined[128];
+	uint8_t *p = plain;
+	unsigned shift = 99;
+	size_t n, m;
+
+	p = varint_put_u64(p, 1);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	*p++ = TRACE_REC_ALLOC | TRACE_FN_MALLOC;
+	p = varint_put_u64(p, 1);                     /* seq+ */
+	p = varint_put_u64(p, RECORD_AREF_EXPLICIT);
+	*p++ = 0x80 | (uint8_t)(varint_zigzag(0x1000) & 0x7f); /* 0x2000 in 3 bytes */
+	*p++ = 0x80 | (uint8_t)((varint_zigzag(0x1000) >> 7) & 0x7f);
+	*p++ = 0x00;
+	p = varint_put_u64(p, 24);                    /* size */
+	p = varint_put_s64(p, 1);                     /* stack~ */
+	n = (size_t)(p - plain);
+	memcpy(split, plain, n);
+	m = trace_split_records(split, n, scratch, &shift);
+	CU_ASSERT_EQUAL(shift, 0);
+	CU_ASSERT_EQUAL_FATAL(m, n + 8);
+	CU_ASSERT_EQUAL(trace_join_records(split, m, 0, joined, sizeof(joined)), (long)n);
+	CU_ASSERT_EQUAL(memcmp(joined, plain, n), 0);
+}
+
 /* A compressing writer splits EVENTS payloads (flags zlib + split, and the
  * address granule); a reader joins them back, or with keep_split hands them
  * over for the slot decoder, which reads the same events from them as from
@@ -1573,6 +1648,9 @@ int main(void)
 		    test_split_leaves_out_non_records_and_join_refuses_damage);
 	CU_add_test(s, "split chunks read joined or in place",
 		    test_split_chunks_read_joined_or_in_place);
+	CU_add_test(s, "in-place decoder checks P", test_in_place_decoder_checks_p);
+	CU_add_test(s, "overlong address field gets no granule",
+		    test_overlong_address_field_gets_no_granule);
 	CU_add_test(s, "address granule is capped at 2^7",
 		    test_split_address_granule_is_capped);
 	CU_add_test(s, "address granule needs split and major 4",
