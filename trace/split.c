@@ -103,9 +103,8 @@ SPLIT_INLINE int unshift_addr(struct split_walk *w, const int checked)
  * one cursor, so *w->in[PART_ADDR] is where the field starts. */
 SPLIT_INLINE int copy_addr(struct split_walk *w, const int checked)
 {
-	uint64_t v;
-
 	const uint8_t *at = *w->in[PART_ADDR];
+	uint64_t v;
 
 	if (w->addr_shift)
 		return unshift_addr(w, checked);

@@ -1179,31 +1179,45 @@ static void test_split_chunks_read_joined_or_in_place(void)
 	check_split_chunks_read_joined_or_in_place(1, 0);
 }
 
-/* A split payload deflate cannot shrink is stored split, and reads back
- * plain; a split payload in a trace whose header says major 2 is
- * corrupt. */
-static void test_stored_split_payload_and_split_needs_major_3(void)
+/* Writes the scratch trace with one EVENTS chunk (slot 1) of one malloc(24)
+ * at addr, through a compressing writer, and reads back that chunk's
+ * header into h.  Returns the plain payload's length (in plain, 64 bytes)
+ * and leaves the trace open on *fd. */
+static size_t write_one_alloc_chunk(uint64_t addr, uint8_t *plain, uint8_t *h, int *fd)
 {
-	uint8_t plain[64], buf[64 + TRACE_SPLIT_EXTRA_BYTES], *p = plain;
-	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
+	uint8_t buf[64 + TRACE_SPLIT_EXTRA_BYTES], *p = plain;
 	struct record_state enc = { 0 };
-	int fd = make_scratch();
 	struct trace_writer w;
-	struct trace_reader r;
-	struct trace_chunk c;
 	size_t n;
 
 	p = varint_put_u64(p, 1);
 	p = varint_put_u64(p, 0);
 	p = varint_put_u64(p, 0);
-	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x1001, 24, 1, 1); /* no granule */
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, addr, 24, 1, 1);
 	n = (size_t)(p - plain);
 	memcpy(buf, plain, n);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
+	*fd = make_scratch();
+	CU_ASSERT_FATAL(*fd >= 0);
+	CU_ASSERT_EQUAL(trace_writer_start(&w, *fd, 0), 0);
 	CU_ASSERT_EQUAL(trace_writer_events_chunk(&w, 2, buf, n, sizeof(buf)), 0);
 	trace_writer_finish(&w);
-	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(pread(*fd, h, TRACE_CHUNK_HEADER_BYTES, TRACE_FILE_HEADER_BYTES),
+			TRACE_CHUNK_HEADER_BYTES);
+	return n;
+}
+
+/* A split payload deflate cannot shrink is stored split, and reads back
+ * plain; a split payload in a trace whose header says major 2 is
+ * corrupt. */
+static void test_stored_split_payload_and_split_needs_major_3(void)
+{
+	uint8_t plain[64], h[TRACE_CHUNK_HEADER_BYTES];
+	size_t n;
+	int fd;
+	struct trace_reader r;
+	struct trace_chunk c;
+
+	n = write_one_alloc_chunk(0x1001, plain, h, &fd); /* odd: no granule */
 	CU_ASSERT_EQUAL(h[5], TRACE_CHUNK_SPLIT);
 	CU_ASSERT_EQUAL(trace_get_le32(h + 8), n + 8);
 
@@ -1227,26 +1241,13 @@ static void test_stored_split_payload_and_split_needs_major_3(void)
  * corrupt.  (Fixes the chunk header's flags and its checksum by hand.) */
 static void test_address_granule_needs_split_and_major_4(void)
 {
-	uint8_t plain[64], buf[64 + TRACE_SPLIT_EXTRA_BYTES], *p = plain;
-	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
-	struct record_state enc = { 0 };
-	int fd = make_scratch();
-	struct trace_writer w;
+	uint8_t plain[64], h[TRACE_CHUNK_HEADER_BYTES];
+	size_t n;
+	int fd;
 	struct trace_reader r;
 	struct trace_chunk c;
-	size_t n;
 
-	p = varint_put_u64(p, 1);
-	p = varint_put_u64(p, 0);
-	p = varint_put_u64(p, 0);
-	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x1010, 24, 1, 1);
-	n = (size_t)(p - plain);
-	memcpy(buf, plain, n);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL(trace_writer_start(&w, fd, 0), 0);
-	CU_ASSERT_EQUAL(trace_writer_events_chunk(&w, 2, buf, n, sizeof(buf)), 0);
-	trace_writer_finish(&w);
-	CU_ASSERT_EQUAL(pread(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
+	n = write_one_alloc_chunk(0x1010, plain, h, &fd);
 	CU_ASSERT_EQUAL(TRACE_CHUNK_ADDR_SHIFT(h[5]), 4);
 	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
 	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), 1);
@@ -1265,7 +1266,8 @@ static void test_address_granule_needs_split_and_major_4(void)
 	/* the granule without the split flag */
 	h[5] &= (uint8_t)~TRACE_CHUNK_SPLIT;
 	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
-	CU_ASSERT_EQUAL(pwrite(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
+	CU_ASSERT_EQUAL(pwrite(fd, h, TRACE_CHUNK_HEADER_BYTES, TRACE_FILE_HEADER_BYTES),
+			TRACE_CHUNK_HEADER_BYTES);
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
 	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
