@@ -85,13 +85,14 @@ SPLIT_INLINE int copy_varint(struct split_walk *w, const int checked,
 /* Joining a payload with an address granule: reads one addr~ field and
  * writes it multiplied by 2^addr_shift.  The plain field is at most one byte
  * longer (the shift is 7 bits at most): trace_join_bytes. */
-SPLIT_INLINE int unshift_addr(struct split_walk *w, const int checked)
+SPLIT_INLINE int unshift_addr(struct split_walk *w)
 {
 	uint8_t **dst = w->out[PART_ADDR];
 	uint8_t *d = *dst;
 	int64_t delta;
 
-	(void)checked; /* one field of several bytes: the check costs little */
+	/* always bounds-checked: one field of several bytes, the check costs
+	 * little */
 	if (varint_get_s64(w->in[PART_ADDR], w->in_end[PART_ADDR], &delta) < 0)
 		return -1;
 	*dst = varint_put_s64(d, (int64_t)((uint64_t)delta << w->addr_shift));
@@ -107,7 +108,7 @@ SPLIT_INLINE int copy_addr(struct split_walk *w, const int checked)
 	uint64_t v;
 
 	if (w->addr_shift)
-		return unshift_addr(w, checked);
+		return unshift_addr(w);
 	if (copy_varint(w, checked, PART_ADDR, &v) < 0)
 		return -1;
 	/* a field longer than it need be (readers accept them) would not

@@ -1179,6 +1179,19 @@ static void test_split_chunks_read_joined_or_in_place(void)
 	check_split_chunks_read_joined_or_in_place(1, 0);
 }
 
+/* The scratch trace's first chunk is refused as corrupt, and the reader's
+ * error says why (contains why). */
+static void check_first_chunk_refused(const char *why)
+{
+	struct trace_reader r;
+	struct trace_chunk c;
+
+	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
+	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, why));
+	trace_reader_close(&r);
+}
+
 /* Writes the scratch trace with one EVENTS chunk (slot 1) of one malloc(24)
  * at addr, through a compressing writer, and reads back that chunk's
  * header into h.  Returns the plain payload's length (in plain, 64 bytes)
@@ -1229,10 +1242,7 @@ static void test_stored_split_payload_and_split_needs_major_3(void)
 
 	CU_ASSERT_EQUAL(pwrite(fd, "\x02", 1, 8), 1); /* the header's major */
 	close(fd);
-	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
-	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "major 1 or 2"));
-	trace_reader_close(&r);
+	check_first_chunk_refused("major 1 or 2");
 	unlink(scratch_path);
 }
 
@@ -1257,10 +1267,7 @@ static void test_address_granule_needs_split_and_major_4(void)
 
 	/* the same chunk as major 3 */
 	CU_ASSERT_EQUAL(pwrite(fd, "\x03", 1, 8), 1);
-	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
-	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "major 1 to 3"));
-	trace_reader_close(&r);
+	check_first_chunk_refused("major 1 to 3");
 	CU_ASSERT_EQUAL(pwrite(fd, "\x04", 1, 8), 1);
 
 	/* the granule without the split flag */
@@ -1269,10 +1276,7 @@ static void test_address_granule_needs_split_and_major_4(void)
 	CU_ASSERT_EQUAL(pwrite(fd, h, TRACE_CHUNK_HEADER_BYTES, TRACE_FILE_HEADER_BYTES),
 			TRACE_CHUNK_HEADER_BYTES);
 	close(fd);
-	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
-	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "not split"));
-	trace_reader_close(&r);
+	check_first_chunk_refused("not split");
 	unlink(scratch_path);
 }
 
@@ -1281,8 +1285,6 @@ static void test_split_flag_on_other_chunk_is_corrupt(void)
 {
 	int fd = make_scratch();
 	struct trace_writer w;
-	struct trace_reader r;
-	struct trace_chunk c;
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
 
 	CU_ASSERT_FATAL(fd >= 0);
@@ -1295,10 +1297,7 @@ static void test_split_flag_on_other_chunk_is_corrupt(void)
 	trace_put_le32(h + 20, (uint32_t)crc32(0, h, 20));
 	CU_ASSERT_EQUAL(pwrite(fd, h, sizeof(h), TRACE_FILE_HEADER_BYTES), (ssize_t)sizeof(h));
 	close(fd);
-	CU_ASSERT_EQUAL_FATAL(trace_reader_open(&r, scratch_path), 0);
-	CU_ASSERT_EQUAL(trace_reader_next(&r, &c), -EBADMSG);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "split"));
-	trace_reader_close(&r);
+	check_first_chunk_refused("split");
 	unlink(scratch_path);
 }
 
