@@ -21,7 +21,9 @@ missing and possible; skipped, with a note, otherwise), and prints medians:
                      two-thread microbenchmark: x3.1 sampled, x2.0 not)
   B/alloc            trace bytes per allocation
 then `mprof report` against `heaptrack_print` on the traces of the last round:
-wall time and peak RSS.  mprof's symbol cache is the bench's own: cold in the
+wall time and peak RSS.  Before and after the runs it times a fixed loop on
+each processor and prints their speeds, marked UNEVEN when one runs at less
+than 0.8 of the fastest's (a shared host can slow one processor for minutes).  mprof's symbol cache is the bench's own: cold in the
 first round, warm after it (--cold-symbols: cold in every round).  Workload sources and inputs come from the shared
 bench folder (--shared, default ../shared/bench next to the source tree).
 With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
@@ -172,6 +174,39 @@ def clean(dirname, prefix):
             os.unlink(os.path.join(dirname, f))
 
 
+SPIN = "x = 0\nfor i in range(1000000):\n    x += i\n"
+
+
+def processor_speeds(tries=3):
+    """Speed of each processor the bench may use, as a fraction of the
+    fastest's: the best of `tries` runs of a fixed Python loop pinned to it.
+    On a virtual machine whose host shares its cores, one processor may run
+    at a fraction of the other's speed for minutes (seen on a 2-CPU VM here:
+    a spin loop took 1.2 s on one and 3.2-3.4 s on the other), and then a
+    ratio depends on where the scheduler put each run."""
+    seconds = {}
+    for cpu in sorted(os.sched_getaffinity(0)):
+        best = None
+        for _ in range(tries):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", SPIN], check=True,
+                           preexec_fn=lambda c=cpu: os.sched_setaffinity(0, {c}))
+            t = time.perf_counter() - t0
+            best = t if best is None else min(best, t)
+        seconds[cpu] = best
+    fastest = min(seconds.values())
+    return {cpu: fastest / t for cpu, t in seconds.items()}
+
+
+def speeds_line(speeds):
+    """One line naming each processor's speed, with a warning when they differ
+    by more than a fifth."""
+    text = ", ".join(f"cpu{c} {v:.2f}" for c, v in speeds.items())
+    if min(speeds.values()) < 0.8:
+        text += " (UNEVEN: ratios mix fast and slow processors; expect more noise)"
+    return f"processor speeds, fraction of the fastest: {text}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.environ.get("MPROF_BUILD", SRC),
@@ -196,12 +231,19 @@ def main():
         sys.exit(f"bench: workload folder {args.shared} not found (--shared)")
     if args.scaling:
         return scaling(mprof)
-    have_ht = not args.no_heaptrack and ensure_heaptrack()
     work = tempfile.mkdtemp(prefix="mprof-bench-")
-    prepare(work, os.path.abspath(args.shared), args.quick)
     loads = workloads(work, args.quick)
     if args.only:
+        unknown = [k for k in args.only.split(",") if k not in loads]
+        if unknown:
+            shutil.rmtree(work, ignore_errors=True)
+            sys.exit(f"bench: no workload named {', '.join(unknown)} (--only takes "
+                     f"{', '.join(loads)})")
         loads = {k: v for k, v in loads.items() if k in args.only.split(",")}
+    have_ht = not args.no_heaptrack and ensure_heaptrack()
+    prepare(work, os.path.abspath(args.shared), args.quick)
+    speeds_before = processor_speeds()
+    print(f"bench: {speeds_line(speeds_before)}", file=sys.stderr)
 
     rows = []
     for name, (argv, extra_env) in loads.items():
@@ -257,6 +299,8 @@ def main():
 
     print()
     print(f"rounds: {args.rounds} (medians; ratios are taken within each round)")
+    print(f"before the runs, {speeds_line(speeds_before)}")
+    print(f"after the runs, {speeds_line(processor_speeds())}")
     hdr = ("workload", "base s", "base MiB", "allocs", "noop wall", "mprof wall", "mprof cpu",
            "mprof rss", "mprof B/alloc", "ht wall", "ht rss", "ht B/alloc",
            "report s", "report MiB", "ht_print s", "ht_print MiB")
