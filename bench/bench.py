@@ -23,8 +23,9 @@ missing and possible; skipped, with a note, otherwise), and prints medians:
 then `mprof report` against `heaptrack_print` on the traces of the last round:
 wall time and peak RSS.  Before and after the runs it times a fixed loop on
 each processor and prints their speeds, marked UNEVEN when one runs at less
-than 0.8 of the fastest's (a shared host can slow one processor for minutes).  mprof's symbol cache is the bench's own: cold in the
-first round, warm after it (--cold-symbols: cold in every round).  Workload sources and inputs come from the shared
+than 0.8 of the fastest's (a shared host can slow one processor for
+minutes).  mprof's symbol cache is the bench's own: cold in the first round,
+warm after it (--cold-symbols: cold in every round).  Workload sources and inputs come from the shared
 bench folder (--shared, default ../shared/bench next to the source tree).
 With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
 allocations (constant live blocks, sites and stacks) and prints `mprof report`
