@@ -20,8 +20,10 @@ missing and possible; skipped, with a note, otherwise), and prints medians:
                      process it reads slow down what it watches (the
                      two-thread microbenchmark: x3.1 sampled, x2.0 not)
   B/alloc            trace bytes per allocation
-then `mprof report` against `heaptrack_print` on the traces of the last round:
-wall time and peak RSS.  Before and after the runs it times a fixed loop on
+then `mprof report` against `heaptrack_print` on the traces of the last round,
+interleaved as the runs are (the same number of rounds, the order turned
+round every other round): medians of their wall time and peak RSS, and of
+the per-round ratios of the two.  Before and after the runs it times a fixed loop on
 each processor and prints their speeds, marked UNEVEN when one runs at less
 than 0.8 of the fastest's (a shared host can slow one processor for
 minutes).  mprof's symbol cache is the bench's own: cold in the first round,
@@ -112,12 +114,30 @@ def run_measured(argv, env=None, cwd=None, stdin=None, sample_memory=True):
     return wall, ru.ru_utime + ru.ru_stime, peak[0]
 
 
-def time_and_memory(argv, cwd, runs=3):
-    """Median wall time of runs unsampled runs and median peak memory of
-    runs sampled ones, as (wall_s, peak_kib)."""
-    timed = [run_measured(argv, cwd=cwd, sample_memory=False)[0] for _ in range(runs)]
-    sampled = [run_measured(argv, cwd=cwd)[2] for _ in range(runs)]
-    return statistics.median(timed), statistics.median(sampled)
+def analysis_rounds(commands, cwd, rounds):
+    """Runs the analysis commands (name -> argv) interleaved, rounds times,
+    each round timing every command (unsampled) and then sampling its peak
+    memory, in the opposite order every other round.  Returns name ->
+    (median wall s, median peak KiB) and, with two commands, the medians of
+    the per-round ratios of the first to the second as ("ratio" -> (wall,
+    memory)): the issue's rule for every ratio (A B A B ..., medians of at
+    least 5), so that one slow run, or the host taking a processor away for
+    a while, moves no figure by itself."""
+    names = list(commands)
+    wall = {k: [] for k in names}
+    peak = {k: [] for k in names}
+    for r in range(rounds):
+        order = names if r % 2 == 0 else names[::-1]
+        for k in order:
+            wall[k].append(run_measured(commands[k], cwd=cwd, sample_memory=False)[0])
+        for k in order:
+            peak[k].append(run_measured(commands[k], cwd=cwd)[2])
+    out = {k: (statistics.median(wall[k]), statistics.median(peak[k])) for k in names}
+    if len(names) == 2:
+        a, b = names
+        out["ratio"] = (statistics.median(x / max(y, 1e-9) for x, y in zip(wall[a], wall[b])),
+                        statistics.median(x / max(y, 1) for x, y in zip(peak[a], peak[b])))
+    return out
 
 
 def ensure_heaptrack():
@@ -282,12 +302,12 @@ def main():
         allocs = summary["summary"]["allocations"]
         row = {"name": name, "allocs": allocs,
                "mprof_bytes": files_size(work, "m.trace")}
-        row["report"] = time_and_memory([mprof, "report", os.path.join(work, "m.trace")], work)
+        analyses = {"report": [mprof, "report", os.path.join(work, "m.trace")]}
         if have_ht:
             row["ht_bytes"] = files_size(work, "h.")
             htfile = [f for f in os.listdir(work) if f.startswith("h.")][0]
-            row["ht_print"] = time_and_memory(["heaptrack_print", "-f", os.path.join(work, htfile)],
-                                              work)
+            analyses["ht_print"] = ["heaptrack_print", "-f", os.path.join(work, htfile)]
+        row.update(analysis_rounds(analyses, work, args.rounds))
         base = res["base"]
         for k in variants:
             if k == "base":
@@ -304,7 +324,8 @@ def main():
     print(f"after the runs, {speeds_line(processor_speeds())}")
     hdr = ("workload", "base s", "base MiB", "allocs", "noop wall", "mprof wall", "mprof cpu",
            "mprof rss", "mprof B/alloc", "ht wall", "ht rss", "ht B/alloc",
-           "report s", "report MiB", "ht_print s", "ht_print MiB")
+           "report s", "report MiB", "ht_print s", "ht_print MiB", "report/ht_print s",
+           "report/ht_print MiB")
     print("| " + " | ".join(hdr) + " |")
     print("|" + "---|" * len(hdr))
     for r in rows:
@@ -316,7 +337,9 @@ def main():
                  f"{r['ht_bytes'] / max(r['allocs'], 1):.2f}" if ht else "-",
                  f"{r['report'][0]:.2f}", f"{r['report'][1] / 1024:.0f}",
                  f"{r['ht_print'][0]:.2f}" if ht else "-",
-                 f"{r['ht_print'][1] / 1024:.0f}" if ht else "-"]
+                 f"{r['ht_print'][1] / 1024:.0f}" if ht else "-",
+                 f"{r['ratio'][0]:.2f}" if ht else "-",
+                 f"{r['ratio'][1]:.2f}" if ht else "-"]
         print("| " + " | ".join(cells) + " |")
     shutil.rmtree(work, ignore_errors=True)
 
@@ -331,7 +354,7 @@ def scaling(mprof):
         trace = os.path.join(work, f"t{n}")
         run = run_measured([mprof, "run", "-q", "-o", trace, "--", prog, str(n)], cwd=work)
         size = os.path.getsize(trace)
-        t, m = time_and_memory([mprof, "report", trace], work)
+        t, m = analysis_rounds({"report": [mprof, "report", trace]}, work, 3)["report"]
         print(f"| {n:,} | {run[0]:.1f} | {size / 2**20:.1f} | {size / n:.2f} | {t:.2f} | {m / 1024:.1f} |")
         os.unlink(trace)
     shutil.rmtree(work, ignore_errors=True)
