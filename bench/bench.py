@@ -2,8 +2,8 @@
 """bench/bench.py - mprof's benchmark: ratios against the unprofiled program,
 a do-nothing preload shim and heaptrack, from one interleaved run.
 
-usage: bench/bench.py [--build DIR] [--rounds N] [--only NAME,...] [--quick]
-                      [--cold-symbols]
+usage: bench/bench.py [--build DIR] [--shared DIR] [--rounds N] [--only NAME,...]
+                      [--quick] [--no-heaptrack] [--cold-symbols]
        bench/bench.py --scaling [--build DIR]
 
 For each workload it runs, round after round (A B C D A B C D ...), the
@@ -21,14 +21,16 @@ missing and possible; skipped, with a note, otherwise), and prints medians:
                      two-thread microbenchmark: x3.1 sampled, x2.0 not)
   B/alloc            trace bytes per allocation
 then `mprof report` against `heaptrack_print` on the traces of the last round,
-interleaved as the runs are (the same number of rounds, the order turned
-round every other round): medians of their wall time and peak RSS, and of
-the per-round ratios of the two.  Before and after the runs it times a fixed loop on
-each processor and prints their speeds, marked UNEVEN when one runs at less
-than 0.8 of the fastest's (a shared host can slow one processor for
-minutes).  mprof's symbol cache is the bench's own: cold in the first round,
-warm after it (--cold-symbols: cold in every round).  Workload sources and inputs come from the shared
-bench folder (--shared, default ../shared/bench next to the source tree).
+interleaved like the runs, with the same number of rounds but the order
+reversed every other round: medians of their wall time and peak RSS, and of
+the per-round ratios of the two.  Just before and just after the runs it
+times a fixed loop on each processor and prints their speeds at that moment,
+marked UNEVEN when one runs at less than 0.8 of the fastest's (a shared host
+can slow one processor for minutes; the two checks say nothing of the runs
+between them).  mprof's symbol cache is the bench's own: cold in the first
+round, warm after it (--cold-symbols: cold in every round).  Workload
+sources and inputs come from the shared bench folder (--shared, default
+../shared/bench next to the source tree).
 With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
 allocations (constant live blocks, sites and stacks) and prints `mprof report`
 time and peak memory for each, to show that analysis time grows linearly and
@@ -98,10 +100,18 @@ def run_measured(argv, env=None, cwd=None, stdin=None, sample_memory=True):
             peak[0] = max(peak[0], sum(rss_kib(q) for q in tree_pids(p.pid)))
             done.wait(0.005)
 
-    th = threading.Thread(target=sample)
+    th = threading.Thread(target=sample, daemon=True)
     if sample_memory:
         th.start()
-    _, status, ru = os.wait4(p.pid, 0)
+    try:
+        _, status, ru = os.wait4(p.pid, 0)
+    except BaseException:
+        # (Ctrl-C, say: the child must not outlive the bench, nor the
+        # sampler poll a zombie)
+        done.set()
+        p.kill()
+        p.wait()
+        raise
     wall = time.perf_counter() - t0
     done.set()
     if sample_memory:
@@ -115,14 +125,15 @@ def run_measured(argv, env=None, cwd=None, stdin=None, sample_memory=True):
 
 
 def analysis_rounds(commands, cwd, rounds):
-    """Runs the analysis commands (name -> argv) interleaved, rounds times,
-    each round timing every command (unsampled) and then sampling its peak
-    memory, in the opposite order every other round.  Returns name ->
-    (median wall s, median peak KiB) and, with two commands, the medians of
-    the per-round ratios of the first to the second as ("ratio" -> (wall,
-    memory)): the issue's rule for every ratio (A B A B ..., medians of at
-    least 5), so that one slow run, or the host taking a processor away for
-    a while, moves no figure by itself."""
+    """Runs the analysis commands (name -> argv) interleaved like the runs,
+    but with the order reversed every other round: rounds times, each round
+    timing every command (unsampled) and then sampling its peak memory.
+    Returns name -> (median wall s, median peak KiB) and, with two commands,
+    the medians over the rounds of the per-round ratios of the first to the
+    second as "ratio" -> (wall, memory), so that one slow run, or the host
+    taking a processor away for a while, moves no figure by itself.  A
+    round whose sampler saw no memory (a run shorter than its 5 ms period)
+    gives no memory ratio; NaN when none does."""
     names = list(commands)
     wall = {k: [] for k in names}
     peak = {k: [] for k in names}
@@ -135,8 +146,9 @@ def analysis_rounds(commands, cwd, rounds):
     out = {k: (statistics.median(wall[k]), statistics.median(peak[k])) for k in names}
     if len(names) == 2:
         a, b = names
+        mem = [x / y for x, y in zip(peak[a], peak[b]) if x and y]
         out["ratio"] = (statistics.median(x / max(y, 1e-9) for x, y in zip(wall[a], wall[b])),
-                        statistics.median(x / max(y, 1) for x, y in zip(peak[a], peak[b])))
+                        statistics.median(mem) if mem else float("nan"))
     return out
 
 
@@ -195,26 +207,30 @@ def clean(dirname, prefix):
             os.unlink(os.path.join(dirname, f))
 
 
-SPIN = "x = 0\nfor i in range(1000000):\n    x += i\n"
+# prints the seconds of its loop alone (the interpreter's start-up, part of it
+# on the parent's processor and on the disk, would pull every reading to 1)
+SPIN = ("import time\nt = time.perf_counter()\nx = 0\nfor i in range(3000000):\n"
+        "    x += i\nprint(time.perf_counter() - t)\n")
 
 
 def processor_speeds(tries=3):
     """Speed of each processor the bench may use, as a fraction of the
-    fastest's: the best of `tries` runs of a fixed Python loop pinned to it.
-    On a virtual machine whose host shares its cores, one processor may run
-    at a fraction of the other's speed for minutes (seen on a 2-CPU VM here:
-    a spin loop took 1.2 s on one and 3.2-3.4 s on the other), and then a
-    ratio depends on where the scheduler put each run."""
-    seconds = {}
-    for cpu in sorted(os.sched_getaffinity(0)):
-        best = None
-        for _ in range(tries):
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-c", SPIN], check=True,
-                           preexec_fn=lambda c=cpu: os.sched_setaffinity(0, {c}))
-            t = time.perf_counter() - t0
-            best = t if best is None else min(best, t)
-        seconds[cpu] = best
+    fastest's, at this moment (a check of a second or two): the best of
+    `tries` runs of a fixed Python loop (~0.2 s) pinned to it, the
+    processors taking turns within each try.  On a virtual machine whose
+    host shares its cores, one processor may run at a fraction of the
+    other's speed for minutes (seen on a 2-CPU VM here: a C spin loop took
+    1.2 s on one and 3.2-3.4 s on the other, and which one was slow changed
+    within minutes), and then a ratio depends on where the scheduler put
+    each run."""
+    cpus = sorted(os.sched_getaffinity(0))
+    seconds = {cpu: float("inf") for cpu in cpus}
+    for _ in range(tries):
+        for cpu in cpus:
+            out = subprocess.run([sys.executable, "-c", SPIN], check=True,
+                                 capture_output=True, text=True,
+                                 preexec_fn=lambda c=cpu: os.sched_setaffinity(0, {c}))
+            seconds[cpu] = min(seconds[cpu], float(out.stdout))
     fastest = min(seconds.values())
     return {cpu: fastest / t for cpu, t in seconds.items()}
 
@@ -225,7 +241,7 @@ def speeds_line(speeds):
     text = ", ".join(f"cpu{c} {v:.2f}" for c, v in speeds.items())
     if min(speeds.values()) < 0.8:
         text += " (UNEVEN: ratios mix fast and slow processors; expect more noise)"
-    return f"processor speeds, fraction of the fastest: {text}"
+    return f"processor speeds at that moment, fraction of the fastest: {text}"
 
 
 def main():
@@ -233,7 +249,8 @@ def main():
     ap.add_argument("--build", default=os.environ.get("MPROF_BUILD", SRC),
                     help="build tree holding cli/mprof (default: the source tree)")
     ap.add_argument("--shared", default=os.path.join(SRC, "..", "shared", "bench"))
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=5, help="rounds (at least 1; 5 or more "
+                    "for the figures the README quotes)")
     ap.add_argument("--only", default="")
     ap.add_argument("--quick", action="store_true", help="small inputs, for a smoke test")
     ap.add_argument("--no-heaptrack", action="store_true")
@@ -250,17 +267,28 @@ def main():
         sys.exit(f"bench: {mprof} not found: build mprof first (or pass --build)")
     if not os.path.isdir(args.shared):
         sys.exit(f"bench: workload folder {args.shared} not found (--shared)")
+    if args.rounds < 1:
+        sys.exit("bench: --rounds takes 1 or more")
     if args.scaling:
         return scaling(mprof)
     work = tempfile.mkdtemp(prefix="mprof-bench-")
+    try:
+        bench(args, mprof, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def bench(args, mprof, work):
+    """The interleaved runs and the table (see the module's comment); work is
+    a scratch folder, the caller's."""
     loads = workloads(work, args.quick)
     if args.only:
-        unknown = [k for k in args.only.split(",") if k not in loads]
-        if unknown:
-            shutil.rmtree(work, ignore_errors=True)
-            sys.exit(f"bench: no workload named {', '.join(unknown)} (--only takes "
-                     f"{', '.join(loads)})")
-        loads = {k: v for k, v in loads.items() if k in args.only.split(",")}
+        names = [n.strip() for n in args.only.split(",") if n.strip()]
+        unknown = [n for n in names if n not in loads]
+        if not names or unknown:
+            sys.exit(f"bench: no workload named {', '.join(map(repr, unknown)) or repr(args.only)}"
+                     f" (--only takes {', '.join(loads)})")
+        loads = {k: v for k, v in loads.items() if k in names}
     have_ht = not args.no_heaptrack and ensure_heaptrack()
     prepare(work, os.path.abspath(args.shared), args.quick)
     speeds_before = processor_speeds()
@@ -339,25 +367,33 @@ def main():
                  f"{r['ht_print'][0]:.2f}" if ht else "-",
                  f"{r['ht_print'][1] / 1024:.0f}" if ht else "-",
                  f"{r['ratio'][0]:.2f}" if ht else "-",
-                 f"{r['ratio'][1]:.2f}" if ht else "-"]
+                 f"{r['ratio'][1]:.2f}" if ht and r['ratio'][1] == r['ratio'][1] else "-"]
         print("| " + " | ".join(cells) + " |")
-    shutil.rmtree(work, ignore_errors=True)
+
+
+SCALING_ROUNDS = 3  # report runs per size, timed and sampled; medians
 
 
 def scaling(mprof):
     work = tempfile.mkdtemp(prefix="mprof-scaling-")
-    prog = os.path.join(work, "churn_n")
-    sh([os.environ.get("CC", "cc"), "-O2", "-g", os.path.join(HERE, "churn_n.c"), "-o", prog])
-    print("| allocations | mprof run s | trace MiB | B/alloc | report s | report MiB |")
-    print("|---|---|---|---|---|---|")
-    for n in (10**6, 10**7, 10**8):
-        trace = os.path.join(work, f"t{n}")
-        run = run_measured([mprof, "run", "-q", "-o", trace, "--", prog, str(n)], cwd=work)
-        size = os.path.getsize(trace)
-        t, m = analysis_rounds({"report": [mprof, "report", trace]}, work, 3)["report"]
-        print(f"| {n:,} | {run[0]:.1f} | {size / 2**20:.1f} | {size / n:.2f} | {t:.2f} | {m / 1024:.1f} |")
-        os.unlink(trace)
-    shutil.rmtree(work, ignore_errors=True)
+    try:
+        prog = os.path.join(work, "churn_n")
+        sh([os.environ.get("CC", "cc"), "-O2", "-g", os.path.join(HERE, "churn_n.c"), "-o",
+            prog])
+        print(f"(report: medians of {SCALING_ROUNDS} runs)")
+        print("| allocations | mprof run s | trace MiB | B/alloc | report s | report MiB |")
+        print("|---|---|---|---|---|---|")
+        for n in (10**6, 10**7, 10**8):
+            trace = os.path.join(work, f"t{n}")
+            run = run_measured([mprof, "run", "-q", "-o", trace, "--", prog, str(n)], cwd=work)
+            size = os.path.getsize(trace)
+            t, m = analysis_rounds({"report": [mprof, "report", trace]}, work,
+                                   SCALING_ROUNDS)["report"]
+            print(f"| {n:,} | {run[0]:.1f} | {size / 2**20:.1f} | {size / n:.2f} | {t:.2f} "
+                  f"| {m / 1024:.1f} |")
+            os.unlink(trace)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
