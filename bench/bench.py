@@ -124,6 +124,21 @@ def run_measured(argv, env=None, cwd=None, stdin=None, sample_memory=True):
     return wall, ru.ru_utime + ru.ru_stime, peak[0]
 
 
+def measure_round(commands, cwd, before=None):
+    """One round: every command (name -> (argv, env), in the dict's order)
+    timed with no sampler, then every one run again to sample its peak
+    memory (the sampler slows what it watches); before(name), when given,
+    runs before each run.  Returns name -> (wall s, cpu s, peak KiB)."""
+    out = {}
+    for sampled in (False, True):
+        for k, (argv, env) in commands.items():
+            if before:
+                before(k)
+            m = run_measured(argv, env=env, cwd=cwd, sample_memory=sampled)
+            out[k] = out[k][:2] + m[2:] if sampled else m
+    return out
+
+
 def analysis_rounds(commands, cwd, rounds):
     """Runs the analysis commands (name -> argv) interleaved like the runs,
     but with the order reversed every other round: rounds times, each round
@@ -135,14 +150,10 @@ def analysis_rounds(commands, cwd, rounds):
     round whose sampler saw no memory (a run shorter than its 5 ms period)
     gives no memory ratio; NaN when none does."""
     names = list(commands)
-    wall = {k: [] for k in names}
-    peak = {k: [] for k in names}
-    for r in range(rounds):
-        order = names if r % 2 == 0 else names[::-1]
-        for k in order:
-            wall[k].append(run_measured(commands[k], cwd=cwd, sample_memory=False)[0])
-        for k in order:
-            peak[k].append(run_measured(commands[k], cwd=cwd)[2])
+    runs = [measure_round({k: (commands[k], None) for k in (names if r % 2 == 0 else names[::-1])},
+                          cwd) for r in range(rounds)]
+    wall = {k: [m[k][0] for m in runs] for k in names}
+    peak = {k: [m[k][2] for m in runs] for k in names}
     out = {k: (statistics.median(wall[k]), statistics.median(peak[k])) for k in names}
     if len(names) == 2:
         a, b = names
@@ -306,20 +317,15 @@ def bench(args, mprof, work):
         }
         if have_ht:
             variants["heaptrack"] = (["heaptrack", "-o", os.path.join(work, "h")] + argv, env)
+        def before(k):
+            clean(work, {"mprof": "m.trace", "heaptrack": "h."}.get(k, "no such file"))
+            if k == "mprof" and args.cold_symbols:
+                shutil.rmtree(symbol_cache, ignore_errors=True)
+
         res = {k: [] for k in variants}
         for r in range(args.rounds):
-            # each round: every variant timed (no sampler), then every
-            # variant again for its peak memory
-            for sampled in (False, True):
-                for k, (cmd, e) in variants.items():
-                    clean(work, {"mprof": "m.trace", "heaptrack": "h."}.get(k, "no such file"))
-                    if k == "mprof" and args.cold_symbols:
-                        shutil.rmtree(symbol_cache, ignore_errors=True)
-                    m = run_measured(cmd, env=e, cwd=work, sample_memory=sampled)
-                    if sampled:
-                        res[k][-1] = res[k][-1][:2] + m[2:]
-                    else:
-                        res[k].append(m)
+            for k, m in measure_round(variants, work, before).items():
+                res[k].append(m)
             print(f"bench: {name} round {r + 1}/{args.rounds} done", file=sys.stderr)
         # trace sizes and analysis cost, from the last round's traces
         summary = json.loads(subprocess.run(
