@@ -115,11 +115,16 @@ static bool read_one(struct chunk_prefetch *p, struct prefetched_chunk *s, bool 
 		s->chunk.data = s->buf;
 		return true;
 	}
-	if (c.bytes > s->buf_cap) {
-		/* doubling: a few reallocs per slot, not one per larger chunk */
+	if (c.bytes > s->buf_cap || !s->buf) {
+		/* doubling: a few reallocs per slot, not one per larger chunk;
+		 * at least a byte, so that an empty payload's pointer is not
+		 * NULL either (its readers compute data + bytes) */
 		size_t cap = s->buf_cap * 2 > c.bytes ? s->buf_cap * 2 : c.bytes;
-		uint8_t *b = realloc(s->buf, cap);
+		uint8_t *b;
 
+		if (!cap)
+			cap = 1;
+		b = realloc(s->buf, cap);
 		if (!b) {
 			s->rc = -ENOMEM;
 			snprintf(s->error, sizeof(s->error), "out of memory reading chunk");

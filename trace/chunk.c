@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,17 +214,37 @@ int trace_reader_open(struct trace_reader *r, const char *path)
 	uint8_t h[TRACE_FILE_HEADER_BYTES];
 	struct stat st;
 	uint32_t hbytes;
+	int fd;
 
 	memset(r, 0, sizeof(*r));
-	r->file = fopen(path, "rb");
-	if (!r->file) {
+	/* O_NONBLOCK: opening a FIFO named as a trace must not wait for a
+	 * writer; it is refused below, as is a device, and a file of /proc
+	 * (/proc/kmsg: reading it takes the kernel's log, or blocks) shows a
+	 * size of 0, less than a header. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
 
+		if (fd >= 0)
+			close(fd);
 		snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(e));
 		return -e;
 	}
-	if (fstat(fileno(r->file), &st) == 0)
-		r->file_bytes = (uint64_t)st.st_size;
+	if (!S_ISREG(st.st_mode) || st.st_size < TRACE_FILE_HEADER_BYTES) {
+		close(fd);
+		snprintf(r->error, sizeof(r->error), "%s: not an mprof trace (%s)", path,
+			 S_ISREG(st.st_mode) ? "shorter than a file header" : "not a regular file");
+		return -EINVAL;
+	}
+	r->file = fdopen(fd, "rb");
+	if (!r->file) {
+		int e = errno;
+
+		close(fd);
+		snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(e));
+		return -e;
+	}
+	r->file_bytes = (uint64_t)st.st_size;
 	if (fread(h, 1, sizeof(h), r->file) != sizeof(h) || memcmp(h, TRACE_FILE_MAGIC, 8) != 0) {
 		snprintf(r->error, sizeof(r->error), "%s: not an mprof trace (bad file header)", path);
 		return -EINVAL;
@@ -240,7 +261,8 @@ int trace_reader_open(struct trace_reader *r, const char *path)
 			 TRACE_VERSION_MAJOR);
 		return -ENOTSUP;
 	}
-	if (hbytes < TRACE_FILE_HEADER_BYTES || fseeko(r->file, (off_t)hbytes, SEEK_SET) != 0) {
+	if (hbytes < TRACE_FILE_HEADER_BYTES || hbytes > r->file_bytes ||
+	    fseeko(r->file, (off_t)hbytes, SEEK_SET) != 0) {
 		snprintf(r->error, sizeof(r->error), "%s: bad file header size %" PRIu32, path,
 			 hbytes);
 		return -EINVAL;

@@ -116,8 +116,9 @@ struct trace_chunk {
 	                         * TRACE_CHUNK_ADDR_SHIFT) */
 };
 
-/* Opens path and checks the file header. -ENOENT etc. from fopen,
- * -EINVAL for a file that is not a trace, -ENOTSUP for a major outside
+/* Opens path and checks the file header. -ENOENT etc. from open,
+ * -EINVAL for a file that is not a trace (anything but a regular file of at
+ * least a header's bytes, never read from), -ENOTSUP for a major outside
  * TRACE_VERSION_MAJOR_OLDEST..TRACE_VERSION_MAJOR. */
 int trace_reader_open(struct trace_reader *r, const char *path);
 

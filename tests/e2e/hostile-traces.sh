@@ -56,6 +56,25 @@ trace("parent-fifo.trace",
       thread + stacks + b"\x10" + u(6) + u(2) + s(0x10000) + u(10) + s(2))
 trace("huge-stack-id.trace", b"pid=102\n",
       thread + stacks + stack(1 << 28, 1, 0) + alloc)
+trace("parent-proc.trace",
+      b"pid=103\nppid=100\nfork_seq=5\nparent_trace=/proc/kmsg\n",
+      thread + stacks + b"\x10" + u(6) + u(2) + s(0x10000) + u(10) + s(2))
+
+def stored_chunk(kind, payload, stream=0):
+    h = struct.pack("<IBBHIII", 0x4B43504D, kind, 0, stream, len(payload), len(payload),
+                    zlib.crc32(payload))
+    return h + struct.pack("<I", zlib.crc32(h)) + payload
+
+def raw_trace(name, chunks, header_bytes=64):
+    data = (b"MPROFTRC" + struct.pack("<HHII", 4, 0, header_bytes, 0) + bytes(44) +
+            b"".join(chunks))
+    open(work + "/" + name, "wb").write(data)
+
+# chunks with empty payloads, alone in their traces
+raw_trace("empty-events.trace", [stored_chunk(2, b"", 1)])
+raw_trace("empty-symbols.trace", [stored_chunk(3, b"")])
+# a file header that says it is 1 GiB long, in a file of 88 bytes
+raw_trace("header-past-end.trace", [stored_chunk(1, b"pid=104\n")], 1 << 30)
 EOF
 
 # A module path naming a FIFO: symbolized as module+offset, not opened.
@@ -70,6 +89,37 @@ run_cmd 20 parent-fifo "$MPROF_ANALYZE" report "$WORK/parent-fifo.trace"
 expect_eq "parent_trace is a FIFO: report finishes (exit status)" 0 "$RUN_STATUS"
 expect_match "parent_trace is a FIFO: said to be not found" "parent trace .*not found" \
 	"$(cat "$RUN_OUT")"
+
+# A parent_trace naming a file of /proc, which looks regular and empty (as
+# root, reading /proc/kmsg took the kernel's log, then waited for more):
+# not read, the parent counts as unreadable.
+run_cmd 20 parent-proc "$MPROF_ANALYZE" report "$WORK/parent-proc.trace"
+expect_eq "parent_trace in /proc: report finishes (exit status)" 0 "$RUN_STATUS"
+expect_match "parent_trace in /proc: said to be unreadable" \
+	"parent trace unreadable [(]/proc/kmsg: " "$(cat "$RUN_OUT")"
+
+# A FIFO or a device named as the trace itself: refused without reading.
+run_cmd 20 trace-fifo "$MPROF_ANALYZE" report "$WORK/fifo"
+expect_eq "a FIFO as the trace: exit status" 1 "$RUN_STATUS"
+expect_match "a FIFO as the trace: said so" "fifo: not an mprof trace [(]not a regular file[)]" \
+	"$(cat "$RUN_ERR")"
+run_cmd 20 trace-device "$MPROF_ANALYZE" report /dev/zero
+expect_eq "a device as the trace: exit status" 1 "$RUN_STATUS"
+
+# Empty EVENTS and SYMBOLS payloads: a report, no undefined behaviour (the
+# sanitizer build stops at the first).
+run_cmd 20 empty-events "$MPROF_ANALYZE" report "$WORK/empty-events.trace"
+expect_eq "empty EVENTS chunk: exit status" 0 "$RUN_STATUS"
+expect_match "empty EVENTS chunk: counted as lost" "1 chunks lost" "$(cat "$RUN_OUT")"
+run_cmd 20 empty-symbols "$MPROF_ANALYZE" report "$WORK/empty-symbols.trace"
+expect_eq "empty SYMBOLS chunk: exit status" 0 "$RUN_STATUS"
+expect_match "empty SYMBOLS chunk: said to be corrupt" "embedded symbols are corrupt" \
+	"$(cat "$RUN_ERR")"
+
+# A header longer than the file: an error, not an empty report.
+run_cmd 20 header-past-end "$MPROF_ANALYZE" report "$WORK/header-past-end.trace"
+expect_eq "header past the end: exit status" 1 "$RUN_STATUS"
+expect_match "header past the end: said so" "bad file header size 1073741824" "$(cat "$RUN_ERR")"
 
 # A STACK id of 2^28: refused, not a 12 GiB node table.
 RUN_RSS=1 run_cmd 20 huge-stack-id "$MPROF_ANALYZE" symbolize "$WORK/huge-stack-id.trace"
