@@ -51,6 +51,7 @@
 
 #include "analyze/aggregate.h"
 #include "analyze/grow.h"
+#include "analyze/hash_seed.h"
 
 #define THREADS_INITIAL 64u
 #define STACK_INDEX_INITIAL 1024u
@@ -124,11 +125,10 @@ void aggregate_free(struct aggregate *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* Bucket of a stack or thread id among mask + 1 (seeded: hash_seed.h). */
 static inline size_t id_hash(uint64_t id, size_t mask)
 {
-	uint64_t h = id * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 32) & mask;
+	return (size_t)hash_mix64(id) & mask;
 }
 
 /* ---- stack id -> statistics (open addressing over indices + 1) ---- */

@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/hash_seed.h"
 #include "analyze/huge_array.h"
 
 /* A live block, as the table's callers see it (the table packs it). */
@@ -85,17 +86,11 @@ struct block_table {
  * finalizer, a bijection) spreads them.  (One multiplication by 2^64 /
  * golden ratio saved 26-29 instructions per event but put blocks of common
  * sizes made in a row, strides of 496, 992 or 3632 bytes, into a few long
- * probe runs: reports up to 15x slower.) */
+ * probe runs: reports up to 15x slower.)  Seeded (hash_seed.h): a crafted
+ * trace cannot choose addresses that collide. */
 static inline uint64_t block_hash(uint64_t addr)
 {
-	uint64_t h = addr >> 4;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
+	return hash_mix64(addr >> 4);
 }
 
 /* Home bucket of hash h among homes buckets: h * homes / 2^64, never

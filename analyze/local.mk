@@ -7,6 +7,7 @@ pkglibexec_PROGRAMS += analyze/mprof-analyze
 ANALYZE_REPORT_SOURCES = \
 	analyze/alloc_event.h \
 	analyze/reorder.h analyze/reorder.c \
+	analyze/hash_seed.h analyze/hash_seed.c \
 	analyze/huge_array.h analyze/huge_array.c \
 	analyze/block_table.h analyze/block_table.c analyze/young_blocks.h \
 	analyze/aggregate.h analyze/aggregate.c \

@@ -16,6 +16,7 @@
 #include "analyze/cmd_diff.h"
 #include "analyze/cmd_symbolize.h"
 #include "analyze/commands.h"
+#include "analyze/hash_seed.h"
 
 const char *analyze_name(void)
 {
@@ -67,6 +68,7 @@ int main(int argc, char **argv)
 		printf("mprof-analyze (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
 		return 0;
 	}
+	hash_seed_init();
 	if (strcmp(argv[1], "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(argv[1], "diff") == 0)

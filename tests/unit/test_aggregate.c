@@ -19,6 +19,7 @@
 
 #include "analyze/aggregate.h"
 #include "analyze/block_table.h"
+#include "analyze/hash_seed.h"
 #include "analyze/huge_array.h"
 #include "analyze/agg_thread.h"
 #include "analyze/chunk_prefetch.h"
@@ -2145,6 +2146,68 @@ static void test_block_table_strided_addresses_spread(void)
 	}
 }
 
+/* The inverse of x * m modulo 2^64 for an odd m (Newton's iteration: each
+ * step doubles the bits that are right). */
+static uint64_t mul_inverse(uint64_t m)
+{
+	uint64_t x = m;
+
+	for (int i = 0; i < 6; i++)
+		x *= 2 - m * x;
+	return x;
+}
+
+/* The key that hash_mix64 turns into h under the seed now in hash_seed:
+ * murmur3's finalizer undone step by step (x ^= x >> 33 is its own
+ * inverse), what someone writing a trace to collide would do. */
+static uint64_t unmix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= mul_inverse(0xc4ceb9fe1a85ec53ull);
+	h ^= h >> 33;
+	h *= mul_inverse(0xff51afd7ed558ccdull);
+	h ^= h >> 33;
+	return h ^ hash_seed;
+}
+
+/* Addresses chosen so that, unseeded, all hash into one home bucket (hash
+ * flooding) make one probe run as long as their count; with a seed the
+ * same addresses spread like any others (hash_seed.h). */
+static void test_block_table_seed_defeats_crafted_collisions(void)
+{
+	enum { N = 2000 };
+	static uint64_t addrs[N];
+	uint64_t saved = hash_seed;
+	double unseeded, seeded;
+	size_t n = 0;
+
+	hash_seed = 0;
+	for (uint64_t i = 1; n < N; i++) {
+		/* top 17 bits 0x1234: one home of the first 2^17 */
+		uint64_t key = unmix64(0x1234ull << 47 | i);
+
+		if (key && key < (1ull << 44)) /* a user address / 16 */
+			addrs[n++] = key << 4;
+	}
+	for (int round = 0; round < 2; round++) {
+		struct block_table t;
+		struct live_block b = { .size_bytes = 1 }, out;
+
+		hash_seed = round ? 0x6a09e667f3bcc909ull : 0;
+		CU_ASSERT_FATAL(block_table_init(&t) == 0);
+		for (size_t i = 0; i < N; i++) {
+			b.addr = addrs[i];
+			CU_ASSERT_EQUAL_FATAL(block_table_insert(&t, &b, &out), 0);
+		}
+		CU_ASSERT_EQUAL(t.count, N);
+		*(round ? &seeded : &unseeded) = table_mean_displacement(&t);
+		block_table_free(&t);
+	}
+	hash_seed = saved;
+	CU_ASSERT(unseeded > N / 4); /* the attack works on the unseeded hash */
+	CU_ASSERT(seeded < 4.0);
+}
+
 /* Buckets of a table holding n blocks (distinct, 16 bytes apart). */
 static size_t table_buckets_for(uint32_t n)
 {
@@ -2287,6 +2350,8 @@ int main(void)
 		    test_huge_array_grows_in_place_and_by_moving);
 	CU_add_test(s, "block table spreads strided addresses",
 		    test_block_table_strided_addresses_spread);
+	CU_add_test(s, "block table seed defeats crafted collisions",
+		    test_block_table_seed_defeats_crafted_collisions);
 	CU_add_test(s, "block table runs past the last home", test_block_table_runs_past_the_last_home);
 	CU_add_test(s, "block table reserved, then copied in order",
 		    test_block_table_reserve_then_copy_in_order);
