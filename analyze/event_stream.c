@@ -89,11 +89,25 @@ static int kv_list_add(struct kv_list *l, const char *key, size_t key_len, const
 	return 0;
 }
 
-/* Parses "key=value\n" lines; lines without '=' are ignored. */
+/* Lines of a META or END chunk read at most: mprof writes some 20.  A
+ * fuzzed trace of 47 KB whose META inflated to millions of short lines
+ * took 1.3 GB as separate strings. */
+#define KV_LIST_MAX_LINES 4096
+
+/* Parses "key=value\n" lines; lines without '=' are ignored.  Returns 0,
+ * -ENOMEM, or -E2BIG (more than KV_LIST_MAX_LINES lines: nothing added). */
 static int kv_list_parse(struct kv_list *l, const uint8_t *data, size_t bytes)
 {
 	const char *p = (const char *)data, *end = p + bytes;
+	size_t lines = 0;
 
+	for (const char *q = p; q < end; q++) {
+		q = memchr(q, '\n', (size_t)(end - q));
+		if (!q)
+			break;
+		if (++lines > KV_LIST_MAX_LINES)
+			return -E2BIG;
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl ? nl : end;
@@ -276,6 +290,7 @@ struct stream {
 	size_t buffered_bytes;      /* decompressed event data waiting */
 	uint64_t slot_limit;        /* slot numbers must be below (META slots) */
 	bool pulled;                /* an event went into the merge */
+	bool meta_seen;             /* the META chunk was read */
 	int error;                  /* -ENOMEM met while decoding lazily */
 	struct chunk_prefetch *prefetch; /* the chunks' source, whose payload
 	                                  * buffers EVENTS chunks take */
@@ -751,9 +766,22 @@ static int keep_symbols(struct trace_info *info, const struct trace_chunk *c)
 static int handle_meta(struct stream *s, const struct trace_chunk *c)
 {
 	const char *fork_seq;
+	int rc;
 
-	if (kv_list_parse(&s->info->meta, c->data, c->bytes) < 0)
-		return -ENOMEM;
+	/* mprof writes one: a second would only add keys to look through
+	 * (a fuzzed trace of thousands took 85 s) */
+	if (s->meta_seen) {
+		info_lost_chunk(s->info, c->offset_bytes, "a second META chunk");
+		return 0;
+	}
+	s->meta_seen = true;
+	rc = kv_list_parse(&s->info->meta, c->data, c->bytes);
+	if (rc == -E2BIG) {
+		info_lost_chunk(s->info, c->offset_bytes, "META chunk of too many lines");
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
 	/* The recorder's slot count bounds the slot numbers of EVENTS chunks. */
 	{
 		const char *slots = kv_list_get(&s->info->meta, "slots");
@@ -785,10 +813,28 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 	case TRACE_CHUNK_EVENTS:
 		return handle_events_chunk(s, c);
 	case TRACE_CHUNK_SYMBOLS:
+		/* symbolize appends one, to a trace without one: more are
+		 * not mprof's, and each could hold 64 MiB */
+		if (s->info->symbols_count) {
+			info_lost_chunk(s->info, c->offset_bytes, "a second SYMBOLS chunk");
+			return 0;
+		}
 		return keep_symbols(s->info, c);
-	case TRACE_CHUNK_END:
+	case TRACE_CHUNK_END: {
+		int rc;
+
+		if (s->info->has_end) {
+			info_lost_chunk(s->info, c->offset_bytes, "a second END chunk");
+			return 0;
+		}
 		s->info->has_end = true;
-		return kv_list_parse(&s->info->end, c->data, c->bytes);
+		rc = kv_list_parse(&s->info->end, c->data, c->bytes);
+		if (rc == -E2BIG) {
+			info_lost_chunk(s->info, c->offset_bytes, "END chunk of too many lines");
+			return 0;
+		}
+		return rc;
+	}
 	}
 	return 0; /* unknown chunk types are skipped */
 }
@@ -809,6 +855,8 @@ int event_stream_read_meta(const char *path, struct kv_list *meta)
 		}
 		if (chunk.type == TRACE_CHUNK_META) {
 			rc = kv_list_parse(meta, chunk.data, chunk.bytes);
+			if (rc == -E2BIG)
+				rc = 0; /* as if there were none */
 			break;
 		}
 	}

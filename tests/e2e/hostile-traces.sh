@@ -75,6 +75,15 @@ raw_trace("empty-events.trace", [stored_chunk(2, b"", 1)])
 raw_trace("empty-symbols.trace", [stored_chunk(3, b"")])
 # a file header that says it is 1 GiB long, in a file of 88 bytes
 raw_trace("header-past-end.trace", [stored_chunk(1, b"pid=104\n")], 1 << 30)
+# mprof writes one META, one END and at most one SYMBOLS chunk; these
+# repeat them, and the first META has more lines than a reader takes
+meta = b"pid=105\nslots=4\n"
+events = chunk(2, u(0) + u(0) + u(0) + thread + stacks + alloc, 1)
+end = chunk(4, b"exit_status=0\n")
+raw_trace("repeated-chunks.trace",
+          [chunk(1, meta), chunk(1, b"pid=1\n"), events, end, chunk(4, b"exit_status=3\n"),
+           chunk(3, b""), chunk(3, b"")])
+raw_trace("meta-lines.trace", [chunk(1, b"a=\n" * 5000), events, end])
 EOF
 
 # A module path naming a FIFO: symbolized as module+offset, not opened.
@@ -120,6 +129,26 @@ expect_match "empty SYMBOLS chunk: said to be corrupt" "embedded symbols are cor
 run_cmd 20 header-past-end "$MPROF_ANALYZE" report "$WORK/header-past-end.trace"
 expect_eq "header past the end: exit status" 1 "$RUN_STATUS"
 expect_match "header past the end: said so" "bad file header size 1073741824" "$(cat "$RUN_ERR")"
+
+# A second META, END or SYMBOLS chunk: lost, never read (a fuzzed trace of
+# 16 SYMBOLS chunks of 64 MiB each took 1.25 GB).
+run_cmd 20 repeated-chunks "$MPROF_ANALYZE" report "$WORK/repeated-chunks.trace"
+expect_eq "repeated chunks: exit status" 0 "$RUN_STATUS"
+expect_match "repeated chunks: the first META is read" "pid 105" "$(cat "$RUN_OUT")"
+expect_match "repeated chunks: the first END is read" "exited with status 0" "$(cat "$RUN_OUT")"
+expect_match "repeated chunks: 3 lost" "in 7 chunks; 3 chunks lost" "$(cat "$RUN_OUT")"
+for what in META END SYMBOLS; do
+	expect_match "repeated chunks: a second $what chunk said to be lost" \
+		"lost: a second $what chunk" "$(cat "$RUN_OUT")"
+done
+expect_match "repeated chunks: its allocation counted" "^allocations: +1, 10 B" "$(cat "$RUN_OUT")"
+
+# A META chunk of 5000 lines (mprof writes some 20): lost, not parsed (one
+# that inflated to millions took 1.3 GB).
+run_cmd 20 meta-lines "$MPROF_ANALYZE" report "$WORK/meta-lines.trace"
+expect_eq "META of 5000 lines: exit status" 0 "$RUN_STATUS"
+expect_match "META of 5000 lines: said to be lost" "lost: META chunk of too many lines" \
+	"$(cat "$RUN_OUT")"
 
 # A STACK id of 2^28: refused, not a 12 GiB node table.
 RUN_RSS=1 run_cmd 20 huge-stack-id "$MPROF_ANALYZE" symbolize "$WORK/huge-stack-id.trace"
