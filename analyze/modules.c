@@ -20,6 +20,8 @@ void module_maps_init(struct module_maps *m)
 {
 	m->maps = NULL;
 	m->count = 0;
+	m->cap = 0;
+	m->unordered = 0;
 }
 
 static void module_map_clear(struct module_map *map)
@@ -144,10 +146,27 @@ static int module_map_parse(struct module_map *map, const uint8_t *p, const uint
 	return rc;
 }
 
+/* Index of the first map of m whose epoch is epoch or later (m->count if
+ * none is). */
+static size_t module_maps_lower(const struct module_maps *m, uint64_t epoch)
+{
+	size_t lo = 0, hi = m->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->maps[mid].epoch < epoch)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t bytes)
 {
 	struct module_map map = { 0 };
-	struct module_map *grown;
+	size_t at;
 	int rc;
 
 	if (!payload && bytes > 0)
@@ -155,37 +174,44 @@ int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t
 	rc = module_map_parse(&map, payload, payload + bytes);
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; i < m->count; i++) {
-		if (m->maps[i].epoch == map.epoch) {
-			module_map_clear(&m->maps[i]);
-			m->maps[i] = map;
-			return 0;
-		}
+	at = module_maps_lower(m, map.epoch);
+	if (at < m->count && m->maps[at].epoch == map.epoch) {
+		module_map_clear(&m->maps[at]);
+		m->maps[at] = map;
+		return 0;
 	}
-	grown = realloc(m->maps, (m->count + 1) * sizeof(*grown));
-	if (!grown) {
+	if (at < m->count && m->unordered >= MODULE_MAPS_MAX_UNORDERED) {
 		module_map_clear(&map);
-		return -ENOMEM;
+		return -E2BIG;
 	}
-	m->maps = grown;
-	m->maps[m->count++] = map;
+	if (m->count == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 8;
+		struct module_map *grown = realloc(m->maps, cap * sizeof(*grown));
+
+		if (!grown) {
+			module_map_clear(&map);
+			return -ENOMEM;
+		}
+		m->maps = grown;
+		m->cap = cap;
+	}
+	if (at < m->count) {
+		memmove(&m->maps[at + 1], &m->maps[at], (m->count - at) * sizeof(*m->maps));
+		m->unordered++;
+	}
+	m->maps[at] = map;
+	m->count++;
 	return 0;
 }
 
 /* The map of epoch, else the one with the largest smaller epoch, else NULL. */
 static const struct module_map *module_maps_pick(const struct module_maps *m, uint64_t epoch)
 {
-	const struct module_map *best = NULL;
+	size_t at = module_maps_lower(m, epoch);
 
-	for (size_t i = 0; i < m->count; i++) {
-		const struct module_map *map = &m->maps[i];
-
-		if (map->epoch == epoch)
-			return map;
-		if (map->epoch < epoch && (!best || map->epoch > best->epoch))
-			best = map;
-	}
-	return best;
+	if (at < m->count && m->maps[at].epoch == epoch)
+		return &m->maps[at];
+	return at > 0 ? &m->maps[at - 1] : NULL;
 }
 
 static bool module_holds(const struct module *mod, uint64_t ip)

@@ -33,15 +33,25 @@ struct module_map {
 };
 
 struct module_maps {
-	struct module_map *maps; /* in the order the records came, owned */
+	struct module_map *maps; /* by rising epoch, owned */
 	size_t count;
+	size_t cap;
+	size_t unordered;        /* maps that came after one of a later epoch */
 };
+
+/* Maps that may come out of epoch order: each such one moves the maps
+ * after it.  The recorder writes epochs in order (a thread's record can
+ * follow another's of a later epoch); a fuzzed trace of 400,000 records of
+ * distinct epochs took 62 s while every record was compared with every map
+ * before it. */
+#define MODULE_MAPS_MAX_UNORDERED 4096
 
 void module_maps_init(struct module_maps *m);
 void module_maps_free(struct module_maps *m);
 
 /* Parses one MODULES record payload and adds its map (a repeated epoch
- * replaces the earlier map).  Returns 0, -EBADMSG, -ENOMEM. */
+ * replaces the earlier map).  Returns 0, -EBADMSG, -ENOMEM, or -E2BIG (an
+ * out-of-order map past MODULE_MAPS_MAX_UNORDERED: not added). */
 int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t bytes);
 
 /* The module holding ip in epoch (or, when that epoch has no map, in the

@@ -239,6 +239,58 @@ static void test_modules_record_round_trip(void)
 	module_maps_free(&maps);
 }
 
+/* Maps out of epoch order are kept in order and found by epoch, up to
+ * MODULE_MAPS_MAX_UNORDERED of them; in-order maps have no limit. */
+static void test_modules_epochs_in_any_order(void)
+{
+	struct module_desc mod;
+	struct module_maps maps;
+	const struct module *m;
+	uint64_t e;
+
+	memset(&mod, 0, sizeof(mod));
+	mod.seg_count = 1;
+	mod.seg_size[0] = 0x100;
+	module_maps_init(&maps);
+	/* epochs 10, 20, ..., then 5, 15, ... between them: bias = epoch */
+	for (e = 10; e <= 100; e += 10) {
+		mod.bias = e << 12;
+		snprintf(mod.path, sizeof(mod.path), "/lib/e%llu.so", (unsigned long long)e);
+		CU_ASSERT_EQUAL_FATAL(maps_of(&maps, e, &mod, 1), 0);
+	}
+	for (int k = 9; k >= 0; k--) {
+		e = 10 * (uint64_t)k + 5;
+		mod.bias = e << 12;
+		snprintf(mod.path, sizeof(mod.path), "/lib/e%llu.so", (unsigned long long)e);
+		CU_ASSERT_EQUAL_FATAL(maps_of(&maps, e, &mod, 1), 0);
+	}
+	CU_ASSERT_EQUAL(maps.count, 20);
+	CU_ASSERT_EQUAL(maps.unordered, 10);
+	for (size_t i = 1; i < maps.count; i++)
+		CU_ASSERT(maps.maps[i - 1].epoch < maps.maps[i].epoch);
+	/* epoch 37 has no map: the newest older one, 35 */
+	m = module_maps_find(&maps, 37, (35 << 12) + 0x10);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_STRING_EQUAL(m->path, "/lib/e35.so");
+	CU_ASSERT_PTR_NULL(module_maps_find(&maps, 37, (40 << 12) + 0x10));
+	CU_ASSERT_PTR_NULL(module_maps_find(&maps, 4, (5 << 12) + 0x10));
+	module_maps_free(&maps);
+
+	/* in order: many; out of order: refused past the limit */
+	module_maps_init(&maps);
+	mod.bias = 0x400000;
+	strcpy(mod.path, "/bin/prog");
+	for (e = 0; e < 3 * MODULE_MAPS_MAX_UNORDERED; e++)
+		CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 2 * e + 2, &mod, 1), 0);
+	for (e = 0; e < MODULE_MAPS_MAX_UNORDERED; e++)
+		CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 2 * e + 1, &mod, 1), 0);
+	CU_ASSERT_EQUAL(maps_of(&maps, 2 * e + 1, &mod, 1), -E2BIG);
+	/* a repeated epoch still replaces its map */
+	CU_ASSERT_EQUAL(maps_of(&maps, 2, &mod, 1), 0);
+	CU_ASSERT_EQUAL(maps.count, 4 * MODULE_MAPS_MAX_UNORDERED);
+	module_maps_free(&maps);
+}
+
 static void test_modules_garbage_refused(void)
 {
 	struct module_desc mod;
@@ -836,6 +888,7 @@ int main(void)
 	suite = CU_add_suite("symbols", NULL, NULL);
 	if (!suite ||
 	    !CU_add_test(suite, "modules record round trip", test_modules_record_round_trip) ||
+	    !CU_add_test(suite, "modules epochs in any order", test_modules_epochs_in_any_order) ||
 	    !CU_add_test(suite, "modules garbage refused", test_modules_garbage_refused) ||
 	    !CU_add_test(suite, "libdw loaded at the first file", test_libdw_loaded_at_first_file) ||
 	    !CU_add_test(suite, "function and line", test_symbolize_function_and_line) ||
