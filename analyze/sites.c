@@ -335,6 +335,7 @@ struct site_build {
 	uint8_t *frame_flags;    /* per frame id */
 	size_t frame_flags_cap;
 	uint32_t unknown_site, inherited_site; /* index + 1; 0: none yet */
+	size_t capped_stacks;    /* stacks given their leaf side (stack_too_deep) */
 	uint32_t path[SITES_MAX_DEPTH];
 };
 
@@ -400,7 +401,7 @@ static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t i
 		if (!loc->has_symbol)
 			t->frames_no_symbol++;
 	}
-	for (size_t j = loc->count; j-- > 0 && x >= 0;) {
+	for (size_t j = loc->count; j-- > 0 && x >= 0 && b->trie[x].depth < SITES_MAX_FRAMES;) {
 		const struct sym_frame *sf = &loc->frames[j];
 		uint32_t *id = &t->memo_ids[memo + (long)j];
 
@@ -443,6 +444,28 @@ static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long 
 	return 0;
 }
 
+/* node_memo.trie_plus1 of a node met by a stack too deep once
+ * SITES_MAX_CAPPED_STACKS were given their leaf side: any stack through it
+ * is unknown, without a walk. */
+#define MEMO_DEEP UINT32_MAX
+
+/* stack_id, whose walk met a chain longer than SITES_MAX_DEPTH after its
+ * first n nodes (b->path): its leaf side while SITES_MAX_CAPPED_STACKS
+ * last, else unknown and those nodes marked MEMO_DEEP. */
+static int stack_too_deep(struct site_build *b, uint64_t stack_id, size_t n, long *x,
+			  bool *truncated, bool *unknown)
+{
+	if (b->capped_stacks < SITES_MAX_CAPPED_STACKS) {
+		b->capped_stacks++;
+		return stack_trie_node_capped(b, stack_id, x, truncated, unknown);
+	}
+	for (size_t i = 0; i < n; i++)
+		b->memo[b->path[i]].trie_plus1 = MEMO_DEEP;
+	*x = 0;
+	*unknown = true;
+	return 0;
+}
+
 /*
  * The trie node of stack_id's frames, before anything is dropped: *x, or
  * *unknown when the stack cannot be walked (an undefined node on the way,
@@ -468,6 +491,8 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 			*unknown = true;
 			return 0;
 		}
+		if (b->memo[id].trie_plus1 == MEMO_DEEP)
+			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
 		if (b->memo[id].trie_plus1) {
 			base = b->memo[id];
 			break;
@@ -477,12 +502,12 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 			break;
 		}
 		if (n == SITES_MAX_DEPTH)
-			return stack_trie_node_capped(b, stack_id, x, truncated, unknown);
+			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
 		b->path[n++] = (uint32_t)id;
 		id = node->parent;
 	}
 	if (base.depth + n > SITES_MAX_DEPTH)
-		return stack_trie_node_capped(b, stack_id, x, truncated, unknown);
+		return stack_too_deep(b, stack_id, n, x, truncated, unknown);
 	*truncated = (base.root_ip & 1) != 0;
 	*x = (long)base.trie_plus1 - 1;
 	for (size_t i = n; i-- > 0;) {

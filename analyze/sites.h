@@ -15,6 +15,17 @@
 #include "analyze/symbols.h"
 
 #define SITES_MAX_DEPTH 1024 /* instruction pointers walked per stack */
+/* Frames of a site, inlined ones included, at most: the innermost past it
+ * are left out.  mprof's stacks hold 1024 addresses at most and real code
+ * inlines a few frames per address; a fuzzed trace whose embedded symbols
+ * gave 1024 inlined frames for each of 1024 addresses took 2.2 GB and
+ * wrote gigabytes of JSON. */
+#define SITES_MAX_FRAMES 4096
+/* Stacks longer than SITES_MAX_DEPTH (which mprof does not write) given
+ * their leaf side, at most; the others count as unknown, and so does any
+ * stack through a node their walks met.  Each takes a walk of its whole
+ * chain: a fuzzed trace of 725,000 of them took 29 s. */
+#define SITES_MAX_CAPPED_STACKS 1024
 
 /* One shown frame.  Strings belong to the symbolizer (valid until
  * symbolizer_free); module is the full path ("?" when no module holds it). */

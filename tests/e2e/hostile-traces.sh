@@ -84,6 +84,30 @@ raw_trace("repeated-chunks.trace",
           [chunk(1, meta), chunk(1, b"pid=1\n"), events, end, chunk(4, b"exit_status=3\n"),
            chunk(3, b""), chunk(3, b"")])
 raw_trace("meta-lines.trace", [chunk(1, b"a=\n" * 5000), events, end])
+
+# A chain of 64 stack nodes with an allocation at each, and embedded
+# symbols that answer every address with 100 inlined frames: the stack at
+# depth d has 100 * d frames, past SITES_MAX_FRAMES (4096) from depth 41.
+depth, inl = 64, 100
+mod_body = (u(0) + u(1) + u(0) + u(7) + b"/x/m.so" + u(0) + u(1) + u(0) + u(0x100000))
+nodes = b"\x80" + u(len(mod_body)) + mod_body + b"\x04" + u(1) + u(0) + s(0)
+ip = 0
+for i in range(depth):
+    nodes += b"\x04" + u(i + 2) + u(i + 1) + s(0x1000 + 16 * i - ip)
+    ip = 0x1000 + 16 * i
+allocs = b"\x02" + u(1)
+for i in range(depth):
+    allocs += b"\x10" + u(1) + (b"\x02" + s(0x10000) if i == 0 else b"\x01") + u(16) + s(1 if i else 2)
+strings = [b"/x/m.so", b"f", b"x.c"]
+sym = u(1) + u(len(strings)) + b"".join(u(len(x)) + x for x in strings) + u(1) + u(0) + u(0)
+sym += u(depth)
+for i in range(depth):
+    sym += u(0) + u(0x1000 + 16 * i) + u(3) + u(inl) + (u(2) + u(3) + u(7) + u(1)) * inl
+raw_trace("inlined-frames.trace",
+          [chunk(1, b"pid=106\nslots=4\nstack_stream=1\n"),
+           chunk(2, u(0) + u(0) + u(0) + b"\x02\x00" + nodes, 1),
+           chunk(2, u(1) + u(0) + u(0) + allocs, 2),
+           chunk(4, b"process_state=ended\n"), chunk(3, sym)])
 EOF
 
 # A module path naming a FIFO: symbolized as module+offset, not opened.
@@ -149,6 +173,19 @@ run_cmd 20 meta-lines "$MPROF_ANALYZE" report "$WORK/meta-lines.trace"
 expect_eq "META of 5000 lines: exit status" 0 "$RUN_STATUS"
 expect_match "META of 5000 lines: said to be lost" "lost: META chunk of too many lines" \
 	"$(cat "$RUN_OUT")"
+
+# Inlined frames past SITES_MAX_FRAMES per site: the innermost are left
+# out, so the stacks from depth 41 on show the same 4096 frames, one site.
+run_cmd 20 inlined-frames "$MPROF_ANALYZE" report --format json "$WORK/inlined-frames.trace"
+expect_eq "4096 frames a site at most: exit status" 0 "$RUN_STATUS"
+facts=$("$PYTHON" -c '
+import json, sys
+sites = json.load(open(sys.argv[1]))["sites"]
+print(sorted(len(x["frames"]) for x in sites) == [100 * d for d in range(1, 41)] + [4096],
+      max(x["stacks"] for x in sites))
+' "$RUN_OUT" 2>&1)
+expect_eq "4096 frames a site at most: 100 to 4000 frames, then 4096 for 24 stacks" \
+	"True 24" "$facts"
 
 # A STACK id of 2^28: refused, not a 12 GiB node table.
 RUN_RSS=1 run_cmd 20 huge-stack-id "$MPROF_ANALYZE" symbolize "$WORK/huge-stack-id.trace"

@@ -1317,6 +1317,46 @@ static const struct site *site_with_leaf(const struct site_table *t, uint64_t le
 	return NULL;
 }
 
+/* Stacks deeper than SITES_MAX_DEPTH (never written by mprof): the first
+ * SITES_MAX_CAPPED_STACKS keep their leaf side, later ones are unknown
+ * without a walk of their chains; a stack of normal depth is unharmed. */
+static void test_sites_too_deep_stacks_bounded(void)
+{
+	const size_t extra = 100, deep = SITES_MAX_DEPTH + 1 + SITES_MAX_CAPPED_STACKS + extra;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct symbolizer *sym;
+	struct site_table t;
+	uint64_t seq = 1, addr = 0x10000;
+
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 1, 0, 0), 0); /* root, epoch 0 */
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 2, 1, 0x1000), 0);
+	for (size_t i = 0; i < deep; i++) /* a chain from node 100 */
+		CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 100 + i, i ? 99 + i : 1,
+						0x100000 + 16 * i), 0);
+	agg_setup();
+	/* an allocation at each of the deepest nodes, the deepest first, and
+	 * one at node 2 */
+	for (size_t i = 0; i < SITES_MAX_CAPPED_STACKS + extra; i++, addr += 64)
+		feed_alloc(seq++, addr, 16, 99 + deep - i, 1);
+	feed_alloc(seq++, addr, 32, 2, 1);
+	aggregate_finish(&agg);
+	sym = symbolizer_new(&maps);
+	CU_ASSERT_FATAL(sym != NULL);
+	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &agg, &nodes, sym, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(t.stacks, SITES_MAX_CAPPED_STACKS + extra + 1);
+	CU_ASSERT_EQUAL(t.truncated_stacks, SITES_MAX_CAPPED_STACKS);
+	CU_ASSERT_EQUAL(t.unknown_stacks, extra);
+	CU_ASSERT_PTR_NOT_NULL(site_with_leaf(&t, 0x1000));
+	site_table_free(&t);
+	symbolizer_free(sym);
+	aggregate_free(&agg);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
+}
+
 /* Stacks that share their root side, two stack nodes paths with the same
  * addresses, an interior node as a stack of its own, a chain longer than
  * SITES_MAX_DEPTH and a chain through an undefined node: the sites built
@@ -2350,6 +2390,7 @@ int main(void)
 		    test_huge_array_grows_in_place_and_by_moving);
 	CU_add_test(s, "block table spreads strided addresses",
 		    test_block_table_strided_addresses_spread);
+	CU_add_test(s, "sites of too deep stacks bounded", test_sites_too_deep_stacks_bounded);
 	CU_add_test(s, "block table seed defeats crafted collisions",
 		    test_block_table_seed_defeats_crafted_collisions);
 	CU_add_test(s, "block table runs past the last home", test_block_table_runs_past_the_last_home);
