@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/hash_seed.h"
 #include "analyze/huge_array.h"
 #include "analyze/sites.h"
 
@@ -78,14 +79,12 @@ static bool is_profiler_frame(const struct sym_frame *f)
 
 /* ---- hashing ---- */
 
+/* Every table here is keyed by what the trace says (addresses, frames):
+ * seeded like the aggregation's (hash_seed.h); no table's order reaches
+ * the report. */
 static inline uint64_t mix64(uint64_t h)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
+	return hash_mix64(h);
 }
 
 static uint64_t hash_str(uint64_t h, const char *s)
