@@ -1,0 +1,22 @@
+# tests/fuzz/: the libFuzzer target of the trace reader and the analyzer
+# (fuzz_trace.c).  Never built by `make` or `make check`: in a tree
+# configured with CC=clang, `make fuzz` builds tests/fuzz/fuzz-trace, with
+# the trace codec and the analyzer compiled in (instrumented for coverage
+# and under AddressSanitizer and UndefinedBehaviorSanitizer).  README.md,
+# "Fuzzing the trace reader", says how to run it.
+EXTRA_PROGRAMS += tests/fuzz/fuzz-trace
+tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz_trace.c \
+	$(trace_libmprof_trace_a_SOURCES) \
+	analyze/debuginfod_gate.c analyze/commands.h analyze/cmd_report.c analyze/trace_sites.h \
+	analyze/cmd_diff.h analyze/cmd_diff.c analyze/options.h analyze/options.c \
+	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_trace_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
+	$(FUZZ_CFLAGS)
+tests_fuzz_fuzz_trace_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_trace_LDADD = $(ZLIB_LIBS) $(DEFLATE_LIBS) $(DL_LIBS) -lpthread
+CLEANFILES += tests/fuzz/fuzz-trace
+EXTRA_DIST += tests/fuzz/trace.dict
+.PHONY: fuzz
+fuzz: tests/fuzz/fuzz-trace$(EXEEXT)
