@@ -527,7 +527,7 @@ static void warn_stderr(const struct trace_sites *t)
 			      ": the program was probably killed", t->info.path,
 			      t->info.truncated_offset);
 	if (t->info.chunks_lost)
-		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt)", t->info.path,
+		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)", t->info.path,
 			      t->info.chunks_lost);
 }
 

@@ -99,7 +99,7 @@ static void warn_stderr(const struct trace_info *info)
 			      ": the program was probably killed; events up to there are reported",
 			      info->path, info->truncated_offset);
 	if (info->chunks_lost)
-		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt)", info->path,
+		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)", info->path,
 			      info->chunks_lost);
 }
 

@@ -103,10 +103,11 @@ static int kv_list_parse(struct kv_list *l, const uint8_t *data, size_t bytes)
 
 	for (const char *q = p; q < end; q++) {
 		q = memchr(q, '\n', (size_t)(end - q));
-		if (!q)
-			break;
+		/* a last line without its newline counts too */
 		if (++lines > KV_LIST_MAX_LINES)
 			return -E2BIG;
+		if (!q)
+			break;
 	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

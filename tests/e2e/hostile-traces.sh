@@ -57,7 +57,7 @@ trace("parent-fifo.trace",
 trace("huge-stack-id.trace", b"pid=102\n",
       thread + stacks + stack(1 << 28, 1, 0) + alloc)
 trace("parent-proc.trace",
-      b"pid=103\nppid=100\nfork_seq=5\nparent_trace=/proc/kmsg\n",
+      b"pid=103\nppid=100\nfork_seq=5\nparent_trace=/proc/version\n",
       thread + stacks + b"\x10" + u(6) + u(2) + s(0x10000) + u(10) + s(2))
 
 def stored_chunk(kind, payload, stream=0):
@@ -124,12 +124,14 @@ expect_match "parent_trace is a FIFO: said to be not found" "parent trace .*not 
 	"$(cat "$RUN_OUT")"
 
 # A parent_trace naming a file of /proc, which looks regular and empty (as
-# root, reading /proc/kmsg took the kernel's log, then waited for more):
-# not read, the parent counts as unreadable.
+# root, reading /proc/kmsg took the kernel's log, then waited for more; this
+# test uses /proc/version, which any user may read): not read, the parent
+# counts as unreadable.
 run_cmd 20 parent-proc "$MPROF_ANALYZE" report "$WORK/parent-proc.trace"
 expect_eq "parent_trace in /proc: report finishes (exit status)" 0 "$RUN_STATUS"
 expect_match "parent_trace in /proc: said to be unreadable" \
-	"parent trace unreadable [(]/proc/kmsg: " "$(cat "$RUN_OUT")"
+	"parent trace unreadable [(]/proc/version: not an mprof trace [(]shorter than a file header" \
+	"$(cat "$RUN_OUT")"
 
 # A FIFO or a device named as the trace itself: refused without reading.
 run_cmd 20 trace-fifo "$MPROF_ANALYZE" report "$WORK/fifo"

@@ -2199,13 +2199,14 @@ static uint64_t mul_inverse(uint64_t m)
 
 /* The key that hash_mix64 turns into h under the seed now in hash_seed:
  * murmur3's finalizer undone step by step (x ^= x >> 33 is its own
- * inverse), what someone writing a trace to collide would do. */
-static uint64_t unmix64(uint64_t h)
+ * inverse; inv1 and inv2 the inverses of its two multipliers), what someone
+ * writing a trace to collide would do. */
+static uint64_t unmix64(uint64_t h, uint64_t inv1, uint64_t inv2)
 {
 	h ^= h >> 33;
-	h *= mul_inverse(0xc4ceb9fe1a85ec53ull);
+	h *= inv2;
 	h ^= h >> 33;
-	h *= mul_inverse(0xff51afd7ed558ccdull);
+	h *= inv1;
 	h ^= h >> 33;
 	return h ^ hash_seed;
 }
@@ -2217,16 +2218,19 @@ static void test_block_table_seed_defeats_crafted_collisions(void)
 {
 	enum { N = 2000 };
 	static uint64_t addrs[N];
+	const uint64_t inv1 = mul_inverse(0xff51afd7ed558ccdull);
+	const uint64_t inv2 = mul_inverse(0xc4ceb9fe1a85ec53ull);
 	uint64_t saved = hash_seed;
 	double unseeded, seeded;
 	size_t n = 0;
 
+	CU_ASSERT_EQUAL(0xff51afd7ed558ccdull * inv1, 1);
 	hash_seed = 0;
 	for (uint64_t i = 1; n < N; i++) {
 		/* top 17 bits 0x1234: one home of the first 2^17 */
-		uint64_t key = unmix64(0x1234ull << 47 | i);
+		uint64_t key = unmix64(0x1234ull << 47 | i, inv1, inv2);
 
-		if (key && key < (1ull << 44)) /* a user address / 16 */
+		if (key && key < (1ull << 60)) /* addr >> 4 gives it back */
 			addrs[n++] = key << 4;
 	}
 	for (int round = 0; round < 2; round++) {
