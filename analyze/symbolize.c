@@ -28,6 +28,7 @@
 #include "analyze/dw_loader.h"
 
 #include "analyze/demangle.h"
+#include "analyze/hash_seed.h"
 #include "analyze/symbol_cache.h"
 #include "analyze/symbol_table.h"
 #include "analyze/symbols.h"
@@ -97,6 +98,8 @@ struct symbolizer {
 	const struct module_maps *maps;
 	struct sym_file *files;  /* files[0] is "?" (NO_FILE) */
 	size_t file_count, file_cap;
+	uint32_t *file_slots;    /* open addressing on (path, build-id): index */
+	size_t file_slot_mask;   /* slots - 1; 0: no slots yet */
 	/* module -> file index, direct-mapped by the module's address */
 	const struct module *cache_module[MODULE_CACHE_SLOTS];
 	uint32_t cache_file[MODULE_CACHE_SLOTS];
@@ -120,6 +123,13 @@ static uint64_t hash_bytes(const void *data, size_t len, uint64_t h)
 	return h;
 }
 
+/* Slot of string str (len bytes) among mask + 1: FNV-1a, then the seeded
+ * mix (hash_seed.h), since names come from the trace's SYMBOLS chunk too. */
+static size_t string_slot(const char *str, size_t len, size_t mask)
+{
+	return (size_t)hash_mix64(hash_bytes(str, len, 1469598103934665603ull)) & mask;
+}
+
 static int strings_grow(struct symbolizer *s)
 {
 	size_t n = s->string_slots ? s->string_slots * 2 : 1024;
@@ -133,7 +143,7 @@ static int strings_grow(struct symbolizer *s)
 
 		if (!str)
 			continue;
-		k = (size_t)hash_bytes(str, strlen(str), 1469598103934665603ull) & (n - 1);
+		k = string_slot(str, strlen(str), n - 1);
 		while (slots[k])
 			k = (k + 1) & (n - 1);
 		slots[k] = str;
@@ -155,7 +165,7 @@ static const char *string_intern(struct symbolizer *s, const char *str)
 	if ((s->string_count + 1) * 2 > s->string_slots && strings_grow(s) < 0)
 		return NULL;
 	len = strlen(str);
-	k = (size_t)hash_bytes(str, len, 1469598103934665603ull) & (s->string_slots - 1);
+	k = string_slot(str, len, s->string_slots - 1);
 	while (s->strings[k]) {
 		if (strcmp(s->strings[k], str) == 0)
 			return s->strings[k];
@@ -192,15 +202,55 @@ static bool file_matches(const struct sym_file *f, const char *path, const uint8
 	       (build_id_len == 0 || memcmp(f->build_id, build_id, build_id_len) == 0);
 }
 
-/* Index of the file (path, build-id), added when new; -ENOMEM. */
+static size_t file_slot(const char *path, const uint8_t *build_id, size_t build_id_len,
+			size_t mask)
+{
+	uint64_t h = hash_bytes(path, strlen(path), 1469598103934665603ull);
+
+	return (size_t)hash_mix64(hash_bytes(build_id, build_id_len, h)) & mask;
+}
+
+/* Makes room in the file index for one more file (load at most 1/2);
+ * -ENOMEM. */
+static int file_slots_reserve(struct symbolizer *s)
+{
+	size_t n = s->file_slot_mask ? (s->file_slot_mask + 1) * 2 : 64;
+	uint32_t *v;
+
+	if (s->file_slot_mask && s->file_count * 2 < s->file_slot_mask + 1)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 1; i < s->file_count; i++) {
+		const struct sym_file *f = &s->files[i];
+		size_t k = file_slot(f->path, f->build_id, f->build_id_len, n - 1);
+
+		while (v[k])
+			k = (k + 1) & (n - 1);
+		v[k] = (uint32_t)i;
+	}
+	free(s->file_slots);
+	s->file_slots = v;
+	s->file_slot_mask = n - 1;
+	return 0;
+}
+
+/* Index of the file (path, build-id), added when new; -ENOMEM.  Found by
+ * hash: a trace's SYMBOLS chunk may name any number of modules (a crafted
+ * one of 40,000 took 6.6 s when every file was compared). */
 static int64_t file_intern(struct symbolizer *s, const char *path, const uint8_t *build_id,
 			   size_t build_id_len)
 {
 	struct sym_file *f;
+	size_t k;
 
-	for (size_t i = 1; i < s->file_count; i++) {
-		if (file_matches(&s->files[i], path, build_id, build_id_len))
-			return (int64_t)i;
+	if (s->file_count >= UINT32_MAX || file_slots_reserve(s) < 0)
+		return -ENOMEM;
+	k = file_slot(path, build_id, build_id_len, s->file_slot_mask);
+	for (; s->file_slots[k]; k = (k + 1) & s->file_slot_mask) {
+		if (file_matches(&s->files[s->file_slots[k]], path, build_id, build_id_len))
+			return (int64_t)s->file_slots[k];
 	}
 	if (s->file_count == s->file_cap) {
 		size_t cap = s->file_cap * 2;
@@ -223,6 +273,7 @@ static int64_t file_intern(struct symbolizer *s, const char *path, const uint8_t
 	if (build_id_len)
 		memcpy(f->build_id, build_id, build_id_len);
 	f->build_id_len = build_id_len;
+	s->file_slots[k] = (uint32_t)s->file_count;
 	return (int64_t)s->file_count++;
 }
 
@@ -536,11 +587,11 @@ static size_t scope_chain_inner(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *cha
 
 /* ---- answers ---- */
 
+/* Seeded (hash_seed.h): the offsets come from the trace.  The table's
+ * order reaches no file: answers_collect sorts what it exports. */
 static uint64_t answer_hash(uint32_t file, uint64_t offset)
 {
-	uint64_t h = (offset ^ ((uint64_t)file << 48)) * 0x9e3779b97f4a7c15ull;
-
-	return h ^ (h >> 29);
+	return hash_mix64(hash_mix64(offset) ^ file);
 }
 
 static struct sym_answer *answer_find(struct symbolizer *s, uint32_t file, uint64_t offset)
@@ -850,6 +901,7 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->file_count; i++)
 		file_close(&s->files[i]);
 	free(s->files);
+	free(s->file_slots);
 	free(s->cache_folder);
 	free(s);
 }
@@ -916,6 +968,22 @@ static int64_t file_of_module(struct symbolizer *s, const struct module *m)
 
 /* The answers keep(a, arg) selects, as encoder input in out[] (room for
  * s->answer_count); returns how many. */
+/* Module path, build-id, then offset: the order of a SYMBOLS chunk's and a
+ * cache file's answers, the same from run to run. */
+static int answer_out_cmp(const void *pa, const void *pb)
+{
+	const struct symbol_table_answer *a = pa, *b = pb;
+	int c = strcmp(a->module_path, b->module_path);
+
+	if (c)
+		return c;
+	if (a->build_id_len != b->build_id_len)
+		return a->build_id_len < b->build_id_len ? -1 : 1;
+	if (a->build_id_len && (c = memcmp(a->build_id, b->build_id, a->build_id_len)) != 0)
+		return c;
+	return a->module_offset < b->module_offset ? -1 : a->module_offset > b->module_offset;
+}
+
 static size_t answers_collect(const struct symbolizer *s, struct symbol_table_answer *out,
 			      bool (*keep)(const struct sym_answer *a, uint32_t arg), uint32_t arg)
 {
@@ -935,6 +1003,7 @@ static size_t answers_collect(const struct symbolizer *s, struct symbol_table_an
 		out[n].loc = &a->loc;
 		n++;
 	}
+	qsort(out, n, sizeof(*out), answer_out_cmp);
 	return n;
 }
 
