@@ -588,7 +588,7 @@ static size_t scope_chain_inner(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *cha
 /* ---- answers ---- */
 
 /* Seeded (hash_seed.h): the offsets come from the trace.  The table's
- * order reaches no file: answers_collect sorts what it exports. */
+ * order reaches no file: answers_collect sorts what it gives out. */
 static uint64_t answer_hash(uint32_t file, uint64_t offset)
 {
 	return hash_mix64(hash_mix64(offset) ^ file);
@@ -966,24 +966,29 @@ static int64_t file_of_module(struct symbolizer *s, const struct module *m)
 
 /* ---- answers out: the SYMBOLS chunk, the cache ---- */
 
-/* The answers keep(a, arg) selects, as encoder input in out[] (room for
- * s->answer_count); returns how many. */
-/* Module path, build-id, then offset: the order of a SYMBOLS chunk's and a
- * cache file's answers, the same from run to run. */
-static int answer_out_cmp(const void *pa, const void *pb)
+/* Module path, build-id, then offset: the order of the answers a SYMBOLS
+ * chunk or a cache file gets, the same from run to run whatever the
+ * answers' table (seeded) holds them in. */
+static int export_cmp(const void *pa, const void *pb)
 {
 	const struct symbol_table_answer *a = pa, *b = pb;
-	int c = strcmp(a->module_path, b->module_path);
+	/* the answers of one file share its path string */
+	int c = a->module_path == b->module_path ? 0 : strcmp(a->module_path, b->module_path);
 
 	if (c)
 		return c;
 	if (a->build_id_len != b->build_id_len)
 		return a->build_id_len < b->build_id_len ? -1 : 1;
-	if (a->build_id_len && (c = memcmp(a->build_id, b->build_id, a->build_id_len)) != 0)
-		return c;
+	if (a->build_id_len) {
+		c = memcmp(a->build_id, b->build_id, a->build_id_len);
+		if (c)
+			return c;
+	}
 	return a->module_offset < b->module_offset ? -1 : a->module_offset > b->module_offset;
 }
 
+/* The answers keep(a, arg) selects, as encoder input in out[] (room for
+ * s->answer_count), sorted by export_cmp; returns how many. */
 static size_t answers_collect(const struct symbolizer *s, struct symbol_table_answer *out,
 			      bool (*keep)(const struct sym_answer *a, uint32_t arg), uint32_t arg)
 {
@@ -1003,7 +1008,7 @@ static size_t answers_collect(const struct symbolizer *s, struct symbol_table_an
 		out[n].loc = &a->loc;
 		n++;
 	}
-	qsort(out, n, sizeof(*out), answer_out_cmp);
+	qsort(out, n, sizeof(*out), export_cmp);
 	return n;
 }
 
@@ -1157,24 +1162,6 @@ bool symbolizer_failed(const struct symbolizer *s, const struct sym_location *lo
 	return loc == &s->failed;
 }
 
-static int export_cmp(const void *pa, const void *pb)
-{
-	const struct symbol_table_answer *a = pa, *b = pb;
-	/* the answers of one file share its path string */
-	int c = a->module_path == b->module_path ? 0 : strcmp(a->module_path, b->module_path);
-
-	if (c)
-		return c;
-	if (a->build_id_len != b->build_id_len)
-		return a->build_id_len < b->build_id_len ? -1 : 1;
-	if (a->build_id_len) {
-		c = memcmp(a->build_id, b->build_id, a->build_id_len);
-		if (c)
-			return c;
-	}
-	return a->module_offset < b->module_offset ? -1 : a->module_offset > b->module_offset;
-}
-
 int symbolizer_export(struct symbolizer *s, uint8_t **data, size_t *bytes)
 {
 	struct symbol_table_answer *out = malloc((s->answer_count ? s->answer_count : 1) *
@@ -1185,7 +1172,6 @@ int symbolizer_export(struct symbolizer *s, uint8_t **data, size_t *bytes)
 	if (!out)
 		return -ENOMEM;
 	n = answers_collect(s, out, answer_to_embed, 0);
-	qsort(out, n, sizeof(*out), export_cmp);
 	rc = symbol_table_encode(out, n, data, bytes);
 	free(out);
 	return rc;
