@@ -79,21 +79,17 @@ static bool is_profiler_frame(const struct sym_frame *f)
 
 /* ---- hashing ---- */
 
-/* Every table here is keyed by what the trace says (addresses, frames):
- * seeded like the aggregation's (hash_seed.h); no table's order reaches
+/* Every table here is keyed by what the trace says (addresses, frames), so
+ * hashed with the seeded hash_mix64 (hash_seed.h); no table's order reaches
  * the report. */
-static inline uint64_t mix64(uint64_t h)
-{
-	return hash_mix64(h);
-}
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
 	if (!s)
-		return mix64(h ^ 0x5bd1e995u);
+		return hash_mix64(h ^ 0x5bd1e995u);
 	while (*s)
 		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-	return mix64(h);
+	return hash_mix64(h);
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -111,9 +107,9 @@ static uint64_t frame_hash(const struct site_frame *f)
 	h = hash_str(h, f->function);
 	h = hash_str(h, f->file);
 	h = hash_str(h, f->module);
-	h = mix64(h ^ ((uint64_t)f->line << 1 | f->inlined));
+	h = hash_mix64(h ^ ((uint64_t)f->line << 1 | f->inlined));
 	if (!f->function)
-		h = mix64(h ^ f->module_offset);
+		h = hash_mix64(h ^ f->module_offset);
 	return h;
 }
 
@@ -227,7 +223,7 @@ static struct site_ip *ip_set_add(struct site_table *t, uint64_t epoch, uint64_t
 		for (size_t k = 0; k <= t->ip_set_mask; k++) {
 			if (!t->ip_set[k].ip_plus1)
 				continue;
-			i = mix64(t->ip_set[k].epoch * 31 + t->ip_set[k].ip_plus1) & (n - 1);
+			i = hash_mix64(t->ip_set[k].epoch * 31 + t->ip_set[k].ip_plus1) & (n - 1);
 			while (v[i].ip_plus1)
 				i = (i + 1) & (n - 1);
 			v[i] = t->ip_set[k];
@@ -238,7 +234,7 @@ static struct site_ip *ip_set_add(struct site_table *t, uint64_t epoch, uint64_t
 	}
 	/* ip 0 cannot be a return address worth telling apart: store ip + 1 */
 	ip++;
-	i = mix64(epoch * 31 + ip) & t->ip_set_mask;
+	i = hash_mix64(epoch * 31 + ip) & t->ip_set_mask;
 	for (e = &t->ip_set[i]; e->ip_plus1; e = &t->ip_set[i]) {
 		if (e->epoch == epoch && e->ip_plus1 == ip) {
 			*first = false;
@@ -340,7 +336,7 @@ struct site_build {
 
 static uint64_t trie_key_hash(uint32_t parent, uint32_t frame)
 {
-	return mix64(((uint64_t)parent << 32) | frame);
+	return hash_mix64(((uint64_t)parent << 32) | frame);
 }
 
 static uint64_t trie_hash_of(const void *ctx, uint32_t k)
