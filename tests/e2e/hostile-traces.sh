@@ -26,17 +26,21 @@ def u(v):
 def s(v):
     return u(((v << 1) ^ (v >> 63)) & (2**64 - 1))
 
-def chunk(kind, payload, stream=0):
-    z = zlib.compress(payload)
-    h = struct.pack("<IBBHIII", 0x4B43504D, kind, 1, stream, len(z), len(payload),
+def chunk(kind, payload, stream=0, deflated=True):
+    z = zlib.compress(payload) if deflated else payload
+    h = struct.pack("<IBBHIII", 0x4B43504D, kind, int(deflated), stream, len(z), len(payload),
                     zlib.crc32(z))
     return h + struct.pack("<I", zlib.crc32(h)) + z
 
+def raw_trace(name, chunks, major=4, header_bytes=64):
+    data = (b"MPROFTRC" + struct.pack("<HHII", major, 0, header_bytes, 0) + bytes(44) +
+            b"".join(chunks))
+    open(work + "/" + name, "wb").write(data)
+
 def trace(name, meta, records):
     events = u(0) + u(0) + u(0) + records   # slot 0, lap 0, offset 0
-    data = (b"MPROFTRC" + struct.pack("<HHII", 1, 0, 64, 0) + bytes(44) +
-            chunk(1, meta) + chunk(2, events, 1) + chunk(4, b"exit_status=0\n"))
-    open(work + "/" + name, "wb").write(data)
+    raw_trace(name, [chunk(1, meta), chunk(2, events, 1), chunk(4, b"exit_status=0\n")],
+              major=1)
 
 def modules(path):
     body = u(0) + u(1) + u(0x400000) + u(len(path)) + path + u(0) + u(1) + u(0) + u(0x10000)
@@ -60,21 +64,12 @@ trace("parent-proc.trace",
       b"pid=103\nppid=100\nfork_seq=5\nparent_trace=/proc/version\n",
       thread + stacks + b"\x10" + u(6) + u(2) + s(0x10000) + u(10) + s(2))
 
-def stored_chunk(kind, payload, stream=0):
-    h = struct.pack("<IBBHIII", 0x4B43504D, kind, 0, stream, len(payload), len(payload),
-                    zlib.crc32(payload))
-    return h + struct.pack("<I", zlib.crc32(h)) + payload
-
-def raw_trace(name, chunks, header_bytes=64):
-    data = (b"MPROFTRC" + struct.pack("<HHII", 4, 0, header_bytes, 0) + bytes(44) +
-            b"".join(chunks))
-    open(work + "/" + name, "wb").write(data)
-
 # chunks with empty payloads, alone in their traces
-raw_trace("empty-events.trace", [stored_chunk(2, b"", 1)])
-raw_trace("empty-symbols.trace", [stored_chunk(3, b"")])
+raw_trace("empty-events.trace", [chunk(2, b"", 1, deflated=False)])
+raw_trace("empty-symbols.trace", [chunk(3, b"", deflated=False)])
 # a file header that says it is 1 GiB long, in a file of 88 bytes
-raw_trace("header-past-end.trace", [stored_chunk(1, b"pid=104\n")], 1 << 30)
+raw_trace("header-past-end.trace", [chunk(1, b"pid=104\n", deflated=False)],
+          header_bytes=1 << 30)
 # mprof writes one META, one END and at most one SYMBOLS chunk; these
 # repeat them, and the first META has more lines than a reader takes
 meta = b"pid=105\nslots=4\n"
@@ -97,7 +92,8 @@ for i in range(depth):
     ip = 0x1000 + 16 * i
 allocs = b"\x02" + u(1)
 for i in range(depth):
-    allocs += b"\x10" + u(1) + (b"\x02" + s(0x10000) if i == 0 else b"\x01") + u(16) + s(1 if i else 2)
+    ref = b"\x02" + s(0x10000) if i == 0 else b"\x01"   # explicit address, then carved
+    allocs += b"\x10" + u(1) + ref + u(16) + s(1 if i else 2)
 strings = [b"/x/m.so", b"f", b"x.c"]
 sym = u(1) + u(len(strings)) + b"".join(u(len(x)) + x for x in strings) + u(1) + u(0) + u(0)
 sym += u(depth)
