@@ -39,6 +39,7 @@ Timing is never part of `make check`: these machines are shared and noisy.
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -373,7 +374,7 @@ def bench(args, mprof, work):
                  f"{r['ht_print'][0]:.2f}" if ht else "-",
                  f"{r['ht_print'][1] / 1024:.0f}" if ht else "-",
                  f"{r['ratio'][0]:.2f}" if ht else "-",
-                 f"{r['ratio'][1]:.2f}" if ht and r['ratio'][1] == r['ratio'][1] else "-"]
+                 f"{r['ratio'][1]:.2f}" if ht and not math.isnan(r['ratio'][1]) else "-"]
         print("| " + " | ".join(cells) + " |")
 
 
