@@ -277,12 +277,12 @@ def main():
     mprof = os.path.join(os.path.abspath(args.build), "cli", "mprof")
     if not os.access(mprof, os.X_OK):
         sys.exit(f"bench: {mprof} not found: build mprof first (or pass --build)")
+    if args.scaling:
+        return scaling(mprof)
     if not os.path.isdir(args.shared):
         sys.exit(f"bench: workload folder {args.shared} not found (--shared)")
     if args.rounds < 1:
         sys.exit("bench: --rounds takes 1 or more")
-    if args.scaling:
-        return scaling(mprof)
     work = tempfile.mkdtemp(prefix="mprof-bench-")
     try:
         bench(args, mprof, work)
