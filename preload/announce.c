@@ -18,6 +18,7 @@
 #include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/ring.h"
+#include "preload/sys.h"
 
 #define ANNOUNCE_CMDLINE_MAX (32u << 10)
 
@@ -25,18 +26,18 @@
 static size_t announce_cmdline(char *buf, size_t cap)
 {
 	size_t len = 0;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	int fd = sys_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
 
 	if (fd < 0)
 		return 0;
 	while (len < cap) {
-		ssize_t n = read(fd, buf + len, cap - len);
+		ssize_t n = sys_read(fd, buf + len, cap - len);
 
 		if (n <= 0)
 			break;
 		len += (size_t)n;
 	}
-	close(fd);
+	sys_close(fd);
 	while (len && buf[len - 1] == '\0')
 		len--;
 	for (size_t i = 0; i < len; i++)

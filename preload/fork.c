@@ -32,6 +32,7 @@
 #include "preload/ring.h"
 #include "preload/seq.h"
 #include "preload/stack_table.h"
+#include "preload/sys.h"
 #include "preload/thread.h"
 #include "preload/unwind.h"
 
@@ -91,7 +92,7 @@ static uint32_t fork_child_pid(_Atomic uint32_t *mailbox, uint32_t entry)
 	if (!mailbox)
 		return 0;
 	while (!(pid = atomic_load(&mailbox[entry])) && ring_now_ns() < deadline_ns)
-		nanosleep(&nap, NULL);
+		sys_nanosleep(&nap);
 	return pid;
 }
 

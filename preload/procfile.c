@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "preload/procfile.h"
+#include "preload/sys.h"
 
 char *procfile_put_dec(char *p, uint64_t v)
 {
@@ -78,7 +79,7 @@ static int procfile_open(struct preload_process *proc, char *path, size_t path_s
 		memcpy(path, proc->cfg.session_dir, dir_len);
 		path[dir_len] = '/';
 		strcpy(path + dir_len + 1, proc->file_name);
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		fd = sys_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST)
@@ -134,14 +135,14 @@ int procfile_create(struct preload_process *proc, const struct procfile_origin *
 	base = mmap(NULL, file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		goto fail;
-	close(fd);
+	sys_close(fd);
 	proc->hdr = base;
 	proc->file_bytes = file_bytes;
 	procfile_fill(proc, base, ring_offset, origin);
 	return 0;
 fail:
 	err = -errno;
-	close(fd);
+	sys_close(fd);
 	unlink(path);
 	return err;
 }

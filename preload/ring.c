@@ -17,6 +17,7 @@
 #include "preload/diag.h"
 #include "preload/lock.h"
 #include "preload/ring.h"
+#include "preload/sys.h"
 
 #define RING_WAIT_SPINS 64u
 #define RING_WAIT_YIELDS 16u
@@ -75,7 +76,7 @@ static int ring_wait_room(struct preload_thread *t, uint32_t need_bytes)
 			sched_yield();
 			continue;
 		}
-		nanosleep(&nap, NULL);
+		sys_nanosleep(&nap);
 		if (ring_now_ns() >= next_check_ns) {
 			if (next_check_ns && !preload_launcher_alive()) {
 				preload_process_disable("the mprof launcher is gone while the "

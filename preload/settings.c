@@ -17,6 +17,7 @@
 
 #include "preload/settings.h"
 #include "preload/mem.h"
+#include "preload/sys.h"
 
 #define CONFIG_MAX_FRAMES_LIMIT 1024u
 #define CONFIG_RING_MIN_BYTES (64u << 10)
@@ -32,13 +33,13 @@ static int initial_env_read;
 
 static void initial_env_load(void)
 {
-	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	int fd = sys_open("/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
 
 	initial_env_read = 1;
 	if (fd < 0)
 		return;
 	while (initial_env_bytes < sizeof(initial_env) - 1) {
-		ssize_t n = read(fd, initial_env + initial_env_bytes,
+		ssize_t n = sys_read(fd, initial_env + initial_env_bytes,
 				 sizeof(initial_env) - 1 - initial_env_bytes);
 
 		if (n < 0 && errno == EINTR)
@@ -48,7 +49,7 @@ static void initial_env_load(void)
 		initial_env_bytes += (size_t)n;
 	}
 	initial_env[initial_env_bytes] = '\0';
-	close(fd);
+	sys_close(fd);
 }
 
 const char *preload_getenv(const char *name)

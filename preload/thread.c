@@ -24,6 +24,7 @@
 #include "preload/mem.h"
 #include "preload/ring.h"
 #include "preload/seq.h"
+#include "preload/sys.h"
 #include "preload/thread.h"
 
 __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
@@ -316,7 +317,7 @@ static int thread_slot_wait(void)
 			diag_once_slots_full();
 			return -1;
 		}
-		nanosleep(&pause, NULL);
+		sys_nanosleep(&pause);
 		if (++waited_ms % 100 == 0 && !preload_launcher_alive()) {
 			preload_process_disable("the mprof launcher is gone; recording stopped");
 			return -1;

@@ -11,11 +11,12 @@
  * run time and never linked: its _Unwind_* exports would otherwise capture
  * the target's C++ exceptions.  Without any unwinder, stacks are one frame
  * (the caller of the allocator).  Must never call malloc; what the callees
- * allocate (libunwind's dynamic TLS, pthread_getattr_np) goes to the nested
- * heap because the caller is busy.
+ * allocate (libunwind's dynamic TLS) goes to the nested heap because the
+ * caller is busy.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -30,6 +31,7 @@
 #include "preload/lock.h"
 #include "preload/modules.h"
 #include "preload/stack_table.h"
+#include "preload/sys.h"
 #include "preload/text.h"
 #include "preload/settings.h"
 #include "preload/unwind.h"
@@ -178,24 +180,67 @@ static uint32_t unwind_libunwind(struct preload_thread *t)
 	return n > 0 ? (uint32_t)n : 0;
 }
 
+/* How far below a thread's descriptor its stack may reach (its size), and
+ * how far below the stack pointer a learnt range reaches at first. */
+#define UNWIND_THREAD_STACK_MAX_BYTES (1ull << 30)
+#define UNWIND_STACK_MARGIN_BYTES (256u << 10)
+#define UNWIND_PAGE_BYTES ((uintptr_t)4096)
+
 /*
- * Learns the calling thread's stack range once: the main thread's from the
- * loader's initial stack pointer and RLIMIT_STACK (no descriptor opened),
- * other threads' from pthread_getattr_np (which allocates: the nested heap
- * serves it).  Unknown stays UNWIND_STACK_UNKNOWN: libunwind only.
+ * The lowest page-aligned lo >= want such that [lo, hi) is mapped, given
+ * that [known, hi) is to be: msync fails with ENOMEM on an unmapped page and
+ * touches none, so one call checks a range and a binary search (at most
+ * 6 calls for the margin) finds where the run ends.  0 when [known, hi) is
+ * not one mapped run or msync cannot tell (a sandbox may refuse it).
+ */
+static uintptr_t unwind_mapped_floor(uintptr_t want, uintptr_t known, uintptr_t hi)
+{
+	uintptr_t good = known, bad = want;
+
+	if (sys_msync_check(known, hi - known) != 0)
+		return 0;
+	if (want == known || sys_msync_check(want, hi - want) == 0)
+		return want;
+	if (errno != ENOMEM)
+		return known;
+	while (good - bad > UNWIND_PAGE_BYTES) {
+		uintptr_t mid = bad + ((good - bad) / 2 & ~(UNWIND_PAGE_BYTES - 1));
+
+		if (sys_msync_check(mid, hi - mid) == 0)
+			good = mid;
+		else
+			bad = mid;
+	}
+	return good;
+}
+
+/*
+ * Learns the calling thread's stack range, with no lock, no allocation and
+ * no call into the C library that could be what is allocating (it used
+ * pthread_getattr_np, which allocates while holding the thread's lock: every
+ * thread of a Rust, JVM or Ruby program hung on its first capture).  The main
+ * thread's range comes from the loader's initial stack pointer and
+ * RLIMIT_STACK.  glibc puts another thread's descriptor (the thread pointer)
+ * at the top of its stack block, above the static TLS, for the stacks it
+ * maps and for stacks given with pthread_attr_setstack alike, so the stack
+ * lies below pthread_self(): the range is the mapped run from a margin below
+ * the stack pointer up to it, checked with msync, and learnt again further
+ * down when the stack pointer goes below it (unwind_stack_fits).  A thread
+ * running elsewhere at its first capture (a coroutine or signal stack that
+ * is not in that run) keeps UNWIND_STACK_UNKNOWN: libunwind only.
  */
 static void unwind_stack_learn(struct preload_thread *t)
 {
-	pthread_attr_t attr;
-	void *addr;
-	size_t size;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t sp_page = sp & ~(UNWIND_PAGE_BYTES - 1);
+	uintptr_t hi, want, lo;
 
 	t->stack_lo = t->stack_hi = UNWIND_STACK_UNKNOWN;
 	if (preload_tid() == getpid()) {
 		struct rlimit rl;
 		uint64_t bytes = UNWIND_MAIN_STACK_DEFAULT_BYTES;
-		uintptr_t hi = ((uintptr_t)__libc_stack_end + 16 + 4095) & ~(uintptr_t)4095;
 
+		hi = ((uintptr_t)__libc_stack_end + 16 + 4095) & ~(uintptr_t)4095;
 		/* The page holding argc/argv is mapped; the kernel keeps
 		 * [top - RLIMIT_STACK, top) free for the stack. */
 		if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -207,15 +252,28 @@ static void unwind_stack_learn(struct preload_thread *t)
 		}
 		return;
 	}
-	unwind_guard_enter(t);
-	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-		if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size) {
-			t->stack_lo = (uintptr_t)addr;
-			t->stack_hi = (uintptr_t)addr + size;
-		}
-		pthread_attr_destroy(&attr);
-	}
-	unwind_guard_leave(t);
+	hi = (uintptr_t)pthread_self();
+	if (sp >= hi || hi - sp > UNWIND_THREAD_STACK_MAX_BYTES)
+		return;
+	want = sp_page > UNWIND_STACK_MARGIN_BYTES ? sp_page - UNWIND_STACK_MARGIN_BYTES : 0;
+	if (hi - want > UNWIND_THREAD_STACK_MAX_BYTES)
+		want = sp_page;
+	lo = unwind_mapped_floor(want, sp_page, hi);
+	if (!lo)
+		return;
+	t->stack_lo = lo;
+	t->stack_hi = hi;
+}
+
+/* Learns the stack range at a thread's first capture, and again when a
+ * thread's stack pointer went below the range learnt (a deeper stack). */
+static void unwind_stack_fits(struct preload_thread *t)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	if (!t->stack_hi ||
+	    (t->stack_hi != UNWIND_STACK_UNKNOWN && sp < t->stack_lo && t->tid != getpid()))
+		unwind_stack_learn(t);
 }
 
 /* The own unwinder into t->frames (stopping at a frame shared with tail,
@@ -224,8 +282,7 @@ static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tai
 {
 	int n;
 
-	if (!t->stack_hi)
-		unwind_stack_learn(t);
+	unwind_stack_fits(t);
 	if (!t->unwind_memo)
 		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
 	t->frames_from_caller = 0;
@@ -250,8 +307,7 @@ static int unwind_own_caller(struct preload_thread *t, void *caller_ip, void *ca
 {
 	uint32_t cap = preload_proc.cfg.max_frames + 1;
 
-	if (!t->stack_hi)
-		unwind_stack_learn(t);
+	unwind_stack_fits(t);
 	if (!t->unwind_memo)
 		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
 	t->frames_from_caller = 1;

@@ -1,0 +1,49 @@
+/*
+ * preload/sys.h - the system calls the shim makes whose C-library wrappers
+ * are cancellation points (open, read, close, nanosleep, msync).
+ *
+ * The shim runs inside allocator calls, which are not cancellation points:
+ * a thread with a pending deferred cancellation must never be unwound from
+ * inside malloc (it would leave the shim's per-thread state busy and change
+ * where the program's thread ends).  syscall(2) never acts on a cancellation,
+ * so these go through it.  Each returns what the system call returns, -1 with
+ * errno set on failure.
+ */
+#ifndef MPROF_PRELOAD_SYS_H
+#define MPROF_PRELOAD_SYS_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline int sys_open(const char *path, int flags, mode_t mode)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static inline ssize_t sys_read(int fd, void *buf, size_t bytes)
+{
+	return (ssize_t)syscall(SYS_read, fd, buf, bytes);
+}
+
+static inline int sys_close(int fd)
+{
+	return (int)syscall(SYS_close, fd);
+}
+
+static inline int sys_nanosleep(const struct timespec *nap)
+{
+	return (int)syscall(SYS_nanosleep, nap, NULL);
+}
+
+/* 0 when every page of [addr, addr + bytes) is mapped (addr page-aligned);
+ * -1 with errno ENOMEM when one is not.  Touches no page (MS_ASYNC). */
+static inline int sys_msync_check(uintptr_t addr, size_t bytes)
+{
+	return (int)syscall(SYS_msync, addr, bytes, MS_ASYNC);
+}
+
+#endif
