@@ -6,7 +6,9 @@
  * key names read here are those the launcher writes (mprof-trace(5)); a few
  * alternative spellings are accepted so older traces still read.
  */
+#include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +53,9 @@ static const char *kv_string(const struct kv_list *l, const char *const *keys)
 	}
 	return NULL;
 }
+
+static void report_run_end_reason(struct report *r);
+static void report_run_runtime(struct report *r);
 
 void report_run_collect(struct report *r)
 {
@@ -120,6 +125,111 @@ void report_run_collect(struct report *r)
 		run->cmdline = kv_string(&info->meta, cmd_keys);
 	if (!run->has_pid)
 		run->has_pid = kv_unsigned(&info->meta, pid_keys, &run->pid);
+	report_run_end_reason(r);
+	report_run_runtime(r);
+}
+
+/* Fills r->run.ended_early: the first reason found, most specific first. */
+static void report_run_end_reason(struct report *r)
+{
+	const struct trace_info *info = r->info;
+	struct report_run *run = &r->run;
+	char *buf = run->ended_early;
+	size_t cap = sizeof(run->ended_early);
+	const char *name;
+
+	buf[0] = '\0';
+	if (run->has_signal) {
+		name = report_signal_name(run->exit_signal);
+		snprintf(buf, cap, "the program was killed by signal %" PRId64 "%s%s%s",
+			 run->exit_signal, name ? " (" : "", name ? name : "", name ? ")" : "");
+	} else if (info->truncated) {
+		snprintf(buf, cap, "the trace is truncated at offset %" PRIu64
+			 " (the program or mprof was killed, or the disk was full)",
+			 info->truncated_offset);
+	} else if (!info->has_end) {
+		snprintf(buf, cap, "the trace has no END record (the recording did not finish)");
+	} else if (run->process_state && strcmp(run->process_state, "running") == 0) {
+		snprintf(buf, cap, "the process was still running when mprof stopped recording");
+	} else if (run->collector_error) {
+		snprintf(buf, cap, "the collector reported: %s", run->collector_error);
+	} else if (run->end_diag && strstr(run->end_diag, "recording stopped")) {
+		snprintf(buf, cap, "%s", run->end_diag);
+	}
+}
+
+/* Modules of runtimes that manage a heap of their own (a garbage collector
+ * or object pools on top of malloc), by their file name: the prefix, then
+ * the end of the name or a '.', '-' or digit (a version). */
+static const struct {
+	const char *module_prefix;
+	const char *runtime;
+} report_runtimes[] = {
+	{ "libjvm.so", "the JVM" },
+	{ "libruby", "Ruby" },
+	{ "libpython", "Python" },
+	{ "python3", "Python" },
+	{ "libtcl", "Tcl" },
+	{ "libnode.so", "Node.js (V8)" },
+	{ "node", "Node.js (V8)" },
+	{ "nodejs", "Node.js (V8)" },
+	{ "libperl.so", "Perl" },
+	{ "libluajit", "LuaJIT" },
+	{ "liblua5", "Lua" },
+	{ "libcoreclr.so", ".NET" },
+	{ "libmonosgen", "Mono" },
+	{ "libgo.so", "gccgo's Go runtime" },
+	{ "libguile", "Guile" },
+	{ "libgjs", "GJS (SpiderMonkey)" },
+	{ "libmozjs", "SpiderMonkey" },
+};
+
+/* The file name of a module path. */
+static const char *report_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Fills r->run.own_heap_runtime from the frames' modules (and Go's runtime
+ * from its function names) and r->run.foreign_malloc from the diagnostics. */
+static void report_run_runtime(struct report *r)
+{
+	const struct site_table *t = r->sites;
+
+	r->run.own_heap_runtime = NULL;
+	for (size_t i = 0; t && i < t->frame_count && !r->run.own_heap_runtime; i++) {
+		const struct site_frame *f = &t->frames[i];
+		const char *base = f->module ? report_base_name(f->module) : "";
+
+		if (f->function && strncmp(f->function, "runtime.", 8) == 0 && f->file &&
+		    strlen(f->file) > 3 && strcmp(f->file + strlen(f->file) - 3, ".go") == 0) {
+			r->run.own_heap_runtime = "Go";
+			break;
+		}
+		for (size_t k = 0; k < sizeof(report_runtimes) / sizeof(report_runtimes[0]); k++) {
+			const char *prefix = report_runtimes[k].module_prefix;
+			size_t len = strlen(prefix);
+
+			if (strncmp(base, prefix, len) == 0 &&
+			    (base[len] == '\0' || base[len] == '.' || base[len] == '-' ||
+			     (base[len] >= '0' && base[len] <= '9'))) {
+				r->run.own_heap_runtime = report_runtimes[k].runtime;
+				break;
+			}
+		}
+	}
+	if (r->run.has_peak_rss && r->agg) {
+		uint64_t rss = r->run.peak_rss_kib * 1024, heap = r->agg->peak_bytes;
+
+		r->run.rss_mostly_unseen = rss / REPORT_RSS_UNSEEN_RATIO > heap &&
+					   rss - heap > REPORT_RSS_UNSEEN_BYTES;
+	}
+	r->run.foreign_malloc = false;
+	for (size_t i = 0; i < r->info->diag_count; i++)
+		if (r->info->diags[i].code == TRACE_DIAG_FOREIGN_MALLOC)
+			r->run.foreign_malloc = true;
 }
 
 const char *report_signal_name(int64_t sig)

@@ -42,7 +42,24 @@ struct report_run {
 	const char *cmdline;
 	bool has_pid;
 	uint64_t pid;
+	/* Why the recording ended before the program's exit, or "" when it
+	 * did not: then blocks still live are leaks (live at exit); otherwise
+	 * they are only live when the recording ended. */
+	char ended_early[320];
+	/* A runtime with a heap of its own whose frames the stacks show ("the
+	 * JVM"), or NULL: mprof sees only the blocks it takes from malloc. */
+	const char *own_heap_runtime;
+	/* The program's malloc is not the C library's (a FOREIGN_MALLOC
+	 * diagnostic): its allocations were not recorded. */
+	bool foreign_malloc;
+	/* Peak RSS is more than REPORT_RSS_UNSEEN_RATIO times the heap peak and
+	 * REPORT_RSS_UNSEEN_BYTES above it: most memory is not malloc blocks (a
+	 * bundled allocator, mmap, a runtime's heap). */
+	bool rss_mostly_unseen;
 };
+
+#define REPORT_RSS_UNSEEN_RATIO 4u
+#define REPORT_RSS_UNSEEN_BYTES (64ull << 20)
 
 struct report {
 	const struct trace_info *info;
@@ -55,6 +72,13 @@ struct report {
 
 /* Fills r->run from r->info and r->agg. */
 void report_run_collect(struct report *r);
+
+/* Whether the recording ended before the program's exit (r->run.ended_early
+ * says why): blocks still live are then not known to be leaks. */
+static inline bool report_ended_early(const struct report *r)
+{
+	return r->run.ended_early[0] != '\0';
+}
 
 /* Signal name ("SIGKILL") or NULL. */
 const char *report_signal_name(int64_t sig);

@@ -35,7 +35,15 @@
  *       "peak": {"bytes", "blocks", "seq": int, "time_ns": int or null},
  *                                   t-gmax; time_ns after the first TIME
  *       "max_live_blocks": int,
- *       "leaked_bytes", "leaked_blocks": int,       live at exit
+ *       "leaked_bytes", "leaked_blocks": int,       live at exit, or live
+ *                                   when the recording ended if ended_early
+ *       "ended_early": str or null, why the recording ended before the
+ *                                   program's exit (killed, no END, ...)
+ *       "own_heap_runtime": str or null, a runtime with a heap of its own
+ *                                   (GC, pools): only its malloc blocks seen
+ *       "foreign_malloc": bool,     the program's own malloc: not recorded
+ *       "rss_mostly_unseen": bool,  peak RSS over 4 times the heap peak and
+ *                                   64 MiB above it: most memory not malloc's
  *       "peak_rss_kib": int or null,
  *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null},
  *       "forks": int,              FORK records (children have own traces)
@@ -387,6 +395,16 @@ static void write_summary(FILE *out, const struct report *r)
 	json_u64(out, "leaked_bytes", a->live_bytes);
 	out_char(out, ',');
 	json_u64(out, "leaked_blocks", a->live_blocks);
+	out_char(out, ',');
+	json_key(out, "ended_early");
+	json_string(out, report_ended_early(r) ? run->ended_early : NULL);
+	out_char(out, ',');
+	json_key(out, "own_heap_runtime");
+	json_string(out, run->own_heap_runtime);
+	out_char(out, ',');
+	json_bool(out, "foreign_malloc", run->foreign_malloc);
+	out_char(out, ',');
+	json_bool(out, "rss_mostly_unseen", run->rss_mostly_unseen);
 	out_char(out, ',');
 	json_opt_u64(out, "peak_rss_kib", run->has_peak_rss, run->peak_rss_kib);
 	out_char(out, ',');

@@ -131,12 +131,14 @@ static void print_site(FILE *out, const struct report *r, const struct site *s, 
 
 	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,
 		st->allocations, fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
-	fprintf(out, "    peak %s in %" PRIu64 " blocks; leaked %s in %" PRIu64
+	fprintf(out, "    peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
 		" blocks; temporary %" PRIu64 "\n",
 		fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
+		report_ended_early(r) ? "live at end" : "leaked",
 		fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks, st->temporary);
-	fprintf(out, "    max live %s / %" PRIu64 " blocks; freed %" PRIu64, fmt_bytes(b4, sizeof(b4),
-		st->max_live_bytes), st->max_live_blocks, st->freed);
+	fprintf(out, "    max live %s / %" PRIu64 " blocks%s; freed %" PRIu64,
+		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,
+		s->stack_count > 1 ? " (at most: the sum over its stacks' maxima)" : "", st->freed);
 	if (st->freed)
 		fprintf(out, ", lifetime min/avg/max %" PRIu64 "/%.1f/%" PRIu64 " events, %s/%s/%s",
 			st->lifetime_events_min, (double)st->lifetime_events_sum / (double)st->freed,
@@ -364,6 +366,24 @@ static void print_warnings(FILE *out, const struct report *r)
 		fprintf(out, "diagnostic: %" PRIu64 " more not shown\n", info->diags_dropped);
 }
 
+/* What the header says of the counts: exact, estimated, or exact only up
+ * to an early end. */
+static const char *report_kind(const struct report *r)
+{
+	if (r->info->sampled)
+		return report_ended_early(r) ? "sampled: counts and bytes are estimates; "
+					       "the recording ended early"
+					     : "sampled: counts and bytes are estimates";
+	if (r->run.foreign_malloc)
+		return "incomplete: the program's own malloc was not recorded";
+	if (r->run.own_heap_runtime || r->run.rss_mostly_unseen)
+		return report_ended_early(r) ? "exact for malloc blocks until the recording "
+					       "ended early; see the note"
+					     : "exact for malloc blocks; see the note";
+	return report_ended_early(r) ? "exact until the recording ended early"
+				     : "exact: every allocation recorded";
+}
+
 static void print_summary(FILE *out, const struct report *r)
 {
 	const struct trace_info *info = r->info;
@@ -371,10 +391,20 @@ static void print_summary(FILE *out, const struct report *r)
 	const struct report_run *run = &r->run;
 	char b1[64], b2[64], n1[32];
 
-	fprintf(out, "mprof report: %s (%s)\n", safe(info->path),
-		info->sampled ? "sampled: counts and bytes are estimates"
-			      : "exact: every allocation recorded");
+	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), report_kind(r));
 	print_program(out, r);
+	if (report_ended_early(r))
+		fprintf(out, "ended early:      %s; blocks still live then are not known to "
+			"be leaks\n", safe(run->ended_early));
+	if (run->own_heap_runtime)
+		fprintf(out, "note:             %s manages a heap of its own; mprof sees only the "
+			"blocks it takes from malloc, not its objects\n", run->own_heap_runtime);
+	if (run->rss_mostly_unseen)
+		fprintf(out, "note:             peak RSS (%s) is over %u times the heap peak (%s): "
+			"most of the memory is not malloc blocks (a bundled allocator, mmap, a "
+			"runtime's heap), which mprof does not see\n",
+			fmt_bytes(b1, sizeof(b1), run->peak_rss_kib * 1024), REPORT_RSS_UNSEEN_RATIO,
+			fmt_bytes(b2, sizeof(b2), a->peak_bytes));
 	if (run->has_run_time)
 		fprintf(out, "run time:         %s\n", fmt_ns(n1, sizeof(n1), run->run_time_ns));
 	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
@@ -395,8 +425,13 @@ static void print_summary(FILE *out, const struct report *r)
 	if (run->has_peak_rss)
 		fprintf(out, "peak RSS:         %s\n",
 			fmt_bytes(b2, sizeof(b2), run->peak_rss_kib * 1024));
-	fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at exit)\n",
-		fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
+	if (report_ended_early(r))
+		fprintf(out, "live at end:      %s in %" PRIu64
+			" blocks (live when the recording ended)\n",
+			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
+	else
+		fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at exit)\n",
+			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
 	if (run->has_launcher_cpu || run->has_ring_waits) {
 		fputs("profiler cost:    ", out);
 		if (run->has_launcher_cpu)
@@ -432,7 +467,11 @@ void report_text_write(FILE *out, const struct report *r)
 		return;
 	}
 	print_ranking(out, r, order, RANK_PEAK, "Peak (live bytes at t-gmax)", "no live bytes at peak");
-	print_ranking(out, r, order, RANK_LEAKED, "Leaked (live at exit)", "no leaks");
+	if (report_ended_early(r))
+		print_ranking(out, r, order, RANK_LEAKED, "Live when the recording ended",
+			      "no blocks live when the recording ended");
+	else
+		print_ranking(out, r, order, RANK_LEAKED, "Leaked (live at exit)", "no leaks");
 	print_ranking(out, r, order, RANK_ALLOCATED, "Allocated bytes", "no allocations");
 	print_ranking(out, r, order, RANK_ALLOCATIONS, "Allocations", "no allocations");
 	print_ranking(out, r, order, RANK_TEMPORARY, "Temporary allocations",
