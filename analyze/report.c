@@ -88,6 +88,12 @@ void report_run_collect(struct report *r)
 		run->run_time_ns = r->agg->last_time_ns - r->agg->first_time_ns;
 	}
 	run->has_peak_rss = kv_unsigned(&info->end, rss_keys, &run->peak_rss_kib);
+	{
+		static const char *const how_keys[] = {"peak_rss_how", NULL};
+		const char *how = kv_string(&info->end, how_keys);
+
+		run->peak_rss_sampled = how && strcmp(how, "sampled") == 0;
+	}
 	run->has_launcher_cpu = kv_unsigned(&info->end, cpu_keys, &run->launcher_cpu_ns);
 	run->has_ring_waits = kv_unsigned(&info->end, wait_keys, &run->ring_waits);
 

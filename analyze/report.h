@@ -25,7 +25,9 @@ struct report_run {
 	bool has_run_time;
 	uint64_t run_time_ns;     /* END wall_ns, else first to last TIME */
 	bool has_peak_rss;
-	uint64_t peak_rss_kib;    /* END peak_rss_kib (wait4's ru_maxrss) */
+	uint64_t peak_rss_kib;    /* END peak_rss_kib: the process image's own */
+	bool peak_rss_sampled;    /* END peak_rss_how=sampled: read while it ran,
+	                           * so at least this (a late peak may be missed) */
 	bool has_launcher_cpu;
 	uint64_t launcher_cpu_ns; /* the profiler's own CPU time (launcher) */
 	bool has_ring_waits;

@@ -44,7 +44,8 @@
  *       "foreign_malloc": bool,     the program's own malloc: not recorded
  *       "rss_mostly_unseen": bool,  peak RSS over 4 times the heap peak and
  *                                   64 MiB above it: most memory not malloc's
- *       "peak_rss_kib": int or null,
+ *       "peak_rss_kib": int or null, the process image's own peak RSS
+ *       "peak_rss_sampled": bool,   read while it ran: at least that much
  *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null},
  *       "forks": int,              FORK records (children have own traces)
  *       "inherited": {"seeded": bool, "blocks", "bytes": int, "note": str or null},
@@ -407,6 +408,8 @@ static void write_summary(FILE *out, const struct report *r)
 	json_bool(out, "rss_mostly_unseen", run->rss_mostly_unseen);
 	out_char(out, ',');
 	json_opt_u64(out, "peak_rss_kib", run->has_peak_rss, run->peak_rss_kib);
+	out_char(out, ',');
+	json_bool(out, "peak_rss_sampled", run->has_peak_rss && run->peak_rss_sampled);
 	out_char(out, ',');
 	json_key(out, "profiler");
 	out_char(out, '{');

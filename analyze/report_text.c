@@ -423,8 +423,9 @@ static void print_summary(FILE *out, const struct report *r)
 	}
 	fputc('\n', out);
 	if (run->has_peak_rss)
-		fprintf(out, "peak RSS:         %s\n",
-			fmt_bytes(b2, sizeof(b2), run->peak_rss_kib * 1024));
+		fprintf(out, "peak RSS:         %s%s\n",
+			fmt_bytes(b2, sizeof(b2), run->peak_rss_kib * 1024),
+			run->peak_rss_sampled ? " (at least: sampled while it ran)" : "");
 	if (report_ended_early(r))
 		fprintf(out, "live at end:      %s in %" PRIu64
 			" blocks (live when the recording ended)\n",

@@ -96,6 +96,8 @@ struct proc {
 	uint64_t cpu_wall_ns;          /* when it was read (monotonic), 0: never */
 	uint64_t cpu_milli;            /* processors it kept busy over its last
 	                                * window, in thousandths (0: unknown) */
+	uint64_t peak_rss_sampled_kib; /* highest VmHWM read while it ran, 0: none */
+	uint64_t superseded_ns;        /* the next image's start (its exec), 0: unknown */
 };
 
 /* A growable array of process pointers. */
@@ -674,6 +676,14 @@ static const char *file_serial(const char *name)
 	return dot && strlen(dot + 1) == 16 ? dot + 1 : NULL;
 }
 
+/* The image's start: CLOCK_MONOTONIC ns in its file name's serial, or 0. */
+static uint64_t proc_start_ns(const struct proc *p)
+{
+	const char *serial = file_serial(p->name);
+
+	return serial ? strtoull(serial, NULL, 16) : 0;
+}
+
 /* Oldest first: by the serial, else (files of other versions) by the
  * change time, which the file system keeps only to a few ms (an image and
  * the one it executed can share it). */
@@ -792,8 +802,10 @@ static void proc_mark_superseded(struct collector *c, const struct proc *p)
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *q = c->live.v[i];
 
-		if (q != p && q->phase == PROC_ACTIVE && q->pid == p->pid)
+		if (q != p && q->phase == PROC_ACTIVE && q->pid == p->pid && !q->superseded) {
 			q->superseded = true;
+			q->superseded_ns = proc_start_ns(p);
+		}
 	}
 }
 
@@ -870,6 +882,61 @@ static uint64_t launcher_cpu_ns(void)
 	       (uint64_t)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * UINT64_C(1000);
 }
 
+/* Notes p's peak RSS so far (VmHWM), while its image is the pid's. */
+static void proc_rss_watch(struct proc *p)
+{
+	unsigned long long kib;
+
+	if (p->phase != PROC_ACTIVE || p->superseded)
+		return;
+	kib = pid_info_peak_rss_kib(p->pid);
+	if (kib > p->peak_rss_sampled_kib)
+		p->peak_rss_sampled_kib = kib;
+}
+
+/*
+ * How p ended, its peak RSS and run time, from the best source there is:
+ * the program's wait4 status; else the shim's exit note (an image that
+ * called exit(): its status, its own peak RSS, its exit time); else the
+ * highest VmHWM the launcher read while it ran ("sampled": a peak in its
+ * last 100 ms may be missing) and the time the launcher found it ended.
+ * wait4's peak RSS includes the children the program waited for, so it
+ * is the program's own only when the run had no other process image.
+ */
+static void end_figures(const struct collector *c, const struct proc *p,
+			struct trace_end *e)
+{
+	const struct session_proc_header *h = p->pf.h;
+	bool noted = !p->superseded &&
+		     atomic_load_explicit(&h->exit_known, memory_order_acquire) == 1;
+	uint64_t start = proc_start_ns(p), end = now_ns();
+
+	e->has_status = proc_is_program_pid(c, p) && c->ended;
+	e->wait_status = c->wait_status;
+	if (!e->has_status && noted) {
+		e->has_status = true;
+		e->wait_status = (h->exit_status & 0xff) << 8;
+	}
+	if (p->superseded && p->superseded_ns > start && p->superseded_ns <= end)
+		end = p->superseded_ns;
+	if (noted) {
+		e->peak_rss_kib = (long)h->exit_maxrss_kib;
+		e->peak_rss_how = "own";
+		if (h->exit_mono_ns > start && h->exit_mono_ns <= end)
+			end = h->exit_mono_ns;
+	} else if (p->is_root && c->ended && c->all.n == 1) {
+		e->peak_rss_kib = c->rusage.ru_maxrss;
+		e->peak_rss_how = "own";
+	} else if (p->peak_rss_sampled_kib) {
+		e->peak_rss_kib = (long)p->peak_rss_sampled_kib;
+		e->peak_rss_how = "sampled";
+	}
+	if (p->is_root)
+		e->wall_ns = end - c->cfg->start_mono_ns;
+	else if (start && start < end)
+		e->wall_ns = end - start;
+}
+
 static void end_write(struct collector *c, struct proc *p, const char *state)
 {
 	struct session_proc_header *h = p->pf.h;
@@ -877,11 +944,8 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	struct trace_end e = { 0 };
 
 	field_copy(diag, sizeof(diag), h->diag_text, sizeof(h->diag_text));
-	e.has_status = proc_is_program_pid(c, p) && c->ended;
-	e.wait_status = c->wait_status;
+	end_figures(c, p, &e);
 	e.is_root = p->is_root;
-	e.peak_rss_kib = c->rusage.ru_maxrss;
-	e.wall_ns = now_ns() - c->cfg->start_mono_ns;
 	e.launcher_cpu_ns = launcher_cpu_ns();
 	e.ring_waits = atomic_load(&h->waits);
 	e.unrecorded_allocs = atomic_load(&h->unrecorded_allocs);
@@ -964,12 +1028,14 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	return strcmp(state, "running") == 0;
 }
 
-/* Finalizes the other processes that ended while the program goes on. */
+/* Notes the peak RSS of the live processes and finalizes the other
+ * processes that ended while the program goes on. */
 static void procs_retire_ended(struct collector *c)
 {
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
 
+		proc_rss_watch(p);
 		if (p->phase != PROC_ACTIVE || p->is_root)
 			continue;
 		if (p->superseded || !pid_info_running(p->pid))

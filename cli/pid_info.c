@@ -1,7 +1,7 @@
 /*
  * cli/pid_info.c - small questions about a process, answered from kill(pid,
  * 0) and /proc: is it still running (zombies count as ended), what is its
- * command line, and when did it start.  Never prints; errors just mean
+ * command line, when did it start, and its peak RSS so far.  Never prints; errors just mean
  * "unknown".
  */
 #include "config.h"
@@ -99,4 +99,24 @@ unsigned long long pid_info_start_ticks(unsigned pid)
 			p++;
 	}
 	return p ? strtoull(p, NULL, 10) : 0;
+}
+
+unsigned long long pid_info_peak_rss_kib(unsigned pid)
+{
+	char path[64], buf[4096];
+	const char *line;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	line = strstr(buf, "\nVmHWM:");
+	return line ? strtoull(line + 7, NULL, 10) : 0;
 }

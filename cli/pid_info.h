@@ -18,4 +18,9 @@ void pid_info_cmdline(unsigned pid, char *out, size_t size);
  * or 0 when it cannot be read, is a zombie or is a kernel thread. */
 unsigned long long pid_info_start_ticks(unsigned pid);
 
+/* Its peak resident set size so far, in KiB (VmHWM of /proc/PID/status:
+ * the current image's own, children not included), or 0 when it cannot be
+ * read (the process ended). */
+unsigned long long pid_info_peak_rss_kib(unsigned pid);
+
 #endif

@@ -254,11 +254,14 @@ int trace_file_end(struct trace_file *tf, const struct trace_end *e)
 		kv_text_add(&t, "signal", "%d", WTERMSIG(e->wait_status));
 	else if (e->has_status)
 		kv_text_add(&t, "exit_status", "%d", WEXITSTATUS(e->wait_status));
-	if (e->is_root) {
+	if (e->peak_rss_kib > 0) {
 		kv_text_add(&t, "peak_rss_kib", "%ld", e->peak_rss_kib);
-		kv_text_add(&t, "wall_ns", "%" PRIu64, e->wall_ns);
-		kv_text_add(&t, "launcher_cpu_ns", "%" PRIu64, e->launcher_cpu_ns);
+		kv_text_add(&t, "peak_rss_how", "%s", e->peak_rss_how);
 	}
+	if (e->wall_ns)
+		kv_text_add(&t, "wall_ns", "%" PRIu64, e->wall_ns);
+	if (e->is_root)
+		kv_text_add(&t, "launcher_cpu_ns", "%" PRIu64, e->launcher_cpu_ns);
 	kv_text_add(&t, "ring_waits", "%" PRIu64, e->ring_waits);
 	kv_text_add(&t, "unrecorded_allocs", "%" PRIu64, e->unrecorded_allocs);
 	kv_text_add(&t, "unrecorded_frees", "%" PRIu64, e->unrecorded_frees);

@@ -101,10 +101,11 @@ struct trace_meta {
 /* What the END chunk says about how the process (and the run) ended. */
 struct trace_end {
 	bool has_status;           /* the program's pid: exit_status or signal */
-	int wait_status;           /* from wait4 */
-	bool is_root;              /* then the run's figures below */
-	long peak_rss_kib;
-	uint64_t wall_ns;
+	int wait_status;           /* from wait4, or made from the exit note */
+	bool is_root;              /* then the launcher's CPU time */
+	long peak_rss_kib;         /* 0: unknown */
+	const char *peak_rss_how;  /* "own" (exact) or "sampled" (at least) */
+	uint64_t wall_ns;          /* the run's (root), the image's (child); 0: unknown */
 	uint64_t launcher_cpu_ns;
 	uint64_t ring_waits;
 	uint64_t unrecorded_allocs;

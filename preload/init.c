@@ -8,8 +8,9 @@
  * library constructor.  While it runs, allocator calls are not recorded
  * (this thread's callees use the nested heap, other threads the real
  * allocator or, before it is resolved, the bootstrap arena); nobody ever
- * waits for it.  Registers no exit hook and no signal handler and
- * starts no thread.  Must never call malloc itself.
+ * waits for it.  Registers no signal handler and starts no thread; the
+ * constructor registers the exit note (exit_note.h), the one exit hook.
+ * Must never call malloc itself.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "preload/announce.h"
+#include "preload/exit_note.h"
 #include "preload/fork.h"
 #include "preload/init.h"
 #include "preload/meta.h"
@@ -137,4 +139,5 @@ void preload_init_ensure(void)
 __attribute__((constructor)) static void init_constructor(void)
 {
 	preload_init_ensure();
+	exit_note_register();
 }

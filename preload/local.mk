@@ -9,6 +9,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/cfi_parse.c preload/cfi_parse.h \
 	preload/diag.c preload/diag.h \
 	preload/event.c preload/event.h \
+	preload/exit_note.c preload/exit_note.h \
 	preload/fallback.c preload/fallback.h \
 	preload/fork.c preload/fork.h \
 	preload/init.c preload/init.h \

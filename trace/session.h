@@ -39,10 +39,11 @@
 #define SESSION_ENV_RING_KIB "MPROF_RING_KIB"
 #define SESSION_ENV_ROOT_PID "MPROF_ROOT_PID" /* pid of the first program */
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 3 /* changes with the layout and with the trace
+#define SESSION_VERSION 4 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
-                            * explicitly, the launcher re-encodes them */
+                            * explicitly, the launcher re-encodes them;
+                            * 4: the exit note (exit_*) */
 #define SESSION_PAGE_BYTES 4096u
 #define SESSION_SLOTS_OFFSET SESSION_PAGE_BYTES
 #define SESSION_DEFAULT_SLOTS 4096u
@@ -94,6 +95,14 @@ struct session_proc_header {
 	_Atomic uint32_t diag_flags; /* 1 << enum trace_diag_code, for the launcher */
 	char diag_text[512];         /* last diagnostic, NUL-terminated */
 	uint32_t flags;              /* SESSION_FLAG_*, set before state leaves STARTING */
+	/* The exit note, written by the shim's on_exit handler when the image
+	 * ends through exit() (not _exit, exec or a signal): exit_known is
+	 * release-stored last, to 1. */
+	_Atomic uint32_t exit_known;
+	int32_t exit_status;         /* the status given to exit() */
+	uint64_t exit_mono_ns;       /* CLOCK_MONOTONIC then */
+	uint64_t exit_maxrss_kib;    /* getrusage(RUSAGE_SELF) ru_maxrss then: the
+	                              * process's own peak RSS, not its children's */
 };
 
 struct session_slot {

@@ -1,0 +1,80 @@
+/*
+ * preload/exit_note.c - the exit note: how a recorded process image ended
+ * through exit(), written into its process file for the launcher.
+ *
+ * The launcher is not the parent of the program's children, so it cannot
+ * learn their exit status, and wait4 gives the program's peak RSS merged
+ * with that of the children it waited for.  An on_exit handler, registered
+ * by the library constructor (never from an allocator call: on_exit takes
+ * the C library's exit-handler lock, which a program registering a handler
+ * holds while it allocates), notes the status, the time and the image's
+ * own peak RSS (VmHWM).  Registered before the program's handlers and
+ * before the loader's destructor pass, it runs after them.  Images that end
+ * by _exit, exec or a signal leave no note.  Must never allocate.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/exit_note.h"
+#include "preload/init.h"
+#include "preload/process.h"
+#include "preload/sys.h"
+
+/* VmHWM of /proc/self/status in KiB: this image's own peak RSS (getrusage's
+ * includes the images this process executed before it); 0 when unreadable. */
+static uint64_t exit_note_hwm_kib(void)
+{
+	char buf[4096];
+	const char *p;
+	uint64_t kib = 0;
+	ssize_t n;
+	int fd = sys_open("/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	n = sys_read(fd, buf, sizeof(buf) - 1);
+	sys_close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nVmHWM:");
+	if (!p)
+		return 0;
+	for (p += 7; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		kib = kib * 10 + (uint64_t)(*p - '0');
+	return kib;
+}
+
+static void exit_note_write(int status, void *arg)
+{
+	struct session_proc_header *h = preload_proc.hdr;
+	struct rusage self;
+	struct timespec ts;
+
+	(void)arg;
+	/* a vfork child calling exit() shares the parent's memory */
+	if (!h || h->pid != (uint32_t)getpid())
+		return;
+	h->exit_status = status;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	h->exit_mono_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	h->exit_maxrss_kib = exit_note_hwm_kib();
+	if (!h->exit_maxrss_kib && getrusage(RUSAGE_SELF, &self) == 0)
+		h->exit_maxrss_kib = (uint64_t)self.ru_maxrss;
+	atomic_store_explicit(&h->exit_known, 1, memory_order_release);
+}
+
+void exit_note_register(void)
+{
+	static int registered;
+
+	if (registered || atomic_load(&preload_phase) != PRELOAD_READY)
+		return;
+	registered = on_exit(exit_note_write, NULL) == 0;
+}

@@ -1,0 +1,15 @@
+/*
+ * preload/exit_note.h - noting how the process image ends (exit_note.c).
+ */
+#ifndef MPROF_PRELOAD_EXIT_NOTE_H
+#define MPROF_PRELOAD_EXIT_NOTE_H
+
+/*
+ * Registers the on_exit handler that writes the process file's exit note
+ * (status, CLOCK_MONOTONIC time, own peak RSS).  Call from the library
+ * constructor only, once recording: never from an allocator call.  Fork
+ * children inherit the handler, and it writes into their own file.
+ */
+void exit_note_register(void);
+
+#endif
