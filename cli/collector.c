@@ -1112,9 +1112,21 @@ static void idle_wait(struct collector *c)
 	}
 }
 
+/* Moves every live image's time tick (session.h): its threads then time
+ * their next event afresh. */
+static void procs_time_tick(struct collector *c)
+{
+	for (size_t i = 0; i < c->live.n; i++) {
+		struct proc *p = c->live.v[i];
+
+		if (p->phase == PROC_ACTIVE)
+			atomic_fetch_add_explicit(&p->pf.h->time_tick, 1, memory_order_relaxed);
+	}
+}
+
 static void collect_until_end(struct collector *c)
 {
-	uint64_t last_scan = 0, last_retire = 0;
+	uint64_t last_scan = 0, last_retire = 0, last_tick = 0;
 
 	while (!c->ended) {
 		uint64_t now = now_ns();
@@ -1132,6 +1144,10 @@ static void collect_until_end(struct collector *c)
 		if (now - last_retire >= RETIRE_INTERVAL_NS) {
 			last_retire = now;
 			procs_retire_ended(c);
+		}
+		if (now - last_tick >= SESSION_TIME_TICK_NS) {
+			last_tick = now;
+			procs_time_tick(c);
 		}
 		live_compact(c);
 		if (procs_drain(c, false) == 0)

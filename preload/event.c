@@ -100,7 +100,10 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
 	int saved_errno = *t->errno_ptr;
 	uint64_t seq = event_seq_next(t);
 	uint64_t stack_id = event_stack_id(t, caller_ip, caller_cfa);
-	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
+	uint8_t *w;
+
+	ring_time_fresh(t);
+	w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
 		w = record_put_alloc_explicit(w, &t->rs, fn, seq, (uintptr_t)p, size_bytes, stack_id,
@@ -115,7 +118,10 @@ void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void 
 		int size_class)
 {
 	int saved_errno = *t->errno_ptr;
-	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
+	uint8_t *w;
+
+	ring_time_fresh(t);
+	w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
 		ring_commit(t, record_put_free_explicit(w, &t->rs, fn, seq, (uintptr_t)p,
@@ -132,7 +138,10 @@ void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, con
 	int saved_errno = *t->errno_ptr;
 	uint64_t seq_alloc = event_seq_next(t);
 	uint64_t stack_id = event_stack_id(t, caller_ip, caller_cfa);
-	uint8_t *w = ring_reserve(t, RECORD_MAX_BYTES);
+	uint8_t *w;
+
+	ring_time_fresh(t);
+	w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
 		w = record_put_realloc_explicit(w, &t->rs, fn, seq_free, (uintptr_t)old_p,

@@ -130,6 +130,8 @@ int ring_write_thread_start(struct preload_thread *t)
 	if (!p)
 		return -1;
 	p = record_put_thread(p, &t->rs, (uint64_t)t->tid);
+	t->time_tick_seen = atomic_load_explicit(&preload_proc.hdr->time_tick,
+						 memory_order_relaxed);
 	p = record_put_time(p, ring_now_ns());
 	ring_commit(t, p);
 	t->events_until_time = RING_EVENTS_PER_TIME;
@@ -141,6 +143,8 @@ void ring_write_time(struct preload_thread *t)
 	uint8_t *p;
 
 	t->events_until_time = RING_EVENTS_PER_TIME;
+	t->time_tick_seen = atomic_load_explicit(&preload_proc.hdr->time_tick,
+						 memory_order_relaxed);
 	p = ring_reserve(t, 1 + VARINT_MAX_BYTES);
 	if (p)
 		ring_commit(t, record_put_time(p, ring_now_ns()));

@@ -68,6 +68,17 @@ static inline void ring_count_event(struct preload_thread *t)
 	ring_write_time(t);
 }
 
+/* Writes a TIME record before the next event when the launcher's time tick
+ * moved since the thread's last one (session.h time_tick): one load. */
+static inline void ring_time_fresh(struct preload_thread *t)
+{
+	uint32_t tick = atomic_load_explicit(&preload_proc.hdr->time_tick, memory_order_relaxed);
+
+	if (__builtin_expect(tick == t->time_tick_seen, 1))
+		return;
+	ring_write_time(t);
+}
+
 /* CLOCK_MONOTONIC in ns. */
 uint64_t ring_now_ns(void);
 

@@ -53,6 +53,7 @@ struct preload_thread {
 	uint64_t read_pos_seen;     /* the collector's read_pos as last loaded */
 	struct record_state rs;     /* encoder delta state */
 	uint32_t events_until_time; /* events left before the next TIME record */
+	uint32_t time_tick_seen;    /* the launcher's time tick at the last TIME */
 	uint64_t last_seq;          /* last sequence number this thread took */
 	int destructor_rounds;      /* key destructor calls so far (thread exit) */
 

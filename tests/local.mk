@@ -47,6 +47,7 @@ E2E_TESTS = \
 	tests/e2e/thread-first-use.sh \
 	tests/e2e/end-states.sh \
 	tests/e2e/child-figures.sh \
+	tests/e2e/sparse-lifetimes.sh \
 	tests/e2e/block-references.sh \
 	tests/e2e/foreign-allocator.sh \
 	tests/e2e/exec-names.sh \
@@ -100,6 +101,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/late_children.c tests/progs/old_block_reuse.c \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
+	tests/progs/sparse_lifetimes.c \
 	tests/progs/cases/01-atexit-lock-first-alloc.c \
 	tests/progs/cases/02-fork-while-threads-allocate.c \
 	tests/progs/cases/03-fork-child-keeps-allocating.c tests/progs/cases/06-close-all-fds.c \

@@ -101,9 +101,15 @@ struct session_proc_header {
 	_Atomic uint32_t exit_known;
 	int32_t exit_status;         /* the status given to exit() */
 	uint64_t exit_mono_ns;       /* CLOCK_MONOTONIC then */
-	uint64_t exit_maxrss_kib;    /* getrusage(RUSAGE_SELF) ru_maxrss then: the
-	                              * process's own peak RSS, not its children's */
+	uint64_t exit_maxrss_kib;    /* the image's own peak RSS (VmHWM), KiB */
+	/* Bumped by the launcher every SESSION_TIME_TICK_NS while the image runs;
+	 * a thread that sees it changed writes a TIME record before its next
+	 * event, so events of a thread that allocates little are still timed
+	 * to within a tick (own cache line: read by every event). */
+	_Alignas(64) _Atomic uint32_t time_tick;
 };
+
+#define SESSION_TIME_TICK_NS 10000000ull
 
 struct session_slot {
 	_Atomic uint32_t state;      /* enum session_slot_state */
