@@ -53,7 +53,8 @@
 #define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
 #define STARTING_LIMIT_NS (2000 * MS_NS)  /* a shim that never finished starting */
 #define SETTLE_LIMIT_NS (300 * MS_NS)     /* late starters when the program ended */
-#define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing */
+#define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing, */
+#define IDLE_SLEEP_MAX_NS 5000000L        /* doubling up to this while idle */
 #define SLOT_MARGIN 16u                   /* unused slots looked at each round */
 #define CHUNK_HEAD_BYTES (3 * VARINT_MAX_BYTES)
 #define NAME_BYTES 64
@@ -133,6 +134,7 @@ struct collector {
 	unsigned busy_slots_now;       /* the same, counted in this round */
 	bool cpu_busy;                 /* the run's processes used all processors
 	                                * but 3/4 of one lately (procs_cpu_watch) */
+	long idle_sleep_ns;            /* the next idle wait (IDLE_SLEEP_NS..MAX) */
 	unsigned long long start_ticks; /* when the launcher started (clock ticks
 	                                 * since boot, as /proc/PID/stat has it) */
 };
@@ -1087,14 +1089,14 @@ static bool dir_events_read(struct collector *c)
 	return created;
 }
 
-/* Sleeps up to IDLE_SLEEP_NS, waking early when a process file appears or
+/* Sleeps up to c->idle_sleep_ns, waking early when a process file appears or
  * the program ends (its pidfd; with the 1 ms sleep alone, the end of the
  * run waited half a millisecond on average before the last drain).  The
  * pidfd wakes once: it stays readable after the end, and a program whose
  * zombie a tracer holds cannot be reaped yet (the wait would spin). */
 static void idle_wait(struct collector *c)
 {
-	struct timespec idle = { 0, IDLE_SLEEP_NS };
+	struct timespec idle = { 0, c->idle_sleep_ns };
 	struct pollfd pfd[2];
 	nfds_t n = 0;
 
@@ -1150,8 +1152,16 @@ static void collect_until_end(struct collector *c)
 			procs_time_tick(c);
 		}
 		live_compact(c);
-		if (procs_drain(c, false) == 0)
+		if (procs_drain(c, false) == 0) {
 			idle_wait(c);
+			/* an idle program costs the launcher 200 wake-ups a
+			 * second, not 1000; a ring holds more than 5 ms of a
+			 * program that starts allocating again */
+			c->idle_sleep_ns = c->idle_sleep_ns * 2 < IDLE_SLEEP_MAX_NS
+						   ? c->idle_sleep_ns * 2 : IDLE_SLEEP_MAX_NS;
+		} else {
+			c->idle_sleep_ns = IDLE_SLEEP_NS;
+		}
 	}
 }
 
@@ -1318,6 +1328,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	memset(res, 0, sizeof(*res));
 	res->notify_fd = -1;
 	c.cfg = cfg;
+	c.idle_sleep_ns = IDLE_SLEEP_NS;
 	c.start_ticks = pid_info_start_ticks((unsigned)getpid());
 	memcpy(c.ps_per_byte, effort_ps_per_byte_start, sizeof(c.ps_per_byte));
 	c.page_bytes = page > 0 ? (size_t)page : SESSION_PAGE_BYTES;
