@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/pid_info.h"
+#include "trace/argv_quote.h"
 
 /* The kernel's PF_KTHREAD, in the flags of /proc/PID/stat (field 9). */
 #define PID_PF_KTHREAD 0x00200000ull
@@ -62,7 +63,7 @@ bool pid_info_running(unsigned pid)
 
 void pid_info_cmdline(unsigned pid, char *out, size_t size)
 {
-	char path[64];
+	char path[64], raw[8192];
 	ssize_t n;
 	int fd;
 
@@ -71,16 +72,10 @@ void pid_info_cmdline(unsigned pid, char *out, size_t size)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	n = read(fd, out, size - 1);
+	n = read(fd, raw, sizeof(raw));
 	close(fd);
-	if (n <= 0)
-		return;
-	while (n > 0 && out[n - 1] == '\0')
-		n--;
-	out[n] = '\0';
-	for (ssize_t i = 0; i < n; i++)
-		if (out[i] == '\0')
-			out[i] = ' ';
+	if (n > 0)
+		argv_quote_cmdline(out, size, raw, (size_t)n);
 }
 
 unsigned long long pid_info_start_ticks(unsigned pid)

@@ -10,8 +10,8 @@
 /* Whether pid exists and is not a zombie. */
 bool pid_info_running(unsigned pid);
 
-/* Its command line, arguments joined by spaces, into out (empty when it
- * cannot be read). */
+/* Its command line, quoted as a shell reads it back (trace/argv_quote.h),
+ * into out (empty when it cannot be read). */
 void pid_info_cmdline(unsigned pid, char *out, size_t size);
 
 /* When pid started, in clock ticks since boot (field 22 of /proc/PID/stat),

@@ -38,6 +38,7 @@
 #include "cli/signals.h"
 #include "cli/spawn.h"
 #include "cli/trace_files.h"
+#include "trace/argv_quote.h"
 #include "trace/session.h"
 
 #define MAX_FRAMES_LIMIT 1024u
@@ -173,22 +174,20 @@ static const char *preload_find(void)
 	return real;
 }
 
+/* The command line, quoted as a shell would read it back (argv_quote.h). */
 static char *command_join(const struct run_options *o)
 {
-	size_t n = 1;
+	size_t n = 1, len = 0;
 	char *s;
 
 	for (int i = 0; i < o->argc; i++)
-		n += strlen(o->argv[i]) + 1;
+		n += 4 * strlen(o->argv[i]) + 3;
 	s = malloc(n);
 	if (!s)
 		mprof_die(MPROF_EXIT_FAILED, "out of memory");
-	s[0] = '\0';
-	for (int i = 0; i < o->argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, o->argv[i]);
-	}
+	for (int i = 0; i < o->argc; i++)
+		len = argv_quote_append(s, n - 1, len, o->argv[i], strlen(o->argv[i]));
+	s[len] = '\0';
 	return s;
 }
 

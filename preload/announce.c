@@ -19,31 +19,30 @@
 #include "preload/modules.h"
 #include "preload/ring.h"
 #include "preload/sys.h"
+#include "trace/argv_quote.h"
 
-#define ANNOUNCE_CMDLINE_MAX (32u << 10)
+#define ANNOUNCE_CMDLINE_MAX (64u << 10) /* half raw, half quoted */
 
-/* Reads the command line, arguments separated by spaces; returns its length. */
+/* Reads the command line into buf[cap] (raw, the second half of buf as
+ * scratch) and quotes it (trace/argv_quote.h) into its first half; returns
+ * the quoted length. */
 static size_t announce_cmdline(char *buf, size_t cap)
 {
+	char *raw = buf + cap / 2;
 	size_t len = 0;
 	int fd = sys_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
 
 	if (fd < 0)
 		return 0;
-	while (len < cap) {
-		ssize_t n = sys_read(fd, buf + len, cap - len);
+	while (len < cap / 2) {
+		ssize_t n = sys_read(fd, raw + len, cap / 2 - len);
 
 		if (n <= 0)
 			break;
 		len += (size_t)n;
 	}
 	sys_close(fd);
-	while (len && buf[len - 1] == '\0')
-		len--;
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	return len;
+	return argv_quote_cmdline(buf, cap / 2, raw, len);
 }
 
 /* The PROCESS record; the command line is read before the meta lock is

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "analyze/slot_decoder.h"
+#include "trace/argv_quote.h"
 #include "trace/chunk.h"
 #include "trace/recode.h"
 #include "trace/record.h"
@@ -1606,6 +1607,22 @@ static void test_recode_passes_through_what_it_cannot_take(void)
 	}
 }
 
+/* A command line keeps its quoting: plain words as they are, others in
+ * single quotes, a quote inside as '\'' , an empty argument as ''. */
+static void test_command_line_keeps_quoting(void)
+{
+	static const char raw[] = "sh\0-c\0echo \"a b\" $0\0it's\0\0x=1,y@2\0";
+	char out[128], tiny[8];
+
+	CU_ASSERT_EQUAL(argv_quote_cmdline(out, sizeof(out), raw, sizeof(raw) - 1), strlen(out));
+	CU_ASSERT_STRING_EQUAL(out, "sh -c 'echo \"a b\" $0' 'it'\\''s' '' x=1,y@2");
+	/* cut where it is full, still terminated */
+	argv_quote_cmdline(tiny, sizeof(tiny), raw, sizeof(raw) - 1);
+	CU_ASSERT_STRING_EQUAL(tiny, "sh -c '");
+	CU_ASSERT_EQUAL(argv_quote_cmdline(out, sizeof(out), "\0\0", 2), 0);
+	CU_ASSERT_STRING_EQUAL(out, "");
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1662,6 +1679,7 @@ int main(void)
 		    test_split_flag_on_other_chunk_is_corrupt);
 	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
 		    test_slot_decoder_refuses_continuation_of_lost_lap);
+	CU_add_test(s, "command line keeps its quoting", test_command_line_keeps_quoting);
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

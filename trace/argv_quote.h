@@ -1,0 +1,80 @@
+/*
+ * trace/argv_quote.h - a command line as one line of text that keeps its
+ * quoting: the form of the PROCESS record's and META's command (see
+ * mprof-trace(5)), shared by the recorder and the launcher.
+ *
+ * Arguments are separated by one space; an argument made only of letters,
+ * digits and "%+,-./:=@_" is written as it is, any other (empty, or with a
+ * space, quote, newline or shell character) in single quotes, a single quote
+ * inside it as '\'' , as sh(1) reads it back.  Header-only and
+ * allocation-free, for the preload library.
+ */
+#ifndef MPROF_TRACE_ARGV_QUOTE_H
+#define MPROF_TRACE_ARGV_QUOTE_H
+
+#include <stddef.h>
+
+/* Whether c needs no quoting in a shell word. */
+static inline int argv_quote_plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '%' || c == '+' || c == ',' || c == '-' || c == '.' || c == '/' ||
+	       c == ':' || c == '=' || c == '@' || c == '_';
+}
+
+/*
+ * Appends argument arg (arg_bytes long, NULs allowed: none occur in argv) to
+ * out, which holds len bytes of cap, preceded by a space unless len is 0.
+ * Returns the new length; when the quoted argument does not fit, out is cut
+ * where it is full (cap bytes, no terminator added: the caller adds one).
+ */
+static inline size_t argv_quote_append(char *out, size_t cap, size_t len, const char *arg,
+				       size_t arg_bytes)
+{
+	int plain = arg_bytes > 0;
+
+#define ARGV_QUOTE_PUT(ch) do { if (len < cap) out[len++] = (ch); } while (0)
+	for (size_t i = 0; i < arg_bytes && plain; i++)
+		plain = argv_quote_plain((unsigned char)arg[i]);
+	if (len)
+		ARGV_QUOTE_PUT(' ');
+	if (!plain)
+		ARGV_QUOTE_PUT('\'');
+	for (size_t i = 0; i < arg_bytes; i++) {
+		if (arg[i] == '\'') {
+			ARGV_QUOTE_PUT('\'');
+			ARGV_QUOTE_PUT('\\');
+			ARGV_QUOTE_PUT('\'');
+		}
+		ARGV_QUOTE_PUT(arg[i]);
+	}
+	if (!plain)
+		ARGV_QUOTE_PUT('\'');
+#undef ARGV_QUOTE_PUT
+	return len;
+}
+
+/*
+ * Quotes the NUL-separated arguments of raw (raw_bytes, as /proc/PID/cmdline
+ * holds them, trailing NULs ignored) into out (cap bytes, cap > 0), NUL
+ * terminated.  Returns the length written.
+ */
+static inline size_t argv_quote_cmdline(char *out, size_t cap, const char *raw, size_t raw_bytes)
+{
+	size_t len = 0, start = 0;
+
+	while (raw_bytes && raw[raw_bytes - 1] == '\0')
+		raw_bytes--;
+	for (size_t i = 0; i <= raw_bytes; i++) {
+		if (i < raw_bytes && raw[i] != '\0')
+			continue;
+		len = argv_quote_append(out, cap - 1, len, raw + start, i - start);
+		start = i + 1;
+	}
+	if (!raw_bytes)
+		len = 0;
+	out[len] = '\0';
+	return len;
+}
+
+#endif
