@@ -52,7 +52,6 @@
 #define SWEEP_INTERVAL_NS (100 * MS_NS)   /* longest wait of data in a ring */
 #define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
 #define STARTING_LIMIT_NS (2000 * MS_NS)  /* a shim that never finished starting */
-#define SETTLE_LIMIT_NS (300 * MS_NS)     /* late starters when the program ended */
 #define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing, */
 #define IDLE_SLEEP_MAX_NS 5000000L        /* doubling up to this while idle */
 #define SLOT_MARGIN 16u                   /* unused slots looked at each round */
@@ -78,6 +77,7 @@ struct proc {
 	bool superseded;               /* a later image of the same pid exists */
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
+	char *exe;                     /* the header's executable, once mapped; owned */
 	struct trace_file tf;
 	char *trace_path;              /* absolute, kept after the trace is closed */
 	char *display_path;            /* as created (relative to mprof's cwd) */
@@ -633,10 +633,15 @@ static uint64_t procs_drain(struct collector *c, bool force)
 /* Gives up on a process file: it is ignored and removed. */
 static void proc_ignore(struct collector *c, struct proc *p, const char *why)
 {
+	unsigned pid = proc_file_name_pid(p->name);
+	char program[LATE_PROGRAM_BYTES];
+
+	pid_info_program(pid, program, sizeof(program));
 	proc_file_close(&p->pf);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
-	mprof_warn("ignoring process file %s: %s", p->name, why);
+	mprof_warn("process %u (%s) is not recorded: %s (process file %s)", pid, program, why,
+		   p->name);
 }
 
 static int proc_add(struct collector *c, const char *name)
@@ -832,6 +837,9 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 		return;
 	}
 	p->pid = p->pf.h->pid;
+	p->exe = malloc(sizeof(p->pf.h->exe));
+	if (p->exe)
+		field_copy(p->exe, sizeof(p->pf.h->exe), p->pf.h->exe, sizeof(p->pf.h->exe));
 	p->phase = PROC_ACTIVE;
 	p->has_cpu_clock = clock_getcpuclockid((pid_t)p->pid, &p->cpu_clock) == 0;
 	p->last_sweep_ns = now;
@@ -1000,9 +1008,10 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	const char *state;
 
 	if (p->phase == PROC_PENDING) {
-		proc_file_close(&p->pf);
-		p->phase = PROC_DONE;
-		unlinkat(dirfd(c->dir), p->name, 0);
+		proc_ignore(c, p, pid_info_running(proc_file_name_pid(p->name))
+					  ? "its recorder had not finished starting when mprof "
+					    "stopped waiting"
+					  : "it ended before its recorder finished starting");
 		return false;
 	}
 	if (p->phase != PROC_ACTIVE)
@@ -1165,63 +1174,169 @@ static void collect_until_end(struct collector *c)
 	}
 }
 
-static bool pid_known(unsigned pid, void *arg)
+/* Whether the image pid runs now has a process file that was taken in: one
+ * of pid whose executable is exe ("": any).  A fork child that executed
+ * the same program again cannot be told from its new image. */
+static bool image_known(unsigned pid, const char *exe, void *arg)
 {
 	const struct collector *c = arg;
 
-	for (size_t i = 0; i < c->all.n; i++)
-		if (c->all.v[i]->pid == pid)
+	for (size_t i = 0; i < c->all.n; i++) {
+		const struct proc *p = c->all.v[i];
+
+		if (p->pid == pid && (!exe[0] || !p->exe || strcmp(p->exe, exe) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a process file of pid is in the directory, its header not ready
+ * yet (procs_pending_settle waits for those). */
+static bool pid_pending(const struct collector *c, unsigned pid)
+{
+	for (size_t i = 0; i < c->live.n; i++)
+		if (c->live.v[i]->phase == PROC_PENDING && proc_file_name_pid(c->live.v[i]->name) == pid)
 			return true;
 	return false;
 }
 
 /*
- * When the program ended: waits for processes of the run that have no
- * process file yet (late_starters.h) to create one or to end, up to
- * SETTLE_LIMIT_NS while the recorder is mapped in them, LATE_UNMAPPED_NS
- * otherwise (just after an exec the loader maps it within a millisecond; a
- * process that never maps it, a static or set-user-ID program, is not
- * waited for longer).  New files are taken in as they appear.
+ * When the program ended, the run's processes that have no process file yet
+ * (late_starters.h) are waited for until they create one, up to
+ * LATE_START_LIMIT_NS (a child started just before the end may be slow to
+ * load: heavy load, cold caches, big libraries); processes whose
+ * environment cannot be read, perhaps not the run's, LATE_UNREADABLE_NS.
+ * Those the recorder can never start in, or that are stopped, are not
+ * waited for.  Each of the run's processes still without a file then gets
+ * a warning naming it and the reason: none is left out without a word.
  */
-#define LATE_UNMAPPED_NS (20 * MS_NS)
+#define LATE_START_LIMIT_NS STARTING_LIMIT_NS
+#define LATE_UNREADABLE_NS (20 * MS_NS)
 #define LATE_MAX 64
+
+/* A late starter followed across the rounds of procs_late_settle. */
+struct late_seen {
+	struct late_starter s;
+	bool ours;       /* its environment named the session at least once */
+	bool present;    /* found in the last round */
+};
+
+/* Whether the settle still waits for it, waited_ns after it began. */
+static bool late_waits_for(const struct late_seen *l, uint64_t waited_ns)
+{
+	if (!l->present)
+		return false;
+	switch (l->s.state) {
+	case LATE_EXECUTING:
+	case LATE_STARTING:
+		return waited_ns < LATE_START_LIMIT_NS;
+	case LATE_UNREADABLE:
+		return waited_ns < LATE_UNREADABLE_NS;
+	case LATE_STOPPED:
+	case LATE_UNREACHABLE:
+		break;
+	}
+	return false;
+}
+
+/* Whether its current image has been taken in (or is being). */
+static bool late_settled(const struct collector *c, const struct late_seen *l)
+{
+	return image_known(l->s.pid, l->s.exe, (void *)c) || pid_pending(c, l->s.pid);
+}
+
+/* Merges this round's finds into seen[0..*nseen) (at most LATE_MAX kept). */
+static void late_merge(struct late_seen *seen, size_t *nseen, const struct late_starter *late,
+		       size_t n)
+{
+	for (size_t k = 0; k < *nseen; k++)
+		seen[k].present = false;
+	for (size_t i = 0; i < n && i < LATE_MAX; i++) {
+		size_t k = 0;
+
+		while (k < *nseen && seen[k].s.pid != late[i].pid)
+			k++;
+		if (k == *nseen) {
+			if (*nseen == LATE_MAX)
+				continue;
+			seen[k] = (struct late_seen){ .ours = false };
+			(*nseen)++;
+		}
+		seen[k].s = late[i];
+		seen[k].present = true;
+		if (late[i].state != LATE_EXECUTING && late[i].state != LATE_UNREADABLE)
+			seen[k].ours = true;
+	}
+}
+
+/* One warning per process of the run left without a process file. */
+static void late_report(const struct collector *c, const struct late_seen *seen, size_t nseen,
+			size_t more, uint64_t waited_ns)
+{
+	for (size_t k = 0; k < nseen; k++) {
+		const struct late_seen *l = &seen[k];
+		bool timed_out = l->s.state == LATE_EXECUTING || l->s.state == LATE_STARTING;
+
+		if (late_settled(c, l) || l->s.state == LATE_UNREADABLE ||
+		    (!l->ours && l->s.state != LATE_EXECUTING))
+			continue;
+		if (!l->present)
+			mprof_warn("process %u (%s) is not recorded: it ended before its recorder "
+				   "started", l->s.pid, l->s.program);
+		else if (timed_out)
+			mprof_warn("process %u (%s)%s is not recorded: %s %.1f s after %s ended",
+				   l->s.pid, l->s.program, l->ours ? "" : ", perhaps of this run,",
+				   late_starter_reason(&l->s), (double)waited_ns / 1e9,
+				   c->cfg->program);
+		else
+			mprof_warn("process %u (%s) is not recorded: %s", l->s.pid, l->s.program,
+				   late_starter_reason(&l->s));
+	}
+	if (more)
+		mprof_warn("%zu more processes started during the run were not looked at: some "
+			   "may not be recorded", more);
+}
 
 static void procs_late_settle(struct collector *c)
 {
-	uint64_t start = now_ns();
+	struct late_query q = { c->cfg->session_dir, c->cfg->recorder_path, c->start_ticks,
+				image_known, c };
+	struct late_starter late[LATE_MAX];
+	struct late_seen seen[LATE_MAX];
+	size_t nseen = 0, n;
+	uint64_t start = now_ns(), waited;
 
 	if (c->cfg->no_children)
 		return;
 	for (;;) {
-		struct late_starter late[LATE_MAX];
 		struct timespec pause = { 0, IDLE_SLEEP_NS };
-		size_t n = late_starters_find(c->cfg->session_dir, c->cfg->recorder_path,
-					      c->start_ticks, pid_known, c, late, LATE_MAX);
 		bool waiting = false;
-		uint64_t now;
 
+		n = late_starters_find(&q, late, LATE_MAX);
+		late_merge(seen, &nseen, late, n);
 		/* A process can create its file after the last directory scan
 		 * and end before the look at /proc: scan again after it. */
 		dir_scan(c);
-		now = now_ns();
-		procs_activate_pending(c, now);
-		for (size_t i = 0; i < n && i < LATE_MAX; i++)
-			if (!pid_known(late[i].pid, c) &&
-			    now - start < (late[i].recorder_mapped ? SETTLE_LIMIT_NS : LATE_UNMAPPED_NS))
+		procs_activate_pending(c, now_ns());
+		waited = now_ns() - start;
+		for (size_t k = 0; k < nseen; k++)
+			if (!late_settled(c, &seen[k]) && late_waits_for(&seen[k], waited))
 				waiting = true;
-		if (n > LATE_MAX && now - start < SETTLE_LIMIT_NS)
+		if (n > LATE_MAX && waited < LATE_START_LIMIT_NS)
 			waiting = true;
 		if (!waiting)
-			return;
+			break;
 		nanosleep(&pause, NULL);
 	}
+	late_report(c, seen, nseen, n > LATE_MAX ? n - LATE_MAX : 0, waited);
 }
 
-/* Gives process files still starting in running descendants a short time,
- * so that a child forked just before the program ended is not lost. */
+/* Gives process files still starting in running descendants the same time,
+ * so that a child forked just before the program ended is not lost;
+ * proc_finish names those that never became ready. */
 static void procs_pending_settle(struct collector *c)
 {
-	uint64_t deadline = now_ns() + SETTLE_LIMIT_NS;
+	uint64_t deadline = now_ns() + LATE_START_LIMIT_NS;
 
 	for (;;) {
 		struct timespec pause = { 0, 5 * IDLE_SLEEP_NS };
@@ -1229,8 +1344,11 @@ static void procs_pending_settle(struct collector *c)
 
 		for (size_t i = 0; i < c->live.n; i++) {
 			struct proc *p = c->live.v[i];
+			unsigned pid = proc_file_name_pid(p->name);
+			char state = pid_info_state(pid);
 
-			if (p->phase == PROC_PENDING && pid_info_running(proc_file_name_pid(p->name)))
+			if (p->phase == PROC_PENDING && pid_info_running(pid) && state != 'T' &&
+			    state != 't')
 				waiting = true;
 		}
 		if (!waiting || now_ns() > deadline)
@@ -1308,6 +1426,7 @@ static void collector_free(struct collector *c)
 		trace_file_close(&p->tf);
 		free(p->trace_path);
 		free(p->display_path);
+		free(p->exe);
 		proc_free_slot_state(p);
 		free(p);
 	}

@@ -6,7 +6,9 @@
  * its trace was lost without a word in about a quarter of the runs of a
  * program that posix_spawns children and exits at once.  The launcher
  * finds such processes by their environment, which names the run's
- * session directory.
+ * session directory, and tells whether the recorder can still start in
+ * them, so that it can wait for those that will and name those that will
+ * not.
  */
 #ifndef MPROF_CLI_LATE_STARTERS_H
 #define MPROF_CLI_LATE_STARTERS_H
@@ -14,24 +16,52 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define LATE_PROGRAM_BYTES 256
+
+enum late_state {
+	LATE_EXECUTING,   /* no environment yet: in the middle of an exec, and
+	                   * perhaps not the run's */
+	LATE_UNREADABLE,  /* its environment cannot be read (another user's, or
+	                   * not dumpable): perhaps not the run's */
+	LATE_STARTING,    /* the run's; its recorder should start soon */
+	LATE_STOPPED,     /* the run's, stopped (signal or tracer) before its
+	                   * recorder started */
+	LATE_UNREACHABLE, /* the run's, but the recorder can never start in it */
+};
+
 struct late_starter {
 	unsigned pid;
-	bool recorder_mapped; /* the recorder library is mapped in it already */
+	enum late_state state;
+	bool recorder_mapped;  /* the recorder library is mapped in it already */
+	const char *why;       /* LATE_UNREACHABLE: why, a static phrase */
+	char exe[LATE_PROGRAM_BYTES];     /* /proc/PID/exe, "" when unreadable */
+	char program[LATE_PROGRAM_BYTES]; /* for messages: pid_info_program() */
+};
+
+/* What late_starters_find looks for. */
+struct late_query {
+	const char *session_dir;   /* the run's, as SESSION_ENV holds it */
+	const char *recorder_path; /* the recorder library, resolved; NULL: unknown */
+	unsigned long long since_ticks; /* the run's processes started at or after
+	                                 * this (clock ticks since boot) */
+	/* Whether the image that pid runs now (exe: /proc/PID/exe, "" when it
+	 * cannot be read) has a process file already. */
+	bool (*known)(unsigned pid, const char *exe, void *arg);
+	void *arg;
 };
 
 /*
- * Scans /proc for running processes, other than the caller, for which
- * known(pid, arg) is false and whose environment (as exec gave it) holds
- * SESSION_ENV=session_dir, or is empty while they started at or after
- * since_ticks (a process in the middle of an exec has no environment for a
- * moment; zombies and kernel threads are passed over).  recorder_mapped tells whether the file
- * recorder_path (a resolved path; NULL: never) is mapped in the process.
- * Stores up to cap of them in out; returns how many there are (possibly
- * more than cap).  Processes whose files cannot be read are passed over.
+ * Scans /proc for running processes other than the caller that started at
+ * or after q->since_ticks, whose current image q->known does not know, and
+ * whose environment (as exec gave it) holds SESSION_ENV=session_dir, or
+ * cannot be read yet (LATE_EXECUTING, LATE_UNREADABLE).  Zombies and
+ * kernel threads are passed over.  Stores up to cap of them in out;
+ * returns how many there are (possibly more than cap).
  */
-size_t late_starters_find(const char *session_dir, const char *recorder_path,
-			  unsigned long long since_ticks,
-			  bool (*known)(unsigned pid, void *arg), void *arg,
-			  struct late_starter *out, size_t cap);
+size_t late_starters_find(const struct late_query *q, struct late_starter *out, size_t cap);
+
+/* A phrase saying why the recorder has not started in s, for a message
+ * "process PID (PROGRAM) is not recorded: PHRASE". */
+const char *late_starter_reason(const struct late_starter *s);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * cli/pid_info.c - small questions about a process, answered from kill(pid,
- * 0) and /proc: is it still running (zombies count as ended), what is its
- * command line, when did it start, and its peak RSS so far.  Never prints; errors just mean
+ * 0) and /proc: is it still running (zombies count as ended), is it
+ * stopped, what is its program and command line, when did it start, and its
+ * peak RSS so far.  Never prints; errors just mean
  * "unknown".
  */
 #include "config.h"
@@ -59,6 +60,36 @@ bool pid_info_running(unsigned pid)
 	if (!state)
 		return errno != ENOENT;
 	return *state != 'Z' && *state != 'X';
+}
+
+char pid_info_state(unsigned pid)
+{
+	char buf[512];
+	const char *state = stat_fields(pid, buf, sizeof(buf));
+
+	return state ? *state : 0;
+}
+
+void pid_info_program(unsigned pid, char *out, size_t size)
+{
+	char path[64], buf[512];
+	const char *lparen, *rparen;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	n = readlink(path, out, size - 1);
+	if (n > 0) {
+		out[n] = '\0';
+		return;
+	}
+	snprintf(out, size, "?");
+	/* "pid (comm) S ...": comm may hold parentheses; it ends at the last ')' */
+	if (!stat_fields(pid, buf, sizeof(buf)))
+		return;
+	lparen = strchr(buf, '(');
+	rparen = strrchr(buf, ')');
+	if (lparen && rparen > lparen)
+		snprintf(out, size, "[%.*s]", (int)(rparen - lparen - 1), lparen + 1);
 }
 
 void pid_info_cmdline(unsigned pid, char *out, size_t size)

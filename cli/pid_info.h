@@ -14,6 +14,14 @@ bool pid_info_running(unsigned pid);
  * into out (empty when it cannot be read). */
 void pid_info_cmdline(unsigned pid, char *out, size_t size);
 
+/* Its state letter from /proc/PID/stat ('R', 'S', 'T' stopped, 't' stopped
+ * by a tracer, 'Z' zombie, ...), or 0 when it cannot be read. */
+char pid_info_state(unsigned pid);
+
+/* Names its program for a message: the target of /proc/PID/exe, else its
+ * command name in brackets as ps shows it, else "?". */
+void pid_info_program(unsigned pid, char *out, size_t size);
+
 /* When pid started, in clock ticks since boot (field 22 of /proc/PID/stat),
  * or 0 when it cannot be read, is a zombie or is a kernel thread. */
 unsigned long long pid_info_start_ticks(unsigned pid);
