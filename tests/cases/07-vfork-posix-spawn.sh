@@ -73,7 +73,7 @@ expect_match "4. traced shells of system(): 0 or 10" '^(0|10)$' "$shells"
 expected_summary=
 [ "$copies" -gt 0 ] && expected_summary="$copies 3/963/1/321/0/0"
 [ "$shells" -gt 0 ] && expected_summary="$expected_summary${expected_summary:+
-}$shells sh -c exit 6: 0 sites of ours"
+}$shells sh -c 'exit 6': 0 sites of ours"
 expect_eq "4. each traced copy: child_role 3 / 963, leak 1 / 321, no parent site; shells: none of ours" \
 	"$expected_summary" "$(printf '%s' "$summary" | sort | uniq -c | sed 's/^ *//')"
 finish
