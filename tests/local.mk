@@ -63,6 +63,7 @@ E2E_TESTS = \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh \
 	tests/e2e/cxx-thread-local.sh \
+	tests/e2e/real-go.sh \
 	tests/e2e/hostile-traces.sh
 
 # Slowest first, so that `make check -j2` overlaps them with the rest.
@@ -103,6 +104,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c \
+	tests/progs/go_cgo.go \
 	tests/progs/cxx_threads.cpp \
 	tests/progs/cases/01-atexit-lock-first-alloc.c \
 	tests/progs/cases/02-fork-while-threads-allocate.c \
