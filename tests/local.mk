@@ -64,6 +64,7 @@ E2E_TESTS = \
 	tests/e2e/real-python3.sh \
 	tests/e2e/cxx-thread-local.sh \
 	tests/e2e/real-go.sh \
+	tests/e2e/real-node.sh \
 	tests/e2e/hostile-traces.sh
 
 # Slowest first, so that `make check -j2` overlaps them with the rest.
@@ -104,6 +105,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c \
+	tests/progs/node_workers.js \
 	tests/progs/go_cgo.go \
 	tests/progs/cxx_threads.cpp \
 	tests/progs/cases/01-atexit-lock-first-alloc.c \
