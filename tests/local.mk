@@ -67,6 +67,7 @@ E2E_TESTS = \
 	tests/e2e/real-node.sh \
 	tests/e2e/real-rust.sh \
 	tests/e2e/real-jvm.sh \
+	tests/e2e/real-ruby.sh \
 	tests/e2e/hostile-traces.sh
 
 # Slowest first, so that `make check -j2` overlaps them with the rest.
@@ -107,6 +108,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c \
+	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \
 	tests/progs/rust_threads.rs \
 	tests/progs/node_workers.js \
