@@ -15,7 +15,7 @@ expect_eq "stdout" "threads 4, nodes 10000, tls 4000, checksum 12499000" \
 	"$(cat "$WORK/mprof-threads.out")"
 report_json "$WORK/r.json" "$WORK/trace" || finish
 R="$WORK/r.json"
-expect_whole_trace report "$R" 0
+expect_whole_trace report "$R" 0 null
 #                              allocs bytes  leak-blocks leak-bytes
 expect_site "$R" tls_buffer_alloc 4     4000   0 0
 expect_site "$R" churn            10000 400000 0 0

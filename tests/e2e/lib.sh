@@ -314,14 +314,17 @@ expect_as_native() {
 	expect_file_eq "$name: stderr unchanged" "$WORK/native-$name.err" "$WORK/mprof-$name.progerr"
 }
 
-# expect_whole_trace LABEL REPORT STATUS: the report of a process that ended
+# expect_whole_trace LABEL REPORT STATUS RUNTIME: the report of a process that ended
 # by itself with STATUS rests on a whole trace: the end was recorded,
 # nothing was lost, missing or made unrecorded, every free matched an
-# allocation, and no diagnostic was raised.
+# allocation, and no diagnostic was raised.  RUNTIME is the runtime with a
+# heap of its own that the report must name ("null" for none, "-" not
+# checked).
 expect_whole_trace() {
 	local p=$1 r=$2
 	expect_eq "$p: exit status in the report" "$3" "$(q "$r" summary program.exit_status)"
 	expect_eq "$p: process state at the end" ended "$(q "$r" summary end.process_state)"
+	expect_eq "$p: not ended early" null "$(q "$r" summary ended_early)"
 	expect_eq "$p: trace complete" true "$(q "$r" summary quality.complete)"
 	expect_eq "$p: chunks lost" 0 "$(q "$r" summary quality.chunks_lost)"
 	expect_eq "$p: sequence gaps" 0 "$(q "$r" summary quality.sequence_gaps)"
@@ -331,6 +334,8 @@ expect_whole_trace() {
 		"$(q "$r" summary quality.unrecorded_allocations)"
 	expect_eq "$p: frees made but not recorded" 0 "$(q "$r" summary quality.unrecorded_frees)"
 	expect_eq "$p: diagnostics" "[]" "$(q "$r" summary diagnostics)"
+	[ "$4" = - ] ||
+		expect_eq "$p: runtime with a heap of its own" "$4" "$(q "$r" summary own_heap_runtime)"
 }
 
 # ---- MPROF_UNWIND=check ------------------------------------------------

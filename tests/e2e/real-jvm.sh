@@ -24,7 +24,7 @@ expect_match "java -version: prints the version on stderr" '^(openjdk|java) vers
 expect_eq "java -version: one trace (no child process)" "$WORK/version.trace" \
 	"$(ls -d "$WORK/version.trace"*)"
 if report_json "$WORK/r-version.json" "$WORK/version.trace"; then
-	expect_whole_trace "java -version" "$WORK/r-version.json" 0
+	expect_whole_trace "java -version" "$WORK/r-version.json" 0 "the JVM"
 	expect_range "java -version: allocations" 1000 100000000 \
 		"$(q "$WORK/r-version.json" summary allocations)"
 	expect_range "java -version: sites under JNI_CreateJavaVM (.dynsym of libjvm.so)" 10 1000000 \
@@ -40,7 +40,7 @@ expect_file_eq "threads: stdout" "$WORK/expected.out" "$WORK/mprof-threads.out"
 expect_eq "threads: one trace (no child process)" "$WORK/threads.trace" "$(ls -d "$WORK/threads.trace"*)"
 report_json "$WORK/r.json" "$WORK/threads.trace" || finish
 R="$WORK/r.json"
-expect_whole_trace threads "$R" 8
+expect_whole_trace threads "$R" 8 "the JVM"
 expect_range "threads: allocations" 1000 100000000 "$(q "$R" summary allocations)"
 #                                              size allocations / bytes / leaked
 expect_eq "Unsafe_AllocateMemory0: allocations of 4104 bytes" 1000 \

@@ -18,7 +18,7 @@ expect_eq "stdout" "worker 0: 30000 entries, checksum 5033, buffers 100|worker 1
 expect_eq "one trace (no child process)" "$WORK/trace" "$(ls -d "$WORK/trace"*)"
 report_json "$WORK/r.json" "$WORK/trace" || finish
 R="$WORK/r.json"
-expect_whole_trace report "$R" 7
+expect_whole_trace report "$R" 7 "Node.js (V8)"
 expect_range "allocations" 10000 1000000000 "$(q "$R" summary allocations)"
 expect_eq "blocks of 12345 bytes: allocations" 300 "$(q "$R" sum-size-all allocations 12345)"
 expect_eq "blocks of 12345 bytes: live at exit" 0 "$(q "$R" sum-size-all leaked_blocks 12345)"

@@ -21,7 +21,7 @@ expect_file_eq "stdout" "$WORK/expected.out" "$WORK/mprof-threads.out"
 expect_eq "one trace (no child process)" "$WORK/trace" "$(ls -d "$WORK/trace"*)"
 report_json "$WORK/r.json" "$WORK/trace" || finish
 R="$WORK/r.json"
-expect_whole_trace report "$R" 6
+expect_whole_trace report "$R" 6 Ruby
 expect_range "allocations" 10000 1000000000 "$(q "$R" summary allocations)"
 expect_range "sites with a frame named rb_* (from .dynsym)" 1 10000000 "$(q "$R" sites-re '^rb_')"
 expect_eq "blocks of 3333 bytes: allocations" 400 "$(q "$R" sum-size-all allocations 3333)"

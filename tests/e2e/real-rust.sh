@@ -19,7 +19,7 @@ expect_eq "stdout" "threads 4, blocks 4000, sum 292607904000" "$(cat "$WORK/mpro
 expect_eq "one trace (no child process)" "$WORK/trace" "$(ls -d "$WORK/trace"*)"
 report_json "$WORK/r.json" "$WORK/trace" || finish
 R="$WORK/r.json"
-expect_whole_trace report "$R" 3
+expect_whole_trace report "$R" 3 null
 #                         allocs bytes leak-blocks leak-bytes
 expect_site "$R" make_blocks 4000 1536000 0 0
 expect_eq "make_blocks: every block of 384 bytes" 384 "$(q "$R" sizes make_blocks)"
