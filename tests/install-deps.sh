@@ -5,10 +5,13 @@
 #            libdw-dev + libelf-dev (symbolization), zlib1g-dev and
 #            libdeflate-dev (trace compression), libcunit1-dev (unit tests)
 #   runtime: libunwind8 (the shim loads it with dlopen)
-#   tests:   python3 (report checks), sqlite3 (a real program to profile)
+#   tests:   python3 (report checks); real programs to profile, one per runtime:
+#            sqlite3, rustc (Debian's, /usr/bin/rustc), default-jdk-headless
+#            (java and javac), ruby, golang-go (cgo), nodejs (worker_threads)
 set -eu
 packages="build-essential autoconf automake libtool pkg-config libdw-dev libelf-dev
-zlib1g-dev libdeflate-dev libcunit1-dev libunwind8 python3 sqlite3"
+zlib1g-dev libdeflate-dev libcunit1-dev libunwind8 python3 sqlite3
+rustc default-jdk-headless ruby golang-go nodejs"
 if [ "$(id -u)" -eq 0 ]; then
 	run=""
 elif command -v sudo >/dev/null 2>&1; then

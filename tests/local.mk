@@ -62,6 +62,13 @@ E2E_TESTS = \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh \
+	tests/e2e/cxx-thread-local.sh \
+	tests/e2e/real-go.sh \
+	tests/e2e/go-frames.sh \
+	tests/e2e/real-node.sh \
+	tests/e2e/real-rust.sh \
+	tests/e2e/real-jvm.sh \
+	tests/e2e/real-ruby.sh \
 	tests/e2e/hostile-traces.sh
 
 # Slowest first, so that `make check -j2` overlaps them with the rest.
@@ -87,8 +94,12 @@ CASE_TESTS = \
 
 TESTS += $(CASE_TESTS) $(E2E_TESTS)
 
-# Known product bugs would be listed in XFAIL_TESTS here, each with the
-# failing fact and the reason.  There are none.
+# Known product bugs, each with the failing fact and the reason.
+# go-frames.sh: every runtime.* frame of a cgo Go program built by Debian's
+# Go 1.19 is symbolized as runtime/cgo/gcc_mmap.c:37 (addr2line: proc.go,
+# asm_amd64.s), so the report does not see the Go runtime and calls the
+# run "exact: every allocation recorded".
+XFAIL_TESTS = tests/e2e/go-frames.sh
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
@@ -102,6 +113,12 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c \
+	tests/progs/ruby_threads.rb \
+	tests/progs/JavaThreads.java \
+	tests/progs/rust_threads.rs \
+	tests/progs/node_workers.js \
+	tests/progs/go_cgo.go \
+	tests/progs/cxx_threads.cpp \
 	tests/progs/cases/01-atexit-lock-first-alloc.c \
 	tests/progs/cases/02-fork-while-threads-allocate.c \
 	tests/progs/cases/03-fork-child-keeps-allocating.c tests/progs/cases/06-close-all-fds.c \

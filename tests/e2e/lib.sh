@@ -295,6 +295,49 @@ expect_runs_or_refuses() {
 	expect_ne "2. $1: no hang (10 s)" 124 "$RUN_STATUS"
 }
 
+# ---- real programs ------------------------------------------------------
+
+# expect_as_native LIMIT_S NAME STATUS TRACE PROGRAM ARGS...: runs PROGRAM
+# natively and under `mprof run -o TRACE`, each within LIMIT_S seconds (a
+# hang fails the test with status 124, it never hangs it); both must exit
+# with STATUS, and stdout and stderr (without mprof's own lines) must be
+# the same.  Files: $WORK/native-NAME.* and $WORK/mprof-NAME.*.
+expect_as_native() {
+	local limit=$1 name=$2 status=$3 trace=$4
+	shift 4
+	run_cmd "$limit" "native-$name" "$@"
+	expect_eq "$name: native exit status" "$status" "$RUN_STATUS"
+	RUN_NAME="mprof-$name" mprof_run "$limit" "$trace" -- "$@"
+	expect_eq "$name: exit status under mprof (124: not done in ${limit}s)" "$status" "$RUN_STATUS"
+	expect_file_eq "$name: stdout unchanged" "$WORK/native-$name.out" "$WORK/mprof-$name.out"
+	program_stderr "$WORK/mprof-$name.err" >"$WORK/mprof-$name.progerr"
+	expect_file_eq "$name: stderr unchanged" "$WORK/native-$name.err" "$WORK/mprof-$name.progerr"
+}
+
+# expect_whole_trace LABEL REPORT STATUS RUNTIME: the report of a process that ended
+# by itself with STATUS rests on a whole trace: the end was recorded,
+# nothing was lost, missing or made unrecorded, every free matched an
+# allocation, and no diagnostic was raised.  RUNTIME is the runtime with a
+# heap of its own that the report must name ("null" for none, "-" not
+# checked).
+expect_whole_trace() {
+	local p=$1 r=$2
+	expect_eq "$p: exit status in the report" "$3" "$(q "$r" summary program.exit_status)"
+	expect_eq "$p: process state at the end" ended "$(q "$r" summary end.process_state)"
+	expect_eq "$p: not ended early" null "$(q "$r" summary ended_early)"
+	expect_eq "$p: trace complete" true "$(q "$r" summary quality.complete)"
+	expect_eq "$p: chunks lost" 0 "$(q "$r" summary quality.chunks_lost)"
+	expect_eq "$p: sequence gaps" 0 "$(q "$r" summary quality.sequence_gaps)"
+	expect_eq "$p: events missing" 0 "$(q "$r" summary quality.missing_events)"
+	expect_eq "$p: unmatched frees" 0 "$(q "$r" summary unmatched_frees)"
+	expect_eq "$p: allocations made but not recorded" 0 \
+		"$(q "$r" summary quality.unrecorded_allocations)"
+	expect_eq "$p: frees made but not recorded" 0 "$(q "$r" summary quality.unrecorded_frees)"
+	expect_eq "$p: diagnostics" "[]" "$(q "$r" summary diagnostics)"
+	[ "$4" = - ] ||
+		expect_eq "$p: runtime with a heap of its own" "$4" "$(q "$r" summary own_heap_runtime)"
+}
+
 # ---- MPROF_UNWIND=check ------------------------------------------------
 
 # expect_exact_unwind [PREFIX]: after an `MPROF_UNWIND=check` run, asserts

@@ -21,6 +21,10 @@ demangled, without their parameter list: "use_new" matches "use_new()").  Querie
   sum FIELD FUNCS               sum of a site field over matching sites
   sum-size FIELD SIZE FUNCS     the same over matching sites whose
                                 allocations all have SIZE bytes
+  sum-size-all FIELD SIZE       the same over every site whose allocations
+                                all have SIZE bytes (for stacks without a
+                                name to match, e.g. through a stripped
+                                interpreter)
   modules                       the distinct module basenames of all frames
   sum-all FIELD                 sum of a site field over all sites
   sites FUNCS                   number of matching sites
@@ -220,6 +224,11 @@ def run(report, query, args):
         size, funcs = int(args[1]), args[2].split("&")
         return [show(sum(site_field(s, args[0]) for s in sites
                          if site_matches(s, funcs)
+                         and site_field(s, "allocated_bytes") == size * site_field(s, "allocations")))]
+    if query == "sum-size-all":
+        size = int(args[1])
+        return [show(sum(site_field(s, args[0]) for s in sites
+                         if site_field(s, "allocations")
                          and site_field(s, "allocated_bytes") == size * site_field(s, "allocations")))]
     if query == "modules":
         return sorted({show(frame_value(f, "module")) for s in sites for f in frames_of(s)})
