@@ -37,8 +37,10 @@ static void report_usage(FILE *out)
 	fprintf(out, "usage: %s report TRACE... [-n N] [--format text|json] ", analyze_name());
 	fputs("[--alloc-fn NAME]...\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
-	      "                       0: the summary only)\n"
-	      "  -f, --format FORMAT  text (default) or json (every site, schema mprof-report 1)\n"
+	      "                       0: the summary only); in JSON, given: only the sites\n"
+	      "                       among the top N of a ranking (at most 5 N)\n"
+	      "  -f, --format FORMAT  text (default) or json (every site without -n, schema\n"
+	      "                       mprof-report 1)\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
 	      "  -h, --help           show this help\n"
@@ -349,6 +351,7 @@ static int report_one(const char *path, const struct analyze_options *o, bool fi
 	r.agg = &t->agg;
 	r.sites = &t->sites;
 	r.top_n = o->top_n;
+	r.json_top_only = o->top_n_given;
 	r.inherit_note = t->inherit_note[0] ? t->inherit_note : NULL;
 	report_run_collect(&r);
 	if (o->format == ANALYZE_JSON) {

@@ -15,6 +15,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/agg_thread.h analyze/agg_thread.c \
 	analyze/sites.h analyze/sites.c \
 	analyze/report.h analyze/report.c \
+	analyze/site_rank.h analyze/site_rank.c \
 	analyze/report_text.c analyze/report_json.c
 
 # Shared by both sides: trace decoding, and the seed of the hash tables

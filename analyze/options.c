@@ -53,6 +53,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 				return 2;
 			}
 			o->top_n = (size_t)v;
+			o->top_n_given = true;
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") == 0) {

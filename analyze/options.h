@@ -5,6 +5,7 @@
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -12,6 +13,7 @@ enum analyze_format { ANALYZE_TEXT, ANALYZE_JSON };
 
 struct analyze_options {
 	size_t top_n;               /* sites per ranking in text output */
+	bool top_n_given;           /* -n was given: JSON keeps only ranked sites */
 	enum analyze_format format;
 	const char **alloc_fns;     /* owned array; the strings are argv's */
 	size_t alloc_fn_count;

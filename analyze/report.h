@@ -69,6 +69,8 @@ struct report {
 	const struct site_table *sites;
 	struct report_run run;
 	size_t top_n;             /* text: sites per ranking */
+	bool json_top_only;       /* JSON: only the sites among the top_n of a
+	                           * ranking (-n given), else every site */
 	const char *inherit_note; /* fork child: why inherited blocks are unknown */
 };
 

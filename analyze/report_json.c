@@ -65,7 +65,9 @@
  *       "diagnostics": [{"code": int, "text": str, "count": int}],
  *       "meta": {key: str}, "end": {key: str}   the raw META / END pairs
  *     },
- *     "sites": [                    every site, by allocated bytes (desc)
+ *     "sites": [                    every site, by allocated bytes (desc);
+ *                                   with -n N only those among the top N of
+ *                                   one of the five rankings (5 N at most)
  *       {"id": int (rank, 1 = most bytes), "allocations", "allocated_bytes",
  *        "peak_bytes", "peak_blocks" (live at t-gmax),
  *        "leaked_bytes", "leaked_blocks" (live at exit), "temporary",
@@ -80,16 +82,20 @@
  *                    "line": int (0 unknown), "module": str (path),
  *                    "offset": int (ip - load bias), "inlined": bool}]
  *                   innermost first, allocator wrappers removed}
- *     ]
+ *     ],
+ *     "sites_total": int,          sites in the trace
+ *     "sites_shown": int           sites in "sites"
  *   }
  * Several traces give a JSON array of such objects, in argument order.
  */
 #define _GNU_SOURCE /* putc_unlocked, fputs_unlocked, fwrite_unlocked */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
+#include "analyze/site_rank.h"
 
 /* The report is written by one thread once aggregation has stopped, so the
  * writes skip the stream's lock (glibc's unlocked stdio): taking it for every
@@ -539,8 +545,35 @@ static void write_site(FILE *out, const struct site_table *t, const struct site 
 	out_str(out, "]}");
 }
 
+/* Which sites a report bounded by -n keeps: those among the top_n of one
+ * of the rankings (at most 5 * top_n).  NULL when out of memory: every site
+ * is written then. */
+static bool *json_sites_kept(const struct report *r)
+{
+	const struct site_table *t = r->sites;
+	bool *keep = calloc(t->count ? t->count : 1, sizeof(*keep));
+	uint32_t *order = malloc((t->count ? t->count : 1) * sizeof(*order));
+
+	if (!keep || !order) {
+		free(keep);
+		free(order);
+		return NULL;
+	}
+	for (int k = 0; k < SITE_RANK_COUNT; k++) {
+		size_t n = site_rank_top(t, (enum site_rank)k, order, r->top_n);
+
+		for (size_t i = 0; i < n && i < r->top_n; i++)
+			keep[order[i]] = true;
+	}
+	free(order);
+	return keep;
+}
+
 void report_json_write(FILE *out, const struct report *r)
 {
+	bool *keep;
+	size_t shown = 0;
+
 	out_char(out, '{');
 	json_key(out, "schema");
 	json_string(out, "mprof-report");
@@ -553,12 +586,20 @@ void report_json_write(FILE *out, const struct report *r)
 	out_str(out, ",\n");
 	json_key(out, "sites");
 	out_str(out, "[\n");
+	keep = r->json_top_only ? json_sites_kept(r) : NULL;
 	for (size_t i = 0; i < r->sites->count; i++) {
-		if (i)
+		if (keep && !keep[i])
+			continue;
+		if (shown++)
 			out_str(out, ",\n");
 		write_site(out, r->sites, &r->sites->sites[i]);
 	}
-	out_str(out, "\n]}");
+	out_str(out, "\n],");
+	json_u64(out, "sites_total", r->sites->count);
+	out_char(out, ',');
+	json_u64(out, "sites_shown", shown);
+	out_char(out, '}');
+	free(keep);
 }
 
 void report_json_string(FILE *out, const char *str)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/report.h"
+#include "analyze/site_rank.h"
 
 /* "7168 B (7.0 KiB)"; below 1 KiB just "512 B". */
 static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
@@ -151,94 +152,21 @@ static void print_site(FILE *out, const struct report *r, const struct site *s, 
 
 /* ---- rankings ---- */
 
-enum ranking { RANK_PEAK, RANK_LEAKED, RANK_ALLOCATED, RANK_ALLOCATIONS, RANK_TEMPORARY };
-
-static uint64_t rank_value(const struct site *s, enum ranking k)
-{
-	switch (k) {
-	case RANK_PEAK: return s->s.peak_bytes;
-	case RANK_LEAKED: return s->s.live_bytes;
-	case RANK_ALLOCATED: return s->s.allocated_bytes;
-	case RANK_ALLOCATIONS: return s->s.allocations;
-	case RANK_TEMPORARY: return s->s.temporary;
-	}
-	return 0;
-}
-
-static enum ranking sort_ranking;
-static const struct site *sort_sites;
-
-static int rank_cmp(const void *pa, const void *pb)
-{
-	const struct site *a = &sort_sites[*(const uint32_t *)pa];
-	const struct site *b = &sort_sites[*(const uint32_t *)pb];
-	uint64_t va = rank_value(a, sort_ranking), vb = rank_value(b, sort_ranking);
-
-	if (va != vb)
-		return va > vb ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id; /* ids follow allocated bytes */
-}
-
-/* Puts the first `shown` of order[0..n) by rank_cmp, sorted, in front; the
- * rest of order[] is left undefined (the one-pass way overwrites entries).
- * Fewer than RANK_SELECT_MAX of many: one pass that keeps the best so far in
- * order, as most sites fall behind the last of them after one compare
- * (cc1's trace: 15 k sites, five rankings of 50; a full qsort of each was a
- * twentieth of the time after the events); otherwise qsort. */
-#define RANK_SELECT_MAX 256u
-
-static void rank_top(uint32_t *order, size_t n, size_t shown)
-{
-	size_t kept = 0;
-
-	if (shown == 0)
-		return;
-	if (shown >= RANK_SELECT_MAX || shown * 4 >= n) {
-		qsort(order, n, sizeof(*order), rank_cmp);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t v = order[i];
-		size_t lo = 0, hi = kept;
-
-		if (kept == shown && rank_cmp(&v, &order[kept - 1]) >= 0)
-			continue;
-		while (lo < hi) { /* first kept entry that v ranks before */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (rank_cmp(&v, &order[mid]) < 0)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		if (kept < shown)
-			kept++;
-		/* order[kept..i] is free: i >= kept, v was read */
-		memmove(&order[lo + 1], &order[lo], (kept - 1 - lo) * sizeof(*order));
-		order[lo] = v;
-	}
-}
-
-static void print_ranking(FILE *out, const struct report *r, uint32_t *order, enum ranking k,
+static void print_ranking(FILE *out, const struct report *r, uint32_t *order, enum site_rank k,
 			  const char *title, const char *none)
 {
 	const struct site_table *t = r->sites;
-	size_t n = 0, shown;
+	size_t n, shown;
 
-	for (size_t i = 0; i < t->count; i++)
-		if (rank_value(&t->sites[i], k))
-			order[n++] = (uint32_t)i;
-	sort_ranking = k;
-	sort_sites = t->sites;
+	n = site_rank_top(t, k, order, r->top_n);
 	shown = n < r->top_n ? n : r->top_n;
-	rank_top(order, n, shown);
 	fputc('\n', out);
 	if (n == 0) {
 		fprintf(out, "== %s: %s\n", title, none);
 		return;
 	}
 	fprintf(out, "== %s: top %zu of %zu sites%s\n", title, shown, n,
-		r->info->sampled && (k == RANK_PEAK || k == RANK_TEMPORARY)
+		r->info->sampled && (k == SITE_RANK_PEAK || k == SITE_RANK_TEMPORARY)
 			? " (sampled trace: rough, no unbiased estimate)" : "");
 	for (size_t i = 0; i < shown; i++)
 		print_site(out, r, &t->sites[order[i]], i + 1);
@@ -467,15 +395,15 @@ void report_text_write(FILE *out, const struct report *r)
 		free(order);
 		return;
 	}
-	print_ranking(out, r, order, RANK_PEAK, "Peak (live bytes at t-gmax)", "no live bytes at peak");
+	print_ranking(out, r, order, SITE_RANK_PEAK, "Peak (live bytes at t-gmax)", "no live bytes at peak");
 	if (report_ended_early(r))
-		print_ranking(out, r, order, RANK_LEAKED, "Live when the recording ended",
+		print_ranking(out, r, order, SITE_RANK_LEAKED, "Live when the recording ended",
 			      "no blocks live when the recording ended");
 	else
-		print_ranking(out, r, order, RANK_LEAKED, "Leaked (live at exit)", "no leaks");
-	print_ranking(out, r, order, RANK_ALLOCATED, "Allocated bytes", "no allocations");
-	print_ranking(out, r, order, RANK_ALLOCATIONS, "Allocations", "no allocations");
-	print_ranking(out, r, order, RANK_TEMPORARY, "Temporary allocations",
+		print_ranking(out, r, order, SITE_RANK_LEAKED, "Leaked (live at exit)", "no leaks");
+	print_ranking(out, r, order, SITE_RANK_ALLOCATED, "Allocated bytes", "no allocations");
+	print_ranking(out, r, order, SITE_RANK_ALLOCATIONS, "Allocations", "no allocations");
+	print_ranking(out, r, order, SITE_RANK_TEMPORARY, "Temporary allocations",
 		      "no temporary allocations");
 	free(order);
 }

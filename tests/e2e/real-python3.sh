@@ -34,6 +34,19 @@ for mode in malloc default; do
 		"$(q "$WORK/r-$mode.json" sites-re '^_?Py[A-Za-z]')"
 	expect_range "$mode: summary: allocations" 1000 1000000000 "$(q "$WORK/r-$mode.json" summary allocations)"
 	expect_eq "$mode: summary: unmatched frees" 0 "$(q "$WORK/r-$mode.json" summary unmatched_frees)"
+	expect_eq "$mode: runtime with a heap of its own" Python \
+		"$(q "$WORK/r-$mode.json" summary own_heap_runtime)"
 done
 unset PYTHONMALLOC
+# -n bounds the JSON report: the sites among the top 2 of one of 5 rankings
+if report_json "$WORK/top2.json" "$WORK/trace-default" -n 2; then
+	expect_eq "-n 2: sites_total is every site" "$(q "$WORK/r-default.json" len sites)" \
+		"$(q "$WORK/top2.json" get sites_total)"
+	expect_range "-n 2: sites shown" 2 10 "$(q "$WORK/top2.json" len sites)"
+	expect_eq "-n 2: sites_shown" "$(q "$WORK/top2.json" len sites)" \
+		"$(q "$WORK/top2.json" get sites_shown)"
+	expect_eq "-n 2: the site with most bytes comes first" \
+		"$(q "$WORK/r-default.json" get sites.0.allocated_bytes)" \
+		"$(q "$WORK/top2.json" get sites.0.allocated_bytes)"
+fi
 finish
