@@ -180,10 +180,10 @@ static const char *string_intern(struct symbolizer *s, const char *str)
 	return copy;
 }
 
-/* Interns a function name, demangled when it is a C++ one. */
+/* Interns a function name, demangled when it is a C++ or Rust one. */
 static const char *string_intern_function(struct symbolizer *s, const char *name)
 {
-	char *demangled = demangle_cxx(name);
+	char *demangled = demangle_symbol(name);
 	const char *out;
 
 	if (!demangled)
@@ -683,7 +683,8 @@ static const char *die_entry_symbol(struct sym_file *f, Dwarf_Die *die, Dwarf_Ad
 /*
  * The name of a subprogram or inlined subroutine DIE, so that it reads the
  * same with and without debug info:
- *  - a C++ linkage name, demangled (it carries the signature);
+ *  - a C++ or Rust linkage name, demangled (it carries the signature, or
+ *    the full path where DW_AT_name has only the last component);
  *  - else the ELF symbol at the function's entry: demangled when mangled
  *    (GCC gives C++ functions of internal linkage no linkage name), as is
  *    when it is a plain name (the public alias: "strdup", not "__strdup");
@@ -701,9 +702,9 @@ static const char *die_function_name(struct symbolizer *s, struct sym_file *f, D
 
 	if (!linkage)
 		linkage = dw_fn.dwarf_formstring(dw_fn.dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &mem));
-	demangled = demangle_cxx(linkage);
+	demangled = demangle_symbol(linkage);
 	if (!demangled)
-		demangled = demangle_cxx(entry);
+		demangled = demangle_symbol(entry);
 	if (demangled) {
 		name = string_intern(s, demangled);
 		free(demangled);

@@ -2,13 +2,16 @@
 # tests/install-deps.sh - installs what building and testing mprof needs on
 # Debian 12 (run as root, or as a user with sudo).  Safe to run again.
 #   build:   build-essential (gcc, g++, make), autoconf, automake, libtool, pkg-config,
-#            libdw-dev + libelf-dev (symbolization), zlib1g-dev and
-#            libdeflate-dev (trace compression), libcunit1-dev (unit tests)
+#            libdw-dev + libelf-dev (symbolization), libiberty-dev (Rust
+#            demangling), zlib1g-dev and libdeflate-dev (trace compression),
+#            libcunit1-dev (unit tests)
 #   runtime: libunwind8 (the shim loads it with dlopen)
-#   tests:   python3 (report checks), sqlite3 (a real program to profile)
+#   tests:   python3 (report checks), sqlite3 (a real program to profile),
+#            rustc (Rust names), golang-go (Go frames through cgo)
 set -eu
 packages="build-essential autoconf automake libtool pkg-config libdw-dev libelf-dev
-zlib1g-dev libdeflate-dev libcunit1-dev libunwind8 python3 sqlite3"
+libiberty-dev zlib1g-dev libdeflate-dev libcunit1-dev libunwind8 python3 sqlite3 rustc
+golang-go"
 if [ "$(id -u)" -eq 0 ]; then
 	run=""
 elif command -v sudo >/dev/null 2>&1; then

@@ -8,7 +8,8 @@
  * Needs the test built with -g (file:line and inlined-frame checks).  Makes
  * temporary files under $TMPDIR (or /tmp) and removes them.
  */
-#define _GNU_SOURCE
+#include "config.h"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -65,6 +66,66 @@ static NOIPA void *symbols_inlining_caller(void)
 {
 	void *volatile ip = symbols_inlined_helper(); inlined_call_line = __LINE__;
 	return ip;
+}
+
+/* Checks that demangle_fn(mangled) gives want (NULL: no answer). */
+static void check_demangled(char *(*demangle_fn)(const char *), const char *mangled,
+			    const char *want)
+{
+	char *got = demangle_fn(mangled);
+
+	if (!want) {
+		CU_ASSERT_PTR_NULL(got);
+	} else {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+		CU_ASSERT_STRING_EQUAL(got, want);
+	}
+	free(got);
+}
+
+static void test_demangle_rust_v0(void)
+{
+#ifdef HAVE_LIBIBERTY
+	/* crate disambiguators (Cs..._) are left out, back references followed */
+	check_demangled(demangle_rust, "_RNvMs0_NtNtNtCsjrHSEGnQ3l9_3std3sys6thread4unixNtB5_6Thread3new",
+			"<std::sys::thread::unix::Thread>::new");
+	check_demangled(demangle_rust, "_RNvCs2AtevEgESKb_10rust_alloc11make_buffer",
+			"rust_alloc::make_buffer");
+	check_demangled(demangle_symbol,
+			"_RINvNtNtCsdyIG5SqMl5y_3std10sys_common9backtrace28___rust_begin_short_backtrace"
+			"FEuuECs2AtevEgESKb_10rust_alloc",
+			"std::sys_common::backtrace::__rust_begin_short_backtrace::<fn(), ()>");
+	/* an LLVM suffix after the name is ignored */
+	check_demangled(demangle_rust, "_RNvCs2AtevEgESKb_10rust_alloc4main.llvm.123",
+			"rust_alloc::main");
+#else
+	check_demangled(demangle_rust, "_RNvCs2AtevEgESKb_10rust_alloc11make_buffer", NULL);
+#endif
+	check_demangled(demangle_rust, "_R!garbage", NULL);
+	check_demangled(demangle_rust, "malloc", NULL);
+	check_demangled(demangle_rust, NULL, NULL);
+}
+
+static void test_demangle_rust_legacy_without_hash(void)
+{
+#ifdef HAVE_LIBIBERTY
+	check_demangled(demangle_rust, "_ZN3std6thread9lifecycle15spawn_unchecked17he251b36ec94080ceE",
+			"std::thread::lifecycle::spawn_unchecked");
+	/* $LT$ $GT$ $C$ $u20$ and ".." decoded */
+	check_demangled(demangle_symbol,
+			"_ZN102_$LT$core..iter..adapters..map..Map$LT$I$C$F$GT$$u20$as$u20$core..iter..traits"
+			"..iterator..Iterator$GT$4fold17h0123456789abcdefE",
+			"<core::iter::adapters::map::Map<I,F> as core::iter::traits::iterator::Iterator>::fold");
+	check_demangled(demangle_symbol,
+			"_ZN3std2rt19lang_start_internal28_$u7b$$u7b$closure$u7d$$u7d$17h250ad398b7b25c83E",
+			"std::rt::lang_start_internal::{{closure}}");
+#endif
+	/* C++ names are not Rust ones, even one ending in a hash-like part
+	 * (a Rust hash has at least 5 distinct hex digits) */
+	check_demangled(demangle_rust, "_ZN2ns6Widget6resizeEim", NULL);
+	check_demangled(demangle_rust, "_ZN3foo17h0000000000000000E", NULL);
+	check_demangled(demangle_symbol, "_ZN2ns6Widget6resizeEim", "ns::Widget::resize(int, unsigned long)");
+	check_demangled(demangle_symbol, "malloc", NULL);
 }
 
 /* ---- building module maps of this process ---- */
@@ -894,6 +955,9 @@ int main(void)
 	    !CU_add_test(suite, "function and line", test_symbolize_function_and_line) ||
 	    !CU_add_test(suite, "inlined frames", test_symbolize_inlined_frames) ||
 	    !CU_add_test(suite, "C++ name demangled", test_symbolize_cxx_name_demangled) ||
+	    !CU_add_test(suite, "Rust v0 name demangled", test_demangle_rust_v0) ||
+	    !CU_add_test(suite, "Rust legacy name demangled without its hash",
+			 test_demangle_rust_legacy_without_hash) ||
 	    !CU_add_test(suite, "missing module gives offset",
 			 test_symbolize_missing_module_gives_offset) ||
 	    !CU_add_test(suite, "other build-id gives offset",
