@@ -761,21 +761,40 @@ static void file_index_cus(struct sym_file *f)
 }
 
 /* The compilation unit DIE holding the Dwfl address addr, or NULL; *cubias
- * gets the DWARF-to-Dwfl address bias. */
-static Dwarf_Die *file_cu_at(struct sym_file *f, GElf_Addr addr, Dwarf_Addr *cubias)
+ * gets the DWARF-to-Dwfl address bias, *by_libdw whether libdw's own
+ * lookup found it (its line lookup, dwfl_module_getsrc, then agrees). */
+static Dwarf_Die *file_cu_at(struct sym_file *f, GElf_Addr addr, Dwarf_Addr *cubias,
+			     bool *by_libdw)
 {
-	Dwarf_Die *cudie = dw_fn.dwfl_module_addrdie(f->mod, addr, cubias);
+	Dwarf_Addr libdw_bias = 0;
+	Dwarf_Die *libdw_cu = dw_fn.dwfl_module_addrdie(f->mod, addr, &libdw_bias);
+	Dwarf_Die *cudie = NULL;
 	struct cu_index all;
 
-	if (cudie)
-		return cudie;
-	/* libdw 0.188 finds units only through .debug_aranges. */
+	/* libdw 0.188 finds units only through .debug_aranges, and takes the
+	 * unit of the nearest arange below addr even when addr lies past its
+	 * end: in a Go program linked with cgo, only the C units have
+	 * aranges, and every Go frame got the line of runtime/cgo's
+	 * gcc_mmap.c:37.  Its answer stands only when the unit holds addr. */
+	*by_libdw = libdw_cu && dw_fn.dwarf_haspc(libdw_cu, addr - libdw_bias) > 0;
+	if (*by_libdw) {
+		*cubias = libdw_bias;
+		return libdw_cu;
+	}
 	if (!f->cu_spans_indexed)
 		file_index_cus(f);
 	all.ranges = f->cu_spans;
 	all.count = f->cu_span_count;
-	*cubias = f->dwarf_bias;
-	return all.count ? cu_index_find(&all, addr - f->dwarf_bias) : NULL;
+	if (all.count)
+		cudie = cu_index_find(&all, addr - f->dwarf_bias);
+	if (cudie) {
+		*cubias = f->dwarf_bias;
+		return cudie;
+	}
+	/* a unit without address ranges: libdw's guess is all there is */
+	*by_libdw = libdw_cu != NULL;
+	*cubias = libdw_bias;
+	return libdw_cu;
 }
 
 /* What libdw knows about the ELF address addr of an open file. */
@@ -786,6 +805,7 @@ static struct sym_answer *answer_resolve(struct symbolizer *s, uint32_t fi, uint
 	Dwarf_Die chain[MAX_INLINE_DEPTH];
 	Dwarf_Die *cudie, *fn;
 	Dwarf_Addr cubias = 0;
+	bool cu_by_libdw = false;
 	size_t depth = 0;
 	const struct elf_symbol *sym;
 	const char *file = NULL;
@@ -796,7 +816,7 @@ static struct sym_answer *answer_resolve(struct symbolizer *s, uint32_t fi, uint
 
 	addr += f->dwfl_bias;
 	sym = file_symbol_at(f, addr);
-	cudie = file_cu_at(f, addr, &cubias);
+	cudie = file_cu_at(f, addr, &cubias, &cu_by_libdw);
 	if (cudie) {
 		struct cu_index *cu = cu_index_get(f, cudie);
 
@@ -806,7 +826,7 @@ static struct sym_answer *answer_resolve(struct symbolizer *s, uint32_t fi, uint
 			depth = scope_chain_inner(fn, addr - cubias, chain, 1);
 		}
 	}
-	line = dw_fn.dwfl_module_getsrc(f->mod, addr);
+	line = cu_by_libdw || !cudie ? dw_fn.dwfl_module_getsrc(f->mod, addr) : NULL;
 	if (line) {
 		file = dw_fn.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	} else if (cudie && (cu_line = dw_fn.dwarf_getsrc_die(cudie, addr - cubias)) != NULL) {

@@ -55,6 +55,7 @@ E2E_TESTS = \
 	tests/e2e/symbol-cache.sh \
 	tests/e2e/symbolize-together.sh \
 	tests/e2e/rust-names.sh \
+	tests/e2e/go-cgo.sh \
 	tests/e2e/separate-debug.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/error-paths.sh \
@@ -101,6 +102,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/late_children.c tests/progs/old_block_reuse.c \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/rust_names.rs \
+	tests/progs/go_cgo/main.go \
 	tests/progs/cases/01-atexit-lock-first-alloc.c \
 	tests/progs/cases/02-fork-while-threads-allocate.c \
 	tests/progs/cases/03-fork-child-keeps-allocating.c tests/progs/cases/06-close-all-fds.c \
