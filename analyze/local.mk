@@ -32,7 +32,8 @@ ANALYZE_SYMBOL_SOURCES = \
 	analyze/dw_loader.h analyze/dw_loader.c \
 	analyze/symbol_table.h analyze/symbol_table.c \
 	analyze/symbol_cache.h analyze/symbol_cache.c \
-	analyze/demangle.h analyze/demangle.c
+	analyze/demangle.h analyze/demangle.c \
+	analyze/symbol_shorten.h analyze/symbol_shorten.c
 
 analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
 	analyze/commands.h analyze/cmd_report.c analyze/trace_sites.h \
