@@ -104,8 +104,8 @@ struct diff {
 
 static void diff_usage(FILE *out)
 {
-	fprintf(out, "usage: %s diff A B [-n N] [--format text|json] [--alloc-fn NAME]...\n",
-		analyze_name());
+	fprintf(out, "usage: %s diff A B [-n N] [--format text|json] [--alloc-fn NAME]... "
+		"[--keep-wrappers]\n", analyze_name());
 	fputs("  compares trace B with trace A, allocation site by allocation site\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the totals only)\n"
@@ -113,6 +113,7 @@ static void diff_usage(FILE *out)
 	      "                       schema mprof-diff 1)\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
+	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"
 	      "  -h, --help           show this help\n"
 	      "Exit status: 0 whether or not the traces differ, 1 a trace cannot be read,\n"
 	      "2 usage error; run as mprof diff, 125 when the analyzer cannot be started.\n"
@@ -579,6 +580,7 @@ int cmd_diff(int argc, char **argv)
 	d.o = &o;
 	sopt.alloc_fns = o.common.alloc_fns;
 	sopt.alloc_fn_count = o.common.alloc_fn_count;
+	sopt.keep_wrappers = o.common.keep_wrappers;
 	d.ta = malloc(sizeof(*d.ta));
 	d.tb = malloc(sizeof(*d.tb));
 	if (!d.ta || !d.tb) {

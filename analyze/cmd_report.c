@@ -35,7 +35,7 @@
 static void report_usage(FILE *out)
 {
 	fprintf(out, "usage: %s report TRACE... [-n N] [--format text|json] ", analyze_name());
-	fputs("[--alloc-fn NAME]...\n"
+	fputs("[--alloc-fn NAME]... [--keep-wrappers]\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the summary only); in JSON, given: only the sites\n"
 	      "                       among the top N of a ranking (at most 5 N)\n"
@@ -43,6 +43,8 @@ static void report_usage(FILE *out)
 	      "                       mprof-report 1)\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
+	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"
+	      "                       (g_malloc, xmalloc, operator new, Rust's RawVec, ...)\n"
 	      "  -h, --help           show this help\n"
 	      "Exit status: 0 success, 1 a trace cannot be read (the others are still\n"
 	      "reported), 2 usage error; run as mprof report, 125 when the analyzer cannot\n"
@@ -335,7 +337,7 @@ void trace_sites_free(struct trace_sites *t)
 static int report_one(const char *path, const struct analyze_options *o, bool first)
 {
 	struct trace_sites *t = malloc(sizeof(*t));
-	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count};
+	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count, o->keep_wrappers};
 	struct report r;
 	int status;
 

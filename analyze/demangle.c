@@ -1,7 +1,9 @@
 /*
- * analyze/demangle.c - a thin wrapper around the C++ runtime's demangler,
- * so the rest of the analyzer stays C.  Owns the one handle of the C++
- * runtime it opens; must never print.
+ * analyze/demangle.c - thin wrappers around two demanglers, so the rest of
+ * the analyzer stays C: libiberty's rust_demangle for Rust names (linked
+ * statically when configured with it), the C++ runtime's __cxa_demangle for
+ * C++ names.  Owns the one handle of the C++ runtime it opens; must never
+ * print.
  *
  * The runtime is loaded with dlopen the first time a mangled name comes,
  * not linked: loading libstdc++ (and the libm and libgcc_s it needs) at
@@ -10,11 +12,17 @@
  * pages, 324 of libm's, 88 of libgcc_s'), and most reports read traces
  * whose names were demangled when they were symbolized.
  */
-#define _GNU_SOURCE
+#include "config.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+
+#ifdef HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
 
 #include "analyze/demangle.h"
 
@@ -55,4 +63,26 @@ char *demangle_cxx(const char *name)
 	if (status != 0)
 		return NULL; /* out is NULL whenever status is non-zero */
 	return out;
+}
+
+char *demangle_rust(const char *name)
+{
+#ifdef HAVE_LIBIBERTY
+	/* v0 names start "_R"; legacy ones are Itanium-like "_ZN...17h<hash>E",
+	 * which rust_demangle tells from C++ by the hash.  Options 0: no hash,
+	 * no crate disambiguators (DMGL_VERBOSE would print them). */
+	if (!name || (strncmp(name, "_R", 2) != 0 && strncmp(name, "_ZN", 3) != 0))
+		return NULL;
+	return rust_demangle(name, 0);
+#else
+	(void)name;
+	return NULL;
+#endif
+}
+
+char *demangle_symbol(const char *name)
+{
+	char *out = demangle_rust(name);
+
+	return out ? out : demangle_cxx(name);
 }

@@ -33,7 +33,8 @@ ANALYZE_SYMBOL_SOURCES = \
 	analyze/dw_loader.h analyze/dw_loader.c \
 	analyze/symbol_table.h analyze/symbol_table.c \
 	analyze/symbol_cache.h analyze/symbol_cache.c \
-	analyze/demangle.h analyze/demangle.c
+	analyze/demangle.h analyze/demangle.c \
+	analyze/symbol_shorten.h analyze/symbol_shorten.c
 
 analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
 	analyze/commands.h analyze/cmd_report.c analyze/trace_sites.h \
@@ -43,7 +44,7 @@ analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
 analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
 # libdw is not linked: dw_loader.c loads it when a module file is read
-analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(DL_LIBS) -lpthread
+analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(IBERTY_LIBS) $(DL_LIBS) -lpthread
 
 # ---- unit tests of the report side (CUnit) ----
 check_PROGRAMS += tests/unit/test_aggregate
@@ -53,7 +54,7 @@ tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(Z
 	$(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
-	$(DL_LIBS) -lpthread
+	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
 TESTS += tests/unit/test_aggregate
 
 # ---- unit tests of the symbolization side (CUnit); needs -g ----
@@ -65,5 +66,5 @@ tests_unit_test_symbols_CFLAGS = $(AM_CFLAGS) -g $(CUNIT_CFLAGS) $(DW_CFLAGS) $(
 	$(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
-	$(DL_LIBS) -lpthread
+	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
 TESTS += tests/unit/test_symbols

@@ -40,8 +40,9 @@ void analyze_error(const char *fmt, ...)
 static void usage(FILE *out)
 {
 	fputs("usage: mprof-analyze report TRACE... [-n N] [--format text|json] "
-	      "[--alloc-fn NAME]...\n"
-	      "       mprof-analyze diff A B [-n N] [--format text|json] [--alloc-fn NAME]...\n"
+	      "[--alloc-fn NAME]... [--keep-wrappers]\n"
+	      "       mprof-analyze diff A B [-n N] [--format text|json] [--alloc-fn NAME]... "
+	      "[--keep-wrappers]\n"
 	      "       mprof-analyze symbolize TRACE...\n"
 	      "       mprof-analyze --help | --version\n"
 	      "\n"

@@ -30,6 +30,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"top", required_argument, NULL, 'n'},
 		{"format", required_argument, NULL, 'f'},
 		{"alloc-fn", required_argument, NULL, 'A'},
+		{"keep-wrappers", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -68,6 +69,9 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		case 'A':
 			if ((rc = option_alloc_fn(o, optarg)) >= 0)
 				return rc;
+			break;
+		case 'K':
+			o->keep_wrappers = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -1,6 +1,7 @@
 /*
  * analyze/options.h - the command-line options that `mprof-analyze report`
- * and `mprof-analyze diff` share: -n/--top, -f/--format, --alloc-fn, -h.
+ * and `mprof-analyze diff` share: -n/--top, -f/--format, --alloc-fn,
+ * --keep-wrappers, -h.
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
@@ -17,6 +18,7 @@ struct analyze_options {
 	enum analyze_format format;
 	const char **alloc_fns;     /* owned array; the strings are argv's */
 	size_t alloc_fn_count;
+	bool keep_wrappers;         /* --keep-wrappers */
 };
 
 /*

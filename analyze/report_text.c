@@ -13,6 +13,7 @@
 
 #include "analyze/report.h"
 #include "analyze/site_rank.h"
+#include "analyze/symbol_shorten.h"
 
 /* "7168 B (7.0 KiB)"; below 1 KiB just "512 B". */
 static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
@@ -94,8 +95,11 @@ static const char *base_name(const char *path)
 
 void report_text_frame(FILE *out, const struct site_frame *f)
 {
+	/* very long (C++, Rust) names shortened here only: JSON keeps them */
+	char *shortened = symbol_shorten(f->function, SYMBOL_TEXT_MAX_CHARS);
 	const char *mod = safe(base_name(f->module));
-	const char *fn = safe(f->function), *file = f->file ? safe(base_name(f->file)) : NULL;
+	const char *fn = safe(shortened ? shortened : f->function);
+	const char *file = f->file ? safe(base_name(f->file)) : NULL;
 
 	if (!fn && strcmp(f->module, "?") == 0)
 		fprintf(out, "    at ?? (0x%" PRIx64 ")", f->module_offset);
@@ -108,6 +112,7 @@ void report_text_frame(FILE *out, const struct site_frame *f)
 	else
 		fprintf(out, "    at %s [%s+0x%" PRIx64 "]", fn, mod, f->module_offset);
 	fputs(f->inlined ? " (inlined)\n" : "\n", out);
+	free(shortened);
 }
 
 void report_text_stack(FILE *out, const struct site_table *t, const struct site *s,

@@ -21,25 +21,66 @@
 #include "analyze/sites.h"
 
 /*
- * Allocator wrappers: functions whose only job is to call the allocator.
- * Leading frames that match are dropped so a site names the code that wanted
- * the memory.  Names are matched up to a parameter list, so "strdup" matches
- * "strdup" and "xmalloc(unsigned long)".
+ * Allocator wrappers: functions whose only job is to get memory from the
+ * allocator for their caller, so that their caller is the real allocation
+ * site.  Leading frames that match are dropped (unless --keep-wrappers) so
+ * a site names the code that wanted the memory.  Names are matched up to a
+ * parameter list, so "strdup" matches "strdup" and "xmalloc(unsigned
+ * long)"; a name ending in '*' matches every name it starts.  Containers
+ * (std::vector, Rust's Vec, GLib's GArray) are not wrappers: where they
+ * grow is worth seeing.  mprof-report(1) lists them all: keep it in step.
  */
 static const char *const wrapper_names[] = {
+	/* the C library */
 	"strdup", "strndup", "__strdup", "__strndup", "wcsdup", "__wcsdup",
-	"xmalloc", "xcalloc", "xrealloc", "xstrdup", "xzalloc",
+	/* GNU (gnulib's xalloc.h, libiberty) */
+	"xmalloc", "xcalloc", "xrealloc", "xstrdup", "xzalloc", "xstrndup", "xmemdup",
+	"xnmalloc", "xnrealloc", "x2realloc", "x2nrealloc", "xreallocarray", "xcharalloc",
+	/* GLib */
 	"g_malloc", "g_malloc0", "g_realloc", "g_try_malloc", "g_try_malloc0",
-	"g_try_realloc", "g_malloc_n", "g_malloc0_n", "g_realloc_n", "g_strdup",
-	"g_strndup", "g_memdup", "g_memdup2",
+	"g_try_realloc", "g_malloc_n", "g_malloc0_n", "g_realloc_n", "g_try_malloc_n",
+	"g_try_malloc0_n", "g_try_realloc_n", "g_strdup", "g_strndup", "g_memdup",
+	"g_memdup2", "g_slice_alloc", "g_slice_alloc0", "g_slice_copy",
+	/* Rust: the global allocator's entry points (std's and #[global_allocator]'s) */
+	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_alloc",
+	"__rdl_alloc_zeroed", "__rdl_realloc", "__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc",
+	/* SQLite (the amalgamation's internal names, with its debug info) */
+	"sqlite3_malloc", "sqlite3_malloc64", "sqlite3_realloc", "sqlite3_realloc64",
+	"sqlite3Malloc", "sqlite3MallocZero", "sqlite3Realloc", "sqlite3MemMalloc",
+	"sqlite3MemRealloc", "mallocWithAlarm", "sqlite3DbMallocRaw", "sqlite3DbMallocRawNN",
+	"sqlite3DbMallocZero", "sqlite3DbRealloc", "sqlite3DbReallocOrFree", "dbMallocRawFinish",
+	"dbReallocFinish", "sqlite3DbStrDup", "sqlite3DbStrNDup",
+	/* CPython's memory API */
+	"PyMem_RawMalloc", "PyMem_RawCalloc", "PyMem_RawRealloc", "_PyMem_RawMalloc",
+	"_PyMem_RawCalloc", "_PyMem_RawRealloc", "PyMem_Malloc", "PyMem_Calloc", "PyMem_Realloc",
+	"PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc", "_PyObject_Malloc",
+	"_PyObject_Calloc", "_PyObject_Realloc",
+	/* OpenSSL (behind the OPENSSL_malloc family of macros) */
+	"CRYPTO_malloc", "CRYPTO_zalloc", "CRYPTO_realloc", "CRYPTO_strdup", "CRYPTO_strndup",
+	"CRYPTO_memdup",
+	/* Perl (behind Newx and friends) */
+	"Perl_safesysmalloc", "Perl_safesyscalloc", "Perl_safesysrealloc",
+	/* Ruby */
+	"ruby_xmalloc", "ruby_xmalloc2", "ruby_xcalloc", "ruby_xrealloc", "ruby_xrealloc2",
+	"ruby_xmalloc_body", "ruby_xmalloc2_body", "ruby_xcalloc_body", "ruby_xrealloc_body",
+	"ruby_xrealloc2_body", "objspace_xmalloc0", "objspace_xcalloc", "objspace_xrealloc",
+	/* Lua */
+	"l_alloc", "luaM_malloc_", "luaM_realloc_", "luaM_saferealloc_",
 };
 
-/* C++ wrappers matched by prefix: every overload of operator new and
- * new[], and the standard allocator layers. */
+/* Wrappers matched by prefix: every overload of C++'s operator new and
+ * new[] and the standard allocator layers; Rust's allocation layers (both
+ * manglings: legacy "alloc::raw_vec::RawVec<T,A>::grow_amortized", v0
+ * "<alloc::raw_vec::RawVec<u8>>::grow_amortized"), std's System allocator,
+ * and the __rustc:: names newer compilers give the entry points. */
 static const char *const wrapper_prefixes[] = {
 	"operator new",
 	"std::allocator<", "std::allocator_traits<", "std::__new_allocator<",
 	"__gnu_cxx::new_allocator<", "__gnu_cxx::__alloc_traits<",
+	"alloc::alloc::", "<alloc::alloc::", "alloc::raw_vec::", "<alloc::raw_vec::",
+	"<std::alloc::System as core::alloc::", "std::sys::unix::alloc::",
+	"std::sys::pal::unix::alloc::", "std::sys::alloc::", "__rustc::__rust_alloc",
+	"__rustc::__rust_realloc", "__rustc::__rdl_", "__rustc::__rg_",
 };
 
 /* name matches function when equal, or equal up to a '(' that follows. */
@@ -52,16 +93,24 @@ static bool name_matches(const char *function, const char *name)
 	return strncmp(function, name, n) == 0 && (function[n] == '\0' || function[n] == '(');
 }
 
-bool site_is_alloc_wrapper(const char *function, const struct site_options *opt)
+/* Whether function is in the built-in wrapper lists. */
+static bool is_builtin_wrapper(const char *function)
 {
-	if (!function)
-		return false;
 	for (size_t i = 0; i < sizeof(wrapper_prefixes) / sizeof(wrapper_prefixes[0]); i++)
 		if (strncmp(function, wrapper_prefixes[i], strlen(wrapper_prefixes[i])) == 0)
 			return true;
 	for (size_t i = 0; i < sizeof(wrapper_names) / sizeof(wrapper_names[0]); i++)
 		if (name_matches(function, wrapper_names[i]))
 			return true;
+	return false;
+}
+
+bool site_is_alloc_wrapper(const char *function, const struct site_options *opt)
+{
+	if (!function)
+		return false;
+	if (!(opt && opt->keep_wrappers) && is_builtin_wrapper(function))
+		return true;
 	for (size_t i = 0; opt && i < opt->alloc_fn_count; i++)
 		if (name_matches(function, opt->alloc_fns[i]))
 			return true;

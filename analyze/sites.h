@@ -52,6 +52,7 @@ struct site {
 struct site_options {
 	const char *const *alloc_fns; /* extra wrapper names (--alloc-fn); "x*" = prefix */
 	size_t alloc_fn_count;
+	bool keep_wrappers;           /* --keep-wrappers: the built-in list is off */
 };
 
 /* A return address the site table looked up (open addressing by epoch and
@@ -131,7 +132,8 @@ bool site_frame_equal(const struct site_frame *a, const struct site_frame *b);
 /* A hash of f consistent with site_frame_equal. */
 uint64_t site_frame_hash(const struct site_frame *f);
 
-/* True when function is an allocator wrapper by the built-in list or opt. */
+/* True when function is an allocator wrapper by the built-in list (unless
+ * opt->keep_wrappers) or by opt's names. */
 bool site_is_alloc_wrapper(const char *function, const struct site_options *opt);
 
 #endif

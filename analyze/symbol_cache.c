@@ -21,7 +21,8 @@
 
 #define CACHE_MAGIC "MPROFSYC"
 #define CACHE_HEADER_BYTES 16
-#define CACHE_FORMAT 1
+/* 2: Rust names demangled; the answers of 1 kept them mangled. */
+#define CACHE_FORMAT 2
 #define CACHE_MAX_BYTES (256u << 20)  /* larger files are not ours */
 #define BUILD_ID_MAX_BYTES 64
 

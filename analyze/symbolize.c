@@ -180,10 +180,10 @@ static const char *string_intern(struct symbolizer *s, const char *str)
 	return copy;
 }
 
-/* Interns a function name, demangled when it is a C++ one. */
+/* Interns a function name, demangled when it is a C++ or Rust one. */
 static const char *string_intern_function(struct symbolizer *s, const char *name)
 {
-	char *demangled = demangle_cxx(name);
+	char *demangled = demangle_symbol(name);
 	const char *out;
 
 	if (!demangled)
@@ -683,7 +683,8 @@ static const char *die_entry_symbol(struct sym_file *f, Dwarf_Die *die, Dwarf_Ad
 /*
  * The name of a subprogram or inlined subroutine DIE, so that it reads the
  * same with and without debug info:
- *  - a C++ linkage name, demangled (it carries the signature);
+ *  - a C++ or Rust linkage name, demangled (it carries the signature, or
+ *    the full path where DW_AT_name has only the last component);
  *  - else the ELF symbol at the function's entry: demangled when mangled
  *    (GCC gives C++ functions of internal linkage no linkage name), as is
  *    when it is a plain name (the public alias: "strdup", not "__strdup");
@@ -701,9 +702,9 @@ static const char *die_function_name(struct symbolizer *s, struct sym_file *f, D
 
 	if (!linkage)
 		linkage = dw_fn.dwarf_formstring(dw_fn.dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &mem));
-	demangled = demangle_cxx(linkage);
+	demangled = demangle_symbol(linkage);
 	if (!demangled)
-		demangled = demangle_cxx(entry);
+		demangled = demangle_symbol(entry);
 	if (demangled) {
 		name = string_intern(s, demangled);
 		free(demangled);
@@ -760,21 +761,40 @@ static void file_index_cus(struct sym_file *f)
 }
 
 /* The compilation unit DIE holding the Dwfl address addr, or NULL; *cubias
- * gets the DWARF-to-Dwfl address bias. */
-static Dwarf_Die *file_cu_at(struct sym_file *f, GElf_Addr addr, Dwarf_Addr *cubias)
+ * gets the DWARF-to-Dwfl address bias, *by_libdw whether libdw's own
+ * lookup found it (its line lookup, dwfl_module_getsrc, then agrees). */
+static Dwarf_Die *file_cu_at(struct sym_file *f, GElf_Addr addr, Dwarf_Addr *cubias,
+			     bool *by_libdw)
 {
-	Dwarf_Die *cudie = dw_fn.dwfl_module_addrdie(f->mod, addr, cubias);
+	Dwarf_Addr libdw_bias = 0;
+	Dwarf_Die *libdw_cu = dw_fn.dwfl_module_addrdie(f->mod, addr, &libdw_bias);
+	Dwarf_Die *cudie = NULL;
 	struct cu_index all;
 
-	if (cudie)
-		return cudie;
-	/* libdw 0.188 finds units only through .debug_aranges. */
+	/* libdw 0.188 finds units only through .debug_aranges, and takes the
+	 * unit of the nearest arange below addr even when addr lies past its
+	 * end: in a Go program linked with cgo, only the C units have
+	 * aranges, and every Go frame got the line of runtime/cgo's
+	 * gcc_mmap.c:37.  Its answer stands only when the unit holds addr. */
+	*by_libdw = libdw_cu && dw_fn.dwarf_haspc(libdw_cu, addr - libdw_bias) > 0;
+	if (*by_libdw) {
+		*cubias = libdw_bias;
+		return libdw_cu;
+	}
 	if (!f->cu_spans_indexed)
 		file_index_cus(f);
 	all.ranges = f->cu_spans;
 	all.count = f->cu_span_count;
-	*cubias = f->dwarf_bias;
-	return all.count ? cu_index_find(&all, addr - f->dwarf_bias) : NULL;
+	if (all.count)
+		cudie = cu_index_find(&all, addr - f->dwarf_bias);
+	if (cudie) {
+		*cubias = f->dwarf_bias;
+		return cudie;
+	}
+	/* a unit without address ranges: libdw's guess is all there is */
+	*by_libdw = libdw_cu != NULL;
+	*cubias = libdw_bias;
+	return libdw_cu;
 }
 
 /* What libdw knows about the ELF address addr of an open file. */
@@ -785,6 +805,7 @@ static struct sym_answer *answer_resolve(struct symbolizer *s, uint32_t fi, uint
 	Dwarf_Die chain[MAX_INLINE_DEPTH];
 	Dwarf_Die *cudie, *fn;
 	Dwarf_Addr cubias = 0;
+	bool cu_by_libdw = false;
 	size_t depth = 0;
 	const struct elf_symbol *sym;
 	const char *file = NULL;
@@ -795,7 +816,7 @@ static struct sym_answer *answer_resolve(struct symbolizer *s, uint32_t fi, uint
 
 	addr += f->dwfl_bias;
 	sym = file_symbol_at(f, addr);
-	cudie = file_cu_at(f, addr, &cubias);
+	cudie = file_cu_at(f, addr, &cubias, &cu_by_libdw);
 	if (cudie) {
 		struct cu_index *cu = cu_index_get(f, cudie);
 
@@ -805,7 +826,7 @@ static struct sym_answer *answer_resolve(struct symbolizer *s, uint32_t fi, uint
 			depth = scope_chain_inner(fn, addr - cubias, chain, 1);
 		}
 	}
-	line = dw_fn.dwfl_module_getsrc(f->mod, addr);
+	line = cu_by_libdw || !cudie ? dw_fn.dwfl_module_getsrc(f->mod, addr) : NULL;
 	if (line) {
 		file = dw_fn.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	} else if (cudie && (cu_line = dw_fn.dwarf_getsrc_die(cudie, addr - cubias)) != NULL) {

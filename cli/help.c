@@ -91,7 +91,7 @@ static const char help_report[] =
 	"errors); 125 when the analyzer cannot be started.\n";
 
 static const char help_diff[] =
-	"usage: mprof diff [-n N] [--format text|json] [--alloc-fn NAME]... A B\n"
+	"usage: mprof diff [-n N] [--format text|json] [--alloc-fn NAME]... [--keep-wrappers] A B\n"
 	"\n"
 	"Compares trace B with trace A site by site: totals and the sites whose\n"
 	"allocated, peak or leaked bytes changed.  The work is done by the analyzer,\n"

@@ -2,15 +2,17 @@
 # tests/install-deps.sh - installs what building and testing mprof needs on
 # Debian 12 (run as root, or as a user with sudo).  Safe to run again.
 #   build:   build-essential (gcc, g++, make), autoconf, automake, libtool, pkg-config,
-#            libdw-dev + libelf-dev (symbolization), zlib1g-dev and
-#            libdeflate-dev (trace compression), libcunit1-dev (unit tests)
+#            libdw-dev + libelf-dev (symbolization), libiberty-dev (Rust
+#            demangling), zlib1g-dev and libdeflate-dev (trace compression),
+#            libcunit1-dev (unit tests)
 #   runtime: libunwind8 (the shim loads it with dlopen)
 #   tests:   python3 (report checks); real programs to profile, one per runtime:
-#            sqlite3, rustc (Debian's, /usr/bin/rustc), default-jdk-headless
-#            (java and javac), ruby, golang-go (cgo), nodejs (worker_threads)
+#            sqlite3, rustc (Debian's, /usr/bin/rustc; also Rust names),
+#            default-jdk-headless (java and javac), ruby, golang-go (cgo; Go
+#            frames), nodejs (worker_threads)
 set -eu
 packages="build-essential autoconf automake libtool pkg-config libdw-dev libelf-dev
-zlib1g-dev libdeflate-dev libcunit1-dev libunwind8 python3 sqlite3
+libiberty-dev zlib1g-dev libdeflate-dev libcunit1-dev libunwind8 python3 sqlite3
 rustc default-jdk-headless ruby golang-go nodejs"
 if [ "$(id -u)" -eq 0 ]; then
 	run=""

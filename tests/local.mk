@@ -55,6 +55,8 @@ E2E_TESTS = \
 	tests/e2e/embedded-symbols.sh \
 	tests/e2e/symbol-cache.sh \
 	tests/e2e/symbolize-together.sh \
+	tests/e2e/rust-names.sh \
+	tests/e2e/go-cgo.sh \
 	tests/e2e/separate-debug.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/error-paths.sh \
@@ -119,6 +121,8 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/node_workers.js \
 	tests/progs/go_cgo.go \
 	tests/progs/cxx_threads.cpp \
+	tests/progs/rust_names.rs \
+	tests/progs/go_cgo/main.go \
 	tests/progs/cases/01-atexit-lock-first-alloc.c \
 	tests/progs/cases/02-fork-while-threads-allocate.c \
 	tests/progs/cases/03-fork-child-keeps-allocating.c tests/progs/cases/06-close-all-fds.c \

@@ -19,7 +19,7 @@ BUILD_ID=$(readelf -n "$WORK/inlined_site" | sed -n 's/.*Build ID: *\([0-9a-f]*\
 [ -n "$BUILD_ID" ] || skip "the compiler wrote no build-id"
 export MPROF_SYMBOL_CACHE="$WORK/cache"
 VERSION=$("$MPROF_ANALYZE" --version | awk '{print $NF}')
-CACHED="$WORK/cache/symbols-1-$VERSION/$BUILD_ID"
+CACHED="$WORK/cache/symbols-2-$VERSION/$BUILD_ID"
 
 # Asserts the site with DWARF's answers ($2 yes: the inlined frame at its
 # file:line) or with the symbol table's only ($2 no: fill_table, no file).
@@ -97,5 +97,5 @@ expect_eq "cache off: nothing written under HOME" "" "$(ls -A "$WORK/home")"
 (unset MPROF_SYMBOL_CACHE XDG_CACHE_HOME
  HOME="$WORK/home" RUN_NAME=home mprof_run 60 "$WORK/home.trace" -- "$WORK/inlined_site" >/dev/null)
 expect_true "cache unset: written under HOME/.cache/mprof" \
-	test -s "$WORK/home/.cache/mprof/symbols-1-$VERSION/$BUILD_ID"
+	test -s "$WORK/home/.cache/mprof/symbols-2-$VERSION/$BUILD_ID"
 finish

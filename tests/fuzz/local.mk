@@ -15,7 +15,7 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 tests_fuzz_fuzz_trace_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(FUZZ_CFLAGS)
 tests_fuzz_fuzz_trace_LDFLAGS = $(FUZZ_CFLAGS)
-tests_fuzz_fuzz_trace_LDADD = $(ZLIB_LIBS) $(DEFLATE_LIBS) $(DL_LIBS) -lpthread
+tests_fuzz_fuzz_trace_LDADD = $(ZLIB_LIBS) $(DEFLATE_LIBS) $(IBERTY_LIBS) $(DL_LIBS) -lpthread
 CLEANFILES += tests/fuzz/fuzz-trace
 EXTRA_DIST += tests/fuzz/trace.dict
 .PHONY: fuzz

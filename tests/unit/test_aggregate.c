@@ -1255,7 +1255,7 @@ static void test_not_a_trace_is_an_error(void)
 static void test_alloc_wrappers_are_recognized(void)
 {
 	const char *extra[] = {"my_alloc", "pool_*"};
-	struct site_options opt = {extra, 2};
+	struct site_options opt = {extra, 2, false};
 
 	CU_ASSERT_TRUE(site_is_alloc_wrapper("operator new(unsigned long)", NULL));
 	CU_ASSERT_TRUE(site_is_alloc_wrapper("operator new[](unsigned long, std::nothrow_t const&)",
@@ -1277,6 +1277,45 @@ static void test_alloc_wrappers_are_recognized(void)
 	CU_ASSERT_TRUE(site_is_alloc_wrapper("my_alloc(int)", &opt));
 	CU_ASSERT_FALSE(site_is_alloc_wrapper("my_allocator", &opt));
 	CU_ASSERT_TRUE(site_is_alloc_wrapper("pool_get", &opt));
+}
+
+static void test_library_wrappers_skipped_unless_kept(void)
+{
+	const char *extra[] = {"my_alloc"};
+	struct site_options keep = {extra, 1, true};
+	/* Rust's layers as both manglings demangle them, and the entry points */
+	static const char *const rust[] = {
+		"alloc::alloc::alloc", "alloc::alloc::Global::alloc_impl",
+		"<alloc::alloc::Global as core::alloc::Allocator>::allocate",
+		"alloc::raw_vec::RawVec<T,A>::allocate_in", "<alloc::raw_vec::RawVec<u8>>::grow_amortized",
+		"alloc::raw_vec::finish_grow", "__rust_alloc", "__rdl_realloc", "__rustc::__rust_alloc",
+		"<std::alloc::System as core::alloc::global::GlobalAlloc>::alloc",
+		"std::sys::unix::alloc::<impl core::alloc::global::GlobalAlloc for std::alloc::System>::alloc",
+	};
+	static const char *const others[] = {
+		"g_try_malloc_n", "g_slice_alloc0", "xmemdup", "x2nrealloc", "sqlite3Malloc",
+		"sqlite3DbMallocRawNN", "sqlite3_malloc64", "PyMem_RawMalloc", "_PyObject_Malloc",
+		"CRYPTO_zalloc", "Perl_safesysmalloc", "ruby_xmalloc2", "luaM_malloc_",
+	};
+
+	for (size_t i = 0; i < sizeof(rust) / sizeof(rust[0]); i++) {
+		CU_ASSERT_TRUE(site_is_alloc_wrapper(rust[i], NULL));
+		CU_ASSERT_FALSE(site_is_alloc_wrapper(rust[i], &keep));
+	}
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		CU_ASSERT_TRUE(site_is_alloc_wrapper(others[i], NULL));
+		CU_ASSERT_FALSE(site_is_alloc_wrapper(others[i], &keep));
+	}
+	/* containers and the callers of wrappers are sites */
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("<alloc::vec::Vec<u8>>::with_capacity", NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("alloc::vec::Vec<T,A>::push", NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("sqlite3VdbeMemGrow", NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("PyMem_RawFree", NULL));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("alloc_buffer", NULL));
+	/* --keep-wrappers keeps the built-in list only: --alloc-fn still counts */
+	CU_ASSERT_TRUE(site_is_alloc_wrapper("my_alloc", &keep));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("g_malloc", &keep));
+	CU_ASSERT_FALSE(site_is_alloc_wrapper("operator new(unsigned long)", &keep));
 }
 
 static void test_sites_merge_stacks_and_sum(void)
@@ -2381,6 +2420,8 @@ int main(void)
 	CU_add_test(s, "taken payloads stay whole", test_prefetch_taken_payloads_stay_whole);
 	s = CU_add_suite("sites", NULL, NULL);
 	CU_add_test(s, "allocator wrappers", test_alloc_wrappers_are_recognized);
+	CU_add_test(s, "library wrappers skipped unless kept",
+		    test_library_wrappers_skipped_unless_kept);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
 	CU_add_test(s, "sites from stacks that share nodes", test_sites_from_shared_stacks);
 	CU_add_test(s, "sites built in spare memory", test_sites_built_in_spare_memory);

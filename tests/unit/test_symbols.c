@@ -8,7 +8,8 @@
  * Needs the test built with -g (file:line and inlined-frame checks).  Makes
  * temporary files under $TMPDIR (or /tmp) and removes them.
  */
-#define _GNU_SOURCE
+#include "config.h"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include "analyze/demangle.h"
 #include "analyze/dw_loader.h"
 #include "analyze/modules.h"
+#include "analyze/symbol_shorten.h"
 #include "analyze/symbol_table.h"
 #include "analyze/symbols.h"
 #include "trace/chunk.h"
@@ -65,6 +67,141 @@ static NOIPA void *symbols_inlining_caller(void)
 {
 	void *volatile ip = symbols_inlined_helper(); inlined_call_line = __LINE__;
 	return ip;
+}
+
+/* Checks that demangle_fn(mangled) gives want (NULL: no answer). */
+static void check_demangled(char *(*demangle_fn)(const char *), const char *mangled,
+			    const char *want)
+{
+	char *got = demangle_fn(mangled);
+
+	if (!want) {
+		CU_ASSERT_PTR_NULL(got);
+	} else {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+		CU_ASSERT_STRING_EQUAL(got, want);
+	}
+	free(got);
+}
+
+static void test_demangle_rust_v0(void)
+{
+#ifdef HAVE_LIBIBERTY
+	/* crate disambiguators (Cs..._) are left out, back references followed */
+	check_demangled(demangle_rust, "_RNvMs0_NtNtNtCsjrHSEGnQ3l9_3std3sys6thread4unixNtB5_6Thread3new",
+			"<std::sys::thread::unix::Thread>::new");
+	check_demangled(demangle_rust, "_RNvCs2AtevEgESKb_10rust_alloc11make_buffer",
+			"rust_alloc::make_buffer");
+	check_demangled(demangle_symbol,
+			"_RINvNtNtCsdyIG5SqMl5y_3std10sys_common9backtrace28___rust_begin_short_backtrace"
+			"FEuuECs2AtevEgESKb_10rust_alloc",
+			"std::sys_common::backtrace::__rust_begin_short_backtrace::<fn(), ()>");
+	/* an LLVM suffix after the name is ignored */
+	check_demangled(demangle_rust, "_RNvCs2AtevEgESKb_10rust_alloc4main.llvm.123",
+			"rust_alloc::main");
+#else
+	check_demangled(demangle_rust, "_RNvCs2AtevEgESKb_10rust_alloc11make_buffer", NULL);
+#endif
+	check_demangled(demangle_rust, "_R!garbage", NULL);
+	check_demangled(demangle_rust, "malloc", NULL);
+	check_demangled(demangle_rust, NULL, NULL);
+}
+
+static void test_demangle_rust_legacy_without_hash(void)
+{
+#ifdef HAVE_LIBIBERTY
+	check_demangled(demangle_rust, "_ZN3std6thread9lifecycle15spawn_unchecked17he251b36ec94080ceE",
+			"std::thread::lifecycle::spawn_unchecked");
+	/* $LT$ $GT$ $C$ $u20$ and ".." decoded */
+	check_demangled(demangle_symbol,
+			"_ZN102_$LT$core..iter..adapters..map..Map$LT$I$C$F$GT$$u20$as$u20$core..iter..traits"
+			"..iterator..Iterator$GT$4fold17h0123456789abcdefE",
+			"<core::iter::adapters::map::Map<I,F> as core::iter::traits::iterator::Iterator>::fold");
+	check_demangled(demangle_symbol,
+			"_ZN3std2rt19lang_start_internal28_$u7b$$u7b$closure$u7d$$u7d$17h250ad398b7b25c83E",
+			"std::rt::lang_start_internal::{{closure}}");
+#endif
+	/* C++ names are not Rust ones, even one ending in a hash-like part
+	 * (a Rust hash has at least 5 distinct hex digits) */
+	check_demangled(demangle_rust, "_ZN2ns6Widget6resizeEim", NULL);
+	check_demangled(demangle_rust, "_ZN3foo17h0000000000000000E", NULL);
+	check_demangled(demangle_symbol, "_ZN2ns6Widget6resizeEim", "ns::Widget::resize(int, unsigned long)");
+	check_demangled(demangle_symbol, "malloc", NULL);
+}
+
+#define ELL "\xe2\x80\xa6" /* "…", what symbol_shorten puts in */
+
+/* Checks that symbol_shorten(name, max_chars) gives want (NULL: fits). */
+static void check_shortened(const char *name, size_t max_chars, const char *want)
+{
+	char *got = symbol_shorten(name, max_chars);
+
+	if (!want) {
+		CU_ASSERT_PTR_NULL(got);
+	} else {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+		CU_ASSERT_STRING_EQUAL(got, want);
+	}
+	free(got);
+}
+
+/* std::vector<std::pair<int, std::string>>::_M_realloc_insert as g++ 12
+ * and __cxa_demangle give it (c++filt of its symbol): 805 characters. */
+#define STR "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+#define PAIR "std::pair<int, " STR " >"
+#define VECTOR "std::vector<" PAIR ", std::allocator<" PAIR " > >"
+static const char realloc_insert[] =
+	"void " VECTOR "::_M_realloc_insert<" PAIR " >(__gnu_cxx::__normal_iterator<" PAIR "*, "
+	VECTOR " >, " PAIR "&&)";
+
+static void test_long_cxx_name_shortened_in_steps(void)
+{
+	CU_ASSERT_EQUAL(strlen(realloc_insert), 805);
+	/* template arguments, deepest first, only as far as needed */
+	check_shortened(realloc_insert, SYMBOL_TEXT_MAX_CHARS,
+			"void std::vector<" ELL ">::_M_realloc_insert<" ELL ">(__gnu_cxx::__normal_iterator<"
+			ELL ">, std::pair<" ELL ">&&)");
+	/* then the parameters */
+	check_shortened(realloc_insert, 60, "void std::vector<" ELL ">::_M_realloc_insert<" ELL ">(" ELL ")");
+	check_shortened("std::vector<std::pair<int, std::vector<long, std::allocator<long> > >, "
+			"std::allocator<int> >::push_back(int const&)", 90,
+			"std::vector<std::pair<int, std::vector<" ELL "> >, std::allocator<int> >"
+			"::push_back(int const&)");
+	check_shortened("std::vector<std::pair<int, std::vector<long, std::allocator<long> > >, "
+			"std::allocator<int> >::push_back(int const&)", 80,
+			"std::vector<std::pair<" ELL ">, std::allocator<" ELL "> >::push_back(int const&)");
+	check_shortened("std::vector<std::pair<int, long>, std::allocator<std::pair<int, long> > >"
+			"::_M_realloc_insert(int)", 60, "std::vector<" ELL ">::_M_realloc_insert(int)");
+	/* "(anonymous namespace)" and operators are not lists */
+	check_shortened("(anonymous namespace)::Registry::add(std::map<int, int, std::less<int>, "
+			"std::allocator<int> > const&)", 60,
+			"(anonymous namespace)::Registry::add(std::map<" ELL "> const&)");
+	check_shortened("bool operator<< <std::basic_string<char>, std::vector<int, std::allocator<int> > >"
+			"(std::basic_string<char> const&, int)", 60,
+			"bool operator<< <" ELL ">(std::basic_string<" ELL "> const&, int)");
+	check_shortened("ns::Foo<int>::operator()(std::vector<int, std::allocator<int> > const&) const", 60,
+			"ns::Foo<" ELL ">::operator()(std::vector<" ELL "> const&) const");
+	check_shortened("std::_Function_handler<void (int), main::{lambda(int)#1}>::_M_invoke("
+			"std::_Any_data const&, int&&)", 60,
+			"std::_Function_handler<" ELL ">::_M_invoke(" ELL ")");
+}
+
+static void test_long_name_shortened_keeps_path_and_end(void)
+{
+	/* a Rust qualified path keeps its leading <...> */
+	check_shortened("<alloc::raw_vec::RawVec<std::collections::hash::map::HashMap<u32, "
+			"alloc::string::String>>>::allocate_in", 60,
+			"<alloc::raw_vec::RawVec<" ELL ">>::allocate_in");
+	/* no brackets left to drop: the middle goes, the function's name stays */
+	check_shortened("namespace_one::namespace_two::namespace_three::namespace_four::namespace_five"
+			"::very_long_function_name_indeed", 60,
+			"namespace_one::names" ELL "ce_five::very_long_function_name_indeed");
+	check_shortened("abcdefghijkl", 8, "ab" ELL "hijkl");
+	/* names that fit stay as they are: NULL, print the name itself */
+	check_shortened("abcdefgh", 8, NULL);
+	check_shortened("x<a>", 8, NULL);
+	check_shortened(realloc_insert, 805, NULL);
+	check_shortened(NULL, 60, NULL);
 }
 
 /* ---- building module maps of this process ---- */
@@ -894,6 +1031,13 @@ int main(void)
 	    !CU_add_test(suite, "function and line", test_symbolize_function_and_line) ||
 	    !CU_add_test(suite, "inlined frames", test_symbolize_inlined_frames) ||
 	    !CU_add_test(suite, "C++ name demangled", test_symbolize_cxx_name_demangled) ||
+	    !CU_add_test(suite, "Rust v0 name demangled", test_demangle_rust_v0) ||
+	    !CU_add_test(suite, "Rust legacy name demangled without its hash",
+			 test_demangle_rust_legacy_without_hash) ||
+	    !CU_add_test(suite, "long C++ name shortened in steps",
+			 test_long_cxx_name_shortened_in_steps) ||
+	    !CU_add_test(suite, "long name shortened keeps path and end",
+			 test_long_name_shortened_keeps_path_and_end) ||
 	    !CU_add_test(suite, "missing module gives offset",
 			 test_symbolize_missing_module_gives_offset) ||
 	    !CU_add_test(suite, "other build-id gives offset",
