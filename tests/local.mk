@@ -96,12 +96,6 @@ CASE_TESTS = \
 
 TESTS += $(CASE_TESTS) $(E2E_TESTS)
 
-# Known product bugs, each with the failing fact and the reason.
-# go-frames.sh: every runtime.* frame of a cgo Go program built by Debian's
-# Go 1.19 is symbolized as runtime/cgo/gcc_mmap.c:37 (addr2line: proc.go,
-# asm_amd64.s), so the report does not see the Go runtime and calls the
-# run "exact: every allocation recorded".
-XFAIL_TESTS += tests/e2e/go-frames.sh
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
