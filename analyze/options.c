@@ -30,6 +30,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"top", required_argument, NULL, 'n'},
 		{"format", required_argument, NULL, 'f'},
 		{"alloc-fn", required_argument, NULL, 'A'},
+		{"all", no_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -67,6 +68,14 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		case 'A':
 			if ((rc = option_alloc_fn(o, optarg)) >= 0)
 				return rc;
+			break;
+		case 'a':
+			if (strcmp(cmd, "report") != 0) {
+				analyze_error("%s: unknown option '--all'", cmd);
+				usage(stderr);
+				return 2;
+			}
+			o->all = true;
 			break;
 		case 'h':
 			usage(stdout);

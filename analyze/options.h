@@ -1,10 +1,12 @@
 /*
  * analyze/options.h - the command-line options that `mprof-analyze report`
- * and `mprof-analyze diff` share: -n/--top, -f/--format, --alloc-fn, -h.
+ * and `mprof-analyze diff` share: -n/--top, -f/--format, --alloc-fn, -h;
+ * and report's --all.
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -15,6 +17,7 @@ struct analyze_options {
 	enum analyze_format format;
 	const char **alloc_fns;     /* owned array; the strings are argv's */
 	size_t alloc_fn_count;
+	bool all;                   /* report --all: each trace's whole run */
 };
 
 /*

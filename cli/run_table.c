@@ -22,6 +22,7 @@
 
 #include "cli/die.h"
 #include "cli/run_table.h"
+#include "trace/argv_quote.h"
 
 #define WIDTH_DEFAULT 100   /* stderr not a terminal, no $COLUMNS */
 #define PROGRAM_MIN_COLS 16
@@ -40,33 +41,6 @@ static size_t width_cols(void)
 	if (env && atoi(env) > 0)
 		return (size_t)atoi(env);
 	return WIDTH_DEFAULT;
-}
-
-/*
- * command shortened to at most cols columns into out (size > cols * 3):
- * as it is when it fits; else without the directory of its first word
- * ("/usr/bin/python3 x.py" -> "python3 x.py"); else cut with "…".  Returns
- * the columns used (bytes count as columns, "…" as one).
- */
-static size_t program_fit(const char *command, size_t cols, char *out, size_t size)
-{
-	const char *c = command && command[0] ? command : "?";
-	const char *space = strchr(c, ' '), *slash;
-	size_t len = strlen(c);
-
-	if (len > cols && c[0] != '\'') {
-		slash = memrchr(c, '/', space ? (size_t)(space - c) : len);
-		if (slash && slash[1] && slash[1] != ' ') {
-			c = slash + 1;
-			len = strlen(c);
-		}
-	}
-	if (len <= cols) {
-		snprintf(out, size, "%s", c);
-		return len;
-	}
-	snprintf(out, size, "%.*s…", (int)(cols - 1), c);
-	return cols;
 }
 
 /* bytes as "123 KiB" style text, three significant figures. */
@@ -104,7 +78,7 @@ static int order_cmp(const void *a, const void *b)
 static void row_print(const struct collector_trace *f, const char *trace, size_t program_cols)
 {
 	char program[PROGRAM_MAX_COLS * 3 + 8], rss[32];
-	size_t used = program_fit(f->command, program_cols, program, sizeof(program));
+	size_t used = argv_quote_fit(f->command, program_cols, program, sizeof(program));
 
 	size_format(rss, sizeof(rss), f->peak_rss_kib);
 	mprof_note("  %s%*s %7u %12" PRIu64 " %10s  %s", program, (int)(program_cols - used), "",
@@ -151,7 +125,7 @@ long run_table_print(const struct collector_result *res)
 		mprof_note("no process made an allocation");
 		return top;
 	}
-	program_fit(res->figures[top].command, PROGRAM_MAX_COLS, program, sizeof(program));
+	argv_quote_fit(res->figures[top].command, PROGRAM_MAX_COLS, program, sizeof(program));
 	mprof_note("most allocations: %s (%s)", res->traces[top], program);
 	return top;
 }
