@@ -327,6 +327,14 @@ def main(argv):
             pid = rest[1]
         rest = rest[2:]
     try:
+        if rest[0] == "check" and trace_index is None and pid is None:
+            with open(path, "r", encoding="utf-8") as f:
+                whole = json.load(f)
+            if isinstance(whole, dict) and whole.get("schema") == "mprof-report-set":
+                for i in range(len(whole["reports"])):
+                    run(load(path, i, None), "check", [])
+                print("ok")
+                return 0
         if rest[0] in ("get", "len") and trace_index is None and pid is None:
             with open(path, "r", encoding="utf-8") as f:
                 report = json.load(f)  # the whole file, e.g. a report set
