@@ -35,8 +35,15 @@
 
 static void report_usage(FILE *out)
 {
-	fprintf(out, "usage: %s report TRACE... [-n N] [--format text|json] ", analyze_name());
+	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [--format text|json] ",
+		analyze_name());
 	fputs("[--alloc-fn NAME]...\n"
+	      "  TRACE                a trace file, or a quoted glob ('dir/trace*')\n"
+	      "      --all            also the other traces of each TRACE's run\n"
+	      "                       (TRACE.PID, TRACE.PID.N beside it)\n"
+	      "  Several traces start with an overview (program, pid, status,\n"
+	      "  allocations, peak, leaked, trace; most allocations first); in JSON\n"
+	      "  they make one object of schema mprof-report-set 1.\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the summary only)\n"
 	      "  -f, --format FORMAT  text (default) or json (every site, schema mprof-report 1)\n"
