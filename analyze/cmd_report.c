@@ -27,6 +27,7 @@
 #include "analyze/sites.h"
 #include "analyze/stack_nodes.h"
 #include "analyze/symbols.h"
+#include "analyze/trace_set.h"
 #include "analyze/trace_sites.h"
 
 #define REPORT_DEFAULT_TOP 10
@@ -34,8 +35,15 @@
 
 static void report_usage(FILE *out)
 {
-	fprintf(out, "usage: %s report TRACE... [-n N] [--format text|json] ", analyze_name());
+	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [--format text|json] ",
+		analyze_name());
 	fputs("[--alloc-fn NAME]... [--keep-wrappers]\n"
+	      "  TRACE                a trace file, or a quoted glob ('dir/trace*')\n"
+	      "      --all            also the other traces of each TRACE's run\n"
+	      "                       (TRACE.PID, TRACE.PID.N beside it)\n"
+	      "  Several traces start with an overview (program, pid, status,\n"
+	      "  allocations, peak, leaked, trace; most allocations first); in JSON\n"
+	      "  they make one object of schema mprof-report-set 1.\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the summary only); in JSON, given: only the sites\n"
 	      "                       among the top N of a ranking (at most 5 N)\n"
@@ -333,8 +341,11 @@ void trace_sites_free(struct trace_sites *t)
 	trace_info_free(&t->info);
 }
 
-/* Reports one trace; returns 0 or 1 (unreadable). */
-static int report_one(const char *path, const struct analyze_options *o, bool first)
+/* Reports one trace to out (text, or one JSON object without a newline);
+ * with row, also fills that line of the overview.  Returns 0 or 1
+ * (unreadable, or out of memory). */
+static int report_one(const char *path, const struct analyze_options *o, FILE *out,
+		      struct report_overview_row *row)
 {
 	struct trace_sites *t = malloc(sizeof(*t));
 	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count, o->keep_wrappers};
@@ -356,15 +367,16 @@ static int report_one(const char *path, const struct analyze_options *o, bool fi
 	r.json_top_only = o->top_n_given;
 	r.inherit_note = t->inherit_note[0] ? t->inherit_note : NULL;
 	report_run_collect(&r);
+	if (row && report_overview_row_fill(row, path, &r) < 0) {
+		analyze_error("out of memory");
+		status = 1;
+		goto out;
+	}
 	if (o->format == ANALYZE_JSON) {
 		warn_stderr(&t->info);
-		if (!first)
-			fputs(",\n", stdout);
-		report_json_write(stdout, &r);
+		report_json_write(out, &r);
 	} else {
-		if (!first)
-			fputs("\n\n", stdout);
-		report_text_write(stdout, &r);
+		report_text_write(out, &r);
 	}
 out:
 	trace_sites_free(t);
@@ -372,12 +384,95 @@ out:
 	return status;
 }
 
+/* One trace's report held back until the overview is out. */
+struct held_report {
+	char *text;
+	size_t bytes;
+};
+
+/*
+ * Several traces: each report is made into memory, then the overview of
+ * all of them (one line per trace read, most allocations first) is written,
+ * then the reports in the order of the traces.  Returns 0 or 1 (a trace
+ * could not be read: it is left out, the others are reported).
+ */
+static int report_set(const struct trace_set *set, const struct analyze_options *o)
+{
+	struct report_overview_row *rows = calloc(set->count, sizeof(*rows));
+	struct held_report *held = calloc(set->count, sizeof(*held));
+	size_t n = 0;
+	int status = 0;
+
+	if (!rows || !held) {
+		analyze_error("out of memory");
+		free(rows);
+		free(held);
+		return 1;
+	}
+	for (size_t i = 0; i < set->count; i++) {
+		FILE *mem = open_memstream(&held[n].text, &held[n].bytes);
+
+		if (!mem) {
+			analyze_error("out of memory");
+			status = 1;
+			break;
+		}
+		if (report_one(set->paths[i], o, mem, &rows[n]) != 0) {
+			status = 1;
+			fclose(mem);
+			free(held[n].text);
+			held[n].text = NULL;
+			continue;
+		}
+		if (fclose(mem) != 0) {
+			analyze_error("out of memory");
+			report_overview_row_free(&rows[n]);
+			free(held[n].text);
+			held[n].text = NULL;
+			status = 1;
+			continue;
+		}
+		n++;
+	}
+	{
+		/* the overview is sorted; the reports keep the traces' order */
+		struct report_overview_row *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+
+		if (sorted) {
+			memcpy(sorted, rows, n * sizeof(*sorted));
+			report_overview_sort(sorted, n);
+		} else {
+			analyze_error("out of memory");
+			status = 1;
+		}
+		if (sorted && o->format == ANALYZE_JSON)
+			report_json_set_head(stdout, sorted, n);
+		else if (sorted)
+			report_text_overview(stdout, sorted, n);
+		free(sorted);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (o->format == ANALYZE_JSON)
+			fputs(i ? ",\n" : "", stdout);
+		else
+			fputs("\n\n", stdout);
+		fwrite(held[i].text, 1, held[i].bytes, stdout);
+		free(held[i].text);
+		report_overview_row_free(&rows[i]);
+	}
+	if (o->format == ANALYZE_JSON)
+		report_json_set_tail(stdout);
+	free(rows);
+	free(held);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct analyze_options o;
+	struct trace_set set;
 	static char outbuf[1 << 16];
-	int status = 0, rc;
-	bool first = true, array;
+	int status, rc;
 
 	memset(&o, 0, sizeof(o));
 	rc = parse_options(argc, argv, &o);
@@ -386,23 +481,20 @@ int cmd_report(int argc, char **argv)
 		return rc;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	array = o.format == ANALYZE_JSON && argc - optind > 1;
-	if (array)
-		fputs("[\n", stdout);
-	for (int i = optind; i < argc; i++) {
-		/* a trace that cannot be read is reported on stderr and skipped */
-		rc = report_one(argv[i], &o, first);
-		if (rc)
-			status = rc;
-		else
-			first = false;
+	status = trace_set_expand(&set, argv + optind, (size_t)(argc - optind), o.all);
+	if (status < 0) {
+		analyze_error("out of memory");
+		status = 1;
+	} else if (set.count == 1) {
+		/* a trace that cannot be read is reported on stderr */
+		if (report_one(set.paths[0], &o, stdout, NULL) != 0)
+			status = 1;
+		else if (o.format == ANALYZE_JSON)
+			fputc('\n', stdout);
+	} else if (set.count > 1 && report_set(&set, &o) != 0) {
+		status = 1;
 	}
-	if (array)
-		fputs("\n]", stdout);
-	if (o.format == ANALYZE_JSON && !first)
-		fputc('\n', stdout);
-	else if (o.format == ANALYZE_JSON && array)
-		fputc('\n', stdout);
+	trace_set_free(&set);
 	analyze_options_free(&o);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		analyze_error("writing the report: %s", strerror(errno));

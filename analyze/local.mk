@@ -14,7 +14,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/chunk_prefetch.h analyze/chunk_prefetch.c \
 	analyze/agg_thread.h analyze/agg_thread.c \
 	analyze/sites.h analyze/sites.c \
-	analyze/report.h analyze/report.c \
+	analyze/report.h analyze/report.c analyze/report_overview.c \
 	analyze/site_rank.h analyze/site_rank.c \
 	analyze/report_text.c analyze/report_json.c
 
@@ -38,6 +38,7 @@ ANALYZE_SYMBOL_SOURCES = \
 
 analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
 	analyze/commands.h analyze/cmd_report.c analyze/trace_sites.h \
+	analyze/trace_set.h analyze/trace_set.c \
 	analyze/cmd_diff.h analyze/cmd_diff.c analyze/options.h analyze/options.c \
 	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)

@@ -31,6 +31,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"format", required_argument, NULL, 'f'},
 		{"alloc-fn", required_argument, NULL, 'A'},
 		{"keep-wrappers", no_argument, NULL, 'K'},
+		{"all", no_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -72,6 +73,14 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			break;
 		case 'K':
 			o->keep_wrappers = true;
+			break;
+		case 'a':
+			if (strcmp(cmd, "report") != 0) {
+				analyze_error("%s: unknown option '--all'", cmd);
+				usage(stderr);
+				return 2;
+			}
+			o->all = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -1,7 +1,7 @@
 /*
  * analyze/options.h - the command-line options that `mprof-analyze report`
  * and `mprof-analyze diff` share: -n/--top, -f/--format, --alloc-fn,
- * --keep-wrappers, -h.
+ * --keep-wrappers, -h; and report's --all.
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
@@ -19,6 +19,7 @@ struct analyze_options {
 	const char **alloc_fns;     /* owned array; the strings are argv's */
 	size_t alloc_fn_count;
 	bool keep_wrappers;         /* --keep-wrappers */
+	bool all;                   /* report --all: each trace's whole run */
 };
 
 /*

@@ -86,7 +86,27 @@
  *     "sites_total": int,          sites in the trace
  *     "sites_shown": int           sites in "sites"
  *   }
- * Several traces give a JSON array of such objects, in argument order.
+ *
+ * Several traces (several operands, a glob, --all) give one object of
+ * schema "mprof-report-set", schema_version 1: the overview first, then the
+ * reports above in the order of the traces (operands, each followed by its
+ * run's other traces with --all):
+ *
+ *   {
+ *     "schema": "mprof-report-set", "schema_version": 1,
+ *     "processes": [                one per trace read, most allocations first
+ *       {"trace": str (path as given), "program": str or null (command
+ *        line, else executable), "pid": int or null,
+ *        "exit_status": int or null, "exit_signal": int or null,
+ *        "process_state": str or null (END: "ended", "exec", "running"),
+ *        "allocations", "peak_bytes", "leaked_bytes": int (as in the
+ *        report's summary), "ended_early": bool (leaked_bytes are then
+ *        live when the recording ended)}
+ *     ],
+ *     "most_allocations": str or null, the trace of processes[0], null when
+ *                                   no process allocated
+ *     "reports": [ mprof-report objects ]
+ *   }
  */
 #define _GNU_SOURCE /* putc_unlocked, fputs_unlocked, fwrite_unlocked */
 #include <inttypes.h>
@@ -610,4 +630,57 @@ void report_json_string(FILE *out, const char *str)
 void report_json_frame(FILE *out, const struct site_frame *f)
 {
 	write_frame(out, f);
+}
+
+void report_json_set_head(FILE *out, const struct report_overview_row *rows, size_t n)
+{
+	out_char(out, '{');
+	json_key(out, "schema");
+	json_string(out, "mprof-report-set");
+	out_char(out, ',');
+	json_u64(out, "schema_version", 1);
+	out_char(out, ',');
+	json_key(out, "processes");
+	out_str(out, "[\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_overview_row *row = &rows[i];
+
+		if (i)
+			out_str(out, ",\n");
+		out_char(out, '{');
+		json_key(out, "trace");
+		json_string(out, row->trace);
+		out_char(out, ',');
+		json_key(out, "program");
+		json_string(out, row->program);
+		out_char(out, ',');
+		json_opt_u64(out, "pid", row->has_pid, row->pid);
+		out_char(out, ',');
+		json_opt_i64(out, "exit_status", row->has_status, row->exit_status);
+		out_char(out, ',');
+		json_opt_i64(out, "exit_signal", row->has_signal, row->exit_signal);
+		out_char(out, ',');
+		json_key(out, "process_state");
+		json_string(out, row->process_state);
+		out_char(out, ',');
+		json_u64(out, "allocations", row->allocations);
+		out_char(out, ',');
+		json_u64(out, "peak_bytes", row->peak_bytes);
+		out_char(out, ',');
+		json_u64(out, "leaked_bytes", row->leaked_bytes);
+		out_char(out, ',');
+		json_bool(out, "ended_early", row->ended_early);
+		out_char(out, '}');
+	}
+	out_str(out, "\n],");
+	json_key(out, "most_allocations");
+	json_string(out, n && rows[0].allocations ? rows[0].trace : NULL);
+	out_char(out, ',');
+	json_key(out, "reports");
+	out_str(out, "[\n");
+}
+
+void report_json_set_tail(FILE *out)
+{
+	out_str(out, "\n]}\n");
 }

@@ -14,6 +14,7 @@
 #include "analyze/report.h"
 #include "analyze/site_rank.h"
 #include "analyze/symbol_shorten.h"
+#include "trace/argv_quote.h"
 
 /* "7168 B (7.0 KiB)"; below 1 KiB just "512 B". */
 static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
@@ -411,4 +412,83 @@ void report_text_write(FILE *out, const struct report *r)
 	print_ranking(out, r, order, SITE_RANK_TEMPORARY, "Temporary allocations",
 		      "no temporary allocations");
 	free(order);
+}
+
+/* ---------- the overview of several traces ---------- */
+
+#define OVERVIEW_PROGRAM_MAX_COLS 40
+
+/* Bytes for a table cell: "512 B", "56.6 KiB". */
+static const char *fmt_bytes_short(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, n, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	while (v >= 1024.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, n, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+/* How the process ended, for a table cell: "exit 0", "SIGKILL", "running". */
+static const char *overview_status(char *buf, size_t n, const struct report_overview_row *row)
+{
+	const char *name;
+
+	if (row->has_signal) {
+		name = report_signal_name(row->exit_signal);
+		if (name)
+			return name;
+		snprintf(buf, n, "signal %" PRId64, row->exit_signal);
+	} else if (row->has_status) {
+		snprintf(buf, n, "exit %" PRId64, row->exit_status);
+	} else {
+		snprintf(buf, n, "%s", row->process_state ? safe(row->process_state) : "?");
+	}
+	return buf;
+}
+
+void report_text_overview(FILE *out, const struct report_overview_row *rows, size_t n)
+{
+	char prog[3 * (OVERVIEW_PROGRAM_MAX_COLS + 20) + 8], st[32], peak[32], leaked[32];
+	size_t cols = 7, used; /* "program" */
+
+	for (size_t i = 0; i < n; i++) {
+		used = rows[i].program ? strlen(safe(rows[i].program)) : 1;
+		if (used > cols)
+			cols = used < OVERVIEW_PROGRAM_MAX_COLS ? used : OVERVIEW_PROGRAM_MAX_COLS;
+	}
+	fprintf(out, "mprof report: %zu traces, most allocations first\n", n);
+	fprintf(out, "%-*s %7s  %-10s %12s %11s %11s  %s\n", (int)cols, "program", "pid", "status",
+		"allocations", "peak", "leaked", "trace");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_overview_row *row = &rows[i];
+		char pid[24] = "?";
+
+		used = argv_quote_fit(safe(row->program), cols, prog, sizeof(prog));
+		if (row->has_pid)
+			snprintf(pid, sizeof(pid), "%" PRIu64, row->pid);
+		fprintf(out, "%s%*s %7s  %-10s %12" PRIu64 " %11s %11s%s %s\n", prog,
+			(int)(cols - used), "", pid, overview_status(st, sizeof(st), row),
+			row->allocations, fmt_bytes_short(peak, sizeof(peak), row->peak_bytes),
+			fmt_bytes_short(leaked, sizeof(leaked), row->leaked_bytes),
+			row->ended_early ? "*" : " ", safe(row->trace));
+	}
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].ended_early) {
+			fputs("(* live when the recording ended, not at exit)\n", out);
+			break;
+		}
+	if (n && rows[0].allocations) {
+		argv_quote_fit(safe(rows[0].program), OVERVIEW_PROGRAM_MAX_COLS + 20, prog,
+			       sizeof(prog));
+		fprintf(out, "most allocations: %s (%s)\n", safe(rows[0].trace), prog);
+	}
 }

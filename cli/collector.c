@@ -99,6 +99,10 @@ struct proc {
 	                                * window, in thousandths (0: unknown) */
 	uint64_t peak_rss_sampled_kib; /* highest VmHWM read while it ran, 0: none */
 	uint64_t superseded_ns;        /* the next image's start (its exec), 0: unknown */
+	uint64_t allocations;          /* in the records drained (recode.h) */
+	char *command;                 /* as written in META, or NULL; owned */
+	struct trace_end end;          /* the END chunk's figures (pointers to
+	                                * static text only) */
 };
 
 /* A growable array of process pointers. */
@@ -297,6 +301,23 @@ static struct record_recoder *proc_recoder(struct proc *p, uint32_t i)
 	return p->recoders[i];
 }
 
+/* A process that ended before the launcher read its /proc cmdline (META
+ * then has none) still gets its command line for the table of processes,
+ * from the PROCESS record the shim wrote (in the meta stream when there is
+ * one). */
+static void proc_command_find(struct proc *p, uint32_t i, const uint8_t *src, size_t n)
+{
+	const char *cmd;
+	size_t len;
+
+	if ((p->command && p->command[0]) ||
+	    ((p->pf.h->flags & SESSION_FLAG_META_SLOT) && i != SESSION_META_SLOT) ||
+	    record_process_command(src, n, &cmd, &len) < 0 || !len)
+		return;
+	free(p->command);
+	p->command = strndup(cmd, len);
+}
+
 /*
  * Copies ring bytes [r, end) of slot i (one lap at most) into c->copy as the
  * payload of an EVENTS chunk: varint slot, varint lap, varint offset, then
@@ -320,11 +341,14 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 	uint8_t head[CHUNK_HEAD_BYTES], *q = head;
 
 	*used = n;
+	proc_command_find(p, i, src, n);
 	if (rc && copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(n) +
 				      TRACE_SPLIT_EXTRA_BYTES) == 0) {
 		m = record_recode(rc, r / ring_bytes, offset, stored, src, n,
 				  c->copy + CHUNK_HEAD_BYTES, &offset, &used_bytes);
 		*used = used_bytes;
+		p->allocations += rc->allocations;
+		rc->allocations = 0;
 		if (m == 0)
 			return 0;
 	} else {
@@ -332,6 +356,7 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 			rc->valid = false;
 		if (copy_reserve(c, CHUNK_HEAD_BYTES + n + TRACE_SPLIT_EXTRA_BYTES) < 0)
 			return 0;
+		p->allocations += record_count_allocations(src, n);
 		memcpy(c->copy + CHUNK_HEAD_BYTES, src, n);
 		m = n;
 	}
@@ -758,6 +783,7 @@ static void meta_write(struct collector *c, struct proc *p)
 		m.command = cmd;
 		m.start_time_unix_ns = p->seen_unix_ns;
 	}
+	p->command = strdup(m.command);
 	m.hostname = c->hostname;
 	m.max_frames = c->cfg->max_frames;
 	m.ring_bytes = p->pf.ring_bytes;
@@ -965,6 +991,8 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	e.process_state = state;
 	e.collector_error = p->broken ? "inconsistent ring positions" : NULL;
 	trace_file_end(&p->tf, &e);
+	p->end = e;
+	p->end.diag_text = NULL; /* diag is on the stack */
 }
 
 /* The shim's diagnostics for a process as "mprof:" lines: its last text, or
@@ -1358,16 +1386,44 @@ static void procs_pending_settle(struct collector *c)
 	}
 }
 
-static int result_trace_add(struct collector_result *res, const char *path)
+/* The launcher's figures of p's trace (collector_trace). */
+static void result_figures_set(struct collector_trace *f, struct proc *p)
+{
+	f->pid = p->pid;
+	f->command = p->command;
+	p->command = NULL;
+	f->allocations = p->allocations;
+	f->peak_rss_kib = p->end.peak_rss_kib;
+	f->peak_rss_sampled = p->end.peak_rss_how && strcmp(p->end.peak_rss_how, "sampled") == 0;
+	f->has_status = p->end.has_status;
+	f->wait_status = p->end.wait_status;
+	f->process_state = p->end.process_state;
+}
+
+static int result_trace_add(struct collector_result *res, struct proc *p)
 {
 	char **v = realloc(res->traces, (res->ntraces + 1) * sizeof(*v));
+	struct collector_trace *f;
 
 	if (!v)
 		return -ENOMEM;
 	res->traces = v;
-	v[res->ntraces] = strdup(path);
+	v[res->ntraces] = strdup(p->display_path);
 	if (!v[res->ntraces])
 		return -ENOMEM;
+	/* (figures stay NULL for good once out of memory: one per trace or none) */
+	f = res->figures || !res->ntraces ? realloc(res->figures, (res->ntraces + 1) * sizeof(*f))
+					  : NULL;
+	if (f) {
+		res->figures = f;
+		memset(&f[res->ntraces], 0, sizeof(*f));
+		result_figures_set(&f[res->ntraces], p);
+	} else if (res->figures) {
+		for (size_t i = 0; i < res->ntraces; i++)
+			free(res->figures[i].command);
+		free(res->figures);
+		res->figures = NULL;
+	}
 	res->ntraces++;
 	return 0;
 }
@@ -1396,11 +1452,11 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 		proc_finish(c, root);
 		res->root_seen = true;
 		if (root->display_path)
-			result_trace_add(res, root->display_path);
+			result_trace_add(res, root);
 	}
 	for (size_t i = 0; i < c->all.n; i++)
 		if (c->all.v[i] != root && c->all.v[i]->has_trace && c->all.v[i]->display_path)
-			result_trace_add(res, c->all.v[i]->display_path);
+			result_trace_add(res, c->all.v[i]);
 	res->wait_status = c->wait_status;
 	res->write_errors = c->write_errors;
 }
@@ -1426,6 +1482,7 @@ static void collector_free(struct collector *c)
 		trace_file_close(&p->tf);
 		free(p->trace_path);
 		free(p->display_path);
+		free(p->command);
 		free(p->exe);
 		proc_free_slot_state(p);
 		free(p);
@@ -1490,10 +1547,15 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 
 void collector_result_free(struct collector_result *res)
 {
-	for (size_t i = 0; i < res->ntraces; i++)
+	for (size_t i = 0; i < res->ntraces; i++) {
 		free(res->traces[i]);
+		if (res->figures)
+			free(res->figures[i].command);
+	}
 	free(res->traces);
+	free(res->figures);
 	res->traces = NULL;
+	res->figures = NULL;
 	res->ntraces = 0;
 	if (res->notify_fd >= 0)
 		close(res->notify_fd);

@@ -30,10 +30,28 @@ struct collector_config {
 	uint64_t start_mono_ns;       /* CLOCK_MONOTONIC at the same moment */
 };
 
+/* What the launcher knows of one trace's process when it has finalized it
+ * (nothing read back from the trace): for the table of processes at the end
+ * of a run (cli/run_table.h). */
+struct collector_trace {
+	unsigned pid;
+	char *command;          /* its command line as argv_quote.h quotes it, or
+	                         * NULL; owned */
+	uint64_t allocations;   /* ALLOC and REALLOC records drained: what its
+	                         * report counts when no chunk was lost */
+	long peak_rss_kib;      /* as in its END chunk; 0: unknown */
+	bool peak_rss_sampled;  /* read while it ran: at least this */
+	bool has_status;        /* it ended through exit() or was the program */
+	int wait_status;
+	const char *process_state; /* "ended", "exec" or "running" (static) */
+};
+
 struct collector_result {
 	int wait_status;     /* the program's status from wait4 */
 	bool root_seen;      /* the program's process file appeared */
 	char **traces;       /* traces kept, owned; the root's first if root_seen */
+	struct collector_trace *figures; /* one per traces[i], owned; NULL when
+	                      * out of memory */
 	size_t ntraces;
 	size_t still_running; /* descendants alive when the program ended */
 	size_t write_errors;  /* traces whose writing failed part way */

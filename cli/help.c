@@ -56,6 +56,11 @@ static const char help_run[] =
 	"  -q, --quiet         print no mprof messages except errors and warnings\n"
 	"  -h, --help          show this help\n"
 	"\n"
+	"A run that makes several traces ends with a table of its processes\n"
+	"(program, pid, allocations, peak RSS, trace; most allocations first, at most\n"
+	"20 lines) and names the trace with the most allocations: with a wrapper\n"
+	"script, that is the real program's.  'mprof report --all FILE' reports them.\n"
+	"\n"
 	"SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to mprof by another process are\n"
 	"passed on to PROGRAM; mprof itself finishes the trace after PROGRAM ends.\n"
 	"\n"
@@ -80,10 +85,13 @@ static const char help_run[] =
 	"  127  the program was not found\n";
 
 static const char help_report[] =
-	"usage: mprof report TRACE... [OPTIONS]\n"
+	"usage: mprof report TRACE... [--all] [OPTIONS]\n"
 	"\n"
 	"Prints a summary and the top allocation sites of the traces written by\n"
 	"'mprof run' (a program's trace and, optionally, those of its children).\n"
+	"With --all, TRACE stands for every trace of its run (TRACE.PID ...); a\n"
+	"quoted glob ('dir/trace*') names several.  Several traces start with an\n"
+	"overview, one line per process, most allocations first.\n"
 	"The work is done by the analyzer, mprof-analyze; its options are passed on\n"
 	"unchanged: see 'mprof-analyze report --help' or mprof-report(1).\n"
 	"\n"

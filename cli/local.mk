@@ -9,6 +9,7 @@ cli_mprof_SOURCES = \
 	cli/spawn.c cli/spawn.h \
 	cli/signals.c cli/signals.h \
 	cli/run.c cli/run.h \
+	cli/run_table.c cli/run_table.h \
 	cli/session_dir.c cli/session_dir.h \
 	cli/collector.c cli/collector.h \
 	cli/proc_file.c cli/proc_file.h \

@@ -34,6 +34,7 @@
 #include "cli/help.h"
 #include "cli/paths.h"
 #include "cli/run.h"
+#include "cli/run_table.h"
 #include "cli/session_dir.h"
 #include "cli/signals.h"
 #include "cli/spawn.h"
@@ -290,9 +291,9 @@ static void summary_print(const struct run_options *o, const struct collector_re
 		return;
 	}
 	if (nchild)
-		mprof_note("trace written to %s (%zu child trace%s: %s); view it with: mprof "
-			   "report %s", res->traces[0], nchild, nchild == 1 ? "" : "s", list,
-			   shell_word(res->traces[0]));
+		mprof_note("trace written to %s (%zu child trace%s: %s); view them all with: "
+			   "mprof report --all %s", res->traces[0], nchild, nchild == 1 ? "" : "s",
+			   list, shell_word(res->traces[0]));
 	else
 		mprof_note("trace written to %s; view it with: mprof report %s", res->traces[0],
 			   shell_word(res->traces[0]));
@@ -314,6 +315,8 @@ static void ending_print(const struct run_options *o, const struct collector_res
 		mprof_note("%s was killed by signal %d (%s%s)", o->argv[0], sig,
 			   abbrev ? "SIG" : "", abbrev ? abbrev : "unknown");
 	}
+	if (!mprof_quiet)
+		run_table_print(res);
 	summary_print(o, res);
 }
 

@@ -43,6 +43,7 @@ E2E_TESTS = \
 	tests/e2e/shared-site.sh \
 	tests/e2e/fork-exec-children.sh \
 	tests/e2e/late-children.sh \
+	tests/e2e/process-tree.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/thread-first-use.sh \
 	tests/e2e/end-states.sh \
@@ -100,7 +101,7 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
-	tests/progs/inlined_site.c tests/progs/fork_exec.c \
+	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c \

@@ -77,4 +77,45 @@ static inline size_t argv_quote_cmdline(char *out, size_t cap, const char *raw, 
 	return len;
 }
 
+/*
+ * A quoted command line shortened to at most cols columns (cols > 1) for a
+ * table, into out (size > 3 * cols, NUL terminated): as it is when it fits;
+ * else without the directory of its first word ("/usr/bin/python3 x.py" ->
+ * "python3 x.py"); else cut, ending in "…".  Returns the columns used
+ * (a byte counts as a column, "…" as one).
+ */
+static inline size_t argv_quote_fit(const char *command, size_t cols, char *out, size_t size)
+{
+	const char *c = command && command[0] ? command : "?", *slash = NULL;
+	size_t len = 0, word = 0;
+
+	while (c[len])
+		len++;
+	while (word < len && c[word] != ' ')
+		word++;
+	for (size_t i = 0; len > cols && c[0] != '\'' && i + 1 < word; i++)
+		if (c[i] == '/')
+			slash = c + i;
+	if (slash) {
+		len -= (size_t)(slash + 1 - c);
+		c = slash + 1;
+	}
+	if (len <= cols) {
+		for (size_t i = 0; i < len && i + 1 < size; i++)
+			out[i] = c[i];
+		out[len < size ? len : size - 1] = '\0';
+		return len;
+	}
+	len = cols - 1;
+	if (len + 4 > size)
+		len = size - 4;
+	for (size_t i = 0; i < len; i++)
+		out[i] = c[i];
+	out[len] = '\xe2'; /* U+2026 HORIZONTAL ELLIPSIS in UTF-8 */
+	out[len + 1] = '\x80';
+	out[len + 2] = '\xa6';
+	out[len + 3] = '\0';
+	return len + 1;
+}
+
 #endif

@@ -79,7 +79,7 @@ static int get_free_ref(const uint8_t **p, const uint8_t *end, struct record_sta
  * stream's whole state.
  */
 static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record_state *in,
-			   struct record_state *out, uint8_t *w)
+			   struct record_state *out, uint8_t *w, uint64_t *allocations)
 {
 	const uint8_t *p = *pp;
 	unsigned kind = *p++, fn = kind & 0x0f;
@@ -95,6 +95,7 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 				  &size, &stack, &weight) < 0)
 			return NULL;
 		w = record_put_alloc(w, out, fn, seq, addr, size, stack, weight);
+		*allocations += weight;
 		break;
 	case TRACE_REC_FREE:
 		if (fn >= TRACE_FREE_FN_COUNT || get_seq(&p, end, in, &seq) < 0 ||
@@ -112,6 +113,7 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 			return NULL;
 		w = record_put_realloc(w, out, fn, seq, addr, &ref, seq2, addr2, size, stack,
 				       weight);
+		*allocations += weight;
 		break;
 	case 0x00:
 		switch (kind) {
@@ -176,6 +178,7 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 	rc->in_next = in_offset + n;
 	*used = n;
 	if (!rc->valid) {
+		rc->allocations += record_count_allocations(in, n);
 		memcpy(out, in, n);
 		*out_offset = in_offset;
 		return n;
@@ -189,7 +192,7 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 			p++;
 			continue;
 		}
-		next = recode_one(&p, end, &rc->in, &rc->out, w);
+		next = recode_one(&p, end, &rc->in, &rc->out, w, &rc->allocations);
 		if (!next) {
 			/* what this reader does not take: the caller writes the
 			 * rest apart (recode.h) */
@@ -201,4 +204,113 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 	}
 	rc->out_offset += (uint64_t)(w - out);
 	return (size_t)(w - out);
+}
+
+/* Skips k varints at *p (each ends at its first byte below 0x80: no value
+ * is decoded); -1 when one is cut off. */
+static int skip_varints(const uint8_t **p, const uint8_t *end, unsigned k)
+{
+	const uint8_t *q = *p;
+
+	while (k) {
+		if (q == end)
+			return -1;
+		k -= !(*q++ & 0x80);
+	}
+	*p = q;
+	return 0;
+}
+
+/* Varints after the kind byte of each core record in the shim's form
+ * (weight not included), by kind >> 4; 0: not a core record. */
+static const unsigned char count_fields[] = {
+	[TRACE_REC_ALLOC >> 4] = 5,            /* seq, aref, addr, size, stack */
+	[TRACE_REC_FREE >> 4] = 3,             /* seq, fref, addr */
+	[TRACE_REC_REALLOC >> 4] = 8,          /* + seq, aref, addr, size, stack */
+	[TRACE_REC_ALLOC_WEIGHTED >> 4] = 5,
+	[TRACE_REC_REALLOC_WEIGHTED >> 4] = 8,
+};
+
+/*
+ * Steps *p over one record of the shim's form, adding its allocations to
+ * *allocations; returns its kind, or -1 for a record this reader does not
+ * take (or one cut off).  An extended record's payload starts at *ext
+ * (*ext_len bytes).
+ */
+static int record_skip(const uint8_t **p, const uint8_t *end, uint64_t *allocations,
+		       const uint8_t **ext, uint64_t *ext_len)
+{
+	unsigned kind = *(*p)++, group = kind >> 4;
+	uint64_t v;
+
+	if (kind >= 0x80) { /* an extended record: u length, then bytes */
+		if (varint_get_u64(p, end, &v) < 0 || v > (uint64_t)(end - *p))
+			return -1;
+		*ext = *p;
+		*ext_len = v;
+		*p += v;
+	} else if (group == 0) {
+		unsigned k = kind == TRACE_REC_PAD ? 0 : kind == TRACE_REC_STACK_DELTA ? 3 : 1;
+
+		if (kind > TRACE_REC_STACK_DELTA || kind == TRACE_REC_STACK ||
+		    skip_varints(p, end, k) < 0)
+			return -1;
+	} else {
+		if (group >= sizeof(count_fields) || !count_fields[group] ||
+		    skip_varints(p, end, count_fields[group]) < 0)
+			return -1;
+		if (kind >= TRACE_REC_ALLOC_WEIGHTED) {
+			if (varint_get_u64(p, end, &v) < 0)
+				return -1;
+			*allocations += v;
+		} else if (group != TRACE_REC_FREE >> 4) {
+			(*allocations)++;
+		}
+	}
+	return (int)kind;
+}
+
+uint64_t record_count_allocations(const uint8_t *in, size_t n)
+{
+	const uint8_t *p = in, *end = in + n, *ext;
+	uint64_t allocations = 0, ext_len;
+
+	while (p < end && record_skip(&p, end, &allocations, &ext, &ext_len) >= 0)
+		;
+	return allocations;
+}
+
+/* A "string" field (u length, bytes) at *p; -1 when cut off. */
+static int get_string(const uint8_t **p, const uint8_t *end, const char **s, size_t *len)
+{
+	uint64_t v;
+
+	if (varint_get_u64(p, end, &v) < 0 || v > (uint64_t)(end - *p))
+		return -1;
+	*s = (const char *)*p;
+	*len = (size_t)v;
+	*p += v;
+	return 0;
+}
+
+int record_process_command(const uint8_t *in, size_t n, const char **command, size_t *len)
+{
+	const uint8_t *p = in, *end = in + n, *ext = NULL, *q, *ext_end;
+	uint64_t allocations = 0, ext_len = 0, v;
+	const char *exe;
+	size_t exe_len;
+	int kind;
+
+	while (p < end && (kind = record_skip(&p, end, &allocations, &ext, &ext_len)) >= 0) {
+		if (kind != TRACE_REC_EXT_PROCESS)
+			continue;
+		q = ext;
+		ext_end = ext + ext_len;
+		if (varint_get_u64(&q, ext_end, &v) < 0 || varint_get_u64(&q, ext_end, &v) < 0 ||
+		    get_string(&q, ext_end, &exe, &exe_len) < 0 ||
+		    get_string(&q, ext_end, command, len) < 0)
+			return -1;
+		return 0;
+	}
+	return -1;
 }

@@ -34,6 +34,11 @@ struct record_recoder {
 	uint64_t in_next;         /* ring lap offset the next range must start at */
 	uint64_t out_offset;      /* compact bytes of this lap written so far */
 	bool valid;               /* in step with the lap (else: passed through) */
+	uint64_t allocations;     /* allocations in the records taken so far,
+	                           * re-encoded or passed through (ALLOC and
+	                           * REALLOC records, weighted): what a report
+	                           * counts, for the launcher's table of
+	                           * processes; the caller may reset it */
 };
 
 /* Output room record_recode needs for n input bytes (in bytes): a compact
@@ -65,5 +70,21 @@ static inline size_t record_recode_bound(size_t n)
 size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset, bool pass_lap,
 		     const uint8_t *in, size_t n, uint8_t *out, uint64_t *out_offset,
 		     size_t *used);
+
+/*
+ * The allocations in the shim's records in[0..n) (every reference explicit):
+ * ALLOC and REALLOC records, weighted, as a report counts them (failed calls
+ * are not recorded).  Stateless: it only skips fields, so it serves ranges
+ * that pass through without their delta bases; it stops at a record it does
+ * not take.  About 3 ns per event (python3's 5.4 M events: 17 ms, against
+ * 163 ms of launcher CPU for the run), paid only where records pass through;
+ * re-encoded ones are counted for one addition each.
+ */
+uint64_t record_count_allocations(const uint8_t *in, size_t n);
+
+/* The command line of the first PROCESS record in the shim's records
+ * in[0..n) (quoted as trace/argv_quote.h does, not NUL-terminated): 0 with
+ * *command pointing into in, or -1 when there is none. */
+int record_process_command(const uint8_t *in, size_t n, const char **command, size_t *len);
 
 #endif

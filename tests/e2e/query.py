@@ -5,7 +5,8 @@ The end-to-end tests call it from shell (through `q` in tests/e2e/lib.sh) and
 compare its one-line answers with exact expected values.  It only reads the
 report; it never runs mprof.  The report schema is the one written by
 analyze/report_json.c ("schema": "mprof-report"); when the report holds
-several traces (a JSON array) pick one with --trace INDEX or --pid PID.
+several traces (a JSON array, or schema "mprof-report-set": its "reports")
+pick one with --trace INDEX or --pid PID; `get PATH` reads the whole file.
 
 Usage: query.py REPORT.json [--trace N | --pid PID] QUERY ARGS...
 
@@ -130,6 +131,8 @@ def site_matches(site, funcs):
 def load(path, trace_index, pid):
     with open(path, "r", encoding="utf-8") as f:
         data = json.load(f)
+    if isinstance(data, dict) and data.get("schema") == "mprof-report-set":
+        data = data["reports"]
     if isinstance(data, list):
         if pid is not None:
             chosen = [t for t in data if str(trace_pid(t)) == str(pid)]
@@ -324,7 +327,19 @@ def main(argv):
             pid = rest[1]
         rest = rest[2:]
     try:
-        report = load(path, trace_index, pid)
+        if rest[0] == "check" and trace_index is None and pid is None:
+            with open(path, "r", encoding="utf-8") as f:
+                whole = json.load(f)
+            if isinstance(whole, dict) and whole.get("schema") == "mprof-report-set":
+                for i in range(len(whole["reports"])):
+                    run(load(path, i, None), "check", [])
+                print("ok")
+                return 0
+        if rest[0] in ("get", "len") and trace_index is None and pid is None:
+            with open(path, "r", encoding="utf-8") as f:
+                report = json.load(f)  # the whole file, e.g. a report set
+        else:
+            report = load(path, trace_index, pid)
         for line in run(report, rest[0], rest[1:]):
             print(line)
     except (QueryError, OSError, ValueError, IndexError, KeyError, TypeError) as e:

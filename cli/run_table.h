@@ -1,0 +1,23 @@
+/*
+ * cli/run_table.h - the table of a run's processes that `mprof run` prints
+ * at the end when the run made several traces.
+ */
+#ifndef MPROF_CLI_RUN_TABLE_H
+#define MPROF_CLI_RUN_TABLE_H
+
+#include "cli/collector.h"
+
+/* Most rows printed; the others are summed up in one line. */
+#define RUN_TABLE_MAX_ROWS 20
+
+/*
+ * Prints, as "mprof:" notes (nothing with -q), one line per trace of res
+ * (program, pid, allocations, peak RSS, trace), most allocations first, at
+ * most RUN_TABLE_MAX_ROWS of them, then "most allocations: TRACE (program)".
+ * Prints nothing for fewer than two traces or without res->figures.
+ * Returns the index in res->traces of the trace with the most allocations
+ * (the first of them on a tie), or -1 when nothing was printed.
+ */
+long run_table_print(const struct collector_result *res);
+
+#endif

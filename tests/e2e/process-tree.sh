@@ -1,0 +1,92 @@
+#!/bin/bash
+# process-tree.sh - a run that makes several traces ends with a table of its
+# processes (program, pid, allocations, peak RSS, trace), most allocations
+# first, and names the trace with the most allocations; `mprof report --all
+# FIRST` (and a glob) prints the overview of the same traces before their
+# reports.  The program is a wrapper script, as pyenv's shim is: the table
+# finds the real program without knowing about wrappers.
+# Programs and facts: tests/progs/tree_worker.c (exactly N allocations).
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/tree_worker" "$PROGS_DIR/tree_worker.c"
+mkdir "$WORK/a" "$WORK/b"
+
+# A shell that runs the real program twice as its children, then works
+# itself (its own allocations are whatever the shell makes).
+cat >"$WORK/wrap.sh" <<WRAP
+#!/bin/sh
+"$WORK/tree_worker" 3000
+"$WORK/tree_worker" 2000
+i=0
+while [ \$i -lt 20 ]; do i=\$((i + 1)); v="\$v.\$i"; done
+WRAP
+chmod +x "$WORK/wrap.sh"
+T="$WORK/a/trace"
+mprof_run 60 "$T" -- "$WORK/wrap.sh"
+expect_eq "1. exit status" 0 "$RUN_STATUS"
+ERR=$(cat "$RUN_ERR")
+# table lines: "mprof:   PROGRAM PID ALLOCATIONS PEAK_RSS TRACE", where
+# PEAK_RSS is "1.8 MiB" or "-"
+row() { grep -E "^mprof:   .*tree_worker $1 +[0-9]+ +[0-9]+ " "$RUN_ERR"; }
+allocs() { sed -E 's/.* ([0-9]+) +([0-9]+) +(-|[0-9.]+ [KMGT]iB) +[^ ]+$/\2/'; }
+expect_eq "2. one table line for 'tree_worker 3000'" 1 "$(row 3000 | wc -l)"
+expect_eq "2. one table line for 'tree_worker 2000'" 1 "$(row 2000 | wc -l)"
+expect_eq "3. exact allocations of the first child" 3000 "$(row 3000 | allocs)"
+expect_eq "3. exact allocations of the second child" 2000 "$(row 2000 | allocs)"
+T3000=$(row 3000 | awk '{print $NF}')
+T2000=$(row 2000 | awk '{print $NF}')
+expect_match "4. its trace is FILE.PID" "^$T\.[0-9]+$" "$T3000"
+expect_eq "5. header, then most allocations first" \
+	"program pid allocations peak RSS trace|$T3000|$T2000" \
+	"$(sed -n 's/^mprof:   //p' "$RUN_ERR" | head -3 | awk 'NR == 1 {$1 = $1; print; next} {print $NF}' | paste -sd '|')"
+expect_eq "6. the trace with the most allocations is named" \
+	"mprof: most allocations: $T3000 ($WORK/tree_worker 3000)" \
+	"$(grep '^mprof: most allocations:' "$RUN_ERR")"
+expect_eq "7. one line per trace" 3 "$(ls "$WORK/a" | wc -l)"
+expect_eq "7. three processes recorded" "mprof: 3 processes recorded, most allocations first:" \
+	"$(grep 'processes recorded' "$RUN_ERR")"
+expect_match "8. the final hint says --all" "view them all with: mprof report --all $T\$" "$ERR"
+# The wrapper's own row: the launcher's count is the report's.
+wrap_count=$(grep -E "^mprof:   .*wrap\.sh +[0-9]+ +[0-9]+ .* $T\$" "$RUN_ERR" | allocs)
+report_json "$WORK/wrap.json" "$T"
+expect_eq "9. the wrapper's allocations in the table = its report's" \
+	"$(q "$WORK/wrap.json" summary allocations)" "$wrap_count"
+
+# mprof report --all FIRST: the overview, then the three reports.
+run_cmd 60 all "$MPROF" report --all -n 1 "$T"
+expect_eq "10. report --all: exit status" 0 "$RUN_STATUS"
+expect_eq "11. overview heading" "mprof report: 3 traces, most allocations first" \
+	"$(head -1 "$RUN_OUT")"
+ov_row() { sed -n 3,5p "$RUN_OUT" | grep -E "tree_worker $1 "; }
+expect_eq "12. overview row: status, allocations, trace" "exit 0 3000 $T3000" \
+	"$(ov_row 3000 | awk '{print $(NF-7), $(NF-6), $(NF-5), $NF}')"
+expect_eq "12. overview row of the second child" "exit 0 2000 $T2000" \
+	"$(ov_row 2000 | awk '{print $(NF-7), $(NF-6), $(NF-5), $NF}')"
+expect_eq "13. overview: most allocations first" "$T3000" "$(sed -n 3p "$RUN_OUT" | awk '{print $NF}')"
+expect_eq "14. overview names the trace with the most allocations" \
+	"most allocations: $T3000 ($WORK/tree_worker 3000)" "$(sed -n 6p "$RUN_OUT")"
+expect_eq "15. then the three reports, the first trace first" \
+	"$T|$(ls "$WORK/a" | sort -V | sed -n '2,3s|^|'"$WORK/a/"'|p' | paste -sd '|')" \
+	"$(sed -n 's/^mprof report: \(.*\) (exact.*/\1/p' "$RUN_OUT" | paste -sd '|')"
+
+# The same traces through a glob, as JSON (schema mprof-report-set).
+report_json "$WORK/set.json" "$WORK/a/trace*"
+expect_eq "16. json: schema" mprof-report-set "$(q "$WORK/set.json" get schema)"
+expect_eq "16. json: three processes, three reports" "3 3" \
+	"$(q "$WORK/set.json" len processes) $(q "$WORK/set.json" len reports)"
+expect_eq "17. json: most allocations first" "$T3000 3000 0 48000 48032" \
+	"$(for k in trace allocations exit_status leaked_bytes peak_bytes; do q "$WORK/set.json" get processes.0.$k; done | paste -sd ' ')"
+expect_eq "17. json: most_allocations" "$T3000" "$(q "$WORK/set.json" get most_allocations)"
+
+# exec "$@": the wrapper's image and the program's share the pid; the
+# program's trace is FILE.PID and has the most allocations.
+printf '#!/bin/sh\nexec "$@"\n' >"$WORK/exec-wrap.sh"
+chmod +x "$WORK/exec-wrap.sh"
+RUN_NAME=exec mprof_run 60 "$WORK/b/trace" -- "$WORK/exec-wrap.sh" "$WORK/tree_worker" 1500
+expect_eq "18. exec wrapper: exit status" 0 "$RUN_STATUS"
+expect_match "19. exec wrapper: the program's trace has the most allocations" \
+	"^mprof: most allocations: $WORK/b/trace\.[0-9]+ \($WORK/tree_worker 1500\)\$" "$(cat "$RUN_ERR")"
+expect_eq "19. exec wrapper: its allocations" 1500 \
+	"$(grep -E "^mprof:   .*tree_worker 1500 " "$RUN_ERR" | allocs)"
+finish
