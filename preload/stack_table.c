@@ -6,8 +6,9 @@
  * of its key word after its fields are written, and 0 means empty.  Inserts
  * happen under one small lock, taken only when a node is missing; growth
  * maps a bigger table under that lock, copies and publishes it.  Old tables
- * stay mapped because other threads may still be probing them (they then
- * miss, take the lock and look again in the current one).  Must never
+ * stay mapped because other threads may still be probing them, with their
+ * entries' pages given back (zeros: a prober misses, takes the lock and
+ * looks again in the current one).  Must never
  * allocate with malloc.
  *
  * A node's slot comes from the hash of its whole path (root key and every
@@ -20,6 +21,7 @@
  * per lookup, nearly all of it the miss on the entry, before prefetching.
  */
 #include <stdatomic.h>
+#include <sys/mman.h>
 
 #include "preload/lock.h"
 #include "preload/mem.h"
@@ -138,6 +140,13 @@ static struct stack_table *stack_table_grow(struct stack_table *old)
 	}
 	tab->older = old;
 	atomic_store_explicit(&stack_current, tab, memory_order_release);
+	/* The old entries' pages go back to the kernel; the mapping stays, so a
+	 * reader still probing it reads zeros, misses, and looks again in the
+	 * current table under the lock.  (Kept, the old tables held as much
+	 * memory as the current one.) */
+	if (old->map_bytes > PRELOAD_PAGE_BYTES)
+		madvise((char *)old + PRELOAD_PAGE_BYTES, old->map_bytes - PRELOAD_PAGE_BYTES,
+			MADV_DONTNEED);
 	return tab;
 }
 
@@ -154,7 +163,7 @@ static uint64_t stack_table_node(struct preload_thread *t, uint64_t parent, uint
 	preload_lock_take(&stack_lock);
 	tab = atomic_load_explicit(&stack_current, memory_order_relaxed);
 	id = stack_table_find(tab, parent, ip, hash);
-	if (!id && 2 * (tab->used + 1) > tab->mask + 1)
+	if (!id && 4 * (tab->used + 1) > 3 * (tab->mask + 1))
 		tab = stack_table_grow(tab);
 	if (!id && tab && stack_next_id <= 0xffffffffu) {
 		id = stack_next_id++;
