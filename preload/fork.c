@@ -17,6 +17,7 @@
  * call malloc.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,7 +38,7 @@
 #include "preload/unwind.h"
 
 #define FORK_MAILBOX_ENTRIES 1024u
-#define FORK_CHILD_PID_WAIT_NS 10000000ull
+#define FORK_CHILD_PID_TRIES 4u
 
 static _Atomic uint32_t *fork_mailbox;
 
@@ -81,18 +82,22 @@ static void fork_prepare(void)
 	fork_mode = FORK_LOCKED;
 }
 
-/* Waits up to 10 ms for the child to post its pid in mailbox entry; 0 when
- * it did not in time (the child's own file names its parent either way). */
+/* The pid the child posted in mailbox entry, if it has run far enough
+ * after a few yields; else 0.  The parent never waits for the child (it
+ * waited up to 10 ms per fork when the child was not scheduled at once);
+ * the child's own file names its parent either way. */
 static uint32_t fork_child_pid(_Atomic uint32_t *mailbox, uint32_t entry)
 {
-	struct timespec nap = { 0, 20000 };
-	uint64_t deadline_ns = ring_now_ns() + FORK_CHILD_PID_WAIT_NS;
-	uint32_t pid;
+	uint32_t pid = 0;
 
 	if (!mailbox)
 		return 0;
-	while (!(pid = atomic_load(&mailbox[entry])) && ring_now_ns() < deadline_ns)
-		sys_nanosleep(&nap);
+	for (unsigned i = 0; i < FORK_CHILD_PID_TRIES; i++) {
+		pid = atomic_load(&mailbox[entry]);
+		if (pid)
+			break;
+		sched_yield();
+	}
 	return pid;
 }
 
