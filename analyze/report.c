@@ -226,9 +226,17 @@ static void report_run_runtime(struct report *r)
 			}
 		}
 	}
+	{
+		static const char *const rec_keys[] = {"recorder_kib", NULL};
+
+		r->run.has_recorder = kv_unsigned(&r->info->end, rec_keys, &r->run.recorder_kib);
+	}
 	if (r->run.has_peak_rss && r->agg) {
 		uint64_t rss = r->run.peak_rss_kib * 1024, heap = r->agg->peak_bytes;
+		uint64_t own = r->run.has_recorder ? r->run.recorder_kib * 1024 : 0;
 
+		/* the recorder's memory is mprof's, not the program's */
+		rss = rss > own ? rss - own : 0;
 		r->run.rss_mostly_unseen = rss / REPORT_RSS_UNSEEN_RATIO > heap &&
 					   rss - heap > REPORT_RSS_UNSEEN_BYTES;
 	}

@@ -58,6 +58,9 @@ struct report_run {
 	 * REPORT_RSS_UNSEEN_BYTES above it: most memory is not malloc blocks (a
 	 * bundled allocator, mmap, a runtime's heap). */
 	bool rss_mostly_unseen;
+	bool has_recorder;
+	uint64_t recorder_kib;    /* END recorder_kib: the recorder's own memory in
+	                           * the process, at most (not in the heap peak) */
 };
 
 #define REPORT_RSS_UNSEEN_RATIO 4u

@@ -46,7 +46,9 @@
  *                                   64 MiB above it: most memory not malloc's
  *       "peak_rss_kib": int or null, the process image's own peak RSS
  *       "peak_rss_sampled": bool,   read while it ran: at least that much
- *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null},
+ *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null,
+ *                    "recorder_kib": int or null (the recorder's own memory
+ *                    in the process, at most; part of peak_rss_kib)},
  *       "forks": int,              FORK records (children have own traces)
  *       "inherited": {"seeded": bool, "blocks", "bytes": int, "note": str or null},
  *                                   fork child: the parent's blocks live at the
@@ -442,6 +444,8 @@ static void write_summary(FILE *out, const struct report *r)
 	json_opt_u64(out, "launcher_cpu_ns", run->has_launcher_cpu, run->launcher_cpu_ns);
 	out_char(out, ',');
 	json_opt_u64(out, "ring_waits", run->has_ring_waits, run->ring_waits);
+	out_char(out, ',');
+	json_opt_u64(out, "recorder_kib", run->has_recorder, run->recorder_kib);
 	out_str(out, "},");
 	json_u64(out, "forks", info->forks);
 	out_char(out, ',');

@@ -367,13 +367,20 @@ static void print_summary(FILE *out, const struct report *r)
 	else
 		fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at exit)\n",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
-	if (run->has_launcher_cpu || run->has_ring_waits) {
+	if (run->has_launcher_cpu || run->has_ring_waits || run->has_recorder) {
 		fputs("profiler cost:    ", out);
 		if (run->has_launcher_cpu)
 			fprintf(out, "launcher CPU %s", fmt_ns(n1, sizeof(n1), run->launcher_cpu_ns));
 		if (run->has_ring_waits)
 			fprintf(out, "%sring waits %" PRIu64, run->has_launcher_cpu ? ", " : "",
 				run->ring_waits);
+		if (run->has_recorder)
+			fprintf(out, "%srecorder memory at most %s of the peak RSS",
+				run->has_launcher_cpu || run->has_ring_waits ? ", " : "",
+				fmt_bytes(b2, sizeof(b2),
+					  1024 * (run->has_peak_rss &&
+							  run->peak_rss_kib < run->recorder_kib
+						  ? run->peak_rss_kib : run->recorder_kib)));
 		fputc('\n', out);
 	}
 	if (info->forks)

@@ -981,6 +981,9 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 
 	field_copy(diag, sizeof(diag), h->diag_text, sizeof(h->diag_text));
 	end_figures(c, p, &e);
+	/* its own mappings and the rings its threads used */
+	e.recorder_kib = (atomic_load(&h->recorder_map_bytes) +
+			  (uint64_t)p->slots_used * h->ring_bytes) / 1024;
 	e.is_root = p->is_root;
 	e.launcher_cpu_ns = launcher_cpu_ns();
 	e.ring_waits = atomic_load(&h->waits);

@@ -262,6 +262,7 @@ int trace_file_end(struct trace_file *tf, const struct trace_end *e)
 		kv_text_add(&t, "wall_ns", "%" PRIu64, e->wall_ns);
 	if (e->is_root)
 		kv_text_add(&t, "launcher_cpu_ns", "%" PRIu64, e->launcher_cpu_ns);
+	kv_text_add(&t, "recorder_kib", "%" PRIu64, e->recorder_kib);
 	kv_text_add(&t, "ring_waits", "%" PRIu64, e->ring_waits);
 	kv_text_add(&t, "unrecorded_allocs", "%" PRIu64, e->unrecorded_allocs);
 	kv_text_add(&t, "unrecorded_frees", "%" PRIu64, e->unrecorded_frees);

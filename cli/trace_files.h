@@ -107,6 +107,7 @@ struct trace_end {
 	const char *peak_rss_how;  /* "own" (exact) or "sampled" (at least) */
 	uint64_t wall_ns;          /* the run's (root), the image's (child); 0: unknown */
 	uint64_t launcher_cpu_ns;
+	uint64_t recorder_kib;     /* the recorder's memory in the process, at most */
 	uint64_t ring_waits;
 	uint64_t unrecorded_allocs;
 	uint64_t unrecorded_frees;

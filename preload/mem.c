@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 
 #include "preload/mem.h"
+#include "preload/process.h"
 
 #define MEM_RESERVE_BYTES (16ull << 30)
 
@@ -56,11 +57,33 @@ static uintptr_t mem_reservation(void)
 	return base > 1 ? base : 0;
 }
 
+/* Bytes mapped and not unmapped (pages given back with MADV_DONTNEED still
+ * count): an upper bound of the recorder's own memory, for the process
+ * file's header once there is one. */
+static _Atomic uint64_t mem_mapped_bytes;
+
+static void mem_mapped_note(int64_t delta)
+{
+	uint64_t now = atomic_fetch_add_explicit(&mem_mapped_bytes, (uint64_t)delta,
+						 memory_order_relaxed) + (uint64_t)delta;
+
+	if (preload_proc.hdr)
+		atomic_store_explicit(&preload_proc.hdr->recorder_map_bytes, now,
+				      memory_order_relaxed);
+}
+
+uint64_t preload_mem_mapped(void)
+{
+	return atomic_load_explicit(&mem_mapped_bytes, memory_order_relaxed);
+}
+
 void *preload_mem_map(size_t size_bytes)
 {
 	size_t size = preload_mem_round(size_bytes);
 	uintptr_t base = mem_reservation();
 	void *p;
+
+	mem_mapped_note((int64_t)size);
 
 	if (base) {
 		uintptr_t off = atomic_fetch_add_explicit(&mem_used, size, memory_order_relaxed);
@@ -73,7 +96,11 @@ void *preload_mem_map(size_t size_bytes)
 		}
 	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED) {
+		mem_mapped_note(-(int64_t)size);
+		return NULL;
+	}
+	return p;
 }
 
 void preload_mem_unmap(void *p, size_t size_bytes)
@@ -83,6 +110,7 @@ void preload_mem_unmap(void *p, size_t size_bytes)
 
 	if (!p)
 		return;
+	mem_mapped_note(-(int64_t)size);
 	if (base > 1 && (uintptr_t)p >= base && (uintptr_t)p - base < MEM_RESERVE_BYTES) {
 		/* back to reserved-only: the memory is returned, the range kept */
 		mmap(p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);

@@ -10,6 +10,7 @@
 #define MPROF_PRELOAD_MEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define PRELOAD_PAGE_BYTES 4096u
 
@@ -25,6 +26,10 @@ static inline size_t preload_mem_round(size_t size_bytes)
  * preload_mem_unmap and the same size.
  */
 void *preload_mem_map(size_t size_bytes);
+
+/* Bytes mapped by preload_mem_map and not unmapped: an upper bound of the
+ * recorder's own memory (also kept in the process file's header). */
+uint64_t preload_mem_mapped(void);
 
 /* Unmaps what preload_mem_map returned; NULL is ignored. */
 void preload_mem_unmap(void *p, size_t size_bytes);

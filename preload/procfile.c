@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/mem.h"
 #include "preload/procfile.h"
 #include "preload/sys.h"
 
@@ -139,6 +140,8 @@ int procfile_create(struct preload_process *proc, const struct procfile_origin *
 	proc->hdr = base;
 	proc->file_bytes = file_bytes;
 	procfile_fill(proc, base, ring_offset, origin);
+	atomic_store_explicit(&proc->hdr->recorder_map_bytes, preload_mem_mapped(),
+			      memory_order_relaxed);
 	return 0;
 fail:
 	err = -errno;

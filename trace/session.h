@@ -107,6 +107,9 @@ struct session_proc_header {
 	 * event, so events of a thread that allocates little are still timed
 	 * to within a tick (own cache line: read by every event). */
 	_Alignas(64) _Atomic uint32_t time_tick;
+	/* The recorder's own anonymous mappings, bytes (an upper bound of its
+	 * memory besides the rings of this file). */
+	_Alignas(64) _Atomic uint64_t recorder_map_bytes;
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull
