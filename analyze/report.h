@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analyze/aggregate.h"
 #include "analyze/event_stream.h"
@@ -119,6 +120,13 @@ void report_run_collect(struct report *r);
 static inline bool report_ended_early(const struct report *r)
 {
 	return r->run.ended_early[0] != '\0';
+}
+
+/* Whether the process image ended by executing another program: its
+ * blocks still live are then live at exec (the new image starts afresh). */
+static inline bool report_executed(const struct report *r)
+{
+	return r->run.process_state && strcmp(r->run.process_state, "exec") == 0;
 }
 
 /* Signal name ("SIGKILL") or NULL. */

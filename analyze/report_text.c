@@ -365,8 +365,9 @@ static void print_summary(FILE *out, const struct report *r)
 			" blocks (live when the recording ended)\n",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
 	else
-		fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at exit)\n",
-			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
+		fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at %s)\n",
+			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
+			report_executed(r) ? "exec" : "exit");
 	if (run->has_launcher_cpu || run->has_ring_waits || run->has_recorder) {
 		fputs("profiler cost:    ", out);
 		if (run->has_launcher_cpu)
@@ -412,6 +413,8 @@ void report_text_write(FILE *out, const struct report *r)
 	if (report_ended_early(r))
 		print_ranking(out, r, order, SITE_RANK_LEAKED, "Live when the recording ended",
 			      "no blocks live when the recording ended");
+	else if (report_executed(r))
+		print_ranking(out, r, order, SITE_RANK_LEAKED, "Leaked (live at exec)", "no leaks");
 	else
 		print_ranking(out, r, order, SITE_RANK_LEAKED, "Leaked (live at exit)", "no leaks");
 	print_ranking(out, r, order, SITE_RANK_ALLOCATED, "Allocated bytes", "no allocations");

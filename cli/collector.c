@@ -699,6 +699,18 @@ static int proc_add(struct collector *c, const char *name)
 	return 0;
 }
 
+/* Notes p's peak RSS so far (VmHWM), while its image is the pid's. */
+static void proc_rss_watch(struct proc *p)
+{
+	unsigned long long kib;
+
+	if (p->phase != PROC_ACTIVE || p->superseded)
+		return;
+	kib = pid_info_peak_rss_kib(p->pid);
+	if (kib > p->peak_rss_sampled_kib)
+		p->peak_rss_sampled_kib = kib;
+}
+
 /* The serial of a process file name "p.PID.SERIAL": its creation time
  * (preload/procfile.c), 16 hex digits, so names compare as times. */
 static const char *file_serial(const char *name)
@@ -779,7 +791,10 @@ static void meta_write(struct collector *c, struct proc *p)
 		m.command = c->cfg->command;
 		m.start_time_unix_ns = c->cfg->start_unix_ns;
 	} else {
-		pid_info_cmdline(p->pid, cmd, sizeof(cmd));
+		/* the image's own words; /proc may show a later image's */
+		field_copy(cmd, sizeof(cmd), h->command, sizeof(h->command));
+		if (!cmd[0])
+			pid_info_cmdline(p->pid, cmd, sizeof(cmd));
 		m.command = cmd;
 		m.start_time_unix_ns = p->seen_unix_ns;
 	}
@@ -867,6 +882,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	if (p->exe)
 		field_copy(p->exe, sizeof(p->pf.h->exe), p->pf.h->exe, sizeof(p->pf.h->exe));
 	p->phase = PROC_ACTIVE;
+	proc_rss_watch(p); /* a first reading, for an image that ends within 0.1 s */
 	p->has_cpu_clock = clock_getcpuclockid((pid_t)p->pid, &p->cpu_clock) == 0;
 	p->last_sweep_ns = now;
 	if (!c->root_assigned && p->pid == (unsigned)c->cfg->root_pid && !p->pf.h->is_fork_child) {
@@ -918,17 +934,6 @@ static uint64_t launcher_cpu_ns(void)
 	       (uint64_t)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * UINT64_C(1000);
 }
 
-/* Notes p's peak RSS so far (VmHWM), while its image is the pid's. */
-static void proc_rss_watch(struct proc *p)
-{
-	unsigned long long kib;
-
-	if (p->phase != PROC_ACTIVE || p->superseded)
-		return;
-	kib = pid_info_peak_rss_kib(p->pid);
-	if (kib > p->peak_rss_sampled_kib)
-		p->peak_rss_sampled_kib = kib;
-}
 
 /*
  * How p ended, its peak RSS and run time, from the best source there is:
@@ -947,7 +952,9 @@ static void end_figures(const struct collector *c, const struct proc *p,
 		     atomic_load_explicit(&h->exit_known, memory_order_acquire) == 1;
 	uint64_t start = proc_start_ns(p), end = now_ns();
 
-	e->has_status = proc_is_program_pid(c, p) && c->ended;
+	/* an image that executed another did not exit: the status is the
+	 * last image's */
+	e->has_status = proc_is_program_pid(c, p) && c->ended && !p->superseded;
 	e->wait_status = c->wait_status;
 	if (!e->has_status && noted) {
 		e->has_status = true;

@@ -19,6 +19,7 @@
 #include "preload/mem.h"
 #include "preload/procfile.h"
 #include "preload/sys.h"
+#include "trace/argv_quote.h"
 
 char *procfile_put_dec(char *p, uint64_t v)
 {
@@ -89,6 +90,23 @@ static int procfile_open(struct preload_process *proc, char *path, size_t path_s
 	return -EEXIST;
 }
 
+/* This image's command line, quoted and cut to fit out[cap] ("" when
+ * /proc/self/cmdline cannot be read). */
+static void procfile_command(char *out, size_t cap)
+{
+	char raw[2048];
+	ssize_t n;
+	int fd = sys_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	n = sys_read(fd, raw, sizeof(raw));
+	sys_close(fd);
+	if (n > 0)
+		argv_quote_cmdline(out, cap, raw, (size_t)n);
+}
+
 static void procfile_fill(struct preload_process *proc, struct session_proc_header *h,
 			  uint64_t ring_offset, const struct procfile_origin *origin)
 {
@@ -107,6 +125,7 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 		strncpy(h->parent_file, origin->parent_file, sizeof(h->parent_file) - 1);
 	memcpy(h->exe, proc->exe, sizeof(h->exe));
 	h->exe[sizeof(h->exe) - 1] = '\0';
+	procfile_command(h->command, sizeof(h->command));
 	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
 	atomic_store_explicit(&h->seq, origin->fork_seq, memory_order_relaxed);
 	atomic_store_explicit(&h->state, PROC_RUNNING, memory_order_release);

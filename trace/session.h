@@ -85,6 +85,10 @@ struct session_proc_header {
 	uint64_t fork_seq;           /* fork child: parent's seq at the fork */
 	char parent_file[64];        /* fork child: parent's process file name */
 	char exe[1024];              /* /proc/self/exe at start, NUL-terminated */
+	char command[1024];          /* the image's own command line, quoted
+	                              * (trace/argv_quote.h), cut to fit, NUL-
+	                              * terminated: /proc/PID/cmdline may already
+	                              * be a later image's when the launcher looks */
 	uint8_t pad1[64];
 	_Atomic uint64_t seq;        /* last sequence number handed out; own cache line */
 	uint8_t pad2[56];
