@@ -56,6 +56,7 @@ static const char *kv_string(const struct kv_list *l, const char *const *keys)
 
 static void report_run_end_reason(struct report *r);
 static void report_run_runtime(struct report *r);
+static void report_run_data_lost(struct report *r);
 
 void report_run_collect(struct report *r)
 {
@@ -133,6 +134,26 @@ void report_run_collect(struct report *r)
 		run->has_pid = kv_unsigned(&info->meta, pid_keys, &run->pid);
 	report_run_end_reason(r);
 	report_run_runtime(r);
+	report_run_data_lost(r);
+}
+
+/* Fills r->run.data_lost from the trace's quality counts. */
+static void report_run_data_lost(struct report *r)
+{
+	const struct trace_info *info = r->info;
+	char *buf = r->run.data_lost;
+	size_t cap = sizeof(r->run.data_lost), len = 0;
+
+	buf[0] = '\0';
+	if (info->chunks_lost)
+		len += (size_t)snprintf(buf + len, cap - len, "%" PRIu64 " chunks lost",
+					info->chunks_lost);
+	if (info->seq_missing && len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64 " events missing",
+					len ? ", " : "", info->seq_missing);
+	if (r->run.has_unrecorded && r->run.unrecorded_allocs && len < cap)
+		snprintf(buf + len, cap - len, "%s%" PRIu64 " allocations not recorded",
+			 len ? ", " : "", r->run.unrecorded_allocs);
 }
 
 /* Fills r->run.ended_early: the first reason found, most specific first. */
@@ -166,7 +187,8 @@ static void report_run_end_reason(struct report *r)
 
 /* Modules of runtimes that manage a heap of their own (a garbage collector
  * or object pools on top of malloc), by their file name: the prefix, then
- * the end of the name or a '.', '-' or digit (a version). */
+ * the end of the name or a '.', '-' or digit (a version).  (Lua is not one:
+ * each of its objects is a block of its realloc.) */
 static const struct {
 	const char *module_prefix;
 	const char *runtime;
@@ -180,8 +202,11 @@ static const struct {
 	{ "node", "Node.js (V8)" },
 	{ "nodejs", "Node.js (V8)" },
 	{ "libperl.so", "Perl" },
+	{ "perl", "Perl" },
+	{ "libphp", "PHP (the Zend heap)" },
+	{ "php", "PHP (the Zend heap)" },
 	{ "libluajit", "LuaJIT" },
-	{ "liblua5", "Lua" },
+	{ "luajit", "LuaJIT" },
 	{ "libcoreclr.so", ".NET" },
 	{ "libmonosgen", "Mono" },
 	{ "libgo.so", "gccgo's Go runtime" },

@@ -59,6 +59,10 @@ struct report_run {
 	 * REPORT_RSS_UNSEEN_BYTES above it: most memory is not malloc blocks (a
 	 * bundled allocator, mmap, a runtime's heap). */
 	bool rss_mostly_unseen;
+	/* What the recording lost, or "" when nothing: chunks lost, events
+	 * missing from the sequence, allocations made but not recorded.  The
+	 * counts are then not exact. */
+	char data_lost[200];
 	bool has_recorder;
 	uint64_t recorder_kib;    /* END recorder_kib: the recorder's own memory in
 	                           * the process, at most (not in the heap peak) */

@@ -39,6 +39,8 @@
  *                                   when the recording ended if ended_early
  *       "ended_early": str or null, why the recording ended before the
  *                                   program's exit (killed, no END, ...)
+ *       "data_lost": str or null,   what the recording lost (chunks,
+ *                                   events, unrecorded allocations)
  *       "own_heap_runtime": str or null, a runtime with a heap of its own
  *                                   (GC, pools): only its malloc blocks seen
  *       "foreign_malloc": bool,     the program's own malloc: not recorded
@@ -427,6 +429,9 @@ static void write_summary(FILE *out, const struct report *r)
 	out_char(out, ',');
 	json_key(out, "ended_early");
 	json_string(out, report_ended_early(r) ? run->ended_early : NULL);
+	out_char(out, ',');
+	json_key(out, "data_lost");
+	json_string(out, run->data_lost[0] ? run->data_lost : NULL);
 	out_char(out, ',');
 	json_key(out, "own_heap_runtime");
 	json_string(out, run->own_heap_runtime);

@@ -310,6 +310,8 @@ static const char *report_kind(const struct report *r)
 					     : "sampled: counts and bytes are estimates";
 	if (r->run.foreign_malloc)
 		return "incomplete: the program's own malloc was not recorded";
+	if (r->run.data_lost[0])
+		return "incomplete: data was lost; see data and warnings";
 	if (r->run.own_heap_runtime || r->run.rss_mostly_unseen)
 		return report_ended_early(r) ? "exact for malloc blocks until the recording "
 					       "ended early; see the note"
@@ -330,6 +332,9 @@ static void print_summary(FILE *out, const struct report *r)
 	if (report_ended_early(r))
 		fprintf(out, "ended early:      %s; blocks still live then are not known to "
 			"be leaks\n", safe(run->ended_early));
+	if (run->data_lost[0])
+		fprintf(out, "data lost:        %s: the counts below are short of the "
+			"program's\n", run->data_lost);
 	if (run->own_heap_runtime)
 		fprintf(out, "note:             %s manages a heap of its own; mprof sees only the "
 			"blocks it takes from malloc, not its objects\n", run->own_heap_runtime);
