@@ -59,7 +59,7 @@ static const char help_run[] =
 	"A run that makes several traces ends with a table of its processes\n"
 	"(program, pid, allocations, peak RSS, trace; most allocations first, at most\n"
 	"20 lines) and names the trace with the most allocations: with a wrapper\n"
-	"script, that is the real program's.  'mprof report --all FILE' reports them.\n"
+	"script, mostly the real program's.  'mprof report --all FILE' reports them.\n"
 	"\n"
 	"SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to mprof by another process are\n"
 	"passed on to PROGRAM; mprof itself finishes the trace after PROGRAM ends.\n"
