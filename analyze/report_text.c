@@ -16,8 +16,8 @@
 #include "analyze/symbol_shorten.h"
 #include "trace/argv_quote.h"
 
-/* "7168 B (7.0 KiB)"; below 1 KiB just "512 B". */
-static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
+/* "7168 B (7.0 KiB)" with exact, else "7.0 KiB"; below 1 KiB "512 B". */
+static const char *fmt_bytes_in(char *buf, size_t n, uint64_t bytes, bool exact)
 {
 	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	double v = (double)bytes;
@@ -31,8 +31,17 @@ static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
 		v /= 1024.0;
 		u++;
 	}
-	snprintf(buf, n, "%" PRIu64 " B (%.1f %s)", bytes, v, units[u]);
+	if (exact)
+		snprintf(buf, n, "%" PRIu64 " B (%.1f %s)", bytes, v, units[u]);
+	else
+		snprintf(buf, n, "%.1f %s", v, units[u]);
 	return buf;
+}
+
+/* "7168 B (7.0 KiB)"; below 1 KiB just "512 B". */
+static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
+{
+	return fmt_bytes_in(buf, n, bytes, true);
 }
 
 /* Durations: "850 ns", "12.3 us", "4.56 ms", "1.234 s". */
@@ -436,20 +445,7 @@ void report_text_write(FILE *out, const struct report *r)
 /* Bytes for a table cell: "512 B", "56.6 KiB". */
 static const char *fmt_bytes_short(char *buf, size_t n, uint64_t bytes)
 {
-	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-	double v = (double)bytes;
-	int u = -1;
-
-	if (bytes < 1024) {
-		snprintf(buf, n, "%" PRIu64 " B", bytes);
-		return buf;
-	}
-	while (v >= 1024.0 && u < 5) {
-		v /= 1024.0;
-		u++;
-	}
-	snprintf(buf, n, "%.1f %s", v, units[u]);
-	return buf;
+	return fmt_bytes_in(buf, n, bytes, false);
 }
 
 /* How the process ended, for a table cell: "exit 0", "SIGKILL", "running". */
