@@ -266,14 +266,24 @@ static void unwind_stack_learn(struct preload_thread *t)
 }
 
 /* Learns the stack range at a thread's first capture, and again when a
- * thread's stack pointer went below the range learnt (a deeper stack). */
+ * thread's stack pointer went below the range learnt (a deeper stack).  A
+ * range that cannot be learnt again (the thread runs on a signal stack or a
+ * coroutine's now) keeps the old one: this capture falls back to libunwind,
+ * later ones on the thread's own stack do not. */
 static void unwind_stack_fits(struct preload_thread *t)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t lo = t->stack_lo, hi = t->stack_hi;
 
-	if (!t->stack_hi ||
-	    (t->stack_hi != UNWIND_STACK_UNKNOWN && sp < t->stack_lo && t->tid != getpid()))
+	if (!hi) {
 		unwind_stack_learn(t);
+	} else if (hi != UNWIND_STACK_UNKNOWN && sp < lo && t->tid != getpid()) {
+		unwind_stack_learn(t);
+		if (t->stack_hi == UNWIND_STACK_UNKNOWN) {
+			t->stack_lo = lo;
+			t->stack_hi = hi;
+		}
+	}
 }
 
 /* The own unwinder into t->frames (stopping at a frame shared with tail,
