@@ -576,17 +576,41 @@ static bool frame_is_wrapper(struct site_build *b, uint32_t f)
 	return *flags & FRAME_WRAPPER;
 }
 
+/* Unnamed frames looked through for a wrapper that called them. */
+#define SITE_UNNAMED_IN_WRAPPER_MAX 4u
+
+/* The node past the unnamed frames from y on when a wrapper called them:
+ * they are its own (a static helper of a stripped library, as
+ * sqlite3MemMalloc under sqlite3Malloc); else y. */
+static uint32_t site_past_wrapper_helpers(struct site_build *b, uint32_t y)
+{
+	uint32_t z = y;
+
+	for (unsigned n = 0; z && !b->t->frames[b->trie[z].frame].function; n++) {
+		if (n == SITE_UNNAMED_IN_WRAPPER_MAX)
+			return y;
+		z = b->trie[z].parent;
+	}
+	return z != y && z && frame_is_wrapper(b, b->trie[z].frame) ? z : y;
+}
+
 /* The trie node of the site of a stack whose frames are trie node x: the
  * leading profiler frames dropped, whatever else they are, then the
- * leading allocator wrappers, never all of them. */
+ * leading allocator wrappers and the unnamed frames they called, never all
+ * of them. */
 static uint32_t site_node(struct site_build *b, uint32_t x)
 {
 	uint32_t y;
 
 	while (x && (b->frame_flags[b->trie[x].frame] & FRAME_PROFILER))
 		x = b->trie[x].parent;
-	for (y = x; y && frame_is_wrapper(b, b->trie[y].frame);)
-		y = b->trie[y].parent;
+	for (y = x; y;) {
+		uint32_t z = site_past_wrapper_helpers(b, y);
+
+		if (!frame_is_wrapper(b, b->trie[z].frame))
+			break;
+		y = b->trie[z].parent;
+	}
 	if (y == 0 && x != 0)
 		for (y = x; b->trie[y].depth > 1;)
 			y = b->trie[y].parent; /* all wrappers: the outermost stays */
