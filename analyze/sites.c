@@ -31,8 +31,10 @@
  * grow is worth seeing.  mprof-report(1) lists them all: keep it in step.
  */
 static const char *const wrapper_names[] = {
-	/* the C library */
+	/* the C library; the allocator's own names when they are not the
+	 * recorder's (the dynamic loader's inlined calls into it) */
 	"strdup", "strndup", "__strdup", "__strndup", "wcsdup", "__wcsdup",
+	"malloc", "calloc", "realloc",
 	/* GNU (gnulib's xalloc.h, libiberty) */
 	"xmalloc", "xcalloc", "xrealloc", "xstrdup", "xzalloc", "xstrndup", "xmemdup",
 	"xnmalloc", "xnrealloc", "x2realloc", "x2nrealloc", "xreallocarray", "xcharalloc",
@@ -66,6 +68,10 @@ static const char *const wrapper_names[] = {
 	"ruby_xrealloc2_body", "objspace_xmalloc0", "objspace_xcalloc", "objspace_xrealloc",
 	/* Lua */
 	"l_alloc", "luaM_malloc_", "luaM_realloc_", "luaM_saferealloc_",
+	/* the JVM (HotSpot's C heap) */
+	"os::malloc", "os::realloc", "os::strdup", "os::strdup_check_oom", "AllocateHeap",
+	"ReallocateHeap", "NMTPreInitAllocation::do_alloc", "NMTPreInit::handle_malloc",
+	"NMTPreInit::handle_realloc",
 };
 
 /* Wrappers matched by prefix: every overload of C++'s operator new and
@@ -74,7 +80,7 @@ static const char *const wrapper_names[] = {
  * "<alloc::raw_vec::RawVec<u8>>::grow_amortized"), std's System allocator,
  * and the __rustc:: names newer compilers give the entry points. */
 static const char *const wrapper_prefixes[] = {
-	"operator new",
+	"operator new", "CHeapObj<", "ResourceObj::operator new",
 	"std::allocator<", "std::allocator_traits<", "std::__new_allocator<",
 	"__gnu_cxx::new_allocator<", "__gnu_cxx::__alloc_traits<",
 	"alloc::alloc::", "<alloc::alloc::", "alloc::raw_vec::", "<alloc::raw_vec::",

@@ -29,6 +29,9 @@ if report_json "$WORK/r-version.json" "$WORK/version.trace"; then
 		"$(q "$WORK/r-version.json" summary allocations)"
 	expect_range "java -version: sites under JNI_CreateJavaVM (.dynsym of libjvm.so)" 10 1000000 \
 		"$(q "$WORK/r-version.json" sites-re '^JNI_CreateJavaVM$')"
+	# HotSpot's C-heap wrappers are skipped: sites name who wanted the memory
+	expect_eq "java -version: sites whose stack holds os::malloc or AllocateHeap" 0 \
+		"$(q "$WORK/r-version.json" sites-re '^(os::malloc|AllocateHeap)\(')"
 fi
 
 expect_as_native 60 threads 8 "$WORK/threads.trace" "$JAVA" -cp "$WORK/classes" JavaThreads
