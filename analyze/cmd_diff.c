@@ -249,14 +249,14 @@ static int diff_match(struct diff *d)
 		size_t i = site_key_hash(ta, sa) & mask;
 
 		ds->a = sa;
-		stats_values(&sa->s, ds->va);
+		stats_values(sa->s, ds->va);
 		for (; hash[i]; i = (i + 1) & mask) {
 			uint32_t j = hash[i] - 1;
 
 			if (!used[j] && site_key_equal(ta, sa, tb, &tb->sites[j])) {
 				used[j] = true;
 				ds->b = &tb->sites[j];
-				stats_values(&ds->b->s, ds->vb);
+				stats_values(ds->b->s, ds->vb);
 				break;
 			}
 		}
@@ -270,7 +270,7 @@ static int diff_match(struct diff *d)
 			continue;
 		ds = &d->sites[n++];
 		ds->b = &tb->sites[k];
-		stats_values(&ds->b->s, ds->vb);
+		stats_values(ds->b->s, ds->vb);
 		ds->status = DS_ADDED;
 	}
 	d->count = n;

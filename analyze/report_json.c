@@ -523,7 +523,7 @@ static void write_frame(FILE *out, const struct site_frame *f)
 
 static void write_site(FILE *out, const struct site_table *t, const struct site *s)
 {
-	const struct alloc_stats *st = &s->s;
+	const struct alloc_stats *st = s->s;
 	const uint32_t *ids = site_frame_ids(t, s);
 
 	out_char(out, '{');

@@ -142,7 +142,7 @@ void report_text_stack(FILE *out, const struct site_table *t, const struct site 
 
 static void print_site(FILE *out, const struct report *r, const struct site *s, size_t rank)
 {
-	const struct alloc_stats *st = &s->s;
+	const struct alloc_stats *st = s->s;
 	char b1[64], b2[64], b3[64], b4[64], n1[32], n2[32], n3[32];
 
 	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,

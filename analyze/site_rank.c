@@ -11,11 +11,11 @@
 uint64_t site_rank_value(const struct site *s, enum site_rank k)
 {
 	switch (k) {
-	case SITE_RANK_PEAK: return s->s.peak_bytes;
-	case SITE_RANK_LEAKED: return s->s.live_bytes;
-	case SITE_RANK_ALLOCATED: return s->s.allocated_bytes;
-	case SITE_RANK_ALLOCATIONS: return s->s.allocations;
-	case SITE_RANK_TEMPORARY: return s->s.temporary;
+	case SITE_RANK_PEAK: return s->s->peak_bytes;
+	case SITE_RANK_LEAKED: return s->s->live_bytes;
+	case SITE_RANK_ALLOCATED: return s->s->allocated_bytes;
+	case SITE_RANK_ALLOCATIONS: return s->s->allocations;
+	case SITE_RANK_TEMPORARY: return s->s->temporary;
 	case SITE_RANK_COUNT: break;
 	}
 	return 0;

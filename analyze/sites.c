@@ -634,9 +634,7 @@ static long site_new(struct site_build *b, uint32_t x, bool unknown, bool inheri
 	if (t->count >= t->cap)
 		return -1; /* cannot happen (see above) */
 	s = &t->sites[t->count];
-	memset(s, 0, sizeof(*s));
-	s->s.lifetime_events_min = UINT64_MAX;
-	s->s.lifetime_ns_min = UINT64_MAX;
+	memset(s, 0, sizeof(*s)); /* s->s: its first stack's, set by add_stack */
 	s->frame_start = x; /* the trie node, until site_frames_write */
 	s->frame_count = b->trie[x].depth;
 	s->unknown_stack = unknown;
@@ -767,7 +765,7 @@ static int site_frames_write(struct site_build *b)
 	return 0;
 }
 
-static int add_stack(struct site_build *b, const struct stack_stats *st)
+static int add_stack(struct site_build *b, struct stack_stats *st)
 {
 	struct site_table *t = b->t;
 	bool truncated = false, unknown = false, inherited = st->stack_id == AGG_STACK_INHERITED;
@@ -790,7 +788,10 @@ static int add_stack(struct site_build *b, const struct stack_stats *st)
 			return -ENOMEM;
 		*slot = (uint32_t)(k + 1);
 	}
-	alloc_stats_merge(&t->sites[*slot - 1].s, &st->s);
+	if (!t->sites[*slot - 1].s)
+		t->sites[*slot - 1].s = &st->s;
+	else
+		alloc_stats_merge(t->sites[*slot - 1].s, &st->s);
 	t->sites[*slot - 1].stack_count++;
 	t->sites[*slot - 1].truncated |= truncated;
 	return 0;
@@ -800,17 +801,17 @@ static int site_cmp_allocated(const void *pa, const void *pb)
 {
 	const struct site *a = pa, *b = pb;
 
-	if (a->s.allocated_bytes != b->s.allocated_bytes)
-		return a->s.allocated_bytes > b->s.allocated_bytes ? -1 : 1;
-	if (a->s.allocations != b->s.allocations)
-		return a->s.allocations > b->s.allocations ? -1 : 1;
-	if (a->s.live_bytes != b->s.live_bytes)
-		return a->s.live_bytes > b->s.live_bytes ? -1 : 1;
+	if (a->s->allocated_bytes != b->s->allocated_bytes)
+		return a->s->allocated_bytes > b->s->allocated_bytes ? -1 : 1;
+	if (a->s->allocations != b->s->allocations)
+		return a->s->allocations > b->s->allocations ? -1 : 1;
+	if (a->s->live_bytes != b->s->live_bytes)
+		return a->s->live_bytes > b->s->live_bytes ? -1 : 1;
 	/* creation order (stable output for equal numbers) */
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-int site_table_build(struct site_table *t, const struct aggregate *agg,
+int site_table_build(struct site_table *t, struct aggregate *agg,
 		     const struct stack_nodes *nodes, struct symbolizer *sym,
 		     const struct site_options *opt, struct huge_spare *spare)
 {

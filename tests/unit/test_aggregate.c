@@ -1333,8 +1333,8 @@ static void test_sites_merge_stacks_and_sum(void)
 	CU_ASSERT_EQUAL(t.count, 1);
 	CU_ASSERT_EQUAL(t.stacks, 1);
 	CU_ASSERT_EQUAL(t.sites[0].id, 1);
-	CU_ASSERT_EQUAL(t.sites[0].s.allocations, 21);
-	CU_ASSERT_EQUAL(t.sites[0].s.live_bytes, 4444);
+	CU_ASSERT_EQUAL(t.sites[0].s->allocations, 21);
+	CU_ASSERT_EQUAL(t.sites[0].s->live_bytes, 4444);
 	CU_ASSERT_EQUAL(t.sites[0].frame_count, 1);
 	CU_ASSERT_EQUAL(t.frames_total, 1);
 	site_table_free(&t);
@@ -1448,8 +1448,8 @@ static void test_sites_from_shared_stacks(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 3);
 	CU_ASSERT_EQUAL(s->stack_count, 2);
-	CU_ASSERT_EQUAL(s->s.allocations, 3);
-	CU_ASSERT_EQUAL(s->s.allocated_bytes, 101 + 102 + 107);
+	CU_ASSERT_EQUAL(s->s->allocations, 3);
+	CU_ASSERT_EQUAL(s->s->allocated_bytes, 101 + 102 + 107);
 	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[1]].module_offset, 0x2000);
 	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[2]].module_offset, 0x1000);
 	CU_ASSERT_FALSE(s->truncated);
@@ -1457,13 +1457,13 @@ static void test_sites_from_shared_stacks(void)
 	s = site_with_leaf(&t, 0x4000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 3);
-	CU_ASSERT_EQUAL(s->s.allocated_bytes, 100);
+	CU_ASSERT_EQUAL(s->s->allocated_bytes, 100);
 	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[1]].module_offset, 0x2000);
 
 	s = site_with_leaf(&t, 0x2000); /* node 3's own stack */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 2);
-	CU_ASSERT_EQUAL(s->s.allocated_bytes, 103);
+	CU_ASSERT_EQUAL(s->s->allocated_bytes, 103);
 
 	s = site_with_leaf(&t, deep_first + 16 * 599);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -1484,7 +1484,7 @@ static void test_sites_from_shared_stacks(void)
 			s = &t.sites[k];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 0);
-	CU_ASSERT_EQUAL(s->s.allocated_bytes, 106);
+	CU_ASSERT_EQUAL(s->s->allocated_bytes, 106);
 
 	site_table_free(&t);
 	symbolizer_free(sym);
@@ -1534,9 +1534,9 @@ static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
 	CU_ASSERT_EQUAL_FATAL(site_table_build(t, &agg, &nodes, sym, NULL, &spare), 0);
 	CU_ASSERT_PTR_NULL(spare.p); /* taken over */
 	symbolizer_free(sym); /* (the checks read no strings) */
-	aggregate_free(&agg);
 	module_maps_free(&maps);
 	stack_nodes_free(&nodes);
+	/* agg stays: the sites' statistics are its (the caller frees it) */
 }
 
 /* Whether site table t holds exactly the sites sites_with_spare made. */
@@ -1548,7 +1548,7 @@ static bool sites_are_the_stacks(const struct site_table *t, size_t n_sites, siz
 		const struct site *s = &t->sites[k];
 		size_t i = n_sites - 1 - k; /* by allocated bytes, the largest first */
 
-		if (s->id != k + 1 || s->s.allocated_bytes != i + 1 || s->frame_count != depth)
+		if (s->id != k + 1 || s->s->allocated_bytes != i + 1 || s->frame_count != depth)
 			return false;
 		for (size_t j = 0; j < depth; j++)
 			if (t->frames[site_frame_ids(t, s)[j]].module_offset !=
@@ -1573,12 +1573,14 @@ static void test_sites_built_in_spare_memory(void)
 	CU_ASSERT_TRUE(t.spare.bytes < (size_t)1 << 20); /* the rest unmapped */
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
 	site_table_free(&t);
+	aggregate_free(&agg);
 	/* frame ids past their room (100 frames a site): on the heap */
 	sites_with_spare(&t, 40, 100, (size_t)1 << 20);
 	CU_ASSERT_TRUE(t.sites_in_spare);
 	CU_ASSERT_FALSE(t.ids_in_spare);
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 40, 100));
 	site_table_free(&t);
+	aggregate_free(&agg);
 	/* no room for the sites: the spare is freed, everything on the heap */
 	sites_with_spare(&t, 300, 3, 4096);
 	CU_ASSERT_FALSE(t.sites_in_spare);
@@ -1586,6 +1588,7 @@ static void test_sites_built_in_spare_memory(void)
 	CU_ASSERT_PTR_NULL(t.spare.p);
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
 	site_table_free(&t);
+	aggregate_free(&agg);
 	/* and without any */
 	sites_with_spare(&t, 300, 3, 0);
 	CU_ASSERT_FALSE(t.sites_in_spare);
@@ -1643,6 +1646,7 @@ static void test_rankings_top_n_is_the_front_of_the_full_order(void)
 	struct trace_info info;
 	struct aggregate agg;
 	struct site_table t;
+	struct alloc_stats *stats;
 	struct report r;
 	char *text;
 
@@ -1650,20 +1654,22 @@ static void test_rankings_top_n_is_the_front_of_the_full_order(void)
 	CU_ASSERT_FATAL(aggregate_init(&agg) == 0);
 	memset(&t, 0, sizeof(t));
 	t.sites = calloc(RANK_SITES, sizeof(*t.sites));
-	CU_ASSERT_FATAL(t.sites != NULL);
+	stats = calloc(RANK_SITES, sizeof(*stats));
+	CU_ASSERT_FATAL(t.sites != NULL && stats != NULL);
 	t.count = t.cap = RANK_SITES;
 	for (uint32_t i = 0; i < RANK_SITES; i++) {
 		struct site *s = &t.sites[i];
 
+		s->s = &stats[i];
 		s->id = (i * 7919u) % RANK_SITES + 1; /* not in index order, so
 		                                      * that ties test rank_cmp's id rule */
 		s->unknown_stack = true;
-		s->s.lifetime_events_min = s->s.lifetime_ns_min = UINT64_MAX;
-		s->s.peak_bytes = (i * 7919u) % 97u;
-		s->s.live_bytes = (i * 31u) % 13u;
-		s->s.allocated_bytes = 1000000u - i * 3u + (i % 5u);
-		s->s.allocations = (i * 17u) % 41u;
-		s->s.temporary = i % 3u ? 0 : (i * 13u) % 29u;
+		s->s->lifetime_events_min = s->s->lifetime_ns_min = UINT64_MAX;
+		s->s->peak_bytes = (i * 7919u) % 97u;
+		s->s->live_bytes = (i * 31u) % 13u;
+		s->s->allocated_bytes = 1000000u - i * 3u + (i % 5u);
+		s->s->allocations = (i * 17u) % 41u;
+		s->s->temporary = i % 3u ? 0 : (i * 13u) % 29u;
 	}
 	memset(&r, 0, sizeof(r));
 	r.info = &info;
@@ -1683,6 +1689,7 @@ static void test_rankings_top_n_is_the_front_of_the_full_order(void)
 		CU_ASSERT_EQUAL(memcmp(short_ids[k], full_ids[k], SHORT * sizeof(uint32_t)), 0);
 	}
 	free(t.sites);
+	free(stats);
 	aggregate_free(&agg);
 	trace_info_free(&info);
 }
