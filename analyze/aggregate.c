@@ -712,4 +712,12 @@ void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
 	else
 		block_table_free(&a->blocks);
 	block_table_free(&a->weights);
+	/* the stack id -> statistics indexes serve events only (on 524,288
+	 * stacks some 20 MiB, held through the sites' build before) */
+	free(a->stack_direct);
+	a->stack_direct = NULL;
+	a->stack_direct_cap = 0;
+	free(a->stack_index);
+	a->stack_index = NULL;
+	a->stack_index_cap = 0;
 }

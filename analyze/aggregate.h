@@ -183,8 +183,9 @@ int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent
 void aggregate_finish(struct aggregate *a);
 
 /*
- * After aggregate_finish: frees the tables of live blocks (the reports need
- * only the statistics), so that they and what comes after (allocation
+ * After aggregate_finish: frees the tables of live blocks and the indexes
+ * from stack ids to statistics (the reports need only the statistics; no
+ * event may be aggregated after it), so that they and what comes after (allocation
  * sites, symbols) are never in memory together: on python3's trace the
  * table is 12 MiB.  With spare not NULL, the block table's memory is handed
  * over there instead of freed, for the sites to be built in
