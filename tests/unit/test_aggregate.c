@@ -1594,6 +1594,7 @@ static void test_sites_built_in_spare_memory(void)
 	CU_ASSERT_FALSE(t.sites_in_spare);
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
 	site_table_free(&t);
+	aggregate_free(&agg);
 }
 
 /* The site ids of each ranking section of a text report, in order: ids[k]
