@@ -10,10 +10,19 @@
 #            sqlite3, rustc (Debian's, /usr/bin/rustc; also Rust names),
 #            default-jdk-headless (java and javac), ruby, golang-go (cgo; Go
 #            frames), nodejs (worker_threads)
+# With --build, only the build and runtime packages (enough for `make demo`;
+# the tests' real programs are some 500 MB more).
 set -eu
 packages="build-essential autoconf automake libtool pkg-config libdw-dev libelf-dev
-libiberty-dev zlib1g-dev libdeflate-dev libcunit1-dev libunwind8 python3 sqlite3
-rustc default-jdk-headless ruby golang-go nodejs"
+libiberty-dev zlib1g-dev libdeflate-dev libcunit1-dev libunwind8"
+case "${1:-}" in
+--build) ;;
+"") packages="$packages python3 sqlite3 rustc default-jdk-headless ruby golang-go nodejs" ;;
+*)
+	echo "usage: tests/install-deps.sh [--build]" >&2
+	exit 2
+	;;
+esac
 if [ "$(id -u)" -eq 0 ]; then
 	run=""
 elif command -v sudo >/dev/null 2>&1; then
