@@ -68,7 +68,6 @@ E2E_TESTS = \
 	tests/e2e/real-python3.sh \
 	tests/e2e/cxx-thread-local.sh \
 	tests/e2e/real-go.sh \
-	tests/e2e/go-frames.sh \
 	tests/e2e/real-node.sh \
 	tests/e2e/real-rust.sh \
 	tests/e2e/real-jvm.sh \

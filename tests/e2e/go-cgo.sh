@@ -11,20 +11,14 @@
 # and a C compiler.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
-command -v go >/dev/null 2>&1 || skip "go missing (Debian package golang-go)"
 [ "$(uname -m)" = x86_64 ] || skip "checks asm_amd64.s frames: x86-64 only"
 make_work
 SRC="$PROGS_DIR/go_cgo/main.go"
 source_line "$SRC" "// site: c_make"
 C_MAKE_LINE=$SOURCE_LINE
 
-# A private Go cache and module mode off the network: the build needs only
-# the standard library.
-cp "$SRC" "$WORK/main.go"
-(cd "$WORK" && CGO_ENABLED=1 CC="$CC" GOCACHE="$WORK/gocache" GOPATH="$WORK/gopath" \
-	GOFLAGS= GOPROXY=off GO111MODULE=off go build -o go_cgo main.go) >"$WORK/build.log" 2>&1 ||
-	{ cat "$WORK/build.log"; hard_error "cannot build $SRC"; }
-GOROOT_SRC="$(go env GOROOT)/src"
+build_go "$WORK/go_cgo" "$SRC"
+GOROOT_SRC="$(/usr/bin/go env GOROOT)/src"
 
 mprof_run 60 "$WORK/trace" -- "$WORK/go_cgo"
 expect_eq "exit status" 0 "$RUN_STATUS"

@@ -193,6 +193,20 @@ build_c() {
 		{ cat "$WORK/build.log"; hard_error "cannot compile $src"; }
 }
 
+# build_go OUT SRC: builds the Go program SRC (one file, cgo on) with
+# Debian's Go (skips the test where golang-go is not installed), offline,
+# with the build cache and GOPATH in the scratch directory and no go env
+# file of the user's.
+build_go() {
+	local out=$1 src=$2 dir="$WORK/go-build"
+	[ -x /usr/bin/go ] || skip "Debian's Go is not installed (/usr/bin/go; apt package golang-go)"
+	mkdir -p "$dir" && cp "$src" "$dir/" || hard_error "cannot copy $src"
+	(cd "$dir" && env GOENV=off GOCACHE="$dir/cache" GOPATH="$dir/path" \
+		GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local CGO_ENABLED=1 CC="$CC" \
+		/usr/bin/go build -o "$out" "$(basename "$src")") >"$WORK/build.log" 2>&1 ||
+		{ cat "$WORK/build.log"; hard_error "cannot build $src"; }
+}
+
 # build_cxx OUT SRC [FLAGS...]
 build_cxx() {
 	local out=$1 src=$2
