@@ -7,7 +7,6 @@
  * is read into an anonymous mapping.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,20 +28,9 @@
 static size_t announce_cmdline(char *buf, size_t cap)
 {
 	char *raw = buf + cap / 2;
-	size_t len = 0;
-	int fd = sys_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+	ssize_t len = sys_read_file("/proc/self/cmdline", raw, cap / 2);
 
-	if (fd < 0)
-		return 0;
-	while (len < cap / 2) {
-		ssize_t n = sys_read(fd, raw + len, cap / 2 - len);
-
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	sys_close(fd);
-	return argv_quote_cmdline(buf, cap / 2, raw, len);
+	return len > 0 ? argv_quote_cmdline(buf, cap / 2, raw, (size_t)len) : 0;
 }
 
 /* The PROCESS record; the command line is read before the meta lock is

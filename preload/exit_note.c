@@ -31,13 +31,8 @@ static uint64_t exit_note_hwm_kib(void)
 	char buf[4096];
 	const char *p;
 	uint64_t kib = 0;
-	ssize_t n;
-	int fd = sys_open("/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
+	ssize_t n = sys_read_file("/proc/self/status", buf, sizeof(buf) - 1);
 
-	if (fd < 0)
-		return 0;
-	n = sys_read(fd, buf, sizeof(buf) - 1);
-	sys_close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';

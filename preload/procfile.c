@@ -95,14 +95,9 @@ static int procfile_open(struct preload_process *proc, char *path, size_t path_s
 static void procfile_command(char *out, size_t cap)
 {
 	char raw[2048];
-	ssize_t n;
-	int fd = sys_open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0);
+	ssize_t n = sys_read_file("/proc/self/cmdline", raw, sizeof(raw));
 
 	out[0] = '\0';
-	if (fd < 0)
-		return;
-	n = sys_read(fd, raw, sizeof(raw));
-	sys_close(fd);
 	if (n > 0)
 		argv_quote_cmdline(out, cap, raw, (size_t)n);
 }

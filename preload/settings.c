@@ -7,8 +7,6 @@
  * Malformed numbers fall back to the defaults, out-of-range ones are clamped.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -33,23 +31,11 @@ static int initial_env_read;
 
 static void initial_env_load(void)
 {
-	int fd = sys_open("/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
+	ssize_t n = sys_read_file("/proc/self/environ", initial_env, sizeof(initial_env) - 1);
 
 	initial_env_read = 1;
-	if (fd < 0)
-		return;
-	while (initial_env_bytes < sizeof(initial_env) - 1) {
-		ssize_t n = sys_read(fd, initial_env + initial_env_bytes,
-				 sizeof(initial_env) - 1 - initial_env_bytes);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		initial_env_bytes += (size_t)n;
-	}
+	initial_env_bytes = n > 0 ? (size_t)n : 0;
 	initial_env[initial_env_bytes] = '\0';
-	sys_close(fd);
 }
 
 const char *preload_getenv(const char *name)

@@ -12,6 +12,7 @@
 #ifndef MPROF_PRELOAD_SYS_H
 #define MPROF_PRELOAD_SYS_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -37,6 +38,29 @@ static inline int sys_close(int fd)
 static inline int sys_nanosleep(const struct timespec *nap)
 {
 	return (int)syscall(SYS_nanosleep, nap, NULL);
+}
+
+/* Reads the file at path into buf until its end or cap bytes, retrying a
+ * read a signal interrupted, and closes it: the bytes read, or -1 when it
+ * cannot be opened.  (For the shim's few reads of /proc/self.) */
+static inline ssize_t sys_read_file(const char *path, char *buf, size_t cap)
+{
+	size_t len = 0;
+	int fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	while (len < cap) {
+		ssize_t n = sys_read(fd, buf + len, cap - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	sys_close(fd);
+	return (ssize_t)len;
 }
 
 /* 0 when every page of [addr, addr + bytes) is mapped (addr page-aligned);
