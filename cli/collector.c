@@ -705,21 +705,15 @@ static int proc_add(struct collector *c, const char *name)
  * that had just executed cc read 8 KiB). */
 static void proc_rss_watch(struct proc *p)
 {
-	char path[64], exe[sizeof(p->pf.h->exe)];
+	char exe[sizeof(p->pf.h->exe)];
 	unsigned long long kib;
-	ssize_t n;
 
 	if (p->phase != PROC_ACTIVE || p->superseded)
 		return;
 	kib = pid_info_peak_rss_kib(p->pid);
 	if (kib <= p->peak_rss_sampled_kib || !p->exe)
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return;
-	exe[n] = '\0';
-	if (strcmp(exe, p->exe) == 0)
+	if (pid_info_exe(p->pid, exe, sizeof(exe)) && strcmp(exe, p->exe) == 0)
 		p->peak_rss_sampled_kib = kib;
 }
 

@@ -181,7 +181,7 @@ size_t late_starters_find(const struct late_query *q, struct late_starter *out, 
 {
 	unsigned self = (unsigned)getpid();
 	static const char session_name[] = SESSION_ENV "=", preload_name[] = "LD_PRELOAD=";
-	char *env = NULL, *buf = NULL, exe[LATE_PROGRAM_BYTES], link[64];
+	char *env = NULL, *buf = NULL, exe[LATE_PROGRAM_BYTES];
 	size_t env_cap = 0, buf_cap = 0, found = 0;
 	struct dirent *e;
 	DIR *d;
@@ -193,7 +193,6 @@ size_t late_starters_find(const struct late_query *q, struct late_starter *out, 
 		char *end;
 		unsigned long pid = strtoul(e->d_name, &end, 10);
 		long len;
-		ssize_t n;
 
 		if (*end || !pid || pid == self || pid > 0xffffffffu)
 			continue;
@@ -201,9 +200,7 @@ size_t late_starters_find(const struct late_query *q, struct late_starter *out, 
 		 * zombies and kernel threads give 0) */
 		if (pid_info_start_ticks((unsigned)pid) < q->since_ticks)
 			continue;
-		snprintf(link, sizeof(link), "/proc/%lu/exe", pid);
-		n = readlink(link, exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
+		pid_info_exe((unsigned)pid, exe, sizeof(exe));
 		if (q->known((unsigned)pid, exe, q->arg))
 			continue;
 		s.pid = (unsigned)pid;

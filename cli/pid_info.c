@@ -28,21 +28,33 @@
  * and parentheses, so the state follows the last ')').  NULL when the file
  * cannot be opened (errno says why), or reads empty or malformed (errno 0).
  */
-static const char *stat_fields(unsigned pid, char *buf, size_t size)
+/* Reads /proc/pid/name (one read: these files are small) into buf, at most
+ * size bytes; returns the bytes read (0 also when the read fails), or -1
+ * with errno when the file cannot be opened. */
+static ssize_t pid_file_read(unsigned pid, const char *name, char *buf, size_t size)
 {
 	char path[64];
-	const char *rparen;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	snprintf(path, sizeof(path), "/proc/%u/%s", pid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, size - 1);
+		return -1;
+	n = read(fd, buf, size);
 	close(fd);
+	return n > 0 ? n : 0;
+}
+
+static const char *stat_fields(unsigned pid, char *buf, size_t size)
+{
+	const char *rparen;
+	ssize_t n = pid_file_read(pid, "stat", buf, size - 1);
+
+	if (n < 0)
+		return NULL;
 	errno = 0;
-	if (n <= 0)
+	if (n == 0)
 		return NULL;
 	buf[n] = '\0';
 	rparen = strrchr(buf, ')');
@@ -70,18 +82,24 @@ char pid_info_state(unsigned pid)
 	return state ? *state : 0;
 }
 
-void pid_info_program(unsigned pid, char *out, size_t size)
+bool pid_info_exe(unsigned pid, char *out, size_t size)
 {
-	char path[64], buf[512];
-	const char *lparen, *rparen;
+	char path[64];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	n = readlink(path, out, size - 1);
-	if (n > 0) {
-		out[n] = '\0';
+	out[n > 0 ? n : 0] = '\0';
+	return n > 0;
+}
+
+void pid_info_program(unsigned pid, char *out, size_t size)
+{
+	char buf[512];
+	const char *lparen, *rparen;
+
+	if (pid_info_exe(pid, out, size))
 		return;
-	}
 	snprintf(out, size, "?");
 	/* "pid (comm) S ...": comm may hold parentheses; it ends at the last ')' */
 	if (!stat_fields(pid, buf, sizeof(buf)))
@@ -94,17 +112,10 @@ void pid_info_program(unsigned pid, char *out, size_t size)
 
 void pid_info_cmdline(unsigned pid, char *out, size_t size)
 {
-	char path[64], raw[8192];
-	ssize_t n;
-	int fd;
+	char raw[8192];
+	ssize_t n = pid_file_read(pid, "cmdline", raw, sizeof(raw));
 
 	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, raw, sizeof(raw));
-	close(fd);
 	if (n > 0)
 		argv_quote_cmdline(out, size, raw, (size_t)n);
 }
@@ -129,17 +140,10 @@ unsigned long long pid_info_start_ticks(unsigned pid)
 
 unsigned long long pid_info_peak_rss_kib(unsigned pid)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	const char *line;
-	ssize_t n;
-	int fd;
+	ssize_t n = pid_file_read(pid, "status", buf, sizeof(buf) - 1);
 
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';

@@ -18,6 +18,10 @@ void pid_info_cmdline(unsigned pid, char *out, size_t size);
  * by a tracer, 'Z' zombie, ...), or 0 when it cannot be read. */
 char pid_info_state(unsigned pid);
 
+/* The target of /proc/PID/exe into out (empty when it cannot be read);
+ * whether it could. */
+bool pid_info_exe(unsigned pid, char *out, size_t size);
+
 /* Names its program for a message: the target of /proc/PID/exe, else its
  * command name in brackets as ps shows it, else "?". */
 void pid_info_program(unsigned pid, char *out, size_t size);
