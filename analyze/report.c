@@ -71,8 +71,11 @@ void report_run_collect(struct report *r)
 	static const char *const exe_keys[] = {"exe", "program", NULL};
 	static const char *const cmd_keys[] = {"cmdline", "command", "argv", NULL};
 	static const char *const pid_keys[] = {"pid", NULL};
+	static const char *const how_keys[] = {"peak_rss_how", NULL};
+	static const char *const rec_keys[] = {"recorder_kib", NULL};
 	const struct trace_info *info = r->info;
 	struct report_run *run = &r->run;
+	const char *how;
 	int64_t v;
 
 	memset(run, 0, sizeof(*run));
@@ -89,12 +92,9 @@ void report_run_collect(struct report *r)
 		run->run_time_ns = r->agg->last_time_ns - r->agg->first_time_ns;
 	}
 	run->has_peak_rss = kv_unsigned(&info->end, rss_keys, &run->peak_rss_kib);
-	{
-		static const char *const how_keys[] = {"peak_rss_how", NULL};
-		const char *how = kv_string(&info->end, how_keys);
-
-		run->peak_rss_sampled = how && strcmp(how, "sampled") == 0;
-	}
+	how = kv_string(&info->end, how_keys);
+	run->peak_rss_sampled = how && strcmp(how, "sampled") == 0;
+	run->has_recorder = kv_unsigned(&info->end, rec_keys, &run->recorder_kib);
 	run->has_launcher_cpu = kv_unsigned(&info->end, cpu_keys, &run->launcher_cpu_ns);
 	run->has_ring_waits = kv_unsigned(&info->end, wait_keys, &run->ring_waits);
 
@@ -224,7 +224,8 @@ static const char *report_base_name(const char *path)
 }
 
 /* Fills r->run.own_heap_runtime from the frames' modules (and Go's runtime
- * from its function names) and r->run.foreign_malloc from the diagnostics. */
+ * from its function names), r->run.rss_mostly_unseen from the peaks, and
+ * r->run.foreign_malloc from the diagnostics. */
 static void report_run_runtime(struct report *r)
 {
 	const struct site_table *t = r->sites;
@@ -250,11 +251,6 @@ static void report_run_runtime(struct report *r)
 				break;
 			}
 		}
-	}
-	{
-		static const char *const rec_keys[] = {"recorder_kib", NULL};
-
-		r->run.has_recorder = kv_unsigned(&r->info->end, rec_keys, &r->run.recorder_kib);
 	}
 	if (r->run.has_peak_rss && r->agg) {
 		uint64_t rss = r->run.peak_rss_kib * 1024, heap = r->agg->peak_bytes;
