@@ -192,27 +192,28 @@ static void report_run_end_reason(struct report *r)
 static const struct {
 	const char *module_prefix;
 	const char *runtime;
+	const char *unless; /* when the runtime hands every object to malloc */
 } report_runtimes[] = {
-	{ "libjvm.so", "the JVM" },
-	{ "libruby", "Ruby" },
-	{ "libpython", "Python" },
-	{ "python3", "Python" },
-	{ "libtcl", "Tcl" },
-	{ "libnode.so", "Node.js (V8)" },
-	{ "node", "Node.js (V8)" },
-	{ "nodejs", "Node.js (V8)" },
-	{ "libperl.so", "Perl" },
-	{ "perl", "Perl" },
-	{ "libphp", "PHP (the Zend heap)" },
-	{ "php", "PHP (the Zend heap)" },
-	{ "libluajit", "LuaJIT" },
-	{ "luajit", "LuaJIT" },
-	{ "libcoreclr.so", ".NET" },
-	{ "libmonosgen", "Mono" },
-	{ "libgo.so", "gccgo's Go runtime" },
-	{ "libguile", "Guile" },
-	{ "libgjs", "GJS (SpiderMonkey)" },
-	{ "libmozjs", "SpiderMonkey" },
+	{ "libjvm.so", "the JVM", NULL },
+	{ "libruby", "Ruby", NULL },
+	{ "libpython", "Python", "it runs with PYTHONMALLOC=malloc" },
+	{ "python3", "Python", "it runs with PYTHONMALLOC=malloc" },
+	{ "libtcl", "Tcl", NULL },
+	{ "libnode.so", "Node.js (V8)", NULL },
+	{ "node", "Node.js (V8)", NULL },
+	{ "nodejs", "Node.js (V8)", NULL },
+	{ "libperl.so", "Perl", NULL },
+	{ "perl", "Perl", NULL },
+	{ "libphp", "PHP (the Zend heap)", NULL },
+	{ "php", "PHP (the Zend heap)", NULL },
+	{ "libluajit", "LuaJIT", NULL },
+	{ "luajit", "LuaJIT", NULL },
+	{ "libcoreclr.so", ".NET", NULL },
+	{ "libmonosgen", "Mono", NULL },
+	{ "libgo.so", "gccgo's Go runtime", NULL },
+	{ "libguile", "Guile", NULL },
+	{ "libgjs", "GJS (SpiderMonkey)", NULL },
+	{ "libmozjs", "SpiderMonkey", NULL },
 };
 
 /* The file name of a module path. */
@@ -231,6 +232,7 @@ static void report_run_runtime(struct report *r)
 	const struct site_table *t = r->sites;
 
 	r->run.own_heap_runtime = NULL;
+	r->run.own_heap_unless = NULL;
 	for (size_t i = 0; t && i < t->frame_count && !r->run.own_heap_runtime; i++) {
 		const struct site_frame *f = &t->frames[i];
 		const char *base = f->module ? report_base_name(f->module) : "";
@@ -248,6 +250,7 @@ static void report_run_runtime(struct report *r)
 			    (base[len] == '\0' || base[len] == '.' || base[len] == '-' ||
 			     (base[len] >= '0' && base[len] <= '9'))) {
 				r->run.own_heap_runtime = report_runtimes[k].runtime;
+				r->run.own_heap_unless = report_runtimes[k].unless;
 				break;
 			}
 		}

@@ -52,6 +52,9 @@ struct report_run {
 	/* A runtime with a heap of its own whose frames the stacks show ("the
 	 * JVM"), or NULL: mprof sees only the blocks it takes from malloc. */
 	const char *own_heap_runtime;
+	/* When that runtime hands every object to malloc after all ("it runs
+	 * with PYTHONMALLOC=malloc"), which the trace does not tell; or NULL. */
+	const char *own_heap_unless;
 	/* The program's malloc is not the C library's (a FOREIGN_MALLOC
 	 * diagnostic): its allocations were not recorded. */
 	bool foreign_malloc;

@@ -345,8 +345,11 @@ static void print_summary(FILE *out, const struct report *r)
 		fprintf(out, "data lost:        %s: the counts below are short of the "
 			"program's\n", run->data_lost);
 	if (run->own_heap_runtime)
-		fprintf(out, "note:             %s manages a heap of its own; mprof sees only the "
-			"blocks it takes from malloc, not its objects\n", run->own_heap_runtime);
+		fprintf(out, "note:             %s manages a heap of its own%s%s%s; mprof sees only "
+			"the blocks it takes from malloc, not its objects\n", run->own_heap_runtime,
+			run->own_heap_unless ? " (unless " : "",
+			run->own_heap_unless ? run->own_heap_unless : "",
+			run->own_heap_unless ? ")" : "");
 	if (run->rss_mostly_unseen)
 		fprintf(out, "note:             peak RSS (%s) is over %u times the heap peak (%s): "
 			"most of the memory is not malloc blocks (a bundled allocator, mmap, a "

@@ -38,6 +38,10 @@ for mode in malloc default; do
 		"$(q "$WORK/r-$mode.json" summary own_heap_runtime)"
 done
 unset PYTHONMALLOC
+# the trace cannot tell pymalloc from PYTHONMALLOC=malloc: the note says so
+expect_match "the text note on Python's heap names PYTHONMALLOC=malloc" \
+	'^note: +Python manages a heap of its own \(unless it runs with PYTHONMALLOC=malloc\);' \
+	"$("$MPROF" report -n 0 "$WORK/trace-malloc" 2>&1)"
 # -n bounds the JSON report: the sites among the top 2 of one of 5 rankings
 if report_json "$WORK/top2.json" "$WORK/trace-default" -n 2; then
 	expect_eq "-n 2: sites_total is every site" "$(q "$WORK/r-default.json" len sites)" \
