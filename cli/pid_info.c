@@ -20,6 +20,7 @@
 #include "trace/argv_quote.h"
 
 /* The kernel's PF_KTHREAD, in the flags of /proc/PID/stat (field 9). */
+#define PID_ANCESTRY_MAX 256u /* parents followed, at most */
 #define PID_PF_KTHREAD 0x00200000ull
 
 /*
@@ -149,4 +150,23 @@ unsigned long long pid_info_peak_rss_kib(unsigned pid)
 	buf[n] = '\0';
 	line = strstr(buf, "\nVmHWM:");
 	return line ? strtoull(line + 7, NULL, 10) : 0;
+}
+
+unsigned pid_info_ppid(unsigned pid)
+{
+	char buf[1024];
+	const char *p = stat_fields(pid, buf, sizeof(buf));
+
+	p = p ? strchr(p, ' ') : NULL; /* field 4 follows the state */
+	return p ? (unsigned)strtoul(p + 1, NULL, 10) : 0;
+}
+
+bool pid_info_descends_from(unsigned pid, unsigned ancestor)
+{
+	for (unsigned steps = 0; pid > 1 && steps < PID_ANCESTRY_MAX; steps++) {
+		pid = pid_info_ppid(pid);
+		if (pid == ancestor)
+			return true;
+	}
+	return false;
 }
