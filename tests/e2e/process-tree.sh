@@ -40,8 +40,10 @@ expect_match "4. its trace is FILE.PID" "^$T\.[0-9]+$" "$T3000"
 expect_eq "5. header, then most allocations first" \
 	"program pid allocations peak RSS trace|$T3000|$T2000" \
 	"$(sed -n 's/^mprof:   //p' "$RUN_ERR" | head -3 | awk 'NR == 1 {$1 = $1; print; next} {print $NF}' | paste -sd '|')"
-expect_eq "6. the trace with the most allocations is named" \
-	"mprof: most allocations: $T3000 ($WORK/tree_worker 3000)" \
+# The program is named in full, or without its folder when the line would be
+# too long (how long depends on where the suite runs).
+expect_match "6. the trace with the most allocations is named" \
+	"^mprof: most allocations: $T3000 \(($WORK/)?tree_worker 3000\)\$" \
 	"$(grep '^mprof: most allocations:' "$RUN_ERR")"
 expect_eq "7. one line per trace" 3 "$(ls "$WORK/a" | wc -l)"
 expect_eq "7. three processes recorded" "mprof: 3 processes recorded, most allocations first:" \
@@ -64,8 +66,8 @@ expect_eq "12. overview row: status, allocations, trace" "exit 0 3000 $T3000" \
 expect_eq "12. overview row of the second child" "exit 0 2000 $T2000" \
 	"$(ov_row 2000 | awk '{print $(NF-7), $(NF-6), $(NF-5), $NF}')"
 expect_eq "13. overview: most allocations first" "$T3000" "$(sed -n 3p "$RUN_OUT" | awk '{print $NF}')"
-expect_eq "14. overview names the trace with the most allocations" \
-	"most allocations: $T3000 ($WORK/tree_worker 3000)" "$(sed -n 6p "$RUN_OUT")"
+expect_match "14. overview names the trace with the most allocations" \
+	"^most allocations: $T3000 \(($WORK/)?tree_worker 3000\)\$" "$(sed -n 6p "$RUN_OUT")"
 expect_eq "15. then the three reports, the first trace first" \
 	"$T|$(ls "$WORK/a" | sort -V | sed -n '2,3s|^|'"$WORK/a/"'|p' | paste -sd '|')" \
 	"$(sed -n 's/^mprof report: \(.*\) (exact.*/\1/p' "$RUN_OUT" | paste -sd '|')"
@@ -86,7 +88,7 @@ chmod +x "$WORK/exec-wrap.sh"
 RUN_NAME=exec mprof_run 60 "$WORK/b/trace" -- "$WORK/exec-wrap.sh" "$WORK/tree_worker" 1500
 expect_eq "18. exec wrapper: exit status" 0 "$RUN_STATUS"
 expect_match "19. exec wrapper: the program's trace has the most allocations" \
-	"^mprof: most allocations: $WORK/b/trace\.[0-9]+ \($WORK/tree_worker 1500\)\$" "$(cat "$RUN_ERR")"
+	"^mprof: most allocations: $WORK/b/trace\.[0-9]+ \(($WORK/)?tree_worker 1500\)\$" "$(cat "$RUN_ERR")"
 expect_eq "19. exec wrapper: its allocations" 1500 \
 	"$(grep -E "^mprof:   .*tree_worker 1500 " "$RUN_ERR" | allocs)"
 finish
