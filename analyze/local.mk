@@ -46,7 +46,23 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/output.h analyze/output/formats.c \
 	analyze/output/overview.h analyze/output/overview.c \
 	analyze/output/frames.h analyze/output/frames.c \
-	analyze/output/text.c analyze/output/json.c
+	analyze/output/text.c analyze/output/json.c \
+	analyze/output/stack_tree.h analyze/output/stack_tree.c \
+	analyze/output/folded.h analyze/output/folded.c \
+	analyze/output/script_json.h analyze/output/script_json.c \
+	analyze/output/flamegraph.c
+
+# The flame graph page (HTML, CSS and script in one file) as a C string.
+analyze/output/flamegraph_page.h: analyze/output/flamegraph.html
+	$(AM_V_GEN)$(MKDIR_P) analyze/output && { \
+	  echo '/* made from flamegraph.html by analyze/local.mk; do not edit */'; \
+	  echo 'static const char flamegraph_page[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+	    $(srcdir)/analyze/output/flamegraph.html; \
+	  echo ';'; } >$@-t && mv $@-t $@
+BUILT_SOURCES += analyze/output/flamegraph_page.h
+CLEANFILES += analyze/output/flamegraph_page.h
+EXTRA_DIST += analyze/output/flamegraph.html
 
 ANALYZE_CMD_SOURCES = \
 	analyze/symbolize/debuginfod_gate.c \

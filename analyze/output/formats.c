@@ -9,6 +9,8 @@
 const struct output_format *const output_formats[] = {
 	&output_text,
 	&output_json,
+	&output_folded,
+	&output_flamegraph,
 	NULL,
 };
 
