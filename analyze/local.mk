@@ -105,3 +105,14 @@ tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
 TESTS += tests/unit/test_symbols
+
+# ---- unit tests of the stack-shaped formats' shared pieces (CUnit) ----
+check_PROGRAMS += tests/unit/test_stack_output
+tests_unit_test_stack_output_SOURCES = tests/unit/test_stack_output.c \
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+tests_unit_test_stack_output_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) \
+	$(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_stack_output_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_stack_output_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
+	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
+TESTS += tests/unit/test_stack_output

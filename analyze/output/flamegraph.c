@@ -11,7 +11,8 @@
  * "mprof-flamegraph" version 1 (values in the metric's unit, weighted):
  *
  *   {"schema": "mprof-flamegraph", "schema_version": 1,
- *    "trace": str, "program": str or null, "pid": int or null,
+ *    "trace": str, "program": str or null (command line, else executable),
+ *    "exe": str or null (the executable's file name), "pid": int or null,
  *    "sampled": bool, "kind": str (exact or estimates, as the text report),
  *    "metric": {"name": str, "label": str, "bytes": bool},
  *    "total": int (the sum of the nodes' "self"),
@@ -170,6 +171,8 @@ static int flamegraph_data(FILE *out, const struct profile *p, enum metric m,
 	output_json_string(out, p->info.path);
 	fputs(",\"program\":", out);
 	output_json_string(out, program);
+	fputs(",\"exe\":", out);
+	output_json_string(out, p->run.exe ? output_base_name(p->run.exe) : NULL);
 	if (p->run.has_pid)
 		fprintf(out, ",\"pid\":%" PRIu64, p->run.pid);
 	else
