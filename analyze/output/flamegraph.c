@@ -14,6 +14,7 @@
  *    "trace": str, "program": str or null (command line, else executable),
  *    "exe": str or null (the executable's file name), "pid": int or null,
  *    "sampled": bool, "kind": str (exact or estimates, as the text report),
+ *    "notes": [str] (what qualifies the numbers, as the text report's),
  *    "metric": {"name": str, "label": str, "bytes": bool},
  *    "total": int (the sum of the nodes' "self"),
  *    "frames": [[name, file or null, line (0 unknown), module or null,
@@ -107,14 +108,47 @@ static void flamegraph_title(FILE *out, const struct profile *p, enum metric m)
 	fputs(" - mprof flame graph", out);
 }
 
-/* What the numbers are: exact or estimates. */
-static const char *flamegraph_kind(const struct profile *p)
+/* The notes of the text report's header that qualify the numbers, as a
+ * JSON list of strings. */
+static void flamegraph_notes(FILE *out, const struct profile *p)
 {
-	if (p->info.sampled)
-		return profile_ended_early(p) ? "sampled: values are estimates; the recording ended early"
-					      : "sampled: values are estimates";
-	return profile_ended_early(p) ? "exact until the recording ended early"
-				      : "exact: every allocation recorded";
+	const struct run_facts *run = &p->run;
+	char note[1024];
+	int n = 0;
+
+	fputc('[', out);
+	if (profile_ended_early(p)) {
+		snprintf(note, sizeof(note), "ended early: %s; blocks still live then are not known "
+			 "to be leaks", run->ended_early);
+		fputs(n++ ? "," : "", out);
+		output_json_string(out, note);
+	}
+	if (run->data_lost[0]) {
+		snprintf(note, sizeof(note), "data lost: %s: the figures are short of the program's",
+			 run->data_lost);
+		fputs(n++ ? "," : "", out);
+		output_json_string(out, note);
+	}
+	if (run->foreign_malloc) {
+		fputs(n++ ? "," : "", out);
+		output_json_string(out, "the program's own malloc was not recorded");
+	}
+	if (run->own_heap_runtime) {
+		snprintf(note, sizeof(note), "%s manages a heap of its own%s%s%s; mprof sees only the "
+			 "blocks it takes from malloc, not its objects", run->own_heap_runtime,
+			 run->own_heap_unless ? " (unless " : "",
+			 run->own_heap_unless ? run->own_heap_unless : "",
+			 run->own_heap_unless ? ")" : "");
+		fputs(n++ ? "," : "", out);
+		output_json_string(out, note);
+	}
+	if (run->rss_mostly_unseen) {
+		fputs(n++ ? "," : "", out);
+		output_json_string(out, "peak RSS is many times the heap peak: most of the memory is "
+			 "not malloc blocks (a bundled allocator, mmap, a runtime's heap), which "
+			 "mprof does not see");
+	}
+	fputc(']', out);
 }
 
 /* One frame as ["name", "file", line, "module", inlined]; key past the
@@ -178,7 +212,9 @@ static int flamegraph_data(FILE *out, const struct profile *p, enum metric m,
 	else
 		fputs(",\"pid\":null", out);
 	fprintf(out, ",\"sampled\":%s,\"kind\":", p->info.sampled ? "true" : "false");
-	output_json_string(out, flamegraph_kind(p));
+	output_json_string(out, output_report_kind(p));
+	fputs(",\"notes\":", out);
+	flamegraph_notes(out, p);
 	fputs(",\"metric\":{\"name\":", out);
 	output_json_string(out, mi->name);
 	fputs(",\"label\":", out);

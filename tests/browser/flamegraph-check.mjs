@@ -55,20 +55,22 @@ try {
   const sel = data.frames.map((fr, i) => (fr[0] === fn ? `#svg g[data-f="${i}"]` : null))
     .filter((x) => x).join(', ');
   out('frame_found', sel && (await page.locator(sel).count()) > 0 ? 1 : 0);
-  await page.locator(sel).first().click();
-  const f = +(await page.locator(sel).first().getAttribute('data-f'));
-  const z = await page.evaluate((f) => {
-    const g = document.querySelector(`#svg g[data-f="${f}"]:not(.up)`);
-    const box = document.getElementById('svg').viewBox.baseVal;
-    const r = g && g.querySelector('rect');
-    return { x: r ? +r.getAttribute('x') : -1, w: r ? +r.getAttribute('width') : -1, W: box.width };
-  }, f);
-  out('zoom_fills', z.x === 0 && Math.abs(z.w - z.W) <= 1 ? 1 : 0);
-  out('zoom_crumb', (await page.textContent('#crumbs')).replace(/\s+/g, ' ').trim());
-  await page.hover(`#svg g[data-f="${f}"]:not(.up)`);
-  out('tooltip', (await page.textContent('#tip')).replace(/\s+/g, ' '));
-  await page.screenshot({ path: `${shots}-zoom.png` });
-  await page.click('#reset');
+  if (sel && (await page.locator(sel).count()) > 0) {
+    const f = +(await page.locator(sel).first().getAttribute('data-f'));
+    await page.locator(sel).first().click();
+    const z = await page.evaluate((f) => {
+      const g = document.querySelector(`#svg g[data-f="${f}"]:not(.up)`);
+      const box = document.getElementById('svg').viewBox.baseVal;
+      const r = g && g.querySelector('rect');
+      return { x: r ? +r.getAttribute('x') : -1, w: r ? +r.getAttribute('width') : -1, W: box.width };
+    }, f);
+    out('zoom_fills', z.x === 0 && Math.abs(z.w - z.W) <= 1 ? 1 : 0);
+    out('zoom_crumb', (await page.textContent('#crumbs')).replace(/\s+/g, ' ').trim());
+    await page.hover(`#svg g[data-f="${f}"]:not(.up)`);
+    out('tooltip', (await page.textContent('#tip')).replace(/\s+/g, ' '));
+    await page.screenshot({ path: `${shots}-zoom.png` });
+    await page.click('#reset');
+  }
 
   // the inverted view: the widest frame right under "all" at the top
   await page.fill('#search', '');
