@@ -67,6 +67,11 @@ $stack;route_b;leaf 1000" "$(from_main route_ "$WORK/shared.temporary.folded")"
 # Without --metric: peak.
 run_cmd 60 default "$MPROF" report --format folded "$WORK/cxx.trace"
 expect_file_eq "no --metric is --metric peak" "$WORK/cxx.peak.folded" "$RUN_OUT"
+# One trace only: the lines of two would be summed by every reader.
+run_cmd 60 two "$MPROF" report --format folded "$WORK/cxx.trace" "$WORK/shared.trace"
+expect_eq "two traces: exit status 2" 2 "$RUN_STATUS"
+expect_match "two traces: says why" "--format folded takes one trace, not 2" "$(cat "$RUN_ERR")"
+expect_eq "two traces: nothing written" "" "$(cat "$RUN_OUT")"
 # A metric of nothing gives an empty file, not an error.
 expect_eq "shared_site: nothing leaked by the program's stacks" "" \
 	"$(grep -F 'route_' "$WORK/shared.leaked.folded")"
