@@ -31,6 +31,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"format", required_argument, NULL, 'f'},
 		{"metric", required_argument, NULL, 'M'},
 		{"output", required_argument, NULL, 'o'},
+		{"html", required_argument, NULL, 'H'},
 		{"alloc-fn", required_argument, NULL, 'A'},
 		{"keep-wrappers", no_argument, NULL, 'K'},
 		{"all", no_argument, NULL, 'a'},
@@ -66,6 +67,15 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			o->metric = optarg;
 			break;
 		case 'o':
+			o->output = optarg;
+			break;
+		case 'H':
+			if (strcmp(cmd, "report") != 0) {
+				analyze_error("%s: unknown option '--html'", cmd);
+				usage(stderr);
+				return 2;
+			}
+			o->format = "html";
 			o->output = optarg;
 			break;
 		case 'A':

@@ -1,7 +1,8 @@
 /*
  * analyze/cmd/options.h - the command-line options that `mprof-analyze report`
  * and `mprof-analyze diff` share: -n/--top, -f/--format, --metric,
- * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all.
+ * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all and
+ * --html FILE (--format html -o FILE).
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
