@@ -6,7 +6,8 @@ pkglibexec_PROGRAMS += analyze/mprof-analyze
 # The folders follow the data: read/ (trace file -> merged events, stack
 # nodes, modules) -> aggregate/ (statistics) -> symbolize/ (addresses ->
 # functions) -> profile/ (allocation sites and run facts: what every writer
-# reads) -> output/ (one file per report format) -> cmd/ (the subcommands);
+# reads) -> output/ (one file per report format) -> diff/ (two profiles
+# compared, the CI gate) -> cmd/ (the subcommands);
 # util/ is below them all.
 ANALYZE_UTIL_SOURCES = \
 	analyze/util/error.h \
@@ -48,7 +49,11 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/frames.h analyze/output/frames.c \
 	analyze/output/text.c analyze/output/json.c analyze/output/html.c
 
-ANALYZE_CMD_SOURCES = \
+ANALYZE_DIFF_SOURCES = \
+	analyze/diff/diff.h analyze/diff/match.c analyze/diff/gate.c \
+	analyze/diff/write_text.c analyze/diff/write_json.c analyze/diff/write_folded.c
+
+ANALYZE_CMD_SOURCES = $(ANALYZE_DIFF_SOURCES) \
 	analyze/symbolize/debuginfod_gate.c \
 	analyze/cmd/report.h analyze/cmd/report.c \
 	analyze/cmd/trace_set.h analyze/cmd/trace_set.c \
