@@ -1,7 +1,7 @@
 /*
  * analyze/output/flamegraph.c - an interactive flame graph of one trace in
  * one self-contained HTML page (`mprof report --format flamegraph`): the
- * page (flamegraph.html, built into flamegraph_page.h) with the merged
+ * page (assets/flamegraph.html, built in as a C string) with the merged
  * call stacks of the sites that have a value of --metric embedded as JSON.
  * The page draws them, zooms, searches and turns them upside down (the
  * allocating functions first) by itself; nothing is fetched.
@@ -33,11 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/output/flamegraph_page.h"
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
 #include "analyze/output/script_json.h"
 #include "analyze/output/stack_tree.h"
+
+/* The page (assets/flamegraph.html, embedded by assets/embed.sh). */
+extern const char output_asset_flamegraph_html[];
 
 #define FLAMEGRAPH_TITLE_MAX 160 /* bytes of the command line in <title> */
 
@@ -255,7 +257,7 @@ static int flamegraph_page_write(FILE *out, const struct profile *p, enum metric
 				 const struct stack_tree *tree)
 {
 	static const char title[] = "@MPROF_TITLE@", data[] = "@MPROF_DATA@";
-	const char *at = flamegraph_page, *mark;
+	const char *at = output_asset_flamegraph_html, *mark;
 	int rc = 0;
 
 	while ((mark = strchr(at, '@'))) {
@@ -297,6 +299,6 @@ static int flamegraph_write(FILE *out, const struct profile *p, const struct out
 
 const struct output_format output_flamegraph = {
 	.name = "flamegraph",
-	.summary = "an interactive flame graph of --metric: one HTML page, nothing fetched",
+	.summary = "a self-contained flame graph page of --metric",
 	.write = flamegraph_write,
 };

@@ -204,6 +204,6 @@ static int folded_write(FILE *out, const struct profile *p, const struct output_
 
 const struct output_format output_folded = {
 	.name = "folded",
-	.summary = "folded stacks (\"main;f;g VALUE\" of --metric) for flamegraph.pl, inferno, speedscope",
+	.summary = "folded stacks of --metric (flamegraph.pl etc.)",
 	.write = folded_write,
 };

@@ -56,7 +56,7 @@ extern const struct output_format *const output_formats[];
 const char *output_format_names(void);
 
 /* The formats (formats.c lists them). */
-extern const struct output_format output_text, output_json;
+extern const struct output_format output_text, output_json, output_html;
 extern const struct output_format output_folded, output_flamegraph;
 
 /* What the text report's header says of the counts (static text): exact,
