@@ -45,6 +45,7 @@ E2E_TESTS = \
 	tests/e2e/late-children.sh \
 	tests/e2e/process-tree.sh \
 	tests/e2e/threads-handoff.sh \
+	tests/e2e/stored-chunks.sh \
 	tests/e2e/thread-first-use.sh \
 	tests/e2e/end-states.sh \
 	tests/e2e/child-figures.sh \
@@ -102,7 +103,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
-	tests/progs/thread_handoff.c tests/progs/transparency.c \
+	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/busy_bursts.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c \
 	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/debug_lib.c \
