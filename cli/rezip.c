@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -224,8 +225,9 @@ static void *worker_main(void *arg)
 	struct rezip_worker *w = arg;
 	struct sched_param sp = { 0 };
 
-	if (w->idle_priority)
-		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	/* where SCHED_IDLE is refused, the lowest priority a thread may take */
+	if (w->idle_priority && pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+		setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	for (;;) {
 		uint64_t one = 1;
 
@@ -401,30 +403,6 @@ static int new_file_open(const char *path, char **name)
 	return -EEXIST;
 }
 
-/* A descriptor that reads the file fd (opened write-only) writes: through
- * /proc/self/fd, else by path when that still names the same file.  Sets
- * *st to the file's status.  Returns it or a negative errno. */
-static int reopen_for_reading(int fd, const char *path, struct stat *st)
-{
-	char proc[64];
-	struct stat now;
-	int rfd;
-
-	if (fstat(fd, st) != 0)
-		return -errno;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	rfd = open(proc, O_RDONLY | O_CLOEXEC);
-	if (rfd < 0)
-		rfd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (rfd < 0)
-		return -errno;
-	if (fstat(rfd, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
-		close(rfd);
-		return -ESTALE;
-	}
-	return rfd;
-}
-
 static void job_free(struct rezip_job *j)
 {
 	if (j->in_fd >= 0)
@@ -438,15 +416,47 @@ static void job_free(struct rezip_job *j)
 	free(j);
 }
 
-int rezip_start(struct trace_file *tf, const char *path)
+/*
+ * Opens j's files when it first needs them (a run may close thousands of
+ * traces whose jobs then wait their turn, holding no descriptor): the
+ * trace by its path, which must still name the file the job was started
+ * on, and the new file, which gets the trace's file header.  Returns 0 or
+ * a negative errno.
+ */
+static int job_open(struct rezip_job *j)
 {
 	uint8_t header[TRACE_FILE_HEADER_BYTES];
-	struct rezip_job *j, **tail;
 	struct stat st;
 	int rc;
 
+	if (j->in_fd >= 0)
+		return 0;
+	j->in_fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (j->in_fd < 0)
+		return -errno;
+	if (fstat(j->in_fd, &st) != 0)
+		return -errno;
+	if (st.st_dev != j->in_dev || st.st_ino != j->in_ino)
+		return -ESTALE;
+	j->out_fd = new_file_open(j->path, &j->out_name);
+	if (j->out_fd < 0)
+		return j->out_fd;
+	rc = pread_all(j->in_fd, header, sizeof(header), 0);
+	if (rc < 0)
+		return rc;
+	j->out.fd = j->out_fd;
+	return trace_writer_copy_chunk(&j->out, header, sizeof(header));
+}
+
+int rezip_start(struct trace_file *tf, const char *path)
+{
+	struct rezip_job *j, **tail;
+	struct stat st;
+
 	if (tf->fd < 0 || tf->rezip)
 		return -EINVAL;
+	if (fstat(tf->fd, &st) != 0)
+		return -errno;
 	if (!rz.idle)
 		rz.idle = worker_new(true);
 	if (!rz.idle)
@@ -456,26 +466,14 @@ int rezip_start(struct trace_file *tf, const char *path)
 		return -ENOMEM;
 	j->in_fd = j->out_fd = -1;
 	j->path = strdup(path);
-	j->in_fd = reopen_for_reading(tf->fd, path, &st);
-	if (!j->path || j->in_fd < 0) {
-		rc = j->path ? j->in_fd : -ENOMEM;
+	if (!j->path) {
 		job_free(j);
-		return rc;
+		return -ENOMEM;
 	}
 	j->in_dev = st.st_dev;
 	j->in_ino = st.st_ino;
-	j->out_fd = new_file_open(path, &j->out_name);
-	rc = j->out_fd < 0 ? j->out_fd : pread_all(j->in_fd, header, sizeof(header), 0);
-	if (rc == 0) {
-		j->out.fd = j->out_fd;
-		rc = trace_writer_copy_chunk(&j->out, header, sizeof(header));
-	}
-	if (rc < 0) {
-		job_free(j);
-		return rc;
-	}
 	j->tf = tf;
-	j->in_offset = sizeof(header);
+	j->in_offset = TRACE_FILE_HEADER_BYTES;
 	j->end_offset = tf->w.offset_bytes;
 	for (tail = &rz.jobs; *tail; tail = &(*tail)->next)
 		;
@@ -580,6 +578,9 @@ static void task_give(void)
 
 		if (j->error || j->in_offset >= j->end_offset)
 			continue;
+		j->error = job_open(j);
+		if (j->error)
+			continue;
 		worker_give(w, j, j->in_offset,
 			    backlog > BACKLOG_QUICK_BYTES ? TRACE_LEVEL_QUICK : TRACE_LEVEL_SMALL);
 		return;
@@ -601,7 +602,7 @@ void rezip_poll(rezip_report_fn *report)
 			job_drop(pp, j->error, report);
 			continue;
 		}
-		if (j->in_offset == j->end_offset) {
+		if (j->in_fd >= 0 && j->in_offset == j->end_offset) {
 			job_drop(pp, job_complete(j), report);
 			continue;
 		}
@@ -638,6 +639,7 @@ static uint64_t chunk_after(const struct rezip_job *j, uint64_t offset)
 static bool job_run(struct rezip_job *j, int level, struct rezip_worker *helper,
 		    struct rezip_buffers *b, bool stop_halfway)
 {
+	j->error = job_open(j);
 	while (!j->error && j->in_offset < j->end_offset) {
 		struct rezip_piece pc;
 		uint64_t next = helper ? chunk_after(j, j->in_offset) : 0;
