@@ -4,11 +4,12 @@
  * the trace's place (see cli/rezip.h).
  *
  * Owns the jobs (a list only the collector's thread touches), their files,
- * and one worker thread at SCHED_IDLE that reads and deflates one chunk at
- * a time for them.  The two threads share no lock: the collector hands the
- * worker a task (which chunk, a descriptor of its own to read it with) and
- * takes the framed result back, each through one atomic state and a wake-up,
- * and does every write itself.  A lock held by a thread that runs only when
+ * and the worker threads that read and deflate one chunk at a time for
+ * them: one at SCHED_IDLE while the program runs, a helper at full
+ * priority at its end.  A worker and the collector share no lock: the
+ * collector hands the worker a task (which chunk, a descriptor of its own
+ * to read it with) and takes the framed result back, each through one
+ * atomic state and a wake-up, and does every write itself.  A lock held by a thread that runs only when
  * a processor is idle could stall the collector, and so the program, for as
  * long as the processors are busy.  Never prints: failures go to the
  * caller's report function.
@@ -49,7 +50,8 @@ struct rezip_job {
 	struct trace_file *tf;  /* the open trace, or NULL once detached */
 	char *path;             /* the trace's absolute path, owned */
 	int in_fd;              /* the trace as it is, read with pread (a
-	                         * descriptor of the job's own) */
+	                         * descriptor of the job's own; -1 until
+	                         * job_open) */
 	dev_t in_dev;           /* what path named when the job started */
 	ino_t in_ino;
 	int out_fd;             /* the new file */
