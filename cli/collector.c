@@ -51,7 +51,7 @@
 #define SCAN_INTERVAL_NS (20 * MS_NS)     /* directory rescan without inotify */
 #define SWEEP_INTERVAL_NS (100 * MS_NS)   /* longest wait of data in a ring */
 #define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
-#define STARTING_LIMIT_NS (2000 * MS_NS)  /* a shim that never finished starting */
+#define STARTING_LIMIT_NS (2000 * MS_NS)  /* a recorder slow to start: grace, wait */
 #define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing, */
 #define IDLE_SLEEP_MAX_NS 5000000L        /* doubling up to this while idle */
 #define SLOT_MARGIN 16u                   /* unused slots looked at each round */
@@ -863,16 +863,14 @@ static void proc_mark_superseded(struct collector *c, const struct proc *p)
 	}
 }
 
-/* Maps a pending process file once its header is ready, and opens its trace. */
+/* Maps a pending process file once its header is ready, and opens its
+ * trace; a header still starting leaves it pending (proc_pending_decide). */
 static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 {
 	int rc = proc_file_map(&p->pf);
 
-	if (rc == 0) {
-		if (now > p->seen_ns && now - p->seen_ns > STARTING_LIMIT_NS)
-			proc_ignore(c, p, "its recorder did not finish starting within 2 s");
+	if (rc == 0)
 		return;
-	}
 	if (rc < 0) {
 		proc_ignore(c, p, rc == -EPROTO ? "its header is not one this mprof understands"
 						: strerror(-rc));
@@ -897,6 +895,25 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	}
 	proc_mark_superseded(c, p);
 	proc_trace_open(c, p);
+}
+
+/*
+ * Decides on a pending file: whether its process runs is read first, then
+ * its header once more.  A process seen ended will never change its header,
+ * so that look is its last word: a recorder that finished starting is read
+ * (a child that started, made its allocations and ended between two looks
+ * was dropped before), one still starting recorded nothing and is named.  A
+ * running process stays pending, unless running_why is given (mprof stops
+ * waiting): then it is named with that reason.
+ */
+static void proc_pending_decide(struct collector *c, struct proc *p, const char *running_why)
+{
+	bool running = pid_info_running(proc_file_name_pid(p->name));
+
+	proc_activate(c, p, now_ns());
+	if (p->phase != PROC_PENDING || (running && !running_why))
+		return;
+	proc_ignore(c, p, running ? running_why : "it ended before its recorder finished starting");
 }
 
 static void procs_activate_pending(struct collector *c, uint64_t now)
@@ -1051,13 +1068,9 @@ static bool proc_finish(struct collector *c, struct proc *p)
 {
 	const char *state;
 
-	if (p->phase == PROC_PENDING) {
-		proc_ignore(c, p, pid_info_running(proc_file_name_pid(p->name))
-					  ? "its recorder had not finished starting when mprof "
-					    "stopped waiting"
-					  : "it ended before its recorder finished starting");
-		return false;
-	}
+	if (p->phase == PROC_PENDING)
+		proc_pending_decide(c, p, "its recorder had not finished starting when mprof "
+					  "stopped waiting");
 	if (p->phase != PROC_ACTIVE)
 		return false;
 	/* before the drain: a process that ends after it may have written
@@ -1084,12 +1097,16 @@ static bool proc_finish(struct collector *c, struct proc *p)
 }
 
 /* Notes the peak RSS of the live processes and finalizes the other
- * processes that ended while the program goes on. */
-static void procs_retire_ended(struct collector *c)
+ * processes that ended while the program goes on (a file still starting
+ * after STARTING_LIMIT_NS: once its process has ended). */
+static void procs_retire_ended(struct collector *c, uint64_t now)
 {
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
 
+		if (p->phase == PROC_PENDING && now > p->seen_ns &&
+		    now - p->seen_ns > STARTING_LIMIT_NS)
+			proc_pending_decide(c, p, NULL);
 		proc_rss_watch(p);
 		if (p->phase != PROC_ACTIVE || p->is_root)
 			continue;
@@ -1198,7 +1215,7 @@ static void collect_until_end(struct collector *c)
 			procs_activate_pending(c, now);
 		if (now - last_retire >= RETIRE_INTERVAL_NS) {
 			last_retire = now;
-			procs_retire_ended(c);
+			procs_retire_ended(c, now);
 		}
 		if (now - last_tick >= SESSION_TIME_TICK_NS) {
 			last_tick = now;
@@ -1448,6 +1465,28 @@ static int result_trace_add(struct collector_result *res, struct proc *p)
 	return 0;
 }
 
+/* Testing aid, never set by mprof: MPROF_TEST_FINISH_DELAY_MS (at most 60000)
+ * makes the launcher sleep that long after its waits for late processes,
+ * before it decides on the files still starting, as a launcher kept off the
+ * CPU at that point would (tests/e2e/slow-start.sh). */
+static void test_finish_delay(void)
+{
+	const char *s = getenv("MPROF_TEST_FINISH_DELAY_MS");
+	char *end;
+	unsigned long ms;
+	struct timespec delay;
+
+	if (!s || !*s)
+		return;
+	ms = strtoul(s, &end, 10);
+	if (*end || ms == 0 || ms > 60000)
+		return;
+	delay.tv_sec = (time_t)(ms / 1000);
+	delay.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&delay, &delay) < 0 && errno == EINTR)
+		;
+}
+
 /* After the program ended: last scan, last drain, END chunks, results.  The
  * root trace is finalized last, after its descendants. */
 static void collect_finish(struct collector *c, struct collector_result *res)
@@ -1458,6 +1497,7 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 	procs_activate_pending(c, now_ns());
 	procs_late_settle(c);
 	procs_pending_settle(c);
+	test_finish_delay();
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
 
