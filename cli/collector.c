@@ -965,13 +965,16 @@ static uint64_t launcher_cpu_ns(void)
  * highest VmHWM the launcher read while it ran ("sampled": a peak in its
  * last 100 ms may be missing) and the time the launcher found it ended.
  * wait4's peak RSS includes the children the program waited for, so it
- * is the program's own only when the run had no other process image.
+ * is the program's own only when the run had no other process image.  A
+ * trace that ends with the process running takes no exit note written
+ * after its last drain (it would say the process exited, its last records
+ * unread).
  */
-static void end_figures(const struct collector *c, const struct proc *p,
+static void end_figures(const struct collector *c, const struct proc *p, const char *state,
 			struct trace_end *e)
 {
 	const struct session_proc_header *h = p->pf.h;
-	bool noted = !p->superseded &&
+	bool noted = !p->superseded && strcmp(state, "running") != 0 &&
 		     atomic_load_explicit(&h->exit_known, memory_order_acquire) == 1;
 	uint64_t start = proc_start_ns(p), end = now_ns();
 
@@ -1010,7 +1013,7 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	struct trace_end e = { 0 };
 
 	field_copy(diag, sizeof(diag), h->diag_text, sizeof(h->diag_text));
-	end_figures(c, p, &e);
+	end_figures(c, p, state, &e);
 	/* its own mappings and the rings its threads used */
 	e.recorder_kib = (atomic_load(&h->recorder_map_bytes) +
 			  (uint64_t)p->slots_used * h->ring_bytes) / 1024;
@@ -1062,6 +1065,14 @@ static void diag_print(const struct proc *p)
 			   "ring (nothing was dropped)", who, waits, waits == 1 ? "" : "s");
 }
 
+/* Whether p will record nothing more: its exit note is written (after its
+ * last record), or it is not running. */
+static bool proc_recording_ended(const struct proc *p)
+{
+	return atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1 ||
+	       !pid_info_running(p->pid);
+}
+
 /* Last drain, END chunk, close; the process file is removed.  Returns true
  * when the trace says the process was still running. */
 static bool proc_finish(struct collector *c, struct proc *p)
@@ -1079,6 +1090,13 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	 * none, marked ended) */
 	state = proc_state_name(c, p);
 	proc_drain(c, p, true, now_ns());
+	/* one that ended during that drain is drained again, to its end, and
+	 * is "ended" (before, such a child's trace could hold none of its 50
+	 * allocations and say both "still running" and "exited") */
+	if (strcmp(state, "running") == 0 && proc_recording_ended(p)) {
+		proc_drain(c, p, true, now_ns());
+		state = "ended";
+	}
 	diag_print(p);
 	if (p->has_trace) {
 		end_write(c, p, state);
