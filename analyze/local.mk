@@ -38,10 +38,13 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/aggregate/aggregate.h analyze/aggregate/aggregate.c \
 	analyze/aggregate/agg_thread.h analyze/aggregate/agg_thread.c \
 	analyze/aggregate/agg_read.h analyze/aggregate/agg_read.c \
+	analyze/aggregate/window.h analyze/aggregate/window.c \
 	analyze/profile/profile.h analyze/profile/profile.c \
 	analyze/profile/sites.h analyze/profile/sites.c \
 	analyze/profile/metric.h analyze/profile/metric.c \
 	analyze/profile/summary.h analyze/profile/summary.c \
+	analyze/profile/filter.h analyze/profile/filter.c \
+	analyze/profile/suppressions.h analyze/profile/suppressions.c \
 	analyze/profile/run_facts.h analyze/profile/run_facts.c \
 	analyze/output/output.h analyze/output/formats.c \
 	analyze/output/overview.h analyze/output/overview.c \

@@ -1,7 +1,9 @@
 /*
  * analyze/cmd/options.h - the command-line options that `mprof-analyze report`
  * and `mprof-analyze diff` share: -n/--top, -f/--format, --metric,
- * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all.
+ * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all, its
+ * time window (--from, --to, --at) and filters (--filter-function,
+ * --exclude-function, --suppressions).
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
@@ -9,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "analyze/aggregate/window.h"
 
 struct analyze_options {
 	size_t top_n;               /* sites per ranking in text output */
@@ -21,6 +25,13 @@ struct analyze_options {
 	size_t alloc_fn_count;
 	bool keep_wrappers;         /* --keep-wrappers */
 	bool all;                   /* report --all: each trace's whole run */
+	struct window_spec window;  /* report --from/--to/--at (parsed) */
+	const char **filter_fns;    /* report --filter-function GLOB...: owned
+	                             * array, argv's strings */
+	size_t filter_fn_count;
+	const char **exclude_fns;   /* report --exclude-function GLOB... */
+	size_t exclude_fn_count;
+	const char *suppressions;   /* report --suppressions FILE, or NULL */
 };
 
 /*
