@@ -81,6 +81,14 @@ tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_
 	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
 TESTS += tests/unit/test_aggregate
 
+check_PROGRAMS += tests/unit/test_window
+tests_unit_test_window_SOURCES = tests/unit/test_window.c \
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+tests_unit_test_window_CFLAGS = $(tests_unit_test_aggregate_CFLAGS)
+tests_unit_test_window_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_window_LDADD = $(tests_unit_test_aggregate_LDADD)
+TESTS += tests/unit/test_window
+
 # ---- unit tests of the symbolization side (CUnit); needs -g ----
 check_PROGRAMS += tests/unit/test_symbols
 tests_unit_test_symbols_SOURCES = tests/unit/test_symbols.c \

@@ -1,0 +1,271 @@
+/*
+ * tests/unit/test_window.c - unit tests of a report's time window
+ * (analyze/aggregate/window.c: parsing, resolving, the sink in front of the
+ * aggregation) and of LSan-style suppression patterns
+ * (analyze/profile/suppressions.c).  Synthetic events, exact numbers.
+ */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyze/aggregate/aggregate.h"
+#include "analyze/aggregate/window.h"
+#include "analyze/profile/suppressions.h"
+#include "trace/format.h"
+
+#define MS 1000000ull
+
+static void test_time_parse_forms(void)
+{
+	struct window_time t;
+
+	CU_ASSERT_EQUAL(window_time_parse("2.5", &t), 0);
+	CU_ASSERT_EQUAL(t.ns, 2500 * MS);
+	CU_ASSERT_FALSE(t.percent);
+	CU_ASSERT_EQUAL(window_time_parse("2.5s", &t), 0);
+	CU_ASSERT_EQUAL(t.ns, 2500 * MS);
+	CU_ASSERT_EQUAL(window_time_parse("300ms", &t), 0);
+	CU_ASSERT_EQUAL(t.ns, 300 * MS);
+	CU_ASSERT_EQUAL(window_time_parse("0.3", &t), 0);
+	CU_ASSERT_EQUAL(t.ns, 300 * MS);
+	CU_ASSERT_EQUAL(window_time_parse(".5ms", &t), 0);
+	CU_ASSERT_EQUAL(t.ns, 500000);
+	CU_ASSERT_EQUAL(window_time_parse("0", &t), 0);
+	CU_ASSERT_EQUAL(t.ns, 0);
+	CU_ASSERT_TRUE(t.given);
+	CU_ASSERT_EQUAL(window_time_parse("50%", &t), 0);
+	CU_ASSERT_TRUE(t.percent);
+	CU_ASSERT_DOUBLE_EQUAL(t.share, 0.5, 1e-12);
+	CU_ASSERT_EQUAL(window_time_parse("100%", &t), 0);
+}
+
+static void test_time_parse_refuses(void)
+{
+	static const char *const bad[] = {
+		"", "-1", "+1", "abc", "1.5x", "3min", "101%", "1e3", " 1", "1 ", "inf", "nan",
+		".", "1..2", "0x10", "1.2.3", "%", "ms", "2000000000",
+	};
+	struct window_time t;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CU_ASSERT_EQUAL(window_time_parse(bad[i], &t), -EINVAL);
+		if (window_time_parse(bad[i], &t) != -EINVAL)
+			fprintf(stderr, "accepted: '%s'\n", bad[i]);
+	}
+}
+
+static void test_resolve(void)
+{
+	struct window_spec spec;
+	struct window_facts f;
+	char err[256];
+
+	memset(&spec, 0, sizeof(spec));
+	CU_ASSERT_EQUAL(window_time_parse("25%", &spec.from), 0);
+	CU_ASSERT_EQUAL(window_resolve(&spec, true, 2000 * MS, &f, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(f.range);
+	CU_ASSERT_EQUAL(f.from_ns, 500 * MS);
+	CU_ASSERT_EQUAL(f.to_ns, UINT64_MAX);
+	/* a percent needs the run time */
+	CU_ASSERT_EQUAL(window_resolve(&spec, false, 0, &f, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "run time is not known"));
+	/* mixed units: known to be backwards only now */
+	CU_ASSERT_EQUAL(window_time_parse("400ms", &spec.to), 0);
+	CU_ASSERT_EQUAL(window_resolve(&spec, true, 2000 * MS, &f, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "--from 25% is not before --to 400ms");
+	memset(&spec, 0, sizeof(spec));
+	CU_ASSERT_EQUAL(window_time_parse("1s", &spec.at), 0);
+	CU_ASSERT_EQUAL(window_resolve(&spec, false, 0, &f, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(f.at);
+	CU_ASSERT_FALSE(f.range);
+	CU_ASSERT_EQUAL(f.at_ns, 1000 * MS);
+}
+
+/* ---- the sink in front of an aggregation (called directly) ---- */
+
+static struct aggregate agg;
+static struct window_facts facts;
+static struct window_sink win;
+static struct event_sink next, sink;
+
+static void sink_setup(const char *from, const char *to, const char *at)
+{
+	struct window_spec spec;
+	char err[256];
+
+	memset(&spec, 0, sizeof(spec));
+	if (from)
+		CU_ASSERT_FATAL(window_time_parse(from, &spec.from) == 0);
+	if (to)
+		CU_ASSERT_FATAL(window_time_parse(to, &spec.to) == 0);
+	if (at)
+		CU_ASSERT_FATAL(window_time_parse(at, &spec.at) == 0);
+	CU_ASSERT_FATAL(window_resolve(&spec, false, 0, &facts, err, sizeof(err)) == 0);
+	CU_ASSERT_FATAL(aggregate_init(&agg) == 0);
+	memset(&next, 0, sizeof(next));
+	next.emit = aggregate_event;
+	next.ctx = &agg;
+	CU_ASSERT_FATAL(window_sink_init(&win, &facts, &next) == 0);
+	window_sink_bind(&win, &sink);
+}
+
+static void sink_teardown(void)
+{
+	window_sink_free(&win);
+	aggregate_free(&agg);
+}
+
+static void put(uint8_t type, uint64_t seq, uint64_t addr, uint64_t value, uint32_t tid)
+{
+	struct alloc_event ev = {
+		.seq = seq, .addr = addr, .value = value, .weight = 1, .stack_id = 1,
+		.tid = tid, .type = type,
+	};
+
+	sink.emit(sink.ctx, &ev);
+}
+
+static void put_time(uint64_t seq, uint64_t ms)
+{
+	put(ALLOC_EV_TIME, seq, 0, 1000000000ull + ms * MS, 0);
+}
+
+static void test_range_keeps_its_allocations_and_their_frees(void)
+{
+	sink_setup("100ms", "200ms", NULL);
+	put_time(0, 0);
+	put(ALLOC_EV_ALLOC, 1, 0xa0, 10, 1);   /* before: outside */
+	put(ALLOC_EV_ALLOC, 2, 0xa8, 11, 1);   /* before: outside, still live */
+	put_time(2, 150);
+	put(ALLOC_EV_ALLOC, 3, 0xb0, 20, 1);   /* in the window */
+	put(ALLOC_EV_FREE, 4, 0xa0, 0, 1);     /* an outside block: not unmatched */
+	put(ALLOC_EV_FREE, 5, 0x999, 0, 1);    /* never allocated: unmatched */
+	put(ALLOC_EV_ALLOC, 6, 0xc0, 40, 1);   /* in the window, freed after it */
+	put_time(6, 250);
+	put(ALLOC_EV_ALLOC, 7, 0xd0, 80, 1);   /* after: outside */
+	put(ALLOC_EV_FREE, 8, 0xc0, 0, 1);     /* a window block, freed after it */
+	put(ALLOC_EV_FREE, 9, 0xd0, 0, 1);     /* an outside block */
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.allocations, 2);
+	CU_ASSERT_EQUAL(agg.allocated_bytes, 60);
+	CU_ASSERT_EQUAL(agg.frees, 2);          /* 0x999 and 0xc0 */
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 1);
+	CU_ASSERT_EQUAL(agg.live_bytes, 20);
+	CU_ASSERT_EQUAL(agg.live_blocks, 1);
+	CU_ASSERT_EQUAL(agg.peak_bytes, 60);
+	CU_ASSERT_EQUAL(facts.frees_outside, 2);
+	CU_ASSERT_EQUAL(facts.dropped_events, 5);
+	CU_ASSERT_EQUAL(agg.events, 9);         /* dropped ones too, as placeholders */
+	CU_ASSERT_EQUAL(agg.first_time_ns, 1000000000ull);
+	sink_teardown();
+}
+
+/* A window block whose thread's next event was dropped is not temporary:
+ * the aggregation still sees that event (a placeholder). */
+static void test_dropped_event_still_ends_a_temporary(void)
+{
+	sink_setup("100ms", NULL, NULL);
+	put_time(0, 0);
+	put(ALLOC_EV_ALLOC, 1, 0xa0, 10, 1);   /* outside */
+	put_time(1, 100);
+	put(ALLOC_EV_ALLOC, 2, 0xb0, 10, 1);   /* window */
+	put(ALLOC_EV_FREE, 3, 0xa0, 0, 1);     /* dropped, but thread 1's next event */
+	put(ALLOC_EV_FREE, 4, 0xb0, 0, 1);     /* so this is no temporary */
+	put(ALLOC_EV_ALLOC, 5, 0xc0, 10, 1);
+	put(ALLOC_EV_FREE, 6, 0xc0, 0, 1);     /* this one is */
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.allocations, 2);
+	CU_ASSERT_EQUAL(agg.temporary, 1);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 0);
+	CU_ASSERT_EQUAL(agg.live_blocks, 0);
+	sink_teardown();
+}
+
+/* An outside block whose address a window allocation takes again is gone:
+ * the later free is the window block's. */
+static void test_window_allocation_replaces_outside_block(void)
+{
+	sink_setup("100ms", NULL, NULL);
+	put_time(0, 0);
+	put(ALLOC_EV_ALLOC, 1, 0xa0, 10, 1);
+	put_time(1, 100);
+	put(ALLOC_EV_ALLOC, 2, 0xa0, 30, 1);   /* same address (the free was lost) */
+	put(ALLOC_EV_FREE, 3, 0xa0, 0, 1);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.blocks_freed, 1);
+	CU_ASSERT_EQUAL(agg.live_blocks, 0);
+	CU_ASSERT_EQUAL(facts.frees_outside, 0);
+	sink_teardown();
+}
+
+static void test_at_keeps_the_events_before_and_is_done(void)
+{
+	sink_setup(NULL, NULL, "100ms");
+	put_time(0, 0);
+	put(ALLOC_EV_ALLOC, 1, 0xa0, 10, 1);
+	put(ALLOC_EV_ALLOC, 2, 0xb0, 20, 1);
+	put(ALLOC_EV_FREE, 3, 0xa0, 0, 1);
+	CU_ASSERT_FALSE(sink.done(sink.ctx));
+	put_time(3, 100);                      /* T: the events from here are not */
+	put(ALLOC_EV_FREE, 4, 0xb0, 0, 1);
+	put(ALLOC_EV_ALLOC, 5, 0xc0, 40, 1);
+	CU_ASSERT_TRUE(sink.done(sink.ctx));
+	CU_ASSERT_TRUE(facts.stopped);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.allocations, 2);
+	CU_ASSERT_EQUAL(agg.live_bytes, 20);   /* live at T */
+	CU_ASSERT_EQUAL(agg.live_blocks, 1);
+	CU_ASSERT_EQUAL(agg.events, 3);
+	sink_teardown();
+}
+
+/* ---- suppression patterns, as LeakSanitizer matches them ---- */
+
+static void test_suppression_patterns(void)
+{
+	CU_ASSERT_TRUE(suppression_pattern_match("leaky", "my_leaky_fn"));
+	CU_ASSERT_TRUE(suppression_pattern_match("^my_", "my_leaky_fn"));
+	CU_ASSERT_FALSE(suppression_pattern_match("^leaky", "my_leaky_fn"));
+	CU_ASSERT_TRUE(suppression_pattern_match("fn$", "my_leaky_fn"));
+	CU_ASSERT_FALSE(suppression_pattern_match("leaky$", "my_leaky_fn"));
+	CU_ASSERT_TRUE(suppression_pattern_match("^my_leaky_fn$", "my_leaky_fn"));
+	CU_ASSERT_TRUE(suppression_pattern_match("my*fn", "my_leaky_fn"));
+	CU_ASSERT_TRUE(suppression_pattern_match("^m*y*k*$", "my_leaky_fn_k"));
+	CU_ASSERT_FALSE(suppression_pattern_match("^m*y*k$", "my_leaky_fn"));
+	CU_ASSERT_TRUE(suppression_pattern_match("libfoo.so", "/usr/lib/libfoo.so.1"));
+	CU_ASSERT_TRUE(suppression_pattern_match("a?b", "xa?by"));   /* '?' is literal */
+	CU_ASSERT_FALSE(suppression_pattern_match("a?b", "xaXby"));
+	CU_ASSERT_TRUE(suppression_pattern_match("*", "anything"));
+	CU_ASSERT_FALSE(suppression_pattern_match("x", NULL));
+	CU_ASSERT_FALSE(suppression_pattern_match("x", ""));
+	CU_ASSERT_TRUE(suppression_pattern_match("aab", "aaab"));   /* backtracking */
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("window", NULL, NULL);
+	CU_add_test(s, "times: seconds, ms, percent", test_time_parse_forms);
+	CU_add_test(s, "times: bad ones refused", test_time_parse_refuses);
+	CU_add_test(s, "resolved against the run time", test_resolve);
+	CU_add_test(s, "a range keeps its allocations and their frees",
+		    test_range_keeps_its_allocations_and_their_frees);
+	CU_add_test(s, "a dropped event still ends a temporary",
+		    test_dropped_event_still_ends_a_temporary);
+	CU_add_test(s, "a window allocation replaces an outside block",
+		    test_window_allocation_replaces_outside_block);
+	CU_add_test(s, "at T: the events before, then done",
+		    test_at_keeps_the_events_before_and_is_done);
+	s = CU_add_suite("suppressions", NULL, NULL);
+	CU_add_test(s, "patterns as LSan matches them", test_suppression_patterns);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}
