@@ -5,9 +5,25 @@
  * keeping their order and ids) and on the statistics its sites point to.
  */
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/profile/filter.h"
+
+/* Whether glob matches function, or the function's name up to one of its
+ * '(' (a C++ name's parameter list: "parse" matches "parse(char const*)"). */
+static bool function_matches(const char *glob, const char *function)
+{
+	bool m = fnmatch(glob, function, 0) == 0;
+
+	for (const char *p = strchr(function, '('); !m && p; p = strchr(p + 1, '(')) {
+		char *head = strndup(function, (size_t)(p - function));
+
+		m = head && fnmatch(glob, head, 0) == 0;
+		free(head);
+	}
+	return m;
+}
 
 /* Whether a frame of site s has a function matching one of n globs. */
 static bool site_has_function(const struct site_table *t, const struct site *s,
@@ -19,7 +35,7 @@ static bool site_has_function(const struct site_table *t, const struct site *s,
 		const char *fn = t->frames[ids[i]].function;
 
 		for (size_t k = 0; fn && k < n; k++)
-			if (fnmatch(globs[k], fn, 0) == 0)
+			if (function_matches(globs[k], fn))
 				return true;
 	}
 	return false;
