@@ -322,9 +322,16 @@ static void print_selection(FILE *out, const struct profile *r)
 			"the events before T; blocks live at T are not leaks\n",
 			fmt_ns(n1, sizeof(n1), w->at_ns), safe(r->window_spec.at.text));
 	if (w->range) {
-		fprintf(out, "window:           the allocations made from %s to %s into the recording",
-			fmt_ns(n1, sizeof(n1), w->from_ns),
-			w->to_ns == UINT64_MAX ? "its end" : fmt_ns(n2, sizeof(n2), w->to_ns));
+		fputs("window:           the allocations made ", out);
+		if (w->to_ns == UINT64_MAX)
+			fprintf(out, "from %s into the recording to its end",
+				fmt_ns(n1, sizeof(n1), w->from_ns));
+		else if (w->from_ns == 0)
+			fprintf(out, "from the start to %s into the recording",
+				fmt_ns(n2, sizeof(n2), w->to_ns));
+		else
+			fprintf(out, "from %s to %s into the recording",
+				fmt_ns(n1, sizeof(n1), w->from_ns), fmt_ns(n2, sizeof(n2), w->to_ns));
 		if (r->window_spec.from.given)
 			fprintf(out, " (--from %s", safe(r->window_spec.from.text));
 		if (r->window_spec.to.given)

@@ -199,6 +199,37 @@ static void test_window_allocation_replaces_outside_block(void)
 	sink_teardown();
 }
 
+/* A fork child's range: the blocks inherited from the parent were allocated
+ * before it, so their frees are outside, not unmatched. */
+static void test_range_of_a_fork_child_leaves_inherited_blocks_out(void)
+{
+	struct aggregate parent;
+	struct alloc_event ev = {.weight = 1, .stack_id = 1, .tid = 1, .type = ALLOC_EV_ALLOC};
+
+	CU_ASSERT_FATAL(aggregate_init(&parent) == 0);
+	for (uint64_t i = 1; i <= 3; i++) {
+		ev.seq = i;
+		ev.addr = 0x1000 * i;
+		ev.value = 100;
+		aggregate_event(&parent, &ev);
+	}
+	aggregate_finish(&parent);
+	sink_setup("0", NULL, NULL);
+	CU_ASSERT_EQUAL(window_sink_seed_outside(&win, &parent), 0);
+	put_time(3, 0);
+	put(ALLOC_EV_FREE, 4, 0x1000, 0, 2);   /* inherited */
+	put(ALLOC_EV_ALLOC, 5, 0xb0, 20, 2);
+	put(ALLOC_EV_FREE, 6, 0x2000, 0, 2);   /* inherited */
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL(agg.allocations, 1);
+	CU_ASSERT_EQUAL(agg.unmatched_frees, 0);
+	CU_ASSERT_EQUAL(agg.frees, 0);
+	CU_ASSERT_EQUAL(agg.live_bytes, 20);
+	CU_ASSERT_EQUAL(facts.frees_outside, 2);
+	sink_teardown();
+	aggregate_free(&parent);
+}
+
 static void test_at_keeps_the_events_before_and_is_done(void)
 {
 	sink_setup(NULL, NULL, "100ms");
@@ -259,6 +290,8 @@ int main(void)
 		    test_dropped_event_still_ends_a_temporary);
 	CU_add_test(s, "a window allocation replaces an outside block",
 		    test_window_allocation_replaces_outside_block);
+	CU_add_test(s, "a fork child's range leaves inherited blocks out",
+		    test_range_of_a_fork_child_leaves_inherited_blocks_out);
 	CU_add_test(s, "at T: the events before, then done",
 		    test_at_keeps_the_events_before_and_is_done);
 	s = CU_add_suite("suppressions", NULL, NULL);
