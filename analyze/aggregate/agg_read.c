@@ -46,6 +46,8 @@ int aggregate_read_trace_window(const char *path, struct trace_info *info,
 		window_sink_bind(w, &window);
 	}
 	rc = event_stream_read(path, info, nodes, maps, w ? &window : &sink, errbuf, errbuf_bytes);
+	if (w)
+		window_sink_flush(w);
 	if (rc == 0 && w && w->error) {
 		rc = w->error;
 		snprintf(errbuf, errbuf_bytes, "%s: out of memory", path);

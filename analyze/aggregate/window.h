@@ -25,6 +25,7 @@
 
 #include "analyze/aggregate/aggregate.h"
 #include "analyze/aggregate/block_table.h"
+#include "analyze/aggregate/young_blocks.h"
 #include "analyze/read/event_sink.h"
 
 /* A time as given on the command line: ns from the start, or a share of
@@ -75,14 +76,21 @@ struct window_facts {
 int window_resolve(const struct window_spec *spec, bool has_run, uint64_t run_ns,
 		   struct window_facts *f, char *errbuf, size_t errbuf_bytes);
 
+#define WINDOW_PIPELINE 16 /* a range's events held back while their bucket loads */
+
 /* The sink: filters events for next (the aggregation's sink). */
 struct window_sink {
+	struct alloc_event pipeline[WINDOW_PIPELINE];
+	unsigned pipe_head, pipe_count;
 	struct window_facts *facts;  /* the resolved window, counts added */
 	const struct event_sink *next;
 	bool t0_known;
 	uint64_t t0_ns, now_ns;      /* first and newest TIME stamps */
 	bool done;                   /* at: T reached */
-	struct block_table outside;  /* range: blocks allocated outside, live */
+	struct block_table outside;  /* range: blocks allocated outside, live, */
+	struct young_blocks young;   /* ... and those of them the reader saw
+	                              * freed again soon (ALLOC_EV_PAIRED), as
+	                              * the aggregation keeps them: disjoint */
 	int error;                   /* -ENOMEM */
 };
 
@@ -93,6 +101,10 @@ void window_sink_free(struct window_sink *w);
 
 /* Fills sink to feed w (seq_limit: next's). */
 void window_sink_bind(struct window_sink *w, struct event_sink *sink);
+
+/* Hands on the events a range still holds back (window_emit); after the
+ * last event. */
+void window_sink_flush(struct window_sink *w);
 
 /* A range's fork child: the blocks live in parent (read up to the fork)
  * are allocated before the window: their frees are not the window's.

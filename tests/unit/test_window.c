@@ -146,6 +146,7 @@ static void test_range_keeps_its_allocations_and_their_frees(void)
 	put(ALLOC_EV_ALLOC, 7, 0xd0, 80, 1);   /* after: outside */
 	put(ALLOC_EV_FREE, 8, 0xc0, 0, 1);     /* a window block, freed after it */
 	put(ALLOC_EV_FREE, 9, 0xd0, 0, 1);     /* an outside block */
+	window_sink_flush(&win);
 	aggregate_finish(&agg);
 	CU_ASSERT_EQUAL(agg.allocations, 2);
 	CU_ASSERT_EQUAL(agg.allocated_bytes, 60);
@@ -174,6 +175,7 @@ static void test_dropped_event_still_ends_a_temporary(void)
 	put(ALLOC_EV_FREE, 4, 0xb0, 0, 1);     /* so this is no temporary */
 	put(ALLOC_EV_ALLOC, 5, 0xc0, 10, 1);
 	put(ALLOC_EV_FREE, 6, 0xc0, 0, 1);     /* this one is */
+	window_sink_flush(&win);
 	aggregate_finish(&agg);
 	CU_ASSERT_EQUAL(agg.allocations, 2);
 	CU_ASSERT_EQUAL(agg.temporary, 1);
@@ -192,6 +194,7 @@ static void test_window_allocation_replaces_outside_block(void)
 	put_time(1, 100);
 	put(ALLOC_EV_ALLOC, 2, 0xa0, 30, 1);   /* same address (the free was lost) */
 	put(ALLOC_EV_FREE, 3, 0xa0, 0, 1);
+	window_sink_flush(&win);
 	aggregate_finish(&agg);
 	CU_ASSERT_EQUAL(agg.blocks_freed, 1);
 	CU_ASSERT_EQUAL(agg.live_blocks, 0);
@@ -220,6 +223,7 @@ static void test_range_of_a_fork_child_leaves_inherited_blocks_out(void)
 	put(ALLOC_EV_FREE, 4, 0x1000, 0, 2);   /* inherited */
 	put(ALLOC_EV_ALLOC, 5, 0xb0, 20, 2);
 	put(ALLOC_EV_FREE, 6, 0x2000, 0, 2);   /* inherited */
+	window_sink_flush(&win);
 	aggregate_finish(&agg);
 	CU_ASSERT_EQUAL(agg.allocations, 1);
 	CU_ASSERT_EQUAL(agg.unmatched_frees, 0);
@@ -243,6 +247,7 @@ static void test_at_keeps_the_events_before_and_is_done(void)
 	put(ALLOC_EV_ALLOC, 5, 0xc0, 40, 1);
 	CU_ASSERT_TRUE(sink.done(sink.ctx));
 	CU_ASSERT_TRUE(facts.stopped);
+	window_sink_flush(&win);
 	aggregate_finish(&agg);
 	CU_ASSERT_EQUAL(agg.allocations, 2);
 	CU_ASSERT_EQUAL(agg.live_bytes, 20);   /* live at T */
