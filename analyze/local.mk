@@ -100,6 +100,7 @@ TESTS += tests/unit/test_aggregate
 check_PROGRAMS += tests/unit/test_window
 tests_unit_test_window_SOURCES = tests/unit/test_window.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+nodist_tests_unit_test_window_SOURCES = $(ANALYZE_ASSETS_C)
 tests_unit_test_window_CFLAGS = $(tests_unit_test_aggregate_CFLAGS)
 tests_unit_test_window_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_window_LDADD = $(tests_unit_test_aggregate_LDADD)
