@@ -10,50 +10,55 @@
 #include "analyze/util/error.h"
 #include "analyze/cmd/options.h"
 
-/* Appends name to the list *v of *n names; returns -1, or 1 out of memory. */
-static int option_list_add(const char ***v, size_t *n, const char *name)
+/* Appends s to the list v (count n); returns -1 to go on or 1 (out of
+ * memory, reported). */
+static int list_add(const char ***v, size_t *n, const char *s)
 {
-	const char **w = realloc(*v, (*n + 1) * sizeof(*w));
+	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
 
-	if (!w) {
+	if (!nv) {
 		analyze_error("out of memory");
 		return 1;
 	}
-	*v = w;
-	w[(*n)++] = name;
+	*v = nv;
+	(*v)[(*n)++] = s;
 	return -1;
+}
+
+/* Refuses an option that only cmd_only takes; returns 2 (reported) or -1. */
+static int only_for(const char *cmd, const char *cmd_only, const char *option,
+		    void (*usage)(FILE *out))
+{
+	if (strcmp(cmd, cmd_only) == 0)
+		return -1;
+	analyze_error("%s: unknown option '%s'", cmd, option);
+	usage(stderr);
+	return 2;
 }
 
 static int option_alloc_fn(struct analyze_options *o, const char *name)
 {
-	return option_list_add(&o->alloc_fns, &o->alloc_fn_count, name);
+	const char **v = realloc(o->alloc_fns, (o->alloc_fn_count + 1) * sizeof(*v));
+
+	if (!v) {
+		analyze_error("out of memory");
+		return 1;
+	}
+	o->alloc_fns = v;
+	o->alloc_fns[o->alloc_fn_count++] = name;
+	return -1;
 }
 
-/* report's options of time and filters (F, T, W, G, X, S: long options
- * only); returns -1 to go on or an exit status. */
-static int option_report_only(struct analyze_options *o, const char *cmd, int c,
-			      void (*usage)(FILE *out))
-{
-	struct window_time *t = c == 'F' ? &o->window.from : c == 'T' ? &o->window.to
-			      : &o->window.at;
-	const char *opt = c == 'F' ? "--from" : c == 'T' ? "--to" : c == 'W' ? "--at"
-			: c == 'G' ? "--filter-function" : c == 'X' ? "--exclude-function"
-			: "--suppressions";
+/* report's long options of time and filters, numbered past any letter */
+enum {
+	OPT_FROM = 256, OPT_TO, OPT_AT, OPT_FILTER_FUNCTION, OPT_EXCLUDE_FUNCTION,
+	OPT_SUPPRESSIONS,
+};
 
-	if (strcmp(cmd, "report") != 0) {
-		analyze_error("%s: unknown option '%s'", cmd, opt);
-		usage(stderr);
-		return 2;
-	}
-	switch (c) {
-	case 'G':
-		return option_list_add(&o->filter_fns, &o->filter_fn_count, optarg);
-	case 'X':
-		return option_list_add(&o->exclude_fns, &o->exclude_fn_count, optarg);
-	case 'S':
-		o->suppressions = optarg;
-		return -1;
-	}
+/* report's --from, --to, --at: a time parsed into t; returns -1 to go on
+ * or 2 (reported). */
+static int option_time(const char *cmd, const char *opt, struct window_time *t)
+{
 	if (window_time_parse(optarg, t) < 0) {
 		analyze_error("%s: %s wants a time from the start of the recording (2.5 or 2.5s, "
 			      "300ms, 50%%), not '%s'", cmd, opt, optarg);
@@ -89,15 +94,19 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"format", required_argument, NULL, 'f'},
 		{"metric", required_argument, NULL, 'M'},
 		{"output", required_argument, NULL, 'o'},
+		{"html", required_argument, NULL, 'H'},
+		{"fail-if", required_argument, NULL, 'F'},
+		{"match", required_argument, NULL, 'm'},
+		{"force", no_argument, NULL, 'O'},
 		{"alloc-fn", required_argument, NULL, 'A'},
 		{"keep-wrappers", no_argument, NULL, 'K'},
 		{"all", no_argument, NULL, 'a'},
-		{"from", required_argument, NULL, 'F'},
-		{"to", required_argument, NULL, 'T'},
-		{"at", required_argument, NULL, 'W'},
-		{"filter-function", required_argument, NULL, 'G'},
-		{"exclude-function", required_argument, NULL, 'X'},
-		{"suppressions", required_argument, NULL, 'S'},
+		{"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},
+		{"at", required_argument, NULL, OPT_AT},
+		{"filter-function", required_argument, NULL, OPT_FILTER_FUNCTION},
+		{"exclude-function", required_argument, NULL, OPT_EXCLUDE_FUNCTION},
+		{"suppressions", required_argument, NULL, OPT_SUPPRESSIONS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -132,12 +141,36 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		case 'o':
 			o->output = optarg;
 			break;
+		case 'H':
+			if (strcmp(cmd, "report") != 0) {
+				analyze_error("%s: unknown option '--html'", cmd);
+				usage(stderr);
+				return 2;
+			}
+			o->format = "html";
+			o->output = optarg;
+			break;
 		case 'A':
 			if ((rc = option_alloc_fn(o, optarg)) >= 0)
 				return rc;
 			break;
 		case 'K':
 			o->keep_wrappers = true;
+			break;
+		case 'F':
+			if ((rc = only_for(cmd, "diff", "--fail-if", usage)) >= 0 ||
+			    (rc = list_add(&o->fail_if, &o->fail_if_count, optarg)) >= 0)
+				return rc;
+			break;
+		case 'm':
+			if ((rc = only_for(cmd, "diff", "--match", usage)) >= 0)
+				return rc;
+			o->match = optarg;
+			break;
+		case 'O':
+			if ((rc = only_for(cmd, "diff", "--force", usage)) >= 0)
+				return rc;
+			o->force = true;
 			break;
 		case 'a':
 			if (strcmp(cmd, "report") != 0) {
@@ -147,14 +180,35 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			}
 			o->all = true;
 			break;
-		case 'F':
-		case 'T':
-		case 'W':
-		case 'G':
-		case 'X':
-		case 'S':
-			if ((rc = option_report_only(o, cmd, c, usage)) >= 0)
+		case OPT_FROM:
+			if ((rc = only_for(cmd, "report", "--from", usage)) >= 0 ||
+			    (rc = option_time(cmd, "--from", &o->window.from)) >= 0)
 				return rc;
+			break;
+		case OPT_TO:
+			if ((rc = only_for(cmd, "report", "--to", usage)) >= 0 ||
+			    (rc = option_time(cmd, "--to", &o->window.to)) >= 0)
+				return rc;
+			break;
+		case OPT_AT:
+			if ((rc = only_for(cmd, "report", "--at", usage)) >= 0 ||
+			    (rc = option_time(cmd, "--at", &o->window.at)) >= 0)
+				return rc;
+			break;
+		case OPT_FILTER_FUNCTION:
+			if ((rc = only_for(cmd, "report", "--filter-function", usage)) >= 0 ||
+			    (rc = list_add(&o->filter_fns, &o->filter_fn_count, optarg)) >= 0)
+				return rc;
+			break;
+		case OPT_EXCLUDE_FUNCTION:
+			if ((rc = only_for(cmd, "report", "--exclude-function", usage)) >= 0 ||
+			    (rc = list_add(&o->exclude_fns, &o->exclude_fn_count, optarg)) >= 0)
+				return rc;
+			break;
+		case OPT_SUPPRESSIONS:
+			if ((rc = only_for(cmd, "report", "--suppressions", usage)) >= 0)
+				return rc;
+			o->suppressions = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -174,10 +228,13 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 void analyze_options_free(struct analyze_options *o)
 {
 	free(o->alloc_fns);
+	o->alloc_fns = NULL;
+	free(o->fail_if);
+	o->fail_if = NULL;
+	o->fail_if_count = 0;
+	o->alloc_fn_count = 0;
 	free(o->filter_fns);
 	free(o->exclude_fns);
-	o->alloc_fns = NULL;
-	o->alloc_fn_count = 0;
 	o->filter_fns = o->exclude_fns = NULL;
 	o->filter_fn_count = o->exclude_fn_count = 0;
 }
