@@ -114,7 +114,8 @@ static int chunk_wanted(unsigned type, unsigned stream, void *arg)
 	struct chunk_prefetch *p = arg;
 	unsigned only = atomic_load_explicit(&p->events_stream, memory_order_relaxed);
 
-	return type != TRACE_CHUNK_EVENTS || !only || stream == only;
+	/* stream 0: not given, it may be any */
+	return type != TRACE_CHUNK_EVENTS || !only || !stream || stream == only;
 }
 
 /* Reads the next result into slot s (owned by the thread).  Returns false

@@ -814,7 +814,8 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 	case TRACE_CHUNK_META:
 		return handle_meta(s, c);
 	case TRACE_CHUNK_EVENTS:
-		if (s->events_done && (!c->data || c->stream != s->stack_stream))
+		if (s->events_done &&
+		    (!c->data || (s->stack_stream && c->stream && c->stream != s->stack_stream)))
 			return 0; /* events the sink does not want */
 		return handle_events_chunk(s, c);
 	case TRACE_CHUNK_SYMBOLS:

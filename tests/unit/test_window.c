@@ -6,13 +6,21 @@
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analyze/aggregate/agg_read.h"
 #include "analyze/aggregate/aggregate.h"
 #include "analyze/aggregate/window.h"
 #include "analyze/profile/suppressions.h"
+#include "trace/chunk.h"
 #include "trace/format.h"
+#include "trace/record.h"
+#include "trace/varint.h"
 
 #define MS 1000000ull
 
@@ -256,6 +264,116 @@ static void test_at_keeps_the_events_before_and_is_done(void)
 	sink_teardown();
 }
 
+/* ---- reading stops at T (a synthetic trace) ---- */
+
+/* Writes one EVENTS chunk of slot (stream slot + 1) from records rec[0..n),
+ * at lap offset *lap_offset (advanced). */
+static void events_chunk(struct trace_writer *w, unsigned slot, uint64_t *lap_offset,
+			 const uint8_t *rec, size_t n)
+{
+	uint8_t out[8192], *p = out;
+
+	p = varint_put_u64(p, slot);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, *lap_offset);
+	memcpy(p, rec, n);
+	p += n;
+	CU_ASSERT_EQUAL(trace_writer_chunk_stream(w, TRACE_CHUNK_EVENTS, slot + 1, out,
+						  (size_t)(p - out)), 0);
+	*lap_offset += n;
+}
+
+/*
+ * Slot 1 allocates 10 blocks at 0 ms, 10 at 200 ms and 10 at 400 ms, a
+ * chunk each; slot 0, the metadata stream, defines their stack after them
+ * in the file.  With stack_stream, META names slot 0's stream.
+ */
+static void write_timed_trace(const char *path, bool stack_stream)
+{
+	const char meta1[] = "pid=5\nslots=8\nstack_stream=1\n", meta0[] = "pid=5\nslots=8\n";
+	const char end[] = "exit_status=0\nwall_ns=600000000\n";
+	struct trace_writer w;
+	struct record_state st, ms;
+	uint8_t rec[4096], *p;
+	uint64_t off1 = 0, off0 = 0, seq = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, stack_stream ? meta1 : meta0,
+				     stack_stream ? sizeof(meta1) - 1 : sizeof(meta0) - 1) == 0);
+	memset(&st, 0, sizeof(st));
+	for (int phase = 0; phase < 3; phase++) {
+		p = rec;
+		if (phase == 0)
+			p = record_put_thread(p, &st, 21);
+		p = record_put_time(p, 1000000000ull + (uint64_t)phase * 200 * MS);
+		for (int i = 0; i < 10; i++, seq++)
+			p = record_put_alloc(p, &st, TRACE_FN_MALLOC, seq + 1, 0x100000 + 64 * seq,
+					     100, 2, 1);
+		events_chunk(&w, 1, &off1, rec, (size_t)(p - rec));
+	}
+	memset(&ms, 0, sizeof(ms));
+	p = record_put_thread(rec, &ms, 0);
+	p = record_put_stack(p, &ms, 1, 0, 0);
+	p = record_put_stack(p, &ms, 2, 1, 0x401000);
+	events_chunk(&w, 0, &off0, rec, (size_t)(p - rec));
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_END, end, sizeof(end) - 1) == 0);
+	trace_writer_finish(&w);
+	close(fd);
+}
+
+static void read_at_100ms(bool stack_stream, uint64_t *alloc_records)
+{
+	char path[256], err[256];
+	struct window_spec spec;
+	struct trace_info info;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct aggregate a;
+	struct window_sink w;
+
+	snprintf(path, sizeof(path), "%s/mprof-test-window-%d.trace",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	write_timed_trace(path, stack_stream);
+	memset(&spec, 0, sizeof(spec));
+	CU_ASSERT_FATAL(window_time_parse("100ms", &spec.at) == 0);
+	CU_ASSERT_FATAL(window_resolve(&spec, false, 0, &facts, err, sizeof(err)) == 0);
+	trace_info_init(&info);
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	CU_ASSERT_FATAL(window_sink_init(&w, &facts, NULL) == 0);
+	CU_ASSERT_EQUAL(aggregate_read_trace_window(path, &info, &nodes, &maps, &a, &w, err,
+						    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(a.allocations, 10);
+	CU_ASSERT_EQUAL(a.live_blocks, 10);
+	CU_ASSERT_TRUE(facts.stopped);
+	/* the stack defined after T, in the metadata stream, is there */
+	CU_ASSERT_PTR_NOT_NULL(stack_nodes_get(&nodes, 2));
+	CU_ASSERT_TRUE(info.has_end);
+	CU_ASSERT_EQUAL(info.seq_gaps, 0);
+	*alloc_records = info.alloc_records;
+	window_sink_free(&w);
+	aggregate_free(&a);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
+	trace_info_free(&info);
+	unlink(path);
+}
+
+/* With META stack_stream, the chunks of the other streams after T are not
+ * decoded (the one read ahead may be); without it every chunk is. */
+static void test_reading_stops_at_t_but_not_the_stacks(void)
+{
+	uint64_t with = 0, without = 0;
+
+	read_at_100ms(true, &with);
+	read_at_100ms(false, &without);
+	CU_ASSERT_EQUAL(without, 30);
+	CU_ASSERT(with < 30);
+}
+
 /* ---- suppression patterns, as LeakSanitizer matches them ---- */
 
 static void test_suppression_patterns(void)
@@ -299,6 +417,8 @@ int main(void)
 		    test_range_of_a_fork_child_leaves_inherited_blocks_out);
 	CU_add_test(s, "at T: the events before, then done",
 		    test_at_keeps_the_events_before_and_is_done);
+	CU_add_test(s, "reading stops at T, but not the stacks",
+		    test_reading_stops_at_t_but_not_the_stacks);
 	s = CU_add_suite("suppressions", NULL, NULL);
 	CU_add_test(s, "patterns as LSan matches them", test_suppression_patterns);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
