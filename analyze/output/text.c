@@ -355,9 +355,7 @@ static void print_selection(FILE *out, const struct profile *r)
 			safe(f->suppressions_path));
 }
 
-/* What the header says of the counts: exact, estimated, or exact only up
- * to an early end. */
-static const char *report_kind(const struct profile *r)
+const char *output_report_kind(const struct profile *r)
 {
 	if (r->info.sampled)
 		return profile_ended_early(r) ? "sampled: counts and bytes are estimates; "
@@ -382,7 +380,7 @@ static void print_summary(FILE *out, const struct profile *r)
 	const struct run_facts *run = &r->run;
 	char b1[64], b2[64], n1[32];
 
-	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), report_kind(r));
+	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), output_report_kind(r));
 	print_selection(out, r);
 	print_program(out, r);
 	if (profile_ended_early(r))
