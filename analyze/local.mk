@@ -39,10 +39,13 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/aggregate/aggregate.h analyze/aggregate/aggregate.c \
 	analyze/aggregate/agg_thread.h analyze/aggregate/agg_thread.c \
 	analyze/aggregate/agg_read.h analyze/aggregate/agg_read.c \
+	analyze/aggregate/window.h analyze/aggregate/window.c \
 	analyze/profile/profile.h analyze/profile/profile.c \
 	analyze/profile/sites.h analyze/profile/sites.c \
 	analyze/profile/metric.h analyze/profile/metric.c \
 	analyze/profile/summary.h analyze/profile/summary.c \
+	analyze/profile/filter.h analyze/profile/filter.c \
+	analyze/profile/suppressions.h analyze/profile/suppressions.c \
 	analyze/profile/run_facts.h analyze/profile/run_facts.c \
 	analyze/output/output.h analyze/output/formats.c \
 	analyze/output/overview.h analyze/output/overview.c \
@@ -98,6 +101,15 @@ tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
 TESTS += tests/unit/test_aggregate
+
+check_PROGRAMS += tests/unit/test_window
+tests_unit_test_window_SOURCES = tests/unit/test_window.c \
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+nodist_tests_unit_test_window_SOURCES = $(ANALYZE_ASSETS_C)
+tests_unit_test_window_CFLAGS = $(tests_unit_test_aggregate_CFLAGS)
+tests_unit_test_window_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_window_LDADD = $(tests_unit_test_aggregate_LDADD)
+TESTS += tests/unit/test_window
 
 # ---- unit tests of the symbolization side (CUnit); needs -g ----
 check_PROGRAMS += tests/unit/test_symbols

@@ -69,6 +69,8 @@ E2E_TESTS = \
 	tests/e2e/transparency.sh \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
+	tests/e2e/report-window.sh \
+	tests/e2e/report-filter.sh \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh \
@@ -122,6 +124,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c \
+	tests/progs/phases.c \
 	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \
 	tests/progs/rust_threads.rs \

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "analyze/aggregate/aggregate.h"
+#include "analyze/aggregate/window.h"
 #include "analyze/read/event_stream.h"
 
 /*
@@ -20,5 +21,12 @@
 int aggregate_read_trace(const char *path, struct trace_info *info, struct stack_nodes *nodes,
 			 struct module_maps *maps, struct aggregate *agg, char *errbuf,
 			 size_t errbuf_bytes);
+
+/* As aggregate_read_trace, the events going through the time window w
+ * (initialized for this read; NULL: none) before the aggregation. */
+int aggregate_read_trace_window(const char *path, struct trace_info *info,
+				struct stack_nodes *nodes, struct module_maps *maps,
+				struct aggregate *agg, struct window_sink *w, char *errbuf,
+				size_t errbuf_bytes);
 
 #endif

@@ -49,6 +49,43 @@ static int option_alloc_fn(struct analyze_options *o, const char *name)
 	return -1;
 }
 
+/* report's long options of time and filters, numbered past any letter */
+enum {
+	OPT_FROM = 256, OPT_TO, OPT_AT, OPT_FILTER_FUNCTION, OPT_EXCLUDE_FUNCTION,
+	OPT_SUPPRESSIONS,
+};
+
+/* report's --from, --to, --at: a time parsed into t; returns -1 to go on
+ * or 2 (reported). */
+static int option_time(const char *cmd, const char *opt, struct window_time *t)
+{
+	if (window_time_parse(optarg, t) < 0) {
+		analyze_error("%s: %s wants a time from the start of the recording (2.5 or 2.5s, "
+			      "300ms, 50%%), not '%s'", cmd, opt, optarg);
+		return 2;
+	}
+	return -1;
+}
+
+/* The time options together: --at is a moment, --from/--to a range. */
+static int options_window_check(const struct analyze_options *o, const char *cmd)
+{
+	const struct window_spec *w = &o->window;
+
+	if (w->at.given && (w->from.given || w->to.given)) {
+		analyze_error("%s: --at is a moment; it does not go with --from or --to", cmd);
+		return 2;
+	}
+	/* mixed units are compared once the run time is known */
+	if (w->to.given && (!w->from.given || w->from.percent == w->to.percent) &&
+	    (w->to.percent ? w->from.share >= w->to.share : w->from.ns >= w->to.ns)) {
+		analyze_error("%s: --from %s is not before --to %s", cmd,
+			      w->from.given ? w->from.text : "0", w->to.text);
+		return 2;
+	}
+	return -1;
+}
+
 int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default_top_n,
 			  void (*usage)(FILE *out), struct analyze_options *o)
 {
@@ -64,6 +101,12 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"alloc-fn", required_argument, NULL, 'A'},
 		{"keep-wrappers", no_argument, NULL, 'K'},
 		{"all", no_argument, NULL, 'a'},
+		{"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},
+		{"at", required_argument, NULL, OPT_AT},
+		{"filter-function", required_argument, NULL, OPT_FILTER_FUNCTION},
+		{"exclude-function", required_argument, NULL, OPT_EXCLUDE_FUNCTION},
+		{"suppressions", required_argument, NULL, OPT_SUPPRESSIONS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -137,6 +180,36 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			}
 			o->all = true;
 			break;
+		case OPT_FROM:
+			if ((rc = only_for(cmd, "report", "--from", usage)) >= 0 ||
+			    (rc = option_time(cmd, "--from", &o->window.from)) >= 0)
+				return rc;
+			break;
+		case OPT_TO:
+			if ((rc = only_for(cmd, "report", "--to", usage)) >= 0 ||
+			    (rc = option_time(cmd, "--to", &o->window.to)) >= 0)
+				return rc;
+			break;
+		case OPT_AT:
+			if ((rc = only_for(cmd, "report", "--at", usage)) >= 0 ||
+			    (rc = option_time(cmd, "--at", &o->window.at)) >= 0)
+				return rc;
+			break;
+		case OPT_FILTER_FUNCTION:
+			if ((rc = only_for(cmd, "report", "--filter-function", usage)) >= 0 ||
+			    (rc = list_add(&o->filter_fns, &o->filter_fn_count, optarg)) >= 0)
+				return rc;
+			break;
+		case OPT_EXCLUDE_FUNCTION:
+			if ((rc = only_for(cmd, "report", "--exclude-function", usage)) >= 0 ||
+			    (rc = list_add(&o->exclude_fns, &o->exclude_fn_count, optarg)) >= 0)
+				return rc;
+			break;
+		case OPT_SUPPRESSIONS:
+			if ((rc = only_for(cmd, "report", "--suppressions", usage)) >= 0)
+				return rc;
+			o->suppressions = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -149,7 +222,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			return 2;
 		}
 	}
-	return -1;
+	return options_window_check(o, cmd);
 }
 
 void analyze_options_free(struct analyze_options *o)
@@ -160,4 +233,8 @@ void analyze_options_free(struct analyze_options *o)
 	o->fail_if = NULL;
 	o->fail_if_count = 0;
 	o->alloc_fn_count = 0;
+	free(o->filter_fns);
+	free(o->exclude_fns);
+	o->filter_fns = o->exclude_fns = NULL;
+	o->filter_fn_count = o->exclude_fn_count = 0;
 }

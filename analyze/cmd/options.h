@@ -1,8 +1,10 @@
 /*
  * analyze/cmd/options.h - the command-line options that `mprof-analyze report`
  * and `mprof-analyze diff` share: -n/--top, -f/--format, --metric,
- * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all and
- * --html FILE (--format html -o FILE); diff's --fail-if, --match, --force.
+ * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all,
+ * --html FILE (--format html -o FILE), its time window (--from, --to, --at)
+ * and filters (--filter-function, --exclude-function, --suppressions);
+ * diff's --fail-if, --match, --force.
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
@@ -10,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "analyze/aggregate/window.h"
 
 struct analyze_options {
 	size_t top_n;               /* sites per ranking in text output */
@@ -26,6 +30,13 @@ struct analyze_options {
 	size_t fail_if_count;
 	const char *match;          /* diff --match function|line, or NULL */
 	bool force;                 /* diff --force: compare traces of different programs */
+	struct window_spec window;  /* report --from/--to/--at (parsed) */
+	const char **filter_fns;    /* report --filter-function GLOB...: owned
+	                             * array, argv's strings */
+	size_t filter_fn_count;
+	const char **exclude_fns;   /* report --exclude-function GLOB... */
+	size_t exclude_fn_count;
+	const char *suppressions;   /* report --suppressions FILE, or NULL */
 };
 
 /*

@@ -21,6 +21,7 @@
 #include "analyze/cmd/report.h"
 #include "analyze/cmd/trace_set.h"
 #include "analyze/output/output.h"
+#include "analyze/profile/filter.h"
 #include "analyze/profile/metric.h"
 #include "analyze/profile/profile.h"
 #include "analyze/util/error.h"
@@ -33,6 +34,8 @@ static void report_usage(FILE *out)
 	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [-f FORMAT] [--metric M] "
 		"[-o FILE | --html FILE]\n", analyze_name());
 	fputs("                    [--alloc-fn NAME]... [--keep-wrappers]\n"
+	      "                    [--from T] [--to T] [--at T] [--filter-function GLOB]...\n"
+	      "                    [--exclude-function GLOB]... [--suppressions FILE]\n"
 	      "  TRACE                a trace file, or a quoted glob ('dir/trace*')\n"
 	      "      --all            also the other traces of each TRACE's run\n"
 	      "                       (TRACE.PID, TRACE.PID.N beside it)\n"
@@ -55,6 +58,15 @@ static void report_usage(FILE *out)
 	      "                       NAME* matches a prefix)\n"
 	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"
 	      "                       (g_malloc, xmalloc, operator new, Rust's RawVec, ...)\n"
+	      "      --from T, --to T only the allocations made from T / before T, and their\n"
+	      "                       frees; T: seconds (2.5, 2.5s), 300ms, or 50% of the run,\n"
+	      "                       from the start of the recording\n"
+	      "      --at T           the heap live at T, by site ('leaked' reads 'live at T')\n"
+	      "      --filter-function GLOB   only the sites with a frame whose function\n"
+	      "                       matches GLOB (repeatable; totals stay the program's)\n"
+	      "      --exclude-function GLOB  leave out the sites with such a frame (repeatable)\n"
+	      "      --suppressions FILE      known leaks, LeakSanitizer's leak:PATTERN lines:\n"
+	      "                       out of the leak ranking and total\n"
 	      "  -h, --help           show this help\n"
 	      "Exit status: 0 success, 1 a trace cannot be read (the others are still\n"
 	      "reported), 2 usage error; run as mprof report, 125 when the analyzer cannot\n"
@@ -124,11 +136,13 @@ struct report_job {
 	const struct analyze_options *o;
 	const struct output_format *format;
 	struct output_options out;
+	struct profile_filter filter;   /* --filter-function, ... */
+	struct suppressions suppressions; /* owned: --suppressions FILE's */
 };
 
 /* Reports one trace to out (one format's output for it); with row, also
- * fills that line of the overview.  Returns 0 or 1 (unreadable, or out of
- * memory). */
+ * fills that line of the overview.  Returns 0, 1 (unreadable, or out of
+ * memory) or 2 (the time window does not fit the trace). */
 static int report_one(const char *path, const struct report_job *job, FILE *out,
 		      struct report_overview_row *row)
 {
@@ -143,9 +157,12 @@ static int report_one(const char *path, const struct report_job *job, FILE *out,
 		analyze_error("out of memory");
 		return 1;
 	}
-	status = profile_load(p, path, &sopt, isatty(STDERR_FILENO) ? &pp : NULL);
+	status = profile_load_window(p, path, &sopt, &o->window,
+				     isatty(STDERR_FILENO) ? &pp : NULL);
 	if (status)
 		goto out;
+	if (profile_filter_given(&job->filter))
+		profile_filter_apply(p, &job->filter);
 	if (row && report_overview_row_fill(row, path, p) < 0) {
 		analyze_error("out of memory");
 		status = 1;
@@ -241,8 +258,31 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 	return status;
 }
 
-/* The writer and its options from o; prints what is wrong and returns 2,
- * or 0. */
+/* The filters of o in job (reading the suppressions file); prints what is
+ * wrong and returns 2 (1 out of memory), or 0. */
+static int report_filter_make(struct report_job *job, const struct analyze_options *o)
+{
+	char err[512];
+	int rc;
+
+	job->filter.functions = o->filter_fns;
+	job->filter.function_count = o->filter_fn_count;
+	job->filter.excluded = o->exclude_fns;
+	job->filter.excluded_count = o->exclude_fn_count;
+	if (!o->suppressions)
+		return 0;
+	rc = suppressions_load(&job->suppressions, o->suppressions, err, sizeof(err));
+	if (rc < 0) {
+		analyze_error("report: --suppressions: %s", err);
+		return rc == -ENOMEM ? 1 : 2;
+	}
+	job->filter.suppressions = &job->suppressions;
+	job->filter.suppressions_path = o->suppressions;
+	return 0;
+}
+
+/* The writer, its options and the filters from o; prints what is wrong
+ * and returns 2 (1 out of memory), or 0. */
 static int report_job_make(struct report_job *job, const struct analyze_options *o)
 {
 	memset(job, 0, sizeof(*job));
@@ -265,7 +305,7 @@ static int report_job_make(struct report_job *job, const struct analyze_options 
 		job->out.metric = (enum metric)m;
 		job->out.metric_given = true;
 	}
-	return 0;
+	return report_filter_make(job, o);
 }
 
 int cmd_report(int argc, char **argv)
@@ -278,10 +318,12 @@ int cmd_report(int argc, char **argv)
 	int status, rc;
 
 	memset(&o, 0, sizeof(o));
+	memset(&job, 0, sizeof(job));
 	rc = parse_options(argc, argv, &o);
-	if (rc < 0 && report_job_make(&job, &o) != 0)
-		rc = 2;
+	if (rc < 0 && (status = report_job_make(&job, &o)) != 0)
+		rc = status;
 	if (rc >= 0) {
+		suppressions_free(&job.suppressions);
 		analyze_options_free(&o);
 		return rc;
 	}
@@ -301,14 +343,14 @@ int cmd_report(int argc, char **argv)
 		status = 2;
 	} else if (set.count == 1) {
 		/* a trace that cannot be read is reported on stderr */
-		if (report_one(set.paths[0], &job, out, NULL) != 0)
-			status = 1;
-		else if (job.format->newline_after_one)
+		status = report_one(set.paths[0], &job, out, NULL);
+		if (status == 0 && job.format->newline_after_one)
 			fputc('\n', out);
 	} else if (set.count > 1 && report_set(&set, &job, out) != 0) {
 		status = 1;
 	}
 	trace_set_free(&set);
+	suppressions_free(&job.suppressions);
 	analyze_options_free(&o);
 	if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0)) {
 		analyze_error("writing the report: %s", strerror(errno));

@@ -69,6 +69,27 @@
  *       "diagnostics": [{"code": int, "text": str, "count": int}],
  *       "meta": {key: str}, "end": {key: str}   the raw META / END pairs
  *     },
+ *     "window": {                   only with --from/--to or --at:
+ *       "from_ns", "to_ns": int or null, the range of allocation times kept
+ *                                   (ns after the first TIME stamp; to_ns
+ *                                   excluded, null: open), null with --at
+ *       "at_ns": int or null,       --at: the moment; leaked_* (summary and
+ *                                   sites) are then the blocks live at it
+ *       "frees_outside": int},      frees of blocks allocated outside the
+ *                                   range (not in frees, not unmatched)
+ *                                   Everything else (summary, sites) is then
+ *                                   of the window's events only, but for the
+ *                                   run facts (run time, peak RSS, profiler).
+ *     "filter": {                   only with --filter-function,
+ *                                   --exclude-function or --suppressions:
+ *       "sites_before": int,        sites before filtering
+ *       "sites_left_out", "allocations_left_out",
+ *       "allocated_bytes_left_out": int, what the function filters dropped
+ *                                   (the summary stays the whole program's)
+ *       "suppressions": str or null, the --suppressions file
+ *       "suppressed_sites", "suppressed_leaked_bytes",
+ *       "suppressed_leaked_blocks": int}, known leaks taken out of the
+ *                                   summary's and the sites' leaked_*
  *     "sites": [                    every site, by allocated bytes (desc);
  *                                   with -n N only those among the top N of
  *                                   one of the five rankings (5 N at most)
@@ -87,7 +108,8 @@
  *                    "offset": int (ip - load bias), "inlined": bool}]
  *                   innermost first, allocator wrappers removed}
  *     ],
- *     "sites_total": int,          sites in the trace
+ *     "sites_total": int,          sites in the trace (with function
+ *                                   filters: those kept)
  *     "sites_shown": int           sites in "sites"
  *   }
  *
@@ -573,6 +595,50 @@ static void write_site(FILE *out, const struct site_table *t, const struct site 
 	out_str(out, "]}");
 }
 
+/* The time window and the filters, each only when given (so that a report
+ * without them keeps its bytes). */
+static void write_selection(FILE *out, const struct profile *r)
+{
+	const struct window_facts *w = &r->window;
+	const struct profile_filtered *f = &r->filtered;
+
+	if (w->range || w->at) {
+		out_char(out, ',');
+		json_key(out, "window");
+		out_char(out, '{');
+		json_opt_u64(out, "from_ns", w->range, w->from_ns);
+		out_char(out, ',');
+		json_opt_u64(out, "to_ns", w->range && w->to_ns != UINT64_MAX, w->to_ns);
+		out_char(out, ',');
+		json_opt_u64(out, "at_ns", w->at, w->at_ns);
+		out_char(out, ',');
+		json_u64(out, "frees_outside", w->frees_outside);
+		out_char(out, '}');
+	}
+	if (f->filtered || f->suppressions) {
+		out_char(out, ',');
+		json_key(out, "filter");
+		out_char(out, '{');
+		json_u64(out, "sites_before", f->filtered ? f->sites_before : r->sites.count);
+		out_char(out, ',');
+		json_u64(out, "sites_left_out", f->sites);
+		out_char(out, ',');
+		json_u64(out, "allocations_left_out", f->allocations);
+		out_char(out, ',');
+		json_u64(out, "allocated_bytes_left_out", f->allocated_bytes);
+		out_char(out, ',');
+		json_key(out, "suppressions");
+		json_string(out, f->suppressions ? f->suppressions_path : NULL);
+		out_char(out, ',');
+		json_u64(out, "suppressed_sites", f->suppressed_sites);
+		out_char(out, ',');
+		json_u64(out, "suppressed_leaked_bytes", f->suppressed_bytes);
+		out_char(out, ',');
+		json_u64(out, "suppressed_leaked_blocks", f->suppressed_blocks);
+		out_char(out, '}');
+	}
+}
+
 /* Which sites a report bounded by -n keeps: those among the top_n of one
  * of the rankings (at most 5 * top_n).  NULL when out of memory: every site
  * is written then. */
@@ -611,6 +677,7 @@ static int json_write(FILE *out, const struct profile *r, const struct output_op
 	write_trace(out, r);
 	out_char(out, ',');
 	write_summary(out, r);
+	write_selection(out, r);
 	out_str(out, ",\n");
 	json_key(out, "sites");
 	out_str(out, "[\n");

@@ -149,7 +149,7 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 	fprintf(out, "    peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
 		" blocks; temporary %" PRIu64 "\n",
 		fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
-		profile_ended_early(r) ? "live at end" : "leaked",
+		profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
 		fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks, st->temporary);
 	fprintf(out, "    max live %s / %" PRIu64 " blocks%s; freed %" PRIu64,
 		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,
@@ -309,6 +309,52 @@ static void print_warnings(FILE *out, const struct profile *r)
 		fprintf(out, "diagnostic: %" PRIu64 " more not shown\n", info->diags_dropped);
 }
 
+/* What a time window or a filter narrowed the report to (the window's
+ * times, the sites and bytes left out, the leaks suppressed). */
+static void print_selection(FILE *out, const struct profile *r)
+{
+	const struct window_facts *w = &r->window;
+	const struct profile_filtered *f = &r->filtered;
+	char b1[64], b2[64], n1[32], n2[32];
+
+	if (w->at)
+		fprintf(out, "window:           the heap at T = %s into the recording (--at %s): "
+			"the events before T; blocks live at T are not leaks\n",
+			fmt_ns(n1, sizeof(n1), w->at_ns), safe(r->window_spec.at.text));
+	if (w->range) {
+		fputs("window:           the allocations made ", out);
+		if (w->to_ns == UINT64_MAX)
+			fprintf(out, "from %s into the recording to its end",
+				fmt_ns(n1, sizeof(n1), w->from_ns));
+		else if (w->from_ns == 0)
+			fprintf(out, "from the start to %s into the recording",
+				fmt_ns(n2, sizeof(n2), w->to_ns));
+		else
+			fprintf(out, "from %s to %s into the recording",
+				fmt_ns(n1, sizeof(n1), w->from_ns), fmt_ns(n2, sizeof(n2), w->to_ns));
+		if (r->window_spec.from.given)
+			fprintf(out, " (--from %s", safe(r->window_spec.from.text));
+		if (r->window_spec.to.given)
+			fprintf(out, "%s--to %s", r->window_spec.from.given ? " " : " (",
+				safe(r->window_spec.to.text));
+		fprintf(out, ") and their frees; %" PRIu64 " frees of blocks allocated outside it "
+			"left out (not unmatched)\n", w->frees_outside);
+	}
+	if (f->filtered)
+		fprintf(out, "filtered:         showing %zu of %zu sites, %s of %s allocated (left "
+			"out: %" PRIu64 " site%s, %" PRIu64 " allocations); the totals are the whole "
+			"program's\n", r->sites.count, f->sites_before,
+			fmt_bytes(b1, sizeof(b1), r->summary.allocated_bytes - f->allocated_bytes),
+			fmt_bytes(b2, sizeof(b2), r->summary.allocated_bytes), f->sites,
+			f->sites == 1 ? "" : "s", f->allocations);
+	if (f->suppressions)
+		fprintf(out, "suppressed:       %s in %" PRIu64 " blocks at %" PRIu64 " site%s "
+			"(--suppressions %s): known leaks, not in the leak total or ranking\n",
+			fmt_bytes(b1, sizeof(b1), f->suppressed_bytes), f->suppressed_blocks,
+			f->suppressed_sites, f->suppressed_sites == 1 ? "" : "s",
+			safe(f->suppressions_path));
+}
+
 const char *output_report_kind(const struct profile *r)
 {
 	if (r->info.sampled)
@@ -335,6 +381,7 @@ static void print_summary(FILE *out, const struct profile *r)
 	char b1[64], b2[64], n1[32];
 
 	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), output_report_kind(r));
+	print_selection(out, r);
 	print_program(out, r);
 	if (profile_ended_early(r))
 		fprintf(out, "ended early:      %s; blocks still live then are not known to "
@@ -375,7 +422,11 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, "peak RSS:         %s%s\n",
 			fmt_bytes(b2, sizeof(b2), run->peak_rss_kib * 1024),
 			run->peak_rss_sampled ? " (at least: sampled while it ran)" : "");
-	if (profile_ended_early(r))
+	if (profile_at(r))
+		fprintf(out, "live at T:        %s in %" PRIu64 " blocks (T = %s into the recording)\n",
+			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
+			fmt_ns(n1, sizeof(n1), r->window.at_ns));
+	else if (profile_ended_early(r))
 		fprintf(out, "live at end:      %s in %" PRIu64
 			" blocks (live when the recording ended)\n",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
@@ -425,7 +476,9 @@ static int text_write(FILE *out, const struct profile *r, const struct output_op
 		return 0;
 	}
 	print_ranking(out, r, o->top_n, order, METRIC_PEAK, "Peak (live bytes at t-gmax)", "no live bytes at peak");
-	if (profile_ended_early(r))
+	if (profile_at(r))
+		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Live at T", "no blocks live at T");
+	else if (profile_ended_early(r))
 		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Live when the recording ended",
 			      "no blocks live when the recording ended");
 	else if (profile_executed(r))

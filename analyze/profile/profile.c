@@ -29,6 +29,7 @@ struct profile_build {
 	struct stack_nodes nodes;
 	struct aggregate agg;        /* totals and per-stack statistics, finished */
 	struct symbolizer *sym;
+	struct window_sink window;   /* while reading, with a time window */
 };
 
 #define INHERIT_MAX_DEPTH 8 /* fork generations followed back */
@@ -109,12 +110,13 @@ static char *parent_path_guess(const char *child_path, const char *ppid, bool *o
 /*
  * A fork child starts with its parent's live blocks: reads the parent's
  * trace up to the fork (and, recursively, its parent's) and seeds agg with
- * them, so that frees of inherited blocks match.  Returns 0 (also for a
+ * them, so that frees of inherited blocks match (with w, a range's window,
+ * seeds w instead: they were allocated before it).  Returns 0 (also for a
  * trace that is no fork child), 1 with a message in note when the parent's
  * blocks cannot be known, or -ENOMEM.
  */
-static int seed_inherited(const char *path, struct aggregate *agg, int depth, char *note,
-			  size_t note_bytes)
+static int seed_inherited(const char *path, struct aggregate *agg, struct window_sink *w,
+			  int depth, char *note, size_t note_bytes)
 {
 	struct kv_list meta = {0};
 	const char *parent, *fork_seq;
@@ -165,7 +167,7 @@ static int seed_inherited(const char *path, struct aggregate *agg, int depth, ch
 		return -ENOMEM;
 	}
 	pagg.seq_limit = (uint64_t)seq;
-	rc = seed_inherited(ppath, &pagg, depth + 1, note, note_bytes);
+	rc = seed_inherited(ppath, &pagg, NULL, depth + 1, note, note_bytes);
 	trace_info_init(&pinfo);
 	stack_nodes_init(&pnodes);
 	module_maps_init(&pmaps);
@@ -177,6 +179,8 @@ static int seed_inherited(const char *path, struct aggregate *agg, int depth, ch
 		snprintf(note, note_bytes, "parent trace unreadable (%s): blocks inherited at "
 			 "fork are unknown, and frees of them count as unmatched", err);
 		rc = 1;
+	} else if (w) {
+		rc = window_sink_seed_outside(w, &pagg);
 	} else {
 		rc = aggregate_seed_inherited(agg, &pagg);
 	}
@@ -191,11 +195,52 @@ none:
 	return 0;
 }
 
+/* Resolves spec for the trace at path into p->window (the run time, for
+ * percents, from its END chunk).  Returns 0, 1 (out of memory) or 2 (the
+ * window does not fit this trace), reported. */
+static int window_prepare(struct profile *p, const char *path, const struct window_spec *spec)
+{
+	struct kv_list end = {0};
+	const char *wall;
+	char *e, err[512];
+	unsigned long long run_ns = 0;
+	bool has_run = false;
+	int rc;
+
+	p->window_spec = *spec;
+	if (spec->from.percent || spec->to.percent || spec->at.percent) {
+		rc = event_stream_read_end(path, &end);
+		if (rc == -ENOMEM) {
+			kv_list_free(&end);
+			analyze_error("%s: out of memory", path);
+			return 1;
+		}
+		wall = kv_list_get(&end, "wall_ns");
+		if (wall) {
+			run_ns = strtoull(wall, &e, 10);
+			has_run = e != wall && *e == '\0';
+		}
+		kv_list_free(&end);
+	}
+	if (window_resolve(spec, has_run, run_ns, &p->window, err, sizeof(err)) < 0) {
+		analyze_error("%s: %s", path, err);
+		return 2;
+	}
+	return 0;
+}
+
 int profile_load(struct profile *p, const char *path, const struct site_options *opt,
 		 const struct profile_progress *progress)
 {
+	return profile_load_window(p, path, opt, NULL, progress);
+}
+
+int profile_load_window(struct profile *p, const char *path, const struct site_options *opt,
+			const struct window_spec *spec, const struct profile_progress *progress)
+{
 	struct profile_build *t;
 	struct huge_spare spare;
+	struct window_sink *w = NULL;
 	char err[512];
 	int rc;
 
@@ -214,8 +259,18 @@ int profile_load(struct profile *p, const char *path, const struct site_options 
 		return 1;
 	}
 	err[0] = '\0';
-	if (seed_inherited(path, &t->agg, 0, p->inherit_note, sizeof(p->inherit_note)) ==
-	    -ENOMEM) {
+	if (window_spec_given(spec)) {
+		rc = window_prepare(p, path, spec);
+		if (rc != 0)
+			return rc;
+		w = &t->window;
+		if (window_sink_init(w, &p->window, NULL) < 0) {
+			analyze_error("out of memory");
+			return 1;
+		}
+	}
+	if (seed_inherited(path, &t->agg, p->window.range ? w : NULL, 0, p->inherit_note,
+			   sizeof(p->inherit_note)) == -ENOMEM) {
 		analyze_error("%s: out of memory reading the parent's trace", path);
 		return 1;
 	}
@@ -223,7 +278,10 @@ int profile_load(struct profile *p, const char *path, const struct site_options 
 		p->info.progress = progress->show;
 		p->info.progress_ctx = progress->ctx;
 	}
-	rc = aggregate_read_trace(path, &p->info, &t->nodes, &p->maps, &t->agg, err, sizeof(err));
+	rc = aggregate_read_trace_window(path, &p->info, &t->nodes, &p->maps, &t->agg, w, err,
+					 sizeof(err));
+	if (w)
+		window_sink_free(w); /* its blocks serve events only */
 	if (progress && progress->done)
 		progress->done(progress->ctx);
 	p->info.progress = NULL;
@@ -264,6 +322,7 @@ void profile_free(struct profile *p)
 		if (t->sym)
 			symbolizer_free(t->sym);
 		aggregate_free(&t->agg);
+		window_sink_free(&t->window);
 		stack_nodes_free(&t->nodes);
 		free(t);
 	}

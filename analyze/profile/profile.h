@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analyze/aggregate/aggregate.h"
+#include "analyze/aggregate/window.h"
 #include "analyze/profile/run_facts.h"
 #include "analyze/profile/sites.h"
 #include "analyze/profile/summary.h"
@@ -27,6 +28,17 @@
 
 struct profile_build;
 
+/* What the filters of profile/filter.h took out of a profile (the totals
+ * in summary stay the whole program's, but for the leaks suppressed). */
+struct profile_filtered {
+	bool filtered;               /* --filter-function / --exclude-function given */
+	size_t sites_before;         /* sites before filtering */
+	uint64_t sites, allocations, allocated_bytes; /* sites left out, theirs */
+	bool suppressions;           /* --suppressions given */
+	const char *suppressions_path;
+	uint64_t suppressed_sites, suppressed_bytes, suppressed_blocks; /* leaks */
+};
+
 struct profile {
 	struct trace_info info;      /* the trace's facts (path, chunks, END, ...) */
 	struct heap_summary summary;
@@ -34,6 +46,14 @@ struct profile {
 	struct module_maps maps;     /* modules with their build-ids */
 	struct run_facts run;
 	char inherit_note[768];      /* fork child: why inherited blocks are unknown, or "" */
+	/* A time window (--from/--to, --at; window.h): what the statistics
+	 * cover, and the window as the user gave it.  Neither range nor at:
+	 * the whole trace. */
+	struct window_facts window;
+	struct window_spec window_spec;
+	/* Sites left out or suppressed (--filter-function, --exclude-function,
+	 * --suppressions; profile/filter.h); all zero without filters. */
+	struct profile_filtered filtered;
 	struct profile_build *build; /* owned: what sites point into */
 };
 
@@ -57,6 +77,13 @@ struct profile_progress {
 int profile_load(struct profile *p, const char *path, const struct site_options *opt,
 		 const struct profile_progress *progress);
 
+/* As profile_load, restricted to the time window spec (NULL or none given:
+ * the whole trace; window.h).  Returns as profile_load does, or 2 when the
+ * window cannot be resolved for this trace (a percent without a run time,
+ * a start not before the end once percents are known), reported. */
+int profile_load_window(struct profile *p, const char *path, const struct site_options *opt,
+			const struct window_spec *spec, const struct profile_progress *progress);
+
 /* Frees everything profile_load made (safe on a failed load). */
 void profile_free(struct profile *p);
 
@@ -72,6 +99,13 @@ static inline bool profile_ended_early(const struct profile *p)
 static inline bool profile_executed(const struct profile *p)
 {
 	return p->run.process_state && strcmp(p->run.process_state, "exec") == 0;
+}
+
+/* Whether the report is of the heap at a moment (--at): blocks still
+ * live are then live at that moment, not leaks. */
+static inline bool profile_at(const struct profile *p)
+{
+	return p->window.at;
 }
 
 /* The inherit note, or NULL when there is none. */

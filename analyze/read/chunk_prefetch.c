@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ struct chunk_prefetch {
 	bool threaded;           /* false: no thread could be made, the caller's
 	                          * calls read (slot 0) */
 	bool after_loss;         /* unthreaded: the last result was a lost chunk */
+	atomic_uint events_stream; /* nonzero: the only stream whose EVENTS
+	                            * chunks are read (chunk_prefetch_events_only) */
 	uint8_t *spare[CHUNK_PREFETCH_SPARES]; /* under lock: buffers given back */
 	size_t spare_cap[CHUNK_PREFETCH_SPARES];
 	unsigned spares;
@@ -106,6 +109,15 @@ static void slot_refill(struct chunk_prefetch *p, struct prefetched_chunk *s)
 	pthread_mutex_unlock(&p->lock);
 }
 
+static int chunk_wanted(unsigned type, unsigned stream, void *arg)
+{
+	struct chunk_prefetch *p = arg;
+	unsigned only = atomic_load_explicit(&p->events_stream, memory_order_relaxed);
+
+	/* stream 0: not given, it may be any */
+	return type != TRACE_CHUNK_EVENTS || !only || !stream || stream == only;
+}
+
 /* Reads the next result into slot s (owned by the thread).  Returns false
  * when it is the last one. */
 static bool read_one(struct chunk_prefetch *p, struct prefetched_chunk *s, bool after_loss)
@@ -120,7 +132,7 @@ static bool read_one(struct chunk_prefetch *p, struct prefetched_chunk *s, bool 
 		s->offset_bytes = r->offset_bytes;
 		return false;
 	}
-	s->rc = trace_reader_next(r, &c);
+	s->rc = trace_reader_next_filtered(r, &c, chunk_wanted, p);
 	s->offset_bytes = r->offset_bytes;
 	if (s->rc < 0) {
 		snprintf(s->error, sizeof(s->error), "%s", r->error);
@@ -283,6 +295,11 @@ void chunk_prefetch_give(struct chunk_prefetch *p, uint8_t *buf, size_t cap)
 		pthread_mutex_unlock(&p->lock);
 	}
 	free(buf);
+}
+
+void chunk_prefetch_events_only(struct chunk_prefetch *p, unsigned stream)
+{
+	atomic_store_explicit(&p->events_stream, stream, memory_order_relaxed);
 }
 
 void chunk_prefetch_stop(struct chunk_prefetch *p)

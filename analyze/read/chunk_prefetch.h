@@ -71,6 +71,11 @@ uint8_t *chunk_prefetch_take(struct chunk_prefetch *p, const void *data, size_t 
  * fresh ones for every chunk (measured: cc1's report 6% slower). */
 void chunk_prefetch_give(struct chunk_prefetch *p, uint8_t *buf, size_t cap);
 
+/* From now on, EVENTS chunks of streams other than stream (slot + 1), and
+ * not of stream 0 (not given in the header), are skipped unread (their results have chunk.data NULL and chunk.bytes 0);
+ * chunks already read ahead are handed over as they are. */
+void chunk_prefetch_events_only(struct chunk_prefetch *p, unsigned stream);
+
 /* Stops the reader thread (wherever it is), waits for it and frees p; r
  * is the caller's again. */
 void chunk_prefetch_stop(struct chunk_prefetch *p);

@@ -18,6 +18,12 @@ struct event_sink {
 	/* Optional: true once the consumer met an error (out of memory); the
 	 * reader then stops and returns -ENOMEM. */
 	bool (*failed)(void *ctx);
+	/* Optional: true once the consumer wants no more events (a report at a
+	 * moment T that has reached T).  The reader then decodes no more
+	 * events: it still reads the chunks that may hold stack nodes, module
+	 * maps, END and SYMBOLS, and skips the others unread where the trace
+	 * says which those are (META stack_stream). */
+	bool (*done)(void *ctx);
 	void *ctx;
 	/* Nonzero: the reader may stop once the events up to this sequence
 	 * number are out (a parent's trace read up to a fork). */

@@ -291,6 +291,9 @@ struct stream {
 	uint64_t slot_limit;        /* slot numbers must be below (META slots) */
 	bool pulled;                /* an event went into the merge */
 	bool meta_seen;             /* the META chunk was read */
+	bool events_done;           /* the sink wants no more events (done) */
+	unsigned stack_stream;      /* then: the only EVENTS stream still read
+	                             * (META stack_stream), 0: all of them */
 	int error;                  /* -ENOMEM met while decoding lazily */
 	struct chunk_prefetch *prefetch; /* the chunks' source, whose payload
 	                                  * buffers EVENTS chunks take */
@@ -811,6 +814,9 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 	case TRACE_CHUNK_META:
 		return handle_meta(s, c);
 	case TRACE_CHUNK_EVENTS:
+		if (s->events_done &&
+		    (!c->data || (s->stack_stream && c->stream && c->stream != s->stack_stream)))
+			return 0; /* events the sink does not want */
 		return handle_events_chunk(s, c);
 	case TRACE_CHUNK_SYMBOLS:
 		/* symbolize appends one, to a trace without one: more are
@@ -864,6 +870,57 @@ int event_stream_read_meta(const char *path, struct kv_list *meta)
 	return rc;
 }
 
+static int end_wanted(unsigned type, unsigned stream, void *arg)
+{
+	(void)stream;
+	(void)arg;
+	return type == TRACE_CHUNK_END;
+}
+
+int event_stream_read_end(const char *path, struct kv_list *end)
+{
+	struct trace_reader reader;
+	struct trace_chunk chunk;
+	int rc = trace_reader_open(&reader, path), n = 0;
+
+	/* every other chunk is skipped by its header, unread */
+	while (rc == 0 && (n = trace_reader_next_filtered(&reader, &chunk, end_wanted, NULL)) > 0) {
+		if (chunk.type == TRACE_CHUNK_END && chunk.data) {
+			rc = kv_list_parse(end, chunk.data, chunk.bytes);
+			if (rc == -E2BIG)
+				rc = 0;
+			break;
+		}
+	}
+	if (rc == 0 && n == -ENOMEM)
+		rc = n;
+	trace_reader_close(&reader);
+	return rc;
+}
+
+/*
+ * The sink wants no more events: from now on only the EVENTS chunks of the
+ * stream that holds the stack nodes and module maps are read (all of them
+ * when META names none), the others skipped unread.  The merge's gap
+ * counts so far are kept in *gaps (its counts field only).
+ */
+static void stream_events_done(struct stream *s, struct reorder *gaps)
+{
+	const char *v = kv_list_get(&s->info->meta, "stack_stream");
+	char *end;
+	unsigned long n = v ? strtoul(v, &end, 10) : 0;
+
+	s->events_done = true;
+	memset(gaps, 0, sizeof(*gaps));
+	gaps->gaps = s->reorder.gaps;
+	gaps->missing_seqs = s->reorder.missing_seqs;
+	gaps->late_events = s->reorder.late_events;
+	if (v && end != v && *end == '\0' && n > 0 && n <= REORDER_MAX_SOURCES) {
+		s->stack_stream = (unsigned)n;
+		chunk_prefetch_events_only(s->prefetch, s->stack_stream);
+	}
+}
+
 int event_stream_read(const char *path, struct trace_info *info, struct stack_nodes *nodes,
 		      struct module_maps *maps, const struct event_sink *sink, char *errbuf,
 		      size_t errbuf_bytes)
@@ -871,6 +928,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	struct trace_reader reader;
 	struct chunk_prefetch *prefetch;
 	struct stream s;
+	struct reorder done_gaps = {0}; /* only its counts */
 	uint64_t file_bytes;
 	int rc;
 
@@ -928,6 +986,8 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 			/* reading a parent only up to a fork: stop once past it */
 			if (sink->seq_limit && s.reorder.expected > sink->seq_limit)
 				break;
+			if (!s.events_done && sink->done && sink->done(sink->ctx))
+				stream_events_done(&s, &done_gaps);
 			continue;
 		}
 		if (rc == -ENOMEM)
@@ -951,6 +1011,11 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	info->seq_gaps = s.reorder.gaps;
 	info->seq_missing = s.reorder.missing_seqs;
 	info->late_events = s.reorder.late_events;
+	if (s.events_done) { /* the events left unread are no gap */
+		info->seq_gaps = done_gaps.gaps;
+		info->seq_missing = done_gaps.missing_seqs;
+		info->late_events = done_gaps.late_events;
+	}
 	stream_free(&s);
 	trace_reader_close(&reader);
 	if (rc == -ENOMEM)

@@ -94,6 +94,12 @@ void kv_list_free(struct kv_list *l);
  * none among its first chunks) or a negative errno. */
 int event_stream_read_meta(const char *path, struct kv_list *meta);
 
+/* Reads only the END chunk of the trace at path into end, skipping every
+ * other chunk by its header (for a report that needs the run time before
+ * the events).  Returns 0 (end empty when there is none, or the file is
+ * damaged before it) or a negative errno. */
+int event_stream_read_end(const char *path, struct kv_list *end);
+
 /* trace_info_free keeps nothing; trace_info_init clears everything,
  * including the progress callback. */
 void trace_info_init(struct trace_info *info);

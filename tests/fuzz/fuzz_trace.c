@@ -14,6 +14,8 @@
  *               report (symbolize rewrites the file: it is this target's own)
  *     bits 2-3  major version - 1 of the first trace
  *     bit 4     the header's "sampled" flag
+ *     bit 5     a time window: report --from 1ms --to 50% (mode 0),
+ *               report --format json --at 1ms (mode 1)
  *     bit 6     raw: the rest of the input is the first trace file as it is
  *               (to fuzz headers and framing; any mprof trace prefixed with
  *               the byte 0x40 is a seed)
@@ -220,6 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bytes first = {0}, second = {0};
 	char report[] = "report", diff[] = "diff", format[] = "--format", json[] = "json";
+	char from[] = "--from", t1[] = "1ms", to[] = "--to", half[] = "50%", at[] = "--at";
 	unsigned mode;
 	int two;
 
@@ -234,14 +237,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (mode & 3) {
 	case 0: {
 		char *argv[] = {report, child_path, parent_path, NULL};
+		char *windowed[] = {report, from, t1, to, half, child_path, parent_path, NULL};
 
-		cmd_report(two ? 3 : 2, argv);
+		if (mode & 0x20)
+			cmd_report(two ? 7 : 6, windowed);
+		else
+			cmd_report(two ? 3 : 2, argv);
 		break;
 	}
 	case 1: {
 		char *argv[] = {report, format, json, child_path, parent_path, NULL};
+		char *windowed[] = {report, format, json, at, t1, child_path, parent_path, NULL};
 
-		cmd_report(two ? 5 : 4, argv);
+		if (mode & 0x20)
+			cmd_report(two ? 7 : 6, windowed);
+		else
+			cmd_report(two ? 5 : 4, argv);
 		break;
 	}
 	case 2: {

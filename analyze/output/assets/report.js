@@ -50,6 +50,7 @@
   // ---- header, cards, notes ----
   const prog = s.program || {};
   const ended = s.ended_early;
+  const win = r.window, filt = r.filter, atT = !!(win && win.at_ns != null); // --at, --from/--to, filters
   let kind = s.sampled ? 'sampled: estimates' : 'exact: every allocation recorded';
   let warn = !!s.sampled;
   if (s.foreign_malloc) { kind = "incomplete: the program's own malloc was not recorded"; warn = true; }
@@ -69,13 +70,18 @@
     el('div', { class: 'd' }, d || ''));
   app.append(el('div', { class: 'cards' },
     card('heap peak (t-gmax)', bytes(s.peak.bytes), `${count(s.peak.blocks)} blocks, ${peakAt}`),
-    card(ended ? 'live at end' : 'leaked (live at exit)', bytes(s.leaked_bytes), `${count(s.leaked_blocks)} blocks`),
+    card(atT ? `live at T (${ns(win.at_ns)})` : ended ? 'live at end' : 'leaked (live at exit)', bytes(s.leaked_bytes),
+      `${count(s.leaked_blocks)} blocks`),
     card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
     card('temporary', count(s.temporary), `${pct(s.temporary, s.allocations)} of allocations`),
     card('peak RSS', s.peak_rss_kib != null ? bytes(s.peak_rss_kib * 1024) : '-',
       s.peak_rss_sampled ? 'at least: sampled while it ran' : 'the process’s own'),
     card('frees', count(s.frees), `${count(s.reallocs)} reallocs`)));
   const notes = [];
+  if (atT) notes.push(`The heap at T = ${ns(win.at_ns)} into the recording (--at): the events before T; blocks live at T are not leaks.`);
+  else if (win) notes.push(`Only the allocations made from ${ns(win.from_ns)} into the recording to ${win.to_ns != null ? ns(win.to_ns) : 'its end'}, and their frees (${count(win.frees_outside)} frees of blocks allocated outside it left out).`);
+  if (filt && filt.sites_left_out) notes.push(`Filtered: ${count(filt.sites_left_out)} of ${count(filt.sites_before)} sites left out (${count(filt.allocations_left_out)} allocations, ${bytes(filt.allocated_bytes_left_out)}); the totals are the whole program's.`);
+  if (filt && filt.suppressions) notes.push(`Suppressed (${filt.suppressions}): ${bytes(filt.suppressed_leaked_bytes)} in ${count(filt.suppressed_leaked_blocks)} blocks at ${count(filt.suppressed_sites)} sites, known leaks left out of the leak total.`);
   if (ended) notes.push(`The recording ended early (${ended}): blocks still live then are not known to be leaks.`);
   if (s.data_lost) notes.push(`Data lost: ${s.data_lost}. The counts are short of the program's.`);
   if (s.own_heap_runtime) notes.push(`${s.own_heap_runtime} manages a heap of its own; mprof sees only the blocks it takes from malloc.`);
@@ -170,7 +176,7 @@
   const tabs = el('div', { class: 'tabs', id: 'site-metrics' });
   const tableBox = el('div', {});
   app.append(tabs, tableBox);
-  const titles = { peak: 'Peak (live at t-gmax)', leaked: ended ? 'Live at end' : 'Leaked (live at exit)',
+  const titles = { peak: 'Peak (live at t-gmax)', leaked: atT ? 'Live at T' : ended ? 'Live at end' : 'Leaked (live at exit)',
     allocated: 'Allocated bytes', allocations: 'Allocations', temporary: 'Temporary' };
   const showTable = (m) => {
     for (const b of tabs.children) b.classList.toggle('on', b.dataset.metric === m.name);

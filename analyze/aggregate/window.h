@@ -1,0 +1,114 @@
+/*
+ * analyze/aggregate/window.h - a time window of a report (--from/--to, --at):
+ * an event sink (read/event_sink.h) in front of the aggregation that lets
+ * through only what the window keeps.
+ *
+ * Times are relative to the start of the recording, the first TIME stamp
+ * in sequence order; an event's time is the newest TIME stamp at or before
+ * it (within about 10 ms, mprof-trace(5)).
+ *  - A range [from, to) keeps the allocations made in it and the frees of
+ *    those blocks (before or after `to`, so that "leaked" says whether they
+ *    were still live at the end).  Frees of blocks allocated outside the
+ *    range are dropped and counted apart (frees_outside), not as unmatched
+ *    frees; so are the blocks a fork child inherited.
+ *  - At T keeps every event before T and drops the rest: what is live then
+ *    is the heap at T.  The reader is told it may stop decoding events.
+ * The aggregation sees a dropped event as the free part of a realloc of a
+ * null pointer (it changes nothing but the thread's "previous event"), so
+ * that temporary allocations are judged on the thread's real next event.
+ */
+#ifndef MPROF_ANALYZE_WINDOW_H
+#define MPROF_ANALYZE_WINDOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/aggregate/aggregate.h"
+#include "analyze/aggregate/block_table.h"
+#include "analyze/aggregate/young_blocks.h"
+#include "analyze/read/event_sink.h"
+
+/* A time as given on the command line: ns from the start, or a share of
+ * the run time. */
+struct window_time {
+	bool given;
+	bool percent;           /* share of the run time (END wall_ns) */
+	double share;           /* percent: 0 .. 1 */
+	uint64_t ns;            /* else: ns from the start */
+	const char *text;       /* as given (argv's) */
+};
+
+/* What the user asked for: nothing, a range (either end may be open) or
+ * a moment. */
+struct window_spec {
+	struct window_time from, to, at;
+};
+
+/*
+ * Parses text ("2.5" or "2.5s" seconds, "300ms", "50%") into t.  Returns 0,
+ * or -EINVAL for anything else (negative, garbage, over 100%, too large).
+ */
+int window_time_parse(const char *text, struct window_time *t);
+
+/* Whether spec asks for a window at all. */
+static inline bool window_spec_given(const struct window_spec *spec)
+{
+	return spec && (spec->from.given || spec->to.given || spec->at.given);
+}
+
+/* A window resolved for one trace: what the report states. */
+struct window_facts {
+	bool range, at;         /* which kind (neither: no window) */
+	uint64_t from_ns;       /* range: start, ns from the first TIME stamp */
+	uint64_t to_ns;         /* range: end (excluded); UINT64_MAX: open */
+	uint64_t at_ns;         /* at: the moment */
+	uint64_t frees_outside; /* range: frees of blocks allocated outside it */
+	uint64_t dropped_events;/* allocator events left out */
+	bool stopped;           /* at: events after T were not decoded */
+};
+
+/*
+ * Resolves spec for a trace whose run time is run_ns (has_run: END wall_ns
+ * is known; needed for percents) into f.  Returns 0, or -EINVAL with a
+ * message in errbuf: a percent without a run time, or a start not before
+ * the end.
+ */
+int window_resolve(const struct window_spec *spec, bool has_run, uint64_t run_ns,
+		   struct window_facts *f, char *errbuf, size_t errbuf_bytes);
+
+#define WINDOW_PIPELINE 16 /* a range's events held back while their bucket loads */
+
+/* The sink: filters events for next (the aggregation's sink). */
+struct window_sink {
+	struct alloc_event pipeline[WINDOW_PIPELINE];
+	unsigned pipe_head, pipe_count;
+	struct window_facts *facts;  /* the resolved window, counts added */
+	const struct event_sink *next;
+	bool t0_known;
+	uint64_t t0_ns, now_ns;      /* first and newest TIME stamps */
+	bool done;                   /* at: T reached */
+	struct block_table outside;  /* range: blocks allocated outside, live, */
+	struct young_blocks young;   /* ... and those of them the reader saw
+	                              * freed again soon (ALLOC_EV_PAIRED), as
+	                              * the aggregation keeps them: disjoint */
+	int error;                   /* -ENOMEM */
+};
+
+/* Returns 0 or -ENOMEM.  facts and next must outlive w. */
+int window_sink_init(struct window_sink *w, struct window_facts *facts,
+		     const struct event_sink *next);
+void window_sink_free(struct window_sink *w);
+
+/* Fills sink to feed w (seq_limit: next's). */
+void window_sink_bind(struct window_sink *w, struct event_sink *sink);
+
+/* Hands on the events a range still holds back (window_emit); after the
+ * last event. */
+void window_sink_flush(struct window_sink *w);
+
+/* A range's fork child: the blocks live in parent (read up to the fork)
+ * are allocated before the window: their frees are not the window's.
+ * Returns 0 or -ENOMEM. */
+int window_sink_seed_outside(struct window_sink *w, const struct aggregate *parent);
+
+#endif
