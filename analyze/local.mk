@@ -33,9 +33,11 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/read/reorder.h analyze/read/reorder.c \
 	analyze/read/event_stream.h analyze/read/event_stream.c \
 	analyze/read/chunk_prefetch.h analyze/read/chunk_prefetch.c \
+	analyze/read/rss_series.h analyze/read/rss_series.c \
 	analyze/aggregate/block_table.h analyze/aggregate/block_table.c \
 	analyze/aggregate/young_blocks.h \
 	analyze/aggregate/aggregate.h analyze/aggregate/aggregate.c \
+	analyze/aggregate/timeline.h analyze/aggregate/timeline.c \
 	analyze/aggregate/agg_thread.h analyze/aggregate/agg_thread.c \
 	analyze/aggregate/agg_read.h analyze/aggregate/agg_read.c \
 	analyze/profile/profile.h analyze/profile/profile.c \
