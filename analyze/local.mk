@@ -48,7 +48,8 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/output.h analyze/output/formats.c \
 	analyze/output/overview.h analyze/output/overview.c \
 	analyze/output/frames.h analyze/output/frames.c \
-	analyze/output/text.c analyze/output/json.c
+	analyze/output/text.c analyze/output/json.c \
+	analyze/output/massif.c
 
 ANALYZE_CMD_SOURCES = \
 	analyze/symbolize/debuginfod_gate.c \
