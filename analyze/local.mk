@@ -92,3 +92,13 @@ tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
 TESTS += tests/unit/test_symbols
+
+# ---- the heap timeline and the RSS series (CUnit) ----
+check_PROGRAMS += tests/unit/test_timeline
+tests_unit_test_timeline_SOURCES = tests/unit/test_timeline.c \
+	analyze/aggregate/aggregate.c analyze/aggregate/block_table.c \
+	analyze/aggregate/timeline.c analyze/read/rss_series.c $(ANALYZE_UTIL_SOURCES)
+tests_unit_test_timeline_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_timeline_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_timeline_LDADD = $(CUNIT_LIBS)
+TESTS += tests/unit/test_timeline
