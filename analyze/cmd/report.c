@@ -44,6 +44,8 @@ static void report_usage(FILE *out)
 	      "                       among the top N of a ranking (at most 5 N)\n"
 	      "  -f, --format FORMAT  text (default) or json (every site without -n, schema\n"
 	      "                       mprof-report 1)\n"
+	      "                       massif: massif.out (heap over time, tree at the peak)\n"
+	      "                       for ms_print and massif-visualizer\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
 	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"
