@@ -7,9 +7,11 @@ Usage: massif.py QUERY FILE
   snapshots FILE    "N" snapshots, then per line "time heap tree" for each
   check FILE        "ok", or what is wrong: snapshot numbers not 0..N-1,
                     times decreasing, a node above its snapshot's heap, a
-                    child count that does not match, not one peak snapshot
+                    child count that does not match, siblings not by bytes,
+                    not one peak snapshot
   peak FILE         "INDEX HEAP" of the peak snapshot
   top FILE          the peak tree's top entries, one "BYTES LABEL" a line
+                    (by bytes, ties by label, "in N places" last)
   json-top FILE     the same entries from a JSON report: its sites' peak
                     bytes summed by innermost frame, labelled as massif
                     labels frames, those under 1% of the peak merged into
@@ -80,11 +82,20 @@ def check(head, snaps):
                 kids += d2 == depth + 1
             if kids != n:
                 return "snapshot %d: node %d says %d children, has %d" % (s["num"], k, n, kids)
+        for k, (depth, _, b, label) in enumerate(nodes[1:], 1):
+            prev = [p for p in nodes[:k] if p[0] <= depth][-1]
+            if prev[0] == depth and not label.startswith("in ") and b > prev[2]:
+                return "snapshot %d: node %d has more bytes than its sibling before" % (
+                    s["num"], k)
     return "ok"
 
 
 def top_entries(snap):
-    return ["%d %s" % (b, label) for depth, _, b, label in snap["nodes"] if depth == 1]
+    """Ties in bytes in label order (mprof orders them by frame)."""
+    entries = [(b, label) for depth, _, b, label in snap["nodes"] if depth == 1]
+    places = [e for e in entries if e[1].startswith("in ")]
+    entries = sorted((e for e in entries if e not in places), key=lambda e: (-e[0], e[1]))
+    return ["%d %s" % e for e in entries + places]
 
 
 def frame_label(f):
