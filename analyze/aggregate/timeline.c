@@ -57,9 +57,10 @@ static void widen(struct timeline *t)
  * buckets widened under them both. */
 static void push(struct timeline *t, const struct timeline_point *p)
 {
-	struct timeline_point *last = t->count ? &t->points[t->count - 1] : NULL;
+	struct timeline_point *last;
 
-	if (t->count == TIMELINE_MAX_POINTS)
+	/* points far apart may need several doublings before two share one */
+	while (t->count >= TIMELINE_MAX_POINTS)
 		widen(t);
 	last = t->count ? &t->points[t->count - 1] : NULL;
 	if (last && bucket_of(t, last->time_ns) == bucket_of(t, p->time_ns)) {

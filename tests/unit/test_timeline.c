@@ -72,6 +72,26 @@ static void test_timeline_bounded_peak_exact(void)
 	aggregate_free(&a);
 }
 
+/* A stamp a second for an hour: every point in a bucket of its own until
+ * the buckets have doubled past a second; never more than the bound. */
+static void test_timeline_sparse_points_bounded(void)
+{
+	struct aggregate a;
+
+	seq = 0;
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	for (uint64_t s = 1; s <= 3600; s++) {
+		time_at(&a, s * 1000 * MS);
+		alloc_at(&a, 0x1000 + 16 * s, s);
+	}
+	aggregate_finish(&a);
+	CU_ASSERT(a.timeline.count <= TIMELINE_MAX_POINTS + 1);
+	CU_ASSERT(a.timeline.bucket_ns >= 1000 * MS);
+	CU_ASSERT_EQUAL(a.timeline.points[timeline_peak_index(&a.timeline)].seq, a.peak_seq);
+	CU_ASSERT_EQUAL(a.timeline.points[a.timeline.count - 1].heap_bytes, 3600 * 3601 / 2);
+	aggregate_free(&a);
+}
+
 /* A spike inside a bucket between two stamps (up and down again) is the
  * bucket's point, after the buckets widened too. */
 static void test_timeline_keeps_spikes_within_buckets(void)
@@ -134,6 +154,7 @@ int main(void)
 		return 1;
 	s = CU_add_suite("timeline", NULL, NULL);
 	CU_add_test(s, "bounded, the peak exact", test_timeline_bounded_peak_exact);
+	CU_add_test(s, "sparse points bounded", test_timeline_sparse_points_bounded);
 	CU_add_test(s, "spikes within buckets kept", test_timeline_keeps_spikes_within_buckets);
 	CU_add_test(s, "RSS chunks decoded, series bounded", test_rss_series_decode_and_bound);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
