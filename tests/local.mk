@@ -104,7 +104,7 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
-	tests/e2e/massif.py tests/progs/heap_phases.c \
+	tests/e2e/massif.py tests/progs/heap_phases.c tests/browser/heap-chart.mjs \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
 	tests/browser/selftest.mjs tests/browser/report-page.mjs \

@@ -5,7 +5,8 @@
 # the JSON report's "timeline" and in the massif file's snapshots, the peak
 # snapshot and its tree equal the JSON report's peak and per-site peak
 # bytes, RSS samples are there and at least the heap while it stands, and
-# Debian's ms_print reads the file and finds our peak.
+# Debian's ms_print reads the file and finds our peak; the report page's
+# chart draws the timeline (where chromium is installed).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -101,5 +102,22 @@ if command -v ms_print >/dev/null 2>&1; then
 	expect_ne "5. ms_print refuses a node above the heap" 0 "$RUN_STATUS"
 else
 	echo "note: ms_print (Debian's valgrind) is not installed: its checks are skipped"
+fi
+
+# 6. The report page's chart of the heap over time draws the timeline: the
+# heap as steps through every point, RSS through every sample, the peak.
+if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
+	[ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	run_cmd 60 html "$MPROF" report --html "$WORK/page.html" "$WORK/trace"
+	expect_eq "6. report --html: exit status" 0 "$RUN_STATUS"
+	run_cmd 120 chart node "$BROWSER_DIR/heap-chart.mjs" "$WORK/page.html" "$WORK/chart.png"
+	cat "$RUN_OUT"
+	v() { sed -n "s/^$1=//p" "$RUN_OUT"; }
+	expect_eq "6. chart: no console error, page error or network request" none "$(v problems)"
+	expect_eq "6. chart: RSS and heap lines, a vertex per sample and point" \
+		"$(q "$R" len timeline.rss),$(q "$R" len timeline.points)" "$(v lines)"
+	expect_eq "6. chart: the peak marked" "peak 24.0 MiB" "$(v 'peak label')"
+else
+	echo "note: Debian's chromium or tests/browser's node modules are missing: the chart's checks are skipped"
 fi
 finish
