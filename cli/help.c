@@ -57,7 +57,7 @@ static const char help_run[] =
 	"  -h, --help          show this help\n"
 	"\n"
 	"While the program runs, mprof samples each process's RSS every 100 ms into\n"
-	"its trace (the heap and RSS over time: 'mprof report --format json').\n"
+	"its trace: the page of 'mprof report --html' charts it with the heap.\n"
 	"\n"
 	"A run that makes several traces ends with a table of its processes\n"
 	"(program, pid, allocations, peak RSS, trace; most allocations first, at most\n"

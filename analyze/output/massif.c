@@ -256,6 +256,6 @@ static int massif_write(FILE *out, const struct profile *p, const struct output_
 
 const struct output_format output_massif = {
 	.name = "massif",
-	.summary = "massif.out for ms_print and massif-visualizer: heap over time, tree at the peak",
+	.summary = "Valgrind massif's massif.out: heap over time, tree at the peak",
 	.write = massif_write,
 };
