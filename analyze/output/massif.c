@@ -147,11 +147,12 @@ static void frame_label(FILE *out, const struct site_frame *f)
 	}
 }
 
-/* The line of node g at depth d (d >= 1) with k children, then those. */
+/* Node g at depth d (d >= 1): its line, then its children. */
 static void node_write(struct tree *tr, const struct group *g, size_t d);
 
-/* Writes the children of the node over [lo, hi) at depth d, after its own
- * line, which takes their count: line_of writes it. */
+/* Writes the node over ks[lo, hi) at depth d (self NULL: the top node):
+ * its line, which needs the count of its children, so they are grouped
+ * first, then the children and the line of those below the threshold. */
 static void subtree_write(struct tree *tr, size_t lo, size_t hi, size_t d, uint64_t bytes,
 			  const struct group *self)
 {
