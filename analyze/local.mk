@@ -34,9 +34,11 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/read/reorder.h analyze/read/reorder.c \
 	analyze/read/event_stream.h analyze/read/event_stream.c \
 	analyze/read/chunk_prefetch.h analyze/read/chunk_prefetch.c \
+	analyze/read/rss_series.h analyze/read/rss_series.c \
 	analyze/aggregate/block_table.h analyze/aggregate/block_table.c \
 	analyze/aggregate/young_blocks.h \
 	analyze/aggregate/aggregate.h analyze/aggregate/aggregate.c \
+	analyze/aggregate/timeline.h analyze/aggregate/timeline.c \
 	analyze/aggregate/agg_thread.h analyze/aggregate/agg_thread.c \
 	analyze/aggregate/agg_read.h analyze/aggregate/agg_read.c \
 	analyze/aggregate/window.h analyze/aggregate/window.c \
@@ -51,6 +53,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/overview.h analyze/output/overview.c \
 	analyze/output/frames.h analyze/output/frames.c \
 	analyze/output/text.c analyze/output/json.c analyze/output/html.c \
+	analyze/output/massif.c \
 	analyze/output/stack_tree.h analyze/output/stack_tree.c \
 	analyze/output/folded.h analyze/output/folded.c \
 	analyze/output/script_json.h analyze/output/script_json.c \
@@ -122,6 +125,16 @@ tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
 TESTS += tests/unit/test_symbols
+
+# ---- the heap timeline and the RSS series (CUnit) ----
+check_PROGRAMS += tests/unit/test_timeline
+tests_unit_test_timeline_SOURCES = tests/unit/test_timeline.c \
+	analyze/aggregate/aggregate.c analyze/aggregate/block_table.c \
+	analyze/aggregate/timeline.c analyze/read/rss_series.c $(ANALYZE_UTIL_SOURCES)
+tests_unit_test_timeline_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_timeline_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_timeline_LDADD = $(CUNIT_LIBS)
+TESTS += tests/unit/test_timeline
 
 # ---- unit tests of the stack-shaped formats' shared pieces (CUnit) ----
 check_PROGRAMS += tests/unit/test_stack_output

@@ -45,6 +45,7 @@
 #include "cli/pid_info.h"
 #include "cli/proc_file.h"
 #include "cli/rezip.h"
+#include "cli/rss_sampler.h"
 #include "cli/signals.h"
 #include "trace/format.h"
 #include "trace/recode.h"
@@ -107,6 +108,7 @@ struct proc {
 	uint64_t cpu_milli;            /* processors it kept busy over its last
 	                                * window, in thousandths (0: unknown) */
 	uint64_t peak_rss_sampled_kib; /* highest VmHWM read while it ran, 0: none */
+	struct rss_sampler rss;        /* RSS samples not yet in the trace */
 	uint64_t superseded_ns;        /* the next image's start (its exec), 0: unknown */
 	uint64_t allocations;          /* in the records drained (recode.h) */
 	char *command;                 /* as written in META, or NULL; owned */
@@ -1163,6 +1165,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	}
 	diag_print(p);
 	if (p->has_trace) {
+		rss_sampler_flush(&p->rss, &p->tf);
 		end_write(c, p, state);
 		if (p->tf.error)
 			mprof_warn("writing trace %s failed: %s; the trace ends early", p->tf.path,
@@ -1183,7 +1186,8 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	return strcmp(state, "running") == 0;
 }
 
-/* Notes the peak RSS of the live processes and finalizes the other
+/* Notes the peak RSS of the live processes, samples their RSS into their
+ * traces (every RETIRE_INTERVAL_NS, rss_sampler.h) and finalizes the other
  * processes that ended while the program goes on (a file still starting
  * after STARTING_LIMIT_NS: once its process has ended). */
 static void procs_retire_ended(struct collector *c, uint64_t now)
@@ -1195,6 +1199,8 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 		    now - p->seen_ns > STARTING_LIMIT_NS)
 			proc_pending_decide(c, p, NULL);
 		proc_rss_watch(p);
+		if (p->phase == PROC_ACTIVE && !p->superseded && p->has_trace)
+			rss_sampler_take(&p->rss, p->pid, &p->tf);
 		if (p->phase != PROC_ACTIVE || p->is_root)
 			continue;
 		if (p->superseded || !pid_info_running(p->pid))

@@ -35,6 +35,7 @@ AM_TESTS_ENVIRONMENT = \
 	ASAN_OPTIONS="verify_asan_link_order=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}"; export ASAN_OPTIONS;
 
 E2E_TESTS = \
+	tests/e2e/report-massif.sh \
 	tests/e2e/entry-points.sh \
 	tests/e2e/browser-harness.sh \
 	tests/e2e/html-page.sh \
@@ -110,6 +111,7 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
+	tests/e2e/massif.py tests/progs/heap_phases.c tests/browser/heap-chart.mjs \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
 	tests/browser/selftest.mjs tests/browser/report-page.mjs \

@@ -30,7 +30,8 @@
                                          * major 5 files that never name the
                                          * blocks past the 16 newest listed
                                          * and 8 newest freed of a class */
-#define TRACE_VERSION_MINOR 0           /* readers accept any minor */
+#define TRACE_VERSION_MINOR 1           /* readers accept any minor; 1: RSS
+                                         * chunks may be present */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
 #define TRACE_CHUNK_HEADER_BYTES 24
@@ -76,6 +77,10 @@ enum trace_chunk_type {
 	TRACE_CHUNK_EVENTS = 2,  /* records of one thread slot, see below */
 	TRACE_CHUNK_SYMBOLS = 3, /* symbolization embedded at the end of a run */
 	TRACE_CHUNK_END = 4,     /* text "key=value\n": how the run ended */
+	TRACE_CHUNK_RSS = 5,     /* the launcher's RSS samples of the process
+	                          * (minor 1): u count, then per sample u time
+	                          * delta (ns, CLOCK_MONOTONIC; the first from 0),
+	                          * u RSS in KiB */
 };
 
 /*

@@ -106,7 +106,7 @@ int aggregate_init(struct aggregate *a)
 	a->threads = calloc(THREADS_INITIAL, sizeof(*a->threads));
 	a->thread_mask = THREADS_INITIAL - 1;
 	if (!a->stack_index || !a->threads || block_table_init(&a->blocks) < 0 ||
-	    block_table_init(&a->weights) < 0) {
+	    block_table_init(&a->weights) < 0 || timeline_init(&a->timeline) < 0) {
 		aggregate_free(a);
 		return -ENOMEM;
 	}
@@ -122,6 +122,7 @@ void aggregate_free(struct aggregate *a)
 	block_table_free(&a->blocks);
 	block_table_free(&a->weights);
 	free(a->alloc_times);
+	timeline_free(&a->timeline);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -303,6 +304,7 @@ static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 	a->live_blocks += blocks;
 	if (a->live_blocks > a->max_live_blocks)
 		a->max_live_blocks = a->live_blocks;
+	timeline_note_heap(&a->timeline, a->now_ns, seq, a->live_bytes, a->live_blocks);
 	if (a->live_bytes > a->peak_bytes) {
 		/* A new peak: every other stack's live value is now its at-peak
 		 * value until it next changes (lazy); this one's is exact now. */
@@ -532,8 +534,11 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 	if (ev->type == ALLOC_EV_TIME) {
 		/* The clock is monotonic: a stamp that reaches us late (a slot's
 		 * stamp taken before its first event) never moves time back. */
-		if (ev->value > a->now_ns)
+		if (ev->value > a->now_ns) {
 			a->now_ns = ev->value;
+			timeline_note_time(&a->timeline, a->now_ns, a->last_seq, a->live_bytes,
+					   a->live_blocks);
+		}
 		if (!a->time_known || ev->value < a->first_time_ns)
 			a->first_time_ns = ev->value;
 		if (ev->value > a->last_time_ns)
@@ -703,6 +708,7 @@ void aggregate_finish(struct aggregate *a)
 	aggregate_flush(a);
 	for (size_t k = 0; k < a->stat_count; k++)
 		stats_touch(a, &a->stats[k]);
+	timeline_finish(&a->timeline, a->now_ns, a->last_seq, a->live_bytes, a->live_blocks);
 }
 
 void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)

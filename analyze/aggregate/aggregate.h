@@ -19,6 +19,7 @@
 
 #include "analyze/read/alloc_event.h"
 #include "analyze/aggregate/block_table.h"
+#include "analyze/aggregate/timeline.h"
 #include "analyze/aggregate/young_blocks.h"
 #include "trace/format.h"
 
@@ -142,6 +143,7 @@ struct aggregate {
 	uint64_t now_ns;
 	bool time_known;
 	uint64_t first_time_ns, last_time_ns;
+	struct timeline timeline;    /* the heap over time (timeline.h) */
 
 	/* fork child: blocks live in the parent at the fork, seeded at start */
 	uint64_t inherited_blocks, inherited_bytes;

@@ -12,6 +12,7 @@ const struct output_format *const output_formats[] = {
 	&output_html,
 	&output_folded,
 	&output_flamegraph,
+	&output_massif,
 	NULL,
 };
 

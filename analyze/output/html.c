@@ -15,7 +15,11 @@
  *    "sites": [[id, [frame index, innermost first], value of each metric in
  *               "metrics" order..., max_live_bytes, freed, lifetime_ns_avg or
  *               null, stacks merged, flags (1 unknown stack, 2 inherited,
- *               4 truncated)]]}
+ *               4 truncated)]],
+ *    "timeline": {"points": [[ns since the first TIME stamp, heap bytes, RSS
+ *                 bytes or null]], "rss": [[ns, RSS bytes]] (the samples),
+ *                 "peak": [ns, heap bytes]}  (the profile's timeline,
+ *                 aggregate/timeline.h)}
  *
  * and, in a second block, the flamegraph page (flamegraph.c) of each
  * ranked metric as a JSON string, {"peak": PAGE, "leaked": PAGE, ...}, that
@@ -94,6 +98,36 @@ static void write_sites(FILE *out, const struct site_table *t)
 	fputc(']', out);
 }
 
+/* The heap over time for the chart: points and the peak (t-gmax). */
+static void write_timeline(FILE *out, const struct profile *p)
+{
+	const struct timeline *tl = p->timeline;
+	uint64_t t0 = p->summary.time_known ? p->summary.first_time_ns : 0;
+	size_t peak = timeline_peak_index(tl);
+
+	fputs("\"timeline\":{\"points\":[", out);
+	for (size_t i = 0; i < tl->count; i++) {
+		const struct timeline_point *pt = &tl->points[i];
+
+		fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",", i ? "," : "",
+			pt->time_ns > t0 ? pt->time_ns - t0 : 0, pt->heap_bytes);
+		if (pt->rss_bytes == TIMELINE_RSS_UNKNOWN)
+			fputs("null]", out);
+		else
+			fprintf(out, "%" PRIu64 "]", pt->rss_bytes);
+	}
+	fputs("],\"rss\":[", out);
+	for (size_t i = 0; tl->rss && i < tl->rss->count; i++)
+		fprintf(out, "%s[%" PRId64 ",%" PRIu64 "]", i ? "," : "",
+			(int64_t)(tl->rss->v[i].time_ns - t0), tl->rss->v[i].rss_bytes);
+	fputs("]", out);
+	if (tl->count)
+		fprintf(out, ",\"peak\":[%" PRIu64 ",%" PRIu64 "]",
+			tl->points[peak].time_ns > t0 ? tl->points[peak].time_ns - t0 : 0,
+			tl->points[peak].heap_bytes);
+	fputs("}", out);
+}
+
 /* The page's data (the JSON blob) into a memory buffer; NULL when out of
  * memory. */
 static char *page_data(const struct profile *p, size_t *bytes)
@@ -112,6 +146,8 @@ static char *page_data(const struct profile *p, size_t *bytes)
 	write_frames(mem, &p->sites);
 	fputs(",\n", mem);
 	write_sites(mem, &p->sites);
+	fputs(",\n", mem);
+	write_timeline(mem, p);
 	fputs("}", mem);
 	if (fclose(mem) != 0) {
 		free(buf);

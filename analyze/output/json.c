@@ -110,7 +110,16 @@
  *     ],
  *     "sites_total": int,          sites in the trace (with function
  *                                   filters: those kept)
- *     "sites_shown": int           sites in "sites"
+ *     "sites_shown": int,          sites in "sites"
+ *     "timeline": {                the heap over time (aggregate/timeline.h)
+ *       "bucket_ns": int (the time buckets' width at the end),
+ *       "points": [{"time_ns": int (from the first TIME stamp), "seq",
+ *                   "heap_bytes", "heap_blocks": int, "rss_bytes": int or
+ *                   null}]  per bucket its highest state, then the state at
+ *                   the end; the first point of the highest heap is t-gmax,
+ *       "rss": [{"time_ns": int (may be < 0), "rss_bytes": int}]  the
+ *                   launcher's samples, "rss_merged": int (each sample is
+ *                   the highest of that many)}
  *   }
  *
  * Several traces (several operands, a glob, --all) give one object of
@@ -663,6 +672,50 @@ static bool *json_sites_kept(const struct profile *r, size_t top_n)
 	return keep;
 }
 
+/* The "timeline" object; times from the first TIME stamp. */
+static void write_timeline(FILE *out, const struct profile *r)
+{
+	const struct timeline *tl = r->timeline;
+	uint64_t t0 = r->summary.time_known ? r->summary.first_time_ns : 0;
+
+	json_key(out, "timeline");
+	out_char(out, '{');
+	json_u64(out, "bucket_ns", tl->bucket_ns);
+	out_char(out, ',');
+	json_key(out, "points");
+	out_char(out, '[');
+	for (size_t i = 0; i < tl->count; i++) {
+		const struct timeline_point *pt = &tl->points[i];
+
+		out_str(out, i ? ",\n{" : "\n{");
+		json_u64(out, "time_ns", pt->time_ns > t0 ? pt->time_ns - t0 : 0);
+		out_char(out, ',');
+		json_u64(out, "seq", pt->seq);
+		out_char(out, ',');
+		json_u64(out, "heap_bytes", pt->heap_bytes);
+		out_char(out, ',');
+		json_u64(out, "heap_blocks", pt->heap_blocks);
+		out_char(out, ',');
+		json_opt_u64(out, "rss_bytes", pt->rss_bytes != TIMELINE_RSS_UNKNOWN, pt->rss_bytes);
+		out_char(out, '}');
+	}
+	out_str(out, "],");
+	json_key(out, "rss");
+	out_char(out, '[');
+	for (size_t i = 0; tl->rss && i < tl->rss->count; i++) {
+		const struct rss_sample *rs = &tl->rss->v[i];
+
+		out_str(out, i ? ",\n{" : "\n{");
+		json_opt_i64(out, "time_ns", true, (int64_t)(rs->time_ns - t0));
+		out_char(out, ',');
+		json_u64(out, "rss_bytes", rs->rss_bytes);
+		out_char(out, '}');
+	}
+	out_str(out, "],");
+	json_u64(out, "rss_merged", tl->rss && tl->rss->merged ? tl->rss->merged : 1);
+	out_char(out, '}');
+}
+
 static int json_write(FILE *out, const struct profile *r, const struct output_options *o)
 {
 	bool *keep;
@@ -693,6 +746,8 @@ static int json_write(FILE *out, const struct profile *r, const struct output_op
 	json_u64(out, "sites_total", r->sites.count);
 	out_char(out, ',');
 	json_u64(out, "sites_shown", shown);
+	out_char(out, ',');
+	write_timeline(out, r);
 	out_char(out, '}');
 	free(keep);
 	return 0;

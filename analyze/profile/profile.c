@@ -290,6 +290,8 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 		analyze_error("%s", err);
 		return 1;
 	}
+	timeline_match_rss(&t->agg.timeline, &p->info.rss);
+	p->timeline = &t->agg.timeline;
 	/* the block table's memory, faulted in, for the sites */
 	aggregate_release_blocks(&t->agg, &spare);
 	site_spare_fit(&spare, &t->agg, &t->nodes);

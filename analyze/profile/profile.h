@@ -7,7 +7,8 @@
  *
  * What a writer may read: info (the trace's facts), summary (the totals),
  * sites (symbolized, with DHAT-style statistics), maps (modules and their
- * build-ids), run (the run facts) and inherit_note.  The aggregation and the
+ * build-ids), run (the run facts), timeline (heap and RSS over time) and
+ * inherit_note.  The aggregation and the
  * symbolizer behind them are the pipeline's (struct profile_build), kept
  * alive because sites point into them.
  */
@@ -45,6 +46,8 @@ struct profile {
 	struct site_table sites;     /* sorted by allocated bytes */
 	struct module_maps maps;     /* modules with their build-ids */
 	struct run_facts run;
+	const struct timeline *timeline; /* the heap and RSS over time (never NULL
+	                             * after a successful load; aggregate/timeline.h) */
 	char inherit_note[768];      /* fork child: why inherited blocks are unknown, or "" */
 	/* A time window (--from/--to, --at; window.h): what the statistics
 	 * cover, and the window as the user gave it.  Neither range nor at:

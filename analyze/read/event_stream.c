@@ -142,6 +142,7 @@ void trace_info_free(struct trace_info *info)
 		free(info->symbols[i]);
 	free(info->symbols);
 	free(info->symbols_bytes);
+	rss_series_free(&info->rss);
 	memset(info, 0, sizeof(*info));
 }
 
@@ -840,6 +841,14 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 			return 0;
 		}
 		return rc;
+	}
+	case TRACE_CHUNK_RSS: {
+		/* samples are an extra: a bad chunk is counted, not fatal */
+		int rc = rss_series_decode(&s->info->rss, c->data, c->bytes);
+
+		if (rc == -EINVAL)
+			s->info->rss_chunks_bad++;
+		return rc == -ENOMEM ? rc : 0;
 	}
 	}
 	return 0; /* unknown chunk types are skipped */

@@ -14,6 +14,7 @@
 
 #include "analyze/read/event_sink.h"
 #include "analyze/read/modules.h"
+#include "analyze/read/rss_series.h"
 #include "analyze/read/stack_nodes.h"
 
 #define TRACE_INFO_MAX_LOST_OFFSETS 32 /* offsets of lost chunks kept for the report */
@@ -70,6 +71,9 @@ struct trace_info {
 	struct trace_diag diags[TRACE_INFO_MAX_DIAGS];
 	size_t diag_count;
 	uint64_t diags_dropped;
+
+	struct rss_series rss;      /* RSS chunks: the program's RSS over time */
+	uint64_t rss_chunks_bad;    /* RSS chunks that did not decode */
 
 	/* SYMBOLS chunk payloads, in file order (owned) */
 	uint8_t **symbols;

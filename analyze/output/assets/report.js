@@ -109,9 +109,13 @@
   function chart(t) {
     const W = 1140, H = 260, L = 70, B = 28, T = 10;
     const pts = t.points; // [time_ns, heap_bytes, rss_bytes or null]
-    const t0 = pts[0][0], t1 = pts[pts.length - 1][0] || 1;
+    // RSS: the launcher's samples, else each point's newest one
+    const rss = t.rss && t.rss.length ? t.rss : pts.filter((p) => p[2] != null).map((p) => [p[0], p[2]]);
+    const times = pts.map((p) => p[0]).concat(rss.map((r) => r[0]));
+    const t0 = Math.min(...times), t1 = Math.max(...times) || 1;
     let ymax = 1;
-    for (const p of pts) ymax = Math.max(ymax, p[1], p[2] || 0);
+    for (const p of pts) ymax = Math.max(ymax, p[1]);
+    for (const r of rss) ymax = Math.max(ymax, r[1]);
     const x = (tn) => L + ((W - L - 10) * (tn - t0)) / Math.max(1, t1 - t0);
     const y = (v) => T + (H - T - B) * (1 - v / ymax);
     const ns_ = 'http://www.w3.org/2000/svg';
@@ -134,12 +138,15 @@
       const tn = t0 + ((t1 - t0) * i) / 5;
       add('text', { x: x(tn), y: H - 8, 'text-anchor': 'middle' }, ns(Math.round(tn - t0)));
     }
-    const line = (k, colour) => {
-      const d = pts.filter((p) => p[k] != null).map((p, i) => `${i ? 'L' : 'M'}${x(p[0]).toFixed(1)},${y(p[k]).toFixed(1)}`).join('');
+    // the heap holds each point's level until the next (a step); RSS is sampled
+    const line = (xy, step, colour) => {
+      const d = xy.map(([tn, v], i) => (i === 0 ? `M${x(tn).toFixed(1)},${y(v).toFixed(1)}`
+        : step ? `H${x(tn).toFixed(1)}V${y(v).toFixed(1)}` : `L${x(tn).toFixed(1)},${y(v).toFixed(1)}`)).join('');
       if (d) add('path', { d, fill: 'none', stroke: colour, 'stroke-width': 1.6 });
     };
-    line(2, getComputedStyle(document.documentElement).getPropertyValue('--rss').trim() || '#9333ea');
-    line(1, getComputedStyle(document.documentElement).getPropertyValue('--heap').trim() || '#2563eb');
+    line(rss, false, getComputedStyle(document.documentElement).getPropertyValue('--rss').trim() || '#9333ea');
+    line(pts.map((p) => [p[0], p[1]]), true,
+      getComputedStyle(document.documentElement).getPropertyValue('--heap').trim() || '#2563eb');
     if (t.peak) {
       add('line', { x1: x(t.peak[0]), x2: x(t.peak[0]), y1: T, y2: H - B, stroke: '#c2410c', 'stroke-dasharray': '4 3' });
       add('circle', { cx: x(t.peak[0]), cy: y(t.peak[1]), r: 4, fill: '#c2410c' });
@@ -147,7 +154,7 @@
     }
     const wrap = el('div', {});
     wrap.append(svg, el('div', { class: 'legend' }, el('span', {}, el('i', { style: 'background:var(--heap)' }), 'heap (live requested bytes)'),
-      pts.some((p) => p[2] != null) ? el('span', {}, el('i', { style: 'background:var(--rss)' }), 'RSS') : null,
+      rss.length ? el('span', {}, el('i', { style: 'background:var(--rss)' }), 'RSS') : null,
       el('span', {}, el('i', { style: 'background:var(--accent)' }), 'peak (t-gmax)')));
     return wrap;
   }

@@ -1,0 +1,24 @@
+// tests/browser/heap-chart.mjs PAGE SCREENSHOT - opens mprof's report page
+// (`mprof report --html`) from file:// in headless chromium and prints, as
+// "key=value" lines for tests/e2e/report-massif.sh, what its chart of the
+// heap over time draws: the problems seen, the number of vertices of the
+// RSS and heap lines, the peak label, and the chart's screenshot.
+import { openPage } from './browser.mjs';
+
+const [file, shot] = process.argv.slice(2);
+const { page, problems, close } = await openPage(`file://${file}`, { width: 1280, height: 1400 });
+const out = (k, v) => console.log(`${k}=${String(v).replace(/\n/g, ' ')}`);
+await page.waitForSelector('.cards');
+const chart = await page.$('#chart svg');
+out('chart', chart ? 'yes' : 'no');
+if (chart) {
+  // vertices per line (M, L, H: a step is H then V): RSS first, then the heap
+  const lines = await page.$$eval('#chart svg path', (ps) =>
+    ps.map((p) => (p.getAttribute('d').match(/[MLH]/g) || []).length));
+  out('lines', lines.join(','));
+  out('peak label', await page.$eval('#chart svg', (s) =>
+    [...s.querySelectorAll('text')].map((t) => t.textContent).find((t) => t.startsWith('peak')) || 'none'));
+  await chart.screenshot({ path: shot });
+}
+out('problems', problems.length ? problems.join(' | ') : 'none');
+await close();
