@@ -20,10 +20,8 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: mprof-analyze report TRACE... [-n N] [--format text|json] "
-	      "[--alloc-fn NAME]... [--keep-wrappers]\n"
-	      "       mprof-analyze diff A B [-n N] [--format text|json] [--alloc-fn NAME]... "
-	      "[--keep-wrappers]\n"
+	fputs("usage: mprof-analyze report TRACE... [-f FORMAT] [OPTIONS]\n"
+	      "       mprof-analyze diff A B [-f text|json|folded] [--fail-if EXPR]... [OPTIONS]\n"
 	      "       mprof-analyze symbolize TRACE...\n"
 	      "       mprof-analyze --help | --version\n"
 	      "\n"
@@ -31,8 +29,9 @@ static void usage(FILE *out)
 	      "  diff       compare trace B with trace A, allocation site by site\n"
 	      "  symbolize  embed the symbols of each trace's modules in the trace\n"
 	      "\n"
-	      "Usually run through `mprof report` and `mprof run`; see mprof-report(1)\n"
-	      "and mprof-diff(1).\n",
+	      "'mprof-analyze report --help' and 'mprof-analyze diff --help' list the\n"
+	      "options.  Usually run through `mprof report` and `mprof run`; see\n"
+	      "mprof-report(1) and mprof-diff(1).\n",
 	      out);
 }
 
