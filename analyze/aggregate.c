@@ -52,6 +52,7 @@
 #include "analyze/aggregate.h"
 #include "analyze/grow.h"
 #include "analyze/hash_seed.h"
+#include "analyze/huge_array.h"
 
 #define THREADS_INITIAL 64u
 #define STACK_INDEX_INITIAL 1024u
@@ -113,10 +114,12 @@ int aggregate_init(struct aggregate *a)
 	return 0;
 }
 
+static void stack_direct_free(struct aggregate *a);
+
 void aggregate_free(struct aggregate *a)
 {
 	free(a->stack_index);
-	free(a->stack_direct);
+	stack_direct_free(a);
 	free(a->stats);
 	free(a->threads);
 	block_table_free(&a->blocks);
@@ -131,7 +134,12 @@ static inline size_t id_hash(uint64_t id, size_t mask)
 	return (size_t)hash_mix64(id) & mask;
 }
 
-/* ---- stack id -> statistics (open addressing over indices + 1) ---- */
+/* ---- stack id -> statistics ---- */
+
+/* Ids below this (the common case: ids are dense from 1) are found through
+ * a direct array (16 MiB at most), the others through an open-addressing
+ * hash over indices + 1 that holds only them. */
+#define STACK_DIRECT_MAX ((size_t)1 << 22)
 
 static int stack_index_grow(struct aggregate *a)
 {
@@ -141,8 +149,11 @@ static int stack_index_grow(struct aggregate *a)
 	if (!v)
 		return -ENOMEM;
 	for (size_t k = 0; k < a->stat_count; k++) {
-		size_t i = id_hash(a->stats[k].stack_id, n - 1);
+		size_t i;
 
+		if (a->stats[k].stack_id < STACK_DIRECT_MAX)
+			continue;
+		i = id_hash(a->stats[k].stack_id, n - 1);
 		while (v[i])
 			i = (i + 1) & (n - 1);
 		v[i] = (uint32_t)(k + 1);
@@ -153,52 +164,65 @@ static int stack_index_grow(struct aggregate *a)
 	return 0;
 }
 
-#define STACK_DIRECT_MAX ((size_t)1 << 22) /* ids below: direct array (16 MiB at most) */
-
-static long stats_index_hashed(struct aggregate *a, uint64_t stack_id);
-
-/* Index of the statistics of stack_id, created on first use; -1 on ENOMEM. */
-static inline long stats_index(struct aggregate *a, uint64_t stack_id)
+/* Grows the direct array so that index stack_id is in it, zeroed.  From
+ * HUGE_ARRAY_MIN bytes on it is a mapping of its own (huge_array.h), so
+ * that freeing it gives its memory back: a block from the C library's heap
+ * stayed resident after the aggregation freed it, once other threads' frees
+ * had raised the library's threshold for mappings (524,288 stacks: 16 MiB
+ * held through the sites' build).  Returns 0 or -ENOMEM. */
+static int stack_direct_grow(struct aggregate *a, uint64_t stack_id)
 {
-	long k;
+	size_t old_cap = a->stack_direct_cap, n = old_cap ? old_cap : 1024;
+	uint32_t *v;
 
-	if (stack_id >= STACK_DIRECT_MAX)
-		return stats_index_hashed(a, stack_id);
-	if (stack_id < a->stack_direct_cap && a->stack_direct[stack_id])
-		return (long)a->stack_direct[stack_id] - 1;
-	if (stack_id >= a->stack_direct_cap) {
-		uint32_t *v = grow_zeroed(a->stack_direct, &a->stack_direct_cap, (size_t)stack_id,
-					  sizeof(*v), 1024);
-
+	while (n <= stack_id)
+		n *= 2;
+	if (n * sizeof(*v) < HUGE_ARRAY_MIN) {
+		v = grow_zeroed(a->stack_direct, &a->stack_direct_cap, (size_t)stack_id,
+				sizeof(*v), 1024);
 		if (!v)
-			return -1;
+			return -ENOMEM;
 		a->stack_direct = v;
+		return 0;
 	}
-	k = stats_index_hashed(a, stack_id);
-	if (k >= 0)
-		a->stack_direct[stack_id] = (uint32_t)(k + 1);
-	return k;
+	if (a->stack_direct_reserved) {
+		v = huge_array_grow(a->stack_direct, old_cap * sizeof(*v), n * sizeof(*v),
+				    &a->stack_direct_reserved);
+		if (!v)
+			return -ENOMEM;
+	} else {
+		size_t reserved;
+
+		v = huge_array_alloc(n * sizeof(*v), &reserved);
+		if (!v)
+			return -ENOMEM;
+		if (old_cap)
+			memcpy(v, a->stack_direct, old_cap * sizeof(*v));
+		free(a->stack_direct);
+		a->stack_direct_reserved = reserved;
+	}
+	a->stack_direct = v;
+	a->stack_direct_cap = n;
+	return 0;
 }
 
-static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
+static void stack_direct_free(struct aggregate *a)
 {
-	size_t mask, i;
+	if (a->stack_direct_reserved)
+		huge_array_free(a->stack_direct, a->stack_direct_reserved);
+	else
+		free(a->stack_direct);
+	a->stack_direct = NULL;
+	a->stack_direct_cap = 0;
+	a->stack_direct_reserved = 0;
+}
+
+/* A new, empty entry of statistics for stack_id; its index, or -1 on
+ * ENOMEM. */
+static long stats_new(struct aggregate *a, uint64_t stack_id)
+{
 	struct stack_stats *st;
 
-	/* the index grows before a probe that may add an entry: an index that
-	 * could not grow and took the entry all the same would fill up, and a
-	 * probe for a new stack then never end */
-	if ((a->stat_count + 1) * 2 > a->stack_index_cap && stack_index_grow(a) < 0)
-		return -1;
-	mask = a->stack_index_cap - 1;
-	i = id_hash(stack_id, mask);
-	while (a->stack_index[i]) {
-		uint32_t k = a->stack_index[i] - 1;
-
-		if (a->stats[k].stack_id == stack_id)
-			return (long)k;
-		i = (i + 1) & mask;
-	}
 	if (a->stat_count == a->stat_cap) {
 		size_t n = a->stat_cap ? a->stat_cap * 2 : 256;
 		struct stack_stats *v;
@@ -215,9 +239,54 @@ static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
 	st->stack_id = stack_id;
 	st->peak_gen = 0;
 	alloc_stats_init(&st->s);
-	a->stack_index[i] = (uint32_t)(a->stat_count + 1);
 	a->stat_count++;
 	return (long)(a->stat_count - 1);
+}
+
+static long stats_index_hashed(struct aggregate *a, uint64_t stack_id);
+
+/* Index of the statistics of stack_id, created on first use; -1 on ENOMEM. */
+static inline long stats_index(struct aggregate *a, uint64_t stack_id)
+{
+	long k;
+
+	if (stack_id >= STACK_DIRECT_MAX)
+		return stats_index_hashed(a, stack_id);
+	if (stack_id < a->stack_direct_cap && a->stack_direct[stack_id])
+		return (long)a->stack_direct[stack_id] - 1;
+	if (stack_id >= a->stack_direct_cap && stack_direct_grow(a, stack_id) < 0)
+		return -1;
+	k = stats_new(a, stack_id);
+	if (k >= 0)
+		a->stack_direct[stack_id] = (uint32_t)(k + 1);
+	return k;
+}
+
+static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
+{
+	size_t mask, i;
+	long k;
+
+	/* the index grows before a probe that may add an entry: an index that
+	 * could not grow and took the entry all the same would fill up, and a
+	 * probe for a new stack then never end */
+	if ((a->stack_hashed + 1) * 2 > a->stack_index_cap && stack_index_grow(a) < 0)
+		return -1;
+	mask = a->stack_index_cap - 1;
+	i = id_hash(stack_id, mask);
+	while (a->stack_index[i]) {
+		uint32_t j = a->stack_index[i] - 1;
+
+		if (a->stats[j].stack_id == stack_id)
+			return (long)j;
+		i = (i + 1) & mask;
+	}
+	k = stats_new(a, stack_id);
+	if (k < 0)
+		return -1;
+	a->stack_index[i] = (uint32_t)(k + 1);
+	a->stack_hashed++;
+	return k;
 }
 
 /* ---- per-thread "previous allocator event" (temporary allocations) ---- */
@@ -714,9 +783,7 @@ void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
 	block_table_free(&a->weights);
 	/* the stack id -> statistics indexes serve events only (on 524,288
 	 * stacks some 20 MiB, held through the sites' build before) */
-	free(a->stack_direct);
-	a->stack_direct = NULL;
-	a->stack_direct_cap = 0;
+	stack_direct_free(a);
 	free(a->stack_index);
 	a->stack_index = NULL;
 	a->stack_index_cap = 0;

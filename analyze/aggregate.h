@@ -91,11 +91,13 @@ struct aggregate {
 
 	/* per-stack statistics: stack id -> index + 1 (0: none yet); small ids
 	 * (the common case: ids are dense from 1) through a direct array, the
-	 * rest through an open-addressing hash */
+	 * rest (stack_hashed of them) through an open-addressing hash */
 	uint32_t *stack_direct;
 	size_t stack_direct_cap;
+	size_t stack_direct_reserved; /* nonzero: a huge_array mapping, its
+	                               * reservation in bytes; 0: malloc'd */
 	uint32_t *stack_index;
-	size_t stack_index_cap;
+	size_t stack_index_cap, stack_hashed;
 	struct stack_stats *stats;
 	size_t stat_count, stat_cap;
 

@@ -372,6 +372,42 @@ static void test_lifetimes_exact_across_far_sequence_numbers(void)
 	aggregate_free(&agg);
 }
 
+/* Stack ids below 2^22 are found through a direct array (a mapping of its
+ * own past 2 MiB), the others through a hash that holds only them; each id
+ * keeps its own statistics however the two kinds interleave, across the
+ * growth of both. */
+static void test_stack_ids_direct_and_hashed_keep_their_statistics(void)
+{
+	static const uint64_t direct_far[] = {600000, 3000000, ((uint64_t)1 << 22) - 1};
+	uint64_t seq = 1, addr = 0x1000;
+	size_t n_hashed = 3000, n_direct = 2000;
+
+	agg_setup();
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < n_hashed + n_direct + 3; i++) {
+			uint64_t id = i < n_direct		 ? 1 + i
+				      : i < n_direct + 3	 ? direct_far[i - n_direct]
+							   : ((uint64_t)1 << 22) + (i * 0x9e3779b97f4a7c15ull >> 20);
+			struct alloc_event ev = {.seq = seq++, .addr = addr, .value = 1 + (id & 7),
+						 .weight = 1, .stack_id = id, .tid = 1,
+						 .type = ALLOC_EV_ALLOC, .fn = TRACE_FN_MALLOC};
+
+			addr += 16;
+			aggregate_event(&agg, &ev);
+		}
+	}
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL_FATAL(agg.error, 0);
+	CU_ASSERT_EQUAL(agg.stat_count, n_hashed + n_direct + 3);
+	for (size_t k = 0; k < agg.stat_count; k++) {
+		CU_ASSERT_EQUAL(agg.stats[k].s.allocations, 2);
+		CU_ASSERT_EQUAL(agg.stats[k].s.allocated_bytes, 2 * (1 + (agg.stats[k].stack_id & 7)));
+	}
+	CU_ASSERT_EQUAL(stats_of(3000000)->allocations, 2);
+	aggregate_release_blocks(&agg, NULL);
+	aggregate_free(&agg);
+}
+
 static void test_fork_child_inherits_parent_blocks(void)
 {
 	struct aggregate parent;
@@ -2385,6 +2421,8 @@ int main(void)
 		return 1;
 	s = CU_add_suite("aggregate", NULL, NULL);
 	CU_add_test(s, "realloc grow/shrink/move accounting", test_realloc_grow_shrink_move_accounting);
+	CU_add_test(s, "stack ids: direct and hashed keep their statistics",
+		    test_stack_ids_direct_and_hashed_keep_their_statistics);
 	CU_add_test(s, "realloc(NULL, n) allocates", test_realloc_null_allocates);
 	CU_add_test(s, "realloc(p, 0) frees the block", test_realloc_to_zero_frees_block);
 	CU_add_test(s, "failed realloc counts nothing", test_failed_realloc_counts_nothing);
