@@ -358,12 +358,22 @@ struct trie_node {
 };
 
 /* What is known of a stack node once a stack through it was walked (its
- * chain within SITES_MAX_DEPTH): a walk stops at the first such node. */
+ * chain within SITES_MAX_DEPTH): a walk stops at the first such node.
+ * 8 bytes, one per stack node id: 524,288 distinct stacks had 2.45 M
+ * nodes.  The root is named by its place among the distinct roots met
+ * (struct site_build's root_ips). */
 struct node_memo {
 	uint32_t trie_plus1;   /* its trie node + 1; 0: nothing known yet */
-	uint32_t depth;        /* nodes from the root, itself included */
-	uint64_t root_ip;      /* its root's ip: 2 * epoch + truncated */
+	uint32_t root_depth;   /* root slot << MEMO_DEPTH_BITS | nodes from the
+	                        * root, itself included */
 };
+
+#define MEMO_DEPTH_BITS 11
+_Static_assert(SITES_MAX_DEPTH < (1u << MEMO_DEPTH_BITS), "a memo's depth fits its bits");
+/* Distinct roots a memo can name; nodes under roots met after that many
+ * get no memo (each stack through them is walked to its root: slower, the
+ * same sites).  Real traces have two a module epoch at most. */
+#define MEMO_ROOTS_MAX ((uint32_t)1 << (32 - MEMO_DEPTH_BITS))
 
 /* frame_flags bits */
 enum { FRAME_ASKED = 1, FRAME_WRAPPER = 2, FRAME_PROFILER = 4 };
@@ -379,6 +389,11 @@ struct site_build {
 	uint32_t *trie_hash;     /* (parent, frame) -> trie node + 1 */
 	size_t trie_hash_mask;
 	struct node_memo *memo;  /* per stack node id, owned (nodes->capacity) */
+	uint64_t *root_ips;      /* the roots' ips (2 * epoch + truncated) the
+	                          * memo names, by slot; owned */
+	size_t root_count, root_cap;
+	uint32_t *root_hash;     /* root ip -> slot + 1; owned */
+	size_t root_hash_mask;
 	bool memo_in_spare;      /* memo lies in t->spare (not freed on its own) */
 	size_t spare_end;        /* t->spare's bytes from spare_used to here
 	                          * are free for the frame ids */
@@ -417,11 +432,45 @@ static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
 	*n = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0};
 	b->trie_hash[i] = (uint32_t)(b->trie_count + 1);
 	b->trie_count++;
-	/* (node 0, the empty sequence, is no one's child: not in the hash) */
-	if (b->trie_count * 2 > b->trie_hash_mask + 1 &&
+	/* (node 0, the empty sequence, is no one's child: not in the hash);
+	 * filled to 3/4: a table per trie node is most of the build's memory
+	 * after the statistics and the stack nodes */
+	if (b->trie_count * 4 > (b->trie_hash_mask + 1) * 3 &&
 	    rehash(&b->trie_hash, &b->trie_hash_mask, 1, b->trie_count, trie_hash_of, b->trie) < 0)
 		return -1;
 	return (long)(b->trie_count - 1);
+}
+
+static uint64_t root_hash_of(const void *ctx, uint32_t k)
+{
+	return hash_mix64(((const uint64_t *)ctx)[k]);
+}
+
+/* No slot: MEMO_ROOTS_MAX roots have one already. */
+#define ROOT_SLOT_NONE (-2)
+
+/* The memo's slot of the root whose ip is root_ip, made on first use;
+ * ROOT_SLOT_NONE, or -1 on ENOMEM. */
+static long root_slot(struct site_build *b, uint64_t root_ip)
+{
+	size_t i = hash_mix64(root_ip) & b->root_hash_mask;
+
+	for (uint32_t k; (k = b->root_hash[i]) != 0; i = (i + 1) & b->root_hash_mask)
+		if (b->root_ips[k - 1] == root_ip)
+			return k - 1;
+	if (b->root_count >= MEMO_ROOTS_MAX)
+		return ROOT_SLOT_NONE;
+	if (grow_array((void **)&b->root_ips, &b->root_cap, b->root_count + 1,
+		       sizeof(*b->root_ips)) < 0)
+		return -1;
+	b->root_ips[b->root_count] = root_ip;
+	b->root_hash[i] = (uint32_t)(b->root_count + 1);
+	b->root_count++;
+	if (b->root_count * 2 > b->root_hash_mask + 1 &&
+	    rehash(&b->root_hash, &b->root_hash_mask, 0, b->root_count, root_hash_of,
+		   b->root_ips) < 0)
+		return -1;
+	return (long)(b->root_count - 1);
 }
 
 /* Extends trie node x by the frames of ip (epoch's modules), outermost
@@ -527,8 +576,9 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 			   bool *unknown)
 {
 	const struct stack_nodes *nodes = b->nodes;
-	struct node_memo base = {1, 0, 0};
-	uint64_t id = stack_id;
+	uint32_t base_trie_plus1 = 1, base_depth = 0;
+	uint64_t root_ip = 0, id = stack_id;
+	long slot = ROOT_SLOT_NONE;
 	size_t n = 0;
 
 	*x = 0;
@@ -536,19 +586,23 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 	*unknown = false;
 	for (;;) {
 		const struct stack_node *node = stack_nodes_get(nodes, id);
+		const struct node_memo *m = &b->memo[id];
 
 		if (!node) {
 			*unknown = true;
 			return 0;
 		}
-		if (b->memo[id].trie_plus1 == MEMO_DEEP)
+		if (m->trie_plus1 == MEMO_DEEP)
 			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
-		if (b->memo[id].trie_plus1) {
-			base = b->memo[id];
+		if (m->trie_plus1) {
+			base_trie_plus1 = m->trie_plus1;
+			base_depth = m->root_depth & ((1u << MEMO_DEPTH_BITS) - 1);
+			slot = (long)(m->root_depth >> MEMO_DEPTH_BITS);
+			root_ip = b->root_ips[slot];
 			break;
 		}
 		if (node->parent == 0) {
-			base.root_ip = node->ip;
+			root_ip = node->ip;
 			break;
 		}
 		if (n == SITES_MAX_DEPTH)
@@ -556,16 +610,23 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 		b->path[n++] = (uint32_t)id;
 		id = node->parent;
 	}
-	if (base.depth + n > SITES_MAX_DEPTH)
+	if (base_depth + n > SITES_MAX_DEPTH)
 		return stack_too_deep(b, stack_id, n, x, truncated, unknown);
-	*truncated = (base.root_ip & 1) != 0;
-	*x = (long)base.trie_plus1 - 1;
+	if (n && slot == ROOT_SLOT_NONE) {
+		slot = root_slot(b, root_ip);
+		if (slot == -1)
+			return -ENOMEM;
+	}
+	*truncated = (root_ip & 1) != 0;
+	*x = (long)base_trie_plus1 - 1;
 	for (size_t i = n; i-- > 0;) {
-		*x = trie_add_ip(b, *x, base.root_ip >> 1, stack_nodes_get(nodes, b->path[i])->ip);
+		*x = trie_add_ip(b, *x, root_ip >> 1, stack_nodes_get(nodes, b->path[i])->ip);
 		if (*x < 0)
 			return -ENOMEM;
-		b->memo[b->path[i]] = (struct node_memo){(uint32_t)(*x + 1),
-							 base.depth + (uint32_t)(n - i), base.root_ip};
+		if (slot >= 0)
+			b->memo[b->path[i]] = (struct node_memo){
+				(uint32_t)(*x + 1),
+				(uint32_t)slot << MEMO_DEPTH_BITS | (base_depth + (uint32_t)(n - i))};
 	}
 	return 0;
 }
@@ -797,6 +858,26 @@ static int add_stack(struct site_build *b, struct stack_stats *st)
 	return 0;
 }
 
+/* Frees what only the stacks' walks use (the memo, the trie's and the
+ * roots' hashes; the caller's stack nodes are freed next to it) before the
+ * frame ids are written, so that they are never in memory together. */
+static void site_build_walks_free(struct site_build *b)
+{
+	struct site_table *t = b->t;
+
+	free(b->trie_hash);
+	b->trie_hash = NULL;
+	free(b->root_hash);
+	b->root_hash = NULL;
+	free(b->root_ips);
+	b->root_ips = NULL;
+	if (!b->memo_in_spare)
+		free(b->memo);
+	else if (t->spare.p) /* the memo is the spare's tail */
+		huge_array_trim(t->spare.p, b->spare_end, &t->spare.reserved);
+	b->memo = NULL;
+}
+
 static int site_cmp_allocated(const void *pa, const void *pb)
 {
 	const struct site *a = pa, *b = pb;
@@ -811,9 +892,9 @@ static int site_cmp_allocated(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-int site_table_build(struct site_table *t, struct aggregate *agg,
-		     const struct stack_nodes *nodes, struct symbolizer *sym,
-		     const struct site_options *opt, struct huge_spare *spare)
+int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_nodes *nodes,
+		     struct symbolizer *sym, const struct site_options *opt,
+		     struct huge_spare *spare)
 {
 	struct site_build *b = calloc(1, sizeof(*b));
 	size_t memo_bytes = memo_bytes_for(nodes);
@@ -835,6 +916,8 @@ int site_table_build(struct site_table *t, struct aggregate *agg,
 		b->trie_count = 1; /* node 0: no frames */
 		b->trie_hash = calloc(256, sizeof(*b->trie_hash));
 		b->trie_hash_mask = 255;
+		b->root_hash = calloc(16, sizeof(*b->root_hash));
+		b->root_hash_mask = 15;
 		if (spare_plan(b, agg->stat_count, memo_bytes) < 0) {
 			b->memo = calloc(1, memo_bytes);
 			if (agg->stat_count) {
@@ -845,18 +928,18 @@ int site_table_build(struct site_table *t, struct aggregate *agg,
 	} else {
 		spare_drop(&t->spare);
 	}
-	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->memo ||
-	    (agg->stat_count && !t->sites))
+	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->root_hash ||
+	    !b->memo || (agg->stat_count && !t->sites))
 		rc = -ENOMEM;
 	for (size_t k = 0; k < agg->stat_count && rc == 0; k++)
 		rc = add_stack(b, &agg->stats[k]);
+	if (b)
+		site_build_walks_free(b);
+	stack_nodes_free(nodes);
 	if (rc == 0)
 		rc = site_frames_write(b);
 	if (b) {
 		free(b->trie);
-		free(b->trie_hash);
-		if (!b->memo_in_spare)
-			free(b->memo);
 		free(b->frame_flags);
 		free(b);
 	}

@@ -106,14 +106,17 @@ struct site_table {
 };
 
 /* Symbolizes and merges the stacks of agg (after aggregate_finish) into t;
- * the sites' statistics are agg's (struct site), merged in place.
+ * the sites' statistics are agg's (struct site), merged in place.  nodes
+ * are freed (stack_nodes_free) once the stacks are walked, in every case:
+ * nothing after needs them, and they are the largest table of the build
+ * after the statistics (2.45 M nodes, 37 MiB, for 524,288 stacks).
  * sym must outlive t.  spare (may be NULL): memory faulted in that the
  * largest arrays are made in when it has room (aggregate_release_blocks);
  * t takes it over in every case, and *spare is emptied.  Returns 0 or
  * -ENOMEM. */
-int site_table_build(struct site_table *t, struct aggregate *agg,
-		     const struct stack_nodes *nodes, struct symbolizer *sym,
-		     const struct site_options *opt, struct huge_spare *spare);
+int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_nodes *nodes,
+		     struct symbolizer *sym, const struct site_options *opt,
+		     struct huge_spare *spare);
 
 void site_table_free(struct site_table *t);
 
