@@ -7,7 +7,6 @@ pkglibexec_PROGRAMS += analyze/mprof-analyze
 ANALYZE_REPORT_SOURCES = \
 	analyze/alloc_event.h \
 	analyze/reorder.h analyze/reorder.c \
-	analyze/huge_array.h analyze/huge_array.c \
 	analyze/block_table.h analyze/block_table.c analyze/young_blocks.h \
 	analyze/aggregate.h analyze/aggregate.c \
 	analyze/event_stream.h analyze/event_stream.c \
@@ -22,7 +21,7 @@ ANALYZE_REPORT_SOURCES = \
 # keyed by what a trace says.
 ANALYZE_DECODE_SOURCES = \
 	analyze/hash_seed.h analyze/hash_seed.c \
-	analyze/grow.h analyze/grow.c \
+	analyze/grow.h analyze/grow.c analyze/huge_array.h analyze/huge_array.c \
 	analyze/slot_decoder.h analyze/slot_decoder.c \
 	analyze/stack_nodes.h analyze/stack_nodes.c
 

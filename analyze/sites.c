@@ -524,6 +524,15 @@ static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t i
 	return x;
 }
 
+/* The ip of node id, defined (a walk went through it). */
+static uint64_t stack_node_ip(const struct stack_nodes *nodes, uint32_t id)
+{
+	struct stack_node node = {0, 0};
+
+	stack_nodes_get(nodes, id, &node);
+	return node.ip;
+}
+
 /* A stack whose chain is longer than SITES_MAX_DEPTH keeps its leaf side
  * only: its frames start below the root, and its nodes keep no memo. */
 static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long *x,
@@ -536,7 +545,7 @@ static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long 
 	*unknown = stack_nodes_walk(b->nodes, stack_id, b->path, SITES_MAX_DEPTH, &depth, &epoch,
 				    truncated) < 0;
 	for (size_t i = depth; i-- > 0 && !*unknown;) {
-		*x = trie_add_ip(b, *x, epoch, stack_nodes_get(b->nodes, b->path[i])->ip);
+		*x = trie_add_ip(b, *x, epoch, stack_node_ip(b->nodes, b->path[i]));
 		if (*x < 0)
 			return -ENOMEM;
 	}
@@ -585,10 +594,10 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 	*truncated = false;
 	*unknown = false;
 	for (;;) {
-		const struct stack_node *node = stack_nodes_get(nodes, id);
 		const struct node_memo *m = &b->memo[id];
+		struct stack_node node;
 
-		if (!node) {
+		if (!stack_nodes_get(nodes, id, &node)) {
 			*unknown = true;
 			return 0;
 		}
@@ -601,14 +610,14 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 			root_ip = b->root_ips[slot];
 			break;
 		}
-		if (node->parent == 0) {
-			root_ip = node->ip;
+		if (node.parent == 0) {
+			root_ip = node.ip;
 			break;
 		}
 		if (n == SITES_MAX_DEPTH)
 			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
 		b->path[n++] = (uint32_t)id;
-		id = node->parent;
+		id = node.parent;
 	}
 	if (base_depth + n > SITES_MAX_DEPTH)
 		return stack_too_deep(b, stack_id, n, x, truncated, unknown);
@@ -620,7 +629,7 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 	*truncated = (root_ip & 1) != 0;
 	*x = (long)base_trie_plus1 - 1;
 	for (size_t i = n; i-- > 0;) {
-		*x = trie_add_ip(b, *x, root_ip >> 1, stack_nodes_get(nodes, b->path[i])->ip);
+		*x = trie_add_ip(b, *x, root_ip >> 1, stack_node_ip(nodes, b->path[i]));
 		if (*x < 0)
 			return -ENOMEM;
 		if (slot >= 0)

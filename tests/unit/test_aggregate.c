@@ -934,7 +934,11 @@ static void test_trace_with_interleaved_slots_reads_exactly(void)
 	CU_ASSERT_TRUE(res.info.has_end);
 	CU_ASSERT_STRING_EQUAL(kv_list_get(&res.info.end, "exit_status"), "3");
 	CU_ASSERT_STRING_EQUAL(kv_list_get(&res.info.meta, "pid"), "77");
-	CU_ASSERT_PTR_NOT_NULL(stack_nodes_get(&res.nodes, 2));
+	{
+		struct stack_node node;
+
+		CU_ASSERT(stack_nodes_get(&res.nodes, 2, &node));
+	}
 	read_free(&res);
 }
 
