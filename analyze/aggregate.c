@@ -52,7 +52,6 @@
 #include "analyze/aggregate.h"
 #include "analyze/grow.h"
 #include "analyze/hash_seed.h"
-#include "analyze/huge_array.h"
 
 #define THREADS_INITIAL 64u
 #define STACK_INDEX_INITIAL 1024u
@@ -114,12 +113,10 @@ int aggregate_init(struct aggregate *a)
 	return 0;
 }
 
-static void stack_direct_free(struct aggregate *a);
-
 void aggregate_free(struct aggregate *a)
 {
 	free(a->stack_index);
-	stack_direct_free(a);
+	grow_big_free(&a->stack_direct);
 	free(a->stats);
 	free(a->threads);
 	block_table_free(&a->blocks);
@@ -138,7 +135,10 @@ static inline size_t id_hash(uint64_t id, size_t mask)
 
 /* Ids below this (the common case: ids are dense from 1) are found through
  * a direct array (16 MiB at most), the others through an open-addressing
- * hash over indices + 1 that holds only them. */
+ * hash over indices + 1 that holds only them.  The direct array is a
+ * mapping of its own once large (grow_big), so that freeing it gives its
+ * memory back: a heap block stayed resident after the aggregation freed
+ * it (524,288 stacks: 16 MiB held through the sites' build). */
 #define STACK_DIRECT_MAX ((size_t)1 << 22)
 
 static int stack_index_grow(struct aggregate *a)
@@ -162,59 +162,6 @@ static int stack_index_grow(struct aggregate *a)
 	a->stack_index = v;
 	a->stack_index_cap = n;
 	return 0;
-}
-
-/* Grows the direct array so that index stack_id is in it, zeroed.  From
- * HUGE_ARRAY_MIN bytes on it is a mapping of its own (huge_array.h), so
- * that freeing it gives its memory back: a block from the C library's heap
- * stayed resident after the aggregation freed it, once other threads' frees
- * had raised the library's threshold for mappings (524,288 stacks: 16 MiB
- * held through the sites' build).  Returns 0 or -ENOMEM. */
-static int stack_direct_grow(struct aggregate *a, uint64_t stack_id)
-{
-	size_t old_cap = a->stack_direct_cap, n = old_cap ? old_cap : 1024;
-	uint32_t *v;
-
-	while (n <= stack_id)
-		n *= 2;
-	if (n * sizeof(*v) < HUGE_ARRAY_MIN) {
-		v = grow_zeroed(a->stack_direct, &a->stack_direct_cap, (size_t)stack_id,
-				sizeof(*v), 1024);
-		if (!v)
-			return -ENOMEM;
-		a->stack_direct = v;
-		return 0;
-	}
-	if (a->stack_direct_reserved) {
-		v = huge_array_grow(a->stack_direct, old_cap * sizeof(*v), n * sizeof(*v),
-				    &a->stack_direct_reserved);
-		if (!v)
-			return -ENOMEM;
-	} else {
-		size_t reserved;
-
-		v = huge_array_alloc(n * sizeof(*v), &reserved);
-		if (!v)
-			return -ENOMEM;
-		if (old_cap)
-			memcpy(v, a->stack_direct, old_cap * sizeof(*v));
-		free(a->stack_direct);
-		a->stack_direct_reserved = reserved;
-	}
-	a->stack_direct = v;
-	a->stack_direct_cap = n;
-	return 0;
-}
-
-static void stack_direct_free(struct aggregate *a)
-{
-	if (a->stack_direct_reserved)
-		huge_array_free(a->stack_direct, a->stack_direct_reserved);
-	else
-		free(a->stack_direct);
-	a->stack_direct = NULL;
-	a->stack_direct_cap = 0;
-	a->stack_direct_reserved = 0;
 }
 
 /* A new, empty entry of statistics for stack_id; its index, or -1 on
@@ -252,13 +199,13 @@ static inline long stats_index(struct aggregate *a, uint64_t stack_id)
 
 	if (stack_id >= STACK_DIRECT_MAX)
 		return stats_index_hashed(a, stack_id);
-	if (stack_id < a->stack_direct_cap && a->stack_direct[stack_id])
-		return (long)a->stack_direct[stack_id] - 1;
-	if (stack_id >= a->stack_direct_cap && stack_direct_grow(a, stack_id) < 0)
+	if (stack_id < a->stack_direct.count && ((uint32_t *)a->stack_direct.p)[stack_id])
+		return (long)((uint32_t *)a->stack_direct.p)[stack_id] - 1;
+	if (grow_big_to(&a->stack_direct, (size_t)stack_id, sizeof(uint32_t), 1024) < 0)
 		return -1;
 	k = stats_new(a, stack_id);
 	if (k >= 0)
-		a->stack_direct[stack_id] = (uint32_t)(k + 1);
+		((uint32_t *)a->stack_direct.p)[stack_id] = (uint32_t)(k + 1);
 	return k;
 }
 
@@ -783,7 +730,7 @@ void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
 	block_table_free(&a->weights);
 	/* the stack id -> statistics indexes serve events only (on 524,288
 	 * stacks some 20 MiB, held through the sites' build before) */
-	stack_direct_free(a);
+	grow_big_free(&a->stack_direct);
 	free(a->stack_index);
 	a->stack_index = NULL;
 	a->stack_index_cap = 0;

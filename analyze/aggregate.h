@@ -19,6 +19,7 @@
 
 #include "analyze/alloc_event.h"
 #include "analyze/block_table.h"
+#include "analyze/grow.h"
 #include "analyze/young_blocks.h"
 #include "trace/format.h"
 
@@ -92,10 +93,7 @@ struct aggregate {
 	/* per-stack statistics: stack id -> index + 1 (0: none yet); small ids
 	 * (the common case: ids are dense from 1) through a direct array, the
 	 * rest (stack_hashed of them) through an open-addressing hash */
-	uint32_t *stack_direct;
-	size_t stack_direct_cap;
-	size_t stack_direct_reserved; /* nonzero: a huge_array mapping, its
-	                               * reservation in bytes; 0: malloc'd */
+	struct grow_big stack_direct; /* uint32_t by id */
 	uint32_t *stack_index;
 	size_t stack_index_cap, stack_hashed;
 	struct stack_stats *stats;
