@@ -67,7 +67,7 @@ const char *agg_call_name(unsigned call)
 	return call < AGG_CALL_COUNT ? call_names[call] : "?";
 }
 
-static void alloc_stats_init(struct alloc_stats *s)
+void alloc_stats_init(struct alloc_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->lifetime_events_min = UINT64_MAX;
@@ -734,4 +734,134 @@ void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
 	free(a->stack_index);
 	a->stack_index = NULL;
 	a->stack_index_cap = 0;
+}
+
+/* ---- packed statistics (the sites' build) ---- */
+
+static uint8_t *varint_put(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static const uint8_t *varint_get(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift = 0;
+
+	while (*p & 0x80) {
+		x |= (uint64_t)(*p++ & 0x7f) << shift;
+		shift += 7;
+	}
+	*v = x | (uint64_t)*p++ << shift;
+	return p;
+}
+
+/* The most bytes an entry takes: the stack id, the mask and 16 fields,
+ * each a varint of 10 bytes at most. */
+#define PACKED_ENTRY_MAX 180
+#define PACKED_FIELDS 16
+
+/* s's fields in packing order, the minima as UINT64_MAX - value (so that
+ * an empty minimum is 0, as the other fields' empty value). */
+static void stats_fields(const struct alloc_stats *s, uint64_t f[PACKED_FIELDS])
+{
+	f[0] = s->allocations;
+	f[1] = s->allocated_bytes;
+	f[2] = s->live_bytes;
+	f[3] = s->live_blocks;
+	f[4] = s->max_live_bytes;
+	f[5] = s->max_live_blocks;
+	f[6] = s->peak_bytes;
+	f[7] = s->peak_blocks;
+	f[8] = s->temporary;
+	f[9] = s->freed;
+	f[10] = s->lifetime_events_sum;
+	f[11] = UINT64_MAX - s->lifetime_events_min;
+	f[12] = s->lifetime_events_max;
+	f[13] = s->lifetime_ns_sum;
+	f[14] = UINT64_MAX - s->lifetime_ns_min;
+	f[15] = s->lifetime_ns_max;
+}
+
+/* An entry: the stack id, a mask of the fields that are not 0, those
+ * fields. */
+static uint8_t *stats_pack_one(uint8_t *p, const struct stack_stats *st)
+{
+	uint64_t f[PACKED_FIELDS], mask = 0;
+
+	stats_fields(&st->s, f);
+	for (unsigned i = 0; i < PACKED_FIELDS; i++)
+		mask |= (uint64_t)(f[i] != 0) << i;
+	p = varint_put(p, st->stack_id);
+	p = varint_put(p, mask);
+	for (unsigned i = 0; i < PACKED_FIELDS; i++)
+		if (f[i])
+			p = varint_put(p, f[i]);
+	return p;
+}
+
+int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k < a->stat_count; k++) {
+		if (out->cap - out->size < PACKED_ENTRY_MAX) {
+			/* a first guess of 16 bytes a stack, then doubling */
+			size_t n = out->cap ? out->cap * 2 : a->stat_count * 16 + PACKED_ENTRY_MAX;
+			uint8_t *v = realloc(out->bytes, n);
+
+			if (!v) {
+				stats_packed_free(out);
+				return -ENOMEM;
+			}
+			out->bytes = v;
+			out->cap = n;
+		}
+		out->size = (size_t)(stats_pack_one(out->bytes + out->size, &a->stats[k]) - out->bytes);
+	}
+	out->count = a->stat_count;
+	free(a->stats);
+	a->stats = NULL;
+	a->stat_cap = 0;
+	return 0;
+}
+
+const uint8_t *stats_packed_read(const uint8_t *p, uint64_t *stack_id, struct alloc_stats *s)
+{
+	uint64_t f[PACKED_FIELDS], mask;
+
+	p = varint_get(p, stack_id);
+	p = varint_get(p, &mask);
+	for (unsigned i = 0; i < PACKED_FIELDS; i++) {
+		f[i] = 0;
+		if (mask >> i & 1)
+			p = varint_get(p, &f[i]);
+	}
+	s->allocations = f[0];
+	s->allocated_bytes = f[1];
+	s->live_bytes = f[2];
+	s->live_blocks = f[3];
+	s->max_live_bytes = f[4];
+	s->max_live_blocks = f[5];
+	s->peak_bytes = f[6];
+	s->peak_blocks = f[7];
+	s->temporary = f[8];
+	s->freed = f[9];
+	s->lifetime_events_sum = f[10];
+	s->lifetime_events_min = UINT64_MAX - f[11];
+	s->lifetime_events_max = f[12];
+	s->lifetime_ns_sum = f[13];
+	s->lifetime_ns_min = UINT64_MAX - f[14];
+	s->lifetime_ns_max = f[15];
+	return p;
+}
+
+void stats_packed_free(struct stats_packed *p)
+{
+	free(p->bytes);
+	memset(p, 0, sizeof(*p));
 }

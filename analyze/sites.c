@@ -704,7 +704,7 @@ static long site_new(struct site_build *b, uint32_t x, bool unknown, bool inheri
 	if (t->count >= t->cap)
 		return -1; /* cannot happen (see above) */
 	s = &t->sites[t->count];
-	memset(s, 0, sizeof(*s)); /* s->s: its first stack's, set by add_stack */
+	memset(s, 0, sizeof(*s)); /* s->s: set by site_stats_sum */
 	s->frame_start = x; /* the trie node, until site_frames_write */
 	s->frame_count = b->trie[x].depth;
 	s->unknown_stack = unknown;
@@ -835,14 +835,16 @@ static int site_frames_write(struct site_build *b)
 	return 0;
 }
 
-static int add_stack(struct site_build *b, struct stack_stats *st)
+/* Adds the stack stack_id to its site (made on first use): *site is the
+ * site's index.  Returns 0 or -ENOMEM. */
+static int add_stack(struct site_build *b, uint64_t stack_id, uint32_t *site)
 {
 	struct site_table *t = b->t;
-	bool truncated = false, unknown = false, inherited = st->stack_id == AGG_STACK_INHERITED;
+	bool truncated = false, unknown = false, inherited = stack_id == AGG_STACK_INHERITED;
 	uint32_t *slot, y;
 	long x = 0;
 
-	if (!inherited && stack_trie_node(b, st->stack_id, &x, &truncated, &unknown) < 0)
+	if (!inherited && stack_trie_node(b, stack_id, &x, &truncated, &unknown) < 0)
 		return -ENOMEM;
 	if (!inherited) {
 		t->stacks++;
@@ -858,12 +860,36 @@ static int add_stack(struct site_build *b, struct stack_stats *st)
 			return -ENOMEM;
 		*slot = (uint32_t)(k + 1);
 	}
-	if (!t->sites[*slot - 1].s)
-		t->sites[*slot - 1].s = &st->s;
-	else
-		alloc_stats_merge(t->sites[*slot - 1].s, &st->s);
-	t->sites[*slot - 1].stack_count++;
-	t->sites[*slot - 1].truncated |= truncated;
+	*site = *slot - 1;
+	t->sites[*site].stack_count++;
+	t->sites[*site].truncated |= truncated;
+	return 0;
+}
+
+/* Sums the statistics of the stacks (packed, in the order add_stack met
+ * them; stack_site: each one's site) into the sites' own (t->stats).
+ * Returns 0 or -ENOMEM. */
+static int site_stats_sum(struct site_table *t, const struct stats_packed *packed,
+			  const uint32_t *stack_site)
+{
+	const uint8_t *p = packed->bytes;
+
+	if (!t->count)
+		return 0;
+	t->stats = malloc(t->count * sizeof(*t->stats));
+	if (!t->stats)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->count; i++) {
+		alloc_stats_init(&t->stats[i]);
+		t->sites[i].s = &t->stats[i];
+	}
+	for (size_t k = 0; k < packed->count; k++) {
+		struct alloc_stats s;
+		uint64_t stack_id;
+
+		p = stats_packed_read(p, &stack_id, &s);
+		alloc_stats_merge(&t->stats[stack_site[k]], &s);
+	}
 	return 0;
 }
 
@@ -907,6 +933,9 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 {
 	struct site_build *b = calloc(1, sizeof(*b));
 	size_t memo_bytes = memo_bytes_for(nodes);
+	struct stats_packed packed = {0};
+	uint32_t *stack_site = NULL;
+	const uint8_t *p = NULL;
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -940,8 +969,19 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->root_hash ||
 	    !b->memo || (agg->stat_count && !t->sites))
 		rc = -ENOMEM;
-	for (size_t k = 0; k < agg->stat_count && rc == 0; k++)
-		rc = add_stack(b, &agg->stats[k]);
+	if (rc == 0 && agg->stat_count) {
+		stack_site = malloc(agg->stat_count * sizeof(*stack_site));
+		if (!stack_site || aggregate_stats_pack(agg, &packed) < 0)
+			rc = -ENOMEM;
+	}
+	p = packed.bytes;
+	for (size_t k = 0; k < packed.count && rc == 0; k++) {
+		struct alloc_stats s;
+		uint64_t stack_id;
+
+		p = stats_packed_read(p, &stack_id, &s);
+		rc = add_stack(b, stack_id, &stack_site[k]);
+	}
 	if (b)
 		site_build_walks_free(b);
 	stack_nodes_free(nodes);
@@ -952,6 +992,10 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		free(b->frame_flags);
 		free(b);
 	}
+	if (rc == 0)
+		rc = site_stats_sum(t, &packed, stack_site);
+	stats_packed_free(&packed);
+	free(stack_site);
 	spare_trim(t);
 	if (rc < 0)
 		return rc;
@@ -969,6 +1013,7 @@ void site_table_free(struct site_table *t)
 	if (!t->sites_in_spare)
 		free(t->sites);
 	free(t->frames);
+	free(t->stats);
 	if (!t->ids_in_spare)
 		free(t->frame_ids);
 	spare_drop(&t->spare);

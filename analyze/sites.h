@@ -39,12 +39,7 @@ struct site_frame {
 };
 
 struct site {
-	/* Summed over the site's stacks: the aggregation's entry of its first
-	 * stack, into which site_table_build merges the others (so the
-	 * aggregation must outlive the site table, and its entries of merged
-	 * stacks no longer hold one stack's figures).  A copy per site was
-	 * 144 bytes a stack more at the report's peak. */
-	struct alloc_stats *s;
+	struct alloc_stats *s;  /* summed over the site's stacks (site_table.stats) */
 	uint32_t id;            /* 1-based rank by allocated bytes */
 	uint32_t frame_start;   /* first index into site_table.frame_ids */
 	uint32_t frame_count;   /* frames after wrapper removal, innermost first */
@@ -73,6 +68,8 @@ struct site_ip {
 
 struct site_table {
 	struct site *sites;      /* sorted by allocated bytes, id = index + 1; owned */
+	struct alloc_stats *stats; /* the sites' statistics (struct site's s), in
+	                            * the order the sites were made; owned */
 	size_t count, cap;
 	struct site_frame *frames; /* distinct frames; owned */
 	size_t frame_count, frame_cap;
@@ -105,8 +102,10 @@ struct site_table {
 	uint64_t frames_no_symbol;
 };
 
-/* Symbolizes and merges the stacks of agg (after aggregate_finish) into t;
- * the sites' statistics are agg's (struct site), merged in place.  nodes
+/* Symbolizes and merges the stacks of agg (after aggregate_finish) into t.
+ * agg's per-stack statistics are packed (aggregate_stats_pack: agg->stats
+ * is freed) while the stacks are walked, then summed into the sites' own:
+ * at 144 bytes a stack they were the most of the build's memory.  nodes
  * are freed (stack_nodes_free) once the stacks are walked, in every case:
  * nothing after needs them, and they are the largest table of the build
  * after the statistics (2.45 M nodes, 37 MiB, for 524,288 stacks).
