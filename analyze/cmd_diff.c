@@ -189,7 +189,8 @@ static bool values_equal(const uint64_t *a, const uint64_t *b)
 
 static uint64_t site_key_hash(const struct site_table *t, const struct site *s)
 {
-	const uint32_t *ids = site_frame_ids(t, s);
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ s->frame_count ^
 		     ((uint64_t)s->unknown_stack << 40) ^ ((uint64_t)s->inherited << 41);
 
@@ -204,11 +205,14 @@ static uint64_t site_key_hash(const struct site_table *t, const struct site *s)
 static bool site_key_equal(const struct site_table *ta, const struct site *a,
 			   const struct site_table *tb, const struct site *b)
 {
-	const uint32_t *ia = site_frame_ids(ta, a), *ib = site_frame_ids(tb, b);
+	uint32_t buf_a[SITES_MAX_FRAMES], buf_b[SITES_MAX_FRAMES];
+	const uint32_t *ia, *ib;
 
 	if (a->frame_count != b->frame_count || a->unknown_stack != b->unknown_stack ||
 	    a->inherited != b->inherited)
 		return false;
+	ia = site_frame_ids(ta, a, buf_a);
+	ib = site_frame_ids(tb, b, buf_b);
 	for (uint32_t i = 0; i < a->frame_count; i++)
 		if (!site_frame_equal(&ta->frames[ia[i]], &tb->frames[ib[i]]))
 			return false;
@@ -470,7 +474,8 @@ static void json_site(FILE *out, const struct diff *d, const struct diff_site *d
 {
 	const struct site_table *t = diff_site_table(d, ds);
 	const struct site *s = diff_site_site(ds);
-	const uint32_t *ids = site_frame_ids(t, s);
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
 
 	fprintf(out, "{\"status\":\"%s\",", status_name[ds->status]);
 	json_stats(out, "a", ds->va);

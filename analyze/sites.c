@@ -395,8 +395,6 @@ struct site_build {
 	uint32_t *root_hash;     /* root ip -> slot + 1; owned */
 	size_t root_hash_mask;
 	bool memo_in_spare;      /* memo lies in t->spare (not freed on its own) */
-	size_t spare_end;        /* t->spare's bytes from spare_used to here
-	                          * are free for the frame ids */
 	uint8_t *frame_flags;    /* per frame id */
 	size_t frame_flags_cap;
 	uint32_t unknown_site, inherited_site; /* index + 1; 0: none yet */
@@ -693,7 +691,7 @@ static uint32_t site_node(struct site_build *b, uint32_t x)
 	return y;
 }
 
-/* A new site of trie node x's frames (written out by site_frames_write);
+/* A new site of trie node x's frames (kept by site_frames_keep);
  * its index.  The sites are at most the stacks, one per stack at most:
  * their array is made that large at once (site_table_build). */
 static long site_new(struct site_build *b, uint32_t x, bool unknown, bool inherited)
@@ -705,7 +703,7 @@ static long site_new(struct site_build *b, uint32_t x, bool unknown, bool inheri
 		return -1; /* cannot happen (see above) */
 	s = &t->sites[t->count];
 	memset(s, 0, sizeof(*s)); /* s->s: set by site_stats_sum */
-	s->frame_start = x; /* the trie node, until site_frames_write */
+	s->frame_node = x;
 	s->frame_count = b->trie[x].depth;
 	s->unknown_stack = unknown;
 	s->inherited = inherited;
@@ -714,17 +712,15 @@ static long site_new(struct site_build *b, uint32_t x, bool unknown, bool inheri
 }
 
 /*
- * The three largest arrays of the sites phase (sites, frame ids and the
- * stack nodes' memo: on python3's trace 1.0, 0.8 and 0.5 MB) are made in
+ * The two largest arrays of the sites phase (sites and the stack nodes'
+ * memo: on python3's trace 1.0 and 0.5 MB at the time) are made in
  * the block table's memory (aggregate_release_blocks), when it has room,
  * instead of on the heap: its pages are faulted in already, while a page
  * faulted in takes some 13 us on these virtual machines.  python3's report
  * took 349 page faults in this phase instead of 904, and the phase 12-14
  * ms instead of 17-19 (4 interleaved runs each).  The spare memory is laid
- * out as [sites | frame ids ... | memo], with room for as many bytes of
- * frame ids as the sites take (38 frames a site on average; python3's sites
- * have 31), and the rest unmapped at once; after the build, what lies past
- * the frame ids (the memo among it) is unmapped too.
+ * out as [sites | memo] and the rest unmapped at once; the memo is
+ * unmapped once the stacks are walked.
  */
 #define SPARE_ALIGN ((size_t)64)
 
@@ -746,19 +742,18 @@ static size_t memo_bytes_for(const struct stack_nodes *nodes)
 	return (nodes->capacity ? nodes->capacity : 1) * sizeof(struct node_memo);
 }
 
-/* Trims spare to the layout's size for sites_count sites and memo_bytes
- * (sites, as many bytes for frame ids, memo), or frees it when they do not
- * fit.  Returns the sites' bytes (a multiple of SPARE_ALIGN), 0 when the
- * spare was freed. */
+/* Trims spare to the layout's size for sites_count sites and memo_bytes,
+ * or frees it when they do not fit.  Returns the sites' bytes (a multiple
+ * of SPARE_ALIGN), 0 when the spare was freed. */
 static size_t spare_fit(struct huge_spare *spare, size_t sites_count, size_t memo_bytes)
 {
 	size_t s = spare_round(sites_count * sizeof(struct site)), m = spare_round(memo_bytes);
 
-	if (!spare->p || !sites_count || s > spare->bytes / 2 || m > spare->bytes - 2 * s) {
+	if (!spare->p || !sites_count || s > spare->bytes || m > spare->bytes - s) {
 		spare_drop(spare);
 		return 0;
 	}
-	spare->bytes = 2 * s + m; /* a multiple of SPARE_ALIGN, no more than it was */
+	spare->bytes = s + m; /* a multiple of SPARE_ALIGN, no more than it was */
 	huge_array_trim(spare->p, spare->bytes, &spare->reserved);
 	return s;
 }
@@ -777,17 +772,15 @@ static int spare_plan(struct site_build *b, size_t sites_count, size_t memo_byte
 {
 	struct site_table *t = b->t;
 	size_t s = spare_fit(&t->spare, sites_count, memo_bytes), m = spare_round(memo_bytes);
-	size_t keep = t->spare.bytes;
 
 	if (!s)
 		return -1;
 	t->sites = memset(t->spare.p, 0, s);
 	t->cap = sites_count;
 	t->sites_in_spare = true;
-	b->memo = memset((char *)t->spare.p + keep - m, 0, m);
+	b->memo = memset((char *)t->spare.p + s, 0, m);
 	b->memo_in_spare = true;
 	t->spare_used = s;
-	b->spare_end = keep - m;
 	return 0;
 }
 
@@ -801,38 +794,27 @@ static void spare_trim(struct site_table *t)
 	t->spare.bytes = t->spare_used;
 }
 
-/* Writes every site's frames into one array of the exact size, leaf first
- * (grown site by site, it was copied and faulted in about twice over).
- * Returns 0 or -ENOMEM. */
-static int site_frames_write(struct site_build *b)
+/* Keeps the trie as the sites' frames (site_table.frame_links): each node
+ * reduced to its parent and frame, in place, and the array cut to that
+ * size.  A site's frames are its node's sequence, shared with every site
+ * that has the same outer frames: 524,288 sites of 24 frames took 48 MiB
+ * as one array of frame ids, 19 MiB as the trie's 2.45 M nodes. */
+static void site_frames_keep(struct site_build *b)
 {
 	struct site_table *t = b->t;
-	size_t total = 0;
+	uint32_t *links = (uint32_t *)b->trie, *v;
 
-	for (size_t k = 0; k < t->count; k++)
-		total += t->sites[k].frame_count;
-	if (total > UINT32_MAX)
-		return -ENOMEM;
-	if (total && t->spare.p && total * sizeof(*t->frame_ids) <= b->spare_end - t->spare_used) {
-		t->frame_ids = (uint32_t *)((char *)t->spare.p + t->spare_used);
-		t->ids_in_spare = true;
-		t->spare_used += spare_round(total * sizeof(*t->frame_ids));
-	} else if (total) {
-		t->frame_ids = malloc(total * sizeof(*t->frame_ids));
-		if (!t->frame_ids)
-			return -ENOMEM;
-	}
-	t->ids_cap = total;
-	for (size_t k = 0; k < t->count; k++) {
-		struct site *s = &t->sites[k];
-		uint32_t x = s->frame_start;
+	/* node k's 8 bytes go where node k / 2 was: read already */
+	for (size_t k = 0; k < b->trie_count; k++) {
+		uint32_t parent = b->trie[k].parent, frame = b->trie[k].frame;
 
-		s->frame_start = (uint32_t)t->ids_count;
-		for (uint32_t i = 0; i < s->frame_count; i++, x = b->trie[x].parent)
-			t->frame_ids[t->ids_count + i] = b->trie[x].frame;
-		t->ids_count += s->frame_count;
+		links[2 * k] = parent;
+		links[2 * k + 1] = frame;
 	}
-	return 0;
+	v = realloc(links, b->trie_count * 2 * sizeof(*links));
+	t->frame_links = v ? v : links; /* (a smaller block that failed: keep the old) */
+	t->link_count = b->trie_count;
+	b->trie = NULL;
 }
 
 /* Adds the stack stack_id to its site (made on first use): *site is the
@@ -909,7 +891,7 @@ static void site_build_walks_free(struct site_build *b)
 	if (!b->memo_in_spare)
 		free(b->memo);
 	else if (t->spare.p) /* the memo is the spare's tail */
-		huge_array_trim(t->spare.p, b->spare_end, &t->spare.reserved);
+		spare_trim(t);
 	b->memo = NULL;
 }
 
@@ -986,7 +968,7 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		site_build_walks_free(b);
 	stack_nodes_free(nodes);
 	if (rc == 0)
-		rc = site_frames_write(b);
+		site_frames_keep(b);
 	if (b) {
 		free(b->trie);
 		free(b->frame_flags);
@@ -1014,8 +996,7 @@ void site_table_free(struct site_table *t)
 		free(t->sites);
 	free(t->frames);
 	free(t->stats);
-	if (!t->ids_in_spare)
-		free(t->frame_ids);
+	free(t->frame_links);
 	spare_drop(&t->spare);
 	free(t->frame_hash);
 	free(t->ip_set);

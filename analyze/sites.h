@@ -41,8 +41,8 @@ struct site_frame {
 struct site {
 	struct alloc_stats *s;  /* summed over the site's stacks (site_table.stats) */
 	uint32_t id;            /* 1-based rank by allocated bytes */
-	uint32_t frame_start;   /* first index into site_table.frame_ids */
-	uint32_t frame_count;   /* frames after wrapper removal, innermost first */
+	uint32_t frame_node;    /* its innermost frame's node in site_table.frame_links */
+	uint32_t frame_count;   /* frames after wrapper removal (SITES_MAX_FRAMES at most) */
 	uint32_t stack_count;   /* call stacks merged into this site */
 	bool truncated;         /* a merged stack hit --max-frames */
 	bool unknown_stack;     /* no stack recorded, or its nodes are missing */
@@ -73,13 +73,15 @@ struct site_table {
 	size_t count, cap;
 	struct site_frame *frames; /* distinct frames; owned */
 	size_t frame_count, frame_cap;
-	uint32_t *frame_ids;     /* per-site frame sequences; owned */
-	size_t ids_count, ids_cap;
+	/* the sites' frame sequences as a tree: node k's parent node at
+	 * [2 * k], its frame id at [2 * k + 1]; node 0 has no frame; owned */
+	uint32_t *frame_links;
+	size_t link_count;
 	/* memory reused from the block table (site_table_build), owned: the
 	 * arrays above that lie in it are not freed on their own */
 	struct huge_spare spare;
 	size_t spare_used;       /* its bytes handed out, from the start */
-	bool sites_in_spare, ids_in_spare;
+	bool sites_in_spare;
 
 	/* hash tables (indices + 1), owned */
 	uint32_t *frame_hash;
@@ -125,11 +127,16 @@ void site_table_free(struct site_table *t);
 void site_spare_fit(struct huge_spare *spare, const struct aggregate *agg,
 		    const struct stack_nodes *nodes);
 
-/* The frames of site s (frame_count of them). */
-static inline const uint32_t *site_frame_ids(const struct site_table *t, const struct site *s)
+/* Writes the frame ids of site s, innermost first, into ids (room for
+ * s->frame_count, at most SITES_MAX_FRAMES) and returns ids. */
+static inline const uint32_t *site_frame_ids(const struct site_table *t, const struct site *s,
+					     uint32_t *ids)
 {
-	/* no frames yet: no array either (NULL + 0 is undefined in C) */
-	return t->frame_ids ? t->frame_ids + s->frame_start : NULL;
+	uint32_t x = s->frame_node;
+
+	for (uint32_t i = 0; i < s->frame_count; i++, x = t->frame_links[2 * x])
+		ids[i] = t->frame_links[2 * x + 1];
+	return ids;
 }
 
 /* True when a and b are one frame by the key stacks are merged on: same

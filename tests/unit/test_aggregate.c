@@ -78,6 +78,15 @@ static const struct alloc_stats *stats_of(uint64_t stack_id)
 	return NULL;
 }
 
+/* Frame k (innermost first) of site s. */
+static uint32_t frame_id_at(const struct site_table *t, const struct site *s, size_t k)
+{
+	static uint32_t ids[SITES_MAX_FRAMES];
+
+	CU_ASSERT_FATAL(k < s->frame_count);
+	return site_frame_ids(t, s, ids)[k];
+}
+
 /* ---- aggregation ---- */
 
 static void test_realloc_grow_shrink_move_accounting(void)
@@ -1390,7 +1399,7 @@ static const struct site *site_with_leaf(const struct site_table *t, uint64_t le
 	for (size_t k = 0; k < t->count; k++) {
 		const struct site *s = &t->sites[k];
 
-		if (s->frame_count && t->frames[site_frame_ids(t, s)[0]].module_offset == leaf)
+		if (s->frame_count && t->frames[frame_id_at(t, s, 0)].module_offset == leaf)
 			return s;
 	}
 	return NULL;
@@ -1490,15 +1499,15 @@ static void test_sites_from_shared_stacks(void)
 	CU_ASSERT_EQUAL(s->stack_count, 2);
 	CU_ASSERT_EQUAL(s->s->allocations, 3);
 	CU_ASSERT_EQUAL(s->s->allocated_bytes, 101 + 102 + 107);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[1]].module_offset, 0x2000);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[2]].module_offset, 0x1000);
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 1)].module_offset, 0x2000);
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 2)].module_offset, 0x1000);
 	CU_ASSERT_FALSE(s->truncated);
 
 	s = site_with_leaf(&t, 0x4000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 3);
 	CU_ASSERT_EQUAL(s->s->allocated_bytes, 100);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[1]].module_offset, 0x2000);
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 1)].module_offset, 0x2000);
 
 	s = site_with_leaf(&t, 0x2000); /* node 3's own stack */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -1509,13 +1518,13 @@ static void test_sites_from_shared_stacks(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 600);
 	CU_ASSERT_FALSE(s->truncated);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[599]].module_offset, deep_first);
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 599)].module_offset, deep_first);
 
 	s = site_with_leaf(&t, deep_first + 16 * (deep - 1));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, SITES_MAX_DEPTH); /* the leaf side */
 	CU_ASSERT_TRUE(s->truncated);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[SITES_MAX_DEPTH - 1]].module_offset,
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, SITES_MAX_DEPTH - 1)].module_offset,
 			deep_first + 16 * (deep - SITES_MAX_DEPTH));
 
 	s = NULL;
@@ -1563,9 +1572,9 @@ static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
 		spare.p = huge_array_alloc(spare_bytes, &spare.reserved);
 		CU_ASSERT_FATAL(spare.p != NULL);
 		/* old contents that, read as a memo, would say "walked: no
-		 * frames" (16-byte entries beginning with a 1) */
+		 * frames" (8-byte entries beginning with a 1) */
 		for (size_t k = 0; k < spare_bytes / 4; k++)
-			((uint32_t *)spare.p)[k] = k % 4 == 0;
+			((uint32_t *)spare.p)[k] = k % 2 == 0;
 		spare.bytes = spare_bytes;
 		site_spare_fit(&spare, &agg, &nodes);
 	}
@@ -1576,7 +1585,7 @@ static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
 	symbolizer_free(sym); /* (the checks read no strings) */
 	module_maps_free(&maps);
 	stack_nodes_free(&nodes);
-	/* agg stays: the sites' statistics are its (the caller frees it) */
+	/* agg stays (the caller frees it) */
 }
 
 /* Whether site table t holds exactly the sites sites_with_spare made. */
@@ -1591,7 +1600,7 @@ static bool sites_are_the_stacks(const struct site_table *t, size_t n_sites, siz
 		if (s->id != k + 1 || s->s->allocated_bytes != i + 1 || s->frame_count != depth)
 			return false;
 		for (size_t j = 0; j < depth; j++)
-			if (t->frames[site_frame_ids(t, s)[j]].module_offset !=
+			if (t->frames[frame_id_at(t, s, j)].module_offset !=
 			    0x1000 * (i + 1) + 16 * j)
 				return false;
 	}
@@ -1608,23 +1617,20 @@ static void test_sites_built_in_spare_memory(void)
 	/* room for everything: 300 sites of 3 frames in 1 MiB */
 	sites_with_spare(&t, 300, 3, (size_t)1 << 20);
 	CU_ASSERT_TRUE(t.sites_in_spare);
-	CU_ASSERT_TRUE(t.ids_in_spare);
 	CU_ASSERT_PTR_NOT_NULL(t.spare.p);
 	CU_ASSERT_TRUE(t.spare.bytes < (size_t)1 << 20); /* the rest unmapped */
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
 	site_table_free(&t);
 	aggregate_free(&agg);
-	/* frame ids past their room (100 frames a site): on the heap */
+	/* deep sites (100 frames a site) */
 	sites_with_spare(&t, 40, 100, (size_t)1 << 20);
 	CU_ASSERT_TRUE(t.sites_in_spare);
-	CU_ASSERT_FALSE(t.ids_in_spare);
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 40, 100));
 	site_table_free(&t);
 	aggregate_free(&agg);
 	/* no room for the sites: the spare is freed, everything on the heap */
 	sites_with_spare(&t, 300, 3, 4096);
 	CU_ASSERT_FALSE(t.sites_in_spare);
-	CU_ASSERT_FALSE(t.ids_in_spare);
 	CU_ASSERT_PTR_NULL(t.spare.p);
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
 	site_table_free(&t);
