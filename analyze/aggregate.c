@@ -166,7 +166,7 @@ static int stack_index_grow(struct aggregate *a)
 
 /* A new, empty entry of statistics for stack_id; its index, or -1 on
  * ENOMEM. */
-static long stats_new(struct aggregate *a, uint64_t stack_id)
+static long stats_new(struct aggregate *a, uint32_t stack_id)
 {
 	struct stack_stats *st;
 
@@ -190,10 +190,10 @@ static long stats_new(struct aggregate *a, uint64_t stack_id)
 	return (long)(a->stat_count - 1);
 }
 
-static long stats_index_hashed(struct aggregate *a, uint64_t stack_id);
+static long stats_index_hashed(struct aggregate *a, uint32_t stack_id);
 
 /* Index of the statistics of stack_id, created on first use; -1 on ENOMEM. */
-static inline long stats_index(struct aggregate *a, uint64_t stack_id)
+static inline long stats_index(struct aggregate *a, uint32_t stack_id)
 {
 	long k;
 
@@ -209,7 +209,7 @@ static inline long stats_index(struct aggregate *a, uint64_t stack_id)
 	return k;
 }
 
-static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
+static long stats_index_hashed(struct aggregate *a, uint32_t stack_id)
 {
 	size_t mask, i;
 	long k;
@@ -305,6 +305,18 @@ static inline void stats_touch(struct aggregate *a, struct stack_stats *st)
 	}
 }
 
+/* The peak generation has reached UINT32_MAX: every stack takes its live
+ * value at the newest peak now (as aggregate_finish does), and the
+ * generations start again from 0, once per 2^32 peaks. */
+static __attribute__((noinline)) void peak_gen_rewind(struct aggregate *a)
+{
+	for (size_t k = 0; k < a->stat_count; k++) {
+		stats_touch(a, &a->stats[k]);
+		a->stats[k].peak_gen = 0;
+	}
+	a->peak_gen = 0;
+}
+
 static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes, uint64_t blocks,
 		     uint64_t seq)
 {
@@ -327,6 +339,8 @@ static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 		a->peak_seq = seq;
 		a->peak_time_ns = a->now_ns;
 		a->peak_time_known = a->time_known;
+		if (a->peak_gen == UINT32_MAX)
+			peak_gen_rewind(a);
 		a->peak_gen++;
 		st->s.peak_bytes = st->s.live_bytes;
 		st->s.peak_blocks = st->s.live_blocks;

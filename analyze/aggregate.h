@@ -48,10 +48,13 @@ struct alloc_stats {
  * (no trace stack id is this large). */
 #define AGG_STACK_INHERITED UINT32_MAX
 
-/* Per-stack statistics plus the lazy peak snapshot's generation. */
+/* Per-stack statistics plus the lazy peak snapshot's generation: 136
+ * bytes (ids and generations fit 32 bits; 524,288 stacks took 72 MiB at
+ * 144). */
 struct stack_stats {
-	uint64_t stack_id;         /* leaf stack node id, 0 = no stack */
-	uint64_t peak_gen;         /* peak generation of the last live change */
+	uint32_t stack_id;         /* leaf stack node id (events' ids are 32-bit),
+	                            * 0 = no stack, or AGG_STACK_INHERITED */
+	uint32_t peak_gen;         /* peak generation of the last live change */
 	struct alloc_stats s;
 };
 
@@ -131,7 +134,7 @@ struct aggregate {
 	uint64_t peak_bytes, peak_blocks;
 	uint64_t peak_seq, peak_time_ns;
 	bool peak_time_known;
-	uint64_t peak_gen;
+	uint32_t peak_gen;           /* wraps: live_add starts it again from 0 */
 
 	/* anomalies */
 	uint64_t unmatched_frees;    /* free of an address that is not live */

@@ -184,11 +184,14 @@ static void test_failed_realloc_counts_nothing(void)
 	aggregate_free(&agg);
 }
 
-static void test_peak_lazy_snapshot_with_higher_second_peak(void)
+/* The peaks of test_peak_lazy_snapshot_with_higher_second_peak, the peak
+ * generation starting at first_gen. */
+static void peak_lazy_snapshot_from(uint32_t first_gen)
 {
 	const struct alloc_stats *x, *y, *z;
 
 	agg_setup();
+	agg.peak_gen = first_gen;
 	feed_alloc(1, 0xa1, 500, 30, 1); /* Z: live 500, first peak */
 	feed_free(2, 0xa1, 1);           /* live 0 */
 	feed_alloc(3, 0xa2, 300, 10, 1); /* X: live 300 */
@@ -215,6 +218,20 @@ static void test_peak_lazy_snapshot_with_higher_second_peak(void)
 	/* at-peak values add up to the peak */
 	CU_ASSERT_EQUAL(x->peak_bytes + y->peak_bytes + z->peak_bytes, agg.peak_bytes);
 	aggregate_free(&agg);
+}
+
+static void test_peak_lazy_snapshot_with_higher_second_peak(void)
+{
+	peak_lazy_snapshot_from(0);
+}
+
+/* The peak generation is 32-bit: when it would wrap (at the second peak
+ * here), every stack takes its value at the newest peak and the
+ * generations start again, so X's live 300 at the second peak is still
+ * its at-peak value when it changes after. */
+static void test_peak_generation_wraps_around(void)
+{
+	peak_lazy_snapshot_from(UINT32_MAX - 1);
 }
 
 static void test_peak_equal_later_is_not_a_new_peak(void)
@@ -2438,6 +2455,7 @@ int main(void)
 	CU_add_test(s, "failed realloc counts nothing", test_failed_realloc_counts_nothing);
 	CU_add_test(s, "peak: lazy snapshot, higher second peak",
 		    test_peak_lazy_snapshot_with_higher_second_peak);
+	CU_add_test(s, "peak: the generation wraps around", test_peak_generation_wraps_around);
 	CU_add_test(s, "peak: an equal later level is not a new t-gmax",
 		    test_peak_equal_later_is_not_a_new_peak);
 	CU_add_test(s, "temporary: the same thread's next event",
