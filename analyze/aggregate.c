@@ -762,11 +762,15 @@ static uint8_t *varint_put(uint8_t *p, uint64_t v)
 	return p;
 }
 
-static const uint8_t *varint_get(const uint8_t *p, uint64_t *v)
+static inline const uint8_t *varint_get(const uint8_t *p, uint64_t *v)
 {
 	uint64_t x = 0;
 	unsigned shift = 0;
 
+	if (*p < 0x80) { /* the common case: most fields are small */
+		*v = *p;
+		return p + 1;
+	}
 	while (*p & 0x80) {
 		x |= (uint64_t)(*p++ & 0x7f) << shift;
 		shift += 7;
@@ -775,9 +779,9 @@ static const uint8_t *varint_get(const uint8_t *p, uint64_t *v)
 	return p;
 }
 
-/* The most bytes an entry takes: the stack id, the mask and 16 fields,
- * each a varint of 10 bytes at most. */
-#define PACKED_ENTRY_MAX 180
+/* The most bytes an entry takes: the mask and 16 fields, each a varint of
+ * 10 bytes at most. */
+#define PACKED_ENTRY_MAX 170
 #define PACKED_FIELDS 16
 
 /* s's fields in packing order, the minima as UINT64_MAX - value (so that
@@ -802,8 +806,7 @@ static void stats_fields(const struct alloc_stats *s, uint64_t f[PACKED_FIELDS])
 	f[15] = s->lifetime_ns_max;
 }
 
-/* An entry: the stack id, a mask of the fields that are not 0, those
- * fields. */
+/* An entry: a mask of the fields that are not 0, those fields. */
 static uint8_t *stats_pack_one(uint8_t *p, const struct stack_stats *st)
 {
 	uint64_t f[PACKED_FIELDS], mask = 0;
@@ -811,7 +814,6 @@ static uint8_t *stats_pack_one(uint8_t *p, const struct stack_stats *st)
 	stats_fields(&st->s, f);
 	for (unsigned i = 0; i < PACKED_FIELDS; i++)
 		mask |= (uint64_t)(f[i] != 0) << i;
-	p = varint_put(p, st->stack_id);
 	p = varint_put(p, mask);
 	for (unsigned i = 0; i < PACKED_FIELDS; i++)
 		if (f[i])
@@ -822,6 +824,11 @@ static uint8_t *stats_pack_one(uint8_t *p, const struct stack_stats *st)
 int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (a->stat_count) {
+		out->stack_ids = malloc(a->stat_count * sizeof(*out->stack_ids));
+		if (!out->stack_ids)
+			return -ENOMEM;
+	}
 	for (size_t k = 0; k < a->stat_count; k++) {
 		if (out->cap - out->size < PACKED_ENTRY_MAX) {
 			/* a first guess of 16 bytes a stack, then doubling */
@@ -836,6 +843,7 @@ int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
 			out->cap = n;
 		}
 		out->size = (size_t)(stats_pack_one(out->bytes + out->size, &a->stats[k]) - out->bytes);
+		out->stack_ids[k] = a->stats[k].stack_id;
 	}
 	out->count = a->stat_count;
 	free(a->stats);
@@ -844,17 +852,13 @@ int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
 	return 0;
 }
 
-const uint8_t *stats_packed_read(const uint8_t *p, uint64_t *stack_id, struct alloc_stats *s)
+const uint8_t *stats_packed_read(const uint8_t *p, struct alloc_stats *s)
 {
-	uint64_t f[PACKED_FIELDS], mask;
+	uint64_t f[PACKED_FIELDS] = {0}, mask;
 
-	p = varint_get(p, stack_id);
 	p = varint_get(p, &mask);
-	for (unsigned i = 0; i < PACKED_FIELDS; i++) {
-		f[i] = 0;
-		if (mask >> i & 1)
-			p = varint_get(p, &f[i]);
-	}
+	for (; mask; mask &= mask - 1)
+		p = varint_get(p, &f[__builtin_ctzll(mask)]);
 	s->allocations = f[0];
 	s->allocated_bytes = f[1];
 	s->live_bytes = f[2];
@@ -876,6 +880,7 @@ const uint8_t *stats_packed_read(const uint8_t *p, uint64_t *stack_id, struct al
 
 void stats_packed_free(struct stats_packed *p)
 {
+	free(p->stack_ids);
 	free(p->bytes);
 	memset(p, 0, sizeof(*p));
 }

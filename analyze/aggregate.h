@@ -207,16 +207,18 @@ void alloc_stats_init(struct alloc_stats *s);
 void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src);
 
 /*
- * The per-stack statistics packed as a byte string, for the sites' build:
- * each entry the stack id, a mask of the fields that are not 0 and those
- * fields, all LEB128 varints (the minima as UINT64_MAX - value), in the
- * order of aggregate.stats.  524,288 stacks of one block each: 13 bytes an
- * entry instead of 144, so that the build's own tables fit beside them.
+ * The per-stack statistics packed for the sites' build, in the order of
+ * aggregate.stats: the stack ids in an array, and the statistics as a
+ * byte string, each entry a mask of the fields that are not 0 and those
+ * fields, all LEB128 varints (the minima as UINT64_MAX - value).  524,288
+ * stacks of one block each: 14 bytes a stack instead of 136, so that the
+ * build's own tables fit beside them.
  */
 struct stats_packed {
-	uint8_t *bytes;    /* owned */
-	size_t size, cap;  /* bytes used, allocated */
-	size_t count;      /* entries */
+	uint32_t *stack_ids; /* count of them; owned (the build reuses it) */
+	uint8_t *bytes;      /* owned */
+	size_t size, cap;    /* bytes used, allocated */
+	size_t count;        /* entries */
 };
 
 /* After aggregate_finish: packs a's per-stack statistics into *out and
@@ -224,9 +226,9 @@ struct stats_packed {
  * Returns 0, or -ENOMEM with a unchanged and *out empty. */
 int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out);
 
-/* Reads the entry at p (within a stats_packed's bytes): sets *stack_id and
- * *s, returns where the next entry starts. */
-const uint8_t *stats_packed_read(const uint8_t *p, uint64_t *stack_id, struct alloc_stats *s);
+/* Reads the statistics at p (within a stats_packed's bytes) into *s;
+ * returns where the next entry starts. */
+const uint8_t *stats_packed_read(const uint8_t *p, struct alloc_stats *s);
 
 void stats_packed_free(struct stats_packed *p);
 

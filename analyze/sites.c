@@ -897,9 +897,8 @@ static int site_stats_sum(struct site_table *t, const struct stats_packed *packe
 	}
 	for (size_t k = 0; k < packed->count; k++) {
 		struct alloc_stats s;
-		uint64_t stack_id;
 
-		p = stats_packed_read(p, &stack_id, &s);
+		p = stats_packed_read(p, &s);
 		alloc_stats_merge(&t->stats[stack_site[k]], &s);
 	}
 	return 0;
@@ -947,7 +946,6 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 	size_t memo_bytes = memo_bytes_for(nodes);
 	struct stats_packed packed = {0};
 	uint32_t *stack_site = NULL;
-	const uint8_t *p = NULL;
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -976,19 +974,13 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->root_hash ||
 	    !b->memo)
 		rc = -ENOMEM;
-	if (rc == 0 && agg->stat_count) {
-		stack_site = malloc(agg->stat_count * sizeof(*stack_site));
-		if (!stack_site || aggregate_stats_pack(agg, &packed) < 0)
-			rc = -ENOMEM;
-	}
-	p = packed.bytes;
-	for (size_t k = 0; k < packed.count && rc == 0; k++) {
-		struct alloc_stats s;
-		uint64_t stack_id;
-
-		p = stats_packed_read(p, &stack_id, &s);
-		rc = add_stack(b, stack_id, &stack_site[k]);
-	}
+	if (rc == 0 && aggregate_stats_pack(agg, &packed) < 0)
+		rc = -ENOMEM;
+	/* each stack's site replaces its id */
+	stack_site = packed.stack_ids;
+	packed.stack_ids = NULL;
+	for (size_t k = 0; k < packed.count && rc == 0; k++)
+		rc = add_stack(b, stack_site[k], &stack_site[k]);
 	if (b)
 		site_build_walks_free(b);
 	stack_nodes_free(nodes);
