@@ -1,7 +1,7 @@
 /*
  * analyze/report.h - what a report of one trace is made of, shared by the
- * text and JSON writers: the trace's facts (event_stream.h), the totals and
- * per-stack statistics (aggregate.h), the allocation sites (sites.h), and
+ * text and JSON writers: the trace's facts (event_stream.h), the totals
+ * (aggregate.h), the allocation sites and their statistics (sites.h), and
  * the run facts taken from the END chunk.
  */
 #ifndef MPROF_ANALYZE_REPORT_H

@@ -8,8 +8,8 @@
  * symbolized and interned once however many stacks pass through it (see
  * struct trie_node).
  *
- * Owns the site array, the distinct-frame table and the per-site frame id
- * sequences.  Must never copy symbol strings (they belong to the
+ * Owns the site array and the sites' statistics, the distinct-frame table
+ * and the sites' frame sequences (a tree).  Must never copy symbol strings (they belong to the
  * symbolizer) nor look at events; it runs once, after the event pass.
  */
 #include <errno.h>

@@ -107,10 +107,9 @@ struct site_table {
 /* Symbolizes and merges the stacks of agg (after aggregate_finish) into t.
  * agg's per-stack statistics are packed (aggregate_stats_pack: agg->stats
  * is freed) while the stacks are walked, then summed into the sites' own:
- * at 144 bytes a stack they were the most of the build's memory.  nodes
+ * at 136 bytes a stack they were the most of the build's memory.  nodes
  * are freed (stack_nodes_free) once the stacks are walked, in every case:
- * nothing after needs them, and they are the largest table of the build
- * after the statistics (2.45 M nodes, 37 MiB, for 524,288 stacks).
+ * nothing after needs them (2.45 M nodes, 28 MiB, for 524,288 stacks).
  * sym must outlive t.  spare (may be NULL): memory faulted in that the
  * largest arrays are made in when it has room (aggregate_release_blocks);
  * t takes it over in every case, and *spare is emptied.  Returns 0 or

@@ -16,9 +16,10 @@
 
 struct trace_sites {
 	struct trace_info info;     /* the trace's facts (path, chunks, END, ...) */
-	struct stack_nodes nodes;
+	struct stack_nodes nodes;   /* freed by the sites' build */
 	struct module_maps maps;
-	struct aggregate agg;       /* totals and per-stack statistics, finished */
+	struct aggregate agg;       /* totals, finished; its per-stack statistics
+	                             * are freed by the sites' build */
 	struct site_table sites;    /* sorted by allocated bytes; frames point into sym */
 	struct symbolizer *sym;     /* owned */
 	char inherit_note[768];     /* fork child: why inherited blocks are unknown, or "" */

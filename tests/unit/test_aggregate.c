@@ -1624,7 +1624,7 @@ static bool sites_are_the_stacks(const struct site_table *t, size_t n_sites, siz
 	return true;
 }
 
-/* The sites, their frame ids and the memo are made in the block table's
+/* The sites and the memo are made in the block table's
  * memory (aggregate_release_blocks) when it has room, whatever it holds,
  * and on the heap when it has not; the sites are the same. */
 static void test_sites_built_in_spare_memory(void)
