@@ -752,7 +752,7 @@ void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
 
 /* ---- packed statistics (the sites' build) ---- */
 
-static uint8_t *varint_put(uint8_t *p, uint64_t v)
+static inline uint8_t *varint_put(uint8_t *p, uint64_t v)
 {
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
@@ -779,9 +779,9 @@ static inline const uint8_t *varint_get(const uint8_t *p, uint64_t *v)
 	return p;
 }
 
-/* The most bytes an entry takes: the mask and 16 fields, each a varint of
- * 10 bytes at most. */
-#define PACKED_ENTRY_MAX 170
+/* The most bytes an entry takes: the mask (2 bytes) and 16 fields, each a
+ * varint of 10 bytes at most. */
+#define PACKED_ENTRY_MAX 162
 #define PACKED_FIELDS 16
 
 /* s's fields in packing order, the minima as UINT64_MAX - value (so that
@@ -806,19 +806,24 @@ static void stats_fields(const struct alloc_stats *s, uint64_t f[PACKED_FIELDS])
 	f[15] = s->lifetime_ns_max;
 }
 
-/* An entry: a mask of the fields that are not 0, those fields. */
+/* An entry: a mask of the fields that are not 0 (2 bytes, little-endian),
+ * those fields. */
 static uint8_t *stats_pack_one(uint8_t *p, const struct stack_stats *st)
 {
-	uint64_t f[PACKED_FIELDS], mask = 0;
+	uint64_t f[PACKED_FIELDS];
+	unsigned mask = 0;
+	uint8_t *q = p + 2;
 
 	stats_fields(&st->s, f);
-	for (unsigned i = 0; i < PACKED_FIELDS; i++)
-		mask |= (uint64_t)(f[i] != 0) << i;
-	p = varint_put(p, mask);
-	for (unsigned i = 0; i < PACKED_FIELDS; i++)
-		if (f[i])
-			p = varint_put(p, f[i]);
-	return p;
+	for (unsigned i = 0; i < PACKED_FIELDS; i++) {
+		if (f[i]) {
+			mask |= 1u << i;
+			q = varint_put(q, f[i]);
+		}
+	}
+	p[0] = (uint8_t)mask;
+	p[1] = (uint8_t)(mask >> 8);
+	return q;
 }
 
 int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
@@ -854,11 +859,11 @@ int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
 
 const uint8_t *stats_packed_read(const uint8_t *p, struct alloc_stats *s)
 {
-	uint64_t f[PACKED_FIELDS] = {0}, mask;
+	uint64_t f[PACKED_FIELDS] = {0};
+	unsigned mask = p[0] | (unsigned)p[1] << 8;
 
-	p = varint_get(p, &mask);
-	for (; mask; mask &= mask - 1)
-		p = varint_get(p, &f[__builtin_ctzll(mask)]);
+	for (p += 2; mask; mask &= mask - 1)
+		p = varint_get(p, &f[__builtin_ctz(mask)]);
 	s->allocations = f[0];
 	s->allocated_bytes = f[1];
 	s->live_bytes = f[2];
