@@ -3,53 +3,90 @@
 # report` and `mprof run` start it.
 pkglibexec_PROGRAMS += analyze/mprof-analyze
 
-# The report side (events -> statistics -> sites -> text/JSON).
-ANALYZE_REPORT_SOURCES = \
-	analyze/alloc_event.h \
-	analyze/reorder.h analyze/reorder.c \
-	analyze/block_table.h analyze/block_table.c analyze/young_blocks.h \
-	analyze/aggregate.h analyze/aggregate.c \
-	analyze/event_stream.h analyze/event_stream.c \
-	analyze/chunk_prefetch.h analyze/chunk_prefetch.c \
-	analyze/agg_thread.h analyze/agg_thread.c \
-	analyze/sites.h analyze/sites.c \
-	analyze/report.h analyze/report.c analyze/report_overview.c \
-	analyze/site_rank.h analyze/site_rank.c \
-	analyze/report_text.c analyze/report_json.c
+# The folders follow the data: read/ (trace file -> merged events, stack
+# nodes, modules) -> aggregate/ (statistics) -> symbolize/ (addresses ->
+# functions) -> profile/ (allocation sites and run facts: what every writer
+# reads) -> output/ (one file per report format) -> diff/ (two profiles
+# compared, the CI gate) -> cmd/ (the subcommands);
+# util/ is below them all.
+ANALYZE_UTIL_SOURCES = \
+	analyze/util/error.h \
+	analyze/util/hash_seed.h analyze/util/hash_seed.c \
+	analyze/util/grow.h analyze/util/grow.c \
+	analyze/util/huge_array.h analyze/util/huge_array.c
 
-# Shared by both sides: trace decoding, and the seed of the hash tables
-# keyed by what a trace says.
-ANALYZE_DECODE_SOURCES = \
-	analyze/hash_seed.h analyze/hash_seed.c \
-	analyze/grow.h analyze/grow.c analyze/huge_array.h analyze/huge_array.c \
-	analyze/slot_decoder.h analyze/slot_decoder.c \
-	analyze/stack_nodes.h analyze/stack_nodes.c
+ANALYZE_READ_SOURCES = \
+	analyze/read/alloc_event.h analyze/read/event_sink.h \
+	analyze/read/slot_decoder.h analyze/read/slot_decoder.c \
+	analyze/read/stack_nodes.h analyze/read/stack_nodes.c \
+	analyze/read/modules.h analyze/read/modules.c
 
-# The symbolization side (module maps, libdw, embedded SYMBOLS chunks).
 ANALYZE_SYMBOL_SOURCES = \
-	analyze/modules.h analyze/modules.c \
-	analyze/symbols.h analyze/symbolize.c \
-	analyze/dw_loader.h analyze/dw_loader.c \
-	analyze/symbol_table.h analyze/symbol_table.c \
-	analyze/symbol_cache.h analyze/symbol_cache.c \
-	analyze/demangle.h analyze/demangle.c \
-	analyze/symbol_shorten.h analyze/symbol_shorten.c
+	analyze/symbolize/symbolize.h analyze/symbolize/symbolize.c \
+	analyze/symbolize/dw_loader.h analyze/symbolize/dw_loader.c \
+	analyze/symbolize/symbol_table.h analyze/symbolize/symbol_table.c \
+	analyze/symbolize/symbol_cache.h analyze/symbolize/symbol_cache.c \
+	analyze/symbolize/demangle.h analyze/symbolize/demangle.c \
+	analyze/symbolize/symbol_shorten.h analyze/symbolize/symbol_shorten.c
 
-analyze_mprof_analyze_SOURCES = analyze/main.c analyze/debuginfod_gate.c \
-	analyze/commands.h analyze/cmd_report.c analyze/trace_sites.h \
-	analyze/trace_set.h analyze/trace_set.c \
-	analyze/cmd_diff.h analyze/cmd_diff.c analyze/options.h analyze/options.c \
-	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
-	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+# events -> statistics -> sites -> reports
+ANALYZE_REPORT_SOURCES = \
+	analyze/read/reorder.h analyze/read/reorder.c \
+	analyze/read/event_stream.h analyze/read/event_stream.c \
+	analyze/read/chunk_prefetch.h analyze/read/chunk_prefetch.c \
+	analyze/aggregate/block_table.h analyze/aggregate/block_table.c \
+	analyze/aggregate/young_blocks.h \
+	analyze/aggregate/aggregate.h analyze/aggregate/aggregate.c \
+	analyze/aggregate/agg_thread.h analyze/aggregate/agg_thread.c \
+	analyze/aggregate/agg_read.h analyze/aggregate/agg_read.c \
+	analyze/profile/profile.h analyze/profile/profile.c \
+	analyze/profile/sites.h analyze/profile/sites.c \
+	analyze/profile/metric.h analyze/profile/metric.c \
+	analyze/profile/summary.h analyze/profile/summary.c \
+	analyze/profile/run_facts.h analyze/profile/run_facts.c \
+	analyze/output/output.h analyze/output/formats.c \
+	analyze/output/overview.h analyze/output/overview.c \
+	analyze/output/frames.h analyze/output/frames.c \
+	analyze/output/text.c analyze/output/json.c analyze/output/html.c
+
+ANALYZE_DIFF_SOURCES = \
+	analyze/diff/diff.h analyze/diff/match.c analyze/diff/gate.c \
+	analyze/diff/write_text.c analyze/diff/write_json.c analyze/diff/write_folded.c
+
+ANALYZE_CMD_SOURCES = $(ANALYZE_DIFF_SOURCES) \
+	analyze/symbolize/debuginfod_gate.c \
+	analyze/cmd/report.h analyze/cmd/report.c \
+	analyze/cmd/trace_set.h analyze/cmd/trace_set.c \
+	analyze/cmd/diff.h analyze/cmd/diff.c \
+	analyze/cmd/options.h analyze/cmd/options.c \
+	analyze/cmd/symbolize.h analyze/cmd/symbolize.c
+
+# The error printer is apart: the fuzzer brings a quiet one of its own.
+ANALYZE_CORE_SOURCES = $(ANALYZE_UTIL_SOURCES) $(ANALYZE_READ_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+ANALYZE_ERROR_SOURCES = analyze/util/error.c
+
+analyze_mprof_analyze_SOURCES = analyze/main.c $(ANALYZE_CMD_SOURCES) \
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+nodist_analyze_mprof_analyze_SOURCES = $(ANALYZE_ASSETS_C)
 analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
 # libdw is not linked: dw_loader.c loads it when a module file is read
 analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(IBERTY_LIBS) $(DL_LIBS) -lpthread
 
+# The pages' scripts and style sheets, embedded as C strings at build time.
+ANALYZE_ASSETS = analyze/output/assets/report.css analyze/output/assets/report.js
+ANALYZE_ASSETS_C = analyze/output/assets.c
+$(ANALYZE_ASSETS_C): $(ANALYZE_ASSETS:%=$(srcdir)/%) $(srcdir)/analyze/output/assets/embed.sh
+	$(AM_V_GEN)$(SHELL) $(srcdir)/analyze/output/assets/embed.sh $(ANALYZE_ASSETS:%=$(srcdir)/%) >$@.tmp && mv $@.tmp $@
+BUILT_SOURCES += $(ANALYZE_ASSETS_C)
+CLEANFILES += $(ANALYZE_ASSETS_C)
+EXTRA_DIST += $(ANALYZE_ASSETS) analyze/output/assets/embed.sh
+
 # ---- unit tests of the report side (CUnit) ----
 check_PROGRAMS += tests/unit/test_aggregate
 tests_unit_test_aggregate_SOURCES = tests/unit/test_aggregate.c \
-	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+nodist_tests_unit_test_aggregate_SOURCES = $(ANALYZE_ASSETS_C)
 tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)
@@ -60,8 +97,8 @@ TESTS += tests/unit/test_aggregate
 # ---- unit tests of the symbolization side (CUnit); needs -g ----
 check_PROGRAMS += tests/unit/test_symbols
 tests_unit_test_symbols_SOURCES = tests/unit/test_symbols.c \
-	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
-	$(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+	analyze/cmd/symbolize.h analyze/cmd/symbolize.c \
+	$(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
 tests_unit_test_symbols_CFLAGS = $(AM_CFLAGS) -g $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)

@@ -3,40 +3,21 @@
  * and `mprof run` call: dispatches to the subcommands (report, diff,
  * symbolize).
  *
- * Owns the process exit status and the one error printer.  Exit statuses:
+ * Owns the process exit status.  Exit statuses:
  * 0 success, 1 unreadable or corrupt input (or a failed write), 2 usage.
  */
 #include <malloc.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 
-#include "analyze/cmd_diff.h"
-#include "analyze/cmd_symbolize.h"
-#include "analyze/commands.h"
-#include "analyze/hash_seed.h"
-
-const char *analyze_name(void)
-{
-	const char *name = getenv("MPROF_ANALYZE_NAME");
-
-	return name && strcmp(name, "mprof") == 0 ? "mprof" : "mprof-analyze";
-}
-
-void analyze_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "%s: ", analyze_name());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+#include "analyze/cmd/diff.h"
+#include "analyze/cmd/symbolize.h"
+#include "analyze/cmd/report.h"
+#include "analyze/util/error.h"
+#include "analyze/util/hash_seed.h"
 
 static void usage(FILE *out)
 {

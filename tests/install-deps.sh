@@ -9,15 +9,22 @@
 #   tests:   python3 (report checks); real programs to profile, one per runtime:
 #            sqlite3, rustc (Debian's, /usr/bin/rustc; also Rust names),
 #            default-jdk-headless (java and javac), ruby, golang-go (cgo; Go
-#            frames), nodejs (worker_threads)
+#            frames), nodejs (worker_threads); the clients of the report
+#            formats: valgrind (ms_print, dh_view.html), chromium (Debian's,
+#            for the pages), npm when nodejs lacks it (then tests/browser's
+#            playwright-core and speedscope from the npm registry, as
+#            package-lock.json pins them)
 # With --build, only the build and runtime packages (enough for `make demo`;
 # the tests' real programs are some 500 MB more).
 set -eu
+browser=""
 packages="build-essential autoconf automake libtool pkg-config libdw-dev libelf-dev
 libiberty-dev zlib1g-dev libdeflate-dev libcunit1-dev libunwind8"
 case "${1:-}" in
 --build) ;;
-"") packages="$packages python3 sqlite3 rustc default-jdk-headless ruby golang-go nodejs" ;;
+"") packages="$packages python3 sqlite3 rustc default-jdk-headless ruby golang-go nodejs
+valgrind chromium"
+	browser=1 ;;
 *)
 	echo "usage: tests/install-deps.sh [--build]" >&2
 	exit 2
@@ -36,11 +43,23 @@ for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 if [ -z "$missing" ]; then
-	echo "install-deps: everything is installed"
-	exit 0
+	echo "install-deps: every package is installed"
+else
+	echo "install-deps: installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	$run apt-get update -qq
+	# shellcheck disable=SC2086
+	$run apt-get install -y -qq --no-install-recommends $missing
 fi
-echo "install-deps: installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-$run apt-get update -qq
-# shellcheck disable=SC2086
-$run apt-get install -y -qq --no-install-recommends $missing
+# The browser checks' node modules, exactly as the lock file pins them.
+if [ -n "$browser" ]; then
+	command -v npm >/dev/null 2>&1 || $run apt-get install -y -qq --no-install-recommends npm
+	dir="$(dirname "$0")/browser"
+	if [ -f "$dir/node_modules/.package-lock.json" ] &&
+		cmp -s "$dir/package-lock.json" "$dir/node_modules/.mprof-lock"; then
+		echo "install-deps: tests/browser's node modules are installed"
+	else
+		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) &&
+			cp "$dir/package-lock.json" "$dir/node_modules/.mprof-lock"
+	fi
+fi

@@ -2,8 +2,8 @@
 
 # ---- unit tests of the trace codec (trace/) ----
 check_PROGRAMS += tests/unit/test_trace_codec
-tests_unit_test_trace_codec_SOURCES = tests/unit/test_trace_codec.c analyze/slot_decoder.c \
-	analyze/grow.c analyze/huge_array.c
+tests_unit_test_trace_codec_SOURCES = tests/unit/test_trace_codec.c analyze/read/slot_decoder.c \
+	analyze/util/grow.c analyze/util/huge_array.c
 tests_unit_test_trace_codec_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_test_trace_codec_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_trace_codec_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS)
@@ -36,6 +36,10 @@ AM_TESTS_ENVIRONMENT = \
 
 E2E_TESTS = \
 	tests/e2e/entry-points.sh \
+	tests/e2e/browser-harness.sh \
+	tests/e2e/html-page.sh \
+	tests/e2e/diff-gate.sh \
+	tests/e2e/diff-sqlite3.sh \
 	tests/e2e/cxx-new-delete.sh \
 	tests/e2e/inlined-site.sh \
 	tests/e2e/rbp-frames.sh \
@@ -100,7 +104,9 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
-	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
+	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
+	tests/browser/selftest.mjs tests/browser/report-page.mjs \
+	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \

@@ -185,6 +185,17 @@ require_mprof() {
 	command -v "$PYTHON" >/dev/null 2>&1 || skip "python3 missing (needed by query.py)"
 }
 
+# require_browser: skips unless Debian's chromium and tests/browser's node
+# modules (tests/install-deps.sh) are there.  BROWSER_DIR is that folder:
+# `node "$BROWSER_DIR/SCRIPT.mjs"` runs a check in the browser.
+BROWSER_DIR="$abs_top_srcdir/tests/browser"
+require_browser() {
+	[ -x /usr/bin/chromium ] || skip "Debian's chromium is not installed (apt package chromium)"
+	command -v node >/dev/null 2>&1 || skip "node is not installed (apt package nodejs)"
+	[ -d "$BROWSER_DIR/node_modules/playwright-core" ] ||
+		skip "tests/browser's node modules are not installed (run tests/install-deps.sh)"
+}
+
 # build_c OUT SRC [FLAGS...]: cc -O1 -g (FLAGS may override -O).
 build_c() {
 	local out=$1 src=$2

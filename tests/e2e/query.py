@@ -4,7 +4,7 @@
 The end-to-end tests call it from shell (through `q` in tests/e2e/lib.sh) and
 compare its one-line answers with exact expected values.  It only reads the
 report; it never runs mprof.  The report schema is the one written by
-analyze/report_json.c ("schema": "mprof-report"); when the report holds
+analyze/output/json.c ("schema": "mprof-report"); when the report holds
 several traces (a JSON array, or schema "mprof-report-set": its "reports")
 pick one with --trace INDEX or --pid PID; `get PATH` reads the whole file.
 

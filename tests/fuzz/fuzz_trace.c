@@ -41,10 +41,10 @@
 #include <unistd.h>
 #include <libdeflate.h>
 
-#include "analyze/cmd_diff.h"
-#include "analyze/cmd_symbolize.h"
-#include "analyze/commands.h"
-#include "analyze/hash_seed.h"
+#include "analyze/cmd/diff.h"
+#include "analyze/cmd/symbolize.h"
+#include "analyze/cmd/report.h"
+#include "analyze/util/hash_seed.h"
 #include "trace/format.h"
 
 /* A growing byte buffer (aborts when memory runs out: a fuzz target). */
@@ -167,7 +167,8 @@ static void write_file(const char *path, const struct bytes *b)
 	close(fd);
 }
 
-/* The analyzer's error printer and name (analyze/main.c is not linked). */
+/* The analyzer's error printer and name, quiet unless MPROF_FUZZ_VERBOSE is set
+ * (analyze/util/error.c is not linked). */
 const char *analyze_name(void)
 {
 	return "mprof-analyze";

@@ -7,11 +7,9 @@
 EXTRA_PROGRAMS += tests/fuzz/fuzz-trace
 tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz_trace.c \
 	$(trace_libmprof_trace_a_SOURCES) \
-	analyze/debuginfod_gate.c analyze/commands.h analyze/cmd_report.c analyze/trace_sites.h \
-	analyze/cmd_diff.h analyze/cmd_diff.c analyze/options.h analyze/options.c \
-	analyze/cmd_symbolize.h analyze/cmd_symbolize.c \
-	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_DECODE_SOURCES) $(ANALYZE_SYMBOL_SOURCES)
+	$(ANALYZE_CMD_SOURCES) $(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES)
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+nodist_tests_fuzz_fuzz_trace_SOURCES = $(ANALYZE_ASSETS_C)
 tests_fuzz_fuzz_trace_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(FUZZ_CFLAGS)
 tests_fuzz_fuzz_trace_LDFLAGS = $(FUZZ_CFLAGS)

@@ -17,18 +17,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analyze/aggregate.h"
-#include "analyze/block_table.h"
-#include "analyze/hash_seed.h"
-#include "analyze/huge_array.h"
-#include "analyze/agg_thread.h"
-#include "analyze/chunk_prefetch.h"
-#include "analyze/event_stream.h"
-#include "analyze/modules.h"
-#include "analyze/reorder.h"
-#include "analyze/report.h"
-#include "analyze/sites.h"
-#include "analyze/stack_nodes.h"
+#include "analyze/aggregate/aggregate.h"
+#include "analyze/aggregate/block_table.h"
+#include "analyze/util/hash_seed.h"
+#include "analyze/util/huge_array.h"
+#include "analyze/aggregate/agg_read.h"
+#include "analyze/aggregate/agg_thread.h"
+#include "analyze/read/chunk_prefetch.h"
+#include "analyze/read/event_stream.h"
+#include "analyze/read/modules.h"
+#include "analyze/read/reorder.h"
+#include "analyze/output/output.h"
+#include "analyze/profile/sites.h"
+#include "analyze/read/stack_nodes.h"
 #include "trace/chunk.h"
 #include "trace/record.h"
 
@@ -924,7 +925,7 @@ static void read_trace(struct read_result *res, const char *path)
 	stack_nodes_init(&res->nodes);
 	module_maps_init(&res->maps);
 	CU_ASSERT_FATAL(aggregate_init(&res->agg) == 0);
-	res->rc = event_stream_read(path, &res->info, &res->nodes, &res->maps, &res->agg, err,
+	res->rc = aggregate_read_trace(path, &res->info, &res->nodes, &res->maps, &res->agg, err,
 				    sizeof(err));
 }
 
@@ -1683,14 +1684,15 @@ static void ranked_site_ids(const char *text, uint32_t ids[][RANK_SITES], size_t
 	}
 }
 
-static char *text_report(const struct report *r)
+static char *text_report(const struct profile *p, size_t top_n)
 {
+	struct output_options o = {.top_n = top_n};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	CU_ASSERT_FATAL(f != NULL);
-	report_text_write(f, r);
+	CU_ASSERT(output_text.write(f, p, &o) == 0);
 	fclose(f);
 	return text;
 }
@@ -1707,15 +1709,13 @@ static void test_rankings_top_n_is_the_front_of_the_full_order(void)
 	enum { SHORT = 7 };
 	static uint32_t short_ids[RANK_SECTIONS][RANK_SITES], full_ids[RANK_SECTIONS][RANK_SITES];
 	size_t short_counts[RANK_SECTIONS], full_counts[RANK_SECTIONS];
-	struct trace_info info;
-	struct aggregate agg;
+	struct profile p;
 	struct site_table t;
 	struct alloc_stats *stats;
-	struct report r;
 	char *text;
 
-	trace_info_init(&info);
-	CU_ASSERT_FATAL(aggregate_init(&agg) == 0);
+	memset(&p, 0, sizeof(p));
+	trace_info_init(&p.info);
 	memset(&t, 0, sizeof(t));
 	t.sites = calloc(RANK_SITES, sizeof(*t.sites));
 	stats = calloc(RANK_SITES, sizeof(*stats));
@@ -1735,16 +1735,11 @@ static void test_rankings_top_n_is_the_front_of_the_full_order(void)
 		s->s->allocations = (i * 17u) % 41u;
 		s->s->temporary = i % 3u ? 0 : (i * 13u) % 29u;
 	}
-	memset(&r, 0, sizeof(r));
-	r.info = &info;
-	r.agg = &agg;
-	r.sites = &t;
-	r.top_n = SHORT;
-	text = text_report(&r);
+	p.sites = t;
+	text = text_report(&p, SHORT);
 	ranked_site_ids(text, short_ids, short_counts);
 	free(text);
-	r.top_n = RANK_SITES;
-	text = text_report(&r);
+	text = text_report(&p, RANK_SITES);
 	ranked_site_ids(text, full_ids, full_counts);
 	free(text);
 	for (int k = 0; k < RANK_SECTIONS; k++) {
@@ -1754,8 +1749,7 @@ static void test_rankings_top_n_is_the_front_of_the_full_order(void)
 	}
 	free(t.sites);
 	free(stats);
-	aggregate_free(&agg);
-	trace_info_free(&info);
+	trace_info_free(&p.info);
 }
 
 /*

@@ -1,8 +1,8 @@
 /*
  * tests/unit/test_symbols.c - CUnit tests of the analyzer's symbolization:
- * MODULES record parsing (analyze/modules.c), libdw lookups of this very
- * test program and of libstdc++ (analyze/symbolize.c), the SYMBOLS chunk
- * codec (analyze/symbol_table.c), demangling, and the `symbolize`
+ * MODULES record parsing (analyze/read/modules.c), libdw lookups of this very
+ * test program and of libstdc++ (analyze/symbolize/symbolize.c), the SYMBOLS chunk
+ * codec (analyze/symbolize/symbol_table.c), demangling, and the `symbolize`
  * subcommand on a small hand-made trace.
  *
  * Needs the test built with -g (file:line and inlined-frame checks).  Makes
@@ -26,13 +26,13 @@
 
 #include <CUnit/Basic.h>
 
-#include "analyze/cmd_symbolize.h"
-#include "analyze/demangle.h"
-#include "analyze/dw_loader.h"
-#include "analyze/modules.h"
-#include "analyze/symbol_shorten.h"
-#include "analyze/symbol_table.h"
-#include "analyze/symbols.h"
+#include "analyze/cmd/symbolize.h"
+#include "analyze/symbolize/demangle.h"
+#include "analyze/symbolize/dw_loader.h"
+#include "analyze/read/modules.h"
+#include "analyze/symbolize/symbol_shorten.h"
+#include "analyze/symbolize/symbol_table.h"
+#include "analyze/symbolize/symbolize.h"
 #include "trace/chunk.h"
 #include "trace/record.h"
 
@@ -915,7 +915,7 @@ static void test_embedded_table_garbage_refused(void)
 	symbolizer_free(s);
 }
 
-/* ---- cmd_symbolize.c on a hand-made trace ---- */
+/* ---- cmd/symbolize.c on a hand-made trace ---- */
 
 static int write_trace(const char *path, const struct module_desc *self, const uint64_t *ips,
 		       size_t nips)

@@ -15,7 +15,7 @@
 
 #include <zlib.h>
 
-#include "analyze/slot_decoder.h"
+#include "analyze/read/slot_decoder.h"
 #include "trace/argv_quote.h"
 #include "trace/chunk.h"
 #include "trace/recode.h"

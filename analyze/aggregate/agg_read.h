@@ -1,0 +1,24 @@
+/*
+ * analyze/aggregate/agg_read.h - a trace read into an aggregation: the
+ * reader (read/event_stream.h) with the aggregation on a thread of its own
+ * (agg_thread.h) as its sink.
+ */
+#ifndef MPROF_ANALYZE_AGG_READ_H
+#define MPROF_ANALYZE_AGG_READ_H
+
+#include <stddef.h>
+
+#include "analyze/aggregate/aggregate.h"
+#include "analyze/read/event_stream.h"
+
+/*
+ * Reads the trace at path as event_stream_read does, aggregating every
+ * allocator event into agg (initialized; its seq_limit bounds the read)
+ * and finishing it (aggregate_finish).  Returns 0, -ENOMEM, or another
+ * negative errno with a message naming the path in errbuf.
+ */
+int aggregate_read_trace(const char *path, struct trace_info *info, struct stack_nodes *nodes,
+			 struct module_maps *maps, struct aggregate *agg, char *errbuf,
+			 size_t errbuf_bytes);
+
+#endif

@@ -1,0 +1,891 @@
+/*
+ * analyze/aggregate/aggregate.c - one pass over the merged events of a process:
+ * summary counters, per-stack statistics, live blocks, the peak (t-gmax),
+ * temporary allocations and lifetimes.
+ *
+ * Owns the per-stack statistics, the live-block table and the per-thread
+ * "last event" table.  Must never allocate per event (tables only grow)
+ * and never look at symbols: stacks are plain ids here; sites.c turns them
+ * into allocation sites afterwards.
+ *
+ * Definitions, exactly as mprof-report(1) states them:
+ *  - allocation: an ALLOC record or the alloc part of a REALLOC record.  Its
+ *    bytes are the requested size (calloc: n * size).  The weight (1 in exact
+ *    mode, the sampling estimate otherwise) multiplies counts and bytes.  A
+ *    successful realloc counts one allocation of its new size; its free part
+ *    releases the old block, so live bytes change by new - old.  realloc(p, 0)
+ *    that frees is a FREE record with fn TRACE_FREE_REALLOC: a free.  A failed
+ *    realloc (SEQ_SKIP) counts nothing.
+ *  - calls per entry point: every ALLOC and REALLOC record counts one
+ *    allocation made by its function (realloc(NULL, n) is one of realloc),
+ *    every FREE record one call of free, free_sized or free_aligned_sized;
+ *    realloc(p, 0) that frees counts as "realloc_to_zero" (a free, not an
+ *    allocation by realloc); the free part of a REALLOC is not a free call;
+ *    failed reallocs (SEQ_SKIP) are counted apart.
+ *  - live blocks: blocks allocated and not yet freed, by address (kept in
+ *    the block table, or among the young blocks when the decoder saw them
+ *    freed again soon: young_blocks.h; both are looked in).  A free of
+ *    an address that is not live is an "unmatched free" (counted, otherwise
+ *    ignored).  An allocation at an address that is still live replaces the
+ *    old block (the old one is taken as freed without statistics) and counts
+ *    an "address reused while live" anomaly.
+ *  - peak: the maximum over the merged order of live requested bytes; t-gmax
+ *    is the sequence number at which it is first reached, and its time is the
+ *    nearest TIME stamp at or before it.  A stack's "at peak" numbers are its
+ *    live bytes/blocks at t-gmax.  Computed with a lazy snapshot: a global
+ *    peak generation; each stack remembers the generation of its last change,
+ *    and before changing, a stack from an older generation first copies live
+ *    into at-peak (its live value then is its value at the newest peak).
+ *  - leak: a block still live at the end of the trace (at exit).
+ *  - temporary allocation: an allocation whose free is the very next
+ *    allocator event (alloc, free, either part of a realloc, failed realloc)
+ *    of the same thread.
+ *  - lifetime: from allocation to free, in sequence numbers (deterministic)
+ *    and in ns (TIME stamp resolution); per stack min/avg/max over freed
+ *    blocks.
+ *  - max live: a stack's own maximum of live bytes (and, separately, blocks).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/aggregate/aggregate.h"
+#include "analyze/util/grow.h"
+#include "analyze/util/hash_seed.h"
+
+#define THREADS_INITIAL 64u
+#define STACK_INDEX_INITIAL 1024u
+
+static const char *const call_names[AGG_CALL_COUNT] = {
+	"malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc",
+	"memalign", "valloc", "pvalloc", "free", "free_sized", "free_aligned_sized",
+	"realloc_to_zero",
+};
+
+const char *agg_call_name(unsigned call)
+{
+	return call < AGG_CALL_COUNT ? call_names[call] : "?";
+}
+
+void alloc_stats_init(struct alloc_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->lifetime_events_min = UINT64_MAX;
+	s->lifetime_ns_min = UINT64_MAX;
+}
+
+void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src)
+{
+	dst->allocations += src->allocations;
+	dst->allocated_bytes += src->allocated_bytes;
+	dst->live_bytes += src->live_bytes;
+	dst->live_blocks += src->live_blocks;
+	dst->max_live_bytes += src->max_live_bytes;
+	dst->max_live_blocks += src->max_live_blocks;
+	dst->peak_bytes += src->peak_bytes;
+	dst->peak_blocks += src->peak_blocks;
+	dst->temporary += src->temporary;
+	dst->freed += src->freed;
+	dst->lifetime_events_sum += src->lifetime_events_sum;
+	dst->lifetime_ns_sum += src->lifetime_ns_sum;
+	if (src->lifetime_events_min < dst->lifetime_events_min)
+		dst->lifetime_events_min = src->lifetime_events_min;
+	if (src->lifetime_events_max > dst->lifetime_events_max)
+		dst->lifetime_events_max = src->lifetime_events_max;
+	if (src->lifetime_ns_min < dst->lifetime_ns_min)
+		dst->lifetime_ns_min = src->lifetime_ns_min;
+	if (src->lifetime_ns_max > dst->lifetime_ns_max)
+		dst->lifetime_ns_max = src->lifetime_ns_max;
+}
+
+int aggregate_init(struct aggregate *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->stack_index = calloc(STACK_INDEX_INITIAL, sizeof(*a->stack_index));
+	a->stack_index_cap = STACK_INDEX_INITIAL;
+	a->threads = calloc(THREADS_INITIAL, sizeof(*a->threads));
+	a->thread_mask = THREADS_INITIAL - 1;
+	if (!a->stack_index || !a->threads || block_table_init(&a->blocks) < 0 ||
+	    block_table_init(&a->weights) < 0) {
+		aggregate_free(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void aggregate_free(struct aggregate *a)
+{
+	free(a->stack_index);
+	grow_big_free(&a->stack_direct);
+	free(a->stats);
+	free(a->threads);
+	block_table_free(&a->blocks);
+	block_table_free(&a->weights);
+	free(a->alloc_times);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Bucket of a stack or thread id among mask + 1 (seeded: hash_seed.h). */
+static inline size_t id_hash(uint64_t id, size_t mask)
+{
+	return (size_t)hash_mix64(id) & mask;
+}
+
+/* ---- stack id -> statistics ---- */
+
+/* Ids below this (the common case: ids are dense from 1) are found through
+ * a direct array (16 MiB at most), the others through an open-addressing
+ * hash over indices + 1 that holds only them.  The direct array is a
+ * mapping of its own once large (grow_big), so that freeing it gives its
+ * memory back: a heap block stayed resident after the aggregation freed
+ * it (524,288 stacks: 16 MiB held through the sites' build). */
+#define STACK_DIRECT_MAX ((size_t)1 << 22)
+
+static int stack_index_grow(struct aggregate *a)
+{
+	size_t n = a->stack_index_cap * 2;
+	uint32_t *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t k = 0; k < a->stat_count; k++) {
+		size_t i;
+
+		if (a->stats[k].stack_id < STACK_DIRECT_MAX)
+			continue;
+		i = id_hash(a->stats[k].stack_id, n - 1);
+		while (v[i])
+			i = (i + 1) & (n - 1);
+		v[i] = (uint32_t)(k + 1);
+	}
+	free(a->stack_index);
+	a->stack_index = v;
+	a->stack_index_cap = n;
+	return 0;
+}
+
+/* A new, empty entry of statistics for stack_id; its index, or -1 on
+ * ENOMEM. */
+static long stats_new(struct aggregate *a, uint32_t stack_id)
+{
+	struct stack_stats *st;
+
+	if (a->stat_count == a->stat_cap) {
+		size_t n = a->stat_cap ? a->stat_cap * 2 : 256;
+		struct stack_stats *v;
+
+		if (n > UINT32_MAX - 1)
+			return -1;
+		v = realloc(a->stats, n * sizeof(*v));
+		if (!v)
+			return -1;
+		a->stats = v;
+		a->stat_cap = n;
+	}
+	st = &a->stats[a->stat_count];
+	st->stack_id = stack_id;
+	st->peak_gen = 0;
+	alloc_stats_init(&st->s);
+	a->stat_count++;
+	return (long)(a->stat_count - 1);
+}
+
+static long stats_index_hashed(struct aggregate *a, uint32_t stack_id);
+
+/* Index of the statistics of stack_id, created on first use; -1 on ENOMEM. */
+static inline long stats_index(struct aggregate *a, uint32_t stack_id)
+{
+	long k;
+
+	if (stack_id >= STACK_DIRECT_MAX)
+		return stats_index_hashed(a, stack_id);
+	if (stack_id < a->stack_direct.count && ((uint32_t *)a->stack_direct.p)[stack_id])
+		return (long)((uint32_t *)a->stack_direct.p)[stack_id] - 1;
+	if (grow_big_to(&a->stack_direct, (size_t)stack_id, sizeof(uint32_t), 1024) < 0)
+		return -1;
+	k = stats_new(a, stack_id);
+	if (k >= 0)
+		((uint32_t *)a->stack_direct.p)[stack_id] = (uint32_t)(k + 1);
+	return k;
+}
+
+static long stats_index_hashed(struct aggregate *a, uint32_t stack_id)
+{
+	size_t mask, i;
+	long k;
+
+	/* the index grows before a probe that may add an entry: an index that
+	 * could not grow and took the entry all the same would fill up, and a
+	 * probe for a new stack then never end */
+	if ((a->stack_hashed + 1) * 2 > a->stack_index_cap && stack_index_grow(a) < 0)
+		return -1;
+	mask = a->stack_index_cap - 1;
+	i = id_hash(stack_id, mask);
+	while (a->stack_index[i]) {
+		uint32_t j = a->stack_index[i] - 1;
+
+		if (a->stats[j].stack_id == stack_id)
+			return (long)j;
+		i = (i + 1) & mask;
+	}
+	k = stats_new(a, stack_id);
+	if (k < 0)
+		return -1;
+	a->stack_index[i] = (uint32_t)(k + 1);
+	a->stack_hashed++;
+	return k;
+}
+
+/* ---- per-thread "previous allocator event" (temporary allocations) ---- */
+
+static int threads_grow(struct aggregate *a)
+{
+	size_t n = (a->thread_mask + 1) * 2;
+	struct thread_last *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t k = 0; k <= a->thread_mask; k++) {
+		size_t i;
+
+		if (!a->threads[k].tid_plus1)
+			continue;
+		i = id_hash(a->threads[k].tid_plus1, n - 1);
+		while (v[i].tid_plus1)
+			i = (i + 1) & (n - 1);
+		v[i] = a->threads[k];
+	}
+	free(a->threads);
+	a->threads = v;
+	a->thread_mask = n - 1;
+	return 0;
+}
+
+/* The thread's entry, created on first use; NULL on ENOMEM.  Consecutive
+ * events mostly come from one thread: its bucket is tried first. */
+static inline struct thread_last *thread_get(struct aggregate *a, uint32_t tid)
+{
+	uint64_t key = (uint64_t)tid + 1;
+	size_t i = a->thread_last_index;
+
+	if (a->threads[i].tid_plus1 == key)
+		return &a->threads[i];
+	if ((a->thread_count + 1) * 2 > a->thread_mask + 1 && threads_grow(a) < 0)
+		return NULL;
+	i = id_hash(key, a->thread_mask);
+	while (a->threads[i].tid_plus1) {
+		if (a->threads[i].tid_plus1 == key)
+			goto found;
+		i = (i + 1) & a->thread_mask;
+	}
+	a->threads[i].tid_plus1 = key;
+	a->threads[i].last_alloc_addr = 0;
+	a->thread_count++;
+found:
+	a->thread_last_index = i;
+	return &a->threads[i];
+}
+
+static void note_error(struct aggregate *a)
+{
+	if (!a->error)
+		a->error = -ENOMEM;
+}
+
+/* ---- live bytes with the lazy peak snapshot ---- */
+
+/* Before a stack's live numbers change: if the global peak moved on since
+ * its last change, its live value is its value at that (newest) peak. */
+static inline void stats_touch(struct aggregate *a, struct stack_stats *st)
+{
+	if (st->peak_gen < a->peak_gen) {
+		st->s.peak_bytes = st->s.live_bytes;
+		st->s.peak_blocks = st->s.live_blocks;
+		st->peak_gen = a->peak_gen;
+	}
+}
+
+/* The peak generation has reached UINT32_MAX: every stack takes its live
+ * value at the newest peak now (as aggregate_finish does), and the
+ * generations start again from 0, once per 2^32 peaks. */
+static __attribute__((noinline)) void peak_gen_rewind(struct aggregate *a)
+{
+	for (size_t k = 0; k < a->stat_count; k++) {
+		stats_touch(a, &a->stats[k]);
+		a->stats[k].peak_gen = 0;
+	}
+	a->peak_gen = 0;
+}
+
+static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes, uint64_t blocks,
+		     uint64_t seq)
+{
+	stats_touch(a, st);
+	st->s.live_bytes += bytes;
+	st->s.live_blocks += blocks;
+	if (st->s.live_bytes > st->s.max_live_bytes)
+		st->s.max_live_bytes = st->s.live_bytes;
+	if (st->s.live_blocks > st->s.max_live_blocks)
+		st->s.max_live_blocks = st->s.live_blocks;
+	a->live_bytes += bytes;
+	a->live_blocks += blocks;
+	if (a->live_blocks > a->max_live_blocks)
+		a->max_live_blocks = a->live_blocks;
+	if (a->live_bytes > a->peak_bytes) {
+		/* A new peak: every other stack's live value is now its at-peak
+		 * value until it next changes (lazy); this one's is exact now. */
+		a->peak_bytes = a->live_bytes;
+		a->peak_blocks = a->live_blocks;
+		a->peak_seq = seq;
+		a->peak_time_ns = a->now_ns;
+		a->peak_time_known = a->time_known;
+		if (a->peak_gen == UINT32_MAX)
+			peak_gen_rewind(a);
+		a->peak_gen++;
+		st->s.peak_bytes = st->s.live_bytes;
+		st->s.peak_blocks = st->s.live_blocks;
+		st->peak_gen = a->peak_gen;
+	}
+}
+
+static void live_sub(struct aggregate *a, struct stack_stats *st, uint64_t bytes, uint64_t blocks)
+{
+	stats_touch(a, st);
+	st->s.live_bytes -= bytes;
+	st->s.live_blocks -= blocks;
+	a->live_bytes -= bytes;
+	a->live_blocks -= blocks;
+}
+
+/* ---- what a live block keeps outside the block table ---- */
+
+/* Index of the entry of a->alloc_times for a block allocated at time_ns
+ * with sequence number seq, and that block's seq_offset.  The newest entry
+ * when it has that time and seq is less than BLOCK_SEQ_OFFSET_LIMIT past its
+ * first, else a new one (time only moves forward and sequence numbers
+ * mostly do, so entries are few: one per TIME stamp that an allocation
+ * followed, a TIME stamp coming every 4096 events of a thread).  -1 on
+ * ENOMEM (or 2^32 entries). */
+static inline long alloc_time_index(struct aggregate *a, uint64_t time_ns, uint64_t seq,
+				    uint32_t *seq_offset)
+{
+	size_t n = a->alloc_time_count;
+
+	/* seq before the entry's first wraps around to more than the limit */
+	if (n && a->alloc_times[n - 1].time_ns == time_ns &&
+	    seq - a->alloc_times[n - 1].first_seq < BLOCK_SEQ_OFFSET_LIMIT) {
+		*seq_offset = (uint32_t)(seq - a->alloc_times[n - 1].first_seq);
+		return (long)(n - 1);
+	}
+	if (n >= UINT32_MAX)
+		return -1;
+	if (n == a->alloc_time_cap) {
+		size_t cap = n ? n * 2 : 1024;
+		struct alloc_time *v = realloc(a->alloc_times, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		a->alloc_times = v;
+		a->alloc_time_cap = cap;
+	}
+	a->alloc_times[n].time_ns = time_ns;
+	a->alloc_times[n].first_seq = seq;
+	a->alloc_time_count = n + 1;
+	*seq_offset = 0;
+	return (long)n;
+}
+
+/* Records the weight of the block just made live at addr (nothing to keep
+ * for weight 1).  Returns 0 or -ENOMEM. */
+static int weight_put(struct aggregate *a, uint64_t addr, uint64_t weight)
+{
+	struct live_block w = {.addr = addr, .size_bytes = weight}, old;
+
+	if (weight == 1)
+		return 0;
+	return block_table_insert(&a->weights, &w, &old) < 0 ? -ENOMEM : 0;
+}
+
+/* The weight of the block at addr, forgotten (the block is no longer live). */
+static inline uint64_t weight_take(struct aggregate *a, uint64_t addr)
+{
+	struct live_block w;
+
+	if (!a->weights.count || !block_table_remove(&a->weights, addr, &w))
+		return 1;
+	return w.size_bytes;
+}
+
+/* The weight of the live block at addr in a (unchanged). */
+static uint64_t weight_get(const struct aggregate *a, uint64_t addr)
+{
+	struct live_block w;
+
+	if (!a->weights.count || !block_table_find(&a->weights, addr, &w))
+		return 1;
+	return w.size_bytes;
+}
+
+/* ---- events ---- */
+
+/* The steps of one event, forced inline into aggregate_events (and
+ * aggregate_event): called, their entries and exits were 150 M of the 1.89 G
+ * instructions of a report of sqlite3's trace (callgrind). */
+#define AGG_HOT static inline __attribute__((always_inline))
+
+AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
+{
+	uint64_t w = ev->weight ? ev->weight : 1;
+	uint64_t bytes = ev->value * w;
+	struct live_block b, old;
+	struct stack_stats *st;
+	long k, ti;
+	int rc;
+
+	if (th)
+		th->last_alloc_addr = ev->addr;
+	if (!ev->addr) {
+		a->null_allocs++;
+		return;
+	}
+	k = stats_index(a, ev->stack_id);
+	ti = alloc_time_index(a, a->now_ns, ev->seq, &b.seq_offset);
+	if (k < 0 || ti < 0) {
+		note_error(a);
+		return;
+	}
+	b.addr = ev->addr;
+	b.size_bytes = ev->value;
+	b.stat_index = (uint32_t)k;
+	b.time_index = (uint32_t)ti;
+	/* A block freed again soon goes among the young blocks while there is
+	 * room (not while reading a parent up to a fork: its blocks must all be
+	 * in the table the child is seeded from).  Either way a live block at
+	 * the same address, in either table, is replaced. */
+	if ((ev->flags & ALLOC_EV_PAIRED) && !a->seq_limit && a->young.count < YOUNG_MAX) {
+		rc = a->young.count && young_remove(&a->young, ev->addr, &old)
+			     ? 1
+			     : block_table_remove(&a->blocks, ev->addr, &old);
+		young_insert(&a->young, &b); /* there is room: checked above */
+		a->young_allocations++;
+	} else {
+		rc = block_table_insert(&a->blocks, &b, &old);
+		if (rc < 0) {
+			note_error(a);
+			return;
+		}
+		if (rc == 0 && a->young.count && young_remove(&a->young, ev->addr, &old))
+			rc = 1;
+	}
+	if (rc == 1) {
+		uint64_t old_w = weight_take(a, ev->addr);
+
+		a->address_reused++;
+		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old_w, old_w);
+	}
+	if (weight_put(a, ev->addr, w) < 0) {
+		note_error(a);
+		return;
+	}
+	st = &a->stats[k];
+	st->s.allocations += w;
+	st->s.allocated_bytes += bytes;
+	a->allocations += w;
+	a->allocated_bytes += bytes;
+	live_add(a, st, bytes, w, ev->seq);
+}
+
+AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
+{
+	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
+	struct live_block b;
+	struct stack_stats *st;
+	uint64_t life_events, life_ns, w, alloc_ns, alloc_seq;
+
+	if (th)
+		th->last_alloc_addr = 0;
+	if (!ev->addr)
+		return; /* free(NULL), or the free part of realloc(NULL, n) */
+	/* the hint says which table to look in first */
+	if (ev->flags & ALLOC_EV_PAIRED
+		    ? !young_remove(&a->young, ev->addr, &b) &&
+			      !block_table_remove(&a->blocks, ev->addr, &b)
+		    : !block_table_remove(&a->blocks, ev->addr, &b) &&
+			      !(a->young.count && young_remove(&a->young, ev->addr, &b))) {
+		a->unmatched_frees++;
+		return;
+	}
+	w = weight_take(a, ev->addr);
+	st = &a->stats[b.stat_index];
+	if (prev_alloc == ev->addr) {
+		st->s.temporary += w;
+		a->temporary += w;
+	}
+	live_sub(a, st, b.size_bytes * w, w);
+	st->s.freed += w;
+	a->blocks_freed += w;
+	alloc_ns = a->alloc_times[b.time_index].time_ns;
+	alloc_seq = a->alloc_times[b.time_index].first_seq + b.seq_offset;
+	life_events = ev->seq > alloc_seq ? ev->seq - alloc_seq : 0;
+	life_ns = a->now_ns > alloc_ns ? a->now_ns - alloc_ns : 0;
+	st->s.lifetime_events_sum += life_events * w;
+	st->s.lifetime_ns_sum += life_ns * w;
+	if (life_events < st->s.lifetime_events_min)
+		st->s.lifetime_events_min = life_events;
+	if (life_events > st->s.lifetime_events_max)
+		st->s.lifetime_events_max = life_events;
+	if (life_ns < st->s.lifetime_ns_min)
+		st->s.lifetime_ns_min = life_ns;
+	if (life_ns > st->s.lifetime_ns_max)
+		st->s.lifetime_ns_max = life_ns;
+}
+
+static unsigned free_fn_call(unsigned fn)
+{
+	switch (fn) {
+	case TRACE_FREE_SIZED:
+		return AGG_CALL_FREE_SIZED;
+	case TRACE_FREE_ALIGNED_SIZED:
+		return AGG_CALL_FREE_ALIGNED_SIZED;
+	case TRACE_FREE_REALLOC:
+	case TRACE_FREE_REALLOCARRAY:
+		return AGG_CALL_REALLOC_TO_ZERO;
+	default:
+		return AGG_CALL_FREE;
+	}
+}
+
+AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev)
+{
+	struct thread_last *th;
+
+	if (ev->type == ALLOC_EV_TIME) {
+		/* The clock is monotonic: a stamp that reaches us late (a slot's
+		 * stamp taken before its first event) never moves time back. */
+		if (ev->value > a->now_ns)
+			a->now_ns = ev->value;
+		if (!a->time_known || ev->value < a->first_time_ns)
+			a->first_time_ns = ev->value;
+		if (ev->value > a->last_time_ns)
+			a->last_time_ns = ev->value;
+		a->time_known = true;
+		return;
+	}
+	a->events++;
+	if (ev->seq > a->last_seq)
+		a->last_seq = ev->seq;
+	th = thread_get(a, ev->tid);
+	if (!th)
+		note_error(a);
+	switch (ev->type) {
+	case ALLOC_EV_ALLOC:
+		a->calls[ev->fn < TRACE_FN_ALLOC_COUNT ? ev->fn : AGG_CALL_MALLOC]++;
+		on_alloc(a, ev, th);
+		break;
+	case ALLOC_EV_REALLOC_ALLOC:
+		a->calls[ev->fn == TRACE_FN_REALLOCARRAY ? AGG_CALL_REALLOCARRAY : AGG_CALL_REALLOC]++;
+		a->reallocs++;
+		on_alloc(a, ev, th);
+		break;
+	case ALLOC_EV_FREE:
+		a->calls[free_fn_call(ev->fn)]++;
+		a->frees++;
+		on_free(a, ev, th);
+		break;
+	case ALLOC_EV_REALLOC_FREE:
+		on_free(a, ev, th);
+		break;
+	case ALLOC_EV_SEQ_SKIP:
+		a->failed_reallocs++;
+		if (th)
+			th->last_alloc_addr = 0;
+		break;
+	}
+}
+
+/* Starts loading the block-table bucket of an event that will look up its
+ * block (aggregate_event's pipeline, aggregate_events' lookahead); a free
+ * of a young block will mostly not. */
+static inline void prefetch_block(struct aggregate *a, const struct alloc_event *ev)
+{
+	if (ev->type != ALLOC_EV_TIME && ev->addr &&
+	    !((ev->flags & ALLOC_EV_PAIRED) &&
+	      (ev->type == ALLOC_EV_FREE || ev->type == ALLOC_EV_REALLOC_FREE)))
+		block_table_prefetch(&a->blocks, ev->addr);
+}
+
+void aggregate_event(void *ctx, const struct alloc_event *ev)
+{
+	struct aggregate *a = ctx;
+	unsigned slot;
+
+	if (a->error || (a->seq_limit && ev->seq > a->seq_limit))
+		return; /* after an error the report fails: no more work */
+	prefetch_block(a, ev);
+	if (a->pipe_count < AGG_PIPELINE) {
+		a->pipeline[(a->pipe_head + a->pipe_count) % AGG_PIPELINE] = *ev;
+		a->pipe_count++;
+		return;
+	}
+	slot = a->pipe_head;
+	aggregate_process(a, &a->pipeline[slot]);
+	a->pipeline[slot] = *ev;
+	a->pipe_head = (slot + 1) % AGG_PIPELINE;
+}
+
+void aggregate_flush(struct aggregate *a)
+{
+	while (a->pipe_count > 0) {
+		aggregate_process(a, &a->pipeline[a->pipe_head]);
+		a->pipe_head = (a->pipe_head + 1) % AGG_PIPELINE;
+		a->pipe_count--;
+	}
+}
+
+void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t n)
+{
+	size_t ahead = n < AGG_PIPELINE ? n : AGG_PIPELINE;
+
+	if (a->error)
+		return; /* the report fails: no more work (each event would retry
+			 * what failed, a table's growth being a pass over it) */
+	aggregate_flush(a);
+	for (size_t i = 0; i < ahead; i++)
+		prefetch_block(a, &ev[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (i + AGG_PIPELINE < n)
+			prefetch_block(a, &ev[i + AGG_PIPELINE]);
+		if (a->seq_limit && ev[i].seq > a->seq_limit)
+			continue;
+		aggregate_process(a, &ev[i]);
+	}
+}
+
+struct seed_ctx {
+	struct aggregate *a;
+	const struct aggregate *parent;
+	long stat;
+	int error;
+};
+
+static void seed_block(void *ctx, const struct live_block *pb)
+{
+	struct seed_ctx *c = ctx;
+	struct aggregate *a = c->a;
+	struct live_block b = *pb, old;
+	uint64_t w = weight_get(c->parent, b.addr), bytes = b.size_bytes * w;
+	long ti;
+	int rc;
+
+	if (c->error)
+		return;
+	/* lifetimes of inherited blocks count from the fork */
+	ti = alloc_time_index(a, c->parent->now_ns, c->parent->seq_limit, &b.seq_offset);
+	if (ti < 0) {
+		c->error = -ENOMEM;
+		return;
+	}
+	b.stat_index = (uint32_t)c->stat;
+	b.time_index = (uint32_t)ti;
+	rc = block_table_insert(&a->blocks, &b, &old);
+	if (rc < 0) {
+		c->error = rc;
+		return;
+	}
+	if (rc == 1) { /* cannot happen: parent addresses are distinct */
+		uint64_t old_w = weight_take(a, b.addr);
+
+		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old_w, old_w);
+	}
+	if (weight_put(a, b.addr, w) < 0) {
+		c->error = -ENOMEM;
+		return;
+	}
+	a->inherited_blocks += w;
+	a->inherited_bytes += bytes;
+	live_add(a, &a->stats[c->stat], bytes, w, c->parent->seq_limit);
+}
+
+int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent)
+{
+	aggregate_flush(a);
+	struct seed_ctx c = {a, parent, stats_index(a, AGG_STACK_INHERITED), 0};
+
+	if (c.stat < 0)
+		return -ENOMEM;
+	a->inherited_seeded = true;
+	/* the parent's blocks come in its table's order (block_table_reserve) */
+	if (block_table_reserve(&a->blocks,
+				a->blocks.count + parent->blocks.count + parent->young.count) < 0 ||
+	    block_table_reserve(&a->weights, a->weights.count + parent->weights.count) < 0)
+		return -ENOMEM;
+	block_table_each(&parent->blocks, seed_block, &c);
+	/* none while the parent is read up to the fork (on_alloc), but a
+	 * parent read to its end may hold some */
+	for (size_t i = 0; i < YOUNG_BUCKETS; i++)
+		if (parent->young.b[i].addr)
+			seed_block(&c, &parent->young.b[i]);
+	return c.error;
+}
+
+void aggregate_finish(struct aggregate *a)
+{
+	aggregate_flush(a);
+	for (size_t k = 0; k < a->stat_count; k++)
+		stats_touch(a, &a->stats[k]);
+}
+
+void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
+{
+	if (spare)
+		block_table_detach(&a->blocks, spare);
+	else
+		block_table_free(&a->blocks);
+	block_table_free(&a->weights);
+	/* the stack id -> statistics indexes serve events only (on 524,288
+	 * stacks some 20 MiB, held through the sites' build before) */
+	grow_big_free(&a->stack_direct);
+	free(a->stack_index);
+	a->stack_index = NULL;
+	a->stack_index_cap = 0;
+}
+
+/* ---- packed statistics (the sites' build) ---- */
+
+static inline uint8_t *varint_put(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline const uint8_t *varint_get(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift = 0;
+
+	if (*p < 0x80) { /* the common case: most fields are small */
+		*v = *p;
+		return p + 1;
+	}
+	while (*p & 0x80) {
+		x |= (uint64_t)(*p++ & 0x7f) << shift;
+		shift += 7;
+	}
+	*v = x | (uint64_t)*p++ << shift;
+	return p;
+}
+
+/* The most bytes an entry takes: the mask (2 bytes) and 16 fields, each a
+ * varint of 10 bytes at most. */
+#define PACKED_ENTRY_MAX 162
+#define PACKED_FIELDS 16
+
+/* s's fields in packing order, the minima as UINT64_MAX - value (so that
+ * an empty minimum is 0, as the other fields' empty value). */
+static void stats_fields(const struct alloc_stats *s, uint64_t f[PACKED_FIELDS])
+{
+	f[0] = s->allocations;
+	f[1] = s->allocated_bytes;
+	f[2] = s->live_bytes;
+	f[3] = s->live_blocks;
+	f[4] = s->max_live_bytes;
+	f[5] = s->max_live_blocks;
+	f[6] = s->peak_bytes;
+	f[7] = s->peak_blocks;
+	f[8] = s->temporary;
+	f[9] = s->freed;
+	f[10] = s->lifetime_events_sum;
+	f[11] = UINT64_MAX - s->lifetime_events_min;
+	f[12] = s->lifetime_events_max;
+	f[13] = s->lifetime_ns_sum;
+	f[14] = UINT64_MAX - s->lifetime_ns_min;
+	f[15] = s->lifetime_ns_max;
+}
+
+/* An entry: a mask of the fields that are not 0 (2 bytes, little-endian),
+ * those fields. */
+static uint8_t *stats_pack_one(uint8_t *p, const struct stack_stats *st)
+{
+	uint64_t f[PACKED_FIELDS];
+	unsigned mask = 0;
+	uint8_t *q = p + 2;
+
+	stats_fields(&st->s, f);
+	for (unsigned i = 0; i < PACKED_FIELDS; i++) {
+		if (f[i]) {
+			mask |= 1u << i;
+			q = varint_put(q, f[i]);
+		}
+	}
+	p[0] = (uint8_t)mask;
+	p[1] = (uint8_t)(mask >> 8);
+	return q;
+}
+
+int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (a->stat_count) {
+		out->stack_ids = malloc(a->stat_count * sizeof(*out->stack_ids));
+		if (!out->stack_ids)
+			return -ENOMEM;
+	}
+	for (size_t k = 0; k < a->stat_count; k++) {
+		if (out->cap - out->size < PACKED_ENTRY_MAX) {
+			/* a first guess of 16 bytes a stack, then doubling */
+			size_t n = out->cap ? out->cap * 2 : a->stat_count * 16 + PACKED_ENTRY_MAX;
+			uint8_t *v = realloc(out->bytes, n);
+
+			if (!v) {
+				stats_packed_free(out);
+				return -ENOMEM;
+			}
+			out->bytes = v;
+			out->cap = n;
+		}
+		out->size = (size_t)(stats_pack_one(out->bytes + out->size, &a->stats[k]) - out->bytes);
+		out->stack_ids[k] = a->stats[k].stack_id;
+	}
+	out->count = a->stat_count;
+	free(a->stats);
+	a->stats = NULL;
+	a->stat_cap = 0;
+	return 0;
+}
+
+const uint8_t *stats_packed_read(const uint8_t *p, struct alloc_stats *s)
+{
+	uint64_t f[PACKED_FIELDS] = {0};
+	unsigned mask = p[0] | (unsigned)p[1] << 8;
+
+	for (p += 2; mask; mask &= mask - 1)
+		p = varint_get(p, &f[__builtin_ctz(mask)]);
+	s->allocations = f[0];
+	s->allocated_bytes = f[1];
+	s->live_bytes = f[2];
+	s->live_blocks = f[3];
+	s->max_live_bytes = f[4];
+	s->max_live_blocks = f[5];
+	s->peak_bytes = f[6];
+	s->peak_blocks = f[7];
+	s->temporary = f[8];
+	s->freed = f[9];
+	s->lifetime_events_sum = f[10];
+	s->lifetime_events_min = UINT64_MAX - f[11];
+	s->lifetime_events_max = f[12];
+	s->lifetime_ns_sum = f[13];
+	s->lifetime_ns_min = UINT64_MAX - f[14];
+	s->lifetime_ns_max = f[15];
+	return p;
+}
+
+void stats_packed_free(struct stats_packed *p)
+{
+	free(p->stack_ids);
+	free(p->bytes);
+	memset(p, 0, sizeof(*p));
+}

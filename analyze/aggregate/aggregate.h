@@ -1,0 +1,235 @@
+/*
+ * analyze/aggregate/aggregate.h - the statistics a report is made of, computed in one
+ * pass over the events of a process in merged sequence order: summary
+ * counters, per-call-stack statistics, the heap peak (t-gmax) and the live
+ * blocks (leaks at the end).
+ *
+ * The definitions (allocation, peak, leak, temporary allocation, lifetime)
+ * are written out in aggregate.c next to the code that implements them;
+ * mprof-report(1) repeats them.  Memory grows with live blocks, distinct
+ * stacks and threads, and by 8 bytes per TIME stamp that an allocation
+ * followed, never with the number of allocator events.
+ */
+#ifndef MPROF_ANALYZE_AGGREGATE_H
+#define MPROF_ANALYZE_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/read/alloc_event.h"
+#include "analyze/aggregate/block_table.h"
+#include "analyze/aggregate/young_blocks.h"
+#include "analyze/util/grow.h"
+#include "trace/format.h"
+
+/* Statistics of one call stack, later summed into an allocation site.
+ * Counts and bytes are weighted (exact in exact mode). */
+struct alloc_stats {
+	uint64_t allocations;      /* allocations (ALLOC + alloc part of REALLOC) */
+	uint64_t allocated_bytes;  /* requested bytes of those */
+	uint64_t live_bytes;       /* live now; at the end: leaked (live at exit) */
+	uint64_t live_blocks;
+	uint64_t max_live_bytes;   /* this stack's own maximum of live bytes */
+	uint64_t max_live_blocks;  /* ... and of live blocks (independent maxima) */
+	uint64_t peak_bytes;       /* live at t-gmax (the global peak) */
+	uint64_t peak_blocks;
+	uint64_t temporary;        /* allocations freed by the thread's next event */
+	uint64_t freed;            /* blocks released (free, realloc's free part) */
+	uint64_t lifetime_events_sum; /* over freed blocks, in sequence numbers */
+	uint64_t lifetime_events_min;
+	uint64_t lifetime_events_max;
+	uint64_t lifetime_ns_sum;  /* over freed blocks, in ns (TIME resolution) */
+	uint64_t lifetime_ns_min;
+	uint64_t lifetime_ns_max;
+};
+
+/* The pseudo stack id of blocks a fork child inherited from its parent
+ * (no trace stack id is this large). */
+#define AGG_STACK_INHERITED UINT32_MAX
+
+/* Per-stack statistics plus the lazy peak snapshot's generation: 136
+ * bytes (ids and generations fit 32 bits; 524,288 stacks took 72 MiB at
+ * 144). */
+struct stack_stats {
+	uint32_t stack_id;         /* leaf stack node id (events' ids are 32-bit),
+	                            * 0 = no stack, or AGG_STACK_INHERITED */
+	uint32_t peak_gen;         /* peak generation of the last live change */
+	struct alloc_stats s;
+};
+
+/* Entry points counted in aggregate.calls: for the allocating functions,
+ * the successful allocations each made; for free, free_sized and
+ * free_aligned_sized the calls; realloc(p, 0) that frees is counted apart. */
+enum agg_call {
+	AGG_CALL_MALLOC, AGG_CALL_CALLOC, AGG_CALL_REALLOC, AGG_CALL_REALLOCARRAY,
+	AGG_CALL_POSIX_MEMALIGN, AGG_CALL_ALIGNED_ALLOC, AGG_CALL_MEMALIGN,
+	AGG_CALL_VALLOC, AGG_CALL_PVALLOC, AGG_CALL_FREE, AGG_CALL_FREE_SIZED,
+	AGG_CALL_FREE_ALIGNED_SIZED,
+	AGG_CALL_REALLOC_TO_ZERO, /* realloc(p, 0) / reallocarray(p, 0, n) that freed */
+	AGG_CALL_COUNT
+};
+
+/* Name of an agg_call entry point ("malloc", ...). */
+const char *agg_call_name(unsigned call);
+
+struct thread_last {
+	uint64_t tid_plus1;        /* tid + 1; 0 marks an empty bucket */
+	uint64_t last_alloc_addr;  /* the thread's previous event allocated this; 0 if not */
+};
+
+/* A time at which live blocks were allocated: the TIME stamp (ns) and the
+ * first sequence number of the blocks that refer to it. */
+struct alloc_time {
+	uint64_t time_ns;
+	uint64_t first_seq;
+};
+
+/* Events wait this long in a small pipeline so that the cache line of their
+ * block is prefetched before they are processed. */
+#define AGG_PIPELINE 16
+
+struct aggregate {
+	struct alloc_event pipeline[AGG_PIPELINE];
+	unsigned pipe_head, pipe_count;
+
+	/* per-stack statistics: stack id -> index + 1 (0: none yet); small ids
+	 * (the common case: ids are dense from 1) through a direct array, the
+	 * rest (stack_hashed of them) through an open-addressing hash */
+	struct grow_big stack_direct; /* uint32_t by id */
+	uint32_t *stack_index;
+	size_t stack_index_cap, stack_hashed;
+	struct stack_stats *stats;
+	size_t stat_count, stat_cap;
+
+	struct block_table blocks;
+	/* live blocks whose allocation came with ALLOC_EV_PAIRED (freed again
+	 * soon), while there is room; never an address that blocks holds */
+	struct young_blocks young;
+	/* sampling weights other than 1 of live blocks, by address (in
+	 * size_bytes); empty in exact mode */
+	struct block_table weights;
+	/* the times live blocks were allocated at, in the order first used;
+	 * a block keeps its index and its sequence number's offset from the
+	 * entry's first (aggregate.c, alloc_time_index) */
+	struct alloc_time *alloc_times;
+	size_t alloc_time_count, alloc_time_cap;
+
+	struct thread_last *threads; /* open addressing by tid */
+	size_t thread_mask, thread_count;
+	size_t thread_last_index;    /* bucket of the previous event's thread */
+
+	/* totals (weighted) */
+	uint64_t allocations, allocated_bytes;
+	uint64_t frees;              /* free calls (FREE records, incl. realloc(p, 0)) */
+	uint64_t blocks_freed;       /* blocks released, incl. realloc's free part */
+	uint64_t reallocs;           /* REALLOC records */
+	uint64_t failed_reallocs;    /* SEQ_SKIP */
+	uint64_t temporary;
+	uint64_t live_bytes, live_blocks;
+	uint64_t max_live_blocks;    /* the maximum of live blocks (any time) */
+	uint64_t calls[AGG_CALL_COUNT]; /* per entry point (records, unweighted) */
+
+	/* peak (t-gmax): the first time live requested bytes reach their maximum */
+	uint64_t peak_bytes, peak_blocks;
+	uint64_t peak_seq, peak_time_ns;
+	bool peak_time_known;
+	uint32_t peak_gen;           /* wraps: live_add starts it again from 0 */
+
+	/* anomalies */
+	uint64_t unmatched_frees;    /* free of an address that is not live */
+	uint64_t address_reused;     /* alloc at an address that is still live */
+	uint64_t null_allocs;        /* alloc records with address 0 (ignored) */
+
+	/* time: the newest TIME stamp at or before the current event */
+	uint64_t now_ns;
+	bool time_known;
+	uint64_t first_time_ns, last_time_ns;
+
+	/* fork child: blocks live in the parent at the fork, seeded at start */
+	uint64_t inherited_blocks, inherited_bytes;
+	bool inherited_seeded;
+
+	uint64_t young_allocations;  /* allocations kept among the young blocks
+	                              * (alloc_event.h, ALLOC_EV_PAIRED) */
+	uint64_t seq_limit;          /* nonzero: events after this seq are ignored */
+	uint64_t events;             /* allocator events processed (not TIME) */
+	uint64_t last_seq;
+	int error;                   /* first -ENOMEM met, 0 if none */
+};
+
+/* Returns 0 or -ENOMEM. */
+int aggregate_init(struct aggregate *a);
+void aggregate_free(struct aggregate *a);
+
+/* Processes one event; events must come in merged sequence order (the
+ * reorder buffer's emit callback, ctx = the aggregate).  Out of memory is
+ * recorded in a->error, and the events after it are not processed (the
+ * report fails). */
+void aggregate_event(void *ctx, const struct alloc_event *ev);
+
+/* Processes n events in order, as n aggregate_event calls would, but
+ * without copying them: the cache line of each one's block is prefetched
+ * AGG_PIPELINE events ahead within ev[] (the caller keeps ev[] unchanged
+ * until the call returns).  Events held back by aggregate_event go first. */
+void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t n);
+
+/*
+ * Fork child: makes every block live in parent (read up to the fork's seq)
+ * live in a, attributed to the pseudo stack AGG_STACK_INHERITED, before a's
+ * first event, so frees of inherited blocks match.  They count as live (and
+ * toward the peak), not as allocations.  Returns 0 or -ENOMEM.
+ */
+int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent);
+
+/* End of the trace: completes the lazy peak snapshot of every stack. */
+void aggregate_finish(struct aggregate *a);
+
+/*
+ * After aggregate_finish: frees the tables of live blocks and the indexes
+ * from stack ids to statistics (the reports need only the statistics; no
+ * event may be aggregated after it), so that they and what comes after (allocation
+ * sites, symbols) are never in memory together: on python3's trace the
+ * table is 12 MiB.  With spare not NULL, the block table's memory is handed
+ * over there instead of freed, for the sites to be built in
+ * (site_table_build).  Not for an aggregation a fork child is still to be
+ * seeded from (aggregate_seed_inherited reads its blocks).  a stays valid
+ * for aggregate_free.
+ */
+void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare);
+
+/* Empty statistics: zero, with the minima at UINT64_MAX (merging a into
+ * them gives a). */
+void alloc_stats_init(struct alloc_stats *s);
+
+/* Adds the statistics in src to dst (site merging): sums, min of minima, max
+ * of maxima (so a merged max_live is an upper bound). */
+void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src);
+
+/*
+ * The per-stack statistics packed for the sites' build, in the order of
+ * aggregate.stats: the stack ids in an array, and the statistics as a
+ * byte string, each entry a mask of the fields that are not 0 (2 bytes)
+ * and those fields as LEB128 varints (the minima as UINT64_MAX - value).
+ * 524,288 stacks of one block each: 14 bytes a stack instead of 136, so
+ * that the build's own tables fit beside them.
+ */
+struct stats_packed {
+	uint32_t *stack_ids; /* count of them; owned (the build reuses it) */
+	uint8_t *bytes;      /* owned */
+	size_t size, cap;    /* bytes used, allocated */
+	size_t count;        /* entries */
+};
+
+/* After aggregate_finish: packs a's per-stack statistics into *out and
+ * frees them (a->stats NULL; a->stat_count still says how many stacks).
+ * Returns 0, or -ENOMEM with a unchanged and *out empty. */
+int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out);
+
+/* Reads the statistics at p (within a stats_packed's bytes) into *s;
+ * returns where the next entry starts. */
+const uint8_t *stats_packed_read(const uint8_t *p, struct alloc_stats *s);
+
+void stats_packed_free(struct stats_packed *p);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * analyze/cmd/diff.c - `mprof-analyze diff A B`: loads both traces' profiles
+ * (profile_load), matches their sites (diff/match.c), writes the comparison
+ * (text, JSON or folded; diff/write_*.c) and evaluates the CI gate
+ * (--fail-if, diff/gate.c).
+ *
+ * Owns both profiles and the match for the command's duration.  Must never
+ * change a number of the report pipeline (it only subtracts) and never
+ * exit: it returns the exit status to main: 0 (the traces may differ; no
+ * --fail-if condition held), 1 a --fail-if condition held, 2 usage errors,
+ * unreadable input, traces of different programs without --force, or a
+ * failed write.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/cmd/diff.h"
+#include "analyze/cmd/options.h"
+#include "analyze/diff/diff.h"
+#include "analyze/output/frames.h"
+#include "analyze/util/error.h"
+
+#define DIFF_DEFAULT_TOP 10
+
+struct diff_options {
+	struct analyze_options common;
+	const char *path_a, *path_b;
+	enum diff_match match;
+	enum diff_field metric;
+	struct diff_condition *conditions; /* owned */
+	size_t condition_count;
+};
+
+static void diff_usage(FILE *out)
+{
+	fprintf(out, "usage: %s diff A B [-n N] [-f text|json|folded] [--metric M] "
+		"[--match function|line]\n", analyze_name());
+	fputs("                  [--fail-if EXPR]... [--force] [--alloc-fn NAME]... [--keep-wrappers]\n"
+	      "  compares trace B with trace A, allocation site by allocation site\n"
+	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
+	      "                       0: the totals only)\n"
+	      "  -f, --format FORMAT  text (default), json (every site that differs,\n"
+	      "                       schema mprof-diff 2) or folded (stack, A's value, B's\n"
+	      "                       value: a differential flamegraph's input)\n"
+	      "      --metric M       what the text ranks and folded weighs by (default peak):\n"
+	      "                       peak, leaked, allocated, allocations, temporary,\n"
+	      "                       peak-blocks, leaked-blocks\n"
+	      "      --match HOW      function (default: same functions in modules of the same\n"
+	      "                       file name) or line (also the same source file and line)\n"
+	      "      --fail-if EXPR   exit 1 when EXPR holds (repeatable): FIELD>NUMBER or\n"
+	      "                       FIELD<NUMBER (>=, <= too), FIELD a metric or rss (peak\n"
+	      "                       RSS); a signed NUMBER is the change from A to B (+5%,\n"
+	      "                       +10000, -1M), an unsigned one B's value (leaked>0);\n"
+	      "                       K, M, G are 1024-based; site:FIELD... holds when any one\n"
+	      "                       site's figure does\n"
+	      "      --force          compare traces of different programs\n"
+	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
+	      "                       NAME* matches a prefix)\n"
+	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"
+	      "  -h, --help           show this help\n"
+	      "Exit status: 0 no --fail-if condition held (whether or not the traces\n"
+	      "differ), 1 one held, 2 usage error, unreadable trace or traces of different\n"
+	      "programs; run as mprof diff, 125 when the analyzer cannot be started.\n"
+	      "See mprof-diff(1).\n", out);
+}
+
+/* Parses options; returns -1 to go on, or an exit status. */
+static int parse_options(int argc, char **argv, struct diff_options *o)
+{
+	int rc = analyze_options_parse(argc, argv, "diff", DIFF_DEFAULT_TOP, diff_usage, &o->common);
+	const char *f = o->common.format;
+	char err[256];
+
+	if (rc >= 0)
+		return rc;
+	if (strcmp(f, "text") != 0 && strcmp(f, "json") != 0 && strcmp(f, "folded") != 0) {
+		analyze_error("diff: unknown format '%s' (text, json or folded)", f);
+		return 2;
+	}
+	if (o->common.output) {
+		analyze_error("diff: unknown option '--output'");
+		diff_usage(stderr);
+		return 2;
+	}
+	o->metric = DF_PEAK;
+	if (o->common.metric) {
+		int m = diff_field_parse(o->common.metric);
+
+		if (m < 0 || m == DF_RSS) {
+			analyze_error("diff: unknown metric '%s' (%s)", o->common.metric,
+				      metric_names());
+			return 2;
+		}
+		o->metric = (enum diff_field)m;
+	}
+	o->match = DIFF_MATCH_FUNCTION;
+	if (o->common.match && strcmp(o->common.match, "line") == 0) {
+		o->match = DIFF_MATCH_LINE;
+	} else if (o->common.match && strcmp(o->common.match, "function") != 0) {
+		analyze_error("diff: --match wants function or line, not '%s'", o->common.match);
+		return 2;
+	}
+	o->conditions = calloc(o->common.fail_if_count + 1, sizeof(*o->conditions));
+	if (!o->conditions) {
+		analyze_error("out of memory");
+		return 2;
+	}
+	for (size_t i = 0; i < o->common.fail_if_count; i++) {
+		if (diff_condition_parse(&o->conditions[i], o->common.fail_if[i], err,
+					 sizeof(err)) < 0) {
+			analyze_error("diff: --fail-if %s", err);
+			return 2;
+		}
+	}
+	o->condition_count = o->common.fail_if_count;
+	if (argc - optind != 2) {
+		analyze_error("diff: %s", argc - optind < 2 ? "wants two traces, A and B"
+							      : "too many arguments (two traces: A and B)");
+		diff_usage(stderr);
+		return 2;
+	}
+	o->path_a = argv[optind];
+	o->path_b = argv[optind + 1];
+	return -1;
+}
+
+/* Warnings a reader of the JSON or folded output would not see. */
+static void warn_stderr(const struct profile *p)
+{
+	if (p->info.truncated)
+		analyze_error("warning: %s: trace truncated at offset %" PRIu64
+			      ": the program was probably killed", p->info.path,
+			      p->info.truncated_offset);
+	if (p->info.chunks_lost)
+		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)",
+			      p->info.path, p->info.chunks_lost);
+}
+
+/* The program's file name as its trace says it, or NULL. */
+static const char *program_name(const struct profile *p)
+{
+	const char *exe = p->run.exe ? p->run.exe : p->info.exe;
+
+	return exe ? output_base_name(exe) : NULL;
+}
+
+/* 0 when a and b are traces of one program (by executable file name) or
+ * --force; else reports and returns 2. */
+static int same_program(const struct diff_options *o, const struct profile *a,
+			const struct profile *b)
+{
+	const char *na = program_name(a), *nb = program_name(b);
+
+	if (o->common.force || !na || !nb || strcmp(na, nb) == 0)
+		return 0;
+	analyze_error("diff: A is a trace of %s and B of %s: different programs share no sites "
+		      "(--force compares them anyway)", na, nb);
+	return 2;
+}
+
+static int diff_run(const struct diff_options *o, const struct profile *a,
+		    const struct profile *b)
+{
+	struct diff_print print = {o->path_a, o->path_b, o->common.top_n, o->metric};
+	struct diff d;
+	int status;
+
+	if ((status = same_program(o, a, b)) != 0)
+		return status;
+	if (diff_build(&d, a, b, o->match) < 0) {
+		analyze_error("out of memory matching allocation sites");
+		return 2;
+	}
+	if (strcmp(o->common.format, "text") != 0) {
+		warn_stderr(a);
+		warn_stderr(b);
+	}
+	if (strcmp(o->common.format, "json") == 0)
+		diff_write_json(stdout, &d, &print);
+	else if (strcmp(o->common.format, "folded") == 0)
+		diff_write_folded(stdout, &d, &print);
+	else
+		diff_write_text(stdout, &d, &print);
+	fflush(stdout);
+	status = diff_gate(stderr, &d, o->conditions, o->condition_count) ? 1 : 0;
+	diff_free(&d);
+	return status;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_options o;
+	struct profile *a, *b;
+	struct site_options sopt;
+	static char outbuf[1 << 16];
+	int status, rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = parse_options(argc, argv, &o);
+	if (rc >= 0) {
+		free(o.conditions);
+		analyze_options_free(&o.common);
+		return rc;
+	}
+	sopt.alloc_fns = o.common.alloc_fns;
+	sopt.alloc_fn_count = o.common.alloc_fn_count;
+	sopt.keep_wrappers = o.common.keep_wrappers;
+	a = malloc(sizeof(*a));
+	b = malloc(sizeof(*b));
+	if (!a || !b) {
+		analyze_error("out of memory");
+		free(a);
+		free(b);
+		free(o.conditions);
+		analyze_options_free(&o.common);
+		return 2;
+	}
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* both are read, so that both are complained about when both are bad */
+	status = profile_load(a, o.path_a, &sopt, NULL);
+	status |= profile_load(b, o.path_b, &sopt, NULL);
+	status = status ? 2 : diff_run(&o, a, b);
+	profile_free(a);
+	profile_free(b);
+	free(a);
+	free(b);
+	free(o.conditions);
+	analyze_options_free(&o.common);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		analyze_error("writing the diff: %s", strerror(errno));
+		return 2;
+	}
+	return status;
+}

@@ -1,0 +1,318 @@
+/*
+ * analyze/cmd/report.c - `mprof-analyze report`: loads each trace's profile
+ * (profile_load, which `diff` uses too) and writes it in the format asked
+ * for (output/output.h).
+ *
+ * Owns each trace's profile while it is written and frees it before the
+ * next.  Must never
+ * exit: it returns the exit status to main (0, 1 unreadable input, 2 usage).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/cmd/options.h"
+#include "analyze/cmd/report.h"
+#include "analyze/cmd/trace_set.h"
+#include "analyze/output/output.h"
+#include "analyze/profile/metric.h"
+#include "analyze/profile/profile.h"
+#include "analyze/util/error.h"
+
+#define REPORT_DEFAULT_TOP 10
+
+
+static void report_usage(FILE *out)
+{
+	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [-f FORMAT] [--metric M] "
+		"[-o FILE | --html FILE]\n", analyze_name());
+	fputs("                    [--alloc-fn NAME]... [--keep-wrappers]\n"
+	      "  TRACE                a trace file, or a quoted glob ('dir/trace*')\n"
+	      "      --all            also the other traces of each TRACE's run\n"
+	      "                       (TRACE.PID, TRACE.PID.N beside it)\n"
+	      "  Several traces start with an overview (program, pid, status,\n"
+	      "  allocations, peak, leaked, trace; most allocations first); in JSON\n"
+	      "  they make one object of schema mprof-report-set 1.\n"
+	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
+	      "                       0: the summary only); in JSON, given: only the sites\n"
+	      "                       among the top N of a ranking (at most 5 N)\n"
+	      "  -f, --format FORMAT  one of:\n", out);
+	for (size_t i = 0; output_formats[i]; i++)
+		fprintf(out, "                       %-10s %s\n", output_formats[i]->name,
+			output_formats[i]->summary);
+	fprintf(out, "      --metric M       what one-metric formats weigh stacks by (default\n"
+		"                       peak: live bytes at t-gmax); one of:\n"
+		"                       %s\n", metric_names());
+	fputs("  -o, --output FILE    write to FILE instead of standard output\n"
+	      "      --html FILE      the same as --format html -o FILE\n"
+	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
+	      "                       NAME* matches a prefix)\n"
+	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"
+	      "                       (g_malloc, xmalloc, operator new, Rust's RawVec, ...)\n"
+	      "  -h, --help           show this help\n"
+	      "Exit status: 0 success, 1 a trace cannot be read (the others are still\n"
+	      "reported), 2 usage error; run as mprof report, 125 when the analyzer cannot\n"
+	      "be started.  See mprof-report(1).\n", out);
+}
+
+/* Parses options; returns -1 to go on, or an exit status. */
+static int parse_options(int argc, char **argv, struct analyze_options *o)
+{
+	int rc = analyze_options_parse(argc, argv, "report", REPORT_DEFAULT_TOP, report_usage, o);
+
+	if (rc >= 0)
+		return rc;
+	if (optind >= argc) {
+		analyze_error("report: no trace file given");
+		report_usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+#define PROGRESS_MIN_BYTES ((uint64_t)16 << 20) /* smaller traces read too fast to show */
+
+struct progress {
+	const char *path;
+	int shown_percent;      /* -1: nothing shown yet */
+};
+
+/* A progress line on stderr while a large trace is read (terminal only). */
+static void progress_show(void *ctx, uint64_t done_bytes, uint64_t total_bytes)
+{
+	struct progress *p = ctx;
+	int percent;
+
+	if (total_bytes < PROGRESS_MIN_BYTES)
+		return;
+	percent = (int)(done_bytes * 100 / total_bytes);
+	if (percent == p->shown_percent)
+		return;
+	p->shown_percent = percent;
+	fprintf(stderr, "\r%s: reading %s: %3d%%", analyze_name(), p->path, percent);
+	fflush(stderr);
+}
+
+static void progress_clear(void *ctx)
+{
+	struct progress *p = ctx;
+
+	if (p->shown_percent >= 0)
+		fputs("\r\033[K", stderr);
+}
+
+/* Warnings that a reader of a file format would not see on a terminal. */
+static void warn_stderr(const struct trace_info *info)
+{
+	if (info->truncated)
+		analyze_error("warning: %s: trace truncated at offset %" PRIu64
+			      ": the program was probably killed; events up to there are reported",
+			      info->path, info->truncated_offset);
+	if (info->chunks_lost)
+		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)", info->path,
+			      info->chunks_lost);
+}
+
+/* What report_one needs besides the trace. */
+struct report_job {
+	const struct analyze_options *o;
+	const struct output_format *format;
+	struct output_options out;
+};
+
+/* Reports one trace to out (one format's output for it); with row, also
+ * fills that line of the overview.  Returns 0 or 1 (unreadable, or out of
+ * memory). */
+static int report_one(const char *path, const struct report_job *job, FILE *out,
+		      struct report_overview_row *row)
+{
+	const struct analyze_options *o = job->o;
+	struct profile *p = malloc(sizeof(*p));
+	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count, o->keep_wrappers};
+	struct progress progress = {path, -1};
+	struct profile_progress pp = {progress_show, progress_clear, &progress};
+	int status;
+
+	if (!p) {
+		analyze_error("out of memory");
+		return 1;
+	}
+	status = profile_load(p, path, &sopt, isatty(STDERR_FILENO) ? &pp : NULL);
+	if (status)
+		goto out;
+	if (row && report_overview_row_fill(row, path, p) < 0) {
+		analyze_error("out of memory");
+		status = 1;
+		goto out;
+	}
+	if (job->format != &output_text)
+		warn_stderr(&p->info);
+	if (job->format->write(out, p, &job->out) < 0) {
+		analyze_error("%s: out of memory writing the report", path);
+		status = 1;
+	}
+out:
+	profile_free(p);
+	free(p);
+	return status;
+}
+
+/* One trace's report held back until the overview is out. */
+struct held_report {
+	char *text;
+	size_t bytes;
+};
+
+/*
+ * Several traces: each report is made into memory, then the overview of
+ * all of them (one line per trace read, most allocations first) is written,
+ * then the reports in the order of the traces.  Returns 0 or 1 (a trace
+ * could not be read: it is left out, the others are reported).
+ */
+static int report_set(const struct trace_set *set, const struct report_job *job, FILE *out)
+{
+	const struct output_format *f = job->format;
+	struct report_overview_row *rows = calloc(set->count, sizeof(*rows));
+	struct held_report *held = calloc(set->count, sizeof(*held));
+	size_t n = 0;
+	int status = 0;
+
+	if (!rows || !held) {
+		analyze_error("out of memory");
+		free(rows);
+		free(held);
+		return 1;
+	}
+	for (size_t i = 0; i < set->count; i++) {
+		FILE *mem = open_memstream(&held[n].text, &held[n].bytes);
+
+		if (!mem) {
+			analyze_error("out of memory");
+			status = 1;
+			break;
+		}
+		if (report_one(set->paths[i], job, mem, &rows[n]) != 0) {
+			status = 1;
+			fclose(mem);
+			free(held[n].text);
+			held[n].text = NULL;
+			continue;
+		}
+		if (fclose(mem) != 0) {
+			analyze_error("out of memory");
+			report_overview_row_free(&rows[n]);
+			free(held[n].text);
+			held[n].text = NULL;
+			status = 1;
+			continue;
+		}
+		n++;
+	}
+	{
+		/* the overview is sorted; the reports keep the traces' order */
+		struct report_overview_row *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+
+		if (sorted) {
+			memcpy(sorted, rows, n * sizeof(*sorted));
+			report_overview_sort(sorted, n);
+			f->set_begin(out, sorted, n);
+		} else {
+			analyze_error("out of memory");
+			status = 1;
+		}
+		free(sorted);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			f->set_between(out);
+		fwrite(held[i].text, 1, held[i].bytes, out);
+		free(held[i].text);
+		report_overview_row_free(&rows[i]);
+	}
+	f->set_end(out);
+	free(rows);
+	free(held);
+	return status;
+}
+
+/* The writer and its options from o; prints what is wrong and returns 2,
+ * or 0. */
+static int report_job_make(struct report_job *job, const struct analyze_options *o)
+{
+	memset(job, 0, sizeof(*job));
+	job->o = o;
+	job->format = output_find(o->format);
+	if (!job->format) {
+		analyze_error("report: unknown format '%s' (%s)", o->format, output_format_names());
+		return 2;
+	}
+	job->out.top_n = o->top_n;
+	job->out.top_n_given = o->top_n_given;
+	job->out.metric = METRIC_PEAK;
+	if (o->metric) {
+		int m = metric_parse(o->metric);
+
+		if (m < 0) {
+			analyze_error("report: unknown metric '%s' (%s)", o->metric, metric_names());
+			return 2;
+		}
+		job->out.metric = (enum metric)m;
+		job->out.metric_given = true;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct analyze_options o;
+	struct report_job job;
+	struct trace_set set;
+	static char outbuf[1 << 16];
+	FILE *out = stdout;
+	int status, rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = parse_options(argc, argv, &o);
+	if (rc < 0 && report_job_make(&job, &o) != 0)
+		rc = 2;
+	if (rc >= 0) {
+		analyze_options_free(&o);
+		return rc;
+	}
+	if (o.output && !(out = fopen(o.output, "w"))) {
+		analyze_error("report: cannot write %s: %s", o.output, strerror(errno));
+		analyze_options_free(&o);
+		return 1;
+	}
+	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
+	status = trace_set_expand(&set, argv + optind, (size_t)(argc - optind), o.all);
+	if (status < 0) {
+		analyze_error("out of memory");
+		status = 1;
+	} else if (set.count > 1 && !job.format->set_begin) {
+		analyze_error("report: --format %s takes one trace, not %zu", job.format->name,
+			      set.count);
+		status = 2;
+	} else if (set.count == 1) {
+		/* a trace that cannot be read is reported on stderr */
+		if (report_one(set.paths[0], &job, out, NULL) != 0)
+			status = 1;
+		else if (job.format->newline_after_one)
+			fputc('\n', out);
+	} else if (set.count > 1 && report_set(&set, &job, out) != 0) {
+		status = 1;
+	}
+	trace_set_free(&set);
+	analyze_options_free(&o);
+	if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0)) {
+		analyze_error("writing the report: %s", strerror(errno));
+		return 1;
+	}
+	return status;
+}

@@ -1,0 +1,322 @@
+/*
+ * analyze/cmd/symbolize.c - the `symbolize` subcommand, run by `mprof run`
+ * when the program has exited: reads each trace's call-stack nodes and
+ * module maps (only the stream META's stack_stream names, when it names
+ * one: the other EVENTS chunks are skipped without being inflated),
+ * symbolizes every frame while the binaries are still there and appends the
+ * answers as one SYMBOLS chunk.  Answers of modules with a build-id are
+ * taken from, and added to, the on-disk cache (analyze/symbol_cache.h).
+ *
+ * One symbolizer serves all the traces given (a run's processes share
+ * their modules: each module's debug info is read once, not once per
+ * trace).  Owns the per-trace scan state; prints its own messages (it is a
+ * subcommand), to stderr only.  Must never touch a trace that already has a
+ * SYMBOLS chunk, and never cut a trace anywhere but at the end of its last
+ * whole chunk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/cmd/symbolize.h"
+#include "analyze/symbolize/dw_loader.h"
+#include "analyze/read/modules.h"
+#include "analyze/read/slot_decoder.h"
+#include "analyze/read/stack_nodes.h"
+#include "analyze/symbolize/symbolize.h"
+#include "trace/chunk.h"
+
+#define EPOCH_UNKNOWN UINT64_MAX       /* not resolved yet */
+#define EPOCH_BROKEN (UINT64_MAX - 1)  /* chain to the root is broken */
+#define CHAIN_LIMIT 4096               /* longer chains are cycles */
+
+/* Stack ids are dense from 1, one STACK record each, but other streams'
+ * records may come later: an id beyond this plus 4x the records read is
+ * corrupt (and would make the node table, indexed by id, gigabytes). */
+#define STACK_ID_SLACK ((uint64_t)1 << 20)
+
+struct trace_scan {
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	bool has_symbols;       /* a SYMBOLS chunk is already there */
+	bool damaged;           /* reading stopped at a bad chunk */
+	uint64_t good_end_bytes; /* end of the last whole chunk */
+	char damage[320];       /* the reader's message when damaged */
+	uint64_t stack_records; /* STACK records read */
+};
+
+/* Collects STACK and MODULES records of one EVENTS chunk.  Undecodable
+ * parts are skipped (they hold events, which symbolize does not need).
+ * Returns 0 or -ENOMEM. */
+static int scan_events(struct trace_scan *t, struct slot_decoders *d,
+		       const struct trace_chunk *c)
+{
+	struct chunk_cursor cur;
+	struct trace_event ev;
+	int rc = slot_decoders_begin(d, c->data, c->bytes, c->split, c->addr_shift, &cur);
+
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : 0;
+	while (chunk_cursor_next(&cur, &ev) == RECORD_OK) {
+		if (ev.type == TRACE_EV_STACK &&
+		    ev.stack_id <= STACK_ID_SLACK + 4 * ++t->stack_records)
+			rc = stack_nodes_add(&t->nodes, ev.stack_id, ev.parent, ev.ip);
+		else if (ev.type == TRACE_EV_EXT && ev.kind == TRACE_REC_EXT_MODULES)
+			rc = module_maps_add_record(&t->maps, ev.ext, ev.ext_len);
+		if (rc == -ENOMEM)
+			return rc;
+		rc = 0; /* a bad node or map is left out */
+	}
+	return 0;
+}
+
+/*
+ * The stream that holds every STACK and MODULES record, from a META
+ * chunk's "stack_stream=N" line (mprof-trace(5)); 0 when the key is absent
+ * or malformed (then every EVENTS chunk is read).
+ */
+static unsigned meta_stack_stream(const uint8_t *data, size_t bytes)
+{
+	static const char key[] = "stack_stream=";
+	const uint8_t *p = data, *end = data + bytes;
+
+	while (p < end) {
+		const uint8_t *eol = memchr(p, '\n', (size_t)(end - p));
+		const uint8_t *line_end = eol ? eol : end;
+		unsigned long v = 0;
+
+		if ((size_t)(line_end - p) > sizeof(key) - 1 &&
+		    memcmp(p, key, sizeof(key) - 1) == 0) {
+			const uint8_t *q = p + sizeof(key) - 1;
+
+			for (; q < line_end && *q >= '0' && *q <= '9' && v <= UINT16_MAX; q++)
+				v = v * 10 + (unsigned long)(*q - '0');
+			return q == line_end && v <= UINT16_MAX ? (unsigned)v : 0;
+		}
+		p = line_end + 1;
+	}
+	return 0;
+}
+
+/* trace_reader_next_filtered's test: an EVENTS chunk of another stream
+ * than *stack_stream (when set) is skipped without being inflated. */
+static int scan_wants(unsigned type, unsigned stream, void *arg)
+{
+	const unsigned *stack_stream = arg;
+
+	return type != TRACE_CHUNK_EVENTS || *stack_stream == 0 || stream == *stack_stream;
+}
+
+/* Reads the whole trace (only its meta stream when META names one).
+ * Returns 0, or a negative errno when it cannot be read at all (message
+ * printed). */
+static int scan_trace(const char *path, struct trace_scan *t)
+{
+	struct trace_reader r;
+	struct slot_decoders d;
+	struct trace_chunk c;
+	unsigned stack_stream = 0;
+	int rc = trace_reader_open(&r, path);
+
+	if (rc < 0) {
+		fprintf(stderr, "mprof-analyze: %s\n", r.error);
+		trace_reader_close(&r);
+		return rc;
+	}
+	slot_decoders_init(&d);
+	/* split payloads decoded in place, as by the report: one that does not
+	 * fit together is skipped like a plain chunk with a bad record, not
+	 * taken for damage to the file */
+	r.keep_split = true;
+	t->good_end_bytes = r.offset_bytes;
+	while ((rc = trace_reader_next_filtered(&r, &c, scan_wants, &stack_stream)) > 0) {
+		t->good_end_bytes = r.offset_bytes;
+		if (c.type == TRACE_CHUNK_META && !stack_stream) {
+			stack_stream = meta_stack_stream(c.data, c.bytes);
+		} else if (c.type == TRACE_CHUNK_SYMBOLS) {
+			t->has_symbols = true;
+		} else if (c.type == TRACE_CHUNK_EVENTS && c.data && !t->has_symbols) {
+			rc = scan_events(t, &d, &c);
+			if (rc < 0)
+				break;
+		}
+	}
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "mprof-analyze: %s: out of memory\n", path);
+	} else if (rc < 0) {
+		t->damaged = true;
+		snprintf(t->damage, sizeof(t->damage), "%s", r.error);
+		rc = 0;
+	}
+	slot_decoders_free(&d);
+	trace_reader_close(&r);
+	return rc;
+}
+
+/* The module epoch of node id's root, memoized in epochs[] (indexed by id). */
+static uint64_t node_epoch(const struct stack_nodes *t, uint64_t *epochs, uint64_t id)
+{
+	uint64_t path[64];
+	size_t n = 0;
+	uint64_t epoch = EPOCH_BROKEN;
+
+	for (int steps = 0; steps < CHAIN_LIMIT; steps++) {
+		struct stack_node node;
+
+		if (!stack_nodes_get(t, id, &node))
+			break;
+		if (epochs[id] != EPOCH_UNKNOWN) {
+			epoch = epochs[id];
+			break;
+		}
+		if (node.parent == 0) {
+			epoch = node.ip >> 1;
+			break;
+		}
+		/* Memoize the nearest 64 nodes of the walk; deeper ones get
+		 * theirs when they are visited themselves. */
+		if (n < 64)
+			path[n++] = id;
+		id = node.parent;
+	}
+	while (n > 0)
+		epochs[path[--n]] = epoch;
+	return epoch;
+}
+
+/* Symbolizes every frame of every stack node. Returns 0 or -ENOMEM. */
+static int symbolize_nodes(const struct trace_scan *t, struct symbolizer *s)
+{
+	uint64_t *epochs = malloc((t->nodes.capacity ? t->nodes.capacity : 1) * sizeof(*epochs));
+
+	if (!epochs)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nodes.capacity; i++)
+		epochs[i] = EPOCH_UNKNOWN;
+	for (size_t id = 1; id < t->nodes.capacity; id++) {
+		struct stack_node node;
+		uint64_t epoch;
+
+		if (!stack_nodes_get(&t->nodes, id, &node) || node.parent == 0)
+			continue;
+		epoch = node_epoch(&t->nodes, epochs, id);
+		if (epoch != EPOCH_BROKEN)
+			symbolizer_lookup(s, epoch, node.ip);
+	}
+	free(epochs);
+	return 0;
+}
+
+/* Appends the SYMBOLS chunk, first cutting a damaged tail. */
+static int append_symbols(const char *path, const struct trace_scan *t, const uint8_t *data,
+			  size_t bytes)
+{
+	struct trace_writer w;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (t->damaged && ftruncate(fd, (off_t)t->good_end_bytes) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = trace_writer_append(&w, fd);
+	if (rc == 0) {
+		rc = trace_writer_chunk(&w, TRACE_CHUNK_SYMBOLS, data, bytes);
+		trace_writer_finish(&w);
+	}
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+/* The symbolizer of the traces given, made for the first one to need it
+ * (*s NULL), then pointed at the maps of each next one. */
+static struct symbolizer *symbolizer_for(struct symbolizer **s, const struct module_maps *maps)
+{
+	if (*s) {
+		symbolizer_set_maps(*s, maps);
+		return *s;
+	}
+	*s = symbolizer_new(maps);
+	if (*s)
+		symbolizer_use_cache(*s); /* -ENOENT: caching is off */
+	return *s;
+}
+
+/* Symbolizes one trace with *shared (see symbolizer_for).  Returns 0 or 1
+ * (message printed). */
+static int symbolize_trace(const char *path, struct symbolizer **shared)
+{
+	struct trace_scan t;
+	struct symbolizer *s = NULL;
+	uint8_t *data = NULL;
+	size_t bytes = 0;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	stack_nodes_init(&t.nodes);
+	module_maps_init(&t.maps);
+	rc = scan_trace(path, &t);
+	if (rc == 0 && !t.has_symbols) {
+		s = symbolizer_for(shared, &t.maps);
+		rc = s ? symbolize_nodes(&t, s) : -ENOMEM;
+		if (rc == 0)
+			rc = symbolizer_export(s, &data, &bytes);
+		if (rc == 0)
+			rc = append_symbols(path, &t, data, bytes);
+		if (rc == 0)
+			symbolizer_cache_save(s); /* failures only cost time later */
+		if (rc == 0 && t.damaged)
+			fprintf(stderr,
+				"mprof-analyze: warning: %s: %s; symbolized what was readable "
+				"and cut the trace there (%" PRIu64 " bytes kept)\n",
+				path, t.damage, t.good_end_bytes);
+		else if (rc < 0)
+			fprintf(stderr, "mprof-analyze: %s: cannot add symbols: %s\n", path,
+				strerror(-rc));
+	}
+	free(data);
+	if (s)
+		symbolizer_set_maps(s, NULL); /* t.maps goes now */
+	stack_nodes_free(&t.nodes);
+	module_maps_free(&t.maps);
+	return rc < 0 ? 1 : 0;
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+	struct symbolizer *s = NULL; /* one for all the traces */
+	int status = 0;
+
+	if (argc < 1) {
+		fprintf(stderr, "mprof-analyze: symbolize: no trace given\n"
+				"usage: mprof-analyze symbolize TRACE...\n");
+		return 1;
+	}
+	/* libdw would ask debuginfod servers (network, possibly minutes) for
+	 * every stripped module; stay offline unless asked to. */
+	if (!getenv("MPROF_DEBUGINFOD"))
+		unsetenv("DEBUGINFOD_URLS");
+	/* (after that: libdw may look at DEBUGINFOD_URLS when it loads)
+	 * Without libdw no module file can be read: the answers embedded now
+	 * would be module and offset for good, and win over what a report
+	 * could read later.  Embed nothing: `mprof run` warns and reports
+	 * read the binaries. */
+	if (!dw_load()) {
+		fprintf(stderr, "mprof-analyze: symbolize: cannot load libdw (%s); no symbols embedded\n",
+			dw_load_error());
+		return 1;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (symbolize_trace(argv[i], &s) != 0)
+			status = 1;
+	}
+	symbolizer_free(s);
+	return status;
+}

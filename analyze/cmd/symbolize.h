@@ -1,0 +1,20 @@
+/*
+ * analyze/cmd/symbolize.h - `mprof-analyze symbolize TRACE...`: embed the
+ * symbolization of every recorded call stack in each trace (a SYMBOLS chunk)
+ * so reports stay the same after the binaries are gone.
+ */
+#ifndef MPROF_ANALYZE_CMD_SYMBOLIZE_H
+#define MPROF_ANALYZE_CMD_SYMBOLIZE_H
+
+/*
+ * argv[0..argc) are trace paths.  Appends one SYMBOLS chunk to each trace
+ * that has none yet (a trace that already has one is left alone).  A trace
+ * that ends in a truncated or corrupt chunk is cut back to its last whole
+ * chunk first, with one warning.  Messages go to stderr, prefixed
+ * "mprof-analyze: ".  Debug info comes from the files and /usr/lib/debug
+ * only: DEBUGINFOD_URLS is ignored unless MPROF_DEBUGINFOD is set.  Returns
+ * 0 when every trace was handled, 1 otherwise.
+ */
+int cmd_symbolize(int argc, char **argv);
+
+#endif

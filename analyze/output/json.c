@@ -1,0 +1,711 @@
+/*
+ * analyze/output/json.c - the machine-readable report of one trace
+ * (`mprof report --format json`).
+ *
+ * Owns nothing; reads a struct report and prints one JSON object.  Strings
+ * are escaped (quotes, backslashes, control characters; bytes that are not
+ * valid UTF-8 become \u00XX), so any trace content yields valid JSON.  Lists
+ * every site, not only the top N.
+ *
+ * Schema "mprof-report", schema_version 1 (all sizes in bytes, all times in
+ * ns, all counts weighted; "null" marks a value the trace does not have):
+ *
+ *   {
+ *     "schema": "mprof-report", "schema_version": 1,
+ *     "trace": {"path": str, "pid": int or null, "ppid": int or null,
+ *               "exe": str or null, "sampled": bool,
+ *               "first_seq": int (fork_seq + 1 for a fork child, else 1)},
+ *     "summary": {
+ *       "sampled": bool,            estimates (true) or exact counts
+ *       "program": {"exe", "cmdline": str or null, "pid": int or null,
+ *                   "exit_status": int or null, "exit_signal": int or null},
+ *       "run_time_ns": int or null, END wall_ns, else first to last TIME
+ *       "events": int,              allocator events in merged order
+ *       "allocations", "allocated_bytes": int,
+ *       "frees": int,               free calls (incl. realloc(p, 0))
+ *       "blocks_freed": int,        incl. the free part of realloc
+ *       "reallocs", "failed_reallocs", "temporary": int,
+ *       "unmatched_frees": int,     frees of addresses that were not live
+ *       "calls": {"malloc", "calloc", "realloc", "reallocarray",
+ *                 "posix_memalign", "aligned_alloc", "memalign", "valloc",
+ *                 "pvalloc": allocations made by each (realloc(NULL, n)
+ *                 counts under realloc); "free", "free_sized",
+ *                 "free_aligned_sized": calls; "realloc_to_zero":
+ *                 realloc(p, 0) that freed},
+ *       "peak": {"bytes", "blocks", "seq": int, "time_ns": int or null},
+ *                                   t-gmax; time_ns after the first TIME
+ *       "max_live_blocks": int,
+ *       "leaked_bytes", "leaked_blocks": int,       live at exit, or live
+ *                                   when the recording ended if ended_early
+ *       "ended_early": str or null, why the recording ended before the
+ *                                   program's exit (killed, no END, ...)
+ *       "data_lost": str or null,   what the recording lost (chunks,
+ *                                   events, unrecorded allocations)
+ *       "own_heap_runtime": str or null, a runtime with a heap of its own
+ *                                   (GC, pools): only its malloc blocks seen
+ *       "foreign_malloc": bool,     the program's own malloc: not recorded
+ *       "rss_mostly_unseen": bool,  peak RSS over 4 times the heap peak and
+ *                                   64 MiB above it: most memory not malloc's
+ *       "peak_rss_kib": int or null, the process image's own peak RSS
+ *       "peak_rss_sampled": bool,   read while it ran: at least that much
+ *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null,
+ *                    "recorder_kib": int or null (the recorder's own memory
+ *                    in the process, at most; part of peak_rss_kib)},
+ *       "forks": int,              FORK records (children have own traces)
+ *       "inherited": {"seeded": bool, "blocks", "bytes": int, "note": str or null},
+ *                                   fork child: the parent's blocks live at the
+ *                                   fork, seeded from the parent's trace (site
+ *                                   with "inherited": true); note says why not
+ *       "quality": {"chunks", "chunks_lost": int,
+ *                   "lost_chunks": [{"offset": int, "reason": str}],
+ *                   "truncated": bool, "truncated_offset": int or null,
+ *                   "complete": bool (an END chunk was read),
+ *                   "sequence_gaps", "missing_events", "late_events",
+ *                   "merge_buffer_bytes_max" (event data that waited to merge),
+ *                   "address_reused", "stacks",
+ *                   "truncated_stacks", "unknown_stacks", "frames",
+ *                   "frames_without_debug_info", "frames_without_symbols": int,
+ *                   "unrecorded_allocations", "unrecorded_frees": int or null},
+ *       "diagnostics": [{"code": int, "text": str, "count": int}],
+ *       "meta": {key: str}, "end": {key: str}   the raw META / END pairs
+ *     },
+ *     "sites": [                    every site, by allocated bytes (desc);
+ *                                   with -n N only those among the top N of
+ *                                   one of the five rankings (5 N at most)
+ *       {"id": int (rank, 1 = most bytes), "allocations", "allocated_bytes",
+ *        "peak_bytes", "peak_blocks" (live at t-gmax),
+ *        "leaked_bytes", "leaked_blocks" (live at exit), "temporary",
+ *        "max_live_bytes", "max_live_blocks" (the site's own maxima; an upper
+ *         bound when several stacks merged), "freed",
+ *        "lifetime_events_min", "lifetime_events_avg", "lifetime_events_max",
+ *        "lifetime_ns_min", "lifetime_ns_avg", "lifetime_ns_max"
+ *         (over freed blocks; null when none was freed),
+ *        "stacks": int (call stacks merged), "truncated": bool,
+ *        "unknown_stack": bool, "inherited": bool (blocks inherited at fork),
+ *        "frames": [{"function": str or null, "file": str or null,
+ *                    "line": int (0 unknown), "module": str (path),
+ *                    "offset": int (ip - load bias), "inlined": bool}]
+ *                   innermost first, allocator wrappers removed}
+ *     ],
+ *     "sites_total": int,          sites in the trace
+ *     "sites_shown": int           sites in "sites"
+ *   }
+ *
+ * Several traces (several operands, a glob, --all) give one object of
+ * schema "mprof-report-set", schema_version 1: the overview first, then the
+ * reports above in the order of the traces (operands, each followed by its
+ * run's other traces with --all):
+ *
+ *   {
+ *     "schema": "mprof-report-set", "schema_version": 1,
+ *     "processes": [                one per trace read, most allocations first
+ *       {"trace": str (path as given), "program": str or null (command
+ *        line, else executable), "pid": int or null,
+ *        "exit_status": int or null, "exit_signal": int or null,
+ *        "process_state": str or null (END: "ended", "exec", "running"),
+ *        "allocations", "peak_bytes", "leaked_bytes": int (as in the
+ *        report's summary), "ended_early": bool (leaked_bytes are then
+ *        live when the recording ended)}
+ *     ],
+ *     "most_allocations": str or null, the trace of processes[0], null when
+ *                                   no process allocated
+ *     "reports": [ mprof-report objects ]
+ *   }
+ */
+#define _GNU_SOURCE /* putc_unlocked, fputs_unlocked, fwrite_unlocked */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/output/output.h"
+
+/* The report is written by one thread once aggregation has stopped, so the
+ * writes skip the stream's lock (glibc's unlocked stdio): taking it for every
+ * character and key was a fifth of a JSON report's time on python3's trace
+ * (27 MB of JSON for 6743 sites). */
+static inline void out_char(FILE *out, int c)
+{
+	putc_unlocked(c, out);
+}
+
+static inline void out_str(FILE *out, const char *s)
+{
+	fputs_unlocked(s, out);
+}
+
+static inline void out_bytes(FILE *out, const void *p, size_t n)
+{
+	fwrite_unlocked(p, 1, n, out);
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Writes str as a JSON string: runs of bytes that need no escape (printable
+ * ASCII but the quote and backslash, and well-formed UTF-8) go out in one
+ * fwrite each (a call per character made JSON reports of many deep stacks
+ * several times slower than the text report). */
+static void json_string(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n, run = 0;
+
+	if (!str) {
+		out_str(out, "null");
+		return;
+	}
+	n = strlen(str);
+	out_char(out, '"');
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		const char *esc = NULL;
+		size_t len;
+
+		switch (c) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		}
+		len = esc || c < 0x20 || c == 0x7f ? 0 : utf8_len(s + i, n - i);
+		if (len) {
+			i += len;
+			continue;
+		}
+		if (i > run)
+			out_bytes(out, s + run, i - run);
+		if (esc)
+			out_str(out, esc);
+		else
+			fprintf(out, "\\u%04x", c); /* control, or not UTF-8: the byte as Latin-1 */
+		run = ++i;
+	}
+	if (n > run)
+		out_bytes(out, s + run, n - run);
+	out_char(out, '"');
+}
+
+static void json_key(FILE *out, const char *key)
+{
+	json_string(out, key);
+	out_char(out, ':');
+}
+
+static void json_u64(FILE *out, const char *key, uint64_t v)
+{
+	json_key(out, key);
+	fprintf(out, "%" PRIu64, v);
+}
+
+static void json_opt_u64(FILE *out, const char *key, bool has, uint64_t v)
+{
+	json_key(out, key);
+	if (has)
+		fprintf(out, "%" PRIu64, v);
+	else
+		out_str(out, "null");
+}
+
+static void json_opt_i64(FILE *out, const char *key, bool has, int64_t v)
+{
+	json_key(out, key);
+	if (has)
+		fprintf(out, "%" PRId64, v);
+	else
+		out_str(out, "null");
+}
+
+static void json_bool(FILE *out, const char *key, bool v)
+{
+	json_key(out, key);
+	out_str(out, v ? "true" : "false");
+}
+
+static void json_kv_object(FILE *out, const char *key, const struct kv_list *l)
+{
+	json_key(out, key);
+	out_char(out, '{');
+	for (size_t i = 0; i < l->count; i++) {
+		if (i)
+			out_char(out, ',');
+		json_key(out, l->pairs[i].key);
+		json_string(out, l->pairs[i].value);
+	}
+	out_char(out, '}');
+}
+
+static void write_program(FILE *out, const struct profile *r)
+{
+	const struct run_facts *run = &r->run;
+
+	json_key(out, "program");
+	out_char(out, '{');
+	json_key(out, "exe");
+	json_string(out, run->exe);
+	out_char(out, ',');
+	json_key(out, "cmdline");
+	json_string(out, run->cmdline);
+	out_char(out, ',');
+	json_opt_u64(out, "pid", run->has_pid, run->pid);
+	out_char(out, ',');
+	json_opt_i64(out, "exit_status", run->has_status, run->exit_status);
+	out_char(out, ',');
+	json_opt_i64(out, "exit_signal", run->has_signal, run->exit_signal);
+	out_char(out, '}');
+}
+
+static void write_trace(FILE *out, const struct profile *r)
+{
+	const struct trace_info *info = &r->info;
+	const struct run_facts *run = &r->run;
+
+	json_key(out, "trace");
+	out_char(out, '{');
+	json_key(out, "path");
+	json_string(out, info->path);
+	out_char(out, ',');
+	json_opt_u64(out, "pid", run->has_pid, run->pid);
+	out_char(out, ',');
+	json_opt_u64(out, "ppid", info->has_process, info->ppid);
+	out_char(out, ',');
+	json_key(out, "exe");
+	json_string(out, run->exe);
+	out_char(out, ',');
+	json_bool(out, "sampled", info->sampled);
+	out_char(out, ',');
+	json_u64(out, "first_seq", info->first_seq);
+	out_char(out, '}');
+}
+
+static void write_quality(FILE *out, const struct profile *r)
+{
+	const struct trace_info *info = &r->info;
+	const struct heap_summary *a = &r->summary;
+	const struct site_table *t = &r->sites;
+
+	json_key(out, "quality");
+	out_char(out, '{');
+	json_u64(out, "chunks", info->chunks);
+	out_char(out, ',');
+	json_u64(out, "chunks_lost", info->chunks_lost);
+	out_char(out, ',');
+	json_key(out, "lost_chunks");
+	out_char(out, '[');
+	for (size_t i = 0; i < info->lost_offset_count; i++) {
+		out_str(out, i ? ",{" : "{");
+		json_u64(out, "offset", info->lost_offsets[i]);
+		out_char(out, ',');
+		json_key(out, "reason");
+		json_string(out, info->lost_reasons[i]);
+		out_char(out, '}');
+	}
+	out_str(out, "],");
+	json_bool(out, "truncated", info->truncated);
+	out_char(out, ',');
+	json_opt_u64(out, "truncated_offset", info->truncated, info->truncated_offset);
+	out_char(out, ',');
+	json_bool(out, "complete", info->has_end);
+	out_char(out, ',');
+	json_u64(out, "sequence_gaps", info->seq_gaps);
+	out_char(out, ',');
+	json_u64(out, "missing_events", info->seq_missing);
+	out_char(out, ',');
+	json_u64(out, "late_events", info->late_events);
+	out_char(out, ',');
+	json_u64(out, "merge_buffer_bytes_max", info->buffered_bytes_max);
+	out_char(out, ',');
+	json_u64(out, "address_reused", a->address_reused);
+	out_char(out, ',');
+	json_u64(out, "stacks", t->stacks);
+	out_char(out, ',');
+	json_u64(out, "truncated_stacks", t->truncated_stacks);
+	out_char(out, ',');
+	json_u64(out, "unknown_stacks", t->unknown_stacks);
+	out_char(out, ',');
+	json_u64(out, "frames", t->frames_total);
+	out_char(out, ',');
+	json_u64(out, "frames_without_debug_info", t->frames_no_debug_info);
+	out_char(out, ',');
+	json_u64(out, "frames_without_symbols", t->frames_no_symbol);
+	out_char(out, ',');
+	json_opt_u64(out, "unrecorded_allocations", r->run.has_unrecorded,
+		     r->run.unrecorded_allocs);
+	out_char(out, ',');
+	json_opt_u64(out, "unrecorded_frees", r->run.has_unrecorded, r->run.unrecorded_frees);
+	out_char(out, '}');
+}
+
+static void write_summary(FILE *out, const struct profile *r)
+{
+	const struct trace_info *info = &r->info;
+	const struct heap_summary *a = &r->summary;
+	const struct run_facts *run = &r->run;
+	bool first = true;
+
+	json_key(out, "summary");
+	out_char(out, '{');
+	json_bool(out, "sampled", info->sampled);
+	out_char(out, ',');
+	write_program(out, r);
+	out_char(out, ',');
+	json_opt_u64(out, "run_time_ns", run->has_run_time, run->run_time_ns);
+	out_char(out, ',');
+	json_u64(out, "events", a->events);
+	out_char(out, ',');
+	json_u64(out, "allocations", a->allocations);
+	out_char(out, ',');
+	json_u64(out, "allocated_bytes", a->allocated_bytes);
+	out_char(out, ',');
+	json_u64(out, "frees", a->frees);
+	out_char(out, ',');
+	json_u64(out, "blocks_freed", a->blocks_freed);
+	out_char(out, ',');
+	json_u64(out, "reallocs", a->reallocs);
+	out_char(out, ',');
+	json_u64(out, "failed_reallocs", a->failed_reallocs);
+	out_char(out, ',');
+	json_u64(out, "temporary", a->temporary);
+	out_char(out, ',');
+	json_u64(out, "unmatched_frees", a->unmatched_frees);
+	out_char(out, ',');
+	json_key(out, "calls");
+	out_char(out, '{');
+	for (unsigned c = 0; c < AGG_CALL_COUNT; c++) {
+		if (!first)
+			out_char(out, ',');
+		first = false;
+		json_u64(out, agg_call_name(c), a->calls[c]);
+	}
+	out_str(out, "},");
+	json_key(out, "peak");
+	out_char(out, '{');
+	json_u64(out, "bytes", a->peak_bytes);
+	out_char(out, ',');
+	json_u64(out, "blocks", a->peak_blocks);
+	out_char(out, ',');
+	json_u64(out, "seq", a->peak_seq);
+	out_char(out, ',');
+	json_opt_u64(out, "time_ns", a->peak_bytes && a->peak_time_known && a->time_known,
+		     a->peak_time_ns - a->first_time_ns);
+	out_str(out, "},");
+	json_u64(out, "max_live_blocks", a->max_live_blocks);
+	out_char(out, ',');
+	json_u64(out, "leaked_bytes", a->live_bytes);
+	out_char(out, ',');
+	json_u64(out, "leaked_blocks", a->live_blocks);
+	out_char(out, ',');
+	json_key(out, "ended_early");
+	json_string(out, profile_ended_early(r) ? run->ended_early : NULL);
+	out_char(out, ',');
+	json_key(out, "data_lost");
+	json_string(out, run->data_lost[0] ? run->data_lost : NULL);
+	out_char(out, ',');
+	json_key(out, "own_heap_runtime");
+	json_string(out, run->own_heap_runtime);
+	out_char(out, ',');
+	json_bool(out, "foreign_malloc", run->foreign_malloc);
+	out_char(out, ',');
+	json_bool(out, "rss_mostly_unseen", run->rss_mostly_unseen);
+	out_char(out, ',');
+	json_opt_u64(out, "peak_rss_kib", run->has_peak_rss, run->peak_rss_kib);
+	out_char(out, ',');
+	json_bool(out, "peak_rss_sampled", run->has_peak_rss && run->peak_rss_sampled);
+	out_char(out, ',');
+	json_key(out, "profiler");
+	out_char(out, '{');
+	json_opt_u64(out, "launcher_cpu_ns", run->has_launcher_cpu, run->launcher_cpu_ns);
+	out_char(out, ',');
+	json_opt_u64(out, "ring_waits", run->has_ring_waits, run->ring_waits);
+	out_char(out, ',');
+	json_opt_u64(out, "recorder_kib", run->has_recorder, run->recorder_kib);
+	out_str(out, "},");
+	json_u64(out, "forks", info->forks);
+	out_char(out, ',');
+	json_key(out, "inherited");
+	out_char(out, '{');
+	json_bool(out, "seeded", a->inherited_seeded);
+	out_char(out, ',');
+	json_u64(out, "blocks", a->inherited_blocks);
+	out_char(out, ',');
+	json_u64(out, "bytes", a->inherited_bytes);
+	out_char(out, ',');
+	json_key(out, "note");
+	json_string(out, profile_inherit_note(r));
+	out_str(out, "},");
+	write_quality(out, r);
+	out_char(out, ',');
+	json_key(out, "diagnostics");
+	out_char(out, '[');
+	for (size_t i = 0; i < info->diag_count; i++) {
+		out_str(out, i ? ",{" : "{");
+		json_u64(out, "code", info->diags[i].code);
+		out_char(out, ',');
+		json_key(out, "text");
+		json_string(out, info->diags[i].text);
+		out_char(out, ',');
+		json_u64(out, "count", info->diags[i].count);
+		out_char(out, '}');
+	}
+	out_str(out, "],");
+	json_kv_object(out, "meta", &info->meta);
+	out_char(out, ',');
+	json_kv_object(out, "end", &info->end);
+	out_char(out, '}');
+}
+
+static void json_lifetime(FILE *out, const char *min_key, const char *avg_key,
+			  const char *max_key, uint64_t freed, uint64_t min, uint64_t sum,
+			  uint64_t max)
+{
+	json_opt_u64(out, min_key, freed > 0, min);
+	out_char(out, ',');
+	json_key(out, avg_key);
+	if (freed)
+		fprintf(out, "%.1f", (double)sum / (double)freed);
+	else
+		out_str(out, "null");
+	out_char(out, ',');
+	json_opt_u64(out, max_key, freed > 0, max);
+}
+
+static void write_frame(FILE *out, const struct site_frame *f)
+{
+	out_char(out, '{');
+	json_key(out, "function");
+	json_string(out, f->function);
+	out_char(out, ',');
+	json_key(out, "file");
+	json_string(out, f->file);
+	out_char(out, ',');
+	json_u64(out, "line", f->line);
+	out_char(out, ',');
+	json_key(out, "module");
+	json_string(out, f->module);
+	out_char(out, ',');
+	json_u64(out, "offset", f->module_offset);
+	out_char(out, ',');
+	json_bool(out, "inlined", f->inlined);
+	out_char(out, '}');
+}
+
+static void write_site(FILE *out, const struct site_table *t, const struct site *s)
+{
+	const struct alloc_stats *st = s->s;
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
+
+	out_char(out, '{');
+	json_u64(out, "id", s->id);
+	out_char(out, ',');
+	json_u64(out, "allocations", st->allocations);
+	out_char(out, ',');
+	json_u64(out, "allocated_bytes", st->allocated_bytes);
+	out_char(out, ',');
+	json_u64(out, "peak_bytes", st->peak_bytes);
+	out_char(out, ',');
+	json_u64(out, "peak_blocks", st->peak_blocks);
+	out_char(out, ',');
+	json_u64(out, "leaked_bytes", st->live_bytes);
+	out_char(out, ',');
+	json_u64(out, "leaked_blocks", st->live_blocks);
+	out_char(out, ',');
+	json_u64(out, "temporary", st->temporary);
+	out_char(out, ',');
+	json_u64(out, "max_live_bytes", st->max_live_bytes);
+	out_char(out, ',');
+	json_u64(out, "max_live_blocks", st->max_live_blocks);
+	out_char(out, ',');
+	json_u64(out, "freed", st->freed);
+	out_char(out, ',');
+	json_lifetime(out, "lifetime_events_min", "lifetime_events_avg", "lifetime_events_max",
+		      st->freed, st->lifetime_events_min, st->lifetime_events_sum,
+		      st->lifetime_events_max);
+	out_char(out, ',');
+	json_lifetime(out, "lifetime_ns_min", "lifetime_ns_avg", "lifetime_ns_max", st->freed,
+		      st->lifetime_ns_min, st->lifetime_ns_sum, st->lifetime_ns_max);
+	out_char(out, ',');
+	json_u64(out, "stacks", s->stack_count);
+	out_char(out, ',');
+	json_bool(out, "truncated", s->truncated);
+	out_char(out, ',');
+	json_bool(out, "unknown_stack", s->unknown_stack);
+	out_char(out, ',');
+	json_bool(out, "inherited", s->inherited);
+	out_char(out, ',');
+	json_key(out, "frames");
+	out_char(out, '[');
+	for (uint32_t i = 0; i < s->frame_count; i++) {
+		if (i)
+			out_char(out, ',');
+		write_frame(out, &t->frames[ids[i]]);
+	}
+	out_str(out, "]}");
+}
+
+/* Which sites a report bounded by -n keeps: those among the top_n of one
+ * of the rankings (at most 5 * top_n).  NULL when out of memory: every site
+ * is written then. */
+static bool *json_sites_kept(const struct profile *r, size_t top_n)
+{
+	const struct site_table *t = &r->sites;
+	bool *keep = calloc(t->count ? t->count : 1, sizeof(*keep));
+	uint32_t *order = malloc((t->count ? t->count : 1) * sizeof(*order));
+
+	if (!keep || !order) {
+		free(keep);
+		free(order);
+		return NULL;
+	}
+	for (int k = 0; k < METRIC_RANKED; k++) {
+		size_t n = metric_top_sites(t, (enum metric)k, order, top_n);
+
+		for (size_t i = 0; i < n && i < top_n; i++)
+			keep[order[i]] = true;
+	}
+	free(order);
+	return keep;
+}
+
+static int json_write(FILE *out, const struct profile *r, const struct output_options *o)
+{
+	bool *keep;
+	size_t shown = 0;
+
+	out_char(out, '{');
+	json_key(out, "schema");
+	json_string(out, "mprof-report");
+	out_char(out, ',');
+	json_u64(out, "schema_version", 1);
+	out_char(out, ',');
+	write_trace(out, r);
+	out_char(out, ',');
+	write_summary(out, r);
+	out_str(out, ",\n");
+	json_key(out, "sites");
+	out_str(out, "[\n");
+	keep = o->top_n_given ? json_sites_kept(r, o->top_n) : NULL;
+	for (size_t i = 0; i < r->sites.count; i++) {
+		if (keep && !keep[i])
+			continue;
+		if (shown++)
+			out_str(out, ",\n");
+		write_site(out, &r->sites, &r->sites.sites[i]);
+	}
+	out_str(out, "\n],");
+	json_u64(out, "sites_total", r->sites.count);
+	out_char(out, ',');
+	json_u64(out, "sites_shown", shown);
+	out_char(out, '}');
+	free(keep);
+	return 0;
+}
+
+void output_json_string(FILE *out, const char *str)
+{
+	json_string(out, str);
+}
+
+void output_json_frame(FILE *out, const struct site_frame *f)
+{
+	write_frame(out, f);
+}
+
+void report_json_set_head(FILE *out, const struct report_overview_row *rows, size_t n)
+{
+	out_char(out, '{');
+	json_key(out, "schema");
+	json_string(out, "mprof-report-set");
+	out_char(out, ',');
+	json_u64(out, "schema_version", 1);
+	out_char(out, ',');
+	json_key(out, "processes");
+	out_str(out, "[\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_overview_row *row = &rows[i];
+
+		if (i)
+			out_str(out, ",\n");
+		out_char(out, '{');
+		json_key(out, "trace");
+		json_string(out, row->trace);
+		out_char(out, ',');
+		json_key(out, "program");
+		json_string(out, row->program);
+		out_char(out, ',');
+		json_opt_u64(out, "pid", row->has_pid, row->pid);
+		out_char(out, ',');
+		json_opt_i64(out, "exit_status", row->has_status, row->exit_status);
+		out_char(out, ',');
+		json_opt_i64(out, "exit_signal", row->has_signal, row->exit_signal);
+		out_char(out, ',');
+		json_key(out, "process_state");
+		json_string(out, row->process_state);
+		out_char(out, ',');
+		json_u64(out, "allocations", row->allocations);
+		out_char(out, ',');
+		json_u64(out, "peak_bytes", row->peak_bytes);
+		out_char(out, ',');
+		json_u64(out, "leaked_bytes", row->leaked_bytes);
+		out_char(out, ',');
+		json_bool(out, "ended_early", row->ended_early);
+		out_char(out, '}');
+	}
+	out_str(out, "\n],");
+	json_key(out, "most_allocations");
+	json_string(out, n && rows[0].allocations ? rows[0].trace : NULL);
+	out_char(out, ',');
+	json_key(out, "reports");
+	out_str(out, "[\n");
+}
+
+void report_json_set_tail(FILE *out)
+{
+	out_str(out, "\n]}\n");
+}
+
+static void json_set_between(FILE *out)
+{
+	out_str(out, ",\n");
+}
+
+const struct output_format output_json = {
+	.name = "json",
+	.summary = "every figure and every site (schema mprof-report 1)",
+	.write = json_write,
+	.set_begin = report_json_set_head,
+	.set_between = json_set_between,
+	.set_end = report_json_set_tail,
+	.newline_after_one = true,
+};

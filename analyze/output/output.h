@@ -1,0 +1,77 @@
+/*
+ * analyze/output/output.h - the report writers: one file per --format, each
+ * behind a struct output_format, all listed in formats.c.  A writer is
+ * given a read-only profile (profile/profile.h) and the options below, and
+ * never the aggregation's internals.  Adding a format is one file here and
+ * one line in formats.c.  (The shape is SQLite's mem_methods and memray's
+ * reporters: a small table of functions per implementation.)
+ */
+#ifndef MPROF_ANALYZE_OUTPUT_H
+#define MPROF_ANALYZE_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze/output/overview.h"
+#include "analyze/profile/metric.h"
+#include "analyze/profile/profile.h"
+
+/* What the user asked of a writer. */
+struct output_options {
+	size_t top_n;             /* sites per ranking (text); 0: the summary only */
+	bool top_n_given;         /* -n given: JSON keeps only the top sites */
+	enum metric metric;       /* --metric (writers of one metric) */
+	bool metric_given;
+};
+
+/*
+ * One format.  write returns 0, or -errno when it could not write (out of
+ * memory); errors of out itself are the caller's to check.  A format that
+ * can hold several traces has set_begin, set_between and set_end: the
+ * overview rows (most allocations first) open the set, then each trace's
+ * write, set_between between two of them.  Without them the format takes
+ * one trace.  A writer whose output for one trace must not end with a
+ * newline inside a set (a JSON object before ",") sets newline_after_one:
+ * a lone trace's output then gets it from the caller.
+ */
+struct output_format {
+	const char *name;         /* --format NAME */
+	const char *summary;      /* one line of --help */
+	int (*write)(FILE *out, const struct profile *p, const struct output_options *o);
+	void (*set_begin)(FILE *out, const struct report_overview_row *rows, size_t n);
+	void (*set_between)(FILE *out);
+	void (*set_end)(FILE *out);
+	bool newline_after_one;
+};
+
+/* The format called name, or NULL. */
+const struct output_format *output_find(const char *name);
+
+/* The formats, in --help order, ending with NULL. */
+extern const struct output_format *const output_formats[];
+
+/* Their names, "text, json, ..." (for messages). */
+const char *output_format_names(void);
+
+/* The formats (formats.c lists them). */
+extern const struct output_format output_text, output_json, output_html;
+
+/* One frame of a call stack as the text report prints it: "    at FUNCTION
+ * (FILE:LINE) [MODULE]" and its variants, with a newline. */
+void output_text_frame(FILE *out, const struct site_frame *f);
+
+/* Prints site s's call stack, one frame a line (output_text_frame), with
+ * the notes for inherited blocks, a missing stack and truncation. */
+void output_text_stack(FILE *out, const struct site_table *t, const struct site *s,
+		       bool truncated);
+
+/* One frame as a JSON object (the "frames" entries of schema mprof-report). */
+void output_json_frame(FILE *out, const struct site_frame *f);
+
+/* str as a JSON string (escaped; bytes that are not UTF-8 become \u00XX),
+ * or null when str is NULL. */
+void output_json_string(FILE *out, const char *str);
+
+#endif

@@ -1,0 +1,535 @@
+/*
+ * analyze/output/text.c - the human-readable report of one trace: a summary
+ * block (what happened, the peak, leaks, and what the numbers rest on), then
+ * the top-N allocation sites for each ranking.
+ *
+ * Owns nothing; reads a struct report and prints.  Every size is printed as
+ * an exact byte count first ("7168 B (7.0 KiB)") so tests can grep exact
+ * values.  Must never change a number: all arithmetic happened before.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/output/output.h"
+#include "analyze/symbolize/symbol_shorten.h"
+#include "trace/argv_quote.h"
+
+/* "7168 B (7.0 KiB)" with exact, else "7.0 KiB"; below 1 KiB "512 B". */
+static const char *fmt_bytes_in(char *buf, size_t n, uint64_t bytes, bool exact)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, n, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	while (v >= 1024.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	if (exact)
+		snprintf(buf, n, "%" PRIu64 " B (%.1f %s)", bytes, v, units[u]);
+	else
+		snprintf(buf, n, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+/* "7168 B (7.0 KiB)"; below 1 KiB just "512 B". */
+static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
+{
+	return fmt_bytes_in(buf, n, bytes, true);
+}
+
+/* Durations: "850 ns", "12.3 us", "4.56 ms", "1.234 s". */
+static const char *fmt_ns(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+	return buf;
+}
+
+/*
+ * Text from the trace (paths, command lines, symbol names, diagnostics) as
+ * it may be shown on a terminal: control characters become \xNN, so a
+ * program named with a newline or a hostile trace cannot break the report's
+ * lines or send escape sequences.  Returns s itself when it is clean, else
+ * one of a few rotating static buffers (long text is cut).
+ */
+static const char *safe(const char *s)
+{
+	static char bufs[8][1024];
+	static unsigned next;
+	char *out;
+	size_t j = 0;
+
+	if (!s)
+		return s;
+	for (const unsigned char *c = (const unsigned char *)s;; c++) {
+		if (!*c)
+			return s;
+		if (*c < 0x20 || *c == 0x7f)
+			break;
+	}
+	out = bufs[next++ % 8];
+	for (const unsigned char *c = (const unsigned char *)s; *c && j + 5 < sizeof(bufs[0]); c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			j += (size_t)snprintf(out + j, 5, "\\x%02x", *c);
+		else
+			out[j++] = (char)*c;
+	}
+	out[j] = 0;
+	return out;
+}
+
+static void fputs_safe(const char *s, FILE *out)
+{
+	fputs(safe(s), out);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : (path ? path : "?");
+}
+
+void output_text_frame(FILE *out, const struct site_frame *f)
+{
+	/* very long (C++, Rust) names shortened here only: JSON keeps them */
+	char *shortened = symbol_shorten(f->function, SYMBOL_TEXT_MAX_CHARS);
+	const char *mod = safe(base_name(f->module));
+	const char *fn = safe(shortened ? shortened : f->function);
+	const char *file = f->file ? safe(base_name(f->file)) : NULL;
+
+	if (!fn && strcmp(f->module, "?") == 0)
+		fprintf(out, "    at ?? (0x%" PRIx64 ")", f->module_offset);
+	else if (!fn)
+		fprintf(out, "    at ?? (%s+0x%" PRIx64 ")", mod, f->module_offset);
+	else if (file && f->line)
+		fprintf(out, "    at %s (%s:%" PRIu32 ") [%s]", fn, file, f->line, mod);
+	else if (file)
+		fprintf(out, "    at %s (%s) [%s]", fn, file, mod);
+	else
+		fprintf(out, "    at %s [%s+0x%" PRIx64 "]", fn, mod, f->module_offset);
+	fputs(f->inlined ? " (inlined)\n" : "\n", out);
+	free(shortened);
+}
+
+void output_text_stack(FILE *out, const struct site_table *t, const struct site *s,
+		       bool truncated)
+{
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
+
+	if (s->inherited)
+		fputs("    (blocks inherited from the parent process at fork)\n", out);
+	else if (s->unknown_stack)
+		fputs("    (no call stack recorded)\n", out);
+	for (uint32_t i = 0; i < s->frame_count; i++)
+		output_text_frame(out, &t->frames[ids[i]]);
+	if (truncated)
+		fputs("    ... (truncated at --max-frames)\n", out);
+}
+
+static void print_site(FILE *out, const struct profile *r, const struct site *s, size_t rank)
+{
+	const struct alloc_stats *st = s->s;
+	char b1[64], b2[64], b3[64], b4[64], n1[32], n2[32], n3[32];
+
+	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,
+		st->allocations, fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
+	fprintf(out, "    peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
+		" blocks; temporary %" PRIu64 "\n",
+		fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
+		profile_ended_early(r) ? "live at end" : "leaked",
+		fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks, st->temporary);
+	fprintf(out, "    max live %s / %" PRIu64 " blocks%s; freed %" PRIu64,
+		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,
+		s->stack_count > 1 ? " (at most: the sum over its stacks' maxima)" : "", st->freed);
+	if (st->freed)
+		fprintf(out, ", lifetime min/avg/max %" PRIu64 "/%.1f/%" PRIu64 " events, %s/%s/%s",
+			st->lifetime_events_min, (double)st->lifetime_events_sum / (double)st->freed,
+			st->lifetime_events_max, fmt_ns(n1, sizeof(n1), st->lifetime_ns_min),
+			fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed),
+			fmt_ns(n3, sizeof(n3), st->lifetime_ns_max));
+	fputc('\n', out);
+	output_text_stack(out, &r->sites, s, s->truncated);
+}
+
+/* ---- rankings ---- */
+
+static void print_ranking(FILE *out, const struct profile *r, size_t top_n, uint32_t *order,
+			  enum metric k,
+			  const char *title, const char *none)
+{
+	const struct site_table *t = &r->sites;
+	size_t n, shown;
+
+	n = metric_top_sites(t, k, order, top_n);
+	shown = n < top_n ? n : top_n;
+	fputc('\n', out);
+	if (n == 0) {
+		fprintf(out, "== %s: %s\n", title, none);
+		return;
+	}
+	fprintf(out, "== %s: top %zu of %zu sites%s\n", title, shown, n,
+		r->info.sampled && (k == METRIC_PEAK || k == METRIC_TEMPORARY)
+			? " (sampled trace: rough, no unbiased estimate)" : "");
+	for (size_t i = 0; i < shown; i++)
+		print_site(out, r, &t->sites[order[i]], i + 1);
+}
+
+/* ---- summary ---- */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_program(FILE *out, const struct profile *r)
+{
+	const struct run_facts *run = &r->run;
+
+	fputs("program:          ", out);
+	if (run->cmdline || run->exe)
+		fputs_safe(run->cmdline ? run->cmdline : run->exe, out);
+	else
+		fputs("(unknown)", out);
+	if (run->has_pid)
+		fprintf(out, " (pid %" PRIu64 ")", run->pid);
+	if (run->has_signal) {
+		const char *name = run_signal_name(run->exit_signal);
+
+		fprintf(out, ", killed by signal %" PRId64 "%s%s%s", run->exit_signal,
+			name ? " (" : "", name ? name : "", name ? ")" : "");
+	} else if (run->has_status) {
+		fprintf(out, ", exited with status %" PRId64, run->exit_status);
+	} else if (run->process_state) {
+		fprintf(out, ", %s", safe(run->process_state));
+	} else if (!r->info.has_end) {
+		fputs(", end not recorded", out);
+	}
+	fputc('\n', out);
+	if (run->parent_trace || run->has_fork_seq) {
+		fputs("forked from:      ", out);
+		fputs_safe(run->parent_trace ? run->parent_trace : "the parent", out);
+		if (run->has_fork_seq)
+			fprintf(out, " at its event %" PRIu64, run->fork_seq);
+		fputc('\n', out);
+	}
+}
+
+static void print_calls(FILE *out, const struct heap_summary *a)
+{
+	bool any = false;
+
+	fputs("calls:            ", out);
+	for (unsigned c = 0; c < AGG_CALL_COUNT; c++) {
+		if (!a->calls[c])
+			continue;
+		fprintf(out, "%s%s %" PRIu64, any ? ", " : "", agg_call_name(c), a->calls[c]);
+		any = true;
+	}
+	if (a->failed_reallocs)
+		fprintf(out, "%sfailed realloc %" PRIu64, any ? ", " : "", a->failed_reallocs);
+	fputs(any || a->failed_reallocs ? "\n" : "none\n", out);
+}
+
+static void print_quality(FILE *out, const struct profile *r)
+{
+	const struct trace_info *info = &r->info;
+	const struct heap_summary *a = &r->summary;
+	const struct site_table *t = &r->sites;
+
+	fprintf(out, "data:             %" PRIu64 " events in %" PRIu64 " chunks; %" PRIu64
+		" chunks lost; %" PRIu64 " sequence gaps (%" PRIu64 " events missing)\n",
+		a->events, info->chunks, info->chunks_lost, info->seq_gaps, info->seq_missing);
+	fprintf(out, "                  %" PRIu64 " unmatched frees; %" PRIu64 " of %" PRIu64
+		" stacks truncated; %" PRIu64 " without a stack\n",
+		a->unmatched_frees, t->truncated_stacks, t->stacks, t->unknown_stacks);
+	fprintf(out, "                  %" PRIu64 " of %" PRIu64 " frames without debug info, %"
+		PRIu64 " without symbols\n",
+		t->frames_no_debug_info, t->frames_total, t->frames_no_symbol);
+	if (r->run.has_unrecorded)
+		fprintf(out, "unrecorded:       %" PRIu64 " allocations, %" PRIu64
+			" frees made but not recorded\n",
+			r->run.unrecorded_allocs, r->run.unrecorded_frees);
+	if (a->address_reused || a->null_allocs || info->late_events || info->stack_errors ||
+	    info->module_errors)
+		fprintf(out, "anomalies:        %" PRIu64 " addresses reused while live, %" PRIu64
+			" allocations at address 0, %" PRIu64 " late events, %" PRIu64
+			" bad stack records, %" PRIu64 " bad module records\n",
+			a->address_reused, a->null_allocs, info->late_events, info->stack_errors,
+			info->module_errors);
+}
+
+static void print_warnings(FILE *out, const struct profile *r)
+{
+	const struct trace_info *info = &r->info;
+
+	for (size_t i = 0; i < info->lost_offset_count; i++)
+		fprintf(out, "warning: chunk at offset %" PRIu64 " lost: %s\n",
+			info->lost_offsets[i], info->lost_reasons[i]);
+	if (info->chunks_lost > info->lost_offset_count)
+		fprintf(out, "warning: %" PRIu64 " more chunks lost\n",
+			info->chunks_lost - info->lost_offset_count);
+	if (info->truncated)
+		fprintf(out, "warning: trace truncated at offset %" PRIu64
+			": the program was probably killed; events up to there are reported\n",
+			info->truncated_offset);
+	else if (!info->has_end)
+		fputs("warning: the trace has no END chunk: the recording did not finish\n", out);
+	if (profile_inherit_note(r))
+		fprintf(out, "warning: %s\n", safe(profile_inherit_note(r)));
+	if (r->run.collector_error)
+		fprintf(out, "warning: the collector reported: %s\n", safe(r->run.collector_error));
+	if (r->run.end_diag) {
+		bool seen = false;
+
+		for (size_t i = 0; i < info->diag_count; i++)
+			seen |= strcmp(info->diags[i].text, r->run.end_diag) == 0;
+		if (!seen)
+			fprintf(out, "diagnostic: %s\n", safe(r->run.end_diag));
+	}
+	for (size_t i = 0; i < info->diag_count; i++) {
+		fprintf(out, "diagnostic: %s", safe(info->diags[i].text));
+		if (info->diags[i].count > 1)
+			fprintf(out, " (%" PRIu64 " times)", info->diags[i].count);
+		fputc('\n', out);
+	}
+	if (info->diags_dropped)
+		fprintf(out, "diagnostic: %" PRIu64 " more not shown\n", info->diags_dropped);
+}
+
+/* What the header says of the counts: exact, estimated, or exact only up
+ * to an early end. */
+static const char *report_kind(const struct profile *r)
+{
+	if (r->info.sampled)
+		return profile_ended_early(r) ? "sampled: counts and bytes are estimates; "
+					       "the recording ended early"
+					     : "sampled: counts and bytes are estimates";
+	if (r->run.foreign_malloc)
+		return "incomplete: the program's own malloc was not recorded";
+	if (r->run.data_lost[0])
+		return "incomplete: data was lost; see data and warnings";
+	if (r->run.own_heap_runtime || r->run.rss_mostly_unseen)
+		return profile_ended_early(r) ? "exact for malloc blocks until the recording "
+					       "ended early; see the note"
+					     : "exact for malloc blocks; see the note";
+	return profile_ended_early(r) ? "exact until the recording ended early"
+				     : "exact: every allocation recorded";
+}
+
+static void print_summary(FILE *out, const struct profile *r)
+{
+	const struct trace_info *info = &r->info;
+	const struct heap_summary *a = &r->summary;
+	const struct run_facts *run = &r->run;
+	char b1[64], b2[64], n1[32];
+
+	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), report_kind(r));
+	print_program(out, r);
+	if (profile_ended_early(r))
+		fprintf(out, "ended early:      %s; blocks still live then are not known to "
+			"be leaks\n", safe(run->ended_early));
+	if (run->data_lost[0])
+		fprintf(out, "data lost:        %s: the counts below are short of the "
+			"program's\n", run->data_lost);
+	if (run->own_heap_runtime)
+		fprintf(out, "note:             %s manages a heap of its own%s%s%s; mprof sees only "
+			"the blocks it takes from malloc, not its objects\n", run->own_heap_runtime,
+			run->own_heap_unless ? " (unless " : "",
+			run->own_heap_unless ? run->own_heap_unless : "",
+			run->own_heap_unless ? ")" : "");
+	if (run->rss_mostly_unseen)
+		fprintf(out, "note:             peak RSS (%s) is over %u times the heap peak (%s): "
+			"most of the memory is not malloc blocks (a bundled allocator, mmap, a "
+			"runtime's heap), which mprof does not see\n",
+			fmt_bytes(b1, sizeof(b1), run->peak_rss_kib * 1024), REPORT_RSS_UNSEEN_RATIO,
+			fmt_bytes(b2, sizeof(b2), a->peak_bytes));
+	if (run->has_run_time)
+		fprintf(out, "run time:         %s\n", fmt_ns(n1, sizeof(n1), run->run_time_ns));
+	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
+		fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
+	fprintf(out, "frees:            %" PRIu64 "; reallocs %" PRIu64 "; temporary %" PRIu64
+		" (%.1f%% of allocations)\n",
+		a->frees, a->reallocs, a->temporary, pct(a->temporary, a->allocations));
+	print_calls(out, a);
+	fprintf(out, "heap peak:        %s in %" PRIu64 " blocks", fmt_bytes(b1, sizeof(b1),
+		a->peak_bytes), a->peak_blocks);
+	if (a->peak_bytes) {
+		fprintf(out, ", at event %" PRIu64, a->peak_seq);
+		if (a->peak_time_known && a->time_known)
+			fprintf(out, ", %s into the recording",
+				fmt_ns(n1, sizeof(n1), a->peak_time_ns - a->first_time_ns));
+	}
+	fputc('\n', out);
+	if (run->has_peak_rss)
+		fprintf(out, "peak RSS:         %s%s\n",
+			fmt_bytes(b2, sizeof(b2), run->peak_rss_kib * 1024),
+			run->peak_rss_sampled ? " (at least: sampled while it ran)" : "");
+	if (profile_ended_early(r))
+		fprintf(out, "live at end:      %s in %" PRIu64
+			" blocks (live when the recording ended)\n",
+			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
+	else
+		fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at %s)\n",
+			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
+			profile_executed(r) ? "exec" : "exit");
+	if (run->has_launcher_cpu || run->has_ring_waits || run->has_recorder) {
+		fputs("profiler cost:    ", out);
+		if (run->has_launcher_cpu)
+			fprintf(out, "launcher CPU %s", fmt_ns(n1, sizeof(n1), run->launcher_cpu_ns));
+		if (run->has_ring_waits)
+			fprintf(out, "%sring waits %" PRIu64, run->has_launcher_cpu ? ", " : "",
+				run->ring_waits);
+		if (run->has_recorder)
+			fprintf(out, "%srecorder memory at most %s of the peak RSS",
+				run->has_launcher_cpu || run->has_ring_waits ? ", " : "",
+				fmt_bytes(b2, sizeof(b2),
+					  1024 * (run->has_peak_rss &&
+							  run->peak_rss_kib < run->recorder_kib
+						  ? run->peak_rss_kib : run->recorder_kib)));
+		fputc('\n', out);
+	}
+	if (info->forks)
+		fprintf(out, "forks:            %" PRIu64 " (children have their own traces)\n",
+			info->forks);
+	if (a->inherited_seeded)
+		fprintf(out, "inherited:        %s in %" PRIu64
+			" blocks live in the parent at the fork\n",
+			fmt_bytes(b1, sizeof(b1), a->inherited_bytes), a->inherited_blocks);
+	print_quality(out, r);
+	print_warnings(out, r);
+}
+
+static int text_write(FILE *out, const struct profile *r, const struct output_options *o)
+{
+	uint32_t *order = malloc((r->sites.count ? r->sites.count : 1) * sizeof(*order));
+
+	print_summary(out, r);
+	if (!order) {
+		fputs("(out of memory: site rankings omitted)\n", out);
+		return 0;
+	}
+	fprintf(out, "sites:            %zu\n", r->sites.count);
+	if (o->top_n == 0) {
+		free(order);
+		return 0;
+	}
+	print_ranking(out, r, o->top_n, order, METRIC_PEAK, "Peak (live bytes at t-gmax)", "no live bytes at peak");
+	if (profile_ended_early(r))
+		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Live when the recording ended",
+			      "no blocks live when the recording ended");
+	else if (profile_executed(r))
+		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Leaked (live at exec)", "no leaks");
+	else
+		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Leaked (live at exit)", "no leaks");
+	print_ranking(out, r, o->top_n, order, METRIC_ALLOCATED, "Allocated bytes", "no allocations");
+	print_ranking(out, r, o->top_n, order, METRIC_ALLOCATIONS, "Allocations", "no allocations");
+	print_ranking(out, r, o->top_n, order, METRIC_TEMPORARY, "Temporary allocations",
+		      "no temporary allocations");
+	free(order);
+	return 0;
+}
+
+/* ---------- the overview of several traces ---------- */
+
+#define OVERVIEW_PROGRAM_MAX_COLS 40
+
+/* Bytes for a table cell: "512 B", "56.6 KiB". */
+static const char *fmt_bytes_short(char *buf, size_t n, uint64_t bytes)
+{
+	return fmt_bytes_in(buf, n, bytes, false);
+}
+
+/* How the process ended, for a table cell: "exit 0", "SIGKILL", "running". */
+static const char *overview_status(char *buf, size_t n, const struct report_overview_row *row)
+{
+	const char *name;
+
+	if (row->has_signal) {
+		name = run_signal_name(row->exit_signal);
+		if (name)
+			return name;
+		snprintf(buf, n, "signal %" PRId64, row->exit_signal);
+	} else if (row->has_status) {
+		snprintf(buf, n, "exit %" PRId64, row->exit_status);
+	} else {
+		snprintf(buf, n, "%s", row->process_state ? safe(row->process_state) : "?");
+	}
+	return buf;
+}
+
+void report_text_overview(FILE *out, const struct report_overview_row *rows, size_t n)
+{
+	char prog[3 * (OVERVIEW_PROGRAM_MAX_COLS + 20) + 8], st[32], peak[32], leaked[32];
+	size_t cols = 7, used; /* "program" */
+
+	for (size_t i = 0; i < n; i++) {
+		used = rows[i].program ? strlen(safe(rows[i].program)) : 1;
+		if (used > cols)
+			cols = used < OVERVIEW_PROGRAM_MAX_COLS ? used : OVERVIEW_PROGRAM_MAX_COLS;
+	}
+	fprintf(out, "mprof report: %zu traces, most allocations first\n", n);
+	fprintf(out, "%-*s %7s  %-10s %12s %11s %11s  %s\n", (int)cols, "program", "pid", "status",
+		"allocations", "peak", "leaked", "trace");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_overview_row *row = &rows[i];
+		char pid[24] = "?";
+
+		used = argv_quote_fit(safe(row->program), cols, prog, sizeof(prog));
+		if (row->has_pid)
+			snprintf(pid, sizeof(pid), "%" PRIu64, row->pid);
+		fprintf(out, "%s%*s %7s  %-10s %12" PRIu64 " %11s %11s%s %s\n", prog,
+			(int)(cols - used), "", pid, overview_status(st, sizeof(st), row),
+			row->allocations, fmt_bytes_short(peak, sizeof(peak), row->peak_bytes),
+			fmt_bytes_short(leaked, sizeof(leaked), row->leaked_bytes),
+			row->ended_early ? "*" : " ", safe(row->trace));
+	}
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].ended_early) {
+			fputs("(* live when the recording ended, not at exit)\n", out);
+			break;
+		}
+	if (n && rows[0].allocations) {
+		argv_quote_fit(safe(rows[0].program), OVERVIEW_PROGRAM_MAX_COLS + 20, prog,
+			       sizeof(prog));
+		fprintf(out, "most allocations: %s (%s)\n", safe(rows[0].trace), prog);
+	}
+}
+
+static void text_set_begin(FILE *out, const struct report_overview_row *rows, size_t n)
+{
+	report_text_overview(out, rows, n);
+	fputs("\n\n", out);
+}
+
+static void text_set_between(FILE *out)
+{
+	fputs("\n\n", out);
+}
+
+static void text_set_end(FILE *out)
+{
+	(void)out;
+}
+
+const struct output_format output_text = {
+	.name = "text",
+	.summary = "a summary, then the top sites per metric (the default)",
+	.write = text_write,
+	.set_begin = text_set_begin,
+	.set_between = text_set_between,
+	.set_end = text_set_end,
+};

@@ -1,0 +1,275 @@
+/*
+ * analyze/profile/profile.c - profile_load (profile.h): the pipeline from a
+ * trace file to its profile.  For a fork child it first reads the parent's
+ * trace up to the fork, so that frees of inherited blocks match.
+ *
+ * Owns, for the life of a profile, the stack nodes (freed by the sites'
+ * build), the aggregation (its per-stack statistics freed by the sites'
+ * build too) and the symbolizer (the sites' frames point into it).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/aggregate/agg_read.h"
+#include "analyze/aggregate/aggregate.h"
+#include "analyze/profile/profile.h"
+#include "analyze/read/event_stream.h"
+#include "analyze/read/stack_nodes.h"
+#include "analyze/symbolize/symbolize.h"
+#include "analyze/util/error.h"
+#include "analyze/util/huge_array.h"
+
+/* What sites point into, private to the pipeline. */
+struct profile_build {
+	struct stack_nodes nodes;    /* freed by the sites' build */
+	struct aggregate agg;        /* totals, finished; its per-stack statistics
+	                              * are freed by the sites' build */
+	struct symbolizer *sym;
+};
+
+#define INHERIT_MAX_DEPTH 8 /* fork generations followed back */
+
+/* A readable regular file: paths taken from a trace must not name a FIFO
+ * or a device, whose open or reads could block forever. */
+static bool regular_file_readable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+/* The parent trace named in a child's META: as written, else next to the
+ * child (traces of one run share a directory).  NULL when not found, or
+ * out of memory (then *oom is set). */
+static char *parent_path_resolve(const char *child_path, const char *parent, bool *oom)
+{
+	const char *slash = strrchr(child_path, '/'), *base = strrchr(parent, '/');
+	size_t dir_len = slash ? (size_t)(slash - child_path + 1) : 0;
+	char *p;
+
+	if (regular_file_readable(parent)) {
+		p = strdup(parent);
+		*oom = !p;
+		return p;
+	}
+	base = base ? base + 1 : parent;
+	p = malloc(dir_len + strlen(base) + 1);
+	if (!p) {
+		*oom = true;
+		return NULL;
+	}
+	memcpy(p, child_path, dir_len);
+	strcpy(p + dir_len, base);
+	if (regular_file_readable(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* Without parent_trace in META: the traces of one run are FILE (the first
+ * process) and FILE.PID (the others), so a child FILE.PID's parent is
+ * FILE.PPID or FILE itself when its META pid is PPID.  NULL when not found,
+ * or out of memory (then *oom is set). */
+static char *parent_path_guess(const char *child_path, const char *ppid, bool *oom)
+{
+	const char *dot = strrchr(child_path, '.'), *slash = strrchr(child_path, '/');
+	size_t base_len;
+	struct kv_list meta = {0};
+	char *p;
+	int rc;
+
+	if (!ppid || !*ppid || !dot || (slash && dot < slash) || dot[1] < '0' || dot[1] > '9')
+		return NULL;
+	base_len = (size_t)(dot - child_path);
+	p = malloc(base_len + strlen(ppid) + 2);
+	if (!p) {
+		*oom = true;
+		return NULL;
+	}
+	memcpy(p, child_path, base_len);
+	sprintf(p + base_len, ".%s", ppid);
+	if (regular_file_readable(p))
+		return p;
+	p[base_len] = '\0';
+	rc = regular_file_readable(p) ? event_stream_read_meta(p, &meta) : -ENOENT;
+	if (rc == 0 && kv_list_get(&meta, "pid") && strcmp(kv_list_get(&meta, "pid"), ppid) == 0) {
+		kv_list_free(&meta);
+		return p;
+	}
+	*oom = rc == -ENOMEM;
+	kv_list_free(&meta);
+	free(p);
+	return NULL;
+}
+
+/*
+ * A fork child starts with its parent's live blocks: reads the parent's
+ * trace up to the fork (and, recursively, its parent's) and seeds agg with
+ * them, so that frees of inherited blocks match.  Returns 0 (also for a
+ * trace that is no fork child), 1 with a message in note when the parent's
+ * blocks cannot be known, or -ENOMEM.
+ */
+static int seed_inherited(const char *path, struct aggregate *agg, int depth, char *note,
+			  size_t note_bytes)
+{
+	struct kv_list meta = {0};
+	const char *parent, *fork_seq;
+	char *ppath = NULL, *end, err[512];
+	unsigned long long seq;
+	struct trace_info pinfo;
+	struct stack_nodes pnodes;
+	struct module_maps pmaps;
+	struct aggregate pagg;
+	bool oom = false;
+	int rc;
+
+	rc = event_stream_read_meta(path, &meta);
+	if (rc == -ENOMEM) {
+		kv_list_free(&meta);
+		return rc; /* not "no fork child": its leaks would be wrong */
+	}
+	if (rc < 0)
+		goto none; /* reading the trace itself will say what is wrong */
+	parent = kv_list_get(&meta, "parent_trace");
+	fork_seq = kv_list_get(&meta, "fork_seq");
+	if (!fork_seq)
+		goto none;
+	seq = strtoull(fork_seq, &end, 10);
+	if (*end || end == fork_seq || seq == 0)
+		goto none;
+	if (parent && *parent) {
+		ppath = parent_path_resolve(path, parent, &oom);
+	} else {
+		ppath = parent_path_guess(path, kv_list_get(&meta, "ppid"), &oom);
+		parent = "of the parent process";
+	}
+	if (oom) {
+		kv_list_free(&meta);
+		return -ENOMEM;
+	}
+	if (!ppath || depth >= INHERIT_MAX_DEPTH) {
+		snprintf(note, note_bytes, "parent trace %s %s: blocks inherited at fork are "
+			 "unknown, and frees of them count as unmatched", parent,
+			 ppath ? "is too many forks away" : "not found");
+		free(ppath);
+		kv_list_free(&meta);
+		return 1;
+	}
+	kv_list_free(&meta);
+	if (aggregate_init(&pagg) < 0) {
+		free(ppath);
+		return -ENOMEM;
+	}
+	pagg.seq_limit = (uint64_t)seq;
+	rc = seed_inherited(ppath, &pagg, depth + 1, note, note_bytes);
+	trace_info_init(&pinfo);
+	stack_nodes_init(&pnodes);
+	module_maps_init(&pmaps);
+	if (rc >= 0)
+		rc = aggregate_read_trace(ppath, &pinfo, &pnodes, &pmaps, &pagg, err, sizeof(err));
+	if (rc == -ENOMEM) {
+		/* nothing */
+	} else if (rc < 0) {
+		snprintf(note, note_bytes, "parent trace unreadable (%s): blocks inherited at "
+			 "fork are unknown, and frees of them count as unmatched", err);
+		rc = 1;
+	} else {
+		rc = aggregate_seed_inherited(agg, &pagg);
+	}
+	trace_info_free(&pinfo);
+	stack_nodes_free(&pnodes);
+	module_maps_free(&pmaps);
+	aggregate_free(&pagg);
+	free(ppath);
+	return rc;
+none:
+	kv_list_free(&meta);
+	return 0;
+}
+
+int profile_load(struct profile *p, const char *path, const struct site_options *opt,
+		 const struct profile_progress *progress)
+{
+	struct profile_build *t;
+	struct huge_spare spare;
+	char err[512];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	trace_info_init(&p->info);
+	module_maps_init(&p->maps);
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		analyze_error("out of memory");
+		return 1;
+	}
+	p->build = t;
+	stack_nodes_init(&t->nodes);
+	if (aggregate_init(&t->agg) < 0) {
+		analyze_error("out of memory");
+		return 1;
+	}
+	err[0] = '\0';
+	if (seed_inherited(path, &t->agg, 0, p->inherit_note, sizeof(p->inherit_note)) ==
+	    -ENOMEM) {
+		analyze_error("%s: out of memory reading the parent's trace", path);
+		return 1;
+	}
+	if (progress) {
+		p->info.progress = progress->show;
+		p->info.progress_ctx = progress->ctx;
+	}
+	rc = aggregate_read_trace(path, &p->info, &t->nodes, &p->maps, &t->agg, err, sizeof(err));
+	if (progress && progress->done)
+		progress->done(progress->ctx);
+	p->info.progress = NULL;
+	p->info.progress_ctx = NULL;
+	if (rc < 0) {
+		analyze_error("%s", err);
+		return 1;
+	}
+	/* the block table's memory, faulted in, for the sites */
+	aggregate_release_blocks(&t->agg, &spare);
+	site_spare_fit(&spare, &t->agg, &t->nodes);
+	heap_summary_fill(&p->summary, &t->agg);
+	t->sym = symbolizer_new(&p->maps);
+	if (!t->sym) {
+		huge_array_free(spare.p, spare.reserved);
+		analyze_error("out of memory");
+		return 1;
+	}
+	for (size_t i = 0; i < p->info.symbols_count; i++)
+		if (symbolizer_load_embedded(t->sym, p->info.symbols[i],
+					     p->info.symbols_bytes[i]) < 0)
+			analyze_error("warning: %s: embedded symbols are corrupt; "
+				      "symbolizing from the binaries instead", path);
+	if (site_table_build(&p->sites, &t->agg, &t->nodes, t->sym, opt, &spare) < 0) {
+		analyze_error("%s: out of memory building allocation sites", path);
+		return 1;
+	}
+	run_facts_collect(&p->run, &p->info, &p->summary, &p->sites);
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	struct profile_build *t = p->build;
+
+	site_table_free(&p->sites);
+	if (t) {
+		if (t->sym)
+			symbolizer_free(t->sym);
+		aggregate_free(&t->agg);
+		stack_nodes_free(&t->nodes);
+		free(t);
+	}
+	p->build = NULL;
+	module_maps_free(&p->maps);
+	trace_info_free(&p->info);
+}
+

@@ -1,0 +1,83 @@
+/*
+ * analyze/profile/profile.h - one trace read, aggregated and turned into
+ * symbolized allocation sites: the read-only profile every writer
+ * (output/) and `diff` print from.  profile_load runs the whole pipeline
+ * (read/ -> aggregate/ -> symbolize/ -> sites), so that every command
+ * aggregates a trace the same way.
+ *
+ * What a writer may read: info (the trace's facts), summary (the totals),
+ * sites (symbolized, with DHAT-style statistics), maps (modules and their
+ * build-ids), run (the run facts) and inherit_note.  The aggregation and the
+ * symbolizer behind them are the pipeline's (struct profile_build), kept
+ * alive because sites point into them.
+ */
+#ifndef MPROF_ANALYZE_PROFILE_H
+#define MPROF_ANALYZE_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyze/aggregate/aggregate.h"
+#include "analyze/profile/run_facts.h"
+#include "analyze/profile/sites.h"
+#include "analyze/profile/summary.h"
+#include "analyze/read/event_stream.h"
+#include "analyze/read/modules.h"
+
+struct profile_build;
+
+struct profile {
+	struct trace_info info;      /* the trace's facts (path, chunks, END, ...) */
+	struct heap_summary summary;
+	struct site_table sites;     /* sorted by allocated bytes */
+	struct module_maps maps;     /* modules with their build-ids */
+	struct run_facts run;
+	char inherit_note[768];      /* fork child: why inherited blocks are unknown, or "" */
+	struct profile_build *build; /* owned: what sites point into */
+};
+
+/* Reading progress, told after each chunk (bytes read so far, file size),
+ * then done once the reading is over; both optional. */
+struct profile_progress {
+	void (*show)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+	void (*done)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Reads the trace at path (seeding a fork child with its parent's live
+ * blocks), aggregates it, builds its allocation sites with opt (NULL: no
+ * extra allocator wrappers) and collects its run facts.  progress may be
+ * NULL.  Prints what went wrong (and warnings about corrupt embedded
+ * symbols) through analyze_error.  Returns 0, or 1 when the trace is
+ * unreadable or memory ran out; p must be freed with profile_free either
+ * way.
+ */
+int profile_load(struct profile *p, const char *path, const struct site_options *opt,
+		 const struct profile_progress *progress);
+
+/* Frees everything profile_load made (safe on a failed load). */
+void profile_free(struct profile *p);
+
+/* Whether the recording ended before the program's exit (run.ended_early
+ * says why): blocks still live are then not known to be leaks. */
+static inline bool profile_ended_early(const struct profile *p)
+{
+	return p->run.ended_early[0] != '\0';
+}
+
+/* Whether the process image ended by executing another program: its
+ * blocks still live are then live at exec (the new image starts afresh). */
+static inline bool profile_executed(const struct profile *p)
+{
+	return p->run.process_state && strcmp(p->run.process_state, "exec") == 0;
+}
+
+/* The inherit note, or NULL when there is none. */
+static inline const char *profile_inherit_note(const struct profile *p)
+{
+	return p->inherit_note[0] ? p->inherit_note : NULL;
+}
+
+#endif

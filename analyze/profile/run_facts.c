@@ -1,0 +1,312 @@
+/*
+ * analyze/profile/run_facts.c - the run facts a report states, gathered from the END
+ * and META chunks, the process record and the sites (run_facts.h).
+ *
+ * Owns nothing: every string it hands out belongs to the trace_info.  The
+ * key names read here are those the launcher writes (mprof-trace(5)); a few
+ * alternative spellings are accepted so older traces still read.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/profile/run_facts.h"
+
+/* What the facts are gathered from, and where they go. */
+struct report {
+	const struct trace_info *info;
+	const struct heap_summary *agg;
+	const struct site_table *sites;
+	struct run_facts *run;
+};
+
+/* Parses the first of keys present in l as a signed decimal number. */
+static bool kv_number(const struct kv_list *l, const char *const *keys, int64_t *out)
+{
+	for (; *keys; keys++) {
+		const char *v = kv_list_get(l, *keys);
+		char *e;
+		long long n;
+
+		if (!v || !*v)
+			continue;
+		n = strtoll(v, &e, 10);
+		if (*e != '\0')
+			continue;
+		*out = n;
+		return true;
+	}
+	return false;
+}
+
+static bool kv_unsigned(const struct kv_list *l, const char *const *keys, uint64_t *out)
+{
+	int64_t v;
+
+	if (!kv_number(l, keys, &v) || v < 0)
+		return false;
+	*out = (uint64_t)v;
+	return true;
+}
+
+static const char *kv_string(const struct kv_list *l, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		const char *v = kv_list_get(l, *keys);
+
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+static void report_run_end_reason(struct report *r);
+static void report_run_runtime(struct report *r);
+static void report_run_data_lost(struct report *r);
+
+static void report_run_collect(struct report *r)
+{
+	static const char *const status_keys[] = {"exit_status", "status", "exit_code", NULL};
+	static const char *const signal_keys[] = {"exit_signal", "signal", "term_signal", NULL};
+	static const char *const wall_keys[] = {"wall_ns", "run_time_ns", NULL};
+	static const char *const rss_keys[] = {"peak_rss_kib", "max_rss_kib", NULL};
+	static const char *const cpu_keys[] = {"launcher_cpu_ns", NULL};
+	static const char *const wait_keys[] = {"ring_waits", NULL};
+	static const char *const ua_keys[] = {"unrecorded_allocs", "unrecorded_allocations", NULL};
+	static const char *const uf_keys[] = {"unrecorded_frees", NULL};
+	static const char *const exe_keys[] = {"exe", "program", NULL};
+	static const char *const cmd_keys[] = {"cmdline", "command", "argv", NULL};
+	static const char *const pid_keys[] = {"pid", NULL};
+	static const char *const how_keys[] = {"peak_rss_how", NULL};
+	static const char *const rec_keys[] = {"recorder_kib", NULL};
+	const struct trace_info *info = r->info;
+	struct run_facts *run = r->run;
+	const char *how;
+	int64_t v;
+
+	memset(run, 0, sizeof(*run));
+	if (kv_number(&info->end, signal_keys, &v) && v > 0) {
+		run->has_signal = true;
+		run->exit_signal = v;
+	} else if (kv_number(&info->end, status_keys, &v)) {
+		run->has_status = true;
+		run->exit_status = v;
+	}
+	run->has_run_time = kv_unsigned(&info->end, wall_keys, &run->run_time_ns);
+	if (!run->has_run_time && r->agg->time_known && r->agg->last_time_ns > r->agg->first_time_ns) {
+		run->has_run_time = true;
+		run->run_time_ns = r->agg->last_time_ns - r->agg->first_time_ns;
+	}
+	run->has_peak_rss = kv_unsigned(&info->end, rss_keys, &run->peak_rss_kib);
+	how = kv_string(&info->end, how_keys);
+	run->peak_rss_sampled = how && strcmp(how, "sampled") == 0;
+	run->has_recorder = kv_unsigned(&info->end, rec_keys, &run->recorder_kib);
+	run->has_launcher_cpu = kv_unsigned(&info->end, cpu_keys, &run->launcher_cpu_ns);
+	run->has_ring_waits = kv_unsigned(&info->end, wait_keys, &run->ring_waits);
+
+	/* unrecorded allocations: the END totals, else the sum of EXT records */
+	run->unrecorded_allocs = info->unrecorded_allocs;
+	run->unrecorded_frees = info->unrecorded_frees;
+	run->has_unrecorded = info->has_unrecorded;
+	if (kv_unsigned(&info->end, ua_keys, &run->unrecorded_allocs))
+		run->has_unrecorded = true;
+	if (kv_unsigned(&info->end, uf_keys, &run->unrecorded_frees))
+		run->has_unrecorded = true;
+
+	{
+		static const char *const state_keys[] = {"process_state", NULL};
+		static const char *const diag_keys[] = {"diag_text", NULL};
+		static const char *const cerr_keys[] = {"collector_error", NULL};
+		static const char *const parent_keys[] = {"parent_trace", NULL};
+		static const char *const fork_keys[] = {"fork_seq", NULL};
+
+		run->process_state = kv_string(&info->end, state_keys);
+		run->end_diag = kv_string(&info->end, diag_keys);
+		run->collector_error = kv_string(&info->end, cerr_keys);
+		run->parent_trace = kv_string(&info->meta, parent_keys);
+		run->has_fork_seq = kv_unsigned(&info->meta, fork_keys, &run->fork_seq);
+	}
+	if (info->has_process) {
+		run->exe = info->exe && *info->exe ? info->exe : NULL;
+		run->cmdline = info->cmdline && *info->cmdline ? info->cmdline : NULL;
+		run->has_pid = true;
+		run->pid = info->pid;
+	}
+	if (!run->exe)
+		run->exe = kv_string(&info->meta, exe_keys);
+	if (!run->cmdline)
+		run->cmdline = kv_string(&info->meta, cmd_keys);
+	if (!run->has_pid)
+		run->has_pid = kv_unsigned(&info->meta, pid_keys, &run->pid);
+	report_run_end_reason(r);
+	report_run_runtime(r);
+	report_run_data_lost(r);
+}
+
+/* Fills r->run->data_lost from the trace's quality counts. */
+static void report_run_data_lost(struct report *r)
+{
+	const struct trace_info *info = r->info;
+	char *buf = r->run->data_lost;
+	size_t cap = sizeof(r->run->data_lost), len = 0;
+
+	buf[0] = '\0';
+	if (info->chunks_lost)
+		len += (size_t)snprintf(buf + len, cap - len, "%" PRIu64 " chunks lost",
+					info->chunks_lost);
+	if (info->seq_missing && len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64 " events missing",
+					len ? ", " : "", info->seq_missing);
+	if (r->run->has_unrecorded && r->run->unrecorded_allocs && len < cap)
+		snprintf(buf + len, cap - len, "%s%" PRIu64 " allocations not recorded",
+			 len ? ", " : "", r->run->unrecorded_allocs);
+}
+
+/* Fills r->run->ended_early: the first reason found, most specific first. */
+static void report_run_end_reason(struct report *r)
+{
+	const struct trace_info *info = r->info;
+	struct run_facts *run = r->run;
+	char *buf = run->ended_early;
+	size_t cap = sizeof(run->ended_early);
+	const char *name;
+
+	buf[0] = '\0';
+	if (run->has_signal) {
+		name = run_signal_name(run->exit_signal);
+		snprintf(buf, cap, "the program was killed by signal %" PRId64 "%s%s%s",
+			 run->exit_signal, name ? " (" : "", name ? name : "", name ? ")" : "");
+	} else if (info->truncated) {
+		snprintf(buf, cap, "the trace is truncated at offset %" PRIu64
+			 " (the program or mprof was killed, or the disk was full)",
+			 info->truncated_offset);
+	} else if (!info->has_end) {
+		snprintf(buf, cap, "the trace has no END record (the recording did not finish)");
+	} else if (run->process_state && strcmp(run->process_state, "running") == 0) {
+		snprintf(buf, cap, "the process was still running when mprof stopped recording");
+	} else if (run->collector_error) {
+		snprintf(buf, cap, "the collector reported: %s", run->collector_error);
+	} else if (run->end_diag && strstr(run->end_diag, "recording stopped")) {
+		snprintf(buf, cap, "%s", run->end_diag);
+	}
+}
+
+/* Modules of runtimes that manage a heap of their own (a garbage collector
+ * or object pools on top of malloc), by their file name: the prefix, then
+ * the end of the name or a '.', '-' or digit (a version).  (Lua is not one:
+ * each of its objects is a block of its realloc.) */
+static const struct {
+	const char *module_prefix;
+	const char *runtime;
+	const char *unless; /* when the runtime hands every object to malloc */
+} report_runtimes[] = {
+	{ "libjvm.so", "the JVM", NULL },
+	{ "libruby", "Ruby", NULL },
+	{ "libpython", "Python", "it runs with PYTHONMALLOC=malloc" },
+	{ "python3", "Python", "it runs with PYTHONMALLOC=malloc" },
+	{ "libtcl", "Tcl", NULL },
+	{ "libnode.so", "Node.js (V8)", NULL },
+	{ "node", "Node.js (V8)", NULL },
+	{ "nodejs", "Node.js (V8)", NULL },
+	{ "libperl.so", "Perl", NULL },
+	{ "perl", "Perl", NULL },
+	{ "libphp", "PHP (the Zend heap)", NULL },
+	{ "php", "PHP (the Zend heap)", NULL },
+	{ "libluajit", "LuaJIT", NULL },
+	{ "luajit", "LuaJIT", NULL },
+	{ "libcoreclr.so", ".NET", NULL },
+	{ "libmonosgen", "Mono", NULL },
+	{ "libgo.so", "gccgo's Go runtime", NULL },
+	{ "libguile", "Guile", NULL },
+	{ "libgjs", "GJS (SpiderMonkey)", NULL },
+	{ "libmozjs", "SpiderMonkey", NULL },
+};
+
+/* The file name of a module path. */
+static const char *report_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Fills r->run->own_heap_runtime from the frames' modules (and Go's runtime
+ * from its function names), r->run->rss_mostly_unseen from the peaks, and
+ * r->run->foreign_malloc from the diagnostics. */
+static void report_run_runtime(struct report *r)
+{
+	const struct site_table *t = r->sites;
+
+	r->run->own_heap_runtime = NULL;
+	r->run->own_heap_unless = NULL;
+	for (size_t i = 0; t && i < t->frame_count && !r->run->own_heap_runtime; i++) {
+		const struct site_frame *f = &t->frames[i];
+		const char *base = f->module ? report_base_name(f->module) : "";
+
+		if (f->function && strncmp(f->function, "runtime.", 8) == 0 && f->file &&
+		    strlen(f->file) > 3 && strcmp(f->file + strlen(f->file) - 3, ".go") == 0) {
+			r->run->own_heap_runtime = "Go";
+			break;
+		}
+		for (size_t k = 0; k < sizeof(report_runtimes) / sizeof(report_runtimes[0]); k++) {
+			const char *prefix = report_runtimes[k].module_prefix;
+			size_t len = strlen(prefix);
+
+			if (strncmp(base, prefix, len) == 0 &&
+			    (base[len] == '\0' || base[len] == '.' || base[len] == '-' ||
+			     (base[len] >= '0' && base[len] <= '9'))) {
+				r->run->own_heap_runtime = report_runtimes[k].runtime;
+				r->run->own_heap_unless = report_runtimes[k].unless;
+				break;
+			}
+		}
+	}
+	if (r->run->has_peak_rss && r->agg) {
+		uint64_t rss = r->run->peak_rss_kib * 1024, heap = r->agg->peak_bytes;
+		uint64_t own = r->run->has_recorder ? r->run->recorder_kib * 1024 : 0;
+
+		/* the recorder's memory is mprof's, not the program's */
+		rss = rss > own ? rss - own : 0;
+		r->run->rss_mostly_unseen = rss / REPORT_RSS_UNSEEN_RATIO > heap &&
+					   rss - heap > REPORT_RSS_UNSEEN_BYTES;
+	}
+	r->run->foreign_malloc = false;
+	for (size_t i = 0; i < r->info->diag_count; i++)
+		if (r->info->diags[i].code == TRACE_DIAG_FOREIGN_MALLOC)
+			r->run->foreign_malloc = true;
+}
+
+const char *run_signal_name(int64_t sig)
+{
+	switch (sig) {
+	case SIGHUP: return "SIGHUP";
+	case SIGINT: return "SIGINT";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGILL: return "SIGILL";
+	case SIGTRAP: return "SIGTRAP";
+	case SIGABRT: return "SIGABRT";
+	case SIGBUS: return "SIGBUS";
+	case SIGFPE: return "SIGFPE";
+	case SIGKILL: return "SIGKILL";
+	case SIGUSR1: return "SIGUSR1";
+	case SIGSEGV: return "SIGSEGV";
+	case SIGUSR2: return "SIGUSR2";
+	case SIGPIPE: return "SIGPIPE";
+	case SIGALRM: return "SIGALRM";
+	case SIGTERM: return "SIGTERM";
+	case SIGXCPU: return "SIGXCPU";
+	case SIGXFSZ: return "SIGXFSZ";
+	case SIGSYS: return "SIGSYS";
+	}
+	return NULL;
+}
+
+void run_facts_collect(struct run_facts *run, const struct trace_info *info,
+		       const struct heap_summary *h, const struct site_table *sites)
+{
+	struct report r = {info, h, sites, run};
+
+	report_run_collect(&r);
+}

@@ -1,0 +1,82 @@
+/*
+ * analyze/profile/run_facts.h - what a report states about the run besides
+ * the heap: exit status or signal, run time, peak RSS, what was lost, the
+ * runtime whose own heap mprof cannot see.  Gathered from the END and META
+ * chunks, the process record and the sites (run_facts.c).
+ */
+#ifndef MPROF_ANALYZE_PROFILE_RUN_FACTS_H
+#define MPROF_ANALYZE_PROFILE_RUN_FACTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/profile/sites.h"
+#include "analyze/profile/summary.h"
+#include "analyze/read/event_stream.h"
+
+/* Facts about the run, from END (and META/TIME when END lacks them). */
+struct run_facts {
+	bool has_status;          /* the program exited normally */
+	int64_t exit_status;
+	bool has_signal;          /* the program was killed by a signal */
+	int64_t exit_signal;
+	bool has_run_time;
+	uint64_t run_time_ns;     /* END wall_ns, else first to last TIME */
+	bool has_peak_rss;
+	uint64_t peak_rss_kib;    /* END peak_rss_kib: the process image's own */
+	bool peak_rss_sampled;    /* END peak_rss_how=sampled: read while it ran,
+	                           * so at least this (a late peak may be missed) */
+	bool has_launcher_cpu;
+	uint64_t launcher_cpu_ns; /* the profiler's own CPU time (launcher) */
+	bool has_ring_waits;
+	uint64_t ring_waits;      /* times the program waited for a full ring */
+	bool has_unrecorded;
+	uint64_t unrecorded_allocs, unrecorded_frees;
+	const char *process_state; /* END process_state ("ended", ...), or NULL */
+	const char *end_diag;     /* END diag_text: the shim's last diagnostic, or NULL */
+	const char *collector_error; /* END collector_error, or NULL */
+	const char *parent_trace; /* META parent_trace (fork child), or NULL */
+	bool has_fork_seq;
+	uint64_t fork_seq;        /* META fork_seq: the parent's seq at the fork */
+	const char *exe;          /* program path, NULL when unknown */
+	const char *cmdline;
+	bool has_pid;
+	uint64_t pid;
+	/* Why the recording ended before the program's exit, or "" when it
+	 * did not: then blocks still live are leaks (live at exit); otherwise
+	 * they are only live when the recording ended. */
+	char ended_early[320];
+	/* A runtime with a heap of its own whose frames the stacks show ("the
+	 * JVM"), or NULL: mprof sees only the blocks it takes from malloc. */
+	const char *own_heap_runtime;
+	/* When that runtime hands every object to malloc after all ("it runs
+	 * with PYTHONMALLOC=malloc"), which the trace does not tell; or NULL. */
+	const char *own_heap_unless;
+	/* The program's malloc is not the C library's (a FOREIGN_MALLOC
+	 * diagnostic): its allocations were not recorded. */
+	bool foreign_malloc;
+	/* Peak RSS is more than REPORT_RSS_UNSEEN_RATIO times the heap peak and
+	 * REPORT_RSS_UNSEEN_BYTES above it: most memory is not malloc blocks (a
+	 * bundled allocator, mmap, a runtime's heap). */
+	bool rss_mostly_unseen;
+	/* What the recording lost, or "" when nothing: chunks lost, events
+	 * missing from the sequence, allocations made but not recorded.  The
+	 * counts are then not exact. */
+	char data_lost[200];
+	bool has_recorder;
+	uint64_t recorder_kib;    /* END recorder_kib: the recorder's own memory in
+	                           * the process, at most (not in the heap peak) */
+};
+
+#define REPORT_RSS_UNSEEN_RATIO 4u
+#define REPORT_RSS_UNSEEN_BYTES (64ull << 20)
+
+/* Fills run from the trace's facts, its totals and its sites; the strings
+ * it points at belong to info. */
+void run_facts_collect(struct run_facts *run, const struct trace_info *info,
+		       const struct heap_summary *h, const struct site_table *sites);
+
+/* Signal name ("SIGKILL") or NULL. */
+const char *run_signal_name(int64_t sig);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * analyze/profile/summary.h - the totals of one process as the writers read
+ * them (struct heap_summary), without the aggregation's internals.
+ */
+#ifndef MPROF_ANALYZE_PROFILE_SUMMARY_H
+#define MPROF_ANALYZE_PROFILE_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/aggregate/aggregate.h"
+
+/* A process's totals (weighted; exact in exact mode), copied out of the
+ * aggregation when it is finished.  The definitions are aggregate.c's. */
+struct heap_summary {
+	uint64_t allocations, allocated_bytes;
+	uint64_t frees;              /* free calls (incl. realloc(p, 0)) */
+	uint64_t blocks_freed;       /* blocks released, incl. realloc's free part */
+	uint64_t reallocs, failed_reallocs;
+	uint64_t temporary;
+	uint64_t live_bytes, live_blocks; /* at the end: leaked (live at exit) */
+	uint64_t max_live_blocks;
+	uint64_t calls[AGG_CALL_COUNT]; /* per entry point (records, unweighted) */
+	uint64_t peak_bytes, peak_blocks; /* t-gmax */
+	uint64_t peak_seq, peak_time_ns;
+	bool peak_time_known;
+	uint64_t unmatched_frees, address_reused, null_allocs;
+	bool time_known;
+	uint64_t first_time_ns, last_time_ns;
+	uint64_t inherited_blocks, inherited_bytes;
+	bool inherited_seeded;
+	uint64_t events;             /* allocator events processed */
+};
+
+/* The summary of a finished aggregation. */
+void heap_summary_fill(struct heap_summary *h, const struct aggregate *a);
+
+#endif

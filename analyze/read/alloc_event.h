@@ -1,0 +1,51 @@
+/*
+ * analyze/read/alloc_event.h - one allocator event as the report side sees it
+ * after decoding: the unit the reorder buffer sorts and the aggregation
+ * consumes.
+ *
+ * A REALLOC record becomes two events (its free part at seq, its alloc part at
+ * seq2) because other threads' events may fall between the two numbers.  TIME
+ * records travel as events too, so that "the time at sequence number S" is
+ * known exactly when the merged order reaches S.  The struct is kept small
+ * (40 bytes): the reorder window holds many of them.
+ */
+#ifndef MPROF_ANALYZE_ALLOC_EVENT_H
+#define MPROF_ANALYZE_ALLOC_EVENT_H
+
+#include <stdint.h>
+
+enum alloc_event_type {
+	ALLOC_EV_ALLOC = 0,         /* ALLOC record */
+	ALLOC_EV_FREE = 1,          /* FREE record */
+	ALLOC_EV_REALLOC_FREE = 2,  /* free part of a REALLOC (old address) */
+	ALLOC_EV_REALLOC_ALLOC = 3, /* alloc part of a REALLOC (new address) */
+	ALLOC_EV_SEQ_SKIP = 4,      /* a sequence number used by no event */
+	ALLOC_EV_TIME = 5,          /* CLOCK_MONOTONIC at seq (after event seq) */
+};
+
+struct alloc_event {
+	uint64_t seq;         /* sequence number (TIME: the event it follows) */
+	uint64_t addr;        /* block address (ALLOC/FREE/REALLOC_*) */
+	uint64_t value;       /* size_bytes (ALLOC, REALLOC_ALLOC) or time_ns (TIME) */
+	uint32_t weight;      /* sampling weight, 1 in exact mode (clamped to 32 bits) */
+	uint32_t stack_id;    /* leaf stack node id, 0 = none */
+	uint32_t tid;         /* thread that made the call */
+	uint8_t type;         /* enum alloc_event_type */
+	uint8_t fn;           /* enum trace_alloc_fn or enum trace_free_fn */
+	uint8_t flags;        /* ALLOC_EV_PAIRED or 0 */
+};
+
+/*
+ * A hint from the decoder (event_stream.c) to the aggregation: on an alloc,
+ * the same slot frees this block again within a few events (its free was
+ * decoded while the allocation still waited to be merged); on a free, it
+ * releases such a block.  The aggregation keeps these short-lived blocks in
+ * a small table of their own (aggregate.h, "young blocks") instead of the
+ * large one.  Only where blocks are kept depends on it, never a statistic:
+ * a wrong or missing hint costs time, not correctness.
+ */
+#define ALLOC_EV_PAIRED 0x01
+
+_Static_assert(sizeof(struct alloc_event) == 40, "the reorder window and the ring hold many");
+
+#endif

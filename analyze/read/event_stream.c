@@ -1,0 +1,961 @@
+/*
+ * analyze/read/event_stream.c - one trace file in, a stream of allocator events
+ * in exact sequence order out (to the aggregation), with everything else the
+ * report needs collected on the way (see event_stream.h).
+ *
+ * Owns, for the duration of one read, the trace reader (read ahead on a
+ * second thread, chunk_prefetch.h), the slot decoders,
+ * the merge (reorder.c) and a copy of each EVENTS chunk until its records
+ * have been merged: a slot's chunks are decoded lazily, a few dozen events
+ * ahead of the merge (to pair allocations with frees that come soon after,
+ * STREAM_AHEAD), so events waiting for another thread's data stay mostly in
+ * their compact encoded form.  Memory grows with stacks, modules, live
+ * blocks and the chunks waiting to merge, never with the number of events.
+ * Bad input is counted and reported, never fatal: a chunk that fails is
+ * skipped (the reader resynchronizes on the next valid chunk header), a
+ * truncated file is read up to its last whole chunk.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/read/chunk_prefetch.h"
+#include "analyze/read/event_stream.h"
+#include "analyze/util/grow.h"
+#include "analyze/read/reorder.h"
+#include "analyze/read/slot_decoder.h"
+#include "trace/chunk.h"
+#include "trace/record.h"
+#include "trace/varint.h"
+
+
+/* ---- key=value lists ---- */
+
+const char *kv_list_get(const struct kv_list *l, const char *key)
+{
+	for (size_t i = l->count; i-- > 0;)
+		if (strcmp(l->pairs[i].key, key) == 0)
+			return l->pairs[i].value;
+	return NULL;
+}
+
+void kv_list_free(struct kv_list *l)
+{
+	for (size_t i = 0; i < l->count; i++) {
+		free(l->pairs[i].key);
+		free(l->pairs[i].value);
+	}
+	free(l->pairs);
+	memset(l, 0, sizeof(*l));
+}
+
+static char *strndup_checked(const void *data, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, data, len);
+	s[len] = '\0';
+	return s;
+}
+
+static int kv_list_add(struct kv_list *l, const char *key, size_t key_len, const char *value,
+		       size_t value_len)
+{
+	struct kv_pair *p;
+
+	if (l->count == l->cap) {
+		size_t n = l->cap ? l->cap * 2 : 16;
+
+		p = realloc(l->pairs, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		l->pairs = p;
+		l->cap = n;
+	}
+	p = &l->pairs[l->count];
+	p->key = strndup_checked(key, key_len);
+	p->value = strndup_checked(value, value_len);
+	if (!p->key || !p->value) {
+		free(p->key);
+		free(p->value);
+		return -ENOMEM;
+	}
+	l->count++;
+	return 0;
+}
+
+/* Lines of a META or END chunk read at most: mprof writes some 20.  A
+ * fuzzed trace of 47 KB whose META inflated to millions of short lines
+ * took 1.3 GB as separate strings. */
+#define KV_LIST_MAX_LINES 4096
+
+/* Parses "key=value\n" lines; lines without '=' are ignored.  Returns 0,
+ * -ENOMEM, or -E2BIG (more than KV_LIST_MAX_LINES lines: nothing added). */
+static int kv_list_parse(struct kv_list *l, const uint8_t *data, size_t bytes)
+{
+	const char *p = (const char *)data, *end = p + bytes;
+	size_t lines = 0;
+
+	for (const char *q = p; q < end; q++) {
+		q = memchr(q, '\n', (size_t)(end - q));
+		/* a last line without its newline counts too */
+		if (++lines > KV_LIST_MAX_LINES)
+			return -E2BIG;
+		if (!q)
+			break;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		const char *eq = memchr(p, '=', (size_t)(line_end - p));
+
+		if (eq && eq > p &&
+		    kv_list_add(l, p, (size_t)(eq - p), eq + 1, (size_t)(line_end - eq - 1)) < 0)
+			return -ENOMEM;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* ---- trace_info ---- */
+
+void trace_info_init(struct trace_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->first_seq = 1;
+}
+
+void trace_info_free(struct trace_info *info)
+{
+	free(info->path);
+	kv_list_free(&info->meta);
+	kv_list_free(&info->end);
+	free(info->exe);
+	free(info->cmdline);
+	for (size_t i = 0; i < info->diag_count; i++)
+		free(info->diags[i].text);
+	for (size_t i = 0; i < info->symbols_count; i++)
+		free(info->symbols[i]);
+	free(info->symbols);
+	free(info->symbols_bytes);
+	memset(info, 0, sizeof(*info));
+}
+
+static void info_lost_chunk(struct trace_info *info, uint64_t offset, const char *reason)
+{
+	size_t i = info->lost_offset_count;
+
+	info->chunks_lost++;
+	if (i < TRACE_INFO_MAX_LOST_OFFSETS) {
+		info->lost_offsets[i] = offset;
+		size_t n = strlen(reason);
+
+		if (n >= sizeof(info->lost_reasons[i]))
+			n = sizeof(info->lost_reasons[i]) - 1;
+		memcpy(info->lost_reasons[i], reason, n);
+		info->lost_reasons[i][n] = '\0';
+		info->lost_offset_count++;
+	}
+}
+
+/* Copies text, dropping a trailing newline and making NULs spaces. */
+static char *text_copy(const uint8_t *data, size_t len)
+{
+	char *s;
+
+	while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == '\0'))
+		len--;
+	s = strndup_checked(data, len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '\0')
+			s[i] = ' ';
+	return s;
+}
+
+/* Reads a text field of an extended payload: a length-prefixed string when
+ * that fits, the raw rest of the payload otherwise. */
+static void ext_get_text(const uint8_t **p, const uint8_t *end, const uint8_t **text,
+			 size_t *len)
+{
+	const uint8_t *q = *p;
+
+	if (record_get_bytes(&q, end, text, len) == 0) {
+		*p = q;
+		return;
+	}
+	*text = *p;
+	*len = (size_t)(end - *p);
+	*p = end;
+}
+
+static int info_add_diag(struct trace_info *info, uint64_t code, const uint8_t *text, size_t len)
+{
+	char *s = text_copy(text, len);
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < info->diag_count; i++) {
+		if (info->diags[i].code == code && strcmp(info->diags[i].text, s) == 0) {
+			info->diags[i].count++;
+			free(s);
+			return 0;
+		}
+	}
+	if (info->diag_count == TRACE_INFO_MAX_DIAGS) {
+		info->diags_dropped++;
+		free(s);
+		return 0;
+	}
+	info->diags[info->diag_count].code = code;
+	info->diags[info->diag_count].text = s;
+	info->diags[info->diag_count].count = 1;
+	info->diag_count++;
+	return 0;
+}
+
+/* ---- one read ---- */
+
+/* Stop waiting for missing sequence numbers when this much decompressed
+ * event data waits to be merged (a chunk lost in the middle of a trace). */
+#define STREAM_MAX_BUFFERED_BYTES ((size_t)256 << 20)
+
+/* Stack ids may run ahead of the STACK records read so far (other slots'
+ * records come later), but not by more than this plus 4x the records. */
+#define STREAM_STACK_ID_SLACK ((uint64_t)1 << 20)
+
+/* No run numbers 2^62 events; a larger sequence number is corrupt data (and
+ * would overflow the merge's order keys and its expected counter). */
+#define STREAM_MAX_SEQ ((uint64_t)1 << 62)
+
+/* A copy of one EVENTS chunk payload waiting to be decoded. */
+struct pending_chunk {
+	uint8_t *data;          /* owned */
+	size_t bytes;
+	size_t cap;             /* bytes allocated at data */
+	uint64_t offset_bytes;  /* file offset, for the report of a lost chunk */
+	bool split;             /* data is a split payload (trace/split.h) */
+	unsigned addr_shift;    /* its address granule (trace_chunk.addr_shift) */
+};
+
+/*
+ * Events a slot decodes ahead of the merge, in a ring of STREAM_AHEAD (a
+ * power of two).  A free decoded while its block's allocation still waits
+ * there marks the pair ALLOC_EV_PAIRED (alloc_event.h), so that the
+ * aggregation keeps that block out of its large table.  The slot decodes
+ * in batches, when STREAM_AHEAD_LOW or fewer wait, up to STREAM_AHEAD - 2
+ * or more (a REALLOC adds two), leaving the one the merge holds in place:
+ * 32 to 62 events ahead.  That pairs 67% of the blocks of bench/bench.py's
+ * python3 trace (62% when it read about 30 ahead), 91% of sqlite3's, 75% of cc1's,
+ * 34% of the C++ program's and almost none of mallocbench's (which frees
+ * its blocks at random, long after making them).
+ */
+#define STREAM_AHEAD 64u
+#define STREAM_AHEAD_LOW 32u
+
+/* The undecoded chunks of one thread slot, decoded lazily as the merge
+ * needs the slot's next events: waiting events stay in their compact
+ * encoded form, but for the few decoded ahead. */
+struct slot_stream {
+	struct pending_chunk *fifo; /* ring of pending chunks, owned */
+	size_t head, count, cap;
+	bool active;                /* cur walks current */
+	struct pending_chunk current;
+	struct chunk_cursor cur;
+	struct alloc_event *ahead;  /* ring of STREAM_AHEAD decoded events,
+	                             * owned, made when the slot has data */
+	uint64_t ahead_pushed;      /* events ever put there; event i is at
+	                             * i % STREAM_AHEAD */
+	unsigned ahead_count;       /* events waiting there: the last ones put */
+	size_t held_bytes;          /* payload bytes of chunks decoded to their
+	                             * end whose events may still wait there ... */
+	uint64_t held_until;        /* ... as events before this index; still
+	                             * counted in stream.buffered_bytes */
+};
+
+struct stream {
+	struct trace_info *info;
+	struct stack_nodes *nodes;
+	struct module_maps *maps;
+	const struct event_sink *sink;
+	struct reorder reorder;
+	struct slot_decoders decoders;
+	struct slot_stream *slots;  /* indexed by slot number, owned */
+	size_t slot_count;
+	size_t buffered_bytes;      /* decompressed event data waiting */
+	uint64_t slot_limit;        /* slot numbers must be below (META slots) */
+	bool pulled;                /* an event went into the merge */
+	bool meta_seen;             /* the META chunk was read */
+	int error;                  /* -ENOMEM met while decoding lazily */
+	struct chunk_prefetch *prefetch; /* the chunks' source, whose payload
+	                                  * buffers EVENTS chunks take */
+};
+
+static int handle_ext(struct stream *s, const struct trace_event *ev)
+{
+	struct trace_info *info = s->info;
+	const uint8_t *p = ev->ext, *end = ev->ext + ev->ext_len;
+	const uint8_t *t1, *t2;
+	size_t l1, l2;
+	uint64_t a, b;
+
+	switch (ev->kind) {
+	case TRACE_REC_EXT_MODULES:
+		if (module_maps_add_record(s->maps, ev->ext, ev->ext_len) < 0)
+			info->module_errors++;
+		return 0;
+	case TRACE_REC_EXT_DIAG:
+		if (record_get_u64(&p, end, &a) < 0)
+			return 0;
+		ext_get_text(&p, end, &t1, &l1);
+		return info_add_diag(info, a, t1, l1);
+	case TRACE_REC_EXT_PROCESS:
+		if (record_get_u64(&p, end, &a) < 0 || record_get_u64(&p, end, &b) < 0)
+			return 0;
+		ext_get_text(&p, end, &t1, &l1);
+		ext_get_text(&p, end, &t2, &l2);
+		free(info->exe);
+		free(info->cmdline);
+		info->exe = text_copy(t1, l1);
+		info->cmdline = text_copy(t2, l2);
+		if (!info->exe || !info->cmdline)
+			return -ENOMEM;
+		info->has_process = true;
+		info->pid = a;
+		info->ppid = b;
+		return 0;
+	case TRACE_REC_EXT_FORK:
+		info->forks++;
+		return 0;
+	case TRACE_REC_EXT_UNRECORDED:
+		if (record_get_u64(&p, end, &a) < 0 || record_get_u64(&p, end, &b) < 0)
+			return 0;
+		info->unrecorded_allocs += a;
+		info->unrecorded_frees += b;
+		info->has_unrecorded = true;
+		return 0;
+	}
+	return 0; /* unknown extended records are skipped */
+}
+
+
+static inline uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* Stack ids above the table's limit cannot be resolved: treat as "no stack". */
+static inline uint32_t stack_id32(uint64_t id)
+{
+	return id > STACK_NODES_MAX_ID ? 0 : (uint32_t)id;
+}
+
+/* The event of an ALLOC record (fields in the order of struct alloc_event:
+ * written whole, without clearing the struct first). */
+static inline void alloc_event_of_alloc(struct alloc_event *ae, const struct trace_event *ev,
+					uint32_t tid)
+{
+	*ae = (struct alloc_event){
+		.seq = ev->seq, .addr = ev->addr, .value = ev->size_bytes,
+		.weight = clamp32(ev->weight), .stack_id = stack_id32(ev->stack_id), .tid = tid,
+		.type = ALLOC_EV_ALLOC, .fn = (uint8_t)ev->fn,
+	};
+}
+
+/* The event of a FREE record. */
+static inline void alloc_event_of_free(struct alloc_event *ae, const struct trace_event *ev,
+				       uint32_t tid)
+{
+	*ae = (struct alloc_event){
+		.seq = ev->seq, .addr = ev->addr, .tid = tid, .type = ALLOC_EV_FREE,
+		.fn = (uint8_t)ev->fn,
+	};
+}
+
+/*
+ * Handles one decoded record.  Allocator events and TIME stamps go to *ae
+ * and return 1, a REALLOC's two parts to *ae and *second and return 2;
+ * other records are taken in (stack nodes, module maps, ...) and return 0.
+ * Returns -ENOMEM on failure.
+ */
+static inline __attribute__((always_inline)) int
+handle_record(struct stream *s, const struct trace_event *ev, uint32_t tid,
+	      struct alloc_event *ae, struct alloc_event *second)
+{
+	struct trace_info *info = s->info;
+
+	memset(ae, 0, sizeof(*ae));
+	ae->tid = tid;
+	ae->fn = (uint8_t)ev->fn;
+	switch (ev->type) {
+	case TRACE_EV_ALLOC:
+		info->alloc_records++;
+		alloc_event_of_alloc(ae, ev, tid);
+		return 1;
+	case TRACE_EV_FREE:
+		info->free_records++;
+		alloc_event_of_free(ae, ev, tid);
+		return 1;
+	case TRACE_EV_REALLOC:
+		info->realloc_records++;
+		ae->type = ALLOC_EV_REALLOC_FREE;
+		ae->seq = ev->seq;
+		ae->addr = ev->addr;
+		*second = *ae;
+		second->type = ALLOC_EV_REALLOC_ALLOC;
+		second->seq = ev->seq2;
+		second->addr = ev->addr2;
+		second->value = ev->size_bytes;
+		second->weight = clamp32(ev->weight);
+		second->stack_id = stack_id32(ev->stack_id);
+		return 2;
+	case TRACE_EV_SEQ_SKIP:
+		info->skip_records++;
+		ae->type = ALLOC_EV_SEQ_SKIP;
+		ae->seq = ev->seq;
+		return 1;
+	case TRACE_EV_TIME:
+		info->time_records++;
+		ae->type = ALLOC_EV_TIME;
+		ae->seq = ev->seq;
+		ae->value = ev->time_ns;
+		return 1;
+	case TRACE_EV_THREAD:
+		info->thread_records++;
+		return 0;
+	case TRACE_EV_STACK:
+		info->stack_records++;
+		/* Ids are dense from 1, one record each: an id far beyond the
+		 * records seen is corrupt (and would make the table huge). */
+		if (ev->stack_id > STREAM_STACK_ID_SLACK + 4 * info->stack_records ||
+		    stack_nodes_add(s->nodes, ev->stack_id, ev->parent, ev->ip) < 0)
+			info->stack_errors++;
+		return 0;
+	case TRACE_EV_EXT:
+		return handle_ext(s, ev) < 0 ? -ENOMEM : 0;
+	}
+	return 0;
+}
+
+/* The slot's current chunk is decoded (or lost): its buffer goes back.  Its
+ * bytes stay counted as waiting until its last events have left the ring
+ * (slot_release_held), as they were while the merge needed them. */
+static void slot_chunk_done(struct stream *s, struct slot_stream *ss)
+{
+	ss->held_bytes += ss->current.bytes;
+	ss->held_until = ss->ahead_pushed;
+	chunk_prefetch_give(s->prefetch, ss->current.data, ss->current.cap);
+	ss->current.data = NULL;
+	ss->active = false;
+}
+
+/* Starts decoding the slot's next pending chunk; false when none is left. */
+static bool slot_chunk_next(struct stream *s, struct slot_stream *ss)
+{
+	while (ss->count > 0) {
+		int rc;
+
+		ss->current = ss->fifo[ss->head];
+		ss->head = (ss->head + 1) % ss->cap;
+		ss->count--;
+		ss->active = true;
+		rc = slot_decoders_begin(&s->decoders, ss->current.data, ss->current.bytes,
+					 ss->current.split, ss->current.addr_shift, &ss->cur);
+		if (rc == 0)
+			return true;
+		if (rc == -ENOMEM)
+			s->error = rc;
+		else
+			info_lost_chunk(s->info, ss->current.offset_bytes,
+					rc == -EPROTO ? "events chunk with a malformed header"
+						      : "events chunk continues data that was lost");
+		slot_chunk_done(s, ss);
+	}
+	return false;
+}
+
+/* slot_fill's way on from a record that is not a plain allocation or free
+ * (rc and ev: what the cursor gave; rc = RECORD_END also when the slot had no
+ * chunk open).  Out of line, so that slot_fill's loop over the usual
+ * records stays small. */
+static __attribute__((noinline)) int slot_decode_on(struct stream *s, struct slot_stream *ss,
+						      int rc, struct trace_event *ev,
+						      struct alloc_event *ae,
+						      struct alloc_event *second)
+{
+	for (;;) {
+		if (rc == RECORD_END) {
+			if (ss->active)
+				slot_chunk_done(s, ss);
+		} else if (rc < 0) {
+			info_lost_chunk(s->info, ss->current.offset_bytes,
+					rc == RECORD_UNKNOWN   ? "unknown record kind in events chunk"
+					: rc == RECORD_CORRUPT ? "events chunk refers to a block it never named"
+					: rc == RECORD_COLUMNS
+						? "events chunk's split fields do not match its records"
+						: "events chunk ends inside a record");
+			slot_chunk_done(s, ss);
+		} else if (ev->seq > STREAM_MAX_SEQ || ev->seq2 > STREAM_MAX_SEQ) {
+			/* the rest of the lap continues from this bad number */
+			ss->cur.state->valid = false;
+			info_lost_chunk(s->info, ss->current.offset_bytes,
+					"events chunk with an impossible sequence number");
+			slot_chunk_done(s, ss);
+		} else {
+			rc = handle_record(s, ev, (uint32_t)ss->cur.state->tid, ae, second);
+			if (rc > 0)
+				return rc; /* slot_fill sets s->pulled */
+			if (rc < 0) {
+				s->error = rc;
+				return 0;
+			}
+		}
+		if (!ss->active && !slot_chunk_next(s, ss))
+			return 0;
+		rc = chunk_cursor_next(&ss->cur, ev);
+	}
+}
+
+/* fr, just decoded, frees the block whose allocation was the slot's event
+ * number tag (slot_fill): if that allocation still waits among the events
+ * decoded ahead (ring holds events first .. end - 1), marks both
+ * ALLOC_EV_PAIRED. */
+static inline void pair_with_alloc(struct alloc_event *ring, uint64_t first, uint64_t end,
+				   struct alloc_event *fr, uint64_t tag)
+{
+	struct alloc_event *e;
+
+	if (tag >= end || tag < first)
+		return; /* merged already */
+	e = &ring[tag & (STREAM_AHEAD - 1)];
+	/* a corrupt trace's tag may point elsewhere: a hint must still hold */
+	if (e->addr == fr->addr && (e->type == ALLOC_EV_ALLOC || e->type == ALLOC_EV_REALLOC_ALLOC) &&
+	    !(e->flags & ALLOC_EV_PAIRED)) {
+		e->flags |= ALLOC_EV_PAIRED;
+		fr->flags |= ALLOC_EV_PAIRED;
+	}
+}
+
+/* ae, at ring index i, was just decoded from ev (first: the index of the
+ * ring's oldest waiting event): an allocation's block, the newest in the
+ * slot's MRU list st, is tagged with i; a free that named its block by its
+ * place there is paired (pair_with_alloc).  (ev->freed_recent is set for
+ * every FREE and REALLOC record.) */
+static inline void slot_note(struct alloc_event *ring, struct record_state *st, uint64_t first,
+			     uint64_t i, struct alloc_event *ae, const struct trace_event *ev)
+{
+	if (ae->type == ALLOC_EV_ALLOC)
+		record_mru_at(st, 0)->tag = i;
+	else if ((ev->type == TRACE_EV_FREE || ev->type == TRACE_EV_REALLOC) && ev->freed_recent)
+		pair_with_alloc(ring, first, i, ae, ev->freed_tag);
+}
+
+/*
+ * Decodes the slot's next events into its ring until STREAM_AHEAD - 2 or
+ * more wait or its data runs out.  Each allocation's MRU entry is tagged
+ * with the allocation's index in the ring, which a free naming the block by
+ * its place hands back (trace_event.freed_tag): that finds the allocation
+ * among the waiting events without a search.
+ */
+static void slot_fill(struct stream *s, struct slot_stream *ss)
+{
+	struct alloc_event *ring;
+	uint64_t i, first;
+
+	if (!ss->ahead) {
+		ss->ahead = malloc(STREAM_AHEAD * sizeof(*ss->ahead));
+		if (!ss->ahead) {
+			s->error = -ENOMEM;
+			return;
+		}
+	}
+	/* in locals: stores through ae might alias the fields */
+	ring = ss->ahead;
+	i = ss->ahead_pushed;
+	first = i - ss->ahead_count;
+	while (i - first < STREAM_AHEAD - 2) {
+		struct alloc_event *ae = &ring[i & (STREAM_AHEAD - 1)], second;
+		struct trace_event ev;
+		int rc = RECORD_END;
+
+		if (ss->active) {
+			/* the usual records: a plain allocation or free */
+			rc = chunk_cursor_next(&ss->cur, &ev);
+			if (rc == RECORD_OK && ev.seq <= STREAM_MAX_SEQ &&
+			    (ev.type == TRACE_EV_ALLOC || ev.type == TRACE_EV_FREE)) {
+				if (ev.type == TRACE_EV_ALLOC) {
+					s->info->alloc_records++;
+					alloc_event_of_alloc(ae, &ev, (uint32_t)ss->cur.state->tid);
+				} else {
+					s->info->free_records++;
+					alloc_event_of_free(ae, &ev, (uint32_t)ss->cur.state->tid);
+				}
+				slot_note(ring, &ss->cur.state->st, first, i++, ae, &ev);
+				continue;
+			}
+		}
+		ss->ahead_pushed = i; /* where a chunk that ends here ends (slot_chunk_done) */
+		rc = slot_decode_on(s, ss, rc, &ev, ae, &second);
+		if (rc <= 0)
+			break;
+		slot_note(ring, &ss->cur.state->st, first, i, ae, &ev);
+		if (rc == 2) { /* a REALLOC: the free part in ae, the alloc part */
+			ring[(i + 1) & (STREAM_AHEAD - 1)] = second;
+			record_mru_at(&ss->cur.state->st, 0)->tag = i + 1;
+		}
+		i += (unsigned)rc;
+	}
+	if (i != ss->ahead_pushed)
+		s->pulled = true;
+	ss->ahead_pushed = i;
+	ss->ahead_count = (unsigned)(i - first);
+}
+
+/* The oldest event waiting in the slot's ring, taken out of it (it stays
+ * in place: the ring is written again only at the slot's next pull). */
+static inline const struct alloc_event *slot_take(struct slot_stream *ss)
+{
+	return &ss->ahead[(ss->ahead_pushed - ss->ahead_count--) & (STREAM_AHEAD - 1)];
+}
+
+/* Stops counting the bytes of decoded chunks whose events have all left the
+ * slot's ring. */
+static inline void slot_release_held(struct stream *s, struct slot_stream *ss)
+{
+	if (ss->held_bytes && ss->ahead_pushed - ss->ahead_count >= ss->held_until) {
+		s->buffered_bytes -= ss->held_bytes;
+		ss->held_bytes = 0;
+	}
+}
+
+/* stream_pull when few events wait: decodes more first (out of line, so
+ * that stream_pull, called for every event, saves no registers). */
+static __attribute__((noinline)) const struct alloc_event *stream_pull_fill(struct stream *s,
+									    struct slot_stream *ss)
+{
+	slot_release_held(s, ss);
+	slot_fill(s, ss);
+	slot_release_held(s, ss);
+	if (!ss->ahead_count) {
+		/* dry until its next chunk comes: with thousands of threads, idle
+		 * slots keep no ring (the merge holds none of its events now) */
+		free(ss->ahead);
+		ss->ahead = NULL;
+		return NULL;
+	}
+	return slot_take(ss);
+}
+
+/* The merge's pull callback: the next allocator event or TIME stamp of a
+ * slot, from those decoded ahead. */
+static const struct alloc_event *stream_pull(void *ctx, uint32_t slot)
+{
+	struct stream *s = ctx;
+	struct slot_stream *ss = &s->slots[slot];
+
+	if (ss->ahead_count <= STREAM_AHEAD_LOW)
+		return stream_pull_fill(s, ss);
+	return slot_take(ss);
+}
+
+/* Queues an EVENTS chunk for its slot and lets the merge go on.  Its
+ * payload buffer is taken from the prefetcher (a copy only without one):
+ * every payload was copied twice on its way here (python3's trace: 125
+ * chunks of 30-190 KB), most of the decoding thread's memmove time. */
+static int handle_events_chunk(struct stream *s, const struct trace_chunk *c)
+{
+	const uint8_t *p = c->data;
+	struct slot_stream *ss;
+	uint64_t slot;
+	uint8_t *copy;
+	size_t cap;
+
+	if (varint_get_u64(&p, c->data + c->bytes, &slot) < 0 || slot >= s->slot_limit) {
+		info_lost_chunk(s->info, c->offset_bytes, "events chunk with a bad header");
+		return 0;
+	}
+	if (slot >= s->slot_count) {
+		struct slot_stream *v = grow_zeroed(s->slots, &s->slot_count, (size_t)slot,
+						    sizeof(*v), 16);
+
+		if (!v)
+			return -ENOMEM;
+		s->slots = v;
+	}
+	ss = &s->slots[slot];
+	if (ss->count == ss->cap) {
+		size_t n = ss->cap ? ss->cap * 2 : 4;
+		struct pending_chunk *v = malloc(n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < ss->count; i++)
+			v[i] = ss->fifo[(ss->head + i) % ss->cap];
+		free(ss->fifo);
+		ss->fifo = v;
+		ss->head = 0;
+		ss->cap = n;
+	}
+	copy = s->prefetch && c->bytes ? chunk_prefetch_take(s->prefetch, c->data, &cap) : NULL;
+	if (!copy) {
+		cap = c->bytes ? c->bytes : 1;
+		copy = malloc(cap);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, c->data, c->bytes);
+	}
+	ss->fifo[(ss->head + ss->count) % ss->cap] =
+		(struct pending_chunk){copy, c->bytes, cap, c->offset_bytes, c->split,
+				       c->addr_shift};
+	ss->count++;
+	s->buffered_bytes += c->bytes;
+	if (reorder_wake(&s->reorder, (uint32_t)slot) < 0)
+		return -ENOMEM;
+	while (s->buffered_bytes > STREAM_MAX_BUFFERED_BYTES && reorder_waiting_sources(&s->reorder))
+		reorder_skip_gap(&s->reorder);
+	return s->error;
+}
+
+static void stream_free(struct stream *s)
+{
+	for (size_t i = 0; i < s->slot_count; i++) {
+		struct slot_stream *ss = &s->slots[i];
+
+		if (ss->active)
+			free(ss->current.data);
+		for (size_t k = 0; k < ss->count; k++)
+			free(ss->fifo[(ss->head + k) % ss->cap].data);
+		free(ss->fifo);
+		free(ss->ahead);
+	}
+	free(s->slots);
+	s->slots = NULL;
+	s->slot_count = 0;
+	reorder_free(&s->reorder);
+	slot_decoders_free(&s->decoders);
+}
+
+static int keep_symbols(struct trace_info *info, const struct trace_chunk *c)
+{
+	size_t n = info->symbols_count + 1;
+	uint8_t **v = realloc(info->symbols, n * sizeof(*v));
+	size_t *b;
+
+	if (!v)
+		return -ENOMEM;
+	info->symbols = v;
+	b = realloc(info->symbols_bytes, n * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	info->symbols_bytes = b;
+	v[n - 1] = malloc(c->bytes ? c->bytes : 1);
+	if (!v[n - 1])
+		return -ENOMEM;
+	memcpy(v[n - 1], c->data, c->bytes);
+	b[n - 1] = c->bytes;
+	info->symbols_count = n;
+	return 0;
+}
+
+
+static int handle_meta(struct stream *s, const struct trace_chunk *c)
+{
+	const char *fork_seq;
+	int rc;
+
+	/* mprof writes one: a second would only add keys to look through
+	 * (a fuzzed trace of thousands took 85 s) */
+	if (s->meta_seen) {
+		info_lost_chunk(s->info, c->offset_bytes, "a second META chunk");
+		return 0;
+	}
+	s->meta_seen = true;
+	rc = kv_list_parse(&s->info->meta, c->data, c->bytes);
+	if (rc == -E2BIG) {
+		info_lost_chunk(s->info, c->offset_bytes, "META chunk of too many lines");
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	/* The recorder's slot count bounds the slot numbers of EVENTS chunks. */
+	{
+		const char *slots = kv_list_get(&s->info->meta, "slots");
+		char *e;
+		unsigned long long v = slots ? strtoull(slots, &e, 10) : 0;
+
+		if (slots && e != slots && *e == '\0' && v > 0 && v < REORDER_MAX_SOURCES)
+			s->slot_limit = v;
+	}
+	/* A fork child's first sequence number follows its parent's at the fork. */
+	fork_seq = kv_list_get(&s->info->meta, "fork_seq");
+	if (fork_seq && !s->pulled) {
+		char *e;
+		unsigned long long v = strtoull(fork_seq, &e, 10);
+
+		if (e != fork_seq && *e == '\0' && v < STREAM_MAX_SEQ) {
+			s->info->first_seq = (uint64_t)v + 1;
+			reorder_set_first_seq(&s->reorder, (uint64_t)v + 1);
+		}
+	}
+	return 0;
+}
+
+static int handle_chunk(struct stream *s, const struct trace_chunk *c)
+{
+	switch (c->type) {
+	case TRACE_CHUNK_META:
+		return handle_meta(s, c);
+	case TRACE_CHUNK_EVENTS:
+		return handle_events_chunk(s, c);
+	case TRACE_CHUNK_SYMBOLS:
+		/* symbolize appends one, to a trace without one: more are
+		 * not mprof's, and each could hold 64 MiB */
+		if (s->info->symbols_count) {
+			info_lost_chunk(s->info, c->offset_bytes, "a second SYMBOLS chunk");
+			return 0;
+		}
+		return keep_symbols(s->info, c);
+	case TRACE_CHUNK_END: {
+		int rc;
+
+		if (s->info->has_end) {
+			info_lost_chunk(s->info, c->offset_bytes, "a second END chunk");
+			return 0;
+		}
+		s->info->has_end = true;
+		rc = kv_list_parse(&s->info->end, c->data, c->bytes);
+		if (rc == -E2BIG) {
+			info_lost_chunk(s->info, c->offset_bytes, "END chunk of too many lines");
+			return 0;
+		}
+		return rc;
+	}
+	}
+	return 0; /* unknown chunk types are skipped */
+}
+
+int event_stream_read_meta(const char *path, struct kv_list *meta)
+{
+	struct trace_reader reader;
+	struct trace_chunk chunk;
+	int rc = trace_reader_open(&reader, path);
+
+	/* the launcher writes META first; look no further than a few chunks */
+	for (int i = 0; rc == 0 && i < 8; i++) {
+		int n = trace_reader_next(&reader, &chunk);
+
+		if (n <= 0) {
+			rc = n == -ENOMEM ? n : 0;
+			break;
+		}
+		if (chunk.type == TRACE_CHUNK_META) {
+			rc = kv_list_parse(meta, chunk.data, chunk.bytes);
+			if (rc == -E2BIG)
+				rc = 0; /* as if there were none */
+			break;
+		}
+	}
+	trace_reader_close(&reader);
+	return rc;
+}
+
+int event_stream_read(const char *path, struct trace_info *info, struct stack_nodes *nodes,
+		      struct module_maps *maps, const struct event_sink *sink, char *errbuf,
+		      size_t errbuf_bytes)
+{
+	struct trace_reader reader;
+	struct chunk_prefetch *prefetch;
+	struct stream s;
+	uint64_t file_bytes;
+	int rc;
+
+	info->path = strdup(path);
+	if (!info->path) {
+		snprintf(errbuf, errbuf_bytes, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	rc = trace_reader_open(&reader, path);
+	if (rc < 0) {
+		snprintf(errbuf, errbuf_bytes, "%s", reader.error);
+		trace_reader_close(&reader);
+		return rc;
+	}
+	info->flags = reader.flags;
+	info->sampled = (reader.flags & TRACE_FLAG_SAMPLED) != 0;
+	file_bytes = reader.file_bytes;
+	/* split payloads are decoded in place (record_decode_split): joining
+	 * them on the reader thread first made reports 6-18% slower */
+	reader.keep_split = true;
+
+	memset(&s, 0, sizeof(s));
+	s.info = info;
+	s.nodes = nodes;
+	s.maps = maps;
+	s.sink = sink;
+	s.slot_limit = REORDER_MAX_SOURCES;
+	slot_decoders_init(&s.decoders);
+
+	/* inflating on a second thread (chunk_prefetch.h) */
+	reorder_init(&s.reorder, info->first_seq, stream_pull, &s, sink->emit, sink->ctx);
+	prefetch = chunk_prefetch_start(&reader);
+	if (!prefetch)
+		rc = -ENOMEM;
+	s.prefetch = prefetch;
+	while (prefetch) {
+		const struct prefetched_chunk *pc = chunk_prefetch_next(prefetch);
+
+		rc = pc->rc;
+		if (rc == 0)
+			break;
+		if (rc == 1) {
+			info->chunks++;
+			rc = handle_chunk(&s, &pc->chunk);
+			if (rc < 0)
+				break;
+			if (s.buffered_bytes > info->buffered_bytes_max)
+				info->buffered_bytes_max = s.buffered_bytes;
+			if (info->progress)
+				info->progress(info->progress_ctx, pc->offset_bytes, file_bytes);
+			if (sink->failed && sink->failed(sink->ctx)) {
+				rc = -ENOMEM; /* a sink's only error */
+				break;
+			}
+			/* reading a parent only up to a fork: stop once past it */
+			if (sink->seq_limit && s.reorder.expected > sink->seq_limit)
+				break;
+			continue;
+		}
+		if (rc == -ENOMEM)
+			break;
+		if (rc == -EIO) {
+			info->truncated = true;
+			info->truncated_offset = pc->offset_bytes;
+			rc = 0;
+			break;
+		}
+		/* a lost chunk: the thread goes on at the next good chunk header */
+		info_lost_chunk(info, pc->offset_bytes, pc->error);
+		rc = 0;
+	}
+	chunk_prefetch_stop(prefetch);
+	s.prefetch = NULL; /* payloads consumed from here on are freed */
+	if (rc == 0 && prefetch)
+		reorder_finish(&s.reorder);
+	if (rc == 0)
+		rc = s.error;
+	info->seq_gaps = s.reorder.gaps;
+	info->seq_missing = s.reorder.missing_seqs;
+	info->late_events = s.reorder.late_events;
+	stream_free(&s);
+	trace_reader_close(&reader);
+	if (rc == -ENOMEM)
+		snprintf(errbuf, errbuf_bytes, "%s: out of memory", path);
+	else if (rc < 0)
+		snprintf(errbuf, errbuf_bytes, "%s: %s", path, strerror(-rc));
+	return rc;
+}

@@ -1,0 +1,116 @@
+/*
+ * analyze/read/event_stream.h - reading one trace file for a report: chunks in
+ * file order, per-slot decoding, allocator events merged into exact sequence
+ * order and handed to a sink (event_sink.h), plus everything a report states
+ * (META/END key=value pairs, diagnostics, process info, lost chunks, stack
+ * nodes, module maps, embedded symbols).
+ */
+#ifndef MPROF_ANALYZE_EVENT_STREAM_H
+#define MPROF_ANALYZE_EVENT_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/read/event_sink.h"
+#include "analyze/read/modules.h"
+#include "analyze/read/stack_nodes.h"
+
+#define TRACE_INFO_MAX_LOST_OFFSETS 32 /* offsets of lost chunks kept for the report */
+#define TRACE_INFO_MAX_DIAGS 64        /* distinct diagnostics kept */
+
+struct kv_pair {
+	char *key;    /* owned */
+	char *value;  /* owned */
+};
+
+struct kv_list {
+	struct kv_pair *pairs; /* owned */
+	size_t count, cap;
+};
+
+/* The value of key in l (the last one when repeated), or NULL. */
+const char *kv_list_get(const struct kv_list *l, const char *key);
+
+struct trace_diag {
+	uint64_t code;  /* enum trace_diag_code */
+	char *text;     /* owned, NUL-terminated */
+	uint64_t count; /* times it was recorded */
+};
+
+struct trace_info {
+	char *path;                 /* owned copy */
+	uint32_t flags;             /* TRACE_FLAG_* */
+	bool sampled;
+	struct kv_list meta, end;   /* META and END chunks */
+	bool has_end;
+
+	/* process (EXT_PROCESS; the last one wins) */
+	bool has_process;
+	uint64_t pid, ppid;
+	char *exe, *cmdline;        /* owned; cmdline's NULs turned into spaces */
+	uint64_t forks;             /* EXT_FORK records */
+
+	/* what the trace rests on */
+	uint64_t chunks;            /* chunks read */
+	uint64_t chunks_lost;       /* corrupt / continuing lost data / unknown kinds */
+	uint64_t lost_offsets[TRACE_INFO_MAX_LOST_OFFSETS];
+	char lost_reasons[TRACE_INFO_MAX_LOST_OFFSETS][96];
+	size_t lost_offset_count;
+	bool truncated;             /* the file ends inside a chunk */
+	uint64_t truncated_offset;
+	uint64_t unrecorded_allocs, unrecorded_frees; /* EXT_UNRECORDED sums */
+	bool has_unrecorded;
+	uint64_t alloc_records, free_records, realloc_records, skip_records;
+	uint64_t time_records, stack_records, thread_records;
+	uint64_t stack_errors;      /* STACK records refused (bad id) */
+	uint64_t module_errors;     /* MODULES records refused */
+	uint64_t first_seq;         /* first sequence number expected */
+
+	struct trace_diag diags[TRACE_INFO_MAX_DIAGS];
+	size_t diag_count;
+	uint64_t diags_dropped;
+
+	/* SYMBOLS chunk payloads, in file order (owned) */
+	uint8_t **symbols;
+	size_t *symbols_bytes;
+	size_t symbols_count;
+
+	/* optional, set by the caller: told of reading progress after each
+	 * chunk (bytes read so far, file size) */
+	void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+	void *progress_ctx;
+
+	/* merge statistics */
+	uint64_t seq_gaps, seq_missing, late_events;
+	size_t buffered_bytes_max;  /* most event data that waited to be merged */
+};
+
+/* Frees the pairs of l. */
+void kv_list_free(struct kv_list *l);
+
+/* Reads only the META chunk of the trace at path (the first chunk the
+ * launcher writes) into meta.  Returns 0 (meta empty when the trace has
+ * none among its first chunks) or a negative errno. */
+int event_stream_read_meta(const char *path, struct kv_list *meta);
+
+/* trace_info_free keeps nothing; trace_info_init clears everything,
+ * including the progress callback. */
+void trace_info_init(struct trace_info *info);
+void trace_info_free(struct trace_info *info);
+
+/*
+ * Reads the trace at path: fills info, adds STACK records to nodes and
+ * MODULES records to maps, and hands every allocator event to sink in exact
+ * sequence order.  Warnings (lost chunks, truncation) are recorded in info,
+ * not printed.
+ *
+ * Returns 0 (possibly with lost data counted in info), -ENOMEM, or another
+ * negative errno when the file cannot be opened or is not a trace; then
+ * errbuf (errbuf_bytes) holds a message naming the path.
+ */
+int event_stream_read(const char *path, struct trace_info *info, struct stack_nodes *nodes,
+		      struct module_maps *maps, const struct event_sink *sink, char *errbuf,
+		      size_t errbuf_bytes);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * analyze/read/reorder.c - the k-way merge of thread streams into sequence order
+ * (see reorder.h): one head event per source, a min-heap of the sources.
+ *
+ * Owns the source array and the heap.  Must never allocate per event (the
+ * arrays only grow with the number of sources) and never look inside events
+ * beyond their sequence number and type.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/util/grow.h"
+#include "analyze/read/reorder.h"
+
+/* Order key: a TIME stamp at seq S sorts right after event S. */
+static inline uint64_t event_key(const struct alloc_event *ev)
+{
+	return (ev->seq << 1) | (ev->type == ALLOC_EV_TIME);
+}
+
+void reorder_init(struct reorder *r, uint64_t first_seq, reorder_pull_fn pull, void *pull_ctx,
+		  reorder_emit_fn emit, void *emit_ctx)
+{
+	memset(r, 0, sizeof(*r));
+	r->expected = first_seq;
+	r->pull = pull;
+	r->pull_ctx = pull_ctx;
+	r->emit = emit;
+	r->emit_ctx = emit_ctx;
+}
+
+void reorder_set_first_seq(struct reorder *r, uint64_t first_seq)
+{
+	r->expected = first_seq;
+}
+
+void reorder_free(struct reorder *r)
+{
+	free(r->sources);
+	free(r->heap);
+	r->sources = NULL;
+	r->source_count = 0;
+	r->heap = NULL;
+	r->heap_count = r->heap_cap = 0;
+}
+
+/* ---- heap of sources by their head event ---- */
+
+static inline uint64_t source_key(const struct reorder *r, uint32_t source)
+{
+	return event_key(r->sources[source].head);
+}
+
+static inline void heap_set(struct reorder *r, size_t i, uint32_t source)
+{
+	r->heap[i] = source;
+	r->sources[source].heap_pos = i + 1;
+}
+
+static void heap_sift_up(struct reorder *r, size_t i)
+{
+	uint32_t src = r->heap[i];
+	uint64_t key = source_key(r, src);
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (source_key(r, r->heap[parent]) <= key)
+			break;
+		heap_set(r, i, r->heap[parent]);
+		i = parent;
+	}
+	heap_set(r, i, src);
+}
+
+static void heap_sift_down(struct reorder *r, size_t i)
+{
+	uint32_t src = r->heap[i];
+	uint64_t key = source_key(r, src);
+	size_t n = r->heap_count;
+
+	for (;;) {
+		size_t child = 2 * i + 1;
+
+		if (child >= n)
+			break;
+		if (child + 1 < n && source_key(r, r->heap[child + 1]) < source_key(r, r->heap[child]))
+			child++;
+		if (source_key(r, r->heap[child]) >= key)
+			break;
+		heap_set(r, i, r->heap[child]);
+		i = child;
+	}
+	heap_set(r, i, src);
+}
+
+static int heap_insert(struct reorder *r, uint32_t source)
+{
+	if (r->heap_count == r->heap_cap) {
+		size_t n = r->heap_cap ? r->heap_cap * 2 : 64;
+		uint32_t *v = realloc(r->heap, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->heap = v;
+		r->heap_cap = n;
+	}
+	r->heap[r->heap_count] = source;
+	r->heap_count++;
+	heap_sift_up(r, r->heap_count - 1);
+	return 0;
+}
+
+/* Removes the heap's minimum source. */
+static void heap_remove_min(struct reorder *r)
+{
+	r->sources[r->heap[0]].heap_pos = 0;
+	r->heap_count--;
+	if (r->heap_count > 0) {
+		heap_set(r, 0, r->heap[r->heap_count]);
+		heap_sift_down(r, 0);
+	}
+}
+
+/* ---- emitting ---- */
+
+/* True when ev may be emitted now without waiting for a smaller seq. */
+static inline bool event_ready(const struct reorder *r, const struct alloc_event *ev)
+{
+	if (ev->type == ALLOC_EV_TIME)
+		return ev->seq < r->expected;
+	return ev->seq <= r->expected;
+}
+
+/* Emits one event, advancing expected for a real (non-TIME) event. */
+static inline void emit_event(struct reorder *r, const struct alloc_event *ev)
+{
+	if (ev->type != ALLOC_EV_TIME) {
+		if (ev->seq == r->expected)
+			r->expected++;
+		else if (ev->seq < r->expected)
+			r->late_events++;
+	}
+	r->emit(r->emit_ctx, ev);
+}
+
+/*
+ * Emits the heap's minimum source's events while they are ready, pulling
+ * each next one; a source that runs dry leaves the heap.  Events of one
+ * source that are ready follow each other without touching the heap.
+ */
+static void drain_ready(struct reorder *r)
+{
+	while (r->heap_count > 0) {
+		uint32_t src = r->heap[0];
+		struct reorder_source *s = &r->sources[src];
+
+		if (!event_ready(r, s->head))
+			return;
+		do {
+			emit_event(r, s->head);
+			s->head = r->pull(r->pull_ctx, src);
+			if (!s->head) {
+				heap_remove_min(r);
+				goto next;
+			}
+		} while (event_ready(r, s->head));
+		heap_sift_down(r, 0);
+next:;
+	}
+}
+
+int reorder_wake(struct reorder *r, uint32_t source)
+{
+	struct reorder_source *s;
+
+	if (source >= REORDER_MAX_SOURCES)
+		return -EINVAL;
+	if (source >= r->source_count) {
+		struct reorder_source *v = grow_zeroed(r->sources, &r->source_count, source,
+						       sizeof(*v), 16);
+
+		if (!v)
+			return -ENOMEM;
+		r->sources = v;
+	}
+	s = &r->sources[source];
+	if (s->heap_pos)
+		return 0; /* its head event already waits */
+	for (;;) {
+		s->head = r->pull(r->pull_ctx, source);
+		if (!s->head)
+			return 0;
+		if (!event_ready(r, s->head))
+			break;
+		/* In order already (or late): nothing can precede it. */
+		emit_event(r, s->head);
+		if (r->heap_count)
+			drain_ready(r);
+	}
+	if (heap_insert(r, source) < 0)
+		return -ENOMEM;
+	drain_ready(r);
+	return 0;
+}
+
+void reorder_skip_gap(struct reorder *r)
+{
+	const struct alloc_event *min;
+	uint64_t target;
+
+	if (r->heap_count == 0)
+		return;
+	min = r->sources[r->heap[0]].head;
+	target = min->seq + (min->type == ALLOC_EV_TIME);
+	if (target > r->expected) {
+		r->gaps++;
+		r->missing_seqs += target - r->expected;
+		r->expected = target;
+	}
+	drain_ready(r);
+}
+
+void reorder_finish(struct reorder *r)
+{
+	drain_ready(r);
+	while (r->heap_count > 0)
+		reorder_skip_gap(r);
+}

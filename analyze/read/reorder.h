@@ -1,0 +1,94 @@
+/*
+ * analyze/read/reorder.h - merging the per-thread event streams of one process
+ * into exact sequence order.
+ *
+ * Sequence numbers are dense per process (every number is used by exactly one
+ * event: an ALLOC, a FREE, one part of a REALLOC or a SEQ_SKIP), so the next
+ * event to emit is always known: "expected".  Each source (a thread slot)
+ * yields its events in increasing order, but the sources' data arrives
+ * interleaved in any way.  The merger pulls one event at a time from each
+ * source (a source decodes lazily, so waiting events stay mostly in their
+ * compact encoded form) and keeps a binary min-heap of the sources by their
+ * next event's key (seq, TIME after the event): a k-way merge, O(log
+ * sources) per event.  A TIME stamp at seq S is emitted once event S has been.
+ *
+ * Gaps (a lost chunk, an event in flight when the process was killed) are
+ * skipped when the caller says too much waits (reorder_skip_gap) or at the
+ * end of input, and counted.  An event older than expected (after a skipped
+ * gap) is emitted when it comes and counted as late.
+ *
+ * Memory: one head event pointer per source and the heap; never grows with
+ * events.
+ */
+#ifndef MPROF_ANALYZE_REORDER_H
+#define MPROF_ANALYZE_REORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/read/alloc_event.h"
+
+#define REORDER_MAX_SOURCES (1u << 20)
+
+/* Returns source's next event, or NULL when the source has nothing more for
+ * now (it is woken again when it has).  The event stays the source's (not
+ * copied): it must stay unchanged until the source is pulled again. */
+typedef const struct alloc_event *(*reorder_pull_fn)(void *ctx, uint32_t source);
+
+/* Receives the events in merged order. */
+typedef void (*reorder_emit_fn)(void *ctx, const struct alloc_event *ev);
+
+struct reorder_source {
+	const struct alloc_event *head; /* next event (the source's), valid
+	                                 * when heap_pos != 0 */
+	size_t heap_pos;          /* index in the heap + 1; 0: no head event */
+};
+
+struct reorder {
+	struct reorder_source *sources; /* indexed by source, owned */
+	size_t source_count;
+	uint32_t *heap;           /* sources with a head event, owned */
+	size_t heap_count, heap_cap;
+	uint64_t expected;        /* next sequence number to emit */
+	uint64_t gaps;            /* sequence gaps skipped */
+	uint64_t missing_seqs;    /* sequence numbers never seen in those gaps */
+	uint64_t late_events;     /* events older than expected (after a skip) */
+	reorder_pull_fn pull;
+	void *pull_ctx;
+	reorder_emit_fn emit;
+	void *emit_ctx;
+	int error;                /* -ENOMEM met while waking a source */
+};
+
+/* Sets up a merger expecting first_seq first (1 for a process, fork_seq + 1
+ * for a fork child). */
+void reorder_init(struct reorder *r, uint64_t first_seq, reorder_pull_fn pull, void *pull_ctx,
+		  reorder_emit_fn emit, void *emit_ctx);
+
+/* Changes the first expected sequence number; only before any event. */
+void reorder_set_first_seq(struct reorder *r, uint64_t first_seq);
+
+/*
+ * Source has new data: pulls its next event unless it already has one
+ * waiting, then emits everything that is now in order.  Returns 0, -EINVAL
+ * for source >= REORDER_MAX_SOURCES, -ENOMEM.
+ */
+int reorder_wake(struct reorder *r, uint32_t source);
+
+/* Gives up on the sequence numbers missing before the smallest waiting
+ * event (too much data waits): counts the gap and emits what follows. */
+void reorder_skip_gap(struct reorder *r);
+
+/* End of input: emits every waiting event in sequence order, counting gaps. */
+void reorder_finish(struct reorder *r);
+
+/* Number of sources holding a waiting event. */
+static inline size_t reorder_waiting_sources(const struct reorder *r)
+{
+	return r->heap_count;
+}
+
+void reorder_free(struct reorder *r);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * analyze/read/stack_nodes.h - the call-stack prefix tree as the trace defines it
+ * (STACK records: id -> parent id + instruction pointer; roots carry the
+ * module epoch and the truncation flag, see trace/format.h).
+ *
+ * Ids are dense from 1 within one process's trace, so the table is an array
+ * indexed by id.  Memory grows with the number of distinct stack nodes.
+ */
+#ifndef MPROF_ANALYZE_STACK_NODES_H
+#define MPROF_ANALYZE_STACK_NODES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/util/grow.h"
+
+#define STACK_NODES_MAX_ID (1ull << 28) /* refuse ids beyond this: corrupt trace */
+
+/* A node as stack_nodes_get gives it. */
+struct stack_node {
+	uint64_t ip;        /* return address; for a root 2 * epoch + truncated */
+	uint32_t parent;    /* 0 for a root; STACK_NODES_MAX_ID + 1 and beyond:
+	                     * no node (never found) */
+};
+
+_Static_assert(STACK_NODES_MAX_ID + 2 <= UINT32_MAX, "a node id + 1 fits its parent field");
+
+/* 12 bytes a node, in two arrays (a struct was 16 with its padding):
+ * 524,288 distinct stacks had 2.45 M nodes.  The arrays are mappings of
+ * their own once large (grow.h), grown in place. */
+struct stack_nodes {
+	struct grow_big ips;     /* uint64_t by id */
+	struct grow_big parents; /* uint32_t by id: parent + 1; 0: id undefined */
+	size_t capacity;         /* ids below it may be defined */
+};
+
+void stack_nodes_init(struct stack_nodes *t);
+void stack_nodes_free(struct stack_nodes *t);
+
+/* Records node id.  Returns 0, -EINVAL for id 0 or id > STACK_NODES_MAX_ID,
+ * -ENOMEM. */
+int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_t ip);
+
+/* Whether node id is defined; if so, *node is set. */
+static inline bool stack_nodes_get(const struct stack_nodes *t, uint64_t id,
+				   struct stack_node *node)
+{
+	uint32_t parent_plus1;
+
+	if (id == 0 || id >= t->capacity)
+		return false;
+	parent_plus1 = ((const uint32_t *)t->parents.p)[id];
+	if (!parent_plus1)
+		return false;
+	node->parent = parent_plus1 - 1;
+	node->ip = ((const uint64_t *)t->ips.p)[id];
+	return true;
+}
+
+/*
+ * Walks from leaf id to its root.  Fills path[0..*depth) with the ids of
+ * the nodes that carry frames (the root carries none), leaf (the
+ * allocation's caller) first, at most max; stores the root's epoch and
+ * truncation flag (also set when the chain is longer than max).  Returns 0,
+ * or -ENOENT when a node on the way is undefined or the chain is longer
+ * than 4096 (a cycle).
+ */
+int stack_nodes_walk(const struct stack_nodes *t, uint64_t id, uint32_t *path, size_t max,
+		     size_t *depth, uint64_t *epoch, bool *truncated);
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * analyze/util/error.h - the analyzer's one error printer and the name it
+ * goes by.  Library code returns -errno and a message; the commands (and
+ * the profile pipeline, for warnings about a trace) print through here.
+ */
+#ifndef MPROF_ANALYZE_UTIL_ERROR_H
+#define MPROF_ANALYZE_UTIL_ERROR_H
+
+/* Prints "NAME: MESSAGE" on stderr (NAME from analyze_name), after flushing
+ * stdout so that the two stay in order on a terminal. */
+void analyze_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The name messages and usage lines give the analyzer: "mprof" when `mprof
+ * report` or `mprof diff` started it (MPROF_ANALYZE_NAME=mprof), else
+ * "mprof-analyze". */
+const char *analyze_name(void);
+
+#endif
