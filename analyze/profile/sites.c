@@ -605,13 +605,14 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 	*truncated = false;
 	*unknown = false;
 	for (;;) {
-		const struct node_memo *m = &b->memo[id];
+		const struct node_memo *m;
 		struct stack_node node;
 
 		if (!stack_nodes_get(nodes, id, &node)) {
 			*unknown = true;
 			return 0;
 		}
+		m = &b->memo[id]; /* (id is below nodes->capacity) */
 		if (m->trie_plus1 == MEMO_DEEP)
 			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
 		if (m->trie_plus1) {
