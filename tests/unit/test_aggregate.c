@@ -435,6 +435,51 @@ static void test_stack_ids_direct_and_hashed_keep_their_statistics(void)
 	aggregate_free(&agg);
 }
 
+/* Packed statistics read back as they were, whatever their values: zero,
+ * one byte, the largest (ten-byte varints), minima at either end, and
+ * entries of every mask, one after another. */
+static void test_packed_statistics_read_back_exactly(void)
+{
+	static const uint64_t values[] = {0, 1, 127, 128, 16383, 16384, (uint64_t)1 << 32,
+					  UINT64_MAX - 1, UINT64_MAX};
+	enum { N = 64 };
+	struct aggregate a;
+	struct stats_packed packed;
+	struct stack_stats *want = calloc(N, sizeof(*want));
+	const uint8_t *p;
+
+	CU_ASSERT_FATAL(want != NULL);
+	memset(&a, 0, sizeof(a));
+	a.stats = calloc(N, sizeof(*a.stats));
+	CU_ASSERT_FATAL(a.stats != NULL);
+	a.stat_count = a.stat_cap = N;
+	for (size_t k = 0; k < N; k++) {
+		uint64_t *f = &a.stats[k].s.allocations;
+
+		a.stats[k].stack_id = k == N - 1 ? AGG_STACK_INHERITED : (uint32_t)(k * 977);
+		for (size_t i = 0; i < sizeof(struct alloc_stats) / sizeof(uint64_t); i++)
+			f[i] = values[(k * 7 + i * (k % 5 + 1)) % (sizeof(values) / sizeof(values[0]))];
+	}
+	alloc_stats_init(&a.stats[1].s); /* an empty entry: every field's empty value */
+	memcpy(want, a.stats, N * sizeof(*want));
+	CU_ASSERT_EQUAL_FATAL(aggregate_stats_pack(&a, &packed), 0);
+	CU_ASSERT_PTR_NULL(a.stats);
+	CU_ASSERT_EQUAL(a.stat_count, N);
+	CU_ASSERT_EQUAL_FATAL(packed.count, N);
+	p = packed.bytes;
+	for (size_t k = 0; k < N; k++) {
+		struct alloc_stats s;
+
+		p = stats_packed_read(p, &s);
+		CU_ASSERT_EQUAL(packed.stack_ids[k], want[k].stack_id);
+		CU_ASSERT_EQUAL(memcmp(&s, &want[k].s, sizeof(s)), 0);
+	}
+	CU_ASSERT_PTR_EQUAL(p, packed.bytes + packed.size);
+	stats_packed_free(&packed);
+	aggregate_free(&a);
+	free(want);
+}
+
 static void test_fork_child_inherits_parent_blocks(void)
 {
 	struct aggregate parent;
@@ -2444,6 +2489,8 @@ int main(void)
 	CU_add_test(s, "realloc grow/shrink/move accounting", test_realloc_grow_shrink_move_accounting);
 	CU_add_test(s, "stack ids: direct and hashed keep their statistics",
 		    test_stack_ids_direct_and_hashed_keep_their_statistics);
+	CU_add_test(s, "packed statistics read back exactly",
+		    test_packed_statistics_read_back_exactly);
 	CU_add_test(s, "realloc(NULL, n) allocates", test_realloc_null_allocates);
 	CU_add_test(s, "realloc(p, 0) frees the block", test_realloc_to_zero_frees_block);
 	CU_add_test(s, "failed realloc counts nothing", test_failed_realloc_counts_nothing);
