@@ -55,7 +55,7 @@
 #define SCAN_INTERVAL_NS (20 * MS_NS)     /* directory rescan without inotify */
 #define SWEEP_INTERVAL_NS (100 * MS_NS)   /* longest wait of data in a ring */
 #define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
-#define STARTING_LIMIT_NS (2000 * MS_NS)  /* a shim that never finished starting */
+#define STARTING_LIMIT_NS (2000 * MS_NS)  /* a recorder slow to start: grace, wait */
 #define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing, */
 #define IDLE_SLEEP_MAX_NS 5000000L        /* doubling up to this while idle */
 #define SLOT_MARGIN 16u                   /* unused slots looked at each round */
@@ -885,16 +885,14 @@ static void proc_mark_superseded(struct collector *c, const struct proc *p)
 	}
 }
 
-/* Maps a pending process file once its header is ready, and opens its trace. */
+/* Maps a pending process file once its header is ready, and opens its
+ * trace; a header still starting leaves it pending (proc_pending_decide). */
 static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 {
 	int rc = proc_file_map(&p->pf);
 
-	if (rc == 0) {
-		if (now > p->seen_ns && now - p->seen_ns > STARTING_LIMIT_NS)
-			proc_ignore(c, p, "its recorder did not finish starting within 2 s");
+	if (rc == 0)
 		return;
-	}
 	if (rc < 0) {
 		proc_ignore(c, p, rc == -EPROTO ? "its header is not one this mprof understands"
 						: strerror(-rc));
@@ -919,6 +917,25 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	}
 	proc_mark_superseded(c, p);
 	proc_trace_open(c, p);
+}
+
+/*
+ * Decides on a pending file: whether its process runs is read first, then
+ * its header once more.  A process seen ended will never change its header,
+ * so that look is its last word: a recorder that finished starting is read
+ * (a child that started, made its allocations and ended between two looks
+ * was dropped before), one still starting recorded nothing and is named.  A
+ * running process stays pending, unless running_why is given (mprof stops
+ * waiting): then it is named with that reason.
+ */
+static void proc_pending_decide(struct collector *c, struct proc *p, const char *running_why)
+{
+	bool running = pid_info_running(proc_file_name_pid(p->name));
+
+	proc_activate(c, p, now_ns());
+	if (p->phase != PROC_PENDING || (running && !running_why))
+		return;
+	proc_ignore(c, p, running ? running_why : "it ended before its recorder finished starting");
 }
 
 static void procs_activate_pending(struct collector *c, uint64_t now)
@@ -1012,13 +1029,16 @@ static uint64_t launcher_cpu_ns(void)
  * highest VmHWM the launcher read while it ran ("sampled": a peak in its
  * last 100 ms may be missing) and the time the launcher found it ended.
  * wait4's peak RSS includes the children the program waited for, so it
- * is the program's own only when the run had no other process image.
+ * is the program's own only when the run had no other process image.  A
+ * trace that ends with the process running takes no exit note written
+ * after its last drain (it would say the process exited, its last records
+ * unread).
  */
-static void end_figures(const struct collector *c, const struct proc *p,
+static void end_figures(const struct collector *c, const struct proc *p, const char *state,
 			struct trace_end *e)
 {
 	const struct session_proc_header *h = p->pf.h;
-	bool noted = !p->superseded &&
+	bool noted = !p->superseded && strcmp(state, "running") != 0 &&
 		     atomic_load_explicit(&h->exit_known, memory_order_acquire) == 1;
 	uint64_t start = proc_start_ns(p), end = now_ns();
 
@@ -1057,7 +1077,7 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	struct trace_end e = { 0 };
 
 	field_copy(diag, sizeof(diag), h->diag_text, sizeof(h->diag_text));
-	end_figures(c, p, &e);
+	end_figures(c, p, state, &e);
 	/* its own mappings and the rings its threads used */
 	e.recorder_kib = (atomic_load(&h->recorder_map_bytes) +
 			  (uint64_t)p->slots_used * h->ring_bytes) / 1024;
@@ -1109,19 +1129,23 @@ static void diag_print(const struct proc *p)
 			   "ring (nothing was dropped)", who, waits, waits == 1 ? "" : "s");
 }
 
+/* Whether p will record nothing more: its exit note is written (after its
+ * last record), or it is not running. */
+static bool proc_recording_ended(const struct proc *p)
+{
+	return atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1 ||
+	       !pid_info_running(p->pid);
+}
+
 /* Last drain, END chunk, close; the process file is removed.  Returns true
  * when the trace says the process was still running. */
 static bool proc_finish(struct collector *c, struct proc *p)
 {
 	const char *state;
 
-	if (p->phase == PROC_PENDING) {
-		proc_ignore(c, p, pid_info_running(proc_file_name_pid(p->name))
-					  ? "its recorder had not finished starting when mprof "
-					    "stopped waiting"
-					  : "it ended before its recorder finished starting");
-		return false;
-	}
+	if (p->phase == PROC_PENDING)
+		proc_pending_decide(c, p, "its recorder had not finished starting when mprof "
+					  "stopped waiting");
 	if (p->phase != PROC_ACTIVE)
 		return false;
 	/* before the drain: a process that ends after it may have written
@@ -1130,6 +1154,13 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	 * none, marked ended) */
 	state = proc_state_name(c, p);
 	proc_drain(c, p, true, now_ns());
+	/* one that ended during that drain is drained again, to its end, and
+	 * is "ended" (before, such a child's trace could hold none of its 50
+	 * allocations and say both "still running" and "exited") */
+	if (strcmp(state, "running") == 0 && proc_recording_ended(p)) {
+		proc_drain(c, p, true, now_ns());
+		state = "ended";
+	}
 	diag_print(p);
 	if (p->has_trace) {
 		end_write(c, p, state);
@@ -1153,12 +1184,16 @@ static bool proc_finish(struct collector *c, struct proc *p)
 }
 
 /* Notes the peak RSS of the live processes and finalizes the other
- * processes that ended while the program goes on. */
-static void procs_retire_ended(struct collector *c)
+ * processes that ended while the program goes on (a file still starting
+ * after STARTING_LIMIT_NS: once its process has ended). */
+static void procs_retire_ended(struct collector *c, uint64_t now)
 {
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
 
+		if (p->phase == PROC_PENDING && now > p->seen_ns &&
+		    now - p->seen_ns > STARTING_LIMIT_NS)
+			proc_pending_decide(c, p, NULL);
 		proc_rss_watch(p);
 		if (p->phase != PROC_ACTIVE || p->is_root)
 			continue;
@@ -1272,7 +1307,7 @@ static void collect_until_end(struct collector *c)
 			procs_activate_pending(c, now);
 		if (now - last_retire >= RETIRE_INTERVAL_NS) {
 			last_retire = now;
-			procs_retire_ended(c);
+			procs_retire_ended(c, now);
 		}
 		if (now - last_tick >= SESSION_TIME_TICK_NS) {
 			last_tick = now;
@@ -1524,6 +1559,28 @@ static int result_trace_add(struct collector_result *res, struct proc *p)
 	return 0;
 }
 
+/* Testing aid, never set by mprof: MPROF_TEST_FINISH_DELAY_MS (at most 60000)
+ * makes the launcher sleep that long after its waits for late processes,
+ * before it decides on the files still starting, as a launcher kept off the
+ * CPU at that point would (tests/e2e/slow-start.sh). */
+static void test_finish_delay(void)
+{
+	const char *s = getenv("MPROF_TEST_FINISH_DELAY_MS");
+	char *end;
+	unsigned long ms;
+	struct timespec delay;
+
+	if (!s || !*s)
+		return;
+	ms = strtoul(s, &end, 10);
+	if (*end || ms == 0 || ms > 60000)
+		return;
+	delay.tv_sec = (time_t)(ms / 1000);
+	delay.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&delay, &delay) < 0 && errno == EINTR)
+		;
+}
+
 /* After the program ended: last scan, last drain, END chunks, results.  The
  * root trace is finalized last, after its descendants. */
 static void collect_finish(struct collector *c, struct collector_result *res)
@@ -1534,6 +1591,7 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 	procs_activate_pending(c, now_ns());
 	procs_late_settle(c);
 	procs_pending_settle(c);
+	test_finish_delay();
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
 

@@ -38,6 +38,7 @@ struct preload_config {
 	uint32_t nslots;            /* thread slots in the process file */
 	pid_t launcher_pid;         /* writers give up when it is gone; 0: unknown */
 	int record_children;        /* 0: MPROF_NO_CHILDREN=1 */
+	uint32_t test_start_delay_ms; /* testing aid (preload/settings.h); 0: none */
 };
 
 struct preload_process {

@@ -123,6 +123,13 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 	procfile_command(h->command, sizeof(h->command));
 	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
 	atomic_store_explicit(&h->seq, origin->fork_seq, memory_order_relaxed);
+	if (proc->cfg.test_start_delay_ms) {
+		struct timespec delay = { proc->cfg.test_start_delay_ms / 1000,
+					  (long)(proc->cfg.test_start_delay_ms % 1000) * 1000000L };
+
+		while (nanosleep(&delay, &delay) < 0 && errno == EINTR)
+			;
+	}
 	atomic_store_explicit(&h->state, PROC_RUNNING, memory_order_release);
 }
 

@@ -96,7 +96,7 @@ int preload_settings_read(struct preload_config *cfg)
 	const char *dir = preload_getenv(SESSION_ENV);
 	const char *no_children = preload_getenv(SESSION_ENV_NO_CHILDREN);
 	uint64_t root_pid = config_env_u64(SESSION_ENV_ROOT_PID, 0);
-	uint64_t ring_kib;
+	uint64_t ring_kib, delay_ms;
 	int is_root;
 
 	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(cfg->session_dir) - 64)
@@ -116,6 +116,9 @@ int preload_settings_read(struct preload_config *cfg)
 		config_clamp(ring_kib > UINT32_MAX ? UINT32_MAX : ring_kib << 10,
 			     CONFIG_RING_MIN_BYTES, CONFIG_RING_MAX_BYTES));
 	cfg->nslots = config_slots(cfg->ring_bytes);
+	delay_ms = config_env_u64(PRELOAD_ENV_TEST_START_DELAY, 0);
+	cfg->test_start_delay_ms =
+		delay_ms <= PRELOAD_TEST_START_DELAY_MAX_MS ? (uint32_t)delay_ms : 0;
 	cfg->launcher_pid = (pid_t)config_env_u64(PRELOAD_ENV_LAUNCHER_PID, 0);
 	if (cfg->launcher_pid == 0)
 		cfg->launcher_pid = getppid();

@@ -10,6 +10,12 @@
 /* Extra variable: pid of `mprof run`, inherited by every process it starts. */
 #define PRELOAD_ENV_LAUNCHER_PID "MPROF_LAUNCHER_PID"
 
+/* Testing aid, never set by mprof: ms the recorder sleeps between creating
+ * its process file and marking it running, as a recorder kept off the CPU
+ * at that point would (tests/e2e/slow-start.sh); above the maximum: none. */
+#define PRELOAD_ENV_TEST_START_DELAY "MPROF_TEST_START_DELAY_MS"
+#define PRELOAD_TEST_START_DELAY_MAX_MS 60000u
+
 /*
  * Fills cfg from the environment.  Returns 1 when this process image is to
  * be recorded, 0 when the shim must stay inert (no MPROF_SESSION, AT_SECURE,

@@ -47,6 +47,7 @@ E2E_TESTS = \
 	tests/e2e/shared-site.sh \
 	tests/e2e/fork-exec-children.sh \
 	tests/e2e/late-children.sh \
+	tests/e2e/slow-start.sh \
 	tests/e2e/process-tree.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/stored-chunks.sh \
@@ -117,7 +118,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c \
 	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/debug_lib.c \
-	tests/progs/late_children.c tests/progs/old_block_reuse.c \
+	tests/progs/late_children.c tests/progs/slow_start.c tests/progs/old_block_reuse.c \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c \
