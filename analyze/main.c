@@ -6,6 +6,7 @@
  * Owns the process exit status.  Exit statuses:
  * 0 success, 1 unreadable or corrupt input (or a failed write), 2 usage.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	hash_seed_init();
+	/* Blocks of 1 MiB and more (the tables that grow with stacks and
+	 * sites) are mappings of their own, given back when freed.  The C
+	 * library's own threshold rises to 32 MiB once a mapping is freed, and
+	 * the tables freed after that stayed resident in its heap: 17 MiB at
+	 * the peak of the sites' build for 524,288 stacks. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	if (strcmp(argv[1], "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(argv[1], "diff") == 0)

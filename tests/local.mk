@@ -3,7 +3,7 @@
 # ---- unit tests of the trace codec (trace/) ----
 check_PROGRAMS += tests/unit/test_trace_codec
 tests_unit_test_trace_codec_SOURCES = tests/unit/test_trace_codec.c analyze/read/slot_decoder.c \
-	analyze/util/grow.c
+	analyze/util/grow.c analyze/util/huge_array.c
 tests_unit_test_trace_codec_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_test_trace_codec_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_trace_codec_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS)

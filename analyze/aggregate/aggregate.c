@@ -67,7 +67,7 @@ const char *agg_call_name(unsigned call)
 	return call < AGG_CALL_COUNT ? call_names[call] : "?";
 }
 
-static void alloc_stats_init(struct alloc_stats *s)
+void alloc_stats_init(struct alloc_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->lifetime_events_min = UINT64_MAX;
@@ -116,7 +116,7 @@ int aggregate_init(struct aggregate *a)
 void aggregate_free(struct aggregate *a)
 {
 	free(a->stack_index);
-	free(a->stack_direct);
+	grow_big_free(&a->stack_direct);
 	free(a->stats);
 	free(a->threads);
 	block_table_free(&a->blocks);
@@ -132,7 +132,15 @@ static inline size_t id_hash(uint64_t id, size_t mask)
 	return (size_t)hash_mix64(id) & mask;
 }
 
-/* ---- stack id -> statistics (open addressing over indices + 1) ---- */
+/* ---- stack id -> statistics ---- */
+
+/* Ids below this (the common case: ids are dense from 1) are found through
+ * a direct array (16 MiB at most), the others through an open-addressing
+ * hash over indices + 1 that holds only them.  The direct array is a
+ * mapping of its own once large (grow_big), so that freeing it gives its
+ * memory back: a heap block stayed resident after the aggregation freed
+ * it (524,288 stacks: 16 MiB held through the sites' build). */
+#define STACK_DIRECT_MAX ((size_t)1 << 22)
 
 static int stack_index_grow(struct aggregate *a)
 {
@@ -142,8 +150,11 @@ static int stack_index_grow(struct aggregate *a)
 	if (!v)
 		return -ENOMEM;
 	for (size_t k = 0; k < a->stat_count; k++) {
-		size_t i = id_hash(a->stats[k].stack_id, n - 1);
+		size_t i;
 
+		if (a->stats[k].stack_id < STACK_DIRECT_MAX)
+			continue;
+		i = id_hash(a->stats[k].stack_id, n - 1);
 		while (v[i])
 			i = (i + 1) & (n - 1);
 		v[i] = (uint32_t)(k + 1);
@@ -154,52 +165,12 @@ static int stack_index_grow(struct aggregate *a)
 	return 0;
 }
 
-#define STACK_DIRECT_MAX ((size_t)1 << 22) /* ids below: direct array (16 MiB at most) */
-
-static long stats_index_hashed(struct aggregate *a, uint64_t stack_id);
-
-/* Index of the statistics of stack_id, created on first use; -1 on ENOMEM. */
-static inline long stats_index(struct aggregate *a, uint64_t stack_id)
+/* A new, empty entry of statistics for stack_id; its index, or -1 on
+ * ENOMEM. */
+static long stats_new(struct aggregate *a, uint32_t stack_id)
 {
-	long k;
-
-	if (stack_id >= STACK_DIRECT_MAX)
-		return stats_index_hashed(a, stack_id);
-	if (stack_id < a->stack_direct_cap && a->stack_direct[stack_id])
-		return (long)a->stack_direct[stack_id] - 1;
-	if (stack_id >= a->stack_direct_cap) {
-		uint32_t *v = grow_zeroed(a->stack_direct, &a->stack_direct_cap, (size_t)stack_id,
-					  sizeof(*v), 1024);
-
-		if (!v)
-			return -1;
-		a->stack_direct = v;
-	}
-	k = stats_index_hashed(a, stack_id);
-	if (k >= 0)
-		a->stack_direct[stack_id] = (uint32_t)(k + 1);
-	return k;
-}
-
-static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
-{
-	size_t mask, i;
 	struct stack_stats *st;
 
-	/* the index grows before a probe that may add an entry: an index that
-	 * could not grow and took the entry all the same would fill up, and a
-	 * probe for a new stack then never end */
-	if ((a->stat_count + 1) * 2 > a->stack_index_cap && stack_index_grow(a) < 0)
-		return -1;
-	mask = a->stack_index_cap - 1;
-	i = id_hash(stack_id, mask);
-	while (a->stack_index[i]) {
-		uint32_t k = a->stack_index[i] - 1;
-
-		if (a->stats[k].stack_id == stack_id)
-			return (long)k;
-		i = (i + 1) & mask;
-	}
 	if (a->stat_count == a->stat_cap) {
 		size_t n = a->stat_cap ? a->stat_cap * 2 : 256;
 		struct stack_stats *v;
@@ -216,9 +187,54 @@ static long stats_index_hashed(struct aggregate *a, uint64_t stack_id)
 	st->stack_id = stack_id;
 	st->peak_gen = 0;
 	alloc_stats_init(&st->s);
-	a->stack_index[i] = (uint32_t)(a->stat_count + 1);
 	a->stat_count++;
 	return (long)(a->stat_count - 1);
+}
+
+static long stats_index_hashed(struct aggregate *a, uint32_t stack_id);
+
+/* Index of the statistics of stack_id, created on first use; -1 on ENOMEM. */
+static inline long stats_index(struct aggregate *a, uint32_t stack_id)
+{
+	long k;
+
+	if (stack_id >= STACK_DIRECT_MAX)
+		return stats_index_hashed(a, stack_id);
+	if (stack_id < a->stack_direct.count && ((uint32_t *)a->stack_direct.p)[stack_id])
+		return (long)((uint32_t *)a->stack_direct.p)[stack_id] - 1;
+	if (grow_big_to(&a->stack_direct, (size_t)stack_id, sizeof(uint32_t), 1024) < 0)
+		return -1;
+	k = stats_new(a, stack_id);
+	if (k >= 0)
+		((uint32_t *)a->stack_direct.p)[stack_id] = (uint32_t)(k + 1);
+	return k;
+}
+
+static long stats_index_hashed(struct aggregate *a, uint32_t stack_id)
+{
+	size_t mask, i;
+	long k;
+
+	/* the index grows before a probe that may add an entry: an index that
+	 * could not grow and took the entry all the same would fill up, and a
+	 * probe for a new stack then never end */
+	if ((a->stack_hashed + 1) * 2 > a->stack_index_cap && stack_index_grow(a) < 0)
+		return -1;
+	mask = a->stack_index_cap - 1;
+	i = id_hash(stack_id, mask);
+	while (a->stack_index[i]) {
+		uint32_t j = a->stack_index[i] - 1;
+
+		if (a->stats[j].stack_id == stack_id)
+			return (long)j;
+		i = (i + 1) & mask;
+	}
+	k = stats_new(a, stack_id);
+	if (k < 0)
+		return -1;
+	a->stack_index[i] = (uint32_t)(k + 1);
+	a->stack_hashed++;
+	return k;
 }
 
 /* ---- per-thread "previous allocator event" (temporary allocations) ---- */
@@ -290,6 +306,18 @@ static inline void stats_touch(struct aggregate *a, struct stack_stats *st)
 	}
 }
 
+/* The peak generation has reached UINT32_MAX: every stack takes its live
+ * value at the newest peak now (as aggregate_finish does), and the
+ * generations start again from 0, once per 2^32 peaks. */
+static __attribute__((noinline)) void peak_gen_rewind(struct aggregate *a)
+{
+	for (size_t k = 0; k < a->stat_count; k++) {
+		stats_touch(a, &a->stats[k]);
+		a->stats[k].peak_gen = 0;
+	}
+	a->peak_gen = 0;
+}
+
 static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes, uint64_t blocks,
 		     uint64_t seq)
 {
@@ -313,6 +341,8 @@ static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 		a->peak_seq = seq;
 		a->peak_time_ns = a->now_ns;
 		a->peak_time_known = a->time_known;
+		if (a->peak_gen == UINT32_MAX)
+			peak_gen_rewind(a);
 		a->peak_gen++;
 		st->s.peak_bytes = st->s.live_bytes;
 		st->s.peak_blocks = st->s.live_blocks;
@@ -720,10 +750,148 @@ void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
 	block_table_free(&a->weights);
 	/* the stack id -> statistics indexes serve events only (on 524,288
 	 * stacks some 20 MiB, held through the sites' build before) */
-	free(a->stack_direct);
-	a->stack_direct = NULL;
-	a->stack_direct_cap = 0;
+	grow_big_free(&a->stack_direct);
 	free(a->stack_index);
 	a->stack_index = NULL;
 	a->stack_index_cap = 0;
+}
+
+/* ---- packed statistics (the sites' build) ---- */
+
+static inline uint8_t *varint_put(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline const uint8_t *varint_get(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift = 0;
+
+	if (*p < 0x80) { /* the common case: most fields are small */
+		*v = *p;
+		return p + 1;
+	}
+	while (*p & 0x80) {
+		x |= (uint64_t)(*p++ & 0x7f) << shift;
+		shift += 7;
+	}
+	*v = x | (uint64_t)*p++ << shift;
+	return p;
+}
+
+/* The most bytes an entry takes: the mask (2 bytes) and 16 fields, each a
+ * varint of 10 bytes at most. */
+#define PACKED_ENTRY_MAX 162
+#define PACKED_FIELDS 16
+
+/* s's fields in packing order, the minima as UINT64_MAX - value (so that
+ * an empty minimum is 0, as the other fields' empty value). */
+static void stats_fields(const struct alloc_stats *s, uint64_t f[PACKED_FIELDS])
+{
+	f[0] = s->allocations;
+	f[1] = s->allocated_bytes;
+	f[2] = s->live_bytes;
+	f[3] = s->live_blocks;
+	f[4] = s->max_live_bytes;
+	f[5] = s->max_live_blocks;
+	f[6] = s->peak_bytes;
+	f[7] = s->peak_blocks;
+	f[8] = s->temporary;
+	f[9] = s->freed;
+	f[10] = s->lifetime_events_sum;
+	f[11] = UINT64_MAX - s->lifetime_events_min;
+	f[12] = s->lifetime_events_max;
+	f[13] = s->lifetime_ns_sum;
+	f[14] = UINT64_MAX - s->lifetime_ns_min;
+	f[15] = s->lifetime_ns_max;
+}
+
+/* An entry: a mask of the fields that are not 0 (2 bytes, little-endian),
+ * those fields. */
+static uint8_t *stats_pack_one(uint8_t *p, const struct stack_stats *st)
+{
+	uint64_t f[PACKED_FIELDS];
+	unsigned mask = 0;
+	uint8_t *q = p + 2;
+
+	stats_fields(&st->s, f);
+	for (unsigned i = 0; i < PACKED_FIELDS; i++) {
+		if (f[i]) {
+			mask |= 1u << i;
+			q = varint_put(q, f[i]);
+		}
+	}
+	p[0] = (uint8_t)mask;
+	p[1] = (uint8_t)(mask >> 8);
+	return q;
+}
+
+int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (a->stat_count) {
+		out->stack_ids = malloc(a->stat_count * sizeof(*out->stack_ids));
+		if (!out->stack_ids)
+			return -ENOMEM;
+	}
+	for (size_t k = 0; k < a->stat_count; k++) {
+		if (out->cap - out->size < PACKED_ENTRY_MAX) {
+			/* a first guess of 16 bytes a stack, then doubling */
+			size_t n = out->cap ? out->cap * 2 : a->stat_count * 16 + PACKED_ENTRY_MAX;
+			uint8_t *v = realloc(out->bytes, n);
+
+			if (!v) {
+				stats_packed_free(out);
+				return -ENOMEM;
+			}
+			out->bytes = v;
+			out->cap = n;
+		}
+		out->size = (size_t)(stats_pack_one(out->bytes + out->size, &a->stats[k]) - out->bytes);
+		out->stack_ids[k] = a->stats[k].stack_id;
+	}
+	out->count = a->stat_count;
+	free(a->stats);
+	a->stats = NULL;
+	a->stat_cap = 0;
+	return 0;
+}
+
+const uint8_t *stats_packed_read(const uint8_t *p, struct alloc_stats *s)
+{
+	uint64_t f[PACKED_FIELDS] = {0};
+	unsigned mask = p[0] | (unsigned)p[1] << 8;
+
+	for (p += 2; mask; mask &= mask - 1)
+		p = varint_get(p, &f[__builtin_ctz(mask)]);
+	s->allocations = f[0];
+	s->allocated_bytes = f[1];
+	s->live_bytes = f[2];
+	s->live_blocks = f[3];
+	s->max_live_bytes = f[4];
+	s->max_live_blocks = f[5];
+	s->peak_bytes = f[6];
+	s->peak_blocks = f[7];
+	s->temporary = f[8];
+	s->freed = f[9];
+	s->lifetime_events_sum = f[10];
+	s->lifetime_events_min = UINT64_MAX - f[11];
+	s->lifetime_events_max = f[12];
+	s->lifetime_ns_sum = f[13];
+	s->lifetime_ns_min = UINT64_MAX - f[14];
+	s->lifetime_ns_max = f[15];
+	return p;
+}
+
+void stats_packed_free(struct stats_packed *p)
+{
+	free(p->stack_ids);
+	free(p->bytes);
+	memset(p, 0, sizeof(*p));
 }

@@ -21,6 +21,7 @@
 #include "analyze/aggregate/block_table.h"
 #include "analyze/aggregate/timeline.h"
 #include "analyze/aggregate/young_blocks.h"
+#include "analyze/util/grow.h"
 #include "trace/format.h"
 
 /* Statistics of one call stack, later summed into an allocation site.
@@ -48,10 +49,13 @@ struct alloc_stats {
  * (no trace stack id is this large). */
 #define AGG_STACK_INHERITED UINT32_MAX
 
-/* Per-stack statistics plus the lazy peak snapshot's generation. */
+/* Per-stack statistics plus the lazy peak snapshot's generation: 136
+ * bytes (ids and generations fit 32 bits; 524,288 stacks took 72 MiB at
+ * 144). */
 struct stack_stats {
-	uint64_t stack_id;         /* leaf stack node id, 0 = no stack */
-	uint64_t peak_gen;         /* peak generation of the last live change */
+	uint32_t stack_id;         /* leaf stack node id (events' ids are 32-bit),
+	                            * 0 = no stack, or AGG_STACK_INHERITED */
+	uint32_t peak_gen;         /* peak generation of the last live change */
 	struct alloc_stats s;
 };
 
@@ -92,11 +96,10 @@ struct aggregate {
 
 	/* per-stack statistics: stack id -> index + 1 (0: none yet); small ids
 	 * (the common case: ids are dense from 1) through a direct array, the
-	 * rest through an open-addressing hash */
-	uint32_t *stack_direct;
-	size_t stack_direct_cap;
+	 * rest (stack_hashed of them) through an open-addressing hash */
+	struct grow_big stack_direct; /* uint32_t by id */
 	uint32_t *stack_index;
-	size_t stack_index_cap;
+	size_t stack_index_cap, stack_hashed;
 	struct stack_stats *stats;
 	size_t stat_count, stat_cap;
 
@@ -132,7 +135,7 @@ struct aggregate {
 	uint64_t peak_bytes, peak_blocks;
 	uint64_t peak_seq, peak_time_ns;
 	bool peak_time_known;
-	uint64_t peak_gen;
+	uint32_t peak_gen;           /* wraps: live_add starts it again from 0 */
 
 	/* anomalies */
 	uint64_t unmatched_frees;    /* free of an address that is not live */
@@ -197,8 +200,38 @@ void aggregate_finish(struct aggregate *a);
  */
 void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare);
 
+/* Empty statistics: zero, with the minima at UINT64_MAX (merging a into
+ * them gives a). */
+void alloc_stats_init(struct alloc_stats *s);
+
 /* Adds the statistics in src to dst (site merging): sums, min of minima, max
  * of maxima (so a merged max_live is an upper bound). */
 void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src);
+
+/*
+ * The per-stack statistics packed for the sites' build, in the order of
+ * aggregate.stats: the stack ids in an array, and the statistics as a
+ * byte string, each entry a mask of the fields that are not 0 (2 bytes)
+ * and those fields as LEB128 varints (the minima as UINT64_MAX - value).
+ * 524,288 stacks of one block each: 14 bytes a stack instead of 136, so
+ * that the build's own tables fit beside them.
+ */
+struct stats_packed {
+	uint32_t *stack_ids; /* count of them; owned (the build reuses it) */
+	uint8_t *bytes;      /* owned */
+	size_t size, cap;    /* bytes used, allocated */
+	size_t count;        /* entries */
+};
+
+/* After aggregate_finish: packs a's per-stack statistics into *out and
+ * frees them (a->stats NULL; a->stat_count still says how many stacks).
+ * Returns 0, or -ENOMEM with a unchanged and *out empty. */
+int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out);
+
+/* Reads the statistics at p (within a stats_packed's bytes) into *s;
+ * returns where the next entry starts. */
+const uint8_t *stats_packed_read(const uint8_t *p, struct alloc_stats *s);
+
+void stats_packed_free(struct stats_packed *p);
 
 #endif

@@ -166,23 +166,23 @@ static uint64_t node_epoch(const struct stack_nodes *t, uint64_t *epochs, uint64
 	uint64_t epoch = EPOCH_BROKEN;
 
 	for (int steps = 0; steps < CHAIN_LIMIT; steps++) {
-		const struct stack_node *node = stack_nodes_get(t, id);
+		struct stack_node node;
 
-		if (!node)
+		if (!stack_nodes_get(t, id, &node))
 			break;
 		if (epochs[id] != EPOCH_UNKNOWN) {
 			epoch = epochs[id];
 			break;
 		}
-		if (node->parent == 0) {
-			epoch = node->ip >> 1;
+		if (node.parent == 0) {
+			epoch = node.ip >> 1;
 			break;
 		}
 		/* Memoize the nearest 64 nodes of the walk; deeper ones get
 		 * theirs when they are visited themselves. */
 		if (n < 64)
 			path[n++] = id;
-		id = node->parent;
+		id = node.parent;
 	}
 	while (n > 0)
 		epochs[path[--n]] = epoch;
@@ -199,14 +199,14 @@ static int symbolize_nodes(const struct trace_scan *t, struct symbolizer *s)
 	for (size_t i = 0; i < t->nodes.capacity; i++)
 		epochs[i] = EPOCH_UNKNOWN;
 	for (size_t id = 1; id < t->nodes.capacity; id++) {
-		const struct stack_node *node = &t->nodes.nodes[id];
+		struct stack_node node;
 		uint64_t epoch;
 
-		if (!node->defined || node->parent == 0)
+		if (!stack_nodes_get(&t->nodes, id, &node) || node.parent == 0)
 			continue;
 		epoch = node_epoch(&t->nodes, epochs, id);
 		if (epoch != EPOCH_BROKEN)
-			symbolizer_lookup(s, epoch, node->ip);
+			symbolizer_lookup(s, epoch, node.ip);
 	}
 	free(epochs);
 	return 0;

@@ -164,7 +164,7 @@ size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c
 				fputs("    ", out);
 				print_change(out, f, e->a.v[f], e->b.v[f]);
 				if (s->frame_count) {
-					const struct site_frame *fr = &t->frames[site_frame_ids(t, s)[0]];
+					const struct site_frame *fr = &t->frames[site_frame_innermost(t, s)];
 
 					fprintf(out, " at %s", output_frame_name(fr, name, sizeof(name)));
 					if (fr->file)

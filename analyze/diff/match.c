@@ -107,7 +107,8 @@ static bool frame_key_equal(const struct site_frame *a, const struct site_frame 
 
 static uint64_t site_key_hash(const struct site_table *t, const struct site *s, enum diff_match m)
 {
-	const uint32_t *ids = site_frame_ids(t, s);
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
 	uint64_t h = mix(s->frame_count, (uint64_t)s->unknown_stack | (uint64_t)s->inherited << 1);
 
 	for (uint32_t i = 0; i < s->frame_count; i++)
@@ -118,11 +119,14 @@ static uint64_t site_key_hash(const struct site_table *t, const struct site *s, 
 static bool site_key_equal(const struct site_table *ta, const struct site *a,
 			   const struct site_table *tb, const struct site *b, enum diff_match m)
 {
-	const uint32_t *ia = site_frame_ids(ta, a), *ib = site_frame_ids(tb, b);
+	uint32_t buf_a[SITES_MAX_FRAMES], buf_b[SITES_MAX_FRAMES];
+	const uint32_t *ia, *ib;
 
 	if (a->frame_count != b->frame_count || a->unknown_stack != b->unknown_stack ||
 	    a->inherited != b->inherited)
 		return false;
+	ia = site_frame_ids(ta, a, buf_a);
+	ib = site_frame_ids(tb, b, buf_b);
 	for (uint32_t i = 0; i < a->frame_count; i++)
 		if (!frame_key_equal(&ta->frames[ia[i]], &tb->frames[ib[i]], m))
 			return false;

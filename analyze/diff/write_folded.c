@@ -30,7 +30,8 @@ void diff_write_folded(FILE *out, const struct diff *d, const struct diff_print 
 		const struct diff_entry *e = &d->entries[i];
 		const struct site_table *t;
 		const struct site *s = diff_entry_site(d, e, &t);
-		const uint32_t *ids = site_frame_ids(t, s);
+		uint32_t buf[SITES_MAX_FRAMES];
+		const uint32_t *ids = site_frame_ids(t, s, buf);
 
 		if (!e->a.v[o->metric] && !e->b.v[o->metric])
 			continue;

@@ -106,7 +106,8 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 	static const char *const status[] = {"changed", "added", "removed", "same"};
 	const struct site_table *t;
 	const struct site *s = diff_entry_site(d, e, &t);
-	const uint32_t *ids = site_frame_ids(t, s);
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
 
 	fprintf(out, "{\"status\":\"%s\",", status[e->status]);
 	side(out, "a", &e->a);

@@ -53,7 +53,8 @@ static int flamegraph_tree_make(struct stack_tree *tree, const struct profile *p
 
 	for (size_t i = 0; rc == 0 && i < t->count; i++) {
 		const struct site *s = &t->sites[i];
-		const uint32_t *ids = site_frame_ids(t, s);
+		uint32_t buf[SITES_MAX_FRAMES];
+		const uint32_t *ids = site_frame_ids(t, s, buf);
 		uint64_t v = metric_site_value(s, m);
 		size_t n = s->frame_count < SITES_MAX_FRAMES ? s->frame_count : SITES_MAX_FRAMES;
 

@@ -78,7 +78,8 @@ static void write_sites(FILE *out, const struct site_table *t)
 	fputs("\"sites\":[", out);
 	for (size_t i = 0; i < t->count; i++) {
 		const struct site *s = &t->sites[i];
-		const uint32_t *ids = site_frame_ids(t, s);
+		uint32_t buf[SITES_MAX_FRAMES];
+		const uint32_t *ids = site_frame_ids(t, s, buf);
 		const struct alloc_stats *st = s->s;
 
 		fprintf(out, "%s[%" PRIu32 ",[", i ? ",\n" : "\n", s->id);

@@ -554,7 +554,8 @@ static void write_frame(FILE *out, const struct site_frame *f)
 static void write_site(FILE *out, const struct site_table *t, const struct site *s)
 {
 	const struct alloc_stats *st = s->s;
-	const uint32_t *ids = site_frame_ids(t, s);
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
 
 	out_char(out, '{');
 	json_u64(out, "id", s->id);

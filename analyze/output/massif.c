@@ -81,7 +81,7 @@ static uint32_t site_key(const struct site_table *t, uint32_t i, size_t d)
 	const struct site *s = &t->sites[i];
 
 	if (s->frame_count > d)
-		return site_frame_ids(t, s)[d];
+		return site_frame_at(t, s, (uint32_t)d);
 	if (d == 0)
 		return s->inherited ? KEY_INHERITED : KEY_NO_STACK;
 	return KEY_END;

@@ -127,7 +127,8 @@ void output_text_frame(FILE *out, const struct site_frame *f)
 void output_text_stack(FILE *out, const struct site_table *t, const struct site *s,
 		       bool truncated)
 {
-	const uint32_t *ids = site_frame_ids(t, s);
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
 
 	if (s->inherited)
 		fputs("    (blocks inherited from the parent process at fork)\n", out);

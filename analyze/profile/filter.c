@@ -29,7 +29,8 @@ static bool function_matches(const char *glob, const char *function)
 static bool site_has_function(const struct site_table *t, const struct site *s,
 			      const char *const *globs, size_t n)
 {
-	const uint32_t *ids = site_frame_ids(t, s);
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, s, buf);
 
 	for (uint32_t i = 0; i < s->frame_count; i++) {
 		const char *fn = t->frames[ids[i]].function;

@@ -3,9 +3,9 @@
  * trace file to its profile.  For a fork child it first reads the parent's
  * trace up to the fork, so that frees of inherited blocks match.
  *
- * Owns, for the life of a profile, the stack nodes, the aggregation (the
- * sites' statistics live in it) and the symbolizer (the sites' frames
- * point into it).
+ * Owns, for the life of a profile, the stack nodes (freed by the sites'
+ * build), the aggregation (its per-stack statistics freed by the sites'
+ * build too) and the symbolizer (the sites' frames point into it).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -26,8 +26,9 @@
 
 /* What sites point into, private to the pipeline. */
 struct profile_build {
-	struct stack_nodes nodes;
-	struct aggregate agg;        /* totals and per-stack statistics, finished */
+	struct stack_nodes nodes;    /* freed by the sites' build */
+	struct aggregate agg;        /* totals, finished; its per-stack statistics
+	                              * are freed by the sites' build */
 	struct symbolizer *sym;
 	struct window_sink window;   /* while reading, with a time window */
 };

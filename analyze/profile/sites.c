@@ -8,8 +8,8 @@
  * symbolized and interned once however many stacks pass through it (see
  * struct trie_node).
  *
- * Owns the site array, the distinct-frame table and the per-site frame id
- * sequences.  Must never copy symbol strings (they belong to the
+ * Owns the site array and the sites' statistics, the distinct-frame table
+ * and the sites' frame sequences (a tree).  Must never copy symbol strings (they belong to the
  * symbolizer) nor look at events; it runs once, after the event pass.
  */
 #include <errno.h>
@@ -358,11 +358,29 @@ struct trie_node {
 };
 
 /* What is known of a stack node once a stack through it was walked (its
- * chain within SITES_MAX_DEPTH): a walk stops at the first such node. */
+ * chain within SITES_MAX_DEPTH): a walk stops at the first such node.
+ * 8 bytes, one per stack node id: 524,288 distinct stacks had 2.45 M
+ * nodes.  The root is named by its place among the distinct roots met
+ * (struct site_build's root_ips). */
 struct node_memo {
 	uint32_t trie_plus1;   /* its trie node + 1; 0: nothing known yet */
-	uint32_t depth;        /* nodes from the root, itself included */
-	uint64_t root_ip;      /* its root's ip: 2 * epoch + truncated */
+	uint32_t root_depth;   /* root slot << MEMO_DEPTH_BITS | nodes from the
+	                        * root, itself included */
+};
+
+#define MEMO_DEPTH_BITS 11
+_Static_assert(SITES_MAX_DEPTH < (1u << MEMO_DEPTH_BITS), "a memo's depth fits its bits");
+/* Distinct roots a memo can name; nodes under roots met after that many
+ * get no memo (each stack through them is walked to its root: slower, the
+ * same sites).  Real traces have two a module epoch at most. */
+#define MEMO_ROOTS_MAX ((uint32_t)1 << (32 - MEMO_DEPTH_BITS))
+
+/* What a site's walks leave of it until its struct site is made (12 bytes
+ * instead of 32: 524,288 sites took 16 MiB beside the walks' tables). */
+struct site_seed {
+	uint32_t node;         /* its trie node */
+	uint32_t stack_count;  /* call stacks merged into it */
+	bool truncated;        /* a merged stack hit --max-frames */
 };
 
 /* frame_flags bits */
@@ -379,11 +397,19 @@ struct site_build {
 	uint32_t *trie_hash;     /* (parent, frame) -> trie node + 1 */
 	size_t trie_hash_mask;
 	struct node_memo *memo;  /* per stack node id, owned (nodes->capacity) */
+	uint64_t *root_ips;      /* the roots' ips (2 * epoch + truncated) the
+	                          * memo names, by slot; owned */
+	size_t root_count, root_cap;
+	uint32_t *root_hash;     /* root ip -> slot + 1; owned */
+	size_t root_hash_mask;
 	bool memo_in_spare;      /* memo lies in t->spare (not freed on its own) */
-	size_t spare_end;        /* t->spare's bytes from spare_used to here
-	                          * are free for the frame ids */
 	uint8_t *frame_flags;    /* per frame id */
 	size_t frame_flags_cap;
+	/* the sites met so far, in the order they were made: their array is
+	 * made once the stacks are walked (site_table_build), so that it and
+	 * the walks' tables are never in memory together */
+	struct site_seed *seeds;
+	size_t seed_count, seed_cap;
 	uint32_t unknown_site, inherited_site; /* index + 1; 0: none yet */
 	size_t capped_stacks;    /* stacks given their leaf side (stack_too_deep) */
 	uint32_t path[SITES_MAX_DEPTH];
@@ -417,11 +443,45 @@ static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
 	*n = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0};
 	b->trie_hash[i] = (uint32_t)(b->trie_count + 1);
 	b->trie_count++;
-	/* (node 0, the empty sequence, is no one's child: not in the hash) */
-	if (b->trie_count * 2 > b->trie_hash_mask + 1 &&
+	/* (node 0, the empty sequence, is no one's child: not in the hash);
+	 * filled to 3/4: a table per trie node is most of the build's memory
+	 * after the statistics and the stack nodes */
+	if (b->trie_count * 4 > (b->trie_hash_mask + 1) * 3 &&
 	    rehash(&b->trie_hash, &b->trie_hash_mask, 1, b->trie_count, trie_hash_of, b->trie) < 0)
 		return -1;
 	return (long)(b->trie_count - 1);
+}
+
+static uint64_t root_hash_of(const void *ctx, uint32_t k)
+{
+	return hash_mix64(((const uint64_t *)ctx)[k]);
+}
+
+/* No slot: MEMO_ROOTS_MAX roots have one already. */
+#define ROOT_SLOT_NONE (-2)
+
+/* The memo's slot of the root whose ip is root_ip, made on first use;
+ * ROOT_SLOT_NONE, or -1 on ENOMEM. */
+static long root_slot(struct site_build *b, uint64_t root_ip)
+{
+	size_t i = hash_mix64(root_ip) & b->root_hash_mask;
+
+	for (uint32_t k; (k = b->root_hash[i]) != 0; i = (i + 1) & b->root_hash_mask)
+		if (b->root_ips[k - 1] == root_ip)
+			return k - 1;
+	if (b->root_count >= MEMO_ROOTS_MAX)
+		return ROOT_SLOT_NONE;
+	if (grow_array((void **)&b->root_ips, &b->root_cap, b->root_count + 1,
+		       sizeof(*b->root_ips)) < 0)
+		return -1;
+	b->root_ips[b->root_count] = root_ip;
+	b->root_hash[i] = (uint32_t)(b->root_count + 1);
+	b->root_count++;
+	if (b->root_count * 2 > b->root_hash_mask + 1 &&
+	    rehash(&b->root_hash, &b->root_hash_mask, 0, b->root_count, root_hash_of,
+		   b->root_ips) < 0)
+		return -1;
+	return (long)(b->root_count - 1);
 }
 
 /* Extends trie node x by the frames of ip (epoch's modules), outermost
@@ -475,6 +535,15 @@ static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t i
 	return x;
 }
 
+/* The ip of node id, defined (a walk went through it). */
+static uint64_t stack_node_ip(const struct stack_nodes *nodes, uint32_t id)
+{
+	struct stack_node node = {0, 0};
+
+	stack_nodes_get(nodes, id, &node);
+	return node.ip;
+}
+
 /* A stack whose chain is longer than SITES_MAX_DEPTH keeps its leaf side
  * only: its frames start below the root, and its nodes keep no memo. */
 static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long *x,
@@ -487,7 +556,7 @@ static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long 
 	*unknown = stack_nodes_walk(b->nodes, stack_id, b->path, SITES_MAX_DEPTH, &depth, &epoch,
 				    truncated) < 0;
 	for (size_t i = depth; i-- > 0 && !*unknown;) {
-		*x = trie_add_ip(b, *x, epoch, stack_nodes_get(b->nodes, b->path[i])->ip);
+		*x = trie_add_ip(b, *x, epoch, stack_node_ip(b->nodes, b->path[i]));
 		if (*x < 0)
 			return -ENOMEM;
 	}
@@ -527,45 +596,58 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 			   bool *unknown)
 {
 	const struct stack_nodes *nodes = b->nodes;
-	struct node_memo base = {1, 0, 0};
-	uint64_t id = stack_id;
+	uint32_t base_trie_plus1 = 1, base_depth = 0;
+	uint64_t root_ip = 0, id = stack_id;
+	long slot = ROOT_SLOT_NONE;
 	size_t n = 0;
 
 	*x = 0;
 	*truncated = false;
 	*unknown = false;
 	for (;;) {
-		const struct stack_node *node = stack_nodes_get(nodes, id);
+		const struct node_memo *m;
+		struct stack_node node;
 
-		if (!node) {
+		if (!stack_nodes_get(nodes, id, &node)) {
 			*unknown = true;
 			return 0;
 		}
-		if (b->memo[id].trie_plus1 == MEMO_DEEP)
+		m = &b->memo[id]; /* (id is below nodes->capacity) */
+		if (m->trie_plus1 == MEMO_DEEP)
 			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
-		if (b->memo[id].trie_plus1) {
-			base = b->memo[id];
+		if (m->trie_plus1) {
+			base_trie_plus1 = m->trie_plus1;
+			base_depth = m->root_depth & ((1u << MEMO_DEPTH_BITS) - 1);
+			slot = (long)(m->root_depth >> MEMO_DEPTH_BITS);
+			root_ip = b->root_ips[slot];
 			break;
 		}
-		if (node->parent == 0) {
-			base.root_ip = node->ip;
+		if (node.parent == 0) {
+			root_ip = node.ip;
 			break;
 		}
 		if (n == SITES_MAX_DEPTH)
 			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
 		b->path[n++] = (uint32_t)id;
-		id = node->parent;
+		id = node.parent;
 	}
-	if (base.depth + n > SITES_MAX_DEPTH)
+	if (base_depth + n > SITES_MAX_DEPTH)
 		return stack_too_deep(b, stack_id, n, x, truncated, unknown);
-	*truncated = (base.root_ip & 1) != 0;
-	*x = (long)base.trie_plus1 - 1;
+	if (n && slot == ROOT_SLOT_NONE) {
+		slot = root_slot(b, root_ip);
+		if (slot == -1)
+			return -ENOMEM;
+	}
+	*truncated = (root_ip & 1) != 0;
+	*x = (long)base_trie_plus1 - 1;
 	for (size_t i = n; i-- > 0;) {
-		*x = trie_add_ip(b, *x, base.root_ip >> 1, stack_nodes_get(nodes, b->path[i])->ip);
+		*x = trie_add_ip(b, *x, root_ip >> 1, stack_node_ip(nodes, b->path[i]));
 		if (*x < 0)
 			return -ENOMEM;
-		b->memo[b->path[i]] = (struct node_memo){(uint32_t)(*x + 1),
-							 base.depth + (uint32_t)(n - i), base.root_ip};
+		if (slot >= 0)
+			b->memo[b->path[i]] = (struct node_memo){
+				(uint32_t)(*x + 1),
+				(uint32_t)slot << MEMO_DEPTH_BITS | (base_depth + (uint32_t)(n - i))};
 	}
 	return 0;
 }
@@ -623,38 +705,53 @@ static uint32_t site_node(struct site_build *b, uint32_t x)
 	return y;
 }
 
-/* A new site of trie node x's frames (written out by site_frames_write);
- * its index.  The sites are at most the stacks, one per stack at most:
- * their array is made that large at once (site_table_build). */
-static long site_new(struct site_build *b, uint32_t x, bool unknown, bool inherited)
+/* A new site of trie node x's frames: its index, or -1 on ENOMEM. */
+static long site_new(struct site_build *b, uint32_t x)
+{
+	if (b->seed_count >= UINT32_MAX - 1 ||
+	    grow_array((void **)&b->seeds, &b->seed_cap, b->seed_count + 1, sizeof(*b->seeds)) < 0)
+		return -1;
+	b->seeds[b->seed_count] = (struct site_seed){x, 0, false};
+	return (long)b->seed_count++;
+}
+
+/* Makes the sites (t->sites: in the spare memory when spare_plan placed
+ * them there) of the seeds.  Returns 0 or -ENOMEM. */
+static int sites_make(struct site_build *b)
 {
 	struct site_table *t = b->t;
-	struct site *s;
 
-	if (t->count >= t->cap)
-		return -1; /* cannot happen (see above) */
-	s = &t->sites[t->count];
-	memset(s, 0, sizeof(*s)); /* s->s: its first stack's, set by add_stack */
-	s->frame_start = x; /* the trie node, until site_frames_write */
-	s->frame_count = b->trie[x].depth;
-	s->unknown_stack = unknown;
-	s->inherited = inherited;
-	t->count++;
-	return (long)(t->count - 1);
+	if (!b->seed_count)
+		return 0;
+	if (!t->sites) {
+		t->sites = calloc(b->seed_count, sizeof(*t->sites));
+		if (!t->sites)
+			return -ENOMEM;
+		t->cap = b->seed_count;
+	}
+	for (size_t k = 0; k < b->seed_count; k++) {
+		const struct site_seed *e = &b->seeds[k];
+
+		t->sites[k] = (struct site){
+			.frame_node = e->node, .frame_count = b->trie[e->node].depth,
+			.stack_count = e->stack_count, .truncated = e->truncated,
+			.unknown_stack = k + 1 == b->unknown_site,
+			.inherited = k + 1 == b->inherited_site};
+	}
+	t->count = b->seed_count;
+	return 0;
 }
 
 /*
- * The three largest arrays of the sites phase (sites, frame ids and the
- * stack nodes' memo: on python3's trace 1.0, 0.8 and 0.5 MB) are made in
+ * The two largest arrays of the sites phase (sites and the stack nodes'
+ * memo: on python3's trace 1.0 and 0.5 MB at the time) are made in
  * the block table's memory (aggregate_release_blocks), when it has room,
  * instead of on the heap: its pages are faulted in already, while a page
  * faulted in takes some 13 us on these virtual machines.  python3's report
  * took 349 page faults in this phase instead of 904, and the phase 12-14
  * ms instead of 17-19 (4 interleaved runs each).  The spare memory is laid
- * out as [sites | frame ids ... | memo], with room for as many bytes of
- * frame ids as the sites take (38 frames a site on average; python3's sites
- * have 31), and the rest unmapped at once; after the build, what lies past
- * the frame ids (the memo among it) is unmapped too.
+ * out as [sites | memo] and the rest unmapped at once; the memo is
+ * unmapped once the stacks are walked.
  */
 #define SPARE_ALIGN ((size_t)64)
 
@@ -676,19 +773,18 @@ static size_t memo_bytes_for(const struct stack_nodes *nodes)
 	return (nodes->capacity ? nodes->capacity : 1) * sizeof(struct node_memo);
 }
 
-/* Trims spare to the layout's size for sites_count sites and memo_bytes
- * (sites, as many bytes for frame ids, memo), or frees it when they do not
- * fit.  Returns the sites' bytes (a multiple of SPARE_ALIGN), 0 when the
- * spare was freed. */
+/* Trims spare to the layout's size for sites_count sites and memo_bytes,
+ * or frees it when they do not fit.  Returns the sites' bytes (a multiple
+ * of SPARE_ALIGN), 0 when the spare was freed. */
 static size_t spare_fit(struct huge_spare *spare, size_t sites_count, size_t memo_bytes)
 {
 	size_t s = spare_round(sites_count * sizeof(struct site)), m = spare_round(memo_bytes);
 
-	if (!spare->p || !sites_count || s > spare->bytes / 2 || m > spare->bytes - 2 * s) {
+	if (!spare->p || !sites_count || s > spare->bytes || m > spare->bytes - s) {
 		spare_drop(spare);
 		return 0;
 	}
-	spare->bytes = 2 * s + m; /* a multiple of SPARE_ALIGN, no more than it was */
+	spare->bytes = s + m; /* a multiple of SPARE_ALIGN, no more than it was */
 	huge_array_trim(spare->p, spare->bytes, &spare->reserved);
 	return s;
 }
@@ -707,17 +803,15 @@ static int spare_plan(struct site_build *b, size_t sites_count, size_t memo_byte
 {
 	struct site_table *t = b->t;
 	size_t s = spare_fit(&t->spare, sites_count, memo_bytes), m = spare_round(memo_bytes);
-	size_t keep = t->spare.bytes;
 
 	if (!s)
 		return -1;
 	t->sites = memset(t->spare.p, 0, s);
 	t->cap = sites_count;
 	t->sites_in_spare = true;
-	b->memo = memset((char *)t->spare.p + keep - m, 0, m);
+	b->memo = memset((char *)t->spare.p + s, 0, m);
 	b->memo_in_spare = true;
 	t->spare_used = s;
-	b->spare_end = keep - m;
 	return 0;
 }
 
@@ -731,48 +825,39 @@ static void spare_trim(struct site_table *t)
 	t->spare.bytes = t->spare_used;
 }
 
-/* Writes every site's frames into one array of the exact size, leaf first
- * (grown site by site, it was copied and faulted in about twice over).
- * Returns 0 or -ENOMEM. */
-static int site_frames_write(struct site_build *b)
+/* Keeps the trie as the sites' frames (site_table.frame_links): each node
+ * reduced to its parent and frame, in place, and the array cut to that
+ * size.  A site's frames are its node's sequence, shared with every site
+ * that has the same outer frames: 524,288 sites of 24 frames took 48 MiB
+ * as one array of frame ids, 19 MiB as the trie's 2.45 M nodes. */
+static void site_frames_keep(struct site_build *b)
 {
 	struct site_table *t = b->t;
-	size_t total = 0;
+	uint32_t *links = (uint32_t *)b->trie, *v;
 
-	for (size_t k = 0; k < t->count; k++)
-		total += t->sites[k].frame_count;
-	if (total > UINT32_MAX)
-		return -ENOMEM;
-	if (total && t->spare.p && total * sizeof(*t->frame_ids) <= b->spare_end - t->spare_used) {
-		t->frame_ids = (uint32_t *)((char *)t->spare.p + t->spare_used);
-		t->ids_in_spare = true;
-		t->spare_used += spare_round(total * sizeof(*t->frame_ids));
-	} else if (total) {
-		t->frame_ids = malloc(total * sizeof(*t->frame_ids));
-		if (!t->frame_ids)
-			return -ENOMEM;
-	}
-	t->ids_cap = total;
-	for (size_t k = 0; k < t->count; k++) {
-		struct site *s = &t->sites[k];
-		uint32_t x = s->frame_start;
+	/* node k's 8 bytes go where node k / 2 was: read already */
+	for (size_t k = 0; k < b->trie_count; k++) {
+		uint32_t parent = b->trie[k].parent, frame = b->trie[k].frame;
 
-		s->frame_start = (uint32_t)t->ids_count;
-		for (uint32_t i = 0; i < s->frame_count; i++, x = b->trie[x].parent)
-			t->frame_ids[t->ids_count + i] = b->trie[x].frame;
-		t->ids_count += s->frame_count;
+		links[2 * k] = parent;
+		links[2 * k + 1] = frame;
 	}
-	return 0;
+	v = realloc(links, b->trie_count * 2 * sizeof(*links));
+	t->frame_links = v ? v : links; /* (a smaller block that failed: keep the old) */
+	t->link_count = b->trie_count;
+	b->trie = NULL;
 }
 
-static int add_stack(struct site_build *b, struct stack_stats *st)
+/* Adds the stack stack_id to its site (made on first use): *site is the
+ * site's index.  Returns 0 or -ENOMEM. */
+static int add_stack(struct site_build *b, uint64_t stack_id, uint32_t *site)
 {
 	struct site_table *t = b->t;
-	bool truncated = false, unknown = false, inherited = st->stack_id == AGG_STACK_INHERITED;
+	bool truncated = false, unknown = false, inherited = stack_id == AGG_STACK_INHERITED;
 	uint32_t *slot, y;
 	long x = 0;
 
-	if (!inherited && stack_trie_node(b, st->stack_id, &x, &truncated, &unknown) < 0)
+	if (!inherited && stack_trie_node(b, stack_id, &x, &truncated, &unknown) < 0)
 		return -ENOMEM;
 	if (!inherited) {
 		t->stacks++;
@@ -782,19 +867,62 @@ static int add_stack(struct site_build *b, struct stack_stats *st)
 	y = inherited || unknown ? 0 : site_node(b, (uint32_t)x);
 	slot = inherited ? &b->inherited_site : unknown ? &b->unknown_site : &b->trie[y].site_plus1;
 	if (!*slot) {
-		long k = site_new(b, y, unknown, inherited);
+		long k = site_new(b, y);
 
 		if (k < 0)
 			return -ENOMEM;
 		*slot = (uint32_t)(k + 1);
 	}
-	if (!t->sites[*slot - 1].s)
-		t->sites[*slot - 1].s = &st->s;
-	else
-		alloc_stats_merge(t->sites[*slot - 1].s, &st->s);
-	t->sites[*slot - 1].stack_count++;
-	t->sites[*slot - 1].truncated |= truncated;
+	*site = *slot - 1;
+	b->seeds[*site].stack_count++;
+	b->seeds[*site].truncated |= truncated;
 	return 0;
+}
+
+/* Sums the statistics of the stacks (packed, in the order add_stack met
+ * them; stack_site: each one's site) into the sites' own (t->stats).
+ * Returns 0 or -ENOMEM. */
+static int site_stats_sum(struct site_table *t, const struct stats_packed *packed,
+			  const uint32_t *stack_site)
+{
+	const uint8_t *p = packed->bytes;
+
+	if (!t->count)
+		return 0;
+	t->stats = malloc(t->count * sizeof(*t->stats));
+	if (!t->stats)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->count; i++) {
+		alloc_stats_init(&t->stats[i]);
+		t->sites[i].s = &t->stats[i];
+	}
+	for (size_t k = 0; k < packed->count; k++) {
+		struct alloc_stats s;
+
+		p = stats_packed_read(p, &s);
+		alloc_stats_merge(&t->stats[stack_site[k]], &s);
+	}
+	return 0;
+}
+
+/* Frees what only the stacks' walks use (the memo, the trie's and the
+ * roots' hashes; the caller's stack nodes are freed next to it) before the
+ * frame ids are written, so that they are never in memory together. */
+static void site_build_walks_free(struct site_build *b)
+{
+	struct site_table *t = b->t;
+
+	free(b->trie_hash);
+	b->trie_hash = NULL;
+	free(b->root_hash);
+	b->root_hash = NULL;
+	free(b->root_ips);
+	b->root_ips = NULL;
+	if (!b->memo_in_spare)
+		free(b->memo);
+	else if (t->spare.p) /* the memo is the spare's tail */
+		spare_trim(t);
+	b->memo = NULL;
 }
 
 static int site_cmp_allocated(const void *pa, const void *pb)
@@ -811,12 +939,14 @@ static int site_cmp_allocated(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-int site_table_build(struct site_table *t, struct aggregate *agg,
-		     const struct stack_nodes *nodes, struct symbolizer *sym,
-		     const struct site_options *opt, struct huge_spare *spare)
+int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_nodes *nodes,
+		     struct symbolizer *sym, const struct site_options *opt,
+		     struct huge_spare *spare)
 {
 	struct site_build *b = calloc(1, sizeof(*b));
 	size_t memo_bytes = memo_bytes_for(nodes);
+	struct stats_packed packed = {0};
+	uint32_t *stack_site = NULL;
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -835,31 +965,40 @@ int site_table_build(struct site_table *t, struct aggregate *agg,
 		b->trie_count = 1; /* node 0: no frames */
 		b->trie_hash = calloc(256, sizeof(*b->trie_hash));
 		b->trie_hash_mask = 255;
-		if (spare_plan(b, agg->stat_count, memo_bytes) < 0) {
+		b->root_hash = calloc(16, sizeof(*b->root_hash));
+		b->root_hash_mask = 15;
+		if (spare_plan(b, agg->stat_count, memo_bytes) < 0)
 			b->memo = calloc(1, memo_bytes);
-			if (agg->stat_count) {
-				t->sites = calloc(agg->stat_count, sizeof(*t->sites));
-				t->cap = agg->stat_count;
-			}
-		}
 	} else {
 		spare_drop(&t->spare);
 	}
-	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->memo ||
-	    (agg->stat_count && !t->sites))
+	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->root_hash ||
+	    !b->memo)
 		rc = -ENOMEM;
-	for (size_t k = 0; k < agg->stat_count && rc == 0; k++)
-		rc = add_stack(b, &agg->stats[k]);
+	if (rc == 0 && aggregate_stats_pack(agg, &packed) < 0)
+		rc = -ENOMEM;
+	/* each stack's site replaces its id */
+	stack_site = packed.stack_ids;
+	packed.stack_ids = NULL;
+	for (size_t k = 0; k < packed.count && rc == 0; k++)
+		rc = add_stack(b, stack_site[k], &stack_site[k]);
+	if (b)
+		site_build_walks_free(b);
+	stack_nodes_free(nodes);
 	if (rc == 0)
-		rc = site_frames_write(b);
+		rc = sites_make(b);
+	if (rc == 0)
+		site_frames_keep(b);
 	if (b) {
 		free(b->trie);
-		free(b->trie_hash);
-		if (!b->memo_in_spare)
-			free(b->memo);
+		free(b->seeds);
 		free(b->frame_flags);
 		free(b);
 	}
+	if (rc == 0)
+		rc = site_stats_sum(t, &packed, stack_site);
+	stats_packed_free(&packed);
+	free(stack_site);
 	spare_trim(t);
 	if (rc < 0)
 		return rc;
@@ -877,8 +1016,8 @@ void site_table_free(struct site_table *t)
 	if (!t->sites_in_spare)
 		free(t->sites);
 	free(t->frames);
-	if (!t->ids_in_spare)
-		free(t->frame_ids);
+	free(t->stats);
+	free(t->frame_links);
 	spare_drop(&t->spare);
 	free(t->frame_hash);
 	free(t->ip_set);

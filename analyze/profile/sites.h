@@ -39,15 +39,10 @@ struct site_frame {
 };
 
 struct site {
-	/* Summed over the site's stacks: the aggregation's entry of its first
-	 * stack, into which site_table_build merges the others (so the
-	 * aggregation must outlive the site table, and its entries of merged
-	 * stacks no longer hold one stack's figures).  A copy per site was
-	 * 144 bytes a stack more at the report's peak. */
-	struct alloc_stats *s;
+	struct alloc_stats *s;  /* summed over the site's stacks (site_table.stats) */
 	uint32_t id;            /* 1-based rank by allocated bytes */
-	uint32_t frame_start;   /* first index into site_table.frame_ids */
-	uint32_t frame_count;   /* frames after wrapper removal, innermost first */
+	uint32_t frame_node;    /* its innermost frame's node in site_table.frame_links */
+	uint32_t frame_count;   /* frames after wrapper removal (SITES_MAX_FRAMES at most) */
 	uint32_t stack_count;   /* call stacks merged into this site */
 	bool truncated;         /* a merged stack hit --max-frames */
 	bool unknown_stack;     /* no stack recorded, or its nodes are missing */
@@ -73,16 +68,20 @@ struct site_ip {
 
 struct site_table {
 	struct site *sites;      /* sorted by allocated bytes, id = index + 1; owned */
+	struct alloc_stats *stats; /* the sites' statistics (struct site's s), in
+	                            * the order the sites were made; owned */
 	size_t count, cap;
 	struct site_frame *frames; /* distinct frames; owned */
 	size_t frame_count, frame_cap;
-	uint32_t *frame_ids;     /* per-site frame sequences; owned */
-	size_t ids_count, ids_cap;
+	/* the sites' frame sequences as a tree: node k's parent node at
+	 * [2 * k], its frame id at [2 * k + 1]; node 0 has no frame; owned */
+	uint32_t *frame_links;
+	size_t link_count;
 	/* memory reused from the block table (site_table_build), owned: the
 	 * arrays above that lie in it are not freed on their own */
 	struct huge_spare spare;
 	size_t spare_used;       /* its bytes handed out, from the start */
-	bool sites_in_spare, ids_in_spare;
+	bool sites_in_spare;
 
 	/* hash tables (indices + 1), owned */
 	uint32_t *frame_hash;
@@ -105,15 +104,19 @@ struct site_table {
 	uint64_t frames_no_symbol;
 };
 
-/* Symbolizes and merges the stacks of agg (after aggregate_finish) into t;
- * the sites' statistics are agg's (struct site), merged in place.
+/* Symbolizes and merges the stacks of agg (after aggregate_finish) into t.
+ * agg's per-stack statistics are packed (aggregate_stats_pack: agg->stats
+ * is freed) while the stacks are walked, then summed into the sites' own:
+ * at 136 bytes a stack they were the most of the build's memory.  nodes
+ * are freed (stack_nodes_free) once the stacks are walked, in every case:
+ * nothing after needs them (2.45 M nodes, 28 MiB, for 524,288 stacks).
  * sym must outlive t.  spare (may be NULL): memory faulted in that the
  * largest arrays are made in when it has room (aggregate_release_blocks);
  * t takes it over in every case, and *spare is emptied.  Returns 0 or
  * -ENOMEM. */
-int site_table_build(struct site_table *t, struct aggregate *agg,
-		     const struct stack_nodes *nodes, struct symbolizer *sym,
-		     const struct site_options *opt, struct huge_spare *spare);
+int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_nodes *nodes,
+		     struct symbolizer *sym, const struct site_options *opt,
+		     struct huge_spare *spare);
 
 void site_table_free(struct site_table *t);
 
@@ -123,11 +126,33 @@ void site_table_free(struct site_table *t);
 void site_spare_fit(struct huge_spare *spare, const struct aggregate *agg,
 		    const struct stack_nodes *nodes);
 
-/* The frames of site s (frame_count of them). */
-static inline const uint32_t *site_frame_ids(const struct site_table *t, const struct site *s)
+/* Writes the frame ids of site s, innermost first, into ids (room for
+ * s->frame_count, at most SITES_MAX_FRAMES) and returns ids. */
+static inline const uint32_t *site_frame_ids(const struct site_table *t, const struct site *s,
+					     uint32_t *ids)
 {
-	/* no frames yet: no array either (NULL + 0 is undefined in C) */
-	return t->frame_ids ? t->frame_ids + s->frame_start : NULL;
+	uint32_t x = s->frame_node;
+
+	for (uint32_t i = 0; i < s->frame_count; i++, x = t->frame_links[2 * x])
+		ids[i] = t->frame_links[2 * x + 1];
+	return ids;
+}
+
+/* The frame id of site s's innermost frame (s->frame_count is not 0). */
+static inline uint32_t site_frame_innermost(const struct site_table *t, const struct site *s)
+{
+	return t->frame_links[2 * s->frame_node + 1];
+}
+
+/* The frame id of site s's frame at depth d from the innermost (d <
+ * s->frame_count); costs d steps. */
+static inline uint32_t site_frame_at(const struct site_table *t, const struct site *s, uint32_t d)
+{
+	uint32_t x = s->frame_node;
+
+	while (d--)
+		x = t->frame_links[2 * x];
+	return t->frame_links[2 * x + 1];
 }
 
 /* True when a and b are one frame by the key stacks are merged on: same

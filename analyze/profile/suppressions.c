@@ -155,7 +155,8 @@ bool suppression_pattern_match(const char *pattern, const char *name)
 bool suppressions_match_site(const struct suppressions *s, const struct site_table *t,
 			     const struct site *site)
 {
-	const uint32_t *ids = site_frame_ids(t, site);
+	uint32_t buf[SITES_MAX_FRAMES];
+	const uint32_t *ids = site_frame_ids(t, site, buf);
 
 	for (uint32_t i = 0; i < site->frame_count; i++) {
 		const struct site_frame *f = &t->frames[ids[i]];

@@ -6,20 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/util/grow.h"
 #include "analyze/read/stack_nodes.h"
 
 #define WALK_LIMIT 4096
 
 void stack_nodes_init(struct stack_nodes *t)
 {
-	t->nodes = NULL;
-	t->capacity = 0;
+	memset(t, 0, sizeof(*t));
 }
 
 void stack_nodes_free(struct stack_nodes *t)
 {
-	free(t->nodes);
+	grow_big_free(&t->ips);
+	grow_big_free(&t->parents);
 	stack_nodes_init(t);
 }
 
@@ -28,25 +27,16 @@ int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_
 	if (id == 0 || id > STACK_NODES_MAX_ID)
 		return -EINVAL;
 	if (id >= t->capacity) {
-		struct stack_node *v = grow_zeroed(t->nodes, &t->capacity, (size_t)id, sizeof(*v),
-						   1024);
-
-		if (!v)
+		if (grow_big_to(&t->ips, (size_t)id, sizeof(uint64_t), 1024) < 0 ||
+		    grow_big_to(&t->parents, (size_t)id, sizeof(uint32_t), 1024) < 0)
 			return -ENOMEM;
-		t->nodes = v;
+		t->capacity = t->ips.count < t->parents.count ? t->ips.count : t->parents.count;
 	}
 	/* a parent beyond any id stays one that no lookup finds */
-	t->nodes[id].parent = parent <= STACK_NODES_MAX_ID ? (uint32_t)parent : UINT32_MAX;
-	t->nodes[id].ip = ip;
-	t->nodes[id].defined = true;
+	((uint32_t *)t->parents.p)[id] =
+		(uint32_t)(parent <= STACK_NODES_MAX_ID ? parent + 1 : STACK_NODES_MAX_ID + 2);
+	((uint64_t *)t->ips.p)[id] = ip;
 	return 0;
-}
-
-const struct stack_node *stack_nodes_get(const struct stack_nodes *t, uint64_t id)
-{
-	if (id == 0 || id >= t->capacity || !t->nodes[id].defined)
-		return NULL;
-	return &t->nodes[id];
 }
 
 int stack_nodes_walk(const struct stack_nodes *t, uint64_t id, uint32_t *path, size_t max,
@@ -55,20 +45,20 @@ int stack_nodes_walk(const struct stack_nodes *t, uint64_t id, uint32_t *path, s
 	size_t n = 0;
 
 	for (int steps = 0; steps < WALK_LIMIT; steps++) {
-		const struct stack_node *node = stack_nodes_get(t, id);
+		struct stack_node node;
 
-		if (!node)
+		if (!stack_nodes_get(t, id, &node))
 			return -ENOENT;
-		if (node->parent == 0) {
-			*epoch = node->ip >> 1;
-			*truncated = (node->ip & 1) != 0 || n > max;
+		if (node.parent == 0) {
+			*epoch = node.ip >> 1;
+			*truncated = (node.ip & 1) != 0 || n > max;
 			*depth = n < max ? n : max;
 			return 0;
 		}
 		if (n < max)
 			path[n] = (uint32_t)id;
 		n++;
-		id = node->parent;
+		id = node.parent;
 	}
 	return -ENOENT;
 }

@@ -13,21 +13,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/util/grow.h"
+
 #define STACK_NODES_MAX_ID (1ull << 28) /* refuse ids beyond this: corrupt trace */
 
-/* 16 bytes (ids fit 32 bits): python3's report held 32 k of them at its
- * peak, 768 KiB at 24 bytes each. */
+/* A node as stack_nodes_get gives it. */
 struct stack_node {
 	uint64_t ip;        /* return address; for a root 2 * epoch + truncated */
-	uint32_t parent;    /* 0 for a root; UINT32_MAX: beyond any id (never found) */
-	bool defined;
+	uint32_t parent;    /* 0 for a root; STACK_NODES_MAX_ID + 1 and beyond:
+	                     * no node (never found) */
 };
 
-_Static_assert(STACK_NODES_MAX_ID <= UINT32_MAX, "a node id fits its parent field");
+_Static_assert(STACK_NODES_MAX_ID + 2 <= UINT32_MAX, "a node id + 1 fits its parent field");
 
+/* 12 bytes a node, in two arrays (a struct was 16 with its padding):
+ * 524,288 distinct stacks had 2.45 M nodes.  The arrays are mappings of
+ * their own once large (grow.h), grown in place. */
 struct stack_nodes {
-	struct stack_node *nodes; /* indexed by id, owned */
-	size_t capacity;
+	struct grow_big ips;     /* uint64_t by id */
+	struct grow_big parents; /* uint32_t by id: parent + 1; 0: id undefined */
+	size_t capacity;         /* ids below it may be defined */
 };
 
 void stack_nodes_init(struct stack_nodes *t);
@@ -37,8 +42,21 @@ void stack_nodes_free(struct stack_nodes *t);
  * -ENOMEM. */
 int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_t ip);
 
-/* The node with this id, or NULL when it was never defined. */
-const struct stack_node *stack_nodes_get(const struct stack_nodes *t, uint64_t id);
+/* Whether node id is defined; if so, *node is set. */
+static inline bool stack_nodes_get(const struct stack_nodes *t, uint64_t id,
+				   struct stack_node *node)
+{
+	uint32_t parent_plus1;
+
+	if (id == 0 || id >= t->capacity)
+		return false;
+	parent_plus1 = ((const uint32_t *)t->parents.p)[id];
+	if (!parent_plus1)
+		return false;
+	node->parent = parent_plus1 - 1;
+	node->ip = ((const uint64_t *)t->ips.p)[id];
+	return true;
+}
 
 /*
  * Walks from leaf id to its root.  Fills path[0..*depth) with the ids of

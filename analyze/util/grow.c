@@ -1,10 +1,13 @@
 /*
- * analyze/util/grow.c - grow_zeroed (analyze/grow.h).  Owns nothing.
+ * analyze/util/grow.c - grow_zeroed and grow_big (analyze/util/grow.h).  Owns
+ * nothing but what a grow_big holds.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/util/grow.h"
+#include "analyze/util/huge_array.h"
 
 /* From this size on a grown array is a fresh calloc, whose pages the C
  * library maps zeroed and nobody touches until used, instead of realloc
@@ -37,4 +40,51 @@ void *grow_zeroed(void *v, size_t *count, size_t index, size_t elem_bytes, size_
 	memset(grown + *count * elem_bytes, 0, (n - *count) * elem_bytes);
 	*count = n;
 	return grown;
+}
+
+int grow_big_to(struct grow_big *g, size_t index, size_t elem_bytes, size_t first_count)
+{
+	size_t n = g->count ? g->count : first_count, reserved;
+	void *v;
+
+	if (index < g->count)
+		return 0;
+	while (n <= index)
+		n *= 2;
+	if (!g->reserved && n * elem_bytes < HUGE_ARRAY_MIN) {
+		v = grow_zeroed(g->p, &g->count, index, elem_bytes, first_count);
+		if (!v)
+			return -ENOMEM;
+		g->p = v;
+		return 0;
+	}
+	if (g->reserved) {
+		reserved = g->reserved;
+		v = huge_array_grow(g->p, g->count * elem_bytes, n * elem_bytes, &reserved);
+		g->reserved = reserved;
+		if (!v)
+			return -ENOMEM;
+	} else {
+		v = huge_array_alloc(n * elem_bytes, &reserved);
+		if (!v)
+			return -ENOMEM;
+		if (g->count)
+			memcpy(v, g->p, g->count * elem_bytes);
+		free(g->p);
+		g->reserved = reserved;
+	}
+	g->p = v;
+	g->count = n;
+	return 0;
+}
+
+void grow_big_free(struct grow_big *g)
+{
+	if (g->reserved)
+		huge_array_free(g->p, g->reserved);
+	else
+		free(g->p);
+	g->p = NULL;
+	g->count = 0;
+	g->reserved = 0;
 }

@@ -79,6 +79,15 @@ static const struct alloc_stats *stats_of(uint64_t stack_id)
 	return NULL;
 }
 
+/* Frame k (innermost first) of site s. */
+static uint32_t frame_id_at(const struct site_table *t, const struct site *s, size_t k)
+{
+	static uint32_t ids[SITES_MAX_FRAMES];
+
+	CU_ASSERT_FATAL(k < s->frame_count);
+	return site_frame_ids(t, s, ids)[k];
+}
+
 /* ---- aggregation ---- */
 
 static void test_realloc_grow_shrink_move_accounting(void)
@@ -176,11 +185,14 @@ static void test_failed_realloc_counts_nothing(void)
 	aggregate_free(&agg);
 }
 
-static void test_peak_lazy_snapshot_with_higher_second_peak(void)
+/* The peaks of test_peak_lazy_snapshot_with_higher_second_peak, the peak
+ * generation starting at first_gen. */
+static void peak_lazy_snapshot_from(uint32_t first_gen)
 {
 	const struct alloc_stats *x, *y, *z;
 
 	agg_setup();
+	agg.peak_gen = first_gen;
 	feed_alloc(1, 0xa1, 500, 30, 1); /* Z: live 500, first peak */
 	feed_free(2, 0xa1, 1);           /* live 0 */
 	feed_alloc(3, 0xa2, 300, 10, 1); /* X: live 300 */
@@ -207,6 +219,20 @@ static void test_peak_lazy_snapshot_with_higher_second_peak(void)
 	/* at-peak values add up to the peak */
 	CU_ASSERT_EQUAL(x->peak_bytes + y->peak_bytes + z->peak_bytes, agg.peak_bytes);
 	aggregate_free(&agg);
+}
+
+static void test_peak_lazy_snapshot_with_higher_second_peak(void)
+{
+	peak_lazy_snapshot_from(0);
+}
+
+/* The peak generation is 32-bit: when it would wrap (at the second peak
+ * here), every stack takes its value at the newest peak and the
+ * generations start again, so X's live 300 at the second peak is still
+ * its at-peak value when it changes after. */
+static void test_peak_generation_wraps_around(void)
+{
+	peak_lazy_snapshot_from(UINT32_MAX - 1);
 }
 
 static void test_peak_equal_later_is_not_a_new_peak(void)
@@ -371,6 +397,87 @@ static void test_lifetimes_exact_across_far_sequence_numbers(void)
 	CU_ASSERT_EQUAL(s->allocated_bytes, (uint64_t)2 << 30);
 	CU_ASSERT_EQUAL(agg.live_bytes, 0);
 	aggregate_free(&agg);
+}
+
+/* Stack ids below 2^22 are found through a direct array (a mapping of its
+ * own past 2 MiB), the others through a hash that holds only them; each id
+ * keeps its own statistics however the two kinds interleave, across the
+ * growth of both. */
+static void test_stack_ids_direct_and_hashed_keep_their_statistics(void)
+{
+	static const uint64_t direct_far[] = {600000, 3000000, ((uint64_t)1 << 22) - 1};
+	uint64_t seq = 1, addr = 0x1000;
+	size_t n_hashed = 3000, n_direct = 2000;
+
+	agg_setup();
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < n_hashed + n_direct + 3; i++) {
+			uint64_t id = i < n_direct		 ? 1 + i
+				      : i < n_direct + 3	 ? direct_far[i - n_direct]
+							   : ((uint64_t)1 << 22) + (i * 0x9e3779b97f4a7c15ull >> 20);
+			struct alloc_event ev = {.seq = seq++, .addr = addr, .value = 1 + (id & 7),
+						 .weight = 1, .stack_id = id, .tid = 1,
+						 .type = ALLOC_EV_ALLOC, .fn = TRACE_FN_MALLOC};
+
+			addr += 16;
+			aggregate_event(&agg, &ev);
+		}
+	}
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL_FATAL(agg.error, 0);
+	CU_ASSERT_EQUAL(agg.stat_count, n_hashed + n_direct + 3);
+	for (size_t k = 0; k < agg.stat_count; k++) {
+		CU_ASSERT_EQUAL(agg.stats[k].s.allocations, 2);
+		CU_ASSERT_EQUAL(agg.stats[k].s.allocated_bytes, 2 * (1 + (agg.stats[k].stack_id & 7)));
+	}
+	CU_ASSERT_EQUAL(stats_of(3000000)->allocations, 2);
+	aggregate_release_blocks(&agg, NULL);
+	aggregate_free(&agg);
+}
+
+/* Packed statistics read back as they were, whatever their values: zero,
+ * one byte, the largest (ten-byte varints), minima at either end, and
+ * entries of every mask, one after another. */
+static void test_packed_statistics_read_back_exactly(void)
+{
+	static const uint64_t values[] = {0, 1, 127, 128, 16383, 16384, (uint64_t)1 << 32,
+					  UINT64_MAX - 1, UINT64_MAX};
+	enum { N = 64 };
+	struct aggregate a;
+	struct stats_packed packed;
+	struct stack_stats *want = calloc(N, sizeof(*want));
+	const uint8_t *p;
+
+	CU_ASSERT_FATAL(want != NULL);
+	memset(&a, 0, sizeof(a));
+	a.stats = calloc(N, sizeof(*a.stats));
+	CU_ASSERT_FATAL(a.stats != NULL);
+	a.stat_count = a.stat_cap = N;
+	for (size_t k = 0; k < N; k++) {
+		uint64_t *f = &a.stats[k].s.allocations;
+
+		a.stats[k].stack_id = k == N - 1 ? AGG_STACK_INHERITED : (uint32_t)(k * 977);
+		for (size_t i = 0; i < sizeof(struct alloc_stats) / sizeof(uint64_t); i++)
+			f[i] = values[(k * 7 + i * (k % 5 + 1)) % (sizeof(values) / sizeof(values[0]))];
+	}
+	alloc_stats_init(&a.stats[1].s); /* an empty entry: every field's empty value */
+	memcpy(want, a.stats, N * sizeof(*want));
+	CU_ASSERT_EQUAL_FATAL(aggregate_stats_pack(&a, &packed), 0);
+	CU_ASSERT_PTR_NULL(a.stats);
+	CU_ASSERT_EQUAL(a.stat_count, N);
+	CU_ASSERT_EQUAL_FATAL(packed.count, N);
+	p = packed.bytes;
+	for (size_t k = 0; k < N; k++) {
+		struct alloc_stats s;
+
+		p = stats_packed_read(p, &s);
+		CU_ASSERT_EQUAL(packed.stack_ids[k], want[k].stack_id);
+		CU_ASSERT_EQUAL(memcmp(&s, &want[k].s, sizeof(s)), 0);
+	}
+	CU_ASSERT_PTR_EQUAL(p, packed.bytes + packed.size);
+	stats_packed_free(&packed);
+	aggregate_free(&a);
+	free(want);
 }
 
 static void test_fork_child_inherits_parent_blocks(void)
@@ -899,7 +1006,11 @@ static void test_trace_with_interleaved_slots_reads_exactly(void)
 	CU_ASSERT_TRUE(res.info.has_end);
 	CU_ASSERT_STRING_EQUAL(kv_list_get(&res.info.end, "exit_status"), "3");
 	CU_ASSERT_STRING_EQUAL(kv_list_get(&res.info.meta, "pid"), "77");
-	CU_ASSERT_PTR_NOT_NULL(stack_nodes_get(&res.nodes, 2));
+	{
+		struct stack_node node;
+
+		CU_ASSERT(stack_nodes_get(&res.nodes, 2, &node));
+	}
 	read_free(&res);
 }
 
@@ -1351,7 +1462,7 @@ static const struct site *site_with_leaf(const struct site_table *t, uint64_t le
 	for (size_t k = 0; k < t->count; k++) {
 		const struct site *s = &t->sites[k];
 
-		if (s->frame_count && t->frames[site_frame_ids(t, s)[0]].module_offset == leaf)
+		if (s->frame_count && t->frames[frame_id_at(t, s, 0)].module_offset == leaf)
 			return s;
 	}
 	return NULL;
@@ -1451,15 +1562,15 @@ static void test_sites_from_shared_stacks(void)
 	CU_ASSERT_EQUAL(s->stack_count, 2);
 	CU_ASSERT_EQUAL(s->s->allocations, 3);
 	CU_ASSERT_EQUAL(s->s->allocated_bytes, 101 + 102 + 107);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[1]].module_offset, 0x2000);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[2]].module_offset, 0x1000);
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 1)].module_offset, 0x2000);
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 2)].module_offset, 0x1000);
 	CU_ASSERT_FALSE(s->truncated);
 
 	s = site_with_leaf(&t, 0x4000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 3);
 	CU_ASSERT_EQUAL(s->s->allocated_bytes, 100);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[1]].module_offset, 0x2000);
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 1)].module_offset, 0x2000);
 
 	s = site_with_leaf(&t, 0x2000); /* node 3's own stack */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -1470,13 +1581,13 @@ static void test_sites_from_shared_stacks(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 600);
 	CU_ASSERT_FALSE(s->truncated);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[599]].module_offset, deep_first);
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 599)].module_offset, deep_first);
 
 	s = site_with_leaf(&t, deep_first + 16 * (deep - 1));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, SITES_MAX_DEPTH); /* the leaf side */
 	CU_ASSERT_TRUE(s->truncated);
-	CU_ASSERT_EQUAL(t.frames[site_frame_ids(&t, s)[SITES_MAX_DEPTH - 1]].module_offset,
+	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, SITES_MAX_DEPTH - 1)].module_offset,
 			deep_first + 16 * (deep - SITES_MAX_DEPTH));
 
 	s = NULL;
@@ -1524,9 +1635,9 @@ static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
 		spare.p = huge_array_alloc(spare_bytes, &spare.reserved);
 		CU_ASSERT_FATAL(spare.p != NULL);
 		/* old contents that, read as a memo, would say "walked: no
-		 * frames" (16-byte entries beginning with a 1) */
+		 * frames" (8-byte entries beginning with a 1) */
 		for (size_t k = 0; k < spare_bytes / 4; k++)
-			((uint32_t *)spare.p)[k] = k % 4 == 0;
+			((uint32_t *)spare.p)[k] = k % 2 == 0;
 		spare.bytes = spare_bytes;
 		site_spare_fit(&spare, &agg, &nodes);
 	}
@@ -1537,7 +1648,7 @@ static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
 	symbolizer_free(sym); /* (the checks read no strings) */
 	module_maps_free(&maps);
 	stack_nodes_free(&nodes);
-	/* agg stays: the sites' statistics are its (the caller frees it) */
+	/* agg stays (the caller frees it) */
 }
 
 /* Whether site table t holds exactly the sites sites_with_spare made. */
@@ -1552,14 +1663,14 @@ static bool sites_are_the_stacks(const struct site_table *t, size_t n_sites, siz
 		if (s->id != k + 1 || s->s->allocated_bytes != i + 1 || s->frame_count != depth)
 			return false;
 		for (size_t j = 0; j < depth; j++)
-			if (t->frames[site_frame_ids(t, s)[j]].module_offset !=
+			if (t->frames[frame_id_at(t, s, j)].module_offset !=
 			    0x1000 * (i + 1) + 16 * j)
 				return false;
 	}
 	return true;
 }
 
-/* The sites, their frame ids and the memo are made in the block table's
+/* The sites and the memo are made in the block table's
  * memory (aggregate_release_blocks) when it has room, whatever it holds,
  * and on the heap when it has not; the sites are the same. */
 static void test_sites_built_in_spare_memory(void)
@@ -1569,23 +1680,20 @@ static void test_sites_built_in_spare_memory(void)
 	/* room for everything: 300 sites of 3 frames in 1 MiB */
 	sites_with_spare(&t, 300, 3, (size_t)1 << 20);
 	CU_ASSERT_TRUE(t.sites_in_spare);
-	CU_ASSERT_TRUE(t.ids_in_spare);
 	CU_ASSERT_PTR_NOT_NULL(t.spare.p);
 	CU_ASSERT_TRUE(t.spare.bytes < (size_t)1 << 20); /* the rest unmapped */
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
 	site_table_free(&t);
 	aggregate_free(&agg);
-	/* frame ids past their room (100 frames a site): on the heap */
+	/* deep sites (100 frames a site) */
 	sites_with_spare(&t, 40, 100, (size_t)1 << 20);
 	CU_ASSERT_TRUE(t.sites_in_spare);
-	CU_ASSERT_FALSE(t.ids_in_spare);
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 40, 100));
 	site_table_free(&t);
 	aggregate_free(&agg);
 	/* no room for the sites: the spare is freed, everything on the heap */
 	sites_with_spare(&t, 300, 3, 4096);
 	CU_ASSERT_FALSE(t.sites_in_spare);
-	CU_ASSERT_FALSE(t.ids_in_spare);
 	CU_ASSERT_PTR_NULL(t.spare.p);
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
 	site_table_free(&t);
@@ -2379,11 +2487,16 @@ int main(void)
 		return 1;
 	s = CU_add_suite("aggregate", NULL, NULL);
 	CU_add_test(s, "realloc grow/shrink/move accounting", test_realloc_grow_shrink_move_accounting);
+	CU_add_test(s, "stack ids: direct and hashed keep their statistics",
+		    test_stack_ids_direct_and_hashed_keep_their_statistics);
+	CU_add_test(s, "packed statistics read back exactly",
+		    test_packed_statistics_read_back_exactly);
 	CU_add_test(s, "realloc(NULL, n) allocates", test_realloc_null_allocates);
 	CU_add_test(s, "realloc(p, 0) frees the block", test_realloc_to_zero_frees_block);
 	CU_add_test(s, "failed realloc counts nothing", test_failed_realloc_counts_nothing);
 	CU_add_test(s, "peak: lazy snapshot, higher second peak",
 		    test_peak_lazy_snapshot_with_higher_second_peak);
+	CU_add_test(s, "peak: the generation wraps around", test_peak_generation_wraps_around);
 	CU_add_test(s, "peak: an equal later level is not a new t-gmax",
 		    test_peak_equal_later_is_not_a_new_peak);
 	CU_add_test(s, "temporary: the same thread's next event",

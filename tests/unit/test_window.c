@@ -329,6 +329,7 @@ static void read_at_100ms(bool stack_stream, uint64_t *alloc_records)
 	struct window_spec spec;
 	struct trace_info info;
 	struct stack_nodes nodes;
+	struct stack_node node;
 	struct module_maps maps;
 	struct aggregate a;
 	struct window_sink w;
@@ -350,7 +351,7 @@ static void read_at_100ms(bool stack_stream, uint64_t *alloc_records)
 	CU_ASSERT_EQUAL(a.live_blocks, 10);
 	CU_ASSERT_TRUE(facts.stopped);
 	/* the stack defined after T, in the metadata stream, is there */
-	CU_ASSERT_PTR_NOT_NULL(stack_nodes_get(&nodes, 2));
+	CU_ASSERT_TRUE(stack_nodes_get(&nodes, 2, &node));
 	CU_ASSERT_TRUE(info.has_end);
 	CU_ASSERT_EQUAL(info.seq_gaps, 0);
 	*alloc_records = info.alloc_records;
