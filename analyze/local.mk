@@ -46,7 +46,9 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/output.h analyze/output/formats.c \
 	analyze/output/overview.h analyze/output/overview.c \
 	analyze/output/frames.h analyze/output/frames.c \
-	analyze/output/text.c analyze/output/json.c
+	analyze/output/text.c analyze/output/json.c \
+	analyze/output/pprof.c analyze/output/protobuf.h analyze/output/protobuf.c \
+	analyze/output/string_table.h analyze/output/string_table.c
 
 ANALYZE_CMD_SOURCES = \
 	analyze/symbolize/debuginfod_gate.c \

@@ -57,6 +57,7 @@ const char *output_format_names(void);
 
 /* The formats (formats.c lists them). */
 extern const struct output_format output_text, output_json;
+extern const struct output_format output_pprof;
 
 /* One frame of a call stack as the text report prints it: "    at FUNCTION
  * (FILE:LINE) [MODULE]" and its variants, with a newline. */
