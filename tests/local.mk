@@ -9,6 +9,15 @@ tests_unit_test_trace_codec_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_trace_codec_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS)
 TESTS += tests/unit/test_trace_codec
 
+# ---- unit tests of the protobuf encoder and string table (analyze/output/) ----
+check_PROGRAMS += tests/unit/test_protobuf
+tests_unit_test_protobuf_SOURCES = tests/unit/test_protobuf.c analyze/output/protobuf.c \
+	analyze/output/string_table.c analyze/util/hash_seed.c
+tests_unit_test_protobuf_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_protobuf_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_protobuf_LDADD = $(CUNIT_LIBS)
+TESTS += tests/unit/test_protobuf
+
 # ---- end-to-end tests ----
 # Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
 # (cc -O1 -g, never stripped) into a scratch directory under
