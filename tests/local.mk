@@ -73,6 +73,7 @@ E2E_TESTS = \
 	tests/e2e/transparency.sh \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
+	tests/e2e/report-pprof.sh \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh \
@@ -109,7 +110,7 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
-	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
+	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/pprof.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
 	tests/browser/selftest.mjs \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
