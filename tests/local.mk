@@ -74,6 +74,7 @@ E2E_TESTS = \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
 	tests/e2e/report-pprof.sh \
+	tests/e2e/pprof-go.sh \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh \
