@@ -75,6 +75,7 @@ E2E_TESTS = \
 	tests/e2e/diff.sh \
 	tests/e2e/report-pprof.sh \
 	tests/e2e/pprof-go.sh \
+	tests/e2e/pprof-speedscope.sh \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh \
@@ -113,7 +114,7 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/pprof.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
-	tests/browser/selftest.mjs \
+	tests/browser/selftest.mjs tests/browser/speedscope-import.mjs \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \
