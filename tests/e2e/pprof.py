@@ -215,11 +215,15 @@ def json_frame_name(frame):
 
 
 def json_stack(site):
+    """The site's frames as pprof can hold them: the outermost frame of a
+    stack is the last line of its location, never inlined (only a trace's
+    own embedded symbols can mark every frame inlined)."""
     if not site["frames"]:
         name = "[inherited at fork]" if site.get("inherited") else "[no stack]"
         return ((name, "", 0, False),)
-    return tuple((json_frame_name(f), f.get("file") or "", f.get("line", 0), f["inlined"])
-                 for f in site["frames"])
+    last = len(site["frames"]) - 1
+    return tuple((json_frame_name(f), f.get("file") or "", f.get("line", 0),
+                  f["inlined"] and i < last) for i, f in enumerate(site["frames"]))
 
 
 def compare(prof, report_path):
