@@ -116,6 +116,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
 	tests/browser/selftest.mjs tests/browser/speedscope-import.mjs \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
+	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \

@@ -114,7 +114,6 @@ struct pprof_writer {
 	int error;                /* first -errno */
 
 	uint32_t *frame_function; /* by frame index: function id, 0: not yet */
-	uint32_t *frame_mapping;  /* by frame index: mapping id, 0: none */
 
 	struct pprof_function *functions; /* id - 1 */
 	size_t function_count, function_cap;
@@ -373,12 +372,14 @@ static uint32_t pprof_function_intern(struct pprof_writer *w, uint32_t name, uin
 static uint32_t pprof_frame_function(struct pprof_writer *w, uint32_t fi)
 {
 	const struct site_frame *f = &w->p->sites.frames[fi];
-	char name[512];
+	char unnamed[512]; /* "[MODULE+0xOFFSET]": a file name and a number */
 	uint32_t id;
 
 	if (w->frame_function[fi])
 		return w->frame_function[fi];
-	id = pprof_function_intern(w, pprof_string(w, output_frame_name(f, name, sizeof(name))),
+	/* a function's name whole, however long (C++ templates) */
+	id = pprof_function_intern(w, pprof_string(w, f->function ? f->function
+						   : output_frame_name(f, unnamed, sizeof(unnamed))),
 				   pprof_string(w, f->file ? f->file : ""));
 	w->frame_function[fi] = id;
 	return id;
@@ -406,7 +407,8 @@ static void pprof_location_map(struct pprof_writer *w, struct pprof_location *l)
 	if (!l->mapping)
 		return;
 	m = &w->mappings[l->mapping - 1];
-	pprof_mapping_cover(m, l->address, l->address + 1);
+	if (l->address < UINT64_MAX)
+		pprof_mapping_cover(m, l->address, l->address + 1);
 	for (uint32_t i = 0; i < l->count; i++) {
 		const struct site_frame *f = &w->p->sites.frames[w->loc_frames[l->first + i]];
 

@@ -8,7 +8,9 @@
 # same location as fill_table, first; the main program's mapping carries
 # its build-id and holds the addresses of its locations; time and duration
 # from the trace; the same bytes on stdout and with -o.
-# Programs and facts: tests/progs/inlined_site.c, tests/progs/leak_count.c.
+# A C++ name of 2000 characters stays whole.
+# Programs and facts: tests/progs/inlined_site.c, tests/progs/leak_count.c,
+# tests/progs/long_name.cpp.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -81,6 +83,17 @@ run_cmd 60 metric-temporary "$MPROF" report "$WORK/lc.trace" --format pprof --me
 expect_match "churn: 100 temporary allocations" '^100\|churn;main;' "$(pp "$WORK/t.pb.gz" stacks)"
 expect_match "leak_blocks: 7168 bytes in use" '^7168\|leak_blocks;main;' "$(pp "$P" stacks)"
 expect_eq "leak_blocks: the whole stack is one sample" 1 "$(pp "$P" stacks | grep -c 'leak_blocks')"
+
+# a function name of 2000 characters stays whole (C++ templates)
+build_cxx "$WORK/long_name" "$PROGS_DIR/long_name.cpp"
+RUN_NAME=ln mprof_run 60 "$WORK/ln.trace" -- "$WORK/long_name"
+expect_eq "long_name: stdout" "kept 3" "$(cat "$RUN_OUT")"
+run_cmd 60 pprof-ln "$MPROF" report "$WORK/ln.trace" --format pprof -o "$WORK/ln.pb.gz"
+report_json "$WORK/ln.json" "$WORK/ln.trace"
+expect_eq "long_name: every site one sample with its stack and values" \
+	"ok $(q "$WORK/ln.json" get sites_total) samples" "$(pp "$WORK/ln.pb.gz" compare "$WORK/ln.json")"
+LONG=$(pp "$WORK/ln.pb.gz" stacks | sed -n 's/^144|\(void\* keep_one<Node<Node<[^;]*\);main;.*/\1/p')
+expect_range "long_name: keep_one's whole name (characters)" 1001 100000 "${#LONG}"
 
 # one trace only
 run_cmd 60 two "$MPROF" report "$WORK/inl.trace" "$WORK/lc.trace" --format pprof -o "$WORK/two.pb.gz"
