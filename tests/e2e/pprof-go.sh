@@ -4,8 +4,9 @@
 # report's total and a known function has its exact value; the default is
 # inuse_space; -traces shows the inlined make_record as "(inline)" above
 # fill_table; -raw shows the period type and the main program's mapping
-# with its build-id.  Offline: no toolchain download, no module proxy, HOME,
-# the Go cache and pprof's files in the scratch directory.
+# with its build-id; -diff_base compares two profiles.  Offline: no
+# toolchain download, no module proxy, HOME, the Go cache and pprof's files
+# in the scratch directory.
 # Programs and facts: tests/progs/inlined_site.c, tests/progs/leak_count.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -85,6 +86,14 @@ expect_match "-raw: mapping 1 is the program, with its build-id and symbols" \
 expect_match "-raw: make_record and fill_table in one location" \
 	'M=1 make_record [^ ]*inlined_site\.c:[0-9]+ s=0\|fill_table [^ ]*inlined_site\.c:[0-9]+ s=0\|[0-9]+: ' \
 	"$(three_lines 'M=1 make_record')"
+
+# two profiles are comparable (the same sample and period types): leak_count
+# 7 against leak_count 1 leaks 6 blocks of 1024 bytes more at leak_blocks
+RUN_NAME=lc1 mprof_run 60 "$WORK/lc1.trace" -- "$WORK/leak_count" 1
+run_cmd 60 pprof-lc1 "$MPROF" report "$WORK/lc1.trace" --format pprof -o "$WORK/lc1.pb.gz"
+gp diff-base -top -unit=B -diff_base="$WORK/lc1.pb.gz" "$WORK/lc.pb.gz"
+expect_eq "-diff_base: exit status" 0 "$RUN_STATUS"
+expect_match "-diff_base: leak_blocks +6144 B" '^ +6144B .* leak_blocks$' "$(cat "$RUN_OUT")"
 
 # pprof's own error is seen: a damaged profile is refused
 head -c 100 "$WORK/inl.pb.gz" >"$WORK/cut.pb.gz"
