@@ -25,9 +25,9 @@
  *    (exact counts; a sampled trace's weights are estimates and the trace
  *    records no interval), time_nanos and duration_nanos when the trace
  *    has them, and comments saying what the sample types mean.
- * Protobuf fields may come in any order and a repeated field's values
- * interleaved with others; samples are written first, as they are made,
- * and the tables they refer to after them.
+ * Protobuf fields may come in any order: samples are written first, as
+ * they are made, and the tables they refer to after them, so that only the
+ * tables are held in memory.
  */
 #include <errno.h>
 #include <inttypes.h>

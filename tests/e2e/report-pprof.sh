@@ -8,9 +8,10 @@
 # same location as fill_table, first; the main program's mapping carries
 # its build-id and holds the addresses of its locations; time and duration
 # from the trace; the same bytes on stdout and with -o.
-# A C++ name of 2000 characters stays whole.
+# A C++ name of 2000 characters stays whole; a fork child's inherited blocks
+# are one location "[inherited at fork]".
 # Programs and facts: tests/progs/inlined_site.c, tests/progs/leak_count.c,
-# tests/progs/long_name.cpp.
+# tests/progs/long_name.cpp, tests/progs/fork_exec.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -94,6 +95,19 @@ expect_eq "long_name: every site one sample with its stack and values" \
 	"ok $(q "$WORK/ln.json" get sites_total) samples" "$(pp "$WORK/ln.pb.gz" compare "$WORK/ln.json")"
 LONG=$(pp "$WORK/ln.pb.gz" stacks | sed -n 's/^144|\(void\* keep_one<Node<Node<[^;]*\);main;.*/\1/p')
 expect_range "long_name: keep_one's whole name (characters)" 1001 100000 "${#LONG}"
+
+# a fork child's blocks inherited from its parent: one location, no mapping
+build_c "$WORK/fork_exec" "$PROGS_DIR/fork_exec.c"
+RUN_NAME=fe mprof_run 60 "$WORK/fe.trace" -- "$WORK/fork_exec"
+FORK_PID=$(sed -n 's/^fork child \([0-9]*\) status.*/\1/p' "$RUN_OUT")
+expect_match "fork_exec: the fork child's pid" '^[0-9]+$' "$FORK_PID"
+run_cmd 60 pprof-fork "$MPROF" report "$WORK/fe.trace.$FORK_PID" --format pprof -o "$WORK/fork.pb.gz"
+report_json "$WORK/fork.json" "$WORK/fe.trace.$FORK_PID"
+expect_eq "fork child: every site one sample with its stack and values" \
+	"ok $(q "$WORK/fork.json" get sites_total) samples" \
+	"$(pp "$WORK/fork.pb.gz" compare "$WORK/fork.json")"
+expect_eq "fork child: the parent's 1000 bytes live at the fork, inherited" "1000|[inherited at fork]" \
+	"$(pp "$WORK/fork.pb.gz" stacks | grep -F '[inherited at fork]')"
 
 # one trace only
 run_cmd 60 two "$MPROF" report "$WORK/inl.trace" "$WORK/lc.trace" --format pprof -o "$WORK/two.pb.gz"
