@@ -6,7 +6,8 @@ pkglibexec_PROGRAMS += analyze/mprof-analyze
 # The folders follow the data: read/ (trace file -> merged events, stack
 # nodes, modules) -> aggregate/ (statistics) -> symbolize/ (addresses ->
 # functions) -> profile/ (allocation sites and run facts: what every writer
-# reads) -> output/ (one file per report format) -> cmd/ (the subcommands);
+# reads) -> output/ (one file per report format) -> diff/ (two profiles
+# compared, the CI gate) -> cmd/ (the subcommands);
 # util/ is below them all.
 ANALYZE_UTIL_SOURCES = \
 	analyze/util/error.h \
@@ -46,11 +47,15 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/output.h analyze/output/formats.c \
 	analyze/output/overview.h analyze/output/overview.c \
 	analyze/output/frames.h analyze/output/frames.c \
-	analyze/output/text.c analyze/output/json.c \
+	analyze/output/text.c analyze/output/json.c analyze/output/html.c \
 	analyze/output/pprof.c analyze/output/protobuf.h analyze/output/protobuf.c \
 	analyze/output/string_table.h analyze/output/string_table.c
 
-ANALYZE_CMD_SOURCES = \
+ANALYZE_DIFF_SOURCES = \
+	analyze/diff/diff.h analyze/diff/match.c analyze/diff/gate.c \
+	analyze/diff/write_text.c analyze/diff/write_json.c analyze/diff/write_folded.c
+
+ANALYZE_CMD_SOURCES = $(ANALYZE_DIFF_SOURCES) \
 	analyze/symbolize/debuginfod_gate.c \
 	analyze/cmd/report.h analyze/cmd/report.c \
 	analyze/cmd/trace_set.h analyze/cmd/trace_set.c \
@@ -64,15 +69,26 @@ ANALYZE_ERROR_SOURCES = analyze/util/error.c
 
 analyze_mprof_analyze_SOURCES = analyze/main.c $(ANALYZE_CMD_SOURCES) \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+nodist_analyze_mprof_analyze_SOURCES = $(ANALYZE_ASSETS_C)
 analyze_mprof_analyze_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
 # libdw is not linked: dw_loader.c loads it when a module file is read
 analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(IBERTY_LIBS) $(DL_LIBS) -lpthread
 
+# The pages' scripts and style sheets, embedded as C strings at build time.
+ANALYZE_ASSETS = analyze/output/assets/report.css analyze/output/assets/report.js
+ANALYZE_ASSETS_C = analyze/output/assets.c
+$(ANALYZE_ASSETS_C): $(ANALYZE_ASSETS:%=$(srcdir)/%) $(srcdir)/analyze/output/assets/embed.sh
+	$(AM_V_GEN)$(SHELL) $(srcdir)/analyze/output/assets/embed.sh $(ANALYZE_ASSETS:%=$(srcdir)/%) >$@.tmp && mv $@.tmp $@
+BUILT_SOURCES += $(ANALYZE_ASSETS_C)
+CLEANFILES += $(ANALYZE_ASSETS_C)
+EXTRA_DIST += $(ANALYZE_ASSETS) analyze/output/assets/embed.sh
+
 # ---- unit tests of the report side (CUnit) ----
 check_PROGRAMS += tests/unit/test_aggregate
 tests_unit_test_aggregate_SOURCES = tests/unit/test_aggregate.c \
 	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+nodist_tests_unit_test_aggregate_SOURCES = $(ANALYZE_ASSETS_C)
 tests_unit_test_aggregate_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(SANITIZE_CFLAGS)
 tests_unit_test_aggregate_LDFLAGS = $(SANITIZE_CFLAGS)

@@ -99,14 +99,19 @@ static const char help_report[] =
 	"errors); 125 when the analyzer cannot be started.\n";
 
 static const char help_diff[] =
-	"usage: mprof diff [-n N] [--format text|json] [--alloc-fn NAME]... [--keep-wrappers] A B\n"
+	"usage: mprof diff [-n N] [-f text|json|folded] [--metric M] [--match function|line]\n"
+	"                  [--fail-if EXPR]... [--force] [--alloc-fn NAME]... A B\n"
 	"\n"
-	"Compares trace B with trace A site by site: totals and the sites whose\n"
-	"allocated, peak or leaked bytes changed.  The work is done by the analyzer,\n"
-	"mprof-analyze; see 'mprof-analyze diff --help' or mprof-diff(1).\n"
+	"Compares trace B with trace A site by site: the totals side by side, then\n"
+	"the sites that grew and those that shrank.  Sites match by function in\n"
+	"modules of the same file name, so two builds in different folders compare.\n"
+	"--fail-if makes it a CI gate: 'peak>+5%' (a change from A), 'leaked>0' (B's\n"
+	"value), 'site:allocated>+1M' (any one site).  The work is done by the\n"
+	"analyzer, mprof-analyze; see 'mprof-analyze diff --help' or mprof-diff(1).\n"
 	"\n"
-	"Exit status: the analyzer's (0 whether or not the traces differ, 1 for\n"
-	"unreadable input, 2 for usage errors); 125 when it cannot be started.\n";
+	"Exit status: the analyzer's (0 no --fail-if condition held, 1 one held, 2\n"
+	"usage errors, unreadable traces, different programs); 125 when it cannot\n"
+	"be started.\n";
 
 int help_print(FILE *out, const char *command)
 {

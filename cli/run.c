@@ -301,6 +301,8 @@ static void summary_print(const struct run_options *o, const struct collector_re
 
 static void ending_print(const struct run_options *o, const struct collector_result *res)
 {
+	long top = -1;
+
 	if (res->still_running)
 		mprof_note("%zu process%s started by %s %s still running when it ended; %s "
 			   "what %s recorded until then", res->still_running,
@@ -316,8 +318,14 @@ static void ending_print(const struct run_options *o, const struct collector_res
 			   abbrev ? "SIG" : "", abbrev ? abbrev : "unknown");
 	}
 	if (!mprof_quiet)
-		run_table_print(res);
+		top = run_table_print(res);
 	summary_print(o, res);
+	if (res->root_seen || top > 0) {
+		const char *t = res->traces[top > 0 ? top : 0];
+
+		mprof_note("a page to look at it: "
+			   "mprof report --html %s.html %s", shell_word(t), shell_word(t));
+	}
 }
 
 /* Runs the program under the recorder; returns its exit status. */

@@ -46,6 +46,9 @@ AM_TESTS_ENVIRONMENT = \
 E2E_TESTS = \
 	tests/e2e/entry-points.sh \
 	tests/e2e/browser-harness.sh \
+	tests/e2e/html-page.sh \
+	tests/e2e/diff-gate.sh \
+	tests/e2e/diff-sqlite3.sh \
 	tests/e2e/cxx-new-delete.sh \
 	tests/e2e/inlined-site.sh \
 	tests/e2e/rbp-frames.sh \
@@ -114,8 +117,8 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/pprof.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
-	tests/browser/selftest.mjs tests/browser/speedscope-import.mjs \
-	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp \
+	tests/browser/selftest.mjs tests/browser/report-page.mjs tests/browser/speedscope-import.mjs \
+	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c \

@@ -10,6 +10,32 @@
 #include "analyze/util/error.h"
 #include "analyze/cmd/options.h"
 
+/* Appends s to the list v (count n); returns -1 to go on or 1 (out of
+ * memory, reported). */
+static int list_add(const char ***v, size_t *n, const char *s)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv) {
+		analyze_error("out of memory");
+		return 1;
+	}
+	*v = nv;
+	(*v)[(*n)++] = s;
+	return -1;
+}
+
+/* Refuses an option that only cmd_only takes; returns 2 (reported) or -1. */
+static int only_for(const char *cmd, const char *cmd_only, const char *option,
+		    void (*usage)(FILE *out))
+{
+	if (strcmp(cmd, cmd_only) == 0)
+		return -1;
+	analyze_error("%s: unknown option '%s'", cmd, option);
+	usage(stderr);
+	return 2;
+}
+
 static int option_alloc_fn(struct analyze_options *o, const char *name)
 {
 	const char **v = realloc(o->alloc_fns, (o->alloc_fn_count + 1) * sizeof(*v));
@@ -31,6 +57,10 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"format", required_argument, NULL, 'f'},
 		{"metric", required_argument, NULL, 'M'},
 		{"output", required_argument, NULL, 'o'},
+		{"html", required_argument, NULL, 'H'},
+		{"fail-if", required_argument, NULL, 'F'},
+		{"match", required_argument, NULL, 'm'},
+		{"force", no_argument, NULL, 'O'},
 		{"alloc-fn", required_argument, NULL, 'A'},
 		{"keep-wrappers", no_argument, NULL, 'K'},
 		{"all", no_argument, NULL, 'a'},
@@ -68,12 +98,36 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		case 'o':
 			o->output = optarg;
 			break;
+		case 'H':
+			if (strcmp(cmd, "report") != 0) {
+				analyze_error("%s: unknown option '--html'", cmd);
+				usage(stderr);
+				return 2;
+			}
+			o->format = "html";
+			o->output = optarg;
+			break;
 		case 'A':
 			if ((rc = option_alloc_fn(o, optarg)) >= 0)
 				return rc;
 			break;
 		case 'K':
 			o->keep_wrappers = true;
+			break;
+		case 'F':
+			if ((rc = only_for(cmd, "diff", "--fail-if", usage)) >= 0 ||
+			    (rc = list_add(&o->fail_if, &o->fail_if_count, optarg)) >= 0)
+				return rc;
+			break;
+		case 'm':
+			if ((rc = only_for(cmd, "diff", "--match", usage)) >= 0)
+				return rc;
+			o->match = optarg;
+			break;
+		case 'O':
+			if ((rc = only_for(cmd, "diff", "--force", usage)) >= 0)
+				return rc;
+			o->force = true;
 			break;
 		case 'a':
 			if (strcmp(cmd, "report") != 0) {
@@ -102,5 +156,8 @@ void analyze_options_free(struct analyze_options *o)
 {
 	free(o->alloc_fns);
 	o->alloc_fns = NULL;
+	free(o->fail_if);
+	o->fail_if = NULL;
+	o->fail_if_count = 0;
 	o->alloc_fn_count = 0;
 }

@@ -1,7 +1,8 @@
 /*
  * analyze/cmd/options.h - the command-line options that `mprof-analyze report`
  * and `mprof-analyze diff` share: -n/--top, -f/--format, --metric,
- * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all.
+ * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all and
+ * --html FILE (--format html -o FILE); diff's --fail-if, --match, --force.
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
@@ -21,6 +22,10 @@ struct analyze_options {
 	size_t alloc_fn_count;
 	bool keep_wrappers;         /* --keep-wrappers */
 	bool all;                   /* report --all: each trace's whole run */
+	const char **fail_if;       /* diff --fail-if EXPR... (owned array; argv's strings) */
+	size_t fail_if_count;
+	const char *match;          /* diff --match function|line, or NULL */
+	bool force;                 /* diff --force: compare traces of different programs */
 };
 
 /*

@@ -30,9 +30,9 @@
 
 static void report_usage(FILE *out)
 {
-	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [--format text|json] ",
-		analyze_name());
-	fputs("[--alloc-fn NAME]... [--keep-wrappers]\n"
+	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [-f FORMAT] [--metric M] "
+		"[-o FILE | --html FILE]\n", analyze_name());
+	fputs("                    [--alloc-fn NAME]... [--keep-wrappers]\n"
 	      "  TRACE                a trace file, or a quoted glob ('dir/trace*')\n"
 	      "      --all            also the other traces of each TRACE's run\n"
 	      "                       (TRACE.PID, TRACE.PID.N beside it)\n"
@@ -42,13 +42,15 @@ static void report_usage(FILE *out)
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the summary only); in JSON, given: only the sites\n"
 	      "                       among the top N of a ranking (at most 5 N)\n"
-	      "  -f, --format FORMAT  text (default) or json (every site without -n, schema\n"
-	      "                       mprof-report 1)\n"
-	      "                       pprof: gzipped profile.proto (Go's heap sample types\n"
-	      "                       alloc_/inuse_objects/space, and peak_objects/space,\n"
-	      "                       temporary; inuse = leaked) for go tool pprof,\n"
-	      "                       Pyroscope, Parca; binary, give -o FILE; --metric M\n"
-	      "                       picks the default sample type (else inuse_space)\n"
+	      "  -f, --format FORMAT  one of:\n", out);
+	for (size_t i = 0; output_formats[i]; i++)
+		fprintf(out, "                       %-10s %s\n", output_formats[i]->name,
+			output_formats[i]->summary);
+	fprintf(out, "      --metric M       what one-metric formats weigh stacks by (default\n"
+		"                       peak: live bytes at t-gmax); one of:\n"
+		"                       %s\n", metric_names());
+	fputs("  -o, --output FILE    write to FILE instead of standard output\n"
+	      "      --html FILE      the same as --format html -o FILE\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
 	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"

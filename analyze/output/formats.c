@@ -9,6 +9,7 @@
 const struct output_format *const output_formats[] = {
 	&output_text,
 	&output_json,
+	&output_html,
 	&output_pprof,
 	NULL,
 };

@@ -701,7 +701,7 @@ static void json_set_between(FILE *out)
 
 const struct output_format output_json = {
 	.name = "json",
-	.summary = "every figure of the text report and every site (schema mprof-report 1)",
+	.summary = "every figure and every site (schema mprof-report 1)",
 	.write = json_write,
 	.set_begin = report_json_set_head,
 	.set_between = json_set_between,

@@ -56,7 +56,7 @@ extern const struct output_format *const output_formats[];
 const char *output_format_names(void);
 
 /* The formats (formats.c lists them). */
-extern const struct output_format output_text, output_json;
+extern const struct output_format output_text, output_json, output_html;
 extern const struct output_format output_pprof;
 
 /* One frame of a call stack as the text report prints it: "    at FUNCTION

@@ -749,7 +749,6 @@ static int pprof_write(FILE *out, const struct profile *p, const struct output_o
 
 const struct output_format output_pprof = {
 	.name = "pprof",
-	.summary = "gzipped profile.proto for go tool pprof, Pyroscope, Parca (Go's heap "
-		   "sample types)",
+	.summary = "gzipped profile.proto: go tool pprof, Pyroscope, Parca",
 	.write = pprof_write,
 };

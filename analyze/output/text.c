@@ -526,7 +526,7 @@ static void text_set_end(FILE *out)
 
 const struct output_format output_text = {
 	.name = "text",
-	.summary = "a summary, then the top sites by peak, leaked, allocated, allocations, temporary",
+	.summary = "a summary, then the top sites per metric (the default)",
 	.write = text_write,
 	.set_begin = text_set_begin,
 	.set_between = text_set_between,

@@ -3,7 +3,7 @@
 # with 1 and with 4 leaked blocks differs by exactly 3 blocks / 3072 bytes at
 # the leaking function and nowhere else (its sites match across runs); a
 # trace diffed against itself prints "no difference" and JSON "sites": [];
-# documented exit statuses for unreadable input (1) and usage errors (2).
+# documented exit status 2 for unreadable input and usage errors.
 # Program and facts: tests/progs/leak_count.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -29,20 +29,22 @@ print(eval(sys.argv[2]))' "$1" "$2" 2>&1
 }
 
 # ---- 1 leaked block vs 4: text ----
-run_cmd 60 diff14 "$MPROF_ANALYZE" diff "$WORK/t1" "$WORK/t4"
+run_cmd 60 diff14 "$MPROF_ANALYZE" diff --metric leaked "$WORK/t1" "$WORK/t4"
 T="$WORK/diff14.out"
 expect_eq "diff 1 vs 4: exit status" 0 "$RUN_STATUS"
 expect_eq "diff 1 vs 4: stderr empty" "" "$(cat "$RUN_ERR")"
-expect_match "totals: leaked blocks +3" '^  leaked blocks +[0-9]+ +[0-9]+ +\+3$' "$(cat "$T")"
-expect_match "totals: leaked bytes +3072" '^  leaked bytes +[0-9]+ +[0-9]+ +\+3072$' "$(cat "$T")"
-expect_match "totals: allocations +3" '^  allocations +[0-9]+ +[0-9]+ +\+3$' "$(cat "$T")"
-expect_match "totals: temporary unchanged" '^  temporary +[0-9]+ +[0-9]+ +0$' "$(cat "$T")"
-expect_match "one site changed, none added or removed" \
-	'^sites: +1 changed, 0 added, 0 removed, [0-9]+ same' "$(cat "$T")"
+expect_match "totals: leaked blocks +3" '^  leaked blocks +[0-9]+ +[0-9]+ +\+3 +\+[0-9.]+%$' "$(cat "$T")"
+expect_match "totals: leaked bytes +3072" '^  leaked bytes +[0-9]+ +[0-9]+ +\+3072 +\+[0-9.]+%$' "$(cat "$T")"
+expect_match "totals: allocations +3" '^  allocations +[0-9]+ +[0-9]+ +\+3 +\+[0-9.]+%$' "$(cat "$T")"
+expect_match "totals: temporary unchanged" '^  temporary +100 +100 +0 +\+0.0%$' "$(cat "$T")"
+expect_match "totals: peak RSS of both" '^  peak RSS +[1-9][0-9]+ +[1-9][0-9]+ ' "$(cat "$T")"
+expect_match "one site changed, none new or vanished" \
+	'^sites: +1 changed, 0 new, 0 vanished, [0-9]+ same' "$(cat "$T")"
 expect_no_match "no 'no difference'" '^no difference$' "$(cat "$T")"
 # the leaked ranking's first site is leak_blocks with the exact change
-LEAKED=$(sed -n '/^== Leaked (live at exit): top 1 of 1 /,$p' "$T")
-expect_match "leaked ranking: one site" '^== Leaked \(live at exit\): top 1 of 1 ' "$LEAKED"
+LEAKED=$(sed -n '/^== Grown in leaked bytes: top 1 of 1 /,/^== Shrunk/p' "$T")
+expect_match "leaked ranking: one site" '^== Grown in leaked bytes: top 1 of 1 sites$' "$LEAKED"
+expect_match "nothing shrank" '^== Shrunk: no site shrank in leaked bytes$' "$(cat "$T")"
 expect_match "leaked ranking: +3072 bytes in +3 blocks" \
 	'^    leaked bytes 1024 -> 4096 \(\+3072\); leaked blocks 1 -> 4 \(\+3\); temporary 0 -> 0 \(0\)$' \
 	"$LEAKED"
@@ -56,12 +58,13 @@ expect_eq "leaked ranking: innermost frame" \
 run_cmd 60 diff14j "$MPROF_ANALYZE" diff --format json "$WORK/t1" "$WORK/t4"
 J="$WORK/diff14j.out"
 expect_eq "json diff 1 vs 4: exit status" 0 "$RUN_STATUS"
-expect_eq "json: schema" "mprof-diff 1" "$(jd "$J" 'd["schema"], d["schema_version"]' | tr -d "(),'")"
+expect_eq "json: schema" "mprof-diff 2" "$(jd "$J" 'd["schema"], d["schema_version"]' | tr -d "(),'")"
 expect_eq "json: a and b" "$WORK/t1 $WORK/t4" "$(jd "$J" 'd["a"] + " " + d["b"]')"
 expect_eq "json: totals delta leaked blocks/bytes" "3 3072" \
 	"$(jd "$J" '"%d %d" % (d["totals"]["delta"]["leaked_blocks"], d["totals"]["delta"]["leaked_bytes"])')"
 expect_eq "json: totals b - a = delta for every number" True \
 	"$(jd "$J" 'all(d["totals"]["b"][k] - d["totals"]["a"][k] == v for k, v in d["totals"]["delta"].items())')"
+expect_eq "json: matched by function" function "$(jd "$J" 'd["match"]')"
 expect_eq "json: only one site differs" 1 "$(jd "$J" 'len(d["sites"])')"
 expect_eq "json: its status" changed "$(jd "$J" 'd["sites"][0]["status"]')"
 expect_eq "json: its innermost frame" "leak_blocks $LEAK_LINE" \
@@ -80,7 +83,7 @@ expect_eq "json diff 4 vs 1: leaked delta" "-3 -3072" \
 run_cmd 60 self "$MPROF_ANALYZE" diff "$WORK/t4" "$WORK/t4"
 expect_eq "self diff: exit status" 0 "$RUN_STATUS"
 expect_eq "self diff: 'no difference' on its own line" 1 "$(grep -c '^no difference$' "$RUN_OUT")"
-expect_match "self diff: every site the same" '^sites: +0 changed, 0 added, 0 removed, [1-9][0-9]* same' \
+expect_match "self diff: every site the same" '^sites: +0 changed, 0 new, 0 vanished, [1-9][0-9]* same' \
 	"$(cat "$RUN_OUT")"
 run_cmd 60 selfj "$MPROF_ANALYZE" diff --format json "$WORK/t4" "$WORK/t4"
 expect_eq "self diff json: exit status" 0 "$RUN_STATUS"
@@ -95,7 +98,7 @@ expect_eq "two runs of the same input: 'no difference'" 1 "$(grep -c '^no differ
 
 # ---- errors ----
 run_cmd 30 missing "$MPROF_ANALYZE" diff "$WORK/t1" "$WORK/no-such-trace"
-expect_eq "missing trace: exit status 1" 1 "$RUN_STATUS"
+expect_eq "missing trace: exit status 2" 2 "$RUN_STATUS"
 expect_match "missing trace: message names it" '^mprof-analyze: .*no-such-trace' "$(cat "$RUN_ERR")"
 run_cmd 30 onearg "$MPROF_ANALYZE" diff "$WORK/t1"
 expect_eq "one trace only: exit status 2" 2 "$RUN_STATUS"

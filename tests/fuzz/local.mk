@@ -9,6 +9,7 @@ tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz_trace.c \
 	$(trace_libmprof_trace_a_SOURCES) \
 	$(ANALYZE_CMD_SOURCES) $(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES)
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+nodist_tests_fuzz_fuzz_trace_SOURCES = $(ANALYZE_ASSETS_C)
 tests_fuzz_fuzz_trace_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) \
 	$(FUZZ_CFLAGS)
 tests_fuzz_fuzz_trace_LDFLAGS = $(FUZZ_CFLAGS)

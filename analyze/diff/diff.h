@@ -1,0 +1,128 @@
+/*
+ * analyze/diff/diff.h - two profiles compared allocation site by allocation
+ * site (`mprof diff A B`): sites matched by their symbolized frames, their
+ * figures side by side, and the conditions of a CI gate (--fail-if).
+ *
+ * Sites of A and B match when their frames match one by one: the same
+ * function (or, without one, the same module offset) in a module of the
+ * same file name, whatever its folder and build-id, so two builds of a
+ * program in different folders compare; with DIFF_MATCH_LINE also the same
+ * source file name and line.  Sites of one trace that match each other
+ * (they differ only in lines, under DIFF_MATCH_FUNCTION) are summed into one
+ * entry first, so every entry pairs at most one of A with one of B.
+ */
+#ifndef MPROF_ANALYZE_DIFF_H
+#define MPROF_ANALYZE_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze/profile/metric.h"
+#include "analyze/profile/profile.h"
+
+enum diff_match { DIFF_MATCH_FUNCTION, DIFF_MATCH_LINE };
+
+/* The figures compared per site and in the totals, in output order. */
+enum diff_field {
+	DF_PEAK, DF_LEAKED, DF_ALLOCATED, DF_ALLOCATIONS, DF_TEMPORARY,
+	DF_PEAK_BLOCKS, DF_LEAKED_BLOCKS,
+	DF_SITE_COUNT,               /* the fields a site has */
+	DF_RSS = DF_SITE_COUNT,      /* peak RSS in bytes: the totals only */
+	DF_COUNT
+};
+
+/* Its metric (profile/metric.h), for every field but DF_RSS. */
+extern const enum metric diff_field_metric[DF_SITE_COUNT];
+
+/* Names: --metric / --fail-if name ("peak", ..., "rss"), JSON key, label. */
+const char *diff_field_name(enum diff_field f);
+const char *diff_field_key(enum diff_field f);
+const char *diff_field_label(enum diff_field f);
+bool diff_field_bytes(enum diff_field f);
+/* The field called name (a metric name, or "rss"), or -1. */
+int diff_field_parse(const char *name);
+
+enum diff_status { DS_CHANGED, DS_ADDED, DS_REMOVED, DS_SAME };
+
+/* One side of a matched entry: the sum over that trace's sites with the
+ * entry's key. */
+struct diff_side {
+	const struct site *site;     /* the first of them (most allocated bytes), or NULL */
+	uint32_t sites;              /* how many were summed */
+	uint64_t v[DF_SITE_COUNT];
+	uint64_t max_live_bytes;     /* sum of the sites' maxima: an upper bound */
+	uint64_t freed, lifetime_ns_sum;
+};
+
+struct diff_entry {
+	struct diff_side a, b;
+	enum diff_status status;
+};
+
+struct diff {
+	const struct profile *pa, *pb;
+	enum diff_match match;
+	uint64_t total_a[DF_COUNT], total_b[DF_COUNT];
+	bool has_rss_a, has_rss_b;
+	struct diff_entry *entries;  /* owned; those that differ first (diff_build) */
+	size_t count;
+	size_t differ;               /* entries not DS_SAME */
+	size_t changed, added, removed;
+};
+
+/* Matches the sites of a and b into d (which refers to both; they must
+ * outlive it).  Returns 0 or -ENOMEM. */
+int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
+	       enum diff_match match);
+
+void diff_free(struct diff *d);
+
+/* The frames and table to show for e (A's side when it has one). */
+const struct site *diff_entry_site(const struct diff *d, const struct diff_entry *e,
+				   const struct site_table **table);
+
+/* Orders entries[0..n) by the change of f: with grown, the largest growth
+ * first (entries that did not grow last), else the largest shrink first;
+ * ties by the change in allocated bytes, then A's site id, then B's.
+ * Returns how many grew (or shrank) in f. */
+size_t diff_rank(struct diff_entry *entries, size_t n, enum diff_field f, bool grown);
+
+/* b - a of e in field f, as a signed value clamped to +-INT64_MAX. */
+int64_t diff_change(uint64_t a, uint64_t b);
+
+/* ---- the CI gate (gate.c) ---- */
+
+struct diff_condition {
+	const char *text;            /* as given (argv's) */
+	bool per_site;               /* "site:" */
+	enum diff_field field;
+	bool greater, or_equal;      /* > >= < <= */
+	bool relative_change;        /* a signed number: B - A; else B's value */
+	bool percent;                /* the number is a percentage of A */
+	double number;               /* in bytes or count (units applied), or percent */
+};
+
+/* Parses "[site:]FIELD(>|>=|<|<=)[+|-]NUMBER[K|M|G|%]" into c.  Returns 0, or
+ * -EINVAL with a one-line reason in err. */
+int diff_condition_parse(struct diff_condition *c, const char *text, char *err, size_t err_bytes);
+
+/* Evaluates the conditions on d; writes to out every condition that held,
+ * with the figures (and for site: conditions the sites) that made it hold.
+ * Returns how many held. */
+size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c, size_t n);
+
+/* ---- writers ---- */
+
+struct diff_print {
+	const char *path_a, *path_b;
+	size_t top_n;                /* entries per ranking in text */
+	enum diff_field metric;      /* what the text ranks by */
+};
+
+void diff_write_text(FILE *out, struct diff *d, const struct diff_print *o);
+void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o);
+void diff_write_folded(FILE *out, const struct diff *d, const struct diff_print *o);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * analyze/diff/match.c - diff_build (diff.h): sites of A and B matched by
+ * their frames, summed per key, and the fields' names and ranks.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/diff/diff.h"
+#include "analyze/output/frames.h"
+
+const enum metric diff_field_metric[DF_SITE_COUNT] = {
+	METRIC_PEAK, METRIC_LEAKED, METRIC_ALLOCATED, METRIC_ALLOCATIONS, METRIC_TEMPORARY,
+	METRIC_PEAK_BLOCKS, METRIC_LEAKED_BLOCKS,
+};
+
+const char *diff_field_name(enum diff_field f)
+{
+	return f == DF_RSS ? "rss" : metric_info(diff_field_metric[f])->name;
+}
+
+const char *diff_field_key(enum diff_field f)
+{
+	return f == DF_RSS ? "peak_rss_bytes" : metric_info(diff_field_metric[f])->key;
+}
+
+const char *diff_field_label(enum diff_field f)
+{
+	return f == DF_RSS ? "peak RSS" : metric_info(diff_field_metric[f])->label;
+}
+
+bool diff_field_bytes(enum diff_field f)
+{
+	return f == DF_RSS || metric_info(diff_field_metric[f])->bytes;
+}
+
+int diff_field_parse(const char *name)
+{
+	int m;
+
+	if (strcmp(name, "rss") == 0)
+		return DF_RSS;
+	m = metric_parse(name);
+	for (int f = 0; m >= 0 && f < DF_SITE_COUNT; f++)
+		if ((int)diff_field_metric[f] == m)
+			return f;
+	return -1;
+}
+
+int64_t diff_change(uint64_t a, uint64_t b)
+{
+	if (b >= a)
+		return b - a > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(b - a);
+	return a - b > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(a - b);
+}
+
+/* ---- keys ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static const char *base_or_null(const char *path)
+{
+	return path ? output_base_name(path) : NULL;
+}
+
+/* A frame's part of the key: function (else the module offset), module file
+ * name, inlining; with DIFF_MATCH_LINE the source file name and line. */
+static uint64_t frame_key_hash(const struct site_frame *f, enum diff_match m)
+{
+	uint64_t h = mix(str_hash(base_or_null(f->module)), f->inlined);
+
+	h = mix(h, f->function ? str_hash(f->function) : f->module_offset);
+	if (m == DIFF_MATCH_LINE)
+		h = mix(mix(h, str_hash(base_or_null(f->file))), f->line);
+	return h;
+}
+
+static bool frame_key_equal(const struct site_frame *a, const struct site_frame *b,
+			    enum diff_match m)
+{
+	if (a->inlined != b->inlined || !str_same(base_or_null(a->module), base_or_null(b->module)))
+		return false;
+	if (!str_same(a->function, b->function) || (!a->function && a->module_offset != b->module_offset))
+		return false;
+	return m != DIFF_MATCH_LINE ||
+	       (a->line == b->line && str_same(base_or_null(a->file), base_or_null(b->file)));
+}
+
+static uint64_t site_key_hash(const struct site_table *t, const struct site *s, enum diff_match m)
+{
+	const uint32_t *ids = site_frame_ids(t, s);
+	uint64_t h = mix(s->frame_count, (uint64_t)s->unknown_stack | (uint64_t)s->inherited << 1);
+
+	for (uint32_t i = 0; i < s->frame_count; i++)
+		h = mix(h, frame_key_hash(&t->frames[ids[i]], m));
+	return h;
+}
+
+static bool site_key_equal(const struct site_table *ta, const struct site *a,
+			   const struct site_table *tb, const struct site *b, enum diff_match m)
+{
+	const uint32_t *ia = site_frame_ids(ta, a), *ib = site_frame_ids(tb, b);
+
+	if (a->frame_count != b->frame_count || a->unknown_stack != b->unknown_stack ||
+	    a->inherited != b->inherited)
+		return false;
+	for (uint32_t i = 0; i < a->frame_count; i++)
+		if (!frame_key_equal(&ta->frames[ia[i]], &tb->frames[ib[i]], m))
+			return false;
+	return true;
+}
+
+static void side_add(struct diff_side *side, const struct site *s)
+{
+	if (!side->site)
+		side->site = s;
+	side->sites++;
+	for (int f = 0; f < DF_SITE_COUNT; f++)
+		side->v[f] += metric_site_value(s, diff_field_metric[f]);
+	side->max_live_bytes += s->s->max_live_bytes;
+	side->freed += s->s->freed;
+	side->lifetime_ns_sum += s->s->lifetime_ns_sum;
+}
+
+/* The table and site that stand for entry e's key. */
+static const struct site *entry_key(const struct diff *d, const struct diff_entry *e,
+				    const struct site_table **t)
+{
+	return diff_entry_site(d, e, t);
+}
+
+const struct site *diff_entry_site(const struct diff *d, const struct diff_entry *e,
+				   const struct site_table **table)
+{
+	*table = e->a.site ? &d->pa->sites : &d->pb->sites;
+	return e->a.site ? e->a.site : e->b.site;
+}
+
+/* Adds the sites of table t (side A when a) to the entries through the hash
+ * (cap a power of two, indices + 1). */
+static void add_side(struct diff *d, const struct site_table *t, bool a, uint32_t *hash,
+		     size_t mask)
+{
+	for (size_t k = 0; k < t->count; k++) {
+		const struct site *s = &t->sites[k];
+		size_t i = site_key_hash(t, s, d->match) & mask;
+		struct diff_entry *e = NULL;
+
+		for (; hash[i]; i = (i + 1) & mask) {
+			const struct site_table *kt;
+			const struct site *ks = entry_key(d, &d->entries[hash[i] - 1], &kt);
+
+			if (site_key_equal(kt, ks, t, s, d->match)) {
+				e = &d->entries[hash[i] - 1];
+				break;
+			}
+		}
+		if (!e) {
+			e = &d->entries[d->count++];
+			hash[i] = (uint32_t)d->count;
+		}
+		side_add(a ? &e->a : &e->b, s);
+	}
+}
+
+int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
+	       enum diff_match match)
+{
+	size_t n = a->sites.count + b->sites.count, cap = 16;
+	uint32_t *hash;
+
+	memset(d, 0, sizeof(*d));
+	d->pa = a;
+	d->pb = b;
+	d->match = match;
+	while (cap < 2 * n)
+		cap *= 2;
+	hash = calloc(cap, sizeof(*hash));
+	d->entries = calloc(n + 1, sizeof(*d->entries));
+	if (!hash || !d->entries) {
+		free(hash);
+		free(d->entries);
+		d->entries = NULL;
+		return -ENOMEM;
+	}
+	add_side(d, &a->sites, true, hash, cap - 1);
+	add_side(d, &b->sites, false, hash, cap - 1);
+	free(hash);
+	for (size_t i = 0; i < d->count; i++) {
+		struct diff_entry *e = &d->entries[i];
+
+		e->status = !e->b.site ? DS_REMOVED : !e->a.site ? DS_ADDED
+			    : memcmp(e->a.v, e->b.v, sizeof(e->a.v)) == 0 ? DS_SAME : DS_CHANGED;
+		d->changed += e->status == DS_CHANGED;
+		d->added += e->status == DS_ADDED;
+		d->removed += e->status == DS_REMOVED;
+	}
+	d->differ = d->changed + d->added + d->removed;
+	/* those that differ first, in their order of A then B */
+	for (size_t i = 0, front = 0; i < d->count; i++)
+		if (d->entries[i].status != DS_SAME) {
+			struct diff_entry tmp = d->entries[front];
+
+			d->entries[front++] = d->entries[i];
+			d->entries[i] = tmp;
+		}
+	for (int f = 0; f < DF_SITE_COUNT; f++) {
+		d->total_a[f] = metric_summary_value(&a->summary, diff_field_metric[f]);
+		d->total_b[f] = metric_summary_value(&b->summary, diff_field_metric[f]);
+	}
+	d->has_rss_a = a->run.has_peak_rss;
+	d->has_rss_b = b->run.has_peak_rss;
+	d->total_a[DF_RSS] = a->run.peak_rss_kib * 1024;
+	d->total_b[DF_RSS] = b->run.peak_rss_kib * 1024;
+	return 0;
+}
+
+void diff_free(struct diff *d)
+{
+	free(d->entries);
+	d->entries = NULL;
+	d->count = 0;
+}
+
+/* ---- ranking ---- */
+
+struct rank_ctx {
+	enum diff_field f;
+	bool grown;
+};
+
+static uint32_t side_id(const struct diff_side *s)
+{
+	return s->site ? s->site->id : UINT32_MAX;
+}
+
+static int rank_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct rank_ctx *c = ctx;
+	const struct diff_entry *x = pa, *y = pb;
+	int64_t dx = diff_change(x->a.v[c->f], x->b.v[c->f]);
+	int64_t dy = diff_change(y->a.v[c->f], y->b.v[c->f]);
+	int64_t ax, ay;
+
+	if (!c->grown) {
+		dx = -dx;
+		dy = -dy;
+	}
+	if ((dx > 0) != (dy > 0))
+		return dx > 0 ? -1 : 1;
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	ax = diff_change(x->a.v[DF_ALLOCATED], x->b.v[DF_ALLOCATED]);
+	ay = diff_change(y->a.v[DF_ALLOCATED], y->b.v[DF_ALLOCATED]);
+	ax = ax < 0 ? -ax : ax;
+	ay = ay < 0 ? -ay : ay;
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	if (side_id(&x->a) != side_id(&y->a))
+		return side_id(&x->a) < side_id(&y->a) ? -1 : 1;
+	return side_id(&x->b) < side_id(&y->b) ? -1 : side_id(&x->b) > side_id(&y->b);
+}
+
+size_t diff_rank(struct diff_entry *entries, size_t n, enum diff_field f, bool grown)
+{
+	struct rank_ctx c = {f, grown};
+	size_t moved = 0;
+
+	if (n > 1)
+		qsort_r(entries, n, sizeof(*entries), rank_cmp, &c);
+	for (size_t i = 0; i < n; i++) {
+		int64_t ch = diff_change(entries[i].a.v[f], entries[i].b.v[f]);
+
+		moved += grown ? ch > 0 : ch < 0;
+	}
+	return moved;
+}

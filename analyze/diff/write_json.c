@@ -1,0 +1,147 @@
+/*
+ * analyze/diff/write_json.c - `mprof diff --format json`.
+ *
+ * Schema "mprof-diff", schema_version 2 (sizes in bytes, counts weighted as
+ * in mprof-report; a change is B - A, a signed integer):
+ *
+ *   {
+ *     "schema": "mprof-diff", "schema_version": 2,
+ *     "a": str, "b": str,             the two trace paths as given
+ *     "match": "function" | "line",   how sites were matched (--match)
+ *     "totals": {"a": TOTALS, "b": TOTALS, "delta": TOTALS},
+ *     "sites": [                      every entry that differs, largest growth
+ *                                     in allocated bytes first, then the
+ *                                     others by that change; [] when none
+ *       {"status": "changed" | "added" | "removed",
+ *                  added: only in B (new); removed: only in A (vanished)
+ *        "a": SIDE, "b": SIDE,        all zeros on the side without the site
+ *        "delta": STATS,
+ *        "a_id": int or null, "b_id": int or null,
+ *                                     the first site's id in `mprof report`
+ *        "a_sites", "b_sites": int,   sites summed on each side (more than 1
+ *                                     when they differ only in lines)
+ *        "unknown_stack": bool, "inherited": bool, "truncated": bool,
+ *        "frames": [FRAME]}           innermost first, as in mprof-report
+ *     ]
+ *   }
+ *   STATS = {"peak_bytes", "leaked_bytes", "allocated_bytes", "allocations",
+ *            "temporary", "peak_blocks", "leaked_blocks": int}
+ *   TOTALS = STATS + {"peak_rss_bytes": int or null}
+ *   SIDE = STATS + {"max_live_bytes": int (an upper bound when sites were
+ *          summed), "lifetime_ns_avg": int or null (no block freed)}
+ *
+ * Version 1 had no "match", "a_sites", "b_sites", "peak_rss_bytes",
+ * "max_live_bytes" or "lifetime_ns_avg", and its "sites" were ordered by
+ * the size of the change in allocated bytes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "analyze/diff/diff.h"
+#include "analyze/output/output.h"
+
+static void stats(FILE *out, const uint64_t *v)
+{
+	for (int f = 0; f < DF_SITE_COUNT; f++)
+		fprintf(out, "%s\"%s\":%" PRIu64, f ? "," : "", diff_field_key(f), v[f]);
+}
+
+static void delta(FILE *out, const uint64_t *a, const uint64_t *b)
+{
+	fputs("\"delta\":{", out);
+	for (int f = 0; f < DF_SITE_COUNT; f++)
+		fprintf(out, "%s\"%s\":%" PRId64, f ? "," : "", diff_field_key(f),
+			diff_change(a[f], b[f]));
+}
+
+static void totals(FILE *out, const struct diff *d)
+{
+	fputs("\"totals\":{\"a\":{", out);
+	stats(out, d->total_a);
+	fputs(",\"peak_rss_bytes\":", out);
+	if (d->has_rss_a)
+		fprintf(out, "%" PRIu64, d->total_a[DF_RSS]);
+	else
+		fputs("null", out);
+	fputs("},\"b\":{", out);
+	stats(out, d->total_b);
+	fputs(",\"peak_rss_bytes\":", out);
+	if (d->has_rss_b)
+		fprintf(out, "%" PRIu64, d->total_b[DF_RSS]);
+	else
+		fputs("null", out);
+	fputs("},", out);
+	delta(out, d->total_a, d->total_b);
+	fputs(",\"peak_rss_bytes\":", out);
+	if (d->has_rss_a && d->has_rss_b)
+		fprintf(out, "%" PRId64, diff_change(d->total_a[DF_RSS], d->total_b[DF_RSS]));
+	else
+		fputs("null", out);
+	fputs("}}", out);
+}
+
+static void side(FILE *out, const char *key, const struct diff_side *s)
+{
+	fprintf(out, "\"%s\":{", key);
+	stats(out, s->v);
+	fprintf(out, ",\"max_live_bytes\":%" PRIu64 ",\"lifetime_ns_avg\":", s->max_live_bytes);
+	if (s->freed)
+		fprintf(out, "%" PRIu64, s->lifetime_ns_sum / s->freed);
+	else
+		fputs("null", out);
+	fputc('}', out);
+}
+
+static void id(FILE *out, const char *key, const struct diff_side *s)
+{
+	fprintf(out, ",\"%s\":", key);
+	if (s->site)
+		fprintf(out, "%" PRIu32, s->site->id);
+	else
+		fputs("null", out);
+}
+
+static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
+{
+	static const char *const status[] = {"changed", "added", "removed", "same"};
+	const struct site_table *t;
+	const struct site *s = diff_entry_site(d, e, &t);
+	const uint32_t *ids = site_frame_ids(t, s);
+
+	fprintf(out, "{\"status\":\"%s\",", status[e->status]);
+	side(out, "a", &e->a);
+	fputc(',', out);
+	side(out, "b", &e->b);
+	fputc(',', out);
+	delta(out, e->a.v, e->b.v);
+	fputc('}', out);
+	id(out, "a_id", &e->a);
+	id(out, "b_id", &e->b);
+	fprintf(out, ",\"a_sites\":%" PRIu32 ",\"b_sites\":%" PRIu32, e->a.sites, e->b.sites);
+	fprintf(out, ",\"unknown_stack\":%s,\"inherited\":%s,\"truncated\":%s,\"frames\":[",
+		s->unknown_stack ? "true" : "false", s->inherited ? "true" : "false",
+		s->truncated || (e->a.site && e->b.site && e->b.site->truncated) ? "true" : "false");
+	for (uint32_t i = 0; i < s->frame_count; i++) {
+		if (i)
+			fputc(',', out);
+		output_json_frame(out, &t->frames[ids[i]]);
+	}
+	fputs("]}", out);
+}
+
+void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
+{
+	diff_rank(d->entries, d->differ, DF_ALLOCATED, true);
+	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":2,\"a\":", out);
+	output_json_string(out, o->path_a);
+	fputs(",\"b\":", out);
+	output_json_string(out, o->path_b);
+	fprintf(out, ",\"match\":\"%s\",\n", d->match == DIFF_MATCH_LINE ? "line" : "function");
+	totals(out, d);
+	fputs(",\n\"sites\":[", out);
+	for (size_t i = 0; i < d->differ; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		entry(out, d, &d->entries[i]);
+	}
+	fputs(d->differ ? "\n]}\n" : "]}\n", out);
+}

@@ -1,0 +1,164 @@
+/*
+ * analyze/diff/write_text.c - `mprof diff` as text: the totals of A and B
+ * side by side with their change, then the sites that grew and those that
+ * shrank in the chosen metric, each with its figures on both sides and its
+ * call stack.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "analyze/diff/diff.h"
+#include "analyze/output/output.h"
+
+static const char *const status_text[] = {"changed", "new", "vanished", "same"};
+
+/* "+3072", "-5", "0" */
+static const char *fmt_change(char *buf, size_t n, uint64_t a, uint64_t b)
+{
+	int64_t ch = diff_change(a, b);
+
+	snprintf(buf, n, "%s%" PRId64, ch > 0 ? "+" : "", ch);
+	return buf;
+}
+
+/* "+10.0%", "new" (A is 0), "0.0%" */
+static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
+{
+	if (a == 0)
+		snprintf(buf, n, "%s", b ? "new" : "0.0%");
+	else
+		snprintf(buf, n, "%+.1f%%", 100.0 * (double)diff_change(a, b) / (double)a);
+	return buf;
+}
+
+static void print_totals(FILE *out, const struct diff *d)
+{
+	char c1[32], c2[32];
+
+	fprintf(out, "%-18s %18s %18s %18s %9s\n", "totals", "A", "B", "B-A", "change");
+	for (int f = 0; f < DF_COUNT; f++) {
+		if (f == DF_RSS && !(d->has_rss_a && d->has_rss_b)) {
+			fprintf(out, "  %-16s %18s %18s %18s %9s\n", diff_field_label(f),
+				d->has_rss_a ? "" : "-", d->has_rss_b ? "" : "-", "-", "-");
+			continue;
+		}
+		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s\n", diff_field_label(f),
+			d->total_a[f], d->total_b[f],
+			fmt_change(c1, sizeof(c1), d->total_a[f], d->total_b[f]),
+			fmt_relative(c2, sizeof(c2), d->total_a[f], d->total_b[f]));
+	}
+	fprintf(out, "sites:            %zu changed, %zu new, %zu vanished, %zu same "
+		"(%zu in A, %zu in B)\n", d->changed, d->added, d->removed, d->count - d->differ,
+		d->pa->sites.count, d->pb->sites.count);
+}
+
+/* "leaked bytes 1024 -> 4096 (+3072)" */
+static void change(FILE *out, const struct diff_entry *e, enum diff_field f)
+{
+	char b[32];
+
+	fprintf(out, "%s %" PRIu64 " -> %" PRIu64 " (%s)", diff_field_label(f), e->a.v[f],
+		e->b.v[f], fmt_change(b, sizeof(b), e->a.v[f], e->b.v[f]));
+}
+
+static void print_lifetime(FILE *out, const struct diff_side *s)
+{
+	if (!s->site || !s->freed)
+		fputs("-", out);
+	else
+		fprintf(out, "%" PRIu64 " ns", s->lifetime_ns_sum / s->freed);
+}
+
+static void print_entry(FILE *out, const struct diff *d, const struct diff_entry *e, size_t rank)
+{
+	const struct site_table *t;
+	const struct site *s = diff_entry_site(d, e, &t);
+
+	fprintf(out, "#%zu  %s", rank, status_text[e->status]);
+	if (e->a.site && e->b.site)
+		fprintf(out, " (site %" PRIu32 " in A, site %" PRIu32 " in B)", e->a.site->id,
+			e->b.site->id);
+	else if (e->a.site)
+		fprintf(out, " (only in A: site %" PRIu32 ")", e->a.site->id);
+	else
+		fprintf(out, " (only in B: site %" PRIu32 ")", e->b.site->id);
+	if (e->a.sites > 1 || e->b.sites > 1)
+		fprintf(out, " [%" PRIu32 " / %" PRIu32 " sites of A / B that differ only in lines]",
+			e->a.sites, e->b.sites);
+	fputs("\n    ", out);
+	change(out, e, DF_ALLOCATED);
+	fputs("; ", out);
+	change(out, e, DF_ALLOCATIONS);
+	fputs("\n    ", out);
+	change(out, e, DF_PEAK);
+	fputs("; ", out);
+	change(out, e, DF_PEAK_BLOCKS);
+	fputs("\n    ", out);
+	change(out, e, DF_LEAKED);
+	fputs("; ", out);
+	change(out, e, DF_LEAKED_BLOCKS);
+	fputs("; ", out);
+	change(out, e, DF_TEMPORARY);
+	fprintf(out, "\n    max live %" PRIu64 " -> %" PRIu64 "; average lifetime ",
+		e->a.max_live_bytes, e->b.max_live_bytes);
+	print_lifetime(out, &e->a);
+	fputs(" -> ", out);
+	print_lifetime(out, &e->b);
+	fputc('\n', out);
+	output_text_stack(out, t, s, s->truncated || (e->a.site && e->b.site && e->b.site->truncated));
+}
+
+static void print_ranking(FILE *out, struct diff *d, const struct diff_print *o, bool grown)
+{
+	const char *label = diff_field_label(o->metric);
+	size_t n = diff_rank(d->entries, d->differ, o->metric, grown);
+	size_t shown = n < o->top_n ? n : o->top_n;
+
+	fputc('\n', out);
+	if (n == 0) {
+		fprintf(out, "== %s: no site %s in %s\n", grown ? "Grown" : "Shrunk",
+			grown ? "grew" : "shrank", label);
+		return;
+	}
+	fprintf(out, "== %s in %s: top %zu of %zu sites\n", grown ? "Grown" : "Shrunk", label,
+		shown, n);
+	for (size_t i = 0; i < shown; i++)
+		print_entry(out, d, &d->entries[i], i + 1);
+}
+
+static void trace_notes(FILE *out, const char *side, const struct profile *p)
+{
+	if (p->info.sampled)
+		fprintf(out, "note: %s is sampled: its counts and bytes are estimates\n", side);
+	if (p->info.truncated)
+		fprintf(out, "note: %s is truncated: the program was probably killed\n", side);
+	else if (!p->info.has_end)
+		fprintf(out, "note: %s has no END chunk: the recording did not finish\n", side);
+	if (p->info.chunks_lost)
+		fprintf(out, "note: %s lost %" PRIu64 " chunks (corrupt)\n", side, p->info.chunks_lost);
+}
+
+void diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
+{
+	bool same = d->differ == 0;
+
+	fprintf(out, "mprof diff: A = %s\n", o->path_a);
+	fprintf(out, "            B = %s\n", o->path_b);
+	fprintf(out, "sites match by: %s\n", d->match == DIFF_MATCH_LINE
+		? "function, source file and line (modules by file name)"
+		: "function (modules by file name)");
+	trace_notes(out, "A", d->pa);
+	trace_notes(out, "B", d->pb);
+	fputc('\n', out);
+	print_totals(out, d);
+	for (int f = 0; f < DF_SITE_COUNT; f++)
+		same = same && d->total_a[f] == d->total_b[f];
+	if (same) {
+		fputs("no difference\n", out);
+		return;
+	}
+	if (o->top_n == 0)
+		return;
+	print_ranking(out, d, o, true);
+	print_ranking(out, d, o, false);
+}

@@ -1,0 +1,197 @@
+// analyze/output/assets/report.js - mprof's report page (html.c): reads the
+// JSON blob in #mprof-data and draws the summary, the heap over time, the
+// flamegraph (when flamegraph.js is on the page) and the top sites.  Runs
+// offline: it fetches nothing.
+(function () {
+  'use strict';
+  const data = JSON.parse(document.getElementById('mprof-data').textContent);
+  const r = data.report, s = r.summary, q = s.quality;
+  const app = document.getElementById('app');
+  const METRICS = data.metrics.slice(0, 5); // peak, leaked, allocated, allocations, temporary
+  const metricIndex = (name) => data.metrics.findIndex((m) => m.name === name);
+
+  const el = (tag, attrs, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    }
+    for (const k of kids) if (k != null) e.append(k.nodeType ? k : String(k));
+    return e;
+  };
+  const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  const bytes = (n) => {
+    if (n == null) return '-';
+    let u = 0, v = n;
+    while (v >= 1024 && u < UNITS.length - 1) { v /= 1024; u++; }
+    return u ? `${v.toFixed(v < 10 ? 2 : 1)} ${UNITS[u]}` : `${n} B`;
+  };
+  const count = (n) => (n == null ? '-' : n.toLocaleString('en-US'));
+  const ns = (n) => {
+    if (n == null) return '-';
+    if (n >= 1e9) return `${(n / 1e9).toFixed(2)} s`;
+    if (n >= 1e6) return `${(n / 1e6).toFixed(2)} ms`;
+    if (n >= 1e3) return `${(n / 1e3).toFixed(1)} µs`;
+    return `${n} ns`;
+  };
+  const metricValue = (m, v) => (m.bytes ? bytes(v) : count(v));
+  const pct = (part, whole) => (whole ? `${((100 * part) / whole).toFixed(1)}%` : '-');
+  const frameText = (i) => {
+    const f = data.frames[i];
+    const name = f[0] || (f[3] && f[3] !== '?' ? `[${f[3]}+0x${f[5].toString(16)}]` : '[unknown]');
+    const loc = f[1] ? `${f[1]}:${f[2]}${f[3] ? ` [${f[3]}]` : ''}` : (f[3] || '');
+    return { name, loc, inlined: !!f[4] };
+  };
+  const siteTop = (site) => {
+    if (site[1].length) return frameText(site[1][0]);
+    return { name: site[site.length - 1] & 2 ? '[inherited at fork]' : '[no stack]', loc: '' };
+  };
+
+  // ---- header, cards, notes ----
+  const prog = s.program || {};
+  const ended = s.ended_early;
+  let kind = s.sampled ? 'sampled: estimates' : 'exact: every allocation recorded';
+  let warn = !!s.sampled;
+  if (s.foreign_malloc) { kind = "incomplete: the program's own malloc was not recorded"; warn = true; }
+  else if (s.data_lost) { kind = 'incomplete: data was lost'; warn = true; }
+  else if (s.own_heap_runtime || s.rss_mostly_unseen) { kind = 'exact for malloc blocks; see the notes'; warn = true; }
+  if (ended) { kind += '; the recording ended early'; warn = true; }
+  let status = '';
+  if (prog.exit_signal != null) status = `killed by signal ${prog.exit_signal}`;
+  else if (prog.exit_status != null) status = `exited with status ${prog.exit_status}`;
+  app.append(
+    el('h1', {}, prog.cmdline || prog.exe || r.trace.path),
+    el('div', { class: 'sub' }, `trace ${r.trace.path}`, prog.pid != null ? ` · pid ${prog.pid}` : '',
+      status ? ` · ${status}` : '', s.run_time_ns != null ? ` · ran ${ns(s.run_time_ns)}` : '',
+      el('span', { class: warn ? 'kind warn' : 'kind' }, kind)));
+  const peakAt = s.peak.time_ns != null ? `at ${ns(s.peak.time_ns)}` : `at event ${count(s.peak.seq)}`;
+  const card = (k, v, d) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v),
+    el('div', { class: 'd' }, d || ''));
+  app.append(el('div', { class: 'cards' },
+    card('heap peak (t-gmax)', bytes(s.peak.bytes), `${count(s.peak.blocks)} blocks, ${peakAt}`),
+    card(ended ? 'live at end' : 'leaked (live at exit)', bytes(s.leaked_bytes), `${count(s.leaked_blocks)} blocks`),
+    card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
+    card('temporary', count(s.temporary), `${pct(s.temporary, s.allocations)} of allocations`),
+    card('peak RSS', s.peak_rss_kib != null ? bytes(s.peak_rss_kib * 1024) : '-',
+      s.peak_rss_sampled ? 'at least: sampled while it ran' : 'the process’s own'),
+    card('frees', count(s.frees), `${count(s.reallocs)} reallocs`)));
+  const notes = [];
+  if (ended) notes.push(`The recording ended early (${ended}): blocks still live then are not known to be leaks.`);
+  if (s.data_lost) notes.push(`Data lost: ${s.data_lost}. The counts are short of the program's.`);
+  if (s.own_heap_runtime) notes.push(`${s.own_heap_runtime} manages a heap of its own; mprof sees only the blocks it takes from malloc.`);
+  if (s.rss_mostly_unseen) notes.push('Peak RSS is over 4 times the heap peak: most of the memory is not malloc blocks (a bundled allocator, mmap, a runtime’s heap), which mprof does not see.');
+  if (s.sampled) notes.push('Sampled trace: counts and bytes are estimates; peak and temporary figures have no unbiased estimate.');
+  if (q.truncated) notes.push(`The trace is truncated at offset ${q.truncated_offset}: the program was probably killed; events up to there are reported.`);
+  if (q.chunks_lost) notes.push(`${q.chunks_lost} chunks lost (corrupt or not mprof's).`);
+  if (s.inherited && s.inherited.note) notes.push(s.inherited.note);
+  if (notes.length) app.append(el('ul', { class: 'notes' }, ...notes.map((n) => el('li', {}, n))));
+  app.append(el('p', { class: 'quality' },
+    `What the numbers rest on: ${count(s.events)} events in ${count(q.chunks)} chunks, ${count(q.chunks_lost)} lost; `,
+    `${count(q.sequence_gaps)} sequence gaps; ${count(s.unmatched_frees)} unmatched frees; `,
+    `${count(q.stacks)} call stacks (${count(q.truncated_stacks)} truncated, ${count(q.unknown_stacks)} without a stack); `,
+    `${count(q.frames)} frames, ${count(q.frames_without_debug_info)} without debug info, ${count(q.frames_without_symbols)} without symbols.`));
+
+  // ---- heap over time ----
+  const tl = data.timeline;
+  app.append(el('h2', {}, 'Heap over time'));
+  if (!tl || !tl.points || tl.points.length < 2) {
+    app.append(el('p', { class: 'quality' }, 'This trace holds no timeline of the heap (it is too short, or older than mprof’s timeline).'));
+  } else {
+    app.append(el('div', { class: 'panel', id: 'chart' }, chart(tl)));
+  }
+
+  function chart(t) {
+    const W = 1140, H = 260, L = 70, B = 28, T = 10;
+    const pts = t.points; // [time_ns, heap_bytes, rss_bytes or null]
+    const t0 = pts[0][0], t1 = pts[pts.length - 1][0] || 1;
+    let ymax = 1;
+    for (const p of pts) ymax = Math.max(ymax, p[1], p[2] || 0);
+    const x = (tn) => L + ((W - L - 10) * (tn - t0)) / Math.max(1, t1 - t0);
+    const y = (v) => T + (H - T - B) * (1 - v / ymax);
+    const ns_ = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(ns_, 'svg');
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    svg.setAttribute('width', '100%');
+    const add = (tag, attrs, text) => {
+      const e = document.createElementNS(ns_, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      if (text != null) e.textContent = text;
+      svg.append(e);
+      return e;
+    };
+    for (let i = 0; i <= 4; i++) {
+      const v = (ymax * i) / 4;
+      add('line', { x1: L, x2: W - 10, y1: y(v), y2: y(v), stroke: '#e5e7eb' });
+      add('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, bytes(Math.round(v)));
+    }
+    for (let i = 0; i <= 5; i++) {
+      const tn = t0 + ((t1 - t0) * i) / 5;
+      add('text', { x: x(tn), y: H - 8, 'text-anchor': 'middle' }, ns(Math.round(tn - t0)));
+    }
+    const line = (k, colour) => {
+      const d = pts.filter((p) => p[k] != null).map((p, i) => `${i ? 'L' : 'M'}${x(p[0]).toFixed(1)},${y(p[k]).toFixed(1)}`).join('');
+      if (d) add('path', { d, fill: 'none', stroke: colour, 'stroke-width': 1.6 });
+    };
+    line(2, getComputedStyle(document.documentElement).getPropertyValue('--rss').trim() || '#9333ea');
+    line(1, getComputedStyle(document.documentElement).getPropertyValue('--heap').trim() || '#2563eb');
+    if (t.peak) {
+      add('line', { x1: x(t.peak[0]), x2: x(t.peak[0]), y1: T, y2: H - B, stroke: '#c2410c', 'stroke-dasharray': '4 3' });
+      add('circle', { cx: x(t.peak[0]), cy: y(t.peak[1]), r: 4, fill: '#c2410c' });
+      add('text', { x: x(t.peak[0]) + 6, y: T + 12, fill: '#c2410c' }, `peak ${bytes(t.peak[1])}`);
+    }
+    const wrap = el('div', {});
+    wrap.append(svg, el('div', { class: 'legend' }, el('span', {}, el('i', { style: 'background:var(--heap)' }), 'heap (live requested bytes)'),
+      pts.some((p) => p[2] != null) ? el('span', {}, el('i', { style: 'background:var(--rss)' }), 'RSS') : null,
+      el('span', {}, el('i', { style: 'background:var(--accent)' }), 'peak (t-gmax)')));
+    return wrap;
+  }
+
+  // ---- flamegraph (flamegraph.js provides MprofFlame) ----
+  if (window.MprofFlame) {
+    app.append(el('h2', {}, 'Flamegraph'));
+    const box = el('div', { class: 'panel', id: 'flame' });
+    app.append(box);
+    window.MprofFlame.mount(box, data);
+  }
+
+  // ---- top sites ----
+  const TOP = 20;
+  app.append(el('h2', {}, 'Top allocation sites'));
+  const tabs = el('div', { class: 'tabs' });
+  const tableBox = el('div', {});
+  app.append(tabs, tableBox);
+  const titles = { peak: 'Peak (live at t-gmax)', leaked: ended ? 'Live at end' : 'Leaked (live at exit)',
+    allocated: 'Allocated bytes', allocations: 'Allocations', temporary: 'Temporary' };
+  const showTable = (m) => {
+    for (const b of tabs.children) b.classList.toggle('on', b.dataset.metric === m.name);
+    const k = 2 + metricIndex(m.name), total = s[m.key === 'peak_bytes' ? 'peak' : m.key];
+    const whole = m.name === 'peak' ? s.peak.bytes : (m.name === 'leaked' ? s.leaked_bytes : total);
+    const rows = data.sites.filter((x) => x[k] > 0).sort((a, b) => b[k] - a[k] || a[0] - b[0]);
+    const body = el('tbody', {});
+    rows.slice(0, TOP).forEach((site, i) => {
+      const top = siteTop(site);
+      const tr = el('tr', { class: 'site', title: 'show the call stack' },
+        el('td', { class: 'num' }, `#${i + 1}`),
+        el('td', { class: 'num' }, metricValue(m, site[k])),
+        el('td', { class: 'num' }, pct(site[k], whole)),
+        el('td', { class: 'num' }, count(site[2 + metricIndex('allocations')])),
+        el('td', {}, el('div', { class: 'fn' }, top.name), el('div', { class: 'loc' }, top.loc)));
+      const stackRow = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: 4 },
+        el('ul', { class: 'stack' }, ...(site[1].length ? site[1] : []).map((fi) => {
+          const f = frameText(fi);
+          return el('li', {}, el('span', { class: 'fn' }, f.name), ' ', el('span', { class: 'loc' }, f.loc + (f.inlined ? ' (inlined)' : '')));
+        }))));
+      tr.addEventListener('click', () => { stackRow.style.display = stackRow.style.display ? '' : 'none'; });
+      body.append(tr, stackRow);
+    });
+    tableBox.replaceChildren(rows.length
+      ? el('table', {}, el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'rank'), el('th', { class: 'num' }, m.label),
+        el('th', { class: 'num' }, 'share'), el('th', { class: 'num' }, 'allocations'), el('th', {}, 'site (allocating function first)'))), body)
+      : el('p', { class: 'quality' }, `No site has ${m.label}.`));
+    if (rows.length > TOP) tableBox.append(el('p', { class: 'quality' }, `${rows.length - TOP} more sites; \`mprof report --format json\` lists them all.`));
+  };
+  for (const m of METRICS) {
+    tabs.append(el('button', { 'data-metric': m.name, onclick: () => showTable(m) }, titles[m.name] || m.label));
+  }
+  showTable(METRICS[0]);
+})();
