@@ -48,6 +48,10 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/overview.h analyze/output/overview.c \
 	analyze/output/frames.h analyze/output/frames.c \
 	analyze/output/text.c analyze/output/json.c analyze/output/html.c \
+	analyze/output/stack_tree.h analyze/output/stack_tree.c \
+	analyze/output/folded.h analyze/output/folded.c \
+	analyze/output/script_json.h analyze/output/script_json.c \
+	analyze/output/flamegraph.c \
 	analyze/output/pprof.c analyze/output/protobuf.h analyze/output/protobuf.c \
 	analyze/output/string_table.h analyze/output/string_table.c
 
@@ -76,7 +80,8 @@ analyze_mprof_analyze_LDFLAGS = $(SANITIZE_CFLAGS)
 analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(IBERTY_LIBS) $(DL_LIBS) -lpthread
 
 # The pages' scripts and style sheets, embedded as C strings at build time.
-ANALYZE_ASSETS = analyze/output/assets/report.css analyze/output/assets/report.js
+ANALYZE_ASSETS = analyze/output/assets/report.css analyze/output/assets/report.js \
+	analyze/output/assets/flamegraph.html
 ANALYZE_ASSETS_C = analyze/output/assets.c
 $(ANALYZE_ASSETS_C): $(ANALYZE_ASSETS:%=$(srcdir)/%) $(srcdir)/analyze/output/assets/embed.sh
 	$(AM_V_GEN)$(SHELL) $(srcdir)/analyze/output/assets/embed.sh $(ANALYZE_ASSETS:%=$(srcdir)/%) >$@.tmp && mv $@.tmp $@
@@ -107,3 +112,15 @@ tests_unit_test_symbols_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_symbols_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
 	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
 TESTS += tests/unit/test_symbols
+
+# ---- unit tests of the stack-shaped formats' shared pieces (CUnit) ----
+check_PROGRAMS += tests/unit/test_stack_output
+tests_unit_test_stack_output_SOURCES = tests/unit/test_stack_output.c \
+	$(ANALYZE_REPORT_SOURCES) $(ANALYZE_CORE_SOURCES) $(ANALYZE_ERROR_SOURCES)
+nodist_tests_unit_test_stack_output_SOURCES = $(ANALYZE_ASSETS_C)
+tests_unit_test_stack_output_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) \
+	$(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_stack_output_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_stack_output_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS) \
+	$(IBERTY_LIBS) $(DL_LIBS) -lpthread
+TESTS += tests/unit/test_stack_output

@@ -11,7 +11,10 @@
  * retired, or at the end.  An EVENTS chunk never spans two laps of a ring
  * and holds whole records (the shim pads a lap's tail).  Processes that end
  * while the program goes on are finalized at once, so the number of open
- * traces follows the number of live processes.
+ * traces follows the number of live processes.  Chunks stored while the
+ * program keeps every processor busy are deflated by re-compression jobs
+ * (cli/rezip.h) that each round starts and moves on, and that the end of
+ * the run finishes.
  *
  * Must never keep per-event state (memory stays flat however long the run)
  * and must never block the program: a write error only stops that trace, the
@@ -41,6 +44,7 @@
 #include "cli/late_starters.h"
 #include "cli/pid_info.h"
 #include "cli/proc_file.h"
+#include "cli/rezip.h"
 #include "cli/signals.h"
 #include "trace/format.h"
 #include "trace/recode.h"
@@ -57,6 +61,11 @@
 #define SLOT_MARGIN 16u                   /* unused slots looked at each round */
 #define CHUNK_HEAD_BYTES (3 * VARINT_MAX_BYTES)
 #define NAME_BYTES 64
+/* A trace's stored chunks are deflated (cli/rezip.h) once they are at
+ * least REZIP_START_BYTES and half the bytes of the rest: each job copies
+ * the whole trace, so a trace that grows stored chunk by chunk is copied
+ * some three times its size in all, not once per chunk. */
+#define REZIP_START_BYTES (UINT64_C(1) << 20)
 
 enum proc_phase {
 	PROC_PENDING,  /* file seen, header not ready */
@@ -111,6 +120,18 @@ struct proc_list {
 	size_t n, cap;
 };
 
+/*
+ * MPROF_TEST_STORE, a testing aid (mprof-run(1)): "1" stores every EVENTS
+ * chunk while the program runs, as when it keeps every processor busy;
+ * "stall" also leaves their re-compression to the end of the run, where it
+ * stops half way through the first trace and waits to be killed.
+ */
+enum test_store {
+	TEST_STORE_OFF,
+	TEST_STORE_ON,
+	TEST_STORE_STALL,
+};
+
 struct collector {
 	const struct collector_config *cfg;
 	DIR *dir;
@@ -141,6 +162,7 @@ struct collector {
 	long idle_sleep_ns;            /* the next idle wait (IDLE_SLEEP_NS..MAX) */
 	unsigned long long start_ticks; /* when the launcher started (clock ticks
 	                                 * since boot, as /proc/PID/stat has it) */
+	enum test_store test_store;    /* MPROF_TEST_STORE, a testing aid */
 };
 
 /* The time of clock id in ns; 0 when it cannot be read (the CPU-time
@@ -483,7 +505,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		uint64_t now = now_ns();
 		unsigned step = p->effort_step;
 
-		if (c->busy_slots >= c->cpus || c->cpu_busy)
+		if (c->busy_slots >= c->cpus || c->cpu_busy || c->test_store)
 			step = EFFORT_STEP_STORED;
 		else if (taken > ring_bytes / 2 && step < EFFORT_STEP_FAST)
 			step = EFFORT_STEP_FAST;
@@ -914,6 +936,48 @@ static bool procs_any_pending(const struct collector *c)
 	return false;
 }
 
+/* ---------- re-compression ---------- */
+
+static void rezip_failed_warn(const char *path, int err)
+{
+	mprof_warn("cannot deflate the stored chunks of trace %s: %s; it keeps them", path,
+		   strerror(-err));
+}
+
+/* Whether p's trace has enough stored chunks for a re-compression job. */
+static bool proc_rezip_due(const struct proc *p)
+{
+	const struct trace_file *tf = &p->tf;
+	uint64_t rest = tf->w.offset_bytes - tf->stored_bytes;
+
+	return p->phase == PROC_ACTIVE && p->has_trace && tf->fd >= 0 && !tf->rezip &&
+	       !tf->rezip_failed && tf->stored_bytes >= REZIP_START_BYTES &&
+	       2 * tf->stored_bytes >= rest;
+}
+
+static void rezip_start_or_warn(struct proc *p)
+{
+	int rc = rezip_start(&p->tf, p->trace_path);
+
+	if (rc < 0) {
+		p->tf.rezip_failed = true;
+		rezip_failed_warn(p->trace_path, rc);
+	}
+}
+
+/* The re-compression jobs' round: new jobs for traces whose stored chunks
+ * are due, and the jobs' progress (cli/rezip.h).  Under
+ * MPROF_TEST_STORE=stall nothing is re-compressed before the end. */
+static void procs_rezip(struct collector *c)
+{
+	if (c->test_store == TEST_STORE_STALL)
+		return;
+	for (size_t i = 0; i < c->live.n; i++)
+		if (proc_rezip_due(c->live.v[i]))
+			rezip_start_or_warn(c->live.v[i]);
+	rezip_poll(rezip_failed_warn);
+}
+
 /* ---------- finalizing ---------- */
 
 static bool proc_is_program_pid(const struct collector *c, const struct proc *p)
@@ -1072,6 +1136,11 @@ static bool proc_finish(struct collector *c, struct proc *p)
 		if (p->tf.error)
 			mprof_warn("writing trace %s failed: %s; the trace ends early", p->tf.path,
 				   strerror(-p->tf.error));
+		/* its stored chunks are deflated after all, by a job of its own
+		 * (cli/rezip.h) */
+		if (p->tf.stored_bytes && !p->tf.rezip && !p->tf.rezip_failed)
+			rezip_start_or_warn(p);
+		rezip_detach(&p->tf);
 		trace_file_close(&p->tf);
 		if (p->tf.error)
 			c->write_errors++;
@@ -1142,26 +1211,31 @@ static bool dir_events_read(struct collector *c)
 	return created;
 }
 
-/* Sleeps up to c->idle_sleep_ns, waking early when a process file appears or
+/* Sleeps up to c->idle_sleep_ns, waking early when a process file appears,
  * the program ends (its pidfd; with the 1 ms sleep alone, the end of the
- * run waited half a millisecond on average before the last drain).  The
- * pidfd wakes once: it stays readable after the end, and a program whose
- * zombie a tracer holds cannot be reaped yet (the wait would spin). */
+ * run waited half a millisecond on average before the last drain) or the
+ * re-compression worker has a chunk ready.  The pidfd wakes once: it stays
+ * readable after the end, and a program whose zombie a tracer holds cannot
+ * be reaped yet (the wait would spin). */
 static void idle_wait(struct collector *c)
 {
 	struct timespec idle = { 0, c->idle_sleep_ns };
-	struct pollfd pfd[2];
-	nfds_t n = 0;
+	struct pollfd pfd[3];
+	nfds_t n = 0, program = 0;
 
 	if (c->inotify_fd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = c->inotify_fd, .events = POLLIN };
-	if (c->program_fd >= 0)
+	if (rezip_wake_fd() >= 0)
+		pfd[n++] = (struct pollfd){ .fd = rezip_wake_fd(), .events = POLLIN };
+	if (c->program_fd >= 0) {
+		program = n;
 		pfd[n++] = (struct pollfd){ .fd = c->program_fd, .events = POLLIN };
+	}
 	if (!n) {
 		nanosleep(&idle, NULL);
 		return;
 	}
-	if (ppoll(pfd, n, &idle, NULL) > 0 && c->program_fd >= 0 && pfd[n - 1].revents) {
+	if (ppoll(pfd, n, &idle, NULL) > 0 && c->program_fd >= 0 && pfd[program].revents) {
 		close(c->program_fd);
 		c->program_fd = -1;
 	}
@@ -1181,7 +1255,7 @@ static void procs_time_tick(struct collector *c)
 
 static void collect_until_end(struct collector *c)
 {
-	uint64_t last_scan = 0, last_retire = 0, last_tick = 0;
+	uint64_t last_scan = 0, last_retire = 0, last_tick = 0, taken;
 
 	while (!c->ended) {
 		uint64_t now = now_ns();
@@ -1205,7 +1279,9 @@ static void collect_until_end(struct collector *c)
 			procs_time_tick(c);
 		}
 		live_compact(c);
-		if (procs_drain(c, false) == 0) {
+		taken = procs_drain(c, false);
+		procs_rezip(c);
+		if (taken == 0) {
 			idle_wait(c);
 			/* a program that writes nothing costs the launcher 200
 			 * wake-ups a second, not 1000; one that writes below a
@@ -1515,6 +1591,15 @@ static void collector_free(struct collector *c)
 		closedir(c->dir);
 }
 
+static enum test_store test_store_setting(void)
+{
+	const char *v = getenv("MPROF_TEST_STORE");
+
+	if (!v || !*v || strcmp(v, "0") == 0)
+		return TEST_STORE_OFF;
+	return strcmp(v, "stall") == 0 ? TEST_STORE_STALL : TEST_STORE_ON;
+}
+
 int collector_run(const struct collector_config *cfg, struct collector_result *res)
 {
 	struct collector c = { 0 };
@@ -1526,6 +1611,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	c.cfg = cfg;
 	c.idle_sleep_ns = IDLE_SLEEP_NS;
 	c.start_ticks = pid_info_start_ticks((unsigned)getpid());
+	c.test_store = test_store_setting();
 	memcpy(c.ps_per_byte, effort_ps_per_byte_start, sizeof(c.ps_per_byte));
 	c.page_bytes = page > 0 ? (size_t)page : SESSION_PAGE_BYTES;
 	c.cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (unsigned)sysconf(_SC_NPROCESSORS_ONLN) : 1;
@@ -1553,6 +1639,15 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	} else {
 		collect_until_end(&c);
 		collect_finish(&c, res);
+		/* the program has ended: what is left of the re-compression
+		 * counts in the run's time, so at the fastest level */
+		if (rezip_finish(TRACE_LEVEL_FAST, c.test_store == TEST_STORE_STALL,
+				 rezip_failed_warn)) {
+			mprof_note("testing: the re-compression stopped half way "
+				   "(MPROF_TEST_STORE=stall); waiting to be killed");
+			for (;;)
+				pause();
+		}
 	}
 	if (!res->root_seen && cfg->root_trace->path)
 		trace_file_discard(cfg->root_trace);

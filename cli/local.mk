@@ -16,6 +16,7 @@ cli_mprof_SOURCES = \
 	cli/pid_info.c cli/pid_info.h \
 	cli/late_starters.c cli/late_starters.h \
 	cli/trace_files.c cli/trace_files.h \
+	cli/rezip.c cli/rezip.h \
 	cli/analyzer.c cli/analyzer.h
 # Where the other parts are installed; cli/paths.c also finds them relative
 # to the running binary (build tree, DESTDIR copies).
@@ -26,4 +27,4 @@ cli_mprof_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DMPROF_PKGLIBEXECDIR='"$(pkglibexecdir)"'
 cli_mprof_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(DEFLATE_CFLAGS) $(SANITIZE_CFLAGS)
 cli_mprof_LDFLAGS = $(SANITIZE_CFLAGS)
-cli_mprof_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
+cli_mprof_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) -lpthread

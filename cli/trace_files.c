@@ -140,8 +140,11 @@ int trace_file_events_chunk(struct trace_file *tf, unsigned stream, uint8_t *buf
 
 	if (rc < 0)
 		return rc;
-	return trace_file_wrote(tf, TRACE_CHUNK_EVENTS, bytes,
-				trace_writer_events_chunk(&tf->w, stream, buf, bytes, cap));
+	rc = trace_file_wrote(tf, TRACE_CHUNK_EVENTS, bytes,
+			      trace_writer_events_chunk(&tf->w, stream, buf, bytes, cap));
+	if (rc == 0 && tf->w.level == TRACE_LEVEL_STORED)
+		tf->stored_bytes += bytes;
+	return rc;
 }
 
 void trace_file_close(struct trace_file *tf)

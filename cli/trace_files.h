@@ -28,6 +28,8 @@
 
 #include "trace/chunk.h"
 
+struct rezip_job;
+
 struct trace_file {
 	char *path;                /* as shown to the user, owned */
 	int fd;                    /* -1 once closed */
@@ -35,6 +37,10 @@ struct trace_file {
 	int error;                 /* first write error (negative errno), or 0 */
 	uint64_t events_raw_bytes; /* EVENTS payload bytes written, before compression */
 	uint64_t chunks;           /* chunks written */
+	uint64_t stored_bytes;     /* EVENTS payload bytes written at TRACE_LEVEL_STORED
+	                            * and not deflated since (cli/rezip.h) */
+	struct rezip_job *rezip;   /* the job deflating them, or NULL */
+	bool rezip_failed;         /* one failed: the trace keeps them */
 };
 
 /*

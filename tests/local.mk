@@ -58,6 +58,7 @@ E2E_TESTS = \
 	tests/e2e/late-children.sh \
 	tests/e2e/process-tree.sh \
 	tests/e2e/threads-handoff.sh \
+	tests/e2e/stored-chunks.sh \
 	tests/e2e/thread-first-use.sh \
 	tests/e2e/end-states.sh \
 	tests/e2e/child-figures.sh \
@@ -88,7 +89,10 @@ E2E_TESTS = \
 	tests/e2e/real-rust.sh \
 	tests/e2e/real-jvm.sh \
 	tests/e2e/real-ruby.sh \
-	tests/e2e/hostile-traces.sh
+	tests/e2e/hostile-traces.sh \
+	tests/e2e/report-folded.sh \
+	tests/e2e/report-folded-speedscope.sh \
+	tests/e2e/report-flamegraph.sh
 
 # Slowest first, so that `make check -j2` overlaps them with the rest.
 CASE_TESTS = \
@@ -117,11 +121,13 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/pprof.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
-	tests/browser/selftest.mjs tests/browser/report-page.mjs tests/browser/speedscope-import.mjs \
+	tests/browser/selftest.mjs tests/browser/report-page.mjs \
+	tests/e2e/folded.py tests/browser/speedscope-folded.mjs tests/browser/flamegraph-check.mjs \
+	tests/browser/speedscope-import.mjs \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
-	tests/progs/thread_handoff.c tests/progs/transparency.c \
+	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/busy_bursts.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c \
 	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/debug_lib.c \

@@ -134,28 +134,29 @@ static struct trace_deflater *writer_deflater(struct trace_writer *w)
 	return w->deflater ? w->deflater : &w->own;
 }
 
-/* Writes raw as one chunk, compressed at w->level when that makes it
- * smaller; flags: TRACE_CHUNK_SPLIT when raw is a split payload. */
-static int write_chunk(struct trace_writer *w, unsigned type, unsigned stream, const void *raw,
-		       size_t raw_bytes, uint8_t flags)
+/* Frames raw as one chunk in *f, compressed at level (0: stored) when that
+ * makes it smaller; flags: TRACE_CHUNK_SPLIT when raw is a split payload. */
+static int frame_chunk(struct trace_deflater *d, int level, unsigned type, unsigned stream,
+		       const void *raw, size_t raw_bytes, uint8_t flags,
+		       struct trace_chunk_frame *f)
 {
-	struct trace_deflater *d = writer_deflater(w);
-	uint8_t h[TRACE_CHUNK_HEADER_BYTES] = { 0 };
-	const void *payload = raw;
+	uint8_t *h = f->header;
 	long stored;
-	int rc;
 
 	if (raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES)
 		return -EFBIG;
-	stored = w->level > 0 ? deflater_run(d, w->level, raw, raw_bytes) : 0;
+	stored = level > 0 ? deflater_run(d, level, raw, raw_bytes) : 0;
 	if (stored < 0)
 		return (int)stored;
+	f->payload = raw;
 	if (stored > 0) {
-		payload = d->buf;
+		f->payload = d->buf;
 		flags |= TRACE_CHUNK_ZLIB;
 	} else {
 		stored = (long)raw_bytes;
 	}
+	f->payload_bytes = (size_t)stored;
+	memset(h, 0, TRACE_CHUNK_HEADER_BYTES);
 	trace_put_le32(h, TRACE_CHUNK_MAGIC);
 	h[4] = (uint8_t)type;
 	h[5] = flags;
@@ -163,14 +164,30 @@ static int write_chunk(struct trace_writer *w, unsigned type, unsigned stream, c
 	h[7] = (uint8_t)(stream >> 8);
 	trace_put_le32(h + 8, (uint32_t)stored);
 	trace_put_le32(h + 12, (uint32_t)raw_bytes);
-	trace_put_le32(h + 16, libdeflate_crc32(0, payload, stored));
+	trace_put_le32(h + 16, libdeflate_crc32(0, f->payload, (size_t)stored));
 	trace_put_le32(h + 20, libdeflate_crc32(0, h, 20));
-	rc = write_all(w->fd, h, sizeof(h));
+	return 0;
+}
+
+int trace_writer_frame(struct trace_writer *w, const struct trace_chunk_frame *f)
+{
+	int rc = write_all(w->fd, f->header, TRACE_CHUNK_HEADER_BYTES);
+
 	if (rc == 0)
-		rc = write_all(w->fd, payload, (size_t)stored);
+		rc = write_all(w->fd, f->payload, f->payload_bytes);
 	if (rc == 0)
-		w->offset_bytes += sizeof(h) + (uint64_t)stored;
+		w->offset_bytes += TRACE_CHUNK_HEADER_BYTES + (uint64_t)f->payload_bytes;
 	return rc;
+}
+
+/* Writes raw as one chunk at w->level (frame_chunk). */
+static int write_chunk(struct trace_writer *w, unsigned type, unsigned stream, const void *raw,
+		       size_t raw_bytes, uint8_t flags)
+{
+	struct trace_chunk_frame f;
+	int rc = frame_chunk(writer_deflater(w), w->level, type, stream, raw, raw_bytes, flags, &f);
+
+	return rc < 0 ? rc : trace_writer_frame(w, &f);
 }
 
 int trace_writer_chunk(struct trace_writer *w, unsigned type, const void *raw, size_t raw_bytes)
@@ -184,24 +201,66 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 	return write_chunk(w, type, stream, raw, raw_bytes, 0);
 }
 
-int trace_writer_events_chunk(struct trace_writer *w, unsigned stream, uint8_t *buf,
-			      size_t bytes, size_t cap)
+int trace_chunk_frame(struct trace_deflater *d, int level, unsigned type, unsigned stream,
+		      const void *raw, size_t raw_bytes, struct trace_chunk_frame *f)
 {
-	struct trace_deflater *d = writer_deflater(w);
+	return frame_chunk(d, level, type, stream, raw, raw_bytes, 0, f);
+}
+
+int trace_chunk_frame_events(struct trace_deflater *d, int level, unsigned stream, uint8_t *buf,
+			     size_t bytes, size_t cap, struct trace_chunk_frame *f)
+{
 	unsigned addr_shift;
 	size_t split;
 
 	/* the compression buffer is the scratch: the moved fields are back in
 	 * buf before it takes the compressed payload */
-	if (w->level > 0 && cap >= bytes && cap - bytes >= TRACE_SPLIT_EXTRA_BYTES &&
+	if (level > 0 && cap >= bytes && cap - bytes >= TRACE_SPLIT_EXTRA_BYTES &&
 	    deflater_reserve(d, bytes + TRACE_SPLIT_EXTRA_BYTES) == 0) {
 		split = trace_split_records(buf, bytes, d->buf, &addr_shift);
 		if (split)
-			return write_chunk(w, TRACE_CHUNK_EVENTS, stream, buf, split,
+			return frame_chunk(d, level, TRACE_CHUNK_EVENTS, stream, buf, split,
 					   (uint8_t)(TRACE_CHUNK_SPLIT |
-						     TRACE_CHUNK_ADDR_SHIFT_FLAGS(addr_shift)));
+						     TRACE_CHUNK_ADDR_SHIFT_FLAGS(addr_shift)),
+					   f);
 	}
-	return write_chunk(w, TRACE_CHUNK_EVENTS, stream, buf, bytes, 0);
+	return frame_chunk(d, level, TRACE_CHUNK_EVENTS, stream, buf, bytes, 0, f);
+}
+
+int trace_writer_events_chunk(struct trace_writer *w, unsigned stream, uint8_t *buf,
+			      size_t bytes, size_t cap)
+{
+	struct trace_chunk_frame f;
+	int rc = trace_chunk_frame_events(writer_deflater(w), w->level, stream, buf, bytes, cap,
+					  &f);
+
+	return rc < 0 ? rc : trace_writer_frame(w, &f);
+}
+
+int trace_writer_copy_chunk(struct trace_writer *w, const void *chunk, size_t bytes)
+{
+	int rc = write_all(w->fd, chunk, bytes);
+
+	if (rc == 0)
+		w->offset_bytes += bytes;
+	return rc;
+}
+
+int trace_chunk_header_parse(const uint8_t *h, struct trace_chunk_header *out)
+{
+	if (trace_get_le32(h) != TRACE_CHUNK_MAGIC ||
+	    trace_get_le32(h + 20) != libdeflate_crc32(0, h, 20))
+		return -EBADMSG;
+	out->type = h[4];
+	out->flags = h[5];
+	out->stream = (unsigned)h[6] | (unsigned)h[7] << 8;
+	out->stored_bytes = trace_get_le32(h + 8);
+	out->raw_bytes = trace_get_le32(h + 12);
+	out->crc = trace_get_le32(h + 16);
+	if (out->raw_bytes > TRACE_CHUNK_MAX_RAW_BYTES ||
+	    out->stored_bytes > TRACE_CHUNK_MAX_RAW_BYTES + 4096)
+		return -EBADMSG;
+	return 0;
 }
 
 void trace_writer_finish(struct trace_writer *w)

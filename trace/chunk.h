@@ -80,9 +80,51 @@ int trace_writer_chunk_stream(struct trace_writer *w, unsigned type, unsigned st
 int trace_writer_events_chunk(struct trace_writer *w, unsigned stream, uint8_t *buf,
 			      size_t bytes, size_t cap);
 
+/* One chunk framed in memory, ready to be written: its header, then its
+ * payload, which lies in the deflater's buffer (compressed) or in the
+ * caller's (stored); valid until either changes. */
+struct trace_chunk_frame {
+	uint8_t header[TRACE_CHUNK_HEADER_BYTES];
+	const uint8_t *payload;
+	size_t payload_bytes;
+};
+
+/* Frames raw as one chunk of type and stream, compressed at level (d's
+ * state; 0 stores it) when that makes it smaller.  Returns 0 or a negative
+ * errno (-EFBIG: larger than TRACE_CHUNK_MAX_RAW_BYTES). */
+int trace_chunk_frame(struct trace_deflater *d, int level, unsigned type, unsigned stream,
+		      const void *raw, size_t raw_bytes, struct trace_chunk_frame *f);
+
+/* Frames the plain EVENTS payload buf[0..bytes) of stream, split in place
+ * when level > 0 and cap allows it, as trace_writer_events_chunk writes it. */
+int trace_chunk_frame_events(struct trace_deflater *d, int level, unsigned stream, uint8_t *buf,
+			     size_t bytes, size_t cap, struct trace_chunk_frame *f);
+
+/* Writes a framed chunk at the writer's end. */
+int trace_writer_frame(struct trace_writer *w, const struct trace_chunk_frame *f);
+
+/* Appends one whole chunk as a trace holds it (chunk: its 24-byte header
+ * and stored payload, bytes in all), unchanged: for rewriting a trace. */
+int trace_writer_copy_chunk(struct trace_writer *w, const void *chunk, size_t bytes);
+
 /* Frees the writer's own compression state (not a lent one; does not
  * close fd). */
 void trace_writer_finish(struct trace_writer *w);
+
+/* The fields of a chunk header (trace/format.h). */
+struct trace_chunk_header {
+	unsigned type;          /* enum trace_chunk_type (or unknown) */
+	unsigned flags;         /* TRACE_CHUNK_ZLIB, TRACE_CHUNK_SPLIT, granule */
+	unsigned stream;
+	uint32_t stored_bytes;  /* payload bytes that follow the header */
+	uint32_t raw_bytes;     /* payload bytes once inflated */
+	uint32_t crc;           /* CRC-32 of the stored payload */
+};
+
+/* Reads the TRACE_CHUNK_HEADER_BYTES bytes at h into *out.  Returns 0, or
+ * -EBADMSG when the magic or the header's own checksum is wrong or a length
+ * is larger than any mprof writes. */
+int trace_chunk_header_parse(const uint8_t *h, struct trace_chunk_header *out);
 
 struct trace_reader {
 	FILE *file;             /* owned */

@@ -1,5 +1,5 @@
 /*
- * trace/format.h - constants of the mprof trace file format, version 4.
+ * trace/format.h - constants of the mprof trace file format, version 5.
  *
  * This header and man/mprof-trace.5 describe the same thing and change in the
  * same commit.  The trace is the only contract between recording (preload/,
@@ -18,15 +18,18 @@
 #include <stdint.h>
 
 #define TRACE_FILE_MAGIC "MPROFTRC"     /* 8 bytes, no terminator */
-#define TRACE_VERSION_MAJOR 4           /* what writers write */
+#define TRACE_VERSION_MAJOR 5           /* what writers write */
 #define TRACE_VERSION_MAJOR_OLDEST 1    /* readers refuse majors outside
                                          * OLDEST..MAJOR; major 1 streams are
                                          * major 2 streams that never use the
                                          * block references 2 added, major 2
                                          * files are major 3 files without
-                                         * split payloads, and major 3 files
-                                         * are major 4 files without address
-                                         * granules */
+                                         * split payloads, major 3 files are
+                                         * major 4 files without address
+                                         * granules, and major 4 files are
+                                         * major 5 files that never name the
+                                         * blocks past the 16 newest listed
+                                         * and 8 newest freed of a class */
 #define TRACE_VERSION_MINOR 0           /* readers accept any minor */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
@@ -100,16 +103,18 @@ enum trace_chunk_type {
  *
  * Blocks are named by reference where the slot's recent history predicts
  * them (trace/record.h keeps that history, identically in writer and
- * reader: the 16 most recent allocations still listed, and per size class
- * (size + 23) / 16 < 64 the last 8 blocks freed, newest last):
+ * reader: the 32 most recent allocations still listed, and per size class
+ * (size + 23) / 16 < 64 the last 16 blocks freed, newest last):
  *   fref  (the block a free releases): u 0 then addr~; u k+1 = the k-th
- *         newest of the 16 allocations still listed (it joins its class's
- *         freed list); or u 17 + c then addr~, a block that joins class c's
- *         freed list (major 2);
+ *         newest of the allocations still listed, k < 16 (it joins its
+ *         class's freed list); u 17 + c then addr~, a block that joins
+ *         class c's freed list (major 2); u 81 + k - 16, the k-th newest
+ *         listed, k = 16..31 (major 5);
  *   new block (an allocation): u aref (0 = the newest freed block of its
  *         size class, 1 = the previous allocation's address + its chunk
  *         size, 2 = addr~ follows, 3 + k - 1 = the freed block k places
- *         below the newest of its class, k = 1..7 (major 2)), u size,
+ *         below the newest of its class, k = 1..7 (major 2), 8..15
+ *         (major 5)), u size,
  *         s stack~ (delta from the previous allocation's stack id).
  * Major 1 traces use neither of the major 2 references; they are read alike.
  */

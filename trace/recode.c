@@ -18,8 +18,7 @@ static int get_explicit(const uint8_t **p, const uint8_t *end, struct record_sta
 
 	if (varint_get_u64(p, end, code) < 0)
 		return -1;
-	if (free_ref ? (*code != 0 && (*code < RECORD_FREF_CLASSED || *code > RECORD_FREF_MAX))
-		     : *code != RECORD_AREF_EXPLICIT)
+	if (free_ref ? !record_fref_explicit(*code) : *code != RECORD_AREF_EXPLICIT)
 		return -1;
 	if (varint_get_s64(p, end, &delta) < 0)
 		return -1;

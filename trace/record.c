@@ -71,8 +71,7 @@ RECORD_HOT int get_free_ref(const uint8_t **p, const uint8_t *end, struct record
 		return -1;
 	if (r->code > RECORD_FREF_MAX)
 		return -2;
-	if ((r->code == 0 || r->code >= RECORD_FREF_CLASSED) &&
-	    get_addr(p, end, cols, &r->delta) < 0)
+	if (record_fref_explicit(r->code) && get_addr(p, end, cols, &r->delta) < 0)
 		return -1;
 	return 0;
 }
@@ -98,7 +97,9 @@ RECORD_HOT int get_new_block(const uint8_t **p, const uint8_t *end, struct recor
 RECORD_HOT int apply_free_ref(struct record_state *st, const struct raw_ref *r, uint64_t *addr,
 			      bool *recent, uint64_t *tag)
 {
-	*recent = r->code != 0 && r->code < RECORD_FREF_CLASSED;
+	uint32_t i;
+
+	*recent = !record_fref_explicit(r->code);
 	if (!*recent) {
 		st->addr += (uint64_t)r->delta;
 		*addr = st->addr;
@@ -106,11 +107,12 @@ RECORD_HOT int apply_free_ref(struct record_state *st, const struct raw_ref *r, 
 			record_lifo_push(st, (int)(r->code - RECORD_FREF_CLASSED), *addr);
 		return 0;
 	}
-	if (r->code > st->mru_count)
+	i = record_fref_mru_index(r->code);
+	if (i >= st->mru_count)
 		return -1;
-	*addr = record_mru_at(st, (uint32_t)(r->code - 1))->addr;
-	*tag = record_mru_at(st, (uint32_t)(r->code - 1))->tag;
-	record_mru_release(st, (uint32_t)(r->code - 1));
+	*addr = record_mru_at(st, i)->addr;
+	*tag = record_mru_at(st, i)->tag;
+	record_mru_release(st, i);
 	return 0;
 }
 

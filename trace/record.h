@@ -44,8 +44,10 @@
  * addresses out of its trace altogether (by resolving them in a helper
  * process); we keep them, but make the usual ones cost a byte.
  */
-#define RECORD_MRU_BLOCKS 16
-#define RECORD_LIFO_DEPTH 8
+#define RECORD_MRU_BLOCKS 32
+#define RECORD_MRU_NEAR 16      /* entries named by fref 1 .. 16 (the others:
+                                 * RECORD_FREF_FAR and up, major 5) */
+#define RECORD_LIFO_DEPTH 16
 #define RECORD_SIZE_CLASSES 64
 
 /* aref values (format major 1 used 0 to 2 only) */
@@ -58,11 +60,31 @@ enum record_addr_ref {
 	RECORD_AREF_MAX = RECORD_AREF_DEEP + RECORD_LIFO_DEPTH - 2,
 };
 
-/* fref values: 0 addr~ follows; k = 1 .. MRU_BLOCKS the (k-1)-th newest
- * MRU entry; FREF_CLASSED + c: addr~ follows and the block joins size class
- * c's list (format major 2) */
-#define RECORD_FREF_CLASSED (RECORD_MRU_BLOCKS + 1)
-#define RECORD_FREF_MAX (RECORD_FREF_CLASSED + RECORD_SIZE_CLASSES - 1)
+/* fref values: 0 addr~ follows; k = 1 .. MRU_NEAR the (k-1)-th newest MRU
+ * entry; FREF_CLASSED + c: addr~ follows and the block joins size class
+ * c's list (format major 2); FREF_FAR + k - MRU_NEAR: the k-th newest MRU
+ * entry for k = MRU_NEAR .. MRU_BLOCKS - 1 (major 5).  The far entries are
+ * numbered after the classes, so that a reader of major 5 reads the
+ * traces of majors 2 to 4, whose lists held 16 entries, as they are: the
+ * 16 newest entries of a longer list are those of the shorter one, and
+ * those traces never name the others. */
+#define RECORD_FREF_CLASSED (RECORD_MRU_NEAR + 1)
+#define RECORD_FREF_CLASSED_MAX (RECORD_FREF_CLASSED + RECORD_SIZE_CLASSES - 1)
+#define RECORD_FREF_FAR (RECORD_FREF_CLASSED_MAX + 1)
+#define RECORD_FREF_MAX (RECORD_FREF_FAR + RECORD_MRU_BLOCKS - RECORD_MRU_NEAR - 1)
+
+/* Whether an addr~ follows fref code (a free's block spelled out). */
+static inline bool record_fref_explicit(uint64_t code)
+{
+	return code == 0 || (code >= RECORD_FREF_CLASSED && code <= RECORD_FREF_CLASSED_MAX);
+}
+
+/* The MRU index fref code names (code not explicit, at most FREF_MAX). */
+static inline uint32_t record_fref_mru_index(uint64_t code)
+{
+	return code < RECORD_FREF_CLASSED ? (uint32_t)(code - 1)
+					  : (uint32_t)(code - RECORD_FREF_FAR + RECORD_MRU_NEAR);
+}
 
 struct record_block {
 	uint64_t addr;
@@ -143,7 +165,7 @@ static inline int record_mru_find(struct record_state *st, uint64_t addr)
 		return -1;
 	if (st->mru[st->mru_head].addr == addr)
 		return 0; /* the newest block: a temporary allocation */
-#pragma GCC unroll 16
+#pragma GCC unroll 32
 	for (uint32_t slot = 0; slot < RECORD_MRU_BLOCKS; slot++)
 		if (st->mru[slot].addr == addr)
 			return (int)((slot - st->mru_head) & (RECORD_MRU_BLOCKS - 1));
@@ -293,7 +315,9 @@ RECORD_HOT uint8_t *record_put_free_ref(uint8_t *p, struct record_state *st, uin
 		}
 		return record_put_addr(p, st, addr);
 	}
-	p = varint_put_u64(p, (uint64_t)r.mru_index + 1);
+	*p++ = (uint8_t)(r.mru_index < RECORD_MRU_NEAR
+				 ? r.mru_index + 1
+				 : RECORD_FREF_FAR + r.mru_index - RECORD_MRU_NEAR);
 	record_mru_release(st, (uint32_t)r.mru_index);
 	return p;
 }

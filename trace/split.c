@@ -137,15 +137,15 @@ SPLIT_INLINE int copy_seq(struct split_walk *w, const int checked)
 	return copy_varint(w, checked, PART_SEQ, &v);
 }
 
-/* A free's block: u fref, then addr~ for 0 and RECORD_FREF_CLASSED and up
- * (trace/record.h). */
+/* A free's block: u fref, then addr~ for 0 and the classed codes
+ * (record_fref_explicit, trace/record.h). */
 SPLIT_INLINE int copy_fref(struct split_walk *w, const int checked)
 {
 	uint64_t fref;
 
 	if (copy_varint(w, checked, PART_REC, &fref) < 0)
 		return -1;
-	if (fref == 0 || fref >= RECORD_FREF_CLASSED)
+	if (record_fref_explicit(fref))
 		return copy_addr(w, checked);
 	return 0;
 }

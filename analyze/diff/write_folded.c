@@ -3,19 +3,23 @@
  * matched site, its frames root first joined by ';', then its value of the
  * --metric in A and in B ("main;parse;xmalloc 1024 4096"), the two-column
  * form that difffolded.pl writes and flamegraph.pl draws as a differential
- * flamegraph.  A ';' in a frame's name becomes ':' (the separator), a space
- * stays (the parsers take the two numbers from the end of the line).
+ * flamegraph.  Frame names are made safe as the report's folded output
+ * makes them (output_folded_name_clean: ';' becomes ':', control
+ * characters and a space before trailing digits become '_').
  */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "analyze/diff/diff.h"
+#include "analyze/output/folded.h"
 #include "analyze/output/frames.h"
 
 static void put_name(FILE *out, const char *name)
 {
-	for (; *name; name++)
-		putc(*name == ';' ? ':' : (*name == '\n' || *name == '\r') ? ' ' : *name, out);
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s", name);
+	fputs(output_folded_name_clean(buf), out);
 }
 
 void diff_write_folded(FILE *out, const struct diff *d, const struct diff_print *o)

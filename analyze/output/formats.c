@@ -10,6 +10,8 @@ const struct output_format *const output_formats[] = {
 	&output_text,
 	&output_json,
 	&output_html,
+	&output_folded,
+	&output_flamegraph,
 	&output_pprof,
 	NULL,
 };

@@ -17,9 +17,10 @@
  *               null, stacks merged, flags (1 unknown stack, 2 inherited,
  *               4 truncated)]]}
  *
- * Inside a <script> block "</" and the line separators U+2028/U+2029 are
- * escaped (both only occur inside JSON strings, where the escapes mean the
- * same), so no trace content can end the block early.
+ * and, in a second block, the flamegraph page (flamegraph.c) of each
+ * ranked metric as a JSON string, {"peak": PAGE, "leaked": PAGE, ...}, that
+ * the report shows in a frame (srcdoc) and switches between.  Both blocks
+ * go through output_script_json_open, so no trace content can end them.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
@@ -30,27 +31,9 @@
 
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
+#include "analyze/output/script_json.h"
 
 extern const char output_asset_report_css[], output_asset_report_js[];
-
-/* Copies json (n bytes) to out, escaping what would end a <script> block. */
-static void script_safe_copy(FILE *out, const char *json, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)json[i];
-
-		if (c == '<' && i + 1 < n && json[i + 1] == '/') {
-			fputs("<\\/", out);
-			i++;
-		} else if (c == 0xe2 && i + 2 < n && (unsigned char)json[i + 1] == 0x80 &&
-			   ((unsigned char)json[i + 2] == 0xa8 || (unsigned char)json[i + 2] == 0xa9)) {
-			fputs((unsigned char)json[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", out);
-			i += 2;
-		} else {
-			putc(c, out);
-		}
-	}
-}
 
 static void write_metrics(FILE *out)
 {
@@ -137,6 +120,56 @@ static char *page_data(const struct profile *p, size_t *bytes)
 	return buf;
 }
 
+/* The flamegraph page of each ranked metric, as one JSON object of strings,
+ * into out (a script-safe stream).  Returns 0 or -ENOMEM. */
+static int write_flames(FILE *out, const struct profile *p)
+{
+	fputc('{', out);
+	for (int m = 0; m < METRIC_RANKED; m++) {
+		struct output_options fo = {.metric = (enum metric)m, .metric_given = true};
+		char *page = NULL;
+		size_t bytes = 0;
+		FILE *mem = open_memstream(&page, &bytes);
+		int rc;
+
+		if (!mem)
+			return -ENOMEM;
+		rc = output_flamegraph.write(mem, p, &fo);
+		if (fclose(mem) != 0 || rc < 0) {
+			free(page);
+			return -ENOMEM;
+		}
+		fprintf(out, "%s\"%s\":", m ? "," : "", metric_info((enum metric)m)->name);
+		output_json_string(out, page);
+		free(page);
+	}
+	fputc('}', out);
+	return 0;
+}
+
+/* Writes data (bytes) and the flamegraph pages as the page's two data
+ * blocks.  Returns 0 or -ENOMEM. */
+static int write_data_blocks(FILE *out, const struct profile *p, const char *data, size_t bytes)
+{
+	FILE *safe;
+	int rc;
+
+	fputs("<script type=\"application/json\" id=\"mprof-data\">", out);
+	if (!(safe = output_script_json_open(out)))
+		return -ENOMEM;
+	fwrite(data, 1, bytes, safe);
+	if (fclose(safe) != 0)
+		return -ENOMEM;
+	fputs("</script>\n<script type=\"application/json\" id=\"mprof-flames\">", out);
+	if (!(safe = output_script_json_open(out)))
+		return -ENOMEM;
+	rc = write_flames(safe, p);
+	if (fclose(safe) != 0 || rc < 0)
+		return -ENOMEM;
+	fputs("</script>\n", out);
+	return 0;
+}
+
 /* The page's title: "mprof: PROGRAM" (its file name), else the trace's. */
 static void write_title(FILE *out, const struct profile *p)
 {
@@ -168,9 +201,12 @@ static int html_write(FILE *out, const struct profile *p, const struct output_op
 	fputs("<style>\n", out);
 	fputs(output_asset_report_css, out);
 	fputs("</style>\n</head>\n<body>\n<div id=\"app\"><noscript>This page needs JavaScript."
-	      "</noscript></div>\n<script type=\"application/json\" id=\"mprof-data\">", out);
-	script_safe_copy(out, data, bytes);
-	fputs("</script>\n<script>\n", out);
+	      "</noscript></div>\n", out);
+	if (write_data_blocks(out, p, data, bytes) < 0) {
+		free(data);
+		return -ENOMEM;
+	}
+	fputs("<script>\n", out);
 	fputs(output_asset_report_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);
 	free(data);

@@ -57,7 +57,12 @@ const char *output_format_names(void);
 
 /* The formats (formats.c lists them). */
 extern const struct output_format output_text, output_json, output_html;
+extern const struct output_format output_folded, output_flamegraph;
 extern const struct output_format output_pprof;
+
+/* What the text report's header says of the counts (static text): exact,
+ * estimated, incomplete, or exact only up to an early end. */
+const char *output_report_kind(const struct profile *p);
 
 /* One frame of a call stack as the text report prints it: "    at FUNCTION
  * (FILE:LINE) [MODULE]" and its variants, with a newline. */

@@ -309,9 +309,7 @@ static void print_warnings(FILE *out, const struct profile *r)
 		fprintf(out, "diagnostic: %" PRIu64 " more not shown\n", info->diags_dropped);
 }
 
-/* What the header says of the counts: exact, estimated, or exact only up
- * to an early end. */
-static const char *report_kind(const struct profile *r)
+const char *output_report_kind(const struct profile *r)
 {
 	if (r->info.sampled)
 		return profile_ended_early(r) ? "sampled: counts and bytes are estimates; "
@@ -336,7 +334,7 @@ static void print_summary(FILE *out, const struct profile *r)
 	const struct run_facts *run = &r->run;
 	char b1[64], b2[64], n1[32];
 
-	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), report_kind(r));
+	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), output_report_kind(r));
 	print_program(out, r);
 	if (profile_ended_early(r))
 		fprintf(out, "ended early:      %s; blocks still live then are not known to "

@@ -3,8 +3,9 @@
 // it shows as "key=value" lines for tests/e2e/html-page.sh to compare with
 // the JSON report: the problems seen (console errors, page errors, network
 // requests), the cards, the first row of each metric's table after a click
-// on its tab, the stack a click on that row opens, and whether a screenshot
-// is blank.
+// on its tab, the stack a click on that row opens, the total each metric's
+// flamegraph shows after a click on its tab, and whether a screenshot is
+// blank.
 import { openPage, screenshotNotBlank } from './browser.mjs';
 
 const [file, shot] = process.argv.slice(2);
@@ -20,7 +21,7 @@ for (const c of await page.$$('.card')) {
 const data = await page.evaluate(() => JSON.parse(document.getElementById('mprof-data').textContent));
 out('data allocations', data.report.summary.allocations);
 out('data sites', data.sites.length);
-for (const tab of await page.$$('.tabs button')) {
+for (const tab of await page.$$('#site-metrics button')) {
   const name = await tab.getAttribute('data-metric');
   await tab.click();
   const first = await page.$('tbody tr.site');
@@ -31,6 +32,17 @@ for (const tab of await page.$$('.tabs button')) {
   const frames = await page.$$eval('tbody tr:not(.site) .stack', (uls) =>
     uls.filter((u) => u.closest('tr').style.display === '').map((u) => u.children.length));
   out(`stack ${name}`, frames.join(','));
+}
+// the flamegraph: each metric's tab loads that metric's flame graph page
+for (const tab of await page.$$('#flame-metrics button')) {
+  const name = await tab.getAttribute('data-metric');
+  await tab.click();
+  const handle = await page.$('iframe#flame');
+  const frame = await handle.contentFrame();
+  await frame.waitForFunction(() => document.body && document.body.dataset.ready === '1');
+  const facts = await frame.textContent('#facts');
+  const total = /total ([0-9,]+)/.exec(facts);
+  out(`flame ${name}`, total ? total[1].replace(/,/g, '') : `no total in: ${facts}`);
 }
 out('notblank', await screenshotNotBlank(page, shot));
 out('problems', problems.length ? problems.join(' | ') : 'none');

@@ -3,7 +3,8 @@
 # that loads from file:// in headless chromium with no console error and no
 # network request, whose data and cards equal the JSON report's, whose
 # tables rank the sites of each metric (a click on a tab switches them, a
-# click on a row opens its stack), and whose screenshot is not blank.
+# click on a row opens its stack), whose flamegraph shows each metric's
+# total when its tab is clicked, and whose screenshot is not blank.
 # Program and facts: tests/progs/leak_count.c (N x 1024 B leaked in
 # leak_blocks, 100 x 64 B churned).
 source "$(dirname "$0")/lib.sh"
@@ -53,5 +54,10 @@ expect_match "page: allocations table, first row is the churn" \
 	"$(v 'table allocations')"
 expect_match "page: a click on a row opens its stack (leak_blocks, main, ...)" "^[3-9]$|^[1-9][0-9]+$" \
 	"$(v 'stack leaked')"
+for m in peak:summary.peak.bytes leaked:summary.leaked_bytes allocated:summary.allocated_bytes \
+	allocations:summary.allocations temporary:summary.temporary; do
+	expect_eq "page: the ${m%%:*} flamegraph's total = JSON ${m#*:}" \
+		"$(q "$WORK/r.json" get "${m#*:}")" "$(v "flame ${m%%:*}")"
+done
 expect_eq "page: the screenshot is not blank" true "$(v notblank)"
 finish

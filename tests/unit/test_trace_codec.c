@@ -210,6 +210,51 @@ static void test_recent_blocks_are_named_by_reference(void)
 	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
 }
 
+/* The MRU entries past the 16 newest are named by the codes after the size
+ * classes (major 5), and the freed blocks 8 to 15 places below the newest
+ * of their class by arefs past those of major 2 to 4: both decode to the
+ * blocks they name. */
+static void test_far_mru_and_deep_lifo_references_decode(void)
+{
+	uint8_t buf[1024], *p = buf, *mark;
+	struct record_state enc, dec;
+	struct trace_event ev;
+	const uint8_t *q = buf;
+	uint64_t seq = 1;
+
+	record_state_reset(&enc);
+	record_state_reset(&dec);
+	for (uint64_t i = 0; i < RECORD_MRU_BLOCKS; i++)
+		p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, seq++, 0x10000 + 0x100 * i, 40, 3, 1);
+	/* block 11 is 20 places below the newest (31) */
+	mark = p;
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, seq++, 0x10000 + 0x100 * 11, NULL);
+	CU_ASSERT_EQUAL(mark[2], RECORD_FREF_FAR + 20 - RECORD_MRU_NEAR);
+	CU_ASSERT_EQUAL(p - mark, 3); /* kind, seq, fref: no address */
+	/* 12 more blocks of its class freed on top of it (blocks 31 .. 20) */
+	for (uint64_t i = 31; i >= 20; i--)
+		p = record_put_free(p, &enc, TRACE_FREE_FREE, seq++, 0x10000 + 0x100 * i, NULL);
+	mark = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, seq++, 0x10000 + 0x100 * 11, 40, 3, 1);
+	CU_ASSERT_EQUAL(mark[2], RECORD_AREF_DEEP + 12 - 1); /* 12 places below the newest */
+	CU_ASSERT(RECORD_AREF_DEEP + 12 - 1 <= RECORD_AREF_MAX);
+
+	for (uint64_t i = 0; i < RECORD_MRU_BLOCKS; i++)
+		CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_FREE);
+	CU_ASSERT_EQUAL(ev.addr, 0x10000 + 0x100 * 11);
+	CU_ASSERT(ev.freed_recent);
+	for (uint64_t i = 31; i >= 20; i--) {
+		CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+		CU_ASSERT_EQUAL(ev.addr, 0x10000 + 0x100 * i);
+	}
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_ALLOC);
+	CU_ASSERT_EQUAL(ev.addr, 0x10000 + 0x100 * 11);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
+}
+
 /* A free of an older block that names its size class puts the block in
  * that class's list, so the allocation that reuses its chunk (here after
  * two newer frees of the class) is a one-byte reference again; a lookup made
@@ -222,10 +267,12 @@ static void test_older_block_freed_with_its_class_is_reused_by_reference(void)
 	struct trace_event ev;
 	const uint8_t *q = buf;
 	int c48 = record_size_class(48);
+	const uint64_t s = 2 + RECORD_MRU_BLOCKS;
 
 	record_state_reset(&enc);
 	record_state_reset(&dec);
-	/* block A at 0x5000, then 16 newer blocks push it out of the MRU list */
+	/* block A at 0x5000, then RECORD_MRU_BLOCKS newer blocks push it out of
+	 * the MRU list; the free and what follows take sequence numbers s on */
 	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x5000, 48, 3, 1);
 	for (uint64_t i = 0; i < RECORD_MRU_BLOCKS; i++)
 		p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 2 + i, 0x9000 + 0x100 * i, 48, 3, 1);
@@ -233,13 +280,13 @@ static void test_older_block_freed_with_its_class_is_reused_by_reference(void)
 	CU_ASSERT_EQUAL(ref.mru_index, -1);
 	ref.size_class = c48; /* what the recorder learns from the allocator */
 	mark = p;
-	p = record_put_free(p, &enc, TRACE_FREE_FREE, 18, 0x5000, &ref);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, s, 0x5000, &ref);
 	CU_ASSERT_EQUAL(mark[2], RECORD_FREF_CLASSED + c48);
 	/* two newer blocks of the class freed on top of it (MRU references) */
-	p = record_put_free(p, &enc, TRACE_FREE_FREE, 19, 0x9f00, NULL);
-	p = record_put_free(p, &enc, TRACE_FREE_FREE, 20, 0x9e00, NULL);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, s + 1, 0x9f00, NULL);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, s + 2, 0x9e00, NULL);
 	mark = p;
-	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 21, 0x5000, 44, 3, 1);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, s + 3, 0x5000, 44, 3, 1);
 	CU_ASSERT_EQUAL(p - mark, 5); /* kind, seq, aref, size, stack delta */
 	CU_ASSERT_EQUAL(mark[2], RECORD_AREF_DEEP + 1); /* two places below the newest */
 	/* a stale lookup: the MRU index no longer names the block */
@@ -248,7 +295,7 @@ static void test_older_block_freed_with_its_class_is_reused_by_reference(void)
 	record_state_reset(&enc);
 	p = record_put_thread(p, &enc, 77);
 	mark = p;
-	p = record_put_free(p, &enc, TRACE_FREE_FREE, 22, 0x5000, &ref);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, s + 4, 0x5000, &ref);
 	CU_ASSERT_EQUAL(mark[2], 0); /* spelled out, not a reference into an empty list */
 
 	for (uint64_t i = 0; i < 1 + RECORD_MRU_BLOCKS; i++)
@@ -262,14 +309,14 @@ static void test_older_block_freed_with_its_class_is_reused_by_reference(void)
 	CU_ASSERT_EQUAL(ev.addr, 0x9e00);
 	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.type, TRACE_EV_ALLOC);
-	CU_ASSERT_EQUAL(ev.seq, 21);
+	CU_ASSERT_EQUAL(ev.seq, s + 3);
 	CU_ASSERT_EQUAL(ev.addr, 0x5000);
 	CU_ASSERT_EQUAL(ev.size_bytes, 44);
 	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.type, TRACE_EV_THREAD);
 	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
 	CU_ASSERT_EQUAL(ev.type, TRACE_EV_FREE);
-	CU_ASSERT_EQUAL(ev.seq, 22);
+	CU_ASSERT_EQUAL(ev.seq, s + 4);
 	CU_ASSERT_EQUAL(ev.addr, 0x5000);
 	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
 }
@@ -661,7 +708,7 @@ static void test_older_major_is_read_and_newer_refused(void)
 	}
 	CU_ASSERT_EQUAL_FATAL(write_header_of_major(TRACE_VERSION_MAJOR + 1), 0);
 	CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), -ENOTSUP);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 4"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 5"));
 	trace_reader_close(&r);
 	unlink(scratch_path);
 }
@@ -1638,6 +1685,8 @@ int main(void)
 	CU_add_test(s, "recent blocks are named by reference",
 		    test_recent_blocks_are_named_by_reference);
 	CU_add_test(s, "stack nodes are written as deltas", test_stack_nodes_are_written_as_deltas);
+	CU_add_test(s, "far MRU and deep LIFO references decode",
+		    test_far_mru_and_deep_lifo_references_decode);
 	CU_add_test(s, "older block freed with its class is reused by reference",
 		    test_older_block_freed_with_its_class_is_reused_by_reference);
 	CU_add_test(s, "reference to a missing block is corrupt",

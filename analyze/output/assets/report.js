@@ -146,18 +146,28 @@
     return wrap;
   }
 
-  // ---- flamegraph (flamegraph.js provides MprofFlame) ----
-  if (window.MprofFlame) {
-    app.append(el('h2', {}, 'Flamegraph'));
-    const box = el('div', { class: 'panel', id: 'flame' });
-    app.append(box);
-    window.MprofFlame.mount(box, data);
+  // ---- flamegraph: the flamegraph page of each metric, in a frame ----
+  const flames = JSON.parse(document.getElementById('mprof-flames').textContent);
+  const flameTitles = { peak: 'Peak (live at t-gmax)', leaked: ended ? 'Live at end' : 'Leaked (live at exit)',
+    allocated: 'Allocated bytes', allocations: 'Allocations', temporary: 'Temporary' };
+  app.append(el('h2', {}, 'Flamegraph'));
+  const flameTabs = el('div', { class: 'tabs', id: 'flame-metrics' });
+  const frame = el('iframe', { id: 'flame', title: 'flamegraph', class: 'flame' });
+  app.append(flameTabs, frame);
+  const showFlame = (name) => {
+    for (const b of flameTabs.children) b.classList.toggle('on', b.dataset.metric === name);
+    frame.dataset.metric = name;
+    frame.srcdoc = flames[name];
+  };
+  for (const m of METRICS) {
+    if (flames[m.name] != null) flameTabs.append(el('button', { 'data-metric': m.name, onclick: () => showFlame(m.name) }, flameTitles[m.name]));
   }
+  showFlame('peak');
 
   // ---- top sites ----
   const TOP = 20;
   app.append(el('h2', {}, 'Top allocation sites'));
-  const tabs = el('div', { class: 'tabs' });
+  const tabs = el('div', { class: 'tabs', id: 'site-metrics' });
   const tableBox = el('div', {});
   app.append(tabs, tableBox);
   const titles = { peak: 'Peak (live at t-gmax)', leaked: ended ? 'Live at end' : 'Leaked (live at exit)',

@@ -1,0 +1,20 @@
+/*
+ * analyze/output/folded.h - how the folded-stacks format (folded.c) makes a
+ * frame's name safe for the three readers of the format (flamegraph.pl,
+ * inferno, speedscope), apart so that it can be tested alone.
+ */
+#ifndef MPROF_ANALYZE_OUTPUT_FOLDED_H
+#define MPROF_ANALYZE_OUTPUT_FOLDED_H
+
+/*
+ * Rewrites name in place (its length does not change) so that it reads
+ * back as one frame wherever it stands in a line: ';' becomes ':' (the
+ * frame separator has no escape), every ASCII control character (tab,
+ * newline, ...) becomes '_', and '_' also replaces a leading space or '#'
+ * (inferno trims lines and skips "# " comments), a trailing space, and the
+ * space before a trailing run of digits and dots (flamegraph.pl and inferno
+ * would read "alloc 2" as a second count).  Returns name.
+ */
+char *output_folded_name_clean(char *name);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * analyze/output/stack_tree.c - call stacks merged into a tree (see
+ * stack_tree.h).  Children are found through one open-addressing table
+ * keyed by (parent, key); the depth-first order is made once at the end.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/output/stack_tree.h"
+
+#define STACK_TREE_FIRST_NODES 64
+#define STACK_TREE_MAX_NODES ((size_t)UINT32_MAX - 1)
+
+static size_t edge_hash(uint32_t parent, uint32_t key)
+{
+	uint64_t h = ((uint64_t)parent << 32 | key) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ h >> 29);
+}
+
+int stack_tree_init(struct stack_tree *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nodes = malloc(STACK_TREE_FIRST_NODES * sizeof(*t->nodes));
+	t->hash = calloc(2 * STACK_TREE_FIRST_NODES, sizeof(*t->hash));
+	if (!t->nodes || !t->hash) {
+		stack_tree_free(t);
+		return -ENOMEM;
+	}
+	t->cap = STACK_TREE_FIRST_NODES;
+	t->hash_mask = 2 * STACK_TREE_FIRST_NODES - 1;
+	t->nodes[0] = (struct stack_tree_node){STACK_TREE_NONE, STACK_TREE_NONE, 0, 0};
+	t->count = 1;
+	return 0;
+}
+
+void stack_tree_free(struct stack_tree *t)
+{
+	free(t->nodes);
+	free(t->hash);
+	free(t->order);
+	free(t->depth);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Doubles the node array and the table (kept at most half full). */
+static int stack_tree_grow(struct stack_tree *t)
+{
+	size_t cap = t->cap * 2, mask = cap * 2 - 1;
+	struct stack_tree_node *nodes;
+	uint32_t *hash;
+
+	if (t->cap >= STACK_TREE_MAX_NODES)
+		return -EOVERFLOW;
+	if (cap > STACK_TREE_MAX_NODES)
+		cap = STACK_TREE_MAX_NODES;
+	nodes = realloc(t->nodes, cap * sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	t->nodes = nodes;
+	hash = calloc(mask + 1, sizeof(*hash));
+	if (!hash)
+		return -ENOMEM;
+	for (size_t i = 1; i < t->count; i++) {
+		size_t h = edge_hash(t->nodes[i].parent, t->nodes[i].key) & mask;
+
+		while (hash[h])
+			h = (h + 1) & mask;
+		hash[h] = (uint32_t)(i + 1);
+	}
+	free(t->hash);
+	t->hash = hash;
+	t->hash_mask = mask;
+	t->cap = cap;
+	return 0;
+}
+
+/* The child of parent with key, made when missing; STACK_TREE_NONE with
+ * *err set when it cannot be made. */
+static uint32_t stack_tree_child(struct stack_tree *t, uint32_t parent, uint32_t key, int *err)
+{
+	size_t h = edge_hash(parent, key) & t->hash_mask;
+	uint32_t id;
+
+	for (; t->hash[h]; h = (h + 1) & t->hash_mask) {
+		const struct stack_tree_node *n = &t->nodes[t->hash[h] - 1];
+
+		if (n->parent == parent && n->key == key)
+			return t->hash[h] - 1;
+	}
+	if (t->count == t->cap) {
+		if ((*err = stack_tree_grow(t)) < 0)
+			return STACK_TREE_NONE;
+		h = edge_hash(parent, key) & t->hash_mask;
+		while (t->hash[h])
+			h = (h + 1) & t->hash_mask;
+	}
+	id = (uint32_t)t->count++;
+	t->nodes[id] = (struct stack_tree_node){key, parent, 0, 0};
+	t->hash[h] = id + 1;
+	return id;
+}
+
+int stack_tree_add(struct stack_tree *t, const uint32_t *keys, size_t n, uint64_t value,
+		   uint64_t count)
+{
+	uint32_t node = STACK_TREE_ROOT;
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		node = stack_tree_child(t, node, keys[i], &err);
+		if (node == STACK_TREE_NONE)
+			return err;
+	}
+	t->nodes[node].self_value += value;
+	t->nodes[node].self_count += count;
+	return 0;
+}
+
+static int by_parent_then_key(const void *a, const void *b, void *ctx)
+{
+	const struct stack_tree_node *nodes = ctx;
+	const struct stack_tree_node *x = &nodes[*(const uint32_t *)a];
+	const struct stack_tree_node *y = &nodes[*(const uint32_t *)b];
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+int stack_tree_sort(struct stack_tree *t)
+{
+	size_t n = t->count, top = 0, done = 0;
+	uint32_t *children = malloc(n * sizeof(*children));
+	uint32_t *first = calloc(n + 1, sizeof(*first)); /* children of i: [first[i], first[i+1]) */
+	uint32_t *todo = malloc(n * sizeof(*todo));
+
+	t->order = malloc(n * sizeof(*t->order));
+	t->depth = malloc(n * sizeof(*t->depth));
+	if (!children || !first || !todo || !t->order || !t->depth) {
+		free(children);
+		free(first);
+		free(todo);
+		return -ENOMEM;
+	}
+	for (size_t i = 1; i < n; i++)
+		children[i - 1] = (uint32_t)i;
+	qsort_r(children, n - 1, sizeof(*children), by_parent_then_key, t->nodes);
+	for (size_t i = 1; i < n; i++)
+		first[t->nodes[i].parent + 1]++;
+	for (size_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	/* preorder: a node, then its children's subtrees by key */
+	todo[top++] = STACK_TREE_ROOT;
+	t->depth[STACK_TREE_ROOT] = 0;
+	while (top) {
+		uint32_t node = todo[--top];
+
+		t->order[done++] = node;
+		for (uint32_t c = first[node + 1]; c > first[node]; c--) {
+			uint32_t child = children[c - 1];
+
+			t->depth[child] = t->depth[node] + 1;
+			todo[top++] = child;
+		}
+	}
+	free(children);
+	free(first);
+	free(todo);
+	return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * tests/unit/test_stack_output.c - unit tests of the pieces the
+ * stack-shaped report formats share: the stack tree (stacks merged from the
+ * root, depth-first order by key), frame names made safe for folded stacks,
+ * and JSON escaped for an HTML <script> element.
+ */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/output/folded.h"
+#include "analyze/output/script_json.h"
+#include "analyze/output/stack_tree.h"
+
+/* The cleaned copy of name (a static buffer). */
+static const char *cleaned(const char *name)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", name);
+	return output_folded_name_clean(buf);
+}
+
+static void test_folded_names_cleaned(void)
+{
+	CU_ASSERT_STRING_EQUAL(cleaned("main"), "main");
+	CU_ASSERT_STRING_EQUAL(cleaned("operator new(unsigned long)"), "operator new(unsigned long)");
+	/* Rust's array types: ';' would split the frame */
+	CU_ASSERT_STRING_EQUAL(cleaned("<[u8; 32] as Debug>::fmt"), "<[u8: 32] as Debug>::fmt");
+	CU_ASSERT_STRING_EQUAL(cleaned("a\tb\nc\rd\x7f"), "a_b_c_d_");
+	/* a trailing " 2" reads as a second count in flamegraph.pl and inferno */
+	CU_ASSERT_STRING_EQUAL(cleaned("alloc 2"), "alloc_2");
+	CU_ASSERT_STRING_EQUAL(cleaned("alloc 2.5"), "alloc_2.5");
+	CU_ASSERT_STRING_EQUAL(cleaned("alloc2"), "alloc2");
+	CU_ASSERT_STRING_EQUAL(cleaned("alloc "), "alloc_");
+	CU_ASSERT_STRING_EQUAL(cleaned("std::array<int, 3>"), "std::array<int, 3>");
+	/* inferno trims lines and skips "# " comments */
+	CU_ASSERT_STRING_EQUAL(cleaned(" lead"), "_lead");
+	CU_ASSERT_STRING_EQUAL(cleaned("# x"), "_ x");
+	CU_ASSERT_STRING_EQUAL(cleaned(""), "");
+	CU_ASSERT_STRING_EQUAL(cleaned("42"), "42");
+}
+
+static void test_stack_tree_merges_and_orders(void)
+{
+	struct stack_tree t;
+	const uint32_t a[] = {1, 5, 3}, b[] = {1, 5, 3}, c[] = {1, 2}, d[] = {1, 5};
+	/* node keys in depth-first order, children by key: 1, 2, 5, 3 */
+	const uint32_t want_keys[] = {STACK_TREE_NONE, 1, 2, 5, 3};
+	const uint32_t want_depth[] = {0, 1, 2, 2, 3};
+
+	CU_ASSERT_EQUAL_FATAL(stack_tree_init(&t), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, a, 3, 10, 1), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, b, 3, 5, 2), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, c, 2, 7, 3), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, d, 2, 1, 4), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, NULL, 0, 2, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(t.count, 5);
+	CU_ASSERT_EQUAL_FATAL(stack_tree_sort(&t), 0);
+	for (size_t i = 0; i < 5; i++) {
+		const struct stack_tree_node *n = &t.nodes[t.order[i]];
+
+		CU_ASSERT_EQUAL(n->key, want_keys[i]);
+		CU_ASSERT_EQUAL(t.depth[t.order[i]], want_depth[i]);
+		if (n->key == 3) {
+			CU_ASSERT_EQUAL(n->self_value, 15);
+			CU_ASSERT_EQUAL(n->self_count, 3);
+		}
+		if (n->key == 5)
+			CU_ASSERT_EQUAL(n->self_value, 1);
+	}
+	CU_ASSERT_EQUAL(t.nodes[STACK_TREE_ROOT].self_value, 2);
+	stack_tree_free(&t);
+}
+
+static void test_stack_tree_grows(void)
+{
+	struct stack_tree t;
+	uint32_t keys[2];
+	uint64_t sum = 0;
+
+	CU_ASSERT_EQUAL_FATAL(stack_tree_init(&t), 0);
+	for (uint32_t i = 0; i < 5000; i++) {
+		keys[0] = i % 7;
+		keys[1] = i;
+		CU_ASSERT_EQUAL_FATAL(stack_tree_add(&t, keys, 2, i, 1), 0);
+	}
+	CU_ASSERT_EQUAL(t.count, 1 + 7 + 5000);
+	CU_ASSERT_EQUAL_FATAL(stack_tree_sort(&t), 0);
+	for (size_t i = 0; i < t.count; i++)
+		sum += t.nodes[t.order[i]].self_value;
+	CU_ASSERT_EQUAL(sum, 4999ull * 5000 / 2);
+	stack_tree_free(&t);
+}
+
+/* What out gets when text is written to a script_json stream in pieces of
+ * piece bytes. */
+static char *through_script_json(const char *text, size_t piece)
+{
+	char *buf = NULL;
+	size_t bytes = 0;
+	FILE *mem = open_memstream(&buf, &bytes);
+	FILE *js = output_script_json_open(mem);
+	size_t n = strlen(text);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+	setvbuf(js, NULL, _IONBF, 0); /* every fwrite reaches the filter as it is */
+	for (size_t i = 0; i < n; i += piece)
+		fwrite(text + i, 1, n - i < piece ? n - i : piece, js);
+	fclose(js);
+	fclose(mem);
+	return buf;
+}
+
+static void test_script_json_escapes(void)
+{
+	const char *in = "{\"a\":\"</script><!--&\xe2\x80\xa8|\xe2\x80\xa9|\xe2\x80\x94|\xe2\xe2\x80\xa8\"}";
+	const char *want = "{\"a\":\"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028|\\u2029|\xe2\x80\x94|"
+			   "\xe2\\u2028\"}";
+
+	for (size_t piece = 1; piece <= 4; piece++) {
+		char *out = through_script_json(in, piece);
+
+		CU_ASSERT_STRING_EQUAL(out, want);
+		free(out);
+	}
+	{
+		/* a sequence cut at the end of the stream is written as it was */
+		char *out = through_script_json("x\xe2\x80", 1);
+
+		CU_ASSERT_STRING_EQUAL(out, "x\xe2\x80");
+		free(out);
+	}
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite("stack_output", NULL, NULL);
+	CU_add_test(s, "folded names cleaned", test_folded_names_cleaned);
+	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
+	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
+	CU_add_test(s, "script JSON escapes", test_script_json_escapes);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}
