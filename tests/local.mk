@@ -9,6 +9,15 @@ tests_unit_test_trace_codec_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_trace_codec_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS)
 TESTS += tests/unit/test_trace_codec
 
+# ---- unit tests of the protobuf encoder and string table (analyze/output/) ----
+check_PROGRAMS += tests/unit/test_protobuf
+tests_unit_test_protobuf_SOURCES = tests/unit/test_protobuf.c analyze/output/protobuf.c \
+	analyze/output/string_table.c analyze/util/hash_seed.c
+tests_unit_test_protobuf_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_protobuf_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_protobuf_LDADD = $(CUNIT_LIBS)
+TESTS += tests/unit/test_protobuf
+
 # ---- end-to-end tests ----
 # Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
 # (cc -O1 -g, never stripped) into a scratch directory under
@@ -72,6 +81,9 @@ E2E_TESTS = \
 	tests/e2e/diff.sh \
 	tests/e2e/report-window.sh \
 	tests/e2e/report-filter.sh \
+	tests/e2e/report-pprof.sh \
+	tests/e2e/pprof-go.sh \
+	tests/e2e/pprof-speedscope.sh \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh \
@@ -112,11 +124,13 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/massif.py tests/progs/heap_phases.c tests/browser/heap-chart.mjs \
-	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
+	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/pprof.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
 	tests/browser/selftest.mjs tests/browser/report-page.mjs \
 	tests/e2e/folded.py tests/browser/speedscope-folded.mjs tests/browser/flamegraph-check.mjs \
+	tests/browser/speedscope-import.mjs \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c \
+	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/busy_bursts.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \

@@ -13,6 +13,7 @@ const struct output_format *const output_formats[] = {
 	&output_folded,
 	&output_flamegraph,
 	&output_massif,
+	&output_pprof,
 	NULL,
 };
 

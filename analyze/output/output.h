@@ -59,6 +59,7 @@ const char *output_format_names(void);
 extern const struct output_format output_text, output_json, output_html;
 extern const struct output_format output_folded, output_flamegraph;
 extern const struct output_format output_massif;
+extern const struct output_format output_pprof;
 
 /* What the text report's header says of the counts (static text): exact,
  * estimated, incomplete, or exact only up to an early end. */
