@@ -51,7 +51,8 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/stack_tree.h analyze/output/stack_tree.c \
 	analyze/output/folded.h analyze/output/folded.c \
 	analyze/output/script_json.h analyze/output/script_json.c \
-	analyze/output/flamegraph.c
+	analyze/output/flamegraph.c \
+	analyze/output/dhat.c analyze/output/dhat_json.c analyze/output/speedscope.c
 
 ANALYZE_DIFF_SOURCES = \
 	analyze/diff/diff.h analyze/diff/match.c analyze/diff/gate.c \

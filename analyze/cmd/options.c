@@ -64,6 +64,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"alloc-fn", required_argument, NULL, 'A'},
 		{"keep-wrappers", no_argument, NULL, 'K'},
 		{"all", no_argument, NULL, 'a'},
+		{"sort", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -136,6 +137,14 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 				return 2;
 			}
 			o->all = true;
+			break;
+		case 'S':
+			if (strcmp(cmd, "report") != 0) {
+				analyze_error("%s: unknown option '--sort'", cmd);
+				usage(stderr);
+				return 2;
+			}
+			o->sort = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -2,7 +2,8 @@
  * analyze/cmd/options.h - the command-line options that `mprof-analyze report`
  * and `mprof-analyze diff` share: -n/--top, -f/--format, --metric,
  * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all and
- * --html FILE (--format html -o FILE); diff's --fail-if, --match, --force.
+ * --html FILE (--format html -o FILE); diff's --fail-if, --match, --force;
+ * report's --sort.
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
@@ -26,6 +27,7 @@ struct analyze_options {
 	size_t fail_if_count;
 	const char *match;          /* diff --match function|line, or NULL */
 	bool force;                 /* diff --force: compare traces of different programs */
+	const char *sort;           /* report --sort KEY (argv's), or NULL */
 };
 
 /*

@@ -241,6 +241,27 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 	return status;
 }
 
+/* Checks --sort KEY against the format's sort keys; prints what is wrong
+ * and returns 2, or 0. */
+static int report_sort_check(const struct output_format *f, const char *key)
+{
+	char keys[512] = "";
+
+	if (!f->sort_keys) {
+		analyze_error("report: --format %s takes no --sort", f->name);
+		return 2;
+	}
+	for (const char *const *k = f->sort_keys; *k; k++) {
+		if (strcmp(*k, key) == 0)
+			return 0;
+		if (k != f->sort_keys)
+			strncat(keys, ", ", sizeof(keys) - strlen(keys) - 1);
+		strncat(keys, *k, sizeof(keys) - strlen(keys) - 1);
+	}
+	analyze_error("report: --format %s cannot sort by '%s' (%s)", f->name, key, keys);
+	return 2;
+}
+
 /* The writer and its options from o; prints what is wrong and returns 2,
  * or 0. */
 static int report_job_make(struct report_job *job, const struct analyze_options *o)
@@ -265,6 +286,9 @@ static int report_job_make(struct report_job *job, const struct analyze_options 
 		job->out.metric = (enum metric)m;
 		job->out.metric_given = true;
 	}
+	if (o->sort && report_sort_check(job->format, o->sort))
+		return 2;
+	job->out.sort = o->sort;
 	return 0;
 }
 

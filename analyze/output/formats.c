@@ -12,6 +12,9 @@ const struct output_format *const output_formats[] = {
 	&output_html,
 	&output_folded,
 	&output_flamegraph,
+	&output_dhat,
+	&output_dhat_json,
+	&output_speedscope,
 	NULL,
 };
 
