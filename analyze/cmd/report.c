@@ -51,6 +51,10 @@ static void report_usage(FILE *out)
 		"                       %s\n", metric_names());
 	fputs("  -o, --output FILE    write to FILE instead of standard output\n"
 	      "      --html FILE      the same as --format html -o FILE\n"
+	      "      --sort KEY       dhat's order: total-bytes (default), total-blocks,\n"
+	      "                       max-bytes, max-blocks, t-gmax-bytes, t-gmax-blocks,\n"
+	      "                       t-end-bytes, t-end-blocks, avg-lifetime, max-lifetime,\n"
+	      "                       short-lived\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
 	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"

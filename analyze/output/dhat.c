@@ -263,7 +263,7 @@ static int dhat_write(FILE *out, const struct profile *p, const struct output_op
 
 const struct output_format output_dhat = {
 	.name = "dhat",
-	.summary = "DHAT-style text, a block per program point (site); --sort KEY",
+	.summary = "DHAT-style text per program point (--sort KEY)",
 	.write = dhat_write,
 	.sort_keys = dhat_sort_keys,
 };

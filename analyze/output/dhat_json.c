@@ -127,7 +127,7 @@ static int dhat_json_write(FILE *out, const struct profile *p, const struct outp
 
 const struct output_format output_dhat_json = {
 	.name = "dhat-json",
-	.summary = "DHAT's file format (version 2) for Valgrind's viewer dh_view.html",
+	.summary = "DHAT's JSON for Valgrind's viewer dh_view.html",
 	.write = dhat_json_write,
 	.newline_after_one = true,
 };

@@ -154,7 +154,7 @@ static int ss_write(FILE *out, const struct profile *p, const struct output_opti
 
 const struct output_format output_speedscope = {
 	.name = "speedscope",
-	.summary = "speedscope's JSON: one profile per metric (peak, leaked, allocated, ...)",
+	.summary = "speedscope's JSON, one profile per metric",
 	.write = ss_write,
 	.newline_after_one = true,
 };
