@@ -17,8 +17,8 @@
  *     Counts:  exact | sampled (estimates)
  *   }
  *   Times {
- *     t-gmax: event E (P% of the run), T ns after the first time stamp
- *     t-end:  event E
+ *     t-gmax: event E (P% of the run), T after the first time stamp
+ *     t-end:  event E                  (events counted from the trace's first)
  *   }
  *   Totals {
  *     Total:       B bytes in K blocks, avg size A bytes
@@ -27,7 +27,8 @@
  *                                           of the recording)
  *     Short-lived: K blocks
  *   }
- *   Sorted by: KEY; N program points (shown S)
+ *   (three lines on what lifetimes and short-lived mean)
+ *   Sorted by KEY; N program points[, the first S shown]   (-n S)
  *
  *   PP R/N (site ID) {
  *     Total:       B bytes (P%) in K blocks (P%), avg size A bytes

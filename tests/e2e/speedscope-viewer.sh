@@ -3,7 +3,7 @@
 # headless chromium) loads `mprof report --format speedscope` of
 # leak_count 5 with no error: the title names the program, each of the five
 # profiles is shown by its name, and its sandwich view's root total is the
-# JSON report's total as speedscope prints it ("9.00 KB", "106").  A broken
+# JSON report's total as speedscope prints it (e.g. "9.00 KB", "106").  A broken
 # file (fewer weights than samples) shows speedscope's error screen: the
 # check sees the client's errors.  Round trip of the file:
 # report-speedscope.sh.  Program: tests/progs/leak_count.c.
