@@ -59,7 +59,8 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/script_json.h analyze/output/script_json.c \
 	analyze/output/flamegraph.c \
 	analyze/output/pprof.c analyze/output/protobuf.h analyze/output/protobuf.c \
-	analyze/output/string_table.h analyze/output/string_table.c
+	analyze/output/string_table.h analyze/output/string_table.c \
+	analyze/output/dhat.c analyze/output/dhat_json.c analyze/output/speedscope.c
 
 ANALYZE_DIFF_SOURCES = \
 	analyze/diff/diff.h analyze/diff/match.c analyze/diff/gate.c \

@@ -30,6 +30,8 @@ valgrind chromium"
 	exit 2
 	;;
 esac
+# speedscope's schema check (report-speedscope.sh)
+[ -z "$browser" ] || packages="$packages python3-jsonschema"
 if [ "$(id -u)" -eq 0 ]; then
 	run=""
 elif command -v sudo >/dev/null 2>&1; then

@@ -84,6 +84,10 @@ E2E_TESTS = \
 	tests/e2e/report-pprof.sh \
 	tests/e2e/pprof-go.sh \
 	tests/e2e/pprof-speedscope.sh \
+	tests/e2e/report-dhat.sh \
+	tests/e2e/dhat-viewer.sh \
+	tests/e2e/report-speedscope.sh \
+	tests/e2e/speedscope-viewer.sh \
 	tests/e2e/dhat-sqlite3.sh \
 	tests/e2e/real-sqlite3.sh \
 	tests/e2e/real-python3.sh \
@@ -141,6 +145,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c \
 	tests/progs/phases.c \
+	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \
 	tests/progs/rust_threads.rs \

@@ -107,6 +107,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"filter-function", required_argument, NULL, OPT_FILTER_FUNCTION},
 		{"exclude-function", required_argument, NULL, OPT_EXCLUDE_FUNCTION},
 		{"suppressions", required_argument, NULL, OPT_SUPPRESSIONS},
+		{"sort", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -209,6 +210,11 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			if ((rc = only_for(cmd, "report", "--suppressions", usage)) >= 0)
 				return rc;
 			o->suppressions = optarg;
+			break;
+		case 'S':
+			if ((rc = only_for(cmd, "report", "--sort", usage)) >= 0)
+				return rc;
+			o->sort = optarg;
 			break;
 		case 'h':
 			usage(stdout);

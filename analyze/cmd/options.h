@@ -2,9 +2,9 @@
  * analyze/cmd/options.h - the command-line options that `mprof-analyze report`
  * and `mprof-analyze diff` share: -n/--top, -f/--format, --metric,
  * -o/--output, --alloc-fn, --keep-wrappers, -h; and report's --all,
- * --html FILE (--format html -o FILE), its time window (--from, --to, --at)
- * and filters (--filter-function, --exclude-function, --suppressions);
- * diff's --fail-if, --match, --force.
+ * --html FILE (--format html -o FILE), --sort, its time window (--from,
+ * --to, --at) and filters (--filter-function, --exclude-function,
+ * --suppressions); diff's --fail-if, --match, --force.
  */
 #ifndef MPROF_ANALYZE_OPTIONS_H
 #define MPROF_ANALYZE_OPTIONS_H
@@ -37,6 +37,7 @@ struct analyze_options {
 	const char **exclude_fns;   /* report --exclude-function GLOB... */
 	size_t exclude_fn_count;
 	const char *suppressions;   /* report --suppressions FILE, or NULL */
+	const char *sort;           /* report --sort KEY (argv's), or NULL */
 };
 
 /*

@@ -54,6 +54,10 @@ static void report_usage(FILE *out)
 		"                       %s\n", metric_names());
 	fputs("  -o, --output FILE    write to FILE instead of standard output\n"
 	      "      --html FILE      the same as --format html -o FILE\n"
+	      "      --sort KEY       dhat's order: total-bytes (default), total-blocks,\n"
+	      "                       max-bytes, max-blocks, t-gmax-bytes, t-gmax-blocks,\n"
+	      "                       t-end-bytes, t-end-blocks, avg-lifetime, max-lifetime,\n"
+	      "                       short-lived\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
 	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"
@@ -281,6 +285,27 @@ static int report_filter_make(struct report_job *job, const struct analyze_optio
 	return 0;
 }
 
+/* Checks --sort KEY against the format's sort keys; prints what is wrong
+ * and returns 2, or 0. */
+static int report_sort_check(const struct output_format *f, const char *key)
+{
+	char keys[512] = "";
+
+	if (!f->sort_keys) {
+		analyze_error("report: --format %s takes no --sort", f->name);
+		return 2;
+	}
+	for (const char *const *k = f->sort_keys; *k; k++) {
+		if (strcmp(*k, key) == 0)
+			return 0;
+		if (k != f->sort_keys)
+			strncat(keys, ", ", sizeof(keys) - strlen(keys) - 1);
+		strncat(keys, *k, sizeof(keys) - strlen(keys) - 1);
+	}
+	analyze_error("report: --format %s cannot sort by '%s' (%s)", f->name, key, keys);
+	return 2;
+}
+
 /* The writer, its options and the filters from o; prints what is wrong
  * and returns 2 (1 out of memory), or 0. */
 static int report_job_make(struct report_job *job, const struct analyze_options *o)
@@ -305,6 +330,9 @@ static int report_job_make(struct report_job *job, const struct analyze_options 
 		job->out.metric = (enum metric)m;
 		job->out.metric_given = true;
 	}
+	if (o->sort && report_sort_check(job->format, o->sort))
+		return 2;
+	job->out.sort = o->sort;
 	return report_filter_make(job, o);
 }
 

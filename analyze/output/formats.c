@@ -14,6 +14,9 @@ const struct output_format *const output_formats[] = {
 	&output_flamegraph,
 	&output_massif,
 	&output_pprof,
+	&output_dhat,
+	&output_dhat_json,
+	&output_speedscope,
 	NULL,
 };
 

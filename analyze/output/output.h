@@ -24,6 +24,8 @@ struct output_options {
 	bool top_n_given;         /* -n given: JSON keeps only the top sites */
 	enum metric metric;       /* --metric (writers of one metric) */
 	bool metric_given;
+	const char *sort;         /* --sort KEY, one of the format's sort_keys; NULL:
+	                           * its default (the first) */
 };
 
 /*
@@ -44,6 +46,9 @@ struct output_format {
 	void (*set_between)(FILE *out);
 	void (*set_end)(FILE *out);
 	bool newline_after_one;
+	/* The --sort keys it takes, the default first, ending with NULL; NULL:
+	 * it takes no --sort. */
+	const char *const *sort_keys;
 };
 
 /* The format called name, or NULL. */
@@ -60,6 +65,7 @@ extern const struct output_format output_text, output_json, output_html;
 extern const struct output_format output_folded, output_flamegraph;
 extern const struct output_format output_massif;
 extern const struct output_format output_pprof;
+extern const struct output_format output_dhat, output_dhat_json, output_speedscope;
 
 /* What the text report's header says of the counts (static text): exact,
  * estimated, incomplete, or exact only up to an early end. */

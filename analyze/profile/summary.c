@@ -34,4 +34,5 @@ void heap_summary_fill(struct heap_summary *h, const struct aggregate *a)
 	h->inherited_bytes = a->inherited_bytes;
 	h->inherited_seeded = a->inherited_seeded;
 	h->events = a->events;
+	h->last_seq = a->last_seq;
 }

@@ -30,6 +30,7 @@ struct heap_summary {
 	uint64_t inherited_blocks, inherited_bytes;
 	bool inherited_seeded;
 	uint64_t events;             /* allocator events processed */
+	uint64_t last_seq;           /* the newest event's sequence number (0: none) */
 };
 
 /* The summary of a finished aggregation. */
