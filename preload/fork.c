@@ -31,6 +31,7 @@
 #include "preload/nested_heap.h"
 #include "preload/procfile.h"
 #include "preload/ring.h"
+#include "preload/sample_set.h"
 #include "preload/seq.h"
 #include "preload/stack_table.h"
 #include "preload/sys.h"
@@ -76,6 +77,7 @@ static void fork_prepare(void)
 	modules_fork_prepare();
 	stack_table_fork_prepare();
 	nested_heap_fork_prepare();
+	sample_set_fork_prepare();
 	fork_entry = (uint32_t)preload_tid() % FORK_MAILBOX_ENTRIES;
 	if (fork_mailbox)
 		atomic_store(&fork_mailbox[fork_entry], 0);
@@ -112,6 +114,7 @@ static void fork_parent(void)
 		return;
 	}
 	fork_mode = FORK_IGNORED;
+	sample_set_fork_release();
 	nested_heap_fork_parent();
 	stack_table_fork_parent();
 	modules_fork_parent();
@@ -204,6 +207,7 @@ static void fork_child(void)
 	}
 	if ((uintptr_t)self <= (uintptr_t)THREAD_SETTING_UP)
 		self = NULL;
+	sample_set_fork_release();
 	nested_heap_fork_child();
 	meta_fork_child();
 	seq_fork_child();
