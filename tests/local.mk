@@ -58,6 +58,7 @@ E2E_TESTS = \
 	tests/e2e/block-references.sh \
 	tests/e2e/foreign-allocator.sh \
 	tests/e2e/exec-names.sh \
+	tests/e2e/sampling.sh \
 	tests/e2e/deleted-binary.sh \
 	tests/e2e/embedded-symbols.sh \
 	tests/e2e/symbol-cache.sh \
@@ -120,7 +121,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/late_children.c tests/progs/old_block_reuse.c \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
-	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c \
+	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/sample_sites.c \
 	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \
 	tests/progs/rust_threads.rs \
