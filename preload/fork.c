@@ -31,6 +31,7 @@
 #include "preload/nested_heap.h"
 #include "preload/procfile.h"
 #include "preload/ring.h"
+#include "preload/sample.h"
 #include "preload/sample_set.h"
 #include "preload/seq.h"
 #include "preload/stack_table.h"
@@ -214,6 +215,7 @@ static void fork_child(void)
 	unwind_fork_done();
 	modules_fork_child();
 	origin.fork_seq = thread_fork_child(self);
+	sample_fork_child(self, (uint64_t)getpid());
 	if (!preload_proc.cfg.record_children || stack_table_fork_child() < 0) {
 		fork_child_go_inert();
 		return;

@@ -25,6 +25,14 @@ void sample_configure(uint64_t interval_bytes, uint64_t seed)
 	sample_seed = seed;
 }
 
+void sample_fork_child(struct preload_thread *self, uint64_t pid)
+{
+	sample_seed ^= (pid + 1) * 0x9e3779b97f4a7c15ull;
+	atomic_store_explicit(&sample_threads, 0, memory_order_relaxed);
+	if (self)
+		self->sample_rng = 0;
+}
+
 /* splitmix64: the thread's generator (never 0 once seeded). */
 static uint64_t sample_random(struct preload_thread *t)
 {

@@ -28,6 +28,11 @@ extern uint64_t sample_interval_bytes;
  * (thread n of the process draws from seed and n). */
 void sample_configure(uint64_t interval_bytes, uint64_t seed);
 
+/* Fork child: its threads draw from a seed of their own (mixed with the
+ * child's pid), so parent and child do not pick the same allocations;
+ * self is the forking thread's state, or NULL. */
+void sample_fork_child(struct preload_thread *self, uint64_t pid);
+
 /* The slow path of sample_weight: the countdown ran out (or the thread has
  * not drawn one yet).  Returns the weight, or 0: not sampled. */
 uint64_t sample_weight_slow(struct preload_thread *t, size_t size_bytes);
