@@ -23,6 +23,7 @@ void sample_configure(uint64_t interval_bytes, uint64_t seed)
 {
 	sample_interval_bytes = interval_bytes;
 	sample_seed = seed;
+	atomic_store_explicit(&sample_threads, 0, memory_order_relaxed);
 }
 
 void sample_fork_child(struct preload_thread *self, uint64_t pid)

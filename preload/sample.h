@@ -25,7 +25,8 @@
 extern uint64_t sample_interval_bytes;
 
 /* Sets the interval (0: exact) and the seed of every thread's generator
- * (thread n of the process draws from seed and n). */
+ * (thread n of the process, counted from this call, draws from seed and
+ * n). */
 void sample_configure(uint64_t interval_bytes, uint64_t seed);
 
 /* Fork child: its threads draw from a seed of their own (mixed with the

@@ -9,6 +9,17 @@ tests_unit_test_trace_codec_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_trace_codec_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS) $(CUNIT_LIBS)
 TESTS += tests/unit/test_trace_codec
 
+# ---- unit tests of the recorder's sampler and its set of sampled blocks ----
+# (compiled from preload/ sources into a plain binary: no preload, so the
+# sanitizers, and ThreadSanitizer by hand, can watch them)
+check_PROGRAMS += tests/unit/test_sample
+tests_unit_test_sample_SOURCES = tests/unit/test_sample.c preload/sample.c preload/sample_set.c \
+	preload/mem.c
+tests_unit_test_sample_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
+tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
+tests_unit_test_sample_LDADD = $(CUNIT_LIBS) -lm
+TESTS += tests/unit/test_sample
+
 # ---- end-to-end tests ----
 # Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
 # (cc -O1 -g, never stripped) into a scratch directory under

@@ -74,6 +74,9 @@ $(q "$1" summary calls.malloc) $(q "$1" summary blocks_freed) $(q "$1" summary l
 }
 expect_eq "seed 7 twice: allocations, bytes, samples, frees, leaks" "$(facts "$WORK/seeda.json")" \
 	"$(facts "$WORK/seedb.json")"
+"$MPROF" diff "$WORK/seeda" "$WORK/seedc" >"$WORK/diff.txt" 2>&1
+expect_match "mprof diff: both sides estimated" '^note: .* is estimated, sample rate 65536 B' \
+	"$(cat "$WORK/diff.txt")"
 expect_ne "seed 8: other samples" "$(facts "$WORK/seeda.json")" "$(facts "$WORK/seedc.json")"
 
 # --- rate 1: exact facts; 1K: cross-thread frees match ---
