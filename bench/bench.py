@@ -41,6 +41,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -270,6 +271,9 @@ def main():
                     help="empty mprof's symbol cache before every run (default: a cache of "
                          "the bench's own, cold in the first round only, as for a user "
                          "profiling the same program again)")
+    ap.add_argument("--run-args", default="",
+                    help="extra options for `mprof run`, e.g. '--sampled' (sampled mode at the "
+                         "default rate); B/alloc then divides by the estimated allocations")
     ap.add_argument("--scaling", action="store_true",
                     help="report time and memory at 1e6, 1e7, 1e8 allocations")
     args = ap.parse_args()
@@ -313,7 +317,8 @@ def bench(args, mprof, work):
         variants = {
             "base": (argv, env),
             "noop": (argv, dict(env, LD_PRELOAD=os.path.join(work, "noop_shim.so"))),
-            "mprof": ([mprof, "run", "-q", "-o", os.path.join(work, "m.trace"), "--"] + argv,
+            "mprof": ([mprof, "run", "-q", "-o", os.path.join(work, "m.trace")] +
+                      shlex.split(args.run_args) + ["--"] + argv,
                       dict(env, MPROF_SYMBOL_CACHE=symbol_cache)),
         }
         if have_ht:

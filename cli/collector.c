@@ -831,6 +831,8 @@ static void meta_write(struct collector *c, struct proc *p)
 	p->command = strdup(m.command);
 	m.hostname = c->hostname;
 	m.max_frames = c->cfg->max_frames;
+	m.sample_rate_bytes = c->cfg->sample_rate_bytes;
+	m.sample_seed = c->cfg->sample_seed;
 	m.ring_bytes = p->pf.ring_bytes;
 	m.slots = p->pf.nslots;
 	/* The shim's meta slot holds all STACK and MODULES records: the

@@ -24,6 +24,8 @@ struct collector_config {
 	const char *program;          /* the program as named by the user */
 	unsigned max_frames;
 	bool no_children;             /* only the program records (--no-children) */
+	uint64_t sample_rate_bytes;   /* --sample-rate; 0: exact mode */
+	uint64_t sample_seed;         /* the samplers' seed, when sampling */
 	const char *recorder_path;    /* the recorder library as the program maps
 	                               * it (resolved), or NULL */
 	uint64_t start_unix_ns;       /* CLOCK_REALTIME when mprof started it */

@@ -43,12 +43,17 @@
 #include "trace/session.h"
 
 #define MAX_FRAMES_LIMIT 1024u
+#define SAMPLE_RATE_DEFAULT_BYTES (512u << 10)
+#define SAMPLE_RATE_MAX_BYTES (1u << 30)
 #define LISTED_CHILD_TRACES 4
 
 struct run_options {
 	const char *output;     /* -o, or NULL for the default name */
 	unsigned max_frames;
 	bool no_children;
+	uint64_t sample_rate_bytes; /* --sample-rate; 0: exact mode */
+	uint64_t sample_seed;
+	bool have_seed;             /* --sample-seed given */
 	char **argv;            /* PROGRAM ARGS..., NULL-terminated */
 	int argc;
 };
@@ -73,12 +78,60 @@ static unsigned max_frames_parse(const char *s)
 	return (unsigned)v;
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+/* BYTES of --sample-rate: a number with an optional K, M or G (powers of
+ * 1024), 1 byte to 1G. */
+static uint64_t sample_rate_parse(const char *s)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (errno || end == s || *end || !isdigit((unsigned char)s[0]) || v < 1 ||
+	    v > (SAMPLE_RATE_MAX_BYTES >> shift))
+		usage_die("--sample-rate wants a size from 1 to 1G (suffixes K, M, G), not '%s'",
+			  s);
+	return (uint64_t)v << shift;
+}
+
+static uint64_t sample_seed_parse(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || !isdigit((unsigned char)s[0]))
+		usage_die("--sample-seed wants a number from 0 to 2^64-1, not '%s'", s);
+	return (uint64_t)v;
+}
+
 static void options_parse(int argc, char **argv, struct run_options *o)
 {
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-frames", required_argument, NULL, 'F' },
 		{ "no-children", no_argument, NULL, 'C' },
+		{ "sample-rate", required_argument, NULL, 'R' },
+		{ "sample-seed", required_argument, NULL, 'S' },
+		{ "sampled", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -89,7 +142,7 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 	o->max_frames = SESSION_DEFAULT_MAX_FRAMES;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:qh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qhs", longs, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!optarg[0])
@@ -101,6 +154,16 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 			break;
 		case 'C':
 			o->no_children = true;
+			break;
+		case 'R':
+			o->sample_rate_bytes = sample_rate_parse(optarg);
+			break;
+		case 's':
+			o->sample_rate_bytes = SAMPLE_RATE_DEFAULT_BYTES;
+			break;
+		case 'S':
+			o->sample_seed = sample_seed_parse(optarg);
+			o->have_seed = true;
 			break;
 		case 'q':
 			mprof_quiet = true;
@@ -121,6 +184,10 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 	}
 	if (optind >= argc)
 		usage_die("%sno PROGRAM to run", "");
+	if (o->have_seed && !o->sample_rate_bytes)
+		usage_die("%s--sample-seed needs --sample-rate or --sampled", "");
+	if (o->sample_rate_bytes && !o->have_seed)
+		o->sample_seed = clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
 	o->argv = argv + optind;
 	o->argc = argc - optind;
 }
@@ -252,14 +319,6 @@ static void fd_limit_raise(void)
 	}
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
-
 static int status_to_exit(int wait_status)
 {
 	if (WIFSIGNALED(wait_status))
@@ -348,6 +407,9 @@ static int run_recorded(const struct run_options *o, const char *path)
 	env.session_dir = session;
 	env.max_frames = o->max_frames;
 	env.no_children = o->no_children;
+	env.sample_rate_bytes = o->sample_rate_bytes;
+	env.sample_seed = o->sample_seed;
+	trace_files_set_sampled(o->sample_rate_bytes != 0);
 	command = command_join(o);
 
 	signals_block(&old_mask);
@@ -388,6 +450,8 @@ static int run_recorded(const struct run_options *o, const char *path)
 	cfg.program = o->argv[0];
 	cfg.max_frames = o->max_frames;
 	cfg.no_children = o->no_children;
+	cfg.sample_rate_bytes = o->sample_rate_bytes;
+	cfg.sample_seed = o->sample_seed;
 	cfg.recorder_path = realpath(env.preload_path, recorder_real) ? recorder_real : NULL;
 	rc = collector_run(&cfg, &res);
 	if (rc < 0)

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,15 @@ static int child_env_set(const struct spawn_env *env)
 	rc |= setenv(SESSION_ENV_ROOT_PID, num, 1);
 	snprintf(num, sizeof(num), "%u", env->max_frames);
 	rc |= setenv(SESSION_ENV_MAX_FRAMES, num, 1);
+	if (env->sample_rate_bytes) {
+		snprintf(num, sizeof(num), "%" PRIu64, env->sample_rate_bytes);
+		rc |= setenv(SESSION_ENV_SAMPLE_RATE, num, 1);
+		snprintf(num, sizeof(num), "%" PRIu64, env->sample_seed);
+		rc |= setenv(SESSION_ENV_SAMPLE_SEED, num, 1);
+	} else {
+		rc |= unsetenv(SESSION_ENV_SAMPLE_RATE);
+		rc |= unsetenv(SESSION_ENV_SAMPLE_SEED);
+	}
 	if (env->no_children)
 		rc |= setenv(SESSION_ENV_NO_CHILDREN, "1", 1);
 	else

@@ -26,6 +26,8 @@ struct spawn_env {
 	const char *preload_path;  /* prepended to LD_PRELOAD */
 	unsigned max_frames;       /* MPROF_MAX_FRAMES */
 	bool no_children;          /* MPROF_NO_CHILDREN=1 */
+	uint64_t sample_rate_bytes; /* MPROF_SAMPLE_RATE; 0: exact mode (unset) */
+	uint64_t sample_seed;      /* MPROF_SAMPLE_SEED, when sampling */
 };
 
 struct spawn {

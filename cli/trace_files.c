@@ -33,6 +33,14 @@
  * at a time). */
 static struct trace_deflater shared_deflater;
 
+/* The file header flags of new traces. */
+static uint32_t trace_files_flags;
+
+void trace_files_set_sampled(bool sampled)
+{
+	trace_files_flags = sampled ? TRACE_FLAG_SAMPLED : 0;
+}
+
 int trace_file_create(struct trace_file *tf, const char *path)
 {
 	int fd, rc;
@@ -49,7 +57,7 @@ int trace_file_create(struct trace_file *tf, const char *path)
 		tf->path = NULL;
 		return rc;
 	}
-	rc = trace_writer_start(&tf->w, fd, 0);
+	rc = trace_writer_start(&tf->w, fd, trace_files_flags);
 	if (rc < 0) {
 		close(fd);
 		unlink(path);
@@ -235,7 +243,13 @@ int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
 		kv_text_add(&t, "command", "%s", m->command);
 	kv_text_add(&t, "start_time_unix_ns", "%" PRIu64, m->start_time_unix_ns);
 	kv_text_add(&t, "hostname", "%s", m->hostname);
-	kv_text_add(&t, "mode", "exact");
+	if (m->sample_rate_bytes) {
+		kv_text_add(&t, "mode", "sampled");
+		kv_text_add(&t, "sample_rate_bytes", "%" PRIu64, m->sample_rate_bytes);
+		kv_text_add(&t, "sample_seed", "%" PRIu64, m->sample_seed);
+	} else {
+		kv_text_add(&t, "mode", "exact");
+	}
 	kv_text_add(&t, "max_frames", "%u", m->max_frames);
 	kv_text_add(&t, "ring_bytes", "%u", m->ring_bytes);
 	kv_text_add(&t, "slots", "%u", m->slots);

@@ -50,6 +50,10 @@ struct trace_file {
  */
 int trace_file_create(struct trace_file *tf, const char *path);
 
+/* Whether the traces created from now on hold sampled recordings (the file
+ * header's TRACE_FLAG_SAMPLED). */
+void trace_files_set_sampled(bool sampled);
+
 /*
  * Creates the trace of another process of the run: base.PID, or base.PID.2,
  * base.PID.3 ... when that name is taken.  Returns 0 or a negative errno.
@@ -95,6 +99,8 @@ struct trace_meta {
 	uint64_t start_time_unix_ns;
 	const char *hostname;
 	unsigned max_frames;
+	uint64_t sample_rate_bytes; /* mode=sampled with this interval; 0: exact */
+	uint64_t sample_seed;
 	unsigned ring_bytes;
 	unsigned slots;
 	bool is_fork_child;        /* then parent_trace (may be NULL) and fork_seq */

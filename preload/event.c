@@ -95,7 +95,7 @@ static inline uint64_t event_stack_id(struct preload_thread *t, void *caller_ip,
 }
 
 void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
-		 void *caller_ip, void *caller_cfa)
+		 uint64_t weight, void *caller_ip, void *caller_cfa)
 {
 	int saved_errno = *t->errno_ptr;
 	uint64_t seq = event_seq_next(t);
@@ -107,7 +107,7 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
 
 	if (w) {
 		w = record_put_alloc_explicit(w, &t->rs, fn, seq, (uintptr_t)p, size_bytes, stack_id,
-					      1);
+					      weight);
 		ring_commit(t, w);
 		ring_count_event(t);
 	}
@@ -132,7 +132,7 @@ void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void 
 }
 
 void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
-		   int old_size_class, const void *new_p, size_t size_bytes,
+		   int old_size_class, const void *new_p, size_t size_bytes, uint64_t weight,
 		   void *caller_ip, void *caller_cfa)
 {
 	int saved_errno = *t->errno_ptr;
@@ -146,7 +146,7 @@ void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, con
 	if (w) {
 		w = record_put_realloc_explicit(w, &t->rs, fn, seq_free, (uintptr_t)old_p,
 						old_size_class, seq_alloc, (uintptr_t)new_p,
-						size_bytes, stack_id, 1);
+						size_bytes, stack_id, weight);
 		ring_commit(t, w);
 		ring_count_event(t);
 	}

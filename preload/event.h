@@ -24,11 +24,12 @@ static inline uint64_t event_seq_next(struct preload_thread *t)
 }
 
 /* A successful allocation of size_bytes (requested) at p by entry point fn
- * (enum trace_alloc_fn), called from caller_ip; caller_cfa is the entry
+ * (enum trace_alloc_fn), standing for weight allocations (1 in exact mode,
+ * preload/sample.h), called from caller_ip; caller_cfa is the entry
  * point's CFA (caller_ip lies at caller_cfa - 8), for the unwinder's
  * shortcut (preload/unwind.h).  Takes its own seq. */
 void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
-		 void *caller_ip, void *caller_cfa);
+		 uint64_t weight, void *caller_ip, void *caller_cfa);
 
 /*
  * The size class (record_size_class) of p's usable size, read from glibc's
@@ -50,11 +51,11 @@ static inline int event_free_class(const void *p)
 void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void *p,
 		int size_class);
 
-/* A successful realloc of old_p into new_p (size_bytes); seq_free and
- * old_size_class were taken before the real call, the alloc part's seq is
- * taken here. */
+/* A successful realloc of old_p into new_p (size_bytes, of weight
+ * allocations); seq_free and old_size_class were taken before the real
+ * call, the alloc part's seq is taken here. */
 void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, const void *old_p,
-		   int old_size_class, const void *new_p, size_t size_bytes,
+		   int old_size_class, const void *new_p, size_t size_bytes, uint64_t weight,
 		   void *caller_ip, void *caller_cfa);
 
 /* seq was taken but no event happened (a failed realloc). */

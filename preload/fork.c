@@ -31,6 +31,8 @@
 #include "preload/nested_heap.h"
 #include "preload/procfile.h"
 #include "preload/ring.h"
+#include "preload/sample.h"
+#include "preload/sample_set.h"
 #include "preload/seq.h"
 #include "preload/stack_table.h"
 #include "preload/sys.h"
@@ -76,6 +78,7 @@ static void fork_prepare(void)
 	modules_fork_prepare();
 	stack_table_fork_prepare();
 	nested_heap_fork_prepare();
+	sample_set_fork_prepare();
 	fork_entry = (uint32_t)preload_tid() % FORK_MAILBOX_ENTRIES;
 	if (fork_mailbox)
 		atomic_store(&fork_mailbox[fork_entry], 0);
@@ -112,6 +115,7 @@ static void fork_parent(void)
 		return;
 	}
 	fork_mode = FORK_IGNORED;
+	sample_set_fork_release();
 	nested_heap_fork_parent();
 	stack_table_fork_parent();
 	modules_fork_parent();
@@ -204,12 +208,14 @@ static void fork_child(void)
 	}
 	if ((uintptr_t)self <= (uintptr_t)THREAD_SETTING_UP)
 		self = NULL;
+	sample_set_fork_release();
 	nested_heap_fork_child();
 	meta_fork_child();
 	seq_fork_child();
 	unwind_fork_done();
 	modules_fork_child();
 	origin.fork_seq = thread_fork_child(self);
+	sample_fork_child(self, (uint64_t)getpid());
 	if (!preload_proc.cfg.record_children || stack_table_fork_child() < 0) {
 		fork_child_go_inert();
 		return;

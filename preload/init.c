@@ -25,6 +25,7 @@
 #include "preload/modules.h"
 #include "preload/procfile.h"
 #include "preload/real.h"
+#include "preload/sample.h"
 #include "preload/seq.h"
 #include "preload/settings.h"
 #include "preload/stack_table.h"
@@ -94,6 +95,7 @@ static int init_run(struct preload_thread **out)
 	real_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
+	sample_configure(preload_proc.cfg.sample_interval_bytes, preload_proc.cfg.sample_seed);
 	init_read_exe();
 	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text));
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)

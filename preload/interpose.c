@@ -21,6 +21,8 @@
 #include "preload/fallback.h"
 #include "preload/modules.h"
 #include "preload/real.h"
+#include "preload/sample.h"
+#include "preload/sample_set.h"
 #include "preload/thread.h"
 
 #define PRELOAD_API __attribute__((visibility("default")))
@@ -41,6 +43,21 @@ static inline size_t interpose_mul(size_t n, size_t size_bytes, int *overflow)
 	return total;
 }
 
+/*
+ * Records the allocation of size_bytes at p, or not: in sampled mode only
+ * the sampled ones, which enter the set of sampled blocks first (a block
+ * the set has no room for is not recorded, so its free needs no record).
+ */
+static inline void interpose_alloc_record(struct preload_thread *t, unsigned fn, const void *p,
+					  size_t size_bytes, void *caller_ip, void *caller_cfa)
+{
+	uint64_t weight = sample_weight(t, size_bytes);
+
+	if (!weight || (sample_interval_bytes && sample_set_insert(p) < 0))
+		return;
+	event_alloc(t, fn, p, size_bytes, weight, caller_ip, caller_cfa);
+}
+
 PRELOAD_API void *malloc(size_t size_bytes)
 {
 	struct preload_thread *t = preload_thread_enter();
@@ -50,7 +67,7 @@ PRELOAD_API void *malloc(size_t size_bytes)
 		return fallback_malloc(size_bytes);
 	p = real.malloc(size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_MALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_MALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -71,6 +88,11 @@ static inline void interpose_free(void *p, unsigned fn)
 	t = preload_thread_enter();
 	if (!t) {
 		fallback_free(p);
+		return;
+	}
+	if (sample_interval_bytes && !sample_set_remove(p)) {
+		real.free(p); /* not sampled: no record */
+		preload_thread_leave(t);
 		return;
 	}
 	seq = event_seq_next(t);
@@ -110,8 +132,55 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
 		return fallback_calloc(n, size_bytes);
 	p = real.calloc(n, size_bytes);
 	if (p && !overflow)
-		event_alloc(t, TRACE_FN_CALLOC, p, total, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_CALLOC, p, total, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
+	return p;
+}
+
+/*
+ * realloc(old, n), old not null, in sampled mode: the release of old is
+ * recorded when old was sampled (it leaves the set before the real call and
+ * comes back if the call fails), the new block when the sampler picks it,
+ * as a fresh decision at its full size.  Both: one REALLOC record; only
+ * one: a FREE or an ALLOC record of the realloc entry point.
+ */
+static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_thread *t,
+								  void *old, size_t size_bytes,
+								  unsigned alloc_fn,
+								  unsigned free_fn,
+								  void *caller_ip,
+								  void *caller_cfa)
+{
+	int old_sampled = sample_set_remove(old), old_size_class = -1;
+	uint64_t seq_free = 0, weight;
+	void *p;
+
+	if (old_sampled) {
+		seq_free = event_seq_next(t);
+		old_size_class = event_free_class(old);
+	}
+	p = real.realloc(old, size_bytes);
+	if (!p) {
+		if (old_sampled && size_bytes == 0) {
+			event_free(t, free_fn, seq_free, old, old_size_class);
+		} else if (old_sampled) {
+			if (sample_set_insert(old) < 0)
+				event_free(t, free_fn, seq_free, old, old_size_class);
+			else
+				event_seq_skip(t, seq_free);
+		}
+		return p;
+	}
+	weight = sample_weight(t, size_bytes);
+	if (weight && sample_set_insert(p) < 0)
+		weight = 0;
+	if (old_sampled && weight)
+		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, weight,
+			      caller_ip, caller_cfa);
+	else if (old_sampled)
+		event_free(t, free_fn, seq_free, old, old_size_class);
+	else if (weight)
+		event_alloc(t, alloc_fn, p, size_bytes, weight, caller_ip, caller_cfa);
 	return p;
 }
 
@@ -132,15 +201,18 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 	if (!old) {
 		p = real.realloc(NULL, size_bytes);
 		if (p)
-			event_alloc(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
+			interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
 		return p;
 	}
+	if (sample_interval_bytes)
+		return interpose_realloc_sampled(t, old, size_bytes, alloc_fn, free_fn, caller_ip,
+						 caller_cfa);
 	seq_free = event_seq_next(t);
 	old_size_class = event_free_class(old);
 	p = real.realloc(old, size_bytes);
 	if (p)
-		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, caller_ip,
-			      caller_cfa);
+		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, 1,
+			      caller_ip, caller_cfa);
 	else if (size_bytes == 0)
 		event_free(t, free_fn, seq_free, old, old_size_class);
 	else
@@ -161,7 +233,7 @@ static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_
 		return p;
 	t = preload_thread_enter();
 	if (t) {
-		event_alloc(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
+		interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
 		preload_thread_leave(t);
 	}
 	return p;
@@ -215,7 +287,7 @@ PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes
 		return fallback_posix_memalign(out, align_bytes, size_bytes);
 	rc = real.posix_memalign(out, align_bytes, size_bytes);
 	if (rc == 0)
-		event_alloc(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return rc;
 }
@@ -229,7 +301,7 @@ PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 		return fallback_aligned_alloc(align_bytes, size_bytes);
 	p = real.aligned_alloc(align_bytes, size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -243,7 +315,7 @@ PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
 		return fallback_memalign(align_bytes, size_bytes);
 	p = real.memalign(align_bytes, size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_MEMALIGN, p, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_MEMALIGN, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -257,7 +329,7 @@ PRELOAD_API void *valloc(size_t size_bytes)
 		return fallback_valloc(size_bytes);
 	p = real.valloc(size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_VALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_VALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }
@@ -273,7 +345,7 @@ PRELOAD_API void *pvalloc(size_t size_bytes)
 		return fallback_pvalloc(size_bytes);
 	p = real.pvalloc(size_bytes);
 	if (p)
-		event_alloc(t, TRACE_FN_PVALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_PVALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
 	return p;
 }

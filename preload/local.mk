@@ -23,6 +23,8 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/procfile.c preload/procfile.h \
 	preload/real.c preload/real.h \
 	preload/ring.c preload/ring.h \
+	preload/sample.c preload/sample.h \
+	preload/sample_set.c preload/sample_set.h \
 	preload/seq.c preload/seq.h \
 	preload/settings.c preload/settings.h \
 	preload/stack_sites.c preload/stack_sites.h \
@@ -34,4 +36,4 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/unwind_fast.c preload/unwind_fast.h
 preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined
-preload_libmprof_preload_la_LIBADD = $(DL_LIBS) -lpthread
+preload_libmprof_preload_la_LIBADD = $(DL_LIBS) -lpthread -lm

@@ -39,6 +39,8 @@ struct preload_config {
 	pid_t launcher_pid;         /* writers give up when it is gone; 0: unknown */
 	int record_children;        /* 0: MPROF_NO_CHILDREN=1 */
 	uint32_t test_start_delay_ms; /* testing aid (preload/settings.h); 0: none */
+	uint64_t sample_interval_bytes; /* MPROF_SAMPLE_RATE; 0: exact mode */
+	uint64_t sample_seed;       /* MPROF_SAMPLE_SEED */
 };
 
 struct preload_process {

@@ -187,6 +187,8 @@ static void thread_state_clear(struct preload_thread *t)
 	t->new_count = 0;
 	t->last_seq = 0;
 	t->destructor_rounds = 0;
+	t->sample_countdown = 0;
+	t->sample_rng = 0;
 }
 
 /* Returns t to the pool; pool lock held. */

@@ -96,6 +96,10 @@ struct preload_thread {
 	struct stack_site *sites;   /* cache of stacks by call site, or NULL
 	                             * (preload/stack_sites.h); kept when recycled */
 	uint64_t sites_stamp;       /* entries with another stamp are empty */
+
+	/* Byte sampling (preload/sample.h). */
+	uint64_t sample_countdown;  /* bytes before the next sampled one */
+	uint64_t sample_rng;        /* generator state; 0: not seeded yet */
 };
 
 extern __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));

@@ -17,6 +17,16 @@ tests_unit_test_protobuf_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS
 tests_unit_test_protobuf_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_protobuf_LDADD = $(CUNIT_LIBS)
 TESTS += tests/unit/test_protobuf
+# ---- unit tests of the recorder's sampler and its set of sampled blocks ----
+# (compiled from preload/ sources into a plain binary: no preload, so the
+# sanitizers, and ThreadSanitizer by hand, can watch them)
+check_PROGRAMS += tests/unit/test_sample
+tests_unit_test_sample_SOURCES = tests/unit/test_sample.c preload/sample.c preload/sample_set.c \
+	preload/mem.c
+tests_unit_test_sample_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
+tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
+tests_unit_test_sample_LDADD = $(CUNIT_LIBS) -lm
+TESTS += tests/unit/test_sample
 
 # ---- end-to-end tests ----
 # Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
@@ -69,6 +79,7 @@ E2E_TESTS = \
 	tests/e2e/block-references.sh \
 	tests/e2e/foreign-allocator.sh \
 	tests/e2e/exec-names.sh \
+	tests/e2e/sampling.sh \
 	tests/e2e/deleted-binary.sh \
 	tests/e2e/embedded-symbols.sh \
 	tests/e2e/symbol-cache.sh \
@@ -143,7 +154,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/late_children.c tests/progs/slow_start.c tests/progs/old_block_reuse.c \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
-	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c \
+	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/sample_sites.c \
 	tests/progs/phases.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \

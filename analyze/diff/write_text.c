@@ -128,7 +128,10 @@ static void print_ranking(FILE *out, struct diff *d, const struct diff_print *o,
 
 static void trace_notes(FILE *out, const char *side, const struct profile *p)
 {
-	if (p->info.sampled)
+	if (p->info.sampled && p->run.sample_rate_bytes)
+		fprintf(out, "note: %s is estimated, sample rate %" PRIu64 " B: its counts and bytes "
+			"are estimates\n", side, p->run.sample_rate_bytes);
+	else if (p->info.sampled)
 		fprintf(out, "note: %s is sampled: its counts and bytes are estimates\n", side);
 	if (p->info.truncated)
 		fprintf(out, "note: %s is truncated: the program was probably killed\n", side);

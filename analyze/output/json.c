@@ -17,6 +17,12 @@
  *               "first_seq": int (fork_seq + 1 for a fork child, else 1)},
  *     "summary": {
  *       "sampled": bool,            estimates (true) or exact counts
+ *       "sample_rate_bytes": int or null, the mean sampling interval of a
+ *                                   sampled trace (META sample_rate_bytes)
+ *       "sample_seed": int or null, the samplers' seed (META sample_seed);
+ *                                   in a sampled trace "temporary", "peak",
+ *                                   "max_live_*" and per-site peak have no
+ *                                   unbiased estimate
  *       "program": {"exe", "cmdline": str or null, "pid": int or null,
  *                   "exit_status": int or null, "exit_signal": int or null},
  *       "run_time_ns": int or null, END wall_ns, else first to last TIME
@@ -408,6 +414,10 @@ static void write_summary(FILE *out, const struct profile *r)
 	json_key(out, "summary");
 	out_char(out, '{');
 	json_bool(out, "sampled", info->sampled);
+	out_char(out, ',');
+	json_opt_u64(out, "sample_rate_bytes", run->sample_rate_bytes != 0, run->sample_rate_bytes);
+	out_char(out, ',');
+	json_opt_u64(out, "sample_seed", run->has_sample_seed, run->sample_seed);
 	out_char(out, ',');
 	write_program(out, r);
 	out_char(out, ',');

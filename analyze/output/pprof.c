@@ -22,8 +22,8 @@
  *    (the trace does not record segments' file offsets);
  *  - functions by name and file (name and system_name both the name mprof
  *    shows: it keeps no mangled name), period_type space/bytes, period 1
- *    (exact counts; a sampled trace's weights are estimates and the trace
- *    records no interval), time_nanos and duration_nanos when the trace
+ *    (exact counts) or a sampled trace's mean sampling interval in bytes
+ *    (its values are then estimates), time_nanos and duration_nanos when the trace
  *    has them, and comments saying what the sample types mean.
  * Protobuf fields may come in any order: samples are written first, as
  * they are made, and the tables they refer to after them, so that only the
@@ -656,8 +656,8 @@ static void pprof_write_comments(struct pprof_writer *w)
 				   "allocator call"));
 	if (p->info.sampled)
 		pb_put_int(&w->buf, PROFILE_COMMENT,
-			   pprof_string(w, "sampled trace: values are estimates; the trace "
-					   "records no sampling interval (period 1)"));
+			   pprof_string(w, "sampled trace: values are estimates (the weights "
+					   "of Poisson samples by bytes; period: the mean interval)"));
 }
 
 /* The default sample type: --metric's, else inuse_space. */
@@ -680,7 +680,10 @@ static void pprof_write_header(struct pprof_writer *w, const struct output_optio
 		pprof_write_value_type(w, PROFILE_SAMPLE_TYPE, pprof_types[t].type,
 				       pprof_types[t].unit);
 	pprof_write_value_type(w, PROFILE_PERIOD_TYPE, "space", "bytes");
-	pb_put_int(&w->buf, PROFILE_PERIOD, 1);
+	/* a sampled trace: its mean sampling interval in bytes, as Go's heap
+	 * profiles give theirs */
+	pb_put_int(&w->buf, PROFILE_PERIOD,
+		   w->p->info.sampled && w->p->run.sample_rate_bytes ? w->p->run.sample_rate_bytes : 1);
 	pb_put_int(&w->buf, PROFILE_DEFAULT_SAMPLE_TYPE, pprof_string(w, pprof_default_type(o)));
 	if (start && *start) {
 		char *end;

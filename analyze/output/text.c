@@ -147,12 +147,20 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 
 	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,
 		st->allocations, fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
-	fprintf(out, "    peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
-		" blocks; temporary %" PRIu64 "\n",
-		fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
-		profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
-		fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks, st->temporary);
-	fprintf(out, "    max live %s / %" PRIu64 " blocks%s; freed %" PRIu64,
+	if (r->info.sampled)
+		fprintf(out, "    peak (rough) %s in %" PRIu64 " blocks; %s %s in %" PRIu64
+			" blocks\n",
+			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
+			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
+			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks);
+	else
+		fprintf(out, "    peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
+			" blocks; temporary %" PRIu64 "\n",
+			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
+			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
+			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks, st->temporary);
+	fprintf(out, "    max live%s %s / %" PRIu64 " blocks%s; freed %" PRIu64,
+		r->info.sampled ? " (rough)" : "",
 		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,
 		s->stack_count > 1 ? " (at most: the sum over its stacks' maxima)" : "", st->freed);
 	if (st->freed)
@@ -358,10 +366,18 @@ static void print_selection(FILE *out, const struct profile *r)
 
 const char *output_report_kind(const struct profile *r)
 {
-	if (r->info.sampled)
-		return profile_ended_early(r) ? "sampled: counts and bytes are estimates; "
-					       "the recording ended early"
-					     : "sampled: counts and bytes are estimates";
+	static _Thread_local char sampled[160];
+
+	if (r->info.sampled) {
+		char rate[64] = "unknown";
+
+		if (r->run.sample_rate_bytes)
+			fmt_bytes(rate, sizeof(rate), r->run.sample_rate_bytes);
+		snprintf(sampled, sizeof(sampled), "estimated, sample rate %s: counts and bytes "
+			 "are estimates%s", rate,
+			 profile_ended_early(r) ? "; the recording ended early" : "");
+		return sampled;
+	}
 	if (r->run.foreign_malloc)
 		return "incomplete: the program's own malloc was not recorded";
 	if (r->run.data_lost[0])
@@ -383,6 +399,15 @@ static void print_summary(FILE *out, const struct profile *r)
 
 	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), output_report_kind(r));
 	print_selection(out, r);
+	if (info->sampled) {
+		fprintf(out, "sampling:         Poisson by bytes, one sample per %s on average",
+			run->sample_rate_bytes ? fmt_bytes(b1, sizeof(b1), run->sample_rate_bytes)
+					       : "(rate unknown)");
+		if (run->has_sample_seed)
+			fprintf(out, ", seed %" PRIu64, run->sample_seed);
+		fputs("; allocations, bytes and leaks are unbiased estimates; temporary, "
+		      "max live and peak have none (shown rough or not at all)\n", out);
+	}
 	print_program(out, r);
 	if (profile_ended_early(r))
 		fprintf(out, "ended early:      %s; blocks still live then are not known to "
@@ -406,12 +431,18 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, "run time:         %s\n", fmt_ns(n1, sizeof(n1), run->run_time_ns));
 	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
 		fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
-	fprintf(out, "frees:            %" PRIu64 "; reallocs %" PRIu64 "; temporary %" PRIu64
-		" (%.1f%% of allocations)\n",
-		a->frees, a->reallocs, a->temporary, pct(a->temporary, a->allocations));
+	if (info->sampled)
+		fprintf(out, "frees:            %" PRIu64 " blocks freed (estimate; %" PRIu64
+			" free calls recorded); temporary not estimated (sampled)\n",
+			a->blocks_freed, a->frees);
+	else
+		fprintf(out, "frees:            %" PRIu64 "; reallocs %" PRIu64 "; temporary %"
+			PRIu64 " (%.1f%% of allocations)\n",
+			a->frees, a->reallocs, a->temporary, pct(a->temporary, a->allocations));
 	print_calls(out, a);
-	fprintf(out, "heap peak:        %s in %" PRIu64 " blocks", fmt_bytes(b1, sizeof(b1),
-		a->peak_bytes), a->peak_blocks);
+	fprintf(out, "heap peak:        %s%s in %" PRIu64 " blocks",
+		info->sampled ? "rough (sampled, no unbiased estimate): " : "",
+		fmt_bytes(b1, sizeof(b1), a->peak_bytes), a->peak_blocks);
 	if (a->peak_bytes) {
 		fprintf(out, ", at event %" PRIu64, a->peak_seq);
 		if (a->peak_time_known && a->time_known)

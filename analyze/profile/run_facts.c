@@ -121,12 +121,17 @@ static void report_run_collect(struct report *r)
 		static const char *const cerr_keys[] = {"collector_error", NULL};
 		static const char *const parent_keys[] = {"parent_trace", NULL};
 		static const char *const fork_keys[] = {"fork_seq", NULL};
+		static const char *const rate_keys[] = {"sample_rate_bytes", NULL};
+		static const char *const seed_keys[] = {"sample_seed", NULL};
 
 		run->process_state = kv_string(&info->end, state_keys);
 		run->end_diag = kv_string(&info->end, diag_keys);
 		run->collector_error = kv_string(&info->end, cerr_keys);
 		run->parent_trace = kv_string(&info->meta, parent_keys);
 		run->has_fork_seq = kv_unsigned(&info->meta, fork_keys, &run->fork_seq);
+		if (!kv_unsigned(&info->meta, rate_keys, &run->sample_rate_bytes))
+			run->sample_rate_bytes = 0;
+		run->has_sample_seed = kv_unsigned(&info->meta, seed_keys, &run->sample_seed);
 	}
 	if (info->has_process) {
 		run->exe = info->exe && *info->exe ? info->exe : NULL;

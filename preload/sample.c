@@ -1,0 +1,99 @@
+/*
+ * preload/sample.c - the sampler's slow path: drawing each thread's
+ * countdown to its next sampled byte and the weight of a sample
+ * (preload/sample.h has the math).
+ *
+ * Touches only the calling thread's state and the thread counter.  Must
+ * never call malloc (log and expm1 from libm do not).
+ */
+#include <math.h>
+#include <stdatomic.h>
+
+#include "preload/sample.h"
+
+/* Countdowns are capped at this many intervals: the tail cut off has
+ * probability e^-16, so the bias is below 1e-7. */
+#define SAMPLE_COUNTDOWN_CAP 16.0
+
+uint64_t sample_interval_bytes;
+static uint64_t sample_seed;
+static _Atomic uint64_t sample_threads; /* generators seeded so far */
+
+void sample_configure(uint64_t interval_bytes, uint64_t seed)
+{
+	sample_interval_bytes = interval_bytes;
+	sample_seed = seed;
+	atomic_store_explicit(&sample_threads, 0, memory_order_relaxed);
+}
+
+void sample_fork_child(struct preload_thread *self, uint64_t pid)
+{
+	sample_seed ^= (pid + 1) * 0x9e3779b97f4a7c15ull;
+	atomic_store_explicit(&sample_threads, 0, memory_order_relaxed);
+	if (self)
+		self->sample_rng = 0;
+}
+
+/* splitmix64: the thread's generator (never 0 once seeded). */
+static uint64_t sample_random(struct preload_thread *t)
+{
+	uint64_t z = (t->sample_rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A uniform number in (0, 1], 53 bits. */
+static double sample_uniform(struct preload_thread *t)
+{
+	return (double)((sample_random(t) >> 11) + 1) * 0x1p-53;
+}
+
+/* Bytes to the next marked byte: exponential, mean the interval. */
+static uint64_t sample_countdown_draw(struct preload_thread *t)
+{
+	double T = (double)sample_interval_bytes;
+	double x = -log(sample_uniform(t)) * T;
+
+	if (x > SAMPLE_COUNTDOWN_CAP * T)
+		x = SAMPLE_COUNTDOWN_CAP * T;
+	return (uint64_t)x;
+}
+
+/* The weight 1/p of a sample of k counted bytes, rounded to an integer
+ * with mean 1/p. */
+static uint64_t sample_weight_draw(struct preload_thread *t, uint64_t k)
+{
+	double w = -1.0 / expm1(-(double)k / (double)sample_interval_bytes);
+	uint64_t whole;
+
+	if (!(w < 0x1p32))
+		return UINT32_MAX;
+	whole = (uint64_t)w;
+	if (sample_uniform(t) <= w - (double)whole)
+		whole++;
+	return whole ? whole : 1;
+}
+
+uint64_t sample_weight_slow(struct preload_thread *t, size_t size_bytes)
+{
+	uint64_t k = size_bytes + 1;
+
+	if (k == 0)
+		k = UINT64_MAX;
+	if (!t->sample_rng) {
+		uint64_t n = atomic_fetch_add_explicit(&sample_threads, 1, memory_order_relaxed);
+
+		t->sample_rng = sample_seed ^ (n * 0xd1b54a32d192ed03ull) ^ 0x5851f42d4c957f2dull;
+		if (!t->sample_rng)
+			t->sample_rng = 1;
+		t->sample_countdown = sample_countdown_draw(t);
+		if (k <= t->sample_countdown) {
+			t->sample_countdown -= k;
+			return 0;
+		}
+	}
+	t->sample_countdown = sample_countdown_draw(t);
+	return sample_weight_draw(t, k);
+}

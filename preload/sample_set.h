@@ -1,0 +1,56 @@
+/*
+ * preload/sample_set.h - the set of live sampled blocks, so that a free is
+ * recorded exactly when its block's allocation was (sampled mode).
+ *
+ * Hash buckets of block addresses behind a bitmap of non-empty buckets
+ * (2^18 bits, 32 KiB): a free of an unsampled block costs a hash and one
+ * relaxed load of that bitmap, with no lock and no shared write.  Buckets
+ * are guarded by 256 striped locks, taken only for sampled blocks and for
+ * the few frees whose bucket is shared with a live sample.  A block enters
+ * the set before its allocation returns and leaves it before the real free,
+ * so another thread that gets the address back from the allocator finds it
+ * absent, and a thread freeing a block it got from another one sees the
+ * bit through the hand-over that gave it the pointer.  Never calls malloc
+ * (nodes come from pages mapped per stripe).
+ */
+#ifndef MPROF_PRELOAD_SAMPLE_SET_H
+#define MPROF_PRELOAD_SAMPLE_SET_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define SAMPLE_SET_BUCKETS_LOG 18
+
+extern _Atomic uint64_t sample_set_bits[(1u << SAMPLE_SET_BUCKETS_LOG) / 64];
+
+/* The bucket of address addr. */
+static inline uint32_t sample_set_bucket(const void *addr)
+{
+	return (uint32_t)((((uintptr_t)addr >> 4) * 0x9e3779b97f4a7c15ull) >>
+			  (64 - SAMPLE_SET_BUCKETS_LOG));
+}
+
+/* Adds addr.  Returns 0, or -1 when no memory could be mapped for it (the
+ * caller then does not record the block). */
+int sample_set_insert(const void *addr);
+
+/* The slow part of sample_set_remove: the bucket is not empty. */
+int sample_set_remove_locked_path(const void *addr, uint32_t bucket);
+
+/* Removes addr; returns 1 when it was in the set, else 0. */
+static inline int sample_set_remove(const void *addr)
+{
+	uint32_t b = sample_set_bucket(addr);
+
+	if (__builtin_expect(!(atomic_load_explicit(&sample_set_bits[b / 64],
+						    memory_order_relaxed) &
+			       (1ull << (b % 64))), 1))
+		return 0;
+	return sample_set_remove_locked_path(addr, b);
+}
+
+/* Fork: prepare takes every stripe lock, parent and child give them back. */
+void sample_set_fork_prepare(void);
+void sample_set_fork_release(void);
+
+#endif

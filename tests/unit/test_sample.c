@@ -1,0 +1,173 @@
+/*
+ * tests/unit/test_sample.c - the recorder's byte sampler and its set of
+ * sampled blocks (preload/sample.c, preload/sample_set.c), driven directly
+ * on thread states of the test's own, without the preloaded shim.
+ *
+ * Statistical checks use fixed seeds and a 6-sigma bound, so they pass or
+ * fail the same way on every run.
+ */
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/process.h"
+#include "preload/sample.h"
+#include "preload/sample_set.h"
+
+/* What preload/mem.c reads of the shim's process state. */
+struct preload_process preload_proc;
+_Atomic int preload_phase;
+
+#define SIGMAS 6.0
+
+static struct preload_thread *thread_state_new(void)
+{
+	return calloc(1, sizeof(struct preload_thread));
+}
+
+/* The sum of weights over n allocations of size_bytes estimates n: within
+ * 6 sigma of it, for sizes from 0 to 32 intervals. */
+static void test_weights_are_unbiased_per_size(void)
+{
+	static const size_t sizes[] = {0, 100, 4096, 65536, 300000, 1 << 20, 2 << 20};
+	const double T = 65536;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct preload_thread *t = thread_state_new();
+		double s = (double)sizes[i], p = -expm1(-(s + 1) / T), f = 1 / p - floor(1 / p);
+		long n = 2000000;
+		double sum = 0, sigma = sqrt(n * ((1 - p) / p + p * f * (1 - f)));
+		long samples = 0;
+
+		sample_configure((uint64_t)T, 12345 + i);
+		for (long k = 0; k < n; k++) {
+			uint64_t w = sample_weight(t, sizes[i]);
+
+			sum += (double)w;
+			samples += w != 0;
+		}
+		CU_ASSERT(fabs(sum - n) <= SIGMAS * sigma);
+		/* sampled with probability p: a binomial count */
+		CU_ASSERT(fabs(samples - n * p) <= SIGMAS * sqrt(n * p * (1 - p)) + 1);
+		free(t);
+	}
+	sample_configure(0, 0);
+}
+
+/* In exact mode (interval 0) every allocation weighs 1. */
+static void test_exact_mode_records_everything(void)
+{
+	struct preload_thread *t = thread_state_new();
+
+	sample_configure(0, 0);
+	for (int k = 0; k < 1000; k++)
+		CU_ASSERT_EQUAL(sample_weight(t, (size_t)k * 977), 1);
+	free(t);
+}
+
+/* The same seed gives the same samples and weights; another seed others. */
+static void test_same_seed_same_samples(void)
+{
+	uint64_t a[4096], b[4096], c[4096];
+	uint64_t *runs[3] = {a, b, c};
+	static const uint64_t seeds[3] = {7, 7, 8};
+
+	for (int r = 0; r < 3; r++) {
+		struct preload_thread *t = thread_state_new();
+
+		sample_configure(4096, seeds[r]);
+		for (int k = 0; k < 4096; k++)
+			runs[r][k] = sample_weight(t, (size_t)(k % 97) * 13);
+		free(t);
+	}
+	CU_ASSERT(memcmp(a, b, sizeof(a)) == 0);
+	CU_ASSERT(memcmp(a, c, sizeof(a)) != 0);
+	sample_configure(0, 0);
+}
+
+/* Insert, find once, not twice; neighbours are told apart. */
+static void test_set_finds_each_block_once(void)
+{
+	char *base = (char *)0x10000000;
+
+	for (int k = 0; k < 10000; k++)
+		CU_ASSERT_EQUAL(sample_set_insert(base + 16 * k), 0);
+	CU_ASSERT_EQUAL(sample_set_remove(base + 16 * 10000), 0);
+	for (int k = 0; k < 10000; k++)
+		CU_ASSERT_EQUAL(sample_set_remove(base + 16 * k), 1);
+	for (int k = 0; k < 10000; k++)
+		CU_ASSERT_EQUAL(sample_set_remove(base + 16 * k), 0);
+	for (size_t w = 0; w < sizeof(sample_set_bits) / sizeof(sample_set_bits[0]); w++)
+		CU_ASSERT_EQUAL_FATAL(atomic_load(&sample_set_bits[w]), 0);
+}
+
+#define HANDOFF_THREADS 8
+#define HANDOFF_BLOCKS 20000
+
+struct handoff {
+	int idx;
+	_Atomic int ready;
+	_Atomic int found;
+};
+
+static struct handoff handoffs[HANDOFF_THREADS];
+
+/* Thread i inserts its blocks, then removes those of thread i+1 once it
+ * has inserted them: every block is removed by another thread. */
+static void *handoff_thread(void *arg)
+{
+	struct handoff *h = arg, *next = &handoffs[(h->idx + 1) % HANDOFF_THREADS];
+	char *mine = (char *)0x40000000 + (size_t)h->idx * HANDOFF_BLOCKS * 32;
+	char *theirs = (char *)0x40000000 + (size_t)next->idx * HANDOFF_BLOCKS * 32;
+	int found = 0;
+
+	for (int k = 0; k < HANDOFF_BLOCKS; k++)
+		sample_set_insert(mine + 32 * k);
+	atomic_store_explicit(&h->ready, 1, memory_order_release);
+	while (!atomic_load_explicit(&next->ready, memory_order_acquire))
+		;
+	for (int k = 0; k < HANDOFF_BLOCKS; k++)
+		found += sample_set_remove(theirs + 32 * k);
+	atomic_store(&next->found, found);
+	return NULL;
+}
+
+static void test_set_blocks_removed_by_other_threads(void)
+{
+	pthread_t th[HANDOFF_THREADS];
+
+	for (int i = 0; i < HANDOFF_THREADS; i++)
+		handoffs[i].idx = i;
+	for (int i = 0; i < HANDOFF_THREADS; i++)
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, handoff_thread, &handoffs[i]), 0);
+	for (int i = 0; i < HANDOFF_THREADS; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < HANDOFF_THREADS; i++)
+		CU_ASSERT_EQUAL(atomic_load(&handoffs[i].found), HANDOFF_BLOCKS);
+	for (size_t w = 0; w < sizeof(sample_set_bits) / sizeof(sample_set_bits[0]); w++)
+		CU_ASSERT_EQUAL_FATAL(atomic_load(&sample_set_bits[w]), 0);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("sampler", NULL, NULL);
+	CU_add_test(s, "weights are unbiased per size", test_weights_are_unbiased_per_size);
+	CU_add_test(s, "exact mode records everything", test_exact_mode_records_everything);
+	CU_add_test(s, "same seed, same samples", test_same_seed_same_samples);
+	CU_add_test(s, "set finds each block once", test_set_finds_each_block_once);
+	CU_add_test(s, "set: blocks removed by other threads",
+		    test_set_blocks_removed_by_other_threads);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
