@@ -48,8 +48,11 @@ static void print_totals(FILE *out, const struct diff *d)
 			fmt_relative(c2, sizeof(c2), d->total_a[f], d->total_b[f]));
 	}
 	fprintf(out, "sites:            %zu changed, %zu new, %zu vanished, %zu same "
-		"(%zu in A, %zu in B)\n", d->changed, d->added, d->removed, d->count - d->differ,
+		"(%zu in A, %zu in B", d->changed, d->added, d->removed, d->count - d->differ,
 		d->pa->sites.count, d->pb->sites.count);
+	if (d->count != d->pa->sites.count + d->pb->sites.count - (d->count - d->added - d->removed))
+		fputs("; sites of one trace that differ only in lines count once", out);
+	fputs(")\n", out);
 }
 
 /* "leaked bytes 1024 -> 4096 (+3072)" */
@@ -61,12 +64,25 @@ static void change(FILE *out, const struct diff_entry *e, enum diff_field f)
 		e->b.v[f], fmt_change(b, sizeof(b), e->a.v[f], e->b.v[f]));
 }
 
+/* The average lifetime of the side's freed blocks ("1.25 ms"), to the
+ * trace's TIME resolution (about 10 ms: shorter lives may read 0). */
 static void print_lifetime(FILE *out, const struct diff_side *s)
 {
-	if (!s->site || !s->freed)
+	uint64_t ns;
+
+	if (!s->site || !s->freed) {
 		fputs("-", out);
+		return;
+	}
+	ns = s->lifetime_ns_sum / s->freed;
+	if (ns >= 1000000000u)
+		fprintf(out, "%.2f s", (double)ns / 1e9);
+	else if (ns >= 1000000u)
+		fprintf(out, "%.2f ms", (double)ns / 1e6);
+	else if (ns >= 1000u)
+		fprintf(out, "%.1f us", (double)ns / 1e3);
 	else
-		fprintf(out, "%" PRIu64 " ns", s->lifetime_ns_sum / s->freed);
+		fprintf(out, "%" PRIu64 " ns", ns);
 }
 
 static void print_entry(FILE *out, const struct diff *d, const struct diff_entry *e, size_t rank)
