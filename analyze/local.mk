@@ -52,6 +52,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/output.h analyze/output/formats.c \
 	analyze/output/overview.h analyze/output/overview.c \
 	analyze/output/frames.h analyze/output/frames.c \
+	analyze/output/units.h analyze/output/units.c \
 	analyze/output/text.c analyze/output/json.c analyze/output/html.c \
 	analyze/output/massif.c \
 	analyze/output/stack_tree.h analyze/output/stack_tree.c \

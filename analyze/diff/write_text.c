@@ -9,6 +9,7 @@
 
 #include "analyze/diff/diff.h"
 #include "analyze/output/output.h"
+#include "analyze/output/units.h"
 
 static const char *const status_text[] = {"changed", "new", "vanished", "same"};
 
@@ -68,21 +69,12 @@ static void change(FILE *out, const struct diff_entry *e, enum diff_field f)
  * trace's TIME resolution (about 10 ms: shorter lives may read 0). */
 static void print_lifetime(FILE *out, const struct diff_side *s)
 {
-	uint64_t ns;
+	char buf[32];
 
-	if (!s->site || !s->freed) {
+	if (!s->site || !s->freed)
 		fputs("-", out);
-		return;
-	}
-	ns = s->lifetime_ns_sum / s->freed;
-	if (ns >= 1000000000u)
-		fprintf(out, "%.2f s", (double)ns / 1e9);
-	else if (ns >= 1000000u)
-		fprintf(out, "%.2f ms", (double)ns / 1e6);
-	else if (ns >= 1000u)
-		fprintf(out, "%.1f us", (double)ns / 1e3);
 	else
-		fprintf(out, "%" PRIu64 " ns", ns);
+		fputs(output_fmt_ns(buf, sizeof(buf), s->lifetime_ns_sum / s->freed), out);
 }
 
 static void print_entry(FILE *out, const struct diff *d, const struct diff_entry *e, size_t rank)

@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "analyze/output/output.h"
+#include "analyze/output/units.h"
 
 /* The --sort keys, the default first (dhat_sort_value's order). */
 static const char *const dhat_sort_keys[] = {
@@ -122,20 +123,6 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Durations as the text report writes them: "850 ns", "12.3 us",
- * "4.56 ms", "1.234 s". */
-static const char *dhat_ns(char *buf, size_t n, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, n, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.2f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.3f s", (double)ns / 1e9);
-	return buf;
-}
 
 /* Text from the trace with control characters as \xNN, so that it cannot
  * break the report's lines. */
@@ -181,7 +168,7 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 		fprintf(out, "  t-gmax: event %" PRIu64 " (%.2f%% of the run)", tg, pct(tg, te));
 		if (h->peak_time_known && h->time_known)
 			fprintf(out, ", %s after the first time stamp",
-				dhat_ns(t1, sizeof(t1), h->peak_time_ns - h->first_time_ns));
+				output_fmt_ns(t1, sizeof(t1), h->peak_time_ns - h->first_time_ns));
 		fputc('\n', out);
 	} else {
 		fputs("  t-gmax: none (nothing was allocated)\n", out);
@@ -222,8 +209,8 @@ static void dhat_site(FILE *out, const struct profile *p, const struct site *s, 
 		fprintf(out, "  Lifetime:    avg %.1f events (%s), max %" PRIu64
 			" events (%s), over %" PRIu64 " blocks freed\n",
 			(double)st->lifetime_events_sum / (double)st->freed,
-			dhat_ns(t1, sizeof(t1), st->lifetime_ns_sum / st->freed),
-			st->lifetime_events_max, dhat_ns(t2, sizeof(t2), st->lifetime_ns_max),
+			output_fmt_ns(t1, sizeof(t1), st->lifetime_ns_sum / st->freed),
+			st->lifetime_events_max, output_fmt_ns(t2, sizeof(t2), st->lifetime_ns_max),
 			st->freed);
 	else
 		fputs("  Lifetime:    no block freed\n", out);

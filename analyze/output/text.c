@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/output/output.h"
+#include "analyze/output/units.h"
 #include "analyze/symbolize/symbol_shorten.h"
 #include "trace/argv_quote.h"
 
@@ -43,19 +44,6 @@ static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
 	return fmt_bytes_in(buf, n, bytes, true);
 }
 
-/* Durations: "850 ns", "12.3 us", "4.56 ms", "1.234 s". */
-static const char *fmt_ns(char *buf, size_t n, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, n, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.2f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.3f s", (double)ns / 1e9);
-	return buf;
-}
 
 /*
  * Text from the trace (paths, command lines, symbol names, diagnostics) as
@@ -166,9 +154,9 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 	if (st->freed)
 		fprintf(out, ", lifetime min/avg/max %" PRIu64 "/%.1f/%" PRIu64 " events, %s/%s/%s",
 			st->lifetime_events_min, (double)st->lifetime_events_sum / (double)st->freed,
-			st->lifetime_events_max, fmt_ns(n1, sizeof(n1), st->lifetime_ns_min),
-			fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed),
-			fmt_ns(n3, sizeof(n3), st->lifetime_ns_max));
+			st->lifetime_events_max, output_fmt_ns(n1, sizeof(n1), st->lifetime_ns_min),
+			output_fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed),
+			output_fmt_ns(n3, sizeof(n3), st->lifetime_ns_max));
 	fputc('\n', out);
 	output_text_stack(out, &r->sites, s, s->truncated);
 }
@@ -329,18 +317,18 @@ static void print_selection(FILE *out, const struct profile *r)
 	if (w->at)
 		fprintf(out, "window:           the heap at T = %s into the recording (--at %s): "
 			"the events before T; blocks live at T are not leaks\n",
-			fmt_ns(n1, sizeof(n1), w->at_ns), safe(r->window_spec.at.text));
+			output_fmt_ns(n1, sizeof(n1), w->at_ns), safe(r->window_spec.at.text));
 	if (w->range) {
 		fputs("window:           the allocations made ", out);
 		if (w->to_ns == UINT64_MAX)
 			fprintf(out, "from %s into the recording to its end",
-				fmt_ns(n1, sizeof(n1), w->from_ns));
+				output_fmt_ns(n1, sizeof(n1), w->from_ns));
 		else if (w->from_ns == 0)
 			fprintf(out, "from the start to %s into the recording",
-				fmt_ns(n2, sizeof(n2), w->to_ns));
+				output_fmt_ns(n2, sizeof(n2), w->to_ns));
 		else
 			fprintf(out, "from %s to %s into the recording",
-				fmt_ns(n1, sizeof(n1), w->from_ns), fmt_ns(n2, sizeof(n2), w->to_ns));
+				output_fmt_ns(n1, sizeof(n1), w->from_ns), output_fmt_ns(n2, sizeof(n2), w->to_ns));
 		if (r->window_spec.from.given)
 			fprintf(out, " (--from %s", safe(r->window_spec.from.text));
 		if (r->window_spec.to.given)
@@ -428,7 +416,7 @@ static void print_summary(FILE *out, const struct profile *r)
 			fmt_bytes(b1, sizeof(b1), run->peak_rss_kib * 1024), REPORT_RSS_UNSEEN_RATIO,
 			fmt_bytes(b2, sizeof(b2), a->peak_bytes));
 	if (run->has_run_time)
-		fprintf(out, "run time:         %s\n", fmt_ns(n1, sizeof(n1), run->run_time_ns));
+		fprintf(out, "run time:         %s\n", output_fmt_ns(n1, sizeof(n1), run->run_time_ns));
 	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
 		fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
 	if (info->sampled)
@@ -447,7 +435,7 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, ", at event %" PRIu64, a->peak_seq);
 		if (a->peak_time_known && a->time_known)
 			fprintf(out, ", %s into the recording",
-				fmt_ns(n1, sizeof(n1), a->peak_time_ns - a->first_time_ns));
+				output_fmt_ns(n1, sizeof(n1), a->peak_time_ns - a->first_time_ns));
 	}
 	fputc('\n', out);
 	if (run->has_peak_rss)
@@ -457,7 +445,7 @@ static void print_summary(FILE *out, const struct profile *r)
 	if (profile_at(r))
 		fprintf(out, "live at T:        %s in %" PRIu64 " blocks (T = %s into the recording)\n",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
-			fmt_ns(n1, sizeof(n1), r->window.at_ns));
+			output_fmt_ns(n1, sizeof(n1), r->window.at_ns));
 	else if (profile_ended_early(r))
 		fprintf(out, "live at end:      %s in %" PRIu64
 			" blocks (live when the recording ended)\n",
@@ -469,7 +457,7 @@ static void print_summary(FILE *out, const struct profile *r)
 	if (run->has_launcher_cpu || run->has_ring_waits || run->has_recorder) {
 		fputs("profiler cost:    ", out);
 		if (run->has_launcher_cpu)
-			fprintf(out, "launcher CPU %s", fmt_ns(n1, sizeof(n1), run->launcher_cpu_ns));
+			fprintf(out, "launcher CPU %s", output_fmt_ns(n1, sizeof(n1), run->launcher_cpu_ns));
 		if (run->has_ring_waits)
 			fprintf(out, "%sring waits %" PRIu64, run->has_launcher_cpu ? ", " : "",
 				run->ring_waits);
