@@ -59,6 +59,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/folded.h analyze/output/folded.c \
 	analyze/output/script_json.h analyze/output/script_json.c \
 	analyze/output/flamegraph.c \
+	analyze/output/flame_data.h analyze/output/flame_data.c \
 	analyze/output/pprof.c analyze/output/protobuf.h analyze/output/protobuf.c \
 	analyze/output/string_table.h analyze/output/string_table.c \
 	analyze/output/dhat.c analyze/output/dhat_json.c analyze/output/speedscope.c
@@ -89,7 +90,7 @@ analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS
 
 # The pages' scripts and style sheets, embedded as C strings at build time.
 ANALYZE_ASSETS = analyze/output/assets/report.css analyze/output/assets/report.js \
-	analyze/output/assets/flamegraph.html
+	analyze/output/assets/flamegraph.html analyze/output/assets/format.js
 ANALYZE_ASSETS_C = analyze/output/assets.c
 $(ANALYZE_ASSETS_C): $(ANALYZE_ASSETS:%=$(srcdir)/%) $(srcdir)/analyze/output/assets/embed.sh
 	$(AM_V_GEN)$(SHELL) $(srcdir)/analyze/output/assets/embed.sh $(ANALYZE_ASSETS:%=$(srcdir)/%) >$@.tmp && mv $@.tmp $@

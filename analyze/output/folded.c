@@ -124,34 +124,10 @@ nomem:
 	return -ENOMEM;
 }
 
-/* The frames of every site with a value, merged by name. */
-static int folded_tree_make(struct stack_tree *tree, const struct profile *p,
-			    const struct folded_names *fn, enum metric m)
+static bool folded_site_value(const struct site *s, uint64_t *values, void *ctx)
 {
-	const struct site_table *t = &p->sites;
-	uint32_t *keys = malloc(SITES_MAX_FRAMES * sizeof(*keys));
-	int rc = keys ? stack_tree_init(tree) : -ENOMEM;
-
-	for (size_t i = 0; rc == 0 && i < t->count; i++) {
-		const struct site *s = &t->sites[i];
-		uint32_t buf[SITES_MAX_FRAMES];
-		const uint32_t *ids = site_frame_ids(t, s, buf);
-		uint64_t v = metric_site_value(s, m);
-		size_t n = s->frame_count < SITES_MAX_FRAMES ? s->frame_count : SITES_MAX_FRAMES;
-
-		if (!v)
-			continue;
-		if (s->unknown_stack || s->inherited || n == 0) {
-			keys[0] = fn->rank[fn->count - (s->inherited ? 1 : 2)];
-			n = 1;
-		} else {
-			for (size_t k = 0; k < n; k++)
-				keys[k] = fn->rank[ids[n - 1 - k]];
-		}
-		rc = stack_tree_add(tree, keys, n, v, 0);
-	}
-	free(keys);
-	return rc ? rc : stack_tree_sort(tree);
+	values[0] = metric_site_value(s, *(const enum metric *)ctx);
+	return values[0] != 0;
 }
 
 /* Prints the stacks of tree with a value, in depth-first order. */
@@ -170,16 +146,17 @@ static int folded_print(FILE *out, const struct stack_tree *tree, const struct f
 	for (size_t i = 1; i < tree->count; i++) {
 		uint32_t node = tree->order[i], depth = tree->depth[node];
 		const struct stack_tree_node *nd = &tree->nodes[node];
+		uint64_t value = stack_tree_values(tree, node)[0];
 
 		path[depth] = by_rank[nd->key];
-		if (!nd->self_value)
+		if (!value)
 			continue;
 		for (uint32_t d = 1; d <= depth; d++) {
 			if (d > 1)
 				putc_unlocked(';', out);
 			fputs_unlocked(path[d], out);
 		}
-		fprintf(out, " %" PRIu64 "\n", nd->self_value);
+		fprintf(out, " %" PRIu64 "\n", value);
 	}
 	free(by_rank);
 	free(path);
@@ -195,7 +172,9 @@ static int folded_write(FILE *out, const struct profile *p, const struct output_
 	if (rc < 0)
 		return rc;
 	memset(&tree, 0, sizeof(tree));
-	rc = folded_tree_make(&tree, p, &fn, o->metric);
+	/* the frames of every site with a value, merged by name */
+	rc = stack_tree_of_sites(&tree, &p->sites, fn.rank, 1, folded_site_value,
+				 (void *)&o->metric);
 	if (rc == 0)
 		rc = folded_print(out, &tree, &fn);
 	stack_tree_free(&tree);

@@ -1,7 +1,8 @@
 /*
  * analyze/output/stack_tree.c - call stacks merged into a tree (see
- * stack_tree.h).  Children are found through one open-addressing table
- * keyed by (parent, key); the depth-first order is made once at the end.
+ * stack_tree.h), and sites added to one as stacks.  Children are found
+ * through one open-addressing table keyed by (parent, key); the
+ * depth-first order is made once at the end.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
@@ -21,18 +22,22 @@ static size_t edge_hash(uint32_t parent, uint32_t key)
 	return (size_t)(h ^ h >> 29);
 }
 
-int stack_tree_init(struct stack_tree *t)
+int stack_tree_init(struct stack_tree *t, size_t value_count)
 {
 	memset(t, 0, sizeof(*t));
+	if (value_count < 1 || value_count > STACK_TREE_MAX_VALUES)
+		return -EINVAL;
+	t->value_count = value_count;
 	t->nodes = malloc(STACK_TREE_FIRST_NODES * sizeof(*t->nodes));
+	t->values = calloc(STACK_TREE_FIRST_NODES * value_count, sizeof(*t->values));
 	t->hash = calloc(2 * STACK_TREE_FIRST_NODES, sizeof(*t->hash));
-	if (!t->nodes || !t->hash) {
+	if (!t->nodes || !t->values || !t->hash) {
 		stack_tree_free(t);
 		return -ENOMEM;
 	}
 	t->cap = STACK_TREE_FIRST_NODES;
 	t->hash_mask = 2 * STACK_TREE_FIRST_NODES - 1;
-	t->nodes[0] = (struct stack_tree_node){STACK_TREE_NONE, STACK_TREE_NONE, 0, 0};
+	t->nodes[0] = (struct stack_tree_node){STACK_TREE_NONE, STACK_TREE_NONE};
 	t->count = 1;
 	return 0;
 }
@@ -40,6 +45,7 @@ int stack_tree_init(struct stack_tree *t)
 void stack_tree_free(struct stack_tree *t)
 {
 	free(t->nodes);
+	free(t->values);
 	free(t->hash);
 	free(t->order);
 	free(t->depth);
@@ -51,6 +57,7 @@ static int stack_tree_grow(struct stack_tree *t)
 {
 	size_t cap = t->cap * 2, mask = cap * 2 - 1;
 	struct stack_tree_node *nodes;
+	uint64_t *values;
 	uint32_t *hash;
 
 	if (t->cap >= STACK_TREE_MAX_NODES)
@@ -61,6 +68,10 @@ static int stack_tree_grow(struct stack_tree *t)
 	if (!nodes)
 		return -ENOMEM;
 	t->nodes = nodes;
+	values = realloc(t->values, cap * t->value_count * sizeof(*values));
+	if (!values)
+		return -ENOMEM;
+	t->values = values;
 	hash = calloc(mask + 1, sizeof(*hash));
 	if (!hash)
 		return -ENOMEM;
@@ -99,15 +110,16 @@ static uint32_t stack_tree_child(struct stack_tree *t, uint32_t parent, uint32_t
 			h = (h + 1) & t->hash_mask;
 	}
 	id = (uint32_t)t->count++;
-	t->nodes[id] = (struct stack_tree_node){key, parent, 0, 0};
+	t->nodes[id] = (struct stack_tree_node){key, parent};
+	memset(stack_tree_values(t, id), 0, t->value_count * sizeof(*t->values));
 	t->hash[h] = id + 1;
 	return id;
 }
 
-int stack_tree_add(struct stack_tree *t, const uint32_t *keys, size_t n, uint64_t value,
-		   uint64_t count)
+int stack_tree_add(struct stack_tree *t, const uint32_t *keys, size_t n, const uint64_t *values)
 {
 	uint32_t node = STACK_TREE_ROOT;
+	uint64_t *sum;
 	int err = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -115,9 +127,40 @@ int stack_tree_add(struct stack_tree *t, const uint32_t *keys, size_t n, uint64_
 		if (node == STACK_TREE_NONE)
 			return err;
 	}
-	t->nodes[node].self_value += value;
-	t->nodes[node].self_count += count;
+	sum = stack_tree_values(t, node);
+	for (size_t k = 0; k < t->value_count; k++)
+		sum[k] += values[k];
 	return 0;
+}
+
+int stack_tree_add_site(struct stack_tree *t, const struct site_table *tab, const struct site *s,
+			const uint32_t *key_of, const uint64_t *values)
+{
+	uint32_t ids[SITES_MAX_FRAMES], keys[SITES_MAX_FRAMES];
+	size_t n = s->frame_count < SITES_MAX_FRAMES ? s->frame_count : SITES_MAX_FRAMES;
+
+	if (s->unknown_stack || s->inherited || n == 0) {
+		keys[0] = (uint32_t)tab->frame_count + (s->inherited ? 1 : 0);
+		if (key_of)
+			keys[0] = key_of[keys[0]];
+		return stack_tree_add(t, keys, 1, values);
+	}
+	site_frame_ids(tab, s, ids);
+	for (size_t k = 0; k < n; k++)
+		keys[k] = key_of ? key_of[ids[n - 1 - k]] : ids[n - 1 - k];
+	return stack_tree_add(t, keys, n, values);
+}
+
+int stack_tree_of_sites(struct stack_tree *t, const struct site_table *tab, const uint32_t *key_of,
+			size_t value_count, stack_tree_site_values values_of, void *ctx)
+{
+	uint64_t values[STACK_TREE_MAX_VALUES];
+	int rc = stack_tree_init(t, value_count);
+
+	for (size_t i = 0; rc == 0 && i < tab->count; i++)
+		if (values_of(&tab->sites[i], values, ctx))
+			rc = stack_tree_add_site(t, tab, &tab->sites[i], key_of, values);
+	return rc ? rc : stack_tree_sort(t);
 }
 
 static int by_parent_then_key(const void *a, const void *b, void *ctx)

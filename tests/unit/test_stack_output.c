@@ -50,12 +50,12 @@ static void test_stack_tree_merges_and_orders(void)
 	const uint32_t want_keys[] = {STACK_TREE_NONE, 1, 2, 5, 3};
 	const uint32_t want_depth[] = {0, 1, 2, 2, 3};
 
-	CU_ASSERT_EQUAL_FATAL(stack_tree_init(&t), 0);
-	CU_ASSERT_EQUAL(stack_tree_add(&t, a, 3, 10, 1), 0);
-	CU_ASSERT_EQUAL(stack_tree_add(&t, b, 3, 5, 2), 0);
-	CU_ASSERT_EQUAL(stack_tree_add(&t, c, 2, 7, 3), 0);
-	CU_ASSERT_EQUAL(stack_tree_add(&t, d, 2, 1, 4), 0);
-	CU_ASSERT_EQUAL(stack_tree_add(&t, NULL, 0, 2, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(stack_tree_init(&t, 2), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, a, 3, (const uint64_t[]){10, 1}), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, b, 3, (const uint64_t[]){5, 2}), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, c, 2, (const uint64_t[]){7, 3}), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, d, 2, (const uint64_t[]){1, 4}), 0);
+	CU_ASSERT_EQUAL(stack_tree_add(&t, NULL, 0, (const uint64_t[]){2, 5}), 0);
 	CU_ASSERT_EQUAL_FATAL(t.count, 5);
 	CU_ASSERT_EQUAL_FATAL(stack_tree_sort(&t), 0);
 	for (size_t i = 0; i < 5; i++) {
@@ -64,13 +64,14 @@ static void test_stack_tree_merges_and_orders(void)
 		CU_ASSERT_EQUAL(n->key, want_keys[i]);
 		CU_ASSERT_EQUAL(t.depth[t.order[i]], want_depth[i]);
 		if (n->key == 3) {
-			CU_ASSERT_EQUAL(n->self_value, 15);
-			CU_ASSERT_EQUAL(n->self_count, 3);
+			CU_ASSERT_EQUAL(stack_tree_values(&t, t.order[i])[0], 15);
+			CU_ASSERT_EQUAL(stack_tree_values(&t, t.order[i])[1], 3);
 		}
 		if (n->key == 5)
-			CU_ASSERT_EQUAL(n->self_value, 1);
+			CU_ASSERT_EQUAL(stack_tree_values(&t, t.order[i])[0], 1);
 	}
-	CU_ASSERT_EQUAL(t.nodes[STACK_TREE_ROOT].self_value, 2);
+	CU_ASSERT_EQUAL(stack_tree_values(&t, STACK_TREE_ROOT)[0], 2);
+	CU_ASSERT_EQUAL(stack_tree_values(&t, STACK_TREE_ROOT)[1], 5);
 	stack_tree_free(&t);
 }
 
@@ -80,16 +81,16 @@ static void test_stack_tree_grows(void)
 	uint32_t keys[2];
 	uint64_t sum = 0;
 
-	CU_ASSERT_EQUAL_FATAL(stack_tree_init(&t), 0);
+	CU_ASSERT_EQUAL_FATAL(stack_tree_init(&t, 1), 0);
 	for (uint32_t i = 0; i < 5000; i++) {
 		keys[0] = i % 7;
 		keys[1] = i;
-		CU_ASSERT_EQUAL_FATAL(stack_tree_add(&t, keys, 2, i, 1), 0);
+		CU_ASSERT_EQUAL_FATAL(stack_tree_add(&t, keys, 2, (const uint64_t[]){i}), 0);
 	}
 	CU_ASSERT_EQUAL(t.count, 1 + 7 + 5000);
 	CU_ASSERT_EQUAL_FATAL(stack_tree_sort(&t), 0);
 	for (size_t i = 0; i < t.count; i++)
-		sum += t.nodes[t.order[i]].self_value;
+		sum += stack_tree_values(&t, t.order[i])[0];
 	CU_ASSERT_EQUAL(sum, 4999ull * 5000 / 2);
 	stack_tree_free(&t);
 }

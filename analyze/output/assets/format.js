@@ -1,0 +1,45 @@
+// analyze/output/assets/format.js - how mprof's pages (report.js,
+// flamegraph.html, diff.js) write numbers and text: one definition of
+// bytes, counts, durations, shares, changes and HTML escaping, as
+// window.mprofFormat.  The pages embed it (html.c, flame_data.c); it
+// fetches nothing and holds no state.
+var mprofFormat = (function () {
+  'use strict';
+  var UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  // 1234567 -> "1,234,567"
+  function group(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+  function count(n) { return n == null ? '-' : group(n); }
+  // bytes below 1 KiB exactly, else two decimals below 10 units, one above
+  function bytes(n) {
+    if (n == null) return '-';
+    var u = 0, v = Math.abs(n);
+    while (v >= 1024 && u < UNITS.length - 1) { v /= 1024; u++; }
+    return u ? (n < 0 ? '-' : '') + v.toFixed(v < 10 ? 2 : 1) + ' ' + UNITS[u] : n + ' B';
+  }
+  function ns(n) {
+    if (n == null) return '-';
+    if (n >= 1e9) return (n / 1e9).toFixed(2) + ' s';
+    if (n >= 1e6) return (n / 1e6).toFixed(2) + ' ms';
+    if (n >= 1e3) return (n / 1e3).toFixed(1) + ' \u00b5s';
+    return n + ' ns';
+  }
+  function pct(part, whole) { return whole ? (100 * part / whole).toFixed(1) + '%' : '-'; }
+  // a change from a to b: "+3,072" (counts) or "+3.00 KiB" (bytes), "0"
+  function change(a, b, isBytes) {
+    var d = b - a, s = d > 0 ? '+' : d < 0 ? '-' : '';
+    return s + (isBytes ? bytes(Math.abs(d)) : group(Math.abs(d)));
+  }
+  // the relative change as the text diff writes it: "+12.5%", "-100.0%", "new" (a is 0)
+  function relative(a, b) {
+    if (!a) return b ? 'new' : '0.0%';
+    var r = 100 * (b - a) / a;
+    return (r >= 0 ? '+' : '') + r.toFixed(1) + '%';
+  }
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, function (c) {
+      return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c];
+    });
+  }
+  return { group: group, count: count, bytes: bytes, ns: ns, pct: pct, change: change,
+    relative: relative, esc: esc };
+})();
