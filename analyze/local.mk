@@ -66,7 +66,8 @@ ANALYZE_REPORT_SOURCES = \
 
 ANALYZE_DIFF_SOURCES = \
 	analyze/diff/diff.h analyze/diff/match.c analyze/diff/gate.c \
-	analyze/diff/write_text.c analyze/diff/write_json.c analyze/diff/write_folded.c
+	analyze/diff/write_text.c analyze/diff/write_json.c analyze/diff/write_folded.c \
+	analyze/diff/write_flamegraph.c analyze/diff/write_html.c
 
 ANALYZE_CMD_SOURCES = $(ANALYZE_DIFF_SOURCES) \
 	analyze/symbolize/debuginfod_gate.c \
@@ -90,7 +91,8 @@ analyze_mprof_analyze_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS
 
 # The pages' scripts and style sheets, embedded as C strings at build time.
 ANALYZE_ASSETS = analyze/output/assets/report.css analyze/output/assets/report.js \
-	analyze/output/assets/flamegraph.html analyze/output/assets/format.js
+	analyze/output/assets/flamegraph.html analyze/output/assets/format.js \
+	analyze/output/assets/diff.js
 ANALYZE_ASSETS_C = analyze/output/assets.c
 $(ANALYZE_ASSETS_C): $(ANALYZE_ASSETS:%=$(srcdir)/%) $(srcdir)/analyze/output/assets/embed.sh
 	$(AM_V_GEN)$(SHELL) $(srcdir)/analyze/output/assets/embed.sh $(ANALYZE_ASSETS:%=$(srcdir)/%) >$@.tmp && mv $@.tmp $@

@@ -1,7 +1,8 @@
 /*
  * analyze/cmd/diff.c - `mprof-analyze diff A B`: loads both traces' profiles
  * (profile_load), matches their sites (diff/match.c), writes the comparison
- * (text, JSON or folded; diff/write_*.c) and evaluates the CI gate
+ * (text, JSON, folded, flamegraph or html; diff/write_*.c) to stdout or
+ * -o FILE, and evaluates the CI gate
  * (--fail-if, diff/gate.c).
  *
  * Owns both profiles and the match for the command's duration.  Must never
@@ -11,6 +12,7 @@
  * unreadable input, traces of different programs without --force, or a
  * failed write.
  */
+#define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -77,13 +79,9 @@ static int parse_options(int argc, char **argv, struct diff_options *o)
 
 	if (rc >= 0)
 		return rc;
-	if (strcmp(f, "text") != 0 && strcmp(f, "json") != 0 && strcmp(f, "folded") != 0) {
-		analyze_error("diff: unknown format '%s' (text, json or folded)", f);
-		return 2;
-	}
-	if (o->common.output) {
-		analyze_error("diff: unknown option '--output'");
-		diff_usage(stderr);
+	if (strcmp(f, "text") != 0 && strcmp(f, "json") != 0 && strcmp(f, "folded") != 0 &&
+	    strcmp(f, "flamegraph") != 0 && strcmp(f, "html") != 0) {
+		analyze_error("diff: unknown format '%s' (text, json, folded, flamegraph or html)", f);
 		return 2;
 	}
 	o->metric = DF_PEAK;
@@ -162,10 +160,63 @@ static int same_program(const struct diff_options *o, const struct profile *a,
 	return 2;
 }
 
+/* The page (--format html): the gate is evaluated first, so that the page
+ * shows its verdict; what it says goes to stderr too.  Returns 0, 1 (a
+ * condition held) or -ENOMEM. */
+static int diff_run_html(FILE *out, const struct diff_options *o, struct diff *d,
+			 const struct diff_print *print)
+{
+	char *gate = NULL;
+	size_t bytes = 0, held;
+	FILE *mem = open_memstream(&gate, &bytes);
+	int rc;
+
+	if (!mem)
+		return -ENOMEM;
+	held = diff_gate(mem, d, o->conditions, o->condition_count);
+	if (fclose(mem) != 0) {
+		free(gate);
+		return -ENOMEM;
+	}
+	fputs(gate, stderr);
+	rc = diff_write_html(out, d, print, o->conditions, o->condition_count, gate, held);
+	free(gate);
+	return rc < 0 ? rc : held ? 1 : 0;
+}
+
+/* Writes the comparison to out in o's format; returns the exit status. */
+static int diff_write(FILE *out, const struct diff_options *o, struct diff *d)
+{
+	struct diff_print print = {o->path_a, o->path_b, o->common.top_n, o->metric};
+	const char *f = o->common.format;
+	int rc = 0;
+
+	if (strcmp(f, "html") == 0) {
+		rc = diff_run_html(out, o, d, &print);
+		if (rc < 0)
+			analyze_error("out of memory writing the page");
+		return rc < 0 ? 2 : rc;
+	}
+	if (strcmp(f, "json") == 0)
+		diff_write_json(out, d, &print);
+	else if (strcmp(f, "folded") == 0)
+		diff_write_folded(out, d, &print);
+	else if (strcmp(f, "flamegraph") == 0)
+		rc = diff_write_flamegraph(out, d, &print);
+	else
+		diff_write_text(out, d, &print);
+	if (rc < 0) {
+		analyze_error("out of memory writing the flame graph");
+		return 2;
+	}
+	fflush(out);
+	return diff_gate(stderr, d, o->conditions, o->condition_count) ? 1 : 0;
+}
+
 static int diff_run(const struct diff_options *o, const struct profile *a,
 		    const struct profile *b)
 {
-	struct diff_print print = {o->path_a, o->path_b, o->common.top_n, o->metric};
+	FILE *out = stdout;
 	struct diff d;
 	int status;
 
@@ -179,14 +230,16 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 		warn_stderr(a);
 		warn_stderr(b);
 	}
-	if (strcmp(o->common.format, "json") == 0)
-		diff_write_json(stdout, &d, &print);
-	else if (strcmp(o->common.format, "folded") == 0)
-		diff_write_folded(stdout, &d, &print);
-	else
-		diff_write_text(stdout, &d, &print);
-	fflush(stdout);
-	status = diff_gate(stderr, &d, o->conditions, o->condition_count) ? 1 : 0;
+	if (o->common.output && !(out = fopen(o->common.output, "w"))) {
+		analyze_error("diff: cannot write %s: %s", o->common.output, strerror(errno));
+		diff_free(&d);
+		return 2;
+	}
+	status = diff_write(out, o, &d);
+	if (out != stdout && fclose(out) != 0 && status != 2) {
+		analyze_error("diff: cannot write %s: %s", o->common.output, strerror(errno));
+		status = 2;
+	}
 	diff_free(&d);
 	return status;
 }

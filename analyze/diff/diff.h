@@ -79,6 +79,13 @@ int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
 
 void diff_free(struct diff *d);
 
+/* A frame's part of a site's key: function (else the module offset),
+ * module file name, inlining; with DIFF_MATCH_LINE the source file name and
+ * line.  Frames of either trace that are equal by it are one frame of the
+ * diff (its flamegraph merges them). */
+uint64_t diff_frame_hash(const struct site_frame *f, enum diff_match m);
+bool diff_frame_equal(const struct site_frame *a, const struct site_frame *b, enum diff_match m);
+
 /* The frames and table to show for e (A's side when it has one). */
 const struct site *diff_entry_site(const struct diff *d, const struct diff_entry *e,
 				   const struct site_table **table);
@@ -124,5 +131,24 @@ struct diff_print {
 void diff_write_text(FILE *out, struct diff *d, const struct diff_print *o);
 void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o);
 void diff_write_folded(FILE *out, const struct diff *d, const struct diff_print *o);
+
+/*
+ * The data of a differential flame graph (output/flame_data.h) of d: the
+ * entries' stacks merged by frame (diff_frame_equal), each node's values of
+ * fields[0..n) in B then in A (columns "NAME" then "a:NAME"); metric, the
+ * one the page shows first, is fields[0].  Returns 0 or -ENOMEM.
+ */
+int diff_flame_data(FILE *out, const struct diff *d, const enum diff_field *fields, size_t n);
+
+/* `--format flamegraph`: the flame graph page (output/flame_data.h) of
+ * o->metric, widths from B, colours by the change from A.  Returns 0 or
+ * -ENOMEM. */
+int diff_write_flamegraph(FILE *out, const struct diff *d, const struct diff_print *o);
+
+/* `--format html`: one self-contained page (write_html.c): c[0..n) the
+ * --fail-if conditions, gate what diff_gate wrote for them and held how
+ * many held.  Returns 0 or -ENOMEM. */
+int diff_write_html(FILE *out, struct diff *d, const struct diff_print *o,
+		    const struct diff_condition *c, size_t n, const char *gate, size_t held);
 
 #endif

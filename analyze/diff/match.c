@@ -82,9 +82,7 @@ static const char *base_or_null(const char *path)
 	return path ? output_base_name(path) : NULL;
 }
 
-/* A frame's part of the key: function (else the module offset), module file
- * name, inlining; with DIFF_MATCH_LINE the source file name and line. */
-static uint64_t frame_key_hash(const struct site_frame *f, enum diff_match m)
+uint64_t diff_frame_hash(const struct site_frame *f, enum diff_match m)
 {
 	uint64_t h = mix(str_hash(base_or_null(f->module)), f->inlined);
 
@@ -94,8 +92,7 @@ static uint64_t frame_key_hash(const struct site_frame *f, enum diff_match m)
 	return h;
 }
 
-static bool frame_key_equal(const struct site_frame *a, const struct site_frame *b,
-			    enum diff_match m)
+bool diff_frame_equal(const struct site_frame *a, const struct site_frame *b, enum diff_match m)
 {
 	if (a->inlined != b->inlined || !str_same(base_or_null(a->module), base_or_null(b->module)))
 		return false;
@@ -112,7 +109,7 @@ static uint64_t site_key_hash(const struct site_table *t, const struct site *s, 
 	uint64_t h = mix(s->frame_count, (uint64_t)s->unknown_stack | (uint64_t)s->inherited << 1);
 
 	for (uint32_t i = 0; i < s->frame_count; i++)
-		h = mix(h, frame_key_hash(&t->frames[ids[i]], m));
+		h = mix(h, diff_frame_hash(&t->frames[ids[i]], m));
 	return h;
 }
 
@@ -128,7 +125,7 @@ static bool site_key_equal(const struct site_table *ta, const struct site *a,
 	ia = site_frame_ids(ta, a, buf_a);
 	ib = site_frame_ids(tb, b, buf_b);
 	for (uint32_t i = 0; i < a->frame_count; i++)
-		if (!frame_key_equal(&ta->frames[ia[i]], &tb->frames[ib[i]], m))
+		if (!diff_frame_equal(&ta->frames[ia[i]], &tb->frames[ib[i]], m))
 			return false;
 	return true;
 }

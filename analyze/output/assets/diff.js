@@ -1,0 +1,136 @@
+// analyze/output/assets/diff.js - the page of `mprof diff --format html`
+// (diff/write_html.c): reads #mprof-diff (the diff's JSON) and #mprof-page
+// and draws the totals with their change, the --fail-if verdict, the sites
+// that grew and shrank in the chosen metric with their stacks, and the
+// differential flame graph of that metric.  Runs offline: it fetches
+// nothing.  Numbers are written by format.js (mprofFormat).
+(function () {
+  'use strict';
+  const F = mprofFormat;
+  const diff = JSON.parse(document.getElementById('mprof-diff').textContent);
+  const page = JSON.parse(document.getElementById('mprof-page').textContent);
+  const app = document.getElementById('app');
+  const RANKED = ['peak', 'leaked', 'allocated', 'allocations', 'temporary'];
+  const field = (name) => page.fields.find((f) => f.name === name);
+  const TOP = 20;
+
+  const el = (tag, attrs, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    }
+    for (const k of kids) if (k != null) e.append(k.nodeType ? k : String(k));
+    return e;
+  };
+  // an exact figure, with its size in units beside it for bytes
+  const exact = (f, v) => (v == null ? '-' : F.group(v) + (f.bytes && Math.abs(v) >= 1024 ? ` (${F.bytes(v)})` : ''));
+  const signed = (v) => (v > 0 ? '+' : '') + F.group(v);
+  const cls = (d) => (d > 0 ? 'grew' : d < 0 ? 'shrank' : '');
+
+  // ---- header ----
+  const progName = page.b.program || page.a.program || diff.b;
+  app.append(el('h1', {}, `mprof diff: ${progName}`),
+    el('div', { class: 'sub', id: 'traces' }, `A ${diff.a} (${page.a.kind}) → B ${diff.b} (${page.b.kind})`,
+      ` · sites matched by ${diff.match}`));
+  if (page.a.program && page.b.program && page.a.program !== page.b.program)
+    app.append(el('div', { class: 'sub' }, `A ran ${page.a.program}; B ran ${page.b.program}`));
+
+  // ---- the gate's verdict ----
+  if (page.gate) {
+    const g = page.gate, failed = g.held > 0;
+    app.append(el('div', { class: `verdict ${failed ? 'fail' : 'pass'}`, id: 'gate' },
+      el('b', {}, failed ? `--fail-if: ${g.held} of ${g.conditions.length} condition${g.conditions.length === 1 ? '' : 's'} held (exit status 1)`
+        : `--fail-if: no condition held (exit status 0)`),
+      el('div', { class: 'loc' }, g.conditions.map((c) => `--fail-if '${c}'`).join(' ')),
+      g.text ? el('pre', {}, g.text) : null));
+  }
+
+  // ---- totals, as the text diff ----
+  app.append(el('h2', {}, 'Totals'));
+  const tbody = el('tbody', {});
+  for (const f of page.fields) {
+    const a = diff.totals.a[f.key], b = diff.totals.b[f.key], d = diff.totals.delta[f.key];
+    tbody.append(el('tr', { 'data-field': f.key, class: cls(d) },
+      el('td', {}, f.label),
+      el('td', { class: 'num' }, exact(f, a)),
+      el('td', { class: 'num' }, exact(f, b)),
+      el('td', { class: 'num change' }, d == null ? '-' : signed(d)),
+      el('td', { class: 'num' }, a == null || b == null ? '-' : F.relative(a, b))));
+  }
+  app.append(el('table', { id: 'totals' }, el('thead', {}, el('tr', {}, el('th', {}, ''),
+    el('th', { class: 'num' }, 'A'), el('th', { class: 'num' }, 'B'), el('th', { class: 'num' }, 'B-A'),
+    el('th', { class: 'num' }, 'change'))), tbody));
+  const st = { changed: 0, added: 0, removed: 0 };
+  for (const s of diff.sites) st[s.status]++;
+  app.append(el('p', { class: 'quality', id: 'site-counts' },
+    `sites: ${st.changed} changed, ${st.added} new (only in B), ${st.removed} vanished (only in A); the others are the same.`));
+  if (page.a.sampled || page.b.sampled)
+    app.append(el('ul', { class: 'notes' }, el('li', {}, 'A sampled trace\'s figures are estimates (its kind above says so); peak and temporary have no unbiased estimate.')));
+
+  // ---- the metric switch: the sites' tables and the flame graph ----
+  app.append(el('h2', {}, 'By metric'));
+  const tabs = el('div', { class: 'tabs', id: 'diff-metrics' });
+  const tables = el('div', {});
+  const frame = el('iframe', { id: 'flame', title: 'differential flame graph', class: 'flame' });
+  app.append(tabs, tables, el('h2', {}, 'Differential flame graph'),
+    el('p', { class: 'quality' }, 'Widths from B (or A: the page\'s "Width" switch shows what vanished); red grew from A to B, blue shrank, the deeper the larger the change.'),
+    frame);
+
+  const frameText = (fr) => {
+    const name = fr.function || (fr.module ? `[${fr.module.split('/').pop()}+0x${(fr.module_offset || 0).toString(16)}]` : '[unknown]');
+    const loc = fr.file ? `${fr.file}:${fr.line}` : (fr.module || '');
+    return { name, loc, inlined: !!fr.inlined };
+  };
+  const siteTop = (s) => (s.frames.length ? frameText(s.frames[0])
+    : { name: s.inherited ? '[inherited at fork]' : '[no stack]', loc: '' });
+  const badge = (s) => (s.status === 'added' ? el('span', { class: 'badge new' }, 'new')
+    : s.status === 'removed' ? el('span', { class: 'badge gone' }, 'vanished') : null);
+
+  function siteTable(f, rows, title) {
+    const body = el('tbody', {});
+    rows.slice(0, TOP).forEach((s, i) => {
+      const top = siteTop(s), a = s.a[f.key], b = s.b[f.key];
+      const tr = el('tr', { class: `site ${cls(b - a)}`, title: 'show the call stack' },
+        el('td', { class: 'num' }, `#${i + 1}`),
+        el('td', { class: 'num change' }, signed(s.delta[f.key])),
+        el('td', { class: 'num' }, F.relative(a, b)),
+        el('td', { class: 'num' }, exact(f, a)),
+        el('td', { class: 'num' }, exact(f, b)),
+        el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), el('div', { class: 'loc' }, top.loc)));
+      const stack = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: 5 },
+        el('ul', { class: 'stack' }, ...s.frames.map((fr) => {
+          const t = frameText(fr);
+          return el('li', {}, el('span', { class: 'fn' }, t.name), ' ', el('span', { class: 'loc' }, t.loc + (t.inlined ? ' (inlined)' : '')));
+        }))));
+      tr.addEventListener('click', () => { stack.style.display = stack.style.display ? '' : 'none'; });
+      body.append(tr, stack);
+    });
+    const box = el('div', { class: 'ranking' }, el('h3', {}, title));
+    if (!rows.length) box.append(el('p', { class: 'quality' }, `No site ${title.startsWith('Grew') ? 'grew' : 'shrank'} in ${f.label}.`));
+    else box.append(el('table', {}, el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'rank'),
+      el('th', { class: 'num' }, 'B-A'), el('th', { class: 'num' }, 'change'), el('th', { class: 'num' }, 'A'),
+      el('th', { class: 'num' }, 'B'), el('th', {}, 'site (allocating function first)'))), body));
+    if (rows.length > TOP) box.append(el('p', { class: 'quality' }, `${rows.length - TOP} more; \`mprof diff --format json\` lists them all.`));
+    return box;
+  }
+
+  const flameData = page.flame.data;
+  function showMetric(name) {
+    const f = field(name);
+    for (const b of tabs.children) b.classList.toggle('on', b.dataset.metric === name);
+    const byChange = (x, y) => Math.abs(y.delta[f.key]) - Math.abs(x.delta[f.key]) || (x.a_id || 0) - (y.a_id || 0);
+    const grown = diff.sites.filter((s) => s.delta[f.key] > 0).sort(byChange);
+    const shrunk = diff.sites.filter((s) => s.delta[f.key] < 0).sort(byChange);
+    tables.replaceChildren(siteTable(f, grown, `Grew in ${f.label} (${grown.length} sites)`),
+      siteTable(f, shrunk, `Shrank in ${f.label} (${shrunk.length} sites)`));
+    const data = Object.assign({}, flameData, { metric: { name: f.name, label: f.label, bytes: f.bytes } });
+    frame.dataset.metric = name;
+    frame.srcdoc = F.flamePage(page.flame.template, data, `${f.label} change: ${progName} - mprof diff flame graph`);
+  }
+  const shown = [page.metric].concat(RANKED.filter((m) => m !== page.metric));
+  for (const m of shown)
+    tabs.append(el('button', { 'data-metric': m, onclick: () => showMetric(m) }, field(m).label));
+  showMetric(page.metric);
+  document.body.dataset.ready = '1';
+})();

@@ -40,6 +40,19 @@ var mprofFormat = (function () {
       return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c];
     });
   }
+  // The flame graph page (flamegraph.html, its placeholders left) with data
+  // (flame_data.h's object) and title filled in, for an <iframe srcdoc>: how
+  // the report and diff pages show one flame graph per metric from one blob.
+  // format.js itself is the text of the element #mprof-format.
+  function flamePage(template, data, title) {
+    var json = JSON.stringify(data).replace(/[<>&\u2028\u2029]/g, function (c) {
+      return '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4);
+    });
+    var format = document.getElementById('mprof-format').textContent;
+    return template.replace(/@MPROF_(TITLE|FORMAT_JS|DATA)@/g, function (all, what) {
+      return what === 'TITLE' ? esc(title) : what === 'DATA' ? json : format;
+    });
+  }
   return { group: group, count: count, bytes: bytes, ns: ns, pct: pct, change: change,
-    relative: relative, esc: esc };
+    relative: relative, esc: esc, flamePage: flamePage };
 })();

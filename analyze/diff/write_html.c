@@ -1,0 +1,183 @@
+/*
+ * analyze/diff/write_html.c - `mprof diff --format html`: one
+ * self-contained page that works offline from file://: the totals side by
+ * side with their change (as the text diff), the sites that grew and that
+ * shrank with their stacks (new and vanished marked), the --fail-if
+ * verdict, and the differential flame graph with a metric switch.
+ *
+ * The page is assets/diff.js (with assets/format.js and report.css) around
+ * three JSON blocks, each through output_script_json_open so no trace
+ * content can end them:
+ *   #mprof-diff  the diff as `--format json` writes it (write_json.c);
+ *   #mprof-page  {"metric": --metric's name,
+ *                 "fields": [{"name", "key", "label", "bytes": bool}] the
+ *                           totals' figures in the text diff's order,
+ *                 "a", "b": {"program": str or null, "kind": str,
+ *                            "sampled": bool},
+ *                 "gate": null (no --fail-if) or {"conditions": [str],
+ *                         "held": int, "text": what the gate printed},
+ *                 "flame": {"template": the flame graph page (its
+ *                           placeholders left), "data": diff_flame_data of
+ *                           --metric and the ranked metrics}};
+ * the script makes each metric's flame graph page from "flame" itself.
+ * Owns nothing past a call.
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/diff/diff.h"
+#include "analyze/output/flame_data.h"
+#include "analyze/output/frames.h"
+#include "analyze/output/output.h"
+#include "analyze/output/script_json.h"
+
+extern const char output_asset_report_css[], output_asset_diff_js[], output_asset_format_js[];
+extern const char output_asset_flamegraph_html[];
+
+static void side(FILE *out, const struct profile *p)
+{
+	fputs("{\"program\":", out);
+	output_json_string(out, flame_data_program(p));
+	fputs(",\"kind\":", out);
+	output_json_string(out, output_report_kind(p));
+	fprintf(out, ",\"sampled\":%s}", p->info.sampled ? "true" : "false");
+}
+
+static void gate(FILE *out, const struct diff_condition *c, size_t n, const char *text, size_t held)
+{
+	if (!n) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{\"conditions\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "," : "", out);
+		output_json_string(out, c[i].text);
+	}
+	fprintf(out, "],\"held\":%zu,\"text\":", held);
+	output_json_string(out, text);
+	fputc('}', out);
+}
+
+/* #mprof-page's object (above). */
+static int page_block(FILE *out, const struct diff *d, const struct diff_print *o,
+		      const struct diff_condition *c, size_t n, const char *text, size_t held)
+{
+	enum diff_field fields[DF_SITE_COUNT];
+	size_t count = 0;
+
+	fields[count++] = o->metric;
+	for (int f = DF_PEAK; f <= DF_TEMPORARY; f++)
+		if (f != (int)o->metric)
+			fields[count++] = (enum diff_field)f;
+	fputs("{\"metric\":", out);
+	output_json_string(out, diff_field_name(o->metric));
+	fputs(",\"fields\":[", out);
+	for (int f = 0; f < DF_COUNT; f++) {
+		fputs(f ? ",{\"name\":" : "{\"name\":", out);
+		output_json_string(out, diff_field_name((enum diff_field)f));
+		fputs(",\"key\":", out);
+		output_json_string(out, diff_field_key((enum diff_field)f));
+		fputs(",\"label\":", out);
+		output_json_string(out, diff_field_label((enum diff_field)f));
+		fprintf(out, ",\"bytes\":%s}", diff_field_bytes((enum diff_field)f) ? "true" : "false");
+	}
+	fputc(']', out);
+	fputs(",\"a\":", out);
+	side(out, d->pa);
+	fputs(",\"b\":", out);
+	side(out, d->pb);
+	fputs(",\"gate\":", out);
+	gate(out, c, n, text, held);
+	fputs(",\n\"flame\":{\"template\":", out);
+	output_json_string(out, output_asset_flamegraph_html);
+	fputs(",\n\"data\":", out);
+	if (diff_flame_data(out, d, fields, count) < 0)
+		return -ENOMEM;
+	fputs("}}", out);
+	return 0;
+}
+
+/* One <script type="application/json" id=ID> element whose content is what
+ * write(safe stream) writes.  Returns 0 or -ENOMEM. */
+static int json_block(FILE *out, const char *id, int (*write)(FILE *, void *), void *ctx)
+{
+	FILE *safe;
+	int rc;
+
+	fprintf(out, "<script type=\"application/json\" id=\"%s\">", id);
+	if (!(safe = output_script_json_open(out)))
+		return -ENOMEM;
+	rc = write(safe, ctx);
+	if (fclose(safe) != 0 || rc < 0)
+		return -ENOMEM;
+	fputs("</script>\n", out);
+	return 0;
+}
+
+struct html_ctx {
+	struct diff *d;
+	const struct diff_print *o;
+	const struct diff_condition *c;
+	size_t n, held;
+	const char *gate;
+};
+
+static int write_diff_json(FILE *out, void *ctx)
+{
+	struct html_ctx *h = ctx;
+
+	diff_write_json(out, h->d, h->o);
+	return 0;
+}
+
+static int write_page_block(FILE *out, void *ctx)
+{
+	struct html_ctx *h = ctx;
+
+	return page_block(out, h->d, h->o, h->c, h->n, h->gate, h->held);
+}
+
+/* The title: "mprof diff: PROGRAM" (B's file name), else B's trace's. */
+static void write_title(FILE *out, const struct diff *d)
+{
+	const struct profile *p = d->pb;
+	const char *name = p->run.exe ? output_base_name(p->run.exe) : output_base_name(p->info.path);
+
+	fputs("<title>mprof diff: ", out);
+	for (const char *c = name; *c; c++) {
+		if (*c == '<')
+			fputs("&lt;", out);
+		else if (*c == '&')
+			fputs("&amp;", out);
+		else
+			putc(*c, out);
+	}
+	fputs("</title>\n", out);
+}
+
+int diff_write_html(FILE *out, struct diff *d, const struct diff_print *o,
+		    const struct diff_condition *c, size_t n, const char *gate, size_t held)
+{
+	struct html_ctx h = {d, o, c, n, held, gate ? gate : ""};
+
+	fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", out);
+	write_title(out, d);
+	fputs("<style>\n", out);
+	fputs(output_asset_report_css, out);
+	fputs("</style>\n</head>\n<body>\n<div id=\"app\"><noscript>This page needs JavaScript."
+	      "</noscript></div>\n", out);
+	if (json_block(out, "mprof-diff", write_diff_json, &h) < 0 ||
+	    json_block(out, "mprof-page", write_page_block, &h) < 0)
+		return -ENOMEM;
+	fputs("<script id=\"mprof-format\">\n", out);
+	fputs(output_asset_format_js, out);
+	fputs("</script>\n<script>\n", out);
+	fputs(output_asset_diff_js, out);
+	fputs("</script>\n</body>\n</html>\n", out);
+	return 0;
+}

@@ -1,0 +1,101 @@
+// tests/browser/diff-check.mjs - opens a page of `mprof diff --format
+// flamegraph` (MODE flame) or `--format html` (MODE page) from file:// in
+// headless chromium and works it as a user would, printing what it saw as
+// KEY=VALUE lines for tests/e2e/diff-pages.sh to compare with `mprof diff
+// --format json`:
+//   problems=N (then "problem: ..." lines: console errors, page errors,
+//   requests that are not file:), and for the flame graph (the page itself,
+//   or the frame of the html page after a click on the METRIC tab):
+//   header=, search_text=, search_value=, search_total=, search_a=,
+//   search_b= (after typing GROWN into the search), grown_fill=,
+//   grown_reddish= (0/1), tooltip= (hovering GROWN), shrunk_fill=,
+//   shrunk_bluish= (0/1; SHRUNK's frame after "Width: A"),
+//   not_blank=; for the html page also title=, h1=, total KEY=A B DELTA
+//   (each row of the totals table, commas dropped), site_counts=, gate=,
+//   grown_first= (the first row of the grown table after the tab click).
+// Usage: node diff-check.mjs flame|page PAGE.html METRIC GROWN SHRUNK SHOT.png
+import { resolve } from 'node:path';
+import { openPage, screenshotNotBlank } from './browser.mjs';
+
+const [mode, pagePath, metric, grown, shrunk, shot] = process.argv.slice(2);
+const out = (k, v) => console.log(`${k}=${String(v).replace(/\s+/g, ' ').trim()}`);
+const { page, problems, close } = await openPage(`file://${resolve(pagePath)}`, { width: 1400, height: 1000 });
+
+// "rgb(255, 120, 120)" -> [255, 120, 120]
+const rgb = (s) => (/rgb\((\d+),\s*(\d+),\s*(\d+)\)/.exec(s) || []).slice(1).map(Number);
+
+// The fill of fn's widest drawn frame in the flame graph f.
+async function fillOf(f, fn) {
+  return f.evaluate((fn) => {
+    const D = JSON.parse(document.getElementById('mprof-data').textContent);
+    let best = null;
+    for (const g of document.querySelectorAll('#svg g[data-f]')) {
+      const i = +g.dataset.f;
+      if (i < 0 || D.frames[i][0] !== fn || g.classList.contains('up')) continue;
+      const r = g.querySelector('rect');
+      if (!best || +r.getAttribute('width') > +best.getAttribute('width')) best = r;
+    }
+    return best ? getComputedStyle(best).fill : '';
+  }, fn);
+}
+
+async function checkFlame(f) {
+  await f.waitForFunction(() => document.body && document.body.dataset.ready === '1');
+  out('header', await f.textContent('#facts'));
+  await f.fill('#search', grown);
+  const m = await f.evaluate(() => ({ ...document.getElementById('matched').dataset,
+    text: document.getElementById('matched').textContent }));
+  out('search_text', m.text);
+  out('search_value', m.value);
+  out('search_total', m.total);
+  out('search_a', m.a);
+  out('search_b', m.b);
+  await f.fill('#search', '');
+  const gf = await fillOf(f, grown), g = rgb(gf);
+  out('grown_fill', gf);
+  out('grown_reddish', g.length && g[0] > g[1] + 20 && g[0] > g[2] + 20 ? 1 : 0);
+  const sel = await f.evaluate((fn) => {
+    const D = JSON.parse(document.getElementById('mprof-data').textContent);
+    const g = [...document.querySelectorAll('#svg g[data-f]')].find((g) => +g.dataset.f >= 0 && D.frames[+g.dataset.f][0] === fn);
+    return g ? `#svg g[data-n="${g.dataset.n}"]` : '';
+  }, grown);
+  if (sel) {
+    await f.hover(sel);
+    out('tooltip', await f.textContent('#tip'));
+  } else {
+    out('tooltip', 'no frame');
+  }
+  await f.click('#size-a');
+  const sf = await fillOf(f, shrunk), s = rgb(sf);
+  out('shrunk_fill', sf);
+  out('shrunk_bluish', s.length && s[2] > s[0] + 20 && s[2] > s[1] + 20 ? 1 : 0);
+  await f.click('#size-b');
+}
+
+try {
+  if (mode === 'flame') {
+    await checkFlame(page.mainFrame());
+  } else {
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
+    out('title', await page.title());
+    out('h1', await page.textContent('h1'));
+    for (const tr of await page.$$('#totals tbody tr')) {
+      const key = await tr.getAttribute('data-field');
+      const cells = await tr.$$eval('td', (tds) => tds.map((t) => t.textContent));
+      const num = (s) => s.replace(/ \(.*\)$/, '').replace(/,/g, '').replace(/^\+/, '');
+      out(`total ${key}`, `${num(cells[1])} ${num(cells[2])} ${num(cells[3])}`);
+    }
+    out('site_counts', await page.textContent('#site-counts'));
+    out('gate', (await page.$('#gate')) ? await page.textContent('#gate b') : 'none');
+    await page.click(`#diff-metrics button[data-metric="${metric}"]`);
+    const first = await page.$('.ranking tbody tr.site');
+    out('grown_first', first ? (await first.$$eval('td', (tds) => tds.map((t) => t.innerText.replace(/\n/g, ' | ')))).join(' ; ') : 'none');
+    const frame = await (await page.$('iframe#flame')).contentFrame();
+    await checkFlame(frame);
+  }
+  out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
+} finally {
+  out('problems', problems.length);
+  for (const p of problems) console.log(`problem: ${p}`);
+  await close();
+}
