@@ -59,6 +59,7 @@ E2E_TESTS = \
 	tests/e2e/browser-harness.sh \
 	tests/e2e/html-page.sh \
 	tests/e2e/diff-gate.sh \
+	tests/e2e/diff-pages.sh \
 	tests/e2e/diff-sqlite3.sh \
 	tests/e2e/cxx-new-delete.sh \
 	tests/e2e/inlined-site.sh \
@@ -183,3 +184,5 @@ clean-local: clean-local-e2e
 clean-local-e2e:
 	-chmod -R u+w tests/tmp 2>/dev/null; rm -rf tests/tmp
 .PHONY: clean-local-e2e
+# mprof diff's pages (tests/e2e/diff-pages.sh)
+EXTRA_DIST += tests/browser/diff-check.mjs

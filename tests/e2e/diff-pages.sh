@@ -1,0 +1,104 @@
+#!/bin/bash
+# diff-pages.sh - `mprof diff --format flamegraph` and `--format html`
+# between two versions of one program built in different folders
+# (tests/progs/diff_versions.c without and with -DVERSION_B): each page is
+# one file that loads from file:// in headless chromium with no console
+# error and no request; the html page's totals equal `mprof diff --format
+# json`'s exactly, it shows the --fail-if verdict and ranks the new site
+# first; in both flame graphs the search finds grow (10 -> 30 blocks of
+# 100 B) with its share and change, grow's frame is red-ish, and the
+# vanished dropped's frame (sized by A) is blue-ish.
+source "$(dirname "$0")/lib.sh"
+require_mprof
+require_browser
+make_work
+SRC="$PROGS_DIR/diff_versions.c"
+mkdir -p "$WORK/a" "$WORK/b"
+build_c "$WORK/a/prog" "$SRC"
+build_c "$WORK/b/prog" "$SRC" -DVERSION_B
+RUN_NAME=ra mprof_run 60 "$WORK/ta" -- "$WORK/a/prog"
+expect_eq "A: stdout" "diff_versions A" "$(cat "$RUN_OUT")"
+RUN_NAME=rb mprof_run 60 "$WORK/tb" -- "$WORK/b/prog"
+expect_eq "B: stdout" "diff_versions B" "$(cat "$RUN_OUT")"
+
+run_cmd 60 j "$MPROF" diff --format json "$WORK/ta" "$WORK/tb"
+J="$WORK/j.out"
+jd() {
+	"$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+def site(fn):
+    return [s for s in d["sites"] if s["frames"] and s["frames"][0]["function"] == fn][0]
+print(eval(sys.argv[2]))' "$J" "$1" 2>&1
+}
+expect_eq "json: grow's allocated bytes A B (tests/progs/diff_versions.c)" "1000 3000" \
+	"$(jd '"%d %d" % (site("grow")["a"]["allocated_bytes"], site("grow")["b"]["allocated_bytes"])')"
+total_b=$(jd 'd["totals"]["b"]["allocated_bytes"]')
+share=$("$PYTHON" -c 'import sys; print("%.1f" % (300000 / int(sys.argv[1])))' "$total_b")
+val() { grep "^$1=" "$RUN_OUT" | head -1 | cut -d= -f2-; }
+
+# the flame graph checks shared by both pages (RUN_OUT is diff-check's)
+check_flame() {
+	local what=$1
+	expect_eq "$what: search grow: its B value" 3000 "$(val search_value)"
+	expect_eq "$what: search grow: of B's total" "$total_b" "$(val search_total)"
+	expect_eq "$what: search grow: its A value" 1000 "$(val search_a)"
+	expect_match "$what: search grow: share and change shown" \
+		"^matched $share% of .*; change \\+2,000 B \\(1\\.95 KiB\\), \\+200\\.0%\$" "$(val search_text)"
+	expect_eq "$what: grow grew: its frame is red-ish" 1 "$(val grown_reddish)"
+	expect_eq "$what: dropped vanished: sized by A its frame is blue-ish" 1 "$(val shrunk_bluish)"
+	expect_match "$what: tooltip: A, B, change, relative change" \
+		"^grow.*diff_versions\\.c:[0-9]+ \\[prog\\]A 1,000 B allocatedB 3,000 B \\(2\\.93 KiB\\) allocatedchange \\+2,000 B \\(1\\.95 KiB\\), \\+200\\.0%" \
+		"$(val tooltip)"
+	expect_match "$what: header: A's and B's totals and the change" \
+		"^A .*ta .*: $(jd '"{:,}".format(d["totals"]["a"]["allocated_bytes"])') B .* allocated.*B .*tb .*: $(jd '"{:,}".format(d["totals"]["b"]["allocated_bytes"])') B .*change \\+$(jd '"{:,}".format(d["totals"]["delta"]["allocated_bytes"])') B" \
+		"$(val header)"
+	expect_eq "$what: screenshot not blank" 1 "$(val not_blank)"
+	expect_eq "$what: no console error, page error or request" 0 "$(val problems)"
+}
+
+# ---- --format flamegraph ----
+run_cmd 60 fg "$MPROF" diff --format flamegraph --metric allocated -o "$WORK/fg.html" "$WORK/ta" "$WORK/tb"
+expect_eq "flamegraph: exit status" 0 "$RUN_STATUS"
+expect_eq "flamegraph: nothing on stdout" "" "$(cat "$RUN_OUT")"
+expect_eq "flamegraph: no message" "" "$(cat "$RUN_ERR")"
+expect_eq "flamegraph: no src= or href= to anything" 0 "$(grep -ciE '(src|href)=' "$WORK/fg.html")"
+expect_eq "flamegraph: one </script> per script element" 2 "$(grep -o '</script>' "$WORK/fg.html" | wc -l)"
+run_cmd 120 fgcheck node "$BROWSER_DIR/diff-check.mjs" flame "$WORK/fg.html" allocated grow dropped "$WORK/fg.png"
+cat "$RUN_OUT" "$RUN_ERR"
+expect_eq "flamegraph: browser check exit status" 0 "$RUN_STATUS"
+check_flame flamegraph
+
+# ---- --format html, with a gate that holds ----
+run_cmd 60 html "$MPROF" diff --format html --fail-if 'allocated>+10%' --fail-if 'leaked>+1M' \
+	-o "$WORK/d.html" "$WORK/ta" "$WORK/tb"
+expect_eq "html: exit status 1 (allocated grew 41%)" 1 "$RUN_STATUS"
+expect_match "html: the condition that held on stderr" "condition held: allocated>\\+10%" "$(cat "$RUN_ERR")"
+expect_eq "html: no src= or href= to anything" 0 "$(grep -ciE '(src|href)=' "$WORK/d.html")"
+run_cmd 120 page node "$BROWSER_DIR/diff-check.mjs" page "$WORK/d.html" allocated grow dropped "$WORK/d.png"
+cat "$RUN_OUT" "$RUN_ERR"
+expect_eq "html: browser check exit status" 0 "$RUN_STATUS"
+expect_eq "html: title" "mprof diff: prog" "$(val title)"
+for k in peak_bytes leaked_bytes allocated_bytes allocations temporary peak_blocks leaked_blocks \
+	peak_rss_bytes; do
+	expect_eq "html: totals row $k = json's A B delta" \
+		"$(jd "' '.join(str(d['totals'][s]['$k']) for s in ('a', 'b', 'delta'))")" "$(val "total $k")"
+done
+expect_eq "html: site counts" \
+	"sites: 1 changed, 1 new (only in B), 1 vanished (only in A); the others are the same." \
+	"$(val site_counts)"
+expect_eq "html: the verdict" "--fail-if: 1 of 2 conditions held (exit status 1)" "$(val gate)"
+expect_match "html: allocated: leak_new grew most, marked new" \
+	'^#1 ; \+2,560 ; new ; 0 ; 2,560 \(2\.50 KiB\) ; leak_new new \| .*diff_versions\.c:[0-9]+$' \
+	"$(val grown_first)"
+check_flame "html's flame graph"
+
+# ---- no gate; errors ----
+run_cmd 60 html2 "$MPROF" diff -f html -o "$WORK/d2.html" "$WORK/ta" "$WORK/tb"
+expect_eq "html without --fail-if: exit status 0" 0 "$RUN_STATUS"
+expect_eq "html without --fail-if: no verdict in the page's data" 1 "$(grep -c '"gate":null' "$WORK/d2.html")"
+expect_eq "html with --fail-if: a verdict in the page's data" 0 "$(grep -c '"gate":null' "$WORK/d.html")"
+run_cmd 60 bad "$MPROF" diff -f html -o "$WORK/no/such/dir/d.html" "$WORK/ta" "$WORK/tb"
+expect_eq "-o into a missing folder: exit status 2" 2 "$RUN_STATUS"
+expect_match "-o into a missing folder: one line" "^mprof.*: diff: cannot write $WORK/no/such/dir/d.html: " \
+	"$(cat "$RUN_ERR")"
+finish
