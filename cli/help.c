@@ -111,15 +111,18 @@ static const char help_report[] =
 	"errors); 125 when the analyzer cannot be started.\n";
 
 static const char help_diff[] =
-	"usage: mprof diff [-n N] [-f text|json|folded] [--metric M] [--match function|line]\n"
-	"                  [--fail-if EXPR]... [--force] [--alloc-fn NAME]... A B\n"
+	"usage: mprof diff [-n N] [-f text|json|folded|flamegraph|html] [--metric M] [-o FILE]\n"
+	"                  [--match function|line] [--fail-if EXPR]... [--force]\n"
+	"                  [--alloc-fn NAME]... A B\n"
 	"\n"
 	"Compares trace B with trace A site by site: the totals side by side, then\n"
 	"the sites that grew and those that shrank.  Sites match by function in\n"
 	"modules of the same file name, so two builds in different folders compare.\n"
 	"--fail-if makes it a CI gate: 'peak>+5%' (a change from A), 'leaked>0' (B's\n"
-	"value), 'site:allocated>+1M' (any one site).  The work is done by the\n"
-	"analyzer, mprof-analyze; see 'mprof-analyze diff --help' or mprof-diff(1).\n"
+	"value), 'site:allocated>+1M' (any one site).  -f html writes one page with\n"
+	"the change and a differential flame graph (red grew, blue shrank).  The\n"
+	"work is done by the analyzer, mprof-analyze; see 'mprof-analyze diff --help'\n"
+	"or mprof-diff(1).\n"
 	"\n"
 	"Exit status: the analyzer's (0 no --fail-if condition held, 1 one held, 2\n"
 	"usage errors, unreadable traces, different programs); 125 when it cannot\n"

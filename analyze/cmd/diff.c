@@ -39,18 +39,24 @@ struct diff_options {
 
 static void diff_usage(FILE *out)
 {
-	fprintf(out, "usage: %s diff A B [-n N] [-f text|json|folded] [--metric M] "
-		"[--match function|line]\n", analyze_name());
-	fputs("                  [--fail-if EXPR]... [--force] [--alloc-fn NAME]... [--keep-wrappers]\n"
+	fprintf(out, "usage: %s diff A B [-n N] [-f text|json|folded|flamegraph|html] "
+		"[--metric M] [-o FILE]\n", analyze_name());
+	fputs("                  [--match function|line] [--fail-if EXPR]... [--force]\n"
+	      "                  [--alloc-fn NAME]... [--keep-wrappers]\n"
 	      "  compares trace B with trace A, allocation site by allocation site\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the totals only)\n"
 	      "  -f, --format FORMAT  text (default), json (every site that differs,\n"
-	      "                       schema mprof-diff 2) or folded (stack, A's value, B's\n"
-	      "                       value: a differential flamegraph's input)\n"
-	      "      --metric M       what the text ranks and folded weighs by (default peak):\n"
-	      "                       peak, leaked, allocated, allocations, temporary,\n"
-	      "                       peak-blocks, leaked-blocks\n"
+	      "                       schema mprof-diff 2), folded (stack, A's value, B's\n"
+	      "                       value: a differential flamegraph's input), flamegraph\n"
+	      "                       (a self-contained differential flame graph page: widths\n"
+	      "                       from B, red grew, blue shrank) or html (one\n"
+	      "                       self-contained page: totals, grown and shrunk sites,\n"
+	      "                       the --fail-if verdict, the flame graph per metric)\n"
+	      "      --metric M       what the text ranks, folded weighs by and the pages show\n"
+	      "                       first (default peak): peak, leaked, allocated,\n"
+	      "                       allocations, temporary, peak-blocks, leaked-blocks\n"
+	      "  -o, --output FILE    write to FILE instead of stdout\n"
 	      "      --match HOW      function (default: same functions in modules of the same\n"
 	      "                       file name) or line (also the same source file and line)\n"
 	      "      --fail-if EXPR   exit 1 when EXPR holds (repeatable): FIELD>NUMBER or\n"
