@@ -60,6 +60,7 @@ E2E_TESTS = \
 	tests/e2e/html-page.sh \
 	tests/e2e/diff-gate.sh \
 	tests/e2e/diff-pages.sh \
+	tests/e2e/html-sampled.sh \
 	tests/e2e/diff-sqlite3.sh \
 	tests/e2e/cxx-new-delete.sh \
 	tests/e2e/inlined-site.sh \

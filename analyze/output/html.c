@@ -10,21 +10,24 @@
  *
  *   {"report": the mprof-report object without its sites (json.c),
  *    "metrics": [{"name", "key", "label", "bytes": bool}],
- *    "frames": [[function or null, file or null, line, module file name,
- *                inlined (0/1), offset in the module]],  the distinct frames
- *    "sites": [[id, [frame index, innermost first], value of each metric in
- *               "metrics" order..., max_live_bytes, freed, lifetime_ns_avg or
- *               null, stacks merged, flags (1 unknown stack, 2 inherited,
- *               4 truncated)]],
+ *    "sites": [[id, node (its stack: the node's path to the root in the
+ *               flame graph blob below, innermost first; -1 none), value of
+ *               each metric in "metrics" order..., max_live_bytes, freed,
+ *               lifetime_ns_avg or null, stacks merged, flags (1 unknown
+ *               stack, 2 inherited, 4 truncated)]],
  *    "timeline": {"points": [[ns since the first TIME stamp, heap bytes, RSS
  *                 bytes or null]], "rss": [[ns, RSS bytes]] (the samples),
  *                 "peak": [ns, heap bytes]}  (the profile's timeline,
  *                 aggregate/timeline.h)}
  *
- * and, in a second block, the flamegraph page (flamegraph.c) of each
- * ranked metric as a JSON string, {"peak": PAGE, "leaked": PAGE, ...}, that
- * the report shows in a frame (srcdoc) and switches between.  Both blocks
- * go through output_script_json_open, so no trace content can end them.
+ * and, in a second block, the flame graph of every ranked metric as one
+ * blob, {"template": the flame graph page (assets/flamegraph.html, its
+ * placeholders left), "data": its data (flame_data.h) with one column per
+ * ranked metric}: the script fills the page in with the metric of the
+ * tab clicked and shows it in a frame (srcdoc).  Both blocks go through
+ * output_script_json_open, so no trace content can end them.  The number
+ * formats (assets/format.js) are a script of their own, #mprof-format, that
+ * the flame graph page is given too.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
@@ -33,11 +36,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/output/flame_data.h"
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
 #include "analyze/output/script_json.h"
 
-extern const char output_asset_report_css[], output_asset_report_js[];
+extern const char output_asset_report_css[], output_asset_report_js[], output_asset_format_js[];
+extern const char output_asset_flamegraph_html[];
 
 static void write_metrics(FILE *out)
 {
@@ -56,36 +61,21 @@ static void write_metrics(FILE *out)
 	fputc(']', out);
 }
 
-static void write_frames(FILE *out, const struct site_table *t)
-{
-	fputs("\"frames\":[", out);
-	for (size_t i = 0; i < t->frame_count; i++) {
-		const struct site_frame *f = &t->frames[i];
-
-		fputs(i ? ",\n[" : "\n[", out);
-		output_json_string(out, f->function);
-		fputc(',', out);
-		output_json_string(out, f->file);
-		fprintf(out, ",%" PRIu32 ",", f->line);
-		output_json_string(out, f->module ? output_base_name(f->module) : NULL);
-		fprintf(out, ",%d,%" PRIu64 "]", f->inlined ? 1 : 0, f->module_offset);
-	}
-	fputc(']', out);
-}
-
-static void write_sites(FILE *out, const struct site_table *t)
+/* Each site with its node in the flame graph blob's "nodes" (its frames
+ * are that node's path to the root; -1: none), pos[tree node] that place. */
+static void write_sites(FILE *out, const struct site_table *t, const uint32_t *site_node,
+			const uint32_t *pos)
 {
 	fputs("\"sites\":[", out);
 	for (size_t i = 0; i < t->count; i++) {
 		const struct site *s = &t->sites[i];
-		uint32_t buf[SITES_MAX_FRAMES];
-		const uint32_t *ids = site_frame_ids(t, s, buf);
 		const struct alloc_stats *st = s->s;
 
-		fprintf(out, "%s[%" PRIu32 ",[", i ? ",\n" : "\n", s->id);
-		for (uint32_t k = 0; k < s->frame_count; k++)
-			fprintf(out, "%s%" PRIu32, k ? "," : "", ids[k]);
-		fputc(']', out);
+		fprintf(out, "%s[%" PRIu32 ",", i ? ",\n" : "\n", s->id);
+		if (s->frame_count && !s->unknown_stack && !s->inherited)
+			fprintf(out, "%" PRIu32, pos[site_node[i]]);
+		else
+			fputs("-1", out);
 		for (int m = 0; m < METRIC_COUNT; m++)
 			fprintf(out, ",%" PRIu64, metric_site_value(s, (enum metric)m));
 		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", st->max_live_bytes, st->freed);
@@ -131,7 +121,8 @@ static void write_timeline(FILE *out, const struct profile *p)
 
 /* The page's data (the JSON blob) into a memory buffer; NULL when out of
  * memory. */
-static char *page_data(const struct profile *p, size_t *bytes)
+static char *page_data(const struct profile *p, const uint32_t *site_node, const uint32_t *pos,
+		       size_t *bytes)
 {
 	struct output_options summary_only = {.top_n = 0, .top_n_given = true};
 	char *buf = NULL;
@@ -144,9 +135,7 @@ static char *page_data(const struct profile *p, size_t *bytes)
 	fputs(",\n", mem);
 	write_metrics(mem);
 	fputs(",\n", mem);
-	write_frames(mem, &p->sites);
-	fputs(",\n", mem);
-	write_sites(mem, &p->sites);
+	write_sites(mem, &p->sites, site_node, pos);
 	fputs(",\n", mem);
 	write_timeline(mem, p);
 	fputs("}", mem);
@@ -157,36 +146,67 @@ static char *page_data(const struct profile *p, size_t *bytes)
 	return buf;
 }
 
-/* The flamegraph page of each ranked metric, as one JSON object of strings,
- * into out (a script-safe stream).  Returns 0 or -ENOMEM. */
-static int write_flames(FILE *out, const struct profile *p)
+/* Every site's stack, with its values of the ranked metrics, into tree;
+ * site_node[i] the node of site i, pos[node] its place in the blob's
+ * "nodes" (depth-first order).  Returns 0 or a negative errno. */
+static int flame_tree(struct stack_tree *tree, const struct site_table *t, uint32_t *site_node,
+		      uint32_t **pos)
 {
-	fputc('{', out);
-	for (int m = 0; m < METRIC_RANKED; m++) {
-		struct output_options fo = {.metric = (enum metric)m, .metric_given = true};
-		char *page = NULL;
-		size_t bytes = 0;
-		FILE *mem = open_memstream(&page, &bytes);
-		int rc;
+	int rc = stack_tree_init(tree, METRIC_RANKED);
 
-		if (!mem)
-			return -ENOMEM;
-		rc = output_flamegraph.write(mem, p, &fo);
-		if (fclose(mem) != 0 || rc < 0) {
-			free(page);
-			return -ENOMEM;
-		}
-		fprintf(out, "%s\"%s\":", m ? "," : "", metric_info((enum metric)m)->name);
-		output_json_string(out, page);
-		free(page);
+	*pos = NULL;
+	for (size_t i = 0; rc == 0 && i < t->count; i++) {
+		uint64_t values[METRIC_RANKED];
+
+		for (int m = 0; m < METRIC_RANKED; m++)
+			values[m] = metric_site_value(&t->sites[i], (enum metric)m);
+		rc = stack_tree_add_site(tree, t, &t->sites[i], NULL, values);
+		site_node[i] = tree->last;
 	}
-	fputc('}', out);
-	return 0;
+	if (rc == 0)
+		rc = stack_tree_sort(tree);
+	if (rc == 0 && !(*pos = malloc(tree->count * sizeof(**pos))))
+		rc = -ENOMEM;
+	for (size_t i = 1; rc == 0 && i < tree->count; i++)
+		(*pos)[tree->order[i]] = (uint32_t)(i - 1);
+	return rc;
+}
+
+/* The flame graph of every ranked metric as one blob: {"template": the
+ * flame graph page, its placeholders left, "data": its data (flame_data.h)
+ * with a column per ranked metric}, into out (a script-safe stream).
+ * Returns 0 or -ENOMEM. */
+static int write_flames(FILE *out, const struct profile *p, const struct stack_tree *tree)
+{
+	const struct site_table *t = &p->sites;
+	const char *columns[METRIC_RANKED];
+	size_t key_count = t->frame_count + 2;
+	struct flame_key *keys = malloc(key_count * sizeof(*keys));
+	int rc;
+
+	if (!keys)
+		return -ENOMEM;
+	for (size_t k = 0; k < key_count; k++)
+		keys[k] = (struct flame_key){t, (uint32_t)k};
+	for (int m = 0; m < METRIC_RANKED; m++)
+		columns[m] = metric_info((enum metric)m)->name;
+	fputs("{\"template\":", out);
+	output_json_string(out, output_asset_flamegraph_html);
+	fputs(",\n\"data\":{\"schema\":\"mprof-flamegraph\",\"schema_version\":2,", out);
+	flame_data_run(out, p);
+	fputc(',', out);
+	flame_data_metric(out, METRIC_PEAK);
+	fputc(',', out);
+	rc = flame_data_tree(out, tree, keys, key_count, columns);
+	fputs("}}", out);
+	free(keys);
+	return rc;
 }
 
 /* Writes data (bytes) and the flamegraph pages as the page's two data
  * blocks.  Returns 0 or -ENOMEM. */
-static int write_data_blocks(FILE *out, const struct profile *p, const char *data, size_t bytes)
+static int write_data_blocks(FILE *out, const struct profile *p, const struct stack_tree *tree,
+			     const char *data, size_t bytes)
 {
 	FILE *safe;
 	int rc;
@@ -200,7 +220,7 @@ static int write_data_blocks(FILE *out, const struct profile *p, const char *dat
 	fputs("</script>\n<script type=\"application/json\" id=\"mprof-flames\">", out);
 	if (!(safe = output_script_json_open(out)))
 		return -ENOMEM;
-	rc = write_flames(safe, p);
+	rc = write_flames(safe, p, tree);
 	if (fclose(safe) != 0 || rc < 0)
 		return -ENOMEM;
 	fputs("</script>\n", out);
@@ -227,27 +247,37 @@ static void write_title(FILE *out, const struct profile *p)
 static int html_write(FILE *out, const struct profile *p, const struct output_options *o)
 {
 	size_t bytes = 0;
-	char *data = page_data(p, &bytes);
+	uint32_t *site_node = malloc((p->sites.count + 1) * sizeof(*site_node)), *pos = NULL;
+	struct stack_tree tree;
+	char *data = NULL;
+	int rc = site_node ? flame_tree(&tree, &p->sites, site_node, &pos) : -ENOMEM;
 
 	(void)o;
-	if (!data)
-		return -ENOMEM;
-	fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", out);
-	write_title(out, p);
-	fputs("<style>\n", out);
-	fputs(output_asset_report_css, out);
-	fputs("</style>\n</head>\n<body>\n<div id=\"app\"><noscript>This page needs JavaScript."
-	      "</noscript></div>\n", out);
-	if (write_data_blocks(out, p, data, bytes) < 0) {
-		free(data);
-		return -ENOMEM;
+	if (rc == 0 && !(data = page_data(p, site_node, pos, &bytes)))
+		rc = -ENOMEM;
+	if (rc == 0) {
+		fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", out);
+		write_title(out, p);
+		fputs("<style>\n", out);
+		fputs(output_asset_report_css, out);
+		fputs("</style>\n</head>\n<body>\n<div id=\"app\"><noscript>This page needs JavaScript."
+		      "</noscript></div>\n", out);
+		rc = write_data_blocks(out, p, &tree, data, bytes);
 	}
-	fputs("<script>\n", out);
-	fputs(output_asset_report_js, out);
-	fputs("</script>\n</body>\n</html>\n", out);
+	if (rc == 0) {
+		fputs("<script id=\"mprof-format\">\n", out);
+		fputs(output_asset_format_js, out);
+		fputs("</script>\n<script>\n", out);
+		fputs(output_asset_report_js, out);
+		fputs("</script>\n</body>\n</html>\n", out);
+	}
+	if (site_node)
+		stack_tree_free(&tree);
+	free(site_node);
+	free(pos);
 	free(data);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 const struct output_format output_html = {

@@ -127,6 +127,7 @@ int stack_tree_add(struct stack_tree *t, const uint32_t *keys, size_t n, const u
 		if (node == STACK_TREE_NONE)
 			return err;
 	}
+	t->last = node;
 	sum = stack_tree_values(t, node);
 	for (size_t k = 0; k < t->value_count; k++)
 		sum[k] += values[k];

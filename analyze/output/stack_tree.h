@@ -31,6 +31,7 @@ struct stack_tree {
 	                           * the stacks that end there; owned */
 	size_t value_count;
 	size_t count, cap;
+	uint32_t last;            /* the node the latest stack_tree_add ended at */
 	uint32_t *hash;           /* (parent, key) -> node index + 1; owned */
 	size_t hash_mask;
 	uint32_t *order;          /* stack_tree_sort: depth-first order; owned */

@@ -1,8 +1,8 @@
 // tests/browser/report-page.mjs PAGE SCREENSHOT - opens mprof's report page
 // (`mprof report --html`) from file:// in headless chromium and prints what
 // it shows as "key=value" lines for tests/e2e/html-page.sh to compare with
-// the JSON report: the problems seen (console errors, page errors, network
-// requests), the cards, the first row of each metric's table after a click
+// the JSON report: the kind of figures in the header, the problems seen
+// (console errors, page errors, network requests), the cards, the first row of each metric's table after a click
 // on its tab, the stack a click on that row opens, the total each metric's
 // flamegraph shows after a click on its tab, and whether a screenshot is
 // blank.
@@ -14,6 +14,7 @@ const out = (k, v) => console.log(`${k}=${String(v).replace(/\n/g, ' ')}`);
 await page.waitForSelector('.cards');
 out('title', await page.title());
 out('h1', await page.textContent('h1'));
+out('kind', await page.textContent('.sub .kind'));
 for (const c of await page.$$('.card')) {
   const k = await c.$eval('.k', (e) => e.textContent);
   out(`card ${k}`, await c.$eval('.v', (e) => e.textContent));

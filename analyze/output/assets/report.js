@@ -1,7 +1,8 @@
 // analyze/output/assets/report.js - mprof's report page (html.c): reads the
 // JSON blob in #mprof-data and draws the summary, the heap over time, the
-// flamegraph (when flamegraph.js is on the page) and the top sites.  Runs
-// offline: it fetches nothing.
+// flame graph of each metric (from the blob in #mprof-flames) and the top
+// sites.  Runs offline: it fetches nothing.  Numbers are written by
+// format.js (mprofFormat).
 (function () {
   'use strict';
   const data = JSON.parse(document.getElementById('mprof-data').textContent);
@@ -19,31 +20,25 @@
     for (const k of kids) if (k != null) e.append(k.nodeType ? k : String(k));
     return e;
   };
-  const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  const bytes = (n) => {
-    if (n == null) return '-';
-    let u = 0, v = n;
-    while (v >= 1024 && u < UNITS.length - 1) { v /= 1024; u++; }
-    return u ? `${v.toFixed(v < 10 ? 2 : 1)} ${UNITS[u]}` : `${n} B`;
-  };
-  const count = (n) => (n == null ? '-' : n.toLocaleString('en-US'));
-  const ns = (n) => {
-    if (n == null) return '-';
-    if (n >= 1e9) return `${(n / 1e9).toFixed(2)} s`;
-    if (n >= 1e6) return `${(n / 1e6).toFixed(2)} ms`;
-    if (n >= 1e3) return `${(n / 1e3).toFixed(1)} µs`;
-    return `${n} ns`;
-  };
+  const { bytes, count, ns, pct } = mprofFormat; // format.js
   const metricValue = (m, v) => (m.bytes ? bytes(v) : count(v));
-  const pct = (part, whole) => (whole ? `${((100 * part) / whole).toFixed(1)}%` : '-');
+  // The sites' stacks are paths in the flame graph blob's tree (html.c):
+  // a site's node, then its parents; a frame is [name, file, line, module,
+  // inlined] (flame_data.h).
+  const flames = JSON.parse(document.getElementById('mprof-flames').textContent);
+  const FD = flames.data, STRIDE = 2 + FD.columns.length;
+  const siteFrames = (site) => {
+    const out = [];
+    for (let n = site[1]; n >= 0; n = FD.nodes[STRIDE * n + 1]) out.push(FD.nodes[STRIDE * n]);
+    return out;
+  };
   const frameText = (i) => {
-    const f = data.frames[i];
-    const name = f[0] || (f[3] && f[3] !== '?' ? `[${f[3]}+0x${f[5].toString(16)}]` : '[unknown]');
+    const f = FD.frames[i];
     const loc = f[1] ? `${f[1]}:${f[2]}${f[3] ? ` [${f[3]}]` : ''}` : (f[3] || '');
-    return { name, loc, inlined: !!f[4] };
+    return { name: f[0], loc, inlined: !!f[4] };
   };
   const siteTop = (site) => {
-    if (site[1].length) return frameText(site[1][0]);
+    if (site[1] >= 0) return frameText(FD.nodes[STRIDE * site[1]]);
     return { name: site[site.length - 1] & 2 ? '[inherited at fork]' : '[no stack]', loc: '' };
   };
 
@@ -51,7 +46,14 @@
   const prog = s.program || {};
   const ended = s.ended_early;
   const win = r.window, filt = r.filter, atT = !!(win && win.at_ns != null); // --at, --from/--to, filters
-  let kind = s.sampled ? 'sampled: estimates' : 'exact: every allocation recorded';
+  // a sampled trace's kind as the text report says it: "estimated, sample rate 65536 B (64.0 KiB)"
+  const rate = ((n) => {
+    if (n == null) return 'unknown';
+    let v = n, u = -1;
+    while (v >= 1024 && u < 3) { v /= 1024; u++; }
+    return u < 0 ? `${n} B` : `${n} B (${v.toFixed(1)} ${['KiB', 'MiB', 'GiB', 'TiB'][u]})`;
+  })(s.sample_rate_bytes);
+  let kind = s.sampled ? `estimated, sample rate ${rate}` : 'exact: every allocation recorded';
   let warn = !!s.sampled;
   if (s.foreign_malloc) { kind = "incomplete: the program's own malloc was not recorded"; warn = true; }
   else if (s.data_lost) { kind = 'incomplete: data was lost'; warn = true; }
@@ -159,8 +161,8 @@
     return wrap;
   }
 
-  // ---- flamegraph: the flamegraph page of each metric, in a frame ----
-  const flames = JSON.parse(document.getElementById('mprof-flames').textContent);
+  // ---- flamegraph: the flame graph page of the metric clicked, in a frame,
+  // made from the one blob of all metrics (html.c) ----
   const flameTitles = { peak: 'Peak (live at t-gmax)', leaked: ended ? 'Live at end' : 'Leaked (live at exit)',
     allocated: 'Allocated bytes', allocations: 'Allocations', temporary: 'Temporary' };
   app.append(el('h2', {}, 'Flamegraph'));
@@ -168,12 +170,18 @@
   const frame = el('iframe', { id: 'flame', title: 'flamegraph', class: 'flame' });
   app.append(flameTabs, frame);
   const showFlame = (name) => {
+    const m = data.metrics[metricIndex(name)], fd = flames.data;
+    const col = 2 + fd.columns.indexOf(name), stride = 2 + fd.columns.length;
+    let total = 0;
+    for (let i = col; i < fd.nodes.length; i += stride) total += fd.nodes[i];
     for (const b of flameTabs.children) b.classList.toggle('on', b.dataset.metric === name);
     frame.dataset.metric = name;
-    frame.srcdoc = flames[name];
+    frame.srcdoc = mprofFormat.flamePage(flames.template,
+      Object.assign({}, fd, { metric: { name: m.name, label: m.label, bytes: m.bytes }, total }),
+      `${m.label}: ${fd.program || fd.trace} - mprof flame graph`);
   };
   for (const m of METRICS) {
-    if (flames[m.name] != null) flameTabs.append(el('button', { 'data-metric': m.name, onclick: () => showFlame(m.name) }, flameTitles[m.name]));
+    if (flames.data.columns.includes(m.name)) flameTabs.append(el('button', { 'data-metric': m.name, onclick: () => showFlame(m.name) }, flameTitles[m.name]));
   }
   showFlame('peak');
 
@@ -200,7 +208,7 @@
         el('td', { class: 'num' }, count(site[2 + metricIndex('allocations')])),
         el('td', {}, el('div', { class: 'fn' }, top.name), el('div', { class: 'loc' }, top.loc)));
       const stackRow = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: 4 },
-        el('ul', { class: 'stack' }, ...(site[1].length ? site[1] : []).map((fi) => {
+        el('ul', { class: 'stack' }, ...siteFrames(site).map((fi) => {
           const f = frameText(fi);
           return el('li', {}, el('span', { class: 'fn' }, f.name), ' ', el('span', { class: 'loc' }, f.loc + (f.inlined ? ' (inlined)' : '')));
         }))));
