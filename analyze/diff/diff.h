@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyze/output/flame_data.h"
+#include "analyze/output/stack_tree.h"
 #include "analyze/profile/metric.h"
 #include "analyze/profile/profile.h"
 
@@ -133,12 +135,36 @@ void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o);
 void diff_write_folded(FILE *out, const struct diff *d, const struct diff_print *o);
 
 /*
- * The data of a differential flame graph (output/flame_data.h) of d: the
- * entries' stacks merged by frame (diff_frame_equal), each node's values of
- * fields[0..n) in B then in A (columns "NAME" then "a:NAME"); metric, the
- * one the page shows first, is fields[0].  Returns 0 or -ENOMEM.
+ * A differential flame graph of d (output/flame_data.h): the entries'
+ * stacks merged by frame (diff_frame_equal), each node's values of
+ * fields[0..n) in B then in A (columns "NAME" then "a:NAME"); the page shows
+ * fields[0] first.  entry_node[i] is entry i's node: its place in the
+ * data's "nodes" (its stack is that node's path to the root), or
+ * UINT32_MAX when the entry has no value in any field.
  */
-int diff_flame_data(FILE *out, const struct diff *d, const enum diff_field *fields, size_t n);
+struct diff_flame {
+	struct flame_key *keys;      /* what each tree key names; owned */
+	size_t key_count;
+	struct stack_tree tree;
+	uint32_t *entry_node;        /* per entry of d, in d's order then; owned */
+	enum diff_field fields[STACK_TREE_MAX_VALUES / 2];
+	size_t n;
+};
+
+/* Builds f of d (whose entries must keep their order while f is used).
+ * Returns 0, -EINVAL (n out of range) or -ENOMEM; f is to be freed either
+ * way. */
+int diff_flame_build(struct diff_flame *f, const struct diff *d, const enum diff_field *fields,
+		     size_t n);
+
+/* Writes f's data object (schema mprof-flamegraph 2, with "base" naming
+ * A).  Returns 0 or -ENOMEM. */
+int diff_flame_write(FILE *out, const struct diff_flame *f, const struct diff *d);
+
+void diff_flame_free(struct diff_flame *f);
+
+/* The "totals" member of `--format json` (write_json.c), for the page. */
+void diff_write_json_totals(FILE *out, const struct diff *d);
 
 /* `--format flamegraph`: the flame graph page (output/flame_data.h) of
  * o->metric, widths from B, colours by the change from A.  Returns 0 or

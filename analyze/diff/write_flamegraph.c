@@ -19,25 +19,21 @@
 #include "analyze/output/flame_data.h"
 #include "analyze/output/output.h"
 
-/* The frames of both traces as one set of keys: keys[k] names key k;
- * of_a / of_b map a table's frame ids (and its two stackless names past
- * them) to keys. */
+/* The frames of both traces as one set of keys (f->keys); of_a / of_b map
+ * a table's frame ids (and its two stackless names past them) to keys. */
 struct diff_keys {
-	struct flame_key *keys;
-	size_t count;
 	uint32_t *of_a, *of_b;
 };
 
 static void diff_keys_free(struct diff_keys *k)
 {
-	free(k->keys);
 	free(k->of_a);
 	free(k->of_b);
 }
 
 /* Gives every frame of t its key in k (a new one unless an equal frame
  * has one), through hash (mask + 1 slots, key + 1 in each). */
-static void diff_keys_add(struct diff_keys *k, const struct site_table *t, uint32_t *of,
+static void diff_keys_add(struct diff_flame *k, const struct site_table *t, uint32_t *of,
 			  uint32_t *hash, size_t mask, enum diff_match m)
 {
 	for (size_t i = 0; i < t->frame_count; i++) {
@@ -52,8 +48,8 @@ static void diff_keys_add(struct diff_keys *k, const struct site_table *t, uint3
 				break;
 		}
 		if (!hash[h]) {
-			k->keys[k->count++] = (struct flame_key){t, (uint32_t)i};
-			hash[h] = (uint32_t)k->count;
+			k->keys[k->key_count++] = (struct flame_key){t, (uint32_t)i};
+			hash[h] = (uint32_t)k->key_count;
 		}
 		of[i] = hash[h] - 1;
 	}
@@ -62,7 +58,7 @@ static void diff_keys_add(struct diff_keys *k, const struct site_table *t, uint3
 	of[t->frame_count + 1] = 1;
 }
 
-static int diff_keys_make(struct diff_keys *k, const struct diff *d)
+static int diff_keys_make(struct diff_flame *f, struct diff_keys *k, const struct diff *d)
 {
 	const struct site_table *ta = &d->pa->sites, *tb = &d->pb->sites;
 	size_t n = ta->frame_count + tb->frame_count + 2, cap = 16;
@@ -71,29 +67,29 @@ static int diff_keys_make(struct diff_keys *k, const struct diff *d)
 	while (cap < 2 * n)
 		cap *= 2;
 	memset(k, 0, sizeof(*k));
-	k->keys = malloc(n * sizeof(*k->keys));
+	f->keys = malloc(n * sizeof(*f->keys));
 	k->of_a = malloc((ta->frame_count + 2) * sizeof(*k->of_a));
 	k->of_b = malloc((tb->frame_count + 2) * sizeof(*k->of_b));
 	hash = calloc(cap, sizeof(*hash));
-	if (!k->keys || !k->of_a || !k->of_b || !hash) {
+	if (!f->keys || !k->of_a || !k->of_b || !hash) {
 		free(hash);
 		diff_keys_free(k);
 		return -ENOMEM;
 	}
-	k->keys[0] = (struct flame_key){ta, (uint32_t)ta->frame_count};
-	k->keys[1] = (struct flame_key){ta, (uint32_t)ta->frame_count + 1};
-	k->count = 2;
-	diff_keys_add(k, ta, k->of_a, hash, cap - 1, d->match);
-	diff_keys_add(k, tb, k->of_b, hash, cap - 1, d->match);
+	f->keys[0] = (struct flame_key){ta, (uint32_t)ta->frame_count};
+	f->keys[1] = (struct flame_key){ta, (uint32_t)ta->frame_count + 1};
+	f->key_count = 2;
+	diff_keys_add(f, ta, k->of_a, hash, cap - 1, d->match);
+	diff_keys_add(f, tb, k->of_b, hash, cap - 1, d->match);
 	free(hash);
 	return 0;
 }
 
-/* The entries' stacks with their values of fields in B then in A. */
-static int diff_tree_make(struct stack_tree *tree, const struct diff *d, const struct diff_keys *k,
-			  const enum diff_field *fields, size_t n)
+/* The entries' stacks with their values of f's fields in B then in A;
+ * entry_node the node each ended at. */
+static int diff_tree_make(struct diff_flame *f, const struct diff *d, const struct diff_keys *k)
 {
-	int rc = stack_tree_init(tree, 2 * n);
+	int rc = stack_tree_init(&f->tree, 2 * f->n);
 
 	for (size_t i = 0; rc == 0 && i < d->count; i++) {
 		const struct diff_entry *e = &d->entries[i];
@@ -101,52 +97,83 @@ static int diff_tree_make(struct stack_tree *tree, const struct diff *d, const s
 		const struct site *s = diff_entry_site(d, e, &t);
 		uint64_t values[STACK_TREE_MAX_VALUES], any = 0;
 
-		for (size_t f = 0; f < n; f++) {
-			values[f] = e->b.v[fields[f]];
-			values[n + f] = e->a.v[fields[f]];
-			any |= values[f] | values[n + f];
+		for (size_t c = 0; c < f->n; c++) {
+			values[c] = e->b.v[f->fields[c]];
+			values[f->n + c] = e->a.v[f->fields[c]];
+			any |= values[c] | values[f->n + c];
 		}
-		if (any)
-			rc = stack_tree_add_site(tree, t, s, t == &d->pa->sites ? k->of_a : k->of_b,
-						 values);
+		f->entry_node[i] = UINT32_MAX;
+		if (!any)
+			continue;
+		rc = stack_tree_add_site(&f->tree, t, s, t == &d->pa->sites ? k->of_a : k->of_b,
+					 values);
+		f->entry_node[i] = f->tree.last;
 	}
-	return rc ? rc : stack_tree_sort(tree);
+	return rc ? rc : stack_tree_sort(&f->tree);
 }
 
-int diff_flame_data(FILE *out, const struct diff *d, const enum diff_field *fields, size_t n)
+int diff_flame_build(struct diff_flame *f, const struct diff *d, const enum diff_field *fields,
+		     size_t n)
+{
+	struct diff_keys k;
+	uint32_t *pos;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	if (n < 1 || 2 * n > STACK_TREE_MAX_VALUES)
+		return -EINVAL;
+	memcpy(f->fields, fields, n * sizeof(*fields));
+	f->n = n;
+	if (!(f->entry_node = malloc((d->count + 1) * sizeof(*f->entry_node))))
+		return -ENOMEM;
+	if ((rc = diff_keys_make(f, &k, d)) < 0)
+		return rc;
+	rc = diff_tree_make(f, d, &k);
+	diff_keys_free(&k);
+	if (rc < 0)
+		return rc;
+	/* tree nodes to their places in "nodes" (depth-first order) */
+	if (!(pos = malloc(f->tree.count * sizeof(*pos))))
+		return -ENOMEM;
+	for (size_t i = 1; i < f->tree.count; i++)
+		pos[f->tree.order[i]] = (uint32_t)(i - 1);
+	for (size_t i = 0; i < d->count; i++)
+		if (f->entry_node[i] != UINT32_MAX)
+			f->entry_node[i] = pos[f->entry_node[i]];
+	free(pos);
+	return 0;
+}
+
+void diff_flame_free(struct diff_flame *f)
+{
+	free(f->keys);
+	free(f->entry_node);
+	stack_tree_free(&f->tree);
+	memset(f, 0, sizeof(*f));
+}
+
+int diff_flame_write(FILE *out, const struct diff_flame *f, const struct diff *d)
 {
 	const char *columns[STACK_TREE_MAX_VALUES];
 	char names[STACK_TREE_MAX_VALUES / 2][32];
-	struct diff_keys k;
-	struct stack_tree tree;
 	int rc;
 
-	if (n < 1 || 2 * n > STACK_TREE_MAX_VALUES)
-		return -EINVAL;
-	for (size_t f = 0; f < n; f++) {
-		columns[f] = diff_field_name(fields[f]);
-		snprintf(names[f], sizeof(names[f]), "a:%s", columns[f]);
-		columns[n + f] = names[f];
+	for (size_t c = 0; c < f->n; c++) {
+		columns[c] = diff_field_name(f->fields[c]);
+		snprintf(names[c], sizeof(names[c]), "a:%s", columns[c]);
+		columns[f->n + c] = names[c];
 	}
-	if ((rc = diff_keys_make(&k, d)) < 0)
-		return rc;
-	memset(&tree, 0, sizeof(tree));
-	rc = diff_tree_make(&tree, d, &k, fields, n);
-	if (rc == 0) {
-		fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":2,", out);
-		flame_data_run(out, d->pb);
-		fputs(",\"base\":{\"trace\":", out);
-		output_json_string(out, d->pa->info.path);
-		fputs(",\"kind\":", out);
-		output_json_string(out, output_report_kind(d->pa));
-		fputs("},", out);
-		flame_data_metric(out, diff_field_metric[fields[0]]);
-		fputc(',', out);
-		rc = flame_data_tree(out, &tree, k.keys, k.count, columns);
-		fputc('}', out);
-	}
-	stack_tree_free(&tree);
-	diff_keys_free(&k);
+	fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":2,", out);
+	flame_data_run(out, d->pb);
+	fputs(",\"base\":{\"trace\":", out);
+	output_json_string(out, d->pa->info.path);
+	fputs(",\"kind\":", out);
+	output_json_string(out, output_report_kind(d->pa));
+	fputs("},", out);
+	flame_data_metric(out, diff_field_metric[f->fields[0]]);
+	fputc(',', out);
+	rc = flame_data_tree(out, &f->tree, f->keys, f->key_count, columns);
+	fputc('}', out);
 	return rc;
 }
 
@@ -159,8 +186,13 @@ struct flame_ctx {
 static int flame_data(FILE *js, void *ctx)
 {
 	const struct flame_ctx *c = ctx;
+	struct diff_flame f;
+	int rc = diff_flame_build(&f, c->d, c->fields, c->n);
 
-	return diff_flame_data(js, c->d, c->fields, c->n);
+	if (rc == 0)
+		rc = diff_flame_write(js, &f, c->d);
+	diff_flame_free(&f);
+	return rc;
 }
 
 int diff_write_flamegraph(FILE *out, const struct diff *d, const struct diff_print *o)

@@ -54,7 +54,7 @@ static void delta(FILE *out, const uint64_t *a, const uint64_t *b)
 			diff_change(a[f], b[f]));
 }
 
-static void totals(FILE *out, const struct diff *d)
+void diff_write_json_totals(FILE *out, const struct diff *d)
 {
 	fputs("\"totals\":{\"a\":{", out);
 	stats(out, d->total_a);
@@ -138,7 +138,7 @@ void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 	fputs(",\"b\":", out);
 	output_json_string(out, o->path_b);
 	fprintf(out, ",\"match\":\"%s\",\n", d->match == DIFF_MATCH_LINE ? "line" : "function");
-	totals(out, d);
+	diff_write_json_totals(out, d);
 	fputs(",\n\"sites\":[", out);
 	for (size_t i = 0; i < d->differ; i++) {
 		fputs(i ? ",\n" : "\n", out);

@@ -88,7 +88,7 @@ expect_eq "html: site counts" \
 	"$(val site_counts)"
 expect_eq "html: the verdict" "--fail-if: 1 of 2 conditions held (exit status 1)" "$(val gate)"
 expect_match "html: allocated: leak_new grew most, marked new" \
-	'^#1 ; \+2,560 ; new ; 0 ; 2,560 \(2\.50 KiB\) ; leak_new new \| .*diff_versions\.c:[0-9]+$' \
+	'^#1 ; \+2,560 ; new ; 0 ; 2,560 \(2\.50 KiB\) ; leak_new new \| .*diff_versions\.c:[0-9]+ \[prog\]$' \
 	"$(val grown_first)"
 check_flame "html's flame graph"
 

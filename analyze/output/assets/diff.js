@@ -1,5 +1,5 @@
 // analyze/output/assets/diff.js - the page of `mprof diff --format html`
-// (diff/write_html.c): reads #mprof-diff (the diff's JSON) and #mprof-page
+// (diff/write_html.c): reads #mprof-diff (totals and sites) and #mprof-page
 // and draws the totals with their change, the --fail-if verdict, the sites
 // that grew and shrank in the chosen metric with their stacks, and the
 // differential flame graph of that metric.  Runs offline: it fetches
@@ -13,6 +13,27 @@
   const RANKED = ['peak', 'leaked', 'allocated', 'allocations', 'temporary'];
   const field = (name) => page.fields.find((f) => f.name === name);
   const TOP = 20;
+  // the flame graph data: frames and the merged stacks (flame_data.h); a
+  // site's stack is its node's path to the root
+  const FD = page.flame.data, STRIDE = 2 + FD.columns.length;
+  // the sites (write_html.c): [status, node, a_id, b_id, a_sites, b_sites,
+  // flags, A's value per field..., B's...] as objects like the JSON's
+  const NF = page.fields.length - 1; // every field but rss
+  const sites = diff.sites.map((x) => {
+    const s = { status: x[0], node: x[1], a_id: x[2], b_id: x[3], a_sites: x[4], b_sites: x[5],
+      unknown_stack: !!(x[6] & 1), inherited: !!(x[6] & 2), a: {}, b: {}, delta: {} };
+    page.fields.slice(0, NF).forEach((f, i) => {
+      s.a[f.key] = x[7 + i];
+      s.b[f.key] = x[7 + NF + i];
+      s.delta[f.key] = x[7 + NF + i] - x[7 + i];
+    });
+    return s;
+  });
+  const siteFrames = (s) => {
+    const out = [];
+    for (let n = s.node; n >= 0; n = FD.nodes[STRIDE * n + 1]) out.push(FD.nodes[STRIDE * n]);
+    return out;
+  };
 
   const el = (tag, attrs, ...kids) => {
     const e = document.createElement(tag);
@@ -62,7 +83,7 @@
     el('th', { class: 'num' }, 'A'), el('th', { class: 'num' }, 'B'), el('th', { class: 'num' }, 'B-A'),
     el('th', { class: 'num' }, 'change'))), tbody));
   const st = { changed: 0, added: 0, removed: 0 };
-  for (const s of diff.sites) st[s.status]++;
+  for (const s of sites) st[s.status]++;
   app.append(el('p', { class: 'quality', id: 'site-counts' },
     `sites: ${st.changed} changed, ${st.added} new (only in B), ${st.removed} vanished (only in A); the others are the same.`));
   if (page.a.sampled || page.b.sampled)
@@ -77,12 +98,12 @@
     el('p', { class: 'quality' }, 'Widths from B (or A: the page\'s "Width" switch shows what vanished); red grew from A to B, blue shrank, the deeper the larger the change.'),
     frame);
 
-  const frameText = (fr) => {
-    const name = fr.function || (fr.module ? `[${fr.module.split('/').pop()}+0x${(fr.module_offset || 0).toString(16)}]` : '[unknown]');
-    const loc = fr.file ? `${fr.file}:${fr.line}` : (fr.module || '');
-    return { name, loc, inlined: !!fr.inlined };
+  const frameText = (i) => {
+    const fr = FD.frames[i];
+    const loc = fr[1] ? `${fr[1]}:${fr[2]}${fr[3] ? ` [${fr[3]}]` : ''}` : (fr[3] || '');
+    return { name: fr[0], loc, inlined: !!fr[4] };
   };
-  const siteTop = (s) => (s.frames.length ? frameText(s.frames[0])
+  const siteTop = (s) => (s.node >= 0 ? frameText(FD.nodes[STRIDE * s.node])
     : { name: s.inherited ? '[inherited at fork]' : '[no stack]', loc: '' });
   const badge = (s) => (s.status === 'added' ? el('span', { class: 'badge new' }, 'new')
     : s.status === 'removed' ? el('span', { class: 'badge gone' }, 'vanished') : null);
@@ -99,8 +120,8 @@
         el('td', { class: 'num' }, exact(f, b)),
         el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), el('div', { class: 'loc' }, top.loc)));
       const stack = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: 5 },
-        el('ul', { class: 'stack' }, ...s.frames.map((fr) => {
-          const t = frameText(fr);
+        el('ul', { class: 'stack' }, ...siteFrames(s).map((fi) => {
+          const t = frameText(fi);
           return el('li', {}, el('span', { class: 'fn' }, t.name), ' ', el('span', { class: 'loc' }, t.loc + (t.inlined ? ' (inlined)' : '')));
         }))));
       tr.addEventListener('click', () => { stack.style.display = stack.style.display ? '' : 'none'; });
@@ -115,16 +136,15 @@
     return box;
   }
 
-  const flameData = page.flame.data;
   function showMetric(name) {
     const f = field(name);
     for (const b of tabs.children) b.classList.toggle('on', b.dataset.metric === name);
     const byChange = (x, y) => Math.abs(y.delta[f.key]) - Math.abs(x.delta[f.key]) || (x.a_id || 0) - (y.a_id || 0);
-    const grown = diff.sites.filter((s) => s.delta[f.key] > 0).sort(byChange);
-    const shrunk = diff.sites.filter((s) => s.delta[f.key] < 0).sort(byChange);
+    const grown = sites.filter((s) => s.delta[f.key] > 0).sort(byChange);
+    const shrunk = sites.filter((s) => s.delta[f.key] < 0).sort(byChange);
     tables.replaceChildren(siteTable(f, grown, `Grew in ${f.label} (${grown.length} sites)`),
       siteTable(f, shrunk, `Shrank in ${f.label} (${shrunk.length} sites)`));
-    const data = Object.assign({}, flameData, { metric: { name: f.name, label: f.label, bytes: f.bytes } });
+    const data = Object.assign({}, FD, { metric: { name: f.name, label: f.label, bytes: f.bytes } });
     frame.dataset.metric = name;
     frame.srcdoc = F.flamePage(page.flame.template, data, `${f.label} change: ${progName} - mprof diff flame graph`);
   }
