@@ -1,10 +1,11 @@
 /*
  * tests/unit/test_stack_output.c - unit tests of the pieces the
  * stack-shaped report formats share: the stack tree (stacks merged from the
- * root, depth-first order by key), frame names made safe for folded stacks,
+ * root, depth-first order by key; sites added through a key map), frame names made safe for folded stacks,
  * and JSON escaped for an HTML <script> element.
  */
 #include <CUnit/Basic.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,59 @@ static void test_stack_tree_grows(void)
 	stack_tree_free(&t);
 }
 
+static bool site_id_value(const struct site *s, uint64_t *values, void *ctx)
+{
+	(void)ctx;
+	values[0] = s->id;
+	values[1] = 1;
+	return s->id != 4; /* site 4 is left out */
+}
+
+/* Sites as stacks: frames root first through the key map, the stackless
+ * ones under their own keys, a site the callback declines left out. */
+static void test_stack_tree_of_sites(void)
+{
+	/* frame links: node 1 = frame 2 (outermost, "main"), node 2 = frame 1
+	 * under it, node 3 = frame 0 (innermost) under that */
+	uint32_t links[] = {0, 0, 0, 2, 1, 1, 2, 0};
+	struct site sites[] = {
+		{.id = 1, .frame_node = 3, .frame_count = 3},
+		{.id = 2, .frame_node = 2, .frame_count = 2},
+		{.id = 3, .unknown_stack = true},
+		{.id = 4, .frame_node = 3, .frame_count = 3},
+		{.id = 5, .inherited = true},
+	};
+	struct site_table t;
+	/* frames 0..2, then [no stack], [inherited at fork] */
+	const uint32_t key_of[] = {10, 11, 12, 20, 21};
+	const uint32_t want_keys[] = {STACK_TREE_NONE, 12, 11, 10, 20, 21};
+	const uint64_t want_value[] = {0, 0, 2, 1, 3, 5};
+	struct stack_tree tree;
+
+	memset(&t, 0, sizeof(t));
+	t.sites = sites;
+	t.count = 5;
+	t.frame_count = 3;
+	t.frame_links = links;
+	CU_ASSERT_EQUAL_FATAL(stack_tree_of_sites(&tree, &t, key_of, 2, site_id_value, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tree.count, 6);
+	for (size_t i = 0; i < tree.count; i++) {
+		uint32_t node = tree.order[i];
+
+		CU_ASSERT_EQUAL(tree.nodes[node].key, want_keys[i]);
+		CU_ASSERT_EQUAL(stack_tree_values(&tree, node)[0], want_value[i]);
+		CU_ASSERT_EQUAL(stack_tree_values(&tree, node)[1], want_value[i] ? 1 : 0);
+	}
+	stack_tree_free(&tree);
+	/* without a key map the keys are the frame ids (and 3, 4) */
+	CU_ASSERT_EQUAL_FATAL(stack_tree_of_sites(&tree, &t, NULL, 1, site_id_value, NULL), 0);
+	CU_ASSERT_EQUAL(tree.nodes[tree.order[1]].key, 2);
+	CU_ASSERT_EQUAL(tree.nodes[tree.order[tree.count - 1]].key, 4);
+	stack_tree_free(&tree);
+	CU_ASSERT_EQUAL(stack_tree_init(&tree, STACK_TREE_MAX_VALUES + 1), -EINVAL);
+	stack_tree_free(&tree);
+}
+
 /* What out gets when text is written to a script_json stream in pieces of
  * piece bytes. */
 static char *through_script_json(const char *text, size_t piece)
@@ -146,6 +200,7 @@ int main(void)
 	CU_add_test(s, "folded names cleaned", test_folded_names_cleaned);
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
+	CU_add_test(s, "stack tree of sites", test_stack_tree_of_sites);
 	CU_add_test(s, "script JSON escapes", test_script_json_escapes);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
