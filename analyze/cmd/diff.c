@@ -224,12 +224,18 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 {
 	FILE *out = stdout;
 	struct diff d;
+	char err[256];
 	int status;
 
 	if ((status = same_program(o, a, b)) != 0)
 		return status;
 	if (diff_build(&d, a, b, o->match) < 0) {
 		analyze_error("out of memory matching allocation sites");
+		return 2;
+	}
+	if (diff_gate_check(&d, o->conditions, o->condition_count, err, sizeof(err)) < 0) {
+		analyze_error("%s", err);
+		diff_free(&d);
 		return 2;
 	}
 	if (strcmp(o->common.format, "text") != 0) {

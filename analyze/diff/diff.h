@@ -117,6 +117,13 @@ struct diff_condition {
  * -EINVAL with a one-line reason in err. */
 int diff_condition_parse(struct diff_condition *c, const char *text, char *err, size_t err_bytes);
 
+/* Checks that every condition can be evaluated on d: temporary allocations
+ * have no estimate in a sampled trace, and peak RSS needs the launcher's
+ * samples on each side the condition reads.  Returns 0, or -EINVAL with a
+ * one-line reason in err (a gate must not pass because it could not look). */
+int diff_gate_check(const struct diff *d, const struct diff_condition *c, size_t n, char *err,
+		    size_t err_bytes);
+
 /* Evaluates the conditions on d; writes to out every condition that held,
  * with the figures (and for site: conditions the sites) that made it hold.
  * Returns how many held. */

@@ -122,6 +122,27 @@ static void print_change(FILE *out, enum diff_field f, uint64_t a, uint64_t b)
 	fputc(')', out);
 }
 
+int diff_gate_check(const struct diff *d, const struct diff_condition *c, size_t n, char *err,
+		    size_t err_bytes)
+{
+	for (size_t k = 0; k < n; k++) {
+		bool reads_a = c[k].relative_change;
+
+		if (c[k].field == DF_TEMPORARY && (d->pb->info.sampled ||
+						   (reads_a && d->pa->info.sampled))) {
+			snprintf(err, err_bytes, "'%s': temporary allocations have no estimate in "
+				 "a sampled trace", c[k].text);
+			return -EINVAL;
+		}
+		if (c[k].field == DF_RSS && (!d->has_rss_b || (reads_a && !d->has_rss_a))) {
+			snprintf(err, err_bytes, "'%s': trace %s has no RSS samples", c[k].text,
+				 d->has_rss_b ? "A" : "B");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c, size_t n)
 {
 	size_t held = 0;

@@ -5,6 +5,7 @@
  * call stack.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "analyze/diff/diff.h"
@@ -32,15 +33,34 @@ static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
 	return buf;
 }
 
+/* Whether field f has a value on both sides: peak RSS needs the launcher's
+ * samples, and temporary allocations have no unbiased estimate in a sampled
+ * trace. */
+static bool known(const struct diff *d, int f, bool *a, bool *b)
+{
+	*a = *b = true;
+	if (f == DF_RSS) {
+		*a = d->has_rss_a;
+		*b = d->has_rss_b;
+	} else if (f == DF_TEMPORARY) {
+		*a = !d->pa->info.sampled;
+		*b = !d->pb->info.sampled;
+	}
+	return *a && *b;
+}
+
 static void print_totals(FILE *out, const struct diff *d)
 {
-	char c1[32], c2[32];
+	char c1[32], c2[32], va[32], vb[32];
+	bool ka, kb;
 
 	fprintf(out, "%-18s %18s %18s %18s %9s\n", "totals", "A", "B", "B-A", "change");
 	for (int f = 0; f < DF_COUNT; f++) {
-		if (f == DF_RSS && !(d->has_rss_a && d->has_rss_b)) {
+		if (!known(d, f, &ka, &kb)) {
+			snprintf(va, sizeof(va), "%" PRIu64, d->total_a[f]);
+			snprintf(vb, sizeof(vb), "%" PRIu64, d->total_b[f]);
 			fprintf(out, "  %-16s %18s %18s %18s %9s\n", diff_field_label(f),
-				d->has_rss_a ? "" : "-", d->has_rss_b ? "" : "-", "-", "-");
+				ka ? va : "-", kb ? vb : "-", "-", "-");
 			continue;
 		}
 		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s\n", diff_field_label(f),
@@ -105,8 +125,10 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 	change(out, e, DF_LEAKED);
 	fputs("; ", out);
 	change(out, e, DF_LEAKED_BLOCKS);
-	fputs("; ", out);
-	change(out, e, DF_TEMPORARY);
+	if (!d->pa->info.sampled && !d->pb->info.sampled) {
+		fputs("; ", out);
+		change(out, e, DF_TEMPORARY);
+	}
 	fprintf(out, "\n    max live %" PRIu64 " -> %" PRIu64 "; average lifetime ",
 		e->a.max_live_bytes, e->b.max_live_bytes);
 	print_lifetime(out, &e->a);

@@ -77,6 +77,14 @@ expect_eq "seed 7 twice: allocations, bytes, samples, frees, leaks" "$(facts "$W
 "$MPROF" diff "$WORK/seeda" "$WORK/seedc" >"$WORK/diff.txt" 2>&1
 expect_match "mprof diff: both sides estimated" '^note: .* is estimated, sample rate 65536 B' \
 	"$(cat "$WORK/diff.txt")"
+expect_match "mprof diff: no temporary total for sampled traces" '^  temporary +- +- +- +-$' \
+	"$(cat "$WORK/diff.txt")"
+expect_eq "mprof diff: no temporary per site for sampled traces" 0 \
+	"$(grep -c 'temporary [0-9]' "$WORK/diff.txt")"
+"$MPROF" diff --fail-if 'temporary>0' "$WORK/seeda" "$WORK/seedc" >/dev/null 2>"$WORK/gate.err"
+expect_eq "mprof diff: a gate on temporary of sampled traces is an error" 2 "$?"
+expect_eq "mprof diff: its reason" "mprof: 'temporary>0': temporary allocations have no \
+estimate in a sampled trace" "$(cat "$WORK/gate.err")"
 expect_ne "seed 8: other samples" "$(facts "$WORK/seeda.json")" "$(facts "$WORK/seedc.json")"
 
 # --- rate 1: exact facts; 1K: cross-thread frees match ---
