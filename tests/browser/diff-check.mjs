@@ -10,6 +10,8 @@
 //   search_b= (after typing GROWN into the search), grown_fill=,
 //   grown_reddish= (0/1), tooltip= (hovering GROWN), shrunk_fill=,
 //   shrunk_bluish= (0/1; SHRUNK's frame after "Width: A"),
+//   inverted_grown_depth=, inverted_grown_reddish= (GROWN's frame in the
+//   inverted view),
 //   not_blank=; for the html page also title=, h1=, total KEY=A B DELTA
 //   (each row of the totals table, commas dropped), site_counts=, gate=,
 //   grown_first= (the first row of the grown table after the tab click).
@@ -70,6 +72,17 @@ async function checkFlame(f) {
   out('shrunk_fill', sf);
   out('shrunk_bluish', s.length && s[2] > s[0] + 20 && s[2] > s[1] + 20 ? 1 : 0);
   await f.click('#size-b');
+  // the inverted view: GROWN allocates, so it is right under the root, red
+  await f.click('#view-inverted');
+  const inv = await f.evaluate((fn) => {
+    const D = JSON.parse(document.getElementById('mprof-data').textContent);
+    const g = [...document.querySelectorAll('#svg g[data-f]')].find((g) => +g.dataset.f >= 0 && D.frames[+g.dataset.f][0] === fn);
+    return g ? { d: g.dataset.d, fill: getComputedStyle(g.querySelector('rect')).fill } : null;
+  }, grown);
+  const ig = inv ? rgb(inv.fill) : [];
+  out('inverted_grown_depth', inv ? inv.d : -1);
+  out('inverted_grown_reddish', ig.length && ig[0] > ig[1] + 20 && ig[0] > ig[2] + 20 ? 1 : 0);
+  await f.click('#view-callers');
 }
 
 try {

@@ -46,6 +46,8 @@ check_flame() {
 		"^matched $share% of .*; change \\+2,000 B \\(1\\.95 KiB\\), \\+200\\.0%\$" "$(val search_text)"
 	expect_eq "$what: grow grew: its frame is red-ish" 1 "$(val grown_reddish)"
 	expect_eq "$what: dropped vanished: sized by A its frame is blue-ish" 1 "$(val shrunk_bluish)"
+	expect_eq "$what: inverted view: grow (it allocates) right under the root" 1 "$(val inverted_grown_depth)"
+	expect_eq "$what: inverted view: grow red-ish" 1 "$(val inverted_grown_reddish)"
 	expect_match "$what: tooltip: A, B, change, relative change" \
 		"^grow.*diff_versions\\.c:[0-9]+ \\[prog\\]A 1,000 B allocatedB 3,000 B \\(2\\.93 KiB\\) allocatedchange \\+2,000 B \\(1\\.95 KiB\\), \\+200\\.0%" \
 		"$(val tooltip)"
