@@ -8,18 +8,18 @@
 //   or the frame of the html page after a click on the METRIC tab):
 //   header=, search_text=, search_value=, search_total=, search_a=,
 //   search_b= (after typing GROWN into the search), grown_fill=,
-//   grown_reddish= (0/1), tooltip= (hovering GROWN), shrunk_fill=,
+//   grown_reddish= (0/1), same_grey= (0/1: SAME's frame, unchanged), tooltip= (hovering GROWN), shrunk_fill=,
 //   shrunk_bluish= (0/1; SHRUNK's frame after "Width: A"),
 //   inverted_grown_depth=, inverted_grown_reddish= (GROWN's frame in the
 //   inverted view),
 //   not_blank=; for the html page also title=, h1=, total KEY=A B DELTA
 //   (each row of the totals table, commas dropped), site_counts=, gate=,
 //   grown_first= (the first row of the grown table after the tab click).
-// Usage: node diff-check.mjs flame|page PAGE.html METRIC GROWN SHRUNK SHOT.png
+// Usage: node diff-check.mjs flame|page PAGE.html METRIC GROWN SHRUNK SHOT.png [SAME]
 import { resolve } from 'node:path';
 import { openPage, screenshotNotBlank } from './browser.mjs';
 
-const [mode, pagePath, metric, grown, shrunk, shot] = process.argv.slice(2);
+const [mode, pagePath, metric, grown, shrunk, shot, same] = process.argv.slice(2);
 const out = (k, v) => console.log(`${k}=${String(v).replace(/\s+/g, ' ').trim()}`);
 const { page, problems, close } = await openPage(`file://${resolve(pagePath)}`, { width: 1400, height: 1000 });
 
@@ -56,6 +56,10 @@ async function checkFlame(f) {
   const gf = await fillOf(f, grown), g = rgb(gf);
   out('grown_fill', gf);
   out('grown_reddish', g.length && g[0] > g[1] + 20 && g[0] > g[2] + 20 ? 1 : 0);
+  if (same) {
+    const sm = rgb(await fillOf(f, same));
+    out('same_grey', sm.length && sm[0] === sm[1] && sm[1] === sm[2] ? 1 : 0);
+  }
   const sel = await f.evaluate((fn) => {
     const D = JSON.parse(document.getElementById('mprof-data').textContent);
     const g = [...document.querySelectorAll('#svg g[data-f]')].find((g) => +g.dataset.f >= 0 && D.frames[+g.dataset.f][0] === fn);

@@ -6,8 +6,9 @@
 # error and no request; the html page's totals equal `mprof diff --format
 # json`'s exactly, it shows the --fail-if verdict and ranks the new site
 # first; in both flame graphs the search finds grow (10 -> 30 blocks of
-# 100 B) with its share and change, grow's frame is red-ish, and the
-# vanished dropped's frame (sized by A) is blue-ish.
+# 100 B) with its share and change, grow's frame is red-ish, steady's (the
+# same in both) grey, and the vanished dropped's frame (sized by A)
+# blue-ish.
 source "$(dirname "$0")/lib.sh"
 require_mprof
 require_browser
@@ -45,6 +46,7 @@ check_flame() {
 	expect_match "$what: search grow: share and change shown" \
 		"^matched $share% of .*; change \\+2,000 B \\(1\\.95 KiB\\), \\+200\\.0%\$" "$(val search_text)"
 	expect_eq "$what: grow grew: its frame is red-ish" 1 "$(val grown_reddish)"
+	expect_eq "$what: steady is the same: its frame is grey" 1 "$(val same_grey)"
 	expect_eq "$what: dropped vanished: sized by A its frame is blue-ish" 1 "$(val shrunk_bluish)"
 	expect_eq "$what: inverted view: grow (it allocates) right under the root" 1 "$(val inverted_grown_depth)"
 	expect_eq "$what: inverted view: grow red-ish" 1 "$(val inverted_grown_reddish)"
@@ -65,7 +67,7 @@ expect_eq "flamegraph: nothing on stdout" "" "$(cat "$RUN_OUT")"
 expect_eq "flamegraph: no message" "" "$(cat "$RUN_ERR")"
 expect_eq "flamegraph: no src= or href= to anything" 0 "$(grep -ciE '(src|href)=' "$WORK/fg.html")"
 expect_eq "flamegraph: one </script> per script element" 2 "$(grep -o '</script>' "$WORK/fg.html" | wc -l)"
-run_cmd 120 fgcheck node "$BROWSER_DIR/diff-check.mjs" flame "$WORK/fg.html" allocated grow dropped "$WORK/fg.png"
+run_cmd 120 fgcheck node "$BROWSER_DIR/diff-check.mjs" flame "$WORK/fg.html" allocated grow dropped "$WORK/fg.png" steady
 cat "$RUN_OUT" "$RUN_ERR"
 expect_eq "flamegraph: browser check exit status" 0 "$RUN_STATUS"
 check_flame flamegraph
@@ -76,7 +78,7 @@ run_cmd 60 html "$MPROF" diff --format html --fail-if 'allocated>+10%' --fail-if
 expect_eq "html: exit status 1 (allocated grew 41%)" 1 "$RUN_STATUS"
 expect_match "html: the condition that held on stderr" "condition held: allocated>\\+10%" "$(cat "$RUN_ERR")"
 expect_eq "html: no src= or href= to anything" 0 "$(grep -ciE '(src|href)=' "$WORK/d.html")"
-run_cmd 120 page node "$BROWSER_DIR/diff-check.mjs" page "$WORK/d.html" allocated grow dropped "$WORK/d.png"
+run_cmd 120 page node "$BROWSER_DIR/diff-check.mjs" page "$WORK/d.html" allocated grow dropped "$WORK/d.png" steady
 cat "$RUN_OUT" "$RUN_ERR"
 expect_eq "html: browser check exit status" 0 "$RUN_STATUS"
 expect_eq "html: title" "mprof diff: prog" "$(val title)"
