@@ -142,8 +142,9 @@
     const byChange = (x, y) => Math.abs(y.delta[f.key]) - Math.abs(x.delta[f.key]) || (x.a_id || 0) - (y.a_id || 0);
     const grown = sites.filter((s) => s.delta[f.key] > 0).sort(byChange);
     const shrunk = sites.filter((s) => s.delta[f.key] < 0).sort(byChange);
-    tables.replaceChildren(siteTable(f, grown, `Grew in ${f.label} (${grown.length} sites)`),
-      siteTable(f, shrunk, `Shrank in ${f.label} (${shrunk.length} sites)`));
+    const sitesOf = (n) => `${n} site${n === 1 ? '' : 's'}`;
+    tables.replaceChildren(siteTable(f, grown, `Grew in ${f.label} (${sitesOf(grown.length)})`),
+      siteTable(f, shrunk, `Shrank in ${f.label} (${sitesOf(shrunk.length)})`));
     const data = Object.assign({}, FD, { metric: { name: f.name, label: f.label, bytes: f.bytes } });
     frame.dataset.metric = name;
     frame.srcdoc = F.flamePage(page.flame.template, data, `${f.label} change: ${progName} - mprof diff flame graph`);
