@@ -1,0 +1,42 @@
+/*
+ * bench/pair_ns.c - the cost of one malloc+free pair, timed inside the
+ * program: usage pair_ns N SIZE [stop].  Times N pairs of malloc(SIZE) and
+ * free with CLOCK_THREAD_CPUTIME_ID after 10^5 pairs of warm-up and prints
+ * "ns/pair X".  With "stop" it calls mprof_stop() first (mprof.h), so a run
+ * that started recording measures recording stopped in log mode.
+ */
+#include <mprof.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000000;
+	size_t size = argc > 2 ? strtoul(argv[2], NULL, 10) : 64;
+	double t0;
+
+	if (argc > 3)
+		mprof_stop();
+	for (unsigned long i = 0; i < 100000; i++) {
+		void *volatile p = malloc(size);
+
+		free(p);
+	}
+	t0 = now_ns();
+	for (unsigned long i = 0; i < n; i++) {
+		void *volatile p = malloc(size);
+
+		free(p);
+	}
+	printf("ns/pair %.2f\n", (now_ns() - t0) / (double)n);
+	return 0;
+}
