@@ -97,6 +97,7 @@ E2E_TESTS = \
 	tests/e2e/process-tree.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/control-race.sh \
+	tests/e2e/pool-blocks.sh \
 	tests/e2e/stored-chunks.sh \
 	tests/e2e/thread-first-use.sh \
 	tests/e2e/end-states.sh \
@@ -182,7 +183,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/sample_sites.c \
-	tests/progs/phases.c tests/progs/control_race.c \
+	tests/progs/phases.c tests/progs/control_race.c tests/progs/pool_blocks.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \
