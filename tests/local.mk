@@ -40,6 +40,14 @@ tests_unit_test_control_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_control_LDADD = $(CUNIT_LIBS) -lm
 TESTS += tests/unit/test_control
 
+# tests/tools/trace_markers: the MARKER and CONTROL records of a trace in
+# sequence order (tests/e2e/control-race.sh)
+check_PROGRAMS += tests/tools/trace_markers
+tests_tools_trace_markers_SOURCES = tests/tools/trace_markers.c
+tests_tools_trace_markers_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
+tests_tools_trace_markers_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_tools_trace_markers_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
+
 TSAN_UNIT_FLAGS = -std=gnu11 -O1 -g -fsanitize=thread -pthread -I$(srcdir) -I$(builddir)
 .PHONY: check-tsan
 check-tsan:

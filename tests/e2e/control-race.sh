@@ -13,6 +13,8 @@
 #   and stops: no child hangs, each child's trace has its 30 blocks;
 # - SIGUSR2 toggles a --paused run; a program with its own SIGUSR2 handler
 #   keeps it (and nothing is toggled);
+# - markers and CONTROL records stand in the trace in the order they were
+#   written, across threads (tests/tools/trace_markers reads them);
 # - without mprof the API returns -ENOSYS and 0 and the output is the same.
 # Program and facts: tests/progs/control_race.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -50,6 +52,38 @@ script_check rates 4 set --paused -- every 4096 stop 1 65536 every stop run 1 st
 script_check sampled 4 set --paused --sample-rate 1K -- run 1 stop run every stop every 1 512 stop
 # shellcheck disable=SC2086
 script_check logmode 10 log -- stop $EVERY20
+
+# --- markers and CONTROL records in order ---
+MARKERS="$abs_top_builddir/tests/tools/trace_markers"
+expect_eq "rates.1: markers and CONTROL records in order" "marker cmd-0
+control 1 0
+marker cmd-1
+control 1 4096
+marker cmd-2
+control 0 4096
+marker cmd-3
+control 1 1
+marker cmd-4
+control 1 65536
+marker cmd-5
+control 1 0
+marker cmd-6
+control 0 0
+marker cmd-7
+control 1 0
+marker cmd-8
+control 1 1
+marker cmd-9
+control 0 1" "$("$MARKERS" "$WORK/rates.1" 2>&1)"
+expect_eq "sampled.1: run is the run's rate" "control 1 1024" \
+	"$("$MARKERS" "$WORK/sampled.1" 2>&1 | sed -n 2p)"
+for r in $(seq "$ROUNDS"); do
+	RUN_NAME=markers mprof_run 60 "$WORK/markers.$r" -- "$P" markers
+	expect_eq "markers.$r: exit status" 0 "$RUN_STATUS"
+	expect_eq "markers.$r: 200 markers of 4 threads in the order written" \
+		"$(for k in $(seq 0 49); do for i in 0 1 2 3; do echo "marker t$i-$k"; done; done)" \
+		"$("$MARKERS" "$WORK/markers.$r" 2>&1)"
+done
 
 # --- a thread exits while recording stops ---
 for r in $(seq "$ROUNDS"); do

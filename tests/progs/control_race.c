@@ -32,6 +32,10 @@
  *                  again), frees all 80.
  *   own-handler    installs a SIGUSR2 handler of its own, raises SIGUSR2
  *                  3 times and prints how often it ran.
+ *   markers        4 threads take turns, 50 times each: thread i writes the
+ *                  marker "tI-K" and allocates and frees a block, then hands
+ *                  the turn on; so the markers were written in the order
+ *                  t0-0 t1-0 t2-0 t3-0 t0-1 ... t3-49.
  *   api            prints what each API call returns.
  * Prints "control_race MODE done" at the end (and nothing that depends on
  * mprof, except in mode api).
@@ -41,6 +45,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +324,37 @@ static void own_handler_mode(void)
 	printf("handled %d\n", (int)handled);
 }
 
+/* ---- markers ---- */
+
+static _Atomic int turn;
+
+static void *marker_thread(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	for (int k = 0; k < 50; k++) {
+		char name[32];
+
+		while (atomic_load_explicit(&turn, memory_order_acquire) != 4 * k + i)
+			sched_yield();
+		snprintf(name, sizeof(name), "t%d-%d", i, k);
+		mprof_marker(name);
+		free(window_exact(16));
+		atomic_store_explicit(&turn, 4 * k + i + 1, memory_order_release);
+	}
+	return NULL;
+}
+
+static void markers_mode(void)
+{
+	pthread_t th[4];
+
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, marker_thread, (void *)(intptr_t)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+}
+
 static void api_mode(void)
 {
 	int start = mprof_start(MPROF_RATE_EVERY), running = mprof_is_running();
@@ -347,6 +383,8 @@ int main(int argc, char **argv)
 		own_handler_mode();
 	else if (strcmp(argv[1], "api") == 0)
 		api_mode();
+	else if (strcmp(argv[1], "markers") == 0)
+		markers_mode();
 	else
 		return 2;
 	printf("control_race %s done\n", argv[1]);
