@@ -6,9 +6,10 @@
  * Header only: link nothing.  Each function looks up the definition that
  * the mprof preload library exports, through a weak reference the dynamic
  * loader resolves once at load time.  Without mprof the reference is null
- * and every function returns at once: -ENOSYS, 0, or nothing.  (A
- * position-dependent executable, gcc -no-pie, needs -Wl,-z,dynamic-undefined-weak
- * for the reference to be resolved at run time; PIE, the default, does not.)
+ * and every function returns at once: -ENOSYS, 0, or nothing; the check is
+ * one load of the reference and a branch.  (Some linkers resolve the weak
+ * references of a position-dependent executable, gcc -no-pie, to null at
+ * link time: link it with -Wl,-z,dynamic-undefined-weak.)
  *
  * The functions are thread-safe and may be called from any thread.  They
  * are not async-signal-safe: use `mprof run --toggle-signal` for that.
