@@ -100,12 +100,14 @@ static inline const void *api_pool_addr(const void *p)
 }
 
 /* The weight the pool block of size_bytes is recorded with, 0: not
- * recorded; in set mode it enters the set. */
-static uint64_t api_pool_weight(struct preload_thread *t, const void *addr, size_t size_bytes)
+ * recorded (recording: control_recording's answer, asked before any seq
+ * was taken); in set mode it enters the set. */
+static uint64_t api_pool_weight(struct preload_thread *t, int recording, const void *addr,
+				size_t size_bytes)
 {
 	uint64_t weight;
 
-	if (!control_recording(t))
+	if (!recording)
 		return 0;
 	weight = sample_weight(t, size_bytes);
 	if (weight && control_uses_set && sample_set_insert(addr) < 0)
@@ -128,7 +130,7 @@ void mprof_api_pool_alloc(const void *p, size_t size_bytes)
 
 	if (!p || !(t = preload_thread_enter()))
 		return;
-	weight = api_pool_weight(t, addr, size_bytes);
+	weight = api_pool_weight(t, control_recording(t), addr, size_bytes);
 	if (weight)
 		event_alloc(t, TRACE_FN_POOL, addr, size_bytes, weight, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
@@ -150,16 +152,17 @@ void mprof_api_pool_realloc(const void *old_p, const void *new_p, size_t size_by
 {
 	struct preload_thread *t;
 	const void *old_addr = api_pool_addr(old_p), *new_addr = api_pool_addr(new_p);
-	int old_recorded;
+	int old_recorded, recording;
 	uint64_t seq_free = 0, weight = 0;
 
 	if (!(t = preload_thread_enter()))
 		return;
+	recording = control_recording(t); /* may write a CONTROL record: before seq_free */
 	old_recorded = old_p && api_pool_free_recorded(old_addr);
 	if (old_recorded)
 		seq_free = event_seq_next(t);
 	if (new_p)
-		weight = api_pool_weight(t, new_addr, size_bytes);
+		weight = api_pool_weight(t, recording, new_addr, size_bytes);
 	if (old_recorded && weight)
 		event_realloc(t, TRACE_FN_POOL, seq_free, old_addr, -1, new_addr, size_bytes, weight,
 			      CALLER_IP, CALLER_CFA);

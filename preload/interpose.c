@@ -166,6 +166,9 @@ static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_
 								  void *caller_cfa)
 {
 	int old_sampled = sample_set_remove(old), old_size_class = -1;
+	/* Before the seq of the free part: a CONTROL record this may write
+	 * takes a seq of its own, and seqs of a slot only grow. */
+	int recording = control_recording(t);
 	uint64_t seq_free = 0, weight;
 	void *p;
 
@@ -185,7 +188,7 @@ static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_
 		}
 		return p;
 	}
-	weight = interpose_weight(t, size_bytes);
+	weight = recording ? sample_weight(t, size_bytes) : 0;
 	if (weight && sample_set_insert(p) < 0)
 		weight = 0;
 	if (old_sampled && weight)
@@ -208,7 +211,7 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 				      unsigned alloc_fn, unsigned free_fn, void *caller_ip,
 				      void *caller_cfa)
 {
-	int old_size_class;
+	int old_size_class, recording;
 	uint64_t seq_free, weight;
 	void *p;
 
@@ -221,10 +224,11 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 	if (control_uses_set)
 		return interpose_realloc_sampled(t, old, size_bytes, alloc_fn, free_fn, caller_ip,
 						 caller_cfa);
+	recording = control_recording(t); /* before seq_free, as above */
 	seq_free = event_seq_next(t);
 	old_size_class = event_free_class(old);
 	p = real.realloc(old, size_bytes);
-	if (p && (weight = interpose_weight(t, size_bytes)) != 0)
+	if (p && recording && (weight = sample_weight(t, size_bytes)) != 0)
 		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, weight,
 			      caller_ip, caller_cfa);
 	else if (p || size_bytes == 0)

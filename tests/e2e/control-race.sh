@@ -137,6 +137,21 @@ for r in $(seq "$ROUNDS"); do
 	expect_no_site "$R" window_sampled
 	expect_eq "signal.$r: every free matched" 0 "$(q "$R" summary unmatched_frees)"
 done
+# A toggle applied inside a realloc (log mode: the free part is recorded
+# either way; the CONTROL record goes before its sequence numbers).
+RUN_NAME=srealloc mprof_run 60 "$WORK/srealloc" --toggle-signal USR2 -- "$P" signal-realloc
+expect_eq "signal-realloc: exit status" 0 "$RUN_STATUS"
+expect_eq "signal-realloc: CONTROL records" "control 0 0
+control 1 0" "$("$MARKERS" "$WORK/srealloc" 2>&1)"
+if report_json "$WORK/srealloc.json" "$WORK/srealloc"; then
+	R="$WORK/srealloc.json"
+	expect_eq "signal-realloc: trace complete" true "$(q "$R" summary quality.complete)"
+	expect_eq "signal-realloc: chunks lost" 0 "$(q "$R" summary quality.chunks_lost)"
+	expect_site "$R" window_exact 1 8 0 0
+	expect_eq "signal-realloc: the realloc that started again" 1 "$(q "$R" summary calls.realloc)"
+	expect_eq "signal-realloc: its free part, of a block allocated while stopped" 1 \
+		"$(q "$R" summary unmatched_frees)"
+fi
 RUN_NAME=usr1 mprof_run 60 "$WORK/usr1" --paused --toggle-signal USR1 -- "$P" signal
 expect_eq "signal USR2 under --toggle-signal USR1: killed by SIGUSR2" 140 "$RUN_STATUS"
 

@@ -30,6 +30,12 @@
  *                  allocates 40 blocks in window_exact(), raises it again,
  *                  allocates 40 in window_sampled() (not recorded: stopped
  *                  again), frees all 80.
+ *   signal-realloc for a run that starts recording with the toggle signal
+ *                  SIGUSR2: mallocs 8 bytes in window_exact(), raises the
+ *                  signal, reallocs the block to 100 bytes (that realloc
+ *                  stops recording: its free part is recorded, its new
+ *                  block not), raises it again, reallocs to 200 (starts
+ *                  again: the new block is recorded), frees it.
  *   own-handler    installs a SIGUSR2 handler of its own, raises SIGUSR2
  *                  3 times and prints how often it ran.
  *   markers        4 threads take turns, 50 times each: thread i writes the
@@ -302,6 +308,17 @@ static void signal_mode(void)
 		free(blocks[i]);
 }
 
+static void signal_realloc_mode(void)
+{
+	char *p = window_exact(8);
+
+	raise(SIGUSR2);
+	p = realloc(p, 100);
+	raise(SIGUSR2);
+	p = realloc(p, 200);
+	free(p);
+}
+
 static volatile sig_atomic_t handled;
 
 static void own_handler(int sig)
@@ -379,6 +396,8 @@ int main(int argc, char **argv)
 		fork_mode(atoi(argv[2]));
 	else if (strcmp(argv[1], "signal") == 0)
 		signal_mode();
+	else if (strcmp(argv[1], "signal-realloc") == 0)
+		signal_realloc_mode();
 	else if (strcmp(argv[1], "own-handler") == 0)
 		own_handler_mode();
 	else if (strcmp(argv[1], "api") == 0)
