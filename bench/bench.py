@@ -36,7 +36,8 @@ With --pairs it instead times malloc(64)+free pairs inside bench/pair_ns.c
 (10^7 per run, thread CPU time), round after round: unprofiled, under the
 do-nothing shim, under `mprof run --paused` (recording stopped the whole run:
 set mode), under `mprof run` with the program stopping recording first (log
-mode), under `mprof run --sampled` and under `mprof run` (exact), and prints
+mode), under `mprof run --sampled`, under `mprof run` (exact) and under
+`mprof run --paused` with the program starting recording (exact, set mode), and prints
 the median ns per pair of each and what each adds to the shim's.
 With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
 allocations (constant live blocks, sites and stacks) and prints `mprof report`
@@ -416,6 +417,7 @@ def pairs(mprof, rounds):
             ("stopped (log)", run + ["--", prog, "10000000", "64", "stop"], {}),
             ("sampled 512K", run + ["--sampled", "--", prog, "10000000", "64"], {}),
             ("exact", run + ["--", prog, "10000000", "64"], {}),
+            ("exact (set)", run + ["--paused", "--", prog, "10000000", "64", "start"], {}),
         ]
         got = {name: [] for name, _, _ in variants}
         for _ in range(rounds):
