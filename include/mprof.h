@@ -46,9 +46,10 @@ extern void mprof_api_pool_realloc(const void *old_p, const void *new_p, size_t 
  * sample_rate_bytes is the mean sampling interval in bytes
  * (`mprof run --sample-rate`), MPROF_RATE_RUN (0) for the run's own, or
  * MPROF_RATE_EVERY for every allocation.  Returns 0 (also when it already
- * ran so), -ENOSYS without mprof, -EAGAIN when called from inside mprof
- * (a signal handler that interrupted an allocation), -EINVAL for a rate
- * above 2^62 - 1.
+ * ran so), -ENOSYS without mprof (or when mprof does not record this
+ * process, e.g. a child under `mprof run --no-children`), -EAGAIN when
+ * called from inside mprof (a signal handler that interrupted an
+ * allocation), -EINVAL for a rate above 2^62 - 1.
  */
 static inline int mprof_start(uint64_t sample_rate_bytes)
 {

@@ -32,6 +32,15 @@ API void mprof_api_pool_alloc(const void *p, size_t size_bytes);
 API void mprof_api_pool_free(const void *p);
 API void mprof_api_pool_realloc(const void *old_p, const void *new_p, size_t size_bytes);
 
+/* Why a call could not enter: the shim does not record this process
+ * (-ENOSYS, as without mprof), or the call came from inside it (-EAGAIN). */
+static int api_enter_error(void)
+{
+	return atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY
+		       ? -EAGAIN
+		       : -ENOSYS;
+}
+
 /* Starts or stops; the common body of mprof_api_start and _stop. */
 static int api_control(int running, uint64_t sample_rate_bytes)
 {
@@ -39,7 +48,7 @@ static int api_control(int running, uint64_t sample_rate_bytes)
 	int rc;
 
 	if (!t)
-		return -EAGAIN;
+		return api_enter_error();
 	if (sample_rate_bytes == 0)
 		sample_rate_bytes = control_start_rate();
 	else if (sample_rate_bytes == API_RATE_EVERY)
@@ -87,7 +96,7 @@ int mprof_api_marker(const char *name)
 		return -EINVAL;
 	t = preload_thread_enter();
 	if (!t)
-		return -EAGAIN;
+		return api_enter_error();
 	event_marker(t, name, api_name_bytes(name, EVENT_MARKER_NAME_MAX));
 	preload_thread_leave(t);
 	return 0;
