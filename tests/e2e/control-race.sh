@@ -155,6 +155,18 @@ fi
 RUN_NAME=usr1 mprof_run 60 "$WORK/usr1" --paused --toggle-signal USR1 -- "$P" signal
 expect_eq "signal USR2 under --toggle-signal USR1: killed by SIGUSR2" 140 "$RUN_STATUS"
 
+# A signal the program ignores from its start stays ignored: nothing is
+# toggled, and a diagnostic says why.
+RUN_NAME=ignored run_cmd 60 ignored bash -c 'trap "" USR2; exec "$0" "$@"' \
+	"$MPROF" run -o "$WORK/ignored" --paused -- "$P" signal
+expect_eq "ignored signal: exit status" 0 "$RUN_STATUS"
+if report_json "$WORK/ignored.json" "$WORK/ignored"; then
+	expect_eq "ignored signal: nothing recorded" 0 "$(q "$WORK/ignored.json" summary allocations)"
+	expect_match "ignored signal: the diagnostic" \
+		"already handles or ignores the toggle signal" \
+		"$(q "$WORK/ignored.json" summary diagnostics)"
+fi
+
 # The program's own handler keeps the signal: nothing is toggled.
 run_cmd 60 own-native "$P" own-handler
 RUN_NAME=own mprof_run 60 "$WORK/own" --paused -- "$P" own-handler
