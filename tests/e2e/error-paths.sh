@@ -4,7 +4,7 @@
 # before the program runs), libdw that cannot be loaded at the end of a run
 # (no symbols embedded), `mprof report` on a file that is not a trace and
 # on a truncated trace (which still reports what it could read, with a
-# warning).  Never a crash.
+# warning), `mprof report -o` naming a trace (refused).  Never a crash.
 # Program and facts: tests/progs/small_leak.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -86,4 +86,24 @@ for keep in 50 70 100 200; do
 	expect_match "cut to $keep/1000: says the trace is truncated" \
 		"(truncat|incomplete|damaged|corrupt)" "$(cat "$RUN_ERR" "$RUN_OUT")"
 done
+
+# -o naming a trace: refused before anything is written, whether it is the
+# trace being read (opening it for writing emptied it) or another one
+# (`--html T T.html`, the operands the other way round, wrote the page over T).
+cp "$WORK/trace" "$WORK/trace-copy"
+sum_before=$(cksum <"$WORK/trace")
+run_cmd 60 output-is-input "$MPROF" report "$WORK/trace" -o "$WORK/trace"
+expect_eq "-o names the trace read: exit status" 2 "$RUN_STATUS"
+expect_eq "-o names the trace read: said so, in one line" \
+	"mprof: report: $WORK/trace is an mprof trace: not writing the report over it" \
+	"$(cat "$RUN_ERR")"
+expect_eq "-o names the trace read: the trace is unchanged" "$sum_before" "$(cksum <"$WORK/trace")"
+run_cmd 60 html-swapped "$MPROF" report --html "$WORK/trace" "$WORK/trace-copy"
+expect_eq "--html T T2: exit status" 2 "$RUN_STATUS"
+expect_eq "--html T T2: T is unchanged" "$sum_before" "$(cksum <"$WORK/trace")"
+run_cmd 60 output-not-trace "$MPROF" report --html "$WORK/trace.html" "$WORK/trace"
+expect_eq "--html over a file that is no trace: exit status" 0 "$RUN_STATUS"
+run_cmd 60 output-html-again "$MPROF" report --html "$WORK/trace.html" "$WORK/trace"
+expect_eq "--html over an earlier page: exit status" 0 "$RUN_STATUS"
+expect_match "--html over an earlier page: a page" "^<!doctype html>$" "$(head -n 1 "$WORK/trace.html")"
 finish
