@@ -3,7 +3,8 @@
 # wrong: a missing program (127), an output that cannot be created (125,
 # before the program runs), libdw that cannot be loaded at the end of a run
 # (no symbols embedded), `mprof report` on a file that is not a trace and
-# on a truncated trace (which still reports what it could read, with a
+# on a trace truncated anywhere (every format still reports what it could
+# read, with a
 # warning), `mprof report -o` naming a trace (refused).  Never a crash.
 # Program and facts: tests/progs/small_leak.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -86,6 +87,38 @@ for keep in 50 70 100 200; do
 	expect_match "cut to $keep/1000: says the trace is truncated" \
 		"(truncat|incomplete|damaged|corrupt)" "$(cat "$RUN_ERR" "$RUN_OUT")"
 done
+
+# (c) cut at each chunk boundary, inside each chunk header and inside each
+# payload: every format reports what was read (exit status 0, nothing on
+# stderr but the warning), and a torn chunk is named by its offset.
+chunks=$("$PYTHON" -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off = struct.unpack_from("<I", d, 12)[0]
+while off + 24 <= len(d):
+    stored = struct.unpack_from("<I", d, off + 8)[0]
+    print(off, stored)
+    off += 24 + stored
+' "$WORK/trace")
+expect_range "chunks of the reference trace" 4 100 "$(printf '%s\n' "$chunks" | wc -l)"
+formats="text json folded flamegraph dhat dhat-json massif pprof speedscope html"
+while read -r start stored; do
+	for cut in "$start" $((start + 11)) $((start + 24 + stored / 2)); do
+		head -c "$cut" "$WORK/trace" >"$WORK/trace-cut"
+		bad=
+		for f in $formats; do
+			run_cmd 60 "cut-$cut-$f" "$MPROF" report --format "$f" "$WORK/trace-cut"
+			[ "$RUN_STATUS" = 0 ] || bad="$bad $f:$RUN_STATUS"
+			grep -qv "^mprof: warning: .*: trace truncated at offset $start: " "$RUN_ERR" &&
+				bad="$bad $f:stderr"
+		done
+		expect_eq "cut at byte $cut: every format reports (exit status 0)" "" "$bad"
+		if [ "$cut" != "$start" ]; then
+			expect_match "cut at byte $cut: the torn chunk at $start named" \
+				"^mprof: warning: .*: trace truncated at offset $start: " "$(cat "$RUN_ERR")"
+		fi
+	done
+done <<<"$chunks"
 
 # -o naming a trace: refused before anything is written, whether it is the
 # trace being read (opening it for writing emptied it) or another one
