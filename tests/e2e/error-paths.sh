@@ -4,8 +4,8 @@
 # before the program runs), libdw that cannot be loaded at the end of a run
 # (no symbols embedded), `mprof report` on a file that is not a trace and
 # on a trace truncated anywhere (every format still reports what it could
-# read, with a
-# warning), `mprof report -o` naming a trace (refused).  Never a crash.
+# read, with a warning), `mprof report -o` naming a trace (refused).  Never
+# a crash.
 # Program and facts: tests/progs/small_leak.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
