@@ -8,6 +8,7 @@
  * exit: it returns the exit status to main (0, 1 unreadable input, 2 usage).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -25,6 +26,7 @@
 #include "analyze/profile/metric.h"
 #include "analyze/profile/profile.h"
 #include "analyze/util/error.h"
+#include "trace/format.h"
 
 #define REPORT_DEFAULT_TOP 10
 
@@ -52,7 +54,8 @@ static void report_usage(FILE *out)
 	fprintf(out, "      --metric M       what one-metric formats weigh stacks by (default\n"
 		"                       peak: live bytes at t-gmax); one of:\n"
 		"                       %s\n", metric_names());
-	fputs("  -o, --output FILE    write to FILE instead of standard output\n"
+	fputs("  -o, --output FILE    write to FILE instead of standard output (never\n"
+	      "                       over a trace)\n"
 	      "      --html FILE      the same as --format html -o FILE\n"
 	      "      --sort KEY       dhat's order: total-bytes (default), total-blocks,\n"
 	      "                       max-bytes, max-blocks, t-gmax-bytes, t-gmax-blocks,\n"
@@ -336,6 +339,25 @@ static int report_job_make(struct report_job *job, const struct analyze_options 
 	return report_filter_make(job, o);
 }
 
+/* Whether path names a regular file that starts as an mprof trace does, so
+ * that -o never replaces a recording (`--html T T.html`, operands swapped,
+ * or -o naming the trace being read, which the opening truncates first). */
+static bool report_output_is_trace(const char *path)
+{
+	char magic[8];
+	struct stat st;
+	bool trace;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	trace = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+		memcmp(magic, TRACE_FILE_MAGIC, sizeof(magic)) == 0;
+	close(fd);
+	return trace;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct analyze_options o;
@@ -354,6 +376,13 @@ int cmd_report(int argc, char **argv)
 		suppressions_free(&job.suppressions);
 		analyze_options_free(&o);
 		return rc;
+	}
+	if (o.output && report_output_is_trace(o.output)) {
+		analyze_error("report: %s is an mprof trace: not writing the report over it",
+			      o.output);
+		suppressions_free(&job.suppressions);
+		analyze_options_free(&o);
+		return 2;
 	}
 	if (o.output && !(out = fopen(o.output, "w"))) {
 		analyze_error("report: cannot write %s: %s", o.output, strerror(errno));

@@ -56,6 +56,7 @@ int suppressions_load(struct suppressions *s, const char *path, char *errbuf,
 		snprintf(errbuf, errbuf_bytes, "cannot read %s: %s", path, strerror(errno));
 		return rc;
 	}
+	errno = 0;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		char *l = trim(line);
 
@@ -73,8 +74,8 @@ int suppressions_load(struct suppressions *s, const char *path, char *errbuf,
 			snprintf(errbuf, errbuf_bytes, "out of memory reading %s", path);
 	}
 	if (rc == 0 && ferror(f)) {
-		snprintf(errbuf, errbuf_bytes, "cannot read %s", path);
-		rc = -EIO;
+		rc = errno ? -errno : -EIO;
+		snprintf(errbuf, errbuf_bytes, "cannot read %s: %s", path, strerror(-rc));
 	}
 	fclose(f);
 	if (rc < 0)

@@ -3,8 +3,9 @@
 # wrong: a missing program (127), an output that cannot be created (125,
 # before the program runs), libdw that cannot be loaded at the end of a run
 # (no symbols embedded), `mprof report` on a file that is not a trace and
-# on a truncated trace (which still reports what it could read, with a
-# warning).  Never a crash.
+# on a trace truncated anywhere (every format still reports what it could
+# read, with a warning), `mprof report -o` naming a trace (refused).  Never
+# a crash.
 # Program and facts: tests/progs/small_leak.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -86,4 +87,56 @@ for keep in 50 70 100 200; do
 	expect_match "cut to $keep/1000: says the trace is truncated" \
 		"(truncat|incomplete|damaged|corrupt)" "$(cat "$RUN_ERR" "$RUN_OUT")"
 done
+
+# (c) cut at each chunk boundary, inside each chunk header and inside each
+# payload: every format reports what was read (exit status 0, nothing on
+# stderr but the warning), and a torn chunk is named by its offset.
+chunks=$("$PYTHON" -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off = struct.unpack_from("<I", d, 12)[0]
+while off + 24 <= len(d):
+    stored = struct.unpack_from("<I", d, off + 8)[0]
+    print(off, stored)
+    off += 24 + stored
+' "$WORK/trace")
+expect_range "chunks of the reference trace" 4 100 "$(printf '%s\n' "$chunks" | wc -l)"
+formats="text json folded flamegraph dhat dhat-json massif pprof speedscope html"
+while read -r start stored; do
+	for cut in "$start" $((start + 11)) $((start + 24 + stored / 2)); do
+		head -c "$cut" "$WORK/trace" >"$WORK/trace-cut"
+		bad=
+		for f in $formats; do
+			run_cmd 60 "cut-$cut-$f" "$MPROF" report --format "$f" "$WORK/trace-cut"
+			[ "$RUN_STATUS" = 0 ] || bad="$bad $f:$RUN_STATUS"
+			grep -qv "^mprof: warning: .*: trace truncated at offset $start: " "$RUN_ERR" &&
+				bad="$bad $f:stderr"
+		done
+		expect_eq "cut at byte $cut: every format reports (exit status 0)" "" "$bad"
+		if [ "$cut" != "$start" ]; then
+			expect_match "cut at byte $cut: the torn chunk at $start named" \
+				"^mprof: warning: .*: trace truncated at offset $start: " "$(cat "$RUN_ERR")"
+		fi
+	done
+done <<<"$chunks"
+
+# -o naming a trace: refused before anything is written, whether it is the
+# trace being read (opening it for writing emptied it) or another one
+# (`--html T T.html`, the operands the other way round, wrote the page over T).
+cp "$WORK/trace" "$WORK/trace-copy"
+sum_before=$(cksum <"$WORK/trace")
+run_cmd 60 output-is-input "$MPROF" report "$WORK/trace" -o "$WORK/trace"
+expect_eq "-o names the trace read: exit status" 2 "$RUN_STATUS"
+expect_eq "-o names the trace read: said so, in one line" \
+	"mprof: report: $WORK/trace is an mprof trace: not writing the report over it" \
+	"$(cat "$RUN_ERR")"
+expect_eq "-o names the trace read: the trace is unchanged" "$sum_before" "$(cksum <"$WORK/trace")"
+run_cmd 60 html-swapped "$MPROF" report --html "$WORK/trace" "$WORK/trace-copy"
+expect_eq "--html T T2: exit status" 2 "$RUN_STATUS"
+expect_eq "--html T T2: T is unchanged" "$sum_before" "$(cksum <"$WORK/trace")"
+run_cmd 60 output-not-trace "$MPROF" report --html "$WORK/trace.html" "$WORK/trace"
+expect_eq "--html over a file that is no trace: exit status" 0 "$RUN_STATUS"
+run_cmd 60 output-html-again "$MPROF" report --html "$WORK/trace.html" "$WORK/trace"
+expect_eq "--html over an earlier page: exit status" 0 "$RUN_STATUS"
+expect_match "--html over an earlier page: a page" "^<!doctype html>$" "$(head -n 1 "$WORK/trace.html")"
 finish

@@ -115,6 +115,11 @@ expect_eq "empty pattern: exit status" 2 "$RUN_STATUS"
 run_cmd 60 missing "$MPROF" report "$WORK/trace" --suppressions "$WORK/no-such-file"
 expect_eq "missing file: exit status" 2 "$RUN_STATUS"
 expect_eq "missing file: one line" 1 "$(wc -l <"$RUN_ERR")"
+mkdir "$WORK/supp-dir"
+run_cmd 60 dir "$MPROF" report "$WORK/trace" --suppressions "$WORK/supp-dir"
+expect_eq "a directory: exit status" 2 "$RUN_STATUS"
+expect_eq "a directory: one line that says why" \
+	"mprof: report: --suppressions: cannot read $WORK/supp-dir: Is a directory" "$(cat "$RUN_ERR")"
 run_cmd 60 diffs "$MPROF" diff "$WORK/trace" "$WORK/trace" --filter-function x
 expect_eq "diff does not take --filter-function" 2 "$RUN_STATUS"
 finish
