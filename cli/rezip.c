@@ -38,12 +38,13 @@
 #include "cli/rezip.h"
 #include "trace/split.h"
 
-/* Above this many bytes of the trace still to read, the worker deflates at
- * TRACE_LEVEL_FAST instead of TRACE_LEVEL_SMALL, to catch up in the little
- * idle time a busy program leaves (on the two-thread microbenchmark's
- * stored chunks level 6 took 1.5 times level 1's time for 2% fewer bytes,
- * and level 2 1.2 times for 0.2% fewer). */
-#define BACKLOG_FAST_BYTES (UINT64_C(4) << 20)
+/* The worker deflates at TRACE_LEVEL_FAST: chunks are stored only while
+ * the program keeps every processor busy, so its idle time is scarce, and a
+ * processor shared with the program is not free (mallocbench's wall ratio
+ * went x2.25 -> x3.20 on a quiet host with the jobs at level 6).  On its
+ * 330 stored chunks level 6 took 1.5 times level 1's CPU time for 2% fewer
+ * bytes, level 2 1.2 times for 0.2% fewer. */
+#define REZIP_LEVEL TRACE_LEVEL_FAST
 #define NAME_TRIES 100
 #define FINISH_HELPERS_MAX 15   /* helper threads at the end of the run */
 
@@ -578,15 +579,12 @@ static void task_give(void)
 	if (!w || atomic_load_explicit(&w->state, memory_order_acquire) != WORKER_IDLE)
 		return;
 	for (struct rezip_job *j = rz.jobs; j; j = j->next) {
-		uint64_t backlog = j->end_offset - j->in_offset;
-
 		if (j->error || j->in_offset >= j->end_offset)
 			continue;
 		j->error = job_open(j);
 		if (j->error)
 			continue;
-		worker_give(w, j, j->in_offset,
-			    backlog > BACKLOG_FAST_BYTES ? TRACE_LEVEL_FAST : TRACE_LEVEL_SMALL);
+		worker_give(w, j, j->in_offset, REZIP_LEVEL);
 		return;
 	}
 }

@@ -19,7 +19,8 @@
  * While the program runs, jobs run on a worker thread at SCHED_IDLE, so
  * they take only processor time that nothing else wants ("once a
  * processor is free again"); when it has ended the collector finishes them
- * at full speed.  All functions but the worker's own are
+ * at full speed, with a helper thread per other processor.  Both deflate
+ * at the fastest level.  All functions but the worker's own are
  * called from the collector's thread.
  */
 #ifndef MPROF_CLI_REZIP_H
