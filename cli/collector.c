@@ -125,12 +125,14 @@ struct proc_list {
 /*
  * MPROF_TEST_STORE, a testing aid (mprof-run(1)): "1" stores every EVENTS
  * chunk while the program runs, as when it keeps every processor busy;
- * "stall" also leaves their re-compression to the end of the run, where it
- * stops half way through the first trace and waits to be killed.
+ * "end" also leaves their re-compression to the end of the run (to measure
+ * it); "stall" too, and there it stops half way through the first trace and
+ * waits to be killed.
  */
 enum test_store {
 	TEST_STORE_OFF,
 	TEST_STORE_ON,
+	TEST_STORE_END,
 	TEST_STORE_STALL,
 };
 
@@ -989,10 +991,10 @@ static void rezip_start_or_warn(struct proc *p)
 
 /* The re-compression jobs' round: new jobs for traces whose stored chunks
  * are due, and the jobs' progress (cli/rezip.h).  Under
- * MPROF_TEST_STORE=stall nothing is re-compressed before the end. */
+ * MPROF_TEST_STORE=end or stall nothing is re-compressed before the end. */
 static void procs_rezip(struct collector *c)
 {
-	if (c->test_store == TEST_STORE_STALL)
+	if (c->test_store == TEST_STORE_END || c->test_store == TEST_STORE_STALL)
 		return;
 	for (size_t i = 0; i < c->live.n; i++)
 		if (proc_rezip_due(c->live.v[i]))
@@ -1664,6 +1666,8 @@ static enum test_store test_store_setting(void)
 
 	if (!v || !*v || strcmp(v, "0") == 0)
 		return TEST_STORE_OFF;
+	if (strcmp(v, "end") == 0)
+		return TEST_STORE_END;
 	return strcmp(v, "stall") == 0 ? TEST_STORE_STALL : TEST_STORE_ON;
 }
 

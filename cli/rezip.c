@@ -5,8 +5,8 @@
  *
  * Owns the jobs (a list only the collector's thread touches), their files,
  * and the worker threads that read and deflate one chunk at a time for
- * them: one at SCHED_IDLE while the program runs, a helper at full
- * priority at its end.  A worker and the collector share no lock: the
+ * them: one at SCHED_IDLE while the program runs, one per processor but
+ * the collector's at full priority at its end.  A worker and the collector share no lock: the
  * collector hands the worker a task (which chunk, a descriptor of its own
  * to read it with) and takes the framed result back, each through one
  * atomic state and a wake-up, and does every write itself.  A lock held by a thread that runs only when
@@ -38,12 +38,15 @@
 #include "cli/rezip.h"
 #include "trace/split.h"
 
-/* Above this many bytes of the trace still to read, the worker deflates at
- * TRACE_LEVEL_QUICK instead of TRACE_LEVEL_SMALL, to catch up (on the
- * two-thread microbenchmark's records level 6 took 1.4 times level 1's time
- * for 1% fewer bytes). */
-#define BACKLOG_QUICK_BYTES (UINT64_C(4) << 20)
+/* The worker deflates at TRACE_LEVEL_FAST: chunks are stored only while
+ * the program keeps every processor busy, so its idle time is scarce, and a
+ * processor shared with the program is not free (mallocbench's wall ratio
+ * went x2.25 -> x3.20 on a quiet host with the jobs at level 6).  On its
+ * 330 stored chunks level 6 took 1.5 times level 1's CPU time for 2% fewer
+ * bytes, level 2 1.2 times for 0.2% fewer. */
+#define REZIP_LEVEL TRACE_LEVEL_FAST
 #define NAME_TRIES 100
+#define FINISH_HELPERS_MAX 15   /* helper threads at the end of the run */
 
 struct rezip_job {
 	struct rezip_job *next;
@@ -328,7 +331,7 @@ static void worker_take(struct rezip_worker *w)
 	struct rezip_job *j = w->task_job;
 	uint64_t n;
 
-	if (read(w->wake_fd, &n, sizeof(n)) < 0) {
+	if (w->wake_fd >= 0 && read(w->wake_fd, &n, sizeof(n)) < 0) {
 		/* nothing to clear */
 	}
 	if (j && j->in_offset == w->task_offset && !j->error) {
@@ -576,15 +579,12 @@ static void task_give(void)
 	if (!w || atomic_load_explicit(&w->state, memory_order_acquire) != WORKER_IDLE)
 		return;
 	for (struct rezip_job *j = rz.jobs; j; j = j->next) {
-		uint64_t backlog = j->end_offset - j->in_offset;
-
 		if (j->error || j->in_offset >= j->end_offset)
 			continue;
 		j->error = job_open(j);
 		if (j->error)
 			continue;
-		worker_give(w, j, j->in_offset,
-			    backlog > BACKLOG_QUICK_BYTES ? TRACE_LEVEL_QUICK : TRACE_LEVEL_SMALL);
+		worker_give(w, j, j->in_offset, REZIP_LEVEL);
 		return;
 	}
 }
@@ -633,42 +633,112 @@ static uint64_t chunk_after(const struct rezip_job *j, uint64_t offset)
 	return next < j->end_offset ? next : 0;
 }
 
-/*
- * Reads j's trace up to its end into the new file at level, two chunks at
- * a time when there is a helper (the one after j->in_offset prepared by
- * it).  Returns true when stopped half way (stop_halfway).
- */
-static bool job_run(struct rezip_job *j, int level, struct rezip_worker *helper,
-		    struct rezip_buffers *b, bool stop_halfway)
+/* Prepares the chunk of j at offset on the calling thread, in self (a
+ * worker without a thread), which is then done. */
+static void self_prepare(struct rezip_worker *self, struct rezip_job *j, uint64_t offset, int level)
 {
-	j->error = job_open(j);
-	while (!j->error && j->in_offset < j->end_offset) {
-		struct rezip_piece pc;
-		uint64_t next = helper ? chunk_after(j, j->in_offset) : 0;
-		int rc;
+	self->task_job = j;
+	self->task_offset = offset;
+	self->result_rc = piece_prepare(j->in_fd, offset, j->end_offset, level, &self->buffers,
+					&self->result);
+	atomic_store_explicit(&self->state, WORKER_DONE, memory_order_release);
+}
 
+/* Waits for w's task, if any, and drops its result: w is idle again. */
+static void worker_settle(struct rezip_worker *w)
+{
+	uint64_t n;
+
+	if (atomic_load_explicit(&w->state, memory_order_acquire) == WORKER_IDLE)
+		return;
+	worker_wait(w);
+	if (w->wake_fd >= 0 && read(w->wake_fd, &n, sizeof(n)) < 0) {
+		/* nothing to clear */
+	}
+	w->task_job = NULL;
+	atomic_store_explicit(&w->state, WORKER_IDLE, memory_order_release);
+}
+
+/* The chunks handed out at the end of the run, in file order: each is
+ * written as soon as those before it are. */
+struct finish_queue {
+	struct rezip_worker *w[FINISH_HELPERS_MAX + 1];
+	unsigned head, count;
+};
+
+static void queue_push(struct finish_queue *q, struct rezip_worker *w)
+{
+	q->w[(q->head + q->count++) % (FINISH_HELPERS_MAX + 1)] = w;
+}
+
+static struct rezip_worker *queue_pop(struct finish_queue *q)
+{
+	struct rezip_worker *w = q->w[q->head];
+
+	q->head = (q->head + 1) % (FINISH_HELPERS_MAX + 1);
+	q->count--;
+	return w;
+}
+
+/*
+ * Reads j's trace up to its end into the new file at level: the helpers
+ * (full priority, idle) prepare the chunks after the one to write next,
+ * one each, the calling thread one more (self) while the oldest is not
+ * ready, and every piece is written in file order.  Returns true when
+ * stopped half way (stop_halfway), leaving the helpers' tasks running.
+ */
+static bool job_run(struct rezip_job *j, int level, struct rezip_worker **helpers,
+		    unsigned nhelpers, struct rezip_worker *self, bool stop_halfway)
+{
+	struct finish_queue q = { .count = 0 };
+	uint64_t next; /* the next chunk to hand out, 0: none left */
+
+	j->error = job_open(j);
+	next = j->in_offset;
+	while (!j->error && j->in_offset < j->end_offset) {
 		if (stop_halfway && 2 * j->in_offset >= j->end_offset)
 			return true;
-		if (next && !worker_give(helper, j, next, level))
-			next = 0;
-		rc = piece_prepare(j->in_fd, j->in_offset, j->end_offset, level, b, &pc);
-		if (rc < 0)
-			j->error = rc;
-		else
-			piece_write(j, &pc, b);
-		if (next) {
-			worker_wait(helper);
-			worker_take(helper);
+		if (!q.count && !next)
+			next = j->in_offset; /* a header chunk_after could not read */
+		for (unsigned i = 0; i < nhelpers && next; i++) {
+			if (atomic_load_explicit(&helpers[i]->state, memory_order_acquire) !=
+				    WORKER_IDLE || !worker_give(helpers[i], j, next, level))
+				continue;
+			queue_push(&q, helpers[i]);
+			next = chunk_after(j, next);
+		}
+		if (q.count && worker_done(q.w[q.head])) {
+			worker_take(queue_pop(&q));
+		} else if (next && atomic_load_explicit(&self->state, memory_order_acquire) ==
+					   WORKER_IDLE) {
+			self_prepare(self, j, next, level);
+			queue_push(&q, self);
+			next = chunk_after(j, next);
+		} else if (q.count) {
+			worker_wait(q.w[q.head]);
 		}
 	}
+	while (q.count)
+		worker_settle(queue_pop(&q));
 	return false;
+}
+
+/* The processors this thread may run on. */
+static unsigned processors_usable(void)
+{
+	cpu_set_t set;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	return online > 0 ? (unsigned)online : 1;
 }
 
 bool rezip_finish(int level, bool stop_halfway, rezip_report_fn *report)
 {
-	struct rezip_buffers b = { 0 };
-	struct rezip_worker *helper = NULL;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct rezip_worker *helpers[FINISH_HELPERS_MAX];
+	struct rezip_worker self = { .state = WORKER_IDLE, .wake_fd = -1 };
+	unsigned nhelpers = 0, want = processors_usable() - 1;
 	bool stopped = false;
 
 	if (rz.idle) {
@@ -678,20 +748,22 @@ bool rezip_finish(int level, bool stop_halfway, rezip_report_fn *report)
 		worker_stop(rz.idle);
 		rz.idle = NULL;
 	}
-	/* the program has ended: a second processor helps */
-	if (rz.jobs && cpus > 1)
-		helper = worker_new(false);
+	/* the program has ended: every other processor helps */
+	if (want > FINISH_HELPERS_MAX)
+		want = FINISH_HELPERS_MAX;
+	while (rz.jobs && nhelpers < want && (helpers[nhelpers] = worker_new(false)))
+		nhelpers++;
 	while (rz.jobs && !stopped) {
 		struct rezip_job *j = rz.jobs;
 
 		if (j->tf)
 			j->end_offset = j->tf->w.offset_bytes;
-		stopped = job_run(j, level, helper, &b, stop_halfway);
+		stopped = job_run(j, level, helpers, nhelpers, &self, stop_halfway);
 		if (!stopped)
 			job_drop(&rz.jobs, j->error ? j->error : job_complete(j), report);
 	}
-	if (helper)
-		worker_stop(helper);
-	buffers_free(&b);
+	for (unsigned i = 0; i < nhelpers; i++)
+		worker_stop(helpers[i]);
+	buffers_free(&self.buffers);
 	return stopped;
 }

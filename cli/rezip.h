@@ -19,7 +19,8 @@
  * While the program runs, jobs run on a worker thread at SCHED_IDLE, so
  * they take only processor time that nothing else wants ("once a
  * processor is free again"); when it has ended the collector finishes them
- * at full speed.  All functions but the worker's own are
+ * at full speed, with a helper thread per other processor.  Both deflate
+ * at the fastest level.  All functions but the worker's own are
  * called from the collector's thread.
  */
 #ifndef MPROF_CLI_REZIP_H
@@ -58,10 +59,11 @@ void rezip_detach(struct trace_file *tf);
 
 /*
  * At the end of the run, every trace closed (rezip_detach): finishes every
- * job at compression level (TRACE_LEVEL_*), on the calling thread and,
- * with more than one processor, a helper thread at full priority that
- * deflates every other chunk; puts each new file in its trace's place, and
- * lets the workers go.  With
+ * job at compression level (TRACE_LEVEL_*), on the calling thread and a
+ * helper thread at full priority for each other processor it may run on
+ * (chunks are independent streams: each helper deflates one, the calling
+ * thread writes them in file order); puts each new file in its trace's
+ * place, and lets the workers go.  With
  * stop_halfway (a testing aid, MPROF_TEST_STORE=stall) it stops once the
  * first job has read half of its trace, leaving every trace as it was, and
  * returns true.

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define TRACE_FILE_MAGIC "MPROFTRC"     /* 8 bytes, no terminator */
-#define TRACE_VERSION_MAJOR 5           /* what writers write */
+#define TRACE_VERSION_MAJOR 6           /* what writers write */
 #define TRACE_VERSION_MAJOR_OLDEST 1    /* readers refuse majors outside
                                          * OLDEST..MAJOR; major 1 streams are
                                          * major 2 streams that never use the
@@ -29,7 +29,9 @@
                                          * granules, and major 4 files are
                                          * major 5 files that never name the
                                          * blocks past the 16 newest listed
-                                         * and 8 newest freed of a class */
+                                         * and 8 newest freed of a class, and
+                                         * major 5 files are major 6 files
+                                         * without aref 18 (RECORD_AREF_FRESH) */
 #define TRACE_VERSION_MINOR 2           /* readers accept any minor; 1: RSS
                                          * chunks may be present; 2: markers,
                                          * control records, pool blocks and

@@ -145,13 +145,16 @@ RECORD_HOT int apply_new_block(struct record_state *st, const struct raw_ref *r,
 		st->addr += (uint64_t)r->delta;
 		*addr = st->addr;
 		break;
+	case RECORD_AREF_FRESH:
+		*addr = st->fresh;
+		break;
 	default: /* RECORD_AREF_DEEP + k - 1 */
 		if (lifo_ref(st, c, r->code - RECORD_AREF_DEEP + 1, addr) < 0)
 			return -1;
 	}
 	st->stack += (uint64_t)stack_delta;
 	*stack_id = st->stack;
-	record_note_alloc(st, *addr, size_bytes);
+	record_note_alloc(st, r->code, *addr, size_bytes);
 	return 0;
 }
 

@@ -57,7 +57,10 @@ enum record_addr_ref {
 	RECORD_AREF_EXPLICIT = 2, /* addr~ follows */
 	RECORD_AREF_DEEP = 3,  /* 3 + k - 1: the freed block k places below the
 	                        * newest of the class, k = 1 .. DEPTH - 1 */
-	RECORD_AREF_MAX = RECORD_AREF_DEEP + RECORD_LIFO_DEPTH - 2,
+	RECORD_AREF_FRESH = RECORD_AREF_DEEP + RECORD_LIFO_DEPTH - 1, /* 18: the
+	                        * address after the previous allocation that no
+	                        * freed list served (record_state.fresh; major 6) */
+	RECORD_AREF_MAX = RECORD_AREF_FRESH,
 };
 
 /* fref values: 0 addr~ follows; k = 1 .. MRU_NEAR the (k-1)-th newest MRU
@@ -103,6 +106,10 @@ struct record_state {
 	uint64_t stack_node; /* id of the previous STACK(_DELTA) record */
 	uint64_t stack;    /* stack id of the previous allocation */
 	uint64_t carve;    /* previous allocation's address + its chunk size */
+	uint64_t fresh;    /* the same for the previous allocation that no
+	                    * freed list served (aref CARVE, EXPLICIT or FRESH):
+	                    * where the C library carves on, between reuses of
+	                    * freed chunks */
 	uint32_t mru_count;
 	uint32_t mru_head;  /* where in mru[] the newest entry is */
 	struct record_block mru[RECORD_MRU_BLOCKS]; /* circular: record_mru_at */
@@ -247,9 +254,11 @@ static inline void record_mru_release(struct record_state *st, uint32_t i)
 		record_lifo_push(st, c, b.addr);
 }
 
-/* Bookkeeping after an allocation of size_bytes at addr (a full list
- * drops its oldest entry, whose place the new one takes). */
-static inline void record_note_alloc(struct record_state *st, uint64_t addr, uint64_t size_bytes)
+/* Bookkeeping after an allocation of size_bytes at addr named by aref
+ * code (a full list drops its oldest entry, whose place the new one
+ * takes). */
+static inline void record_note_alloc(struct record_state *st, uint64_t code, uint64_t addr,
+				     uint64_t size_bytes)
 {
 	st->mru_head = (st->mru_head - 1) & (RECORD_MRU_BLOCKS - 1);
 	st->mru[st->mru_head].addr = addr;
@@ -257,6 +266,8 @@ static inline void record_note_alloc(struct record_state *st, uint64_t addr, uin
 	if (st->mru_count < RECORD_MRU_BLOCKS)
 		st->mru_count++;
 	st->carve = addr + record_chunk_bytes(size_bytes);
+	if (code == RECORD_AREF_CARVE || code == RECORD_AREF_EXPLICIT || code == RECORD_AREF_FRESH)
+		st->fresh = st->carve;
 }
 
 /*
@@ -340,29 +351,35 @@ static inline uint8_t *record_put_weight(uint8_t *p, uint64_t weight)
 }
 
 /* The new block: u aref (enum record_addr_ref) [addr~], u size, s stack~.
- * (The deep search runs only when the newest and the carve guess missed.) */
+ * (The deep search runs only when the newest and the carve guesses
+ * missed.) */
 RECORD_HOT uint8_t *record_put_new_block(uint8_t *p, struct record_state *st, uint64_t addr,
 					uint64_t size_bytes, uint64_t stack_id)
 {
 	int c = record_size_class(size_bytes);
 
 	uint32_t n = c >= 0 ? st->lifo_count[c] : 0;
+	uint8_t code;
 	int k;
 
 	if (n && st->lifo[c][record_lifo_slot(st, c, 0)] == addr) {
-		*p++ = RECORD_AREF_LIFO;
+		code = RECORD_AREF_LIFO;
 		record_lifo_take(st, c, 0);
 	} else if (addr == st->carve) {
-		*p++ = RECORD_AREF_CARVE;
+		code = RECORD_AREF_CARVE;
+	} else if (addr == st->fresh) {
+		code = RECORD_AREF_FRESH;
 	} else if (n > 1 && addr && (k = record_lifo_find(st, c, addr)) > 0) {
-		*p++ = (uint8_t)(RECORD_AREF_DEEP + k - 1);
+		code = (uint8_t)(RECORD_AREF_DEEP + k - 1);
 		record_lifo_take(st, c, (uint32_t)k);
 	} else {
-		*p++ = RECORD_AREF_EXPLICIT;
-		p = record_put_addr(p, st, addr);
+		code = RECORD_AREF_EXPLICIT;
 	}
+	*p++ = code;
+	if (code == RECORD_AREF_EXPLICIT)
+		p = record_put_addr(p, st, addr);
 	p = record_put_size_stack(p, st, size_bytes, stack_id);
-	record_note_alloc(st, addr, size_bytes);
+	record_note_alloc(st, code, addr, size_bytes);
 	return p;
 }
 

@@ -4,7 +4,10 @@
 # killed during that loses nothing.  MPROF_TEST_STORE (a testing aid,
 # mprof-run(1)) makes the launcher store every EVENTS chunk as it does for a
 # busy program: "1" deflates them while the program pauses and at the end,
-# "stall" only at the end, where it stops half way and waits to be killed.
+# "end" only at the end, "stall" only at the end, where it stops half way and
+# waits to be killed.  At the end a helper thread per other processor
+# deflates chunks while the launcher writes them in order: the cases run on
+# every processor and on one (taskset), where there is no helper.
 # Program and facts: tests/progs/busy_bursts.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -59,32 +62,55 @@ expect_eq "1. nothing else in the folder" "trace trace.X" \
 	"$(cd "$WORK/store" && ls | sed 's/^trace\.[0-9]*$/trace.X/' | tr '\n' ' ' | sed 's/ $//')"
 expect_facts 1 "$WORK/store"
 
-# 2. The launcher killed (SIGKILL) while it re-compresses at the end: the
-#    traces are as they were, stored chunks and all, and read whole; the new
-#    file was unnamed and left nothing behind.
-mkdir -p "$WORK/stall"
-MPROF_TEST_STORE=stall "$MPROF" run -o "$WORK/stall/trace" -- "$WORK/busy_bursts" \
-	>"$WORK/stall.out" 2>"$WORK/stall.err" </dev/null &
-launcher=$!
-for _ in $(seq 600); do
-	grep -q 'waiting to be killed' "$WORK/stall.err" && break
-	kill -0 "$launcher" 2>/dev/null || break
-	sleep 0.1
-done
-expect_match "2. the launcher stopped half way through the re-compression" \
-	'^mprof: testing: the re-compression stopped half way' "$(cat "$WORK/stall.err")"
-kill -KILL "$launcher" 2>/dev/null
-wait "$launcher"
-expect_eq "2. the launcher died of SIGKILL (128 + 9)" 137 "$?"
-rm -rf /dev/shm/mprof-"$launcher"-* "${TMPDIR:-/tmp}"/mprof-"$launcher"-*
-expect_eq "2. stdout" "bursts: 16, child 0" "$(cat "$WORK/stall.out")"
-stored_total=0
-for t in "$WORK/stall"/trace*; do
+# stall_case N PREFIX...: the launcher, started under PREFIX (a taskset
+# command or nothing), killed (SIGKILL) while it re-compresses at the end:
+# the traces are as they were, stored chunks and all, and read whole; the
+# new file was unnamed and left nothing behind.
+stall_case() {
+	local n=$1 launcher stored_total=0 events stored
+	shift
+	mkdir -p "$WORK/stall$n"
+	MPROF_TEST_STORE=stall "$@" "$MPROF" run -o "$WORK/stall$n/trace" -- "$WORK/busy_bursts" \
+		>"$WORK/stall$n.out" 2>"$WORK/stall$n.err" </dev/null &
+	launcher=$!
+	for _ in $(seq 600); do
+		grep -q 'waiting to be killed' "$WORK/stall$n.err" && break
+		kill -0 "$launcher" 2>/dev/null || break
+		sleep 0.1
+	done
+	expect_match "$n. the launcher stopped half way through the re-compression" \
+		'^mprof: testing: the re-compression stopped half way' "$(cat "$WORK/stall$n.err")"
+	kill -KILL "$launcher" 2>/dev/null
+	wait "$launcher"
+	expect_eq "$n. the launcher died of SIGKILL (128 + 9)" 137 "$?"
+	rm -rf /dev/shm/mprof-"$launcher"-* "${TMPDIR:-/tmp}"/mprof-"$launcher"-*
+	expect_eq "$n. stdout" "bursts: 16, child 0" "$(cat "$WORK/stall$n.out")"
+	for t in "$WORK/stall$n"/trace*; do
+		read -r events stored <<<"$(chunk_counts "$t")"
+		stored_total=$((stored_total + stored))
+	done
+	expect_range "$n. stored EVENTS chunks still in the traces" 2 100000 "$stored_total"
+	expect_eq "$n. nothing else in the folder" "trace trace.X" \
+		"$(cd "$WORK/stall$n" && ls | sed 's/^trace\.[0-9]*$/trace.X/' | tr '\n' ' ' | sed 's/ $//')"
+	expect_facts "$n" "$WORK/stall$n"
+}
+
+# 2. Killed during the re-compression on every processor (helpers running),
+# 3. and on one processor (the launcher alone).
+stall_case 2
+stall_case 3 taskset -c 0
+
+# 4. Every chunk stored, all of them deflated at the end (by the helpers and
+#    the launcher, written in order): no stored chunk left, every event.
+mkdir -p "$WORK/end"
+MPROF_TEST_STORE=end RUN_NAME=end mprof_run 120 "$WORK/end/trace" -- "$WORK/busy_bursts"
+expect_eq "4. exit status" 0 "$RUN_STATUS"
+for t in "$WORK/end"/trace*; do
 	read -r events stored <<<"$(chunk_counts "$t")"
-	stored_total=$((stored_total + stored))
+	expect_range "4. $(basename "$t"): EVENTS chunks" 2 100000 "$events"
+	expect_eq "4. $(basename "$t"): stored EVENTS chunks left" 0 "$stored"
 done
-expect_range "2. stored EVENTS chunks still in the traces" 2 100000 "$stored_total"
-expect_eq "2. nothing else in the folder" "trace trace.X" \
-	"$(cd "$WORK/stall" && ls | sed 's/^trace\.[0-9]*$/trace.X/' | tr '\n' ' ' | sed 's/ $//')"
-expect_facts 2 "$WORK/stall"
+expect_eq "4. nothing else in the folder" "trace trace.X" \
+	"$(cd "$WORK/end" && ls | sed 's/^trace\.[0-9]*$/trace.X/' | tr '\n' ' ' | sed 's/ $//')"
+expect_facts 4 "$WORK/end"
 finish

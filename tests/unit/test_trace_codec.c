@@ -321,6 +321,59 @@ static void test_older_block_freed_with_its_class_is_reused_by_reference(void)
 	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
 }
 
+/* An allocation carved after the previous allocation that no freed list
+ * served, with freed chunks reused in between, is named by aref FRESH in one
+ * byte (major 6); a free list's block and the carve guess come first. */
+static void test_allocation_after_last_fresh_block_is_named_by_reference(void)
+{
+	uint8_t buf[256], *p = buf, *mark;
+	struct record_state enc, dec;
+	struct trace_event ev;
+	const uint8_t *q = buf;
+
+	record_state_reset(&enc);
+	record_state_reset(&dec);
+	/* A and B carved from fresh memory (A explicit, B right after it) */
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x7000, 40, 3, 1);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 2, 0x7030, 24, 3, 1);
+	/* B freed, then reused by an allocation of its class: carve moves on to
+	 * after B, fresh stays there */
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 3, 0x7030, NULL);
+	mark = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 4, 0x7030, 20, 3, 1);
+	CU_ASSERT_EQUAL(mark[2], RECORD_AREF_LIFO);
+	/* a fresh block elsewhere (explicit: fresh is after it), freed and
+	 * reused at once (carve moves, fresh stays) */
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 5, 0x7030, NULL);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 6, 0x2000, 100, 3, 1);
+	p = record_put_free(p, &enc, TRACE_FREE_FREE, 7, 0x2000, NULL);
+	mark = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 8, 0x2000, 100, 3, 1);
+	CU_ASSERT_EQUAL(mark[2], RECORD_AREF_LIFO);
+	/* the next fresh block: carve and fresh agree, carve comes first */
+	mark = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 9, 0x2070, 64, 3, 1);
+	CU_ASSERT_EQUAL(mark[2], RECORD_AREF_CARVE);
+	/* B's chunk reused again, then the next fresh block after 0x2070's */
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 10, 0x7030, 20, 3, 1);
+	mark = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 11, 0x20c0, 32, 3, 1);
+	CU_ASSERT_EQUAL(mark[2], RECORD_AREF_FRESH);
+	CU_ASSERT_EQUAL(p - mark, 5); /* kind, seq, aref, size, stack delta */
+	mark = p;
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 12, 0x20f0, 32, 3, 1);
+	CU_ASSERT_EQUAL(mark[2], RECORD_AREF_CARVE);
+
+	for (unsigned i = 0; i < 11; i++)
+		CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_ALLOC);
+	CU_ASSERT_EQUAL(ev.seq, 11);
+	CU_ASSERT_EQUAL(ev.addr, 0x20c0);
+	CU_ASSERT_EQUAL_FATAL(record_decode(&q, p, &dec, &ev), RECORD_OK);
+	CU_ASSERT_EQUAL(ev.addr, 0x20f0);
+	CU_ASSERT_EQUAL(record_decode(&q, p, &dec, &ev), RECORD_END);
+}
+
 /* A reference to a block the reader does not have is corruption, not a
  * crash or a made-up address. */
 static void test_reference_to_missing_block_is_corrupt(void)
@@ -708,7 +761,7 @@ static void test_older_major_is_read_and_newer_refused(void)
 	}
 	CU_ASSERT_EQUAL_FATAL(write_header_of_major(TRACE_VERSION_MAJOR + 1), 0);
 	CU_ASSERT_EQUAL(trace_reader_open(&r, scratch_path), -ENOTSUP);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 5"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "reads versions 1 to 6"));
 	trace_reader_close(&r);
 	unlink(scratch_path);
 }
@@ -1689,6 +1742,8 @@ int main(void)
 		    test_far_mru_and_deep_lifo_references_decode);
 	CU_add_test(s, "older block freed with its class is reused by reference",
 		    test_older_block_freed_with_its_class_is_reused_by_reference);
+	CU_add_test(s, "allocation after last fresh block is named by reference",
+		    test_allocation_after_last_fresh_block_is_named_by_reference);
 	CU_add_test(s, "reference to a missing block is corrupt",
 		    test_reference_to_missing_block_is_corrupt);
 	CU_add_test(s, "unknown extended record is skipped", test_unknown_extended_record_is_skipped);
