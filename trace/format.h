@@ -30,8 +30,9 @@
                                          * major 5 files that never name the
                                          * blocks past the 16 newest listed
                                          * and 8 newest freed of a class */
-#define TRACE_VERSION_MINOR 1           /* readers accept any minor; 1: RSS
-                                         * chunks may be present */
+#define TRACE_VERSION_MINOR 2           /* readers accept any minor; 1: RSS
+                                         * chunks may be present; 2: see
+                                         * mprof-trace(5), e.g. INDEX */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
 #define TRACE_CHUNK_HEADER_BYTES 24
@@ -81,6 +82,8 @@ enum trace_chunk_type {
 	                          * (minor 1): u count, then per sample u time
 	                          * delta (ns, CLOCK_MONOTONIC; the first from 0),
 	                          * u RSS in KiB */
+	TRACE_CHUNK_INDEX = 6,   /* (minor 2) what each EVENTS chunk holds, for
+	                          * seeking by time: trace/chunk_index.h */
 };
 
 /*
