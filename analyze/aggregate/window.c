@@ -212,18 +212,17 @@ static void window_range_event(struct window_sink *w, const struct alloc_event *
 
 /*
  * A range: a TIME stamp.  The first (the reader's, of the start of the
- * recording) goes on, and after it those from the range's start on that
- * follow an event (a stamp at a lap's start has no place among the other
- * threads' events that would be the same with and without the chunk
- * index).
+ * recording) goes on, and after it, with a start, those that follow an
+ * event of the range or after it (marked by the reader): the others have
+ * no place among the other threads' events that is the same with and
+ * without the chunk index.
  */
 static void window_range_time(struct window_sink *w, const struct alloc_event *ev)
 {
 	if (!w->t0_known) {
 		w->t0_known = true;
 		w->t0_ns = ev->value;
-	} else if (w->facts->from_ns &&
-		   (ev->seq == 0 || ev->value - w->t0_ns < w->facts->from_ns || ev->value < w->t0_ns)) {
+	} else if (w->facts->from_ns && (ev->flags & ALLOC_EV_EARLY)) {
 		return;
 	}
 	w->next->emit(w->next->ctx, ev);

@@ -50,7 +50,8 @@ struct alloc_event {
  * Marks from the reader for a report's time range (event_stream.h,
  * trace_info.window_range): the event's thread's newest TIME stamp at or
  * before it is before the range's start (EARLY) or at or after its end
- * (LATE).
+ * (LATE).  A TIME event has the marks of the event of its thread it
+ * follows (EARLY when none: a stamp at a lap's start).
  */
 #define ALLOC_EV_EARLY 0x02
 #define ALLOC_EV_LATE 0x04

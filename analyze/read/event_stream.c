@@ -279,6 +279,7 @@ struct slot_stream {
 	uint64_t held_until;        /* ... as events before this index; still
 	                             * counted in stream.buffered_bytes */
 	uint64_t time_ns;           /* windowed: the slot's newest TIME stamp */
+	uint8_t prev_flags;         /* ... and its previous event's marks */
 };
 
 struct stream {
@@ -469,8 +470,10 @@ static inline uint8_t slot_window_flags(const struct stream *s, const struct slo
 /*
  * A windowed read: marks the n events just decoded into ae (and second,
  * a REALLOC's alloc part) and leaves out those below the cut.  A TIME
- * stamp moves the slot's clock.  Returns the events kept, ae first (ev's
- * pairing hint dropped when a REALLOC keeps only its alloc part).
+ * stamp moves the slot's clock, and is marked as the slot's event before
+ * it (it stands right after it in sequence order).  Returns the events
+ * kept, ae first (ev's pairing hint dropped when a REALLOC keeps only its
+ * alloc part).
  */
 static int slot_window_mark(struct stream *s, struct slot_stream *ss, struct trace_event *ev,
 			    struct alloc_event *ae, struct alloc_event *second, int n)
@@ -480,9 +483,11 @@ static int slot_window_mark(struct stream *s, struct slot_stream *ss, struct tra
 	if (ae->type == ALLOC_EV_TIME) {
 		if (ae->value > ss->time_ns)
 			ss->time_ns = ae->value;
+		ae->flags |= ae->seq ? ss->prev_flags : ALLOC_EV_EARLY;
 		return ae->seq < s->cut_seq ? 0 : 1;
 	}
 	flags = slot_window_flags(s, ss);
+	ss->prev_flags = flags;
 	if (n == 2) {
 		if (second->seq < s->cut_seq)
 			return 0;

@@ -178,18 +178,26 @@ static const char *entries_check(const struct walk *w, const struct chunk_index_
 	return NULL;
 }
 
-/* Groups the sorted entries into laps and marks those before from_abs. */
+/*
+ * Groups the sorted entries into laps and marks those before from_abs (in
+ * the clock's ns).  A chunk is before it when the newest TIME stamp of its
+ * lap up to its end is (every event in it is then before it by its
+ * thread's clock); *cut becomes the smallest first sequence number of the
+ * chunks that are not (UINT64_MAX: none).
+ */
 static size_t laps_make(const struct chunk_index_entry *e, const size_t *order, size_t n,
-			unsigned stack_stream, uint64_t from_abs, struct lap *laps,
+			unsigned stack_stream, uint64_t from_abs, struct lap *laps, uint64_t *cut,
 			const char **why)
 {
 	size_t count = 0;
 
 	*why = NULL;
+	*cut = UINT64_MAX;
 	for (size_t k = 0; k < n;) {
 		const struct chunk_index_entry *f = &e[order[k]];
 		struct lap *l = &laps[count++];
-		bool readable = f->lap_offset == 0, timed = false;
+		bool whole = f->lap_offset == 0, timed = false, early = true;
+		bool readable = whole && f->stream != stack_stream;
 		uint64_t time_last = 0;
 
 		memset(l, 0, sizeof(*l));
@@ -201,29 +209,34 @@ static size_t laps_make(const struct chunk_index_entry *e, const size_t *order, 
 				*why = "two entries for one place of a lap";
 				return 0;
 			}
-			if (x->flags & (CHUNK_INDEX_OTHER | CHUNK_INDEX_UNKNOWN))
-				readable = false;
-			if (x->flags & CHUNK_INDEX_HAS_TIME) {
-				timed = true;
-				if (x->time_last > time_last)
-					time_last = x->time_last;
-			}
-			if (x->flags & CHUNK_INDEX_HAS_SEQ) {
-				if (!l->has_seq || x->seq_first < l->seq_first)
-					l->seq_first = x->seq_first;
-				if (!l->has_seq || x->seq_last > l->seq_last)
-					l->seq_last = x->seq_last;
-				l->has_seq = true;
-			}
 			if (x->flags & CHUNK_INDEX_UNKNOWN) {
 				/* its sequence numbers are unknown: nothing of
 				 * the trace can be left out safely */
 				*why = "an entry the launcher could not follow";
 				return 0;
 			}
+			if (x->flags & CHUNK_INDEX_OTHER)
+				readable = false;
+			if (x->flags & CHUNK_INDEX_HAS_TIME) {
+				timed = true;
+				if (x->time_last > time_last)
+					time_last = x->time_last;
+			}
+			/* the lap's clock so far; from here on it is not before */
+			if (!whole || !timed || time_last >= from_abs)
+				early = false;
+			if (x->flags & CHUNK_INDEX_HAS_SEQ) {
+				if (!l->has_seq || x->seq_first < l->seq_first)
+					l->seq_first = x->seq_first;
+				if (!l->has_seq || x->seq_last > l->seq_last)
+					l->seq_last = x->seq_last;
+				l->has_seq = true;
+				if (!early && x->seq_first < *cut)
+					*cut = x->seq_first;
+			}
 		}
 		l->end = k;
-		l->early = readable && timed && time_last < from_abs && f->stream != stack_stream;
+		l->early = readable && early;
 	}
 	return count;
 }
@@ -273,16 +286,12 @@ int index_plan_make(const char *path, uint64_t from_ns, struct index_plan *plan,
 		order[i] = i;
 	sort_entries = e;
 	qsort(order, n, sizeof(*order), lap_order);
-	lap_count = laps_make(e, order, n, w.stack_stream, from_abs, laps, &why);
+	lap_count = laps_make(e, order, n, w.stack_stream, from_abs, laps, &cut, &why);
 	if (why)
 		goto out;
-	/* the cut: the first sequence number of the laps that are read */
-	for (size_t i = 0; i < lap_count; i++) {
+	for (size_t i = 0; i < lap_count; i++)
 		if (laps[i].has_seq && laps[i].seq_last > max_seq)
 			max_seq = laps[i].seq_last;
-		if (!laps[i].early && laps[i].has_seq && laps[i].seq_first < cut)
-			cut = laps[i].seq_first;
-	}
 	if (cut == UINT64_MAX)
 		cut = max_seq + 1; /* every lap is before T */
 	for (size_t i = 0; i < lap_count; i++) {

@@ -157,7 +157,8 @@ static void test_range_keeps_its_allocations_and_their_frees(void)
 	put_marked(ALLOC_EV_ALLOC, 1, 0xa0, 10, 1, EARLY); /* before: dropped */
 	put_marked(ALLOC_EV_ALLOC, 2, 0xa8, 11, 1, EARLY);
 	put_marked(ALLOC_EV_FREE, 3, 0xa8, 0, 1, EARLY);   /* before: dropped */
-	put_time(3, 50);                                   /* before: dropped */
+	/* a stamp after an event from before: dropped, whatever it says */
+	put_marked(ALLOC_EV_TIME, 3, 0, 1000000000ull + 300 * MS, 0, EARLY);
 	put_time(3, 150);
 	put(ALLOC_EV_ALLOC, 4, 0xb0, 20, 1);               /* in the window */
 	put(ALLOC_EV_FREE, 5, 0xa0, 0, 1);                 /* a block from before */
