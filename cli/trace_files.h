@@ -42,7 +42,9 @@ struct trace_file {
 	                            * and not deflated since (cli/rezip.h) */
 	struct rezip_job *rezip;   /* the job deflating them, or NULL */
 	bool rezip_failed;         /* one failed: the trace keeps them */
-	struct chunk_index_writer index; /* an entry per EVENTS chunk written */
+	struct chunk_index_writer index; /* an entry per EVENTS chunk written,
+	                                  * some 20 bytes each (a chunk holds
+	                                  * up to a quarter ring of records) */
 };
 
 /*

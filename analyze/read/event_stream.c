@@ -279,7 +279,10 @@ struct slot_stream {
 	uint64_t held_until;        /* ... as events before this index; still
 	                             * counted in stream.buffered_bytes */
 	uint64_t time_ns;           /* windowed: the slot's newest TIME stamp */
-	uint8_t prev_flags;         /* ... and its previous event's marks */
+	uint64_t last_seq;          /* ... its last event's sequence number */
+	bool time_pending;          /* ... a TIME stamp waits for the slot's
+	                             * next event, to stand right before it */
+	struct alloc_event pending_time;
 };
 
 struct stream {
@@ -311,6 +314,8 @@ struct stream {
 	uint32_t *held;             /* slots with chunks queued before the
 	                             * start was known, to wake then; owned */
 	size_t held_count, held_cap;
+	bool finishing;             /* no more chunks: TIME stamps still
+	                             * waiting for an event go out */
 };
 
 static int handle_ext(struct stream *s, const struct trace_event *ev)
@@ -470,10 +475,11 @@ static inline uint8_t slot_window_flags(const struct stream *s, const struct slo
 /*
  * A windowed read: marks the n events just decoded into ae (and second,
  * a REALLOC's alloc part) and leaves out those below the cut.  A TIME
- * stamp moves the slot's clock, and is marked as the slot's event before
- * it (it stands right after it in sequence order).  Returns the events
- * kept, ae first (ev's pairing hint dropped when a REALLOC keeps only its
- * alloc part).
+ * stamp moves the slot's clock and waits for the slot's next event
+ * (slot_fill_window): where a stamp stands among the other slots' events
+ * then depends on sequence numbers only, not on when its chunk was read,
+ * which the chunk index changes.  Returns the events kept, ae first (ev's
+ * pairing hint dropped when a REALLOC keeps only its alloc part).
  */
 static int slot_window_mark(struct stream *s, struct slot_stream *ss, struct trace_event *ev,
 			    struct alloc_event *ae, struct alloc_event *second, int n)
@@ -483,14 +489,17 @@ static int slot_window_mark(struct stream *s, struct slot_stream *ss, struct tra
 	if (ae->type == ALLOC_EV_TIME) {
 		if (ae->value > ss->time_ns)
 			ss->time_ns = ae->value;
-		ae->flags |= ae->seq ? ss->prev_flags : ALLOC_EV_EARLY;
-		return ae->seq < s->cut_seq ? 0 : 1;
+		ss->pending_time = *ae;
+		ss->time_pending = true;
+		return 0;
 	}
 	flags = slot_window_flags(s, ss);
-	ss->prev_flags = flags;
+	ss->last_seq = n == 2 ? second->seq : ae->seq;
 	if (n == 2) {
-		if (second->seq < s->cut_seq)
+		if (second->seq < s->cut_seq) {
+			ss->time_pending = false; /* before an event left out */
 			return 0;
+		}
 		second->flags |= flags;
 		if (ae->seq < s->cut_seq) {
 			*ae = *second;
@@ -498,8 +507,10 @@ static int slot_window_mark(struct stream *s, struct slot_stream *ss, struct tra
 			return 1;
 		}
 	}
-	if (ae->seq < s->cut_seq)
+	if (ae->seq < s->cut_seq) {
+		ss->time_pending = false;
 		return 0;
+	}
 	ae->flags |= flags;
 	return n;
 }
@@ -620,6 +631,58 @@ static inline void slot_note(struct alloc_event *ring, struct record_state *st, 
 }
 
 /*
+ * slot_fill for a windowed read, from ring index i (first: the oldest
+ * waiting); returns the index after the last event put.  A TIME stamp
+ * goes into the ring right before the slot's next event, keyed to the
+ * sequence number before it and with its marks (ALLOC_EV_EARLY), or at
+ * the end of the input after the slot's last event, marked by its own
+ * time.  Room for three: a stamp and a REALLOC's two parts.
+ */
+static uint64_t slot_fill_window(struct stream *s, struct slot_stream *ss, struct alloc_event *ring,
+				 uint64_t i, uint64_t first)
+{
+	uint64_t start = i;
+
+	while (i - first < STREAM_AHEAD - 3) {
+		struct alloc_event *ae = &ring[i & (STREAM_AHEAD - 1)], second;
+		struct trace_event ev;
+		int rc = ss->active ? chunk_cursor_next(&ss->cur, &ev) : RECORD_END;
+
+		ss->ahead_pushed = i; /* where a chunk that ends here ends */
+		rc = slot_decode_on(s, ss, rc, &ev, ae, &second);
+		if (rc <= 0) {
+			if (s->finishing && ss->time_pending && !s->error) {
+				*ae = ss->pending_time;
+				ae->seq = ss->last_seq;
+				ae->flags = ae->value < s->from_abs ? ALLOC_EV_EARLY : 0;
+				ss->time_pending = false;
+				i++;
+			}
+			break;
+		}
+		if (ss->time_pending) {
+			struct alloc_event tm = ss->pending_time;
+
+			ss->time_pending = false;
+			tm.seq = ae->seq ? ae->seq - 1 : 0;
+			tm.flags = ae->flags & (ALLOC_EV_EARLY | ALLOC_EV_LATE);
+			ring[(i + 1) & (STREAM_AHEAD - 1)] = *ae;
+			*ae = tm;
+			ae = &ring[++i & (STREAM_AHEAD - 1)];
+		}
+		slot_note(ring, &ss->cur.state->st, first, i, ae, &ev);
+		if (rc == 2) { /* a REALLOC: the free part in ae, the alloc part */
+			ring[(i + 1) & (STREAM_AHEAD - 1)] = second;
+			record_mru_at(&ss->cur.state->st, 0)->tag = i + 1;
+		}
+		i += (unsigned)rc;
+	}
+	if (i != start)
+		s->pulled = true;
+	return i;
+}
+
+/*
  * Decodes the slot's next events into its ring until STREAM_AHEAD - 2 or
  * more wait or its data runs out.  Each allocation's MRU entry is tagged
  * with the allocation's index in the ring, which a free naming the block by
@@ -642,7 +705,9 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 	ring = ss->ahead;
 	i = ss->ahead_pushed;
 	first = i - ss->ahead_count;
-	while (i - first < STREAM_AHEAD - 2) {
+	if (s->windowed)
+		i = slot_fill_window(s, ss, ring, i, first);
+	while (!s->windowed && i - first < STREAM_AHEAD - 2) {
 		struct alloc_event *ae = &ring[i & (STREAM_AHEAD - 1)], second;
 		struct trace_event ev;
 		int rc = RECORD_END;
@@ -659,8 +724,6 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 					s->info->free_records++;
 					alloc_event_of_free(ae, &ev, (uint32_t)ss->cur.state->tid);
 				}
-				if (s->windowed && !slot_window_mark(s, ss, &ev, ae, NULL, 1))
-					continue;
 				slot_note(ring, &ss->cur.state->st, first, i++, ae, &ev);
 				continue;
 			}
@@ -1179,6 +1242,13 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		rc = stream_start(&s, 0, false);
 	chunk_prefetch_stop(prefetch);
 	s.prefetch = NULL; /* payloads consumed from here on are freed */
+	if (rc == 0 && prefetch && s.windowed) {
+		/* the slots' last TIME stamps, waiting for an event */
+		s.finishing = true;
+		for (size_t k = 0; k < s.slot_count && rc == 0; k++)
+			if (s.slots[k].time_pending)
+				rc = reorder_wake(&s.reorder, (uint32_t)k);
+	}
 	if (rc == 0 && prefetch)
 		reorder_finish(&s.reorder);
 	if (rc == 0)
