@@ -7,7 +7,9 @@ reversed every other round), and the medians of wall time and peak RSS.
 usage: bench/seek.py [--mprof PATH] [--rounds N] [--from T,...] TRACE
 
 Each report is one process (mprof execs the analyzer), so its wait4 rusage
-is the analyzer's: ru_maxrss is its peak RSS.  Reports write their text to
+is the analyzer's: ru_maxrss is its peak RSS, user + system time its CPU
+time (both threads: the reader's prefetcher too), steadier than wall time
+on a loaded host.  Reports write their text to
 /dev/null; both are checked to be the same first.  Timing is never part of
 `make check`: these machines are shared and noisy.
 """
@@ -28,7 +30,7 @@ def run(argv, env):
     wall = time.monotonic() - t0
     if status != 0:
         sys.exit("failed: %s" % " ".join(argv))
-    return wall, ru.ru_maxrss
+    return wall, ru.ru_maxrss, ru.ru_utime + ru.ru_stime
 
 
 def main():
@@ -54,17 +56,19 @@ def main():
                 order.reverse()
             for name, env in order:
                 res[name].append(run(argv, env))
+        med = {}
         for name in ("no index", "index"):
-            walls = [w for w, _ in res[name]]
-            rss = [k for _, k in res[name]]
-            print("  %-8s wall %.2f s (%s), peak RSS %.1f MiB (%s)" % (
-                name, statistics.median(walls), " ".join("%.2f" % w for w in walls),
-                statistics.median(rss) / 1024, " ".join("%.1f" % (k / 1024) for k in rss)))
-        print("  index/no index: wall x%.2f, peak RSS x%.2f" % (
-            statistics.median([w for w, _ in res["index"]]) /
-            statistics.median([w for w, _ in res["no index"]]),
-            statistics.median([k for _, k in res["index"]]) /
-            statistics.median([k for _, k in res["no index"]])))
+            walls = [w for w, _, _ in res[name]]
+            cpus = [c for _, _, c in res[name]]
+            rss = [k for _, k, _ in res[name]]
+            med[name] = (statistics.median(walls), statistics.median(cpus),
+                         statistics.median(rss))
+            print("  %-8s wall %.2f s (%s), CPU %.2f s (%s), peak RSS %.1f MiB (%s)" % (
+                name, med[name][0], " ".join("%.2f" % w for w in walls),
+                med[name][1], " ".join("%.2f" % c for c in cpus),
+                med[name][2] / 1024, " ".join("%.1f" % (k / 1024) for k in rss)))
+        print("  index/no index: wall x%.2f, CPU x%.2f, peak RSS x%.2f" % tuple(
+            med["index"][k] / med["no index"][k] for k in range(3)))
 
 
 main()
