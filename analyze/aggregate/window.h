@@ -15,7 +15,9 @@
  *    are dropped; frees made from its start on of blocks allocated outside
  *    it (before it, after it, inherited at fork or never recorded) are
  *    dropped and counted apart (frees_outside), not as unmatched frees.
- *    TIME stamps before the range, but the first, are dropped too.
+ *    TIME stamps that stand before an event from before the range (the
+ *    reader puts each right before its thread's next event), but the
+ *    first, are dropped too.
  *  - At T keeps every event before T and drops the rest: what is live then
  *    is the heap at T (an event's time: the newest TIME stamp at or before
  *    it in sequence order, from the first).  The reader is told it may
