@@ -34,6 +34,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/read/reorder.h analyze/read/reorder.c \
 	analyze/read/event_stream.h analyze/read/event_stream.c \
 	analyze/read/chunk_prefetch.h analyze/read/chunk_prefetch.c \
+	analyze/read/index_plan.h analyze/read/index_plan.c \
 	analyze/read/rss_series.h analyze/read/rss_series.c \
 	analyze/aggregate/block_table.h analyze/aggregate/block_table.c \
 	analyze/aggregate/young_blocks.h \

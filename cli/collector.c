@@ -344,6 +344,28 @@ static void proc_command_find(struct proc *p, uint32_t i, const uint8_t *src, si
 	p->command = strndup(cmd, len);
 }
 
+/* The index entry's flags and spans from what a range's records hold. */
+static void chunk_index_entry_of_span(struct chunk_index_entry *e, const struct record_span *sp)
+{
+	e->flags = 0;
+	if (sp->unknown) {
+		e->flags = CHUNK_INDEX_UNKNOWN;
+		return;
+	}
+	if (sp->other)
+		e->flags |= CHUNK_INDEX_OTHER;
+	if (sp->has_seq) {
+		e->flags |= CHUNK_INDEX_HAS_SEQ;
+		e->seq_first = sp->seq_first;
+		e->seq_last = sp->seq_last;
+	}
+	if (sp->has_time) {
+		e->flags |= CHUNK_INDEX_HAS_TIME;
+		e->time_first = sp->time_first;
+		e->time_last = sp->time_last;
+	}
+}
+
 /*
  * Copies ring bytes [r, end) of slot i (one lap at most) into c->copy as the
  * payload of an EVENTS chunk: varint slot, varint lap, varint offset, then
@@ -358,7 +380,8 @@ static void proc_command_find(struct proc *p, uint32_t i, const uint8_t *src, si
  * in bytes, or 0 when out of memory even for that.
  */
 static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, uint64_t r,
-			      uint64_t end, bool stored, uint64_t *used)
+			      uint64_t end, bool stored, uint64_t *used,
+			      struct chunk_index_entry *e)
 {
 	uint64_t ring_bytes = p->pf.ring_bytes, offset = r % ring_bytes;
 	const uint8_t *src = proc_file_ring(&p->pf, i) + offset;
@@ -367,6 +390,8 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 	uint8_t head[CHUNK_HEAD_BYTES], *q = head;
 
 	*used = n;
+	memset(e, 0, sizeof(*e));
+	e->flags = CHUNK_INDEX_UNKNOWN;
 	proc_command_find(p, i, src, n);
 	if (rc && copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(n) +
 				      TRACE_SPLIT_EXTRA_BYTES) == 0) {
@@ -377,6 +402,7 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 		rc->allocations = 0;
 		if (m == 0)
 			return 0;
+		chunk_index_entry_of_span(e, &rc->span);
 	} else {
 		if (rc)
 			rc->valid = false;
@@ -389,6 +415,8 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 	q = varint_put_u64(q, i);
 	q = varint_put_u64(q, r / ring_bytes);
 	q = varint_put_u64(q, offset);
+	e->lap = r / ring_bytes;
+	e->lap_offset = offset;
 	memmove(c->copy + (q - head), c->copy + CHUNK_HEAD_BYTES, m);
 	memcpy(c->copy, head, (size_t)(q - head));
 	return (size_t)(q - head) + m;
@@ -529,15 +557,17 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		uint64_t lap_end = (r / ring_bytes + 1) * ring_bytes;
 		uint64_t end = w < lap_end ? w : lap_end, ring_taken;
 		uint64_t t0 = now_ns(), spent;
+		struct chunk_index_entry entry;
 		size_t bytes = slot_chunk_copy(c, p, i, r, end, used_step == EFFORT_STEP_STORED,
-					       &ring_taken);
+					       &ring_taken, &entry);
 
 		/* (less than end - r only where re-encoding stopped at damage:
 		 * the next pass writes the rest apart) */
 		r += ring_taken;
 		atomic_store_explicit(&s->read_pos, r, memory_order_release);
 		if (p->has_trace && bytes) {
-			trace_file_events_chunk(&p->tf, i + 1, c->copy, bytes, c->copy_bytes);
+			trace_file_events_chunk_indexed(&p->tf, i + 1, c->copy, bytes,
+							c->copy_bytes, &entry);
 			spent = now_ns() - t0;
 			/* the step's cost per ring byte (re-encoding included),
 			 * learnt from chunks worth timing */
@@ -1171,6 +1201,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	diag_print(p);
 	if (p->has_trace) {
 		rss_sampler_flush(&p->rss, &p->tf);
+		trace_file_index(&p->tf);
 		end_write(c, p, state);
 		if (p->tf.error)
 			mprof_warn("writing trace %s failed: %s; the trace ends early", p->tf.path,

@@ -155,6 +155,38 @@ int trace_file_events_chunk(struct trace_file *tf, unsigned stream, uint8_t *buf
 	return rc;
 }
 
+int trace_file_events_chunk_indexed(struct trace_file *tf, unsigned stream, uint8_t *buf,
+				    size_t bytes, size_t cap, struct chunk_index_entry *e)
+{
+	int rc = trace_file_events_chunk(tf, stream, buf, bytes, cap);
+
+	e->stream = stream;
+	if (rc == 0)
+		chunk_index_add(&tf->index, e);
+	else
+		tf->index.failed = true; /* an index must list every chunk */
+	return rc;
+}
+
+int trace_file_index(struct trace_file *tf)
+{
+	size_t bytes;
+	uint8_t *payload;
+	int level = tf->w.level, rc;
+
+	if (tf->index.failed || tf->index.count == 0)
+		return 0;
+	payload = chunk_index_payload(&tf->index, &bytes);
+	if (!payload)
+		return 0; /* out of memory: a trace without an index reads all */
+	if (tf->w.level == TRACE_LEVEL_STORED)
+		tf->w.level = TRACE_LEVEL_FAST;
+	rc = trace_file_chunk(tf, TRACE_CHUNK_INDEX, payload, bytes);
+	tf->w.level = level;
+	free(payload);
+	return rc;
+}
+
 void trace_file_close(struct trace_file *tf)
 {
 	if (tf->fd >= 0) {
@@ -165,6 +197,7 @@ void trace_file_close(struct trace_file *tf)
 	}
 	free(tf->path);
 	tf->path = NULL;
+	chunk_index_writer_free(&tf->index);
 }
 
 void trace_file_discard(struct trace_file *tf)

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "trace/chunk.h"
+#include "trace/chunk_index.h"
 
 struct rezip_job;
 
@@ -41,6 +42,9 @@ struct trace_file {
 	                            * and not deflated since (cli/rezip.h) */
 	struct rezip_job *rezip;   /* the job deflating them, or NULL */
 	bool rezip_failed;         /* one failed: the trace keeps them */
+	struct chunk_index_writer index; /* an entry per EVENTS chunk written,
+	                                  * some 20 bytes each (a chunk holds
+	                                  * up to a quarter ring of records) */
 };
 
 /*
@@ -81,7 +85,17 @@ int trace_file_chunk_stream(struct trace_file *tf, unsigned type, unsigned strea
 int trace_file_events_chunk(struct trace_file *tf, unsigned stream, uint8_t *buf, size_t bytes,
 			    size_t cap);
 
-/* Closes the file (if open) and frees its path. */
+/* An EVENTS chunk of stream from buf[0..bytes), as trace_file_events_chunk
+ * writes it, noted in the trace's index as e (e->stream is set here). */
+int trace_file_events_chunk_indexed(struct trace_file *tf, unsigned stream, uint8_t *buf,
+				    size_t bytes, size_t cap, struct chunk_index_entry *e);
+
+/* Writes the INDEX chunk of the EVENTS chunks written so far (deflated,
+ * whatever the current level), unless one failed to be noted or written.
+ * Returns 0 or a negative errno. */
+int trace_file_index(struct trace_file *tf);
+
+/* Closes the file (if open) and frees its path and index. */
 void trace_file_close(struct trace_file *tf);
 
 /* Closes the file and deletes it from disk (a trace that holds no data). */

@@ -85,6 +85,8 @@ enum trace_chunk_type {
 	                          * (minor 1): u count, then per sample u time
 	                          * delta (ns, CLOCK_MONOTONIC; the first from 0),
 	                          * u RSS in KiB */
+	TRACE_CHUNK_INDEX = 6,   /* (minor 2) what each EVENTS chunk holds, for
+	                          * seeking by time: trace/chunk_index.h */
 };
 
 /*

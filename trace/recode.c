@@ -70,6 +70,24 @@ static int get_free_ref(const uint8_t **p, const uint8_t *end, struct record_sta
 	return 0;
 }
 
+static inline void span_seq(struct record_span *sp, uint64_t seq)
+{
+	if (!sp->has_seq || seq < sp->seq_first)
+		sp->seq_first = seq;
+	if (!sp->has_seq || seq > sp->seq_last)
+		sp->seq_last = seq;
+	sp->has_seq = true;
+}
+
+static inline void span_time(struct record_span *sp, uint64_t ns)
+{
+	if (!sp->has_time)
+		sp->time_first = ns;
+	if (!sp->has_time || ns > sp->time_last)
+		sp->time_last = ns;
+	sp->has_time = true;
+}
+
 /*
  * Re-encodes the record at *pp (the shim's form: references explicit) into
  * w, advancing *pp; returns the end of what it wrote, or NULL when the
@@ -78,7 +96,8 @@ static int get_free_ref(const uint8_t **p, const uint8_t *end, struct record_sta
  * stream's whole state.
  */
 static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record_state *in,
-			   struct record_state *out, uint8_t *w, uint64_t *allocations)
+			   struct record_state *out, uint8_t *w, uint64_t *allocations,
+			   struct record_span *sp)
 {
 	const uint8_t *p = *pp;
 	unsigned kind = *p++, fn = kind & 0x0f;
@@ -95,12 +114,14 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 			return NULL;
 		w = record_put_alloc(w, out, fn, seq, addr, size, stack, weight);
 		*allocations += weight;
+		span_seq(sp, seq);
 		break;
 	case TRACE_REC_FREE:
 		if (fn > TRACE_FREE_POOL || get_seq(&p, end, in, &seq) < 0 ||
 		    get_free_ref(&p, end, in, out, &addr, &ref) < 0)
 			return NULL;
 		w = record_put_free(w, out, fn, seq, addr, &ref);
+		span_seq(sp, seq);
 		break;
 	case TRACE_REC_REALLOC:
 	case TRACE_REC_REALLOC_WEIGHTED:
@@ -113,6 +134,8 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 		w = record_put_realloc(w, out, fn, seq, addr, &ref, seq2, addr2, size, stack,
 				       weight);
 		*allocations += weight;
+		span_seq(sp, seq);
+		span_seq(sp, seq2);
 		break;
 	case 0x00:
 		switch (kind) {
@@ -120,6 +143,7 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 			if (get_seq(&p, end, in, &seq) < 0)
 				return NULL;
 			w = record_put_seq_skip(w, out, seq);
+			span_seq(sp, seq);
 			break;
 		case TRACE_REC_THREAD:
 			if (varint_get_u64(&p, end, &v) < 0)
@@ -131,6 +155,7 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 			if (varint_get_u64(&p, end, &v) < 0)
 				return NULL;
 			w = record_put_time(w, v);
+			span_time(sp, v);
 			break;
 		case TRACE_REC_STACK_DELTA:
 			if (varint_get_s64(&p, end, &d1) < 0 || varint_get_s64(&p, end, &d2) < 0 ||
@@ -140,6 +165,7 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 			in->stack_node = v;
 			in->stack_ip += (uint64_t)d3;
 			w = record_put_stack(w, out, v, v - (uint64_t)d2, in->stack_ip);
+			sp->other = true;
 			break;
 		default:
 			return NULL;
@@ -149,6 +175,7 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 		if (kind < 0x80 || varint_get_u64(&p, end, &v) < 0 || v > (uint64_t)(end - p))
 			return NULL;
 		/* an extended record: as it is */
+		sp->other = true;
 		p += v;
 		memcpy(w, *pp, (size_t)(p - *pp));
 		w += p - *pp;
@@ -165,19 +192,27 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 	const uint8_t *p = in, *end = in + n;
 	uint8_t *w = out;
 
+	memset(&rc->span, 0, sizeof(rc->span));
 	if (in_offset == 0) {
 		record_state_reset(&rc->in);
 		record_state_reset(&rc->out);
 		rc->lap = lap;
 		rc->out_offset = 0;
 		rc->valid = !pass_lap;
+		rc->scan_ok = true;
 	} else if (!rc->valid || rc->lap != lap || rc->in_next != in_offset) {
 		rc->valid = false;
+		if (rc->lap != lap || rc->in_next != in_offset)
+			rc->scan_ok = false;
 	}
 	rc->in_next = in_offset + n;
 	*used = n;
 	if (!rc->valid) {
-		rc->allocations += record_count_allocations(in, n);
+		if (rc->scan_ok)
+			rc->scan_ok = record_scan(in, n, &rc->in.seq, &rc->span, &rc->allocations) == 0;
+		else
+			rc->allocations += record_count_allocations(in, n);
+		rc->span.unknown = !rc->scan_ok;
 		memcpy(out, in, n);
 		*out_offset = in_offset;
 		return n;
@@ -191,12 +226,13 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 			p++;
 			continue;
 		}
-		next = recode_one(&p, end, &rc->in, &rc->out, w, &rc->allocations);
+		next = recode_one(&p, end, &rc->in, &rc->out, w, &rc->allocations, &rc->span);
 		if (!next) {
 			/* what this reader does not take: the caller writes the
 			 * rest apart (recode.h) */
 			*used = (size_t)(rec - in);
 			rc->valid = false;
+			rc->scan_ok = false;
 			break;
 		}
 		w = next;
@@ -277,6 +313,50 @@ uint64_t record_count_allocations(const uint8_t *in, size_t n)
 	while (p < end && record_skip(&p, end, &allocations, &ext, &ext_len) >= 0)
 		;
 	return allocations;
+}
+
+int record_scan(const uint8_t *in, size_t n, uint64_t *seq_base, struct record_span *sp,
+		uint64_t *allocations)
+{
+	const uint8_t *p = in, *end = in + n, *ext;
+	uint64_t ext_len, v;
+
+	while (p < end) {
+		const uint8_t *rec = p;
+		unsigned kind = *p, group = kind >> 4;
+		int rc;
+
+		/* the seq+ fields first (and the second of a REALLOC), then
+		 * the record skipped as record_count_allocations does */
+		if (kind == TRACE_REC_THREAD) {
+			*seq_base = 0;
+		} else if (kind == TRACE_REC_TIME) {
+			p++;
+			if (varint_get_u64(&p, end, &v) < 0)
+				return -1;
+			span_time(sp, v);
+			p = rec;
+		} else if (kind == TRACE_REC_SEQ_SKIP || (kind < 0x80 && group >= 1 && group <= 5)) {
+			p++;
+			if (varint_get_u64(&p, end, &v) < 0)
+				return -1;
+			*seq_base += v;
+			span_seq(sp, *seq_base);
+			if (group == TRACE_REC_REALLOC >> 4 || group == TRACE_REC_REALLOC_WEIGHTED >> 4) {
+				if (skip_varints(&p, end, 2) < 0 || varint_get_u64(&p, end, &v) < 0)
+					return -1;
+				*seq_base += v;
+				span_seq(sp, *seq_base);
+			}
+			p = rec;
+		} else if (kind != TRACE_REC_PAD) {
+			sp->other = true;
+		}
+		rc = record_skip(&p, end, allocations, &ext, &ext_len);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* A "string" field (u length, bytes) at *p; -1 when cut off. */

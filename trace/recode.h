@@ -25,6 +25,17 @@
 
 #include "trace/record.h"
 
+/* What the records of one range hold, for the chunk index
+ * (trace/chunk_index.h): their sequence numbers and TIME stamps. */
+struct record_span {
+	uint64_t seq_first, seq_last;   /* has_seq: smallest and largest */
+	uint64_t time_first, time_last; /* has_time: first and largest TIME */
+	bool has_seq, has_time;
+	bool other;    /* records other than events, THREAD, TIME, PAD */
+	bool unknown;  /* records not followed (damage, or a range that does
+	                * not continue the one before): nothing above holds */
+};
+
 /* One slot's re-encoding state; zero it before first use. */
 struct record_recoder {
 	struct record_state in;   /* the shim's delta bases (seq, addr, stack,
@@ -39,6 +50,9 @@ struct record_recoder {
 	                           * REALLOC records, weighted): what a report
 	                           * counts, for the launcher's table of
 	                           * processes; the caller may reset it */
+	bool scan_ok;             /* in.seq follows the lap (for the span of
+	                           * ranges passed through) */
+	struct record_span span;  /* of the last range given to record_recode */
 };
 
 /* Output room record_recode needs for n input bytes (in bytes): a compact
@@ -60,6 +74,7 @@ static inline size_t record_recode_bound(size_t n)
  *   keeps every processor busy).
  * - A range that does not continue the one before passes through as it is,
  *   at its ring offset, and so does the rest of its lap.
+ * - rc->span tells what the range's records hold.
  * - At a record this reader does not take (damage in the ring: the shim
  *   writes none), re-encoding stops: *used ends before it, and the caller
  *   writes the rest separately, which then passes through at its ring
@@ -81,6 +96,16 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
  * re-encoded ones are counted for one addition each.
  */
 uint64_t record_count_allocations(const uint8_t *in, size_t n);
+
+/*
+ * Follows the shim's records in[0..n) as record_count_allocations does,
+ * adding their allocations to *allocations and what they hold to *sp; the
+ * seq+ fields are added to *seq_base (the slot's previous sequence number,
+ * which a THREAD record resets).  Returns 0, or -1 at a record this reader
+ * does not take (then *sp and *seq_base hold up to there only).
+ */
+int record_scan(const uint8_t *in, size_t n, uint64_t *seq_base, struct record_span *sp,
+		uint64_t *allocations);
 
 /* The command line of the first PROCESS record in the shim's records
  * in[0..n) (quoted as trace/argv_quote.h does, not NUL-terminated): 0 with

@@ -3,9 +3,9 @@
  * resolves --from/--to/--at, and filters the merged events on their way to
  * the aggregation.
  *
- * Owns the table of blocks allocated outside a range that are still live
- * (by address only), so that their frees are told from unmatched ones;
- * memory grows with those blocks as the aggregation's does with its own.
+ * Owns the table of blocks allocated in a range that are still live (by
+ * address only), so that their frees are told from the frees of other
+ * blocks; memory grows with those blocks as the aggregation's does.
  * Runs on the reader's thread, in front of the aggregation's thread.
  */
 #include <errno.h>
@@ -100,12 +100,12 @@ int window_sink_init(struct window_sink *w, struct window_facts *facts,
 	memset(w, 0, sizeof(*w));
 	w->facts = facts;
 	w->next = next;
-	return block_table_init(&w->outside) < 0 ? -ENOMEM : 0;
+	return block_table_init(&w->inside) < 0 ? -ENOMEM : 0;
 }
 
 void window_sink_free(struct window_sink *w)
 {
-	block_table_free(&w->outside);
+	block_table_free(&w->inside);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -123,10 +123,10 @@ static void window_pass_placeholder(struct window_sink *w, const struct alloc_ev
 	w->next->emit(w->next->ctx, &ph);
 }
 
-/* Notes the block allocated outside the range by ev (flags: its pairing
- * hint) as live, replacing any at its address: among the young blocks when
- * it is freed again soon and there is room, else in the table. */
-static void window_note_outside(struct window_sink *w, uint64_t addr, uint8_t flags)
+/* Notes the block allocated in the range by ev (flags: its pairing hint)
+ * as live, replacing any at its address: among the young blocks when it
+ * is freed again soon and there is room, else in the table. */
+static void window_note_inside(struct window_sink *w, uint64_t addr, uint8_t flags)
 {
 	struct live_block b = {.addr = addr}, old;
 	int rc;
@@ -134,21 +134,21 @@ static void window_note_outside(struct window_sink *w, uint64_t addr, uint8_t fl
 	if (!addr)
 		return;
 	if ((flags & ALLOC_EV_PAIRED) && w->young.count < YOUNG_MAX) {
-		if (!(w->young.count && young_remove(&w->young, addr, &old)) && w->outside.count)
-			block_table_remove(&w->outside, addr, &old);
+		if (!(w->young.count && young_remove(&w->young, addr, &old)) && w->inside.count)
+			block_table_remove(&w->inside, addr, &old);
 		young_insert(&w->young, &b);
 		return;
 	}
-	rc = block_table_insert(&w->outside, &b, &old);
+	rc = block_table_insert(&w->inside, &b, &old);
 	if (rc < 0)
 		w->error = -ENOMEM;
 	else if (rc == 0 && w->young.count)
 		young_remove(&w->young, addr, &old);
 }
 
-/* Whether ev frees a block allocated outside the range (which is then no
+/* Whether ev frees a block allocated in the range (which is then no
  * longer live); the hint says which table to look in first. */
-static bool window_take_outside(struct window_sink *w, const struct alloc_event *ev)
+static bool window_take_inside(struct window_sink *w, const struct alloc_event *ev)
 {
 	struct live_block old;
 
@@ -156,52 +156,74 @@ static bool window_take_outside(struct window_sink *w, const struct alloc_event 
 		return false;
 	if (ev->flags & ALLOC_EV_PAIRED)
 		return (w->young.count && young_remove(&w->young, ev->addr, &old)) ||
-		       (w->outside.count && block_table_remove(&w->outside, ev->addr, &old));
-	return (w->outside.count && block_table_remove(&w->outside, ev->addr, &old)) ||
+		       (w->inside.count && block_table_remove(&w->inside, ev->addr, &old));
+	return (w->inside.count && block_table_remove(&w->inside, ev->addr, &old)) ||
 	       (w->young.count && young_remove(&w->young, ev->addr, &old));
 }
 
-/* A range: the event at rel_ns (ns from the start). */
-static void window_range_event(struct window_sink *w, const struct alloc_event *ev,
-			       uint64_t rel_ns)
+/*
+ * A range: one allocator event, marked by the reader (ALLOC_EV_EARLY,
+ * ALLOC_EV_LATE: its thread's clock was before the range or at or after
+ * its end).  What is before the range is dropped without a trace (the
+ * chunk index may have left it unread); what is after it stands in as a
+ * placeholder.  A free is the range's when it frees a block allocated in
+ * it, wherever it comes.
+ */
+static void window_range_event(struct window_sink *w, const struct alloc_event *ev)
 {
-	const struct window_facts *f = w->facts;
-	bool inside = rel_ns >= f->from_ns && rel_ns < f->to_ns;
-	struct live_block old;
+	bool early = ev->flags & ALLOC_EV_EARLY;
+	bool inside = !early && !(ev->flags & ALLOC_EV_LATE);
 
 	switch (ev->type) {
 	case ALLOC_EV_ALLOC:
 	case ALLOC_EV_REALLOC_ALLOC:
 		if (inside) {
-			/* an outside block at this address is gone for good */
-			if (ev->addr && w->outside.count)
-				block_table_remove(&w->outside, ev->addr, &old);
-			if (ev->addr && w->young.count)
-				young_remove(&w->young, ev->addr, &old);
+			window_note_inside(w, ev->addr, ev->flags);
 			break;
 		}
-		window_note_outside(w, ev->addr, ev->flags);
-		window_pass_placeholder(w, ev);
+		if (!early)
+			window_pass_placeholder(w, ev);
 		return;
 	case ALLOC_EV_FREE:
 	case ALLOC_EV_REALLOC_FREE:
-		if (window_take_outside(w, ev)) {
-			w->facts->frees_outside++;
-			window_pass_placeholder(w, ev);
+		if (window_take_inside(w, ev))
+			break;
+		if (early)
 			return;
-		}
-		/* a block of the window's, or unmatched; free(NULL) counts
-		 * where it was called */
-		if (!ev->addr && !inside) {
+		/* a block allocated outside the range, counted apart; free(NULL)
+		 * counts where it was called */
+		if (ev->addr || !inside) {
+			if (ev->addr)
+				w->facts->frees_outside++;
 			window_pass_placeholder(w, ev);
 			return;
 		}
 		break;
 	default: /* a failed realloc */
+		if (early)
+			return;
 		if (!inside) {
 			window_pass_placeholder(w, ev);
 			return;
 		}
+	}
+	w->next->emit(w->next->ctx, ev);
+}
+
+/*
+ * A range: a TIME stamp.  The first (the reader's, of the start of the
+ * recording) goes on, and after it, with a start, those that follow an
+ * event of the range or after it (marked by the reader): the others have
+ * no place among the other threads' events that is the same with and
+ * without the chunk index.
+ */
+static void window_range_time(struct window_sink *w, const struct alloc_event *ev)
+{
+	if (!w->t0_known) {
+		w->t0_known = true;
+		w->t0_ns = ev->value;
+	} else if (w->facts->from_ns && (ev->flags & ALLOC_EV_EARLY)) {
+		return;
 	}
 	w->next->emit(w->next->ctx, ev);
 }
@@ -213,6 +235,13 @@ static void window_process(struct window_sink *w, const struct alloc_event *ev)
 
 	if (w->done || w->error)
 		return;
+	if (w->facts->range) {
+		if (ev->type == ALLOC_EV_TIME)
+			window_range_time(w, ev);
+		else
+			window_range_event(w, ev);
+		return;
+	}
 	if (ev->type == ALLOC_EV_TIME) {
 		if (!w->t0_known) {
 			w->t0_known = true;
@@ -224,15 +253,11 @@ static void window_process(struct window_sink *w, const struct alloc_event *ev)
 		return;
 	}
 	rel_ns = w->t0_known && w->now_ns > w->t0_ns ? w->now_ns - w->t0_ns : 0;
-	if (w->facts->at) {
-		if (rel_ns >= w->facts->at_ns) {
-			w->done = true;
-			return;
-		}
-		w->next->emit(w->next->ctx, ev);
+	if (rel_ns >= w->facts->at_ns) {
+		w->done = true;
 		return;
 	}
-	window_range_event(w, ev, rel_ns);
+	w->next->emit(w->next->ctx, ev);
 }
 
 /* The sink's emit: a range's events wait WINDOW_PIPELINE events, their
@@ -248,8 +273,8 @@ static void window_emit(void *ctx, const struct alloc_event *ev)
 		window_process(w, ev);
 		return;
 	}
-	if (ev->addr && w->outside.count)
-		block_table_prefetch(&w->outside, ev->addr);
+	if (ev->addr && w->inside.count)
+		block_table_prefetch(&w->inside, ev->addr);
 	if (w->pipe_count < WINDOW_PIPELINE) {
 		w->pipeline[(w->pipe_head + w->pipe_count++) % WINDOW_PIPELINE] = *ev;
 		return;
@@ -293,18 +318,4 @@ void window_sink_bind(struct window_sink *w, struct event_sink *sink)
 	sink->done = window_done;
 	sink->ctx = w;
 	sink->seq_limit = w->next->seq_limit;
-}
-
-static void seed_one(void *ctx, const struct live_block *b)
-{
-	window_note_outside(ctx, b->addr, 0);
-}
-
-int window_sink_seed_outside(struct window_sink *w, const struct aggregate *parent)
-{
-	block_table_each(&parent->blocks, seed_one, w);
-	for (size_t i = 0; i < YOUNG_BUCKETS; i++)
-		if (parent->young.b[i].addr)
-			seed_one(w, &parent->young.b[i]);
-	return w->error;
 }

@@ -3,16 +3,25 @@
  * an event sink (read/event_sink.h) in front of the aggregation that lets
  * through only what the window keeps.
  *
- * Times are relative to the start of the recording, the first TIME stamp
- * in sequence order; an event's time is the newest TIME stamp at or before
- * it (within about 10 ms, mprof-trace(5)).
+ * Times are relative to the start of the recording.
  *  - A range [from, to) keeps the allocations made in it and the frees of
  *    those blocks (before or after `to`, so that "leaked" says whether they
- *    were still live at the end).  Frees of blocks allocated outside the
- *    range are dropped and counted apart (frees_outside), not as unmatched
- *    frees; so are the blocks a fork child inherited.
+ *    were still live at the end).  An event's time is its thread's newest
+ *    TIME stamp at or before it (within about 10 ms, mprof-trace(5)), which
+ *    the reader marks on each event (trace_info.window_range), and the
+ *    start is the first TIME stamp of the trace's first EVENTS chunk, so
+ *    that what the range keeps is the same whether or not the chunk index
+ *    let the reader leave out laps before it.  Events before the range
+ *    are dropped; frees made from its start on of blocks allocated outside
+ *    it (before it, after it, inherited at fork or never recorded) are
+ *    dropped and counted apart (frees_outside), not as unmatched frees.
+ *    TIME stamps that stand before an event from before the range (the
+ *    reader puts each right before its thread's next event), but the
+ *    first, are dropped too.
  *  - At T keeps every event before T and drops the rest: what is live then
- *    is the heap at T.  The reader is told it may stop decoding events.
+ *    is the heap at T (an event's time: the newest TIME stamp at or before
+ *    it in sequence order, from the first).  The reader is told it may
+ *    stop decoding events.
  * The aggregation sees a dropped event as the free part of a realloc of a
  * null pointer (it changes nothing but the thread's "previous event"), so
  * that temporary allocations are judged on the thread's real next event.
@@ -62,9 +71,12 @@ struct window_facts {
 	uint64_t from_ns;       /* range: start, ns from the first TIME stamp */
 	uint64_t to_ns;         /* range: end (excluded); UINT64_MAX: open */
 	uint64_t at_ns;         /* at: the moment */
-	uint64_t frees_outside; /* range: frees of blocks allocated outside it */
+	uint64_t frees_outside; /* range: frees, from its start, of blocks
+	                         * allocated outside it */
 	uint64_t dropped_events;/* allocator events left out */
 	bool stopped;           /* at: events after T were not decoded */
+	uint64_t index_chunks_skipped; /* range: EVENTS chunks left unread (the
+	                                * chunk index: before its start) */
 };
 
 /*
@@ -87,7 +99,7 @@ struct window_sink {
 	bool t0_known;
 	uint64_t t0_ns, now_ns;      /* first and newest TIME stamps */
 	bool done;                   /* at: T reached */
-	struct block_table outside;  /* range: blocks allocated outside, live, */
+	struct block_table inside;   /* range: blocks allocated in it, live, */
 	struct young_blocks young;   /* ... and those of them the reader saw
 	                              * freed again soon (ALLOC_EV_PAIRED), as
 	                              * the aggregation keeps them: disjoint */
@@ -105,10 +117,5 @@ void window_sink_bind(struct window_sink *w, struct event_sink *sink);
 /* Hands on the events a range still holds back (window_emit); after the
  * last event. */
 void window_sink_flush(struct window_sink *w);
-
-/* A range's fork child: the blocks live in parent (read up to the fork)
- * are allocated before the window: their frees are not the window's.
- * Returns 0 or -ENOMEM. */
-int window_sink_seed_outside(struct window_sink *w, const struct aggregate *parent);
 
 #endif

@@ -81,8 +81,12 @@
  *                                   excluded, null: open), null with --at
  *       "at_ns": int or null,       --at: the moment; leaked_* (summary and
  *                                   sites) are then the blocks live at it
- *       "frees_outside": int},      frees of blocks allocated outside the
- *                                   range (not in frees, not unmatched)
+ *       "frees_outside": int,       frees, from the range's start, of blocks
+ *                                   allocated outside it (not in frees, not
+ *                                   unmatched)
+ *       "index_skipped_chunks": int}, EVENTS chunks the chunk index let
+ *                                   the reader leave unread (before the
+ *                                   range; 0 with --at)
  *                                   Everything else (summary, sites) is then
  *                                   of the window's events only, but for the
  *                                   run facts (run time, peak RSS, profiler).
@@ -633,6 +637,8 @@ static void write_selection(FILE *out, const struct profile *r)
 		json_opt_u64(out, "at_ns", w->at, w->at_ns);
 		out_char(out, ',');
 		json_u64(out, "frees_outside", w->frees_outside);
+		out_char(out, ',');
+		json_u64(out, "index_skipped_chunks", w->index_chunks_skipped);
 		out_char(out, '}');
 	}
 	if (f->filtered || f->suppressions) {

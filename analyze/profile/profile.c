@@ -111,13 +111,12 @@ static char *parent_path_guess(const char *child_path, const char *ppid, bool *o
 /*
  * A fork child starts with its parent's live blocks: reads the parent's
  * trace up to the fork (and, recursively, its parent's) and seeds agg with
- * them, so that frees of inherited blocks match (with w, a range's window,
- * seeds w instead: they were allocated before it).  Returns 0 (also for a
+ * them, so that frees of inherited blocks match.  Returns 0 (also for a
  * trace that is no fork child), 1 with a message in note when the parent's
  * blocks cannot be known, or -ENOMEM.
  */
-static int seed_inherited(const char *path, struct aggregate *agg, struct window_sink *w,
-			  int depth, char *note, size_t note_bytes)
+static int seed_inherited(const char *path, struct aggregate *agg, int depth, char *note,
+			  size_t note_bytes)
 {
 	struct kv_list meta = {0};
 	const char *parent, *fork_seq;
@@ -168,7 +167,7 @@ static int seed_inherited(const char *path, struct aggregate *agg, struct window
 		return -ENOMEM;
 	}
 	pagg.seq_limit = (uint64_t)seq;
-	rc = seed_inherited(ppath, &pagg, NULL, depth + 1, note, note_bytes);
+	rc = seed_inherited(ppath, &pagg, depth + 1, note, note_bytes);
 	trace_info_init(&pinfo);
 	stack_nodes_init(&pnodes);
 	module_maps_init(&pmaps);
@@ -180,8 +179,6 @@ static int seed_inherited(const char *path, struct aggregate *agg, struct window
 		snprintf(note, note_bytes, "parent trace unreadable (%s): blocks inherited at "
 			 "fork are unknown, and frees of them count as unmatched", err);
 		rc = 1;
-	} else if (w) {
-		rc = window_sink_seed_outside(w, &pagg);
 	} else {
 		rc = aggregate_seed_inherited(agg, &pagg);
 	}
@@ -270,10 +267,20 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 			return 1;
 		}
 	}
-	if (seed_inherited(path, &t->agg, p->window.range ? w : NULL, 0, p->inherit_note,
-			   sizeof(p->inherit_note)) == -ENOMEM) {
+	/* a range counts the frees of inherited blocks apart, as of any block
+	 * allocated outside it (window.h) */
+	if (!p->window.range && seed_inherited(path, &t->agg, 0, p->inherit_note,
+					       sizeof(p->inherit_note)) == -ENOMEM) {
 		analyze_error("%s: out of memory reading the parent's trace", path);
 		return 1;
+	}
+	if (p->window.range) {
+		const char *no_index = getenv("MPROF_NO_INDEX");
+
+		p->info.window_range = true;
+		p->info.window_from_ns = p->window.from_ns;
+		p->info.window_to_ns = p->window.to_ns == UINT64_MAX ? 0 : p->window.to_ns;
+		p->info.no_index = no_index && *no_index && strcmp(no_index, "0") != 0;
 	}
 	if (progress) {
 		p->info.progress = progress->show;
@@ -291,6 +298,10 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 		analyze_error("%s", err);
 		return 1;
 	}
+	if (p->info.index_note[0])
+		analyze_error("warning: %s: the chunk index is not used (%s); every chunk was "
+			      "read", path, p->info.index_note);
+	p->window.index_chunks_skipped = p->info.index_chunks_skipped;
 	timeline_match_rss(&t->agg.timeline, &p->info.rss);
 	p->timeline = &t->agg.timeline;
 	/* the block table's memory, faulted in, for the sites */

@@ -46,6 +46,16 @@ struct alloc_event {
  */
 #define ALLOC_EV_PAIRED 0x01
 
+/*
+ * Marks from the reader for a report's time range (event_stream.h,
+ * trace_info.window_range): the event's thread's newest TIME stamp at or
+ * before it is before the range's start (EARLY) or at or after its end
+ * (LATE).  A TIME event has the marks of the event of its thread it
+ * follows (EARLY when none: a stamp at a lap's start).
+ */
+#define ALLOC_EV_EARLY 0x02
+#define ALLOC_EV_LATE 0x04
+
 _Static_assert(sizeof(struct alloc_event) == 40, "the reorder window and the ring hold many");
 
 #endif

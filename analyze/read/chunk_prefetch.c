@@ -38,6 +38,8 @@ struct chunk_prefetch {
 	bool after_loss;         /* unthreaded: the last result was a lost chunk */
 	atomic_uint events_stream; /* nonzero: the only stream whose EVENTS
 	                            * chunks are read (chunk_prefetch_events_only) */
+	const uint64_t *skip;    /* the thread's: offsets of chunks left unread, */
+	size_t skip_count, skip_next; /* ascending, and the next one due */
 	uint8_t *spare[CHUNK_PREFETCH_SPARES]; /* under lock: buffers given back */
 	size_t spare_cap[CHUNK_PREFETCH_SPARES];
 	unsigned spares;
@@ -113,7 +115,12 @@ static int chunk_wanted(unsigned type, unsigned stream, void *arg)
 {
 	struct chunk_prefetch *p = arg;
 	unsigned only = atomic_load_explicit(&p->events_stream, memory_order_relaxed);
+	uint64_t at = p->reader->offset_bytes; /* the chunk's */
 
+	while (p->skip_next < p->skip_count && p->skip[p->skip_next] < at)
+		p->skip_next++;
+	if (p->skip_next < p->skip_count && p->skip[p->skip_next] == at)
+		return 0;
 	/* stream 0: not given, it may be any */
 	return type != TRACE_CHUNK_EVENTS || !only || !stream || stream == only;
 }
@@ -204,11 +211,19 @@ static void *reader_thread(void *arg)
 
 struct chunk_prefetch *chunk_prefetch_start(struct trace_reader *r)
 {
+	return chunk_prefetch_start_skipping(r, NULL, 0);
+}
+
+struct chunk_prefetch *chunk_prefetch_start_skipping(struct trace_reader *r, const uint64_t *skip,
+						     size_t n)
+{
 	struct chunk_prefetch *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
 	p->reader = r;
+	p->skip = skip;
+	p->skip_count = n;
 	if (pthread_mutex_init(&p->lock, NULL) != 0) {
 		free(p);
 		return NULL;

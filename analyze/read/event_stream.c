@@ -23,6 +23,7 @@
 
 #include "analyze/read/chunk_prefetch.h"
 #include "analyze/read/event_stream.h"
+#include "analyze/read/index_plan.h"
 #include "analyze/util/grow.h"
 #include "analyze/read/reorder.h"
 #include "analyze/read/slot_decoder.h"
@@ -277,6 +278,11 @@ struct slot_stream {
 	                             * end whose events may still wait there ... */
 	uint64_t held_until;        /* ... as events before this index; still
 	                             * counted in stream.buffered_bytes */
+	uint64_t time_ns;           /* windowed: the slot's newest TIME stamp */
+	uint64_t last_seq;          /* ... its last event's sequence number */
+	bool time_pending;          /* ... a TIME stamp waits for the slot's
+	                             * next event, to stand right before it */
+	struct alloc_event pending_time;
 };
 
 struct stream {
@@ -298,6 +304,18 @@ struct stream {
 	int error;                  /* -ENOMEM met while decoding lazily */
 	struct chunk_prefetch *prefetch; /* the chunks' source, whose payload
 	                                  * buffers EVENTS chunks take */
+	/* a report's time range (trace_info.window_range) */
+	bool windowed;
+	bool t0_known;              /* the start of the recording is known */
+	uint64_t from_abs, to_abs;  /* the range in CLOCK_MONOTONIC ns (0,
+	                             * UINT64_MAX: open) */
+	uint64_t cut_seq;           /* events below it are left out (the
+	                             * chunk index's plan), 0: none */
+	uint32_t *held;             /* slots with chunks queued before the
+	                             * start was known, to wake then; owned */
+	size_t held_count, held_cap;
+	bool finishing;             /* no more chunks: TIME stamps still
+	                             * waiting for an event go out */
 };
 
 static int handle_ext(struct stream *s, const struct trace_event *ev)
@@ -446,6 +464,57 @@ handle_record(struct stream *s, const struct trace_event *ev, uint32_t tid,
 	return 0;
 }
 
+/* A windowed read's marks for the slot's next event (ALLOC_EV_EARLY,
+ * ALLOC_EV_LATE), by the slot's clock. */
+static inline uint8_t slot_window_flags(const struct stream *s, const struct slot_stream *ss)
+{
+	return (uint8_t)((ss->time_ns < s->from_abs ? ALLOC_EV_EARLY : 0) |
+			 (ss->time_ns >= s->to_abs ? ALLOC_EV_LATE : 0));
+}
+
+/*
+ * A windowed read: marks the n events just decoded into ae (and second,
+ * a REALLOC's alloc part) and leaves out those below the cut.  A TIME
+ * stamp moves the slot's clock and waits for the slot's next event
+ * (slot_fill_window): where a stamp stands among the other slots' events
+ * then depends on sequence numbers only, not on when its chunk was read,
+ * which the chunk index changes.  Returns the events kept, ae first (ev's
+ * pairing hint dropped when a REALLOC keeps only its alloc part).
+ */
+static int slot_window_mark(struct stream *s, struct slot_stream *ss, struct trace_event *ev,
+			    struct alloc_event *ae, struct alloc_event *second, int n)
+{
+	uint8_t flags;
+
+	if (ae->type == ALLOC_EV_TIME) {
+		if (ae->value > ss->time_ns)
+			ss->time_ns = ae->value;
+		ss->pending_time = *ae;
+		ss->time_pending = true;
+		return 0;
+	}
+	flags = slot_window_flags(s, ss);
+	ss->last_seq = n == 2 ? second->seq : ae->seq;
+	if (n == 2) {
+		if (second->seq < s->cut_seq) {
+			ss->time_pending = false; /* before an event left out */
+			return 0;
+		}
+		second->flags |= flags;
+		if (ae->seq < s->cut_seq) {
+			*ae = *second;
+			ev->freed_recent = false;
+			return 1;
+		}
+	}
+	if (ae->seq < s->cut_seq) {
+		ss->time_pending = false;
+		return 0;
+	}
+	ae->flags |= flags;
+	return n;
+}
+
 /* The slot's current chunk is decoded (or lost): its buffer goes back.  Its
  * bytes stay counted as waiting until its last events have left the ring
  * (slot_release_held), as they were while the merge needed them. */
@@ -512,6 +581,8 @@ static __attribute__((noinline)) int slot_decode_on(struct stream *s, struct slo
 			slot_chunk_done(s, ss);
 		} else {
 			rc = handle_record(s, ev, (uint32_t)ss->cur.state->tid, ae, second);
+			if (rc > 0 && s->windowed)
+				rc = slot_window_mark(s, ss, ev, ae, second, rc);
 			if (rc > 0)
 				return rc; /* slot_fill sets s->pulled */
 			if (rc < 0) {
@@ -560,6 +631,58 @@ static inline void slot_note(struct alloc_event *ring, struct record_state *st, 
 }
 
 /*
+ * slot_fill for a windowed read, from ring index i (first: the oldest
+ * waiting); returns the index after the last event put.  A TIME stamp
+ * goes into the ring right before the slot's next event, keyed to the
+ * sequence number before it and with its marks (ALLOC_EV_EARLY), or at
+ * the end of the input after the slot's last event, marked by its own
+ * time.  Room for three: a stamp and a REALLOC's two parts.
+ */
+static uint64_t slot_fill_window(struct stream *s, struct slot_stream *ss, struct alloc_event *ring,
+				 uint64_t i, uint64_t first)
+{
+	uint64_t start = i;
+
+	while (i - first < STREAM_AHEAD - 3) {
+		struct alloc_event *ae = &ring[i & (STREAM_AHEAD - 1)], second;
+		struct trace_event ev;
+		int rc = ss->active ? chunk_cursor_next(&ss->cur, &ev) : RECORD_END;
+
+		ss->ahead_pushed = i; /* where a chunk that ends here ends */
+		rc = slot_decode_on(s, ss, rc, &ev, ae, &second);
+		if (rc <= 0) {
+			if (s->finishing && ss->time_pending && !s->error) {
+				*ae = ss->pending_time;
+				ae->seq = ss->last_seq;
+				ae->flags = ae->value < s->from_abs ? ALLOC_EV_EARLY : 0;
+				ss->time_pending = false;
+				i++;
+			}
+			break;
+		}
+		if (ss->time_pending) {
+			struct alloc_event tm = ss->pending_time;
+
+			ss->time_pending = false;
+			tm.seq = ae->seq ? ae->seq - 1 : 0;
+			tm.flags = ae->flags & (ALLOC_EV_EARLY | ALLOC_EV_LATE);
+			ring[(i + 1) & (STREAM_AHEAD - 1)] = *ae;
+			*ae = tm;
+			ae = &ring[++i & (STREAM_AHEAD - 1)];
+		}
+		slot_note(ring, &ss->cur.state->st, first, i, ae, &ev);
+		if (rc == 2) { /* a REALLOC: the free part in ae, the alloc part */
+			ring[(i + 1) & (STREAM_AHEAD - 1)] = second;
+			record_mru_at(&ss->cur.state->st, 0)->tag = i + 1;
+		}
+		i += (unsigned)rc;
+	}
+	if (i != start)
+		s->pulled = true;
+	return i;
+}
+
+/*
  * Decodes the slot's next events into its ring until STREAM_AHEAD - 2 or
  * more wait or its data runs out.  Each allocation's MRU entry is tagged
  * with the allocation's index in the ring, which a free naming the block by
@@ -582,7 +705,9 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 	ring = ss->ahead;
 	i = ss->ahead_pushed;
 	first = i - ss->ahead_count;
-	while (i - first < STREAM_AHEAD - 2) {
+	if (s->windowed)
+		i = slot_fill_window(s, ss, ring, i, first);
+	while (!s->windowed && i - first < STREAM_AHEAD - 2) {
 		struct alloc_event *ae = &ring[i & (STREAM_AHEAD - 1)], second;
 		struct trace_event ev;
 		int rc = RECORD_END;
@@ -667,6 +792,74 @@ static const struct alloc_event *stream_pull(void *ctx, uint32_t slot)
 	return slot_take(ss);
 }
 
+/* The first TIME stamp in the EVENTS chunk c, in *ns; false when it has
+ * none (or does not decode from its start). */
+static bool chunk_first_time(const struct trace_chunk *c, uint64_t *ns)
+{
+	struct slot_decoders d;
+	struct chunk_cursor cur;
+	struct trace_event ev;
+	bool found = false;
+
+	slot_decoders_init(&d);
+	if (slot_decoders_begin(&d, c->data, c->bytes, c->split, c->addr_shift, &cur) == 0) {
+		while (chunk_cursor_next(&cur, &ev) == RECORD_OK) {
+			if (ev.type == TRACE_EV_TIME) {
+				*ns = ev.time_ns;
+				found = true;
+				break;
+			}
+		}
+	}
+	slot_decoders_free(&d);
+	return found;
+}
+
+/* A windowed read before its start is known: slot's chunks wait unmerged
+ * (undecoded) until it is. */
+static int stream_hold(struct stream *s, uint32_t slot)
+{
+	if (s->held_count == s->held_cap) {
+		size_t n = s->held_cap ? s->held_cap * 2 : 16;
+		uint32_t *v = realloc(s->held, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->held = v;
+		s->held_cap = n;
+	}
+	s->held[s->held_count++] = slot;
+	return 0;
+}
+
+/*
+ * A windowed read: the recording started at t0_ns (known: a TIME stamp).
+ * Sets the range in the clock's ns, hands the sink a TIME event of the
+ * start first (when known), and lets the held slots go on.
+ */
+static int stream_start(struct stream *s, uint64_t t0_ns, bool known)
+{
+	const struct trace_info *info = s->info;
+
+	s->t0_known = true;
+	s->from_abs = !info->window_from_ns			 ? 0
+		      : t0_ns + info->window_from_ns >= t0_ns ? t0_ns + info->window_from_ns
+							     : UINT64_MAX;
+	s->to_abs = info->window_to_ns && t0_ns + info->window_to_ns >= t0_ns
+			    ? t0_ns + info->window_to_ns
+			    : UINT64_MAX;
+	if (known) {
+		struct alloc_event ev = {.type = ALLOC_EV_TIME, .value = t0_ns};
+
+		s->sink->emit(s->sink->ctx, &ev);
+	}
+	for (size_t i = 0; i < s->held_count; i++)
+		if (reorder_wake(&s->reorder, s->held[i]) < 0)
+			return -ENOMEM;
+	s->held_count = 0;
+	return 0;
+}
+
 /* Queues an EVENTS chunk for its slot and lets the merge go on.  Its
  * payload buffer is taken from the prefetcher (a copy only without one):
  * every payload was copied twice on its way here (python3's trace: 125
@@ -675,10 +868,15 @@ static int handle_events_chunk(struct stream *s, const struct trace_chunk *c)
 {
 	const uint8_t *p = c->data;
 	struct slot_stream *ss;
-	uint64_t slot;
+	uint64_t slot, t0 = 0;
 	uint8_t *copy;
 	size_t cap;
+	bool t0_found = false;
 
+	/* the start of the recording: the first TIME stamp of the first
+	 * EVENTS chunk (that has one), as the index gives it */
+	if (s->windowed && !s->t0_known)
+		t0_found = chunk_first_time(c, &t0);
 	if (varint_get_u64(&p, c->data + c->bytes, &slot) < 0 || slot >= s->slot_limit) {
 		info_lost_chunk(s->info, c->offset_bytes, "events chunk with a bad header");
 		return 0;
@@ -718,6 +916,12 @@ static int handle_events_chunk(struct stream *s, const struct trace_chunk *c)
 				       c->addr_shift};
 	ss->count++;
 	s->buffered_bytes += c->bytes;
+	if (s->windowed && !s->t0_known) {
+		if (!t0_found)
+			return stream_hold(s, (uint32_t)slot);
+		if (stream_start(s, t0, true) < 0)
+			return -ENOMEM;
+	}
 	if (reorder_wake(&s->reorder, (uint32_t)slot) < 0)
 		return -ENOMEM;
 	while (s->buffered_bytes > STREAM_MAX_BUFFERED_BYTES && reorder_waiting_sources(&s->reorder))
@@ -740,6 +944,8 @@ static void stream_free(struct stream *s)
 	free(s->slots);
 	s->slots = NULL;
 	s->slot_count = 0;
+	free(s->held);
+	s->held = NULL;
 	reorder_free(&s->reorder);
 	slot_decoders_free(&s->decoders);
 }
@@ -803,7 +1009,9 @@ static int handle_meta(struct stream *s, const struct trace_chunk *c)
 
 		if (e != fork_seq && *e == '\0' && v < STREAM_MAX_SEQ) {
 			s->info->first_seq = (uint64_t)v + 1;
-			reorder_set_first_seq(&s->reorder, (uint64_t)v + 1);
+			reorder_set_first_seq(&s->reorder, (uint64_t)v + 1 > s->cut_seq
+								   ? (uint64_t)v + 1
+								   : s->cut_seq);
 		}
 	}
 	return 0;
@@ -818,6 +1026,10 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 		if (s->events_done &&
 		    (!c->data || (s->stack_stream && c->stream && c->stream != s->stack_stream)))
 			return 0; /* events the sink does not want */
+		if (!c->data && s->info->window_range)
+			s->info->index_chunks_skipped++; /* before the window */
+		if (!c->data)
+			return 0;
 		return handle_events_chunk(s, c);
 	case TRACE_CHUNK_SYMBOLS:
 		/* symbolize appends one, to a trace without one: more are
@@ -938,6 +1150,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	struct chunk_prefetch *prefetch;
 	struct stream s;
 	struct reorder done_gaps = {0}; /* only its counts */
+	struct index_plan plan = {0};
 	uint64_t file_bytes;
 	int rc;
 
@@ -969,7 +1182,20 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 
 	/* inflating on a second thread (chunk_prefetch.h) */
 	reorder_init(&s.reorder, info->first_seq, stream_pull, &s, sink->emit, sink->ctx);
-	prefetch = chunk_prefetch_start(&reader);
+	s.windowed = info->window_range;
+	if (s.windowed && info->window_from_ns && !info->no_index)
+		rc = index_plan_make(path, info->window_from_ns, &plan, info->index_note,
+				     sizeof(info->index_note));
+	if (rc == 0 && plan.used) {
+		info->index_used = true;
+		s.cut_seq = plan.cut_seq;
+		if (s.cut_seq > info->first_seq)
+			reorder_set_first_seq(&s.reorder, s.cut_seq);
+		rc = stream_start(&s, plan.t0_ns, true);
+	}
+	prefetch = rc < 0 ? NULL
+	       : plan.used ? chunk_prefetch_start_skipping(&reader, plan.skip_offsets, plan.skip_count)
+			   : chunk_prefetch_start(&reader);
 	if (!prefetch)
 		rc = -ENOMEM;
 	s.prefetch = prefetch;
@@ -1011,8 +1237,18 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		info_lost_chunk(info, pc->offset_bytes, pc->error);
 		rc = 0;
 	}
+	/* a windowed read of a trace without a TIME stamp: its events go on */
+	if (rc == 0 && s.windowed && !s.t0_known)
+		rc = stream_start(&s, 0, false);
 	chunk_prefetch_stop(prefetch);
 	s.prefetch = NULL; /* payloads consumed from here on are freed */
+	if (rc == 0 && prefetch && s.windowed) {
+		/* the slots' last TIME stamps, waiting for an event */
+		s.finishing = true;
+		for (size_t k = 0; k < s.slot_count && rc == 0; k++)
+			if (s.slots[k].time_pending)
+				rc = reorder_wake(&s.reorder, (uint32_t)k);
+	}
 	if (rc == 0 && prefetch)
 		reorder_finish(&s.reorder);
 	if (rc == 0)
@@ -1026,6 +1262,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		info->late_events = done_gaps.late_events;
 	}
 	stream_free(&s);
+	index_plan_free(&plan);
 	trace_reader_close(&reader);
 	if (rc == -ENOMEM)
 		snprintf(errbuf, errbuf_bytes, "%s: out of memory", path);

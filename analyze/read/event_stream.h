@@ -85,6 +85,21 @@ struct trace_info {
 	void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
 	void *progress_ctx;
 
+	/* optional, set by the caller: a report's time range (window.h), ns
+	 * from the start of the recording (the first TIME stamp of the first
+	 * EVENTS chunk); window_to_ns 0: open.  The reader then marks every
+	 * event by its thread's clock (ALLOC_EV_EARLY, ALLOC_EV_LATE), hands
+	 * the sink a TIME event of the start before any other, and with a
+	 * start, leaves out what the chunk index says is before it
+	 * (index_plan.h) unless no_index */
+	bool window_range;
+	uint64_t window_from_ns, window_to_ns;
+	bool no_index;
+	/* what the chunk index did for it */
+	bool index_used;
+	uint64_t index_chunks_skipped;  /* EVENTS chunks left unread */
+	char index_note[160];           /* why an index was not used, or "" */
+
 	/* merge statistics */
 	uint64_t seq_gaps, seq_missing, late_events;
 	size_t buffered_bytes_max;  /* most event data that waited to be merged */

@@ -18,6 +18,7 @@
 #include "analyze/read/slot_decoder.h"
 #include "trace/argv_quote.h"
 #include "trace/chunk.h"
+#include "trace/chunk_index.h"
 #include "trace/recode.h"
 #include "trace/record.h"
 #include "trace/split.h"
@@ -1412,6 +1413,42 @@ struct rc_event {
 	int size_class;       /* frees: the class the shim reads, or -1 */
 };
 
+/* The span of the program's events (record_span, for the chunk index):
+ * smallest and largest sequence number, first and largest TIME stamp. */
+static void rc_check_span(const struct rc_event *ev, size_t n, const struct record_span *sp)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, t_first = 0, t_hi = 0;
+	bool timed = false;
+
+	for (size_t i = 0; i < n; i++) {
+		switch (ev[i].type) {
+		case TRACE_EV_REALLOC:
+			hi = ev[i].seq2 > hi ? ev[i].seq2 : hi;
+			/* fall through */
+		case TRACE_EV_ALLOC:
+		case TRACE_EV_FREE:
+		case TRACE_EV_SEQ_SKIP:
+			lo = ev[i].seq < lo ? ev[i].seq : lo;
+			hi = ev[i].seq > hi ? ev[i].seq : hi;
+			break;
+		case TRACE_EV_TIME:
+			if (!timed)
+				t_first = ev[i].value;
+			timed = true;
+			t_hi = ev[i].value > t_hi ? ev[i].value : t_hi;
+			break;
+		}
+	}
+	CU_ASSERT_TRUE(sp->has_seq);
+	CU_ASSERT_EQUAL(sp->seq_first, lo);
+	CU_ASSERT_EQUAL(sp->seq_last, hi);
+	CU_ASSERT_TRUE(timed && sp->has_time);
+	CU_ASSERT_EQUAL(sp->time_first, t_first);
+	CU_ASSERT_EQUAL(sp->time_last, t_hi);
+	CU_ASSERT_TRUE(sp->other); /* stack nodes and an extended record */
+	CU_ASSERT_FALSE(sp->unknown);
+}
+
 /* A stream of events as a program with glibc's per-thread cache makes
  * them: allocations reuse the last freed block of their size class or
  * carve new ones, frees release recent blocks (most) or old ones, with a
@@ -1605,6 +1642,26 @@ static void test_recode_gives_the_compact_records(void)
 		CU_ASSERT_EQUAL_FATAL(m, (size_t)(pc - compact));
 		CU_ASSERT_EQUAL(memcmp(out, compact, m), 0);
 		CU_ASSERT(rc.valid);
+		rc_check_span(ev, n, &rc.span);
+	}
+	/* the same span from the records passed through as they are (a lap
+	 * stored while the program keeps every processor busy), and from a
+	 * scan of them */
+	{
+		static struct record_recoder pass;
+		struct record_span sp = { 0 };
+		uint64_t off = 0, base = 0, allocations = 0;
+		size_t used = 0;
+
+		record_recode(&pass, 5, 0, true, expl, (size_t)(pe - expl), out, &off, &used);
+		CU_ASSERT_FALSE(pass.span.unknown);
+		rc_check_span(ev, n, &pass.span);
+		CU_ASSERT_EQUAL(record_scan(expl, (size_t)(pe - expl), &base, &sp, &allocations), 0);
+		rc_check_span(ev, n, &sp);
+		CU_ASSERT_EQUAL(allocations, record_count_allocations(expl, (size_t)(pe - expl)));
+		/* a range that does not continue the one before: not followed */
+		record_recode(&pass, 5, (size_t)(pe - expl) + 8, true, expl, 16, out, &off, &used);
+		CU_ASSERT_TRUE(pass.span.unknown);
 	}
 	/* in three stretches at record boundaries: offsets count compact bytes */
 	{
@@ -1723,6 +1780,84 @@ static void test_command_line_keeps_quoting(void)
 	CU_ASSERT_STRING_EQUAL(out, "");
 }
 
+/* The chunk index's entries round-trip; a payload cut anywhere, with a
+ * byte more, of another format, with unknown flags, a stream 0, a span
+ * past 2^64 or more entries than the caller allows is refused. */
+static void test_chunk_index_round_trip_and_refusals(void)
+{
+	const struct chunk_index_entry in[] = {
+		{ 2, CHUNK_INDEX_HAS_SEQ | CHUNK_INDEX_HAS_TIME, 0, 0, 1, 4000, 1000, 2000 },
+		{ 1, CHUNK_INDEX_OTHER | CHUNK_INDEX_HAS_TIME, 0, 0, 0, 0, 900, 900 },
+		{ 3, CHUNK_INDEX_HAS_SEQ, 7, 123456, 5000, 5000, 0, 0 },
+		{ 65535, CHUNK_INDEX_UNKNOWN, UINT64_MAX, UINT64_MAX, 0, 0, 0, 0 },
+		{ 2, CHUNK_INDEX_HAS_SEQ | CHUNK_INDEX_HAS_TIME, 1, 0, UINT64_MAX - 1, UINT64_MAX,
+		  UINT64_MAX, UINT64_MAX },
+	};
+	const size_t n = sizeof(in) / sizeof(in[0]);
+	struct chunk_index_writer w = { 0 };
+	struct chunk_index_entry *out;
+	uint8_t *p, bad[64];
+	size_t bytes, count;
+
+	for (size_t i = 0; i < n; i++)
+		chunk_index_add(&w, &in[i]);
+	p = chunk_index_payload(&w, &bytes);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL_FATAL(chunk_index_decode(p, bytes, n, &out, &count), 0);
+	CU_ASSERT_EQUAL_FATAL(count, n);
+	CU_ASSERT_EQUAL(memcmp(out, in, sizeof(in)), 0);
+	free(out);
+	/* cut anywhere */
+	for (size_t k = 0; k < bytes; k++) {
+		CU_ASSERT_EQUAL(chunk_index_decode(p, k, n, &out, &count), -EPROTO);
+		CU_ASSERT_PTR_NULL(out);
+	}
+	/* more entries than allowed */
+	CU_ASSERT_EQUAL(chunk_index_decode(p, bytes, n - 1, &out, &count), -EPROTO);
+	/* a byte more */
+	{
+		uint8_t *q = malloc(bytes + 1);
+
+		memcpy(q, p, bytes);
+		q[bytes] = 0;
+		CU_ASSERT_EQUAL(chunk_index_decode(q, bytes + 1, n, &out, &count), -EPROTO);
+		free(q);
+	}
+	/* another format; unknown flags; stream 0; a span past 2^64 */
+	{
+		static const uint8_t format2[] = { 2, 0 };
+		static const uint8_t flags[] = { 1, 1, 2, 16, 0, 0 };
+		static const uint8_t stream0[] = { 1, 1, 0, 0, 0, 0 };
+		uint8_t *q = bad;
+
+		CU_ASSERT_EQUAL(chunk_index_decode(format2, sizeof(format2), 9, &out, &count),
+				-EPROTO);
+		CU_ASSERT_EQUAL(chunk_index_decode(flags, sizeof(flags), 9, &out, &count), -EPROTO);
+		CU_ASSERT_EQUAL(chunk_index_decode(stream0, sizeof(stream0), 9, &out, &count),
+				-EPROTO);
+		q = varint_put_u64(q, CHUNK_INDEX_FORMAT);
+		q = varint_put_u64(q, 1);
+		q = varint_put_u64(q, 2);
+		q = varint_put_u64(q, CHUNK_INDEX_HAS_SEQ);
+		q = varint_put_u64(q, 0);
+		q = varint_put_u64(q, 0);
+		q = varint_put_u64(q, 10);
+		q = varint_put_u64(q, UINT64_MAX - 9);
+		CU_ASSERT_EQUAL(chunk_index_decode(bad, (size_t)(q - bad), 9, &out, &count),
+				-EPROTO);
+	}
+	/* an empty index */
+	{
+		static const uint8_t empty[] = { 1, 0 };
+
+		CU_ASSERT_EQUAL(chunk_index_decode(empty, sizeof(empty), 9, &out, &count), 0);
+		CU_ASSERT_EQUAL(count, 0);
+		free(out);
+	}
+	free(p);
+	chunk_index_writer_free(&w);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1784,6 +1919,8 @@ int main(void)
 	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
 		    test_slot_decoder_refuses_continuation_of_lost_lap);
 	CU_add_test(s, "command line keeps its quoting", test_command_line_keeps_quoting);
+	CU_add_test(s, "chunk index round-trips, refuses what does not decode",
+		    test_chunk_index_round_trip_and_refusals);
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
