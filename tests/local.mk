@@ -28,6 +28,12 @@ tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDADD = $(CUNIT_LIBS) -lm
 TESTS += tests/unit/test_sample
 
+# ---- synthetic traces with markers, recording stops and pool blocks ----
+# (written by the codec's encoders for tests/e2e/markers-pause-pool.sh)
+check_PROGRAMS += tests/unit/write_trace
+tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
+tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
+
 # ---- end-to-end tests ----
 # Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
 # (cc -O1 -g, never stripped) into a scratch directory under
@@ -91,6 +97,7 @@ E2E_TESTS = \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
 	tests/e2e/report-window.sh \
+	tests/e2e/markers-pause-pool.sh \
 	tests/e2e/report-filter.sh \
 	tests/e2e/report-pprof.sh \
 	tests/e2e/pprof-go.sh \

@@ -145,6 +145,8 @@ enum trace_record_kind {
 	TRACE_REC_EXT_PROCESS = 0x82, /* u pid, u ppid, text exe, text cmdline */
 	TRACE_REC_EXT_FORK = 0x83,    /* u child pid: fork() returned here (at prev seq) */
 	TRACE_REC_EXT_UNRECORDED = 0x84, /* u allocations, u frees not recorded */
+	TRACE_REC_EXT_MARKER = 0x85,  /* u time_ns, then the name (minor 2) */
+	TRACE_REC_EXT_CONTROL = 0x86, /* u time_ns, u state, u sample rate (minor 2) */
 };
 
 /* Which entry point made an allocation; low nibble of ALLOC/REALLOC kinds. */
@@ -158,7 +160,8 @@ enum trace_alloc_fn {
 	TRACE_FN_MEMALIGN = 6,
 	TRACE_FN_VALLOC = 7,
 	TRACE_FN_PVALLOC = 8,
-	TRACE_FN_ALLOC_COUNT = 9,
+	TRACE_FN_POOL = 9,
+	TRACE_FN_ALLOC_COUNT = 10,
 };
 
 /* Which entry point freed a block; low nibble of FREE kinds.  A realloc(p, 0)
@@ -169,7 +172,8 @@ enum trace_free_fn {
 	TRACE_FREE_ALIGNED_SIZED = 2,
 	TRACE_FREE_REALLOC = 3,
 	TRACE_FREE_REALLOCARRAY = 4,
-	TRACE_FREE_FN_COUNT = 5,
+	TRACE_FREE_POOL = 5,
+	TRACE_FREE_FN_COUNT = 6,
 };
 
 /* DIAG codes (TRACE_REC_EXT_DIAG). */

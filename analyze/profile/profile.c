@@ -230,6 +230,61 @@ static int window_prepare(struct profile *p, const char *path, const struct wind
 	return 0;
 }
 
+/* Appends to buf (size bytes, a string) the distinct marker names of info
+ * with their counts, "a, b (3 times)", at most a line's worth. */
+static void marker_names(const struct trace_info *info, char *buf, size_t size)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < info->marker_count; i++) {
+		const char *name = info->markers[i].name;
+		size_t times = 0, used = strlen(buf);
+		bool earlier = false;
+
+		for (size_t k = 0; k < info->marker_count && !earlier; k++) {
+			earlier = k < i && strcmp(info->markers[k].name, name) == 0;
+			times += strcmp(info->markers[k].name, name) == 0;
+		}
+		if (earlier)
+			continue;
+		if (shown == 20 || used + strlen(name) + 24 >= size) {
+			snprintf(buf + used, size - used, ", ...");
+			return;
+		}
+		snprintf(buf + used, size - used, times > 1 ? "%s%s (%zu times)" : "%s%s",
+			 shown ? ", " : "", name, times);
+		shown++;
+	}
+}
+
+/* After a read with a window of markers: each named marker came, and a
+ * range's start came before its end; else reports which did not (naming
+ * the markers the trace has) and returns -1. */
+static int window_markers_check(const struct profile *p, const char *path)
+{
+	const struct window_facts *f = &p->window;
+	const struct window_spec *spec = &p->window_spec;
+	const struct window_time *missing = f->at_marker && !f->at_seen ? &spec->at
+					    : f->from_marker && !f->from_seen ? &spec->from
+					    : f->to_marker && !f->to_seen ? &spec->to : NULL;
+	char names[512] = "";
+
+	if (missing) {
+		marker_names(&p->info, names, sizeof(names));
+		analyze_error("%s: no marker %s in the trace (%s%s)", path, missing->text,
+			      p->info.marker_count ? "its markers: " : "it has no markers", names);
+		return -1;
+	}
+	if (f->range && ((f->from_marker && f->to_marker && f->to_seq <= f->from_seq) ||
+			 (f->from_marker != f->to_marker && spec->to.given &&
+			  f->to_ns <= f->from_ns))) {
+		analyze_error("%s: --from %s is not before --to %s", path, spec->from.text,
+			      spec->to.text);
+		return -1;
+	}
+	return 0;
+}
+
 int profile_load(struct profile *p, const char *path, const struct site_options *opt,
 		 const struct profile_progress *progress)
 {
@@ -269,6 +324,8 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 			analyze_error("out of memory");
 			return 1;
 		}
+		w->spec = &p->window_spec;
+		w->info = &p->info;
 	}
 	if (seed_inherited(path, &t->agg, p->window.range ? w : NULL, 0, p->inherit_note,
 			   sizeof(p->inherit_note)) == -ENOMEM) {
@@ -291,6 +348,8 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 		analyze_error("%s", err);
 		return 1;
 	}
+	if (w && window_markers_check(p, path) < 0)
+		return 2;
 	timeline_match_rss(&t->agg.timeline, &p->info.rss);
 	p->timeline = &t->agg.timeline;
 	/* the block table's memory, faulted in, for the sites */
