@@ -128,4 +128,23 @@ expect_match "pool text: calls" "^calls:            malloc 1, pool 2, pool_reall
 expect_match "pool text: counted twice, said" \
 	"^pool blocks:      3 allocations, 448 B requested, 256 B at the peak, 256 B in 1 blocks leaked: .*counted twice$" \
 	"$TEXT"
+
+# ---- the page's chart draws the markers and the stretches not recorded ----
+if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
+	[ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	for kind in markers paused; do
+		run_cmd 60 html "$MPROF" report --html "$WORK/$kind.html" "$WORK/$kind.trace"
+		run_cmd 120 chart node "$BROWSER_DIR/heap-chart.mjs" "$WORK/$kind.html" "$WORK/$kind.png"
+		eval "CHART_$kind=\$(cat \"\$RUN_OUT\")"
+	done
+	v() { printf '%s\n' "$1" | sed -n "s/^$2=//p"; }
+	expect_eq "chart: no problems" none "$(v "$CHART_markers" problems)"
+	expect_eq "chart: the four markers" "start,phase,phase,end" "$(v "$CHART_markers" markers)"
+	expect_eq "chart: nothing shaded in a run recorded throughout" 0 "$(v "$CHART_markers" paused)"
+	expect_eq "chart, paused run: no problems" none "$(v "$CHART_paused" problems)"
+	expect_eq "chart, paused run: its marker" mid "$(v "$CHART_paused" markers)"
+	expect_eq "chart, paused run: three stretches not recorded" 3 "$(v "$CHART_paused" paused)"
+else
+	echo "note: Debian's chromium or tests/browser's node modules are missing: the chart's checks are skipped"
+fi
 finish
