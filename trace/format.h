@@ -30,8 +30,10 @@
                                          * major 5 files that never name the
                                          * blocks past the 16 newest listed
                                          * and 8 newest freed of a class */
-#define TRACE_VERSION_MINOR 1           /* readers accept any minor; 1: RSS
-                                         * chunks may be present */
+#define TRACE_VERSION_MINOR 2           /* readers accept any minor; 1: RSS
+                                         * chunks may be present; 2: markers,
+                                         * control records, pool blocks and
+                                         * the chunk index */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
 #define TRACE_CHUNK_HEADER_BYTES 24
@@ -145,8 +147,11 @@ enum trace_record_kind {
 	TRACE_REC_EXT_PROCESS = 0x82, /* u pid, u ppid, text exe, text cmdline */
 	TRACE_REC_EXT_FORK = 0x83,    /* u child pid: fork() returned here (at prev seq) */
 	TRACE_REC_EXT_UNRECORDED = 0x84, /* u allocations, u frees not recorded */
-	TRACE_REC_EXT_MARKER = 0x85,  /* u time_ns, then the name (minor 2) */
-	TRACE_REC_EXT_CONTROL = 0x86, /* u time_ns, u state, u sample rate (minor 2) */
+	TRACE_REC_EXT_MARKER = 0x85,  /* u time ns, then the name (minor 2): a
+	                               * named marker at the previous seq */
+	TRACE_REC_EXT_CONTROL = 0x86, /* u time ns, u state (0 stopped, 1
+	                               * started), u sample rate bytes (0: every
+	                               * allocation), at the previous seq (minor 2) */
 };
 
 /* Which entry point made an allocation; low nibble of ALLOC/REALLOC kinds. */
@@ -160,9 +165,14 @@ enum trace_alloc_fn {
 	TRACE_FN_MEMALIGN = 6,
 	TRACE_FN_VALLOC = 7,
 	TRACE_FN_PVALLOC = 8,
-	TRACE_FN_POOL = 9,
-	TRACE_FN_ALLOC_COUNT = 10,
+	TRACE_FN_ALLOC_COUNT = 9,
+	TRACE_FN_POOL = 9, /* a pool block the program reported (minor 2): its
+	                    * address has bit 63 set (TRACE_POOL_ADDR_BIT) */
 };
+
+/* Set in the address of every pool block (TRACE_FN_POOL, TRACE_FREE_POOL),
+ * so it never equals a malloc'd block's, such as the pool's own arena. */
+#define TRACE_POOL_ADDR_BIT (UINT64_C(1) << 63)
 
 /* Which entry point freed a block; low nibble of FREE kinds.  A realloc(p, 0)
  * that frees is a FREE with TRACE_FREE_REALLOC. */
@@ -172,8 +182,8 @@ enum trace_free_fn {
 	TRACE_FREE_ALIGNED_SIZED = 2,
 	TRACE_FREE_REALLOC = 3,
 	TRACE_FREE_REALLOCARRAY = 4,
-	TRACE_FREE_POOL = 5,
-	TRACE_FREE_FN_COUNT = 6,
+	TRACE_FREE_FN_COUNT = 5,
+	TRACE_FREE_POOL = 5, /* a pool block's release (minor 2) */
 };
 
 /* DIAG codes (TRACE_REC_EXT_DIAG). */

@@ -89,7 +89,7 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 	switch (kind & 0xf0) {
 	case TRACE_REC_ALLOC:
 	case TRACE_REC_ALLOC_WEIGHTED:
-		if (fn >= TRACE_FN_ALLOC_COUNT || get_seq(&p, end, in, &seq) < 0 ||
+		if (fn > TRACE_FN_POOL || get_seq(&p, end, in, &seq) < 0 ||
 		    get_new_block(&p, end, in, (kind & 0xf0) == TRACE_REC_ALLOC_WEIGHTED, &addr,
 				  &size, &stack, &weight) < 0)
 			return NULL;
@@ -97,14 +97,14 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 		*allocations += weight;
 		break;
 	case TRACE_REC_FREE:
-		if (fn >= TRACE_FREE_FN_COUNT || get_seq(&p, end, in, &seq) < 0 ||
+		if (fn > TRACE_FREE_POOL || get_seq(&p, end, in, &seq) < 0 ||
 		    get_free_ref(&p, end, in, out, &addr, &ref) < 0)
 			return NULL;
 		w = record_put_free(w, out, fn, seq, addr, &ref);
 		break;
 	case TRACE_REC_REALLOC:
 	case TRACE_REC_REALLOC_WEIGHTED:
-		if (fn >= TRACE_FN_ALLOC_COUNT || get_seq(&p, end, in, &seq) < 0 ||
+		if (fn > TRACE_FN_POOL || get_seq(&p, end, in, &seq) < 0 ||
 		    get_free_ref(&p, end, in, out, &addr, &ref) < 0 ||
 		    get_seq(&p, end, in, &seq2) < 0 ||
 		    get_new_block(&p, end, in, (kind & 0xf0) == TRACE_REC_REALLOC_WEIGHTED, &addr2,

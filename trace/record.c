@@ -174,7 +174,7 @@ RECORD_HOT int decode_alloc(const uint8_t **p, const uint8_t *end, struct record
 	int64_t dstack;
 	int rc;
 
-	if (ev->fn >= TRACE_FN_ALLOC_COUNT)
+	if (ev->fn > TRACE_FN_POOL)
 		return RECORD_UNKNOWN;
 	ev->type = TRACE_EV_ALLOC;
 	if (get_seq(p, end, cols, &dseq) < 0)
@@ -197,7 +197,7 @@ RECORD_HOT int decode_free(const uint8_t **p, const uint8_t *end, struct record_
 	struct raw_ref r;
 	int rc;
 
-	if (ev->fn >= TRACE_FREE_FN_COUNT)
+	if (ev->fn > TRACE_FREE_POOL)
 		return RECORD_UNKNOWN;
 	ev->type = TRACE_EV_FREE;
 	if (get_seq(p, end, cols, &dseq) < 0)
@@ -220,7 +220,7 @@ static int decode_realloc(const uint8_t **p, const uint8_t *end, struct record_c
 	int64_t dstack;
 	int rc;
 
-	if (ev->fn >= TRACE_FN_ALLOC_COUNT)
+	if (ev->fn > TRACE_FN_POOL)
 		return RECORD_UNKNOWN;
 	ev->type = TRACE_EV_REALLOC;
 	if (get_seq(p, end, cols, &dseq1) < 0)

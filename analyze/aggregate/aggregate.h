@@ -91,7 +91,7 @@ struct alloc_time {
 
 /* Whether a block address is a pool block's (bit 63, mprof-trace(5)):
  * a separate address space from malloc's blocks. */
-#define AGG_POOL_ADDR(addr) (((addr) >> 63) != 0)
+#define AGG_POOL_ADDR(addr) (((addr) & TRACE_POOL_ADDR_BIT) != 0)
 
 /* Events wait this long in a small pipeline so that the cache line of their
  * block is prefetched before they are processed. */

@@ -19,7 +19,7 @@
 
 #define MS 1000000ull
 #define T0 (5000 * MS) /* CLOCK_MONOTONIC of the first TIME stamp */
-#define POOL_BIT (1ull << 63)
+#define POOL_BIT TRACE_POOL_ADDR_BIT
 
 /* One thread slot's records and lap offset. */
 struct slot {
