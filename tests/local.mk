@@ -28,12 +28,6 @@ tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDADD = $(CUNIT_LIBS) -lm
 TESTS += tests/unit/test_sample
 
-# ---- synthetic traces with markers, recording stops and pool blocks ----
-# (written by the codec's encoders for tests/e2e/markers-pause-pool.sh)
-check_PROGRAMS += tests/unit/write_trace
-tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
-tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
-
 # ---- end-to-end tests ----
 # Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
 # (cc -O1 -g, never stripped) into a scratch directory under
@@ -142,6 +136,12 @@ CASE_TESTS = \
 	tests/cases/28-setuid-binary.sh
 
 TESTS += $(CASE_TESTS) $(E2E_TESTS)
+
+# ---- synthetic traces with markers, recording stops and pool blocks ----
+# (written by the codec's encoders for tests/e2e/markers-pause-pool.sh)
+check_PROGRAMS += tests/unit/write_trace
+tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
+tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
