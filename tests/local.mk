@@ -141,6 +141,8 @@ TESTS += $(CASE_TESTS) $(E2E_TESTS)
 # (written by the codec's encoders for tests/e2e/markers-pause-pool.sh)
 check_PROGRAMS += tests/unit/write_trace
 tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
+tests_unit_write_trace_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 
