@@ -129,6 +129,16 @@ expect_match "pool text: counted twice, said" \
 	"^pool blocks:      3 allocations, 448 B requested, 256 B at the peak, 256 B in 1 blocks leaked: .*counted twice$" \
 	"$TEXT"
 
+# ---- mprof diff says what a side did not record, and its pool bytes ----
+"$MPROF" diff --force "$WORK/paused.trace" "$WORK/pool.trace" >"$WORK/diff.txt" 2>&1
+expect_match "diff: a paused side's recorded time" \
+	"^note: A recorded 2.100 s of 5.000 s \(paused 2.900 s\): what it allocated while paused is not counted$" \
+	"$(cat "$WORK/diff.txt")"
+expect_match "diff: a paused, partly sampled side is estimated" "^note: A is estimated, sample rate 65536 B" \
+	"$(cat "$WORK/diff.txt")"
+expect_match "diff: pool bytes" "^note: B has 448 B in pool blocks \(mprof.h\), counted also in" \
+	"$(cat "$WORK/diff.txt")"
+
 # ---- the page's chart draws the markers and the stretches not recorded ----
 if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
 	[ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
