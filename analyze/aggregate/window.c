@@ -216,19 +216,32 @@ static void window_marker(struct window_sink *w, const struct alloc_event *ev, u
 	if (f->at_marker && window_marker_is(w, &w->spec->at, ev, &f->at_count)) {
 		f->at_seen = true;
 		f->at_ns = rel_ns;
+		f->at_abs_ns = ev->value;
 		f->at_seq = ev->seq;
 		w->done = true;
 	}
 	if (f->from_marker && window_marker_is(w, &w->spec->from, ev, &f->from_count)) {
 		f->from_seen = true;
 		f->from_ns = rel_ns;
+		f->from_abs_ns = ev->value;
 		f->from_seq = ev->seq;
 	}
 	if (f->to_marker && window_marker_is(w, &w->spec->to, ev, &f->to_count)) {
 		f->to_seen = true;
 		f->to_ns = rel_ns;
+		f->to_abs_ns = ev->value;
 		f->to_seq = ev->seq;
 	}
+}
+
+void window_markers_time(struct window_facts *f, uint64_t t0_ns)
+{
+	if (f->from_seen)
+		f->from_ns = f->from_abs_ns > t0_ns ? f->from_abs_ns - t0_ns : 0;
+	if (f->to_seen)
+		f->to_ns = f->to_abs_ns > t0_ns ? f->to_abs_ns - t0_ns : 0;
+	if (f->at_seen)
+		f->at_ns = f->at_abs_ns > t0_ns ? f->at_abs_ns - t0_ns : 0;
 }
 
 /* Whether an event at rel_ns falls in the range: its ends are times, or

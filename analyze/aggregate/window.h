@@ -78,7 +78,13 @@ struct window_facts {
 	bool from_seen, to_seen, at_seen;
 	uint64_t from_seq, to_seq, at_seq;
 	uint64_t from_count, to_count, at_count; /* markers of the name seen */
+	uint64_t from_abs_ns, to_abs_ns, at_abs_ns; /* the markers' own times
+	                         * (CLOCK_MONOTONIC), for window_markers_time */
 };
+
+/* After the read: a marker end's time, ns from t0_ns (the report's first
+ * TIME stamp, which the sink may have met after others). */
+void window_markers_time(struct window_facts *f, uint64_t t0_ns);
 
 /* Whether every marker the window names came (after the read), and the
  * range's start came before its end. */
