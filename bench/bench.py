@@ -5,6 +5,7 @@ a do-nothing preload shim and heaptrack, from one interleaved run.
 usage: bench/bench.py [--build DIR] [--shared DIR] [--rounds N] [--only NAME,...]
                       [--quick] [--no-heaptrack] [--cold-symbols]
        bench/bench.py --scaling [--build DIR]
+       bench/bench.py --pairs [--build DIR] [--rounds N]
 
 For each workload it runs, round after round (A B C D A B C D ...), the
 unprofiled program, the program under bench/noop_shim.c (the floor of
@@ -31,6 +32,13 @@ between them).  mprof's symbol cache is the bench's own: cold in the first
 round, warm after it (--cold-symbols: cold in every round).  Workload
 sources and inputs come from the shared bench folder (--shared, default
 ../shared/bench next to the source tree).
+With --pairs it instead times malloc(64)+free pairs inside bench/pair_ns.c
+(10^7 per run, thread CPU time), round after round: unprofiled, under the
+do-nothing shim, under `mprof run --paused` (recording stopped the whole run:
+set mode), under `mprof run` with the program stopping recording first (log
+mode), under `mprof run --sampled`, under `mprof run` (exact) and under
+`mprof run --paused` with the program starting recording (exact, set mode), and prints
+the median ns per pair of each and what each adds to the shim's.
 With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
 allocations (constant live blocks, sites and stacks) and prints `mprof report`
 time and peak memory for each, to show that analysis time grows linearly and
@@ -274,6 +282,8 @@ def main():
     ap.add_argument("--run-args", default="",
                     help="extra options for `mprof run`, e.g. '--sampled' (sampled mode at the "
                          "default rate); B/alloc then divides by the estimated allocations")
+    ap.add_argument("--pairs", action="store_true",
+                    help="ns per malloc+free pair: paused, stopped, sampled, exact, the shim")
     ap.add_argument("--scaling", action="store_true",
                     help="report time and memory at 1e6, 1e7, 1e8 allocations")
     args = ap.parse_args()
@@ -283,6 +293,8 @@ def main():
         sys.exit(f"bench: {mprof} not found: build mprof first (or pass --build)")
     if args.scaling:
         return scaling(mprof)
+    if args.pairs:
+        return pairs(mprof, max(args.rounds, 1))
     if not os.path.isdir(args.shared):
         sys.exit(f"bench: workload folder {args.shared} not found (--shared)")
     if args.rounds < 1:
@@ -384,6 +396,44 @@ def bench(args, mprof, work):
 
 
 SCALING_ROUNDS = 3  # report runs per size, timed and sampled; medians
+
+
+def pairs(mprof, rounds):
+    """ns per malloc+free pair in each mode, medians of interleaved rounds."""
+    work = tempfile.mkdtemp(prefix="mprof-pairs-")
+    try:
+        cc = os.environ.get("CC", "cc")
+        prog = os.path.join(work, "pair_ns")
+        sh([cc, "-O2", "-g", "-I" + os.path.join(SRC, "include"), os.path.join(HERE, "pair_ns.c"),
+            "-o", prog])
+        shim = os.path.join(work, "noop_shim.so")
+        sh([cc, "-O2", "-shared", "-fPIC", os.path.join(HERE, "noop_shim.c"), "-o", shim, "-ldl"])
+        trace = os.path.join(work, "t")
+        run = [mprof, "run", "-q", "-o", trace]
+        variants = [
+            ("unprofiled", [prog, "10000000", "64"], {}),
+            ("noop shim", [prog, "10000000", "64"], {"LD_PRELOAD": shim}),
+            ("paused (set)", run + ["--paused", "--", prog, "10000000", "64"], {}),
+            ("stopped (log)", run + ["--", prog, "10000000", "64", "stop"], {}),
+            ("sampled 512K", run + ["--sampled", "--", prog, "10000000", "64"], {}),
+            ("exact", run + ["--", prog, "10000000", "64"], {}),
+            ("exact (set)", run + ["--paused", "--", prog, "10000000", "64", "start"], {}),
+        ]
+        got = {name: [] for name, _, _ in variants}
+        for _ in range(rounds):
+            for name, argv, extra in variants:
+                clean(work, "t")
+                out = subprocess.run(argv, env=dict(os.environ, **extra), capture_output=True,
+                                     text=True, check=True).stdout
+                got[name].append(float(out.split()[-1]))
+        base = statistics.median(got["noop shim"])
+        print(f"{'mode':<16} {'ns/pair':>8} {'above shim':>10}  (medians of {rounds}; all runs)")
+        for name, _, _ in variants:
+            med = statistics.median(got[name])
+            runs = " ".join(f"{v:.2f}" for v in got[name])
+            print(f"{name:<16} {med:8.2f} {med - base:10.2f}  {runs}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def scaling(mprof):

@@ -833,6 +833,7 @@ static void meta_write(struct collector *c, struct proc *p)
 	m.max_frames = c->cfg->max_frames;
 	m.sample_rate_bytes = c->cfg->sample_rate_bytes;
 	m.sample_seed = c->cfg->sample_seed;
+	m.paused = c->cfg->paused;
 	m.ring_bytes = p->pf.ring_bytes;
 	m.slots = p->pf.nslots;
 	/* The shim's meta slot holds all STACK and MODULES records: the

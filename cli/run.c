@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +47,7 @@
 #define SAMPLE_RATE_DEFAULT_BYTES (512u << 10)
 #define SAMPLE_RATE_MAX_BYTES (1u << 30)
 #define LISTED_CHILD_TRACES 4
+#define TOGGLE_SIGNAL_DEFAULT SIGUSR2 /* with --paused */
 
 struct run_options {
 	const char *output;     /* -o, or NULL for the default name */
@@ -54,6 +56,8 @@ struct run_options {
 	uint64_t sample_rate_bytes; /* --sample-rate; 0: exact mode */
 	uint64_t sample_seed;
 	bool have_seed;             /* --sample-seed given */
+	bool paused;                /* --paused */
+	int toggle_signal;          /* --toggle-signal; 0: none, -1: not given */
 	char **argv;            /* PROGRAM ARGS..., NULL-terminated */
 	int argc;
 };
@@ -123,6 +127,31 @@ static uint64_t sample_seed_parse(const char *s)
 	return (uint64_t)v;
 }
 
+/* SIG of --toggle-signal: a name (USR2, SIGUSR2), a number, or "none" (0);
+ * SIGKILL and SIGSTOP cannot be caught. */
+static int toggle_signal_parse(const char *s)
+{
+	const char *name = strncasecmp(s, "SIG", 3) == 0 ? s + 3 : s;
+	char *end;
+	long v;
+
+	if (strcmp(s, "none") == 0)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!errno && end != s && !*end && isdigit((unsigned char)s[0]) && v > 0 && v < NSIG &&
+	    v != SIGKILL && v != SIGSTOP)
+		return (int)v;
+	for (int sig = 1; sig < NSIG; sig++) {
+		const char *abbrev = sigabbrev_np(sig);
+
+		if (abbrev && strcasecmp(abbrev, name) == 0 && sig != SIGKILL && sig != SIGSTOP)
+			return sig;
+	}
+	usage_die("--toggle-signal wants a signal that can be caught (USR2, SIGUSR1, 12) or "
+		  "'none', not '%s'", s);
+}
+
 static void options_parse(int argc, char **argv, struct run_options *o)
 {
 	static const struct option longs[] = {
@@ -132,6 +161,8 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 		{ "sample-rate", required_argument, NULL, 'R' },
 		{ "sample-seed", required_argument, NULL, 'S' },
 		{ "sampled", no_argument, NULL, 's' },
+		{ "paused", no_argument, NULL, 'P' },
+		{ "toggle-signal", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -140,6 +171,7 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->max_frames = SESSION_DEFAULT_MAX_FRAMES;
+	o->toggle_signal = -1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:qhs", longs, NULL)) != -1) {
@@ -165,6 +197,12 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 			o->sample_seed = sample_seed_parse(optarg);
 			o->have_seed = true;
 			break;
+		case 'P':
+			o->paused = true;
+			break;
+		case 'T':
+			o->toggle_signal = toggle_signal_parse(optarg);
+			break;
 		case 'q':
 			mprof_quiet = true;
 			break;
@@ -188,6 +226,8 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 		usage_die("%s--sample-seed needs --sample-rate or --sampled", "");
 	if (o->sample_rate_bytes && !o->have_seed)
 		o->sample_seed = clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
+	if (o->toggle_signal < 0)
+		o->toggle_signal = o->paused ? TOGGLE_SIGNAL_DEFAULT : 0;
 	o->argv = argv + optind;
 	o->argc = argc - optind;
 }
@@ -409,6 +449,8 @@ static int run_recorded(const struct run_options *o, const char *path)
 	env.no_children = o->no_children;
 	env.sample_rate_bytes = o->sample_rate_bytes;
 	env.sample_seed = o->sample_seed;
+	env.paused = o->paused;
+	env.toggle_signal = o->toggle_signal;
 	trace_files_set_sampled(o->sample_rate_bytes != 0);
 	command = command_join(o);
 
@@ -452,6 +494,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 	cfg.no_children = o->no_children;
 	cfg.sample_rate_bytes = o->sample_rate_bytes;
 	cfg.sample_seed = o->sample_seed;
+	cfg.paused = o->paused;
 	cfg.recorder_path = realpath(env.preload_path, recorder_real) ? recorder_real : NULL;
 	rc = collector_run(&cfg, &res);
 	if (rc < 0)

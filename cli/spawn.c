@@ -105,6 +105,16 @@ static int child_env_set(const struct spawn_env *env)
 		rc |= unsetenv(SESSION_ENV_SAMPLE_RATE);
 		rc |= unsetenv(SESSION_ENV_SAMPLE_SEED);
 	}
+	if (env->paused)
+		rc |= setenv(SESSION_ENV_PAUSED, "1", 1);
+	else
+		rc |= unsetenv(SESSION_ENV_PAUSED);
+	if (env->toggle_signal) {
+		snprintf(num, sizeof(num), "%d", env->toggle_signal);
+		rc |= setenv(SESSION_ENV_TOGGLE_SIGNAL, num, 1);
+	} else {
+		rc |= unsetenv(SESSION_ENV_TOGGLE_SIGNAL);
+	}
 	if (env->no_children)
 		rc |= setenv(SESSION_ENV_NO_CHILDREN, "1", 1);
 	else

@@ -28,6 +28,8 @@ struct spawn_env {
 	bool no_children;          /* MPROF_NO_CHILDREN=1 */
 	uint64_t sample_rate_bytes; /* MPROF_SAMPLE_RATE; 0: exact mode (unset) */
 	uint64_t sample_seed;      /* MPROF_SAMPLE_SEED, when sampling */
+	bool paused;               /* MPROF_PAUSED=1 */
+	int toggle_signal;         /* MPROF_TOGGLE_SIGNAL; 0: unset */
 };
 
 struct spawn {

@@ -250,6 +250,8 @@ int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
 	} else {
 		kv_text_add(&t, "mode", "exact");
 	}
+	if (m->paused)
+		kv_text_add(&t, "paused", "1");
 	kv_text_add(&t, "max_frames", "%u", m->max_frames);
 	kv_text_add(&t, "ring_bytes", "%u", m->ring_bytes);
 	kv_text_add(&t, "slots", "%u", m->slots);

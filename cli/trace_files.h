@@ -101,6 +101,7 @@ struct trace_meta {
 	unsigned max_frames;
 	uint64_t sample_rate_bytes; /* mode=sampled with this interval; 0: exact */
 	uint64_t sample_seed;
+	bool paused;               /* META paused=1: recording started stopped */
 	unsigned ring_bytes;
 	unsigned slots;
 	bool is_fork_child;        /* then parent_trace (may be NULL) and fork_seq */

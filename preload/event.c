@@ -162,3 +162,42 @@ void event_seq_skip(struct preload_thread *t, uint64_t seq)
 		ring_commit(t, record_put_seq_skip(w, &t->rs, seq));
 	*t->errno_ptr = saved_errno;
 }
+
+/* Writes a SEQ_SKIP record of a fresh seq, then the extended record of kind
+ * whose payload is u time_ns, the varints vals[0..nvals) and text (len
+ * bytes), so that it stands at that seq, ordered among all threads' events. */
+static void event_ext_at_seq(struct preload_thread *t, unsigned kind, const uint64_t *vals,
+			     unsigned nvals, const char *text, size_t len)
+{
+	int saved_errno = *t->errno_ptr;
+	uint64_t seq = event_seq_next(t);
+	uint8_t *w = ring_reserve(t, (uint32_t)(1 + VARINT_MAX_BYTES + RECORD_EXT_HEADER_BYTES +
+						 (1 + nvals) * VARINT_MAX_BYTES + len));
+	uint8_t *rec;
+
+	if (w) {
+		w = record_put_seq_skip(w, &t->rs, seq);
+		rec = w;
+		w = record_ext_begin(rec, kind);
+		w = varint_put_u64(w, ring_now_ns());
+		for (unsigned i = 0; i < nvals; i++)
+			w = varint_put_u64(w, vals[i]);
+		for (size_t i = 0; i < len; i++)
+			*w++ = (uint8_t)text[i];
+		record_ext_end(rec, w);
+		ring_commit(t, w);
+	}
+	*t->errno_ptr = saved_errno;
+}
+
+void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes)
+{
+	const uint64_t vals[2] = { running, interval_bytes };
+
+	event_ext_at_seq(t, TRACE_REC_EXT_CONTROL, vals, 2, NULL, 0);
+}
+
+void event_marker(struct preload_thread *t, const char *name, size_t len)
+{
+	event_ext_at_seq(t, TRACE_REC_EXT_MARKER, NULL, 0, name, len);
+}

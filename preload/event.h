@@ -61,4 +61,13 @@ void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, con
 /* seq was taken but no event happened (a failed realloc). */
 void event_seq_skip(struct preload_thread *t, uint64_t seq);
 
+/* A CONTROL record: recording started (running 1, at interval_bytes, 0:
+ * every allocation) or stopped (0), now, at a fresh seq of its own. */
+void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes);
+
+/* A MARKER record named by the len bytes at name (at most
+ * EVENT_MARKER_NAME_MAX, no NUL), now, at a fresh seq of its own. */
+#define EVENT_MARKER_NAME_MAX 255u
+void event_marker(struct preload_thread *t, const char *name, size_t len);
+
 #endif

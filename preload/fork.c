@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "preload/announce.h"
+#include "preload/control.h"
 #include "preload/fork.h"
 #include "preload/init.h"
 #include "preload/meta.h"
@@ -73,6 +74,7 @@ static void fork_prepare(void)
 		fork_mode = FORK_NESTED;
 		return;
 	}
+	control_fork_prepare();
 	unwind_fork_prepare();
 	thread_fork_prepare();
 	modules_fork_prepare();
@@ -121,6 +123,7 @@ static void fork_parent(void)
 	modules_fork_parent();
 	unwind_fork_done();
 	thread_fork_parent();
+	control_fork_release();
 	child_pid = fork_child_pid(fork_mailbox, entry);
 	t = preload_thread_enter();
 	if (!t)
@@ -209,6 +212,7 @@ static void fork_child(void)
 	if ((uintptr_t)self <= (uintptr_t)THREAD_SETTING_UP)
 		self = NULL;
 	sample_set_fork_release();
+	control_fork_release();
 	nested_heap_fork_child();
 	meta_fork_child();
 	seq_fork_child();

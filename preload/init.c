@@ -8,8 +8,9 @@
  * library constructor.  While it runs, allocator calls are not recorded
  * (this thread's callees use the nested heap, other threads the real
  * allocator or, before it is resolved, the bootstrap arena); nobody ever
- * waits for it.  Registers no signal handler and starts no thread; the
- * constructor registers the exit note (exit_note.h), the one exit hook.
+ * waits for it.  Registers no signal handler but the toggle signal's, when
+ * asked (preload/toggle_signal.h), and starts no thread; the constructor
+ * registers the exit note (exit_note.h), the one exit hook.
  * Must never call malloc itself.
  */
 #define _GNU_SOURCE
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "preload/announce.h"
+#include "preload/control.h"
+#include "preload/diag.h"
 #include "preload/exit_note.h"
 #include "preload/fork.h"
 #include "preload/init.h"
@@ -31,6 +34,7 @@
 #include "preload/stack_table.h"
 #include "preload/text.h"
 #include "preload/thread.h"
+#include "preload/toggle_signal.h"
 #include "preload/unwind.h"
 
 #define INIT_FOREIGN_TEXT_BYTES 1400u
@@ -95,7 +99,8 @@ static int init_run(struct preload_thread **out)
 	real_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
-	sample_configure(preload_proc.cfg.sample_interval_bytes, preload_proc.cfg.sample_seed);
+	sample_configure(preload_proc.cfg.sample_seed);
+	control_configure(preload_proc.cfg.paused, preload_proc.cfg.sample_interval_bytes);
 	init_read_exe();
 	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text));
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
@@ -111,6 +116,9 @@ static int init_run(struct preload_thread **out)
 	}
 	thread_key_init();
 	preload_fork_init();
+	if (preload_proc.cfg.toggle_signal && toggle_signal_install(preload_proc.cfg.toggle_signal) < 0)
+		diag_report(TRACE_DIAG_INFO, "the program already handles or ignores the toggle "
+					     "signal: it does not toggle recording");
 	t = thread_state_create();
 	if (!t)
 		return PRELOAD_DISABLED;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "preload/control.h"
 #include "preload/event.h"
 #include "preload/fallback.h"
 #include "preload/modules.h"
@@ -44,16 +45,29 @@ static inline size_t interpose_mul(size_t n, size_t size_bytes, int *overflow)
 }
 
 /*
- * Records the allocation of size_bytes at p, or not: in sampled mode only
- * the sampled ones, which enter the set of sampled blocks first (a block
- * the set has no room for is not recorded, so its free needs no record).
+ * Whether an allocation of size_bytes is recorded, and its weight (0: not
+ * recorded): nothing while recording is stopped (preload/control.h), else
+ * what the sampler says.  Only touches t.
+ */
+static inline uint64_t interpose_weight(struct preload_thread *t, size_t size_bytes)
+{
+	if (__builtin_expect(!control_recording(t), 0))
+		return 0;
+	return sample_weight(t, size_bytes);
+}
+
+/*
+ * Records the allocation of size_bytes at p, or not: while recording is
+ * stopped nothing; in sampled mode only the sampled ones.  In set mode a
+ * recorded block enters the set of recorded blocks first (a block the set
+ * has no room for is not recorded, so its free needs no record).
  */
 static inline void interpose_alloc_record(struct preload_thread *t, unsigned fn, const void *p,
 					  size_t size_bytes, void *caller_ip, void *caller_cfa)
 {
-	uint64_t weight = sample_weight(t, size_bytes);
+	uint64_t weight = interpose_weight(t, size_bytes);
 
-	if (!weight || (sample_interval_bytes && sample_set_insert(p) < 0))
+	if (!weight || (control_uses_set && sample_set_insert(p) < 0))
 		return;
 	event_alloc(t, fn, p, size_bytes, weight, caller_ip, caller_cfa);
 }
@@ -90,8 +104,8 @@ static inline void interpose_free(void *p, unsigned fn)
 		fallback_free(p);
 		return;
 	}
-	if (sample_interval_bytes && !sample_set_remove(p)) {
-		real.free(p); /* not sampled: no record */
+	if (control_uses_set && !sample_set_remove(p)) {
+		real.free(p); /* not recorded: no record */
 		preload_thread_leave(t);
 		return;
 	}
@@ -138,8 +152,8 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
 }
 
 /*
- * realloc(old, n), old not null, in sampled mode: the release of old is
- * recorded when old was sampled (it leaves the set before the real call and
+ * realloc(old, n), old not null, in set mode: the release of old is
+ * recorded when old was recorded (it leaves the set before the real call and
  * comes back if the call fails), the new block when the sampler picks it,
  * as a fresh decision at its full size.  Both: one REALLOC record; only
  * one: a FREE or an ALLOC record of the realloc entry point.
@@ -152,6 +166,9 @@ static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_
 								  void *caller_cfa)
 {
 	int old_sampled = sample_set_remove(old), old_size_class = -1;
+	/* Before the seq of the free part: a CONTROL record this may write
+	 * takes a seq of its own, and seqs of a slot only grow. */
+	int recording = control_recording(t);
 	uint64_t seq_free = 0, weight;
 	void *p;
 
@@ -171,7 +188,7 @@ static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_
 		}
 		return p;
 	}
-	weight = sample_weight(t, size_bytes);
+	weight = recording ? sample_weight(t, size_bytes) : 0;
 	if (weight && sample_set_insert(p) < 0)
 		weight = 0;
 	if (old_sampled && weight)
@@ -194,8 +211,8 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 				      unsigned alloc_fn, unsigned free_fn, void *caller_ip,
 				      void *caller_cfa)
 {
-	int old_size_class;
-	uint64_t seq_free;
+	int old_size_class, recording;
+	uint64_t seq_free, weight;
 	void *p;
 
 	if (!old) {
@@ -204,16 +221,17 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 			interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
 		return p;
 	}
-	if (sample_interval_bytes)
+	if (control_uses_set)
 		return interpose_realloc_sampled(t, old, size_bytes, alloc_fn, free_fn, caller_ip,
 						 caller_cfa);
+	recording = control_recording(t); /* before seq_free, as above */
 	seq_free = event_seq_next(t);
 	old_size_class = event_free_class(old);
 	p = real.realloc(old, size_bytes);
-	if (p)
-		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, 1,
+	if (p && recording && (weight = sample_weight(t, size_bytes)) != 0)
+		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, weight,
 			      caller_ip, caller_cfa);
-	else if (size_bytes == 0)
+	else if (p || size_bytes == 0)
 		event_free(t, free_fn, seq_free, old, old_size_class);
 	else
 		event_seq_skip(t, seq_free);

@@ -4,6 +4,9 @@
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
 	preload/announce.c preload/announce.h \
+	preload/api.c \
+	preload/control.c preload/control.h \
+	preload/toggle_signal.c preload/toggle_signal.h \
 	preload/bootstrap.c preload/bootstrap.h \
 	preload/cfi_cache.c preload/cfi_cache.h \
 	preload/cfi_parse.c preload/cfi_parse.h \
@@ -37,3 +40,10 @@ preload_libmprof_preload_la_SOURCES = \
 preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined
 preload_libmprof_preload_la_LIBADD = $(DL_LIBS) -lpthread -lm
+
+# mprof.h: the header-only API (runtime start/stop, markers, pool blocks;
+# man/mprof.3) and its pkg-config file (Cflags only: nothing to link).
+include_HEADERS = include/mprof.h
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = mprof.pc
+EXTRA_DIST += mprof.pc.in

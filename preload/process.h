@@ -41,6 +41,8 @@ struct preload_config {
 	uint32_t test_start_delay_ms; /* testing aid (preload/settings.h); 0: none */
 	uint64_t sample_interval_bytes; /* MPROF_SAMPLE_RATE; 0: exact mode */
 	uint64_t sample_seed;       /* MPROF_SAMPLE_SEED */
+	int paused;                 /* MPROF_PAUSED=1: recording starts stopped */
+	int toggle_signal;          /* MPROF_TOGGLE_SIGNAL; 0: none */
 };
 
 struct preload_process {

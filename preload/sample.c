@@ -15,13 +15,11 @@
  * probability e^-16, so the bias is below 1e-7. */
 #define SAMPLE_COUNTDOWN_CAP 16.0
 
-uint64_t sample_interval_bytes;
 static uint64_t sample_seed;
 static _Atomic uint64_t sample_threads; /* generators seeded so far */
 
-void sample_configure(uint64_t interval_bytes, uint64_t seed)
+void sample_configure(uint64_t seed)
 {
-	sample_interval_bytes = interval_bytes;
 	sample_seed = seed;
 	atomic_store_explicit(&sample_threads, 0, memory_order_relaxed);
 }
@@ -53,7 +51,7 @@ static double sample_uniform(struct preload_thread *t)
 /* Bytes to the next marked byte: exponential, mean the interval. */
 static uint64_t sample_countdown_draw(struct preload_thread *t)
 {
-	double T = (double)sample_interval_bytes;
+	double T = (double)t->sample_interval_bytes;
 	double x = -log(sample_uniform(t)) * T;
 
 	if (x > SAMPLE_COUNTDOWN_CAP * T)
@@ -65,7 +63,7 @@ static uint64_t sample_countdown_draw(struct preload_thread *t)
  * with mean 1/p. */
 static uint64_t sample_weight_draw(struct preload_thread *t, uint64_t k)
 {
-	double w = -1.0 / expm1(-(double)k / (double)sample_interval_bytes);
+	double w = -1.0 / expm1(-(double)k / (double)t->sample_interval_bytes);
 	uint64_t whole;
 
 	if (!(w < 0x1p32))
@@ -74,6 +72,14 @@ static uint64_t sample_weight_draw(struct preload_thread *t, uint64_t k)
 	if (sample_uniform(t) <= w - (double)whole)
 		whole++;
 	return whole ? whole : 1;
+}
+
+void sample_thread_rate(struct preload_thread *t, uint64_t interval_bytes)
+{
+	t->sample_interval_bytes = interval_bytes;
+	t->sample_countdown = 0;
+	if (interval_bytes && t->sample_rng)
+		t->sample_countdown = sample_countdown_draw(t);
 }
 
 uint64_t sample_weight_slow(struct preload_thread *t, size_t size_bytes)

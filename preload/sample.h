@@ -20,14 +20,18 @@
 
 #include "preload/thread.h"
 
-/* The sampling interval T in bytes; 0: exact mode (every call recorded).
- * Set once by the initializer, before any thread records. */
-extern uint64_t sample_interval_bytes;
+/* Sets the seed of every thread's generator (thread n of the process,
+ * counted from this call, draws from seed and n). */
+void sample_configure(uint64_t seed);
 
-/* Sets the interval (0: exact) and the seed of every thread's generator
- * (thread n of the process, counted from this call, draws from seed and
- * n). */
-void sample_configure(uint64_t interval_bytes, uint64_t seed);
+/*
+ * Sets t's sampling interval T in bytes (0: exact mode, every call
+ * recorded) and, when t already draws, a fresh countdown from the new
+ * interval (the exponential has no memory, so no sample is owed from the
+ * old one).  Only touches t; preload/control.c calls it when the run's
+ * interval changed.
+ */
+void sample_thread_rate(struct preload_thread *t, uint64_t interval_bytes);
 
 /* Fork child: its threads draw from a seed of their own (mixed with the
  * child's pid), so parent and child do not pick the same allocations;
@@ -47,7 +51,7 @@ static inline uint64_t sample_weight(struct preload_thread *t, size_t size_bytes
 {
 	uint64_t k = size_bytes + 1;
 
-	if (__builtin_expect(sample_interval_bytes == 0, 1))
+	if (__builtin_expect(t->sample_interval_bytes == 0, 1))
 		return 1;
 	if (__builtin_expect(k != 0 && k <= t->sample_countdown, 1)) {
 		t->sample_countdown -= k;

@@ -2,7 +2,7 @@
  * preload/settings.c - the shim's settings, read once per process image from
  * the environment (MPROF_SESSION, MPROF_MAX_FRAMES, MPROF_RING_KIB,
  * MPROF_NO_CHILDREN, MPROF_ROOT_PID, MPROF_LAUNCHER_PID, MPROF_SAMPLE_RATE,
- * MPROF_SAMPLE_SEED).
+ * MPROF_SAMPLE_SEED, MPROF_PAUSED, MPROF_TOGGLE_SIGNAL).
  *
  * Owns nothing.  Must not allocate: it runs inside the first malloc call.
  * Malformed numbers fall back to the defaults, out-of-range ones are clamped.
@@ -122,6 +122,8 @@ int preload_settings_read(struct preload_config *cfg)
 		delay_ms <= PRELOAD_TEST_START_DELAY_MAX_MS ? (uint32_t)delay_ms : 0;
 	cfg->sample_interval_bytes = config_env_u64(SESSION_ENV_SAMPLE_RATE, 0);
 	cfg->sample_seed = config_env_u64(SESSION_ENV_SAMPLE_SEED, 0);
+	cfg->paused = config_env_u64(SESSION_ENV_PAUSED, 0) == 1;
+	cfg->toggle_signal = (int)config_clamp(config_env_u64(SESSION_ENV_TOGGLE_SIGNAL, 0), 0, 64);
 	cfg->launcher_pid = (pid_t)config_env_u64(PRELOAD_ENV_LAUNCHER_PID, 0);
 	if (cfg->launcher_pid == 0)
 		cfg->launcher_pid = getppid();

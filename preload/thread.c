@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/control.h"
 #include "preload/diag.h"
 #include "preload/init.h"
 #include "preload/lock.h"
@@ -117,6 +118,7 @@ static struct preload_thread *thread_state_map(void)
 		return NULL;
 	t->map_bytes = bytes;
 	t->sites_stamp = 1;
+	t->control_seen = CONTROL_UNSYNCED;
 	t->frames_cap = cap;
 	p = (uint8_t *)(t + 1);
 	t->frames = (void **)p;
@@ -189,6 +191,8 @@ static void thread_state_clear(struct preload_thread *t)
 	t->destructor_rounds = 0;
 	t->sample_countdown = 0;
 	t->sample_rng = 0;
+	t->sample_interval_bytes = 0;
+	t->control_seen = CONTROL_UNSYNCED;
 }
 
 /* Returns t to the pool; pool lock held. */

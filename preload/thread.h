@@ -100,6 +100,10 @@ struct preload_thread {
 	/* Byte sampling (preload/sample.h). */
 	uint64_t sample_countdown;  /* bytes before the next sampled one */
 	uint64_t sample_rng;        /* generator state; 0: not seeded yet */
+	uint64_t sample_interval_bytes; /* this thread's interval; 0: exact */
+
+	/* Runtime control (preload/control.h). */
+	uint64_t control_seen;      /* the control word this thread acted on last */
 };
 
 extern __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));

@@ -28,6 +28,40 @@ tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDADD = $(CUNIT_LIBS) -lm
 TESTS += tests/unit/test_sample
 
+# ---- unit test of runtime control, the set and the ring handoff ----
+# (preload/control.c, sample.c, sample_set.c, ring.c in a plain binary with
+# threads, a signal and a collector of its own; `make check-tsan` builds it
+# and test_sample again with -fsanitize=thread and runs them)
+check_PROGRAMS += tests/unit/test_control
+tests_unit_test_control_SOURCES = tests/unit/test_control.c preload/control.c preload/sample.c \
+	preload/sample_set.c preload/ring.c preload/mem.c
+tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
+tests_unit_test_control_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
+tests_unit_test_control_LDADD = $(CUNIT_LIBS) -lm
+TESTS += tests/unit/test_control
+
+# tests/tools/trace_markers: the MARKER and CONTROL records of a trace in
+# sequence order (tests/e2e/control-race.sh)
+check_PROGRAMS += tests/tools/trace_markers
+tests_tools_trace_markers_SOURCES = tests/tools/trace_markers.c
+tests_tools_trace_markers_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
+tests_tools_trace_markers_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_tools_trace_markers_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
+
+TSAN_UNIT_FLAGS = -std=gnu11 -O1 -g -fsanitize=thread -pthread -I$(srcdir) -I$(builddir)
+.PHONY: check-tsan
+check-tsan:
+	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_control_tsan \
+		$(srcdir)/tests/unit/test_control.c $(srcdir)/preload/control.c \
+		$(srcdir)/preload/sample.c $(srcdir)/preload/sample_set.c \
+		$(srcdir)/preload/ring.c $(srcdir)/preload/mem.c $(CUNIT_LIBS) -lm
+	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_sample_tsan \
+		$(srcdir)/tests/unit/test_sample.c $(srcdir)/preload/sample.c \
+		$(srcdir)/preload/sample_set.c $(srcdir)/preload/mem.c $(CUNIT_LIBS) -lm
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_control_tsan
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_sample_tsan
+CLEANFILES += tests/unit/test_control_tsan tests/unit/test_sample_tsan
+
 # ---- end-to-end tests ----
 # Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
 # (cc -O1 -g, never stripped) into a scratch directory under
@@ -70,6 +104,8 @@ E2E_TESTS = \
 	tests/e2e/slow-start.sh \
 	tests/e2e/process-tree.sh \
 	tests/e2e/threads-handoff.sh \
+	tests/e2e/control-race.sh \
+	tests/e2e/pool-blocks.sh \
 	tests/e2e/stored-chunks.sh \
 	tests/e2e/thread-first-use.sh \
 	tests/e2e/end-states.sh \
@@ -164,7 +200,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c \
 	tests/progs/end_states.c tests/progs/child_figures.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/sample_sites.c \
-	tests/progs/phases.c \
+	tests/progs/phases.c tests/progs/control_race.c tests/progs/pool_blocks.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \

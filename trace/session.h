@@ -40,6 +40,8 @@
 #define SESSION_ENV_ROOT_PID "MPROF_ROOT_PID" /* pid of the first program */
 #define SESSION_ENV_SAMPLE_RATE "MPROF_SAMPLE_RATE" /* sampling interval, bytes; unset: exact */
 #define SESSION_ENV_SAMPLE_SEED "MPROF_SAMPLE_SEED" /* seed of the samplers' generators */
+#define SESSION_ENV_PAUSED "MPROF_PAUSED" /* "1": recording starts stopped */
+#define SESSION_ENV_TOGGLE_SIGNAL "MPROF_TOGGLE_SIGNAL" /* signal number that toggles recording */
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
 #define SESSION_VERSION 4 /* changes with the layout and with the trace
                             * format major of the records the rings hold;

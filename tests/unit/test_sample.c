@@ -42,7 +42,8 @@ static void test_weights_are_unbiased_per_size(void)
 		double sum = 0, sigma = sqrt(n * ((1 - p) / p + p * f * (1 - f)));
 		long samples = 0;
 
-		sample_configure((uint64_t)T, 12345 + i);
+		sample_configure(12345 + i);
+		sample_thread_rate(t, (uint64_t)T);
 		for (long k = 0; k < n; k++) {
 			uint64_t w = sample_weight(t, sizes[i]);
 
@@ -54,7 +55,7 @@ static void test_weights_are_unbiased_per_size(void)
 		CU_ASSERT(fabs(samples - n * p) <= SIGMAS * sqrt(n * p * (1 - p)) + 1);
 		free(t);
 	}
-	sample_configure(0, 0);
+	sample_configure(0);
 }
 
 /* In exact mode (interval 0) every allocation weighs 1. */
@@ -62,7 +63,7 @@ static void test_exact_mode_records_everything(void)
 {
 	struct preload_thread *t = thread_state_new();
 
-	sample_configure(0, 0);
+	sample_configure(0);
 	for (int k = 0; k < 1000; k++)
 		CU_ASSERT_EQUAL(sample_weight(t, (size_t)k * 977), 1);
 	free(t);
@@ -78,14 +79,15 @@ static void test_same_seed_same_samples(void)
 	for (int r = 0; r < 3; r++) {
 		struct preload_thread *t = thread_state_new();
 
-		sample_configure(4096, seeds[r]);
+		sample_configure(seeds[r]);
+		sample_thread_rate(t, 4096);
 		for (int k = 0; k < 4096; k++)
 			runs[r][k] = sample_weight(t, (size_t)(k % 97) * 13);
 		free(t);
 	}
 	CU_ASSERT(memcmp(a, b, sizeof(a)) == 0);
 	CU_ASSERT(memcmp(a, c, sizeof(a)) != 0);
-	sample_configure(0, 0);
+	sample_configure(0);
 }
 
 /* Insert, find once, not twice; neighbours are told apart. */

@@ -1,0 +1,183 @@
+#!/bin/bash
+# control-race.sh - runtime start and stop (mprof.h, --paused, the toggle
+# signal) while threads allocate.  Every scenario runs ROUNDS times (each
+# run itself starts and stops many times) and checks exact counts: the
+# blocks allocated inside a window the API opened are all recorded, blocks
+# recorded before a stop stay matched with their frees after it (nothing of
+# ours live at exit), and in --paused (set) mode no free is unmatched.
+# - start while workers are mid-allocation, stop in the middle of sampled
+#   allocations, restart with another rate without a stop, exact and
+#   sampled runs, and a run that started recording (log mode);
+# - a thread exits while recording stops;
+# - fork from one thread while others allocate and the main thread starts
+#   and stops: no child hangs, each child's trace has its 30 blocks;
+# - SIGUSR2 toggles a --paused run; a program with its own SIGUSR2 handler
+#   keeps it (and nothing is toggled);
+# - markers and CONTROL records stand in the trace in the order they were
+#   written, across threads (tests/tools/trace_markers reads them);
+# - without mprof the API returns -ENOSYS and 0 and the output is the same.
+# Program and facts: tests/progs/control_race.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/cr" "$PROGS_DIR/control_race.c" -pthread -I"$abs_top_srcdir/include"
+ROUNDS=${CONTROL_RACE_ROUNDS:-2}
+P=$WORK/cr
+
+# script_check NAME EXACT_STARTS SET_MODE RUN_OPTIONS... -- CMDS...
+script_check() {
+	local name=$1 starts=$2 set_mode=$3 r
+	shift 3
+	local opts=() cmds
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	cmds=("$@")
+	for r in $(seq "$ROUNDS"); do
+		RUN_NAME=$name mprof_run 60 "$WORK/$name.$r" "${opts[@]}" -- "$P" script "${cmds[@]}"
+		expect_eq "$name.$r: exit status" 0 "$RUN_STATUS"
+		expect_eq "$name.$r: stdout" "control_race script done" "$(cat "$RUN_OUT")"
+		report_json "$WORK/$name.$r.json" "$WORK/$name.$r" || continue
+		R="$WORK/$name.$r.json"
+		expect_site "$R" window_exact $((starts * 100)) $((starts * 4800)) 0 0
+		expect_eq "$name.$r: noise: nothing live at exit" 0 "$(q "$R" sum leaked_blocks noise)"
+		[ "$set_mode" = set ] &&
+			expect_eq "$name.$r: every free matched" 0 "$(q "$R" summary unmatched_frees)"
+	done
+}
+
+EVERY20="every stop every stop every stop every stop every stop every stop every stop every stop every stop every stop"
+# shellcheck disable=SC2086
+script_check paused 10 set --paused -- $EVERY20
+script_check rates 4 set --paused -- every 4096 stop 1 65536 every stop run 1 stop
+script_check sampled 4 set --paused --sample-rate 1K -- run 1 stop run every stop every 1 512 stop
+# shellcheck disable=SC2086
+script_check logmode 10 log -- stop $EVERY20
+
+# --- markers and CONTROL records in order ---
+MARKERS="$abs_top_builddir/tests/tools/trace_markers"
+expect_eq "rates.1: markers and CONTROL records in order" "marker cmd-0
+control 1 0
+marker cmd-1
+control 1 4096
+marker cmd-2
+control 0 4096
+marker cmd-3
+control 1 1
+marker cmd-4
+control 1 65536
+marker cmd-5
+control 1 0
+marker cmd-6
+control 0 0
+marker cmd-7
+control 1 0
+marker cmd-8
+control 1 1
+marker cmd-9
+control 0 1" "$("$MARKERS" "$WORK/rates.1" 2>&1)"
+expect_eq "sampled.1: run is the run's rate" "control 1 1024" \
+	"$("$MARKERS" "$WORK/sampled.1" 2>&1 | sed -n 2p)"
+for r in $(seq "$ROUNDS"); do
+	RUN_NAME=markers mprof_run 60 "$WORK/markers.$r" -- "$P" markers
+	expect_eq "markers.$r: exit status" 0 "$RUN_STATUS"
+	expect_eq "markers.$r: 200 markers of 4 threads in the order written" \
+		"$(for k in $(seq 0 49); do for i in 0 1 2 3; do echo "marker t$i-$k"; done; done)" \
+		"$("$MARKERS" "$WORK/markers.$r" 2>&1)"
+done
+
+# --- a thread exits while recording stops ---
+for r in $(seq "$ROUNDS"); do
+	RUN_NAME=threads mprof_run 60 "$WORK/threads.$r" --paused -- "$P" threads 20
+	expect_eq "threads.$r: exit status" 0 "$RUN_STATUS"
+	report_json "$WORK/threads.$r.json" "$WORK/threads.$r" || continue
+	R="$WORK/threads.$r.json"
+	expect_site "$R" window_exact 2000 128000 0 0
+	expect_eq "threads.$r: every free matched" 0 "$(q "$R" summary unmatched_frees)"
+done
+
+# --- fork from one thread while others allocate ---
+for r in $(seq "$ROUNDS"); do
+	mkdir -p "$WORK/fork.$r"
+	RUN_NAME=fork mprof_run 60 "$WORK/fork.$r/t" --paused -- "$P" fork 6
+	expect_eq "fork.$r: exit status (124: a child or the parent hung)" 0 "$RUN_STATUS"
+	expect_eq "fork.$r: stdout" "children ok 6
+control_race fork done" "$(cat "$RUN_OUT")"
+	report_json "$WORK/fork.$r/parent.json" "$WORK/fork.$r/t" || continue
+	expect_eq "fork.$r: parent: nothing live at exit" 0 \
+		"$(q "$WORK/fork.$r/parent.json" sum leaked_blocks window_exact)"
+	expect_eq "fork.$r: parent: every free matched" 0 \
+		"$(q "$WORK/fork.$r/parent.json" summary unmatched_frees)"
+	expect_no_site "$WORK/fork.$r/parent.json" child_window
+	"$MPROF" report --format json "$WORK/fork.$r"/t.* >"$WORK/fork.$r/children.json" 2>&1
+	expect_eq "fork.$r: child traces, each with exactly its 30 blocks, none live" "6 6" \
+		"$("$PYTHON" - "$WORK/fork.$r/children.json" "$E2E_DIR" <<'PY'
+import json, subprocess, sys
+sys.path.insert(0, sys.argv[2])
+import query
+doc = json.load(open(sys.argv[1]))
+reports = doc["reports"] if isinstance(doc, dict) and "reports" in doc else doc
+good = 0
+for r in reports:
+    sites = [s for s in query.sites_of(r) if query.site_matches(s, ["child_window"])]
+    n = sum(query.site_field(s, "allocations") for s in sites)
+    live = sum(query.site_field(s, "leaked_blocks") for s in sites)
+    good += n == 30 and live == 0
+print(len(reports), good)
+PY
+)"
+done
+
+# --- the toggle signal ---
+for r in $(seq "$ROUNDS"); do
+	RUN_NAME=signal mprof_run 60 "$WORK/signal.$r" --paused -- "$P" signal
+	expect_eq "signal.$r: exit status" 0 "$RUN_STATUS"
+	report_json "$WORK/signal.$r.json" "$WORK/signal.$r" || continue
+	R="$WORK/signal.$r.json"
+	expect_site "$R" window_exact 40 1600 0 0
+	expect_no_site "$R" window_sampled
+	expect_eq "signal.$r: every free matched" 0 "$(q "$R" summary unmatched_frees)"
+done
+# A toggle applied inside a realloc (log mode: the free part is recorded
+# either way; the CONTROL record goes before its sequence numbers).
+RUN_NAME=srealloc mprof_run 60 "$WORK/srealloc" --toggle-signal USR2 -- "$P" signal-realloc
+expect_eq "signal-realloc: exit status" 0 "$RUN_STATUS"
+expect_eq "signal-realloc: CONTROL records" "control 0 0
+control 1 0" "$("$MARKERS" "$WORK/srealloc" 2>&1)"
+if report_json "$WORK/srealloc.json" "$WORK/srealloc"; then
+	R="$WORK/srealloc.json"
+	expect_eq "signal-realloc: trace complete" true "$(q "$R" summary quality.complete)"
+	expect_eq "signal-realloc: chunks lost" 0 "$(q "$R" summary quality.chunks_lost)"
+	expect_site "$R" window_exact 1 8 0 0
+	expect_eq "signal-realloc: the realloc that started again" 1 "$(q "$R" summary calls.realloc)"
+	expect_eq "signal-realloc: its free part, of a block allocated while stopped" 1 \
+		"$(q "$R" summary unmatched_frees)"
+fi
+RUN_NAME=usr1 mprof_run 60 "$WORK/usr1" --paused --toggle-signal USR1 -- "$P" signal
+expect_eq "signal USR2 under --toggle-signal USR1: killed by SIGUSR2" 140 "$RUN_STATUS"
+
+# The program's own handler keeps the signal: nothing is toggled.
+run_cmd 60 own-native "$P" own-handler
+RUN_NAME=own mprof_run 60 "$WORK/own" --paused -- "$P" own-handler
+expect_eq "own handler: exit status" 0 "$RUN_STATUS"
+expect_file_eq "own handler: stdout as without mprof" "$WORK/own-native.out" "$WORK/own.out"
+expect_eq "own handler: handled 3" "handled 3" "$(head -n 1 "$WORK/own.out")"
+report_json "$WORK/own.json" "$WORK/own" &&
+	expect_eq "own handler: nothing recorded" 0 "$(q "$WORK/own.json" summary allocations)"
+
+# --- the API without mprof, and with it ---
+run_cmd 60 api-native "$P" api
+expect_eq "api without mprof" "start -38 running 0 marker -38 stop -38 running 0
+control_race api done" "$(cat "$RUN_OUT")"
+RUN_NAME=api mprof_run 60 "$WORK/api" --paused -- "$P" api
+expect_eq "api under mprof" "start 0 running 1 marker 0 stop 0 running 0
+control_race api done" "$(cat "$RUN_OUT")"
+run_cmd 60 script-native "$P" script every stop 1 stop
+expect_eq "script without mprof: exit status" 0 "$RUN_STATUS"
+expect_eq "script without mprof: stdout" "control_race script done" "$(cat "$RUN_OUT")"
+
+# --- bad values ---
+RUN_NAME=bad mprof_run 60 "$WORK/bad" --toggle-signal KILL -- "$P" api
+expect_eq "--toggle-signal KILL refused" 2 "$RUN_STATUS"
+expect_match "--toggle-signal KILL: one-line error" "^mprof: run: --toggle-signal wants" \
+	"$(cat "$RUN_ERR")"
+finish

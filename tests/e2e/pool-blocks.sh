@@ -1,0 +1,38 @@
+#!/bin/bash
+# pool-blocks.sh - blocks of the program's own allocator, reported with
+# mprof_pool_alloc/free/realloc (mprof.h), are recorded like malloc's, in
+# exact runs and between a start and a stop of a --paused run; a pool block
+# at the address of the malloc'd arena it was carved from never matches the
+# arena (pool addresses have bit 63 set in the trace).
+# Program and facts: tests/progs/pool_blocks.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/pool" "$PROGS_DIR/pool_blocks.c" -I"$abs_top_srcdir/include"
+
+for mode in running paused; do
+	opts=()
+	[ "$mode" = paused ] && opts=(--paused)
+	RUN_NAME=$mode mprof_run 60 "$WORK/$mode" "${opts[@]}" -- "$WORK/pool" "$mode"
+	expect_eq "$mode: exit status" 0 "$RUN_STATUS"
+	at=no
+	[ "$mode" = running ] && at=yes
+	expect_eq "$mode: stdout" "pool_blocks $mode: first block at the arena's address: $at" \
+		"$(cat "$RUN_OUT")"
+	report_json "$WORK/$mode.json" "$WORK/$mode" || continue
+	R="$WORK/$mode.json"
+	#                FUNCS       allocs bytes leak-blocks leak-bytes
+	expect_site "$R" pool_get    100    3200  3 96
+	expect_site "$R" pool_grow   10     640   0 0
+	if [ "$mode" = running ]; then
+		expect_site "$R" pool_arena 1 65536 0 0
+	else
+		expect_no_site "$R" pool_arena # allocated before the start
+	fi
+	expect_no_site "$R" pool_early
+	expect_eq "$mode: every free matched" 0 "$(q "$R" summary unmatched_frees)"
+done
+run_cmd 60 native "$WORK/pool" running
+expect_eq "without mprof: stdout" "pool_blocks running: first block at the arena's address: yes" \
+	"$(cat "$RUN_OUT")"
+finish

@@ -1,0 +1,370 @@
+/*
+ * tests/unit/test_control.c - runtime control (preload/control.c) with the
+ * sampler (preload/sample.c), the set of recorded blocks
+ * (preload/sample_set.c) and the ring handoff (preload/ring.c), driven
+ * directly on thread states and a process file of the test's own, without
+ * the preloaded shim, so that ThreadSanitizer can watch them
+ * (`make check-tsan`).
+ *
+ * Four allocating threads record into their rings what control_recording
+ * lets them, apply toggles a signal asks for, and free their blocks through
+ * the set, while a controller starts and stops at changing rates and a
+ * collector thread drains every ring as the launcher does.  The collector
+ * checks that each ring's records arrive whole, in order, none lost; the
+ * CONTROL records, numbered under the control lock, must tell one story.
+ */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "preload/control.h"
+#include "preload/event.h"
+#include "preload/process.h"
+#include "preload/ring.h"
+#include "preload/sample.h"
+#include "preload/sample_set.h"
+
+struct preload_process preload_proc;
+_Atomic int preload_phase = PRELOAD_READY;
+
+#define ALLOCATORS 4
+#define SLOTS (ALLOCATORS + 1) /* the controller writes too */
+#define RING_BYTES 4096u
+#define CALLS 200000
+#define CONTROLS 600
+#define TEST_REC_ALLOC 0x90    /* an extended kind of the test's own */
+
+/* What the shim's other files would provide. */
+int preload_launcher_alive(void)
+{
+	return 1;
+}
+
+void preload_process_disable(const char *reason_text)
+{
+	(void)reason_text;
+	atomic_store(&preload_phase, PRELOAD_DISABLED);
+}
+
+/* CONTROL records are numbered here; event_control runs under the control
+ * lock, so the numbers follow the order of the word's changes. */
+static uint64_t control_records;
+
+void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes)
+{
+	uint8_t *w = ring_reserve(t, RECORD_EXT_HEADER_BYTES + 3 * VARINT_MAX_BYTES), *rec = w;
+
+	if (!w)
+		abort();
+	w = record_ext_begin(rec, TRACE_REC_EXT_CONTROL);
+	w = varint_put_u64(w, ++control_records);
+	w = varint_put_u64(w, running);
+	w = varint_put_u64(w, interval_bytes);
+	record_ext_end(rec, w);
+	ring_commit(t, w);
+}
+
+static uint8_t *test_file;
+static struct preload_thread threads[SLOTS];
+static _Atomic int writers_left;
+
+static void test_file_make(void)
+{
+	struct session_proc_header *h;
+	size_t bytes = SESSION_SLOTS_OFFSET + 4096 + (size_t)SLOTS * RING_BYTES;
+
+	test_file = aligned_alloc(4096, bytes);
+	memset(test_file, 0, bytes);
+	h = (struct session_proc_header *)test_file;
+	h->nslots = SLOTS;
+	h->ring_bytes = RING_BYTES;
+	h->ring_offset = SESSION_SLOTS_OFFSET + 4096;
+	preload_proc.hdr = h;
+	for (uint32_t i = 0; i < SLOTS; i++) {
+		struct preload_thread *t = &threads[i];
+
+		memset(t, 0, sizeof(*t));
+		t->control_seen = CONTROL_UNSYNCED;
+		t->slot = session_slot_at(test_file, i);
+		t->ring = session_ring_at(test_file, i);
+		t->ring_bytes = RING_BYTES;
+		t->tid = (pid_t)(i + 1);
+		CU_ASSERT_FATAL(ring_write_thread_start(t) == 0);
+	}
+}
+
+/* ---- the collector: drains every ring and checks its records ---- */
+
+struct ring_check {
+	uint64_t read_pos;
+	uint8_t rec[256];   /* a record cut by the end of what was published */
+	uint64_t next_count; /* the allocation number the ring must hold next */
+	uint64_t controls[1024][3]; /* seq, running, rate */
+	unsigned ncontrols;
+	int bad;
+};
+
+static struct ring_check checks[SLOTS];
+
+/* Parses one record at p (end: what was published); returns its length,
+ * 0 when it is not whole yet. */
+static size_t collector_record(struct ring_check *c, const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *q = p + 1;
+	uint64_t v, len;
+
+	switch (p[0]) {
+	case TRACE_REC_PAD:
+		return 1;
+	case TRACE_REC_THREAD:
+	case TRACE_REC_TIME:
+		return varint_get_u64(&q, end, &v) < 0 ? 0 : (size_t)(q - p);
+	case TEST_REC_ALLOC:
+	case TRACE_REC_EXT_CONTROL:
+		if (varint_get_u64(&q, end, &len) < 0 || (size_t)(end - q) < len)
+			return 0;
+		end = q + len;
+		if (p[0] == TEST_REC_ALLOC) {
+			if (varint_get_u64(&q, end, &v) < 0 || v != c->next_count)
+				c->bad = 1;
+			c->next_count++;
+		} else if (c->ncontrols < 1024) {
+			uint64_t *r = c->controls[c->ncontrols++];
+
+			for (int k = 0; k < 3; k++)
+				if (varint_get_u64(&q, end, &r[k]) < 0)
+					c->bad = 1;
+		}
+		return (size_t)(end - p);
+	default:
+		c->bad = 1;
+		return 1;
+	}
+}
+
+/* Reads what slot i published since the last call. */
+static void collector_drain(uint32_t i)
+{
+	struct ring_check *c = &checks[i];
+	struct session_slot *s = session_slot_at(test_file, i);
+	uint64_t write_pos = atomic_load_explicit(&s->write_pos, memory_order_acquire);
+	const uint8_t *ring = session_ring_at(test_file, i);
+
+	while (c->read_pos < write_pos && !c->bad) {
+		uint32_t off = (uint32_t)(c->read_pos % RING_BYTES);
+		uint64_t avail = write_pos - c->read_pos;
+		const uint8_t *p = ring + off;
+		size_t n = collector_record(c, p, p + (avail < RING_BYTES - off ? avail
+									  : RING_BYTES - off));
+
+		if (!n)
+			break; /* records are published whole: cannot happen */
+		c->read_pos += n;
+	}
+	if (c->read_pos < write_pos)
+		c->bad = 1;
+	atomic_store_explicit(&s->read_pos, c->read_pos, memory_order_release);
+}
+
+static void *collector_main(void *arg)
+{
+	(void)arg;
+	while (atomic_load_explicit(&writers_left, memory_order_acquire) > 0)
+		for (uint32_t i = 0; i < SLOTS; i++)
+			collector_drain(i);
+	for (uint32_t i = 0; i < SLOTS; i++)
+		collector_drain(i);
+	return NULL;
+}
+
+/* ---- the allocating threads ---- */
+
+struct alloc_result {
+	uint64_t recorded, wrong_rate, set_misses;
+};
+
+static struct alloc_result results[ALLOCATORS];
+static pthread_t allocator_ids[ALLOCATORS];
+static uint64_t controller_errors;
+static _Atomic int controller_done;
+
+static void test_toggle_handler(int sig)
+{
+	(void)sig;
+	control_request_toggle();
+}
+
+static void *allocator_main(void *arg)
+{
+	uintptr_t i = (uintptr_t)arg;
+	struct preload_thread *t = &threads[i];
+	struct alloc_result *r = &results[i];
+	/* Addresses of the thread's own, as a heap would hand out. */
+	uintptr_t base = 0x100000000ull * (i + 1);
+	uintptr_t held[16] = { 0 };
+
+	for (uint64_t k = 0; k < CALLS || !atomic_load_explicit(&controller_done,
+							     memory_order_acquire); k++) {
+		uintptr_t addr = base + 16 * (k % 4096);
+		uint64_t weight = 0;
+		unsigned slot = (unsigned)(k % 16);
+
+		if (held[slot]) {
+			if (!sample_set_remove((void *)held[slot]))
+				r->set_misses++;
+			held[slot] = 0;
+		}
+		t->busy = 1;
+		if (control_recording(t)) {
+			if (t->sample_interval_bytes != control_word_rate(t->control_seen))
+				r->wrong_rate++;
+			weight = sample_weight(t, 64);
+		}
+		if (weight && sample_set_insert((void *)addr) == 0) {
+			uint8_t *w = ring_reserve(t, RECORD_EXT_HEADER_BYTES + VARINT_MAX_BYTES);
+			uint8_t *rec = w;
+
+			if (!w)
+				abort();
+			w = record_ext_begin(rec, TEST_REC_ALLOC);
+			w = varint_put_u64(w, r->recorded++);
+			record_ext_end(rec, w);
+			ring_commit(t, w);
+			held[slot] = addr;
+		}
+		t->busy = 0;
+	}
+	for (unsigned s = 0; s < 16; s++)
+		if (held[s] && !sample_set_remove((void *)held[s]))
+			r->set_misses++;
+	atomic_fetch_sub_explicit(&writers_left, 1, memory_order_release);
+	return NULL;
+}
+
+/* Starts and stops at changing rates CONTROLS times, and signals the
+ * allocators to toggle. */
+static void *controller_main(void *arg)
+{
+	static const uint64_t rates[] = { 0, 4096, 1, 65536 };
+	struct preload_thread *t = &threads[ALLOCATORS];
+	unsigned k = 0;
+
+	(void)arg;
+	while (k < CONTROLS) {
+		t->busy = 1;
+		if (control_set(t, k % 3 != 2, rates[k % 4]) < 0)
+			controller_errors++;
+		t->busy = 0;
+		if (k % 5 == 0)
+			pthread_kill(allocator_ids[k % ALLOCATORS], SIGUSR2);
+		k++;
+		sched_yield();
+	}
+	atomic_store_explicit(&controller_done, 1, memory_order_release);
+	atomic_fetch_sub_explicit(&writers_left, 1, memory_order_release);
+	return NULL;
+}
+
+static int control_record_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static void test_control_while_threads_record(void)
+{
+	pthread_t collector, controller;
+	struct sigaction sa;
+	uint64_t all[4096][3];
+	unsigned n = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = test_toggle_handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR2, &sa, NULL);
+	test_file_make();
+	sample_configure(42);
+	control_configure(1, 0);
+	CU_ASSERT_EQUAL(control_uses_set, 1);
+	atomic_store(&writers_left, SLOTS);
+	pthread_create(&collector, NULL, collector_main, NULL);
+	for (uintptr_t i = 0; i < ALLOCATORS; i++)
+		pthread_create(&allocator_ids[i], NULL, allocator_main, (void *)i);
+	pthread_create(&controller, NULL, controller_main, NULL);
+	pthread_join(controller, NULL);
+	for (int i = 0; i < ALLOCATORS; i++)
+		pthread_join(allocator_ids[i], NULL);
+	pthread_join(collector, NULL);
+
+	for (uint32_t i = 0; i < SLOTS; i++) {
+		CU_ASSERT_EQUAL(checks[i].bad, 0);
+		for (unsigned k = 0; k < checks[i].ncontrols && n < 4096; k++)
+			memcpy(all[n++], checks[i].controls[k], sizeof(all[0]));
+	}
+	for (int i = 0; i < ALLOCATORS; i++) {
+		CU_ASSERT_EQUAL(checks[i].next_count, results[i].recorded);
+		CU_ASSERT_EQUAL(results[i].wrong_rate, 0);
+		CU_ASSERT_EQUAL(results[i].set_misses, 0);
+		CU_ASSERT(results[i].recorded > 0);
+	}
+	/* Every change of the word has one CONTROL record, numbered 1..n; each
+	 * differs from the one before, and the last is the word's state. */
+	CU_ASSERT_EQUAL(controller_errors, 0);
+	CU_ASSERT_EQUAL(n, control_records);
+	CU_ASSERT(n > 10 && n < 4096);
+	qsort(all, n, sizeof(all[0]), control_record_cmp);
+	for (unsigned k = 0; k < n; k++) {
+		CU_ASSERT_EQUAL(all[k][0], k + 1);
+		if (k > 0)
+			CU_ASSERT(all[k][1] != all[k - 1][1] || all[k][2] != all[k - 1][2]);
+	}
+	if (n > 0 && n < 4096) {
+		uint64_t w = atomic_load(&control_word);
+
+		CU_ASSERT_EQUAL(all[n - 1][1], w & CONTROL_RUNNING);
+		CU_ASSERT_EQUAL(all[n - 1][2], control_word_rate(w));
+	}
+	signal(SIGUSR2, SIG_DFL);
+}
+
+/* control_set says whether the state changed, and refuses rates past the
+ * word's room. */
+static void test_control_set_results(void)
+{
+	struct preload_thread *t = &threads[ALLOCATORS];
+
+	control_configure(1, 512);
+	CU_ASSERT_EQUAL(control_start_rate(), 512);
+	CU_ASSERT_EQUAL(control_set(t, 0, 0), 0);
+	CU_ASSERT_EQUAL(control_set(t, 1, 512), 1);
+	CU_ASSERT_EQUAL(control_set(t, 1, 512), 0);
+	CU_ASSERT_EQUAL(control_set(t, 1, 4096), 1);
+	CU_ASSERT_EQUAL(control_set(t, 1, CONTROL_RATE_MAX_BYTES + 1), -EINVAL);
+	CU_ASSERT_EQUAL(control_set(t, 0, 0), 1);
+	control_configure(0, 0);
+	CU_ASSERT_EQUAL(control_uses_set, 0);
+	CU_ASSERT_EQUAL(atomic_load(&control_word), CONTROL_RUNNING);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("control", NULL, NULL);
+	CU_add_test(s, "control_while_threads_record", test_control_while_threads_record);
+	CU_add_test(s, "control_set_results", test_control_set_results);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
