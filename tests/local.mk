@@ -128,6 +128,7 @@ E2E_TESTS = \
 	tests/e2e/diff.sh \
 	tests/e2e/report-window.sh \
 	tests/e2e/markers-pause-pool.sh \
+	tests/e2e/markers-real.sh \
 	tests/e2e/report-filter.sh \
 	tests/e2e/report-pprof.sh \
 	tests/e2e/pprof-go.sh \
@@ -179,6 +180,7 @@ check_PROGRAMS += tests/unit/write_trace
 tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
 tests_unit_write_trace_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
+EXTRA_DIST += tests/progs/markers_pool.c
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 
