@@ -426,6 +426,10 @@ static void print_markers(FILE *out, const struct profile *r)
 	if (info->marker_count > TEXT_MARKERS_MAX)
 		fprintf(out, "                  and %zu more (--format json lists them all)\n",
 			info->marker_count - TEXT_MARKERS_MAX);
+	if (info->markers_dropped || info->ext_errors)
+		fprintf(out, "warning:          %" PRIu64 " markers or recording stops and starts "
+			"not kept (malformed, or past %u of a kind)\n",
+			info->markers_dropped + info->ext_errors, TRACE_INFO_MAX_MARKERS);
 }
 
 /* The part of the totals that pool annotations made. */
