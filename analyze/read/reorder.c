@@ -189,19 +189,27 @@ int reorder_wake(struct reorder *r, uint32_t source)
 	s = &r->sources[source];
 	if (s->heap_pos)
 		return 0; /* its head event already waits */
+	s->head = r->pull(r->pull_ctx, source);
 	for (;;) {
-		s->head = r->pull(r->pull_ctx, source);
-		if (!s->head) {
-			drain_ready(r); /* what it emitted may free the others */
+		if (!s->head)
 			return 0;
-		}
 		if (!event_ready(r, s->head))
 			break;
-		/* In order already (or late): nothing can precede it, and its
-		 * source's next is pulled before the others move on, as in
-		 * drain_ready: a stamp (a marker) at this event's seq comes
-		 * from this source and goes before the next event. */
+		/* In order already (or late): nothing can precede it. */
 		emit_event(r, s->head);
+		s->head = r->pull(r->pull_ctx, source);
+		/* A marker or recording stop at the seq just emitted came from
+		 * this source and goes before any other source's next event
+		 * (a TIME stamp keeps its place after them: reports' times were
+		 * measured so, and stay as they were). */
+		while (s->head && (s->head->type == ALLOC_EV_MARKER ||
+				   s->head->type == ALLOC_EV_CONTROL) &&
+		       event_ready(r, s->head)) {
+			emit_event(r, s->head);
+			s->head = r->pull(r->pull_ctx, source);
+		}
+		if (r->heap_count)
+			drain_ready(r);
 	}
 	if (heap_insert(r, source) < 0)
 		return -ENOMEM;
