@@ -129,6 +129,8 @@ E2E_TESTS = \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
 	tests/e2e/report-window.sh \
+	tests/e2e/markers-pause-pool.sh \
+	tests/e2e/markers-real.sh \
 	tests/e2e/report-filter.sh \
 	tests/e2e/report-pprof.sh \
 	tests/e2e/pprof-go.sh \
@@ -177,6 +179,15 @@ CASE_TESTS = \
 	tests/cases/28-setuid-binary.sh
 
 TESTS += $(CASE_TESTS) $(E2E_TESTS)
+
+# ---- synthetic traces with markers, recording stops and pool blocks ----
+# (written by the codec's encoders for tests/e2e/markers-pause-pool.sh)
+check_PROGRAMS += tests/unit/write_trace
+tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
+tests_unit_write_trace_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
+EXTRA_DIST += tests/progs/markers_pool.c
+tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 
 EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \

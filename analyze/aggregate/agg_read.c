@@ -48,6 +48,7 @@ int aggregate_read_trace_window(const char *path, struct trace_info *info,
 	rc = event_stream_read(path, info, nodes, maps, w ? &window : &sink, errbuf, errbuf_bytes);
 	if (w)
 		window_sink_flush(w);
+	trace_info_order_stamps(info); /* no event names a marker by index now */
 	if (rc == 0 && w && w->error) {
 		rc = w->error;
 		snprintf(errbuf, errbuf_bytes, "%s: out of memory", path);

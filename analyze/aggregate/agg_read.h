@@ -13,7 +13,8 @@
 #include "analyze/read/event_stream.h"
 
 /*
- * Reads the trace at path as event_stream_read does, aggregating every
+ * Reads the trace at path as event_stream_read does (its markers and
+ * controls then in sequence order: trace_info_order_stamps), aggregating every
  * allocator event into agg (initialized; its seq_limit bounds the read)
  * and finishing it (aggregate_finish).  Returns 0, -ENOMEM, or another
  * negative errno with a message naming the path in errbuf.

@@ -44,6 +44,12 @@
  *    and in ns (TIME stamp resolution); per stack min/avg/max over freed
  *    blocks.
  *  - max live: a stack's own maximum of live bytes (and, separately, blocks).
+ *  - pool block: a block the program's own allocator announced (mprof.h's
+ *    pool annotations: ALLOC/REALLOC of fn TRACE_FN_POOL, FREE of
+ *    TRACE_FREE_POOL), at an address with bit 63 set.  It counts as an
+ *    allocation like any other, in totals, peak and leaks; its bytes lie
+ *    inside malloc'd blocks that count too, so the pool_* totals say how
+ *    much of each figure is counted twice.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,7 +65,7 @@
 static const char *const call_names[AGG_CALL_COUNT] = {
 	"malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc",
 	"memalign", "valloc", "pvalloc", "free", "free_sized", "free_aligned_sized",
-	"realloc_to_zero",
+	"realloc_to_zero", "pool", "pool_realloc", "pool_free",
 };
 
 const char *agg_call_name(unsigned call)
@@ -341,6 +347,7 @@ static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 		a->peak_seq = seq;
 		a->peak_time_ns = a->now_ns;
 		a->peak_time_known = a->time_known;
+		a->pool_peak_bytes = a->pool_live_bytes;
 		if (a->peak_gen == UINT32_MAX)
 			peak_gen_rewind(a);
 		a->peak_gen++;
@@ -357,6 +364,13 @@ static void live_sub(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 	st->s.live_blocks -= blocks;
 	a->live_bytes -= bytes;
 	a->live_blocks -= blocks;
+}
+
+/* A pool block (bit 63 of its address) is no longer live. */
+static void pool_live_sub(struct aggregate *a, uint64_t bytes, uint64_t blocks)
+{
+	a->pool_live_bytes -= bytes;
+	a->pool_live_blocks -= blocks;
 }
 
 /* ---- what a live block keeps outside the block table ---- */
@@ -483,6 +497,8 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 		uint64_t old_w = weight_take(a, ev->addr);
 
 		a->address_reused++;
+		if (AGG_POOL_ADDR(ev->addr))
+			pool_live_sub(a, old.size_bytes * old_w, old_w);
 		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old_w, old_w);
 	}
 	if (weight_put(a, ev->addr, w) < 0) {
@@ -494,6 +510,12 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 	st->s.allocated_bytes += bytes;
 	a->allocations += w;
 	a->allocated_bytes += bytes;
+	if (AGG_POOL_ADDR(ev->addr)) {
+		a->pool_allocations += w;
+		a->pool_allocated_bytes += bytes;
+		a->pool_live_bytes += bytes;
+		a->pool_live_blocks += w;
+	}
 	live_add(a, st, bytes, w, ev->seq);
 }
 
@@ -523,6 +545,8 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 		st->s.temporary += w;
 		a->temporary += w;
 	}
+	if (AGG_POOL_ADDR(ev->addr))
+		pool_live_sub(a, b.size_bytes * w, w);
 	live_sub(a, st, b.size_bytes * w, w);
 	st->s.freed += w;
 	a->blocks_freed += w;
@@ -552,6 +576,8 @@ static unsigned free_fn_call(unsigned fn)
 	case TRACE_FREE_REALLOC:
 	case TRACE_FREE_REALLOCARRAY:
 		return AGG_CALL_REALLOC_TO_ZERO;
+	case TRACE_FREE_POOL:
+		return AGG_CALL_POOL_FREE;
 	default:
 		return AGG_CALL_FREE;
 	}
@@ -576,6 +602,17 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		a->time_known = true;
 		return;
 	}
+	if (alloc_event_is_stamp(ev->type)) {
+		/* a marker or recording stop or start (trace_info keeps them)
+		 * stands at a sequence number of its own, which its SEQ_SKIP
+		 * took right before it: no failed realloc */
+		if (ev->seq && ev->seq == a->last_skip_seq) {
+			a->failed_reallocs--;
+			a->events--;
+			a->last_skip_seq = 0;
+		}
+		return;
+	}
 	a->events++;
 	if (ev->seq > a->last_seq)
 		a->last_seq = ev->seq;
@@ -584,11 +621,14 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		note_error(a);
 	switch (ev->type) {
 	case ALLOC_EV_ALLOC:
-		a->calls[ev->fn < TRACE_FN_ALLOC_COUNT ? ev->fn : AGG_CALL_MALLOC]++;
+		a->calls[ev->fn == TRACE_FN_POOL ? AGG_CALL_POOL
+			 : ev->fn < TRACE_FN_POOL ? ev->fn : AGG_CALL_MALLOC]++;
 		on_alloc(a, ev, th);
 		break;
 	case ALLOC_EV_REALLOC_ALLOC:
-		a->calls[ev->fn == TRACE_FN_REALLOCARRAY ? AGG_CALL_REALLOCARRAY : AGG_CALL_REALLOC]++;
+		a->calls[ev->fn == TRACE_FN_REALLOCARRAY ? AGG_CALL_REALLOCARRAY
+			 : ev->fn == TRACE_FN_POOL	  ? AGG_CALL_POOL_REALLOC
+							  : AGG_CALL_REALLOC]++;
 		a->reallocs++;
 		on_alloc(a, ev, th);
 		break;
@@ -602,6 +642,7 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		break;
 	case ALLOC_EV_SEQ_SKIP:
 		a->failed_reallocs++;
+		a->last_skip_seq = ev->seq;
 		if (th)
 			th->last_alloc_addr = 0;
 		break;
@@ -613,7 +654,7 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
  * of a young block will mostly not. */
 static inline void prefetch_block(struct aggregate *a, const struct alloc_event *ev)
 {
-	if (ev->type != ALLOC_EV_TIME && ev->addr &&
+	if (!alloc_event_is_stamp(ev->type) && ev->addr &&
 	    !((ev->flags & ALLOC_EV_PAIRED) &&
 	      (ev->type == ALLOC_EV_FREE || ev->type == ALLOC_EV_REALLOC_FREE)))
 		block_table_prefetch(&a->blocks, ev->addr);

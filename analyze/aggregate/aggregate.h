@@ -68,6 +68,9 @@ enum agg_call {
 	AGG_CALL_VALLOC, AGG_CALL_PVALLOC, AGG_CALL_FREE, AGG_CALL_FREE_SIZED,
 	AGG_CALL_FREE_ALIGNED_SIZED,
 	AGG_CALL_REALLOC_TO_ZERO, /* realloc(p, 0) / reallocarray(p, 0, n) that freed */
+	AGG_CALL_POOL,            /* pool annotations: blocks a pool handed out, */
+	AGG_CALL_POOL_REALLOC,    /* ... resized, */
+	AGG_CALL_POOL_FREE,       /* ... and took back */
 	AGG_CALL_COUNT
 };
 
@@ -85,6 +88,10 @@ struct alloc_time {
 	uint64_t time_ns;
 	uint64_t first_seq;
 };
+
+/* Whether a block address is a pool block's (bit 63, mprof-trace(5)):
+ * a separate address space from malloc's blocks. */
+#define AGG_POOL_ADDR(addr) (((addr) & TRACE_POOL_ADDR_BIT) != 0)
 
 /* Events wait this long in a small pipeline so that the cache line of their
  * block is prefetched before they are processed. */
@@ -125,7 +132,9 @@ struct aggregate {
 	uint64_t frees;              /* free calls (FREE records, incl. realloc(p, 0)) */
 	uint64_t blocks_freed;       /* blocks released, incl. realloc's free part */
 	uint64_t reallocs;           /* REALLOC records */
-	uint64_t failed_reallocs;    /* SEQ_SKIP */
+	uint64_t failed_reallocs;    /* SEQ_SKIP, but those of a marker or a
+	                              * recording stop or start */
+	uint64_t last_skip_seq;      /* the newest SEQ_SKIP's seq */
 	uint64_t temporary;
 	uint64_t live_bytes, live_blocks;
 	uint64_t max_live_blocks;    /* the maximum of live blocks (any time) */
@@ -136,6 +145,11 @@ struct aggregate {
 	uint64_t peak_seq, peak_time_ns;
 	bool peak_time_known;
 	uint32_t peak_gen;           /* wraps: live_add starts it again from 0 */
+
+	/* pool blocks (AGG_POOL_ADDR), inside the totals above: their part */
+	uint64_t pool_allocations, pool_allocated_bytes;
+	uint64_t pool_live_bytes, pool_live_blocks;
+	uint64_t pool_peak_bytes;    /* live pool bytes at t-gmax */
 
 	/* anomalies */
 	uint64_t unmatched_frees;    /* free of an address that is not live */

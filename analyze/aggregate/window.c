@@ -18,6 +18,30 @@
 
 #define WINDOW_MAX_SECONDS 1e9 /* some 31 years: beyond any run */
 
+#define WINDOW_MARKER_PREFIX "marker:"
+
+/* "marker:NAME" or "marker:NAME#N" (N digits, from 1) into t. */
+static int window_marker_parse(const char *text, struct window_time *t)
+{
+	const char *name = text + strlen(WINDOW_MARKER_PREFIX);
+	const char *hash = strrchr(name, '#');
+	size_t len = strlen(name);
+
+	t->marker_nth = 1;
+	if (hash && hash[1] && strspn(hash + 1, "0123456789") == strlen(hash + 1)) {
+		if (strlen(hash + 1) > 9 || (t->marker_nth = strtoull(hash + 1, NULL, 10)) == 0)
+			return -EINVAL;
+		len = (size_t)(hash - name);
+	}
+	if (len == 0)
+		return -EINVAL;
+	t->marker = name;
+	t->marker_len = len;
+	t->given = true;
+	t->text = text;
+	return 0;
+}
+
 int window_time_parse(const char *text, struct window_time *t)
 {
 	const char *p = text, *unit;
@@ -25,6 +49,8 @@ int window_time_parse(const char *text, struct window_time *t)
 	double v;
 
 	memset(t, 0, sizeof(*t));
+	if (strncmp(text, WINDOW_MARKER_PREFIX, strlen(WINDOW_MARKER_PREFIX)) == 0)
+		return window_marker_parse(text, t);
 	/* digits with an optional fraction; strtod alone would also take
 	 * signs, "inf", "nan" and hex */
 	for (; *p >= '0' && *p <= '9'; p++)
@@ -78,15 +104,19 @@ int window_resolve(const struct window_spec *spec, bool has_run, uint64_t run_ns
 		}
 	if (spec->at.given) {
 		f->at = true;
-		f->at_ns = window_time_ns(&spec->at, run_ns);
+		f->at_marker = spec->at.marker != NULL;
+		f->at_ns = f->at_marker ? UINT64_MAX : window_time_ns(&spec->at, run_ns);
 		return 0;
 	}
 	if (!spec->from.given && !spec->to.given)
 		return 0;
 	f->range = true;
-	f->from_ns = spec->from.given ? window_time_ns(&spec->from, run_ns) : 0;
-	f->to_ns = spec->to.given ? window_time_ns(&spec->to, run_ns) : UINT64_MAX;
-	if (f->from_ns >= f->to_ns) {
+	f->from_marker = spec->from.marker != NULL;
+	f->to_marker = spec->to.marker != NULL;
+	f->from_ns = spec->from.given && !f->from_marker ? window_time_ns(&spec->from, run_ns) : 0;
+	f->to_ns = spec->to.given && !f->to_marker ? window_time_ns(&spec->to, run_ns) : UINT64_MAX;
+	/* a marker's time is known when it comes */
+	if (!f->from_marker && !f->to_marker && f->from_ns >= f->to_ns) {
 		snprintf(errbuf, errbuf_bytes, "--from %s is not before --to %s",
 			 spec->from.given ? spec->from.text : "0", spec->to.text);
 		return -EINVAL;
@@ -161,18 +191,74 @@ static bool window_take_inside(struct window_sink *w, const struct alloc_event *
 	       (w->young.count && young_remove(&w->young, ev->addr, &old));
 }
 
+/* Whether the MARKER event ev is the one t names (counting it in *count
+ * when its name matches). */
+static bool window_marker_is(const struct window_sink *w, const struct window_time *t,
+			     const struct alloc_event *ev, uint64_t *count)
+{
+	const char *name;
+
+	if (!t->marker || !w->info || ev->addr >= w->info->marker_count)
+		return false;
+	name = w->info->markers[ev->addr].name;
+	if (strlen(name) != t->marker_len || memcmp(name, t->marker, t->marker_len) != 0)
+		return false;
+	return ++*count == t->marker_nth;
+}
+
+/* A MARKER event at rel_ns: the start, end or moment it may be. */
+static void window_marker(struct window_sink *w, const struct alloc_event *ev, uint64_t rel_ns)
+{
+	struct window_facts *f = w->facts;
+
+	if (!w->spec)
+		return;
+	if (f->at_marker && window_marker_is(w, &w->spec->at, ev, &f->at_count)) {
+		f->at_seen = true;
+		f->at_ns = rel_ns;
+		f->at_abs_ns = ev->value;
+		f->at_seq = ev->seq;
+		w->done = true;
+	}
+	if (f->from_marker && window_marker_is(w, &w->spec->from, ev, &f->from_count)) {
+		f->from_seen = true;
+		f->from_ns = rel_ns;
+		f->from_abs_ns = ev->value;
+		f->from_seq = ev->seq;
+	}
+	if (f->to_marker && window_marker_is(w, &w->spec->to, ev, &f->to_count)) {
+		f->to_seen = true;
+		f->to_ns = rel_ns;
+		f->to_abs_ns = ev->value;
+		f->to_seq = ev->seq;
+	}
+}
+
+void window_markers_time(struct window_facts *f, uint64_t t0_ns)
+{
+	if (f->from_seen)
+		f->from_ns = f->from_abs_ns > t0_ns ? f->from_abs_ns - t0_ns : 0;
+	if (f->to_seen)
+		f->to_ns = f->to_abs_ns > t0_ns ? f->to_abs_ns - t0_ns : 0;
+	if (f->at_seen)
+		f->at_ns = f->at_abs_ns > t0_ns ? f->at_abs_ns - t0_ns : 0;
+}
+
 /*
  * A range: one allocator event, marked by the reader (ALLOC_EV_EARLY,
  * ALLOC_EV_LATE: its thread's clock was before the range or at or after
- * its end).  What is before the range is dropped without a trace (the
+ * its end) or, for an end given as a marker, by whether the marker came.  What is before the range is dropped without a trace (the
  * chunk index may have left it unread); what is after it stands in as a
  * placeholder.  A free is the range's when it frees a block allocated in
  * it, wherever it comes.
  */
 static void window_range_event(struct window_sink *w, const struct alloc_event *ev)
 {
-	bool early = ev->flags & ALLOC_EV_EARLY;
-	bool inside = !early && !(ev->flags & ALLOC_EV_LATE);
+	const struct window_facts *f = w->facts;
+	/* an end given as a marker: before the start's marker came, or after
+	 * the end's */
+	bool early = (ev->flags & ALLOC_EV_EARLY) || (f->from_marker && !f->from_seen);
+	bool inside = !early && !(ev->flags & ALLOC_EV_LATE) && !(f->to_marker && f->to_seen);
 
 	switch (ev->type) {
 	case ALLOC_EV_ALLOC:
@@ -235,14 +321,11 @@ static void window_process(struct window_sink *w, const struct alloc_event *ev)
 
 	if (w->done || w->error)
 		return;
-	if (w->facts->range) {
-		if (ev->type == ALLOC_EV_TIME)
-			window_range_time(w, ev);
-		else
-			window_range_event(w, ev);
-		return;
-	}
 	if (ev->type == ALLOC_EV_TIME) {
+		if (w->facts->range) {
+			window_range_time(w, ev);
+			return;
+		}
 		if (!w->t0_known) {
 			w->t0_known = true;
 			w->t0_ns = ev->value;
@@ -250,6 +333,20 @@ static void window_process(struct window_sink *w, const struct alloc_event *ev)
 		if (ev->value > w->now_ns)
 			w->now_ns = ev->value;
 		w->next->emit(w->next->ctx, ev);
+		return;
+	}
+	if (alloc_event_is_stamp(ev->type)) {
+		/* markers and recording stops end or start a window; the
+		 * aggregation sees them too (their SEQ_SKIP is no failed
+		 * realloc) */
+		if (ev->type == ALLOC_EV_MARKER)
+			window_marker(w, ev, w->t0_known && ev->value > w->t0_ns
+						     ? ev->value - w->t0_ns : 0);
+		w->next->emit(w->next->ctx, ev);
+		return;
+	}
+	if (w->facts->range) {
+		window_range_event(w, ev);
 		return;
 	}
 	rel_ns = w->t0_known && w->now_ns > w->t0_ns ? w->now_ns - w->t0_ns : 0;

@@ -36,15 +36,19 @@
 #include "analyze/aggregate/block_table.h"
 #include "analyze/aggregate/young_blocks.h"
 #include "analyze/read/event_sink.h"
+#include "analyze/read/event_stream.h"
 
-/* A time as given on the command line: ns from the start, or a share of
- * the run time. */
+/* A time as given on the command line: ns from the start, a share of the
+ * run time, or a marker the program set ("marker:NAME", "marker:NAME#N"). */
 struct window_time {
 	bool given;
 	bool percent;           /* share of the run time (END wall_ns) */
 	double share;           /* percent: 0 .. 1 */
 	uint64_t ns;            /* else: ns from the start */
 	const char *text;       /* as given (argv's) */
+	const char *marker;     /* a marker: its name (in text, marker_len bytes) */
+	size_t marker_len;
+	uint64_t marker_nth;    /* ... the nth of that name, from 1 */
 };
 
 /* What the user asked for: nothing, a range (either end may be open) or
@@ -54,8 +58,10 @@ struct window_spec {
 };
 
 /*
- * Parses text ("2.5" or "2.5s" seconds, "300ms", "50%") into t.  Returns 0,
- * or -EINVAL for anything else (negative, garbage, over 100%, too large).
+ * Parses text ("2.5" or "2.5s" seconds, "300ms", "50%", "marker:NAME" or
+ * "marker:NAME#N", the Nth marker of that name, N from 1) into t.  Returns
+ * 0, or -EINVAL for anything else (negative, garbage, over 100%, too large,
+ * an empty marker name, N of 0).
  */
 int window_time_parse(const char *text, struct window_time *t);
 
@@ -77,7 +83,28 @@ struct window_facts {
 	bool stopped;           /* at: events after T were not decoded */
 	uint64_t index_chunks_skipped; /* range: EVENTS chunks left unread (the
 	                                * chunk index: before its start) */
+	/* Ends given as markers: whether the marker came (its time, ns from
+	 * the first TIME stamp, is then in from_ns, to_ns or at_ns), and the
+	 * sequence number it stands after */
+	bool from_marker, to_marker, at_marker;
+	bool from_seen, to_seen, at_seen;
+	uint64_t from_seq, to_seq, at_seq;
+	uint64_t from_count, to_count, at_count; /* markers of the name seen */
+	uint64_t from_abs_ns, to_abs_ns, at_abs_ns; /* the markers' own times
+	                         * (CLOCK_MONOTONIC), for window_markers_time */
 };
+
+/* After the read: a marker end's time, ns from t0_ns (the report's first
+ * TIME stamp, which the sink may have met after others). */
+void window_markers_time(struct window_facts *f, uint64_t t0_ns);
+
+/* Whether every marker the window names came (after the read), and the
+ * range's start came before its end. */
+static inline bool window_markers_found(const struct window_facts *f)
+{
+	return (!f->from_marker || f->from_seen) && (!f->to_marker || f->to_seen) &&
+	       (!f->at_marker || f->at_seen);
+}
 
 /*
  * Resolves spec for a trace whose run time is run_ns (has_run: END wall_ns
@@ -103,10 +130,15 @@ struct window_sink {
 	struct young_blocks young;   /* ... and those of them the reader saw
 	                              * freed again soon (ALLOC_EV_PAIRED), as
 	                              * the aggregation keeps them: disjoint */
+	const struct window_spec *spec; /* the ends as given (markers' names) */
+	const struct trace_info *info;  /* the reader's: names of the markers
+	                                 * that MARKER events point at */
 	int error;                   /* -ENOMEM */
 };
 
-/* Returns 0 or -ENOMEM.  facts and next must outlive w. */
+/* Returns 0 or -ENOMEM.  facts and next must outlive w.  A window with
+ * markers needs w->spec and w->info set before the read (the spec it was
+ * resolved from, the trace_info the reader fills). */
 int window_sink_init(struct window_sink *w, struct window_facts *facts,
 		     const struct event_sink *next);
 void window_sink_free(struct window_sink *w);

@@ -61,7 +61,8 @@ static int option_time(const char *cmd, const char *opt, struct window_time *t)
 {
 	if (window_time_parse(optarg, t) < 0) {
 		analyze_error("%s: %s wants a time from the start of the recording (2.5 or 2.5s, "
-			      "300ms, 50%%), not '%s'", cmd, opt, optarg);
+			      "300ms, 50%%) or a marker (marker:NAME, marker:NAME#2), not '%s'",
+			      cmd, opt, optarg);
 		return 2;
 	}
 	return -1;
@@ -76,8 +77,10 @@ static int options_window_check(const struct analyze_options *o, const char *cmd
 		analyze_error("%s: --at is a moment; it does not go with --from or --to", cmd);
 		return 2;
 	}
-	/* mixed units are compared once the run time is known */
-	if (w->to.given && (!w->from.given || w->from.percent == w->to.percent) &&
+	/* mixed units are compared once the run time is known, markers once
+	 * they come */
+	if (w->to.given && !w->to.marker && !w->from.marker &&
+	    (!w->from.given || w->from.percent == w->to.percent) &&
 	    (w->to.percent ? w->from.share >= w->to.share : w->from.ns >= w->to.ns)) {
 		analyze_error("%s: --from %s is not before --to %s", cmd,
 			      w->from.given ? w->from.text : "0", w->to.text);

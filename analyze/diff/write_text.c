@@ -163,6 +163,18 @@ static void trace_notes(FILE *out, const char *side, const struct profile *p)
 			"are estimates\n", side, p->run.sample_rate_bytes);
 	else if (p->info.sampled)
 		fprintf(out, "note: %s is sampled: its counts and bytes are estimates\n", side);
+	if (p->run.recording_controlled) {
+		char n1[32], n2[32], n3[32];
+
+		fprintf(out, "note: %s recorded %s of %s (paused %s): what it allocated while "
+			"paused is not counted\n", side,
+			output_fmt_ns(n1, sizeof(n1), p->run.recorded_ns),
+			output_fmt_ns(n2, sizeof(n2), p->run.recorded_ns + p->run.paused_ns),
+			output_fmt_ns(n3, sizeof(n3), p->run.paused_ns));
+	}
+	if (p->summary.pool_allocations)
+		fprintf(out, "note: %s has %" PRIu64 " B in pool blocks (mprof.h), counted also in "
+			"the malloc'd blocks that hold them\n", side, p->summary.pool_allocated_bytes);
 	if (p->info.truncated)
 		fprintf(out, "note: %s is truncated: the program was probably killed\n", side);
 	else if (!p->info.has_end)

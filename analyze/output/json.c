@@ -26,6 +26,22 @@
  *       "program": {"exe", "cmdline": str or null, "pid": int or null,
  *                   "exit_status": int or null, "exit_signal": int or null},
  *       "run_time_ns": int or null, END wall_ns, else first to last TIME
+ *       "recording": {              only when recording was stopped or
+ *                                   started (mprof.h, --paused, the signal):
+ *         "paused_at_start": bool, "recorded_ns", "paused_ns": int (of the
+ *         run time: what was recorded, and the rest, when nothing was),
+ *         "stops", "starts": int, "sample_rate_min_bytes",
+ *         "sample_rate_max_bytes": int or null (the rates of the sampled
+ *         stretches), "partly_exact": bool (some stretches exact, some
+ *         sampled), "changes": [{"time_ns": int (from the first TIME
+ *         stamp), "seq": int, "state": "started" or "stopped",
+ *         "sample_rate_bytes": int (0 exact) or null (stopped)}]},
+ *       "pool": {                   only when pool annotations made blocks
+ *                                   (mprof.h): their part of the figures,
+ *                                   bytes inside malloc'd blocks that the
+ *                                   figures count too
+ *         "allocations", "allocated_bytes", "peak_bytes" (live at t-gmax),
+ *         "leaked_bytes", "leaked_blocks": int},
  *       "events": int,              allocator events in merged order
  *       "allocations", "allocated_bytes": int,
  *       "frees": int,               free calls (incl. realloc(p, 0))
@@ -37,7 +53,8 @@
  *                 "pvalloc": allocations made by each (realloc(NULL, n)
  *                 counts under realloc); "free", "free_sized",
  *                 "free_aligned_sized": calls; "realloc_to_zero":
- *                 realloc(p, 0) that freed},
+ *                 realloc(p, 0) that freed; "pool", "pool_realloc",
+ *                 "pool_free": pool annotations, only when not 0},
  *       "peak": {"bytes", "blocks", "seq": int, "time_ns": int or null},
  *                                   t-gmax; time_ns after the first TIME
  *       "max_live_blocks": int,
@@ -129,7 +146,11 @@
  *                   the end; the first point of the highest heap is t-gmax,
  *       "rss": [{"time_ns": int (may be < 0), "rss_bytes": int}]  the
  *                   launcher's samples, "rss_merged": int (each sample is
- *                   the highest of that many)}
+ *                   the highest of that many),
+ *       "markers": [{"name": str, "time_ns": int (from the first TIME
+ *                   stamp), "seq": int (the sequence number it stands at:
+ *                   events up to it came before it), "tid": int}]  only when
+ *                   the program set markers (mprof.h), in sequence order}
  *   }
  *
  * Several traces (several operands, a glob, --all) give one object of
@@ -408,6 +429,73 @@ static void write_quality(FILE *out, const struct profile *r)
 	out_char(out, '}');
 }
 
+/* "recording": {...}, when recording was stopped or started. */
+static void write_recording(FILE *out, const struct profile *r)
+{
+	const struct run_facts *run = &r->run;
+	const struct trace_info *info = &r->info;
+	uint64_t t0 = r->summary.time_known ? r->summary.first_time_ns : 0;
+
+	if (!run->recording_controlled)
+		return;
+	json_key(out, "recording");
+	out_char(out, '{');
+	json_bool(out, "paused_at_start", run->paused_at_start);
+	out_char(out, ',');
+	json_u64(out, "recorded_ns", run->recorded_ns);
+	out_char(out, ',');
+	json_u64(out, "paused_ns", run->paused_ns);
+	out_char(out, ',');
+	json_u64(out, "stops", run->recording_stops);
+	out_char(out, ',');
+	json_u64(out, "starts", run->recording_starts);
+	out_char(out, ',');
+	json_opt_u64(out, "sample_rate_min_bytes", run->rate_min_bytes != 0, run->rate_min_bytes);
+	out_char(out, ',');
+	json_opt_u64(out, "sample_rate_max_bytes", run->rate_max_bytes != 0, run->rate_max_bytes);
+	out_char(out, ',');
+	json_bool(out, "partly_exact", run->partly_exact);
+	out_char(out, ',');
+	json_key(out, "changes");
+	out_char(out, '[');
+	for (size_t i = 0; i < info->control_count; i++) {
+		const struct trace_control *c = &info->controls[i];
+
+		out_str(out, i ? ",{" : "{");
+		json_u64(out, "time_ns", c->time_ns > t0 ? c->time_ns - t0 : 0);
+		out_char(out, ',');
+		json_u64(out, "seq", c->seq);
+		out_char(out, ',');
+		json_key(out, "state");
+		json_string(out, c->started ? "started" : "stopped");
+		out_char(out, ',');
+		json_opt_u64(out, "sample_rate_bytes", c->started, c->sample_rate_bytes);
+		out_char(out, '}');
+	}
+	out_str(out, "]},");
+}
+
+/* "pool": {...}, when pool annotations made blocks. */
+static void write_pool(FILE *out, const struct profile *r)
+{
+	const struct heap_summary *a = &r->summary;
+
+	if (!a->pool_allocations)
+		return;
+	json_key(out, "pool");
+	out_char(out, '{');
+	json_u64(out, "allocations", a->pool_allocations);
+	out_char(out, ',');
+	json_u64(out, "allocated_bytes", a->pool_allocated_bytes);
+	out_char(out, ',');
+	json_u64(out, "peak_bytes", a->pool_peak_bytes);
+	out_char(out, ',');
+	json_u64(out, "leaked_bytes", a->pool_live_bytes);
+	out_char(out, ',');
+	json_u64(out, "leaked_blocks", a->pool_live_blocks);
+	out_str(out, "},");
+}
+
 static void write_summary(FILE *out, const struct profile *r)
 {
 	const struct trace_info *info = &r->info;
@@ -427,6 +515,8 @@ static void write_summary(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_opt_u64(out, "run_time_ns", run->has_run_time, run->run_time_ns);
 	out_char(out, ',');
+	write_recording(out, r);
+	write_pool(out, r);
 	json_u64(out, "events", a->events);
 	out_char(out, ',');
 	json_u64(out, "allocations", a->allocations);
@@ -448,6 +538,8 @@ static void write_summary(FILE *out, const struct profile *r)
 	json_key(out, "calls");
 	out_char(out, '{');
 	for (unsigned c = 0; c < AGG_CALL_COUNT; c++) {
+		if (c >= AGG_CALL_POOL && !a->calls[c])
+			continue; /* pool calls only where pools were annotated */
 		if (!first)
 			out_char(out, ',');
 		first = false;
@@ -689,6 +781,33 @@ static bool *json_sites_kept(const struct profile *r, size_t top_n)
 	return keep;
 }
 
+/* ,"markers": [...] when the program set any; times from t0. */
+static void write_markers(FILE *out, const struct profile *r, uint64_t t0)
+{
+	const struct trace_info *info = &r->info;
+
+	if (!info->marker_count)
+		return;
+	out_char(out, ',');
+	json_key(out, "markers");
+	out_char(out, '[');
+	for (size_t i = 0; i < info->marker_count; i++) {
+		const struct trace_marker *m = &info->markers[i];
+
+		out_str(out, i ? ",\n{" : "\n{");
+		json_key(out, "name");
+		json_string(out, m->name);
+		out_char(out, ',');
+		json_u64(out, "time_ns", m->time_ns > t0 ? m->time_ns - t0 : 0);
+		out_char(out, ',');
+		json_u64(out, "seq", m->seq);
+		out_char(out, ',');
+		json_u64(out, "tid", m->tid);
+		out_char(out, '}');
+	}
+	out_char(out, ']');
+}
+
 /* The "timeline" object; times from the first TIME stamp. */
 static void write_timeline(FILE *out, const struct profile *r)
 {
@@ -730,6 +849,7 @@ static void write_timeline(FILE *out, const struct profile *r)
 	}
 	out_str(out, "],");
 	json_u64(out, "rss_merged", tl->rss && tl->rss->merged ? tl->rss->merged : 1);
+	write_markers(out, r, t0);
 	out_char(out, '}');
 }
 

@@ -354,15 +354,23 @@ static void print_selection(FILE *out, const struct profile *r)
 
 const char *output_report_kind(const struct profile *r)
 {
-	static _Thread_local char sampled[160];
+	static _Thread_local char sampled[320];
 
 	if (r->info.sampled) {
-		char rate[64] = "unknown";
+		char rate[140] = "unknown";
+		const struct run_facts *run = &r->run;
 
-		if (r->run.sample_rate_bytes)
-			fmt_bytes(rate, sizeof(rate), r->run.sample_rate_bytes);
-		snprintf(sampled, sizeof(sampled), "estimated, sample rate %s: counts and bytes "
-			 "are estimates%s", rate,
+		if (run->sample_rate_bytes)
+			fmt_bytes(rate, sizeof(rate), run->sample_rate_bytes);
+		if (run->rate_min_bytes && run->rate_max_bytes != run->rate_min_bytes) {
+			char lo[64], hi[64];
+
+			snprintf(rate, sizeof(rate), "%s to %s",
+				 fmt_bytes(lo, sizeof(lo), run->rate_min_bytes),
+				 fmt_bytes(hi, sizeof(hi), run->rate_max_bytes));
+		}
+		snprintf(sampled, sizeof(sampled), "estimated, sample rate %s%s: counts and bytes "
+			 "are estimates%s", rate, run->partly_exact ? ", parts exact" : "",
 			 profile_ended_early(r) ? "; the recording ended early" : "");
 		return sampled;
 	}
@@ -376,6 +384,70 @@ const char *output_report_kind(const struct profile *r)
 					     : "exact for malloc blocks; see the note";
 	return profile_ended_early(r) ? "exact until the recording ended early"
 				     : "exact: every allocation recorded";
+}
+
+/* What was not recorded: the stretches while recording was stopped. */
+static void print_recording(FILE *out, const struct profile *r)
+{
+	const struct run_facts *run = &r->run;
+	char n1[32], n2[32], n3[32];
+
+	if (!run->recording_controlled)
+		return;
+	fprintf(out, "recorded:         %s of %s (paused %s: ",
+		output_fmt_ns(n1, sizeof(n1), run->recorded_ns),
+		output_fmt_ns(n2, sizeof(n2), run->recorded_ns + run->paused_ns),
+		output_fmt_ns(n3, sizeof(n3), run->paused_ns));
+	if (run->paused_at_start)
+		fputs("started paused, ", out);
+	fprintf(out, "%" PRIu64 " stop%s, %" PRIu64 " start%s); nothing is counted while "
+		"paused\n", run->recording_stops, run->recording_stops == 1 ? "" : "s",
+		run->recording_starts, run->recording_starts == 1 ? "" : "s");
+}
+
+#define TEXT_MARKERS_MAX 20 /* markers listed; JSON has them all */
+
+/* The markers the program set, in order: name, time into the recording. */
+static void print_markers(FILE *out, const struct profile *r)
+{
+	const struct trace_info *info = &r->info;
+	const struct heap_summary *a = &r->summary;
+	char n1[32];
+
+	for (size_t i = 0; i < info->marker_count && i < TEXT_MARKERS_MAX; i++) {
+		const struct trace_marker *m = &info->markers[i];
+		uint64_t t = a->time_known && m->time_ns > a->first_time_ns
+				     ? m->time_ns - a->first_time_ns : 0;
+
+		fprintf(out, "%s%s at %s (event %" PRIu64 ")\n",
+			i ? "                  " : "markers:          ", safe(m->name),
+			output_fmt_ns(n1, sizeof(n1), t), m->seq);
+	}
+	if (info->marker_count > TEXT_MARKERS_MAX)
+		fprintf(out, "                  and %zu more (--format json lists them all)\n",
+			info->marker_count - TEXT_MARKERS_MAX);
+	if (info->markers_dropped || info->ext_errors)
+		fprintf(out, "warning:          %" PRIu64 " markers or recording stops and starts "
+			"not kept (malformed, or past %u of a kind)\n",
+			info->markers_dropped + info->ext_errors, TRACE_INFO_MAX_MARKERS);
+}
+
+/* The part of the totals that pool annotations made. */
+static void print_pool(FILE *out, const struct profile *r)
+{
+	const struct heap_summary *a = &r->summary;
+	char b1[64], b2[64], b3[64];
+
+	if (!a->pool_allocations)
+		return;
+	fprintf(out, "pool blocks:      %" PRIu64 " allocations, %s requested, %s at the peak, "
+		"%s in %" PRIu64 " blocks %s: blocks the program's own allocator announced "
+		"(mprof.h), inside malloc'd blocks that the totals count too: these bytes are "
+		"counted twice\n",
+		a->pool_allocations, fmt_bytes(b1, sizeof(b1), a->pool_allocated_bytes),
+		fmt_bytes(b2, sizeof(b2), a->pool_peak_bytes),
+		fmt_bytes(b3, sizeof(b3), a->pool_live_bytes), a->pool_live_blocks,
+		profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked");
 }
 
 static void print_summary(FILE *out, const struct profile *r)
@@ -417,6 +489,8 @@ static void print_summary(FILE *out, const struct profile *r)
 			fmt_bytes(b2, sizeof(b2), a->peak_bytes));
 	if (run->has_run_time)
 		fprintf(out, "run time:         %s\n", output_fmt_ns(n1, sizeof(n1), run->run_time_ns));
+	print_recording(out, r);
+	print_markers(out, r);
 	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
 		fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
 	if (info->sampled)
@@ -428,6 +502,7 @@ static void print_summary(FILE *out, const struct profile *r)
 			PRIu64 " (%.1f%% of allocations)\n",
 			a->frees, a->reallocs, a->temporary, pct(a->temporary, a->allocations));
 	print_calls(out, a);
+	print_pool(out, r);
 	fprintf(out, "heap peak:        %s%s in %" PRIu64 " blocks",
 		info->sampled ? "rough (sampled, no unbiased estimate): " : "",
 		fmt_bytes(b1, sizeof(b1), a->peak_bytes), a->peak_blocks);

@@ -227,6 +227,61 @@ static int window_prepare(struct profile *p, const char *path, const struct wind
 	return 0;
 }
 
+/* Appends to buf (size bytes, a string) the distinct marker names of info
+ * with their counts, "a, b (3 times)", at most a line's worth. */
+static void marker_names(const struct trace_info *info, char *buf, size_t size)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < info->marker_count; i++) {
+		const char *name = info->markers[i].name;
+		size_t times = 0, used = strlen(buf);
+		bool earlier = false;
+
+		for (size_t k = 0; k < info->marker_count && !earlier; k++) {
+			earlier = k < i && strcmp(info->markers[k].name, name) == 0;
+			times += strcmp(info->markers[k].name, name) == 0;
+		}
+		if (earlier)
+			continue;
+		if (shown == 20 || used + strlen(name) + 24 >= size) {
+			snprintf(buf + used, size - used, ", ...");
+			return;
+		}
+		snprintf(buf + used, size - used, times > 1 ? "%s%s (%zu times)" : "%s%s",
+			 shown ? ", " : "", name, times);
+		shown++;
+	}
+}
+
+/* After a read with a window of markers: each named marker came, and a
+ * range's start came before its end; else reports which did not (naming
+ * the markers the trace has) and returns -1. */
+static int window_markers_check(const struct profile *p, const char *path)
+{
+	const struct window_facts *f = &p->window;
+	const struct window_spec *spec = &p->window_spec;
+	const struct window_time *missing = f->at_marker && !f->at_seen ? &spec->at
+					    : f->from_marker && !f->from_seen ? &spec->from
+					    : f->to_marker && !f->to_seen ? &spec->to : NULL;
+	char names[512] = "";
+
+	if (missing) {
+		marker_names(&p->info, names, sizeof(names));
+		analyze_error("%s: no marker %s in the trace (%s%s)", path, missing->text,
+			      p->info.marker_count ? "its markers: " : "it has no markers", names);
+		return -1;
+	}
+	if (f->range && ((f->from_marker && f->to_marker && f->to_seq <= f->from_seq) ||
+			 (f->from_marker != f->to_marker && spec->to.given &&
+			  f->to_ns <= f->from_ns))) {
+		analyze_error("%s: --from %s is not before --to %s", path, spec->from.text,
+			      spec->to.text);
+		return -1;
+	}
+	return 0;
+}
+
 int profile_load(struct profile *p, const char *path, const struct site_options *opt,
 		 const struct profile_progress *progress)
 {
@@ -266,6 +321,8 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 			analyze_error("out of memory");
 			return 1;
 		}
+		w->spec = &p->window_spec;
+		w->info = &p->info;
 	}
 	/* a range counts the frees of inherited blocks apart, as of any block
 	 * allocated outside it (window.h) */
@@ -302,12 +359,16 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 		analyze_error("warning: %s: the chunk index is not used (%s); every chunk was "
 			      "read", path, p->info.index_note);
 	p->window.index_chunks_skipped = p->info.index_chunks_skipped;
+	if (w && window_markers_check(p, path) < 0)
+		return 2;
 	timeline_match_rss(&t->agg.timeline, &p->info.rss);
 	p->timeline = &t->agg.timeline;
 	/* the block table's memory, faulted in, for the sites */
 	aggregate_release_blocks(&t->agg, &spare);
 	site_spare_fit(&spare, &t->agg, &t->nodes);
 	heap_summary_fill(&p->summary, &t->agg);
+	if (p->summary.time_known)
+		window_markers_time(&p->window, p->summary.first_time_ns);
 	t->sym = symbolizer_new(&p->maps);
 	if (!t->sym) {
 		huge_array_free(spare.p, spare.reserved);

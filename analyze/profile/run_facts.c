@@ -65,6 +65,7 @@ static const char *kv_string(const struct kv_list *l, const char *const *keys)
 static void report_run_end_reason(struct report *r);
 static void report_run_runtime(struct report *r);
 static void report_run_data_lost(struct report *r);
+static void report_run_recording(struct report *r);
 
 static void report_run_collect(struct report *r)
 {
@@ -148,6 +149,77 @@ static void report_run_collect(struct report *r)
 	report_run_end_reason(r);
 	report_run_runtime(r);
 	report_run_data_lost(r);
+	report_run_recording(r);
+}
+
+/* A stretch of recording at rate (0: exact) is noted in run. */
+static void recording_rate_note(struct run_facts *run, uint64_t rate)
+{
+	if (!rate) {
+		run->partly_exact = true;
+		return;
+	}
+	if (!run->rate_min_bytes || rate < run->rate_min_bytes)
+		run->rate_min_bytes = rate;
+	if (rate > run->rate_max_bytes)
+		run->rate_max_bytes = rate;
+}
+
+/*
+ * Fills the recording facts of r->run from META paused and the CONTROL
+ * records (in sequence order): the stretches while recording was on, their
+ * sum, their sample rates.  A stop while stopped or a start while started
+ * changes nothing but the rate.
+ */
+static void report_run_recording(struct report *r)
+{
+	static const char *const paused_keys[] = {"paused", NULL};
+	const struct trace_info *info = r->info;
+	const struct heap_summary *h = r->agg;
+	struct run_facts *run = r->run;
+	uint64_t paused = 0, t0 = h->time_known ? h->first_time_ns : 0, end, on_since = 0;
+	bool on;
+
+	kv_unsigned(&info->meta, paused_keys, &paused);
+	run->paused_at_start = paused != 0;
+	run->recording_controlled = run->paused_at_start || info->control_count > 0;
+	if (!run->recording_controlled)
+		return;
+	if (!h->time_known && info->control_count)
+		t0 = info->controls[0].time_ns;
+	end = run->has_run_time ? run->run_time_ns
+				: h->time_known ? h->last_time_ns - t0 : 0;
+	on = !run->paused_at_start;
+	if (on)
+		recording_rate_note(run, info->sampled ? run->sample_rate_bytes : 0);
+	for (size_t i = 0; i < info->control_count; i++) {
+		const struct trace_control *c = &info->controls[i];
+		uint64_t at = c->time_ns > t0 ? c->time_ns - t0 : 0;
+
+		if (at > end)
+			end = at;
+		if (c->started) {
+			run->recording_starts++;
+			recording_rate_note(run, c->sample_rate_bytes);
+			if (!on)
+				on_since = at;
+			on = true;
+		} else {
+			run->recording_stops++;
+			if (on)
+				run->recorded_ns += at - on_since;
+			on = false;
+		}
+	}
+	if (on)
+		run->recorded_ns += end - on_since;
+	if (run->recorded_ns > end)
+		run->recorded_ns = end;
+	run->paused_ns = end - run->recorded_ns;
+	if (!run->sample_rate_bytes)
+		run->sample_rate_bytes = run->rate_min_bytes;
+	if (!run->rate_min_bytes)
+		run->partly_exact = false; /* all exact: nothing to tell apart */
 }
 
 /* Fills r->run->data_lost from the trace's quality counts. */

@@ -70,6 +70,19 @@ struct run_facts {
 	bool has_recorder;
 	uint64_t recorder_kib;    /* END recorder_kib: the recorder's own memory in
 	                           * the process, at most (not in the heap peak) */
+	/* Recording stopped and started (CONTROL records; META paused=1: the
+	 * run started with recording off).  Times are measured from the first
+	 * TIME stamp, which the recorder takes when it starts, to that plus
+	 * the run time (END wall_ns; else to the last stamp). */
+	bool recording_controlled; /* paused=1 or any CONTROL record */
+	bool paused_at_start;
+	uint64_t recording_stops;  /* CONTROL records that stopped it */
+	uint64_t recording_starts; /* ... and that started it */
+	uint64_t recorded_ns;      /* while recording was on */
+	uint64_t paused_ns;        /* the rest of the run */
+	uint64_t rate_min_bytes, rate_max_bytes; /* sample rates of the sampled
+	                           * stretches (0, 0: none was sampled) */
+	bool partly_exact;         /* some stretches sampled, some exact */
 };
 
 #define REPORT_RSS_UNSEEN_RATIO 4u

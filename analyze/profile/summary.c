@@ -33,6 +33,11 @@ void heap_summary_fill(struct heap_summary *h, const struct aggregate *a)
 	h->inherited_blocks = a->inherited_blocks;
 	h->inherited_bytes = a->inherited_bytes;
 	h->inherited_seeded = a->inherited_seeded;
+	h->pool_allocations = a->pool_allocations;
+	h->pool_allocated_bytes = a->pool_allocated_bytes;
+	h->pool_live_bytes = a->pool_live_bytes;
+	h->pool_live_blocks = a->pool_live_blocks;
+	h->pool_peak_bytes = a->pool_peak_bytes;
 	h->events = a->events;
 	h->last_seq = a->last_seq;
 }

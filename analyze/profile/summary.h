@@ -29,6 +29,10 @@ struct heap_summary {
 	uint64_t first_time_ns, last_time_ns;
 	uint64_t inherited_blocks, inherited_bytes;
 	bool inherited_seeded;
+	/* pool blocks (mprof.h annotations): their part of the figures above,
+	 * bytes that lie inside malloc'd blocks counted there too */
+	uint64_t pool_allocations, pool_allocated_bytes;
+	uint64_t pool_live_bytes, pool_live_blocks, pool_peak_bytes;
 	uint64_t events;             /* allocator events processed */
 	uint64_t last_seq;           /* the newest event's sequence number (0: none) */
 };

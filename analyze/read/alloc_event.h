@@ -6,7 +6,9 @@
  * A REALLOC record becomes two events (its free part at seq, its alloc part at
  * seq2) because other threads' events may fall between the two numbers.  TIME
  * records travel as events too, so that "the time at sequence number S" is
- * known exactly when the merged order reaches S.  The struct is kept small
+ * known exactly when the merged order reaches S; markers and recording
+ * stops and starts travel the same way, so that a window can start or end
+ * at one exactly.  The struct is kept small
  * (40 bytes): the reorder window holds many of them.
  */
 #ifndef MPROF_ANALYZE_ALLOC_EVENT_H
@@ -21,12 +23,24 @@ enum alloc_event_type {
 	ALLOC_EV_REALLOC_ALLOC = 3, /* alloc part of a REALLOC (new address) */
 	ALLOC_EV_SEQ_SKIP = 4,      /* a sequence number used by no event */
 	ALLOC_EV_TIME = 5,          /* CLOCK_MONOTONIC at seq (after event seq) */
+	/* Stamps that stand after event seq too, as TIME does (minor 2): */
+	ALLOC_EV_MARKER = 6,        /* a named marker: value = its time_ns, addr =
+	                             * its index in trace_info.markers */
+	ALLOC_EV_CONTROL = 7,       /* recording stopped or started: value =
+	                             * time_ns, addr = index in trace_info.controls */
 };
+
+/* Whether an event of type is a stamp after event seq (TIME, MARKER,
+ * CONTROL), which takes no sequence number of its own. */
+static inline int alloc_event_is_stamp(unsigned type)
+{
+	return type >= ALLOC_EV_TIME;
+}
 
 struct alloc_event {
 	uint64_t seq;         /* sequence number (TIME: the event it follows) */
 	uint64_t addr;        /* block address (ALLOC/FREE/REALLOC_*) */
-	uint64_t value;       /* size_bytes (ALLOC, REALLOC_ALLOC) or time_ns (TIME) */
+	uint64_t value;       /* size_bytes (ALLOC, REALLOC_ALLOC) or time_ns (stamps) */
 	uint32_t weight;      /* sampling weight, 1 in exact mode (clamped to 32 bits) */
 	uint32_t stack_id;    /* leaf stack node id, 0 = none */
 	uint32_t tid;         /* thread that made the call */

@@ -144,6 +144,10 @@ void trace_info_free(struct trace_info *info)
 	free(info->symbols);
 	free(info->symbols_bytes);
 	rss_series_free(&info->rss);
+	for (size_t i = 0; i < info->marker_count; i++)
+		free(info->markers[i].name);
+	free(info->markers);
+	free(info->controls);
 	memset(info, 0, sizeof(*info));
 }
 
@@ -219,6 +223,30 @@ static int info_add_diag(struct trace_info *info, uint64_t code, const uint8_t *
 	info->diags[info->diag_count].count = 1;
 	info->diag_count++;
 	return 0;
+}
+
+static int marker_cmp(const void *a, const void *b)
+{
+	const struct trace_marker *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq ? 1
+	       : x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+static int control_cmp(const void *a, const void *b)
+{
+	const struct trace_control *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq ? 1
+	       : x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+void trace_info_order_stamps(struct trace_info *info)
+{
+	if (info->marker_count > 1)
+		qsort(info->markers, info->marker_count, sizeof(*info->markers), marker_cmp);
+	if (info->control_count > 1)
+		qsort(info->controls, info->control_count, sizeof(*info->controls), control_cmp);
 }
 
 /* ---- one read ---- */
@@ -318,7 +346,90 @@ struct stream {
 	                             * waiting for an event go out */
 };
 
-static int handle_ext(struct stream *s, const struct trace_event *ev)
+/* MARKER: u time_ns, then the name.  Keeps it in info and describes it in
+ * *ae (a stamp at the slot's previous seq, ev->seq); returns 1, 0 when it
+ * is not kept (malformed, or too many), or -ENOMEM. */
+static int handle_marker(struct trace_info *info, const struct trace_event *ev, uint32_t tid,
+			 struct alloc_event *ae)
+{
+	const uint8_t *p = ev->ext, *end = ev->ext + ev->ext_len;
+	struct trace_marker *m;
+	uint64_t time_ns;
+	size_t len;
+
+	if (record_get_u64(&p, end, &time_ns) < 0) {
+		info->ext_errors++;
+		return 0;
+	}
+	if (info->marker_count == TRACE_INFO_MAX_MARKERS) {
+		info->markers_dropped++;
+		return 0;
+	}
+	if (info->marker_count == info->marker_cap) {
+		size_t n = info->marker_cap ? 2 * info->marker_cap : 16;
+
+		m = realloc(info->markers, n * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		info->markers = m;
+		info->marker_cap = n;
+	}
+	len = (size_t)(end - p);
+	m = &info->markers[info->marker_count];
+	m->name = text_copy(p, len > TRACE_MARKER_NAME_MAX ? TRACE_MARKER_NAME_MAX : len);
+	if (!m->name)
+		return -ENOMEM;
+	for (char *c = m->name; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	m->time_ns = time_ns;
+	m->seq = ev->seq;
+	m->tid = tid;
+	*ae = (struct alloc_event){.seq = ev->seq, .addr = info->marker_count, .value = time_ns,
+				   .tid = tid, .type = ALLOC_EV_MARKER};
+	info->marker_count++;
+	return 1;
+}
+
+/* CONTROL: u time_ns, u state, u sample rate; as handle_marker. */
+static int handle_control(struct trace_info *info, const struct trace_event *ev, uint32_t tid,
+			  struct alloc_event *ae)
+{
+	const uint8_t *p = ev->ext, *end = ev->ext + ev->ext_len;
+	uint64_t time_ns, state, rate;
+
+	if (record_get_u64(&p, end, &time_ns) < 0 || record_get_u64(&p, end, &state) < 0 ||
+	    record_get_u64(&p, end, &rate) < 0 || state > 1) {
+		info->ext_errors++;
+		return 0;
+	}
+	if (info->control_count == TRACE_INFO_MAX_CONTROLS) {
+		info->markers_dropped++;
+		return 0;
+	}
+	if (info->control_count == info->control_cap) {
+		size_t n = info->control_cap ? 2 * info->control_cap : 16;
+		struct trace_control *v = realloc(info->controls, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		info->controls = v;
+		info->control_cap = n;
+	}
+	info->controls[info->control_count] = (struct trace_control){
+		.time_ns = time_ns, .seq = ev->seq, .started = state == 1,
+		.sample_rate_bytes = state == 1 ? rate : 0,
+	};
+	*ae = (struct alloc_event){.seq = ev->seq, .addr = info->control_count, .value = time_ns,
+				   .tid = tid, .type = ALLOC_EV_CONTROL};
+	info->control_count++;
+	return 1;
+}
+
+/* An extended record: taken into info; MARKER and CONTROL records also
+ * become stamps in *ae (returns 1).  Returns 0, 1 or -ENOMEM. */
+static int handle_ext(struct stream *s, const struct trace_event *ev, uint32_t tid,
+		      struct alloc_event *ae)
 {
 	struct trace_info *info = s->info;
 	const uint8_t *p = ev->ext, *end = ev->ext + ev->ext_len;
@@ -361,6 +472,10 @@ static int handle_ext(struct stream *s, const struct trace_event *ev)
 		info->unrecorded_frees += b;
 		info->has_unrecorded = true;
 		return 0;
+	case TRACE_REC_EXT_MARKER:
+		return handle_marker(info, ev, tid, ae);
+	case TRACE_REC_EXT_CONTROL:
+		return handle_control(info, ev, tid, ae);
 	}
 	return 0; /* unknown extended records are skipped */
 }
@@ -459,7 +574,7 @@ handle_record(struct stream *s, const struct trace_event *ev, uint32_t tid,
 			info->stack_errors++;
 		return 0;
 	case TRACE_EV_EXT:
-		return handle_ext(s, ev) < 0 ? -ENOMEM : 0;
+		return handle_ext(s, ev, tid, ae);
 	}
 	return 0;
 }
@@ -580,6 +695,8 @@ static __attribute__((noinline)) int slot_decode_on(struct stream *s, struct slo
 					"events chunk with an impossible sequence number");
 			slot_chunk_done(s, ss);
 		} else {
+			if (ev->type == TRACE_EV_EXT) /* a MARKER or CONTROL stands here */
+				ev->seq = ss->cur.state->st.seq;
 			rc = handle_record(s, ev, (uint32_t)ss->cur.state->tid, ae, second);
 			if (rc > 0 && s->windowed)
 				rc = slot_window_mark(s, ss, ev, ae, second, rc);
@@ -1264,6 +1381,9 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	stream_free(&s);
 	index_plan_free(&plan);
 	trace_reader_close(&reader);
+	for (size_t i = 0; i < info->control_count; i++)
+		if (info->controls[i].sample_rate_bytes)
+			info->sampled = true; /* the weights of that stretch are estimates */
 	if (rc == -ENOMEM)
 		snprintf(errbuf, errbuf_bytes, "%s: out of memory", path);
 	else if (rc < 0)

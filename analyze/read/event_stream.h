@@ -19,6 +19,9 @@
 
 #define TRACE_INFO_MAX_LOST_OFFSETS 32 /* offsets of lost chunks kept for the report */
 #define TRACE_INFO_MAX_DIAGS 64        /* distinct diagnostics kept */
+#define TRACE_INFO_MAX_MARKERS 65536u  /* MARKER records kept (the rest counted) */
+#define TRACE_INFO_MAX_CONTROLS 65536u /* CONTROL records kept (the rest counted) */
+#define TRACE_MARKER_NAME_MAX 255      /* bytes of a marker's name kept */
 
 struct kv_pair {
 	char *key;    /* owned */
@@ -39,10 +42,28 @@ struct trace_diag {
 	uint64_t count; /* times it was recorded */
 };
 
+/* A named marker the program set (MARKER record, minor 2). */
+struct trace_marker {
+	char *name;        /* owned, NUL-terminated (NULs and newlines made spaces) */
+	uint64_t time_ns;  /* CLOCK_MONOTONIC, as TIME stamps */
+	uint64_t seq;      /* the sequence number it stands after */
+	uint64_t tid;      /* thread that set it */
+};
+
+/* Recording stopped or started (CONTROL record, minor 2). */
+struct trace_control {
+	uint64_t time_ns;  /* CLOCK_MONOTONIC */
+	uint64_t seq;      /* the sequence number it stands after */
+	bool started;      /* true: recording started; false: stopped */
+	uint64_t sample_rate_bytes; /* started: the rate from here on (0: exact) */
+};
+
 struct trace_info {
 	char *path;                 /* owned copy */
 	uint32_t flags;             /* TRACE_FLAG_* */
-	bool sampled;
+	bool sampled;               /* the header's flag, or a CONTROL record
+	                             * started sampling: some weights are
+	                             * estimates */
 	struct kv_list meta, end;   /* META and END chunks */
 	bool has_end;
 
@@ -71,6 +92,15 @@ struct trace_info {
 	struct trace_diag diags[TRACE_INFO_MAX_DIAGS];
 	size_t diag_count;
 	uint64_t diags_dropped;
+
+	/* MARKER and CONTROL records in the order decoded (events name them
+	 * by index), in sequence order after trace_info_order_stamps */
+	struct trace_marker *markers; /* owned */
+	size_t marker_count, marker_cap;
+	struct trace_control *controls; /* owned */
+	size_t control_count, control_cap;
+	uint64_t markers_dropped;   /* past TRACE_INFO_MAX_MARKERS or CONTROLS */
+	uint64_t ext_errors;        /* MARKER or CONTROL records that did not decode */
 
 	struct rss_series rss;      /* RSS chunks: the program's RSS over time */
 	uint64_t rss_chunks_bad;    /* RSS chunks that did not decode */
@@ -118,6 +148,11 @@ int event_stream_read_meta(const char *path, struct kv_list *meta);
  * the events).  Returns 0 (end empty when there is none, or the file is
  * damaged before it) or a negative errno. */
 int event_stream_read_end(const char *path, struct kv_list *end);
+
+/* Puts info's markers and controls in sequence order (two at one seq come
+ * from one slot, whose order their times keep), once no event that names
+ * one by its index is still to be handled. */
+void trace_info_order_stamps(struct trace_info *info);
 
 /* trace_info_free keeps nothing; trace_info_init clears everything,
  * including the progress callback. */

@@ -13,10 +13,11 @@
 #include "analyze/util/grow.h"
 #include "analyze/read/reorder.h"
 
-/* Order key: a TIME stamp at seq S sorts right after event S. */
+/* Order key: a stamp (TIME, MARKER, CONTROL) at seq S sorts right after
+ * event S. */
 static inline uint64_t event_key(const struct alloc_event *ev)
 {
-	return (ev->seq << 1) | (ev->type == ALLOC_EV_TIME);
+	return (ev->seq << 1) | (uint64_t)alloc_event_is_stamp(ev->type);
 }
 
 void reorder_init(struct reorder *r, uint64_t first_seq, reorder_pull_fn pull, void *pull_ctx,
@@ -128,15 +129,15 @@ static void heap_remove_min(struct reorder *r)
 /* True when ev may be emitted now without waiting for a smaller seq. */
 static inline bool event_ready(const struct reorder *r, const struct alloc_event *ev)
 {
-	if (ev->type == ALLOC_EV_TIME)
+	if (alloc_event_is_stamp(ev->type))
 		return ev->seq < r->expected;
 	return ev->seq <= r->expected;
 }
 
-/* Emits one event, advancing expected for a real (non-TIME) event. */
+/* Emits one event, advancing expected for a real event (not a stamp). */
 static inline void emit_event(struct reorder *r, const struct alloc_event *ev)
 {
-	if (ev->type != ALLOC_EV_TIME) {
+	if (!alloc_event_is_stamp(ev->type)) {
 		if (ev->seq == r->expected)
 			r->expected++;
 		else if (ev->seq < r->expected)
@@ -188,14 +189,25 @@ int reorder_wake(struct reorder *r, uint32_t source)
 	s = &r->sources[source];
 	if (s->heap_pos)
 		return 0; /* its head event already waits */
+	s->head = r->pull(r->pull_ctx, source);
 	for (;;) {
-		s->head = r->pull(r->pull_ctx, source);
 		if (!s->head)
 			return 0;
 		if (!event_ready(r, s->head))
 			break;
 		/* In order already (or late): nothing can precede it. */
 		emit_event(r, s->head);
+		s->head = r->pull(r->pull_ctx, source);
+		/* A marker or recording stop at the seq just emitted came from
+		 * this source and goes before any other source's next event
+		 * (a TIME stamp keeps its place after them: reports' times were
+		 * measured so, and stay as they were). */
+		while (s->head && (s->head->type == ALLOC_EV_MARKER ||
+				   s->head->type == ALLOC_EV_CONTROL) &&
+		       event_ready(r, s->head)) {
+			emit_event(r, s->head);
+			s->head = r->pull(r->pull_ctx, source);
+		}
 		if (r->heap_count)
 			drain_ready(r);
 	}
@@ -213,7 +225,7 @@ void reorder_skip_gap(struct reorder *r)
 	if (r->heap_count == 0)
 		return;
 	min = r->sources[r->heap[0]].head;
-	target = min->seq + (min->type == ALLOC_EV_TIME);
+	target = min->seq + (uint64_t)alloc_event_is_stamp(min->type);
 	if (target > r->expected) {
 		r->gaps++;
 		r->missing_seqs += target - r->expected;

@@ -10,7 +10,8 @@
  * source (a source decodes lazily, so waiting events stay mostly in their
  * compact encoded form) and keeps a binary min-heap of the sources by their
  * next event's key (seq, TIME after the event): a k-way merge, O(log
- * sources) per event.  A TIME stamp at seq S is emitted once event S has been.
+ * sources) per event.  A TIME stamp (or a MARKER or CONTROL, alloc_event.h)
+ * at seq S is emitted once event S has been.
  *
  * Gaps (a lost chunk, an event in flight when the process was killed) are
  * skipped when the caller says too much waits (reorder_skip_gap) or at the

@@ -2,7 +2,8 @@
 // (`mprof report --html`) from file:// in headless chromium and prints, as
 // "key=value" lines for tests/e2e/report-massif.sh, what its chart of the
 // heap over time draws: the problems seen, the number of vertices of the
-// RSS and heap lines, the peak label, and the chart's screenshot.
+// RSS and heap lines, the peak label, the markers' labels, the stretches
+// shaded as not recorded, and the chart's screenshot.
 import { openPage } from './browser.mjs';
 
 const [file, shot] = process.argv.slice(2);
@@ -18,6 +19,9 @@ if (chart) {
   out('lines', lines.join(','));
   out('peak label', await page.$eval('#chart svg', (s) =>
     [...s.querySelectorAll('text')].map((t) => t.textContent).find((t) => t.startsWith('peak')) || 'none'));
+  // the program's markers (their labels) and the stretches recording was stopped
+  out('markers', await page.$$eval('#chart svg text.marker', (ts) => ts.map((t) => t.textContent).join(',')));
+  out('paused', await page.$$eval('#chart svg rect.paused', (rs) => rs.length));
   await chart.screenshot({ path: shot });
 }
 out('problems', problems.length ? problems.join(' | ') : 'none');

@@ -127,7 +127,7 @@ bad "--at with --from" --from 1s --at 2s
 run_cmd 60 bad "$MPROF" report "$WORK/trace" --at 1s --from
 expect_eq "missing argument: exit status" 2 "$RUN_STATUS"
 expect_match "bad value: the message" \
-	"^mprof: report: --from wants a time from the start of the recording \(2.5 or 2.5s, 300ms, 50%\), not 'abc'$" \
+	"^mprof: report: --from wants a time from the start of the recording \(2.5 or 2.5s, 300ms, 50%\) or a marker \(marker:NAME, marker:NAME#2\), not 'abc'$" \
 	"$("$MPROF" report "$WORK/trace" --from abc 2>&1)"
 run_cmd 60 diffw "$MPROF" diff "$WORK/trace" "$WORK/trace" --at 1s
 expect_eq "diff does not take --at" 2 "$RUN_STATUS"

@@ -757,6 +757,32 @@ static void test_reorder_merges_slots_by_sequence(void)
 	reorder_free(&r);
 }
 
+/* A marker stands after its own event (the SEQ_SKIP its thread took for
+ * it): it comes out right after that event and before the next one, also
+ * when the next one's source is woken first and that event is in order. */
+static void test_reorder_marker_after_its_seq(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	push(&r, 1, ALLOC_EV_ALLOC, 2);   /* waits for 1 */
+	push(&r, 0, ALLOC_EV_ALLOC, 1);   /* 1, then 2 */
+	CU_ASSERT_EQUAL(emitted_count, 2);
+	push(&r, 1, ALLOC_EV_ALLOC, 4);   /* waits for 3 */
+	sources[0].ev[sources[0].n++] = (struct alloc_event){.seq = 3, .type = ALLOC_EV_SEQ_SKIP};
+	sources[0].ev[sources[0].n++] = (struct alloc_event){.seq = 3, .type = ALLOC_EV_MARKER};
+	CU_ASSERT_EQUAL(reorder_wake(&r, 0), 0);
+	reorder_finish(&r);
+	CU_ASSERT_EQUAL(emitted_count, 5);
+	CU_ASSERT_EQUAL(emitted[2], 3);
+	CU_ASSERT_EQUAL(emitted_type[2], ALLOC_EV_SEQ_SKIP);
+	CU_ASSERT_EQUAL(emitted[3], 3);
+	CU_ASSERT_EQUAL(emitted_type[3], ALLOC_EV_MARKER);
+	CU_ASSERT_EQUAL(emitted[4], 4);
+	CU_ASSERT_EQUAL(r.gaps, 0);
+	reorder_free(&r);
+}
+
 static void test_reorder_many_sources_interleaved(void)
 {
 	struct reorder r;
@@ -2513,6 +2539,7 @@ int main(void)
 		    test_pairing_hints_ignored_up_to_a_fork);
 	s = CU_add_suite("reorder", NULL, NULL);
 	CU_add_test(s, "slots merged by sequence", test_reorder_merges_slots_by_sequence);
+	CU_add_test(s, "a marker right after its own seq", test_reorder_marker_after_its_seq);
 	CU_add_test(s, "gap at end of input", test_reorder_gap_at_eof_is_skipped_and_counted);
 	CU_add_test(s, "many sources interleaved", test_reorder_many_sources_interleaved);
 	CU_add_test(s, "skipped gap, then a late event", test_reorder_skip_gap_then_late_event);

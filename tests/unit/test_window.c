@@ -63,6 +63,32 @@ static void test_time_parse_refuses(void)
 	}
 }
 
+static void test_time_parse_markers(void)
+{
+	struct window_time t;
+
+	CU_ASSERT_EQUAL(window_time_parse("marker:start", &t), 0);
+	CU_ASSERT_TRUE(t.given);
+	CU_ASSERT_EQUAL(t.marker_len, 5);
+	CU_ASSERT_EQUAL(strncmp(t.marker, "start", t.marker_len), 0);
+	CU_ASSERT_EQUAL(t.marker_nth, 1);
+	CU_ASSERT_EQUAL(window_time_parse("marker:phase#2", &t), 0);
+	CU_ASSERT_EQUAL(t.marker_len, 5);
+	CU_ASSERT_EQUAL(t.marker_nth, 2);
+	/* '#' not followed by digits only is part of the name */
+	CU_ASSERT_EQUAL(window_time_parse("marker:a#b", &t), 0);
+	CU_ASSERT_EQUAL(t.marker_len, 3);
+	CU_ASSERT_EQUAL(t.marker_nth, 1);
+	/* a name that ends in #digits takes its own #1 */
+	CU_ASSERT_EQUAL(window_time_parse("marker:x#2#1", &t), 0);
+	CU_ASSERT_EQUAL(t.marker_len, 3);
+	CU_ASSERT_EQUAL(t.marker_nth, 1);
+	CU_ASSERT_EQUAL(window_time_parse("marker:", &t), -EINVAL);
+	CU_ASSERT_EQUAL(window_time_parse("marker:#2", &t), -EINVAL);
+	CU_ASSERT_EQUAL(window_time_parse("marker:x#0", &t), -EINVAL);
+	CU_ASSERT_EQUAL(window_time_parse("marker:x#9999999999", &t), -EINVAL);
+}
+
 static void test_resolve(void)
 {
 	struct window_spec spec;
@@ -410,6 +436,7 @@ int main(void)
 	s = CU_add_suite("window", NULL, NULL);
 	CU_add_test(s, "times: seconds, ms, percent", test_time_parse_forms);
 	CU_add_test(s, "times: bad ones refused", test_time_parse_refuses);
+	CU_add_test(s, "times: markers by name and number", test_time_parse_markers);
 	CU_add_test(s, "resolved against the run time", test_resolve);
 	CU_add_test(s, "a range keeps its allocations and their frees",
 		    test_range_keeps_its_allocations_and_their_frees);

@@ -113,7 +113,19 @@
     const pts = t.points; // [time_ns, heap_bytes, rss_bytes or null]
     // RSS: the launcher's samples, else each point's newest one
     const rss = t.rss && t.rss.length ? t.rss : pts.filter((p) => p[2] != null).map((p) => [p[0], p[2]]);
-    const times = pts.map((p) => p[0]).concat(rss.map((r) => r[0]));
+    // the program's markers, and the stretches while recording was stopped
+    const marks = (data.report.timeline && data.report.timeline.markers) || [];
+    const rec = s.recording, off = [];
+    if (rec) {
+      let from = rec.paused_at_start ? 0 : null;
+      for (const c of rec.changes) {
+        if (c.state === 'stopped' && from === null) from = c.time_ns;
+        if (c.state === 'started' && from !== null) { off.push([from, c.time_ns]); from = null; }
+      }
+      if (from !== null) off.push([from, s.run_time_ns != null ? s.run_time_ns : from]);
+    }
+    const times = pts.map((p) => p[0]).concat(rss.map((r) => r[0]), marks.map((m) => m.time_ns),
+      off.flat());
     const t0 = Math.min(...times), t1 = Math.max(...times) || 1;
     let ymax = 1;
     for (const p of pts) ymax = Math.max(ymax, p[1]);
@@ -149,6 +161,13 @@
     line(rss, false, getComputedStyle(document.documentElement).getPropertyValue('--rss').trim() || '#9333ea');
     line(pts.map((p) => [p[0], p[1]]), true,
       getComputedStyle(document.documentElement).getPropertyValue('--heap').trim() || '#2563eb');
+    for (const [a, b] of off) {
+      add('rect', { class: 'paused', x: x(a), y: T, width: Math.max(1, x(b) - x(a)), height: H - T - B, fill: '#9ca3af', 'fill-opacity': 0.18 });
+    }
+    marks.forEach((m, i) => {
+      add('line', { class: 'marker', x1: x(m.time_ns), x2: x(m.time_ns), y1: T, y2: H - B, stroke: '#047857', 'stroke-dasharray': '2 3' });
+      add('text', { class: 'marker', x: x(m.time_ns) + 3, y: T + 26 + 12 * (i % 3), fill: '#047857' }, m.name);
+    });
     if (t.peak) {
       add('line', { x1: x(t.peak[0]), x2: x(t.peak[0]), y1: T, y2: H - B, stroke: '#c2410c', 'stroke-dasharray': '4 3' });
       add('circle', { cx: x(t.peak[0]), cy: y(t.peak[1]), r: 4, fill: '#c2410c' });
@@ -157,7 +176,9 @@
     const wrap = el('div', {});
     wrap.append(svg, el('div', { class: 'legend' }, el('span', {}, el('i', { style: 'background:var(--heap)' }), 'heap (live requested bytes)'),
       rss.length ? el('span', {}, el('i', { style: 'background:var(--rss)' }), 'RSS') : null,
-      el('span', {}, el('i', { style: 'background:var(--accent)' }), 'peak (t-gmax)')));
+      el('span', {}, el('i', { style: 'background:var(--accent)' }), 'peak (t-gmax)'),
+      marks.length ? el('span', {}, el('i', { style: 'background:#047857' }), 'markers (mprof.h)') : null,
+      off.length ? el('span', {}, el('i', { style: 'background:#d1d5db' }), 'recording stopped') : null));
     return wrap;
   }
 
