@@ -98,7 +98,8 @@ int window_resolve(const struct window_spec *spec, bool has_run, uint64_t run_ns
 	for (size_t i = 0; i < 3; i++)
 		if (times[i]->given && times[i]->percent && !has_run) {
 			snprintf(errbuf, errbuf_bytes, "%s: the run time is not known (the trace "
-				 "has no END chunk): give the time in s or ms",
+				 "has no END chunk and fewer than two time stamps): give "
+				 "the time in s or ms",
 				 times[i]->text);
 			return -EINVAL;
 		}

@@ -193,9 +193,39 @@ none:
 	return 0;
 }
 
+/* The run time of a trace without an END chunk (its program or launcher
+ * was killed): from its first to its last TIME stamp, as the report gives
+ * it, which takes a reading of the whole trace.  Returns true with *run_ns
+ * when the trace has two stamps apart. */
+static bool run_time_by_reading(const char *path, unsigned long long *run_ns)
+{
+	struct trace_info info;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct aggregate agg;
+	char err[512];
+	bool ok = false;
+
+	trace_info_init(&info);
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	if (aggregate_init(&agg) == 0) {
+		ok = aggregate_read_trace(path, &info, &nodes, &maps, &agg, err, sizeof(err)) == 0 &&
+		     agg.time_known && agg.last_time_ns > agg.first_time_ns;
+		if (ok)
+			*run_ns = agg.last_time_ns - agg.first_time_ns;
+		aggregate_free(&agg);
+	}
+	trace_info_free(&info);
+	stack_nodes_free(&nodes);
+	module_maps_free(&maps);
+	return ok;
+}
+
 /* Resolves spec for the trace at path into p->window (the run time, for
- * percents, from its END chunk).  Returns 0, 1 (out of memory) or 2 (the
- * window does not fit this trace), reported. */
+ * percents, from its END chunk, else by reading the trace once more).
+ * Returns 0, 1 (out of memory) or 2 (the window does not fit this trace),
+ * reported. */
 static int window_prepare(struct profile *p, const char *path, const struct window_spec *spec)
 {
 	struct kv_list end = {0};
@@ -219,6 +249,8 @@ static int window_prepare(struct profile *p, const char *path, const struct wind
 			has_run = e != wall && *e == '\0';
 		}
 		kv_list_free(&end);
+		if (!has_run)
+			has_run = run_time_by_reading(path, &run_ns);
 	}
 	if (window_resolve(spec, has_run, run_ns, &p->window, err, sizeof(err)) < 0) {
 		analyze_error("%s: %s", path, err);

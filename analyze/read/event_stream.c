@@ -308,8 +308,10 @@ struct slot_stream {
 	                             * counted in stream.buffered_bytes */
 	uint64_t time_ns;           /* windowed: the slot's newest TIME stamp */
 	uint64_t last_seq;          /* ... its last event's sequence number */
-	bool time_pending;          /* ... a TIME stamp waits for the slot's
-	                             * next event, to stand right before it */
+	bool time_pending;          /* a TIME stamp waits for the slot's next
+	                             * event, to stand right before it (every
+	                             * stamp in a windowed read, a THREAD's in
+	                             * others: slot_put_stamp) */
 	struct alloc_event pending_time;
 };
 
@@ -800,7 +802,29 @@ static uint64_t slot_fill_window(struct stream *s, struct slot_stream *ss, struc
 }
 
 /*
- * Decodes the slot's next events into its ring until STREAM_AHEAD - 2 or
+ * An ordinary read: the TIME stamp a slot writes right after its THREAD
+ * record (at a thread's start and at every lap's) has no sequence number
+ * yet (0), and merged as it is it would move the clock past the earlier
+ * events of every other thread.  It waits for the slot's next event (ae,
+ * just decoded at ring index *i) and goes right before it, keyed to the
+ * number before the event's.  Returns where the event now is (*i + 1, and
+ * *i is advanced to it).
+ */
+static inline struct alloc_event *slot_put_stamp(struct slot_stream *ss, struct alloc_event *ring,
+						 uint64_t *i, struct alloc_event *ae)
+{
+	struct alloc_event *moved = &ring[(*i + 1) & (STREAM_AHEAD - 1)];
+
+	*moved = *ae;
+	*ae = ss->pending_time;
+	ae->seq = moved->seq ? moved->seq - 1 : 0;
+	ss->time_pending = false;
+	++*i;
+	return moved;
+}
+
+/*
+ * Decodes the slot's next events into its ring until STREAM_AHEAD - 3 or
  * more wait or its data runs out.  Each allocation's MRU entry is tagged
  * with the allocation's index in the ring, which a free naming the block by
  * its place hands back (trace_event.freed_tag): that finds the allocation
@@ -824,7 +848,7 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 	first = i - ss->ahead_count;
 	if (s->windowed)
 		i = slot_fill_window(s, ss, ring, i, first);
-	while (!s->windowed && i - first < STREAM_AHEAD - 2) {
+	while (!s->windowed && i - first < STREAM_AHEAD - 3) {
 		struct alloc_event *ae = &ring[i & (STREAM_AHEAD - 1)], second;
 		struct trace_event ev;
 		int rc = RECORD_END;
@@ -841,14 +865,30 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 					s->info->free_records++;
 					alloc_event_of_free(ae, &ev, (uint32_t)ss->cur.state->tid);
 				}
+				if (__builtin_expect(ss->time_pending, 0))
+					ae = slot_put_stamp(ss, ring, &i, ae);
 				slot_note(ring, &ss->cur.state->st, first, i++, ae, &ev);
 				continue;
 			}
 		}
 		ss->ahead_pushed = i; /* where a chunk that ends here ends (slot_chunk_done) */
 		rc = slot_decode_on(s, ss, rc, &ev, ae, &second);
-		if (rc <= 0)
+		if (rc <= 0) {
+			if (s->finishing && ss->time_pending && !s->error) {
+				/* no event followed: the stamp only moves the clock on */
+				*ae = ss->pending_time;
+				ss->time_pending = false;
+				i++;
+			}
 			break;
+		}
+		if (ae->type == ALLOC_EV_TIME && ae->seq == 0) {
+			ss->pending_time = *ae;
+			ss->time_pending = true;
+			continue;
+		}
+		if (ss->time_pending)
+			ae = slot_put_stamp(ss, ring, &i, ae);
 		slot_note(ring, &ss->cur.state->st, first, i, ae, &ev);
 		if (rc == 2) { /* a REALLOC: the free part in ae, the alloc part */
 			ring[(i + 1) & (STREAM_AHEAD - 1)] = second;
@@ -1359,7 +1399,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		rc = stream_start(&s, 0, false);
 	chunk_prefetch_stop(prefetch);
 	s.prefetch = NULL; /* payloads consumed from here on are freed */
-	if (rc == 0 && prefetch && s.windowed) {
+	if (rc == 0 && prefetch) {
 		/* the slots' last TIME stamps, waiting for an event */
 		s.finishing = true;
 		for (size_t k = 0; k < s.slot_count && rc == 0; k++)

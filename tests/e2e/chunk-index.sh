@@ -98,7 +98,7 @@ expect_file_eq "5. the report as the original's" "$WORK/no.txt" \
 	<(MPROF_NO_INDEX=1 "$MPROF" report "$WORK/trace" --from 500ms -n 5 2>/dev/null | sed "s|$WORK/trace|$WORK/forged|")
 
 # 6. The launcher killed by SIGKILL in the pause: no index, no END; the
-#    trace reads whole (times in ms: the run time is not known).
+#    trace reads whole; a percentage is of its first to last TIME stamp.
 MPROF_RING_KIB=64 "$MPROF" run -o "$WORK/killed" -- "$WORK/long_laps" \
 	>"$WORK/killed.out" 2>"$WORK/killed.err" </dev/null &
 launcher=$!
@@ -111,6 +111,13 @@ expect_eq "6. no index" "no index" "$("$PYTHON" "$IX" check "$WORK/killed")"
 same "6. killed launcher" "$WORK/killed" --from 1ms
 expect_eq "6. no warning" "" "$(cat "$WORK/ix.err")"
 expect_match "6. phase 1 is there" '^#1  site [0-9]+: [0-9]+ allocations' "$(cat "$WORK/ix.txt")"
+# a percentage of a run without END is of its first to last TIME stamp
+# (a second reading): at 100% the heap is the whole trace's
+whole=$("$MPROF" report "$WORK/killed" 2>/dev/null | grep '^allocations:')
+at_end=$("$MPROF" report "$WORK/killed" --at 100% 2>"$WORK/at.err" | grep '^allocations:')
+expect_eq "6. --at 100% without END: no error" "" "$(cat "$WORK/at.err")"
+expect_match "6. --at 100% without END: allocations" '^allocations: +[1-9][0-9]*, ' "$at_end"
+expect_eq "6. --at 100% without END: every allocation" "$whole" "$at_end"
 
 # 7. Chunks stored while the program runs and deflated at the end of the
 #    run (cli/rezip.h): the index still matches the chunks and is used.

@@ -404,6 +404,78 @@ static void test_reading_stops_at_t_but_not_the_stacks(void)
 	CU_ASSERT(with < 30);
 }
 
+/*
+ * Thread 21 (slot 1) allocates 10 blocks at 0 ms (seq 1-10); thread 22
+ * (slot 2) starts at 300 ms and allocates 10 more (seq 11-20), and its
+ * chunk comes first in the file.  Its THREAD record's TIME stamp has no
+ * sequence number of its own (0): merged as it is, it moved the clock to
+ * 300 ms before thread 21's events, and --at 100ms then saw no heap.
+ */
+static void test_a_late_thread_start_does_not_move_the_clock_early(void)
+{
+	const char meta[] = "pid=5\nslots=8\n", end[] = "exit_status=0\nwall_ns=400000000\n";
+	char path[256], err[256];
+	struct trace_writer w;
+	struct record_state st;
+	uint8_t rec[4096], *p;
+	uint64_t off1 = 0, off2 = 0, off0 = 0;
+	struct window_spec spec;
+	struct trace_info info;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct aggregate a;
+	struct window_sink ws;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/mprof-test-window-late-%d.trace",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, meta, sizeof(meta) - 1) == 0);
+	memset(&st, 0, sizeof(st));
+	p = record_put_thread(rec, &st, 22);
+	p = record_put_time(p, 1000000000ull + 300 * MS);
+	for (uint64_t seq = 11; seq <= 20; seq++)
+		p = record_put_alloc(p, &st, TRACE_FN_MALLOC, seq, 0x200000 + 64 * seq, 100, 2, 1);
+	events_chunk(&w, 2, &off2, rec, (size_t)(p - rec));
+	memset(&st, 0, sizeof(st));
+	p = record_put_thread(rec, &st, 21);
+	p = record_put_time(p, 1000000000ull);
+	for (uint64_t seq = 1; seq <= 10; seq++)
+		p = record_put_alloc(p, &st, TRACE_FN_MALLOC, seq, 0x100000 + 64 * seq, 100, 2, 1);
+	events_chunk(&w, 1, &off1, rec, (size_t)(p - rec));
+	memset(&st, 0, sizeof(st));
+	p = record_put_thread(rec, &st, 0);
+	p = record_put_stack(p, &st, 1, 0, 0);
+	p = record_put_stack(p, &st, 2, 1, 0x401000);
+	events_chunk(&w, 0, &off0, rec, (size_t)(p - rec));
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_END, end, sizeof(end) - 1) == 0);
+	trace_writer_finish(&w);
+	close(fd);
+
+	memset(&spec, 0, sizeof(spec));
+	CU_ASSERT_FATAL(window_time_parse("100ms", &spec.at) == 0);
+	CU_ASSERT_FATAL(window_resolve(&spec, false, 0, &facts, err, sizeof(err)) == 0);
+	trace_info_init(&info);
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	CU_ASSERT_FATAL(window_sink_init(&ws, &facts, NULL) == 0);
+	CU_ASSERT_EQUAL(aggregate_read_trace_window(path, &info, &nodes, &maps, &a, &ws, err,
+						    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(a.allocations, 10);   /* thread 21's, all before 100 ms */
+	CU_ASSERT_EQUAL(a.live_blocks, 10);
+	CU_ASSERT_TRUE(facts.stopped);
+	CU_ASSERT_EQUAL(info.seq_gaps, 0);
+	window_sink_free(&ws);
+	aggregate_free(&a);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
+	trace_info_free(&info);
+	unlink(path);
+}
+
 /* ---- suppression patterns, as LeakSanitizer matches them ---- */
 
 static void test_suppression_patterns(void)
@@ -435,6 +507,8 @@ int main(void)
 		return 1;
 	s = CU_add_suite("window", NULL, NULL);
 	CU_add_test(s, "times: seconds, ms, percent", test_time_parse_forms);
+	CU_add_test(s, "a late thread's start does not move the clock early",
+		    test_a_late_thread_start_does_not_move_the_clock_early);
 	CU_add_test(s, "times: bad ones refused", test_time_parse_refuses);
 	CU_add_test(s, "times: markers by name and number", test_time_parse_markers);
 	CU_add_test(s, "resolved against the run time", test_resolve);
