@@ -10,7 +10,8 @@
 #            sqlite3, rustc (Debian's, /usr/bin/rustc; also Rust names),
 #            default-jdk-headless (java and javac), ruby, golang-go (cgo; Go
 #            frames), nodejs (worker_threads); the clients of the report
-#            formats: valgrind (ms_print, dh_view.html), chromium (Debian's,
+#            formats: valgrind (ms_print, dh_view.html), massif-visualizer
+#            (KDE's, run under xvfb's virtual X server), chromium (Debian's,
 #            for the pages), npm when nodejs lacks it (then tests/browser's
 #            playwright-core and speedscope from the npm registry, as
 #            package-lock.json pins them)
@@ -23,7 +24,7 @@ libiberty-dev zlib1g-dev libdeflate-dev libcunit1-dev libunwind8"
 case "${1:-}" in
 --build) ;;
 "") packages="$packages python3 sqlite3 rustc default-jdk-headless ruby golang-go nodejs
-valgrind chromium"
+valgrind chromium massif-visualizer xvfb"
 	browser=1 ;;
 *)
 	echo "usage: tests/install-deps.sh [--build]" >&2

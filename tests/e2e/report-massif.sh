@@ -5,8 +5,8 @@
 # the JSON report's "timeline" and in the massif file's snapshots, the peak
 # snapshot and its tree equal the JSON report's peak and per-site peak
 # bytes, RSS samples are there and at least the heap while it stands, and
-# Debian's ms_print reads the file and finds our peak; the report page's
-# chart draws the timeline (where chromium is installed).
+# Debian's ms_print and massif-visualizer read the file and find our peak;
+# the report page's chart draws the timeline (where chromium is installed).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -102,6 +102,34 @@ if command -v ms_print >/dev/null 2>&1; then
 	expect_ne "5. ms_print refuses a node above the heap" 0 "$RUN_STATUS"
 else
 	echo "note: ms_print (Debian's valgrind) is not installed: its checks are skipped"
+fi
+
+# 6b. KDE's massif-visualizer (Debian's) reads it under a virtual X server
+# and finds our peak: it prints what it parsed on its standard output.
+if command -v massif-visualizer >/dev/null 2>&1 && command -v xvfb-run >/dev/null 2>&1; then
+	cat >"$WORK/mv.sh" <<'SH'
+#!/bin/bash
+massif-visualizer "$1" >"$2" 2>&1 &
+pid=$!
+for _ in $(seq 120); do
+	grep -q '^peak cost:' "$2" && break
+	sleep 0.25
+done
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+exit 0
+SH
+	chmod +x "$WORK/mv.sh"
+	run_cmd 90 massif-visualizer xvfb-run -a -s "-screen 0 1024x768x24" "$WORK/mv.sh" \
+		"$WORK/massif.out" "$WORK/mv.out"
+	expect_match "6b. massif-visualizer: the peak snapshot and time" \
+		"^peak: snapshot # $peak_num after " "$(cat "$WORK/mv.out")"
+	expect_match "6b. massif-visualizer: the peak's heap (24 MiB + 3000 B)" \
+		'^peak cost: "24.0 MiB" heap' "$(cat "$WORK/mv.out")"
+	expect_match "6b. massif-visualizer: every snapshot" \
+		"^snapshots: $($M snapshots "$WORK/massif.out" | tail -n +2 | wc -l)\$" "$(cat "$WORK/mv.out")"
+else
+	echo "note: massif-visualizer or xvfb-run is not installed: its checks are skipped"
 fi
 
 # 6. The report page's chart of the heap over time draws the timeline: the
