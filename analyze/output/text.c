@@ -249,9 +249,14 @@ static void print_quality(FILE *out, const struct profile *r)
 	fprintf(out, "data:             %" PRIu64 " events in %" PRIu64 " chunks; %" PRIu64
 		" chunks lost; %" PRIu64 " sequence gaps (%" PRIu64 " events missing)\n",
 		a->events, info->chunks, info->chunks_lost, info->seq_gaps, info->seq_missing);
-	fprintf(out, "                  %" PRIu64 " unmatched frees; %" PRIu64 " of %" PRIu64
+	fprintf(out, "                  %" PRIu64 " unmatched frees%s; %" PRIu64 " of %" PRIu64
 		" stacks truncated; %" PRIu64 " without a stack\n",
-		a->unmatched_frees, t->truncated_stacks, t->stacks, t->unknown_stacks);
+		a->unmatched_frees,
+		a->unmatched_frees && r->run.recording_stops
+			? " (recording was stopped: an exact run records every free, also of "
+			  "blocks allocated while stopped)"
+			: "",
+		t->truncated_stacks, t->stacks, t->unknown_stacks);
 	fprintf(out, "                  %" PRIu64 " of %" PRIu64 " frames without debug info, %"
 		PRIu64 " without symbols\n",
 		t->frames_no_debug_info, t->frames_total, t->frames_no_symbol);
