@@ -1174,6 +1174,87 @@ static bool proc_recording_ended(const struct proc *p)
 	       !pid_info_running(p->pid);
 }
 
+/* The highest sequence number of the records in ring[0..n) of slot i's
+ * last lap (0: none; decoding stops at the first record it cannot read). */
+static uint64_t lap_last_seq(const uint8_t *ring, uint64_t n)
+{
+	const uint8_t *q = ring, *end = ring + n;
+	struct record_state st;
+	struct trace_event ev;
+	uint64_t last = 0;
+
+	record_state_reset(&st);
+	while (record_decode(&q, end, &st, &ev) == RECORD_OK) {
+		if (ev.seq > last)
+			last = ev.seq;
+		if (ev.seq2 > last)
+			last = ev.seq2;
+	}
+	return last;
+}
+
+/*
+ * For a process that has ended: the sequence numbers its threads took for
+ * calls that the end cut short (exit_group or exec while they were in the
+ * recorder, between taking a number and committing its record) are written
+ * as SEQ_SKIP records into their slots (after a THREAD record, which resets
+ * the delta state), so the trace has no gap for a call that never
+ * completed.  A number is such when the slot published it as taken
+ * (session.h taken_seq) and no record of the slot's last lap has it or a
+ * higher one.  Returns the numbers written.
+ */
+static unsigned proc_close_cut_calls(struct proc *p)
+{
+	uint64_t ring_bytes = p->pf.ring_bytes;
+	unsigned written = 0;
+
+	for (uint32_t i = 1; i < p->pf.nslots; i++) {
+		struct session_slot *s = proc_file_slot(&p->pf, i);
+		uint64_t w = atomic_load_explicit(&s->write_pos, memory_order_acquire);
+		uint64_t t0 = atomic_load_explicit(&s->taken_seq[0], memory_order_relaxed);
+		uint64_t t1 = atomic_load_explicit(&s->taken_seq[1], memory_order_relaxed);
+		uint64_t cut[2], lap_start, last, off;
+		uint8_t rec[2 + 3 * VARINT_MAX_BYTES], *q = rec, *ring;
+		struct record_state st;
+		unsigned ncut = 0;
+
+		if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_OWNED ||
+		    (!t0 && !t1) || w == 0)
+			continue;
+		ring = proc_file_ring(&p->pf, i);
+		lap_start = (w - 1) / ring_bytes * ring_bytes;
+		last = lap_last_seq(ring, w - lap_start);
+		if (t0 > t1) {
+			uint64_t x = t0;
+			t0 = t1;
+			t1 = x;
+		}
+		if (t0 > last)
+			cut[ncut++] = t0;
+		if (t1 > last)
+			cut[ncut++] = t1;
+		if (!ncut)
+			continue;
+		q = record_put_thread(q, &st, s->tid);
+		for (unsigned k = 0; k < ncut; k++)
+			q = record_put_seq_skip(q, &st, cut[k]);
+		off = w % ring_bytes;
+		if (off + (uint64_t)(q - rec) > ring_bytes) {
+			/* the lap's rest is too short: pad it, write at the next */
+			memset(ring + off, TRACE_REC_PAD, ring_bytes - off);
+			w += ring_bytes - off;
+			off = 0;
+		}
+		if (w + (uint64_t)(q - rec) -
+			    atomic_load_explicit(&s->read_pos, memory_order_acquire) > ring_bytes)
+			continue; /* not drained: no room (not after a drain) */
+		memcpy(ring + off, rec, (size_t)(q - rec));
+		atomic_store_explicit(&s->write_pos, w + (uint64_t)(q - rec), memory_order_release);
+		written += ncut;
+	}
+	return written;
+}
+
 /* Last drain, END chunk, close; the process file is removed.  Returns true
  * when the trace says the process was still running. */
 static bool proc_finish(struct collector *c, struct proc *p)
@@ -1191,6 +1272,9 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	 * none, marked ended) */
 	state = proc_state_name(c, p);
 	proc_drain(c, p, true, now_ns());
+	/* once drained, so every ring has room for the closing records */
+	if (strcmp(state, "running") != 0 && proc_close_cut_calls(p))
+		proc_drain(c, p, true, now_ns());
 	/* one that ended during that drain is drained again, to its end, and
 	 * is "ended" (before, such a child's trace could hold none of its 50
 	 * allocations and say both "still running" and "exited") */

@@ -26,6 +26,12 @@
 
 _Atomic(struct preload_thread *) seq_owner;
 static struct preload_lock seq_revoke_lock;
+/* 1 once no owner can be incrementing: set by the revoker after the owner's
+ * last plain store is visible.  seq_owner == NULL alone does not say so: a
+ * third thread that saw it while the revoker still waited for the owner's
+ * busy flag added concurrently with the owner's plain increment, and both
+ * got the same number. */
+static _Atomic int seq_shared;
 
 static int seq_membarrier(int cmd)
 {
@@ -51,13 +57,14 @@ static void seq_revoke(void)
 				sched_yield();
 		}
 	}
+	atomic_store_explicit(&seq_shared, 1, memory_order_release);
 	preload_lock_give(&seq_revoke_lock);
 }
 
 uint64_t seq_take_shared(struct preload_thread *t)
 {
 	(void)t;
-	if (atomic_load_explicit(&seq_owner, memory_order_acquire))
+	if (!atomic_load_explicit(&seq_shared, memory_order_acquire))
 		seq_revoke();
 	return atomic_fetch_add_explicit(&preload_proc.hdr->seq, 1, memory_order_relaxed) + 1;
 }
@@ -69,6 +76,7 @@ void seq_own(struct preload_thread *t)
 	if (supported < 0 || !(supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
 	    seq_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) < 0)
 		return;
+	atomic_store(&seq_shared, 0);
 	atomic_store(&seq_owner, t);
 }
 
@@ -83,4 +91,5 @@ void seq_fork_child(void)
 {
 	preload_lock_reset(&seq_revoke_lock);
 	atomic_store(&seq_owner, NULL);
+	atomic_store(&seq_shared, 1);
 }

@@ -126,7 +126,13 @@ struct session_slot {
 	_Atomic uint32_t state;      /* enum session_slot_state */
 	uint32_t tid;                /* owner's kernel thread id */
 	_Atomic uint64_t write_pos;  /* bytes ever written; owner stores (release) */
-	uint8_t pad1[48];
+	/* The owner's last two sequence numbers taken (at [seq & 1]; 0: none
+	 * since it attached), stored right after taking each (relaxed): a
+	 * number above the slot's last record was taken by a call the
+	 * process's end cut short, which the launcher then writes as a
+	 * SEQ_SKIP (cli/collector.c).  Two: a realloc holds two at once. */
+	_Atomic uint64_t taken_seq[2];
+	uint8_t pad1[32];
 	_Atomic uint64_t read_pos;   /* bytes the collector has taken; it stores */
 	uint8_t pad2[56];
 };
