@@ -143,14 +143,21 @@
       svg.append(e);
       return e;
     };
-    for (let i = 0; i <= 4; i++) {
-      const v = (ymax * i) / 4;
+    // round grid steps: 1, 2 or 5 times a power of ten, of KiB/MiB/GiB
+    // for bytes (10 MiB, 20 MiB, ...) and of ns for time (1 s, 2 s, ...)
+    const niceStep = (raw) => {
+      const p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1e-9))));
+      return [1, 2, 5, 10].map((m) => m * p).find((v) => v >= raw);
+    };
+    const unit = Math.pow(1024, Math.max(0, Math.min(3, Math.floor(Math.log(ymax) / Math.log(1024)))));
+    const ystep = unit * niceStep(ymax / unit / 4);
+    for (let v = 0; v <= ymax; v += ystep) {
       add('line', { x1: L, x2: W - 10, y1: y(v), y2: y(v), stroke: '#e5e7eb' });
       add('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, bytes(Math.round(v)));
     }
-    for (let i = 0; i <= 5; i++) {
-      const tn = t0 + ((t1 - t0) * i) / 5;
-      add('text', { x: x(tn), y: H - 8, 'text-anchor': 'middle' }, ns(Math.round(tn - t0)));
+    const tstep = niceStep(Math.max(1, t1 - t0) / 6);
+    for (let d = 0; d <= t1 - t0; d += tstep) {
+      add('text', { x: x(t0 + d), y: H - 8, 'text-anchor': 'middle' }, ns(Math.round(d)));
     }
     // the heap holds each point's level until the next (a step); RSS is sampled
     const line = (xy, step, colour) => {
