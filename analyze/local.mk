@@ -59,6 +59,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/stack_tree.h analyze/output/stack_tree.c \
 	analyze/output/folded.h analyze/output/folded.c \
 	analyze/output/script_json.h analyze/output/script_json.c \
+	analyze/output/html_text.h analyze/output/html_text.c \
 	analyze/output/flamegraph.c \
 	analyze/output/flame_data.h analyze/output/flame_data.c \
 	analyze/output/pprof.c analyze/output/protobuf.h analyze/output/protobuf.c \

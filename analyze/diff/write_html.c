@@ -41,6 +41,7 @@
 #include "analyze/diff/diff.h"
 #include "analyze/output/flame_data.h"
 #include "analyze/output/frames.h"
+#include "analyze/output/html_text.h"
 #include "analyze/output/output.h"
 #include "analyze/output/script_json.h"
 
@@ -197,14 +198,7 @@ static void write_title(FILE *out, const struct diff *d)
 	const char *name = p->run.exe ? output_base_name(p->run.exe) : output_base_name(p->info.path);
 
 	fputs("<title>mprof diff: ", out);
-	for (const char *c = name; *c; c++) {
-		if (*c == '<')
-			fputs("&lt;", out);
-		else if (*c == '&')
-			fputs("&amp;", out);
-		else
-			putc(*c, out);
-	}
+	output_html_text(out, name);
 	fputs("</title>\n", out);
 }
 

@@ -35,15 +35,7 @@
     return out;
   };
 
-  const el = (tag, attrs, ...kids) => {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v);
-    }
-    for (const k of kids) if (k != null) e.append(k.nodeType ? k : String(k));
-    return e;
-  };
+  const el = F.el;
   // an exact figure, with its size in units beside it for bytes
   const exact = (f, v) => (v == null ? '-' : F.group(v) + (f.bytes && Math.abs(v) >= 1024 ? ` (${F.bytes(v)})` : ''));
   const signed = (v) => (v > 0 ? '+' : '') + F.group(v);

@@ -1,6 +1,6 @@
 // analyze/output/assets/format.js - how mprof's pages (report.js,
 // flamegraph.html, diff.js) write numbers and text: one definition of
-// bytes, counts, durations, shares, changes and HTML escaping, as
+// bytes, counts, durations, shares, changes, HTML escaping and elements, as
 // window.mprofFormat.  The pages embed it (html.c, flame_data.c); it
 // fetches nothing and holds no state.
 var mprofFormat = (function () {
@@ -40,6 +40,22 @@ var mprofFormat = (function () {
       return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c];
     });
   }
+  // A DOM element: el('td', {class: 'num', onclick: f}, 'text', child, ...);
+  // "on..." attributes become listeners, null children are left out.
+  function el(tag, attrs) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      var v = attrs[k];
+      if (k === 'class') e.className = v;
+      else if (k.indexOf('on') === 0) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    });
+    for (var i = 2; i < arguments.length; i++) {
+      var kid = arguments[i];
+      if (kid != null) e.append(kid.nodeType ? kid : String(kid));
+    }
+    return e;
+  }
   // The flame graph page (flamegraph.html, its placeholders left) with data
   // (flame_data.h's object) and title filled in, for an <iframe srcdoc>: how
   // the report and diff pages show one flame graph per metric from one blob.
@@ -54,5 +70,5 @@ var mprofFormat = (function () {
     });
   }
   return { group: group, count: count, bytes: bytes, ns: ns, pct: pct, change: change,
-    relative: relative, esc: esc, flamePage: flamePage };
+    relative: relative, esc: esc, el: el, flamePage: flamePage };
 })();

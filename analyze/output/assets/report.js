@@ -11,16 +11,7 @@
   const METRICS = data.metrics.slice(0, 5); // peak, leaked, allocated, allocations, temporary
   const metricIndex = (name) => data.metrics.findIndex((m) => m.name === name);
 
-  const el = (tag, attrs, ...kids) => {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v);
-    }
-    for (const k of kids) if (k != null) e.append(k.nodeType ? k : String(k));
-    return e;
-  };
-  const { bytes, count, ns, pct } = mprofFormat; // format.js
+  const { bytes, count, ns, pct, el } = mprofFormat; // format.js
   const metricValue = (m, v) => (m.bytes ? bytes(v) : count(v));
   // The sites' stacks are paths in the flame graph blob's tree (html.c):
   // a site's node, then its parents; a frame is [name, file, line, module,
