@@ -170,8 +170,9 @@ int diff_flame_write(FILE *out, const struct diff_flame *f, const struct diff *d
 
 void diff_flame_free(struct diff_flame *f);
 
-/* The "totals" member of `--format json` (write_json.c), for the page. */
-void diff_write_json_totals(FILE *out, const struct diff *d);
+/* The members `--format json` and the page share (write_json.c): "a" and
+ * "b" (the traces' paths), "match" and "totals", without the braces. */
+void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_print *o);
 
 /* `--format flamegraph`: the flame graph page (output/flame_data.h) of
  * o->metric, widths from B, colours by the change from A.  Returns 0 or

@@ -119,12 +119,8 @@ static void diff_block(FILE *out, const struct diff *d, const struct diff_print 
 {
 	static const char *const status[] = {"changed", "added", "removed", "same"};
 
-	fputs("{\"a\":", out);
-	output_json_string(out, o->path_a);
-	fputs(",\"b\":", out);
-	output_json_string(out, o->path_b);
-	fprintf(out, ",\"match\":\"%s\",\n", d->match == DIFF_MATCH_LINE ? "line" : "function");
-	diff_write_json_totals(out, d);
+	fputc('{', out);
+	diff_write_json_head(out, d, o);
 	fputs(",\n\"sites\":[", out);
 	for (size_t i = 0; i < d->differ; i++) {
 		const struct diff_entry *e = &d->entries[i];

@@ -54,8 +54,13 @@ static void delta(FILE *out, const uint64_t *a, const uint64_t *b)
 			diff_change(a[f], b[f]));
 }
 
-void diff_write_json_totals(FILE *out, const struct diff *d)
+void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_print *o)
 {
+	fputs("\"a\":", out);
+	output_json_string(out, o->path_a);
+	fputs(",\"b\":", out);
+	output_json_string(out, o->path_b);
+	fprintf(out, ",\"match\":\"%s\",\n", d->match == DIFF_MATCH_LINE ? "line" : "function");
 	fputs("\"totals\":{\"a\":{", out);
 	stats(out, d->total_a);
 	fputs(",\"peak_rss_bytes\":", out);
@@ -133,12 +138,8 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	diff_rank(d->entries, d->differ, DF_ALLOCATED, true);
-	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":2,\"a\":", out);
-	output_json_string(out, o->path_a);
-	fputs(",\"b\":", out);
-	output_json_string(out, o->path_b);
-	fprintf(out, ",\"match\":\"%s\",\n", d->match == DIFF_MATCH_LINE ? "line" : "function");
-	diff_write_json_totals(out, d);
+	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":2,", out);
+	diff_write_json_head(out, d, o);
 	fputs(",\n\"sites\":[", out);
 	for (size_t i = 0; i < d->differ; i++) {
 		fputs(i ? ",\n" : "\n", out);
