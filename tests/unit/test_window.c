@@ -352,43 +352,60 @@ static void write_timed_trace(const char *path, bool stack_stream)
 	close(fd);
 }
 
-static void read_at_100ms(bool stack_stream, uint64_t *alloc_records)
-{
-	char path[256], err[256];
-	struct window_spec spec;
+/* A read of the trace at path with --at 100ms, and what it made. */
+struct at_read {
 	struct trace_info info;
 	struct stack_nodes nodes;
-	struct stack_node node;
 	struct module_maps maps;
 	struct aggregate a;
 	struct window_sink w;
+};
+
+static void at_read_100ms(struct at_read *r, const char *path)
+{
+	char err[256];
+	struct window_spec spec;
+
+	memset(&spec, 0, sizeof(spec));
+	CU_ASSERT_FATAL(window_time_parse("100ms", &spec.at) == 0);
+	CU_ASSERT_FATAL(window_resolve(&spec, false, 0, &facts, err, sizeof(err)) == 0);
+	trace_info_init(&r->info);
+	stack_nodes_init(&r->nodes);
+	module_maps_init(&r->maps);
+	CU_ASSERT_FATAL(aggregate_init(&r->a) == 0);
+	CU_ASSERT_FATAL(window_sink_init(&r->w, &facts, NULL) == 0);
+	CU_ASSERT_EQUAL(aggregate_read_trace_window(path, &r->info, &r->nodes, &r->maps, &r->a,
+						    &r->w, err, sizeof(err)), 0);
+}
+
+static void at_read_free(struct at_read *r)
+{
+	window_sink_free(&r->w);
+	aggregate_free(&r->a);
+	module_maps_free(&r->maps);
+	stack_nodes_free(&r->nodes);
+	trace_info_free(&r->info);
+}
+
+static void read_at_100ms(bool stack_stream, uint64_t *alloc_records)
+{
+	char path[256];
+	struct stack_node node;
+	struct at_read r;
 
 	snprintf(path, sizeof(path), "%s/mprof-test-window-%d.trace",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
 	write_timed_trace(path, stack_stream);
-	memset(&spec, 0, sizeof(spec));
-	CU_ASSERT_FATAL(window_time_parse("100ms", &spec.at) == 0);
-	CU_ASSERT_FATAL(window_resolve(&spec, false, 0, &facts, err, sizeof(err)) == 0);
-	trace_info_init(&info);
-	stack_nodes_init(&nodes);
-	module_maps_init(&maps);
-	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
-	CU_ASSERT_FATAL(window_sink_init(&w, &facts, NULL) == 0);
-	CU_ASSERT_EQUAL(aggregate_read_trace_window(path, &info, &nodes, &maps, &a, &w, err,
-						    sizeof(err)), 0);
-	CU_ASSERT_EQUAL(a.allocations, 10);
-	CU_ASSERT_EQUAL(a.live_blocks, 10);
+	at_read_100ms(&r, path);
+	CU_ASSERT_EQUAL(r.a.allocations, 10);
+	CU_ASSERT_EQUAL(r.a.live_blocks, 10);
 	CU_ASSERT_TRUE(facts.stopped);
 	/* the stack defined after T, in the metadata stream, is there */
-	CU_ASSERT_TRUE(stack_nodes_get(&nodes, 2, &node));
-	CU_ASSERT_TRUE(info.has_end);
-	CU_ASSERT_EQUAL(info.seq_gaps, 0);
-	*alloc_records = info.alloc_records;
-	window_sink_free(&w);
-	aggregate_free(&a);
-	module_maps_free(&maps);
-	stack_nodes_free(&nodes);
-	trace_info_free(&info);
+	CU_ASSERT_TRUE(stack_nodes_get(&r.nodes, 2, &node));
+	CU_ASSERT_TRUE(r.info.has_end);
+	CU_ASSERT_EQUAL(r.info.seq_gaps, 0);
+	*alloc_records = r.info.alloc_records;
+	at_read_free(&r);
 	unlink(path);
 }
 
@@ -414,17 +431,12 @@ static void test_reading_stops_at_t_but_not_the_stacks(void)
 static void test_a_late_thread_start_does_not_move_the_clock_early(void)
 {
 	const char meta[] = "pid=5\nslots=8\n", end[] = "exit_status=0\nwall_ns=400000000\n";
-	char path[256], err[256];
+	char path[256];
 	struct trace_writer w;
 	struct record_state st;
 	uint8_t rec[4096], *p;
 	uint64_t off1 = 0, off2 = 0, off0 = 0;
-	struct window_spec spec;
-	struct trace_info info;
-	struct stack_nodes nodes;
-	struct module_maps maps;
-	struct aggregate a;
-	struct window_sink ws;
+	struct at_read r;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/mprof-test-window-late-%d.trace",
@@ -454,25 +466,12 @@ static void test_a_late_thread_start_does_not_move_the_clock_early(void)
 	trace_writer_finish(&w);
 	close(fd);
 
-	memset(&spec, 0, sizeof(spec));
-	CU_ASSERT_FATAL(window_time_parse("100ms", &spec.at) == 0);
-	CU_ASSERT_FATAL(window_resolve(&spec, false, 0, &facts, err, sizeof(err)) == 0);
-	trace_info_init(&info);
-	stack_nodes_init(&nodes);
-	module_maps_init(&maps);
-	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
-	CU_ASSERT_FATAL(window_sink_init(&ws, &facts, NULL) == 0);
-	CU_ASSERT_EQUAL(aggregate_read_trace_window(path, &info, &nodes, &maps, &a, &ws, err,
-						    sizeof(err)), 0);
-	CU_ASSERT_EQUAL(a.allocations, 10);   /* thread 21's, all before 100 ms */
-	CU_ASSERT_EQUAL(a.live_blocks, 10);
+	at_read_100ms(&r, path);
+	CU_ASSERT_EQUAL(r.a.allocations, 10);   /* thread 21's, all before 100 ms */
+	CU_ASSERT_EQUAL(r.a.live_blocks, 10);
 	CU_ASSERT_TRUE(facts.stopped);
-	CU_ASSERT_EQUAL(info.seq_gaps, 0);
-	window_sink_free(&ws);
-	aggregate_free(&a);
-	module_maps_free(&maps);
-	stack_nodes_free(&nodes);
-	trace_info_free(&info);
+	CU_ASSERT_EQUAL(r.info.seq_gaps, 0);
+	at_read_free(&r);
 	unlink(path);
 }
 
