@@ -9,7 +9,10 @@ export const CHROMIUM = process.env.MPROF_CHROMIUM || '/usr/bin/chromium';
 
 // Opens url; returns { page, problems, close }.  problems is a live array
 // of one-line strings: "console error: ...", "page error: ...",
-// "request: URL" (not file:/data:/blob:/about:), "failed: URL".
+// "request: URL" (not file:/data:/blob:/about:), "failed: URL (reason)".
+// A favicon's failed load is not counted: chromium fetches it on its own
+// and cancels it when the page swaps its icon (speedscope does), which is
+// a race in the browser, not a broken page.
 export async function openPage(url, { width = 1280, height = 800 } = {}) {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -25,7 +28,10 @@ export async function openPage(url, { width = 1280, height = 800 } = {}) {
   page.on('request', (r) => {
     if (!/^(file|data|blob|about):/.test(r.url())) problems.push(`request: ${r.url()}`);
   });
-  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`));
+  page.on('requestfailed', (r) => {
+    if (/\.ico$/.test(new URL(r.url()).pathname)) return;
+    problems.push(`failed: ${r.url()} (${r.failure()?.errorText ?? 'no reason'})`);
+  });
   await page.goto(url, { waitUntil: 'load' });
   return { page, problems, close: () => browser.close() };
 }
