@@ -161,6 +161,7 @@ struct collector {
 	unsigned cpus;                 /* online processors */
 	unsigned busy_slots;           /* slots that held unread data last round */
 	unsigned busy_slots_now;       /* the same, counted in this round */
+	unsigned filling_slots_now;    /* slots written fast (slot_fills_fast) */
 	bool cpu_busy;                 /* the run's processes used all processors
 	                                * but 3/4 of one lately (procs_cpu_watch) */
 	long idle_sleep_ns;            /* the next idle wait (IDLE_SLEEP_NS..MAX) */
@@ -491,6 +492,24 @@ static unsigned effort_for_rate(const struct collector *c, const struct proc *p,
  * a thread writing events leaves tens of KB per round). */
 #define BUSY_PENDING_BYTES 4096u
 
+/* Whether slot i, holding pending unread bytes, is written fast enough to
+ * need the 1 ms rounds: at its rate since it was last drained, the longest
+ * idle wait would let it write an eighth of its ring (a drain starts at a
+ * quarter, the thread waits at a full ring: a margin of 6). */
+static bool slot_fills_fast(const struct proc *p, uint32_t i, uint64_t pending,
+			    uint64_t ring_bytes)
+{
+	uint64_t now = now_ns();
+	uint64_t since = p->drained_ns && p->drained_ns[i] ? p->drained_ns[i] : p->seen_ns;
+
+	if (pending < BUSY_PENDING_BYTES)
+		return false;
+	if (now <= since)
+		return true;
+	return (long double)pending * IDLE_SLEEP_MAX_NS >=
+	       (long double)(ring_bytes / 8) * (long double)(now - since);
+}
+
 /* Takes what slot i holds when it is worth a chunk (always with force).
  * Returns the bytes taken. */
 static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool force)
@@ -523,6 +542,8 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * ...'` had every chunk of python3 stored: 8.8 MB against 1.2 MB.) */
 	if (i != SESSION_META_SLOT && !p->superseded && w - r >= BUSY_PENDING_BYTES)
 		c->busy_slots_now++;
+	if (i != SESSION_META_SLOT && !p->superseded && slot_fills_fast(p, i, w - r, ring_bytes))
+		c->filling_slots_now++;
 	if (!force && state != SLOT_RETIRED && w - r < ring_bytes / 4)
 		return 0;
 	taken = w - r;
@@ -702,6 +723,7 @@ static uint64_t procs_drain(struct collector *c, bool force)
 
 	c->busy_slots = c->busy_slots_now;
 	c->busy_slots_now = 0;
+	c->filling_slots_now = 0;
 	procs_cpu_watch(c);
 	for (size_t i = 0; i < c->live.n; i++)
 		if (c->live.v[i]->phase == PROC_ACTIVE)
@@ -1444,11 +1466,13 @@ static void collect_until_end(struct collector *c)
 		procs_rezip(c);
 		if (taken == 0) {
 			idle_wait(c);
-			/* a program that writes nothing costs the launcher 200
-			 * wake-ups a second, not 1000; one that writes below a
-			 * quarter ring per round keeps the 1 ms rounds (longer
-			 * ones made its threads wait for room more often) */
-			if (c->busy_slots_now)
+			/* a program that writes little (nothing, or a sampled
+			 * run's few records) costs the launcher 200 wake-ups a
+			 * second, not 1000: each one takes a processor from a
+			 * program that keeps them all busy.  One that writes
+			 * fast keeps the 1 ms rounds (longer ones made its
+			 * threads wait for room more often). */
+			if (c->filling_slots_now)
 				c->idle_sleep_ns = IDLE_SLEEP_NS;
 			else if (c->idle_sleep_ns < IDLE_SLEEP_MAX_NS)
 				c->idle_sleep_ns = c->idle_sleep_ns * 2 < IDLE_SLEEP_MAX_NS

@@ -59,9 +59,12 @@ int sample_set_insert(const void *addr)
 	preload_lock_take(&s->lock);
 	n = sample_node_take(s);
 	if (n) {
+		/* The head is written before it is read: a first read of a
+		 * page of the array would map the zero page, and the write
+		 * after it would flush that mapping from every processor
+		 * running the program (an interrupt to each). */
 		n->addr = addr;
-		n->next = sample_set_heads[b];
-		sample_set_heads[b] = n;
+		n->next = __atomic_exchange_n(&sample_set_heads[b], n, __ATOMIC_RELAXED);
 		atomic_fetch_or_explicit(&sample_set_bits[b / 64], 1ull << (b % 64),
 					 memory_order_release);
 	}
