@@ -156,7 +156,9 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
  * recorded when old was recorded (it leaves the set before the real call and
  * comes back if the call fails), the new block when the sampler picks it,
  * as a fresh decision at its full size.  Both: one REALLOC record; only
- * one: a FREE or an ALLOC record of the realloc entry point.
+ * the new block: an ALLOC record of the realloc entry point; only the old
+ * one: a FREE record of TRACE_FREE_REALLOC_RELEASE (free_fn for realloc(p,
+ * 0) that freed).
  */
 static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_thread *t,
 								  void *old, size_t size_bytes,
@@ -195,7 +197,7 @@ static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_
 		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, weight,
 			      caller_ip, caller_cfa);
 	else if (old_sampled)
-		event_free(t, free_fn, seq_free, old, old_size_class);
+		event_free(t, TRACE_FREE_REALLOC_RELEASE, seq_free, old, old_size_class);
 	else if (weight)
 		event_alloc(t, alloc_fn, p, size_bytes, weight, caller_ip, caller_cfa);
 	return p;
@@ -231,7 +233,9 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 	if (p && recording && (weight = sample_weight(t, size_bytes)) != 0)
 		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, weight,
 			      caller_ip, caller_cfa);
-	else if (p || size_bytes == 0)
+	else if (p)
+		event_free(t, TRACE_FREE_REALLOC_RELEASE, seq_free, old, old_size_class);
+	else if (size_bytes == 0)
 		event_free(t, free_fn, seq_free, old, old_size_class);
 	else
 		event_seq_skip(t, seq_free);

@@ -32,10 +32,11 @@
                                          * and 8 newest freed of a class, and
                                          * major 5 files are major 6 files
                                          * without aref 18 (RECORD_AREF_FRESH) */
-#define TRACE_VERSION_MINOR 2           /* readers accept any minor; 1: RSS
+#define TRACE_VERSION_MINOR 3           /* readers accept any minor; 1: RSS
                                          * chunks may be present; 2: markers,
                                          * control records, pool blocks and
-                                         * the chunk index */
+                                         * the chunk index; 3: FREE records
+                                         * of TRACE_FREE_REALLOC_RELEASE */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
 #define TRACE_CHUNK_HEADER_BYTES 24
@@ -179,7 +180,9 @@ enum trace_alloc_fn {
 #define TRACE_POOL_ADDR_BIT (UINT64_C(1) << 63)
 
 /* Which entry point freed a block; low nibble of FREE kinds.  A realloc(p, 0)
- * that frees is a FREE with TRACE_FREE_REALLOC. */
+ * that frees is a FREE with TRACE_FREE_REALLOC; a realloc whose new block is
+ * not recorded (not sampled, or recording stopped) is a FREE with
+ * TRACE_FREE_REALLOC_RELEASE. */
 enum trace_free_fn {
 	TRACE_FREE_FREE = 0,
 	TRACE_FREE_SIZED = 1,
@@ -188,6 +191,9 @@ enum trace_free_fn {
 	TRACE_FREE_REALLOCARRAY = 4,
 	TRACE_FREE_FN_COUNT = 5,
 	TRACE_FREE_POOL = 5, /* a pool block's release (minor 2) */
+	TRACE_FREE_REALLOC_RELEASE = 6, /* the release part of a realloc or
+	                                 * reallocarray whose new block is not
+	                                 * recorded (minor 3) */
 };
 
 /* DIAG codes (TRACE_REC_EXT_DIAG). */

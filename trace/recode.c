@@ -117,7 +117,7 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 		span_seq(sp, seq);
 		break;
 	case TRACE_REC_FREE:
-		if (fn > TRACE_FREE_POOL || get_seq(&p, end, in, &seq) < 0 ||
+		if (fn > TRACE_FREE_REALLOC_RELEASE || get_seq(&p, end, in, &seq) < 0 ||
 		    get_free_ref(&p, end, in, out, &addr, &ref) < 0)
 			return NULL;
 		w = record_put_free(w, out, fn, seq, addr, &ref);

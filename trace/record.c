@@ -200,7 +200,7 @@ RECORD_HOT int decode_free(const uint8_t **p, const uint8_t *end, struct record_
 	struct raw_ref r;
 	int rc;
 
-	if (ev->fn > TRACE_FREE_POOL)
+	if (ev->fn > TRACE_FREE_REALLOC_RELEASE)
 		return RECORD_UNKNOWN;
 	ev->type = TRACE_EV_FREE;
 	if (get_seq(p, end, cols, &dseq) < 0)

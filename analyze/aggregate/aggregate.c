@@ -20,7 +20,9 @@
  *    allocation made by its function (realloc(NULL, n) is one of realloc),
  *    every FREE record one call of free, free_sized or free_aligned_sized;
  *    realloc(p, 0) that frees counts as "realloc_to_zero" (a free, not an
- *    allocation by realloc); the free part of a REALLOC is not a free call;
+ *    allocation by realloc); a realloc whose new block was not recorded
+ *    (sampled or stopped) as "realloc_release"; the free part of a REALLOC
+ *    is not a free call;
  *    failed reallocs (SEQ_SKIP) are counted apart.
  *  - live blocks: blocks allocated and not yet freed, by address (kept in
  *    the block table, or among the young blocks when the decoder saw them
@@ -65,7 +67,7 @@
 static const char *const call_names[AGG_CALL_COUNT] = {
 	"malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc",
 	"memalign", "valloc", "pvalloc", "free", "free_sized", "free_aligned_sized",
-	"realloc_to_zero", "pool", "pool_realloc", "pool_free",
+	"realloc_to_zero", "pool", "pool_realloc", "pool_free", "realloc_release",
 };
 
 const char *agg_call_name(unsigned call)
@@ -578,6 +580,8 @@ static unsigned free_fn_call(unsigned fn)
 		return AGG_CALL_REALLOC_TO_ZERO;
 	case TRACE_FREE_POOL:
 		return AGG_CALL_POOL_FREE;
+	case TRACE_FREE_REALLOC_RELEASE:
+		return AGG_CALL_REALLOC_RELEASE;
 	default:
 		return AGG_CALL_FREE;
 	}

@@ -71,6 +71,8 @@ enum agg_call {
 	AGG_CALL_POOL,            /* pool annotations: blocks a pool handed out, */
 	AGG_CALL_POOL_REALLOC,    /* ... resized, */
 	AGG_CALL_POOL_FREE,       /* ... and took back */
+	AGG_CALL_REALLOC_RELEASE, /* realloc/reallocarray whose new block was
+	                           * not recorded: only its release is */
 	AGG_CALL_COUNT
 };
 

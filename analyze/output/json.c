@@ -54,7 +54,9 @@
  *                 counts under realloc); "free", "free_sized",
  *                 "free_aligned_sized": calls; "realloc_to_zero":
  *                 realloc(p, 0) that freed; "pool", "pool_realloc",
- *                 "pool_free": pool annotations, only when not 0},
+ *                 "pool_free": pool annotations, and "realloc_release":
+ *                 reallocs whose new block was not recorded (sampled or
+ *                 stopped runs), only when not 0},
  *       "peak": {"bytes", "blocks", "seq": int, "time_ns": int or null},
  *                                   t-gmax; time_ns after the first TIME
  *       "max_live_blocks": int,

@@ -224,7 +224,9 @@ static void print_program(FILE *out, const struct profile *r)
 	}
 }
 
-static void print_calls(FILE *out, const struct heap_summary *a)
+/* One figure per entry point, as the records count them: in a sampled
+ * trace the calls recorded, not estimates of all calls. */
+static void print_calls(FILE *out, const struct heap_summary *a, bool sampled)
 {
 	bool any = false;
 
@@ -237,6 +239,8 @@ static void print_calls(FILE *out, const struct heap_summary *a)
 	}
 	if (a->failed_reallocs)
 		fprintf(out, "%sfailed realloc %" PRIu64, any ? ", " : "", a->failed_reallocs);
+	if (sampled && (any || a->failed_reallocs))
+		fputs(" (calls recorded, not estimates)", out);
 	fputs(any || a->failed_reallocs ? "\n" : "none\n", out);
 }
 
@@ -506,7 +510,7 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, "frees:            %" PRIu64 "; reallocs %" PRIu64 "; temporary %"
 			PRIu64 " (%.1f%% of allocations)\n",
 			a->frees, a->reallocs, a->temporary, pct(a->temporary, a->allocations));
-	print_calls(out, a);
+	print_calls(out, a, info->sampled);
 	print_pool(out, r);
 	fprintf(out, "heap peak:        %s%s in %" PRIu64 " blocks",
 		info->sampled ? "rough (sampled, no unbiased estimate): " : "",

@@ -151,6 +151,21 @@ if report_json "$WORK/srealloc.json" "$WORK/srealloc"; then
 	expect_eq "signal-realloc: the realloc that started again" 1 "$(q "$R" summary calls.realloc)"
 	expect_eq "signal-realloc: its free part, of a block allocated while stopped" 1 \
 		"$(q "$R" summary unmatched_frees)"
+	expect_eq "signal-realloc: the realloc that stopped is a release, not realloc(p, 0)" \
+		"1 0" "$(q "$R" summary calls.realloc_release) $(q "$R" summary calls.realloc_to_zero)"
+fi
+# The same in set mode (--paused): the first toggle starts, so the realloc
+# to 100 records its new block only (its old one was never recorded), the
+# second stops, so the realloc to 200 records the release of the block of
+# 100 only; the last free is of an unrecorded block: nothing is left live.
+RUN_NAME=prealloc mprof_run 60 "$WORK/prealloc" --paused --toggle-signal USR2 -- "$P" signal-realloc
+expect_eq "paused signal-realloc: exit status" 0 "$RUN_STATUS"
+if report_json "$WORK/prealloc.json" "$WORK/prealloc"; then
+	R="$WORK/prealloc.json"
+	expect_eq "paused signal-realloc: realloc, realloc_release, realloc_to_zero" "1 1 0" \
+		"$(q "$R" summary calls.realloc) $(q "$R" summary calls.realloc_release) $(q "$R" summary calls.realloc_to_zero)"
+	expect_eq "paused signal-realloc: unmatched frees, live blocks at exit" "0 0" \
+		"$(q "$R" summary unmatched_frees) $(q "$R" summary leaked_blocks)"
 fi
 RUN_NAME=usr1 mprof_run 60 "$WORK/usr1" --paused --toggle-signal USR1 -- "$P" signal
 expect_eq "signal USR2 under --toggle-signal USR1: killed by SIGUSR2" 140 "$RUN_STATUS"
