@@ -510,6 +510,21 @@ static bool slot_fills_fast(const struct proc *p, uint32_t i, uint64_t pending,
 	       (long double)(ring_bytes / 8) * (long double)(now - since);
 }
 
+/* Whether deflating taken bytes of slot i at the fastest level costs less
+ * than a hundredth of a processor over the time the slot took to write
+ * them (since its last drain). */
+static bool slot_cheap_to_compress(const struct collector *c, const struct proc *p, uint32_t i,
+				   uint64_t taken, uint64_t now)
+{
+	uint64_t since = p->drained_ns && p->drained_ns[i] ? p->drained_ns[i] : p->seen_ns;
+
+	if (now <= since)
+		return false;
+	return (long double)taken * (long double)c->ps_per_byte[EFFORT_STEP_STORED - 1] / 1000.0L *
+		       100.0L <
+	       (long double)(now - since);
+}
+
 /* Takes what slot i holds when it is worth a chunk (always with force).
  * Returns the bytes taken. */
 static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool force)
@@ -552,14 +567,21 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * taken from the program (two-thread microbenchmark on 2 CPUs: zlib was
 	 * 47% of all CPU time at level 6; storing the records as they are there
 	 * ran in 0.60-0.66 s against 0.78-0.90 s with Huffman-only level 1, for
-	 * a trace 27% larger).  When a ring is more than half full its thread
-	 * is about to wait: level 2 at least. */
+	 * a trace 27% larger).  A slot written slowly (a sampled run) is
+	 * compressed even then, at the fastest level: it costs the program
+	 * next to nothing now, where storing it left the whole trace to
+	 * compress after the program's end, in the run's time.  When a ring
+	 * is more than half full its thread is about to wait: level 2 at
+	 * least. */
 	{
 		uint64_t now = now_ns();
 		unsigned step = p->effort_step;
 
-		if (c->busy_slots >= c->cpus || c->cpu_busy || c->test_store)
+		if (c->test_store)
 			step = EFFORT_STEP_STORED;
+		else if (c->busy_slots >= c->cpus || c->cpu_busy)
+			step = slot_cheap_to_compress(c, p, i, taken, now) ? EFFORT_STEP_STORED - 1
+									   : EFFORT_STEP_STORED;
 		else if (taken > ring_bytes / 2 && step < EFFORT_STEP_FAST)
 			step = EFFORT_STEP_FAST;
 		step = effort_for_rate(c, p, i, step, taken, now);
