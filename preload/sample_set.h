@@ -37,16 +37,22 @@ int sample_set_insert(const void *addr);
 /* The slow part of sample_set_remove: the bucket is not empty. */
 int sample_set_remove_locked_path(const void *addr, uint32_t bucket);
 
-/* Removes addr; returns 1 when it was in the set, else 0. */
-static inline int sample_set_remove(const void *addr)
+/* 0 when addr is surely not in the set (its bucket is empty): one relaxed
+ * load, no lock; else 1. */
+static inline int sample_set_may_hold(const void *addr)
 {
 	uint32_t b = sample_set_bucket(addr);
 
-	if (__builtin_expect(!(atomic_load_explicit(&sample_set_bits[b / 64],
-						    memory_order_relaxed) &
-			       (1ull << (b % 64))), 1))
+	return (atomic_load_explicit(&sample_set_bits[b / 64], memory_order_relaxed) >>
+		(b % 64)) & 1;
+}
+
+/* Removes addr; returns 1 when it was in the set, else 0. */
+static inline int sample_set_remove(const void *addr)
+{
+	if (__builtin_expect(!sample_set_may_hold(addr), 1))
 		return 0;
-	return sample_set_remove_locked_path(addr, b);
+	return sample_set_remove_locked_path(addr, sample_set_bucket(addr));
 }
 
 /* Fork: prepare takes every stripe lock, parent and child give them back. */

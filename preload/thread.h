@@ -35,6 +35,14 @@ struct stack_new_node {
 
 struct preload_thread {
 	int busy;                   /* inside an entry point: nested calls forward */
+
+	/* What every call reads, in the first cache line with busy. */
+	uint64_t control_seen;      /* the control word this thread acted on
+	                             * last (preload/control.h) */
+	uint64_t sample_countdown;  /* bytes before the next sampled one
+	                             * (preload/sample.h) */
+	uint64_t sample_interval_bytes; /* this thread's interval; 0: exact */
+
 	_Atomic int in_unwind;      /* inside the unwinder; fork waits for 0 */
 	_Atomic int seq_busy;       /* taking a number as the counter's owner (preload/seq.h) */
 	pid_t tid;                  /* kernel thread id of the owner */
@@ -97,13 +105,7 @@ struct preload_thread {
 	                             * (preload/stack_sites.h); kept when recycled */
 	uint64_t sites_stamp;       /* entries with another stamp are empty */
 
-	/* Byte sampling (preload/sample.h). */
-	uint64_t sample_countdown;  /* bytes before the next sampled one */
-	uint64_t sample_rng;        /* generator state; 0: not seeded yet */
-	uint64_t sample_interval_bytes; /* this thread's interval; 0: exact */
-
-	/* Runtime control (preload/control.h). */
-	uint64_t control_seen;      /* the control word this thread acted on last */
+	uint64_t sample_rng;        /* sampler's generator state; 0: not seeded yet */
 };
 
 extern __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
@@ -127,6 +129,15 @@ static inline struct preload_thread *preload_thread_enter(void)
 		return t;
 	}
 	return preload_thread_enter_slow();
+}
+
+/* Whether t, the calling thread's preload_tls, may take a fast path that
+ * does not mark it busy: it has a state, is not inside the shim, and the
+ * shim is ready. */
+static inline int preload_thread_usable(const struct preload_thread *t)
+{
+	return (uintptr_t)t > (uintptr_t)THREAD_SETTING_UP && !t->busy &&
+	       atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY;
 }
 
 /* Whether the calling thread is inside the shim: a call now comes from the
