@@ -189,7 +189,9 @@ PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_byt
 	interpose_free(p, TRACE_FREE_ALIGNED_SIZED);
 }
 
-PRELOAD_API void *calloc(size_t n, size_t size_bytes)
+/* calloc past its fast path (caller_ip and caller_cfa: calloc's caller). */
+static __attribute__((noinline)) void *interpose_calloc(size_t n, size_t size_bytes,
+							void *caller_ip, void *caller_cfa)
 {
 	struct preload_thread *t = preload_thread_enter();
 	int overflow;
@@ -200,9 +202,23 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
 		return fallback_calloc(n, size_bytes);
 	p = real.calloc(n, size_bytes);
 	if (p && !overflow)
-		interpose_alloc_record(t, TRACE_FN_CALLOC, p, total, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_CALLOC, p, total, caller_ip, caller_cfa);
 	preload_thread_leave(t);
 	return p;
+}
+
+/* As malloc: a sampled or stopped run's unrecorded calloc goes straight to
+ * the C library (one that overflows fails there, unrecorded either way). */
+PRELOAD_API void *calloc(size_t n, size_t size_bytes)
+{
+	struct preload_thread *t = preload_tls;
+	int overflow;
+	size_t total = interpose_mul(n, size_bytes, &overflow);
+
+	if (__builtin_expect(preload_thread_usable(t), 1) && !overflow &&
+	    interpose_unrecorded(t, total))
+		return real.calloc(n, size_bytes);
+	return interpose_calloc(n, size_bytes, CALLER_IP, CALLER_CFA);
 }
 
 /*
