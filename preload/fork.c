@@ -216,6 +216,7 @@ static void fork_child(void)
 	nested_heap_fork_child();
 	meta_fork_child();
 	seq_fork_child();
+	ring_fork_child();
 	unwind_fork_done();
 	modules_fork_child();
 	origin.fork_seq = thread_fork_child(self);

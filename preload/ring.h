@@ -82,4 +82,7 @@ static inline void ring_time_fresh(struct preload_thread *t)
 /* CLOCK_MONOTONIC in ns. */
 uint64_t ring_now_ns(void);
 
+/* In a fork child: no thread of it waits for ring room. */
+void ring_fork_child(void);
+
 #endif

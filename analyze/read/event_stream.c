@@ -682,6 +682,18 @@ static __attribute__((noinline)) int slot_decode_on(struct stream *s, struct slo
 		if (rc == RECORD_END) {
 			if (ss->active)
 				slot_chunk_done(s, ss);
+		} else if (rc == RECORD_UNKNOWN && s->info->version_minor > TRACE_VERSION_MINOR) {
+			/* a record of a later minor (FREE of fn 6 read by a
+			 * reader of minor 2): the reader is too old, not the
+			 * trace broken */
+			char why[96];
+
+			snprintf(why, sizeof(why),
+				 "unknown record kind in events chunk (trace format minor %u, "
+				 "newer than this mprof's %u)",
+				 (unsigned)s->info->version_minor, (unsigned)TRACE_VERSION_MINOR);
+			info_lost_chunk(s->info, ss->current.offset_bytes, why);
+			slot_chunk_done(s, ss);
 		} else if (rc < 0) {
 			info_lost_chunk(s->info, ss->current.offset_bytes,
 					rc == RECORD_UNKNOWN   ? "unknown record kind in events chunk"
@@ -1323,6 +1335,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		return rc;
 	}
 	info->flags = reader.flags;
+	info->version_minor = reader.version_minor;
 	info->sampled = (reader.flags & TRACE_FLAG_SAMPLED) != 0;
 	file_bytes = reader.file_bytes;
 	/* split payloads are decoded in place (record_decode_split): joining

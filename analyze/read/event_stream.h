@@ -61,6 +61,7 @@ struct trace_control {
 struct trace_info {
 	char *path;                 /* owned copy */
 	uint32_t flags;             /* TRACE_FLAG_* */
+	uint16_t version_minor;     /* the header's format minor */
 	bool sampled;               /* the header's flag, or a CONTROL record
 	                             * started sampling: some weights are
 	                             * estimates */

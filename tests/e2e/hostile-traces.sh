@@ -32,15 +32,15 @@ def chunk(kind, payload, stream=0, deflated=True):
                     zlib.crc32(z))
     return h + struct.pack("<I", zlib.crc32(h)) + z
 
-def raw_trace(name, chunks, major=4, header_bytes=64):
-    data = (b"MPROFTRC" + struct.pack("<HHII", major, 0, header_bytes, 0) + bytes(44) +
+def raw_trace(name, chunks, major=4, header_bytes=64, minor=0):
+    data = (b"MPROFTRC" + struct.pack("<HHII", major, minor, header_bytes, 0) + bytes(44) +
             b"".join(chunks))
     open(work + "/" + name, "wb").write(data)
 
-def trace(name, meta, records):
+def trace(name, meta, records, minor=0):
     events = u(0) + u(0) + u(0) + records   # slot 0, lap 0, offset 0
     raw_trace(name, [chunk(1, meta), chunk(2, events, 1), chunk(4, b"exit_status=0\n")],
-              major=1)
+              major=1, minor=minor)
 
 def modules(path):
     body = u(0) + u(1) + u(0x400000) + u(len(path)) + path + u(0) + u(1) + u(0) + u(0x10000)
@@ -63,6 +63,13 @@ trace("huge-stack-id.trace", b"pid=102\n",
 trace("parent-proc.trace",
       b"pid=103\nppid=100\nfork_seq=5\nparent_trace=/proc/version\n",
       thread + stacks + b"\x10" + u(6) + u(2) + s(0x10000) + u(10) + s(2))
+# FREE records (seq+1, the address as explicit delta 0) of fn 6, a
+# realloc's release (minor 3), and of fn 7, which no minor has: in a trace
+# of a later minor than the reader's, the lost chunk says so
+free_fn = lambda fn: bytes([0x20 + fn]) + u(1) + u(0) + s(0)
+trace("free-fn6.trace", b"pid=107\n", thread + stacks + alloc + free_fn(6), minor=3)
+trace("free-fn7.trace", b"pid=108\n", thread + stacks + alloc + free_fn(7), minor=3)
+trace("free-fn7-minor9.trace", b"pid=109\n", thread + stacks + alloc + free_fn(7), minor=9)
 
 # chunks with empty payloads, alone in their traces
 raw_trace("empty-events.trace", [chunk(2, b"", 1, deflated=False)])
@@ -150,6 +157,23 @@ run_cmd 20 empty-symbols "$MPROF_ANALYZE" report "$WORK/empty-symbols.trace"
 expect_eq "empty SYMBOLS chunk: exit status" 0 "$RUN_STATUS"
 expect_match "empty SYMBOLS chunk: said to be corrupt" "embedded symbols are corrupt" \
 	"$(cat "$RUN_ERR")"
+
+# A FREE of fn 6 is a realloc's release; one of fn 7 loses its chunk, and
+# says the reader is too old when the trace's minor is newer than its own.
+run_cmd 20 free-fn6 "$MPROF_ANALYZE" report "$WORK/free-fn6.trace"
+expect_eq "FREE of fn 6: exit status" 0 "$RUN_STATUS"
+expect_match "FREE of fn 6: a realloc_release call" "^calls: +malloc 1, realloc_release 1$" \
+	"$(cat "$RUN_OUT")"
+expect_match "FREE of fn 6: no leak" "^leaked: +0 B in 0 blocks" "$(cat "$RUN_OUT")"
+run_cmd 20 free-fn7 "$MPROF_ANALYZE" report "$WORK/free-fn7.trace"
+expect_eq "FREE of fn 7: exit status" 0 "$RUN_STATUS"
+expect_match "FREE of fn 7: its chunk lost" "lost: unknown record kind in events chunk$" \
+	"$(cat "$RUN_OUT")"
+run_cmd 20 free-fn7-minor9 "$MPROF_ANALYZE" report "$WORK/free-fn7-minor9.trace"
+expect_eq "FREE of fn 7, minor 9: exit status" 0 "$RUN_STATUS"
+expect_match "FREE of fn 7, minor 9: the reader said to be older than the trace" \
+	"lost: unknown record kind in events chunk [(]trace format minor 9, newer than this mprof's [0-9]+[)]" \
+	"$(cat "$RUN_OUT")"
 
 # A header longer than the file: an error, not an empty report.
 run_cmd 20 header-past-end "$MPROF_ANALYZE" report "$WORK/header-past-end.trace"
