@@ -28,12 +28,9 @@
 
 /* Threads of this process sleeping in ring_wait_room now.  Up to 4 sleep
  * 50 us between looks at their rings, as one always did; more sleep 50 us
- * per 4 (at most 2 ms), so that together they look no more often than 4.
- * (A 128-thread allocation loop on 2 processors had ~120 threads polling
- * every 50 us: 1M context switches and 3.7 s of system time in a 3 s run,
- * which kept the launcher that would make them room off the processors.
- * 50 us per sleeper from the first made a 2-thread program with 64 KiB
- * rings run 35% longer.) */
+ * per 4 (at most 2 ms), so that together they look no more often than 4
+ * would: a hundred threads polling every 50 us keep the launcher that
+ * would make them room off the processors (bench/HISTORY.md). */
 static _Atomic unsigned ring_sleepers;
 
 void ring_fork_child(void)
@@ -66,8 +63,9 @@ static int ring_has_room(struct preload_thread *t, uint32_t need_bytes)
 /*
  * Waits until the collector has made room for need_bytes.  Spins briefly,
  * then yields, then sleeps 50 us, or 50 us per 4 sleeping threads of the
- * process (at most 2 ms; *sleeping set once it counts among them); checks every 100 ms
- * that the launcher still exists.  Returns 0, or -1 when recording stopped.
+ * process (at most 2 ms; *sleeping is set once it counts among them);
+ * checks every 100 ms that the launcher still exists.  Returns 0, or -1
+ * when recording stopped.
  */
 static int ring_wait_room_loop(struct preload_thread *t, uint32_t need_bytes,
 			       int *sleeping)
