@@ -151,9 +151,8 @@ static __attribute__((noinline)) void interpose_free_recorded(void *p, unsigned 
  * The common body of free, free_sized and free_aligned_sized.  In set mode
  * (sampled or paused runs) a block whose bucket of the set is empty was not
  * recorded: it goes to the C library with no thread state, record or lock,
- * in a few instructions (in a loop of frees of random blocks each
- * instruction on the way to the C library's free costs: the whole path
- * took 15 ns more per free than a do-nothing shim there).
+ * in a few instructions (in a loop of frees that each wait for a cache
+ * miss, every instruction on the way to the C library's free costs).
  */
 static inline void interpose_free(void *p, unsigned fn)
 {
