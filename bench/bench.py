@@ -38,7 +38,13 @@ do-nothing shim, under `mprof run --paused` (recording stopped the whole run:
 set mode), under `mprof run` with the program stopping recording first (log
 mode), under `mprof run --sampled`, under `mprof run` (exact) and under
 `mprof run --paused` with the program starting recording (exact, set mode), and prints
-the median ns per pair of each and what each adds to the shim's.
+the median ns per pair of each and what each adds to the shim's; then the
+same for frees of 10^6 shuffled blocks (bench/free_loop.c: each free waits
+for a cache miss) unprofiled, under the shim, paused and sampled.
+With --threads it instead runs bench/burst_threads.c with 2, 32 and 128
+threads allocating at once (6.1 M allocations in all at each count),
+unprofiled and in an exact run, and prints the
+median wall times and the ring waits of each (threads waiting for room).
 With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
 allocations (constant live blocks, sites and stacks) and prints `mprof report`
 time and peak memory for each, to show that analysis time grows linearly and
@@ -49,6 +55,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -286,6 +293,8 @@ def main():
                     help="ns per malloc+free pair: paused, stopped, sampled, exact, the shim")
     ap.add_argument("--scaling", action="store_true",
                     help="report time and memory at 1e6, 1e7, 1e8 allocations")
+    ap.add_argument("--threads", action="store_true",
+                    help="2, 32 and 128 threads allocating at once: wall time and ring waits")
     args = ap.parse_args()
 
     mprof = os.path.join(os.path.abspath(args.build), "cli", "mprof")
@@ -295,6 +304,8 @@ def main():
         return scaling(mprof)
     if args.pairs:
         return pairs(mprof, max(args.rounds, 1))
+    if args.threads:
+        return threads(mprof, max(args.rounds, 1))
     if not os.path.isdir(args.shared):
         sys.exit(f"bench: workload folder {args.shared} not found (--shared)")
     if args.rounds < 1:
@@ -419,19 +430,68 @@ def pairs(mprof, rounds):
             ("exact", run + ["--", prog, "10000000", "64"], {}),
             ("exact (set)", run + ["--paused", "--", prog, "10000000", "64", "start"], {}),
         ]
+        loop = os.path.join(work, "free_loop")
+        sh([cc, "-O2", "-g", os.path.join(HERE, "free_loop.c"), "-o", loop])
+        frees = [
+            ("unprofiled", [loop, "1000000"], {}),
+            ("noop shim", [loop, "1000000"], {"LD_PRELOAD": shim}),
+            ("paused (set)", run + ["--paused", "--", loop, "1000000"], {}),
+            ("sampled 512K", run + ["--sampled", "--", loop, "1000000"], {}),
+        ]
         got = {name: [] for name, _, _ in variants}
+        got_free = {name: [] for name, _, _ in frees}
         for _ in range(rounds):
-            for name, argv, extra in variants:
+            for table, runs in ((got, variants), (got_free, frees)):
+                for name, argv, extra in runs:
+                    clean(work, "t")
+                    out = subprocess.run(argv, env=dict(os.environ, **extra),
+                                         capture_output=True, text=True, check=True).stdout
+                    table[name].append(float(out.split()[-1]))
+        for table, runs, unit in ((got, variants, "ns/pair"), (got_free, frees, "ns/free")):
+            base = statistics.median(table["noop shim"])
+            what = "malloc(64)+free pairs" if table is got else "frees of 10^6 shuffled blocks"
+            print(f"{what}:")
+            print(f"{'mode':<16} {unit:>8} {'above shim':>10}  (medians of {rounds}; all runs)")
+            for name, _, _ in runs:
+                med = statistics.median(table[name])
+                all_runs = " ".join(f"{v:.2f}" for v in table[name])
+                print(f"{name:<16} {med:8.2f} {med - base:10.2f}  {all_runs}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def threads(mprof, rounds):
+    """bench/burst_threads.c with 2, 32 and 128 threads (6.1 M allocations
+    in all at each count), unprofiled and in
+    an exact run, interleaved: median wall times, their ratio and the ring
+    waits `mprof report` counts (threads waiting for room in their ring)."""
+    work = tempfile.mkdtemp(prefix="mprof-threads-")
+    try:
+        cc = os.environ.get("CC", "cc")
+        prog = os.path.join(work, "burst_threads")
+        sh([cc, "-O2", "-g", "-pthread", os.path.join(HERE, "burst_threads.c"), "-o", prog])
+        trace = os.path.join(work, "t")
+        print(f"{'threads':>7} {'base s':>7} {'mprof s':>8} {'ratio':>6} {'ring waits':>10}"
+              f"  (medians of {rounds})")
+        for n in (2, 32, 128):
+            # the same 6.1 M allocations at every thread count
+            argv = [prog, str(n), str(2048 // n), "3000"]
+            base, prof, waits = [], [], []
+            for _ in range(rounds):
+                t0 = time.perf_counter()
+                subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+                base.append(time.perf_counter() - t0)
                 clean(work, "t")
-                out = subprocess.run(argv, env=dict(os.environ, **extra), capture_output=True,
-                                     text=True, check=True).stdout
-                got[name].append(float(out.split()[-1]))
-        base = statistics.median(got["noop shim"])
-        print(f"{'mode':<16} {'ns/pair':>8} {'above shim':>10}  (medians of {rounds}; all runs)")
-        for name, _, _ in variants:
-            med = statistics.median(got[name])
-            runs = " ".join(f"{v:.2f}" for v in got[name])
-            print(f"{name:<16} {med:8.2f} {med - base:10.2f}  {runs}")
+                t0 = time.perf_counter()
+                subprocess.run([mprof, "run", "-q", "-o", trace, "--"] + argv, check=True,
+                               stdout=subprocess.DEVNULL)
+                prof.append(time.perf_counter() - t0)
+                text = subprocess.run([mprof, "report", trace], check=True, capture_output=True,
+                                      text=True).stdout
+                m = re.search(r"ring waits (\d+)", text)
+                waits.append(int(m.group(1)) if m else -1)
+            b, p = statistics.median(base), statistics.median(prof)
+            print(f"{n:>7} {b:7.2f} {p:8.2f} {p / b:6.2f} {statistics.median(waits):>10}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
