@@ -239,9 +239,11 @@ static void print_calls(FILE *out, const struct heap_summary *a, bool sampled)
 	}
 	if (a->failed_reallocs)
 		fprintf(out, "%sfailed realloc %" PRIu64, any ? ", " : "", a->failed_reallocs);
-	if (sampled && (any || a->failed_reallocs))
+	if (!any && !a->failed_reallocs)
+		fputs("none", out);
+	if (sampled)
 		fputs(" (calls recorded, not estimates)", out);
-	fputs(any || a->failed_reallocs ? "\n" : "none\n", out);
+	fputc('\n', out);
 }
 
 static void print_quality(FILE *out, const struct profile *r)
