@@ -492,6 +492,13 @@ static unsigned effort_for_rate(const struct collector *c, const struct proc *p,
  * a thread writing events leaves tens of KB per round). */
 #define BUSY_PENDING_BYTES 4096u
 
+/* When slot i was last drained, or else when its process was first seen
+ * (monotonic ns): the start of what it holds unread. */
+static uint64_t slot_unread_since(const struct proc *p, uint32_t i)
+{
+	return p->drained_ns && p->drained_ns[i] ? p->drained_ns[i] : p->seen_ns;
+}
+
 /* Whether slot i, holding pending unread bytes, is written fast enough to
  * need the 1 ms rounds: at its rate since it was last drained, the longest
  * idle wait would let it write an eighth of its ring (a drain starts at a
@@ -499,8 +506,7 @@ static unsigned effort_for_rate(const struct collector *c, const struct proc *p,
 static bool slot_fills_fast(const struct proc *p, uint32_t i, uint64_t pending,
 			    uint64_t ring_bytes)
 {
-	uint64_t now = now_ns();
-	uint64_t since = p->drained_ns && p->drained_ns[i] ? p->drained_ns[i] : p->seen_ns;
+	uint64_t now = now_ns(), since = slot_unread_since(p, i);
 
 	if (pending < BUSY_PENDING_BYTES)
 		return false;
@@ -516,7 +522,7 @@ static bool slot_fills_fast(const struct proc *p, uint32_t i, uint64_t pending,
 static bool slot_cheap_to_compress(const struct collector *c, const struct proc *p, uint32_t i,
 				   uint64_t taken, uint64_t now)
 {
-	uint64_t since = p->drained_ns && p->drained_ns[i] ? p->drained_ns[i] : p->seen_ns;
+	uint64_t since = slot_unread_since(p, i);
 
 	if (now <= since)
 		return false;
