@@ -989,13 +989,11 @@ static bool chunk_first_time(const struct trace_chunk *c, uint64_t *ns)
 static int stream_hold(struct stream *s, uint32_t slot)
 {
 	if (s->held_count == s->held_cap) {
-		size_t n = s->held_cap ? s->held_cap * 2 : 16;
-		uint32_t *v = realloc(s->held, n * sizeof(*v));
+		uint32_t *v = grow_zeroed(s->held, &s->held_cap, s->held_count, sizeof(*v), 16);
 
 		if (!v)
 			return -ENOMEM;
 		s->held = v;
-		s->held_cap = n;
 	}
 	s->held[s->held_count++] = slot;
 	return 0;
