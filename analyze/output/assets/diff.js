@@ -15,7 +15,7 @@
   const TOP = 20;
   // the flame graph data: frames and the merged stacks (flame_data.h); a
   // site's stack is its node's path to the root
-  const FD = page.flame.data, STRIDE = 2 + FD.columns.length;
+  const FD = page.flame.data, stacks = F.flameStacks(FD);
   // the sites (write_html.c): [status, node, a_id, b_id, a_sites, b_sites,
   // flags, A's value per field..., B's...] as objects like the JSON's
   const NF = page.fields.length - 1; // every field but rss
@@ -29,11 +29,6 @@
     });
     return s;
   });
-  const siteFrames = (s) => {
-    const out = [];
-    for (let n = s.node; n >= 0; n = FD.nodes[STRIDE * n + 1]) out.push(FD.nodes[STRIDE * n]);
-    return out;
-  };
 
   const el = F.el;
   // an exact figure, with its size in units beside it for bytes
@@ -90,12 +85,7 @@
     el('p', { class: 'quality' }, 'Widths from B (or A: the page\'s "Width" switch shows what vanished); red grew from A to B, blue shrank, the deeper the larger the change.'),
     frame);
 
-  const frameText = (i) => {
-    const fr = FD.frames[i];
-    const loc = fr[1] ? `${fr[1]}:${fr[2]}${fr[3] ? ` [${fr[3]}]` : ''}` : (fr[3] || '');
-    return { name: fr[0], loc, inlined: !!fr[4] };
-  };
-  const siteTop = (s) => (s.node >= 0 ? frameText(FD.nodes[STRIDE * s.node])
+  const siteTop = (s) => (s.node >= 0 ? stacks.text(FD.nodes[stacks.stride * s.node])
     : { name: s.inherited ? '[inherited at fork]' : '[no stack]', loc: '' });
   const badge = (s) => (s.status === 'added' ? el('span', { class: 'badge new' }, 'new')
     : s.status === 'removed' ? el('span', { class: 'badge gone' }, 'vanished') : null);
@@ -111,13 +101,7 @@
         el('td', { class: 'num' }, exact(f, a)),
         el('td', { class: 'num' }, exact(f, b)),
         el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), el('div', { class: 'loc' }, top.loc)));
-      const stack = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: 5 },
-        el('ul', { class: 'stack' }, ...siteFrames(s).map((fi) => {
-          const t = frameText(fi);
-          return el('li', {}, el('span', { class: 'fn' }, t.name), ' ', el('span', { class: 'loc' }, t.loc + (t.inlined ? ' (inlined)' : '')));
-        }))));
-      tr.addEventListener('click', () => { stack.style.display = stack.style.display ? '' : 'none'; });
-      body.append(tr, stack);
+      body.append(tr, stacks.stackRow(tr, s.node, 5));
     });
     const box = el('div', { class: 'ranking' }, el('h3', {}, title));
     if (!rows.length) box.append(el('p', { class: 'quality' }, `No site ${title.startsWith('Grew') ? 'grew' : 'shrank'} in ${f.label}.`));

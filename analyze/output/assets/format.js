@@ -69,6 +69,37 @@ var mprofFormat = (function () {
       return what === 'TITLE' ? esc(title) : what === 'DATA' ? json : format;
     });
   }
+  // The call stacks of flame_data.h's blob FD, for the site tables of the
+  // report and diff pages: a node's frames from the leaf up (path), a
+  // frame's name and place (text), and the hidden row under a site's row
+  // that lists its stack, shown and hidden by clicks on that row (stackRow).
+  function flameStacks(FD) {
+    var stride = 2 + FD.columns.length;
+    function path(n) {
+      var out = [];
+      for (; n >= 0; n = FD.nodes[stride * n + 1]) out.push(FD.nodes[stride * n]);
+      return out;
+    }
+    function text(i) {
+      var f = FD.frames[i];
+      var loc = f[1] ? f[1] + ':' + f[2] + (f[3] ? ' [' + f[3] + ']' : '') : (f[3] || '');
+      return { name: f[0], loc: loc, inlined: !!f[4] };
+    }
+    function stackRow(row, node, colspan) {
+      var list = el('ul', { class: 'stack' });
+      path(node).forEach(function (i) {
+        var t = text(i);
+        list.append(el('li', {}, el('span', { class: 'fn' }, t.name), ' ',
+          el('span', { class: 'loc' }, t.loc + (t.inlined ? ' (inlined)' : ''))));
+      });
+      var hidden = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: colspan }, list));
+      row.addEventListener('click', function () {
+        hidden.style.display = hidden.style.display ? '' : 'none';
+      });
+      return hidden;
+    }
+    return { stride: stride, path: path, text: text, stackRow: stackRow };
+  }
   return { group: group, count: count, bytes: bytes, ns: ns, pct: pct, change: change,
-    relative: relative, esc: esc, el: el, flamePage: flamePage };
+    relative: relative, esc: esc, el: el, flamePage: flamePage, flameStacks: flameStacks };
 })();

@@ -17,19 +17,9 @@
   // a site's node, then its parents; a frame is [name, file, line, module,
   // inlined] (flame_data.h).
   const flames = JSON.parse(document.getElementById('mprof-flames').textContent);
-  const FD = flames.data, STRIDE = 2 + FD.columns.length;
-  const siteFrames = (site) => {
-    const out = [];
-    for (let n = site[1]; n >= 0; n = FD.nodes[STRIDE * n + 1]) out.push(FD.nodes[STRIDE * n]);
-    return out;
-  };
-  const frameText = (i) => {
-    const f = FD.frames[i];
-    const loc = f[1] ? `${f[1]}:${f[2]}${f[3] ? ` [${f[3]}]` : ''}` : (f[3] || '');
-    return { name: f[0], loc, inlined: !!f[4] };
-  };
+  const FD = flames.data, stacks = mprofFormat.flameStacks(FD);
   const siteTop = (site) => {
-    if (site[1] >= 0) return frameText(FD.nodes[STRIDE * site[1]]);
+    if (site[1] >= 0) return stacks.text(FD.nodes[stacks.stride * site[1]]);
     return { name: site[site.length - 1] & 2 ? '[inherited at fork]' : '[no stack]', loc: '' };
   };
 
@@ -226,13 +216,7 @@
         el('td', { class: 'num' }, pct(site[k], whole)),
         el('td', { class: 'num' }, count(site[2 + metricIndex('allocations')])),
         el('td', {}, el('div', { class: 'fn' }, top.name), el('div', { class: 'loc' }, top.loc)));
-      const stackRow = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: 4 },
-        el('ul', { class: 'stack' }, ...siteFrames(site).map((fi) => {
-          const f = frameText(fi);
-          return el('li', {}, el('span', { class: 'fn' }, f.name), ' ', el('span', { class: 'loc' }, f.loc + (f.inlined ? ' (inlined)' : '')));
-        }))));
-      tr.addEventListener('click', () => { stackRow.style.display = stackRow.style.display ? '' : 'none'; });
-      body.append(tr, stackRow);
+      body.append(tr, stacks.stackRow(tr, site[1], 4));
     });
     tableBox.replaceChildren(rows.length
       ? el('table', {}, el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'rank'), el('th', { class: 'num' }, m.label),
