@@ -50,7 +50,7 @@ static void control_apply_toggle(struct preload_thread *t)
 {
 	uint64_t w;
 
-	if (atomic_exchange_explicit(&control_lock.held, 1, memory_order_acquire))
+	if (!preload_lock_try(&control_lock))
 		return;
 	w = atomic_load_explicit(&control_word, memory_order_relaxed);
 	if (w & CONTROL_TOGGLE)

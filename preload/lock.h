@@ -43,6 +43,13 @@ static inline void preload_lock_take(struct preload_lock *l)
 	}
 }
 
+/* Takes l if it is free, without waiting: 1 when taken, 0 when another
+ * thread holds it. */
+static inline int preload_lock_try(struct preload_lock *l)
+{
+	return !atomic_exchange_explicit(&l->held, 1, memory_order_acquire);
+}
+
 static inline void preload_lock_give(struct preload_lock *l)
 {
 	atomic_store_explicit(&l->held, 0, memory_order_release);
