@@ -6,12 +6,13 @@
  * Owns the jobs (a list only the collector's thread touches), their files,
  * and the worker threads that read and deflate one chunk at a time for
  * them: one at SCHED_IDLE while the program runs, one per processor but
- * the collector's at full priority at its end.  A worker and the collector share no lock: the
- * collector hands the worker a task (which chunk, a descriptor of its own
- * to read it with) and takes the framed result back, each through one
- * atomic state and a wake-up, and does every write itself.  A lock held by a thread that runs only when
- * a processor is idle could stall the collector, and so the program, for as
- * long as the processors are busy.  Never prints: failures go to the
+ * the collector's at full priority at its end.  A worker and the collector
+ * share no lock: the collector hands the worker a task (which chunk, a
+ * descriptor of its own to read it with) and takes the framed result back,
+ * each through one atomic state and a wake-up, and does every write
+ * itself.  A lock held by a thread that runs only when a processor is idle
+ * could stall the collector, and so the program, for as long as the
+ * processors are busy.  Never prints: failures go to the
  * caller's report function.
  */
 #include "config.h"
@@ -39,11 +40,9 @@
 #include "trace/split.h"
 
 /* The worker deflates at TRACE_LEVEL_FAST: chunks are stored only while
- * the program keeps every processor busy, so its idle time is scarce, and a
- * processor shared with the program is not free (mallocbench's wall ratio
- * went x2.25 -> x3.20 on a quiet host with the jobs at level 6).  On its
- * 330 stored chunks level 6 took 1.5 times level 1's CPU time for 2% fewer
- * bytes, level 2 1.2 times for 0.2% fewer. */
+ * the program keeps every processor busy, so its idle time is scarce, and
+ * higher levels cost far more time than the bytes they save
+ * (bench/HISTORY.md, session 26: the end-of-run re-compression). */
 #define REZIP_LEVEL TRACE_LEVEL_FAST
 #define NAME_TRIES 100
 #define FINISH_HELPERS_MAX 15   /* helper threads at the end of the run */
@@ -324,24 +323,31 @@ static bool worker_done(struct rezip_worker *w)
 	return atomic_load_explicit(&w->state, memory_order_acquire) == WORKER_DONE;
 }
 
-/* Takes w's result (w done) into its job's new file when the job still
- * waits for it there; w is idle again. */
-static void worker_take(struct rezip_worker *w)
+/* Makes w (done) idle again: its wake-up read, its task forgotten. */
+static void worker_release(struct rezip_worker *w)
 {
-	struct rezip_job *j = w->task_job;
 	uint64_t n;
 
 	if (w->wake_fd >= 0 && read(w->wake_fd, &n, sizeof(n)) < 0) {
 		/* nothing to clear */
 	}
+	w->task_job = NULL;
+	atomic_store_explicit(&w->state, WORKER_IDLE, memory_order_release);
+}
+
+/* Takes w's result (w done) into its job's new file when the job still
+ * waits for it there; w is idle again. */
+static void worker_take(struct rezip_worker *w)
+{
+	struct rezip_job *j = w->task_job;
+
 	if (j && j->in_offset == w->task_offset && !j->error) {
 		if (w->result_rc < 0)
 			j->error = w->result_rc;
 		else
 			piece_write(j, &w->result, &w->buffers);
 	}
-	w->task_job = NULL;
-	atomic_store_explicit(&w->state, WORKER_IDLE, memory_order_release);
+	worker_release(w);
 }
 
 /* Waits until w is done with its task. */
@@ -647,16 +653,10 @@ static void self_prepare(struct rezip_worker *self, struct rezip_job *j, uint64_
 /* Waits for w's task, if any, and drops its result: w is idle again. */
 static void worker_settle(struct rezip_worker *w)
 {
-	uint64_t n;
-
 	if (atomic_load_explicit(&w->state, memory_order_acquire) == WORKER_IDLE)
 		return;
 	worker_wait(w);
-	if (w->wake_fd >= 0 && read(w->wake_fd, &n, sizeof(n)) < 0) {
-		/* nothing to clear */
-	}
-	w->task_job = NULL;
-	atomic_store_explicit(&w->state, WORKER_IDLE, memory_order_release);
+	worker_release(w);
 }
 
 /* The chunks handed out at the end of the run, in file order: each is
