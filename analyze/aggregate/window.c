@@ -248,10 +248,11 @@ void window_markers_time(struct window_facts *f, uint64_t t0_ns)
 /*
  * A range: one allocator event, marked by the reader (ALLOC_EV_EARLY,
  * ALLOC_EV_LATE: its thread's clock was before the range or at or after
- * its end) or, for an end given as a marker, by whether the marker came.  What is before the range is dropped without a trace (the
- * chunk index may have left it unread); what is after it stands in as a
- * placeholder.  A free is the range's when it frees a block allocated in
- * it, wherever it comes.
+ * its end) or, for an end given as a marker, by whether the marker came.
+ * What is before the range is dropped without a trace (the chunk index may
+ * have left it unread); what is after it stands in as a placeholder.  A
+ * free is the range's when it frees a block allocated in it, wherever it
+ * comes.
  */
 static void window_range_event(struct window_sink *w, const struct alloc_event *ev)
 {

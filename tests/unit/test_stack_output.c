@@ -1,8 +1,9 @@
 /*
  * tests/unit/test_stack_output.c - unit tests of the pieces the
  * stack-shaped report formats share: the stack tree (stacks merged from the
- * root, depth-first order by key; sites added through a key map), frame names made safe for folded stacks,
- * and JSON escaped for an HTML <script> element.
+ * root, depth-first order by key; sites added through a key map), frame
+ * names made safe for folded stacks, and JSON escaped for an HTML <script>
+ * element.
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
