@@ -762,6 +762,29 @@ static inline void slot_note(struct alloc_event *ring, struct record_state *st, 
 }
 
 /*
+ * Puts the slot's waiting TIME stamp right before its next event (ae,
+ * just decoded at ring index *i), keyed to the number before the event's.
+ * Returns where the event now is (*i + 1, and *i is advanced to it).  In an
+ * ordinary read the stamps that wait are those a slot writes right after
+ * its THREAD record (at a thread's start and at every lap's): they have no
+ * sequence number yet (0), and merged as they are they would move the
+ * clock past the earlier events of every other thread.  A windowed read
+ * makes every stamp wait (slot_fill_window).
+ */
+static inline struct alloc_event *slot_put_stamp(struct slot_stream *ss, struct alloc_event *ring,
+						 uint64_t *i, struct alloc_event *ae)
+{
+	struct alloc_event *moved = &ring[(*i + 1) & (STREAM_AHEAD - 1)];
+
+	*moved = *ae;
+	*ae = ss->pending_time;
+	ae->seq = moved->seq ? moved->seq - 1 : 0;
+	ss->time_pending = false;
+	++*i;
+	return moved;
+}
+
+/*
  * slot_fill for a windowed read, from ring index i (first: the oldest
  * waiting); returns the index after the last event put.  A TIME stamp
  * goes into the ring right before the slot's next event, keyed to the
@@ -792,14 +815,10 @@ static uint64_t slot_fill_window(struct stream *s, struct slot_stream *ss, struc
 			break;
 		}
 		if (ss->time_pending) {
-			struct alloc_event tm = ss->pending_time;
+			struct alloc_event *stamp = ae;
 
-			ss->time_pending = false;
-			tm.seq = ae->seq ? ae->seq - 1 : 0;
-			tm.flags = ae->flags & (ALLOC_EV_EARLY | ALLOC_EV_LATE);
-			ring[(i + 1) & (STREAM_AHEAD - 1)] = *ae;
-			*ae = tm;
-			ae = &ring[++i & (STREAM_AHEAD - 1)];
+			ae = slot_put_stamp(ss, ring, &i, ae);
+			stamp->flags = ae->flags & (ALLOC_EV_EARLY | ALLOC_EV_LATE);
 		}
 		slot_note(ring, &ss->cur.state->st, first, i, ae, &ev);
 		if (rc == 2) { /* a REALLOC: the free part in ae, the alloc part */
@@ -811,28 +830,6 @@ static uint64_t slot_fill_window(struct stream *s, struct slot_stream *ss, struc
 	if (i != start)
 		s->pulled = true;
 	return i;
-}
-
-/*
- * An ordinary read: the TIME stamp a slot writes right after its THREAD
- * record (at a thread's start and at every lap's) has no sequence number
- * yet (0), and merged as it is it would move the clock past the earlier
- * events of every other thread.  It waits for the slot's next event (ae,
- * just decoded at ring index *i) and goes right before it, keyed to the
- * number before the event's.  Returns where the event now is (*i + 1, and
- * *i is advanced to it).
- */
-static inline struct alloc_event *slot_put_stamp(struct slot_stream *ss, struct alloc_event *ring,
-						 uint64_t *i, struct alloc_event *ae)
-{
-	struct alloc_event *moved = &ring[(*i + 1) & (STREAM_AHEAD - 1)];
-
-	*moved = *ae;
-	*ae = ss->pending_time;
-	ae->seq = moved->seq ? moved->seq - 1 : 0;
-	ss->time_pending = false;
-	++*i;
-	return moved;
 }
 
 /*
