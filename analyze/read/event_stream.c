@@ -94,9 +94,7 @@ static int kv_list_add(struct kv_list *l, const char *key, size_t key_len, const
  * took 1.3 GB as separate strings. */
 #define KV_LIST_MAX_LINES 4096
 
-/* Parses "key=value\n" lines; lines without '=' are ignored.  Returns 0,
- * -ENOMEM, or -E2BIG (more than KV_LIST_MAX_LINES lines: nothing added). */
-static int kv_list_parse(struct kv_list *l, const uint8_t *data, size_t bytes)
+int kv_list_parse(struct kv_list *l, const uint8_t *data, size_t bytes)
 {
 	const char *p = (const char *)data, *end = p + bytes;
 	size_t lines = 0;
@@ -1289,19 +1287,27 @@ int event_stream_read_end(const char *path, struct kv_list *end)
  * when META names none), the others skipped unread.  The merge's gap
  * counts so far are kept in *gaps (its counts field only).
  */
-static void stream_events_done(struct stream *s, struct reorder *gaps)
+unsigned meta_stack_stream(const struct kv_list *meta)
 {
-	const char *v = kv_list_get(&s->info->meta, "stack_stream");
+	const char *v = kv_list_get(meta, "stack_stream");
 	char *end;
 	unsigned long n = v ? strtoul(v, &end, 10) : 0;
+
+	return v && end != v && *end == '\0' && n > 0 && n <= REORDER_MAX_SOURCES ? (unsigned)n
+										   : 0;
+}
+
+static void stream_events_done(struct stream *s, struct reorder *gaps)
+{
+	unsigned n = meta_stack_stream(&s->info->meta);
 
 	s->events_done = true;
 	memset(gaps, 0, sizeof(*gaps));
 	gaps->gaps = s->reorder.gaps;
 	gaps->missing_seqs = s->reorder.missing_seqs;
 	gaps->late_events = s->reorder.late_events;
-	if (v && end != v && *end == '\0' && n > 0 && n <= REORDER_MAX_SOURCES) {
-		s->stack_stream = (unsigned)n;
+	if (n) {
+		s->stack_stream = n;
 		chunk_prefetch_events_only(s->prefetch, s->stack_stream);
 	}
 }

@@ -36,6 +36,15 @@ struct kv_list {
 /* The value of key in l (the last one when repeated), or NULL. */
 const char *kv_list_get(const struct kv_list *l, const char *key);
 
+/* Parses a META or END payload's "key=value\n" lines into l (empty or
+ * holding earlier pairs); lines without '=' are ignored.  Returns 0,
+ * -ENOMEM, or -E2BIG (too many lines: nothing added). */
+int kv_list_parse(struct kv_list *l, const uint8_t *data, size_t bytes);
+
+/* The stream that holds the stack nodes and module maps, as META's
+ * stack_stream names it; 0 when it names none or none that can be. */
+unsigned meta_stack_stream(const struct kv_list *meta);
+
 struct trace_diag {
 	uint64_t code;  /* enum trace_diag_code */
 	char *text;     /* owned, NUL-terminated */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/read/event_stream.h"
 #include "analyze/read/index_plan.h"
 #include "trace/chunk.h"
 #include "trace/chunk_index.h"
@@ -53,30 +54,14 @@ static int walk_add(struct walk *w, uint64_t offset, unsigned stream)
 	return 0;
 }
 
-/* META's "stack_stream=N" line; 0 when absent. */
-static unsigned meta_stack_stream(const uint8_t *data, size_t bytes)
+/* META's stack_stream (event_stream.h), read as the events are. */
+static unsigned walk_stack_stream(const uint8_t *data, size_t bytes)
 {
-	static const char key[] = "stack_stream=";
-	const char *p = (const char *)data, *end = p + bytes;
+	struct kv_list meta = { 0 };
+	unsigned n = kv_list_parse(&meta, data, bytes) == 0 ? meta_stack_stream(&meta) : 0;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *line_end = nl ? nl : end;
-
-		if ((size_t)(line_end - p) > sizeof(key) - 1 &&
-		    memcmp(p, key, sizeof(key) - 1) == 0) {
-			unsigned long v = 0;
-
-			for (const char *q = p + sizeof(key) - 1; q < line_end; q++) {
-				if (*q < '0' || *q > '9' || v > 0xffff)
-					return 0;
-				v = v * 10 + (unsigned long)(*q - '0');
-			}
-			return v <= 0xffff ? (unsigned)v : 0;
-		}
-		p = nl ? nl + 1 : end;
-	}
-	return 0;
+	kv_list_free(&meta);
+	return n;
 }
 
 /* Returns 0, -ENOMEM, or 1 when the walk met damage (note set). */
@@ -97,7 +82,7 @@ static int walk_trace(const char *path, struct walk *w, char *note, size_t note_
 				break;
 			}
 		} else if (c.type == TRACE_CHUNK_META && c.data && !w->stack_stream) {
-			w->stack_stream = meta_stack_stream(c.data, c.bytes);
+			w->stack_stream = walk_stack_stream(c.data, c.bytes);
 		} else if (c.type == TRACE_CHUNK_INDEX && c.data) {
 			w->index_chunks++;
 			free(w->index);
