@@ -393,6 +393,10 @@ const char *output_report_kind(const struct profile *r)
 		return profile_ended_early(r) ? "exact for malloc blocks until the recording "
 					       "ended early; see the note"
 					     : "exact for malloc blocks; see the note";
+	if (r->run.recording_controlled)
+		return profile_ended_early(r) ? "exact while recording was on, until the "
+					       "recording ended early; see recorded"
+					     : "exact while recording was on; see recorded";
 	return profile_ended_early(r) ? "exact until the recording ended early"
 				     : "exact: every allocation recorded";
 }

@@ -167,6 +167,11 @@ if report_json "$WORK/prealloc.json" "$WORK/prealloc"; then
 	expect_eq "paused signal-realloc: unmatched frees, live blocks at exit" "0 0" \
 		"$(q "$R" summary unmatched_frees) $(q "$R" summary leaked_blocks)"
 fi
+run_cmd 60 paused-report "$MPROF" report "$WORK/prealloc"
+expect_match "paused signal-realloc: the header does not say every allocation was recorded" \
+	'^mprof report: .*prealloc \(exact while recording was on; see recorded\)$' \
+	"$(head -n 1 "$RUN_OUT")"
+
 RUN_NAME=usr1 mprof_run 60 "$WORK/usr1" --paused --toggle-signal USR1 -- "$P" signal
 expect_eq "signal USR2 under --toggle-signal USR1: killed by SIGUSR2" 140 "$RUN_STATUS"
 

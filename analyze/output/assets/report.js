@@ -39,6 +39,7 @@
   if (s.foreign_malloc) { kind = "incomplete: the program's own malloc was not recorded"; warn = true; }
   else if (s.data_lost) { kind = 'incomplete: data was lost'; warn = true; }
   else if (s.own_heap_runtime || s.rss_mostly_unseen) { kind = 'exact for malloc blocks; see the notes'; warn = true; }
+  else if (s.recording) kind = 'exact while recording was on';
   if (ended) { kind += '; the recording ended early'; warn = true; }
   let status = '';
   if (prog.exit_signal != null) status = `killed by signal ${prog.exit_signal}`;
