@@ -40,7 +40,8 @@ mode), under `mprof run --sampled`, under `mprof run` (exact) and under
 `mprof run --paused` with the program starting recording (exact, set mode), and prints
 the median ns per pair of each and what each adds to the shim's; then the
 same for frees of 10^6 shuffled blocks (bench/free_loop.c: each free waits
-for a cache miss) unprofiled, under the shim, paused and sampled.
+for a cache miss) and for reallocs of small blocks (bench/realloc_loop.c)
+unprofiled, under the shim, paused and sampled.
 With --threads it instead runs bench/burst_threads.c with 2, 32 and 128
 threads allocating at once (6.1 M allocations in all at each count),
 unprofiled and in an exact run, and prints the
@@ -438,24 +439,35 @@ def pairs(mprof, rounds):
             ("paused (set)", run + ["--paused", "--", loop, "1000000"], {}),
             ("sampled 512K", run + ["--sampled", "--", loop, "1000000"], {}),
         ]
+        rloop = os.path.join(work, "realloc_loop")
+        sh([cc, "-O2", "-g", os.path.join(HERE, "realloc_loop.c"), "-o", rloop])
+        reallocs = [
+            ("unprofiled", [rloop, "1000000"], {}),
+            ("noop shim", [rloop, "1000000"], {"LD_PRELOAD": shim}),
+            ("paused (set)", run + ["--paused", "--", rloop, "1000000"], {}),
+            ("sampled 512K", run + ["--sampled", "--", rloop, "1000000"], {}),
+        ]
         got = {name: [] for name, _, _ in variants}
         got_free = {name: [] for name, _, _ in frees}
+        got_realloc = {name: [] for name, _, _ in reallocs}
+        tables = ((got, variants, "ns/pair", "malloc(64)+free pairs"),
+                  (got_free, frees, "ns/free", "frees of 10^6 shuffled blocks"),
+                  (got_realloc, reallocs, "ns/realloc", "reallocs of 64 blocks, 16-143 bytes"))
         for _ in range(rounds):
-            for table, runs in ((got, variants), (got_free, frees)):
+            for table, runs, _, _ in tables:
                 for name, argv, extra in runs:
                     clean(work, "t")
                     out = subprocess.run(argv, env=dict(os.environ, **extra),
                                          capture_output=True, text=True, check=True).stdout
                     table[name].append(float(out.split()[-1]))
-        for table, runs, unit in ((got, variants, "ns/pair"), (got_free, frees, "ns/free")):
+        for table, runs, unit, what in tables:
             base = statistics.median(table["noop shim"])
-            what = "malloc(64)+free pairs" if table is got else "frees of 10^6 shuffled blocks"
             print(f"{what}:")
-            print(f"{'mode':<16} {unit:>8} {'above shim':>10}  (medians of {rounds}; all runs)")
+            print(f"{'mode':<16} {unit:>10} {'above shim':>10}  (medians of {rounds}; all runs)")
             for name, _, _ in runs:
                 med = statistics.median(table[name])
                 all_runs = " ".join(f"{v:.2f}" for v in table[name])
-                print(f"{name:<16} {med:8.2f} {med - base:10.2f}  {all_runs}")
+                print(f"{name:<16} {med:10.2f} {med - base:10.2f}  {all_runs}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

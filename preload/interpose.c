@@ -330,11 +330,28 @@ static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_
 	return p;
 }
 
+/*
+ * Whether realloc(old, size_bytes) surely neither releases a recorded block
+ * nor makes one, decided on the fast path: in set mode old is null or its
+ * bucket of the set is empty (as free decides), and the new block is not
+ * recorded (interpose_unrecorded, which takes its bytes from the
+ * countdown, so it comes last).  realloc(old, 0) takes the full path.
+ */
+static inline int interpose_realloc_unrecorded(struct preload_thread *t, const void *old,
+					       size_t size_bytes)
+{
+	return control_uses_set && preload_thread_usable(t) &&
+	       (!old || (size_bytes && !fallback_owns(old) && !sample_set_may_hold(old))) &&
+	       interpose_unrecorded(t, size_bytes);
+}
+
 PRELOAD_API void *realloc(void *old, size_t size_bytes)
 {
-	struct preload_thread *t;
+	struct preload_thread *t = preload_tls;
 	void *p;
 
+	if (interpose_realloc_unrecorded(t, old, size_bytes))
+		return real.realloc(old, size_bytes);
 	if (fallback_owns(old))
 		return interpose_realloc_own(old, size_bytes, TRACE_FN_REALLOC, CALLER_IP,
 					     CALLER_CFA);
@@ -358,6 +375,8 @@ PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (interpose_realloc_unrecorded(preload_tls, old, total))
+		return real.realloc(old, total);
 	if (fallback_owns(old))
 		return interpose_realloc_own(old, total, TRACE_FN_REALLOCARRAY, CALLER_IP, CALLER_CFA);
 	t = preload_thread_enter();
@@ -371,9 +390,12 @@ PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
 
 PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes)
 {
-	struct preload_thread *t = preload_thread_enter();
+	struct preload_thread *t = preload_tls;
 	int rc;
 
+	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+		return real.posix_memalign(out, align_bytes, size_bytes);
+	t = preload_thread_enter();
 	if (!t)
 		return fallback_posix_memalign(out, align_bytes, size_bytes);
 	rc = real.posix_memalign(out, align_bytes, size_bytes);
@@ -385,9 +407,12 @@ PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes
 
 PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 {
-	struct preload_thread *t = preload_thread_enter();
+	struct preload_thread *t = preload_tls;
 	void *p;
 
+	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+		return real.aligned_alloc(align_bytes, size_bytes);
+	t = preload_thread_enter();
 	if (!t)
 		return fallback_aligned_alloc(align_bytes, size_bytes);
 	p = real.aligned_alloc(align_bytes, size_bytes);
@@ -399,9 +424,12 @@ PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 
 PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
 {
-	struct preload_thread *t = preload_thread_enter();
+	struct preload_thread *t = preload_tls;
 	void *p;
 
+	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+		return real.memalign(align_bytes, size_bytes);
+	t = preload_thread_enter();
 	if (!t)
 		return fallback_memalign(align_bytes, size_bytes);
 	p = real.memalign(align_bytes, size_bytes);
@@ -413,9 +441,12 @@ PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
 
 PRELOAD_API void *valloc(size_t size_bytes)
 {
-	struct preload_thread *t = preload_thread_enter();
+	struct preload_thread *t = preload_tls;
 	void *p;
 
+	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+		return real.valloc(size_bytes);
+	t = preload_thread_enter();
 	if (!t)
 		return fallback_valloc(size_bytes);
 	p = real.valloc(size_bytes);
@@ -429,9 +460,12 @@ PRELOAD_API void *valloc(size_t size_bytes)
  * page-rounded size glibc actually reserves (mprof-trace(5), ALLOC fn 8). */
 PRELOAD_API void *pvalloc(size_t size_bytes)
 {
-	struct preload_thread *t = preload_thread_enter();
+	struct preload_thread *t = preload_tls;
 	void *p;
 
+	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+		return real.pvalloc(size_bytes);
+	t = preload_thread_enter();
 	if (!t)
 		return fallback_pvalloc(size_bytes);
 	p = real.pvalloc(size_bytes);

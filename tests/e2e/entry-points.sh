@@ -11,13 +11,11 @@ make_work
 SRC="$PROGS_DIR/entry_points.c"
 build_c "$WORK/entry_points" "$SRC"
 
-mprof_run 60 "$WORK/trace" -- "$WORK/entry_points"
-expect_eq "exit status" 0 "$RUN_STATUS"
-expect_eq "stdout (realloc moved; free_sized and free_aligned_sized provided under mprof)" \
-	"moved: yes, free_sized: found, free_aligned_sized: found" "$(cat "$RUN_OUT")"
-report_json "$WORK/r.json" "$WORK/trace"
-R="$WORK/r.json"
-
+# The counts every run below must give: in exact mode, and in sampled mode
+# at one sample per byte, where every block the program asks for (none is
+# under 36 bytes) is sampled with weight 1, so that each entry point takes
+# the sampled path.  $R: the report's JSON.
+expect_counts() {
 #                         FUNCS                 allocs bytes    leak-blocks leak-bytes
 expect_site "$R" use_malloc              5 500    2 200
 expect_site "$R" use_calloc              4 1200   1 300
@@ -70,6 +68,15 @@ for pair in malloc=23 calloc=4 realloc=8 posix_memalign=2 aligned_alloc=5 memali
 	fn=${pair%=*}
 	expect_eq "summary: calls of $fn" "${pair#*=}" "$(q "$R" summary "calls.$fn")"
 done
+}
+
+mprof_run 60 "$WORK/trace" -- "$WORK/entry_points"
+expect_eq "exit status" 0 "$RUN_STATUS"
+expect_eq "stdout (realloc moved; free_sized and free_aligned_sized provided under mprof)" \
+	"moved: yes, free_sized: found, free_aligned_sized: found" "$(cat "$RUN_OUT")"
+report_json "$WORK/r.json" "$WORK/trace"
+R="$WORK/r.json"
+expect_counts
 
 # Temporary allocations: freed by the thread's very next allocator event.
 for pair in use_calloc=3 use_realloc_zero=4 use_free_sized=3 use_free_aligned_sized=2 \
@@ -83,4 +90,12 @@ run_cmd 60 text "$MPROF" report "$WORK/trace"
 expect_eq "mprof report (text): exit status" 0 "$RUN_STATUS"
 expect_match "mprof report (text): parse_header at entry_points.c:$LEAK_LINE" \
 	"parse_header.*entry_points\.c:$LEAK_LINE" "$(cat "$RUN_OUT")"
+# Sampled at one sample per byte: the same counts, as estimates.
+RUN_NAME=sampled mprof_run 60 "$WORK/sampled.trace" --sample-rate 1 --sample-seed 7 -- \
+	"$WORK/entry_points"
+expect_eq "sampled: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/s.json" "$WORK/sampled.trace"
+R="$WORK/s.json"
+expect_eq "sampled: the report says so" "true" "$(q "$R" summary sampled)"
+expect_counts
 finish
