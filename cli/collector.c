@@ -167,6 +167,7 @@ struct collector {
 	long idle_sleep_ns;            /* the next idle wait (IDLE_SLEEP_NS..MAX) */
 	unsigned long long start_ticks; /* when the launcher started (clock ticks
 	                                 * since boot, as /proc/PID/stat has it) */
+	struct pid_window pids;        /* IDs of processes created since then */
 	enum test_store test_store;    /* MPROF_TEST_STORE, a testing aid */
 };
 
@@ -1637,7 +1638,7 @@ static void late_report(const struct collector *c, const struct late_seen *seen,
 static void procs_late_settle(struct collector *c)
 {
 	struct late_query q = { c->cfg->session_dir, c->cfg->recorder_path, c->start_ticks,
-				image_known, c };
+				&c->pids, image_known, c };
 	struct late_starter late[LATE_MAX];
 	struct late_seen seen[LATE_MAX];
 	size_t nseen = 0, n;
@@ -1649,6 +1650,7 @@ static void procs_late_settle(struct collector *c)
 		struct timespec pause = { 0, IDLE_SLEEP_NS };
 		bool waiting = false;
 
+		pid_window_update(&c->pids);
 		n = late_starters_find(&q, late, LATE_MAX);
 		late_merge(seen, &nseen, late, n);
 		/* A process can create its file after the last directory scan
@@ -1849,6 +1851,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	c.cfg = cfg;
 	c.idle_sleep_ns = IDLE_SLEEP_NS;
 	c.start_ticks = pid_info_start_ticks((unsigned)getpid());
+	pid_window_start(&c.pids);
 	c.test_store = test_store_setting();
 	memcpy(c.ps_per_byte, effort_ps_per_byte_start, sizeof(c.ps_per_byte));
 	c.page_bytes = page > 0 ? (size_t)page : SESSION_PAGE_BYTES;

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cli/pid_window.h"
+
 #define LATE_PROGRAM_BYTES 256
 
 enum late_state {
@@ -44,6 +46,7 @@ struct late_query {
 	const char *recorder_path; /* the recorder library, resolved; NULL: unknown */
 	unsigned long long since_ticks; /* the run's processes started at or after
 	                                 * this (clock ticks since boot) */
+	const struct pid_window *window; /* and have IDs in it; NULL: any ID */
 	/* Whether the image that pid runs now (exe: /proc/PID/exe, "" when it
 	 * cannot be read) has a process file already. */
 	bool (*known)(unsigned pid, const char *exe, void *arg);
@@ -52,7 +55,9 @@ struct late_query {
 
 /*
  * Scans /proc for running processes other than the caller that started at
- * or after q->since_ticks, whose current image q->known does not know, and
+ * or after q->since_ticks, with IDs in q->window (only those are read:
+ * the scan costs what the run's processes cost, not what the machine's
+ * do), whose current image q->known does not know, and
  * whose environment (as exec gave it) holds SESSION_ENV=session_dir, or
  * cannot be read yet (LATE_EXECUTING, LATE_UNREADABLE).  Zombies and
  * kernel threads are passed over.  Stores up to cap of them in out;

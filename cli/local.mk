@@ -15,6 +15,7 @@ cli_mprof_SOURCES = \
 	cli/proc_file.c cli/proc_file.h \
 	cli/pid_info.c cli/pid_info.h \
 	cli/late_starters.c cli/late_starters.h \
+	cli/pid_window.c cli/pid_window.h \
 	cli/trace_files.c cli/trace_files.h \
 	cli/rezip.c cli/rezip.h \
 	cli/rss_sampler.c cli/rss_sampler.h \

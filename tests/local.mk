@@ -17,6 +17,14 @@ tests_unit_test_protobuf_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS
 tests_unit_test_protobuf_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_protobuf_LDADD = $(CUNIT_LIBS)
 TESTS += tests/unit/test_protobuf
+# ---- unit tests of the launcher's window of new process IDs (cli/) ----
+check_PROGRAMS += tests/unit/test_pid_window
+tests_unit_test_pid_window_SOURCES = tests/unit/test_pid_window.c cli/pid_window.c
+tests_unit_test_pid_window_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_pid_window_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_pid_window_LDADD = $(CUNIT_LIBS)
+TESTS += tests/unit/test_pid_window
+
 # ---- unit tests of the recorder's sampler and its set of sampled blocks ----
 # (compiled from preload/ sources into a plain binary: no preload, so the
 # sanitizers, and ThreadSanitizer by hand, can watch them)
