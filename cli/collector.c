@@ -718,16 +718,25 @@ static void proc_effort_adjust(struct proc *p, uint64_t now)
 	}
 }
 
+/* How many slots from 0 up the process has ever claimed (the header's
+ * slots_high, which the process can write: bounded by the file's slots). */
+static uint32_t proc_slots_claimed(const struct proc *p)
+{
+	uint32_t high = atomic_load_explicit(&p->pf.h->slots_high, memory_order_acquire);
+
+	return high < p->pf.nslots ? high : p->pf.nslots;
+}
+
 /*
  * One pass over the slots of an active process; returns the bytes taken.
  * Threads claim slots from the low end, so an ordinary round looks at the
  * slots used so far plus SLOT_MARGIN; a sweep (every SWEEP_INTERVAL_NS, and
- * at the end) looks at all of them.
+ * at the end) looks at every slot ever claimed.
  */
 static uint64_t proc_drain(struct collector *c, struct proc *p, bool force, uint64_t now)
 {
 	uint64_t taken = 0;
-	uint32_t limit = p->pf.nslots;
+	uint32_t limit = proc_slots_claimed(p);
 
 	if (p->broken)
 		return 0;
@@ -1259,7 +1268,7 @@ static unsigned proc_close_cut_calls(struct proc *p)
 	uint64_t ring_bytes = p->pf.ring_bytes;
 	unsigned written = 0;
 
-	for (uint32_t i = 1; i < p->pf.nslots; i++) {
+	for (uint32_t i = 1; i < proc_slots_claimed(p); i++) {
 		struct session_slot *s = proc_file_slot(&p->pf, i);
 		uint64_t w = atomic_load_explicit(&s->write_pos, memory_order_acquire);
 		uint64_t t0 = atomic_load_explicit(&s->taken_seq[0], memory_order_relaxed);

@@ -265,6 +265,7 @@ static int thread_slot_try_claim(void)
 							    memory_order_acquire,
 							    memory_order_relaxed)) {
 			atomic_store_explicit(&thread_slot_hint, idx, memory_order_relaxed);
+			session_slots_high_raise(preload_proc.hdr, idx);
 			return (int)idx;
 		}
 	}

@@ -43,7 +43,7 @@
 #define SESSION_ENV_PAUSED "MPROF_PAUSED" /* "1": recording starts stopped */
 #define SESSION_ENV_TOGGLE_SIGNAL "MPROF_TOGGLE_SIGNAL" /* signal number that toggles recording */
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 4 /* changes with the layout and with the trace
+#define SESSION_VERSION 5 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -118,6 +118,11 @@ struct session_proc_header {
 	/* The recorder's own anonymous mappings, bytes (an upper bound of its
 	 * memory besides the rings of this file). */
 	_Alignas(64) _Atomic uint64_t recorder_map_bytes;
+	/* One more than the highest slot index ever claimed, raised (release)
+	 * by a claimer before it writes to the slot: the launcher's sweeps read
+	 * no slot above it, so they never touch, and make the kernel allocate,
+	 * the pages of a slot table a process uses little of. */
+	_Atomic uint32_t slots_high;
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull
@@ -139,6 +144,18 @@ struct session_slot {
 
 _Static_assert(sizeof(struct session_slot) == 128, "slot is two cache lines");
 _Static_assert(sizeof(struct session_proc_header) <= SESSION_PAGE_BYTES, "header fits a page");
+
+/* Raises h->slots_high to cover slot index idx (a claimer calls it before
+ * its first write to the slot). */
+static inline void session_slots_high_raise(struct session_proc_header *h, uint32_t idx)
+{
+	uint32_t high = atomic_load_explicit(&h->slots_high, memory_order_relaxed);
+
+	while (high <= idx &&
+	       !atomic_compare_exchange_weak_explicit(&h->slots_high, &high, idx + 1,
+						      memory_order_release, memory_order_relaxed))
+		;
+}
 
 static inline struct session_slot *session_slot_at(void *base, uint32_t i)
 {
