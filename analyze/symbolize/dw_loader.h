@@ -53,6 +53,10 @@ extern struct dw_functions dw_fn;
  */
 bool dw_load(void);
 
+/* Whether dw_load() was called and failed (false before any call: a
+ * caller that never needed libdw never loads it). */
+bool dw_load_failed(void);
+
 /* Why dw_load() failed (dlerror's words, or the function missing), for a
  * message; "" before a failure. */
 const char *dw_load_error(void);
