@@ -26,6 +26,7 @@ ANALYZE_SYMBOL_SOURCES = \
 	analyze/symbolize/dw_loader.h analyze/symbolize/dw_loader.c \
 	analyze/symbolize/symbol_table.h analyze/symbolize/symbol_table.c \
 	analyze/symbolize/symbol_cache.h analyze/symbolize/symbol_cache.c \
+	analyze/symbolize/debug_search.h analyze/symbolize/debug_search.c \
 	analyze/symbolize/demangle.h analyze/symbolize/demangle.c \
 	analyze/symbolize/symbol_shorten.h analyze/symbolize/symbol_shorten.c
 

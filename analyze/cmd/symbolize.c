@@ -249,8 +249,9 @@ static struct symbolizer *symbolizer_for(struct symbolizer **s, const struct mod
 	return *s;
 }
 
-/* Symbolizes one trace with *shared (see symbolizer_for).  Returns 0 or 1
- * (message printed). */
+/* Symbolizes one trace with *shared (see symbolizer_for).  Returns 0, 1
+ * (message printed) or 2 when libdw was needed and cannot be loaded (message
+ * printed, the trace left as it was). */
 static int symbolize_trace(const char *path, struct symbolizer **shared)
 {
 	struct trace_scan t;
@@ -266,6 +267,8 @@ static int symbolize_trace(const char *path, struct symbolizer **shared)
 	if (rc == 0 && !t.has_symbols) {
 		s = symbolizer_for(shared, &t.maps);
 		rc = s ? symbolize_nodes(&t, s) : -ENOMEM;
+		if (rc == 0 && dw_load_failed())
+			rc = -ELIBACC; /* a module file had to be read: nothing embedded */
 		if (rc == 0)
 			rc = symbolizer_export(s, &data, &bytes);
 		if (rc == 0)
@@ -277,6 +280,9 @@ static int symbolize_trace(const char *path, struct symbolizer **shared)
 				"mprof-analyze: warning: %s: %s; symbolized what was readable "
 				"and cut the trace there (%" PRIu64 " bytes kept)\n",
 				path, t.damage, t.good_end_bytes);
+		else if (rc == -ELIBACC)
+			fprintf(stderr, "mprof-analyze: symbolize: cannot load libdw (%s); no "
+				"symbols embedded\n", dw_load_error());
 		else if (rc < 0)
 			fprintf(stderr, "mprof-analyze: %s: cannot add symbols: %s\n", path,
 				strerror(-rc));
@@ -286,7 +292,7 @@ static int symbolize_trace(const char *path, struct symbolizer **shared)
 		symbolizer_set_maps(s, NULL); /* t.maps goes now */
 	stack_nodes_free(&t.nodes);
 	module_maps_free(&t.maps);
-	return rc < 0 ? 1 : 0;
+	return rc == -ELIBACC ? 2 : rc < 0 ? 1 : 0;
 }
 
 int cmd_symbolize(int argc, char **argv)
@@ -303,19 +309,19 @@ int cmd_symbolize(int argc, char **argv)
 	 * every stripped module; stay offline unless asked to. */
 	if (!getenv("MPROF_DEBUGINFOD"))
 		unsetenv("DEBUGINFOD_URLS");
-	/* (after that: libdw may look at DEBUGINFOD_URLS when it loads)
-	 * Without libdw no module file can be read: the answers embedded now
-	 * would be module and offset for good, and win over what a report
-	 * could read later.  Embed nothing: `mprof run` warns and reports
-	 * read the binaries. */
-	if (!dw_load()) {
-		fprintf(stderr, "mprof-analyze: symbolize: cannot load libdw (%s); no symbols embedded\n",
-			dw_load_error());
-		return 1;
-	}
+	/* libdw is loaded when a module file must be read, not before (a warm
+	 * symbol cache may answer everything: dlopen of libdw and its libraries
+	 * is ~0.3 ms).  Without it no module file can be read: the answers
+	 * embedded then would be module and offset for good, and win over what
+	 * a report could read later.  That trace and the next get nothing:
+	 * `mprof run` warns and reports read the binaries. */
 	for (int i = 0; i < argc; i++) {
-		if (symbolize_trace(argv[i], &s) != 0)
+		int rc = symbolize_trace(argv[i], &s);
+
+		if (rc != 0)
 			status = 1;
+		if (rc == 2)
+			break;
 	}
 	symbolizer_free(s);
 	return status;

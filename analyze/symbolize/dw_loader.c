@@ -13,13 +13,17 @@
 struct dw_functions dw_fn;
 
 static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
+static bool dw_tried;
 static bool dw_loaded;
 static char dw_error[256];
 
 static void dw_open(void)
 {
 	struct dw_functions found;
-	void *lib = dlopen(DW_LOADER_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *lib;
+
+	dw_tried = true;
+	lib = dlopen(DW_LOADER_SONAME, RTLD_NOW | RTLD_LOCAL);
 
 	if (!lib) {
 		const char *why = dlerror();
@@ -45,6 +49,11 @@ bool dw_load(void)
 {
 	pthread_once(&dw_once, dw_open);
 	return dw_loaded;
+}
+
+bool dw_load_failed(void)
+{
+	return dw_tried && !dw_loaded;
 }
 
 const char *dw_load_error(void)

@@ -28,6 +28,7 @@
 	X(dwfl_build_id_find_elf) X(dwfl_standard_find_debuginfo) X(dwfl_offline_section_address) \
 	X(dwfl_module_getelf) X(dwfl_module_build_id) X(dwfl_module_getsymtab)                    \
 	X(dwfl_module_getsym_info) X(dwfl_module_getsrc) X(dwfl_module_getdwarf)                  \
+	X(dwfl_module_info)                                                                       \
 	X(dwfl_module_addrdie) X(dwfl_lineinfo)                                                   \
 	X(dwarf_tag) X(dwarf_formstring) X(dwarf_attr_integrate) X(dwarf_siblingof)               \
 	X(dwarf_ranges) X(dwarf_haspc) X(dwarf_hasattr) X(dwarf_formudata) X(dwarf_child)         \
@@ -52,6 +53,10 @@ extern struct dw_functions dw_fn;
  * nothing (cmd/symbolize.c).  The library stays loaded.
  */
 bool dw_load(void);
+
+/* Whether dw_load() was called and failed (false before any call: a
+ * caller that never needed libdw never loads it). */
+bool dw_load_failed(void);
 
 /* Why dw_load() failed (dlerror's words, or the function missing), for a
  * message; "" before a failure. */

@@ -68,13 +68,19 @@ static uint32_t get_le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int symbol_cache_read(const char *folder, const uint8_t *build_id, size_t len,
+/* The file name's suffix of a cache file of kind flags. */
+static const char *cache_suffix(unsigned flags)
+{
+	return flags & SYMBOL_CACHE_SYMTAB ? ".symtab" : "";
+}
+
+int symbol_cache_read(const char *folder, const uint8_t *build_id, size_t len, unsigned kind,
 		      struct symbol_cache_file *out)
 {
 	char path[4096];
 	uint8_t header[CACHE_HEADER_BYTES];
 	struct stat st;
-	int fd, rc = cache_path(path, sizeof(path), folder, build_id, len, "");
+	int fd, rc = cache_path(path, sizeof(path), folder, build_id, len, cache_suffix(kind));
 
 	memset(out, 0, sizeof(*out));
 	if (rc < 0)
@@ -154,7 +160,7 @@ int symbol_cache_write(const char *folder, const uint8_t *build_id, size_t len,
 	char path[4096], tmp[4096 + 32];
 	uint8_t header[CACHE_HEADER_BYTES] = { 0 };
 	uint32_t crc = libdeflate_crc32(0, payload, payload_bytes);
-	int fd, rc = cache_path(path, sizeof(path), folder, build_id, len, "");
+	int fd, rc = cache_path(path, sizeof(path), folder, build_id, len, cache_suffix(flags));
 
 	if (rc < 0 || payload_bytes > CACHE_MAX_BYTES)
 		return rc < 0 ? rc : -EFBIG;

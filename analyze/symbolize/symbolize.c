@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +28,7 @@
 
 #include "analyze/symbolize/dw_loader.h"
 
+#include "analyze/symbolize/debug_search.h"
 #include "analyze/symbolize/demangle.h"
 #include "analyze/util/hash_seed.h"
 #include "analyze/symbolize/symbol_cache.h"
@@ -63,6 +65,13 @@ struct elf_symbol {
 
 enum file_state { FILE_UNOPENED, FILE_OPEN, FILE_UNUSABLE };
 
+/* What libdw's search for a module's separate debug file found, kept where
+ * its module's userdata points (file_find_debuginfo). */
+struct debug_memo {
+	bool in_vain;            /* the last search found nothing */
+	char *debuglink;         /* the .gnu_debuglink name it was given, or NULL */
+};
+
 /* One module file: what the answers are keyed by, and its libdw handle. */
 struct sym_file {
 	char *path;
@@ -82,7 +91,9 @@ struct sym_file {
 	size_t cu_span_count;
 	bool cu_spans_indexed;
 	Dwarf_Addr dwarf_bias;      /* Dwfl address = DWARF address + this */
+	struct debug_memo *debug;   /* while open; malloc'd: libdw keeps a pointer */
 	bool cache_tried;           /* the on-disk cache was looked at */
+	bool dwarf_cached;          /* answers came from a DWARF cache file */
 	bool cache_dirty;           /* libdw answered something new */
 };
 
@@ -280,6 +291,41 @@ static int64_t file_intern(struct symbolizer *s, const char *path, const uint8_t
 /* libdw's own callbacks: set when libdw is loaded (file_open) */
 static Dwfl_Callbacks offline_callbacks;
 
+/* Whether the search for (debuglink, as given to the callback) was made. */
+static bool debug_memo_matches(const struct debug_memo *m, const char *debuglink)
+{
+	if (!m->debuglink || !debuglink)
+		return !m->debuglink && !debuglink;
+	return strcmp(m->debuglink, debuglink) == 0;
+}
+
+/*
+ * libdw's standard search for a separate debug file, remembering a search
+ * in vain: libdw searches again for the DWARF after the symbol table (7
+ * paths opened twice per stripped module), and the symbol cache needs the
+ * debuglink name for its proof (debug_search.h).
+ */
+static int file_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			       GElf_Addr base, const char *file_name, const char *debuglink,
+			       GElf_Word crc, char **debuginfo_file_name)
+{
+	struct debug_memo *m = *userdata;
+	int fd;
+
+	if (m && m->in_vain && debug_memo_matches(m, debuglink)) {
+		errno = 0;
+		return -1;
+	}
+	fd = dw_fn.dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
+					       crc, debuginfo_file_name);
+	if (!m)
+		return fd;
+	free(m->debuglink);
+	m->debuglink = debuglink ? strdup(debuglink) : NULL;
+	m->in_vain = fd < 0 && (!debuglink || m->debuglink);
+	return fd;
+}
+
 /* Opens f with libdw and checks its build-id against the recorded one. */
 static void file_open(struct sym_file *f)
 {
@@ -297,7 +343,7 @@ static void file_open(struct sym_file *f)
 		offline_callbacks = (Dwfl_Callbacks){
 			.find_elf = dw_fn.dwfl_build_id_find_elf,
 			/* build-id paths under /usr/lib/debug and .gnu_debuglink */
-			.find_debuginfo = dw_fn.dwfl_standard_find_debuginfo,
+			.find_debuginfo = file_find_debuginfo,
 			.section_address = dw_fn.dwfl_offline_section_address,
 		};
 	f->dwfl = dw_fn.dwfl_begin(&offline_callbacks);
@@ -310,6 +356,14 @@ static void file_open(struct sym_file *f)
 	dw_fn.dwfl_report_end(f->dwfl, NULL, NULL);
 	if (!f->mod || !dw_fn.dwfl_module_getelf(f->mod, &f->dwfl_bias))
 		return;
+	f->debug = calloc(1, sizeof(*f->debug));
+	if (f->debug) {
+		void **userdata = NULL;
+
+		dw_fn.dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (userdata)
+			*userdata = f->debug;
+	}
 	len = dw_fn.dwfl_module_build_id(f->mod, &bits, &vaddr);
 	if (f->build_id_len > 0 &&
 	    (len != (int)f->build_id_len || memcmp(bits, f->build_id, f->build_id_len) != 0))
@@ -327,6 +381,10 @@ static void file_release(struct sym_file *f)
 	free(f->cus);
 	if (f->dwfl)
 		dw_fn.dwfl_end(f->dwfl);
+	if (f->debug)
+		free(f->debug->debuglink);
+	free(f->debug);
+	f->debug = NULL;
 	f->symbols = NULL;
 	f->symbol_count = 0;
 	f->symbols_indexed = false;
@@ -1069,8 +1127,44 @@ static int cache_load_answer(void *ctx, const struct symbol_table_answer *in)
 	return answer_copy(l->s, l->fi, in);
 }
 
-/* Puts the cached answers of file fi into the table (only answers made
- * with DWARF are cached, see symbol_cache.h). */
+/* Whether answers made without DWARF may be cached: not when libdw may ask
+ * debuginfod servers, which the proof of no debug file cannot cover. */
+static bool symtab_cache_allowed(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return !urls || !*urls;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Puts the answers of file fi's SYMTAB cache file into the table, when its
+ * proof that fi has no debug file still holds. */
+static void cache_load_symtab(struct symbolizer *s, uint32_t fi)
+{
+	struct sym_file *f = &s->files[fi];
+	struct symbol_cache_file cf;
+	struct cache_load l = { s, fi };
+	uint32_t proof_bytes;
+
+	if (!symtab_cache_allowed() ||
+	    symbol_cache_read(s->cache_folder, f->build_id, f->build_id_len, SYMBOL_CACHE_SYMTAB,
+			      &cf) < 0)
+		return;
+	if ((cf.flags & SYMBOL_CACHE_SYMTAB) && cf.payload_bytes >= 4 &&
+	    (proof_bytes = le32(cf.payload)) <= cf.payload_bytes - 4 &&
+	    debug_search_proof_holds(cf.payload + 4, proof_bytes, f->path))
+		symbol_table_decode(cf.payload + 4 + proof_bytes, cf.payload_bytes - 4 - proof_bytes,
+				    cache_load_answer, &l);
+	free(cf.payload);
+}
+
+/* Puts the cached answers of file fi into the table: those made with DWARF
+ * when there are any, else those made without while their proof holds
+ * (symbol_cache.h). */
 static void cache_load(struct symbolizer *s, uint32_t fi)
 {
 	struct sym_file *f = &s->files[fi];
@@ -1078,11 +1172,17 @@ static void cache_load(struct symbolizer *s, uint32_t fi)
 	struct cache_load l = { s, fi };
 
 	f->cache_tried = true;
-	if (!s->cache_folder || !f->build_id_len ||
-	    symbol_cache_read(s->cache_folder, f->build_id, f->build_id_len, &cf) < 0)
+	if (!s->cache_folder || !f->build_id_len)
 		return;
-	if (cf.flags & SYMBOL_CACHE_DWARF)
+	if (symbol_cache_read(s->cache_folder, f->build_id, f->build_id_len, SYMBOL_CACHE_DWARF,
+			      &cf) < 0) {
+		cache_load_symtab(s, fi);
+		return;
+	}
+	if (cf.flags & SYMBOL_CACHE_DWARF) {
 		symbol_table_decode(cf.payload, cf.payload_bytes, cache_load_answer, &l);
+		f->dwarf_cached = true;
+	}
 	free(cf.payload);
 }
 
@@ -1098,27 +1198,76 @@ int symbolizer_use_cache(struct symbolizer *s)
 	return s->cache_folder ? 0 : -ENOMEM;
 }
 
-/* Writes every answer of file fi (found now or loaded) to the cache, when
- * they were made with DWARF. */
+/* The proof that file f has no debug file, with its u32 length before it,
+ * into *out (malloc'd, *bytes); 0 or a negative errno (then no cache). */
+static int cache_symtab_proof(const struct sym_file *f, uint8_t **out, size_t *bytes)
+{
+	uint8_t *proof, *v;
+	size_t proof_bytes;
+	int rc;
+
+	/* answers loaded from a DWARF file would be mixed in; no search made
+	 * or one that found a file: no proof */
+	if (!symtab_cache_allowed() || f->dwarf_cached || !f->debug || !f->debug->in_vain)
+		return -ENOENT;
+	rc = debug_search_proof_make(f->path, f->debug->debuglink, f->build_id, f->build_id_len,
+				     &proof, &proof_bytes);
+	if (rc < 0)
+		return rc;
+	v = proof_bytes <= UINT32_MAX ? malloc(proof_bytes + 4) : NULL;
+	if (v) {
+		for (int i = 0; i < 4; i++)
+			v[i] = (uint8_t)(proof_bytes >> (8 * i));
+		memcpy(v + 4, proof, proof_bytes);
+	}
+	free(proof);
+	*out = v;
+	*bytes = proof_bytes + 4;
+	return v ? 0 : -ENOMEM;
+}
+
+/* Writes every answer of file fi (found now or loaded) to the cache: to
+ * its DWARF file when made with DWARF, else to its SYMTAB file with the
+ * proof that no debug file exists. */
 static int cache_save_file(struct symbolizer *s, uint32_t fi)
 {
 	struct sym_file *f = &s->files[fi];
 	struct symbol_table_answer *out;
 	Dwarf_Addr bias;
-	uint8_t *data = NULL;
-	size_t n, bytes = 0;
+	uint8_t *data = NULL, *proof = NULL;
+	size_t n, bytes = 0, proof_bytes = 0;
+	unsigned kind = SYMBOL_CACHE_DWARF;
 	int rc;
 
-	if (f->state != FILE_OPEN || !dw_fn.dwfl_module_getdwarf(f->mod, &bias))
-		return 0; /* symbol-table answers: another copy may do better */
+	if (f->state != FILE_OPEN)
+		return 0;
+	if (!dw_fn.dwfl_module_getdwarf(f->mod, &bias)) {
+		kind = SYMBOL_CACHE_SYMTAB;
+		if (cache_symtab_proof(f, &proof, &proof_bytes) < 0)
+			return 0; /* another copy, or a debug file, may do better */
+	}
 	out = malloc((s->answer_count ? s->answer_count : 1) * sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	n = answers_collect(s, out, answer_of_file, fi);
-	rc = symbol_table_encode(out, n, &data, &bytes);
+	rc = out ? 0 : -ENOMEM;
+	if (rc == 0) {
+		n = answers_collect(s, out, answer_of_file, fi);
+		rc = symbol_table_encode(out, n, &data, &bytes);
+	}
+	if (rc == 0 && proof) {
+		uint8_t *v = realloc(proof, proof_bytes + bytes);
+
+		rc = v ? 0 : -ENOMEM;
+		if (v) {
+			memcpy(v + proof_bytes, data, bytes);
+			free(data);
+			data = v;
+			bytes += proof_bytes;
+			proof = NULL;
+		}
+	}
 	if (rc == 0)
-		rc = symbol_cache_write(s->cache_folder, f->build_id, f->build_id_len,
-					SYMBOL_CACHE_DWARF, data, bytes);
+		rc = symbol_cache_write(s->cache_folder, f->build_id, f->build_id_len, kind, data,
+					bytes);
+	free(proof);
 	free(data);
 	free(out);
 	return rc;

@@ -2,7 +2,7 @@
 # error-paths.sh - clear messages and documented statuses when things go
 # wrong: a missing program (127), an output that cannot be created (125,
 # before the program runs), libdw that cannot be loaded at the end of a run
-# (no symbols embedded), `mprof report` on a file that is not a trace and
+# (no symbols embedded, unless the symbol cache holds them all), `mprof report` on a file that is not a trace and
 # on a trace truncated anywhere (every format still reports what it could
 # read, with a warning), `mprof report -o` naming a trace (refused).  Never
 # a crash.
@@ -68,6 +68,20 @@ expect_site "$WORK/nodw.json" lose_blocks 3 9000 3 9000
 RUN_NAME=good mprof_run 60 "$WORK/trace" -- "$WORK/small_leak"
 expect_eq "reference run: exit status" 0 "$RUN_STATUS"
 report_json "$WORK/full.json" "$WORK/trace"
+
+# libdw not loadable, but the symbol cache (warm since the reference run)
+# answers every frame: libdw is not needed, so the answers are embedded (a
+# copy of the program, deleted before the report, can only be named from
+# them).
+cp "$WORK/small_leak" "$WORK/small_leak_copy"
+MPROF_ANALYZE="$WORK/analyze-nodw" RUN_NAME=nodw-cached mprof_run 60 "$WORK/trace-nodw-cached" \
+	-- "$WORK/small_leak_copy"
+rm -f "$WORK/small_leak_copy"
+expect_eq "libdw not loadable, all cached: exit status" 0 "$RUN_STATUS"
+expect_eq "libdw not loadable, all cached: no warning" "" \
+	"$(grep -e 'libdw' -e 'embedding symbols' "$RUN_ERR")"
+report_json "$WORK/nodw-cached.json" "$WORK/trace-nodw-cached"
+expect_site "$WORK/nodw-cached.json" lose_blocks 3 9000 3 9000
 size=$(stat -c %s "$WORK/trace")
 # (a) the last 40 bytes lost: at most the final chunk (embedded symbols) is
 # damaged, so every event is still there and the counts are unchanged.

@@ -3,8 +3,9 @@
 # $MPROF_SYMBOL_CACHE and takes them from there on later runs: a copy of
 # the program without its debug info (same build-id) still gets file:line
 # and the inlined frame, from the cache alone.  Answers made without DWARF
-# are never cached (run first, such a copy would hide the debug info of the
-# real binary), a damaged cache file or a FIFO in its place is ignored, an
+# never hide DWARF ones (run first, such a copy would hide the debug info of
+# the real binary): they are kept apart, with the proof that no debug file
+# exists, and used only while it holds, a damaged cache file or a FIFO in its place is ignored, an
 # empty MPROF_SYMBOL_CACHE writes nothing, and without it the cache lives
 # under $HOME/.cache/mprof.
 # Program and facts: tests/progs/inlined_site.c.
@@ -88,7 +89,39 @@ report_json "$WORK/fifo.json" "$WORK/fifo.trace"
 check_site "$WORK/fifo.json" no "FIFO in the cache"
 rm -f "$CACHED"
 
-# 4. Set and empty: no cache at all; unset: under $HOME/.cache/mprof.
+# 4. Answers made without DWARF go to BUILD-ID.symtab with the proof that
+# no debug file exists, and are used while it holds: the next run takes
+# them from there (the file is not rewritten), and a debug file installed
+# later (in .debug/ next to the binary, where libdw looks) is read at once.
+build_c "$WORK/leaker_full" "$PROGS_DIR/small_leak.c"
+mkdir -p "$WORK/plain"
+objcopy --only-keep-debug "$WORK/leaker_full" "$WORK/leaker.debug" &&
+	objcopy --strip-debug "$WORK/leaker_full" "$WORK/plain/leaker" ||
+	hard_error "objcopy failed"
+LEAK_ID=$(readelf -n "$WORK/plain/leaker" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+SYMTAB="$WORK/cache/symbols-2-$VERSION/$LEAK_ID.symtab"
+RUN_NAME=symtab1 mprof_run 60 "$WORK/symtab1.trace" -- "$WORK/plain/leaker"
+expect_eq "no debug file: exit status" 0 "$RUN_STATUS"
+expect_eq "no debug file: .symtab cache file says so" 2 \
+	"$(od -An -tu1 -j8 -N1 "$SYMTAB" | tr -d ' ')"
+expect_true "no debug file: no DWARF cache file" test ! -e "${SYMTAB%.symtab}"
+report_json "$WORK/symtab1.json" "$WORK/symtab1.trace"
+expect_site "$WORK/symtab1.json" lose_blocks 3 9000 3 9000
+expect_eq "no debug file: lose_blocks has no file" null "$(q "$WORK/symtab1.json" frame lose_blocks file)"
+INODE=$(stat -c %i "$SYMTAB")
+RUN_NAME=symtab2 mprof_run 60 "$WORK/symtab2.trace" -- "$WORK/plain/leaker"
+expect_eq "no debug file, again: answered from the cache (file not rewritten)" "$INODE" \
+	"$(stat -c %i "$SYMTAB")"
+report_json "$WORK/symtab2.json" "$WORK/symtab2.trace"
+expect_site "$WORK/symtab2.json" lose_blocks 3 9000 3 9000
+mkdir -p "$WORK/plain/.debug" && cp "$WORK/leaker.debug" "$WORK/plain/.debug/leaker.debug"
+RUN_NAME=symtab3 mprof_run 60 "$WORK/symtab3.trace" -- "$WORK/plain/leaker"
+report_json "$WORK/symtab3.json" "$WORK/symtab3.trace"
+expect_eq "debug file installed: lose_blocks has its file" small_leak.c \
+	"$(q "$WORK/symtab3.json" frame lose_blocks file)"
+expect_true "debug file installed: DWARF cache file written" test -s "${SYMTAB%.symtab}"
+
+# 5. Set and empty: no cache at all; unset: under $HOME/.cache/mprof.
 mkdir -p "$WORK/home"
 HOME="$WORK/home" MPROF_SYMBOL_CACHE='' RUN_NAME=off \
 	mprof_run 60 "$WORK/off.trace" -- "$WORK/inlined_site"
