@@ -14,8 +14,8 @@
  * table) would hide the debug info of a copy that has it, or of a debug
  * file installed later, so they go in BUILD-ID.symtab with a proof that no
  * debug file exists (debug_search.h), and are used only while the proof
- * holds and the build-id has no DWARF file (python3 -c pass: saves loading
- * libdw and indexing python3's .dynsym, ~0.7 ms of a 1.7 ms step).  A file is:
+ * holds and the build-id has no DWARF file (a stripped program's frames then
+ * need neither libdw nor an index of its symbol table).  A file is:
  *   0  8 bytes magic "MPROFSYC"
  *   8  u8  flags: SYMBOL_CACHE_DWARF in BUILD-ID, SYMBOL_CACHE_SYMTAB in
  *          BUILD-ID.symtab (a file without its kind's flag is ignored)
