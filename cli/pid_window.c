@@ -86,6 +86,17 @@ static unsigned long long tasks_created(void)
 	return n;
 }
 
+/* Tasks alive on the machine now (the total of /proc/loadavg's fourth
+ * field, "running/total"), or 0. */
+static unsigned long long tasks_alive(void)
+{
+	char buf[256], *slash;
+
+	if (small_read("/proc/loadavg", buf, sizeof(buf)) <= 0 || !(slash = strchr(buf, '/')))
+		return 0;
+	return strtoull(slash + 1, NULL, 10);
+}
+
 /* Whether /proc shows the caller's own PID namespace. */
 static bool proc_is_own(void)
 {
@@ -104,7 +115,16 @@ void pid_window_start(struct pid_window *w)
 	w->first = (unsigned)getpid();
 	w->last = w->first;
 	w->tasks_start = tasks_created();
-	w->all = w->tasks_start == 0 || !proc_is_own();
+	w->alive_start = tasks_alive();
+	w->all = w->tasks_start == 0 || w->alive_start == 0 || !proc_is_own();
+}
+
+bool pid_window_cycle_safe(unsigned long long created, unsigned long long alive,
+			   unsigned long long pid_max)
+{
+	if (pid_max <= PID_WINDOW_WRAP_TO || created > pid_max || alive > pid_max)
+		return false;
+	return 2 * created + alive + PID_WINDOW_MARGIN < pid_max - PID_WINDOW_WRAP_TO;
 }
 
 void pid_window_update(struct pid_window *w)
@@ -116,8 +136,8 @@ void pid_window_update(struct pid_window *w)
 	last = proc_number("/proc/sys/kernel/ns_last_pid");
 	max = proc_number("/proc/sys/kernel/pid_max");
 	tasks = tasks_created();
-	if (!last || last > 0xffffffffull || max <= PID_WINDOW_WRAP_TO || tasks < w->tasks_start ||
-	    tasks - w->tasks_start + PID_WINDOW_MARGIN >= max - PID_WINDOW_WRAP_TO) {
+	if (!last || last > 0xffffffffull || tasks < w->tasks_start ||
+	    !pid_window_cycle_safe(tasks - w->tasks_start, w->alive_start, max)) {
 		w->all = true;
 		return;
 	}

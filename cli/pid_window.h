@@ -8,9 +8,13 @@
  * (/proc/sys/kernel/ns_last_pid), wrapping from pid_max back to 300.  So
  * every process created after the launcher has an ID in the cyclic range
  * from the launcher's own ID (excluded) to the last ID given (included),
- * as long as the cycle has not gone all the way round meanwhile, which
- * takes at least pid_max - 300 new tasks: the machine's count of tasks
- * created since boot ("processes" in /proc/stat) bounds that.  When
+ * as long as the cycle has not gone all the way round meanwhile.  A round
+ * skips the IDs in use, so it takes at least pid_max - 300 - U new tasks,
+ * U the most tasks alive at once meanwhile; U is at most the tasks alive
+ * at the start (/proc/loadavg) plus those created since (the machine's
+ * count of tasks created since boot, "processes" in /proc/stat), so no
+ * round can have happened while twice the tasks created plus those alive
+ * at the start stay below pid_max - 300.  When
  * anything needed cannot be read, or /proc is not the launcher's own PID
  * namespace, or the cycle may have gone round, the window holds every ID
  * and the scan reads everything, as it would without it.  A task created
@@ -28,7 +32,15 @@ struct pid_window {
 	unsigned last;    /* up to this one, cyclically (ns_last_pid) */
 	bool all;         /* the window holds every ID */
 	unsigned long long tasks_start; /* /proc/stat "processes" at the start */
+	unsigned long long alive_start; /* tasks alive then (/proc/loadavg) */
 };
+
+/* Whether the ID cycle surely has not gone round: created tasks were
+ * created since the start, alive tasks were alive at the start, pid_max is
+ * the namespace's, and a fixed margin counts the tasks created between the
+ * launcher's own creation and the start. */
+bool pid_window_cycle_safe(unsigned long long created, unsigned long long alive,
+			   unsigned long long pid_max);
 
 /* Opens a window after the calling process's own ID (call it early: tasks
  * created before the call and after the process count toward the bound

@@ -47,6 +47,21 @@ static void test_nothing_given_holds_nothing_all_holds_all(void)
 	CU_ASSERT_TRUE(pid_window_holds(&w, 1));
 }
 
+/* A round of the cycle skips the IDs in use: with 24,000 tasks alive,
+ * 7,946 new ones can go round a pid_max of 32768 (a probe's run did), so
+ * the window must give up; with few alive it holds for thousands. */
+static void test_cycle_safe_counts_ids_in_use(void)
+{
+	CU_ASSERT_FALSE(pid_window_cycle_safe(7946, 24000, 32768));
+	CU_ASSERT_TRUE(pid_window_cycle_safe(1001, 24000, 32768));
+	CU_ASSERT_TRUE(pid_window_cycle_safe(100, 200, 32768));
+	CU_ASSERT_TRUE(pid_window_cycle_safe(14000, 200, 32768));
+	CU_ASSERT_FALSE(pid_window_cycle_safe(14200, 200, 32768));
+	CU_ASSERT_TRUE(pid_window_cycle_safe(1000000, 5000, 4194304));
+	CU_ASSERT_FALSE(pid_window_cycle_safe(0, 0, 300));
+	CU_ASSERT_FALSE(pid_window_cycle_safe(40000, 0, 32768));
+}
+
 static void test_child_in_window_parent_not(void)
 {
 	struct pid_window w;
@@ -83,6 +98,7 @@ int main(void)
 	CU_add_test(s, "range wraps at pid_max", test_range_wraps_at_pid_max);
 	CU_add_test(s, "nothing given holds nothing, all holds all",
 		    test_nothing_given_holds_nothing_all_holds_all);
+	CU_add_test(s, "the cycle's bound counts the IDs in use", test_cycle_safe_counts_ids_in_use);
 	CU_add_test(s, "a child forked after the start is in it, the parent not",
 		    test_child_in_window_parent_not);
 	CU_basic_set_mode(CU_BRM_NORMAL);
