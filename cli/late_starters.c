@@ -213,12 +213,14 @@ size_t late_starters_find(const struct late_query *q, struct late_starter *out, 
 		} else if (len == 0) {
 			/* In the middle of an exec the environment is not
 			 * there yet: it may well be ours, if it descends from
-			 * the launcher.  (An exiting process reads empty too:
-			 * a shell of another job on the machine was named as
-			 * a process of the run that was never recorded.) */
-			if (!pid_info_descends_from(s.pid, self))
-				continue;
-			s.state = LATE_EXECUTING;
+			 * the launcher.  An exiting process reads empty too (a
+			 * shell of another job on the machine was named as a
+			 * process of the run that was never recorded), and so
+			 * does a child of the run whose parent has ended, in
+			 * its exec: one that does not descend is looked at
+			 * again, as one whose environment cannot be read. */
+			s.state = pid_info_descends_from(s.pid, self) ? LATE_EXECUTING
+								      : LATE_UNREADABLE;
 		} else {
 			session = env_value(env, (size_t)len, session_name, sizeof(session_name) - 1);
 			if (!session || strcmp(session, q->session_dir) != 0)

@@ -24,7 +24,8 @@ enum late_state {
 	LATE_EXECUTING,   /* no environment yet: in the middle of an exec, and
 	                   * perhaps not the run's */
 	LATE_UNREADABLE,  /* its environment cannot be read (another user's, or
-	                   * not dumpable): perhaps not the run's */
+	                   * not dumpable), or reads empty and it does not
+	                   * descend from the caller: perhaps not the run's */
 	LATE_STARTING,    /* the run's; its recorder should start soon */
 	LATE_STOPPED,     /* the run's, stopped (signal or tracer) before its
 	                   * recorder started */
