@@ -24,6 +24,11 @@ PROGS_DIR="$abs_top_srcdir/tests/progs"
 : "${CC:=cc}"
 : "${CXX:=c++}"
 : "${PYTHON:=python3}"
+# The interpreter itself, not a version manager's shim in front of it: each
+# call through pyenv's shim costs 60 ms more here, the suite makes thousands,
+# and in one CI run two of them printed nothing (the shim runs under set -e).
+PYTHON_SELF=$("$PYTHON" -c 'import sys; print(sys.executable)' 2>/dev/null) &&
+	[ -x "$PYTHON_SELF" ] && PYTHON=$PYTHON_SELF
 export LC_ALL=C
 
 CHECKS=0
