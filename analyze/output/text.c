@@ -389,6 +389,12 @@ const char *output_report_kind(const struct profile *r)
 		return "incomplete: the program's own malloc was not recorded";
 	if (r->run.data_lost[0])
 		return "incomplete: data was lost; see data and warnings";
+	if ((r->run.own_heap_runtime || r->run.rss_mostly_unseen) && r->run.recording_controlled)
+		return profile_ended_early(r) ? "exact for malloc blocks while recording was on, "
+					       "until the recording ended early; see the note "
+					       "and recorded"
+					     : "exact for malloc blocks while recording was on; see "
+					       "the note and recorded";
 	if (r->run.own_heap_runtime || r->run.rss_mostly_unseen)
 		return profile_ended_early(r) ? "exact for malloc blocks until the recording "
 					       "ended early; see the note"

@@ -18,6 +18,7 @@ out('kind', await page.textContent('.sub .kind'));
 for (const c of await page.$$('.card')) {
   const k = await c.$eval('.k', (e) => e.textContent);
   out(`card ${k}`, await c.$eval('.v', (e) => e.textContent));
+  out(`card ${k} detail`, await c.$eval('.d', (e) => e.textContent));
 }
 const data = await page.evaluate(() => JSON.parse(document.getElementById('mprof-data').textContent));
 out('data allocations', data.report.summary.allocations);

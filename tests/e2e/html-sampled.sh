@@ -1,6 +1,9 @@
 #!/bin/bash
 # html-sampled.sh - `mprof report --html` of a sampled trace says so in its
-# header as the text report does, "estimated, sample rate R", and its page
+# header as the text report does, "estimated, sample rate R" (also for a
+# runtime with a heap of its own, python3, whose note once took the
+# header's place), marks the heap peak rough, gives no temporary count and
+# gives blocks freed as the estimate with the free calls recorded; its page
 # loads with no error; an exact trace's page says "exact".
 # Program: tests/progs/leak_count.c.
 source "$(dirname "$0")/lib.sh"
@@ -21,9 +24,32 @@ expect_eq "page: node exit status" 0 "$RUN_STATUS"
 expect_eq "page: no console error, page error or network request" none "$(v problems)"
 expect_eq "page: the header says estimated and the sample rate" \
 	"estimated, sample rate 4096 B (4.0 KiB)" "$(v kind)"
+report_json "$WORK/s.json" "$WORK/ts"
+expect_match "page: the heap peak is rough" '^rough \(sampled\): ' "$(v 'card heap peak (t-gmax) detail')"
+expect_eq "page: no temporary count" "-" "$(v 'card temporary')"
+expect_eq "page: temporary not estimated" "not estimated (sampled)" "$(v 'card temporary detail')"
+expect_eq "page: blocks freed, the estimate" \
+	"$(q "$WORK/s.json" summary blocks_freed | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" "$(v 'card blocks freed')"
+expect_eq "page: the free calls recorded" \
+	"estimate; $(q "$WORK/s.json" summary frees) free calls recorded" "$(v 'card blocks freed detail')"
+
+# A runtime with a heap of its own, sampled: still "estimated" on the page.
+PY=/usr/bin/python3
+if [ -x "$PY" ]; then
+	RUN_NAME=py mprof_run 60 "$WORK/tp" --sampled -- "$PY" -c 'x = [str(i) for i in range(100000)]'
+	expect_eq "python3 sampled: exit status" 0 "$RUN_STATUS"
+	run_cmd 60 pyhtml "$MPROF" report --html "$WORK/p.html" "$WORK/tp"
+	run_cmd 120 pypage node "$BROWSER_DIR/report-page.mjs" "$WORK/p.html" "$WORK/p.png"
+	expect_eq "python3 page: no problem" none "$(v problems)"
+	expect_eq "python3 page: the header says estimated, not the heap note" \
+		"estimated, sample rate 524288 B (512.0 KiB)" "$(v kind)"
+else
+	echo "skip: the python3 part: $PY is not installed"
+fi
 
 RUN_NAME=e mprof_run 60 "$WORK/te" -- "$WORK/leak_count" 7
 run_cmd 60 html2 "$MPROF" report --html "$WORK/e.html" "$WORK/te"
 run_cmd 120 page2 node "$BROWSER_DIR/report-page.mjs" "$WORK/e.html" "$WORK/e.png"
 expect_eq "exact page: the header says exact" "exact: every allocation recorded" "$(v kind)"
+expect_match "exact page: a temporary count" '^[0-9,]+$' "$(v 'card temporary')"
 finish

@@ -34,12 +34,15 @@
     while (v >= 1024 && u < 3) { v /= 1024; u++; }
     return u < 0 ? `${n} B` : `${n} B (${v.toFixed(1)} ${['KiB', 'MiB', 'GiB', 'TiB'][u]})`;
   })(s.sample_rate_bytes);
-  let kind = s.sampled ? `estimated, sample rate ${rate}` : 'exact: every allocation recorded';
-  let warn = !!s.sampled;
-  if (s.foreign_malloc) { kind = "incomplete: the program's own malloc was not recorded"; warn = true; }
-  else if (s.data_lost) { kind = 'incomplete: data was lost'; warn = true; }
-  else if (s.own_heap_runtime || s.rss_mostly_unseen) { kind = 'exact for malloc blocks; see the notes'; warn = true; }
+  // the text report's order: a sampled trace is estimated whatever else holds
+  let kind = 'exact: every allocation recorded', warn = true;
+  if (s.sampled) kind = `estimated, sample rate ${rate}`;
+  else if (s.foreign_malloc) kind = "incomplete: the program's own malloc was not recorded";
+  else if (s.data_lost) kind = 'incomplete: data was lost';
+  else if (s.own_heap_runtime || s.rss_mostly_unseen)
+    kind = `exact for malloc blocks${s.recording ? ' while recording was on' : ''}; see the notes`;
   else if (s.recording) kind = 'exact while recording was on';
+  else warn = false;
   if (ended) { kind += '; the recording ended early'; warn = true; }
   let status = '';
   if (prog.exit_signal != null) status = `killed by signal ${prog.exit_signal}`;
@@ -53,14 +56,17 @@
   const card = (k, v, d) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v),
     el('div', { class: 'd' }, d || ''));
   app.append(el('div', { class: 'cards' },
-    card('heap peak (t-gmax)', bytes(s.peak.bytes), `${count(s.peak.blocks)} blocks, ${peakAt}`),
+    card('heap peak (t-gmax)', bytes(s.peak.bytes),
+      `${s.sampled ? 'rough (sampled): ' : ''}${count(s.peak.blocks)} blocks, ${peakAt}`),
     card(atT ? `live at T (${ns(win.at_ns)})` : ended ? 'live at end' : 'leaked (live at exit)', bytes(s.leaked_bytes),
       `${count(s.leaked_blocks)} blocks`),
     card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
-    card('temporary', count(s.temporary), `${pct(s.temporary, s.allocations)} of allocations`),
+    s.sampled ? card('temporary', '-', 'not estimated (sampled)')
+      : card('temporary', count(s.temporary), `${pct(s.temporary, s.allocations)} of allocations`),
     card('peak RSS', s.peak_rss_kib != null ? bytes(s.peak_rss_kib * 1024) : '-',
       s.peak_rss_sampled ? 'at least: sampled while it ran' : 'the process’s own'),
-    card('frees', count(s.frees), `${count(s.reallocs)} reallocs`)));
+    s.sampled ? card('blocks freed', count(s.blocks_freed), `estimate; ${count(s.frees)} free calls recorded`)
+      : card('frees', count(s.frees), `${count(s.reallocs)} reallocs`)));
   const notes = [];
   if (atT) notes.push(`The heap at T = ${ns(win.at_ns)} into the recording (--at): the events before T; blocks live at T are not leaks.`);
   else if (win) notes.push(`Only the allocations made from ${ns(win.from_ns)} into the recording to ${win.to_ns != null ? ns(win.to_ns) : 'its end'}, and their frees (${count(win.frees_outside)} frees of blocks allocated outside it left out).`);
