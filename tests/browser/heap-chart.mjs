@@ -24,5 +24,6 @@ if (chart) {
   out('paused', await page.$$eval('#chart svg rect.paused', (rs) => rs.length));
   await chart.screenshot({ path: shot });
 }
+out('notes', (await page.$$eval('ul.notes li', (ls) => ls.map((l) => l.textContent))).join(' | '));
 out('problems', problems.length ? problems.join(' | ') : 'none');
 await close();

@@ -159,6 +159,11 @@ if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
 	expect_eq "chart, paused run: no problems" none "$(v "$CHART_paused" problems)"
 	expect_eq "chart, paused run: its marker" mid "$(v "$CHART_paused" markers)"
 	expect_eq "chart, paused run: three stretches not recorded" 3 "$(v "$CHART_paused" paused)"
+	expect_match "page, paused run: how much was recorded, as the text says" \
+		"^Recorded 2\.10 s of 5\.00 s \(paused 2\.90 s: started paused, 2 stops, 2 starts\); nothing is counted while paused" \
+		"$(v "$CHART_paused" notes)"
+	expect_eq "page, run recorded throughout: no such note" "" \
+		"$(v "$CHART_markers" notes | grep -o 'Recorded [^|]*')"
 else
 	echo "note: Debian's chromium or tests/browser's node modules are missing: the chart's checks are skipped"
 fi

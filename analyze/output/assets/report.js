@@ -68,6 +68,12 @@
     s.sampled ? card('blocks freed', count(s.blocks_freed), `estimate; ${count(s.frees)} free calls recorded`)
       : card('frees', count(s.frees), `${count(s.reallocs)} reallocs`)));
   const notes = [];
+  if (s.recording) {
+    const rec = s.recording, plural = (n, w) => `${count(n)} ${w}${n === 1 ? '' : 's'}`;
+    notes.push(`Recorded ${ns(rec.recorded_ns)} of ${ns(rec.recorded_ns + rec.paused_ns)} (paused ${ns(rec.paused_ns)}: ` +
+      `${rec.paused_at_start ? 'started paused, ' : ''}${plural(rec.stops, 'stop')}, ${plural(rec.starts, 'start')}); ` +
+      'nothing is counted while paused (the chart shades those stretches).');
+  }
   if (atT) notes.push(`The heap at T = ${ns(win.at_ns)} into the recording (--at): the events before T; blocks live at T are not leaks.`);
   else if (win) notes.push(`Only the allocations made from ${ns(win.from_ns)} into the recording to ${win.to_ns != null ? ns(win.to_ns) : 'its end'}, and their frees (${count(win.frees_outside)} frees of blocks allocated outside it left out).`);
   if (filt && filt.sites_left_out) notes.push(`Filtered: ${count(filt.sites_left_out)} of ${count(filt.sites_before)} sites left out (${count(filt.allocations_left_out)} allocations, ${bytes(filt.allocated_bytes_left_out)}); the totals are the whole program's.`);
