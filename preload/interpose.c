@@ -95,6 +95,13 @@ static inline int interpose_unrecorded(struct preload_thread *t, size_t size_byt
 	return 0;
 }
 
+/* interpose_unrecorded for the calling thread's t, when t may take a fast
+ * path at all (preload_thread_usable). */
+static inline int interpose_fast(struct preload_thread *t, size_t size_bytes)
+{
+	return __builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes);
+}
+
 /* malloc past its fast path (caller_ip and caller_cfa: malloc's caller). */
 static __attribute__((noinline)) void *interpose_malloc(size_t size_bytes, void *caller_ip,
 							void *caller_cfa)
@@ -117,7 +124,7 @@ PRELOAD_API void *malloc(size_t size_bytes)
 {
 	struct preload_thread *t = preload_tls;
 
-	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+	if (interpose_fast(t, size_bytes))
 		return real.malloc(size_bytes);
 	return interpose_malloc(size_bytes, CALLER_IP, CALLER_CFA);
 }
@@ -214,8 +221,7 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
 	int overflow;
 	size_t total = interpose_mul(n, size_bytes, &overflow);
 
-	if (__builtin_expect(preload_thread_usable(t), 1) && !overflow &&
-	    interpose_unrecorded(t, total))
+	if (!overflow && interpose_fast(t, total))
 		return real.calloc(n, size_bytes);
 	return interpose_calloc(n, size_bytes, CALLER_IP, CALLER_CFA);
 }
@@ -340,9 +346,9 @@ static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_
 static inline int interpose_realloc_unrecorded(struct preload_thread *t, const void *old,
 					       size_t size_bytes)
 {
-	return control_uses_set && preload_thread_usable(t) &&
+	return control_uses_set &&
 	       (!old || (size_bytes && !fallback_owns(old) && !sample_set_may_hold(old))) &&
-	       interpose_unrecorded(t, size_bytes);
+	       interpose_fast(t, size_bytes);
 }
 
 PRELOAD_API void *realloc(void *old, size_t size_bytes)
@@ -393,7 +399,7 @@ PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes
 	struct preload_thread *t = preload_tls;
 	int rc;
 
-	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+	if (interpose_fast(t, size_bytes))
 		return real.posix_memalign(out, align_bytes, size_bytes);
 	t = preload_thread_enter();
 	if (!t)
@@ -410,7 +416,7 @@ PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 	struct preload_thread *t = preload_tls;
 	void *p;
 
-	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+	if (interpose_fast(t, size_bytes))
 		return real.aligned_alloc(align_bytes, size_bytes);
 	t = preload_thread_enter();
 	if (!t)
@@ -427,7 +433,7 @@ PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
 	struct preload_thread *t = preload_tls;
 	void *p;
 
-	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+	if (interpose_fast(t, size_bytes))
 		return real.memalign(align_bytes, size_bytes);
 	t = preload_thread_enter();
 	if (!t)
@@ -444,7 +450,7 @@ PRELOAD_API void *valloc(size_t size_bytes)
 	struct preload_thread *t = preload_tls;
 	void *p;
 
-	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+	if (interpose_fast(t, size_bytes))
 		return real.valloc(size_bytes);
 	t = preload_thread_enter();
 	if (!t)
@@ -463,7 +469,7 @@ PRELOAD_API void *pvalloc(size_t size_bytes)
 	struct preload_thread *t = preload_tls;
 	void *p;
 
-	if (__builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes))
+	if (interpose_fast(t, size_bytes))
 		return real.pvalloc(size_bytes);
 	t = preload_thread_enter();
 	if (!t)
