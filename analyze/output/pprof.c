@@ -24,7 +24,8 @@
  *    shows: it keeps no mangled name), period_type space/bytes, period 1
  *    (exact counts) or a sampled trace's mean sampling interval in bytes
  *    (its values are then estimates), time_nanos and duration_nanos when the trace
- *    has them, and comments saying what the sample types mean.
+ *    has them, and comments saying what the sample types mean (and that
+ *    pool blocks are counted twice, when the program announced any).
  * Protobuf fields may come in any order: samples are written first, as
  * they are made, and the tables they refer to after them, so that only the
  * tables are held in memory.
@@ -658,6 +659,13 @@ static void pprof_write_comments(struct pprof_writer *w)
 		pb_put_int(&w->buf, PROFILE_COMMENT,
 			   pprof_string(w, "sampled trace: values are estimates (the weights "
 					   "of Poisson samples by bytes; period: the mean interval)"));
+	if (p->summary.pool_allocations) {
+		snprintf(line, sizeof(line),
+			 "pool blocks (mprof.h): %" PRIu64 " allocations, %" PRIu64 " bytes, lie "
+			 "inside malloc'd blocks that are counted too: these bytes are counted twice",
+			 p->summary.pool_allocations, p->summary.pool_allocated_bytes);
+		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
+	}
 }
 
 /* The default sample type: --metric's, else inuse_space. */

@@ -32,6 +32,12 @@ for mode in running paused; do
 	expect_no_site "$R" pool_early
 	expect_eq "$mode: every free matched" 0 "$(q "$R" summary unmatched_frees)"
 done
+# The pprof export says that pool blocks are counted twice (its comments).
+run_cmd 60 pprof "$MPROF" report "$WORK/running" --format pprof -o "$WORK/running.pb.gz"
+expect_eq "pprof: exit status" 0 "$RUN_STATUS"
+expect_match "pprof comment: pool blocks counted twice, with the JSON report's figures" \
+	"^pool blocks \(mprof\.h\): $(q "$WORK/running.json" summary pool.allocations) allocations, $(q "$WORK/running.json" summary pool.allocated_bytes) bytes, lie inside malloc'd blocks that are counted too: these bytes are counted twice\$" \
+	"$("$PYTHON" "$E2E_DIR/pprof.py" "$WORK/running.pb.gz" get comments 2>&1)"
 run_cmd 60 native "$WORK/pool" running
 expect_eq "without mprof: stdout" "pool_blocks running: first block at the arena's address: yes" \
 	"$(cat "$RUN_OUT")"
