@@ -38,6 +38,23 @@ expect_eq "pprof: exit status" 0 "$RUN_STATUS"
 expect_match "pprof comment: pool blocks counted twice, with the JSON report's figures" \
 	"^pool blocks \(mprof\.h\): $(q "$WORK/running.json" summary pool.allocations) allocations, $(q "$WORK/running.json" summary pool.allocated_bytes) bytes, lie inside malloc'd blocks that are counted too: these bytes are counted twice\$" \
 	"$("$PYTHON" "$E2E_DIR/pprof.py" "$WORK/running.pb.gz" get comments 2>&1)"
+# The flame graph's notes and the report page's say the same.
+run_cmd 60 flame "$MPROF" report "$WORK/running" --format flamegraph -o "$WORK/running.flame.html"
+expect_eq "flame graph: exit status" 0 "$RUN_STATUS"
+expect_eq "flame graph: its notes name the pool blocks" 1 \
+	"$(grep -c "pool blocks (mprof.h): 110 allocations, 3840 bytes, lie inside malloc'd blocks" \
+		"$WORK/running.flame.html")"
+if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
+	[ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	run_cmd 60 html "$MPROF" report --html "$WORK/running.html" "$WORK/running"
+	run_cmd 120 page node "$BROWSER_DIR/heap-chart.mjs" "$WORK/running.html" "$WORK/running.png"
+	expect_eq "page: no problems" none "$(sed -n 's/^problems=//p' "$RUN_OUT")"
+	expect_match "page: a note names the pool blocks" \
+		"Pool blocks \(mprof\.h\): 110 allocations, 3\.75 KiB requested, inside malloc’d blocks that the totals count too" \
+		"$(sed -n 's/^notes=//p' "$RUN_OUT")"
+else
+	echo "note: Debian's chromium or tests/browser's node modules are missing: the page's check is skipped"
+fi
 run_cmd 60 native "$WORK/pool" running
 expect_eq "without mprof: stdout" "pool_blocks running: first block at the arena's address: yes" \
 	"$(cat "$RUN_OUT")"
