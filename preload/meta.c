@@ -31,7 +31,6 @@ int meta_start(void)
 	if (!atomic_compare_exchange_strong_explicit(&s->state, &expected, SLOT_OWNED,
 						     memory_order_acquire, memory_order_relaxed))
 		return -1;
-	session_slots_high_raise(preload_proc.hdr, SESSION_META_SLOT);
 	preload_lock_take(&meta_lock);
 	meta_writer.tid = 0;
 	rc = thread_slot_attach(&meta_writer, SESSION_META_SLOT);

@@ -265,7 +265,6 @@ static int thread_slot_try_claim(void)
 							    memory_order_acquire,
 							    memory_order_relaxed)) {
 			atomic_store_explicit(&thread_slot_hint, idx, memory_order_relaxed);
-			session_slots_high_raise(preload_proc.hdr, idx);
 			return (int)idx;
 		}
 	}
@@ -352,6 +351,7 @@ int thread_slot_claim(struct preload_thread *t)
 
 int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 {
+	session_slots_high_raise(preload_proc.hdr, idx);
 	t->slot = session_slot_at(preload_proc.hdr, idx);
 	t->slot->tid = (uint32_t)t->tid;
 	atomic_store_explicit(&t->slot->taken_seq[0], 0, memory_order_relaxed);

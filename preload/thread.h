@@ -188,8 +188,9 @@ void thread_foreach(void (*fn)(struct preload_thread *t));
 int thread_slot_claim(struct preload_thread *t);
 
 /*
- * Makes slot idx, already claimed (state OWNED), t's ring: takes over the
- * slot's positions and writes THREAD (t->tid) and TIME records.  Returns 0,
+ * Makes slot idx, already claimed (state OWNED), t's ring: raises the
+ * header's slots_high over it first, takes over the slot's positions and
+ * writes THREAD (t->tid) and TIME records.  Returns 0,
  * or -1 when recording stopped.
  */
 int thread_slot_attach(struct preload_thread *t, uint32_t idx);

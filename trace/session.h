@@ -145,8 +145,8 @@ struct session_slot {
 _Static_assert(sizeof(struct session_slot) == 128, "slot is two cache lines");
 _Static_assert(sizeof(struct session_proc_header) <= SESSION_PAGE_BYTES, "header fits a page");
 
-/* Raises h->slots_high to cover slot index idx (a claimer calls it before
- * its first write to the slot). */
+/* Raises h->slots_high to cover slot index idx (thread_slot_attach calls it
+ * before its first write to the slot). */
 static inline void session_slots_high_raise(struct session_proc_header *h, uint32_t idx)
 {
 	uint32_t high = atomic_load_explicit(&h->slots_high, memory_order_relaxed);
