@@ -15,7 +15,7 @@
 
 #include "cli/pid_window.h"
 
-/* The loader's first ID after a wrap (RESERVED_PIDS in the kernel). */
+/* The kernel's first ID after a wrap (its RESERVED_PIDS). */
 #define PID_WINDOW_WRAP_TO 300u
 /* Tasks other programs may create between the launcher's own creation and
  * pid_window_start (the launcher's start-up), counted against the cycle. */
