@@ -62,13 +62,8 @@ static void flame_data_notes(FILE *out, const struct profile *p)
 	if (run->rss_mostly_unseen)
 		note(out, &n, "peak RSS is many times the heap peak: most of the memory is not malloc "
 		     "blocks (a bundled allocator, mmap, a runtime's heap), which mprof does not see");
-	if (p->summary.pool_allocations) {
-		snprintf(text, sizeof(text), "pool blocks (mprof.h): %" PRIu64 " allocations, %" PRIu64
-			 " bytes, lie inside malloc'd blocks that are counted too: these bytes are "
-			 "counted twice", p->summary.pool_allocations,
-			 p->summary.pool_allocated_bytes);
+	if (output_pool_note(text, sizeof(text), p))
 		note(out, &n, text);
-	}
 	fputc(']', out);
 }
 

@@ -71,6 +71,12 @@ extern const struct output_format output_dhat, output_dhat_json, output_speedsco
  * estimated, incomplete, or exact only up to an early end. */
 const char *output_report_kind(const struct profile *p);
 
+/* The note that pool blocks (mprof.h) are counted twice, with their
+ * allocations and bytes, into buf (size bytes), for exports that carry
+ * notes (pprof's comments, the flame graph's); 0 when the program
+ * announced none, else 1. */
+int output_pool_note(char *buf, size_t size, const struct profile *p);
+
 /* One frame of a call stack as the text report prints it: "    at FUNCTION
  * (FILE:LINE) [MODULE]" and its variants, with a newline. */
 void output_text_frame(FILE *out, const struct site_frame *f);

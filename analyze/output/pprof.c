@@ -659,13 +659,8 @@ static void pprof_write_comments(struct pprof_writer *w)
 		pb_put_int(&w->buf, PROFILE_COMMENT,
 			   pprof_string(w, "sampled trace: values are estimates (the weights "
 					   "of Poisson samples by bytes; period: the mean interval)"));
-	if (p->summary.pool_allocations) {
-		snprintf(line, sizeof(line),
-			 "pool blocks (mprof.h): %" PRIu64 " allocations, %" PRIu64 " bytes, lie "
-			 "inside malloc'd blocks that are counted too: these bytes are counted twice",
-			 p->summary.pool_allocations, p->summary.pool_allocated_bytes);
+	if (output_pool_note(line, sizeof(line), p))
 		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
-	}
 }
 
 /* The default sample type: --metric's, else inuse_space. */

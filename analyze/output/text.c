@@ -363,6 +363,16 @@ static void print_selection(FILE *out, const struct profile *r)
 			safe(f->suppressions_path));
 }
 
+int output_pool_note(char *buf, size_t size, const struct profile *p)
+{
+	if (!p->summary.pool_allocations)
+		return 0;
+	snprintf(buf, size, "pool blocks (mprof.h): %" PRIu64 " allocations, %" PRIu64 " bytes, "
+		 "lie inside malloc'd blocks that are counted too: these bytes are counted twice",
+		 p->summary.pool_allocations, p->summary.pool_allocated_bytes);
+	return 1;
+}
+
 const char *output_report_kind(const struct profile *r)
 {
 	static _Thread_local char sampled[320];
