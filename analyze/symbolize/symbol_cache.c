@@ -18,6 +18,7 @@
 #include <libdeflate.h>
 
 #include "analyze/symbolize/symbol_cache.h"
+#include "trace/chunk.h"
 
 #define CACHE_MAGIC "MPROFSYC"
 #define CACHE_HEADER_BYTES 16
@@ -63,11 +64,6 @@ static int cache_path(char *buf, size_t cap, const char *folder, const uint8_t *
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* The file name's suffix of a cache file of kind flags. */
 static const char *cache_suffix(unsigned flags)
 {
@@ -106,7 +102,7 @@ int symbol_cache_read(const char *folder, const uint8_t *build_id, size_t len, u
 		goto out;
 	}
 	if (read(fd, out->payload, out->payload_bytes) != (ssize_t)out->payload_bytes ||
-	    libdeflate_crc32(0, out->payload, out->payload_bytes) != get_le32(header + 12))
+	    libdeflate_crc32(0, out->payload, out->payload_bytes) != trace_get_le32(header + 12))
 		goto out;
 	out->flags = header[8];
 	rc = 0;
@@ -173,8 +169,7 @@ int symbol_cache_write(const char *folder, const uint8_t *build_id, size_t len,
 		return -errno;
 	memcpy(header, CACHE_MAGIC, 8);
 	header[8] = (uint8_t)flags;
-	for (int i = 0; i < 4; i++)
-		header[12 + i] = (uint8_t)(crc >> (8 * i));
+	trace_put_le32(header + 12, crc);
 	rc = write_all(fd, header, sizeof(header));
 	if (rc == 0)
 		rc = write_all(fd, payload, payload_bytes);

@@ -34,6 +34,7 @@
 #include "analyze/symbolize/symbol_cache.h"
 #include "analyze/symbolize/symbol_table.h"
 #include "analyze/symbolize/symbolize.h"
+#include "trace/chunk.h"
 
 #define NO_FILE 0u               /* file index of "no module holds the ip" */
 #define MAX_INLINE_DEPTH 256     /* frames per address, at most */
@@ -1136,11 +1137,6 @@ static bool symtab_cache_allowed(void)
 	return !urls || !*urls;
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Puts the answers of file fi's SYMTAB cache file into the table, when its
  * proof that fi has no debug file still holds. */
 static void cache_load_symtab(struct symbolizer *s, uint32_t fi)
@@ -1155,7 +1151,7 @@ static void cache_load_symtab(struct symbolizer *s, uint32_t fi)
 			      &cf) < 0)
 		return;
 	if ((cf.flags & SYMBOL_CACHE_SYMTAB) && cf.payload_bytes >= 4 &&
-	    (proof_bytes = le32(cf.payload)) <= cf.payload_bytes - 4 &&
+	    (proof_bytes = trace_get_le32(cf.payload)) <= cf.payload_bytes - 4 &&
 	    debug_search_proof_holds(cf.payload + 4, proof_bytes, f->path))
 		symbol_table_decode(cf.payload + 4 + proof_bytes, cf.payload_bytes - 4 - proof_bytes,
 				    cache_load_answer, &l);
@@ -1216,8 +1212,7 @@ static int cache_symtab_proof(const struct sym_file *f, uint8_t **out, size_t *b
 		return rc;
 	v = proof_bytes <= UINT32_MAX ? malloc(proof_bytes + 4) : NULL;
 	if (v) {
-		for (int i = 0; i < 4; i++)
-			v[i] = (uint8_t)(proof_bytes >> (8 * i));
+		trace_put_le32(v, (uint32_t)proof_bytes);
 		memcpy(v + 4, proof, proof_bytes);
 	}
 	free(proof);
