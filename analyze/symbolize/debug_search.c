@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,51 +25,18 @@
 
 #define DEBUG_ROOT "/usr/lib/debug"
 
-/* A growing text buffer; on failure len is SIZE_MAX and appends stop. */
-struct text {
-	char *data;
-	size_t len, cap;
-};
-
-/* Appends printf(fmt, ...) and a newline to t. */
-static void __attribute__((format(printf, 2, 3))) text_addf(struct text *t, const char *fmt, ...)
+/* The identity of the file st describes, as the proof's second line (with
+ * its newline), into buf; its length. */
+static int identity_line(char *buf, size_t size, const struct stat *st)
 {
-	va_list ap;
-	int n;
-
-	if (t->len == SIZE_MAX)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || t->len + (size_t)n + 2 > t->cap) {
-		size_t cap = n < 0 ? 0 : (t->len + (size_t)n + 2) * 2;
-		char *v = cap ? realloc(t->data, cap) : NULL;
-
-		if (!v) {
-			t->len = SIZE_MAX;
-			return;
-		}
-		t->data = v;
-		t->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(t->data + t->len, t->cap - t->len, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-	t->data[t->len++] = '\n';
-	t->data[t->len] = '\0';
+	return snprintf(buf, size, "%ju %ju %jd %jd %ld\n", (uintmax_t)st->st_dev,
+			(uintmax_t)st->st_ino, (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec,
+			(long)st->st_mtim.tv_nsec);
 }
 
-/* The identity of the file st describes, as the proof's second line. */
-static void identity_add(struct text *t, const struct stat *st)
-{
-	text_addf(t, "%ju %ju %jd %jd %ld", (uintmax_t)st->st_dev, (uintmax_t)st->st_ino,
-		  (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec);
-}
-
-/* Adds the candidates of the module file (an absolute path) to t. */
-static void candidates_add(struct text *t, const char *file, const char *debuglink)
+/* Writes the candidates of the module file (an absolute path) to t, a line
+ * each. */
+static void candidates_add(FILE *t, const char *file, const char *debuglink)
 {
 	const char *base = strrchr(file, '/') + 1;
 	int dir_len = (int)(base - 1 - file);
@@ -84,13 +50,13 @@ static void candidates_add(struct text *t, const char *file, const char *debugli
 	names[n++] = name;
 	names[n++] = base;
 	for (size_t i = 0; i < n; i++) {
-		text_addf(t, "%.*s/%s", dir_len, file, names[i]);
-		text_addf(t, "%.*s/.debug/%s", dir_len, file, names[i]);
-		text_addf(t, DEBUG_ROOT "/%s", names[i]);
+		fprintf(t, "%.*s/%s\n", dir_len, file, names[i]);
+		fprintf(t, "%.*s/.debug/%s\n", dir_len, file, names[i]);
+		fprintf(t, DEBUG_ROOT "/%s\n", names[i]);
 		/* every trailing part of the directory: /usr/bin, /bin */
 		for (int k = 0; k < dir_len; k++)
 			if (file[k] == '/')
-				text_addf(t, DEBUG_ROOT "%.*s/%s", dir_len - k, file + k, names[i]);
+				fprintf(t, DEBUG_ROOT "%.*s/%s\n", dir_len - k, file + k, names[i]);
 	}
 }
 
@@ -108,9 +74,11 @@ static bool candidate_exists(const char *candidate, const struct stat *module)
 int debug_search_proof_make(const char *path, const char *debuglink, const uint8_t *build_id,
 			    size_t len, uint8_t **out, size_t *out_bytes)
 {
-	struct text t = { 0 };
+	char identity[128], *data = NULL, *canon, *line;
+	size_t bytes = 0;
 	struct stat st;
-	char *canon, *line;
+	int failed;
+	FILE *t;
 
 	*out = NULL;
 	*out_bytes = 0;
@@ -118,26 +86,30 @@ int debug_search_proof_make(const char *path, const char *debuglink, const uint8
 		return -EINVAL;
 	if (stat(path, &st) != 0)
 		return -errno;
-	text_addf(&t, "%s", path);
-	identity_add(&t, &st);
+	identity_line(identity, sizeof(identity), &st);
+	t = open_memstream(&data, &bytes);
+	if (!t)
+		return -ENOMEM;
+	fprintf(t, "%s\n%s", path, identity);
 	if (len > 1) {
 		char hex[2 * 64 + 1] = "";
 
 		for (size_t i = 0; i < len && i < 64; i++)
 			snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
-		text_addf(&t, DEBUG_ROOT "/.build-id/%.2s/%s.debug", hex, hex + 2);
+		fprintf(t, DEBUG_ROOT "/.build-id/%.2s/%s.debug\n", hex, hex + 2);
 	}
-	candidates_add(&t, path, debuglink);
+	candidates_add(t, path, debuglink);
 	canon = realpath(path, NULL);
 	if (canon && strcmp(canon, path) != 0 && !strchr(canon, '\n'))
-		candidates_add(&t, canon, debuglink);
+		candidates_add(t, canon, debuglink);
 	free(canon);
-	if (t.len == SIZE_MAX) {
-		free(t.data);
+	failed = ferror(t);
+	if (fclose(t) != 0 || failed) {
+		free(data);
 		return -ENOMEM;
 	}
 	/* skip the path and identity lines, then check each candidate */
-	line = strchr(strchr(t.data, '\n') + 1, '\n') + 1;
+	line = strchr(strchr(data, '\n') + 1, '\n') + 1;
 	for (char *end; *line; line = end + 1) {
 		bool exists;
 
@@ -146,22 +118,22 @@ int debug_search_proof_make(const char *path, const char *debuglink, const uint8
 		exists = candidate_exists(line, &st);
 		*end = '\n';
 		if (exists) {
-			free(t.data);
+			free(data);
 			return -EEXIST;
 		}
 	}
-	*out = (uint8_t *)t.data;
-	*out_bytes = t.len;
+	*out = (uint8_t *)data;
+	*out_bytes = bytes;
 	return 0;
 }
 
 bool debug_search_proof_holds(const uint8_t *data, size_t bytes, const char *path)
 {
-	struct text now = { 0 };
 	struct stat st;
 	const char *p = (const char *)data, *end = p + bytes, *eol;
 	size_t path_len = strlen(path);
-	char line[PATH_MAX + 64];
+	char line[PATH_MAX + 64], now[128];
+	int now_len;
 	bool holds;
 
 	/* line 1: the path */
@@ -172,10 +144,9 @@ bool debug_search_proof_holds(const uint8_t *data, size_t bytes, const char *pat
 	/* line 2: the file's identity, as it is now */
 	p = eol + 1;
 	eol = memchr(p, '\n', (size_t)(end - p));
-	identity_add(&now, &st);
-	holds = eol && now.len != SIZE_MAX && (size_t)(eol + 1 - p) == now.len &&
-		memcmp(p, now.data, now.len) == 0;
-	free(now.data);
+	now_len = identity_line(now, sizeof(now), &st);
+	holds = eol && now_len > 0 && (size_t)now_len < sizeof(now) &&
+		(size_t)(eol + 1 - p) == (size_t)now_len && memcmp(p, now, (size_t)now_len) == 0;
 	/* then the candidates: none may exist */
 	for (p = eol ? eol + 1 : end; holds && p < end; p = eol + 1) {
 		eol = memchr(p, '\n', (size_t)(end - p));
