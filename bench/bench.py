@@ -431,28 +431,22 @@ def pairs(mprof, rounds):
             ("exact", run + ["--", prog, "10000000", "64"], {}),
             ("exact (set)", run + ["--paused", "--", prog, "10000000", "64", "start"], {}),
         ]
-        loop = os.path.join(work, "free_loop")
-        sh([cc, "-O2", "-g", os.path.join(HERE, "free_loop.c"), "-o", loop])
-        frees = [
-            ("unprofiled", [loop, "1000000"], {}),
-            ("noop shim", [loop, "1000000"], {"LD_PRELOAD": shim}),
-            ("paused (set)", run + ["--paused", "--", loop, "1000000"], {}),
-            ("sampled 512K", run + ["--sampled", "--", loop, "1000000"], {}),
-        ]
-        rloop = os.path.join(work, "realloc_loop")
-        sh([cc, "-O2", "-g", os.path.join(HERE, "realloc_loop.c"), "-o", rloop])
-        reallocs = [
-            ("unprofiled", [rloop, "1000000"], {}),
-            ("noop shim", [rloop, "1000000"], {"LD_PRELOAD": shim}),
-            ("paused (set)", run + ["--paused", "--", rloop, "1000000"], {}),
-            ("sampled 512K", run + ["--sampled", "--", rloop, "1000000"], {}),
-        ]
-        got = {name: [] for name, _, _ in variants}
-        got_free = {name: [] for name, _, _ in frees}
-        got_realloc = {name: [] for name, _, _ in reallocs}
-        tables = ((got, variants, "ns/pair", "malloc(64)+free pairs"),
-                  (got_free, frees, "ns/free", "frees of 10^6 shuffled blocks"),
-                  (got_realloc, reallocs, "ns/realloc", "reallocs of 64 blocks, 16-143 bytes"))
+
+        def shim_modes(name):
+            """bench/NAME.c, built, run with 10^6 operations unprofiled, under
+            the shim, paused and sampled."""
+            argv = [os.path.join(work, name), "1000000"]
+            sh([cc, "-O2", "-g", os.path.join(HERE, name + ".c"), "-o", argv[0]])
+            return [("unprofiled", argv, {}), ("noop shim", argv, {"LD_PRELOAD": shim}),
+                    ("paused (set)", run + ["--paused", "--"] + argv, {}),
+                    ("sampled 512K", run + ["--sampled", "--"] + argv, {})]
+
+        tables = [(variants, "ns/pair", "malloc(64)+free pairs"),
+                  (shim_modes("free_loop"), "ns/free", "frees of 10^6 shuffled blocks"),
+                  (shim_modes("realloc_loop"), "ns/realloc",
+                   "reallocs of 64 blocks, 16-143 bytes")]
+        tables = [({name: [] for name, _, _ in runs}, runs, unit, what)
+                  for runs, unit, what in tables]
         for _ in range(rounds):
             for table, runs, _, _ in tables:
                 for name, argv, extra in runs:

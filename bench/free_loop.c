@@ -13,13 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
+#include "thread_clock.h"
 
 int main(int argc, char **argv)
 {

@@ -9,15 +9,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "thread_clock.h"
+
 #define BLOCKS 64
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
