@@ -1,10 +1,12 @@
 /*
  * preload/sample_set.c - the set of live sampled blocks (see
- * preload/sample_set.h): buckets of singly linked nodes, striped locks,
- * nodes carved from pages that each stripe maps for itself and never
- * unmaps.
+ * preload/sample_set.h): chains of singly linked nodes, four filter buckets
+ * to a chain, striped locks; the chain heads are mapped at the first insert
+ * and the nodes are carved in batches from chunks shared by all stripes, so
+ * a run with few samples touches few pages (a page of heads or nodes per
+ * sample was 1.5 us of page fault each here, and resident memory).
  *
- * Must never call malloc; the locks are held only for a bucket walk.
+ * Must never call malloc; the locks are held only for a chain walk.
  */
 #include <stddef.h>
 
@@ -13,8 +15,11 @@
 #include "preload/sample_set.h"
 
 #define SAMPLE_SET_BUCKETS (1u << SAMPLE_SET_BUCKETS_LOG)
+#define SAMPLE_SET_CHAINS_LOG 16
+#define SAMPLE_SET_CHAINS (1u << SAMPLE_SET_CHAINS_LOG)
 #define SAMPLE_SET_STRIPES 256u
-#define SAMPLE_SET_PAGE_BYTES 4096u
+#define SAMPLE_SET_CHUNK_BYTES (64u << 10) /* nodes mapped at a time, for all stripes */
+#define SAMPLE_SET_BATCH 16u               /* nodes a stripe takes from a chunk at a time */
 
 struct sample_node {
 	const void *addr;
@@ -27,44 +32,93 @@ struct sample_stripe {
 } __attribute__((aligned(64)));
 
 _Atomic uint64_t sample_set_bits[SAMPLE_SET_BUCKETS / 64];
-/* Zero pages until a sample lands in them. */
-static struct sample_node *sample_set_heads[SAMPLE_SET_BUCKETS];
 static struct sample_stripe sample_set_stripes[SAMPLE_SET_STRIPES];
+/* SAMPLE_SET_CHAINS heads, NULL until the first insert. */
+static _Atomic(struct sample_node **) sample_set_heads;
+/* Guards mapping the heads and the chunk of nodes [chunk_next, chunk_end);
+ * taken inside a stripe lock, never the other way round. */
+static struct preload_lock sample_set_map_lock;
+static struct sample_node *chunk_next, *chunk_end;
+
+/* The chain of filter bucket b: buckets that differ in their low bits share
+ * one, so a chain holds every block of its buckets. */
+static inline uint32_t sample_set_chain(uint32_t b)
+{
+	return b >> (SAMPLE_SET_BUCKETS_LOG - SAMPLE_SET_CHAINS_LOG);
+}
+
+static inline struct sample_stripe *sample_set_stripe(uint32_t b)
+{
+	return &sample_set_stripes[sample_set_chain(b) % SAMPLE_SET_STRIPES];
+}
+
+/* The chain heads, mapped on the first call; NULL when no memory. */
+static struct sample_node **sample_set_heads_get(void)
+{
+	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
+
+	if (heads)
+		return heads;
+	preload_lock_take(&sample_set_map_lock);
+	heads = atomic_load_explicit(&sample_set_heads, memory_order_relaxed);
+	if (!heads) {
+		heads = preload_mem_map(SAMPLE_SET_CHAINS * sizeof(*heads));
+		if (heads)
+			atomic_store_explicit(&sample_set_heads, heads, memory_order_release);
+	}
+	preload_lock_give(&sample_set_map_lock);
+	return heads;
+}
 
 /* A free node of stripe s (its lock held), or NULL. */
 static struct sample_node *sample_node_take(struct sample_stripe *s)
 {
 	struct sample_node *n = s->spare;
 
-	if (!n) {
-		n = preload_mem_map(SAMPLE_SET_PAGE_BYTES);
-		if (!n)
-			return NULL;
-		for (size_t i = 1; i + 1 < SAMPLE_SET_PAGE_BYTES / sizeof(*n); i++)
-			n[i].next = &n[i + 1];
-		n[SAMPLE_SET_PAGE_BYTES / sizeof(*n) - 1].next = NULL;
-		s->spare = &n[1];
+	if (n) {
+		s->spare = n->next;
 		return n;
 	}
-	s->spare = n->next;
+	preload_lock_take(&sample_set_map_lock);
+	if (chunk_next == chunk_end) {
+		struct sample_node *c = preload_mem_map(SAMPLE_SET_CHUNK_BYTES);
+
+		if (c) {
+			chunk_next = c;
+			chunk_end = c + SAMPLE_SET_CHUNK_BYTES / sizeof(*c);
+		}
+	}
+	if (chunk_next != chunk_end) {
+		n = chunk_next;
+		chunk_next += SAMPLE_SET_BATCH;
+	}
+	preload_lock_give(&sample_set_map_lock);
+	if (!n)
+		return NULL;
+	for (unsigned i = 1; i + 1 < SAMPLE_SET_BATCH; i++)
+		n[i].next = &n[i + 1];
+	n[SAMPLE_SET_BATCH - 1].next = NULL;
+	s->spare = &n[1];
 	return n;
 }
 
 int sample_set_insert(const void *addr)
 {
 	uint32_t b = sample_set_bucket(addr);
-	struct sample_stripe *s = &sample_set_stripes[b % SAMPLE_SET_STRIPES];
-	struct sample_node *n;
+	struct sample_stripe *s = sample_set_stripe(b);
+	struct sample_node **heads = sample_set_heads_get(), *n = NULL;
 
+	if (!heads)
+		return -1;
 	preload_lock_take(&s->lock);
 	n = sample_node_take(s);
 	if (n) {
 		/* The head is written before it is read: a first read of a
-		 * page of the array would map the zero page, and the write
+		 * page of the heads would map the zero page, and the write
 		 * after it would flush that mapping from every processor
 		 * running the program (an interrupt to each). */
 		n->addr = addr;
-		n->next = __atomic_exchange_n(&sample_set_heads[b], n, __ATOMIC_RELAXED);
+		n->next = __atomic_exchange_n(&heads[sample_set_chain(b)], n, __ATOMIC_RELAXED);
 		atomic_fetch_or_explicit(&sample_set_bits[b / 64], 1ull << (b % 64),
 					 memory_order_release);
 	}
@@ -74,12 +128,16 @@ int sample_set_insert(const void *addr)
 
 int sample_set_remove_locked_path(const void *addr, uint32_t b)
 {
-	struct sample_stripe *s = &sample_set_stripes[b % SAMPLE_SET_STRIPES];
+	struct sample_stripe *s = sample_set_stripe(b);
+	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
 	struct sample_node **link, *n;
-	int found = 0;
+	int found = 0, shared = 0;
 
+	if (!heads) /* no insert seen yet, so addr was not inserted by a thread
+		     * whose hand-over reached this one */
+		return 0;
 	preload_lock_take(&s->lock);
-	for (link = &sample_set_heads[b]; (n = *link) != NULL; link = &n->next) {
+	for (link = &heads[sample_set_chain(b)]; (n = *link) != NULL; link = &n->next) {
 		if (n->addr == addr) {
 			*link = n->next;
 			n->next = s->spare;
@@ -88,7 +146,9 @@ int sample_set_remove_locked_path(const void *addr, uint32_t b)
 			break;
 		}
 	}
-	if (!sample_set_heads[b])
+	for (n = heads[sample_set_chain(b)]; n && !shared; n = n->next)
+		shared = sample_set_bucket(n->addr) == b;
+	if (!shared)
 		atomic_fetch_and_explicit(&sample_set_bits[b / 64], ~(1ull << (b % 64)),
 					  memory_order_relaxed);
 	preload_lock_give(&s->lock);
@@ -99,10 +159,12 @@ void sample_set_fork_prepare(void)
 {
 	for (unsigned i = 0; i < SAMPLE_SET_STRIPES; i++)
 		preload_lock_take(&sample_set_stripes[i].lock);
+	preload_lock_take(&sample_set_map_lock);
 }
 
 void sample_set_fork_release(void)
 {
+	preload_lock_give(&sample_set_map_lock);
 	for (unsigned i = 0; i < SAMPLE_SET_STRIPES; i++)
 		preload_lock_give(&sample_set_stripes[i].lock);
 }

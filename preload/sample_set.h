@@ -4,14 +4,16 @@
  *
  * Hash buckets of block addresses behind a bitmap of non-empty buckets
  * (2^18 bits, 32 KiB): a free of an unsampled block costs a hash and one
- * relaxed load of that bitmap, with no lock and no shared write.  Buckets
+ * relaxed load of that bitmap, with no lock and no shared write.  The
+ * blocks of four neighbouring buckets share one chain (2^16 chains, 512 KiB
+ * of heads mapped at the first sample).  Chains
  * are guarded by 256 striped locks, taken only for sampled blocks and for
  * the few frees whose bucket is shared with a live sample.  A block enters
  * the set before its allocation returns and leaves it before the real free,
  * so another thread that gets the address back from the allocator finds it
  * absent, and a thread freeing a block it got from another one sees the
  * bit through the hand-over that gave it the pointer.  Never calls malloc
- * (nodes come from pages mapped per stripe).
+ * (nodes come from 64 KiB chunks, 16 at a time to a stripe).
  */
 #ifndef MPROF_PRELOAD_SAMPLE_SET_H
 #define MPROF_PRELOAD_SAMPLE_SET_H

@@ -106,6 +106,29 @@ static void test_set_finds_each_block_once(void)
 		CU_ASSERT_EQUAL_FATAL(atomic_load(&sample_set_bits[w]), 0);
 }
 
+/* Two blocks whose buckets differ but share a chain (the bucket's top 16
+ * bits): removing one clears its bucket's bit only, and the other is still
+ * found. */
+static void test_set_chain_shared_by_buckets(void)
+{
+	char *a = (char *)0x20000000, *b = NULL;
+	uint32_t ba = sample_set_bucket(a);
+
+	for (char *p = a + 16; !b && p < a + (16u << 24); p += 16)
+		if (sample_set_bucket(p) >> 2 == ba >> 2 && sample_set_bucket(p) != ba)
+			b = p;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(sample_set_insert(a), 0);
+	CU_ASSERT_EQUAL(sample_set_insert(b), 0);
+	CU_ASSERT(sample_set_may_hold(a) && sample_set_may_hold(b));
+	CU_ASSERT_EQUAL(sample_set_remove(a), 1);
+	CU_ASSERT_FALSE(sample_set_may_hold(a));
+	CU_ASSERT_TRUE(sample_set_may_hold(b));
+	CU_ASSERT_EQUAL(sample_set_remove(b), 1);
+	CU_ASSERT_FALSE(sample_set_may_hold(b));
+	CU_ASSERT_EQUAL(sample_set_remove(a), 0);
+}
+
 #define HANDOFF_THREADS 8
 #define HANDOFF_BLOCKS 20000
 
@@ -165,6 +188,7 @@ int main(void)
 	CU_add_test(s, "exact mode records everything", test_exact_mode_records_everything);
 	CU_add_test(s, "same seed, same samples", test_same_seed_same_samples);
 	CU_add_test(s, "set finds each block once", test_set_finds_each_block_once);
+	CU_add_test(s, "set: a chain shared by buckets", test_set_chain_shared_by_buckets);
 	CU_add_test(s, "set: blocks removed by other threads",
 		    test_set_blocks_removed_by_other_threads);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
