@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "preload/bootstrap.h"
+#include "preload/mem.h"
 
 /* Each block is preceded by this header, which keeps its requested size. */
 struct bootstrap_header {
@@ -38,6 +39,7 @@ void *bootstrap_alloc(size_t size_bytes, size_t align_bytes)
 	} while (!atomic_compare_exchange_weak_explicit(&bootstrap_used, &start, end,
 							memory_order_relaxed,
 							memory_order_relaxed));
+	preload_mem_count_static((int64_t)(preload_mem_round(end) - preload_mem_round(start)));
 	((struct bootstrap_header *)(bootstrap_arena + block))[-1].size_bytes = size_bytes;
 	return bootstrap_arena + block;
 }

@@ -19,11 +19,13 @@
 #include <unistd.h>
 
 #include "preload/announce.h"
+#include "preload/bootstrap.h"
 #include "preload/control.h"
 #include "preload/diag.h"
 #include "preload/exit_note.h"
 #include "preload/fork.h"
 #include "preload/init.h"
+#include "preload/mem.h"
 #include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/procfile.h"
@@ -102,6 +104,7 @@ static int init_run(struct preload_thread **out)
 	sample_configure(preload_proc.cfg.sample_seed);
 	control_configure(preload_proc.cfg.paused, preload_proc.cfg.sample_interval_bytes);
 	init_read_exe();
+	preload_mem_count_segment(BOOTSTRAP_ARENA_BYTES + SETTINGS_ENV_BYTES);
 	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text));
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;

@@ -18,6 +18,8 @@
  * Owns the reservation.  Callers own what they map.  Must never call malloc
  * (the shim interposes it) and never touches a file descriptor.
  */
+#define _GNU_SOURCE
+#include <link.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -75,6 +77,40 @@ static void mem_mapped_note(int64_t delta)
 uint64_t preload_mem_mapped(void)
 {
 	return atomic_load_explicit(&mem_mapped_bytes, memory_order_relaxed);
+}
+
+void preload_mem_count_static(int64_t delta_bytes)
+{
+	mem_mapped_note(delta_bytes);
+}
+
+/* dl_iterate_phdr callback: the size of the writable segment that holds
+ * mem_mapped_bytes (this library's data and bss), into *data. */
+static int mem_segment_find(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t here = (uintptr_t)&mem_mapped_bytes;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && here >= start &&
+		    here - start < ph->p_memsz) {
+			*(size_t *)data = ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void preload_mem_count_segment(size_t arena_bytes)
+{
+	size_t bytes = 0;
+
+	dl_iterate_phdr(mem_segment_find, &bytes);
+	if (bytes > arena_bytes)
+		mem_mapped_note((int64_t)preload_mem_round(bytes - arena_bytes));
 }
 
 void *preload_mem_map(size_t size_bytes)

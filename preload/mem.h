@@ -27,9 +27,19 @@ static inline size_t preload_mem_round(size_t size_bytes)
  */
 void *preload_mem_map(size_t size_bytes);
 
-/* Bytes mapped by preload_mem_map and not unmapped: an upper bound of the
- * recorder's own memory (also kept in the process file's header). */
+/* Bytes mapped by preload_mem_map and not unmapped, plus the library's
+ * static data in use: an upper bound of the recorder's own memory besides
+ * its rings (also kept in the process file's header). */
 uint64_t preload_mem_mapped(void);
+
+/* Counts delta_bytes more of the library's static data as in use (the two
+ * static arenas, as they fill).  Takes no lock and makes no call. */
+void preload_mem_count_static(int64_t delta_bytes);
+
+/* Counts the library's writable segment, less arena_bytes of static arenas
+ * whose users count what they use with preload_mem_count_static.  Called
+ * once, at start. */
+void preload_mem_count_segment(size_t arena_bytes);
 
 /* Unmaps what preload_mem_map returned; NULL is ignored. */
 void preload_mem_unmap(void *p, size_t size_bytes);

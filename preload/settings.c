@@ -26,7 +26,7 @@
  * strings, each ended by a NUL (read from /proc/self/environ once; a static
  * buffer, as the shim may not allocate).  Variables past its end are not
  * seen. */
-static char initial_env[128 << 10];
+static char initial_env[SETTINGS_ENV_BYTES];
 static size_t initial_env_bytes;
 static int initial_env_read;
 
@@ -37,6 +37,7 @@ static void initial_env_load(void)
 	initial_env_read = 1;
 	initial_env_bytes = n > 0 ? (size_t)n : 0;
 	initial_env[initial_env_bytes] = '\0';
+	preload_mem_count_static((int64_t)preload_mem_round(initial_env_bytes + 1));
 }
 
 const char *preload_getenv(const char *name)

@@ -15,6 +15,8 @@
  * at that point would (tests/e2e/slow-start.sh); above the maximum: none. */
 #define PRELOAD_ENV_TEST_START_DELAY "MPROF_TEST_START_DELAY_MS"
 #define PRELOAD_TEST_START_DELAY_MAX_MS 60000u
+/* The static copy of the initial environment (settings.c), bytes. */
+#define SETTINGS_ENV_BYTES (128u << 10)
 
 /*
  * Fills cfg from the environment.  Returns 1 when this process image is to
