@@ -69,6 +69,8 @@ check-tsan:
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_control_tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_sample_tsan
 CLEANFILES += tests/unit/test_control_tsan tests/unit/test_sample_tsan
+TESTS += tests/unit/tsan.sh
+EXTRA_DIST += tests/unit/tsan.sh
 
 # ---- end-to-end tests ----
 # Scripts (bash) in tests/e2e/ build their test programs from tests/progs/
