@@ -6,6 +6,7 @@ usage: bench/bench.py [--build DIR] [--shared DIR] [--rounds N] [--only NAME,...
                       [--quick] [--no-heaptrack] [--cold-symbols]
        bench/bench.py --scaling [--build DIR]
        bench/bench.py --pairs [--build DIR] [--rounds N]
+       bench/bench.py --threads|--processes [--build DIR] [--rounds N]
 
 For each workload it runs, round after round (A B C D A B C D ...), the
 unprofiled program, the program under bench/noop_shim.c (the floor of
@@ -46,6 +47,12 @@ With --threads it instead runs bench/burst_threads.c with 2, 32 and 128
 threads allocating at once (6.1 M allocations in all at each count),
 unprofiled and in an exact run, and prints the
 median wall times and the ring waits of each (threads waiting for room).
+With --processes it instead times work made of many short processes,
+round after round, unprofiled, under the do-nothing shim, in a sampled and
+in an exact run (traces in a folder on /dev/shm when there is one, removed
+between runs): a parallel build (`make -j2` of 40 small C files and a
+link, 127 processes), and bench/fork_loop.c forking 300 children (the
+parent's mean time in fork() and waitpid() per child, microseconds).
 With --scaling it instead profiles bench/churn_n.c at 10^6, 10^7 and 10^8
 allocations (constant live blocks, sites and stacks) and prints `mprof report`
 time and peak memory for each, to show that analysis time grows linearly and
@@ -296,6 +303,8 @@ def main():
                     help="report time and memory at 1e6, 1e7, 1e8 allocations")
     ap.add_argument("--threads", action="store_true",
                     help="2, 32 and 128 threads allocating at once: wall time and ring waits")
+    ap.add_argument("--processes", action="store_true",
+                    help="a parallel build and a fork loop: the cost of many short processes")
     args = ap.parse_args()
 
     mprof = os.path.join(os.path.abspath(args.build), "cli", "mprof")
@@ -307,6 +316,8 @@ def main():
         return pairs(mprof, max(args.rounds, 1))
     if args.threads:
         return threads(mprof, max(args.rounds, 1))
+    if args.processes:
+        return processes(mprof, max(args.rounds, 1))
     if not os.path.isdir(args.shared):
         sys.exit(f"bench: workload folder {args.shared} not found (--shared)")
     if args.rounds < 1:
@@ -500,6 +511,65 @@ def threads(mprof, rounds):
             print(f"{n:>7} {b:7.2f} {p:8.2f} {p / b:6.2f} {statistics.median(waits):>10}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+BUILD_FILES = 40
+
+
+def processes(mprof, rounds):
+    """A parallel build and a fork loop, unprofiled, under the shim, sampled
+    and exact, interleaved: median wall times and ratios (see the docstring
+    at the top)."""
+    work = tempfile.mkdtemp(prefix="mprof-processes-")
+    traces = tempfile.mkdtemp(prefix="mprof-processes-",
+                              dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        cc = os.environ.get("CC", "cc")
+        src = os.path.join(work, "src")
+        os.mkdir(src)
+        for i in range(BUILD_FILES):
+            with open(os.path.join(src, f"f{i}.c"), "w") as f:
+                f.write("#include <stdio.h>\n#include <string.h>\n"
+                        f"int f{i}(int x) {{ char b[64]; snprintf(b, sizeof b, \"%d\", x); "
+                        "return (int)strlen(b) + x; }\n")
+        with open(os.path.join(src, "main.c"), "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        with open(os.path.join(src, "Makefile"), "w") as f:
+            f.write("OBJS := $(patsubst %.c,%.o,$(wildcard *.c))\napp: $(OBJS)\n"
+                    "\t$(CC) -o $@ $(OBJS)\n%.o: %.c\n\t$(CC) -O1 -c $< -o $@\n")
+        fork_loop = os.path.join(work, "fork_loop")
+        sh([cc, "-O2", os.path.join(HERE, "fork_loop.c"), "-o", fork_loop])
+        shim = os.path.join(work, "noop_shim.so")
+        sh([cc, "-O2", "-shared", "-fPIC", os.path.join(HERE, "noop_shim.c"), "-o", shim, "-ldl"])
+        trace = os.path.join(traces, "t")
+        variants = [("unprofiled", [], {}), ("noop shim", [], {"LD_PRELOAD": shim}),
+                    ("sampled", [mprof, "run", "-q", "--sampled", "-o", trace, "--"], {}),
+                    ("exact", [mprof, "run", "-q", "-o", trace, "--"], {})]
+        loads = [("make -j2", ["make", "-s", "-j2", "-B", "CC=" + cc], src),
+                 ("fork_loop 300", [fork_loop, "300"], work)]
+        for title, argv, cwd in loads:
+            wall = {v[0]: [] for v in variants}
+            per_child = {v[0]: [] for v in variants}
+            for _ in range(rounds):
+                for name, pre, extra in variants:
+                    clean(traces, "t")
+                    t0 = time.perf_counter()
+                    out = subprocess.run(pre + argv, cwd=cwd, env=dict(os.environ, **extra),
+                                         check=True, capture_output=True, text=True).stdout
+                    wall[name].append(time.perf_counter() - t0)
+                    if argv[0] == fork_loop:
+                        per_child[name].append(sum(map(float, out.split())))
+            base = statistics.median(wall["unprofiled"])
+            print(f"{title} (medians of {rounds}):")
+            for name, _, _ in variants:
+                m = statistics.median(wall[name])
+                line = f"  {name:>10}: {m:6.3f} s  x{m / base:.2f}"
+                if per_child[name]:
+                    line += f"  fork+wait {statistics.median(per_child[name]):6.1f} us a child"
+                print(line)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(traces, ignore_errors=True)
 
 
 def scaling(mprof):
