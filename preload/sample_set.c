@@ -155,8 +155,23 @@ int sample_set_remove_locked_path(const void *addr, uint32_t b)
 	return found;
 }
 
+/* Whether fork prepare took the stripe locks (forks are serialized by the
+ * map lock, held from prepare to release). */
+static int sample_set_fork_took_stripes;
+
 void sample_set_fork_prepare(void)
 {
+	/* With no heads mapped no thread can hold a stripe lock (insert takes
+	 * one only once the heads exist, remove only when it found them), and
+	 * none can get the heads while the map lock is held: the 16 KiB of
+	 * stripes are then left alone, and neither process copies their pages
+	 * after the fork (exact mode never maps the heads). */
+	preload_lock_take(&sample_set_map_lock);
+	sample_set_fork_took_stripes =
+		atomic_load_explicit(&sample_set_heads, memory_order_relaxed) != NULL;
+	if (!sample_set_fork_took_stripes)
+		return;
+	preload_lock_give(&sample_set_map_lock);
 	for (unsigned i = 0; i < SAMPLE_SET_STRIPES; i++)
 		preload_lock_take(&sample_set_stripes[i].lock);
 	preload_lock_take(&sample_set_map_lock);
@@ -164,7 +179,10 @@ void sample_set_fork_prepare(void)
 
 void sample_set_fork_release(void)
 {
+	int stripes = sample_set_fork_took_stripes;
+
 	preload_lock_give(&sample_set_map_lock);
-	for (unsigned i = 0; i < SAMPLE_SET_STRIPES; i++)
-		preload_lock_give(&sample_set_stripes[i].lock);
+	if (stripes)
+		for (unsigned i = 0; i < SAMPLE_SET_STRIPES; i++)
+			preload_lock_give(&sample_set_stripes[i].lock);
 }

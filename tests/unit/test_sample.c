@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "preload/process.h"
 #include "preload/sample.h"
@@ -88,6 +90,39 @@ static void test_same_seed_same_samples(void)
 	CU_ASSERT(memcmp(a, b, sizeof(a)) == 0);
 	CU_ASSERT(memcmp(a, c, sizeof(a)) != 0);
 	sample_configure(0);
+}
+
+/* fork() between sample_set_fork_prepare and _release, as the atfork
+ * handlers do: both processes then insert and remove without waiting on a
+ * lock.  Run once before the first insert (no chain heads: the stripe locks
+ * are left alone) and once after. */
+static void fork_and_use_set(char *addr)
+{
+	int status = -1;
+	pid_t pid;
+
+	sample_set_fork_prepare();
+	pid = fork();
+	sample_set_fork_release();
+	if (pid == 0)
+		_exit(sample_set_insert(addr) == 0 && sample_set_remove(addr) == 1 ? 0 : 1);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(sample_set_insert(addr), 0);
+	CU_ASSERT_EQUAL(sample_set_remove(addr), 1);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_set_fork_before_first_sample(void)
+{
+	fork_and_use_set((char *)0x30000000);
+}
+
+static void test_set_fork_after_samples(void)
+{
+	sample_set_insert((char *)0x30001000);
+	fork_and_use_set((char *)0x30000000);
+	CU_ASSERT_EQUAL(sample_set_remove((char *)0x30001000), 1);
 }
 
 /* Insert, find once, not twice; neighbours are told apart. */
@@ -187,7 +222,9 @@ int main(void)
 	CU_add_test(s, "weights are unbiased per size", test_weights_are_unbiased_per_size);
 	CU_add_test(s, "exact mode records everything", test_exact_mode_records_everything);
 	CU_add_test(s, "same seed, same samples", test_same_seed_same_samples);
+	CU_add_test(s, "set: fork before the first sample", test_set_fork_before_first_sample);
 	CU_add_test(s, "set finds each block once", test_set_finds_each_block_once);
+	CU_add_test(s, "set: fork after samples", test_set_fork_after_samples);
 	CU_add_test(s, "set: a chain shared by buckets", test_set_chain_shared_by_buckets);
 	CU_add_test(s, "set: blocks removed by other threads",
 		    test_set_blocks_removed_by_other_threads);
