@@ -3,7 +3,8 @@
 // "key=value" lines for tests/e2e/report-massif.sh, what its chart of the
 // heap over time draws: the problems seen, the number of vertices of the
 // RSS and heap lines, the peak label, the markers' labels, the stretches
-// shaded as not recorded, and the chart's screenshot.
+// shaded as not recorded, the header's kind and the notes, and the chart's
+// screenshot.
 import { openPage } from './browser.mjs';
 
 const [file, shot] = process.argv.slice(2);
@@ -24,6 +25,7 @@ if (chart) {
   out('paused', await page.$$eval('#chart svg rect.paused', (rs) => rs.length));
   await chart.screenshot({ path: shot });
 }
+out('kind', await page.textContent('.sub .kind'));
 out('notes', (await page.$$eval('ul.notes li', (ls) => ls.map((l) => l.textContent))).join(' | '));
 out('problems', problems.length ? problems.join(' | ') : 'none');
 await close();

@@ -22,8 +22,8 @@ cat "$RUN_OUT" "$RUN_ERR"
 v() { sed -n "s/^$1=//p" "$RUN_OUT"; }
 expect_eq "page: node exit status" 0 "$RUN_STATUS"
 expect_eq "page: no console error, page error or network request" none "$(v problems)"
-expect_eq "page: the header says estimated and the sample rate" \
-	"estimated, sample rate 4096 B (4.0 KiB)" "$(v kind)"
+expect_eq "page: the header says estimated and the sample rate, as the text report does" \
+	"estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates" "$(v kind)"
 report_json "$WORK/s.json" "$WORK/ts"
 expect_match "page: the heap peak is rough" '^rough \(sampled\): ' "$(v 'card heap peak (t-gmax) detail')"
 expect_eq "page: no temporary count" "-" "$(v 'card temporary')"
@@ -42,7 +42,7 @@ if [ -x "$PY" ]; then
 	run_cmd 120 pypage node "$BROWSER_DIR/report-page.mjs" "$WORK/p.html" "$WORK/p.png"
 	expect_eq "python3 page: no problem" none "$(v problems)"
 	expect_eq "python3 page: the header says estimated, not the heap note" \
-		"estimated, sample rate 524288 B (512.0 KiB)" "$(v kind)"
+		"estimated, sample rate 524288 B (512.0 KiB): counts and bytes are estimates" "$(v kind)"
 else
 	echo "skip: the python3 part: $PY is not installed"
 fi

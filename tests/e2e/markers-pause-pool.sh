@@ -106,6 +106,7 @@ expect_eq "paused: each sample keeps its weight" 11 "$(q "$P" summary allocation
 expect_eq "paused: bytes" 2000 "$(q "$P" summary allocated_bytes)"
 expect_eq "paused: CONTROL SEQ_SKIPs are no failed reallocs" 0 "$(q "$P" summary failed_reallocs)"
 TEXT=$("$MPROF" report "$WORK/paused.trace" -n 0 2>&1)
+PAUSED_KIND=$(printf '%s\n' "$TEXT" | sed -n 's/^mprof report: [^ ]*paused\.trace (\(.*\))$/\1/p')
 expect_match "paused text: estimated in the header" \
 	"^mprof report: .*paused.trace \(estimated, sample rate 65536 B \(64.0 KiB\), parts exact: " "$TEXT"
 expect_match "paused text: recorded of the run" \
@@ -162,6 +163,9 @@ if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
 	expect_match "page, paused run: how much was recorded, as the text says" \
 		"^Recorded 2\.10 s of 5\.00 s \(paused 2\.90 s: started paused, 2 stops, 2 starts\); nothing is counted while paused" \
 		"$(v "$CHART_paused" notes)"
+	expect_eq "page, paused run: the header's kind, as the text report's" \
+		"$PAUSED_KIND" "$(v "$CHART_paused" kind)"
+	expect_match "page, paused run: parts of it exact" ', parts exact: ' "$(v "$CHART_paused" kind)"
 	expect_eq "page, run recorded throughout: no such note" "" \
 		"$(v "$CHART_markers" notes | grep -o 'Recorded [^|]*')"
 else

@@ -27,23 +27,8 @@
   const prog = s.program || {};
   const ended = s.ended_early;
   const win = r.window, filt = r.filter, atT = !!(win && win.at_ns != null); // --at, --from/--to, filters
-  // a sampled trace's kind as the text report says it: "estimated, sample rate 65536 B (64.0 KiB)"
-  const rate = ((n) => {
-    if (n == null) return 'unknown';
-    let v = n, u = -1;
-    while (v >= 1024 && u < 3) { v /= 1024; u++; }
-    return u < 0 ? `${n} B` : `${n} B (${v.toFixed(1)} ${['KiB', 'MiB', 'GiB', 'TiB'][u]})`;
-  })(s.sample_rate_bytes);
-  // the text report's order: a sampled trace is estimated whatever else holds
-  let kind = 'exact: every allocation recorded', warn = true;
-  if (s.sampled) kind = `estimated, sample rate ${rate}`;
-  else if (s.foreign_malloc) kind = "incomplete: the program's own malloc was not recorded";
-  else if (s.data_lost) kind = 'incomplete: data was lost';
-  else if (s.own_heap_runtime || s.rss_mostly_unseen)
-    kind = `exact for malloc blocks${s.recording ? ' while recording was on' : ''}; see the notes`;
-  else if (s.recording) kind = 'exact while recording was on';
-  else warn = false;
-  if (ended) { kind += '; the recording ended early'; warn = true; }
+  // the trace's kind exactly as the text report's header gives it (flame data's "kind")
+  const kind = FD.kind, warn = kind !== 'exact: every allocation recorded';
   let status = '';
   if (prog.exit_signal != null) status = `killed by signal ${prog.exit_signal}`;
   else if (prog.exit_status != null) status = `exited with status ${prog.exit_status}`;
