@@ -69,7 +69,8 @@ ANALYZE_REPORT_SOURCES = \
 
 ANALYZE_DIFF_SOURCES = \
 	analyze/diff/diff.h analyze/diff/match.c analyze/diff/gate.c \
-	analyze/diff/write_text.c analyze/diff/write_json.c analyze/diff/write_folded.c \
+	analyze/diff/formats.c analyze/diff/write_text.c analyze/diff/write_json.c \
+	analyze/diff/write_folded.c \
 	analyze/diff/write_flamegraph.c analyze/diff/write_html.c
 
 ANALYZE_CMD_SOURCES = $(ANALYZE_DIFF_SOURCES) \

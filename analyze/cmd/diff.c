@@ -85,9 +85,8 @@ static int parse_options(int argc, char **argv, struct diff_options *o)
 
 	if (rc >= 0)
 		return rc;
-	if (strcmp(f, "text") != 0 && strcmp(f, "json") != 0 && strcmp(f, "folded") != 0 &&
-	    strcmp(f, "flamegraph") != 0 && strcmp(f, "html") != 0) {
-		analyze_error("diff: unknown format '%s' (text, json, folded, flamegraph or html)", f);
+	if (!diff_format_find(f)) {
+		analyze_error("diff: unknown format '%s' (%s)", f, diff_format_names);
 		return 2;
 	}
 	o->metric = DF_PEAK;
@@ -166,57 +165,44 @@ static int same_program(const struct diff_options *o, const struct profile *a,
 	return 2;
 }
 
-/* The page (--format html): the gate is evaluated first, so that the page
- * shows its verdict; what it says goes to stderr too.  Returns 0, 1 (a
- * condition held) or -ENOMEM. */
-static int diff_run_html(FILE *out, const struct diff_options *o, struct diff *d,
-			 const struct diff_print *print)
-{
-	char *gate = NULL;
-	size_t bytes = 0, held;
-	FILE *mem = open_memstream(&gate, &bytes);
-	int rc;
-
-	if (!mem)
-		return -ENOMEM;
-	held = diff_gate(mem, d, o->conditions, o->condition_count);
-	if (fclose(mem) != 0) {
-		free(gate);
-		return -ENOMEM;
-	}
-	fputs(gate, stderr);
-	rc = diff_write_html(out, d, print, o->conditions, o->condition_count, gate, held);
-	free(gate);
-	return rc < 0 ? rc : held ? 1 : 0;
-}
-
-/* Writes the comparison to out in o's format; returns the exit status. */
+/* Writes the comparison to out in o's format, and the gate's verdict to
+ * stderr: after the output, or, for a format that shows it (the page),
+ * evaluated first and written before it.  Returns the exit status. */
 static int diff_write(FILE *out, const struct diff_options *o, struct diff *d)
 {
-	struct diff_print print = {o->path_a, o->path_b, o->common.top_n, o->metric};
-	const char *f = o->common.format;
-	int rc = 0;
+	const struct diff_format *fmt = diff_format_find(o->common.format);
+	struct diff_print print = {o->path_a, o->path_b, o->common.top_n, o->metric,
+				   NULL, 0, NULL, 0};
+	char *gate = NULL;
+	size_t bytes = 0, held = 0;
+	int rc;
 
-	if (strcmp(f, "html") == 0) {
-		rc = diff_run_html(out, o, d, &print);
-		if (rc < 0)
-			analyze_error("out of memory writing the page");
-		return rc < 0 ? 2 : rc;
+	if (fmt->shows_gate) {
+		FILE *mem = open_memstream(&gate, &bytes);
+
+		if (mem)
+			held = diff_gate(mem, d, o->conditions, o->condition_count);
+		if (!mem || fclose(mem) != 0) {
+			free(gate);
+			analyze_error("out of memory writing the %s output", fmt->name);
+			return 2;
+		}
+		fputs(gate, stderr);
+		print.conditions = o->conditions;
+		print.condition_count = o->condition_count;
+		print.gate = gate;
+		print.held = held;
 	}
-	if (strcmp(f, "json") == 0)
-		diff_write_json(out, d, &print);
-	else if (strcmp(f, "folded") == 0)
-		diff_write_folded(out, d, &print);
-	else if (strcmp(f, "flamegraph") == 0)
-		rc = diff_write_flamegraph(out, d, &print);
-	else
-		diff_write_text(out, d, &print);
+	rc = fmt->write(out, d, &print);
+	free(gate);
 	if (rc < 0) {
-		analyze_error("out of memory writing the flame graph");
+		analyze_error("out of memory writing the %s output", fmt->name);
 		return 2;
 	}
 	fflush(out);
-	return diff_gate(stderr, d, o->conditions, o->condition_count) ? 1 : 0;
+	if (!fmt->shows_gate)
+		held = diff_gate(stderr, d, o->conditions, o->condition_count);
+	return held ? 1 : 0;
 }
 
 static int diff_run(const struct diff_options *o, const struct profile *a,

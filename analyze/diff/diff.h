@@ -135,11 +135,32 @@ struct diff_print {
 	const char *path_a, *path_b;
 	size_t top_n;                /* entries per ranking in text */
 	enum diff_field metric;      /* what the text ranks by */
+	/* For a format that shows the gate's verdict (the page): the
+	 * --fail-if conditions, what diff_gate wrote for them and how many
+	 * held; NULL and 0 for the others. */
+	const struct diff_condition *conditions;
+	size_t condition_count;
+	const char *gate;
+	size_t held;
 };
 
-void diff_write_text(FILE *out, struct diff *d, const struct diff_print *o);
-void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o);
-void diff_write_folded(FILE *out, const struct diff *d, const struct diff_print *o);
+/* A diff output format: one writer (write_NAME.c) behind this table
+ * (formats.c).  write returns 0 or -ENOMEM. */
+struct diff_format {
+	const char *name;
+	int (*write)(FILE *out, struct diff *d, const struct diff_print *o);
+	bool shows_gate;             /* the gate is evaluated first and shown in it */
+};
+
+/* The format called name, or NULL. */
+const struct diff_format *diff_format_find(const char *name);
+
+/* The formats' names for messages: "text, json, ... or html". */
+extern const char diff_format_names[];
+
+int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o);
+int diff_write_json(FILE *out, struct diff *d, const struct diff_print *o);
+int diff_write_folded(FILE *out, struct diff *d, const struct diff_print *o);
 
 /*
  * A differential flame graph of d (output/flame_data.h): the entries'
@@ -177,12 +198,10 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 /* `--format flamegraph`: the flame graph page (output/flame_data.h) of
  * o->metric, widths from B, colours by the change from A.  Returns 0 or
  * -ENOMEM. */
-int diff_write_flamegraph(FILE *out, const struct diff *d, const struct diff_print *o);
+int diff_write_flamegraph(FILE *out, struct diff *d, const struct diff_print *o);
 
-/* `--format html`: one self-contained page (write_html.c): c[0..n) the
- * --fail-if conditions, gate what diff_gate wrote for them and held how
- * many held.  Returns 0 or -ENOMEM. */
-int diff_write_html(FILE *out, struct diff *d, const struct diff_print *o,
-		    const struct diff_condition *c, size_t n, const char *gate, size_t held);
+/* `--format html`: one self-contained page (write_html.c) with the gate's
+ * verdict (o's conditions, gate and held).  Returns 0 or -ENOMEM. */
+int diff_write_html(FILE *out, struct diff *d, const struct diff_print *o);
 
 #endif

@@ -195,7 +195,7 @@ static int flame_data(FILE *js, void *ctx)
 	return rc;
 }
 
-int diff_write_flamegraph(FILE *out, const struct diff *d, const struct diff_print *o)
+int diff_write_flamegraph(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	struct flame_ctx c = {d, {o->metric, DF_ALLOCATIONS}, o->metric == DF_ALLOCATIONS ? 1 : 2};
 	const char *program = flame_data_program(d->pb);

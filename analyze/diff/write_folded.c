@@ -22,7 +22,7 @@ static void put_name(FILE *out, const char *name)
 	fputs(output_folded_name_clean(buf), out);
 }
 
-void diff_write_folded(FILE *out, const struct diff *d, const struct diff_print *o)
+int diff_write_folded(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	char name[1024];
 
@@ -44,4 +44,5 @@ void diff_write_folded(FILE *out, const struct diff *d, const struct diff_print 
 		}
 		fprintf(out, " %" PRIu64 " %" PRIu64 "\n", e->a.v[o->metric], e->b.v[o->metric]);
 	}
+	return 0;
 }

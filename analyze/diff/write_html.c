@@ -198,12 +198,12 @@ static void write_title(FILE *out, const struct diff *d)
 	fputs("</title>\n", out);
 }
 
-int diff_write_html(FILE *out, struct diff *d, const struct diff_print *o,
-		    const struct diff_condition *c, size_t n, const char *gate, size_t held)
+int diff_write_html(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	enum diff_field fields[DF_SITE_COUNT];
 	struct diff_flame flame;
-	struct html_ctx h = {d, o, &flame, c, n, held, gate ? gate : ""};
+	struct html_ctx h = {d, o, &flame, o->conditions, o->condition_count, o->held,
+			     o->gate ? o->gate : ""};
 	size_t count = 0;
 	int rc;
 

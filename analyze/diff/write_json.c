@@ -135,7 +135,7 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 	fputs("]}", out);
 }
 
-void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
+int diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	diff_rank(d->entries, d->differ, DF_ALLOCATED, true);
 	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":2,", out);
@@ -146,4 +146,5 @@ void diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 		entry(out, d, &d->entries[i]);
 	}
 	fputs(d->differ ? "\n]}\n" : "]}\n", out);
+	return 0;
 }

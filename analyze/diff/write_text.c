@@ -183,7 +183,7 @@ static void trace_notes(FILE *out, const char *side, const struct profile *p)
 		fprintf(out, "note: %s lost %" PRIu64 " chunks (corrupt)\n", side, p->info.chunks_lost);
 }
 
-void diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
+int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	bool same = d->differ == 0;
 
@@ -200,10 +200,11 @@ void diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
 		same = same && d->total_a[f] == d->total_b[f];
 	if (same) {
 		fputs("no difference\n", out);
-		return;
+		return 0;
 	}
 	if (o->top_n == 0)
-		return;
+		return 0;
 	print_ranking(out, d, o, true);
 	print_ranking(out, d, o, false);
+	return 0;
 }
