@@ -417,7 +417,7 @@ static void ending_print(const struct run_options *o, const struct collector_res
 			   abbrev ? "SIG" : "", abbrev ? abbrev : "unknown");
 	}
 	if (!mprof_quiet)
-		top = run_table_print(res);
+		top = run_table_print(res, o->sample_rate_bytes != 0);
 	summary_print(o, res);
 	if (res->root_seen || top > 0) {
 		const char *t = res->traces[top > 0 ? top : 0];

@@ -85,7 +85,7 @@ static void row_print(const struct collector_trace *f, const char *trace, size_t
 		   f->pid, f->allocations, rss, trace);
 }
 
-long run_table_print(const struct collector_result *res)
+long run_table_print(const struct collector_result *res, bool sampled)
 {
 	size_t n = res->ntraces, width = width_cols(), trace_cols = 0, program_cols, *order;
 	uint64_t rest = 0;
@@ -107,7 +107,8 @@ long run_table_print(const struct collector_result *res)
 	if (program_cols > PROGRAM_MAX_COLS)
 		program_cols = PROGRAM_MAX_COLS;
 
-	mprof_note("%zu processes recorded, most allocations first:", n);
+	mprof_note("%zu processes recorded, most allocations first%s:", n,
+		   sampled ? " (sampled: the counts are estimates)" : "");
 	mprof_note("  %-*s %7s %12s %10s  %s", (int)program_cols, "program", "pid", "allocations",
 		   "peak RSS", "trace");
 	for (size_t k = 0; k < n; k++) {

@@ -5,6 +5,8 @@
 #ifndef MPROF_CLI_RUN_TABLE_H
 #define MPROF_CLI_RUN_TABLE_H
 
+#include <stdbool.h>
+
 #include "cli/collector.h"
 
 /* Most rows printed; the others are summed up in one line. */
@@ -14,10 +16,12 @@
  * Prints, as "mprof:" notes (nothing with -q), one line per trace of res
  * (program, pid, allocations, peak RSS, trace), most allocations first, at
  * most RUN_TABLE_MAX_ROWS of them, then "most allocations: TRACE (program)".
+ * With sampled (a sampled run) the first line says that the counts are
+ * estimates (sums of the samples' weights).
  * Prints nothing for fewer than two traces or without res->figures.
  * Returns the index in res->traces of the trace with the most allocations
  * (the first of them on a tie), or -1 when nothing was printed.
  */
-long run_table_print(const struct collector_result *res);
+long run_table_print(const struct collector_result *res, bool sampled);
 
 #endif

@@ -91,4 +91,12 @@ expect_match "19. exec wrapper: the program's trace has the most allocations" \
 	"^mprof: most allocations: $WORK/b/trace\.[0-9]+ \(($WORK/)?tree_worker 1500\)\$" "$(cat "$RUN_ERR")"
 expect_eq "19. exec wrapper: its allocations" 1500 \
 	"$(grep -E "^mprof:   .*tree_worker 1500 " "$RUN_ERR" | allocs)"
+# A sampled run: the table's counts are sums of the samples' weights, and
+# its first line says they are estimates.
+mkdir "$WORK/c"
+RUN_NAME=sampled mprof_run 60 "$WORK/c/trace" --sampled -- "$WORK/wrap.sh"
+expect_eq "20. sampled: exit status" 0 "$RUN_STATUS"
+expect_eq "20. sampled: the table says its counts are estimates" \
+	"mprof: 3 processes recorded, most allocations first (sampled: the counts are estimates):" \
+	"$(grep 'processes recorded' "$RUN_ERR")"
 finish
