@@ -1,10 +1,11 @@
 /*
  * preload/sample_set.c - the set of live sampled blocks (see
- * preload/sample_set.h): chains of singly linked nodes, four filter buckets
- * to a chain, striped locks; the chain heads are mapped at the first insert
- * and the nodes are carved in batches from chunks shared by all stripes, so
- * a run with few samples touches few pages (a page of heads or nodes per
- * sample was 1.5 us of page fault each here, and resident memory).
+ * preload/sample_set.h): a chain of singly linked nodes per filter bucket,
+ * striped locks; the chain heads are mapped at the first insert and the
+ * nodes are carved in batches from chunks shared by all stripes, so a run
+ * with few samples touches few pages (a page of nodes per stripe was 1.5 us
+ * of page fault each here, and resident memory).  One chain per bucket:
+ * with millions of live samples (small sample rates) chains must stay short.
  *
  * Must never call malloc; the locks are held only for a chain walk.
  */
@@ -15,8 +16,6 @@
 #include "preload/sample_set.h"
 
 #define SAMPLE_SET_BUCKETS (1u << SAMPLE_SET_BUCKETS_LOG)
-#define SAMPLE_SET_CHAINS_LOG 16
-#define SAMPLE_SET_CHAINS (1u << SAMPLE_SET_CHAINS_LOG)
 #define SAMPLE_SET_STRIPES 256u
 #define SAMPLE_SET_CHUNK_BYTES (64u << 10) /* nodes mapped at a time, for all stripes */
 #define SAMPLE_SET_BATCH 16u               /* nodes a stripe takes from a chunk at a time */
@@ -33,23 +32,16 @@ struct sample_stripe {
 
 _Atomic uint64_t sample_set_bits[SAMPLE_SET_BUCKETS / 64];
 static struct sample_stripe sample_set_stripes[SAMPLE_SET_STRIPES];
-/* SAMPLE_SET_CHAINS heads, NULL until the first insert. */
+/* SAMPLE_SET_BUCKETS heads, NULL until the first insert. */
 static _Atomic(struct sample_node **) sample_set_heads;
 /* Guards mapping the heads and the chunk of nodes [chunk_next, chunk_end);
  * taken inside a stripe lock, never the other way round. */
 static struct preload_lock sample_set_map_lock;
 static struct sample_node *chunk_next, *chunk_end;
 
-/* The chain of filter bucket b: buckets that differ in their low bits share
- * one, so a chain holds every block of its buckets. */
-static inline uint32_t sample_set_chain(uint32_t b)
-{
-	return b >> (SAMPLE_SET_BUCKETS_LOG - SAMPLE_SET_CHAINS_LOG);
-}
-
 static inline struct sample_stripe *sample_set_stripe(uint32_t b)
 {
-	return &sample_set_stripes[sample_set_chain(b) % SAMPLE_SET_STRIPES];
+	return &sample_set_stripes[b % SAMPLE_SET_STRIPES];
 }
 
 /* The chain heads, mapped on the first call; NULL when no memory. */
@@ -62,7 +54,7 @@ static struct sample_node **sample_set_heads_get(void)
 	preload_lock_take(&sample_set_map_lock);
 	heads = atomic_load_explicit(&sample_set_heads, memory_order_relaxed);
 	if (!heads) {
-		heads = preload_mem_map(SAMPLE_SET_CHAINS * sizeof(*heads));
+		heads = preload_mem_map(SAMPLE_SET_BUCKETS * sizeof(*heads));
 		if (heads)
 			atomic_store_explicit(&sample_set_heads, heads, memory_order_release);
 	}
@@ -118,7 +110,7 @@ int sample_set_insert(const void *addr)
 		 * after it would flush that mapping from every processor
 		 * running the program (an interrupt to each). */
 		n->addr = addr;
-		n->next = __atomic_exchange_n(&heads[sample_set_chain(b)], n, __ATOMIC_RELAXED);
+		n->next = __atomic_exchange_n(&heads[b], n, __ATOMIC_RELAXED);
 		atomic_fetch_or_explicit(&sample_set_bits[b / 64], 1ull << (b % 64),
 					 memory_order_release);
 	}
@@ -131,13 +123,13 @@ int sample_set_remove_locked_path(const void *addr, uint32_t b)
 	struct sample_stripe *s = sample_set_stripe(b);
 	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
 	struct sample_node **link, *n;
-	int found = 0, shared = 0;
+	int found = 0;
 
 	if (!heads) /* no insert seen yet, so addr was not inserted by a thread
 		     * whose hand-over reached this one */
 		return 0;
 	preload_lock_take(&s->lock);
-	for (link = &heads[sample_set_chain(b)]; (n = *link) != NULL; link = &n->next) {
+	for (link = &heads[b]; (n = *link) != NULL; link = &n->next) {
 		if (n->addr == addr) {
 			*link = n->next;
 			n->next = s->spare;
@@ -146,9 +138,7 @@ int sample_set_remove_locked_path(const void *addr, uint32_t b)
 			break;
 		}
 	}
-	for (n = heads[sample_set_chain(b)]; n && !shared; n = n->next)
-		shared = sample_set_bucket(n->addr) == b;
-	if (!shared)
+	if (!heads[b])
 		atomic_fetch_and_explicit(&sample_set_bits[b / 64], ~(1ull << (b % 64)),
 					  memory_order_relaxed);
 	preload_lock_give(&s->lock);

@@ -5,8 +5,7 @@
  * Hash buckets of block addresses behind a bitmap of non-empty buckets
  * (2^18 bits, 32 KiB): a free of an unsampled block costs a hash and one
  * relaxed load of that bitmap, with no lock and no shared write.  The
- * blocks of four neighbouring buckets share one chain (2^16 chains, 512 KiB
- * of heads mapped at the first sample).  Chains
+ * buckets' chain heads (2 MiB) are mapped at the first sample.  Buckets
  * are guarded by 256 striped locks, taken only for sampled blocks and for
  * the few frees whose bucket is shared with a live sample.  A block enters
  * the set before its allocation returns and leaves it before the real free,

@@ -141,10 +141,9 @@ static void test_set_finds_each_block_once(void)
 		CU_ASSERT_EQUAL_FATAL(atomic_load(&sample_set_bits[w]), 0);
 }
 
-/* Two blocks whose buckets differ but share a chain (the bucket's top 16
- * bits): removing one clears its bucket's bit only, and the other is still
- * found. */
-static void test_set_chain_shared_by_buckets(void)
+/* Two blocks in neighbouring buckets (the same top 16 bits): removing one
+ * clears its bucket's bit only, and the other is still found. */
+static void test_set_neighbour_buckets(void)
 {
 	char *a = (char *)0x20000000, *b = NULL;
 	uint32_t ba = sample_set_bucket(a);
@@ -225,7 +224,7 @@ int main(void)
 	CU_add_test(s, "set: fork before the first sample", test_set_fork_before_first_sample);
 	CU_add_test(s, "set finds each block once", test_set_finds_each_block_once);
 	CU_add_test(s, "set: fork after samples", test_set_fork_after_samples);
-	CU_add_test(s, "set: a chain shared by buckets", test_set_chain_shared_by_buckets);
+	CU_add_test(s, "set: neighbouring buckets", test_set_neighbour_buckets);
 	CU_add_test(s, "set: blocks removed by other threads",
 		    test_set_blocks_removed_by_other_threads);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
