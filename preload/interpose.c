@@ -139,6 +139,18 @@ static __attribute__((noinline)) void interpose_free_recorded(void *p, unsigned 
 
 	t = preload_thread_enter();
 	if (!t) {
+		void (*real_free)(void *) = real_get(free);
+
+		/* A signal handler that interrupted the recorder cannot record a
+		 * free.  In set mode a block that was not sampled needs no
+		 * record; a sampled one leaves the set now (counted as an
+		 * unrecorded free), or a later block at its address would be
+		 * taken for it. */
+		if (control_uses_set && preload_thread_nested() && real_free &&
+		    sample_set_remove_nested(p) == 0) {
+			real_free(p);
+			return;
+		}
 		fallback_free(p);
 		return;
 	}

@@ -118,17 +118,14 @@ int sample_set_insert(const void *addr)
 	return n ? 0 : -1;
 }
 
-int sample_set_remove_locked_path(const void *addr, uint32_t b)
+/* Takes addr out of bucket b's chain (s, its stripe, locked); returns 1
+ * when it was there. */
+static int sample_set_unlink(struct sample_node **heads, struct sample_stripe *s,
+			     const void *addr, uint32_t b)
 {
-	struct sample_stripe *s = sample_set_stripe(b);
-	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
 	struct sample_node **link, *n;
 	int found = 0;
 
-	if (!heads) /* no insert seen yet, so addr was not inserted by a thread
-		     * whose hand-over reached this one */
-		return 0;
-	preload_lock_take(&s->lock);
 	for (link = &heads[b]; (n = *link) != NULL; link = &n->next) {
 		if (n->addr == addr) {
 			*link = n->next;
@@ -141,6 +138,36 @@ int sample_set_remove_locked_path(const void *addr, uint32_t b)
 	if (!heads[b])
 		atomic_fetch_and_explicit(&sample_set_bits[b / 64], ~(1ull << (b % 64)),
 					  memory_order_relaxed);
+	return found;
+}
+
+int sample_set_remove_locked_path(const void *addr, uint32_t b)
+{
+	struct sample_stripe *s = sample_set_stripe(b);
+	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
+	int found;
+
+	if (!heads) /* no insert seen yet, so addr was not inserted by a thread
+		     * whose hand-over reached this one */
+		return 0;
+	preload_lock_take(&s->lock);
+	found = sample_set_unlink(heads, s, addr, b);
+	preload_lock_give(&s->lock);
+	return found;
+}
+
+int sample_set_remove_nested(const void *addr)
+{
+	uint32_t b = sample_set_bucket(addr);
+	struct sample_stripe *s = sample_set_stripe(b);
+	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
+	int found;
+
+	if (!sample_set_may_hold(addr) || !heads)
+		return 0;
+	if (!preload_lock_try(&s->lock))
+		return -1;
+	found = sample_set_unlink(heads, s, addr, b);
 	preload_lock_give(&s->lock);
 	return found;
 }

@@ -56,6 +56,12 @@ static inline int sample_set_remove(const void *addr)
 	return sample_set_remove_locked_path(addr, sample_set_bucket(addr));
 }
 
+/* sample_set_remove for a free that interrupted this thread inside the
+ * recorder (a signal handler): takes no lock it would wait for, as the
+ * interrupted code may hold it.  Returns 1 when addr was in the set and is
+ * out now, 0 when it was not, -1 when its stripe was locked. */
+int sample_set_remove_nested(const void *addr);
+
 /* Fork: prepare takes every stripe lock, parent and child give them back. */
 void sample_set_fork_prepare(void);
 void sample_set_fork_release(void);
