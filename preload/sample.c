@@ -28,8 +28,12 @@ void sample_fork_child(struct preload_thread *self, uint64_t pid)
 {
 	sample_seed ^= (pid + 1) * 0x9e3779b97f4a7c15ull;
 	atomic_store_explicit(&sample_threads, 0, memory_order_relaxed);
-	if (self)
+	if (self) {
+		/* the parent's countdown too: else every child forked between
+		 * two of the thread's samples skips the same allocations */
 		self->sample_rng = 0;
+		self->sample_countdown = 0;
+	}
 }
 
 /* splitmix64: the thread's generator (never 0 once seeded). */

@@ -34,8 +34,9 @@ void sample_configure(uint64_t seed);
 void sample_thread_rate(struct preload_thread *t, uint64_t interval_bytes);
 
 /* Fork child: its threads draw from a seed of their own (mixed with the
- * child's pid), so parent and child do not pick the same allocations;
- * self is the forking thread's state, or NULL. */
+ * child's pid) and a new countdown, so parent and child, and the children
+ * of one thread, do not pick the same allocations; self is the forking
+ * thread's state, or NULL. */
 void sample_fork_child(struct preload_thread *self, uint64_t pid);
 
 /* The slow path of sample_weight: the countdown ran out (or the thread has
