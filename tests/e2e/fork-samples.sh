@@ -10,7 +10,7 @@
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
-build_c "$WORK/fork_samples" "$PROGS_DIR/fork_samples.c"
+build_c "$WORK/fork_samples" "$PROGS_DIR/fork_samples.c" -fno-builtin
 
 mprof_run 120 "$WORK/t" --sample-rate 4096 --sample-seed 11 -- "$WORK/fork_samples" 40 2838
 expect_eq "exit status" 0 "$RUN_STATUS"
