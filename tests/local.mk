@@ -122,6 +122,7 @@ E2E_TESTS = \
 	tests/e2e/thread-first-use.sh \
 	tests/e2e/signal-free.sh \
 	tests/e2e/fork-samples.sh \
+	tests/e2e/sampled-temporary.sh \
 	tests/e2e/cut-calls.sh \
 	tests/e2e/end-states.sh \
 	tests/e2e/child-figures.sh \

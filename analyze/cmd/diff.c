@@ -219,6 +219,12 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 		analyze_error("out of memory matching allocation sites");
 		return 2;
 	}
+	if (o->metric == DF_TEMPORARY && (a->info.sampled || b->info.sampled)) {
+		analyze_error("diff: --metric temporary: temporary allocations have no estimate in "
+			      "a sampled trace");
+		diff_free(&d);
+		return 2;
+	}
 	if (diff_gate_check(&d, o->conditions, o->condition_count, err, sizeof(err)) < 0) {
 		analyze_error("%s", err);
 		diff_free(&d);

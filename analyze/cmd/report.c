@@ -173,6 +173,16 @@ static int report_one(const char *path, const struct report_job *job, FILE *out,
 		goto out;
 	if (profile_filter_given(&job->filter))
 		profile_filter_apply(p, &job->filter);
+	if (!profile_has_metric(p, METRIC_TEMPORARY) &&
+	    ((job->out.metric_given && job->out.metric == METRIC_TEMPORARY) ||
+	     (job->out.sort && strcmp(job->out.sort, "short-lived") == 0))) {
+		analyze_error("report: %s: temporary allocations have no estimate in a sampled "
+			      "trace (%s)", path, job->out.metric_given &&
+			      job->out.metric == METRIC_TEMPORARY ? "--metric temporary"
+								  : "--sort short-lived");
+		status = 2;
+		goto out;
+	}
 	if (row && report_overview_row_fill(row, path, p) < 0) {
 		analyze_error("out of memory");
 		status = 1;

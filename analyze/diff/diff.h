@@ -98,6 +98,11 @@ const struct site *diff_entry_site(const struct diff *d, const struct diff_entry
  * Returns how many grew (or shrank) in f. */
 size_t diff_rank(struct diff_entry *entries, size_t n, enum diff_field f, bool grown);
 
+/* Whether field f has a value on both sides (*a, *b: on each): peak RSS
+ * needs the launcher's samples, and temporary allocations have no estimate
+ * in a sampled trace. */
+bool diff_field_known(const struct diff *d, int f, bool *a, bool *b);
+
 /* b - a of e in field f, as a signed value clamped to +-INT64_MAX. */
 int64_t diff_change(uint64_t a, uint64_t b);
 

@@ -295,3 +295,16 @@ size_t diff_rank(struct diff_entry *entries, size_t n, enum diff_field f, bool g
 	}
 	return moved;
 }
+
+bool diff_field_known(const struct diff *d, int f, bool *a, bool *b)
+{
+	*a = *b = true;
+	if (f == DF_RSS) {
+		*a = d->has_rss_a;
+		*b = d->has_rss_b;
+	} else if (f == DF_TEMPORARY) {
+		*a = !d->pa->info.sampled;
+		*b = !d->pb->info.sampled;
+	}
+	return *a && *b;
+}

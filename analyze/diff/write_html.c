@@ -207,11 +207,14 @@ int diff_write_html(FILE *out, struct diff *d, const struct diff_print *o)
 	size_t count = 0;
 	int rc;
 
-	/* --metric first, then the other ranked metrics */
+	/* --metric first, then the other ranked metrics both sides have */
 	fields[count++] = o->metric;
-	for (int f = DF_PEAK; f <= DF_TEMPORARY; f++)
-		if (f != (int)o->metric)
+	for (int f = DF_PEAK; f <= DF_TEMPORARY; f++) {
+		bool ka, kb;
+
+		if (f != (int)o->metric && diff_field_known(d, f, &ka, &kb))
 			fields[count++] = (enum diff_field)f;
+	}
 	rc = diff_flame_build(&flame, d, fields, count);
 	if (rc == 0) {
 		fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

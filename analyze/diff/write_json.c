@@ -25,7 +25,8 @@
  *     ]
  *   }
  *   STATS = {"peak_bytes", "leaked_bytes", "allocated_bytes", "allocations",
- *            "temporary", "peak_blocks", "leaked_blocks": int}
+ *            "temporary", "peak_blocks", "leaked_blocks": int; "temporary"
+ *            null for a sampled side, and in "delta" when either is}
  *   TOTALS = STATS + {"peak_rss_bytes": int or null}
  *   SIDE = STATS + {"max_live_bytes": int (an upper bound when sites were
  *          summed), "lifetime_ns_avg": int or null (no block freed)}
@@ -40,18 +41,34 @@
 #include "analyze/diff/diff.h"
 #include "analyze/output/output.h"
 
-static void stats(FILE *out, const uint64_t *v)
+/* v's fields, of side A (is_b false) or B of d: null where that side has
+ * no value (diff_field_known). */
+static void stats(FILE *out, const struct diff *d, const uint64_t *v, bool is_b)
 {
-	for (int f = 0; f < DF_SITE_COUNT; f++)
-		fprintf(out, "%s\"%s\":%" PRIu64, f ? "," : "", diff_field_key(f), v[f]);
+	for (int f = 0; f < DF_SITE_COUNT; f++) {
+		bool ka, kb;
+
+		diff_field_known(d, f, &ka, &kb);
+		fprintf(out, "%s\"%s\":", f ? "," : "", diff_field_key(f));
+		if (is_b ? kb : ka)
+			fprintf(out, "%" PRIu64, v[f]);
+		else
+			fputs("null", out);
+	}
 }
 
-static void delta(FILE *out, const uint64_t *a, const uint64_t *b)
+static void delta(FILE *out, const struct diff *d, const uint64_t *a, const uint64_t *b)
 {
 	fputs("\"delta\":{", out);
-	for (int f = 0; f < DF_SITE_COUNT; f++)
-		fprintf(out, "%s\"%s\":%" PRId64, f ? "," : "", diff_field_key(f),
-			diff_change(a[f], b[f]));
+	for (int f = 0; f < DF_SITE_COUNT; f++) {
+		bool ka, kb;
+
+		fprintf(out, "%s\"%s\":", f ? "," : "", diff_field_key(f));
+		if (diff_field_known(d, f, &ka, &kb))
+			fprintf(out, "%" PRId64, diff_change(a[f], b[f]));
+		else
+			fputs("null", out);
+	}
 }
 
 void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_print *o)
@@ -62,21 +79,21 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 	output_json_string(out, o->path_b);
 	fprintf(out, ",\"match\":\"%s\",\n", d->match == DIFF_MATCH_LINE ? "line" : "function");
 	fputs("\"totals\":{\"a\":{", out);
-	stats(out, d->total_a);
+	stats(out, d, d->total_a, false);
 	fputs(",\"peak_rss_bytes\":", out);
 	if (d->has_rss_a)
 		fprintf(out, "%" PRIu64, d->total_a[DF_RSS]);
 	else
 		fputs("null", out);
 	fputs("},\"b\":{", out);
-	stats(out, d->total_b);
+	stats(out, d, d->total_b, true);
 	fputs(",\"peak_rss_bytes\":", out);
 	if (d->has_rss_b)
 		fprintf(out, "%" PRIu64, d->total_b[DF_RSS]);
 	else
 		fputs("null", out);
 	fputs("},", out);
-	delta(out, d->total_a, d->total_b);
+	delta(out, d, d->total_a, d->total_b);
 	fputs(",\"peak_rss_bytes\":", out);
 	if (d->has_rss_a && d->has_rss_b)
 		fprintf(out, "%" PRId64, diff_change(d->total_a[DF_RSS], d->total_b[DF_RSS]));
@@ -85,10 +102,10 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 	fputs("}}", out);
 }
 
-static void side(FILE *out, const char *key, const struct diff_side *s)
+static void side(FILE *out, const struct diff *d, const char *key, const struct diff_side *s)
 {
 	fprintf(out, "\"%s\":{", key);
-	stats(out, s->v);
+	stats(out, d, s->v, key[0] == 'b');
 	fprintf(out, ",\"max_live_bytes\":%" PRIu64 ",\"lifetime_ns_avg\":", s->max_live_bytes);
 	if (s->freed)
 		fprintf(out, "%" PRIu64, s->lifetime_ns_sum / s->freed);
@@ -115,11 +132,11 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 	const uint32_t *ids = site_frame_ids(t, s, buf);
 
 	fprintf(out, "{\"status\":\"%s\",", status[e->status]);
-	side(out, "a", &e->a);
+	side(out, d, "a", &e->a);
 	fputc(',', out);
-	side(out, "b", &e->b);
+	side(out, d, "b", &e->b);
 	fputc(',', out);
-	delta(out, e->a.v, e->b.v);
+	delta(out, d, e->a.v, e->b.v);
 	fputc('}', out);
 	id(out, "a_id", &e->a);
 	id(out, "b_id", &e->b);

@@ -33,22 +33,6 @@ static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
 	return buf;
 }
 
-/* Whether field f has a value on both sides: peak RSS needs the launcher's
- * samples, and temporary allocations have no unbiased estimate in a sampled
- * trace. */
-static bool known(const struct diff *d, int f, bool *a, bool *b)
-{
-	*a = *b = true;
-	if (f == DF_RSS) {
-		*a = d->has_rss_a;
-		*b = d->has_rss_b;
-	} else if (f == DF_TEMPORARY) {
-		*a = !d->pa->info.sampled;
-		*b = !d->pb->info.sampled;
-	}
-	return *a && *b;
-}
-
 static void print_totals(FILE *out, const struct diff *d)
 {
 	char c1[32], c2[32], va[32], vb[32];
@@ -56,7 +40,7 @@ static void print_totals(FILE *out, const struct diff *d)
 
 	fprintf(out, "%-18s %18s %18s %18s %9s\n", "totals", "A", "B", "B-A", "change");
 	for (int f = 0; f < DF_COUNT; f++) {
-		if (!known(d, f, &ka, &kb)) {
+		if (!diff_field_known(d, f, &ka, &kb)) {
 			snprintf(va, sizeof(va), "%" PRIu64, d->total_a[f]);
 			snprintf(vb, sizeof(vb), "%" PRIu64, d->total_b[f]);
 			fprintf(out, "  %-16s %18s %18s %18s %9s\n", diff_field_label(f),

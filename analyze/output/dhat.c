@@ -178,12 +178,15 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 	fprintf(out, "Totals {\n  Total:       %" PRIu64 " bytes in %" PRIu64
 		" blocks, avg size %.2f bytes\n", h->allocated_bytes, h->allocations,
 		h->allocations ? (double)h->allocated_bytes / (double)h->allocations : 0.0);
-	fprintf(out, "  At t-gmax:   %" PRIu64 " bytes in %" PRIu64 " blocks\n", h->peak_bytes,
-		h->peak_blocks);
+	fprintf(out, "  At t-gmax:   %" PRIu64 " bytes in %" PRIu64 " blocks%s\n", h->peak_bytes,
+		h->peak_blocks, p->info.sampled ? " (rough: no unbiased estimate)" : "");
 	fprintf(out, "  At t-end:    %" PRIu64 " bytes in %" PRIu64 " blocks\n", h->live_bytes,
 		h->live_blocks);
-	fprintf(out, "  Short-lived: %" PRIu64 " blocks (%.2f%%)\n}\n", h->temporary,
-		pct(h->temporary, h->allocations));
+	if (profile_has_metric(p, METRIC_TEMPORARY))
+		fprintf(out, "  Short-lived: %" PRIu64 " blocks (%.2f%%)\n}\n", h->temporary,
+			pct(h->temporary, h->allocations));
+	else
+		fputs("  Short-lived: not estimated (sampled)\n}\n", out);
 	fputs("Lifetimes are over the blocks freed, in allocator events (each allocation,\n"
 	      "free and failed realloc is one, a realloc two) and in time (to about 10 ms).\n"
 	      "Short-lived blocks are freed by their thread's next allocator event.\n", out);
@@ -214,17 +217,19 @@ static void dhat_site(FILE *out, const struct profile *p, const struct site *s, 
 			st->freed);
 	else
 		fputs("  Lifetime:    no block freed\n", out);
-	fprintf(out, "  Max:         %s%" PRIu64 " bytes in %" PRIu64 " blocks%s\n",
+	fprintf(out, "  Max:         %s%" PRIu64 " bytes in %" PRIu64 " blocks%s%s\n",
 		s->stack_count > 1 ? "at most " : "", st->max_live_bytes, st->max_live_blocks,
-		s->stack_count > 1 ? " (the sum over its stacks' maxima)" : "");
-	fprintf(out, "  At t-gmax:   %" PRIu64 " bytes (%.2f%%) in %" PRIu64 " blocks (%.2f%%)\n",
+		s->stack_count > 1 ? " (the sum over its stacks' maxima)" : "",
+		p->info.sampled ? " (rough)" : "");
+	fprintf(out, "  At t-gmax:   %" PRIu64 " bytes (%.2f%%) in %" PRIu64 " blocks (%.2f%%)%s\n",
 		st->peak_bytes, pct(st->peak_bytes, h->peak_bytes), st->peak_blocks,
-		pct(st->peak_blocks, h->peak_blocks));
+		pct(st->peak_blocks, h->peak_blocks), p->info.sampled ? " (rough)" : "");
 	fprintf(out, "  At t-end:    %" PRIu64 " bytes (%.2f%%) in %" PRIu64 " blocks (%.2f%%)\n",
 		st->live_bytes, pct(st->live_bytes, h->live_bytes), st->live_blocks,
 		pct(st->live_blocks, h->live_blocks));
-	fprintf(out, "  Short-lived: %" PRIu64 " blocks (%.2f%% of its blocks)\n", st->temporary,
-		pct(st->temporary, st->allocations));
+	if (profile_has_metric(p, METRIC_TEMPORARY))
+		fprintf(out, "  Short-lived: %" PRIu64 " blocks (%.2f%% of its blocks)\n",
+			st->temporary, pct(st->temporary, st->allocations));
 	fputs("  Allocated at {\n", out);
 	output_text_stack(out, &p->sites, s, s->truncated);
 	fputs("  }\n}\n", out);

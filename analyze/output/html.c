@@ -9,10 +9,12 @@
  * build time, assets/embed.sh) around one JSON blob:
  *
  *   {"report": the mprof-report object without its sites (json.c),
- *    "metrics": [{"name", "key", "label", "bytes": bool}],
+ *    "metrics": [{"name", "key", "label", "bytes": bool, "available": bool
+ *                 (false: no estimate, temporary in a sampled trace)}],
  *    "sites": [[id, node (its stack: the node's path to the root in the
  *               flame graph blob below, innermost first; -1 none), value of
- *               each metric in "metrics" order..., max_live_bytes, freed,
+ *               each metric in "metrics" order (null when not available)...,
+ *               max_live_bytes, freed,
  *               lifetime_ns_avg or null, stacks merged, flags (1 unknown
  *               stack, 2 inherited, 4 truncated)]],
  *    "timeline": {"points": [[ns since the first TIME stamp, heap bytes, RSS
@@ -45,7 +47,7 @@
 extern const char output_asset_report_css[], output_asset_report_js[], output_asset_format_js[];
 extern const char output_asset_flamegraph_html[];
 
-static void write_metrics(FILE *out)
+static void write_metrics(FILE *out, const struct profile *p)
 {
 	fputs("\"metrics\":[", out);
 	for (int m = 0; m < METRIC_COUNT; m++) {
@@ -57,16 +59,18 @@ static void write_metrics(FILE *out)
 		output_json_string(out, mi->key);
 		fputs(",\"label\":", out);
 		output_json_string(out, mi->label);
-		fprintf(out, ",\"bytes\":%s}", mi->bytes ? "true" : "false");
+		fprintf(out, ",\"bytes\":%s,\"available\":%s}", mi->bytes ? "true" : "false",
+			profile_has_metric(p, (enum metric)m) ? "true" : "false");
 	}
 	fputc(']', out);
 }
 
 /* Each site with its node in the flame graph blob's "nodes" (its frames
  * are that node's path to the root; -1: none), pos[tree node] that place. */
-static void write_sites(FILE *out, const struct site_table *t, const uint32_t *site_node,
+static void write_sites(FILE *out, const struct profile *p, const uint32_t *site_node,
 			const uint32_t *pos)
 {
+	const struct site_table *t = &p->sites;
 	fputs("\"sites\":[", out);
 	for (size_t i = 0; i < t->count; i++) {
 		const struct site *s = &t->sites[i];
@@ -78,7 +82,10 @@ static void write_sites(FILE *out, const struct site_table *t, const uint32_t *s
 		else
 			fputs("-1", out);
 		for (int m = 0; m < METRIC_COUNT; m++)
-			fprintf(out, ",%" PRIu64, metric_site_value(s, (enum metric)m));
+			if (profile_has_metric(p, (enum metric)m))
+				fprintf(out, ",%" PRIu64, metric_site_value(s, (enum metric)m));
+			else
+				fputs(",null", out);
 		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", st->max_live_bytes, st->freed);
 		if (st->freed)
 			fprintf(out, "%" PRIu64, st->lifetime_ns_sum / st->freed);
@@ -134,9 +141,9 @@ static char *page_data(const struct profile *p, const uint32_t *site_node, const
 	fputs("{\"report\":", mem);
 	output_json.write(mem, p, &summary_only);
 	fputs(",\n", mem);
-	write_metrics(mem);
+	write_metrics(mem, p);
 	fputs(",\n", mem);
-	write_sites(mem, &p->sites, site_node, pos);
+	write_sites(mem, p, site_node, pos);
 	fputs(",\n", mem);
 	write_timeline(mem, p);
 	fputs("}", mem);
@@ -147,12 +154,14 @@ static char *page_data(const struct profile *p, const uint32_t *site_node, const
 	return buf;
 }
 
-/* Every site's stack, with its values of the ranked metrics, into tree;
+/* Every site's stack, with its values of the ranked metrics (0 for one the
+ * profile lacks), into tree;
  * site_node[i] the node of site i, pos[node] its place in the blob's
  * "nodes" (depth-first order).  Returns 0 or a negative errno. */
-static int flame_tree(struct stack_tree *tree, const struct site_table *t, uint32_t *site_node,
+static int flame_tree(struct stack_tree *tree, const struct profile *p, uint32_t *site_node,
 		      uint32_t **pos)
 {
+	const struct site_table *t = &p->sites;
 	int rc = stack_tree_init(tree, METRIC_RANKED);
 
 	*pos = NULL;
@@ -160,7 +169,8 @@ static int flame_tree(struct stack_tree *tree, const struct site_table *t, uint3
 		uint64_t values[METRIC_RANKED];
 
 		for (int m = 0; m < METRIC_RANKED; m++)
-			values[m] = metric_site_value(&t->sites[i], (enum metric)m);
+			values[m] = profile_has_metric(p, (enum metric)m)
+				? metric_site_value(&t->sites[i], (enum metric)m) : 0;
 		rc = stack_tree_add_site(tree, t, &t->sites[i], NULL, values);
 		site_node[i] = tree->last;
 	}
@@ -244,7 +254,7 @@ static int html_write(FILE *out, const struct profile *p, const struct output_op
 	uint32_t *site_node = malloc((p->sites.count + 1) * sizeof(*site_node)), *pos = NULL;
 	struct stack_tree tree;
 	char *data = NULL;
-	int rc = site_node ? flame_tree(&tree, &p->sites, site_node, &pos) : -ENOMEM;
+	int rc = site_node ? flame_tree(&tree, p, site_node, &pos) : -ENOMEM;
 
 	(void)o;
 	if (rc == 0 && !(data = page_data(p, site_node, pos, &bytes)))

@@ -46,7 +46,8 @@
  *       "allocations", "allocated_bytes": int,
  *       "frees": int,               free calls (incl. realloc(p, 0))
  *       "blocks_freed": int,        incl. the free part of realloc
- *       "reallocs", "failed_reallocs", "temporary": int,
+ *       "reallocs", "failed_reallocs": int,
+ *       "temporary": int or null,   null in a sampled trace (no estimate)
  *       "unmatched_frees": int,     frees of addresses that were not live
  *       "calls": {"malloc", "calloc", "realloc", "reallocarray",
  *                 "posix_memalign", "aligned_alloc", "memalign", "valloc",
@@ -124,7 +125,8 @@
  *                                   one of the five rankings (5 N at most)
  *       {"id": int (rank, 1 = most bytes), "allocations", "allocated_bytes",
  *        "peak_bytes", "peak_blocks" (live at t-gmax),
- *        "leaked_bytes", "leaked_blocks" (live at exit), "temporary",
+ *        "leaked_bytes", "leaked_blocks" (live at exit), "temporary" (null
+ *        in a sampled trace),
  *        "max_live_bytes", "max_live_blocks" (the site's own maxima; an upper
  *         bound when several stacks merged), "freed",
  *        "lifetime_events_min", "lifetime_events_avg", "lifetime_events_max",
@@ -533,7 +535,7 @@ static void write_summary(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_u64(out, "failed_reallocs", a->failed_reallocs);
 	out_char(out, ',');
-	json_u64(out, "temporary", a->temporary);
+	json_opt_u64(out, "temporary", profile_has_metric(r, METRIC_TEMPORARY), a->temporary);
 	out_char(out, ',');
 	json_u64(out, "unmatched_frees", a->unmatched_frees);
 	out_char(out, ',');
@@ -659,8 +661,9 @@ static void write_frame(FILE *out, const struct site_frame *f)
 	out_char(out, '}');
 }
 
-static void write_site(FILE *out, const struct site_table *t, const struct site *s)
+static void write_site(FILE *out, const struct profile *r, const struct site *s)
 {
+	const struct site_table *t = &r->sites;
 	const struct alloc_stats *st = s->s;
 	uint32_t buf[SITES_MAX_FRAMES];
 	const uint32_t *ids = site_frame_ids(t, s, buf);
@@ -680,7 +683,7 @@ static void write_site(FILE *out, const struct site_table *t, const struct site 
 	out_char(out, ',');
 	json_u64(out, "leaked_blocks", st->live_blocks);
 	out_char(out, ',');
-	json_u64(out, "temporary", st->temporary);
+	json_opt_u64(out, "temporary", profile_has_metric(r, METRIC_TEMPORARY), st->temporary);
 	out_char(out, ',');
 	json_u64(out, "max_live_bytes", st->max_live_bytes);
 	out_char(out, ',');
@@ -879,7 +882,7 @@ static int json_write(FILE *out, const struct profile *r, const struct output_op
 			continue;
 		if (shown++)
 			out_str(out, ",\n");
-		write_site(out, &r->sites, &r->sites.sites[i]);
+		write_site(out, r, &r->sites.sites[i]);
 	}
 	out_str(out, "\n],");
 	json_u64(out, "sites_total", r->sites.count);

@@ -229,7 +229,13 @@ static int massif_write(FILE *out, const struct profile *p, const struct output_
 
 	(void)o; /* the heap over time: no metric to choose */
 	fputs("desc: mprof: heap = bytes requested and live; a snapshot per time bucket "
-	      "(its highest heap)\ncmd: ", out);
+	      "(its highest heap)", out);
+	if (p->info.sampled) {
+		fputs("; ", out);
+		put_clean(out, output_report_kind(p));
+		fputs(", the heap rough", out);
+	}
+	fputs("\ncmd: ", out);
 	put_clean(out, cmd);
 	fputs("\ntime_unit: ms\n", out);
 	for (size_t i = 0; i < tl->count && rc == 0; i++) {

@@ -75,6 +75,13 @@ static const struct pprof_sample_type {
 #define PPROF_TYPES (sizeof(pprof_types) / sizeof(pprof_types[0]))
 #define PPROF_DEFAULT_TYPE 3 /* inuse_space, as Go's heap profiles */
 
+/* How many of pprof_types p's file has: all but the last, temporary, when
+ * p is sampled (it has no estimate there). */
+static size_t pprof_type_count(const struct profile *p)
+{
+	return profile_has_metric(p, METRIC_TEMPORARY) ? PPROF_TYPES : PPROF_TYPES - 1;
+}
+
 /* Encoded bytes gathered before they are handed to zlib. */
 #define PPROF_FLUSH_BYTES (64u << 10)
 
@@ -525,11 +532,11 @@ static void pprof_write_samples(struct pprof_writer *w)
 
 		if (!n)
 			break;
-		for (size_t t = 0; t < PPROF_TYPES; t++)
+		for (size_t t = 0; t < pprof_type_count(w->p); t++)
 			values[t] = metric_site_value(s, pprof_types[t].metric);
 		mark = pb_msg_begin(&w->buf, PROFILE_SAMPLE);
 		pb_put_packed(&w->buf, SAMPLE_LOCATION_ID, w->sample_locations, n);
-		pb_put_packed(&w->buf, SAMPLE_VALUE, values, PPROF_TYPES);
+		pb_put_packed(&w->buf, SAMPLE_VALUE, values, pprof_type_count(w->p));
 		pb_msg_end(&w->buf, mark);
 		pprof_flush_some(w);
 	}
@@ -652,22 +659,25 @@ static void pprof_write_comments(struct pprof_writer *w)
 		 "%" PRIu64 " bytes in %" PRIu64 " blocks", p->summary.peak_bytes,
 		 p->summary.peak_blocks);
 	pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
-	pb_put_int(&w->buf, PROFILE_COMMENT,
-		   pprof_string(w, "temporary: allocations freed by their thread's next "
-				   "allocator call"));
+	if (profile_has_metric(p, METRIC_TEMPORARY))
+		pb_put_int(&w->buf, PROFILE_COMMENT,
+			   pprof_string(w, "temporary: allocations freed by their thread's next "
+					   "allocator call"));
 	if (p->info.sampled)
 		pb_put_int(&w->buf, PROFILE_COMMENT,
 			   pprof_string(w, "sampled trace: values are estimates (the weights "
-					   "of Poisson samples by bytes; period: the mean interval)"));
+					   "of Poisson samples by bytes; period: the mean interval); "
+					   "peak_* are rough and temporary allocations have no "
+					   "estimate"));
 	if (output_pool_note(line, sizeof(line), p))
 		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
 }
 
 /* The default sample type: --metric's, else inuse_space. */
-static const char *pprof_default_type(const struct output_options *o)
+static const char *pprof_default_type(const struct profile *p, const struct output_options *o)
 {
 	if (o->metric_given)
-		for (size_t t = 0; t < PPROF_TYPES; t++)
+		for (size_t t = 0; t < pprof_type_count(p); t++)
 			if (pprof_types[t].metric == o->metric)
 				return pprof_types[t].type;
 	return pprof_types[PPROF_DEFAULT_TYPE].type;
@@ -679,7 +689,7 @@ static void pprof_write_header(struct pprof_writer *w, const struct output_optio
 	const struct profile *p = w->p;
 	const char *start = kv_list_get(&p->info.meta, "start_time_unix_ns");
 
-	for (size_t t = 0; t < PPROF_TYPES; t++)
+	for (size_t t = 0; t < pprof_type_count(p); t++)
 		pprof_write_value_type(w, PROFILE_SAMPLE_TYPE, pprof_types[t].type,
 				       pprof_types[t].unit);
 	pprof_write_value_type(w, PROFILE_PERIOD_TYPE, "space", "bytes");
@@ -687,7 +697,7 @@ static void pprof_write_header(struct pprof_writer *w, const struct output_optio
 	 * profiles give theirs */
 	pb_put_int(&w->buf, PROFILE_PERIOD,
 		   w->p->info.sampled && w->p->run.sample_rate_bytes ? w->p->run.sample_rate_bytes : 1);
-	pb_put_int(&w->buf, PROFILE_DEFAULT_SAMPLE_TYPE, pprof_string(w, pprof_default_type(o)));
+	pb_put_int(&w->buf, PROFILE_DEFAULT_SAMPLE_TYPE, pprof_string(w, pprof_default_type(p, o)));
 	if (start && *start) {
 		char *end;
 		unsigned long long ns = strtoull(start, &end, 10);

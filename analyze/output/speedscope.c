@@ -8,13 +8,15 @@
  * first, its value the weight.  The file:
  *
  *   {"$schema": "https://www.speedscope.app/file-format-schema.json",
- *    "exporter": "mprof@VERSION", "name": PROGRAM,
+ *    "exporter": "mprof@VERSION", "name": PROGRAM (a sampled trace's ends with
+ *             " [mprof: estimated, sample rate ...]"),
  *    "activeProfileIndex": the profile of --metric (peak by default),
  *    "shared": {"frames": [{"name": str, "file": str (when known),
  *                           "line": int (when known)}]},
  *                           one per distinct frame, then "[no stack]" and
  *                           "[inherited at fork]" for sites without a stack
  *    "profiles": [          peak, leaked, allocated, allocations, temporary
+ *                           (not in a sampled trace: no estimate)
  *                           (metric.h's labels), then --metric when it is
  *                           another (peak-blocks, leaked-blocks)
  *      {"type": "sampled", "name": LABEL, "unit": "bytes" or "none",
@@ -24,9 +26,11 @@
  * The weights of a profile sum to the metric's total over the sites, which
  * is the process's total (metric_summary_value).
  */
-#define _GNU_SOURCE /* fputs_unlocked, fwrite_unlocked, putc_unlocked */
+#define _GNU_SOURCE /* fputs_unlocked, fwrite_unlocked, putc_unlocked, asprintf */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -134,15 +138,32 @@ static int ss_write(FILE *out, const struct profile *p, const struct output_opti
 
 	ss_str(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 	       "\"exporter\":\"mprof@" PACKAGE_VERSION "\",\"name\":");
-	output_json_string(out, name ? name : "mprof");
+	if (p->info.sampled) { /* speedscope shows the name in its title bar */
+		char *titled = NULL;
+
+		if (asprintf(&titled, "%s [mprof: %s]", name ? name : "mprof",
+			     output_report_kind(p)) < 0)
+			return -ENOMEM;
+		output_json_string(out, titled);
+		free(titled);
+	} else {
+		output_json_string(out, name ? name : "mprof");
+	}
 	ss_str(out, ",\"activeProfileIndex\":");
-	ss_u64(out, extra ? METRIC_RANKED : o->metric);
+	/* the extra profile comes after the ranked ones written (temporary is
+	 * the last of them, left out of a sampled trace; --metric temporary
+	 * is refused there) */
+	ss_u64(out, extra ? (uint64_t)(METRIC_RANKED - !profile_has_metric(p, METRIC_TEMPORARY))
+			  : (uint64_t)o->metric);
 	ss_str(out, ",\n");
 	ss_frames(out, &p->sites);
 	ss_str(out, "\"profiles\":[\n");
-	for (int m = 0; m < METRIC_RANKED; m++) {
-		if (m)
+	for (int m = 0, first = 1; m < METRIC_RANKED; m++) {
+		if (!profile_has_metric(p, (enum metric)m))
+			continue; /* temporary in a sampled trace: no estimate */
+		if (!first)
 			ss_str(out, ",\n");
+		first = 0;
 		ss_profile(out, &p->sites, (enum metric)m);
 	}
 	if (extra) {

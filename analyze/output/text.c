@@ -178,7 +178,7 @@ static void print_ranking(FILE *out, const struct profile *r, size_t top_n, uint
 		return;
 	}
 	fprintf(out, "== %s: top %zu of %zu sites%s\n", title, shown, n,
-		r->info.sampled && (k == METRIC_PEAK || k == METRIC_TEMPORARY)
+		r->info.sampled && k == METRIC_PEAK
 			? " (sampled trace: rough, no unbiased estimate)" : "");
 	for (size_t i = 0; i < shown; i++)
 		print_site(out, r, &t->sites[order[i]], i + 1);
@@ -613,8 +613,11 @@ static int text_write(FILE *out, const struct profile *r, const struct output_op
 		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Leaked (live at exit)", "no leaks");
 	print_ranking(out, r, o->top_n, order, METRIC_ALLOCATED, "Allocated bytes", "no allocations");
 	print_ranking(out, r, o->top_n, order, METRIC_ALLOCATIONS, "Allocations", "no allocations");
-	print_ranking(out, r, o->top_n, order, METRIC_TEMPORARY, "Temporary allocations",
-		      "no temporary allocations");
+	if (profile_has_metric(r, METRIC_TEMPORARY))
+		print_ranking(out, r, o->top_n, order, METRIC_TEMPORARY, "Temporary allocations",
+			      "no temporary allocations");
+	else
+		fputs("\n== Temporary allocations: not estimated (sampled trace)\n", out);
 	free(order);
 	return 0;
 }

@@ -21,6 +21,7 @@
 
 #include "analyze/aggregate/aggregate.h"
 #include "analyze/aggregate/window.h"
+#include "analyze/profile/metric.h"
 #include "analyze/profile/run_facts.h"
 #include "analyze/profile/sites.h"
 #include "analyze/profile/summary.h"
@@ -109,6 +110,16 @@ static inline bool profile_executed(const struct profile *p)
 static inline bool profile_at(const struct profile *p)
 {
 	return p->window.at;
+}
+
+/* Whether the profile can give metric m: temporary allocations (an
+ * allocation whose free is the thread's next allocator event) have no
+ * estimate in a sampled trace, where the events between a sampled
+ * allocation and its free were not recorded (counted, they came out 29 to
+ * 135 times the true number). */
+static inline bool profile_has_metric(const struct profile *p, enum metric m)
+{
+	return !(m == METRIC_TEMPORARY && p->info.sampled);
 }
 
 /* The inherit note, or NULL when there is none. */

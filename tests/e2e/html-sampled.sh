@@ -25,6 +25,10 @@ expect_eq "page: no console error, page error or network request" none "$(v prob
 expect_eq "page: the header says estimated and the sample rate, as the text report does" \
 	"estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates" "$(v kind)"
 report_json "$WORK/s.json" "$WORK/ts"
+expect_eq "page: no temporary tab among the tables or the flame graphs" "" \
+	"$(grep -E '^(table|flame) temporary=' "$RUN_OUT")"
+expect_match "page: the other metrics have their tabs" '^table allocations=' \
+	"$(grep '^table allocations=' "$RUN_OUT")"
 expect_match "page: the heap peak is rough" '^rough \(sampled\): ' "$(v 'card heap peak (t-gmax) detail')"
 expect_eq "page: no temporary count" "-" "$(v 'card temporary')"
 expect_eq "page: temporary not estimated" "not estimated (sampled)" "$(v 'card temporary detail')"
@@ -52,4 +56,5 @@ run_cmd 60 html2 "$MPROF" report --html "$WORK/e.html" "$WORK/te"
 run_cmd 120 page2 node "$BROWSER_DIR/report-page.mjs" "$WORK/e.html" "$WORK/e.png"
 expect_eq "exact page: the header says exact" "exact: every allocation recorded" "$(v kind)"
 expect_match "exact page: a temporary count" '^[0-9,]+$' "$(v 'card temporary')"
+expect_match "exact page: a temporary tab" '^table temporary=' "$(grep '^table temporary=' "$RUN_OUT")"
 finish

@@ -125,7 +125,9 @@
     frame.dataset.metric = name;
     frame.srcdoc = F.flamePage(page.flame.template, data, `${f.label} change: ${progName} - mprof diff flame graph`);
   }
-  const shown = [page.metric].concat(RANKED.filter((m) => m !== page.metric));
+  // the metrics the flame data has columns for: temporary is left out when a side is sampled
+  const shown = [page.metric].concat(RANKED.filter((m) => m !== page.metric))
+    .filter((m) => page.flame.data.columns.includes(m));
   for (const m of shown)
     tabs.append(el('button', { 'data-metric': m, onclick: () => showMetric(m) }, field(m).label));
   showMetric(page.metric);

@@ -8,7 +8,8 @@
   const data = JSON.parse(document.getElementById('mprof-data').textContent);
   const r = data.report, s = r.summary, q = s.quality;
   const app = document.getElementById('app');
-  const METRICS = data.metrics.slice(0, 5); // peak, leaked, allocated, allocations, temporary
+  // peak, leaked, allocated, allocations, temporary; temporary is not available in a sampled trace
+  const METRICS = data.metrics.slice(0, 5).filter((m) => m.available);
   const metricIndex = (name) => data.metrics.findIndex((m) => m.name === name);
 
   const { bytes, count, ns, pct, el } = mprofFormat; // format.js
