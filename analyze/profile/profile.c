@@ -363,6 +363,7 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 		analyze_error("%s: out of memory reading the parent's trace", path);
 		return 1;
 	}
+	p->info.window_at = p->window.at;
 	if (p->window.range) {
 		const char *no_index = getenv("MPROF_NO_INDEX");
 

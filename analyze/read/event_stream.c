@@ -1363,6 +1363,24 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		if (s.cut_seq > info->first_seq)
 			reorder_set_first_seq(&s.reorder, s.cut_seq);
 		rc = stream_start(&s, plan.t0_ns, true);
+	} else if (rc == 0 && (s.windowed || info->window_at)) {
+		/* the start of the recording: the index's earliest stamp, where a
+		 * whole read's clock starts too (no_index only keeps chunks from
+		 * being left out); without an index, the first chunk's first
+		 * stamp for a range, the first stamp merged for a moment */
+		uint64_t t0 = 0;
+		int found = index_start_ns(path, &t0);
+
+		if (found < 0) {
+			rc = found;
+		} else if (found && s.windowed) {
+			rc = stream_start(&s, t0, true);
+		} else if (found) {
+			struct alloc_event ev = {.type = ALLOC_EV_TIME, .value = t0};
+
+			s.t0_known = true;
+			sink->emit(sink->ctx, &ev);
+		}
 	}
 	prefetch = rc < 0 ? NULL
 	       : plan.used ? chunk_prefetch_start_skipping(&reader, plan.skip_offsets, plan.skip_count)

@@ -134,6 +134,10 @@ struct trace_info {
 	 * (index_plan.h) unless no_index */
 	bool window_range;
 	uint64_t window_from_ns, window_to_ns;
+	/* optional, set by the caller of a read up to a moment (--at): hand
+	 * the sink the start of the recording before any event, as a range's
+	 * read does */
+	bool window_at;
 	bool no_index;
 	/* what the chunk index did for it */
 	bool index_used;

@@ -226,6 +226,40 @@ static size_t laps_make(const struct chunk_index_entry *e, const size_t *order, 
 	return count;
 }
 
+/* The earliest first TIME stamp of the entries e[0..n): the start of the
+ * recording, which a whole read's clock starts from too (a late thread's
+ * chunk may come first in the file with a later stamp, or an early one
+ * after it); false when no entry has a time. */
+static bool entries_start(const struct chunk_index_entry *e, size_t n, uint64_t *t0_ns)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < n; i++)
+		if ((e[i].flags & CHUNK_INDEX_HAS_TIME) && (!found || e[i].time_first < *t0_ns)) {
+			*t0_ns = e[i].time_first;
+			found = true;
+		}
+	return found;
+}
+
+int index_start_ns(const char *path, uint64_t *t0_ns)
+{
+	struct walk w = {0};
+	struct chunk_index_entry *e = NULL;
+	size_t n = 0;
+	char note[160];
+	int rc = walk_trace(path, &w, note, sizeof(note)), found = 0;
+
+	if (rc == 0 && w.index) {
+		rc = chunk_index_decode(w.index, w.index_bytes, w.count + 1, &e, &n);
+		if (rc == 0 && !entries_check(&w, e, n))
+			found = entries_start(e, n, t0_ns);
+	}
+	free(e);
+	walk_free(&w);
+	return rc == -ENOMEM ? rc : found;
+}
+
 int index_plan_make(const char *path, uint64_t from_ns, struct index_plan *plan, char *note,
 		    size_t note_bytes)
 {
@@ -254,11 +288,10 @@ int index_plan_make(const char *path, uint64_t from_ns, struct index_plan *plan,
 	why = entries_check(&w, e, n);
 	if (why || n == 0)
 		goto out;
-	if (!(e[0].flags & CHUNK_INDEX_HAS_TIME)) {
+	if (!(e[0].flags & CHUNK_INDEX_HAS_TIME) || !entries_start(e, n, &plan->t0_ns)) {
 		why = "its first entry has no time";
 		goto out;
 	}
-	plan->t0_ns = e[0].time_first;
 	from_abs = plan->t0_ns + from_ns < plan->t0_ns ? UINT64_MAX : plan->t0_ns + from_ns;
 	order = malloc(n * sizeof(*order));
 	laps = malloc(n * sizeof(*laps));

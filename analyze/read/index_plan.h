@@ -25,8 +25,8 @@
 
 struct index_plan {
 	bool used;              /* the index says what to leave out */
-	uint64_t t0_ns;         /* the first TIME stamp of the first EVENTS
-	                         * chunk: the start of the recording */
+	uint64_t t0_ns;         /* the earliest TIME stamp the index has: the
+	                         * start of the recording */
 	uint64_t cut_seq;       /* events below it are not needed */
 	uint64_t *skip_offsets; /* file offsets of the EVENTS chunks to leave
 	                         * out, ascending; owned */
@@ -44,5 +44,10 @@ int index_plan_make(const char *path, uint64_t from_ns, struct index_plan *plan,
 		    size_t note_bytes);
 
 void index_plan_free(struct index_plan *plan);
+
+/* The start of the recording as the trace's chunk index gives it (the
+ * earliest first TIME stamp of its entries) into *t0_ns: 1, or 0 when the
+ * trace has no usable index (or no time), or -ENOMEM. */
+int index_start_ns(const char *path, uint64_t *t0_ns);
 
 #endif

@@ -54,6 +54,14 @@ expect_eq "stopped..end: no 1000-byte block" 0 "$(q "$P" sum-size-all allocation
 TEXT=$("$MPROF" report "$WORK/trace" -n 0 2>&1)
 expect_match "text: what was recorded" "^recorded:         .* of .* \(paused .*: 1 stop, 1 start\)" "$TEXT"
 expect_match "text: the first marker" "^markers:          begin at " "$TEXT"
+# --at counts time from the start of the recording as every other read
+# does: it measured from the first stamp it merged, which can be later (the
+# markers and T came out 0.26-0.37 ms early)
+report_json "$WORK/at.json" "$WORK/trace" --at marker:joined
+expect_eq "--at marker:joined: the marker's time, as the whole report gives it" \
+	"$(q "$R" get timeline.markers.2.time_ns)" "$(q "$WORK/at.json" get timeline.markers.2.time_ns)"
+expect_eq "--at marker:joined: T is that time" \
+	"$(q "$R" get timeline.markers.2.time_ns)" "$(q "$WORK/at.json" get window.at_ns)"
 run_cmd 60 unknown "$MPROF" report "$WORK/trace" --at marker:middle
 expect_eq "unknown marker: exit status" 2 "$RUN_STATUS"
 expect_match "unknown marker: the trace's markers" \
