@@ -86,10 +86,9 @@ static void fork_prepare(void)
 }
 
 /* The pid the child posted in mailbox entry if it has already run its fork
- * handler, else 0.  The parent never waits for the child: a few yields for
- * it cost 170 us per fork here (210 against 40 us in fork() with nothing
- * recorded in the child), as the child was often queued behind the parent;
- * the child's own file names its parent either way. */
+ * handler, else 0.  The parent never waits for the child (yielding to it
+ * held the parent's fork() while the child ran); the child's own file names
+ * its parent either way. */
 static uint32_t fork_child_pid(_Atomic uint32_t *mailbox, uint32_t entry)
 {
 	return mailbox ? atomic_load(&mailbox[entry]) : 0;

@@ -3,9 +3,8 @@
  * preload/sample_set.h): a chain of singly linked nodes per filter bucket,
  * striped locks; the chain heads are mapped at the first insert and the
  * nodes are carved in batches from chunks shared by all stripes, so a run
- * with few samples touches few pages (a page of nodes per stripe was 1.5 us
- * of page fault each here, and resident memory).  One chain per bucket:
- * with millions of live samples (small sample rates) chains must stay short.
+ * with few samples touches few pages.  One chain per bucket: with millions
+ * of live samples (small sample rates) chains must stay short.
  *
  * Must never call malloc; the locks are held only for a chain walk.
  */

@@ -115,8 +115,7 @@ static inline bool profile_at(const struct profile *p)
 /* Whether the profile can give metric m: temporary allocations (an
  * allocation whose free is the thread's next allocator event) have no
  * estimate in a sampled trace, where the events between a sampled
- * allocation and its free were not recorded (counted, they came out 29 to
- * 135 times the true number). */
+ * allocation and its free were not recorded. */
 static inline bool profile_has_metric(const struct profile *p, enum metric m)
 {
 	return !(m == METRIC_TEMPORARY && p->info.sampled);
