@@ -74,11 +74,30 @@ static int order_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* command with its control characters (a newline inside a quoted
+ * argument) written as \xNN, as the reports write them, so that a row stays
+ * one line; into out (cap bytes, NUL terminated, cut when full). */
+static const char *command_printable(const char *command, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)(command ? command : "");
+	     *p && n + 5 < cap; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			n += (size_t)snprintf(out + n, cap - n, "\\x%02x", *p);
+		else
+			out[n++] = (char)*p;
+	}
+	out[n] = '\0';
+	return out;
+}
+
 /* One row: program (padded to program_cols), pid, allocations, peak RSS, trace. */
 static void row_print(const struct collector_trace *f, const char *trace, size_t program_cols)
 {
-	char program[PROGRAM_MAX_COLS * 3 + 8], rss[32];
-	size_t used = argv_quote_fit(f->command, program_cols, program, sizeof(program));
+	char program[PROGRAM_MAX_COLS * 3 + 8], rss[32], printable[4096];
+	size_t used = argv_quote_fit(command_printable(f->command, printable, sizeof(printable)),
+				     program_cols, program, sizeof(program));
 
 	size_format(rss, sizeof(rss), f->peak_rss_kib);
 	mprof_note("  %s%*s %7u %12" PRIu64 " %10s  %s", program, (int)(program_cols - used), "",
@@ -126,7 +145,13 @@ long run_table_print(const struct collector_result *res, bool sampled)
 		mprof_note("no process made an allocation");
 		return top;
 	}
-	argv_quote_fit(res->figures[top].command, PROGRAM_MAX_COLS, program, sizeof(program));
+	{
+		char printable[4096];
+
+		argv_quote_fit(command_printable(res->figures[top].command, printable,
+						 sizeof(printable)),
+			       PROGRAM_MAX_COLS, program, sizeof(program));
+	}
 	mprof_note("most allocations: %s (%s)", res->traces[top], program);
 	return top;
 }

@@ -99,4 +99,12 @@ expect_eq "20. sampled: exit status" 0 "$RUN_STATUS"
 expect_eq "20. sampled: the table says its counts are estimates" \
 	"mprof: 3 processes recorded, most allocations first (sampled: the counts are estimates):" \
 	"$(grep 'processes recorded' "$RUN_ERR")"
+# A command line with a newline inside a quoted argument: its row is one
+# line, the newline written as \x0a, as the reports write it.
+mkdir "$WORK/d"
+RUN_NAME=nl mprof_run 60 "$WORK/d/trace" -- sh -c "x=1
+\"$WORK/tree_worker\" 10"
+expect_eq "21. newline: exit status" 0 "$RUN_STATUS"
+expect_eq "21. newline: the shell's row is one line" 1 \
+	"$(grep -c "^mprof:   sh -c 'x=1\\\\x0a" "$RUN_ERR")"
 finish
