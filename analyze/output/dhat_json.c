@@ -14,7 +14,8 @@
  *    "tu": "events", "Mtu": "Mevents",
  *    "tuth": 1,        short-lived: an average lifetime of at most 1 event
  *    "cmd": str, "pid": int (0 when unknown); a sampled trace's cmd ends
- *              with " [mprof: estimated, sample rate ...]",
+ *              with " [mprof: estimated, sample rate ...]", a filtered
+ *              one's with " [mprof: filtered ...]",
  *    "te": int,        the last event (t-end)
  *    "tg": int,        the event of the heap's peak (t-gmax), 0 without one
  *    "pps": [          one program point per allocation site, by bytes
@@ -110,11 +111,16 @@ static int dhat_json_write(FILE *out, const struct profile *p, const struct outp
 	fputs("{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":true,"
 	      "\"bkacc\":false,\"tu\":\"events\",\"Mtu\":\"Mevents\",", out);
 	fprintf(out, "\"tuth\":%d,\"cmd\":", DHAT_JSON_SHORT_LIVED_EVENTS);
-	if (p->info.sampled) { /* the viewer shows cmd in its header: say it there */
-		snprintf(buf, sizeof(buf), "%s [mprof: %s]", cmd ? cmd : "?", output_report_kind(p));
+	{ /* the viewer shows cmd in its header: the notes go there */
+		char filtered[256];
+		bool has_filter = output_filter_note(filtered, sizeof(filtered), p);
+
+		snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", cmd ? cmd : "?",
+			 p->info.sampled ? " [mprof: " : "",
+			 p->info.sampled ? output_report_kind(p) : "", p->info.sampled ? "]" : "",
+			 has_filter ? " [mprof: " : "", has_filter ? filtered : "",
+			 has_filter ? "]" : "");
 		output_json_string(out, buf);
-	} else {
-		output_json_string(out, cmd ? cmd : "?");
 	}
 	fprintf(out, ",\"pid\":%" PRIu64 ",\"te\":%" PRIu64 ",\"tg\":%" PRIu64 ",\n\"pps\":[\n",
 		run->has_pid ? run->pid : 0, te, tg > te ? te : tg);

@@ -64,6 +64,8 @@ static void flame_data_notes(FILE *out, const struct profile *p)
 		     "blocks (a bundled allocator, mmap, a runtime's heap), which mprof does not see");
 	if (output_pool_note(text, sizeof(text), p))
 		note(out, &n, text);
+	if (output_filter_note(text, sizeof(text), p))
+		note(out, &n, text);
 	fputc(']', out);
 }
 

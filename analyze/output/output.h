@@ -77,6 +77,12 @@ const char *output_report_kind(const struct profile *p);
  * announced none, else 1. */
 int output_pool_note(char *buf, size_t size, const struct profile *p);
 
+/* The note that the function filters kept only some sites, whose sums then
+ * are not the program's, into buf (size bytes), for the exports that sum
+ * sites (pprof's comments, the flame graph's notes, speedscope's name, DHAT
+ * JSON's command); 0 without filters, else 1. */
+int output_filter_note(char *buf, size_t size, const struct profile *p);
+
 /* One frame of a call stack as the text report prints it: "    at FUNCTION
  * (FILE:LINE) [MODULE]" and its variants, with a newline. */
 void output_text_frame(FILE *out, const struct site_frame *f);

@@ -671,6 +671,8 @@ static void pprof_write_comments(struct pprof_writer *w)
 					   "estimate"));
 	if (output_pool_note(line, sizeof(line), p))
 		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
+	if (output_filter_note(line, sizeof(line), p))
+		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
 }
 
 /* The default sample type: --metric's, else inuse_space. */

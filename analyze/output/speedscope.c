@@ -9,7 +9,8 @@
  *
  *   {"$schema": "https://www.speedscope.app/file-format-schema.json",
  *    "exporter": "mprof@VERSION", "name": PROGRAM (a sampled trace's ends with
- *             " [mprof: estimated, sample rate ...]"),
+ *             " [mprof: estimated, sample rate ...]", a filtered one's with
+ *             " [mprof: filtered ...]"),
  *    "activeProfileIndex": the profile of --metric (peak by default),
  *    "shared": {"frames": [{"name": str, "file": str (when known),
  *                           "line": int (when known)}]},
@@ -138,16 +139,19 @@ static int ss_write(FILE *out, const struct profile *p, const struct output_opti
 
 	ss_str(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 	       "\"exporter\":\"mprof@" PACKAGE_VERSION "\",\"name\":");
-	if (p->info.sampled) { /* speedscope shows the name in its title bar */
+	{ /* speedscope shows the name in its title bar: the notes go there */
+		char filtered[256];
+		bool has_filter = output_filter_note(filtered, sizeof(filtered), p);
 		char *titled = NULL;
 
-		if (asprintf(&titled, "%s [mprof: %s]", name ? name : "mprof",
-			     output_report_kind(p)) < 0)
+		if (asprintf(&titled, "%s%s%s%s%s%s%s", name ? name : "mprof",
+			     p->info.sampled ? " [mprof: " : "",
+			     p->info.sampled ? output_report_kind(p) : "", p->info.sampled ? "]" : "",
+			     has_filter ? " [mprof: " : "", has_filter ? filtered : "",
+			     has_filter ? "]" : "") < 0)
 			return -ENOMEM;
 		output_json_string(out, titled);
 		free(titled);
-	} else {
-		output_json_string(out, name ? name : "mprof");
 	}
 	ss_str(out, ",\"activeProfileIndex\":");
 	/* the extra profile comes after the ranked ones written (temporary is

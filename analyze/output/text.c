@@ -363,6 +363,19 @@ static void print_selection(FILE *out, const struct profile *r)
 			safe(f->suppressions_path));
 }
 
+int output_filter_note(char *buf, size_t size, const struct profile *p)
+{
+	const struct profile_filtered *f = &p->filtered;
+
+	if (!f->filtered)
+		return 0;
+	snprintf(buf, size, "filtered (--filter-function, --exclude-function): %zu of %zu sites "
+		 "kept; these sums leave out %" PRIu64 " site%s with %" PRIu64 " allocations",
+		 p->sites.count, f->sites_before, f->sites, f->sites == 1 ? "" : "s",
+		 f->allocations);
+	return 1;
+}
+
 int output_pool_note(char *buf, size_t size, const struct profile *p)
 {
 	if (!p->summary.pool_allocations)

@@ -122,4 +122,21 @@ expect_eq "a directory: one line that says why" \
 	"mprof: report: --suppressions: cannot read $WORK/supp-dir: Is a directory" "$(cat "$RUN_ERR")"
 run_cmd 60 diffs "$MPROF" diff "$WORK/trace" "$WORK/trace" --filter-function x
 expect_eq "diff does not take --filter-function" 2 "$RUN_STATUS"
+
+# ---- the exports that sum the kept sites say they were filtered ----
+NOTE="filtered (--filter-function, --exclude-function): 2 of 3 sites kept; these sums leave out 1 site with 100 allocations"
+run_cmd 60 pprof "$MPROF" report "$WORK/trace" --filter-function 'phase_t*' -f pprof -o "$WORK/f.pb.gz"
+expect_eq "pprof: the comment" "$NOTE" \
+	"$("$PYTHON" "$E2E_DIR/pprof.py" "$WORK/f.pb.gz" get comments | grep '^filtered')"
+run_cmd 60 ss "$MPROF" report "$WORK/trace" --filter-function 'phase_t*' -f speedscope
+expect_match "speedscope: the name" "\\[mprof: filtered \\(--filter-function" \
+	"$("$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["name"])' <"$RUN_OUT")"
+run_cmd 60 dj "$MPROF" report "$WORK/trace" --filter-function 'phase_t*' -f dhat-json
+expect_match "dhat-json: the command" " \\[mprof: filtered \\(--filter-function, --exclude-function\\): 2 of 3 sites kept" \
+	"$("$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["cmd"])' <"$RUN_OUT")"
+run_cmd 60 fg "$MPROF" report "$WORK/trace" --filter-function 'phase_t*' -f flamegraph
+expect_match "flame graph: the note" "2 of 3 sites kept" "$(cat "$RUN_OUT")"
+run_cmd 60 ssall "$MPROF" report "$WORK/trace" -f speedscope
+expect_no_match "speedscope, no filter: no note" "mprof: filtered" \
+	"$("$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["name"])' <"$RUN_OUT")"
 finish
