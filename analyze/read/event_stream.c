@@ -995,9 +995,10 @@ static int stream_hold(struct stream *s, uint32_t slot)
 }
 
 /*
- * A windowed read: the recording started at t0_ns (known: a TIME stamp).
- * Sets the range in the clock's ns, hands the sink a TIME event of the
- * start first (when known), and lets the held slots go on.
+ * A windowed read, or one up to a moment (its range stays open): the
+ * recording started at t0_ns (known: a TIME stamp).  Sets the range in the
+ * clock's ns, hands the sink a TIME event of the start first (when known),
+ * and lets the held slots go on.
  */
 static int stream_start(struct stream *s, uint64_t t0_ns, bool known)
 {
@@ -1281,12 +1282,6 @@ int event_stream_read_end(const char *path, struct kv_list *end)
 	return rc;
 }
 
-/*
- * The sink wants no more events: from now on only the EVENTS chunks of the
- * stream that holds the stack nodes and module maps are read (all of them
- * when META names none), the others skipped unread.  The merge's gap
- * counts so far are kept in *gaps (its counts field only).
- */
 unsigned meta_stack_stream(const struct kv_list *meta)
 {
 	const char *v = kv_list_get(meta, "stack_stream");
@@ -1297,6 +1292,12 @@ unsigned meta_stack_stream(const struct kv_list *meta)
 										   : 0;
 }
 
+/*
+ * The sink wants no more events: from now on only the EVENTS chunks of the
+ * stream that holds the stack nodes and module maps are read (all of them
+ * when META names none), the others skipped unread.  The merge's gap
+ * counts so far are kept in *gaps (its counts field only).
+ */
 static void stream_events_done(struct stream *s, struct reorder *gaps)
 {
 	unsigned n = meta_stack_stream(&s->info->meta);
@@ -1368,19 +1369,13 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		 * whole read's clock starts too (no_index only keeps chunks from
 		 * being left out); without an index, the first chunk's first
 		 * stamp for a range, the first stamp merged for a moment */
-		uint64_t t0 = 0;
-		int found = index_start_ns(path, &t0);
+		uint64_t t0 = plan.t0_ns;
+		int found = plan.t0_known ? 1 : index_start_ns(path, &t0);
 
-		if (found < 0) {
+		if (found < 0)
 			rc = found;
-		} else if (found && s.windowed) {
+		else if (found)
 			rc = stream_start(&s, t0, true);
-		} else if (found) {
-			struct alloc_event ev = {.type = ALLOC_EV_TIME, .value = t0};
-
-			s.t0_known = true;
-			sink->emit(sink->ctx, &ev);
-		}
 	}
 	prefetch = rc < 0 ? NULL
 	       : plan.used ? chunk_prefetch_start_skipping(&reader, plan.skip_offsets, plan.skip_count)

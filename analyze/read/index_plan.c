@@ -292,6 +292,7 @@ int index_plan_make(const char *path, uint64_t from_ns, struct index_plan *plan,
 		why = "its first entry has no time";
 		goto out;
 	}
+	plan->t0_known = true;
 	from_abs = plan->t0_ns + from_ns < plan->t0_ns ? UINT64_MAX : plan->t0_ns + from_ns;
 	order = malloc(n * sizeof(*order));
 	laps = malloc(n * sizeof(*laps));

@@ -25,6 +25,7 @@
 
 struct index_plan {
 	bool used;              /* the index says what to leave out */
+	bool t0_known;          /* the index gave t0_ns, used or not */
 	uint64_t t0_ns;         /* the earliest TIME stamp the index has: the
 	                         * start of the recording */
 	uint64_t cut_seq;       /* events below it are not needed */
