@@ -37,8 +37,10 @@
  * distinct frame, even when two render alike.
  */
 #define _GNU_SOURCE /* fputs_unlocked, fprintf */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/output/frames.h"
@@ -112,15 +114,12 @@ static int dhat_json_write(FILE *out, const struct profile *p, const struct outp
 	      "\"bkacc\":false,\"tu\":\"events\",\"Mtu\":\"Mevents\",", out);
 	fprintf(out, "\"tuth\":%d,\"cmd\":", DHAT_JSON_SHORT_LIVED_EVENTS);
 	{ /* the viewer shows cmd in its header: the notes go there */
-		char filtered[256];
-		bool has_filter = output_filter_note(filtered, sizeof(filtered), p);
+		char *titled = output_titled(cmd ? cmd : "?", p);
 
-		snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", cmd ? cmd : "?",
-			 p->info.sampled ? " [mprof: " : "",
-			 p->info.sampled ? output_report_kind(p) : "", p->info.sampled ? "]" : "",
-			 has_filter ? " [mprof: " : "", has_filter ? filtered : "",
-			 has_filter ? "]" : "");
-		output_json_string(out, buf);
+		if (!titled)
+			return -ENOMEM;
+		output_json_string(out, titled);
+		free(titled);
 	}
 	fprintf(out, ",\"pid\":%" PRIu64 ",\"te\":%" PRIu64 ",\"tg\":%" PRIu64 ",\n\"pps\":[\n",
 		run->has_pid ? run->pid : 0, te, tg > te ? te : tg);

@@ -83,6 +83,12 @@ int output_pool_note(char *buf, size_t size, const struct profile *p);
  * JSON's command); 0 without filters, else 1. */
 int output_filter_note(char *buf, size_t size, const struct profile *p);
 
+/* name followed by what a client shows beside a program's name should say
+ * of p: " [mprof: estimated, ...]" when sampled, " [mprof: filtered ...]"
+ * when filtered (speedscope's name, DHAT JSON's command).  Returns a new
+ * string (the caller frees it), or NULL when out of memory. */
+char *output_titled(const char *name, const struct profile *p);
+
 /* One frame of a call stack as the text report prints it: "    at FUNCTION
  * (FILE:LINE) [MODULE]" and its variants, with a newline. */
 void output_text_frame(FILE *out, const struct site_frame *f);

@@ -140,15 +140,9 @@ static int ss_write(FILE *out, const struct profile *p, const struct output_opti
 	ss_str(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 	       "\"exporter\":\"mprof@" PACKAGE_VERSION "\",\"name\":");
 	{ /* speedscope shows the name in its title bar: the notes go there */
-		char filtered[256];
-		bool has_filter = output_filter_note(filtered, sizeof(filtered), p);
-		char *titled = NULL;
+		char *titled = output_titled(name ? name : "mprof", p);
 
-		if (asprintf(&titled, "%s%s%s%s%s%s%s", name ? name : "mprof",
-			     p->info.sampled ? " [mprof: " : "",
-			     p->info.sampled ? output_report_kind(p) : "", p->info.sampled ? "]" : "",
-			     has_filter ? " [mprof: " : "", has_filter ? filtered : "",
-			     has_filter ? "]" : "") < 0)
+		if (!titled)
 			return -ENOMEM;
 		output_json_string(out, titled);
 		free(titled);

@@ -7,6 +7,7 @@
  * an exact byte count first ("7168 B (7.0 KiB)") so tests can grep exact
  * values.  Must never change a number: all arithmetic happened before.
  */
+#define _GNU_SOURCE /* asprintf */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,6 +375,19 @@ int output_filter_note(char *buf, size_t size, const struct profile *p)
 		 p->sites.count, f->sites_before, f->sites, f->sites == 1 ? "" : "s",
 		 f->allocations);
 	return 1;
+}
+
+char *output_titled(const char *name, const struct profile *p)
+{
+	char filtered[256], *titled = NULL;
+	bool has_filter = output_filter_note(filtered, sizeof(filtered), p);
+
+	if (asprintf(&titled, "%s%s%s%s%s%s%s", name, p->info.sampled ? " [mprof: " : "",
+		     p->info.sampled ? output_report_kind(p) : "", p->info.sampled ? "]" : "",
+		     has_filter ? " [mprof: " : "", has_filter ? filtered : "",
+		     has_filter ? "]" : "") < 0)
+		return NULL;
+	return titled;
 }
 
 int output_pool_note(char *buf, size_t size, const struct profile *p)
