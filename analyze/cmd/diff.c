@@ -211,6 +211,7 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 	FILE *out = stdout;
 	struct diff d;
 	char err[256];
+	bool known_a, known_b;
 	int status;
 
 	if ((status = same_program(o, a, b)) != 0)
@@ -219,7 +220,7 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 		analyze_error("out of memory matching allocation sites");
 		return 2;
 	}
-	if (o->metric == DF_TEMPORARY && (a->info.sampled || b->info.sampled)) {
+	if (!diff_field_known(&d, o->metric, &known_a, &known_b)) {
 		analyze_error("diff: --metric temporary: temporary allocations have no estimate in "
 			      "a sampled trace");
 		diff_free(&d);

@@ -126,19 +126,18 @@ int diff_gate_check(const struct diff *d, const struct diff_condition *c, size_t
 		    size_t err_bytes)
 {
 	for (size_t k = 0; k < n; k++) {
-		bool reads_a = c[k].relative_change;
+		bool reads_a = c[k].relative_change, ka, kb;
 
-		if (c[k].field == DF_TEMPORARY && (d->pb->info.sampled ||
-						   (reads_a && d->pa->info.sampled))) {
+		diff_field_known(d, c[k].field, &ka, &kb);
+		if (kb && (ka || !reads_a))
+			continue;
+		if (c[k].field == DF_RSS)
+			snprintf(err, err_bytes, "'%s': trace %s has no RSS samples", c[k].text,
+				 kb ? "A" : "B");
+		else
 			snprintf(err, err_bytes, "'%s': temporary allocations have no estimate in "
 				 "a sampled trace", c[k].text);
-			return -EINVAL;
-		}
-		if (c[k].field == DF_RSS && (!d->has_rss_b || (reads_a && !d->has_rss_a))) {
-			snprintf(err, err_bytes, "'%s': trace %s has no RSS samples", c[k].text,
-				 d->has_rss_b ? "A" : "B");
-			return -EINVAL;
-		}
+		return -EINVAL;
 	}
 	return 0;
 }

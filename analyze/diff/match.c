@@ -302,9 +302,9 @@ bool diff_field_known(const struct diff *d, int f, bool *a, bool *b)
 	if (f == DF_RSS) {
 		*a = d->has_rss_a;
 		*b = d->has_rss_b;
-	} else if (f == DF_TEMPORARY) {
-		*a = !d->pa->info.sampled;
-		*b = !d->pb->info.sampled;
+	} else {
+		*a = profile_has_metric(d->pa, diff_field_metric[f]);
+		*b = profile_has_metric(d->pb, diff_field_metric[f]);
 	}
 	return *a && *b;
 }
