@@ -76,19 +76,10 @@ static int order_cmp(const void *a, const void *b)
 
 /* command with its control characters (a newline inside a quoted
  * argument) written as \xNN, as the reports write them, so that a row stays
- * one line; into out (cap bytes, NUL terminated, cut when full). */
+ * one line; into out (cap bytes). */
 static const char *command_printable(const char *command, char *out, size_t cap)
 {
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)(command ? command : "");
-	     *p && n + 5 < cap; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			n += (size_t)snprintf(out + n, cap - n, "\\x%02x", *p);
-		else
-			out[n++] = (char)*p;
-	}
-	out[n] = '\0';
+	argv_quote_printable(command, out, cap);
 	return out;
 }
 

@@ -118,4 +118,33 @@ static inline size_t argv_quote_fit(const char *command, size_t cols, char *out,
 	return len + 1;
 }
 
+/*
+ * Text read from a trace (a command line, a path) with its control
+ * characters written as \xNN, so that it cannot break a line of output,
+ * into out (cap > 4 bytes, NUL terminated, cut where a character no longer
+ * fits).  Returns the length written.
+ */
+static inline size_t argv_quote_printable(const char *text, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+		if (*c >= 0x20 && *c != 0x7f) {
+			if (n + 1 >= cap)
+				break;
+			out[n++] = (char)*c;
+		} else {
+			if (n + 4 >= cap)
+				break;
+			out[n++] = '\\';
+			out[n++] = 'x';
+			out[n++] = hex[*c >> 4];
+			out[n++] = hex[*c & 15];
+		}
+	}
+	out[n] = '\0';
+	return n;
+}
+
 #endif

@@ -58,7 +58,6 @@ static const char *safe(const char *s)
 	static char bufs[8][1024];
 	static unsigned next;
 	char *out;
-	size_t j = 0;
 
 	if (!s)
 		return s;
@@ -69,13 +68,7 @@ static const char *safe(const char *s)
 			break;
 	}
 	out = bufs[next++ % 8];
-	for (const unsigned char *c = (const unsigned char *)s; *c && j + 5 < sizeof(bufs[0]); c++) {
-		if (*c < 0x20 || *c == 0x7f)
-			j += (size_t)snprintf(out + j, 5, "\\x%02x", *c);
-		else
-			out[j++] = (char)*c;
-	}
-	out[j] = 0;
+	argv_quote_printable(s, out, sizeof(bufs[0]));
 	return out;
 }
 
