@@ -617,7 +617,8 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		}
 		return;
 	}
-	a->events++;
+	if (!(ev->flags & ALLOC_EV_PLACEHOLDER))
+		a->events++;
 	if (ev->seq > a->last_seq)
 		a->last_seq = ev->seq;
 	th = thread_get(a, ev->tid);

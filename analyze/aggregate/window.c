@@ -149,7 +149,7 @@ static void window_pass_placeholder(struct window_sink *w, const struct alloc_ev
 
 	ph.type = ALLOC_EV_REALLOC_FREE;
 	ph.addr = 0;
-	ph.flags = 0;
+	ph.flags = ALLOC_EV_PLACEHOLDER;
 	w->facts->dropped_events++;
 	w->next->emit(w->next->ctx, &ph);
 }

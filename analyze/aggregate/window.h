@@ -23,8 +23,10 @@
  *    it in sequence order, from the first).  The reader is told it may
  *    stop decoding events.
  * The aggregation sees a dropped event as the free part of a realloc of a
- * null pointer (it changes nothing but the thread's "previous event"), so
- * that temporary allocations are judged on the thread's real next event.
+ * null pointer marked ALLOC_EV_PLACEHOLDER (it changes nothing but the
+ * thread's "previous event" and is counted nowhere, not even in the
+ * events), so that temporary allocations are judged on the thread's real
+ * next event.
  */
 #ifndef MPROF_ANALYZE_WINDOW_H
 #define MPROF_ANALYZE_WINDOW_H

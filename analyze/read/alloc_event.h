@@ -46,7 +46,7 @@ struct alloc_event {
 	uint32_t tid;         /* thread that made the call */
 	uint8_t type;         /* enum alloc_event_type */
 	uint8_t fn;           /* enum trace_alloc_fn or enum trace_free_fn */
-	uint8_t flags;        /* ALLOC_EV_PAIRED or 0 */
+	uint8_t flags;        /* ALLOC_EV_* marks below, or 0 */
 };
 
 /*
@@ -69,6 +69,14 @@ struct alloc_event {
  */
 #define ALLOC_EV_EARLY 0x02
 #define ALLOC_EV_LATE 0x04
+
+/*
+ * Marks an event a report's window hands on in the place of one it left
+ * out (window.c): the aggregation takes it as its thread's event, as it
+ * must for the order of each thread's events, but counts it in no figure,
+ * not even the events.
+ */
+#define ALLOC_EV_PLACEHOLDER 0x08
 
 _Static_assert(sizeof(struct alloc_event) == 40, "the reorder window and the ring hold many");
 

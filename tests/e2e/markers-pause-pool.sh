@@ -63,6 +63,17 @@ window "to start" 2 300 1 1 200 --to marker:start
 # order, which may be another thread's earlier one: 420 ms falls between the
 # stamps that time B3 and B4 either way)
 window "start to 420ms" 3 1200 1 1 800 --from marker:start --to 420ms
+# windows that split the run at its markers split its events too: each
+# counts its allocations and their frees, not the events it left out
+parts=""
+for w in "--to marker:start" "--from marker:start --to marker:phase" \
+	"--from marker:phase --to marker:phase#2" "--from marker:phase#2 --to marker:end" \
+	"--from marker:end"; do
+	# shellcheck disable=SC2086
+	report_json "$WORK/part.json" "$WORK/markers.trace" $w || break
+	parts="$parts $(q "$WORK/part.json" summary events)"
+done
+expect_eq "windows split at the markers: their events" " 3 3 1 1 1" "$parts"
 report_json "$WORK/at.json" "$WORK/markers.trace" --at marker:phase#2
 expect_eq "at phase#2: allocations before it" 5 "$(q "$WORK/at.json" summary allocations)"
 expect_eq "at phase#2: live bytes" 1400 "$(q "$WORK/at.json" summary leaked_bytes)"
