@@ -110,7 +110,7 @@ struct proc {
 	uint64_t peak_rss_sampled_kib; /* highest VmHWM read while it ran, 0: none */
 	struct rss_sampler rss;        /* RSS samples not yet in the trace */
 	uint64_t superseded_ns;        /* the next image's start (its exec), 0: unknown */
-	uint64_t allocations;          /* in the records drained (recode.h) */
+	struct record_counts counts;   /* of the records drained (recode.h) */
 	char *command;                 /* as written in META, or NULL; owned */
 	struct trace_end end;          /* the END chunk's figures (pointers to
 	                                * static text only) */
@@ -400,8 +400,9 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 		m = record_recode(rc, r / ring_bytes, offset, stored, src, n,
 				  c->copy + CHUNK_HEAD_BYTES, &offset, &used_bytes);
 		*used = used_bytes;
-		p->allocations += rc->allocations;
-		rc->allocations = 0;
+		p->counts.allocations += rc->counts.allocations;
+		p->counts.records += rc->counts.records;
+		rc->counts = (struct record_counts){0};
 		if (m == 0)
 			return 0;
 		chunk_index_entry_of_span(e, &rc->span);
@@ -410,7 +411,7 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 			rc->valid = false;
 		if (copy_reserve(c, CHUNK_HEAD_BYTES + n + TRACE_SPLIT_EXTRA_BYTES) < 0)
 			return 0;
-		p->allocations += record_count_allocations(src, n);
+		record_count_allocations(src, n, &p->counts);
 		memcpy(c->copy + CHUNK_HEAD_BYTES, src, n);
 		m = n;
 	}
@@ -1712,7 +1713,8 @@ static void result_figures_set(struct collector_trace *f, struct proc *p)
 	f->pid = p->pid;
 	f->command = p->command;
 	p->command = NULL;
-	f->allocations = p->allocations;
+	f->allocations = p->counts.allocations;
+	f->samples = p->counts.records;
 	f->peak_rss_kib = p->end.peak_rss_kib;
 	f->peak_rss_sampled = p->end.peak_rss_how && strcmp(p->end.peak_rss_how, "sampled") == 0;
 	f->has_status = p->end.has_status;

@@ -40,8 +40,10 @@ struct collector_trace {
 	unsigned pid;
 	char *command;          /* its command line as argv_quote.h quotes it, or
 	                         * NULL; owned */
-	uint64_t allocations;   /* ALLOC and REALLOC records drained: what its
-	                         * report counts when no chunk was lost */
+	uint64_t allocations;   /* ALLOC and REALLOC records drained, weighted:
+	                         * what its report counts when no chunk was lost */
+	uint64_t samples;       /* those records themselves (the samples of a
+	                         * sampled run; in an exact one, = allocations) */
 	long peak_rss_kib;      /* as in its END chunk; 0: unknown */
 	bool peak_rss_sampled;  /* read while it ran: at least this */
 	bool has_status;        /* it ended through exit() or was the program */

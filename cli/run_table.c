@@ -1,8 +1,8 @@
 /*
  * cli/run_table.c - the table of processes at the end of a run that made
  * several traces (`mprof run -- make -j2`, a wrapper script that starts the
- * real program): one line per trace, most allocations first, and the trace
- * with the most allocations named, so the one to read is found without
+ * real program): one line per trace, most allocations first (samples, in a
+ * sampled run), and the trace at the top named, so the one to read is found without
  * knowing which process did the work.
  *
  * Uses only what the collector knew when it finalized each trace (its
@@ -61,16 +61,22 @@ static void size_format(char *out, size_t size, long kib)
 	snprintf(out, size, v < 10.0 && u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
-/* Most allocations first; the traces' own order (the program first) on a tie. */
+/* Most allocation records (samples, in a sampled run) first, then most
+ * allocations; the traces' own order (the program first) on a tie.  A
+ * sample's weight is 1/p: one sample of a 2-byte block weighs about 262,000
+ * at 512 KiB, so a helper process with one such sample can outweigh the
+ * program in estimated counts, never in samples. */
 static const struct collector_trace *sort_figures;
 
 static int order_cmp(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t ax = sort_figures[x].allocations, ay = sort_figures[y].allocations;
+	const struct collector_trace *fx = &sort_figures[x], *fy = &sort_figures[y];
 
-	if (ax != ay)
-		return ax > ay ? -1 : 1;
+	if (fx->samples != fy->samples)
+		return fx->samples > fy->samples ? -1 : 1;
+	if (fx->allocations != fy->allocations)
+		return fx->allocations > fy->allocations ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
@@ -117,8 +123,9 @@ long run_table_print(const struct collector_result *res, bool sampled)
 	if (program_cols > PROGRAM_MAX_COLS)
 		program_cols = PROGRAM_MAX_COLS;
 
-	mprof_note("%zu processes recorded, most allocations first%s:", n,
-		   sampled ? " (sampled: the counts are estimates)" : "");
+	mprof_note("%zu processes recorded, %s:", n,
+		   sampled ? "most samples first (sampled: the allocation counts are estimates)"
+			   : "most allocations first");
 	mprof_note("  %-*s %7s %12s %10s  %s", (int)program_cols, "program", "pid", "allocations",
 		   "peak RSS", "trace");
 	for (size_t k = 0; k < n; k++) {
@@ -132,7 +139,7 @@ long run_table_print(const struct collector_result *res, bool sampled)
 			   rest);
 	top = (long)order[0];
 	free(order);
-	if (res->figures[top].allocations == 0) {
+	if (res->figures[top].samples == 0) {
 		mprof_note("no process made an allocation");
 		return top;
 	}
@@ -143,6 +150,7 @@ long run_table_print(const struct collector_result *res, bool sampled)
 						 sizeof(printable)),
 			       PROGRAM_MAX_COLS, program, sizeof(program));
 	}
-	mprof_note("most allocations: %s (%s)", res->traces[top], program);
+	mprof_note("%s: %s (%s)", sampled ? "most samples" : "most allocations", res->traces[top],
+		   program);
 	return top;
 }

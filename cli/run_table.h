@@ -14,13 +14,14 @@
 
 /*
  * Prints, as "mprof:" notes (nothing with -q), one line per trace of res
- * (program, pid, allocations, peak RSS, trace), most allocations first, at
- * most RUN_TABLE_MAX_ROWS of them, then "most allocations: TRACE (program)".
- * With sampled (a sampled run) the first line says that the counts are
- * estimates (sums of the samples' weights).
+ * (program, pid, allocations, peak RSS, trace), most allocation records
+ * first (in an exact run, most allocations), at most RUN_TABLE_MAX_ROWS of
+ * them, then "most allocations: TRACE (program)".  With sampled (a sampled
+ * run) the first line says that the counts are estimates (sums of the
+ * samples' weights) and the last says "most samples".
  * Prints nothing for fewer than two traces or without res->figures.
- * Returns the index in res->traces of the trace with the most allocations
- * (the first of them on a tie), or -1 when nothing was printed.
+ * Returns the index in res->traces of the trace at the top (the first of
+ * them on a tie), or -1 when nothing was printed.
  */
 long run_table_print(const struct collector_result *res, bool sampled);
 

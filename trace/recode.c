@@ -96,7 +96,7 @@ static inline void span_time(struct record_span *sp, uint64_t ns)
  * stream's whole state.
  */
 static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record_state *in,
-			   struct record_state *out, uint8_t *w, uint64_t *allocations,
+			   struct record_state *out, uint8_t *w, struct record_counts *counts,
 			   struct record_span *sp)
 {
 	const uint8_t *p = *pp;
@@ -113,7 +113,8 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 				  &size, &stack, &weight) < 0)
 			return NULL;
 		w = record_put_alloc(w, out, fn, seq, addr, size, stack, weight);
-		*allocations += weight;
+		counts->allocations += weight;
+		counts->records++;
 		span_seq(sp, seq);
 		break;
 	case TRACE_REC_FREE:
@@ -133,7 +134,8 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 			return NULL;
 		w = record_put_realloc(w, out, fn, seq, addr, &ref, seq2, addr2, size, stack,
 				       weight);
-		*allocations += weight;
+		counts->allocations += weight;
+		counts->records++;
 		span_seq(sp, seq);
 		span_seq(sp, seq2);
 		break;
@@ -209,9 +211,9 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 	*used = n;
 	if (!rc->valid) {
 		if (rc->scan_ok)
-			rc->scan_ok = record_scan(in, n, &rc->in.seq, &rc->span, &rc->allocations) == 0;
+			rc->scan_ok = record_scan(in, n, &rc->in.seq, &rc->span, &rc->counts) == 0;
 		else
-			rc->allocations += record_count_allocations(in, n);
+			record_count_allocations(in, n, &rc->counts);
 		rc->span.unknown = !rc->scan_ok;
 		memcpy(out, in, n);
 		*out_offset = in_offset;
@@ -226,7 +228,7 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 			p++;
 			continue;
 		}
-		next = recode_one(&p, end, &rc->in, &rc->out, w, &rc->allocations, &rc->span);
+		next = recode_one(&p, end, &rc->in, &rc->out, w, &rc->counts, &rc->span);
 		if (!next) {
 			/* what this reader does not take: the caller writes the
 			 * rest apart (recode.h) */
@@ -267,12 +269,12 @@ static const unsigned char count_fields[] = {
 };
 
 /*
- * Steps *p over one record of the shim's form, adding its allocations to
- * *allocations; returns its kind, or -1 for a record this reader does not
+ * Steps *p over one record of the shim's form, adding an allocation record
+ * to *counts; returns its kind, or -1 for a record this reader does not
  * take (or one cut off).  An extended record's payload starts at *ext
  * (*ext_len bytes).
  */
-static int record_skip(const uint8_t **p, const uint8_t *end, uint64_t *allocations,
+static int record_skip(const uint8_t **p, const uint8_t *end, struct record_counts *counts,
 		       const uint8_t **ext, uint64_t *ext_len)
 {
 	unsigned kind = *(*p)++, group = kind >> 4;
@@ -297,26 +299,27 @@ static int record_skip(const uint8_t **p, const uint8_t *end, uint64_t *allocati
 		if (kind >= TRACE_REC_ALLOC_WEIGHTED) {
 			if (varint_get_u64(p, end, &v) < 0)
 				return -1;
-			*allocations += v;
+			counts->allocations += v;
+			counts->records++;
 		} else if (group != TRACE_REC_FREE >> 4) {
-			(*allocations)++;
+			counts->allocations++;
+			counts->records++;
 		}
 	}
 	return (int)kind;
 }
 
-uint64_t record_count_allocations(const uint8_t *in, size_t n)
+void record_count_allocations(const uint8_t *in, size_t n, struct record_counts *counts)
 {
 	const uint8_t *p = in, *end = in + n, *ext;
-	uint64_t allocations = 0, ext_len;
+	uint64_t ext_len;
 
-	while (p < end && record_skip(&p, end, &allocations, &ext, &ext_len) >= 0)
+	while (p < end && record_skip(&p, end, counts, &ext, &ext_len) >= 0)
 		;
-	return allocations;
 }
 
 int record_scan(const uint8_t *in, size_t n, uint64_t *seq_base, struct record_span *sp,
-		uint64_t *allocations)
+		struct record_counts *counts)
 {
 	const uint8_t *p = in, *end = in + n, *ext;
 	uint64_t ext_len, v;
@@ -352,7 +355,7 @@ int record_scan(const uint8_t *in, size_t n, uint64_t *seq_base, struct record_s
 		} else if (kind != TRACE_REC_PAD) {
 			sp->other = true;
 		}
-		rc = record_skip(&p, end, allocations, &ext, &ext_len);
+		rc = record_skip(&p, end, counts, &ext, &ext_len);
 		if (rc < 0)
 			return -1;
 	}
@@ -375,12 +378,13 @@ static int get_string(const uint8_t **p, const uint8_t *end, const char **s, siz
 int record_process_command(const uint8_t *in, size_t n, const char **command, size_t *len)
 {
 	const uint8_t *p = in, *end = in + n, *ext = NULL, *q, *ext_end;
-	uint64_t allocations = 0, ext_len = 0, v;
+	struct record_counts counts = {0};
+	uint64_t ext_len = 0, v;
 	const char *exe;
 	size_t exe_len;
 	int kind;
 
-	while (p < end && (kind = record_skip(&p, end, &allocations, &ext, &ext_len)) >= 0) {
+	while (p < end && (kind = record_skip(&p, end, &counts, &ext, &ext_len)) >= 0) {
 		if (kind != TRACE_REC_EXT_PROCESS)
 			continue;
 		q = ext;

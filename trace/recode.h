@@ -37,6 +37,16 @@ struct record_span {
 };
 
 /* One slot's re-encoding state; zero it before first use. */
+/* What the allocation records of a stretch of the shim's records add up to
+ * (ALLOC and REALLOC records; failed calls are not recorded). */
+struct record_counts {
+	uint64_t allocations;     /* weighted, as a report counts them: in a
+	                           * sampled stretch, estimates */
+	uint64_t records;         /* the records themselves (in a sampled
+	                           * stretch, the samples): the count with the
+	                           * least noise */
+};
+
 struct record_recoder {
 	struct record_state in;   /* the shim's delta bases (seq, addr, stack,
 	                           * stack node and ip; the rest unused) */
@@ -45,11 +55,10 @@ struct record_recoder {
 	uint64_t in_next;         /* ring lap offset the next range must start at */
 	uint64_t out_offset;      /* compact bytes of this lap written so far */
 	bool valid;               /* in step with the lap (else: passed through) */
-	uint64_t allocations;     /* allocations in the records taken so far,
-	                           * re-encoded or passed through (ALLOC and
-	                           * REALLOC records, weighted): what a report
-	                           * counts, for the launcher's table of
-	                           * processes; the caller may reset it */
+	struct record_counts counts; /* of the records taken so far,
+	                           * re-encoded or passed through, for the
+	                           * launcher's table of processes; the caller
+	                           * may reset it */
 	bool scan_ok;             /* in.seq follows the lap (for the span of
 	                           * ranges passed through) */
 	struct record_span span;  /* of the last range given to record_recode */
@@ -87,25 +96,24 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 		     size_t *used);
 
 /*
- * The allocations in the shim's records in[0..n) (every reference explicit):
- * ALLOC and REALLOC records, weighted, as a report counts them (failed calls
- * are not recorded).  Stateless: it only skips fields, so it serves ranges
- * that pass through without their delta bases; it stops at a record it does
- * not take.  About 3 ns per event (python3's 5.4 M events: 17 ms, against
- * 163 ms of launcher CPU for the run), paid only where records pass through;
- * re-encoded ones are counted for one addition each.
+ * Adds the allocation records of the shim's records in[0..n) (every
+ * reference explicit) to *counts.  Stateless: it only skips fields, so it
+ * serves ranges that pass through without their delta bases; it stops at a
+ * record it does not take.  About 3 ns per event (python3's 5.4 M events:
+ * 17 ms, against 163 ms of launcher CPU for the run), paid only where
+ * records pass through; re-encoded ones are counted for two additions each.
  */
-uint64_t record_count_allocations(const uint8_t *in, size_t n);
+void record_count_allocations(const uint8_t *in, size_t n, struct record_counts *counts);
 
 /*
  * Follows the shim's records in[0..n) as record_count_allocations does,
- * adding their allocations to *allocations and what they hold to *sp; the
+ * adding their allocation records to *counts and what they hold to *sp; the
  * seq+ fields are added to *seq_base (the slot's previous sequence number,
  * which a THREAD record resets).  Returns 0, or -1 at a record this reader
  * does not take (then *sp and *seq_base hold up to there only).
  */
 int record_scan(const uint8_t *in, size_t n, uint64_t *seq_base, struct record_span *sp,
-		uint64_t *allocations);
+		struct record_counts *counts);
 
 /* The command line of the first PROCESS record in the shim's records
  * in[0..n) (quoted as trace/argv_quote.h does, not NUL-terminated): 0 with

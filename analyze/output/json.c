@@ -938,6 +938,8 @@ void report_json_set_head(FILE *out, const struct report_overview_row *rows, siz
 		out_char(out, ',');
 		json_u64(out, "allocations", row->allocations);
 		out_char(out, ',');
+		json_u64(out, "samples", row->samples);
+		out_char(out, ',');
 		json_u64(out, "peak_bytes", row->peak_bytes);
 		out_char(out, ',');
 		json_u64(out, "leaked_bytes", row->leaked_bytes);
@@ -947,7 +949,7 @@ void report_json_set_head(FILE *out, const struct report_overview_row *rows, siz
 	}
 	out_str(out, "\n],");
 	json_key(out, "most_allocations");
-	json_string(out, n && rows[0].allocations ? rows[0].trace : NULL);
+	json_string(out, n && rows[0].samples ? rows[0].trace : NULL);
 	out_char(out, ',');
 	json_key(out, "reports");
 	out_str(out, "[\n");

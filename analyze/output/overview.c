@@ -42,6 +42,10 @@ int report_overview_row_fill(struct report_overview_row *row, const char *path,
 	row->exit_signal = run->exit_signal;
 	row->ended_early = profile_ended_early(r);
 	row->allocations = r->summary.allocations;
+	row->samples = r->summary.calls[AGG_CALL_POOL] + r->summary.calls[AGG_CALL_POOL_REALLOC];
+	for (int c = AGG_CALL_MALLOC; c <= AGG_CALL_PVALLOC; c++)
+		row->samples += r->summary.calls[c];
+	row->sampled = r->info.sampled;
 	row->peak_bytes = r->summary.peak_bytes;
 	row->leaked_bytes = r->summary.live_bytes;
 	if (oom) {
@@ -66,7 +70,10 @@ void report_overview_sort(struct report_overview_row *rows, size_t n)
 		struct report_overview_row x = rows[i];
 		size_t j = i;
 
-		for (; j > 0 && rows[j - 1].allocations < x.allocations; j--)
+		for (; j > 0 && (rows[j - 1].samples < x.samples ||
+				 (rows[j - 1].samples == x.samples &&
+				  rows[j - 1].allocations < x.allocations));
+		     j--)
 			rows[j] = rows[j - 1];
 		rows[j] = x;
 	}

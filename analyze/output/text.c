@@ -674,13 +674,17 @@ void report_text_overview(FILE *out, const struct report_overview_row *rows, siz
 {
 	char prog[3 * (OVERVIEW_PROGRAM_MAX_COLS + 20) + 8], st[32], peak[32], leaked[32];
 	size_t cols = 7, used; /* "program" */
+	bool sampled = false;
 
 	for (size_t i = 0; i < n; i++) {
+		sampled |= rows[i].sampled;
 		used = rows[i].program ? strlen(safe(rows[i].program)) : 1;
 		if (used > cols)
 			cols = used < OVERVIEW_PROGRAM_MAX_COLS ? used : OVERVIEW_PROGRAM_MAX_COLS;
 	}
-	fprintf(out, "mprof report: %zu traces, most allocations first\n", n);
+	fprintf(out, "mprof report: %zu traces, %s\n", n,
+		sampled ? "most samples first (sampled: the allocation counts are estimates)"
+			: "most allocations first");
 	fprintf(out, "%-*s %7s  %-10s %12s %11s %11s  %s\n", (int)cols, "program", "pid", "status",
 		"allocations", "peak", "leaked", "trace");
 	for (size_t i = 0; i < n; i++) {
@@ -701,10 +705,11 @@ void report_text_overview(FILE *out, const struct report_overview_row *rows, siz
 			fputs("(* live when the recording ended, not at exit)\n", out);
 			break;
 		}
-	if (n && rows[0].allocations) {
+	if (n && rows[0].samples) {
 		argv_quote_fit(safe(rows[0].program), OVERVIEW_PROGRAM_MAX_COLS + 20, prog,
 			       sizeof(prog));
-		fprintf(out, "most allocations: %s (%s)\n", safe(rows[0].trace), prog);
+		fprintf(out, "%s: %s (%s)\n", sampled ? "most samples" : "most allocations",
+			safe(rows[0].trace), prog);
 	}
 }
 

@@ -97,8 +97,29 @@ mkdir "$WORK/c"
 RUN_NAME=sampled mprof_run 60 "$WORK/c/trace" --sampled -- "$WORK/wrap.sh"
 expect_eq "20. sampled: exit status" 0 "$RUN_STATUS"
 expect_eq "20. sampled: the table says its counts are estimates" \
-	"mprof: 3 processes recorded, most allocations first (sampled: the counts are estimates):" \
+	"mprof: 3 processes recorded, most samples first (sampled: the allocation counts are estimates):" \
 	"$(grep 'processes recorded' "$RUN_ERR")"
+# Ranked by samples, not by estimated counts: at 16 KiB, 20,000 blocks of
+# 8 bytes give about 10 samples weighing 2,048 each (an estimate of 20,000
+# +- 6,400), 1,000 blocks of 16 KiB about 632 samples weighing 1.58 (1,000
+# +- 25).  A sample of a tiny block weighs so much that estimated counts
+# rank a process with one sample above the one that does the work.
+mkdir "$WORK/s"
+RUN_NAME=rank mprof_run 60 "$WORK/s/trace" --sample-rate 16K -- \
+	sh -c "\"$WORK/tree_worker\" 20000 8; \"$WORK/tree_worker\" 1000 16384"
+expect_eq "22. ranked: exit status" 0 "$RUN_STATUS"
+expect_match "22. ranked: the process with the most samples is named" \
+	"^mprof: most samples: $WORK/s/trace\.[0-9]+ \(($WORK/)?tree_worker 1000 16384\)\$" \
+	"$(grep '^mprof: most samples:' "$RUN_ERR")"
+named=$(sed -n 's/^mprof: most samples: \([^ ]*\) .*/\1/p' "$RUN_ERR")
+expect_eq "22. ranked: it is the table's first row" "$named" \
+	"$(grep -A2 'processes recorded' "$RUN_ERR" | tail -1 | awk '{print $NF}')"
+run_cmd 60 rank-all "$MPROF" report --all "$WORK"/s/trace*
+expect_eq "22. ranked: --all heading" \
+	"mprof report: 3 traces, most samples first (sampled: the allocation counts are estimates)" \
+	"$(sed -n 1p "$RUN_OUT")"
+expect_match "22. ranked: --all names it" "^most samples: .*\(($WORK/)?tree_worker 1000 16384\)\$" \
+	"$(grep '^most samples:' "$RUN_OUT")"
 # A command line with a newline inside a quoted argument: its row is one
 # line, the newline written as \x0a, as the reports write it.
 mkdir "$WORK/d"

@@ -1643,6 +1643,9 @@ static void test_recode_gives_the_compact_records(void)
 		CU_ASSERT_EQUAL(memcmp(out, compact, m), 0);
 		CU_ASSERT(rc.valid);
 		rc_check_span(ev, n, &rc.span);
+		/* every allocation record counted once, weighted 1 here */
+		CU_ASSERT_EQUAL(rc.counts.records, kinds[TRACE_EV_ALLOC] + kinds[TRACE_EV_REALLOC]);
+		CU_ASSERT_EQUAL(rc.counts.allocations, rc.counts.records);
 	}
 	/* the same span from the records passed through as they are (a lap
 	 * stored while the program keeps every processor busy), and from a
@@ -1650,15 +1653,20 @@ static void test_recode_gives_the_compact_records(void)
 	{
 		static struct record_recoder pass;
 		struct record_span sp = { 0 };
-		uint64_t off = 0, base = 0, allocations = 0;
+		struct record_counts scanned = {0}, counted = {0};
+		uint64_t off = 0, base = 0;
 		size_t used = 0;
 
 		record_recode(&pass, 5, 0, true, expl, (size_t)(pe - expl), out, &off, &used);
 		CU_ASSERT_FALSE(pass.span.unknown);
 		rc_check_span(ev, n, &pass.span);
-		CU_ASSERT_EQUAL(record_scan(expl, (size_t)(pe - expl), &base, &sp, &allocations), 0);
+		CU_ASSERT_EQUAL(record_scan(expl, (size_t)(pe - expl), &base, &sp, &scanned), 0);
 		rc_check_span(ev, n, &sp);
-		CU_ASSERT_EQUAL(allocations, record_count_allocations(expl, (size_t)(pe - expl)));
+		record_count_allocations(expl, (size_t)(pe - expl), &counted);
+		CU_ASSERT_EQUAL(scanned.allocations, counted.allocations);
+		CU_ASSERT_EQUAL(scanned.records, counted.records);
+		CU_ASSERT_EQUAL(pass.counts.allocations, counted.allocations);
+		CU_ASSERT_EQUAL(pass.counts.records, counted.records);
 		/* a range that does not continue the one before: not followed */
 		record_recode(&pass, 5, (size_t)(pe - expl) + 8, true, expl, 16, out, &off, &used);
 		CU_ASSERT_TRUE(pass.span.unknown);
