@@ -1643,9 +1643,10 @@ static void test_recode_gives_the_compact_records(void)
 		CU_ASSERT_EQUAL(memcmp(out, compact, m), 0);
 		CU_ASSERT(rc.valid);
 		rc_check_span(ev, n, &rc.span);
-		/* every allocation record counted once, weighted 1 here */
+		/* every allocation record counted once, and by its weight (some
+		 * of the program's weigh more than 1) */
 		CU_ASSERT_EQUAL(rc.counts.records, kinds[TRACE_EV_ALLOC] + kinds[TRACE_EV_REALLOC]);
-		CU_ASSERT_EQUAL(rc.counts.allocations, rc.counts.records);
+		CU_ASSERT(rc.counts.allocations > rc.counts.records);
 	}
 	/* the same span from the records passed through as they are (a lap
 	 * stored while the program keeps every processor busy), and from a
