@@ -202,7 +202,7 @@ def ensure_heaptrack():
     return False
 
 
-def prepare(work, shared, quick):
+def prepare(work, shared, quick, long=False):
     cc = os.environ.get("CC", "cc")
     cxx = os.environ.get("CXX", "c++")
     sh([cc, "-O2", "-g", "-pthread", os.path.join(shared, "mallocbench.c"),
@@ -213,22 +213,34 @@ def prepare(work, shared, quick):
     gen = [sys.executable, os.path.join(shared, "gen_inputs.py"), work]
     # 150 C functions: cc1 runs ~1.5 s here, as in the peers' figures of
     # ../shared/bench/README.md (the generator's default, 1500, takes 16 s)
-    gen += ["--sql-rows", "3000", "--c-funcs", "30"] if quick else ["--c-funcs", "150"]
+    if quick:
+        gen += ["--sql-rows", "3000", "--c-funcs", "30"]
+    elif long:
+        gen += ["--sql-rows", str(60000 * LONG), "--c-funcs", "150"]
+    else:
+        gen += ["--c-funcs", "150"]
     sh(gen, stdout=subprocess.DEVNULL)
     shutil.copy(os.path.join(shared, "pyalloc.py"), work)
 
 
-def workloads(work, quick):
+# --long: each workload (but cc1, 1.5 s already) made this many times longer,
+# about 2 s, so that a run's fixed cost (two execs, the recorder's set-up,
+# symbolization: about 4 ms) weighs 0.2% instead of 2%
+LONG = 8
+
+
+def workloads(work, quick, long=False):
     python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which("python3")
     cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True,
                          text=True).stdout.strip()
-    n = "150000" if quick else "1500000"
+    k = LONG if long else 1
+    n = "150000" if quick else str(1500000 * k)
     return {
         "mallocbench": ([os.path.join(work, "mallocbench"), "-t", "2", "-n", n], {}),
         "sqlite": (["sqlite3", ":memory:", ".read bench.sql"], {}),
-        "python": ([python, "pyalloc.py", "1"], {"PYTHONMALLOC": "malloc"}),
+        "python": ([python, "pyalloc.py", str(k)], {"PYTHONMALLOC": "malloc"}),
         "cc1": ([cc1, "-quiet", "big.c", "-O2", "-o", "/dev/null"], {}),
-        "cxxchurn": ([os.path.join(work, "cxxchurn"), "1" if quick else "3", "60000"], {}),
+        "cxxchurn": ([os.path.join(work, "cxxchurn"), "1" if quick else str(3 * k), "60000"], {}),
     }
 
 
@@ -289,6 +301,9 @@ def main():
                     "for the figures the README quotes)")
     ap.add_argument("--only", default="")
     ap.add_argument("--quick", action="store_true", help="small inputs, for a smoke test")
+    ap.add_argument("--long", action="store_true",
+                    help=f"inputs {LONG} times larger (cc1's as it is): runs of about 2 s, "
+                         "where a run's fixed cost weighs 0.2%% instead of 2%%")
     ap.add_argument("--no-heaptrack", action="store_true")
     ap.add_argument("--cold-symbols", action="store_true",
                     help="empty mprof's symbol cache before every run (default: a cache of "
@@ -332,7 +347,7 @@ def main():
 def bench(args, mprof, work):
     """The interleaved runs and the table (see the module's comment); work is
     a scratch folder, the caller's."""
-    loads = workloads(work, args.quick)
+    loads = workloads(work, args.quick, args.long)
     if args.only:
         names = [n.strip() for n in args.only.split(",") if n.strip()]
         unknown = [n for n in names if n not in loads]
@@ -341,7 +356,7 @@ def bench(args, mprof, work):
                      f" (--only takes {', '.join(loads)})")
         loads = {k: v for k, v in loads.items() if k in names}
     have_ht = not args.no_heaptrack and ensure_heaptrack()
-    prepare(work, os.path.abspath(args.shared), args.quick)
+    prepare(work, os.path.abspath(args.shared), args.quick, args.long)
     speeds_before = processor_speeds()
     print(f"bench: {speeds_line(speeds_before)}", file=sys.stderr)
 
