@@ -247,8 +247,11 @@ static void print_quality(FILE *out, const struct profile *r)
 	const struct site_table *t = &r->sites;
 
 	fprintf(out, "data:             %" PRIu64 " events in %" PRIu64 " chunks; %" PRIu64
-		" chunks lost; %" PRIu64 " sequence gaps (%" PRIu64 " events missing)\n",
+		" chunks lost; %" PRIu64 " sequence gaps (%" PRIu64 " events missing)",
 		a->events, info->chunks, info->chunks_lost, info->seq_gaps, info->seq_missing);
+	if (info->repeated_events)
+		fprintf(out, "; %" PRIu64 " events repeated (dropped)", info->repeated_events);
+	fputc('\n', out);
 	fprintf(out, "                  %" PRIu64 " unmatched frees%s; %" PRIu64 " of %" PRIu64
 		" stacks truncated; %" PRIu64 " without a stack\n",
 		a->unmatched_frees,
@@ -417,6 +420,9 @@ const char *output_report_kind(const struct profile *r)
 	}
 	if (r->run.foreign_malloc)
 		return "incomplete: the program's own malloc was not recorded";
+	if (r->info.repeated_events)
+		return "damaged: events appear twice in the trace (the repeats were dropped); "
+		       "see data";
 	if (r->run.data_lost[0])
 		return "incomplete: data was lost; see data and warnings";
 	if ((r->run.own_heap_runtime || r->run.rss_mostly_unseen) && r->run.recording_controlled)

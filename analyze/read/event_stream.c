@@ -1307,6 +1307,7 @@ static void stream_events_done(struct stream *s, struct reorder *gaps)
 	gaps->gaps = s->reorder.gaps;
 	gaps->missing_seqs = s->reorder.missing_seqs;
 	gaps->late_events = s->reorder.late_events;
+	gaps->repeated_events = s->reorder.repeated_events;
 	if (n) {
 		s->stack_stream = n;
 		chunk_prefetch_events_only(s->prefetch, s->stack_stream);
@@ -1440,10 +1441,12 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	info->seq_gaps = s.reorder.gaps;
 	info->seq_missing = s.reorder.missing_seqs;
 	info->late_events = s.reorder.late_events;
+	info->repeated_events = s.reorder.repeated_events;
 	if (s.events_done) { /* the events left unread are no gap */
 		info->seq_gaps = done_gaps.gaps;
 		info->seq_missing = done_gaps.missing_seqs;
 		info->late_events = done_gaps.late_events;
+		info->repeated_events = done_gaps.repeated_events;
 	}
 	stream_free(&s);
 	index_plan_free(&plan);

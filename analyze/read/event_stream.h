@@ -146,6 +146,7 @@ struct trace_info {
 
 	/* merge statistics */
 	uint64_t seq_gaps, seq_missing, late_events;
+	uint64_t repeated_events;   /* merged already, dropped (reorder.h) */
 	size_t buffered_bytes_max;  /* most event data that waited to be merged */
 };
 

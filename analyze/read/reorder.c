@@ -40,6 +40,9 @@ void reorder_free(struct reorder *r)
 {
 	free(r->sources);
 	free(r->heap);
+	free(r->gap_ranges);
+	r->gap_ranges = NULL;
+	r->gap_range_count = r->gap_range_cap = 0;
 	r->sources = NULL;
 	r->source_count = 0;
 	r->heap = NULL;
@@ -124,6 +127,69 @@ static void heap_remove_min(struct reorder *r)
 	}
 }
 
+/* ---- gaps: what a late event may fill ---- */
+
+/* Notes [lo, hi) as skipped (after every range kept so far). */
+static void gap_note(struct reorder *r, uint64_t lo, uint64_t hi)
+{
+	if (r->gap_ranges_full)
+		return;
+	if (r->gap_range_count == r->gap_range_cap) {
+		size_t n = r->gap_range_cap ? r->gap_range_cap * 2 : 16;
+		struct reorder_gap *v = n <= REORDER_GAP_RANGES_MAX
+						? realloc(r->gap_ranges, n * sizeof(*v)) : NULL;
+
+		if (!v) {
+			r->gap_ranges_full = true;
+			return;
+		}
+		r->gap_ranges = v;
+		r->gap_range_cap = n;
+	}
+	r->gap_ranges[r->gap_range_count++] = (struct reorder_gap){.lo = lo, .hi = hi};
+}
+
+/* Takes seq out of the gap that holds it: 1 when one did, 0 when none does
+ * (seq was merged already), -1 when that is not known. */
+static int gap_fill(struct reorder *r, uint64_t seq)
+{
+	size_t lo = 0, hi = r->gap_range_count;
+	struct reorder_gap *g;
+
+	while (lo < hi) { /* the first range whose hi is above seq */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->gap_ranges[mid].hi <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	g = lo < r->gap_range_count ? &r->gap_ranges[lo] : NULL;
+	if (!g || seq < g->lo)
+		return r->gap_ranges_full ? -1 : 0;
+	if (seq == g->lo) {
+		g->lo++;
+	} else if (seq + 1 == g->hi) {
+		g->hi--;
+	} else { /* split in two */
+		uint64_t end = g->hi;
+
+		g->hi = seq;
+		gap_note(r, 0, 0); /* room for one more */
+		if (r->gap_ranges_full)
+			return -1;
+		g = &r->gap_ranges[lo];
+		memmove(g + 2, g + 1, (r->gap_range_count - 2 - lo) * sizeof(*g));
+		g[1] = (struct reorder_gap){.lo = seq + 1, .hi = end};
+		return 1;
+	}
+	if (g->lo == g->hi) {
+		memmove(g, g + 1, (r->gap_range_count - lo - 1) * sizeof(*g));
+		r->gap_range_count--;
+	}
+	return 1;
+}
+
 /* ---- emitting ---- */
 
 /* True when ev may be emitted now without waiting for a smaller seq. */
@@ -134,14 +200,30 @@ static inline bool event_ready(const struct reorder *r, const struct alloc_event
 	return ev->seq <= r->expected;
 }
 
-/* Emits one event, advancing expected for a real event (not a stamp). */
-static inline void emit_event(struct reorder *r, const struct alloc_event *ev)
+/* Emits one event of source s, advancing expected for a real event (not a
+ * stamp); an event older than expected fills a gap (late) or is a repeat,
+ * dropped with the stamps that follow it. */
+static inline void emit_event(struct reorder *r, struct reorder_source *s,
+			      const struct alloc_event *ev)
 {
 	if (!alloc_event_is_stamp(ev->type)) {
-		if (ev->seq == r->expected)
+		s->dropping = false;
+		if (ev->seq == r->expected) {
 			r->expected++;
-		else if (ev->seq < r->expected)
+		} else if (ev->seq < r->expected) {
+			int filled = gap_fill(r, ev->seq);
+
+			if (filled == 0) {
+				r->repeated_events++;
+				s->dropping = true;
+				return;
+			}
+			if (filled > 0)
+				r->missing_seqs--;
 			r->late_events++;
+		}
+	} else if (s->dropping) {
+		return;
 	}
 	r->emit(r->emit_ctx, ev);
 }
@@ -160,7 +242,7 @@ static void drain_ready(struct reorder *r)
 		if (!event_ready(r, s->head))
 			return;
 		do {
-			emit_event(r, s->head);
+			emit_event(r, s, s->head);
 			s->head = r->pull(r->pull_ctx, src);
 			if (!s->head) {
 				heap_remove_min(r);
@@ -196,7 +278,7 @@ int reorder_wake(struct reorder *r, uint32_t source)
 		if (!event_ready(r, s->head))
 			break;
 		/* In order already (or late): nothing can precede it. */
-		emit_event(r, s->head);
+		emit_event(r, s, s->head);
 		s->head = r->pull(r->pull_ctx, source);
 		/* A marker or recording stop at the seq just emitted came from
 		 * this source and goes before any other source's next event
@@ -205,7 +287,7 @@ int reorder_wake(struct reorder *r, uint32_t source)
 		while (s->head && (s->head->type == ALLOC_EV_MARKER ||
 				   s->head->type == ALLOC_EV_CONTROL) &&
 		       event_ready(r, s->head)) {
-			emit_event(r, s->head);
+			emit_event(r, s, s->head);
 			s->head = r->pull(r->pull_ctx, source);
 		}
 		if (r->heap_count)
@@ -229,6 +311,7 @@ void reorder_skip_gap(struct reorder *r)
 	if (target > r->expected) {
 		r->gaps++;
 		r->missing_seqs += target - r->expected;
+		gap_note(r, r->expected, target);
 		r->expected = target;
 	}
 	drain_ready(r);

@@ -44,7 +44,18 @@ struct reorder_source {
 	const struct alloc_event *head; /* next event (the source's), valid
 	                                 * when heap_pos != 0 */
 	size_t heap_pos;          /* index in the heap + 1; 0: no head event */
+	bool dropping;            /* its last event was a repeat: the stamps
+	                           * that follow it go too */
 };
+
+/* Sequence numbers [lo, hi) skipped as a gap and not yet filled. */
+struct reorder_gap {
+	uint64_t lo, hi;
+};
+
+/* Gap ranges kept to tell a late event from a repeated one; past this
+ * many, late events are taken as they come. */
+#define REORDER_GAP_RANGES_MAX 65536
 
 struct reorder {
 	struct reorder_source *sources; /* indexed by source, owned */
@@ -53,8 +64,16 @@ struct reorder {
 	size_t heap_count, heap_cap;
 	uint64_t expected;        /* next sequence number to emit */
 	uint64_t gaps;            /* sequence gaps skipped */
-	uint64_t missing_seqs;    /* sequence numbers never seen in those gaps */
-	uint64_t late_events;     /* events older than expected (after a skip) */
+	uint64_t missing_seqs;    /* sequence numbers never seen in those gaps
+	                           * (a late event fills one) */
+	uint64_t late_events;     /* events older than expected, in a gap */
+	uint64_t repeated_events; /* events whose sequence number was merged
+	                           * already (a chunk written twice, two traces
+	                           * joined): dropped, with the stamps after them */
+	struct reorder_gap *gap_ranges; /* sorted, owned */
+	size_t gap_range_count, gap_range_cap;
+	bool gap_ranges_full;     /* some gaps not kept (REORDER_GAP_RANGES_MAX
+	                           * or no memory): late events are not judged */
 	reorder_pull_fn pull;
 	void *pull_ctx;
 	reorder_emit_fn emit;

@@ -220,4 +220,40 @@ expect_range "huge stack id: symbolize peak RSS (KiB)" 1 600000 "$(cat "$RUN_RSS
 run_cmd 20 huge-stack-id-report "$MPROF_ANALYZE" report "$WORK/huge-stack-id.trace"
 expect_eq "huge stack id: report finishes (exit status)" 0 "$RUN_STATUS"
 
+
+# Events written twice (a chunk repeated with its checksums, two traces
+# joined by cat): each sequence number counts once, the repeats are dropped
+# and counted, and the header says the trace is damaged instead of "exact".
+build_c "$WORK/tree_worker" "$PROGS_DIR/tree_worker.c"
+RUN_NAME=worker mprof_run 60 "$WORK/w.trace" -- "$WORK/tree_worker" 3000
+expect_eq "repeats: the run works" 0 "$RUN_STATUS"
+"$PYTHON" - "$WORK/w.trace" "$WORK/dup.trace" <<'PY' || hard_error "cannot repeat a chunk"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, events = 64, None
+while off + 24 <= len(b):
+    size = 24 + struct.unpack_from("<I", b, off + 8)[0]
+    if b[off + 4] == 2 and (events is None or size > events[1]):  # the largest EVENTS chunk
+        events = (off, size)
+    off += size
+o, n = events
+open(sys.argv[2], "wb").write(b[:o + n] + b[o:o + n] + b[o + n:])
+PY
+cat "$WORK/w.trace" "$WORK/w.trace" >"$WORK/cat.trace"
+for t in dup cat; do
+	report_json "$WORK/$t.json" "$WORK/$t.trace" || continue
+	expect_eq "repeats ($t): allocations counted once" 3000 \
+		"$(q "$WORK/$t.json" summary allocations)"
+	expect_eq "repeats ($t): leaks counted once" 1500 "$(q "$WORK/$t.json" summary leaked_blocks)"
+done
+# (a repeated chunk of one thread is mostly skipped whole by its slot's
+# reader; the joined traces repeat every event)
+expect_eq "repeats (cat): the repeats counted" 4500 \
+	"$(q "$WORK/cat.json" summary quality.repeated_events)"
+run_cmd 20 cat-text "$MPROF" report -n 0 "$WORK/cat.trace"
+expect_match "repeats (cat): the header says damaged" \
+	"^mprof report: .*\(damaged: events appear twice in the trace" "$(head -1 "$RUN_OUT")"
+report_json "$WORK/w.json" "$WORK/w.trace"
+expect_eq "repeats: the intact trace has none" 0 "$(q "$WORK/w.json" summary quality.repeated_events)"
+
 finish

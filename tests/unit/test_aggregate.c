@@ -837,7 +837,44 @@ static void test_reorder_skip_gap_then_late_event(void)
 	CU_ASSERT_EQUAL(r.missing_seqs, 1);
 	push(&r, 2, ALLOC_EV_ALLOC, 1);   /* arrives after all: late */
 	CU_ASSERT_EQUAL(r.late_events, 1);
+	CU_ASSERT_EQUAL(r.missing_seqs, 0); /* it filled the gap */
 	CU_ASSERT_EQUAL(emitted_count, 5);
+	reorder_finish(&r);
+	reorder_free(&r);
+}
+
+/* An event whose sequence number was merged already (a chunk written twice)
+ * is dropped, with the stamps after it; one in a gap fills it, once. */
+static void test_reorder_drops_repeated_events(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	push(&r, 0, ALLOC_EV_ALLOC, 1);
+	push(&r, 0, ALLOC_EV_ALLOC, 2);
+	push(&r, 1, ALLOC_EV_ALLOC, 7);   /* 3..6 wait */
+	reorder_skip_gap(&r);
+	CU_ASSERT_EQUAL(r.missing_seqs, 4);
+	CU_ASSERT_EQUAL(emitted_count, 3);
+	push(&r, 0, ALLOC_EV_ALLOC, 2);   /* merged already */
+	push(&r, 0, ALLOC_EV_MARKER, 2);  /* its stamp goes with it */
+	CU_ASSERT_EQUAL(r.repeated_events, 1);
+	CU_ASSERT_EQUAL(emitted_count, 3);
+	push(&r, 2, ALLOC_EV_ALLOC, 5);   /* in the gap: late, splits it */
+	push(&r, 2, ALLOC_EV_TIME, 5);    /* a late event's stamp stays */
+	CU_ASSERT_EQUAL(emitted_count, 5);
+	push(&r, 3, ALLOC_EV_ALLOC, 5);   /* a second time: a repeat */
+	push(&r, 3, ALLOC_EV_ALLOC, 3);   /* the gap's first */
+	push(&r, 3, ALLOC_EV_ALLOC, 6);   /* its last */
+	CU_ASSERT_EQUAL(r.repeated_events, 2);
+	CU_ASSERT_EQUAL(r.late_events, 3);
+	CU_ASSERT_EQUAL(r.missing_seqs, 1); /* 4 never came */
+	CU_ASSERT_EQUAL(emitted_count, 7);
+	CU_ASSERT_EQUAL(emitted[5], 3);
+	CU_ASSERT_EQUAL(emitted[6], 6);
+	push(&r, 3, ALLOC_EV_ALLOC, 3);   /* filled already: a repeat */
+	CU_ASSERT_EQUAL(r.repeated_events, 3);
+	CU_ASSERT_EQUAL(emitted_count, 7);
 	reorder_finish(&r);
 	reorder_free(&r);
 }
@@ -2543,6 +2580,7 @@ int main(void)
 	CU_add_test(s, "gap at end of input", test_reorder_gap_at_eof_is_skipped_and_counted);
 	CU_add_test(s, "many sources interleaved", test_reorder_many_sources_interleaved);
 	CU_add_test(s, "skipped gap, then a late event", test_reorder_skip_gap_then_late_event);
+	CU_add_test(s, "repeated events dropped, a gap filled once", test_reorder_drops_repeated_events);
 	CU_add_test(s, "fork child starts after fork_seq",
 		    test_reorder_fork_child_starts_after_fork_seq);
 	CU_add_test(s, "out-of-order events aggregate as merged",
