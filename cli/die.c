@@ -10,16 +10,20 @@
 #include <stdlib.h>
 
 #include "cli/die.h"
+#include "trace/argv_quote.h"
 
 bool mprof_quiet;
 
+/* A message is one line whatever it quotes (a command line from /proc or
+ * a trace): control characters are written as \xNN (argv_quote.h). */
 static void message_print(const char *prefix, const char *fmt, va_list ap)
 {
-	char line[4096];
+	char line[4096], printable[4 * sizeof(line)];
 
-	/* One write per message so lines from several processes do not mix. */
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "mprof: %s%s\n", prefix, line);
+	argv_quote_printable(line, printable, sizeof(printable));
+	/* One write per message so lines from several processes do not mix. */
+	fprintf(stderr, "mprof: %s%s\n", prefix, printable);
 }
 
 void mprof_die(int status, const char *fmt, ...)

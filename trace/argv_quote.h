@@ -12,6 +12,7 @@
 #ifndef MPROF_TRACE_ARGV_QUOTE_H
 #define MPROF_TRACE_ARGV_QUOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Whether c needs no quoting in a shell word. */
@@ -120,17 +121,22 @@ static inline size_t argv_quote_fit(const char *command, size_t cols, char *out,
 
 /*
  * Text read from a trace (a command line, a path) with its control
- * characters written as \xNN, so that it cannot break a line of output,
- * into out (cap > 4 bytes, NUL terminated, cut where a character no longer
- * fits).  Returns the length written.
+ * characters written as \xNN, so that it cannot break a line of output or
+ * start a terminal's escape sequence, into out (cap > 4 bytes, NUL
+ * terminated, cut where a character no longer fits).  The C1 controls in
+ * UTF-8 (0xc2 0x80-0x9f: U+009B is an escape sequence's start on some
+ * terminals) are written as two \xNN.  Returns the length written.
  */
 static inline size_t argv_quote_printable(const char *text, char *out, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t n = 0;
+	bool c1_tail = false; /* *c is the second byte of a C1 control */
 
 	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
-		if (*c >= 0x20 && *c != 0x7f) {
+		bool c1_lead = *c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f;
+
+		if (*c >= 0x20 && *c != 0x7f && !c1_lead && !c1_tail) {
 			if (n + 1 >= cap)
 				break;
 			out[n++] = (char)*c;
@@ -142,6 +148,7 @@ static inline size_t argv_quote_printable(const char *text, char *out, size_t ca
 			out[n++] = hex[*c >> 4];
 			out[n++] = hex[*c & 15];
 		}
+		c1_tail = c1_lead;
 	}
 	out[n] = '\0';
 	return n;

@@ -50,6 +50,7 @@
 
 #include "analyze/output/output.h"
 #include "analyze/output/units.h"
+#include "trace/argv_quote.h"
 
 /* The --sort keys, the default first (dhat_sort_value's order). */
 static const char *const dhat_sort_keys[] = {
@@ -124,15 +125,14 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 
-/* Text from the trace with control characters as \xNN, so that it cannot
- * break the report's lines. */
+/* Text from the trace with control characters as \xNN (argv_quote.h), so
+ * that it cannot break the report's lines; cut after 4095 bytes. */
 static void dhat_puts_safe(FILE *out, const char *s)
 {
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
-			fprintf(out, "\\x%02x", *c);
-		else
-			fputc(*c, out);
+	char printable[4 * 4096];
+
+	argv_quote_printable(s, printable, sizeof(printable));
+	fputs(printable, out);
 }
 
 /* The event number of sequence number seq within the trace (1 = its

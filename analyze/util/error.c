@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/util/error.h"
+#include "trace/argv_quote.h"
 
 const char *analyze_name(void)
 {
@@ -15,14 +16,18 @@ const char *analyze_name(void)
 	return name && strcmp(name, "mprof") == 0 ? "mprof" : "mprof-analyze";
 }
 
+/* The message is one line whatever it quotes from a trace (a marker's
+ * name, a program's): its control characters are written as \xNN, so a
+ * trace cannot send escape sequences to the terminal. */
 void analyze_error(const char *fmt, ...)
 {
+	char text[2048], printable[4 * sizeof(text)];
 	va_list ap;
 
 	fflush(stdout);
-	fprintf(stderr, "%s: ", analyze_name());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	argv_quote_printable(text, printable, sizeof(printable));
+	fprintf(stderr, "%s: %s\n", analyze_name(), printable);
 }

@@ -256,4 +256,26 @@ expect_match "repeats (cat): the header says damaged" \
 report_json "$WORK/w.json" "$WORK/w.trace"
 expect_eq "repeats: the intact trace has none" 0 "$(q "$WORK/w.json" summary quality.repeated_events)"
 
+
+# A marker's name with a terminal's escape sequences (ESC [, and CSI as a C1
+# control in UTF-8): every message that quotes it writes them as \xNN.
+cat >"$WORK/escape_marker.c" <<'C'
+#include <mprof.h>
+int main(void) { mprof_marker("x\x1b[31m\xc2\x9b" "2Jy"); return 0; }
+C
+build_c "$WORK/escape_marker" "$WORK/escape_marker.c" -I"$abs_top_srcdir/include"
+RUN_NAME=escape mprof_run 60 "$WORK/esc.trace" -- "$WORK/escape_marker"
+expect_eq "escapes: the run works" 0 "$RUN_STATUS"
+run_cmd 20 esc-nope "$MPROF" report "$WORK/esc.trace" --from marker:nope
+expect_eq "escapes: an unknown marker is an error" 2 "$RUN_STATUS"
+expect_eq "escapes: the error names the marker escaped" 1 \
+	"$(grep -c 'its markers: x\\x1b\[31m\\xc2\\x9b2Jy)' "$RUN_ERR")"
+expect_eq "escapes: no ESC, no C1 control in the error" 0 \
+	"$(LC_ALL=C grep -c "$(printf '\033\\|\302\233')" "$RUN_ERR")"
+run_cmd 20 esc-text "$MPROF" report -n 0 "$WORK/esc.trace"
+expect_eq "escapes: the text report's marker line escaped" 1 \
+	"$(grep -c '^markers: *x\\x1b\[31m\\xc2\\x9b2Jy at ' "$RUN_OUT")"
+expect_eq "escapes: no ESC, no C1 control in the text report" 0 \
+	"$(LC_ALL=C grep -c "$(printf '\033\\|\302\233')" "$RUN_OUT")"
+
 finish
