@@ -197,7 +197,7 @@ none:
  * was killed): from its first to its last TIME stamp, as the report gives
  * it, which takes a reading of the whole trace.  Returns true with *run_ns
  * when the trace has two stamps apart. */
-static bool run_time_by_reading(const char *path, unsigned long long *run_ns)
+static bool run_time_by_reading(const char *path, uint64_t *run_ns)
 {
 	struct trace_info info;
 	struct stack_nodes nodes;
@@ -229,9 +229,8 @@ static bool run_time_by_reading(const char *path, unsigned long long *run_ns)
 static int window_prepare(struct profile *p, const char *path, const struct window_spec *spec)
 {
 	struct kv_list end = {0};
-	const char *wall;
-	char *e, err[512];
-	unsigned long long run_ns = 0;
+	char err[512];
+	uint64_t run_ns = 0;
 	bool has_run = false;
 	int rc;
 
@@ -243,11 +242,7 @@ static int window_prepare(struct profile *p, const char *path, const struct wind
 			analyze_error("%s: out of memory", path);
 			return 1;
 		}
-		wall = kv_list_get(&end, "wall_ns");
-		if (wall) {
-			run_ns = strtoull(wall, &e, 10);
-			has_run = e != wall && *e == '\0';
-		}
+		has_run = run_facts_wall_ns(&end, &run_ns);
 		kv_list_free(&end);
 		if (!has_run)
 			has_run = run_time_by_reading(path, &run_ns);

@@ -6,6 +6,7 @@
  * key names read here are those the launcher writes (mprof-trace(5)); a few
  * alternative spellings are accepted so older traces still read.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ struct report {
 	struct run_facts *run;
 };
 
-/* Parses the first of keys present in l as a signed decimal number. */
+/* Parses the first of keys present in l as a signed decimal number that
+ * fits 64 bits (one that does not is not taken). */
 static bool kv_number(const struct kv_list *l, const char *const *keys, int64_t *out)
 {
 	for (; *keys; keys++) {
@@ -32,8 +34,9 @@ static bool kv_number(const struct kv_list *l, const char *const *keys, int64_t 
 
 		if (!v || !*v)
 			continue;
+		errno = 0;
 		n = strtoll(v, &e, 10);
-		if (*e != '\0')
+		if (*e != '\0' || errno == ERANGE)
 			continue;
 		*out = n;
 		return true;
@@ -41,14 +44,28 @@ static bool kv_number(const struct kv_list *l, const char *const *keys, int64_t 
 	return false;
 }
 
-static bool kv_unsigned(const struct kv_list *l, const char *const *keys, uint64_t *out)
+/* kv_number from 0 to max. */
+static bool kv_bounded(const struct kv_list *l, const char *const *keys, uint64_t max,
+		       uint64_t *out)
 {
 	int64_t v;
 
-	if (!kv_number(l, keys, &v) || v < 0)
+	if (!kv_number(l, keys, &v) || v < 0 || (uint64_t)v > max)
 		return false;
 	*out = (uint64_t)v;
 	return true;
+}
+
+static bool kv_unsigned(const struct kv_list *l, const char *const *keys, uint64_t *out)
+{
+	return kv_bounded(l, keys, INT64_MAX, out);
+}
+
+static const char *const wall_keys[] = {"wall_ns", "run_time_ns", NULL};
+
+bool run_facts_wall_ns(const struct kv_list *end, uint64_t *ns)
+{
+	return kv_bounded(end, wall_keys, RUN_FACTS_MAX_RUN_NS, ns);
 }
 
 static const char *kv_string(const struct kv_list *l, const char *const *keys)
@@ -71,7 +88,6 @@ static void report_run_collect(struct report *r)
 {
 	static const char *const status_keys[] = {"exit_status", "status", "exit_code", NULL};
 	static const char *const signal_keys[] = {"exit_signal", "signal", "term_signal", NULL};
-	static const char *const wall_keys[] = {"wall_ns", "run_time_ns", NULL};
 	static const char *const rss_keys[] = {"peak_rss_kib", "max_rss_kib", NULL};
 	static const char *const cpu_keys[] = {"launcher_cpu_ns", NULL};
 	static const char *const wait_keys[] = {"ring_waits", NULL};
@@ -88,19 +104,21 @@ static void report_run_collect(struct report *r)
 	int64_t v;
 
 	memset(run, 0, sizeof(*run));
-	if (kv_number(&info->end, signal_keys, &v) && v > 0) {
+	/* a signal number and an exit status as wait() gives them */
+	if (kv_number(&info->end, signal_keys, &v) && v > 0 && v < 128) {
 		run->has_signal = true;
 		run->exit_signal = v;
-	} else if (kv_number(&info->end, status_keys, &v)) {
+	} else if (kv_number(&info->end, status_keys, &v) && v >= 0 && v <= 255) {
 		run->has_status = true;
 		run->exit_status = v;
 	}
-	run->has_run_time = kv_unsigned(&info->end, wall_keys, &run->run_time_ns);
+	run->has_run_time = run_facts_wall_ns(&info->end, &run->run_time_ns);
 	if (!run->has_run_time && r->agg->time_known && r->agg->last_time_ns > r->agg->first_time_ns) {
 		run->has_run_time = true;
 		run->run_time_ns = r->agg->last_time_ns - r->agg->first_time_ns;
 	}
-	run->has_peak_rss = kv_unsigned(&info->end, rss_keys, &run->peak_rss_kib);
+	run->has_peak_rss = kv_bounded(&info->end, rss_keys, RUN_FACTS_MAX_RSS_KIB,
+				       &run->peak_rss_kib);
 	how = kv_string(&info->end, how_keys);
 	run->peak_rss_sampled = how && strcmp(how, "sampled") == 0;
 	run->has_recorder = kv_unsigned(&info->end, rec_keys, &run->recorder_kib);

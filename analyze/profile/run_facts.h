@@ -96,4 +96,15 @@ void run_facts_collect(struct run_facts *run, const struct trace_info *info,
 /* Signal name ("SIGKILL") or NULL. */
 const char *run_signal_name(int64_t sig);
 
+/* Upper bounds of END figures a report believes (what is above is taken as
+ * damage and left unknown): a run of 100 years, a peak RSS in KiB whose
+ * bytes fit 64 bits. */
+#define RUN_FACTS_MAX_RUN_NS (100ull * 365 * 24 * 3600 * 1000000000ull)
+#define RUN_FACTS_MAX_RSS_KIB (UINT64_MAX / 1024)
+
+/* The run time in an END chunk's pairs (wall_ns): true with *ns when it is
+ * a decimal number from 0 to RUN_FACTS_MAX_RUN_NS, the one rule of the
+ * report's run time and of windows given in percent. */
+bool run_facts_wall_ns(const struct kv_list *end, uint64_t *ns);
+
 #endif

@@ -37,9 +37,9 @@ def raw_trace(name, chunks, major=4, header_bytes=64, minor=0):
             b"".join(chunks))
     open(work + "/" + name, "wb").write(data)
 
-def trace(name, meta, records, minor=0):
+def trace(name, meta, records, minor=0, end=b"exit_status=0\n"):
     events = u(0) + u(0) + u(0) + records   # slot 0, lap 0, offset 0
-    raw_trace(name, [chunk(1, meta), chunk(2, events, 1), chunk(4, b"exit_status=0\n")],
+    raw_trace(name, [chunk(1, meta), chunk(2, events, 1), chunk(4, end)],
               major=1, minor=minor)
 
 def modules(path):
@@ -67,6 +67,12 @@ trace("parent-proc.trace",
 # realloc's release (minor 3), and of fn 7, which no minor has: in a trace
 # of a later minor than the reader's, the lost chunk says so
 free_fn = lambda fn: bytes([0x20 + fn]) + u(1) + u(0) + s(0)
+# END figures no run has: a negative run time, a peak RSS whose bytes
+# overflow, an exit status wait() cannot give
+trace("end-figures.trace", b"pid=110\n", thread + stacks + alloc,
+      end=b"exit_status=4294967296\nwall_ns=-5\npeak_rss_kib=18446744073709551615\n")
+trace("end-wall-huge.trace", b"pid=111\n", thread + stacks + alloc,
+      end=b"exit_status=0\nwall_ns=18446744073709551615\n")
 trace("free-fn6.trace", b"pid=107\n", thread + stacks + alloc + free_fn(6), minor=3)
 trace("free-fn7.trace", b"pid=108\n", thread + stacks + alloc + free_fn(7), minor=3)
 trace("free-fn7-minor9.trace", b"pid=109\n", thread + stacks + alloc + free_fn(7), minor=9)
@@ -277,5 +283,18 @@ expect_eq "escapes: the text report's marker line escaped" 1 \
 	"$(grep -c '^markers: *x\\x1b\[31m\\xc2\\x9b2Jy at ' "$RUN_OUT")"
 expect_eq "escapes: no ESC, no C1 control in the text report" 0 \
 	"$(LC_ALL=C grep -c "$(printf '\033\\|\302\233')" "$RUN_OUT")"
+
+
+# END figures out of any run's range are left unknown, in every place that
+# reads them: the run time, and the run time that --from N% takes a share of
+report_json "$WORK/end.json" "$WORK/end-figures.trace"
+expect_eq "END figures: exit status unknown" null \
+	"$(q "$WORK/end.json" summary program.exit_status)"
+expect_eq "END figures: run time unknown" null "$(q "$WORK/end.json" summary run_time_ns)"
+expect_eq "END figures: peak RSS unknown" null "$(q "$WORK/end.json" summary peak_rss_kib)"
+for t in end-figures end-wall-huge; do
+	run_cmd 20 "$t-pct" "$MPROF" report "$WORK/$t.trace" --from 50%
+	expect_eq "END figures ($t): --from 50% has no run time to take half of" 2 "$RUN_STATUS"
+done
 
 finish
