@@ -609,7 +609,14 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 	if (alloc_event_is_stamp(ev->type)) {
 		/* a marker or recording stop or start (trace_info keeps them)
 		 * stands at a sequence number of its own, which its SEQ_SKIP
-		 * took right before it: no failed realloc */
+		 * took right before it: no failed realloc.  Its clock reading
+		 * bounds the time of the events after it, whose own thread's
+		 * stamp may be older. */
+		if (ev->value > a->now_ns && a->time_known) {
+			a->now_ns = ev->value;
+			timeline_note_time(&a->timeline, a->now_ns, a->last_seq, a->live_bytes,
+					   a->live_blocks);
+		}
 		if (ev->seq && ev->seq == a->last_skip_seq) {
 			a->failed_reallocs--;
 			a->events--;

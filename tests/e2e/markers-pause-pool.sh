@@ -54,6 +54,10 @@ window() {
 window "start to end" 4 1800 1 1 1400 --from marker:start --to marker:end
 expect_eq "start to end: from_ns is the marker's" 100000000 "$(q "$LAST_WINDOW" get window.from_ns)"
 expect_eq "start to end: to_ns is the marker's" 900000000 "$(q "$LAST_WINDOW" get window.to_ns)"
+# the peak is B4 (seq 10), after marker phase#2 (600 ms): its time is no
+# earlier than the marker's, though its thread's newest stamp says 450 ms
+expect_eq "start to end: the peak's time is bounded by the marker before it" 600000000 \
+	"$(q "$LAST_WINDOW" summary peak.time_ns)"
 window "phase to phase#2" 1 500 0 2 500 --from marker:phase --to marker:phase#2
 # (frees outside: those from the range's start on; free A1 at seq 7 is
 # before phase#2 and is left out with the other events before it)
