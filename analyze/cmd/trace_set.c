@@ -95,7 +95,8 @@ static int siblings_add(struct trace_set *set, const char *first)
 	}
 	if (d)
 		closedir(d);
-	qsort(names, count, sizeof(*names), version_cmp);
+	if (count) /* names is NULL when none was found */
+		qsort(names, count, sizeof(*names), version_cmp);
 	for (size_t i = 0; i < count; i++) {
 		if (rc == 0)
 			rc = set_add(set, names[i]);
