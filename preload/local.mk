@@ -1,6 +1,7 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
-# sanitizers (it runs inside arbitrary targets).  Only the allocator API and
-# dlclose are exported (-fvisibility=hidden; preload/interpose.c marks them).
+# sanitizers (it runs inside arbitrary targets).  Only the allocator API,
+# dlclose, and pipe and pipe2 (preload/libunwind_fds.c) are exported
+# (-fvisibility=hidden; preload/interpose.c marks them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
 	preload/announce.c preload/announce.h \
@@ -17,6 +18,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/fork.c preload/fork.h \
 	preload/init.c preload/init.h \
 	preload/interpose.c \
+	preload/libunwind_fds.c preload/libunwind_fds.h \
 	preload/lock.h \
 	preload/mem.c preload/mem.h \
 	preload/meta.c preload/meta.h \

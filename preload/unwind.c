@@ -28,6 +28,7 @@
 #include "config.h"
 #include "preload/diag.h"
 #include "preload/init.h"
+#include "preload/libunwind_fds.h"
 #include "preload/lock.h"
 #include "preload/modules.h"
 #include "preload/stack_table.h"
@@ -123,6 +124,7 @@ int unwind_init(void)
 	unwind_mode = UNWIND_MODE_LIBUNWIND;
 #endif
 	dl_iterate_phdr(unwind_self_scan, (void *)(uintptr_t)unwind_init);
+	libunwind_fds_inside = 1; /* its initialization opens its pipe */
 	lib = dlopen(MPROF_LIBUNWIND, RTLD_LOCAL | RTLD_NOW);
 	if (lib) {
 		unwind_backtrace = (unwind_backtrace_fn)dlsym(lib, "unw_backtrace");
@@ -131,6 +133,7 @@ int unwind_init(void)
 		if (set_caching && addr_space)
 			set_caching(*(void **)addr_space, UNWIND_CACHE_PER_THREAD);
 	}
+	libunwind_fds_inside = 0;
 	if (!unwind_backtrace && unwind_mode == UNWIND_MODE_CHECK)
 		unwind_mode = UNWIND_MODE_CFI;
 	unwind_check_mode = unwind_mode == UNWIND_MODE_CHECK;
@@ -175,7 +178,9 @@ static uint32_t unwind_libunwind(struct preload_thread *t)
 		return 0;
 	t->frames_from_caller = 0;
 	unwind_guard_enter(t);
+	libunwind_fds_inside = 1;
 	n = unwind_backtrace(t->frames, (int)t->frames_cap);
+	libunwind_fds_inside = 0;
 	unwind_guard_leave(t);
 	return n > 0 ? (uint32_t)n : 0;
 }

@@ -2,8 +2,10 @@
 # transparency.sh - `mprof run` changes nothing the program shows: stdin,
 # stdout, stderr (mprof's own lines all start with "mprof: ") and the exit
 # status (exit 3 -> 3, SIGKILL -> 137, abort -> 134); an LD_PRELOAD the user
-# set is kept.
-# Programs and facts: tests/progs/transparency.c, tests/progs/preload_hello.c.
+# set is kept; the program finds no descriptor it did not open, and its own
+# files are never read or written by the profiler.
+# Programs and facts: tests/progs/transparency.c, tests/progs/preload_hello.c,
+# tests/progs/own_fds.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -48,4 +50,45 @@ if report_json "$WORK/r-preload.json" "$WORK/trace-preload"; then
 	expect_site "$WORK/r-preload.json" keep_some 3 6144 3 6144
 	expect_site "$WORK/r-preload.json" hello_ctor_leak 1 4321 1 4321
 fi
+
+# The program's descriptors are its own: none it did not open at the start
+# (libunwind's pipe took 3 and 4, or 0 and 1 when they were closed), and
+# after it closes every one from 3 up and opens its files there, unwinding
+# through a frame without unwind information (libunwind's careful path,
+# which read a byte from that pipe and wrote one into it) leaves them alone.
+build_c "$WORK/own_fds" "$PROGS_DIR/own_fds.c"
+# the descriptors a list names, but those at the top of the descriptor
+# limit (libunwind's pipe, moved there) and those the test's own caller
+# left open, which the program inherits with or without mprof
+top=$(($(ulimit -n) - 8))
+own_list() { tr ' ' '\n' | awk -v top="$top" 'NF && $1 < top' | tr '\n' ' ' | sed 's/ $//'; }
+native_fds=$("$WORK/own_fds" - 2>&1 >/dev/null | sed 's/^fds at start: //' | own_list)
+printf 'the input line\nmore\n' >"$WORK/fds-in"
+for mode in exact sampled; do
+	opts=""
+	[ $mode = sampled ] && opts="--sample-rate 4K"
+	rm -f "$WORK/fds-out"
+	# shellcheck disable=SC2086
+	RUN_NAME="fds-$mode" mprof_run 60 "$WORK/trace-fds-$mode" $opts -- \
+		"$WORK/own_fds" "$WORK/fds-in" "$WORK/fds-out"
+	expect_eq "own fds ($mode): exit status" 0 "$RUN_STATUS"
+	expect_eq "own fds ($mode): no descriptor it did not open, but at the limit" \
+		"$native_fds" "$(sed -n 's/^fds at start: //p' "$WORK/fds-$mode.out" | own_list)"
+	expect_eq "own fds ($mode): what it does" "files on 3 4|read: the input line" \
+		"$(sed 1d "$WORK/fds-$mode.out" | tr '\n' '|' | sed 's/|$//')"
+	expect_eq "own fds ($mode): its output file holds its own line only" "own_fds wrote this" \
+		"$(cat -v "$WORK/fds-out")"
+done
+if report_json "$WORK/r-fds.json" "$WORK/trace-fds-exact"; then
+	expect_site "$WORK/r-fds.json" no_cfi_alloc 1000 599500 0 0
+fi
+# started with stdin and stdout closed: they stay closed
+(exec <&- >&-; "$WORK/own_fds" - 2>"$WORK/native-closed.err")
+(exec <&- >&-; "$MPROF" run -q -o "$WORK/trace-closed" -- "$WORK/own_fds" - \
+	2>"$WORK/closed.err")
+expect_eq "stdin and stdout closed (native): 0 and 1 not open" "" \
+	"$(sed 's/^fds at start: //' "$WORK/native-closed.err" | own_list | tr ' ' '\n' | grep -x '[01]')"
+expect_eq "stdin and stdout closed: the program finds them closed" \
+	"$(sed 's/^fds at start: //' "$WORK/native-closed.err" | own_list)" \
+	"$(sed 's/^fds at start: //' "$WORK/closed.err" | own_list)"
 finish
