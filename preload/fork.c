@@ -54,6 +54,26 @@ static enum fork_mode fork_mode;
 static uint32_t fork_entry;
 static int fork_handlers_registered;
 
+static uint32_t fork_token_static = 1;
+uint32_t *preload_fork_token = &fork_token_static;
+
+/* The token in a page of its own that children made without the fork
+ * handlers get zeroed (MADV_WIPEONFORK, Linux 4.14); the static 1 when the
+ * kernel refuses. */
+static void fork_token_map(void)
+{
+	uint32_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	if (madvise(p, 4096, MADV_WIPEONFORK) != 0) {
+		munmap(p, 4096);
+		return;
+	}
+	*p = 1;
+	preload_fork_token = p;
+}
+
 static void fork_mailbox_map(void)
 {
 	void *p = mmap(NULL, FORK_MAILBOX_ENTRIES * sizeof(uint32_t), PROT_READ | PROT_WRITE,
@@ -135,6 +155,13 @@ static void fork_child_go_inert(void)
 	atomic_store(&preload_phase, PRELOAD_INERT);
 }
 
+void fork_unseen_child(void)
+{
+	if (fork_mode != FORK_IGNORED)
+		return; /* inside fork(): the child handler comes */
+	fork_child_go_inert();
+}
+
 /*
  * Child of a fork() made by a signal handler that interrupted the shim: the
  * interrupted call will resume and finish its record, so the parent's file
@@ -184,6 +211,7 @@ static void fork_child(void)
 	char parent_file[sizeof(preload_proc.file_name)];
 	struct procfile_origin origin = { 1, 0, parent_file };
 
+	*preload_fork_token = 1; /* a child the handlers see */
 	if (fork_mode == FORK_IGNORED)
 		return;
 	if (fork_mode == FORK_NESTED) {
@@ -225,6 +253,8 @@ static void fork_child(void)
 
 void preload_fork_init(void)
 {
+	if (preload_fork_token == &fork_token_static)
+		fork_token_map();
 	fork_mailbox_map();
 	if (!fork_handlers_registered && pthread_atfork(fork_prepare, fork_parent, fork_child) == 0)
 		fork_handlers_registered = 1;

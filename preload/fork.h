@@ -11,4 +11,14 @@
  */
 void preload_fork_init(void);
 
+/*
+ * The calling process is a child the fork handlers did not see (made by
+ * clone() or clone3() without CLONE_VM, which run no pthread_atfork
+ * handler): its shared rings and process file are the parent's.  Out of a
+ * fork() the handlers are running, it records nothing until they are done;
+ * else it stops recording for good (its process file unmapped, the shim
+ * inert).  Called by preload_thread_enter_slow when the fork token reads 0.
+ */
+void fork_unseen_child(void);
+
 #endif

@@ -11,6 +11,7 @@
 
 #include "preload/diag.h"
 #include "preload/process.h"
+#include "preload/thread.h"
 
 struct preload_process preload_proc;
 _Atomic int preload_phase;
@@ -47,7 +48,7 @@ void preload_count_unrecorded(int is_free)
 {
 	int phase = atomic_load_explicit(&preload_phase, memory_order_acquire);
 
-	if (phase == PRELOAD_READY && preload_proc.hdr) {
+	if (phase == PRELOAD_READY && preload_proc.hdr && *preload_fork_token) {
 		atomic_fetch_add_explicit(is_free ? &preload_proc.hdr->unrecorded_frees
 						  : &preload_proc.hdr->unrecorded_allocs,
 					  1, memory_order_relaxed);

@@ -20,6 +20,7 @@
 
 #include "preload/control.h"
 #include "preload/diag.h"
+#include "preload/fork.h"
 #include "preload/init.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
@@ -53,6 +54,10 @@ struct preload_thread *preload_thread_enter_slow(void)
 	}
 	if (phase != PRELOAD_READY)
 		return NULL;
+	if (!*preload_fork_token) {
+		fork_unseen_child();
+		return NULL;
+	}
 	t = preload_tls;
 	if (t == THREAD_SETTING_UP || (t && t->busy))
 		return NULL;

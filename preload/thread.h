@@ -113,10 +113,19 @@ extern __thread struct preload_thread *preload_tls __attribute__((tls_model("ini
 struct preload_thread *preload_thread_enter_slow(void);
 
 /*
+ * Non-zero in the process the shim set up and in each child its fork
+ * handler set up; 0 in a child made without them (preload/fork.h): it
+ * points into a page mapped with MADV_WIPEONFORK, which such a child gets
+ * zeroed (to a static 1 where the kernel cannot do that).
+ */
+extern uint32_t *preload_fork_token;
+
+/*
  * Returns this thread's state, marked busy, when the call is to be
  * recorded; NULL when it must take the unrecorded path (preload/fallback.c:
- * shim not ready or inert, or a nested call made by the shim's own callees).
- * The fast path is three loads and a store.
+ * shim not ready or inert, a nested call made by the shim's own callees, or
+ * a child the fork handlers did not see).  The fast path is five loads and
+ * a store.
  */
 static inline struct preload_thread *preload_thread_enter(void)
 {
@@ -124,7 +133,8 @@ static inline struct preload_thread *preload_thread_enter(void)
 
 	if (__builtin_expect((uintptr_t)t > (uintptr_t)THREAD_SETTING_UP && !t->busy, 1) &&
 	    __builtin_expect(atomic_load_explicit(&preload_phase, memory_order_acquire) ==
-				     PRELOAD_READY, 1)) {
+				     PRELOAD_READY, 1) &&
+	    __builtin_expect(*preload_fork_token != 0, 1)) {
 		t->busy = 1;
 		return t;
 	}

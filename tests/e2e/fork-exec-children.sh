@@ -1,8 +1,10 @@
 #!/bin/bash
 # fork-exec-children.sh - a forked child and an exec'd child get their own
 # trace files (FILE.PID), the parent's profile holds nothing of theirs, and
-# each child's trace holds exactly its own counts.
-# Program and facts: tests/progs/fork_exec.c.
+# each child's trace holds exactly its own counts; a child made by clone()
+# or clone3() without CLONE_VM (no fork handler runs in it) writes nothing
+# into its parent's trace.
+# Programs and facts: tests/progs/fork_exec.c, tests/progs/clone_child.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -56,4 +58,21 @@ if [ -n "$E" ]; then
 	expect_no_site "$E" parent_after_fork
 	expect_eq "exec child: unmatched frees" 0 "$(q "$E" summary unmatched_frees)"
 fi
+
+# clone(), the raw clone system call and clone3(), each without CLONE_VM:
+# the child shares its parent's rings in memory but records nothing into
+# them, and the parent's trace is whole and exact.
+build_c "$WORK/clone_child" "$PROGS_DIR/clone_child.c"
+for mode in clone syscall clone3; do
+	RUN_NAME="clone-$mode" mprof_run 60 "$WORK/clone-$mode.trace" -- "$WORK/clone_child" $mode
+	[ "$RUN_STATUS" = 77 ] && continue # clone3 refused by this kernel or sandbox
+	expect_eq "$mode: exit status (the child's)" 5 "$RUN_STATUS"
+	C="$WORK/rep/clone-$mode.json"
+	report_json "$C" "$WORK/clone-$mode.trace" || continue
+	expect_site "$C" parent_work 1000 111000 1000 111000
+	expect_no_site "$C" child_work
+	expect_eq "$mode: allocations (the parent's only)" 1000 "$(q "$C" summary allocations)"
+	expect_eq "$mode: no event missing" 0 "$(q "$C" summary quality.missing_events)"
+	expect_eq "$mode: no chunk lost" 0 "$(q "$C" summary quality.chunks_lost)"
+done
 finish
