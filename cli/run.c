@@ -302,7 +302,11 @@ static char *command_join(const struct run_options *o)
 /* Default "<cwd>/mprof.PROGNAME.PID.trace", absolute so that the place does
  * not depend on what the program does later.  Characters of PROGNAME other
  * than letters, digits and ._+- become '_' (a program named with spaces or
- * newlines must not give a trace name that breaks scripts). */
+ * newlines must not give a trace name that breaks scripts), and it is cut
+ * at TRACE_NAME_PROGRAM_MAX bytes: the name, with a child's ".PID.N" after
+ * it, stays within a file name's 255 (a 240-byte program name made the run
+ * fail before the program started). */
+#define TRACE_NAME_PROGRAM_MAX 128
 static char *trace_path_default(const char *program, pid_t pid)
 {
 	char cwd[PATH_MAX], *out, *name;
@@ -316,7 +320,8 @@ static char *trace_path_default(const char *program, pid_t pid)
 		return NULL;
 	snprintf(out, n, "%s%smprof.", cwd, strcmp(cwd, "/") ? "/" : "");
 	name = out + strlen(out);
-	snprintf(name, n - (size_t)(name - out), "%s.%ld.trace", base_name(program), (long)pid);
+	snprintf(name, n - (size_t)(name - out), "%.*s.%ld.trace", TRACE_NAME_PROGRAM_MAX,
+		 base_name(program), (long)pid);
 	for (char *c = name; *c; c++)
 		if (!isalnum((unsigned char)*c) && !strchr("._+-", *c))
 			*c = '_';

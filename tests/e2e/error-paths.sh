@@ -153,4 +153,15 @@ expect_eq "--html over a file that is no trace: exit status" 0 "$RUN_STATUS"
 run_cmd 60 output-html-again "$MPROF" report --html "$WORK/trace.html" "$WORK/trace"
 expect_eq "--html over an earlier page: exit status" 0 "$RUN_STATUS"
 expect_match "--html over an earlier page: a page" "^<!doctype html>$" "$(head -n 1 "$WORK/trace.html")"
+
+# A program whose name is 240 bytes long runs, and its default trace name
+# takes the first 128 (a file name of its whole name and the rest would be
+# too long to create).
+long=$(printf 'p%.0s' $(seq 240))
+mkdir "$WORK/long"
+cp "$WORK/small_leak" "$WORK/long/$long"
+(cd "$WORK/long" && "$MPROF" run -q -- "./$long" >/dev/null 2>"$WORK/long.err")
+expect_eq "long program name: exit status" 0 "$?"
+expect_eq "long program name: the trace's name holds 128 bytes of it" 1 \
+	"$(cd "$WORK/long" && ls | grep -cE "^mprof\.p{128}\.[0-9]+\.trace\$")"
 finish
