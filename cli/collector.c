@@ -1275,7 +1275,8 @@ static unsigned proc_close_cut_calls(struct proc *p)
 		uint64_t t0 = atomic_load_explicit(&s->taken_seq[0], memory_order_relaxed);
 		uint64_t t1 = atomic_load_explicit(&s->taken_seq[1], memory_order_relaxed);
 		uint64_t cut[2], lap_start, last, off;
-		uint8_t rec[2 + 3 * VARINT_MAX_BYTES], *q = rec, *ring;
+		uint8_t rec[2 + 3 * VARINT_MAX_BYTES + RECORD_EXT_HEADER_BYTES + VARINT_MAX_BYTES];
+		uint8_t *q = rec, *ring;
 		struct record_state st;
 		unsigned ncut = 0;
 
@@ -1297,6 +1298,13 @@ static unsigned proc_close_cut_calls(struct proc *p)
 		if (!ncut)
 			continue;
 		q = record_put_thread(q, &st, s->tid);
+		{
+			uint8_t *ext = q;
+
+			q = record_ext_begin(q, TRACE_REC_EXT_CUT_CALLS);
+			q = varint_put_u64(q, ncut);
+			record_ext_end(ext, q);
+		}
 		for (unsigned k = 0; k < ncut; k++)
 			q = record_put_seq_skip(q, &st, cut[k]);
 		off = w % ring_bytes;

@@ -32,11 +32,12 @@
                                          * and 8 newest freed of a class, and
                                          * major 5 files are major 6 files
                                          * without aref 18 (RECORD_AREF_FRESH) */
-#define TRACE_VERSION_MINOR 3           /* readers accept any minor; 1: RSS
+#define TRACE_VERSION_MINOR 4           /* readers accept any minor; 1: RSS
                                          * chunks may be present; 2: markers,
                                          * control records, pool blocks and
                                          * the chunk index; 3: FREE records
-                                         * of TRACE_FREE_REALLOC_RELEASE */
+                                         * of TRACE_FREE_REALLOC_RELEASE; 4:
+                                         * CUT_CALLS records */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
 #define TRACE_CHUNK_HEADER_BYTES 24
@@ -157,6 +158,10 @@ enum trace_record_kind {
 	TRACE_REC_EXT_CONTROL = 0x86, /* u time ns, u state (0 stopped, 1
 	                               * started), u sample rate bytes (0: every
 	                               * allocation), at the previous seq (minor 2) */
+	TRACE_REC_EXT_CUT_CALLS = 0x87, /* u count: the next count SEQ_SKIP
+	                               * records of this slot are calls the
+	                               * process's end cut short, written by the
+	                               * launcher (minor 4); not failed reallocs */
 };
 
 /* Which entry point made an allocation; low nibble of ALLOC/REALLOC kinds. */

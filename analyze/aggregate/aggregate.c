@@ -653,8 +653,12 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		on_free(a, ev, th);
 		break;
 	case ALLOC_EV_SEQ_SKIP:
-		a->failed_reallocs++;
-		a->last_skip_seq = ev->seq;
+		if (ev->flags & ALLOC_EV_CUT) {
+			a->cut_calls++;
+		} else {
+			a->failed_reallocs++;
+			a->last_skip_seq = ev->seq;
+		}
 		if (th)
 			th->last_alloc_addr = 0;
 		break;

@@ -135,8 +135,10 @@ struct aggregate {
 	uint64_t blocks_freed;       /* blocks released, incl. realloc's free part */
 	uint64_t reallocs;           /* REALLOC records */
 	uint64_t failed_reallocs;    /* SEQ_SKIP, but those of a marker or a
-	                              * recording stop or start */
+	                              * recording stop or start, and cut calls */
 	uint64_t last_skip_seq;      /* the newest SEQ_SKIP's seq */
+	uint64_t cut_calls;          /* SEQ_SKIPs of calls the process's end cut
+	                              * short (ALLOC_EV_CUT) */
 	uint64_t temporary;
 	uint64_t live_bytes, live_blocks;
 	uint64_t max_live_blocks;    /* the maximum of live blocks (any time) */

@@ -88,6 +88,7 @@
  *                   "complete": bool (an END chunk was read),
  *                   "sequence_gaps", "missing_events", "late_events",
  *                   "repeated_events" (merged already: dropped),
+ *                   "cut_calls" (calls the process's end cut short),
  *                   "merge_buffer_bytes_max" (event data that waited to merge),
  *                   "address_reused", "stacks",
  *                   "truncated_stacks", "unknown_stacks", "frames",
@@ -412,6 +413,8 @@ static void write_quality(FILE *out, const struct profile *r)
 	json_u64(out, "late_events", info->late_events);
 	out_char(out, ',');
 	json_u64(out, "repeated_events", info->repeated_events);
+	out_char(out, ',');
+	json_u64(out, "cut_calls", a->cut_calls);
 	out_char(out, ',');
 	json_u64(out, "merge_buffer_bytes_max", info->buffered_bytes_max);
 	out_char(out, ',');

@@ -14,6 +14,7 @@ void heap_summary_fill(struct heap_summary *h, const struct aggregate *a)
 	h->blocks_freed = a->blocks_freed;
 	h->reallocs = a->reallocs;
 	h->failed_reallocs = a->failed_reallocs;
+	h->cut_calls = a->cut_calls;
 	h->temporary = a->temporary;
 	h->live_bytes = a->live_bytes;
 	h->live_blocks = a->live_blocks;

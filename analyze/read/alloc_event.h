@@ -78,6 +78,10 @@ struct alloc_event {
  */
 #define ALLOC_EV_PLACEHOLDER 0x08
 
+/* On a SEQ_SKIP: a call the process's end cut short (the launcher's
+ * CUT_CALLS record), not a failed realloc. */
+#define ALLOC_EV_CUT 0x10
+
 _Static_assert(sizeof(struct alloc_event) == 40, "the reorder window and the ring hold many");
 
 #endif

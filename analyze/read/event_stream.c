@@ -311,6 +311,8 @@ struct slot_stream {
 	                             * stamp in a windowed read, a THREAD's in
 	                             * others: slot_put_stamp) */
 	struct alloc_event pending_time;
+	uint64_t cut_pending;       /* SEQ_SKIPs to come that are cut calls
+	                             * (TRACE_REC_EXT_CUT_CALLS) */
 };
 
 struct stream {
@@ -709,7 +711,18 @@ static __attribute__((noinline)) int slot_decode_on(struct stream *s, struct slo
 		} else {
 			if (ev->type == TRACE_EV_EXT) /* a MARKER or CONTROL stands here */
 				ev->seq = ss->cur.state->st.seq;
+			if (ev->type == TRACE_EV_EXT && ev->kind == TRACE_REC_EXT_CUT_CALLS) {
+				const uint8_t *p = ev->ext;
+
+				if (record_get_u64(&p, ev->ext + ev->ext_len, &ss->cut_pending) < 0 ||
+				    ss->cut_pending > 2)
+					ss->cut_pending = 0; /* a slot has two calls at most */
+			}
 			rc = handle_record(s, ev, (uint32_t)ss->cur.state->tid, ae, second);
+			if (rc == 1 && ae->type == ALLOC_EV_SEQ_SKIP && ss->cut_pending) {
+				ae->flags |= ALLOC_EV_CUT;
+				ss->cut_pending--;
+			}
 			if (rc > 0 && s->windowed)
 				rc = slot_window_mark(s, ss, ev, ae, second, rc);
 			if (rc > 0)

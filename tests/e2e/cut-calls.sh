@@ -3,7 +3,8 @@
 # thread is inside a realloc, after the recorder took the call's sequence
 # number and before it wrote the record: the launcher writes that number
 # as a SEQ_SKIP, so the trace has no gap below the exiting thread's later
-# allocation.  Before, one run in one or two had "1 events missing" (and a
+# allocation, after a CUT_CALLS record that says it is no failed realloc.
+# Before, one run in one or two had "1 events missing" (and a
 # Go program with cgo, killed by os.Exit while one of its threads was in
 # free, once lost one).  Repeated, as the end lands anywhere in the loop;
 # the program spends most of its time in the recorder's realloc.
@@ -23,5 +24,11 @@ for run in 1 2 3 4 5 6 7 8; do
 	expect_eq "run $run: events missing" 0 "$(q "$R" summary quality.missing_events)"
 	expect_eq "run $run: late events" 0 "$(q "$R" summary quality.late_events)"
 	expect_eq "run $run: nothing lost" null "$(q "$R" summary data_lost)"
+	# the cut call is no failed realloc (the launcher says what it is)
+	expect_eq "run $run: no failed realloc" 0 "$(q "$R" summary failed_reallocs)"
+	cut=$(q "$R" summary quality.cut_calls)
+	[ "$cut" -ge 1 ] 2>/dev/null && cut_seen=1
+	expect_range "run $run: calls cut short" 0 2 "$cut"
 done
+expect_eq "a call cut short in some run" 1 "${cut_seen:-0}"
 finish
