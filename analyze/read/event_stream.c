@@ -1464,6 +1464,16 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	stream_free(&s);
 	index_plan_free(&plan);
 	trace_reader_close(&reader);
+	{
+		/* META, whose chunk has a checksum, says the mode where the
+		 * file header's flag (which has none) may have been damaged */
+		const char *mode = kv_list_get(&info->meta, "mode");
+
+		if (mode && strcmp(mode, "exact") == 0)
+			info->sampled = false;
+		else if (mode && strcmp(mode, "sampled") == 0)
+			info->sampled = true;
+	}
 	for (size_t i = 0; i < info->control_count; i++)
 		if (info->controls[i].sample_rate_bytes)
 			info->sampled = true; /* the weights of that stretch are estimates */

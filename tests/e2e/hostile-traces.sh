@@ -297,4 +297,12 @@ for t in end-figures end-wall-huge; do
 	expect_eq "END figures ($t): --from 50% has no run time to take half of" 2 "$RUN_STATUS"
 done
 
+
+# The file header's "sampled" flag flipped (the header has no checksum):
+# META's mode, in a checksummed chunk, says the trace is exact.
+"$PYTHON" -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[16] ^= 1; open(sys.argv[2], "wb").write(b)' \
+	"$WORK/w.trace" "$WORK/flag.trace"
+report_json "$WORK/flag.json" "$WORK/flag.trace"
+expect_eq "header flag flipped: still exact" false "$(q "$WORK/flag.json" get trace.sampled)"
+expect_eq "header flag flipped: temporary still counted" 1500 "$(q "$WORK/flag.json" summary temporary)"
 finish
