@@ -951,6 +951,8 @@ void report_json_set_head(FILE *out, const struct report_overview_row *rows, siz
 		json_u64(out, "leaked_bytes", row->leaked_bytes);
 		out_char(out, ',');
 		json_bool(out, "ended_early", row->ended_early);
+		out_char(out, ',');
+		json_bool(out, "executed", row->executed);
 		out_char(out, '}');
 	}
 	out_str(out, "\n],");

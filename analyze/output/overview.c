@@ -41,6 +41,7 @@ int report_overview_row_fill(struct report_overview_row *row, const char *path,
 	row->has_signal = run->has_signal;
 	row->exit_signal = run->exit_signal;
 	row->ended_early = profile_ended_early(r);
+	row->executed = profile_executed(r);
 	row->allocations = r->summary.allocations;
 	row->samples = r->summary.calls[AGG_CALL_POOL] + r->summary.calls[AGG_CALL_POOL_REALLOC];
 	for (int c = AGG_CALL_MALLOC; c <= AGG_CALL_PVALLOC; c++)

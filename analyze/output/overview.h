@@ -23,6 +23,7 @@ struct report_overview_row {
 	int64_t exit_status, exit_signal;
 	char *process_state;      /* END process_state, or NULL; owned */
 	bool ended_early;         /* leaked_bytes are live at the end, not at exit */
+	bool executed;            /* leaked_bytes are live at exec, not at exit */
 	uint64_t allocations, peak_bytes, leaked_bytes;
 	uint64_t samples;         /* allocation records (in a sampled trace the
 	                           * samples; else = allocations) */

@@ -706,11 +706,17 @@ void report_text_overview(FILE *out, const struct report_overview_row *rows, siz
 			(int)(cols - used), "", pid, overview_status(st, sizeof(st), row),
 			row->allocations, fmt_bytes_short(peak, sizeof(peak), row->peak_bytes),
 			fmt_bytes_short(leaked, sizeof(leaked), row->leaked_bytes),
-			row->ended_early ? "*" : " ", safe(row->trace));
+			row->ended_early ? "*" : row->executed ? "+" : " ", safe(row->trace));
 	}
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].ended_early) {
 			fputs("(* live when the recording ended, not at exit)\n", out);
+			break;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (!rows[i].ended_early && rows[i].executed) {
+			fputs("(+ live when the process executed another program: that image's "
+			      "blocks, not leaks)\n", out);
 			break;
 		}
 	if (n && rows[0].samples) {

@@ -91,6 +91,13 @@ expect_match "19. exec wrapper: the program's trace has the most allocations" \
 	"^mprof: most allocations: $WORK/b/trace\.[0-9]+ \(($WORK/)?tree_worker 1500\)\$" "$(cat "$RUN_ERR")"
 expect_eq "19. exec wrapper: its allocations" 1500 \
 	"$(grep -E "^mprof:   .*tree_worker 1500 " "$RUN_ERR" | allocs)"
+# the wrapper's image ended in exec: what it held then is no leak, and the
+# overview marks its figure so
+run_cmd 60 exec-all "$MPROF" report --all "$WORK/b/trace"
+expect_eq "19. exec wrapper: --all marks the image that executed" 1 \
+	"$(grep -cE '^sh .* exec .*\+ '"$WORK"'/b/trace$' "$RUN_OUT")"
+expect_eq "19. exec wrapper: and says what the mark means" 1 \
+	"$(grep -c '^(+ live when the process executed another program' "$RUN_OUT")"
 # A sampled run: the table's counts are sums of the samples' weights, and
 # its first line says they are estimates.
 mkdir "$WORK/c"
