@@ -1262,7 +1262,10 @@ static uint64_t lap_last_seq(const uint8_t *ring, uint64_t n)
  * the delta state), so the trace has no gap for a call that never
  * completed.  A number is such when the slot published it as taken
  * (session.h taken_seq) and no record of the slot's last lap has it or a
- * higher one.  Returns the numbers written.
+ * higher one.  A slot whose owner was killed between taking a number and
+ * publishing it (session.h taking) says so in the CUT_CALLS record: one
+ * number of the trace's gaps is then a cut call too.  Returns the calls
+ * written.
  */
 static unsigned proc_close_cut_calls(struct proc *p)
 {
@@ -1274,15 +1277,18 @@ static unsigned proc_close_cut_calls(struct proc *p)
 		uint64_t w = atomic_load_explicit(&s->write_pos, memory_order_acquire);
 		uint64_t t0 = atomic_load_explicit(&s->taken_seq[0], memory_order_relaxed);
 		uint64_t t1 = atomic_load_explicit(&s->taken_seq[1], memory_order_relaxed);
+		uint64_t taking = atomic_load_explicit(&s->taking, memory_order_relaxed);
 		uint64_t cut[2], lap_start, last, off;
-		uint8_t rec[2 + 3 * VARINT_MAX_BYTES + RECORD_EXT_HEADER_BYTES + VARINT_MAX_BYTES];
+		uint8_t rec[2 + 3 * VARINT_MAX_BYTES + RECORD_EXT_HEADER_BYTES + 2 * VARINT_MAX_BYTES];
 		uint8_t *q = rec, *ring;
 		struct record_state st;
-		unsigned ncut = 0;
+		unsigned ncut = 0, unknown;
 
-		if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_OWNED ||
-		    (!t0 && !t1) || w == 0)
+		if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_OWNED || w == 0)
 			continue;
+		/* taking: 1 + the number taken before the one being taken; that
+		 * one is unpublished when neither taken_seq is past it */
+		unknown = taking && (t0 > t1 ? t0 : t1) < taking;
 		ring = proc_file_ring(&p->pf, i);
 		lap_start = (w - 1) / ring_bytes * ring_bytes;
 		last = lap_last_seq(ring, w - lap_start);
@@ -1295,7 +1301,7 @@ static unsigned proc_close_cut_calls(struct proc *p)
 			cut[ncut++] = t0;
 		if (t1 > last)
 			cut[ncut++] = t1;
-		if (!ncut)
+		if (!ncut && !unknown)
 			continue;
 		q = record_put_thread(q, &st, s->tid);
 		{
@@ -1303,6 +1309,7 @@ static unsigned proc_close_cut_calls(struct proc *p)
 
 			q = record_ext_begin(q, TRACE_REC_EXT_CUT_CALLS);
 			q = varint_put_u64(q, ncut);
+			q = varint_put_u64(q, unknown);
 			record_ext_end(ext, q);
 		}
 		for (unsigned k = 0; k < ncut; k++)
@@ -1319,7 +1326,7 @@ static unsigned proc_close_cut_calls(struct proc *p)
 			continue; /* not drained: no room (not after a drain) */
 		memcpy(ring + off, rec, (size_t)(q - rec));
 		atomic_store_explicit(&s->write_pos, w + (uint64_t)(q - rec), memory_order_release);
-		written += ncut;
+		written += ncut + unknown;
 	}
 	return written;
 }

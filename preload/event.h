@@ -15,14 +15,20 @@
 #include "preload/thread.h"
 
 /* Takes the next sequence number of the process (dense, from 1) and
- * publishes it in the slot (session.h taken_seq), so that a number whose
- * record the process's end prevents is not a gap in the trace. */
+ * publishes it in the slot (session.h taken_seq, taking), so that a number
+ * whose record the process's end prevents is not a gap in the trace. */
 static inline uint64_t event_seq_next(struct preload_thread *t)
 {
-	uint64_t seq = seq_take(t);
+	struct session_slot *slot = t->slot;
+	uint64_t seq;
 
-	if (__builtin_expect(t->slot != NULL, 1))
-		atomic_store_explicit(&t->slot->taken_seq[seq & 1], seq, memory_order_relaxed);
+	if (__builtin_expect(slot != NULL, 1))
+		atomic_store_explicit(&slot->taking, t->last_seq + 1, memory_order_relaxed);
+	seq = seq_take(t);
+	if (__builtin_expect(slot != NULL, 1)) {
+		atomic_store_explicit(&slot->taken_seq[seq & 1], seq, memory_order_relaxed);
+		atomic_store_explicit(&slot->taking, 0, memory_order_relaxed);
+	}
 	t->last_seq = seq;
 	return seq;
 }

@@ -361,6 +361,7 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 	t->slot->tid = (uint32_t)t->tid;
 	atomic_store_explicit(&t->slot->taken_seq[0], 0, memory_order_relaxed);
 	atomic_store_explicit(&t->slot->taken_seq[1], 0, memory_order_relaxed);
+	atomic_store_explicit(&t->slot->taking, 0, memory_order_relaxed);
 	t->ring = session_ring_at(preload_proc.hdr, idx);
 	t->ring_bytes = preload_proc.hdr->ring_bytes;
 	t->write_pos = atomic_load_explicit(&t->slot->write_pos, memory_order_relaxed);

@@ -158,10 +158,12 @@ enum trace_record_kind {
 	TRACE_REC_EXT_CONTROL = 0x86, /* u time ns, u state (0 stopped, 1
 	                               * started), u sample rate bytes (0: every
 	                               * allocation), at the previous seq (minor 2) */
-	TRACE_REC_EXT_CUT_CALLS = 0x87, /* u count: the next count SEQ_SKIP
-	                               * records of this slot are calls the
-	                               * process's end cut short, written by the
-	                               * launcher (minor 4); not failed reallocs */
+	TRACE_REC_EXT_CUT_CALLS = 0x87, /* u count, u unknown: the next count
+	                               * SEQ_SKIP records of this slot are calls
+	                               * the process's end cut short, and unknown
+	                               * more such calls took numbers never
+	                               * published (gaps of the trace); written by
+	                               * the launcher (minor 4); no failed reallocs */
 };
 
 /* Which entry point made an allocation; low nibble of ALLOC/REALLOC kinds. */

@@ -712,11 +712,15 @@ static __attribute__((noinline)) int slot_decode_on(struct stream *s, struct slo
 			if (ev->type == TRACE_EV_EXT) /* a MARKER or CONTROL stands here */
 				ev->seq = ss->cur.state->st.seq;
 			if (ev->type == TRACE_EV_EXT && ev->kind == TRACE_REC_EXT_CUT_CALLS) {
-				const uint8_t *p = ev->ext;
+				const uint8_t *p = ev->ext, *end = ev->ext + ev->ext_len;
+				uint64_t unknown = 0;
 
-				if (record_get_u64(&p, ev->ext + ev->ext_len, &ss->cut_pending) < 0 ||
+				/* a slot has two calls at most, and one unpublished */
+				if (record_get_u64(&p, end, &ss->cut_pending) < 0 ||
 				    ss->cut_pending > 2)
-					ss->cut_pending = 0; /* a slot has two calls at most */
+					ss->cut_pending = 0;
+				if (record_get_u64(&p, end, &unknown) == 0 && unknown == 1)
+					s->info->cut_unknown++;
 			}
 			rc = handle_record(s, ev, (uint32_t)ss->cur.state->tid, ae, second);
 			if (rc == 1 && ae->type == ALLOC_EV_SEQ_SKIP && ss->cut_pending) {
@@ -1460,6 +1464,19 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		info->seq_missing = done_gaps.missing_seqs;
 		info->late_events = done_gaps.late_events;
 		info->repeated_events = done_gaps.repeated_events;
+	}
+	/* numbers taken by calls the end cut short before they were published
+	 * (the launcher's CUT_CALLS unknown): so many missing numbers are no
+	 * loss; each is a gap of its own unless two are neighbours */
+	if (info->cut_unknown) {
+		uint64_t explained = info->cut_unknown < info->seq_missing ? info->cut_unknown
+									     : info->seq_missing;
+
+		info->cut_unknown = explained;
+		info->seq_missing -= explained;
+		info->seq_gaps -= explained < info->seq_gaps ? explained : info->seq_gaps;
+		if (info->seq_missing && !info->seq_gaps)
+			info->seq_gaps = 1;
 	}
 	stream_free(&s);
 	index_plan_free(&plan);

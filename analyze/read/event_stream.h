@@ -147,6 +147,8 @@ struct trace_info {
 	/* merge statistics */
 	uint64_t seq_gaps, seq_missing, late_events;
 	uint64_t repeated_events;   /* merged already, dropped (reorder.h) */
+	uint64_t cut_unknown;       /* missing numbers that were calls the
+	                             * process's end cut short (CUT_CALLS) */
 	size_t buffered_bytes_max;  /* most event data that waited to be merged */
 };
 
