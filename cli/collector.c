@@ -1286,8 +1286,8 @@ static unsigned proc_close_cut_calls(struct proc *p)
 
 		if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_OWNED || w == 0)
 			continue;
-		/* taking: 1 + the number taken before the one being taken; that
-		 * one is unpublished when neither taken_seq is past it */
+		/* taking: 1 + the number taken before the last one taken; that
+		 * one is unpublished when neither taken_seq reaches taking */
 		unknown = taking && (t0 > t1 ? t0 : t1) < taking;
 		ring = proc_file_ring(&p->pf, i);
 		lap_start = (w - 1) / ring_bytes * ring_bytes;

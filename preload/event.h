@@ -25,10 +25,8 @@ static inline uint64_t event_seq_next(struct preload_thread *t)
 	if (__builtin_expect(slot != NULL, 1))
 		atomic_store_explicit(&slot->taking, t->last_seq + 1, memory_order_relaxed);
 	seq = seq_take(t);
-	if (__builtin_expect(slot != NULL, 1)) {
+	if (__builtin_expect(slot != NULL, 1))
 		atomic_store_explicit(&slot->taken_seq[seq & 1], seq, memory_order_relaxed);
-		atomic_store_explicit(&slot->taking, 0, memory_order_relaxed);
-	}
 	t->last_seq = seq;
 	return seq;
 }

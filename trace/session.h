@@ -137,11 +137,11 @@ struct session_slot {
 	 * process's end cut short, which the launcher then writes as a
 	 * SEQ_SKIP (cli/collector.c).  Two: a realloc holds two at once. */
 	_Atomic uint64_t taken_seq[2];
-	/* While the owner takes a number: 1 + the number it took before (0:
-	 * not taking), stored before the atomic add and cleared after
-	 * taken_seq.  A process killed right after the add (the kill waits for
-	 * that locked instruction, so it lands there often) leaves it set with
-	 * taken_seq not past it: one number was taken, which one is unknown. */
+	/* 1 + the number the owner took before the one it takes now (0: none
+	 * taken), stored before the atomic add.  A process killed right after
+	 * the add (the kill waits for that locked instruction, so it lands
+	 * there often) leaves neither taken_seq at or past it: one number was
+	 * taken, which one is unknown. */
 	_Atomic uint64_t taking;
 	uint8_t pad1[24];
 	_Atomic uint64_t read_pos;   /* bytes the collector has taken; it stores */
