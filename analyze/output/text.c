@@ -691,7 +691,7 @@ void report_text_overview(FILE *out, const struct report_overview_row *rows, siz
 		if (used > cols)
 			cols = used < OVERVIEW_PROGRAM_MAX_COLS ? used : OVERVIEW_PROGRAM_MAX_COLS;
 	}
-	fprintf(out, "mprof report: %zu traces, %s\n", n,
+	fprintf(out, "mprof report: %zu trace%s, %s\n", n, n == 1 ? "" : "s",
 		sampled ? "most samples first (sampled: the allocation counts are estimates)"
 			: "most allocations first");
 	fprintf(out, "%-*s %7s  %-10s %12s %11s %11s  %s\n", (int)cols, "program", "pid", "status",
