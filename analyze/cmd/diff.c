@@ -121,9 +121,9 @@ static int parse_options(int argc, char **argv, struct diff_options *o)
 	}
 	o->condition_count = o->common.fail_if_count;
 	if (argc - optind != 2) {
-		analyze_error("diff: %s", argc - optind < 2 ? "wants two traces, A and B"
-							      : "too many arguments (two traces: A and B)");
-		diff_usage(stderr);
+		analyze_error("diff: %s (see 'mprof diff --help')",
+			      argc - optind < 2 ? "wants two traces, A and B"
+						: "too many arguments (two traces: A and B)");
 		return 2;
 	}
 	o->path_a = argv[optind];

@@ -31,8 +31,8 @@ static int only_for(const char *cmd, const char *cmd_only, const char *option,
 {
 	if (strcmp(cmd, cmd_only) == 0)
 		return -1;
-	analyze_error("%s: unknown option '%s'", cmd, option);
-	usage(stderr);
+	(void)usage;
+	analyze_error("%s: unknown option '%s' (see 'mprof %s --help')", cmd, option, cmd);
 	return 2;
 }
 
@@ -147,8 +147,8 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			break;
 		case 'H':
 			if (strcmp(cmd, "report") != 0) {
-				analyze_error("%s: unknown option '--html'", cmd);
-				usage(stderr);
+				analyze_error("%s: unknown option '--html' (see 'mprof %s --help')", cmd,
+					      cmd);
 				return 2;
 			}
 			o->format = "html";
@@ -178,8 +178,8 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			break;
 		case 'a':
 			if (strcmp(cmd, "report") != 0) {
-				analyze_error("%s: unknown option '--all'", cmd);
-				usage(stderr);
+				analyze_error("%s: unknown option '--all' (see 'mprof %s --help')", cmd,
+					      cmd);
 				return 2;
 			}
 			o->all = true;
@@ -223,11 +223,12 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			usage(stdout);
 			return 0;
 		case ':':
-			analyze_error("%s: option '%s' needs an argument", cmd, argv[optind - 1]);
+			analyze_error("%s: option '%s' needs an argument (see 'mprof %s --help')", cmd,
+				      argv[optind - 1], cmd);
 			return 2;
 		default:
-			analyze_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
-			usage(stderr);
+			analyze_error("%s: unknown option '%s' (see 'mprof %s --help')", cmd,
+				      argv[optind - 1], cmd);
 			return 2;
 		}
 	}

@@ -92,8 +92,7 @@ static int parse_options(int argc, char **argv, struct analyze_options *o)
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {
-		analyze_error("report: no trace file given");
-		report_usage(stderr);
+		analyze_error("report: no trace file given (see 'mprof report --help')");
 		return 2;
 	}
 	return -1;
