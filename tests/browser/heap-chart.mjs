@@ -2,7 +2,7 @@
 // (`mprof report --html`) from file:// in headless chromium and prints, as
 // "key=value" lines for tests/e2e/report-massif.sh, what its chart of the
 // heap over time draws: the problems seen, the number of vertices of the
-// RSS and heap lines, the peak label, the markers' labels, the stretches
+// RSS and heap lines (a dot for a line of one point), the peak label, the markers' labels, the stretches
 // shaded as not recorded, the header's kind and the notes, and the chart's
 // screenshot.
 import { openPage } from './browser.mjs';
@@ -18,6 +18,8 @@ if (chart) {
   const lines = await page.$$eval('#chart svg path', (ps) =>
     ps.map((p) => (p.getAttribute('d').match(/[MLH]/g) || []).length));
   out('lines', lines.join(','));
+  // a line of one point alone is a dot
+  out('dots', await page.$$eval('#chart svg circle.dot', (cs) => cs.length));
   out('peak label', await page.$eval('#chart svg', (s) =>
     [...s.querySelectorAll('text')].map((t) => t.textContent).find((t) => t.startsWith('peak')) || 'none'));
   // the program's markers (their labels) and the stretches recording was stopped
