@@ -142,6 +142,8 @@
     }
     // the heap holds each point's level until the next (a step); RSS is sampled
     const line = (xy, step, colour) => {
+      // one point alone (an RSS read once in a short run) is a dot: a path of a move draws nothing
+      if (xy.length === 1) { add('circle', { class: 'dot', cx: x(xy[0][0]), cy: y(xy[0][1]), r: 3, fill: colour }); return; }
       const d = xy.map(([tn, v], i) => (i === 0 ? `M${x(tn).toFixed(1)},${y(v).toFixed(1)}`
         : step ? `H${x(tn).toFixed(1)}V${y(v).toFixed(1)}` : `L${x(tn).toFixed(1)},${y(v).toFixed(1)}`)).join('');
       if (d) add('path', { d, fill: 'none', stroke: colour, 'stroke-width': 1.6 });
