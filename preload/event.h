@@ -25,8 +25,11 @@ static inline uint64_t event_seq_next(struct preload_thread *t)
 	if (__builtin_expect(slot != NULL, 1))
 		atomic_store_explicit(&slot->taking, t->last_seq + 1, memory_order_relaxed);
 	seq = seq_take(t);
+	/* the two entries in turn: a realloc's two numbers are apart by the
+	 * other threads' in between, so their parities may be the same */
 	if (__builtin_expect(slot != NULL, 1))
-		atomic_store_explicit(&slot->taken_seq[seq & 1], seq, memory_order_relaxed);
+		atomic_store_explicit(&slot->taken_seq[t->taken_next], seq, memory_order_relaxed);
+	t->taken_next ^= 1;
 	t->last_seq = seq;
 	return seq;
 }

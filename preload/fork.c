@@ -86,6 +86,12 @@ static void fork_prepare(void)
 {
 	if (atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY)
 		return;
+	if (!*preload_fork_token) {
+		/* a child the handlers did not see, forking before it recorded
+		 * anything: it stops here, and its child with it */
+		fork_unseen_child();
+		return;
+	}
 	if (preload_thread_nested()) {
 		/* This thread may hold a lock of ours: take none; the child,
 		 * which could not record safely, goes inert. */

@@ -29,7 +29,7 @@
 #define PRELOAD_API __attribute__((visibility("default")))
 /* How far below the descriptor limit the moved pipe goes: room for the
  * two, and for one more pipe if libunwind opens another before closing
- * the first. */
+ * the first; under a limit this small times three, just the two. */
 #define LIBUNWIND_FDS_TOP_ROOM 8
 
 __thread int libunwind_fds_inside __attribute__((tls_model("initial-exec")));
@@ -53,14 +53,16 @@ static void *next_fn(void *volatile *slot, const char *name)
 static int move_high(int fd)
 {
 	struct rlimit lim;
-	int high, fd_flags = fcntl(fd, F_GETFD);
+	int high, room, fd_flags = fcntl(fd, F_GETFD);
 
 	if (fd_flags < 0 || getrlimit(RLIMIT_NOFILE, &lim) != 0 ||
-	    lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur <= 3 * LIBUNWIND_FDS_TOP_ROOM ||
-	    lim.rlim_cur > (1u << 30))
+	    lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > (1u << 30))
+		return fd;
+	room = lim.rlim_cur > 3 * LIBUNWIND_FDS_TOP_ROOM ? LIBUNWIND_FDS_TOP_ROOM : 2;
+	if ((int)lim.rlim_cur - room <= fd)
 		return fd;
 	high = fcntl(fd, (fd_flags & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD,
-		     (int)lim.rlim_cur - LIBUNWIND_FDS_TOP_ROOM);
+		     (int)lim.rlim_cur - room);
 	if (high < 0)
 		return fd;
 	close(fd);

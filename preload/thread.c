@@ -193,6 +193,7 @@ static void thread_state_clear(struct preload_thread *t)
 	t->cache_generation = 0;
 	t->new_count = 0;
 	t->last_seq = 0;
+	t->taken_next = 0;
 	t->destructor_rounds = 0;
 	t->sample_countdown = 0;
 	t->sample_rng = 0;

@@ -63,6 +63,7 @@ struct preload_thread {
 	uint32_t events_until_time; /* events left before the next TIME record */
 	uint32_t time_tick_seen;    /* the launcher's time tick at the last TIME */
 	uint64_t last_seq;          /* last sequence number this thread took */
+	uint32_t taken_next;        /* which of the slot's taken_seq gets the next */
 	int destructor_rounds;      /* key destructor calls so far (thread exit) */
 
 	/* Call-stack capture and the cache of the previous stack. */

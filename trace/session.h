@@ -131,8 +131,9 @@ struct session_slot {
 	_Atomic uint32_t state;      /* enum session_slot_state */
 	uint32_t tid;                /* owner's kernel thread id */
 	_Atomic uint64_t write_pos;  /* bytes ever written; owner stores (release) */
-	/* The owner's last two sequence numbers taken (at [seq & 1]; 0: none
-	 * since it attached), stored right after taking each (relaxed): a
+	/* The owner's last two sequence numbers taken (each in the entry the
+	 * one before last used; 0: none since it attached), stored right after
+	 * taking each (relaxed): a
 	 * number above the slot's last record was taken by a call the
 	 * process's end cut short, which the launcher then writes as a
 	 * SEQ_SKIP (cli/collector.c).  Two: a realloc holds two at once. */

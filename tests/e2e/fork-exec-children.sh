@@ -63,7 +63,7 @@ fi
 # the child shares its parent's rings in memory but records nothing into
 # them, and the parent's trace is whole and exact.
 build_c "$WORK/clone_child" "$PROGS_DIR/clone_child.c"
-for mode in clone syscall clone3; do
+for mode in clone syscall clone3 clone-fork; do
 	RUN_NAME="clone-$mode" mprof_run 60 "$WORK/clone-$mode.trace" -- "$WORK/clone_child" $mode
 	[ "$RUN_STATUS" = 77 ] && continue # clone3 refused by this kernel or sandbox
 	expect_eq "$mode: exit status (the child's)" 5 "$RUN_STATUS"
@@ -74,5 +74,8 @@ for mode in clone syscall clone3; do
 	expect_eq "$mode: allocations (the parent's only)" 1000 "$(q "$C" summary allocations)"
 	expect_eq "$mode: no event missing" 0 "$(q "$C" summary quality.missing_events)"
 	expect_eq "$mode: no chunk lost" 0 "$(q "$C" summary quality.chunks_lost)"
+	# the unseen child's own fork child has no trace that names the parent
+	expect_eq "$mode: the parent's trace only" "clone-$mode.trace" \
+		"$(cd "$WORK" && ls clone-$mode.trace* | tr '\n' ' ' | sed 's/ $//')"
 done
 finish

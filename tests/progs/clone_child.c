@@ -3,11 +3,14 @@
  * CLONE_VM (as sandboxes and container tools do), which runs no
  * pthread_atfork handler, allocating while its parent does.
  *
- * Usage: clone_child MODE   (MODE: clone, syscall, clone3)
+ * Usage: clone_child MODE   (MODE: clone, syscall, clone3, clone-fork: the
+ * clone child forks first, and its child allocates)
  * Expected facts (tests/e2e/fork-exec-children.sh): the parent's trace
  * holds exactly its own allocations: parent_work 1000 x malloc(111), all
  * live at exit; the child's (child_work, 1000 x malloc(999)) are in no
- * trace of the parent's.  Exit status: the child's, 5; no stdio.
+ * trace of the parent's, and in clone-fork mode in no trace at all (no
+ * trace may name the parent as its fork parent).  Exit status: the
+ * child's, 5; no stdio.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -40,6 +43,20 @@ __attribute__((noinline)) static int child_work(void *arg)
 	return 5;
 }
 
+/* The clone child forks before it allocates; its child does the work. */
+static int fork_then_work(void *arg)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	(void)arg;
+	if (pid == 0)
+		_exit(child_work(NULL));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
 __attribute__((noinline)) static void parent_work(void)
 {
 	for (int i = 0; i < 1000; i++) {
@@ -58,6 +75,8 @@ int main(int argc, char **argv)
 
 	if (strcmp(mode, "clone") == 0) {
 		pid = clone(child_work, stack + sizeof(stack), SIGCHLD, NULL);
+	} else if (strcmp(mode, "clone-fork") == 0) {
+		pid = clone(fork_then_work, stack + sizeof(stack), SIGCHLD, NULL);
 	} else if (strcmp(mode, "syscall") == 0) {
 		pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
 		if (pid == 0)

@@ -4,7 +4,7 @@
  * anywhere, often right after the recorder took a call's sequence number
  * (the kill waits for that locked add).  Built -O0 for the e2e test, whose
  * slower loop made that spot likelier (4 runs in 10 before the fix).
- * For tests/e2e/cut-calls.sh: exit status 7; no realloc is ever called.
+ * For tests/e2e/cut-calls.sh: exit status 7; every realloc succeeds.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,11 +14,13 @@ static void *churn(void *arg)
 	long id = (long)arg;
 
 	for (long i = 0; i < 2000000; i++) {
-		void *p = malloc(16 + (size_t)(i & 255));
+		void *p = malloc(16 + (size_t)(i & 255)), *q;
 
 		if (id == 0 && i == 100000)
 			exit(7);
-		free(p);
+		/* a realloc takes two numbers, other threads' in between */
+		q = realloc(p, 300 + (size_t)(i & 255));
+		free(q ? q : p);
 	}
 	return NULL;
 }
