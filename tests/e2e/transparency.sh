@@ -82,6 +82,14 @@ done
 if report_json "$WORK/r-fds.json" "$WORK/trace-fds-exact"; then
 	expect_site "$WORK/r-fds.json" no_cfi_alloc 1000 599500 0 0
 fi
+# under a descriptor limit of 24 the pipe goes to its top too
+rm -f "$WORK/fds-out"
+(ulimit -n 24 && "$MPROF" run -q -o "$WORK/trace-fds-24" -- "$WORK/own_fds" "$WORK/fds-in" \
+	"$WORK/fds-out" >"$WORK/fds-24.out" 2>"$WORK/fds-24.err")
+expect_eq "own fds (limit 24): what it does" "files on 3 4|read: the input line" \
+	"$(sed 1d "$WORK/fds-24.out" | tr '\n' '|' | sed 's/|$//')"
+expect_eq "own fds (limit 24): its output file holds its own line only" "own_fds wrote this" \
+	"$(cat -v "$WORK/fds-out")"
 # started with stdin and stdout closed: they stay closed
 (exec <&- >&-; "$WORK/own_fds" - 2>"$WORK/native-closed.err")
 (exec <&- >&-; "$MPROF" run -q -o "$WORK/trace-closed" -- "$WORK/own_fds" - \
