@@ -414,7 +414,7 @@ static void write_quality(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_u64(out, "repeated_events", info->repeated_events);
 	out_char(out, ',');
-	json_u64(out, "cut_calls", a->cut_calls + info->cut_unknown);
+	json_u64(out, "cut_calls", a->cut_calls);
 	out_char(out, ',');
 	json_u64(out, "merge_buffer_bytes_max", info->buffered_bytes_max);
 	out_char(out, ',');

@@ -251,9 +251,8 @@ static void print_quality(FILE *out, const struct profile *r)
 		a->events, info->chunks, info->chunks_lost, info->seq_gaps, info->seq_missing);
 	if (info->repeated_events)
 		fprintf(out, "; %" PRIu64 " events repeated (dropped)", info->repeated_events);
-	if (a->cut_calls + info->cut_unknown)
-		fprintf(out, "; %" PRIu64 " calls cut short by the process's end",
-			a->cut_calls + info->cut_unknown);
+	if (a->cut_calls)
+		fprintf(out, "; %" PRIu64 " calls cut short by the process's end", a->cut_calls);
 	fputc('\n', out);
 	fprintf(out, "                  %" PRIu64 " unmatched frees%s; %" PRIu64 " of %" PRIu64
 		" stacks truncated; %" PRIu64 " without a stack\n",

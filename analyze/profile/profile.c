@@ -395,6 +395,9 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 	aggregate_release_blocks(&t->agg, &spare);
 	site_spare_fit(&spare, &t->agg, &t->nodes);
 	heap_summary_fill(&p->summary, &t->agg);
+	/* and the calls cut short whose numbers were never published, which
+	 * only the reader counts */
+	p->summary.cut_calls += p->info.cut_unknown;
 	if (p->summary.time_known)
 		window_markers_time(&p->window, p->summary.first_time_ns);
 	t->sym = symbolizer_new(&p->maps);

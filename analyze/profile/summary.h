@@ -17,7 +17,8 @@ struct heap_summary {
 	uint64_t frees;              /* free calls (incl. realloc(p, 0)) */
 	uint64_t blocks_freed;       /* blocks released, incl. realloc's free part */
 	uint64_t reallocs, failed_reallocs;
-	uint64_t cut_calls;          /* calls the process's end cut short */
+	uint64_t cut_calls;          /* calls the process's end cut short (the
+	                              * aggregation's and the reader's unknown) */
 	uint64_t temporary;
 	uint64_t live_bytes, live_blocks; /* at the end: leaked (live at exit) */
 	uint64_t max_live_blocks;
