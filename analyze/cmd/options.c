@@ -25,15 +25,17 @@ static int list_add(const char ***v, size_t *n, const char *s)
 	return -1;
 }
 
-/* Refuses an option that only cmd_only takes; returns 2 (reported) or -1. */
-static int only_for(const char *cmd, const char *cmd_only, const char *option,
-		    void (*usage)(FILE *out))
+/* Reports option as one cmd does not take; returns 2. */
+static int unknown_option(const char *cmd, const char *option)
 {
-	if (strcmp(cmd, cmd_only) == 0)
-		return -1;
-	(void)usage;
 	analyze_error("%s: unknown option '%s' (see 'mprof %s --help')", cmd, option, cmd);
 	return 2;
+}
+
+/* Refuses an option that only cmd_only takes; returns 2 (reported) or -1. */
+static int only_for(const char *cmd, const char *cmd_only, const char *option)
+{
+	return strcmp(cmd, cmd_only) == 0 ? -1 : unknown_option(cmd, option);
 }
 
 static int option_alloc_fn(struct analyze_options *o, const char *name)
@@ -146,11 +148,8 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			o->output = optarg;
 			break;
 		case 'H':
-			if (strcmp(cmd, "report") != 0) {
-				analyze_error("%s: unknown option '--html' (see 'mprof %s --help')", cmd,
-					      cmd);
-				return 2;
-			}
+			if ((rc = only_for(cmd, "report", "--html")) >= 0)
+				return rc;
 			o->format = "html";
 			o->output = optarg;
 			break;
@@ -162,60 +161,57 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			o->keep_wrappers = true;
 			break;
 		case 'F':
-			if ((rc = only_for(cmd, "diff", "--fail-if", usage)) >= 0 ||
+			if ((rc = only_for(cmd, "diff", "--fail-if")) >= 0 ||
 			    (rc = list_add(&o->fail_if, &o->fail_if_count, optarg)) >= 0)
 				return rc;
 			break;
 		case 'm':
-			if ((rc = only_for(cmd, "diff", "--match", usage)) >= 0)
+			if ((rc = only_for(cmd, "diff", "--match")) >= 0)
 				return rc;
 			o->match = optarg;
 			break;
 		case 'O':
-			if ((rc = only_for(cmd, "diff", "--force", usage)) >= 0)
+			if ((rc = only_for(cmd, "diff", "--force")) >= 0)
 				return rc;
 			o->force = true;
 			break;
 		case 'a':
-			if (strcmp(cmd, "report") != 0) {
-				analyze_error("%s: unknown option '--all' (see 'mprof %s --help')", cmd,
-					      cmd);
-				return 2;
-			}
+			if ((rc = only_for(cmd, "report", "--all")) >= 0)
+				return rc;
 			o->all = true;
 			break;
 		case OPT_FROM:
-			if ((rc = only_for(cmd, "report", "--from", usage)) >= 0 ||
+			if ((rc = only_for(cmd, "report", "--from")) >= 0 ||
 			    (rc = option_time(cmd, "--from", &o->window.from)) >= 0)
 				return rc;
 			break;
 		case OPT_TO:
-			if ((rc = only_for(cmd, "report", "--to", usage)) >= 0 ||
+			if ((rc = only_for(cmd, "report", "--to")) >= 0 ||
 			    (rc = option_time(cmd, "--to", &o->window.to)) >= 0)
 				return rc;
 			break;
 		case OPT_AT:
-			if ((rc = only_for(cmd, "report", "--at", usage)) >= 0 ||
+			if ((rc = only_for(cmd, "report", "--at")) >= 0 ||
 			    (rc = option_time(cmd, "--at", &o->window.at)) >= 0)
 				return rc;
 			break;
 		case OPT_FILTER_FUNCTION:
-			if ((rc = only_for(cmd, "report", "--filter-function", usage)) >= 0 ||
+			if ((rc = only_for(cmd, "report", "--filter-function")) >= 0 ||
 			    (rc = list_add(&o->filter_fns, &o->filter_fn_count, optarg)) >= 0)
 				return rc;
 			break;
 		case OPT_EXCLUDE_FUNCTION:
-			if ((rc = only_for(cmd, "report", "--exclude-function", usage)) >= 0 ||
+			if ((rc = only_for(cmd, "report", "--exclude-function")) >= 0 ||
 			    (rc = list_add(&o->exclude_fns, &o->exclude_fn_count, optarg)) >= 0)
 				return rc;
 			break;
 		case OPT_SUPPRESSIONS:
-			if ((rc = only_for(cmd, "report", "--suppressions", usage)) >= 0)
+			if ((rc = only_for(cmd, "report", "--suppressions")) >= 0)
 				return rc;
 			o->suppressions = optarg;
 			break;
 		case 'S':
-			if ((rc = only_for(cmd, "report", "--sort", usage)) >= 0)
+			if ((rc = only_for(cmd, "report", "--sort")) >= 0)
 				return rc;
 			o->sort = optarg;
 			break;
@@ -227,9 +223,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 				      argv[optind - 1], cmd);
 			return 2;
 		default:
-			analyze_error("%s: unknown option '%s' (see 'mprof %s --help')", cmd,
-				      argv[optind - 1], cmd);
-			return 2;
+			return unknown_option(cmd, argv[optind - 1]);
 		}
 	}
 	return options_window_check(o, cmd);
