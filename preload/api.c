@@ -13,24 +13,22 @@
 
 #include "preload/control.h"
 #include "preload/event.h"
+#include "preload/exported.h"
 #include "preload/sample.h"
 #include "preload/sample_set.h"
 #include "preload/thread.h"
 
-#define API __attribute__((visibility("default")))
-#define CALLER_IP __builtin_return_address(0)
-#define CALLER_CFA __builtin_dwarf_cfa()
 
 /* The rate of mprof_start meaning "every allocation" (mprof.h). */
 #define API_RATE_EVERY UINT64_MAX
 
-API int mprof_api_start(uint64_t sample_rate_bytes);
-API int mprof_api_stop(void);
-API int mprof_api_is_running(void);
-API int mprof_api_marker(const char *name);
-API void mprof_api_pool_alloc(const void *p, size_t size_bytes);
-API void mprof_api_pool_free(const void *p);
-API void mprof_api_pool_realloc(const void *old_p, const void *new_p, size_t size_bytes);
+PRELOAD_API int mprof_api_start(uint64_t sample_rate_bytes);
+PRELOAD_API int mprof_api_stop(void);
+PRELOAD_API int mprof_api_is_running(void);
+PRELOAD_API int mprof_api_marker(const char *name);
+PRELOAD_API void mprof_api_pool_alloc(const void *p, size_t size_bytes);
+PRELOAD_API void mprof_api_pool_free(const void *p);
+PRELOAD_API void mprof_api_pool_realloc(const void *old_p, const void *new_p, size_t size_bytes);
 
 /* Why a call could not enter: the shim does not record this process
  * (-ENOSYS, as without mprof), or the call came from inside it (-EAGAIN). */

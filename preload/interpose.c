@@ -1,6 +1,6 @@
 /*
- * preload/interpose.c - the exported entry points: the allocator API and
- * dlclose.  These are the only symbols the shim exports.
+ * preload/interpose.c - the exported entry points of the allocator API and
+ * dlclose (the shim's other exported functions: preload/exported.h).
  *
  * Each entry point is the hot path and reads the same way: enter (NULL:
  * forward unrecorded), call the real function, record the outcome, leave.
@@ -19,17 +19,13 @@
 
 #include "preload/control.h"
 #include "preload/event.h"
+#include "preload/exported.h"
 #include "preload/fallback.h"
 #include "preload/modules.h"
 #include "preload/real.h"
 #include "preload/sample.h"
 #include "preload/sample_set.h"
 #include "preload/thread.h"
-
-#define PRELOAD_API __attribute__((visibility("default")))
-#define CALLER_IP __builtin_return_address(0)
-/* The entry point's CFA: CALLER_IP lies just below it (x86_64 call). */
-#define CALLER_CFA __builtin_dwarf_cfa()
 
 /* C23 entry points that glibc 2.36 does not declare. */
 PRELOAD_API void free_sized(void *p, size_t size_bytes);

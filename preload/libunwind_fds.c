@@ -24,9 +24,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/exported.h"
 #include "preload/libunwind_fds.h"
 
-#define PRELOAD_API __attribute__((visibility("default")))
 /* How far below the descriptor limit the moved pipe goes: room for the
  * two, and for one more pipe if libunwind opens another before closing
  * the first; under a limit this small times three, just the two. */

@@ -1,7 +1,7 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
 # sanitizers (it runs inside arbitrary targets).  Only the allocator API,
-# dlclose, and pipe and pipe2 (preload/libunwind_fds.c) are exported
-# (-fvisibility=hidden; preload/interpose.c marks them).
+# dlclose, pipe and pipe2, and the mprof_api_ functions are exported
+# (-fvisibility=hidden; preload/exported.h says which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
 	preload/announce.c preload/announce.h \
@@ -14,6 +14,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/diag.c preload/diag.h \
 	preload/event.c preload/event.h \
 	preload/exit_note.c preload/exit_note.h \
+	preload/exported.h \
 	preload/fallback.c preload/fallback.h \
 	preload/fork.c preload/fork.h \
 	preload/init.c preload/init.h \

@@ -1,0 +1,20 @@
+/*
+ * preload/exported.h - what the shim's exported functions share.  The shim
+ * is built with -fvisibility=hidden (preload/local.mk): only the functions
+ * marked PRELOAD_API are seen by the program and its libraries, namely the
+ * allocator API and dlclose (interpose.c), pipe and pipe2
+ * (libunwind_fds.c) and the mprof_api_ functions behind include/mprof.h
+ * (api.c).
+ */
+#ifndef MPROF_PRELOAD_EXPORTED_H
+#define MPROF_PRELOAD_EXPORTED_H
+
+#define PRELOAD_API __attribute__((visibility("default")))
+
+/* An exported function's return address: its caller's call site. */
+#define CALLER_IP __builtin_return_address(0)
+/* An exported function's CFA: CALLER_IP lies just below it (x86_64 call),
+ * the unwinder's shortcut (preload/unwind.h). */
+#define CALLER_CFA __builtin_dwarf_cfa()
+
+#endif
