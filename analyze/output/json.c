@@ -88,6 +88,7 @@
  *                   "complete": bool (an END chunk was read),
  *                   "sequence_gaps", "missing_events", "late_events",
  *                   "repeated_events" (merged already: dropped),
+ *                   "repeated_chunks" (EVENTS chunks read already: dropped),
  *                   "cut_calls" (calls the process's end cut short),
  *                   "merge_buffer_bytes_max" (event data that waited to merge),
  *                   "address_reused", "stacks",
@@ -413,6 +414,8 @@ static void write_quality(FILE *out, const struct profile *r)
 	json_u64(out, "late_events", info->late_events);
 	out_char(out, ',');
 	json_u64(out, "repeated_events", info->repeated_events);
+	out_char(out, ',');
+	json_u64(out, "repeated_chunks", info->repeated_chunks);
 	out_char(out, ',');
 	json_u64(out, "cut_calls", a->cut_calls);
 	out_char(out, ',');

@@ -251,6 +251,8 @@ static void print_quality(FILE *out, const struct profile *r)
 		a->events, info->chunks, info->chunks_lost, info->seq_gaps, info->seq_missing);
 	if (info->repeated_events)
 		fprintf(out, "; %" PRIu64 " events repeated (dropped)", info->repeated_events);
+	if (info->repeated_chunks)
+		fprintf(out, "; %" PRIu64 " chunks repeated (dropped)", info->repeated_chunks);
 	if (a->cut_calls)
 		fprintf(out, "; %" PRIu64 " calls cut short by the process's end", a->cut_calls);
 	fputc('\n', out);
@@ -422,7 +424,7 @@ const char *output_report_kind(const struct profile *r)
 	}
 	if (r->run.foreign_malloc)
 		return "incomplete: the program's own malloc was not recorded";
-	if (r->info.repeated_events)
+	if (r->info.repeated_events || r->info.repeated_chunks)
 		return "damaged: events appear twice in the trace (the repeats were dropped); "
 		       "see data";
 	if (r->run.data_lost[0])

@@ -660,6 +660,8 @@ static bool slot_chunk_next(struct stream *s, struct slot_stream *ss)
 			return true;
 		if (rc == -ENOMEM)
 			s->error = rc;
+		else if (rc == -EEXIST)
+			s->info->repeated_chunks++; /* read already: dropped */
 		else
 			info_lost_chunk(s->info, ss->current.offset_bytes,
 					rc == -EPROTO ? "events chunk with a malformed header"

@@ -86,6 +86,8 @@ struct trace_info {
 	/* what the trace rests on */
 	uint64_t chunks;            /* chunks read */
 	uint64_t chunks_lost;       /* corrupt / continuing lost data / unknown kinds */
+	uint64_t repeated_chunks;   /* EVENTS chunks of a stretch of their slot
+	                             * read already: dropped unread */
 	uint64_t lost_offsets[TRACE_INFO_MAX_LOST_OFFSETS];
 	char lost_reasons[TRACE_INFO_MAX_LOST_OFFSETS][96];
 	size_t lost_offset_count;

@@ -23,8 +23,11 @@ void slot_decoders_init(struct slot_decoders *d)
 
 void slot_decoders_free(struct slot_decoders *d)
 {
-	for (size_t i = 0; i < d->count; i++)
+	for (size_t i = 0; i < d->count; i++) {
+		if (d->slots[i])
+			free(d->slots[i]->starts);
 		free(d->slots[i]);
+	}
 	free(d->slots);
 	slot_decoders_init(d);
 }
@@ -44,6 +47,57 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 	if (!d->slots[slot])
 		d->slots[slot] = calloc(1, sizeof(struct slot_state));
 	return d->slots[slot];
+}
+
+/* Whether a chunk of the slot at lap offset offset of lap was begun
+ * already: a slot's chunks come in ring order, so an earlier lap or a
+ * start seen is the trace repeating itself (two traces joined, a chunk
+ * written twice).  A lap's offsets need not rise by the chunks' lengths
+ * (a stretch passed through at its ring offset after compact ones), so
+ * only a start seen counts. */
+static bool slot_start_seen(const struct slot_state *s, uint64_t lap, uint64_t offset)
+{
+	size_t lo = 0, hi = s->start_count;
+
+	if (!s->started || lap > s->starts_lap)
+		return false;
+	if (lap < s->starts_lap)
+		return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->starts[mid] == offset)
+			return true;
+		if (s->starts[mid] < offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Notes a chunk begun at offset of lap (not seen: slot_start_seen).
+ * Returns 0 or -ENOMEM. */
+static int slot_start_add(struct slot_state *s, uint64_t lap, uint64_t offset)
+{
+	if (!s->started || lap != s->starts_lap) {
+		s->started = true;
+		s->starts_lap = lap;
+		s->start_count = 0;
+	}
+	if (s->start_count && offset < s->starts[s->start_count - 1])
+		return 0; /* out of order: the lap is damaged, a repeat of it not told */
+	if (s->start_count == s->start_cap) {
+		size_t cap = s->start_cap ? 2 * s->start_cap : 16;
+		uint64_t *v = realloc(s->starts, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->starts = v;
+		s->start_cap = cap;
+	}
+	s->starts[s->start_count++] = offset;
+	return 0;
 }
 
 /* Positions cur on the parts of the split payload whose part counts start
@@ -89,6 +143,10 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
 	s = slot_get(d, slot);
 	if (!s)
 		return slot >= SLOT_LIMIT ? -EPROTO : -ENOMEM;
+	if (slot_start_seen(s, lap, offset))
+		return -EEXIST;
+	if (slot_start_add(s, lap, offset) < 0)
+		return -ENOMEM;
 	if (offset == 0) {
 		s->valid = true;
 		s->lap = lap;

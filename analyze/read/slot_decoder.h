@@ -22,6 +22,13 @@ struct slot_state {
 	uint64_t next_offset;   /* lap offset the next chunk must start at */
 	uint64_t tid;           /* thread that owns the slot now (THREAD records) */
 	struct record_state st;
+	/* the lap offsets where chunks of lap starts_lap began, rising (each
+	 * chunk's header was read once): a chunk at one of them, or of an
+	 * earlier lap, repeats what was read */
+	bool started;           /* a chunk of the slot was begun */
+	uint64_t starts_lap;
+	uint64_t *starts;       /* owned */
+	size_t start_count, start_cap;
 };
 
 struct slot_decoders {
@@ -54,7 +61,9 @@ void slot_decoders_free(struct slot_decoders *d);
  * split, trace/split.h, whose addr~ fields are in units of 2^addr_shift
  * bytes) and positions cur on its first record.  Returns 0,
  * -EPROTO for a malformed header (or split part counts that do not fit),
- * -EBADMSG for a chunk that continues lost data, -ENOMEM.
+ * -EBADMSG for a chunk that continues lost data, -EEXIST for a chunk
+ * the slot has begun already (same lap and offset, or an earlier lap: the
+ * trace repeats it; the state is left as it was), -ENOMEM.
  */
 int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t bytes, bool split,
 			unsigned addr_shift, struct chunk_cursor *cur);

@@ -1250,6 +1250,19 @@ static void check_split_chunks_read_joined_or_in_place(uint64_t skew, unsigned s
 		/* the next chunk continues where the plain one would */
 		CU_ASSERT_EQUAL(cs.state->next_offset, cp.state->next_offset);
 
+		/* the same chunk again is a repeat, and leaves the state alone */
+		{
+			struct slot_state *st = cs.state;
+			uint64_t next = st->next_offset;
+
+			CU_ASSERT_EQUAL(slot_decoders_begin(&ds, c.data, c.bytes, true, shift, &cs),
+					-EEXIST);
+			CU_ASSERT_EQUAL(st->next_offset, next);
+			CU_ASSERT(st->valid);
+			slot_decoders_free(&ds);
+			slot_decoders_init(&ds);
+		}
+
 		/* a seq column with a byte left over is corrupt at the end */
 		{
 			uint8_t *bad = malloc(c.bytes + 1);
