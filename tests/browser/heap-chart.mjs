@@ -2,7 +2,8 @@
 // (`mprof report --html`) from file:// in headless chromium and prints, as
 // "key=value" lines for tests/e2e/report-massif.sh, what its chart of the
 // heap over time draws: the problems seen, the number of vertices of the
-// RSS and heap lines (a dot for a line of one point), the peak label, the markers' labels, the stretches
+// RSS and heap lines (a dot for a line of one point), the peak label, the markers' labels (and
+// the labels that do not fit in the chart), the stretches
 // shaded as not recorded, the header's kind and the notes, and the chart's
 // screenshot.
 import { openPage } from './browser.mjs';
@@ -25,6 +26,16 @@ if (chart) {
   // the program's markers (their labels) and the stretches recording was stopped
   out('markers', await page.$$eval('#chart svg text.marker', (ts) => ts.map((t) => t.textContent).join(',')));
   out('paused', await page.$$eval('#chart svg rect.paused', (rs) => rs.length));
+  // labels drawn past the chart's left or right edge (cut off on screen)
+  out('clipped labels', await page.$eval('#chart svg', (s) => {
+    const w = s.viewBox.baseVal.width;
+    const labels = [...s.querySelectorAll('text')].filter((t) => t.classList.contains('marker') || t.textContent.startsWith('peak '));
+    const cut = labels.filter((t) => {
+      const b = t.getBBox();
+      return b.x < 0 || b.x + b.width > w;
+    });
+    return cut.length ? cut.map((t) => t.textContent).join(',') : 'none';
+  }));
   await chart.screenshot({ path: shot });
 }
 out('kind', await page.textContent('.sub .kind'));

@@ -171,6 +171,8 @@ if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
 	v() { printf '%s\n' "$1" | sed -n "s/^$2=//p"; }
 	expect_eq "chart: no problems" none "$(v "$CHART_markers" problems)"
 	expect_eq "chart: the four markers" "start,phase,phase,end" "$(v "$CHART_markers" markers)"
+	expect_eq "chart: the peak's and markers' labels inside the chart" none \
+		"$(v "$CHART_markers" 'clipped labels')"
 	expect_eq "chart: nothing shaded in a run recorded throughout" 0 "$(v "$CHART_markers" paused)"
 	expect_eq "chart, paused run: no problems" none "$(v "$CHART_paused" problems)"
 	expect_eq "chart, paused run: its marker" mid "$(v "$CHART_paused" markers)"

@@ -159,6 +159,15 @@ if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
 	else
 		echo "note: the short run read RSS $(q "$WORK/short.json" len timeline.rss) times: its dot is not checked"
 	fi
+	# a peak at the end of the run: its label goes left of its line (it
+	# ran past the chart's right edge, cut off)
+	build_c "$WORK/tree_worker" "$PROGS_DIR/tree_worker.c"
+	RUN_NAME=peak-at-end mprof_run 60 "$WORK/end.trace" -- "$WORK/tree_worker" 100000
+	run_cmd 60 html-end "$MPROF" report --html "$WORK/end.html" "$WORK/end.trace"
+	run_cmd 120 chart-end node "$BROWSER_DIR/heap-chart.mjs" "$WORK/end.html" "$WORK/end.png"
+	expect_eq "6. peak at the end: marked" "peak 1.53 MiB" "$(v 'peak label')"
+	expect_eq "6. peak at the end: its label inside the chart" none "$(v 'clipped labels')"
+	expect_eq "6. peak at the end: no problem" none "$(v problems)"
 else
 	echo "note: Debian's chromium or tests/browser's node modules are missing: the chart's checks are skipped"
 fi

@@ -154,14 +154,16 @@
     for (const [a, b] of off) {
       add('rect', { class: 'paused', x: x(a), y: T, width: Math.max(1, x(b) - x(a)), height: H - T - B, fill: '#9ca3af', 'fill-opacity': 0.18 });
     }
+    // a label beside its line, on the side with room: right of it in the chart's left half, left of it in the right half
+    const beside = (px, gap) => (px > (L + W) / 2 ? { x: px - gap, 'text-anchor': 'end' } : { x: px + gap });
     marks.forEach((m, i) => {
       add('line', { class: 'marker', x1: x(m.time_ns), x2: x(m.time_ns), y1: T, y2: H - B, stroke: '#047857', 'stroke-dasharray': '2 3' });
-      add('text', { class: 'marker', x: x(m.time_ns) + 3, y: T + 26 + 12 * (i % 3), fill: '#047857' }, m.name);
+      add('text', { class: 'marker', ...beside(x(m.time_ns), 3), y: T + 26 + 12 * (i % 3), fill: '#047857' }, m.name);
     });
     if (t.peak) {
       add('line', { x1: x(t.peak[0]), x2: x(t.peak[0]), y1: T, y2: H - B, stroke: '#c2410c', 'stroke-dasharray': '4 3' });
       add('circle', { cx: x(t.peak[0]), cy: y(t.peak[1]), r: 4, fill: '#c2410c' });
-      add('text', { x: x(t.peak[0]) + 6, y: T + 12, fill: '#c2410c' }, `peak ${bytes(t.peak[1])}`);
+      add('text', { class: 'peak', ...beside(x(t.peak[0]), 6), y: T + 12, fill: '#c2410c' }, `peak ${bytes(t.peak[1])}`);
     }
     const wrap = el('div', {});
     wrap.append(svg, el('div', { class: 'legend' }, el('span', {}, el('i', { style: 'background:var(--heap)' }), 'heap (live requested bytes)'),
