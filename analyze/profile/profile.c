@@ -194,9 +194,11 @@ none:
 }
 
 /* The run time of a trace without an END chunk (its program or launcher
- * was killed): from its first to its last TIME stamp, as the report gives
- * it, which takes a reading of the whole trace.  Returns true with *run_ns
- * when the trace has two stamps apart. */
+ * was killed), for percents: from its first to its last TIME stamp, as the
+ * report gives it, and 1 ns more, so that 100% holds the events stamped
+ * with the last (a window's end is exclusive); which takes a reading of
+ * the whole trace.  Returns true with *run_ns when the trace has two
+ * stamps apart. */
 static bool run_time_by_reading(const char *path, uint64_t *run_ns)
 {
 	struct trace_info info;
@@ -213,7 +215,7 @@ static bool run_time_by_reading(const char *path, uint64_t *run_ns)
 		ok = aggregate_read_trace(path, &info, &nodes, &maps, &agg, err, sizeof(err)) == 0 &&
 		     agg.time_known && agg.last_time_ns > agg.first_time_ns;
 		if (ok)
-			*run_ns = agg.last_time_ns - agg.first_time_ns;
+			*run_ns = agg.last_time_ns - agg.first_time_ns + 1;
 		aggregate_free(&agg);
 	}
 	trace_info_free(&info);

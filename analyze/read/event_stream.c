@@ -998,6 +998,74 @@ static bool chunk_first_time(const struct trace_chunk *c, uint64_t *ns)
 	return found;
 }
 
+/* slots_start_ns's filter: an EVENTS chunk of a stream whose first chunk
+ * was not read yet (a chunk whose header names no stream, of an old
+ * trace, is read to find out). */
+struct first_chunks {
+	uint8_t *seen;  /* by stream: 1 once its first chunk was read; owned */
+	size_t count;
+};
+
+static int first_chunk_wanted(unsigned type, unsigned stream, void *arg)
+{
+	const struct first_chunks *f = arg;
+
+	return type == TRACE_CHUNK_EVENTS && (stream == 0 || stream >= f->count || !f->seen[stream]);
+}
+
+/*
+ * The start of the recording in a trace without a usable chunk index: the
+ * earliest of the slots' first TIME stamps.  Each slot's stamps rise, and
+ * its first chunk starts with one (a lap starts with THREAD and TIME), so
+ * only each slot's first chunk is inflated; a chunk's headers tell its
+ * slot.  Returns 1 with *t0_ns set, 0 when no chunk has a stamp, -ENOMEM.
+ * (The first chunk in the file, which a windowed read took before, can be
+ * a slot that started later: windows then started late, by 1 ms in a
+ * 15 ms run.)
+ */
+static int slots_start_ns(const char *path, uint64_t *t0_ns)
+{
+	struct trace_reader r;
+	struct trace_chunk c;
+	struct first_chunks f = {0};
+	int found = 0, n;
+
+	if (trace_reader_open(&r, path) < 0) {
+		trace_reader_close(&r);
+		return 0;
+	}
+	r.keep_split = true;
+	while ((n = trace_reader_next_filtered(&r, &c, first_chunk_wanted, &f)) != 0) {
+		const uint8_t *p = c.data;
+		uint64_t slot, ns;
+
+		if (n == -EIO || n == -ENOMEM)
+			break;
+		if (n < 0 || c.type != TRACE_CHUNK_EVENTS || !c.data ||
+		    varint_get_u64(&p, c.data + c.bytes, &slot) < 0 || slot >= REORDER_MAX_SOURCES)
+			continue;
+		if (slot + 1 >= f.count) {
+			uint8_t *v = grow_zeroed(f.seen, &f.count, (size_t)slot + 1, 1, 64);
+
+			if (!v) {
+				n = -ENOMEM;
+				break;
+			}
+			f.seen = v;
+		}
+		if (f.seen[slot + 1])
+			continue;
+		f.seen[slot + 1] = 1;
+		if (chunk_first_time(&c, &ns) && (!found || ns < *t0_ns)) {
+			*t0_ns = ns;
+			found = 1;
+		}
+	}
+	free(f.seen);
+	trace_reader_close(&r);
+	return n == -ENOMEM ? n : found;
+}
+
 /* A windowed read before its start is known: slot's chunks wait unmerged
  * (undecoded) until it is. */
 static int stream_hold(struct stream *s, uint32_t slot)
@@ -1387,10 +1455,13 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	} else if (rc == 0 && (s.windowed || info->window_at)) {
 		/* the start of the recording: the index's earliest stamp, where a
 		 * whole read's clock starts too (no_index only keeps chunks from
-		 * being left out); without an index, the first chunk's first
-		 * stamp for a range, the first stamp merged for a moment */
+		 * being left out); without an index, the earliest of the
+		 * slots' first stamps (slots_start_ns) */
 		uint64_t t0 = plan.t0_ns;
 		int found = plan.t0_known ? 1 : index_start_ns(path, &t0);
+
+		if (found == 0)
+			found = slots_start_ns(path, &t0);
 
 		if (found < 0)
 			rc = found;

@@ -103,6 +103,18 @@ sed 's/ events in [0-9]* chunks;/ events in N chunks;/' "$WORK/no.txt" >"$WORK/f
 "$MPROF" report "$WORK/dropped" --from 500ms -n 5 2>/dev/null |
 	sed "s|$WORK/dropped|$WORK/forged|; s/ events in [0-9]* chunks;/ events in N chunks;/" >"$WORK/dropped.txt"
 expect_file_eq "5. the report as the trace's without its index" "$WORK/forged.txt" "$WORK/dropped.txt"
+# Without an index a window's times count from the earliest of the slots'
+# first stamps, as with one: the same figures in the trace and in its copy
+# without the index (the first chunk in the file, a slot that started later,
+# made windows start late).
+for w in "--to 1ms" "--to 5ms" "--from 5ms" "--from 2ms --to 30%" "--at 3ms" "--to 50%"; do
+	report_json "$WORK/w-ix.json" "$WORK/trace" $w
+	report_json "$WORK/w-no.json" "$WORK/dropped" $w
+	for k in allocations frees allocated_bytes; do
+		expect_eq "5. $w without the index: $k" "$(q "$WORK/w-ix.json" summary $k)" \
+			"$(q "$WORK/w-no.json" summary $k)"
+	done
+done
 
 # 6. The launcher killed by SIGKILL in the pause: no index, no END; the
 #    trace reads whole; a percentage is of its first to last TIME stamp.
