@@ -212,7 +212,9 @@ static int symbolize_nodes(const struct trace_scan *t, struct symbolizer *s)
 	return 0;
 }
 
-/* Appends the SYMBOLS chunk, first cutting a damaged tail. */
+/* Appends the SYMBOLS chunk, first cutting a damaged tail.  A chunk that
+ * could not be written whole (a full disk) is cut off again: the trace
+ * stays as it was, not truncated inside a chunk. */
 static int append_symbols(const char *path, const struct trace_scan *t, const uint8_t *data,
 			  size_t bytes)
 {
@@ -227,8 +229,12 @@ static int append_symbols(const char *path, const struct trace_scan *t, const ui
 	if (rc == 0)
 		rc = trace_writer_append(&w, fd);
 	if (rc == 0) {
+		off_t start = (off_t)w.offset_bytes;
+
 		rc = trace_writer_chunk(&w, TRACE_CHUNK_SYMBOLS, data, bytes);
 		trace_writer_finish(&w);
+		if (rc < 0 && ftruncate(fd, start) < 0)
+			rc = -errno;
 	}
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;

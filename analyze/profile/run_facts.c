@@ -138,6 +138,7 @@ static void report_run_collect(struct report *r)
 		static const char *const state_keys[] = {"process_state", NULL};
 		static const char *const diag_keys[] = {"diag_text", NULL};
 		static const char *const cerr_keys[] = {"collector_error", NULL};
+		static const char *const werr_keys[] = {"write_error", NULL};
 		static const char *const parent_keys[] = {"parent_trace", NULL};
 		static const char *const fork_keys[] = {"fork_seq", NULL};
 		static const char *const rate_keys[] = {"sample_rate_bytes", NULL};
@@ -146,6 +147,7 @@ static void report_run_collect(struct report *r)
 		run->process_state = kv_string(&info->end, state_keys);
 		run->end_diag = kv_string(&info->end, diag_keys);
 		run->collector_error = kv_string(&info->end, cerr_keys);
+		run->write_error = kv_string(&info->end, werr_keys);
 		run->parent_trace = kv_string(&info->meta, parent_keys);
 		run->has_fork_seq = kv_unsigned(&info->meta, fork_keys, &run->fork_seq);
 		if (!kv_unsigned(&info->meta, rate_keys, &run->sample_rate_bytes))
@@ -255,8 +257,13 @@ static void report_run_data_lost(struct report *r)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64 " events missing",
 					len ? ", " : "", info->seq_missing);
 	if (r->run->has_unrecorded && r->run->unrecorded_allocs && len < cap)
-		snprintf(buf + len, cap - len, "%s%" PRIu64 " allocations not recorded",
-			 len ? ", " : "", r->run->unrecorded_allocs);
+		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64 " allocations not recorded",
+					len ? ", " : "", r->run->unrecorded_allocs);
+	/* the events after the failed write are not in the trace, and no
+	 * gap shows it: they were the last */
+	if (r->run->write_error && len < cap)
+		snprintf(buf + len, cap - len, "%sthe events after mprof failed to write the trace "
+			 "(%s)", len ? ", " : "", r->run->write_error);
 }
 
 /* Fills r->run->ended_early: the first reason found, most specific first. */
@@ -281,6 +288,9 @@ static void report_run_end_reason(struct report *r)
 		snprintf(buf, cap, "the trace has no END record (the recording did not finish)");
 	} else if (run->process_state && strcmp(run->process_state, "running") == 0) {
 		snprintf(buf, cap, "the process was still running when mprof stopped recording");
+	} else if (run->write_error) {
+		snprintf(buf, cap, "mprof could not write the trace to its end (%s)",
+			 run->write_error);
 	} else if (run->collector_error) {
 		snprintf(buf, cap, "the collector reported: %s", run->collector_error);
 	} else if (run->end_diag && strstr(run->end_diag, "recording stopped")) {

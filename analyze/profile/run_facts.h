@@ -35,6 +35,9 @@ struct run_facts {
 	const char *process_state; /* END process_state ("ended", ...), or NULL */
 	const char *end_diag;     /* END diag_text: the shim's last diagnostic, or NULL */
 	const char *collector_error; /* END collector_error, or NULL */
+	const char *write_error;  /* END write_error: the launcher could not
+	                           * write the trace to its end (disk full),
+	                           * or NULL */
 	const char *parent_trace; /* META parent_trace (fork child), or NULL */
 	bool has_fork_seq;
 	uint64_t fork_seq;        /* META fork_seq: the parent's seq at the fork */

@@ -3,7 +3,8 @@
 # program that returns has leaks (live at exit); one killed by SIGKILL has
 # blocks live when the recording ended, says so in its header, and never
 # calls them leaks; one whose memory is mostly not malloc's (96 MiB of
-# anonymous pages) is not called "exact: every allocation recorded".
+# anonymous pages) is not called "exact: every allocation recorded"; nor is
+# a trace whose disk filled up.
 # Program and facts: tests/progs/end_states.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -46,4 +47,48 @@ expect_match "rss: header" '^mprof report: .* \(exact for malloc blocks; see the
 	"$(head -n 1 "$WORK/rss.txt")"
 expect_match "rss: note" '^note: +peak RSS .* is over 4 times the heap peak \(7168 B \(7.0 KiB\)\)' \
 	"$(grep '^note:' "$WORK/rss.txt")"
+
+# A disk that fills while the trace is written (a 32 KiB tmpfs): the trace
+# ends early with no gap in its events.  The launcher cuts the chunk it
+# could not write and writes END with the error when that still fits (else
+# the trace has no END); either way the report must not call it exact nor
+# its live blocks leaks (it did: "exact: every allocation recorded" with
+# 1.7 of 4 million allocations).
+build_c "$WORK/tree_worker" "$PROGS_DIR/tree_worker.c"
+mkdir -p "$WORK/full"
+if mount -t tmpfs -o size=32k tmpfs "$WORK/full" 2>/dev/null; then
+	RUN_NAME=full mprof_run 60 "$WORK/full/t" -- "$WORK/tree_worker" 4000000
+	expect_eq "disk full: the program's status" 0 "$RUN_STATUS"
+	expect_match "disk full: the launcher says so" \
+		"writing trace .*/full/t failed: No space left on device; the trace ends early" \
+		"$(cat "$RUN_ERR")"
+	report_json "$WORK/full.json" "$WORK/full/t"
+	expect_range "disk full: some allocations, not all" 1 3999999 \
+		"$(q "$WORK/full.json" summary allocations)"
+	"$MPROF" report -n 0 "$WORK/full/t" >"$WORK/full.txt" 2>&1
+	expect_eq "disk full: not truncated inside a chunk (the SYMBOLS chunk cut too)" false \
+		"$(q "$WORK/full.json" summary quality.truncated)"
+	if [ "$(q "$WORK/full.json" summary quality.complete)" = true ]; then
+		expect_eq "disk full, END written: ended early" \
+			"mprof could not write the trace to its end (No space left on device)" \
+			"$(q "$WORK/full.json" summary ended_early)"
+		expect_match "disk full, END written: header" \
+			'^mprof report: .* \(incomplete: data was lost; see data and warnings\)$' \
+			"$(head -n 1 "$WORK/full.txt")"
+		expect_match "disk full, END written: what was lost" \
+			'^data lost: +the events after mprof failed to write the trace \(No space left on device\)' \
+			"$(cat "$WORK/full.txt")"
+	else
+		expect_eq "disk full, no END: ended early" \
+			"the trace has no END record (the recording did not finish)" \
+			"$(q "$WORK/full.json" summary ended_early)"
+		expect_match "disk full, no END: header" \
+			'^mprof report: .* \(exact until the recording ended early\)$' \
+			"$(head -n 1 "$WORK/full.txt")"
+	fi
+	expect_match "disk full: live at end, not leaked" '^live at end: ' "$(cat "$WORK/full.txt")"
+	umount "$WORK/full"
+else
+	echo "note: cannot mount a tmpfs here (not root?): the full disk is not checked"
+fi
 finish
