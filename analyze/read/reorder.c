@@ -129,11 +129,12 @@ static void heap_remove_min(struct reorder *r)
 
 /* ---- gaps: what a late event may fill ---- */
 
-/* Notes [lo, hi) as skipped (after every range kept so far). */
-static void gap_note(struct reorder *r, uint64_t lo, uint64_t hi)
+/* Whether the table has room for one more range (grown if need be); false
+ * once it is full (REORDER_GAP_RANGES_MAX, or no memory). */
+static bool gap_room(struct reorder *r)
 {
 	if (r->gap_ranges_full)
-		return;
+		return false;
 	if (r->gap_range_count == r->gap_range_cap) {
 		size_t n = r->gap_range_cap ? r->gap_range_cap * 2 : 16;
 		struct reorder_gap *v = n <= REORDER_GAP_RANGES_MAX
@@ -141,16 +142,25 @@ static void gap_note(struct reorder *r, uint64_t lo, uint64_t hi)
 
 		if (!v) {
 			r->gap_ranges_full = true;
-			return;
+			return false;
 		}
 		r->gap_ranges = v;
 		r->gap_range_cap = n;
 	}
-	r->gap_ranges[r->gap_range_count++] = (struct reorder_gap){.lo = lo, .hi = hi};
+	return true;
+}
+
+/* Notes [lo, hi) as skipped (after every range kept so far). */
+static void gap_note(struct reorder *r, uint64_t lo, uint64_t hi)
+{
+	if (gap_room(r))
+		r->gap_ranges[r->gap_range_count++] = (struct reorder_gap){.lo = lo, .hi = hi};
 }
 
 /* Takes seq out of the gap that holds it: 1 when one did, 0 when none does
- * (seq was merged already), -1 when that is not known. */
+ * (seq was merged already), -1 when that is not known (the table is full:
+ * a range it could not split stays whole).  r->gaps counts the ranges
+ * left while the table keeps them all. */
 static int gap_fill(struct reorder *r, uint64_t seq)
 {
 	size_t lo = 0, hi = r->gap_range_count;
@@ -174,18 +184,21 @@ static int gap_fill(struct reorder *r, uint64_t seq)
 	} else { /* split in two */
 		uint64_t end = g->hi;
 
-		g->hi = seq;
-		gap_note(r, 0, 0); /* room for one more */
-		if (r->gap_ranges_full)
+		if (!gap_room(r))
 			return -1;
 		g = &r->gap_ranges[lo];
-		memmove(g + 2, g + 1, (r->gap_range_count - 2 - lo) * sizeof(*g));
+		memmove(g + 2, g + 1, (r->gap_range_count - lo - 1) * sizeof(*g));
+		r->gap_range_count++;
+		g->hi = seq;
 		g[1] = (struct reorder_gap){.lo = seq + 1, .hi = end};
+		r->gaps++;
 		return 1;
 	}
 	if (g->lo == g->hi) {
 		memmove(g, g + 1, (r->gap_range_count - lo - 1) * sizeof(*g));
 		r->gap_range_count--;
+		if (r->gaps)
+			r->gaps--;
 	}
 	return 1;
 }
@@ -218,7 +231,9 @@ static inline void emit_event(struct reorder *r, struct reorder_source *s,
 				s->dropping = true;
 				return;
 			}
-			if (filled > 0)
+			/* not known (the table is full): taken as a fill, as
+			 * only a damaged trace repeats events */
+			if (filled != 0 && r->missing_seqs)
 				r->missing_seqs--;
 			r->late_events++;
 		}

@@ -53,9 +53,10 @@ struct reorder_gap {
 	uint64_t lo, hi;
 };
 
-/* Gap ranges kept to tell a late event from a repeated one; past this
- * many, late events are taken as they come. */
-#define REORDER_GAP_RANGES_MAX 65536
+/* Gap ranges kept to tell a late event from a repeated one (16 bytes
+ * each, 64 MiB at most; 800 threads allocating for 3 s left 1.1 million);
+ * past this many, late events are taken as fills. */
+#define REORDER_GAP_RANGES_MAX (1u << 22)
 
 struct reorder {
 	struct reorder_source *sources; /* indexed by source, owned */
@@ -63,7 +64,9 @@ struct reorder {
 	uint32_t *heap;           /* sources with a head event, owned */
 	size_t heap_count, heap_cap;
 	uint64_t expected;        /* next sequence number to emit */
-	uint64_t gaps;            /* sequence gaps skipped */
+	uint64_t gaps;            /* sequence gaps skipped and not filled
+	                           * (as many as gap ranges, while they are
+	                           * all kept) */
 	uint64_t missing_seqs;    /* sequence numbers never seen in those gaps
 	                           * (a late event fills one) */
 	uint64_t late_events;     /* events older than expected, in a gap */

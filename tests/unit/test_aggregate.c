@@ -879,6 +879,61 @@ static void test_reorder_drops_repeated_events(void)
 	reorder_free(&r);
 }
 
+/* r->gaps counts the ranges still unfilled: a late event inside a range
+ * splits it in two, and a range whose last number comes is gone. */
+static void test_reorder_gaps_split_and_close(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	push(&r, 0, ALLOC_EV_ALLOC, 1);
+	push(&r, 1, ALLOC_EV_ALLOC, 7);   /* 2..6 wait */
+	reorder_skip_gap(&r);
+	CU_ASSERT_EQUAL(r.gaps, 1);
+	CU_ASSERT_EQUAL(r.missing_seqs, 5);
+	push(&r, 2, ALLOC_EV_ALLOC, 4);   /* [2,4) and [5,7) */
+	CU_ASSERT_EQUAL(r.gaps, 2);
+	push(&r, 2, ALLOC_EV_ALLOC, 5);
+	push(&r, 2, ALLOC_EV_ALLOC, 6);   /* [5,7) closed */
+	CU_ASSERT_EQUAL(r.gaps, 1);
+	push(&r, 3, ALLOC_EV_ALLOC, 3);
+	push(&r, 3, ALLOC_EV_ALLOC, 2);   /* [2,4) closed */
+	CU_ASSERT_EQUAL(r.gaps, 0);
+	CU_ASSERT_EQUAL(r.missing_seqs, 0);
+	CU_ASSERT_EQUAL(r.late_events, 5);
+	CU_ASSERT_EQUAL(r.repeated_events, 0);
+	CU_ASSERT_EQUAL(emitted_count, 7);
+	reorder_finish(&r);
+	reorder_free(&r);
+}
+
+/* Once the gap table is full, a late event that would split a range is
+ * taken as a fill and the range stays whole, so every later late event in
+ * it still fills one missing number (a full table cut the range short and
+ * counted the rest as lost: 800 threads' trace, all there, said 26 million
+ * events missing). */
+static void test_reorder_full_gap_table_keeps_filling(void)
+{
+	struct reorder r;
+
+	merge_setup(&r, collect, NULL);
+	push(&r, 0, ALLOC_EV_ALLOC, 1);
+	push(&r, 1, ALLOC_EV_ALLOC, 10);  /* 2..9 wait */
+	reorder_skip_gap(&r);
+	CU_ASSERT_EQUAL(r.missing_seqs, 8);
+	r.gap_ranges_full = true;         /* as after REORDER_GAP_RANGES_MAX */
+	for (uint64_t s = 5; s <= 9; s++)  /* splits not kept */
+		push(&r, 2, ALLOC_EV_ALLOC, s);
+	for (uint64_t s = 2; s <= 4; s++)
+		push(&r, 3, ALLOC_EV_ALLOC, s);
+	CU_ASSERT_EQUAL(r.late_events, 8);
+	CU_ASSERT_EQUAL(r.repeated_events, 0);
+	CU_ASSERT_EQUAL(r.missing_seqs, 0);
+	CU_ASSERT_EQUAL(emitted_count, 10);
+	reorder_finish(&r);
+	reorder_free(&r);
+}
+
 static void test_reorder_fork_child_starts_after_fork_seq(void)
 {
 	struct reorder r;
@@ -2581,6 +2636,8 @@ int main(void)
 	CU_add_test(s, "many sources interleaved", test_reorder_many_sources_interleaved);
 	CU_add_test(s, "skipped gap, then a late event", test_reorder_skip_gap_then_late_event);
 	CU_add_test(s, "repeated events dropped, a gap filled once", test_reorder_drops_repeated_events);
+	CU_add_test(s, "gaps split and closed", test_reorder_gaps_split_and_close);
+	CU_add_test(s, "a full gap table keeps filling", test_reorder_full_gap_table_keeps_filling);
 	CU_add_test(s, "fork child starts after fork_seq",
 		    test_reorder_fork_child_starts_after_fork_seq);
 	CU_add_test(s, "out-of-order events aggregate as merged",
