@@ -85,6 +85,7 @@ struct proc {
 	unsigned pid;
 	bool is_root;
 	bool superseded;               /* a later image of the same pid exists */
+	bool fork_child;               /* its header says made by fork() */
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
 	char *exe;                     /* the header's executable, once mapped; owned */
@@ -968,17 +969,38 @@ static void proc_trace_open(struct collector *c, struct proc *p)
 	meta_write(c, p);
 }
 
-/* A new image of a pid (exec) means every earlier image of it has ended. */
-static void proc_mark_superseded(struct collector *c, const struct proc *p)
+/* A new image of a pid (exec) means every earlier image of it has ended.
+ * Files are taken in out of order when one's header was ready later, so p
+ * may itself be the earlier image of one taken in before it (perhaps
+ * finished already): such a file was found after p's, so it stands after
+ * p in the list of all files. */
+static void proc_mark_superseded(struct collector *c, struct proc *p)
 {
-	if (p->pf.h->is_fork_child)
-		return;
-	for (size_t i = 0; i < c->live.n; i++) {
-		struct proc *q = c->live.v[i];
+	uint64_t start = proc_start_ns(p);
 
-		if (q != p && q->phase == PROC_ACTIVE && q->pid == p->pid && !q->superseded) {
-			q->superseded = true;
-			q->superseded_ns = proc_start_ns(p);
+	if (!p->fork_child) {
+		for (size_t i = 0; i < c->live.n; i++) {
+			struct proc *q = c->live.v[i];
+			uint64_t q_start = proc_start_ns(q);
+
+			/* a file without a serial is taken as older */
+			if (q != p && q->phase == PROC_ACTIVE && q->pid == p->pid &&
+			    !q->superseded && (q_start < start || !q_start || !start)) {
+				q->superseded = true;
+				q->superseded_ns = start;
+			}
+		}
+	}
+	for (size_t k = c->all.n; start && k-- > 0;) {
+		const struct proc *q = c->all.v[k];
+		uint64_t q_start = proc_start_ns(q);
+
+		if (q == p)
+			break;
+		if (q->pid == p->pid && !q->fork_child && q_start > start &&
+		    (!p->superseded || q_start < p->superseded_ns)) {
+			p->superseded = true;
+			p->superseded_ns = q_start;
 		}
 	}
 }
@@ -1002,6 +1024,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 		return;
 	}
 	p->pid = p->pf.h->pid;
+	p->fork_child = p->pf.h->is_fork_child;
 	p->exe = malloc(sizeof(p->pf.h->exe));
 	if (p->exe)
 		field_copy(p->exe, sizeof(p->pf.h->exe), p->pf.h->exe, sizeof(p->pf.h->exe));
@@ -1382,6 +1405,22 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	return strcmp(state, "running") == 0;
 }
 
+/* Whether a file of p's pid made after p's waits for its header: perhaps
+ * the image p executed, decided (taken in or named) within STARTING_LIMIT_NS. */
+static bool pid_next_image_pending(const struct collector *c, const struct proc *p)
+{
+	uint64_t start = proc_start_ns(p);
+
+	for (size_t i = 0; i < c->live.n; i++) {
+		const struct proc *q = c->live.v[i];
+
+		if (q->phase == PROC_PENDING && proc_file_name_pid(q->name) == p->pid &&
+		    proc_start_ns(q) > start)
+			return true;
+	}
+	return false;
+}
+
 /* Notes the peak RSS of the live processes, samples their RSS into their
  * traces (every RETIRE_INTERVAL_NS, rss_sampler.h) and finalizes the other
  * processes that ended while the program goes on (a file still starting
@@ -1399,8 +1438,17 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 			rss_sampler_take(&p->rss, p->pid, &p->tf);
 		if (p->phase != PROC_ACTIVE || p->is_root)
 			continue;
-		if (p->superseded || !pid_info_running(p->pid))
+		if (p->superseded) {
 			proc_finish(c, p);
+		} else if (!pid_info_running(p->pid)) {
+			/* an image it executed may have started and ended since
+			 * the last scan: its file, once taken in, makes p "exec" */
+			dir_scan(c);
+			procs_activate_pending(c, now);
+			if (!p->superseded && pid_next_image_pending(c, p))
+				continue;
+			proc_finish(c, p);
+		}
 	}
 }
 

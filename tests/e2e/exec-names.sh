@@ -5,7 +5,12 @@
 # allocations, as mprof-run(1) says.  The two process files appear within
 # the file system's time granularity, so the launcher must order them by
 # creation itself (before it did, FILE was the program's in 10 runs of 30).
-# Programs and facts: tests/progs/free_in_order.c; churn.c, below.
+# Many fork children that each execute a short program: every child's
+# first image is marked as having executed, none as ended (its next image
+# could start and end while the launcher finished others: 18-24 of 600
+# were "ended").
+# Programs and facts: tests/progs/free_in_order.c; churn.c and
+# fork_execs.c, below.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -60,4 +65,35 @@ execd=$([ $# = 1 ] && [ -f "$1" ] && wc -c <"$1" || echo 0)
 echo "trace bytes: run directly $direct, executed by a shell $execd"
 expect_range "the executed program's trace, in % of the directly run one's" 50 200 \
 	"$((execd * 100 / (direct > 0 ? direct : 1)))"
+
+cat >"$WORK/fork_execs.c" <<'PROG'
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]);
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			void *volatile p = malloc(100);
+			free(p);
+			execl(argv[2], argv[2], (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, NULL, 0);
+	}
+	return 0;
+}
+PROG
+build_c "$WORK/fork_execs" "$WORK/fork_execs.c"
+mkdir -p "$WORK/many"
+RUN_NAME=many mprof_run 300 "$WORK/many/trace" -- "$WORK/fork_execs" 400 /bin/true
+expect_eq "fork_execs: exit status" 0 "$RUN_STATUS"
+"$MPROF" report --all "$WORK/many/trace" >"$WORK/many.txt" 2>&1
+states=$(awk 'NR > 2 && $1 == "fork_execs" && $3 == "/bin/true" { print $5 }' \
+	"$WORK/many.txt" | sort | uniq -c | awk '{ printf "%s %s; ", $2, $1 }')
+echo "fork_execs' images: $states"
+expect_eq "fork_execs: the first images' states (400 children executed, the parent exited)" \
+	"exec 400; exit 1; " "$states"
 finish
