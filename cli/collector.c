@@ -1216,6 +1216,28 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	p->end.diag_text = NULL; /* diag is on the stack */
 }
 
+/* Names the fork children of p that run unrecorded because their recorder
+ * could not create a process file (the header counts them). */
+static void children_unrecorded_warn(const struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	uint32_t n = atomic_load(&h->children_unrecorded);
+	int err = atomic_load(&h->children_unrecorded_errno);
+	const char *hint = "";
+
+	if (!n)
+		return;
+	if (err == EACCES || err == EPERM)
+		hint = "; a process that changed its user, as a daemon dropping root does, "
+		       "cannot write in mprof's session directory";
+	else if (err == EFBIG)
+		hint = "; the file size limit (ulimit -f) is below what a process file needs";
+	mprof_warn("%u process%s forked by process %u (%s) %s not recorded: %s recorder "
+		   "could not create %s process file (%s%s)", n, n == 1 ? "" : "es", p->pid,
+		   p->exe ? p->exe : "?", n == 1 ? "is" : "are", n == 1 ? "its" : "their",
+		   n == 1 ? "its" : "their", strerror(err), hint);
+}
+
 /* The shim's diagnostics for a process as "mprof:" lines: its last text, or
  * a phrase per flag when it left none; ring waits with their count. */
 static void diag_print(const struct proc *p)
@@ -1233,10 +1255,11 @@ static void diag_print(const struct proc *p)
 	uint64_t waits = atomic_load(&h->waits);
 	char text[sizeof(h->diag_text)], who[64] = "";
 
-	if (!flags)
-		return;
 	if (!p->is_root)
 		snprintf(who, sizeof(who), "process %u: ", p->pid);
+	children_unrecorded_warn(p);
+	if (!flags)
+		return;
 	field_copy(text, sizeof(text), h->diag_text, sizeof(h->diag_text));
 	if (text[0]) {
 		mprof_note("%s%s", who, text);

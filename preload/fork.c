@@ -216,6 +216,9 @@ static void fork_child(void)
 	struct preload_thread *self = preload_tls;
 	char parent_file[sizeof(preload_proc.file_name)];
 	struct procfile_origin origin = { 1, 0, parent_file };
+	struct session_proc_header *parent_hdr;
+	uint64_t parent_bytes;
+	int rc;
 
 	*preload_fork_token = 1; /* a child the handlers see */
 	if (fork_mode == FORK_IGNORED)
@@ -248,9 +251,18 @@ static void fork_child(void)
 		return;
 	}
 	memcpy(parent_file, preload_proc.file_name, sizeof(parent_file));
-	munmap(preload_proc.hdr, preload_proc.file_bytes);
+	parent_hdr = preload_proc.hdr;
+	parent_bytes = preload_proc.file_bytes;
 	preload_proc.hdr = NULL;
-	if (procfile_create(&preload_proc, &origin) < 0) {
+	rc = procfile_create(&preload_proc, &origin);
+	/* the parent's header tells the launcher of a child it cannot see */
+	if (rc < 0 && parent_hdr) {
+		atomic_store(&parent_hdr->children_unrecorded_errno, -rc);
+		atomic_fetch_add(&parent_hdr->children_unrecorded, 1);
+	}
+	if (parent_hdr)
+		munmap(parent_hdr, parent_bytes);
+	if (rc < 0) {
 		fork_child_go_inert();
 		return;
 	}

@@ -43,11 +43,12 @@
 #define SESSION_ENV_PAUSED "MPROF_PAUSED" /* "1": recording starts stopped */
 #define SESSION_ENV_TOGGLE_SIGNAL "MPROF_TOGGLE_SIGNAL" /* signal number that toggles recording */
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 5 /* changes with the layout and with the trace
+#define SESSION_VERSION 6 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
-                            * 4: the exit note (exit_*) */
+                            * 4: the exit note (exit_*); 6: fork children
+                            * left unrecorded (children_unrecorded*) */
 #define SESSION_PAGE_BYTES 4096u
 #define SESSION_SLOTS_OFFSET SESSION_PAGE_BYTES
 #define SESSION_DEFAULT_SLOTS 4096u
@@ -123,6 +124,11 @@ struct session_proc_header {
 	 * no slot above it, so they never touch, and make the kernel allocate,
 	 * the pages of a slot table a process uses little of. */
 	_Atomic uint32_t slots_high;
+	/* Fork children whose recorder could not create their own process
+	 * file, so they run unrecorded (each adds 1 in its parent's header
+	 * before it lets go of it), and the errno of the last one. */
+	_Atomic uint32_t children_unrecorded;
+	_Atomic int32_t children_unrecorded_errno;
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull

@@ -607,7 +607,7 @@ static void print_summary(FILE *out, const struct profile *r)
 		fputc('\n', out);
 	}
 	if (info->forks)
-		fprintf(out, "forks:            %" PRIu64 " (children have their own traces)\n",
+		fprintf(out, "forks:            %" PRIu64 " (each child recorded has its own trace)\n",
 			info->forks);
 	if (a->inherited_seeded)
 		fprintf(out, "inherited:        %s in %" PRIu64

@@ -4,7 +4,12 @@
 # each child's trace holds exactly its own counts; a child made by clone()
 # or clone3() without CLONE_VM (no fork handler runs in it) writes nothing
 # into its parent's trace.
-# Programs and facts: tests/progs/fork_exec.c, tests/progs/clone_child.c.
+# A child forked after its parent gave up root cannot create its process
+# file: it runs unrecorded, and the launcher names it and why (before, not a
+# word); a file size limit below a process file's size is named as the
+# reason the recorder never started.
+# Programs and facts: tests/progs/fork_exec.c, tests/progs/clone_child.c,
+# tests/progs/drop_user.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -78,4 +83,33 @@ for mode in clone syscall clone3 clone-fork; do
 	expect_eq "$mode: the parent's trace only" "clone-$mode.trace" \
 		"$(cd "$WORK" && ls clone-$mode.trace* | tr '\n' ' ' | sed 's/ $//')"
 done
+
+build_c "$WORK/drop_user" "$PROGS_DIR/drop_user.c"
+chmod 755 "$WORK" "$WORK/drop_user"
+RUN_NAME=drop-user mprof_run 60 "$WORK/drop-user.trace" -- "$WORK/drop_user"
+if [ "$RUN_STATUS" = 77 ]; then
+	echo "# not root: the drop_user checks are skipped"
+else
+	expect_eq "drop_user: exit status" 0 "$RUN_STATUS"
+	expect_match "drop_user: stdout as without mprof" '^worker [0-9]+ status 0$' \
+		"$(cat "$RUN_OUT")"
+	line=$(grep 'forked by process' "$RUN_ERR")
+	expect_match "drop_user: the warning names the worker and why" \
+		"^mprof: warning: 1 process forked by process [0-9]+ \(.*/drop_user\) is not recorded: its recorder could not create its process file \(Permission denied; a process that changed its user" \
+		"$line"
+	expect_eq "drop_user: the parent's trace only" "drop-user.trace" \
+		"$(cd "$WORK" && ls drop-user.trace* | grep -v html | tr '\n' ' ' | sed 's/ $//')"
+	report_json "$WORK/rep/drop-user.json" "$WORK/drop-user.trace" &&
+		expect_eq "drop_user: the parent's allocations (2 before, 3 after, stdout's buffer)" 6 \
+			"$(q "$WORK/rep/drop-user.json" summary allocations)"
+fi
+
+# The recorder does not start under a file size limit below its process
+# file's size (growing the file would raise SIGXFSZ in the program).
+RUN_NAME=fsize run_cmd 60 fsize bash -c 'ulimit -f 64 && exec "$@"' sh "$MPROF" run \
+	-o "$WORK/fsize.trace" -- "$WORK/fork_exec"
+expect_eq "ulimit -f 64: the program's exit status" 0 "$RUN_STATUS"
+expect_match "ulimit -f 64: the note names the limit" \
+	"^mprof: no data came from .*fork_exec: the recorder never started in it \(the file size limit, ulimit -f 64 KiB, is below" \
+	"$(grep 'no data came' "$RUN_ERR")"
 finish
