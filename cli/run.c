@@ -127,29 +127,54 @@ static uint64_t sample_seed_parse(const char *s)
 	return (uint64_t)v;
 }
 
-/* SIG of --toggle-signal: a name (USR2, SIGUSR2), a number, or "none" (0);
- * SIGKILL and SIGSTOP cannot be caught. */
+/* The number in s: decimal digits only, at most 9999; -1 for anything else
+ * (empty, a sign, other characters). */
+static int small_number(const char *s)
+{
+	int v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s) || v > 999)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+/* SIG of --toggle-signal: USR1, USR2, RTMIN, RTMIN+N, RTMAX-N or RTMAX (the
+ * names of kill -l, with or without SIG, any case), a number, or "none" (0,
+ * any case).  Only signals session_toggle_signal_ok accepts: the others
+ * have a meaning of their own, and a caught fault's signal would hang the
+ * program on its faulting instruction instead of killing it. */
 static int toggle_signal_parse(const char *s)
 {
 	const char *name = strncasecmp(s, "SIG", 3) == 0 ? s + 3 : s;
-	char *end;
-	long v;
+	char fmt[256];
+	int sig = -1, n;
 
-	if (strcmp(s, "none") == 0)
+	if (strcasecmp(s, "none") == 0)
 		return 0;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!errno && end != s && !*end && isdigit((unsigned char)s[0]) && v > 0 && v < NSIG &&
-	    v != SIGKILL && v != SIGSTOP)
-		return (int)v;
-	for (int sig = 1; sig < NSIG; sig++) {
-		const char *abbrev = sigabbrev_np(sig);
-
-		if (abbrev && strcasecmp(abbrev, name) == 0 && sig != SIGKILL && sig != SIGSTOP)
-			return sig;
+	if (isdigit((unsigned char)s[0])) {
+		sig = small_number(s);
+	} else if (strncasecmp(name, "RTMIN", 5) == 0) {
+		n = name[5] == '+' ? small_number(name + 6) : name[5] ? -1 : 0;
+		sig = n < 0 ? -1 : SIGRTMIN + n;
+	} else if (strncasecmp(name, "RTMAX", 5) == 0) {
+		n = name[5] == '-' ? small_number(name + 6) : name[5] ? -1 : 0;
+		sig = n < 0 ? -1 : SIGRTMAX - n;
+	} else if (strcasecmp(name, "USR1") == 0) {
+		sig = SIGUSR1;
+	} else if (strcasecmp(name, "USR2") == 0) {
+		sig = SIGUSR2;
 	}
-	usage_die("--toggle-signal wants a signal that can be caught (USR2, SIGUSR1, 12) or "
-		  "'none', not '%s'", s);
+	if (sig > 0 && session_toggle_signal_ok(sig))
+		return sig;
+	snprintf(fmt, sizeof(fmt),
+		 "--toggle-signal wants USR1, USR2, a real-time signal (RTMIN+N, RTMAX-N, "
+		 "%d..%d) or 'none', not '%%s'", SIGRTMIN, SIGRTMAX);
+	usage_die(fmt, s);
 }
 
 static void options_parse(int argc, char **argv, struct run_options *o)

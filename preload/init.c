@@ -119,9 +119,16 @@ static int init_run(struct preload_thread **out)
 	}
 	thread_key_init();
 	preload_fork_init();
-	if (preload_proc.cfg.toggle_signal && toggle_signal_install(preload_proc.cfg.toggle_signal) < 0)
-		diag_report(TRACE_DIAG_INFO, "the program already handles or ignores the toggle "
-					     "signal: it does not toggle recording");
+	if (preload_proc.cfg.toggle_signal) {
+		int rc = toggle_signal_install(preload_proc.cfg.toggle_signal);
+
+		if (rc == TOGGLE_SIGNAL_TAKEN)
+			diag_report(TRACE_DIAG_INFO, "the program already handles or ignores the "
+						     "toggle signal: it does not toggle recording");
+		else if (rc == TOGGLE_SIGNAL_REFUSED)
+			diag_report(TRACE_DIAG_INFO, "the toggle signal is not USR1, USR2 or a "
+						     "real-time signal: nothing toggles recording");
+	}
 	t = thread_state_create();
 	if (!t)
 		return PRELOAD_DISABLED;

@@ -4,9 +4,14 @@
 #ifndef MPROF_PRELOAD_TOGGLE_SIGNAL_H
 #define MPROF_PRELOAD_TOGGLE_SIGNAL_H
 
-/* Makes signal sig toggle recording, when its disposition is still the
- * default.  Returns 0, or -1 when the program already handles or ignores
- * sig (left as it is) or sig is not a signal. */
+#define TOGGLE_SIGNAL_REFUSED (-1) /* not a signal that may toggle */
+#define TOGGLE_SIGNAL_TAKEN (-2)   /* the program handles or ignores it */
+
+/* Makes signal sig toggle recording (a handler with SA_RESTART), when sig
+ * may toggle (trace/session.h session_toggle_signal_ok) and its disposition
+ * is still the default.  Returns 0, TOGGLE_SIGNAL_REFUSED for any other sig,
+ * or TOGGLE_SIGNAL_TAKEN when the program already handles or ignores sig;
+ * then the disposition is left as it was. */
 int toggle_signal_install(int sig);
 
 #endif

@@ -38,11 +38,12 @@ TESTS += tests/unit/test_sample
 
 # ---- unit test of runtime control, the set and the ring handoff ----
 # (preload/control.c, sample.c, sample_set.c, ring.c in a plain binary with
-# threads, a signal and a collector of its own; `make check-tsan` builds it
-# and test_sample again with -fsanitize=thread and runs them)
+# threads, a signal and a collector of its own, and toggle_signal.c;
+# `make check-tsan` builds it and test_sample again with -fsanitize=thread
+# and runs them)
 check_PROGRAMS += tests/unit/test_control
 tests_unit_test_control_SOURCES = tests/unit/test_control.c preload/control.c preload/sample.c \
-	preload/sample_set.c preload/ring.c preload/mem.c
+	preload/sample_set.c preload/ring.c preload/mem.c preload/toggle_signal.c
 tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_control_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_control_LDADD = $(CUNIT_LIBS) -lm
@@ -62,7 +63,8 @@ check-tsan:
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_control_tsan \
 		$(srcdir)/tests/unit/test_control.c $(srcdir)/preload/control.c \
 		$(srcdir)/preload/sample.c $(srcdir)/preload/sample_set.c \
-		$(srcdir)/preload/ring.c $(srcdir)/preload/mem.c $(CUNIT_LIBS) -lm
+		$(srcdir)/preload/ring.c $(srcdir)/preload/mem.c \
+		$(srcdir)/preload/toggle_signal.c $(CUNIT_LIBS) -lm
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_sample_tsan \
 		$(srcdir)/tests/unit/test_sample.c $(srcdir)/preload/sample.c \
 		$(srcdir)/preload/sample_set.c $(srcdir)/preload/mem.c $(CUNIT_LIBS) -lm

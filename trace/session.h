@@ -30,7 +30,9 @@
 #ifndef MPROF_TRACE_SESSION_H
 #define MPROF_TRACE_SESSION_H
 
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define SESSION_ENV "MPROF_SESSION"       /* session directory, absolute */
@@ -42,6 +44,16 @@
 #define SESSION_ENV_SAMPLE_SEED "MPROF_SAMPLE_SEED" /* seed of the samplers' generators */
 #define SESSION_ENV_PAUSED "MPROF_PAUSED" /* "1": recording starts stopped */
 #define SESSION_ENV_TOGGLE_SIGNAL "MPROF_TOGGLE_SIGNAL" /* signal number that toggles recording */
+
+/* Whether signal sig may toggle recording: SIGUSR1, SIGUSR2, or a real-time
+ * signal SIGRTMIN..SIGRTMAX as the C library sees them at run time.  Only
+ * these have no meaning until a program gives them one: a fault's signal
+ * caught returns to the faulting instruction, and the kernel, a terminal or
+ * the C library send the others for reasons of their own. */
+static inline bool session_toggle_signal_ok(int sig)
+{
+	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
+}
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
 #define SESSION_VERSION 6 /* changes with the layout and with the trace
                             * format major of the records the rings hold;

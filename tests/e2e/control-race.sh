@@ -12,7 +12,11 @@
 # - fork from one thread while others allocate and the main thread starts
 #   and stops: no child hangs, each child's trace has its 30 blocks;
 # - SIGUSR2 toggles a --paused run; a program with its own SIGUSR2 handler
-#   keeps it (and nothing is toggled);
+#   keeps it (and nothing is toggled); RTMIN+3, sent by kill from outside,
+#   toggles under each of its names and its number; a program that crashes
+#   under --paused still dies by SIGSEGV; --toggle-signal refuses every
+#   signal but USR1, USR2 and SIGRTMIN..SIGRTMAX with one line, and takes
+#   none in any case;
 # - markers and CONTROL records stand in the trace in the order they were
 #   written, across threads (tests/tools/trace_markers reads them);
 # - without mprof the API returns -ENOSYS and 0 and the output is the same.
@@ -175,6 +179,58 @@ expect_match "paused signal-realloc: the header does not say every allocation wa
 RUN_NAME=usr1 mprof_run 60 "$WORK/usr1" --paused --toggle-signal USR1 -- "$P" signal
 expect_eq "signal USR2 under --toggle-signal USR1: killed by SIGUSR2" 140 "$RUN_STATUS"
 
+# RTMIN+3 sent from outside (kill -s RTMIN+3, then by number) while the
+# program polls until each toggle is applied: window_exact holds exactly
+# the 40 blocks between the two signals.  The option names the signal as
+# kill -l does (SIG or not, any case), from RTMAX down, or by number.
+RTMIN_N=$(kill -l RTMIN)
+RTMAX_N=$(kill -l RTMAX)
+RT3=$(kill -l RTMIN+3)
+# wait_for FILE PID: waits up to 30 s for FILE while PID lives.
+wait_for() {
+	local k
+	for k in $(seq 300); do
+		[ -e "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+k=0
+for form in RTMIN+3 sigrtmin+3 "RTMAX-$((RTMAX_N - RT3))" "$RT3"; do
+	k=$((k + 1))
+	T=$WORK/rt$k
+	timeout -k 5 60 "$MPROF" run -o "$T" --paused --toggle-signal "$form" -- \
+		"$P" signal-wait "$T" >"$T.out" 2>"$T.err" &
+	mpid=$!
+	wait_for "$T.pid" "$mpid" && kill -s RTMIN+3 "$(cat "$T.pid")"
+	wait_for "$T.on" "$mpid" && kill -n "$RT3" "$(cat "$T.pid")"
+	wait "$mpid"
+	expect_eq "--toggle-signal $form: exit status" 0 "$?"
+	expect_eq "--toggle-signal $form: stdout" "control_race signal-wait done" "$(cat "$T.out")"
+	report_json "$T.json" "$T" || continue
+	expect_site "$T.json" window_exact 40 1600 0 0
+	expect_no_site "$T.json" window_sampled
+	expect_eq "--toggle-signal $form: every free matched" 0 "$(q "$T.json" summary unmatched_frees)"
+done
+
+# "none" in any case: no handler, so SIGUSR2 kills the program as without mprof.
+for none in none NONE None; do
+	RUN_NAME=none mprof_run 60 "$WORK/none-$none" --paused --toggle-signal "$none" -- "$P" signal
+	expect_eq "--toggle-signal $none: killed by SIGUSR2" 140 "$RUN_STATUS"
+done
+
+# A crash under --paused (the toggle signal USR2) or a real-time toggle
+# signal still kills the program by SIGSEGV, with the status it has
+# without mprof.
+ulimit -c 0
+run_cmd 60 segv-native "$P" segv
+expect_eq "segv without mprof: killed by SIGSEGV" 139 "$RUN_STATUS"
+RUN_NAME=segv mprof_run 60 "$WORK/segv" --paused -- "$P" segv
+expect_eq "segv under --paused: killed by SIGSEGV" 139 "$RUN_STATUS"
+RUN_NAME=segv-rt mprof_run 60 "$WORK/segv-rt" --toggle-signal RTMIN+3 -- "$P" segv
+expect_eq "segv under --toggle-signal RTMIN+3: killed by SIGSEGV" 139 "$RUN_STATUS"
+
 # A signal the program ignores from its start stays ignored: nothing is
 # toggled, and a diagnostic says why.
 RUN_NAME=ignored run_cmd 60 ignored bash -c 'trap "" USR2; exec "$0" "$@"' \
@@ -208,8 +264,18 @@ expect_eq "script without mprof: exit status" 0 "$RUN_STATUS"
 expect_eq "script without mprof: stdout" "control_race script done" "$(cat "$RUN_OUT")"
 
 # --- bad values ---
-RUN_NAME=bad mprof_run 60 "$WORK/bad" --toggle-signal KILL -- "$P" api
-expect_eq "--toggle-signal KILL refused" 2 "$RUN_STATUS"
-expect_match "--toggle-signal KILL: one-line error" "^mprof: run: --toggle-signal wants" \
-	"$(cat "$RUN_ERR")"
+# Only USR1, USR2 and SIGRTMIN..SIGRTMAX toggle: a caught fault's signal
+# would hang a crashing program on its faulting instruction, the others
+# mean something already (32 and 33 are the C library's own).
+for sig in SEGV SIGFPE bus ILL ABRT TRAP SYS KILL STOP CHLD CONT WINCH PIPE ALRM HUP URG \
+	TERM 11 32 33 0 $((RTMAX_N + 1)) RTMIN-1 RTMAX+1 "RTMIN+$((RTMAX_N - RTMIN_N + 1))" \
+	"RTMAX-$((RTMAX_N - RTMIN_N + 1))" RTMIN+ RTMIN+x USR3 ""; do
+	rm -f "$WORK/bad"
+	RUN_NAME=bad mprof_run 60 "$WORK/bad" --toggle-signal "$sig" -- "$P" api
+	expect_eq "--toggle-signal '$sig' refused" 2 "$RUN_STATUS"
+	expect_eq "--toggle-signal '$sig': one line" "mprof: run: --toggle-signal wants USR1, USR2, \
+a real-time signal (RTMIN+N, RTMAX-N, $RTMIN_N..$RTMAX_N) or 'none', not '$sig' (see 'mprof \
+run --help')" "$(cat "$RUN_ERR")"
+	expect_eq "--toggle-signal '$sig': the program did not run" "" "$(cat "$RUN_OUT")"
+done
 finish

@@ -38,6 +38,15 @@
  *                  again: the new block is recorded), frees it.
  *   own-handler    installs a SIGUSR2 handler of its own, raises SIGUSR2
  *                  3 times and prints how often it ran.
+ *   signal-wait PREFIX  for a --paused run whose toggle signal is sent from
+ *                  outside: writes its pid to PREFIX.pid, allocates and
+ *                  frees a block in wait_poll() every millisecond until
+ *                  recording runs, allocates 40 blocks in window_exact(),
+ *                  writes PREFIX.on, polls again until recording stopped,
+ *                  allocates 40 in window_sampled() (not recorded) and
+ *                  frees all 80; exits 3 when a wait passes 30 s.
+ *   segv           allocates and frees a block, then writes through a null
+ *                  pointer: killed by SIGSEGV.
  *   markers        4 threads take turns, 50 times each: thread i writes the
  *                  marker "tI-K" and allocates and frees a block, then hands
  *                  the turn on; so the markers were written in the order
@@ -88,6 +97,14 @@ static __attribute__((noinline)) void *window_exact(size_t size)
 }
 
 static __attribute__((noinline)) void *window_sampled(size_t size)
+{
+	void *p = malloc(size);
+
+	__asm__ volatile("" ::"r"(p) : "memory");
+	return p;
+}
+
+static __attribute__((noinline)) void *wait_poll(size_t size)
 {
 	void *p = malloc(size);
 
@@ -341,6 +358,65 @@ static void own_handler_mode(void)
 	printf("handled %d\n", (int)handled);
 }
 
+/* Writes text to path whole: to path.tmp first, then renamed. */
+static void write_whole(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+		perror(path);
+		exit(3);
+	}
+}
+
+/* Allocates and frees a block in wait_poll() every millisecond (the next
+ * allocator call applies a toggle) until mprof_is_running() is want; exits
+ * 3 after 30 s. */
+static void wait_running(int want)
+{
+	for (int i = 0; i < 30000 && mprof_is_running() != want; i++) {
+		free(wait_poll(16));
+		usleep(1000);
+	}
+	if (mprof_is_running() != want) {
+		fprintf(stderr, "control_race: recording did not %s in 30 s\n",
+			want ? "start" : "stop");
+		exit(3);
+	}
+}
+
+static void signal_wait_mode(const char *prefix)
+{
+	char path[4096], pid[32];
+	void *blocks[80];
+
+	snprintf(path, sizeof(path), "%s.pid", prefix);
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	write_whole(path, pid);
+	wait_running(1);
+	for (int i = 0; i < 40; i++)
+		blocks[i] = window_exact(40);
+	snprintf(path, sizeof(path), "%s.on", prefix);
+	write_whole(path, "on\n");
+	wait_running(0);
+	for (int i = 40; i < 80; i++)
+		blocks[i] = window_sampled(40);
+	for (int i = 0; i < 80; i++)
+		free(blocks[i]);
+}
+
+/* A null pointer the compiler cannot see, so the store is a real one. */
+static int *volatile nowhere;
+
+static void segv_mode(void)
+{
+	free(window_exact(8));
+	*nowhere = 1;
+}
+
 /* ---- markers ---- */
 
 static _Atomic int turn;
@@ -400,6 +476,10 @@ int main(int argc, char **argv)
 		signal_realloc_mode();
 	else if (strcmp(argv[1], "own-handler") == 0)
 		own_handler_mode();
+	else if (strcmp(argv[1], "signal-wait") == 0 && argc == 3)
+		signal_wait_mode(argv[2]);
+	else if (strcmp(argv[1], "segv") == 0)
+		segv_mode();
 	else if (strcmp(argv[1], "api") == 0)
 		api_mode();
 	else if (strcmp(argv[1], "markers") == 0)

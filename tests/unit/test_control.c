@@ -12,6 +12,8 @@
  * collector thread drains every ring as the launcher does.  The collector
  * checks that each ring's records arrive whole, in order, none lost; the
  * CONTROL records, numbered under the control lock, must tell one story.
+ * The toggle signal's handler (preload/toggle_signal.c) is installed only
+ * for the signals that may toggle, over the default disposition.
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -28,6 +30,7 @@
 #include "preload/ring.h"
 #include "preload/sample.h"
 #include "preload/sample_set.h"
+#include "preload/toggle_signal.h"
 
 struct preload_process preload_proc;
 _Atomic int preload_phase = PRELOAD_READY;
@@ -352,6 +355,54 @@ static void test_control_set_results(void)
 	CU_ASSERT_EQUAL(atomic_load(&control_word), CONTROL_RUNNING);
 }
 
+/* Whether sig's disposition is the default one. */
+static int signal_is_default(int sig)
+{
+	struct sigaction sa;
+
+	return sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+	       sa.sa_handler == SIG_DFL;
+}
+
+/* toggle_signal_install refuses every signal but USR1, USR2 and
+ * SIGRTMIN..SIGRTMAX (a caught SIGSEGV would hang a crashing program),
+ * installs a SA_RESTART handler that asks for a toggle, and leaves a
+ * disposition the program chose alone. */
+static void test_toggle_signal_install(void)
+{
+	const int refused[] = { SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT, SIGTRAP, SIGSYS,
+				SIGKILL, SIGSTOP, SIGCHLD, SIGCONT, SIGWINCH, SIGPIPE, SIGALRM,
+				SIGHUP, SIGURG, SIGTERM, SIGINT, SIGRTMIN - 1, SIGRTMIN - 2,
+				SIGRTMAX + 1, 0, -1 };
+	const int taken[] = { SIGUSR1, SIGUSR2, SIGRTMIN, SIGRTMIN + 3, SIGRTMAX };
+	struct sigaction sa;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		int sig = refused[i];
+
+		CU_ASSERT_EQUAL(toggle_signal_install(sig), TOGGLE_SIGNAL_REFUSED);
+		if (sig > 0 && sig < SIGRTMIN - 2)
+			CU_ASSERT(signal_is_default(sig));
+	}
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		int sig = taken[i];
+
+		CU_ASSERT_EQUAL(toggle_signal_install(sig), 0);
+		CU_ASSERT_EQUAL(sigaction(sig, NULL, &sa), 0);
+		CU_ASSERT(sa.sa_flags & SA_RESTART);
+		CU_ASSERT(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+		atomic_fetch_and(&control_word, ~(uint64_t)CONTROL_TOGGLE);
+		raise(sig);
+		CU_ASSERT_EQUAL(atomic_load(&control_word) & CONTROL_TOGGLE, CONTROL_TOGGLE);
+		atomic_fetch_and(&control_word, ~(uint64_t)CONTROL_TOGGLE);
+		CU_ASSERT_EQUAL(toggle_signal_install(sig), TOGGLE_SIGNAL_TAKEN);
+		signal(sig, SIG_DFL);
+	}
+	signal(SIGUSR1, SIG_IGN);
+	CU_ASSERT_EQUAL(toggle_signal_install(SIGUSR1), TOGGLE_SIGNAL_TAKEN);
+	CU_ASSERT_EQUAL(signal(SIGUSR1, SIG_DFL), SIG_IGN);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -362,6 +413,7 @@ int main(void)
 	s = CU_add_suite("control", NULL, NULL);
 	CU_add_test(s, "control_while_threads_record", test_control_while_threads_record);
 	CU_add_test(s, "control_set_results", test_control_set_results);
+	CU_add_test(s, "toggle_signal_install", test_toggle_signal_install);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
