@@ -14,7 +14,8 @@
 # - SIGUSR2 toggles a --paused run; a program with its own SIGUSR2 handler
 #   keeps it (and nothing is toggled); RTMIN+3, sent by kill from outside,
 #   toggles under each of its names and its number; a program that crashes
-#   under --paused still dies by SIGSEGV; --toggle-signal refuses every
+#   under --paused still dies by SIGSEGV, also when a program hands its
+#   children MPROF_TOGGLE_SIGNAL=11; --toggle-signal refuses every
 #   signal but USR1, USR2 and SIGRTMIN..SIGRTMAX with one line, and takes
 #   none in any case;
 # - markers and CONTROL records stand in the trace in the order they were
@@ -230,6 +231,16 @@ RUN_NAME=segv mprof_run 60 "$WORK/segv" --paused -- "$P" segv
 expect_eq "segv under --paused: killed by SIGSEGV" 139 "$RUN_STATUS"
 RUN_NAME=segv-rt mprof_run 60 "$WORK/segv-rt" --toggle-signal RTMIN+3 -- "$P" segv
 expect_eq "segv under --toggle-signal RTMIN+3: killed by SIGSEGV" 139 "$RUN_STATUS"
+# The shim keeps the launcher's rule when a program sets the variable for
+# the programs it executes: 11 toggles nothing, and a diagnostic says so.
+RUN_NAME=segv-env mprof_run 20 "$WORK/segv-env" -- env MPROF_TOGGLE_SIGNAL=11 "$P" segv
+expect_eq "segv under MPROF_TOGGLE_SIGNAL=11 set by hand: killed by SIGSEGV" 139 "$RUN_STATUS"
+# (env's trace is segv-env, the program it executed has segv-env.PID)
+if report_json "$WORK/segv-exec.json" "$WORK"/segv-env.[0-9]*; then
+	expect_match "MPROF_TOGGLE_SIGNAL=11: the diagnostic" \
+		"the toggle signal is not USR1, USR2 or a real-time signal" \
+		"$(q "$WORK/segv-exec.json" summary diagnostics)"
+fi
 
 # A signal the program ignores from its start stays ignored: nothing is
 # toggled, and a diagnostic says why.
