@@ -494,7 +494,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 	trace_files_set_sampled(o->sample_rate_bytes != 0);
 	command = command_join(o);
 
-	signals_block(&old_mask);
+	signals_block(o->toggle_signal, &old_mask);
 	rc = spawn_fork(&sp, path, o->argv, &env, &old_mask);
 	if (rc < 0) {
 		session_dir_remove(session);

@@ -18,7 +18,9 @@
 
 static volatile sig_atomic_t forward_pid;
 
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+/* The termination requests, then the toggle signal when there is one. */
+static int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
+static size_t forwarded_count = 4;
 
 static void forward_handler(int sig, siginfo_t *si, void *ctx)
 {
@@ -31,12 +33,14 @@ static void forward_handler(int sig, siginfo_t *si, void *ctx)
 		kill(pid, sig);
 }
 
-void signals_block(sigset_t *old_mask)
+void signals_block(int toggle_signal, sigset_t *old_mask)
 {
 	sigset_t set;
 
+	if (toggle_signal > 0)
+		forwarded[forwarded_count++] = toggle_signal;
 	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+	for (size_t i = 0; i < forwarded_count; i++)
 		sigaddset(&set, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &set, old_mask);
 }
@@ -50,7 +54,7 @@ void signals_forward_start(pid_t pid, const sigset_t *old_mask)
 	sa.sa_sigaction = forward_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+	for (size_t i = 0; i < forwarded_count; i++)
 		sigaction(forwarded[i], &sa, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;

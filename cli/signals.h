@@ -1,7 +1,8 @@
 /*
  * cli/signals.h - the launcher's signal handling while the program runs:
- * termination requests sent to mprof by another process are passed on to
- * the program; the launcher itself keeps running and finalizes the trace.
+ * termination requests and the toggle signal sent to mprof by another
+ * process are passed on to the program; the launcher itself keeps running
+ * and finalizes the trace.
  */
 #ifndef MPROF_CLI_SIGNALS_H
 #define MPROF_CLI_SIGNALS_H
@@ -9,9 +10,10 @@
 #include <signal.h>
 #include <sys/types.h>
 
-/* Blocks the forwarded signals (before fork) and stores the previous mask,
- * which the child restores before it executes the program. */
-void signals_block(sigset_t *old_mask);
+/* Blocks the forwarded signals (before fork): SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT and toggle_signal (0: none), and stores the previous mask, which
+ * the child restores before it executes the program.  Called once. */
+void signals_block(int toggle_signal, sigset_t *old_mask);
 
 /* Installs the forwarding handlers for the program pid (0: none), ignores
  * SIGPIPE and SIGXFSZ in the launcher, sets SIGCHLD to its default, then

@@ -215,6 +215,23 @@ for form in RTMIN+3 sigrtmin+3 "RTMAX-$((RTMAX_N - RT3))" "$RT3"; do
 	expect_eq "--toggle-signal $form: every free matched" 0 "$(q "$T.json" summary unmatched_frees)"
 done
 
+# The toggle signal sent to mprof itself is passed on to the program (it
+# killed the launcher before, as SIGUSR2's default action).
+T=$WORK/via-launcher
+timeout -k 5 60 "$MPROF" run -o "$T" --paused -- "$P" signal-wait "$T" >"$T.out" 2>"$T.err" &
+mpid=$!
+wait_for "$T.pid" "$mpid" && launcher=$(sed -n "s/^PPid:[[:space:]]*//p" "/proc/$(cat "$T.pid")/status")
+expect_match "USR2 sent to mprof: the launcher found" '^[0-9]+$' "$launcher"
+kill -USR2 "$launcher"
+wait_for "$T.on" "$mpid" && kill -USR2 "$launcher"
+wait "$mpid"
+expect_eq "USR2 sent to mprof: exit status" 0 "$?"
+expect_eq "USR2 sent to mprof: stdout" "control_race signal-wait done" "$(cat "$T.out")"
+if report_json "$T.json" "$T"; then
+	expect_site "$T.json" window_exact 40 1600 0 0
+	expect_no_site "$T.json" window_sampled
+fi
+
 # "none" in any case: no handler, so SIGUSR2 kills the program as without mprof.
 for none in none NONE None; do
 	RUN_NAME=none mprof_run 60 "$WORK/none-$none" --paused --toggle-signal "$none" -- "$P" signal
