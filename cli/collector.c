@@ -926,7 +926,7 @@ static void meta_write(struct collector *c, struct proc *p)
 	m.hostname = c->hostname;
 	m.max_frames = c->cfg->max_frames;
 	m.sample_rate_bytes = c->cfg->sample_rate_bytes;
-	m.sample_seed = c->cfg->sample_seed;
+	m.sample_seed = h->sample_seed;
 	m.paused = c->cfg->paused;
 	m.ring_bytes = p->pf.ring_bytes;
 	m.slots = p->pf.nslots;

@@ -25,7 +25,6 @@ struct collector_config {
 	unsigned max_frames;
 	bool no_children;             /* only the program records (--no-children) */
 	uint64_t sample_rate_bytes;   /* --sample-rate; 0: exact mode */
-	uint64_t sample_seed;         /* the samplers' seed, when sampling */
 	bool paused;                  /* --paused: recording starts stopped */
 	const char *recorder_path;    /* the recorder library as the program maps
 	                               * it (resolved), or NULL */

@@ -247,10 +247,6 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 	}
 	if (optind >= argc)
 		usage_die("%sno PROGRAM to run", "");
-	if (o->have_seed && !o->sample_rate_bytes)
-		usage_die("%s--sample-seed needs --sample-rate or --sampled", "");
-	if (o->sample_rate_bytes && !o->have_seed)
-		o->sample_seed = clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
 	if (o->toggle_signal < 0)
 		o->toggle_signal = o->paused ? TOGGLE_SIGNAL_DEFAULT : 0;
 	o->argv = argv + optind;
@@ -488,6 +484,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 	env.max_frames = o->max_frames;
 	env.no_children = o->no_children;
 	env.sample_rate_bytes = o->sample_rate_bytes;
+	env.have_seed = o->have_seed;
 	env.sample_seed = o->sample_seed;
 	env.paused = o->paused;
 	env.toggle_signal = o->toggle_signal;
@@ -533,7 +530,6 @@ static int run_recorded(const struct run_options *o, const char *path)
 	cfg.max_frames = o->max_frames;
 	cfg.no_children = o->no_children;
 	cfg.sample_rate_bytes = o->sample_rate_bytes;
-	cfg.sample_seed = o->sample_seed;
 	cfg.paused = o->paused;
 	cfg.recorder_path = realpath(env.preload_path, recorder_real) ? recorder_real : NULL;
 	rc = collector_run(&cfg, &res);

@@ -99,10 +99,13 @@ static int child_env_set(const struct spawn_env *env)
 	if (env->sample_rate_bytes) {
 		snprintf(num, sizeof(num), "%" PRIu64, env->sample_rate_bytes);
 		rc |= setenv(SESSION_ENV_SAMPLE_RATE, num, 1);
+	} else {
+		rc |= unsetenv(SESSION_ENV_SAMPLE_RATE);
+	}
+	if (env->have_seed) {
 		snprintf(num, sizeof(num), "%" PRIu64, env->sample_seed);
 		rc |= setenv(SESSION_ENV_SAMPLE_SEED, num, 1);
 	} else {
-		rc |= unsetenv(SESSION_ENV_SAMPLE_RATE);
 		rc |= unsetenv(SESSION_ENV_SAMPLE_SEED);
 	}
 	if (env->paused)

@@ -27,7 +27,8 @@ struct spawn_env {
 	unsigned max_frames;       /* MPROF_MAX_FRAMES */
 	bool no_children;          /* MPROF_NO_CHILDREN=1 */
 	uint64_t sample_rate_bytes; /* MPROF_SAMPLE_RATE; 0: exact mode (unset) */
-	uint64_t sample_seed;      /* MPROF_SAMPLE_SEED, when sampling */
+	bool have_seed;            /* --sample-seed given: MPROF_SAMPLE_SEED set */
+	uint64_t sample_seed;      /* ... to this; else each image draws its own */
 	bool paused;               /* MPROF_PAUSED=1 */
 	int toggle_signal;         /* MPROF_TOGGLE_SIGNAL; 0: unset */
 };

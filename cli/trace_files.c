@@ -279,10 +279,10 @@ int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
 	if (m->sample_rate_bytes) {
 		kv_text_add(&t, "mode", "sampled");
 		kv_text_add(&t, "sample_rate_bytes", "%" PRIu64, m->sample_rate_bytes);
-		kv_text_add(&t, "sample_seed", "%" PRIu64, m->sample_seed);
 	} else {
 		kv_text_add(&t, "mode", "exact");
 	}
+	kv_text_add(&t, "sample_seed", "%" PRIu64, m->sample_seed);
 	if (m->paused)
 		kv_text_add(&t, "paused", "1");
 	kv_text_add(&t, "max_frames", "%u", m->max_frames);

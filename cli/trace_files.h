@@ -114,7 +114,8 @@ struct trace_meta {
 	const char *hostname;
 	unsigned max_frames;
 	uint64_t sample_rate_bytes; /* mode=sampled with this interval; 0: exact */
-	uint64_t sample_seed;
+	uint64_t sample_seed;      /* the process image's sampler seed (also in
+	                            * exact mode: mprof_start may start sampling) */
 	bool paused;               /* META paused=1: recording started stopped */
 	unsigned ring_bytes;
 	unsigned slots;

@@ -105,6 +105,7 @@ static void fork_prepare(void)
 	stack_table_fork_prepare();
 	nested_heap_fork_prepare();
 	sample_set_fork_prepare();
+	sample_fork_prepare();
 	fork_entry = (uint32_t)preload_tid() % FORK_MAILBOX_ENTRIES;
 	if (fork_mailbox)
 		atomic_store(&fork_mailbox[fork_entry], 0);
@@ -245,7 +246,7 @@ static void fork_child(void)
 	unwind_fork_done();
 	modules_fork_child();
 	origin.fork_seq = thread_fork_child(self);
-	sample_fork_child(self, (uint64_t)getpid());
+	sample_fork_child(self);
 	if (!preload_proc.cfg.record_children || stack_table_fork_child() < 0) {
 		fork_child_go_inert();
 		return;

@@ -101,7 +101,7 @@ static int init_run(struct preload_thread **out)
 	real_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
-	sample_configure(preload_proc.cfg.sample_seed);
+	sample_configure(preload_proc.cfg.have_sample_seed, preload_proc.cfg.sample_seed);
 	control_configure(preload_proc.cfg.paused, preload_proc.cfg.sample_interval_bytes);
 	init_read_exe();
 	preload_mem_count_segment(BOOTSTRAP_ARENA_BYTES + SETTINGS_ENV_BYTES);

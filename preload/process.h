@@ -40,7 +40,8 @@ struct preload_config {
 	int record_children;        /* 0: MPROF_NO_CHILDREN=1 */
 	uint32_t test_start_delay_ms; /* testing aid (preload/settings.h); 0: none */
 	uint64_t sample_interval_bytes; /* MPROF_SAMPLE_RATE; 0: exact mode */
-	uint64_t sample_seed;       /* MPROF_SAMPLE_SEED */
+	int have_sample_seed;       /* MPROF_SAMPLE_SEED is set (--sample-seed) */
+	uint64_t sample_seed;       /* ... to this */
 	int paused;                 /* MPROF_PAUSED=1: recording starts stopped */
 	int toggle_signal;          /* MPROF_TOGGLE_SIGNAL; 0: none */
 };

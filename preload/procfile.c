@@ -18,6 +18,7 @@
 
 #include "preload/mem.h"
 #include "preload/procfile.h"
+#include "preload/sample.h"
 #include "preload/sys.h"
 #include "trace/argv_quote.h"
 
@@ -122,6 +123,7 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 	h->exe[sizeof(h->exe) - 1] = '\0';
 	procfile_command(h->command, sizeof(h->command));
 	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
+	h->sample_seed = sample_seed_get();
 	atomic_store_explicit(&h->seq, origin->fork_seq, memory_order_relaxed);
 	if (proc->cfg.test_start_delay_ms) {
 		struct timespec delay = { proc->cfg.test_start_delay_ms / 1000,

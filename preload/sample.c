@@ -8,6 +8,8 @@
  */
 #include <math.h>
 #include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "preload/sample.h"
 
@@ -15,18 +17,47 @@
  * probability e^-16, so the bias is below 1e-7. */
 #define SAMPLE_COUNTDOWN_CAP 16.0
 
-static uint64_t sample_seed;
+static uint64_t sample_seed;            /* this process image's */
 static _Atomic uint64_t sample_threads; /* generators seeded so far */
+static uint64_t sample_forks;           /* forks this image made */
 
-void sample_configure(uint64_t seed)
+/* splitmix64's finalizer: every bit of x moves about half of the result's. */
+static uint64_t sample_mix(uint64_t x)
 {
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+void sample_configure(int given, uint64_t seed)
+{
+	if (!given) {
+		struct timespec wall = { 0, 0 }, mono = { 0, 0 };
+
+		clock_gettime(CLOCK_REALTIME, &wall);
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		seed = sample_mix((uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec) ^
+		       sample_mix(((uint64_t)getpid() << 32) ^ (uint64_t)mono.tv_nsec);
+	}
 	sample_seed = seed;
+	sample_forks = 0;
 	atomic_store_explicit(&sample_threads, 0, memory_order_relaxed);
 }
 
-void sample_fork_child(struct preload_thread *self, uint64_t pid)
+uint64_t sample_seed_get(void)
 {
-	sample_seed ^= (pid + 1) * 0x9e3779b97f4a7c15ull;
+	return sample_seed;
+}
+
+void sample_fork_prepare(void)
+{
+	sample_forks++;
+}
+
+void sample_fork_child(struct preload_thread *self)
+{
+	sample_seed = sample_mix(sample_seed ^ sample_mix(sample_forks * 0x9e3779b97f4a7c15ull));
+	sample_forks = 0;
 	atomic_store_explicit(&sample_threads, 0, memory_order_relaxed);
 	if (self) {
 		/* the parent's countdown too: else every child forked between
@@ -39,11 +70,7 @@ void sample_fork_child(struct preload_thread *self, uint64_t pid)
 /* splitmix64: the thread's generator (never 0 once seeded). */
 static uint64_t sample_random(struct preload_thread *t)
 {
-	uint64_t z = (t->sample_rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return sample_mix(t->sample_rng += 0x9e3779b97f4a7c15ull);
 }
 
 /* A uniform number in (0, 1], 53 bits. */

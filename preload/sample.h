@@ -20,9 +20,23 @@
 
 #include "preload/thread.h"
 
-/* Sets the seed of every thread's generator (thread n of the process,
- * counted from this call, draws from seed and n). */
-void sample_configure(uint64_t seed);
+/*
+ * Sets this process image's seed, of which every thread's generator is
+ * made (thread n of the image, counted from this call, draws from the seed
+ * and n): seed when given is nonzero (`mprof run --sample-seed`, the same
+ * in every image the run executes), else one drawn from the clock and the
+ * process id, so that images draw independent samples.  Called at init,
+ * in exact mode too (mprof_start may start sampling later).
+ */
+void sample_configure(int given, uint64_t seed);
+
+/* This process image's seed (what sample_configure or, in a fork child,
+ * sample_fork_child set): the process file's header reports it. */
+uint64_t sample_seed_get(void);
+
+/* Fork, in the parent, with the fork handlers' locks held: counts the
+ * image's forks, which the child's seed is made of. */
+void sample_fork_prepare(void);
 
 /*
  * Sets t's sampling interval T in bytes (0: exact mode, every call
@@ -33,11 +47,12 @@ void sample_configure(uint64_t seed);
  */
 void sample_thread_rate(struct preload_thread *t, uint64_t interval_bytes);
 
-/* Fork child: its threads draw from a seed of their own (mixed with the
- * child's pid) and a new countdown, so parent and child, and the children
- * of one thread, do not pick the same allocations; self is the forking
- * thread's state, or NULL. */
-void sample_fork_child(struct preload_thread *self, uint64_t pid);
+/* Fork child: its threads draw from a seed of their own, the parent's
+ * mixed with the number of this fork among the parent image's (so a run
+ * with --sample-seed repeats), and a new countdown, so parent and child,
+ * and the children of one thread, do not pick the same allocations; self
+ * is the forking thread's state, or NULL. */
+void sample_fork_child(struct preload_thread *self);
 
 /* The slow path of sample_weight: the countdown ran out (or the thread has
  * not drawn one yet).  Returns the weight, or 0: not sampled. */

@@ -54,20 +54,33 @@ const char *preload_getenv(const char *name)
 	return NULL;
 }
 
-/* Parses a decimal number from the environment; returns dflt when unset or
+/* Parses the decimal number (0 to 2^64 - 1) in the environment variable
+ * name into *out; returns 0, leaving *out alone, when it is unset or
  * malformed. */
-static uint64_t config_env_u64(const char *name, uint64_t dflt)
+static int config_env_get_u64(const char *name, uint64_t *out)
 {
 	const char *s = preload_getenv(name);
 	uint64_t v = 0;
 
 	if (!s || !*s)
-		return dflt;
+		return 0;
 	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > UINT64_MAX / 10 - 1)
-			return dflt;
-		v = v * 10 + (uint64_t)(*s - '0');
+		uint64_t d = (uint64_t)(*s - '0');
+
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - d) / 10)
+			return 0;
+		v = v * 10 + d;
 	}
+	*out = v;
+	return 1;
+}
+
+/* config_env_get_u64's number, or dflt when unset or malformed. */
+static uint64_t config_env_u64(const char *name, uint64_t dflt)
+{
+	uint64_t v = dflt;
+
+	config_env_get_u64(name, &v);
 	return v;
 }
 
@@ -122,7 +135,7 @@ int preload_settings_read(struct preload_config *cfg)
 	cfg->test_start_delay_ms =
 		delay_ms <= PRELOAD_TEST_START_DELAY_MAX_MS ? (uint32_t)delay_ms : 0;
 	cfg->sample_interval_bytes = config_env_u64(SESSION_ENV_SAMPLE_RATE, 0);
-	cfg->sample_seed = config_env_u64(SESSION_ENV_SAMPLE_SEED, 0);
+	cfg->have_sample_seed = config_env_get_u64(SESSION_ENV_SAMPLE_SEED, &cfg->sample_seed);
 	cfg->paused = config_env_u64(SESSION_ENV_PAUSED, 0) == 1;
 	cfg->toggle_signal = (int)config_clamp(config_env_u64(SESSION_ENV_TOGGLE_SIGNAL, 0), 0, 64);
 	cfg->launcher_pid = (pid_t)config_env_u64(PRELOAD_ENV_LAUNCHER_PID, 0);

@@ -60,7 +60,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
                             * 4: the exit note (exit_*); 6: fork children
-                            * left unrecorded (children_unrecorded*) */
+                            * left unrecorded (children_unrecorded*) and
+                            * each image's sample_seed */
 #define SESSION_PAGE_BYTES 4096u
 #define SESSION_SLOTS_OFFSET SESSION_PAGE_BYTES
 #define SESSION_DEFAULT_SLOTS 4096u
@@ -115,6 +116,8 @@ struct session_proc_header {
 	_Atomic uint64_t unrecorded_frees;
 	_Atomic uint32_t diag_flags; /* 1 << enum trace_diag_code, for the launcher */
 	char diag_text[512];         /* last diagnostic, NUL-terminated */
+	uint64_t sample_seed;        /* the image's sampler seed (preload/sample.h),
+	                              * set before state leaves STARTING */
 	uint32_t flags;              /* SESSION_FLAG_*, set before state leaves STARTING */
 	/* The exit note, written by the shim's on_exit handler when the image
 	 * ends through exit() (not _exit, exec or a signal): exit_known is

@@ -19,7 +19,9 @@
  *       "sampled": bool,            estimates (true) or exact counts
  *       "sample_rate_bytes": int or null, the mean sampling interval of a
  *                                   sampled trace (META sample_rate_bytes)
- *       "sample_seed": int or null, the samplers' seed (META sample_seed);
+ *       "sample_seed": int or null, the process's sampler seed (META
+ *                                   sample_seed, 0 to 2^64 - 1; null when
+ *                                   not sampled);
  *                                   in a sampled trace "temporary", "peak",
  *                                   "max_live_*" and per-site peak have no
  *                                   unbiased estimate

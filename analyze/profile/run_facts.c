@@ -56,6 +56,27 @@ static bool kv_bounded(const struct kv_list *l, const char *const *keys, uint64_
 	return true;
 }
 
+/* The first of keys present in l as a decimal number from 0 to 2^64 - 1
+ * (a seed: every value is one). */
+static bool kv_u64(const struct kv_list *l, const char *const *keys, uint64_t *out)
+{
+	for (; *keys; keys++) {
+		const char *v = kv_list_get(l, *keys);
+		char *e;
+		unsigned long long n;
+
+		if (!v || *v < '0' || *v > '9')
+			continue;
+		errno = 0;
+		n = strtoull(v, &e, 10);
+		if (*e != '\0' || errno == ERANGE)
+			continue;
+		*out = n;
+		return true;
+	}
+	return false;
+}
+
 static bool kv_unsigned(const struct kv_list *l, const char *const *keys, uint64_t *out)
 {
 	return kv_bounded(l, keys, INT64_MAX, out);
@@ -152,7 +173,8 @@ static void report_run_collect(struct report *r)
 		run->has_fork_seq = kv_unsigned(&info->meta, fork_keys, &run->fork_seq);
 		if (!kv_unsigned(&info->meta, rate_keys, &run->sample_rate_bytes))
 			run->sample_rate_bytes = 0;
-		run->has_sample_seed = kv_unsigned(&info->meta, seed_keys, &run->sample_seed);
+		run->has_sample_seed = info->sampled &&
+				       kv_u64(&info->meta, seed_keys, &run->sample_seed);
 	}
 	if (info->has_process) {
 		run->exe = info->exe && *info->exe ? info->exe : NULL;

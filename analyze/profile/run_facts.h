@@ -68,8 +68,8 @@ struct run_facts {
 	char data_lost[200];
 	uint64_t sample_rate_bytes; /* META sample_rate_bytes: the sampling
 	                           * interval of a sampled trace; 0: none given */
-	bool has_sample_seed;
-	uint64_t sample_seed;     /* META sample_seed */
+	bool has_sample_seed;     /* a sampled trace whose META gives its seed */
+	uint64_t sample_seed;     /* META sample_seed: the process's sampler seed */
 	bool has_recorder;
 	uint64_t recorder_kib;    /* END recorder_kib: the recorder's own memory in
 	                           * the process, at most (not in the heap peak) */

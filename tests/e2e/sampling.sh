@@ -104,7 +104,7 @@ expect_range "rate 1K: samples of produce_block (~3949360/1024 = 3857)" 3000 470
 
 # --- bad values ---
 for bad in "--sample-rate 0" "--sample-rate 2G" "--sample-rate 12Q" "--sample-rate -1" \
-	"--sample-seed 5" "--sampled --sample-seed x"; do
+	"--sampled --sample-seed 18446744073709551616" "--sampled --sample-seed x"; do
 	RUN_NAME=bad mprof_run 30 "$WORK/bad" $bad -- /bin/true
 	expect_eq "mprof run $bad: exit status" 2 "$RUN_STATUS"
 	expect_match "mprof run $bad: one error line" '^mprof: run: .*sample' "$(cat "$RUN_ERR")"

@@ -292,7 +292,7 @@ static void test_control_while_threads_record(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR2, &sa, NULL);
 	test_file_make();
-	sample_configure(42);
+	sample_configure(1, 42);
 	control_configure(1, 0);
 	CU_ASSERT_EQUAL(control_uses_set, 1);
 	atomic_store(&writers_left, SLOTS);

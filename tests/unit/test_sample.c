@@ -44,7 +44,7 @@ static void test_weights_are_unbiased_per_size(void)
 		double sum = 0, sigma = sqrt(n * ((1 - p) / p + p * f * (1 - f)));
 		long samples = 0;
 
-		sample_configure(12345 + i);
+		sample_configure(1, 12345 + i);
 		sample_thread_rate(t, (uint64_t)T);
 		for (long k = 0; k < n; k++) {
 			uint64_t w = sample_weight(t, sizes[i]);
@@ -57,7 +57,7 @@ static void test_weights_are_unbiased_per_size(void)
 		CU_ASSERT(fabs(samples - n * p) <= SIGMAS * sqrt(n * p * (1 - p)) + 1);
 		free(t);
 	}
-	sample_configure(0);
+	sample_configure(1, 0);
 }
 
 /* In exact mode (interval 0) every allocation weighs 1. */
@@ -65,7 +65,7 @@ static void test_exact_mode_records_everything(void)
 {
 	struct preload_thread *t = thread_state_new();
 
-	sample_configure(0);
+	sample_configure(1, 0);
 	for (int k = 0; k < 1000; k++)
 		CU_ASSERT_EQUAL(sample_weight(t, (size_t)k * 977), 1);
 	free(t);
@@ -81,7 +81,7 @@ static void test_same_seed_same_samples(void)
 	for (int r = 0; r < 3; r++) {
 		struct preload_thread *t = thread_state_new();
 
-		sample_configure(seeds[r]);
+		sample_configure(1, seeds[r]);
 		sample_thread_rate(t, 4096);
 		for (int k = 0; k < 4096; k++)
 			runs[r][k] = sample_weight(t, (size_t)(k % 97) * 13);
@@ -89,7 +89,42 @@ static void test_same_seed_same_samples(void)
 	}
 	CU_ASSERT(memcmp(a, b, sizeof(a)) == 0);
 	CU_ASSERT(memcmp(a, c, sizeof(a)) != 0);
-	sample_configure(0);
+	sample_configure(1, 0);
+}
+
+/* splitmix64's finalizer, as preload/sample.c mixes seeds. */
+static uint64_t mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* A given seed is the image's as given, 2^64 - 1 too; without one each
+ * image draws its own (two in a row differ); a fork child's is the
+ * parent's mixed with the number of the fork, counted from 1 in each
+ * image. */
+static void test_image_and_fork_seeds(void)
+{
+	uint64_t drawn;
+
+	sample_configure(1, UINT64_MAX);
+	CU_ASSERT_EQUAL(sample_seed_get(), UINT64_MAX);
+	sample_configure(0, 5);
+	drawn = sample_seed_get();
+	sample_configure(0, 5);
+	CU_ASSERT_NOT_EQUAL(sample_seed_get(), drawn);
+	CU_ASSERT_NOT_EQUAL(drawn, 5);
+	sample_configure(1, 7);
+	sample_fork_prepare();
+	sample_fork_prepare();
+	sample_fork_child(NULL);
+	CU_ASSERT_EQUAL(sample_seed_get(), mix64(7 ^ mix64(2 * 0x9e3779b97f4a7c15ull)));
+	drawn = sample_seed_get();
+	sample_fork_prepare();
+	sample_fork_child(NULL);
+	CU_ASSERT_EQUAL(sample_seed_get(), mix64(drawn ^ mix64(0x9e3779b97f4a7c15ull)));
+	sample_configure(1, 0);
 }
 
 /* fork() between sample_set_fork_prepare and _release, as the atfork
@@ -221,6 +256,7 @@ int main(void)
 	CU_add_test(s, "weights are unbiased per size", test_weights_are_unbiased_per_size);
 	CU_add_test(s, "exact mode records everything", test_exact_mode_records_everything);
 	CU_add_test(s, "same seed, same samples", test_same_seed_same_samples);
+	CU_add_test(s, "image and fork seeds", test_image_and_fork_seeds);
 	CU_add_test(s, "set: fork before the first sample", test_set_fork_before_first_sample);
 	CU_add_test(s, "set finds each block once", test_set_finds_each_block_once);
 	CU_add_test(s, "set: fork after samples", test_set_fork_after_samples);

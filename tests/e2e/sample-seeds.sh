@@ -1,0 +1,95 @@
+#!/bin/bash
+# sample-seeds.sh - the sampler's seed of each process of a run.
+# - Without --sample-seed every process image draws its own seed: six
+#   children that execute the same program have six seeds (META, report)
+#   and estimates that are not all the same.
+# - With --sample-seed N every executed image uses N as given and each fork
+#   child N mixed with its fork's number in the parent (the value is checked
+#   against the formula), so two runs give the same traces; the largest
+#   seed, 2^64 - 1, is a seed like any other.
+# Program and facts: tests/progs/sample_seeds.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/sample_seeds" "$PROGS_DIR/sample_seeds.c" -I"$abs_top_srcdir/include"
+
+# seeds_and_counts OUT TRACE...: "seed allocations" of each trace, one a
+# line, into OUT
+seeds_and_counts() {
+	local out=$1
+	shift
+	: >"$out"
+	for f in "$@"; do
+		report_json "$f.json" "$f" || return
+		echo "$(q "$f.json" get summary.sample_seed) $(q "$f.json" summary allocations)" >>"$out"
+	done
+	sort -o "$out" "$out" # pid order is not fork order when pids wrap
+}
+
+# --- without a seed: each process its own ---
+RUN_NAME=free mprof_run 120 "$WORK/free" --sample-rate 64K -- "$WORK/sample_seeds" execs 6
+expect_eq "no seed: exit status" 0 "$RUN_STATUS"
+expect_eq "no seed: stdout" "execs 6" "$(cat "$RUN_OUT")"
+execd=$(ls "$WORK"/free.*.2 2>/dev/null)
+expect_eq "no seed: six executed images" 6 "$(echo "$execd" | grep -c .)"
+seeds_and_counts "$WORK/free.sc" $execd
+cat "$WORK/free.sc"
+expect_eq "no seed: six seeds in the six traces" 6 "$(cut -d' ' -f1 "$WORK/free.sc" | grep -c '^[0-9]')"
+expect_eq "no seed: the six seeds differ" 6 "$(cut -d' ' -f1 "$WORK/free.sc" | sort -u | grep -c .)"
+# about 61 samples each: six equal estimates would be odds below 1e-6
+expect_ne "no seed: the estimates are not all the same" 1 \
+	"$(cut -d' ' -f2 "$WORK/free.sc" | sort -u | grep -c .)"
+first=$(echo "$execd" | head -n 1)
+TEXT=$("$MPROF" report -n 0 "$first" 2>&1)
+expect_match "no seed: the report names the image's seed" \
+	"^sampling: .*, seed $(q "$first.json" get summary.sample_seed);" "$TEXT"
+
+# --- a given seed: repeatable ---
+for run in a b; do
+	RUN_NAME=x$run mprof_run 120 "$WORK/x$run" --sample-rate 64K --sample-seed 7 -- \
+		"$WORK/sample_seeds" execs 3
+	expect_eq "seed 7, execs, run $run: exit status" 0 "$RUN_STATUS"
+	seeds_and_counts "$WORK/x$run.sc" $(ls "$WORK"/x$run.*.2)
+	RUN_NAME=f$run mprof_run 120 "$WORK/f$run" --sample-rate 64K --sample-seed 7 -- \
+		"$WORK/sample_seeds" forks 3
+	expect_eq "seed 7, forks, run $run: exit status" 0 "$RUN_STATUS"
+	seeds_and_counts "$WORK/f$run.sc" "$WORK/f$run" $(ls "$WORK"/f$run.[0-9]* | grep -v '\.json')
+done
+expect_eq "seed 7: every executed image uses 7" "7 7 7" \
+	"$(cut -d' ' -f1 "$WORK/xa.sc" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "seed 7: executed images, the same samples in both runs" "$(cat "$WORK/xa.sc")" \
+	"$(cat "$WORK/xb.sc")"
+# fork child n: mix(7 ^ mix(n * golden)), mix = splitmix64's finalizer
+expected=$("$PYTHON" - <<'PY'
+M = (1 << 64) - 1
+def mix(x):
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & M
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & M
+    return x ^ (x >> 31)
+print("\n".join(sorted(["7"] + [str(mix(7 ^ mix((n * 0x9e3779b97f4a7c15) & M))) for n in (1, 2, 3)])))
+PY
+)
+expect_eq "seed 7: the parent's seed and its fork children's" "$expected" \
+	"$(cut -d' ' -f1 "$WORK/fa.sc")"
+expect_eq "seed 7: fork children, the same samples in both runs" "$(cat "$WORK/fa.sc")" \
+	"$(cat "$WORK/fb.sc")"
+
+# --- the largest seed ---
+RUN_NAME=max mprof_run 120 "$WORK/max" --sample-rate 64K --sample-seed 18446744073709551615 -- \
+	"$WORK/sample_seeds" work
+expect_eq "seed 2^64-1: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/max.json" "$WORK/max"
+expect_eq "seed 2^64-1: in the JSON report" 18446744073709551615 \
+	"$(q "$WORK/max.json" get summary.sample_seed)"
+RUN_NAME=max2 mprof_run 120 "$WORK/max2" --sample-rate 64K --sample-seed 18446744073709551615 -- \
+	"$WORK/sample_seeds" work
+report_json "$WORK/max2.json" "$WORK/max2"
+RUN_NAME=zero mprof_run 120 "$WORK/zero" --sample-rate 64K --sample-seed 0 -- \
+	"$WORK/sample_seeds" work
+report_json "$WORK/zero.json" "$WORK/zero"
+expect_eq "seed 2^64-1 twice: the same samples" "$(q "$WORK/max.json" summary allocations)" \
+	"$(q "$WORK/max2.json" summary allocations)"
+expect_ne "seed 2^64-1 and seed 0: not the same generator" \
+	"$(q "$WORK/zero.json" summary allocations) $(q "$WORK/zero.json" summary allocated_bytes)" \
+	"$(q "$WORK/max.json" summary allocations) $(q "$WORK/max.json" summary allocated_bytes)"
+finish
