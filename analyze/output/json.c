@@ -35,7 +35,8 @@
  *         "stops", "starts": int, "sample_rate_min_bytes",
  *         "sample_rate_max_bytes": int or null (the rates of the sampled
  *         stretches), "partly_exact": bool (some stretches exact, some
- *         sampled), "changes": [{"time_ns": int (from the first TIME
+ *         sampled), "sample_rates": int (how many distinct rates the
+ *         sampled stretches used), "changes": [{"time_ns": int (from the first TIME
  *         stamp), "seq": int, "state": "started" or "stopped",
  *         "sample_rate_bytes": int (0 exact) or null (stopped)}]},
  *       "pool": {                   only when pool annotations made blocks
@@ -470,6 +471,8 @@ static void write_recording(FILE *out, const struct profile *r)
 	json_opt_u64(out, "sample_rate_max_bytes", run->rate_max_bytes != 0, run->rate_max_bytes);
 	out_char(out, ',');
 	json_bool(out, "partly_exact", run->partly_exact);
+	out_char(out, ',');
+	json_u64(out, "sample_rates", run->rate_count);
 	out_char(out, ',');
 	json_key(out, "changes");
 	out_char(out, '[');

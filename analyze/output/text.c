@@ -45,6 +45,20 @@ static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
 	return fmt_bytes_in(buf, n, bytes, true);
 }
 
+/* bytes exactly and short: "64 KiB" when a whole number of KiB, MiB, ...,
+ * else "5000 B" (a list of sampling rates). */
+static const char *fmt_bytes_whole(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	int u = 0;
+
+	while (bytes && bytes % 1024 == 0 && u < 6) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%" PRIu64 " %s", bytes, units[u]);
+	return buf;
+}
 
 /*
  * Text from the trace (paths, command lines, symbol names, diagnostics) as
@@ -521,9 +535,25 @@ static void print_summary(FILE *out, const struct profile *r)
 	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), output_report_kind(r));
 	print_selection(out, r);
 	if (info->sampled) {
-		fprintf(out, "sampling:         Poisson by bytes, one sample per %s on average",
-			run->sample_rate_bytes ? fmt_bytes(b1, sizeof(b1), run->sample_rate_bytes)
-					       : "(rate unknown)");
+		if (run->rate_count > 1) {
+			fprintf(out, "sampling:         Poisson by bytes at %" PRIu64 " rates: one "
+				"sample per ", run->rate_count);
+			for (uint64_t i = 0; i < run->rate_count && i < RUN_FACTS_RATES_LISTED; i++)
+				fprintf(out, "%s%s", i ? ", " : "",
+					fmt_bytes_whole(b1, sizeof(b1), run->rates_bytes[i]));
+			if (run->rate_count > RUN_FACTS_RATES_LISTED)
+				fprintf(out, " and %" PRIu64 " more up to %s",
+					run->rate_count - RUN_FACTS_RATES_LISTED,
+					fmt_bytes_whole(b1, sizeof(b1), run->rate_max_bytes));
+			fprintf(out, " on average%s (recording says when)",
+				run->partly_exact ? ", some stretches exact" : "");
+		} else {
+			fprintf(out, "sampling:         Poisson by bytes, one sample per %s on "
+				"average%s",
+				run->sample_rate_bytes ? fmt_bytes(b1, sizeof(b1), run->sample_rate_bytes)
+						       : "(rate unknown)",
+				run->partly_exact ? ", some stretches exact" : "");
+		}
 		if (run->has_sample_seed)
 			fprintf(out, ", seed %" PRIu64, run->sample_seed);
 		fputs("; allocations, bytes and leaks are unbiased estimates; temporary, "

@@ -207,6 +207,41 @@ static void recording_rate_note(struct run_facts *run, uint64_t rate)
 		run->rate_max_bytes = rate;
 }
 
+static int rate_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Counts the distinct sample rates of the sampled stretches (first: the
+ * start's, 0 when the run started exact or paused) into run->rate_count
+ * and lists the lowest RUN_FACTS_RATES_LISTED; rate_count stays 0 when
+ * the memory to count them is lacking. */
+static void recording_rates_list(struct run_facts *run, const struct trace_info *info,
+				 uint64_t first)
+{
+	uint64_t *v = malloc((info->control_count + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return;
+	if (first)
+		v[n++] = first;
+	for (size_t i = 0; i < info->control_count; i++)
+		if (info->controls[i].started && info->controls[i].sample_rate_bytes)
+			v[n++] = info->controls[i].sample_rate_bytes;
+	qsort(v, n, sizeof(*v), rate_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i && v[i] == v[i - 1])
+			continue;
+		if (run->rate_count < RUN_FACTS_RATES_LISTED)
+			run->rates_bytes[run->rate_count] = v[i];
+		run->rate_count++;
+	}
+	free(v);
+}
+
 /*
  * Fills the recording facts of r->run from META paused and the CONTROL
  * records (in sequence order): the stretches while recording was on, their
@@ -234,6 +269,7 @@ static void report_run_recording(struct report *r)
 	on = !run->paused_at_start;
 	if (on)
 		recording_rate_note(run, info->sampled ? run->sample_rate_bytes : 0);
+	recording_rates_list(run, info, on && info->sampled ? run->sample_rate_bytes : 0);
 	for (size_t i = 0; i < info->control_count; i++) {
 		const struct trace_control *c = &info->controls[i];
 		uint64_t at = c->time_ns > t0 ? c->time_ns - t0 : 0;

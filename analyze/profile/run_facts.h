@@ -14,6 +14,9 @@
 #include "analyze/profile/summary.h"
 #include "analyze/read/event_stream.h"
 
+/* Sample rates a report lists by value (the rest it counts). */
+#define RUN_FACTS_RATES_LISTED 8
+
 /* Facts about the run, from END (and META/TIME when END lacks them). */
 struct run_facts {
 	bool has_status;          /* the program exited normally */
@@ -86,6 +89,9 @@ struct run_facts {
 	uint64_t rate_min_bytes, rate_max_bytes; /* sample rates of the sampled
 	                           * stretches (0, 0: none was sampled) */
 	bool partly_exact;         /* some stretches sampled, some exact */
+	uint64_t rate_count;       /* distinct rates of the sampled stretches */
+	uint64_t rates_bytes[RUN_FACTS_RATES_LISTED]; /* the lowest of them,
+	                           * ascending (min(rate_count, listed)) */
 };
 
 #define REPORT_RSS_UNSEEN_RATIO 4u

@@ -7,6 +7,9 @@
 #   child N mixed with its fork's number in the parent (the value is checked
 #   against the formula), so two runs give the same traces; the largest
 #   seed, 2^64 - 1, is a seed like any other.
+# - A run that mprof_start(rate) made sampled (exact or paused at the start)
+#   has a seed (--sample-seed's when given), and the report's sampling line
+#   lists every rate used.
 # Program and facts: tests/progs/sample_seeds.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -92,4 +95,32 @@ expect_eq "seed 2^64-1 twice: the same samples" "$(q "$WORK/max.json" summary al
 expect_ne "seed 2^64-1 and seed 0: not the same generator" \
 	"$(q "$WORK/zero.json" summary allocations) $(q "$WORK/zero.json" summary allocated_bytes)" \
 	"$(q "$WORK/max.json" summary allocations) $(q "$WORK/max.json" summary allocated_bytes)"
+# --- mprof_start(rate) in an exact run and in a paused one ---
+starts="start 4096: 0
+start 65536: 0
+start 1048576: 0
+start 2^32: 0
+start 2^62-1: 0
+start 2^62: -22"
+RUN_NAME=rates mprof_run 120 "$WORK/rates" -- "$WORK/sample_seeds" rates
+expect_eq "exact run, mprof_start(rate): stdout" "$starts" "$(cat "$RUN_OUT")"
+report_json "$WORK/rates.json" "$WORK/rates"
+R="$WORK/rates.json"
+expect_eq "exact run, mprof_start(rate): sampled" true "$(q "$R" get summary.sampled)"
+seed=$(q "$R" get summary.sample_seed)
+expect_match "exact run, mprof_start(rate): the process's seed" '^[0-9]+$' "$seed"
+expect_eq "exact run, mprof_start(rate): five rates" 5 "$(q "$R" get summary.recording.sample_rates)"
+expect_match "exact run, mprof_start(rate): the sampling line lists the rates" \
+	"^sampling:         Poisson by bytes at 5 rates: one sample per 4 KiB, 64 KiB, 1 MiB, \
+4 GiB, 4611686018427387903 B on average, some stretches exact \(recording says when\), \
+seed $seed; " "$("$MPROF" report -n 0 "$WORK/rates" 2>&1)"
+RUN_NAME=prates mprof_run 120 "$WORK/prates" --paused --sample-seed 9 -- "$WORK/sample_seeds" rates
+expect_eq "paused run, --sample-seed 9: stdout" "$starts" "$(cat "$RUN_OUT")"
+report_json "$WORK/prates.json" "$WORK/prates"
+expect_eq "paused run, --sample-seed 9: the seed" 9 \
+	"$(q "$WORK/prates.json" get summary.sample_seed)"
+expect_match "paused run: the sampling line, nothing exact" \
+	"^sampling:         Poisson by bytes at 5 rates: one sample per 4 KiB, 64 KiB, 1 MiB, \
+4 GiB, 4611686018427387903 B on average \(recording says when\), seed 9; " \
+	"$("$MPROF" report -n 0 "$WORK/prates" 2>&1)"
 finish
