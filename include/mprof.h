@@ -30,6 +30,9 @@ extern "C" {
 /* mprof_start's rate: as `mprof run` was started (--sample-rate, or every
  * allocation). */
 #define MPROF_RATE_RUN 0
+/* mprof_start's largest sampling interval, 1 GiB (as --sample-rate's): a
+ * sample's weight must fit the trace's 32 bits. */
+#define MPROF_RATE_MAX (UINT64_C(1) << 30)
 
 /* Definitions exported by the preload library; null without it. */
 extern int mprof_api_start(uint64_t sample_rate_bytes) __attribute__((weak));
@@ -49,7 +52,8 @@ extern void mprof_api_pool_realloc(const void *old_p, const void *new_p, size_t 
  * ran so), -ENOSYS without mprof (or when mprof does not record this
  * process, e.g. a child under `mprof run --no-children`), -EAGAIN when
  * called from inside mprof (a signal handler that interrupted an
- * allocation), -EINVAL for a rate above 2^62 - 1.
+ * allocation), -EINVAL for a rate above MPROF_RATE_MAX (1 GiB) other than
+ * MPROF_RATE_EVERY (nothing changes then).
  */
 static inline int mprof_start(uint64_t sample_rate_bytes)
 {

@@ -29,11 +29,12 @@
 #include <stdint.h>
 
 #include "preload/thread.h"
+#include "trace/session.h"
 
 #define CONTROL_RUNNING 1u              /* recording is on */
 #define CONTROL_TOGGLE 2u               /* the signal asked for a toggle */
 #define CONTROL_RATE_SHIFT 2            /* the interval (bytes, 0: exact) above */
-#define CONTROL_RATE_MAX_BYTES ((UINT64_C(1) << 62) - 1)
+#define CONTROL_RATE_MAX_BYTES SESSION_SAMPLE_RATE_MAX_BYTES
 /* A thread's copy before its first sync: no word equals it. */
 #define CONTROL_UNSYNCED UINT64_MAX
 
@@ -78,7 +79,8 @@ static inline int control_recording(struct preload_thread *t)
  * ignored when stopping) and writes a CONTROL record into t's ring; t is
  * the calling thread's state, busy.  Returns 1 when the state changed, 0
  * when it already was so (no record), -EINVAL for an interval beyond
- * CONTROL_RATE_MAX_BYTES.
+ * CONTROL_RATE_MAX_BYTES (its samples' weights would not fit), changing
+ * nothing.
  */
 int control_set(struct preload_thread *t, int running, uint64_t interval_bytes);
 

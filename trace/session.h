@@ -62,6 +62,10 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 4: the exit note (exit_*); 6: fork children
                             * left unrecorded (children_unrecorded*) and
                             * each image's sample_seed */
+/* The largest sampling interval, bytes (--sample-rate, mprof_start): a
+ * sample's weight 1/p is at most the interval plus one half, so every
+ * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
+#define SESSION_SAMPLE_RATE_MAX_BYTES (UINT64_C(1) << 30)
 #define SESSION_PAGE_BYTES 4096u
 #define SESSION_SLOTS_OFFSET SESSION_PAGE_BYTES
 #define SESSION_DEFAULT_SLOTS 4096u

@@ -9,7 +9,8 @@
 #   seed, 2^64 - 1, is a seed like any other.
 # - A run that mprof_start(rate) made sampled (exact or paused at the start)
 #   has a seed (--sample-seed's when given), and the report's sampling line
-#   lists every rate used.
+#   lists every rate used; mprof_start refuses a rate above 1 GiB (2^30),
+#   whose samples' weights would not fit 32 bits, and changes nothing.
 # Program and facts: tests/progs/sample_seeds.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -99,8 +100,9 @@ expect_ne "seed 2^64-1 and seed 0: not the same generator" \
 starts="start 4096: 0
 start 65536: 0
 start 1048576: 0
-start 2^32: 0
-start 2^62-1: 0
+start 2^30+1: -22
+start 2^32: -22
+start 2^62-1: -22
 start 2^62: -22"
 RUN_NAME=rates mprof_run 120 "$WORK/rates" -- "$WORK/sample_seeds" rates
 expect_eq "exact run, mprof_start(rate): stdout" "$starts" "$(cat "$RUN_OUT")"
@@ -109,18 +111,19 @@ R="$WORK/rates.json"
 expect_eq "exact run, mprof_start(rate): sampled" true "$(q "$R" get summary.sampled)"
 seed=$(q "$R" get summary.sample_seed)
 expect_match "exact run, mprof_start(rate): the process's seed" '^[0-9]+$' "$seed"
-expect_eq "exact run, mprof_start(rate): five rates" 5 "$(q "$R" get summary.recording.sample_rates)"
+expect_eq "exact run, mprof_start(rate): three rates" 3 "$(q "$R" get summary.recording.sample_rates)"
+expect_eq "exact run, mprof_start(rate): the highest rate" 1048576 \
+	"$(q "$R" get summary.recording.sample_rate_max_bytes)"
 expect_match "exact run, mprof_start(rate): the sampling line lists the rates" \
-	"^sampling:         Poisson by bytes at 5 rates: one sample per 4 KiB, 64 KiB, 1 MiB, \
-4 GiB, 4611686018427387903 B on average, some stretches exact \(recording says when\), \
-seed $seed; " "$("$MPROF" report -n 0 "$WORK/rates" 2>&1)"
+	"^sampling:         Poisson by bytes at 3 rates: one sample per 4 KiB, 64 KiB, 1 MiB on \
+average, some stretches exact \(recording says when\), seed $seed; " "$("$MPROF" report -n 0 "$WORK/rates" 2>&1)"
 RUN_NAME=prates mprof_run 120 "$WORK/prates" --paused --sample-seed 9 -- "$WORK/sample_seeds" rates
 expect_eq "paused run, --sample-seed 9: stdout" "$starts" "$(cat "$RUN_OUT")"
 report_json "$WORK/prates.json" "$WORK/prates"
 expect_eq "paused run, --sample-seed 9: the seed" 9 \
 	"$(q "$WORK/prates.json" get summary.sample_seed)"
 expect_match "paused run: the sampling line, nothing exact" \
-	"^sampling:         Poisson by bytes at 5 rates: one sample per 4 KiB, 64 KiB, 1 MiB, \
-4 GiB, 4611686018427387903 B on average \(recording says when\), seed 9; " \
+	"^sampling:         Poisson by bytes at 3 rates: one sample per 4 KiB, 64 KiB, 1 MiB on \
+average \(recording says when\), seed 9; " \
 	"$("$MPROF" report -n 0 "$WORK/prates" 2>&1)"
 finish

@@ -14,10 +14,10 @@
  *     and waits for each; stdout "forks N".
  *   sample_seeds rates
  *     under mprof_start(4096), then 65536, then 1048576: 1000 x malloc(1000)
- *     at each rate (site seed_rate_work); then mprof_start with 2^32 (the
- *     first rate whose weights do not fit a record), 2^62 - 1 and 2^62;
- *     stdout "start 4096: 0" and so on, one line per call, with what it
- *     returned.
+ *     at each rate (site seed_rate_work); then mprof_start with 2^30 + 1
+ *     (just past MPROF_RATE_MAX), 2^32 (the first rate whose weights do
+ *     not fit 32 bits), 2^62 - 1 and 2^62; stdout "start 4096: 0" and so
+ *     on, one line per call, with what it returned.
  *   sample_seeds toggles N
  *     N times: mprof_stop(), mprof_marker("m"), mprof_start(MPROF_RATE_RUN);
  *     then mprof_marker("") and mprof_marker("last"); between marker
@@ -105,6 +105,7 @@ int main(int argc, char **argv)
 		seed_rate_work();
 		start("1048576", 1048576);
 		seed_rate_work();
+		start("2^30+1", (UINT64_C(1) << 30) + 1);
 		start("2^32", UINT64_C(1) << 32);
 		start("2^62-1", (UINT64_C(1) << 62) - 1);
 		start("2^62", UINT64_C(1) << 62);

@@ -349,6 +349,10 @@ static void test_control_set_results(void)
 	CU_ASSERT_EQUAL(control_set(t, 1, 512), 0);
 	CU_ASSERT_EQUAL(control_set(t, 1, 4096), 1);
 	CU_ASSERT_EQUAL(control_set(t, 1, CONTROL_RATE_MAX_BYTES + 1), -EINVAL);
+	CU_ASSERT_EQUAL(control_word_rate(atomic_load(&control_word)), 4096);
+	CU_ASSERT_EQUAL(control_set(t, 1, UINT64_C(1) << 32), -EINVAL);
+	CU_ASSERT_EQUAL(control_set(t, 1, UINT64_C(1) << 30), 1);
+	CU_ASSERT_EQUAL(control_word_rate(atomic_load(&control_word)), UINT64_C(1) << 30);
 	CU_ASSERT_EQUAL(control_set(t, 0, 0), 1);
 	control_configure(0, 0);
 	CU_ASSERT_EQUAL(control_uses_set, 0);
