@@ -125,6 +125,7 @@ E2E_TESTS = \
 	tests/e2e/signal-free.sh \
 	tests/e2e/fork-samples.sh \
 	tests/e2e/sample-seeds.sh \
+	tests/e2e/many-stamps.sh \
 	tests/e2e/sampled-temporary.sh \
 	tests/e2e/cut-calls.sh \
 	tests/e2e/end-states.sh \

@@ -501,10 +501,10 @@ static void print_markers(FILE *out, const struct profile *r)
 	if (info->marker_count > TEXT_MARKERS_MAX)
 		fprintf(out, "                  and %zu more (--format json lists them all)\n",
 			info->marker_count - TEXT_MARKERS_MAX);
-	if (info->markers_dropped || info->ext_errors)
+	if (info->ext_errors)
 		fprintf(out, "warning:          %" PRIu64 " markers or recording stops and starts "
-			"not kept (malformed, or past %u of a kind)\n",
-			info->markers_dropped + info->ext_errors, TRACE_INFO_MAX_MARKERS);
+			"did not decode (malformed): not shown, and not counted as stops, "
+			"starts or markers of a --from/--to/--at marker:NAME#N\n", info->ext_errors);
 }
 
 /* The part of the totals that pool annotations made. */

@@ -256,31 +256,45 @@ static int window_prepare(struct profile *p, const char *path, const struct wind
 	return 0;
 }
 
-/* Appends to buf (size bytes, a string) the distinct marker names of info
- * with their counts, "a, b (3 times)", at most a line's worth. */
+#define MARKER_NAMES_SHOWN 20
+
+/* Appends to buf (size bytes, a string) the first MARKER_NAMES_SHOWN
+ * distinct marker names of info with their counts, "a, b (3 times)", at
+ * most a line's worth; then ", ..." when there are more (one pass: a trace
+ * may hold millions of markers). */
 static void marker_names(const struct trace_info *info, char *buf, size_t size)
 {
-	size_t shown = 0;
+	const char *names[MARKER_NAMES_SHOWN];
+	size_t times[MARKER_NAMES_SHOWN], shown = 0;
+	bool more = false;
 
 	for (size_t i = 0; i < info->marker_count; i++) {
 		const char *name = info->markers[i].name;
-		size_t times = 0, used = strlen(buf);
-		bool earlier = false;
+		size_t k = 0;
 
-		for (size_t k = 0; k < info->marker_count && !earlier; k++) {
-			earlier = k < i && strcmp(info->markers[k].name, name) == 0;
-			times += strcmp(info->markers[k].name, name) == 0;
+		while (k < shown && strcmp(names[k], name) != 0)
+			k++;
+		if (k < shown) {
+			times[k]++;
+		} else if (shown < MARKER_NAMES_SHOWN) {
+			names[shown] = name;
+			times[shown++] = 1;
+		} else {
+			more = true;
 		}
-		if (earlier)
-			continue;
-		if (shown == 20 || used + strlen(name) + 24 >= size) {
-			snprintf(buf + used, size - used, ", ...");
-			return;
-		}
-		snprintf(buf + used, size - used, times > 1 ? "%s%s (%zu times)" : "%s%s",
-			 shown ? ", " : "", name, times);
-		shown++;
 	}
+	for (size_t k = 0; k < shown; k++) {
+		size_t used = strlen(buf);
+
+		if (used + strlen(names[k]) + 32 >= size) {
+			more = true;
+			break;
+		}
+		snprintf(buf + used, size - used, times[k] > 1 ? "%s%s (%zu times)" : "%s%s",
+			 k ? ", " : "", names[k], times[k]);
+	}
+	if (more)
+		snprintf(buf + strlen(buf), size - strlen(buf), ", ...");
 }
 
 /* After a read with a window of markers: each named marker came, and a

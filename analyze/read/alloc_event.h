@@ -25,9 +25,11 @@ enum alloc_event_type {
 	ALLOC_EV_TIME = 5,          /* CLOCK_MONOTONIC at seq (after event seq) */
 	/* Stamps that stand after event seq too, as TIME does (minor 2): */
 	ALLOC_EV_MARKER = 6,        /* a named marker: value = its time_ns, addr =
-	                             * its index in trace_info.markers */
+	                             * its index in trace_info.markers (UINT64_MAX,
+	                             * value 0: a record that did not decode) */
 	ALLOC_EV_CONTROL = 7,       /* recording stopped or started: value =
-	                             * time_ns, addr = index in trace_info.controls */
+	                             * time_ns, addr = index in trace_info.controls
+	                             * (as MARKER's when it did not decode) */
 };
 
 /* Whether an event of type is a stamp after event seq (TIME, MARKER,

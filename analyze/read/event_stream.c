@@ -348,9 +348,20 @@ struct stream {
 	                             * waiting for an event go out */
 };
 
+/* A MARKER or CONTROL record of type that did not decode: counted, and a
+ * stamp in *ae that names none of info's (addr UINT64_MAX, no time), so
+ * that the sequence number it took is not a failed realloc.  Returns 1. */
+static int stamp_malformed(struct trace_info *info, const struct trace_event *ev, uint32_t tid,
+			   enum alloc_event_type type, struct alloc_event *ae)
+{
+	info->ext_errors++;
+	*ae = (struct alloc_event){.seq = ev->seq, .addr = UINT64_MAX, .tid = tid, .type = type};
+	return 1;
+}
+
 /* MARKER: u time_ns, then the name.  Keeps it in info and describes it in
- * *ae (a stamp at the slot's previous seq, ev->seq); returns 1, 0 when it
- * is not kept (malformed, or too many), or -ENOMEM. */
+ * *ae (a stamp at the slot's previous seq, ev->seq); returns 1 (also for
+ * a malformed one, stamp_malformed), or -ENOMEM. */
 static int handle_marker(struct trace_info *info, const struct trace_event *ev, uint32_t tid,
 			 struct alloc_event *ae)
 {
@@ -359,14 +370,8 @@ static int handle_marker(struct trace_info *info, const struct trace_event *ev, 
 	uint64_t time_ns;
 	size_t len;
 
-	if (record_get_u64(&p, end, &time_ns) < 0) {
-		info->ext_errors++;
-		return 0;
-	}
-	if (info->marker_count == TRACE_INFO_MAX_MARKERS) {
-		info->markers_dropped++;
-		return 0;
-	}
+	if (record_get_u64(&p, end, &time_ns) < 0)
+		return stamp_malformed(info, ev, tid, ALLOC_EV_MARKER, ae);
 	if (info->marker_count == info->marker_cap) {
 		size_t n = info->marker_cap ? 2 * info->marker_cap : 16;
 
@@ -401,14 +406,8 @@ static int handle_control(struct trace_info *info, const struct trace_event *ev,
 	uint64_t time_ns, state, rate;
 
 	if (record_get_u64(&p, end, &time_ns) < 0 || record_get_u64(&p, end, &state) < 0 ||
-	    record_get_u64(&p, end, &rate) < 0 || state > 1) {
-		info->ext_errors++;
-		return 0;
-	}
-	if (info->control_count == TRACE_INFO_MAX_CONTROLS) {
-		info->markers_dropped++;
-		return 0;
-	}
+	    record_get_u64(&p, end, &rate) < 0 || state > 1)
+		return stamp_malformed(info, ev, tid, ALLOC_EV_CONTROL, ae);
 	if (info->control_count == info->control_cap) {
 		size_t n = info->control_cap ? 2 * info->control_cap : 16;
 		struct trace_control *v = realloc(info->controls, n * sizeof(*v));

@@ -19,8 +19,6 @@
 
 #define TRACE_INFO_MAX_LOST_OFFSETS 32 /* offsets of lost chunks kept for the report */
 #define TRACE_INFO_MAX_DIAGS 64        /* distinct diagnostics kept */
-#define TRACE_INFO_MAX_MARKERS 65536u  /* MARKER records kept (the rest counted) */
-#define TRACE_INFO_MAX_CONTROLS 65536u /* CONTROL records kept (the rest counted) */
 #define TRACE_MARKER_NAME_MAX 255      /* bytes of a marker's name kept */
 
 struct kv_pair {
@@ -111,8 +109,8 @@ struct trace_info {
 	size_t marker_count, marker_cap;
 	struct trace_control *controls; /* owned */
 	size_t control_count, control_cap;
-	uint64_t markers_dropped;   /* past TRACE_INFO_MAX_MARKERS or CONTROLS */
-	uint64_t ext_errors;        /* MARKER or CONTROL records that did not decode */
+	uint64_t ext_errors;        /* MARKER or CONTROL records that did not
+	                             * decode: stamps naming none of these */
 
 	struct rss_series rss;      /* RSS chunks: the program's RSS over time */
 	uint64_t rss_chunks_bad;    /* RSS chunks that did not decode */
