@@ -77,7 +77,8 @@ static inline int mprof_is_running(void)
  * Writes a marker named name (UTF-8; its first 255 bytes are kept) at this
  * moment, ordered among every thread's allocations; reports show it on the
  * timeline and take it as a --from/--to bound.  Recorded whether recording
- * runs or not.  Returns 0, -EINVAL for a null name, -ENOSYS or -EAGAIN.
+ * runs or not.  Returns 0, -EINVAL for a null or empty name (no marker:
+ * reports find markers by name), -ENOSYS or -EAGAIN.
  */
 static inline int mprof_marker(const char *name)
 {

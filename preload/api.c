@@ -90,8 +90,8 @@ int mprof_api_marker(const char *name)
 {
 	struct preload_thread *t;
 
-	if (!name)
-		return -EINVAL;
+	if (!name || !name[0])
+		return -EINVAL; /* reports find a marker by its name */
 	t = preload_thread_enter();
 	if (!t)
 		return api_enter_error();

@@ -291,7 +291,7 @@ static void marker_names(const struct trace_info *info, char *buf, size_t size)
 			break;
 		}
 		snprintf(buf + used, size - used, times[k] > 1 ? "%s%s (%zu times)" : "%s%s",
-			 k ? ", " : "", names[k], times[k]);
+			 k ? ", " : "", names[k][0] ? names[k] : "\"\"", times[k]);
 	}
 	if (more)
 		snprintf(buf + strlen(buf), size - strlen(buf), ", ...");

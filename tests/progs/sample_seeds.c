@@ -22,7 +22,8 @@
  *     N times: mprof_stop(), mprof_marker("m"), mprof_start(MPROF_RATE_RUN);
  *     then mprof_marker("") and mprof_marker("last"); between marker
  *     N - 1 and N (counted from 1) one malloc(777), leaked; stdout
- *     "toggles N" and the return of the empty marker ("empty: R").
+ *     "toggles N" and the return of the empty marker ("empty: -22":
+ *     refused, not recorded).
  */
 #include <stdio.h>
 #include <stdlib.h>
