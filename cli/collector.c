@@ -150,6 +150,8 @@ struct collector {
 	size_t index_cap;              /* a power of two, or 0 */
 	bool root_assigned;
 	bool ended;                    /* the program has been reaped */
+	unsigned create_failures;      /* traces that could not be created */
+	int create_errno;              /* the first failure's errno */
 	int wait_status;
 	struct rusage rusage;          /* the program's, from wait4 */
 	size_t write_errors;           /* traces whose writing failed */
@@ -957,9 +959,15 @@ static void proc_trace_open(struct collector *c, struct proc *p)
 	} else {
 		rc = trace_file_create_for_pid(&p->tf, c->cfg->trace_base, p->pid);
 	}
+	/* the first failure is named; the others (a full disk fails every
+	 * process after it) are counted once at the end */
 	if (rc < 0) {
-		mprof_warn("cannot create trace %s.%u: %s; process %u is not recorded",
-			   c->cfg->trace_base, p->pid, strerror(-rc), p->pid);
+		if (c->create_failures++ == 0) {
+			c->create_errno = -rc;
+			mprof_warn("cannot create a trace beside %s for process %u (%s): %s; it is "
+				   "not recorded", c->cfg->trace_base, p->pid, p->exe ? p->exe : "?",
+				   strerror(-rc));
+		}
 		p->tf.fd = -1;
 		return;
 	}
@@ -1890,6 +1898,10 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 			result_trace_add(res, c->all.v[i]);
 	res->wait_status = c->wait_status;
 	res->write_errors = c->write_errors;
+	if (c->create_failures > 1)
+		mprof_warn("%u more process images are not recorded: their traces could not be "
+			   "created either (the first failed with: %s)", c->create_failures - 1,
+			   strerror(c->create_errno));
 }
 
 /* Without a readable session directory there is nothing to collect. */

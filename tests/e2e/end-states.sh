@@ -53,7 +53,8 @@ expect_match "rss: note" '^note: +peak RSS .* is over 4 times the heap peak \(71
 # could not write and writes END with the error when that still fits (else
 # the trace has no END); either way the report must not call it exact nor
 # its live blocks leaks (it did: "exact: every allocation recorded" with
-# 1.7 of 4 million allocations).
+# 1.7 of 4 million allocations).  Traces that cannot be created at all are
+# named once, then counted.
 build_c "$WORK/tree_worker" "$PROGS_DIR/tree_worker.c"
 mkdir -p "$WORK/full"
 if mount -t tmpfs -o size=32k tmpfs "$WORK/full" 2>/dev/null; then
@@ -87,6 +88,19 @@ if mount -t tmpfs -o size=32k tmpfs "$WORK/full" 2>/dev/null; then
 			"$(head -n 1 "$WORK/full.txt")"
 	fi
 	expect_match "disk full: live at end, not leaked" '^live at end: ' "$(cat "$WORK/full.txt")"
+	# 20 children (each a fork child and its /bin/true) on a full disk:
+	# the first trace that cannot be created is named, the others counted
+	# in one line (39; each image was named by pid before: 40 lines, pairs alike)
+	rm -f "$WORK/full"/*
+	head -c 28000 /dev/zero >"$WORK/full/filler" # one page left: the program's trace
+	build_c "$WORK/fork_execs" "$PROGS_DIR/fork_execs.c"
+	RUN_NAME=full-children mprof_run 60 "$WORK/full/c" -- "$WORK/fork_execs" 20 /bin/true
+	expect_eq "disk full, 20 children: the program's status" 0 "$RUN_STATUS"
+	expect_eq "disk full, 20 children: one line names the first" 1 \
+		"$(grep -c '^mprof: warning: cannot create a trace beside .*/full/c for process [0-9]* (.*): No space left on device; it is not recorded$' "$RUN_ERR")"
+	expect_eq "disk full, 20 children: one line counts the others" \
+		"mprof: warning: 39 more process images are not recorded: their traces could not be created either (the first failed with: No space left on device)" \
+		"$(grep 'more process images' "$RUN_ERR")"
 	umount "$WORK/full"
 else
 	echo "note: cannot mount a tmpfs here (not root?): the full disk is not checked"

@@ -9,8 +9,8 @@
 # first image is marked as having executed, none as ended (its next image
 # could start and end while the launcher finished others: 18-24 of 600
 # were "ended").
-# Programs and facts: tests/progs/free_in_order.c; churn.c and
-# fork_execs.c, below.
+# Programs and facts: tests/progs/free_in_order.c, tests/progs/fork_execs.c;
+# churn.c, below.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -66,27 +66,7 @@ echo "trace bytes: run directly $direct, executed by a shell $execd"
 expect_range "the executed program's trace, in % of the directly run one's" 50 200 \
 	"$((execd * 100 / (direct > 0 ? direct : 1)))"
 
-cat >"$WORK/fork_execs.c" <<'PROG'
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	int n = atoi(argv[1]);
-	for (int i = 0; i < n; i++) {
-		pid_t pid = fork();
-		if (pid == 0) {
-			void *volatile p = malloc(100);
-			free(p);
-			execl(argv[2], argv[2], (char *)NULL);
-			_exit(127);
-		}
-		waitpid(pid, NULL, 0);
-	}
-	return 0;
-}
-PROG
-build_c "$WORK/fork_execs" "$WORK/fork_execs.c"
+build_c "$WORK/fork_execs" "$PROGS_DIR/fork_execs.c"
 mkdir -p "$WORK/many"
 RUN_NAME=many mprof_run 300 "$WORK/many/trace" -- "$WORK/fork_execs" 400 /bin/true
 expect_eq "fork_execs: exit status" 0 "$RUN_STATUS"
