@@ -127,6 +127,7 @@ E2E_TESTS = \
 	tests/e2e/sample-seeds.sh \
 	tests/e2e/many-stamps.sh \
 	tests/e2e/sampled-temporary.sh \
+	tests/e2e/estimates.sh \
 	tests/e2e/cut-calls.sh \
 	tests/e2e/end-states.sh \
 	tests/e2e/child-figures.sh \

@@ -103,6 +103,11 @@ size_t diff_rank(struct diff_entry *entries, size_t n, enum diff_field f, bool g
  * in a sampled trace. */
 bool diff_field_known(const struct diff *d, int f, bool *a, bool *b);
 
+/* Whether field f is rough in d: the peak's bytes and blocks when either
+ * trace is sampled (profile_metric_rough).  Such a field is shown marked
+ * and refused by the gate. */
+bool diff_field_rough(const struct diff *d, int f);
+
 /* b - a of e in field f, as a signed value clamped to +-INT64_MAX. */
 int64_t diff_change(uint64_t a, uint64_t b);
 
@@ -123,7 +128,8 @@ struct diff_condition {
 int diff_condition_parse(struct diff_condition *c, const char *text, char *err, size_t err_bytes);
 
 /* Checks that every condition can be evaluated on d: temporary allocations
- * have no estimate in a sampled trace, and peak RSS needs the launcher's
+ * have no estimate in a sampled trace, the peak's bytes and blocks only a
+ * rough one (diff_field_rough), and peak RSS needs the launcher's
  * samples on each side the condition reads.  Returns 0, or -EINVAL with a
  * one-line reason in err (a gate must not pass because it could not look). */
 int diff_gate_check(const struct diff *d, const struct diff_condition *c, size_t n, char *err,

@@ -129,9 +129,13 @@ int diff_gate_check(const struct diff *d, const struct diff_condition *c, size_t
 		bool reads_a = c[k].relative_change, ka, kb;
 
 		diff_field_known(d, c[k].field, &ka, &kb);
-		if (kb && (ka || !reads_a))
+		if (kb && (ka || !reads_a) && !diff_field_rough(d, c[k].field))
 			continue;
-		if (c[k].field == DF_RSS)
+		if (kb && (ka || !reads_a))
+			snprintf(err, err_bytes, "'%s': %s have no unbiased estimate in a sampled "
+				 "trace (rough); gate on leaked, allocated or allocations", c[k].text,
+				 diff_field_label(c[k].field));
+		else if (c[k].field == DF_RSS)
 			snprintf(err, err_bytes, "'%s': trace %s has no RSS samples", c[k].text,
 				 kb ? "A" : "B");
 		else

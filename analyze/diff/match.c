@@ -308,3 +308,9 @@ bool diff_field_known(const struct diff *d, int f, bool *a, bool *b)
 	}
 	return *a && *b;
 }
+
+bool diff_field_rough(const struct diff *d, int f)
+{
+	return f != DF_RSS && (profile_metric_rough(d->pa, diff_field_metric[f]) ||
+			       profile_metric_rough(d->pb, diff_field_metric[f]));
+}

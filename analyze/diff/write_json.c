@@ -1,13 +1,20 @@
 /*
  * analyze/diff/write_json.c - `mprof diff --format json`.
  *
- * Schema "mprof-diff", schema_version 2 (sizes in bytes, counts weighted as
+ * Schema "mprof-diff", schema_version 3 (sizes in bytes, counts weighted as
  * in mprof-report; a change is B - A, a signed integer):
  *
  *   {
- *     "schema": "mprof-diff", "schema_version": 2,
+ *     "schema": "mprof-diff", "schema_version": 3,
  *     "a": str, "b": str,             the two trace paths as given
  *     "match": "function" | "line",   how sites were matched (--match)
+ *     "a_kind", "b_kind": str,        what each trace's numbers are, as the
+ *                                     header of mprof-report says it ("exact:
+ *                                     every allocation recorded", "estimated,
+ *                                     sample rate 4096 B: ...")
+ *     "rough": [str],                 the STATS keys with no unbiased
+ *                                     estimate (the peak's when a trace is
+ *                                     sampled), not for --fail-if
  *     "totals": {"a": TOTALS, "b": TOTALS, "delta": TOTALS},
  *     "sites": [                      every entry that differs, largest growth
  *                                     in allocated bytes first, then the
@@ -31,6 +38,7 @@
  *   SIDE = STATS + {"max_live_bytes": int (an upper bound when sites were
  *          summed), "lifetime_ns_avg": int or null (no block freed)}
  *
+ * Version 2 had no "a_kind", "b_kind" or "rough".
  * Version 1 had no "match", "a_sites", "b_sites", "peak_rss_bytes",
  * "max_live_bytes" or "lifetime_ns_avg", and its "sites" were ordered by
  * the size of the change in allocated bytes.
@@ -77,7 +85,16 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 	output_json_string(out, o->path_a);
 	fputs(",\"b\":", out);
 	output_json_string(out, o->path_b);
-	fprintf(out, ",\"match\":\"%s\",\n", d->match == DIFF_MATCH_LINE ? "line" : "function");
+	fprintf(out, ",\"match\":\"%s\",", d->match == DIFF_MATCH_LINE ? "line" : "function");
+	fputs("\"a_kind\":", out);
+	output_json_string(out, output_report_kind(d->pa));
+	fputs(",\"b_kind\":", out);
+	output_json_string(out, output_report_kind(d->pb));
+	fputs(",\"rough\":[", out);
+	for (int f = 0, n = 0; f < DF_SITE_COUNT; f++)
+		if (diff_field_rough(d, f))
+			fprintf(out, "%s\"%s\"", n++ ? "," : "", diff_field_key(f));
+	fputs("],\n", out);
 	fputs("\"totals\":{\"a\":{", out);
 	stats(out, d, d->total_a, false);
 	fputs(",\"peak_rss_bytes\":", out);
@@ -155,7 +172,7 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 int diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	diff_rank(d->entries, d->differ, DF_ALLOCATED, true);
-	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":2,", out);
+	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":3,", out);
 	diff_write_json_head(out, d, o);
 	fputs(",\n\"sites\":[", out);
 	for (size_t i = 0; i < d->differ; i++) {

@@ -47,10 +47,11 @@ static void print_totals(FILE *out, const struct diff *d)
 				ka ? va : "-", kb ? vb : "-", "-", "-");
 			continue;
 		}
-		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s\n", diff_field_label(f),
+		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s%s\n", diff_field_label(f),
 			d->total_a[f], d->total_b[f],
 			fmt_change(c1, sizeof(c1), d->total_a[f], d->total_b[f]),
-			fmt_relative(c2, sizeof(c2), d->total_a[f], d->total_b[f]));
+			fmt_relative(c2, sizeof(c2), d->total_a[f], d->total_b[f]),
+			diff_field_rough(d, f) ? "  rough" : "");
 	}
 	fprintf(out, "sites:            %zu changed, %zu new, %zu vanished, %zu same "
 		"(%zu in A, %zu in B", d->changed, d->added, d->removed, d->count - d->differ,
@@ -60,13 +61,16 @@ static void print_totals(FILE *out, const struct diff *d)
 	fputs(")\n", out);
 }
 
-/* "leaked bytes 1024 -> 4096 (+3072)" */
-static void change(FILE *out, const struct diff_entry *e, enum diff_field f)
+/* "leaked bytes 1024 -> 4096 (+3072)"; "peak bytes (rough) ..." where the
+ * field is rough in d. */
+static void change(FILE *out, const struct diff *d, const struct diff_entry *e,
+		   enum diff_field f)
 {
 	char b[32];
 
-	fprintf(out, "%s %" PRIu64 " -> %" PRIu64 " (%s)", diff_field_label(f), e->a.v[f],
-		e->b.v[f], fmt_change(b, sizeof(b), e->a.v[f], e->b.v[f]));
+	fprintf(out, "%s%s %" PRIu64 " -> %" PRIu64 " (%s)", diff_field_label(f),
+		diff_field_rough(d, f) ? " (rough)" : "", e->a.v[f], e->b.v[f],
+		fmt_change(b, sizeof(b), e->a.v[f], e->b.v[f]));
 }
 
 /* The average lifetime of the side's freed blocks ("1.25 ms"), to the
@@ -98,23 +102,24 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 		fprintf(out, " [%" PRIu32 " / %" PRIu32 " sites of A / B that differ only in lines]",
 			e->a.sites, e->b.sites);
 	fputs("\n    ", out);
-	change(out, e, DF_ALLOCATED);
+	change(out, d, e, DF_ALLOCATED);
 	fputs("; ", out);
-	change(out, e, DF_ALLOCATIONS);
+	change(out, d, e, DF_ALLOCATIONS);
 	fputs("\n    ", out);
-	change(out, e, DF_PEAK);
+	change(out, d, e, DF_PEAK);
 	fputs("; ", out);
-	change(out, e, DF_PEAK_BLOCKS);
+	change(out, d, e, DF_PEAK_BLOCKS);
 	fputs("\n    ", out);
-	change(out, e, DF_LEAKED);
+	change(out, d, e, DF_LEAKED);
 	fputs("; ", out);
-	change(out, e, DF_LEAKED_BLOCKS);
+	change(out, d, e, DF_LEAKED_BLOCKS);
 	if (!d->pa->info.sampled && !d->pb->info.sampled) {
 		fputs("; ", out);
-		change(out, e, DF_TEMPORARY);
+		change(out, d, e, DF_TEMPORARY);
 	}
-	fprintf(out, "\n    max live %" PRIu64 " -> %" PRIu64 "; average lifetime ",
-		e->a.max_live_bytes, e->b.max_live_bytes);
+	fprintf(out, "\n    max live%s %" PRIu64 " -> %" PRIu64 "; average lifetime ",
+		diff_field_rough(d, DF_PEAK) ? " (rough)" : "", e->a.max_live_bytes,
+		e->b.max_live_bytes);
 	print_lifetime(out, &e->a);
 	fputs(" -> ", out);
 	print_lifetime(out, &e->b);
@@ -134,8 +139,8 @@ static void print_ranking(FILE *out, struct diff *d, const struct diff_print *o,
 			grown ? "grew" : "shrank", label);
 		return;
 	}
-	fprintf(out, "== %s in %s: top %zu of %zu sites\n", grown ? "Grown" : "Shrunk", label,
-		shown, n);
+	fprintf(out, "== %s in %s: top %zu of %zu sites%s\n", grown ? "Grown" : "Shrunk", label,
+		shown, n, diff_field_rough(d, o->metric) ? " (rough: no unbiased estimate)" : "");
 	for (size_t i = 0; i < shown; i++)
 		print_entry(out, d, &d->entries[i], i + 1);
 }
@@ -178,6 +183,9 @@ int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
 		: "function (modules by file name)");
 	trace_notes(out, "A", d->pa);
 	trace_notes(out, "B", d->pb);
+	if (diff_field_rough(d, DF_PEAK))
+		fputs("note: peak bytes and blocks (and max live) of a sampled trace are rough: "
+		      "they have no unbiased estimate and no --fail-if may test them\n", out);
 	fputc('\n', out);
 	print_totals(out, d);
 	for (int f = 0; f < DF_SITE_COUNT; f++)

@@ -121,6 +121,15 @@ static inline bool profile_has_metric(const struct profile *p, enum metric m)
 	return !(m == METRIC_TEMPORARY && p->info.sampled);
 }
 
+/* Whether metric m of p is rough: the bytes and blocks live at the peak
+ * (t-gmax) of a sampled trace have no unbiased estimate (the heap's peak is
+ * a maximum over time, and the sampled blocks' maximum is not an estimate of
+ * it), so they are shown marked and no CI gate may test them. */
+static inline bool profile_metric_rough(const struct profile *p, enum metric m)
+{
+	return p->info.sampled && (m == METRIC_PEAK || m == METRIC_PEAK_BLOCKS);
+}
+
 /* The inherit note, or NULL when there is none. */
 static inline const char *profile_inherit_note(const struct profile *p)
 {

@@ -60,7 +60,7 @@
   for (const f of page.fields) {
     const a = diff.totals.a[f.key], b = diff.totals.b[f.key], d = diff.totals.delta[f.key];
     tbody.append(el('tr', { 'data-field': f.key, class: cls(d) },
-      el('td', {}, f.label),
+      el('td', {}, (diff.rough || []).includes(f.key) ? `${f.label} (rough)` : f.label),
       el('td', { class: 'num' }, exact(f, a)),
       el('td', { class: 'num' }, exact(f, b)),
       el('td', { class: 'num change' }, d == null ? '-' : signed(d)),
@@ -74,7 +74,7 @@
   app.append(el('p', { class: 'quality', id: 'site-counts' },
     `sites: ${st.changed} changed, ${st.added} new (only in B), ${st.removed} vanished (only in A); the others are the same.`));
   if (page.a.sampled || page.b.sampled)
-    app.append(el('ul', { class: 'notes' }, el('li', {}, 'A sampled trace\'s figures are estimates (its kind above says so); peak and temporary have no unbiased estimate.')));
+    app.append(el('ul', { class: 'notes' }, el('li', {}, 'A sampled trace\'s figures are estimates (its kind above says so); peak (rough) and temporary have no unbiased estimate, and no --fail-if may test them.')));
 
   // ---- the metric switch: the sites' tables and the flame graph ----
   app.append(el('h2', {}, 'By metric'));

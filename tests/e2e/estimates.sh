@@ -1,0 +1,64 @@
+#!/bin/bash
+# estimates.sh - what reports, exports and diffs say about figures that are
+# not exact: the peak of a sampled trace has no unbiased estimate (diff marks
+# it rough and refuses a --fail-if on it, while allocated, allocations and
+# leaked stay allowed).  Program: tests/progs/leak_count.c (N leaked blocks
+# of 1024 B, 100 malloc/free pairs of 64 B).
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/leak_count" "$PROGS_DIR/leak_count.c"
+jd() { "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
+
+RUN_NAME=s1 mprof_run 60 "$WORK/s1.trace" --sample-rate 4096 --sample-seed 3 -- "$WORK/leak_count" 7
+expect_eq "sampled run A: exit status" 0 "$RUN_STATUS"
+RUN_NAME=s2 mprof_run 60 "$WORK/s2.trace" --sample-rate 4096 --sample-seed 4 -- "$WORK/leak_count" 20
+expect_eq "sampled run B: exit status" 0 "$RUN_STATUS"
+RUN_NAME=e1 mprof_run 60 "$WORK/e1.trace" -- "$WORK/leak_count" 7
+RUN_NAME=e2 mprof_run 60 "$WORK/e2.trace" -- "$WORK/leak_count" 20
+
+# ---- diff of sampled traces: the peak is rough, not a gate ----
+run_cmd 60 dt "$MPROF" diff -n 1 "$WORK/s1.trace" "$WORK/s2.trace"
+expect_eq "diff text: exit status" 0 "$RUN_STATUS"
+expect_eq "diff text: the note on the peak" \
+	"note: peak bytes and blocks (and max live) of a sampled trace are rough: they have no unbiased estimate and no --fail-if may test them" \
+	"$(grep '^note: peak' "$RUN_OUT")"
+expect_eq "diff text: rows marked rough" "peak bytes,peak blocks" \
+	"$(grep '  rough$' "$RUN_OUT" | sed 's/^  //; s/  *[0-9].*//' | paste -sd,)"
+expect_eq "diff text: leaked row not marked" "" "$(grep '^  leaked bytes .* rough$' "$RUN_OUT")"
+expect_eq "diff text: the ranking in peak bytes says rough" \
+	"== Grown in peak bytes: top 1 of 1 sites (rough: no unbiased estimate)" \
+	"$(grep '^== Grown' "$RUN_OUT")"
+expect_match "diff text: a site's peak says rough" '^    peak bytes \(rough\) [0-9]+ -> [0-9]+ \(\+[0-9]+\); peak blocks \(rough\) ' \
+	"$(cat "$RUN_OUT")"
+expect_match "diff text: a site's max live says rough" '^    max live \(rough\) [0-9]+ -> [0-9]+;' "$(cat "$RUN_OUT")"
+
+gate() { # gate NAME EXPECTED_STATUS TRACE_A TRACE_B EXPR
+	run_cmd 60 "gate-$1" "$MPROF" diff -n 0 --fail-if "$5" "$3" "$4"
+	expect_eq "gate $5 ($1): exit status" "$2" "$RUN_STATUS"
+}
+gate peak 2 "$WORK/s1.trace" "$WORK/s2.trace" 'peak>+1%'
+expect_eq "gate peak: one line of why" \
+	"mprof: 'peak>+1%': peak bytes have no unbiased estimate in a sampled trace (rough); gate on leaked, allocated or allocations" \
+	"$(cat "$RUN_ERR")"
+expect_eq "gate peak: nothing on stdout" "" "$(cat "$RUN_OUT")"
+gate site-peak-blocks 2 "$WORK/s1.trace" "$WORK/s2.trace" 'site:peak-blocks>0'
+expect_eq "gate site:peak-blocks: one line" 1 "$(wc -l < "$RUN_ERR")"
+gate exact-a 2 "$WORK/e1.trace" "$WORK/s2.trace" 'peak<1G'
+gate allocated 1 "$WORK/s1.trace" "$WORK/s2.trace" 'allocated>=0'
+expect_match "gate allocated: held" "^mprof diff: condition held: allocated>=0: allocated bytes [0-9]+ -> [0-9]+" "$(cat "$RUN_ERR")"
+gate leaked 0 "$WORK/s1.trace" "$WORK/s2.trace" 'leaked<0'
+gate allocations 0 "$WORK/s1.trace" "$WORK/s2.trace" 'allocations<0'
+gate exact-peak 1 "$WORK/e1.trace" "$WORK/e2.trace" 'peak>+1%'
+run_cmd 60 de "$MPROF" diff -n 1 "$WORK/e1.trace" "$WORK/e2.trace"
+expect_eq "diff text, exact: nothing rough" "" "$(grep -i rough "$RUN_OUT")"
+
+run_cmd 60 dj "$MPROF" diff -f json -o "$WORK/d.json" "$WORK/s1.trace" "$WORK/s2.trace"
+expect_eq "diff json: schema version" 3 "$(jd "$WORK/d.json" 'd["schema_version"]')"
+expect_eq "diff json: rough keys" "['peak_bytes', 'peak_blocks']" "$(jd "$WORK/d.json" 'd["rough"]')"
+expect_eq "diff json: A's kind" "estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates" \
+	"$(jd "$WORK/d.json" 'd["a_kind"]')"
+run_cmd 60 dje "$MPROF" diff -f json -o "$WORK/de.json" "$WORK/e1.trace" "$WORK/e2.trace"
+expect_eq "diff json, exact: nothing rough, exact kind" "[] exact: every allocation recorded" \
+	"$(jd "$WORK/de.json" 'str(d["rough"]) + " " + d["b_kind"]')"
+finish
