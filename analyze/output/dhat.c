@@ -161,8 +161,12 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 		fprintf(out, "%" PRIu64 "\n", run->pid);
 	else
 		fputs("unknown\n", out);
-	fprintf(out, "  Counts:  %s\n}\n\n", p->info.sampled
-		? "sampled (estimates: each recorded allocation stands for several)" : "exact");
+	if (p->info.sampled)
+		fprintf(out, "  Counts:  sampled (estimates: each recorded allocation stands for "
+			"several); %s\n}\n\n", output_export_kind(p));
+	else
+		fprintf(out, "  Counts:  %s\n}\n\n",
+			output_export_qualified(p) ? output_export_kind(p) : "exact");
 	fputs("Times {\n", out);
 	if (h->peak_bytes) {
 		fprintf(out, "  t-gmax: event %" PRIu64 " (%.2f%% of the run)", tg, pct(tg, te));

@@ -84,7 +84,7 @@ void flame_data_run(FILE *out, const struct profile *p)
 	else
 		fputs(",\"pid\":null", out);
 	fprintf(out, ",\"sampled\":%s,\"kind\":", p->info.sampled ? "true" : "false");
-	output_json_string(out, output_report_kind(p));
+	output_json_string(out, output_export_kind(p));
 	fputs(",\"notes\":", out);
 	flame_data_notes(out, p);
 }

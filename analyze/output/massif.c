@@ -230,10 +230,11 @@ static int massif_write(FILE *out, const struct profile *p, const struct output_
 	(void)o; /* the heap over time: no metric to choose */
 	fputs("desc: mprof: heap = bytes requested and live; a snapshot per time bucket "
 	      "(its highest heap)", out);
-	if (p->info.sampled) {
+	if (output_export_qualified(p)) {
 		fputs("; ", out);
-		put_clean(out, output_report_kind(p));
-		fputs(", the heap rough", out);
+		put_clean(out, output_export_kind(p));
+		if (p->info.sampled)
+			fputs(", the heap rough", out);
 	}
 	fputs("\ncmd: ", out);
 	put_clean(out, cmd);

@@ -71,6 +71,22 @@ extern const struct output_format output_dhat, output_dhat_json, output_speedsco
  * estimated, incomplete, or exact only up to an early end. */
 const char *output_report_kind(const struct profile *p);
 
+/* The text report's header words for exact counts of every allocation
+ * (what output_report_kind says of a whole, exact recording). */
+#define OUTPUT_KIND_EXACT "exact: every allocation recorded"
+
+/* What an export's place for a comment (DHAT's counts and command, massif's
+ * desc, pprof's comments, speedscope's name, the flame graph's kind) says
+ * of p's counts: output_report_kind without its pointers to the text
+ * report's lines ("; see recorded"), and when recording was paused part of
+ * the run "recording paused part of the run: recorded 1.0 s of 3.0 s", also
+ * for a sampled trace.  Static text (per thread), valid until the next call. */
+const char *output_export_kind(const struct profile *p);
+
+/* Whether output_export_kind(p) qualifies the counts: anything but an
+ * exact recording of every allocation of the whole run. */
+bool output_export_qualified(const struct profile *p);
+
 /* The note that pool blocks (mprof.h) are counted twice, with their
  * allocations and bytes, into buf (size bytes), for exports that carry
  * notes (pprof's comments, the flame graph's); 0 when the program
@@ -84,7 +100,8 @@ int output_pool_note(char *buf, size_t size, const struct profile *p);
 int output_filter_note(char *buf, size_t size, const struct profile *p);
 
 /* name followed by what a client shows beside a program's name should say
- * of p: " [mprof: estimated, ...]" when sampled, " [mprof: filtered ...]"
+ * of p: " [mprof: KIND]" with output_export_kind when it qualifies the
+ * counts (estimated, partly recorded, ...), " [mprof: filtered ...]"
  * when filtered (speedscope's name, DHAT JSON's command).  Returns a new
  * string (the caller frees it), or NULL when out of memory. */
 char *output_titled(const char *name, const struct profile *p);

@@ -669,6 +669,8 @@ static void pprof_write_comments(struct pprof_writer *w)
 					   "of Poisson samples by bytes; period: the mean interval); "
 					   "peak_* are rough and temporary allocations have no "
 					   "estimate"));
+	if (output_export_qualified(p))
+		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, output_export_kind(p)));
 	if (output_pool_note(line, sizeof(line), p))
 		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
 	if (output_filter_note(line, sizeof(line), p))

@@ -396,8 +396,10 @@ char *output_titled(const char *name, const struct profile *p)
 	char filtered[256], *titled = NULL;
 	bool has_filter = output_filter_note(filtered, sizeof(filtered), p);
 
-	if (asprintf(&titled, "%s%s%s%s%s%s%s", name, p->info.sampled ? " [mprof: " : "",
-		     p->info.sampled ? output_report_kind(p) : "", p->info.sampled ? "]" : "",
+	bool kind = output_export_qualified(p);
+
+	if (asprintf(&titled, "%s%s%s%s%s%s%s", name, kind ? " [mprof: " : "",
+		     kind ? output_export_kind(p) : "", kind ? "]" : "",
 		     has_filter ? " [mprof: " : "", has_filter ? filtered : "",
 		     has_filter ? "]" : "") < 0)
 		return NULL;
@@ -458,7 +460,31 @@ const char *output_report_kind(const struct profile *r)
 					       "recording ended early; see recorded"
 					     : "exact while recording was on; see recorded";
 	return profile_ended_early(r) ? "exact until the recording ended early"
-				     : "exact: every allocation recorded";
+				     : OUTPUT_KIND_EXACT;
+}
+
+const char *output_export_kind(const struct profile *p)
+{
+	static _Thread_local char kind[512];
+	const struct run_facts *run = &p->run;
+	const char *k = output_report_kind(p), *see = strstr(k, "; see ");
+	int n = see ? (int)(see - k) : (int)strlen(k);
+	char n1[32], n2[32];
+
+	if (!run->recording_controlled) {
+		snprintf(kind, sizeof(kind), "%.*s", n, k);
+		return kind;
+	}
+	snprintf(kind, sizeof(kind), "%.*s; recording paused part of the run: recorded %s of %s",
+		 n, k, output_fmt_ns(n1, sizeof(n1), run->recorded_ns),
+		 output_fmt_ns(n2, sizeof(n2), run->recorded_ns + run->paused_ns));
+	return kind;
+}
+
+bool output_export_qualified(const struct profile *p)
+{
+	return p->info.sampled || p->run.recording_controlled ||
+	       strcmp(output_report_kind(p), OUTPUT_KIND_EXACT) != 0;
 }
 
 /* What was not recorded: the stretches while recording was stopped. */

@@ -2,12 +2,17 @@
 # estimates.sh - what reports, exports and diffs say about figures that are
 # not exact: the peak of a sampled trace has no unbiased estimate (diff marks
 # it rough and refuses a --fail-if on it, while allocated, allocations and
-# leaked stay allowed).  Program: tests/progs/leak_count.c (N leaked blocks
-# of 1024 B, 100 malloc/free pairs of 64 B).
+# leaked stay allowed); the exports of a run recorded only in part (started
+# --paused) say so where their format has room for a comment, as the text
+# report's header does.  Programs: tests/progs/leak_count.c (N leaked blocks
+# of 1024 B, 100 malloc/free pairs of 64 B) and partial_recording.c (its
+# comment lists the facts of each mode).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
 build_c "$WORK/leak_count" "$PROGS_DIR/leak_count.c"
+build_c "$WORK/partial" "$PROGS_DIR/partial_recording.c" -I"$abs_top_srcdir/include"
+pp() { "$PYTHON" "$E2E_DIR/pprof.py" "$@" 2>&1; }
 jd() { "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 
 RUN_NAME=s1 mprof_run 60 "$WORK/s1.trace" --sample-rate 4096 --sample-seed 3 -- "$WORK/leak_count" 7
@@ -16,6 +21,8 @@ RUN_NAME=s2 mprof_run 60 "$WORK/s2.trace" --sample-rate 4096 --sample-seed 4 -- 
 expect_eq "sampled run B: exit status" 0 "$RUN_STATUS"
 RUN_NAME=e1 mprof_run 60 "$WORK/e1.trace" -- "$WORK/leak_count" 7
 RUN_NAME=e2 mprof_run 60 "$WORK/e2.trace" -- "$WORK/leak_count" 20
+RUN_NAME=p mprof_run 60 "$WORK/p.trace" --paused -- "$WORK/partial" resume
+expect_eq "paused run: stdout" "partial_recording resume" "$(cat "$RUN_OUT")"
 
 # ---- diff of sampled traces: the peak is rough, not a gate ----
 run_cmd 60 dt "$MPROF" diff -n 1 "$WORK/s1.trace" "$WORK/s2.trace"
@@ -61,4 +68,29 @@ expect_eq "diff json: A's kind" "estimated, sample rate 4096 B (4.0 KiB): counts
 run_cmd 60 dje "$MPROF" diff -f json -o "$WORK/de.json" "$WORK/e1.trace" "$WORK/e2.trace"
 expect_eq "diff json, exact: nothing rough, exact kind" "[] exact: every allocation recorded" \
 	"$(jd "$WORK/de.json" 'str(d["rough"]) + " " + d["b_kind"]')"
+
+# ---- exports of a run recorded in part say so ----
+PAUSED='exact while recording was on; recording paused part of the run: recorded [0-9.]+ (ns|us|ms|s) of [0-9.]+ (ns|us|ms|s)'
+run_cmd 60 pdhat "$MPROF" report -f dhat "$WORK/p.trace"
+expect_match "paused dhat: counts" "^  Counts:  $PAUSED\$" "$(cat "$RUN_OUT")"
+run_cmd 60 pdj "$MPROF" report -f dhat-json -o "$WORK/p.dhat.json" "$WORK/p.trace"
+expect_match "paused dhat-json: cmd" "^$WORK/partial resume \\[mprof: $PAUSED\\]\$" \
+	"$(jd "$WORK/p.dhat.json" 'd["cmd"]')"
+run_cmd 60 pms "$MPROF" report -f massif -o "$WORK/p.massif" "$WORK/p.trace"
+expect_match "paused massif: desc" "^desc: mprof: .*\\(its highest heap\\); $PAUSED\$" "$(head -1 "$WORK/p.massif")"
+run_cmd 60 ppb "$MPROF" report -f pprof -o "$WORK/p.pb.gz" "$WORK/p.trace"
+expect_match "paused pprof: a comment" "^$PAUSED\$" "$(pp "$WORK/p.pb.gz" get comments)"
+run_cmd 60 pss "$MPROF" report -f speedscope -o "$WORK/p.ss.json" "$WORK/p.trace"
+expect_match "paused speedscope: name" "^$WORK/partial resume \\[mprof: $PAUSED\\]\$" \
+	"$(jd "$WORK/p.ss.json" 'd["name"]')"
+run_cmd 60 edhat "$MPROF" report -f dhat "$WORK/e1.trace"
+expect_eq "exact dhat: counts" "  Counts:  exact" "$(grep 'Counts:' "$RUN_OUT")"
+run_cmd 60 ess "$MPROF" report -f speedscope -o "$WORK/e.ss.json" "$WORK/e1.trace"
+expect_eq "exact speedscope: the name alone" "$WORK/leak_count 7" "$(jd "$WORK/e.ss.json" 'd["name"]')"
+run_cmd 60 epb "$MPROF" report -f pprof -o "$WORK/e.pb.gz" "$WORK/e1.trace"
+expect_eq "exact pprof: no comment on the kind" "" "$(pp "$WORK/e.pb.gz" get comments | grep -E '^(exact|estimated)')"
+run_cmd 60 sdhat "$MPROF" report -f dhat "$WORK/s1.trace"
+expect_eq "sampled dhat: counts" \
+	"  Counts:  sampled (estimates: each recorded allocation stands for several); estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates" \
+	"$(grep 'Counts:' "$RUN_OUT")"
 finish
