@@ -183,6 +183,13 @@ static int report_one(const char *path, const struct report_job *job, FILE *out,
 		status = 2;
 		goto out;
 	}
+	if (profile_lifetimes_estimated(p) && job->out.sort &&
+	    strcmp(job->out.sort, "max-lifetime") == 0) {
+		analyze_error("report: %s: the longest lifetime has no estimate in a sampled trace "
+			      "(--sort max-lifetime)", path);
+		status = 2;
+		goto out;
+	}
 	if (row && report_overview_row_fill(row, path, p) < 0) {
 		analyze_error("out of memory");
 		status = 1;

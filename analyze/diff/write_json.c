@@ -36,7 +36,9 @@
  *            null for a sampled side, and in "delta" when either is}
  *   TOTALS = STATS + {"peak_rss_bytes": int or null}
  *   SIDE = STATS + {"max_live_bytes": int (an upper bound when sites were
- *          summed), "lifetime_ns_avg": int or null (no block freed)}
+ *          summed), "lifetime_ns_avg": int or null (no block freed;
+ *          of a sampled trace an estimate of the mean over the freed
+ *          blocks, each block once)}
  *
  * Version 2 had no "a_kind", "b_kind" or "rough".
  * Version 1 had no "match", "a_sites", "b_sites", "peak_rss_bytes",

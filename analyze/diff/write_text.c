@@ -117,9 +117,11 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 		fputs("; ", out);
 		change(out, d, e, DF_TEMPORARY);
 	}
-	fprintf(out, "\n    max live%s %" PRIu64 " -> %" PRIu64 "; average lifetime ",
+	fprintf(out, "\n    max live%s %" PRIu64 " -> %" PRIu64 "; average lifetime%s ",
 		diff_field_rough(d, DF_PEAK) ? " (rough)" : "", e->a.max_live_bytes,
-		e->b.max_live_bytes);
+		e->b.max_live_bytes,
+		profile_lifetimes_estimated(d->pa) || profile_lifetimes_estimated(d->pb)
+			? " (estimated, per block)" : "");
 	print_lifetime(out, &e->a);
 	fputs(" -> ", out);
 	print_lifetime(out, &e->b);

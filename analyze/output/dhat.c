@@ -33,6 +33,8 @@
  *   PP R/N (site ID) {
  *     Total:       B bytes (P%) in K blocks (P%), avg size A bytes
  *     Lifetime:    avg L events (T), max L events (T), over F blocks freed
+ *                  (sampled: avg T (estimated, per block), over F blocks
+ *                  freed (estimate))
  *     Max:         B bytes in K blocks (at most: ...)   (the site's own)
  *     At t-gmax:   B bytes (P%) in K blocks (P%)
  *     At t-end:    B bytes (P%) in K blocks (P%)
@@ -93,7 +95,8 @@ static uint64_t dhat_sort_value(const struct alloc_stats *s, enum dhat_sort k)
 }
 
 /* qsort_r order: larger value first, then by site id (the sites array's
- * order).  Average lifetimes compare as fractions, exactly; a site with no
+ * order).  Average lifetimes (in events, in ns when sampled) compare as
+ * fractions, exactly; a site with no
  * block freed has none and goes after those that have one. */
 static int dhat_site_cmp(const void *pa, const void *pb, void *ctx)
 {
@@ -103,8 +106,12 @@ static int dhat_site_cmp(const void *pa, const void *pb, void *ctx)
 	const struct alloc_stats *a = p->sites.sites[ia].s, *b = p->sites.sites[ib].s;
 
 	if (k == DHAT_SORT_AVG_LIFETIME) {
-		unsigned __int128 x = (unsigned __int128)a->lifetime_events_sum * (b->freed ? b->freed : 1);
-		unsigned __int128 y = (unsigned __int128)b->lifetime_events_sum * (a->freed ? a->freed : 1);
+		/* a sampled trace's estimate is the average in ns */
+		bool ns = profile_lifetimes_estimated(p);
+		unsigned __int128 x = (unsigned __int128)(ns ? a->lifetime_ns_sum : a->lifetime_events_sum) *
+				      (b->freed ? b->freed : 1);
+		unsigned __int128 y = (unsigned __int128)(ns ? b->lifetime_ns_sum : b->lifetime_events_sum) *
+				      (a->freed ? a->freed : 1);
 
 		if (!a->freed != !b->freed)
 			return a->freed ? -1 : 1;
@@ -191,9 +198,14 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 			pct(h->temporary, h->allocations));
 	else
 		fputs("  Short-lived: not estimated (sampled)\n}\n", out);
-	fputs("Lifetimes are over the blocks freed, in allocator events (each allocation,\n"
-	      "free and failed realloc is one, a realloc two) and in time (to about 10 ms).\n"
-	      "Short-lived blocks are freed by their thread's next allocator event.\n", out);
+	if (profile_lifetimes_estimated(p))
+		fputs("Lifetimes are estimated: the average in time (to about 10 ms) over the blocks\n"
+		      "freed, each block once whatever its size; in events and the maximum have\n"
+		      "no estimate in a sampled trace, nor have short-lived blocks.\n", out);
+	else
+		fputs("Lifetimes are over the blocks freed, in allocator events (each allocation,\n"
+		      "free and failed realloc is one, a realloc two) and in time (to about 10 ms).\n"
+		      "Short-lived blocks are freed by their thread's next allocator event.\n", out);
 	fprintf(out, "Sorted by %s; %zu program points", dhat_sort_keys[k], p->sites.count);
 	if (shown < p->sites.count)
 		fprintf(out, ", the first %zu shown", shown);
@@ -212,7 +224,11 @@ static void dhat_site(FILE *out, const struct profile *p, const struct site *s, 
 		pct(st->allocated_bytes, h->allocated_bytes), st->allocations,
 		pct(st->allocations, h->allocations),
 		st->allocations ? (double)st->allocated_bytes / (double)st->allocations : 0.0);
-	if (st->freed)
+	if (st->freed && profile_lifetimes_estimated(p))
+		fprintf(out, "  Lifetime:    avg %s (estimated, per block), over %" PRIu64
+			" blocks freed (estimate)\n",
+			output_fmt_ns(t1, sizeof(t1), st->lifetime_ns_sum / st->freed), st->freed);
+	else if (st->freed)
 		fprintf(out, "  Lifetime:    avg %.1f events (%s), max %" PRIu64
 			" events (%s), over %" PRIu64 " blocks freed\n",
 			(double)st->lifetime_events_sum / (double)st->freed,

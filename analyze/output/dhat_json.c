@@ -7,7 +7,11 @@
  * Owns nothing.  Times are in allocator events ("tu": "events"; every
  * allocation, free and failed realloc of the process is one, a realloc two),
  * counted from the trace's first event: DHAT's own unit, instructions, is a
- * logical clock too, and mprof's ns are only right to about 10 ms.
+ * logical clock too, and mprof's ns are only right to about 10 ms.  A
+ * sampled trace numbers only its recorded events, so its times are in ns
+ * ("tu": "ns", "Mtu": "ms", "tuth": 0: short-lived has no estimate there)
+ * from the first time stamp, and "tl" sums the weighted lifetimes in ns:
+ * divided by the blocks freed, an estimate of their mean lifetime.
  *
  *   {"dhatFileVersion": 2, "mode": "heap", "verb": "Allocated",
  *    "bklt": true, "bkacc": false,
@@ -71,8 +75,9 @@ static const char *dhat_json_frame(const struct site_frame *f, char *buf, size_t
 	return buf;
 }
 
-static void dhat_json_pp(FILE *out, const struct site_table *t, const struct site *s)
+static void dhat_json_pp(FILE *out, const struct profile *p, const struct site *s)
 {
+	const struct site_table *t = &p->sites;
 	const struct alloc_stats *st = s->s;
 	uint32_t buf[SITES_MAX_FRAMES];
 	const uint32_t *ids = site_frame_ids(t, s, buf);
@@ -80,7 +85,9 @@ static void dhat_json_pp(FILE *out, const struct site_table *t, const struct sit
 	fprintf(out, "{\"tb\":%" PRIu64 ",\"tbk\":%" PRIu64 ",\"tl\":%" PRIu64
 		",\"mb\":%" PRIu64 ",\"mbk\":%" PRIu64 ",\"gb\":%" PRIu64 ",\"gbk\":%" PRIu64
 		",\"eb\":%" PRIu64 ",\"ebk\":%" PRIu64 ",\"fs\":[",
-		st->allocated_bytes, st->allocations, st->lifetime_events_sum, st->max_live_bytes,
+		st->allocated_bytes, st->allocations,
+		profile_lifetimes_estimated(p) ? st->lifetime_ns_sum : st->lifetime_events_sum,
+		st->max_live_bytes,
 		st->max_live_blocks, st->peak_bytes, st->peak_blocks, st->live_bytes,
 		st->live_blocks);
 	if (s->unknown_stack || s->inherited)
@@ -107,12 +114,21 @@ static int dhat_json_write(FILE *out, const struct profile *p, const struct outp
 	const char *cmd = run->cmdline ? run->cmdline : run->exe;
 	uint64_t te = dhat_json_event(p, p->summary.last_seq);
 	uint64_t tg = p->summary.peak_bytes ? dhat_json_event(p, p->summary.peak_seq) : 0;
+	const struct heap_summary *h = &p->summary;
+	bool ns = profile_lifetimes_estimated(p);
 	char buf[8192];
 
 	(void)o;
-	fputs("{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":true,"
-	      "\"bkacc\":false,\"tu\":\"events\",\"Mtu\":\"Mevents\",", out);
-	fprintf(out, "\"tuth\":%d,\"cmd\":", DHAT_JSON_SHORT_LIVED_EVENTS);
+	if (ns) {
+		te = h->time_known ? h->last_time_ns - h->first_time_ns : 0;
+		tg = h->peak_bytes && h->time_known && h->peak_time_known &&
+				     h->peak_time_ns > h->first_time_ns
+			     ? h->peak_time_ns - h->first_time_ns : 0;
+	}
+	fprintf(out, "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\","
+		"\"bklt\":true,\"bkacc\":false,\"tu\":\"%s\",\"Mtu\":\"%s\",",
+		ns ? "ns" : "events", ns ? "ms" : "Mevents");
+	fprintf(out, "\"tuth\":%d,\"cmd\":", ns ? 0 : DHAT_JSON_SHORT_LIVED_EVENTS);
 	{ /* the viewer shows cmd in its header: the notes go there */
 		char *titled = output_titled(cmd ? cmd : "?", p);
 
@@ -126,7 +142,7 @@ static int dhat_json_write(FILE *out, const struct profile *p, const struct outp
 	for (size_t i = 0; i < t->count; i++) {
 		if (i)
 			fputs(",\n", out);
-		dhat_json_pp(out, t, &t->sites[i]);
+		dhat_json_pp(out, p, &t->sites[i]);
 	}
 	fputs("\n],\n\"ftbl\":[\n\"[root]\"", out);
 	for (size_t i = 0; i < t->frame_count; i++) {

@@ -137,7 +137,9 @@
  *         bound when several stacks merged), "freed",
  *        "lifetime_events_min", "lifetime_events_avg", "lifetime_events_max",
  *        "lifetime_ns_min", "lifetime_ns_avg", "lifetime_ns_max"
- *         (over freed blocks; null when none was freed),
+ *         (over freed blocks; null when none was freed; in a sampled
+ *         trace only "lifetime_ns_avg", an estimate of the mean over the
+ *         freed blocks, each block once: the others are null),
  *        "stacks": int (call stacks merged), "truncated": bool,
  *        "unknown_stack": bool, "inherited": bool (blocks inherited at fork),
  *        "frames": [{"function": str or null, "file": str or null,
@@ -640,19 +642,22 @@ static void write_summary(FILE *out, const struct profile *r)
 	out_char(out, '}');
 }
 
+/* The lifetimes' min, avg and max: null without a block freed; min and max
+ * null also when only the average is an estimate (avg_only), all three
+ * when none is (no_avg). */
 static void json_lifetime(FILE *out, const char *min_key, const char *avg_key,
 			  const char *max_key, uint64_t freed, uint64_t min, uint64_t sum,
-			  uint64_t max)
+			  uint64_t max, bool avg_only, bool no_avg)
 {
-	json_opt_u64(out, min_key, freed > 0, min);
+	json_opt_u64(out, min_key, freed > 0 && !avg_only && !no_avg, min);
 	out_char(out, ',');
 	json_key(out, avg_key);
-	if (freed)
+	if (freed && !no_avg)
 		fprintf(out, "%.1f", (double)sum / (double)freed);
 	else
 		out_str(out, "null");
 	out_char(out, ',');
-	json_opt_u64(out, max_key, freed > 0, max);
+	json_opt_u64(out, max_key, freed > 0 && !avg_only && !no_avg, max);
 }
 
 static void write_frame(FILE *out, const struct site_frame *f)
@@ -707,10 +712,11 @@ static void write_site(FILE *out, const struct profile *r, const struct site *s)
 	out_char(out, ',');
 	json_lifetime(out, "lifetime_events_min", "lifetime_events_avg", "lifetime_events_max",
 		      st->freed, st->lifetime_events_min, st->lifetime_events_sum,
-		      st->lifetime_events_max);
+		      st->lifetime_events_max, false, profile_lifetimes_estimated(r));
 	out_char(out, ',');
 	json_lifetime(out, "lifetime_ns_min", "lifetime_ns_avg", "lifetime_ns_max", st->freed,
-		      st->lifetime_ns_min, st->lifetime_ns_sum, st->lifetime_ns_max);
+		      st->lifetime_ns_min, st->lifetime_ns_sum, st->lifetime_ns_max,
+		      profile_lifetimes_estimated(r), false);
 	out_char(out, ',');
 	json_u64(out, "stacks", s->stack_count);
 	out_char(out, ',');

@@ -159,7 +159,10 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 		r->info.sampled ? " (rough)" : "",
 		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,
 		s->stack_count > 1 ? " (at most: the sum over its stacks' maxima)" : "", st->freed);
-	if (st->freed)
+	if (st->freed && profile_lifetimes_estimated(r))
+		fprintf(out, " (estimate), average lifetime %s (estimated, per block)",
+			output_fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed));
+	else if (st->freed)
 		fprintf(out, ", lifetime min/avg/max %" PRIu64 "/%.1f/%" PRIu64 " events, %s/%s/%s",
 			st->lifetime_events_min, (double)st->lifetime_events_sum / (double)st->freed,
 			st->lifetime_events_max, output_fmt_ns(n1, sizeof(n1), st->lifetime_ns_min),

@@ -130,6 +130,18 @@ static inline bool profile_metric_rough(const struct profile *p, enum metric m)
 	return p->info.sampled && (m == METRIC_PEAK || m == METRIC_PEAK_BLOCKS);
 }
 
+/* Whether p's lifetimes are estimates (a sampled trace): then only the
+ * average lifetime in ns has one, each sampled block counting as the
+ * allocations it stands for (its weight), which makes it a ratio estimate
+ * of the mean over the site's freed blocks, each block once whatever its
+ * size (not biased toward big blocks, which are sampled more).  Lifetimes
+ * in events count only the recorded events, and the minimum and maximum
+ * are the sampled blocks' own: neither has an estimate. */
+static inline bool profile_lifetimes_estimated(const struct profile *p)
+{
+	return p->info.sampled;
+}
+
 /* The inherit note, or NULL when there is none. */
 static inline const char *profile_inherit_note(const struct profile *p)
 {

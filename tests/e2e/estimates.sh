@@ -69,6 +69,51 @@ run_cmd 60 dje "$MPROF" diff -f json -o "$WORK/de.json" "$WORK/e1.trace" "$WORK/
 expect_eq "diff json, exact: nothing rough, exact kind" "[] exact: every allocation recorded" \
 	"$(jd "$WORK/de.json" 'str(d["rough"]) + " " + d["b_kind"]')"
 
+# ---- lifetimes of a sampled trace: only the average in ns, estimated ----
+# (rate 64: most of churn()'s 100 blocks of 64 B are sampled, each freed)
+RUN_NAME=s3 mprof_run 60 "$WORK/s3.trace" --sample-rate 64 --sample-seed 3 -- "$WORK/leak_count" 7
+RUN_NAME=s4 mprof_run 60 "$WORK/s4.trace" --sample-rate 64 --sample-seed 4 -- "$WORK/leak_count" 9
+report_json "$WORK/s3.json" "$WORK/s3.trace"
+CH='[s for s in d["sites"] if s["frames"][0]["function"] == "churn"][0]'
+expect_eq "sampled json: churn's blocks all freed (estimate)" True \
+	"$(jd "$WORK/s3.json" "$CH[\"freed\"] == $CH[\"allocations\"] > 0")"
+expect_eq "sampled json: no lifetime in events, no min or max" "None None None None None" \
+	"$(jd "$WORK/s3.json" "' '.join(str($CH[k]) for k in ('lifetime_events_min', 'lifetime_events_avg', 'lifetime_events_max', 'lifetime_ns_min', 'lifetime_ns_max'))")"
+expect_eq "sampled json: the average in ns" True "$(jd "$WORK/s3.json" "isinstance($CH[\"lifetime_ns_avg\"], float)")"
+FREED=$(jd "$WORK/s3.json" "$CH[\"freed\"]")
+run_cmd 60 s3t "$MPROF" report -n 5 "$WORK/s3.trace"
+expect_match "sampled text: freed and the average, estimated" \
+	"^    max live \\(rough\\) [0-9]+ B / [0-9]+ blocks; freed $FREED \\(estimate\\), average lifetime [0-9.]+ (ns|us|ms|s) \\(estimated, per block\\)\$" "$(cat "$RUN_OUT")"
+expect_no_match "sampled text: no lifetime in events" 'lifetime min/avg/max' "$(cat "$RUN_OUT")"
+run_cmd 60 s3d "$MPROF" report -f dhat -n 1 --sort avg-lifetime "$WORK/s3.trace"
+expect_match "sampled dhat: the average, estimated" \
+	"^  Lifetime:    avg [0-9.]+ (ns|us|ms|s) \\(estimated, per block\\), over $FREED blocks freed \\(estimate\\)\$" "$(cat "$RUN_OUT")"
+expect_eq "sampled dhat: the note on lifetimes" "Lifetimes are estimated: the average in time (to about 10 ms) over the blocks" \
+	"$(grep '^Lifetimes' "$RUN_OUT")"
+run_cmd 60 s3dm "$MPROF" report -f dhat --sort max-lifetime "$WORK/s3.trace"
+expect_eq "sampled dhat --sort max-lifetime: refused" 2 "$RUN_STATUS"
+expect_eq "sampled dhat --sort max-lifetime: why" \
+	"mprof: report: $WORK/s3.trace: the longest lifetime has no estimate in a sampled trace (--sort max-lifetime)" \
+	"$(cat "$RUN_ERR")"
+run_cmd 60 s3dj "$MPROF" report -f dhat-json -o "$WORK/s3.dhat.json" "$WORK/s3.trace"
+expect_eq "sampled dhat-json: times in ns, no short-lived threshold" "ns ms 0" \
+	"$(jd "$WORK/s3.dhat.json" '" ".join(str(d[k]) for k in ("tu", "Mtu", "tuth"))')"
+expect_eq "sampled dhat-json: churn's tl is the weighted sum in ns" True \
+	"$("$PYTHON" -c 'import json, sys
+r = json.load(open(sys.argv[1])); j = json.load(open(sys.argv[2]))
+c = [s for s in r["sites"] if s["frames"][0]["function"] == "churn"][0]
+pp = [p for p in j["pps"] if p["tb"] == c["allocated_bytes"] and p["tbk"] == c["allocations"]]
+print(len(pp) == 1 and abs(pp[0]["tl"] / c["freed"] - c["lifetime_ns_avg"]) < 0.1)' "$WORK/s3.json" "$WORK/s3.dhat.json" 2>&1)"
+run_cmd 60 s3e "$MPROF" report -f dhat-json -o "$WORK/e1.dhat.json" "$WORK/e1.trace"
+expect_eq "exact dhat-json: times in events" "events Mevents 1" \
+	"$(jd "$WORK/e1.dhat.json" '" ".join(str(d[k]) for k in ("tu", "Mtu", "tuth"))')"
+run_cmd 60 s3diff "$MPROF" diff --metric allocations -n 3 "$WORK/s3.trace" "$WORK/s4.trace"
+expect_match "sampled diff: the average lifetime estimated" \
+	'^    max live \(rough\) [0-9]+ -> [0-9]+; average lifetime \(estimated, per block\) [0-9.]+ (ns|us|ms|s) -> [0-9.]+ (ns|us|ms|s)$' "$(cat "$RUN_OUT")"
+run_cmd 60 e1t "$MPROF" report -n 5 "$WORK/e1.trace"
+expect_match "exact text: lifetimes in events and time" \
+	'freed 100, lifetime min/avg/max 1/1.0/1 events, ' "$(cat "$RUN_OUT")"
+
 # ---- exports of a run recorded in part say so ----
 PAUSED='exact while recording was on; recording paused part of the run: recorded [0-9.]+ (ns|us|ms|s) of [0-9.]+ (ns|us|ms|s)'
 run_cmd 60 pdhat "$MPROF" report -f dhat "$WORK/p.trace"
