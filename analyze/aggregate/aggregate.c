@@ -28,7 +28,9 @@
  *    the block table, or among the young blocks when the decoder saw them
  *    freed again soon: young_blocks.h; both are looked in).  A free of
  *    an address that is not live is an "unmatched free" (counted, otherwise
- *    ignored).  An allocation at an address that is still live replaces the
+ *    ignored); once recording was stopped or sampled (the run may have
+ *    allocated blocks unrecorded, and an exact run records every free) it
+ *    is a "free of an unrecorded block" instead, counted apart.  An allocation at an address that is still live replaces the
  *    old block (the old one is taken as freed without statistics) and counts
  *    an "address reused while live" anomaly.
  *  - peak: the maximum over the merged order of live requested bytes; t-gmax
@@ -538,7 +540,10 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 			      !block_table_remove(&a->blocks, ev->addr, &b)
 		    : !block_table_remove(&a->blocks, ev->addr, &b) &&
 			      !(a->young.count && young_remove(&a->young, ev->addr, &b))) {
-		a->unmatched_frees++;
+		if (a->unrecording_seen)
+			a->unrecorded_block_frees++;
+		else
+			a->unmatched_frees++;
 		return;
 	}
 	w = weight_take(a, ev->addr);
@@ -617,6 +622,8 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 			timeline_note_time(&a->timeline, a->now_ns, a->last_seq, a->live_bytes,
 					   a->live_blocks);
 		}
+		if (ev->type == ALLOC_EV_CONTROL && (ev->flags & ALLOC_EV_UNRECORDING))
+			a->unrecording_seen = true;
 		if (ev->seq && ev->seq == a->last_skip_seq) {
 			a->failed_reallocs--;
 			a->events--;

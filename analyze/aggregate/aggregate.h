@@ -156,7 +156,13 @@ struct aggregate {
 	uint64_t pool_peak_bytes;    /* live pool bytes at t-gmax */
 
 	/* anomalies */
-	uint64_t unmatched_frees;    /* free of an address that is not live */
+	uint64_t unmatched_frees;    /* free of an address that is not live,
+	                              * while every allocation was recorded */
+	uint64_t unrecorded_block_frees; /* free of an address that is not live once
+	                              * recording was stopped or sampled (a
+	                              * CONTROL marked ALLOC_EV_UNRECORDING): of
+	                              * a block allocated unrecorded, expected */
+	bool unrecording_seen;       /* such a CONTROL went by */
 	uint64_t address_reused;     /* alloc at an address that is still live */
 	uint64_t null_allocs;        /* alloc records with address 0 (ignored) */
 

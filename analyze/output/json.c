@@ -52,6 +52,13 @@
  *       "reallocs", "failed_reallocs": int,
  *       "temporary": int or null,   null in a sampled trace (no estimate)
  *       "unmatched_frees": int,     frees of addresses that were not live
+ *                                   while every allocation was recorded
+ *       "frees_of_unrecorded_blocks": int,
+ *                                   frees of addresses that were not live
+ *                                   once recording had been stopped or
+ *                                   sampled: of blocks allocated unrecorded
+ *                                   (an exact run records every free), no
+ *                                   anomaly
  *       "calls": {"malloc", "calloc", "realloc", "reallocarray",
  *                 "posix_memalign", "aligned_alloc", "memalign", "valloc",
  *                 "pvalloc": allocations made by each (realloc(NULL, n)
@@ -554,6 +561,8 @@ static void write_summary(FILE *out, const struct profile *r)
 	json_opt_u64(out, "temporary", profile_has_metric(r, METRIC_TEMPORARY), a->temporary);
 	out_char(out, ',');
 	json_u64(out, "unmatched_frees", a->unmatched_frees);
+	out_char(out, ',');
+	json_u64(out, "frees_of_unrecorded_blocks", a->unrecorded_block_frees);
 	out_char(out, ',');
 	json_key(out, "calls");
 	out_char(out, '{');

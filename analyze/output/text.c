@@ -273,14 +273,13 @@ static void print_quality(FILE *out, const struct profile *r)
 	if (a->cut_calls)
 		fprintf(out, "; %" PRIu64 " calls cut short by the process's end", a->cut_calls);
 	fputc('\n', out);
-	fprintf(out, "                  %" PRIu64 " unmatched frees%s; %" PRIu64 " of %" PRIu64
+	fprintf(out, "                  %" PRIu64 " unmatched frees; %" PRIu64 " of %" PRIu64
 		" stacks truncated; %" PRIu64 " without a stack\n",
-		a->unmatched_frees,
-		a->unmatched_frees && r->run.recording_stops
-			? " (recording was stopped: an exact run records every free, also of "
-			  "blocks allocated while stopped)"
-			: "",
-		t->truncated_stacks, t->stacks, t->unknown_stacks);
+		a->unmatched_frees, t->truncated_stacks, t->stacks, t->unknown_stacks);
+	if (a->unrecorded_block_frees)
+		fprintf(out, "                  %" PRIu64 " frees of blocks allocated while "
+			"recording was stopped or sampled (expected: an exact run records every "
+			"free; not unmatched)\n", a->unrecorded_block_frees);
 	fprintf(out, "                  %" PRIu64 " of %" PRIu64 " frames without debug info, %"
 		PRIu64 " without symbols\n",
 		t->frames_no_debug_info, t->frames_total, t->frames_no_symbol);

@@ -26,6 +26,7 @@ void heap_summary_fill(struct heap_summary *h, const struct aggregate *a)
 	h->peak_time_ns = a->peak_time_ns;
 	h->peak_time_known = a->peak_time_known;
 	h->unmatched_frees = a->unmatched_frees;
+	h->unrecorded_block_frees = a->unrecorded_block_frees;
 	h->address_reused = a->address_reused;
 	h->null_allocs = a->null_allocs;
 	h->time_known = a->time_known;

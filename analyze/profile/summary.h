@@ -27,6 +27,8 @@ struct heap_summary {
 	uint64_t peak_seq, peak_time_ns;
 	bool peak_time_known;
 	uint64_t unmatched_frees, address_reused, null_allocs;
+	uint64_t unrecorded_block_frees; /* frees of blocks allocated while recording
+	                              * was stopped or sampled (expected) */
 	bool time_known;
 	uint64_t first_time_ns, last_time_ns;
 	uint64_t inherited_blocks, inherited_bytes;

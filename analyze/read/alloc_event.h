@@ -84,6 +84,14 @@ struct alloc_event {
  * CUT_CALLS record), not a failed realloc. */
 #define ALLOC_EV_CUT 0x10
 
+/*
+ * Marks a CONTROL event after which allocations may go unrecorded: a stop,
+ * or a start at a sampling rate.  In a run that started exact every free is
+ * recorded, running or not, so the frees of such blocks that follow are
+ * expected, not unmatched (aggregate.h, unrecorded_block_frees).
+ */
+#define ALLOC_EV_UNRECORDING 0x20
+
 _Static_assert(sizeof(struct alloc_event) == 40, "the reorder window and the ring hold many");
 
 #endif

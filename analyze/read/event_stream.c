@@ -422,7 +422,8 @@ static int handle_control(struct trace_info *info, const struct trace_event *ev,
 		.sample_rate_bytes = state == 1 ? rate : 0,
 	};
 	*ae = (struct alloc_event){.seq = ev->seq, .addr = info->control_count, .value = time_ns,
-				   .tid = tid, .type = ALLOC_EV_CONTROL};
+				   .tid = tid, .type = ALLOC_EV_CONTROL,
+				   .flags = state == 0 || rate ? ALLOC_EV_UNRECORDING : 0};
 	info->control_count++;
 	return 1;
 }

@@ -114,6 +114,24 @@ run_cmd 60 e1t "$MPROF" report -n 5 "$WORK/e1.trace"
 expect_match "exact text: lifetimes in events and time" \
 	'freed 100, lifetime min/avg/max 1/1.0/1 events, ' "$(cat "$RUN_OUT")"
 
+# ---- an exact run switched to sampling: frees of unsampled blocks ----
+RUN_NAME=sw mprof_run 60 "$WORK/sw.trace" -- "$WORK/partial" sample
+expect_eq "switched run: stdout" "partial_recording sample" "$(cat "$RUN_OUT")"
+report_json "$WORK/sw.json" "$WORK/sw.trace"
+expect_eq "switched json: no unmatched frees" 0 "$(jd "$WORK/sw.json" 'd["summary"]["unmatched_frees"]')"
+expect_eq "switched json: every free recorded" 1020 "$(jd "$WORK/sw.json" 'd["summary"]["calls"]["free"]')"
+expect_eq "switched json: frees of unrecorded blocks = churn's 1000 less its samples" 1000 \
+	"$(jd "$WORK/sw.json" 'd["summary"]["frees_of_unrecorded_blocks"] + d["summary"]["calls"]["malloc"] - 20')"
+UNREC=$(jd "$WORK/sw.json" 'd["summary"]["frees_of_unrecorded_blocks"]')
+run_cmd 60 swt "$MPROF" report -n 0 "$WORK/sw.trace"
+expect_match "switched text: 0 unmatched" '^                  0 unmatched frees; ' "$(cat "$RUN_OUT")"
+expect_eq "switched text: the expected frees, apart" \
+	"                  $UNREC frees of blocks allocated while recording was stopped or sampled (expected: an exact run records every free; not unmatched)" \
+	"$(grep 'frees of blocks allocated while' "$RUN_OUT")"
+report_json "$WORK/e1.json" "$WORK/e1.trace"
+expect_eq "exact json: no frees of unrecorded blocks" "0 0" \
+	"$(jd "$WORK/e1.json" '"%d %d" % (d["summary"]["unmatched_frees"], d["summary"]["frees_of_unrecorded_blocks"])')"
+
 # ---- exports of a run recorded in part say so ----
 PAUSED='exact while recording was on; recording paused part of the run: recorded [0-9.]+ (ns|us|ms|s) of [0-9.]+ (ns|us|ms|s)'
 run_cmd 60 pdhat "$MPROF" report -f dhat "$WORK/p.trace"
