@@ -33,6 +33,19 @@ static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
 	return buf;
 }
 
+/* What qualifies field f of d, or NULL: "rough" (no unbiased estimate,
+ * diff_field_rough), "at most" (temporary allocations of an exact trace
+ * recorded in part, profile_temporary_at_most). */
+static const char *field_note(const struct diff *d, int f)
+{
+	if (diff_field_rough(d, f))
+		return "rough";
+	if (f == DF_TEMPORARY &&
+	    (profile_temporary_at_most(d->pa) || profile_temporary_at_most(d->pb)))
+		return "at most";
+	return NULL;
+}
+
 static void print_totals(FILE *out, const struct diff *d)
 {
 	char c1[32], c2[32], va[32], vb[32];
@@ -47,11 +60,11 @@ static void print_totals(FILE *out, const struct diff *d)
 				ka ? va : "-", kb ? vb : "-", "-", "-");
 			continue;
 		}
-		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s%s\n", diff_field_label(f),
+		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s%s%s\n", diff_field_label(f),
 			d->total_a[f], d->total_b[f],
 			fmt_change(c1, sizeof(c1), d->total_a[f], d->total_b[f]),
 			fmt_relative(c2, sizeof(c2), d->total_a[f], d->total_b[f]),
-			diff_field_rough(d, f) ? "  rough" : "");
+			field_note(d, f) ? "  " : "", field_note(d, f) ? field_note(d, f) : "");
 	}
 	fprintf(out, "sites:            %zu changed, %zu new, %zu vanished, %zu same "
 		"(%zu in A, %zu in B", d->changed, d->added, d->removed, d->count - d->differ,
@@ -61,15 +74,16 @@ static void print_totals(FILE *out, const struct diff *d)
 	fputs(")\n", out);
 }
 
-/* "leaked bytes 1024 -> 4096 (+3072)"; "peak bytes (rough) ..." where the
- * field is rough in d. */
+/* "leaked bytes 1024 -> 4096 (+3072)"; "peak bytes (rough) ..." where
+ * field_note qualifies the field. */
 static void change(FILE *out, const struct diff *d, const struct diff_entry *e,
 		   enum diff_field f)
 {
+	const char *note = field_note(d, f);
 	char b[32];
 
-	fprintf(out, "%s%s %" PRIu64 " -> %" PRIu64 " (%s)", diff_field_label(f),
-		diff_field_rough(d, f) ? " (rough)" : "", e->a.v[f], e->b.v[f],
+	fprintf(out, "%s%s%s%s %" PRIu64 " -> %" PRIu64 " (%s)", diff_field_label(f),
+		note ? " (" : "", note ? note : "", note ? ")" : "", e->a.v[f], e->b.v[f],
 		fmt_change(b, sizeof(b), e->a.v[f], e->b.v[f]));
 }
 

@@ -194,7 +194,8 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 	fprintf(out, "  At t-end:    %" PRIu64 " bytes in %" PRIu64 " blocks\n", h->live_bytes,
 		h->live_blocks);
 	if (profile_has_metric(p, METRIC_TEMPORARY))
-		fprintf(out, "  Short-lived: %" PRIu64 " blocks (%.2f%%)\n}\n", h->temporary,
+		fprintf(out, "  Short-lived: %s%" PRIu64 " blocks (%.2f%%)\n}\n",
+			profile_temporary_at_most(p) ? "at most " : "", h->temporary,
 			pct(h->temporary, h->allocations));
 	else
 		fputs("  Short-lived: not estimated (sampled)\n}\n", out);
@@ -206,6 +207,10 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 		fputs("Lifetimes are over the blocks freed, in allocator events (each allocation,\n"
 		      "free and failed realloc is one, a realloc two) and in time (to about 10 ms).\n"
 		      "Short-lived blocks are freed by their thread's next allocator event.\n", out);
+	if (profile_temporary_at_most(p))
+		fputs("Recording was paused part of the run: calls it did not record may lie\n"
+		      "between an allocation and its free, so short-lived counts are at most\n"
+		      "and lifetimes in events at least.\n", out);
 	fprintf(out, "Sorted by %s; %zu program points", dhat_sort_keys[k], p->sites.count);
 	if (shown < p->sites.count)
 		fprintf(out, ", the first %zu shown", shown);
@@ -248,8 +253,9 @@ static void dhat_site(FILE *out, const struct profile *p, const struct site *s, 
 		st->live_bytes, pct(st->live_bytes, h->live_bytes), st->live_blocks,
 		pct(st->live_blocks, h->live_blocks));
 	if (profile_has_metric(p, METRIC_TEMPORARY))
-		fprintf(out, "  Short-lived: %" PRIu64 " blocks (%.2f%% of its blocks)\n",
-			st->temporary, pct(st->temporary, st->allocations));
+		fprintf(out, "  Short-lived: %s%" PRIu64 " blocks (%.2f%% of its blocks)\n",
+			profile_temporary_at_most(p) ? "at most " : "", st->temporary,
+			pct(st->temporary, st->allocations));
 	fputs("  Allocated at {\n", out);
 	output_text_stack(out, &p->sites, s, s->truncated);
 	fputs("  }\n}\n", out);

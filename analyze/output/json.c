@@ -38,7 +38,11 @@
  *         sampled), "sample_rates": int (how many distinct rates the
  *         sampled stretches used), "changes": [{"time_ns": int (from the first TIME
  *         stamp), "seq": int, "state": "started" or "stopped",
- *         "sample_rate_bytes": int (0 exact) or null (stopped)}]},
+ *         "sample_rate_bytes": int (0 exact) or null (stopped)}],
+ *         "temporary_at_most": bool (true in an exact trace: "temporary"
+ *         counts are upper bounds and "lifetime_events_*" lower bounds,
+ *         since calls made while recording was stopped, and frees of blocks
+ *         never recorded, left no record)},
  *       "pool": {                   only when pool annotations made blocks
  *                                   (mprof.h): their part of the figures,
  *                                   bytes inside malloc'd blocks that the
@@ -499,7 +503,9 @@ static void write_recording(FILE *out, const struct profile *r)
 		json_opt_u64(out, "sample_rate_bytes", c->started, c->sample_rate_bytes);
 		out_char(out, '}');
 	}
-	out_str(out, "]},");
+	out_str(out, "],");
+	json_bool(out, "temporary_at_most", profile_temporary_at_most(r));
+	out_str(out, "},");
 }
 
 /* "pool": {...}, when pool annotations made blocks. */

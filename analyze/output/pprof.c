@@ -661,8 +661,12 @@ static void pprof_write_comments(struct pprof_writer *w)
 	pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
 	if (profile_has_metric(p, METRIC_TEMPORARY))
 		pb_put_int(&w->buf, PROFILE_COMMENT,
-			   pprof_string(w, "temporary: allocations freed by their thread's next "
-					   "allocator call"));
+			   pprof_string(w, profile_temporary_at_most(p)
+					   ? "temporary: allocations freed by their thread's next "
+					     "allocator call, at most (recording was paused part of "
+					     "the run: calls it did not record may lie between)"
+					   : "temporary: allocations freed by their thread's next "
+					     "allocator call"));
 	if (p->info.sampled)
 		pb_put_int(&w->buf, PROFILE_COMMENT,
 			   pprof_string(w, "sampled trace: values are estimates (the weights "

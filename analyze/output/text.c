@@ -151,10 +151,11 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks);
 	else
 		fprintf(out, "    peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
-			" blocks; temporary %" PRIu64 "\n",
+			" blocks; temporary %s%" PRIu64 "\n",
 			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
 			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
-			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks, st->temporary);
+			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks,
+			profile_temporary_at_most(r) ? "at most " : "", st->temporary);
 	fprintf(out, "    max live%s %s / %" PRIu64 " blocks%s; freed %" PRIu64,
 		r->info.sampled ? " (rough)" : "",
 		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,
@@ -163,9 +164,10 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 		fprintf(out, " (estimate), average lifetime %s (estimated, per block)",
 			output_fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed));
 	else if (st->freed)
-		fprintf(out, ", lifetime min/avg/max %" PRIu64 "/%.1f/%" PRIu64 " events, %s/%s/%s",
+		fprintf(out, ", lifetime min/avg/max %" PRIu64 "/%.1f/%" PRIu64 " events%s, %s/%s/%s",
 			st->lifetime_events_min, (double)st->lifetime_events_sum / (double)st->freed,
-			st->lifetime_events_max, output_fmt_ns(n1, sizeof(n1), st->lifetime_ns_min),
+			st->lifetime_events_max, profile_temporary_at_most(r) ? " (at least)" : "",
+			output_fmt_ns(n1, sizeof(n1), st->lifetime_ns_min),
 			output_fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed),
 			output_fmt_ns(n3, sizeof(n3), st->lifetime_ns_max));
 	fputc('\n', out);
@@ -616,6 +618,14 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, "frees:            %" PRIu64 " blocks freed (estimate; %" PRIu64
 			" free calls recorded); temporary not estimated (sampled)\n",
 			a->blocks_freed, a->frees);
+	else if (profile_temporary_at_most(r))
+		fprintf(out, "frees:            %" PRIu64 " recorded blocks freed (%" PRIu64 " free "
+			"calls recorded; blocks allocated while paused are in no count); reallocs %"
+			PRIu64 "; temporary at most %" PRIu64 " (%.1f%% of allocations: recording was "
+			"paused part of the run, and calls it did not record may lie between an "
+			"allocation and its free)\n",
+			a->blocks_freed, a->frees, a->reallocs, a->temporary,
+			pct(a->temporary, a->allocations));
 	else
 		fprintf(out, "frees:            %" PRIu64 "; reallocs %" PRIu64 "; temporary %"
 			PRIu64 " (%.1f%% of allocations)\n",
@@ -702,7 +712,10 @@ static int text_write(FILE *out, const struct profile *r, const struct output_op
 	print_ranking(out, r, o->top_n, order, METRIC_ALLOCATED, "Allocated bytes", "no allocations");
 	print_ranking(out, r, o->top_n, order, METRIC_ALLOCATIONS, "Allocations", "no allocations");
 	if (profile_has_metric(r, METRIC_TEMPORARY))
-		print_ranking(out, r, o->top_n, order, METRIC_TEMPORARY, "Temporary allocations",
+		print_ranking(out, r, o->top_n, order, METRIC_TEMPORARY,
+			      profile_temporary_at_most(r)
+				      ? "Temporary allocations (at most: recording was paused part of the run)"
+				      : "Temporary allocations",
 			      "no temporary allocations");
 	else
 		fputs("\n== Temporary allocations: not estimated (sampled trace)\n", out);

@@ -142,6 +142,18 @@ static inline bool profile_lifetimes_estimated(const struct profile *p)
 	return p->info.sampled;
 }
 
+/* Whether p's temporary allocations are an upper bound and its lifetimes
+ * in events lower bounds: an exact trace whose recording was paused part of
+ * the run.  A thread's calls while recording was stopped, and in a run
+ * started --paused the frees of blocks never recorded, leave no record and
+ * take no sequence number, so the recorded event after an allocation need
+ * not be its thread's next call: every temporary allocation among the
+ * recorded ones is counted, and maybe others. */
+static inline bool profile_temporary_at_most(const struct profile *p)
+{
+	return !p->info.sampled && p->run.recording_controlled;
+}
+
 /* The inherit note, or NULL when there is none. */
 static inline const char *profile_inherit_note(const struct profile *p)
 {

@@ -132,6 +132,38 @@ report_json "$WORK/e1.json" "$WORK/e1.trace"
 expect_eq "exact json: no frees of unrecorded blocks" "0 0" \
 	"$(jd "$WORK/e1.json" '"%d %d" % (d["summary"]["unmatched_frees"], d["summary"]["frees_of_unrecorded_blocks"])')"
 
+# ---- temporary allocations of an exact run recorded in part: at most ----
+# (not_temporary()'s block counts, though a free the run did not record
+# came between: 2 counted of 1 true)
+report_json "$WORK/p.json" "$WORK/p.trace"
+expect_eq "paused json: allocations, bytes, blocks freed, temporary" "8 2200 8 2" \
+	"$(jd "$WORK/p.json" '" ".join(str(d["summary"][k]) for k in ("allocations", "allocated_bytes", "blocks_freed", "temporary"))')"
+expect_eq "paused json: temporary is at most" True "$(jd "$WORK/p.json" 'd["summary"]["recording"]["temporary_at_most"]')"
+expect_eq "exact json: no recording facts" False "$(jd "$WORK/e1.json" '"recording" in d["summary"]')"
+run_cmd 60 pt "$MPROF" report -n 5 "$WORK/p.trace"
+expect_eq "paused text: frees and temporary" \
+	"frees:            8 recorded blocks freed (8 free calls recorded; blocks allocated while paused are in no count); reallocs 0; temporary at most 2 (25.0% of allocations: recording was paused part of the run, and calls it did not record may lie between an allocation and its free)" \
+	"$(grep '^frees:' "$RUN_OUT")"
+expect_eq "paused text: the ranking says at most" \
+	"== Temporary allocations (at most: recording was paused part of the run): top 2 of 2 sites" \
+	"$(grep '^== Temporary' "$RUN_OUT")"
+expect_eq "paused text: not_temporary's site" \
+	"    peak 500 B in 1 blocks; leaked 0 B in 0 blocks; temporary at most 1" \
+	"$(grep -B3 'at not_temporary' "$RUN_OUT" | sed -n 2p)"
+expect_match "paused text: lifetimes in events at least" \
+	'^    max live 500 B / 1 blocks; freed 1, lifetime min/avg/max [0-9]+/[0-9.]+/[0-9]+ events \(at least\), ' "$(cat "$RUN_OUT")"
+run_cmd 60 ptd "$MPROF" report -f dhat "$WORK/p.trace"
+expect_eq "paused dhat: short-lived at most" "  Short-lived: at most 2 blocks (25.00%)" "$(grep -m1 'Short-lived:' "$RUN_OUT")"
+expect_eq "paused dhat: the note" "Recording was paused part of the run: calls it did not record may lie" \
+	"$(grep '^Recording was paused' "$RUN_OUT")"
+run_cmd 60 ptp "$MPROF" report -f pprof -o "$WORK/pt.pb.gz" "$WORK/p.trace"
+expect_match "paused pprof: temporary at most" '^temporary: .*, at most \(recording was paused part of the run' \
+	"$(pp "$WORK/pt.pb.gz" get comments)"
+run_cmd 60 ptdiff "$MPROF" diff -n 0 "$WORK/p.trace" "$WORK/p.trace"
+expect_match "paused diff: the temporary row says at most" '^  temporary +2 +2 +0 +\+0\.0%  at most$' "$(cat "$RUN_OUT")"
+run_cmd 60 etext "$MPROF" report -n 0 "$WORK/e1.trace"
+expect_match "exact text: temporary plain" '^frees: +[0-9]+; reallocs 0; temporary [0-9]+ \(' "$(cat "$RUN_OUT")"
+
 # ---- exports of a run recorded in part say so ----
 PAUSED='exact while recording was on; recording paused part of the run: recorded [0-9.]+ (ns|us|ms|s) of [0-9.]+ (ns|us|ms|s)'
 run_cmd 60 pdhat "$MPROF" report -f dhat "$WORK/p.trace"

@@ -48,7 +48,7 @@
       `${count(s.leaked_blocks)} blocks`),
     card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
     s.sampled ? card('temporary', '-', 'not estimated (sampled)')
-      : card('temporary', count(s.temporary), `${pct(s.temporary, s.allocations)} of allocations`),
+      : card('temporary', count(s.temporary), `${s.recording && s.recording.temporary_at_most ? 'at most (recording was paused part of the run); ' : ''}${pct(s.temporary, s.allocations)} of allocations`),
     card('peak RSS', s.peak_rss_kib != null ? bytes(s.peak_rss_kib * 1024) : '-',
       s.peak_rss_sampled ? 'at least: sampled while it ran' : 'the process’s own'),
     s.sampled ? card('blocks freed', count(s.blocks_freed), `estimate; ${count(s.frees)} free calls recorded`)
