@@ -557,6 +557,8 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 	live_sub(a, st, b.size_bytes * w, w);
 	st->s.freed += w;
 	a->blocks_freed += w;
+	if (ev->type == ALLOC_EV_FREE && ev->fn != TRACE_FREE_REALLOC_RELEASE)
+		a->frees_weighted += w; /* a release is the free part of a realloc */
 	alloc_ns = a->alloc_times[b.time_index].time_ns;
 	alloc_seq = a->alloc_times[b.time_index].first_seq + b.seq_offset;
 	life_events = ev->seq > alloc_seq ? ev->seq - alloc_seq : 0;
@@ -642,6 +644,8 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 	case ALLOC_EV_ALLOC:
 		a->calls[ev->fn == TRACE_FN_POOL ? AGG_CALL_POOL
 			 : ev->fn < TRACE_FN_POOL ? ev->fn : AGG_CALL_MALLOC]++;
+		if (ev->fn == TRACE_FN_REALLOC || ev->fn == TRACE_FN_REALLOCARRAY)
+			a->reallocs_weighted += ev->weight ? ev->weight : 1;
 		on_alloc(a, ev, th);
 		break;
 	case ALLOC_EV_REALLOC_ALLOC:
@@ -649,6 +653,8 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 			 : ev->fn == TRACE_FN_POOL	  ? AGG_CALL_POOL_REALLOC
 							  : AGG_CALL_REALLOC]++;
 		a->reallocs++;
+		if (ev->fn != TRACE_FN_POOL)
+			a->reallocs_weighted += ev->weight ? ev->weight : 1;
 		on_alloc(a, ev, th);
 		break;
 	case ALLOC_EV_FREE:

@@ -134,6 +134,16 @@ struct aggregate {
 	uint64_t frees;              /* free calls (FREE records, incl. realloc(p, 0)) */
 	uint64_t blocks_freed;       /* blocks released, incl. realloc's free part */
 	uint64_t reallocs;           /* REALLOC records */
+	uint64_t frees_weighted;     /* FREE records of a recorded block, by its
+	                              * weight, but realloc's releases: in a
+	                              * sampled trace the estimate of the free
+	                              * calls that freed a block */
+	uint64_t reallocs_weighted;  /* the new blocks of realloc calls by their
+	                              * weight (REALLOC records, and ALLOC
+	                              * records of realloc: a sampled trace's
+	                              * realloc of an unrecorded block): in a
+	                              * sampled trace the estimate of the
+	                              * successful reallocs */
 	uint64_t failed_reallocs;    /* SEQ_SKIP, but those of a marker or a
 	                              * recording stop or start, and cut calls */
 	uint64_t last_skip_seq;      /* the newest SEQ_SKIP's seq */

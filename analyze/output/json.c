@@ -51,9 +51,17 @@
  *         "leaked_bytes", "leaked_blocks": int},
  *       "events": int,              allocator events in merged order
  *       "allocations", "allocated_bytes": int,
- *       "frees": int,               free calls (incl. realloc(p, 0))
+ *       "frees": int,               free calls (incl. realloc(p, 0)); in a
+ *                                   sampled trace the estimate of those
+ *                                   that freed a block (weighted)
  *       "blocks_freed": int,        incl. the free part of realloc
- *       "reallocs", "failed_reallocs": int,
+ *       "reallocs", "failed_reallocs": int, reallocs weighted by their new
+ *                                   block in a sampled trace; failed ones
+ *                                   null there (no estimate)
+ *       "frees_recorded", "reallocs_recorded", "failed_reallocs_recorded":
+ *                                   int, the records of each: in a sampled
+ *                                   trace the samples, not estimates (the
+ *                                   same as the above in an exact one)
  *       "temporary": int or null,   null in a sampled trace (no estimate)
  *       "unmatched_frees": int,     frees of addresses that were not live
  *                                   while every allocation was recorded
@@ -556,13 +564,19 @@ static void write_summary(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_u64(out, "allocated_bytes", a->allocated_bytes);
 	out_char(out, ',');
-	json_u64(out, "frees", a->frees);
+	json_u64(out, "frees", info->sampled ? a->frees_weighted : a->frees);
 	out_char(out, ',');
 	json_u64(out, "blocks_freed", a->blocks_freed);
 	out_char(out, ',');
-	json_u64(out, "reallocs", a->reallocs);
+	json_u64(out, "reallocs", info->sampled ? a->reallocs_weighted : a->reallocs);
 	out_char(out, ',');
-	json_u64(out, "failed_reallocs", a->failed_reallocs);
+	json_opt_u64(out, "failed_reallocs", !info->sampled, a->failed_reallocs);
+	out_char(out, ',');
+	json_u64(out, "frees_recorded", a->frees);
+	out_char(out, ',');
+	json_u64(out, "reallocs_recorded", a->reallocs);
+	out_char(out, ',');
+	json_u64(out, "failed_reallocs_recorded", a->failed_reallocs);
 	out_char(out, ',');
 	json_opt_u64(out, "temporary", profile_has_metric(r, METRIC_TEMPORARY), a->temporary);
 	out_char(out, ',');

@@ -615,9 +615,10 @@ static void print_summary(FILE *out, const struct profile *r)
 	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
 		fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
 	if (info->sampled)
-		fprintf(out, "frees:            %" PRIu64 " blocks freed (estimate; %" PRIu64
-			" free calls recorded); temporary not estimated (sampled)\n",
-			a->blocks_freed, a->frees);
+		fprintf(out, "frees:            %" PRIu64 " blocks freed, %" PRIu64 " free calls, %"
+			PRIu64 " reallocs (estimates; %" PRIu64 " free calls and %" PRIu64 " reallocs "
+			"of a recorded block recorded); temporary not estimated (sampled)\n",
+			a->blocks_freed, a->frees_weighted, a->reallocs_weighted, a->frees, a->reallocs);
 	else if (profile_temporary_at_most(r))
 		fprintf(out, "frees:            %" PRIu64 " recorded blocks freed (%" PRIu64 " free "
 			"calls recorded; blocks allocated while paused are in no count); reallocs %"

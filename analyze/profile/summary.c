@@ -13,6 +13,8 @@ void heap_summary_fill(struct heap_summary *h, const struct aggregate *a)
 	h->frees = a->frees;
 	h->blocks_freed = a->blocks_freed;
 	h->reallocs = a->reallocs;
+	h->frees_weighted = a->frees_weighted;
+	h->reallocs_weighted = a->reallocs_weighted;
 	h->failed_reallocs = a->failed_reallocs;
 	h->cut_calls = a->cut_calls;
 	h->temporary = a->temporary;

@@ -16,7 +16,9 @@ struct heap_summary {
 	uint64_t allocations, allocated_bytes;
 	uint64_t frees;              /* free calls (incl. realloc(p, 0)) */
 	uint64_t blocks_freed;       /* blocks released, incl. realloc's free part */
-	uint64_t reallocs, failed_reallocs;
+	uint64_t reallocs, failed_reallocs; /* records (calls recorded) */
+	uint64_t frees_weighted;     /* frees of recorded blocks, by weight */
+	uint64_t reallocs_weighted;  /* reallocs, by the new block's weight */
 	uint64_t cut_calls;          /* calls the process's end cut short (the
 	                              * aggregation's and the reader's unknown) */
 	uint64_t temporary;

@@ -62,7 +62,7 @@ expect_eq "summary: unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
 expect_eq "summary: free calls (free 7, free_sized 3, free_aligned_sized 2, realloc(p, 0) 4)" \
 	16 "$(q "$R" summary frees)"
 expect_eq "summary: blocks freed (16 + 6 by moving or resizing reallocs)" 22 "$(q "$R" summary blocks_freed)"
-expect_eq "summary: failed reallocs" 0 "$(q "$R" summary failed_reallocs)"
+expect_eq "summary: failed reallocs recorded" 0 "$(q "$R" summary failed_reallocs_recorded)"
 for pair in malloc=23 calloc=4 realloc=8 posix_memalign=2 aligned_alloc=5 memalign=2 \
 	valloc=2 pvalloc=1 reallocarray=2 free=7 free_sized=3 free_aligned_sized=2 realloc_to_zero=4; do
 	fn=${pair%=*}

@@ -1,12 +1,15 @@
 #!/bin/bash
 # estimates.sh - what reports, exports and diffs say about figures that are
-# not exact: the peak of a sampled trace has no unbiased estimate (diff marks
-# it rough and refuses a --fail-if on it, while allocated, allocations and
-# leaked stay allowed); the exports of a run recorded only in part (started
-# --paused) say so where their format has room for a comment, as the text
-# report's header does.  Programs: tests/progs/leak_count.c (N leaked blocks
-# of 1024 B, 100 malloc/free pairs of 64 B) and partial_recording.c (its
-# comment lists the facts of each mode).
+# not exact.  Sampled traces: the peak has no unbiased estimate (diff marks
+# it rough and refuses a --fail-if on it; allocated, allocations and leaked
+# stay allowed); lifetimes have only the weighted average in ns; JSON's
+# frees and reallocs are estimates beside the records, named so.  Runs
+# recorded in part: the exports say so where their format has room for a
+# note; temporary allocations are an upper bound; a switch from exact to
+# sampled does not make the frees of unsampled blocks unmatched.
+# Programs: tests/progs/leak_count.c (N leaked blocks of 1024 B, 100
+# malloc/free pairs of 64 B) and partial_recording.c (its comment lists the
+# facts of each mode).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -163,6 +166,26 @@ run_cmd 60 ptdiff "$MPROF" diff -n 0 "$WORK/p.trace" "$WORK/p.trace"
 expect_match "paused diff: the temporary row says at most" '^  temporary +2 +2 +0 +\+0\.0%  at most$' "$(cat "$RUN_OUT")"
 run_cmd 60 etext "$MPROF" report -n 0 "$WORK/e1.trace"
 expect_match "exact text: temporary plain" '^frees: +[0-9]+; reallocs 0; temporary [0-9]+ \(' "$(cat "$RUN_OUT")"
+
+# ---- sampled JSON: frees and reallocs are estimates, records named so ----
+# (grow(): 1000 reallocs of a 64 B block to 4096 B, each freed: every
+# sampled new block is freed once, so the two estimates are the same sum)
+RUN_NAME=ra mprof_run 60 "$WORK/ra.trace" --sample-rate 4096 --sample-seed 5 -- "$WORK/partial" reallocs
+expect_eq "realloc run: stdout" "partial_recording reallocs" "$(cat "$RUN_OUT")"
+report_json "$WORK/ra.json" "$WORK/ra.trace"
+SUM='d["summary"]'
+expect_eq "sampled json: frees and reallocs estimated alike" True "$(jd "$WORK/ra.json" "$SUM[\"frees\"] == $SUM[\"reallocs\"]")"
+expect_range "sampled json: reallocs near the 1000 made" 800 1200 "$(jd "$WORK/ra.json" "$SUM[\"reallocs\"]")"
+expect_eq "sampled json: the records, named" True \
+	"$(jd "$WORK/ra.json" "$SUM[\"frees_recorded\"] == $SUM[\"calls\"][\"free\"] + $SUM[\"calls\"][\"realloc_release\"] and $SUM[\"reallocs_recorded\"] < $SUM[\"calls\"][\"realloc\"] < $SUM[\"reallocs\"]")"
+expect_eq "sampled json: failed reallocs have no estimate" "None 0" \
+	"$(jd "$WORK/ra.json" "'%s %s' % ($SUM[\"failed_reallocs\"], $SUM[\"failed_reallocs_recorded\"])")"
+run_cmd 60 rat "$MPROF" report -n 0 "$WORK/ra.trace"
+expect_eq "sampled text: the estimates and the records" \
+	"frees:            $(jd "$WORK/ra.json" "$SUM[\"blocks_freed\"]") blocks freed, $(jd "$WORK/ra.json" "$SUM[\"frees\"]") free calls, $(jd "$WORK/ra.json" "$SUM[\"reallocs\"]") reallocs (estimates; $(jd "$WORK/ra.json" "$SUM[\"frees_recorded\"]") free calls and $(jd "$WORK/ra.json" "$SUM[\"reallocs_recorded\"]") reallocs of a recorded block recorded); temporary not estimated (sampled)" \
+	"$(grep '^frees:' "$RUN_OUT")"
+expect_eq "exact json: frees and records the same" True \
+	"$(jd "$WORK/e1.json" "$SUM[\"frees\"] == $SUM[\"frees_recorded\"] == $SUM[\"calls\"][\"free\"] and $SUM[\"failed_reallocs\"] == $SUM[\"failed_reallocs_recorded\"] == 0")"
 
 # ---- exports of a run recorded in part say so ----
 PAUSED='exact while recording was on; recording paused part of the run: recorded [0-9.]+ (ns|us|ms|s) of [0-9.]+ (ns|us|ms|s)'

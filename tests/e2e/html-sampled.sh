@@ -35,7 +35,7 @@ expect_eq "page: temporary not estimated" "not estimated (sampled)" "$(v 'card t
 expect_eq "page: blocks freed, the estimate" \
 	"$(q "$WORK/s.json" summary blocks_freed | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" "$(v 'card blocks freed')"
 expect_eq "page: the free calls recorded" \
-	"estimate; $(q "$WORK/s.json" summary frees) free calls recorded" "$(v 'card blocks freed detail')"
+	"estimate; $(q "$WORK/s.json" summary frees_recorded) free calls recorded" "$(v 'card blocks freed detail')"
 
 # A runtime with a heap of its own, sampled: still "estimated" on the page.
 PY=/usr/bin/python3

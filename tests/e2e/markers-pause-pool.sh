@@ -119,7 +119,7 @@ expect_eq "paused: second change" "stopped" "$(q "$P" get summary.recording.chan
 expect_eq "paused: estimates (a stretch was sampled)" "true" "$(q "$P" summary sampled)"
 expect_eq "paused: each sample keeps its weight" 11 "$(q "$P" summary allocations)"
 expect_eq "paused: bytes" 2000 "$(q "$P" summary allocated_bytes)"
-expect_eq "paused: CONTROL SEQ_SKIPs are no failed reallocs" 0 "$(q "$P" summary failed_reallocs)"
+expect_eq "paused: CONTROL SEQ_SKIPs are no failed reallocs" 0 "$(q "$P" summary failed_reallocs_recorded)"
 TEXT=$("$MPROF" report "$WORK/paused.trace" -n 0 2>&1)
 PAUSED_KIND=$(printf '%s\n' "$TEXT" | sed -n 's/^mprof report: [^ ]*paused\.trace (\(.*\))$/\1/p')
 expect_match "paused text: estimated in the header" \

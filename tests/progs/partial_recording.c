@@ -27,6 +27,9 @@
  *            (an exact run records every free) without a recorded block:
  *            1020 frees recorded, malloc records 20 + those sampled, and
  *            1000 - sampled frees of blocks never recorded.
+ *   reallocs for a sampled run: 1000 x malloc(64), realloc to 4096 and
+ *            free in grow(): 1000 reallocs and 1000 frees, of which the
+ *            samples are a part.
  * stdout: "partial_recording MODE\n"
  */
 #include <mprof.h>
@@ -94,6 +97,18 @@ __attribute__((noinline)) static void churn(void)
 	}
 }
 
+__attribute__((noinline)) static void grow(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		void *p = malloc(64);
+
+		keep[31] = p;
+		p = realloc(p, 4096);
+		keep[31] = p;
+		free(p);
+	}
+}
+
 static int resume(void)
 {
 	void *x;
@@ -135,6 +150,8 @@ int main(int argc, char **argv)
 		rc = resume();
 	else if (strcmp(mode, "sample") == 0)
 		rc = sample();
+	else if (strcmp(mode, "reallocs") == 0)
+		grow(), rc = 0;
 	else
 		return 2;
 	if (rc)

@@ -51,7 +51,7 @@
       : card('temporary', count(s.temporary), `${s.recording && s.recording.temporary_at_most ? 'at most (recording was paused part of the run); ' : ''}${pct(s.temporary, s.allocations)} of allocations`),
     card('peak RSS', s.peak_rss_kib != null ? bytes(s.peak_rss_kib * 1024) : '-',
       s.peak_rss_sampled ? 'at least: sampled while it ran' : 'the process’s own'),
-    s.sampled ? card('blocks freed', count(s.blocks_freed), `estimate; ${count(s.frees)} free calls recorded`)
+    s.sampled ? card('blocks freed', count(s.blocks_freed), `estimate; ${count(s.frees_recorded)} free calls recorded`)
       : card('frees', count(s.frees), `${count(s.reallocs)} reallocs`)));
   const notes = [];
   if (s.recording) {
