@@ -15,6 +15,9 @@
  *     "rough": [str],                 the STATS keys with no unbiased
  *                                     estimate (the peak's when a trace is
  *                                     sampled), not for --fail-if
+ *     "at_most": [str],               the STATS keys that are upper bounds
+ *                                     ("temporary" when an exact trace was
+ *                                     recorded only in part)
  *     "totals": {"a": TOTALS, "b": TOTALS, "delta": TOTALS},
  *     "sites": [                      every entry that differs, largest growth
  *                                     in allocated bytes first, then the
@@ -40,7 +43,7 @@
  *          of a sampled trace an estimate of the mean over the freed
  *          blocks, each block once)}
  *
- * Version 2 had no "a_kind", "b_kind" or "rough".
+ * Version 2 had no "a_kind", "b_kind", "rough" or "at_most".
  * Version 1 had no "match", "a_sites", "b_sites", "peak_rss_bytes",
  * "max_live_bytes" or "lifetime_ns_avg", and its "sites" were ordered by
  * the size of the change in allocated bytes.
@@ -96,6 +99,9 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 	for (int f = 0, n = 0; f < DF_SITE_COUNT; f++)
 		if (diff_field_rough(d, f))
 			fprintf(out, "%s\"%s\"", n++ ? "," : "", diff_field_key(f));
+	fputs("],\"at_most\":[", out);
+	if (profile_temporary_at_most(d->pa) || profile_temporary_at_most(d->pb))
+		fprintf(out, "\"%s\"", diff_field_key(DF_TEMPORARY));
 	fputs("],\n", out);
 	fputs("\"totals\":{\"a\":{", out);
 	stats(out, d, d->total_a, false);

@@ -164,6 +164,10 @@ expect_match "paused pprof: temporary at most" '^temporary: .*, at most \(record
 	"$(pp "$WORK/pt.pb.gz" get comments)"
 run_cmd 60 ptdiff "$MPROF" diff -n 0 "$WORK/p.trace" "$WORK/p.trace"
 expect_match "paused diff: the temporary row says at most" '^  temporary +2 +2 +0 +\+0\.0%  at most$' "$(cat "$RUN_OUT")"
+run_cmd 60 ptdj "$MPROF" diff -f json -o "$WORK/pt.diff.json" "$WORK/p.trace" "$WORK/p.trace"
+expect_eq "paused diff json: temporary at most, nothing rough" "['temporary'] []" \
+	"$(jd "$WORK/pt.diff.json" 'str(d["at_most"]) + " " + str(d["rough"])')"
+expect_eq "sampled diff json: nothing at most" "[]" "$(jd "$WORK/d.json" 'd["at_most"]')"
 run_cmd 60 etext "$MPROF" report -n 0 "$WORK/e1.trace"
 expect_match "exact text: temporary plain" '^frees: +[0-9]+; reallocs 0; temporary [0-9]+ \(' "$(cat "$RUN_OUT")"
 
