@@ -13,6 +13,7 @@
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
 #include "analyze/output/script_json.h"
+#include "analyze/output/units.h"
 
 /* The page (assets/flamegraph.html, embedded by assets/embed.sh). */
 extern const char output_asset_flamegraph_html[];
@@ -51,6 +52,15 @@ static void flame_data_notes(FILE *out, const struct profile *p)
 	}
 	if (run->foreign_malloc)
 		note(out, &n, "the program's own malloc was not recorded");
+	if (run->recording_controlled) {
+		char n1[32], n2[32];
+
+		snprintf(text, sizeof(text), "recording paused part of the run: recorded %s of %s; "
+			 "nothing is counted while paused",
+			 output_fmt_ns(n1, sizeof(n1), run->recorded_ns),
+			 output_fmt_ns(n2, sizeof(n2), run->recorded_ns + run->paused_ns));
+		note(out, &n, text);
+	}
 	if (run->own_heap_runtime) {
 		snprintf(text, sizeof(text), "%s manages a heap of its own%s%s%s; mprof sees only the "
 			 "blocks it takes from malloc, not its objects", run->own_heap_runtime,
@@ -84,7 +94,7 @@ void flame_data_run(FILE *out, const struct profile *p)
 	else
 		fputs(",\"pid\":null", out);
 	fprintf(out, ",\"sampled\":%s,\"kind\":", p->info.sampled ? "true" : "false");
-	output_json_string(out, output_export_kind(p));
+	output_json_string(out, output_report_kind(p));
 	fputs(",\"notes\":", out);
 	flame_data_notes(out, p);
 }

@@ -76,7 +76,7 @@ const char *output_report_kind(const struct profile *p);
 #define OUTPUT_KIND_EXACT "exact: every allocation recorded"
 
 /* What an export's place for a comment (DHAT's counts and command, massif's
- * desc, pprof's comments, speedscope's name, the flame graph's kind) says
+ * desc, pprof's comments, speedscope's name) says
  * of p's counts: output_report_kind without its pointers to the text
  * report's lines ("; see recorded"), and when recording was paused part of
  * the run "recording paused part of the run: recorded 1.0 s of 3.0 s", also

@@ -205,6 +205,10 @@ expect_match "paused pprof: a comment" "^$PAUSED\$" "$(pp "$WORK/p.pb.gz" get co
 run_cmd 60 pss "$MPROF" report -f speedscope -o "$WORK/p.ss.json" "$WORK/p.trace"
 expect_match "paused speedscope: name" "^$WORK/partial resume \\[mprof: $PAUSED\\]\$" \
 	"$(jd "$WORK/p.ss.json" 'd["name"]')"
+run_cmd 60 pfg "$MPROF" report -f flamegraph -o "$WORK/p.fg.html" "$WORK/p.trace"
+expect_eq "paused flame graph: the kind as the text header's, and a note" \
+	"\"kind\":\"exact while recording was on; see recorded\",\"notes\":[\"recording paused part of the run: recorded" \
+	"$(grep -o '"kind":"[^"]*","notes":\["recording paused part of the run: recorded' "$WORK/p.fg.html")"
 run_cmd 60 edhat "$MPROF" report -f dhat "$WORK/e1.trace"
 expect_eq "exact dhat: counts" "  Counts:  exact" "$(grep 'Counts:' "$RUN_OUT")"
 run_cmd 60 ess "$MPROF" report -f speedscope -o "$WORK/e.ss.json" "$WORK/e1.trace"
