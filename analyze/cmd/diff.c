@@ -39,9 +39,10 @@ struct diff_options {
 
 static void diff_usage(FILE *out)
 {
-	fprintf(out, "usage: %s diff A B [-n N] [-f text|json|folded|flamegraph|html] "
-		"[--metric M] [-o FILE]\n", analyze_name());
-	fputs("                  [--match function|line] [--fail-if EXPR]... [--force]\n"
+	fprintf(out, "usage: %s diff A B [-n N] [-f text|json|folded|flamegraph|html]\n",
+		analyze_name());
+	fputs("                  [--metric M] [-o FILE] [--match function|line]\n"
+	      "                  [--fail-if EXPR]... [--force]\n"
 	      "                  [--alloc-fn NAME]... [--keep-wrappers]\n"
 	      "  compares trace B with trace A, allocation site by allocation site\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"

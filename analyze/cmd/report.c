@@ -31,12 +31,34 @@
 #define REPORT_DEFAULT_TOP 10
 
 
+/* Writes text from column col (0-based; the cursor stands just before it),
+ * its words wrapped to 80 columns with the next lines starting at col. */
+static void help_wrap(FILE *out, int col, const char *text)
+{
+	int at = col - 1;
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		if (at >= col && at + 1 + (int)n > 80) {
+			fprintf(out, "\n%*s", col - 1, "");
+			at = col - 1;
+		}
+		fprintf(out, " %.*s", (int)n, text);
+		at += 1 + (int)n;
+		text += n;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
 static void report_usage(FILE *out)
 {
-	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [-f FORMAT] [--metric M] "
-		"[-o FILE | --html FILE]\n", analyze_name());
-	fputs("                    [--alloc-fn NAME]... [--keep-wrappers]\n"
-	      "                    [--from T] [--to T] [--at T] [--filter-function GLOB]...\n"
+	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [-f FORMAT] [--metric M]\n",
+		analyze_name());
+	fputs("                    [-o FILE | --html FILE] [--alloc-fn NAME]...\n"
+	      "                    [--keep-wrappers] [--from T] [--to T] [--at T]\n"
+	      "                    [--filter-function GLOB]...\n"
 	      "                    [--exclude-function GLOB]... [--suppressions FILE]\n"
 	      "  TRACE                a trace file, or a quoted glob ('dir/trace*')\n"
 	      "      --all            also the other traces of each TRACE's run\n"
@@ -49,12 +71,14 @@ static void report_usage(FILE *out)
 	      "                       0: the summary only); in JSON, given: only the sites\n"
 	      "                       among the top N of a ranking (at most 5 N)\n"
 	      "  -f, --format FORMAT  one of:\n", out);
-	for (size_t i = 0; output_formats[i]; i++)
-		fprintf(out, "                       %-10s %s\n", output_formats[i]->name,
-			output_formats[i]->summary);
-	fprintf(out, "      --metric M       what one-metric formats weigh stacks by (default\n"
-		"                       peak: live bytes at t-gmax); one of:\n"
-		"                       %s\n", metric_names());
+	for (size_t i = 0; output_formats[i]; i++) {
+		fprintf(out, "                       %-10s", output_formats[i]->name);
+		help_wrap(out, 34, output_formats[i]->summary);
+	}
+	fputs("      --metric M       what one-metric formats weigh stacks by (default\n"
+	      "                       peak: live bytes at t-gmax); one of:\n"
+	      "                      ", out);
+	help_wrap(out, 23, metric_names());
 	fputs("  -o, --output FILE    write to FILE instead of standard output (never\n"
 	      "                       over a trace)\n"
 	      "      --html FILE      the same as --format html -o FILE\n"
@@ -76,7 +100,7 @@ static void report_usage(FILE *out)
 	      "      --at T           the heap live at T, by site ('leaked' reads 'live at T')\n"
 	      "      --filter-function GLOB   only the sites with a frame whose function\n"
 	      "                       matches GLOB (repeatable; totals stay the program's)\n"
-	      "      --exclude-function GLOB  leave out the sites with such a frame (repeatable)\n"
+	      "      --exclude-function GLOB  leave out sites with such a frame (repeatable)\n"
 	      "      --suppressions FILE      known leaks, LeakSanitizer's leak:PATTERN lines:\n"
 	      "                       out of the leak ranking and total\n"
 	      "  -h, --help           show this help\n"

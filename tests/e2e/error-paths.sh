@@ -5,7 +5,7 @@
 # (no symbols embedded, unless the symbol cache holds them all), `mprof report` on a file that is not a trace and
 # on a trace truncated anywhere (every format still reports what it could
 # read, with a warning), `mprof report -o` naming a trace (refused).  Never
-# a crash.
+# a crash.  Every command's --help fits in 80 columns.
 # Program and facts: tests/progs/small_leak.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -164,4 +164,11 @@ cp "$WORK/small_leak" "$WORK/long/$long"
 expect_eq "long program name: exit status" 0 "$?"
 expect_eq "long program name: the trace's name holds 128 bytes of it" 1 \
 	"$(cd "$WORK/long" && ls | grep -cE "^mprof\.p{128}\.[0-9]+\.trace\$")"
+# --help of each command fits a terminal of 80 columns (report's formats
+# and metrics ran to 98)
+for cmd in run report diff; do
+	"$MPROF" "$cmd" --help >"$WORK/help-$cmd.txt" 2>&1
+	expect_eq "mprof $cmd --help: lines over 80 columns" "" \
+		"$(awk 'length > 80' "$WORK/help-$cmd.txt")"
+done
 finish
