@@ -1538,6 +1538,10 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		info->late_events = done_gaps.late_events;
 		info->repeated_events = done_gaps.repeated_events;
 	}
+	/* each gap holds a missing number at least (a range a late event could
+	 * not split keeps one that came, reorder.h) */
+	if (info->seq_gaps > info->seq_missing)
+		info->seq_gaps = info->seq_missing;
 	/* numbers taken by calls the end cut short before they were published
 	 * (the launcher's CUT_CALLS unknown): so many missing numbers are no
 	 * loss; each is a gap of its own unless two are neighbours */

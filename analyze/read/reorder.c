@@ -42,7 +42,7 @@ void reorder_free(struct reorder *r)
 	free(r->heap);
 	free(r->gap_ranges);
 	r->gap_ranges = NULL;
-	r->gap_range_count = r->gap_range_cap = 0;
+	r->gap_range_count = r->gap_range_cap = r->gap_ranges_filled = 0;
 	r->sources = NULL;
 	r->source_count = 0;
 	r->heap = NULL;
@@ -129,12 +129,27 @@ static void heap_remove_min(struct reorder *r)
 
 /* ---- gaps: what a late event may fill ---- */
 
-/* Whether the table has room for one more range (grown if need be); false
- * once it is full (REORDER_GAP_RANGES_MAX, or no memory). */
+/* Drops the ranges that were filled (kept until now: taking each out at
+ * once moved the whole table behind it). */
+static void gap_compact(struct reorder *r)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->gap_range_count; i++)
+		if (r->gap_ranges[i].lo != r->gap_ranges[i].hi)
+			r->gap_ranges[k++] = r->gap_ranges[i];
+	r->gap_range_count = k;
+	r->gap_ranges_filled = 0;
+}
+
+/* Whether the table has room for one more range (compacted or grown if
+ * need be); false once it is full (REORDER_GAP_RANGES_MAX, or no memory). */
 static bool gap_room(struct reorder *r)
 {
 	if (r->gap_ranges_full)
 		return false;
+	if (r->gap_range_count == r->gap_range_cap && r->gap_ranges_filled > r->gap_range_count / 2)
+		gap_compact(r);
 	if (r->gap_range_count == r->gap_range_cap) {
 		size_t n = r->gap_range_cap ? r->gap_range_cap * 2 : 16;
 		struct reorder_gap *v = n <= REORDER_GAP_RANGES_MAX
@@ -157,10 +172,15 @@ static void gap_note(struct reorder *r, uint64_t lo, uint64_t hi)
 		r->gap_ranges[r->gap_range_count++] = (struct reorder_gap){.lo = lo, .hi = hi};
 }
 
-/* Takes seq out of the gap that holds it: 1 when one did, 0 when none does
- * (seq was merged already), -1 when that is not known (the table is full:
- * a range it could not split stays whole).  r->gaps counts the ranges
- * left while the table keeps them all. */
+/*
+ * Takes seq out of the gap that holds it: 1 when one did, 0 when none does
+ * (seq was merged already), -1 when that is not known: the table is full,
+ * or the range would be split farther than REORDER_GAP_SPLIT_WINDOW ranges
+ * from the newest (a split moves the ranges behind it); such a range stays
+ * whole.  r->gaps counts the ranges left unfilled while the table keeps
+ * them all.  A filled range stays in the table, empty (lo == hi), until a
+ * compaction: a search never stops in it for a seq it could hold.
+ */
 static int gap_fill(struct reorder *r, uint64_t seq)
 {
 	size_t lo = 0, hi = r->gap_range_count;
@@ -184,7 +204,7 @@ static int gap_fill(struct reorder *r, uint64_t seq)
 	} else { /* split in two */
 		uint64_t end = g->hi;
 
-		if (!gap_room(r))
+		if (r->gap_range_count - lo - 1 > REORDER_GAP_SPLIT_WINDOW || !gap_room(r))
 			return -1;
 		g = &r->gap_ranges[lo];
 		memmove(g + 2, g + 1, (r->gap_range_count - lo - 1) * sizeof(*g));
@@ -195,8 +215,7 @@ static int gap_fill(struct reorder *r, uint64_t seq)
 		return 1;
 	}
 	if (g->lo == g->hi) {
-		memmove(g, g + 1, (r->gap_range_count - lo - 1) * sizeof(*g));
-		r->gap_range_count--;
+		r->gap_ranges_filled++;
 		if (r->gaps)
 			r->gaps--;
 	}
@@ -231,8 +250,8 @@ static inline void emit_event(struct reorder *r, struct reorder_source *s,
 				s->dropping = true;
 				return;
 			}
-			/* not known (the table is full): taken as a fill, as
-			 * only a damaged trace repeats events */
+			/* not known (a range not split): taken as a fill,
+			 * as only a damaged trace repeats events */
 			if (filled != 0 && r->missing_seqs)
 				r->missing_seqs--;
 			r->late_events++;

@@ -58,6 +58,11 @@ struct reorder_gap {
  * past this many, late events are taken as fills. */
 #define REORDER_GAP_RANGES_MAX (1u << 22)
 
+/* A late event splits a range only among this many newest ones: a split
+ * moves the ranges after it (late events mostly fill recent gaps; a trace
+ * made to fill old ones one by one would cost the square of its gaps). */
+#define REORDER_GAP_SPLIT_WINDOW 4096
+
 struct reorder {
 	struct reorder_source *sources; /* indexed by source, owned */
 	size_t source_count;
@@ -65,16 +70,17 @@ struct reorder {
 	size_t heap_count, heap_cap;
 	uint64_t expected;        /* next sequence number to emit */
 	uint64_t gaps;            /* sequence gaps skipped and not filled
-	                           * (as many as gap ranges, while they are
-	                           * all kept) */
+	                           * (as many as unfilled gap ranges, while
+	                           * they are all kept) */
 	uint64_t missing_seqs;    /* sequence numbers never seen in those gaps
 	                           * (a late event fills one) */
 	uint64_t late_events;     /* events older than expected, in a gap */
 	uint64_t repeated_events; /* events whose sequence number was merged
 	                           * already (a chunk written twice, two traces
 	                           * joined): dropped, with the stamps after them */
-	struct reorder_gap *gap_ranges; /* sorted, owned */
+	struct reorder_gap *gap_ranges; /* sorted, owned; filled ones empty */
 	size_t gap_range_count, gap_range_cap;
+	size_t gap_ranges_filled; /* of gap_range_count, those filled (empty) */
 	bool gap_ranges_full;     /* some gaps not kept (REORDER_GAP_RANGES_MAX
 	                           * or no memory): late events are not judged */
 	reorder_pull_fn pull;

@@ -688,9 +688,17 @@ static void collect(void *ctx, const struct alloc_event *ev)
 	emitted_count++;
 }
 
+static void count_only(void *ctx, const struct alloc_event *ev)
+{
+	(void)ctx;
+	(void)ev;
+	emitted_count++;
+}
+
 /* Test sources: events appended per source, pulled in order. */
+#define TEST_SOURCE_EVENTS 20000
 struct test_source {
-	struct alloc_event ev[16];
+	struct alloc_event ev[TEST_SOURCE_EVENTS];
 	size_t n, pos;
 };
 
@@ -717,7 +725,7 @@ static void push_event(struct reorder *r, uint32_t source, const struct alloc_ev
 {
 	struct test_source *t = &sources[source];
 
-	CU_ASSERT_FATAL(t->n < 16);
+	CU_ASSERT_FATAL(t->n < TEST_SOURCE_EVENTS);
 	t->ev[t->n++] = *ev;
 	CU_ASSERT_EQUAL(reorder_wake(r, source), 0);
 }
@@ -930,6 +938,41 @@ static void test_reorder_full_gap_table_keeps_filling(void)
 	CU_ASSERT_EQUAL(r.repeated_events, 0);
 	CU_ASSERT_EQUAL(r.missing_seqs, 0);
 	CU_ASSERT_EQUAL(emitted_count, 10);
+	reorder_finish(&r);
+	reorder_free(&r);
+}
+
+/* Ranges older than REORDER_GAP_SPLIT_WINDOW are not split (a split moves
+ * every newer range): a late event inside one still fills a missing number,
+ * and the range stays whole; newer ones split.  Filled ranges stay in the
+ * table until a compaction and still tell a repeat from a late event. */
+static void test_reorder_old_gaps_fill_without_split(void)
+{
+	const uint64_t n = REORDER_GAP_SPLIT_WINDOW + 100; /* gaps of 3 */
+	struct reorder r;
+
+	merge_setup(&r, count_only, NULL);
+	push(&r, 0, ALLOC_EV_ALLOC, 1);
+	for (uint64_t k = 1; k <= n; k++) { /* 4k+1 waits for 4k-2..4k */
+		push(&r, 0, ALLOC_EV_ALLOC, 4 * k + 1);
+		reorder_skip_gap(&r);
+	}
+	CU_ASSERT_EQUAL(r.gaps, n);
+	CU_ASSERT_EQUAL(r.missing_seqs, 3 * n);
+	for (uint64_t k = 1; k <= n; k++) /* the middles: old ones not split */
+		push(&r, 1, ALLOC_EV_ALLOC, 4 * k - 1);
+	CU_ASSERT_EQUAL(r.missing_seqs, 2 * n);
+	CU_ASSERT(r.gaps > n && r.gaps < 2 * n);
+	for (uint64_t k = 1; k <= n; k++) {
+		push(&r, 2, ALLOC_EV_ALLOC, 4 * k - 2);
+		push(&r, 2, ALLOC_EV_ALLOC, 4 * k);
+	}
+	CU_ASSERT_EQUAL(r.missing_seqs, 0);
+	CU_ASSERT_EQUAL(r.late_events, 3 * n);
+	CU_ASSERT_EQUAL(r.repeated_events, 0);
+	push(&r, 3, ALLOC_EV_ALLOC, 4 * n); /* the newest range, filled: a repeat */
+	CU_ASSERT_EQUAL(r.repeated_events, 1);
+	CU_ASSERT_EQUAL(emitted_count, 4 * n + 1);
 	reorder_finish(&r);
 	reorder_free(&r);
 }
@@ -2638,6 +2681,7 @@ int main(void)
 	CU_add_test(s, "repeated events dropped, a gap filled once", test_reorder_drops_repeated_events);
 	CU_add_test(s, "gaps split and closed", test_reorder_gaps_split_and_close);
 	CU_add_test(s, "a full gap table keeps filling", test_reorder_full_gap_table_keeps_filling);
+	CU_add_test(s, "old gaps filled without a split", test_reorder_old_gaps_fill_without_split);
 	CU_add_test(s, "fork child starts after fork_seq",
 		    test_reorder_fork_child_starts_after_fork_seq);
 	CU_add_test(s, "out-of-order events aggregate as merged",
