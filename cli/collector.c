@@ -150,6 +150,7 @@ struct collector {
 	size_t index_cap;              /* a power of two, or 0 */
 	bool root_assigned;
 	bool ended;                    /* the program has been reaped */
+	bool toggle_waiting;           /* the toggle signal came, not passed on */
 	unsigned create_failures;      /* traces that could not be created */
 	int create_errno;              /* the first failure's errno */
 	int wait_status;
@@ -1569,6 +1570,23 @@ static void procs_time_tick(struct collector *c)
 	}
 }
 
+/* Passes the toggle signal sent to mprof on to the program once it catches
+ * (or ignores) it: before its recorder installed the handler, the signal's
+ * default action would end it. */
+static void toggle_forward(struct collector *c)
+{
+	int sig = c->cfg->toggle_signal;
+
+	if (!sig)
+		return;
+	if (signals_toggle_take())
+		c->toggle_waiting = true;
+	if (c->toggle_waiting && pid_info_signal_handled((unsigned)c->cfg->root_pid, sig)) {
+		kill(c->cfg->root_pid, sig);
+		c->toggle_waiting = false;
+	}
+}
+
 static void collect_until_end(struct collector *c)
 {
 	uint64_t last_scan = 0, last_retire = 0, last_tick = 0, taken;
@@ -1580,6 +1598,7 @@ static void collect_until_end(struct collector *c)
 		program_reap_poll(c);
 		if (c->ended)
 			break;
+		toggle_forward(c);
 		if (dir_events_read(c) || periodic) {
 			last_scan = now;
 			dir_scan(c);
@@ -1614,6 +1633,9 @@ static void collect_until_end(struct collector *c)
 			c->idle_sleep_ns = IDLE_SLEEP_NS;
 		}
 	}
+	if (c->toggle_waiting)
+		mprof_warn("the toggle signal sent to mprof was not passed on: %s ended before it "
+			   "caught the signal (its recorder had not started)", c->cfg->program);
 }
 
 /* Whether the image pid runs now has a process file that was taken in: one

@@ -26,6 +26,8 @@ struct collector_config {
 	bool no_children;             /* only the program records (--no-children) */
 	uint64_t sample_rate_bytes;   /* --sample-rate; 0: exact mode */
 	bool paused;                  /* --paused: recording starts stopped */
+	int toggle_signal;            /* passed on to the program once it
+	                               * catches it (cli/signals.h); 0: none */
 	const char *recorder_path;    /* the recorder library as the program maps
 	                               * it (resolved), or NULL */
 	uint64_t start_unix_ns;       /* CLOCK_REALTIME when mprof started it */

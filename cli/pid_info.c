@@ -152,6 +152,24 @@ unsigned long long pid_info_peak_rss_kib(unsigned pid)
 	return line ? strtoull(line + 7, NULL, 10) : 0;
 }
 
+bool pid_info_signal_handled(unsigned pid, int sig)
+{
+	static const char *const fields[] = { "\nSigCgt:", "\nSigIgn:" };
+	char buf[4096];
+	ssize_t n = pid_file_read(pid, "status", buf, sizeof(buf) - 1);
+
+	if (n <= 0 || sig < 1 || sig > 64)
+		return false;
+	buf[n] = '\0';
+	for (size_t i = 0; i < 2; i++) {
+		const char *line = strstr(buf, fields[i]);
+
+		if (line && (strtoull(line + 8, NULL, 16) >> (sig - 1)) & 1)
+			return true;
+	}
+	return false;
+}
+
 unsigned pid_info_ppid(unsigned pid)
 {
 	char buf[1024];

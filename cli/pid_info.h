@@ -42,4 +42,8 @@ unsigned long long pid_info_start_ticks(unsigned pid);
  * read (the process ended). */
 unsigned long long pid_info_peak_rss_kib(unsigned pid);
 
+/* Whether pid catches or ignores signal sig now (SigCgt, SigIgn of
+ * /proc/PID/status); false when it cannot be read. */
+bool pid_info_signal_handled(unsigned pid, int sig);
+
 #endif

@@ -12,11 +12,14 @@
 #include "config.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cli/signals.h"
 
 static volatile sig_atomic_t forward_pid;
+static volatile sig_atomic_t toggle_sig;     /* the toggle signal, or 0 */
+static volatile sig_atomic_t toggle_pending; /* one came, not passed on yet */
 
 /* The termination requests, then the toggle signal when there is one. */
 static int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
@@ -29,7 +32,11 @@ static void forward_handler(int sig, siginfo_t *si, void *ctx)
 	(void)ctx;
 	if (pid <= 0 || !si || si->si_pid == 0)
 		return;
-	if (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL)
+	if (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL)
+		return;
+	if (sig == toggle_sig)
+		toggle_pending = 1; /* the launcher's loop passes it on */
+	else
 		kill(pid, sig);
 }
 
@@ -37,8 +44,10 @@ void signals_block(int toggle_signal, sigset_t *old_mask)
 {
 	sigset_t set;
 
-	if (toggle_signal > 0)
+	if (toggle_signal > 0) {
 		forwarded[forwarded_count++] = toggle_signal;
+		toggle_sig = toggle_signal;
+	}
 	sigemptyset(&set);
 	for (size_t i = 0; i < forwarded_count; i++)
 		sigaddset(&set, forwarded[i]);
@@ -66,6 +75,14 @@ void signals_forward_start(pid_t pid, const sigset_t *old_mask)
 	sa.sa_handler = SIG_DFL;
 	sigaction(SIGCHLD, &sa, NULL);
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
+}
+
+bool signals_toggle_take(void)
+{
+	if (!toggle_pending)
+		return false;
+	toggle_pending = 0;
+	return true;
 }
 
 void signals_forward_stop(void)

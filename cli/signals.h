@@ -8,6 +8,7 @@
 #define MPROF_CLI_SIGNALS_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Blocks the forwarded signals (before fork): SIGINT, SIGTERM, SIGHUP,
@@ -19,6 +20,12 @@ void signals_block(int toggle_signal, sigset_t *old_mask);
  * SIGPIPE and SIGXFSZ in the launcher, sets SIGCHLD to its default, then
  * restores old_mask. */
 void signals_forward_start(pid_t pid, const sigset_t *old_mask);
+
+/* Whether the toggle signal was sent to mprof since the last call (several
+ * count once).  The handler does not pass it on: the launcher's loop does
+ * once the program catches it, as before its recorder installed the
+ * handler the signal's default action would end the program. */
+bool signals_toggle_take(void);
 
 /* Stops forwarding (the program was reaped: its pid may be reused). */
 void signals_forward_stop(void);

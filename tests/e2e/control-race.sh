@@ -232,6 +232,23 @@ if report_json "$T.json" "$T"; then
 	expect_no_site "$T.json" window_sampled
 fi
 
+# Sent to mprof at once, before the program's recorder has installed its
+# handler, the toggle waits in the launcher until the program catches it
+# (passed on at once, it killed the program by SIGUSR2 in 3-5 of 6 runs).
+T=$WORK/via-launcher-early
+"$MPROF" run -o "$T" --paused -- "$P" signal-wait "$T" >"$T.out" 2>"$T.err" &
+mpid=$!
+sleep 0.005
+kill -USR2 "$mpid"
+wait_for "$T.on" "$mpid" && kill -USR2 "$mpid"
+wait "$mpid"
+expect_eq "USR2 sent to mprof at once: exit status" 0 "$?"
+expect_eq "USR2 sent to mprof at once: stdout" "control_race signal-wait done" "$(cat "$T.out")"
+if report_json "$T.json" "$T"; then
+	expect_site "$T.json" window_exact 40 1600 0 0
+	expect_no_site "$T.json" window_sampled
+fi
+
 # "none" in any case: no handler, so SIGUSR2 kills the program as without mprof.
 for none in none NONE None; do
 	RUN_NAME=none mprof_run 60 "$WORK/none-$none" --paused --toggle-signal "$none" -- "$P" signal
