@@ -928,9 +928,11 @@ static void meta_write(struct collector *c, struct proc *p)
 	p->command = strdup(m.command);
 	m.hostname = c->hostname;
 	m.max_frames = c->cfg->max_frames;
-	m.sample_rate_bytes = c->cfg->sample_rate_bytes;
+	/* the image's own start, which a program may have set apart from the
+	 * run's by changing the environment of what it executes */
+	m.sample_rate_bytes = h->sample_rate;
 	m.sample_seed = h->sample_seed;
-	m.paused = c->cfg->paused;
+	m.paused = h->paused != 0;
 	m.ring_bytes = p->pf.ring_bytes;
 	m.slots = p->pf.nslots;
 	/* The shim's meta slot holds all STACK and MODULES records: the

@@ -124,6 +124,8 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 	procfile_command(h->command, sizeof(h->command));
 	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
 	h->sample_seed = sample_seed_get();
+	h->sample_rate = proc->cfg.sample_interval_bytes;
+	h->paused = proc->cfg.paused != 0;
 	atomic_store_explicit(&h->seq, origin->fork_seq, memory_order_relaxed);
 	if (proc->cfg.test_start_delay_ms) {
 		struct timespec delay = { proc->cfg.test_start_delay_ms / 1000,

@@ -135,9 +135,12 @@ int preload_settings_read(struct preload_config *cfg)
 	cfg->test_start_delay_ms =
 		delay_ms <= PRELOAD_TEST_START_DELAY_MAX_MS ? (uint32_t)delay_ms : 0;
 	cfg->sample_interval_bytes = config_env_u64(SESSION_ENV_SAMPLE_RATE, 0);
+	if (cfg->sample_interval_bytes > SESSION_SAMPLE_RATE_MAX_BYTES)
+		cfg->sample_interval_bytes = SESSION_SAMPLE_RATE_MAX_BYTES;
 	cfg->have_sample_seed = config_env_get_u64(SESSION_ENV_SAMPLE_SEED, &cfg->sample_seed);
 	cfg->paused = config_env_u64(SESSION_ENV_PAUSED, 0) == 1;
-	cfg->toggle_signal = (int)config_clamp(config_env_u64(SESSION_ENV_TOGGLE_SIGNAL, 0), 0, 64);
+	/* past 64: 65, which toggle_signal_install refuses with a diagnostic */
+	cfg->toggle_signal = (int)config_clamp(config_env_u64(SESSION_ENV_TOGGLE_SIGNAL, 0), 0, 65);
 	cfg->launcher_pid = (pid_t)config_env_u64(PRELOAD_ENV_LAUNCHER_PID, 0);
 	if (cfg->launcher_pid == 0)
 		cfg->launcher_pid = getppid();

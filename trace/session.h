@@ -61,7 +61,7 @@ static inline bool session_toggle_signal_ok(int sig)
                             * explicitly, the launcher re-encodes them;
                             * 4: the exit note (exit_*); 6: fork children
                             * left unrecorded (children_unrecorded*) and
-                            * each image's sample_seed */
+                            * each image's sample_seed, sample_rate, paused */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -120,6 +120,9 @@ struct session_proc_header {
 	_Atomic uint64_t unrecorded_frees;
 	_Atomic uint32_t diag_flags; /* 1 << enum trace_diag_code, for the launcher */
 	char diag_text[512];         /* last diagnostic, NUL-terminated */
+	uint64_t sample_rate;        /* the image's sampling interval at its start,
+	                              * bytes (0: exact), as its environment says */
+	uint32_t paused;             /* 1: it started with recording stopped */
 	uint64_t sample_seed;        /* the image's sampler seed (preload/sample.h),
 	                              * set before state leaves STARTING */
 	uint32_t flags;              /* SESSION_FLAG_*, set before state leaves STARTING */

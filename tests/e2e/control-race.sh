@@ -275,6 +275,14 @@ if report_json "$WORK/segv-exec.json" "$WORK"/segv-env.[0-9]*; then
 		"the toggle signal is not USR1, USR2 or a real-time signal" \
 		"$(q "$WORK/segv-exec.json" summary diagnostics)"
 fi
+# a number past the last signal is refused too, not taken for SIGRTMAX
+RUN_NAME=env-1000 mprof_run 20 "$WORK/env-1000" -- env MPROF_TOGGLE_SIGNAL=1000 "$P" segv
+expect_eq "MPROF_TOGGLE_SIGNAL=1000 set by hand: killed by SIGSEGV" 139 "$RUN_STATUS"
+if report_json "$WORK/env-1000.json" "$WORK"/env-1000.[0-9]*; then
+	expect_match "MPROF_TOGGLE_SIGNAL=1000: the diagnostic" \
+		"the toggle signal is not USR1, USR2 or a real-time signal" \
+		"$(q "$WORK/env-1000.json" summary diagnostics)"
+fi
 
 # A signal the program ignores from its start stays ignored: nothing is
 # toggled, and a diagnostic says why.

@@ -11,7 +11,12 @@
 #   has a seed (--sample-seed's when given), and the report's sampling line
 #   lists every rate used; mprof_start refuses a rate above 1 GiB (2^30),
 #   whose samples' weights would not fit 32 bits, and changes nothing.
-# Program and facts: tests/progs/sample_seeds.c.
+# - A process's trace says how that process was recorded: a program that
+#   takes MPROF_SAMPLE_RATE out of the environment of what it executes, or
+#   puts one in, gets an exact or a sampled child trace, whatever the run;
+#   a rate past 1 GiB is taken as 1 GiB.
+# Program and facts: tests/progs/sample_seeds.c (fork_execs.c: 3 children,
+# one block of 100 B each).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -126,4 +131,32 @@ expect_match "paused run: the sampling line, nothing exact" \
 	"^sampling:         Poisson by bytes at 3 rates: one sample per 4 KiB, 64 KiB, 1 MiB on \
 average \(recording says when\), seed 9; " \
 	"$("$MPROF" report -n 0 "$WORK/prates" 2>&1)"
+# The environment a program hands on decides its children's mode, and their
+# traces say that mode (the run's said before: "estimated" for children
+# recorded exactly, "exact" for ones sampled at 4 KiB).  env executes
+# fork_execs (FILE.PID), whose 3 children (FILE.PID) execute true (.2).
+build_c "$WORK/fork_execs" "$PROGS_DIR/fork_execs.c"
+mkdir -p "$WORK/env"
+# headers NAME: the first line of each trace FILE.* of run NAME, one a line
+headers() {
+	local f
+	for f in "$WORK/env/$1".[0-9]*; do
+		case $f in *.html) continue ;; esac
+		"$MPROF" report -n 0 "$f" 2>&1 | head -n 1 | sed 's/^mprof report: [^ ]* //'
+	done | sort | uniq -c | sed 's/^ *//'
+}
+RUN_NAME=env-exact mprof_run 60 "$WORK/env/s" --sample-rate 512K -- \
+	env -u MPROF_SAMPLE_RATE "$WORK/fork_execs" 3 /bin/true
+expect_eq "sampled run, children without MPROF_SAMPLE_RATE: exact" \
+	"7 (exact: every allocation recorded)" "$(headers s)"
+RUN_NAME=env-sampled mprof_run 60 "$WORK/env/e" -- \
+	env MPROF_SAMPLE_RATE=4096 "$WORK/fork_execs" 3 /bin/true
+expect_eq "exact run, children with MPROF_SAMPLE_RATE=4096: sampled at 4 KiB" \
+	"7 (estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates)" \
+	"$(headers e)"
+RUN_NAME=env-huge mprof_run 60 "$WORK/env/h" -- \
+	env MPROF_SAMPLE_RATE=17179869184 "$WORK/fork_execs" 3 /bin/true
+expect_eq "children with MPROF_SAMPLE_RATE=16 GiB: sampled at 1 GiB" \
+	"7 (estimated, sample rate 1073741824 B (1.0 GiB): counts and bytes are estimates)" \
+	"$(headers h)"
 finish
