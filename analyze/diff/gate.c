@@ -154,6 +154,7 @@ size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c
 	for (size_t k = 0; k < n; k++) {
 		const struct diff_condition *ck = &c[k];
 		enum diff_field f = ck->field;
+		bool ka, kb;
 
 		if (!ck->per_site) {
 			bool known = f != DF_RSS || (d->has_rss_a && d->has_rss_b) ||
@@ -163,7 +164,12 @@ size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c
 				continue;
 			held++;
 			fprintf(out, "mprof diff: condition held: %s: ", ck->text);
-			print_change(out, f, d->total_a[f], d->total_b[f]);
+			diff_field_known(d, f, &ka, &kb);
+			if (ka) /* else A's figure is no estimate: B's alone was read */
+				print_change(out, f, d->total_a[f], d->total_b[f]);
+			else
+				fprintf(out, "%s in B %" PRIu64 " (A has no estimate)",
+					diff_field_label(f), d->total_b[f]);
 			fputc('\n', out);
 			continue;
 		}

@@ -60,6 +60,12 @@ expect_match "gate allocated: held" "^mprof diff: condition held: allocated>=0: 
 gate leaked 0 "$WORK/s1.trace" "$WORK/s2.trace" 'leaked<0'
 gate allocations 0 "$WORK/s1.trace" "$WORK/s2.trace" 'allocations<0'
 gate exact-peak 1 "$WORK/e1.trace" "$WORK/e2.trace" 'peak>+1%'
+# an unsigned condition reads B alone: a sampled A's temporary, which has no
+# estimate, is not shown as if it were one (it was: "temporary N -> M")
+gate temporary-b 1 "$WORK/s1.trace" "$WORK/e2.trace" 'temporary>=0'
+expect_match "gate temporary>=0, A sampled: B's figure alone" \
+	"^mprof diff: condition held: temporary>=0: temporary in B [0-9]+ \(A has no estimate\)$" \
+	"$(cat "$RUN_ERR")"
 run_cmd 60 de "$MPROF" diff -n 1 "$WORK/e1.trace" "$WORK/e2.trace"
 expect_eq "diff text, exact: nothing rough" "" "$(grep -i rough "$RUN_OUT")"
 
