@@ -94,6 +94,17 @@ static inline uint64_t event_stack_id(struct preload_thread *t, void *caller_ip,
 	return event_stack_capture(t, caller_ip, caller_cfa, site_id);
 }
 
+/* Times the event t records next: a sampled one always (samples are few,
+ * and a stamp taken only when the launcher's 10 ms tick moved gave blocks
+ * of a short run a lifetime of 0), an exact one when the tick moved. */
+static inline void event_time(struct preload_thread *t)
+{
+	if (t->sample_interval_bytes)
+		ring_write_time(t);
+	else
+		ring_time_fresh(t);
+}
+
 void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t size_bytes,
 		 uint64_t weight, void *caller_ip, void *caller_cfa)
 {
@@ -102,7 +113,7 @@ void event_alloc(struct preload_thread *t, unsigned fn, const void *p, size_t si
 	uint64_t stack_id = event_stack_id(t, caller_ip, caller_cfa);
 	uint8_t *w;
 
-	ring_time_fresh(t);
+	event_time(t);
 	w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
@@ -120,7 +131,7 @@ void event_free(struct preload_thread *t, unsigned fn, uint64_t seq, const void 
 	int saved_errno = *t->errno_ptr;
 	uint8_t *w;
 
-	ring_time_fresh(t);
+	event_time(t);
 	w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {
@@ -140,7 +151,7 @@ void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, con
 	uint64_t stack_id = event_stack_id(t, caller_ip, caller_cfa);
 	uint8_t *w;
 
-	ring_time_fresh(t);
+	event_time(t);
 	w = ring_reserve(t, RECORD_MAX_BYTES);
 
 	if (w) {

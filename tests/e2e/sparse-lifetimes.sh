@@ -2,8 +2,11 @@
 # sparse-lifetimes.sh - lifetimes in ns are right in a program that
 # allocates little: its blocks live 1.5 s and 0.2 s between two allocator
 # calls.  (Time stamps taken only every 4096 events of a thread timed both
-# frees at the thread's start: 0 ns.)
-# Program and facts: tests/progs/sparse_lifetimes.c.
+# frees at the thread's start: 0 ns.)  A sampled event is timed itself:
+# blocks that live 3 ms, 30 ms apart, have an estimated average lifetime
+# of about 3 ms (stamps taken only when the launcher's 10 ms tick moved
+# gave most of them 0 ns, and a short sampled run's sites "0 ns").
+# Program and facts: tests/progs/sparse_lifetimes.c; short_lives.c, below.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -19,4 +22,36 @@ expect_range "keep_block: longest lifetime (ns)" 1500000000 2500000000 \
 	"$(q "$WORK/r.json" sum lifetime_ns_max keep_block)"
 expect_range "keep_block: shortest lifetime (ns)" 200000000 1200000000 \
 	"$(q "$WORK/r.json" sum lifetime_ns_min keep_block)"
+
+cat >"$WORK/short_lives.c" <<'PROG'
+#include <stdlib.h>
+#include <time.h>
+static void pause_ms(long ms)
+{
+	struct timespec nap = { 0, ms * 1000000 };
+	nanosleep(&nap, NULL);
+}
+__attribute__((noinline)) static void *short_life(void)
+{
+	return malloc(1000);
+}
+int main(void)
+{
+	for (int i = 0; i < 10; i++) {
+		void *volatile p = short_life();
+		pause_ms(3);
+		free(p);
+		pause_ms(30);
+	}
+	return 0;
+}
+PROG
+build_c "$WORK/short_lives" "$WORK/short_lives.c"
+RUN_NAME=sampled mprof_run 60 "$WORK/sampled" --sample-rate 1 --sample-seed 1 -- "$WORK/short_lives"
+expect_eq "sampled: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/s.json" "$WORK/sampled"
+expect_site "$WORK/s.json" short_life 10 10000 0 0
+# 3 ms and a loaded machine's oversleep
+expect_range "short_life, sampled: average lifetime (ns)" 3000000 8000000 \
+	"$(q "$WORK/s.json" sum lifetime_ns_avg short_life | cut -d. -f1)"
 finish
