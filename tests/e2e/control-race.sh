@@ -197,6 +197,17 @@ wait_for() {
 	done
 	return 1
 }
+# toggled WHAT STATUS T: a signal-wait run of trace T toggled on and off
+# ended with STATUS 0 and recorded exactly window_exact's 40 blocks, every
+# free matched
+toggled() {
+	expect_eq "$1: exit status" 0 "$2"
+	expect_eq "$1: stdout" "control_race signal-wait done" "$(cat "$3.out")"
+	report_json "$3.json" "$3" || return
+	expect_site "$3.json" window_exact 40 1600 0 0
+	expect_no_site "$3.json" window_sampled
+	expect_eq "$1: every free matched" 0 "$(q "$3.json" summary unmatched_frees)"
+}
 k=0
 for form in RTMIN+3 sigrtmin+3 "RTMAX-$((RTMAX_N - RT3))" "$RT3"; do
 	k=$((k + 1))
@@ -207,12 +218,7 @@ for form in RTMIN+3 sigrtmin+3 "RTMAX-$((RTMAX_N - RT3))" "$RT3"; do
 	wait_for "$T.pid" "$mpid" && kill -s RTMIN+3 "$(cat "$T.pid")"
 	wait_for "$T.on" "$mpid" && kill -n "$RT3" "$(cat "$T.pid")"
 	wait "$mpid"
-	expect_eq "--toggle-signal $form: exit status" 0 "$?"
-	expect_eq "--toggle-signal $form: stdout" "control_race signal-wait done" "$(cat "$T.out")"
-	report_json "$T.json" "$T" || continue
-	expect_site "$T.json" window_exact 40 1600 0 0
-	expect_no_site "$T.json" window_sampled
-	expect_eq "--toggle-signal $form: every free matched" 0 "$(q "$T.json" summary unmatched_frees)"
+	toggled "--toggle-signal $form" "$?" "$T"
 done
 
 # The toggle signal sent to mprof itself is passed on to the program (it
@@ -225,12 +231,7 @@ expect_match "USR2 sent to mprof: the launcher found" '^[0-9]+$' "$launcher"
 kill -USR2 "$launcher"
 wait_for "$T.on" "$mpid" && kill -USR2 "$launcher"
 wait "$mpid"
-expect_eq "USR2 sent to mprof: exit status" 0 "$?"
-expect_eq "USR2 sent to mprof: stdout" "control_race signal-wait done" "$(cat "$T.out")"
-if report_json "$T.json" "$T"; then
-	expect_site "$T.json" window_exact 40 1600 0 0
-	expect_no_site "$T.json" window_sampled
-fi
+toggled "USR2 sent to mprof" "$?" "$T"
 
 # Sent to mprof as soon as it has started the program (its own handlers are
 # in place then; before, the signal's default action ends mprof), perhaps
@@ -249,12 +250,7 @@ done
 kill -USR2 "$mpid"
 wait_for "$T.on" "$mpid" && kill -USR2 "$mpid"
 wait "$mpid"
-expect_eq "USR2 sent to mprof early: exit status" 0 "$?"
-expect_eq "USR2 sent to mprof early: stdout" "control_race signal-wait done" "$(cat "$T.out")"
-if report_json "$T.json" "$T"; then
-	expect_site "$T.json" window_exact 40 1600 0 0
-	expect_no_site "$T.json" window_sampled
-fi
+toggled "USR2 sent to mprof early" "$?" "$T"
 
 # "none" in any case: no handler, so SIGUSR2 kills the program as without mprof.
 for none in none NONE None; do
