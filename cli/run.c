@@ -408,18 +408,17 @@ static void summary_print(const struct run_options *o, const struct collector_re
 		snprintf(list + len, sizeof(list) - len, " …");
 	if (!res->root_seen) {
 		struct rlimit fsize;
+		char why[160] = "LD_PRELOAD was dropped, or it became a static or set-user-ID "
+				"program through exec";
 
 		/* the recorder does not start under a file size limit below
 		 * its process file's size (it would raise SIGXFSZ) */
 		if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY)
-			mprof_note("no data came from %s: the recorder never started in it (the "
-				   "file size limit, ulimit -f %llu KiB, is below what its process "
-				   "file needs; or LD_PRELOAD was dropped); its empty trace was "
-				   "deleted", o->argv[0], (unsigned long long)fsize.rlim_cur / 1024);
-		else
-			mprof_note("no data came from %s: the recorder never started in it "
-				   "(LD_PRELOAD was dropped, or it became a static or set-user-ID "
-				   "program through exec); its empty trace was deleted", o->argv[0]);
+			snprintf(why, sizeof(why), "the file size limit, ulimit -f %llu KiB, is "
+				 "below what its process file needs; or LD_PRELOAD was dropped",
+				 (unsigned long long)fsize.rlim_cur / 1024);
+		mprof_note("no data came from %s: the recorder never started in it (%s); its empty "
+			   "trace was deleted", o->argv[0], why);
 		if (nchild)
 			mprof_note("%zu child trace%s written: %s", nchild, nchild == 1 ? "" : "s",
 				   list);
