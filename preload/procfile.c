@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/control.h"
 #include "preload/mem.h"
 #include "preload/procfile.h"
 #include "preload/sample.h"
@@ -124,8 +125,17 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 	procfile_command(h->command, sizeof(h->command));
 	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
 	h->sample_seed = sample_seed_get();
-	h->sample_rate = proc->cfg.sample_interval_bytes;
-	h->paused = proc->cfg.paused != 0;
+	if (origin->is_fork_child) {
+		/* a child starts as its parent was at the fork, which mprof_start,
+		 * mprof_stop or the toggle signal may have changed since exec */
+		uint64_t w = atomic_load_explicit(&control_word, memory_order_relaxed);
+
+		h->sample_rate = control_word_rate(w);
+		h->paused = !(w & CONTROL_RUNNING);
+	} else {
+		h->sample_rate = proc->cfg.sample_interval_bytes;
+		h->paused = proc->cfg.paused != 0;
+	}
 	atomic_store_explicit(&h->seq, origin->fork_seq, memory_order_relaxed);
 	if (proc->cfg.test_start_delay_ms) {
 		struct timespec delay = { proc->cfg.test_start_delay_ms / 1000,

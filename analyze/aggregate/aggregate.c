@@ -789,6 +789,10 @@ int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent
 	if (c.stat < 0)
 		return -ENOMEM;
 	a->inherited_seeded = true;
+	/* a parent that had stopped or sampled may have left blocks unrecorded,
+	 * which the child may free */
+	if (parent->unrecording_seen)
+		a->unrecording_seen = true;
 	/* the parent's blocks come in its table's order (block_table_reserve) */
 	if (block_table_reserve(&a->blocks,
 				a->blocks.count + parent->blocks.count + parent->young.count) < 0 ||

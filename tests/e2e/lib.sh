@@ -306,6 +306,16 @@ report_json() {
 	return 0
 }
 
+# json_eval FILE EXPR: prints the Python expression EXPR over the JSON in
+# FILE (as d; site(fn) lists the sites whose first frame is function fn).
+json_eval() {
+	"$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+def site(fn):
+    return [s for s in d["sites"] if s["frames"] and s["frames"][0]["function"] == fn]
+print(eval(sys.argv[2]))' "$1" "$2" 2>&1
+}
+
 # q REPORT.json QUERY ARGS...: see tests/e2e/query.py.
 q() {
 	"$PYTHON" "$E2E_DIR/query.py" "$@" 2>&1
