@@ -1206,9 +1206,14 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 {
 	struct session_proc_header *h = p->pf.h;
 	char diag[sizeof(h->diag_text)];
+	char exec_path[sizeof(h->exec_unrecorded_path)];
 	struct trace_end e = { 0 };
 
 	field_copy(diag, sizeof(diag), h->diag_text, sizeof(h->diag_text));
+	field_copy(exec_path, sizeof(exec_path), h->exec_unrecorded_path,
+		   sizeof(h->exec_unrecorded_path));
+	e.execs_unrecorded = atomic_load(&h->execs_unrecorded);
+	e.exec_unrecorded_path = exec_path;
 	end_figures(c, p, state, &e);
 	/* its own mappings and the rings its threads used */
 	e.recorder_kib = (atomic_load(&h->recorder_map_bytes) +
@@ -1249,6 +1254,26 @@ static void children_unrecorded_warn(const struct proc *p)
 		   n == 1 ? "its" : "their", strerror(err), hint);
 }
 
+/* Names the programs p executed or spawned with an environment that drops
+ * the recorder (the header counts them): no process file of theirs ever
+ * appears, so nothing else would. */
+static void execs_unrecorded_warn(const struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	uint32_t n = atomic_load(&h->execs_unrecorded);
+	char path[sizeof(h->exec_unrecorded_path)], more[32] = "";
+
+	if (!n)
+		return;
+	field_copy(path, sizeof(path), h->exec_unrecorded_path, sizeof(h->exec_unrecorded_path));
+	if (n > 1)
+		snprintf(more, sizeof(more), " and %u more", n - 1);
+	mprof_warn("%u program%s started by process %u (%s) %s not recorded: %s environment "
+		   "dropped mprof's LD_PRELOAD or MPROF_SESSION (as env -i, sudo and some "
+		   "launchers do): %s%s", n, n == 1 ? "" : "s", p->pid, p->exe ? p->exe : "?",
+		   n == 1 ? "is" : "are", n == 1 ? "its" : "their", path, more);
+}
+
 /* The shim's diagnostics for a process as "mprof:" lines: its last text, or
  * a phrase per flag when it left none; ring waits with their count. */
 static void diag_print(const struct proc *p)
@@ -1269,6 +1294,7 @@ static void diag_print(const struct proc *p)
 	if (!p->is_root)
 		snprintf(who, sizeof(who), "process %u: ", p->pid);
 	children_unrecorded_warn(p);
+	execs_unrecorded_warn(p);
 	if (!flags)
 		return;
 	field_copy(text, sizeof(text), h->diag_text, sizeof(h->diag_text));

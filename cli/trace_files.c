@@ -323,6 +323,10 @@ int trace_file_end(struct trace_file *tf, const struct trace_end *e)
 	kv_text_add(&t, "process_state", "%s", e->process_state);
 	if (e->collector_error)
 		kv_text_add(&t, "collector_error", "%s", e->collector_error);
+	if (e->execs_unrecorded) {
+		kv_text_add(&t, "execs_unrecorded", "%" PRIu32, e->execs_unrecorded);
+		kv_text_add(&t, "exec_unrecorded_path", "%s", e->exec_unrecorded_path);
+	}
 	if (tf->error) {
 		kv_text_add(&t, "trace_incomplete", "1");
 		kv_text_add(&t, "write_error", "%s", strerror(-tf->error));

@@ -143,6 +143,8 @@ struct trace_end {
 	const char *diag_text;
 	const char *process_state; /* "running", "ended" or "exec" */
 	const char *collector_error; /* NULL, or why the collector stopped reading */
+	uint32_t execs_unrecorded;   /* programs started with the recorder dropped */
+	const char *exec_unrecorded_path; /* the first of them, as the call named it */
 };
 
 /* Writes the META chunk.  Returns 0 or a negative errno. */

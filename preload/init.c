@@ -22,6 +22,7 @@
 #include "preload/bootstrap.h"
 #include "preload/control.h"
 #include "preload/diag.h"
+#include "preload/exec_watch.h"
 #include "preload/exit_note.h"
 #include "preload/fork.h"
 #include "preload/init.h"
@@ -99,6 +100,7 @@ static int init_run(struct preload_thread **out)
 	struct preload_thread *t;
 
 	real_resolve();
+	exec_watch_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
 	sample_configure(preload_proc.cfg.have_sample_seed, preload_proc.cfg.sample_seed);

@@ -1,6 +1,7 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
 # sanitizers (it runs inside arbitrary targets).  Only the allocator API,
-# dlclose, pipe and pipe2, and the mprof_api_ functions are exported
+# dlclose, pipe and pipe2, the exec family and posix_spawn, and the
+# mprof_api_ functions are exported
 # (-fvisibility=hidden; preload/exported.h says which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
@@ -13,6 +14,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/cfi_parse.c preload/cfi_parse.h \
 	preload/diag.c preload/diag.h \
 	preload/event.c preload/event.h \
+	preload/exec_watch.c preload/exec_watch.h \
 	preload/exit_note.c preload/exit_note.h \
 	preload/exported.h \
 	preload/fallback.c preload/fallback.h \

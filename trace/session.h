@@ -55,13 +55,14 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 6 /* changes with the layout and with the trace
+#define SESSION_VERSION 7 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
                             * 4: the exit note (exit_*); 6: fork children
                             * left unrecorded (children_unrecorded*) and
-                            * each image's sample_seed, sample_rate, paused */
+                            * each image's sample_seed, sample_rate, paused;
+                            * 7: execs_unrecorded */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -151,6 +152,11 @@ struct session_proc_header {
 	 * before it lets go of it), and the errno of the last one. */
 	_Atomic uint32_t children_unrecorded;
 	_Atomic int32_t children_unrecorded_errno;
+	/* Programs this image executed or spawned with an environment that
+	 * drops the recorder (preload/exec_watch.c), so they run unrecorded,
+	 * and the first one's path as the call named it, cut to fit. */
+	_Atomic uint32_t execs_unrecorded;
+	char exec_unrecorded_path[256];
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull

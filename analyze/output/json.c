@@ -116,7 +116,9 @@
  *                   "address_reused", "stacks",
  *                   "truncated_stacks", "unknown_stacks", "frames",
  *                   "frames_without_debug_info", "frames_without_symbols": int,
- *                   "unrecorded_allocations", "unrecorded_frees": int or null},
+ *                   "unrecorded_allocations", "unrecorded_frees": int or null,
+ *                   "programs_started_unrecorded": int (executed or spawned
+ *                   with an environment that dropped the recorder)},
  *       "diagnostics": [{"code": int, "text": str, "count": int}],
  *       "meta": {key: str}, "end": {key: str}   the raw META / END pairs
  *     },
@@ -463,6 +465,8 @@ static void write_quality(FILE *out, const struct profile *r)
 		     r->run.unrecorded_allocs);
 	out_char(out, ',');
 	json_opt_u64(out, "unrecorded_frees", r->run.has_unrecorded, r->run.unrecorded_frees);
+	out_char(out, ',');
+	json_u64(out, "programs_started_unrecorded", r->run.execs_unrecorded);
 	out_char(out, '}');
 }
 

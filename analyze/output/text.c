@@ -289,6 +289,15 @@ static void print_quality(FILE *out, const struct profile *r)
 		fprintf(out, "unrecorded:       %" PRIu64 " allocations, %" PRIu64
 			" frees made but not recorded\n",
 			r->run.unrecorded_allocs, r->run.unrecorded_frees);
+	if (r->run.execs_unrecorded) {
+		fprintf(out, "not recorded:     %" PRIu64 " program%s this process started with an "
+			"environment that dropped mprof's LD_PRELOAD or MPROF_SESSION: %s",
+			r->run.execs_unrecorded, r->run.execs_unrecorded == 1 ? "" : "s",
+			r->run.exec_unrecorded_path ? r->run.exec_unrecorded_path : "?");
+		if (r->run.execs_unrecorded > 1)
+			fprintf(out, " and %" PRIu64 " more", r->run.execs_unrecorded - 1);
+		fputc('\n', out);
+	}
 	if (a->address_reused || a->null_allocs || info->late_events || info->stack_errors ||
 	    info->module_errors)
 		fprintf(out, "anomalies:        %" PRIu64 " addresses reused while live, %" PRIu64

@@ -154,6 +154,14 @@ static void report_run_collect(struct report *r)
 		run->has_unrecorded = true;
 	if (kv_unsigned(&info->end, uf_keys, &run->unrecorded_frees))
 		run->has_unrecorded = true;
+	{
+		static const char *const ue_keys[] = {"execs_unrecorded", NULL};
+		static const char *const up_keys[] = {"exec_unrecorded_path", NULL};
+
+		if (kv_unsigned(&info->end, ue_keys, &run->execs_unrecorded) &&
+		    run->execs_unrecorded)
+			run->exec_unrecorded_path = kv_string(&info->end, up_keys);
+	}
 
 	{
 		static const char *const state_keys[] = {"process_state", NULL};

@@ -35,6 +35,9 @@ struct run_facts {
 	uint64_t ring_waits;      /* times the program waited for a full ring */
 	bool has_unrecorded;
 	uint64_t unrecorded_allocs, unrecorded_frees;
+	uint64_t execs_unrecorded; /* END execs_unrecorded: programs this process
+	                            * started with the recorder dropped */
+	const char *exec_unrecorded_path; /* END exec_unrecorded_path, or NULL */
 	const char *process_state; /* END process_state ("ended", ...), or NULL */
 	const char *end_diag;     /* END diag_text: the shim's last diagnostic, or NULL */
 	const char *collector_error; /* END collector_error, or NULL */

@@ -1,0 +1,318 @@
+/*
+ * preload/exec_watch.c - counts the programs this process executes or
+ * spawns with an environment that drops the recorder (`env -i`, sudo, a
+ * program that builds its children's environment itself): they run
+ * unrecorded, and without this the launcher could not name them, since no
+ * process file of theirs ever appears.
+ *
+ * Wraps the exec family and posix_spawn/posix_spawnp: each looks at the
+ * environment the new program gets (envp, or environ), counts it in the
+ * process header when LD_PRELOAD no longer names the shim or MPROF_SESSION
+ * no longer names this run's session, then calls the next definition with
+ * the same arguments; a failed exec takes its count back.  The list
+ * forms (execl, execlp, execle) call the vector form of the next
+ * definition with the arguments gathered on the stack, as the C library
+ * does.  Nothing else changes: arguments, errno and return values are the
+ * C library's.  The C library's own internal calls (system, popen) are not
+ * seen.  Never calls malloc.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/exported.h"
+#include "preload/process.h"
+#include "trace/session.h"
+
+extern char **environ;
+
+/* The shim's file name, which LD_PRELOAD must still hold. */
+#define EXEC_WATCH_SHIM "libmprof_preload"
+
+/* The next definitions, looked up at the recorder's start
+ * (exec_watch_resolve): a first lookup inside a vfork child would run
+ * dlsym, which may allocate, in memory its parent shares. */
+enum { NEXT_EXECVE, NEXT_EXECVPE, NEXT_FEXECVE, NEXT_EXECVEAT, NEXT_SPAWN, NEXT_SPAWNP, NEXT_COUNT };
+static const char *const next_names[NEXT_COUNT] = {
+	"execve", "execvpe", "fexecve", "execveat", "posix_spawn", "posix_spawnp",
+};
+static void *volatile next_slots[NEXT_COUNT];
+
+static void *next_fn(int which)
+{
+	void *volatile *slot = &next_slots[which];
+	const char *name = next_names[which];
+
+	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+/* The value of NAME in envp, or NULL. */
+static const char *env_value(char *const envp[], const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+/* Whether a program started with envp would run the recorder in this
+ * run's session. */
+static int env_keeps_recorder(char *const envp[])
+{
+	const char *preload = env_value(envp, "LD_PRELOAD");
+	const char *session = env_value(envp, SESSION_ENV);
+
+	return preload && strstr(preload, EXEC_WATCH_SHIM) && session &&
+	       strcmp(session, preload_proc.cfg.session_dir) == 0;
+}
+
+/* Counts path in the header when envp drops the recorder; returns 1 when
+ * it counted (exec_watch_undo takes it back). */
+static int exec_watch_note(const char *path, char *const envp[])
+{
+	struct session_proc_header *h = preload_proc.hdr;
+	size_t n;
+
+	if (!h || !preload_proc.cfg.record_children || env_keeps_recorder(envp))
+		return 0;
+	if (atomic_fetch_add_explicit(&h->execs_unrecorded, 1, memory_order_relaxed) == 0 &&
+	    path) {
+		n = strnlen(path, sizeof(h->exec_unrecorded_path) - 1);
+		memcpy(h->exec_unrecorded_path, path, n);
+		h->exec_unrecorded_path[n] = '\0';
+	}
+	return 1;
+}
+
+static void exec_watch_undo(int counted)
+{
+	if (counted && preload_proc.hdr)
+		atomic_fetch_sub_explicit(&preload_proc.hdr->execs_unrecorded, 1,
+					  memory_order_relaxed);
+}
+
+/* fexecve's name for what it runs: its argv[0] (no path is given). */
+static const char *first_arg(char *const *argv)
+{
+	return argv && argv[0] ? argv[0] : "(fexecve)";
+}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+
+static int next_execve(const char *path, char *const argv[], char *const envp[])
+{
+	execve_fn fn = (execve_fn)next_fn(NEXT_EXECVE);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(path, argv, envp);
+}
+
+static int next_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	execve_fn fn = (execve_fn)next_fn(NEXT_EXECVPE);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(file, argv, envp);
+}
+
+/* Runs call after noting path and envp; keeps call's errno. */
+#define EXEC_WATCHED(path, envp, call)                                                   \
+	do {                                                                              \
+		int counted_ = exec_watch_note((path), (envp)), rc_, errno_;              \
+                                                                                          \
+		rc_ = (call);                                                             \
+		errno_ = errno;                                                           \
+		exec_watch_undo(counted_);                                                \
+		errno = errno_;                                                           \
+		return rc_;                                                               \
+	} while (0)
+
+PRELOAD_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	EXEC_WATCHED(path, envp, next_execve(path, argv, envp));
+}
+
+PRELOAD_API int execv(const char *path, char *const argv[])
+{
+	EXEC_WATCHED(path, environ, next_execve(path, argv, environ));
+}
+
+PRELOAD_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	EXEC_WATCHED(file, envp, next_execvpe(file, argv, envp));
+}
+
+PRELOAD_API int execvp(const char *file, char *const argv[])
+{
+	EXEC_WATCHED(file, environ, next_execvpe(file, argv, environ));
+}
+
+PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int (*fn)(int, char *const[], char *const[]) =
+		(int (*)(int, char *const[], char *const[]))next_fn(NEXT_FEXECVE);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	EXEC_WATCHED(first_arg(argv), envp, fn(fd, argv, envp));
+}
+
+PRELOAD_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+			 int flags)
+{
+	int (*fn)(int, const char *, char *const[], char *const[], int) =
+		(int (*)(int, const char *, char *const[], char *const[], int))next_fn(
+			NEXT_EXECVEAT);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	EXEC_WATCHED(path, envp, fn(dirfd, path, argv, envp, flags));
+}
+
+/* The list forms: the arguments after arg0 up to the terminating null,
+ * gathered into a stack array (the C library's execl does the same); more
+ * than EXEC_LIST_MAX fail with E2BIG, which the kernel gives long before. */
+#define EXEC_LIST_MAX 65536
+
+/* The number of arguments before the null in ap (ap is used up). */
+static size_t list_count(va_list ap)
+{
+	size_t n = 1;
+
+	while (n <= EXEC_LIST_MAX && va_arg(ap, char *))
+		n++;
+	return n;
+}
+
+PRELOAD_API int execl(const char *path, const char *arg0, ...)
+{
+	va_list ap;
+	size_t argc;
+
+	va_start(ap, arg0);
+	argc = list_count(ap);
+	va_end(ap);
+	if (argc > EXEC_LIST_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
+	char *argv[argc + 1];
+
+	argv[0] = (char *)arg0;
+	va_start(ap, arg0);
+	for (size_t i = 1; i <= argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	EXEC_WATCHED(path, environ, next_execve(path, argv, environ));
+}
+
+PRELOAD_API int execlp(const char *file, const char *arg0, ...)
+{
+	va_list ap;
+	size_t argc;
+
+	va_start(ap, arg0);
+	argc = list_count(ap);
+	va_end(ap);
+	if (argc > EXEC_LIST_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
+	char *argv[argc + 1];
+
+	argv[0] = (char *)arg0;
+	va_start(ap, arg0);
+	for (size_t i = 1; i <= argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	EXEC_WATCHED(file, environ, next_execvpe(file, argv, environ));
+}
+
+PRELOAD_API int execle(const char *path, const char *arg0, ...)
+{
+	va_list ap;
+	size_t argc;
+	char *const *envp;
+
+	va_start(ap, arg0);
+	argc = list_count(ap);
+	va_end(ap);
+	if (argc > EXEC_LIST_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
+	char *argv[argc + 1];
+
+	argv[0] = (char *)arg0;
+	va_start(ap, arg0);
+	for (size_t i = 1; i <= argc; i++)
+		argv[i] = va_arg(ap, char *);
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	EXEC_WATCHED(path, envp, next_execve(path, argv, envp));
+}
+
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
+
+/* posix_spawn's success says the program started (glibc waits for its
+ * exec), so a count stays only when the spawn succeeded. */
+static int spawn_watched(int which, pid_t *pid,
+			 const char *path, const posix_spawn_file_actions_t *actions,
+			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	spawn_fn fn = (spawn_fn)next_fn(which);
+	int counted, rc;
+
+	if (!fn)
+		return ENOSYS;
+	counted = exec_watch_note(path, envp);
+	rc = fn(pid, path, actions, attr, argv, envp);
+	if (rc != 0)
+		exec_watch_undo(counted);
+	return rc;
+}
+
+PRELOAD_API int posix_spawn(pid_t *pid, const char *path,
+			    const posix_spawn_file_actions_t *actions,
+			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_watched(NEXT_SPAWN, pid, path, actions, attr, argv, envp);
+}
+
+PRELOAD_API int posix_spawnp(pid_t *pid, const char *file,
+			     const posix_spawn_file_actions_t *actions,
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_watched(NEXT_SPAWNP, pid, file, actions, attr, argv, envp);
+}
+
+void exec_watch_resolve(void)
+{
+	for (int i = 0; i < NEXT_COUNT; i++)
+		next_fn(i);
+}
