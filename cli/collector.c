@@ -48,6 +48,7 @@
 #include "cli/rss_sampler.h"
 #include "cli/signals.h"
 #include "trace/format.h"
+#include "trace/proc_name.h"
 #include "trace/recode.h"
 #include "trace/split.h"
 #include "trace/varint.h"
@@ -57,6 +58,12 @@
 #define SWEEP_INTERVAL_NS (100 * MS_NS)   /* longest wait of data in a ring */
 #define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
 #define STARTING_LIMIT_NS (2000 * MS_NS)  /* a recorder slow to start: grace, wait */
+/* Looks at a live process's command line and process name (proc_names_look:
+ * two small /proc reads, some 20 us): the first NAMES_LOOK_FIRST_NS after it
+ * is taken in, then at gaps doubling up to NAMES_LOOK_MAX_NS, so that 1000
+ * long-lived processes cost some 600 looks a second, not 10000. */
+#define NAMES_LOOK_FIRST_NS (100 * MS_NS)
+#define NAMES_LOOK_MAX_NS (1600 * MS_NS)
 #define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing, */
 #define IDLE_SLEEP_MAX_NS 5000000L        /* doubling up to this while idle */
 #define SLOT_MARGIN 16u                   /* unused slots looked at each round */
@@ -112,7 +119,15 @@ struct proc {
 	struct rss_sampler rss;        /* RSS samples not yet in the trace */
 	uint64_t superseded_ns;        /* the next image's start (its exec), 0: unknown */
 	struct record_counts counts;   /* of the records drained (recode.h) */
-	char *command;                 /* as written in META, or NULL; owned */
+	char *command;                 /* as written in META, or NULL, and once
+	                                * finalized the name of proc_name.h;
+	                                * owned */
+	char *seen_command;            /* its command line at the last look
+	                                * (proc_names_look) or in its exit note,
+	                                * when not its header's; else NULL; owned */
+	char seen_comm[16];            /* the same of its process name, or "" */
+	uint64_t names_look_ns;        /* when to look at them next (monotonic) */
+	uint64_t names_gap_ns;         /* the gap after that look */
 	struct trace_end end;          /* the END chunk's figures (pointers to
 	                                * static text only) */
 };
@@ -838,6 +853,52 @@ static void proc_rss_watch(struct proc *p)
 		p->peak_rss_sampled_kib = kib;
 }
 
+/*
+ * Reads p's command line and process name from /proc and keeps them when
+ * they are not those of its header, i.e. of its start: the program renamed
+ * itself (a forked worker's title written over argv, or PR_SET_NAME).  The
+ * exit note gives them at exit(); these looks are for a process killed, or
+ * still running at the end.  A look that finds other names is kept only if
+ * /proc/PID/exe still names p's program after it (after an exec, /proc
+ * shows the next image's names); one that reads nothing (a process that
+ * ended: a zombie's command line reads empty) keeps the last.
+ */
+static void proc_names_look(struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	char cmd[sizeof(h->command)], start[sizeof(h->command)], comm[sizeof(h->comm)];
+	char start_comm[sizeof(h->comm)], exe[sizeof(h->exe)];
+	bool cmd_changed, comm_changed;
+
+	pid_info_cmdline(p->pid, cmd, sizeof(cmd));
+	if (!cmd[0])
+		return;
+	pid_info_comm(p->pid, comm, sizeof(comm));
+	field_copy(start, sizeof(start), h->command, sizeof(h->command));
+	field_copy(start_comm, sizeof(start_comm), h->comm, sizeof(h->comm));
+	cmd_changed = strcmp(cmd, start) != 0;
+	comm_changed = comm[0] && strcmp(comm, start_comm) != 0;
+	if ((cmd_changed || comm_changed) &&
+	    (!p->exe || !pid_info_exe(p->pid, exe, sizeof(exe)) || strcmp(exe, p->exe) != 0))
+		return;
+	free(p->seen_command);
+	/* cut as the exit note's is */
+	p->seen_command = cmd_changed ? strndup(cmd, sizeof(h->exit_command) - 1) : NULL;
+	snprintf(p->seen_comm, sizeof(p->seen_comm), "%s", comm_changed ? comm : "");
+}
+
+/* Looks at p's names when it is time (NAMES_LOOK_FIRST_NS, _MAX_NS). */
+static void proc_names_watch(struct proc *p, uint64_t now)
+{
+	if (p->phase != PROC_ACTIVE || p->superseded || now < p->names_look_ns)
+		return;
+	proc_names_look(p);
+	p->names_gap_ns = p->names_gap_ns ? 2 * p->names_gap_ns : NAMES_LOOK_FIRST_NS;
+	if (p->names_gap_ns > NAMES_LOOK_MAX_NS)
+		p->names_gap_ns = NAMES_LOOK_MAX_NS;
+	p->names_look_ns = now + p->names_gap_ns;
+}
+
 /* The serial of a process file name "p.PID.SERIAL": its creation time
  * (preload/procfile.c), 16 hex digits, so names compare as times. */
 static const char *file_serial(const char *name)
@@ -906,6 +967,7 @@ static void meta_write(struct collector *c, struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
 	char exe[sizeof(h->exe)], parent_name[sizeof(h->parent_file)], cmd[4096];
+	char comm[sizeof(h->comm)];
 	struct trace_meta m = { 0 };
 	struct proc *parent;
 
@@ -940,6 +1002,8 @@ static void meta_write(struct collector *c, struct proc *p)
 	if (h->flags & SESSION_FLAG_META_SLOT)
 		m.stack_stream = SESSION_META_SLOT + 1;
 	m.is_fork_child = h->is_fork_child != 0;
+	field_copy(comm, sizeof(comm), h->comm, sizeof(h->comm));
+	m.comm = comm;
 	if (m.is_fork_child) {
 		field_copy(parent_name, sizeof(parent_name), h->parent_file, sizeof(h->parent_file));
 		parent = parent_name[0] ? proc_find(c, parent_name) : NULL;
@@ -1043,6 +1107,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	proc_rss_watch(p); /* a first reading, for an image that ends within 0.1 s */
 	p->has_cpu_clock = clock_getcpuclockid((pid_t)p->pid, &p->cpu_clock) == 0;
 	p->last_sweep_ns = now;
+	p->names_look_ns = now + NAMES_LOOK_FIRST_NS;
 	if (!c->root_assigned && p->pid == (unsigned)c->cfg->root_pid && !p->pf.h->is_fork_child) {
 		p->is_root = true;
 		c->root_assigned = true;
@@ -1154,6 +1219,13 @@ static uint64_t launcher_cpu_ns(void)
 }
 
 
+/* Whether p's trace takes its exit note (end_figures). */
+static bool proc_exit_noted(const struct proc *p, const char *state)
+{
+	return !p->superseded && strcmp(state, "running") != 0 &&
+	       atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1;
+}
+
 /*
  * How p ended, its peak RSS and run time, from the best source there is:
  * the program's wait4 status; else the shim's exit note (an image that
@@ -1170,8 +1242,7 @@ static void end_figures(const struct collector *c, const struct proc *p, const c
 			struct trace_end *e)
 {
 	const struct session_proc_header *h = p->pf.h;
-	bool noted = !p->superseded && strcmp(state, "running") != 0 &&
-		     atomic_load_explicit(&h->exit_known, memory_order_acquire) == 1;
+	bool noted = proc_exit_noted(p, state);
 	uint64_t start = proc_start_ns(p), end = now_ns();
 
 	/* an image that executed another did not exit: the status is the
@@ -1202,6 +1273,43 @@ static void end_figures(const struct collector *c, const struct proc *p, const c
 		e->wall_ns = end - start;
 }
 
+/*
+ * The names p had at its end where the program changed them (END command,
+ * comm, name_how): its exit note's; else a look now, at a process still
+ * running; else the launcher's last look while it ran ("seen": a process
+ * killed, or ended by _exit, up to NAMES_LOOK_MAX_NS earlier).  An image
+ * that executed another keeps the names of its start: a look made after
+ * the exec, before the next image's file was found, read that image's.
+ * The table's name (p->command) follows them.
+ */
+static void end_names(struct proc *p, const char *state, struct trace_end *e)
+{
+	const struct session_proc_header *h = p->pf.h;
+	char cmd[sizeof(h->exit_command)], name[4096];
+	const char *how = "seen";
+
+	if (p->superseded)
+		return;
+	if (proc_exit_noted(p, state)) {
+		field_copy(cmd, sizeof(cmd), h->exit_command, sizeof(h->exit_command));
+		free(p->seen_command);
+		p->seen_command = cmd[0] ? strdup(cmd) : NULL;
+		field_copy(p->seen_comm, sizeof(p->seen_comm), h->exit_comm, sizeof(h->exit_comm));
+		how = "exit";
+	} else {
+		proc_names_look(p);
+	}
+	if (!p->seen_command && !p->seen_comm[0])
+		return;
+	e->command = p->seen_command;
+	e->comm = p->seen_comm[0] ? p->seen_comm : NULL;
+	e->name_how = how;
+	proc_name_compose(p->seen_command ? p->seen_command : p->command, e->comm, name,
+			  sizeof(name));
+	free(p->command);
+	p->command = strdup(name);
+}
+
 static void end_write(struct collector *c, struct proc *p, const char *state)
 {
 	struct session_proc_header *h = p->pf.h;
@@ -1227,9 +1335,11 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	e.diag_text = diag;
 	e.process_state = state;
 	e.collector_error = p->broken ? "inconsistent ring positions" : NULL;
+	end_names(p, state, &e);
 	trace_file_end(&p->tf, &e);
 	p->end = e;
 	p->end.diag_text = NULL; /* diag is on the stack */
+	p->end.command = p->end.comm = NULL;
 }
 
 /* Names the fork children of p that run unrecorded because their recorder
@@ -1494,6 +1604,7 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 		    now - p->seen_ns > STARTING_LIMIT_NS)
 			proc_pending_decide(c, p, NULL);
 		proc_rss_watch(p);
+		proc_names_watch(p, now);
 		if (p->phase == PROC_ACTIVE && !p->superseded && p->has_trace)
 			rss_sampler_take(&p->rss, p->pid, &p->tf);
 		if (p->phase != PROC_ACTIVE || p->is_root)
@@ -1976,6 +2087,7 @@ static void collector_free(struct collector *c)
 		free(p->trace_path);
 		free(p->display_path);
 		free(p->command);
+		free(p->seen_command);
 		free(p->exe);
 		proc_free_slot_state(p);
 		free(p);

@@ -39,8 +39,10 @@ struct collector_config {
  * of a run (cli/run_table.h). */
 struct collector_trace {
 	unsigned pid;
-	char *command;          /* its command line as argv_quote.h quotes it, or
-	                         * NULL; owned */
+	char *command;          /* its name (trace/proc_name.h): its command line
+	                         * as argv_quote.h quotes it, the one at its end
+	                         * when the program renamed itself; or NULL;
+	                         * owned */
 	uint64_t allocations;   /* ALLOC and REALLOC records drained, weighted:
 	                         * what its report counts when no chunk was lost */
 	uint64_t samples;       /* those records themselves (the samples of a

@@ -1,8 +1,8 @@
 /*
  * cli/pid_info.c - small questions about a process, answered from kill(pid,
  * 0) and /proc: is it still running (zombies count as ended), is it
- * stopped, what is its program and command line, when did it start, and its
- * peak RSS so far.  Never prints; errors just mean
+ * stopped, what is its program, command line and process name, when did it
+ * start, and its peak RSS so far.  Never prints; errors just mean
  * "unknown".
  */
 #include "config.h"
@@ -119,6 +119,17 @@ void pid_info_cmdline(unsigned pid, char *out, size_t size)
 	out[0] = '\0';
 	if (n > 0)
 		argv_quote_cmdline(out, size, raw, (size_t)n);
+}
+
+void pid_info_comm(unsigned pid, char *out, size_t size)
+{
+	ssize_t n = pid_file_read(pid, "comm", out, size - 1);
+
+	if (n < 0)
+		n = 0;
+	if (n > 0 && out[n - 1] == '\n')
+		n--;
+	out[n] = '\0';
 }
 
 unsigned long long pid_info_start_ticks(unsigned pid)

@@ -14,6 +14,11 @@ bool pid_info_running(unsigned pid);
  * into out (empty when it cannot be read). */
 void pid_info_cmdline(unsigned pid, char *out, size_t size);
 
+/* Its process name (/proc/PID/comm: the main thread's, as the kernel set it
+ * at exec or prctl(PR_SET_NAME) since; 15 bytes at most) into out, without
+ * the newline (empty when it cannot be read). */
+void pid_info_comm(unsigned pid, char *out, size_t size);
+
 /* Its state letter from /proc/PID/stat ('R', 'S', 'T' stopped, 't' stopped
  * by a tracer, 'Z' zombie, ...), or 0 when it cannot be read. */
 char pid_info_state(unsigned pid);

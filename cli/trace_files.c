@@ -274,6 +274,8 @@ int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
 	kv_text_add(&t, "exe", "%s", m->exe);
 	if (m->command && m->command[0])
 		kv_text_add(&t, "command", "%s", m->command);
+	if (m->comm && m->comm[0])
+		kv_text_add(&t, "comm", "%s", m->comm);
 	kv_text_add(&t, "start_time_unix_ns", "%" PRIu64, m->start_time_unix_ns);
 	kv_text_add(&t, "hostname", "%s", m->hostname);
 	if (m->sample_rate_bytes) {
@@ -321,6 +323,12 @@ int trace_file_end(struct trace_file *tf, const struct trace_end *e)
 	kv_text_add(&t, "diag_flags", "%" PRIu32, e->diag_flags);
 	kv_text_add(&t, "diag_text", "%s", e->diag_text);
 	kv_text_add(&t, "process_state", "%s", e->process_state);
+	if (e->command)
+		kv_text_add(&t, "command", "%s", e->command);
+	if (e->comm)
+		kv_text_add(&t, "comm", "%s", e->comm);
+	if (e->name_how)
+		kv_text_add(&t, "name_how", "%s", e->name_how);
 	if (e->collector_error)
 		kv_text_add(&t, "collector_error", "%s", e->collector_error);
 	if (e->execs_unrecorded) {

@@ -110,6 +110,7 @@ struct trace_meta {
 	unsigned pid, ppid;
 	const char *exe;           /* the program image, /proc/PID/exe at its start */
 	const char *command;       /* space-joined argv, or NULL when unknown */
+	const char *comm;          /* its process name then, or NULL */
 	uint64_t start_time_unix_ns;
 	const char *hostname;
 	unsigned max_frames;
@@ -145,6 +146,11 @@ struct trace_end {
 	const char *collector_error; /* NULL, or why the collector stopped reading */
 	uint32_t execs_unrecorded;   /* programs started with the recorder dropped */
 	const char *exec_unrecorded_path; /* the first of them, as the call named it */
+	const char *command;       /* the command line at its end where the
+	                            * program changed it, else NULL */
+	const char *comm;          /* the same of its process name */
+	const char *name_how;      /* with either: "exit" (the recorder's exit
+	                            * note) or "seen" (the launcher's last look) */
 };
 
 /* Writes the META chunk.  Returns 0 or a negative errno. */

@@ -8,9 +8,12 @@
  * by the library constructor (never from an allocator call: on_exit takes
  * the C library's exit-handler lock, which a program registering a handler
  * holds while it allocates), notes the status, the time and the image's
- * own peak RSS (VmHWM).  Registered before the program's handlers and
- * before the loader's destructor pass, it runs after them.  Images that end
- * by _exit, exec or a signal leave no note.  Must never allocate.
+ * own peak RSS (VmHWM), and its command line and process name when the
+ * program changed them (its workers' titles: the launcher's table and the
+ * reports name a process by them).  Registered before the program's
+ * handlers and before the loader's destructor pass, it runs after them.
+ * Images that end by _exit, exec or a signal leave no note.  Must never
+ * allocate.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "preload/exit_note.h"
 #include "preload/init.h"
 #include "preload/process.h"
+#include "preload/procfile.h"
 #include "preload/sys.h"
 
 /* VmHWM of /proc/self/status in KiB: this image's own peak RSS (getrusage's
@@ -46,6 +50,33 @@ static uint64_t exit_note_hwm_kib(void)
 	return kib;
 }
 
+/* Copies text into field[size], cut to fit, NUL-terminated. */
+static void exit_note_text(char *field, size_t size, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(field, text, n);
+	field[n] = '\0';
+}
+
+/* The command line and the process name now, each noted when it is not
+ * the start's (forked workers retitle themselves after the fork). */
+static void exit_note_names(struct session_proc_header *h)
+{
+	char command[sizeof(h->command)], comm[sizeof(h->comm)];
+
+	procfile_command(command, sizeof(command));
+	if (strcmp(command, h->command) == 0)
+		command[0] = '\0';
+	exit_note_text(h->exit_command, sizeof(h->exit_command), command);
+	procfile_comm(comm, sizeof(comm));
+	if (strcmp(comm, h->comm) == 0)
+		comm[0] = '\0';
+	exit_note_text(h->exit_comm, sizeof(h->exit_comm), comm);
+}
+
 static void exit_note_write(int status, void *arg)
 {
 	struct session_proc_header *h = preload_proc.hdr;
@@ -62,6 +93,7 @@ static void exit_note_write(int status, void *arg)
 	h->exit_maxrss_kib = exit_note_hwm_kib();
 	if (!h->exit_maxrss_kib && getrusage(RUSAGE_SELF, &self) == 0)
 		h->exit_maxrss_kib = (uint64_t)self.ru_maxrss;
+	exit_note_names(h);
 	atomic_store_explicit(&h->exit_known, 1, memory_order_release);
 }
 

@@ -6,7 +6,8 @@
 
 /*
  * Registers the on_exit handler that writes the process file's exit note
- * (status, CLOCK_MONOTONIC time, own peak RSS).  Call from the library
+ * (status, CLOCK_MONOTONIC time, own peak RSS, the command line and
+ * process name when they changed since the start).  Call from the library
  * constructor only, once recording: never from an allocator call.  Fork
  * children inherit the handler, and it writes into their own file.
  */

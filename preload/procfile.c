@@ -92,9 +92,7 @@ static int procfile_open(struct preload_process *proc, char *path, size_t path_s
 	return -EEXIST;
 }
 
-/* This image's command line, quoted and cut to fit out[cap] ("" when
- * /proc/self/cmdline cannot be read). */
-static void procfile_command(char *out, size_t cap)
+void procfile_command(char *out, size_t cap)
 {
 	char raw[2048];
 	ssize_t n = sys_read_file("/proc/self/cmdline", raw, sizeof(raw));
@@ -102,6 +100,17 @@ static void procfile_command(char *out, size_t cap)
 	out[0] = '\0';
 	if (n > 0)
 		argv_quote_cmdline(out, cap, raw, (size_t)n);
+}
+
+void procfile_comm(char *out, size_t cap)
+{
+	ssize_t n = sys_read_file("/proc/self/comm", out, cap - 1);
+
+	if (n < 0)
+		n = 0;
+	if (n > 0 && out[n - 1] == '\n')
+		n--;
+	out[n] = '\0';
 }
 
 static void procfile_fill(struct preload_process *proc, struct session_proc_header *h,
@@ -123,6 +132,7 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 	memcpy(h->exe, proc->exe, sizeof(h->exe));
 	h->exe[sizeof(h->exe) - 1] = '\0';
 	procfile_command(h->command, sizeof(h->command));
+	procfile_comm(h->comm, sizeof(h->comm));
 	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
 	h->sample_seed = sample_seed_get();
 	if (origin->is_fork_child) {

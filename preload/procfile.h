@@ -26,6 +26,15 @@ struct procfile_origin {
  */
 int procfile_create(struct preload_process *proc, const struct procfile_origin *origin);
 
+/* This image's command line now, quoted (trace/argv_quote.h) and cut to
+ * fit out[cap], as the header's command holds it ("" when /proc/self/cmdline
+ * cannot be read).  Never allocates. */
+void procfile_command(char *out, size_t cap);
+
+/* This image's process name now (/proc/self/comm, the main thread's, without
+ * its newline) into out[cap] ("" when it cannot be read).  Never allocates. */
+void procfile_comm(char *out, size_t cap);
+
 /* Appends the decimal digits of v to p; returns the end. */
 char *procfile_put_dec(char *p, uint64_t v);
 

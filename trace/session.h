@@ -62,7 +62,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 4: the exit note (exit_*); 6: fork children
                             * left unrecorded (children_unrecorded*) and
                             * each image's sample_seed, sample_rate, paused;
-                            * 7: execs_unrecorded */
+                            * 7: execs_unrecorded, comm, exit_command
+                            * and exit_comm */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -157,6 +158,18 @@ struct session_proc_header {
 	 * and the first one's path as the call named it, cut to fit. */
 	_Atomic uint32_t execs_unrecorded;
 	char exec_unrecorded_path[256];
+	/* The image's process name (/proc/self/comm: the kernel's, or what
+	 * prctl(PR_SET_NAME) gave it; a fork child's is its parent's then)
+	 * when the file was made, NUL-terminated. */
+	char comm[16];
+	/* Part of the exit note, written before exit_known: the command line
+	 * and the process name at exit(), each left empty when it is the one
+	 * of the start (command, comm) or cannot be read.  A program may
+	 * rename itself after the start, as forked workers do (nginx,
+	 * postgres: argv overwritten in place, or PR_SET_NAME).  The command
+	 * line is quoted as command is, cut to fit. */
+	char exit_command[768];
+	char exit_comm[16];
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull
