@@ -198,8 +198,8 @@ static int flame_data(FILE *js, void *ctx)
 int diff_write_flamegraph(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	struct flame_ctx c = {d, {o->metric, DF_ALLOCATIONS}, o->metric == DF_ALLOCATIONS ? 1 : 2};
-	const char *program = flame_data_program(d->pb);
-	char prefix[128];
+	char prefix[128], composed[4096];
+	const char *program = flame_data_program(d->pb, composed, sizeof(composed));
 
 	snprintf(prefix, sizeof(prefix), "%s change: ", diff_field_label(o->metric));
 	return flame_page_write(out, prefix, program ? program : d->pb->info.path,

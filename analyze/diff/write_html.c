@@ -50,8 +50,10 @@ extern const char output_asset_flamegraph_html[];
 
 static void side(FILE *out, const struct profile *p)
 {
+	char composed[4096];
+
 	fputs("{\"program\":", out);
-	output_json_string(out, flame_data_program(p));
+	output_json_string(out, flame_data_program(p, composed, sizeof(composed)));
 	fputs(",\"kind\":", out);
 	output_json_string(out, output_report_kind(p));
 	fprintf(out, ",\"sampled\":%s}", p->info.sampled ? "true" : "false");

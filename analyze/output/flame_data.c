@@ -20,9 +20,9 @@ extern const char output_asset_flamegraph_html[];
 /* The pages' number formats (assets/format.js). */
 extern const char output_asset_format_js[];
 
-const char *flame_data_program(const struct profile *p)
+const char *flame_data_program(const struct profile *p, char *out, size_t cap)
 {
-	return p->run.cmdline && p->run.cmdline[0] ? p->run.cmdline : p->run.exe;
+	return run_facts_name(&p->run, out, cap);
 }
 
 static void note(FILE *out, int *n, const char *text)
@@ -81,7 +81,8 @@ static void flame_data_notes(FILE *out, const struct profile *p)
 
 void flame_data_run(FILE *out, const struct profile *p)
 {
-	const char *program = flame_data_program(p);
+	char composed[4096];
+	const char *program = flame_data_program(p, composed, sizeof(composed));
 
 	fputs("\"trace\":", out);
 	output_json_string(out, p->info.path);

@@ -42,8 +42,9 @@ struct flame_key {
 	uint32_t frame;
 };
 
-/* The program's command line, else its executable, else NULL. */
-const char *flame_data_program(const struct profile *p);
+/* What the reports call the program (run_facts_name: its command line,
+ * else its executable, else NULL), composed in out[cap] when need be. */
+const char *flame_data_program(const struct profile *p, char *out, size_t cap);
 
 /* Writes the run's members, "trace" to "notes" (no braces around them). */
 void flame_data_run(FILE *out, const struct profile *p);

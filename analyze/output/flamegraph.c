@@ -69,8 +69,8 @@ static int flamegraph_data(FILE *out, void *ctx)
 static int flamegraph_write(FILE *out, const struct profile *p, const struct output_options *o)
 {
 	struct flamegraph_ctx c = {p, o->metric};
-	char prefix[128];
-	const char *program = flame_data_program(p);
+	char prefix[128], composed[4096];
+	const char *program = flame_data_program(p, composed, sizeof(composed));
 
 	snprintf(prefix, sizeof(prefix), "%s: ", metric_info(o->metric)->label);
 	return flame_page_write(out, prefix, program ? program : p->info.path, " - mprof flame graph",

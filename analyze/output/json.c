@@ -25,7 +25,16 @@
  *                                   in a sampled trace "temporary", "peak",
  *                                   "max_live_*" and per-site peak have no
  *                                   unbiased estimate
- *       "program": {"exe", "cmdline": str or null, "pid": int or null,
+ *       "program": {"exe", "cmdline": str or null (at the process's end
+ *                   when the program changed it, else at its start),
+ *                   "cmdline_at_start": str or null (only when it changed),
+ *                   "comm": str or null (the process name the program gave
+ *                   itself, prctl PR_SET_NAME, only when it changed),
+ *                   "name_how": "exit", "seen" or null (with either: read
+ *                   at exit(), or at mprof's last look while it ran),
+ *                   "name": str or null (what the text report calls it:
+ *                   cmdline, else exe, "[comm] " in front when cmdline
+ *                   does not hold comm), "pid": int or null,
  *                   "exit_status": int or null, "exit_signal": int or null},
  *       "run_time_ns": int or null, END wall_ns, else first to last TIME
  *       "recording": {              only when recording was stopped or
@@ -194,8 +203,8 @@
  *   {
  *     "schema": "mprof-report-set", "schema_version": 1,
  *     "processes": [                one per trace read, most allocations first
- *       {"trace": str (path as given), "program": str or null (command
- *        line, else executable), "pid": int or null,
+ *       {"trace": str (path as given), "program": str or null (the
+ *        report's program.name), "pid": int or null,
  *        "exit_status": int or null, "exit_signal": int or null,
  *        "process_state": str or null (END: "ended", "exec", "running"),
  *        "allocations", "peak_bytes", "leaked_bytes": int (as in the
@@ -364,6 +373,7 @@ static void json_kv_object(FILE *out, const char *key, const struct kv_list *l)
 static void write_program(FILE *out, const struct profile *r)
 {
 	const struct run_facts *run = &r->run;
+	char composed[4096];
 
 	json_key(out, "program");
 	out_char(out, '{');
@@ -372,6 +382,18 @@ static void write_program(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_key(out, "cmdline");
 	json_string(out, run->cmdline);
+	out_char(out, ',');
+	json_key(out, "cmdline_at_start");
+	json_string(out, run->cmdline_start);
+	out_char(out, ',');
+	json_key(out, "comm");
+	json_string(out, run->comm);
+	out_char(out, ',');
+	json_key(out, "name_how");
+	json_string(out, run->name_how);
+	out_char(out, ',');
+	json_key(out, "name");
+	json_string(out, run_facts_name(run, composed, sizeof(composed)));
 	out_char(out, ',');
 	json_opt_u64(out, "pid", run->has_pid, run->pid);
 	out_char(out, ',');

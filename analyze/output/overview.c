@@ -28,11 +28,12 @@ int report_overview_row_fill(struct report_overview_row *row, const char *path,
 			     const struct profile *r)
 {
 	const struct run_facts *run = &r->run;
+	char composed[4096];
 	bool oom = false;
 
 	memset(row, 0, sizeof(*row));
 	row->trace = copy(path, &oom);
-	row->program = copy(run->cmdline ? run->cmdline : run->exe, &oom);
+	row->program = copy(run_facts_name(run, composed, sizeof(composed)), &oom);
 	row->process_state = copy(run->process_state, &oom);
 	row->has_pid = run->has_pid;
 	row->pid = run->pid;

@@ -16,7 +16,9 @@
  * figures of one trace's report, kept after the trace itself is freed. */
 struct report_overview_row {
 	char *trace;              /* the path as given; owned */
-	char *program;            /* command line, else exe, else NULL; owned */
+	char *program;            /* run_facts_name: the command line (at the end,
+	                           * when the program renamed itself), else exe,
+	                           * else NULL; owned */
 	bool has_pid;
 	uint64_t pid;
 	bool has_status, has_signal;

@@ -204,15 +204,33 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* "started as:" when the program renamed itself after its start (a forked
+ * worker's title): the command line it started with, and where the later
+ * one on the line above comes from. */
+static void print_started_as(FILE *out, const struct run_facts *run)
+{
+	const char *how = run->name_how;
+
+	if (!run->cmdline_start)
+		return;
+	fputs("started as:       ", out);
+	fputs_safe(run->cmdline_start, out);
+	if (how && strcmp(how, "exit") == 0)
+		fputs(" (renamed itself: the name above is the one it had at exit)", out);
+	else if (how && strcmp(how, "seen") == 0)
+		fputs(" (renamed itself: the name above is the one mprof last saw while it ran)",
+		      out);
+	fputc('\n', out);
+}
+
 static void print_program(FILE *out, const struct profile *r)
 {
 	const struct run_facts *run = &r->run;
+	char composed[4096];
+	const char *name = run_facts_name(run, composed, sizeof(composed));
 
 	fputs("program:          ", out);
-	if (run->cmdline || run->exe)
-		fputs_safe(run->cmdline ? run->cmdline : run->exe, out);
-	else
-		fputs("(unknown)", out);
+	fputs_safe(name ? name : "(unknown)", out);
 	if (run->has_pid)
 		fprintf(out, " (pid %" PRIu64 ")", run->pid);
 	if (run->has_signal) {
@@ -228,6 +246,7 @@ static void print_program(FILE *out, const struct profile *r)
 		fputs(", end not recorded", out);
 	}
 	fputc('\n', out);
+	print_started_as(out, run);
 	if (run->parent_trace || run->has_fork_seq) {
 		fputs("forked from:      ", out);
 		fputs_safe(run->parent_trace ? run->parent_trace : "the parent", out);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analyze/profile/run_facts.h"
+#include "trace/proc_name.h"
 
 /* What the facts are gathered from, and where they go. */
 struct report {
@@ -101,6 +102,7 @@ static const char *kv_string(const struct kv_list *l, const char *const *keys)
 }
 
 static void report_run_end_reason(struct report *r);
+static void report_run_names(struct report *r);
 static void report_run_runtime(struct report *r);
 static void report_run_data_lost(struct report *r);
 static void report_run_recording(struct report *r);
@@ -194,12 +196,43 @@ static void report_run_collect(struct report *r)
 		run->exe = kv_string(&info->meta, exe_keys);
 	if (!run->cmdline)
 		run->cmdline = kv_string(&info->meta, cmd_keys);
+	report_run_names(r);
 	if (!run->has_pid)
 		run->has_pid = kv_unsigned(&info->meta, pid_keys, &run->pid);
 	report_run_end_reason(r);
 	report_run_runtime(r);
 	report_run_data_lost(r);
 	report_run_recording(r);
+}
+
+/* The names the program gave itself after its start (END command, comm,
+ * name_how): the command line at the end replaces the start's, which is
+ * kept apart. */
+static void report_run_names(struct report *r)
+{
+	static const char *const cmd_keys[] = {"command", NULL};
+	static const char *const comm_keys[] = {"comm", NULL};
+	static const char *const how_keys[] = {"name_how", NULL};
+	const struct kv_list *end = &r->info->end;
+	struct run_facts *run = r->run;
+	const char *later = kv_string(end, cmd_keys);
+
+	if (later && (!run->cmdline || strcmp(later, run->cmdline) != 0)) {
+		run->cmdline_start = run->cmdline;
+		run->cmdline = later;
+	}
+	run->comm = kv_string(end, comm_keys);
+	if (run->cmdline_start || run->comm)
+		run->name_how = kv_string(end, how_keys);
+}
+
+const char *run_facts_name(const struct run_facts *run, char *out, size_t cap)
+{
+	const char *base = run->cmdline ? run->cmdline : run->exe;
+
+	if (!run->comm || (base && strstr(base, run->comm)))
+		return base;
+	return proc_name_compose(base, run->comm, out, cap);
 }
 
 /* A stretch of recording at rate (0: exact) is noted in run. */

@@ -8,6 +8,7 @@
 #define MPROF_ANALYZE_PROFILE_RUN_FACTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/profile/sites.h"
@@ -48,7 +49,17 @@ struct run_facts {
 	bool has_fork_seq;
 	uint64_t fork_seq;        /* META fork_seq: the parent's seq at the fork */
 	const char *exe;          /* program path, NULL when unknown */
-	const char *cmdline;
+	const char *cmdline;      /* the command line at the process's end
+	                           * (END command) when the program changed it
+	                           * (a forked worker's title), else at its start
+	                           * (PROCESS record, META command); or NULL */
+	const char *cmdline_start; /* the one at its start when END gives a
+	                           * later one, else NULL */
+	const char *comm;         /* END comm: the process name the program gave
+	                           * itself (prctl PR_SET_NAME), or NULL */
+	const char *name_how;     /* END name_how with either: "exit" (read at
+	                           * exit()) or "seen" (mprof's last look while it
+	                           * ran); or NULL */
 	bool has_pid;
 	uint64_t pid;
 	/* Why the recording ended before the program's exit, or "" when it
@@ -104,6 +115,13 @@ struct run_facts {
  * it points at belong to info. */
 void run_facts_collect(struct run_facts *run, const struct trace_info *info,
 		       const struct heap_summary *h, const struct site_table *sites);
+
+/* What reports call the process (trace/proc_name.h): its command line
+ * (else its executable), with a changed process name in front in brackets
+ * when the command line does not hold it.  Returns the command line or the
+ * executable itself, or out (cap bytes, cut to fit) when it composes one;
+ * NULL when neither is known. */
+const char *run_facts_name(const struct run_facts *run, char *out, size_t cap);
 
 /* Signal name ("SIGKILL") or NULL. */
 const char *run_signal_name(int64_t sig);

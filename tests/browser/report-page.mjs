@@ -1,7 +1,8 @@
 // tests/browser/report-page.mjs PAGE SCREENSHOT - opens mprof's report page
 // (`mprof report --html`) from file:// in headless chromium and prints what
 // it shows as "key=value" lines for tests/e2e/html-page.sh to compare with
-// the JSON report: the kind of figures in the header, the problems seen
+// the JSON report: the heading, the kind of figures in the header, the
+// command line a renamed process started with, the problems seen
 // (console errors, page errors, network requests), the cards, the first row of each metric's table after a click
 // on its tab, the stack a click on that row opens, the total each metric's
 // flamegraph shows after a click on its tab, and whether a screenshot is
@@ -15,6 +16,8 @@ await page.waitForSelector('.cards');
 out('title', await page.title());
 out('h1', await page.textContent('h1'));
 out('kind', await page.textContent('.sub .kind'));
+const startedAs = await page.$('#started-as');
+out('started as', startedAs ? await startedAs.textContent() : 'none');
 for (const c of await page.$$('.card')) {
   const k = await c.$eval('.k', (e) => e.textContent);
   out(`card ${k}`, await c.$eval('.v', (e) => e.textContent));

@@ -6,6 +6,8 @@
 # and then killed with SIGKILL (the launcher's last look while it ran), one
 # that calls prctl(PR_SET_NAME) only (its command line stays the master's:
 # the name goes in front, in brackets), and the master, titled at its end.
+# The run's table, the END chunks, the text and JSON reports, the overview of
+# report --all and the report's page all say so.
 # Program and facts: tests/progs/retitled_workers.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -73,4 +75,68 @@ r="$WORK/worker-5.json"
 expect_eq "2. named: allocated bytes" 5000 "$(q "$r" summary allocated_bytes)"
 expect_eq "2. named: END names: the process name only" "None|demo-named|exit|retitled_worker" \
 	"$(names "$r")"
+
+# 3. the text report's program and started-as lines, and the JSON report's
+# program names, of each trace
+exit_note="(renamed itself: the name above is the one it had at exit)"
+seen_note="(renamed itself: the name above is the one mprof last saw while it ran)"
+program_lines() { # TRACE REPORT.json
+	local pid
+	pid=$(q "$2" summary program.pid)
+	"$MPROF" report "$1" 2>&1 | sed -n '/^program:/p;/^started as:/p' | sed "s/(pid $pid)/(pid PID)/"
+}
+json_names() { # REPORT.json: name, cmdline, cmdline_at_start, comm, name_how
+	json_eval "$1" '"|".join(str(d["summary"]["program"].get(k)) for k in
+		("name", "cmdline", "cmdline_at_start", "comm", "name_how"))'
+}
+expect_eq "3. master: report's program lines" \
+	"program:          'demo: master' (pid PID), exited with status 0
+started as:       $start $exit_note" "$(program_lines "$WORK/t" "$WORK/master.json")"
+expect_eq "3. master: JSON program names" "'demo: master'|'demo: master'|$start|None|exit" \
+	"$(json_names "$WORK/master.json")"
+for n in 0 1 2; do
+	r="$WORK/worker-$((n + 1)).json"
+	expect_eq "3. worker $n: report's program lines" \
+		"program:          'demo: worker $n' (pid PID), exited with status 0
+started as:       $start $exit_note" "$(program_lines "$(q "$r" get trace.path)" "$r")"
+	expect_eq "3. worker $n: JSON program names" \
+		"'demo: worker $n'|'demo: worker $n'|$start|None|exit" "$(json_names "$r")"
+done
+r="$WORK/worker-4.json"
+expect_eq "3. doomed: report's program lines" \
+	"program:          'demo: doomed' (pid PID), ended
+started as:       $start $seen_note" "$(program_lines "$(q "$r" get trace.path)" "$r")"
+expect_eq "3. doomed: JSON program names" "'demo: doomed'|'demo: doomed'|$start|None|seen" \
+	"$(json_names "$r")"
+r="$WORK/worker-5.json"
+expect_eq "3. named: report's program line (no started-as: its command line is the same)" \
+	"program:          [demo-named] $start (pid PID), exited with status 0" \
+	"$(program_lines "$(q "$r" get trace.path)" "$r")"
+expect_eq "3. named: JSON program names" "[demo-named] $start|$start|None|demo-named|exit" \
+	"$(json_names "$r")"
+
+# 4. mprof report --all: the overview names every process as the table did
+report_json "$WORK/all.json" --all "$WORK/t"
+expect_eq "4. overview (JSON): programs, most allocations first" \
+	"[demo-named] $start|'demo: doomed'|'demo: worker 2'|'demo: worker 1'|'demo: master'|'demo: worker 0'" \
+	"$(json_eval "$WORK/all.json" '"|".join(p["program"] for p in d["processes"])')"
+overview=$("$MPROF" report --all "$WORK/t" 2>&1 | sed -n '2,8p')
+expect_match "4. overview (text): the killed worker's row" \
+	"^'demo: doomed' +[0-9]+  ended +4 " "$overview"
+expect_match "4. overview (text): worker 2's row" "^'demo: worker 2' +[0-9]+  exit 0 +3 " "$overview"
+
+# 5. the page of mprof report --html: its heading and started-as line, where
+# the browser checks can run (tests/install-deps.sh)
+if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
+	[ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	run_cmd 60 html "$MPROF" report --html "$WORK/doomed.html" "$(q "$WORK/worker-4.json" get trace.path)"
+	expect_eq "5. report --html: exit status" 0 "$RUN_STATUS"
+	run_cmd 120 page node "$BROWSER_DIR/report-page.mjs" "$WORK/doomed.html" "$WORK/doomed.png"
+	v() { sed -n "s/^$1=//p" "$RUN_OUT"; }
+	expect_eq "5. page: heading is the name at the end" "'demo: doomed'" "$(v h1)"
+	expect_eq "5. page: started as" "started as $start $seen_note" "$(v 'started as')"
+	expect_eq "5. page: no console error, page error or network request" none "$(v problems)"
+else
+	echo "note: the page's checks need chromium and tests/browser's node modules; not made"
+fi
 finish

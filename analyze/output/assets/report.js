@@ -34,10 +34,14 @@
   if (prog.exit_signal != null) status = `killed by signal ${prog.exit_signal}`;
   else if (prog.exit_status != null) status = `exited with status ${prog.exit_status}`;
   app.append(
-    el('h1', {}, prog.cmdline || prog.exe || r.trace.path),
+    el('h1', {}, prog.name || prog.exe || r.trace.path),
     el('div', { class: 'sub' }, `trace ${r.trace.path}`, prog.pid != null ? ` · pid ${prog.pid}` : '',
       status ? ` · ${status}` : '', s.run_time_ns != null ? ` · ran ${ns(s.run_time_ns)}` : '',
       el('span', { class: warn ? 'kind warn' : 'kind' }, kind)));
+  // a process that renamed itself (a forked worker's title), as the text report's 'started as:'
+  if (prog.cmdline_at_start != null)
+    app.append(el('div', { class: 'sub', id: 'started-as' }, `started as ${prog.cmdline_at_start} (renamed itself: ` +
+      `the name above is the one ${prog.name_how === 'seen' ? 'mprof last saw while it ran' : 'it had at exit'})`));
   const peakAt = s.peak.time_ns != null ? `at ${ns(s.peak.time_ns)}` : `at event ${count(s.peak.seq)}`;
   const card = (k, v, d) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v),
     el('div', { class: 'd' }, d || ''));
