@@ -141,8 +141,9 @@ static const char help_diff[] =
 	"or mprof-diff(1).\n"
 	"\n"
 	"Exit status: the analyzer's (0 no --fail-if condition held, 1 one held, 2\n"
-	"usage errors, unreadable traces, different programs); 125 when it cannot\n"
-	"be started.\n";
+	"usage errors, unreadable traces, different programs, or none held and one\n"
+	"undecided: a temporary count that is only an upper bound cannot tell); 125\n"
+	"when it cannot be started.\n";
 
 int help_print(FILE *out, const char *command)
 {

@@ -9,8 +9,9 @@
  * change a number of the report pipeline (it only subtracts) and never
  * exit: it returns the exit status to main: 0 (the traces may differ; no
  * --fail-if condition held), 1 a --fail-if condition held, 2 usage errors,
- * unreadable input, traces of different programs without --force, or a
- * failed write.
+ * unreadable input, traces of different programs without --force, a
+ * failed write, or a --fail-if condition undecided (on an upper bound) and
+ * none held.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
@@ -66,15 +67,18 @@ static void diff_usage(FILE *out)
 	      "                       +10000, -1M), an unsigned one B's value (leaked>0);\n"
 	      "                       K, M, G are 1024-based; site:FIELD... holds when any one\n"
 	      "                       site's figure does; peak, peak-blocks and temporary\n"
-	      "                       are refused where a trace is sampled (no estimate)\n"
+	      "                       are refused where a trace is sampled (no estimate);\n"
+	      "                       temporary of a trace recorded in part is an upper\n"
+	      "                       bound, and a condition it cannot decide exits 2\n"
 	      "      --force          compare traces of different programs\n"
 	      "      --alloc-fn NAME  treat function NAME as an allocator wrapper (repeatable;\n"
 	      "                       NAME* matches a prefix)\n"
 	      "      --keep-wrappers  keep the frames of the built-in allocator wrappers\n"
 	      "  -h, --help           show this help\n"
 	      "Exit status: 0 no --fail-if condition held (whether or not the traces\n"
-	      "differ), 1 one held, 2 usage error, unreadable trace or traces of different\n"
-	      "programs; run as mprof diff, 125 when the analyzer cannot be started.\n"
+	      "differ), 1 one held, 2 usage error, unreadable trace, traces of different\n"
+	      "programs or none held and one undecided; run as mprof diff, 125 when the\n"
+	      "analyzer cannot be started.\n"
 	      "See mprof-diff(1).\n", out);
 }
 
@@ -169,21 +173,22 @@ static int same_program(const struct diff_options *o, const struct profile *a,
 
 /* Writes the comparison to out in o's format, and the gate's verdict to
  * stderr: after the output, or, for a format that shows it (the page),
- * evaluated first and written before it.  Returns the exit status. */
+ * evaluated first and written before it.  Returns the exit status: 1 when
+ * a condition held, else 2 when one was undecided. */
 static int diff_write(FILE *out, const struct diff_options *o, struct diff *d)
 {
 	const struct diff_format *fmt = diff_format_find(o->common.format);
 	struct diff_print print = {o->path_a, o->path_b, o->common.top_n, o->metric,
-				   NULL, 0, NULL, 0};
+				   NULL, 0, NULL, 0, 0};
 	char *gate = NULL;
-	size_t bytes = 0, held = 0;
+	size_t bytes = 0, held = 0, undecided = 0;
 	int rc;
 
 	if (fmt->shows_gate) {
 		FILE *mem = open_memstream(&gate, &bytes);
 
 		if (mem)
-			held = diff_gate(mem, d, o->conditions, o->condition_count);
+			held = diff_gate(mem, d, o->conditions, o->condition_count, &undecided);
 		if (!mem || fclose(mem) != 0) {
 			free(gate);
 			analyze_error("out of memory writing the %s output", fmt->name);
@@ -194,6 +199,7 @@ static int diff_write(FILE *out, const struct diff_options *o, struct diff *d)
 		print.condition_count = o->condition_count;
 		print.gate = gate;
 		print.held = held;
+		print.undecided = undecided;
 	}
 	rc = fmt->write(out, d, &print);
 	free(gate);
@@ -203,8 +209,8 @@ static int diff_write(FILE *out, const struct diff_options *o, struct diff *d)
 	}
 	fflush(out);
 	if (!fmt->shows_gate)
-		held = diff_gate(stderr, d, o->conditions, o->condition_count);
-	return held ? 1 : 0;
+		held = diff_gate(stderr, d, o->conditions, o->condition_count, &undecided);
+	return held ? 1 : undecided ? 2 : 0;
 }
 
 static int diff_run(const struct diff_options *o, const struct profile *a,

@@ -108,6 +108,13 @@ bool diff_field_known(const struct diff *d, int f, bool *a, bool *b);
  * and refused by the gate. */
 bool diff_field_rough(const struct diff *d, int f);
 
+/* Whether field f is an upper bound on either side (*a, *b: on each): the
+ * temporary allocations of an exact trace recorded only in part
+ * (profile_temporary_at_most), which may be anything from 0 to the figure.
+ * Such a field is shown "at most", and the gate decides on it only what the
+ * bound proves. */
+bool diff_field_at_most(const struct diff *d, int f, bool *a, bool *b);
+
 /* b - a of e in field f, as a signed value clamped to +-INT64_MAX. */
 int64_t diff_change(uint64_t a, uint64_t b);
 
@@ -136,9 +143,14 @@ int diff_gate_check(const struct diff *d, const struct diff_condition *c, size_t
 		    size_t err_bytes);
 
 /* Evaluates the conditions on d; writes to out every condition that held,
- * with the figures (and for site: conditions the sites) that made it hold.
- * Returns how many held. */
-size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c, size_t n);
+ * with the figures (and for site: conditions the sites) that made it hold,
+ * and every condition left undecided: one on a figure that is an upper
+ * bound (diff_field_at_most), which holds for some of the values the bound
+ * allows and not for others.  Returns how many held; *undecided gets how
+ * many were left undecided.  A gate with none held and one undecided
+ * neither passes nor fails. */
+size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c, size_t n,
+		 size_t *undecided);
 
 /* ---- writers ---- */
 
@@ -147,12 +159,12 @@ struct diff_print {
 	size_t top_n;                /* entries per ranking in text */
 	enum diff_field metric;      /* what the text ranks by */
 	/* For a format that shows the gate's verdict (the page): the
-	 * --fail-if conditions, what diff_gate wrote for them and how many
-	 * held; NULL and 0 for the others. */
+	 * --fail-if conditions, what diff_gate wrote for them, how many
+	 * held and how many were left undecided; NULL and 0 for the others. */
 	const struct diff_condition *conditions;
 	size_t condition_count;
 	const char *gate;
-	size_t held;
+	size_t held, undecided;
 };
 
 /* A diff output format: one writer (write_NAME.c) behind this table

@@ -3,6 +3,11 @@
  * conditions on the totals or on any one site, as a change from A to B
  * (a signed number, or a percentage of A) or as B's own value (an unsigned
  * number).  Units: K, M, G are 1024, 1024^2, 1024^3.
+ *
+ * A figure that is only an upper bound (diff_field_at_most) allows every
+ * value from 0 to it: a condition holds when it holds for all of them, and
+ * is left undecided when it holds for some, so the gate never passes or
+ * fails on a count the trace does not have.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -108,17 +113,70 @@ static bool condition_holds(const struct diff_condition *c, uint64_t a, uint64_t
 	return c->or_equal ? v <= c->number : v < c->number;
 }
 
-/* "peak bytes 1000 -> 1100 (+100, +10.0%)" */
-static void print_change(FILE *out, enum diff_field f, uint64_t a, uint64_t b)
-{
-	int64_t ch = diff_change(a, b);
+/* One side's figure as the values it allows: one (lo == hi), or from 0 to
+ * an upper bound (diff_field_at_most). */
+struct gate_figure {
+	uint64_t lo, hi;
+};
 
-	fprintf(out, "%s %" PRIu64 " -> %" PRIu64 " (%s%" PRId64, diff_field_label(f), a, b,
-		ch > 0 ? "+" : "", ch);
-	if (a)
-		fprintf(out, ", %+.1f%%", 100.0 * (double)ch / (double)a);
-	else if (b)
-		fputs(", new", out);
+static struct gate_figure gate_figure(uint64_t v, bool at_most)
+{
+	return (struct gate_figure){at_most ? 0 : v, v};
+}
+
+enum gate_verdict { GATE_NOT_HELD, GATE_HELD, GATE_UNDECIDED };
+
+/* What c comes to for every A and B the figures allow.  The value it
+ * compares grows with B and shrinks with A (condition_value), so it is
+ * least at A's most and B's least, most at A's least and B's most; one
+ * comparison holds for every value between iff it holds at both ends, and
+ * for none iff at neither. */
+static enum gate_verdict condition_verdict(const struct diff_condition *c, struct gate_figure a,
+					   struct gate_figure b)
+{
+	bool at_least = condition_holds(c, a.hi, b.lo), at_most = condition_holds(c, a.lo, b.hi);
+
+	if (at_least && at_most)
+		return GATE_HELD;
+	return at_least || at_most ? GATE_UNDECIDED : GATE_NOT_HELD;
+}
+
+static const char *at_most_text(struct gate_figure x)
+{
+	return x.lo != x.hi ? "at most " : "";
+}
+
+/* "+100", "-5", "0" */
+static void print_signed(FILE *out, int64_t v)
+{
+	fprintf(out, "%s%" PRId64, v > 0 ? "+" : "", v);
+}
+
+/* "peak bytes 1000 -> 1100 (+100, +10.0%)"; where a figure is a bound
+ * "temporary 100 -> at most 2 (from -100 to -98, -100.0% to -98.0%)", the
+ * change in percent only when A's figure is exact and not 0. */
+static void print_change(FILE *out, enum diff_field f, struct gate_figure a, struct gate_figure b)
+{
+	int64_t lo = diff_change(a.hi, b.lo), hi = diff_change(a.lo, b.hi);
+
+	fprintf(out, "%s %s%" PRIu64 " -> %s%" PRIu64 " (", diff_field_label(f), at_most_text(a),
+		a.hi, at_most_text(b), b.hi);
+	if (lo == hi) {
+		print_signed(out, lo);
+		if (a.hi)
+			fprintf(out, ", %+.1f%%", 100.0 * (double)lo / (double)a.hi);
+		else if (b.hi)
+			fputs(", new", out);
+		fputc(')', out);
+		return;
+	}
+	fputs("from ", out);
+	print_signed(out, lo);
+	fputs(" to ", out);
+	print_signed(out, hi);
+	if (a.lo == a.hi && a.hi)
+		fprintf(out, ", %+.1f%% to %+.1f%%", 100.0 * (double)lo / (double)a.hi,
+			100.0 * (double)hi / (double)a.hi);
 	fputc(')', out);
 }
 
@@ -146,67 +204,107 @@ int diff_gate_check(const struct diff *d, const struct diff_condition *c, size_t
 	return 0;
 }
 
-size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c, size_t n)
+static const char bound_reason[] =
+	"the temporary allocations of a trace recorded in part are only an upper bound";
+
+/* A condition on the totals: its verdict, and the line that says it. */
+static enum gate_verdict gate_totals(FILE *out, const struct diff *d, const struct diff_condition *c)
 {
-	size_t held = 0;
+	enum diff_field f = c->field;
+	bool ka, kb, ma, mb;
+	struct gate_figure a, b;
+	enum gate_verdict v;
+
+	if (f == DF_RSS && !(d->has_rss_b && (d->has_rss_a || !c->relative_change)))
+		return GATE_NOT_HELD; /* diff_gate_check refuses it first */
+	diff_field_known(d, f, &ka, &kb);
+	diff_field_at_most(d, f, &ma, &mb);
+	a = gate_figure(d->total_a[f], ma);
+	b = gate_figure(d->total_b[f], mb);
+	v = condition_verdict(c, a, b);
+	if (v == GATE_NOT_HELD)
+		return v;
+	fprintf(out, "mprof diff: condition %s: %s: ", v == GATE_HELD ? "held" : "undecided",
+		c->text);
+	if (ka) /* else A's figure is no estimate: B's alone was read */
+		print_change(out, f, a, b);
+	else
+		fprintf(out, "%s in B %s%" PRIu64 " (A has no estimate)", diff_field_label(f),
+			at_most_text(b), b.hi);
+	if (v == GATE_UNDECIDED)
+		fprintf(out, ": %s", bound_reason);
+	fputc('\n', out);
+	return v;
+}
+
+/* "    leaked bytes 0 -> 2560 (+2560, new) at leak_new (prog.c:12) [new]" */
+static void gate_site_line(FILE *out, const struct diff *d, const struct diff_entry *e,
+			   enum diff_field f, struct gate_figure a, struct gate_figure b)
+{
+	const struct site_table *t;
+	const struct site *s = diff_entry_site(d, e, &t);
 	char name[512];
 
+	fputs("    ", out);
+	print_change(out, f, a, b);
+	if (s->frame_count) {
+		const struct site_frame *fr = &t->frames[site_frame_innermost(t, s)];
+
+		fprintf(out, " at %s", output_frame_name(fr, name, sizeof(name)));
+		if (fr->file)
+			fprintf(out, " (%s:%" PRIu32 ")", output_base_name(fr->file), fr->line);
+	} else {
+		fprintf(out, " at %s", output_site_stackless_name(s));
+	}
+	fprintf(out, "%s\n", e->status == DS_ADDED ? " [new]"
+			     : e->status == DS_REMOVED ? " [vanished]" : "");
+}
+
+/* A site: condition: held when it holds for a site whatever the bounds
+ * allow, else undecided when it may hold for one; the line says which and
+ * the sites' lines follow. */
+static enum gate_verdict gate_sites(FILE *out, const struct diff *d, const struct diff_condition *c)
+{
+	enum diff_field f = c->field;
+	size_t count[3] = {0, 0, 0};
+	enum gate_verdict v;
+	bool ma, mb;
+
+	diff_field_at_most(d, f, &ma, &mb);
+	for (size_t i = 0; i < d->count; i++)
+		count[condition_verdict(c, gate_figure(d->entries[i].a.v[f], ma),
+					gate_figure(d->entries[i].b.v[f], mb))]++;
+	v = count[GATE_HELD] ? GATE_HELD : count[GATE_UNDECIDED] ? GATE_UNDECIDED : GATE_NOT_HELD;
+	if (v == GATE_NOT_HELD)
+		return v;
+	if (v == GATE_HELD)
+		fprintf(out, "mprof diff: condition held: %s: %zu site%s\n", c->text, count[v],
+			count[v] == 1 ? "" : "s");
+	else
+		fprintf(out, "mprof diff: condition undecided: %s: %zu site%s may hold it: %s\n",
+			c->text, count[v], count[v] == 1 ? "" : "s", bound_reason);
+	for (size_t i = 0; i < d->count; i++) {
+		const struct diff_entry *e = &d->entries[i];
+		struct gate_figure a = gate_figure(e->a.v[f], ma), b = gate_figure(e->b.v[f], mb);
+
+		if (condition_verdict(c, a, b) == v)
+			gate_site_line(out, d, e, f, a, b);
+	}
+	return v;
+}
+
+size_t diff_gate(FILE *out, const struct diff *d, const struct diff_condition *c, size_t n,
+		 size_t *undecided)
+{
+	size_t held = 0;
+
+	*undecided = 0;
 	for (size_t k = 0; k < n; k++) {
-		const struct diff_condition *ck = &c[k];
-		enum diff_field f = ck->field;
-		bool ka, kb;
+		enum gate_verdict v = c[k].per_site ? gate_sites(out, d, &c[k])
+						    : gate_totals(out, d, &c[k]);
 
-		if (!ck->per_site) {
-			bool known = f != DF_RSS || (d->has_rss_a && d->has_rss_b) ||
-				     (!ck->relative_change && d->has_rss_b);
-
-			if (!known || !condition_holds(ck, d->total_a[f], d->total_b[f]))
-				continue;
-			held++;
-			fprintf(out, "mprof diff: condition held: %s: ", ck->text);
-			diff_field_known(d, f, &ka, &kb);
-			if (ka) /* else A's figure is no estimate: B's alone was read */
-				print_change(out, f, d->total_a[f], d->total_b[f]);
-			else
-				fprintf(out, "%s in B %" PRIu64 " (A has no estimate)",
-					diff_field_label(f), d->total_b[f]);
-			fputc('\n', out);
-			continue;
-		}
-		{
-			size_t sites = 0;
-
-			for (size_t i = 0; i < d->count; i++)
-				sites += condition_holds(ck, d->entries[i].a.v[f], d->entries[i].b.v[f]);
-			if (!sites)
-				continue;
-			held++;
-			fprintf(out, "mprof diff: condition held: %s: %zu site%s\n", ck->text, sites,
-				sites == 1 ? "" : "s");
-			for (size_t i = 0; i < d->count; i++) {
-				const struct diff_entry *e = &d->entries[i];
-				const struct site_table *t;
-				const struct site *s;
-
-				if (!condition_holds(ck, e->a.v[f], e->b.v[f]))
-					continue;
-				s = diff_entry_site(d, e, &t);
-				fputs("    ", out);
-				print_change(out, f, e->a.v[f], e->b.v[f]);
-				if (s->frame_count) {
-					const struct site_frame *fr = &t->frames[site_frame_innermost(t, s)];
-
-					fprintf(out, " at %s", output_frame_name(fr, name, sizeof(name)));
-					if (fr->file)
-						fprintf(out, " (%s:%" PRIu32 ")", output_base_name(fr->file),
-							fr->line);
-				} else {
-					fprintf(out, " at %s", output_site_stackless_name(s));
-				}
-				fprintf(out, "%s\n", e->status == DS_ADDED ? " [new]"
-						     : e->status == DS_REMOVED ? " [vanished]" : "");
-			}
-		}
+		held += v == GATE_HELD;
+		*undecided += v == GATE_UNDECIDED;
 	}
 	return held;
 }

@@ -314,3 +314,10 @@ bool diff_field_rough(const struct diff *d, int f)
 	return f != DF_RSS && (profile_metric_rough(d->pa, diff_field_metric[f]) ||
 			       profile_metric_rough(d->pb, diff_field_metric[f]));
 }
+
+bool diff_field_at_most(const struct diff *d, int f, bool *a, bool *b)
+{
+	*a = f == DF_TEMPORARY && profile_temporary_at_most(d->pa);
+	*b = f == DF_TEMPORARY && profile_temporary_at_most(d->pb);
+	return *a || *b;
+}

@@ -24,7 +24,8 @@
  *                 "a", "b": {"program": str or null, "kind": str,
  *                            "sampled": bool},
  *                 "gate": null (no --fail-if) or {"conditions": [str],
- *                         "held": int, "text": what the gate printed},
+ *                         "held": int, "undecided": int (on an upper
+ *                         bound, gate.c), "text": what the gate printed},
  *                 "flame": {"template": the flame graph page (its
  *                           placeholders left), "data": diff_flame_data of
  *                           --metric and the ranked metrics}};
@@ -59,26 +60,25 @@ static void side(FILE *out, const struct profile *p)
 	fprintf(out, ",\"sampled\":%s}", p->info.sampled ? "true" : "false");
 }
 
-static void gate(FILE *out, const struct diff_condition *c, size_t n, const char *text, size_t held)
+static void gate(FILE *out, const struct diff_print *o)
 {
-	if (!n) {
+	if (!o->condition_count) {
 		fputs("null", out);
 		return;
 	}
 	fputs("{\"conditions\":[", out);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < o->condition_count; i++) {
 		fputs(i ? "," : "", out);
-		output_json_string(out, c[i].text);
+		output_json_string(out, o->conditions[i].text);
 	}
-	fprintf(out, "],\"held\":%zu,\"text\":", held);
-	output_json_string(out, text);
+	fprintf(out, "],\"held\":%zu,\"undecided\":%zu,\"text\":", o->held, o->undecided);
+	output_json_string(out, o->gate ? o->gate : "");
 	fputc('}', out);
 }
 
 /* #mprof-page's object (above). */
 static int page_block(FILE *out, const struct diff *d, const struct diff_print *o,
-		      const struct diff_flame *flame, const struct diff_condition *c, size_t n,
-		      const char *text, size_t held)
+		      const struct diff_flame *flame)
 {
 	fputs("{\"metric\":", out);
 	output_json_string(out, diff_field_name(o->metric));
@@ -97,7 +97,7 @@ static int page_block(FILE *out, const struct diff *d, const struct diff_print *
 	fputs(",\"b\":", out);
 	side(out, d->pb);
 	fputs(",\"gate\":", out);
-	gate(out, c, n, text, held);
+	gate(out, o);
 	fputs(",\n\"flame\":{\"template\":", out);
 	output_json_string(out, output_asset_flamegraph_html);
 	fputs(",\n\"data\":", out);
@@ -169,9 +169,6 @@ struct html_ctx {
 	struct diff *d;
 	const struct diff_print *o;
 	const struct diff_flame *flame;
-	const struct diff_condition *c;
-	size_t n, held;
-	const char *gate;
 };
 
 static int write_diff_json(FILE *out, void *ctx)
@@ -186,7 +183,7 @@ static int write_page_block(FILE *out, void *ctx)
 {
 	struct html_ctx *h = ctx;
 
-	return page_block(out, h->d, h->o, h->flame, h->c, h->n, h->gate, h->held);
+	return page_block(out, h->d, h->o, h->flame);
 }
 
 /* The title: "mprof diff: PROGRAM" (B's file name), else B's trace's. */
@@ -204,8 +201,7 @@ int diff_write_html(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	enum diff_field fields[DF_SITE_COUNT];
 	struct diff_flame flame;
-	struct html_ctx h = {d, o, &flame, o->conditions, o->condition_count, o->held,
-			     o->gate ? o->gate : ""};
+	struct html_ctx h = {d, o, &flame};
 	size_t count = 0;
 	int rc;
 

@@ -100,8 +100,12 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 		if (diff_field_rough(d, f))
 			fprintf(out, "%s\"%s\"", n++ ? "," : "", diff_field_key(f));
 	fputs("],\"at_most\":[", out);
-	if (profile_temporary_at_most(d->pa) || profile_temporary_at_most(d->pb))
-		fprintf(out, "\"%s\"", diff_field_key(DF_TEMPORARY));
+	for (int f = 0, n = 0; f < DF_SITE_COUNT; f++) {
+		bool a, b;
+
+		if (diff_field_at_most(d, f, &a, &b))
+			fprintf(out, "%s\"%s\"", n++ ? "," : "", diff_field_key(f));
+	}
 	fputs("],\n", out);
 	fputs("\"totals\":{\"a\":{", out);
 	stats(out, d, d->total_a, false);

@@ -34,16 +34,14 @@ static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
 }
 
 /* What qualifies field f of d, or NULL: "rough" (no unbiased estimate,
- * diff_field_rough), "at most" (temporary allocations of an exact trace
- * recorded in part, profile_temporary_at_most). */
+ * diff_field_rough), "at most" (an upper bound, diff_field_at_most). */
 static const char *field_note(const struct diff *d, int f)
 {
+	bool a, b;
+
 	if (diff_field_rough(d, f))
 		return "rough";
-	if (f == DF_TEMPORARY &&
-	    (profile_temporary_at_most(d->pa) || profile_temporary_at_most(d->pb)))
-		return "at most";
-	return NULL;
+	return diff_field_at_most(d, f, &a, &b) ? "at most" : NULL;
 }
 
 static void print_totals(FILE *out, const struct diff *d)

@@ -15,7 +15,10 @@
 //   not_blank=; for the html page also title=, h1=, total KEY=A B DELTA
 //   (each row of the totals table, commas dropped), site_counts=, gate=,
 //   grown_first= (the first row of the grown table after the tab click).
+//   MODE verdict reads the html page's head alone: label KEY= (each row of
+//   the totals table, its first cell), gate=.
 // Usage: node diff-check.mjs flame|page PAGE.html METRIC GROWN SHRUNK SHOT.png [SAME]
+//        node diff-check.mjs verdict PAGE.html
 import { resolve } from 'node:path';
 import { openPage, screenshotNotBlank } from './browser.mjs';
 
@@ -89,9 +92,19 @@ async function checkFlame(f) {
   await f.click('#view-callers');
 }
 
+// The totals' labels and the gate's verdict of the html page.
+async function checkVerdict() {
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  for (const tr of await page.$$('#totals tbody tr'))
+    out(`label ${await tr.getAttribute('data-field')}`, await tr.$eval('td', (td) => td.textContent));
+  out('gate', (await page.$('#gate')) ? await page.textContent('#gate b') : 'none');
+}
+
 try {
   if (mode === 'flame') {
     await checkFlame(page.mainFrame());
+  } else if (mode === 'verdict') {
+    await checkVerdict();
   } else {
     await page.waitForFunction(() => document.body.dataset.ready === '1');
     out('title', await page.title());
@@ -110,7 +123,7 @@ try {
     const frame = await (await page.$('iframe#flame')).contentFrame();
     await checkFlame(frame);
   }
-  out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
+  if (mode !== 'verdict') out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
 } finally {
   out('problems', problems.length);
   for (const p of problems) console.log(`problem: ${p}`);

@@ -8,7 +8,7 @@
 # first; in both flame graphs the search finds grow (10 -> 30 blocks of
 # 100 B) with its share and change, grow's frame is red-ish, steady's (the
 # same in both) grey, and the vanished dropped's frame (sized by A)
-# blue-ish.
+# blue-ish; a gate on an upper bound that cannot decide says so (exit 2).
 source "$(dirname "$0")/lib.sh"
 require_mprof
 require_browser
@@ -95,6 +95,19 @@ expect_match "html: allocated: leak_new grew most, marked new" \
 	'^#1 ; \+2,560 ; new ; 0 ; 2,560 \(2\.50 KiB\) ; leak_new new \| .*diff_versions\.c:[0-9]+ \[prog\]$' \
 	"$(val grown_first)"
 check_flame "html's flame graph"
+
+# ---- a gate the figures cannot decide: temporary of a run recorded in part ----
+# (tests/progs/partial_recording.c resume under --paused: temporary at most
+# 2, of 1 made; temporary>1 may hold or not)
+build_c "$WORK/partial" "$PROGS_DIR/partial_recording.c" -I"$abs_top_srcdir/include"
+RUN_NAME=rp mprof_run 60 "$WORK/tp" --paused -- "$WORK/partial" resume
+run_cmd 60 htmlp "$MPROF" diff -f html --fail-if 'temporary>1' -o "$WORK/dp.html" "$WORK/tp" "$WORK/tp"
+expect_eq "html, undecided gate: exit status 2" 2 "$RUN_STATUS"
+run_cmd 120 pagep node "$BROWSER_DIR/diff-check.mjs" verdict "$WORK/dp.html"
+cat "$RUN_OUT" "$RUN_ERR"
+expect_eq "html, undecided gate: the verdict" \
+	"--fail-if: none held, 1 of 1 condition undecided: an upper bound cannot tell (exit status 2)" \
+	"$(val gate)"
 
 # ---- no gate; errors ----
 run_cmd 60 html2 "$MPROF" diff -f html -o "$WORK/d2.html" "$WORK/ta" "$WORK/tb"

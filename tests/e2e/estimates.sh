@@ -5,7 +5,8 @@
 # stay allowed); lifetimes have only the weighted average in ns; JSON's
 # frees and reallocs are estimates beside the records, named so.  Runs
 # recorded in part: the exports say so where their format has room for a
-# note; temporary allocations are an upper bound; a switch from exact to
+# note; temporary allocations are an upper bound, on which the diff's gate
+# decides only what the bound proves; a switch from exact to
 # sampled does not make the frees of unsampled blocks unmatched.
 # Programs: tests/progs/leak_count.c (N leaked blocks of 1024 B, 100
 # malloc/free pairs of 64 B) and partial_recording.c (its comment lists the
@@ -174,6 +175,66 @@ run_cmd 60 ptdj "$MPROF" diff -f json -o "$WORK/pt.diff.json" "$WORK/p.trace" "$
 expect_eq "paused diff json: temporary at most, nothing rough" "['temporary'] []" \
 	"$(jd "$WORK/pt.diff.json" 'str(d["at_most"]) + " " + str(d["rough"])')"
 expect_eq "sampled diff json: nothing at most" "[]" "$(jd "$WORK/d.json" 'd["at_most"]')"
+
+# ---- the gate on an upper bound: it decides only what the bound proves ----
+# (p.trace: temporary at most 2, of 1 made; e1.trace: 100, exact.  The old
+# gate read the bound as the count: temporary>1 failed and temporary<=1
+# passed, both wrong on the 1 made, and temporary>+0 passed between two
+# bounds that cannot show growth.)  Each check is the exit status, then
+# what the gate printed.
+bound_gate() { # bound_gate NAME TRACE_A TRACE_B EXPR...: RUN_STATUS, RUN_ERR
+	local name=$1 ta=$2 tb=$3 args=()
+	shift 3
+	for e in "$@"; do args+=(--fail-if "$e"); done
+	run_cmd 60 "bound-$name" "$MPROF" diff -n 0 --force "${args[@]}" "$ta" "$tb"
+}
+verdict() { echo "$RUN_STATUS $(cat "$RUN_ERR")"; }
+P="$WORK/p.trace"
+BOUND=': the temporary allocations of a trace recorded in part are only an upper bound'
+FIG='temporary at most 2 -> at most 2 (from -2 to +2)'
+bound_gate over "$P" "$P" 'temporary>1'
+expect_eq "gate temporary>1 on a bound of 2: undecided (exit 2), with the figures" \
+	"2 mprof diff: condition undecided: temporary>1: $FIG$BOUND" "$(verdict)"
+bound_gate under "$P" "$P" 'temporary<=1'
+expect_eq "gate temporary<=1 on a bound of 2: undecided" \
+	"2 mprof diff: condition undecided: temporary<=1: $FIG$BOUND" "$(verdict)"
+bound_gate growth "$P" "$P" 'temporary>+0'
+expect_eq "gate temporary>+0 between two bounds: undecided" \
+	"2 mprof diff: condition undecided: temporary>+0: $FIG$BOUND" "$(verdict)"
+bound_gate below "$P" "$P" 'temporary<3'
+expect_eq "gate temporary<3 on a bound of 2: held, the bounds marked" \
+	"1 mprof diff: condition held: temporary<3: $FIG" "$(verdict)"
+# (the old gate passed here too: this one guards the pass a bound proves)
+bound_gate proves "$P" "$P" 'temporary>2'
+expect_eq "gate temporary>2 on a bound of 2: passes, nothing printed" "0 " "$(verdict)"
+bound_gate site "$P" "$P" 'site:temporary>0'
+expect_eq "gate site:temporary>0: undecided, temporary()'s and not_temporary()'s sites" \
+	"2 mprof diff: condition undecided: site:temporary>0: 2 sites may hold it$BOUND
+    temporary at most 1 -> at most 1 (from -1 to +1) at not_temporary
+    temporary at most 1 -> at most 1 (from -1 to +1) at temporary" \
+	"$(verdict | sed 's/ (partial_recording\.c:[0-9]*)$//')"
+bound_gate held-too "$P" "$P" 'temporary>1' 'allocations>=0'
+expect_eq "gate temporary>1 and allocations>=0: one held (exit 1), one undecided" "1 undecided held" \
+	"$RUN_STATUS $(sed 's/^mprof diff: condition \([a-z]*\): .*/\1/' "$RUN_ERR" | paste -sd' ')"
+bound_gate drop "$WORK/e1.trace" "$P" 'temporary<-50'
+expect_eq "gate temporary<-50, exact 100 to a bound of 2: held, the range of the change" \
+	"1 mprof diff: condition held: temporary<-50: temporary 100 -> at most 2 (from -100 to -98, -100.0% to -98.0%)" \
+	"$(verdict)"
+bound_gate drop-more "$WORK/e1.trace" "$P" 'temporary<-99'
+expect_eq "gate temporary<-99, exact 100 to a bound of 2: undecided" \
+	"2 mprof diff: condition undecided: temporary<-99: temporary 100 -> at most 2 (from -100 to -98, -100.0% to -98.0%)$BOUND" \
+	"$(verdict)"
+bound_gate grew "$P" "$WORK/e1.trace" 'temporary>+50'
+expect_eq "gate temporary>+50, a bound of 2 to exact 100: growth shown, held" \
+	"1 mprof diff: condition held: temporary>+50: temporary at most 2 -> 100 (from +98 to +100)" \
+	"$(verdict)"
+bound_gate sampled-a "$WORK/s1.trace" "$P" 'temporary>1'
+expect_eq "gate temporary>1, A sampled, B a bound of 2: undecided, B's figure alone" \
+	"2 mprof diff: condition undecided: temporary>1: temporary in B at most 2 (A has no estimate)$BOUND" \
+	"$(verdict)"
+run_cmd 60 bound-html "$MPROF" diff -n 0 -f html -o "$WORK/pt.html" --fail-if 'temporary>1' "$P" "$P"
+expect_eq "gate on the page: exit 2, none held, one undecided in its data" '2 "held":0,"undecided":1' \
+	"$RUN_STATUS $(grep -o '"held":[0-9]*,"undecided":[0-9]*' "$WORK/pt.html")"
 run_cmd 60 etext "$MPROF" report -n 0 "$WORK/e1.trace"
 expect_match "exact text: temporary plain" '^frees: +[0-9]+; reallocs 0; temporary [0-9]+ \(' "$(cat "$RUN_OUT")"
 

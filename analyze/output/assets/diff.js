@@ -46,10 +46,12 @@
 
   // ---- the gate's verdict ----
   if (page.gate) {
-    const g = page.gate, failed = g.held > 0;
-    app.append(el('div', { class: `verdict ${failed ? 'fail' : 'pass'}`, id: 'gate' },
-      el('b', {}, failed ? `--fail-if: ${g.held} of ${g.conditions.length} condition${g.conditions.length === 1 ? '' : 's'} held (exit status 1)`
-        : `--fail-if: no condition held (exit status 0)`),
+    const g = page.gate, failed = g.held > 0, undecided = !failed && g.undecided > 0;
+    const of = (n) => `${n} of ${g.conditions.length} condition${g.conditions.length === 1 ? '' : 's'}`;
+    app.append(el('div', { class: `verdict ${failed || undecided ? 'fail' : 'pass'}`, id: 'gate' },
+      el('b', {}, failed ? `--fail-if: ${of(g.held)} held (exit status 1)`
+        : undecided ? `--fail-if: none held, ${of(g.undecided)} undecided: an upper bound cannot tell (exit status 2)`
+          : `--fail-if: no condition held (exit status 0)`),
       el('div', { class: 'loc' }, g.conditions.map((c) => `--fail-if '${c}'`).join(' ')),
       g.text ? el('pre', {}, g.text) : null));
   }
