@@ -108,6 +108,8 @@ cat "$RUN_OUT" "$RUN_ERR"
 expect_eq "html, undecided gate: the verdict" \
 	"--fail-if: none held, 1 of 1 condition undecided: an upper bound cannot tell (exit status 2)" \
 	"$(val gate)"
+expect_eq "html, recorded in part: the temporary row says at most, the others plain" \
+	"temporary (at most) peak bytes" "$(val 'label temporary') $(val 'label peak_bytes')"
 
 # ---- no gate; errors ----
 run_cmd 60 html2 "$MPROF" diff -f html -o "$WORK/d2.html" "$WORK/ta" "$WORK/tb"

@@ -62,7 +62,8 @@
   for (const f of page.fields) {
     const a = diff.totals.a[f.key], b = diff.totals.b[f.key], d = diff.totals.delta[f.key];
     tbody.append(el('tr', { 'data-field': f.key, class: cls(d) },
-      el('td', {}, (diff.rough || []).includes(f.key) ? `${f.label} (rough)` : f.label),
+      el('td', {}, (diff.rough || []).includes(f.key) ? `${f.label} (rough)`
+        : (diff.at_most || []).includes(f.key) ? `${f.label} (at most)` : f.label),
       el('td', { class: 'num' }, exact(f, a)),
       el('td', { class: 'num' }, exact(f, b)),
       el('td', { class: 'num change' }, d == null ? '-' : signed(d)),
