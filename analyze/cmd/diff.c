@@ -25,6 +25,7 @@
 #include "analyze/cmd/options.h"
 #include "analyze/diff/diff.h"
 #include "analyze/output/frames.h"
+#include "analyze/output/output.h"
 #include "analyze/util/error.h"
 
 #define DIFF_DEFAULT_TOP 10
@@ -149,6 +150,16 @@ static void warn_stderr(const struct profile *p)
 			      p->info.path, p->info.chunks_lost);
 }
 
+/* What qualifies the --metric of side ("A" or "B") p, for a format with no
+ * room for it (output_metric_note). */
+static void note_metric(const char *side, const struct profile *p, enum diff_field f)
+{
+	char note[256];
+
+	if (f != DF_RSS && output_metric_note(note, sizeof(note), p, diff_field_metric[f]))
+		analyze_error("note: %s (%s): %s", side, p->info.path, note);
+}
+
 /* The program's file name as its trace says it, or NULL. */
 static const char *program_name(const struct profile *p)
 {
@@ -242,6 +253,10 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 	if (strcmp(o->common.format, "text") != 0) {
 		warn_stderr(a);
 		warn_stderr(b);
+	}
+	if (diff_format_find(o->common.format)->bare) {
+		note_metric("A", a, o->metric);
+		note_metric("B", b, o->metric);
 	}
 	if (o->common.output && !(out = fopen(o->common.output, "w"))) {
 		analyze_error("diff: cannot write %s: %s", o->common.output, strerror(errno));

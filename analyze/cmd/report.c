@@ -186,6 +186,7 @@ static int report_one(const char *path, const struct report_job *job, FILE *out,
 	struct site_options sopt = {o->alloc_fns, o->alloc_fn_count, o->keep_wrappers};
 	struct progress progress = {path, -1};
 	struct profile_progress pp = {progress_show, progress_clear, &progress};
+	char note[256];
 	int status;
 
 	if (!p) {
@@ -222,6 +223,8 @@ static int report_one(const char *path, const struct report_job *job, FILE *out,
 	}
 	if (job->format != &output_text)
 		warn_stderr(&p->info);
+	if (job->format->bare && output_metric_note(note, sizeof(note), p, job->out.metric))
+		analyze_error("note: %s: %s", path, note);
 	if (job->format->write(out, p, &job->out) < 0) {
 		analyze_error("%s: out of memory writing the report", path);
 		status = 1;

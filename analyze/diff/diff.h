@@ -115,6 +115,10 @@ bool diff_field_rough(const struct diff *d, int f);
  * bound proves. */
 bool diff_field_at_most(const struct diff *d, int f, bool *a, bool *b);
 
+/* What qualifies field f of d, or NULL: "rough" (diff_field_rough), "at
+ * most" (diff_field_at_most). */
+const char *diff_field_qualifier(const struct diff *d, int f);
+
 /* b - a of e in field f, as a signed value clamped to +-INT64_MAX. */
 int64_t diff_change(uint64_t a, uint64_t b);
 
@@ -173,6 +177,8 @@ struct diff_format {
 	const char *name;
 	int (*write)(FILE *out, struct diff *d, const struct diff_print *o);
 	bool shows_gate;             /* the gate is evaluated first and shown in it */
+	bool bare;                   /* no room for a note: the command says on
+	                              * stderr what qualifies the --metric */
 };
 
 /* The format called name, or NULL. */

@@ -7,11 +7,11 @@
 #include "analyze/diff/diff.h"
 
 static const struct diff_format diff_formats[] = {
-	{ "text", diff_write_text, false },
-	{ "json", diff_write_json, false },
-	{ "folded", diff_write_folded, false },
-	{ "flamegraph", diff_write_flamegraph, false },
-	{ "html", diff_write_html, true },
+	{ "text", diff_write_text, false, false },
+	{ "json", diff_write_json, false, false },
+	{ "folded", diff_write_folded, false, true },
+	{ "flamegraph", diff_write_flamegraph, false, false },
+	{ "html", diff_write_html, true, false },
 };
 
 const char diff_format_names[] = "text, json, folded, flamegraph or html";

@@ -321,3 +321,12 @@ bool diff_field_at_most(const struct diff *d, int f, bool *a, bool *b)
 	*b = f == DF_TEMPORARY && profile_temporary_at_most(d->pb);
 	return *a || *b;
 }
+
+const char *diff_field_qualifier(const struct diff *d, int f)
+{
+	bool a, b;
+
+	if (diff_field_rough(d, f))
+		return "rough";
+	return diff_field_at_most(d, f, &a, &b) ? "at most" : NULL;
+}

@@ -33,17 +33,6 @@ static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
 	return buf;
 }
 
-/* What qualifies field f of d, or NULL: "rough" (no unbiased estimate,
- * diff_field_rough), "at most" (an upper bound, diff_field_at_most). */
-static const char *field_note(const struct diff *d, int f)
-{
-	bool a, b;
-
-	if (diff_field_rough(d, f))
-		return "rough";
-	return diff_field_at_most(d, f, &a, &b) ? "at most" : NULL;
-}
-
 static void print_totals(FILE *out, const struct diff *d)
 {
 	char c1[32], c2[32], va[32], vb[32];
@@ -51,6 +40,8 @@ static void print_totals(FILE *out, const struct diff *d)
 
 	fprintf(out, "%-18s %18s %18s %18s %9s\n", "totals", "A", "B", "B-A", "change");
 	for (int f = 0; f < DF_COUNT; f++) {
+		const char *note = diff_field_qualifier(d, f);
+
 		if (!diff_field_known(d, f, &ka, &kb)) {
 			snprintf(va, sizeof(va), "%" PRIu64, d->total_a[f]);
 			snprintf(vb, sizeof(vb), "%" PRIu64, d->total_b[f]);
@@ -62,7 +53,7 @@ static void print_totals(FILE *out, const struct diff *d)
 			d->total_a[f], d->total_b[f],
 			fmt_change(c1, sizeof(c1), d->total_a[f], d->total_b[f]),
 			fmt_relative(c2, sizeof(c2), d->total_a[f], d->total_b[f]),
-			field_note(d, f) ? "  " : "", field_note(d, f) ? field_note(d, f) : "");
+			note ? "  " : "", note ? note : "");
 	}
 	fprintf(out, "sites:            %zu changed, %zu new, %zu vanished, %zu same "
 		"(%zu in A, %zu in B", d->changed, d->added, d->removed, d->count - d->differ,
@@ -73,11 +64,11 @@ static void print_totals(FILE *out, const struct diff *d)
 }
 
 /* "leaked bytes 1024 -> 4096 (+3072)"; "peak bytes (rough) ..." where
- * field_note qualifies the field. */
+ * diff_field_qualifier qualifies the field. */
 static void change(FILE *out, const struct diff *d, const struct diff_entry *e,
 		   enum diff_field f)
 {
-	const char *note = field_note(d, f);
+	const char *note = diff_field_qualifier(d, f);
 	char b[32];
 
 	fprintf(out, "%s%s%s%s %" PRIu64 " -> %" PRIu64 " (%s)", diff_field_label(f),

@@ -186,4 +186,5 @@ const struct output_format output_folded = {
 	.name = "folded",
 	.summary = "folded stacks of --metric (flamegraph.pl etc.)",
 	.write = folded_write,
+	.bare = true,
 };

@@ -49,6 +49,9 @@ struct output_format {
 	/* The --sort keys it takes, the default first, ending with NULL; NULL:
 	 * it takes no --sort. */
 	const char *const *sort_keys;
+	/* Its output has no room for a note (folded stacks): the command says
+	 * on stderr what qualifies the --metric (output_metric_note). */
+	bool bare;
 };
 
 /* The format called name, or NULL. */
@@ -92,6 +95,11 @@ bool output_export_qualified(const struct profile *p);
  * notes (pprof's comments, the flame graph's); 0 when the program
  * announced none, else 1. */
 int output_pool_note(char *buf, size_t size, const struct profile *p);
+
+/* What qualifies metric m of p (profile_metric_qualifier), as one
+ * sentence into buf (size bytes): "peak bytes of a sampled trace are rough:
+ * ..."; 0 when nothing does, else 1. */
+int output_metric_note(char *buf, size_t size, const struct profile *p, enum metric m);
 
 /* The note that the function filters kept only some sites, whose sums then
  * are not the program's, into buf (size bytes), for the exports that sum

@@ -448,6 +448,22 @@ int output_pool_note(char *buf, size_t size, const struct profile *p)
 	return 1;
 }
 
+int output_metric_note(char *buf, size_t size, const struct profile *p, enum metric m)
+{
+	const char *q = profile_metric_qualifier(p, m), *label = metric_info(m)->label;
+
+	if (!q)
+		return 0;
+	if (strcmp(q, "rough") == 0)
+		snprintf(buf, size, "%s of a sampled trace are rough: they have no unbiased "
+			 "estimate", label);
+	else
+		snprintf(buf, size, "%s counts are upper bounds (at most): recording was paused "
+			 "part of the run, and calls it did not record may lie between an "
+			 "allocation and its free", label);
+	return 1;
+}
+
 const char *output_report_kind(const struct profile *r)
 {
 	static _Thread_local char sampled[320];

@@ -154,6 +154,17 @@ static inline bool profile_temporary_at_most(const struct profile *p)
 	return !p->info.sampled && p->run.recording_controlled;
 }
 
+/* What qualifies metric m of p, or NULL: "rough" (profile_metric_rough) or
+ * "at most" (the temporary allocations of profile_temporary_at_most).  A
+ * writer shows the word beside the metric's name, or, where its format has
+ * no room for it, the command says it on stderr. */
+static inline const char *profile_metric_qualifier(const struct profile *p, enum metric m)
+{
+	if (profile_metric_rough(p, m))
+		return "rough";
+	return m == METRIC_TEMPORARY && profile_temporary_at_most(p) ? "at most" : NULL;
+}
+
 /* The inherit note, or NULL when there is none. */
 static inline const char *profile_inherit_note(const struct profile *p)
 {

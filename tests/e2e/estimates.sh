@@ -2,7 +2,8 @@
 # estimates.sh - what reports, exports and diffs say about figures that are
 # not exact.  Sampled traces: the peak has no unbiased estimate (diff marks
 # it rough and refuses a --fail-if on it; allocated, allocations and leaked
-# stay allowed); lifetimes have only the weighted average in ns; JSON's
+# stay allowed; folded stacks, which have no room for a note, get one on
+# stderr, as temporary of a run recorded in part does); lifetimes have only the weighted average in ns; JSON's
 # frees and reallocs are estimates beside the records, named so.  Runs
 # recorded in part: the exports say so where their format has room for a
 # note; temporary allocations are an upper bound, on which the diff's gate
@@ -67,6 +68,32 @@ gate temporary-b 1 "$WORK/s1.trace" "$WORK/e2.trace" 'temporary>=0'
 expect_match "gate temporary>=0, A sampled: B's figure alone" \
 	"^mprof diff: condition held: temporary>=0: temporary in B [0-9]+ \(A has no estimate\)$" \
 	"$(cat "$RUN_ERR")"
+# folded stacks have no room for a note: it goes to stderr, for the
+# metrics that need one only (the old folded output said nothing)
+ROUGH='of a sampled trace are rough: they have no unbiased estimate'
+folded_notes() { # folded_notes report|diff ARGS...: the notes on stderr of each run, '|' between
+	local cmd=$1 i=0
+	shift
+	for args in "$@"; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086 # ARGS are split on purpose
+		run_cmd 60 "folded-$cmd-$i" "$MPROF" $cmd -f folded $args
+		cat "$RUN_ERR"
+		echo "|"
+	done
+}
+expect_eq "report folded, sampled: a note for peak and peak-blocks, none for allocated" \
+	"mprof: note: $WORK/s1.trace: peak bytes $ROUGH
+|
+mprof: note: $WORK/s1.trace: peak blocks $ROUGH
+|
+|" "$(folded_notes report "$WORK/s1.trace" "--metric peak-blocks $WORK/s1.trace" \
+	"--metric allocated $WORK/s1.trace")"
+expect_eq "diff folded, A sampled: a note for A's peak, none for B (exact) or for leaked" \
+	"mprof: note: A ($WORK/s1.trace): peak bytes $ROUGH
+|
+|" "$(folded_notes diff "--force $WORK/s1.trace $WORK/e2.trace" \
+	"--force --metric leaked $WORK/s1.trace $WORK/s2.trace")"
 run_cmd 60 de "$MPROF" diff -n 1 "$WORK/e1.trace" "$WORK/e2.trace"
 expect_eq "diff text, exact: nothing rough" "" "$(grep -i rough "$RUN_OUT")"
 
@@ -175,6 +202,14 @@ run_cmd 60 ptdj "$MPROF" diff -f json -o "$WORK/pt.diff.json" "$WORK/p.trace" "$
 expect_eq "paused diff json: temporary at most, nothing rough" "['temporary'] []" \
 	"$(jd "$WORK/pt.diff.json" 'str(d["at_most"]) + " " + str(d["rough"])')"
 expect_eq "sampled diff json: nothing at most" "[]" "$(jd "$WORK/d.json" 'd["at_most"]')"
+AT_MOST='temporary counts are upper bounds (at most): recording was paused part of the run, and calls it did not record may lie between an allocation and its free'
+expect_eq "folded, recorded in part: a note for temporary, in report and diff" \
+	"mprof: note: $WORK/p.trace: $AT_MOST
+|
+mprof: note: A ($WORK/p.trace): $AT_MOST
+mprof: note: B ($WORK/p.trace): $AT_MOST
+|" "$(folded_notes report "--metric temporary $WORK/p.trace")
+$(folded_notes diff "--metric temporary $WORK/p.trace $WORK/p.trace")"
 
 # ---- the gate on an upper bound: it decides only what the bound proves ----
 # (p.trace: temporary at most 2, of 1 made; e1.trace: 100, exact.  The old
