@@ -214,7 +214,7 @@ struct diff_flame {
 int diff_flame_build(struct diff_flame *f, const struct diff *d, const enum diff_field *fields,
 		     size_t n);
 
-/* Writes f's data object (schema mprof-flamegraph 2, with "base" naming
+/* Writes f's data object (schema mprof-flamegraph 3, with "base" naming
  * A).  Returns 0 or -ENOMEM. */
 int diff_flame_write(FILE *out, const struct diff_flame *f, const struct diff *d);
 

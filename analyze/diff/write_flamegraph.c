@@ -163,14 +163,15 @@ int diff_flame_write(FILE *out, const struct diff_flame *f, const struct diff *d
 		snprintf(names[c], sizeof(names[c]), "a:%s", columns[c]);
 		columns[f->n + c] = names[c];
 	}
-	fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":2,", out);
+	fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":3,", out);
 	flame_data_run(out, d->pb);
 	fputs(",\"base\":{\"trace\":", out);
 	output_json_string(out, d->pa->info.path);
 	fputs(",\"kind\":", out);
 	output_json_string(out, output_report_kind(d->pa));
 	fputs("},", out);
-	flame_data_metric(out, diff_field_metric[f->fields[0]]);
+	flame_data_metric(out, diff_field_metric[f->fields[0]],
+			  diff_field_qualifier(d, f->fields[0]));
 	fputc(',', out);
 	rc = flame_data_tree(out, &f->tree, f->keys, f->key_count, columns);
 	fputc('}', out);
@@ -200,8 +201,11 @@ int diff_write_flamegraph(FILE *out, struct diff *d, const struct diff_print *o)
 	struct flame_ctx c = {d, {o->metric, DF_ALLOCATIONS}, o->metric == DF_ALLOCATIONS ? 1 : 2};
 	char prefix[128], composed[4096];
 	const char *program = flame_data_program(d->pb, composed, sizeof(composed));
+	const char *q = diff_field_qualifier(d, o->metric);
 
-	snprintf(prefix, sizeof(prefix), "%s change: ", diff_field_label(o->metric));
+	/* "peak bytes change: ", "peak bytes (rough) change: " */
+	snprintf(prefix, sizeof(prefix), "%s%s%s%s change: ", diff_field_label(o->metric),
+		 q ? " (" : "", q ? q : "", q ? ")" : "");
 	return flame_page_write(out, prefix, program ? program : d->pb->info.path,
 				" - mprof diff flame graph", flame_data, &c);
 }

@@ -19,8 +19,9 @@
  *                written out again for each (a diff of two python3 runs
  *                is 190 MB of JSON);
  *   #mprof-page  {"metric": --metric's name,
- *                 "fields": [{"name", "key", "label", "bytes": bool}] the
- *                           totals' figures in the text diff's order,
+ *                 "fields": [{"name", "key", "label", "bytes": bool,
+ *                           "qualifier": str or null}] the totals'
+ *                           figures in the text diff's order,
  *                 "a", "b": {"program": str or null, "kind": str,
  *                            "sampled": bool},
  *                 "gate": null (no --fail-if) or {"conditions": [str],
@@ -90,7 +91,10 @@ static int page_block(FILE *out, const struct diff *d, const struct diff_print *
 		output_json_string(out, diff_field_key((enum diff_field)f));
 		fputs(",\"label\":", out);
 		output_json_string(out, diff_field_label((enum diff_field)f));
-		fprintf(out, ",\"bytes\":%s}", diff_field_bytes((enum diff_field)f) ? "true" : "false");
+		fprintf(out, ",\"bytes\":%s,\"qualifier\":",
+			diff_field_bytes((enum diff_field)f) ? "true" : "false");
+		output_json_string(out, diff_field_qualifier(d, f));
+		fputc('}', out);
 	}
 	fputs("],\"a\":", out);
 	side(out, d->pa);

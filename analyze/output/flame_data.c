@@ -100,7 +100,7 @@ void flame_data_run(FILE *out, const struct profile *p)
 	flame_data_notes(out, p);
 }
 
-void flame_data_metric(FILE *out, enum metric m)
+void flame_data_metric(FILE *out, enum metric m, const char *qualifier)
 {
 	const struct metric_info *mi = metric_info(m);
 
@@ -108,7 +108,9 @@ void flame_data_metric(FILE *out, enum metric m)
 	output_json_string(out, mi->name);
 	fputs(",\"label\":", out);
 	output_json_string(out, mi->label);
-	fprintf(out, ",\"bytes\":%s}", mi->bytes ? "true" : "false");
+	fprintf(out, ",\"bytes\":%s,\"qualifier\":", mi->bytes ? "true" : "false");
+	output_json_string(out, qualifier);
+	fputc('}', out);
 }
 
 /* One frame as ["name", "file", line, "module", inlined]. */

@@ -3,14 +3,18 @@
  * (assets/flamegraph.html), written by the report's flamegraph, the report
  * page and diff's flamegraph and page, and the page filled in around it.
  *
- * The data, schema "mprof-flamegraph" version 2, one JSON object:
+ * The data, schema "mprof-flamegraph" version 3, one JSON object:
  *
- *   {"schema": "mprof-flamegraph", "schema_version": 2,
+ *   {"schema": "mprof-flamegraph", "schema_version": 3,
  *    "trace": str, "program": str or null (command line, else executable),
  *    "exe": str or null (the executable's file name), "pid": int or null,
  *    "sampled": bool, "kind": str (exact or estimates, as the text report),
  *    "notes": [str] (what qualifies the numbers, as the text report's),
- *    "metric": {"name": str, "label": str, "bytes": bool}  (the one shown),
+ *    "metric": {"name": str, "label": str, "bytes": bool,  (the one shown)
+ *               "qualifier": null, "rough" (a sampled trace's peak: no
+ *               unbiased estimate) or "at most" (temporary of a trace
+ *               recorded in part: upper bounds); the page shows it beside
+ *               the metric's label, with a note},
  *    "columns": [str],  what each node's values are: metric names, and for
  *                       a diff "a:NAME" for A's ("allocations" is the count
  *                       the tooltip shows)
@@ -22,8 +26,8 @@
  *        summed over the sites whose stack ends there,
  *    a diff only: "base": {"trace": str (A's), "kind": str (A's)}}
  *
- * Version 1 had no "columns": its nodes were [frame, parent, value of the
- * metric, allocations].
+ * Version 2 had no "qualifier" in "metric".  Version 1 had no "columns":
+ * its nodes were [frame, parent, value of the metric, allocations].
  */
 #ifndef MPROF_ANALYZE_OUTPUT_FLAME_DATA_H
 #define MPROF_ANALYZE_OUTPUT_FLAME_DATA_H
@@ -49,8 +53,9 @@ const char *flame_data_program(const struct profile *p, char *out, size_t cap);
 /* Writes the run's members, "trace" to "notes" (no braces around them). */
 void flame_data_run(FILE *out, const struct profile *p);
 
-/* Writes "metric": {...} of m. */
-void flame_data_metric(FILE *out, enum metric m);
+/* Writes "metric": {...} of m, qualified by qualifier (NULL: nothing;
+ * profile_metric_qualifier). */
+void flame_data_metric(FILE *out, enum metric m, const char *qualifier);
 
 /*
  * Writes "columns", "total", "frames" and "nodes" of tree (sorted), whose

@@ -53,10 +53,10 @@ static int flamegraph_data(FILE *out, void *ctx)
 	rc = stack_tree_of_sites(&tree, t, NULL, c->m == METRIC_ALLOCATIONS ? 1 : 2,
 				 flamegraph_site_values, ctx);
 	if (rc == 0) {
-		fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":2,", out);
+		fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":3,", out);
 		flame_data_run(out, c->p);
 		fputc(',', out);
-		flame_data_metric(out, c->m);
+		flame_data_metric(out, c->m, profile_metric_qualifier(c->p, c->m));
 		fputc(',', out);
 		rc = flame_data_tree(out, &tree, keys, key_count, columns);
 		fputs("}", out);
@@ -71,8 +71,11 @@ static int flamegraph_write(FILE *out, const struct profile *p, const struct out
 	struct flamegraph_ctx c = {p, o->metric};
 	char prefix[128], composed[4096];
 	const char *program = flame_data_program(p, composed, sizeof(composed));
+	const char *q = profile_metric_qualifier(p, o->metric);
 
-	snprintf(prefix, sizeof(prefix), "%s: ", metric_info(o->metric)->label);
+	/* "peak bytes: ", "peak bytes (rough): " */
+	snprintf(prefix, sizeof(prefix), "%s%s%s%s: ", metric_info(o->metric)->label, q ? " (" : "",
+		 q ? q : "", q ? ")" : "");
 	return flame_page_write(out, prefix, program ? program : p->info.path, " - mprof flame graph",
 				flamegraph_data, &c);
 }

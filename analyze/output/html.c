@@ -10,7 +10,8 @@
  *
  *   {"report": the mprof-report object without its sites (json.c),
  *    "metrics": [{"name", "key", "label", "bytes": bool, "available": bool
- *                 (false: no estimate, temporary in a sampled trace)}],
+ *                 (false: no estimate, temporary in a sampled trace),
+ *                 "qualifier": str or null (profile_metric_qualifier)}],
  *    "sites": [[id, node (its stack: the node's path to the root in the
  *               flame graph blob below, innermost first; -1 none), value of
  *               each metric in "metrics" order (null when not available)...,
@@ -59,8 +60,11 @@ static void write_metrics(FILE *out, const struct profile *p)
 		output_json_string(out, mi->key);
 		fputs(",\"label\":", out);
 		output_json_string(out, mi->label);
-		fprintf(out, ",\"bytes\":%s,\"available\":%s}", mi->bytes ? "true" : "false",
+		fprintf(out, ",\"bytes\":%s,\"available\":%s,\"qualifier\":",
+			mi->bytes ? "true" : "false",
 			profile_has_metric(p, (enum metric)m) ? "true" : "false");
+		output_json_string(out, profile_metric_qualifier(p, (enum metric)m));
+		fputc('}', out);
 	}
 	fputc(']', out);
 }
@@ -203,10 +207,10 @@ static int write_flames(FILE *out, const struct profile *p, const struct stack_t
 		columns[m] = metric_info((enum metric)m)->name;
 	fputs("{\"template\":", out);
 	output_json_string(out, output_asset_flamegraph_html);
-	fputs(",\n\"data\":{\"schema\":\"mprof-flamegraph\",\"schema_version\":2,", out);
+	fputs(",\n\"data\":{\"schema\":\"mprof-flamegraph\",\"schema_version\":3,", out);
 	flame_data_run(out, p);
 	fputc(',', out);
-	flame_data_metric(out, METRIC_PEAK);
+	flame_data_metric(out, METRIC_PEAK, profile_metric_qualifier(p, METRIC_PEAK));
 	fputc(',', out);
 	rc = flame_data_tree(out, tree, keys, key_count, columns);
 	fputs("}}", out);

@@ -6,6 +6,7 @@
 //   problems=N (then one "problem: ..." line each: console errors, page
 //   errors, any request that is not file:), title=, total=, trace=,
 //   program=, exe= (the embedded data's), header=, h1= (the page's header),
+//   notes= (its notes, ' | ' between),
 //   matched_value=, matched_total=, matched_text=, matched_frames=,
 //   frame_found=, zoom_fills= (0/1: the clicked frame spans the whole
 //   width), zoom_crumb=, tooltip=, callers_root_at_bottom=,
@@ -29,6 +30,7 @@ try {
   out('exe', data.exe);
   out('header', (await page.textContent('#facts')).replace(/\s+/g, ' '));
   out('h1', (await page.textContent('h1')).replace(/\s+/g, ' '));
+  out('notes', (await page.$$eval('#notes div', (ds) => ds.map((d) => d.textContent))).join(' | '));
   out('not_blank', (await screenshotNotBlank(page, `${shots}-callers.png`)) ? 1 : 0);
 
   // the root ("all") is the lowest row of the callers view

@@ -5,8 +5,8 @@
 // command line a renamed process started with, the problems seen
 // (console errors, page errors, network requests), the cards, the first row of each metric's table after a click
 // on its tab, the stack a click on that row opens, the total each metric's
-// flamegraph shows after a click on its tab, and whether a screenshot is
-// blank.
+// flamegraph shows after a click on its tab and its header, and whether a
+// screenshot is blank.
 import { openPage, screenshotNotBlank } from './browser.mjs';
 
 const [file, shot] = process.argv.slice(2);
@@ -48,6 +48,7 @@ for (const tab of await page.$$('#flame-metrics button')) {
   const facts = await frame.textContent('#facts');
   const total = /total ([0-9,]+)/.exec(facts);
   out(`flame ${name}`, total ? total[1].replace(/,/g, '') : `no total in: ${facts}`);
+  out(`flame ${name} h1`, await frame.textContent('h1'));
 }
 out('notblank', await screenshotNotBlank(page, shot));
 out('problems', problems.length ? problems.join(' | ') : 'none');

@@ -94,6 +94,38 @@ expect_eq "diff folded, A sampled: a note for A's peak, none for B (exact) or fo
 |
 |" "$(folded_notes diff "--force $WORK/s1.trace $WORK/e2.trace" \
 	"--force --metric leaked $WORK/s1.trace $WORK/s2.trace")"
+# flame graphs name the qualifier beside the metric, in the title and in the
+# data the page reads (mprof-flamegraph 3; the page's header and note:
+# html-sampled.sh)
+page_metric() { # the page's <title> up to the program, and its data's schema_version and metric
+	grep -o '<title>[^:]*:' "$1"
+	grep -o '"schema_version":[0-9]*' "$1" | head -1
+	grep -o '"metric":{[^}]*}' "$1"
+}
+run_cmd 60 fg-s1 "$MPROF" report -f flamegraph -o "$WORK/s1.fg.html" "$WORK/s1.trace"
+run_cmd 60 fg-s1a "$MPROF" report -f flamegraph --metric allocated -o "$WORK/s1a.fg.html" "$WORK/s1.trace"
+expect_eq "report flame graph, sampled: peak bytes (rough), allocated bytes plain" \
+	'<title>peak bytes (rough):
+"schema_version":3
+"metric":{"name":"peak","label":"peak bytes","bytes":true,"qualifier":"rough"}
+<title>allocated bytes:
+"schema_version":3
+"metric":{"name":"allocated","label":"allocated bytes","bytes":true,"qualifier":null}' \
+	"$(page_metric "$WORK/s1.fg.html"; page_metric "$WORK/s1a.fg.html")"
+run_cmd 60 fg-d "$MPROF" diff -f flamegraph --metric peak-blocks -o "$WORK/d.fg.html" --force \
+	"$WORK/e1.trace" "$WORK/s2.trace"
+expect_eq "diff flame graph, B sampled: peak blocks (rough)" \
+	'<title>peak blocks (rough) change:
+"schema_version":3
+"metric":{"name":"peak-blocks","label":"peak blocks","bytes":false,"qualifier":"rough"}' \
+	"$(page_metric "$WORK/d.fg.html")"
+run_cmd 60 fg-dh "$MPROF" diff -f html -o "$WORK/d.page.html" "$WORK/s1.trace" "$WORK/s2.trace"
+expect_eq "diff page, sampled: the fields' qualifiers, for its flame graphs" \
+	"peak:rough leaked:None allocated:None allocations:None temporary:None peak-blocks:rough leaked-blocks:None rss:None" \
+	"$("$PYTHON" -c 'import json, re, sys
+t = open(sys.argv[1]).read()
+page = json.loads(re.search(r"<script[^>]*id=\"mprof-page\"[^>]*>(.*?)</script>", t, re.S).group(1))
+print(" ".join("%s:%s" % (f["name"], f["qualifier"]) for f in page["fields"]))' "$WORK/d.page.html" 2>&1)"
 run_cmd 60 de "$MPROF" diff -n 1 "$WORK/e1.trace" "$WORK/e2.trace"
 expect_eq "diff text, exact: nothing rough" "" "$(grep -i rough "$RUN_OUT")"
 
@@ -210,6 +242,12 @@ mprof: note: A ($WORK/p.trace): $AT_MOST
 mprof: note: B ($WORK/p.trace): $AT_MOST
 |" "$(folded_notes report "--metric temporary $WORK/p.trace")
 $(folded_notes diff "--metric temporary $WORK/p.trace $WORK/p.trace")"
+run_cmd 60 fg-p "$MPROF" report -f flamegraph --metric temporary -o "$WORK/p.fg.html" "$WORK/p.trace"
+expect_eq "report flame graph, recorded in part: temporary (at most)" \
+	'<title>temporary (at most):
+"schema_version":3
+"metric":{"name":"temporary","label":"temporary","bytes":false,"qualifier":"at most"}' \
+	"$(page_metric "$WORK/p.fg.html")"
 
 # ---- the gate on an upper bound: it decides only what the bound proves ----
 # (p.trace: temporary at most 2, of 1 made; e1.trace: 100, exact.  The old

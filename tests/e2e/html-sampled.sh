@@ -3,8 +3,10 @@
 # header as the text report does, "estimated, sample rate R" (also for a
 # runtime with a heap of its own, python3, whose note once took the
 # header's place), marks the heap peak rough, gives no temporary count and
-# gives blocks freed as the estimate with the free calls recorded; its page
-# loads with no error; an exact trace's page says "exact".
+# gives blocks freed as the estimate with the free calls recorded, and names
+# the peak's flame graph "peak bytes (rough)", as the flame graph page of
+# --format flamegraph does; its page loads with no error; an exact trace's
+# page says "exact".
 # Program: tests/progs/leak_count.c.
 source "$(dirname "$0")/lib.sh"
 require_mprof
@@ -36,6 +38,17 @@ expect_eq "page: blocks freed, the estimate" \
 	"$(q "$WORK/s.json" summary blocks_freed | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" "$(v 'card blocks freed')"
 expect_eq "page: the free calls recorded" \
 	"estimate; $(q "$WORK/s.json" summary frees_recorded) free calls recorded" "$(v 'card blocks freed detail')"
+expect_eq "page: the peak's flame graph says rough in its header, the allocated bytes' not" \
+	"peak bytes (rough) of $WORK/leak_count 7 | allocated bytes of $WORK/leak_count 7" \
+	"$(v 'flame peak h1') | $(v 'flame allocated h1')"
+
+# The flame graph page of the peak: rough in its title, header and a note.
+run_cmd 60 fg "$MPROF" report -f flamegraph -o "$WORK/fg.html" "$WORK/ts"
+run_cmd 120 fgcheck node "$BROWSER_DIR/flamegraph-check.mjs" "$WORK/fg.html" leak_blocks "$WORK/fg"
+cat "$RUN_OUT" "$RUN_ERR"
+expect_eq "flame graph page: title, header and the note" \
+	"peak bytes (rough): $WORK/leak_count 7 - mprof flame graph | peak bytes (rough) of $WORK/leak_count 7 | note: peak bytes of a sampled trace are rough: they have no unbiased estimate" \
+	"$(v title) | $(v h1) | $(v notes)"
 
 # A runtime with a heap of its own, sampled: still "estimated" on the page.
 PY=/usr/bin/python3

@@ -124,9 +124,10 @@
     const sitesOf = (n) => `${n} site${n === 1 ? '' : 's'}`;
     tables.replaceChildren(siteTable(f, grown, `Grew in ${f.label} (${sitesOf(grown.length)})`),
       siteTable(f, shrunk, `Shrank in ${f.label} (${sitesOf(shrunk.length)})`));
-    const data = Object.assign({}, FD, { metric: { name: f.name, label: f.label, bytes: f.bytes } });
+    const data = Object.assign({}, FD, { metric: { name: f.name, label: f.label, bytes: f.bytes, qualifier: f.qualifier } });
     frame.dataset.metric = name;
-    frame.srcdoc = F.flamePage(page.flame.template, data, `${f.label} change: ${progName} - mprof diff flame graph`);
+    frame.srcdoc = F.flamePage(page.flame.template, data,
+      `${f.label}${f.qualifier ? ` (${f.qualifier})` : ''} change: ${progName} - mprof diff flame graph`);
   }
   // the metrics the flame data has columns for: temporary is left out when a side is sampled
   const shown = [page.metric].concat(RANKED.filter((m) => m !== page.metric))

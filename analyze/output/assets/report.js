@@ -195,8 +195,8 @@
     for (const b of flameTabs.children) b.classList.toggle('on', b.dataset.metric === name);
     frame.dataset.metric = name;
     frame.srcdoc = mprofFormat.flamePage(flames.template,
-      Object.assign({}, fd, { metric: { name: m.name, label: m.label, bytes: m.bytes }, total }),
-      `${m.label}: ${fd.program || fd.trace} - mprof flame graph`);
+      Object.assign({}, fd, { metric: { name: m.name, label: m.label, bytes: m.bytes, qualifier: m.qualifier }, total }),
+      `${m.label}${m.qualifier ? ` (${m.qualifier})` : ''}: ${fd.program || fd.trace} - mprof flame graph`);
   };
   for (const m of METRICS) {
     if (flames.data.columns.includes(m.name)) flameTabs.append(el('button', { 'data-metric': m.name, onclick: () => showFlame(m.name) }, flameTitles[m.name]));
