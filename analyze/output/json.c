@@ -7,11 +7,11 @@
  * valid UTF-8 become \u00XX), so any trace content yields valid JSON.  Lists
  * every site, not only the top N.
  *
- * Schema "mprof-report", schema_version 1 (all sizes in bytes, all times in
+ * Schema "mprof-report", schema_version 2 (all sizes in bytes, all times in
  * ns, all counts weighted; "null" marks a value the trace does not have):
  *
  *   {
- *     "schema": "mprof-report", "schema_version": 1,
+ *     "schema": "mprof-report", "schema_version": 2,
  *     "trace": {"path": str, "pid": int or null, "ppid": int or null,
  *               "exe": str or null, "sampled": bool,
  *               "first_seq": int (fork_seq + 1 for a fork child, else 1)},
@@ -195,26 +195,44 @@
  *                   the program set markers (mprof.h), in sequence order}
  *   }
  *
+ * Version 2 changed what some members mean, so a reader of version 1 must
+ * not take them as it did.  In a sampled trace "frees" and "reallocs" were
+ * the records (counts of samples) and are now estimates, weighted as
+ * "allocations" is, the records moving to "frees_recorded" and
+ * "reallocs_recorded"; "failed_reallocs" was the records and is null (no
+ * estimate); a site's "lifetime_events_*", "lifetime_ns_min" and
+ * "lifetime_ns_max" were the sampled blocks' own and are null, only
+ * "lifetime_ns_avg" being an estimate.  In a trace whose recording was
+ * stopped or switched to sampling, "unmatched_frees" counted the frees of
+ * blocks allocated meanwhile, which are now "frees_of_unrecorded_blocks";
+ * in an exact one recorded in part "temporary" is marked an upper bound
+ * ("recording.temporary_at_most").
+ *
  * Several traces (several operands, a glob, --all) give one object of
- * schema "mprof-report-set", schema_version 1: the overview first, then the
+ * schema "mprof-report-set", schema_version 2: the overview first, then the
  * reports above in the order of the traces (operands, each followed by its
  * run's other traces with --all):
  *
  *   {
- *     "schema": "mprof-report-set", "schema_version": 1,
+ *     "schema": "mprof-report-set", "schema_version": 2,
  *     "processes": [                one per trace read, most allocations first
+ *                                   (most samples where sampled)
  *       {"trace": str (path as given), "program": str or null (the
  *        report's program.name), "pid": int or null,
  *        "exit_status": int or null, "exit_signal": int or null,
  *        "process_state": str or null (END: "ended", "exec", "running"),
- *        "allocations", "peak_bytes", "leaked_bytes": int (as in the
- *        report's summary), "ended_early": bool (leaked_bytes are then
- *        live when the recording ended)}
+ *        "allocations", "samples", "peak_bytes", "leaked_bytes": int (as
+ *        in the report's summary; samples: allocation records),
+ *        "ended_early": bool (leaked_bytes are then live when the
+ *        recording ended), "executed": bool (live when the image executed
+ *        another program)}
  *     ],
  *     "most_allocations": str or null, the trace of processes[0], null when
  *                                   no process allocated
  *     "reports": [ mprof-report objects ]
  *   }
+ *
+ * Version 2 is version 1 with reports of schema_version 2.
  */
 #define _GNU_SOURCE /* putc_unlocked, fputs_unlocked, fwrite_unlocked */
 #include <inttypes.h>
@@ -942,7 +960,7 @@ static int json_write(FILE *out, const struct profile *r, const struct output_op
 	json_key(out, "schema");
 	json_string(out, "mprof-report");
 	out_char(out, ',');
-	json_u64(out, "schema_version", 1);
+	json_u64(out, "schema_version", 2);
 	out_char(out, ',');
 	write_trace(out, r);
 	out_char(out, ',');
@@ -986,7 +1004,7 @@ void report_json_set_head(FILE *out, const struct report_overview_row *rows, siz
 	json_key(out, "schema");
 	json_string(out, "mprof-report-set");
 	out_char(out, ',');
-	json_u64(out, "schema_version", 1);
+	json_u64(out, "schema_version", 2);
 	out_char(out, ',');
 	json_key(out, "processes");
 	out_str(out, "[\n");
@@ -1044,7 +1062,7 @@ static void json_set_between(FILE *out)
 
 const struct output_format output_json = {
 	.name = "json",
-	.summary = "every figure and every site (schema mprof-report 1)",
+	.summary = "every figure and every site (schema mprof-report 2)",
 	.write = json_write,
 	.set_begin = report_json_set_head,
 	.set_between = json_set_between,

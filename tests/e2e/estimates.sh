@@ -318,6 +318,8 @@ RUN_NAME=ra mprof_run 60 "$WORK/ra.trace" --sample-rate 4096 --sample-seed 5 -- 
 expect_eq "realloc run: stdout" "partial_recording reallocs" "$(cat "$RUN_OUT")"
 report_json "$WORK/ra.json" "$WORK/ra.trace"
 SUM='d["summary"]'
+expect_eq "sampled json: schema mprof-report 2 (in version 1 frees and reallocs were the records)" \
+	"mprof-report 2" "$(jd "$WORK/ra.json" 'd["schema"] + " " + str(d["schema_version"])')"
 expect_eq "sampled json: frees and reallocs estimated alike" True "$(jd "$WORK/ra.json" "$SUM[\"frees\"] == $SUM[\"reallocs\"]")"
 expect_range "sampled json: reallocs near the 1000 made" 800 1200 "$(jd "$WORK/ra.json" "$SUM[\"reallocs\"]")"
 expect_eq "sampled json: the records, named" True \
