@@ -17,7 +17,10 @@
  *                                     sampled), not for --fail-if
  *     "at_most": [str],               the STATS keys that are upper bounds
  *                                     ("temporary" when an exact trace was
- *                                     recorded only in part)
+ *                                     recorded only in part); "delta" is
+ *                                     null for such a key when A's figure
+ *                                     is a bound, else (B's alone) an
+ *                                     upper bound of the change
  *     "totals": {"a": TOTALS, "b": TOTALS, "delta": TOTALS},
  *     "sites": [                      every entry that differs, largest growth
  *                                     in allocated bytes first, then the
@@ -36,7 +39,8 @@
  *   }
  *   STATS = {"peak_bytes", "leaked_bytes", "allocated_bytes", "allocations",
  *            "temporary", "peak_blocks", "leaked_blocks": int; "temporary"
- *            null for a sampled side, and in "delta" when either is}
+ *            null for a sampled side, and in "delta" when either is or
+ *            when A's is an upper bound ("at_most")}
  *   TOTALS = STATS + {"peak_rss_bytes": int or null}
  *   SIDE = STATS + {"max_live_bytes": int (an upper bound when sites were
  *          summed), "lifetime_ns_avg": int or null (no block freed;
@@ -70,14 +74,18 @@ static void stats(FILE *out, const struct diff *d, const uint64_t *v, bool is_b)
 	}
 }
 
+/* B - A of each field: null where a side has no value, and where A's is
+ * an upper bound (the change may then exceed B - A, which is then neither
+ * the change nor an upper bound of it). */
 static void delta(FILE *out, const struct diff *d, const uint64_t *a, const uint64_t *b)
 {
 	fputs("\"delta\":{", out);
 	for (int f = 0; f < DF_SITE_COUNT; f++) {
-		bool ka, kb;
+		bool ka, kb, ma, mb;
 
+		diff_field_at_most(d, f, &ma, &mb);
 		fprintf(out, "%s\"%s\":", f ? "," : "", diff_field_key(f));
-		if (diff_field_known(d, f, &ka, &kb))
+		if (diff_field_known(d, f, &ka, &kb) && !ma)
 			fprintf(out, "%" PRId64, diff_change(a[f], b[f]));
 		else
 			fputs("null", out);

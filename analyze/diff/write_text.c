@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analyze/diff/diff.h"
 #include "analyze/output/output.h"
@@ -23,6 +24,23 @@ static const char *fmt_change(char *buf, size_t n, uint64_t a, uint64_t b)
 	return buf;
 }
 
+/* B - A where a figure may be an upper bound (at_most_a, at_most_b: it
+ * allows every value from 0 to it, diff_field_at_most): "+3072" when both
+ * are exact, else the range the change may take, "-100..-98", "-2..+2". */
+static const char *fmt_change_bounded(char *buf, size_t n, uint64_t a, bool at_most_a, uint64_t b,
+				      bool at_most_b)
+{
+	char lo[24], hi[24];
+
+	fmt_change(lo, sizeof(lo), a, at_most_b ? 0 : b);
+	fmt_change(hi, sizeof(hi), at_most_a ? 0 : a, b);
+	if (strcmp(lo, hi) == 0)
+		snprintf(buf, n, "%s", lo);
+	else
+		snprintf(buf, n, "%s..%s", lo, hi);
+	return buf;
+}
+
 /* "+10.0%", "new" (A is 0), "0.0%" */
 static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
 {
@@ -33,20 +51,37 @@ static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
 	return buf;
 }
 
+/* "12", or "at most 12" for an upper bound */
+static const char *fmt_total(char *buf, size_t n, uint64_t v, bool at_most)
+{
+	snprintf(buf, n, "%s%" PRIu64, at_most ? "at most " : "", v);
+	return buf;
+}
+
 static void print_totals(FILE *out, const struct diff *d)
 {
-	char c1[32], c2[32], va[32], vb[32];
-	bool ka, kb;
+	char c1[64], c2[32], va[32], vb[32];
+	bool ka, kb, ma, mb;
 
 	fprintf(out, "%-18s %18s %18s %18s %9s\n", "totals", "A", "B", "B-A", "change");
 	for (int f = 0; f < DF_COUNT; f++) {
 		const char *note = diff_field_qualifier(d, f);
 
+		diff_field_at_most(d, f, &ma, &mb);
 		if (!diff_field_known(d, f, &ka, &kb)) {
-			snprintf(va, sizeof(va), "%" PRIu64, d->total_a[f]);
-			snprintf(vb, sizeof(vb), "%" PRIu64, d->total_b[f]);
-			fprintf(out, "  %-16s %18s %18s %18s %9s\n", diff_field_label(f),
-				ka ? va : "-", kb ? vb : "-", "-", "-");
+			fprintf(out, "  %-16s %18s %18s %18s %9s%s%s\n", diff_field_label(f),
+				ka ? fmt_total(va, sizeof(va), d->total_a[f], ma) : "-",
+				kb ? fmt_total(vb, sizeof(vb), d->total_b[f], mb) : "-", "-", "-",
+				note ? "  " : "", note ? note : "");
+			continue;
+		}
+		if (ma || mb) {
+			/* the change is a range: no one percentage */
+			fprintf(out, "  %-16s %18s %18s %18s %9s  %s\n", diff_field_label(f),
+				fmt_total(va, sizeof(va), d->total_a[f], ma),
+				fmt_total(vb, sizeof(vb), d->total_b[f], mb),
+				fmt_change_bounded(c1, sizeof(c1), d->total_a[f], ma, d->total_b[f], mb),
+				"-", note);
 			continue;
 		}
 		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s%s%s\n", diff_field_label(f),
@@ -64,16 +99,19 @@ static void print_totals(FILE *out, const struct diff *d)
 }
 
 /* "leaked bytes 1024 -> 4096 (+3072)"; "peak bytes (rough) ..." where
- * diff_field_qualifier qualifies the field. */
+ * diff_field_qualifier qualifies the field, "temporary (at most) 1 -> 1
+ * (-1..+1)" where a side is an upper bound. */
 static void change(FILE *out, const struct diff *d, const struct diff_entry *e,
 		   enum diff_field f)
 {
 	const char *note = diff_field_qualifier(d, f);
-	char b[32];
+	char b[64];
+	bool ma, mb;
 
+	diff_field_at_most(d, f, &ma, &mb);
 	fprintf(out, "%s%s%s%s %" PRIu64 " -> %" PRIu64 " (%s)", diff_field_label(f),
 		note ? " (" : "", note ? note : "", note ? ")" : "", e->a.v[f], e->b.v[f],
-		fmt_change(b, sizeof(b), e->a.v[f], e->b.v[f]));
+		fmt_change_bounded(b, sizeof(b), e->a.v[f], ma, e->b.v[f], mb));
 }
 
 /* The average lifetime of the side's freed blocks ("1.25 ms"), to the

@@ -15,8 +15,9 @@
 //   not_blank=; for the html page also title=, h1=, total KEY=A B DELTA
 //   (each row of the totals table, commas dropped), site_counts=, gate=,
 //   grown_first= (the first row of the grown table after the tab click).
-//   MODE verdict reads the html page's head alone: label KEY= (each row of
-//   the totals table, its first cell), gate=.
+//   MODE verdict reads the html page's head alone: label KEY= and row KEY=
+//   (each row of the totals table: its first cell, the others ' ; '
+//   between), gate=.
 // Usage: node diff-check.mjs flame|page PAGE.html METRIC GROWN SHRUNK SHOT.png [SAME]
 //        node diff-check.mjs verdict PAGE.html
 import { resolve } from 'node:path';
@@ -95,8 +96,11 @@ async function checkFlame(f) {
 // The totals' labels and the gate's verdict of the html page.
 async function checkVerdict() {
   await page.waitForFunction(() => document.body.dataset.ready === '1');
-  for (const tr of await page.$$('#totals tbody tr'))
-    out(`label ${await tr.getAttribute('data-field')}`, await tr.$eval('td', (td) => td.textContent));
+  for (const tr of await page.$$('#totals tbody tr')) {
+    const cells = await tr.$$eval('td', (tds) => tds.map((t) => t.textContent));
+    out(`label ${await tr.getAttribute('data-field')}`, cells[0]);
+    out(`row ${await tr.getAttribute('data-field')}`, cells.slice(1).join(' ; '));
+  }
   out('gate', (await page.$('#gate')) ? await page.textContent('#gate b') : 'none');
 }
 

@@ -110,6 +110,7 @@ expect_eq "html, undecided gate: the verdict" \
 	"$(val gate)"
 expect_eq "html, recorded in part: the temporary row says at most, the others plain" \
 	"temporary (at most) peak bytes" "$(val 'label temporary') $(val 'label peak_bytes')"
+expect_eq "html, recorded in part: no change between two upper bounds" "2 ; 2 ; - ; -" "$(val 'row temporary')"
 
 # ---- no gate; errors ----
 run_cmd 60 html2 "$MPROF" diff -f html -o "$WORK/d2.html" "$WORK/ta" "$WORK/tb"

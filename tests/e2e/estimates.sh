@@ -228,11 +228,32 @@ expect_eq "paused dhat: the note" "Recording was paused part of the run: calls i
 run_cmd 60 ptp "$MPROF" report -f pprof -o "$WORK/pt.pb.gz" "$WORK/p.trace"
 expect_match "paused pprof: temporary at most" '^temporary: .*, at most \(recording was paused part of the run' \
 	"$(pp "$WORK/pt.pb.gz" get comments)"
-run_cmd 60 ptdiff "$MPROF" diff -n 0 "$WORK/p.trace" "$WORK/p.trace"
-expect_match "paused diff: the temporary row says at most" '^  temporary +2 +2 +0 +\+0\.0%  at most$' "$(cat "$RUN_OUT")"
+# (the change of two upper bounds is a range, not their difference: the
+# old row read "temporary 2 2 +0 +0.0% at most", and a bound of 2 to an
+# exact 100 "+98 +4900.0% at most", which is at least +98)
+temporary_row() { # temporary_row TRACE_A TRACE_B: the text diff's temporary row, spaces squeezed
+	run_cmd 60 ptdiff "$MPROF" diff -n 0 --force "$1" "$2"
+	grep '^  temporary ' "$RUN_OUT" | tr -s ' '
+}
+expect_eq "paused diff: the temporary row, both bounds: at most, the change a range" \
+	" temporary at most 2 at most 2 -2..+2 - at most" "$(temporary_row "$WORK/p.trace" "$WORK/p.trace")"
+expect_eq "paused diff: the temporary row, a bound to exact 100" \
+	" temporary at most 2 100 +98..+100 - at most" "$(temporary_row "$WORK/p.trace" "$WORK/e1.trace")"
+expect_eq "paused diff: the temporary row, exact 100 to a bound" \
+	" temporary 100 at most 2 -100..-98 - at most" "$(temporary_row "$WORK/e1.trace" "$WORK/p.trace")"
+expect_eq "paused diff: the temporary row, sampled A: B's bound says at most" \
+	" temporary - at most 2 - - at most" "$(temporary_row "$WORK/s1.trace" "$WORK/p.trace")"
+run_cmd 60 ptsite "$MPROF" diff -n 1 --force --metric temporary "$WORK/e1.trace" "$WORK/p.trace"
+expect_match "paused diff: a site's temporary change is a range" \
+	'^    leaked bytes 0 -> 0 \(0\); leaked blocks 0 -> 0 \(0\); temporary \(at most\) 0 -> 1 \(0\.\.\+1\)$' \
+	"$(cat "$RUN_OUT")"
 run_cmd 60 ptdj "$MPROF" diff -f json -o "$WORK/pt.diff.json" "$WORK/p.trace" "$WORK/p.trace"
 expect_eq "paused diff json: temporary at most, nothing rough" "['temporary'] []" \
 	"$(jd "$WORK/pt.diff.json" 'str(d["at_most"]) + " " + str(d["rough"])')"
+run_cmd 60 ptdj2 "$MPROF" diff -f json --force -o "$WORK/pe.diff.json" "$WORK/p.trace" "$WORK/e1.trace"
+run_cmd 60 ptdj3 "$MPROF" diff -f json --force -o "$WORK/ep.diff.json" "$WORK/e1.trace" "$WORK/p.trace"
+expect_eq "paused diff json: temporary's delta null where A is a bound, else B's upper bound" \
+	"None None -98" "$(jd "$WORK/pt.diff.json" 'd["totals"]["delta"]["temporary"]') $(jd "$WORK/pe.diff.json" 'd["totals"]["delta"]["temporary"]') $(jd "$WORK/ep.diff.json" 'd["totals"]["delta"]["temporary"]')"
 expect_eq "sampled diff json: nothing at most" "[]" "$(jd "$WORK/d.json" 'd["at_most"]')"
 AT_MOST='temporary counts are upper bounds (at most): recording was paused part of the run, and calls it did not record may lie between an allocation and its free'
 expect_eq "folded, recorded in part: a note for temporary, in report and diff" \

@@ -67,7 +67,7 @@
       el('td', { class: 'num' }, exact(f, a)),
       el('td', { class: 'num' }, exact(f, b)),
       el('td', { class: 'num change' }, d == null ? '-' : signed(d)),
-      el('td', { class: 'num' }, a == null || b == null ? '-' : F.relative(a, b))));
+      el('td', { class: 'num' }, d == null ? '-' : F.relative(a, b))));
   }
   app.append(el('table', { id: 'totals' }, el('thead', {}, el('tr', {}, el('th', {}, ''),
     el('th', { class: 'num' }, 'A'), el('th', { class: 'num' }, 'B'), el('th', { class: 'num' }, 'B-A'),
