@@ -206,7 +206,9 @@
  * stopped or switched to sampling, "unmatched_frees" counted the frees of
  * blocks allocated meanwhile, which are now "frees_of_unrecorded_blocks";
  * in an exact one recorded in part "temporary" is marked an upper bound
- * ("recording.temporary_at_most").
+ * ("recording.temporary_at_most").  New in version 2: "program"'s
+ * "cmdline_at_start", "comm", "name_how" and "name" (a process that renamed
+ * itself is named as at its end) and "quality.programs_started_unrecorded".
  *
  * Several traces (several operands, a glob, --all) give one object of
  * schema "mprof-report-set", schema_version 2: the overview first, then the
