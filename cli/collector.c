@@ -92,6 +92,8 @@ struct proc {
 	unsigned pid;
 	bool is_root;
 	bool superseded;               /* a later image of the same pid exists */
+	bool zombie_seen;              /* found ended but not yet waited for: */
+	int zombie_status;             /* its wait status then (pid_info.h) */
 	bool fork_child;               /* its header says made by fork() */
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
@@ -1226,10 +1228,20 @@ static bool proc_exit_noted(const struct proc *p, const char *state)
 	       atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1;
 }
 
+/* Reads the wait status of p's process while it is a zombie, the one
+ * moment a process that is not the launcher's child shows it: a process
+ * that ended without exit() (by _exit or a signal) leaves no exit note. */
+static void proc_zombie_look(struct proc *p)
+{
+	if (!p->zombie_seen && !p->superseded && !p->is_root)
+		p->zombie_seen = pid_info_zombie_status(p->pid, &p->zombie_status);
+}
+
 /*
  * How p ended, its peak RSS and run time, from the best source there is:
  * the program's wait4 status; else the shim's exit note (an image that
- * called exit(): its status, its own peak RSS, its exit time); else the
+ * called exit(): its status, its own peak RSS, its exit time); else for the
+ * status the zombie's, read before its parent waited for it; else the
  * highest VmHWM the launcher read while it ran ("sampled": a peak in its
  * last 100 ms may be missing) and the time the launcher found it ended.
  * wait4's peak RSS includes the children the program waited for, so it
@@ -1238,7 +1250,7 @@ static bool proc_exit_noted(const struct proc *p, const char *state)
  * after its last drain (it would say the process exited, its last records
  * unread).
  */
-static void end_figures(const struct collector *c, const struct proc *p, const char *state,
+static void end_figures(const struct collector *c, struct proc *p, const char *state,
 			struct trace_end *e)
 {
 	const struct session_proc_header *h = p->pf.h;
@@ -1252,6 +1264,13 @@ static void end_figures(const struct collector *c, const struct proc *p, const c
 	if (!e->has_status && noted) {
 		e->has_status = true;
 		e->wait_status = (h->exit_status & 0xff) << 8;
+	}
+	if (!e->has_status && !p->superseded && !p->is_root && strcmp(state, "ended") == 0) {
+		proc_zombie_look(p);
+		if (p->zombie_seen) {
+			e->has_status = true;
+			e->wait_status = p->zombie_status;
+		}
 	}
 	if (p->superseded && p->superseded_ns > start && p->superseded_ns <= end)
 		end = p->superseded_ns;
@@ -1612,6 +1631,7 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 		if (p->superseded) {
 			proc_finish(c, p);
 		} else if (!pid_info_running(p->pid)) {
+			proc_zombie_look(p);
 			/* an image it executed may have started and ended since
 			 * the last scan: its file, once taken in, makes p "exec" */
 			dir_scan(c);

@@ -83,6 +83,30 @@ char pid_info_state(unsigned pid)
 	return state ? *state : 0;
 }
 
+bool pid_info_zombie_status(unsigned pid, int *wait_status)
+{
+	char buf[1024];
+	const char *f = stat_fields(pid, buf, sizeof(buf));
+	char *end;
+	long code;
+
+	if (!f || *f != 'Z')
+		return false;
+	/* f is field 3 (state); exit_code is field 52 */
+	for (int field = 3; field < 52; field++) {
+		f = strchr(f, ' ');
+		if (!f)
+			return false;
+		f++;
+	}
+	errno = 0;
+	code = strtol(f, &end, 10);
+	if (errno || end == f || code < 0 || code > 0xffff)
+		return false;
+	*wait_status = (int)code;
+	return true;
+}
+
 bool pid_info_exe(unsigned pid, char *out, size_t size)
 {
 	char path[64];

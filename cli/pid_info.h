@@ -23,6 +23,11 @@ void pid_info_comm(unsigned pid, char *out, size_t size);
  * by a tracer, 'Z' zombie, ...), or 0 when it cannot be read. */
 char pid_info_state(unsigned pid);
 
+/* Whether pid is a zombie (ended, not yet waited for by its parent); then
+ * its wait status (as wait(2) gives it: exit status or signal) into
+ * *wait_status, from /proc/PID/stat's exit_code (Linux 3.5 and later). */
+bool pid_info_zombie_status(unsigned pid, int *wait_status);
+
 /* The target of /proc/PID/exe into out (empty when it cannot be read);
  * whether it could. */
 bool pid_info_exe(unsigned pid, char *out, size_t size);

@@ -240,6 +240,9 @@ static void print_program(FILE *out, const struct profile *r)
 			name ? " (" : "", name ? name : "", name ? ")" : "");
 	} else if (run->has_status) {
 		fprintf(out, ", exited with status %" PRId64, run->exit_status);
+	} else if (profile_end_unknown(r)) {
+		fputs(", ended without exit() (by _exit() or a signal: mprof could not see which)",
+		      out);
 	} else if (run->process_state) {
 		fprintf(out, ", %s", safe(run->process_state));
 	} else if (!r->info.has_end) {
@@ -702,7 +705,9 @@ static void print_summary(FILE *out, const struct profile *r)
 	else
 		fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at %s)\n",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
-			profile_executed(r) ? "exec" : "exit");
+			profile_executed(r)    ? "exec"
+			: profile_end_unknown(r) ? "its end: leaks unless it was killed"
+						 : "exit");
 	if (run->has_launcher_cpu || run->has_ring_waits || run->has_recorder) {
 		fputs("profiler cost:    ", out);
 		if (run->has_launcher_cpu)

@@ -105,6 +105,14 @@ static inline bool profile_executed(const struct profile *p)
 	return p->run.process_state && strcmp(p->run.process_state, "exec") == 0;
 }
 
+/* Whether the process ended in a way its trace cannot tell: not by exit()
+ * (no exit note) and with no status seen, so by _exit() or a signal. */
+static inline bool profile_end_unknown(const struct profile *p)
+{
+	return !p->run.has_status && !p->run.has_signal && p->run.process_state &&
+	       strcmp(p->run.process_state, "ended") == 0;
+}
+
 /* Whether the report is of the heap at a moment (--at): blocks still
  * live are then live at that moment, not leaks. */
 static inline bool profile_at(const struct profile *p)
