@@ -41,6 +41,7 @@
 
 #include "cli/collector.h"
 #include "cli/die.h"
+#include "cli/exec_target.h"
 #include "cli/late_starters.h"
 #include "cli/pid_info.h"
 #include "cli/proc_file.h"
@@ -1201,9 +1202,17 @@ static bool proc_is_program_pid(const struct collector *c, const struct proc *p)
 	return p->pid == (unsigned)c->cfg->root_pid;
 }
 
+/* Whether p executed a program of which no process file appeared: its
+ * recorder noted an exec (preload/exec_watch.c) that did not fail. */
+static bool proc_exec_unrecorded(const struct proc *p)
+{
+	return !p->superseded &&
+	       atomic_load_explicit(&p->pf.h->exec_self, memory_order_acquire) == 1;
+}
+
 static const char *proc_state_name(const struct collector *c, const struct proc *p)
 {
-	if (p->superseded)
+	if (p->superseded || proc_exec_unrecorded(p))
 		return "exec";
 	if (proc_is_program_pid(c, p) && c->ended)
 		return "ended";
@@ -1259,7 +1268,8 @@ static void end_figures(const struct collector *c, struct proc *p, const char *s
 
 	/* an image that executed another did not exit: the status is the
 	 * last image's */
-	e->has_status = proc_is_program_pid(c, p) && c->ended && !p->superseded;
+	e->has_status = proc_is_program_pid(c, p) && c->ended && !p->superseded &&
+			!proc_exec_unrecorded(p);
 	e->wait_status = c->wait_status;
 	if (!e->has_status && noted) {
 		e->has_status = true;
@@ -1334,6 +1344,7 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	struct session_proc_header *h = p->pf.h;
 	char diag[sizeof(h->diag_text)];
 	char exec_path[sizeof(h->exec_unrecorded_path)];
+	char exec_into[sizeof(h->exec_self_path)], exec_why[256];
 	struct trace_end e = { 0 };
 
 	field_copy(diag, sizeof(diag), h->diag_text, sizeof(h->diag_text));
@@ -1341,6 +1352,13 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 		   sizeof(h->exec_unrecorded_path));
 	e.execs_unrecorded = atomic_load(&h->execs_unrecorded);
 	e.exec_unrecorded_path = exec_path;
+	if (proc_exec_unrecorded(p)) {
+		field_copy(exec_into, sizeof(exec_into), h->exec_self_path,
+			   sizeof(h->exec_self_path));
+		e.exec_into = exec_into;
+		e.exec_into_why = exec_target_why(p->pid, exec_into, h->exec_self_dropped != 0,
+						  exec_why, sizeof(exec_why));
+	}
 	end_figures(c, p, state, &e);
 	/* its own mappings and the rings its threads used */
 	e.recorder_kib = (atomic_load(&h->recorder_map_bytes) +
@@ -1381,6 +1399,20 @@ static void children_unrecorded_warn(const struct proc *p)
 		   "could not create %s process file (%s%s)", n, n == 1 ? "" : "es", p->pid,
 		   p->exe ? p->exe : "?", n == 1 ? "is" : "are", n == 1 ? "its" : "their",
 		   n == 1 ? "its" : "their", strerror(err), hint);
+}
+
+/* Names the program p executed when no process file of it appeared. */
+static void exec_unrecorded_warn(const struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	char path[sizeof(h->exec_self_path)], why[256];
+
+	if (!proc_exec_unrecorded(p))
+		return;
+	field_copy(path, sizeof(path), h->exec_self_path, sizeof(h->exec_self_path));
+	mprof_warn("process %u (%s) executed %s, which is not recorded: %s", p->pid,
+		   p->exe ? p->exe : "?", path,
+		   exec_target_why(p->pid, path, h->exec_self_dropped != 0, why, sizeof(why)));
 }
 
 /* Names the programs p executed or spawned with an environment that drops
@@ -1424,6 +1456,7 @@ static void diag_print(const struct proc *p)
 		snprintf(who, sizeof(who), "process %u: ", p->pid);
 	children_unrecorded_warn(p);
 	execs_unrecorded_warn(p);
+	exec_unrecorded_warn(p);
 	if (!flags)
 		return;
 	field_copy(text, sizeof(text), h->diag_text, sizeof(h->diag_text));

@@ -6,6 +6,7 @@ cli_mprof_SOURCES = \
 	cli/die.c cli/die.h \
 	cli/paths.c cli/paths.h \
 	cli/elf_check.c cli/elf_check.h \
+	cli/exec_target.c cli/exec_target.h \
 	cli/spawn.c cli/spawn.h \
 	cli/signals.c cli/signals.h \
 	cli/run.c cli/run.h \

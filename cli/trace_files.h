@@ -146,6 +146,9 @@ struct trace_end {
 	const char *collector_error; /* NULL, or why the collector stopped reading */
 	uint32_t execs_unrecorded;   /* programs started with the recorder dropped */
 	const char *exec_unrecorded_path; /* the first of them, as the call named it */
+	const char *exec_into;     /* the program this image executed, of which no
+	                            * trace was made, or NULL */
+	const char *exec_into_why; /* why it was not recorded */
 	const char *command;       /* the command line at its end where the
 	                            * program changed it, else NULL */
 	const char *comm;          /* the same of its process name */

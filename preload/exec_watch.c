@@ -1,20 +1,24 @@
 /*
- * preload/exec_watch.c - counts the programs this process executes or
- * spawns with an environment that drops the recorder (`env -i`, sudo, a
- * program that builds its children's environment itself): they run
- * unrecorded, and without this the launcher could not name them, since no
- * process file of theirs ever appears.
+ * preload/exec_watch.c - tells the launcher of the programs this process
+ * starts that the recorder will not record, since no process file of
+ * theirs ever appears: the program this image executes itself (noted
+ * before every exec, taken back when the exec fails; the launcher names it
+ * when no later process file of the pid appears: statically linked,
+ * set-user-ID, an environment without the recorder), and those it spawns
+ * or its vfork children execute with an environment that drops the
+ * recorder (`env -i`, sudo, a program that builds its children's
+ * environment itself), counted.
  *
  * Wraps the exec family and posix_spawn/posix_spawnp: each looks at the
- * environment the new program gets (envp, or environ), counts it in the
- * process header when LD_PRELOAD no longer names the shim or MPROF_SESSION
- * no longer names this run's session, then calls the next definition with
- * the same arguments; a failed exec takes its count back.  The list
- * forms (execl, execlp, execle) call the vector form of the next
- * definition with the arguments gathered on the stack, as the C library
- * does.  Nothing else changes: arguments, errno and return values are the
- * C library's.  The C library's own internal calls (system, popen) are not
- * seen.  Never calls malloc.
+ * environment the new program gets (envp, or environ; the recorder is
+ * dropped when LD_PRELOAD no longer names the shim or MPROF_SESSION no
+ * longer names this run's session), notes it in the process header, then
+ * calls the next definition with the same arguments.  The list forms
+ * (execl, execlp, execle) call the vector form of the next definition with
+ * the arguments gathered on the stack, as the C library does.  Nothing else
+ * changes: arguments, errno and return values are the C library's.  The C
+ * library's own internal calls (system, popen) are not seen.  Never calls
+ * malloc.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -79,29 +83,56 @@ static int env_keeps_recorder(char *const envp[])
 	       strcmp(session, preload_proc.cfg.session_dir) == 0;
 }
 
-/* Counts path in the header when envp drops the recorder; returns 1 when
- * it counted (exec_watch_undo takes it back). */
-static int exec_watch_note(const char *path, char *const envp[])
-{
-	struct session_proc_header *h = preload_proc.hdr;
-	size_t n;
+/* What exec_watch_note did, for exec_watch_undo. */
+enum { NOTED_NOTHING, NOTED_CHILD, NOTED_SELF };
 
-	if (!h || !preload_proc.cfg.record_children || env_keeps_recorder(envp))
-		return 0;
-	if (atomic_fetch_add_explicit(&h->execs_unrecorded, 1, memory_order_relaxed) == 0 &&
-	    path) {
-		n = strnlen(path, sizeof(h->exec_unrecorded_path) - 1);
-		memcpy(h->exec_unrecorded_path, path, n);
-		h->exec_unrecorded_path[n] = '\0';
-	}
-	return 1;
+/* Copies path into field[size], cut to fit, NUL-terminated. */
+static void path_put(char *field, size_t size, const char *path)
+{
+	size_t n = path ? strnlen(path, size - 1) : 0;
+
+	memcpy(field, path ? path : "", n);
+	field[n] = '\0';
 }
 
-static void exec_watch_undo(int counted)
+/*
+ * Notes a program about to be started with envp: an exec by this image
+ * itself (self: not a posix_spawn, and not from a vfork child, whose pid
+ * is its own) is noted in exec_self whatever its environment, for the
+ * launcher to name the image's successor if no process file of it
+ * appears; another that drops the recorder is counted in
+ * execs_unrecorded.  Returns what it noted.
+ */
+static int exec_watch_note(const char *path, char *const envp[], int self)
 {
-	if (counted && preload_proc.hdr)
-		atomic_fetch_sub_explicit(&preload_proc.hdr->execs_unrecorded, 1,
-					  memory_order_relaxed);
+	struct session_proc_header *h = preload_proc.hdr;
+
+	if (!h)
+		return NOTED_NOTHING;
+	if (self && (uint32_t)getpid() == h->pid) {
+		path_put(h->exec_self_path, sizeof(h->exec_self_path), path);
+		h->exec_self_dropped = !env_keeps_recorder(envp);
+		atomic_store_explicit(&h->exec_self, 1, memory_order_release);
+		return NOTED_SELF;
+	}
+	if (!preload_proc.cfg.record_children || env_keeps_recorder(envp))
+		return NOTED_NOTHING;
+	if (atomic_fetch_add_explicit(&h->execs_unrecorded, 1, memory_order_relaxed) == 0)
+		path_put(h->exec_unrecorded_path, sizeof(h->exec_unrecorded_path), path);
+	return NOTED_CHILD;
+}
+
+/* Takes back what exec_watch_note noted for a call that failed. */
+static void exec_watch_undo(int noted)
+{
+	struct session_proc_header *h = preload_proc.hdr;
+
+	if (!h)
+		return;
+	if (noted == NOTED_SELF)
+		atomic_store_explicit(&h->exec_self, 0, memory_order_release);
+	else if (noted == NOTED_CHILD)
+		atomic_fetch_sub_explicit(&h->execs_unrecorded, 1, memory_order_relaxed);
 }
 
 /* fexecve's name for what it runs: its argv[0] (no path is given). */
@@ -138,11 +169,11 @@ static int next_execvpe(const char *file, char *const argv[], char *const envp[]
 /* Runs call after noting path and envp; keeps call's errno. */
 #define EXEC_WATCHED(path, envp, call)                                                   \
 	do {                                                                              \
-		int counted_ = exec_watch_note((path), (envp)), rc_, errno_;              \
+		int noted_ = exec_watch_note((path), (envp), 1), rc_, errno_;              \
                                                                                           \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
-		exec_watch_undo(counted_);                                                \
+		exec_watch_undo(noted_);                                                \
 		errno = errno_;                                                           \
 		return rc_;                                                               \
 	} while (0)
@@ -286,14 +317,14 @@ static int spawn_watched(int which, pid_t *pid,
 			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	spawn_fn fn = (spawn_fn)next_fn(which);
-	int counted, rc;
+	int noted, rc;
 
 	if (!fn)
 		return ENOSYS;
-	counted = exec_watch_note(path, envp);
+	noted = exec_watch_note(path, envp, 0);
 	rc = fn(pid, path, actions, attr, argv, envp);
 	if (rc != 0)
-		exec_watch_undo(counted);
+		exec_watch_undo(noted);
 	return rc;
 }
 

@@ -153,11 +153,20 @@ struct session_proc_header {
 	 * before it lets go of it), and the errno of the last one. */
 	_Atomic uint32_t children_unrecorded;
 	_Atomic int32_t children_unrecorded_errno;
-	/* Programs this image executed or spawned with an environment that
-	 * drops the recorder (preload/exec_watch.c), so they run unrecorded,
-	 * and the first one's path as the call named it, cut to fit. */
+	/* Programs this image spawned, or its vfork children executed, with an
+	 * environment that drops the recorder (preload/exec_watch.c), so they
+	 * run unrecorded, and the first one's path as the call named it, cut
+	 * to fit. */
 	_Atomic uint32_t execs_unrecorded;
-	char exec_unrecorded_path[256];
+	char exec_unrecorded_path[120];
+	/* 1 while this image itself is inside an exec call (left 1 when the
+	 * exec succeeded: the image was replaced), with the path as the call
+	 * named it, cut to fit, and whether the environment passed on drops
+	 * the recorder; release-stored last.  An image with exec_self 1 whose
+	 * pid shows no later process file executed a program not recorded. */
+	_Atomic uint32_t exec_self;
+	uint32_t exec_self_dropped;
+	char exec_self_path[128];
 	/* The image's process name (/proc/self/comm: the kernel's, or what
 	 * prctl(PR_SET_NAME) gave it; a fork child's is its parent's then)
 	 * when the file was made, NUL-terminated. */

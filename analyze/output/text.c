@@ -311,6 +311,13 @@ static void print_quality(FILE *out, const struct profile *r)
 		fprintf(out, "unrecorded:       %" PRIu64 " allocations, %" PRIu64
 			" frees made but not recorded\n",
 			r->run.unrecorded_allocs, r->run.unrecorded_frees);
+	if (r->run.exec_into) {
+		fputs("executed:         ", out);
+		fputs_safe(r->run.exec_into, out);
+		fputs(", not recorded: ", out);
+		fputs_safe(r->run.exec_into_why ? r->run.exec_into_why : "?", out);
+		fputc('\n', out);
+	}
 	if (r->run.execs_unrecorded) {
 		fprintf(out, "not recorded:     %" PRIu64 " program%s this process started with an "
 			"environment that dropped mprof's LD_PRELOAD or MPROF_SESSION: %s",

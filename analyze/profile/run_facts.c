@@ -160,6 +160,11 @@ static void report_run_collect(struct report *r)
 		static const char *const ue_keys[] = {"execs_unrecorded", NULL};
 		static const char *const up_keys[] = {"exec_unrecorded_path", NULL};
 
+		static const char *const ei_keys[] = {"exec_into", NULL};
+		static const char *const ew_keys[] = {"exec_into_why", NULL};
+
+		run->exec_into = kv_string(&info->end, ei_keys);
+		run->exec_into_why = kv_string(&info->end, ew_keys);
 		if (kv_unsigned(&info->end, ue_keys, &run->execs_unrecorded) &&
 		    run->execs_unrecorded)
 			run->exec_unrecorded_path = kv_string(&info->end, up_keys);

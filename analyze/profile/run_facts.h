@@ -39,6 +39,9 @@ struct run_facts {
 	uint64_t execs_unrecorded; /* END execs_unrecorded: programs this process
 	                            * started with the recorder dropped */
 	const char *exec_unrecorded_path; /* END exec_unrecorded_path, or NULL */
+	const char *exec_into;    /* END exec_into: the program this image executed,
+	                           * not recorded, or NULL; exec_into_why why */
+	const char *exec_into_why;
 	const char *process_state; /* END process_state ("ended", ...), or NULL */
 	const char *end_diag;     /* END diag_text: the shim's last diagnostic, or NULL */
 	const char *collector_error; /* END collector_error, or NULL */

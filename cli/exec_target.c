@@ -1,0 +1,66 @@
+/*
+ * cli/exec_target.c - why a program that a recorded process image executed
+ * was not recorded (cli/exec_target.h).  Looks at the program's file as
+ * cli/elf_check.h does for the program mprof starts itself.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/elf_check.h"
+#include "cli/exec_target.h"
+
+/* The file path names, into out[size]: as it is when absolute, under the
+ * process's working directory when relative (while the process lives), the
+ * else under mprof's own, the first executable of that name in $PATH when
+ * it has no '/'.  Returns false
+ * when none is found. */
+static bool target_file(unsigned pid, const char *path, char *out, size_t size)
+{
+	const char *dirs = getenv("PATH");
+
+	if (path[0] == '/')
+		return snprintf(out, size, "%s", path) < (int)size;
+	if (strchr(path, '/')) {
+		if (snprintf(out, size, "/proc/%u/cwd/%s", pid, path) < (int)size &&
+		    access(out, F_OK) == 0)
+			return true;
+		/* the process is gone: most often it ran where mprof was started */
+		return snprintf(out, size, "%s", path) < (int)size && access(out, F_OK) == 0;
+	}
+	while (dirs && *dirs) {
+		size_t n = strcspn(dirs, ":");
+
+		if (n && snprintf(out, size, "%.*s/%s", (int)n, dirs, path) < (int)size &&
+		    access(out, X_OK) == 0)
+			return true;
+		dirs += n + (dirs[n] == ':');
+	}
+	return false;
+}
+
+const char *exec_target_why(unsigned pid, const char *path, bool env_dropped, char *why,
+			    size_t size)
+{
+	char file[PATH_MAX];
+	const char *secure;
+
+	if (env_dropped) {
+		snprintf(why, size, "its environment dropped mprof's LD_PRELOAD or MPROF_SESSION");
+	} else if (target_file(pid, path, file, sizeof(file)) &&
+		   elf_check_link(file) == ELF_LINK_STATIC) {
+		snprintf(why, size, "it is statically linked: LD_PRELOAD cannot reach it");
+	} else if (target_file(pid, path, file, sizeof(file)) &&
+		   (secure = elf_check_secure_exec(file)) != NULL) {
+		snprintf(why, size, "it runs %s: the loader ignores LD_PRELOAD", secure);
+	} else {
+		snprintf(why, size, "the recorder did not start in it (its loader could not "
+				    "load mprof's library, as in a chroot without it, or it ended "
+				    "first)");
+	}
+	return why;
+}

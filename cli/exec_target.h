@@ -1,0 +1,22 @@
+/*
+ * cli/exec_target.h - why a program that a recorded process image
+ * executed was not recorded (no process file of it appeared).
+ */
+#ifndef MPROF_CLI_EXEC_TARGET_H
+#define MPROF_CLI_EXEC_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Writes into why[size] the reason the program at path (as the exec call
+ * named it: absolute, relative to process pid's working directory, or a
+ * name looked up in $PATH) ran unrecorded when process pid executed it:
+ * its environment dropped the recorder (env_dropped), it is statically
+ * linked, it runs in secure-execution mode, or else the recorder did not
+ * start in it.  Returns why.
+ */
+const char *exec_target_why(unsigned pid, const char *path, bool env_dropped, char *why,
+			    size_t size);
+
+#endif
