@@ -462,6 +462,21 @@ static void ending_print(const struct run_options *o, const struct collector_res
 	}
 }
 
+/* glibc's malloc debugging library in the user's LD_PRELOAD: its malloc
+ * comes after the recorder's, which calls the C library's own, so its
+ * checks and mtrace log see nothing; say so rather than let a program
+ * that should abort run on. */
+static void malloc_debug_check(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	if (preload && strstr(preload, "libc_malloc_debug"))
+		mprof_warn("libc_malloc_debug is in LD_PRELOAD: under mprof its checks "
+			   "(glibc.malloc.check, MALLOC_CHECK_, mcheck) and mtrace log see no "
+			   "allocation, since mprof's recorder takes malloc first and calls "
+			   "the C library's own");
+}
+
 /* Runs the program under the recorder; returns its exit status. */
 static int run_recorded(const struct run_options *o, const char *path)
 {
@@ -489,6 +504,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 	env.toggle_signal = o->toggle_signal;
 	trace_files_set_sampled(o->sample_rate_bytes != 0);
 	command = command_join(o);
+	malloc_debug_check();
 
 	signals_block(o->toggle_signal, &old_mask);
 	rc = spawn_fork(&sp, path, o->argv, &env, &old_mask);
