@@ -239,14 +239,17 @@ static size_t list_count(va_list ap)
 	return n;
 }
 
-PRELOAD_API int execl(const char *path, const char *arg0, ...)
-{
-	va_list ap;
-	size_t argc;
+enum list_form { LIST_L, LIST_LP, LIST_LE };
 
-	va_start(ap, arg0);
-	argc = list_count(ap);
-	va_end(ap);
+/* execl, execlp and execle: ap holds the arguments after arg0 (and
+ * execle's envp after their null); counted holds the same, read once to
+ * count them. */
+static int list_exec(enum list_form form, const char *path, const char *arg0, va_list counted,
+		     va_list ap)
+{
+	size_t argc = list_count(counted);
+	char *const *envp = environ;
+
 	if (argc > EXEC_LIST_MAX) {
 		errno = E2BIG;
 		return -1;
@@ -254,57 +257,42 @@ PRELOAD_API int execl(const char *path, const char *arg0, ...)
 	char *argv[argc + 1];
 
 	argv[0] = (char *)arg0;
-	va_start(ap, arg0);
 	for (size_t i = 1; i <= argc; i++)
 		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	EXEC_WATCHED(path, environ, next_execve(path, argv, environ));
+	if (form == LIST_LE)
+		envp = va_arg(ap, char *const *);
+	if (form == LIST_LP)
+		EXEC_WATCHED(path, envp, next_execvpe(path, argv, envp));
+	EXEC_WATCHED(path, envp, next_execve(path, argv, envp));
+}
+
+/* Calls list_exec with two readings of the arguments after arg0. */
+#define LIST_EXEC(form, path, arg0)                                                     \
+	do {                                                                              \
+		va_list counted_, ap_;                                                    \
+		int rc_;                                                                  \
+                                                                                          \
+		va_start(counted_, arg0);                                                 \
+		va_start(ap_, arg0);                                                      \
+		rc_ = list_exec(form, path, arg0, counted_, ap_);                         \
+		va_end(ap_);                                                              \
+		va_end(counted_);                                                         \
+		return rc_;                                                               \
+	} while (0)
+
+PRELOAD_API int execl(const char *path, const char *arg0, ...)
+{
+	LIST_EXEC(LIST_L, path, arg0);
 }
 
 PRELOAD_API int execlp(const char *file, const char *arg0, ...)
 {
-	va_list ap;
-	size_t argc;
-
-	va_start(ap, arg0);
-	argc = list_count(ap);
-	va_end(ap);
-	if (argc > EXEC_LIST_MAX) {
-		errno = E2BIG;
-		return -1;
-	}
-	char *argv[argc + 1];
-
-	argv[0] = (char *)arg0;
-	va_start(ap, arg0);
-	for (size_t i = 1; i <= argc; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	EXEC_WATCHED(file, environ, next_execvpe(file, argv, environ));
+	LIST_EXEC(LIST_LP, file, arg0);
 }
 
 PRELOAD_API int execle(const char *path, const char *arg0, ...)
 {
-	va_list ap;
-	size_t argc;
-	char *const *envp;
-
-	va_start(ap, arg0);
-	argc = list_count(ap);
-	va_end(ap);
-	if (argc > EXEC_LIST_MAX) {
-		errno = E2BIG;
-		return -1;
-	}
-	char *argv[argc + 1];
-
-	argv[0] = (char *)arg0;
-	va_start(ap, arg0);
-	for (size_t i = 1; i <= argc; i++)
-		argv[i] = va_arg(ap, char *);
-	envp = va_arg(ap, char *const *);
-	va_end(ap);
-	EXEC_WATCHED(path, envp, next_execve(path, argv, envp));
+	LIST_EXEC(LIST_LE, path, arg0);
 }
 
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,

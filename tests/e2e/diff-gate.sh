@@ -22,13 +22,7 @@ RUN_NAME=rb mprof_run 60 "$WORK/tb" -- "$WORK/b/prog"
 expect_eq "B: stdout" "diff_versions B" "$(cat "$RUN_OUT")"
 RUN_NAME=ra2 mprof_run 60 "$WORK/ta2" -- "$WORK/a/prog"
 
-jd() {
-	"$PYTHON" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-def site(fn):
-    return [s for s in d["sites"] if s["frames"] and s["frames"][0]["function"] == fn]
-print(eval(sys.argv[2]))' "$1" "$2" 2>&1
-}
+jd() { json_eval "$@"; }
 
 # ---- JSON: exact changes, statuses ----
 run_cmd 60 j "$MPROF" diff --format json "$WORK/ta" "$WORK/tb"
