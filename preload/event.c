@@ -4,9 +4,10 @@
  * meta stream first) and writes the event record into the calling thread's
  * ring.
  *
- * Owns no state of its own.  Runs with the thread marked busy, so anything
- * the unwinder or the loader allocates meanwhile goes to the nested heap.
- * Must never call malloc.
+ * Owns no state of its own.  Runs with the thread marked busy, so a signal
+ * handler that allocates meanwhile is served unrecorded (and counted);
+ * what libunwind allocates is an own call's (preload/own_call.h).  Must
+ * never call malloc.
  */
 #include <errno.h>
 

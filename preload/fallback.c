@@ -4,9 +4,11 @@
  *
  * Owns no state.  Must never hand a block of the shim's own (bootstrap
  * arena, nested heap) to the real allocator, and never call the program's
- * own malloc.  Calls forwarded to the real allocator are counted as
- * unrecorded while the shim initialises or records; nested ones are the
- * profiler's own memory and are not counted.
+ * own malloc.  Calls made by the shim's own calls (preload/own_call.h) are
+ * the profiler's memory, from the nested heap, and not counted; every
+ * other call here is the program's and is counted as unrecorded while the
+ * shim initialises or records, a signal handler's that interrupted the
+ * shim included.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,9 +16,9 @@
 #include <string.h>
 
 #include "preload/fallback.h"
+#include "preload/own_call.h"
 #include "preload/process.h"
 #include "preload/real.h"
-#include "preload/thread.h"
 
 #define FALLBACK_PAGE_BYTES 4096u
 
@@ -36,7 +38,7 @@ void *fallback_malloc(size_t size_bytes)
 	void *(*fn)(size_t) = real_get(malloc);
 	void *p;
 
-	if (preload_thread_nested() && (p = nested_heap_alloc(size_bytes, 0)))
+	if (own_call_active() && (p = nested_heap_alloc(size_bytes, 0)))
 		return p;
 	preload_count_unrecorded(0);
 	return fn ? fn(size_bytes) : bootstrap_alloc(size_bytes, 16);
@@ -51,7 +53,7 @@ void *fallback_calloc(size_t n, size_t size_bytes)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (preload_thread_nested() && (p = nested_heap_alloc(n * size_bytes, 1)))
+	if (own_call_active() && (p = nested_heap_alloc(n * size_bytes, 1)))
 		return p;
 	preload_count_unrecorded(0);
 	if (fn)
@@ -85,7 +87,7 @@ void *fallback_realloc_own(void *p, size_t size_bytes, int *from_real)
 		fallback_release(p);
 		return NULL;
 	}
-	if (preload_thread_nested())
+	if (own_call_active())
 		q = nested_heap_alloc(size_bytes, 0);
 	if (!q && fn) {
 		q = fn(size_bytes);
@@ -122,11 +124,11 @@ void *fallback_reallocarray(void *p, size_t n, size_t size_bytes)
 	return fallback_realloc(p, n * size_bytes);
 }
 
-/* A nested block when the caller is inside the shim and 16-byte alignment
- * is enough; NULL otherwise. */
+/* A nested block when the caller is an own call and 16-byte alignment is
+ * enough; NULL otherwise. */
 static void *fallback_nested_aligned(size_t align_bytes, size_t size_bytes)
 {
-	if (align_bytes > 16 || !preload_thread_nested())
+	if (align_bytes > 16 || !own_call_active())
 		return NULL;
 	return nested_heap_alloc(size_bytes, 0);
 }

@@ -3,10 +3,11 @@
  * are not the real allocator's.
  *
  * A call is not recorded while the shim initialises, when it is inert or
- * disabled, and when it comes from the shim's own callees.  Those from the
- * shim's callees are served by the nested heap; the others are forwarded to
- * the real allocator, or served by the bootstrap arena before the real
- * allocator is known.
+ * disabled, when it comes from the shim's own callees, and when a signal
+ * handler makes it while its thread is inside the shim.  Those from the
+ * shim's callees (own calls, preload/own_call.h) are served by the nested
+ * heap; the others are forwarded to the real allocator, or served by the
+ * bootstrap arena before the real allocator is known.
  */
 #ifndef MPROF_PRELOAD_FALLBACK_H
 #define MPROF_PRELOAD_FALLBACK_H
@@ -43,7 +44,7 @@ size_t fallback_size(const void *p);
 
 /*
  * realloc of a block of the shim's own: copies it into a new block (from the
- * nested heap when the caller is inside the shim, else from the real
+ * nested heap when the caller is an own call, else from the real
  * allocator, or the arena if that is still unknown) and releases the old
  * one.  size 0 frees and returns NULL, as glibc does.  *from_real says
  * whether the new block came from the real allocator (so it can be recorded).

@@ -6,9 +6,9 @@
  *
  * Owns the UNSTARTED -> INITIALIZING -> READY/INERT transition and the
  * library constructor.  While it runs, allocator calls are not recorded
- * (this thread's callees use the nested heap, other threads the real
- * allocator or, before it is resolved, the bootstrap arena); nobody ever
- * waits for it.  Registers no signal handler but the toggle signal's, when
+ * (this thread's callees use the nested heap, with signals blocked: an own
+ * call, preload/own_call.h; other threads the real allocator or, before it
+ * is resolved, the bootstrap arena); nobody ever waits for it.  Registers no signal handler but the toggle signal's, when
  * asked (preload/toggle_signal.h), and starts no thread; the constructor
  * registers the exit note (exit_note.h), the one exit hook.
  * Must never call malloc itself.
@@ -29,6 +29,7 @@
 #include "preload/mem.h"
 #include "preload/meta.h"
 #include "preload/modules.h"
+#include "preload/own_call.h"
 #include "preload/procfile.h"
 #include "preload/real.h"
 #include "preload/sample.h"
@@ -144,13 +145,16 @@ void preload_init_ensure(void)
 {
 	int expected = PRELOAD_UNSTARTED;
 	struct preload_thread *t = NULL;
+	struct own_call own;
 	int next;
 
 	if (!atomic_compare_exchange_strong(&preload_phase, &expected, PRELOAD_INITIALIZING))
 		return;
+	own_call_enter(&own);
 	preload_tls = THREAD_SETTING_UP;
 	next = init_run(&t);
 	preload_tls = t;
+	own_call_leave(&own);
 	expected = PRELOAD_INITIALIZING;
 	atomic_compare_exchange_strong(&preload_phase, &expected, next);
 	preload_flush_early_counts();

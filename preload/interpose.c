@@ -326,7 +326,8 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 }
 
 /* realloc or reallocarray of a block of the shim's own (bootstrap arena,
- * nested heap): for the program, a fresh allocation. */
+ * nested heap): for the program, a fresh allocation (counted as unrecorded
+ * when it cannot be recorded). */
 static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_fn,
 				   void *caller_ip, void *caller_cfa)
 {
@@ -337,10 +338,12 @@ static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_
 	if (!p || !from_real)
 		return p;
 	t = preload_thread_enter();
-	if (t) {
-		interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
-		preload_thread_leave(t);
+	if (!t) {
+		preload_count_unrecorded(0);
+		return p;
 	}
+	interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
+	preload_thread_leave(t);
 	return p;
 }
 

@@ -6,8 +6,8 @@
  * Owns the pool and the registry of states (both in anonymous mappings,
  * guarded by one small lock taken only when a thread starts or ends) and the
  * pthread key whose destructor retires a thread's slot.  Must never call
- * malloc: a nested call made while a state is being set up (pthread_setspecific
- * may calloc) sees THREAD_SETTING_UP and is served by the nested heap.
+ * malloc: pthread_setspecific, which may calloc, is an own call
+ * (preload/own_call.h), served by the nested heap.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +24,7 @@
 #include "preload/init.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
+#include "preload/own_call.h"
 #include "preload/ring.h"
 #include "preload/seq.h"
 #include "preload/sys.h"
@@ -386,8 +387,13 @@ struct preload_thread *thread_state_create(void)
 		preload_lock_give(&thread_pool_lock);
 		return NULL;
 	}
-	if (preload_proc.have_thread_key)
+	if (preload_proc.have_thread_key) {
+		struct own_call own;
+
+		own_call_enter(&own);
 		pthread_setspecific(preload_proc.thread_key, t);
+		own_call_leave(&own);
+	}
 	return t;
 }
 

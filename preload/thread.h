@@ -152,7 +152,8 @@ static inline int preload_thread_usable(const struct preload_thread *t)
 }
 
 /* Whether the calling thread is inside the shim: a call now comes from the
- * shim's own callees (or a signal handler that interrupted the shim). */
+ * shim's own callees (preload/own_call.h) or a signal handler that
+ * interrupted the shim. */
 static inline int preload_thread_nested(void)
 {
 	struct preload_thread *t = preload_tls;

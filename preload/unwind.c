@@ -10,9 +10,9 @@
  * counters and the fork guard around the unwinders.  libunwind is loaded at
  * run time and never linked: its _Unwind_* exports would otherwise capture
  * the target's C++ exceptions.  Without any unwinder, stacks are one frame
- * (the caller of the allocator).  Must never call malloc; what the callees
- * allocate (libunwind's dynamic TLS) goes to the nested heap because the
- * caller is busy.
+ * (the caller of the allocator).  Must never call malloc; a call into
+ * libunwind is an own call (preload/own_call.h): what it allocates (its
+ * dynamic TLS, its cache's pthread key) goes to the nested heap.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,6 +31,7 @@
 #include "preload/libunwind_fds.h"
 #include "preload/lock.h"
 #include "preload/modules.h"
+#include "preload/own_call.h"
 #include "preload/stack_table.h"
 #include "preload/sys.h"
 #include "preload/text.h"
@@ -172,15 +173,18 @@ void unwind_guard_leave(struct preload_thread *t)
 /* Runs unw_backtrace into t->frames inside the fork guard; 0 without it. */
 static uint32_t unwind_libunwind(struct preload_thread *t)
 {
+	struct own_call own;
 	int n;
 
 	if (!unwind_backtrace)
 		return 0;
 	t->frames_from_caller = 0;
 	unwind_guard_enter(t);
+	own_call_enter(&own);
 	libunwind_fds_inside = 1;
 	n = unwind_backtrace(t->frames, (int)t->frames_cap);
 	libunwind_fds_inside = 0;
+	own_call_leave(&own);
 	unwind_guard_leave(t);
 	return n > 0 ? (uint32_t)n : 0;
 }

@@ -117,8 +117,10 @@ struct session_proc_header {
 	_Atomic uint64_t seq;        /* last sequence number handed out; own cache line */
 	uint8_t pad2[56];
 	_Atomic uint64_t waits;      /* times a writer found its ring full */
-	_Atomic uint64_t unrecorded_allocs; /* served but not recorded (bootstrap,
-	                                     * re-entry, before init finished) */
+	_Atomic uint64_t unrecorded_allocs; /* the program's, served but not
+	                                     * recorded (before init finished,
+	                                     * from a signal handler that
+	                                     * interrupted the recorder) */
 	_Atomic uint64_t unrecorded_frees;
 	_Atomic uint32_t diag_flags; /* 1 << enum trace_diag_code, for the launcher */
 	char diag_text[512];         /* last diagnostic, NUL-terminated */
