@@ -4,6 +4,9 @@
  *
  * Each entry point is the hot path and reads the same way: enter (NULL:
  * forward unrecorded), call the real function, record the outcome, leave.
+ * The thread is not marked busy inside the real function (but for a
+ * realloc of a block, whose free part took its number before): a signal
+ * handler that interrupts the C library's allocator is recorded.
  * Sequence numbers follow the contract: after the real call for an
  * allocation, before it for a free, both for a realloc of a non-null block.
  * Failed calls record nothing (a failed realloc emits SEQ_SKIP for the
@@ -107,7 +110,9 @@ static __attribute__((noinline)) void *interpose_malloc(size_t size_bytes, void 
 
 	if (!t)
 		return fallback_malloc(size_bytes);
+	preload_thread_leave(t);
 	p = real.malloc(size_bytes);
+	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_MALLOC, p, size_bytes, caller_ip, caller_cfa);
 	preload_thread_leave(t);
@@ -151,15 +156,17 @@ static __attribute__((noinline)) void interpose_free_recorded(void *p, unsigned 
 		return;
 	}
 	if (control_uses_set && !sample_set_remove(p)) {
-		real.free(p); /* not recorded: no record */
 		preload_thread_leave(t);
+		real.free(p); /* not recorded: no record */
 		return;
 	}
+	/* The record goes before the real free (its number was taken before,
+	 * as the contract wants), so the thread is not busy inside free. */
 	seq = event_seq_next(t);
 	size_class = event_free_class(p);
-	real.free(p);
 	event_free(t, fn, seq, p, size_class);
 	preload_thread_leave(t);
+	real.free(p);
 }
 
 /*
@@ -214,7 +221,9 @@ static __attribute__((noinline)) void *interpose_calloc(size_t n, size_t size_by
 
 	if (!t)
 		return fallback_calloc(n, size_bytes);
+	preload_thread_leave(t);
 	p = real.calloc(n, size_bytes);
+	preload_thread_resume(t);
 	if (p && !overflow)
 		interpose_alloc_record(t, TRACE_FN_CALLOC, p, total, caller_ip, caller_cfa);
 	preload_thread_leave(t);
@@ -301,7 +310,9 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 	void *p;
 
 	if (!old) {
+		preload_thread_leave(t);
 		p = real.realloc(NULL, size_bytes);
+		preload_thread_resume(t);
 		if (p)
 			interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
 		return p;
@@ -415,7 +426,9 @@ PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_posix_memalign(out, align_bytes, size_bytes);
+	preload_thread_leave(t);
 	rc = real.posix_memalign(out, align_bytes, size_bytes);
+	preload_thread_resume(t);
 	if (rc == 0)
 		interpose_alloc_record(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
@@ -432,7 +445,9 @@ PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_aligned_alloc(align_bytes, size_bytes);
+	preload_thread_leave(t);
 	p = real.aligned_alloc(align_bytes, size_bytes);
+	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
@@ -449,7 +464,9 @@ PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_memalign(align_bytes, size_bytes);
+	preload_thread_leave(t);
 	p = real.memalign(align_bytes, size_bytes);
+	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_MEMALIGN, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
@@ -466,7 +483,9 @@ PRELOAD_API void *valloc(size_t size_bytes)
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_valloc(size_bytes);
+	preload_thread_leave(t);
 	p = real.valloc(size_bytes);
+	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_VALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);
@@ -485,7 +504,9 @@ PRELOAD_API void *pvalloc(size_t size_bytes)
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_pvalloc(size_bytes);
+	preload_thread_leave(t);
 	p = real.pvalloc(size_bytes);
+	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_PVALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
 	preload_thread_leave(t);

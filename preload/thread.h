@@ -167,6 +167,18 @@ static inline void preload_thread_leave(struct preload_thread *t)
 }
 
 /*
+ * Marks t busy again after a preload_thread_leave, when the call into the
+ * real allocator made in between has returned.  The entry points leave the
+ * thread unmarked across that call, so that a signal handler interrupting
+ * the C library's own work is recorded like any other call (the recorder
+ * holds nothing then); only one interrupting the recorder's work is not.
+ */
+static inline void preload_thread_resume(struct preload_thread *t)
+{
+	t->busy = 1;
+}
+
+/*
  * Makes the calling thread's state: takes one from the pool (or maps a new
  * one), claims a free slot (waiting when there is none) and writes THREAD
  * and TIME records.  Returns NULL when recording stopped meanwhile or memory
