@@ -1249,10 +1249,11 @@ static void proc_zombie_look(struct proc *p)
 /*
  * How p ended, its peak RSS and run time, from the best source there is:
  * the program's wait4 status; else the shim's exit note (an image that
- * called exit(): its status, its own peak RSS, its exit time); else for the
- * status the zombie's, read before its parent waited for it; else the
- * highest VmHWM the launcher read while it ran ("sampled": a peak in its
- * last 100 ms may be missing) and the time the launcher found it ended.
+ * called exit(): its status, its own peak RSS unless the note could not
+ * read it, its exit time); else for the status the zombie's, read before
+ * its parent waited for it; else the highest VmHWM the launcher read while
+ * it ran ("sampled": a peak in its last 100 ms may be missing) and the
+ * time the launcher found it ended.
  * wait4's peak RSS includes the children the program waited for, so it
  * is the program's own only when the run had no other process image.  A
  * trace that ends with the process running takes no exit note written
@@ -1284,11 +1285,11 @@ static void end_figures(const struct collector *c, struct proc *p, const char *s
 	}
 	if (p->superseded && p->superseded_ns > start && p->superseded_ns <= end)
 		end = p->superseded_ns;
-	if (noted) {
+	if (noted && h->exit_mono_ns > start && h->exit_mono_ns <= end)
+		end = h->exit_mono_ns;
+	if (noted && h->exit_maxrss_kib) {
 		e->peak_rss_kib = (long)h->exit_maxrss_kib;
 		e->peak_rss_how = "own";
-		if (h->exit_mono_ns > start && h->exit_mono_ns <= end)
-			end = h->exit_mono_ns;
 	} else if (p->is_root && c->ended && c->all.n == 1) {
 		e->peak_rss_kib = c->rusage.ru_maxrss;
 		e->peak_rss_how = "own";

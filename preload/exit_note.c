@@ -14,10 +14,19 @@
  * handlers and before the loader's destructor pass, it runs after them.
  * Images that end by _exit, exec or a signal leave no note.  Must never
  * allocate.
+ *
+ * A thread under a seccomp filter (the program's sandbox, installed after
+ * its setup) may be killed for opening a file, so then nothing is opened:
+ * the peak comes from getrusage when that proves it is the image's own,
+ * the command line from the image's own argument memory (whose bounds are
+ * read when the image's file is made) and the process name from
+ * PR_GET_NAME.
  */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,9 +36,66 @@
 #include "preload/process.h"
 #include "preload/procfile.h"
 #include "preload/sys.h"
+#include "trace/argv_quote.h"
 
-/* VmHWM of /proc/self/status in KiB: this image's own peak RSS (getrusage's
- * includes the images this process executed before it); 0 when unreadable. */
+#define EXIT_NOTE_PAGE_BYTES ((uintptr_t)4096)
+#define EXIT_NOTE_COMMAND_RAW_BYTES 2048u /* as procfile_command reads */
+
+/* getrusage's ru_maxrss when the image's file was made (KiB; UINT64_MAX:
+ * unknown), and the bounds of its argument and environment strings then
+ * (fields 48-51 of /proc/self/stat; all 0: unknown). */
+static uint64_t exit_note_start_maxrss_kib = UINT64_MAX;
+static uintptr_t exit_note_arg_start, exit_note_arg_end, exit_note_env_start, exit_note_env_end;
+
+/* Reads the argument and environment bounds from /proc/self/stat (the
+ * fields after the parenthesised name, which may hold anything). */
+static void exit_note_read_arg_bounds(void)
+{
+	char buf[2048];
+	uintptr_t v[4] = { 0, 0, 0, 0 };
+	ssize_t n = sys_read_file("/proc/self/stat", buf, sizeof(buf) - 1);
+	const char *p;
+	int field = 2;
+
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p)
+		return;
+	for (p++; *p && field < 51;) {
+		uintptr_t x = 0;
+
+		while (*p == ' ')
+			p++;
+		field++;
+		for (; *p >= '0' && *p <= '9'; p++)
+			x = x * 10 + (uintptr_t)(*p - '0');
+		while (*p && *p != ' ')
+			p++;
+		if (field >= 48)
+			v[field - 48] = x;
+	}
+	if (field < 51)
+		return;
+	exit_note_arg_start = v[0];
+	exit_note_arg_end = v[1];
+	exit_note_env_start = v[2];
+	exit_note_env_end = v[3];
+}
+
+void exit_note_start(void)
+{
+	struct rusage self;
+
+	exit_note_start_maxrss_kib = getrusage(RUSAGE_SELF, &self) == 0 && self.ru_maxrss > 0
+					     ? (uint64_t)self.ru_maxrss
+					     : UINT64_MAX;
+	exit_note_read_arg_bounds();
+}
+
+/* VmHWM of /proc/self/status in KiB: this image's own peak RSS; 0 when
+ * unreadable. */
 static uint64_t exit_note_hwm_kib(void)
 {
 	char buf[4096];
@@ -50,6 +116,24 @@ static uint64_t exit_note_hwm_kib(void)
 	return kib;
 }
 
+/*
+ * getrusage's ru_maxrss in KiB when it is this image's own peak RSS, else 0.
+ * It is the highest of this image's peak and those of the images this
+ * process executed before it, so it is the image's own only when it grew
+ * since the image's start.  (Recent kernels count it from per-CPU batches
+ * of pages: it may be below VmHWM by a few hundred KiB a CPU.)
+ */
+static uint64_t exit_note_rusage_kib(void)
+{
+	struct rusage self;
+
+	if (getrusage(RUSAGE_SELF, &self) != 0 || self.ru_maxrss <= 0 ||
+	    exit_note_start_maxrss_kib == UINT64_MAX ||
+	    (uint64_t)self.ru_maxrss <= exit_note_start_maxrss_kib)
+		return 0;
+	return (uint64_t)self.ru_maxrss;
+}
+
 /* Copies text into field[size], cut to fit, NUL-terminated. */
 static void exit_note_text(char *field, size_t size, const char *text)
 {
@@ -61,17 +145,97 @@ static void exit_note_text(char *field, size_t size, const char *text)
 	field[n] = '\0';
 }
 
+/* Whether every page of [lo, hi) is mapped (msync touches none). */
+static int exit_note_mapped(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t first = lo & ~(EXIT_NOTE_PAGE_BYTES - 1);
+
+	return hi > lo && sys_msync_check(first, hi - first) == 0;
+}
+
+/*
+ * The raw command line, read from the image's own memory as the kernel
+ * reads /proc/self/cmdline (fs/proc/base.c, get_mm_cmdline): the argument
+ * strings; or, when the program wrote over the last one's NUL
+ * (setproctitle), from their start up to the first NUL, at most a page,
+ * and into the environment strings only when they follow.  Returns the
+ * bytes copied into raw (cap bytes), 0 when the bounds are unknown or not
+ * mapped.
+ */
+static size_t exit_note_command_raw(char *raw, size_t cap)
+{
+	uintptr_t start = exit_note_arg_start, end = exit_note_arg_end;
+	uintptr_t env_end = exit_note_env_end;
+	size_t len;
+
+	if (!start || start >= end || !exit_note_mapped(end - 1, end))
+		return 0;
+	if (exit_note_env_start != end || env_end < end)
+		env_end = end;
+	if (((const char *)end)[-1] == '\0') {
+		len = end - start;
+	} else {
+		size_t limit = env_end - start, title;
+
+		if (limit > EXIT_NOTE_PAGE_BYTES)
+			limit = EXIT_NOTE_PAGE_BYTES;
+		if (!exit_note_mapped(start, start + limit))
+			return 0;
+		title = strnlen((const char *)start, limit);
+		len = title < limit ? title + 1 : limit; /* with its NUL */
+	}
+	if (len > cap)
+		len = cap;
+	if (!exit_note_mapped(start, start + len))
+		return 0;
+	memcpy(raw, (const char *)start, len);
+	return len;
+}
+
+/* The command line now, quoted as procfile_command quotes it, without
+ * opening a file. */
+static void exit_note_command_own(char *out, size_t cap)
+{
+	char raw[EXIT_NOTE_COMMAND_RAW_BYTES];
+	size_t n = exit_note_command_raw(raw, sizeof(raw));
+
+	out[0] = '\0';
+	if (n > 0)
+		argv_quote_cmdline(out, cap, raw, n);
+}
+
+/* The process name now, without opening a file: PR_GET_NAME, which is the
+ * calling thread's, so only on the main thread (/proc/self/comm is its
+ * name); empty elsewhere. */
+static void exit_note_comm_own(char *out, size_t cap)
+{
+	char name[16 + 1] = { 0 };
+
+	out[0] = '\0';
+	if (preload_tid() != getpid() || prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
+		return;
+	name[16] = '\0';
+	exit_note_text(out, cap, name);
+}
+
 /* The command line and the process name now, each noted when it is not
- * the start's (forked workers retitle themselves after the fork). */
-static void exit_note_names(struct session_proc_header *h)
+ * the start's (forked workers retitle themselves after the fork); read
+ * without opening a file when sandboxed. */
+static void exit_note_names(struct session_proc_header *h, int sandboxed)
 {
 	char command[sizeof(h->command)], comm[sizeof(h->comm)];
 
-	procfile_command(command, sizeof(command));
+	if (sandboxed)
+		exit_note_command_own(command, sizeof(command));
+	else
+		procfile_command(command, sizeof(command));
 	if (strcmp(command, h->command) == 0)
 		command[0] = '\0';
 	exit_note_text(h->exit_command, sizeof(h->exit_command), command);
-	procfile_comm(comm, sizeof(comm));
+	if (sandboxed)
+		exit_note_comm_own(comm, sizeof(comm));
+	else
+		procfile_comm(comm, sizeof(comm));
 	if (strcmp(comm, h->comm) == 0)
 		comm[0] = '\0';
 	exit_note_text(h->exit_comm, sizeof(h->exit_comm), comm);
@@ -80,8 +244,8 @@ static void exit_note_names(struct session_proc_header *h)
 static void exit_note_write(int status, void *arg)
 {
 	struct session_proc_header *h = preload_proc.hdr;
-	struct rusage self;
 	struct timespec ts;
+	int sandboxed;
 
 	(void)arg;
 	/* a vfork child calling exit() shares the parent's memory */
@@ -90,10 +254,11 @@ static void exit_note_write(int status, void *arg)
 	h->exit_status = status;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->exit_mono_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	h->exit_maxrss_kib = exit_note_hwm_kib();
-	if (!h->exit_maxrss_kib && getrusage(RUSAGE_SELF, &self) == 0)
-		h->exit_maxrss_kib = (uint64_t)self.ru_maxrss;
-	exit_note_names(h);
+	sandboxed = sys_seccomp_filtered();
+	h->exit_maxrss_kib = sandboxed ? 0 : exit_note_hwm_kib();
+	if (!h->exit_maxrss_kib)
+		h->exit_maxrss_kib = exit_note_rusage_kib();
+	exit_note_names(h, sandboxed);
 	atomic_store_explicit(&h->exit_known, 1, memory_order_release);
 }
 

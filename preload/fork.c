@@ -24,6 +24,7 @@
 
 #include "preload/announce.h"
 #include "preload/control.h"
+#include "preload/exit_note.h"
 #include "preload/fork.h"
 #include "preload/init.h"
 #include "preload/meta.h"
@@ -267,6 +268,7 @@ static void fork_child(void)
 		fork_child_go_inert();
 		return;
 	}
+	exit_note_start();
 	fork_child_start(self);
 }
 

@@ -111,6 +111,7 @@ static int init_run(struct preload_thread **out)
 	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text));
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
+	exit_note_start();
 	if (meta_start() < 0) {
 		preload_process_disable("the metadata slot of the process file was taken");
 		return PRELOAD_DISABLED;

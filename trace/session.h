@@ -136,7 +136,9 @@ struct session_proc_header {
 	_Atomic uint32_t exit_known;
 	int32_t exit_status;         /* the status given to exit() */
 	uint64_t exit_mono_ns;       /* CLOCK_MONOTONIC then */
-	uint64_t exit_maxrss_kib;    /* the image's own peak RSS (VmHWM), KiB */
+	uint64_t exit_maxrss_kib;    /* the image's own peak RSS (VmHWM, or
+	                              * getrusage's when that proves it), KiB;
+	                              * 0: unknown */
 	/* Bumped by the launcher every SESSION_TIME_TICK_NS while the image runs;
 	 * a thread that sees it changed writes a TIME record before its next
 	 * event, so events of a thread that allocates little are still timed

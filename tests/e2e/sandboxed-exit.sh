@@ -1,0 +1,55 @@
+#!/bin/bash
+# sandboxed-exit.sh - a program that installs a seccomp filter killing the
+# process on open and openat after its setup runs under mprof as without
+# it: same output, same exit status.  The recorder opened /proc/self/status,
+# cmdline and comm at exit (the exit note): the program and its kid were
+# killed by SIGSYS, the program's output lost.  Under a filter the exit
+# note still gives each image's own peak RSS (getrusage) and its names at
+# the end (its argument memory, PR_GET_NAME).
+# Program and facts: tests/progs/sandboxed_exit.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/sandboxed_exit" "$PROGS_DIR/sandboxed_exit.c"
+pad=padding-padding-padding-padding-padding-padding
+
+run_cmd 30 native "$WORK/sandboxed_exit" $pad
+expect_eq "native: exit status" 0 "$RUN_STATUS"
+expect_eq "native: stdout" "kid 7" "$(cat "$WORK/native.out")"
+[ "$RUN_STATUS" = 0 ] || skip "seccomp filters are refused here: $(head -c 300 "$WORK/native.err")"
+
+mprof_run 60 "$WORK/t" -- "$WORK/sandboxed_exit" $pad
+expect_eq "mprof run: exit status" 0 "$RUN_STATUS"
+expect_eq "mprof run: stdout" "kid 7" "$(cat "$RUN_OUT")"
+expect_eq "traces: the parent's and the kid's" 2 "$(ls "$WORK"/t "$WORK"/t.* 2>/dev/null | wc -l)"
+
+# END names and META comm of a report
+names() {
+	json_eval "$1" '"|".join(str(x) for x in (d["summary"]["end"].get("command"),
+		d["summary"]["end"].get("comm"), d["summary"]["end"].get("name_how"),
+		d["summary"]["meta"].get("comm")))'
+}
+report_json "$WORK/parent.json" "$WORK/t"
+R="$WORK/parent.json"
+expect_eq "parent: exit status" 0 "$(q "$R" summary program.exit_status)"
+expect_eq "parent: allocations (3 kept, 8 MiB, stdout's buffer)" 5 "$(q "$R" summary allocations)"
+expect_range "parent: own peak RSS (KiB), from its exit note" 8192 65535 "$(q "$R" summary peak_rss_kib)"
+expect_eq "parent: peak RSS is its own, not sampled" false "$(q "$R" summary peak_rss_sampled)"
+expect_eq "parent: END names from its exit note (the overflowing title)" \
+	"'demo: sandboxed parent'|None|exit|sandboxed_exit" "$(names "$R")"
+kid=
+for f in "$WORK"/t.*; do
+	case "$f" in *.json | *.err) continue ;; esac
+	report_json "$f.json" "$f" && kid=$f.json
+done
+expect_ne "trace of the kid" "" "$kid"
+if [ -n "$kid" ]; then
+	expect_eq "kid: exit status" 7 "$(q "$kid" summary program.exit_status)"
+	expect_eq "kid: allocations" 1 "$(q "$kid" summary allocations)"
+	expect_range "kid: own peak RSS (KiB), from its exit note" 16384 131071 \
+		"$(q "$kid" summary peak_rss_kib)"
+	expect_eq "kid: peak RSS is its own, not sampled" false "$(q "$kid" summary peak_rss_sampled)"
+	expect_eq "kid: END names from its exit note" \
+		"'demo: sandboxed kid'|sandboxed-kid|exit|sandboxed_exit" "$(names "$kid")"
+fi
+finish
