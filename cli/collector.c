@@ -1396,6 +1396,9 @@ static void children_unrecorded_warn(const struct proc *p)
 		       "cannot write in mprof's session directory";
 	else if (err == EFBIG)
 		hint = "; the file size limit (ulimit -f) is below what a process file needs";
+	else if (err == ECANCELED)
+		hint = "; the forking thread ran under a seccomp filter (a sandbox), which may "
+		       "kill a process that opens a file, so the recorder did not try";
 	mprof_warn("%u process%s forked by process %u (%s) %s not recorded: %s recorder "
 		   "could not create %s process file (%s%s)", n, n == 1 ? "" : "es", p->pid,
 		   p->exe ? p->exe : "?", n == 1 ? "is" : "are", n == 1 ? "its" : "their",

@@ -5,18 +5,21 @@
  * order and keeps threads out of the unwinder, so the child never inherits a
  * lock held by a thread that does not exist there.  Parent: releases them
  * and writes a FORK record with the child's pid.  Child: if children are not
- * recorded, the shim goes inert; otherwise it leaves the parent's process
- * file alone (unmaps it), creates its own (is_fork_child, fork_seq,
- * parent_file), empties the stack table, starts the new file's meta stream
- * in slot 0 before anything else is written there, gives the calling thread
- * a new slot and writes PROCESS and MODULES records.  vfork and posix_spawn
- * run no handlers and need none: their children only exec.
+ * recorded, or the forking thread is under a seccomp filter (which may kill
+ * the child for opening its file), the shim goes inert; otherwise it leaves
+ * the parent's process file alone (unmaps it), creates its own
+ * (is_fork_child, fork_seq, parent_file), empties the stack table, starts
+ * the new file's meta stream in slot 0 before anything else is written
+ * there, gives the calling thread a new slot and writes PROCESS and MODULES
+ * records.  vfork and posix_spawn run no handlers and need none: their
+ * children only exec.
  *
  * Owns the fork mailbox: a shared anonymous page in which a child stores
  * its pid for the parent (atfork handlers are not told the pid).  Must never
  * call malloc.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -256,7 +259,8 @@ static void fork_child(void)
 	parent_hdr = preload_proc.hdr;
 	parent_bytes = preload_proc.file_bytes;
 	preload_proc.hdr = NULL;
-	rc = procfile_create(&preload_proc, &origin);
+	/* a sandbox that forbids opening files may kill the child for it */
+	rc = sys_seccomp_filtered() ? -ECANCELED : procfile_create(&preload_proc, &origin);
 	/* the parent's header tells the launcher of a child it cannot see */
 	if (rc < 0 && parent_hdr) {
 		atomic_store(&parent_hdr->children_unrecorded_errno, -rc);

@@ -2,10 +2,12 @@
 # sandboxed-exit.sh - a program that installs a seccomp filter killing the
 # process on open and openat after its setup runs under mprof as without
 # it: same output, same exit status.  The recorder opened /proc/self/status,
-# cmdline and comm at exit (the exit note): the program and its kid were
-# killed by SIGSYS, the program's output lost.  Under a filter the exit
-# note still gives each image's own peak RSS (getrusage) and its names at
-# the end (its argument memory, PR_GET_NAME).
+# cmdline and comm at exit (the exit note) and its process file in a fork
+# child: the program and its kids were killed by SIGSYS, the program's
+# output lost.  Under a filter the exit note still gives each image's own
+# peak RSS (getrusage) and its names at the end (its argument memory,
+# PR_GET_NAME); a child forked under the filter runs unrecorded, and mprof
+# says why.
 # Program and facts: tests/progs/sandboxed_exit.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -15,13 +17,15 @@ pad=padding-padding-padding-padding-padding-padding
 
 run_cmd 30 native "$WORK/sandboxed_exit" $pad
 expect_eq "native: exit status" 0 "$RUN_STATUS"
-expect_eq "native: stdout" "kid 7" "$(cat "$WORK/native.out")"
+expect_eq "native: stdout" "kids 7 5" "$(cat "$WORK/native.out")"
 [ "$RUN_STATUS" = 0 ] || skip "seccomp filters are refused here: $(head -c 300 "$WORK/native.err")"
 
 mprof_run 60 "$WORK/t" -- "$WORK/sandboxed_exit" $pad
 expect_eq "mprof run: exit status" 0 "$RUN_STATUS"
-expect_eq "mprof run: stdout" "kid 7" "$(cat "$RUN_OUT")"
-expect_eq "traces: the parent's and the kid's" 2 "$(ls "$WORK"/t "$WORK"/t.* 2>/dev/null | wc -l)"
+expect_eq "mprof run: stdout" "kids 7 5" "$(cat "$RUN_OUT")"
+expect_match "mprof run: the kid forked under the filter is named unrecorded" \
+	"1 process forked by process [0-9]+ .* is not recorded: .*seccomp filter" "$(cat "$RUN_ERR")"
+expect_eq "traces: the parent's and the first kid's" 2 "$(ls "$WORK"/t "$WORK"/t.* 2>/dev/null | wc -l)"
 
 # END names and META comm of a report
 names() {
@@ -42,7 +46,7 @@ for f in "$WORK"/t.*; do
 	case "$f" in *.json | *.err) continue ;; esac
 	report_json "$f.json" "$f" && kid=$f.json
 done
-expect_ne "trace of the kid" "" "$kid"
+expect_ne "trace of the first kid" "" "$kid"
 if [ -n "$kid" ]; then
 	expect_eq "kid: exit status" 7 "$(q "$kid" summary program.exit_status)"
 	expect_eq "kid: allocations" 1 "$(q "$kid" summary allocations)"

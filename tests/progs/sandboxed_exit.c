@@ -10,14 +10,15 @@
  *    argv in place, the rest of the area zeroed) and "sandboxed-kid"
  *    (PR_SET_NAME), installs the filter, touches a 16 MiB block and calls
  *    exit(7).
- * 3. Installs the filter in itself.
+ * 3. Installs the filter in itself, then forks a second kid, which frees a
+ *    block of 100 bytes it allocates and calls exit(5).
  * 4. Titles itself "demo: sandboxed parent" the way setproctitle does when
  *    the title overflows: the argument area's last NUL is overwritten, so
  *    the kernel reads the title up to its first NUL.
- * 5. Touches an 8 MiB block, prints "kid 7" (its exit status, or minus
- *    the signal that killed it) and returns 0.
- * Allocations: 3 + 1 (8 MiB) + stdout's buffer in the parent's image; the
- * kid's 16 MiB block is its own.
+ * 5. Touches an 8 MiB block, prints "kids 7 5" (their exit statuses, or
+ *    minus the signal that killed them) and returns 0.
+ * Allocations: 3 + 1 (16 MiB, the first kid's) + 1 (8 MiB) + stdout's
+ * buffer in the parent's image; the second kid's 1 is its own.
  */
 #define _GNU_SOURCE
 #include <linux/filter.h>
@@ -80,7 +81,7 @@ static int kid_status(pid_t pid)
 int main(int argc, char **argv)
 {
 	pid_t kid;
-	int first;
+	int first, second;
 
 	if (argc != 2 || strlen(argv[1]) < 40) {
 		fprintf(stderr, "usage: sandboxed_exit PADDING (at least 40 bytes)\n");
@@ -101,9 +102,15 @@ int main(int argc, char **argv)
 	}
 	first = kid_status(kid);
 	sandbox();
+	kid = fork();
+	if (kid == 0) {
+		free(malloc(100));
+		exit(5);
+	}
+	second = kid_status(kid);
 	memset(title_area, 'x', title_bytes + 1);
 	strcpy(title_area, "demo: sandboxed parent");
 	touch(PARENT_BYTES);
-	printf("kid %d\n", first);
+	printf("kids %d %d\n", first, second);
 	return 0;
 }
