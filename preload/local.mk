@@ -19,6 +19,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/exported.h \
 	preload/fallback.c preload/fallback.h \
 	preload/fork.c preload/fork.h \
+	preload/import_bind.c preload/import_bind.h \
 	preload/init.c preload/init.h \
 	preload/interpose.c \
 	preload/libunwind_fds.c preload/libunwind_fds.h \

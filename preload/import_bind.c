@@ -1,0 +1,200 @@
+/*
+ * preload/import_bind.c - points one loaded module's calls of named
+ * functions at other functions (see preload/import_bind.h).
+ *
+ * A module calls an imported function through its GOT slot for it (a PLT
+ * entry jumps through a JUMP_SLOT; code built with -fno-plt calls through a
+ * GLOB_DAT), which the loader filled with the definition it found, or with
+ * the PLT's resolver entry while binding is lazy.  Storing another address
+ * there changes where that module's calls go and no one else's: the
+ * program and its other libraries keep their own slots.  The module's
+ * dynamic section names its symbol and string tables and its relocations;
+ * the slots of the names asked for are rewritten.  Slots in the module's
+ * RELRO range are read-only once relocated: their page is made writable for
+ * the store and read-only again.  Never allocates.  Knows the relocations
+ * of x86-64 and AArch64 only.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+
+#include "preload/import_bind.h"
+
+#if defined(__x86_64__)
+#define IMPORT_R_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define IMPORT_R_GLOB_DAT R_X86_64_GLOB_DAT
+#elif defined(__aarch64__)
+#define IMPORT_R_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#define IMPORT_R_GLOB_DAT R_AARCH64_GLOB_DAT
+#endif
+
+#ifdef IMPORT_R_JUMP_SLOT
+
+#if __ELF_NATIVE_CLASS == 64
+#define IMPORT_R_TYPE(info) ELF64_R_TYPE(info)
+#define IMPORT_R_SYM(info) ELF64_R_SYM(info)
+#else
+#define IMPORT_R_TYPE(info) ELF32_R_TYPE(info)
+#define IMPORT_R_SYM(info) ELF32_R_SYM(info)
+#endif
+
+/* What the rewriting needs of one module, addresses absolute. */
+struct import_module {
+	uintptr_t base; /* load address (link_map's l_addr) */
+	const ElfW(Dyn) *dynamic;
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	const ElfW(Rela) *plt_relocs, *data_relocs;
+	size_t plt_relocs_bytes, data_relocs_bytes;
+	uintptr_t relro_start, relro_end; /* the pages the loader made read-only */
+	uintptr_t page_bytes;
+};
+
+/* A dynamic-section address: glibc adds the load address to these entries
+ * where the section is writable (x86-64, AArch64); one below the load
+ * address is still relative. */
+static uintptr_t import_addr(const struct import_module *m, ElfW(Addr) ptr)
+{
+	return ptr < m->base ? m->base + ptr : ptr;
+}
+
+/* dl_iterate_phdr callback: the RELRO pages of the module whose dynamic
+ * section is m->dynamic, rounded down at both ends as glibc protects them. */
+static int import_relro_scan(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct import_module *m = arg;
+	const ElfW(Phdr) *relro = NULL;
+	int mine = 0;
+
+	(void)size;
+	if (info->dlpi_addr != m->base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_DYNAMIC &&
+		    info->dlpi_addr + ph->p_vaddr == (uintptr_t)m->dynamic)
+			mine = 1;
+		if (ph->p_type == PT_GNU_RELRO)
+			relro = ph;
+	}
+	if (!mine)
+		return 0;
+	if (relro) {
+		m->relro_start = (info->dlpi_addr + relro->p_vaddr) & ~(m->page_bytes - 1);
+		m->relro_end = (info->dlpi_addr + relro->p_vaddr + relro->p_memsz) &
+			       ~(m->page_bytes - 1);
+	}
+	return 1;
+}
+
+/* Fills m from the link map of handle; -ENOENT when a table is missing. */
+static int import_module_read(void *handle, struct import_module *m)
+{
+	struct link_map *map;
+
+	memset(m, 0, sizeof(*m));
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_ld)
+		return -ENOENT;
+	m->base = map->l_addr;
+	m->dynamic = map->l_ld;
+	m->page_bytes = getauxval(AT_PAGESZ);
+	if (!m->page_bytes)
+		m->page_bytes = 4096;
+	for (const ElfW(Dyn) *d = m->dynamic; d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_SYMTAB:
+			m->symtab = (const ElfW(Sym) *)import_addr(m, d->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			m->strtab = (const char *)import_addr(m, d->d_un.d_ptr);
+			break;
+		case DT_JMPREL:
+			m->plt_relocs = (const ElfW(Rela) *)import_addr(m, d->d_un.d_ptr);
+			break;
+		case DT_PLTRELSZ:
+			m->plt_relocs_bytes = d->d_un.d_val;
+			break;
+		case DT_RELA:
+			m->data_relocs = (const ElfW(Rela) *)import_addr(m, d->d_un.d_ptr);
+			break;
+		case DT_RELASZ:
+			m->data_relocs_bytes = d->d_un.d_val;
+			break;
+		}
+	}
+	if (!m->symtab || !m->strtab)
+		return -ENOENT;
+	dl_iterate_phdr(import_relro_scan, m);
+	return 0;
+}
+
+/* Stores fn in the slot, through a writable moment when it is read-only. */
+static int import_slot_store(const struct import_module *m, uintptr_t slot, void *fn)
+{
+	void *page = (void *)(slot & ~(m->page_bytes - 1));
+	int read_only = slot >= m->relro_start && slot < m->relro_end;
+
+	if (read_only && mprotect(page, m->page_bytes, PROT_READ | PROT_WRITE) != 0)
+		return -errno;
+	__atomic_store_n((void **)slot, fn, __ATOMIC_RELEASE);
+	if (read_only)
+		mprotect(page, m->page_bytes, PROT_READ);
+	return 0;
+}
+
+/* Rewrites the slots of the bindings' names among bytes of relocations. */
+static int import_relocs_bind(const struct import_module *m, const ElfW(Rela) *relocs,
+			      size_t bytes, struct import_binding *bindings, size_t count)
+{
+	for (size_t i = 0; relocs && i < bytes / sizeof(*relocs); i++) {
+		unsigned long type = IMPORT_R_TYPE(relocs[i].r_info);
+		const char *name;
+
+		if (type != IMPORT_R_JUMP_SLOT && type != IMPORT_R_GLOB_DAT)
+			continue;
+		name = m->strtab + m->symtab[IMPORT_R_SYM(relocs[i].r_info)].st_name;
+		for (size_t k = 0; k < count; k++) {
+			int rc;
+
+			if (strcmp(name, bindings[k].name) != 0)
+				continue;
+			rc = import_slot_store(m, m->base + relocs[i].r_offset, bindings[k].fn);
+			if (rc < 0)
+				return rc;
+			bindings[k].slots++;
+		}
+	}
+	return 0;
+}
+
+int import_bind_module(void *handle, struct import_binding *bindings, size_t count)
+{
+	struct import_module m;
+	int rc = import_module_read(handle, &m);
+
+	if (rc < 0)
+		return rc;
+	rc = import_relocs_bind(&m, m.plt_relocs, m.plt_relocs_bytes, bindings, count);
+	if (rc < 0)
+		return rc;
+	return import_relocs_bind(&m, m.data_relocs, m.data_relocs_bytes, bindings, count);
+}
+
+#else
+
+int import_bind_module(void *handle, struct import_binding *bindings, size_t count)
+{
+	(void)handle;
+	(void)bindings;
+	(void)count;
+	return -ENOTSUP;
+}
+
+#endif
