@@ -66,7 +66,7 @@ void preload_announce(const char *foreign_text, int have_unwinder)
 	modules_write_current();
 	if (!have_unwinder)
 		diag_report(TRACE_DIAG_NO_UNWINDER,
-			    "libunwind (" MPROF_LIBUNWIND ") could not be loaded: call stacks "
+			    "libunwind (" MPROF_LIBUNWIND ") could not be loaded or used: call stacks "
 			    "have one frame");
 	if (foreign_text)
 		diag_report(TRACE_DIAG_FOREIGN_MALLOC, foreign_text);

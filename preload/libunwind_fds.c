@@ -1,102 +1,134 @@
 /*
- * preload/libunwind_fds.c - keeps libunwind's file descriptors out of the
- * program's way (see preload/libunwind_fds.h).
+ * preload/libunwind_fds.c - libunwind holds no file descriptor (see
+ * preload/libunwind_fds.h).
  *
- * libunwind (1.6, x86_64) opens a pipe when it initializes and, when a
- * frame has no unwind information, checks that an address is readable by
- * reading one byte from the pipe and writing one from the address into it.
- * The pipe takes the lowest free descriptors (3 and 4, or 0 and 1 when the
- * program was started with them closed), which the program then sees as
- * its own; a program that closes every descriptor from 3 up and opens its
- * files gets those numbers back, and libunwind's next check reads from
- * its input file and writes into its output file.  So pipe2() and pipe()
- * are defined here: called from inside libunwind (the calling thread's
- * flag, set around every call into it), the two descriptors are moved to
- * the top of RLIMIT_NOFILE, where the program does not look; from the
- * program, they are the C library's, unchanged.  A program that closes
- * the moved pipe makes libunwind open another one, moved again.
+ * libunwind (1.6 to 1.8) checks that an address is readable before it
+ * reads it (in frames without unwind information and, built with
+ * conservative checks as Debian's is, in every step from a frame not yet
+ * in its cache) by reading a byte from a pipe of its own and writing the
+ * byte at the address into it; when the read fails it closes both ends and
+ * opens another pipe.  Wherever that pipe sits, the program may own the
+ * number (closefrom, a dup2 over every number), and libunwind then reads,
+ * writes and closes the program's descriptor.  (Checking before each call
+ * that the pipe is still libunwind's would cost two fstat calls, about
+ * 2.5 us, on every stack with MPROF_UNWIND=libunwind, and would still race
+ * the program's other threads.)  So libunwind gets no pipe:
+ * its imports of pipe2, pipe, read, write and syscall are bound
+ * (preload/import_bind.h) to the functions here, which hand it two numbers
+ * no descriptor can have, answer its read as an empty pipe does and check
+ * its one-byte write with process_vm_readv(2), which needs no descriptor.
+ * Its other calls of these go to the system calls through syscall(2),
+ * never a cancellation point inside malloc (preload/sys.h).  Never
+ * allocates.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/resource.h>
+#include <stdarg.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-#include "preload/exported.h"
+#include "preload/import_bind.h"
 #include "preload/libunwind_fds.h"
+#include "preload/sys.h"
 
-/* How far below the descriptor limit the moved pipe goes: room for the
- * two, and for one more pipe if libunwind opens another before closing
- * the first; under a limit this small times three, just the two. */
-#define LIBUNWIND_FDS_TOP_ROOM 8
+/* The ends of libunwind's pipe: negative, so never a descriptor, and not
+ * -1, which libunwind takes for "no pipe". */
+#define LIBUNWIND_FDS_READ_END (-2)
+#define LIBUNWIND_FDS_WRITE_END (-3)
 
-__thread int libunwind_fds_inside __attribute__((tls_model("initial-exec")));
+/* Set once process_vm_readv is refused (a sandbox): the check then uses a
+ * pipe of its own for each byte. */
+static _Atomic int libunwind_fds_vm_refused;
 
-/* The next definition of name after the shim's (the C library's, or that
- * of a library preloaded after mprof's). */
-static void *next_fn(void *volatile *slot, const char *name)
+/* The check through a pipe opened at free numbers and closed before it
+ * returns, so it holds no number the program may take later. */
+static long libunwind_fds_write_piped(const void *addr)
 {
-	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	int fds[2], saved;
+	long n;
 
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+	if (syscall(SYS_pipe2, fds, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -1;
+	n = syscall(SYS_write, fds[1], addr, 1);
+	saved = errno;
+	sys_close(fds[0]);
+	sys_close(fds[1]);
+	errno = saved;
+	return n;
+}
+
+/* What libunwind's write of the byte at addr into its empty pipe would
+ * return: 1, or -1 with errno EFAULT when the byte cannot be read. */
+static long libunwind_fds_write_byte(const void *addr)
+{
+	char byte;
+	struct iovec local = { &byte, 1 }, remote = { (void *)addr, 1 };
+	long n;
+
+	if (!libunwind_fds_vm_refused) {
+		n = syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0);
+		if (n == 1 || (n < 0 && errno == EFAULT))
+			return n;
+		libunwind_fds_vm_refused = 1;
 	}
-	return fn;
+	return libunwind_fds_write_piped(addr);
 }
 
-/* fd moved to the top of the descriptor limit, keeping its close-on-exec
- * flag (its file status flags, O_NONBLOCK, belong to the pipe); fd itself
- * when there is no room up there. */
-static int move_high(int fd)
+static int libunwind_fds_pipe2(int fds[2], int flags)
 {
-	struct rlimit lim;
-	int high, room, fd_flags = fcntl(fd, F_GETFD);
-
-	if (fd_flags < 0 || getrlimit(RLIMIT_NOFILE, &lim) != 0 ||
-	    lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > (1u << 30))
-		return fd;
-	room = lim.rlim_cur > 3 * LIBUNWIND_FDS_TOP_ROOM ? LIBUNWIND_FDS_TOP_ROOM : 2;
-	if ((int)lim.rlim_cur - room <= fd)
-		return fd;
-	high = fcntl(fd, (fd_flags & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD,
-		     (int)lim.rlim_cur - room);
-	if (high < 0)
-		return fd;
-	close(fd);
-	return high;
+	(void)flags;
+	fds[0] = LIBUNWIND_FDS_READ_END;
+	fds[1] = LIBUNWIND_FDS_WRITE_END;
+	return 0;
 }
 
-static int pipe2_next(int fds[2], int flags)
+static int libunwind_fds_pipe(int fds[2])
 {
-	static void *volatile slot;
-	int (*fn)(int[2], int) = (int (*)(int[2], int))next_fn(&slot, "pipe2");
-
-	return fn ? fn(fds, flags) : (int)syscall(SYS_pipe2, fds, flags);
+	return libunwind_fds_pipe2(fds, 0);
 }
 
-PRELOAD_API int pipe2(int fds[2], int flags)
+static ssize_t libunwind_fds_read(int fd, void *buf, size_t bytes)
 {
-	int saved, rc = pipe2_next(fds, flags);
-
-	if (rc == 0 && libunwind_fds_inside) {
-		saved = errno;
-		fds[0] = move_high(fds[0]);
-		fds[1] = move_high(fds[1]);
-		errno = saved;
-	}
-	return rc;
+	if (fd != LIBUNWIND_FDS_READ_END)
+		return sys_read(fd, buf, bytes);
+	errno = EAGAIN; /* the pipe is always empty: every byte "written" was only checked */
+	return -1;
 }
 
-PRELOAD_API int pipe(int fds[2])
+static ssize_t libunwind_fds_write(int fd, const void *buf, size_t bytes)
 {
-	static void *volatile slot;
-	int (*fn)(int[2]);
+	if (fd == LIBUNWIND_FDS_WRITE_END)
+		return libunwind_fds_write_byte(buf);
+	return syscall(SYS_write, fd, buf, bytes);
+}
 
-	if (libunwind_fds_inside)
-		return pipe2(fds, 0);
-	fn = (int (*)(int[2]))next_fn(&slot, "pipe");
-	return fn ? fn(fds) : (int)syscall(SYS_pipe2, fds, 0);
+/* syscall(2) reads six arguments whatever the number; so does this.  The
+ * descriptor was passed as an int: only its low 32 bits are set. */
+static long libunwind_fds_syscall(long number, ...)
+{
+	long a[6];
+	va_list ap;
+
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (number == SYS_write && (int)a[0] == LIBUNWIND_FDS_WRITE_END)
+		return libunwind_fds_write_byte((const void *)a[1]);
+	return syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int libunwind_fds_bind(void *handle)
+{
+	struct import_binding bindings[] = {
+		{ "pipe2", (void *)libunwind_fds_pipe2, 0 },
+		{ "pipe", (void *)libunwind_fds_pipe, 0 },
+		{ "read", (void *)libunwind_fds_read, 0 },
+		{ "write", (void *)libunwind_fds_write, 0 },
+		{ "syscall", (void *)libunwind_fds_syscall, 0 },
+	};
+
+	return import_bind_module(handle, bindings, sizeof(bindings) / sizeof(bindings[0]));
 }

@@ -1,7 +1,7 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
 # sanitizers (it runs inside arbitrary targets).  Only the allocator API,
-# dlclose, pipe and pipe2, the exec family and posix_spawn, and the
-# mprof_api_ functions are exported
+# dlclose, the exec family and posix_spawn, and the mprof_api_ functions
+# are exported
 # (-fvisibility=hidden; preload/exported.h says which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \

@@ -125,8 +125,13 @@ int unwind_init(void)
 	unwind_mode = UNWIND_MODE_LIBUNWIND;
 #endif
 	dl_iterate_phdr(unwind_self_scan, (void *)(uintptr_t)unwind_init);
-	libunwind_fds_inside = 1; /* its initialization opens its pipe */
 	lib = dlopen(MPROF_LIBUNWIND, RTLD_LOCAL | RTLD_NOW);
+	if (lib && libunwind_fds_bind(lib) < 0) {
+		diag_report(TRACE_DIAG_INFO, "libunwind is not used: its memory checks could "
+					     "not be kept off the program's descriptors; a frame "
+					     "without unwind information ends the call stack");
+		lib = NULL;
+	}
 	if (lib) {
 		unwind_backtrace = (unwind_backtrace_fn)dlsym(lib, "unw_backtrace");
 		set_caching = (unwind_set_caching_fn)dlsym(lib, "_ULx86_64_set_caching_policy");
@@ -134,7 +139,6 @@ int unwind_init(void)
 		if (set_caching && addr_space)
 			set_caching(*(void **)addr_space, UNWIND_CACHE_PER_THREAD);
 	}
-	libunwind_fds_inside = 0;
 	if (!unwind_backtrace && unwind_mode == UNWIND_MODE_CHECK)
 		unwind_mode = UNWIND_MODE_CFI;
 	unwind_check_mode = unwind_mode == UNWIND_MODE_CHECK;
@@ -181,9 +185,7 @@ static uint32_t unwind_libunwind(struct preload_thread *t)
 	t->frames_from_caller = 0;
 	unwind_guard_enter(t);
 	own_call_enter(&own);
-	libunwind_fds_inside = 1;
 	n = unwind_backtrace(t->frames, (int)t->frames_cap);
-	libunwind_fds_inside = 0;
 	own_call_leave(&own);
 	unwind_guard_leave(t);
 	return n > 0 ? (uint32_t)n : 0;
