@@ -152,6 +152,7 @@ E2E_TESTS = \
 	tests/e2e/separate-debug.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/claimed-fds.sh \
+	tests/e2e/pending-cancel.sh \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
 	tests/e2e/report-window.sh \
@@ -227,7 +228,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/busy_bursts.c \
-	tests/progs/claimed_fds.c \
+	tests/progs/claimed_fds.c tests/progs/pending_cancel.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c \
 	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/debug_lib.c \
