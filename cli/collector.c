@@ -1056,6 +1056,8 @@ static void proc_mark_superseded(struct collector *c, struct proc *p)
 {
 	uint64_t start = proc_start_ns(p);
 
+	if (!p->pid)
+		return; /* unknown: no other image is known to be its */
 	if (!p->fork_child) {
 		for (size_t i = 0; i < c->live.n; i++) {
 			struct proc *q = c->live.v[i];

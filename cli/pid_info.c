@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/pid_info.h"
@@ -222,4 +223,32 @@ bool pid_info_descends_from(unsigned pid, unsigned ancestor)
 			return true;
 	}
 	return false;
+}
+
+/* Whether /proc shows the caller's own PID namespace (its /proc/self is its
+ * getpid()). */
+static bool proc_shows_own_pidns(void)
+{
+	char link[32], want[32];
+	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	snprintf(want, sizeof(want), "%u", (unsigned)getpid());
+	return strcmp(link, want) == 0;
+}
+
+bool pid_info_pidns_word(char *out, size_t size)
+{
+	struct stat ns, proc;
+	unsigned long long proc_dev = 0;
+
+	if (stat("/proc/self/ns/pid", &ns) != 0)
+		return false;
+	if (proc_shows_own_pidns() && stat("/proc", &proc) == 0)
+		proc_dev = (unsigned long long)proc.st_dev;
+	snprintf(out, size, "%llu:%llu:%llu", (unsigned long long)ns.st_dev,
+		 (unsigned long long)ns.st_ino, proc_dev);
+	return true;
 }

@@ -56,4 +56,8 @@ unsigned long long pid_info_peak_rss_kib(unsigned pid);
  * /proc/PID/status); false when it cannot be read. */
 bool pid_info_signal_handled(unsigned pid, int sig);
 
+/* The caller's PID namespace as MPROF_LAUNCHER_PIDNS gives it
+ * (trace/session.h) into out; false when /proc/self/ns/pid cannot be read. */
+bool pid_info_pidns_word(char *out, size_t size);
+
 #endif

@@ -92,13 +92,15 @@ static const char *command_printable(const char *command, char *out, size_t cap)
 /* One row: program (padded to program_cols), pid, allocations, peak RSS, trace. */
 static void row_print(const struct collector_trace *f, const char *trace, size_t program_cols)
 {
-	char program[PROGRAM_MAX_COLS * 3 + 8], rss[32], printable[4096];
+	char program[PROGRAM_MAX_COLS * 3 + 8], rss[32], printable[4096], pid[16] = "?";
 	size_t used = argv_quote_fit(command_printable(f->command, printable, sizeof(printable)),
 				     program_cols, program, sizeof(program));
 
 	size_format(rss, sizeof(rss), f->peak_rss_kib);
-	mprof_note("  %s%*s %7u %12" PRIu64 " %10s  %s", program, (int)(program_cols - used), "",
-		   f->pid, f->allocations, rss, trace);
+	if (f->pid) /* 0: unknown (preload/pidns.h) */
+		snprintf(pid, sizeof(pid), "%u", f->pid);
+	mprof_note("  %s%*s %7s %12" PRIu64 " %10s  %s", program, (int)(program_cols - used), "",
+		   pid, f->allocations, rss, trace);
 }
 
 long run_table_print(const struct collector_result *res, bool sampled)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/die.h"
+#include "cli/pid_info.h"
 #include "cli/spawn.h"
 #include "trace/session.h"
 
@@ -85,7 +86,7 @@ int program_resolve(const char *name, char *out, size_t size)
 /* In the child: the recording environment.  Returns 0 or -1 (no memory). */
 static int child_env_set(const struct spawn_env *env)
 {
-	char num[32], *preload;
+	char num[32], pidns[96], *preload;
 	const char *old = getenv("LD_PRELOAD");
 	int rc = 0;
 
@@ -94,6 +95,11 @@ static int child_env_set(const struct spawn_env *env)
 	rc |= setenv("MPROF_LAUNCHER_PID", num, 1);
 	snprintf(num, sizeof(num), "%ld", (long)getpid());
 	rc |= setenv(SESSION_ENV_ROOT_PID, num, 1);
+	/* (the child is still in the launcher's PID namespace) */
+	if (pid_info_pidns_word(pidns, sizeof(pidns)))
+		rc |= setenv(SESSION_ENV_LAUNCHER_PIDNS, pidns, 1);
+	else
+		rc |= unsetenv(SESSION_ENV_LAUNCHER_PIDNS);
 	snprintf(num, sizeof(num), "%u", env->max_frames);
 	rc |= setenv(SESSION_ENV_MAX_FRAMES, num, 1);
 	if (env->sample_rate_bytes) {

@@ -48,8 +48,8 @@ static void announce_process(void)
 						 exe_len + cmd_len));
 	if (rec) {
 		p = record_ext_begin(rec, TRACE_REC_EXT_PROCESS);
-		p = varint_put_u64(p, (uint64_t)getpid());
-		p = varint_put_u64(p, (uint64_t)getppid());
+		p = varint_put_u64(p, preload_proc.view.pid);
+		p = varint_put_u64(p, preload_proc.view.ppid);
 		p = record_put_bytes(p, preload_proc.exe, exe_len);
 		p = record_put_bytes(p, cmdline ? cmdline : "", cmd_len);
 		record_ext_end(rec, p);

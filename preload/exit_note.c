@@ -249,7 +249,7 @@ static void exit_note_write(int status, void *arg)
 
 	(void)arg;
 	/* a vfork child calling exit() shares the parent's memory */
-	if (!h || h->pid != (uint32_t)getpid())
+	if (!h || h->ns_pid != (uint32_t)getpid())
 		return;
 	h->exit_status = status;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -15,8 +15,8 @@
  * children only exec.
  *
  * Owns the fork mailbox: a shared anonymous page in which a child stores
- * its pid for the parent (atfork handlers are not told the pid).  Must never
- * call malloc.
+ * its pid, as the launcher sees it, for the parent (atfork handlers are not
+ * told the pid).  Must never call malloc.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +33,7 @@
 #include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/nested_heap.h"
+#include "preload/pidns.h"
 #include "preload/procfile.h"
 #include "preload/ring.h"
 #include "preload/sample.h"
@@ -234,8 +235,10 @@ static void fork_child(void)
 		return;
 	}
 	fork_mode = FORK_IGNORED;
+	/* the parent may have entered a new PID namespace for its children */
+	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
 	if (fork_mailbox) {
-		atomic_store(&fork_mailbox[fork_entry], (uint32_t)getpid());
+		atomic_store(&fork_mailbox[fork_entry], preload_proc.view.pid);
 		munmap((void *)fork_mailbox, FORK_MAILBOX_ENTRIES * sizeof(uint32_t));
 		fork_mailbox_map();
 	}

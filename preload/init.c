@@ -30,6 +30,7 @@
 #include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/own_call.h"
+#include "preload/pidns.h"
 #include "preload/procfile.h"
 #include "preload/real.h"
 #include "preload/sample.h"
@@ -103,6 +104,10 @@ static int init_run(struct preload_thread **out)
 	real_resolve();
 	exec_watch_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))
+		return PRELOAD_INERT;
+	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
+	if (!preload_proc.cfg.record_children &&
+	    !preload_settings_is_root(&preload_proc.cfg, &preload_proc.view))
 		return PRELOAD_INERT;
 	sample_configure(preload_proc.cfg.have_sample_seed, preload_proc.cfg.sample_seed);
 	control_configure(preload_proc.cfg.paused, preload_proc.cfg.sample_interval_bytes);

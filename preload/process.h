@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "preload/pidns.h"
 #include "trace/session.h"
 
 enum preload_phase {
@@ -37,6 +38,8 @@ struct preload_config {
 	uint32_t ring_bytes;        /* bytes per thread ring, whole pages */
 	uint32_t nslots;            /* thread slots in the process file */
 	pid_t launcher_pid;         /* writers give up when it is gone; 0: unknown */
+	struct pidns_launcher launcher_pidns; /* the launcher's PID namespace */
+	uint64_t root_pid;          /* the first program's pid; 0: unknown */
 	int record_children;        /* 0: MPROF_NO_CHILDREN=1 */
 	uint32_t test_start_delay_ms; /* testing aid (preload/settings.h); 0: none */
 	uint64_t sample_interval_bytes; /* MPROF_SAMPLE_RATE; 0: exact mode */
@@ -51,6 +54,8 @@ struct preload_process {
 	struct session_proc_header *hdr; /* the mapped process file, or NULL */
 	size_t file_bytes;               /* size of that mapping */
 	char file_name[64];              /* "p.PID.SERIAL" */
+	struct pidns_view view;          /* this image's pids, as the launcher
+	                                  * sees them (set with the file) */
 	char exe[1024];                  /* /proc/self/exe, NUL-terminated */
 	pthread_key_t thread_key;        /* its destructor retires a thread's slot */
 	int have_thread_key;

@@ -56,14 +56,14 @@ static uint64_t procfile_serial(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Writes "p.PID.SERIAL" into name (64 bytes). */
-static void procfile_name(char *name)
+/* Writes "p.PID.SERIAL" into name (64 bytes); PID as the launcher sees it. */
+static void procfile_name(char *name, uint32_t pid)
 {
 	char *p = name;
 
 	*p++ = 'p';
 	*p++ = '.';
-	p = procfile_put_dec(p, (uint64_t)getpid());
+	p = procfile_put_dec(p, pid);
 	*p++ = '.';
 	p = procfile_put_hex64(p, procfile_serial());
 	*p = '\0';
@@ -79,7 +79,7 @@ static int procfile_open(struct preload_process *proc, char *path, size_t path_s
 	for (int attempt = 0; attempt < 16; attempt++) {
 		int fd;
 
-		procfile_name(proc->file_name);
+		procfile_name(proc->file_name, proc->view.pid);
 		memcpy(path, proc->cfg.session_dir, dir_len);
 		path[dir_len] = '/';
 		strcpy(path + dir_len + 1, proc->file_name);
@@ -118,8 +118,9 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 {
 	h->magic = SESSION_PROC_MAGIC;
 	h->version = SESSION_VERSION;
-	h->pid = (uint32_t)getpid();
-	h->ppid = (uint32_t)getppid();
+	h->pid = proc->view.pid;
+	h->ppid = proc->view.ppid;
+	h->ns_pid = proc->view.ns_pid;
 	h->nslots = proc->cfg.nslots;
 	h->ring_bytes = proc->cfg.ring_bytes;
 	h->ring_offset = ring_offset;

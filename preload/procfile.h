@@ -17,12 +17,12 @@ struct procfile_origin {
 };
 
 /*
- * Creates SESSION_DIR/p.PID.SERIAL (O_EXCL, O_NOFOLLOW, mode 0600), sizes it
- * for proc->cfg, maps it shared, closes the descriptor and fills the header
- * (state PROC_RUNNING, seq = origin->fork_seq).  On success sets proc->hdr,
- * proc->file_bytes and proc->file_name and returns 0; returns a negative
- * errno otherwise (nothing is left open or mapped; a file already created is
- * unlinked).  Never allocates.
+ * Creates SESSION_DIR/p.PID.SERIAL (PID: proc->view.pid; O_EXCL, O_NOFOLLOW,
+ * mode 0600), sizes it for proc->cfg, maps it shared, closes the descriptor
+ * and fills the header (state PROC_RUNNING, seq = origin->fork_seq).  On
+ * success sets proc->hdr, proc->file_bytes and proc->file_name and returns
+ * 0; returns a negative errno otherwise (nothing is left open or mapped; a
+ * file already created is unlinked).  Never allocates.
  */
 int procfile_create(struct preload_process *proc, const struct procfile_origin *origin);
 

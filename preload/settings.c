@@ -1,8 +1,8 @@
 /*
  * preload/settings.c - the shim's settings, read once per process image from
  * the environment (MPROF_SESSION, MPROF_MAX_FRAMES, MPROF_RING_KIB,
- * MPROF_NO_CHILDREN, MPROF_ROOT_PID, MPROF_LAUNCHER_PID, MPROF_SAMPLE_RATE,
- * MPROF_SAMPLE_SEED, MPROF_PAUSED, MPROF_TOGGLE_SIGNAL).
+ * MPROF_NO_CHILDREN, MPROF_ROOT_PID, MPROF_LAUNCHER_PID, MPROF_LAUNCHER_PIDNS,
+ * MPROF_SAMPLE_RATE, MPROF_SAMPLE_SEED, MPROF_PAUSED, MPROF_TOGGLE_SIGNAL).
  *
  * Owns nothing.  Must not allocate: it runs inside the first malloc call.
  * Malformed numbers fall back to the defaults, out-of-range ones are clamped.
@@ -106,22 +106,24 @@ static uint32_t config_slots(uint32_t ring_bytes)
 	return (uint32_t)config_clamp(n, 64, SESSION_DEFAULT_SLOTS);
 }
 
+int preload_settings_is_root(const struct preload_config *cfg, const struct pidns_view *view)
+{
+	return cfg->root_pid == 0 || cfg->root_pid == view->pid;
+}
+
 int preload_settings_read(struct preload_config *cfg)
 {
 	const char *dir = preload_getenv(SESSION_ENV);
 	const char *no_children = preload_getenv(SESSION_ENV_NO_CHILDREN);
-	uint64_t root_pid = config_env_u64(SESSION_ENV_ROOT_PID, 0);
 	uint64_t ring_kib, delay_ms;
-	int is_root;
 
 	if (!dir || dir[0] != '/' || strlen(dir) >= sizeof(cfg->session_dir) - 64)
 		return 0;
 	if (getauxval(AT_SECURE))
 		return 0;
-	is_root = root_pid == 0 || root_pid == (uint64_t)getpid();
 	cfg->record_children = !(no_children && strcmp(no_children, "1") == 0);
-	if (!cfg->record_children && !is_root)
-		return 0;
+	cfg->root_pid = config_env_u64(SESSION_ENV_ROOT_PID, 0);
+	pidns_launcher_parse(preload_getenv(SESSION_ENV_LAUNCHER_PIDNS), &cfg->launcher_pidns);
 	strcpy(cfg->session_dir, dir);
 	cfg->max_frames = config_clamp(config_env_u64(SESSION_ENV_MAX_FRAMES,
 						      SESSION_DEFAULT_MAX_FRAMES),

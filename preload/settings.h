@@ -19,12 +19,17 @@
 #define SETTINGS_ENV_BYTES (128u << 10)
 
 /*
- * Fills cfg from the environment.  Returns 1 when this process image is to
- * be recorded, 0 when the shim must stay inert (no MPROF_SESSION, AT_SECURE,
- * or MPROF_NO_CHILDREN=1 and this is not the root process).  Never
- * allocates.
+ * Fills cfg from the environment.  Returns 1 when this process image may be
+ * recorded, 0 when the shim must stay inert (no MPROF_SESSION, AT_SECURE).
+ * Whether it is the root process, which alone records under
+ * MPROF_NO_CHILDREN=1, takes its pid as the launcher sees it
+ * (preload_settings_is_root).  Never allocates.
  */
 int preload_settings_read(struct preload_config *cfg);
+
+/* Whether the image with the pids view is the program mprof started
+ * (MPROF_ROOT_PID; unset: taken as the root). */
+int preload_settings_is_root(const struct preload_config *cfg, const struct pidns_view *view);
 
 /*
  * getenv for the shim: before libc has set environ (functions of a

@@ -133,6 +133,7 @@ E2E_TESTS = \
 	tests/e2e/estimates.sh \
 	tests/e2e/cut-calls.sh \
 	tests/e2e/end-states.sh \
+	tests/e2e/pid-namespace.sh \
 	tests/e2e/env-drop.sh \
 	tests/e2e/child-figures.sh \
 	tests/e2e/child-ends.sh \
@@ -241,6 +242,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/sample_sites.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/pool_blocks.c \
 	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/fork_execs.c \
+	tests/progs/pid_namespace.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \

@@ -5,11 +5,12 @@
  * `mprof run` makes a session directory (on /dev/shm when it can) and passes
  * its absolute path to the target in MPROF_SESSION.  Every process image the
  * shim starts in (the first program, each fork child, each exec'd program)
- * creates one process file there, named "p.PID.SERIAL" (SERIAL: a random
- * 64-bit hex number), sized with ftruncate, mapped MAP_SHARED and its
- * descriptor closed at once: the shim holds no descriptor of the target's
- * afterwards, and whatever it stored in the mapping survives _exit, abort,
- * exec and SIGKILL because the launcher reads the same file.
+ * creates one process file there, named "p.PID.SERIAL" (PID: the header's
+ * pid, as the launcher sees it; SERIAL: a random 64-bit hex number), sized
+ * with ftruncate, mapped MAP_SHARED and its descriptor closed at once: the
+ * shim holds no descriptor of the target's afterwards, and whatever it
+ * stored in the mapping survives _exit, abort, exec and SIGKILL because the
+ * launcher reads the same file.
  *
  * Process file layout (all offsets in bytes, little-endian host order):
  *   0                          struct session_proc_header (one page)
@@ -40,6 +41,11 @@
 #define SESSION_ENV_NO_CHILDREN "MPROF_NO_CHILDREN" /* "1": only the first process */
 #define SESSION_ENV_RING_KIB "MPROF_RING_KIB"
 #define SESSION_ENV_ROOT_PID "MPROF_ROOT_PID" /* pid of the first program */
+/* The launcher's PID namespace, "NS_DEV:NS_INO:PROC_DEV": st_dev and st_ino
+ * of its /proc/self/ns/pid, and st_dev of its /proc when that shows its own
+ * namespace (else 0).  A recorder in another namespace learns from it where
+ * to read the pid the launcher knows it by (preload/pidns.c). */
+#define SESSION_ENV_LAUNCHER_PIDNS "MPROF_LAUNCHER_PIDNS"
 #define SESSION_ENV_SAMPLE_RATE "MPROF_SAMPLE_RATE" /* sampling interval, bytes; unset: exact */
 #define SESSION_ENV_SAMPLE_SEED "MPROF_SAMPLE_SEED" /* seed of the samplers' generators */
 #define SESSION_ENV_PAUSED "MPROF_PAUSED" /* "1": recording starts stopped */
@@ -55,7 +61,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 7 /* changes with the layout and with the trace
+#define SESSION_VERSION 8 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -63,7 +69,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * left unrecorded (children_unrecorded*) and
                             * each image's sample_seed, sample_rate, paused;
                             * 7: execs_unrecorded, comm, exit_command
-                            * and exit_comm */
+                            * and exit_comm; 8: pid and ppid are the
+                            * launcher's view, ns_pid the image's own */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -99,7 +106,12 @@ struct session_proc_header {
 	uint64_t magic;              /* SESSION_PROC_MAGIC */
 	uint32_t version;            /* SESSION_VERSION */
 	_Atomic uint32_t state;      /* enum session_proc_state, release-stored */
+	/* The image's pid and its parent's in the launcher's PID namespace
+	 * (preload/pidns.h), which the file name carries too; 0: unknown (an
+	 * image in a namespace of its own whose /proc is not the launcher's).
+	 * ns_pid: its getpid(), in its own namespace. */
 	uint32_t pid, ppid;
+	uint32_t ns_pid;
 	uint32_t nslots;             /* number of slots */
 	uint32_t ring_bytes;         /* bytes per ring, a multiple of the page size */
 	uint64_t ring_offset;        /* file offset of ring 0 */

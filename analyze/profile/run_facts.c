@@ -194,7 +194,7 @@ static void report_run_collect(struct report *r)
 	if (info->has_process) {
 		run->exe = info->exe && *info->exe ? info->exe : NULL;
 		run->cmdline = info->cmdline && *info->cmdline ? info->cmdline : NULL;
-		run->has_pid = true;
+		run->has_pid = info->pid != 0; /* 0: unknown to the launcher */
 		run->pid = info->pid;
 	}
 	if (!run->exe)
@@ -203,7 +203,7 @@ static void report_run_collect(struct report *r)
 		run->cmdline = kv_string(&info->meta, cmd_keys);
 	report_run_names(r);
 	if (!run->has_pid)
-		run->has_pid = kv_unsigned(&info->meta, pid_keys, &run->pid);
+		run->has_pid = kv_unsigned(&info->meta, pid_keys, &run->pid) && run->pid != 0;
 	report_run_end_reason(r);
 	report_run_runtime(r);
 	report_run_data_lost(r);
