@@ -33,6 +33,7 @@
 #include "cli/die.h"
 #include "cli/elf_check.h"
 #include "cli/help.h"
+#include "cli/launcher_alive.h"
 #include "cli/paths.h"
 #include "cli/run.h"
 #include "cli/run_table.h"
@@ -494,6 +495,8 @@ static int run_recorded(const struct run_options *o, const char *path)
 	if (rc < 0)
 		mprof_die(MPROF_EXIT_FAILED, "cannot create a session directory in /dev/shm, "
 			  "$TMPDIR or /tmp: %s", strerror(-rc));
+	/* failing, the recorders fall back on the launcher's pid */
+	launcher_alive_start(session);
 	env.session_dir = session;
 	env.max_frames = o->max_frames;
 	env.no_children = o->no_children;
@@ -549,6 +552,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 	cfg.paused = o->paused;
 	cfg.recorder_path = realpath(env.preload_path, recorder_real) ? recorder_real : NULL;
 	rc = collector_run(&cfg, &res);
+	launcher_alive_stop();
 	if (rc < 0)
 		mprof_warn("cannot read the session directory %s: %s; nothing was recorded",
 			   session, strerror(-rc));

@@ -1,8 +1,8 @@
 /*
  * preload/init.c - bringing the shim up in a process image: resolving the
  * real allocator, reading the settings, creating the process file and its
- * meta stream, loading the unwinder, scanning the modules and writing the
- * first records.
+ * meta stream, mapping the launcher file, loading the unwinder, scanning the
+ * modules and writing the first records.
  *
  * Owns the UNSTARTED -> INITIALIZING -> READY/INERT transition and the
  * library constructor.  While it runs, allocator calls are not recorded
@@ -26,6 +26,7 @@
 #include "preload/exit_note.h"
 #include "preload/fork.h"
 #include "preload/init.h"
+#include "preload/launcher_alive.h"
 #include "preload/mem.h"
 #include "preload/meta.h"
 #include "preload/modules.h"
@@ -117,6 +118,7 @@ static int init_run(struct preload_thread **out)
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
 	exit_note_start();
+	launcher_alive_map(preload_proc.cfg.session_dir);
 	if (meta_start() < 0) {
 		preload_process_disable("the metadata slot of the process file was taken");
 		return PRELOAD_DISABLED;

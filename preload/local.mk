@@ -22,6 +22,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/import_bind.c preload/import_bind.h \
 	preload/init.c preload/init.h \
 	preload/interpose.c \
+	preload/launcher_alive.c preload/launcher_alive.h \
 	preload/libunwind_fds.c preload/libunwind_fds.h \
 	preload/lock.h \
 	preload/mem.c preload/mem.h \

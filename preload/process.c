@@ -6,9 +6,6 @@
  * Owns preload_proc and preload_phase.  Must never call malloc or print.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <signal.h>
-
 #include "preload/diag.h"
 #include "preload/process.h"
 #include "preload/thread.h"
@@ -31,17 +28,6 @@ void preload_process_disable(const char *reason_text)
 		return;
 	diag_note(TRACE_DIAG_DISABLED, reason_text);
 	atomic_store_explicit(&preload_proc.hdr->state, PROC_DISABLED, memory_order_release);
-}
-
-int preload_launcher_alive(void)
-{
-	int saved = errno, alive;
-
-	if (preload_proc.cfg.launcher_pid <= 0)
-		return 1;
-	alive = !(kill(preload_proc.cfg.launcher_pid, 0) < 0 && errno == ESRCH);
-	errno = saved;
-	return alive;
 }
 
 void preload_count_unrecorded(int is_free)

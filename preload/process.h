@@ -71,9 +71,6 @@ extern _Atomic int preload_phase;
  */
 void preload_process_disable(const char *reason_text);
 
-/* 1 when the launcher is (or may be) alive, 0 when kill(pid, 0) says ESRCH. */
-int preload_launcher_alive(void);
-
 /*
  * Counts a call served without recording it (bootstrap, re-entry, thread
  * set-up): in the process file once it exists, in a static counter before.

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "preload/diag.h"
+#include "preload/launcher_alive.h"
 #include "preload/lock.h"
 #include "preload/ring.h"
 #include "preload/sys.h"

@@ -22,6 +22,7 @@
 #include "preload/diag.h"
 #include "preload/fork.h"
 #include "preload/init.h"
+#include "preload/launcher_alive.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
 #include "preload/own_call.h"

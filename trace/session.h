@@ -70,7 +70,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * each image's sample_seed, sample_rate, paused;
                             * 7: execs_unrecorded, comm, exit_command
                             * and exit_comm; 8: pid and ppid are the
-                            * launcher's view, ns_pid the image's own */
+                            * launcher's view, ns_pid the image's own;
+                            * the launcher file */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -198,6 +199,26 @@ struct session_proc_header {
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull
+
+/*
+ * The launcher file: SESSION_DIR/launcher, one page the launcher makes
+ * before it starts the program, and each recorded image maps read-only.
+ * It tells the recorders whether the launcher lives without its pid, which
+ * a process in another PID namespace cannot see (kill(pid, 0) says ESRCH
+ * there while the launcher runs).  owner_tid is a robust futex word
+ * (set_robust_list(2)) of the launcher's main thread: its thread id while
+ * the launcher collects; when that thread ends, however the launcher dies,
+ * the kernel clears the id bits (FUTEX_TID_MASK) and sets FUTEX_OWNER_DIED;
+ * the launcher clears it itself when it stops collecting.
+ */
+#define SESSION_LAUNCHER_FILE "launcher"
+#define SESSION_LAUNCHER_MAGIC 0x4e55525f464f5250ull /* "PROF_RUN" */
+
+struct session_launcher {
+	uint64_t magic;              /* SESSION_LAUNCHER_MAGIC */
+	uint32_t version;            /* SESSION_VERSION */
+	_Atomic uint32_t owner_tid;  /* see above; 0: gone */
+};
 
 struct session_slot {
 	_Atomic uint32_t state;      /* enum session_slot_state */

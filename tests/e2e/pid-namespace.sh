@@ -3,7 +3,10 @@
 # the pids mprof sees: a child that ends by _exit is "ended", not "running"
 # (its pid in the namespace, 2, is kthreadd's outside), and a process's RSS
 # is its own (pid 1 in the namespace read the RSS of the machine's init);
-# their traces are named after those pids.
+# their traces are named after those pids.  A launcher stopped for 0.5 s
+# while such a process fills its rings loses nothing: its recorder waits, as
+# it does outside a namespace (kill(pid, 0) from inside said the launcher
+# was gone, and recording stopped).
 # Skipped where the program cannot make a PID namespace.
 # Program and facts: tests/progs/pid_namespace.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -54,5 +57,33 @@ if [ -n "$second_trace" ] && cp "$second_trace.json" "$WORK/second.json"; then
 	expect_site "$WORK/second.json" hold_block 1 31457280 1 31457280
 	expect_range "second: its RSS samples reach its 30 MiB block" 31457280 136314880 \
 		"$(max_rss_bytes "$WORK/second.json")"
+fi
+
+# The namespace's process fills its rings (16 KiB asked, the 64 KiB least
+# given) while the launcher is stopped: mprof is started here, not by
+# mprof_run, to be stopped by its pid.
+mkdir -p "$WORK/busy"
+MPROF_RING_KIB=16 "$MPROF" run -q -o "$WORK/busy/t" -- "$WORK/pid_namespace" busy \
+	>"$WORK/busy.out" 2>"$WORK/busy.err" </dev/null &
+launcher=$!
+(sleep 120 && kill -KILL "$launcher") 2>/dev/null &
+watchdog=$!
+for _ in $(seq 1 400); do
+	grep -q '^ns 1 ' "$WORK/busy.out" && break
+	sleep 0.025
+done
+kill -STOP "$launcher"
+sleep 0.5
+kill -CONT "$launcher"
+wait "$launcher"
+status=$?
+kill "$watchdog" 2>/dev/null
+expect_eq "busy: exit status" 5 "$status"
+busy=$(sed -n 's/^ns 1 \([0-9]*\)$/\1/p' "$WORK/busy.out")
+if report_json "$WORK/busy.json" "$WORK/busy/t.$busy"; then
+	expect_range "busy: its threads waited for room in their rings (the stop hit them)" \
+		1 100000000 "$(q "$WORK/busy.json" summary profiler.ring_waits)"
+	expect_whole_trace busy "$WORK/busy.json" 5 -
+	expect_site "$WORK/busy.json" churn_block 2400000 - 0 0
 fi
 finish

@@ -26,6 +26,7 @@
 
 #include "preload/control.h"
 #include "preload/event.h"
+#include "preload/launcher_alive.h"
 #include "preload/process.h"
 #include "preload/ring.h"
 #include "preload/sample.h"

@@ -1,0 +1,21 @@
+/*
+ * cli/launcher_alive.h - telling the recorders that the launcher lives, in
+ * the launcher file of the session directory (trace/session.h).
+ */
+#ifndef MPROF_CLI_LAUNCHER_ALIVE_H
+#define MPROF_CLI_LAUNCHER_ALIVE_H
+
+/*
+ * Makes SESSION_DIR/launcher with this thread's id in its word and registers
+ * the word as the thread's robust futex, so that the kernel marks it when
+ * the thread ends.  Call from the main thread, which collects, before the
+ * program starts.  Returns 0 or a negative errno (the recorders then fall
+ * back on kill(pid, 0), which works in the launcher's PID namespace only).
+ */
+int launcher_alive_start(const char *session_dir);
+
+/* Clears the word: the launcher collects no more, and recorders that wait
+ * for room in a ring stop waiting. */
+void launcher_alive_stop(void);
+
+#endif
