@@ -43,6 +43,7 @@
 #include "cli/die.h"
 #include "cli/exec_target.h"
 #include "cli/late_starters.h"
+#include "cli/pid_find.h"
 #include "cli/pid_info.h"
 #include "cli/proc_file.h"
 #include "cli/rezip.h"
@@ -90,7 +91,11 @@ struct proc {
 	struct timespec ctime;         /* orders files found in one scan */
 	uint64_t seen_ns;              /* when first seen (monotonic) */
 	uint64_t seen_unix_ns;
-	unsigned pid;
+	unsigned pid;                  /* in mprof's PID namespace; 0: unknown */
+	struct pid_find_key ns_key;    /* its pid in its own namespace, and that
+	                                * namespace (from the header) */
+	bool pid_gone;                 /* pid unknown, and no live process is
+	                                * the one of ns_key (pid_find.h) */
 	bool is_root;
 	bool superseded;               /* a later image of the same pid exists */
 	bool zombie_seen;              /* found ended but not yet waited for: */
@@ -218,6 +223,17 @@ static void field_copy(char *out, size_t size, const char *field, size_t field_b
 		n = size - 1;
 	memcpy(out, field, n);
 	out[n] = '\0';
+}
+
+/* Names p in a message: "process PID", or "process ? (N in its PID
+ * namespace)" when mprof does not know its pid (proc_pid_find). */
+static const char *proc_label(const struct proc *p, char *buf, size_t size)
+{
+	if (p->pid)
+		snprintf(buf, size, "process %u", p->pid);
+	else
+		snprintf(buf, size, "process ? (%u in its PID namespace)", p->ns_key.ns_pid);
+	return buf;
 }
 
 /* ---------- the process lists ---------- */
@@ -760,6 +776,7 @@ static uint64_t proc_drain(struct collector *c, struct proc *p, bool force, uint
 {
 	uint64_t taken = 0;
 	uint32_t limit = proc_slots_claimed(p);
+	char who[64];
 
 	if (p->broken)
 		return 0;
@@ -773,8 +790,8 @@ static uint64_t proc_drain(struct collector *c, struct proc *p, bool force, uint
 	for (uint32_t i = 0; i < limit && !p->broken; i++)
 		taken += slot_drain(c, p, i, force);
 	if (p->broken)
-		mprof_warn("process %u wrote inconsistent ring positions; its trace stops here",
-			   p->pid);
+		mprof_warn("%s wrote inconsistent ring positions; its trace stops here",
+			   proc_label(p, who, sizeof(who)));
 	return taken;
 }
 
@@ -798,14 +815,15 @@ static uint64_t procs_drain(struct collector *c, bool force)
 static void proc_ignore(struct collector *c, struct proc *p, const char *why)
 {
 	unsigned pid = proc_file_name_pid(p->name);
-	char program[LATE_PROGRAM_BYTES];
+	char program[LATE_PROGRAM_BYTES], who[32] = "process ?";
 
+	if (pid) /* 0: unknown (preload/pidns.h) */
+		snprintf(who, sizeof(who), "process %u", pid);
 	pid_info_program(pid, program, sizeof(program));
 	proc_file_close(&p->pf);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
-	mprof_warn("process %u (%s) is not recorded: %s (process file %s)", pid, program, why,
-		   p->name);
+	mprof_warn("%s (%s) is not recorded: %s (process file %s)", who, program, why, p->name);
 }
 
 static int proc_add(struct collector *c, const char *name)
@@ -847,7 +865,7 @@ static void proc_rss_watch(struct proc *p)
 	char exe[sizeof(p->pf.h->exe)];
 	unsigned long long kib;
 
-	if (p->phase != PROC_ACTIVE || p->superseded)
+	if (p->phase != PROC_ACTIVE || p->superseded || !p->pid)
 		return;
 	kib = pid_info_peak_rss_kib(p->pid);
 	if (kib <= p->peak_rss_sampled_kib || !p->exe)
@@ -893,7 +911,7 @@ static void proc_names_look(struct proc *p)
 /* Looks at p's names when it is time (NAMES_LOOK_FIRST_NS, _MAX_NS). */
 static void proc_names_watch(struct proc *p, uint64_t now)
 {
-	if (p->phase != PROC_ACTIVE || p->superseded || now < p->names_look_ns)
+	if (p->phase != PROC_ACTIVE || p->superseded || !p->pid || now < p->names_look_ns)
 		return;
 	proc_names_look(p);
 	p->names_gap_ns = p->names_gap_ns ? 2 * p->names_gap_ns : NAMES_LOOK_FIRST_NS;
@@ -1020,6 +1038,7 @@ static void meta_write(struct collector *c, struct proc *p)
  * still drained (so it never blocks) but its data is not kept. */
 static void proc_trace_open(struct collector *c, struct proc *p)
 {
+	char who[64];
 	int rc = 0;
 
 	if (p->is_root) {
@@ -1034,9 +1053,9 @@ static void proc_trace_open(struct collector *c, struct proc *p)
 	if (rc < 0) {
 		if (c->create_failures++ == 0) {
 			c->create_errno = -rc;
-			mprof_warn("cannot create a trace beside %s for process %u (%s): %s; it is "
-				   "not recorded", c->cfg->trace_base, p->pid, p->exe ? p->exe : "?",
-				   strerror(-rc));
+			mprof_warn("cannot create a trace beside %s for %s (%s): %s; it is not "
+				   "recorded", c->cfg->trace_base, proc_label(p, who, sizeof(who)),
+				   p->exe ? p->exe : "?", strerror(-rc));
 		}
 		p->tf.fd = -1;
 		return;
@@ -1085,6 +1104,51 @@ static void proc_mark_superseded(struct collector *c, struct proc *p)
 	}
 }
 
+/*
+ * Finds the pid of an image whose recorder could not learn it (header pid
+ * 0: a namespace whose /proc is its own) by its pid in its namespace
+ * (pid_find.h): among the run's images of the same process (an exec keeps
+ * the pid), then among its parent's children, then among the processes
+ * created since mprof started.  Sets p->pid_gone when no live process is it.
+ */
+static void proc_pid_find(struct collector *c, struct proc *p)
+{
+	const struct pid_find_key *key = &p->ns_key;
+	char parent_name[sizeof(p->pf.h->parent_file)];
+	const struct proc *parent;
+	unsigned pid = 0;
+
+	if (p->pid || p->pid_gone || !key->ns_ino)
+		return;
+	for (size_t i = 0; i < c->all.n && !pid; i++) {
+		const struct proc *q = c->all.v[i];
+
+		if (q != p && q->pid && q->ns_key.ns_pid == key->ns_pid &&
+		    q->ns_key.ns_dev == key->ns_dev && q->ns_key.ns_ino == key->ns_ino &&
+		    pid_find_is(q->pid, key) == 1)
+			pid = q->pid;
+	}
+	if (!pid && p->fork_child) {
+		field_copy(parent_name, sizeof(parent_name), p->pf.h->parent_file,
+			   sizeof(p->pf.h->parent_file));
+		parent = parent_name[0] ? proc_find(c, parent_name) : NULL;
+		if (parent && parent->pid)
+			pid_find_child(parent->pid, key, &pid);
+	}
+	if (!pid) {
+		pid_window_update(&c->pids);
+		p->pid_gone = pid_find_scan(&c->pids, key, &pid) == PID_FIND_GONE;
+	}
+	p->pid = pid;
+}
+
+/* Whether p's process runs.  One whose pid is unknown is taken as running
+ * unless no live process was found to be it (proc_pid_find). */
+static bool proc_running(const struct proc *p)
+{
+	return p->pid ? pid_info_running(p->pid) : !p->pid_gone;
+}
+
 /* Maps a pending process file once its header is ready, and opens its
  * trace; a header still starting leaves it pending (proc_pending_decide). */
 static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
@@ -1104,13 +1168,17 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 		return;
 	}
 	p->pid = p->pf.h->pid;
+	p->ns_key = (struct pid_find_key){ p->pf.h->ns_pid, p->pf.h->pidns_dev,
+					   p->pf.h->pidns_ino };
 	p->fork_child = p->pf.h->is_fork_child;
 	p->exe = malloc(sizeof(p->pf.h->exe));
 	if (p->exe)
 		field_copy(p->exe, sizeof(p->pf.h->exe), p->pf.h->exe, sizeof(p->pf.h->exe));
 	p->phase = PROC_ACTIVE;
+	proc_pid_find(c, p);
 	proc_rss_watch(p); /* a first reading, for an image that ends within 0.1 s */
-	p->has_cpu_clock = clock_getcpuclockid((pid_t)p->pid, &p->cpu_clock) == 0;
+	/* (pid 0 would give the launcher's own clock) */
+	p->has_cpu_clock = p->pid && clock_getcpuclockid((pid_t)p->pid, &p->cpu_clock) == 0;
 	p->last_sweep_ns = now;
 	p->names_look_ns = now + NAMES_LOOK_FIRST_NS;
 	if (!c->root_assigned && p->pid == (unsigned)c->cfg->root_pid && !p->pf.h->is_fork_child) {
@@ -1132,7 +1200,8 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
  */
 static void proc_pending_decide(struct collector *c, struct proc *p, const char *running_why)
 {
-	bool running = pid_info_running(proc_file_name_pid(p->name));
+	unsigned pid = proc_file_name_pid(p->name);
+	bool running = !pid || pid_info_running(pid); /* 0: unknown, taken as running */
 
 	proc_activate(c, p, now_ns());
 	if (p->phase != PROC_PENDING || (running && !running_why))
@@ -1218,7 +1287,7 @@ static const char *proc_state_name(const struct collector *c, const struct proc 
 		return "exec";
 	if (proc_is_program_pid(c, p) && c->ended)
 		return "ended";
-	return pid_info_running(p->pid) ? "running" : "ended";
+	return proc_running(p) ? "running" : "ended";
 }
 
 static uint64_t launcher_cpu_ns(void)
@@ -1390,6 +1459,7 @@ static void children_unrecorded_warn(const struct proc *p)
 	uint32_t n = atomic_load(&h->children_unrecorded);
 	int err = atomic_load(&h->children_unrecorded_errno);
 	const char *hint = "";
+	char who[64];
 
 	if (!n)
 		return;
@@ -1401,10 +1471,10 @@ static void children_unrecorded_warn(const struct proc *p)
 	else if (err == ECANCELED)
 		hint = "; the forking thread ran under a seccomp filter (a sandbox), which may "
 		       "kill a process that opens a file, so the recorder did not try";
-	mprof_warn("%u process%s forked by process %u (%s) %s not recorded: %s recorder "
-		   "could not create %s process file (%s%s)", n, n == 1 ? "" : "es", p->pid,
-		   p->exe ? p->exe : "?", n == 1 ? "is" : "are", n == 1 ? "its" : "their",
-		   n == 1 ? "its" : "their", strerror(err), hint);
+	mprof_warn("%u process%s forked by %s (%s) %s not recorded: %s recorder could not "
+		   "create %s process file (%s%s)", n, n == 1 ? "" : "es",
+		   proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?", n == 1 ? "is" : "are",
+		   n == 1 ? "its" : "their", n == 1 ? "its" : "their", strerror(err), hint);
 }
 
 /* Names the program p executed when no process file of it appeared. */
@@ -1428,17 +1498,18 @@ static void execs_unrecorded_warn(const struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
 	uint32_t n = atomic_load(&h->execs_unrecorded);
-	char path[sizeof(h->exec_unrecorded_path)], more[32] = "";
+	char path[sizeof(h->exec_unrecorded_path)], more[32] = "", who[64];
 
 	if (!n)
 		return;
 	field_copy(path, sizeof(path), h->exec_unrecorded_path, sizeof(h->exec_unrecorded_path));
 	if (n > 1)
 		snprintf(more, sizeof(more), " and %u more", n - 1);
-	mprof_warn("%u program%s started by process %u (%s) %s not recorded: %s environment "
+	mprof_warn("%u program%s started by %s (%s) %s not recorded: %s environment "
 		   "dropped mprof's LD_PRELOAD or MPROF_SESSION (as env -i, sudo and some "
-		   "launchers do): %s%s", n, n == 1 ? "" : "s", p->pid, p->exe ? p->exe : "?",
-		   n == 1 ? "is" : "are", n == 1 ? "its" : "their", path, more);
+		   "launchers do): %s%s", n, n == 1 ? "" : "s", proc_label(p, who, sizeof(who)),
+		   p->exe ? p->exe : "?", n == 1 ? "is" : "are", n == 1 ? "its" : "their", path,
+		   more);
 }
 
 /* The shim's diagnostics for a process as "mprof:" lines: its last text, or
@@ -1456,10 +1527,10 @@ static void diag_print(const struct proc *p)
 	const struct session_proc_header *h = p->pf.h;
 	uint32_t flags = atomic_load(&h->diag_flags);
 	uint64_t waits = atomic_load(&h->waits);
-	char text[sizeof(h->diag_text)], who[64] = "";
+	char text[sizeof(h->diag_text)], who[80] = "", label[64];
 
 	if (!p->is_root)
-		snprintf(who, sizeof(who), "process %u: ", p->pid);
+		snprintf(who, sizeof(who), "%s: ", proc_label(p, label, sizeof(label)));
 	children_unrecorded_warn(p);
 	execs_unrecorded_warn(p);
 	exec_unrecorded_warn(p);
@@ -1483,7 +1554,7 @@ static void diag_print(const struct proc *p)
 static bool proc_recording_ended(const struct proc *p)
 {
 	return atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1 ||
-	       !pid_info_running(p->pid);
+	       !proc_running(p);
 }
 
 /* The highest sequence number of the records in ring[0..n) of slot i's
@@ -1593,6 +1664,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 					  "stopped waiting");
 	if (p->phase != PROC_ACTIVE)
 		return false;
+	proc_pid_find(c, p); /* one not found when it was taken in */
 	/* before the drain: a process that ends after it may have written
 	 * events the drain did not see, and its trace must not say "ended"
 	 * (a child that made its 50 allocations meanwhile had a trace with
@@ -1639,6 +1711,8 @@ static bool pid_next_image_pending(const struct collector *c, const struct proc 
 {
 	uint64_t start = proc_start_ns(p);
 
+	if (!p->pid)
+		return false;
 	for (size_t i = 0; i < c->live.n; i++) {
 		const struct proc *q = c->live.v[i];
 
@@ -1669,7 +1743,7 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 			continue;
 		if (p->superseded) {
 			proc_finish(c, p);
-		} else if (!pid_info_running(p->pid)) {
+		} else if (!proc_running(p)) {
 			proc_zombie_look(p);
 			/* an image it executed may have started and ended since
 			 * the last scan: its file, once taken in, makes p "exec" */

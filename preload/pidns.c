@@ -90,7 +90,12 @@ void pidns_view_read(const struct pidns_launcher *launcher, struct pidns_view *o
 	out->pid = out->ns_pid;
 	out->ppid = (uint32_t)getppid();
 	out->same_ns = -1;
-	if (!launcher->known || stat("/proc/self/ns/pid", &ns) != 0)
+	out->ns_dev = out->ns_ino = 0;
+	if (stat("/proc/self/ns/pid", &ns) != 0)
+		return;
+	out->ns_dev = (uint64_t)ns.st_dev;
+	out->ns_ino = (uint64_t)ns.st_ino;
+	if (!launcher->known)
 		return;
 	out->same_ns = (uint64_t)ns.st_dev == launcher->ns_dev &&
 		       (uint64_t)ns.st_ino == launcher->ns_ino;

@@ -22,6 +22,8 @@ struct pidns_view {
 	uint32_t pid;       /* in the launcher's namespace, 0: unknown */
 	uint32_t ppid;      /* its parent's there, 0: unknown or outside it */
 	uint32_t ns_pid;    /* getpid(): in its own namespace */
+	uint64_t ns_dev;    /* its namespace: /proc/self/ns/pid's st_dev, */
+	uint64_t ns_ino;    /* st_ino; 0: unknown */
 	int same_ns;        /* 1: it runs in the launcher's namespace; 0: in
 	                     * another; -1: cannot tell (no /proc) */
 };

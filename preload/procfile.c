@@ -121,6 +121,8 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 	h->pid = proc->view.pid;
 	h->ppid = proc->view.ppid;
 	h->ns_pid = proc->view.ns_pid;
+	h->pidns_dev = proc->view.ns_dev;
+	h->pidns_ino = proc->view.ns_ino;
 	h->nslots = proc->cfg.nslots;
 	h->ring_bytes = proc->cfg.ring_bytes;
 	h->ring_offset = ring_offset;

@@ -109,8 +109,9 @@ struct session_proc_header {
 	_Atomic uint32_t state;      /* enum session_proc_state, release-stored */
 	/* The image's pid and its parent's in the launcher's PID namespace
 	 * (preload/pidns.h), which the file name carries too; 0: unknown (an
-	 * image in a namespace of its own whose /proc is not the launcher's).
-	 * ns_pid: its getpid(), in its own namespace. */
+	 * image in a namespace of its own whose /proc is not the launcher's:
+	 * the launcher looks for it by ns_pid and pidns_*).  ns_pid: its
+	 * getpid(), in its own namespace. */
 	uint32_t pid, ppid;
 	uint32_t ns_pid;
 	uint32_t nslots;             /* number of slots */
@@ -152,6 +153,9 @@ struct session_proc_header {
 	uint64_t exit_maxrss_kib;    /* the image's own peak RSS (VmHWM, or
 	                              * getrusage's when that proves it), KiB;
 	                              * 0: unknown */
+	/* The image's PID namespace: st_dev and st_ino of its
+	 * /proc/self/ns/pid (0, 0: unknown); set at the start. */
+	uint64_t pidns_dev, pidns_ino;
 	/* Bumped by the launcher every SESSION_TIME_TICK_NS while the image runs;
 	 * a thread that sees it changed writes a TIME record before its next
 	 * event, so events of a thread that allocates little are still timed
@@ -175,7 +179,7 @@ struct session_proc_header {
 	 * run unrecorded, and the first one's path as the call named it, cut
 	 * to fit. */
 	_Atomic uint32_t execs_unrecorded;
-	char exec_unrecorded_path[120];
+	char exec_unrecorded_path[104];
 	/* 1 while this image itself is inside an exec call (left 1 when the
 	 * exec succeeded: the image was replaced), with the path as the call
 	 * named it, cut to fit, and whether the environment passed on drops

@@ -6,8 +6,13 @@
 # their traces are named after those pids.  A launcher stopped for 0.5 s
 # while such a process fills its rings loses nothing: its recorder waits, as
 # it does outside a namespace (kill(pid, 0) from inside said the launcher
-# was gone, and recording stopped).
-# Skipped where the program cannot make a PID namespace.
+# was gone, and recording stopped).  Processes that mounted a /proc of
+# their namespace, where they cannot read the pid mprof sees, are found by
+# mprof: named, followed and sampled by that pid (they were traces t.0 and
+# t.0.2 without pid or RSS, taken for ended at once and finished before
+# they freed their block).
+# Skipped where the program cannot make a PID namespace; the /proc part
+# where it cannot mount one.
 # Program and facts: tests/progs/pid_namespace.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -85,5 +90,47 @@ if report_json "$WORK/busy.json" "$WORK/busy/t.$busy"; then
 		1 100000000 "$(q "$WORK/busy.json" summary profiler.ring_waits)"
 	expect_whole_trace busy "$WORK/busy.json" 5 -
 	expect_site "$WORK/busy.json" churn_block 2400000 - 0 0
+fi
+
+# mounted_trace BYTES: the child trace of "mounted" whose hold_block took
+# BYTES (its report made already).
+mounted_trace() {
+	local f
+	for f in "$WORK"/mounted/t.*; do
+		case "$f" in *.json*) continue ;; esac
+		if [ -f "$f.json" ] && [ "$(q "$f.json" sum allocated_bytes hold_block)" = "$1" ]; then
+			echo "$f"
+			return
+		fi
+	done
+}
+
+mkdir -p "$WORK/mounted"
+RUN_NAME=mounted mprof_run 60 "$WORK/mounted/t" -- "$WORK/pid_namespace" mounted
+if [ "$RUN_STATUS" -eq 77 ]; then
+	echo "note: no /proc of a PID namespace here: $(program_stderr "$RUN_ERR")"
+else
+	expect_eq "mounted: exit status" 5 "$RUN_STATUS"
+	expect_eq "mounted: child traces named after a pid that is not 0" "t.N t.N t.N" \
+		"$(cd "$WORK/mounted" && ls t.* | sed 's/^t\.[1-9][0-9]*$/t.N/' | tr '\n' ' ' |
+			sed 's/ $//')"
+	expect_no_match "mounted: mprof says no process was still running or not recorded" \
+		'still running|not recorded' "$(cat "$RUN_ERR")"
+	for f in "$WORK"/mounted/t.*; do
+		report_json "$f.json" "$f"
+	done
+	for bytes in 31457280 20971520; do
+		f=$(mounted_trace "$bytes")
+		expect_ne "mounted, $bytes B: its trace" "" "$f"
+		[ -n "$f" ] || continue
+		expect_eq "mounted, $bytes B: the trace is named after its pid" \
+			"t.$(q "$f.json" summary program.pid)" "$(basename "$f")"
+		expect_eq "mounted, $bytes B: state at the end" ended \
+			"$(q "$f.json" summary end.process_state)"
+		expect_eq "mounted, $bytes B: not ended early" null "$(q "$f.json" summary ended_early)"
+		expect_site "$f.json" hold_block 1 "$bytes" 0 0
+		expect_range "mounted, $bytes B: its RSS samples reach its block" "$bytes" \
+			$((bytes + 104857600)) "$(max_rss_bytes "$f.json")"
+	done
 fi
 finish

@@ -12,21 +12,33 @@
  * _exit(3) (no exit handler runs); the first process exits with 5.
  * "busy": the namespace's first process runs 8 threads that each make
  * 300000 allocations from churn_block, freed at once, and exits with 5.
+ * "mounted": the namespace's first process, in a mount namespace of its own
+ * too, mounts a /proc of the new PID namespace, where NStgid shows only
+ * pids inside (it writes no pids but its own); then it starts this program
+ * with "hold" by posix_spawn, which holds 30 MiB from hold_block for 400 ms,
+ * frees them and ends by _exit(3), and forks a child that holds 20 MiB the
+ * same way and ends by _exit(4); it exits with 5.
  * The program exits with the status of the namespace's first process, or 77
- * when no namespace could be made.
+ * when no namespace (or, for "mounted", no /proc of its own) could be made.
  * Facts: tree: hold_block, in the first: 1 allocation of 52428800 bytes,
  * freed; in the second: 1 of 31457280 bytes, live when it ends.  busy:
- * churn_block 2400000 allocations, all freed.
+ * churn_block 2400000 allocations, all freed.  mounted: hold_block, in the
+ * spawned program: 1 allocation of 31457280 bytes, in the fork child: 1 of
+ * 20971520 bytes, each freed.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define BUSY_THREADS 8
 #define BUSY_ALLOCS 300000
@@ -120,13 +132,51 @@ static int busy(void)
 	return 5;
 }
 
+/* Whether pid ended by _exit(status). */
+static int ended_with(pid_t pid, int status)
+{
+	int st;
+
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == status;
+}
+
+static int mounted(const char *self)
+{
+	char *hold_argv[] = { (char *)self, (char *)"hold", NULL };
+	pid_t spawned, child;
+
+	/* private first: a shared / would pass the mount on to the machine */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("proc", "/proc", "proc", 0, NULL) != 0) {
+		perror("mount");
+		return 77;
+	}
+	if (posix_spawn(&spawned, self, NULL, NULL, hold_argv, environ) != 0)
+		return 1;
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (child == 0) {
+		hold(20u << 20);
+		free(held);
+		_exit(4);
+	}
+	return ended_with(spawned, 3) && ended_with(child, 4) ? 5 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "tree";
+	int flags = strcmp(mode, "mounted") == 0 ? CLONE_NEWPID | CLONE_NEWNS : CLONE_NEWPID;
 	int status;
 	pid_t first;
 
-	if (unshare(CLONE_NEWPID) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
+	if (strcmp(mode, "hold") == 0) {
+		hold(30u << 20);
+		free(held);
+		_exit(3);
+	}
+	if (unshare(flags) != 0 && unshare(CLONE_NEWUSER | flags) != 0) {
 		perror("unshare");
 		return 77;
 	}
@@ -135,6 +185,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (first == 0) {
 		say_pids();
+		if (strcmp(mode, "mounted") == 0)
+			exit(mounted(argv[0]));
 		exit(strcmp(mode, "busy") == 0 ? busy() : tree());
 	}
 	if (waitpid(first, &status, 0) != first || !WIFEXITED(status))
