@@ -10,6 +10,9 @@
  * signal, exec), and in each word that holds the thread's id it clears the
  * id and sets FUTEX_OWNER_DIED, in the file's pages that every process maps.
  *
+ * The same word tells a later run whether a session directory's launcher
+ * is gone, in any namespace, before it removes the directory.
+ *
  * Owns the main thread's robust list: set_robust_list(2) replaces the one
  * the C library registered, which only robust mutexes use (the launcher has
  * none).  The page stays mapped until the launcher ends.  Never prints.
@@ -94,4 +97,19 @@ void launcher_alive_stop(void)
 {
 	if (alive_page)
 		atomic_store(&alive_page->owner_tid, 0);
+}
+
+int launcher_alive_read(int dir_fd)
+{
+	struct session_launcher page;
+	int fd = openat(dir_fd, SESSION_LAUNCHER_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, &page, sizeof(page), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(page) || page.magic != SESSION_LAUNCHER_MAGIC)
+		return -1;
+	return (atomic_load(&page.owner_tid) & FUTEX_TID_MASK) != 0;
 }

@@ -18,4 +18,9 @@ int launcher_alive_start(const char *session_dir);
  * for room in a ring stop waiting. */
 void launcher_alive_stop(void);
 
+/* Whether the launcher of the session directory dir_fd collects: 1 yes,
+ * 0 no (the word of its launcher file is cleared), -1 cannot tell (no such
+ * file: an older mprof's, or one that could not make it). */
+int launcher_alive_read(int dir_fd);
+
 #endif

@@ -6,8 +6,9 @@
  * ROOM_WANTED_BYTES free when another has more.  The directory is private to the
  * user (mkdtemp makes it 0700) and named after the launcher's pid,
  * mprof-PID-XXXXXX, so that a later run can remove the directories of
- * launchers that were killed before they could.  Only deletes this user's
- * session directories; never prints or exits.
+ * launchers that were killed before they could (it asks their launcher
+ * file first: the pid may be another PID namespace's).  Only deletes this
+ * user's session directories; never prints or exits.
  */
 #include "config.h"
 
@@ -26,15 +27,32 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/launcher_alive.h"
 #include "cli/session_dir.h"
 
 #define ROOM_WANTED_BYTES (UINT64_C(256) << 20)
 #define STALE_AGE_S 10
 
+/* Whether the launcher of session directory name (in parent_fd) is gone:
+ * its launcher file says so; without one (an older mprof's), its pid is no
+ * process, which kill can tell in this PID namespace only (a launcher in
+ * another one sharing /dev/shm had its live directory removed). */
+static bool dir_launcher_gone(int parent_fd, const char *name, pid_t pid)
+{
+	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	int alive = fd >= 0 ? launcher_alive_read(fd) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (alive >= 0)
+		return !alive;
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
 /*
  * Removes session directories "mprof-PID-XXXXXX" in parent that belong to
- * this user and whose launcher PID is gone (a launcher killed by SIGKILL
- * cannot clean up; its rings would hold memory in /dev/shm until reboot).
+ * this user and whose launcher is gone (a launcher killed by SIGKILL cannot
+ * clean up; its rings would hold memory in /dev/shm until reboot).
  * Directories younger than STALE_AGE_S are left alone.
  */
 static void dir_sweep_stale(const char *parent)
@@ -59,7 +77,7 @@ static void dir_sweep_stale(const char *parent)
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || now - st.st_mtime < STALE_AGE_S)
 			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!dir_launcher_gone(dirfd(d), e->d_name, (pid_t)pid))
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) < sizeof(path))
 			session_dir_remove(path);

@@ -11,8 +11,13 @@
 # mprof: named, followed and sampled by that pid (they were traces t.0 and
 # t.0.2 without pid or RSS, taken for ended at once and finished before
 # they freed their block).
+# An mprof run in a PID namespace of its own leaves another run's live
+# session directory alone (it took the directory's launcher, whose pid it
+# cannot see, for gone, and removed it: what that run's program started
+# later was not recorded).
 # Skipped where the program cannot make a PID namespace; the /proc part
-# where it cannot mount one.
+# where it cannot mount one, the last part where unshare(1) cannot run mprof
+# in one.
 # Program and facts: tests/progs/pid_namespace.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -22,6 +27,28 @@ build_c "$WORK/pid_namespace" "$PROGS_DIR/pid_namespace.c" -pthread
 # max_rss_bytes REPORT: the largest RSS sample of the report's timeline.
 max_rss_bytes() {
 	json_eval "$1" "max([r['rss_bytes'] for r in d['timeline']['rss']] or [0])"
+}
+
+# reports_make DIR: the JSON report TRACE.json of each child trace DIR/t.*.
+reports_make() {
+	local f
+	for f in "$1"/t.*; do
+		case "$f" in *.json*) continue ;; esac
+		report_json "$f.json" "$f"
+	done
+}
+
+# trace_with_block DIR BYTES: the child trace in DIR whose hold_block took
+# BYTES (reports_make made its report).
+trace_with_block() {
+	local f
+	for f in "$1"/t.*; do
+		case "$f" in *.json*) continue ;; esac
+		if [ -f "$f.json" ] && [ "$(q "$f.json" sum allocated_bytes hold_block)" = "$2" ]; then
+			echo "$f"
+			return
+		fi
+	done
 }
 
 mkdir -p "$WORK/tree"
@@ -34,15 +61,9 @@ expect_match "tree: the first process's pid outside the namespace" '^[0-9]+$' "$
 expect_match "tree: the second process's pid outside the namespace" '^[0-9]+$' "$second"
 expect_no_match "tree: mprof says no process was still running" 'still running' "$(cat "$RUN_ERR")"
 # the two traces, told apart by their block
-first_trace= second_trace=
-for f in "$WORK"/tree/t.*; do
-	case "$f" in *.json) continue ;; esac
-	report_json "$f.json" "$f" || continue
-	case "$(q "$f.json" sum allocated_bytes hold_block)" in
-	52428800) first_trace=$f ;;
-	31457280) second_trace=$f ;;
-	esac
-done
+reports_make "$WORK/tree"
+first_trace=$(trace_with_block "$WORK/tree" 52428800)
+second_trace=$(trace_with_block "$WORK/tree" 31457280)
 expect_eq "tree: the first's trace is named after its pid" "$WORK/tree/t.$first" "$first_trace"
 expect_eq "tree: the second's trace is named after its pid" "$WORK/tree/t.$second" "$second_trace"
 
@@ -92,19 +113,6 @@ if report_json "$WORK/busy.json" "$WORK/busy/t.$busy"; then
 	expect_site "$WORK/busy.json" churn_block 2400000 - 0 0
 fi
 
-# mounted_trace BYTES: the child trace of "mounted" whose hold_block took
-# BYTES (its report made already).
-mounted_trace() {
-	local f
-	for f in "$WORK"/mounted/t.*; do
-		case "$f" in *.json*) continue ;; esac
-		if [ -f "$f.json" ] && [ "$(q "$f.json" sum allocated_bytes hold_block)" = "$1" ]; then
-			echo "$f"
-			return
-		fi
-	done
-}
-
 mkdir -p "$WORK/mounted"
 RUN_NAME=mounted mprof_run 60 "$WORK/mounted/t" -- "$WORK/pid_namespace" mounted
 if [ "$RUN_STATUS" -eq 77 ]; then
@@ -116,11 +124,9 @@ else
 			sed 's/ $//')"
 	expect_no_match "mounted: mprof says no process was still running or not recorded" \
 		'still running|not recorded' "$(cat "$RUN_ERR")"
-	for f in "$WORK"/mounted/t.*; do
-		report_json "$f.json" "$f"
-	done
+	reports_make "$WORK/mounted"
 	for bytes in 31457280 20971520; do
-		f=$(mounted_trace "$bytes")
+		f=$(trace_with_block "$WORK/mounted" "$bytes")
 		expect_ne "mounted, $bytes B: its trace" "" "$f"
 		[ -n "$f" ] || continue
 		expect_eq "mounted, $bytes B: the trace is named after its pid" \
@@ -132,5 +138,45 @@ else
 		expect_range "mounted, $bytes B: its RSS samples reach its block" "$bytes" \
 			$((bytes + 104857600)) "$(max_rss_bytes "$f.json")"
 	done
+fi
+
+# The run's session directory made to look stale (its mtime a minute
+# back) while its program sleeps, then a run of mprof in a new PID
+# namespace, which sweeps stale directories; then the program executes
+# "hold", whose recorder needs the directory.
+run_in_pidns() {
+	unshare --pid --fork "$@" 2>/dev/null ||
+		unshare --user --map-root-user --pid --fork "$@" 2>/dev/null
+}
+if ! command -v unshare >/dev/null 2>&1 || ! run_in_pidns true; then
+	echo "note: unshare(1) cannot run a program in a new PID namespace here"
+else
+	mkdir -p "$WORK/sweep"
+	"$MPROF" run -q -o "$WORK/sweep/t" -- sh -c 'sleep 3 && exec "$0" hold' \
+		"$WORK/pid_namespace" >"$WORK/sweep.out" 2>"$WORK/sweep.err" </dev/null &
+	launcher=$!
+	(sleep 120 && kill -KILL "$launcher") 2>/dev/null &
+	watchdog=$!
+	session=
+	for _ in $(seq 1 200); do
+		session=$(ls -d /dev/shm/mprof-"$launcher"-* "${TMPDIR:-/tmp}"/mprof-"$launcher"-* \
+			/tmp/mprof-"$launcher"-* 2>/dev/null | head -n 1)
+		[ -n "$session" ] && break
+		sleep 0.01
+	done
+	expect_ne "sweep: the run's session directory" "" "$session"
+	touch -d '-1 minute' "$session"
+	run_in_pidns "$MPROF" run -q -o "$WORK/sweep/other" -- true >"$WORK/other.out" 2>&1
+	expect_true "sweep: the session directory is still there" test -d "$session"
+	wait "$launcher"
+	status=$?
+	kill "$watchdog" 2>/dev/null
+	expect_eq "sweep: exit status" 3 "$status"
+	expect_no_match "sweep: mprof says nothing was left unrecorded" 'not recorded' \
+		"$(cat "$WORK/sweep.err")"
+	reports_make "$WORK/sweep"
+	hold=$(trace_with_block "$WORK/sweep" 31457280)
+	expect_ne "sweep: the executed program's trace, with its 30 MiB block" "" "$hold"
+	[ -z "$hold" ] || expect_site "$hold.json" hold_block 1 31457280 0 0
 fi
 finish
