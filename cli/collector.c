@@ -996,6 +996,7 @@ static void meta_write(struct collector *c, struct proc *p)
 	m.is_root = p->is_root;
 	m.pid = p->pid;
 	m.ppid = h->ppid;
+	m.ns_pid = h->ns_pid != p->pid ? h->ns_pid : 0;
 	m.exe = exe;
 	if (p->is_root) {
 		m.command = c->cfg->command;

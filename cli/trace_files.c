@@ -271,6 +271,8 @@ int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
 	kv_text_add(&t, "trace_role", "%s", m->is_root ? "root" : "child");
 	kv_text_add(&t, "pid", "%u", m->pid);
 	kv_text_add(&t, "ppid", "%u", m->ppid);
+	if (m->ns_pid)
+		kv_text_add(&t, "ns_pid", "%u", m->ns_pid);
 	kv_text_add(&t, "exe", "%s", m->exe);
 	if (m->command && m->command[0])
 		kv_text_add(&t, "command", "%s", m->command);

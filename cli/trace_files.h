@@ -108,6 +108,8 @@ void trace_files_release(void);
 struct trace_meta {
 	bool is_root;              /* trace_role=root, else child */
 	unsigned pid, ppid;
+	unsigned ns_pid;           /* its pid in its own PID namespace, when
+	                            * that is not the launcher's; 0: none */
 	const char *exe;           /* the program image, /proc/PID/exe at its start */
 	const char *command;       /* space-joined argv, or NULL when unknown */
 	const char *comm;          /* its process name then, or NULL */

@@ -35,6 +35,8 @@
  *                   "name": str or null (what the text report calls it:
  *                   cmdline, else exe, "[comm] " in front when cmdline
  *                   does not hold comm), "pid": int or null,
+ *                   "ns_pid": int or null (its pid in its own PID
+ *                   namespace, when that is not mprof's),
  *                   "exit_status": int or null, "exit_signal": int or null},
  *       "run_time_ns": int or null, END wall_ns, else first to last TIME
  *       "recording": {              only when recording was stopped or
@@ -417,6 +419,8 @@ static void write_program(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_opt_u64(out, "pid", run->has_pid, run->pid);
 	out_char(out, ',');
+	json_opt_u64(out, "ns_pid", run->has_ns_pid, run->ns_pid);
+	out_char(out, ',');
 	json_opt_i64(out, "exit_status", run->has_status, run->exit_status);
 	out_char(out, ',');
 	json_opt_i64(out, "exit_signal", run->has_signal, run->exit_signal);
@@ -435,7 +439,7 @@ static void write_trace(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_opt_u64(out, "pid", run->has_pid, run->pid);
 	out_char(out, ',');
-	json_opt_u64(out, "ppid", info->has_process, info->ppid);
+	json_opt_u64(out, "ppid", info->has_process && info->ppid, info->ppid);
 	out_char(out, ',');
 	json_key(out, "exe");
 	json_string(out, run->exe);

@@ -231,8 +231,13 @@ static void print_program(FILE *out, const struct profile *r)
 
 	fputs("program:          ", out);
 	fputs_safe(name ? name : "(unknown)", out);
-	if (run->has_pid)
+	if (run->has_pid && run->has_ns_pid)
+		fprintf(out, " (pid %" PRIu64 ", %" PRIu64 " in its PID namespace)", run->pid,
+			run->ns_pid);
+	else if (run->has_pid)
 		fprintf(out, " (pid %" PRIu64 ")", run->pid);
+	else if (run->has_ns_pid)
+		fprintf(out, " (pid %" PRIu64 " in its PID namespace)", run->ns_pid);
 	if (run->has_signal) {
 		const char *name = run_signal_name(run->exit_signal);
 

@@ -119,6 +119,7 @@ static void report_run_collect(struct report *r)
 	static const char *const exe_keys[] = {"exe", "program", NULL};
 	static const char *const cmd_keys[] = {"cmdline", "command", "argv", NULL};
 	static const char *const pid_keys[] = {"pid", NULL};
+	static const char *const ns_pid_keys[] = {"ns_pid", NULL};
 	static const char *const how_keys[] = {"peak_rss_how", NULL};
 	static const char *const rec_keys[] = {"recorder_kib", NULL};
 	const struct trace_info *info = r->info;
@@ -204,6 +205,7 @@ static void report_run_collect(struct report *r)
 	report_run_names(r);
 	if (!run->has_pid)
 		run->has_pid = kv_unsigned(&info->meta, pid_keys, &run->pid) && run->pid != 0;
+	run->has_ns_pid = kv_unsigned(&info->meta, ns_pid_keys, &run->ns_pid) && run->ns_pid != 0;
 	report_run_end_reason(r);
 	report_run_runtime(r);
 	report_run_data_lost(r);

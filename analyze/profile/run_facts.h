@@ -65,6 +65,9 @@ struct run_facts {
 	                           * ran); or NULL */
 	bool has_pid;
 	uint64_t pid;
+	bool has_ns_pid;          /* META ns_pid: its pid in its own PID
+	                           * namespace, not mprof's */
+	uint64_t ns_pid;
 	/* Why the recording ended before the program's exit, or "" when it
 	 * did not: then blocks still live are leaks (live at exit); otherwise
 	 * they are only live when the recording ended. */

@@ -60,6 +60,10 @@ second=$(sed -n 's/^ns 2 \([0-9]*\)$/\1/p' "$RUN_OUT")
 expect_match "tree: the first process's pid outside the namespace" '^[0-9]+$' "$first"
 expect_match "tree: the second process's pid outside the namespace" '^[0-9]+$' "$second"
 expect_no_match "tree: mprof says no process was still running" 'still running' "$(cat "$RUN_ERR")"
+if report_json "$WORK/root.json" "$WORK/tree/t"; then
+	expect_eq "tree: the program, in mprof's namespace, has no other pid" null \
+		"$(q "$WORK/root.json" summary program.ns_pid)"
+fi
 # the two traces, told apart by their block
 reports_make "$WORK/tree"
 first_trace=$(trace_with_block "$WORK/tree" 52428800)
@@ -69,6 +73,7 @@ expect_eq "tree: the second's trace is named after its pid" "$WORK/tree/t.$secon
 
 if [ -n "$first_trace" ] && cp "$first_trace.json" "$WORK/first.json"; then
 	expect_eq "first: pid" "$first" "$(q "$WORK/first.json" summary program.pid)"
+	expect_eq "first: pid in its namespace" 1 "$(q "$WORK/first.json" summary program.ns_pid)"
 	expect_eq "first: exit status" 5 "$(q "$WORK/first.json" summary program.exit_status)"
 	expect_site "$WORK/first.json" hold_block 1 52428800 0 0
 	expect_range "first: its RSS samples reach its 50 MiB block" 52428800 157286400 \
@@ -76,6 +81,10 @@ if [ -n "$first_trace" ] && cp "$first_trace.json" "$WORK/first.json"; then
 fi
 if [ -n "$second_trace" ] && cp "$second_trace.json" "$WORK/second.json"; then
 	expect_eq "second: pid" "$second" "$(q "$WORK/second.json" summary program.pid)"
+	expect_eq "second: pid in its namespace" 2 "$(q "$WORK/second.json" summary program.ns_pid)"
+	expect_match "second: the report gives both pids" \
+		"^program: .* \\(pid $second, 2 in its PID namespace\\), ended\$" \
+		"$("$MPROF" report -n 0 "$WORK/tree/t.$second" 2>&1)"
 	expect_eq "second: state at the end" ended "$(q "$WORK/second.json" summary end.process_state)"
 	expect_eq "second: not ended early" null "$(q "$WORK/second.json" summary ended_early)"
 	expect_eq "second: exit status (unknown after _exit)" null \
