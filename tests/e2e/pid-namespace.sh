@@ -34,7 +34,7 @@ reports_make() {
 	local f
 	for f in "$1"/t.*; do
 		case "$f" in *.json*) continue ;; esac
-		report_json "$f.json" "$f"
+		[ -f "$f" ] && report_json "$f.json" "$f"
 	done
 }
 
@@ -49,6 +49,22 @@ trace_with_block() {
 			return
 		fi
 	done
+}
+
+# watchdog_start PID: kills PID (a run started in the background) after
+# 120 s, unless watchdog_stop comes first.
+watchdog_start() {
+	(
+		trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+		sleep 120 &
+		nap=$!
+		wait "$nap" && kill -KILL "$1"
+	) >/dev/null 2>&1 &
+	WATCHDOG=$!
+}
+watchdog_stop() {
+	kill "$WATCHDOG" 2>/dev/null
+	wait "$WATCHDOG" 2>/dev/null
 }
 
 mkdir -p "$WORK/tree"
@@ -101,8 +117,7 @@ mkdir -p "$WORK/busy"
 MPROF_RING_KIB=16 "$MPROF" run -q -o "$WORK/busy/t" -- "$WORK/pid_namespace" busy \
 	>"$WORK/busy.out" 2>"$WORK/busy.err" </dev/null &
 launcher=$!
-(sleep 120 && kill -KILL "$launcher") 2>/dev/null &
-watchdog=$!
+watchdog_start "$launcher"
 for _ in $(seq 1 400); do
 	grep -q '^ns 1 ' "$WORK/busy.out" && break
 	sleep 0.025
@@ -112,7 +127,7 @@ sleep 0.5
 kill -CONT "$launcher"
 wait "$launcher"
 status=$?
-kill "$watchdog" 2>/dev/null
+watchdog_stop
 expect_eq "busy: exit status" 5 "$status"
 busy=$(sed -n 's/^ns 1 \([0-9]*\)$/\1/p' "$WORK/busy.out")
 if report_json "$WORK/busy.json" "$WORK/busy/t.$busy"; then
@@ -151,8 +166,8 @@ fi
 
 # The run's session directory made to look stale (its mtime a minute
 # back) while its program sleeps, then a run of mprof in a new PID
-# namespace, which sweeps stale directories; then the program executes
-# "hold", whose recorder needs the directory.
+# namespace, which sweeps stale directories; then the program forks a
+# child, whose recorder needs the directory.
 run_in_pidns() {
 	unshare --pid --fork "$@" 2>/dev/null ||
 		unshare --user --map-root-user --pid --fork "$@" 2>/dev/null
@@ -161,16 +176,17 @@ if ! command -v unshare >/dev/null 2>&1 || ! run_in_pidns true; then
 	echo "note: unshare(1) cannot run a program in a new PID namespace here"
 else
 	mkdir -p "$WORK/sweep"
-	"$MPROF" run -q -o "$WORK/sweep/t" -- sh -c 'sleep 3 && exec "$0" hold' \
-		"$WORK/pid_namespace" >"$WORK/sweep.out" 2>"$WORK/sweep.err" </dev/null &
+	"$MPROF" run -q -o "$WORK/sweep/t" -- "$WORK/pid_namespace" late \
+		>"$WORK/sweep.out" 2>"$WORK/sweep.err" </dev/null &
 	launcher=$!
-	(sleep 120 && kill -KILL "$launcher") 2>/dev/null &
-	watchdog=$!
+	watchdog_start "$launcher"
+	# (once the program's process file is made: nothing changes the
+	# directory then until the fork)
 	session=
 	for _ in $(seq 1 200); do
 		session=$(ls -d /dev/shm/mprof-"$launcher"-* "${TMPDIR:-/tmp}"/mprof-"$launcher"-* \
 			/tmp/mprof-"$launcher"-* 2>/dev/null | head -n 1)
-		[ -n "$session" ] && break
+		[ -n "$session" ] && ls "$session"/p.* >/dev/null 2>&1 && break
 		sleep 0.01
 	done
 	expect_ne "sweep: the run's session directory" "" "$session"
@@ -179,13 +195,13 @@ else
 	expect_true "sweep: the session directory is still there" test -d "$session"
 	wait "$launcher"
 	status=$?
-	kill "$watchdog" 2>/dev/null
+	watchdog_stop
 	expect_eq "sweep: exit status" 3 "$status"
 	expect_no_match "sweep: mprof says nothing was left unrecorded" 'not recorded' \
 		"$(cat "$WORK/sweep.err")"
 	reports_make "$WORK/sweep"
 	hold=$(trace_with_block "$WORK/sweep" 31457280)
-	expect_ne "sweep: the executed program's trace, with its 30 MiB block" "" "$hold"
+	expect_ne "sweep: the child's trace, with its 30 MiB block" "" "$hold"
 	[ -z "$hold" ] || expect_site "$hold.json" hold_block 1 31457280 0 0
 fi
 finish

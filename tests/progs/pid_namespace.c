@@ -18,13 +18,16 @@
  * with "hold" by posix_spawn, which holds 30 MiB from hold_block for 400 ms,
  * frees them and ends by _exit(3), and forks a child that holds 20 MiB the
  * same way and ends by _exit(4); it exits with 5.
+ * "late", in mprof's own namespace: sleeps 3 s, then forks a child that
+ * holds 30 MiB the same way and ends by _exit(3); exits with 3.
  * The program exits with the status of the namespace's first process, or 77
  * when no namespace (or, for "mounted", no /proc of its own) could be made.
  * Facts: tree: hold_block, in the first: 1 allocation of 52428800 bytes,
  * freed; in the second: 1 of 31457280 bytes, live when it ends.  busy:
  * churn_block 2400000 allocations, all freed.  mounted: hold_block, in the
  * spawned program: 1 allocation of 31457280 bytes, in the fork child: 1 of
- * 20971520 bytes, each freed.
+ * 20971520 bytes, each freed.  late: hold_block, in the child: 1 of 31457280
+ * bytes, freed.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -175,6 +178,16 @@ int main(int argc, char **argv)
 		hold(30u << 20);
 		free(held);
 		_exit(3);
+	}
+	if (strcmp(mode, "late") == 0) {
+		sleep(3);
+		first = fork();
+		if (first == 0) {
+			hold(30u << 20);
+			free(held);
+			_exit(3);
+		}
+		return first > 0 && ended_with(first, 3) ? 3 : 1;
 	}
 	if (unshare(flags) != 0 && unshare(CLONE_NEWUSER | flags) != 0) {
 		perror("unshare");
