@@ -99,7 +99,7 @@ if [ -n "$second_trace" ] && cp "$second_trace.json" "$WORK/second.json"; then
 	expect_eq "second: pid" "$second" "$(q "$WORK/second.json" summary program.pid)"
 	expect_eq "second: pid in its namespace" 2 "$(q "$WORK/second.json" summary program.ns_pid)"
 	expect_match "second: the report gives both pids" \
-		"^program: .* \\(pid $second, 2 in its PID namespace\\), ended\$" \
+		"^program: .* \\(pid $second, 2 in its PID namespace\\), (exited with status 3|ended without exit\\(\\) .*)\$" \
 		"$("$MPROF" report -n 0 "$WORK/tree/t.$second" 2>&1)"
 	expect_eq "second: state at the end" ended "$(q "$WORK/second.json" summary end.process_state)"
 	expect_eq "second: not ended early" null "$(q "$WORK/second.json" summary ended_early)"
