@@ -25,22 +25,16 @@
 #include <unistd.h>
 
 #include "cli/pid_find.h"
+#include "cli/pid_info.h"
 
 /* The last field of NStgid in /proc/PID/status, or 0. */
 static unsigned innermost_pid(unsigned pid)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	const char *line, *end;
 	unsigned long last = 0;
-	ssize_t n;
-	int fd;
+	ssize_t n = pid_info_file_read(pid, "status", buf, sizeof(buf) - 1);
 
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/pid_info.h"
+#include "cli/pid_window.h"
 #include "trace/argv_quote.h"
 
 /* The kernel's PF_KTHREAD, in the flags of /proc/PID/stat (field 9). */
@@ -30,10 +31,7 @@
  * and parentheses, so the state follows the last ')').  NULL when the file
  * cannot be opened (errno says why), or reads empty or malformed (errno 0).
  */
-/* Reads /proc/pid/name (one read: these files are small) into buf, at most
- * size bytes; returns the bytes read (0 also when the read fails), or -1
- * with errno when the file cannot be opened. */
-static ssize_t pid_file_read(unsigned pid, const char *name, char *buf, size_t size)
+ssize_t pid_info_file_read(unsigned pid, const char *name, char *buf, size_t size)
 {
 	char path[64];
 	ssize_t n;
@@ -51,7 +49,7 @@ static ssize_t pid_file_read(unsigned pid, const char *name, char *buf, size_t s
 static const char *stat_fields(unsigned pid, char *buf, size_t size)
 {
 	const char *rparen;
-	ssize_t n = pid_file_read(pid, "stat", buf, size - 1);
+	ssize_t n = pid_info_file_read(pid, "stat", buf, size - 1);
 
 	if (n < 0)
 		return NULL;
@@ -139,7 +137,7 @@ void pid_info_program(unsigned pid, char *out, size_t size)
 void pid_info_cmdline(unsigned pid, char *out, size_t size)
 {
 	char raw[8192];
-	ssize_t n = pid_file_read(pid, "cmdline", raw, sizeof(raw));
+	ssize_t n = pid_info_file_read(pid, "cmdline", raw, sizeof(raw));
 
 	out[0] = '\0';
 	if (n > 0)
@@ -148,7 +146,7 @@ void pid_info_cmdline(unsigned pid, char *out, size_t size)
 
 void pid_info_comm(unsigned pid, char *out, size_t size)
 {
-	ssize_t n = pid_file_read(pid, "comm", out, size - 1);
+	ssize_t n = pid_info_file_read(pid, "comm", out, size - 1);
 
 	if (n < 0)
 		n = 0;
@@ -179,7 +177,7 @@ unsigned long long pid_info_peak_rss_kib(unsigned pid)
 {
 	char buf[4096];
 	const char *line;
-	ssize_t n = pid_file_read(pid, "status", buf, sizeof(buf) - 1);
+	ssize_t n = pid_info_file_read(pid, "status", buf, sizeof(buf) - 1);
 
 	if (n <= 0)
 		return 0;
@@ -192,7 +190,7 @@ bool pid_info_signal_handled(unsigned pid, int sig)
 {
 	static const char *const fields[] = { "\nSigCgt:", "\nSigIgn:" };
 	char buf[4096];
-	ssize_t n = pid_file_read(pid, "status", buf, sizeof(buf) - 1);
+	ssize_t n = pid_info_file_read(pid, "status", buf, sizeof(buf) - 1);
 
 	if (n <= 0 || sig < 1 || sig > 64)
 		return false;
@@ -225,20 +223,6 @@ bool pid_info_descends_from(unsigned pid, unsigned ancestor)
 	return false;
 }
 
-/* Whether /proc shows the caller's own PID namespace (its /proc/self is its
- * getpid()). */
-static bool proc_shows_own_pidns(void)
-{
-	char link[32], want[32];
-	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
-
-	if (n <= 0)
-		return false;
-	link[n] = '\0';
-	snprintf(want, sizeof(want), "%u", (unsigned)getpid());
-	return strcmp(link, want) == 0;
-}
-
 bool pid_info_pidns_word(char *out, size_t size)
 {
 	struct stat ns, proc;
@@ -246,7 +230,7 @@ bool pid_info_pidns_word(char *out, size_t size)
 
 	if (stat("/proc/self/ns/pid", &ns) != 0)
 		return false;
-	if (proc_shows_own_pidns() && stat("/proc", &proc) == 0)
+	if (pid_window_proc_is_own() && stat("/proc", &proc) == 0)
 		proc_dev = (unsigned long long)proc.st_dev;
 	snprintf(out, size, "%llu:%llu:%llu", (unsigned long long)ns.st_dev,
 		 (unsigned long long)ns.st_ino, proc_dev);

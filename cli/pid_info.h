@@ -6,6 +6,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+
+/* Reads /proc/pid/name (one read: these files are small) into buf, at most
+ * size bytes; returns the bytes read (0 also when the read fails), or -1
+ * with errno when the file cannot be opened. */
+ssize_t pid_info_file_read(unsigned pid, const char *name, char *buf, size_t size);
 
 /* Whether pid exists and is not a zombie. */
 bool pid_info_running(unsigned pid);

@@ -97,8 +97,7 @@ static unsigned long long tasks_alive(void)
 	return strtoull(slash + 1, NULL, 10);
 }
 
-/* Whether /proc shows the caller's own PID namespace. */
-static bool proc_is_own(void)
+bool pid_window_proc_is_own(void)
 {
 	char link[32], want[32];
 	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
@@ -116,7 +115,7 @@ void pid_window_start(struct pid_window *w)
 	w->last = w->first;
 	w->tasks_start = tasks_created();
 	w->alive_start = tasks_alive();
-	w->all = w->tasks_start == 0 || w->alive_start == 0 || !proc_is_own();
+	w->all = w->tasks_start == 0 || w->alive_start == 0 || !pid_window_proc_is_own();
 }
 
 bool pid_window_cycle_safe(unsigned long long created, unsigned long long alive,

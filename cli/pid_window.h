@@ -55,4 +55,8 @@ void pid_window_update(struct pid_window *w);
  * the last pid_window_update). */
 bool pid_window_holds(const struct pid_window *w, unsigned pid);
 
+/* Whether /proc shows the caller's own PID namespace (its /proc/self is its
+ * getpid()). */
+bool pid_window_proc_is_own(void);
+
 #endif
