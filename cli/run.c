@@ -564,6 +564,8 @@ static int run_recorded(const struct run_options *o, const char *path)
 	collector_result_free(&res);
 	free(trace_path);
 	free(command);
+	if (WIFSIGNALED(res.wait_status))
+		signals_end_by(WTERMSIG(res.wait_status));
 	return rc;
 }
 

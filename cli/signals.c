@@ -13,7 +13,10 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include "cli/signals.h"
 
@@ -88,4 +91,28 @@ bool signals_toggle_take(void)
 void signals_forward_stop(void)
 {
 	forward_pid = 0;
+}
+
+void signals_end_by(int sig)
+{
+	struct sigaction sa;
+	struct rlimit rl;
+	sigset_t set;
+
+	fflush(NULL);
+	/* The program dumped its own core, if any: not the launcher too
+	 * (prctl for a core_pattern pipe, which ignores a zero RLIMIT_CORE). */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (getrlimit(RLIMIT_CORE, &rl) == 0) {
+		rl.rlim_cur = 0;
+		setrlimit(RLIMIT_CORE, &rl);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
 }

@@ -30,4 +30,15 @@ bool signals_toggle_take(void);
 /* Stops forwarding (the program was reaped: its pid may be reused). */
 void signals_forward_stop(void);
 
+/*
+ * Ends the launcher by signal sig, as the program it ran ended, so that
+ * whoever started mprof sees the same wait status as without it (a shell's
+ * Ctrl-C handling and a parent's WIFSIGNALED depend on it): stdio flushed,
+ * no core dump of the launcher, sig's default action, unblocked, raised.
+ * Returns only if sig did not end the process (it cannot: a stop signal or
+ * one whose default is to ignore); the caller then exits with 128 + sig.
+ * (Valgrind and GNU timeout do the same.)
+ */
+void signals_end_by(int sig);
+
 #endif

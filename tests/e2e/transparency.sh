@@ -1,7 +1,8 @@
 #!/bin/bash
 # transparency.sh - `mprof run` changes nothing the program shows: stdin,
 # stdout, stderr (mprof's own lines all start with "mprof: ") and the exit
-# status (exit 3 -> 3, SIGKILL -> 137, abort -> 134); an LD_PRELOAD the user
+# status (exit 3 -> 3, SIGKILL -> 137, abort -> 134, and killed by a signal
+# to a parent that asks); an LD_PRELOAD the user
 # set is kept; the program finds no descriptor it did not open, and its own
 # files are never read or written by the profiler.
 # Programs and facts: tests/progs/transparency.c, tests/progs/preload_hello.c,
@@ -99,6 +100,26 @@ expect_eq "stdin and stdout closed (native): 0 and 1 not open" "" \
 expect_eq "stdin and stdout closed: the program finds them closed" \
 	"$(sed 's/^fds at start: //' "$WORK/native-closed.err" | own_list)" \
 	"$(sed 's/^fds at start: //' "$WORK/closed.err" | own_list)"
+
+# A parent sees the wait status it sees without mprof: a program killed by
+# a signal has mprof end by that signal once the trace is written
+# (WIFSIGNALED; before, mprof exited with 128 + N, which a shell shows alike
+# but a parent that asks how its child ended, or a shell script told to stop
+# on Ctrl-C, does not)
+wait_status() {
+	"$PYTHON" -c 'import subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+print("killed by signal %d" % -r if r < 0 else "exited with %d" % r)' "$@"
+}
+for sig in SEGV TERM INT KILL ABRT; do
+	native=$(wait_status sh -c "kill -$sig \$\$")
+	expect_eq "killed by SIG$sig: the wait status a parent sees, as without mprof" "$native" \
+		"$(wait_status "$MPROF" run -q -o "$WORK/ws-$sig" -- sh -c "kill -$sig \$\$")"
+	expect_eq "killed by SIG$sig: the trace was finished first" "killed by signal" \
+		"$("$MPROF" report "$WORK/ws-$sig" 2>&1 | sed -n 's/^program: .*), \(killed by signal\).*/\1/p')"
+done
+expect_eq "exit 3: the wait status" "exited with 3" \
+	"$(wait_status "$MPROF" run -q -o "$WORK/ws-exit3" -- "$WORK/transparency" exit3)"
 
 # glibc's malloc debugging library preloaded by the user cannot check what
 # mprof's recorder takes first: mprof says so (before, the program ran on
