@@ -1,13 +1,18 @@
 /*
- * cli/signals.c - forwarding SIGINT, SIGTERM, SIGHUP and SIGQUIT to the
- * profiled program.
+ * cli/signals.c - passing the signals another process sends to mprof on to
+ * the profiled program.
  *
- * Only signals sent by a process (kill, sigqueue, tgkill: si_code SI_USER,
- * SI_QUEUE or SI_TKILL with a sender pid) are forwarded; a terminal's Ctrl-C
- * or Ctrl-\ already reached the program, which is in the same foreground
- * process group.  Either way the launcher does not die: it goes on
- * collecting until the program has ended and then finalizes the traces.
- * The handler only calls kill(), which is async-signal-safe.
+ * Scripts signal the pid they started, which is mprof's: termination
+ * requests (SIGINT, SIGTERM, SIGHUP, SIGQUIT), the signals daemons take
+ * commands by (SIGUSR1, SIGUSR2, SIGWINCH: nginx and Apache reopen logs or
+ * stop gracefully), timers and the real-time signals, and SIGABRT (asking
+ * a hung program for a core dump).  Only signals sent by another process
+ * (kill, sigqueue, tgkill: si_code SI_USER, SI_QUEUE or SI_TKILL with a
+ * sender pid) are forwarded; a terminal's Ctrl-C, Ctrl-\ or window resize
+ * already reached the program, which is in the same foreground process
+ * group.  Either way the launcher does not die: it goes on collecting until
+ * the program has ended and then finalizes the traces.  The handler only
+ * calls kill(), sigqueue() and raise(), which are async-signal-safe.
  */
 #include "config.h"
 
@@ -17,6 +22,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "cli/signals.h"
 
@@ -24,21 +30,44 @@ static volatile sig_atomic_t forward_pid;
 static volatile sig_atomic_t toggle_sig;     /* the toggle signal, or 0 */
 static volatile sig_atomic_t toggle_pending; /* one came, not passed on yet */
 
-/* The termination requests, then the toggle signal when there is one. */
-static int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
-static size_t forwarded_count = 4;
+/* The fixed set (see the top), then the real-time signals but the C
+ * library's own, then the toggle signal when it is not among them. */
+static const int forwarded_fixed[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM,
+	SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGABRT,
+};
+#define FORWARDED_MAX (sizeof(forwarded_fixed) / sizeof(forwarded_fixed[0]) + 33)
+static int forwarded[FORWARDED_MAX];
+static size_t forwarded_count;
+
+static void forwarded_add(int sig)
+{
+	for (size_t i = 0; i < forwarded_count; i++)
+		if (forwarded[i] == sig)
+			return;
+	if (forwarded_count < FORWARDED_MAX)
+		forwarded[forwarded_count++] = sig;
+}
 
 static void forward_handler(int sig, siginfo_t *si, void *ctx)
 {
 	pid_t pid = (pid_t)forward_pid;
 
 	(void)ctx;
+	if (sig == SIGABRT && (!si || si->si_pid == getpid())) {
+		/* the launcher's own abort(): it dies of it as it would have */
+		signal(SIGABRT, SIG_DFL);
+		raise(SIGABRT);
+		return;
+	}
 	if (pid <= 0 || !si || si->si_pid == 0)
 		return;
 	if (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL)
 		return;
 	if (sig == toggle_sig)
 		toggle_pending = 1; /* the launcher's loop passes it on */
+	else if (si->si_code == SI_QUEUE)
+		sigqueue(pid, sig, si->si_value); /* with the sender's value */
 	else
 		kill(pid, sig);
 }
@@ -47,8 +76,12 @@ void signals_block(int toggle_signal, sigset_t *old_mask)
 {
 	sigset_t set;
 
+	for (size_t i = 0; i < sizeof(forwarded_fixed) / sizeof(forwarded_fixed[0]); i++)
+		forwarded_add(forwarded_fixed[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		forwarded_add(sig);
 	if (toggle_signal > 0) {
-		forwarded[forwarded_count++] = toggle_signal;
+		forwarded_add(toggle_signal);
 		toggle_sig = toggle_signal;
 	}
 	sigemptyset(&set);

@@ -1,8 +1,9 @@
 /*
  * cli/signals.h - the launcher's signal handling while the program runs:
- * termination requests and the toggle signal sent to mprof by another
- * process are passed on to the program; the launcher itself keeps running
- * and finalizes the trace.
+ * the signals another process sends to mprof (termination requests,
+ * daemons' commands, timers, real-time signals, SIGABRT, the toggle signal)
+ * are passed on to the program; the launcher itself keeps running and
+ * finalizes the trace.
  */
 #ifndef MPROF_CLI_SIGNALS_H
 #define MPROF_CLI_SIGNALS_H
@@ -12,7 +13,9 @@
 #include <sys/types.h>
 
 /* Blocks the forwarded signals (before fork): SIGINT, SIGTERM, SIGHUP,
- * SIGQUIT and toggle_signal (0: none), and stores the previous mask, which
+ * SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM, SIGVTALRM, SIGPROF, SIGIO,
+ * SIGPWR, SIGSTKFLT, SIGABRT, the real-time signals from SIGRTMIN and
+ * toggle_signal (0: none), and stores the previous mask, which
  * the child restores before it executes the program.  Called once. */
 void signals_block(int toggle_signal, sigset_t *old_mask);
 
