@@ -1982,6 +1982,27 @@ static bool late_settled(const struct collector *c, const struct late_seen *l)
 	return image_known(l->s.pid, l->s.exe, (void *)c) || pid_pending(c, l->s.pid);
 }
 
+/* Whether a live image of the run has called exec (its header says so,
+ * before the call) and the process still runs it: the scan of /proc saw the
+ * old image, known, and the new one's recorder has yet to start (`sh -c
+ * 'sleep 30 &'`: the shell ends while its child executes sleep).  The next
+ * rounds see the new image as a late starter. */
+static bool execs_in_flight(const struct collector *c)
+{
+	char exe[LATE_PROGRAM_BYTES];
+
+	for (size_t i = 0; i < c->live.n; i++) {
+		const struct proc *p = c->live.v[i];
+
+		if (p->phase == PROC_PENDING || !proc_exec_unrecorded(p) || !p->exe ||
+		    !pid_info_running(p->pid) || pid_info_state(p->pid) == 'Z')
+			continue;
+		if (pid_info_exe(p->pid, exe, sizeof(exe)) && strcmp(exe, p->exe) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Merges this round's finds into seen[0..*nseen) (at most LATE_MAX kept). */
 static void late_merge(struct late_seen *seen, size_t *nseen, const struct late_starter *late,
 		       size_t n)
@@ -2060,7 +2081,7 @@ static void procs_late_settle(struct collector *c)
 		for (size_t k = 0; k < nseen; k++)
 			if (!late_settled(c, &seen[k]) && late_waits_for(&seen[k], waited))
 				waiting = true;
-		if (n > LATE_MAX && waited < LATE_START_LIMIT_NS)
+		if ((n > LATE_MAX || execs_in_flight(c)) && waited < LATE_START_LIMIT_NS)
 			waiting = true;
 		if (!waiting)
 			break;

@@ -13,6 +13,7 @@
 
 #include "cli/elf_check.h"
 #include "cli/exec_target.h"
+#include "cli/pid_info.h"
 
 /* The file path names, into out[size]: as it is when absolute, under the
  * process's working directory when relative (while the process lives), the
@@ -57,6 +58,10 @@ const char *exec_target_why(unsigned pid, const char *path, bool env_dropped, ch
 	} else if (target_file(pid, path, file, sizeof(file)) &&
 		   (secure = elf_check_secure_exec(file)) != NULL) {
 		snprintf(why, size, "it runs %s: the loader ignores LD_PRELOAD", secure);
+	} else if (pid_info_running(pid) && pid_info_state(pid) != 'Z') {
+		/* a background process that executed as the run ended */
+		snprintf(why, size, "it was starting as mprof finished (the process runs on, "
+				    "past the end of the recording)");
 	} else {
 		snprintf(why, size, "the recorder did not start in it (its loader could not "
 				    "load mprof's library, as in a chroot without it, or it ended "

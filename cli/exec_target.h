@@ -13,8 +13,9 @@
  * named it: absolute, relative to process pid's working directory, or a
  * name looked up in $PATH) ran unrecorded when process pid executed it:
  * its environment dropped the recorder (env_dropped), it is statically
- * linked, it runs in secure-execution mode, or else the recorder did not
- * start in it.  Returns why.
+ * linked, it runs in secure-execution mode, the process still runs (it
+ * executed the program as the recording ended), or else the recorder did
+ * not start in it.  Returns why.
  */
 const char *exec_target_why(unsigned pid, const char *path, bool env_dropped, char *why,
 			    size_t size);
