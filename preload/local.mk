@@ -47,7 +47,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/unwind.c preload/unwind.h \
 	preload/unwind_fast.c preload/unwind_fast.h
 preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
-preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined
+preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,now
 preload_libmprof_preload_la_LIBADD = $(DL_LIBS) -lpthread -lm
 
 # mprof.h: the header-only API (runtime start/stop, markers, pool blocks;

@@ -20,6 +20,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -172,6 +173,27 @@ void unwind_guard_enter(struct preload_thread *t)
 void unwind_guard_leave(struct preload_thread *t)
 {
 	atomic_store_explicit(&t->in_unwind, 0, memory_order_release);
+}
+
+/* Stack that libunwind's walk may need below the caller's stack pointer:
+ * it took 4-6 KiB here (an allocating signal handler on an 8 KiB SIGSTKSZ
+ * signal stack overflowed it), with a margin. */
+#define UNWIND_LIBUNWIND_ROOM_BYTES (16u << 10)
+
+/* Whether t runs on its signal stack (outside its own stack) with less than
+ * UNWIND_LIBUNWIND_ROOM_BYTES below the stack pointer: libunwind would
+ * overflow it, where the program's handler alone fits.  One sigaltstack()
+ * call, made only on the fallback path off the thread's stack. */
+static int unwind_room_short(const struct preload_thread *t)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	stack_t ss;
+
+	if (t->stack_hi != UNWIND_STACK_UNKNOWN && sp > t->stack_lo && sp <= t->stack_hi)
+		return 0;
+	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+		return 0;
+	return sp < (uintptr_t)ss.ss_sp + UNWIND_LIBUNWIND_ROOM_BYTES;
 }
 
 /* Runs unw_backtrace into t->frames inside the fork guard; 0 without it. */
@@ -744,6 +766,12 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 	} else if (unwind_mode == UNWIND_MODE_FP) {
 		t->cache_cfas_ok = 0;
 		n = unwind_own(t, UNWIND_FAST_FP, NULL);
+	}
+	if (n < 0 && unwind_room_short(t)) {
+		/* the allocator's caller only, marked truncated */
+		count = unwind_store(t, 0, caller_ip, truncated);
+		*truncated = 1;
+		return count;
 	}
 	if (n < 0) {
 		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);

@@ -138,6 +138,7 @@ E2E_TESTS = \
 	tests/e2e/child-figures.sh \
 	tests/e2e/child-ends.sh \
 	tests/e2e/signal-commands.sh \
+	tests/e2e/signal-stack.sh \
 	tests/e2e/retitled-workers.sh \
 	tests/e2e/sparse-lifetimes.sh \
 	tests/e2e/many-stacks.sh \
@@ -239,7 +240,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c tests/progs/signal_free.c tests/progs/signal_allocs.c \
 	tests/progs/raising_alloc.c tests/progs/sandboxed_exit.c \
 	tests/progs/fork_samples.c tests/progs/fork_state.c tests/progs/env_drop.c tests/progs/exec_it.c tests/progs/sample_seeds.c \
-	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/signal_commands.c tests/progs/retitled_workers.c \
+	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/retitled_workers.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/sample_sites.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/pool_blocks.c \
 	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/fork_execs.c \
