@@ -15,8 +15,9 @@
  * Images that end by _exit, exec or a signal leave no note.  Must never
  * allocate.
  *
- * A thread under a seccomp filter (the program's sandbox, installed after
- * its setup) may be killed for opening a file, so then nothing is opened:
+ * A process under a seccomp filter (the program's sandbox, installed after
+ * its setup; known without asking the kernel, preload/seccomp_watch.h) may
+ * be killed for opening a file, so then nothing is opened:
  * the peak comes from getrusage when that proves it is the image's own,
  * the command line from the image's own argument memory (whose bounds are
  * read when the image's file is made) and the process name from
@@ -35,6 +36,7 @@
 #include "preload/init.h"
 #include "preload/process.h"
 #include "preload/procfile.h"
+#include "preload/seccomp_watch.h"
 #include "preload/sys.h"
 #include "trace/argv_quote.h"
 
@@ -254,7 +256,7 @@ static void exit_note_write(int status, void *arg)
 	h->exit_status = status;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->exit_mono_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	sandboxed = sys_seccomp_filtered();
+	sandboxed = seccomp_watch_filtered();
 	h->exit_maxrss_kib = sandboxed ? 0 : exit_note_hwm_kib();
 	if (!h->exit_maxrss_kib)
 		h->exit_maxrss_kib = exit_note_rusage_kib();

@@ -3,7 +3,8 @@
  * is built with -fvisibility=hidden (preload/local.mk): only the functions
  * marked PRELOAD_API are seen by the program and its libraries, namely the
  * allocator API and dlclose (interpose.c), the exec family and
- * posix_spawn (exec_watch.c) and the mprof_api_ functions behind
+ * posix_spawn (exec_watch.c), prctl and syscall (seccomp_watch.c) and the
+ * mprof_api_ functions behind
  * include/mprof.h (api.c).
  */
 #ifndef MPROF_PRELOAD_EXPORTED_H

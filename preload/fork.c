@@ -5,7 +5,7 @@
  * order and keeps threads out of the unwinder, so the child never inherits a
  * lock held by a thread that does not exist there.  Parent: releases them
  * and writes a FORK record with the child's pid.  Child: if children are not
- * recorded, or the forking thread is under a seccomp filter (which may kill
+ * recorded, or the process is under a seccomp filter (which may kill
  * the child for opening its file), the shim goes inert; otherwise it leaves
  * the parent's process file alone (unmaps it), creates its own
  * (is_fork_child, fork_seq, parent_file), empties the stack table, starts
@@ -35,6 +35,7 @@
 #include "preload/nested_heap.h"
 #include "preload/pidns.h"
 #include "preload/procfile.h"
+#include "preload/seccomp_watch.h"
 #include "preload/ring.h"
 #include "preload/sample.h"
 #include "preload/sample_set.h"
@@ -263,7 +264,7 @@ static void fork_child(void)
 	parent_bytes = preload_proc.file_bytes;
 	preload_proc.hdr = NULL;
 	/* a sandbox that forbids opening files may kill the child for it */
-	rc = sys_seccomp_filtered() ? -ECANCELED : procfile_create(&preload_proc, &origin);
+	rc = seccomp_watch_filtered() ? -ECANCELED : procfile_create(&preload_proc, &origin);
 	/* the parent's header tells the launcher of a child it cannot see */
 	if (rc < 0 && parent_hdr) {
 		atomic_store(&parent_hdr->children_unrecorded_errno, -rc);

@@ -35,6 +35,7 @@
 #include "preload/procfile.h"
 #include "preload/real.h"
 #include "preload/sample.h"
+#include "preload/seccomp_watch.h"
 #include "preload/seq.h"
 #include "preload/settings.h"
 #include "preload/stack_table.h"
@@ -104,6 +105,7 @@ static int init_run(struct preload_thread **out)
 
 	real_resolve();
 	exec_watch_resolve();
+	seccomp_watch_start();
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
 	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);

@@ -1,7 +1,7 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
 # sanitizers (it runs inside arbitrary targets).  Only the allocator API,
-# dlclose, the exec family and posix_spawn, and the mprof_api_ functions
-# are exported
+# dlclose, the exec family and posix_spawn, prctl and syscall, and the
+# mprof_api_ functions are exported
 # (-fvisibility=hidden; preload/exported.h says which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
@@ -37,6 +37,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/ring.c preload/ring.h \
 	preload/sample.c preload/sample.h \
 	preload/sample_set.c preload/sample_set.h \
+	preload/seccomp_watch.c preload/seccomp_watch.h \
 	preload/seq.c preload/seq.h \
 	preload/settings.c preload/settings.h \
 	preload/stack_sites.c preload/stack_sites.h \

@@ -1,7 +1,6 @@
 /*
  * preload/sys.h - the system calls the shim makes whose C-library wrappers
- * are cancellation points (open, read, close, nanosleep, msync), and the
- * question whether a seccomp filter may refuse them.
+ * are cancellation points (open, read, close, nanosleep, msync).
  *
  * The shim runs inside allocator calls, which are not cancellation points:
  * a thread with a pending deferred cancellation must never be unwound from
@@ -17,7 +16,6 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,22 +61,6 @@ static inline ssize_t sys_read_file(const char *path, char *buf, size_t cap)
 	}
 	sys_close(fd);
 	return (ssize_t)len;
-}
-
-/*
- * Whether the calling thread may be under a seccomp filter, which may kill
- * the process for a system call it did not expect (a sandbox that forbids
- * opening files, installed after the program's setup): 1 unless
- * PR_GET_SECCOMP says it has none (0) or the kernel has no seccomp
- * (EINVAL).  Keeps errno.
- */
-static inline int sys_seccomp_filtered(void)
-{
-	int saved = errno, mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
-	int none = mode == 0 || (mode < 0 && errno == EINVAL);
-
-	errno = saved;
-	return !none;
 }
 
 /* 0 when every page of [addr, addr + bytes) is mapped (addr page-aligned);

@@ -1,0 +1,152 @@
+/*
+ * preload/seccomp_watch.c - knowing whether the process runs under a
+ * seccomp filter without asking the kernel once a filter may be there.
+ *
+ * A sandbox may kill the process for any system call it did not expect:
+ * Chromium's policies kill on prctl options they do not know, so
+ * prctl(PR_GET_SECCOMP) itself is not safe to ask at exit or fork.  The
+ * recorder learns it instead: the Seccomp field of /proc/self/status read
+ * once at the start (a filter inherited from the parent; no filter of the
+ * program's own can be there yet), and wrappers of prctl(PR_SET_SECCOMP)
+ * and syscall(SYS_seccomp) (glibc has no seccomp(); libseccomp calls
+ * syscall()) that note a filter the program installs.  A filter
+ * installed by the program's own system call instruction is not seen.  The
+ * note is process-wide: a filter of one thread counts for all of them.
+ *
+ * Owns seccomp_watch_state and the exported prctl and syscall.  Never
+ * calls malloc; the wrappers change no argument, return value or errno.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/exported.h"
+#include "preload/seccomp_watch.h"
+#include "preload/sys.h"
+
+#define SECCOMP_WATCH_STATUS_BYTES 4096u
+
+/* 1 once a filter (or strict mode) may be in force. */
+static _Atomic int seccomp_watch_state;
+
+/* The C library's prctl, looked up at the start; NULL before. */
+static int (*_Atomic seccomp_watch_next_prctl)(int, unsigned long, unsigned long, unsigned long,
+					       unsigned long);
+
+/* The number after "Seccomp:" in a /proc/self/status text, or 0. */
+static int seccomp_watch_status_mode(const char *text)
+{
+	const char *p = strstr(text, "\nSeccomp:");
+
+	if (!p)
+		return 0;
+	p += strlen("\nSeccomp:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p >= '1' && *p <= '9';
+}
+
+void seccomp_watch_start(void)
+{
+	char status[SECCOMP_WATCH_STATUS_BYTES];
+	ssize_t n = sys_read_file("/proc/self/status", status, sizeof(status) - 1);
+
+	atomic_store(&seccomp_watch_next_prctl, dlsym(RTLD_NEXT, "prctl"));
+	if (n <= 0)
+		return;
+	status[n] = '\0';
+	if (seccomp_watch_status_mode(status))
+		atomic_store(&seccomp_watch_state, 1);
+}
+
+int seccomp_watch_filtered(void)
+{
+	return atomic_load_explicit(&seccomp_watch_state, memory_order_relaxed);
+}
+
+/* After it: rc is what the call returned (a filter returns 0, or a
+ * listener's descriptor). */
+static void seccomp_watch_after(long rc)
+{
+	if (rc >= 0)
+		atomic_store(&seccomp_watch_state, 1);
+}
+
+PRELOAD_API int prctl(int option, ...)
+{
+	int (*next)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+	unsigned long a[4];
+	va_list ap;
+	int rc;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	next = atomic_load(&seccomp_watch_next_prctl);
+	if (next)
+		rc = next(option, a[0], a[1], a[2], a[3]);
+	else
+		rc = (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
+	if (option == PR_SET_SECCOMP) {
+		int saved = errno;
+
+		seccomp_watch_after(rc);
+		errno = saved;
+	}
+	return rc;
+}
+
+#if defined(__x86_64__)
+/* The system call nr with six arguments, as the C library's syscall() makes
+ * it: the kernel's result, or -1 with errno set. */
+static long seccomp_watch_raw_syscall(long nr, const long a[6])
+{
+	register long r10 __asm__("r10") = a[3];
+	register long r8 __asm__("r8") = a[4];
+	register long r9 __asm__("r9") = a[5];
+	unsigned long rc;
+
+	__asm__ volatile("syscall"
+			 : "=a"(rc)
+			 : "0"(nr), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	if (rc > -4096ul) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return (long)rc;
+}
+
+/* syscall(2), the C library's own made here (the next definition would have
+ * to be looked up with dlsym, which may allocate, by the shim's own system
+ * calls too): one more comparison for every call. */
+PRELOAD_API long syscall(long nr, ...)
+{
+	long a[6], rc;
+	va_list ap;
+	int install;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	install = nr == SYS_seccomp &&
+		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
+	rc = seccomp_watch_raw_syscall(nr, a);
+	if (install) {
+		int saved = errno;
+
+		seccomp_watch_after(rc);
+		errno = saved;
+	}
+	return rc;
+}
+#endif

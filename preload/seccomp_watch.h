@@ -1,0 +1,20 @@
+/*
+ * preload/seccomp_watch.h - whether the process runs under a seccomp filter,
+ * known without a system call that a filter may kill (preload/seccomp_watch.c).
+ */
+#ifndef MPROF_PRELOAD_SECCOMP_WATCH_H
+#define MPROF_PRELOAD_SECCOMP_WATCH_H
+
+/* Reads the Seccomp field of /proc/self/status: a filter inherited from the
+ * parent.  Called once by the initializing thread, at the start, before the
+ * program could install one of its own. */
+void seccomp_watch_start(void);
+
+/* 1 when a thread of the process may be under a seccomp filter (or strict
+ * mode): one was in force at the start, or the program installed one
+ * through prctl(PR_SET_SECCOMP) or syscall(SYS_seccomp) since.  Makes no
+ * system call.  A filter installed by the program's own system call
+ * instruction is not seen. */
+int seccomp_watch_filtered(void);
+
+#endif
