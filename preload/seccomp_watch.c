@@ -9,7 +9,9 @@
  * once at the start (a filter inherited from the parent; no filter of the
  * program's own can be there yet), and wrappers of prctl(PR_SET_SECCOMP)
  * and syscall(SYS_seccomp) (glibc has no seccomp(); libseccomp calls
- * syscall()) that note a filter the program installs.  A filter
+ * syscall()) that note a filter the program installs.  Before the install
+ * the wrappers take the sequence counter from its owner (preload/seq.h),
+ * while membarrier() still works: a filter may refuse it later.  A filter
  * installed by the program's own system call instruction is not seen.  The
  * note is process-wide: a filter of one thread counts for all of them.
  *
@@ -29,6 +31,7 @@
 
 #include "preload/exported.h"
 #include "preload/seccomp_watch.h"
+#include "preload/seq.h"
 #include "preload/sys.h"
 
 #define SECCOMP_WATCH_STATUS_BYTES 4096u
@@ -71,6 +74,13 @@ int seccomp_watch_filtered(void)
 	return atomic_load_explicit(&seccomp_watch_state, memory_order_relaxed);
 }
 
+/* Before a call that may install a filter: nothing may need membarrier()
+ * afterwards. */
+static void seccomp_watch_before(void)
+{
+	seq_disown();
+}
+
 /* After it: rc is what the call returned (a filter returns 0, or a
  * listener's descriptor). */
 static void seccomp_watch_after(long rc)
@@ -90,6 +100,8 @@ PRELOAD_API int prctl(int option, ...)
 	for (int i = 0; i < 4; i++)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
+	if (option == PR_SET_SECCOMP)
+		seccomp_watch_before();
 	next = atomic_load(&seccomp_watch_next_prctl);
 	if (next)
 		rc = next(option, a[0], a[1], a[2], a[3]);
@@ -140,6 +152,8 @@ PRELOAD_API long syscall(long nr, ...)
 	va_end(ap);
 	install = nr == SYS_seccomp &&
 		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
+	if (install)
+		seccomp_watch_before();
 	rc = seccomp_watch_raw_syscall(nr, a);
 	if (install) {
 		int saved = errno;

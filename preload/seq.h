@@ -51,11 +51,17 @@ static inline uint64_t seq_take(struct preload_thread *t)
 
 /*
  * Makes t the owner when the kernel offers private expedited membarrier
- * (registered here); otherwise every thread adds atomically.  Called by the
+ * (registered here) and no seccomp filter is known, which could refuse it
+ * later; otherwise every thread adds atomically.  Called by the
  * initializer for its thread, and in a fork child (after seq_fork_child)
  * for the forking thread.
  */
 void seq_own(struct preload_thread *t);
+
+/* The program is about to install a seccomp filter: takes the counter from
+ * its owner while membarrier still works; every thread adds atomically from
+ * then on. */
+void seq_disown(void);
 
 /* t's state is being retired or recycled: it owns the counter no more (its
  * thread is not taking a number meanwhile). */
