@@ -1459,6 +1459,23 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	p->end.command = p->end.comm = NULL;
 }
 
+/* Names the fork children of p that run unrecorded because p was under a
+ * seccomp filter (the header counts them). */
+static void children_sandboxed_warn(const struct proc *p)
+{
+	uint32_t n = atomic_load(&p->pf.h->children_sandboxed);
+	char who[64];
+
+	if (!n)
+		return;
+	mprof_warn("%u process%s forked by %s (%s) %s not recorded: %s forked under a "
+		   "seccomp filter (a sandbox), which may kill a process that opens a file, so "
+		   "%s recorder did not try to create %s process file", n, n == 1 ? "" : "es",
+		   proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?", n == 1 ? "is" : "are",
+		   n == 1 ? "it was" : "they were", n == 1 ? "its" : "their",
+		   n == 1 ? "its" : "their");
+}
+
 /* Names the fork children of p that run unrecorded because their recorder
  * could not create a process file (the header counts them). */
 static void children_unrecorded_warn(const struct proc *p)
@@ -1476,9 +1493,6 @@ static void children_unrecorded_warn(const struct proc *p)
 		       "cannot write in mprof's session directory";
 	else if (err == EFBIG)
 		hint = "; the file size limit (ulimit -f) is below what a process file needs";
-	else if (err == ECANCELED)
-		hint = "; the forking thread ran under a seccomp filter (a sandbox), which may "
-		       "kill a process that opens a file, so the recorder did not try";
 	mprof_warn("%u process%s forked by %s (%s) %s not recorded: %s recorder could not "
 		   "create %s process file (%s%s)", n, n == 1 ? "" : "es",
 		   proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?", n == 1 ? "is" : "are",
@@ -1539,6 +1553,7 @@ static void diag_print(const struct proc *p)
 
 	if (!p->is_root)
 		snprintf(who, sizeof(who), "%s: ", proc_label(p, label, sizeof(label)));
+	children_sandboxed_warn(p);
 	children_unrecorded_warn(p);
 	execs_unrecorded_warn(p);
 	exec_unrecorded_warn(p);

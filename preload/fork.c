@@ -225,7 +225,7 @@ static void fork_child(void)
 	struct procfile_origin origin = { 1, 0, parent_file };
 	struct session_proc_header *parent_hdr;
 	uint64_t parent_bytes;
-	int rc;
+	int rc, sandboxed;
 
 	*preload_fork_token = 1; /* a child the handlers see */
 	if (fork_mode == FORK_IGNORED)
@@ -263,10 +263,13 @@ static void fork_child(void)
 	parent_hdr = preload_proc.hdr;
 	parent_bytes = preload_proc.file_bytes;
 	preload_proc.hdr = NULL;
-	/* a sandbox that forbids opening files may kill the child for it */
-	rc = seccomp_watch_filtered() ? -ECANCELED : procfile_create(&preload_proc, &origin);
-	/* the parent's header tells the launcher of a child it cannot see */
-	if (rc < 0 && parent_hdr) {
+	/* a sandbox that forbids opening files may kill the child for it; the
+	 * parent's header tells the launcher of a child it cannot see */
+	sandboxed = seccomp_watch_filtered();
+	rc = sandboxed ? -1 : procfile_create(&preload_proc, &origin);
+	if (sandboxed && parent_hdr) {
+		atomic_fetch_add(&parent_hdr->children_sandboxed, 1);
+	} else if (rc < 0 && parent_hdr) {
 		atomic_store(&parent_hdr->children_unrecorded_errno, -rc);
 		atomic_fetch_add(&parent_hdr->children_unrecorded, 1);
 	}

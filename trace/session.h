@@ -61,7 +61,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 8 /* changes with the layout and with the trace
+#define SESSION_VERSION 9 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -71,7 +71,7 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 7: execs_unrecorded, comm, exit_command
                             * and exit_comm; 8: pid and ppid are the
                             * launcher's view, ns_pid the image's own;
-                            * the launcher file */
+                            * the launcher file; 9: children_sandboxed */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -200,6 +200,11 @@ struct session_proc_header {
 	 * line is quoted as command is, cut to fit. */
 	char exit_command[768];
 	char exit_comm[16];
+	/* Fork children that run unrecorded because this image was under a
+	 * seccomp filter, which may kill a process for opening a file, so
+	 * their recorder did not try to create a process file (each adds 1
+	 * here, as children_unrecorded). */
+	_Atomic uint32_t children_sandboxed;
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull
