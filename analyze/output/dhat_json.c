@@ -18,8 +18,10 @@
  *    "tu": "events", "Mtu": "Mevents",
  *    "tuth": 1,        short-lived: an average lifetime of at most 1 event
  *    "cmd": str, "pid": int (0 when unknown); a sampled trace's cmd ends
- *              with " [mprof: estimated, sample rate ...]", a filtered
- *              one's with " [mprof: filtered ...]",
+ *              with " [mprof: estimated, sample rate ...] [mprof: peak and
+ *              max live are rough ...]", a paused one's says its
+ *              short-lived counts are at most, a filtered one's ends with
+ *              " [mprof: filtered ...]",
  *    "te": int,        the last event (t-end)
  *    "tg": int,        the event of the heap's peak (t-gmax), 0 without one
  *    "pps": [          one program point per allocation site, by bytes

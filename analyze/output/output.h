@@ -107,10 +107,18 @@ int output_metric_note(char *buf, size_t size, const struct profile *p, enum met
  * JSON's command); 0 without filters, else 1. */
 int output_filter_note(char *buf, size_t size, const struct profile *p);
 
+/* What qualifies some metrics of p beyond output_export_kind, as one
+ * sentence into buf (size bytes): a sampled trace's peak and max live are
+ * rough, a paused exact trace's temporary counts at most (the qualifiers of
+ * profile_metric_qualifier, for the exports that show them nowhere else);
+ * 0 when nothing does, else 1. */
+int output_qualifier_note(char *buf, size_t size, const struct profile *p);
+
 /* name followed by what a client shows beside a program's name should say
  * of p: " [mprof: KIND]" with output_export_kind when it qualifies the
- * counts (estimated, partly recorded, ...), " [mprof: filtered ...]"
- * when filtered (speedscope's name, DHAT JSON's command).  Returns a new
+ * counts (estimated, partly recorded, ...), " [mprof: NOTE]" with
+ * output_qualifier_note, " [mprof: filtered ...]" when filtered
+ * (speedscope's name, DHAT JSON's command).  Returns a new
  * string (the caller frees it), or NULL when out of memory. */
 char *output_titled(const char *name, const struct profile *p);
 

@@ -656,8 +656,8 @@ static void pprof_write_comments(struct pprof_writer *w)
 	pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
 	snprintf(line, sizeof(line),
 		 "peak_objects, peak_space: blocks live at t-gmax, when the heap peaked at "
-		 "%" PRIu64 " bytes in %" PRIu64 " blocks", p->summary.peak_bytes,
-		 p->summary.peak_blocks);
+		 "%" PRIu64 " bytes in %" PRIu64 " blocks%s", p->summary.peak_bytes,
+		 p->summary.peak_blocks, p->info.sampled ? " (rough: no unbiased estimate)" : "");
 	pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
 	if (profile_has_metric(p, METRIC_TEMPORARY))
 		pb_put_int(&w->buf, PROFILE_COMMENT,

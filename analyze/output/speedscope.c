@@ -9,8 +9,9 @@
  *
  *   {"$schema": "https://www.speedscope.app/file-format-schema.json",
  *    "exporter": "mprof@VERSION", "name": PROGRAM (a sampled trace's ends with
- *             " [mprof: estimated, sample rate ...]", a filtered one's with
- *             " [mprof: filtered ...]"),
+ *             " [mprof: estimated, sample rate ...] [mprof: peak and max
+ *             live are rough ...]", a paused one's with what that makes of
+ *             temporary, a filtered one's with " [mprof: filtered ...]"),
  *    "activeProfileIndex": the profile of --metric (peak by default),
  *    "shared": {"frames": [{"name": str, "file": str (when known),
  *                           "line": int (when known)}]},
@@ -20,7 +21,8 @@
  *                           (not in a sampled trace: no estimate)
  *                           (metric.h's labels), then --metric when it is
  *                           another (peak-blocks, leaked-blocks)
- *      {"type": "sampled", "name": LABEL, "unit": "bytes" or "none",
+ *      {"type": "sampled", "name": LABEL, with " (rough)" or " (at most)"
+ *       when profile_metric_qualifier says so, "unit": "bytes" or "none",
  *       "startValue": 0, "endValue": the sum of the weights,
  *       "samples": [[frame index, ...]], "weights": [int]}]}
  *
@@ -95,16 +97,24 @@ static void ss_sample(FILE *out, const struct site_table *t, const struct site *
 	putc_unlocked(']', out);
 }
 
-static void ss_profile(FILE *out, const struct site_table *t, enum metric m)
+/* Metric m's profile, named by its label and what qualifies it: "peak
+ * bytes (rough)" (a sampled trace), "temporary allocations (at most)" (a
+ * paused one). */
+static void ss_profile(FILE *out, const struct profile *p, enum metric m)
 {
+	const struct site_table *t = &p->sites;
 	const struct metric_info *mi = metric_info(m);
+	const char *q = profile_metric_qualifier(p, m);
+	char name[128];
 	uint64_t total = 0;
 	bool first = true;
 
 	for (size_t i = 0; i < t->count; i++)
 		total += metric_site_value(&t->sites[i], m);
+	snprintf(name, sizeof(name), "%s%s%s%s", mi->label, q ? " (" : "", q ? q : "",
+		 q ? ")" : "");
 	ss_str(out, "{\"type\":\"sampled\",\"name\":");
-	output_json_string(out, mi->label);
+	output_json_string(out, name);
 	ss_str(out, mi->bytes ? ",\"unit\":\"bytes\"" : ",\"unit\":\"none\"");
 	ss_str(out, ",\"startValue\":0,\"endValue\":");
 	ss_u64(out, total);
@@ -162,11 +172,11 @@ static int ss_write(FILE *out, const struct profile *p, const struct output_opti
 		if (!first)
 			ss_str(out, ",\n");
 		first = 0;
-		ss_profile(out, &p->sites, (enum metric)m);
+		ss_profile(out, p, (enum metric)m);
 	}
 	if (extra) {
 		ss_str(out, ",\n");
-		ss_profile(out, &p->sites, o->metric);
+		ss_profile(out, p, o->metric);
 	}
 	ss_str(out, "\n]}");
 	return 0;

@@ -438,17 +438,32 @@ int output_filter_note(char *buf, size_t size, const struct profile *p)
 	return 1;
 }
 
+int output_qualifier_note(char *buf, size_t size, const struct profile *p)
+{
+	if (p->info.sampled)
+		snprintf(buf, size, "peak and max live are rough: they have no unbiased estimate; "
+			 "temporary allocations have none at all");
+	else if (profile_temporary_at_most(p))
+		snprintf(buf, size, "temporary (short-lived) counts are at most and lifetimes in "
+			 "events at least: calls not recorded while paused may lie between an "
+			 "allocation and its free");
+	else
+		return 0;
+	return 1;
+}
+
 char *output_titled(const char *name, const struct profile *p)
 {
-	char filtered[256], *titled = NULL;
+	char filtered[256], qualifiers[256], *titled = NULL;
 	bool has_filter = output_filter_note(filtered, sizeof(filtered), p);
-
+	bool has_qualifiers = output_qualifier_note(qualifiers, sizeof(qualifiers), p);
 	bool kind = output_export_qualified(p);
 
-	if (asprintf(&titled, "%s%s%s%s%s%s%s", name, kind ? " [mprof: " : "",
+	if (asprintf(&titled, "%s%s%s%s%s%s%s%s%s%s", name, kind ? " [mprof: " : "",
 		     kind ? output_export_kind(p) : "", kind ? "]" : "",
-		     has_filter ? " [mprof: " : "", has_filter ? filtered : "",
-		     has_filter ? "]" : "") < 0)
+		     has_qualifiers ? " [mprof: " : "", has_qualifiers ? qualifiers : "",
+		     has_qualifiers ? "]" : "", has_filter ? " [mprof: " : "",
+		     has_filter ? filtered : "", has_filter ? "]" : "") < 0)
 		return NULL;
 	return titled;
 }

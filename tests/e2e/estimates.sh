@@ -359,15 +359,19 @@ PAUSED='exact while recording was on; recording paused part of the run: recorded
 run_cmd 60 pdhat "$MPROF" report -f dhat "$WORK/p.trace"
 expect_match "paused dhat: counts" "^  Counts:  $PAUSED\$" "$(cat "$RUN_OUT")"
 run_cmd 60 pdj "$MPROF" report -f dhat-json -o "$WORK/p.dhat.json" "$WORK/p.trace"
-expect_match "paused dhat-json: cmd" "^$WORK/partial resume \\[mprof: $PAUSED\\]\$" \
+AT_MOST='temporary \(short-lived\) counts are at most and lifetimes in events at least: calls not recorded while paused may lie between an allocation and its free'
+expect_match "paused dhat-json: cmd, with what pausing makes of short-lived" \
+	"^$WORK/partial resume \\[mprof: $PAUSED\\] \\[mprof: $AT_MOST\\]\$" \
 	"$(jd "$WORK/p.dhat.json" 'd["cmd"]')"
 run_cmd 60 pms "$MPROF" report -f massif -o "$WORK/p.massif" "$WORK/p.trace"
 expect_match "paused massif: desc" "^desc: mprof: .*\\(its highest heap\\); $PAUSED\$" "$(head -1 "$WORK/p.massif")"
 run_cmd 60 ppb "$MPROF" report -f pprof -o "$WORK/p.pb.gz" "$WORK/p.trace"
 expect_match "paused pprof: a comment" "^$PAUSED\$" "$(pp "$WORK/p.pb.gz" get comments)"
 run_cmd 60 pss "$MPROF" report -f speedscope -o "$WORK/p.ss.json" "$WORK/p.trace"
-expect_match "paused speedscope: name" "^$WORK/partial resume \\[mprof: $PAUSED\\]\$" \
+expect_match "paused speedscope: name" "^$WORK/partial resume \\[mprof: $PAUSED\\] \\[mprof: $AT_MOST\\]\$" \
 	"$(jd "$WORK/p.ss.json" 'd["name"]')"
+expect_eq "paused speedscope: the temporary profile says at most" "temporary (at most)" \
+	"$(jd "$WORK/p.ss.json" 'd["profiles"][4]["name"]')"
 run_cmd 60 pfg "$MPROF" report -f flamegraph -o "$WORK/p.fg.html" "$WORK/p.trace"
 expect_eq "paused flame graph: the kind as the text header's, and a note" \
 	"\"kind\":\"exact while recording was on; see recorded\",\"notes\":[\"recording paused part of the run: recorded" \

@@ -51,21 +51,36 @@ expect_eq "pprof: no temporary sample type" \
 	"$(pp "$WORK/s.pb.gz" types)"
 expect_match "pprof: the comment says so" 'temporary allocations have no estimate' \
 	"$(pp "$WORK/s.pb.gz" get comments)"
+expect_match "pprof: the peak's comment says rough" \
+	'^peak_objects, peak_space: blocks live at t-gmax, when the heap peaked at [0-9]+ bytes in [0-9]+ blocks \(rough: no unbiased estimate\)$' \
+	"$(pp "$WORK/s.pb.gz" get comments)"
 run_cmd 60 pprofe "$MPROF" report -f pprof -o "$WORK/e.pb.gz" "$WORK/e.trace"
 expect_match "pprof, exact: a temporary sample type" 'temporary/count$' "$(pp "$WORK/e.pb.gz" types)"
 
 run_cmd 60 ss "$MPROF" report -f speedscope -o "$WORK/s.ss.json" --metric peak-blocks "$WORK/s.trace"
-expect_eq "speedscope: the profiles" "peak bytes,leaked bytes,allocated bytes,allocations,peak blocks" \
+expect_eq "speedscope: the profiles, the peak's marked rough as in flame graphs" \
+	"peak bytes (rough),leaked bytes,allocated bytes,allocations,peak blocks (rough)" \
 	"$(jd "$WORK/s.ss.json" '",".join(p["name"] for p in d["profiles"])')"
 expect_eq "speedscope: the active profile is --metric's" 4 "$(jd "$WORK/s.ss.json" 'd["activeProfileIndex"]')"
 expect_match "speedscope: the name says estimated" '\[mprof: estimated, sample rate 4096 B' \
 	"$(jd "$WORK/s.ss.json" 'd["name"]')"
+expect_match "speedscope: the name says the peak is rough" \
+	'\] \[mprof: peak and max live are rough: they have no unbiased estimate; temporary allocations have none at all\]$' \
+	"$(jd "$WORK/s.ss.json" 'd["name"]')"
 run_cmd 60 dj "$MPROF" report -f dhat-json -o "$WORK/s.dhat.json" "$WORK/s.trace"
 expect_match "dhat-json: cmd says estimated" '\[mprof: estimated, sample rate 4096 B' \
+	"$(jd "$WORK/s.dhat.json" 'd["cmd"]')"
+expect_match "dhat-json: cmd says the peak (gb, tg) and max (mb) are rough" \
+	'\[mprof: peak and max live are rough: they have no unbiased estimate' \
 	"$(jd "$WORK/s.dhat.json" 'd["cmd"]')"
 run_cmd 60 ms "$MPROF" report -f massif -o "$WORK/s.massif" "$WORK/s.trace"
 expect_match "massif: desc says estimated" '^desc: .*; estimated, sample rate 4096 B' \
 	"$(head -1 "$WORK/s.massif")"
+if command -v ms_print >/dev/null 2>&1; then
+	run_cmd 60 msp ms_print "$WORK/s.massif"
+	expect_match "ms_print: the description it shows (as Massif arguments) says the heap is rough" \
+		'^Massif arguments: +mprof: .*estimated, sample rate 4096 B.*, the heap rough$' "$(cat "$RUN_OUT")"
+fi
 
 run_cmd 60 djson "$MPROF" diff -f json -o "$WORK/d.json" "$WORK/s.trace" "$WORK/s2.trace"
 expect_eq "diff json: temporary of A, B and the change" "None None None" \
