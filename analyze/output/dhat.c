@@ -155,7 +155,8 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 {
 	const struct heap_summary *h = &p->summary;
 	const struct run_facts *run = &p->run;
-	const char *cmd = run->cmdline ? run->cmdline : run->exe;
+	char composed[4096];
+	const char *cmd = run_facts_name(run, composed, sizeof(composed));
 	uint64_t te = dhat_event(p, h->last_seq), tg = dhat_event(p, h->peak_seq);
 	char t1[32];
 

@@ -113,7 +113,8 @@ static int dhat_json_write(FILE *out, const struct profile *p, const struct outp
 {
 	const struct site_table *t = &p->sites;
 	const struct run_facts *run = &p->run;
-	const char *cmd = run->cmdline ? run->cmdline : run->exe;
+	char composed[4096];
+	const char *cmd = run_facts_name(run, composed, sizeof(composed));
 	uint64_t te = dhat_json_event(p, p->summary.last_seq);
 	uint64_t tg = p->summary.peak_bytes ? dhat_json_event(p, p->summary.peak_seq) : 0;
 	const struct heap_summary *h = &p->summary;

@@ -223,8 +223,8 @@ static int massif_write(FILE *out, const struct profile *p, const struct output_
 {
 	const struct timeline *tl = p->timeline;
 	size_t peak = timeline_peak_index(tl);
-	const char *cmd = p->run.cmdline && *p->run.cmdline ? p->run.cmdline
-			  : p->run.exe ? p->run.exe : "(unknown)";
+	char composed[4096];
+	const char *cmd = run_facts_name(&p->run, composed, sizeof(composed));
 	int rc = 0;
 
 	(void)o; /* the heap over time: no metric to choose */
@@ -237,7 +237,7 @@ static int massif_write(FILE *out, const struct profile *p, const struct output_
 			fputs(", the heap rough", out);
 	}
 	fputs("\ncmd: ", out);
-	put_clean(out, cmd);
+	put_clean(out, cmd && *cmd ? cmd : "(unknown)");
 	fputs("\ntime_unit: ms\n", out);
 	for (size_t i = 0; i < tl->count && rc == 0; i++) {
 		const struct timeline_point *pt = &tl->points[i];

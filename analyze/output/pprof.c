@@ -641,10 +641,10 @@ static void pprof_write_value_type(struct pprof_writer *w, uint32_t field, const
 static void pprof_write_comments(struct pprof_writer *w)
 {
 	const struct profile *p = w->p;
-	char line[512];
+	char line[512], composed[4096];
+	const char *name = run_facts_name(&p->run, composed, sizeof(composed));
 
-	snprintf(line, sizeof(line), "mprof heap profile of %s",
-		 p->run.cmdline ? p->run.cmdline : p->run.exe ? p->run.exe : p->info.path);
+	snprintf(line, sizeof(line), "mprof heap profile of %s", name ? name : p->info.path);
 	pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
 	if (profile_ended_early(p))
 		snprintf(line, sizeof(line),

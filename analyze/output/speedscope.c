@@ -144,7 +144,8 @@ static void ss_profile(FILE *out, const struct profile *p, enum metric m)
 
 static int ss_write(FILE *out, const struct profile *p, const struct output_options *o)
 {
-	const char *name = p->run.cmdline ? p->run.cmdline : p->run.exe;
+	char composed[4096];
+	const char *name = run_facts_name(&p->run, composed, sizeof(composed));
 	bool extra = o->metric >= METRIC_RANKED;
 
 	ss_str(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","

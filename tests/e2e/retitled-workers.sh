@@ -7,7 +7,8 @@
 # that calls prctl(PR_SET_NAME) only (its command line stays the master's:
 # the name goes in front, in brackets), and the master, titled at its end.
 # The run's table, the END chunks, the text and JSON reports, the overview of
-# report --all and the report's page all say so.
+# report --all, the exports (speedscope, DHAT, massif, pprof; they left out
+# the [name] in front) and the report's page all say so.
 # Program and facts: tests/progs/retitled_workers.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -143,4 +144,30 @@ if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
 else
 	echo "note: the page's checks need chromium and tests/browser's node modules; not made"
 fi
+
+# 6. the exports that name the program name it as the reports do: the
+# worker that only called prctl(PR_SET_NAME) is "[demo-named] COMMAND"
+# (they gave the command line alone), a retitled one by its title
+export_names() { # TRACE: speedscope's name, DHAT JSON's cmd, DHAT's Command:, massif's cmd:, pprof's first comment
+	"$MPROF" report -f speedscope "$1" | json_eval /dev/stdin 'd["name"]'
+	"$MPROF" report -f dhat-json "$1" | json_eval /dev/stdin 'd["cmd"]'
+	"$MPROF" report -f dhat "$1" | sed -n 's/^  Command: //p'
+	"$MPROF" report -f massif "$1" | sed -n 's/^cmd: //p'
+	"$MPROF" report -f pprof -o "$WORK/names.pb.gz" "$1" &&
+		"$PYTHON" "$E2E_DIR/pprof.py" "$WORK/names.pb.gz" get comments | sed -n 1p
+}
+expect_eq "6. named: the exports' names carry [comm] as the report's" \
+	"[demo-named] $start
+[demo-named] $start
+[demo-named] $start
+[demo-named] $start
+mprof heap profile of [demo-named] $start" \
+	"$(export_names "$(q "$WORK/worker-5.json" get trace.path)" 2>&1)"
+expect_eq "6. worker 1: the exports' names are its title" \
+	"'demo: worker 1'
+'demo: worker 1'
+'demo: worker 1'
+'demo: worker 1'
+mprof heap profile of 'demo: worker 1'" \
+	"$(export_names "$(q "$WORK/worker-2.json" get trace.path)" 2>&1)"
 finish
