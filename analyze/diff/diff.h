@@ -92,11 +92,27 @@ bool diff_frame_equal(const struct site_frame *a, const struct site_frame *b, en
 const struct site *diff_entry_site(const struct diff *d, const struct diff_entry *e,
 				   const struct site_table **table);
 
-/* Orders entries[0..n) by the change of f: with grown, the largest growth
- * first (entries that did not grow last), else the largest shrink first;
- * ties by the change in allocated bytes, then A's site id, then B's.
- * Returns how many grew (or shrank) in f. */
-size_t diff_rank(struct diff_entry *entries, size_t n, enum diff_field f, bool grown);
+/* The range of the change of f in e: B - A when both sides are exact
+ * (lo == hi); a side that is an upper bound (at_most_a, at_most_b:
+ * diff_field_at_most) allows every value from 0 to it. */
+void diff_change_range(const struct diff_entry *e, enum diff_field f, bool at_most_a,
+		       bool at_most_b, int64_t *lo, int64_t *hi);
+
+/* How diff_rank ranked: how many entries moved (grew or shrank) for sure,
+ * and how many may have (their range reaches past 0: sure ones included). */
+struct diff_rank_count {
+	size_t sure, may;
+};
+
+/* Orders entries[0..n) of d by the change of f: with grown, the largest
+ * growth first (entries that did not grow last), else the largest shrink
+ * first; ties by the change in allocated bytes, then A's site id, then
+ * B's.  Where a side is an upper bound the change is a range: entries
+ * rank by the growth (shrink) the range guarantees, then by the most it
+ * allows, so the sure ones come first.  Returns how many grew (or shrank)
+ * for sure and may have; with exact sides both are the same. */
+struct diff_rank_count diff_rank(const struct diff *d, struct diff_entry *entries, size_t n,
+				 enum diff_field f, bool grown);
 
 /* Whether field f has a value on both sides (*a, *b: on each): peak RSS
  * needs the launcher's samples, and temporary allocations have no estimate

@@ -247,7 +247,28 @@ void diff_free(struct diff *d)
 struct rank_ctx {
 	enum diff_field f;
 	bool grown;
+	bool at_most_a, at_most_b;
 };
+
+void diff_change_range(const struct diff_entry *e, enum diff_field f, bool at_most_a,
+		       bool at_most_b, int64_t *lo, int64_t *hi)
+{
+	*lo = diff_change(e->a.v[f], at_most_b ? 0 : e->b.v[f]);
+	*hi = diff_change(at_most_a ? 0 : e->a.v[f], e->b.v[f]);
+}
+
+/* e's move in the ranking's direction: the least the range guarantees
+ * (*sure, negative when it may go the other way) and the most it allows
+ * (*most). */
+static void rank_move(const struct rank_ctx *c, const struct diff_entry *e, int64_t *sure,
+		      int64_t *most)
+{
+	int64_t lo, hi;
+
+	diff_change_range(e, c->f, c->at_most_a, c->at_most_b, &lo, &hi);
+	*sure = c->grown ? lo : -hi;
+	*most = c->grown ? hi : -lo;
+}
 
 static uint32_t side_id(const struct diff_side *s)
 {
@@ -258,14 +279,15 @@ static int rank_cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct rank_ctx *c = ctx;
 	const struct diff_entry *x = pa, *y = pb;
-	int64_t dx = diff_change(x->a.v[c->f], x->b.v[c->f]);
-	int64_t dy = diff_change(y->a.v[c->f], y->b.v[c->f]);
-	int64_t ax, ay;
+	int64_t sx, sy, dx, dy, ax, ay;
 
-	if (!c->grown) {
-		dx = -dx;
-		dy = -dy;
-	}
+	rank_move(c, x, &sx, &dx);
+	rank_move(c, y, &sy, &dy);
+	/* what the bounds guarantee first (exact sides: sx == dx) */
+	sx = sx > 0 ? sx : 0;
+	sy = sy > 0 ? sy : 0;
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
 	if ((dx > 0) != (dy > 0))
 		return dx > 0 ? -1 : 1;
 	if (dx != dy)
@@ -281,19 +303,23 @@ static int rank_cmp(const void *pa, const void *pb, void *ctx)
 	return side_id(&x->b) < side_id(&y->b) ? -1 : side_id(&x->b) > side_id(&y->b);
 }
 
-size_t diff_rank(struct diff_entry *entries, size_t n, enum diff_field f, bool grown)
+struct diff_rank_count diff_rank(const struct diff *d, struct diff_entry *entries, size_t n,
+				 enum diff_field f, bool grown)
 {
-	struct rank_ctx c = {f, grown};
-	size_t moved = 0;
+	struct rank_ctx c = {f, grown, false, false};
+	struct diff_rank_count count = {0, 0};
 
+	diff_field_at_most(d, f, &c.at_most_a, &c.at_most_b);
 	if (n > 1)
 		qsort_r(entries, n, sizeof(*entries), rank_cmp, &c);
 	for (size_t i = 0; i < n; i++) {
-		int64_t ch = diff_change(entries[i].a.v[f], entries[i].b.v[f]);
+		int64_t sure, most;
 
-		moved += grown ? ch > 0 : ch < 0;
+		rank_move(&c, &entries[i], &sure, &most);
+		count.sure += sure > 0;
+		count.may += most > 0;
 	}
-	return moved;
+	return count;
 }
 
 bool diff_field_known(const struct diff *d, int f, bool *a, bool *b)

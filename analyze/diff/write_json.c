@@ -1,11 +1,11 @@
 /*
  * analyze/diff/write_json.c - `mprof diff --format json`.
  *
- * Schema "mprof-diff", schema_version 3 (sizes in bytes, counts weighted as
+ * Schema "mprof-diff", schema_version 4 (sizes in bytes, counts weighted as
  * in mprof-report; a change is B - A, a signed integer):
  *
  *   {
- *     "schema": "mprof-diff", "schema_version": 3,
+ *     "schema": "mprof-diff", "schema_version": 4,
  *     "a": str, "b": str,             the two trace paths as given
  *     "match": "function" | "line",   how sites were matched (--match)
  *     "a_kind", "b_kind": str,        what each trace's numbers are, as the
@@ -21,6 +21,8 @@
  *                                     null for such a key when A's figure
  *                                     is a bound, else (B's alone) an
  *                                     upper bound of the change
+ *     "a_at_most", "b_at_most": [str], the keys of "at_most" whose figure
+ *                                     is a bound on that side (A's, B's)
  *     "totals": {"a": TOTALS, "b": TOTALS, "delta": TOTALS},
  *     "sites": [                      every entry that differs, largest growth
  *                                     in allocated bytes first, then the
@@ -47,6 +49,7 @@
  *          of a sampled trace an estimate of the mean over the freed
  *          blocks, each block once)}
  *
+ * Version 3 had no "a_at_most" or "b_at_most".
  * Version 2 had no "a_kind", "b_kind", "rough" or "at_most".
  * Version 1 had no "match", "a_sites", "b_sites", "peak_rss_bytes",
  * "max_live_bytes" or "lifetime_ns_avg", and its "sites" were ordered by
@@ -92,6 +95,18 @@ static void delta(FILE *out, const struct diff *d, const uint64_t *a, const uint
 	}
 }
 
+/* The keys of the fields that are upper bounds on side A (side_a) or B. */
+static void at_most_keys(FILE *out, const struct diff *d, bool side_a, bool side_b)
+{
+	for (int f = 0, n = 0; f < DF_SITE_COUNT; f++) {
+		bool a, b;
+
+		diff_field_at_most(d, f, &a, &b);
+		if ((side_a && a) || (side_b && b))
+			fprintf(out, "%s\"%s\"", n++ ? "," : "", diff_field_key(f));
+	}
+}
+
 void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_print *o)
 {
 	fputs("\"a\":", out);
@@ -108,12 +123,11 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 		if (diff_field_rough(d, f))
 			fprintf(out, "%s\"%s\"", n++ ? "," : "", diff_field_key(f));
 	fputs("],\"at_most\":[", out);
-	for (int f = 0, n = 0; f < DF_SITE_COUNT; f++) {
-		bool a, b;
-
-		if (diff_field_at_most(d, f, &a, &b))
-			fprintf(out, "%s\"%s\"", n++ ? "," : "", diff_field_key(f));
-	}
+	at_most_keys(out, d, true, true);
+	fputs("],\"a_at_most\":[", out);
+	at_most_keys(out, d, true, false);
+	fputs("],\"b_at_most\":[", out);
+	at_most_keys(out, d, false, true);
 	fputs("],\n", out);
 	fputs("\"totals\":{\"a\":{", out);
 	stats(out, d, d->total_a, false);
@@ -191,8 +205,8 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 
 int diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 {
-	diff_rank(d->entries, d->differ, DF_ALLOCATED, true);
-	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":3,", out);
+	diff_rank(d, d->entries, d->differ, DF_ALLOCATED, true);
+	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":4,", out);
 	diff_write_json_head(out, d, o);
 	fputs(",\n\"sites\":[", out);
 	for (size_t i = 0; i < d->differ; i++) {

@@ -170,13 +170,41 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 	output_text_stack(out, t, s, s->truncated || (e->a.site && e->b.site && e->b.site->truncated));
 }
 
+/* The ranking of sites whose metric is a range (a side is an upper bound):
+ * "== Grown in temporary (at most: B's are upper bounds): top 2 of 3 sites
+ * that may have grown, 1 for sure; ranked by the growth the bounds
+ * guarantee, then by the most they allow". */
+static void print_bounded_heading(FILE *out, const struct diff *d, const struct diff_print *o,
+				  bool grown, struct diff_rank_count n, size_t shown)
+{
+	const char *moved = grown ? "grown" : "shrunk", *verb = grown ? "growth" : "shrink";
+	bool ma, mb;
+
+	diff_field_at_most(d, o->metric, &ma, &mb);
+	fprintf(out, "== %s in %s (at most: %s upper bounds): ", grown ? "Grown" : "Shrunk",
+		diff_field_label(o->metric), ma && mb ? "A's and B's are" : ma ? "A's are" : "B's are");
+	if (n.may == 0) {
+		fprintf(out, "no site may have %s\n", moved);
+		return;
+	}
+	fprintf(out, "top %zu of %zu sites that may have %s, %zu for sure; ranked by the %s the "
+		"bounds guarantee, then by the most they allow\n", shown, n.may, moved, n.sure, verb);
+}
+
 static void print_ranking(FILE *out, struct diff *d, const struct diff_print *o, bool grown)
 {
 	const char *label = diff_field_label(o->metric);
-	size_t n = diff_rank(d->entries, d->differ, o->metric, grown);
-	size_t shown = n < o->top_n ? n : o->top_n;
+	struct diff_rank_count count = diff_rank(d, d->entries, d->differ, o->metric, grown);
+	size_t n = count.may, shown = n < o->top_n ? n : o->top_n;
+	bool ma, mb;
 
 	fputc('\n', out);
+	if (diff_field_at_most(d, o->metric, &ma, &mb)) {
+		print_bounded_heading(out, d, o, grown, count, shown);
+		for (size_t i = 0; i < shown; i++)
+			print_entry(out, d, &d->entries[i], i + 1);
+		return;
+	}
 	if (n == 0) {
 		fprintf(out, "== %s: no site %s in %s\n", grown ? "Grown" : "Shrunk",
 			grown ? "grew" : "shrank", label);

@@ -17,9 +17,12 @@
 //   grown_first= (the first row of the grown table after the tab click).
 //   MODE verdict reads the html page's head alone: label KEY= and row KEY=
 //   (each row of the totals table: its first cell, the others ' ; '
-//   between), gate=.
+//   between), gate=.  MODE rankings clicks the html page's METRIC tab and
+//   prints ranking= (each ranking table's heading) and first= (its first
+//   row's cells, ' ; ' between, or none).
 // Usage: node diff-check.mjs flame|page PAGE.html METRIC GROWN SHRUNK SHOT.png [SAME]
 //        node diff-check.mjs verdict PAGE.html
+//        node diff-check.mjs rankings PAGE.html METRIC
 import { resolve } from 'node:path';
 import { openPage, screenshotNotBlank } from './browser.mjs';
 
@@ -109,6 +112,14 @@ try {
     await checkFlame(page.mainFrame());
   } else if (mode === 'verdict') {
     await checkVerdict();
+  } else if (mode === 'rankings') {
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
+    await page.click(`#diff-metrics button[data-metric="${metric}"]`);
+    for (const box of await page.$$('.ranking')) {
+      out('ranking', await box.$eval('h3', (h) => h.textContent));
+      const first = await box.$('tbody tr.site');
+      out('first', first ? (await first.$$eval('td', (tds) => tds.slice(0, 5).map((t) => t.innerText.replace(/\n/g, ' | ')))).join(' ; ') : 'none');
+    }
   } else {
     await page.waitForFunction(() => document.body.dataset.ready === '1');
     out('title', await page.title());
@@ -127,7 +138,7 @@ try {
     const frame = await (await page.$('iframe#flame')).contentFrame();
     await checkFlame(frame);
   }
-  if (mode !== 'verdict') out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
+  if (mode !== 'verdict' && mode !== 'rankings') out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
 } finally {
   out('problems', problems.length);
   for (const p of problems) console.log(`problem: ${p}`);

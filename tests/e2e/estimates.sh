@@ -130,7 +130,7 @@ run_cmd 60 de "$MPROF" diff -n 1 "$WORK/e1.trace" "$WORK/e2.trace"
 expect_eq "diff text, exact: nothing rough" "" "$(grep -i rough "$RUN_OUT")"
 
 run_cmd 60 dj "$MPROF" diff -f json -o "$WORK/d.json" "$WORK/s1.trace" "$WORK/s2.trace"
-expect_eq "diff json: schema version" 3 "$(jd "$WORK/d.json" 'd["schema_version"]')"
+expect_eq "diff json: schema version (4: a_at_most, b_at_most)" 4 "$(jd "$WORK/d.json" 'd["schema_version"]')"
 expect_eq "diff json: rough keys" "['peak_bytes', 'peak_blocks']" "$(jd "$WORK/d.json" 'd["rough"]')"
 expect_eq "diff json: A's kind" "estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates" \
 	"$(jd "$WORK/d.json" 'd["a_kind"]')"
@@ -255,6 +255,39 @@ run_cmd 60 ptdj3 "$MPROF" diff -f json --force -o "$WORK/ep.diff.json" "$WORK/e1
 expect_eq "paused diff json: temporary's delta null where A is a bound, else B's upper bound" \
 	"None None -98" "$(jd "$WORK/pt.diff.json" 'd["totals"]["delta"]["temporary"]') $(jd "$WORK/pe.diff.json" 'd["totals"]["delta"]["temporary"]') $(jd "$WORK/ep.diff.json" 'd["totals"]["delta"]["temporary"]')"
 expect_eq "sampled diff json: nothing at most" "[]" "$(jd "$WORK/d.json" 'd["at_most"]')"
+expect_eq "paused diff json: which side is bounded (both, A, B)" \
+	"['temporary'] ['temporary'] | ['temporary'] [] | [] ['temporary']" \
+	"$(jd "$WORK/pt.diff.json" 'd["a_at_most"], d["b_at_most"]' | tr -d '()' | sed 's/], /] /') | $(jd "$WORK/pe.diff.json" 'd["a_at_most"], d["b_at_most"]' | tr -d '()' | sed 's/], /] /') | $(jd "$WORK/ep.diff.json" 'd["a_at_most"], d["b_at_most"]' | tr -d '()' | sed 's/], /] /')"
+# a ranking by a bounded metric ranks by what the range guarantees and says
+# so: B - A of a bound is neither the change nor a bound of it (e1 -> p: B
+# is at most 1 where e1 had none, which the old ranking called growth)
+ranking_heads() { # TRACE_A TRACE_B: the text diff's ranking headings for temporary
+	run_cmd 60 ptrank "$MPROF" diff -n 1 --force --metric temporary "$1" "$2"
+	grep '^== ' "$RUN_OUT"
+}
+HOW='ranked by the growth the bounds guarantee, then by the most they allow'
+HOWS='ranked by the shrink the bounds guarantee, then by the most they allow'
+expect_eq "paused diff: rankings when B is a bound: nothing grew for sure" \
+	"== Grown in temporary (at most: B's are upper bounds): top 1 of 2 sites that may have grown, 0 for sure; $HOW
+== Shrunk in temporary (at most: B's are upper bounds): top 1 of 1 sites that may have shrunk, 1 for sure; $HOWS" \
+	"$(ranking_heads "$WORK/e1.trace" "$WORK/p.trace")"
+expect_eq "paused diff: rankings when A is a bound: nothing shrank for sure" \
+	"== Grown in temporary (at most: A's are upper bounds): top 1 of 1 sites that may have grown, 1 for sure; $HOW
+== Shrunk in temporary (at most: A's are upper bounds): top 1 of 2 sites that may have shrunk, 0 for sure; $HOWS" \
+	"$(ranking_heads "$WORK/p.trace" "$WORK/e1.trace")"
+if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
+	[ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	run_cmd 60 ptpage "$MPROF" diff -f html -o "$WORK/ep.html" --force "$WORK/e1.trace" "$WORK/p.trace"
+	run_cmd 120 ptrankings node "$BROWSER_DIR/diff-check.mjs" rankings "$WORK/ep.html" temporary
+	expect_eq "paused diff page: the temporary tables rank and say as the text" \
+		"ranking=May have grown in temporary (at most: B's are upper bounds; 2 sites, 0 for sure; $HOW)
+first=#1 ; 0..+1 ; - ; 0 ; 1
+ranking=May have shrunk in temporary (at most: B's are upper bounds; 1 site, 1 for sure; $HOWS)
+first=#1 ; -100 ; - ; 100 ; 0
+problems=0" "$(cat "$RUN_OUT")"
+else
+	echo "note: the diff page's checks need chromium and tests/browser's node modules; not made"
+fi
 AT_MOST='temporary counts are upper bounds (at most): recording was paused part of the run, and calls it did not record may lie between an allocation and its free'
 expect_eq "folded, recorded in part: a note for temporary, in report and diff" \
 	"mprof: note: $WORK/p.trace: $AT_MOST

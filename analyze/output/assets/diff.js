@@ -93,21 +93,31 @@
   const badge = (s) => (s.status === 'added' ? el('span', { class: 'badge new' }, 'new')
     : s.status === 'removed' ? el('span', { class: 'badge gone' }, 'vanished') : null);
 
+  // a field whose figures are upper bounds on a side (diff.a_at_most,
+  // b_at_most): every value from 0 to the bound is possible, so a site's
+  // change is a range, as the text diff shows it
+  const boundA = (f) => (diff.a_at_most || []).includes(f.key);
+  const boundB = (f) => (diff.b_at_most || []).includes(f.key);
+  const bounded = (f) => boundA(f) || boundB(f);
+  const range = (f, s) => ({ lo: (boundB(f) ? 0 : s.b[f.key]) - s.a[f.key], hi: s.b[f.key] - (boundA(f) ? 0 : s.a[f.key]) });
+  const fmtRange = (r) => (r.lo === r.hi ? signed(r.lo) : `${signed(r.lo)}..${signed(r.hi)}`);
+
   function siteTable(f, rows, title) {
     const body = el('tbody', {});
     rows.slice(0, TOP).forEach((s, i) => {
       const top = siteTop(s), a = s.a[f.key], b = s.b[f.key];
       const tr = el('tr', { class: `site ${cls(b - a)}`, title: 'show the call stack' },
         el('td', { class: 'num' }, `#${i + 1}`),
-        el('td', { class: 'num change' }, signed(s.delta[f.key])),
-        el('td', { class: 'num' }, F.relative(a, b)),
+        el('td', { class: 'num change' }, bounded(f) ? fmtRange(range(f, s)) : signed(s.delta[f.key])),
+        el('td', { class: 'num' }, bounded(f) ? '-' : F.relative(a, b)),
         el('td', { class: 'num' }, exact(f, a)),
         el('td', { class: 'num' }, exact(f, b)),
         el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), el('div', { class: 'loc' }, top.loc)));
       body.append(tr, stacks.stackRow(tr, s.node, 5));
     });
     const box = el('div', { class: 'ranking' }, el('h3', {}, title));
-    if (!rows.length) box.append(el('p', { class: 'quality' }, `No site ${title.startsWith('Grew') ? 'grew' : 'shrank'} in ${f.label}.`));
+    const up = title.startsWith('Grew') || title.startsWith('May have grown');
+    if (!rows.length) box.append(el('p', { class: 'quality' }, bounded(f) ? `No site may have ${up ? 'grown' : 'shrunk'} in ${f.label}.` : `No site ${up ? 'grew' : 'shrank'} in ${f.label}.`));
     else box.append(el('table', {}, el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'rank'),
       el('th', { class: 'num' }, 'B-A'), el('th', { class: 'num' }, 'change'), el('th', { class: 'num' }, 'A'),
       el('th', { class: 'num' }, 'B'), el('th', {}, 'site (allocating function first)'))), body));
@@ -118,12 +128,30 @@
   function showMetric(name) {
     const f = field(name);
     for (const b of tabs.children) b.classList.toggle('on', b.dataset.metric === name);
-    const byChange = (x, y) => Math.abs(y.delta[f.key]) - Math.abs(x.delta[f.key]) || (x.a_id || 0) - (y.a_id || 0);
-    const grown = sites.filter((s) => s.delta[f.key] > 0).sort(byChange);
-    const shrunk = sites.filter((s) => s.delta[f.key] < 0).sort(byChange);
     const sitesOf = (n) => `${n} site${n === 1 ? '' : 's'}`;
-    tables.replaceChildren(siteTable(f, grown, `Grew in ${f.label} (${sitesOf(grown.length)})`),
-      siteTable(f, shrunk, `Shrank in ${f.label} (${sitesOf(shrunk.length)})`));
+    if (bounded(f)) {
+      // rank by the move the range guarantees, then by the most it allows
+      // (diff_rank): B - A of two bounds is neither
+      const move = (s, up) => { const r = range(f, s); return up ? { sure: r.lo, most: r.hi } : { sure: -r.hi, most: -r.lo }; };
+      const rank = (up) => (x, y) => {
+        const mx = move(x, up), my = move(y, up);
+        return Math.max(my.sure, 0) - Math.max(mx.sure, 0) || my.most - mx.most || (x.a_id || 0) - (y.a_id || 0);
+      };
+      const grown = sites.filter((s) => move(s, true).most > 0).sort(rank(true));
+      const shrunk = sites.filter((s) => move(s, false).most > 0).sort(rank(false));
+      const sure = (rows, up) => rows.filter((s) => move(s, up).sure > 0).length;
+      const whose = boundA(f) && boundB(f) ? "A's and B's are" : boundA(f) ? "A's are" : "B's are";
+      const how = (verb) => `ranked by the ${verb} the bounds guarantee, then by the most they allow`;
+      tables.replaceChildren(
+        siteTable(f, grown, `May have grown in ${f.label} (at most: ${whose} upper bounds; ${sitesOf(grown.length)}, ${sure(grown, true)} for sure; ${how('growth')})`),
+        siteTable(f, shrunk, `May have shrunk in ${f.label} (at most: ${whose} upper bounds; ${sitesOf(shrunk.length)}, ${sure(shrunk, false)} for sure; ${how('shrink')})`));
+    } else {
+      const byChange = (x, y) => Math.abs(y.delta[f.key]) - Math.abs(x.delta[f.key]) || (x.a_id || 0) - (y.a_id || 0);
+      const grown = sites.filter((s) => s.delta[f.key] > 0).sort(byChange);
+      const shrunk = sites.filter((s) => s.delta[f.key] < 0).sort(byChange);
+      tables.replaceChildren(siteTable(f, grown, `Grew in ${f.label} (${sitesOf(grown.length)})`),
+        siteTable(f, shrunk, `Shrank in ${f.label} (${sitesOf(shrunk.length)})`));
+    }
     const data = Object.assign({}, FD, { metric: { name: f.name, label: f.label, bytes: f.bytes, qualifier: f.qualifier } });
     frame.dataset.metric = name;
     frame.srcdoc = F.flamePage(page.flame.template, data,
