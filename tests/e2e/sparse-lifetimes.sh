@@ -51,7 +51,8 @@ RUN_NAME=sampled mprof_run 60 "$WORK/sampled" --sample-rate 1 --sample-seed 1 --
 expect_eq "sampled: exit status" 0 "$RUN_STATUS"
 report_json "$WORK/s.json" "$WORK/sampled"
 expect_site "$WORK/s.json" short_life 10 10000 0 0
-# 3 ms and a loaded machine's oversleep
-expect_range "short_life, sampled: average lifetime (ns)" 3000000 8000000 \
+# 3 ms and a loaded machine's oversleep (9.3 ms seen under a parallel
+# build); the faults gave 0 (timed at the thread's start) or the 30 ms gap
+expect_range "short_life, sampled: average lifetime (ns)" 3000000 20000000 \
 	"$(q "$WORK/s.json" sum lifetime_ns_avg short_life | cut -d. -f1)"
 finish
