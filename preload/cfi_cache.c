@@ -31,6 +31,9 @@ cfi_packed_rule cfi_cache_pack(const struct cfi_rule *rule)
 
 	if (rule->kind == CFI_RULE_OUTERMOST)
 		return CFI_RULE_OUTERMOST;
+	if (rule->kind == CFI_RULE_NO_CFI)
+		return CFI_RULE_NO_CFI | 1u << 2 | 1u << 3 | (uint64_t)16 << 4 |
+		       (uint64_t)(int64_t)-16 << 34;
 	if (rule->kind != CFI_RULE_FRAME || rule->cfa_offset_bytes <= 0 ||
 	    rule->cfa_offset_bytes >= (1 << 30) || rule->rbp_offset_bytes >= (1 << 29) ||
 	    rule->rbp_offset_bytes <= -(1 << 29))

@@ -18,7 +18,9 @@
  *   bit  3     the caller's rbp is saved at CFA + rbp offset
  *   bits 4-33  CFA offset in bytes (unsigned, < 2^30)
  *   bits 34-63 rbp offset from the CFA in bytes (signed, |x| < 2^29)
- * 0 is CFI_RULE_UNSUPPORTED.
+ * 0 is CFI_RULE_UNSUPPORTED.  CFI_RULE_NO_CFI carries the frame-pointer
+ * frame's rule (CFA = rbp + 16, rbp saved at CFA - 16) that libunwind
+ * guesses for such an address.
  */
 typedef uint64_t cfi_packed_rule;
 

@@ -8,7 +8,9 @@
  * does not follow (CFA expressions as in PLT entries, expression or register
  * rules for rbp or the return address, signal frames 'S', unusual
  * encodings) is CFI_RULE_UNSUPPORTED, and the caller falls back to
- * libunwind.
+ * libunwind.  An address no FDE covers is CFI_RULE_NO_CFI: libunwind has no
+ * rule for it either and guesses a frame-pointer frame, as the fast
+ * unwinder then does.
  *
  * Owns nothing: it reads the loaded modules' own unwind tables, bounds-checked
  * against the loaded segment that holds .eh_frame_hdr, while the loader's lock
@@ -507,7 +509,7 @@ static int cfi_parse_in_module(uintptr_t hdr, uintptr_t lo, uintptr_t hi, uintpt
 	table = (const int32_t *)r.p;
 	/* Last entry whose initial location is <= ip. */
 	if ((uintptr_t)(hdr + (intptr_t)table[0]) > ip)
-		return CFI_RULE_UNSUPPORTED;
+		return CFI_RULE_NO_CFI;
 	for (n = count; n > 1;) {
 		uint64_t half = n / 2;
 
@@ -544,8 +546,10 @@ static int cfi_parse_in_module(uintptr_t hdr, uintptr_t lo, uintptr_t hi, uintpt
 			return CFI_RULE_UNSUPPORTED;
 		r.p += aug_len;
 	}
-	if (r.bad || ip < pc_begin || ip - pc_begin >= pc_range)
+	if (r.bad)
 		return CFI_RULE_UNSUPPORTED;
+	if (ip < pc_begin || ip - pc_begin >= pc_range)
+		return CFI_RULE_NO_CFI;
 
 	memset(&x, 0, sizeof(x));
 	memset(&row, 0, sizeof(row));
@@ -569,6 +573,7 @@ struct cfi_find {
 	uintptr_t ip;
 	struct cfi_rule *rule;
 	int kind;
+	int found_module; /* a loaded segment holds ip */
 };
 
 /* dl_iterate_phdr callback: parses in the module whose segment holds ip. */
@@ -590,6 +595,7 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!inside)
 		return 0;
+	f->found_module = 1;
 	if (!eh)
 		return 1;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -608,11 +614,13 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 
 int cfi_parse_rule(uintptr_t lookup_ip, struct cfi_rule *rule)
 {
-	struct cfi_find f = { lookup_ip, rule, CFI_RULE_UNSUPPORTED };
+	struct cfi_find f = { lookup_ip, rule, CFI_RULE_UNSUPPORTED, 0 };
 
 	memset(rule, 0, sizeof(*rule));
 	dl_iterate_phdr(cfi_find_module, &f);
-	if (f.kind == CFI_RULE_UNSUPPORTED)
+	if (!f.found_module)
+		f.kind = CFI_RULE_NO_CFI; /* JIT code, or no code at all: libunwind guesses too */
+	if (f.kind != CFI_RULE_FRAME && f.kind != CFI_RULE_OUTERMOST)
 		memset(rule, 0, sizeof(*rule));
 	rule->kind = (uint8_t)f.kind;
 	return f.kind;

@@ -13,6 +13,7 @@ enum cfi_rule_kind {
 	CFI_RULE_UNSUPPORTED = 0, /* no FDE, or CFI the fast unwinder does not follow */
 	CFI_RULE_FRAME = 1,       /* CFA = (rsp|rbp) + offset, RA at CFA - 8 */
 	CFI_RULE_OUTERMOST = 2,   /* the return address is undefined: the last frame */
+	CFI_RULE_NO_CFI = 3,      /* no FDE covers the address: libunwind's frame-pointer guess */
 };
 
 /*
@@ -35,7 +36,9 @@ struct cfi_rule {
  * dl_iterate_phdr and parses while holding it, so the module cannot be
  * unloaded meanwhile; the caller must hold none of the shim's locks that a
  * thread inside the loader could wait for.  Never allocates.  Returns the
- * kind it stored (CFI_RULE_UNSUPPORTED for no FDE or anything not handled).
+ * kind it stored: CFI_RULE_NO_CFI when the address lies in no module, or
+ * in one whose .eh_frame_hdr table has no FDE covering it (Go's assembly,
+ * JIT code), CFI_RULE_UNSUPPORTED for anything else not handled.
  */
 int cfi_parse_rule(uintptr_t lookup_ip, struct cfi_rule *rule);
 

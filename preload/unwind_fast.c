@@ -114,6 +114,23 @@ static uint32_t unwind_fast_fp_chain(void **frames, uint32_t n, uint32_t cap, ui
 	return n;
 }
 
+/* How far above sp libunwind trusts rbp in a frame without CFI. */
+#define UNWIND_FAST_GUESS_SPAN_BYTES ((uintptr_t)0x4000)
+
+/*
+ * A frame without CFI (Go's assembly such as runtime.asmcgocall, JIT code):
+ * libunwind (x86_64 Gstep.c) then takes it for a frame-pointer frame when
+ * rbp is at most 16 KiB above sp, and ends the stack there otherwise.  Doing
+ * the same gives the same frames without a call into libunwind, which cost
+ * 10 times a C program's capture in a cgo program whose every malloc came
+ * through asmcgocall (2.9 s against 0.27 s for 10^6 pairs on 8 threads).
+ * Returns 1 when the walk goes on through the rbp rule in the packed rule.
+ */
+static inline int unwind_fast_guess_fits(uintptr_t sp, uintptr_t bp)
+{
+	return bp >= sp && bp - sp <= UNWIND_FAST_GUESS_SPAN_BYTES;
+}
+
 /*
  * The walk from frame (ip, sp, bp): ip exact (a return address when
  * ip_is_return), bp unknown when !bp_known until a frame restores it (a
@@ -188,8 +205,12 @@ unwind_fast_walk_from(struct preload_thread *t, void **frames, uintptr_t *cfas, 
 		if (CFI_PACKED_KIND(rule) != CFI_RULE_FRAME) {
 			if (CFI_PACKED_KIND(rule) == CFI_RULE_OUTERMOST)
 				break;
-			n = 0;
-			break;
+			if (CFI_PACKED_KIND(rule) != CFI_RULE_NO_CFI || !bp_known) {
+				n = 0;
+				break;
+			}
+			if (!unwind_fast_guess_fits(sp, bp))
+				break;
 		}
 		bps[k] = bp_known ? bp : 0;
 		if (CFI_PACKED_CFA_IS_RBP(rule)) {
