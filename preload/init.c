@@ -61,21 +61,11 @@ static void init_read_exe(void)
  */
 static int init_find_foreign_malloc(char *text, size_t cap)
 {
-	void *sym = dlsym(RTLD_DEFAULT, "malloc");
-	Dl_info found, self;
 	struct link_map *map = NULL;
-	const ElfW(Sym) *entry = NULL;
 	int in_program;
 	const char *where;
 
-	if (!sym || !dladdr1(sym, &found, (void **)&map, RTLD_DL_LINKMAP) || !map ||
-	    !dladdr((void *)init_find_foreign_malloc, &self) || found.dli_fbase == self.dli_fbase)
-		return 0;
-	/* A non-PIE program that takes malloc's address exports an undefined
-	 * "malloc" whose value is its PLT stub (the canonical address): that
-	 * stub jumps to the shim, so it is not a definition. */
-	if (dladdr1(sym, &found, (void **)&entry, RTLD_DL_SYMENT) && entry &&
-	    entry->st_shndx == SHN_UNDEF)
+	if (!real_foreign_definition("malloc", &map))
 		return 0;
 	/* The program's own link map has an empty name (dladdr reports argv[0]). */
 	in_program = !map->l_name || !map->l_name[0];
@@ -117,6 +107,8 @@ static int init_run(struct preload_thread **out)
 	init_read_exe();
 	preload_mem_count_segment(BOOTSTRAP_ARENA_BYTES + SETTINGS_ENV_BYTES);
 	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text));
+	if (foreign)
+		real_use_foreign();
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
 	exit_note_start();

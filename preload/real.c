@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <gnu/libc-version.h>
+#include <link.h>
 
 #include "preload/real.h"
 
@@ -44,5 +45,39 @@ void real_resolve(void)
 	REAL_RESOLVE(pvalloc, "pvalloc");
 	REAL_RESOLVE(malloc_usable_size, "malloc_usable_size");
 	REAL_RESOLVE(dlclose, "dlclose");
+	__atomic_store_n(&real.glibc_chunks, real_free_is_glibc(), __ATOMIC_RELEASE);
+}
+
+void *real_foreign_definition(const char *name, struct link_map **map)
+{
+	void *sym = dlsym(RTLD_DEFAULT, name);
+	Dl_info found, self;
+	const ElfW(Sym) *entry = NULL;
+
+	*map = NULL;
+	if (!sym || !dladdr1(sym, &found, (void **)map, RTLD_DL_LINKMAP) || !*map ||
+	    !dladdr((void *)real_foreign_definition, &self) || found.dli_fbase == self.dli_fbase)
+		return NULL;
+	/* A non-PIE program that takes the function's address exports an
+	 * undefined symbol whose value is its PLT stub (the canonical
+	 * address): that stub jumps to the shim, so it is not a definition. */
+	if (dladdr1(sym, &found, (void **)&entry, RTLD_DL_SYMENT) && entry &&
+	    entry->st_shndx == SHN_UNDEF)
+		return NULL;
+	return sym;
+}
+
+void real_use_foreign(void)
+{
+	struct link_map *map;
+	void *fn;
+
+	/* Measured: `sort -n` of 200,000 lines with jemalloc ahead of the shim
+	 * got blocks from the C library's heap through the shim's reallocarray
+	 * and died of SIGSEGV when jemalloc freed them. */
+	if ((fn = real_foreign_definition("realloc", &map)) != NULL)
+		__atomic_store_n(&real.realloc, (void *(*)(void *, size_t))fn, __ATOMIC_RELEASE);
+	if ((fn = real_foreign_definition("free", &map)) != NULL)
+		__atomic_store_n(&real.free, (void (*)(void *))fn, __ATOMIC_RELEASE);
 	__atomic_store_n(&real.glibc_chunks, real_free_is_glibc(), __ATOMIC_RELEASE);
 }

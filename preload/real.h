@@ -1,6 +1,7 @@
 /*
  * preload/real.h - the C library's allocator entry points (and dlclose), as
- * found with dlsym(RTLD_NEXT) behind the shim's own definitions.
+ * found with dlsym(RTLD_NEXT) behind the shim's own definitions (free and
+ * realloc are a foreign allocator's when one is loaded ahead of the shim).
  *
  * The initializing thread fills the table once; other threads read a
  * pointer with real_get() before init is known to be complete, and plainly
@@ -62,5 +63,25 @@ static inline size_t real_chunk_bytes(const void *p)
  * the bootstrap arena.  Entries that cannot be found stay NULL.
  */
 void real_resolve(void);
+
+/*
+ * The definition of allocator entry point name that the program's own calls
+ * reach when it is not the shim's: a foreign allocator loaded ahead of the
+ * shim, or the program's own.  NULL when it is the shim's, or the canonical
+ * address of a non-PIE program's PLT stub (which jumps to the shim).  Sets
+ * *map to the module defining it.  May call dlsym (answered from the
+ * bootstrap arena); not for the allocation path.
+ */
+struct link_map;
+void *real_foreign_definition(const char *name, struct link_map **map);
+
+/*
+ * With a foreign malloc ahead of the shim, the shim's entry points that it
+ * lacks (reallocarray in jemalloc, free_sized) still run: makes the realloc
+ * and free they call the foreign ones, as the C library's reallocarray
+ * reaches the foreign realloc through its PLT, and stops reading glibc
+ * chunk headers of its blocks.  Called by the initializing thread.
+ */
+void real_use_foreign(void);
 
 #endif

@@ -77,6 +77,13 @@ void free(void *p)
 
 void __libc_free(void *p) __attribute__((alias("free")));
 
+/* 1 when p is a live block of this allocator (for tests that check where a
+ * block came from, looked up with dlsym). */
+int guard_alloc_owns(const void *p)
+{
+	return p && guard_find(p) >= 0;
+}
+
 void *calloc(size_t n, size_t size_bytes)
 {
 	void *p;
