@@ -38,6 +38,7 @@
 #include "preload/procfile.h"
 #include "preload/seccomp_watch.h"
 #include "preload/sys.h"
+#include "preload/toggle_signal.h"
 #include "trace/argv_quote.h"
 
 #define EXIT_NOTE_PAGE_BYTES ((uintptr_t)4096)
@@ -253,6 +254,7 @@ static void exit_note_write(int status, void *arg)
 	/* a vfork child calling exit() shares the parent's memory */
 	if (!h || h->ns_pid != (uint32_t)getpid())
 		return;
+	toggle_signal_check();
 	h->exit_status = status;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->exit_mono_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -30,6 +30,7 @@
 #include "preload/seq.h"
 #include "preload/sys.h"
 #include "preload/thread.h"
+#include "preload/toggle_signal.h"
 
 __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
 
@@ -70,6 +71,7 @@ struct preload_thread *preload_thread_enter_slow(void)
 
 		preload_tls = THREAD_SETTING_UP;
 		t = thread_state_create();
+		toggle_signal_check(); /* a thread's start: the program may have taken it */
 		preload_tls = t;
 		errno = saved_errno;
 		if (!t)

@@ -14,4 +14,9 @@
  * then the disposition is left as it was. */
 int toggle_signal_install(int sig);
 
+/* When the handler toggle_signal_install put in place is no longer the
+ * signal's (the program installed its own), says so once in a DIAG record.
+ * One sigaction call; no lock, no allocation. */
+void toggle_signal_check(void);
+
 #endif

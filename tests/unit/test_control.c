@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "preload/control.h"
+#include "preload/diag.h"
 #include "preload/event.h"
 #include "preload/launcher_alive.h"
 #include "preload/process.h"
@@ -53,6 +54,13 @@ void preload_process_disable(const char *reason_text)
 {
 	(void)reason_text;
 	atomic_store(&preload_phase, PRELOAD_DISABLED);
+}
+
+int diag_report(unsigned code, const char *text)
+{
+	(void)code;
+	(void)text;
+	return 0;
 }
 
 /* CONTROL records are numbered here; event_control runs under the control
