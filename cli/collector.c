@@ -174,6 +174,8 @@ struct collector {
 	bool root_assigned;
 	bool ended;                    /* the program has been reaped */
 	bool toggle_waiting;           /* the toggle signal came, not passed on */
+	unsigned toggles_withheld;     /* toggle signals kept from a program that
+	                                * took the signal (TRACE_DIAG_TOGGLE_TAKEN) */
 	unsigned create_failures;      /* traces that could not be created */
 	int create_errno;              /* the first failure's errno */
 	int wait_status;
@@ -1545,6 +1547,8 @@ static void diag_print(const struct proc *p)
 		[TRACE_DIAG_NO_UNWINDER] = "libunwind is missing: call stacks have one frame",
 		[TRACE_DIAG_RING_FULL_WAIT] = NULL,
 		[TRACE_DIAG_DISABLED] = "recording stopped early",
+		[TRACE_DIAG_TOGGLE_TAKEN] = "the program replaced mprof's handler of the "
+					    "toggle signal with its own",
 	};
 	const struct session_proc_header *h = p->pf.h;
 	uint32_t flags = atomic_load(&h->diag_flags);
@@ -1865,9 +1869,27 @@ static void procs_time_tick(struct collector *c)
 	}
 }
 
+/* Whether the image the program's pid runs now said that it replaced the
+ * recorder's handler of the toggle signal. */
+static bool toggle_taken_by_program(const struct collector *c)
+{
+	for (size_t k = c->live.n; k-- > 0;) {
+		const struct proc *p = c->live.v[k];
+
+		if (p->phase == PROC_ACTIVE && !p->superseded &&
+		    p->pid == (unsigned)c->cfg->root_pid)
+			return atomic_load(&p->pf.h->diag_flags) &
+			       (1u << TRACE_DIAG_TOGGLE_TAKEN);
+	}
+	return false;
+}
+
 /* Passes the toggle signal sent to mprof on to the program once it catches
  * (or ignores) it: before its recorder installed the handler, the signal's
- * default action would end it. */
+ * default action would end it.  Not to a program that replaced the
+ * recorder's handler with its own: the signal would be a command of its
+ * own there (HotSpot's JVM, whose thread-suspend signal is SIGUSR2, died
+ * of it in SR_handler; nginx upgrades its binary on SIGUSR2). */
 static void toggle_forward(struct collector *c)
 {
 	int sig = c->cfg->toggle_signal;
@@ -1877,7 +1899,10 @@ static void toggle_forward(struct collector *c)
 	if (signals_toggle_take())
 		c->toggle_waiting = true;
 	if (c->toggle_waiting && pid_info_signal_handled((unsigned)c->cfg->root_pid, sig)) {
-		kill(c->cfg->root_pid, sig);
+		if (toggle_taken_by_program(c))
+			c->toggles_withheld++;
+		else
+			kill(c->cfg->root_pid, sig);
 		c->toggle_waiting = false;
 	}
 }
@@ -1931,6 +1956,10 @@ static void collect_until_end(struct collector *c)
 	if (c->toggle_waiting)
 		mprof_warn("the toggle signal sent to mprof was not passed on: %s ended before it "
 			   "caught the signal (its recorder had not started)", c->cfg->program);
+	if (c->toggles_withheld)
+		mprof_warn("the toggle signal sent to mprof was not passed on (%u time%s): %s "
+			   "handles it itself, so it cannot toggle recording", c->toggles_withheld,
+			   c->toggles_withheld == 1 ? "" : "s", c->cfg->program);
 }
 
 /* Whether the image pid runs now has a process file that was taken in: one

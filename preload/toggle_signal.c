@@ -73,8 +73,6 @@ void toggle_signal_check(void)
 	preload_text_append(text, sizeof(text), name ? "SIG" : "a real-time signal");
 	if (name)
 		preload_text_append(text, sizeof(text), name);
-	preload_text_append(text, sizeof(text),
-			    ") with its own: the signal toggles recording no more, unless "
-			    "that handler passes it on");
-	diag_report(TRACE_DIAG_INFO, text);
+	preload_text_append(text, sizeof(text), ") with its own");
+	diag_report(TRACE_DIAG_TOGGLE_TAKEN, text);
 }

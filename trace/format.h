@@ -210,6 +210,8 @@ enum trace_diag_code {
 	TRACE_DIAG_NO_UNWINDER = 2,    /* libunwind missing: stacks are 1 frame */
 	TRACE_DIAG_RING_FULL_WAIT = 3, /* writers waited for the collector */
 	TRACE_DIAG_DISABLED = 4,       /* recording stopped; text says why */
+	TRACE_DIAG_TOGGLE_TAKEN = 5,   /* the program replaced the toggle
+	                                * signal's handler */
 };
 
 /*

@@ -1,22 +1,26 @@
 /*
  * toggle_taken.c - run with `mprof run --paused` (SIGUSR2 toggles): with
  * the argument "take" it installs a SIGUSR2 handler of its own once it
- * runs, as Go's runtime does for every signal at its start, which takes
- * the toggle signal from the recorder; without it, it leaves SIGUSR2 alone.
- * Then a thread allocates, and the program raises SIGUSR2 and allocates
- * again.  mprof must say when the program took the signal (toggles sent to
- * a Go program did nothing, and nothing said why), and only then.
+ * runs, as Go's runtime and HotSpot's JVM do, which takes the toggle
+ * signal from the recorder; without it, it leaves SIGUSR2 alone.  Then a
+ * thread allocates, and the program raises SIGUSR2 and allocates again.
+ * With a second argument FILE it then creates FILE and waits 2 s, during
+ * which the test sends SIGUSR2 to mprof: mprof must keep it from a program
+ * that took the signal (HotSpot died of it) and say so.
  *
  * Facts (tests/e2e/toggle-taken.sh): stdout "took SIGUSR2: yes, caught 1"
- * with "take", else "took SIGUSR2: no, caught 0"; exit status 0.  Without
- * "take" the raise toggles recording on: the last malloc (64 bytes, in
- * after_toggle) is recorded.
+ * with "take" (the signal sent to mprof does not arrive), else "took
+ * SIGUSR2: no, caught 0"; exit status 0.  Without "take" the raise toggles
+ * recording on: the malloc of 64 bytes in after_toggle is recorded.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t caught;
 /* Global and volatile, so that the compiler keeps every malloc and free. */
@@ -52,6 +56,16 @@ int main(int argc, char **argv)
 		return 1;
 	raise(SIGUSR2);
 	after_toggle();
+	if (argc > 2) {
+		struct timespec pause = { 0, 10000000 };
+		int fd = open(argv[2], O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+		if (fd < 0)
+			return 1;
+		close(fd);
+		for (int i = 0; i < 200; i++)
+			nanosleep(&pause, NULL);
+	}
 	printf("took SIGUSR2: %s, caught %d\n", take ? "yes" : "no", (int)caught);
 	return 0;
 }
