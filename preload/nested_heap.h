@@ -15,16 +15,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NESTED_HEAP_BYTES (64u << 20) /* address space reserved, touched on use */
+/* Address space of the region without an RLIMIT_AS; under one, a 256th
+ * of the limit, at least NESTED_HEAP_MIN_BYTES.  Memory is committed (and
+ * counted against RLIMIT_DATA) only as blocks are handed out. */
+#define NESTED_HEAP_BYTES (64u << 20)
+#define NESTED_HEAP_MIN_BYTES (1u << 20)
 
-extern _Atomic uintptr_t nested_heap_base;
+/* The region: bytes is 0 until base is set (stored first), and shrinks
+ * when the program lowers its RLIMIT_AS (never below the part in use). */
+struct nested_heap_range {
+	_Atomic uintptr_t base;
+	_Atomic size_t bytes;
+};
+extern struct nested_heap_range nested_heap_range;
 
-/* Whether p lies in the nested heap (never true before its first block). */
+/* Whether p lies in the nested heap (never true before its first block).
+ * On every free: two loads of one cache line, no branch on the base. */
 static inline int nested_heap_owns(const void *p)
 {
-	uintptr_t base = atomic_load_explicit(&nested_heap_base, memory_order_relaxed);
+	size_t bytes = atomic_load_explicit(&nested_heap_range.bytes, memory_order_acquire);
+	uintptr_t base = atomic_load_explicit(&nested_heap_range.base, memory_order_relaxed);
 
-	return base && (uintptr_t)p - base < NESTED_HEAP_BYTES;
+	return (uintptr_t)p - base < bytes;
 }
 
 /*
@@ -39,6 +51,13 @@ void nested_heap_free(void *p);
 
 /* The size requested for nested block p. */
 size_t nested_heap_size(const void *p);
+
+/*
+ * Gives back the region's address space past what is in use and what
+ * as_limit_bytes allows (as at a start under that limit), for a program
+ * that lowered its RLIMIT_AS.  Returns the bytes given back.
+ */
+uint64_t nested_heap_shrink(uint64_t as_limit_bytes);
 
 /* Fork support: the lock is held across fork() and reset in the child (the
  * region itself is copied with the process). */

@@ -160,13 +160,44 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 	atomic_store_explicit(&h->state, PROC_RUNNING, memory_order_release);
 }
 
+/* Bytes of a process file with nslots slots of ring_bytes; its rings
+ * start at *ring_offset. */
+static uint64_t procfile_bytes(uint32_t nslots, uint32_t ring_bytes, uint64_t *ring_offset)
+{
+	uint64_t slots_bytes = (uint64_t)nslots * sizeof(struct session_slot);
+
+	*ring_offset = (SESSION_SLOTS_OFFSET + slots_bytes + SESSION_PAGE_BYTES - 1) &
+		       ~(uint64_t)(SESSION_PAGE_BYTES - 1);
+	return *ring_offset + (uint64_t)nslots * ring_bytes;
+}
+
+/*
+ * Sizes the file at fd for proc->cfg.nslots and maps it.  When the
+ * address space is short (ENOMEM: an RLIMIT_AS, or a program that used
+ * nearly all of it), tries again with half the slots, down to 2 (the meta
+ * stream's and one thread's), and leaves cfg.nslots at what fitted.
+ */
+static void *procfile_map(struct preload_process *proc, int fd, uint64_t *file_bytes,
+			  uint64_t *ring_offset)
+{
+	for (;;) {
+		void *base;
+
+		*file_bytes = procfile_bytes(proc->cfg.nslots, proc->cfg.ring_bytes, ring_offset);
+		if (ftruncate(fd, (off_t)*file_bytes) < 0)
+			return MAP_FAILED;
+		base = mmap(NULL, *file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (base != MAP_FAILED || errno != ENOMEM || proc->cfg.nslots <= 2)
+			return base;
+		proc->cfg.nslots = proc->cfg.nslots / 2 < 2 ? 2 : proc->cfg.nslots / 2;
+	}
+}
+
 int procfile_create(struct preload_process *proc, const struct procfile_origin *origin)
 {
 	char path[PATH_MAX];
-	uint64_t slots_bytes = (uint64_t)proc->cfg.nslots * sizeof(struct session_slot);
-	uint64_t ring_offset = (SESSION_SLOTS_OFFSET + slots_bytes + SESSION_PAGE_BYTES - 1) &
-			       ~(uint64_t)(SESSION_PAGE_BYTES - 1);
-	uint64_t file_bytes = ring_offset + (uint64_t)proc->cfg.nslots * proc->cfg.ring_bytes;
+	uint64_t ring_offset;
+	uint64_t file_bytes = procfile_bytes(proc->cfg.nslots, proc->cfg.ring_bytes, &ring_offset);
 	struct rlimit fsize;
 	void *base;
 	int fd, err;
@@ -179,9 +210,7 @@ int procfile_create(struct preload_process *proc, const struct procfile_origin *
 	fd = procfile_open(proc, path, sizeof(path));
 	if (fd < 0)
 		return fd;
-	if (ftruncate(fd, (off_t)file_bytes) < 0)
-		goto fail;
-	base = mmap(NULL, file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	base = procfile_map(proc, fd, &file_bytes, &ring_offset);
 	if (base == MAP_FAILED)
 		goto fail;
 	sys_close(fd);

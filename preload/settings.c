@@ -89,21 +89,23 @@ static uint32_t config_clamp(uint64_t v, uint32_t lo, uint32_t hi)
 	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
 }
 
-/*
- * Thread slots of the process file: SESSION_DEFAULT_SLOTS, except under an
- * RLIMIT_AS, where the whole file mapping (slots x ring bytes, sparse but
- * counted as address space) is kept to a sixteenth of the limit, and at
- * least 64 slots, so the program's own mappings do not fail because of ours.
- */
+uint32_t preload_settings_slots(uint64_t as_limit_bytes, uint32_t ring_bytes)
+{
+	uint64_t n;
+
+	if (as_limit_bytes == RLIM_INFINITY)
+		return SESSION_DEFAULT_SLOTS;
+	n = as_limit_bytes / 16 / ring_bytes;
+	return config_clamp(n, SETTINGS_SLOTS_MIN, SESSION_DEFAULT_SLOTS);
+}
+
 static uint32_t config_slots(uint32_t ring_bytes)
 {
 	struct rlimit as;
-	uint64_t n;
 
-	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
+	if (getrlimit(RLIMIT_AS, &as) != 0)
 		return SESSION_DEFAULT_SLOTS;
-	n = (uint64_t)as.rlim_cur / 16 / ring_bytes;
-	return (uint32_t)config_clamp(n, 64, SESSION_DEFAULT_SLOTS);
+	return preload_settings_slots(as.rlim_cur, ring_bytes);
 }
 
 int preload_settings_is_root(const struct preload_config *cfg, const struct pidns_view *view)

@@ -5,6 +5,8 @@
 #ifndef MPROF_PRELOAD_SETTINGS_H
 #define MPROF_PRELOAD_SETTINGS_H
 
+#include <stdint.h>
+
 #include "preload/process.h"
 
 /* Extra variable: pid of `mprof run`, inherited by every process it starts. */
@@ -17,6 +19,20 @@
 #define PRELOAD_TEST_START_DELAY_MAX_MS 60000u
 /* The static copy of the initial environment (settings.c), bytes. */
 #define SETTINGS_ENV_BYTES (128u << 10)
+
+/* The fewest thread slots a process file gets under an RLIMIT_AS (the
+ * meta stream's and 7 threads'). */
+#define SETTINGS_SLOTS_MIN 8u
+
+/*
+ * Thread slots of the process file under an RLIMIT_AS of as_limit_bytes
+ * (RLIM_INFINITY: none): SESSION_DEFAULT_SLOTS without a limit; under one,
+ * as many as keep the rings (slots x ring_bytes, sparse but counted as
+ * address space) within a sixteenth of the limit, and at least
+ * SETTINGS_SLOTS_MIN, so the program's own mappings do not fail because
+ * of ours.
+ */
+uint32_t preload_settings_slots(uint64_t as_limit_bytes, uint32_t ring_bytes);
 
 /*
  * Fills cfg from the environment.  Returns 1 when this process image may be
