@@ -13,7 +13,9 @@
  * addresses are not reused).  Only when the reservation is used up, or
  * cannot be made, do mappings come from anywhere.  Under an RLIMIT_AS the
  * shim reserves nothing: reserved address space counts against that limit,
- * and the program's own mappings must not fail because of ours.
+ * and the program's own mappings must not fail because of ours.  When the
+ * program sets one later (preload/rlimit.c), the reservation is closed: its
+ * unused tail is unmapped, and pieces released afterwards are unmapped too.
  *
  * Owns the reservation.  Callers own what they map.  Must never call malloc
  * (the shim interposes it) and never touches a file descriptor.
@@ -32,6 +34,7 @@
 
 static _Atomic uintptr_t mem_base;  /* 0: not reserved yet; 1: cannot */
 static _Atomic uintptr_t mem_used;  /* bytes handed out (bump pointer) */
+static _Atomic int mem_closed;      /* 1: the unused tail was given back */
 
 /* The reservation, made on first use; 0 when it cannot be had. */
 static uintptr_t mem_reservation(void)
@@ -147,10 +150,34 @@ void preload_mem_unmap(void *p, size_t size_bytes)
 	if (!p)
 		return;
 	mem_mapped_note(-(int64_t)size);
-	if (base > 1 && (uintptr_t)p >= base && (uintptr_t)p - base < MEM_RESERVE_BYTES) {
+	if (base > 1 && !atomic_load_explicit(&mem_closed, memory_order_relaxed) &&
+	    (uintptr_t)p >= base && (uintptr_t)p - base < MEM_RESERVE_BYTES) {
 		/* back to reserved-only: the memory is returned, the range kept */
 		mmap(p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 		return;
 	}
 	munmap(p, size);
+}
+
+uint64_t preload_mem_reservation_close(void)
+{
+	uintptr_t base = atomic_load_explicit(&mem_base, memory_order_acquire), expected = 0;
+	uintptr_t used;
+
+	if (atomic_load_explicit(&mem_closed, memory_order_relaxed))
+		return 0;
+	/* not reserved yet: never reserve now */
+	if (base == 0 && atomic_compare_exchange_strong(&mem_base, &expected, 1))
+		return 0;
+	base = atomic_load_explicit(&mem_base, memory_order_acquire);
+	if (base <= 1)
+		return 0;
+	/* Every claim after this add lands past the end and maps elsewhere;
+	 * every claim before it lies below used, which stays mapped. */
+	used = atomic_fetch_add_explicit(&mem_used, MEM_RESERVE_BYTES, memory_order_relaxed);
+	if (used >= MEM_RESERVE_BYTES)
+		return 0; /* used up, or closed before */
+	atomic_store_explicit(&mem_closed, 1, memory_order_relaxed);
+	munmap((void *)(base + used), MEM_RESERVE_BYTES - used);
+	return MEM_RESERVE_BYTES - used;
 }

@@ -41,6 +41,14 @@ void preload_mem_count_static(int64_t delta_bytes);
  * once, at start. */
 void preload_mem_count_segment(size_t arena_bytes);
 
+/*
+ * Gives the reservation's unused address space back to the kernel, for a
+ * program that set an RLIMIT_AS: later mappings come from anywhere, and
+ * released pieces are unmapped rather than kept reserved.  Safe while other
+ * threads map and unmap.  Returns the bytes of address space given back.
+ */
+uint64_t preload_mem_reservation_close(void);
+
 /* Unmaps what preload_mem_map returned; NULL is ignored. */
 void preload_mem_unmap(void *p, size_t size_bytes);
 

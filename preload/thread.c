@@ -258,16 +258,21 @@ static int thread_reap_gone(void)
 	return reaped;
 }
 
-/* One pass over the thread slots (all but the meta stream's slot 0);
- * returns the index claimed or -1, and then in *retired how many slots
- * ended threads left for the collector to drain and free. */
+/* One pass over the thread slots whose rings are mapped (all but the meta
+ * stream's slot 0); returns the index claimed or -1, and then in *retired
+ * how many slots ended threads left for the collector to drain and free.
+ * Under the pool lock, so that thread_slots_shrink never unmaps a ring
+ * being claimed. */
 static int thread_slot_try_claim(uint32_t *retired)
 {
-	uint32_t n = preload_proc.cfg.nslots - 1;
-	uint32_t start = atomic_load_explicit(&thread_slot_hint, memory_order_relaxed);
+	uint32_t n, start;
+	int claimed = -1;
 
 	_Static_assert(SESSION_META_SLOT == 0, "thread slots start after the meta slot");
 	*retired = 0;
+	preload_lock_take(&thread_pool_lock);
+	n = preload_proc.cfg.nslots - 1;
+	start = atomic_load_explicit(&thread_slot_hint, memory_order_relaxed);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t idx = 1 + (start + i) % n;
 		struct session_slot *s = session_slot_at(preload_proc.hdr, idx);
@@ -283,10 +288,40 @@ static int thread_slot_try_claim(uint32_t *retired)
 							    memory_order_relaxed)) {
 			atomic_store_explicit(&thread_slot_hint, idx, memory_order_relaxed);
 			atomic_fetch_add_explicit(&thread_slot_claims, 1, memory_order_relaxed);
-			return (int)idx;
+			claimed = (int)idx;
+			break;
 		}
 	}
-	return -1;
+	preload_lock_give(&thread_pool_lock);
+	return claimed;
+}
+
+uint64_t thread_slots_shrink(uint32_t want_slots)
+{
+	struct session_proc_header *h = preload_proc.hdr;
+	uint32_t keep = want_slots < 2 ? 2 : want_slots;
+	uint64_t end, given = 0;
+
+	if (!h)
+		return 0;
+	preload_lock_take(&thread_pool_lock);
+	if (keep < preload_proc.cfg.nslots) {
+		/* a slot not free (owned, or retired and not drained yet) keeps
+		 * its ring mapped */
+		for (uint32_t i = keep; i < preload_proc.cfg.nslots; i++)
+			if (atomic_load_explicit(&session_slot_at(h, i)->state,
+						 memory_order_acquire) != SLOT_FREE)
+				keep = i + 1;
+		end = h->ring_offset + (uint64_t)keep * h->ring_bytes;
+		if (end < preload_proc.file_bytes &&
+		    munmap((char *)h + end, preload_proc.file_bytes - end) == 0) {
+			given = preload_proc.file_bytes - end;
+			preload_proc.file_bytes = end;
+			preload_proc.cfg.nslots = keep;
+		}
+	}
+	preload_lock_give(&thread_pool_lock);
+	return given;
 }
 
 /* Until when (CLOCK_MONOTONIC ns) claims fail at once because every slot

@@ -212,6 +212,15 @@ void thread_foreach(void (*fn)(struct preload_thread *t));
 int thread_slot_claim(struct preload_thread *t);
 
 /*
+ * Unmaps the rings of the free slots from want_slots (at least 2) on, for
+ * a program that lowered its RLIMIT_AS: those slots are never claimed
+ * again in this image, and a fork child's process file has only the slots
+ * left.  A slot in use keeps its ring, and so do those below it.  Returns
+ * the bytes of address space given back.
+ */
+uint64_t thread_slots_shrink(uint32_t want_slots);
+
+/*
  * Makes slot idx, already claimed (state OWNED), t's ring: raises the
  * header's slots_high over it first, takes over the slot's positions and
  * writes THREAD (t->tid) and TIME records.  Returns 0,

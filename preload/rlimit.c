@@ -1,0 +1,178 @@
+/*
+ * preload/rlimit.c - gives the recorder's spare address space back when the
+ * program lowers its own RLIMIT_AS.
+ *
+ * Without a limit at its start the recorder reserves 16 GiB of address
+ * space (preload/mem.c) and maps a process file of about 3 GiB
+ * (preload/procfile.c); both count against RLIMIT_AS, so a program that
+ * sets one later (`ulimit -v` in a shell, Python's resource.setrlimit)
+ * would see its own allocations fail.  Wraps setrlimit, setrlimit64,
+ * prlimit and prlimit64: each calls the next definition with the same
+ * arguments and, when that set a finite RLIMIT_AS of this process,
+ * closes the reservation, shrinks the nested heap's region to what the
+ * limit allows and unmaps the rings of free thread slots past what it
+ * allows (a sixteenth of it), as a start under that limit would have had,
+ * then returns the call's own result with its errno.  The limit is read
+ * back with getrlimit after the call, never from the caller's pointer.
+ *
+ * Not seen: the raw system call (syscall(SYS_prlimit64), setrlimit in a
+ * static program), the C library's internal calls, and a limit another
+ * process sets on this one (prlimit(pid), which the wrapper passes on
+ * untouched).  Must not allocate (the next definitions are looked up at
+ * the recorder's start, as exec_watch.c does, so a vfork child never runs
+ * dlsym).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "preload/diag.h"
+#include "preload/exported.h"
+#include "preload/mem.h"
+#include "preload/nested_heap.h"
+#include "preload/procfile.h"
+#include "preload/process.h"
+#include "preload/rlimit.h"
+#include "preload/settings.h"
+#include "preload/text.h"
+#include "preload/thread.h"
+
+enum { NEXT_SETRLIMIT, NEXT_SETRLIMIT64, NEXT_PRLIMIT, NEXT_PRLIMIT64, NEXT_COUNT };
+static const char *const next_names[NEXT_COUNT] = {
+	"setrlimit", "setrlimit64", "prlimit", "prlimit64",
+};
+static void *volatile next_slots[NEXT_COUNT];
+
+static void *next_fn(int which)
+{
+	void *fn = __atomic_load_n(&next_slots[which], __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, next_names[which]);
+		__atomic_store_n(&next_slots[which], fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+void rlimit_resolve(void)
+{
+	for (int i = 0; i < NEXT_COUNT; i++)
+		next_fn(i);
+}
+
+/* Says once, in the trace, what the recorder gave back. */
+static void rlimit_note(uint64_t limit_bytes, uint64_t given_bytes)
+{
+	char text[160] = "";
+	char num[24];
+
+	if (!preload_proc.hdr || preload_thread_nested() ||
+	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY)
+		return;
+	preload_text_append(text, sizeof(text), "the program set RLIMIT_AS to ");
+	*procfile_put_dec(num, limit_bytes >> 20) = '\0';
+	preload_text_append(text, sizeof(text), num);
+	preload_text_append(text, sizeof(text), " MiB: the recorder gave back ");
+	*procfile_put_dec(num, given_bytes >> 20) = '\0';
+	preload_text_append(text, sizeof(text), num);
+	preload_text_append(text, sizeof(text), " MiB of address space and keeps ");
+	*procfile_put_dec(num, preload_proc.cfg.nslots - 1) = '\0';
+	preload_text_append(text, sizeof(text), num);
+	preload_text_append(text, sizeof(text), " thread slots");
+	diag_report(TRACE_DIAG_INFO, text);
+}
+
+void rlimit_give_back(void)
+{
+	struct rlimit as;
+	uint64_t given;
+
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
+		return;
+	/* a vfork child shares our memory but not our limit: it is about to
+	 * exec, and the parent keeps what it has */
+	if (preload_proc.hdr && (uint32_t)getpid() != preload_proc.view.ns_pid)
+		return;
+	given = preload_mem_reservation_close();
+	given += nested_heap_shrink(as.rlim_cur);
+	if (preload_proc.hdr)
+		given += thread_slots_shrink(preload_settings_slots(as.rlim_cur,
+								   preload_proc.cfg.ring_bytes));
+	if (given)
+		rlimit_note(as.rlim_cur, given);
+}
+
+/* After a call that set resource for pid (0: this process) and returned rc:
+ * gives address space back when it set RLIMIT_AS here.  Keeps errno. */
+static void rlimit_after(int rc, pid_t pid, int resource)
+{
+	int saved = errno;
+
+	if (rc == 0 && resource == RLIMIT_AS && (pid == 0 || pid == getpid()))
+		rlimit_give_back();
+	errno = saved;
+}
+
+PRELOAD_API int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)
+{
+	int (*fn)(__rlimit_resource_t, const struct rlimit *) = next_fn(NEXT_SETRLIMIT);
+	int rc;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	rc = fn(resource, rlim);
+	rlimit_after(rc, 0, (int)resource);
+	return rc;
+}
+
+PRELOAD_API int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rlim)
+{
+	int (*fn)(__rlimit_resource_t, const struct rlimit64 *) = next_fn(NEXT_SETRLIMIT64);
+	int rc;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	rc = fn(resource, rlim);
+	rlimit_after(rc, 0, (int)resource);
+	return rc;
+}
+
+PRELOAD_API int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *new_limit,
+			struct rlimit *old_limit)
+{
+	int (*fn)(pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *) =
+		next_fn(NEXT_PRLIMIT);
+	int rc;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	rc = fn(pid, resource, new_limit, old_limit);
+	if (new_limit)
+		rlimit_after(rc, pid, (int)resource);
+	return rc;
+}
+
+PRELOAD_API int prlimit64(pid_t pid, __rlimit_resource_t resource,
+			  const struct rlimit64 *new_limit, struct rlimit64 *old_limit)
+{
+	int (*fn)(pid_t, __rlimit_resource_t, const struct rlimit64 *, struct rlimit64 *) =
+		next_fn(NEXT_PRLIMIT64);
+	int rc;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	rc = fn(pid, resource, new_limit, old_limit);
+	if (new_limit)
+		rlimit_after(rc, pid, (int)resource);
+	return rc;
+}
