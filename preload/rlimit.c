@@ -32,6 +32,7 @@
 #include "preload/exported.h"
 #include "preload/mem.h"
 #include "preload/nested_heap.h"
+#include "preload/own_call.h"
 #include "preload/procfile.h"
 #include "preload/process.h"
 #include "preload/rlimit.h"
@@ -68,7 +69,7 @@ static void rlimit_note(uint64_t limit_bytes, uint64_t given_bytes)
 	char text[160] = "";
 	char num[24];
 
-	if (!preload_proc.hdr || preload_thread_nested() ||
+	if (!preload_proc.hdr ||
 	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY)
 		return;
 	preload_text_append(text, sizeof(text), "the program set RLIMIT_AS to ");
@@ -104,14 +105,25 @@ void rlimit_give_back(void)
 		rlimit_note(as.rlim_cur, given);
 }
 
-/* After a call that set resource for pid (0: this process) and returned rc:
- * gives address space back when it set RLIMIT_AS here.  Keeps errno. */
+/*
+ * After a call that set resource for pid (0: this process) and returned rc:
+ * gives address space back when it set RLIMIT_AS here.  Keeps errno.
+ * Signals are blocked meanwhile, since the shrinking takes the recorder's
+ * locks, which a handler's first allocation on this thread would wait for;
+ * a call from a handler that interrupted the recorder (which may hold
+ * them) gives nothing back.
+ */
 static void rlimit_after(int rc, pid_t pid, int resource)
 {
 	int saved = errno;
+	struct own_call own;
 
-	if (rc == 0 && resource == RLIMIT_AS && (pid == 0 || pid == getpid()))
+	if (rc == 0 && resource == RLIMIT_AS && (pid == 0 || pid == getpid()) &&
+	    !preload_thread_nested()) {
+		own_call_enter(&own);
 		rlimit_give_back();
+		own_call_leave(&own);
+	}
 	errno = saved;
 }
 
