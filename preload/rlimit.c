@@ -63,14 +63,17 @@ void rlimit_resolve(void)
 		next_fn(i);
 }
 
-/* Says once, in the trace, what the recorder gave back. */
+/* Says in the trace what the recorder gave back the first time (a program
+ * may lower its limit step by step; the first step gives the most). */
 static void rlimit_note(uint64_t limit_bytes, uint64_t given_bytes)
 {
+	static _Atomic int said;
 	char text[160] = "";
 	char num[24];
 
 	if (!preload_proc.hdr ||
-	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY)
+	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
+	    atomic_exchange(&said, 1))
 		return;
 	preload_text_append(text, sizeof(text), "the program set RLIMIT_AS to ");
 	*procfile_put_dec(num, limit_bytes >> 20) = '\0';
