@@ -2,7 +2,7 @@
 # thread-churn.sh - threads that end leave their slots retired until the
 # launcher drains them; when threads end faster than that (here the program
 # stops the launcher for 500 ms while it starts threads 8 at a time, with
-# 64 slots under an RLIMIT_AS), a new thread waits for a retired slot
+# 56 slots under an RLIMIT_AS), a new thread waits for a retired slot
 # instead of going unrecorded: every allocation is counted, and no
 # diagnostic says that more threads were alive at once than there are slots
 # (at most 10 were).  Program and facts: tests/progs/thread_churn.c.
@@ -12,14 +12,15 @@ make_work
 build_c "$WORK/thread_churn" "$PROGS_DIR/thread_churn.c" -pthread
 
 # 700,000 KiB of address space: the recorder keeps its process file to a
-# sixteenth of it, 64 slots of 768 KiB (preload/settings.c, config_slots)
+# sixteenth of it, 56 slots of 768 KiB (preload/settings.c,
+# preload_settings_slots)
 (ulimit -v 700000 && mprof_run 120 "$WORK/trace" -- "$WORK/thread_churn"
 	echo "$RUN_STATUS" >"$WORK/status")
 expect_eq "exit status" 0 "$(cat "$WORK/status")"
 expect_eq "stdout" "threads 640" "$(cat "$WORK/run.out")"
 report_json "$WORK/r.json" "$WORK/trace" || finish
 R="$WORK/r.json"
-expect_eq "thread slots" 64 "$(q "$R" summary meta.slots)"
+expect_eq "thread slots" 56 "$(q "$R" summary meta.slots)"
 expect_site "$R" thread_alloc 640 25600 0 0
 expect_eq "unrecorded allocations" 0 "$(q "$R" summary quality.unrecorded_allocations)"
 expect_eq "unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
