@@ -13,16 +13,19 @@ build_c "$WORK/thread_churn" "$PROGS_DIR/thread_churn.c" -pthread
 
 # 700,000 KiB of address space: the recorder keeps its process file to a
 # sixteenth of it, 56 slots of 768 KiB (preload/settings.c,
-# preload_settings_slots)
-(ulimit -v 700000 && mprof_run 120 "$WORK/trace" -- "$WORK/thread_churn"
-	echo "$RUN_STATUS" >"$WORK/status")
-expect_eq "exit status" 0 "$(cat "$WORK/status")"
+# preload_settings_slots).  The limit is set in the program's process
+# (bash, then exec: its trace is trace.PID), not for mprof: an mprof built
+# with AddressSanitizer cannot start under it.
+mprof_run 120 "$WORK/trace" -- bash -c 'ulimit -v 700000 && exec "$@"' - "$WORK/thread_churn"
+expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "stdout" "threads 640" "$(cat "$WORK/run.out")"
-report_json "$WORK/r.json" "$WORK/trace" || finish
+report_json "$WORK/r.json" "$(ls "$WORK"/trace.[0-9]* | head -n 1)" || finish
 R="$WORK/r.json"
 expect_eq "thread slots" 56 "$(q "$R" summary meta.slots)"
 expect_site "$R" thread_alloc 640 25600 0 0
 expect_eq "unrecorded allocations" 0 "$(q "$R" summary quality.unrecorded_allocations)"
 expect_eq "unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
-expect_no_match "no diagnostic about thread slots" 'thread slot' "$(cat "$WORK/run.err")"
+# (bash's own line on what it gave back when it lowered the limit aside)
+expect_no_match "no diagnostic about thread slots" 'thread slot' \
+	"$(grep -v 'the program set RLIMIT_AS' "$WORK/run.err")"
 finish
