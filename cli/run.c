@@ -434,9 +434,30 @@ static void summary_print(const struct run_options *o, const struct collector_re
 			   shell_word(res->traces[0]));
 }
 
+/* What the program's process ran last, for a message about how it ended:
+ * the first word of the command of the image it executed last, when it
+ * executed another program (`sh -c 'exec prog'`), else argv[0]. */
+static const char *last_program(const struct run_options *o, const struct collector_result *res,
+				char *buf, size_t size)
+{
+	const char *last = NULL;
+
+	if (!res->root_seen || !res->figures)
+		return o->argv[0];
+	for (size_t i = 1; i < res->ntraces; i++)
+		if (res->figures[i].pid == res->figures[0].pid && res->figures[i].command &&
+		    res->figures[i].process_state && strcmp(res->figures[i].process_state, "exec"))
+			last = res->figures[i].command;
+	if (!last)
+		return o->argv[0];
+	snprintf(buf, size, "%.*s", (int)strcspn(last, " "), last);
+	return buf;
+}
+
 static void ending_print(const struct run_options *o, const struct collector_result *res)
 {
 	long top = -1;
+	char last[256];
 
 	if (res->still_running)
 		mprof_note("%zu process%s started by %s %s still running when it ended; %s "
@@ -449,8 +470,8 @@ static void ending_print(const struct run_options *o, const struct collector_res
 		int sig = WTERMSIG(res->wait_status);
 		const char *abbrev = sigabbrev_np(sig);
 
-		mprof_note("%s was killed by signal %d (%s%s)", o->argv[0], sig,
-			   abbrev ? "SIG" : "", abbrev ? abbrev : "unknown");
+		mprof_note("%s was killed by signal %d (%s%s)", last_program(o, res, last, sizeof(last)),
+			   sig, abbrev ? "SIG" : "", abbrev ? abbrev : "unknown");
 	}
 	if (!mprof_quiet)
 		top = run_table_print(res, o->sample_rate_bytes != 0);

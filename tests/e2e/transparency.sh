@@ -118,6 +118,11 @@ for sig in SEGV TERM INT KILL ABRT; do
 	expect_eq "killed by SIG$sig: the trace was finished first" "killed by signal" \
 		"$("$MPROF" report "$WORK/ws-$sig" 2>&1 | sed -n 's/^program: .*), \(killed by signal\).*/\1/p')"
 done
+# the message names the program the process ran when it died, not the
+# shell that executed it (it said "sh was killed")
+"$MPROF" run -o "$WORK/ws-exec" -- sh -c 'exec bash -c "kill -SEGV \$\$"' 2>"$WORK/ws-exec.err"
+expect_eq "killed after an exec: the program named" "mprof: bash was killed by signal 11 (SIGSEGV)" \
+	"$(grep 'killed by' "$WORK/ws-exec.err")"
 expect_eq "exit 3: the wait status" "exited with 3" \
 	"$(wait_status "$MPROF" run -q -o "$WORK/ws-exit3" -- "$WORK/transparency" exit3)"
 
