@@ -2046,7 +2046,7 @@ static bool execs_in_flight(const struct collector *c)
 		const struct proc *p = c->live.v[i];
 
 		if (p->phase == PROC_PENDING || !proc_exec_unrecorded(p) || !p->exe ||
-		    !pid_info_running(p->pid) || pid_info_state(p->pid) == 'Z')
+		    !pid_info_running(p->pid))
 			continue;
 		if (pid_info_exe(p->pid, exe, sizeof(exe)) && strcmp(exe, p->exe) == 0)
 			return true;

@@ -58,7 +58,7 @@ const char *exec_target_why(unsigned pid, const char *path, bool env_dropped, ch
 	} else if (target_file(pid, path, file, sizeof(file)) &&
 		   (secure = elf_check_secure_exec(file)) != NULL) {
 		snprintf(why, size, "it runs %s: the loader ignores LD_PRELOAD", secure);
-	} else if (pid_info_running(pid) && pid_info_state(pid) != 'Z') {
+	} else if (pid_info_running(pid)) {
 		/* a background process that executed as the run ended */
 		snprintf(why, size, "it was starting as mprof finished (the process runs on, "
 				    "past the end of the recording)");
