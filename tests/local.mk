@@ -238,7 +238,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/busy_bursts.c \
-	tests/progs/claimed_fds.c tests/progs/pending_cancel.c tests/progs/own_fds.c \
+	tests/progs/claimed_fds.c tests/progs/no_cfi_alloc.h tests/progs/pending_cancel.c tests/progs/own_fds.c \
 	tests/progs/clone_child.c tests/progs/exit_threads.c tests/progs/partial_recording.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c tests/progs/no_cfi_frames.c tests/progs/foreign_ahead.c tests/progs/thread_churn.c tests/progs/toggle_taken.c \

@@ -37,23 +37,16 @@
 #include <linux/seccomp.h>
 #endif
 
-void *no_cfi_alloc(size_t n);
+#include "no_cfi_alloc.h"
+
 void *no_cfi_bad_frame(size_t n, void *frame);
 #if defined(__x86_64__)
-/* Frame-pointer frames with no CFI: only heuristics unwind through them.
- * The second points rbp at frame, as a frame clobbering it would. */
-__asm__(".text\n.globl no_cfi_alloc\n.type no_cfi_alloc,@function\nno_cfi_alloc:\n"
-	"push %rbp\nmov %rsp,%rbp\nsub $64,%rsp\ncall malloc@PLT\nleave\nret\n"
-	".size no_cfi_alloc,.-no_cfi_alloc\n"
-	".globl no_cfi_bad_frame\n.type no_cfi_bad_frame,@function\nno_cfi_bad_frame:\n"
+/* A frame-pointer frame with no CFI that points rbp at frame, as a frame
+ * clobbering it would. */
+__asm__(".text\n.globl no_cfi_bad_frame\n.type no_cfi_bad_frame,@function\nno_cfi_bad_frame:\n"
 	"push %rbp\nmov %rsi,%rbp\ncall malloc@PLT\npop %rbp\nret\n"
 	".size no_cfi_bad_frame,.-no_cfi_bad_frame\n");
 #else
-void *no_cfi_alloc(size_t n)
-{
-	return malloc(n);
-}
-
 void *no_cfi_bad_frame(size_t n, void *frame)
 {
 	(void)frame;

@@ -22,18 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-void *no_cfi_alloc(size_t n);
-#if defined(__x86_64__)
-/* a frame-pointer frame with no CFI: only heuristics unwind through it */
-__asm__(".text\n.globl no_cfi_alloc\n.type no_cfi_alloc,@function\nno_cfi_alloc:\n"
-	"push %rbp\nmov %rsp,%rbp\nsub $64,%rsp\ncall malloc@PLT\nleave\nret\n"
-	".size no_cfi_alloc,.-no_cfi_alloc\n");
-#else
-void *no_cfi_alloc(size_t n)
-{
-	return malloc(n);
-}
-#endif
+#include "no_cfi_alloc.h"
 
 /* The descriptors open now, but the one reading the list, into out. */
 static void list_fds(char *out, size_t cap)

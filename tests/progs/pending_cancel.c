@@ -14,18 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void *no_cfi_alloc(size_t n);
-#if defined(__x86_64__)
-/* a frame-pointer frame with no CFI: only heuristics unwind through it */
-__asm__(".text\n.globl no_cfi_alloc\n.type no_cfi_alloc,@function\nno_cfi_alloc:\n"
-	"push %rbp\nmov %rsp,%rbp\nsub $64,%rsp\ncall malloc@PLT\nleave\nret\n"
-	".size no_cfi_alloc,.-no_cfi_alloc\n");
-#else
-void *no_cfi_alloc(size_t n)
-{
-	return malloc(n);
-}
-#endif
+#include "no_cfi_alloc.h"
 
 static volatile int malloc_returned;
 
