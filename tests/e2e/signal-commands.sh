@@ -22,6 +22,15 @@ wait_line() {
 	return 1
 }
 
+# wait_ready: up to 10 s for the program to have caught its signals
+wait_ready() {
+	for _ in $(seq 200); do
+		[ -e "$WORK/ready" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 for mode in exact sampled; do
 	opts=""
 	[ $mode = sampled ] && opts="--sample-rate 1"
@@ -30,10 +39,7 @@ for mode in exact sampled; do
 	"$MPROF" run -q -o "$WORK/t-$mode" $opts -- "$WORK/signal_commands" "$WORK/ready" \
 		>"$WORK/$mode.out" 2>"$WORK/$mode.err" &
 	pid=$!
-	for _ in $(seq 200); do
-		[ -e "$WORK/ready" ] && break
-		sleep 0.05
-	done
+	wait_ready
 	kill -USR1 "$pid"
 	wait_line "$WORK/$mode.out" "got USR1"
 	kill -USR2 "$pid"
@@ -59,10 +65,7 @@ rm -f "$WORK/ready"
 "$MPROF" run -o "$WORK/t-abrt" -- "$WORK/signal_commands" "$WORK/ready" \
 	>"$WORK/abrt.out" 2>"$WORK/abrt.err" &
 pid=$!
-for _ in $(seq 200); do
-	[ -e "$WORK/ready" ] && break
-	sleep 0.05
-done
+wait_ready
 kill -ABRT "$pid"
 wait "$pid"
 expect_eq "SIGABRT: mprof ends as the program did (128 + 6)" 134 "$?"
