@@ -26,6 +26,8 @@
 #define SLOT_LIMIT (1u << 20)
 /* A ring's bytes plus the EVENTS chunk header must fit one chunk. */
 #define RING_LIMIT_BYTES (TRACE_CHUNK_MAX_RAW_BYTES - 3 * VARINT_MAX_BYTES)
+_Static_assert(SESSION_RING_MAX_BYTES <= RING_LIMIT_BYTES,
+	       "the largest ring the recorder makes is one the launcher takes");
 
 int proc_file_open(struct proc_file *pf, int dirfd, const char *name)
 {

@@ -20,7 +20,7 @@
 
 #define CONFIG_MAX_FRAMES_LIMIT 1024u
 #define CONFIG_RING_MIN_BYTES (64u << 10)
-#define CONFIG_RING_MAX_BYTES (1024u << 20)
+#define CONFIG_RING_MAX_BYTES SESSION_RING_MAX_BYTES
 
 /* The process's initial environment, as the kernel laid it out: NAME=VALUE
  * strings, each ended by a NUL (read from /proc/self/environ once; a static

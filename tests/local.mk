@@ -149,6 +149,7 @@ E2E_TESTS = \
 	tests/e2e/retitled-workers.sh \
 	tests/e2e/sparse-lifetimes.sh \
 	tests/e2e/many-stacks.sh \
+	tests/e2e/ring-size.sh \
 	tests/e2e/block-references.sh \
 	tests/e2e/foreign-allocator.sh \
 	tests/e2e/exec-names.sh \

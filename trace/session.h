@@ -85,6 +85,10 @@ static inline bool session_toggle_signal_ok(int sig)
  * the launcher drained and compressed in smaller pieces: 1.31 MB). */
 #define SESSION_DEFAULT_RING_BYTES (768u << 10)
 #define SESSION_DEFAULT_MAX_FRAMES 64u
+/* The largest ring a thread gets (MPROF_RING_KIB is clamped to it): the
+ * launcher takes a ring's content as one chunk, and readers refuse chunks
+ * over 64 MiB (TRACE_CHUNK_MAX_RAW_BYTES, trace/format.h). */
+#define SESSION_RING_MAX_BYTES ((64u << 20) - SESSION_PAGE_BYTES)
 /* Slot 0 holds the process's metadata stream (STACK, MODULES, PROCESS and
  * DIAG records, written by any thread under the shim's lock) when the
  * header's flags say SESSION_FLAG_META_SLOT; threads then claim slots from 1. */
