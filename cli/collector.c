@@ -100,6 +100,12 @@ struct proc {
 	bool superseded;               /* a later image of the same pid exists */
 	bool zombie_seen;              /* found ended but not yet waited for: */
 	int zombie_status;             /* its wait status then (pid_info.h) */
+	bool reap_seen;                /* a recorded image reaped it (reap table): */
+	int reap_status;               /* the wait status its call returned, */
+	uint64_t reap_ns;              /* when (CLOCK_MONOTONIC) */
+	bool reap_awaited;             /* its finishing was put off once for
+	                                * its parent's call in progress */
+	uint64_t reaps_taken;          /* entries of its own reap table read */
 	bool fork_child;               /* its header says made by fork() */
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
@@ -1153,9 +1159,12 @@ static void proc_pid_find(struct collector *c, struct proc *p)
 }
 
 /* Whether p's process runs.  One whose pid is unknown is taken as running
- * unless no live process was found to be it (proc_pid_find). */
+ * unless no live process was found to be it (proc_pid_find); one a
+ * recorded image reaped has ended, whatever now has its pid. */
 static bool proc_running(const struct proc *p)
 {
+	if (p->reap_seen)
+		return false;
 	return p->pid ? pid_info_running(p->pid) : !p->pid_gone;
 }
 
@@ -1232,6 +1241,117 @@ static bool procs_any_pending(const struct collector *c)
 		if (c->live.v[i]->phase == PROC_PENDING)
 			return true;
 	return false;
+}
+
+/* ---------- the reap tables ---------- */
+
+/* Whether q may be the child that reaper r's entry e names: by its pid in
+ * mprof's namespace, or by its pid in r's namespace (header pidns_*). */
+static bool reap_names(const struct proc *r, const struct session_reap *e, const struct proc *q)
+{
+	unsigned pid = q->pid ? q->pid : proc_file_name_pid(q->name);
+
+	if (e->pid && pid == e->pid)
+		return true;
+	return e->ns_pid && q->ns_key.ns_ino && q->ns_key.ns_pid == e->ns_pid &&
+	       q->ns_key.ns_ino == r->pf.h->pidns_ino && q->ns_key.ns_dev == r->pf.h->pidns_dev;
+}
+
+/* Gives entry e of r's table to the image it names: of the run's images
+ * not yet finalized with that pid, the last one started before the reap
+ * (an exec keeps the pid; a pid reused later is another process). */
+static void reap_apply(struct collector *c, const struct proc *r, const struct session_reap *e)
+{
+	struct proc *best = NULL;
+	uint64_t best_start = 0;
+
+	for (size_t i = 0; i < c->live.n; i++) {
+		struct proc *q = c->live.v[i];
+		uint64_t start = proc_start_ns(q);
+
+		if (q == r || q->phase == PROC_DONE || !reap_names(r, e, q))
+			continue;
+		if (start && e->mono_ns && start > e->mono_ns)
+			continue;
+		if (!best || start >= best_start) {
+			best = q;
+			best_start = start;
+		}
+	}
+	if (!best)
+		return;
+	best->reap_seen = true;
+	best->reap_status = e->status;
+	best->reap_ns = e->mono_ns;
+}
+
+/* Reads entry k of table t into *out: true when it holds entry k whole;
+ * *pending tells an entry not written yet from one written over. */
+static bool reap_entry_read(const struct session_reaps *t, uint64_t k, struct session_reap *out,
+			    bool *pending)
+{
+	const struct session_reap *e = &t->entry[k % SESSION_REAP_ENTRIES];
+	uint64_t tag = atomic_load_explicit(&e->tag, memory_order_acquire);
+
+	*pending = tag < k + 1;
+	if (tag != k + 1)
+		return false;
+	out->pid = e->pid;
+	out->ns_pid = e->ns_pid;
+	out->status = e->status;
+	out->mono_ns = e->mono_ns;
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&e->tag, memory_order_relaxed) == k + 1;
+}
+
+/* Takes the entries r's reap table gained since the last look.  One still
+ * being written is looked at again next time, while r runs. */
+static void proc_reaps_take(struct collector *c, struct proc *r)
+{
+	const struct session_reaps *t;
+	uint64_t count;
+
+	if (r->phase != PROC_ACTIVE)
+		return;
+	t = proc_file_reaps(&r->pf);
+	count = atomic_load_explicit(&t->count, memory_order_acquire);
+	if (count - r->reaps_taken > SESSION_REAP_ENTRIES)
+		r->reaps_taken = count - SESSION_REAP_ENTRIES; /* written over: lost */
+	for (; r->reaps_taken < count; r->reaps_taken++) {
+		struct session_reap e;
+		bool pending;
+
+		if (reap_entry_read(t, r->reaps_taken, &e, &pending))
+			reap_apply(c, r, &e);
+		else if (pending && proc_running(r))
+			return;
+	}
+}
+
+/* Whether some image's reap table has entries not taken yet. */
+static bool procs_reaps_new(const struct collector *c)
+{
+	for (size_t i = 0; i < c->live.n; i++) {
+		const struct proc *r = c->live.v[i];
+
+		if (r->phase == PROC_ACTIVE &&
+		    atomic_load_explicit(&proc_file_reaps(&r->pf)->count,
+					 memory_order_relaxed) != r->reaps_taken)
+			return true;
+	}
+	return false;
+}
+
+/* Takes the new entries of every image's reap table, after a look for new
+ * process files: the image a child last executed is the one that ended. */
+static void procs_reaps_take(struct collector *c)
+{
+	if (!procs_reaps_new(c))
+		return;
+	dir_scan(c);
+	procs_activate_pending(c, now_ns());
+	for (size_t i = 0; i < c->live.n; i++)
+		proc_reaps_take(c, c->live.v[i]);
 }
 
 /* ---------- re-compression ---------- */
@@ -1348,12 +1468,15 @@ static void proc_zombie_look(struct proc *p)
 
 /*
  * How p ended, its peak RSS and run time, from the best source there is:
- * the program's wait4 status; else the shim's exit note (an image that
- * called exit(): its status, its own peak RSS unless the note could not
- * read it, its exit time); else for the status the zombie's, read before
- * its parent waited for it; else the highest VmHWM the launcher read while
- * it ran ("sampled": a peak in its last 100 ms may be missing) and the
- * time the launcher found it ended.
+ * the program's wait4 status; else the status the call of a recorded
+ * image that reaped it returned (the reap table: the kernel's word, which
+ * an exit() that a later exit handler or a signal cut short does not
+ * change) and when; else the shim's exit note (an image that called
+ * exit(): its status, its own peak RSS unless the note could not read it,
+ * its exit time); else for the status the zombie's, read before its
+ * parent waited for it; else the highest VmHWM the launcher read while it
+ * ran ("sampled": a peak in its last 100 ms may be missing) and the time
+ * the launcher found it ended (or its reap).
  * wait4's peak RSS includes the children the program waited for, so it
  * is the program's own only when the run had no other process image.  A
  * trace that ends with the process running takes no exit note written
@@ -1372,6 +1495,11 @@ static void end_figures(const struct collector *c, struct proc *p, const char *s
 	e->has_status = proc_is_program_pid(c, p) && c->ended && !p->superseded &&
 			!proc_exec_unrecorded(p);
 	e->wait_status = c->wait_status;
+	if (!e->has_status && p->reap_seen && !p->superseded && !proc_exec_unrecorded(p) &&
+	    strcmp(state, "ended") == 0) {
+		e->has_status = true;
+		e->wait_status = p->reap_status;
+	}
 	if (!e->has_status && noted) {
 		e->has_status = true;
 		e->wait_status = (h->exit_status & 0xff) << 8;
@@ -1387,6 +1515,8 @@ static void end_figures(const struct collector *c, struct proc *p, const char *s
 		end = p->superseded_ns;
 	if (noted && h->exit_mono_ns > start && h->exit_mono_ns <= end)
 		end = h->exit_mono_ns;
+	else if (p->reap_seen && !p->superseded && p->reap_ns > start && p->reap_ns <= end)
+		end = p->reap_ns;
 	if (noted && h->exit_maxrss_kib) {
 		e->peak_rss_kib = (long)h->exit_maxrss_kib;
 		e->peak_rss_how = "own";
@@ -1742,6 +1872,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 		if (p->tf.error)
 			c->write_errors++;
 	}
+	proc_reaps_take(c, p); /* its table goes with its file */
 	proc_file_close(&p->pf);
 	proc_free_slot_state(p);
 	p->phase = PROC_DONE;
@@ -1767,6 +1898,48 @@ static bool pid_next_image_pending(const struct collector *c, const struct proc 
 	return false;
 }
 
+/* The live image that p's header names as its parent (by pid, the last
+ * image of it), or NULL. */
+static struct proc *proc_parent(const struct collector *c, const struct proc *p)
+{
+	unsigned ppid = p->pf.h->ppid;
+
+	for (size_t i = c->live.n; ppid && i-- > 0;) {
+		struct proc *q = c->live.v[i];
+
+		if (q != p && q->phase == PROC_ACTIVE && !q->superseded && q->pid == ppid)
+			return q;
+	}
+	return NULL;
+}
+
+/*
+ * Whether finishing p, found ended with no status from any source, waits
+ * one retire round for its parent: a recorded parent inside a call of the
+ * wait family may have reaped it and not yet written its entry (its
+ * waiting count is read before its table, which the writer raises before
+ * the call and lowers after the entry).  Once per process.
+ */
+static bool proc_reap_awaited(struct collector *c, struct proc *p)
+{
+	struct proc *parent;
+	uint32_t waiting;
+
+	if (p->reap_awaited || p->reap_seen || p->zombie_seen || p->superseded ||
+	    atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1)
+		return false;
+	parent = proc_parent(c, p);
+	if (!parent)
+		return false;
+	waiting = atomic_load_explicit(&proc_file_reaps(&parent->pf)->waiting,
+				       memory_order_acquire);
+	proc_reaps_take(c, parent);
+	if (p->reap_seen || !waiting || !proc_running(parent))
+		return false;
+	p->reap_awaited = true;
+	return true;
+}
+
 /* Notes the peak RSS of the live processes, samples their RSS into their
  * traces (every RETIRE_INTERVAL_NS, rss_sampler.h) and finalizes the other
  * processes that ended while the program goes on (a file still starting
@@ -1789,6 +1962,8 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 			proc_finish(c, p);
 		} else if (!proc_running(p)) {
 			proc_zombie_look(p);
+			if (proc_reap_awaited(c, p))
+				continue;
 			/* an image it executed may have started and ended since
 			 * the last scan: its file, once taken in, makes p "exec" */
 			dir_scan(c);
@@ -1942,6 +2117,7 @@ static void collect_until_end(struct collector *c)
 		}
 		if (procs_any_pending(c))
 			procs_activate_pending(c, now);
+		procs_reaps_take(c);
 		if (now - last_retire >= RETIRE_INTERVAL_NS) {
 			last_retire = now;
 			procs_retire_ended(c, now);
@@ -2261,6 +2437,7 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 	procs_late_settle(c);
 	procs_pending_settle(c);
 	test_finish_delay();
+	procs_reaps_take(c);
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
 

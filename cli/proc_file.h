@@ -38,6 +38,12 @@ int proc_file_map(struct proc_file *pf);
 /* Unmaps and closes whatever pf holds. */
 void proc_file_close(struct proc_file *pf);
 
+/* The reap table of a mapped file (trace/session.h). */
+static inline const struct session_reaps *proc_file_reaps(const struct proc_file *pf)
+{
+	return (const struct session_reaps *)(pf->base + SESSION_REAPS_OFFSET);
+}
+
 static inline struct session_slot *proc_file_slot(const struct proc_file *pf, uint32_t i)
 {
 	return (struct session_slot *)(pf->base + SESSION_SLOTS_OFFSET) + i;

@@ -34,6 +34,7 @@
 #include "preload/pidns.h"
 #include "preload/procfile.h"
 #include "preload/real.h"
+#include "preload/reap_note.h"
 #include "preload/rlimit.h"
 #include "preload/sample.h"
 #include "preload/seccomp_watch.h"
@@ -96,6 +97,7 @@ static int init_run(struct preload_thread **out)
 
 	real_resolve();
 	exec_watch_resolve();
+	reap_note_resolve();
 	seccomp_watch_start();
 	rlimit_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))

@@ -14,6 +14,7 @@
  *
  * Process file layout (all offsets in bytes, little-endian host order):
  *   0                          struct session_proc_header (one page)
+ *   SESSION_REAPS_OFFSET       struct session_reaps (one page)
  *   SESSION_SLOTS_OFFSET       nslots x struct session_slot (128 bytes each)
  *   ring_offset                nslots rings of ring_bytes each
  *
@@ -61,7 +62,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 9 /* changes with the layout and with the trace
+#define SESSION_VERSION 10 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -71,13 +72,15 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 7: execs_unrecorded, comm, exit_command
                             * and exit_comm; 8: pid and ppid are the
                             * launcher's view, ns_pid the image's own;
-                            * the launcher file; 9: children_sandboxed */
+                            * the launcher file; 9: children_sandboxed;
+                            * 10: the reap table */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
 #define SESSION_SAMPLE_RATE_MAX_BYTES (UINT64_C(1) << 30)
 #define SESSION_PAGE_BYTES 4096u
-#define SESSION_SLOTS_OFFSET SESSION_PAGE_BYTES
+#define SESSION_REAPS_OFFSET SESSION_PAGE_BYTES
+#define SESSION_SLOTS_OFFSET (2 * SESSION_PAGE_BYTES)
 #define SESSION_DEFAULT_SLOTS 4096u
 /* The shim's explicit records are about a third longer than the compact
  * ones the launcher makes of them: 768 KiB hold about what 512 KiB held
@@ -214,6 +217,44 @@ struct session_proc_header {
 #define SESSION_TIME_TICK_NS 10000000ull
 
 /*
+ * The reap table, the page after the header: the children this image
+ * reaped through the C library's wait family (wait, waitpid, wait3, wait4,
+ * waitid; preload/reap_note.c), each with the status the call returned, so
+ * that the launcher knows how a child ended that left no exit note and was
+ * never a zombie long enough to be read.  Entries are numbered from 0;
+ * entry k lives at entry[k % SESSION_REAP_ENTRIES].  A writer reserves k by
+ * an atomic add to count, stores tag 0, the fields, then tag k + 1
+ * (release); a reader takes entry k only when tag reads k + 1 before and
+ * after it copies the fields.  One overwritten before the launcher read it
+ * (more than SESSION_REAP_ENTRIES reaps between two of its rounds) is lost:
+ * that child's end is then as unknown as without the table.
+ */
+#define SESSION_REAP_ENTRIES 126u
+
+struct session_reap {
+	_Atomic uint64_t tag;        /* k + 1 once entry k is written; 0 while written */
+	uint32_t pid;                /* the child's pid in the launcher's PID
+	                              * namespace; 0: unknown (this image runs
+	                              * in another namespace) */
+	uint32_t ns_pid;             /* its pid as the call returned it, in this
+	                              * image's namespace (header pidns_*) */
+	int32_t status;              /* its wait status (exited or killed) */
+	uint32_t pad;
+	uint64_t mono_ns;            /* CLOCK_MONOTONIC when the call returned */
+};
+
+struct session_reaps {
+	_Atomic uint64_t count;      /* entries ever reserved */
+	/* Calls of the wait family in progress: raised before the call,
+	 * lowered after its entry is written, so a launcher that finds a
+	 * child gone, with this at 0 and no entry, knows that no call of this
+	 * image is about to note it. */
+	_Atomic uint32_t waiting;
+	uint8_t pad[52];
+	struct session_reap entry[SESSION_REAP_ENTRIES];
+};
+
+/*
  * The launcher file: SESSION_DIR/launcher, one page the launcher makes
  * before it starts the program, and each recorded image maps read-only.
  * It tells the recorders whether the launcher lives without its pid, which
@@ -257,6 +298,7 @@ struct session_slot {
 
 _Static_assert(sizeof(struct session_slot) == 128, "slot is two cache lines");
 _Static_assert(sizeof(struct session_proc_header) <= SESSION_PAGE_BYTES, "header fits a page");
+_Static_assert(sizeof(struct session_reaps) <= SESSION_PAGE_BYTES, "reap table fits a page");
 
 /* Raises h->slots_high to cover slot index idx (thread_slot_attach calls it
  * before its first write to the slot). */
@@ -268,6 +310,11 @@ static inline void session_slots_high_raise(struct session_proc_header *h, uint3
 	       !atomic_compare_exchange_weak_explicit(&h->slots_high, &high, idx + 1,
 						      memory_order_release, memory_order_relaxed))
 		;
+}
+
+static inline struct session_reaps *session_reaps_at(void *base)
+{
+	return (struct session_reaps *)((char *)base + SESSION_REAPS_OFFSET);
 }
 
 static inline struct session_slot *session_slot_at(void *base, uint32_t i)

@@ -1,0 +1,218 @@
+/*
+ * preload/reap_note.c - notes how the children this image reaps ended, in
+ * its process file's reap table (trace/session.h), for the launcher.
+ *
+ * A child that ends by _exit() or a signal leaves no exit note, and the
+ * launcher can read its status only while it is a zombie: a shell, Python's
+ * subprocess or make reaps it at once, so without this note such a child's
+ * report could not tell SIGKILL from _exit().  Wraps wait, waitpid, wait3,
+ * wait4 and waitid: each raises the table's waiting count, calls the C
+ * library's function with the same arguments, and when the call reaped or
+ * looked at (WNOWAIT) a child that exited or was killed, writes its pid and
+ * status there before lowering the count.  Arguments, return values, errno,
+ * blocking and cancellation are the C library's: a status pointer is read
+ * only after a successful call wrote it, and waitid without an infop is
+ * given one of the wrapper's own.  The C library's own reaping (system(),
+ * pclose()) and a program's own system calls are not seen.  Never calls
+ * malloc, takes no lock, and is safe in a signal handler.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "preload/exported.h"
+#include "preload/process.h"
+#include "preload/reap_note.h"
+#include "trace/session.h"
+
+/* The next definitions, looked up at the recorder's start
+ * (reap_note_resolve), so that a first call from a signal handler or a
+ * vfork child does not run dlsym. */
+enum { NEXT_WAIT, NEXT_WAITPID, NEXT_WAIT3, NEXT_WAIT4, NEXT_WAITID, NEXT_COUNT };
+static const char *const next_names[NEXT_COUNT] = {
+	"wait", "waitpid", "wait3", "wait4", "waitid",
+};
+static void *volatile next_slots[NEXT_COUNT];
+
+static void *next_fn(int which)
+{
+	void *fn = __atomic_load_n(&next_slots[which], __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, next_names[which]);
+		__atomic_store_n(&next_slots[which], fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+void reap_note_resolve(void)
+{
+	for (int i = 0; i < NEXT_COUNT; i++)
+		next_fn(i);
+}
+
+/* The image's reap table, or NULL when it records nothing. */
+static struct session_reaps *reap_table(void)
+{
+	struct session_proc_header *h = preload_proc.hdr;
+
+	return h ? session_reaps_at(h) : NULL;
+}
+
+/* Before a call: it counts as in progress (the launcher waits for its
+ * note).  Returns the table to give reap_note_leave. */
+static struct session_reaps *reap_note_enter(void)
+{
+	struct session_reaps *t = reap_table();
+
+	if (t)
+		atomic_fetch_add(&t->waiting, 1);
+	return t;
+}
+
+/* After a call.  Not in a table that is no longer the image's: a fork
+ * child made by a signal handler that interrupted the call has unmapped
+ * its parent's file. */
+static void reap_note_leave(struct session_reaps *t)
+{
+	if (t && t == reap_table())
+		atomic_fetch_sub(&t->waiting, 1);
+}
+
+/* Writes the entry of child ns_pid, which ended with wait status status. */
+static void reap_note_write(struct session_reaps *t, pid_t ns_pid, int status)
+{
+	struct timespec now = { 0, 0 };
+	struct session_reap *e;
+	uint64_t k;
+
+	if (!t || ns_pid <= 0 || t != reap_table())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	k = atomic_fetch_add(&t->count, 1);
+	e = &t->entry[k % SESSION_REAP_ENTRIES];
+	atomic_store_explicit(&e->tag, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	/* the launcher's pid of it is this one in the launcher's namespace */
+	e->pid = preload_proc.view.same_ns != 0 ? (uint32_t)ns_pid : 0;
+	e->ns_pid = (uint32_t)ns_pid;
+	e->status = status;
+	e->mono_ns = (uint64_t)now.tv_sec * UINT64_C(1000000000) + (uint64_t)now.tv_nsec;
+	atomic_store_explicit(&e->tag, k + 1, memory_order_release);
+}
+
+/* Notes what a wait-status call returned: a child that exited or was
+ * killed (not one stopped or continued). */
+static void reap_note_status(struct session_reaps *t, pid_t r, const int *status)
+{
+	if (r > 0 && status && (WIFEXITED(*status) || WIFSIGNALED(*status)))
+		reap_note_write(t, r, *status);
+}
+
+/* Notes what waitid returned in info (si_pid 0: WNOHANG found none). */
+static void reap_note_info(struct session_reaps *t, const siginfo_t *info)
+{
+	int st = info->si_status;
+
+	if (info->si_signo != SIGCHLD || info->si_pid <= 0)
+		return;
+	if (info->si_code == CLD_EXITED)
+		reap_note_write(t, info->si_pid, (st & 0xff) << 8);
+	else if (info->si_code == CLD_KILLED)
+		reap_note_write(t, info->si_pid, st & 0x7f);
+	else if (info->si_code == CLD_DUMPED)
+		reap_note_write(t, info->si_pid, (st & 0x7f) | 0x80);
+}
+
+/* Runs call with a status pointer: the caller's, or own when it gave
+ * none; notes the result and keeps the call's errno. */
+#define REAP_NOTED(status, call)                                                        \
+	do {                                                                              \
+		struct session_reaps *t_ = reap_note_enter();                             \
+		int own_ = 0, *st_ = (status) ? (status) : &own_, errno_;                 \
+		pid_t r_ = (call);                                                        \
+                                                                                          \
+		errno_ = errno;                                                           \
+		reap_note_status(t_, r_, st_);                                            \
+		reap_note_leave(t_);                                                      \
+		errno = errno_;                                                           \
+		return r_;                                                                \
+	} while (0)
+
+PRELOAD_API pid_t wait(int *status)
+{
+	pid_t (*fn)(int *) = (pid_t (*)(int *))next_fn(NEXT_WAIT);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	REAP_NOTED(status, fn(st_));
+}
+
+PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
+{
+	pid_t (*fn)(pid_t, int *, int) = (pid_t (*)(pid_t, int *, int))next_fn(NEXT_WAITPID);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	REAP_NOTED(status, fn(pid, st_, options));
+}
+
+PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
+{
+	pid_t (*fn)(int *, int, struct rusage *) =
+		(pid_t (*)(int *, int, struct rusage *))next_fn(NEXT_WAIT3);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	REAP_NOTED(status, fn(st_, options, usage));
+}
+
+PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
+{
+	pid_t (*fn)(pid_t, int *, int, struct rusage *) =
+		(pid_t (*)(pid_t, int *, int, struct rusage *))next_fn(NEXT_WAIT4);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	REAP_NOTED(status, fn(pid, st_, options, usage));
+}
+
+PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	int (*fn)(idtype_t, id_t, siginfo_t *, int) =
+		(int (*)(idtype_t, id_t, siginfo_t *, int))next_fn(NEXT_WAITID);
+	struct session_reaps *t;
+	siginfo_t own;
+	int rc, err;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!info) {
+		memset(&own, 0, sizeof(own));
+		info = &own;
+	}
+	t = reap_note_enter();
+	rc = fn(idtype, id, info, options);
+	err = errno;
+	if (rc == 0)
+		reap_note_info(t, info);
+	reap_note_leave(t);
+	errno = err;
+	return rc;
+}

@@ -1,0 +1,106 @@
+#!/bin/bash
+# reaped-children.sh - how a child ended when its parent reaps it at once,
+# as shells, Python's subprocess and make do.  The launcher could read the
+# status of a child that left no exit note only while it was a zombie, so
+# such a child's report said "ended without exit() (by _exit() or a signal:
+# mprof could not see which)" and its live blocks "leaks unless it was
+# killed", for SIGKILL and SIGSEGV as for _exit().  Now the recorder notes
+# the status the parent's call of the wait family returned (the reap table,
+# preload/reap_note.c), and each child says how it ended.
+# Checked for every call of the family (wait, waitpid, wait3, wait4,
+# waitid by pid and by pidfd, WNOHANG polling, WNOWAIT then a reap), with
+# what the calls return unchanged; then with bash, python3's subprocess and
+# `sh -c 'prog & wait'` as the parent.  Program and facts:
+# tests/progs/reaped_children.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+PROG="$WORK/reaped_children"
+build_c "$PROG" "$PROGS_DIR/reaped_children.c"
+
+# How each way ends: the report's program line's end and its live blocks.
+declare -A ENDS=(
+	[exit]='exited with status 3'
+	[quick]='exited with status 4'
+	[kill]='killed by signal 9 (SIGKILL)'
+	[segv]='killed by signal 11 (SIGSEGV)'
+)
+declare -A LIVE=(
+	[exit]='leaked:           3000 B (2.9 KiB) in 3 blocks (live at exit)'
+	[quick]='leaked:           4000 B (3.9 KiB) in 4 blocks (live at exit)'
+	[kill]='live at end:      5000 B (4.9 KiB) in 5 blocks (live when the recording ended)'
+	[segv]='live at end:      6000 B (5.9 KiB) in 6 blocks (live when the recording ended)'
+)
+
+# check_child WHAT TRACE WAY: the report of TRACE says the child ended by WAY.
+check_child() {
+	local what=$1 trace=$2 way=$3
+	local line
+	run_cmd 60 report "$MPROF" report -n 0 "$trace"
+	line=$(grep '^program:' "$RUN_OUT")
+	expect_eq "$what: $way child: how it ended" "${ENDS[$way]}" "${line##*), }"
+	expect_eq "$what: $way child: its live blocks" "${LIVE[$way]}" \
+		"$(grep -E '^(leaked|live at end):' "$RUN_OUT")"
+}
+
+# child_traces DIR: the fork children's traces of a run, in pid order
+child_traces() {
+	ls "$1" | grep -E '^t\.[0-9]+$' | sort -t. -k2 -n | sed "s|^|$1/|"
+}
+
+# ---- a C parent, each call of the wait family ----
+for how in waitpid wait wait3 wait4 waitid pidfd nohang nowait; do
+	mkdir "$WORK/$how"
+	RUN_NAME=$how mprof_run 60 "$WORK/$how/t" -q -- "$PROG" "$how"
+	expect_eq "$how: exit status" 0 "$RUN_STATUS"
+	expect_eq "$how: what the calls returned" \
+		"exit 3|exit 4|signal 9|signal 11|then -1 ECHILD" "$(paste -sd'|' "$RUN_OUT")"
+	mapfile -t traces < <(child_traces "$WORK/$how")
+	expect_eq "$how: four child traces" 4 "${#traces[@]}"
+	k=0
+	for way in exit quick kill segv; do
+		[ -n "${traces[$k]:-}" ] && check_child "$how" "${traces[$k]}" "$way"
+		k=$((k + 1))
+	done
+done
+
+# the JSON report says it too
+report_json "$WORK/kill.json" "$(child_traces "$WORK/waitpid" | sed -n 3p)"
+expect_eq "json: killed child: signal 9, ended early" "9 True" \
+	"$(json_eval "$WORK/kill.json" '"%s %s" % (d["summary"]["program"]["exit_signal"], d["summary"]["ended_early"] is not None)')"
+report_json "$WORK/quick.json" "$(child_traces "$WORK/waitpid" | sed -n 2p)"
+expect_eq "json: _exit child: status 4, not ended early" "4 None" \
+	"$(json_eval "$WORK/quick.json" '"%s %s" % (d["summary"]["program"]["exit_status"], d["summary"]["ended_early"])')"
+
+# trace_of DIR WAY: the trace of the image that ran `reaped_children end WAY`
+trace_of() {
+	local t
+	for t in "$1"/t.*; do
+		"$MPROF" report -n 0 "$t" 2>/dev/null | grep -q "^program: .*reaped_children end $2 (pid" &&
+			{ echo "$t"; return; }
+	done
+}
+
+# ---- shells and Python as the parent ----
+mkdir "$WORK/bash"
+RUN_NAME=bash mprof_run 60 "$WORK/bash/t" -q -- bash -c \
+	"'$PROG' end exit; '$PROG' end quick; '$PROG' end kill; '$PROG' end segv; true"
+expect_eq "bash: exit status" 0 "$RUN_STATUS"
+for way in exit quick kill segv; do
+	check_child bash "$(trace_of "$WORK/bash" "$way")" "$way"
+done
+
+mkdir "$WORK/python"
+RUN_NAME=python mprof_run 60 "$WORK/python/t" -q -- "$PYTHON" -c "
+import subprocess
+print([subprocess.run(['$PROG', 'end', w]).returncode for w in ['exit', 'quick', 'kill', 'segv']])"
+expect_eq "python: what subprocess returned" "[3, 4, -9, -11]" "$(cat "$RUN_OUT")"
+for way in exit quick kill segv; do
+	check_child python "$(trace_of "$WORK/python" "$way")" "$way"
+done
+
+mkdir "$WORK/sh"
+RUN_NAME=sh mprof_run 60 "$WORK/sh/t" -q -- sh -c "'$PROG' end kill & wait"
+expect_eq "sh & wait: exit status" 0 "$RUN_STATUS"
+check_child "sh & wait" "$(trace_of "$WORK/sh" kill)" kill
+finish
