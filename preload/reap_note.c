@@ -130,65 +130,85 @@ static void reap_note_info(struct session_reaps *t, const siginfo_t *info)
 		reap_note_write(t, info->si_pid, (st & 0x7f) | 0x80);
 }
 
-/* Runs call with a status pointer: the caller's, or own when it gave
- * none; notes the result and keeps the call's errno. */
-#define REAP_NOTED(status, call)                                                        \
-	do {                                                                              \
-		struct session_reaps *t_ = reap_note_enter();                             \
-		int own_ = 0, *st_ = (status) ? (status) : &own_, errno_;                 \
-		pid_t r_ = (call);                                                        \
-                                                                                          \
-		errno_ = errno;                                                           \
-		reap_note_status(t_, r_, st_);                                            \
-		reap_note_leave(t_);                                                      \
-		errno = errno_;                                                           \
-		return r_;                                                                \
-	} while (0)
+/* One call of a wait-status function: the table it counts in and the
+ * status pointer it is given (the caller's, or own_status when the caller
+ * gave none, so that the status can be noted). */
+struct reap_call {
+	struct session_reaps *table;
+	int *status;
+	int own_status;
+};
+
+static void reap_call_begin(struct reap_call *call, int *status)
+{
+	call->table = reap_note_enter();
+	call->own_status = 0;
+	call->status = status ? status : &call->own_status;
+}
+
+/* After the call, which returned r: notes it, keeping its errno; returns r. */
+static pid_t reap_call_end(struct reap_call *call, pid_t r)
+{
+	int err = errno;
+
+	reap_note_status(call->table, r, call->status);
+	reap_note_leave(call->table);
+	errno = err;
+	return r;
+}
 
 PRELOAD_API pid_t wait(int *status)
 {
 	pid_t (*fn)(int *) = (pid_t (*)(int *))next_fn(NEXT_WAIT);
+	struct reap_call call;
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	REAP_NOTED(status, fn(st_));
+	reap_call_begin(&call, status);
+	return reap_call_end(&call, fn(call.status));
 }
 
 PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
 {
 	pid_t (*fn)(pid_t, int *, int) = (pid_t (*)(pid_t, int *, int))next_fn(NEXT_WAITPID);
+	struct reap_call call;
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	REAP_NOTED(status, fn(pid, st_, options));
+	reap_call_begin(&call, status);
+	return reap_call_end(&call, fn(pid, call.status, options));
 }
 
 PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
 {
 	pid_t (*fn)(int *, int, struct rusage *) =
 		(pid_t (*)(int *, int, struct rusage *))next_fn(NEXT_WAIT3);
+	struct reap_call call;
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	REAP_NOTED(status, fn(st_, options, usage));
+	reap_call_begin(&call, status);
+	return reap_call_end(&call, fn(call.status, options, usage));
 }
 
 PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
 {
 	pid_t (*fn)(pid_t, int *, int, struct rusage *) =
 		(pid_t (*)(pid_t, int *, int, struct rusage *))next_fn(NEXT_WAIT4);
+	struct reap_call call;
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	REAP_NOTED(status, fn(pid, st_, options, usage));
+	reap_call_begin(&call, status);
+	return reap_call_end(&call, fn(pid, call.status, options, usage));
 }
 
 PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)

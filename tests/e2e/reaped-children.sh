@@ -10,7 +10,8 @@
 # Checked for every call of the family (wait, waitpid, wait3, wait4,
 # waitid by pid and by pidfd, WNOHANG polling, WNOWAIT then a reap), with
 # what the calls return unchanged; then with bash, python3's subprocess and
-# `sh -c 'prog & wait'` as the parent.  Program and facts:
+# `sh -c 'prog & wait'` as the parent, and a Python multiprocessing Pool
+# whose workers terminate() kills.  Program and facts:
 # tests/progs/reaped_children.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -97,6 +98,36 @@ print([subprocess.run(['$PROG', 'end', w]).returncode for w in ['exit', 'quick',
 expect_eq "python: what subprocess returned" "[3, 4, -9, -11]" "$(cat "$RUN_OUT")"
 for way in exit quick kill segv; do
 	check_child python "$(trace_of "$WORK/python" "$way")" "$way"
+done
+
+# a multiprocessing Pool's workers, ended by terminate() (SIGTERM) and
+# reaped by join(); each worker's trace says so
+mkdir "$WORK/pool"
+cat >"$WORK/pool.py" <<'END'
+import multiprocessing, time
+def work(x):
+    time.sleep(60)
+if __name__ == "__main__":
+    multiprocessing.set_start_method("fork")
+    pool = multiprocessing.Pool(2)
+    pool.map_async(work, range(2))
+    time.sleep(0.5)
+    pool.terminate()
+    pool.join()
+    print("terminated")
+END
+RUN_NAME=pool mprof_run 60 "$WORK/pool/t" -q -- "$PYTHON" "$WORK/pool.py"
+expect_eq "pool: output" "terminated" "$(cat "$RUN_OUT")"
+mapfile -t traces < <(child_traces "$WORK/pool")
+expect_eq "pool: two worker traces" 2 "${#traces[@]}"
+for t in "${traces[@]}"; do
+	run_cmd 60 report "$MPROF" report -n 0 "$t"
+	line=$(grep '^program:' "$RUN_OUT")
+	expect_eq "pool: worker $(basename "$t"): how it ended" "killed by signal 15 (SIGTERM)" \
+		"${line##*), }"
+	expect_match "pool: worker $(basename "$t"): blocks live at the end, not leaks" \
+		'^live at end: .* \(live when the recording ended\)$' \
+		"$(grep -E '^(leaked|live at end):' "$RUN_OUT")"
 done
 
 mkdir "$WORK/sh"
