@@ -40,6 +40,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/sample.c preload/sample.h \
 	preload/sample_set.c preload/sample_set.h \
 	preload/seccomp_watch.c preload/seccomp_watch.h \
+	preload/syscall_wrap.c \
 	preload/seq.c preload/seq.h \
 	preload/settings.c preload/settings.h \
 	preload/stack_sites.c preload/stack_sites.h \

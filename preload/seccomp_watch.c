@@ -9,19 +9,19 @@
  * once at the start (a filter inherited from the parent; no filter of the
  * program's own can be there yet), and wrappers of prctl(PR_SET_SECCOMP)
  * and syscall(SYS_seccomp) (glibc has no seccomp(); libseccomp calls
- * syscall()) that note a filter the program installs.  Before the install
+ * syscall(), wrapped in preload/syscall_wrap.c) that note a filter the
+ * program installs.  Before the install
  * the wrappers take the sequence counter from its owner (preload/seq.h),
  * while membarrier() still works: a filter may refuse it later.  A filter
  * installed by the program's own system call instruction is not seen.  The
  * note is process-wide: a filter of one thread counts for all of them.
  *
- * Owns seccomp_watch_state and the exported prctl and syscall.  Never
- * calls malloc; the wrappers change no argument, return value or errno.
+ * Owns seccomp_watch_state and the exported prctl.  Never calls malloc;
+ * the wrappers change no argument, return value or errno.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <linux/seccomp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -74,16 +74,12 @@ int seccomp_watch_filtered(void)
 	return atomic_load_explicit(&seccomp_watch_state, memory_order_relaxed);
 }
 
-/* Before a call that may install a filter: nothing may need membarrier()
- * afterwards. */
-static void seccomp_watch_before(void)
+void seccomp_watch_before(void)
 {
 	seq_disown();
 }
 
-/* After it: rc is what the call returned (a filter returns 0, or a
- * listener's descriptor). */
-static void seccomp_watch_after(long rc)
+void seccomp_watch_after(long rc)
 {
 	if (rc >= 0)
 		atomic_store(&seccomp_watch_state, 1);
@@ -115,52 +111,3 @@ PRELOAD_API int prctl(int option, ...)
 	}
 	return rc;
 }
-
-#if defined(__x86_64__)
-/* The system call nr with six arguments, as the C library's syscall() makes
- * it: the kernel's result, or -1 with errno set. */
-static long seccomp_watch_raw_syscall(long nr, const long a[6])
-{
-	register long r10 __asm__("r10") = a[3];
-	register long r8 __asm__("r8") = a[4];
-	register long r9 __asm__("r9") = a[5];
-	unsigned long rc;
-
-	__asm__ volatile("syscall"
-			 : "=a"(rc)
-			 : "0"(nr), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	if (rc > -4096ul) {
-		errno = (int)-rc;
-		return -1;
-	}
-	return (long)rc;
-}
-
-/* syscall(2), the C library's own made here (the next definition would have
- * to be looked up with dlsym, which may allocate, by the shim's own system
- * calls too): one more comparison for every call. */
-PRELOAD_API long syscall(long nr, ...)
-{
-	long a[6], rc;
-	va_list ap;
-	int install;
-
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	install = nr == SYS_seccomp &&
-		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
-	if (install)
-		seccomp_watch_before();
-	rc = seccomp_watch_raw_syscall(nr, a);
-	if (install) {
-		int saved = errno;
-
-		seccomp_watch_after(rc);
-		errno = saved;
-	}
-	return rc;
-}
-#endif

@@ -17,4 +17,12 @@ void seccomp_watch_start(void);
  * instruction is not seen. */
 int seccomp_watch_filtered(void);
 
+/* Before a call that may install a filter (prctl(PR_SET_SECCOMP),
+ * syscall(SYS_seccomp)): nothing may need membarrier() afterwards. */
+void seccomp_watch_before(void);
+
+/* After it: rc is what the call returned (a filter returns 0, or a
+ * listener's descriptor; -1 failed).  Keeps errno. */
+void seccomp_watch_after(long rc);
+
 #endif

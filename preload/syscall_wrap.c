@@ -1,0 +1,64 @@
+/*
+ * preload/syscall_wrap.c - the exported syscall(2), made here, so that the
+ * recorder sees the system calls it must know of when a program makes them
+ * through syscall() rather than their C library functions: a seccomp
+ * filter installed (syscall(SYS_seccomp), as libseccomp does;
+ * preload/seccomp_watch.h).  A system call instruction of the program's
+ * own (Go's runtime) is not seen.
+ *
+ * Owns the exported syscall.  Never calls malloc; changes no argument,
+ * return value or errno.  The next definition is not looked up (dlsym may
+ * allocate, and the recorder makes system calls of its own through it).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/exported.h"
+#include "preload/seccomp_watch.h"
+
+#if defined(__x86_64__)
+/* The system call nr with six arguments, as the C library's syscall() makes
+ * it: the kernel's result, or -1 with errno set. */
+static long syscall_wrap_raw(long nr, const long a[6])
+{
+	register long r10 __asm__("r10") = a[3];
+	register long r8 __asm__("r8") = a[4];
+	register long r9 __asm__("r9") = a[5];
+	unsigned long rc;
+
+	__asm__ volatile("syscall"
+			 : "=a"(rc)
+			 : "0"(nr), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	if (rc > -4096ul) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return (long)rc;
+}
+
+/* syscall(2): one comparison more than the C library's for every call. */
+PRELOAD_API long syscall(long nr, ...)
+{
+	long a[6], rc;
+	va_list ap;
+	int install;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	install = nr == SYS_seccomp &&
+		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
+	if (install)
+		seccomp_watch_before();
+	rc = syscall_wrap_raw(nr, a);
+	if (install)
+		seccomp_watch_after(rc);
+	return rc;
+}
+#endif
