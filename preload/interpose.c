@@ -10,7 +10,9 @@
  * Sequence numbers follow the contract: after the real call for an
  * allocation, before it for a free, both for a realloc of a non-null block.
  * Failed calls record nothing (a failed realloc emits SEQ_SKIP for the
- * number it took).  Must never call malloc itself and never pass a block
+ * number it took); one the C library fails is made once more when the
+ * recorder could give address space back to a lowered RLIMIT_AS then
+ * (ALLOC_RETRIED).  Must never call malloc itself and never pass a block
  * of the shim's own (bootstrap arena, nested heap) to the real allocator.
  */
 #define _GNU_SOURCE
@@ -26,6 +28,7 @@
 #include "preload/fallback.h"
 #include "preload/modules.h"
 #include "preload/real.h"
+#include "preload/rlimit.h"
 #include "preload/sample.h"
 #include "preload/sample_set.h"
 #include "preload/thread.h"
@@ -33,6 +36,41 @@
 /* C23 entry points that glibc 2.36 does not declare. */
 PRELOAD_API void free_sized(void *p, size_t size_bytes);
 PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_bytes);
+
+/*
+ * The value of call, an allocation through the C library that returns a
+ * pointer; when that is NULL and the recorder just gave address space back
+ * to an RLIMIT_AS lowered where no wrapper saw it (preload/rlimit.h), the
+ * value of call made once more.  Only where the thread holds none of the
+ * recorder's locks.
+ */
+#define ALLOC_RETRIED(call)                                                   \
+	__extension__({                                                       \
+		void *alloc_retried_p = (call);                               \
+		if (__builtin_expect(!alloc_retried_p, 0) && rlimit_retry_worth()) \
+			alloc_retried_p = (call);                             \
+		alloc_retried_p;                                              \
+	})
+
+/* The C library's realloc, retried as ALLOC_RETRIED says; not
+ * realloc(old, 0), whose NULL may say that old was freed. */
+static inline void *interpose_real_realloc(void *old, size_t size_bytes)
+{
+	if (!size_bytes)
+		return real.realloc(old, 0);
+	return ALLOC_RETRIED(real.realloc(old, size_bytes));
+}
+
+/* The C library's posix_memalign, retried as ALLOC_RETRIED says. */
+static inline int interpose_real_posix_memalign(void **out, size_t align_bytes,
+						size_t size_bytes)
+{
+	int rc = real.posix_memalign(out, align_bytes, size_bytes);
+
+	if (__builtin_expect(rc == ENOMEM, 0) && rlimit_retry_worth())
+		rc = real.posix_memalign(out, align_bytes, size_bytes);
+	return rc;
+}
 
 /* n * size_bytes, or 0 with *overflow set. */
 static inline size_t interpose_mul(size_t n, size_t size_bytes, int *overflow)
@@ -111,7 +149,7 @@ static __attribute__((noinline)) void *interpose_malloc(size_t size_bytes, void 
 	if (!t)
 		return fallback_malloc(size_bytes);
 	preload_thread_leave(t);
-	p = real.malloc(size_bytes);
+	p = ALLOC_RETRIED(real.malloc(size_bytes));
 	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_MALLOC, p, size_bytes, caller_ip, caller_cfa);
@@ -126,7 +164,7 @@ PRELOAD_API void *malloc(size_t size_bytes)
 	struct preload_thread *t = preload_tls;
 
 	if (interpose_fast(t, size_bytes))
-		return real.malloc(size_bytes);
+		return ALLOC_RETRIED(real.malloc(size_bytes));
 	return interpose_malloc(size_bytes, CALLER_IP, CALLER_CFA);
 }
 
@@ -222,7 +260,7 @@ static __attribute__((noinline)) void *interpose_calloc(size_t n, size_t size_by
 	if (!t)
 		return fallback_calloc(n, size_bytes);
 	preload_thread_leave(t);
-	p = real.calloc(n, size_bytes);
+	p = ALLOC_RETRIED(real.calloc(n, size_bytes));
 	preload_thread_resume(t);
 	if (p && !overflow)
 		interpose_alloc_record(t, TRACE_FN_CALLOC, p, total, caller_ip, caller_cfa);
@@ -239,7 +277,7 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
 	size_t total = interpose_mul(n, size_bytes, &overflow);
 
 	if (!overflow && interpose_fast(t, total))
-		return real.calloc(n, size_bytes);
+		return ALLOC_RETRIED(real.calloc(n, size_bytes));
 	return interpose_calloc(n, size_bytes, CALLER_IP, CALLER_CFA);
 }
 
@@ -270,7 +308,7 @@ static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_
 		seq_free = event_seq_next(t);
 		old_size_class = event_free_class(old);
 	}
-	p = real.realloc(old, size_bytes);
+	p = interpose_real_realloc(old, size_bytes);
 	if (!p) {
 		if (old_sampled && size_bytes == 0) {
 			event_free(t, free_fn, seq_free, old, old_size_class);
@@ -311,7 +349,7 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 
 	if (!old) {
 		preload_thread_leave(t);
-		p = real.realloc(NULL, size_bytes);
+		p = interpose_real_realloc(NULL, size_bytes);
 		preload_thread_resume(t);
 		if (p)
 			interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
@@ -323,7 +361,7 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 	recording = control_recording(t); /* before seq_free, as above */
 	seq_free = event_seq_next(t);
 	old_size_class = event_free_class(old);
-	p = real.realloc(old, size_bytes);
+	p = interpose_real_realloc(old, size_bytes);
 	if (p && recording && (weight = sample_weight(t, size_bytes)) != 0)
 		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, weight,
 			      caller_ip, caller_cfa);
@@ -379,7 +417,7 @@ PRELOAD_API void *realloc(void *old, size_t size_bytes)
 	void *p;
 
 	if (interpose_realloc_unrecorded(t, old, size_bytes))
-		return real.realloc(old, size_bytes);
+		return interpose_real_realloc(old, size_bytes);
 	if (fallback_owns(old))
 		return interpose_realloc_own(old, size_bytes, TRACE_FN_REALLOC, CALLER_IP,
 					     CALLER_CFA);
@@ -404,7 +442,7 @@ PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
 		return NULL;
 	}
 	if (interpose_realloc_unrecorded(preload_tls, old, total))
-		return real.realloc(old, total);
+		return interpose_real_realloc(old, total);
 	if (fallback_owns(old))
 		return interpose_realloc_own(old, total, TRACE_FN_REALLOCARRAY, CALLER_IP, CALLER_CFA);
 	t = preload_thread_enter();
@@ -422,12 +460,12 @@ PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes
 	int rc;
 
 	if (interpose_fast(t, size_bytes))
-		return real.posix_memalign(out, align_bytes, size_bytes);
+		return interpose_real_posix_memalign(out, align_bytes, size_bytes);
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_posix_memalign(out, align_bytes, size_bytes);
 	preload_thread_leave(t);
-	rc = real.posix_memalign(out, align_bytes, size_bytes);
+	rc = interpose_real_posix_memalign(out, align_bytes, size_bytes);
 	preload_thread_resume(t);
 	if (rc == 0)
 		interpose_alloc_record(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP, CALLER_CFA);
@@ -441,12 +479,12 @@ PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 	void *p;
 
 	if (interpose_fast(t, size_bytes))
-		return real.aligned_alloc(align_bytes, size_bytes);
+		return ALLOC_RETRIED(real.aligned_alloc(align_bytes, size_bytes));
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_aligned_alloc(align_bytes, size_bytes);
 	preload_thread_leave(t);
-	p = real.aligned_alloc(align_bytes, size_bytes);
+	p = ALLOC_RETRIED(real.aligned_alloc(align_bytes, size_bytes));
 	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
@@ -460,12 +498,12 @@ PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
 	void *p;
 
 	if (interpose_fast(t, size_bytes))
-		return real.memalign(align_bytes, size_bytes);
+		return ALLOC_RETRIED(real.memalign(align_bytes, size_bytes));
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_memalign(align_bytes, size_bytes);
 	preload_thread_leave(t);
-	p = real.memalign(align_bytes, size_bytes);
+	p = ALLOC_RETRIED(real.memalign(align_bytes, size_bytes));
 	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_MEMALIGN, p, size_bytes, CALLER_IP, CALLER_CFA);
@@ -479,12 +517,12 @@ PRELOAD_API void *valloc(size_t size_bytes)
 	void *p;
 
 	if (interpose_fast(t, size_bytes))
-		return real.valloc(size_bytes);
+		return ALLOC_RETRIED(real.valloc(size_bytes));
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_valloc(size_bytes);
 	preload_thread_leave(t);
-	p = real.valloc(size_bytes);
+	p = ALLOC_RETRIED(real.valloc(size_bytes));
 	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_VALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
@@ -500,12 +538,12 @@ PRELOAD_API void *pvalloc(size_t size_bytes)
 	void *p;
 
 	if (interpose_fast(t, size_bytes))
-		return real.pvalloc(size_bytes);
+		return ALLOC_RETRIED(real.pvalloc(size_bytes));
 	t = preload_thread_enter();
 	if (!t)
 		return fallback_pvalloc(size_bytes);
 	preload_thread_leave(t);
-	p = real.pvalloc(size_bytes);
+	p = ALLOC_RETRIED(real.pvalloc(size_bytes));
 	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_PVALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);

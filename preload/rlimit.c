@@ -1,31 +1,38 @@
 /*
  * preload/rlimit.c - gives the recorder's spare address space back when the
- * program lowers its own RLIMIT_AS.
+ * program's RLIMIT_AS is lowered.
  *
  * Without a limit at its start the recorder reserves 16 GiB of address
  * space (preload/mem.c) and maps a process file of about 3 GiB
  * (preload/procfile.c); both count against RLIMIT_AS, so a program that
  * sets one later (`ulimit -v` in a shell, Python's resource.setrlimit)
- * would see its own allocations fail.  Wraps setrlimit, setrlimit64,
- * prlimit and prlimit64: each calls the next definition with the same
- * arguments and, when that set a finite RLIMIT_AS of this process,
- * closes the reservation, shrinks the nested heap's region to what the
- * limit allows and unmaps the rings of free thread slots past what it
- * allows (a sixteenth of it), as a start under that limit would have had,
- * then returns the call's own result with its errno.  The limit is read
- * back with getrlimit after the call, never from the caller's pointer.
+ * would see its own allocations fail.  Giving back closes the
+ * reservation, shrinks the nested heap's region to what the limit allows
+ * and unmaps the rings of free thread slots past what it allows (a
+ * sixteenth of it), as a start under that limit would have had.  The
+ * limit is read back with getrlimit, never from the caller's pointer.
  *
- * Not seen: the raw system call (syscall(SYS_prlimit64), setrlimit in a
- * static program), the C library's internal calls, and a limit another
- * process sets on this one (prlimit(pid), which the wrapper passes on
- * untouched).  Must not allocate (the next definitions are looked up at
- * the recorder's start, as exec_watch.c does, so a vfork child never runs
- * dlsym).
+ * When: after setrlimit, setrlimit64, prlimit and prlimit64 (wrapped here:
+ * each calls the next definition with the same arguments and returns its
+ * result with its errno) and syscall(SYS_setrlimit or SYS_prlimit64)
+ * (preload/syscall_wrap.c) set a finite RLIMIT_AS of this process; and
+ * when the C library's allocator fails (preload/interpose.c), which covers
+ * a limit set where no wrapper sees it: by another process (prlimit
+ * --pid), a system call instruction of the program's own (Go), a static
+ * helper, the C library's internal calls.  A mapping the program makes
+ * itself (mmap, a thread's stack) between such a lowering and its next
+ * failed allocation fails as the limit says, counting the recorder's
+ * reservations.  A limit raised again gets nothing back: the recorder
+ * runs on as if started under the lowest limit it saw.
+ *
+ * Must not allocate (the next definitions are looked up at the recorder's
+ * start, as exec_watch.c does, so a vfork child never runs dlsym).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/diag.h"
@@ -64,18 +71,19 @@ void rlimit_resolve(void)
 }
 
 /* Says in the trace what the recorder gave back the first time (a program
- * may lower its limit step by step; the first step gives the most). */
-static void rlimit_note(uint64_t limit_bytes, uint64_t given_bytes)
+ * may lower its limit step by step; the first step gives the most); cause
+ * begins the text and ends with the word before the limit. */
+static void rlimit_note(const char *cause, uint64_t limit_bytes, uint64_t given_bytes)
 {
 	static _Atomic int said;
-	char text[160] = "";
+	char text[200] = "";
 	char num[24];
 
 	if (!preload_proc.hdr ||
 	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
 	    atomic_exchange(&said, 1))
 		return;
-	preload_text_append(text, sizeof(text), "the program set RLIMIT_AS to ");
+	preload_text_append(text, sizeof(text), cause);
 	*procfile_put_dec(num, limit_bytes >> 20) = '\0';
 	preload_text_append(text, sizeof(text), num);
 	preload_text_append(text, sizeof(text), " MiB: the recorder gave back ");
@@ -88,46 +96,75 @@ static void rlimit_note(uint64_t limit_bytes, uint64_t given_bytes)
 	diag_report(TRACE_DIAG_INFO, text);
 }
 
-void rlimit_give_back(void)
+/*
+ * Under a finite RLIMIT_AS (read now): closes the memory reservation,
+ * shrinks the nested heap's region and unmaps the rings of free thread
+ * slots past a sixteenth of the limit, noting in the trace what was given
+ * back the first time, after cause (rlimit_note).  Returns the bytes of
+ * address space given back (0 when there was nothing left to give, or in
+ * a vfork child).  The caller holds none of the recorder's locks.
+ */
+static uint64_t rlimit_give_back(const char *cause)
 {
 	struct rlimit as;
 	uint64_t given;
 
 	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
-		return;
+		return 0;
 	/* a vfork child shares our memory but not our limit: it is about to
 	 * exec, and the parent keeps what it has */
 	if (preload_proc.hdr && (uint32_t)getpid() != preload_proc.view.ns_pid)
-		return;
+		return 0;
 	given = preload_mem_reservation_close();
 	given += nested_heap_shrink(as.rlim_cur);
 	if (preload_proc.hdr)
 		given += thread_slots_shrink(preload_settings_slots(as.rlim_cur,
 								   preload_proc.cfg.ring_bytes));
 	if (given)
-		rlimit_note(as.rlim_cur, given);
+		rlimit_note(cause, as.rlim_cur, given);
+	return given;
+}
+
+/* rlimit_give_back with signals blocked, since the shrinking takes the
+ * recorder's locks, which a handler's first allocation on this thread
+ * would wait for.  Keeps errno. */
+static uint64_t rlimit_give_back_masked(const char *cause)
+{
+	int saved = errno;
+	struct own_call own;
+	uint64_t given;
+
+	own_call_enter(&own);
+	given = rlimit_give_back(cause);
+	own_call_leave(&own);
+	errno = saved;
+	return given;
 }
 
 /*
  * After a call that set resource for pid (0: this process) and returned rc:
- * gives address space back when it set RLIMIT_AS here.  Keeps errno.
- * Signals are blocked meanwhile, since the shrinking takes the recorder's
- * locks, which a handler's first allocation on this thread would wait for;
- * a call from a handler that interrupted the recorder (which may hold
- * them) gives nothing back.
+ * gives address space back when it set RLIMIT_AS here.  Keeps errno.  A
+ * call from a handler that interrupted the recorder (which may hold its
+ * locks) gives nothing back.
  */
-static void rlimit_after(int rc, pid_t pid, int resource)
+static void rlimit_after(long rc, pid_t pid, int resource)
 {
-	int saved = errno;
-	struct own_call own;
-
 	if (rc == 0 && resource == RLIMIT_AS && (pid == 0 || pid == getpid()) &&
-	    !preload_thread_nested()) {
-		own_call_enter(&own);
-		rlimit_give_back();
-		own_call_leave(&own);
-	}
-	errno = saved;
+	    !preload_thread_nested())
+		rlimit_give_back_masked("the program set RLIMIT_AS to ");
+}
+
+void rlimit_after_syscall(long nr, const long args[6], long rc)
+{
+	if (nr == SYS_setrlimit)
+		rlimit_after(rc, 0, (int)args[0]);
+	else if (nr == SYS_prlimit64 && args[2])
+		rlimit_after(rc, (pid_t)args[0], (int)args[1]);
+}
+
+int rlimit_retry_worth(void)
+{
+	return rlimit_give_back_masked("an allocation failed: RLIMIT_AS was lowered, unseen, to ") != 0;
 }
 
 PRELOAD_API int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)

@@ -1,7 +1,8 @@
 /*
- * preload/rlimit.h - the wrappers of setrlimit, setrlimit64, prlimit and
- * prlimit64 (preload/rlimit.c): a program that lowers its RLIMIT_AS gets
- * the recorder's spare address space back.
+ * preload/rlimit.h - a program whose RLIMIT_AS is lowered gets the
+ * recorder's spare address space back (preload/rlimit.c): the wrappers of
+ * setrlimit, setrlimit64, prlimit and prlimit64, and the hooks that
+ * syscall() and a failed allocation call.
  */
 #ifndef MPROF_PRELOAD_RLIMIT_H
 #define MPROF_PRELOAD_RLIMIT_H
@@ -10,12 +11,19 @@
  * a vfork child could need them. */
 void rlimit_resolve(void);
 
+/* After syscall(nr, args...) returned rc (preload/syscall_wrap.c): as the
+ * setrlimit and prlimit wrappers do for SYS_setrlimit and SYS_prlimit64.
+ * Keeps errno. */
+void rlimit_after_syscall(long nr, const long args[6], long rc);
+
 /*
- * Under a finite RLIMIT_AS (read now): closes the memory reservation,
- * shrinks the nested heap's region and unmaps the rings of free thread
- * slots past a sixteenth of the limit,
- * noting in the trace what was given back.  Nothing in a vfork child.
+ * After the C library's allocator failed: gives address space back under
+ * a finite RLIMIT_AS the wrappers did not see set (another process's
+ * prlimit, a system call instruction of the program's own).  1 when it
+ * gave some back, so that one more try of the same call may succeed; 0
+ * otherwise (then the failure stands).  Costs a getrlimit; keeps errno.
+ * The caller holds none of the recorder's locks.
  */
-void rlimit_give_back(void);
+int rlimit_retry_worth(void);
 
 #endif

@@ -3,8 +3,9 @@
  * recorder sees the system calls it must know of when a program makes them
  * through syscall() rather than their C library functions: a seccomp
  * filter installed (syscall(SYS_seccomp), as libseccomp does;
- * preload/seccomp_watch.h).  A system call instruction of the program's
- * own (Go's runtime) is not seen.
+ * preload/seccomp_watch.h) and a lowered RLIMIT_AS (SYS_setrlimit,
+ * SYS_prlimit64; preload/rlimit.h).  A system call instruction of the
+ * program's own (Go's runtime) is not seen.
  *
  * Owns the exported syscall.  Never calls malloc; changes no argument,
  * return value or errno.  The next definition is not looked up (dlsym may
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "preload/exported.h"
+#include "preload/rlimit.h"
 #include "preload/seccomp_watch.h"
 
 #if defined(__x86_64__)
@@ -41,7 +43,7 @@ static long syscall_wrap_raw(long nr, const long a[6])
 	return (long)rc;
 }
 
-/* syscall(2): one comparison more than the C library's for every call. */
+/* syscall(2): two comparisons more than the C library's for every call. */
 PRELOAD_API long syscall(long nr, ...)
 {
 	long a[6], rc;
@@ -59,6 +61,8 @@ PRELOAD_API long syscall(long nr, ...)
 	rc = syscall_wrap_raw(nr, a);
 	if (install)
 		seccomp_watch_after(rc);
+	if (nr == SYS_setrlimit || nr == SYS_prlimit64)
+		rlimit_after_syscall(nr, a, rc);
 	return rc;
 }
 #endif
