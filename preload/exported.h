@@ -2,10 +2,10 @@
  * preload/exported.h - what the shim's exported functions share.  The shim
  * is built with -fvisibility=hidden (preload/local.mk): only the functions
  * marked PRELOAD_API are seen by the program and its libraries, namely the
- * allocator API and dlclose (interpose.c), setrlimit, setrlimit64, prlimit
- * and prlimit64 (rlimit.c), the exec family and posix_spawn (exec_watch.c),
- * wait, waitpid, wait3, wait4 and waitid (reap_note.c), prctl
- * (seccomp_watch.c), syscall (syscall_wrap.c) and the mprof_api_
+ * allocator API and dlclose (interpose.c), setrlimit, setrlimit64, prlimit,
+ * prlimit64, mmap and mmap64 (rlimit.c), the exec family and posix_spawn
+ * (exec_watch.c), wait, waitpid, wait3, wait4 and waitid (reap_note.c),
+ * prctl (seccomp_watch.c), syscall (syscall_wrap.c) and the mprof_api_
  * functions behind include/mprof.h (api.c).
  */
 #ifndef MPROF_PRELOAD_EXPORTED_H

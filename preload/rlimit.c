@@ -16,14 +16,16 @@
  * each calls the next definition with the same arguments and returns its
  * result with its errno) and syscall(SYS_setrlimit or SYS_prlimit64)
  * (preload/syscall_wrap.c) set a finite RLIMIT_AS of this process; and
- * when the C library's allocator fails (preload/interpose.c), which covers
- * a limit set where no wrapper sees it: by another process (prlimit
- * --pid), a system call instruction of the program's own (Go), a static
- * helper, the C library's internal calls.  A mapping the program makes
- * itself (mmap, a thread's stack) between such a lowering and its next
- * failed allocation fails as the limit says, counting the recorder's
- * reservations.  A limit raised again gets nothing back: the recorder
- * runs on as if started under the lowest limit it saw.
+ * when an allocation through the C library (preload/interpose.c) or an
+ * mmap or mmap64 (wrapped here) fails, which covers a limit set where no
+ * wrapper sees it: by another process (prlimit --pid), a system call
+ * instruction of the program's own (Go), a static helper, the C
+ * library's internal calls; the failed call is then made once more.  A
+ * thread's stack (the C library maps it with its internal mmap) made
+ * between such a lowering and the first failure fails as the limit says,
+ * counting the recorder's reservations.  A limit raised again gets
+ * nothing back: the recorder runs on as if started under the lowest limit
+ * it saw.
  *
  * Must not allocate (the next definitions are looked up at the recorder's
  * start, as exec_watch.c does, so a vfork child never runs dlsym).
@@ -31,6 +33,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -47,9 +50,12 @@
 #include "preload/text.h"
 #include "preload/thread.h"
 
-enum { NEXT_SETRLIMIT, NEXT_SETRLIMIT64, NEXT_PRLIMIT, NEXT_PRLIMIT64, NEXT_COUNT };
+enum {
+	NEXT_SETRLIMIT, NEXT_SETRLIMIT64, NEXT_PRLIMIT, NEXT_PRLIMIT64, NEXT_MMAP, NEXT_MMAP64,
+	NEXT_COUNT
+};
 static const char *const next_names[NEXT_COUNT] = {
-	"setrlimit", "setrlimit64", "prlimit", "prlimit64",
+	"setrlimit", "setrlimit64", "prlimit", "prlimit64", "mmap", "mmap64",
 };
 static void *volatile next_slots[NEXT_COUNT];
 
@@ -164,7 +170,56 @@ void rlimit_after_syscall(long nr, const long args[6], long rc)
 
 int rlimit_retry_worth(void)
 {
-	return rlimit_give_back_masked("an allocation failed: RLIMIT_AS was lowered, unseen, to ") != 0;
+	return rlimit_give_back_masked("a failed allocation or mapping found RLIMIT_AS lowered to ") != 0;
+}
+
+/*
+ * mmap(2) through the next definition, or the system call before that is
+ * looked up (dlsym may allocate, and allocating may map).  Both return
+ * MAP_FAILED with errno set on failure.
+ */
+static void *rlimit_mmap_next(int which, void *addr, size_t len, int prot, int flags, int fd,
+			      off_t off)
+{
+	void *(*fn)(void *, size_t, int, int, int, off_t) =
+		__atomic_load_n(&next_slots[which], __ATOMIC_ACQUIRE);
+
+	if (fn)
+		return fn(addr, len, prot, flags, fd, off);
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+/* Whether a mapping that failed with ENOMEM is worth one more try: the
+ * program's own, made outside the recorder's work (which may hold the locks
+ * that giving back takes), and the recorder gave address space back. */
+static int rlimit_mmap_retry_worth(void)
+{
+	if (errno != ENOMEM ||
+	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
+	    preload_thread_nested() || own_call_active())
+		return 0;
+	return rlimit_retry_worth();
+}
+
+/* Go's runtime maps its heap through the C library's mmap in a program
+ * linked with cgo (x_cgo_mmap), so a Go program that lowers its own limit
+ * with a system call instruction gets its mappings too. */
+PRELOAD_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = rlimit_mmap_next(NEXT_MMAP, addr, len, prot, flags, fd, off);
+
+	if (__builtin_expect(p == MAP_FAILED, 0) && rlimit_mmap_retry_worth())
+		p = rlimit_mmap_next(NEXT_MMAP, addr, len, prot, flags, fd, off);
+	return p;
+}
+
+PRELOAD_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = rlimit_mmap_next(NEXT_MMAP64, addr, len, prot, flags, fd, off);
+
+	if (__builtin_expect(p == MAP_FAILED, 0) && rlimit_mmap_retry_worth())
+		p = rlimit_mmap_next(NEXT_MMAP64, addr, len, prot, flags, fd, off);
+	return p;
 }
 
 PRELOAD_API int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)

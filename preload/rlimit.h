@@ -1,8 +1,8 @@
 /*
  * preload/rlimit.h - a program whose RLIMIT_AS is lowered gets the
  * recorder's spare address space back (preload/rlimit.c): the wrappers of
- * setrlimit, setrlimit64, prlimit and prlimit64, and the hooks that
- * syscall() and a failed allocation call.
+ * setrlimit, setrlimit64, prlimit, prlimit64, mmap and mmap64, and the
+ * hooks that syscall() and a failed allocation call.
  */
 #ifndef MPROF_PRELOAD_RLIMIT_H
 #define MPROF_PRELOAD_RLIMIT_H
@@ -17,9 +17,9 @@ void rlimit_resolve(void);
 void rlimit_after_syscall(long nr, const long args[6], long rc);
 
 /*
- * After the C library's allocator failed: gives address space back under
- * a finite RLIMIT_AS the wrappers did not see set (another process's
- * prlimit, a system call instruction of the program's own).  1 when it
+ * After the C library's allocator (or mmap) failed: gives address space
+ * back under a finite RLIMIT_AS the wrappers did not see set (another
+ * process's prlimit, a system call instruction of the program's own).  1 when it
  * gave some back, so that one more try of the same call may succeed; 0
  * otherwise (then the failure stands).  Costs a getrlimit; keeps errno.
  * The caller holds none of the recorder's locks.

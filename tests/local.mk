@@ -265,6 +265,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/cxx_threads.cpp \
 	tests/progs/rust_names.rs \
 	tests/progs/go_cgo/main.go \
+	tests/progs/go_limit/main.go \
 	tests/progs/cases/01-atexit-lock-first-alloc.c \
 	tests/progs/cases/02-fork-while-threads-allocate.c \
 	tests/progs/cases/03-fork-child-keeps-allocating.c tests/progs/cases/06-close-all-fds.c \

@@ -3,20 +3,25 @@
 # or prlimit wrapper sees it runs under mprof as without it: same output,
 # same exit status, its allocations recorded.  The recorder's reservations
 # (16 GiB of address space, a process file of about 3 GiB) made every
-# allocation after such a lowering fail ("first: failed", "chunks: 0 of
-# 192") when only the C library's setrlimit and prlimit were wrapped.  Now
-# syscall() is watched too, and an allocation the C library fails gives the
-# address space back and is made once more.
+# allocation, mapping and thread after such a lowering fail ("first:
+# failed", "chunks: 0 of 192"; a Go program died of "fatal error: runtime:
+# out of memory") when only the C library's setrlimit and prlimit were
+# wrapped.  Now syscall() is watched too, and an allocation or mmap that
+# fails gives the address space back and is made once more.
 #  1. syscall(SYS_setrlimit) and syscall(SYS_prlimit64) to 256 MiB, then 1 +
 #     192 blocks of 1 MiB and 4 threads of 10 blocks of 64 KiB: all made,
 #     recorded, the diagnostic of a lowering the program made.
-#  2. A setrlimit system call instruction (as Go makes them; x86_64), the
-#     first block of 1 MiB made by each allocator entry point in turn: made,
-#     and recorded as one block in first_block; exact, sampled and paused
-#     runs (the last two take the entry points' fast paths).
+#  2. A setrlimit system call instruction (as Go makes them; x86_64), then
+#     first a block of 1 MiB made by each allocator entry point in turn or
+#     an mmap of 1 MiB: made (and the block recorded); exact,
+#     sampled and paused runs (the last two take the entry points' fast
+#     paths).
 #  3. Another process lowers the limit (prlimit --pid) while the program
 #     waits on a pipe, then the program allocates.
-# Program and facts: tests/progs/unseen_limit.c.
+#  4. A Go program (cgo) lowers its own limit to 2 GiB with
+#     syscall.Setrlimit, then grows its heap and allocates through C (where
+#     Debian's golang-go is installed).
+# Programs and facts: tests/progs/unseen_limit.c, tests/progs/go_limit/main.go.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -29,7 +34,7 @@ threads: 40 of 40
 too big: failed"
 gave="the recorder gave back [0-9]+ MiB of address space and keeps 20 thread slots"
 set_note="^mprof: the program set RLIMIT_AS to 256 MiB: $gave\$"
-unseen_note="^mprof: an allocation failed: RLIMIT_AS was lowered, unseen, to 256 MiB: $gave\$"
+unseen_note="^mprof: a failed allocation or mapping found RLIMIT_AS lowered to 256 MiB: $gave\$"
 
 # recorded CASE TRACE: the trace holds the program's blocks, none unrecorded
 recorded() {
@@ -86,7 +91,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	as_native instruction-malloc "$unseen_note" -- instruction 256 malloc
 	recorded instruction-malloc "$WORK/instruction-malloc"
 	for first in calloc realloc realloc-grow posix_memalign aligned_alloc memalign valloc \
-		pvalloc; do
+		pvalloc mmap; do
 		under_mprof "instruction-$first" "$unseen_note" -- instruction 256 "$first"
 	done
 	recorded instruction-realloc-grow "$WORK/instruction-realloc-grow"
@@ -137,5 +142,29 @@ if command -v prlimit >/dev/null 2>&1; then
 	recorded outside "$WORK/outside"
 else
 	echo "note: no prlimit(1) here (util-linux): the lowering from outside is not tried"
+fi
+
+if [ -x /usr/bin/go ]; then
+	build_go "$WORK/go_limit" "$PROGS_DIR/go_limit/main.go"
+	go_facts="set: <nil>
+go blocks: 100
+c blocks: 100"
+	run_cmd 60 native-go "$WORK/go_limit"
+	expect_eq "native go: exit status" 0 "$RUN_STATUS"
+	expect_eq "native go: the facts" "$go_facts" "$(cat "$RUN_OUT")"
+	RUN_NAME=go mprof_run 60 "$WORK/go" -- "$WORK/go_limit"
+	expect_eq "go: exit status as without mprof" 0 "$RUN_STATUS"
+	expect_eq "go: the facts" "$go_facts" "$(cat "$RUN_OUT")"
+	expect_eq "go: stderr as without mprof" "" "$(program_stderr "$RUN_ERR")"
+	expect_match "go: mprof says what the recorder gave back" \
+		"^mprof: a failed allocation or mapping found RLIMIT_AS lowered to 2048 MiB: " \
+		"$(cat "$RUN_ERR")"
+	if report_json "$WORK/go.json" "$WORK/go"; then
+		expect_eq "go: blocks of 1 MiB in c_blocks" 100 "$(q "$WORK/go.json" sum allocations c_blocks)"
+		expect_eq "go: bytes in c_blocks" 104857600 \
+			"$(q "$WORK/go.json" sum allocated_bytes c_blocks)"
+	fi
+else
+	echo "note: no /usr/bin/go here (golang-go): the Go program is not tried"
 fi
 finish

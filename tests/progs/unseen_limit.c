@@ -16,7 +16,8 @@
  *   FIRST the first allocation after the lowering, one block of 1 MiB in
  *         first_block: malloc, calloc, realloc (of NULL), realloc-grow (a
  *         block of 16 bytes made before the lowering, grown), posix_memalign,
- *         aligned_alloc, memalign, valloc or pvalloc
+ *         aligned_alloc, memalign, valloc or pvalloc; or no allocation but
+ *         mmap (1 MiB of anonymous memory mapped, written, unmapped)
  * Then CHUNKS_PER_LIMIT_MIB x LIMIT_MIB blocks of 1 MiB in alloc_chunks,
  * written and kept, 4 threads each making 10 blocks of 64 KiB in
  * thread_blocks (in the main arena, on stacks of 256 KiB), and one malloc
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -105,6 +107,21 @@ static __attribute__((noinline)) void *first_block(const char *how, void *small)
 	if (p)
 		memset(p, 1, CHUNK_BYTES);
 	return p;
+}
+
+/* FIRST mmap: 1 made, 0 failed; -1 for the other FIRSTs. */
+static int first_mapping(const char *how)
+{
+	void *p;
+
+	if (strcmp(how, "mmap") != 0)
+		return -1;
+	p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	memset(p, 1, CHUNK_BYTES);
+	munmap(p, CHUNK_BYTES);
+	return 1;
 }
 
 static __attribute__((noinline)) int alloc_chunks(void **chunks, int n)
@@ -180,10 +197,11 @@ int main(int argc, char **argv)
 	getrlimit(RLIMIT_AS, &lim);
 	printf("limit: %lu MiB\n", (unsigned long)(lim.rlim_cur >> 20));
 
-	first = first_block(argv[3], small);
+	rc = first_mapping(argv[3]);
+	first = rc < 0 ? first_block(argv[3], small) : NULL;
 	if (!first || strcmp(argv[3], "realloc-grow") != 0)
 		free(small); /* a grown block took its place */
-	printf("first: %s\n", first ? "made" : "failed");
+	printf("first: %s\n", (rc < 0 ? first != NULL : rc == 1) ? "made" : "failed");
 	printf("chunks: %d of %d\n", alloc_chunks(chunks, nchunks), nchunks);
 	for (int i = 0; i < THREADS; i++)
 		started[i] = pthread_create(&threads[i], &attr, thread_main, &made[i]) == 0;
