@@ -35,6 +35,7 @@
 #include "preload/nested_heap.h"
 #include "preload/pidns.h"
 #include "preload/procfile.h"
+#include "preload/rlimit.h"
 #include "preload/seccomp_watch.h"
 #include "preload/ring.h"
 #include "preload/sample.h"
@@ -255,6 +256,7 @@ static void fork_child(void)
 	modules_fork_child();
 	origin.fork_seq = thread_fork_child(self);
 	sample_fork_child(self);
+	rlimit_fork_child();
 	if (!preload_proc.cfg.record_children || stack_table_fork_child() < 0) {
 		fork_child_go_inert();
 		return;

@@ -49,6 +49,7 @@
 #include "preload/settings.h"
 #include "preload/text.h"
 #include "preload/thread.h"
+#include "preload/unwind.h"
 
 enum {
 	NEXT_SETRLIMIT, NEXT_SETRLIMIT64, NEXT_PRLIMIT, NEXT_PRLIMIT64, NEXT_MMAP, NEXT_MMAP64,
@@ -147,6 +148,25 @@ static uint64_t rlimit_give_back_masked(const char *cause)
 	return given;
 }
 
+void rlimit_fork_child(void)
+{
+	struct session_proc_header *parent_hdr = preload_proc.hdr;
+	struct rlimit as;
+	uint32_t slots;
+
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
+		return;
+	preload_mem_reservation_close();
+	nested_heap_shrink(as.rlim_cur);
+	slots = preload_settings_slots(as.rlim_cur, preload_proc.cfg.ring_bytes);
+	if (slots < preload_proc.cfg.nslots)
+		preload_proc.cfg.nslots = slots;
+	if (parent_hdr && parent_hdr->ring_offset < preload_proc.file_bytes &&
+	    munmap((char *)parent_hdr + parent_hdr->ring_offset,
+		   preload_proc.file_bytes - parent_hdr->ring_offset) == 0)
+		preload_proc.file_bytes = parent_hdr->ring_offset;
+}
+
 /*
  * After a call that set resource for pid (0: this process) and returned rc:
  * gives address space back when it set RLIMIT_AS here.  Keeps errno.  A
@@ -189,14 +209,15 @@ static void *rlimit_mmap_next(int which, void *addr, size_t len, int prot, int f
 	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-/* Whether a mapping that failed with ENOMEM is worth one more try: the
- * program's own, made outside the recorder's work (which may hold the locks
- * that giving back takes), and the recorder gave address space back. */
-static int rlimit_mmap_retry_worth(void)
+/* Whether a mapping that failed with ENOMEM, called from caller_ip, is
+ * worth one more try: the program's own, made outside the recorder's work
+ * (whose calls, a fork child's handler among them, may hold the locks that
+ * giving back takes), and the recorder gave address space back. */
+static int rlimit_mmap_retry_worth(const void *caller_ip)
 {
 	if (errno != ENOMEM ||
 	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
-	    preload_thread_nested() || own_call_active())
+	    unwind_ip_in_shim(caller_ip) || preload_thread_nested() || own_call_active())
 		return 0;
 	return rlimit_retry_worth();
 }
@@ -208,7 +229,7 @@ PRELOAD_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 {
 	void *p = rlimit_mmap_next(NEXT_MMAP, addr, len, prot, flags, fd, off);
 
-	if (__builtin_expect(p == MAP_FAILED, 0) && rlimit_mmap_retry_worth())
+	if (__builtin_expect(p == MAP_FAILED, 0) && rlimit_mmap_retry_worth(CALLER_IP))
 		p = rlimit_mmap_next(NEXT_MMAP, addr, len, prot, flags, fd, off);
 	return p;
 }
@@ -217,7 +238,7 @@ PRELOAD_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, of
 {
 	void *p = rlimit_mmap_next(NEXT_MMAP64, addr, len, prot, flags, fd, off);
 
-	if (__builtin_expect(p == MAP_FAILED, 0) && rlimit_mmap_retry_worth())
+	if (__builtin_expect(p == MAP_FAILED, 0) && rlimit_mmap_retry_worth(CALLER_IP))
 		p = rlimit_mmap_next(NEXT_MMAP64, addr, len, prot, flags, fd, off);
 	return p;
 }

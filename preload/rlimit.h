@@ -7,6 +7,7 @@
 #ifndef MPROF_PRELOAD_RLIMIT_H
 #define MPROF_PRELOAD_RLIMIT_H
 
+
 /* Looks the next definitions up; called by the initializing thread, before
  * a vfork child could need them. */
 void rlimit_resolve(void);
@@ -25,5 +26,17 @@ void rlimit_after_syscall(long nr, const long args[6], long rc);
  * The caller holds none of the recorder's locks.
  */
 int rlimit_retry_worth(void);
+
+/*
+ * In a fork child, before it makes a process file of its own, under a
+ * finite RLIMIT_AS (read now; the parent may not have seen it lowered):
+ * closes the reservation, shrinks the nested heap's region, sizes the
+ * child's slots for the limit and unmaps the rings of the parent's file
+ * (preload_proc.hdr, which the child only unmaps later; file_bytes is
+ * lowered to what stays mapped), so that the child's file fits and the
+ * child's own allocations do too.  Called by fork.c's child handler once
+ * the locks are reset; notes nothing.
+ */
+void rlimit_fork_child(void);
 
 #endif

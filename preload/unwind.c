@@ -153,6 +153,11 @@ static int unwind_in_shim(void *ip)
 	return (uintptr_t)ip - unwind_self_start < unwind_self_end - unwind_self_start;
 }
 
+int unwind_ip_in_shim(const void *ip)
+{
+	return unwind_in_shim((void *)ip);
+}
+
 /*
  * The flag and the fork flag form a Dekker pair (both sequentially
  * consistent): either the fork sees this thread inside and waits, or this

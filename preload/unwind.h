@@ -31,6 +31,10 @@ enum unwind_mode {
  */
 int unwind_init(void);
 
+/* Whether ip lies in the shim's own code (known once unwind_init ran;
+ * 0 before). */
+int unwind_ip_in_shim(const void *ip);
+
 /*
  * Captures the stack of the allocator call whose return address is
  * caller_ip into t->ips, outermost frame first, the shim's own frames left

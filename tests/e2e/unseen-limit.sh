@@ -17,7 +17,9 @@
 #     sampled and paused runs (the last two take the entry points' fast
 #     paths).
 #  3. Another process lowers the limit (prlimit --pid) while the program
-#     waits on a pipe, then the program allocates.
+#     waits on a pipe, then the program allocates; or it forks first and
+#     the child allocates (the child's recorder went inert: its process file
+#     did not fit beside the 19 GiB it inherited, and its allocations failed).
 #  4. A Go program (cgo) lowers its own limit to 2 GiB with
 #     syscall.Setrlimit, then grows its heap and allocates through C (where
 #     Debian's golang-go is installed).
@@ -99,15 +101,15 @@ if [ "$(uname -m)" = x86_64 ]; then
 	under_mprof instruction-paused "$unseen_note" --paused -- instruction 256 malloc
 fi
 
-# outside NAME COMMAND...: runs COMMAND (the program, or mprof running it,
-# with "outside 256 malloc PIDFILE" last) with its stdin on a pipe, lowers
+# outside NAME HOW COMMAND...: runs COMMAND (the program, or mprof running
+# it, with "HOW 256 malloc PIDFILE" last) with its stdin on a pipe, lowers
 # the program's RLIMIT_AS from here once it wrote its pid, then lets it go
 # on; results as run_cmd.
 outside() {
-	local name=$1 pidfile="$WORK/$1.pid" fifo="$WORK/$1.fifo" job pid
-	shift
+	local name=$1 how=$2 pidfile="$WORK/$1.pid" fifo="$WORK/$1.fifo" job pid
+	shift 2
 	mkfifo "$fifo" || hard_error "mkfifo $fifo"
-	timeout -k 5 60 "$@" outside 256 malloc "$pidfile" <"$fifo" >"$WORK/$name.out" \
+	timeout -k 5 60 "$@" "$how" 256 malloc "$pidfile" <"$fifo" >"$WORK/$name.out" \
 		2>"$WORK/$name.err" &
 	job=$!
 	exec 3>"$fifo"
@@ -131,15 +133,26 @@ outside() {
 }
 
 if command -v prlimit >/dev/null 2>&1; then
-	outside native-outside "$WORK/unseen_limit"
+	outside native-outside outside "$WORK/unseen_limit"
 	expect_eq "native outside: exit status" 0 "$RUN_STATUS"
-	outside outside "$MPROF" run -o "$WORK/outside" -- "$WORK/unseen_limit"
+	outside outside outside "$MPROF" run -o "$WORK/outside" -- "$WORK/unseen_limit"
 	expect_eq "outside: exit status as without mprof" 0 "$RUN_STATUS"
 	expect_file_eq "outside: stdout as without mprof" "$WORK/native-outside.out" "$RUN_OUT"
 	expect_eq "outside: the facts" "$facts" "$(cat "$RUN_OUT")"
 	expect_match "outside: mprof says what the recorder gave back" "$unseen_note" \
 		"$(cat "$RUN_ERR")"
 	recorded outside "$WORK/outside"
+	# the child of a fork right after the lowering: the parent has not
+	# failed yet, so the child gives back in its fork handler
+	outside native-fork outside-fork "$WORK/unseen_limit"
+	expect_eq "native fork: exit status" 0 "$RUN_STATUS"
+	outside fork outside-fork "$MPROF" run -o "$WORK/fork" -- "$WORK/unseen_limit"
+	expect_eq "fork: exit status as without mprof" 0 "$RUN_STATUS"
+	expect_file_eq "fork: stdout as without mprof" "$WORK/native-fork.out" "$RUN_OUT"
+	expect_eq "fork: the facts" "$facts" "$(cat "$RUN_OUT")"
+	child_trace=$(ls "$WORK"/fork.[0-9]* 2>/dev/null | grep -v json | head -n 1)
+	expect_ne "fork: the child has a trace of its own" "" "$child_trace"
+	[ -n "$child_trace" ] && recorded "fork child" "$child_trace"
 else
 	echo "note: no prlimit(1) here (util-linux): the lowering from outside is not tried"
 fi

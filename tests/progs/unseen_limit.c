@@ -12,6 +12,9 @@
  *         outside            none: writes its pid to PIDFILE and waits
  *                            for a line on stdin, meanwhile another
  *                            process lowers the limit (prlimit --pid)
+ *         outside-fork       as outside, then forks: the child does the
+ *                            rest, the parent waits for it and exits with
+ *                            its status
  *   LIMIT_MIB  the soft limit to set (the hard one is kept)
  *   FIRST the first allocation after the lowering, one block of 1 MiB in
  *         first_block: malloc, calloc, realloc (of NULL), realloc-grow (a
@@ -24,13 +27,14 @@
  * of 2 x LIMIT_MIB, which fails under the limit with or without a profiler.
  *
  * Facts (stdout, the same under mprof as without it; exit status 0):
- *   set: 0              (not with outside)
+ *   set: 0              (not with outside, outside-fork)
  *   limit: LIMIT_MIB MiB
  *   first: made
  *   chunks: N of N      (N = 3/4 of LIMIT_MIB)
  *   threads: 40 of 40
  *   too big: failed
- * Allocations recorded after the lowering: 1 x 1048576 B in first_block,
+ * Allocations recorded after the lowering (with outside-fork, in the child's
+ * trace): 1 x 1048576 B in first_block,
  * N x 1048576 B in alloc_chunks, 40 x 65536 B in thread_blocks.
  */
 #define _GNU_SOURCE
@@ -42,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CHUNK_BYTES (1u << 20)
@@ -80,6 +85,22 @@ static int wait_outside(const char *path)
 	    rename(tmp, path) != 0)
 		return -1;
 	return fgets(line, sizeof(line), stdin) ? 0 : -1;
+}
+
+/* In the parent: waits for the child and returns its exit status (3 when
+ * fork fails or the child did not exit); in the child: -1. */
+static int fork_and_wait(void)
+{
+	pid_t child;
+	int status;
+
+	fflush(stdout);
+	child = fork();
+	if (child == 0)
+		return -1;
+	if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return 3;
+	return WEXITSTATUS(status);
 }
 
 static __attribute__((noinline)) void *first_block(const char *how, void *small)
@@ -190,9 +211,11 @@ int main(int argc, char **argv)
 		rc = syscall(SYS_prlimit64, 0, RLIMIT_AS, &lim, NULL);
 	else if (strcmp(argv[1], "instruction") == 0)
 		rc = setrlimit_instruction(&lim);
-	else if (strcmp(argv[1], "outside") != 0 || argc < 5 || wait_outside(argv[4]) != 0)
+	else if (strncmp(argv[1], "outside", 7) != 0 || argc < 5 || wait_outside(argv[4]) != 0)
 		return 2;
-	if (strcmp(argv[1], "outside") != 0)
+	if (strcmp(argv[1], "outside-fork") == 0 && (rc = fork_and_wait()) >= 0)
+		return (int)rc;
+	if (strncmp(argv[1], "outside", 7) != 0)
 		printf("set: %ld\n", rc);
 	getrlimit(RLIMIT_AS, &lim);
 	printf("limit: %lu MiB\n", (unsigned long)(lim.rlim_cur >> 20));
