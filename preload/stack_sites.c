@@ -25,25 +25,67 @@
 #include "preload/stack_sites.h"
 #include "preload/unwind_fast.h"
 
-/* The set of call site (ip, cfa): STACK_SITES_WAYS entries. */
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* The hash of call site (ip, cfa): its set in the top 5 bits, its tag in
+ * bits 32..47. */
+static inline uint64_t stack_sites_hash(uint64_t ip, uintptr_t cfa)
+{
+	return (ip ^ ((uint64_t)cfa * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
+}
+
+/* The tag of a call site's hash h (never 0: the tag of an unused way). */
+static inline uint16_t stack_sites_tag(uint64_t h)
+{
+	return (uint16_t)((h >> 32) | 1);
+}
+
+/* The set of call site (ip, cfa): STACK_SITES_WAYS entries; its index in
+ * *set. */
 static inline struct stack_site *stack_sites_set(struct stack_site *sites, uint64_t ip,
 						 uintptr_t cfa, uint32_t *set)
 {
-	uint64_t h = (ip ^ ((uint64_t)cfa * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
-
-	*set = (uint32_t)(h >> (64 - 6));
+	*set = (uint32_t)(stack_sites_hash(ip, cfa) >> (64 - 5));
 	return &sites[*set * STACK_SITES_WAYS];
 }
-_Static_assert(STACK_SITES_SETS == 1u << 6, "stack_sites_set takes 6 hash bits");
+_Static_assert(STACK_SITES_SETS == 1u << 5, "stack_sites_set takes 5 hash bits");
+
+/* The tags of set's entries (after all the entries: 32-byte aligned). */
+static inline uint16_t *stack_sites_tags(struct stack_site *sites, uint32_t set)
+{
+	return (uint16_t *)(sites + STACK_SITES_SETS * STACK_SITES_WAYS) + set * STACK_SITES_WAYS;
+}
+_Static_assert(sizeof(struct stack_site) % 32 == 0, "the tags are aligned");
+_Static_assert(STACK_SITES_WAYS == 16, "stack_sites_tag_matches compares 16 tags");
 
 /* Per set: [0] the way found last, [1] the next way to replace. */
 static inline uint8_t *stack_sites_hints(struct stack_site *sites, uint32_t set)
 {
-	return (uint8_t *)(sites + STACK_SITES_SETS * STACK_SITES_WAYS) + 2 * set;
+	return (uint8_t *)stack_sites_tags(sites, STACK_SITES_SETS) + 2 * set;
 }
 
 #define STACK_SITES_MAP_BYTES \
-	(STACK_SITES_SETS * (STACK_SITES_WAYS * sizeof(struct stack_site) + 2))
+	(STACK_SITES_SETS * (STACK_SITES_WAYS * (sizeof(struct stack_site) + sizeof(uint16_t)) + 2))
+
+/* A bit per way of the set whose tag is tag. */
+static inline uint32_t stack_sites_tag_matches(const uint16_t *tags, uint16_t tag)
+{
+#ifdef __SSE2__
+	__m128i want = _mm_set1_epi16((short)tag);
+	__m128i lo = _mm_cmpeq_epi16(_mm_load_si128((const __m128i *)tags), want);
+	__m128i hi = _mm_cmpeq_epi16(_mm_load_si128((const __m128i *)tags + 1), want);
+
+	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(lo, hi));
+#else
+	uint32_t bits = 0;
+
+	for (uint32_t way = 0; way < STACK_SITES_WAYS; way++)
+		bits |= (uint32_t)(tags[way] == tag) << way;
+	return bits;
+#endif
+}
 
 /* Whether entry e holds the stack of the call (ip at cfa - 8) now. */
 static inline int stack_sites_match(const struct preload_thread *t, const struct stack_site *e,
@@ -70,16 +112,22 @@ static inline int stack_sites_match(const struct preload_thread *t, const struct
 	return 1;
 }
 
-/* The ways of the set other than the one found last, in turn; out of line,
- * so that the usual hit, in the way found last, is a short path. */
+/* The other ways of the set whose tag matches; out of line, so that the
+ * usual hit, in the way found last, is a short path. */
 static __attribute__((noinline)) uint64_t stack_sites_find_other(struct preload_thread *t,
-								  struct stack_site *set_entries,
-								  uint8_t *hints, uint32_t first,
+								  uint32_t set, uint32_t first,
 								  uint64_t ip, uintptr_t cfa)
 {
-	for (uint32_t k = 1; k < STACK_SITES_WAYS; k++) {
-		uint32_t way = (first + k) & (STACK_SITES_WAYS - 1);
+	struct stack_site *set_entries = &t->sites[set * STACK_SITES_WAYS];
+	uint8_t *hints = stack_sites_hints(t->sites, set);
+	uint16_t tag = stack_sites_tag(stack_sites_hash(ip, cfa));
+	uint32_t ways = stack_sites_tag_matches(stack_sites_tags(t->sites, set), tag) &
+			~(1u << first);
 
+	while (ways) {
+		uint32_t way = (uint32_t)__builtin_ctz(ways);
+
+		ways &= ways - 1;
 		if (stack_sites_match(t, &set_entries[way], ip, cfa)) {
 			hints[0] = (uint8_t)way;
 			return set_entries[way].stack_id;
@@ -89,21 +137,15 @@ static __attribute__((noinline)) uint64_t stack_sites_find_other(struct preload_
 }
 
 /*
- * The hot path of a repeated call stack: the ways of one set, passed over
- * after one cache line each unless they hold this call site, then one load
- * per frame.  A hit costs a few ns instead of a walk through the program's
- * frames (~3 ns per frame) and the intern's hash probes (a cache miss each
- * in the shared table).  Direct-mapped with 256 entries, sqlite3 (1.85 M
- * allocations) found 78% of its stacks here and python3 94%, and 4096
- * entries found no more: the misses were one call site, at one stack
- * position, reached by several paths (in python3, the interpreter's loop
- * calling the same function from different opcodes).  With 4 ways of 64
- * sets: sqlite3 99.95%, python3 99.1%, cc1 52% (38%), and in an
- * interleaved A/B of the programs' CPU time, 6 rounds, sqlite3 x1.42 ->
- * x1.23 and python3 x1.49 -> x1.35 (8 ways were no better).  With the
- * other ways and the capture (event.c) out of this path and the module
- * epoch read inline, python3 ran 58 M instructions (2%) fewer, x1.517 ->
- * x1.492 over 15 interleaved rounds.
+ * The hot path of a repeated call stack: the way of the set found last,
+ * then the other ways whose tag matches, then one load per frame of a way
+ * that holds this call site.  A hit costs a few ns instead of a walk
+ * through the program's frames (~3 ns per frame) and the intern's hash
+ * probes.  Most misses are one call site at one stack position reached by
+ * several paths (python3's interpreter loop, a wrapper called from many
+ * places), hence 16 ways: the two-thread microbenchmark's 16 paths per
+ * site missed 14% of its stacks with 4 ways and 0.01% with 16; cc1 48% ->
+ * 42% (bench/HISTORY.md, session 35).
  */
 uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *caller_cfa)
 {
@@ -121,7 +163,7 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
 	e = &set_entries[first];
 	if (stack_sites_match(t, e, ip, cfa))
 		return e->stack_id; /* the usual case: no store */
-	return stack_sites_find_other(t, set_entries, hints, first, ip, cfa);
+	return stack_sites_find_other(t, set, first, ip, cfa);
 }
 
 /*
@@ -161,24 +203,30 @@ static int stack_sites_rbp_checks(const struct preload_thread *t, uint32_t depth
 }
 
 /*
- * Where the stack of call (ip, cfa) goes: a way of its set that is empty
- * (or holds another epoch's stack), else the ways in turn, never the one
- * found last.
+ * Where the stack of call (ip, cfa) goes: a way of its set never used
+ * (tag 0), else the ways in turn, never the one found last.  (Ways of a
+ * forgotten stamp or an old module epoch are replaced in turn too: looking
+ * for them read all 16 entries on every store, 1.5% of cc1's instructions.)
  */
-static struct stack_site *stack_sites_victim(struct preload_thread *t, uint64_t ip, uintptr_t cfa)
+static struct stack_site *stack_sites_victim(struct preload_thread *t, uint64_t ip, uintptr_t cfa,
+					     uint16_t **tag_slot, uint16_t *tag)
 {
-	uint32_t set, way;
+	uint32_t set, way, unused;
 	struct stack_site *set_entries = stack_sites_set(t->sites, ip, cfa, &set);
+	uint16_t *tags = stack_sites_tags(t->sites, set);
 	uint8_t *hints = stack_sites_hints(t->sites, set);
 
-	for (way = 0; way < STACK_SITES_WAYS; way++)
-		if (set_entries[way].stamp != t->sites_stamp || !set_entries[way].depth ||
-		    set_entries[way].root_key >> 1 != modules_epoch())
-			return &set_entries[way];
-	way = hints[1] % STACK_SITES_WAYS;
-	if (way == hints[0])
-		way = (way + 1) % STACK_SITES_WAYS;
-	hints[1] = (uint8_t)((way + 1) % STACK_SITES_WAYS);
+	*tag = stack_sites_tag(stack_sites_hash(ip, cfa));
+	unused = stack_sites_tag_matches(tags, 0);
+	if (unused) {
+		way = (uint32_t)__builtin_ctz(unused);
+	} else {
+		way = hints[1] % STACK_SITES_WAYS;
+		if (way == hints[0])
+			way = (way + 1) % STACK_SITES_WAYS;
+		hints[1] = (uint8_t)((way + 1) % STACK_SITES_WAYS);
+	}
+	*tag_slot = &tags[way];
 	return &set_entries[way];
 }
 
@@ -195,6 +243,7 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 	uintptr_t cfa = (uintptr_t)caller_cfa;
 	struct stack_site_rbp_check checks[STACK_SITES_RBP_CHECKS];
 	struct stack_site *e;
+	uint16_t *tag_slot, tag;
 	int truncated = (int)(t->cache_root_key & 1), nchecks;
 	uint32_t extra = truncated ? 1 : 0;
 
@@ -215,10 +264,11 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 		if (!t->sites)
 			return;
 	}
-	e = stack_sites_victim(t, ip, cfa);
+	e = stack_sites_victim(t, ip, cfa, &tag_slot, &tag);
 	e->stamp = t->sites_stamp;
 	e->key_ip = ip;
 	e->key_cfa = cfa;
+	*tag_slot = tag;
 	e->root_key = t->cache_root_key;
 	e->stack_id = stack_id;
 	e->depth = depth + extra;

@@ -11,9 +11,11 @@
 
 #include "preload/thread.h"
 
-#define STACK_SITES_WAYS 4u      /* stacks kept per set of call sites (a
-                                  * power of two) */
-#define STACK_SITES_SETS 64u     /* per thread: 256 stacks in all */
+#define STACK_SITES_WAYS 16u     /* stacks kept per set of call sites (a
+                                  * power of two): a site reached by up
+                                  * to 16 paths keeps them all */
+#define STACK_SITES_SETS 32u     /* per thread: 512 stacks in all, 590 KB
+                                  * of address space, touched as used */
 #define STACK_SITES_FRAMES 65u   /* deeper stacks are not cached (the default
                                   * --max-frames, 64, and for a truncated
                                   * stack the first frame past them) */
@@ -34,9 +36,11 @@ struct stack_site_rbp_check {
 };
 
 /* A cached stack, keyed by its last frame (the allocator's caller).  The
- * cache is STACK_SITES_SETS sets of STACK_SITES_WAYS entries, then a byte
- * per set naming the way that was found last (tried first) and a byte
- * naming the next way to replace. */
+ * cache is STACK_SITES_SETS sets of STACK_SITES_WAYS entries, then a 16-bit
+ * tag of every entry's key (a hash of it, never 0; set by set, so that a
+ * lookup compares a set's 16 tags at once and touches only the entries
+ * whose tag matches), then a byte per set naming the way that was found
+ * last (tried first) and a byte naming the next way to replace. */
 struct stack_site {
 	uint64_t stamp;         /* the thread's sites_stamp when stored; 0: empty */
 	uint64_t key_ip;        /* the call site: the caller's return address */

@@ -117,6 +117,7 @@ E2E_TESTS = \
 	tests/e2e/toggle-taken.sh \
 	tests/e2e/deep-stacks.sh \
 	tests/e2e/shared-site.sh \
+	tests/e2e/many-routes.sh \
 	tests/e2e/fork-exec-children.sh \
 	tests/e2e/late-children.sh \
 	tests/e2e/slow-start.sh \
@@ -245,7 +246,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/clone_child.c tests/progs/exit_threads.c tests/progs/partial_recording.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c tests/progs/no_cfi_frames.c tests/progs/foreign_ahead.c tests/progs/thread_churn.c tests/progs/toggle_taken.c \
-	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/debug_lib.c \
+	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/many_routes.c tests/progs/debug_lib.c \
 	tests/progs/late_children.c tests/progs/slow_start.c tests/progs/old_block_reuse.c \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c tests/progs/signal_free.c tests/progs/signal_allocs.c \
 	tests/progs/raising_alloc.c tests/progs/sandboxed_exit.c tests/progs/prctl_sandbox.c \
