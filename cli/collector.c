@@ -1588,7 +1588,7 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 			   sizeof(h->exec_self_path));
 		e.exec_into = exec_into;
 		e.exec_into_why = exec_target_why(p->pid, exec_into, h->exec_self_dropped != 0,
-						  exec_why, sizeof(exec_why));
+						  h->exec_self_euid, exec_why, sizeof(exec_why));
 	}
 	end_figures(c, p, state, &e);
 	e.recorder_kib = (atomic_load(&h->recorder_map_bytes) + proc_rings_touched(c, p)) / 1024;
@@ -1659,7 +1659,8 @@ static void exec_unrecorded_warn(const struct proc *p)
 	field_copy(path, sizeof(path), h->exec_self_path, sizeof(h->exec_self_path));
 	mprof_warn("process %u (%s) executed %s, which is not recorded: %s", p->pid,
 		   p->exe ? p->exe : "?", path,
-		   exec_target_why(p->pid, path, h->exec_self_dropped != 0, why, sizeof(why)));
+		   exec_target_why(p->pid, path, h->exec_self_dropped != 0, h->exec_self_euid,
+				   why, sizeof(why)));
 }
 
 /* Names the programs p executed or spawned with an environment that drops

@@ -112,6 +112,7 @@ static int exec_watch_note(const char *path, char *const envp[], int self)
 	if (self && (uint32_t)getpid() == h->pid) {
 		path_put(h->exec_self_path, sizeof(h->exec_self_path), path);
 		h->exec_self_dropped = !env_keeps_recorder(envp);
+		h->exec_self_euid = (uint32_t)geteuid();
 		atomic_store_explicit(&h->exec_self, 1, memory_order_release);
 		return NOTED_SELF;
 	}

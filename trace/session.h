@@ -62,7 +62,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 10 /* changes with the layout and with the trace
+#define SESSION_VERSION 11 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -73,7 +73,7 @@ static inline bool session_toggle_signal_ok(int sig)
                             * and exit_comm; 8: pid and ppid are the
                             * launcher's view, ns_pid the image's own;
                             * the launcher file; 9: children_sandboxed;
-                            * 10: the reap table */
+                            * 10: the reap table; 11: exec_self_euid */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -212,6 +212,11 @@ struct session_proc_header {
 	 * their recorder did not try to create a process file (each adds 1
 	 * here, as children_unrecorded). */
 	_Atomic uint32_t children_sandboxed;
+	/* The image's effective user ID when it noted exec_self (written
+	 * before exec_self): a program executed after the image changed its
+	 * user (su, a daemon dropping root) cannot write in the launcher's
+	 * session directory, so its recorder never starts. */
+	uint32_t exec_self_euid;
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull
