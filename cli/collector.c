@@ -1642,6 +1642,9 @@ static void children_unrecorded_warn(const struct proc *p)
 		       "cannot write in mprof's session directory";
 	else if (err == EFBIG)
 		hint = "; the file size limit (ulimit -f) is below what a process file needs";
+	else if (err == ENOENT)
+		hint = "; a process that changed its root directory (chroot) or mount namespace "
+		       "no longer sees mprof's session directory";
 	mprof_warn("%u process%s forked by %s (%s) %s not recorded: %s recorder could not "
 		   "create %s process file (%s%s)", n, n == 1 ? "" : "es",
 		   proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?", n == 1 ? "is" : "are",

@@ -145,6 +145,7 @@ E2E_TESTS = \
 	tests/e2e/pid-namespace.sh \
 	tests/e2e/env-drop.sh \
 	tests/e2e/exec-as-user.sh \
+	tests/e2e/chroot-fork.sh \
 	tests/e2e/child-figures.sh \
 	tests/e2e/child-ends.sh \
 	tests/e2e/reaped-children.sh \
@@ -256,7 +257,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/retitled_workers.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/sample_sites.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/pool_blocks.c \
-	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/fork_execs.c \
+	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/fork_execs.c \
 	tests/progs/pid_namespace.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \
