@@ -192,6 +192,7 @@ E2E_TESTS = \
 	tests/e2e/real-jvm.sh \
 	tests/e2e/real-ruby.sh \
 	tests/e2e/hostile-traces.sh \
+	tests/e2e/cut-recording-rss.sh \
 	tests/e2e/report-folded.sh \
 	tests/e2e/report-folded-speedscope.sh \
 	tests/e2e/report-flamegraph.sh

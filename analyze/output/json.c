@@ -105,6 +105,7 @@
  *       "foreign_malloc": bool,     the program's own malloc: not recorded
  *       "rss_mostly_unseen": bool,  peak RSS over 4 times the heap peak and
  *                                   64 MiB above it: most memory not malloc's
+ *                                   (false in a recording cut short by mprof)
  *       "peak_rss_kib": int or null, the process image's own peak RSS
  *       "peak_rss_sampled": bool,   read while it ran: at least that much
  *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null,

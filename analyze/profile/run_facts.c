@@ -474,7 +474,10 @@ static void report_run_runtime(struct report *r)
 			}
 		}
 	}
-	if (r->run->has_peak_rss && r->agg) {
+	/* a recording cut while the process ran on (a failed write, the
+	 * launcher giving up on it) has the heap peak of its part only and the
+	 * peak RSS of the whole run, so they do not compare */
+	if (r->run->has_peak_rss && r->agg && !r->run->write_error && !r->run->collector_error) {
 		uint64_t rss = r->run->peak_rss_kib * 1024, heap = r->agg->peak_bytes;
 		uint64_t own = r->run->has_recorder ? r->run->recorder_kib * 1024 : 0;
 

@@ -79,6 +79,13 @@ if mount -t tmpfs -o size=32k tmpfs "$WORK/full" 2>/dev/null; then
 		expect_match "disk full, END written: what was lost" \
 			'^data lost: +the events after mprof failed to write the trace \(No space left on device\)' \
 			"$(cat "$WORK/full.txt")"
+		# the peak RSS spans the whole run, the heap peak only the part
+		# written: no note that most memory is not malloc blocks (there
+		# was one: 64 MiB leaked after the disk filled)
+		expect_eq "disk full, END written: no peak RSS note" "" \
+			"$(grep '^note: .*peak RSS' "$WORK/full.txt")"
+		expect_eq "disk full, END written: json rss_mostly_unseen" false \
+			"$(q "$WORK/full.json" summary rss_mostly_unseen)"
 	else
 		expect_eq "disk full, no END: ended early" \
 			"the trace has no END record (the recording did not finish)" \
