@@ -14,6 +14,7 @@
 #include "preload/event.h"
 #include "preload/meta.h"
 #include "preload/modules.h"
+#include "preload/rec_stack.h"
 #include "preload/ring.h"
 #include "preload/stack_sites.h"
 #include "preload/stack_table.h"
@@ -50,10 +51,8 @@ static void event_write_new_nodes(struct preload_thread *t)
  * module map is brought up to date first when a dlclose happened, and
  * again if a new node has an unknown address.
  */
-static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thread *t,
-								void *caller_ip,
-								void *caller_cfa,
-								uint64_t site_id)
+static inline uint64_t event_stack_capture_here(struct preload_thread *t, void *caller_ip,
+						void *caller_cfa, uint64_t site_id)
 {
 	int truncated;
 	uint32_t depth;
@@ -77,6 +76,35 @@ static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thr
 	else if (id)
 		stack_sites_store(t, caller_ip, caller_cfa, depth, id);
 	return id;
+}
+
+/* event_stack_capture_here's arguments, for the recorder's stack. */
+struct event_capture_args {
+	struct preload_thread *t;
+	void *caller_ip, *caller_cfa;
+	uint64_t site_id;
+};
+
+static uintptr_t event_stack_capture_moved(void *arg)
+{
+	struct event_capture_args *a = arg;
+
+	return (uintptr_t)event_stack_capture_here(a->t, a->caller_ip, a->caller_cfa, a->site_id);
+}
+
+/* event_stack_capture_here, on the recorder's stack when the call came from
+ * a stack other than the thread's own: a coroutine's or a signal stack may
+ * have too little room left for the walk. */
+static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thread *t,
+								void *caller_ip,
+								void *caller_cfa,
+								uint64_t site_id)
+{
+	struct event_capture_args a = { t, caller_ip, caller_cfa, site_id };
+
+	if (__builtin_expect(unwind_on_own_stack(t), 1))
+		return event_stack_capture_here(t, caller_ip, caller_cfa, site_id);
+	return (uint64_t)rec_stack_call(t, event_stack_capture_moved, &a);
 }
 
 /*

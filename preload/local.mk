@@ -35,6 +35,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/procfile.c preload/procfile.h \
 	preload/real.c preload/real.h \
 	preload/reap_note.c preload/reap_note.h \
+	preload/rec_stack.c preload/rec_stack.h \
 	preload/rlimit.c preload/rlimit.h \
 	preload/ring.c preload/ring.h \
 	preload/sample.c preload/sample.h \

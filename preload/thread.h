@@ -96,6 +96,9 @@ struct preload_thread {
 	uintptr_t stack_lo;         /* this thread's stack, for the fast unwinder; */
 	uintptr_t stack_hi;         /*   both 0: not learnt yet (preload/unwind.c) */
 	struct unwind_fast_memo *unwind_memo; /* the fast unwinder's memo; kept when recycled */
+	void *rec_stack;            /* the recorder's stack mapping, or NULL; kept
+	                             * when recycled (preload/rec_stack.h) */
+	int rec_stack_active;       /* running on it now */
 	uint32_t cache_depth;
 	uint64_t cache_root_key;    /* 2 * epoch + truncated of the previous stack */
 	uint64_t cache_root_id;

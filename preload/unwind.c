@@ -33,6 +33,7 @@
 #include "preload/lock.h"
 #include "preload/modules.h"
 #include "preload/own_call.h"
+#include "preload/rec_stack.h"
 #include "preload/stack_table.h"
 #include "preload/sys.h"
 #include "preload/text.h"
@@ -180,42 +181,30 @@ void unwind_guard_leave(struct preload_thread *t)
 	atomic_store_explicit(&t->in_unwind, 0, memory_order_release);
 }
 
-/* Stack that libunwind's walk may need below the caller's stack pointer:
- * it took 4-6 KiB here (an allocating signal handler on an 8 KiB SIGSTKSZ
- * signal stack overflowed it), with a margin. */
-#define UNWIND_LIBUNWIND_ROOM_BYTES (16u << 10)
-
-/* Whether t runs on its signal stack (outside its own stack) with less than
- * UNWIND_LIBUNWIND_ROOM_BYTES below the stack pointer: libunwind would
- * overflow it, where the program's handler alone fits.  One sigaltstack()
- * call, made only on the fallback path off the thread's stack. */
-static int unwind_room_short(const struct preload_thread *t)
+/* unw_backtrace into t->frames inside the fork guard, as an own call. */
+static uintptr_t unwind_libunwind_here(void *arg)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	stack_t ss;
-
-	if (t->stack_hi != UNWIND_STACK_UNKNOWN && sp > t->stack_lo && sp <= t->stack_hi)
-		return 0;
-	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
-		return 0;
-	return sp < (uintptr_t)ss.ss_sp + UNWIND_LIBUNWIND_ROOM_BYTES;
-}
-
-/* Runs unw_backtrace into t->frames inside the fork guard; 0 without it. */
-static uint32_t unwind_libunwind(struct preload_thread *t)
-{
+	struct preload_thread *t = arg;
 	struct own_call own;
 	int n;
 
-	if (!unwind_backtrace)
-		return 0;
-	t->frames_from_caller = 0;
 	unwind_guard_enter(t);
 	own_call_enter(&own);
 	n = unwind_backtrace(t->frames, (int)t->frames_cap);
 	own_call_leave(&own);
 	unwind_guard_leave(t);
-	return n > 0 ? (uint32_t)n : 0;
+	return n > 0 ? (uintptr_t)n : 0;
+}
+
+/* Runs unw_backtrace on the recorder's stack (its walk takes 4-6 KiB,
+ * preload/rec_stack.h) and so through the switch into the program's
+ * frames; 0 without libunwind. */
+static uint32_t unwind_libunwind(struct preload_thread *t)
+{
+	if (!unwind_backtrace)
+		return 0;
+	t->frames_from_caller = 0;
+	return (uint32_t)rec_stack_call(t, unwind_libunwind_here, t);
 }
 
 /* How far below a thread's descriptor its stack may reach (its size), and
@@ -264,20 +253,21 @@ static uintptr_t unwind_mapped_floor(uintptr_t want, uintptr_t known, uintptr_t 
  * lies below pthread_self(): the range is the mapped run from a margin below
  * the stack pointer up to it, checked with msync, and learnt again further
  * down when the stack pointer goes below it (unwind_stack_fits).  A thread
- * running elsewhere at its first capture (a coroutine or signal stack that
- * is not in that run) keeps UNWIND_STACK_UNKNOWN: libunwind only.
+ * running elsewhere (a coroutine or signal stack that is not in that run)
+ * learns nothing now and tries again at its next capture; only a refused
+ * msync (a sandbox) leaves UNWIND_STACK_UNKNOWN, for good.
  */
-static void unwind_stack_learn(struct preload_thread *t)
+static void unwind_stack_learn(struct preload_thread *t, uintptr_t sp)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	uintptr_t sp_page = sp & ~(UNWIND_PAGE_BYTES - 1);
 	uintptr_t hi, want, lo;
 
-	t->stack_lo = t->stack_hi = UNWIND_STACK_UNKNOWN;
+	t->stack_lo = t->stack_hi = 0;
 	if (preload_tid() == getpid()) {
 		struct rlimit rl;
 		uint64_t bytes = UNWIND_MAIN_STACK_DEFAULT_BYTES;
 
+		t->stack_lo = t->stack_hi = UNWIND_STACK_UNKNOWN;
 		hi = ((uintptr_t)__libc_stack_end + 16 + 4095) & ~(uintptr_t)4095;
 		/* The page holding argc/argv is mapped; the kernel keeps
 		 * [top - RLIMIT_STACK, top) free for the stack. */
@@ -297,31 +287,40 @@ static void unwind_stack_learn(struct preload_thread *t)
 	if (hi - want > UNWIND_THREAD_STACK_MAX_BYTES)
 		want = sp_page;
 	lo = unwind_mapped_floor(want, sp_page, hi);
-	if (!lo)
+	if (!lo) {
+		if (errno != ENOMEM)
+			t->stack_lo = t->stack_hi = UNWIND_STACK_UNKNOWN;
 		return;
+	}
 	t->stack_lo = lo;
 	t->stack_hi = hi;
 }
 
-/* Learns the stack range at a thread's first capture, and again when a
- * thread's stack pointer went below the range learnt (a deeper stack).  A
- * range that cannot be learnt again (the thread runs on a signal stack or a
- * coroutine's now) keeps the old one: this capture falls back to libunwind,
- * later ones on the thread's own stack do not. */
-static void unwind_stack_fits(struct preload_thread *t)
+/* Learns the stack range at a thread's first capture on its own stack, and
+ * again when a thread's stack pointer sp went below the range learnt (a
+ * deeper stack).  A range that cannot be learnt again (the thread runs on a
+ * signal stack or a coroutine's now) keeps the old one. */
+static void unwind_stack_fits(struct preload_thread *t, uintptr_t sp)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	uintptr_t lo = t->stack_lo, hi = t->stack_hi;
 
 	if (!hi) {
-		unwind_stack_learn(t);
+		unwind_stack_learn(t, sp);
 	} else if (hi != UNWIND_STACK_UNKNOWN && sp < lo && t->tid != getpid()) {
-		unwind_stack_learn(t);
-		if (t->stack_hi == UNWIND_STACK_UNKNOWN) {
+		unwind_stack_learn(t, sp);
+		if (t->stack_hi == UNWIND_STACK_UNKNOWN || !t->stack_hi) {
 			t->stack_lo = lo;
 			t->stack_hi = hi;
 		}
 	}
+}
+
+int unwind_on_own_stack(struct preload_thread *t)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	unwind_stack_fits(t, sp);
+	return t->stack_hi != UNWIND_STACK_UNKNOWN && sp > t->stack_lo && sp <= t->stack_hi;
 }
 
 /* The own unwinder into t->frames (stopping at a frame shared with tail,
@@ -330,7 +329,7 @@ static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tai
 {
 	int n;
 
-	unwind_stack_fits(t);
+	unwind_stack_fits(t, (uintptr_t)__builtin_frame_address(0));
 	if (!t->unwind_memo)
 		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
 	t->frames_from_caller = 0;
@@ -355,7 +354,7 @@ static int unwind_own_caller(struct preload_thread *t, void *caller_ip, void *ca
 {
 	uint32_t cap = preload_proc.cfg.max_frames + 1;
 
-	unwind_stack_fits(t);
+	unwind_stack_fits(t, (uintptr_t)__builtin_frame_address(0));
 	if (!t->unwind_memo)
 		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
 	t->frames_from_caller = 1;
@@ -758,7 +757,11 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 	t->ips_known = 0;
 	t->beyond_ip = 0;
 	t->beyond_cfa = 0;
-	if (unwind_mode == UNWIND_MODE_CFI || unwind_mode == UNWIND_MODE_CHECK) {
+	if (rec_stack_active(t)) {
+		/* off the thread's own stack (event.c moved here): libunwind
+		 * walks it, bounded by its own memory checks */
+		t->cache_cfas_ok = 0;
+	} else if (unwind_mode == UNWIND_MODE_CFI || unwind_mode == UNWIND_MODE_CHECK) {
 		n = unwind_capture_cfi(t, caller_ip, caller_cfa, truncated, &reused);
 		if (n >= 0 && unwind_mode == UNWIND_MODE_CHECK) {
 			stack_table_ips_fill(t);
@@ -771,12 +774,6 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 	} else if (unwind_mode == UNWIND_MODE_FP) {
 		t->cache_cfas_ok = 0;
 		n = unwind_own(t, UNWIND_FAST_FP, NULL);
-	}
-	if (n < 0 && unwind_room_short(t)) {
-		/* the allocator's caller only, marked truncated */
-		count = unwind_store(t, 0, caller_ip, truncated);
-		*truncated = 1;
-		return count;
 	}
 	if (n < 0) {
 		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);

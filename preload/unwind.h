@@ -59,6 +59,15 @@ static inline int unwind_checking(void)
 	return unwind_check_mode;
 }
 
+/*
+ * Whether the calling thread runs on its own stack (the range the own
+ * unwinder walks), learning that range first when it is not known yet or
+ * the stack grew below it.  0 on a coroutine's or a signal stack: the
+ * capture then runs on the recorder's stack (preload/rec_stack.h), where
+ * unwind_capture walks with libunwind.
+ */
+int unwind_on_own_stack(struct preload_thread *t);
+
 /* Check mode: a capture reused cached frames (site_hit: the whole stack,
  * from the call-site cache, preload/stack_sites.h); differ says whether the
  * result differed from a full capture.  Counted in the check's diag line. */

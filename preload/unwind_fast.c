@@ -17,28 +17,48 @@
  */
 #include "preload/cfi_cache.h"
 #include "preload/mem.h"
+#include "preload/rec_stack.h"
 #include "preload/unwind.h"
 #include "preload/unwind_fast.h"
 
+/* unwind_fast_rule_slow's work and result. */
+struct unwind_fast_fill {
+	struct preload_thread *t;
+	struct cfi_cache_table *tab;
+	uintptr_t lookup_ip;
+	cfi_packed_rule rule;
+};
+
+static uintptr_t unwind_fast_fill_here(void *arg)
+{
+	struct unwind_fast_fill *f = arg;
+
+	unwind_guard_enter(f->t);
+	if (!f->tab)
+		f->tab = cfi_cache_table_for_now();
+	if (!f->tab)
+		f->tab = cfi_cache_renew();
+	if (f->tab && !cfi_cache_find(f->tab, f->lookup_ip, &f->rule))
+		f->rule = cfi_cache_fill(f->lookup_ip);
+	f->tab = cfi_cache_table_for_now();
+	unwind_guard_leave(f->t);
+	return 0;
+}
+
 /*
  * A rule cache miss (or a stale table): parses the rule inside the fork
- * guard and refreshes *tab.  Kept out of line so the hot loop stays small.
+ * guard, on the recorder's stack (the loader's dl_iterate_phdr and the parse
+ * take 1-2 KiB), and refreshes *tab.  Kept out of line so the hot loop stays
+ * small.
  */
 static __attribute__((noinline)) cfi_packed_rule
 unwind_fast_rule_slow(struct preload_thread *t, struct cfi_cache_table **tab, uintptr_t lookup_ip)
 {
-	cfi_packed_rule rule = CFI_RULE_UNSUPPORTED;
+	struct unwind_fast_fill f = { t, *tab, lookup_ip, CFI_RULE_UNSUPPORTED };
 
-	unwind_guard_enter(t);
-	if (!*tab)
-		*tab = cfi_cache_table_for_now();
-	if (!*tab)
-		*tab = cfi_cache_renew();
-	if (*tab && !cfi_cache_find(*tab, lookup_ip, &rule))
-		rule = cfi_cache_fill(lookup_ip);
-	*tab = cfi_cache_table_for_now();
-	unwind_guard_leave(t);
-	return rule;
+	rec_stack_call(t, unwind_fast_fill_here, &f);
+	*tab = f.tab;
+	return f.rule;
 }
 
 /* The rule of lookup_ip: the cache, else the slow path. */

@@ -1,0 +1,72 @@
+/*
+ * tests/progs/coroutine_stacks.c - coroutines (makecontext/swapcontext) on
+ * small stacks that allocate at depth (tests/e2e/coroutine-stacks.sh).
+ *
+ * Usage: coroutine_stacks BYTES
+ * Runs a coroutine on a stack of BYTES taken from malloc.  100 times it
+ * descends 8 frames in co_descend() and in co_leaf() makes one malloc(64)
+ * that stays live, and one malloc(32) in co_temp() that it frees, then
+ * switches back to main(), which switches to it again.  Prints "rounds 100".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <ucontext.h>
+
+#define ROUNDS 100
+
+static ucontext_t main_ctx, co_ctx;
+static void *volatile kept[ROUNDS];
+static volatile int rounds;
+
+__attribute__((noinline)) static void co_leaf(void)
+{
+	kept[rounds] = malloc(64);
+}
+
+__attribute__((noinline)) static void co_temp(void)
+{
+	void *volatile p = malloc(32);
+
+	free(p);
+}
+
+__attribute__((noinline)) static void co_descend(int n)
+{
+	if (n) {
+		co_descend(n - 1);
+		__asm__ volatile("" ::: "memory");
+		return;
+	}
+	co_leaf();
+	co_temp();
+}
+
+static void co_body(void)
+{
+	for (;;) {
+		co_descend(8);
+		rounds++;
+		swapcontext(&co_ctx, &main_ctx);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	size_t bytes;
+
+	if (argc != 2)
+		return 2;
+	bytes = (size_t)atol(argv[1]);
+	if (getcontext(&co_ctx) != 0)
+		return 2;
+	co_ctx.uc_stack.ss_sp = malloc(bytes);
+	co_ctx.uc_stack.ss_size = bytes;
+	co_ctx.uc_link = NULL;
+	if (!co_ctx.uc_stack.ss_sp)
+		return 2;
+	makecontext(&co_ctx, co_body, 0);
+	for (int i = 0; i < ROUNDS; i++)
+		swapcontext(&main_ctx, &co_ctx);
+	printf("rounds %d\n", rounds);
+	return 0;
+}
