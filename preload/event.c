@@ -14,7 +14,6 @@
 #include "preload/event.h"
 #include "preload/meta.h"
 #include "preload/modules.h"
-#include "preload/rec_stack.h"
 #include "preload/ring.h"
 #include "preload/stack_sites.h"
 #include "preload/stack_table.h"
@@ -61,7 +60,7 @@ static inline uint64_t event_stack_capture_here(struct preload_thread *t, void *
 	depth = unwind_capture(t, caller_ip, caller_cfa, &truncated);
 	t->new_count = 0;
 	if (atomic_load_explicit(&modules_dirty, memory_order_relaxed))
-		modules_refresh();
+		modules_refresh_moved(t);
 	for (int attempt = 0; attempt < 3; attempt++) {
 		uint64_t root_key = 2 * modules_epoch() + (uint64_t)truncated;
 
@@ -78,33 +77,22 @@ static inline uint64_t event_stack_capture_here(struct preload_thread *t, void *
 	return id;
 }
 
-/* event_stack_capture_here's arguments, for the recorder's stack. */
-struct event_capture_args {
-	struct preload_thread *t;
-	void *caller_ip, *caller_cfa;
-	uint64_t site_id;
-};
-
-static uintptr_t event_stack_capture_moved(void *arg)
-{
-	struct event_capture_args *a = arg;
-
-	return (uintptr_t)event_stack_capture_here(a->t, a->caller_ip, a->caller_cfa, a->site_id);
-}
-
-/* event_stack_capture_here, on the recorder's stack when the call came from
- * a stack other than the thread's own: a coroutine's or a signal stack may
- * have too little room left for the walk. */
+/* event_stack_capture_here, noting whether the call came from a stack other
+ * than the thread's own (a coroutine's, a signal stack): there the walk
+ * reads only pages it checked, and what needs more stack than the walk
+ * itself (libunwind, a CFI parse, a module scan) runs on the recorder's
+ * stack, as it does everywhere. */
 static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thread *t,
 								void *caller_ip,
 								void *caller_cfa,
 								uint64_t site_id)
 {
-	struct event_capture_args a = { t, caller_ip, caller_cfa, site_id };
+	uint64_t id;
 
-	if (__builtin_expect(unwind_on_own_stack(t), 1))
-		return event_stack_capture_here(t, caller_ip, caller_cfa, site_id);
-	return (uint64_t)rec_stack_call(t, event_stack_capture_moved, &a);
+	t->capture_off_stack = !unwind_on_own_stack(t);
+	id = event_stack_capture_here(t, caller_ip, caller_cfa, site_id);
+	t->capture_off_stack = 0;
+	return id;
 }
 
 /*

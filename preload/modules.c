@@ -24,6 +24,7 @@
 #include "preload/mem.h"
 #include "preload/meta.h"
 #include "preload/modules.h"
+#include "preload/rec_stack.h"
 #include "preload/ring.h"
 
 #define MODULES_FIRST_BODY_BYTES (64u << 10)
@@ -374,6 +375,17 @@ int modules_refresh(void)
 	atomic_store_explicit(&modules_current, next, memory_order_release);
 	preload_lock_give(&modules_lock);
 	return 1;
+}
+
+static uintptr_t modules_refresh_here(void *arg)
+{
+	(void)arg;
+	return (uintptr_t)(intptr_t)modules_refresh();
+}
+
+int modules_refresh_moved(struct preload_thread *t)
+{
+	return (int)(intptr_t)rec_stack_call(t, modules_refresh_here, NULL);
 }
 
 void modules_fork_prepare(void)

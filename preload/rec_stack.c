@@ -6,12 +6,13 @@
  * below it, made at the thread's first switch and kept with its recycled
  * state) and the switch itself, a few instructions of assembly.  Never
  * allocates; the only system calls are the mapping and the two signal-mask
- * changes around each switch.
+ * changes around each switch (raw, on 8-byte sets).
  */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "preload/mem.h"
 #include "preload/rec_stack.h"
@@ -61,26 +62,39 @@ static uintptr_t rec_stack_top(struct preload_thread *t)
 	return (uintptr_t)base + PRELOAD_PAGE_BYTES + REC_STACK_BYTES;
 }
 
+/* The kernel's signal set of signal sig (1-64). */
+#define REC_STACK_SIG(sig) (1ull << ((sig) - 1))
+
+/* Every signal but those a fault raises, which the kernel would turn into a
+ * kill if blocked, and the C library's two internal ones (thread
+ * cancellation and set*id across threads), which pthread_sigmask never
+ * blocks either. */
+#define REC_STACK_BLOCKED                                                                   \
+	(~0ull & ~(REC_STACK_SIG(SIGSEGV) | REC_STACK_SIG(SIGBUS) | REC_STACK_SIG(SIGILL) |  \
+		   REC_STACK_SIG(SIGFPE) | REC_STACK_SIG(SIGTRAP) | REC_STACK_SIG(SIGSYS) |  \
+		   REC_STACK_SIG(32) | REC_STACK_SIG(33)))
+
+/* The kernel's sigprocmask on 8-byte sets: a sigset_t is 128 bytes, and
+ * this runs on the program's stack. */
+static int rec_stack_sigmask(int how, const uint64_t *set, uint64_t *old)
+{
+	return (int)syscall(SYS_rt_sigprocmask, how, set, old, sizeof(*set));
+}
+
 uintptr_t rec_stack_call(struct preload_thread *t, rec_stack_fn fn, void *arg)
 {
-	static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+	uint64_t block = REC_STACK_BLOCKED, saved;
 	uintptr_t top, r;
-	sigset_t block, saved;
 
 	if (t->rec_stack_active)
 		return fn(arg);
 	top = rec_stack_top(t);
-	if (!top)
-		return fn(arg);
-	sigfillset(&block);
-	for (unsigned i = 0; i < sizeof(fault_signals) / sizeof(fault_signals[0]); i++)
-		sigdelset(&block, fault_signals[i]);
-	if (pthread_sigmask(SIG_BLOCK, &block, &saved) != 0)
+	if (!top || rec_stack_sigmask(SIG_BLOCK, &block, &saved) != 0)
 		return fn(arg);
 	t->rec_stack_active = 1;
 	r = rec_stack_switch(arg, fn, (void *)top);
 	t->rec_stack_active = 0;
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	rec_stack_sigmask(SIG_SETMASK, &saved, NULL);
 	return r;
 }
 #else

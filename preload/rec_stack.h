@@ -1,8 +1,9 @@
 /*
  * preload/rec_stack.h - the recorder's own stack: a small per-thread stack
- * on which the heavy parts of recording run (libunwind's walk, a CFI parse,
- * a whole capture made off the thread's own stack), so that they never need
- * more of the program's stack than the entry point's few frames.  A
+ * on which the parts of recording that need much stack run (libunwind's
+ * walk, a CFI parse, a module scan), so that recording never needs more of
+ * the program's stack than the entry point's few frames and the own
+ * unwinder's walk.  A
  * coroutine's stack or a signal stack may have only 2-4 KiB left where
  * libunwind alone takes 4-6 KiB.
  */
@@ -23,9 +24,10 @@ typedef uintptr_t (*rec_stack_fn)(void *arg);
 /*
  * Runs fn(arg) on t's recorder stack (mapped at the first call, kept when
  * the state is recycled) and returns what it returns.  Every signal but
- * those a fault raises is blocked meanwhile: no program handler ever runs on
- * the recorder's stack, and a handler using SA_ONSTACK cannot start over on
- * a signal stack whose frames lie below us.  The switch leaves a frame whose
+ * those a fault raises (and the C library's two internal ones, which
+ * pthread_sigmask never blocks) is blocked meanwhile: no handler of the
+ * program's runs on the recorder's stack, and one using SA_ONSTACK cannot
+ * start over on a signal stack whose frames lie below us.  The switch leaves a frame whose
  * CFI rule goes back to the program's stack (CFA = rbp + 16), so unwinders
  * walking from fn (libunwind, a debugger) continue into the program's
  * frames.  Calls fn directly when already on that stack, when the stack

@@ -289,7 +289,7 @@ uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t r
 	 * saw 2 unsymbolized frames in 1-2 of 12 runs of a 4-thread dlopen
 	 * stress before.) */
 	if (i < depth && check_modules &&
-	    ((stack_frames_unmapped(t, i, depth) && modules_refresh() > 0) ||
+	    ((stack_frames_unmapped(t, i, depth) && modules_refresh_moved(t) > 0) ||
 	     modules_epoch() != root_key >> 1)) {
 		t->cache_depth = 0;
 		return STACK_TABLE_RESTART;

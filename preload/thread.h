@@ -98,6 +98,8 @@ struct preload_thread {
 	struct unwind_fast_memo *unwind_memo; /* the fast unwinder's memo; kept when recycled */
 	void *rec_stack;            /* the recorder's stack mapping, or NULL; kept
 	                             * when recycled (preload/rec_stack.h) */
+	int capture_off_stack;      /* the capture under way is on another stack
+	                             * than the thread's own (preload/event.c) */
 	int rec_stack_active;       /* running on it now */
 	uint32_t cache_depth;
 	uint64_t cache_root_key;    /* 2 * epoch + truncated of the previous stack */

@@ -241,6 +241,13 @@ static uintptr_t unwind_mapped_floor(uintptr_t want, uintptr_t known, uintptr_t 
 	return good;
 }
 
+/* The top of the main thread's stack (its range never moves: no system
+ * call to tell the main thread from the others). */
+static uintptr_t unwind_main_stack_top(void)
+{
+	return ((uintptr_t)__libc_stack_end + 16 + 4095) & ~(uintptr_t)4095;
+}
+
 /*
  * Learns the calling thread's stack range, with no lock, no allocation and
  * no call into the C library that could be what is allocating (it used
@@ -268,7 +275,7 @@ static void unwind_stack_learn(struct preload_thread *t, uintptr_t sp)
 		uint64_t bytes = UNWIND_MAIN_STACK_DEFAULT_BYTES;
 
 		t->stack_lo = t->stack_hi = UNWIND_STACK_UNKNOWN;
-		hi = ((uintptr_t)__libc_stack_end + 16 + 4095) & ~(uintptr_t)4095;
+		hi = unwind_main_stack_top();
 		/* The page holding argc/argv is mapped; the kernel keeps
 		 * [top - RLIMIT_STACK, top) free for the stack. */
 		if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -306,7 +313,7 @@ static void unwind_stack_fits(struct preload_thread *t, uintptr_t sp)
 
 	if (!hi) {
 		unwind_stack_learn(t, sp);
-	} else if (hi != UNWIND_STACK_UNKNOWN && sp < lo && t->tid != getpid()) {
+	} else if (hi != UNWIND_STACK_UNKNOWN && sp < lo && hi != unwind_main_stack_top()) {
 		unwind_stack_learn(t, sp);
 		if (t->stack_hi == UNWIND_STACK_UNKNOWN || !t->stack_hi) {
 			t->stack_lo = lo;
@@ -362,6 +369,25 @@ static int unwind_own_caller(struct preload_thread *t, void *caller_ip, void *ca
 				       t->frame_bp_srcs, cap < t->frames_cap ? cap : t->frames_cap,
 				       t->stack_lo, t->stack_hi, (uintptr_t)caller_ip,
 				       (uintptr_t)caller_cfa, tail);
+}
+
+/*
+ * The own CFI walk of a stack that is not the thread's own (a coroutine's,
+ * a signal stack), from this frame: reads only pages it found readable
+ * (unwind_fast_walk_foreign), and gives up (-1, then libunwind walks) at a
+ * frame it cannot follow, a signal frame among them.  The previous stack is
+ * not offered and this one is not kept for the next capture: its frames may
+ * lie in memory the program frees.
+ */
+static int unwind_own_foreign(struct preload_thread *t)
+{
+	if (unwind_mode != UNWIND_MODE_CFI && unwind_mode != UNWIND_MODE_CHECK)
+		return -1;
+	if (!t->unwind_memo)
+		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
+	t->frames_from_caller = 0;
+	return unwind_fast_walk_foreign(t, t->frames, t->frame_cfas, t->frame_bps,
+					t->frame_bp_srcs, t->frames_cap);
 }
 
 /* Index of the first frame past the profiler's own (and libunwind's). */
@@ -714,8 +740,9 @@ void unwind_check_count_reuse(int differ, int site_hit)
 }
 
 /* The CFI capture, reusing the frames it shares with the previous stack;
- * -1 when the own unwinder gave up. */
-static int unwind_capture_cfi(struct preload_thread *t, void *caller_ip, void *caller_cfa,
+ * -1 when the own unwinder gave up.  (Out of line: its frame is not on the
+ * path of a capture off the thread's own stack, which may be short.) */
+static __attribute__((noinline)) int unwind_capture_cfi(struct preload_thread *t, void *caller_ip, void *caller_cfa,
 			      int *truncated, int *reused)
 {
 	struct unwind_fast_tail tail;
@@ -748,6 +775,20 @@ static int unwind_capture_cfi(struct preload_thread *t, void *caller_ip, void *c
 	return (int)count;
 }
 
+/* Check mode: counts a capture the own unwinder gave up on, and where. */
+static __attribute__((noinline)) void unwind_check_fallback(struct preload_thread *t)
+{
+	uintptr_t fail_ip = t->unwind_memo ? t->unwind_memo->fail_ip : 0;
+	Dl_info where = { 0 };
+
+	unwind_guard_enter(t);
+	if (!fail_ip || !dladdr((void *)fail_ip, &where))
+		where.dli_fname = NULL;
+	unwind_guard_leave(t);
+	atomic_fetch_add(&unwind_check_captures, 1);
+	unwind_check_note(UINT32_MAX, 0, 0, fail_ip, &where);
+}
+
 uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_cfa,
 			int *truncated)
 {
@@ -757,9 +798,13 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 	t->ips_known = 0;
 	t->beyond_ip = 0;
 	t->beyond_cfa = 0;
-	if (rec_stack_active(t)) {
-		/* off the thread's own stack (event.c moved here): libunwind
-		 * walks it, bounded by its own memory checks */
+	if (t->capture_off_stack) {
+		n = unwind_own_foreign(t);
+		if (n >= 0) {
+			count = unwind_store_walk(t, (uint32_t)n, -1, caller_ip, truncated);
+			t->cache_cfas_ok = 0;
+			return count;
+		}
 		t->cache_cfas_ok = 0;
 	} else if (unwind_mode == UNWIND_MODE_CFI || unwind_mode == UNWIND_MODE_CHECK) {
 		n = unwind_capture_cfi(t, caller_ip, caller_cfa, truncated, &reused);
@@ -777,17 +822,8 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 	}
 	if (n < 0) {
 		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);
-		if (unwind_mode == UNWIND_MODE_CHECK) {
-			uintptr_t fail_ip = t->unwind_memo ? t->unwind_memo->fail_ip : 0;
-			Dl_info where = { 0 };
-
-			unwind_guard_enter(t);
-			if (!fail_ip || !dladdr((void *)fail_ip, &where))
-				where.dli_fname = NULL;
-			unwind_guard_leave(t);
-			atomic_fetch_add(&unwind_check_captures, 1);
-			unwind_check_note(UINT32_MAX, 0, 0, fail_ip, &where);
-		}
+		if (unwind_mode == UNWIND_MODE_CHECK)
+			unwind_check_fallback(t);
 		return count;
 	}
 	return unwind_store(t, (uint32_t)n, caller_ip, truncated);

@@ -8,13 +8,19 @@
  * return address is undefined, as in _start and clone), a zero return
  * address, or a frame it shares with the previous capture (the caller then
  * takes the rest from that capture).  Every read is checked against the
- * thread's stack range first, so a wrong rule can only give up (return
- * -1), never fault.
+ * thread's stack range first (on a stack of unknown bounds, a coroutine's or
+ * a signal stack, against the pages process_vm_readv found readable), so a
+ * wrong rule can only give up (return -1), never fault.
  *
  * Owns nothing: rules come from preload/cfi_cache.c, the fork guard from
  * preload/unwind.c.  Must never call malloc and never write outside the
  * caller's frame buffer.
  */
+#define _GNU_SOURCE
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include "preload/cfi_cache.h"
 #include "preload/mem.h"
 #include "preload/rec_stack.h"
@@ -134,6 +140,46 @@ static uint32_t unwind_fast_fp_chain(void **frames, uint32_t n, uint32_t cap, ui
 	return n;
 }
 
+/* Pages unwind_fast_readable checks in one call, at most (its iovecs are
+ * on the program's stack, which may be short). */
+#define UNWIND_FAST_CHECK_PAGES 4u
+#define UNWIND_FAST_PAGE_BYTES ((uintptr_t)4096)
+
+/*
+ * A walk on a stack of unknown bounds needs [*limit, need) readable: checks
+ * the pages from *limit (page-aligned) up to the one holding need - 1, and a
+ * few more, with one process_vm_readv(2) that reads a byte of each in order
+ * and stops at the first it cannot read, without a fault; raises *limit to
+ * the end of the readable run, never above ceiling.  Returns 1 when need <=
+ * *limit then.  (msync would take a PROT_NONE guard page for readable.)
+ */
+static __attribute__((noinline)) int unwind_fast_readable(const struct preload_thread *t,
+							   uintptr_t *limit, uintptr_t need,
+							   uintptr_t ceiling)
+{
+	struct iovec remote[UNWIND_FAST_CHECK_PAGES], local;
+	uint8_t sink[UNWIND_FAST_CHECK_PAGES];
+	uintptr_t from = *limit;
+	uint32_t pages = 0;
+	long n;
+
+	if (need > ceiling || need <= from)
+		return need <= from;
+	while (pages < UNWIND_FAST_CHECK_PAGES && from + pages * UNWIND_FAST_PAGE_BYTES < ceiling &&
+	       (pages < 2 || from + pages * UNWIND_FAST_PAGE_BYTES < need)) {
+		remote[pages].iov_base = (void *)(from + pages * UNWIND_FAST_PAGE_BYTES);
+		remote[pages].iov_len = 1;
+		pages++;
+	}
+	local.iov_base = sink;
+	local.iov_len = sizeof(sink);
+	/* (a thread id names the process too, with no getpid call) */
+	n = syscall(SYS_process_vm_readv, t->tid, &local, 1UL, remote, (unsigned long)pages, 0UL);
+	if (n > 0)
+		*limit = from + (uintptr_t)n * UNWIND_FAST_PAGE_BYTES;
+	return need <= *limit;
+}
+
 /* How far above sp libunwind trusts rbp in a frame without CFI. */
 #define UNWIND_FAST_GUESS_SPAN_BYTES ((uintptr_t)0x4000)
 
@@ -162,7 +208,8 @@ static inline __attribute__((always_inline)) int
 unwind_fast_walk_from(struct preload_thread *t, void **frames, uintptr_t *cfas, uint64_t *bps,
 		      uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo, uintptr_t stack_hi,
 		      int mode, uintptr_t shim_lo, uintptr_t shim_hi, struct unwind_fast_tail *tail,
-		      uintptr_t ip, uintptr_t sp, uintptr_t bp, int bp_known, int ip_is_return)
+		      uintptr_t ip, uintptr_t sp, uintptr_t bp, int bp_known, int ip_is_return,
+		      int foreign)
 {
 	struct cfi_cache_table *tab = cfi_cache_table_for_now(), *tab_start = tab;
 	struct unwind_fast_memo *memo = t->unwind_memo;
@@ -177,7 +224,10 @@ unwind_fast_walk_from(struct preload_thread *t, void **frames, uintptr_t *cfas, 
 	if (sp < stack_lo || sp >= stack_hi)
 		return -1;
 	cfas[0] = sp;
-	limit = stack_hi - start_sp > UNWIND_FAST_SPAN_BYTES ? start_sp + UNWIND_FAST_SPAN_BYTES
+	/* a stack of unknown bounds: the page holding sp is readable (the
+	 * walk's own frames are there), the others are checked as needed */
+	limit = foreign ? (sp | (UNWIND_FAST_PAGE_BYTES - 1)) + 1
+	       : stack_hi - start_sp > UNWIND_FAST_SPAN_BYTES ? start_sp + UNWIND_FAST_SPAN_BYTES
 							      : stack_hi;
 	if (memo && memo->cap < cap)
 		memo = NULL;
@@ -245,7 +295,8 @@ unwind_fast_walk_from(struct preload_thread *t, void **frames, uintptr_t *cfas, 
 			cfa = sp + CFI_PACKED_CFA_OFFSET(rule);
 			bp_srcs[k] = bp_slot;
 		}
-		if (cfa <= sp || cfa > limit) {
+		if (cfa <= sp || (cfa > limit && (!foreign || !unwind_fast_readable(t, &limit, cfa,
+									      stack_hi)))) {
 			n = 0;
 			break;
 		}
@@ -253,7 +304,10 @@ unwind_fast_walk_from(struct preload_thread *t, void **frames, uintptr_t *cfas, 
 			uintptr_t at = cfa + (uintptr_t)CFI_PACKED_RBP_OFFSET(rule);
 
 			/* (8-aligned, so that UNWIND_BP_CFA fits beside it) */
-			if (at < start_sp || at > limit - 8 || (at & 7)) {
+			if (at < start_sp || (at > limit - 8 &&
+					      (!foreign || !unwind_fast_readable(t, &limit, at + 8,
+										 stack_hi))) ||
+			    (at & 7)) {
 				n = 0;
 				break;
 			}
@@ -313,7 +367,7 @@ int unwind_fast_walk(struct preload_thread *t, void **frames, uintptr_t *cfas, u
 			 "leaq 0(%%rip), %0"
 			 : "=r"(ip), "=r"(sp), "=r"(bp));
 	return unwind_fast_walk_from(t, frames, cfas, bps, bp_srcs, cap, stack_lo, stack_hi, mode,
-				     shim_lo, shim_hi, tail, ip, sp, bp, 1, 0);
+				     shim_lo, shim_hi, tail, ip, sp, bp, 1, 0, 0);
 }
 
 int unwind_fast_walk_caller(struct preload_thread *t, void **frames, uintptr_t *cfas,
@@ -322,5 +376,20 @@ int unwind_fast_walk_caller(struct preload_thread *t, void **frames, uintptr_t *
 			    struct unwind_fast_tail *tail)
 {
 	return unwind_fast_walk_from(t, frames, cfas, bps, bp_srcs, cap, stack_lo, stack_hi,
-				     UNWIND_FAST_CFI, 0, 0, tail, caller_ip, caller_cfa, 0, 0, 1);
+				     UNWIND_FAST_CFI, 0, 0, tail, caller_ip, caller_cfa, 0, 0, 1, 0);
+}
+
+int unwind_fast_walk_foreign(struct preload_thread *t, void **frames, uintptr_t *cfas,
+			     uint64_t *bps, uintptr_t *bp_srcs, uint32_t cap)
+{
+	uintptr_t ip, sp, bp, ceiling;
+
+	/* (as in unwind_fast_walk) */
+	__asm__ volatile("movq %%rbp, %2\n\t"
+			 "movq %%rsp, %1\n\t"
+			 "leaq 0(%%rip), %0"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	ceiling = sp + UNWIND_FAST_FOREIGN_BYTES > sp ? sp + UNWIND_FAST_FOREIGN_BYTES : UINTPTR_MAX;
+	return unwind_fast_walk_from(t, frames, cfas, bps, bp_srcs, cap, sp, ceiling,
+				     UNWIND_FAST_CFI, 0, 0, NULL, ip, sp, bp, 1, 0, 1);
 }

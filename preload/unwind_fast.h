@@ -210,4 +210,16 @@ int unwind_fast_walk_caller(struct preload_thread *t, void **frames, uintptr_t *
 			    uintptr_t stack_hi, uintptr_t caller_ip, uintptr_t caller_cfa,
 			    struct unwind_fast_tail *tail);
 
+/*
+ * The same CFI walk from this function, on a stack whose bounds are not
+ * known (a coroutine's, a signal stack), no tail offered: it reads the page
+ * holding its stack pointer and, as the walk goes up, the pages above it
+ * that process_vm_readv(2) could read (unmapped pages and guard pages are
+ * not), at most UNWIND_FAST_FOREIGN_BYTES above.  -1 as for
+ * unwind_fast_walk, and when process_vm_readv is refused.
+ */
+#define UNWIND_FAST_FOREIGN_BYTES (256u << 10)
+int unwind_fast_walk_foreign(struct preload_thread *t, void **frames, uintptr_t *cfas,
+			     uint64_t *bps, uintptr_t *bp_srcs, uint32_t cap);
+
 #endif

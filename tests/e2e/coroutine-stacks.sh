@@ -5,7 +5,8 @@
 # coroutine's stack up to the coroutine's body, nothing cut.  On the 4 KiB
 # stack the program died of SIGSEGV: a capture off the thread's own stack
 # fell back to libunwind, whose walk takes 4-6 KiB of the program's stack;
-# it now runs on the recorder's own stack (preload/rec_stack.h).  Each size
+# now the own unwinder walks it, reading only pages it checked, and what
+# needs more stack runs on the recorder's (preload/rec_stack.h).  Each size
 # is checked only where the program runs without mprof.
 # Program and facts: tests/progs/coroutine_stacks.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
