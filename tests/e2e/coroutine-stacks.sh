@@ -47,4 +47,19 @@ for size in 4096 16384; do
 	done
 done
 expect_eq "sizes checked (4 KiB and 16 KiB)" 2 "$checked"
+
+# How much of the coroutine's stack the recorder needs beyond the program's
+# own use (the stack's high-water mark): under 1 KiB in both unwinders'
+# modes (libunwind's walk took 5.5 KiB of it).
+run_cmd 30 native-used "$WORK/coroutine_stacks" 65536 used
+native_used=$(sed -n 's/^used //p' "$RUN_OUT")
+expect_range "stack used without mprof" 200 8192 "$native_used"
+for mode in dwarf libunwind; do
+	MPROF_UNWIND=$mode RUN_NAME="used-$mode" mprof_run 60 "$WORK/t-used-$mode" -- \
+		"$WORK/coroutine_stacks" 65536 used
+	expect_eq "$mode: exit status (high-water run)" 0 "$RUN_STATUS"
+	used=$(sed -n 's/^used //p' "$RUN_OUT")
+	expect_range "$mode: stack the recorder used beyond the program's (bytes)" 0 1023 \
+		"$((${used:-99999} - ${native_used:-0}))"
+done
 finish
