@@ -53,7 +53,7 @@ expect_eq "sizes checked (4 KiB and 16 KiB)" 2 "$checked"
 # modes (libunwind's walk took 5.5 KiB of it).
 run_cmd 30 native-used "$WORK/coroutine_stacks" 65536 used
 native_used=$(sed -n 's/^used //p' "$RUN_OUT")
-expect_range "stack used without mprof" 200 8192 "$native_used"
+expect_range "stack used without mprof" 100 4096 "$native_used"
 for mode in dwarf libunwind; do
 	MPROF_UNWIND=$mode RUN_NAME="used-$mode" mprof_run 60 "$WORK/t-used-$mode" -- \
 		"$WORK/coroutine_stacks" 65536 used
