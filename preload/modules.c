@@ -385,6 +385,8 @@ static uintptr_t modules_refresh_here(void *arg)
 
 int modules_refresh_moved(struct preload_thread *t)
 {
+	if (!t->capture_off_stack)
+		return modules_refresh();
 	return (int)(intptr_t)rec_stack_call(t, modules_refresh_here, NULL);
 }
 

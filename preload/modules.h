@@ -61,9 +61,10 @@ int modules_refresh(void);
 
 struct preload_thread;
 
-/* modules_refresh on t's recorder stack (preload/rec_stack.h): a module
- * scan resolves paths in a PATH_MAX buffer on the stack, more than a
- * coroutine's or a signal stack may have left. */
+/* modules_refresh, on t's recorder stack (preload/rec_stack.h) when t's
+ * capture is off its own stack: a module scan resolves paths in a PATH_MAX
+ * buffer on the stack, more than a coroutine's or a signal stack may have
+ * left. */
 int modules_refresh_moved(struct preload_thread *t);
 
 /* Writes the MODULES record of the current map into the meta stream; 0 or -1. */

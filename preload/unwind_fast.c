@@ -53,16 +53,20 @@ static uintptr_t unwind_fast_fill_here(void *arg)
 
 /*
  * A rule cache miss (or a stale table): parses the rule inside the fork
- * guard, on the recorder's stack (the loader's dl_iterate_phdr and the parse
- * take 1-2 KiB), and refreshes *tab.  Kept out of line so the hot loop stays
- * small.
+ * guard and refreshes *tab; off the thread's own stack on the recorder's
+ * (the loader's dl_iterate_phdr and the parse take 1-2 KiB; the switch's
+ * two system calls cost 12 us on this host, too much for cc1's misses on
+ * its own stack).  Kept out of line so the hot loop stays small.
  */
 static __attribute__((noinline)) cfi_packed_rule
 unwind_fast_rule_slow(struct preload_thread *t, struct cfi_cache_table **tab, uintptr_t lookup_ip)
 {
 	struct unwind_fast_fill f = { t, *tab, lookup_ip, CFI_RULE_UNSUPPORTED };
 
-	rec_stack_call(t, unwind_fast_fill_here, &f);
+	if (t->capture_off_stack)
+		rec_stack_call(t, unwind_fast_fill_here, &f);
+	else
+		unwind_fast_fill_here(&f);
 	*tab = f.tab;
 	return f.rule;
 }
