@@ -33,48 +33,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "limit_blocks.h"
+
 #define CHUNKS 100
-#define CHUNK_BYTES (1u << 20)
-#define THREADS 4
-#define THREAD_BLOCKS 10
-#define THREAD_BLOCK_BYTES (64u << 10)
-
-static __attribute__((noinline)) int alloc_chunks(void **chunks)
-{
-	int made = 0;
-
-	for (int i = 0; i < CHUNKS; i++) {
-		chunks[i] = malloc(CHUNK_BYTES);
-		if (chunks[i]) {
-			memset(chunks[i], i, CHUNK_BYTES);
-			made++;
-		}
-	}
-	return made;
-}
-
-static __attribute__((noinline)) int thread_blocks(void)
-{
-	void *blocks[THREAD_BLOCKS];
-	int made = 0;
-
-	for (int i = 0; i < THREAD_BLOCKS; i++) {
-		blocks[i] = malloc(THREAD_BLOCK_BYTES);
-		if (blocks[i]) {
-			memset(blocks[i], 1, THREAD_BLOCK_BYTES);
-			made++;
-		}
-	}
-	for (int i = 0; i < THREAD_BLOCKS; i++)
-		free(blocks[i]);
-	return made;
-}
-
-static void *thread_main(void *arg)
-{
-	*(int *)arg = thread_blocks();
-	return NULL;
-}
 
 int main(int argc, char **argv)
 {
@@ -115,7 +76,7 @@ int main(int argc, char **argv)
 	getrlimit(RLIMIT_AS, &lim);
 	printf("limit: %lu MiB\n", (unsigned long)(lim.rlim_cur >> 20));
 
-	printf("chunks: %d of %d\n", alloc_chunks(chunks), CHUNKS);
+	printf("chunks: %d of %d\n", alloc_chunks(chunks, CHUNKS), CHUNKS);
 	for (int i = 0; i < THREADS; i++)
 		started[i] = pthread_create(&threads[i], &attr, thread_main, &made[i]) == 0;
 	for (int i = 0; i < THREADS; i++)

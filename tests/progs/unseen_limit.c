@@ -49,10 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHUNK_BYTES (1u << 20)
-#define THREADS 4
-#define THREAD_BLOCKS 10
-#define THREAD_BLOCK_BYTES (64u << 10)
+#include "limit_blocks.h"
 
 /* The setrlimit system call without the C library (-1: not on this
  * machine). */
@@ -143,43 +140,6 @@ static int first_mapping(const char *how)
 	memset(p, 1, CHUNK_BYTES);
 	munmap(p, CHUNK_BYTES);
 	return 1;
-}
-
-static __attribute__((noinline)) int alloc_chunks(void **chunks, int n)
-{
-	int made = 0;
-
-	for (int i = 0; i < n; i++) {
-		chunks[i] = malloc(CHUNK_BYTES);
-		if (chunks[i]) {
-			memset(chunks[i], i, CHUNK_BYTES);
-			made++;
-		}
-	}
-	return made;
-}
-
-static __attribute__((noinline)) int thread_blocks(void)
-{
-	void *blocks[THREAD_BLOCKS];
-	int made = 0;
-
-	for (int i = 0; i < THREAD_BLOCKS; i++) {
-		blocks[i] = malloc(THREAD_BLOCK_BYTES);
-		if (blocks[i]) {
-			memset(blocks[i], 1, THREAD_BLOCK_BYTES);
-			made++;
-		}
-	}
-	for (int i = 0; i < THREAD_BLOCKS; i++)
-		free(blocks[i]);
-	return made;
-}
-
-static void *thread_main(void *arg)
-{
-	*(int *)arg = thread_blocks();
-	return NULL;
 }
 
 int main(int argc, char **argv)
