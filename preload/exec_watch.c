@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "preload/exported.h"
+#include "preload/next_sym.h"
 #include "preload/process.h"
 #include "trace/session.h"
 
@@ -49,16 +50,7 @@ static void *volatile next_slots[NEXT_COUNT];
 
 static void *next_fn(int which)
 {
-	void *volatile *slot = &next_slots[which];
-	const char *name = next_names[which];
-
-	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
-	}
-	return fn;
+	return next_sym(next_slots, next_names, which);
 }
 
 /* The value of NAME in envp, or NULL. */
@@ -333,6 +325,5 @@ PRELOAD_API int posix_spawnp(pid_t *pid, const char *file,
 
 void exec_watch_resolve(void)
 {
-	for (int i = 0; i < NEXT_COUNT; i++)
-		next_fn(i);
+	next_sym_resolve(next_slots, next_names, NEXT_COUNT);
 }

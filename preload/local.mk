@@ -16,7 +16,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/event.c preload/event.h \
 	preload/exec_watch.c preload/exec_watch.h \
 	preload/exit_note.c preload/exit_note.h \
-	preload/exported.h \
+	preload/exported.h preload/next_sym.h \
 	preload/fallback.c preload/fallback.h \
 	preload/fork.c preload/fork.h \
 	preload/import_bind.c preload/import_bind.h \

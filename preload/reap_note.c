@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "preload/exported.h"
+#include "preload/next_sym.h"
 #include "preload/process.h"
 #include "preload/reap_note.h"
 #include "trace/session.h"
@@ -42,19 +43,12 @@ static void *volatile next_slots[NEXT_COUNT];
 
 static void *next_fn(int which)
 {
-	void *fn = __atomic_load_n(&next_slots[which], __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, next_names[which]);
-		__atomic_store_n(&next_slots[which], fn, __ATOMIC_RELEASE);
-	}
-	return fn;
+	return next_sym(next_slots, next_names, which);
 }
 
 void reap_note_resolve(void)
 {
-	for (int i = 0; i < NEXT_COUNT; i++)
-		next_fn(i);
+	next_sym_resolve(next_slots, next_names, NEXT_COUNT);
 }
 
 /* The image's reap table, or NULL when it records nothing. */

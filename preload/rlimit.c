@@ -40,6 +40,7 @@
 
 #include "preload/diag.h"
 #include "preload/exported.h"
+#include "preload/next_sym.h"
 #include "preload/mem.h"
 #include "preload/nested_heap.h"
 #include "preload/own_call.h"
@@ -62,19 +63,12 @@ static void *volatile next_slots[NEXT_COUNT];
 
 static void *next_fn(int which)
 {
-	void *fn = __atomic_load_n(&next_slots[which], __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, next_names[which]);
-		__atomic_store_n(&next_slots[which], fn, __ATOMIC_RELEASE);
-	}
-	return fn;
+	return next_sym(next_slots, next_names, which);
 }
 
 void rlimit_resolve(void)
 {
-	for (int i = 0; i < NEXT_COUNT; i++)
-		next_fn(i);
+	next_sym_resolve(next_slots, next_names, NEXT_COUNT);
 }
 
 /* Says in the trace what the recorder gave back the first time (a program
