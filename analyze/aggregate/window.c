@@ -118,8 +118,13 @@ int window_resolve(const struct window_spec *spec, bool has_run, uint64_t run_ns
 	f->to_ns = spec->to.given && !f->to_marker ? window_time_ns(&spec->to, run_ns) : UINT64_MAX;
 	/* a marker's time is known when it comes */
 	if (!f->from_marker && !f->to_marker && f->from_ns >= f->to_ns) {
-		snprintf(errbuf, errbuf_bytes, "--from %s is not before --to %s",
-			 spec->from.given ? spec->from.text : "0", spec->to.text);
+		if (spec->from.given)
+			snprintf(errbuf, errbuf_bytes, "--from %s is not before --to %s",
+				 spec->from.text, spec->to.text);
+		else
+			snprintf(errbuf, errbuf_bytes,
+				 "--to %s is not after the recording's start: the window is empty",
+				 spec->to.text);
 		return -EINVAL;
 	}
 	return 0;

@@ -84,8 +84,12 @@ static int options_window_check(const struct analyze_options *o, const char *cmd
 	if (w->to.given && !w->to.marker && !w->from.marker &&
 	    (!w->from.given || w->from.percent == w->to.percent) &&
 	    (w->to.percent ? w->from.share >= w->to.share : w->from.ns >= w->to.ns)) {
-		analyze_error("%s: --from %s is not before --to %s", cmd,
-			      w->from.given ? w->from.text : "0", w->to.text);
+		if (w->from.given)
+			analyze_error("%s: --from %s is not before --to %s", cmd, w->from.text,
+				      w->to.text);
+		else
+			analyze_error("%s: --to %s is not after the recording's start: the window "
+				      "is empty", cmd, w->to.text);
 		return 2;
 	}
 	return -1;

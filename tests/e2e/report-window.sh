@@ -118,6 +118,10 @@ bad "--from after --to" --from 2s --to 1s
 bad "--from equal to --to" --from 1500ms --to 1.5
 bad "--from after --to, percent" --from 60% --to 50%
 bad "--from after --to, mixed units" --from 90% --to 100ms
+bad "--to at the start" --to 0
+expect_eq "--to at the start: the line names no --from" \
+	"mprof: report: --to 0 is not after the recording's start: the window is empty" \
+	"$(cat "$RUN_ERR")"
 bad "negative" --at -1
 bad "garbage" --from abc
 bad "unknown unit" --to 3min

@@ -108,6 +108,11 @@ static void test_resolve(void)
 	CU_ASSERT_EQUAL(window_time_parse("400ms", &spec.to), 0);
 	CU_ASSERT_EQUAL(window_resolve(&spec, true, 2000 * MS, &f, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "--from 25% is not before --to 400ms");
+	/* --to alone, at the start: no --from to name */
+	memset(&spec, 0, sizeof(spec));
+	CU_ASSERT_EQUAL(window_time_parse("0%", &spec.to), 0);
+	CU_ASSERT_EQUAL(window_resolve(&spec, true, 2000 * MS, &f, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "--to 0% is not after the recording's start: the window is empty");
 	memset(&spec, 0, sizeof(spec));
 	CU_ASSERT_EQUAL(window_time_parse("1s", &spec.at), 0);
 	CU_ASSERT_EQUAL(window_resolve(&spec, false, 0, &f, err, sizeof(err)), 0);
