@@ -104,10 +104,9 @@ started as:       $start $exit_note" "$(program_lines "$(q "$r" get trace.path)"
 		"'demo: worker $n'|'demo: worker $n'|$start|None|exit" "$(json_names "$r")"
 done
 r="$WORK/worker-4.json"
-# killed by SIGKILL: its status is seen when the launcher found it a
-# zombie, else the report says it ended without exit() (child-ends.sh)
-doomed=$(program_lines "$(q "$r" get trace.path)" "$r" |
-	sed 's/, ended without exit() (by _exit() or a signal: mprof could not see which)$/, killed by signal 9 (SIGKILL)/')
+# killed by SIGKILL: the master's waitpid noted it (the reap table,
+# reaped-children.sh)
+doomed=$(program_lines "$(q "$r" get trace.path)" "$r")
 expect_eq "3. doomed: report's program lines" \
 	"program:          'demo: doomed' (pid PID), killed by signal 9 (SIGKILL)
 started as:       $start $seen_note" "$doomed"
@@ -127,7 +126,7 @@ expect_eq "4. overview (JSON): programs, most allocations first" \
 	"$(json_eval "$WORK/all.json" '"|".join(p["program"] for p in d["processes"])')"
 overview=$("$MPROF" report --all "$WORK/t" 2>&1 | sed -n '2,8p')
 expect_match "4. overview (text): the killed worker's row" \
-	"^'demo: doomed' +[0-9]+  ended +4 " "$overview"
+	"^'demo: doomed' +[0-9]+  SIGKILL +4 " "$overview"
 expect_match "4. overview (text): worker 2's row" "^'demo: worker 2' +[0-9]+  exit 0 +3 " "$overview"
 
 # 5. the page of mprof report --html: its heading and started-as line, where
