@@ -292,8 +292,12 @@ program_stderr() {
 # report_json OUT TRACE...: `mprof report --format json` with every site
 # listed; fails the test (and returns 1) when the report cannot be made.
 report_json() {
-	local out=$1 status
+	local out=$1 status name
 	shift
+	for name in "$@"; do # the first that is not an option: the trace
+		[ "${name#-}" = "$name" ] && break
+	done
+	name=$(basename -- "$name")
 	timeout -k 5 "${REPORT_LIMIT:-120}" "$MPROF" report --format json "$@" \
 		>"$out" 2>"$out.err"
 	status=$?
@@ -302,7 +306,7 @@ report_json() {
 			"stderr: $(head -c 1500 "$out.err")" "stdout: $(head -c 500 "$out")"
 		return 1
 	fi
-	pass_ "mprof report --format json $(basename "$1") readable"
+	pass_ "mprof report --format json $name readable"
 	return 0
 }
 
