@@ -202,7 +202,7 @@ E2E_TESTS = \
 
 # the chunk index and --from seeking (issue 24 item 3)
 E2E_TESTS += tests/e2e/chunk-index.sh
-EXTRA_DIST += tests/e2e/chunk_index.py tests/progs/long_laps.c bench/seek.py
+EXTRA_DIST += tests/e2e/chunk_index.py tests/e2e/trace_craft.py tests/progs/long_laps.c bench/seek.py
 
 # Slowest first, so that `make check -j2` overlaps them with the rest.
 CASE_TESTS = \

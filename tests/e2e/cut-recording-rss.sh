@@ -12,25 +12,11 @@
 require_mprof
 make_work
 
-"$PYTHON" - "$WORK" <<'PY' || hard_error "cannot write the crafted traces"
-import struct, sys, zlib
+"$PYTHON" - "$WORK" "$E2E_DIR" <<'PY' || hard_error "cannot write the crafted traces"
+import struct, sys
 work = sys.argv[1]
-
-def u(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-def s(v):
-    return u(((v << 1) ^ (v >> 63)) & (2**64 - 1))
-
-def chunk(kind, payload, stream=0):
-    z = zlib.compress(payload)
-    h = struct.pack("<IBBHIII", 0x4B43504D, kind, 1, stream, len(z), len(payload), zlib.crc32(z))
-    return h + struct.pack("<I", zlib.crc32(h)) + z
+sys.path.insert(0, sys.argv[2])
+from trace_craft import chunk, s, u
 
 def trace(name, end):
     # thread 11, stack nodes 1 <- 2, one malloc of 1000 B at seq 1

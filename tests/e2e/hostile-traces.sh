@@ -11,26 +11,11 @@ require_mprof
 make_work
 mkfifo "$WORK/fifo" || skip "cannot make a FIFO"
 
-"$PYTHON" - "$WORK" <<'EOF' || hard_error "cannot write the crafted traces"
-import struct, sys, zlib
+"$PYTHON" - "$WORK" "$E2E_DIR" <<'EOF' || hard_error "cannot write the crafted traces"
+import struct, sys
 work = sys.argv[1]
-
-def u(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-def s(v):
-    return u(((v << 1) ^ (v >> 63)) & (2**64 - 1))
-
-def chunk(kind, payload, stream=0, deflated=True):
-    z = zlib.compress(payload) if deflated else payload
-    h = struct.pack("<IBBHIII", 0x4B43504D, kind, int(deflated), stream, len(z), len(payload),
-                    zlib.crc32(z))
-    return h + struct.pack("<I", zlib.crc32(h)) + z
+sys.path.insert(0, sys.argv[2])
+from trace_craft import chunk, s, u
 
 def raw_trace(name, chunks, major=4, header_bytes=64, minor=0):
     data = (b"MPROFTRC" + struct.pack("<HHII", major, minor, header_bytes, 0) + bytes(44) +
