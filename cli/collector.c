@@ -60,6 +60,7 @@
 #define SWEEP_INTERVAL_NS (100 * MS_NS)   /* longest wait of data in a ring */
 #define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
 #define STARTING_LIMIT_NS (2000 * MS_NS)  /* a recorder slow to start: grace, wait */
+#define REAP_AWAIT_LIMIT_NS (2000 * MS_NS) /* a parent slow to note a reap */
 /* Looks at a live process's command line and process name (proc_names_look:
  * two small /proc reads, some 20 us): the first NAMES_LOOK_FIRST_NS after it
  * is taken in, then at gaps doubling up to NAMES_LOOK_MAX_NS, so that 1000
@@ -103,8 +104,8 @@ struct proc {
 	bool reap_seen;                /* a recorded image reaped it (reap table): */
 	int reap_status;               /* the wait status its call returned, */
 	uint64_t reap_ns;              /* when (CLOCK_MONOTONIC) */
-	bool reap_awaited;             /* its finishing was put off once for
-	                                * its parent's call in progress */
+	uint64_t reap_await_ns;        /* when its finishing was first put off
+	                                * for its parent's call in progress */
 	uint64_t reaps_taken;          /* entries of its own reap table read */
 	bool fork_child;               /* its header says made by fork() */
 	bool broken;                   /* inconsistent positions: stopped reading */
@@ -1304,8 +1305,10 @@ static bool reap_entry_read(const struct session_reaps *t, uint64_t k, struct se
 	return atomic_load_explicit(&e->tag, memory_order_relaxed) == k + 1;
 }
 
-/* Takes the entries r's reap table gained since the last look.  One still
- * being written is looked at again next time, while r runs. */
+/* Takes the entries r's reap table gained since the last look, after a look
+ * for new process files: a child forked, ended and reaped since the last
+ * scan has a file not taken in yet, and its entry would match nothing.  One
+ * still being written is looked at again next time, while r runs. */
 static void proc_reaps_take(struct collector *c, struct proc *r)
 {
 	const struct session_reaps *t;
@@ -1315,6 +1318,10 @@ static void proc_reaps_take(struct collector *c, struct proc *r)
 		return;
 	t = proc_file_reaps(&r->pf);
 	count = atomic_load_explicit(&t->count, memory_order_acquire);
+	if (count == r->reaps_taken)
+		return;
+	dir_scan(c);
+	procs_activate_pending(c, now_ns());
 	if (count - r->reaps_taken > SESSION_REAP_ENTRIES)
 		r->reaps_taken = count - SESSION_REAP_ENTRIES; /* written over: lost */
 	for (; r->reaps_taken < count; r->reaps_taken++) {
@@ -1342,14 +1349,13 @@ static bool procs_reaps_new(const struct collector *c)
 	return false;
 }
 
-/* Takes the new entries of every image's reap table, after a look for new
- * process files: the image a child last executed is the one that ended. */
+/* Takes the new entries of every image's reap table (proc_reaps_take looks
+ * for new process files first: the image a child last executed is the one
+ * that ended). */
 static void procs_reaps_take(struct collector *c)
 {
 	if (!procs_reaps_new(c))
 		return;
-	dir_scan(c);
-	procs_activate_pending(c, now_ns());
 	for (size_t i = 0; i < c->live.n; i++)
 		proc_reaps_take(c, c->live.v[i]);
 }
@@ -1919,18 +1925,23 @@ static struct proc *proc_parent(const struct collector *c, const struct proc *p)
 
 /*
  * Whether finishing p, found ended with no status from any source, waits
- * one retire round for its parent: a recorded parent inside a call of the
- * wait family may have reaped it and not yet written its entry (its
- * waiting count is read before its table, which the writer raises before
- * the call and lowers after the entry).  Once per process.
+ * for its parent: a recorded parent inside a call of the wait family may
+ * have reaped it and not yet written its entry (its waiting count is read
+ * before its table, which the writer raises before the call and lowers
+ * after the entry).  Put off each retire round while that call goes on,
+ * for REAP_AWAIT_LIMIT_NS at most: a parent kept off the processor there
+ * under load writes it late, and one blocked in a wait for another child
+ * never does.
  */
-static bool proc_reap_awaited(struct collector *c, struct proc *p)
+static bool proc_reap_awaited(struct collector *c, struct proc *p, uint64_t now)
 {
 	struct proc *parent;
 	uint32_t waiting;
 
-	if (p->reap_awaited || p->reap_seen || p->zombie_seen || p->superseded ||
+	if (p->reap_seen || p->zombie_seen || p->superseded ||
 	    atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1)
+		return false;
+	if (p->reap_await_ns && now - p->reap_await_ns > REAP_AWAIT_LIMIT_NS)
 		return false;
 	parent = proc_parent(c, p);
 	if (!parent)
@@ -1940,7 +1951,8 @@ static bool proc_reap_awaited(struct collector *c, struct proc *p)
 	proc_reaps_take(c, parent);
 	if (p->reap_seen || !waiting || !proc_running(parent))
 		return false;
-	p->reap_awaited = true;
+	if (!p->reap_await_ns)
+		p->reap_await_ns = now;
 	return true;
 }
 
@@ -1966,7 +1978,7 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 			proc_finish(c, p);
 		} else if (!proc_running(p)) {
 			proc_zombie_look(p);
-			if (proc_reap_awaited(c, p))
+			if (proc_reap_awaited(c, p, now))
 				continue;
 			/* an image it executed may have started and ended since
 			 * the last scan: its file, once taken in, makes p "exec" */

@@ -6,6 +6,11 @@
  * Usage: reaped_children HOW      (the parent)
  *        reaped_children end WAY  (one child's work, for a shell or Python
  *                                  as the parent)
+ *        reaped_children burst N  (N children in a row, each leaving one
+ *                                  block, then _exit(4) (even ones) or
+ *                                  raise(SIGKILL) (odd ones), each reaped
+ *                                  by waitpid as soon as it is forked;
+ *                                  prints "burst N")
  * The parent forks, one at a time, four children, each leaving N blocks of
  * 1000 B live in keep_blocks() and then ending by WAY:
  *   exit   N = 3, exit(3);
@@ -124,12 +129,37 @@ static pid_t reap(const char *how, pid_t pid, int *st)
 	return si.si_pid;
 }
 
+/* burst mode: n children forked, ended and reaped one after another, faster
+ * than the launcher looks for new process files. */
+static int burst(int n)
+{
+	for (int k = 0; k < n; k++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			keep_blocks(1);
+			if (k % 2 == 0)
+				_exit(4);
+			raise(SIGKILL);
+		}
+		if (waitpid(pid, &st, 0) != pid)
+			return 2;
+	}
+	printf("burst %d\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "waitpid";
 
 	if (strcmp(how, "end") == 0 && argc > 2)
 		end_by(argv[2]);
+	if (strcmp(how, "burst") == 0 && argc > 2)
+		return burst(atoi(argv[2]));
 	int st[4] = { 0 };
 	pid_t r;
 
