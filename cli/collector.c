@@ -1305,11 +1305,10 @@ static bool reap_entry_read(const struct session_reaps *t, uint64_t k, struct se
 	return atomic_load_explicit(&e->tag, memory_order_relaxed) == k + 1;
 }
 
-/* Takes the entries r's reap table gained since the last look, after a look
- * for new process files: a child forked, ended and reaped since the last
- * scan has a file not taken in yet, and its entry would match nothing.  One
- * still being written is looked at again next time, while r runs. */
-static void proc_reaps_take(struct collector *c, struct proc *r)
+/* Takes the entries r's reap table gained since the last look, its process
+ * files scanned for by the caller.  One still being written is looked at
+ * again next time, while r runs. */
+static void reaps_take(struct collector *c, struct proc *r)
 {
 	const struct session_reaps *t;
 	uint64_t count;
@@ -1318,10 +1317,6 @@ static void proc_reaps_take(struct collector *c, struct proc *r)
 		return;
 	t = proc_file_reaps(&r->pf);
 	count = atomic_load_explicit(&t->count, memory_order_acquire);
-	if (count == r->reaps_taken)
-		return;
-	dir_scan(c);
-	procs_activate_pending(c, now_ns());
 	if (count - r->reaps_taken > SESSION_REAP_ENTRIES)
 		r->reaps_taken = count - SESSION_REAP_ENTRIES; /* written over: lost */
 	for (; r->reaps_taken < count; r->reaps_taken++) {
@@ -1335,29 +1330,45 @@ static void proc_reaps_take(struct collector *c, struct proc *r)
 	}
 }
 
-/* Whether some image's reap table has entries not taken yet. */
-static bool procs_reaps_new(const struct collector *c)
+/* Whether r's reap table has entries not taken yet. */
+static bool proc_reaps_new(const struct proc *r)
 {
-	for (size_t i = 0; i < c->live.n; i++) {
-		const struct proc *r = c->live.v[i];
-
-		if (r->phase == PROC_ACTIVE &&
-		    atomic_load_explicit(&proc_file_reaps(&r->pf)->count,
-					 memory_order_relaxed) != r->reaps_taken)
-			return true;
-	}
-	return false;
+	return r->phase == PROC_ACTIVE &&
+	       atomic_load_explicit(&proc_file_reaps(&r->pf)->count, memory_order_relaxed) !=
+		       r->reaps_taken;
 }
 
-/* Takes the new entries of every image's reap table (proc_reaps_take looks
- * for new process files first: the image a child last executed is the one
- * that ended). */
+/* The directory scanned for new process files before entries are taken: a
+ * child forked, ended and reaped since the last scan has a file not taken
+ * in yet, and its entry would match nothing (and the image a child last
+ * executed is the one that ended). */
+static void reaps_scan(struct collector *c)
+{
+	dir_scan(c);
+	procs_activate_pending(c, now_ns());
+}
+
+/* Takes the new entries of r's reap table. */
+static void proc_reaps_take(struct collector *c, struct proc *r)
+{
+	if (!proc_reaps_new(r))
+		return;
+	reaps_scan(c);
+	reaps_take(c, r);
+}
+
+/* Takes the new entries of every image's reap table, after one scan. */
 static void procs_reaps_take(struct collector *c)
 {
-	if (!procs_reaps_new(c))
+	bool any = false;
+
+	for (size_t i = 0; i < c->live.n && !any; i++)
+		any = proc_reaps_new(c->live.v[i]);
+	if (!any)
 		return;
+	reaps_scan(c);
 	for (size_t i = 0; i < c->live.n; i++)
-		proc_reaps_take(c, c->live.v[i]);
+		reaps_take(c, c->live.v[i]);
 }
 
 /* ---------- re-compression ---------- */
