@@ -8,7 +8,8 @@
  *   timer: a 250 us interval timer sends SIGALRM, often while the thread
  *     is inside the recorder; meanwhile the main thread allocates and
  *     frees a 64- and a 200-byte block in a loop, until SIGNALS signals
- *     were handled; then it stops the timer and blocks the signal.
+ *     were handled (the handler stops the timer at that count: one more,
+ *     pending then, may come); then it blocks the signal.
  *   inside: LAPS times, malloc(1000) and its free, which raise SIGUSR1
  *     from inside the real allocator when tests/progs/raising_alloc.c is
  *     preloaded after the recorder.
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t signals;
+static long want_signals; /* timer mode: the handler stops the timer at this count */
 static void *kept;
 
 __attribute__((noinline)) static void *handler_alloc(size_t size_bytes)
@@ -50,6 +52,14 @@ static void on_signal(int sig)
 	}
 	free(handler_alloc(32));
 	signals++;
+	/* here, not after the main loop sees the count: a lap of that loop
+	 * can last many timer periods on a busy host (at most one more
+	 * signal, one pending now, comes after this) */
+	if (want_signals && signals == want_signals) {
+		struct itimerval stop = { { 0, 0 }, { 0, 0 } };
+
+		setitimer(ITIMER_REAL, &stop, NULL);
+	}
 }
 
 static void handle(int sig)
@@ -71,6 +81,7 @@ static long run_timer(long want)
 
 	free(main_alloc(64));
 	free(main_alloc(200));
+	want_signals = want;
 	handle(SIGALRM);
 	setitimer(ITIMER_REAL, &every, NULL);
 	while (signals < want) {
