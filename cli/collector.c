@@ -2306,8 +2306,10 @@ static void late_report(const struct collector *c, const struct late_seen *seen,
 		const struct late_seen *l = &seen[k];
 		bool timed_out = l->s.state == LATE_EXECUTING || l->s.state == LATE_STARTING;
 
+		/* one that left its exec not naming the run is another job's */
 		if (late_settled(c, l) || l->s.state == LATE_UNREADABLE ||
-		    (!l->ours && l->s.state != LATE_EXECUTING))
+		    (!l->ours && l->s.state != LATE_EXECUTING) ||
+		    (!l->ours && !l->s.descends && !l->present))
 			continue;
 		if (!l->present)
 			mprof_warn("process %u (%s) is not recorded: it ended before its recorder "

@@ -177,6 +177,16 @@ static void classify(const struct late_query *q, struct late_starter *s, const c
 	s->recorder_mapped = len > 0 && text_has(*buf, (size_t)len, q->recorder_path);
 }
 
+/* Whether pid, whose environment reads empty, is in the middle of an exec:
+ * its new address space is mapped (an exiting process has none left) and
+ * its command line, like its environment, not yet set up.  Uses buf. */
+static bool in_exec(unsigned pid, char **buf, size_t *cap)
+{
+	long cmdline = proc_read(pid, "cmdline", buf, cap);
+
+	return cmdline == 0 && proc_read(pid, "maps", buf, cap) > 0;
+}
+
 size_t late_starters_find(const struct late_query *q, struct late_starter *out, size_t cap)
 {
 	unsigned self = (unsigned)getpid();
@@ -213,14 +223,15 @@ size_t late_starters_find(const struct late_query *q, struct late_starter *out, 
 		} else if (len == 0) {
 			/* In the middle of an exec the environment is not
 			 * there yet: it may well be ours, if it descends from
-			 * the launcher.  An exiting process reads empty too (a
-			 * shell of another job on the machine was named as a
-			 * process of the run that was never recorded), and so
-			 * does a child of the run whose parent has ended, in
-			 * its exec: one that does not descend is looked at
-			 * again, as one whose environment cannot be read. */
-			s.state = pid_info_descends_from(s.pid, self) ? LATE_EXECUTING
-								      : LATE_UNREADABLE;
+			 * the launcher, or if its parent has ended (a child
+			 * the program spawned just before its end).  An
+			 * exiting process reads empty too (a shell of another
+			 * job on the machine was named as a process of the
+			 * run that was never recorded): it has no address
+			 * space left, where one in its exec has the new one. */
+			s.descends = pid_info_descends_from(s.pid, self);
+			s.state = s.descends || in_exec(s.pid, &buf, &buf_cap) ? LATE_EXECUTING
+									 : LATE_UNREADABLE;
 		} else {
 			session = env_value(env, (size_t)len, session_name, sizeof(session_name) - 1);
 			if (!session || strcmp(session, q->session_dir) != 0)

@@ -22,7 +22,7 @@
 
 enum late_state {
 	LATE_EXECUTING,   /* no environment yet: in the middle of an exec, and
-	                   * perhaps not the run's */
+	                   * perhaps not the run's (unless it descends) */
 	LATE_UNREADABLE,  /* its environment cannot be read (another user's, or
 	                   * not dumpable), or reads empty and it does not
 	                   * descend from the caller: perhaps not the run's */
@@ -36,6 +36,9 @@ struct late_starter {
 	unsigned pid;
 	enum late_state state;
 	bool recorder_mapped;  /* the recorder library is mapped in it already */
+	bool descends;         /* LATE_EXECUTING: it descends from the caller (one
+	                        * that does not may be another job's, caught in
+	                        * its exec, or an orphan of the run's) */
 	const char *why;       /* LATE_UNREACHABLE: why, a static phrase */
 	char exe[LATE_PROGRAM_BYTES];     /* /proc/PID/exe, "" when unreadable */
 	char program[LATE_PROGRAM_BYTES]; /* for messages: pid_info_program() */
