@@ -16,6 +16,7 @@ cli_mprof_SOURCES = \
 	cli/collector.c cli/collector.h \
 	cli/proc_file.c cli/proc_file.h \
 	cli/pid_info.c cli/pid_info.h \
+	cli/pid_lineage.c cli/pid_lineage.h \
 	cli/pid_find.c cli/pid_find.h \
 	cli/late_starters.c cli/late_starters.h \
 	cli/pid_window.c cli/pid_window.h \

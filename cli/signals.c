@@ -10,9 +10,13 @@
  * (kill, sigqueue, tgkill: si_code SI_USER, SI_QUEUE or SI_TKILL with a
  * sender pid) are forwarded; a terminal's Ctrl-C, Ctrl-\ or window resize
  * already reached the program, which is in the same foreground process
- * group.  Either way the launcher does not die: it goes on collecting until
+ * group.  Nor are the signals the program's own process tree sends: one
+ * sent to its process group (kill(0, sig)) has reached it already, and one
+ * sent to its parent was meant for the parent, which mprof stands in for.
+ * Either way the launcher does not die: it goes on collecting until
  * the program has ended and then finalizes the traces.  The handler only
- * calls kill(), sigqueue() and raise(), which are async-signal-safe.
+ * calls kill(), sigqueue(), raise() and the open(), read() and close() of
+ * pid_lineage.c, which are async-signal-safe.
  */
 #include "config.h"
 
@@ -24,6 +28,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cli/pid_lineage.h"
 #include "cli/signals.h"
 
 static volatile sig_atomic_t forward_pid;
@@ -63,6 +68,8 @@ static void forward_handler(int sig, siginfo_t *si, void *ctx)
 	if (pid <= 0 || !si || si->si_pid == 0)
 		return;
 	if (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL)
+		return;
+	if (pid_lineage_below(si->si_pid, pid))
 		return;
 	if (sig == toggle_sig)
 		toggle_pending = 1; /* the launcher's loop passes it on */
