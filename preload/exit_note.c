@@ -12,8 +12,11 @@
  * program changed them (its workers' titles: the launcher's table and the
  * reports name a process by them).  Registered before the program's
  * handlers and before the loader's destructor pass, it runs after them.
- * Images that end by _exit, exec or a signal leave no note.  Must never
- * allocate.
+ * The program's own calls of _exit and _Exit (a forked child that must not
+ * run its parent's exit handlers: redis's background save, Python's
+ * os._exit) write the note too, then end as the C library's _exit does;
+ * exit() reaches the kernel without them.  Images that end by exec, a
+ * signal or a raw exit system call leave no note.  Must never allocate.
  *
  * A process under a seccomp filter (the program's sandbox, installed after
  * its setup; known without asking the kernel, preload/seccomp_watch.h) may
@@ -24,15 +27,18 @@
  * PR_GET_NAME.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "preload/exit_note.h"
+#include "preload/exported.h"
 #include "preload/init.h"
 #include "preload/process.h"
 #include "preload/procfile.h"
@@ -266,11 +272,41 @@ static void exit_note_write(int status, void *arg)
 	atomic_store_explicit(&h->exit_known, 1, memory_order_release);
 }
 
+/* The C library's _exit, looked up with the handler's registration (dlsym
+ * may allocate: never in a vfork child's _exit); NULL before. */
+static void (*volatile exit_note_next_exit)(int);
+
 void exit_note_register(void)
 {
 	static int registered;
 
 	if (registered || atomic_load(&preload_phase) != PRELOAD_READY)
 		return;
+	exit_note_next_exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
 	registered = on_exit(exit_note_write, NULL) == 0;
+}
+
+/* The note (only where the handler is registered, as exit() would write
+ * it), then the end: the C library's _exit, or its system call when that
+ * was not looked up. */
+static __attribute__((noreturn)) void exit_note_exit_now(int status)
+{
+	void (*next)(int) = exit_note_next_exit;
+
+	if (next) {
+		exit_note_write(status, NULL);
+		next(status);
+	}
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+PRELOAD_API void _exit(int status)
+{
+	exit_note_exit_now(status);
+}
+
+PRELOAD_API void _Exit(int status)
+{
+	exit_note_exit_now(status);
 }

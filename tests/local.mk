@@ -171,6 +171,7 @@ E2E_TESTS = \
 	tests/e2e/separate-debug.sh \
 	tests/e2e/transparency.sh \
 	tests/e2e/run-signals.sh \
+	tests/e2e/retitled-exit.sh \
 	tests/e2e/claimed-fds.sh \
 	tests/e2e/pending-cancel.sh \
 	tests/e2e/error-paths.sh \
@@ -248,7 +249,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
-	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/run_signals.c tests/progs/busy_bursts.c \
+	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/run_signals.c tests/progs/retitled_exit.c tests/progs/busy_bursts.c \
 	tests/progs/claimed_fds.c tests/progs/no_cfi_alloc.h tests/progs/pending_cancel.c tests/progs/own_fds.c \
 	tests/progs/clone_child.c tests/progs/exit_threads.c tests/progs/partial_recording.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
