@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,14 +288,17 @@ void exit_note_register(void)
 }
 
 /* The note (only where the handler is registered, as exit() would write
- * it), then the end: the C library's _exit, or its system call when that
- * was not looked up. */
+ * it; not on an alternate signal stack, which may be smaller than the
+ * note's 5 KiB or so: a crash handler's _exit), then the end: the C
+ * library's _exit, or its system call when that was not looked up. */
 static __attribute__((noreturn)) void exit_note_exit_now(int status)
 {
 	void (*next)(int) = exit_note_next_exit;
+	stack_t alt;
 
 	if (next) {
-		exit_note_write(status, NULL);
+		if (sigaltstack(NULL, &alt) == 0 && !(alt.ss_flags & SS_ONSTACK))
+			exit_note_write(status, NULL);
 		next(status);
 	}
 	for (;;)

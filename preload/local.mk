@@ -1,7 +1,8 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
 # sanitizers (it runs inside arbitrary targets).  Only the allocator API,
-# dlclose, the exec family and posix_spawn, the wait family, prctl and
-# syscall, the setrlimit family, mmap, and the mprof_api_ functions are exported
+# dlclose, the exec family and posix_spawn, the wait family, _exit and
+# _Exit, prctl and syscall, the setrlimit family, mmap, and the mprof_api_
+# functions are exported
 # (-fvisibility=hidden; preload/exported.h says which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
