@@ -6,8 +6,8 @@
  * and SIGWINCH it catches.  It sends SIGUSR1 to its process group once, its
  * forked child sends SIGUSR1 to the group once (and stays a zombie until
  * the end), and it sends SIGWINCH to its parent.  Without mprof it catches
- * SIGUSR1 twice and SIGWINCH never (its parent is the test's shell, which
- * ignores SIGWINCH); mprof, in the same process group and the program's
+ * SIGUSR1 twice and SIGWINCH never (its parent is the test's timeout(1),
+ * which ignores SIGWINCH); mprof, in the same process group and the program's
  * parent, must pass none of them back.  It then creates READY and waits for
  * SIGRTMIN+2 from the test (through mprof when profiled): a real-time signal
  * is taken after the standard ones, so anything mprof passed back has
