@@ -7,8 +7,8 @@
  * commands by (SIGUSR1, SIGUSR2, SIGWINCH: nginx and Apache reopen logs or
  * stop gracefully), timers and the real-time signals, and SIGABRT (asking
  * a hung program for a core dump).  Only signals sent by another process
- * (kill, sigqueue, tgkill: si_code SI_USER, SI_QUEUE or SI_TKILL with a
- * sender pid) are forwarded; a terminal's Ctrl-C, Ctrl-\ or window resize
+ * (kill, sigqueue, tgkill: si_code SI_USER, SI_QUEUE or SI_TKILL, with the
+ * sender's pid, or 0 for one outside mprof's PID namespace) are forwarded; a terminal's Ctrl-C, Ctrl-\ or window resize
  * already reached the program, which is in the same foreground process
  * group.  Nor are the signals the program's own process tree sends: one
  * sent to its process group (kill(0, sig)) has reached it already, and one
@@ -65,7 +65,9 @@ static void forward_handler(int sig, siginfo_t *si, void *ctx)
 		raise(SIGABRT);
 		return;
 	}
-	if (pid <= 0 || !si || si->si_pid == 0)
+	/* si_pid is 0 for a sender outside mprof's PID namespace (docker stop,
+	 * a container runtime): still another process's signal */
+	if (pid <= 0 || !si)
 		return;
 	if (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL)
 		return;
