@@ -894,8 +894,8 @@ static void proc_rss_watch(struct proc *p)
  * Reads p's command line and process name from /proc and keeps them when
  * they are not those of its header, i.e. of its start: the program renamed
  * itself (a forked worker's title written over argv, or PR_SET_NAME).  The
- * exit note gives them at exit(); these looks are for a process killed, or
- * still running at the end.  A look that finds other names is kept only if
+ * exit note gives them at exit() or _exit(); these looks are for a process
+ * killed, or still running at the end.  A look that finds other names is kept only if
  * /proc/PID/exe still names p's program after it (after an exec, /proc
  * shows the next image's names); one that reads nothing (a process that
  * ended: a zombie's command line reads empty) keeps the last.
@@ -1476,7 +1476,8 @@ static bool proc_exit_noted(const struct proc *p, const char *state)
 
 /* Reads the wait status of p's process while it is a zombie, the one
  * moment a process that is not the launcher's child shows it: a process
- * that ended without exit() (by _exit or a signal) leaves no exit note. */
+ * that ended by a signal, a raw exit system call or an _exit on an
+ * alternate signal stack leaves no exit note. */
 static void proc_zombie_look(struct proc *p)
 {
 	if (!p->zombie_seen && !p->superseded && !p->is_root)
@@ -1489,7 +1490,7 @@ static void proc_zombie_look(struct proc *p)
  * image that reaped it returned (the reap table: the kernel's word, which
  * an exit() that a later exit handler or a signal cut short does not
  * change) and when; else the shim's exit note (an image that called
- * exit(): its status, its own peak RSS unless the note could not read it,
+ * exit() or _exit(): its status, its own peak RSS unless the note could not read it,
  * its exit time); else for the status the zombie's, read before its
  * parent waited for it; else the highest VmHWM the launcher read while it
  * ran ("sampled": a peak in its last 100 ms may be missing) and the time

@@ -2,10 +2,10 @@
  * preload/reap_note.c - notes how the children this image reaps ended, in
  * its process file's reap table (trace/session.h), for the launcher.
  *
- * A child that ends by _exit() or a signal leaves no exit note, and the
- * launcher can read its status only while it is a zombie: a shell, Python's
- * subprocess or make reaps it at once, so without this note such a child's
- * report could not tell SIGKILL from _exit().  Wraps wait, waitpid, wait3,
+ * A child that ends by a signal (or a raw exit system call) leaves no exit
+ * note, and the launcher can read its status only while it is a zombie: a
+ * shell, Python's subprocess or make reaps it at once, so without this note
+ * such a child's report could not tell SIGKILL from an exit.  Wraps wait, waitpid, wait3,
  * wait4 and waitid: each raises the table's waiting count, calls the C
  * library's function with the same arguments, and when the call reaped or
  * looked at (WNOWAIT) a child that exited or was killed, writes its pid and
