@@ -20,6 +20,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,11 +55,10 @@ static void forwarded_add(int sig)
 		forwarded[forwarded_count++] = sig;
 }
 
-static void forward_handler(int sig, siginfo_t *si, void *ctx)
+static void forward(int sig, const siginfo_t *si)
 {
 	pid_t pid = (pid_t)forward_pid;
 
-	(void)ctx;
 	if (sig == SIGABRT && (!si || si->si_pid == getpid())) {
 		/* the launcher's own abort(): it dies of it as it would have */
 		signal(SIGABRT, SIG_DFL);
@@ -79,6 +79,17 @@ static void forward_handler(int sig, siginfo_t *si, void *ctx)
 		sigqueue(pid, sig, si->si_value); /* with the sender's value */
 	else
 		kill(pid, sig);
+}
+
+/* forward(), leaving errno as the interrupted code had it: the /proc
+ * reads and the kill may set it. */
+static void forward_handler(int sig, siginfo_t *si, void *ctx)
+{
+	int saved_errno = errno;
+
+	(void)ctx;
+	forward(sig, si);
+	errno = saved_errno;
 }
 
 void signals_block(int toggle_signal, sigset_t *old_mask)
