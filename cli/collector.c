@@ -1643,6 +1643,24 @@ static void children_sandboxed_warn(const struct proc *p)
 		   n == 1 ? "its" : "their");
 }
 
+/* Names the children p made by a fork-like system call through syscall()
+ * while it had several threads, which run unrecorded (the header counts
+ * them; preload/raw_fork.c). */
+static void children_raw_warn(const struct proc *p)
+{
+	uint32_t n = atomic_load(&p->pf.h->children_raw);
+	char who[64];
+
+	if (!n)
+		return;
+	mprof_warn("%u process%s made by %s (%s) with a raw clone system call (syscall(SYS_fork), "
+		   "SYS_clone or SYS_clone3, which run no fork handlers) %s not recorded: the "
+		   "process had several threads then, and a child may inherit a lock another "
+		   "thread held, which %s recorder would wait for", n, n == 1 ? "" : "es",
+		   proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?", n == 1 ? "is" : "are",
+		   n == 1 ? "its" : "their");
+}
+
 /* Names the fork children of p that run unrecorded because their recorder
  * could not create a process file (the header counts them). */
 static void children_unrecorded_warn(const struct proc *p)
@@ -1728,6 +1746,7 @@ static void diag_print(const struct proc *p)
 		snprintf(who, sizeof(who), "%s: ", proc_label(p, label, sizeof(label)));
 	children_sandboxed_warn(p);
 	children_unrecorded_warn(p);
+	children_raw_warn(p);
 	execs_unrecorded_warn(p);
 	exec_unrecorded_warn(p);
 	if (!flags)

@@ -12,7 +12,8 @@
  * the new file's meta stream in slot 0 before anything else is written
  * there, gives the calling thread a new slot and writes PROCESS and MODULES
  * records.  vfork and posix_spawn run no handlers and need none: their
- * children only exec.
+ * children only exec.  The same handlers run around a fork-like system
+ * call the program makes through syscall() (preload/raw_fork.c).
  *
  * Owns the fork mailbox: a shared anonymous page in which a child stores
  * its pid, as the launcher sees it, for the parent (atfork handlers are not
@@ -89,7 +90,7 @@ static void fork_mailbox_map(void)
 	fork_mailbox = p == MAP_FAILED ? NULL : p;
 }
 
-static void fork_prepare(void)
+void fork_handler_prepare(void)
 {
 	if (atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY)
 		return;
@@ -128,7 +129,7 @@ static uint32_t fork_child_pid(_Atomic uint32_t *mailbox, uint32_t entry)
 	return mailbox ? atomic_load(&mailbox[entry]) : 0;
 }
 
-static void fork_parent(void)
+void fork_handler_parent(void)
 {
 	uint32_t entry = fork_entry, child_pid;
 	struct preload_thread *t;
@@ -219,7 +220,7 @@ static void fork_child_start(struct preload_thread *self)
 	t->busy = 0;
 }
 
-static void fork_child(void)
+void fork_handler_child(void)
 {
 	struct preload_thread *self = preload_tls;
 	char parent_file[sizeof(preload_proc.file_name)];
@@ -290,6 +291,6 @@ void preload_fork_init(void)
 	if (preload_fork_token == &fork_token_static)
 		fork_token_map();
 	fork_mailbox_map();
-	if (!fork_handlers_registered && pthread_atfork(fork_prepare, fork_parent, fork_child) == 0)
+	if (!fork_handlers_registered && pthread_atfork(fork_handler_prepare, fork_handler_parent, fork_handler_child) == 0)
 		fork_handlers_registered = 1;
 }

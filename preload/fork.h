@@ -11,6 +11,13 @@
  */
 void preload_fork_init(void);
 
+/* The pthread_atfork handlers, also run around a fork-like system call the
+ * program makes through syscall() (preload/raw_fork.c): before the copy,
+ * in the parent after it (also when it failed), in the child after it. */
+void fork_handler_prepare(void);
+void fork_handler_parent(void);
+void fork_handler_child(void);
+
 /*
  * The calling process is a child the fork handlers did not see (made by
  * clone() or clone3() without CLONE_VM, which run no pthread_atfork

@@ -42,6 +42,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/sample.c preload/sample.h \
 	preload/sample_set.c preload/sample_set.h \
 	preload/seccomp_watch.c preload/seccomp_watch.h \
+	preload/raw_fork.c preload/raw_fork.h \
 	preload/syscall_wrap.c \
 	preload/seq.c preload/seq.h \
 	preload/settings.c preload/settings.h \

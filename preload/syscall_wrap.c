@@ -4,7 +4,8 @@
  * through syscall() rather than their C library functions: a seccomp
  * filter installed (syscall(SYS_seccomp), as libseccomp does;
  * preload/seccomp_watch.h) and a lowered RLIMIT_AS (SYS_setrlimit,
- * SYS_prlimit64; preload/rlimit.h).  A system call instruction of the
+ * SYS_prlimit64; preload/rlimit.h), and a fork-like clone, whose child
+ * is recorded as a fork child's (preload/raw_fork.h).  A system call instruction of the
  * program's own (Go's runtime) is not seen.
  *
  * Owns the exported syscall.  Never calls malloc; changes no argument,
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "preload/exported.h"
+#include "preload/raw_fork.h"
 #include "preload/rlimit.h"
 #include "preload/seccomp_watch.h"
 
@@ -43,12 +45,13 @@ static long syscall_wrap_raw(long nr, const long a[6])
 	return (long)rc;
 }
 
-/* syscall(2): two comparisons more than the C library's for every call. */
+/* syscall(2): a few comparisons more than the C library's for every call. */
 PRELOAD_API long syscall(long nr, ...)
 {
 	long a[6], rc;
 	va_list ap;
 	int install;
+	enum raw_fork_mode fork_mode;
 
 	va_start(ap, nr);
 	for (int i = 0; i < 6; i++)
@@ -58,7 +61,9 @@ PRELOAD_API long syscall(long nr, ...)
 		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
 	if (install)
 		seccomp_watch_before();
+	fork_mode = raw_fork_before(nr, a);
 	rc = syscall_wrap_raw(nr, a);
+	raw_fork_after(fork_mode, rc);
 	if (install)
 		seccomp_watch_after(rc);
 	if (nr == SYS_setrlimit || nr == SYS_prlimit64)

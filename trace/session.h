@@ -62,7 +62,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 11 /* changes with the layout and with the trace
+#define SESSION_VERSION 12 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -73,7 +73,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * and exit_comm; 8: pid and ppid are the
                             * launcher's view, ns_pid the image's own;
                             * the launcher file; 9: children_sandboxed;
-                            * 10: the reap table; 11: exec_self_euid */
+                            * 10: the reap table; 11: exec_self_euid;
+                            * 12: children_raw */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -217,6 +218,11 @@ struct session_proc_header {
 	 * user (su, a daemon dropping root) cannot write in the launcher's
 	 * session directory, so its recorder never starts. */
 	uint32_t exec_self_euid;
+	/* Children this image made by a fork-like system call through
+	 * syscall() (SYS_fork; SYS_clone, SYS_clone3 without CLONE_VM) while
+	 * it had more than one thread, or when /proc could not tell: they run
+	 * unrecorded (preload/raw_fork.c). */
+	_Atomic uint32_t children_raw;
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull

@@ -1,0 +1,38 @@
+#!/bin/bash
+# raw-clones.sh - children made by fork-like system calls through syscall()
+# (SYS_fork, SYS_clone and SYS_clone3 without CLONE_VM), which run no fork
+# handlers.  Before, such a child found its parent's process file, stopped
+# recording and ran unrecorded without a word.  Now a child of a process
+# with one thread is recorded like a fork child, and one made while the
+# process had several threads (a lock another thread held would stay held
+# in the child) is named by a warning.  Program and facts:
+# tests/progs/raw_clones.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+PROG="$WORK/raw_clones"
+build_c "$PROG" "$PROGS_DIR/raw_clones.c" -pthread
+
+RUN_NAME=raw mprof_run 60 "$WORK/t" -- "$PROG"
+expect_eq "exit status" 0 "$RUN_STATUS"
+expect_eq "what the calls and waitpid returned" \
+	"fork exit 3|clone exit 4|clone3 exit 5|threaded exit 6|done" "$(paste -sd'|' "$RUN_OUT")"
+expect_eq "the child of the threaded process is named" 1 \
+	"$(grep -c "^mprof: warning: 1 process made by process [0-9]* ($PROG) with a raw clone system call (syscall(SYS_fork), SYS_clone or SYS_clone3, which run no fork handlers) is not recorded: the process had several threads then, and a child may inherit a lock another thread held, which its recorder would wait for$" "$RUN_ERR")"
+
+# each child's trace: how it ended and its blocks (by status: pids may wrap)
+n=0
+for t in "$WORK"/t.*; do
+	[[ $t =~ /t\.[0-9]+$ ]] || continue
+	n=$((n + 1))
+	run_cmd 60 report-$n "$MPROF" report -n 0 "$t"
+	line=$(grep '^program:' "$RUN_OUT")
+	echo "${line##*), }; $(grep '^leaked:' "$RUN_OUT" | tr -s ' ')"
+done | sort >"$WORK/children"
+expect_eq "three children recorded, each how it ended and its blocks" \
+	"exited with status 3; leaked: 3000 B (2.9 KiB) in 3 blocks (live at exit)|exited with status 4; leaked: 4000 B (3.9 KiB) in 4 blocks (live at exit)|exited with status 5; leaked: 5000 B (4.9 KiB) in 5 blocks (live at exit)" \
+	"$(paste -sd'|' "$WORK/children")"
+run_cmd 60 report-parent "$MPROF" report -n 0 "$WORK/t"
+expect_eq "the parent counts the three recorded children" \
+	"forks:            3 (each child recorded has its own trace)" "$(grep '^forks:' "$RUN_OUT")"
+finish
