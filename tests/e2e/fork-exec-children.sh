@@ -1,9 +1,10 @@
 #!/bin/bash
 # fork-exec-children.sh - a forked child and an exec'd child get their own
 # trace files (FILE.PID), the parent's profile holds nothing of theirs, and
-# each child's trace holds exactly its own counts; a child made by clone()
-# or clone3() without CLONE_VM (no fork handler runs in it) writes nothing
-# into its parent's trace.
+# each child's trace holds exactly its own counts; a child made by the C
+# library's clone() without CLONE_VM (no fork handler runs in it) writes
+# nothing into its parent's trace, and one made by the raw clone or clone3
+# system call through syscall() is recorded as a fork child.
 # A child forked after its parent gave up root cannot create its process
 # file: it runs unrecorded, and the launcher names it and why (before, not a
 # word); a file size limit below a process file's size is named as the
@@ -65,8 +66,9 @@ if [ -n "$E" ]; then
 fi
 
 # clone(), the raw clone system call and clone3(), each without CLONE_VM:
-# the child shares its parent's rings in memory but records nothing into
-# them, and the parent's trace is whole and exact.
+# the parent's trace is whole and exact.  The child of clone() shares its
+# parent's rings in memory but records nothing into them; one made through
+# syscall() runs the fork handlers and has a trace of its own.
 build_c "$WORK/clone_child" "$PROGS_DIR/clone_child.c"
 for mode in clone syscall clone3 clone-fork; do
 	RUN_NAME="clone-$mode" mprof_run 60 "$WORK/clone-$mode.trace" -- "$WORK/clone_child" $mode
@@ -79,6 +81,19 @@ for mode in clone syscall clone3 clone-fork; do
 	expect_eq "$mode: allocations (the parent's only)" 1000 "$(q "$C" summary allocations)"
 	expect_eq "$mode: no event missing" 0 "$(q "$C" summary quality.missing_events)"
 	expect_eq "$mode: no chunk lost" 0 "$(q "$C" summary quality.chunks_lost)"
+	if [ "$mode" = syscall ] || [ "$mode" = clone3 ]; then
+		# exactly the child's own allocations in its trace
+		expect_eq "$mode: the parent's trace and the child's" 2 \
+			"$(cd "$WORK" && ls clone-$mode.trace* | grep -cE '^clone-[a-z0-9]+\.trace(\.[0-9]+)?$')"
+		for t in "$WORK"/clone-$mode.trace.*; do
+			[[ $t =~ \.trace\.[0-9]+$ ]] || continue
+			report_json "$C.child" "$t" || continue
+			expect_site "$C.child" child_work 1000 999000 1000 999000
+			expect_no_site "$C.child" parent_work
+			expect_eq "$mode: the child's allocations" 1000 "$(q "$C.child" summary allocations)"
+		done
+		continue
+	fi
 	# the unseen child's own fork child has no trace that names the parent
 	expect_eq "$mode: the parent's trace only" "clone-$mode.trace" \
 		"$(cd "$WORK" && ls clone-$mode.trace* | tr '\n' ' ' | sed 's/ $//')"

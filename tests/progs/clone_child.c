@@ -9,7 +9,9 @@
  * holds exactly its own allocations: parent_work 1000 x malloc(111), all
  * live at exit; the child's (child_work, 1000 x malloc(999)) are in no
  * trace of the parent's, and in clone-fork mode in no trace at all (no
- * trace may name the parent as its fork parent).  Exit status: the
+ * trace may name the parent as its fork parent); in syscall and clone3
+ * modes (no other thread, so the recorder runs its fork handlers around
+ * the call) they are the child's own trace's, all live at exit.  Exit status: the
  * child's, 5; no stdio.
  */
 #define _GNU_SOURCE
