@@ -102,8 +102,10 @@ struct proc {
 	bool zombie_seen;              /* found ended but not yet waited for: */
 	int zombie_status;             /* its wait status then (pid_info.h) */
 	bool reap_seen;                /* a recorded image reaped it (reap table): */
+	bool reap_by_call;             /* by a call entry (system(), pclose()) */
 	int reap_status;               /* the wait status its call returned, */
 	uint64_t reap_ns;              /* when (CLOCK_MONOTONIC) */
+	unsigned ppid;                 /* its header's parent pid; 0: unknown */
 	uint64_t reap_await_ns;        /* when its finishing was first put off
 	                                * for its parent's call in progress */
 	uint64_t reaps_taken;          /* entries of its own reap table read */
@@ -1191,6 +1193,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	p->ns_key = (struct pid_find_key){ p->pf.h->ns_pid, p->pf.h->pidns_dev,
 					   p->pf.h->pidns_ino };
 	p->fork_child = p->pf.h->is_fork_child;
+	p->ppid = p->pf.h->ppid;
 	p->exe = malloc(sizeof(p->pf.h->exe));
 	if (p->exe)
 		field_copy(p->exe, sizeof(p->pf.h->exe), p->pf.h->exe, sizeof(p->pf.h->exe));
@@ -1258,6 +1261,57 @@ static bool reap_names(const struct proc *r, const struct session_reap *e, const
 	       q->ns_key.ns_ino == r->pf.h->pidns_ino && q->ns_key.ns_dev == r->pf.h->pidns_dev;
 }
 
+/* Marks q ended with entry e's status. */
+static void reap_give(struct proc *q, const struct session_reap *e)
+{
+	q->reap_seen = true;
+	q->reap_by_call = e->call_start_ns != 0;
+	q->reap_status = e->status;
+	q->reap_ns = e->mono_ns;
+}
+
+/*
+ * Gives call entry e of r's table (system(), pclose(): no pid) to r's child
+ * started within the call: the pid of the only images of the run whose
+ * header names r as parent and whose recorder started between the call's
+ * start and its return, and of its images not finalized the last one
+ * started.  Nothing when two children (pids) started then, or r's pid is
+ * unknown; an entry of the wait family that named the child stays.
+ */
+static void reap_call_apply(struct collector *c, const struct proc *r,
+			    const struct session_reap *e)
+{
+	struct proc *best = NULL;
+	uint64_t best_start = 0;
+	unsigned child = 0;
+
+	if (!r->pid)
+		return;
+	for (size_t i = 0; i < c->all.n; i++) {
+		const struct proc *q = c->all.v[i];
+		uint64_t start = proc_start_ns(q);
+
+		if (q == r || q->ppid != r->pid || start < e->call_start_ns || start > e->mono_ns)
+			continue;
+		if (!q->pid || (child && q->pid != child))
+			return; /* two children, or one of unknown pid */
+		child = q->pid;
+	}
+	for (size_t i = 0; child && i < c->live.n; i++) {
+		struct proc *q = c->live.v[i];
+		uint64_t start = proc_start_ns(q);
+
+		if (q->phase == PROC_DONE || q->pid != child || start > e->mono_ns)
+			continue;
+		if (!best || start >= best_start) {
+			best = q;
+			best_start = start;
+		}
+	}
+	if (best && (!best->reap_seen || best->reap_by_call))
+		reap_give(best, e);
+}
+
 /* Gives entry e of r's table to the image it names: of the run's images
  * not yet finalized with that pid, the last one started before the reap
  * (an exec keeps the pid; a pid reused later is another process). */
@@ -1266,6 +1320,10 @@ static void reap_apply(struct collector *c, const struct proc *r, const struct s
 	struct proc *best = NULL;
 	uint64_t best_start = 0;
 
+	if (e->call_start_ns) {
+		reap_call_apply(c, r, e);
+		return;
+	}
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *q = c->live.v[i];
 		uint64_t start = proc_start_ns(q);
@@ -1279,11 +1337,8 @@ static void reap_apply(struct collector *c, const struct proc *r, const struct s
 			best_start = start;
 		}
 	}
-	if (!best)
-		return;
-	best->reap_seen = true;
-	best->reap_status = e->status;
-	best->reap_ns = e->mono_ns;
+	if (best)
+		reap_give(best, e);
 }
 
 /* Reads entry k of table t into *out: true when it holds entry k whole;
@@ -1301,6 +1356,7 @@ static bool reap_entry_read(const struct session_reaps *t, uint64_t k, struct se
 	out->ns_pid = e->ns_pid;
 	out->status = e->status;
 	out->mono_ns = e->mono_ns;
+	out->call_start_ns = e->call_start_ns;
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&e->tag, memory_order_relaxed) == k + 1;
 }

@@ -98,6 +98,7 @@ static int init_run(struct preload_thread **out)
 	real_resolve();
 	exec_watch_resolve();
 	reap_note_resolve();
+	reap_call_resolve();
 	seccomp_watch_start();
 	rlimit_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))

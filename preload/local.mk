@@ -1,8 +1,8 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
 # sanitizers (it runs inside arbitrary targets).  Only the allocator API,
-# dlclose, the exec family and posix_spawn, the wait family, _exit and
-# _Exit, prctl and syscall, the setrlimit family, mmap, and the mprof_api_
-# functions are exported
+# dlclose, the exec family and posix_spawn, the wait family, system, popen
+# and pclose, _exit and _Exit, prctl and syscall, the setrlimit family,
+# mmap, and the mprof_api_ functions are exported
 # (-fvisibility=hidden; preload/exported.h says which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
@@ -36,6 +36,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/procfile.c preload/procfile.h \
 	preload/real.c preload/real.h \
 	preload/reap_note.c preload/reap_note.h \
+	preload/reap_call.c \
 	preload/rec_stack.c preload/rec_stack.h \
 	preload/rlimit.c preload/rlimit.h \
 	preload/ring.c preload/ring.h \

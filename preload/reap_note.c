@@ -13,7 +13,8 @@
  * blocking and cancellation are the C library's: a status pointer is read
  * only after a successful call wrote it, and waitid without an infop is
  * given one of the wrapper's own.  The C library's own reaping (system(),
- * pclose()) and a program's own system calls are not seen.  Never calls
+ * pclose()) is noted by preload/reap_call.c through this file's writer; a
+ * program's own system calls are not seen.  Never calls
  * malloc, takes no lock, and is safe in a signal handler.
  */
 #define _GNU_SOURCE
@@ -61,7 +62,7 @@ static struct session_reaps *reap_table(void)
 
 /* Before a call: it counts as in progress (the launcher waits for its
  * note).  Returns the table to give reap_note_leave. */
-static struct session_reaps *reap_note_enter(void)
+struct session_reaps *reap_note_enter(void)
 {
 	struct session_reaps *t = reap_table();
 
@@ -73,20 +74,21 @@ static struct session_reaps *reap_note_enter(void)
 /* After a call.  Not in a table that is no longer the image's: a fork
  * child made by a signal handler that interrupted the call has unmapped
  * its parent's file. */
-static void reap_note_leave(struct session_reaps *t)
+void reap_note_leave(struct session_reaps *t)
 {
 	if (t && t == reap_table())
 		atomic_fetch_sub(&t->waiting, 1);
 }
 
-/* Writes the entry of child ns_pid, which ended with wait status status. */
-static void reap_note_write(struct session_reaps *t, pid_t ns_pid, int status)
+/* Writes the entry of child ns_pid (0: a call entry of a call begun at
+ * start_ns), which ended with wait status status. */
+static void reap_note_put(struct session_reaps *t, pid_t ns_pid, uint64_t start_ns, int status)
 {
 	struct timespec now = { 0, 0 };
 	struct session_reap *e;
 	uint64_t k;
 
-	if (!t || ns_pid <= 0 || t != reap_table())
+	if (!t || t != reap_table())
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	k = atomic_fetch_add(&t->count, 1);
@@ -98,7 +100,24 @@ static void reap_note_write(struct session_reaps *t, pid_t ns_pid, int status)
 	e->ns_pid = (uint32_t)ns_pid;
 	e->status = status;
 	e->mono_ns = (uint64_t)now.tv_sec * UINT64_C(1000000000) + (uint64_t)now.tv_nsec;
+	e->call_start_ns = start_ns;
 	atomic_store_explicit(&e->tag, k + 1, memory_order_release);
+}
+
+/* Writes the entry of child ns_pid, which ended with wait status status. */
+static void reap_note_write(struct session_reaps *t, pid_t ns_pid, int status)
+{
+	if (ns_pid > 0)
+		reap_note_put(t, ns_pid, 0, status);
+}
+
+void reap_note_call(struct session_reaps *t, uint64_t start_ns, int status)
+{
+	int err = errno;
+
+	if (start_ns && (WIFEXITED(status) || WIFSIGNALED(status)))
+		reap_note_put(t, 0, start_ns, status);
+	errno = err;
 }
 
 /* Notes what a wait-status call returned: a child that exited or was

@@ -62,7 +62,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 12 /* changes with the layout and with the trace
+#define SESSION_VERSION 13 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -74,7 +74,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * launcher's view, ns_pid the image's own;
                             * the launcher file; 9: children_sandboxed;
                             * 10: the reap table; 11: exec_self_euid;
-                            * 12: children_raw */
+                            * 12: children_raw; 13: the reap table's
+                            * call entries (call_start_ns) */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -232,7 +233,12 @@ struct session_proc_header {
  * reaped through the C library's wait family (wait, waitpid, wait3, wait4,
  * waitid; preload/reap_note.c), each with the status the call returned, so
  * that the launcher knows how a child ended that left no exit note and was
- * never a zombie long enough to be read.  Entries are numbered from 0;
+ * never a zombie long enough to be read.  A call entry (call_start_ns not
+ * 0) is a system() or pclose() call's, which reaps its child inside the C
+ * library without telling its pid (preload/reap_call.c): it names no pid,
+ * and is the child's of this image started (its recorder's start, the
+ * process file's serial) at or after call_start_ns and before mono_ns,
+ * when only one such child (one pid) exists.  Entries are numbered from 0;
  * entry k lives at entry[k % SESSION_REAP_ENTRIES].  A writer reserves k by
  * an atomic add to count, stores tag 0, the fields, then tag k + 1
  * (release); a reader takes entry k only when tag reads k + 1 before and
@@ -240,18 +246,22 @@ struct session_proc_header {
  * (more than SESSION_REAP_ENTRIES reaps between two of its rounds) is lost:
  * that child's end is then as unknown as without the table.
  */
-#define SESSION_REAP_ENTRIES 126u
+#define SESSION_REAP_ENTRIES 100u
 
 struct session_reap {
 	_Atomic uint64_t tag;        /* k + 1 once entry k is written; 0 while written */
 	uint32_t pid;                /* the child's pid in the launcher's PID
 	                              * namespace; 0: unknown (this image runs
-	                              * in another namespace) */
+	                              * in another namespace, or a call entry) */
 	uint32_t ns_pid;             /* its pid as the call returned it, in this
-	                              * image's namespace (header pidns_*) */
+	                              * image's namespace (header pidns_*); 0 in
+	                              * a call entry */
 	int32_t status;              /* its wait status (exited or killed) */
 	uint32_t pad;
 	uint64_t mono_ns;            /* CLOCK_MONOTONIC when the call returned */
+	uint64_t call_start_ns;      /* a call entry: CLOCK_MONOTONIC when the
+	                              * call (system(); popen() for pclose())
+	                              * began; 0: an entry of the wait family */
 };
 
 struct session_reaps {
