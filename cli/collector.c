@@ -1717,6 +1717,23 @@ static void children_raw_warn(const struct proc *p)
 		   n == 1 ? "its" : "their");
 }
 
+/* Names the children p made without fork() on a stack of their own
+ * (clone()), which run unrecorded (the header counts them;
+ * preload/raw_fork.c). */
+static void children_own_stack_warn(const struct proc *p)
+{
+	uint32_t n = atomic_load(&p->pf.h->children_own_stack);
+	char who[64];
+
+	if (!n)
+		return;
+	mprof_warn("%u process%s made by %s (%s) with clone() (or a clone system call) on a "
+		   "stack of %s own %s not recorded: no fork handler runs in %s, and the "
+		   "recorder does not start on a stack whose size it cannot know",
+		   n, n == 1 ? "" : "es", proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?",
+		   n == 1 ? "its" : "their", n == 1 ? "is" : "are", n == 1 ? "it" : "them");
+}
+
 /* Names the fork children of p that run unrecorded because their recorder
  * could not create a process file (the header counts them). */
 static void children_unrecorded_warn(const struct proc *p)
@@ -1803,6 +1820,7 @@ static void diag_print(const struct proc *p)
 	children_sandboxed_warn(p);
 	children_unrecorded_warn(p);
 	children_raw_warn(p);
+	children_own_stack_warn(p);
 	execs_unrecorded_warn(p);
 	exec_unrecorded_warn(p);
 	if (!flags)

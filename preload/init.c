@@ -34,6 +34,7 @@
 #include "preload/pidns.h"
 #include "preload/procfile.h"
 #include "preload/real.h"
+#include "preload/raw_fork.h"
 #include "preload/reap_note.h"
 #include "preload/rlimit.h"
 #include "preload/sample.h"
@@ -99,6 +100,7 @@ static int init_run(struct preload_thread **out)
 	exec_watch_resolve();
 	reap_note_resolve();
 	reap_call_resolve();
+	raw_fork_resolve();
 	seccomp_watch_start();
 	rlimit_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))

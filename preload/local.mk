@@ -1,8 +1,8 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
 # sanitizers (it runs inside arbitrary targets).  Only the allocator API,
 # dlclose, the exec family and posix_spawn, the wait family, system, popen
-# and pclose, _exit and _Exit, prctl and syscall, the setrlimit family,
-# mmap, and the mprof_api_ functions are exported
+# and pclose, _exit and _Exit, prctl, syscall and clone, the setrlimit
+# family, mmap, and the mprof_api_ functions are exported
 # (-fvisibility=hidden; preload/exported.h says which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \

@@ -1,28 +1,32 @@
 /*
- * preload/raw_fork.c - children made by a fork-like system call that the
- * program makes through syscall(): syscall(SYS_fork), or SYS_clone or
- * SYS_clone3 without CLONE_VM.  The C library runs no pthread_atfork
- * handler for them, so such a child found the parent's rings and process
- * file and stopped recording without a word (preload/fork.h,
- * fork_unseen_child).
+ * preload/raw_fork.c - children made without fork(): by a fork-like system
+ * call that the program makes through syscall() (syscall(SYS_fork), or
+ * SYS_clone or SYS_clone3 without CLONE_VM), or by the C library's clone()
+ * without CLONE_VM.  The C library runs no pthread_atfork handler for them,
+ * so such a child found the parent's rings and process file and stopped
+ * recording without a word (preload/fork.h, fork_unseen_child).
  *
- * When the process has one thread (the caller) and no seccomp filter, the
- * call runs between the fork handlers as fork() does, and the child is
+ * A system call that makes a copy of the process (no stack or TLS of its
+ * own), made while the process has one thread (the caller) and no seccomp
+ * filter, runs between the fork handlers as fork() does, and the child is
  * recorded like a fork child: no other thread can hold a lock the child
  * inherits, the recorder's or the C library's (the child's recorder walks
- * the loader's module list).  Otherwise the child runs unrecorded and the
- * parent counts it in its header (children_raw, or children_sandboxed
- * under a filter, which may kill the child for opening its file), for the
- * launcher to name.  A clone with CLONE_VM (a thread, vfork), CLONE_SETTLS
- * or its own stack is left alone: the child shares the parent's memory or
- * does not return into the caller's frames.  Under a seccomp filter clone3's
- * arguments are not read (the read itself may be refused by killing).
+ * the loader's module list).  Any other such child runs unrecorded and the
+ * parent counts it in its header for the launcher to name: made while the
+ * process had several threads (children_raw), under a seccomp filter, which
+ * may kill the child for opening its file (children_sandboxed), or on a
+ * stack of its own (children_own_stack: clone() and its like start the
+ * child in a function on a stack whose size the recorder cannot know, too
+ * small for it perhaps).  A clone with CLONE_VM (a thread, a vfork child)
+ * is left alone, and so are clone3's arguments under a seccomp filter
+ * (reading them may be refused by killing).
  *
  * Never calls malloc; changes no argument, return value or errno.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,19 +35,31 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "preload/exported.h"
 #include "preload/fork.h"
+#include "preload/next_sym.h"
 #include "preload/process.h"
 #include "preload/raw_fork.h"
 #include "preload/seccomp_watch.h"
 
-/* The clone flags that make the child something other than a copy that
- * returns where the parent does. */
-#define RAW_FORK_NOT_A_COPY ((uint64_t)(CLONE_VM | CLONE_SETTLS))
+/* What a system call makes: no process of its own (another call, or a
+ * clone with CLONE_VM: a thread, a vfork child), a copy of the process that
+ * returns where the parent does, or a process on a stack or TLS of its own
+ * (CLONE_SETTLS), which does not. */
+enum raw_fork_kind { RAW_FORK_NO_PROCESS, RAW_FORK_COPY, RAW_FORK_OWN_STACK };
 
-/* Whether clone3's arguments at address args (size bytes) make a copy of
- * the process: read through process_vm_readv, so that an address the
- * kernel would refuse with EFAULT is refused here too, not a fault. */
-static int raw_fork_clone3_copies(long args, long size)
+/* What clone flags flags with stack address stack make. */
+static enum raw_fork_kind raw_fork_clone_kind(uint64_t flags, uint64_t stack)
+{
+	if (flags & CLONE_VM)
+		return RAW_FORK_NO_PROCESS;
+	return (flags & CLONE_SETTLS) || stack ? RAW_FORK_OWN_STACK : RAW_FORK_COPY;
+}
+
+/* What clone3's arguments at address args (size bytes) make: read through
+ * process_vm_readv, so that an address the kernel would refuse with EFAULT
+ * is refused here too, not a fault. */
+static enum raw_fork_kind raw_fork_clone3_kind(long args, long size)
 {
 	struct clone_args ca;
 	struct iovec local = { &ca, CLONE_ARGS_SIZE_VER0 };
@@ -51,23 +67,32 @@ static int raw_fork_clone3_copies(long args, long size)
 
 	/* under a filter, process_vm_readv may be what kills the process */
 	if (!args || size < CLONE_ARGS_SIZE_VER0 || seccomp_watch_filtered())
-		return 0;
+		return RAW_FORK_NO_PROCESS;
 	memset(&ca, 0, sizeof(ca));
 	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len)
-		return 0;
-	return !(ca.flags & RAW_FORK_NOT_A_COPY) && ca.stack == 0;
+		return RAW_FORK_NO_PROCESS;
+	return raw_fork_clone_kind(ca.flags, ca.stack);
 }
 
-/* Whether system call nr with arguments a makes a copy of the process. */
-static int raw_fork_copies(long nr, const long a[6])
+/* What system call nr with arguments a makes. */
+static enum raw_fork_kind raw_fork_kind(long nr, const long a[6])
 {
 	if (nr == SYS_fork)
-		return 1;
+		return RAW_FORK_COPY;
 	if (nr == SYS_clone)
-		return !((uint64_t)a[0] & RAW_FORK_NOT_A_COPY) && a[1] == 0;
+		return raw_fork_clone_kind((uint64_t)a[0], (uint64_t)a[1]);
 	if (nr == SYS_clone3)
-		return raw_fork_clone3_copies(a[0], a[1]);
-	return 0;
+		return raw_fork_clone3_kind(a[0], a[1]);
+	return RAW_FORK_NO_PROCESS;
+}
+
+enum { NEXT_CLONE, NEXT_COUNT };
+static const char *const next_names[NEXT_COUNT] = { "clone" };
+static void *volatile next_slots[NEXT_COUNT];
+
+void raw_fork_resolve(void)
+{
+	next_sym_resolve(next_slots, next_names, NEXT_COUNT);
 }
 
 /* Whether the process has one thread: /proc/PID/task links 2 + threads.
@@ -82,13 +107,20 @@ static int raw_fork_one_thread(void)
 enum raw_fork_mode raw_fork_before(long nr, const long a[6])
 {
 	int err = errno;
+	enum raw_fork_kind kind;
 	enum raw_fork_mode mode;
 
-	if (!raw_fork_copies(nr, a) ||
-	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
+	if (nr != SYS_fork && nr != SYS_clone && nr != SYS_clone3)
+		return RAW_FORK_NONE;
+	if (atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
 	    !preload_proc.hdr)
 		return RAW_FORK_NONE;
-	if (seccomp_watch_filtered() || !raw_fork_one_thread()) {
+	kind = raw_fork_kind(nr, a);
+	if (kind == RAW_FORK_NO_PROCESS) {
+		mode = RAW_FORK_NONE;
+	} else if (kind == RAW_FORK_OWN_STACK) {
+		mode = RAW_FORK_COUNTED_STACK;
+	} else if (seccomp_watch_filtered() || !raw_fork_one_thread()) {
 		mode = RAW_FORK_COUNTED;
 	} else {
 		fork_handler_prepare();
@@ -113,6 +145,39 @@ void raw_fork_after(enum raw_fork_mode mode, long rc)
 			atomic_fetch_add(&h->children_sandboxed, 1);
 		else
 			atomic_fetch_add(&h->children_raw, 1);
+	} else if (mode == RAW_FORK_COUNTED_STACK && rc > 0 && h) {
+		atomic_fetch_add(&h->children_own_stack, 1);
 	}
 	errno = err;
+}
+
+PRELOAD_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	int (*next)(int (*)(void *), void *, int, void *, ...) =
+		(int (*)(int (*)(void *), void *, int, void *, ...))next_sym(next_slots, next_names,
+									 NEXT_CLONE);
+	struct session_proc_header *h;
+	pid_t *parent_tid, *child_tid;
+	void *tls;
+	va_list ap;
+	int rc, err;
+
+	/* the C library's reads these only when flags ask for them */
+	va_start(ap, arg);
+	parent_tid = va_arg(ap, pid_t *);
+	tls = va_arg(ap, void *);
+	child_tid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	rc = next(fn, stack, flags, arg, parent_tid, tls, child_tid);
+	err = errno;
+	h = preload_proc.hdr;
+	if (rc > 0 && !(flags & CLONE_VM) && h &&
+	    atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY)
+		atomic_fetch_add(&h->children_own_stack, 1);
+	errno = err;
+	return rc;
 }

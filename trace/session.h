@@ -62,7 +62,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 13 /* changes with the layout and with the trace
+#define SESSION_VERSION 14 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -75,7 +75,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * the launcher file; 9: children_sandboxed;
                             * 10: the reap table; 11: exec_self_euid;
                             * 12: children_raw; 13: the reap table's
-                            * call entries (call_start_ns) */
+                            * call entries (call_start_ns); 14:
+                            * children_own_stack */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -224,6 +225,10 @@ struct session_proc_header {
 	 * it had more than one thread, or when /proc could not tell: they run
 	 * unrecorded (preload/raw_fork.c). */
 	_Atomic uint32_t children_raw;
+	/* Children this image made without CLONE_VM on a stack or TLS of
+	 * their own (the C library's clone(); SYS_clone, SYS_clone3 with a
+	 * stack or CLONE_SETTLS): they run unrecorded (preload/raw_fork.c). */
+	_Atomic uint32_t children_own_stack;
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull

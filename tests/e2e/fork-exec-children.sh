@@ -67,8 +67,9 @@ fi
 
 # clone(), the raw clone system call and clone3(), each without CLONE_VM:
 # the parent's trace is whole and exact.  The child of clone() shares its
-# parent's rings in memory but records nothing into them; one made through
-# syscall() runs the fork handlers and has a trace of its own.
+# parent's rings in memory but records nothing into them, and mprof names
+# it; one made through syscall() runs the fork handlers and has a trace of
+# its own.
 build_c "$WORK/clone_child" "$PROGS_DIR/clone_child.c"
 for mode in clone syscall clone3 clone-fork; do
 	RUN_NAME="clone-$mode" mprof_run 60 "$WORK/clone-$mode.trace" -- "$WORK/clone_child" $mode
@@ -94,6 +95,8 @@ for mode in clone syscall clone3 clone-fork; do
 		done
 		continue
 	fi
+	expect_eq "$mode: the child of clone() is named" 1 \
+		"$(grep -c "^mprof: warning: 1 process made by process [0-9]* (.*/clone_child) with clone() (or a clone system call) on a stack of its own is not recorded" "$RUN_ERR")"
 	# the unseen child's own fork child has no trace that names the parent
 	expect_eq "$mode: the parent's trace only" "clone-$mode.trace" \
 		"$(cd "$WORK" && ls clone-$mode.trace* | tr '\n' ' ' | sed 's/ $//')"

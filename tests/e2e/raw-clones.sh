@@ -2,10 +2,12 @@
 # raw-clones.sh - children made by fork-like system calls through syscall()
 # (SYS_fork, SYS_clone and SYS_clone3 without CLONE_VM), which run no fork
 # handlers.  Before, such a child found its parent's process file, stopped
-# recording and ran unrecorded without a word.  Now a child of a process
-# with one thread is recorded like a fork child, and one made while the
-# process had several threads (a lock another thread held would stay held
-# in the child) is named by a warning.  Program and facts:
+# recording and ran unrecorded without a word, as did one of the C
+# library's clone(), which runs the child on a stack of the program's.  Now
+# a copy made by a system call in a process with one thread is recorded
+# like a fork child; one made while the process had several threads (a lock
+# another thread held would stay held in the child), or by clone(), is
+# named by a warning.  Program and facts:
 # tests/progs/raw_clones.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -16,9 +18,11 @@ build_c "$PROG" "$PROGS_DIR/raw_clones.c" -pthread
 RUN_NAME=raw mprof_run 60 "$WORK/t" -- "$PROG"
 expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "what the calls and waitpid returned" \
-	"fork exit 3|clone exit 4|clone3 exit 5|threaded exit 6|done" "$(paste -sd'|' "$RUN_OUT")"
+	"fork exit 3|clone exit 4|clone3 exit 5|threaded exit 6|stack exit 7|done" "$(paste -sd'|' "$RUN_OUT")"
 expect_eq "the child of the threaded process is named" 1 \
 	"$(grep -c "^mprof: warning: 1 process made by process [0-9]* ($PROG) with a raw clone system call (syscall(SYS_fork), SYS_clone or SYS_clone3, which run no fork handlers) is not recorded: the process had several threads then, and a child may inherit a lock another thread held, which its recorder would wait for$" "$RUN_ERR")"
+expect_eq "the child of clone() is named" 1 \
+	"$(grep -c "^mprof: warning: 1 process made by process [0-9]* ($PROG) with clone() (or a clone system call) on a stack of its own is not recorded: no fork handler runs in it, and the recorder does not start on a stack whose size it cannot know$" "$RUN_ERR")"
 
 # each child's trace: how it ended and its blocks (by status: pids may wrap)
 n=0

@@ -11,7 +11,9 @@
  *   clone     N = 4, syscall(SYS_clone, SIGCHLD, 0, ...);
  *   clone3    N = 5, syscall(SYS_clone3) with flags 0, exit_signal SIGCHLD;
  *   threaded  N = 6, syscall(SYS_fork) while a second thread waits on a
- *             pipe (the process has two threads).
+ *             pipe (the process has two threads);
+ *   stack     N = 7, the C library's clone(fn, stack, SIGCHLD, NULL): fn
+ *             runs on a stack of the program's.
  * Prints one line per child, "WAY exit S" as waitpid returned it (a call
  * that failed prints "WAY failed ERRNO-NAME"), then "done".
  */
@@ -19,6 +21,7 @@
 #include <errno.h>
 #include <linux/sched.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +38,18 @@ __attribute__((noinline)) static void keep_blocks(int n)
 		keep = malloc(1000);
 }
 
+static int stack_child(void *arg)
+{
+	keep_blocks(7);
+	exit(arg ? 1 : 7);
+}
+
 static long make_child(const char *way)
 {
+	static char stack[1 << 16] __attribute__((aligned(16)));
+
+	if (strcmp(way, "stack") == 0)
+		return clone(stack_child, stack + sizeof(stack), SIGCHLD, NULL);
 	if (strcmp(way, "clone") == 0)
 		return syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
 	if (strcmp(way, "clone3") == 0) {
@@ -93,6 +106,7 @@ int main(void)
 	child_run("threaded", 6);
 	if (write(hold[1], "x", 1) != 1 || pthread_join(t, NULL) != 0)
 		return 2;
+	child_run("stack", 7);
 	printf("done\n");
 	return 0;
 }
