@@ -6,7 +6,8 @@
 # exit() (by _exit() or a signal: mprof could not see which)".  Now system()
 # and pclose() note the status they return with the time the call (or its
 # popen()) began, and the launcher gives it to the parent's one child
-# started in between.  What the calls return must not change.  Programs and
+# started in between, when only one child started then.  What the calls
+# return must not change.  Programs and
 # facts: tests/progs/system_children.c, tests/progs/reaped_children.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -19,7 +20,7 @@ ln -s reaped_children "$WORK/popen_child"
 RUN_NAME=sys mprof_run 60 "$WORK/t" -q -- "$WORK/system_children" "$PROG" "$WORK/popen_child"
 expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "what system() and pclose() returned" \
-	"system exec segv: signal 11|system exec quick: exit 4|system sh kill: exit 137|popen exec kill: signal 9|popen exec quick: exit 4|system NULL: shell" \
+	"system exec segv: signal 11|system exec quick: exit 4|system sh kill: exit 137|popen exec kill: signal 9|popen exec quick: exit 4|system NULL: shell|two children: pclose: exit 3|two children: fork child: exit 9" \
 	"$(paste -sd'|' "$RUN_OUT")"
 
 # end_of PATTERN: how each image whose command matches the glob PATTERN
@@ -52,4 +53,8 @@ expect_eq "popen(exec): the command's _exit(4)" "exited with status 4" \
 	"$(end_of "$WORK/popen_child end quick")"
 expect_eq "system(NULL): the shell's exit 0" "exited with status 0" \
 	"$(end_of "sh -c 'exit 0'")"
+# two children started within one popen()..pclose(): the status goes to
+# neither (the fork child's own exit(9) stands)
+expect_eq "two children: the fork child's exit(9), not pclose()'s status" \
+	"exited with status 9" "$(end_of "$WORK/system_children $PROG $WORK/popen_child")"
 finish

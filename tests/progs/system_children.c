@@ -18,12 +18,20 @@
  *   popen exec kill    popen("exec PPROG end kill", "r"), pclose();
  *   popen exec quick   popen("exec PPROG end quick", "w"), pclose();
  *   system NULL        system(NULL): "shell" when it says there is one (the
- *                      C library's asks a shell to "exit 0").
+ *                      C library's asks a shell to "exit 0");
+ *   two children       popen("exec PPROG end exit", "r"), then fork() a
+ *                      child that waits on a pipe, then pclose(); then the
+ *                      child is let go, calls exit(9) and is reaped by a
+ *                      raw wait4 system call (no recorded reap): pclose()'s
+ *                      status must not become the fork child's, started
+ *                      within the same popen()..pclose() window.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static void status_print(const char *what, int st)
 {
@@ -59,6 +67,34 @@ static void run_popen(const char *what, const char *fmt, const char *prog, const
 	status_print(what, pclose(f));
 }
 
+/* A popen() child and a fork child in one popen()..pclose() window. */
+static void run_two(const char *pprog)
+{
+	char cmd[4096];
+	int hold[2], st = 0;
+	pid_t pid;
+	FILE *f;
+	char c;
+
+	snprintf(cmd, sizeof(cmd), "exec '%s' end exit", pprog);
+	if (pipe(hold) != 0 || !(f = popen(cmd, "r"))) {
+		printf("two children: failed\n");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(hold[1]);
+		exit(read(hold[0], &c, 1) == 0 ? 9 : 8);
+	}
+	status_print("two children: pclose", pclose(f));
+	close(hold[0]);
+	close(hold[1]);
+	if (pid < 0 || syscall(SYS_wait4, pid, &st, 0, NULL) != pid)
+		printf("two children: fork child: failed\n");
+	else
+		status_print("two children: fork child", st);
+}
+
 int main(int argc, char **argv)
 {
 	const char *pprog = argc > 2 ? argv[2] : argv[1];
@@ -72,5 +108,6 @@ int main(int argc, char **argv)
 	run_popen("popen exec kill", "exec '%s' end kill", pprog, "r");
 	run_popen("popen exec quick", "exec '%s' end quick", pprog, "w");
 	printf("system NULL: %s\n", system(NULL) ? "shell" : "none");
+	run_two(pprog);
 	return 0;
 }
