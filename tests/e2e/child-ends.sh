@@ -15,9 +15,10 @@ require_mprof
 make_work
 build_c "$WORK/child_ends" "$PROGS_DIR/child_ends.c"
 
-# child_trace DIR N: the trace of the Nth child (1-3), in pid order
+# child_trace DIR N: the trace of the Nth child forked (1-3), the one that
+# left N + 2 blocks
 child_trace() {
-	echo "$1/$(ls "$1" | grep -E '^t\.[0-9]+$' | sort -t. -k2 -n | sed -n "${2}p")"
+	traces_by_allocations keep_blocks "$1"/t.[0-9]* | sed -n "${2}p"
 }
 
 mkdir "$WORK/slow" "$WORK/fast"

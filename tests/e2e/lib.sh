@@ -310,6 +310,20 @@ report_json() {
 	return 0
 }
 
+# traces_by_allocations FUNC TRACE...: the TRACEs, one a line, in the order
+# of the number of allocations whose call stack holds FUNC: fork children
+# told apart by what each did, not by pid (pids wrap at pid_max, so a later
+# child can have a smaller one).
+traces_by_allocations() {
+	local fn=$1 t
+	shift
+	for t in "$@"; do
+		[ -f "$t" ] || continue
+		"$MPROF" report --format json "$t" >"$WORK/by-allocations.json" 2>/dev/null
+		printf '%s %s\n' "$(q "$WORK/by-allocations.json" sum allocations "$fn")" "$t"
+	done | sort -n | cut -d' ' -f2-
+}
+
 # json_eval FILE EXPR: prints the Python expression EXPR over the JSON in
 # FILE (as d; site(fn) lists the sites whose first frame is function fn).
 json_eval() {

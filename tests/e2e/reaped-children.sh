@@ -44,9 +44,10 @@ check_child() {
 		"$(grep -E '^(leaked|live at end):' "$RUN_OUT")"
 }
 
-# child_traces DIR: the fork children's traces of a run, in pid order
+# child_traces DIR: the fork children's traces of a run, in fork order (the
+# kth left k + 2 blocks)
 child_traces() {
-	ls "$1" | grep -E '^t\.[0-9]+$' | sort -t. -k2 -n | sed "s|^|$1/|"
+	traces_by_allocations keep_blocks "$1"/t.[0-9]*
 }
 
 # ---- a C parent, each call of the wait family ----
