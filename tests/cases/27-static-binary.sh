@@ -21,10 +21,10 @@ build_c "$CASE_DIR/dynamic" "$SRC"
 
 for v in $variants; do
 	echo "--- $v"
-	run_cmd 10 "plain-$v" "$CASE_DIR/$v"
+	run_cmd "$HANG_LIMIT" "plain-$v" "$CASE_DIR/$v"
 	expect_eq "1. $v: without mprof: exit status" 4 "$RUN_STATUS"
 	expect_eq "1. $v: without mprof: stdout" "interpreter: none; kept 4 blocks" "$(cat "$RUN_OUT")"
-	RUN_NAME="run-$v" mprof_run 10 "$WORK/trace-$v" -- "$CASE_DIR/$v"
+	RUN_NAME="run-$v" mprof_run "$HANG_LIMIT" "$WORK/trace-$v" -- "$CASE_DIR/$v"
 	expect_runs_or_refuses "$v" 4 "interpreter: none; kept 4 blocks"
 	expect_match "3. $v: mprof says the program is statically linked" \
 		"^mprof: .*$v is statically linked" "$(cat "$RUN_ERR")"

@@ -27,7 +27,7 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 "${NOBODY[@]}" test -x "$MPROF" -a -x "$WORK/priv/prog-4755" -a -w "$WORK/out" ||
 	skip "user 65534 cannot reach the build tree ($MPROF) or $WORK"
 # On a nosuid mount the bits mean nothing: there is no hard case to test.
-run_cmd 10 plain-4755 "${NOBODY[@]}" "$WORK/priv/prog-4755"
+run_cmd "$HANG_LIMIT" plain-4755 "${NOBODY[@]}" "$WORK/priv/prog-4755"
 case $(cat "$RUN_OUT") in
 secure=1*) ;;
 *) skip "the set-user-ID bit has no effect here (nosuid mount?): $(cat "$RUN_OUT")" ;;
@@ -39,12 +39,12 @@ for mode in 4755 2755; do
 	2755) want="secure=1 ruid=65534 euid=65534 rgid=65534 egid=0" kind=set-group-ID ;;
 	esac
 	echo "--- mode $mode ($kind), run by uid 65534"
-	run_cmd 10 "plain-$mode" "${NOBODY[@]}" "$WORK/priv/prog-$mode"
+	run_cmd "$HANG_LIMIT" "plain-$mode" "${NOBODY[@]}" "$WORK/priv/prog-$mode"
 	expect_eq "1. $kind: without mprof: exit status" 6 "$RUN_STATUS"
 	expect_eq "1. $kind: without mprof: stdout" "$want" "$(cat "$RUN_OUT")"
 
 	cd "$WORK/out" || hard_error "cd"
-	run_cmd 10 "run-$mode" "${NOBODY[@]}" "$MPROF" run "$WORK/priv/prog-$mode"
+	run_cmd "$HANG_LIMIT" "run-$mode" "${NOBODY[@]}" "$MPROF" run "$WORK/priv/prog-$mode"
 	cd "$CASE_DIR" || hard_error "cd"
 	cat "$RUN_ERR"
 	expect_runs_or_refuses "$kind" 6 "$want"
