@@ -11,13 +11,15 @@ require_mprof
 make_work
 build_c "$WORK/toggle_taken" "$PROGS_DIR/toggle_taken.c" -pthread
 
-# take: the program waits 2 s after it has created $WORK/ready, and mprof
-# gets SIGUSR2 meanwhile
+# take: the program creates $WORK/ready, mprof gets SIGUSR2, and the
+# program waits 2 s more once $WORK/ready.sent says it was sent (a fixed
+# 2 s from ready could end before a loaded host sent it)
 "$MPROF" run --paused -o "$WORK/take.trace" -- "$WORK/toggle_taken" take "$WORK/ready" \
 	>"$WORK/take.out" 2>"$WORK/take.err" &
 MPROF_PID=$!
 for _ in $(seq 1 300); do [ -e "$WORK/ready" ] && break; sleep 0.1; done
 kill -USR2 "$MPROF_PID"
+: >"$WORK/ready.sent"
 wait "$MPROF_PID"
 expect_eq "take: exit status" 0 "$?"
 expect_eq "take: stdout (the program got no signal from mprof)" \

@@ -4,9 +4,10 @@
  * runs, as Go's runtime and HotSpot's JVM do, which takes the toggle
  * signal from the recorder; without it, it leaves SIGUSR2 alone.  Then a
  * thread allocates, and the program raises SIGUSR2 and allocates again.
- * With a second argument FILE it then creates FILE and waits 2 s, during
- * which the test sends SIGUSR2 to mprof: mprof must keep it from a program
- * that took the signal (HotSpot died of it) and say so.
+ * With a second argument FILE it then creates FILE and waits until the test,
+ * which sends SIGUSR2 to mprof meanwhile, creates FILE.sent (up to 60 s),
+ * and 2 s more: mprof must keep the signal from a program that took it
+ * (HotSpot died of it) and say so.
  *
  * Facts (tests/e2e/toggle-taken.sh): stdout "took SIGUSR2: yes, caught 1"
  * with "take" (the signal sent to mprof does not arrive), else "took
@@ -58,11 +59,14 @@ int main(int argc, char **argv)
 	after_toggle();
 	if (argc > 2) {
 		struct timespec pause = { 0, 10000000 };
+		char sent[4096];
 		int fd = open(argv[2], O_WRONLY | O_CREAT | O_EXCL, 0600);
 
-		if (fd < 0)
+		if (fd < 0 || snprintf(sent, sizeof(sent), "%s.sent", argv[2]) >= (int)sizeof(sent))
 			return 1;
 		close(fd);
+		for (int i = 0; i < 6000 && access(sent, F_OK) != 0; i++)
+			nanosleep(&pause, NULL);
 		for (int i = 0; i < 200; i++)
 			nanosleep(&pause, NULL);
 	}
