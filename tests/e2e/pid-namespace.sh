@@ -183,9 +183,10 @@ else
 	launcher=$!
 	watchdog_start "$launcher"
 	# (once the program's process file is made: nothing changes the
-	# directory then until the fork)
+	# directory then until the fork; up to 30 s, as `mprof run true` alone
+	# took 3.7 s on a loaded host)
 	session=
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 3000); do
 		session=$(ls -d /dev/shm/mprof-"$launcher"-* "${TMPDIR:-/tmp}"/mprof-"$launcher"-* \
 			/tmp/mprof-"$launcher"-* 2>/dev/null | head -n 1)
 		[ -n "$session" ] && ls "$session"/p.* >/dev/null 2>&1 && break
