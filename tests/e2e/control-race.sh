@@ -243,7 +243,7 @@ toggled "USR2 sent to mprof" "$?" "$T"
 T=$WORK/via-launcher-early
 "$MPROF" run -o "$T" --paused -- "$P" signal-wait "$T" >"$T.out" 2>"$T.err" &
 mpid=$!
-for k in $(seq 500); do
+for k in $(seq 3000); do # up to 30 s: a loaded host took 3.7 s to run true
 	[ -s "/proc/$mpid/task/$mpid/children" ] && break
 	sleep 0.01
 done

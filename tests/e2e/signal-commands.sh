@@ -13,18 +13,19 @@ require_mprof
 make_work
 build_c "$WORK/signal_commands" "$PROGS_DIR/signal_commands.c"
 
-# wait_line FILE LINE: up to 10 s for FILE to hold LINE
+# wait_line FILE LINE: up to 60 s for FILE to hold LINE (a loaded host took
+# 3.7 s for `mprof run true`)
 wait_line() {
-	for _ in $(seq 200); do
+	for _ in $(seq 1200); do
 		grep -qxF "$2" "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done
 	return 1
 }
 
-# wait_ready: up to 10 s for the program to have caught its signals
+# wait_ready: up to 60 s for the program to have caught its signals
 wait_ready() {
-	for _ in $(seq 200); do
+	for _ in $(seq 1200); do
 		[ -e "$WORK/ready" ] && return 0
 		sleep 0.05
 	done
