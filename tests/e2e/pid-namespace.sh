@@ -167,9 +167,12 @@ else
 fi
 
 # The run's session directory made to look stale (its mtime a minute
-# back) while its program sleeps, then a run of mprof in a new PID
+# back) while its program waits, then a run of mprof in a new PID
 # namespace, which sweeps stale directories; then the program forks a
-# child, whose recorder needs the directory.
+# child, whose recorder needs the directory.  The program waits for
+# $WORK/sweep.go, made after the sweep was checked: with a fixed 3 s, on a
+# loaded host the check found the directory gone though the child was
+# recorded in it (the run could end before the sweeping run did).
 run_in_pidns() {
 	unshare --pid --fork "$@" 2>/dev/null ||
 		unshare --user --map-root-user --pid --fork "$@" 2>/dev/null
@@ -178,7 +181,7 @@ if ! command -v unshare >/dev/null 2>&1 || ! run_in_pidns true; then
 	echo "note: unshare(1) cannot run a program in a new PID namespace here"
 else
 	mkdir -p "$WORK/sweep"
-	"$MPROF" run -q -o "$WORK/sweep/t" -- "$WORK/pid_namespace" late \
+	"$MPROF" run -q -o "$WORK/sweep/t" -- "$WORK/pid_namespace" late "$WORK/sweep.go" \
 		>"$WORK/sweep.out" 2>"$WORK/sweep.err" </dev/null &
 	launcher=$!
 	watchdog_start "$launcher"
@@ -196,6 +199,7 @@ else
 	touch -d '-1 minute' "$session"
 	run_in_pidns "$MPROF" run -q -o "$WORK/sweep/other" -- true >"$WORK/other.out" 2>&1
 	expect_true "sweep: the session directory is still there" test -d "$session"
+	: >"$WORK/sweep.go"
 	wait "$launcher"
 	status=$?
 	watchdog_stop

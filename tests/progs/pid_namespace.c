@@ -18,8 +18,9 @@
  * with "hold" by posix_spawn, which holds 30 MiB from hold_block for 400 ms,
  * frees them and ends by _exit(3), and forks a child that holds 20 MiB the
  * same way and ends by _exit(4); it exits with 5.
- * "late", in mprof's own namespace: sleeps 3 s, then forks a child that
- * holds 30 MiB the same way and ends by _exit(3); exits with 3.
+ * "late", in mprof's own namespace: sleeps 3 s (with "late FILE": until
+ * FILE exists, up to 60 s), then forks a child that holds 30 MiB the same
+ * way and ends by _exit(3); exits with 3.
  * The program exits with the status of the namespace's first process, or 77
  * when no namespace (or, for "mounted", no /proc of its own) could be made.
  * Facts: tree: hold_block, in the first: 1 allocation of 52428800 bytes,
@@ -180,7 +181,12 @@ int main(int argc, char **argv)
 		_exit(3);
 	}
 	if (strcmp(mode, "late") == 0) {
-		sleep(3);
+		if (argc > 2) {
+			for (int i = 0; i < 6000 && access(argv[2], F_OK) != 0; i++)
+				usleep(10000);
+		} else {
+			sleep(3);
+		}
 		first = fork();
 		if (first == 0) {
 			hold(30u << 20);
