@@ -9,6 +9,8 @@ the end-to-end tests.
   chunk_index.py forge TRACE     rewrites the index with one entry's stream
                                  changed, checksums made right
   chunk_index.py drop TRACE      removes the INDEX chunk
+  chunk_index.py events TRACE    the number of whole EVENTS chunks (of a trace
+                                 still being written, too)
 """
 import struct
 import sys
@@ -92,6 +94,10 @@ def main():
     cmd, path = sys.argv[1], sys.argv[2]
     data = bytearray(open(path, "rb").read())
     events = [(off, stream) for off, kind, _, stream, _, _ in chunks(data) if kind == 2]
+    if cmd == "events":
+        print(sum(1 for off, kind, _, _, stored, _ in chunks(data)
+                  if kind == 2 and off + 24 + stored <= len(data)))
+        return
     found = find_index(data)
     if cmd in ("show", "check"):
         if not found:

@@ -17,8 +17,12 @@
  *   (k = 29990..29999 of each thread, 54..63 bytes: 3 x 585 = 1755 bytes);
  *   from the pause on: 90 frees of blocks allocated before it.
  * stdout: "laps done\n" (written with write(2): no stdio buffer).
+ * Usage: long_laps [PAUSE_MS [READY]]: the pause (default 1000 ms); READY,
+ * a file created once every thread has ended phase 1 (the pause has begun).
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +34,8 @@
 #define LEAKED 10
 
 static unsigned pause_ms = 1000;
+static const char *ready_path;
+static atomic_int phase_one_done;
 
 __attribute__((noinline)) static void *phase_one(size_t n)
 {
@@ -78,6 +84,13 @@ static void *worker(void *arg)
 
 	(void)arg;
 	phase(phase_one, carry, 0);
+	/* the last thread to end phase 1 says so (open(2): no allocation) */
+	if (atomic_fetch_add(&phase_one_done, 1) == THREADS - 1 && ready_path) {
+		int fd = open(ready_path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+		if (fd >= 0)
+			close(fd);
+	}
 	nanosleep(&ts, NULL);
 	for (size_t i = 0; i < PER_PHASE / CARRY_EVERY; i++)
 		free(carry[i]);
@@ -92,6 +105,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		pause_ms = (unsigned)atoi(argv[1]);
+	if (argc > 2)
+		ready_path = argv[2];
 	for (int i = 0; i < THREADS; i++)
 		if (pthread_create(&t[i], NULL, worker, NULL) != 0)
 			return 1;
