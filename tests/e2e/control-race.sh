@@ -244,7 +244,8 @@ T=$WORK/via-launcher-early
 "$MPROF" run -o "$T" --paused -- "$P" signal-wait "$T" >"$T.out" 2>"$T.err" &
 mpid=$!
 for k in $(seq 3000); do # up to 30 s: a loaded host took 3.7 s to run true
-	[ -s "/proc/$mpid/task/$mpid/children" ] && break
+	# (read, not `test -s`: /proc files have size 0)
+	[ -n "$(cat "/proc/$mpid/task/$mpid/children" 2>/dev/null)" ] && break
 	sleep 0.01
 done
 kill -USR2 "$mpid"
