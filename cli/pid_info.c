@@ -18,11 +18,11 @@
 #include <unistd.h>
 
 #include "cli/pid_info.h"
+#include "cli/pid_lineage.h"
 #include "cli/pid_window.h"
 #include "trace/argv_quote.h"
 
 /* The kernel's PF_KTHREAD, in the flags of /proc/PID/stat (field 9). */
-#define PID_ANCESTRY_MAX 256u /* parents followed, at most */
 #define PID_PF_KTHREAD 0x00200000ull
 
 /*
@@ -204,23 +204,10 @@ bool pid_info_signal_handled(unsigned pid, int sig)
 	return false;
 }
 
-unsigned pid_info_ppid(unsigned pid)
-{
-	char buf[1024];
-	const char *p = stat_fields(pid, buf, sizeof(buf));
-
-	p = p ? strchr(p, ' ') : NULL; /* field 4 follows the state */
-	return p ? (unsigned)strtoul(p + 1, NULL, 10) : 0;
-}
-
 bool pid_info_descends_from(unsigned pid, unsigned ancestor)
 {
-	for (unsigned steps = 0; pid > 1 && steps < PID_ANCESTRY_MAX; steps++) {
-		pid = pid_info_ppid(pid);
-		if (pid == ancestor)
-			return true;
-	}
-	return false;
+	return pid != ancestor && pid <= INT_MAX && ancestor <= INT_MAX &&
+	       pid_lineage_below((pid_t)pid, (pid_t)ancestor);
 }
 
 bool pid_info_pidns_word(char *out, size_t size)

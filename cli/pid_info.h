@@ -42,11 +42,9 @@ bool pid_info_exe(unsigned pid, char *out, size_t size);
  * command name in brackets as ps shows it, else "?". */
 void pid_info_program(unsigned pid, char *out, size_t size);
 
-/* Its parent's pid (field 4 of /proc/PID/stat), or 0 when it cannot be read. */
-unsigned pid_info_ppid(unsigned pid);
-
 /* Whether ancestor is pid's parent, or its parent's, and so on (a process
- * reparented to init descends from init only). */
+ * reparented to init descends from init only; the walk is
+ * pid_lineage_below's). */
 bool pid_info_descends_from(unsigned pid, unsigned ancestor);
 
 /* When pid started, in clock ticks since boot (field 22 of /proc/PID/stat),

@@ -12,7 +12,7 @@
 
 /* Deeper process trees than this are not walked (a program's workers are a
  * few levels below it); the loop also ends at pid 1 or a read failure. */
-#define PID_LINEAGE_MAX_STEPS 64
+#define PID_LINEAGE_MAX_STEPS 256
 
 /* "/proc/PID/stat" into path (at least 32 bytes) without snprintf, which
  * is not async-signal-safe. */

@@ -1,7 +1,7 @@
 /*
  * cli/pid_lineage.h - whether a process is another one or descends from it,
  * by the parent links in /proc (pid_lineage.c).  Async-signal-safe: the
- * launcher's signal handler asks it.
+ * launcher's signal handler asks it; pid_info_descends_from walks with it.
  */
 #ifndef MPROF_CLI_PID_LINEAGE_H
 #define MPROF_CLI_PID_LINEAGE_H
@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 /* Whether pid is ancestor itself or a process below it (its child, their
- * children, ...), following /proc/PID/stat's parent pid at most 64 steps.
+ * children, ...), following /proc/PID/stat's parent pid at most 256 steps.
  * A zombie still names its parent; a process already reaped, or one whose
  * /proc entry cannot be read, counts as not below.  Uses only open(),
  * read() and close(). */
