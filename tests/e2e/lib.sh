@@ -296,6 +296,12 @@ program_stderr() {
 	return 0
 }
 
+# run_table_rows FILE: the rows of the process table `mprof run` printed
+# to FILE (its stderr), as NAME|ALLOCATIONS, in the table's order.
+run_table_rows() {
+	sed -n -E 's/^mprof:   (.*[^ ]) +[0-9]+ +([0-9]+) +([0-9.]+ [KMGT]iB|-)  [^ ]+$/\1|\2/p' "$1"
+}
+
 # report_json OUT TRACE...: `mprof report --format json` with every site
 # listed; fails the test (and returns 1) when the report cannot be made.
 report_json() {

@@ -20,8 +20,7 @@ expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "stdout (the children's statuses)" "children: 0 3" "$(cat "$RUN_OUT")"
 
 # the run's table: each row's name and allocations
-rows=$(sed -n -E 's/^mprof:   (.*[^ ]) +[0-9]+ +([0-9]+) +([0-9.]+ [KMGT]iB|-)  [^ ]+$/\1|\2/p' \
-	"$RUN_ERR")
+rows=$(run_table_rows "$RUN_ERR")
 expect_eq "run table: names and allocations, most first" \
 	"[demo-quick] $start|3
 'demo: saver'|2

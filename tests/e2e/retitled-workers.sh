@@ -23,8 +23,7 @@ expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "stdout (the workers' statuses, 9: SIGKILL)" "workers: 0 0 0 9 0" "$(cat "$RUN_OUT")"
 
 # 1. the table at the end of the run: each row's name and allocations
-rows=$(sed -n -E 's/^mprof:   (.*[^ ]) +[0-9]+ +([0-9]+) +([0-9.]+ [KMGT]iB|-)  [^ ]+$/\1|\2/p' \
-	"$RUN_ERR")
+rows=$(run_table_rows "$RUN_ERR")
 expect_eq "1. run table: names and allocations, most first" \
 	"[demo-named] ./retitled_workers padding-padding-padding|5
 'demo: doomed'|4
