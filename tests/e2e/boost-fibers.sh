@@ -26,11 +26,7 @@ leaf_frames() {
 
 checked=0
 for size in 6144 16384; do
-	run_cmd 30 "native-$size" "$WORK/boost_fibers" "$size"
-	if [ "$RUN_STATUS" != 0 ]; then
-		echo "# a $size-byte fiber stack is too small for the program itself here"
-		continue
-	fi
+	fits_natively "fiber stack" "$WORK/boost_fibers" "$size" || continue
 	checked=$((checked + 1))
 	t="$WORK/t-$size" r="$WORK/r-$size.json"
 	RUN_NAME="mprof-$size" mprof_run 60 "$t" -- "$WORK/boost_fibers" "$size"

@@ -22,11 +22,7 @@ named_frames() {
 descend="co_descend co_descend co_descend co_descend co_descend co_descend co_descend co_descend co_descend"
 checked=0
 for size in 4096 16384; do
-	run_cmd 30 "native-$size" "$WORK/coroutine_stacks" "$size"
-	if [ "$RUN_STATUS" != 0 ]; then
-		echo "# a $size-byte coroutine stack is too small for the program itself here"
-		continue
-	fi
+	fits_natively "coroutine stack" "$WORK/coroutine_stacks" "$size" || continue
 	checked=$((checked + 1))
 	for mode in dwarf libunwind; do
 		t="$WORK/t-$mode-$size" r="$WORK/r-$mode-$size.json"

@@ -296,6 +296,16 @@ program_stderr() {
 	return 0
 }
 
+# fits_natively WHAT PROG SIZE: runs PROG SIZE without mprof (RUN_* set);
+# false, saying so, when it fails there: a WHAT of SIZE bytes is too small
+# for the program itself on this host (a stack size the test then skips).
+fits_natively() {
+	run_cmd 30 "native-$3" "$2" "$3"
+	[ "$RUN_STATUS" = 0 ] && return 0
+	echo "# a $3-byte $1 is too small for the program itself here"
+	return 1
+}
+
 # run_table_rows FILE: the rows of the process table `mprof run` printed
 # to FILE (its stderr), as NAME|ALLOCATIONS, in the table's order.
 run_table_rows() {

@@ -27,11 +27,7 @@ our_frames() {
 
 checked=0
 for size in 65536 8192 6144; do
-	run_cmd 30 "native-$size" "$WORK/signal_stack" "$size"
-	if [ "$RUN_STATUS" != 0 ]; then
-		echo "# a $size-byte signal stack is too small for the program itself here"
-		continue
-	fi
+	fits_natively "signal stack" "$WORK/signal_stack" "$size" || continue
 	checked=$((checked + 1))
 	for mode in dwarf libunwind; do
 		MPROF_UNWIND=$mode RUN_NAME="$mode-$size" mprof_run 60 "$WORK/t-$mode-$size" -- \
