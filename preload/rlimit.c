@@ -20,10 +20,13 @@
  * mmap or mmap64 (wrapped here) fails, which covers a limit set where no
  * wrapper sees it: by another process (prlimit --pid), a system call
  * instruction of the program's own (Go), a static helper, the C
- * library's internal calls; the failed call is then made once more.  A
- * thread's stack (the C library maps it with its internal mmap) made
- * between such a lowering and the first failure fails as the limit says,
- * counting the recorder's reservations.  A limit raised again gets
+ * library's internal calls; the failed call is then made once more.  So
+ * is a pthread_create (wrapped here) that fails with EAGAIN: the C library
+ * maps the new thread's stack with its internal mmap, which no wrapper
+ * sees.  Other internal mappings (dlopen's segments) made between such a
+ * lowering and the first failure fail as the limit says, counting the
+ * recorder's reservations (dlopen is not wrapped: it looks libraries up
+ * by its caller's run path).  A limit raised again gets
  * nothing back: the recorder runs on as if started under the lowest limit
  * it saw.
  *
@@ -33,6 +36,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -54,10 +58,10 @@
 
 enum {
 	NEXT_SETRLIMIT, NEXT_SETRLIMIT64, NEXT_PRLIMIT, NEXT_PRLIMIT64, NEXT_MMAP, NEXT_MMAP64,
-	NEXT_COUNT
+	NEXT_PTHREAD_CREATE, NEXT_COUNT
 };
 static const char *const next_names[NEXT_COUNT] = {
-	"setrlimit", "setrlimit64", "prlimit", "prlimit64", "mmap", "mmap64",
+	"setrlimit", "setrlimit64", "prlimit", "prlimit64", "mmap", "mmap64", "pthread_create",
 };
 static void *volatile next_slots[NEXT_COUNT];
 
@@ -203,17 +207,24 @@ static void *rlimit_mmap_next(int which, void *addr, size_t len, int prot, int f
 	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-/* Whether a mapping that failed with ENOMEM, called from caller_ip, is
- * worth one more try: the program's own, made outside the recorder's work
- * (whose calls, a fork child's handler among them, may hold the locks that
- * giving back takes), and the recorder gave address space back. */
-static int rlimit_mmap_retry_worth(const void *caller_ip)
+/* Whether a call that failed for want of address space, called from
+ * caller_ip, is worth one more try: the program's own, made outside the
+ * recorder's work (whose calls, a fork child's handler among them, may
+ * hold the locks that giving back takes), and the recorder gave address
+ * space back. */
+static int rlimit_call_retry_worth(const void *caller_ip)
 {
-	if (errno != ENOMEM ||
-	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
+	if (atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
 	    unwind_ip_in_shim(caller_ip) || preload_thread_nested() || own_call_active())
 		return 0;
 	return rlimit_retry_worth();
+}
+
+/* Whether a mapping that failed, called from caller_ip, is worth one more
+ * try: it failed with ENOMEM and rlimit_call_retry_worth says so. */
+static int rlimit_mmap_retry_worth(const void *caller_ip)
+{
+	return errno == ENOMEM && rlimit_call_retry_worth(caller_ip);
 }
 
 /* Go's runtime maps its heap through the C library's mmap in a program
@@ -296,5 +307,29 @@ PRELOAD_API int prlimit64(pid_t pid, __rlimit_resource_t resource,
 	rc = fn(pid, resource, new_limit, old_limit);
 	if (new_limit)
 		rlimit_after(rc, pid, (int)resource);
+	return rc;
+}
+
+/* A new thread's stack is mapped by the C library's internal mmap, so a
+ * limit lowered where no wrapper saw it shows first as EAGAIN here (Go's
+ * runtime with cgo starts its threads so after syscall.Setrlimit).  The
+ * call is made once more when the recorder gave address space back; it
+ * has no effect when it fails.  errno is kept. */
+PRELOAD_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+			       void *(*start)(void *), void *arg)
+{
+	int (*fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+		next_fn(NEXT_PTHREAD_CREATE);
+	int rc, saved_errno;
+
+	if (!fn)
+		return ENOSYS;
+	rc = fn(thread, attr, start, arg);
+	if (__builtin_expect(rc != EAGAIN, 1))
+		return rc;
+	saved_errno = errno;
+	if (rlimit_call_retry_worth(CALLER_IP))
+		rc = fn(thread, attr, start, arg);
+	errno = saved_errno;
 	return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * preload/rlimit.h - a program whose RLIMIT_AS is lowered gets the
  * recorder's spare address space back (preload/rlimit.c): the wrappers of
- * setrlimit, setrlimit64, prlimit, prlimit64, mmap and mmap64, and the
+ * setrlimit, setrlimit64, prlimit, prlimit64, mmap, mmap64 and
+ * pthread_create, and the
  * hooks that syscall() and a failed allocation call.
  */
 #ifndef MPROF_PRELOAD_RLIMIT_H

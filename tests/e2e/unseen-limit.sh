@@ -12,8 +12,10 @@
 #     192 blocks of 1 MiB and 4 threads of 10 blocks of 64 KiB: all made,
 #     recorded, the diagnostic of a lowering the program made.
 #  2. A setrlimit system call instruction (as Go makes them; x86_64), then
-#     first a block of 1 MiB made by each allocator entry point in turn or
-#     an mmap of 1 MiB: made (and the block recorded); exact,
+#     first a block of 1 MiB made by each allocator entry point in turn, an
+#     mmap of 1 MiB or a thread (its stack mapped inside the C library;
+#     pthread_create failed with EAGAIN before it was wrapped): made (and
+#     the block recorded); exact,
 #     sampled and paused runs (the last two take the entry points' fast
 #     paths).
 #  3. Another process lowers the limit (prlimit --pid) while the program
@@ -93,7 +95,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	as_native instruction-malloc "$unseen_note" -- instruction 256 malloc
 	recorded instruction-malloc "$WORK/instruction-malloc"
 	for first in calloc realloc realloc-grow posix_memalign aligned_alloc memalign valloc \
-		pvalloc mmap; do
+		pvalloc mmap thread; do
 		under_mprof "instruction-$first" "$unseen_note" -- instruction 256 "$first"
 	done
 	recorded instruction-realloc-grow "$WORK/instruction-realloc-grow"

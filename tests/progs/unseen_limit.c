@@ -20,7 +20,9 @@
  *         first_block: malloc, calloc, realloc (of NULL), realloc-grow (a
  *         block of 16 bytes made before the lowering, grown), posix_memalign,
  *         aligned_alloc, memalign, valloc or pvalloc; or no allocation but
- *         mmap (1 MiB of anonymous memory mapped, written, unmapped)
+ *         mmap (1 MiB of anonymous memory mapped, written, unmapped), or
+ *         thread (a thread started on a stack of 256 KiB and joined: the
+ *         C library maps the stack with its internal mmap)
  * Then CHUNKS_PER_LIMIT_MIB x LIMIT_MIB blocks of 1 MiB in alloc_chunks,
  * written and kept, 4 threads each making 10 blocks of 64 KiB in
  * thread_blocks (in the main arena, on stacks of 256 KiB), and one malloc
@@ -127,11 +129,20 @@ static __attribute__((noinline)) void *first_block(const char *how, void *small)
 	return p;
 }
 
-/* FIRST mmap: 1 made, 0 failed; -1 for the other FIRSTs. */
-static int first_mapping(const char *how)
+static void *first_thread_main(void *arg)
 {
+	return arg;
+}
+
+/* FIRST mmap or thread: 1 made, 0 failed; -1 for the other FIRSTs. */
+static int first_mapping(const char *how, const pthread_attr_t *attr)
+{
+	pthread_t thread;
 	void *p;
 
+	if (strcmp(how, "thread") == 0)
+		return pthread_create(&thread, attr, first_thread_main, NULL) == 0 &&
+		       pthread_join(thread, NULL) == 0;
 	if (strcmp(how, "mmap") != 0)
 		return -1;
 	p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -180,7 +191,7 @@ int main(int argc, char **argv)
 	getrlimit(RLIMIT_AS, &lim);
 	printf("limit: %lu MiB\n", (unsigned long)(lim.rlim_cur >> 20));
 
-	rc = first_mapping(argv[3]);
+	rc = first_mapping(argv[3], &attr);
 	first = rc < 0 ? first_block(argv[3], small) : NULL;
 	if (!first || strcmp(argv[3], "realloc-grow") != 0)
 		free(small); /* a grown block took its place */
