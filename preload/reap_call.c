@@ -103,7 +103,6 @@ static void popen_start_put(FILE *f, uint64_t start_ns)
 PRELOAD_API int system(const char *command)
 {
 	int (*fn)(const char *) = (int (*)(const char *))next_fn(NEXT_SYSTEM);
-	struct session_reaps *t;
 	uint64_t start_ns;
 	int rc, err;
 
@@ -111,7 +110,7 @@ PRELOAD_API int system(const char *command)
 		errno = ENOSYS;
 		return -1;
 	}
-	t = reap_note_enter();
+	REAP_NOTE_SCOPE t = reap_note_enter();
 	start_ns = reap_call_now_ns();
 	rc = fn(command);
 	err = errno;
@@ -119,7 +118,6 @@ PRELOAD_API int system(const char *command)
 		reap_note_call(t, start_ns, rc);
 	else if (!command && rc != 0)
 		reap_note_call(t, start_ns, 0); /* its shell ran "exit 0" */
-	reap_note_leave(t);
 	errno = err;
 	return rc;
 }
@@ -149,19 +147,17 @@ PRELOAD_API int pclose(FILE *f)
 {
 	int (*fn)(FILE *) = (int (*)(FILE *))next_fn(NEXT_PCLOSE);
 	uint64_t start_ns = popen_start_take(f);
-	struct session_reaps *t;
 	int rc, err;
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	t = reap_note_enter();
+	REAP_NOTE_SCOPE t = reap_note_enter();
 	rc = fn(f);
 	err = errno;
 	if (rc != -1)
 		reap_note_call(t, start_ns, rc);
-	reap_note_leave(t);
 	errno = err;
 	return rc;
 }

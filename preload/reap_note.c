@@ -12,10 +12,13 @@
  * status there before lowering the count.  Arguments, return values, errno,
  * blocking and cancellation are the C library's: a status pointer is read
  * only after a successful call wrote it, and waitid without an infop is
- * given one of the wrapper's own.  The C library's own reaping (system(),
- * pclose()) is noted by preload/reap_call.c through this file's writer; a
- * program's own system calls are not seen.  Never calls
- * malloc, takes no lock, and is safe in a signal handler.
+ * given one of the wrapper's own.  The count is lowered however the call
+ * ends: a thread cancelled inside it (pthread_cancel) lowers it as the
+ * cancellation unwinds through the wrapper (REAP_NOTE_SCOPE).  The C
+ * library's own reaping (system(), pclose()) is noted by
+ * preload/reap_call.c through this file's writer; a program's own system
+ * calls are not seen.  Never calls malloc, takes no lock, and is safe in a
+ * signal handler.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -78,6 +81,11 @@ void reap_note_leave(struct session_reaps *t)
 {
 	if (t && t == reap_table())
 		atomic_fetch_sub(&t->waiting, 1);
+}
+
+void reap_note_scope_end(struct session_reaps **t)
+{
+	reap_note_leave(*t);
 }
 
 /* Writes the entry of child ns_pid (0: a call entry of a call begun at
@@ -152,6 +160,16 @@ struct reap_call {
 	int own_status;
 };
 
+/* Ends call's count when its variable's scope ends (REAP_NOTE_SCOPE). */
+static void reap_call_scope_end(struct reap_call *call)
+{
+	reap_note_leave(call->table);
+}
+
+#define REAP_CALL struct reap_call __attribute__((cleanup(reap_call_scope_end)))
+
+/* Before the call: counts it (until call's scope ends) and sets the status
+ * pointer it is to be given. */
 static void reap_call_begin(struct reap_call *call, int *status)
 {
 	call->table = reap_note_enter();
@@ -165,7 +183,6 @@ static pid_t reap_call_end(struct reap_call *call, pid_t r)
 	int err = errno;
 
 	reap_note_status(call->table, r, call->status);
-	reap_note_leave(call->table);
 	errno = err;
 	return r;
 }
@@ -173,7 +190,7 @@ static pid_t reap_call_end(struct reap_call *call, pid_t r)
 PRELOAD_API pid_t wait(int *status)
 {
 	pid_t (*fn)(int *) = (pid_t (*)(int *))next_fn(NEXT_WAIT);
-	struct reap_call call;
+	REAP_CALL call;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -186,7 +203,7 @@ PRELOAD_API pid_t wait(int *status)
 PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
 {
 	pid_t (*fn)(pid_t, int *, int) = (pid_t (*)(pid_t, int *, int))next_fn(NEXT_WAITPID);
-	struct reap_call call;
+	REAP_CALL call;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -200,7 +217,7 @@ PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
 {
 	pid_t (*fn)(int *, int, struct rusage *) =
 		(pid_t (*)(int *, int, struct rusage *))next_fn(NEXT_WAIT3);
-	struct reap_call call;
+	REAP_CALL call;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -214,7 +231,7 @@ PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usag
 {
 	pid_t (*fn)(pid_t, int *, int, struct rusage *) =
 		(pid_t (*)(pid_t, int *, int, struct rusage *))next_fn(NEXT_WAIT4);
-	struct reap_call call;
+	REAP_CALL call;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -228,7 +245,6 @@ PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
 	int (*fn)(idtype_t, id_t, siginfo_t *, int) =
 		(int (*)(idtype_t, id_t, siginfo_t *, int))next_fn(NEXT_WAITID);
-	struct session_reaps *t;
 	siginfo_t own;
 	int rc, err;
 
@@ -240,12 +256,11 @@ PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 		memset(&own, 0, sizeof(own));
 		info = &own;
 	}
-	t = reap_note_enter();
+	REAP_NOTE_SCOPE t = reap_note_enter();
 	rc = fn(idtype, id, info, options);
 	err = errno;
 	if (rc == 0)
 		reap_note_info(t, info);
-	reap_note_leave(t);
 	errno = err;
 	return rc;
 }

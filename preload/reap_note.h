@@ -28,4 +28,15 @@ struct session_reaps *reap_note_enter(void);
 void reap_note_call(struct session_reaps *t, uint64_t start_ns, int status);
 void reap_note_leave(struct session_reaps *t);
 
+/* Calls reap_note_leave(*t): the cleanup of a REAP_NOTE_SCOPE variable. */
+void reap_note_scope_end(struct session_reaps **t);
+
+/* Declares a table variable whose count ends (reap_note_leave) when its
+ * scope ends, by a return or by a thread cancellation unwinding through
+ * it: the recorder is built with -fexceptions, so the unwinder runs the
+ * cleanup, and a return pays only the call.  A longjmp out of a signal
+ * handler skips it, as it skips the C library's cleanup handlers. */
+#define REAP_NOTE_SCOPE \
+	struct session_reaps *__attribute__((cleanup(reap_note_scope_end)))
+
 #endif
