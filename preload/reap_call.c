@@ -12,7 +12,9 @@
  * the one child of this image started in between.  Wraps system, popen and
  * pclose: arguments, return values, errno and blocking are the C library's.
  * system(NULL) (is there a shell?) returns no status: the C library's runs
- * a shell with "exit 0", and a non-zero return says it exited with 0.
+ * a shell with "exit 0", and a non-zero return says it exited with 0.  A
+ * system() that could not start its shell returns an exit status 127 of no
+ * child and is not noted (system_spawn_failed).
  *
  * Owns the table of popen() streams and their start times: a fixed array
  * claimed by compare-and-swap, so no allocation and no lock; a stream it had
@@ -23,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "preload/exported.h"
@@ -100,11 +103,23 @@ static void popen_start_put(FILE *f, uint64_t start_ns)
 	}
 }
 
+/*
+ * Whether a system() call that returned rc, with errno err (0 before the
+ * call), started no shell: the C library returns the status of an
+ * _exit(127) then and sets errno to why (glibc: posix_spawn's error),
+ * while a shell's own exit 127 leaves errno alone but for EINTR from the
+ * wait for it.  Its status belongs to no child.
+ */
+static int system_spawn_failed(int rc, int err)
+{
+	return WIFEXITED(rc) && WEXITSTATUS(rc) == 127 && err != 0 && err != EINTR;
+}
+
 PRELOAD_API int system(const char *command)
 {
 	int (*fn)(const char *) = (int (*)(const char *))next_fn(NEXT_SYSTEM);
 	uint64_t start_ns;
-	int rc, err;
+	int rc, err, before = errno;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -112,10 +127,13 @@ PRELOAD_API int system(const char *command)
 	}
 	REAP_NOTE_SCOPE t = reap_note_enter();
 	start_ns = reap_call_now_ns();
+	errno = 0;
 	rc = fn(command);
 	err = errno;
-	if (command && rc != -1)
+	if (command && rc != -1 && !system_spawn_failed(rc, err))
 		reap_note_call(t, start_ns, rc);
+	if (!err)
+		err = before; /* the call set none: the caller's stays */
 	else if (!command && rc != 0)
 		reap_note_call(t, start_ns, 0); /* its shell ran "exit 0" */
 	errno = err;

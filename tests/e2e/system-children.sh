@@ -7,8 +7,11 @@
 # and pclose() note the status they return with the time the call (or its
 # popen()) began, and the launcher gives it to the parent's one child
 # started in between, when only one child started then.  What the calls
-# return must not change.  Programs and
-# facts: tests/progs/system_children.c, tests/progs/reaped_children.c.
+# return must not change.  A system() that could not start its shell
+# (status 127, errno set) gave its 127 to another child that started
+# during the call; now it gives it to none.  Programs and facts:
+# tests/progs/system_children.c, tests/progs/reaped_children.c,
+# tests/progs/system_failed.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -57,4 +60,20 @@ expect_eq "system(NULL): the shell's exit 0" "exited with status 0" \
 # neither (the fork child's own exit(9) stands)
 expect_eq "two children: the fork child's exit(9), not pclose()'s status" \
 	"exited with status 9" "$(end_of "$WORK/system_children $PROG $WORK/popen_child")"
+
+# a system() that started no shell (E2BIG), during which a SIGCHLD
+# handler's fork child started: that child keeps its own exit(9)
+build_c "$WORK/system_failed" "$PROGS_DIR/system_failed.c"
+mkdir "$WORK/failed"
+RUN_NAME=failed mprof_run 60 "$WORK/failed/t" -q -- "$WORK/system_failed"
+expect_eq "failed system(): exit status" 0 "$RUN_STATUS"
+expect_eq "failed system(): what the calls returned" \
+	"system: exit 127 E2BIG|handler child: exit 9" "$(paste -sd'|' "$RUN_OUT")"
+for t in "$WORK"/failed/t.*; do
+	[[ $t =~ /t\.[0-9]+$ ]] || continue
+	line=$("$MPROF" report -n 0 "$t" 2>/dev/null | grep '^program:')
+	echo "${line##*), }"
+done >"$WORK/failed.ends"
+expect_eq "failed system(): the one child, the handler's, keeps its exit(9)" \
+	"exited with status 9" "$(paste -sd'|' "$WORK/failed.ends")"
 finish
