@@ -7,8 +7,10 @@
 # a copy made by a system call in a process with one thread is recorded
 # like a fork child; one made while the process had several threads (a lock
 # another thread held would stay held in the child), or by clone(), is
-# named by a warning.  Program and facts:
-# tests/progs/raw_clones.c.
+# named by a warning.  Under a seccomp filter a raw fork's child is named
+# as a fork child there is, never recorded through the fork handlers; a
+# clone3 given an address the kernel refuses fails with EFAULT as it does
+# without mprof.  Program and facts: tests/progs/raw_clones.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -18,7 +20,7 @@ build_c "$PROG" "$PROGS_DIR/raw_clones.c" -pthread
 RUN_NAME=raw mprof_run 60 "$WORK/t" -- "$PROG"
 expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "what the calls and waitpid returned" \
-	"fork exit 3|clone exit 4|clone3 exit 5|threaded exit 6|stack exit 7|done" "$(paste -sd'|' "$RUN_OUT")"
+	"fork exit 3|clone exit 4|clone3 exit 5|threaded exit 6|stack exit 7|clone3 bad pointer: -1 EFAULT|done" "$(paste -sd'|' "$RUN_OUT")"
 expect_eq "the child of the threaded process is named" 1 \
 	"$(grep -c "^mprof: warning: 1 process made by process [0-9]* ($PROG) with a raw clone system call (syscall(SYS_fork), SYS_clone or SYS_clone3, which run no fork handlers) is not recorded: the process had several threads then, and a child may inherit a lock another thread held, which its recorder would wait for$" "$RUN_ERR")"
 expect_eq "the child of clone() is named" 1 \
@@ -39,4 +41,26 @@ expect_eq "three children recorded, each how it ended and its blocks" \
 run_cmd 60 report-parent "$MPROF" report -n 0 "$WORK/t"
 expect_eq "the parent counts the three recorded children" \
 	"forks:            3 (each child recorded has its own trace)" "$(grep '^forks:' "$RUN_OUT")"
+
+# the same calls without mprof: what they return is unchanged
+run_cmd 60 native "$PROG"
+expect_file_eq "without mprof: the same output" "$WORK/native.out" "$WORK/raw.out"
+
+# ---- under a seccomp filter ----
+mkdir "$WORK/sandboxed"
+run_cmd 60 native-sandboxed "$PROG" sandboxed
+if [ "$(head -n 1 "$RUN_OUT")" = "no filter" ]; then
+	echo "# no seccomp filter here: the sandboxed checks are skipped"
+	finish
+fi
+expect_eq "sandboxed, without mprof: output" \
+	"fork exit 3|clone3 bad pointer: -1 EFAULT|done" "$(paste -sd'|' "$RUN_OUT")"
+RUN_NAME=sandboxed mprof_run 60 "$WORK/sandboxed/t" -- "$PROG" sandboxed
+expect_eq "sandboxed: exit status" 0 "$RUN_STATUS"
+expect_file_eq "sandboxed: the output without mprof" "$WORK/native-sandboxed.out" \
+	"$WORK/sandboxed.out"
+expect_eq "sandboxed: the raw fork's child is named" 1 \
+	"$(grep -c "^mprof: warning: 1 process forked by process [0-9]* ($PROG) is not recorded: it was forked under a seccomp filter (a sandbox), which may kill a process that opens a file, so its recorder did not try to create its process file$" "$RUN_ERR")"
+expect_eq "sandboxed: no child trace (no fork handler ran in it)" "" \
+	"$(cd "$WORK/sandboxed" && ls | grep -E '^t\.[0-9]+')"
 finish

@@ -3,8 +3,8 @@
  * syscall(), which run no fork handlers, for what mprof records of them
  * (tests/e2e/raw-clones.sh).
  *
- * Usage: raw_clones
- * Makes four children, one at a time, each reaped by waitpid before the
+ * Usage: raw_clones [sandboxed]
+ * Makes five children, one at a time, each reaped by waitpid before the
  * next; each leaves N blocks of 1000 B live in keep_blocks() and calls
  * exit(N):
  *   fork      N = 3, syscall(SYS_fork);
@@ -14,18 +14,26 @@
  *             pipe (the process has two threads);
  *   stack     N = 7, the C library's clone(fn, stack, SIGCHLD, NULL): fn
  *             runs on a stack of the program's.
- * Prints one line per child, "WAY exit S" as waitpid returned it (a call
- * that failed prints "WAY failed ERRNO-NAME"), then "done".
+ * Then calls syscall(SYS_clone3, (void *)1, 88), an address the kernel
+ * refuses.  Prints one line per child, "WAY exit S" as waitpid returned it
+ * (a call that failed prints "WAY failed ERRNO-NAME"), then "clone3 bad
+ * pointer: R ERRNO-NAME" (what that call returned), then "done".
+ * With "sandboxed" it first installs a seccomp filter that allows every
+ * system call (a sandbox as the recorder sees it), then makes only the fork
+ * child (N = 3) and calls the bad clone3; "no filter" when it cannot.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,11 +101,43 @@ static void *thread_wait(void *arg)
 	return read(hold[0], &c, 1) == 1 ? NULL : arg;
 }
 
-int main(void)
+/* Calls clone3 with an address the kernel refuses and prints what it
+ * returned. */
+static void clone3_bad_pointer(void)
+{
+	long rc = syscall(SYS_clone3, (void *)1, 88L);
+
+	printf("clone3 bad pointer: %ld %s\n", rc, rc < 0 ? strerrorname_np(errno) : "-");
+	if (rc == 0)
+		_exit(0);
+}
+
+/* Installs a seccomp filter that allows every system call: 0, or -1. */
+static int filter_install(void)
+{
+	struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog prog = { 1, allow };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+int main(int argc, char **argv)
 {
 	pthread_t t;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && strcmp(argv[1], "sandboxed") == 0) {
+		if (filter_install() != 0) {
+			printf("no filter\n");
+			return 0;
+		}
+		child_run("fork", 3);
+		clone3_bad_pointer();
+		printf("done\n");
+		return 0;
+	}
 	child_run("fork", 3);
 	child_run("clone", 4);
 	child_run("clone3", 5);
@@ -107,6 +147,7 @@ int main(void)
 	if (write(hold[1], "x", 1) != 1 || pthread_join(t, NULL) != 0)
 		return 2;
 	child_run("stack", 7);
+	clone3_bad_pointer();
 	printf("done\n");
 	return 0;
 }
