@@ -1657,6 +1657,9 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 		   sizeof(h->exec_unrecorded_path));
 	e.execs_unrecorded = atomic_load(&h->execs_unrecorded);
 	e.exec_unrecorded_path = exec_path;
+	e.children_unrecorded = atomic_load(&h->children_unrecorded) +
+				atomic_load(&h->children_sandboxed) + atomic_load(&h->children_raw) +
+				atomic_load(&h->children_own_stack);
 	if (proc_exec_unrecorded(p)) {
 		field_copy(exec_into, sizeof(exec_into), h->exec_self_path,
 			   sizeof(h->exec_self_path));

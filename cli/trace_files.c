@@ -337,6 +337,8 @@ int trace_file_end(struct trace_file *tf, const struct trace_end *e)
 		kv_text_add(&t, "exec_into", "%s", e->exec_into);
 		kv_text_add(&t, "exec_into_why", "%s", e->exec_into_why);
 	}
+	if (e->children_unrecorded)
+		kv_text_add(&t, "children_unrecorded", "%" PRIu32, e->children_unrecorded);
 	if (e->execs_unrecorded) {
 		kv_text_add(&t, "execs_unrecorded", "%" PRIu32, e->execs_unrecorded);
 		kv_text_add(&t, "exec_unrecorded_path", "%s", e->exec_unrecorded_path);

@@ -147,6 +147,8 @@ struct trace_end {
 	const char *process_state; /* "running", "ended" or "exec" */
 	const char *collector_error; /* NULL, or why the collector stopped reading */
 	uint32_t execs_unrecorded;   /* programs started with the recorder dropped */
+	uint32_t children_unrecorded; /* children it made that run unrecorded (each
+	                              * has a FORK record, as every child) */
 	const char *exec_unrecorded_path; /* the first of them, as the call named it */
 	const char *exec_into;     /* the program this image executed, of which no
 	                            * trace was made, or NULL */

@@ -132,8 +132,6 @@ static uint32_t fork_child_pid(_Atomic uint32_t *mailbox, uint32_t entry)
 void fork_handler_parent(void)
 {
 	uint32_t entry = fork_entry, child_pid;
-	struct preload_thread *t;
-	uint8_t *rec, *p;
 
 	if (fork_mode != FORK_LOCKED) {
 		fork_mode = FORK_IGNORED;
@@ -148,7 +146,14 @@ void fork_handler_parent(void)
 	thread_fork_parent();
 	control_fork_release();
 	child_pid = fork_child_pid(fork_mailbox, entry);
-	t = preload_thread_enter();
+	fork_note_child(child_pid);
+}
+
+void fork_note_child(uint32_t child_pid)
+{
+	struct preload_thread *t = preload_thread_enter();
+	uint8_t *rec, *p;
+
 	if (!t)
 		return;
 	rec = ring_reserve(t, RECORD_EXT_HEADER_BYTES + VARINT_MAX_BYTES);

@@ -4,6 +4,8 @@
 #ifndef MPROF_PRELOAD_FORK_H
 #define MPROF_PRELOAD_FORK_H
 
+#include <stdint.h>
+
 /*
  * Registers the pthread_atfork handlers and maps the mailbox in which fork
  * children leave their pid for the parent's FORK record.  Called once by
@@ -17,6 +19,13 @@ void preload_fork_init(void);
 void fork_handler_prepare(void);
 void fork_handler_parent(void);
 void fork_handler_child(void);
+
+/* Writes a FORK record (trace/format.h) in the calling thread's ring: the
+ * process made a child, whose pid as the launcher sees it is child_pid (0:
+ * unknown, or a child that runs unrecorded).  Called by fork_handler_parent
+ * and for the children made without the fork handlers
+ * (preload/raw_fork.c), so that the trace counts every child. */
+void fork_note_child(uint32_t child_pid);
 
 /*
  * The calling process is a child the fork handlers did not see (made by

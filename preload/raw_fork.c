@@ -12,7 +12,8 @@
  * recorded like a fork child: no other thread can hold a lock the child
  * inherits, the recorder's or the C library's (the child's recorder walks
  * the loader's module list).  Any other such child runs unrecorded and the
- * parent counts it in its header for the launcher to name: made while the
+ * parent counts it in its header for the launcher to name, and writes a
+ * FORK record for it as for every child (fork_note_child): made while the
  * process had several threads (children_raw), under a seccomp filter, which
  * may kill the child for opening its file (children_sandboxed), or on a
  * stack of its own (children_own_stack: clone() and its like start the
@@ -145,8 +146,10 @@ void raw_fork_after(enum raw_fork_mode mode, long rc)
 			atomic_fetch_add(&h->children_sandboxed, 1);
 		else
 			atomic_fetch_add(&h->children_raw, 1);
+		fork_note_child(0);
 	} else if (mode == RAW_FORK_COUNTED_STACK && rc > 0 && h) {
 		atomic_fetch_add(&h->children_own_stack, 1);
+		fork_note_child(0);
 	}
 	errno = err;
 }
@@ -176,8 +179,10 @@ PRELOAD_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	err = errno;
 	h = preload_proc.hdr;
 	if (rc > 0 && !(flags & CLONE_VM) && h &&
-	    atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY)
+	    atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY) {
 		atomic_fetch_add(&h->children_own_stack, 1);
+		fork_note_child(0);
+	}
 	errno = err;
 	return rc;
 }

@@ -111,7 +111,9 @@
  *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null,
  *                    "recorder_kib": int or null (the recorder's own memory
  *                    in the process, at most; part of peak_rss_kib)},
- *       "forks": int,              FORK records (children have own traces)
+ *       "forks": int,              FORK records: children the process made
+ *       "forks_unrecorded": int,   of them, those that ran unrecorded (END
+ *                                   children_unrecorded; 0 when unknown)
  *       "inherited": {"seeded": bool, "blocks", "bytes": int, "note": str or null},
  *                                   fork child: the parent's blocks live at the
  *                                   fork, seeded from the parent's trace (site
@@ -689,6 +691,8 @@ static void write_summary(FILE *out, const struct profile *r)
 	json_opt_u64(out, "recorder_kib", run->has_recorder, run->recorder_kib);
 	out_str(out, "},");
 	json_u64(out, "forks", info->forks);
+	out_char(out, ',');
+	json_u64(out, "forks_unrecorded", run->children_unrecorded);
 	out_char(out, ',');
 	json_key(out, "inherited");
 	out_char(out, '{');

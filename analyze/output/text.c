@@ -751,7 +751,11 @@ static void print_summary(FILE *out, const struct profile *r)
 						  ? run->peak_rss_kib : run->recorder_kib)));
 		fputc('\n', out);
 	}
-	if (info->forks)
+	if (info->forks && run->children_unrecorded)
+		fprintf(out, "forks:            %" PRIu64 " (%" PRIu64 " not recorded, named by mprof run; "
+			"each child recorded has its own trace)\n", info->forks,
+			run->children_unrecorded);
+	else if (info->forks)
 		fprintf(out, "forks:            %" PRIu64 " (each child recorded has its own trace)\n",
 			info->forks);
 	if (a->inherited_seeded)

@@ -159,11 +159,13 @@ static void report_run_collect(struct report *r)
 		run->has_unrecorded = true;
 	{
 		static const char *const ue_keys[] = {"execs_unrecorded", NULL};
+		static const char *const uc_keys[] = {"children_unrecorded", NULL};
 		static const char *const up_keys[] = {"exec_unrecorded_path", NULL};
 
 		static const char *const ei_keys[] = {"exec_into", NULL};
 		static const char *const ew_keys[] = {"exec_into_why", NULL};
 
+		kv_unsigned(&info->end, uc_keys, &run->children_unrecorded);
 		run->exec_into = kv_string(&info->end, ei_keys);
 		run->exec_into_why = kv_string(&info->end, ew_keys);
 		if (kv_unsigned(&info->end, ue_keys, &run->execs_unrecorded) &&

@@ -38,6 +38,8 @@ struct run_facts {
 	uint64_t unrecorded_allocs, unrecorded_frees;
 	uint64_t execs_unrecorded; /* END execs_unrecorded: programs this process
 	                            * started with the recorder dropped */
+	uint64_t children_unrecorded; /* END children_unrecorded: of the children
+	                            * counted in forks, those that ran unrecorded */
 	const char *exec_unrecorded_path; /* END exec_unrecorded_path, or NULL */
 	const char *exec_into;    /* END exec_into: the program this image executed,
 	                           * not recorded, or NULL; exec_into_why why */

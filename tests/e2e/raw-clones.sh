@@ -10,7 +10,9 @@
 # named by a warning.  Under a seccomp filter a raw fork's child is named
 # as a fork child there is, never recorded through the fork handlers; a
 # clone3 given an address the kernel refuses fails with EFAULT as it does
-# without mprof.  Program and facts: tests/progs/raw_clones.c.
+# without mprof.  The parent's "forks:" counted only the children the fork
+# handlers saw; now it counts every child and says how many were not
+# recorded.  Program and facts: tests/progs/raw_clones.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -39,8 +41,12 @@ expect_eq "three children recorded, each how it ended and its blocks" \
 	"exited with status 3; leaked: 3000 B (2.9 KiB) in 3 blocks (live at exit)|exited with status 4; leaked: 4000 B (3.9 KiB) in 4 blocks (live at exit)|exited with status 5; leaked: 5000 B (4.9 KiB) in 5 blocks (live at exit)" \
 	"$(paste -sd'|' "$WORK/children")"
 run_cmd 60 report-parent "$MPROF" report -n 0 "$WORK/t"
-expect_eq "the parent counts the three recorded children" \
-	"forks:            3 (each child recorded has its own trace)" "$(grep '^forks:' "$RUN_OUT")"
+expect_eq "the parent counts the five children, two not recorded" \
+	"forks:            5 (2 not recorded, named by mprof run; each child recorded has its own trace)" \
+	"$(grep '^forks:' "$RUN_OUT")"
+report_json "$WORK/parent.json" "$WORK/t"
+expect_eq "json: forks and forks_unrecorded" "5 2" \
+	"$(json_eval "$WORK/parent.json" '"%s %s" % (d["summary"]["forks"], d["summary"].get("forks_unrecorded"))')"
 
 # the same calls without mprof: what they return is unchanged
 run_cmd 60 native "$PROG"
@@ -63,4 +69,8 @@ expect_eq "sandboxed: the raw fork's child is named" 1 \
 	"$(grep -c "^mprof: warning: 1 process forked by process [0-9]* ($PROG) is not recorded: it was forked under a seccomp filter (a sandbox), which may kill a process that opens a file, so its recorder did not try to create its process file$" "$RUN_ERR")"
 expect_eq "sandboxed: no child trace (no fork handler ran in it)" "" \
 	"$(cd "$WORK/sandboxed" && ls | grep -E '^t\.[0-9]+')"
+run_cmd 60 report-sandboxed "$MPROF" report -n 0 "$WORK/sandboxed/t"
+expect_eq "sandboxed: the parent counts its child, not recorded" \
+	"forks:            1 (1 not recorded, named by mprof run; each child recorded has its own trace)" \
+	"$(grep '^forks:' "$RUN_OUT")"
 finish
