@@ -19,8 +19,10 @@
  * stack of its own (children_own_stack: clone() and its like start the
  * child in a function on a stack whose size the recorder cannot know, too
  * small for it perhaps).  A clone with CLONE_VM (a thread, a vfork child)
- * is left alone, and so are clone3's arguments under a seccomp filter
- * (reading them may be refused by killing).
+ * is left alone.  Under a seccomp filter clone3's arguments are not read
+ * before the call (process_vm_readv, which checks the address, may be
+ * refused by killing): only after a call that made a process, when the
+ * kernel has read them.
  *
  * Never calls malloc; changes no argument, return value or errno.
  */
@@ -66,8 +68,7 @@ static enum raw_fork_kind raw_fork_clone3_kind(long args, long size)
 	struct iovec local = { &ca, CLONE_ARGS_SIZE_VER0 };
 	struct iovec remote = { (void *)args, CLONE_ARGS_SIZE_VER0 };
 
-	/* under a filter, process_vm_readv may be what kills the process */
-	if (!args || size < CLONE_ARGS_SIZE_VER0 || seccomp_watch_filtered())
+	if (!args || size < CLONE_ARGS_SIZE_VER0)
 		return RAW_FORK_NO_PROCESS;
 	memset(&ca, 0, sizeof(ca));
 	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len)
@@ -116,6 +117,9 @@ enum raw_fork_mode raw_fork_before(long nr, const long a[6])
 	if (atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
 	    !preload_proc.hdr)
 		return RAW_FORK_NONE;
+	/* under a filter, process_vm_readv may be what kills the process */
+	if (nr == SYS_clone3 && seccomp_watch_filtered())
+		return RAW_FORK_CLONE3_UNREAD;
 	kind = raw_fork_kind(nr, a);
 	if (kind == RAW_FORK_NO_PROCESS) {
 		mode = RAW_FORK_NONE;
@@ -131,11 +135,34 @@ enum raw_fork_mode raw_fork_before(long nr, const long a[6])
 	return mode;
 }
 
-void raw_fork_after(enum raw_fork_mode mode, long rc)
+/* What a clone3 that made process rc > 0 under a seccomp filter made, from
+ * its arguments at args (size bytes), which the kernel has read: a copy
+ * or a process on a stack of its own (counted as RAW_FORK_COUNTED and
+ * RAW_FORK_COUNTED_STACK are), or none (CLONE_VM, or arguments too short
+ * to tell). */
+static enum raw_fork_mode raw_fork_clone3_made(long args, long size, long rc)
+{
+	const struct clone_args *ca = (const struct clone_args *)args;
+
+	if (rc <= 0 || !args || size < CLONE_ARGS_SIZE_VER0)
+		return RAW_FORK_NONE;
+	switch (raw_fork_clone_kind(ca->flags, ca->stack)) {
+	case RAW_FORK_COPY:
+		return RAW_FORK_COUNTED;
+	case RAW_FORK_OWN_STACK:
+		return RAW_FORK_COUNTED_STACK;
+	default:
+		return RAW_FORK_NONE;
+	}
+}
+
+void raw_fork_after(enum raw_fork_mode mode, const long a[6], long rc)
 {
 	struct session_proc_header *h = preload_proc.hdr;
 	int err = errno;
 
+	if (mode == RAW_FORK_CLONE3_UNREAD)
+		mode = raw_fork_clone3_made(a[0], a[1], rc);
 	if (mode == RAW_FORK_HANDLED) {
 		if (rc == 0)
 			fork_handler_child();

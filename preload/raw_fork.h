@@ -14,20 +14,23 @@ void raw_fork_resolve(void);
  * CLONE_VM, CLONE_SETTLS or a new stack) and the process has one thread,
  * runs the fork handlers' prepare step.  Returns what raw_fork_after needs:
  * RAW_FORK_NONE (no process of its own, or the recorder is not running),
- * RAW_FORK_HANDLED (prepared), or RAW_FORK_COUNTED or
- * RAW_FORK_COUNTED_STACK (a child that will run unrecorded, made while the
- * process had several threads or on a stack of its own). */
+ * RAW_FORK_HANDLED (prepared), RAW_FORK_COUNTED or RAW_FORK_COUNTED_STACK
+ * (a child that will run unrecorded, made while the process had several
+ * threads or under a seccomp filter, or on a stack of its own), or
+ * RAW_FORK_CLONE3_UNREAD (clone3 under a seccomp filter: its arguments
+ * are read after the call, and only when it made a process). */
 enum raw_fork_mode {
 	RAW_FORK_NONE,
 	RAW_FORK_HANDLED,
 	RAW_FORK_COUNTED,
 	RAW_FORK_COUNTED_STACK,
+	RAW_FORK_CLONE3_UNREAD,
 };
 enum raw_fork_mode raw_fork_before(long nr, const long a[6]);
 
-/* After the call, which returned rc, in the parent and in the child: the
- * fork handlers' parent or child step, or the parent's count of a child
- * that runs unrecorded.  Keeps errno. */
-void raw_fork_after(enum raw_fork_mode mode, long rc);
+/* After the call with arguments a, which returned rc, in the parent and in
+ * the child: the fork handlers' parent or child step, or the parent's
+ * count of a child that runs unrecorded.  Keeps errno. */
+void raw_fork_after(enum raw_fork_mode mode, const long a[6], long rc);
 
 #endif

@@ -63,7 +63,7 @@ PRELOAD_API long syscall(long nr, ...)
 		seccomp_watch_before();
 	fork_mode = raw_fork_before(nr, a);
 	rc = syscall_wrap_raw(nr, a);
-	raw_fork_after(fork_mode, rc);
+	raw_fork_after(fork_mode, a, rc);
 	if (install)
 		seccomp_watch_after(rc);
 	if (nr == SYS_setrlimit || nr == SYS_prlimit64)

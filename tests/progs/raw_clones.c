@@ -20,7 +20,8 @@
  * pointer: R ERRNO-NAME" (what that call returned), then "done".
  * With "sandboxed" it first installs a seccomp filter that allows every
  * system call (a sandbox as the recorder sees it), then makes only the fork
- * child (N = 3) and calls the bad clone3; "no filter" when it cannot.
+ * child (N = 3) and the clone3 child (N = 5) and calls the bad clone3; "no
+ * filter" when it cannot.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -134,6 +135,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		child_run("fork", 3);
+		child_run("clone3", 5);
 		clone3_bad_pointer();
 		printf("done\n");
 		return 0;
