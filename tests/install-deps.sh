@@ -11,7 +11,8 @@
 #            default-jdk-headless (java and javac), ruby, golang-go (cgo; Go
 #            frames), nodejs (worker_threads); the clients of the report
 #            formats: valgrind (ms_print, dh_view.html), massif-visualizer
-#            (KDE's, run under xvfb's virtual X server), chromium (Debian's,
+#            (KDE's, run under xvfb's virtual X server), strace (the threads
+#            a report makes), chromium (Debian's,
 #            for the pages), npm when nodejs lacks it (then tests/browser's
 #            playwright-core and speedscope from the npm registry, as
 #            package-lock.json pins them)
@@ -24,7 +25,7 @@ libiberty-dev zlib1g-dev libdeflate-dev libcunit1-dev libunwind8"
 case "${1:-}" in
 --build) ;;
 "") packages="$packages python3 sqlite3 rustc default-jdk-headless ruby golang-go nodejs libboost-context-dev
-valgrind chromium massif-visualizer xvfb"
+valgrind chromium massif-visualizer xvfb strace"
 	browser=1 ;;
 *)
 	echo "usage: tests/install-deps.sh [--build]" >&2

@@ -149,6 +149,7 @@ E2E_TESTS = \
 	tests/e2e/child-figures.sh \
 	tests/e2e/child-ends.sh \
 	tests/e2e/reaped-children.sh \
+	tests/e2e/report-threads.sh \
 	tests/e2e/raw-clones.sh \
 	tests/e2e/reap-cancel.sh \
 	tests/e2e/system-children.sh \
@@ -264,7 +265,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/raising_alloc.c tests/progs/sandboxed_exit.c tests/progs/prctl_sandbox.c \
 	tests/progs/membarrier_refused.c tests/progs/lowered_limit.c tests/progs/unseen_limit.c tests/progs/limit_blocks.h \
 	tests/progs/fork_samples.c tests/progs/fork_state.c tests/progs/env_drop.c tests/progs/exec_it.c tests/progs/sample_seeds.c \
-	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/raw_clones.c tests/progs/reap_cancel.c tests/progs/system_children.c tests/progs/system_failed.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/signal_frames.c tests/progs/coroutine_stacks.c tests/progs/boost_fibers.cpp tests/progs/retitled_workers.c \
+	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/trace_sizes.c tests/progs/raw_clones.c tests/progs/reap_cancel.c tests/progs/system_children.c tests/progs/system_failed.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/signal_frames.c tests/progs/coroutine_stacks.c tests/progs/boost_fibers.cpp tests/progs/retitled_workers.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/sample_sites.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/pool_blocks.c \
 	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/fork_execs.c \

@@ -1,13 +1,19 @@
 /*
  * analyze/aggregate/agg_read.c - aggregate_read_trace (agg_read.h): the
  * reader, then the time window (if any) on the reader's thread, then the
- * aggregation on a thread of its own.
+ * aggregation, on a thread of its own once the trace proves large.
  */
 #include <errno.h>
 #include <stdio.h>
 
 #include "analyze/aggregate/agg_read.h"
 #include "analyze/aggregate/agg_thread.h"
+
+/* Events aggregated on the reader's thread before the aggregation thread
+ * starts: a trace of fewer makes no thread, whose start and hand-overs
+ * cost more than the overlap saves there (bench/HISTORY.md, "many small
+ * traces"). */
+#define AGG_READ_INLINE_EVENTS 65536u
 
 static bool aggregator_failed(void *ctx)
 {
@@ -27,7 +33,7 @@ int aggregate_read_trace_window(const char *path, struct trace_info *info,
 				struct aggregate *agg, struct window_sink *w, char *errbuf,
 				size_t errbuf_bytes)
 {
-	struct agg_thread *aggregator = agg_thread_start(agg);
+	struct agg_thread *aggregator = agg_thread_start_after(agg, AGG_READ_INLINE_EVENTS);
 	struct event_sink sink, window;
 	int rc;
 

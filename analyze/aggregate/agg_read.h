@@ -1,7 +1,7 @@
 /*
  * analyze/aggregate/agg_read.h - a trace read into an aggregation: the
- * reader (read/event_stream.h) with the aggregation on a thread of its own
- * (agg_thread.h) as its sink.
+ * reader (read/event_stream.h) with the aggregation (agg_thread.h, on a
+ * thread of its own after the first 65536 events) as its sink.
  */
 #ifndef MPROF_ANALYZE_AGG_READ_H
 #define MPROF_ANALYZE_AGG_READ_H

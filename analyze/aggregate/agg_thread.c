@@ -1,7 +1,9 @@
 /*
  * analyze/aggregate/agg_thread.c - the aggregation thread of agg_thread.h.
  *
- * Owns the thread and the ring.  The caller's thread (the producer) writes
+ * Owns the thread and the ring, both made when the thread starts (at once,
+ * or after the events agg_thread_start_after aggregates on the caller's
+ * thread).  The caller's thread (the producer) writes
  * ring[tail % N] and publishes tail every AGG_THREAD_BATCH events; the
  * aggregation thread (the consumer) aggregates ring[head % N] up to tail
  * and publishes head.  A side that finds nothing to do sleeps on the
@@ -42,6 +44,8 @@ struct agg_thread {
 	struct aggregate *agg;
 	pthread_t thread;
 	bool threaded;
+	uint64_t inline_left;            /* unthreaded: events aggregated here
+	                                  * before the thread starts (0: never) */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool done;                       /* under lock: no more events */
@@ -49,6 +53,8 @@ struct agg_thread {
 	 * every event, made the report three times slower) */
 	alignas(64) uint64_t next;       /* events written (>= tail) */
 	uint64_t head_seen;              /* the consumer's head, as last read */
+	struct alloc_event *ring;        /* AGG_THREAD_RING_EVENTS, 64-byte aligned,
+	                                  * made with the thread */
 	/* what the producer publishes */
 	alignas(64) _Atomic uint64_t tail;   /* events published */
 	atomic_int producer_sleeping;
@@ -56,7 +62,6 @@ struct agg_thread {
 	alignas(64) _Atomic uint64_t head;   /* events aggregated */
 	atomic_int consumer_sleeping;
 	atomic_bool failed;
-	alignas(64) struct alloc_event ring[AGG_THREAD_RING_EVENTS];
 };
 
 static void wake_other(struct agg_thread *t, atomic_int *sleeping)
@@ -114,17 +119,30 @@ static void *consume(void *arg)
 	return NULL;
 }
 
-struct agg_thread *agg_thread_start(struct aggregate *agg)
+/* Starts the thread and its ring; t stays unthreaded when either cannot
+ * be made.  The ring's pages are touched first by the producer's first
+ * lap, while the consumer works, not here before either starts (1 MB: 240
+ * page faults, some 13 us each on these virtual machines). */
+static void thread_start(struct agg_thread *t)
+{
+	t->ring = aligned_alloc(64, AGG_THREAD_RING_EVENTS * sizeof(*t->ring));
+	if (!t->ring)
+		return;
+	t->threaded = pthread_create(&t->thread, NULL, consume, t) == 0;
+	if (!t->threaded) {
+		free(t->ring);
+		t->ring = NULL;
+	}
+}
+
+/* The handle, unthreaded; NULL on out of memory. */
+static struct agg_thread *agg_thread_new(struct aggregate *agg)
 {
 	struct agg_thread *t = aligned_alloc(64, sizeof(*t));
 
 	if (!t)
 		return NULL;
-	/* not the ring: its pages are touched first by the producer's first
-	 * lap, while the consumer works, instead of here before either starts
-	 * (1.1 MB: 270 page faults, some 13 us each on these virtual
-	 * machines) */
-	memset(t, 0, offsetof(struct agg_thread, ring));
+	memset(t, 0, sizeof(*t));
 	t->agg = agg;
 	if (pthread_mutex_init(&t->lock, NULL) != 0) {
 		free(t);
@@ -135,7 +153,24 @@ struct agg_thread *agg_thread_start(struct aggregate *agg)
 		free(t);
 		return NULL;
 	}
-	t->threaded = pthread_create(&t->thread, NULL, consume, t) == 0;
+	return t;
+}
+
+struct agg_thread *agg_thread_start(struct aggregate *agg)
+{
+	struct agg_thread *t = agg_thread_new(agg);
+
+	if (t)
+		thread_start(t);
+	return t;
+}
+
+struct agg_thread *agg_thread_start_after(struct aggregate *agg, uint64_t inline_events)
+{
+	struct agg_thread *t = agg_thread_new(agg);
+
+	if (t)
+		t->inline_left = inline_events;
 	return t;
 }
 
@@ -198,6 +233,8 @@ void agg_thread_emit(void *ctx, const struct alloc_event *ev)
 
 	if (!t->threaded) {
 		aggregate_event(t->agg, ev);
+		if (t->inline_left && --t->inline_left == 0)
+			thread_start(t); /* the events so far are aggregated */
 		return;
 	}
 	if (t->next - t->head_seen >= AGG_THREAD_RING_EVENTS) {
@@ -232,5 +269,6 @@ void agg_thread_stop(struct agg_thread *t)
 	}
 	pthread_cond_destroy(&t->wake);
 	pthread_mutex_destroy(&t->lock);
+	free(t->ring);
 	free(t);
 }

@@ -33,6 +33,12 @@ struct agg_thread;
 /* Starts the thread for agg (initialized).  Returns NULL on out of memory. */
 struct agg_thread *agg_thread_start(struct aggregate *agg);
 
+/* As agg_thread_start, but the first inline_events events (0: all) are
+ * aggregated on the caller's thread, in agg_thread_emit, and the thread
+ * starts only after them: a small trace's report makes no thread, whose
+ * start and hand-overs cost more than it saves, most on a busy host. */
+struct agg_thread *agg_thread_start_after(struct aggregate *agg, uint64_t inline_events);
+
 /* The reorder emit callback (ctx: the struct agg_thread): queues a copy of
  * ev, waiting while the ring is full. */
 void agg_thread_emit(void *ctx, const struct alloc_event *ev);

@@ -7,8 +7,8 @@
  * mutex guards head, count and the flags; a slot's contents belong to the
  * thread until it is counted, then to the caller until the caller's next
  * call.  Never fails once started: a thread that cannot grow a buffer
- * hands over -ENOMEM as the reader itself would, and when no thread can be
- * made the caller's own calls read, one chunk at a time.
+ * hands over -ENOMEM as the reader itself would, and when no thread is
+ * wanted or can be made the caller's own calls read, one chunk at a time.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,7 +33,7 @@ struct chunk_prefetch {
 	bool taken;              /* the caller holds slot head (from its last call) */
 	bool done;               /* the thread handed over its last result */
 	bool stop;               /* the caller wants no more */
-	bool threaded;           /* false: no thread could be made, the caller's
+	bool threaded;           /* false: no thread wanted or made, the caller's
 	                          * calls read (slot 0) */
 	bool after_loss;         /* unthreaded: the last result was a lost chunk */
 	atomic_uint events_stream; /* nonzero: the only stream whose EVENTS
@@ -211,11 +211,11 @@ static void *reader_thread(void *arg)
 
 struct chunk_prefetch *chunk_prefetch_start(struct trace_reader *r)
 {
-	return chunk_prefetch_start_skipping(r, NULL, 0);
+	return chunk_prefetch_start_skipping(r, NULL, 0, true);
 }
 
 struct chunk_prefetch *chunk_prefetch_start_skipping(struct trace_reader *r, const uint64_t *skip,
-						     size_t n)
+						     size_t n, bool threaded)
 {
 	struct chunk_prefetch *p = calloc(1, sizeof(*p));
 
@@ -239,7 +239,7 @@ struct chunk_prefetch *chunk_prefetch_start_skipping(struct trace_reader *r, con
 		free(p);
 		return NULL;
 	}
-	p->threaded = pthread_create(&p->thread, NULL, reader_thread, p) == 0;
+	p->threaded = threaded && pthread_create(&p->thread, NULL, reader_thread, p) == 0;
 	return p;
 }
 

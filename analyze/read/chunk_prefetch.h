@@ -51,9 +51,11 @@ struct chunk_prefetch *chunk_prefetch_start(struct trace_reader *r);
 /* The same, leaving the payloads of the chunks at the file offsets
  * skip[0..n) (ascending; the caller keeps the array until
  * chunk_prefetch_stop) unread: their results have chunk.data NULL and
- * chunk.bytes 0 (the chunk index's plan, index_plan.h). */
+ * chunk.bytes 0 (the chunk index's plan, index_plan.h).  threaded false:
+ * no thread, chunk_prefetch_next reads (for a small trace, where a thread
+ * costs more than it saves). */
 struct chunk_prefetch *chunk_prefetch_start_skipping(struct trace_reader *r, const uint64_t *skip,
-						     size_t n);
+						     size_t n, bool threaded);
 
 /*
  * The next result, in file order; waits for the reader thread.  Valid until

@@ -286,6 +286,12 @@ struct pending_chunk {
 #define STREAM_AHEAD 64u
 #define STREAM_AHEAD_LOW 32u
 
+/* Traces smaller than this are read on the caller's thread, with no
+ * chunk_prefetch thread: a report of a few hundred thousand events is no
+ * faster with it, and on a busy host each hand-over waits for a processor
+ * (measured in bench/HISTORY.md, "many small traces"). */
+#define STREAM_PREFETCH_MIN_BYTES ((uint64_t)1 << 20)
+
 /* The undecoded chunks of one thread slot, decoded lazily as the merge
  * needs the slot's next events: waiting events stay in their compact
  * encoded form, but for the few decoded ahead. */
@@ -1440,7 +1446,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	s.slot_limit = REORDER_MAX_SOURCES;
 	slot_decoders_init(&s.decoders);
 
-	/* inflating on a second thread (chunk_prefetch.h) */
+	/* inflating on a second thread when the trace is large (chunk_prefetch.h) */
 	reorder_init(&s.reorder, info->first_seq, stream_pull, &s, sink->emit, sink->ctx);
 	s.windowed = info->window_range;
 	if (s.windowed && info->window_from_ns && !info->no_index)
@@ -1469,8 +1475,8 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 			rc = stream_start(&s, t0, true);
 	}
 	prefetch = rc < 0 ? NULL
-	       : plan.used ? chunk_prefetch_start_skipping(&reader, plan.skip_offsets, plan.skip_count)
-			   : chunk_prefetch_start(&reader);
+		 : chunk_prefetch_start_skipping(&reader, plan.skip_offsets, plan.skip_count,
+						 file_bytes >= STREAM_PREFETCH_MIN_BYTES);
 	if (!prefetch)
 		rc = -ENOMEM;
 	s.prefetch = prefetch;

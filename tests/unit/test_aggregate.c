@@ -2104,46 +2104,69 @@ static void agg_thread_stream(void (*emit)(void *, const struct alloc_event *), 
 	}
 }
 
-static void test_agg_thread_equals_direct_aggregation(void)
+/* Streams n events into agg through t (from agg_thread_start or
+ * agg_thread_start_after, over agg) and checks that agg ends as a direct
+ * aggregation of the same events does. */
+static void agg_thread_check_equal(struct agg_thread *t, struct aggregate *threaded, uint64_t n)
 {
-	struct aggregate direct, threaded;
-	struct agg_thread *t;
-	/* several laps of the ring, so the producer has to wait */
-	uint64_t n = 5 * AGG_THREAD_RING_EVENTS + 123;
+	struct aggregate direct;
 
 	CU_ASSERT_FATAL(aggregate_init(&direct) == 0);
-	CU_ASSERT_FATAL(aggregate_init(&threaded) == 0);
 	agg_thread_stream(aggregate_event, &direct, n);
 	aggregate_finish(&direct);
-	t = agg_thread_start(&threaded);
 	CU_ASSERT_FATAL(t != NULL);
 	agg_thread_stream(agg_thread_emit, t, n);
 	CU_ASSERT_FALSE(agg_thread_failed(t));
 	agg_thread_stop(t);
-	aggregate_finish(&threaded);
+	aggregate_finish(threaded);
 
-	CU_ASSERT_EQUAL(threaded.events, n);
-	CU_ASSERT_EQUAL(threaded.events, direct.events);
-	CU_ASSERT_EQUAL(threaded.frees, direct.frees);
+	CU_ASSERT_EQUAL(threaded->events, n);
+	CU_ASSERT_EQUAL(threaded->events, direct.events);
+	CU_ASSERT_EQUAL(threaded->frees, direct.frees);
 	CU_ASSERT(direct.unmatched_frees > 0);
-	CU_ASSERT_EQUAL(threaded.unmatched_frees, direct.unmatched_frees);
-	CU_ASSERT_EQUAL(threaded.live_bytes, direct.live_bytes);
-	CU_ASSERT_EQUAL(threaded.live_blocks, direct.live_blocks);
-	CU_ASSERT_EQUAL(threaded.peak_bytes, direct.peak_bytes);
-	CU_ASSERT_EQUAL(threaded.peak_seq, direct.peak_seq);
-	CU_ASSERT_EQUAL(threaded.peak_time_ns, direct.peak_time_ns);
-	CU_ASSERT_EQUAL(threaded.last_time_ns, n / 1000 * 10000);
-	CU_ASSERT_EQUAL_FATAL(threaded.stat_count, direct.stat_count);
+	CU_ASSERT_EQUAL(threaded->unmatched_frees, direct.unmatched_frees);
+	CU_ASSERT_EQUAL(threaded->live_bytes, direct.live_bytes);
+	CU_ASSERT_EQUAL(threaded->live_blocks, direct.live_blocks);
+	CU_ASSERT_EQUAL(threaded->peak_bytes, direct.peak_bytes);
+	CU_ASSERT_EQUAL(threaded->peak_seq, direct.peak_seq);
+	CU_ASSERT_EQUAL(threaded->peak_time_ns, direct.peak_time_ns);
+	CU_ASSERT_EQUAL(threaded->last_time_ns, n / 1000 * 10000);
+	CU_ASSERT_EQUAL_FATAL(threaded->stat_count, direct.stat_count);
 	for (size_t i = 0; i < direct.stat_count; i++) {
-		CU_ASSERT_EQUAL(threaded.stats[i].stack_id, direct.stats[i].stack_id);
-		CU_ASSERT_EQUAL(threaded.stats[i].s.allocated_bytes, direct.stats[i].s.allocated_bytes);
-		CU_ASSERT_EQUAL(threaded.stats[i].s.max_live_bytes, direct.stats[i].s.max_live_bytes);
-		CU_ASSERT_EQUAL(threaded.stats[i].s.peak_bytes, direct.stats[i].s.peak_bytes);
-		CU_ASSERT_EQUAL(threaded.stats[i].s.temporary, direct.stats[i].s.temporary);
-		CU_ASSERT_EQUAL(threaded.stats[i].s.lifetime_ns_sum, direct.stats[i].s.lifetime_ns_sum);
+		CU_ASSERT_EQUAL(threaded->stats[i].stack_id, direct.stats[i].stack_id);
+		CU_ASSERT_EQUAL(threaded->stats[i].s.allocated_bytes,
+				direct.stats[i].s.allocated_bytes);
+		CU_ASSERT_EQUAL(threaded->stats[i].s.max_live_bytes, direct.stats[i].s.max_live_bytes);
+		CU_ASSERT_EQUAL(threaded->stats[i].s.peak_bytes, direct.stats[i].s.peak_bytes);
+		CU_ASSERT_EQUAL(threaded->stats[i].s.temporary, direct.stats[i].s.temporary);
+		CU_ASSERT_EQUAL(threaded->stats[i].s.lifetime_ns_sum,
+				direct.stats[i].s.lifetime_ns_sum);
 	}
 	aggregate_free(&direct);
-	aggregate_free(&threaded);
+	aggregate_free(threaded);
+}
+
+static void test_agg_thread_equals_direct_aggregation(void)
+{
+	struct aggregate threaded;
+
+	CU_ASSERT_FATAL(aggregate_init(&threaded) == 0);
+	/* several laps of the ring, so the producer has to wait */
+	agg_thread_check_equal(agg_thread_start(&threaded), &threaded,
+			       5 * AGG_THREAD_RING_EVENTS + 123);
+}
+
+/* The thread started after some events were aggregated on the caller's
+ * thread, mid-batch; and never, for fewer events than that. */
+static void test_agg_thread_started_late_equals_direct_aggregation(void)
+{
+	struct aggregate late, never;
+
+	CU_ASSERT_FATAL(aggregate_init(&late) == 0);
+	agg_thread_check_equal(agg_thread_start_after(&late, 3 * AGG_THREAD_BATCH + 17), &late,
+			       3 * AGG_THREAD_RING_EVENTS + 5);
+	CU_ASSERT_FATAL(aggregate_init(&never) == 0);
+	agg_thread_check_equal(agg_thread_start_after(&never, 100000), &never, 5000);
 }
 
 static void test_agg_thread_stops_with_nothing_queued(void)
@@ -2728,6 +2751,8 @@ int main(void)
 		    test_block_table_grows_at_three_quarters_load);
 	CU_add_test(s, "aggregation thread equals direct calls",
 		    test_agg_thread_equals_direct_aggregation);
+	CU_add_test(s, "aggregation thread started late equals direct aggregation",
+		    test_agg_thread_started_late_equals_direct_aggregation);
 	CU_add_test(s, "aggregation thread stops with little or nothing queued",
 		    test_agg_thread_stops_with_nothing_queued);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
