@@ -57,6 +57,12 @@ int main(int argc, char **argv)
 	 * the tables freed after that stayed resident in its heap: 17 MiB at
 	 * the peak of the sites' build for 524,288 stacks. */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	/* Setting it fixes the trim threshold at 128 KiB: the heap given back
+	 * and grown again with every trace of a set (a TLB flush and fresh
+	 * zeroed pages each time) made `report --all` of 600 small traces 3
+	 * times slower than with the C library's own rule, twice the mmap
+	 * threshold. */
+	mallopt(M_TRIM_THRESHOLD, 2 << 20);
 	if (strcmp(argv[1], "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(argv[1], "diff") == 0)

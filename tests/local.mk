@@ -149,7 +149,7 @@ E2E_TESTS = \
 	tests/e2e/child-figures.sh \
 	tests/e2e/child-ends.sh \
 	tests/e2e/reaped-children.sh \
-	tests/e2e/report-threads.sh \
+	tests/e2e/report-many-traces.sh \
 	tests/e2e/raw-clones.sh \
 	tests/e2e/reap-cancel.sh \
 	tests/e2e/system-children.sh \
