@@ -206,6 +206,9 @@ struct collector {
 	unsigned long long start_ticks; /* when the launcher started (clock ticks
 	                                 * since boot, as /proc/PID/stat has it) */
 	struct pid_window pids;        /* IDs of processes created since then */
+	bool pidns_known;              /* the launcher's PID namespace, which its
+	                                * /proc shows (pid_info_own_pidns) */
+	uint64_t pidns_dev, pidns_ino;
 	enum test_store test_store;    /* MPROF_TEST_STORE, a testing aid */
 };
 
@@ -2032,19 +2035,51 @@ static struct proc *proc_parent(const struct collector *c, const struct proc *p)
 }
 
 /*
+ * Whether recorded image r has a call of the wait family in progress by its
+ * waiter entries (trace/session.h): one names a thread that still exists.
+ * An entry whose thread is gone (cancelled inside the call) is freed.  The
+ * ids are r's own (gettid()): looked up in /proc only when r runs in the
+ * launcher's PID namespace, which its /proc shows; otherwise, or when /proc
+ * cannot tell, every entry taken counts as a call in progress.
+ */
+static bool reap_waiters_live(const struct collector *c, struct proc *r)
+{
+	struct session_reaps *t = (struct session_reaps *)proc_file_reaps(&r->pf);
+	bool own_ns = c->pidns_known && r->pid && r->pf.h->pidns_ino == c->pidns_ino &&
+		      r->pf.h->pidns_dev == c->pidns_dev;
+	bool live = false;
+
+	for (unsigned i = 0; i < SESSION_REAP_WAITERS; i++) {
+		uint32_t tid = atomic_load_explicit(&t->waiter[i], memory_order_acquire);
+		int alive;
+
+		if (!tid)
+			continue;
+		alive = own_ns ? pid_info_thread_alive(r->pid, tid) : -1;
+		if (alive == 0)
+			atomic_compare_exchange_strong(&t->waiter[i], &tid, 0);
+		else
+			live = true;
+	}
+	return live;
+}
+
+/*
  * Whether finishing p, found ended with no status from any source, waits
  * for its parent: a recorded parent inside a call of the wait family may
- * have reaped it and not yet written its entry (its waiting count is read
- * before its table, which the writer raises before the call and lowers
- * after the entry).  Put off each retire round while that call goes on,
- * for REAP_AWAIT_LIMIT_NS at most: a parent kept off the processor there
- * under load writes it late, and one blocked in a wait for another child
- * never does.
+ * have reaped it and not yet written its entry.  Its waiting count and
+ * waiter entries are read, and the threads they name looked up, before its
+ * table, which the writer counts the call in before the call and lowers
+ * after the entry; a thread gone by then wrote whatever it was to write.
+ * Put off each retire round while that call goes on, for
+ * REAP_AWAIT_LIMIT_NS at most: a parent kept off the processor there under
+ * load writes it late, and one blocked in a wait for another child never
+ * does.
  */
 static bool proc_reap_awaited(struct collector *c, struct proc *p, uint64_t now)
 {
 	struct proc *parent;
-	uint32_t waiting;
+	bool waiting;
 
 	if (p->reap_seen || p->zombie_seen || p->superseded ||
 	    atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1)
@@ -2055,7 +2090,8 @@ static bool proc_reap_awaited(struct collector *c, struct proc *p, uint64_t now)
 	if (!parent)
 		return false;
 	waiting = atomic_load_explicit(&proc_file_reaps(&parent->pf)->waiting,
-				       memory_order_acquire);
+				       memory_order_acquire) != 0;
+	waiting = reap_waiters_live(c, parent) || waiting;
 	proc_reaps_take(c, parent);
 	if (p->reap_seen || !waiting || !proc_running(parent))
 		return false;
@@ -2649,6 +2685,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	c.idle_sleep_ns = IDLE_SLEEP_NS;
 	c.start_ticks = pid_info_start_ticks((unsigned)getpid());
 	pid_window_start(&c.pids);
+	c.pidns_known = pid_info_own_pidns(&c.pidns_dev, &c.pidns_ino);
 	c.test_store = test_store_setting();
 	memcpy(c.ps_per_byte, effort_ps_per_byte_start, sizeof(c.ps_per_byte));
 	c.page_bytes = page > 0 ? (size_t)page : SESSION_PAGE_BYTES;

@@ -210,6 +210,36 @@ bool pid_info_descends_from(unsigned pid, unsigned ancestor)
 	       pid_lineage_below((pid_t)pid, (pid_t)ancestor);
 }
 
+int pid_info_thread_alive(unsigned pid, unsigned tid)
+{
+	char name[32], buf[512];
+	const char *rparen;
+	ssize_t n;
+
+	if (pid == 0 || tid == 0 || tid > INT_MAX)
+		return 0;
+	snprintf(name, sizeof(name), "task/%u/stat", tid);
+	n = pid_info_file_read(pid, name, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+	buf[n] = '\0';
+	rparen = strrchr(buf, ')');
+	if (!rparen || rparen[1] != ' ')
+		return n == 0 ? 0 : -1; /* empty: the task ended while read */
+	return rparen[2] != 'Z' && rparen[2] != 'X';
+}
+
+bool pid_info_own_pidns(uint64_t *dev, uint64_t *ino)
+{
+	struct stat ns;
+
+	if (!pid_window_proc_is_own() || stat("/proc/self/ns/pid", &ns) != 0)
+		return false;
+	*dev = (uint64_t)ns.st_dev;
+	*ino = (uint64_t)ns.st_ino;
+	return true;
+}
+
 bool pid_info_pidns_word(char *out, size_t size)
 {
 	struct stat ns, proc;

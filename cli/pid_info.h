@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Reads /proc/pid/name (one read: these files are small) into buf, at most
@@ -59,6 +60,16 @@ unsigned long long pid_info_peak_rss_kib(unsigned pid);
 /* Whether pid catches or ignores signal sig now (SigCgt, SigIgn of
  * /proc/PID/status); false when it cannot be read. */
 bool pid_info_signal_handled(unsigned pid, int sig);
+
+/* Whether thread tid of process pid exists and has not ended: 1 when it
+ * does, 0 when /proc says it is gone (no such task, or a zombie, as an
+ * ended main thread of a process whose other threads run), -1 when /proc
+ * cannot tell.  tid and pid in the caller's PID namespace. */
+int pid_info_thread_alive(unsigned pid, unsigned tid);
+
+/* The caller's PID namespace (st_dev, st_ino of /proc/self/ns/pid) into
+ * *dev and *ino, when its /proc shows that namespace; false otherwise. */
+bool pid_info_own_pidns(uint64_t *dev, uint64_t *ino);
 
 /* The caller's PID namespace as MPROF_LAUNCHER_PIDNS gives it
  * (trace/session.h) into out; false when /proc/self/ns/pid cannot be read. */

@@ -54,11 +54,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/thread.c preload/thread.h \
 	preload/unwind.c preload/unwind.h \
 	preload/unwind_fast.c preload/unwind_fast.h
-# -fexceptions: a thread cancelled inside a wrapped wait call unwinds
-# through the wrapper, which must end its count then (REAP_NOTE_SCOPE,
-# preload/reap_note.h); it makes the library need libgcc_s.so.1, which the
-# C library loads for every cancellation anyway.
-preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec -fexceptions
+preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,now
 preload_libmprof_preload_la_LIBADD = $(DL_LIBS) -lpthread -lm
 

@@ -118,6 +118,7 @@ static int system_spawn_failed(int rc, int err)
 PRELOAD_API int system(const char *command)
 {
 	int (*fn)(const char *) = (int (*)(const char *))next_fn(NEXT_SYSTEM);
+	struct reap_wait w;
 	uint64_t start_ns;
 	int rc, err, before = errno;
 
@@ -125,17 +126,18 @@ PRELOAD_API int system(const char *command)
 		errno = ENOSYS;
 		return -1;
 	}
-	REAP_NOTE_SCOPE t = reap_note_enter();
+	reap_note_enter(&w);
 	start_ns = reap_call_now_ns();
 	errno = 0;
 	rc = fn(command);
 	err = errno;
 	if (command && rc != -1 && !system_spawn_failed(rc, err))
-		reap_note_call(t, start_ns, rc);
+		reap_note_call(w.table, start_ns, rc);
 	if (!err)
 		err = before; /* the call set none: the caller's stays */
 	else if (!command && rc != 0)
-		reap_note_call(t, start_ns, 0); /* its shell ran "exit 0" */
+		reap_note_call(w.table, start_ns, 0); /* its shell ran "exit 0" */
+	reap_note_leave(&w);
 	errno = err;
 	return rc;
 }
@@ -165,17 +167,19 @@ PRELOAD_API int pclose(FILE *f)
 {
 	int (*fn)(FILE *) = (int (*)(FILE *))next_fn(NEXT_PCLOSE);
 	uint64_t start_ns = popen_start_take(f);
+	struct reap_wait w;
 	int rc, err;
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	REAP_NOTE_SCOPE t = reap_note_enter();
+	reap_note_enter(&w);
 	rc = fn(f);
 	err = errno;
 	if (rc != -1)
-		reap_note_call(t, start_ns, rc);
+		reap_note_call(w.table, start_ns, rc);
+	reap_note_leave(&w);
 	errno = err;
 	return rc;
 }

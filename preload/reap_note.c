@@ -9,16 +9,17 @@
  * wait4 and waitid: each raises the table's waiting count, calls the C
  * library's function with the same arguments, and when the call reaped or
  * looked at (WNOWAIT) a child that exited or was killed, writes its pid and
- * status there before lowering the count.  Arguments, return values, errno,
- * blocking and cancellation are the C library's: a status pointer is read
- * only after a successful call wrote it, and waitid without an infop is
- * given one of the wrapper's own.  The count is lowered however the call
- * ends: a thread cancelled inside it (pthread_cancel) lowers it as the
- * cancellation unwinds through the wrapper (REAP_NOTE_SCOPE).  The C
- * library's own reaping (system(), pclose()) is noted by
- * preload/reap_call.c through this file's writer; a program's own system
- * calls are not seen.  Never calls malloc, takes no lock, and is safe in a
- * signal handler.
+ * status there before lowering the count.  The count is a waiter entry
+ * holding the calling thread's id, so that a thread cancelled inside the
+ * call (pthread_cancel), which never returns to lower it, leaves an entry
+ * the launcher sees is no longer any thread's; only when every entry is
+ * taken is it the table's plain waiting count.  Arguments, return values,
+ * errno, blocking and cancellation are the C library's: a status pointer
+ * is read only after a successful call wrote it, and waitid without an
+ * infop is given one of the wrapper's own.  The C library's own reaping
+ * (system(), pclose()) is noted by preload/reap_call.c through this file's
+ * writer; a program's own system calls are not seen.  Never calls malloc,
+ * takes no lock, and is safe in a signal handler.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,6 +32,7 @@
 #include <time.h>
 
 #include "preload/exported.h"
+#include "preload/init.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
 #include "preload/reap_note.h"
@@ -63,29 +65,44 @@ static struct session_reaps *reap_table(void)
 	return h ? session_reaps_at(h) : NULL;
 }
 
-/* Before a call: it counts as in progress (the launcher waits for its
- * note).  Returns the table to give reap_note_leave. */
-struct session_reaps *reap_note_enter(void)
+void reap_note_enter(struct reap_wait *w)
 {
 	struct session_reaps *t = reap_table();
+	uint32_t tid;
 
-	if (t)
-		atomic_fetch_add(&t->waiting, 1);
-	return t;
+	w->table = t;
+	w->waiter = -1;
+	w->tid = 0;
+	if (!t)
+		return;
+	tid = (uint32_t)preload_tid();
+	for (unsigned i = 0; i < SESSION_REAP_WAITERS; i++) {
+		uint32_t free_tid = 0;
+
+		if (atomic_load_explicit(&t->waiter[i], memory_order_relaxed) == 0 &&
+		    atomic_compare_exchange_strong(&t->waiter[i], &free_tid, tid)) {
+			w->waiter = (int)i;
+			w->tid = tid;
+			return;
+		}
+	}
+	atomic_fetch_add(&t->waiting, 1);
 }
 
-/* After a call.  Not in a table that is no longer the image's: a fork
- * child made by a signal handler that interrupted the call has unmapped
- * its parent's file. */
-void reap_note_leave(struct session_reaps *t)
+/* Not in a table that is no longer the image's: a fork child made by a
+ * signal handler that interrupted the call has unmapped its parent's file.
+ * The entry is freed only while it is still the thread's own. */
+void reap_note_leave(const struct reap_wait *w)
 {
-	if (t && t == reap_table())
+	struct session_reaps *t = w->table;
+	uint32_t tid = w->tid;
+
+	if (!t || t != reap_table())
+		return;
+	if (w->waiter < 0)
 		atomic_fetch_sub(&t->waiting, 1);
-}
-
-void reap_note_scope_end(struct session_reaps **t)
-{
-	reap_note_leave(*t);
+	else
+		atomic_compare_exchange_strong(&t->waiter[w->waiter], &tid, 0);
 }
 
 /* Writes the entry of child ns_pid (0: a call entry of a call begun at
@@ -151,38 +168,32 @@ static void reap_note_info(struct session_reaps *t, const siginfo_t *info)
 		reap_note_write(t, info->si_pid, (st & 0x7f) | 0x80);
 }
 
-/* One call of a wait-status function: the table it counts in and the
- * status pointer it is given (the caller's, or own_status when the caller
- * gave none, so that the status can be noted). */
+/* One call of a wait-status function: its count and the status pointer
+ * it is given (the caller's, or own_status when the caller gave none, so
+ * that the status can be noted). */
 struct reap_call {
-	struct session_reaps *table;
+	struct reap_wait wait;
 	int *status;
 	int own_status;
 };
 
-/* Ends call's count when its variable's scope ends (REAP_NOTE_SCOPE). */
-static void reap_call_scope_end(struct reap_call *call)
-{
-	reap_note_leave(call->table);
-}
-
-#define REAP_CALL struct reap_call __attribute__((cleanup(reap_call_scope_end)))
-
-/* Before the call: counts it (until call's scope ends) and sets the status
- * pointer it is to be given. */
+/* Before the call: counts it and sets the status pointer it is to be
+ * given. */
 static void reap_call_begin(struct reap_call *call, int *status)
 {
-	call->table = reap_note_enter();
+	reap_note_enter(&call->wait);
 	call->own_status = 0;
 	call->status = status ? status : &call->own_status;
 }
 
-/* After the call, which returned r: notes it, keeping its errno; returns r. */
+/* After the call, which returned r: notes it and ends its count, keeping
+ * its errno; returns r. */
 static pid_t reap_call_end(struct reap_call *call, pid_t r)
 {
 	int err = errno;
 
-	reap_note_status(call->table, r, call->status);
+	reap_note_status(call->wait.table, r, call->status);
+	reap_note_leave(&call->wait);
 	errno = err;
 	return r;
 }
@@ -190,7 +201,7 @@ static pid_t reap_call_end(struct reap_call *call, pid_t r)
 PRELOAD_API pid_t wait(int *status)
 {
 	pid_t (*fn)(int *) = (pid_t (*)(int *))next_fn(NEXT_WAIT);
-	REAP_CALL call;
+	struct reap_call call;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -203,7 +214,7 @@ PRELOAD_API pid_t wait(int *status)
 PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
 {
 	pid_t (*fn)(pid_t, int *, int) = (pid_t (*)(pid_t, int *, int))next_fn(NEXT_WAITPID);
-	REAP_CALL call;
+	struct reap_call call;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -217,7 +228,7 @@ PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
 {
 	pid_t (*fn)(int *, int, struct rusage *) =
 		(pid_t (*)(int *, int, struct rusage *))next_fn(NEXT_WAIT3);
-	REAP_CALL call;
+	struct reap_call call;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -231,7 +242,7 @@ PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usag
 {
 	pid_t (*fn)(pid_t, int *, int, struct rusage *) =
 		(pid_t (*)(pid_t, int *, int, struct rusage *))next_fn(NEXT_WAIT4);
-	REAP_CALL call;
+	struct reap_call call;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -245,6 +256,7 @@ PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
 	int (*fn)(idtype_t, id_t, siginfo_t *, int) =
 		(int (*)(idtype_t, id_t, siginfo_t *, int))next_fn(NEXT_WAITID);
+	struct reap_wait w;
 	siginfo_t own;
 	int rc, err;
 
@@ -256,11 +268,12 @@ PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 		memset(&own, 0, sizeof(own));
 		info = &own;
 	}
-	REAP_NOTE_SCOPE t = reap_note_enter();
+	reap_note_enter(&w);
 	rc = fn(idtype, id, info, options);
 	err = errno;
 	if (rc == 0)
-		reap_note_info(t, info);
+		reap_note_info(w.table, info);
+	reap_note_leave(&w);
 	errno = err;
 	return rc;
 }

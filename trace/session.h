@@ -33,6 +33,7 @@
 #define MPROF_TRACE_SESSION_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,7 +63,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 14 /* changes with the layout and with the trace
+#define SESSION_VERSION 15 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -76,7 +77,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 10: the reap table; 11: exec_self_euid;
                             * 12: children_raw; 13: the reap table's
                             * call entries (call_start_ns); 14:
-                            * children_own_stack */
+                            * children_own_stack; 15: the reap table's
+                            * waiter entries */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -269,14 +271,26 @@ struct session_reap {
 	                              * began; 0: an entry of the wait family */
 };
 
+#define SESSION_REAP_WAITERS 12u
+
+/*
+ * A call of the wait family, system() or pclose() in progress is counted by
+ * a waiter entry or, when all are taken, by the waiting count: either is
+ * raised before the call and lowered after its entry is written, so a
+ * launcher that finds a child gone, with the count at 0, no waiter entry
+ * naming a thread that still exists and no reap entry, knows that no call
+ * of this image is about to note it.  A waiter entry is taken by
+ * compare-and-swap from 0 to the calling thread's id (gettid(), in the
+ * image's PID namespace) and set back to 0 the same way; a thread that
+ * ends inside the call (pthread_cancel) leaves its id there, and the
+ * launcher, which sees that thread gone, sets it to 0.  The count has no
+ * owner: a thread that ends inside a call it counted leaves it raised.
+ */
 struct session_reaps {
 	_Atomic uint64_t count;      /* entries ever reserved */
-	/* Calls of the wait family in progress: raised before the call,
-	 * lowered after its entry is written, so a launcher that finds a
-	 * child gone, with this at 0 and no entry, knows that no call of this
-	 * image is about to note it. */
-	_Atomic uint32_t waiting;
-	uint8_t pad[52];
+	_Atomic uint32_t waiting;    /* calls in progress without a waiter entry */
+	_Atomic uint32_t waiter[SESSION_REAP_WAITERS]; /* thread ids; 0: free */
+	uint8_t pad[4];
 	struct session_reap entry[SESSION_REAP_ENTRIES];
 };
 
@@ -325,6 +339,7 @@ struct session_slot {
 _Static_assert(sizeof(struct session_slot) == 128, "slot is two cache lines");
 _Static_assert(sizeof(struct session_proc_header) <= SESSION_PAGE_BYTES, "header fits a page");
 _Static_assert(sizeof(struct session_reaps) <= SESSION_PAGE_BYTES, "reap table fits a page");
+_Static_assert(offsetof(struct session_reaps, entry) == 64, "reap entries start a cache line");
 
 /* Raises h->slots_high to cover slot index idx (thread_slot_attach calls it
  * before its first write to the slot). */

@@ -4,9 +4,9 @@
 # count before the call and lowered it only after a return, so the count
 # stayed raised, and every later child of the process whose end nobody
 # noted made the launcher wait REAP_AWAIT_LIMIT_NS (2 s) before finishing
-# it, for a reap entry that would never come.  Now the count is lowered as
-# the cancellation unwinds through the wrapper.  Program and facts:
-# tests/progs/reap_cancel.c.
+# it, for a reap entry that would never come.  Now each call holds a waiter
+# entry with its thread's id, which the launcher frees when it sees that
+# thread gone.  Program and facts: tests/progs/reap_cancel.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
