@@ -8,7 +8,9 @@
  * In order:
  *   1. a thread blocks in waitpid() for a child that sleeps on a pipe and
  *      is cancelled there; the main thread kills that child (SIGKILL) and
- *      reaps it by waitpid;
+ *      reaps it by waitpid (once the child has said that its fork() has
+ *      returned, so its recorder has started: one killed while its fork
+ *      handler ran would not be recorded);
  *   2. a thread blocks in system("exec sleep 60") and is cancelled there
  *      (the C library kills and reaps the shell);
  *   3. two children, reaped by waitpid: one _exit(5)s, one is killed by
@@ -145,21 +147,26 @@ static bool has_proc_file(const char *session, pid_t pid)
 int main(void)
 {
 	const char *session = getenv("MPROF_SESSION");
-	int hold[2], st;
+	int hold[2], ready[2], st;
+	char c;
 	long gone, start;
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (!session || pipe(hold) != 0)
+	if (!session || pipe(hold) != 0 || pipe(ready) != 0)
 		fail("no session or pipe");
 	/* 1 */
 	sleeper = fork();
 	if (sleeper == 0) {
-		char c;
-
 		close(hold[1]);
+		close(ready[0]);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
 		_exit(read(hold[0], &c, 1) == 1 ? 1 : 2);
 	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		fail("the sleeper never started");
 	cancel_in_wait(wait_for_sleeper, "waitpid");
 	kill(sleeper, SIGKILL);
 	if (waitpid(sleeper, &st, 0) != sleeper)
