@@ -133,10 +133,10 @@ PRELOAD_API int system(const char *command)
 	err = errno;
 	if (command && rc != -1 && !system_spawn_failed(rc, err))
 		reap_note_call(w.table, start_ns, rc);
+	if (!command && rc != 0)
+		reap_note_call(w.table, start_ns, 0); /* its shell ran "exit 0" */
 	if (!err)
 		err = before; /* the call set none: the caller's stays */
-	else if (!command && rc != 0)
-		reap_note_call(w.table, start_ns, 0); /* its shell ran "exit 0" */
 	reap_note_leave(&w);
 	errno = err;
 	return rc;
