@@ -26,8 +26,11 @@ build_c "$PROG" "$PROGS_DIR/trace_sizes.c"
 analyze_calls() {
 	local name=$1
 	shift
-	run_cmd 300 "$name" strace -f -qq -e trace=clone,clone3,brk -o "$WORK/$name.calls" \
-		"$MPROF_ANALYZE" "$@"
+	# LeakSanitizer cannot work under ptrace (a sanitizer build's analyzer
+	# would exit 1 and start one thread more for its check at exit)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		run_cmd 300 "$name" strace -f -qq -e trace=clone,clone3,brk \
+		-o "$WORK/$name.calls" "$MPROF_ANALYZE" "$@"
 	THREADS=$(grep -c 'clone' "$WORK/$name.calls")
 	BRKS=$(grep -c 'brk(' "$WORK/$name.calls")
 }
@@ -70,5 +73,11 @@ analyze_calls execs-report report -n 0 --all "$WORK/execs/t"
 expect_eq "101 traces: report status" 0 "$RUN_STATUS"
 expect_eq "101 traces: the overview's count" "mprof report: 101 traces, most allocations first" \
 	"$(head -n 1 "$RUN_OUT")"
-expect_range "101 traces: brk calls (the heap kept from trace to trace)" 0 20 "$BRKS"
+# AddressSanitizer's allocator maps its heap and never calls brk: the count
+# says something only of the C library's allocator
+if ldd "$MPROF_ANALYZE" 2>/dev/null | grep -q libasan; then
+	echo "note: the analyzer is built with AddressSanitizer: its heap is not the C library's, brk calls not counted"
+else
+	expect_range "101 traces: brk calls (the heap kept from trace to trace)" 0 20 "$BRKS"
+fi
 finish
