@@ -109,6 +109,9 @@ struct proc {
 	uint64_t reap_await_ns;        /* when its finishing was first put off
 	                                * for its parent's call in progress */
 	uint64_t reaps_taken;          /* entries of its own reap table read */
+	uint64_t reaps_ready;          /* entries written before the last scan
+	                                * for process files began: the ones
+	                                * that may be taken after it */
 	bool fork_child;               /* its header says made by fork() */
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
@@ -1364,43 +1367,49 @@ static bool reap_entry_read(const struct session_reaps *t, uint64_t k, struct se
 	return atomic_load_explicit(&e->tag, memory_order_relaxed) == k + 1;
 }
 
-/* Takes the entries r's reap table gained since the last look, its process
- * files scanned for by the caller.  One still being written is looked at
- * again next time, while r runs. */
+/* Takes the entries r's reap table gained before the last scan for process
+ * files began (reaps_ready).  One still being written is looked at again
+ * next time, while r runs. */
 static void reaps_take(struct collector *c, struct proc *r)
 {
-	const struct session_reaps *t;
-	uint64_t count;
+	struct session_reaps *t;
 
 	if (r->phase != PROC_ACTIVE)
 		return;
-	t = proc_file_reaps(&r->pf);
-	count = atomic_load_explicit(&t->count, memory_order_acquire);
-	if (count - r->reaps_taken > SESSION_REAP_ENTRIES)
-		r->reaps_taken = count - SESSION_REAP_ENTRIES; /* written over: lost */
-	for (; r->reaps_taken < count; r->reaps_taken++) {
+	t = (struct session_reaps *)proc_file_reaps(&r->pf);
+	/* an entry written over reads neither whole nor pending and is passed
+	 * (count may run more than a table ahead while writers wait for room) */
+	for (; r->reaps_taken < r->reaps_ready; r->reaps_taken++) {
 		struct session_reap e;
 		bool pending;
 
 		if (reap_entry_read(t, r->reaps_taken, &e, &pending))
 			reap_apply(c, r, &e);
 		else if (pending && proc_running(r))
-			return;
+			break;
 	}
+	/* a writer waits for this before it writes over an entry */
+	atomic_store_explicit(&t->taken, (uint32_t)r->reaps_taken, memory_order_release);
 }
 
-/* Whether r's reap table has entries not taken yet. */
-static bool proc_reaps_new(const struct proc *r)
+/* Whether r's reap table has entries not taken yet; notes how many it has
+ * now in reaps_ready, before the caller's scan. */
+static bool proc_reaps_new(struct proc *r)
 {
-	return r->phase == PROC_ACTIVE &&
-	       atomic_load_explicit(&proc_file_reaps(&r->pf)->count, memory_order_relaxed) !=
-		       r->reaps_taken;
+	if (r->phase != PROC_ACTIVE)
+		return false;
+	r->reaps_ready = atomic_load_explicit(&proc_file_reaps(&r->pf)->count,
+					      memory_order_acquire);
+	return r->reaps_ready != r->reaps_taken;
 }
 
-/* The directory scanned for new process files before entries are taken: a
- * child forked, ended and reaped since the last scan has a file not taken
- * in yet, and its entry would match nothing (and the image a child last
- * executed is the one that ended). */
+/* The directory scanned for new process files before entries are taken.
+ * An entry is only taken once a scan that began after it was written is
+ * done: the child it names made its file before it ended, so that scan
+ * found it (one that began earlier may have read the directory past the
+ * file's place before the file was made, and the entry would match
+ * nothing: up to 40 ends in 300 were lost so at load 4).  And the image a
+ * child last executed is the one that ended. */
 static void reaps_scan(struct collector *c)
 {
 	dir_scan(c);
@@ -1420,13 +1429,14 @@ static void proc_reaps_take(struct collector *c, struct proc *r)
 static void procs_reaps_take(struct collector *c)
 {
 	bool any = false;
+	size_t n = c->live.n;
 
-	for (size_t i = 0; i < c->live.n && !any; i++)
-		any = proc_reaps_new(c->live.v[i]);
+	for (size_t i = 0; i < n; i++)
+		any = proc_reaps_new(c->live.v[i]) || any;
 	if (!any)
 		return;
 	reaps_scan(c);
-	for (size_t i = 0; i < c->live.n; i++)
+	for (size_t i = 0; i < n; i++)
 		reaps_take(c, c->live.v[i]);
 }
 

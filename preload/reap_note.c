@@ -33,9 +33,11 @@
 
 #include "preload/exported.h"
 #include "preload/init.h"
+#include "preload/launcher_alive.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
 #include "preload/reap_note.h"
+#include "preload/sys.h"
 #include "trace/session.h"
 
 /* The next definitions, looked up at the recorder's start
@@ -105,6 +107,47 @@ void reap_note_leave(const struct reap_wait *w)
 		atomic_compare_exchange_strong(&t->waiter[w->waiter], &tid, 0);
 }
 
+/* How long a writer waits for the launcher to take the entry its own
+ * would overwrite, and how often it sleeps meanwhile (trace/session.h). */
+#define REAP_ROOM_WAIT_NS 5000000000ll
+#define REAP_ROOM_NAP_NS 50000l
+#define REAP_ROOM_CHECK_NAPS 200u /* the clock and the launcher: every 10 ms or more */
+
+/* Set once a wait for room lasted REAP_ROOM_WAIT_NS: the launcher is not
+ * taking this image's entries, and later writers overwrite at once. */
+static _Atomic int reap_room_given_up;
+
+/* Waits until entry k's place in t is free: the launcher has taken the
+ * entry SESSION_REAP_ENTRIES before it.  A burst of children reaped faster
+ * than the launcher's rounds would otherwise overwrite the ends of the
+ * first ones.  Gives up when the launcher is gone or after
+ * REAP_ROOM_WAIT_NS; errno is kept. */
+static void reap_note_wait_room(struct session_reaps *t, uint64_t k, const struct timespec *now)
+{
+	struct timespec nap = { 0, REAP_ROOM_NAP_NS }, later;
+	int err = errno;
+
+	for (unsigned naps = 1;
+	     (uint32_t)k - atomic_load_explicit(&t->taken, memory_order_acquire) >=
+	     SESSION_REAP_ENTRIES;
+	     naps++) {
+		if (atomic_load_explicit(&reap_room_given_up, memory_order_relaxed))
+			break;
+		if (naps % REAP_ROOM_CHECK_NAPS == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &later);
+			if ((later.tv_sec - now->tv_sec) * 1000000000ll +
+				    (later.tv_nsec - now->tv_nsec) >= REAP_ROOM_WAIT_NS) {
+				atomic_store_explicit(&reap_room_given_up, 1, memory_order_relaxed);
+				break;
+			}
+			if (!preload_launcher_alive())
+				break;
+		}
+		sys_nanosleep(&nap);
+	}
+	errno = err;
+}
+
 /* Writes the entry of child ns_pid (0: a call entry of a call begun at
  * start_ns), which ended with wait status status. */
 static void reap_note_put(struct session_reaps *t, pid_t ns_pid, uint64_t start_ns, int status)
@@ -117,6 +160,7 @@ static void reap_note_put(struct session_reaps *t, pid_t ns_pid, uint64_t start_
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	k = atomic_fetch_add(&t->count, 1);
+	reap_note_wait_room(t, k, &now);
 	e = &t->entry[k % SESSION_REAP_ENTRIES];
 	atomic_store_explicit(&e->tag, 0, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);

@@ -63,7 +63,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 15 /* changes with the layout and with the trace
+#define SESSION_VERSION 16 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -78,7 +78,7 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 12: children_raw; 13: the reap table's
                             * call entries (call_start_ns); 14:
                             * children_own_stack; 15: the reap table's
-                            * waiter entries */
+                            * waiter entries; 16: its taken count */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -249,9 +249,13 @@ struct session_proc_header {
  * entry k lives at entry[k % SESSION_REAP_ENTRIES].  A writer reserves k by
  * an atomic add to count, stores tag 0, the fields, then tag k + 1
  * (release); a reader takes entry k only when tag reads k + 1 before and
- * after it copies the fields.  One overwritten before the launcher read it
- * (more than SESSION_REAP_ENTRIES reaps between two of its rounds) is lost:
- * that child's end is then as unknown as without the table.
+ * after it copies the fields, and stores in taken how many it has taken.
+ * A writer whose entry would overwrite one not taken yet (more than
+ * SESSION_REAP_ENTRIES reaps between two of the launcher's rounds) waits
+ * for taken while the launcher lives, up to REAP_ROOM_WAIT_NS (the
+ * recorder's); after a wait that long it no longer waits in this image,
+ * and an entry overwritten is lost: that child's end is then as unknown as
+ * without the table.
  */
 #define SESSION_REAP_ENTRIES 100u
 
@@ -290,7 +294,8 @@ struct session_reaps {
 	_Atomic uint64_t count;      /* entries ever reserved */
 	_Atomic uint32_t waiting;    /* calls in progress without a waiter entry */
 	_Atomic uint32_t waiter[SESSION_REAP_WAITERS]; /* thread ids; 0: free */
-	uint8_t pad[4];
+	_Atomic uint32_t taken;      /* entries the launcher has taken (low 32
+	                              * bits); it stores (release) */
 	struct session_reap entry[SESSION_REAP_ENTRIES];
 };
 

@@ -86,8 +86,10 @@ trace_of() {
 # ---- children forked, ended and reaped faster than the launcher scans ----
 # Each reap entry must find its child's process file, though the launcher
 # may take the table in before it has scanned for that file (it lost up to
-# 7 ends in 300 this way: "ended without exit()").  The timing is the
-# host's, so the burst is long; the run overview gives each child's end.
+# 7 ends in 300 this way: "ended without exit()"), or in a scan that began
+# before the file was made (up to 40 in 300 beside two busy loops).  The
+# timing is the host's, so the burst is long; the run overview gives each
+# child's end.
 mkdir "$WORK/burst"
 RUN_NAME=burst mprof_run 180 "$WORK/burst/t" -q -- "$PROG" burst 600
 expect_eq "burst: exit status" 0 "$RUN_STATUS"
@@ -100,6 +102,39 @@ awk '/^program +pid +status/ { on = 1; next } on && /^$/ { exit } on' "$RUN_OUT"
 	sort | uniq -c | sed 's/^ *//' >"$WORK/burst.ends"
 expect_eq "burst: how the 600 children (and their parent) ended" \
 	"300 SIGKILL|1 exit 0|300 exit 4" "$(paste -sd'|' "$WORK/burst.ends")"
+
+# The same while the launcher is stopped (SIGSTOP) until the program has
+# reaped 150 children, 3 s at most: its rounds take no entries, so the
+# reap past the table's 100 entries waits for room (5 s at most) instead
+# of writing over the first ones (their ends were lost: "ended" for the
+# SIGKILLed ones).  The program is told to go once the launcher is
+# stopped.
+mkdir "$WORK/stalled" "$WORK/stalled-sync"
+"$MPROF" run -q -o "$WORK/stalled/t" -- "$PROG" burst-go 400 "$WORK/stalled-sync" \
+	>"$WORK/stalled.out" 2>"$WORK/stalled.err" &
+stalled_job=$!
+for _ in $(seq 600); do # up to 60 s
+	[ -e "$WORK/stalled-sync/ready" ] && break
+	sleep 0.1
+done
+expect_true "stalled: the program is ready" [ -e "$WORK/stalled-sync/ready" ]
+kill -STOP "$stalled_job"
+touch "$WORK/stalled-sync/go"
+for _ in $(seq 60); do
+	sleep 0.05
+	[ "$(cat "$WORK/stalled-sync/reaped" 2>/dev/null)" \> 00000149 ] && break
+done
+kill -CONT "$stalled_job"
+echo "note: $((10#$(cat "$WORK/stalled-sync/reaped"))) children reaped while the launcher was stopped"
+wait "$stalled_job"
+expect_eq "stalled: exit status" 0 "$?"
+expect_eq "stalled: output" "burst 400" "$(cat "$WORK/stalled.out")"
+run_cmd 600 stalled-report "$MPROF" report -n 0 --all "$WORK/stalled/t"
+awk '/^program +pid +status/ { on = 1; next } on && /^$/ { exit } on' "$RUN_OUT" |
+	grep ' burst-go 400 ' | sed -nE 's/^.* [0-9]+  (exit [0-9]+|SIGKILL|ended) .*$/\1/p' |
+	sort | uniq -c | sed 's/^ *//' >"$WORK/stalled.ends"
+expect_eq "stalled: how the 400 children (and their parent) ended" \
+	"200 SIGKILL|1 exit 0|200 exit 4" "$(paste -sd'|' "$WORK/stalled.ends")"
 
 # ---- shells and Python as the parent ----
 mkdir "$WORK/bash"

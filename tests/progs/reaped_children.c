@@ -11,6 +11,11 @@
  *                                  raise(SIGKILL) (odd ones), each reaped
  *                                  by waitpid as soon as it is forked;
  *                                  prints "burst N")
+ *        reaped_children burst-go N DIR  (as burst, begun once DIR/go
+ *                                  exists: writes DIR/ready, then looks
+ *                                  for DIR/go every millisecond, for 60 s
+ *                                  at most; DIR/reaped holds how many
+ *                                  children were reaped so far, 8 digits)
  * The parent forks, one at a time, four children, each leaving N blocks of
  * 1000 B live in keep_blocks() and then ending by WAY:
  *   exit   N = 3, exit(3);
@@ -33,6 +38,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,7 +137,7 @@ static pid_t reap(const char *how, pid_t pid, int *st)
 
 /* burst mode: n children forked, ended and reaped one after another, faster
  * than the launcher looks for new process files. */
-static int burst(int n)
+static int burst(int n, int progress_fd)
 {
 	for (int k = 0; k < n; k++) {
 		pid_t pid = fork();
@@ -147,19 +153,58 @@ static int burst(int n)
 		}
 		if (waitpid(pid, &st, 0) != pid)
 			return 2;
+		if (progress_fd >= 0) {
+			char num[16];
+
+			snprintf(num, sizeof(num), "%08d", k + 1);
+			if (pwrite(progress_fd, num, 8, 0) != 8)
+				return 2;
+		}
 	}
 	printf("burst %d\n", n);
 	return 0;
+}
+
+/* burst-go mode: makes dir/reaped, writes dir/ready and waits for dir/go;
+ * returns a descriptor of dir/reaped, or -1. */
+static int wait_go(const char *dir)
+{
+	struct timespec ms = { 0, 1000000 };
+	char path[4096];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/reaped", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "00000000", 8) != 8)
+		return -1;
+	snprintf(path, sizeof(path), "%s/ready", dir);
+	f = fopen(path, "w");
+	if (!f || fclose(f) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/go", dir);
+	for (int i = 0; i < 60000; i++) {
+		if (access(path, F_OK) == 0)
+			return fd;
+		nanosleep(&ms, NULL);
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "waitpid";
 
+	if (strcmp(how, "burst-go") == 0 && argc > 3) {
+		int fd = wait_go(argv[3]);
+
+		return fd >= 0 ? burst(atoi(argv[2]), fd) : 3;
+	}
+
 	if (strcmp(how, "end") == 0 && argc > 2)
 		end_by(argv[2]);
 	if (strcmp(how, "burst") == 0 && argc > 2)
-		return burst(atoi(argv[2]));
+		return burst(atoi(argv[2]), -1);
 	int st[4] = { 0 };
 	pid_t r;
 
