@@ -25,7 +25,7 @@ int analyzer_available(void)
 	return access(mprof_path_analyzer(), X_OK) == 0;
 }
 
-int analyzer_symbolize(char *const traces[], size_t ntraces)
+int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_images *kept)
 {
 	const char *path = mprof_path_analyzer();
 	char **argv;
@@ -51,6 +51,8 @@ int analyzer_symbolize(char *const traces[], size_t ntraces)
 	pid = fork();
 	if (pid == 0) {
 		dup2(STDERR_FILENO, STDOUT_FILENO);
+		if (kept)
+			kept_images_hand_over(kept);
 		execv(path, argv);
 		_exit(127);
 	}

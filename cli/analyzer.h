@@ -6,13 +6,16 @@
 
 #include <stddef.h>
 
+#include "cli/kept_images.h"
+
 /*
  * Runs `mprof-analyze symbolize TRACE...` and waits for it (its stdout goes
  * to mprof's stderr).  A missing or failing analyzer only gives one warning:
  * the traces stay valid without their SYMBOLS chunk.  Returns 0 when the
- * symbols were embedded, -1 otherwise.
+ * symbols were embedded, -1 otherwise.  The programs in kept (may be NULL)
+ * are handed to it, to read the symbols of files gone from their paths.
  */
-int analyzer_symbolize(char *const traces[], size_t ntraces);
+int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_images *kept);
 
 /* Replaces mprof with `mprof-analyze <subcommand> args...`; exits with
  * status 125 when the analyzer cannot be executed. */

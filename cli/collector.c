@@ -116,6 +116,7 @@ struct proc {
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
 	char *exe;                     /* the header's executable, once mapped; owned */
+	bool exe_settled;              /* kept_images_look has settled it */
 	struct trace_file tf;
 	char *trace_path;              /* absolute, kept after the trace is closed */
 	char *display_path;            /* as created (relative to mprof's cwd) */
@@ -212,6 +213,7 @@ struct collector {
 	bool pidns_known;              /* the launcher's PID namespace, which its
 	                                * /proc shows (pid_info_own_pidns) */
 	uint64_t pidns_dev, pidns_ino;
+	struct kept_images kept;       /* handed over in the result */
 	enum test_store test_store;    /* MPROF_TEST_STORE, a testing aid */
 };
 
@@ -1177,6 +1179,15 @@ static bool proc_running(const struct proc *p)
 	return p->pid ? pid_info_running(p->pid) : !p->pid_gone;
 }
 
+/* Keeps p's program when its file was deleted or replaced since p started
+ * it (kept_images.h); asked again each round until settled. */
+static void proc_image_keep(struct collector *c, struct proc *p)
+{
+	if (p->exe_settled || !p->exe || !p->exe[0] || !p->pid || p->superseded)
+		return;
+	p->exe_settled = kept_images_look(&c->kept, p->pid, p->exe);
+}
+
 /* Maps a pending process file once its header is ready, and opens its
  * trace; a header still starting leaves it pending (proc_pending_decide). */
 static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
@@ -1216,6 +1227,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	}
 	proc_mark_superseded(c, p);
 	proc_trace_open(c, p);
+	proc_image_keep(c, p);
 }
 
 /*
@@ -2124,6 +2136,8 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 			proc_pending_decide(c, p, NULL);
 		proc_rss_watch(p);
 		proc_names_watch(p, now);
+		if (p->phase == PROC_ACTIVE)
+			proc_image_keep(c, p);
 		if (p->phase == PROC_ACTIVE && !p->superseded && p->has_trace)
 			rss_sampler_take(&p->rss, p->pid, &p->tf);
 		if (p->phase != PROC_ACTIVE || p->is_root)
@@ -2740,6 +2754,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	if (c.program_fd >= 0)
 		close(c.program_fd);
 	res->notify_fd = c.inotify_fd;
+	res->kept = c.kept;
 	collector_free(&c);
 	trace_files_release();
 	return rc;
@@ -2760,4 +2775,5 @@ void collector_result_free(struct collector_result *res)
 	if (res->notify_fd >= 0)
 		close(res->notify_fd);
 	res->notify_fd = -1;
+	kept_images_close(&res->kept);
 }

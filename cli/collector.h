@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cli/kept_images.h"
 #include "cli/trace_files.h"
 
 struct collector_config {
@@ -65,6 +66,9 @@ struct collector_result {
 	size_t write_errors;  /* traces whose writing failed part way */
 	int notify_fd;        /* the inotify instance, owned, or -1: closed by
 	                       * collector_result_free (see collector_run) */
+	struct kept_images kept; /* programs deleted or replaced while they ran,
+	                       * for the symbolize step; closed by
+	                       * collector_result_free */
 };
 
 /*

@@ -23,6 +23,7 @@ cli_mprof_SOURCES = \
 	cli/trace_files.c cli/trace_files.h \
 	cli/rezip.c cli/rezip.h \
 	cli/rss_sampler.c cli/rss_sampler.h \
+	cli/kept_images.c cli/kept_images.h \
 	cli/analyzer.c cli/analyzer.h
 # Where the other parts are installed; cli/paths.c also finds them relative
 # to the running binary (build tree, DESTDIR copies).

@@ -579,7 +579,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 			   session, strerror(-rc));
 	session_dir_remove(session);
 	if (res.ntraces)
-		analyzer_symbolize(res.traces, res.ntraces);
+		analyzer_symbolize(res.traces, res.ntraces, &res.kept);
 	ending_print(o, &res);
 	rc = status_to_exit(res.wait_status);
 	collector_result_free(&res);

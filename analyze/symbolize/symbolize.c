@@ -96,6 +96,8 @@ struct sym_file {
 	bool cache_tried;           /* the on-disk cache was looked at */
 	bool dwarf_cached;          /* answers came from a DWARF cache file */
 	bool cache_dirty;           /* libdw answered something new */
+	bool opened_kept;           /* opened from a copy `mprof run` kept, not
+				     * its path: no proof of its debug search */
 };
 
 struct sym_answer {
@@ -327,19 +329,21 @@ static int file_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *mo
 	return fd;
 }
 
-/* Opens f with libdw and checks its build-id against the recorded one. */
-static void file_open(struct sym_file *f)
+static void file_release(struct sym_file *f);
+
+/* Opens source, the file of f or a copy of it, with libdw; whether its
+ * build-id is the recorded one (f is then open, else left released). */
+static bool file_open_from(struct sym_file *f, const char *source)
 {
 	struct stat st;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int len;
 
-	f->state = FILE_UNUSABLE;
 	/* The path comes from the trace: a FIFO or a device would block the
 	 * open or the reads, and no module is anything but a regular file. */
-	if (stat(f->path, &st) != 0 || !S_ISREG(st.st_mode) || !dw_load())
-		return;
+	if (stat(source, &st) != 0 || !S_ISREG(st.st_mode) || !dw_load())
+		return false;
 	if (!offline_callbacks.find_elf)
 		offline_callbacks = (Dwfl_Callbacks){
 			.find_elf = dw_fn.dwfl_build_id_find_elf,
@@ -349,14 +353,16 @@ static void file_open(struct sym_file *f)
 		};
 	f->dwfl = dw_fn.dwfl_begin(&offline_callbacks);
 	if (!f->dwfl)
-		return;
+		return false;
 	dw_fn.dwfl_report_begin(f->dwfl);
 	/* Base 0: an ET_DYN file keeps its link-time addresses (less the first
 	 * segment's); ET_EXEC files are never moved.  dwfl_bias says which. */
-	f->mod = dw_fn.dwfl_report_elf(f->dwfl, f->path, f->path, -1, 0, false);
+	f->mod = dw_fn.dwfl_report_elf(f->dwfl, f->path, source, -1, 0, false);
 	dw_fn.dwfl_report_end(f->dwfl, NULL, NULL);
-	if (!f->mod || !dw_fn.dwfl_module_getelf(f->mod, &f->dwfl_bias))
-		return;
+	if (!f->mod || !dw_fn.dwfl_module_getelf(f->mod, &f->dwfl_bias)) {
+		file_release(f);
+		return false;
+	}
 	f->debug = calloc(1, sizeof(*f->debug));
 	if (f->debug) {
 		void **userdata = NULL;
@@ -367,9 +373,43 @@ static void file_open(struct sym_file *f)
 	}
 	len = dw_fn.dwfl_module_build_id(f->mod, &bits, &vaddr);
 	if (f->build_id_len > 0 &&
-	    (len != (int)f->build_id_len || memcmp(bits, f->build_id, f->build_id_len) != 0))
-		return; /* rebuilt since the run: its symbols would lie */
-	f->state = FILE_OPEN;
+	    (len != (int)f->build_id_len || memcmp(bits, f->build_id, f->build_id_len) != 0)) {
+		file_release(f); /* rebuilt since the run: its symbols would lie */
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Opens f with libdw and checks its build-id against the recorded one.  A
+ * file gone from its path, or another one there now, is looked for among
+ * the programs `mprof run` kept open while they ran (MPROF_KEPT_IMAGES:
+ * /proc/self/fd paths separated by ':'), by build-id.
+ */
+static void file_open(struct sym_file *f)
+{
+	const char *kept = getenv("MPROF_KEPT_IMAGES");
+	char source[64];
+
+	f->state = FILE_UNUSABLE;
+	if (file_open_from(f, f->path)) {
+		f->state = FILE_OPEN;
+		return;
+	}
+	while (f->build_id_len > 0 && kept && *kept) {
+		size_t len = strcspn(kept, ":");
+
+		if (len < sizeof(source)) {
+			memcpy(source, kept, len);
+			source[len] = '\0';
+			if (file_open_from(f, source)) {
+				f->state = FILE_OPEN;
+				f->opened_kept = true;
+				return;
+			}
+		}
+		kept += len + (kept[len] == ':');
+	}
 }
 
 /* Lets go of f's libdw handle and indexes (it opens again when asked). */
@@ -1204,7 +1244,8 @@ static int cache_symtab_proof(const struct sym_file *f, uint8_t **out, size_t *b
 
 	/* answers loaded from a DWARF file would be mixed in; no search made
 	 * or one that found a file: no proof */
-	if (!symtab_cache_allowed() || f->dwarf_cached || !f->debug || !f->debug->in_vain)
+	if (!symtab_cache_allowed() || f->dwarf_cached || !f->debug || !f->debug->in_vain ||
+	    f->opened_kept)
 		return -ENOENT;
 	rc = debug_search_proof_make(f->path, f->debug->debuglink, f->build_id, f->build_id_len,
 				     &proof, &proof_bytes);
