@@ -61,6 +61,28 @@ static const char *stat_fields(unsigned pid, char *buf, size_t size)
 	return rparen && rparen[1] == ' ' ? rparen + 2 : NULL;
 }
 
+/* Whether a process whose /proc/PID/stat gives state has ended.  A main
+ * thread that left by pthread_exit() reads 'Z' while the other threads of
+ * its process go on: only a zombie with no thread left (Threads: 1, itself)
+ * has ended. */
+static bool state_ended(unsigned pid, char state)
+{
+	char buf[4096];
+	const char *line;
+	ssize_t n;
+
+	if (state == 'X')
+		return true;
+	if (state != 'Z')
+		return false;
+	n = pid_info_file_read(pid, "status", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	line = strstr(buf, "\nThreads:");
+	return !line || strtoul(line + 9, NULL, 10) <= 1;
+}
+
 bool pid_info_running(unsigned pid)
 {
 	char buf[512];
@@ -71,7 +93,7 @@ bool pid_info_running(unsigned pid)
 	state = stat_fields(pid, buf, sizeof(buf));
 	if (!state)
 		return errno != ENOENT;
-	return *state != 'Z' && *state != 'X';
+	return !state_ended(pid, *state);
 }
 
 char pid_info_state(unsigned pid)
@@ -89,7 +111,7 @@ bool pid_info_zombie_status(unsigned pid, int *wait_status)
 	char *end;
 	long code;
 
-	if (!f || *f != 'Z')
+	if (!f || *f != 'Z' || !state_ended(pid, *f))
 		return false;
 	/* f is field 3 (state); exit_code is field 52 */
 	for (int field = 3; field < 52; field++) {
@@ -161,7 +183,7 @@ unsigned long long pid_info_start_ticks(unsigned pid)
 	const char *p = stat_fields(pid, buf, sizeof(buf));
 	int field;
 
-	if (!p || *p == 'Z')
+	if (!p || (*p == 'Z' && state_ended(pid, *p)))
 		return 0;
 	for (field = 3; field < 22 && p; field++) { /* p is at field 3, the state */
 		if (field == 9 && (strtoull(p, NULL, 10) & PID_PF_KTHREAD))

@@ -14,7 +14,8 @@
  * with errno when the file cannot be opened. */
 ssize_t pid_info_file_read(unsigned pid, const char *name, char *buf, size_t size);
 
-/* Whether pid exists and is not a zombie. */
+/* Whether pid exists and has not ended: not a zombie, or one whose main
+ * thread left by pthread_exit() while other threads go on. */
 bool pid_info_running(unsigned pid);
 
 /* Its command line, quoted as a shell reads it back (trace/argv_quote.h),
@@ -30,7 +31,8 @@ void pid_info_comm(unsigned pid, char *out, size_t size);
  * by a tracer, 'Z' zombie, ...), or 0 when it cannot be read. */
 char pid_info_state(unsigned pid);
 
-/* Whether pid is a zombie (ended, not yet waited for by its parent); then
+/* Whether pid is a zombie with no thread left (ended, not yet waited for
+ * by its parent); then
  * its wait status (as wait(2) gives it: exit status or signal) into
  * *wait_status, from /proc/PID/stat's exit_code (Linux 3.5 and later). */
 bool pid_info_zombie_status(unsigned pid, int *wait_status);
@@ -49,7 +51,8 @@ void pid_info_program(unsigned pid, char *out, size_t size);
 bool pid_info_descends_from(unsigned pid, unsigned ancestor);
 
 /* When pid started, in clock ticks since boot (field 22 of /proc/PID/stat),
- * or 0 when it cannot be read, is a zombie or is a kernel thread. */
+ * or 0 when it cannot be read, has ended (pid_info_running) or is a kernel
+ * thread. */
 unsigned long long pid_info_start_ticks(unsigned pid);
 
 /* Its peak resident set size so far, in KiB (VmHWM of /proc/PID/status:
