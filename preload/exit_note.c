@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "preload/exit_note.h"
+#include "preload/namespaces.h"
 #include "preload/exported.h"
 #include "preload/init.h"
 #include "preload/process.h"
@@ -270,6 +271,8 @@ static void exit_note_write(int status, void *arg)
 	if (!h->exit_maxrss_kib)
 		h->exit_maxrss_kib = exit_note_rusage_kib();
 	exit_note_names(h, sandboxed);
+	if (!sandboxed)
+		namespaces_look();
 	atomic_store_explicit(&h->exit_known, 1, memory_order_release);
 }
 

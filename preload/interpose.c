@@ -27,6 +27,7 @@
 #include "preload/exported.h"
 #include "preload/fallback.h"
 #include "preload/modules.h"
+#include "preload/namespaces.h"
 #include "preload/real.h"
 #include "preload/rlimit.h"
 #include "preload/sample.h"
@@ -566,7 +567,8 @@ PRELOAD_API size_t malloc_usable_size(void *p)
  * dlclose, then a new module epoch at the next captured stack, so that a
  * library loaded later at the same address never inherits the frames of the
  * one just closed.  The real dlclose runs with the thread not busy: the
- * frees the loader makes are recorded like any other.
+ * frees the loader makes are recorded like any other.  A library dlmopen()
+ * loaded into a namespace of its own is named first, while it is there.
  */
 PRELOAD_API int dlclose(void *handle)
 {
@@ -577,6 +579,7 @@ PRELOAD_API int dlclose(void *handle)
 		fn = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	if (!fn)
 		return -1;
+	namespaces_look();
 	rc = fn(handle);
 	modules_mark_dirty();
 	return rc;

@@ -27,6 +27,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/libunwind_fds.c preload/libunwind_fds.h \
 	preload/lock.h \
 	preload/mem.c preload/mem.h \
+	preload/namespaces.c preload/namespaces.h \
 	preload/meta.c preload/meta.h \
 	preload/nested_heap.c preload/nested_heap.h \
 	preload/own_call.c preload/own_call.h \

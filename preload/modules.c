@@ -24,6 +24,7 @@
 #include "preload/mem.h"
 #include "preload/meta.h"
 #include "preload/modules.h"
+#include "preload/namespaces.h"
 #include "preload/rec_stack.h"
 #include "preload/ring.h"
 
@@ -374,6 +375,7 @@ int modules_refresh(void)
 	modules_write(next);
 	atomic_store_explicit(&modules_current, next, memory_order_release);
 	preload_lock_give(&modules_lock);
+	namespaces_look();
 	return 1;
 }
 
