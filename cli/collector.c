@@ -116,7 +116,7 @@ struct proc {
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
 	char *exe;                     /* the header's executable, once mapped; owned */
-	bool exe_settled;              /* kept_images_look has settled it */
+	bool exe_kept;                 /* kept_images_look has looked at it */
 	struct trace_file tf;
 	char *trace_path;              /* absolute, kept after the trace is closed */
 	char *display_path;            /* as created (relative to mprof's cwd) */
@@ -1179,13 +1179,12 @@ static bool proc_running(const struct proc *p)
 	return p->pid ? pid_info_running(p->pid) : !p->pid_gone;
 }
 
-/* Keeps p's program when its file was deleted or replaced since p started
- * it (kept_images.h); asked again each round until settled. */
+/* Keeps p's program open for the symbolize step (kept_images.h), once. */
 static void proc_image_keep(struct collector *c, struct proc *p)
 {
-	if (p->exe_settled || !p->exe || !p->exe[0] || !p->pid || p->superseded)
+	if (p->exe_kept || !p->exe || !p->exe[0] || !p->pid || p->superseded)
 		return;
-	p->exe_settled = kept_images_look(&c->kept, p->pid, p->exe);
+	p->exe_kept = kept_images_look(&c->kept, p->pid, p->exe);
 }
 
 /* Maps a pending process file once its header is ready, and opens its
@@ -2136,8 +2135,6 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 			proc_pending_decide(c, p, NULL);
 		proc_rss_watch(p);
 		proc_names_watch(p, now);
-		if (p->phase == PROC_ACTIVE)
-			proc_image_keep(c, p);
 		if (p->phase == PROC_ACTIVE && !p->superseded && p->has_trace)
 			rss_sampler_take(&p->rss, p->pid, &p->tf);
 		if (p->phase != PROC_ACTIVE || p->is_root)

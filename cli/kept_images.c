@@ -1,10 +1,12 @@
 /*
- * cli/kept_images.c - keeps a descriptor of each program that a recorded
- * process runs after its file was deleted or replaced (a rebuild, a
- * temporary folder cleaned, `go run`'s binary) or that never had a path (a
- * memfd given to fexecve), so the symbolize step at the end of the run can
- * still read its symbols: a file opened through /proc/PID/exe while the
- * process lives stays readable after it ends.  Never prints.
+ * cli/kept_images.c - keeps a descriptor of each program that recorded
+ * processes run, so the symbolize step at the end of the run can read its
+ * symbols even when its file is gone from its path by then (deleted or
+ * replaced while it ran or after it ended, or a memfd that never had a
+ * path): a file opened through /proc/PID/exe while the process lives stays
+ * readable after it ends.  One descriptor per distinct file (device and
+ * inode), a bounded number, most of them left for files already deleted
+ * when looked at.  Never prints.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/kept_images.h"
@@ -32,9 +35,20 @@ static bool link_is_deleted_exe(const char *link, const char *exe)
 	return link_len == exe_len + suffix_len && strncmp(link, exe, exe_len) == 0;
 }
 
+/* Whether the file of st is kept already. */
+static bool kept_images_has(const struct kept_images *k, const struct stat *st)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].dev == st->st_dev && k->v[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
 bool kept_images_look(struct kept_images *k, unsigned pid, const char *exe)
 {
 	char path[64], link[4096];
+	bool deleted;
+	struct stat st;
 	ssize_t n;
 	int fd;
 
@@ -43,36 +57,54 @@ bool kept_images_look(struct kept_images *k, unsigned pid, const char *exe)
 	if (n <= 0)
 		return true; /* ended, or not ours to read */
 	link[n] = '\0';
-	if (!link_is_deleted_exe(link, exe))
-		return strcmp(link, exe) != 0; /* still there, or another program now */
-	if (k->n == KEPT_IMAGES_MAX)
+	deleted = link_is_deleted_exe(link, exe);
+	if (!deleted && strcmp(link, exe) != 0)
+		return true; /* it runs another program now */
+	if (k->n == KEPT_IMAGES_MAX || (!deleted && k->present == KEPT_IMAGES_PRESENT_MAX))
 		return true;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		k->fds[k->n++] = fd;
+	if (fd < 0)
+		return true;
+	if (fstat(fd, &st) != 0 || kept_images_has(k, &st) || !(k->v[k->n].exe = strdup(exe))) {
+		close(fd);
+		return true;
+	}
+	k->v[k->n].fd = fd;
+	k->v[k->n].dev = st.st_dev;
+	k->v[k->n].ino = st.st_ino;
+	k->n++;
+	k->present += !deleted;
 	return true;
 }
 
 void kept_images_hand_over(const struct kept_images *k)
 {
-	char value[KEPT_IMAGES_MAX * 28 + 1];
-	size_t len = 0;
+	size_t cap = 1, len = 0;
+	char *value;
 
-	if (k->n == 0)
+	for (size_t i = 0; i < k->n; i++)
+		cap += 32 + strlen(k->v[i].exe);
+	value = k->n ? malloc(cap) : NULL;
+	if (!value)
 		return;
+	value[0] = '\0';
 	for (size_t i = 0; i < k->n; i++) {
-		if (fcntl(k->fds[i], F_SETFD, 0) != 0)
+		if (fcntl(k->v[i].fd, F_SETFD, 0) != 0)
 			continue;
-		len += (size_t)snprintf(value + len, sizeof(value) - len, "%s/proc/self/fd/%d",
-					len ? ":" : "", k->fds[i]);
+		len += (size_t)snprintf(value + len, cap - len, "/proc/self/fd/%d\t%s\n", k->v[i].fd,
+					k->v[i].exe);
 	}
 	if (len)
 		setenv(KEPT_IMAGES_ENV, value, 1);
+	free(value);
 }
 
 void kept_images_close(struct kept_images *k)
 {
-	for (size_t i = 0; i < k->n; i++)
-		close(k->fds[i]);
+	for (size_t i = 0; i < k->n; i++) {
+		close(k->v[i].fd);
+		free(k->v[i].exe);
+	}
 	k->n = 0;
+	k->present = 0;
 }

@@ -1,47 +1,57 @@
 /*
- * cli/kept_images.h - descriptors of programs that were deleted, replaced
- * or never had a path (a memfd) while a recorded process ran them, kept for
- * the symbolize step at the end of `mprof run`.
+ * cli/kept_images.h - descriptors of the programs that recorded processes
+ * ran, kept for the symbolize step at the end of `mprof run`: a program
+ * deleted or replaced during the run, or after its process ended (`go
+ * run`'s binary, a test's scratch folder), or that never had a path (a
+ * memfd run by fexecve) is read from there.
  */
 #ifndef MPROF_CLI_KEPT_IMAGES_H
 #define MPROF_CLI_KEPT_IMAGES_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
-/* At most this many programs are kept (one descriptor each). */
-#define KEPT_IMAGES_MAX 256
+/* At most this many programs are kept (one descriptor each), of which at
+ * most KEPT_IMAGES_PRESENT_MAX whose file was still at its path. */
+#define KEPT_IMAGES_MAX 64
+#define KEPT_IMAGES_PRESENT_MAX 48
 
 /* The environment variable through which the analyzer's symbolize step
- * learns the kept files: paths separated by ':' (/proc/self/fd/N). */
+ * learns the kept files: one line per file, "PATH\tEXE", PATH its
+ * /proc/self/fd path and EXE the program as its recorder named it. */
 #define KEPT_IMAGES_ENV "MPROF_KEPT_IMAGES"
 
+struct kept_image {
+	int fd;         /* owned, close-on-exec */
+	dev_t dev;      /* the file's identity */
+	ino_t ino;
+	char *exe;      /* as the recorder named it; owned */
+};
+
 struct kept_images {
-	int fds[KEPT_IMAGES_MAX]; /* owned, close-on-exec */
-	size_t n;
+	struct kept_image v[KEPT_IMAGES_MAX];
+	size_t n, present;
 };
 
 /*
- * Looks at the program that process pid runs, exe as its recorder named it
- * at its start: when /proc/PID/exe says that file was deleted (or replaced:
- * the kernel names the old one "PATH (deleted)", as it does a memfd) and
- * pid still runs exe, opens it through /proc/PID/exe and keeps the
- * descriptor.  Returns true when the question is settled (kept, or it
- * cannot be: the table is full, the open failed, pid runs another program
- * now), false when there is nothing to keep yet (the file is still there;
- * ask again later).
+ * Opens the program that process pid runs through /proc/PID/exe, when it
+ * is still exe (the program its recorder named at its start, or that name
+ * with the kernel's " (deleted)" after it), and keeps the descriptor
+ * unless the same file is kept already or the table is full.  Returns true
+ * when the question is settled (kept, already kept, or it cannot be), false
+ * when it should be asked again later (pid's program could not be read).
  */
 bool kept_images_look(struct kept_images *k, unsigned pid, const char *exe);
 
 /*
  * Prepares the kept descriptors for an exec of the analyzer in a child of
- * fork: clears their close-on-exec flag and sets KEPT_IMAGES_ENV to their
- * /proc/self/fd paths.  Call it in the child only; async-signal-safe
- * except for setenv (the launcher forks from its one thread).
+ * fork: clears their close-on-exec flag and sets KEPT_IMAGES_ENV.  Call it
+ * in the child only (the launcher forks from its one thread).
  */
 void kept_images_hand_over(const struct kept_images *k);
 
-/* Closes every kept descriptor. */
+/* Closes every kept descriptor and frees the names. */
 void kept_images_close(struct kept_images *k);
 
 #endif

@@ -382,13 +382,15 @@ static bool file_open_from(struct sym_file *f, const char *source)
 
 /*
  * Opens f with libdw and checks its build-id against the recorded one.  A
- * file gone from its path, or another one there now, is looked for among
- * the programs `mprof run` kept open while they ran (MPROF_KEPT_IMAGES:
- * /proc/self/fd paths separated by ':'), by build-id.
+ * program gone from its path, or another build there now, is looked for
+ * among the programs `mprof run` kept open while they ran
+ * (MPROF_KEPT_IMAGES: lines "/proc/self/fd/N<TAB>PROGRAM"), by name, then
+ * build-id.
  */
 static void file_open(struct sym_file *f)
 {
-	const char *kept = getenv("MPROF_KEPT_IMAGES");
+	const char *line = getenv("MPROF_KEPT_IMAGES");
+	size_t path_len = strlen(f->path);
 	char source[64];
 
 	f->state = FILE_UNUSABLE;
@@ -396,19 +398,21 @@ static void file_open(struct sym_file *f)
 		f->state = FILE_OPEN;
 		return;
 	}
-	while (f->build_id_len > 0 && kept && *kept) {
-		size_t len = strcspn(kept, ":");
+	while (f->build_id_len > 0 && line && *line) {
+		size_t len = strcspn(line, "\n"), source_len = strcspn(line, "\t");
+		const char *exe = line + source_len + 1;
 
-		if (len < sizeof(source)) {
-			memcpy(source, kept, len);
-			source[len] = '\0';
+		if (source_len < sizeof(source) && source_len < len &&
+		    (size_t)(line + len - exe) == path_len && memcmp(exe, f->path, path_len) == 0) {
+			memcpy(source, line, source_len);
+			source[source_len] = '\0';
 			if (file_open_from(f, source)) {
 				f->state = FILE_OPEN;
 				f->opened_kept = true;
 				return;
 			}
 		}
-		kept += len + (kept[len] == ':');
+		line += len + (line[len] == '\n');
 	}
 }
 

@@ -1,9 +1,11 @@
 #!/bin/bash
-# vanished-programs.sh - a program whose file is deleted, replaced by
-# another build, or never had a path (a memfd run by fexecve) while it runs
-# keeps its function names and file:line: `mprof run` holds such a program
-# open while it runs and its symbolize step reads it from there, matched by
-# build-id.  Before, its frames were module+offset only ("?? (prog+0x1164)").
+# vanished-programs.sh - a program whose file is deleted or replaced by
+# another build while it runs, deleted after it ended (as `go run` deletes
+# its binary) or never had a path (a memfd run by fexecve) keeps its
+# function names and file:line: `mprof run` holds each program open from
+# its process's start and its symbolize step reads it from there, matched
+# by name and build-id.  Before, its frames were module+offset only
+# ("?? (prog+0x1164)").
 # Program and facts: tests/progs/vanished_program.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -22,7 +24,7 @@ expect_named() {
 		"$(cat "$RUN_OUT")"
 }
 
-for mode in deleted replaced memfd; do
+for mode in deleted replaced memfd after; do
 	mkdir "$WORK/$mode"
 	build_c "$WORK/$mode/prog" "$PROGS_DIR/vanished_program.c"
 	set -- "$mode"
@@ -35,10 +37,13 @@ for mode in deleted replaced memfd; do
 	expect_eq "$mode: exit status" 0 "$RUN_STATUS"
 	expect_eq "$mode: stdout" "$mode done" "$(cat "$RUN_OUT")"
 	expect_eq "$mode: program's stderr" "" "$(program_stderr "$RUN_ERR")"
-	if [ "$mode" = memfd ]; then
-		# the image fexecve started: its trace is the one other than -o's
-		trace=$(ls "$WORK/$mode/trace".* 2>/dev/null | head -n 1)
-		expect_ne "memfd: the executed image's trace" "" "$trace"
+	if [ "$mode" = memfd ] || [ "$mode" = after ]; then
+		# the image fexecve started, or the child's: the trace with
+		# the most allocations of vanished_alloc, among the others
+		trace=$(traces_by_allocations vanished_alloc "$WORK/$mode/trace".* | tail -n 1)
+		expect_ne "$mode: the executed image's trace" "" "$trace"
+		[ "$mode" = after ] && expect_eq "after: prog is gone" no \
+			"$([ -e "$WORK/$mode/prog" ] && echo yes || echo no)"
 	else
 		trace=$WORK/$mode/trace
 		gone=$WORK/$mode/prog

@@ -6,6 +6,9 @@
  *                                      build) onto its own path, then runs
  *   vanished_program memfd             copies itself into a memfd and
  *                                      executes that (fexecve), which runs
+ *   vanished_program after             runs itself as a child (fork, exec),
+ *                                      which runs; once it has ended,
+ *                                      deletes its own file
  * Running: 10 blocks of 4321 bytes from vanished_alloc, never freed; under
  * mprof it then waits (up to 30 s) until the launcher holds its program
  * open, so the test never depends on the launcher's 100 ms rounds; prints
@@ -20,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,5 +103,20 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "memfd-run") == 0)
 		return run("memfd");
+	if (strcmp(argv[1], "after") == 0) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execl(self, argv[0], "after-run", (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0 || unlink(self) != 0)
+			return 3;
+		return 0;
+	}
+	if (strcmp(argv[1], "after-run") == 0)
+		return run("after");
 	return 2;
 }
