@@ -36,6 +36,9 @@ __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-ex
 
 static struct preload_lock thread_pool_lock;
 static struct preload_thread *thread_pool_free;
+/* The highest sequence number a retired state's thread took (pool lock):
+ * a fork child's first number must follow those of threads already ended. */
+static uint64_t thread_retired_last_seq;
 /* Every state ever made.  Grows under the pool lock; read without it by
  * thread_foreach (entries and arrays are never unmapped, and the array is
  * published before the count that needs it). */
@@ -211,6 +214,8 @@ static void thread_state_clear(struct preload_thread *t)
 static void thread_state_put_locked(struct preload_thread *t)
 {
 	seq_forget(t);
+	if (t->last_seq > thread_retired_last_seq)
+		thread_retired_last_seq = t->last_seq;
 	thread_state_clear(t);
 	t->in_use = 0;
 	t->next_free = thread_pool_free;
@@ -535,7 +540,7 @@ void thread_fork_parent(void)
 
 uint64_t thread_fork_child(struct preload_thread *self)
 {
-	uint64_t fork_seq = 0;
+	uint64_t fork_seq = thread_retired_last_seq;
 	uint32_t count;
 	struct preload_thread **all = thread_registry_view(&count);
 

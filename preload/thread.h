@@ -199,7 +199,7 @@ void thread_key_init(void);
  * hands during the fork) and thread_fork_parent releases it.
  * thread_fork_child, in the child, returns every state except self's to the
  * pool, resets the lock and returns the highest sequence number any thread
- * had taken when the process was copied (the child's fork_seq).
+ * had taken when the process was copied, ended threads included (the child's fork_seq).
  */
 void thread_fork_prepare(void);
 void thread_fork_parent(void);
