@@ -59,6 +59,9 @@ run_cmd 60 diff14j "$MPROF_ANALYZE" diff --format json "$WORK/t1" "$WORK/t4"
 J="$WORK/diff14j.out"
 expect_eq "json diff 1 vs 4: exit status" 0 "$RUN_STATUS"
 expect_eq "json: schema" "mprof-diff 4" "$(jd "$J" 'd["schema"], d["schema_version"]' | tr -d "(),'")"
+run_cmd 60 diffhelp "$MPROF" diff --help
+expect_match "--help names the schema version the JSON carries" \
+	"schema mprof-diff $(jd "$J" 'd["schema_version"]')\)" "$(cat "$RUN_OUT")"
 expect_eq "json: a and b" "$WORK/t1 $WORK/t4" "$(jd "$J" 'd["a"] + " " + d["b"]')"
 expect_eq "json: totals delta leaked blocks/bytes" "3 3072" \
 	"$(jd "$J" '"%d %d" % (d["totals"]["delta"]["leaked_blocks"], d["totals"]["delta"]["leaked_bytes"])')"
