@@ -95,6 +95,29 @@ static int options_window_check(const struct analyze_options *o, const char *cmd
 	return -1;
 }
 
+/* report --html FILE is --format html -o FILE: with another -f or -o, one
+ * of the two would be dropped unseen, so that is a usage error.  Returns -1
+ * to go on, or 2. */
+static int options_html_check(struct analyze_options *o, const char *html_file,
+			      const char *format_arg, const char *output_arg)
+{
+	if (!html_file)
+		return -1;
+	if (format_arg && strcmp(format_arg, "html") != 0) {
+		analyze_error("report: --html %s writes an HTML page; it does not go with "
+			      "--format %s (see 'mprof report --help')", html_file, format_arg);
+		return 2;
+	}
+	if (output_arg && strcmp(output_arg, html_file) != 0) {
+		analyze_error("report: --html %s names the output file; it does not go with "
+			      "-o %s (see 'mprof report --help')", html_file, output_arg);
+		return 2;
+	}
+	o->format = "html";
+	o->output = html_file;
+	return -1;
+}
+
 int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default_top_n,
 			  void (*usage)(FILE *out), struct analyze_options *o)
 {
@@ -120,6 +143,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *format_arg = NULL, *output_arg = NULL, *html_file = NULL;
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
@@ -144,18 +168,19 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			break;
 		case 'f':
 			o->format = optarg;
+			format_arg = optarg;
 			break;
 		case 'M':
 			o->metric = optarg;
 			break;
 		case 'o':
 			o->output = optarg;
+			output_arg = optarg;
 			break;
 		case 'H':
 			if ((rc = only_for(cmd, "report", "--html")) >= 0)
 				return rc;
-			o->format = "html";
-			o->output = optarg;
+			html_file = optarg;
 			break;
 		case 'A':
 			if ((rc = option_alloc_fn(o, optarg)) >= 0)
@@ -230,6 +255,8 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			return unknown_option(cmd, argv[optind - 1]);
 		}
 	}
+	if ((rc = options_html_check(o, html_file, format_arg, output_arg)) >= 0)
+		return rc;
 	return options_window_check(o, cmd);
 }
 

@@ -81,7 +81,8 @@ static void report_usage(FILE *out)
 	help_wrap(out, 23, metric_names());
 	fputs("  -o, --output FILE    write to FILE instead of standard output (never\n"
 	      "                       over a trace)\n"
-	      "      --html FILE      the same as --format html -o FILE\n"
+	      "      --html FILE      the same as --format html -o FILE (not with\n"
+	      "                       another --format or -o)\n"
 	      "      --sort KEY       dhat's order: total-bytes (default), total-blocks,\n"
 	      "                       max-bytes, max-blocks, t-gmax-bytes, t-gmax-blocks,\n"
 	      "                       t-end-bytes, t-end-blocks, avg-lifetime, max-lifetime,\n"

@@ -154,6 +154,26 @@ run_cmd 60 output-html-again "$MPROF" report --html "$WORK/trace.html" "$WORK/tr
 expect_eq "--html over an earlier page: exit status" 0 "$RUN_STATUS"
 expect_match "--html over an earlier page: a page" "^<!doctype html>$" "$(head -n 1 "$WORK/trace.html")"
 
+# --html FILE with another --format or -o: one of the two was dropped
+# unsaid (--html P -f json wrote JSON into P; --html P -o F wrote the page
+# to F and nothing to P); a usage error now, and the same one -o allows.
+run_cmd 60 html-and-format "$MPROF" report --html "$WORK/h1.html" -f json "$WORK/trace"
+expect_eq "--html with -f json: exit status" 2 "$RUN_STATUS"
+expect_eq "--html with -f json: said so, in one line" \
+	"mprof: report: --html $WORK/h1.html writes an HTML page; it does not go with --format json (see 'mprof report --help')" \
+	"$(cat "$RUN_ERR")"
+expect_eq "--html with -f json: nothing written" no "$([ -e "$WORK/h1.html" ] && echo yes || echo no)"
+run_cmd 60 html-and-output "$MPROF" report -o "$WORK/h2.out" --html "$WORK/h2.html" "$WORK/trace"
+expect_eq "--html with -o: exit status" 2 "$RUN_STATUS"
+expect_eq "--html with -o: said so, in one line" \
+	"mprof: report: --html $WORK/h2.html names the output file; it does not go with -o $WORK/h2.out (see 'mprof report --help')" \
+	"$(cat "$RUN_ERR")"
+expect_eq "--html with -o: nothing written" "no no" \
+	"$([ -e "$WORK/h2.html" ] && echo yes || echo no) $([ -e "$WORK/h2.out" ] && echo yes || echo no)"
+run_cmd 60 html-and-same "$MPROF" report -f html -o "$WORK/h3.html" --html "$WORK/h3.html" "$WORK/trace"
+expect_eq "--html with -f html -o the same file: exit status" 0 "$RUN_STATUS"
+expect_match "--html with -f html -o the same file: a page" "^<!doctype html>$" "$(head -n 1 "$WORK/h3.html")"
+
 # A program whose name is 240 bytes long runs, and its default trace name
 # takes the first 128 (a file name of its whole name and the rest would be
 # too long to create).
