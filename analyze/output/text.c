@@ -379,6 +379,25 @@ static void print_warnings(FILE *out, const struct profile *r)
 		fprintf(out, "diagnostic: %" PRIu64 " more not shown\n", info->diags_dropped);
 }
 
+/* A note when --at T or --from T lies after the run's end (a time typed in
+ * seconds that was meant in ms): the report would otherwise look like a
+ * program that allocated nothing. */
+static void print_window_past_end(FILE *out, const struct profile *r)
+{
+	const struct window_facts *w = &r->window;
+	char n1[32];
+
+	if (!r->run.has_run_time)
+		return;
+	output_fmt_ns(n1, sizeof(n1), r->run.run_time_ns);
+	if (w->at && !w->at_marker && w->at_ns > r->run.run_time_ns)
+		fprintf(out, "note:             --at %s is after the run's end (run time %s): the "
+			"heap at T is the heap at the end\n", safe(r->window_spec.at.text), n1);
+	if (w->range && !w->from_marker && w->from_ns > r->run.run_time_ns)
+		fprintf(out, "note:             --from %s is after the run's end (run time %s): "
+			"the window is empty\n", safe(r->window_spec.from.text), n1);
+}
+
 /* What a time window or a filter narrowed the report to (the window's
  * times, the sites and bytes left out, the leaks suppressed). */
 static void print_selection(FILE *out, const struct profile *r)
@@ -410,6 +429,7 @@ static void print_selection(FILE *out, const struct profile *r)
 		fprintf(out, ") and their frees; %" PRIu64 " frees of blocks allocated outside it "
 			"left out (not unmatched)\n", w->frees_outside);
 	}
+	print_window_past_end(out, r);
 	if (f->filtered)
 		fprintf(out, "filtered:         showing %zu of %zu sites, %s of %s allocated (left "
 			"out: %" PRIu64 " site%s, %" PRIu64 " allocations); the totals are the whole "

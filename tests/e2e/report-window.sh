@@ -54,6 +54,19 @@ expect_match "seconds: phase 2's allocations" '^allocations:      60, 120000 B '
 expect_match "seconds: the header says so" \
 	'^window:           the allocations made from 500.00 ms to 1.500 s into the recording \(--from 0.5 --to 1.5s\) and their frees; 20 frees of blocks allocated outside it left out \(not unmatched\)$' \
 	"$(cat "$RUN_OUT")"
+expect_eq "seconds: a window inside the run has no note" "" "$(grep '^note: .*after the run' "$RUN_OUT")"
+# a time after the run's end (seconds meant as ms): the report said nothing
+# and looked like a program that allocated nothing; a note says so now
+run_cmd 60 late "$MPROF" report "$WORK/trace" --from 500 -n 0
+expect_eq "--from after the end: exit status" 0 "$RUN_STATUS"
+expect_match "--from after the end: allocations 0" '^allocations:      0, 0 B' "$(cat "$RUN_OUT")"
+expect_match "--from after the end: a note says the window is empty" \
+	"^note:             --from 500 is after the run's end \(run time [0-9.]+ m?s\): the window is empty\$" \
+	"$(cat "$RUN_OUT")"
+run_cmd 60 late-at "$MPROF" report "$WORK/trace" --at 1000s -n 0
+expect_match "--at after the end: a note says T is the end" \
+	"^note:             --at 1000s is after the run's end \(run time [0-9.]+ m?s\): the heap at T is the heap at the end\$" \
+	"$(cat "$RUN_OUT")"
 report_json "$WORK/p2pct.json" "$WORK/trace" --from 25% --to 75%
 expect_eq "percent: allocations" 60 "$(q "$WORK/p2pct.json" summary allocations)"
 expect_eq "percent: leaked bytes" 60000 "$(q "$WORK/p2pct.json" summary leaked_bytes)"
