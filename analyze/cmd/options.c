@@ -248,7 +248,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			usage(stdout);
 			return 0;
 		case ':':
-			analyze_error("%s: option '%s' needs an argument (see 'mprof %s --help')", cmd,
+			analyze_error("%s: option '%s' wants a value (see 'mprof %s --help')", cmd,
 				      argv[optind - 1], cmd);
 			return 2;
 		default:

@@ -170,6 +170,11 @@ expect_eq "--html with -o: said so, in one line" \
 	"$(cat "$RUN_ERR")"
 expect_eq "--html with -o: nothing written" "no no" \
 	"$([ -e "$WORK/h2.html" ] && echo yes || echo no) $([ -e "$WORK/h2.out" ] && echo yes || echo no)"
+# an option without its value: the same words as mprof run's
+run_cmd 60 report-no-value "$MPROF" report "$WORK/trace" -o
+expect_eq "report -o without a value: exit status" 2 "$RUN_STATUS"
+expect_eq "report -o without a value: said as mprof run says it" \
+	"mprof: report: option '-o' wants a value (see 'mprof report --help')" "$(cat "$RUN_ERR")"
 run_cmd 60 html-and-same "$MPROF" report -f html -o "$WORK/h3.html" --html "$WORK/h3.html" "$WORK/trace"
 expect_eq "--html with -f html -o the same file: exit status" 0 "$RUN_STATUS"
 expect_match "--html with -f html -o the same file: a page" "^<!doctype html>$" "$(head -n 1 "$WORK/h3.html")"
