@@ -1043,6 +1043,7 @@ static void meta_write(struct collector *c, struct proc *p)
 	m.sample_rate_bytes = h->sample_rate;
 	m.sample_seed = h->sample_seed;
 	m.paused = h->paused != 0;
+	m.no_children = c->cfg->no_children;
 	m.ring_bytes = p->pf.ring_bytes;
 	m.slots = p->pf.nslots;
 	/* The shim's meta slot holds all STACK and MODULES records: the

@@ -289,6 +289,8 @@ int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
 	kv_text_add(&t, "sample_seed", "%" PRIu64, m->sample_seed);
 	if (m->paused)
 		kv_text_add(&t, "paused", "1");
+	if (m->no_children)
+		kv_text_add(&t, "no_children", "1");
 	kv_text_add(&t, "max_frames", "%u", m->max_frames);
 	kv_text_add(&t, "ring_bytes", "%u", m->ring_bytes);
 	kv_text_add(&t, "slots", "%u", m->slots);

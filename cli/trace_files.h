@@ -120,6 +120,7 @@ struct trace_meta {
 	uint64_t sample_seed;      /* the process image's sampler seed (also in
 	                            * exact mode: mprof_start may start sampling) */
 	bool paused;               /* META paused=1: recording started stopped */
+	bool no_children;          /* META no_children=1: mprof run --no-children */
 	unsigned ring_bytes;
 	unsigned slots;
 	bool is_fork_child;        /* then parent_trace (may be NULL) and fork_seq */

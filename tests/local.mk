@@ -140,6 +140,7 @@ E2E_TESTS = \
 	tests/e2e/fork-samples.sh \
 	tests/e2e/fork-state.sh \
 	tests/e2e/fork-after-threads.sh \
+	tests/e2e/no-children.sh \
 	tests/e2e/sample-seeds.sh \
 	tests/e2e/many-stamps.sh \
 	tests/e2e/sampled-temporary.sh \

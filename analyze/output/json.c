@@ -113,7 +113,8 @@
  *                    in the process, at most; part of peak_rss_kib)},
  *       "forks": int,              FORK records: children the process made
  *       "forks_unrecorded": int,   of them, those that ran unrecorded (END
- *                                   children_unrecorded; 0 when unknown)
+ *                                   children_unrecorded; all of them with META
+ *                                   no_children=1; 0 when unknown)
  *       "inherited": {"seeded": bool, "blocks", "bytes": int, "note": str or null},
  *                                   fork child: the parent's blocks live at the
  *                                   fork, seeded from the parent's trace (site
@@ -692,7 +693,7 @@ static void write_summary(FILE *out, const struct profile *r)
 	out_str(out, "},");
 	json_u64(out, "forks", info->forks);
 	out_char(out, ',');
-	json_u64(out, "forks_unrecorded", run->children_unrecorded);
+	json_u64(out, "forks_unrecorded", run->no_children ? info->forks : run->children_unrecorded);
 	out_char(out, ',');
 	json_key(out, "inherited");
 	out_char(out, '{');

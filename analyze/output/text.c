@@ -771,7 +771,10 @@ static void print_summary(FILE *out, const struct profile *r)
 						  ? run->peak_rss_kib : run->recorder_kib)));
 		fputc('\n', out);
 	}
-	if (info->forks && run->children_unrecorded)
+	if (info->forks && run->no_children)
+		fprintf(out, "forks:            %" PRIu64 " (not recorded: mprof run --no-children)\n",
+			info->forks);
+	else if (info->forks && run->children_unrecorded)
 		fprintf(out, "forks:            %" PRIu64 " (%" PRIu64 " not recorded, named by mprof run; "
 			"each child recorded has its own trace)\n", info->forks,
 			run->children_unrecorded);

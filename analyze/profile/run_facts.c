@@ -165,7 +165,12 @@ static void report_run_collect(struct report *r)
 		static const char *const ei_keys[] = {"exec_into", NULL};
 		static const char *const ew_keys[] = {"exec_into_why", NULL};
 
+		static const char *const nc_keys[] = {"no_children", NULL};
+		uint64_t no_children = 0;
+
 		kv_unsigned(&info->end, uc_keys, &run->children_unrecorded);
+		kv_unsigned(&info->meta, nc_keys, &no_children);
+		run->no_children = no_children != 0;
 		run->exec_into = kv_string(&info->end, ei_keys);
 		run->exec_into_why = kv_string(&info->end, ew_keys);
 		if (kv_unsigned(&info->end, ue_keys, &run->execs_unrecorded) &&

@@ -40,6 +40,8 @@ struct run_facts {
 	                            * started with the recorder dropped */
 	uint64_t children_unrecorded; /* END children_unrecorded: of the children
 	                            * counted in forks, those that ran unrecorded */
+	bool no_children;         /* META no_children=1: mprof run --no-children
+	                           * recorded no child process */
 	const char *exec_unrecorded_path; /* END exec_unrecorded_path, or NULL */
 	const char *exec_into;    /* END exec_into: the program this image executed,
 	                           * not recorded, or NULL; exec_into_why why */
