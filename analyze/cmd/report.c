@@ -106,8 +106,8 @@ static void report_usage(FILE *out)
 	      "                       out of the leak ranking and total\n"
 	      "  -h, --help           show this help\n"
 	      "Exit status: 0 success, 1 a trace cannot be read (the others are still\n"
-	      "reported), 2 usage error; run as mprof report, 125 when the analyzer cannot\n"
-	      "be started.  See mprof-report(1).\n", out);
+	      "reported) or the report cannot be written, 2 usage error; run as mprof\n"
+	      "report, 125 when the analyzer cannot be started.  See mprof-report(1).\n", out);
 }
 
 /* Parses options; returns -1 to go on, or an exit status. */
