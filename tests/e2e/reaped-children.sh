@@ -84,6 +84,16 @@ trace_of() {
 }
 
 # ---- children forked, ended and reaped faster than the launcher scans ----
+# run_ends NAME TRACE WORDS: how the processes of TRACE's run whose command
+# holds WORDS ended, as the run overview says, counted ("300 SIGKILL|1 exit
+# 0|300 exit 4"; an end not known reads "ended").
+run_ends() {
+	run_cmd 600 "$1-report" "$MPROF" report -n 0 --all "$2"
+	awk '/^program +pid +status/ { on = 1; next } on && /^$/ { exit } on' "$RUN_OUT" |
+		grep " $3 " | sed -nE 's/^.* [0-9]+  (exit [0-9]+|SIGKILL|ended) .*$/\1/p' |
+		sort | uniq -c | sed 's/^ *//' | paste -sd'|'
+}
+
 # Each reap entry must find its child's process file, though the launcher
 # may take the table in before it has scanned for that file (it lost up to
 # 7 ends in 300 this way: "ended without exit()"), or in a scan that began
@@ -96,12 +106,8 @@ expect_eq "burst: exit status" 0 "$RUN_STATUS"
 expect_eq "burst: output" "burst 600" "$(cat "$RUN_OUT")"
 # (the report of 601 traces used 5 s of CPU but took 159 s at load average
 # 20 on 2 cores, cut at the 120 s once given: only a hang reaches 600 s)
-run_cmd 600 burst-report "$MPROF" report -n 0 --all "$WORK/burst/t"
-awk '/^program +pid +status/ { on = 1; next } on && /^$/ { exit } on' "$RUN_OUT" |
-	grep ' burst 600 ' | sed -E 's/^.* burst 600 +[0-9]+  (.{10}).*$/\1/; s/ +$//' |
-	sort | uniq -c | sed 's/^ *//' >"$WORK/burst.ends"
 expect_eq "burst: how the 600 children (and their parent) ended" \
-	"300 SIGKILL|1 exit 0|300 exit 4" "$(paste -sd'|' "$WORK/burst.ends")"
+	"300 SIGKILL|1 exit 0|300 exit 4" "$(run_ends burst "$WORK/burst/t" 'burst 600')"
 
 # The same while the launcher is stopped (SIGSTOP) until the program has
 # reaped 150 children, 3 s at most: its rounds take no entries, so the
@@ -129,12 +135,8 @@ echo "note: $((10#$(cat "$WORK/stalled-sync/reaped"))) children reaped while the
 wait "$stalled_job"
 expect_eq "stalled: exit status" 0 "$?"
 expect_eq "stalled: output" "burst 400" "$(cat "$WORK/stalled.out")"
-run_cmd 600 stalled-report "$MPROF" report -n 0 --all "$WORK/stalled/t"
-awk '/^program +pid +status/ { on = 1; next } on && /^$/ { exit } on' "$RUN_OUT" |
-	grep ' burst-go 400 ' | sed -nE 's/^.* [0-9]+  (exit [0-9]+|SIGKILL|ended) .*$/\1/p' |
-	sort | uniq -c | sed 's/^ *//' >"$WORK/stalled.ends"
 expect_eq "stalled: how the 400 children (and their parent) ended" \
-	"200 SIGKILL|1 exit 0|200 exit 4" "$(paste -sd'|' "$WORK/stalled.ends")"
+	"200 SIGKILL|1 exit 0|200 exit 4" "$(run_ends stalled "$WORK/stalled/t" 'burst-go 400')"
 
 # ---- shells and Python as the parent ----
 mkdir "$WORK/bash"
