@@ -1185,7 +1185,8 @@ static void proc_image_keep(struct collector *c, struct proc *p)
 {
 	if (p->exe_kept || !p->exe || !p->exe[0] || !p->pid || p->superseded)
 		return;
-	p->exe_kept = kept_images_look(&c->kept, p->pid, p->exe);
+	kept_images_look(&c->kept, p->pid, p->exe);
+	p->exe_kept = true;
 }
 
 /* Maps a pending process file once its header is ready, and opens its

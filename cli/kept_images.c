@@ -44,7 +44,7 @@ static bool kept_images_has(const struct kept_images *k, const struct stat *st)
 	return false;
 }
 
-bool kept_images_look(struct kept_images *k, unsigned pid, const char *exe)
+void kept_images_look(struct kept_images *k, unsigned pid, const char *exe)
 {
 	char path[64], link[4096];
 	bool deleted;
@@ -55,26 +55,25 @@ bool kept_images_look(struct kept_images *k, unsigned pid, const char *exe)
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)
-		return true; /* ended, or not ours to read */
+		return; /* ended, or not ours to read */
 	link[n] = '\0';
 	deleted = link_is_deleted_exe(link, exe);
 	if (!deleted && strcmp(link, exe) != 0)
-		return true; /* it runs another program now */
+		return; /* it runs another program now */
 	if (k->n == KEPT_IMAGES_MAX || (!deleted && k->present == KEPT_IMAGES_PRESENT_MAX))
-		return true;
+		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return true;
+		return;
 	if (fstat(fd, &st) != 0 || kept_images_has(k, &st) || !(k->v[k->n].exe = strdup(exe))) {
 		close(fd);
-		return true;
+		return;
 	}
 	k->v[k->n].fd = fd;
 	k->v[k->n].dev = st.st_dev;
 	k->v[k->n].ino = st.st_ino;
 	k->n++;
 	k->present += !deleted;
-	return true;
 }
 
 void kept_images_hand_over(const struct kept_images *k)

@@ -38,11 +38,11 @@ struct kept_images {
  * Opens the program that process pid runs through /proc/PID/exe, when it
  * is still exe (the program its recorder named at its start, or that name
  * with the kernel's " (deleted)" after it), and keeps the descriptor
- * unless the same file is kept already or the table is full.  Returns true
- * when the question is settled (kept, already kept, or it cannot be), false
- * when it should be asked again later (pid's program could not be read).
+ * unless the same file is kept already or the table is full.  Once per
+ * process is enough: a program that cannot be read now (the process ended,
+ * or is not ours to read) cannot be later either.
  */
-bool kept_images_look(struct kept_images *k, unsigned pid, const char *exe);
+void kept_images_look(struct kept_images *k, unsigned pid, const char *exe);
 
 /*
  * Prepares the kept descriptors for an exec of the analyzer in a child of
