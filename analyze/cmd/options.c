@@ -99,7 +99,7 @@ static int options_window_check(const struct analyze_options *o, const char *cmd
  * of the two would be dropped unseen, so that is a usage error.  Returns -1
  * to go on, or 2. */
 static int options_html_check(struct analyze_options *o, const char *html_file,
-			      const char *format_arg, const char *output_arg)
+			      const char *format_arg)
 {
 	if (!html_file)
 		return -1;
@@ -108,9 +108,9 @@ static int options_html_check(struct analyze_options *o, const char *html_file,
 			      "--format %s (see 'mprof report --help')", html_file, format_arg);
 		return 2;
 	}
-	if (output_arg && strcmp(output_arg, html_file) != 0) {
+	if (o->output && strcmp(o->output, html_file) != 0) {
 		analyze_error("report: --html %s names the output file; it does not go with "
-			      "-o %s (see 'mprof report --help')", html_file, output_arg);
+			      "-o %s (see 'mprof report --help')", html_file, o->output);
 		return 2;
 	}
 	o->format = "html";
@@ -143,7 +143,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *format_arg = NULL, *output_arg = NULL, *html_file = NULL;
+	const char *format_arg = NULL, *html_file = NULL; /* o->format has a default */
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
@@ -175,7 +175,6 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			break;
 		case 'o':
 			o->output = optarg;
-			output_arg = optarg;
 			break;
 		case 'H':
 			if ((rc = only_for(cmd, "report", "--html")) >= 0)
@@ -255,7 +254,7 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			return unknown_option(cmd, argv[optind - 1]);
 		}
 	}
-	if ((rc = options_html_check(o, html_file, format_arg, output_arg)) >= 0)
+	if ((rc = options_html_check(o, html_file, format_arg)) >= 0)
 		return rc;
 	return options_window_check(o, cmd);
 }
