@@ -49,6 +49,8 @@
 #include "cli/rezip.h"
 #include "cli/rss_sampler.h"
 #include "cli/signals.h"
+#include "cli/launcher_alive.h"
+#include "cli/launcher_wake.h"
 #include "trace/format.h"
 #include "trace/proc_name.h"
 #include "trace/recode.h"
@@ -69,6 +71,10 @@
 #define NAMES_LOOK_MAX_NS (1600 * MS_NS)
 #define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing, */
 #define IDLE_SLEEP_MAX_NS 5000000L        /* doubling up to this while idle */
+/* Then, while no ring fills fast, a long wait up to the next look for ended
+ * processes: the recorders time their events themselves meanwhile and wake
+ * the launcher when a ring holds a quarter (trace/session.h, time_tick). */
+#define IDLE_SLEEP_LONG_NS ((long)RETIRE_INTERVAL_NS)
 #define SLOT_MARGIN 16u                   /* unused slots looked at each round */
 #define CHUNK_HEAD_BYTES (3 * VARINT_MAX_BYTES)
 #define NAME_BYTES 64
@@ -207,6 +213,9 @@ struct collector {
 	bool cpu_busy;                 /* the run's processes used all processors
 	                                * but 3/4 of one lately (procs_cpu_watch) */
 	long idle_sleep_ns;            /* the next idle wait (IDLE_SLEEP_NS..MAX) */
+	int wake_fd;                   /* readable when a recorder woke the
+	                                * launcher (cli/launcher_wake.h); -1: none */
+	bool asleep_marked;            /* live images' ticks carry the asleep flag */
 	unsigned long long start_ticks; /* when the launcher started (clock ticks
 	                                 * since boot, as /proc/PID/stat has it) */
 	struct pid_window pids;        /* IDs of processes created since then */
@@ -2208,16 +2217,18 @@ static bool dir_events_read(struct collector *c)
  * re-compression worker has a chunk ready.  The pidfd wakes once: it stays
  * readable after the end, and a program whose zombie a tracer holds cannot
  * be reaped yet (the wait would spin). */
-static void idle_wait(struct collector *c)
+static void idle_wait(struct collector *c, long sleep_ns)
 {
-	struct timespec idle = { 0, c->idle_sleep_ns };
-	struct pollfd pfd[3];
+	struct timespec idle = { sleep_ns / 1000000000L, sleep_ns % 1000000000L };
+	struct pollfd pfd[4];
 	nfds_t n = 0, program = 0;
 
 	if (c->inotify_fd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = c->inotify_fd, .events = POLLIN };
 	if (rezip_wake_fd() >= 0)
 		pfd[n++] = (struct pollfd){ .fd = rezip_wake_fd(), .events = POLLIN };
+	if (c->wake_fd >= 0)
+		pfd[n++] = (struct pollfd){ .fd = c->wake_fd, .events = POLLIN };
 	if (c->program_fd >= 0) {
 		program = n;
 		pfd[n++] = (struct pollfd){ .fd = c->program_fd, .events = POLLIN };
@@ -2230,18 +2241,52 @@ static void idle_wait(struct collector *c)
 		close(c->program_fd);
 		c->program_fd = -1;
 	}
+	launcher_wake_drain();
 }
 
-/* Moves every live image's time tick (session.h): its threads then time
- * their next event afresh. */
+/* Moves every live image's time tick (session.h), clearing its asleep
+ * flag: its threads then time their next event afresh. */
 static void procs_time_tick(struct collector *c)
 {
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
 
-		if (p->phase == PROC_ACTIVE)
-			atomic_fetch_add_explicit(&p->pf.h->time_tick, 1, memory_order_relaxed);
+		if (p->phase == PROC_ACTIVE) {
+			uint32_t tick = atomic_load_explicit(&p->pf.h->time_tick,
+							     memory_order_relaxed);
+
+			atomic_store_explicit(&p->pf.h->time_tick,
+					      ((tick & ~SESSION_TIME_TICK_ASLEEP) + 1) &
+						      ~SESSION_TIME_TICK_ASLEEP,
+					      memory_order_relaxed);
+		}
 	}
+	c->asleep_marked = false;
+}
+
+/* Sets every live image's asleep flag before a long idle wait; the caller
+ * then looks at the rings a last time (a writer that filled a quarter
+ * before it could see the flag did not wake the launcher). */
+static void procs_mark_asleep(struct collector *c)
+{
+	for (size_t i = 0; i < c->live.n; i++) {
+		struct proc *p = c->live.v[i];
+
+		if (p->phase == PROC_ACTIVE)
+			atomic_fetch_or(&p->pf.h->time_tick, SESSION_TIME_TICK_ASLEEP);
+	}
+	atomic_thread_fence(memory_order_seq_cst);
+	c->asleep_marked = true;
+}
+
+/* Whether the next idle wait may be long: the recorders can wake the
+ * launcher, the rounds found nothing worth taking for a while, no ring
+ * fills fast, and nothing waits for the next round (an image to take in,
+ * a toggle signal to pass on). */
+static bool idle_long_ok(const struct collector *c)
+{
+	return c->wake_fd >= 0 && c->inotify_fd >= 0 && c->idle_sleep_ns >= IDLE_SLEEP_MAX_NS &&
+	       !c->filling_slots_now && !c->toggle_waiting && !procs_any_pending(c);
 }
 
 /* Whether the image the program's pid runs now said that it replaced the
@@ -2290,6 +2335,10 @@ static void collect_until_end(struct collector *c)
 		uint64_t now = now_ns();
 		bool periodic = now - last_scan >= SCAN_INTERVAL_NS;
 
+		if (c->asleep_marked) {
+			last_tick = now;
+			procs_time_tick(c);
+		}
 		program_reap_poll(c);
 		if (c->ended)
 			break;
@@ -2313,7 +2362,22 @@ static void collect_until_end(struct collector *c)
 		taken = procs_drain(c, false);
 		procs_rezip(c);
 		if (taken == 0) {
-			idle_wait(c);
+			long sleep_ns = c->idle_sleep_ns;
+
+			if (idle_long_ok(c)) {
+				uint64_t retire_at = last_retire + RETIRE_INTERVAL_NS;
+
+				procs_mark_asleep(c);
+				taken = procs_drain(c, false);
+				if (taken == 0 && retire_at > now + IDLE_SLEEP_MAX_NS)
+					sleep_ns = retire_at - now < (uint64_t)IDLE_SLEEP_LONG_NS
+							   ? (long)(retire_at - now)
+							   : IDLE_SLEEP_LONG_NS;
+			}
+			if (taken == 0)
+				idle_wait(c, sleep_ns);
+		}
+		if (taken == 0) {
 			/* a program that writes little (nothing, or a sampled
 			 * run's few records) costs the launcher 200 wake-ups a
 			 * second, not 1000: each one takes a processor from a
@@ -2706,6 +2770,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	res->notify_fd = -1;
 	c.cfg = cfg;
 	c.idle_sleep_ns = IDLE_SLEEP_NS;
+	c.wake_fd = launcher_wake_start(launcher_alive_wake_word());
 	c.start_ticks = pid_info_start_ticks((unsigned)getpid());
 	pid_window_start(&c.pids);
 	c.pidns_known = pid_info_own_pidns(&c.pidns_dev, &c.pidns_ino);
@@ -2750,6 +2815,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	if (!res->root_seen && cfg->root_trace->path)
 		trace_file_discard(cfg->root_trace);
 	notify_stop(&c);
+	launcher_wake_stop();
 	if (c.program_fd >= 0)
 		close(c.program_fd);
 	res->notify_fd = c.inotify_fd;

@@ -93,6 +93,11 @@ int launcher_alive_start(const char *session_dir)
 	return -err;
 }
 
+_Atomic uint32_t *launcher_alive_wake_word(void)
+{
+	return alive_page ? &alive_page->wake : NULL;
+}
+
 void launcher_alive_stop(void)
 {
 	if (alive_page)

@@ -5,6 +5,9 @@
 #ifndef MPROF_CLI_LAUNCHER_ALIVE_H
 #define MPROF_CLI_LAUNCHER_ALIVE_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 /*
  * Makes SESSION_DIR/launcher with this thread's id in its word and registers
  * the word as the thread's robust futex, so that the kernel marks it when
@@ -13,6 +16,10 @@
  * back on kill(pid, 0), which works in the launcher's PID namespace only).
  */
 int launcher_alive_start(const char *session_dir);
+
+/* The launcher file's wake word (cli/launcher_wake.h), or NULL without
+ * the file. */
+_Atomic uint32_t *launcher_alive_wake_word(void);
 
 /* Clears the word: the launcher collects no more, and recorders that wait
  * for room in a ring stop waiting. */

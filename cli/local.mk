@@ -13,6 +13,7 @@ cli_mprof_SOURCES = \
 	cli/run_table.c cli/run_table.h \
 	cli/session_dir.c cli/session_dir.h \
 	cli/launcher_alive.c cli/launcher_alive.h \
+	cli/launcher_wake.c cli/launcher_wake.h \
 	cli/collector.c cli/collector.h \
 	cli/proc_file.c cli/proc_file.h \
 	cli/pid_info.c cli/pid_info.h \

@@ -69,3 +69,12 @@ int preload_launcher_alive(void)
 	errno = saved;
 	return alive;
 }
+
+void preload_launcher_wake(void)
+{
+	int saved = errno;
+
+	if (launcher_page)
+		syscall(SYS_futex, &launcher_page->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+	errno = saved;
+}

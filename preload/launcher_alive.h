@@ -17,4 +17,9 @@ void launcher_alive_map(const char *session_dir);
  * the answer is 1).  One load, or one system call; errno is kept. */
 int preload_launcher_alive(void);
 
+/* Wakes the launcher from a long idle wait (trace/session.h, struct
+ * session_launcher's wake): one futex system call; nothing without the
+ * launcher file.  errno is kept; async-signal-safe. */
+void preload_launcher_wake(void);
+
 #endif

@@ -133,6 +133,8 @@ static void reap_note_wait_room(struct session_reaps *t, uint64_t k, const struc
 	     naps++) {
 		if (atomic_load_explicit(&reap_room_given_up, memory_order_relaxed))
 			break;
+		if (naps == 1)
+			preload_launcher_wake(); /* it may be in a long idle wait */
 		if (naps % REAP_ROOM_CHECK_NAPS == 0) {
 			clock_gettime(CLOCK_MONOTONIC, &later);
 			if ((later.tv_sec - now->tv_sec) * 1000000000ll +

@@ -47,6 +47,59 @@ uint64_t ring_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC_COARSE in ns: a few ns from the vDSO, exact to a
+ * scheduler tick (1-4 ms), enough to space self-timed TIME records. */
+static uint64_t ring_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The time tick as a thread keeps it: without the launcher's asleep flag. */
+static uint32_t ring_tick_now(void)
+{
+	return atomic_load_explicit(&preload_proc.hdr->time_tick, memory_order_relaxed) &
+	       ~SESSION_TIME_TICK_ASLEEP;
+}
+
+void ring_time_moved(struct preload_thread *t, uint32_t tick)
+{
+	if (tick & SESSION_TIME_TICK_ASLEEP) {
+		uint64_t now = ring_coarse_ns();
+
+		if ((tick & ~SESSION_TIME_TICK_ASLEEP) == t->time_tick_seen &&
+		    now - t->time_self_ns < SESSION_TIME_TICK_NS)
+			return;
+	}
+	ring_write_time(t);
+}
+
+/* Wakes the launcher when it is in a long idle wait.  write_pos was stored
+ * before: the launcher, which sets the flag before it looks at the rings a
+ * last time, sees one or the other. */
+static void ring_wake_if_asleep(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&preload_proc.hdr->time_tick, memory_order_relaxed) &
+	    SESSION_TIME_TICK_ASLEEP)
+		preload_launcher_wake();
+}
+
+void ring_wake_check(struct preload_thread *t)
+{
+	uint64_t quarter = t->ring_bytes / 4;
+
+	t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);
+	if (t->write_pos - t->read_pos_seen < quarter) {
+		t->wake_check_pos = t->read_pos_seen + quarter;
+		return;
+	}
+	t->wake_check_pos = t->write_pos + quarter / 2;
+	ring_wake_if_asleep();
+}
+
 /* Whether records may still be written (recording, or the initializer's
  * first records). */
 static int ring_phase_writable(void)
@@ -123,6 +176,7 @@ static int ring_wait_room(struct preload_thread *t, uint32_t need_bytes)
 	atomic_fetch_add_explicit(&h->waits, 1, memory_order_relaxed);
 	atomic_fetch_or_explicit(&h->diag_flags, 1u << TRACE_DIAG_RING_FULL_WAIT,
 				 memory_order_relaxed);
+	ring_wake_if_asleep();
 	rc = ring_wait_room_loop(t, need_bytes, &sleeping);
 	if (sleeping)
 		atomic_fetch_sub_explicit(&ring_sleepers, 1, memory_order_relaxed);
@@ -171,8 +225,8 @@ int ring_write_thread_start(struct preload_thread *t)
 	if (!p)
 		return -1;
 	p = record_put_thread(p, &t->rs, (uint64_t)t->tid);
-	t->time_tick_seen = atomic_load_explicit(&preload_proc.hdr->time_tick,
-						 memory_order_relaxed);
+	t->time_tick_seen = ring_tick_now();
+	t->time_self_ns = ring_coarse_ns();
 	p = record_put_time(p, ring_now_ns());
 	ring_commit(t, p);
 	t->events_until_time = RING_EVENTS_PER_TIME;
@@ -184,8 +238,8 @@ void ring_write_time(struct preload_thread *t)
 	uint8_t *p;
 
 	t->events_until_time = RING_EVENTS_PER_TIME;
-	t->time_tick_seen = atomic_load_explicit(&preload_proc.hdr->time_tick,
-						 memory_order_relaxed);
+	t->time_tick_seen = ring_tick_now();
+	t->time_self_ns = ring_coarse_ns();
 	p = ring_reserve(t, 1 + VARINT_MAX_BYTES);
 	if (p)
 		ring_commit(t, record_put_time(p, ring_now_ns()));

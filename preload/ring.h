@@ -43,6 +43,10 @@ static inline uint8_t *ring_reserve(struct preload_thread *t, uint32_t need_byte
 	return ring_reserve_slow(t, need_bytes);
 }
 
+/* ring_commit's look, every eighth of a ring, whether the ring holds a
+ * quarter unread while the launcher sleeps long: then it wakes it. */
+void ring_wake_check(struct preload_thread *t);
+
 /* Publishes the records written from the last ring_reserve up to end. */
 static inline void ring_commit(struct preload_thread *t, const uint8_t *end)
 {
@@ -51,6 +55,8 @@ static inline void ring_commit(struct preload_thread *t, const uint8_t *end)
 	t->lap_offset += n;
 	t->write_pos += n;
 	atomic_store_explicit(&t->slot->write_pos, t->write_pos, memory_order_release);
+	if (__builtin_expect(t->write_pos >= t->wake_check_pos, 0))
+		ring_wake_check(t);
 }
 
 /* Writes a THREAD record (resetting the delta state) and a TIME record.
@@ -68,15 +74,19 @@ static inline void ring_count_event(struct preload_thread *t)
 	ring_write_time(t);
 }
 
+/* ring_time_fresh's way when the tick moved or the launcher sleeps long. */
+void ring_time_moved(struct preload_thread *t, uint32_t tick);
+
 /* Writes a TIME record before the next event when the launcher's time tick
- * moved since the thread's last one (session.h time_tick): one load. */
+ * moved since the thread's last one (session.h time_tick): one load.  While
+ * the launcher sleeps long, the thread times itself (ring_time_moved). */
 static inline void ring_time_fresh(struct preload_thread *t)
 {
 	uint32_t tick = atomic_load_explicit(&preload_proc.hdr->time_tick, memory_order_relaxed);
 
 	if (__builtin_expect(tick == t->time_tick_seen, 1))
 		return;
-	ring_write_time(t);
+	ring_time_moved(t, tick);
 }
 
 /* CLOCK_MONOTONIC in ns. */

@@ -460,6 +460,7 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 	t->write_pos = atomic_load_explicit(&t->slot->write_pos, memory_order_relaxed);
 	t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);
 	t->lap_offset = (uint32_t)(t->write_pos % t->ring_bytes);
+	t->wake_check_pos = 0;
 	return ring_write_thread_start(t);
 }
 

@@ -61,7 +61,11 @@ struct preload_thread {
 	uint64_t read_pos_seen;     /* the collector's read_pos as last loaded */
 	struct record_state rs;     /* encoder delta state */
 	uint32_t events_until_time; /* events left before the next TIME record */
-	uint32_t time_tick_seen;    /* the launcher's time tick at the last TIME */
+	uint32_t time_tick_seen;    /* the launcher's time tick at the last TIME,
+	                             * without SESSION_TIME_TICK_ASLEEP */
+	uint64_t time_self_ns;      /* CLOCK_MONOTONIC_COARSE at the last TIME */
+	uint64_t wake_check_pos;    /* write_pos at which ring_commit next looks
+	                             * whether to wake a sleeping launcher */
 	uint64_t last_seq;          /* last sequence number this thread took */
 	uint32_t taken_next;        /* which of the slot's taken_seq gets the next */
 	int destructor_rounds;      /* key destructor calls so far (thread exit) */

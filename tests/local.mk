@@ -165,6 +165,7 @@ E2E_TESTS = \
 	tests/e2e/boost-fibers.sh \
 	tests/e2e/retitled-workers.sh \
 	tests/e2e/sparse-lifetimes.sh \
+	tests/e2e/idle-launcher.sh \
 	tests/e2e/many-stacks.sh \
 	tests/e2e/ring-size.sh \
 	tests/e2e/block-references.sh \

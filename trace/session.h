@@ -63,7 +63,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 16 /* changes with the layout and with the trace
+#define SESSION_VERSION 17 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -78,7 +78,10 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 12: children_raw; 13: the reap table's
                             * call entries (call_start_ns); 14:
                             * children_own_stack; 15: the reap table's
-                            * waiter entries; 16: its taken count */
+                            * waiter entries; 16: its taken count;
+                            * 17: the launcher's long idle waits
+                            * (SESSION_TIME_TICK_ASLEEP, the launcher
+                            * file's wake) */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -171,7 +174,12 @@ struct session_proc_header {
 	/* Bumped by the launcher every SESSION_TIME_TICK_NS while the image runs;
 	 * a thread that sees it changed writes a TIME record before its next
 	 * event, so events of a thread that allocates little are still timed
-	 * to within a tick (own cache line: read by every event). */
+	 * to within a tick (own cache line: read by every event).  The launcher
+	 * sets SESSION_TIME_TICK_ASLEEP before a long idle wait and clears it
+	 * with the next bump: meanwhile each thread times its events itself
+	 * (a TIME record when the coarse clock moved a tick since its last),
+	 * and a thread whose ring fills to a quarter wakes the launcher
+	 * (struct session_launcher's wake). */
 	_Alignas(64) _Atomic uint32_t time_tick;
 	/* The recorder's own anonymous mappings, bytes (an upper bound of its
 	 * memory besides the rings of this file). */
@@ -234,6 +242,7 @@ struct session_proc_header {
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull
+#define SESSION_TIME_TICK_ASLEEP 0x80000000u
 
 /*
  * The reap table, the page after the header: the children this image
@@ -317,6 +326,12 @@ struct session_launcher {
 	uint64_t magic;              /* SESSION_LAUNCHER_MAGIC */
 	uint32_t version;            /* SESSION_VERSION */
 	_Atomic uint32_t owner_tid;  /* see above; 0: gone */
+	/* A futex word the launcher's waker thread waits on while it is 0; a
+	 * recorder wakes it (FUTEX_WAKE, which a read-only mapping allows)
+	 * when its ring filled to a quarter while the launcher is in a long
+	 * idle wait (time_tick's SESSION_TIME_TICK_ASLEEP).  1: the launcher
+	 * is stopping. */
+	_Alignas(64) _Atomic uint32_t wake;
 };
 
 struct session_slot {

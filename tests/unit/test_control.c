@@ -50,6 +50,14 @@ int preload_launcher_alive(void)
 	return 1;
 }
 
+/* Wakes the sleeping launcher would get (ring.c). */
+static _Atomic unsigned launcher_wakes;
+
+void preload_launcher_wake(void)
+{
+	atomic_fetch_add(&launcher_wakes, 1);
+}
+
 void preload_process_disable(const char *reason_text)
 {
 	(void)reason_text;
@@ -420,6 +428,89 @@ static void test_toggle_signal_install(void)
 	CU_ASSERT_EQUAL(signal(SIGUSR1, SIG_DFL), SIG_IGN);
 }
 
+/* Writes one 16-byte extended record of the test's own into t's ring. */
+static void asleep_record(struct preload_thread *t)
+{
+	uint8_t *w = ring_reserve(t, 16), *rec = w;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	w = record_ext_begin(rec, TEST_REC_ALLOC);
+	while (w < rec + 16 - 1)
+		*w++ = 0;
+	record_ext_end(rec, w);
+	ring_commit(t, w);
+}
+
+/* The collector's part: takes everything written so far. */
+static void asleep_drain(struct preload_thread *t)
+{
+	atomic_store(&t->slot->read_pos, atomic_load(&t->slot->write_pos));
+}
+
+/*
+ * The launcher's long idle wait (trace/session.h, time_tick): a ring that
+ * fills to a quarter wakes it only while the asleep flag is set, once per
+ * eighth of a ring written after that; meanwhile the thread times its
+ * events itself, a TIME record when a tick's time passed, and the next
+ * bump of the tick clears the flag.
+ */
+static void test_launcher_asleep(void)
+{
+	struct preload_thread *t = &threads[0];
+	struct session_proc_header *h;
+	uint64_t before;
+	struct timespec nap = { 0, 2 * (long)(SESSION_TIME_TICK_NS) };
+
+	test_file_make();
+	h = preload_proc.hdr;
+	atomic_store(&launcher_wakes, 0);
+	asleep_drain(t);
+	/* awake: a ring filled to a half wakes nobody */
+	while (t->write_pos - atomic_load(&t->slot->read_pos) < RING_BYTES / 2)
+		asleep_record(t);
+	CU_ASSERT_EQUAL(atomic_load(&launcher_wakes), 0);
+	/* asleep: the record that fills a quarter wakes it; then the first
+	 * one an eighth later */
+	asleep_drain(t);
+	atomic_fetch_or(&h->time_tick, SESSION_TIME_TICK_ASLEEP);
+	while (atomic_load(&launcher_wakes) == 0 &&
+	       t->write_pos - atomic_load(&t->slot->read_pos) < RING_BYTES / 2)
+		asleep_record(t);
+	before = t->write_pos - atomic_load(&t->slot->read_pos);
+	CU_ASSERT(before >= RING_BYTES / 4 && before < RING_BYTES / 4 + 16);
+	CU_ASSERT_EQUAL(atomic_load(&launcher_wakes), 1);
+	before = t->write_pos;
+	while (atomic_load(&launcher_wakes) == 1 && t->write_pos - before < RING_BYTES / 2)
+		asleep_record(t);
+	CU_ASSERT(t->write_pos - before >= RING_BYTES / 8 &&
+		  t->write_pos - before < RING_BYTES / 8 + 16);
+	CU_ASSERT_EQUAL(atomic_load(&launcher_wakes), 2);
+	/* self-timed: no TIME record within a tick of the last one */
+	asleep_drain(t);
+	ring_write_time(t);
+	before = t->write_pos;
+	ring_time_fresh(t);
+	CU_ASSERT_EQUAL(t->write_pos, before);
+	nanosleep(&nap, NULL);
+	ring_time_fresh(t);
+	CU_ASSERT(t->write_pos > before);
+	before = t->write_pos;
+	ring_time_fresh(t);
+	CU_ASSERT_EQUAL(t->write_pos, before);
+	/* the launcher's bump clears the flag: one TIME record, then none */
+	atomic_store(&h->time_tick,
+		     ((atomic_load(&h->time_tick) & ~SESSION_TIME_TICK_ASLEEP) + 1));
+	ring_time_fresh(t);
+	CU_ASSERT(t->write_pos > before);
+	before = t->write_pos;
+	nanosleep(&nap, NULL);
+	ring_time_fresh(t);
+	CU_ASSERT_EQUAL(t->write_pos, before);
+	free(test_file);
+	test_file = NULL;
+	preload_proc.hdr = NULL;
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -431,6 +522,7 @@ int main(void)
 	CU_add_test(s, "control_while_threads_record", test_control_while_threads_record);
 	CU_add_test(s, "control_set_results", test_control_set_results);
 	CU_add_test(s, "toggle_signal_install", test_toggle_signal_install);
+	CU_add_test(s, "launcher_asleep", test_launcher_asleep);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
