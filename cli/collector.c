@@ -2280,13 +2280,15 @@ static void procs_mark_asleep(struct collector *c)
 }
 
 /* Whether the next idle wait may be long: the recorders can wake the
- * launcher, the rounds found nothing worth taking for a while, no ring
+ * launcher, new process files and the program's end wake it too (inotify,
+ * the pidfd), the rounds found nothing worth taking for a while, no ring
  * fills fast, and nothing waits for the next round (an image to take in,
  * a toggle signal to pass on). */
 static bool idle_long_ok(const struct collector *c)
 {
-	return c->wake_fd >= 0 && c->inotify_fd >= 0 && c->idle_sleep_ns >= IDLE_SLEEP_MAX_NS &&
-	       !c->filling_slots_now && !c->toggle_waiting && !procs_any_pending(c);
+	return c->wake_fd >= 0 && c->inotify_fd >= 0 && c->program_fd >= 0 &&
+	       c->idle_sleep_ns >= IDLE_SLEEP_MAX_NS && !c->filling_slots_now &&
+	       !c->toggle_waiting && !procs_any_pending(c);
 }
 
 /* Whether the image the program's pid runs now said that it replaced the
