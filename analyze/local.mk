@@ -43,8 +43,10 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/aggregate/timeline.h analyze/aggregate/timeline.c \
 	analyze/aggregate/agg_thread.h analyze/aggregate/agg_thread.c \
 	analyze/aggregate/agg_read.h analyze/aggregate/agg_read.c \
+	analyze/aggregate/fork_points.h analyze/aggregate/fork_points.c \
 	analyze/aggregate/window.h analyze/aggregate/window.c \
 	analyze/profile/profile.h analyze/profile/profile.c \
+	analyze/profile/inherit.h analyze/profile/inherit.c \
 	analyze/profile/sites.h analyze/profile/sites.c \
 	analyze/profile/metric.h analyze/profile/metric.c \
 	analyze/profile/summary.h analyze/profile/summary.c \

@@ -9,12 +9,6 @@
 #include "analyze/aggregate/agg_read.h"
 #include "analyze/aggregate/agg_thread.h"
 
-/* Events aggregated on the reader's thread before the aggregation thread
- * starts: a trace of fewer makes no thread, whose start and hand-overs
- * cost more than the overlap saves there (bench/HISTORY.md, "many small
- * traces"). */
-#define AGG_READ_INLINE_EVENTS 65536u
-
 static bool aggregator_failed(void *ctx)
 {
 	return agg_thread_failed(ctx);

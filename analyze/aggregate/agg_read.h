@@ -12,6 +12,12 @@
 #include "analyze/aggregate/window.h"
 #include "analyze/read/event_stream.h"
 
+/* Events aggregated on the reader's thread before the aggregation thread
+ * starts: a trace of fewer makes no thread, whose start and hand-overs
+ * cost more than the overlap saves there (bench/HISTORY.md, "many small
+ * traces"). */
+#define AGG_READ_INLINE_EVENTS 65536u
+
 /*
  * Reads the trace at path as event_stream_read does (its markers and
  * controls then in sequence order: trace_info_order_stamps), aggregating every

@@ -739,6 +739,7 @@ void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t 
 struct seed_ctx {
 	struct aggregate *a;
 	const struct aggregate *parent;
+	uint64_t fork_seq, fork_time_ns;
 	long stat;
 	int error;
 };
@@ -755,7 +756,7 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	if (c->error)
 		return;
 	/* lifetimes of inherited blocks count from the fork */
-	ti = alloc_time_index(a, c->parent->now_ns, c->parent->seq_limit, &b.seq_offset);
+	ti = alloc_time_index(a, c->fork_time_ns, c->fork_seq, &b.seq_offset);
 	if (ti < 0) {
 		c->error = -ENOMEM;
 		return;
@@ -778,13 +779,15 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	}
 	a->inherited_blocks += w;
 	a->inherited_bytes += bytes;
-	live_add(a, &a->stats[c->stat], bytes, w, c->parent->seq_limit);
+	live_add(a, &a->stats[c->stat], bytes, w, c->fork_seq);
 }
 
-int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent)
+int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent,
+			     uint64_t fork_seq, uint64_t fork_time_ns)
 {
 	aggregate_flush(a);
-	struct seed_ctx c = {a, parent, stats_index(a, AGG_STACK_INHERITED), 0};
+	struct seed_ctx c = {a, parent, fork_seq, fork_time_ns, stats_index(a, AGG_STACK_INHERITED),
+			     0};
 
 	if (c.stat < 0)
 		return -ENOMEM;

@@ -210,13 +210,20 @@ void aggregate_event(void *ctx, const struct alloc_event *ev);
  * until the call returns).  Events held back by aggregate_event go first. */
 void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t n);
 
+/* Processes the events aggregate_event holds back (its pipeline), so that
+ * the live blocks, totals and clock are those after the last event given. */
+void aggregate_flush(struct aggregate *a);
+
 /*
- * Fork child: makes every block live in parent (read up to the fork's seq)
- * live in a, attributed to the pseudo stack AGG_STACK_INHERITED, before a's
- * first event, so frees of inherited blocks match.  They count as live (and
- * toward the peak), not as allocations.  Returns 0 or -ENOMEM.
+ * Fork child: makes every block live in parent (read up to the fork, at
+ * sequence number fork_seq) live in a, attributed to the pseudo stack
+ * AGG_STACK_INHERITED, before a's first event, so frees of inherited blocks
+ * match; their lifetimes count from fork_time_ns, the parent's clock at the
+ * fork.  They count as live (and toward the peak), not as allocations.
+ * parent's pipeline must be flushed.  Returns 0 or -ENOMEM.
  */
-int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent);
+int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent,
+			     uint64_t fork_seq, uint64_t fork_time_ns);
 
 /* End of the trace: completes the lazy peak snapshot of every stack. */
 void aggregate_finish(struct aggregate *a);

@@ -73,6 +73,13 @@ static inline bool window_spec_given(const struct window_spec *spec)
 	return spec && (spec->from.given || spec->to.given || spec->at.given);
 }
 
+/* Whether spec asks for a range (--from or --to, without --at), which
+ * counts the frees of inherited blocks apart and seeds no fork child. */
+static inline bool window_spec_range(const struct window_spec *spec)
+{
+	return spec && !spec->at.given && (spec->from.given || spec->to.given);
+}
+
 /* A window resolved for one trace: what the report states. */
 struct window_facts {
 	bool range, at;         /* which kind (neither: no window) */

@@ -23,6 +23,7 @@
 #include "analyze/cmd/trace_set.h"
 #include "analyze/output/output.h"
 #include "analyze/profile/filter.h"
+#include "analyze/profile/inherit.h"
 #include "analyze/profile/metric.h"
 #include "analyze/profile/profile.h"
 #include "analyze/util/error.h"
@@ -177,10 +178,11 @@ struct report_job {
 };
 
 /* Reports one trace to out (one format's output for it); with row, also
- * fills that line of the overview.  Returns 0, 1 (unreadable, or out of
- * memory) or 2 (the time window does not fit the trace). */
+ * fills that line of the overview; a fork child from seed when not NULL
+ * (inherit_each).  Returns 0, 1 (unreadable, or out of memory) or 2 (the
+ * time window does not fit the trace). */
 static int report_one(const char *path, const struct report_job *job, FILE *out,
-		      struct report_overview_row *row)
+		      struct report_overview_row *row, const struct inherit_seed *seed)
 {
 	const struct analyze_options *o = job->o;
 	struct profile *p = malloc(sizeof(*p));
@@ -194,8 +196,8 @@ static int report_one(const char *path, const struct report_job *job, FILE *out,
 		analyze_error("out of memory");
 		return 1;
 	}
-	status = profile_load_window(p, path, &sopt, &o->window,
-				     isatty(STDERR_FILENO) ? &pp : NULL);
+	status = profile_load_seeded(p, path, &sopt, &o->window,
+				     isatty(STDERR_FILENO) ? &pp : NULL, seed);
 	if (status)
 		goto out;
 	if (profile_filter_given(&job->filter))
@@ -238,23 +240,65 @@ out:
 
 /* One trace's report held back until the overview is out. */
 struct held_report {
-	char *text;
+	char *text;          /* NULL: not reported (unreadable) */
 	size_t bytes;
+	struct report_overview_row row;
 };
 
+/* What report_set_one needs: the traces and where their reports go. */
+struct report_set_ctx {
+	const struct trace_set *set;
+	const struct report_job *job;
+	struct held_report *held;   /* by the traces' order */
+	int status;
+};
+
+/* inherit_each's callback: reports set->paths[i] into held[i].  Returns
+ * 0, or -ENOMEM when no report can be held any more. */
+static int report_set_one(void *ctx, size_t i, const struct inherit_seed *seed)
+{
+	struct report_set_ctx *c = ctx;
+	struct held_report *h = &c->held[i];
+	FILE *mem = open_memstream(&h->text, &h->bytes);
+
+	if (!mem) {
+		h->text = NULL;
+		return -ENOMEM;
+	}
+	if (report_one(c->set->paths[i], c->job, mem, &h->row, seed) != 0) {
+		c->status = 1;
+		fclose(mem);
+		report_overview_row_free(&h->row); /* filled before a failed write */
+		free(h->text);
+		h->text = NULL;
+		return 0;
+	}
+	if (fclose(mem) != 0) {
+		analyze_error("out of memory");
+		report_overview_row_free(&h->row);
+		free(h->text);
+		h->text = NULL;
+		c->status = 1;
+	}
+	return 0;
+}
+
 /*
- * Several traces: each report is made into memory, then the overview of
- * all of them (one line per trace read, most allocations first) is written,
- * then the reports in the order of the traces.  Returns 0 or 1 (a trace
- * could not be read: it is left out, the others are reported).
+ * Several traces: each report is made into memory (the fork children of
+ * one parent one after another, in fork order, their parent read once for
+ * all: inherit_each), then the overview of all of them (one line per
+ * trace read, most allocations first) is written, then the reports in the
+ * order of the traces.  Returns 0 or 1 (a trace could not be read: it is
+ * left out, the others are reported).
  */
 static int report_set(const struct trace_set *set, const struct report_job *job, FILE *out)
 {
 	const struct output_format *f = job->format;
-	struct report_overview_row *rows = calloc(set->count, sizeof(*rows));
 	struct held_report *held = calloc(set->count, sizeof(*held));
+	struct report_overview_row *rows = calloc(set->count, sizeof(*rows));
+	struct report_set_ctx c = {set, job, held, 0};
 	size_t n = 0;
-	int status = 0;
+	int rc = 0;
 
 	if (!rows || !held) {
 		analyze_error("out of memory");
@@ -262,31 +306,21 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 		free(held);
 		return 1;
 	}
-	for (size_t i = 0; i < set->count; i++) {
-		FILE *mem = open_memstream(&held[n].text, &held[n].bytes);
-
-		if (!mem) {
-			analyze_error("out of memory");
-			status = 1;
-			break;
-		}
-		if (report_one(set->paths[i], job, mem, &rows[n]) != 0) {
-			status = 1;
-			fclose(mem);
-			free(held[n].text);
-			held[n].text = NULL;
-			continue;
-		}
-		if (fclose(mem) != 0) {
-			analyze_error("out of memory");
-			report_overview_row_free(&rows[n]);
-			free(held[n].text);
-			held[n].text = NULL;
-			status = 1;
-			continue;
-		}
-		n++;
+	/* a range counts the frees of inherited blocks apart: no child is
+	 * seeded, no parent read for one */
+	if (window_spec_range(&job->o->window)) {
+		for (size_t i = 0; i < set->count && rc == 0; i++)
+			rc = report_set_one(&c, i, NULL);
+	} else {
+		rc = inherit_each(set->paths, set->count, report_set_one, &c);
 	}
+	if (rc < 0) {
+		analyze_error("out of memory");
+		c.status = 1;
+	}
+	for (size_t i = 0; i < set->count; i++)
+		if (held[i].text)
+			rows[n++] = held[i].row;
 	{
 		/* the overview is sorted; the reports keep the traces' order */
 		struct report_overview_row *sorted = malloc((n ? n : 1) * sizeof(*sorted));
@@ -297,21 +331,24 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 			f->set_begin(out, sorted, n);
 		} else {
 			analyze_error("out of memory");
-			status = 1;
+			c.status = 1;
 		}
 		free(sorted);
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (i)
+	n = 0;
+	for (size_t i = 0; i < set->count; i++) {
+		if (!held[i].text)
+			continue;
+		if (n++)
 			f->set_between(out);
 		fwrite(held[i].text, 1, held[i].bytes, out);
 		free(held[i].text);
-		report_overview_row_free(&rows[i]);
+		report_overview_row_free(&held[i].row);
 	}
 	f->set_end(out);
 	free(rows);
 	free(held);
-	return status;
+	return c.status;
 }
 
 /* The filters of o in job (reading the suppressions file); prints what is
@@ -449,7 +486,7 @@ int cmd_report(int argc, char **argv)
 		status = 2;
 	} else if (set.count == 1) {
 		/* a trace that cannot be read is reported on stderr */
-		status = report_one(set.paths[0], &job, out, NULL);
+		status = report_one(set.paths[0], &job, out, NULL, NULL);
 		if (status == 0 && job.format->newline_after_one)
 			fputc('\n', out);
 	} else if (set.count > 1 && report_set(&set, &job, out) != 0) {

@@ -1,7 +1,7 @@
 /*
  * analyze/profile/profile.c - profile_load (profile.h): the pipeline from a
- * trace file to its profile.  For a fork child it first reads the parent's
- * trace up to the fork, so that frees of inherited blocks match.
+ * trace file to its profile.  A fork child's aggregation first takes the
+ * blocks it inherited (inherit.h), so that frees of them match.
  *
  * Owns, for the life of a profile, the stack nodes (freed by the sites'
  * build), the aggregation (its per-stack statistics freed by the sites'
@@ -12,11 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "analyze/aggregate/agg_read.h"
 #include "analyze/aggregate/aggregate.h"
+#include "analyze/profile/inherit.h"
 #include "analyze/profile/profile.h"
 #include "analyze/read/event_stream.h"
 #include "analyze/read/stack_nodes.h"
@@ -32,166 +31,6 @@ struct profile_build {
 	struct symbolizer *sym;
 	struct window_sink window;   /* while reading, with a time window */
 };
-
-#define INHERIT_MAX_DEPTH 8 /* fork generations followed back */
-
-/* A readable regular file: paths taken from a trace must not name a FIFO
- * or a device, whose open or reads could block forever. */
-static bool regular_file_readable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
-}
-
-/* The parent trace named in a child's META: as written, else next to the
- * child (traces of one run share a directory).  NULL when not found, or
- * out of memory (then *oom is set). */
-static char *parent_path_resolve(const char *child_path, const char *parent, bool *oom)
-{
-	const char *slash = strrchr(child_path, '/'), *base = strrchr(parent, '/');
-	size_t dir_len = slash ? (size_t)(slash - child_path + 1) : 0;
-	char *p;
-
-	if (regular_file_readable(parent)) {
-		p = strdup(parent);
-		*oom = !p;
-		return p;
-	}
-	base = base ? base + 1 : parent;
-	p = malloc(dir_len + strlen(base) + 1);
-	if (!p) {
-		*oom = true;
-		return NULL;
-	}
-	memcpy(p, child_path, dir_len);
-	strcpy(p + dir_len, base);
-	if (regular_file_readable(p))
-		return p;
-	free(p);
-	return NULL;
-}
-
-/* Without parent_trace in META: the traces of one run are FILE (the first
- * process) and FILE.PID (the others), so a child FILE.PID's parent is
- * FILE.PPID or FILE itself when its META pid is PPID.  NULL when not found,
- * or out of memory (then *oom is set). */
-static char *parent_path_guess(const char *child_path, const char *ppid, bool *oom)
-{
-	const char *dot = strrchr(child_path, '.'), *slash = strrchr(child_path, '/');
-	size_t base_len;
-	struct kv_list meta = {0};
-	char *p;
-	int rc;
-
-	if (!ppid || !*ppid || !dot || (slash && dot < slash) || dot[1] < '0' || dot[1] > '9')
-		return NULL;
-	base_len = (size_t)(dot - child_path);
-	p = malloc(base_len + strlen(ppid) + 2);
-	if (!p) {
-		*oom = true;
-		return NULL;
-	}
-	memcpy(p, child_path, base_len);
-	sprintf(p + base_len, ".%s", ppid);
-	if (regular_file_readable(p))
-		return p;
-	p[base_len] = '\0';
-	rc = regular_file_readable(p) ? event_stream_read_meta(p, &meta) : -ENOENT;
-	if (rc == 0 && kv_list_get(&meta, "pid") && strcmp(kv_list_get(&meta, "pid"), ppid) == 0) {
-		kv_list_free(&meta);
-		return p;
-	}
-	*oom = rc == -ENOMEM;
-	kv_list_free(&meta);
-	free(p);
-	return NULL;
-}
-
-/*
- * A fork child starts with its parent's live blocks: reads the parent's
- * trace up to the fork (and, recursively, its parent's) and seeds agg with
- * them, so that frees of inherited blocks match.  Returns 0 (also for a
- * trace that is no fork child), 1 with a message in note when the parent's
- * blocks cannot be known, or -ENOMEM.
- */
-static int seed_inherited(const char *path, struct aggregate *agg, int depth, char *note,
-			  size_t note_bytes)
-{
-	struct kv_list meta = {0};
-	const char *parent, *fork_seq;
-	char *ppath = NULL, *end, err[512];
-	unsigned long long seq;
-	struct trace_info pinfo;
-	struct stack_nodes pnodes;
-	struct module_maps pmaps;
-	struct aggregate pagg;
-	bool oom = false;
-	int rc;
-
-	rc = event_stream_read_meta(path, &meta);
-	if (rc == -ENOMEM) {
-		kv_list_free(&meta);
-		return rc; /* not "no fork child": its leaks would be wrong */
-	}
-	if (rc < 0)
-		goto none; /* reading the trace itself will say what is wrong */
-	parent = kv_list_get(&meta, "parent_trace");
-	fork_seq = kv_list_get(&meta, "fork_seq");
-	if (!fork_seq)
-		goto none;
-	seq = strtoull(fork_seq, &end, 10);
-	if (*end || end == fork_seq || seq == 0)
-		goto none;
-	if (parent && *parent) {
-		ppath = parent_path_resolve(path, parent, &oom);
-	} else {
-		ppath = parent_path_guess(path, kv_list_get(&meta, "ppid"), &oom);
-		parent = "of the parent process";
-	}
-	if (oom) {
-		kv_list_free(&meta);
-		return -ENOMEM;
-	}
-	if (!ppath || depth >= INHERIT_MAX_DEPTH) {
-		snprintf(note, note_bytes, "parent trace %s %s: blocks inherited at fork are "
-			 "unknown, and frees of them count as unmatched", parent,
-			 ppath ? "is too many forks away" : "not found");
-		free(ppath);
-		kv_list_free(&meta);
-		return 1;
-	}
-	kv_list_free(&meta);
-	if (aggregate_init(&pagg) < 0) {
-		free(ppath);
-		return -ENOMEM;
-	}
-	pagg.seq_limit = (uint64_t)seq;
-	rc = seed_inherited(ppath, &pagg, depth + 1, note, note_bytes);
-	trace_info_init(&pinfo);
-	stack_nodes_init(&pnodes);
-	module_maps_init(&pmaps);
-	if (rc >= 0)
-		rc = aggregate_read_trace(ppath, &pinfo, &pnodes, &pmaps, &pagg, err, sizeof(err));
-	if (rc == -ENOMEM) {
-		/* nothing */
-	} else if (rc < 0) {
-		snprintf(note, note_bytes, "parent trace unreadable (%s): blocks inherited at "
-			 "fork are unknown, and frees of them count as unmatched", err);
-		rc = 1;
-	} else {
-		rc = aggregate_seed_inherited(agg, &pagg);
-	}
-	trace_info_free(&pinfo);
-	stack_nodes_free(&pnodes);
-	module_maps_free(&pmaps);
-	aggregate_free(&pagg);
-	free(ppath);
-	return rc;
-none:
-	kv_list_free(&meta);
-	return 0;
-}
 
 /* The run time of a trace without an END chunk (its program or launcher
  * was killed), for percents: from its first to its last TIME stamp, as the
@@ -334,6 +173,13 @@ int profile_load(struct profile *p, const char *path, const struct site_options 
 int profile_load_window(struct profile *p, const char *path, const struct site_options *opt,
 			const struct window_spec *spec, const struct profile_progress *progress)
 {
+	return profile_load_seeded(p, path, opt, spec, progress, NULL);
+}
+
+int profile_load_seeded(struct profile *p, const char *path, const struct site_options *opt,
+			const struct window_spec *spec, const struct profile_progress *progress,
+			const struct inherit_seed *seed)
+{
 	struct profile_build *t;
 	struct huge_spare spare;
 	struct window_sink *w = NULL;
@@ -369,8 +215,8 @@ int profile_load_window(struct profile *p, const char *path, const struct site_o
 	}
 	/* a range counts the frees of inherited blocks apart, as of any block
 	 * allocated outside it (window.h) */
-	if (!p->window.range && seed_inherited(path, &t->agg, 0, p->inherit_note,
-					       sizeof(p->inherit_note)) == -ENOMEM) {
+	if (!p->window.range && inherit_seed(path, seed, &t->agg, p->inherit_note,
+					     sizeof(p->inherit_note)) == -ENOMEM) {
 		analyze_error("%s: out of memory reading the parent's trace", path);
 		return 1;
 	}

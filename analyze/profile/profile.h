@@ -21,6 +21,7 @@
 
 #include "analyze/aggregate/aggregate.h"
 #include "analyze/aggregate/window.h"
+#include "analyze/profile/inherit.h"
 #include "analyze/profile/metric.h"
 #include "analyze/profile/run_facts.h"
 #include "analyze/profile/sites.h"
@@ -49,7 +50,8 @@ struct profile {
 	struct run_facts run;
 	const struct timeline *timeline; /* the heap and RSS over time (never NULL
 	                             * after a successful load; aggregate/timeline.h) */
-	char inherit_note[768];      /* fork child: why inherited blocks are unknown, or "" */
+	char inherit_note[INHERIT_NOTE_BYTES]; /* fork child: why inherited blocks
+	                             * are unknown, or "" */
 	/* A time window (--from/--to, --at; window.h): what the statistics
 	 * cover, and the window as the user gave it.  Neither range nor at:
 	 * the whole trace. */
@@ -87,6 +89,13 @@ int profile_load(struct profile *p, const char *path, const struct site_options 
  * a start not before the end once percents are known), reported. */
 int profile_load_window(struct profile *p, const char *path, const struct site_options *opt,
 			const struct window_spec *spec, const struct profile_progress *progress);
+
+/* As profile_load_window, a fork child seeded from seed (inherit_each's)
+ * instead of a read of its parent's trace of its own; seed NULL: as
+ * profile_load_window. */
+int profile_load_seeded(struct profile *p, const char *path, const struct site_options *opt,
+			const struct window_spec *spec, const struct profile_progress *progress,
+			const struct inherit_seed *seed);
 
 /* Frees everything profile_load made (safe on a failed load). */
 void profile_free(struct profile *p);

@@ -28,6 +28,17 @@ struct event_sink {
 	/* Nonzero: the reader may stop once the events up to this sequence
 	 * number are out (a parent's trace read up to a fork). */
 	uint64_t seq_limit;
+	/*
+	 * Optional, with seq_limit: called where the reader would stop for
+	 * the limit (after the chunk that took the merge past it), to read
+	 * on instead; returns a larger limit to read on to, or 0 to stop
+	 * there (a parent's trace read once for the forks of several
+	 * children).  waiting_time_ns: the newest TIME stamp that waits for
+	 * its thread's next event (0: none), which a read stopping here hands
+	 * over last, with sequence number 0, and a read going on later,
+	 * before that event.
+	 */
+	uint64_t (*limit_reached)(void *ctx, uint64_t waiting_time_ns);
 };
 
 #endif

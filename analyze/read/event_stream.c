@@ -1407,6 +1407,43 @@ static void stream_events_done(struct stream *s, struct reorder *gaps)
 	}
 }
 
+/*
+ * The clock reading that a read stopping now would still hand the sink:
+ * the newest of the TIME stamps that wait for their slot's next event
+ * (the finishing read hands each over with sequence number 0 after the
+ * slot's waiting events, and drops it while its slot's last event was a
+ * repeat, reorder.h), or 0 when none waits.
+ */
+static uint64_t stream_waiting_time(const struct stream *s)
+{
+	uint64_t t = 0;
+
+	for (size_t k = 0; k < s->slot_count; k++) {
+		const struct slot_stream *ss = &s->slots[k];
+		const struct reorder_source *src =
+			k < s->reorder.source_count ? &s->reorder.sources[k] : NULL;
+
+		if (!ss->time_pending || ss->pending_time.value <= t)
+			continue;
+		if (src && !src->heap_pos && src->dropping)
+			continue; /* no event of its own to come first */
+		t = ss->pending_time.value;
+	}
+	return t;
+}
+
+/* The merge is past limit: the sink's next limit (0: stop), asked again
+ * while the merge is past that one too. */
+static uint64_t stream_limit_reached(struct stream *s, uint64_t limit)
+{
+	const struct event_sink *sink = s->sink;
+
+	while (limit && s->reorder.expected > limit)
+		limit = sink->limit_reached ? sink->limit_reached(sink->ctx, stream_waiting_time(s))
+					    : 0;
+	return limit;
+}
+
 int event_stream_read(const char *path, struct trace_info *info, struct stack_nodes *nodes,
 		      struct module_maps *maps, const struct event_sink *sink, char *errbuf,
 		      size_t errbuf_bytes)
@@ -1416,7 +1453,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	struct stream s;
 	struct reorder done_gaps = {0}; /* only its counts */
 	struct index_plan plan = {0};
-	uint64_t file_bytes;
+	uint64_t file_bytes, seq_limit = sink->seq_limit;
 	int rc;
 
 	info->path = strdup(path);
@@ -1499,8 +1536,11 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 				rc = -ENOMEM; /* a sink's only error */
 				break;
 			}
-			/* reading a parent only up to a fork: stop once past it */
-			if (sink->seq_limit && s.reorder.expected > sink->seq_limit)
+			/* reading a parent only up to a fork: stop once past it,
+			 * or read on to the next fork the sink names */
+			if (seq_limit && s.reorder.expected > seq_limit)
+				seq_limit = stream_limit_reached(&s, seq_limit);
+			if (seq_limit == 0 && sink->seq_limit)
 				break;
 			if (!s.events_done && sink->done && sink->done(sink->ctx))
 				stream_events_done(&s, &done_gaps);

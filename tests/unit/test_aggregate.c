@@ -500,7 +500,7 @@ static void test_fork_child_inherits_parent_blocks(void)
 	CU_ASSERT_EQUAL(parent.live_blocks, 1);
 
 	agg_setup();
-	CU_ASSERT_EQUAL(aggregate_seed_inherited(&agg, &parent), 0);
+	CU_ASSERT_EQUAL(aggregate_seed_inherited(&agg, &parent, parent.seq_limit, parent.now_ns), 0);
 	aggregate_free(&parent);
 	CU_ASSERT_EQUAL(agg.inherited_blocks, 1);
 	CU_ASSERT_EQUAL(agg.inherited_bytes, 20);
@@ -641,8 +641,10 @@ static void test_pairing_hints_change_no_number(void)
 	/* fork children seeded from each, then a free of an inherited block */
 	CU_ASSERT_FATAL(aggregate_init(&child_plain) == 0);
 	CU_ASSERT_FATAL(aggregate_init(&child_hinted) == 0);
-	CU_ASSERT_EQUAL(aggregate_seed_inherited(&child_plain, &plain), 0);
-	CU_ASSERT_EQUAL(aggregate_seed_inherited(&child_hinted, &hinted), 0);
+	CU_ASSERT_EQUAL(aggregate_seed_inherited(&child_plain, &plain, plain.seq_limit,
+						       plain.now_ns), 0);
+	CU_ASSERT_EQUAL(aggregate_seed_inherited(&child_hinted, &hinted, hinted.seq_limit,
+						       hinted.now_ns), 0);
 	aggregate_event(&child_plain, &late);
 	late.flags = ALLOC_EV_PAIRED;
 	aggregate_event(&child_hinted, &late);
@@ -2046,7 +2048,7 @@ static void test_weighted_blocks_keep_their_weight(void)
 	/* a fork child of a at seq 5 inherits 8 blocks, 76 bytes */
 	a.seq_limit = 5;
 	aggregate_init(&c);
-	CU_ASSERT_EQUAL_FATAL(aggregate_seed_inherited(&c, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(aggregate_seed_inherited(&c, &a, a.seq_limit, a.now_ns), 0);
 	CU_ASSERT_EQUAL(c.inherited_blocks, 8);
 	CU_ASSERT_EQUAL(c.inherited_bytes, 76);
 	weighted_event(&c, ALLOC_EV_TIME, 5, 0, 12000, 0, 0);
