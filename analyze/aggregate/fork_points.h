@@ -3,7 +3,8 @@
  * several of its children: the aggregation of the parent's events up to
  * each child's fork, in fork order, exactly as a read up to that fork alone
  * (aggregate_read_trace with its seq_limit) gives it, for the time of one
- * read.  A pre-fork server's report of 50 workers read its parent 50 times.
+ * read: a report of a pre-fork server's workers reads the parent once, not
+ * once per worker.
  */
 #ifndef MPROF_ANALYZE_FORK_POINTS_H
 #define MPROF_ANALYZE_FORK_POINTS_H

@@ -169,7 +169,7 @@ static int seed_apply(const struct inherit_seed *seed, struct aggregate *agg, ch
 struct forks_seen {
 	inherit_each_fn fn;
 	void *ctx;
-	size_t first;   /* fork point 0 is the fn's child first */
+	size_t first;   /* fork point i is fn's child first + i */
 	const char *note;
 	int fn_rc;      /* fn's negative return, or 0 */
 };
