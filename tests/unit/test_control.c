@@ -98,6 +98,7 @@ static void test_file_make(void)
 	struct session_proc_header *h;
 	size_t bytes = SESSION_SLOTS_OFFSET + 4096 + (size_t)SLOTS * RING_BYTES;
 
+	free(test_file); /* an earlier test's */
 	test_file = aligned_alloc(4096, bytes);
 	memset(test_file, 0, bytes);
 	h = (struct session_proc_header *)test_file;
