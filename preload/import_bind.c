@@ -12,7 +12,8 @@
  * the slots of the names asked for are rewritten.  Slots in the module's
  * RELRO range are read-only once relocated: their page is made writable for
  * the store and read-only again.  Never allocates.  Knows the relocations
- * of x86-64 and AArch64 only.
+ * of x86-64 and AArch64 only.  A module is found by a dlopen handle, or by
+ * its program headers while dl_iterate_phdr walks the modules.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -94,16 +95,10 @@ static int import_relro_scan(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Fills m from the link map of handle; -ENOENT when a table is missing. */
-static int import_module_read(void *handle, struct import_module *m)
+/* Fills m's tables from its dynamic section (m->base and m->dynamic set);
+ * -ENOENT when a table is missing. */
+static int import_module_tables(struct import_module *m)
 {
-	struct link_map *map;
-
-	memset(m, 0, sizeof(*m));
-	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_ld)
-		return -ENOENT;
-	m->base = map->l_addr;
-	m->dynamic = map->l_ld;
 	m->page_bytes = getauxval(AT_PAGESZ);
 	if (!m->page_bytes)
 		m->page_bytes = 4096;
@@ -129,9 +124,48 @@ static int import_module_read(void *handle, struct import_module *m)
 			break;
 		}
 	}
-	if (!m->symtab || !m->strtab)
+	return m->symtab && m->strtab ? 0 : -ENOENT;
+}
+
+/* Fills m from the link map of handle; -ENOENT when a table is missing. */
+static int import_module_read(void *handle, struct import_module *m)
+{
+	struct link_map *map;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_ld)
 		return -ENOENT;
-	dl_iterate_phdr(import_relro_scan, m);
+	m->base = map->l_addr;
+	m->dynamic = map->l_ld;
+	rc = import_module_tables(m);
+	if (rc == 0)
+		dl_iterate_phdr(import_relro_scan, m);
+	return rc;
+}
+
+/* Fills m from a module's program headers, as dl_iterate_phdr gives them
+ * (no second walk: the caller may be inside one); -ENOENT without tables. */
+static int import_module_from_phdr(const struct dl_phdr_info *info, struct import_module *m)
+{
+	const ElfW(Phdr) *relro = NULL;
+
+	memset(m, 0, sizeof(*m));
+	m->base = info->dlpi_addr;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_DYNAMIC)
+			m->dynamic = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+		else if (ph->p_type == PT_GNU_RELRO)
+			relro = ph;
+	}
+	if (!m->dynamic || import_module_tables(m) < 0)
+		return -ENOENT;
+	if (relro) {
+		m->relro_start = (m->base + relro->p_vaddr) & ~(m->page_bytes - 1);
+		m->relro_end = (m->base + relro->p_vaddr + relro->p_memsz) & ~(m->page_bytes - 1);
+	}
 	return 0;
 }
 
@@ -187,7 +221,66 @@ int import_bind_module(void *handle, struct import_binding *bindings, size_t cou
 	return import_relocs_bind(&m, m.data_relocs, m.data_relocs_bytes, bindings, count);
 }
 
+/* Rewrites, among bytes of relocations, the slots bound to a rebinding's
+ * from; returns how many, or mprotect's negative errno. */
+static int import_relocs_rebind(const struct import_module *m, const ElfW(Rela) *relocs,
+				size_t bytes, const struct import_rebinding *rebindings,
+				size_t count)
+{
+	int slots = 0;
+
+	for (size_t i = 0; relocs && i < bytes / sizeof(*relocs); i++) {
+		unsigned long type = IMPORT_R_TYPE(relocs[i].r_info);
+		uintptr_t slot = m->base + relocs[i].r_offset;
+		const void *bound;
+		const char *name;
+
+		if (type != IMPORT_R_JUMP_SLOT && type != IMPORT_R_GLOB_DAT)
+			continue;
+		bound = __atomic_load_n((void **)slot, __ATOMIC_RELAXED);
+		for (size_t k = 0; k < count; k++) {
+			int rc;
+
+			if (bound != rebindings[k].from)
+				continue;
+			name = m->strtab + m->symtab[IMPORT_R_SYM(relocs[i].r_info)].st_name;
+			if (strcmp(name, rebindings[k].name) != 0)
+				continue;
+			rc = import_slot_store(m, slot, rebindings[k].to);
+			if (rc < 0)
+				return rc;
+			slots++;
+			break;
+		}
+	}
+	return slots;
+}
+
+int import_rebind_loaded(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+			 size_t count)
+{
+	struct import_module m;
+	int rc = import_module_from_phdr(info, &m), plt;
+
+	if (rc < 0)
+		return rc;
+	plt = import_relocs_rebind(&m, m.plt_relocs, m.plt_relocs_bytes, rebindings, count);
+	if (plt < 0)
+		return plt;
+	rc = import_relocs_rebind(&m, m.data_relocs, m.data_relocs_bytes, rebindings, count);
+	return rc < 0 ? rc : plt + rc;
+}
+
 #else
+
+int import_rebind_loaded(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+			 size_t count)
+{
+	(void)info;
+	(void)rebindings;
+	(void)count;
+	return -ENOTSUP;
+}
 
 int import_bind_module(void *handle, struct import_binding *bindings, size_t count)
 {

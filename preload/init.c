@@ -21,6 +21,7 @@
 #include "preload/announce.h"
 #include "preload/bootstrap.h"
 #include "preload/control.h"
+#include "preload/deep_bind.h"
 #include "preload/diag.h"
 #include "preload/exec_watch.h"
 #include "preload/exit_note.h"
@@ -129,6 +130,7 @@ static int init_run(struct preload_thread **out)
 		preload_process_disable("out of memory while scanning the modules");
 		return PRELOAD_DISABLED;
 	}
+	deep_bind_redirect();
 	thread_key_init();
 	preload_fork_init();
 	if (preload_proc.cfg.toggle_signal) {

@@ -584,3 +584,19 @@ PRELOAD_API int dlclose(void *handle)
 	modules_mark_dirty();
 	return rc;
 }
+
+/* The entry points above under hidden names, which the shim reaches
+ * directly, not through the program's symbol lookup (which may find a
+ * foreign allocator's): preload/deep_bind.c points modules at them. */
+#define INTERPOSE_SELF(fn) \
+	extern __typeof(fn) deep_bind_self_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")))
+INTERPOSE_SELF(malloc);
+INTERPOSE_SELF(calloc);
+INTERPOSE_SELF(realloc);
+INTERPOSE_SELF(reallocarray);
+INTERPOSE_SELF(free);
+INTERPOSE_SELF(posix_memalign);
+INTERPOSE_SELF(aligned_alloc);
+INTERPOSE_SELF(memalign);
+INTERPOSE_SELF(valloc);
+INTERPOSE_SELF(pvalloc);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/deep_bind.h"
 #include "preload/diag.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
@@ -376,6 +377,7 @@ int modules_refresh(void)
 	atomic_store_explicit(&modules_current, next, memory_order_release);
 	preload_lock_give(&modules_lock);
 	namespaces_look();
+	deep_bind_redirect();
 	return 1;
 }
 

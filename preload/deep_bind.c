@@ -1,0 +1,151 @@
+/*
+ * preload/deep_bind.c - finds loaded modules whose allocator calls go
+ * straight to the C library, past the shim, and points them at the shim.
+ *
+ * A library that dlopen() loaded with RTLD_DEEPBIND (PHP loads every
+ * extension so) looks its symbols up in its own dependencies first, so its
+ * malloc and free are the C library's, not the LD_PRELOAD shim's: blocks it
+ * frees stay live in the trace, and other code later gets their addresses
+ * again.  Any other module of the default namespace is bound to the shim,
+ * so a GOT slot holding the C library's definition can only be such a
+ * library's; its slots are rewritten (import_bind.h) to the shim's entry
+ * point, which calls that very definition.  Slots of a library bound to
+ * another allocator, of a dlmopen() namespace (its own C library) and not
+ * yet bound (lazy binding) stay.  Runs at start and at each module rescan,
+ * so calls made between a library's dlopen and the next rescan are not
+ * seen; the diagnostic says so.  Never allocates.
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/deep_bind.h"
+#include "preload/diag.h"
+#include "preload/import_bind.h"
+#include "preload/real.h"
+#include "preload/text.h"
+
+#define DEEP_BIND_TEXT_BYTES 768
+#define DEEP_BIND_NAMES_MAX 3
+
+/* The shim's entry points under hidden names (interpose.c). */
+#define DEEP_BIND_SELF(fn) extern __typeof(fn) deep_bind_self_##fn
+DEEP_BIND_SELF(malloc);
+DEEP_BIND_SELF(calloc);
+DEEP_BIND_SELF(realloc);
+DEEP_BIND_SELF(reallocarray);
+DEEP_BIND_SELF(free);
+DEEP_BIND_SELF(posix_memalign);
+DEEP_BIND_SELF(aligned_alloc);
+DEEP_BIND_SELF(memalign);
+DEEP_BIND_SELF(valloc);
+DEEP_BIND_SELF(pvalloc);
+
+/* One walk: the slots to rewrite and what was found. */
+struct deep_bind_walk {
+	struct import_rebinding rebindings[10];
+	size_t count;
+	unsigned modules, slots;
+	char names[DEEP_BIND_TEXT_BYTES];
+};
+
+/* Whether info is the shim's own module. */
+static int deep_bind_is_self(const struct dl_phdr_info *info)
+{
+	uintptr_t self = (uintptr_t)deep_bind_redirect;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && self >= start && self - start < ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static int deep_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct deep_bind_walk *w = arg;
+	int slots;
+
+	(void)size;
+	if (deep_bind_is_self(info))
+		return 0;
+	slots = import_rebind_loaded(info, w->rebindings, w->count);
+	if (slots <= 0)
+		return 0;
+	if (w->modules < DEEP_BIND_NAMES_MAX) {
+		preload_text_append(w->names, sizeof(w->names), w->modules ? ", " : "");
+		preload_text_append(w->names, sizeof(w->names),
+				    info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+									  : "the program");
+	}
+	w->modules++;
+	w->slots += (unsigned)slots;
+	return 0;
+}
+
+/* Adds the rebinding of name when the C library's definition is known. */
+static void deep_bind_add(struct deep_bind_walk *w, const char *name, const void *from, void *to)
+{
+	if (from)
+		w->rebindings[w->count++] = (struct import_rebinding){ name, from, to };
+}
+
+/* Appends the decimal n to text. */
+static void deep_bind_put_count(char *text, size_t cap, unsigned n)
+{
+	char digits[16], *p = digits + sizeof(digits) - 1;
+
+	*p = '\0';
+	do
+		*--p = (char)('0' + n % 10);
+	while (n /= 10);
+	preload_text_append(text, cap, p);
+}
+
+void deep_bind_redirect(void)
+{
+	struct deep_bind_walk w = { .count = 0 };
+	char text[DEEP_BIND_TEXT_BYTES] = "";
+
+	deep_bind_add(&w, "malloc", (const void *)real_get(malloc), (void *)deep_bind_self_malloc);
+	deep_bind_add(&w, "calloc", (const void *)real_get(calloc), (void *)deep_bind_self_calloc);
+	deep_bind_add(&w, "realloc", (const void *)real_get(realloc),
+		      (void *)deep_bind_self_realloc);
+	deep_bind_add(&w, "reallocarray", (const void *)real_get(reallocarray),
+		      (void *)deep_bind_self_reallocarray);
+	deep_bind_add(&w, "free", (const void *)real_get(free), (void *)deep_bind_self_free);
+	deep_bind_add(&w, "posix_memalign", (const void *)real_get(posix_memalign),
+		      (void *)deep_bind_self_posix_memalign);
+	deep_bind_add(&w, "aligned_alloc", (const void *)real_get(aligned_alloc),
+		      (void *)deep_bind_self_aligned_alloc);
+	deep_bind_add(&w, "memalign", (const void *)real_get(memalign),
+		      (void *)deep_bind_self_memalign);
+	deep_bind_add(&w, "valloc", (const void *)real_get(valloc), (void *)deep_bind_self_valloc);
+	deep_bind_add(&w, "pvalloc", (const void *)real_get(pvalloc),
+		      (void *)deep_bind_self_pvalloc);
+	if (!w.count)
+		return;
+	dl_iterate_phdr(deep_bind_one, &w);
+	if (!w.modules)
+		return;
+	preload_text_append(text, sizeof(text),
+			    "a library loaded with RTLD_DEEPBIND calls the C library's malloc and "
+			    "free past mprof: ");
+	preload_text_append(text, sizeof(text), w.names);
+	if (w.modules > DEEP_BIND_NAMES_MAX) {
+		preload_text_append(text, sizeof(text), " and ");
+		deep_bind_put_count(text, sizeof(text), w.modules - DEEP_BIND_NAMES_MAX);
+		preload_text_append(text, sizeof(text), " more");
+	}
+	preload_text_append(text, sizeof(text),
+			    "; mprof records those calls from here on, not the ones made before "
+			    "(their blocks may show as leaks, unmatched frees or addresses reused "
+			    "while live)");
+	diag_report(TRACE_DIAG_INFO, text);
+}
