@@ -66,9 +66,12 @@
  *                                   sampled trace the estimate of those
  *                                   that freed a block (weighted)
  *       "blocks_freed": int,        incl. the free part of realloc
- *       "reallocs", "failed_reallocs": int, reallocs weighted by their new
- *                                   block in a sampled trace; failed ones
- *                                   null there (no estimate)
+ *       "reallocs", "failed_reallocs": int, reallocs of a block; in a
+ *                                   sampled trace the estimate of all realloc
+ *                                   calls, realloc(NULL, n) included (the
+ *                                   trace cannot tell them apart), weighted
+ *                                   by their new block; failed ones null
+ *                                   there (no estimate)
  *       "frees_recorded", "reallocs_recorded", "failed_reallocs_recorded":
  *                                   int, the records of each: in a sampled
  *                                   trace the samples, not estimates (the

@@ -710,8 +710,9 @@ static void print_summary(FILE *out, const struct profile *r)
 		fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
 	if (info->sampled)
 		fprintf(out, "frees:            %" PRIu64 " blocks freed, %" PRIu64 " free calls, %"
-			PRIu64 " reallocs (estimates; %" PRIu64 " free calls and %" PRIu64 " reallocs "
-			"of a recorded block recorded); temporary not estimated (sampled)\n",
+			PRIu64 " realloc calls (estimates, realloc(NULL, n) included; %" PRIu64
+			" free calls and %" PRIu64 " reallocs of a recorded block recorded); "
+			"temporary not estimated (sampled)\n",
 			a->blocks_freed, a->frees_weighted, a->reallocs_weighted, a->frees, a->reallocs);
 	else if (profile_temporary_at_most(r))
 		fprintf(out, "frees:            %" PRIu64 " recorded blocks freed (%" PRIu64 " free "

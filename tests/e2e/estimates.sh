@@ -382,7 +382,7 @@ expect_eq "sampled json: failed reallocs have no estimate" "None 0" \
 	"$(jd "$WORK/ra.json" "'%s %s' % ($SUM[\"failed_reallocs\"], $SUM[\"failed_reallocs_recorded\"])")"
 run_cmd 60 rat "$MPROF" report -n 0 "$WORK/ra.trace"
 expect_eq "sampled text: the estimates and the records" \
-	"frees:            $(jd "$WORK/ra.json" "$SUM[\"blocks_freed\"]") blocks freed, $(jd "$WORK/ra.json" "$SUM[\"frees\"]") free calls, $(jd "$WORK/ra.json" "$SUM[\"reallocs\"]") reallocs (estimates; $(jd "$WORK/ra.json" "$SUM[\"frees_recorded\"]") free calls and $(jd "$WORK/ra.json" "$SUM[\"reallocs_recorded\"]") reallocs of a recorded block recorded); temporary not estimated (sampled)" \
+	"frees:            $(jd "$WORK/ra.json" "$SUM[\"blocks_freed\"]") blocks freed, $(jd "$WORK/ra.json" "$SUM[\"frees\"]") free calls, $(jd "$WORK/ra.json" "$SUM[\"reallocs\"]") realloc calls (estimates, realloc(NULL, n) included; $(jd "$WORK/ra.json" "$SUM[\"frees_recorded\"]") free calls and $(jd "$WORK/ra.json" "$SUM[\"reallocs_recorded\"]") reallocs of a recorded block recorded); temporary not estimated (sampled)" \
 	"$(grep '^frees:' "$RUN_OUT")"
 expect_eq "exact json: frees and records the same" True \
 	"$(jd "$WORK/e1.json" "$SUM[\"frees\"] == $SUM[\"frees_recorded\"] == $SUM[\"calls\"][\"free\"] and $SUM[\"failed_reallocs\"] == $SUM[\"failed_reallocs_recorded\"] == 0")"
