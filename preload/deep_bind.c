@@ -13,7 +13,10 @@
  * another allocator, of a dlmopen() namespace (its own C library) and not
  * yet bound (lazy binding) stay.  Runs at start and at each module rescan,
  * so calls made between a library's dlopen and the next rescan are not
- * seen; the diagnostic says so.  Never allocates.
+ * seen; the diagnostic says so.  The slots are rewritten inside the
+ * dl_iterate_phdr callback, under the loader's lock, so two threads never
+ * make the same page writable and read-only again at once.  Never
+ * allocates.
  */
 #define _GNU_SOURCE
 #include <link.h>
