@@ -48,7 +48,7 @@ uint64_t ring_now_ns(void)
 }
 
 /* CLOCK_MONOTONIC_COARSE in ns: a few ns from the vDSO, exact to a
- * scheduler tick (1-4 ms), enough to space self-timed TIME records. */
+ * scheduler tick (1-10 ms): when it moved, a self-timed TIME is due. */
 static uint64_t ring_coarse_ns(void)
 {
 	struct timespec ts;
@@ -64,13 +64,16 @@ static uint32_t ring_tick_now(void)
 	       ~SESSION_TIME_TICK_ASLEEP;
 }
 
+/* While the launcher sleeps, a TIME record is due once the coarse clock
+ * moved at all since the thread's last: an event after a pause of one
+ * scheduler tick or more is timed afresh (waiting for SESSION_TIME_TICK_NS
+ * timed a block freed 10 ms after its allocation at the allocation's time,
+ * a lifetime of 0). */
 void ring_time_moved(struct preload_thread *t, uint32_t tick)
 {
 	if (tick & SESSION_TIME_TICK_ASLEEP) {
-		uint64_t now = ring_coarse_ns();
-
 		if ((tick & ~SESSION_TIME_TICK_ASLEEP) == t->time_tick_seen &&
-		    now - t->time_self_ns < SESSION_TIME_TICK_NS)
+		    ring_coarse_ns() == t->time_self_ns)
 			return;
 	}
 	ring_write_time(t);

@@ -177,7 +177,7 @@ struct session_proc_header {
 	 * to within a tick (own cache line: read by every event).  The launcher
 	 * sets SESSION_TIME_TICK_ASLEEP before a long idle wait and clears it
 	 * with the next bump: meanwhile each thread times its events itself
-	 * (a TIME record when the coarse clock moved a tick since its last),
+	 * (a TIME record when its coarse clock moved since its last),
 	 * and a thread whose ring fills to a quarter wakes the launcher
 	 * (struct session_launcher's wake). */
 	_Alignas(64) _Atomic uint32_t time_tick;

@@ -25,6 +25,10 @@ __attribute__((noinline)) static void *live_40ms(void)
 {
 	return malloc(1000);
 }
+__attribute__((noinline)) static void *live_10ms(void)
+{
+	return malloc(500);
+}
 __attribute__((noinline)) static void *sleep_block(void)
 {
 	return malloc(100);
@@ -46,6 +50,16 @@ int main(int argc, char **argv)
 			pause_ms(40);
 			free(p);
 			pause_ms(60);
+		}
+	} else if (argc > 1 && strcmp(argv[1], "short") == 0) {
+		/* blocks that live 10 ms, a scheduler tick or more, 100 ms
+		 * apart, once the launcher sleeps long */
+		pause_ms(500);
+		for (int i = 0; i < 10; i++) {
+			void *volatile p = live_10ms();
+			pause_ms(10);
+			free(p);
+			pause_ms(100);
 		}
 	} else {
 		/* bursts after the launcher has gone to sleep */
@@ -103,6 +117,16 @@ report_json "$WORK/lives.json" "$WORK/lives.trace"
 expect_site "$WORK/lives.json" live_40ms 10 10000 0 0
 expect_range "lives: shortest lifetime (ns)" 40000000 400000000 \
 	"$(q "$WORK/lives.json" sum lifetime_ns_min live_40ms)"
+
+# The same with blocks that live 10 ms: the coarse clock moved between the
+# malloc and the free, so the free is timed afresh (a recorder that waited
+# for 10 ms on its coarse clock gave some lifetimes of 0).
+RUN_NAME=short mprof_run 120 "$WORK/short.trace" -q -- "$WORK/idle" short
+expect_eq "short: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/short.json" "$WORK/short.trace"
+expect_site "$WORK/short.json" live_10ms 10 5000 0 0
+expect_range "short: shortest lifetime (ns)" 10000000 400000000 \
+	"$(q "$WORK/short.json" sum lifetime_ns_min live_10ms)"
 
 # Bursts of 200000 allocations after 400 ms of sleep: every one recorded.
 RUN_NAME=bursts mprof_run 120 "$WORK/bursts.trace" -q -- "$WORK/idle" bursts
