@@ -27,6 +27,8 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2222,6 +2224,23 @@ static void idle_wait(struct collector *c, long sleep_ns)
 	struct timespec idle = { sleep_ns / 1000000000L, sleep_ns % 1000000000L };
 	struct pollfd pfd[4];
 	nfds_t n = 0, program = 0;
+	sigset_t old_mask, wait_mask, *mask = NULL;
+	int sig = c->cfg->toggle_signal;
+
+	/* A toggle signal caught after this round looked for one would wait
+	 * for the end of a long wait: it is blocked but inside ppoll. */
+	if (sleep_ns > IDLE_SLEEP_MAX_NS && sig > 0) {
+		sigemptyset(&wait_mask);
+		sigaddset(&wait_mask, sig);
+		pthread_sigmask(SIG_BLOCK, &wait_mask, &old_mask);
+		if (signals_toggle_pending()) {
+			pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+			return;
+		}
+		wait_mask = old_mask;
+		sigdelset(&wait_mask, sig);
+		mask = &wait_mask;
+	}
 
 	if (c->inotify_fd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = c->inotify_fd, .events = POLLIN };
@@ -2235,12 +2254,13 @@ static void idle_wait(struct collector *c, long sleep_ns)
 	}
 	if (!n) {
 		nanosleep(&idle, NULL);
-		return;
-	}
-	if (ppoll(pfd, n, &idle, NULL) > 0 && c->program_fd >= 0 && pfd[program].revents) {
+	} else if (ppoll(pfd, n, &idle, mask) > 0 && c->program_fd >= 0 &&
+		   pfd[program].revents) {
 		close(c->program_fd);
 		c->program_fd = -1;
 	}
+	if (mask)
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	launcher_wake_drain();
 }
 

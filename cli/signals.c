@@ -141,6 +141,11 @@ bool signals_toggle_take(void)
 	return true;
 }
 
+bool signals_toggle_pending(void)
+{
+	return toggle_pending != 0;
+}
+
 void signals_forward_stop(void)
 {
 	forward_pid = 0;

@@ -30,6 +30,9 @@ void signals_forward_start(pid_t pid, const sigset_t *old_mask);
  * handler the signal's default action would end the program. */
 bool signals_toggle_take(void);
 
+/* Whether a toggle signal came that signals_toggle_take has not taken. */
+bool signals_toggle_pending(void);
+
 /* Stops forwarding (the program was reaped: its pid may be reused). */
 void signals_forward_stop(void);
 
