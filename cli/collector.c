@@ -2223,7 +2223,7 @@ static void idle_wait(struct collector *c, long sleep_ns)
 {
 	struct timespec idle = { sleep_ns / 1000000000L, sleep_ns % 1000000000L };
 	struct pollfd pfd[4];
-	nfds_t n = 0, program = 0;
+	nfds_t n = 0, program = 0, woken = 0;
 	sigset_t old_mask, wait_mask, *mask = NULL;
 	int sig = c->cfg->toggle_signal;
 
@@ -2246,22 +2246,26 @@ static void idle_wait(struct collector *c, long sleep_ns)
 		pfd[n++] = (struct pollfd){ .fd = c->inotify_fd, .events = POLLIN };
 	if (rezip_wake_fd() >= 0)
 		pfd[n++] = (struct pollfd){ .fd = rezip_wake_fd(), .events = POLLIN };
-	if (c->wake_fd >= 0)
+	if (c->wake_fd >= 0) {
+		woken = n;
 		pfd[n++] = (struct pollfd){ .fd = c->wake_fd, .events = POLLIN };
+	}
 	if (c->program_fd >= 0) {
 		program = n;
 		pfd[n++] = (struct pollfd){ .fd = c->program_fd, .events = POLLIN };
 	}
 	if (!n) {
 		nanosleep(&idle, NULL);
-	} else if (ppoll(pfd, n, &idle, mask) > 0 && c->program_fd >= 0 &&
-		   pfd[program].revents) {
-		close(c->program_fd);
-		c->program_fd = -1;
+	} else if (ppoll(pfd, n, &idle, mask) > 0) {
+		if (c->program_fd >= 0 && pfd[program].revents) {
+			close(c->program_fd);
+			c->program_fd = -1;
+		}
+		if (c->wake_fd >= 0 && pfd[woken].revents)
+			launcher_wake_drain();
 	}
 	if (mask)
 		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-	launcher_wake_drain();
 }
 
 /* Moves every live image's time tick (session.h), clearing its asleep
