@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,9 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
 {
 	const char *path = mprof_path_analyzer();
 	char **argv;
+	posix_spawn_file_actions_t actions;
 	pid_t pid;
-	int status;
+	int status, err;
 
 	if (ntraces == 0)
 		return 0;
@@ -48,18 +50,21 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
 	argv[1] = (char *)"symbolize";
 	memcpy(argv + 2, traces, ntraces * sizeof(*argv));
 	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-		if (kept)
-			kept_images_hand_over(kept);
-		execv(path, argv);
-		_exit(127);
+	/* posix_spawn rather than fork: the child shares the launcher's memory
+	 * until its exec instead of copying the page tables, many after a run */
+	if (kept)
+		kept_images_hand_over(kept);
+	err = posix_spawn_file_actions_init(&actions);
+	if (!err) {
+		err = posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+		if (!err)
+			err = posix_spawn(&pid, path, &actions, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&actions);
 	}
 	free(argv);
-	if (pid < 0) {
+	if (err) {
 		mprof_warn("cannot start the analyzer: %s; symbols were not embedded in the trace",
-			   strerror(errno));
+			   strerror(err));
 		return -1;
 	}
 	while (waitpid(pid, &status, 0) < 0) {

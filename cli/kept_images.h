@@ -45,9 +45,9 @@ struct kept_images {
 void kept_images_look(struct kept_images *k, unsigned pid, const char *exe);
 
 /*
- * Prepares the kept descriptors for an exec of the analyzer in a child of
- * fork: clears their close-on-exec flag and sets KEPT_IMAGES_ENV.  Call it
- * in the child only (the launcher forks from its one thread).
+ * Prepares the kept descriptors for the analyzer's start: clears their
+ * close-on-exec flag and sets KEPT_IMAGES_ENV in the launcher's environment.
+ * Call it just before that start, when the launcher starts nothing else.
  */
 void kept_images_hand_over(const struct kept_images *k);
 
