@@ -73,6 +73,16 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+		if (strcmp(argv[2], "--request-fd") == 0) {
+			char *end;
+			long fd = argc == 4 ? strtol(argv[3], &end, 10) : -1;
+
+			if (fd < 0 || fd > 1 << 20 || end == argv[3] || *end) {
+				analyze_error("symbolize: --request-fd wants one descriptor number");
+				return 2;
+			}
+			return cmd_symbolize_request((int)fd);
+		}
 		return cmd_symbolize(argc - 2, argv + 2);
 	}
 	analyze_error("unknown command '%s' (report, diff or symbolize)", argv[1]);

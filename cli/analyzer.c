@@ -2,7 +2,9 @@
  * cli/analyzer.c - starting the analyzer (mprof-analyze) on behalf of mprof:
  * `mprof report` hands over to it entirely, and `mprof run` runs its
  * symbolize step at the end of a run so the trace keeps the symbols of
- * binaries that may later change or vanish.
+ * binaries that may later change or vanish.  That analyzer is started while
+ * the program runs and waits for its work on a socket, so that the end of
+ * a run does not wait for a process to start.
  *
  * Owns the argument vectors it builds.  Never writes to stdout during
  * `mprof run` (the analyzer's stdout is pointed at stderr there).
@@ -14,16 +16,110 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/analyzer.h"
 #include "cli/die.h"
 #include "cli/paths.h"
+#include "trace/symbolize_request.h"
 
 int analyzer_available(void)
 {
 	return access(mprof_path_analyzer(), X_OK) == 0;
+}
+
+/* The analyzer started early (analyzer_prestart): its pid (0: none) and
+ * the launcher's end of its request socket. */
+static pid_t early_pid;
+static int early_socket = -1;
+
+pid_t analyzer_prestart(void)
+{
+	posix_spawn_file_actions_t actions;
+	char fd_arg[16], *argv[5];
+	int sv[2], target, err;
+
+	if (early_pid > 0 || !analyzer_available() ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return early_pid;
+	/* dup2 onto the same number would keep close-on-exec set */
+	target = sv[1] == 3 ? 4 : 3;
+	snprintf(fd_arg, sizeof(fd_arg), "%d", target);
+	argv[0] = (char *)mprof_path_analyzer();
+	argv[1] = (char *)"symbolize";
+	argv[2] = (char *)"--request-fd";
+	argv[3] = fd_arg;
+	argv[4] = NULL;
+	err = posix_spawn_file_actions_init(&actions);
+	if (!err) {
+		err = posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+		if (!err)
+			err = posix_spawn_file_actions_adddup2(&actions, sv[1], target);
+		if (!err)
+			err = posix_spawn(&early_pid, argv[0], &actions, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&actions);
+	}
+	close(sv[1]);
+	if (err) {
+		early_pid = 0;
+		close(sv[0]);
+		return 0;
+	}
+	early_socket = sv[0];
+	return early_pid;
+}
+
+/* Waits for pid; its wait status, or -1. */
+static int analyzer_wait(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+/* 0 when the analyzer ended well, else one warning and -1. */
+static int analyzer_status_check(int status)
+{
+	if (status == 0)
+		return 0;
+	if (status != -1 && WIFSIGNALED(status))
+		mprof_warn("embedding symbols failed (the analyzer died of signal %d); "
+			   "the trace is still valid", WTERMSIG(status));
+	else
+		mprof_warn("embedding symbols failed (the analyzer exited with status %d); "
+			   "the trace is still valid", status == -1 ? -1 : WEXITSTATUS(status));
+	return -1;
+}
+
+/* Hands the work to the early analyzer; 0 when it took it (its wait
+ * status in *status), -1 when there is none or it is gone. */
+static int analyzer_request(char *const traces[], size_t ntraces, const struct kept_images *kept,
+			    int *status)
+{
+	int fds[KEPT_IMAGES_MAX];
+	char *exes[KEPT_IMAGES_MAX];
+	size_t nfds = kept ? kept->n : 0;
+	pid_t pid = early_pid;
+	int rc;
+
+	if (pid <= 0)
+		return -1;
+	for (size_t i = 0; i < nfds; i++) {
+		fds[i] = kept->v[i].fd;
+		exes[i] = kept->v[i].exe;
+	}
+	rc = ntraces ? symbolize_request_send(early_socket, traces, ntraces, fds, exes, nfds) : -1;
+	close(early_socket);
+	early_socket = -1;
+	early_pid = 0;
+	/* without a request it ends at once, seeing the socket closed */
+	*status = analyzer_wait(pid);
+	return rc == 0 ? 0 : -1;
 }
 
 int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_images *kept)
@@ -34,6 +130,8 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
 	pid_t pid;
 	int status, err;
 
+	if (analyzer_request(traces, ntraces, kept, &status) == 0)
+		return analyzer_status_check(status);
 	if (ntraces == 0)
 		return 0;
 	if (!analyzer_available()) {
@@ -67,21 +165,7 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
 			   strerror(err));
 		return -1;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	}
-	if (status == 0)
-		return 0;
-	if (status != -1 && WIFSIGNALED(status))
-		mprof_warn("embedding symbols failed (the analyzer died of signal %d); "
-			   "the trace is still valid", WTERMSIG(status));
-	else
-		mprof_warn("embedding symbols failed (the analyzer exited with status %d); "
-			   "the trace is still valid", status == -1 ? -1 : WEXITSTATUS(status));
-	return -1;
+	return analyzer_status_check(analyzer_wait(pid));
 }
 
 void analyzer_exec(const char *subcommand, int argc, char *const argv[])

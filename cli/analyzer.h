@@ -5,6 +5,7 @@
 #define MPROF_CLI_ANALYZER_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cli/kept_images.h"
 
@@ -16,6 +17,17 @@
  * are handed to it, to read the symbols of files gone from their paths.
  */
 int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_images *kept);
+
+/*
+ * Starts the analyzer for the symbolize step now, while the program runs:
+ * it waits for analyzer_symbolize's request on a socket (ignoring the
+ * terminal's SIGINT, SIGQUIT and SIGHUP meanwhile) and ends by itself when
+ * the launcher ends without one.  Nothing happens when it cannot start:
+ * analyzer_symbolize then starts one at the end, as it does when this one
+ * is gone by then.  Returns its pid, or 0.  Call it from the launcher's
+ * main thread.
+ */
+pid_t analyzer_prestart(void);
 
 /* Replaces mprof with `mprof-analyze <subcommand> args...`; exits with
  * status 125 when the analyzer cannot be executed. */

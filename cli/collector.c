@@ -73,6 +73,10 @@
 #define NAMES_LOOK_MAX_NS (1600 * MS_NS)
 #define IDLE_SLEEP_NS 1000000L            /* after a round that found nothing, */
 #define IDLE_SLEEP_MAX_NS 5000000L        /* doubling up to this while idle */
+/* The launcher's helper starts this long after the root's recorder made
+ * its file, not at once: its start would compete with the rest of the
+ * program's set-up for the processors. */
+#define HELPER_START_DELAY_NS (5 * MS_NS)
 /* Then, while no ring fills fast, a long wait up to the next look for ended
  * processes: the recorders time their events themselves meanwhile and wake
  * the launcher when a ring holds a quarter (trace/session.h, time_tick). */
@@ -193,6 +197,9 @@ struct collector {
 	struct proc **index;           /* open-addressing hash of all, by name */
 	size_t index_cap;              /* a power of two, or 0 */
 	bool root_assigned;
+	uint64_t root_active_ns;       /* when the root's file became active */
+	bool helper_tried;             /* cfg->helper_start has been called */
+	pid_t helper_pid;              /* what it returned: never one of the run's */
 	bool ended;                    /* the program has been reaped */
 	bool toggle_waiting;           /* the toggle signal came, not passed on */
 	unsigned toggles_withheld;     /* toggle signals kept from a program that
@@ -1236,6 +1243,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	if (!c->root_assigned && p->pid == (unsigned)c->cfg->root_pid && !p->pf.h->is_fork_child) {
 		p->is_root = true;
 		c->root_assigned = true;
+		c->root_active_ns = now;
 	}
 	proc_mark_superseded(c, p);
 	proc_trace_open(c, p);
@@ -2387,6 +2395,11 @@ static void collect_until_end(struct collector *c)
 		live_compact(c);
 		taken = procs_drain(c, false);
 		procs_rezip(c);
+		if (taken == 0 && !c->helper_tried && c->cfg->helper_start && c->root_assigned &&
+		    now - c->root_active_ns >= HELPER_START_DELAY_NS) {
+			c->helper_tried = true;
+			c->helper_pid = c->cfg->helper_start();
+		}
 		if (taken == 0) {
 			long sleep_ns = c->idle_sleep_ns;
 
@@ -2577,7 +2590,7 @@ static void late_report(const struct collector *c, const struct late_seen *seen,
 static void procs_late_settle(struct collector *c)
 {
 	struct late_query q = { c->cfg->session_dir, c->cfg->recorder_path, c->start_ticks,
-				&c->pids, image_known, c };
+				&c->pids, image_known, c, (unsigned)c->helper_pid };
 	struct late_starter late[LATE_MAX];
 	struct late_seen seen[LATE_MAX];
 	size_t nseen = 0, n;

@@ -18,6 +18,10 @@
 struct collector_config {
 	const char *session_dir;      /* absolute path of the session directory */
 	pid_t root_pid;               /* the program (the launcher's child) */
+	/* Starts the launcher's helper, another child (the analyzer of the
+	 * symbolize step), once the program's recorder has set up, when the
+	 * launcher is idle; returns its pid or 0.  NULL: none. */
+	pid_t (*helper_start)(void);
 	struct trace_file *root_trace; /* created, file header written; the
 	                               * collector writes and closes it */
 	const char *trace_base;       /* other processes get trace_base.PID */

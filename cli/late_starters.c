@@ -204,7 +204,7 @@ size_t late_starters_find(const struct late_query *q, struct late_starter *out, 
 		unsigned long pid = strtoul(e->d_name, &end, 10);
 		long len;
 
-		if (*end || !pid || pid == self || pid > 0xffffffffu ||
+		if (*end || !pid || pid == self || pid == q->helper_pid || pid > 0xffffffffu ||
 		    (q->window && !pid_window_holds(q->window, (unsigned)pid)))
 			continue;
 		/* the run's processes all started after the launcher (and

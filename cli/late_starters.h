@@ -55,6 +55,7 @@ struct late_query {
 	 * cannot be read) has a process file already. */
 	bool (*known)(unsigned pid, const char *exe, void *arg);
 	void *arg;
+	unsigned helper_pid; /* the launcher's own helper, never the run's; 0: none */
 };
 
 /*

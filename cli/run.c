@@ -562,6 +562,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 
 	cfg.session_dir = session;
 	cfg.root_pid = sp.pid;
+	cfg.helper_start = analyzer_prestart;
 	cfg.toggle_signal = o->toggle_signal;
 	cfg.root_trace = &root_trace;
 	cfg.trace_base = trace_path;

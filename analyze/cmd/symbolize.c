@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "analyze/read/modules.h"
 #include "analyze/read/slot_decoder.h"
 #include "analyze/read/stack_nodes.h"
+#include "trace/symbolize_request.h"
 #include "analyze/symbolize/symbolize.h"
 #include "trace/chunk.h"
 
@@ -330,5 +332,30 @@ int cmd_symbolize(int argc, char **argv)
 			break;
 	}
 	symbolizer_free(s);
+	return status;
+}
+
+int cmd_symbolize_request(int fd)
+{
+	char **traces, *kept;
+	int n, status;
+
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	n = symbolize_request_receive(fd, &traces, &kept);
+	close(fd);
+	if (n == 0)
+		return 0;
+	if (n < 0) {
+		fprintf(stderr, "mprof-analyze: symbolize: bad request from mprof run: %s\n",
+			strerror(-n));
+		return 1;
+	}
+	if (kept)
+		setenv("MPROF_KEPT_IMAGES", kept, 1);
+	status = cmd_symbolize(n, traces);
+	free(traces);
+	free(kept);
 	return status;
 }

@@ -22,6 +22,8 @@
 #include "trace/recode.h"
 #include "trace/record.h"
 #include "trace/split.h"
+#include "trace/symbolize_request.h"
+#include <sys/socket.h>
 
 static char scratch_path[256];
 
@@ -1880,6 +1882,55 @@ static void test_chunk_index_round_trip_and_refusals(void)
 	chunk_index_writer_free(&w);
 }
 
+/* The symbolize step's request: traces and kept images' descriptors go
+ * through; a request whose strings do not add up, or a closed socket,
+ * does not. */
+static void test_symbolize_request_round_trip(void)
+{
+	char *traces[] = { "a.trace", "dir/b.trace.123" }, *exes[] = { "/bin/prog" }, **got, *kept;
+	int sv[2], fd = open("/dev/null", O_RDONLY), n, kept_fd = -1;
+	struct stat a, b;
+	char want[64];
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CU_ASSERT_EQUAL(symbolize_request_send(sv[0], traces, 2, &fd, exes, 1), 0);
+	n = symbolize_request_receive(sv[1], &got, &kept);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_STRING_EQUAL(got[0], "a.trace");
+	CU_ASSERT_STRING_EQUAL(got[1], "dir/b.trace.123");
+	CU_ASSERT_PTR_NULL(got[2]);
+	CU_ASSERT_FATAL(kept != NULL && sscanf(kept, "/proc/self/fd/%d\t", &kept_fd) == 1);
+	snprintf(want, sizeof(want), "/proc/self/fd/%d\t/bin/prog\n", kept_fd);
+	CU_ASSERT_STRING_EQUAL(kept, want);
+	/* the descriptor received is a new one on the same file */
+	CU_ASSERT(kept_fd != fd && fstat(kept_fd, &a) == 0 && fstat(fd, &b) == 0 &&
+		  a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	free(got);
+	free(kept);
+	close(kept_fd);
+	/* no images: no MPROF_KEPT_IMAGES value */
+	CU_ASSERT_EQUAL(symbolize_request_send(sv[0], traces, 1, NULL, NULL, 0), 0);
+	CU_ASSERT_EQUAL(symbolize_request_receive(sv[1], &got, &kept), 1);
+	CU_ASSERT_PTR_NULL(kept);
+	free(got);
+	CU_ASSERT_EQUAL(symbolize_request_send(sv[0], traces, 1, NULL, NULL, 65), -EINVAL);
+	CU_ASSERT_EQUAL(symbolize_request_send(sv[0], traces, 0, NULL, NULL, 0), -EINVAL);
+	/* a header that promises two traces, with one string */
+	{
+		uint32_t h[6] = { 0x5153504du, 2, 0, 0, 8, 0 };
+
+		CU_ASSERT_EQUAL(write(sv[0], h, sizeof(h)), (ssize_t)sizeof(h));
+		CU_ASSERT_EQUAL(write(sv[0], "a.trace", 8), 8);
+		CU_ASSERT_EQUAL(symbolize_request_receive(sv[1], &got, &kept), -EPROTO);
+		CU_ASSERT_PTR_NULL(got);
+	}
+	close(sv[0]);
+	CU_ASSERT_EQUAL(symbolize_request_receive(sv[1], &got, &kept), 0);
+	close(sv[1]);
+	close(fd);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1943,6 +1994,8 @@ int main(void)
 	CU_add_test(s, "command line keeps its quoting", test_command_line_keeps_quoting);
 	CU_add_test(s, "chunk index round-trips, refuses what does not decode",
 		    test_chunk_index_round_trip_and_refusals);
+	CU_add_test(s, "symbolize request round-trips, refuses what does not add up",
+		    test_symbolize_request_round_trip);
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

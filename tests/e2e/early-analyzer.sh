@@ -1,0 +1,107 @@
+#!/bin/bash
+# early-analyzer.sh - `mprof run` starts the analyzer of its symbolize step
+# while the program runs, and hands it the work over a socket when the
+# program ends: the trace gets its symbols (file:line) also when the
+# program deleted itself (its descriptor goes with the request), when the
+# early analyzer was killed (one is started at the end instead), and after
+# a ^C sent to the whole process group (the early analyzer ignores it);
+# none is left running after the run, nor after the launcher is killed.
+# Program and facts: tests/progs/early_analyzer.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+
+# expect_named LABEL TRACE: early_alloc's site, named, with file:line.
+expect_named() {
+	local label=$1 trace=$2
+	report_json "$WORK/$label.json" "$trace" || return
+	expect_site "$WORK/$label.json" early_alloc 6 14070 6 14070
+	expect_eq "$label: early_alloc's file" early_analyzer.c \
+		"$(q "$WORK/$label.json" frame early_alloc file)"
+	expect_match "$label: early_alloc's line" '^[0-9]+$' \
+		"$(q "$WORK/$label.json" frame early_alloc line)"
+}
+
+# gone PID: whether process PID has ended (gone, or a zombie of another).
+gone() {
+	local state
+	state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)
+	[ -z "$state" ] || [ "$state" = Z ]
+}
+
+for mode in plain deleted killed interrupt; do
+	mkdir "$WORK/$mode"
+	build_c "$WORK/$mode/prog" "$PROGS_DIR/early_analyzer.c"
+	# a cache of its own: the symbols must come from the program's file
+	MPROF_SYMBOL_CACHE="$WORK/$mode/cache" RUN_NAME=$mode \
+		run_cmd 120 "$mode" setsid "$MPROF" run -o "$WORK/$mode/trace" -- "$WORK/$mode/prog" "$mode"
+	expect_eq "$mode: exit status" 0 "$RUN_STATUS"
+	expect_match "$mode: a helper came" '^helper [0-9]+$' "$(head -n 1 "$RUN_OUT")"
+	expect_eq "$mode: program done" "$mode done" "$(tail -n 1 "$RUN_OUT")"
+	expect_eq "$mode: nothing said about symbols or unrecorded processes" "" \
+		"$(grep -E 'embedding symbols|not recorded|mprof-analyze|the analyzer' "$RUN_ERR")"
+	helper=$(awk '/^helper [0-9]/ { print $2; exit }' "$RUN_OUT")
+	if [ -n "$helper" ]; then
+		gone "$helper" && gone_now=yes || gone_now=no
+		expect_eq "$mode: the early analyzer is gone after the run" yes "$gone_now"
+	fi
+	[ "$mode" = interrupt ] &&
+		expect_eq "interrupt: the early analyzer outlived ^C" "helper alive" \
+			"$(sed -n 2p "$RUN_OUT")"
+	MPROF_SYMBOL_CACHE="$WORK/$mode/cache" expect_named "$mode" "$WORK/$mode/trace"
+done
+
+# The launcher killed while the program runs: the early analyzer ends by
+# itself (its socket closes); the program runs on.
+mkdir "$WORK/orphan"
+build_c "$WORK/orphan/prog" "$PROGS_DIR/early_analyzer.c"
+"$MPROF" run -o "$WORK/orphan/trace" -- "$WORK/orphan/prog" wait "$WORK/orphan/go" \
+	</dev/null >"$WORK/orphan.out" 2>"$WORK/orphan.err" &
+launcher=$!
+for _ in $(seq 300); do
+	grep -q '^helper' "$WORK/orphan.out" && break
+	sleep 0.1
+done
+helper=$(awk '/^helper [0-9]/ { print $2; exit }' "$WORK/orphan.out")
+expect_match "orphan: a helper came" '^[0-9]+$' "$helper"
+kill -KILL "$launcher"
+wait "$launcher" 2>/dev/null
+if [ -n "$helper" ]; then
+	for _ in $(seq 300); do
+		gone "$helper" && break
+		sleep 0.1
+	done
+	gone "$helper" && gone_now=yes || gone_now=no
+	expect_eq "orphan: the early analyzer ended after the launcher was killed" yes "$gone_now"
+fi
+touch "$WORK/orphan/go"
+for _ in $(seq 300); do
+	grep -q '^wait done' "$WORK/orphan.out" && break
+	sleep 0.1
+done
+expect_eq "orphan: the program ran on to its end" "wait done" "$(tail -n 1 "$WORK/orphan.out")"
+
+# A request that is not one: one line, status 1; none at all: status 0.
+# request_to_analyzer WHAT: the analyzer waits on a socket that gets a
+# malformed request (bad) or is closed (none).
+request_to_analyzer() {
+	run_cmd 30 "$1-request" "$PYTHON" -c '
+import socket, subprocess, sys
+a, b = socket.socketpair()
+p = subprocess.Popen([sys.argv[1], "symbolize", "--request-fd", str(b.fileno())],
+                     pass_fds=[b.fileno()])
+b.close()
+if sys.argv[2] == "bad":
+    a.sendall(b"MPSQ" + bytes(20))
+a.close()
+sys.exit(p.wait())' "$MPROF_ANALYZE" "$1"
+}
+request_to_analyzer none
+expect_eq "no request: status" 0 "$RUN_STATUS"
+expect_eq "no request: silent" "" "$(cat "$RUN_ERR")"
+request_to_analyzer bad
+expect_eq "bad request: status" 1 "$RUN_STATUS"
+expect_match "bad request: one line" '^mprof-analyze: symbolize: bad request from mprof run: ' \
+	"$(cat "$RUN_ERR")"
+expect_eq "bad request: only that line" 1 "$(wc -l <"$RUN_ERR")"
+finish
