@@ -220,15 +220,40 @@ static int modules_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* Moves r[i] down the max-heap r[0..n) by start until its children are
+ * not bigger. */
+static void modules_sift_down(struct module_range *r, uint32_t i, uint32_t n)
+{
+	for (;;) {
+		uint32_t big = i, left = 2 * i + 1, right = left + 1;
+		struct module_range v;
+
+		if (left < n && r[left].start > r[big].start)
+			big = left;
+		if (right < n && r[right].start > r[big].start)
+			big = right;
+		if (big == i)
+			return;
+		v = r[i];
+		r[i] = r[big];
+		r[big] = v;
+		i = big;
+	}
+}
+
+/* Sorts ranges by start: a heap sort, as the loader lists the libraries
+ * that dlopen maps top-down by descending address, an insertion sort's
+ * worst case (n squared moves at each rescan). */
 static void modules_sort_ranges(struct module_range *r, uint32_t n)
 {
-	for (uint32_t i = 1; i < n; i++) {
-		struct module_range v = r[i];
-		uint32_t j = i;
+	for (uint32_t i = n / 2; i-- > 0;)
+		modules_sift_down(r, i, n);
+	for (uint32_t end = n; end-- > 1;) {
+		struct module_range v = r[0];
 
-		for (; j > 0 && r[j - 1].start > v.start; j--)
-			r[j] = r[j - 1];
-		r[j] = v;
+		r[0] = r[end];
+		r[end] = v;
+		modules_sift_down(r, 0, end);
 	}
 }
 
