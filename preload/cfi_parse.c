@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "preload/cfi_parse.h"
+#include "preload/phdr.h"
 
 /* DWARF register numbers of x86_64. */
 #define CFI_REG_RBP 6u
@@ -581,20 +582,13 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct cfi_find *f = arg;
 	const ElfW(Phdr) *eh = NULL;
-	int inside = 0;
 
 	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && f->ip - start < ph->p_memsz)
-			inside = 1;
-		else if (ph->p_type == PT_GNU_EH_FRAME)
-			eh = ph;
-	}
-	if (!inside)
+	if (!phdr_load_holding(info, f->ip, 1))
 		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			eh = &info->dlpi_phdr[i];
 	f->found_module = 1;
 	if (!eh)
 		return 1;

@@ -28,6 +28,7 @@
 #include "preload/deep_bind.h"
 #include "preload/diag.h"
 #include "preload/import_bind.h"
+#include "preload/phdr.h"
 #include "preload/real.h"
 #include "preload/text.h"
 
@@ -58,16 +59,7 @@ struct deep_bind_walk {
 /* Whether info is the shim's own module. */
 static int deep_bind_is_self(const struct dl_phdr_info *info)
 {
-	uintptr_t self = (uintptr_t)deep_bind_redirect;
-
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && self >= start && self - start < ph->p_memsz)
-			return 1;
-	}
-	return 0;
+	return phdr_load_holding(info, (uintptr_t)deep_bind_redirect, 1) != NULL;
 }
 
 static int deep_bind_one(struct dl_phdr_info *info, size_t size, void *arg)

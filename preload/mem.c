@@ -28,6 +28,7 @@
 #include <sys/resource.h>
 
 #include "preload/mem.h"
+#include "preload/phdr.h"
 #include "preload/process.h"
 
 #define MEM_RESERVE_BYTES (16ull << 30)
@@ -91,20 +92,13 @@ void preload_mem_count_static(int64_t delta_bytes)
  * mem_mapped_bytes (this library's data and bss), into *data. */
 static int mem_segment_find(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uintptr_t here = (uintptr_t)&mem_mapped_bytes;
+	const ElfW(Phdr) *ph = phdr_load_holding(info, (uintptr_t)&mem_mapped_bytes, 1);
 
 	(void)size;
-	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && here >= start &&
-		    here - start < ph->p_memsz) {
-			*(size_t *)data = ph->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
+	if (!ph || !(ph->p_flags & PF_W))
+		return 0;
+	*(size_t *)data = ph->p_memsz;
+	return 1;
 }
 
 void preload_mem_count_segment(size_t arena_bytes)

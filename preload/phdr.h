@@ -1,0 +1,27 @@
+/*
+ * preload/phdr.h - where an address lies among one module's segments, as
+ * dl_iterate_phdr describes the module (struct dl_phdr_info).
+ */
+#ifndef MPROF_PRELOAD_PHDR_H
+#define MPROF_PRELOAD_PHDR_H
+
+#include <link.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The PT_LOAD segment of info whose memory image (p_memsz bytes from the
+ * load bias plus p_vaddr) holds all of [addr, addr + len), or NULL. */
+static inline const ElfW(Phdr) *phdr_load_holding(const struct dl_phdr_info *info,
+						   uintptr_t addr, size_t len)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t off = addr - (info->dlpi_addr + ph->p_vaddr);
+
+		if (ph->p_type == PT_LOAD && off < ph->p_memsz && len <= ph->p_memsz - off)
+			return ph;
+	}
+	return NULL;
+}
+
+#endif
