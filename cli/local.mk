@@ -25,6 +25,7 @@ cli_mprof_SOURCES = \
 	cli/rezip.c cli/rezip.h \
 	cli/rss_sampler.c cli/rss_sampler.h \
 	cli/kept_images.c cli/kept_images.h \
+	cli/std_fds.c cli/std_fds.h \
 	cli/analyzer.c cli/analyzer.h
 # Where the other parts are installed; cli/paths.c also finds them relative
 # to the running binary (build tree, DESTDIR copies).

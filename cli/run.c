@@ -40,6 +40,7 @@
 #include "cli/session_dir.h"
 #include "cli/signals.h"
 #include "cli/spawn.h"
+#include "cli/std_fds.h"
 #include "cli/trace_files.h"
 #include "trace/argv_quote.h"
 #include "trace/session.h"
@@ -597,6 +598,7 @@ int run_main(int argc, char **argv)
 	char path[PATH_MAX];
 	int rc;
 
+	std_fds_hold();
 	options_parse(argc, argv, &o);
 	rc = program_resolve(o.argv[0], path, sizeof(path));
 	if (rc < 0)

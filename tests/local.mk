@@ -140,6 +140,7 @@ E2E_TESTS = \
 	tests/e2e/deep-bind.sh \
 	tests/e2e/realloc-calls.sh \
 	tests/e2e/early-analyzer.sh \
+	tests/e2e/early-analyzer-limits.sh \
 	tests/e2e/fork-samples.sh \
 	tests/e2e/fork-state.sh \
 	tests/e2e/fork-after-threads.sh \
