@@ -5,6 +5,11 @@
 #   early analyzer is gone by the end, the one started then still embeds
 #   the symbols.  Before, its start failed on the closed stderr it was to
 #   take as its stdout, and the warning went nowhere.
+# - a lowered limit on the user's processes (`ulimit -u`, needs root to
+#   take a user of its own): no analyzer waits through the run, since it
+#   would take a process the program may need (one of its forks failed);
+#   the one started at the end embeds the symbols.  The program waits 5 s
+#   for one that must not come.
 # Program and facts: tests/progs/early_analyzer.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -36,4 +41,34 @@ closed() {
 closed stderr-closed '2>&-'
 closed all-closed '0<&- 1>&- 2>&-'
 
+# limited NAME ULIMIT: the program run by a user of its own (no other
+# process counts against its limit) under `ulimit -u ULIMIT` (default: as
+# it is), in limited mode.
+limited() {
+	local name=$1 limit=${2:-}
+	mkdir -m 777 "$WORK/$name"
+	build_c "$WORK/$name/prog" "$PROGS_DIR/early_analyzer.c"
+	chmod 755 "$WORK/$name/prog"
+	run_cmd 120 "$name" setpriv --reuid="$user" --regid="$user" --clear-groups \
+		env MPROF_SYMBOL_CACHE="$WORK/$name/cache" bash -c \
+		'[ -z "$1" ] || ulimit -u "$1" || exit 99; exec "$2" run -o "$3/trace" -- "$3/prog" limited' \
+		limited "$limit" "$MPROF" "$WORK/$name"
+	expect_eq "$name: exit status" 0 "$RUN_STATUS"
+	expect_eq "$name: program done" "limited done" "$(tail -n 1 "$RUN_OUT")"
+	expect_eq "$name: nothing said about symbols or unrecorded processes" "" \
+		"$(grep -E 'embedding symbols|not recorded|mprof-analyze|the analyzer' "$RUN_ERR")"
+	rm "$WORK/$name/prog"
+	MPROF_SYMBOL_CACHE="$WORK/$name/cache" expect_named "$name" "$WORK/$name/trace"
+}
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$WORK"
+	user=$((40000 + $$ % 20000))
+	limited nproc-default
+	expect_match "nproc-default: the early analyzer came" '^helper [0-9]+$' \
+		"$(head -n 1 "$RUN_OUT")"
+	limited nproc-lowered 200
+	expect_eq "nproc-lowered: no early analyzer" "helper none" "$(head -n 1 "$RUN_OUT")"
+else
+	echo "note: not root (or no setpriv): the process limit is not tried"
+fi
 finish
