@@ -121,7 +121,9 @@ static int analyzer_status_check(int status)
 }
 
 /* Hands the work to the early analyzer; 0 when it took it (its wait
- * status in *status), -1 when there is none or it is gone. */
+ * status in *status), -1 when there is none, or it is gone or ended before
+ * it took the work (killed, as by a SIGTERM to the process group just
+ * before the program ended). */
 static int analyzer_request(char *const traces[], size_t ntraces, const struct kept_images *kept,
 			    int *status)
 {
@@ -138,6 +140,8 @@ static int analyzer_request(char *const traces[], size_t ntraces, const struct k
 		exes[i] = kept->v[i].exe;
 	}
 	rc = ntraces ? symbolize_request_send(early_socket, traces, ntraces, fds, exes, nfds) : -1;
+	if (rc == 0 && symbolize_request_wait_ack(early_socket) != 1)
+		rc = -1;
 	close(early_socket);
 	early_socket = -1;
 	early_pid = 0;

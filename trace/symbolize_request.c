@@ -16,6 +16,7 @@
 #define REQUEST_MAGIC 0x5153504du          /* "MPSQ" read as bytes */
 #define REQUEST_MAX_TRACES (1u << 20)
 #define REQUEST_MAX_PAYLOAD (256ull << 20) /* far above any real request */
+#define REQUEST_ACK 'K'
 
 struct request_header {
 	uint32_t magic, ntraces, nfds, zero;
@@ -223,4 +224,24 @@ int symbolize_request_receive(int socket, char ***traces, char **kept)
 	free(payload);
 	*traces = v;
 	return (int)h.ntraces;
+}
+
+int symbolize_request_ack(int socket)
+{
+	static const char ack = REQUEST_ACK;
+
+	return send_all(socket, &ack, 1);
+}
+
+int symbolize_request_wait_ack(int socket)
+{
+	char ack;
+	ssize_t n;
+
+	do
+		n = recv(socket, &ack, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == ECONNRESET ? 0 : -errno;
+	return n == 1 && ack == REQUEST_ACK;
 }

@@ -8,7 +8,10 @@
  * header { uint32 magic "MPSQ", uint32 trace count, uint32 image count,
  * uint32 0, uint64 payload bytes }, sent with the images' descriptors as one
  * SCM_RIGHTS message, then the payload: each trace path, then each image's
- * program name, every one ending in a NUL.  Shared by cli/ and analyze/.
+ * program name, every one ending in a NUL.  The analyzer answers with one
+ * byte once it holds the whole request: a socket that closes before it
+ * means the analyzer ended without the work (killed), and the launcher
+ * starts another.  Shared by cli/ and analyze/.
  */
 #ifndef MPROF_TRACE_SYMBOLIZE_REQUEST_H
 #define MPROF_TRACE_SYMBOLIZE_REQUEST_H
@@ -38,5 +41,16 @@ int symbolize_request_send(int socket, char *const traces[], size_t ntraces, con
  * work or is gone), -EPROTO for a malformed request, or a negative errno.
  */
 int symbolize_request_receive(int socket, char ***traces, char **kept);
+
+/* The analyzer's answer that it holds the request: one byte on socket.
+ * Never raises SIGPIPE.  Returns 0 or a negative errno. */
+int symbolize_request_ack(int socket);
+
+/*
+ * Waits for the analyzer's answer to a request sent on socket.  Returns 1
+ * when it came, 0 when the socket closed without it (the analyzer ended
+ * before it took the work), or a negative errno.
+ */
+int symbolize_request_wait_ack(int socket);
 
 #endif

@@ -344,6 +344,8 @@ int cmd_symbolize_request(int fd)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	n = symbolize_request_receive(fd, &traces, &kept);
+	if (n > 0)
+		symbolize_request_ack(fd); /* a launcher gone by now wants the symbols too */
 	close(fd);
 	if (n == 0)
 		return 0;

@@ -4,7 +4,8 @@
 # program ends: the trace gets its symbols (file:line) also when the
 # program deleted itself (its descriptor goes with the request), when the
 # early analyzer was killed (one is started at the end instead), and after
-# a ^C sent to the whole process group (the early analyzer ignores it);
+# a ^C sent to the whole process group (the early analyzer ignores it),
+# and when it was killed with the request unread (one is started then);
 # none is left running after the run, nor after the launcher is killed.
 # Program and facts: tests/progs/early_analyzer.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -80,6 +81,43 @@ for _ in $(seq 300); do
 	sleep 0.1
 done
 expect_eq "orphan: the program ran on to its end" "wait done" "$(tail -n 1 "$WORK/orphan.out")"
+
+# The early analyzer killed after the request reached its socket but
+# before it took it (as a SIGTERM to the process group just before the
+# program's end does on a busy host): one is started instead, without a
+# warning.  The program stops it; it is killed once the request waits in
+# its socket (ss's receive queue).  Needs ss (iproute2).
+if command -v ss >/dev/null; then
+	mkdir "$WORK/stopped"
+	build_c "$WORK/stopped/prog" "$PROGS_DIR/early_analyzer.c"
+	MPROF_SYMBOL_CACHE="$WORK/stopped/cache" timeout -k 5 120 \
+		"$MPROF" run -o "$WORK/stopped/trace" -- "$WORK/stopped/prog" stopped \
+		</dev/null >"$WORK/stopped.out" 2>"$WORK/stopped.err" &
+	launcher=$!
+	for _ in $(seq 600); do
+		grep -q '^stopped done' "$WORK/stopped.out" && break
+		sleep 0.1
+	done
+	helper=$(awk '/^helper [0-9]/ { print $2; exit }' "$WORK/stopped.out")
+	expect_match "stopped: a helper came" '^[0-9]+$' "$helper"
+	queued=0
+	for _ in $(seq 600); do
+		[ -n "$helper" ] || break
+		queued=$(ss -xpn 2>/dev/null | awk -v p="pid=$helper," 'index($0, p) { print $3; exit }')
+		[ "${queued:-0}" -gt 0 ] && break
+		sleep 0.1
+	done
+	expect_match "stopped: the request waits in its socket" '^[1-9][0-9]*$' "$queued"
+	[ -n "$helper" ] && kill -KILL "$helper"
+	wait "$launcher"
+	expect_eq "stopped: exit status" 0 "$?"
+	expect_eq "stopped: nothing said about symbols" "" \
+		"$(grep -E 'embedding symbols|the analyzer' "$WORK/stopped.err")"
+	rm "$WORK/stopped/prog"
+	MPROF_SYMBOL_CACHE="$WORK/stopped/cache" expect_named stopped "$WORK/stopped/trace"
+else
+	echo "note: no ss: the analyzer killed with the request unread is not tried"
+fi
 
 # A request that is not one: one line, status 1; none at all: status 0.
 # request_to_analyzer WHAT: the analyzer waits on a socket that gets a

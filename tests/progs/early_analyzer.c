@@ -13,6 +13,8 @@
  *                    does: the launcher, itself, the helper), catches it,
  *                    prints "helper alive" or "helper gone" and exits
  *   wait FILE        waits (up to 60 s) until FILE exists, then exits
+ *   stopped          stops the helper with SIGSTOP first, and waits until
+ *                    it is stopped
  *   limited          one that is not to come: waits for it 5 s at most,
  *                    prints "helper none" when none came, and exits
  * Prints "MODE done" and exits with status 0; status 3 when no helper came
@@ -72,6 +74,23 @@ static long helper_find(long launcher)
 	return found;
 }
 
+/* Whether process pid is stopped (state T). */
+static bool helper_stopped(long pid)
+{
+	char path[64], line[600], *close_paren;
+	bool stopped = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')))
+		stopped = close_paren[1] == ' ' && close_paren[2] == 'T';
+	fclose(f);
+	return stopped;
+}
+
 static volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig)
@@ -106,6 +125,10 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "killed") == 0) {
 		kill((pid_t)helper, SIGKILL);
 		for (int i = 0; i < 3000 && helper_find(launcher) == helper; i++)
+			pause_ms(10);
+	} else if (strcmp(mode, "stopped") == 0) {
+		kill((pid_t)helper, SIGSTOP);
+		for (int i = 0; i < 3000 && !helper_stopped(helper); i++)
 			pause_ms(10);
 	} else if (strcmp(mode, "interrupt") == 0) {
 		signal(SIGINT, on_interrupt);

@@ -1931,6 +1931,31 @@ static void test_symbolize_request_round_trip(void)
 	close(fd);
 }
 
+/* The analyzer's answer that it holds the request reaches the launcher;
+ * a socket closed without it (the analyzer killed before it took the
+ * work) reads as 0, also with the request still unread in it. */
+static void test_symbolize_request_ack(void)
+{
+	char *traces[] = { "a.trace" }, **got, *kept;
+	int sv[2];
+
+	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CU_ASSERT_EQUAL(symbolize_request_send(sv[0], traces, 1, NULL, NULL, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(symbolize_request_receive(sv[1], &got, &kept), 1);
+	free(got);
+	CU_ASSERT_EQUAL(symbolize_request_ack(sv[1]), 0);
+	CU_ASSERT_EQUAL(symbolize_request_wait_ack(sv[0]), 1);
+	close(sv[1]);
+	CU_ASSERT_EQUAL(symbolize_request_wait_ack(sv[0]), 0);
+	close(sv[0]);
+
+	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CU_ASSERT_EQUAL(symbolize_request_send(sv[0], traces, 1, NULL, NULL, 0), 0);
+	close(sv[1]);
+	CU_ASSERT_EQUAL(symbolize_request_wait_ack(sv[0]), 0);
+	close(sv[0]);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1996,6 +2021,8 @@ int main(void)
 		    test_chunk_index_round_trip_and_refusals);
 	CU_add_test(s, "symbolize request round-trips, refuses what does not add up",
 		    test_symbolize_request_round_trip);
+	CU_add_test(s, "symbolize request: the analyzer's answer, or a socket closed without it",
+		    test_symbolize_request_ack);
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
