@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,6 +38,44 @@ int analyzer_available(void)
 static pid_t early_pid;
 static int early_socket = -1;
 
+/* Starts the analyzer at path with argv, its stdout on stderr, and the
+ * termination signals (SIGINT, SIGQUIT, SIGHUP, SIGTERM) blocked from
+ * before its exec for its whole life: sent to the process group, they are
+ * meant for the program, and the launcher, which outlives them, still
+ * wants the symbols.  Returns 0 (its pid in *pid) or an errno value. */
+static int analyzer_spawn(pid_t *pid, const char *path, char *const argv[], int request_fd,
+			  int request_target)
+{
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	sigset_t mask;
+	int err;
+
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	err = posix_spawnattr_init(&attr);
+	if (err)
+		return err;
+	err = posix_spawnattr_setsigmask(&attr, &mask);
+	if (!err)
+		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	if (!err)
+		err = posix_spawn_file_actions_init(&actions);
+	if (!err) {
+		err = posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+		if (!err && request_fd >= 0)
+			err = posix_spawn_file_actions_adddup2(&actions, request_fd, request_target);
+		if (!err)
+			err = posix_spawn(pid, path, &actions, &attr, argv, environ);
+		posix_spawn_file_actions_destroy(&actions);
+	}
+	posix_spawnattr_destroy(&attr);
+	return err;
+}
+
 /* Whether the user's processes count against a limit someone lowered:
  * RLIMIT_NPROC below the kernel's default of threads-max / 2, for a user
  * other than root (whom the kernel does not hold to it).  An analyzer
@@ -61,7 +100,6 @@ static bool process_limit_lowered(void)
 
 pid_t analyzer_prestart(void)
 {
-	posix_spawn_file_actions_t actions;
 	char fd_arg[16], *argv[5];
 	int sv[2], target, err;
 
@@ -76,15 +114,7 @@ pid_t analyzer_prestart(void)
 	argv[2] = (char *)"--request-fd";
 	argv[3] = fd_arg;
 	argv[4] = NULL;
-	err = posix_spawn_file_actions_init(&actions);
-	if (!err) {
-		err = posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-		if (!err)
-			err = posix_spawn_file_actions_adddup2(&actions, sv[1], target);
-		if (!err)
-			err = posix_spawn(&early_pid, argv[0], &actions, NULL, argv, environ);
-		posix_spawn_file_actions_destroy(&actions);
-	}
+	err = analyzer_spawn(&early_pid, argv[0], argv, sv[1], target);
 	close(sv[1]);
 	if (err) {
 		early_pid = 0;
@@ -122,8 +152,7 @@ static int analyzer_status_check(int status)
 
 /* Hands the work to the early analyzer; 0 when it took it (its wait
  * status in *status), -1 when there is none, or it is gone or ended before
- * it took the work (killed, as by a SIGTERM to the process group just
- * before the program ended). */
+ * it took the work (killed with SIGKILL). */
 static int analyzer_request(char *const traces[], size_t ntraces, const struct kept_images *kept,
 			    int *status)
 {
@@ -154,7 +183,6 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
 {
 	const char *path = mprof_path_analyzer();
 	char **argv;
-	posix_spawn_file_actions_t actions;
 	pid_t pid;
 	int status, err;
 
@@ -180,13 +208,7 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
 	 * until its exec instead of copying the page tables, many after a run */
 	if (kept)
 		kept_images_hand_over(kept);
-	err = posix_spawn_file_actions_init(&actions);
-	if (!err) {
-		err = posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-		if (!err)
-			err = posix_spawn(&pid, path, &actions, NULL, argv, environ);
-		posix_spawn_file_actions_destroy(&actions);
-	}
+	err = analyzer_spawn(&pid, path, argv, -1, -1);
 	free(argv);
 	if (err) {
 		mprof_warn("cannot start the analyzer: %s; symbols were not embedded in the trace",

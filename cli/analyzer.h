@@ -11,7 +11,8 @@
 
 /*
  * Runs `mprof-analyze symbolize TRACE...` and waits for it (its stdout goes
- * to mprof's stderr).  A missing or failing analyzer only gives one warning:
+ * to mprof's stderr; SIGINT, SIGQUIT, SIGHUP and SIGTERM blocked), or hands
+ * the traces to the analyzer analyzer_prestart started.  A missing or failing analyzer only gives one warning:
  * the traces stay valid without their SYMBOLS chunk.  Returns 0 when the
  * symbols were embedded, -1 otherwise.  The programs in kept (may be NULL)
  * are handed to it, to read the symbols of files gone from their paths.
@@ -20,8 +21,9 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
 
 /*
  * Starts the analyzer for the symbolize step now, while the program runs:
- * it waits for analyzer_symbolize's request on a socket (ignoring the
- * terminal's SIGINT, SIGQUIT and SIGHUP meanwhile) and ends by itself when
+ * it waits for analyzer_symbolize's request on a socket (with SIGINT,
+ * SIGQUIT, SIGHUP and SIGTERM blocked, as the analyzer analyzer_symbolize
+ * starts has them) and ends by itself when
  * the launcher ends without one.  Nothing happens when it cannot start, or
  * when the user's processes are held to a lowered RLIMIT_NPROC (it would
  * take one the program may need): analyzer_symbolize then starts one at

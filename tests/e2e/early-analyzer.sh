@@ -4,7 +4,8 @@
 # program ends: the trace gets its symbols (file:line) also when the
 # program deleted itself (its descriptor goes with the request), when the
 # early analyzer was killed (one is started at the end instead), and after
-# a ^C sent to the whole process group (the early analyzer ignores it),
+# a ^C or a SIGTERM sent to the whole process group (the early analyzer
+# has them blocked: they are the program's),
 # and when it was killed with the request unread (one is started then);
 # none is left running after the run, nor after the launcher is killed.
 # Program and facts: tests/progs/early_analyzer.c.
@@ -30,7 +31,7 @@ gone() {
 	[ -z "$state" ] || [ "$state" = Z ]
 }
 
-for mode in plain deleted killed interrupt; do
+for mode in plain deleted killed interrupt terminate; do
 	mkdir "$WORK/$mode"
 	build_c "$WORK/$mode/prog" "$PROGS_DIR/early_analyzer.c"
 	# a cache of its own: the symbols must come from the program's file
@@ -49,6 +50,9 @@ for mode in plain deleted killed interrupt; do
 	[ "$mode" = interrupt ] &&
 		expect_eq "interrupt: the early analyzer outlived ^C" "helper alive" \
 			"$(sed -n 2p "$RUN_OUT")"
+	[ "$mode" = terminate ] &&
+		expect_eq "terminate: the early analyzer outlived a SIGTERM to the group" \
+			"helper alive" "$(sed -n 2p "$RUN_OUT")"
 	MPROF_SYMBOL_CACHE="$WORK/$mode/cache" expect_named "$mode" "$WORK/$mode/trace"
 done
 

@@ -12,6 +12,8 @@
  *   interrupt        sends SIGINT to its process group (as a terminal's ^C
  *                    does: the launcher, itself, the helper), catches it,
  *                    prints "helper alive" or "helper gone" and exits
+ *   terminate        as interrupt, with SIGTERM (as timeout(1), or a
+ *                    script's `kill 0`, sends it)
  *   wait FILE        waits (up to 60 s) until FILE exists, then exits
  *   stopped          stops the helper with SIGSTOP first, and waits until
  *                    it is stopped
@@ -45,7 +47,8 @@ static void pause_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
-/* The pid of a child of launcher named mprof-analyze, or 0. */
+/* The pid of a living child of launcher named mprof-analyze, or 0: not a
+ * zombie, which one killed stays until the launcher reaps it at the end. */
 static long helper_find(long launcher)
 {
 	struct dirent *e;
@@ -55,6 +58,7 @@ static long helper_find(long launcher)
 	while (d && !found && (e = readdir(d)) != NULL) {
 		char path[300], line[600], *close_paren;
 		long pid = strtol(e->d_name, NULL, 10), ppid = 0;
+		char state = 'Z';
 		FILE *f;
 
 		if (pid <= 0)
@@ -64,8 +68,8 @@ static long helper_find(long launcher)
 		if (!f)
 			continue;
 		if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')) &&
-		    sscanf(close_paren + 2, "%*c %ld", &ppid) == 1 && ppid == launcher &&
-		    strstr(line, "(mprof-analyze)"))
+		    sscanf(close_paren + 2, "%c %ld", &state, &ppid) == 2 && ppid == launcher &&
+		    state != 'Z' && state != 'X' && strstr(line, "(mprof-analyze)"))
 			found = pid;
 		fclose(f);
 	}
@@ -130,9 +134,11 @@ int main(int argc, char **argv)
 		kill((pid_t)helper, SIGSTOP);
 		for (int i = 0; i < 3000 && !helper_stopped(helper); i++)
 			pause_ms(10);
-	} else if (strcmp(mode, "interrupt") == 0) {
-		signal(SIGINT, on_interrupt);
-		kill(0, SIGINT);
+	} else if (strcmp(mode, "interrupt") == 0 || strcmp(mode, "terminate") == 0) {
+		int sig = mode[0] == 'i' ? SIGINT : SIGTERM;
+
+		signal(sig, on_interrupt);
+		kill(0, sig);
 		for (int i = 0; i < 3000 && !interrupted; i++)
 			pause_ms(10);
 		pause_ms(100); /* time for a helper that took the signal to die */
