@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,7 +344,13 @@ int cmd_symbolize_request(int fd)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
+	/* While it waits, the launcher's death ends it even when it is stopped
+	 * (a process group stopped, then the launcher killed), where the
+	 * socket's end would wait for a SIGCONT that may never come; a
+	 * launcher already gone has closed the socket. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	n = symbolize_request_receive(fd, &traces, &kept);
+	prctl(PR_SET_PDEATHSIG, 0);
 	if (n > 0)
 		symbolize_request_ack(fd); /* a launcher gone by now wants the symbols too */
 	close(fd);

@@ -7,7 +7,8 @@
 # a ^C or a SIGTERM sent to the whole process group (the early analyzer
 # has them blocked: they are the program's),
 # and when it was killed with the request unread (one is started then);
-# none is left running after the run, nor after the launcher is killed.
+# none is left running after the run, nor after the launcher is killed
+# (also when the process group was stopped first).
 # Program and facts: tests/progs/early_analyzer.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -121,6 +122,40 @@ if command -v ss >/dev/null; then
 	MPROF_SYMBOL_CACHE="$WORK/stopped/cache" expect_named stopped "$WORK/stopped/trace"
 else
 	echo "note: no ss: the analyzer killed with the request unread is not tried"
+fi
+
+# The process group stopped, then the launcher killed: the waiting
+# analyzer, stopped too, dies with the launcher (it would otherwise wait
+# for a SIGCONT for good); the program, continued, runs on.
+mkdir "$WORK/stopgroup"
+build_c "$WORK/stopgroup/prog" "$PROGS_DIR/early_analyzer.c"
+setsid "$MPROF" run -o "$WORK/stopgroup/trace" -- "$WORK/stopgroup/prog" wait "$WORK/stopgroup/go" \
+	</dev/null >"$WORK/stopgroup.out" 2>"$WORK/stopgroup.err" &
+for _ in $(seq 300); do
+	grep -q '^helper' "$WORK/stopgroup.out" && break
+	sleep 0.1
+done
+helper=$(awk '/^helper [0-9]/ { print $2; exit }' "$WORK/stopgroup.out")
+expect_match "stopped group: a helper came" '^[0-9]+$' "$helper"
+if [ -n "$helper" ]; then
+	launcher=$(awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$helper/stat")
+	group=$(awk '{ sub(/.*\) /, ""); print $3 }' "/proc/$helper/stat")
+	kill -STOP -- "-$group"
+	kill -KILL "$launcher"
+	for _ in $(seq 300); do
+		gone "$helper" && break
+		sleep 0.1
+	done
+	gone "$helper" && gone_now=yes || gone_now=no
+	expect_eq "stopped group: the stopped analyzer died with the launcher" yes "$gone_now"
+	kill -CONT -- "-$group"
+	touch "$WORK/stopgroup/go"
+	for _ in $(seq 300); do
+		grep -q '^wait done' "$WORK/stopgroup.out" && break
+		sleep 0.1
+	done
+	expect_eq "stopped group: the program ran on to its end" "wait done" \
+		"$(tail -n 1 "$WORK/stopgroup.out")"
 fi
 
 # A request that is not one: one line, status 1; none at all: status 0.
