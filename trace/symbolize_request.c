@@ -195,33 +195,30 @@ int symbolize_request_receive(int socket, char ***traces, char **kept)
 			h.payload_bytes > REQUEST_MAX_PAYLOAD ||
 			h.payload_bytes < (uint64_t)h.ntraces + h.nfds))
 		rc = -EPROTO;
+	/* the vector and the strings it points into are one block; the
+	 * payload is read straight into it */
 	if (rc == 0) {
-		payload = malloc(h.payload_bytes);
-		rc = payload ? recv_all(socket, payload, h.payload_bytes) : -ENOMEM;
+		vector_bytes = (h.ntraces + 1) * sizeof(*v);
+		v = malloc(vector_bytes + h.payload_bytes);
+		payload = v ? (char *)v + vector_bytes : NULL;
+		rc = v ? recv_all(socket, payload, h.payload_bytes) : -ENOMEM;
 	}
 	/* every string ends in a NUL, and there are exactly as many as said */
 	for (uint64_t i = 0; rc == 0 && i < h.payload_bytes; i++)
 		strings += payload[i] == '\0';
 	if (rc == 0 && (strings != (uint64_t)h.ntraces + h.nfds || payload[h.payload_bytes - 1]))
 		rc = -EPROTO;
-	if (rc == 0) {
-		vector_bytes = (h.ntraces + 1) * sizeof(*v);
-		v = malloc(vector_bytes + h.payload_bytes);
-		if (!v)
-			rc = -ENOMEM;
-	}
 	if (rc != 0) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
-		free(payload);
+		free(v);
 		return rc;
 	}
-	p = memcpy((char *)v + vector_bytes, payload, h.payload_bytes);
+	p = payload;
 	for (uint32_t i = 0; i < h.ntraces; i++, p += strlen(p) + 1)
 		v[i] = p;
 	v[h.ntraces] = NULL;
 	*kept = kept_value(fds, (size_t)nfds, p);
-	free(payload);
 	*traces = v;
 	return (int)h.ntraces;
 }
