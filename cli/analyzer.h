@@ -12,8 +12,9 @@
 /*
  * Runs `mprof-analyze symbolize TRACE...` and waits for it (its stdout goes
  * to mprof's stderr; SIGINT, SIGQUIT, SIGHUP and SIGTERM blocked), or hands
- * the traces to the analyzer analyzer_prestart started.  A missing or failing analyzer only gives one warning:
- * the traces stay valid without their SYMBOLS chunk.  Returns 0 when the
+ * the traces to the analyzer analyzer_prestart started.  A missing or
+ * failing analyzer only gives one warning: the traces stay valid without
+ * their SYMBOLS chunk.  Returns 0 when the
  * symbols were embedded, -1 otherwise.  The programs in kept (may be NULL)
  * are handed to it, to read the symbols of files gone from their paths.
  */
@@ -23,12 +24,11 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
  * Starts the analyzer for the symbolize step now, while the program runs:
  * it waits for analyzer_symbolize's request on a socket (with SIGINT,
  * SIGQUIT, SIGHUP and SIGTERM blocked, as the analyzer analyzer_symbolize
- * starts has them) and ends by itself when
- * the launcher ends without one.  Nothing happens when it cannot start, or
+ * starts has them) and ends by itself when the launcher ends without one.  Nothing happens when it cannot start, or
  * when the user's processes are held to a lowered RLIMIT_NPROC (it would
  * take one the program may need): analyzer_symbolize then starts one at
- * the end, as it does when this one is gone by then.  Returns its pid, or 0.  Call it from the launcher's
- * main thread.
+ * the end, as it does when this one is gone by then.  Returns its pid, or
+ * 0.  Call it from the launcher's main thread.
  */
 pid_t analyzer_prestart(void);
 

@@ -341,13 +341,11 @@ int cmd_symbolize_request(int fd)
 	char **traces, *kept;
 	int n, status;
 
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	/* While it waits, the launcher's death ends it even when it is stopped
-	 * (a process group stopped, then the launcher killed), where the
-	 * socket's end would wait for a SIGCONT that may never come; a
-	 * launcher already gone has closed the socket. */
+	/* The termination signals come blocked (mprof run starts every
+	 * analyzer so).  While it waits, the launcher's death ends it even
+	 * when it is stopped (a process group stopped, then the launcher
+	 * killed), where the socket's end would wait for a SIGCONT that may
+	 * never come; a launcher already gone has closed the socket. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	n = symbolize_request_receive(fd, &traces, &kept);
 	prctl(PR_SET_PDEATHSIG, 0);

@@ -19,12 +19,11 @@ int cmd_symbolize(int argc, char **argv);
 
 /*
  * `mprof-analyze symbolize --request-fd FD`, started by `mprof run` while
- * the program runs: ignores the terminal's SIGINT, SIGQUIT and SIGHUP (the
- * launcher hands them to the program, and the trace still wants its
- * symbols), waits for the request on socket FD (trace/symbolize_request.h;
- * killed meanwhile if the launcher dies, stopped or not), answers that it
- * has it, then works as cmd_symbolize on its traces with
- * the kept images it names.
+ * the program runs, with SIGINT, SIGQUIT, SIGHUP and SIGTERM blocked (see
+ * cli/analyzer.h): waits for the request on socket FD
+ * (trace/symbolize_request.h; killed meanwhile if the launcher dies,
+ * stopped or not), answers that it has it, then works as cmd_symbolize on
+ * its traces with the kept images it names.
  * Returns 0 when the socket closes without a request (nothing to do), else
  * as cmd_symbolize; 1 for a malformed request.
  */
