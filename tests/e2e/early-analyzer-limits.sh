@@ -15,14 +15,13 @@
 require_mprof
 make_work
 
-# expect_named LABEL TRACE: early_alloc's site, named with its file, from
+# expect_named LABEL TRACE: early_alloc's site, named with file:line, from
 # the symbols in TRACE (the program's file is gone, the cache is new).
 expect_named() {
 	local label=$1 trace=$2
 	report_json "$WORK/$label.json" "$trace" || return
 	expect_site "$WORK/$label.json" early_alloc 6 14070 6 14070
-	expect_eq "$label: early_alloc's file" early_analyzer.c \
-		"$(q "$WORK/$label.json" frame early_alloc file)"
+	expect_frame_at "$label" "$WORK/$label.json" early_alloc early_analyzer.c
 }
 
 # closed NAME REDIRECTIONS: the early analyzer killed by the program, mprof

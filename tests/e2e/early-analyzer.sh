@@ -19,10 +19,7 @@ expect_named() {
 	local label=$1 trace=$2
 	report_json "$WORK/$label.json" "$trace" || return
 	expect_site "$WORK/$label.json" early_alloc 6 14070 6 14070
-	expect_eq "$label: early_alloc's file" early_analyzer.c \
-		"$(q "$WORK/$label.json" frame early_alloc file)"
-	expect_match "$label: early_alloc's line" '^[0-9]+$' \
-		"$(q "$WORK/$label.json" frame early_alloc line)"
+	expect_frame_at "$label" "$WORK/$label.json" early_alloc early_analyzer.c
 }
 
 # gone PID: whether process PID has ended (gone, or a zombie of another).
@@ -30,6 +27,18 @@ gone() {
 	local state
 	state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)
 	[ -z "$state" ] || [ "$state" = Z ]
+}
+
+# wait_until TENTHS COMMAND...: runs COMMAND every 0.1 s until it
+# succeeds, at most TENTHS times; its last status.
+wait_until() {
+	local tenths=$1
+	shift
+	for _ in $(seq "$tenths"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 for mode in plain deleted killed interrupt terminate; do
@@ -64,27 +73,18 @@ build_c "$WORK/orphan/prog" "$PROGS_DIR/early_analyzer.c"
 "$MPROF" run -o "$WORK/orphan/trace" -- "$WORK/orphan/prog" wait "$WORK/orphan/go" \
 	</dev/null >"$WORK/orphan.out" 2>"$WORK/orphan.err" &
 launcher=$!
-for _ in $(seq 300); do
-	grep -q '^helper' "$WORK/orphan.out" && break
-	sleep 0.1
-done
+wait_until 300 grep -q '^helper' "$WORK/orphan.out"
 helper=$(awk '/^helper [0-9]/ { print $2; exit }' "$WORK/orphan.out")
 expect_match "orphan: a helper came" '^[0-9]+$' "$helper"
 kill -KILL "$launcher"
 wait "$launcher" 2>/dev/null
 if [ -n "$helper" ]; then
-	for _ in $(seq 300); do
-		gone "$helper" && break
-		sleep 0.1
-	done
+	wait_until 300 gone "$helper"
 	gone "$helper" && gone_now=yes || gone_now=no
 	expect_eq "orphan: the early analyzer ended after the launcher was killed" yes "$gone_now"
 fi
 touch "$WORK/orphan/go"
-for _ in $(seq 300); do
-	grep -q '^wait done' "$WORK/orphan.out" && break
-	sleep 0.1
-done
+wait_until 300 grep -q '^wait done' "$WORK/orphan.out"
 expect_eq "orphan: the program ran on to its end" "wait done" "$(tail -n 1 "$WORK/orphan.out")"
 
 # The early analyzer killed after the request reached its socket but
@@ -99,10 +99,7 @@ if command -v ss >/dev/null; then
 		"$MPROF" run -o "$WORK/stopped/trace" -- "$WORK/stopped/prog" stopped \
 		</dev/null >"$WORK/stopped.out" 2>"$WORK/stopped.err" &
 	launcher=$!
-	for _ in $(seq 600); do
-		grep -q '^stopped done' "$WORK/stopped.out" && break
-		sleep 0.1
-	done
+	wait_until 600 grep -q '^stopped done' "$WORK/stopped.out"
 	helper=$(awk '/^helper [0-9]/ { print $2; exit }' "$WORK/stopped.out")
 	expect_match "stopped: a helper came" '^[0-9]+$' "$helper"
 	queued=0
@@ -131,10 +128,7 @@ mkdir "$WORK/stopgroup"
 build_c "$WORK/stopgroup/prog" "$PROGS_DIR/early_analyzer.c"
 setsid "$MPROF" run -o "$WORK/stopgroup/trace" -- "$WORK/stopgroup/prog" wait "$WORK/stopgroup/go" \
 	</dev/null >"$WORK/stopgroup.out" 2>"$WORK/stopgroup.err" &
-for _ in $(seq 300); do
-	grep -q '^helper' "$WORK/stopgroup.out" && break
-	sleep 0.1
-done
+wait_until 300 grep -q '^helper' "$WORK/stopgroup.out"
 helper=$(awk '/^helper [0-9]/ { print $2; exit }' "$WORK/stopgroup.out")
 expect_match "stopped group: a helper came" '^[0-9]+$' "$helper"
 if [ -n "$helper" ]; then
@@ -142,18 +136,12 @@ if [ -n "$helper" ]; then
 	group=$(awk '{ sub(/.*\) /, ""); print $3 }' "/proc/$helper/stat")
 	kill -STOP -- "-$group"
 	kill -KILL "$launcher"
-	for _ in $(seq 300); do
-		gone "$helper" && break
-		sleep 0.1
-	done
+	wait_until 300 gone "$helper"
 	gone "$helper" && gone_now=yes || gone_now=no
 	expect_eq "stopped group: the stopped analyzer died with the launcher" yes "$gone_now"
 	kill -CONT -- "-$group"
 	touch "$WORK/stopgroup/go"
-	for _ in $(seq 300); do
-		grep -q '^wait done' "$WORK/stopgroup.out" && break
-		sleep 0.1
-	done
+	wait_until 300 grep -q '^wait done' "$WORK/stopgroup.out"
 	expect_eq "stopped group: the program ran on to its end" "wait done" \
 		"$(tail -n 1 "$WORK/stopgroup.out")"
 fi

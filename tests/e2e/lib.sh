@@ -463,6 +463,13 @@ expect_site() {
 	[ "$6" = - ] || expect_eq "$f: bytes live at exit" "$6" "$(q "$r" sum leaked_bytes "$f")"
 }
 
+# expect_frame_at LABEL REPORT FUNC FILE: FUNC's frame in the report
+# carries FILE and a line number (its symbols were found).
+expect_frame_at() {
+	expect_eq "$1: $3's file" "$4" "$(q "$2" frame "$3" file)"
+	expect_match "$1: $3's line" '^[0-9]+$' "$(q "$2" frame "$3" line)"
+}
+
 # expect_no_site REPORT FUNC: no call stack in the report holds FUNC.
 expect_no_site() {
 	expect_eq "no site attributed to $2" 0 "$(q "$1" sites "$2")"

@@ -16,8 +16,7 @@ expect_named() {
 	local label=$1 trace=$2
 	report_json "$WORK/$label.json" "$trace" || return
 	expect_site "$WORK/$label.json" vanished_alloc 10 43210 10 43210
-	expect_eq "$label: vanished_alloc's file" vanished_program.c \
-		"$(q "$WORK/$label.json" frame vanished_alloc file)"
+	expect_frame_at "$label" "$WORK/$label.json" vanished_alloc vanished_program.c
 	expect_eq "$label: its caller" run "$(q "$WORK/$label.json" caller vanished_alloc)"
 	run_cmd 60 "$label-text" "$MPROF" report "$trace"
 	expect_match "$label: text report names it" '^    at vanished_alloc \(vanished_program\.c:[0-9]+\)' \
