@@ -14,11 +14,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +24,7 @@
 #include "cli/analyzer.h"
 #include "cli/die.h"
 #include "cli/paths.h"
+#include "cli/process_limit.h"
 #include "trace/symbolize_request.h"
 
 int analyzer_available(void)
@@ -76,34 +75,12 @@ static int analyzer_spawn(pid_t *pid, const char *path, char *const argv[], int 
 	return err;
 }
 
-/* Whether the user's processes count against a limit someone lowered:
- * RLIMIT_NPROC below the kernel's default of threads-max / 2, for a user
- * other than root (whom the kernel does not hold to it).  An analyzer
- * waiting through the run would then take a process the program may need,
- * and make one of its forks fail. */
-static bool process_limit_lowered(void)
-{
-	unsigned long long threads_max;
-	struct rlimit rl;
-	FILE *f;
-	int got;
-
-	if (getuid() == 0 || getrlimit(RLIMIT_NPROC, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		return false;
-	f = fopen("/proc/sys/kernel/threads-max", "re");
-	if (!f)
-		return true;
-	got = fscanf(f, "%llu", &threads_max);
-	fclose(f);
-	return got != 1 || rl.rlim_cur < threads_max / 2;
-}
-
 pid_t analyzer_prestart(void)
 {
 	char fd_arg[16], *argv[5];
 	int sv[2], target, err;
 
-	if (early_pid > 0 || !analyzer_available() || process_limit_lowered() ||
+	if (early_pid > 0 || !analyzer_available() || process_limit_near() ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return early_pid;
 	/* dup2 onto the same number would keep close-on-exec set */

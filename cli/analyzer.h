@@ -24,9 +24,10 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
  * Starts the analyzer for the symbolize step now, while the program runs:
  * it waits for analyzer_symbolize's request on a socket (with SIGINT,
  * SIGQUIT, SIGHUP and SIGTERM blocked, as the analyzer analyzer_symbolize
- * starts has them) and ends by itself when the launcher ends without one.  Nothing happens when it cannot start, or
- * when the user's processes are held to a lowered RLIMIT_NPROC (it would
- * take one the program may need): analyzer_symbolize then starts one at
+ * starts has them) and ends by itself when the launcher ends without one.
+ * Nothing happens when it cannot start, or when new processes are near a
+ * limit (cli/process_limit.h: it would take one the program may need):
+ * analyzer_symbolize then starts one at
  * the end, as it does when this one is gone by then.  Returns its pid, or
  * 0.  Call it from the launcher's main thread.
  */

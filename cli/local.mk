@@ -26,6 +26,7 @@ cli_mprof_SOURCES = \
 	cli/rss_sampler.c cli/rss_sampler.h \
 	cli/kept_images.c cli/kept_images.h \
 	cli/std_fds.c cli/std_fds.h \
+	cli/process_limit.c cli/process_limit.h \
 	cli/analyzer.c cli/analyzer.h
 # Where the other parts are installed; cli/paths.c also finds them relative
 # to the running binary (build tree, DESTDIR copies).

@@ -24,6 +24,13 @@ tests_unit_test_pid_window_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLA
 tests_unit_test_pid_window_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_pid_window_LDADD = $(CUNIT_LIBS)
 TESTS += tests/unit/test_pid_window
+# ---- unit tests of the launcher's reading of process limits (cli/) ----
+check_PROGRAMS += tests/unit/test_process_limit
+tests_unit_test_process_limit_SOURCES = tests/unit/test_process_limit.c cli/process_limit.c
+tests_unit_test_process_limit_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_process_limit_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_process_limit_LDADD = $(CUNIT_LIBS)
+TESTS += tests/unit/test_process_limit
 
 # ---- unit tests of the recorder's sampler and its set of sampled blocks ----
 # (compiled from preload/ sources into a plain binary: no preload, so the

@@ -10,6 +10,10 @@
 #   would take a process the program may need (one of its forks failed);
 #   the one started at the end embeds the symbols.  The program waits 5 s
 #   for one that must not come.
+# - a cgroup whose pids controller leaves fewer than 1024 free slots, set
+#   on the launcher's own cgroup or on an ancestor (needs root and a
+#   writable cgroup v1 pids hierarchy): the same; with room to spare, the
+#   early analyzer comes.
 # Program and facts: tests/progs/early_analyzer.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -69,5 +73,47 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	expect_eq "nproc-lowered: no early analyzer" "helper none" "$(head -n 1 "$RUN_OUT")"
 else
 	echo "note: not root (or no setpriv): the process limit is not tried"
+fi
+
+# cgrouped NAME CGROUP_DIR: the program run by a launcher that moved itself
+# into CGROUP_DIR, in limited mode.
+cgrouped() {
+	local name=$1 cgroup=$2
+	mkdir "$WORK/$name"
+	build_c "$WORK/$name/prog" "$PROGS_DIR/early_analyzer.c"
+	run_cmd 120 "$name" env MPROF_SYMBOL_CACHE="$WORK/$name/cache" bash -c \
+		'echo $$ >"$1/cgroup.procs" || exit 99; exec "$2" run -o "$3/trace" -- "$3/prog" limited' \
+		cgrouped "$cgroup" "$MPROF" "$WORK/$name"
+	expect_eq "$name: exit status" 0 "$RUN_STATUS"
+	expect_eq "$name: program done" "limited done" "$(tail -n 1 "$RUN_OUT")"
+	expect_eq "$name: nothing said about symbols or unrecorded processes" "" \
+		"$(grep -E 'embedding symbols|not recorded|mprof-analyze|the analyzer' "$RUN_ERR")"
+	rm "$WORK/$name/prog"
+	MPROF_SYMBOL_CACHE="$WORK/$name/cache" expect_named "$name" "$WORK/$name/trace"
+}
+pids_mount=$(awk '$9 == "cgroup" && $0 ~ /[ ,]pids(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+cgroup_top=
+if [ "$(id -u)" = 0 ] && [ -n "$pids_mount" ] && [ -d "$pids_mount" ]; then
+	own=$(awk -F: '$2 ~ /(^|,)pids(,|$)/ { print $3; exit }' /proc/self/cgroup)
+	cgroup_top="$pids_mount${own%/}/mprof-test-$$"
+	mkdir "$cgroup_top" 2>/dev/null || cgroup_top=
+fi
+if [ -n "$cgroup_top" ]; then
+	mkdir "$cgroup_top/inner"
+	echo 200 >"$cgroup_top/pids.max"
+	cgrouped cgroup-ancestor-200 "$cgroup_top/inner"
+	expect_eq "cgroup-ancestor-200: no early analyzer" "helper none" "$(head -n 1 "$RUN_OUT")"
+	echo 100000 >"$cgroup_top/pids.max"
+	echo 300 >"$cgroup_top/inner/pids.max"
+	cgrouped cgroup-own-300 "$cgroup_top/inner"
+	expect_eq "cgroup-own-300: no early analyzer" "helper none" "$(head -n 1 "$RUN_OUT")"
+	echo 100000 >"$cgroup_top/inner/pids.max"
+	cgrouped cgroup-roomy "$cgroup_top/inner"
+	expect_match "cgroup-roomy: the early analyzer came" '^helper [0-9]+$' \
+		"$(head -n 1 "$RUN_OUT")"
+	rmdir "$cgroup_top/inner" "$cgroup_top" ||
+		echo "note: cgroup $cgroup_top left behind"
+else
+	echo "note: not root or no writable cgroup v1 pids hierarchy: the cgroup limit is not tried"
 fi
 finish
