@@ -1,5 +1,5 @@
 /*
- * trace/format.h - constants of the mprof trace file format, version 5.
+ * trace/format.h - constants of the mprof trace file format, version 6.
  *
  * This header and man/mprof-trace.5 describe the same thing and change in the
  * same commit.  The trace is the only contract between recording (preload/,
@@ -32,12 +32,13 @@
                                          * and 8 newest freed of a class, and
                                          * major 5 files are major 6 files
                                          * without aref 18 (RECORD_AREF_FRESH) */
-#define TRACE_VERSION_MINOR 4           /* readers accept any minor; 1: RSS
+#define TRACE_VERSION_MINOR 5           /* readers accept any minor; 1: RSS
                                          * chunks may be present; 2: markers,
                                          * control records, pool blocks and
                                          * the chunk index; 3: FREE records
                                          * of TRACE_FREE_REALLOC_RELEASE; 4:
-                                         * CUT_CALLS records */
+                                         * CUT_CALLS records; 5:
+                                         * MODULES_DELTA records */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
 #define TRACE_CHUNK_HEADER_BYTES 24
@@ -164,6 +165,9 @@ enum trace_record_kind {
 	                               * more such calls took numbers never
 	                               * published (gaps of the trace); written by
 	                               * the launcher (minor 4); no failed reallocs */
+	TRACE_REC_EXT_MODULES_DELTA = 0x88, /* (minor 5) a module map given as
+	                               * its changes from an earlier one: see
+	                               * the end of this file */
 };
 
 /* Which entry point made an allocation; low nibble of ALLOC/REALLOC kinds. */
@@ -228,6 +232,20 @@ enum trace_diag_code {
  * length + path bytes, u build-id length + build-id bytes, u segment count,
  * then per segment: u start, u size (both relative to the load bias; only
  * PT_LOAD segments with PF_X are listed).
+ *
+ * Every module of a map has an id, for MODULES_DELTA records to name it:
+ * those of a MODULES record are 0, 1, ... in record order, and the map's
+ * next id is its count.  A MODULES_DELTA record (minor 5; its head is coded
+ * by trace/modules_delta.h) makes the map of its epoch from the map of its
+ * base epoch, which must be in the trace before it: u epoch, u base epoch,
+ * u removed count, the removed modules' ids (ascending: the first as it
+ * is, each other as its distance from the one before minus 1), u added
+ * count, then the added modules laid out as in MODULES.  The new map is
+ * the base's modules (keeping their ids) without the removed, plus the
+ * added, whose ids are the base's next id and up; its next id is the base's
+ * plus the added count.  The recorder writes one when it is smaller than
+ * the whole map would be, so a process that loads N libraries one by one
+ * writes O(N) bytes of maps, not O(N^2).
  */
 
 #endif

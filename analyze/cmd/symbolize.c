@@ -69,8 +69,8 @@ static int scan_events(struct trace_scan *t, struct slot_decoders *d,
 		if (ev.type == TRACE_EV_STACK &&
 		    ev.stack_id <= STACK_ID_SLACK + 4 * ++t->stack_records)
 			rc = stack_nodes_add(&t->nodes, ev.stack_id, ev.parent, ev.ip);
-		else if (ev.type == TRACE_EV_EXT && ev.kind == TRACE_REC_EXT_MODULES)
-			rc = module_maps_add_record(&t->maps, ev.ext, ev.ext_len);
+		else if (ev.type == TRACE_EV_EXT)
+			rc = module_maps_add_ext(&t->maps, ev.kind, ev.ext, ev.ext_len);
 		if (rc == -ENOMEM)
 			return rc;
 		rc = 0; /* a bad node or map is left out */

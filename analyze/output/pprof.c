@@ -323,26 +323,25 @@ static struct pprof_mapping *pprof_mapping_add(struct pprof_writer *w, const str
 	return m;
 }
 
-/* One mapping per module file, in the order the maps first name them (the
- * main program first), covering its segments in every epoch. */
+/* One mapping per module file, in the order the trace's maps first name
+ * them (the main program first), covering its segments in every epoch. */
 static void pprof_mappings_make(struct pprof_writer *w)
 {
 	const struct module_maps *maps = &w->p->maps;
 
-	for (size_t i = 0; i < maps->count; i++)
-		for (size_t j = 0; j < maps->maps[i].count; j++) {
-			const struct module *mod = &maps->maps[i].modules[j];
-			struct pprof_mapping *m = pprof_mapping_add(w, mod);
+	for (size_t i = 0; i < maps->pool_count; i++) {
+		const struct module *mod = maps->pool[i];
+		struct pprof_mapping *m = pprof_mapping_add(w, mod);
 
-			if (!m)
-				return;
-			for (size_t k = 0; k < mod->segment_count; k++) {
-				const struct module_segment *seg = &mod->segments[k];
+		if (!m)
+			return;
+		for (size_t k = 0; k < mod->segment_count; k++) {
+			const struct module_segment *seg = &mod->segments[k];
 
-				if (seg->size && seg->start + seg->size > seg->start)
-					pprof_mapping_cover(m, seg->start, seg->start + seg->size);
-			}
+			if (seg->size && seg->start + seg->size > seg->start)
+				pprof_mapping_cover(m, seg->start, seg->start + seg->size);
 		}
+	}
 }
 
 /* ---- functions ---- */

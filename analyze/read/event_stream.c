@@ -447,7 +447,8 @@ static int handle_ext(struct stream *s, const struct trace_event *ev, uint32_t t
 
 	switch (ev->kind) {
 	case TRACE_REC_EXT_MODULES:
-		if (module_maps_add_record(s->maps, ev->ext, ev->ext_len) < 0)
+	case TRACE_REC_EXT_MODULES_DELTA:
+		if (module_maps_add_ext(s->maps, ev->kind, ev->ext, ev->ext_len) < 0)
 			info->module_errors++;
 		return 0;
 	case TRACE_REC_EXT_DIAG:

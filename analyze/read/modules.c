@@ -1,12 +1,15 @@
 /*
  * analyze/read/modules.c - the module maps of one process, parsed from MODULES
- * records (layout at the end of trace/format.h), and the lookup of the module
- * that held an instruction pointer in a given module epoch.
+ * and MODULES_DELTA records (layout at the end of trace/format.h), and the
+ * lookup of the module that held an instruction pointer in a given module
+ * epoch.
  *
- * Owns copies of every path, build-id and segment list; never keeps a
- * pointer into a trace buffer.  Trace bytes are untrusted: every count and
- * length is checked against the bytes left in the payload before anything is
- * allocated, so garbage yields -EBADMSG, never a crash or a huge allocation.
+ * Owns copies of every path, build-id and segment list, in a pool of
+ * modules that the maps point into (a delta's map shares its base's
+ * modules), and never keeps a pointer into a trace buffer.  Trace bytes are
+ * untrusted: every count and length is checked against the bytes left in
+ * the payload before anything is allocated, so garbage yields -EBADMSG,
+ * never a crash or a huge allocation.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,6 +17,8 @@
 #include <string.h>
 
 #include "analyze/read/modules.h"
+#include "trace/format.h"
+#include "trace/modules_delta.h"
 #include "trace/varint.h"
 
 void module_maps_init(struct module_maps *m)
@@ -22,15 +27,23 @@ void module_maps_init(struct module_maps *m)
 	m->count = 0;
 	m->cap = 0;
 	m->unordered = 0;
+	m->pool = NULL;
+	m->pool_count = 0;
+	m->pool_cap = 0;
+}
+
+static void module_free(struct module *mod)
+{
+	if (!mod)
+		return;
+	free(mod->path);
+	free(mod->build_id);
+	free(mod->segments);
+	free(mod);
 }
 
 static void module_map_clear(struct module_map *map)
 {
-	for (size_t i = 0; i < map->count; i++) {
-		free(map->modules[i].path);
-		free(map->modules[i].build_id);
-		free(map->modules[i].segments);
-	}
 	free(map->modules);
 	map->modules = NULL;
 	map->count = 0;
@@ -40,7 +53,10 @@ void module_maps_free(struct module_maps *m)
 {
 	for (size_t i = 0; i < m->count; i++)
 		module_map_clear(&m->maps[i]);
+	for (size_t i = 0; i < m->pool_count; i++)
+		module_free(m->pool[i]);
 	free(m->maps);
+	free(m->pool);
 	module_maps_init(m);
 }
 
@@ -112,38 +128,56 @@ static uint64_t module_low(const struct module *mod)
 
 static int module_low_cmp(const void *pa, const void *pb)
 {
-	uint64_t a = module_low(pa), b = module_low(pb);
+	uint64_t a = module_low(*(struct module *const *)pa);
+	uint64_t b = module_low(*(struct module *const *)pb);
 
 	return a < b ? -1 : a > b;
 }
 
-/* Parses a whole payload into *map (zeroed by the caller; cleared on error). */
-static int module_map_parse(struct module_map *map, const uint8_t *p, const uint8_t *end)
+/*
+ * Parses count module entries from *pp into mods[0..count) (new modules,
+ * ids first_id and up), all of the payload up to end.  On error frees
+ * what it made.  Returns 0, -EBADMSG or -ENOMEM.
+ */
+static int modules_parse_entries(const uint8_t *p, const uint8_t *end, uint64_t count,
+				 uint64_t first_id, struct module **mods)
 {
-	uint64_t count;
 	int rc = 0;
+	uint64_t made = 0;
 
-	if (varint_get_u64(&p, end, &map->epoch) < 0 || varint_get_u64(&p, end, &count) < 0)
-		return -EBADMSG;
-	/* A module entry takes at least four bytes (bias, two lengths, count). */
-	if (count > (uint64_t)(end - p) / 4)
-		return -EBADMSG;
-	if (count > 0) {
-		map->modules = calloc((size_t)count, sizeof(*map->modules));
-		if (!map->modules)
-			return -ENOMEM;
-	}
-	for (uint64_t i = 0; i < count && rc == 0; i++) {
-		rc = module_parse(&p, end, &map->modules[map->count]);
-		map->count++; /* counted even on failure so the clear frees it */
+	for (; made < count && rc == 0; made++) {
+		mods[made] = calloc(1, sizeof(**mods));
+		if (!mods[made])
+			rc = -ENOMEM;
+		else
+			rc = module_parse(&p, end, mods[made]);
+		if (mods[made])
+			mods[made]->id = first_id + made;
 	}
 	if (rc == 0 && p != end)
 		rc = -EBADMSG;
 	if (rc < 0)
-		module_map_clear(map);
-	else if (map->count > 1)
-		qsort(map->modules, map->count, sizeof(*map->modules), module_low_cmp);
+		for (uint64_t i = 0; i < made; i++)
+			module_free(mods[i]);
 	return rc;
+}
+
+/* Makes room for n more modules in the pool; 0 or -ENOMEM. */
+static int module_pool_reserve(struct module_maps *m, size_t n)
+{
+	size_t cap = m->pool_cap ? m->pool_cap : 16;
+	struct module **grown;
+
+	if (m->pool_count + n <= m->pool_cap)
+		return 0;
+	while (cap < m->pool_count + n)
+		cap *= 2;
+	grown = realloc(m->pool, cap * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	m->pool = grown;
+	m->pool_cap = cap;
+	return 0;
 }
 
 /* Index of the first map of m whose epoch is epoch or later (m->count if
@@ -163,25 +197,33 @@ static size_t module_maps_lower(const struct module_maps *m, uint64_t epoch)
 	return lo;
 }
 
-int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t bytes)
+/* Whether maps may take a map of count more modules (record_bytes
+ * counted already). */
+static bool module_maps_budget(const struct module_maps *m, uint64_t count)
 {
-	struct module_map map = { 0 };
-	size_t at;
-	int rc;
+	uint64_t cap = m->record_bytes * MODULE_MAPS_SLOTS_PER_BYTE;
 
-	if (!payload && bytes > 0)
-		return -EBADMSG;
-	rc = module_map_parse(&map, payload, payload + bytes);
-	if (rc < 0)
-		return rc;
-	at = module_maps_lower(m, map.epoch);
-	if (at < m->count && m->maps[at].epoch == map.epoch) {
+	if (cap < MODULE_MAPS_FREE_SLOTS)
+		cap = MODULE_MAPS_FREE_SLOTS;
+	return m->slots <= cap && count <= cap - m->slots;
+}
+
+/* Adds map (its module array taken over; freed on error) in epoch order;
+ * a repeated epoch replaces the earlier map.  Returns 0, -ENOMEM or
+ * -E2BIG. */
+static int module_maps_insert(struct module_maps *m, struct module_map *map)
+{
+	size_t at = module_maps_lower(m, map->epoch);
+
+	m->slots += map->count;
+
+	if (at < m->count && m->maps[at].epoch == map->epoch) {
 		module_map_clear(&m->maps[at]);
-		m->maps[at] = map;
+		m->maps[at] = *map;
 		return 0;
 	}
 	if (at < m->count && m->unordered >= MODULE_MAPS_MAX_UNORDERED) {
-		module_map_clear(&map);
+		module_map_clear(map);
 		return -E2BIG;
 	}
 	if (m->count == m->cap) {
@@ -189,7 +231,7 @@ int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t
 		struct module_map *grown = realloc(m->maps, cap * sizeof(*grown));
 
 		if (!grown) {
-			module_map_clear(&map);
+			module_map_clear(map);
 			return -ENOMEM;
 		}
 		m->maps = grown;
@@ -199,9 +241,160 @@ int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t
 		memmove(&m->maps[at + 1], &m->maps[at], (m->count - at) * sizeof(*m->maps));
 		m->unordered++;
 	}
-	m->maps[at] = map;
+	m->maps[at] = *map;
 	m->count++;
 	return 0;
+}
+
+/* Puts the count new modules of mods into the pool (room reserved). */
+static void module_pool_take(struct module_maps *m, struct module *const *mods, size_t count)
+{
+	memcpy(m->pool + m->pool_count, mods, count * sizeof(*mods));
+	m->pool_count += count;
+}
+
+int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t bytes)
+{
+	const uint8_t *p = payload, *end = payload + bytes;
+	struct module_map map = { 0 };
+	uint64_t count;
+	int rc;
+
+	if (!payload || varint_get_u64(&p, end, &map.epoch) < 0 ||
+	    varint_get_u64(&p, end, &count) < 0)
+		return -EBADMSG;
+	m->record_bytes += bytes;
+	/* A module entry takes at least four bytes (bias, two lengths, count). */
+	if (count > (uint64_t)(end - p) / 4)
+		return -EBADMSG;
+	if (module_pool_reserve(m, (size_t)count) < 0)
+		return -ENOMEM;
+	map.modules = malloc((count ? (size_t)count : 1) * sizeof(*map.modules));
+	if (!map.modules)
+		return -ENOMEM;
+	rc = modules_parse_entries(p, end, count, 0, map.modules);
+	if (rc < 0) {
+		free(map.modules);
+		return rc;
+	}
+	module_pool_take(m, map.modules, (size_t)count);
+	map.count = (size_t)count;
+	map.next_id = count;
+	if (map.count > 1)
+		qsort(map.modules, map.count, sizeof(*map.modules), module_low_cmp);
+	return module_maps_insert(m, &map);
+}
+
+/* Whether id is in ids[0..n), ascending. */
+static bool module_id_listed(const uint64_t *ids, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else if (ids[mid] > id)
+			hi = mid;
+		else
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Makes out (room for base's count plus added) of base's modules not in
+ * removed[0..nremoved) and the added ones, merged by lowest address (added
+ * sorted already).  Returns the count, or -1 when a removed id is not in
+ * base.
+ */
+static long module_map_merge(const struct module_map *base, const uint64_t *removed,
+			     size_t nremoved, struct module *const *added, size_t nadded,
+			     struct module **out)
+{
+	size_t n = 0, gone = 0, a = 0;
+
+	for (size_t i = 0; i < base->count; i++) {
+		struct module *mod = base->modules[i];
+
+		if (module_id_listed(removed, nremoved, mod->id)) {
+			gone++;
+			continue;
+		}
+		while (a < nadded && module_low(added[a]) < module_low(mod))
+			out[n++] = added[a++];
+		out[n++] = mod;
+	}
+	while (a < nadded)
+		out[n++] = added[a++];
+	return gone == nremoved ? (long)n : -1;
+}
+
+int module_maps_add_delta(struct module_maps *m, const uint8_t *payload, size_t bytes)
+{
+	struct modules_delta_head h;
+	struct module_map map = { 0 };
+	const struct module_map *base;
+	struct module **added = NULL;
+	uint64_t *removed = NULL;
+	size_t at, nadded;
+	long n;
+	int rc;
+
+	if (modules_delta_get_head(payload, bytes, &h) < 0)
+		return -EBADMSG;
+	m->record_bytes += bytes;
+	at = module_maps_lower(m, h.base_epoch);
+	if (at == m->count || m->maps[at].epoch != h.base_epoch || h.base_epoch == h.epoch ||
+	    h.removed_count > m->maps[at].count || m->maps[at].next_id > UINT64_MAX - h.added_count)
+		return -EBADMSG;
+	if (!module_maps_budget(m, m->maps[at].count + h.added_count))
+		return -E2BIG;
+	nadded = (size_t)h.added_count;
+	if (module_pool_reserve(m, nadded) < 0)
+		return -ENOMEM;
+	removed = malloc((h.removed_count ? (size_t)h.removed_count : 1) * sizeof(*removed));
+	added = malloc((nadded ? nadded : 1) * sizeof(*added));
+	map.modules = malloc((m->maps[at].count + nadded + 1) * sizeof(*map.modules));
+	rc = removed && added && map.modules ? 0 : -ENOMEM;
+	if (rc == 0)
+		rc = modules_parse_entries(h.modules, h.end, nadded, m->maps[at].next_id, added);
+	if (rc == 0) {
+		base = &m->maps[at];
+		modules_delta_get_removed(&h, removed);
+		if (nadded > 1)
+			qsort(added, nadded, sizeof(*added), module_low_cmp);
+		n = module_map_merge(base, removed, (size_t)h.removed_count, added, nadded,
+				     map.modules);
+		if (n < 0) {
+			for (size_t i = 0; i < nadded; i++)
+				module_free(added[i]);
+			rc = -EBADMSG;
+		} else {
+			module_pool_take(m, added, nadded);
+			map.count = (size_t)n;
+			map.epoch = h.epoch;
+			map.next_id = base->next_id + nadded;
+		}
+	}
+	free(removed);
+	free(added);
+	if (rc < 0) {
+		free(map.modules);
+		return rc;
+	}
+	return module_maps_insert(m, &map);
+}
+
+int module_maps_add_ext(struct module_maps *m, unsigned kind, const uint8_t *payload,
+			size_t bytes)
+{
+	if (kind == TRACE_REC_EXT_MODULES)
+		return module_maps_add_record(m, payload, bytes);
+	if (kind == TRACE_REC_EXT_MODULES_DELTA)
+		return module_maps_add_delta(m, payload, bytes);
+	return 1;
 }
 
 /* The map of epoch, else the one with the largest smaller epoch, else NULL. */
@@ -241,16 +434,16 @@ const struct module *module_maps_find(const struct module_maps *m, uint64_t epoc
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (module_low(&map->modules[mid]) <= ip)
+		if (module_low(map->modules[mid]) <= ip)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo > 0 && module_holds(&map->modules[lo - 1], ip))
-		return &map->modules[lo - 1];
+	if (lo > 0 && module_holds(map->modules[lo - 1], ip))
+		return map->modules[lo - 1];
 	for (size_t i = 0; i < map->count; i++) {
-		if (module_holds(&map->modules[i], ip))
-			return &map->modules[i];
+		if (module_holds(map->modules[i], ip))
+			return map->modules[i];
 	}
 	return NULL;
 }
