@@ -1,5 +1,5 @@
 /*
- * preload/modules.c - module maps and their MODULES records.
+ * preload/modules.c - module maps and their MODULES and MODULES_DELTA records.
  *
  * Owns the published maps (immutable once published, kept mapped for
  * lock-free readers) and the epoch counter.  A scan walks dl_iterate_phdr
@@ -8,8 +8,10 @@
  * lock held by a thread that waits for the loader); publishing takes the
  * modules lock, writes the MODULES record into the meta stream first (under
  * the meta lock, taken inside the modules lock) and then publishes the map,
- * so no stack of an epoch is interned before its map is in the trace.  Must
- * never call malloc.
+ * so no stack of an epoch is interned before its map is in the trace.  A map
+ * whose base (the map before it) is in the process file goes in as a delta
+ * from it when that is smaller, so that N libraries loaded one by one cost
+ * O(N) bytes of maps, not O(N^2).  Must never call malloc.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -28,6 +30,7 @@
 #include "preload/namespaces.h"
 #include "preload/rec_stack.h"
 #include "preload/ring.h"
+#include "trace/modules_delta.h"
 
 #define MODULES_FIRST_BODY_BYTES (64u << 10)
 #define MODULES_FIRST_RANGES 1024u
@@ -50,6 +53,9 @@ struct modules_scan {
 _Atomic int modules_dirty;
 _Atomic(struct module_map *) modules_current;
 static struct preload_lock modules_lock;
+/* The epoch of the last map whose record went into this process's file (0:
+ * none), which a delta may then name as its base; under modules_lock. */
+static uint64_t modules_written_epoch;
 
 /* Whether info carries the loader's adds/subs counters. */
 static int modules_has_counters(size_t size)
@@ -257,10 +263,39 @@ static void modules_sort_ranges(struct module_range *r, uint32_t n)
 	}
 }
 
+/* The end of the module entry (of our own encoding) at p. */
+static const uint8_t *modules_entry_end(const uint8_t *p, const uint8_t *end)
+{
+	uint64_t v = 0;
+
+	varint_get_u64(&p, end, &v); /* load bias */
+	varint_get_u64(&p, end, &v); /* path */
+	p += v;
+	varint_get_u64(&p, end, &v); /* build-id */
+	p += v;
+	varint_get_u64(&p, end, &v); /* segments */
+	for (uint64_t i = 0; i < 2 * v; i++)
+		varint_get_u64(&p, end, &(uint64_t){ 0 });
+	return p;
+}
+
+/* Fills map->offsets from its body. */
+static void modules_index_body(struct module_map *map)
+{
+	const uint8_t *p = map->body, *end = map->body + map->body_bytes;
+
+	for (uint32_t i = 0; i < map->count; i++) {
+		map->offsets[i] = (uint32_t)(p - map->body);
+		p = modules_entry_end(p, end);
+	}
+	map->offsets[map->count] = (uint32_t)map->body_bytes;
+}
+
 /* Copies a finished scan into a new, unpublished map. */
 static struct module_map *modules_map_from(const struct modules_scan *sc)
 {
 	size_t bytes = sizeof(struct module_map) + sc->nranges * sizeof(struct module_range) +
+		       sc->count * sizeof(uint64_t) + (sc->count + 1) * sizeof(uint32_t) +
 		       sc->body_len;
 	struct module_map *m = preload_mem_map(bytes);
 
@@ -273,10 +308,13 @@ static struct module_map *modules_map_from(const struct modules_scan *sc)
 	m->nranges = sc->nranges;
 	m->body_bytes = sc->body_len;
 	m->ranges = (struct module_range *)(m + 1);
-	m->body = (uint8_t *)(m->ranges + sc->nranges);
+	m->ids = (uint64_t *)(m->ranges + sc->nranges);
+	m->offsets = (uint32_t *)(m->ids + sc->count);
+	m->body = (uint8_t *)(m->offsets + sc->count + 1);
 	memcpy(m->ranges, sc->ranges, sc->nranges * sizeof(struct module_range));
 	memcpy(m->body, sc->body, sc->body_len);
 	modules_sort_ranges(m->ranges, m->nranges);
+	modules_index_body(m);
 	return m;
 }
 
@@ -341,10 +379,21 @@ int modules_contains(uint64_t ip)
 	return 0;
 }
 
-/* Writes the MODULES record of map into the meta stream; 0 or -1. */
-static int modules_write(const struct module_map *map)
+/* Bytes of map's MODULES payload. */
+static size_t modules_full_bytes(const struct module_map *map)
 {
-	uint64_t need = RECORD_EXT_HEADER_BYTES + 2 * VARINT_MAX_BYTES + map->body_bytes;
+	return varint_len_u64(map->epoch) + varint_len_u64(map->count) + map->body_bytes;
+}
+
+/*
+ * Writes an extended record of kind into the meta stream: head[0..head_len)
+ * then tail[0..tail_len).  Returns 0, or -1 when it was not written (too
+ * big for a ring, or the process file is gone).
+ */
+static int modules_put_record(unsigned kind, const uint8_t *head, size_t head_len,
+			      const uint8_t *tail, size_t tail_len)
+{
+	uint64_t need = RECORD_EXT_HEADER_BYTES + head_len + tail_len;
 	struct preload_thread *m;
 	uint8_t *rec, *p;
 
@@ -358,11 +407,11 @@ static int modules_write(const struct module_map *map)
 		return -1;
 	rec = ring_reserve(m, (uint32_t)need);
 	if (rec) {
-		p = record_ext_begin(rec, TRACE_REC_EXT_MODULES);
-		p = varint_put_u64(p, map->epoch);
-		p = varint_put_u64(p, map->count);
-		memcpy(p, map->body, map->body_bytes);
-		p += map->body_bytes;
+		p = record_ext_begin(rec, kind);
+		memcpy(p, head, head_len);
+		p += head_len;
+		memcpy(p, tail, tail_len);
+		p += tail_len;
 		record_ext_end(rec, p);
 		ring_commit(m, p);
 	}
@@ -370,11 +419,208 @@ static int modules_write(const struct module_map *map)
 	return rec ? 0 : -1;
 }
 
+/* Writes map whole as a MODULES record, its modules taking ids 0 and up in
+ * body order; 0 or -1.  Under modules_lock. */
+static int modules_write_full(struct module_map *map)
+{
+	uint8_t head[2 * VARINT_MAX_BYTES], *p = head;
+	int rc;
+
+	p = varint_put_u64(p, map->epoch);
+	p = varint_put_u64(p, map->count);
+	rc = modules_put_record(TRACE_REC_EXT_MODULES, head, (size_t)(p - head), map->body,
+				map->body_bytes);
+	for (uint32_t i = 0; i < map->count; i++)
+		map->ids[i] = i;
+	map->next_id = map->count;
+	modules_written_epoch = rc == 0 ? map->epoch : 0;
+	return rc;
+}
+
+/* FNV-1a of a module entry: equal entries are the same module. */
+static uint64_t modules_entry_hash(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Scratch of one delta: a hash table of the base's entries, which of the
+ * base's and the next map's entries matched, the removed ids, and the next
+ * map's body, offsets and ids in their new order; one mapping. */
+struct modules_delta_work {
+	uint8_t *mem;
+	size_t mem_bytes;
+	uint32_t *slots, mask;
+	uint8_t *base_kept, *next_kept;
+	uint64_t *removed;
+	uint32_t nremoved, nkept;
+	uint8_t *body;
+	uint32_t *offsets;
+	uint64_t *ids;
+	uint8_t *head;               /* the record's head */
+};
+
+static int modules_delta_work_map(struct modules_delta_work *w, const struct module_map *base,
+				  const struct module_map *next)
+{
+	uint32_t nslots = 16;
+
+	while (nslots < 2 * base->count)
+		nslots *= 2;
+	w->mem_bytes = nslots * sizeof(uint32_t) + base->count * sizeof(uint64_t) +
+		       next->count * sizeof(uint64_t) + (next->count + 1) * sizeof(uint32_t) +
+		       base->count + next->count + next->body_bytes +
+		       (4 + base->count) * VARINT_MAX_BYTES;
+	w->mem = preload_mem_map(w->mem_bytes);
+	if (!w->mem)
+		return -1;
+	w->removed = (uint64_t *)w->mem;
+	w->ids = w->removed + base->count;
+	w->slots = (uint32_t *)(w->ids + next->count);
+	w->mask = nslots - 1;
+	w->offsets = w->slots + nslots;
+	w->base_kept = (uint8_t *)(w->offsets + next->count + 1);
+	w->next_kept = w->base_kept + base->count;
+	w->body = w->next_kept + next->count;
+	w->head = w->body + next->body_bytes;
+	return 0;
+}
+
+/* Marks the entries of base and next that are the same module. */
+static void modules_delta_match(struct modules_delta_work *w, const struct module_map *base,
+				const struct module_map *next)
+{
+	for (uint32_t i = 0; i < base->count; i++) {
+		const uint8_t *e = base->body + base->offsets[i];
+		uint32_t k = (uint32_t)modules_entry_hash(e, base->offsets[i + 1] - base->offsets[i]);
+
+		while (w->slots[k & w->mask])
+			k++;
+		w->slots[k & w->mask] = i + 1;
+	}
+	for (uint32_t j = 0; j < next->count; j++) {
+		const uint8_t *e = next->body + next->offsets[j];
+		uint32_t len = next->offsets[j + 1] - next->offsets[j];
+		uint32_t k = (uint32_t)modules_entry_hash(e, len), i;
+
+		for (; (i = w->slots[k & w->mask]) != 0; k++) {
+			i--;
+			if (!w->base_kept[i] && base->offsets[i + 1] - base->offsets[i] == len &&
+			    memcmp(base->body + base->offsets[i], e, len) == 0) {
+				w->base_kept[i] = 1;
+				w->next_kept[j] = 1;
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Orders next's entries as a reader of a delta from base has them (the
+ * kept ones in base's order, then the added ones) into w's body, offsets
+ * and ids, and lists the ids of base's modules that left.  A map's ids
+ * ascend in its order (those of a whole map are 0 and up, a delta's added
+ * ones start above all its base's), so the removed ids are listed
+ * ascending, as the record wants them.
+ */
+static void modules_delta_order(struct modules_delta_work *w, const struct module_map *base,
+				const struct module_map *next)
+{
+	uint32_t n = 0;
+	size_t at = 0;
+
+	w->nremoved = 0;
+	for (uint32_t i = 0; i < base->count; i++) {
+		uint32_t len = base->offsets[i + 1] - base->offsets[i];
+
+		if (!w->base_kept[i]) {
+			w->removed[w->nremoved++] = base->ids[i];
+			continue;
+		}
+		w->offsets[n] = (uint32_t)at;
+		w->ids[n++] = base->ids[i];
+		memcpy(w->body + at, base->body + base->offsets[i], len);
+		at += len;
+	}
+	w->nkept = n;
+	for (uint32_t j = 0; j < next->count; j++) {
+		uint32_t len = next->offsets[j + 1] - next->offsets[j];
+
+		if (w->next_kept[j])
+			continue;
+		w->offsets[n] = (uint32_t)at;
+		w->ids[n] = base->next_id + (n - w->nkept);
+		n++;
+		memcpy(w->body + at, next->body + next->offsets[j], len);
+		at += len;
+	}
+	w->offsets[n] = (uint32_t)at;
+}
+
+/*
+ * Writes next as a MODULES_DELTA record from base (whose record is in the
+ * process file) when that is smaller than the whole map, taking w's order
+ * and ids into next.  Returns 0 written, 1 when the whole map should be
+ * written instead, -1 when out of memory or not written.  Under
+ * modules_lock.
+ */
+static int modules_write_delta(const struct module_map *base, struct module_map *next)
+{
+	struct modules_delta_work w;
+	uint32_t nadded;
+	size_t head_bytes, added_bytes;
+	int rc;
+
+	if (modules_delta_work_map(&w, base, next) < 0)
+		return -1;
+	modules_delta_match(&w, base, next);
+	modules_delta_order(&w, base, next);
+	nadded = next->count - w.nkept;
+	added_bytes = next->body_bytes - w.offsets[w.nkept];
+	head_bytes = modules_delta_head_bytes(next->epoch, base->epoch, w.removed, w.nremoved,
+					      nadded);
+	if (head_bytes + added_bytes >= modules_full_bytes(next)) {
+		preload_mem_unmap(w.mem, w.mem_bytes);
+		return 1;
+	}
+	memcpy(next->body, w.body, next->body_bytes);
+	memcpy(next->offsets, w.offsets, (next->count + 1) * sizeof(uint32_t));
+	memcpy(next->ids, w.ids, next->count * sizeof(uint64_t));
+	next->next_id = base->next_id + nadded;
+	modules_delta_put_head(w.head, next->epoch, base->epoch, w.removed, w.nremoved, nadded);
+	rc = modules_put_record(TRACE_REC_EXT_MODULES_DELTA, w.head, head_bytes,
+				next->body + w.offsets[w.nkept], added_bytes);
+	preload_mem_unmap(w.mem, w.mem_bytes);
+	modules_written_epoch = rc == 0 ? next->epoch : 0;
+	return rc;
+}
+
+/* Writes next's record: a delta from base when base's record is in the
+ * process file and the delta is smaller, else the whole map.  Under
+ * modules_lock. */
+static void modules_write_next(const struct module_map *base, struct module_map *next)
+{
+	if (base && base->epoch == modules_written_epoch &&
+	    modules_write_delta(base, next) == 0)
+		return;
+	modules_write_full(next);
+}
+
 int modules_write_current(void)
 {
-	const struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
+	struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
+	int rc;
 
-	return m ? modules_write(m) : -1;
+	if (!m)
+		return -1;
+	preload_lock_take(&modules_lock);
+	m = atomic_load_explicit(&modules_current, memory_order_relaxed);
+	rc = modules_write_full(m);
+	preload_lock_give(&modules_lock);
+	return rc;
 }
 
 int modules_refresh(void)
@@ -398,7 +644,7 @@ int modules_refresh(void)
 		return cur->epoch != entry_epoch;
 	}
 	next->epoch = (cur ? cur->epoch : 0) + 1;
-	modules_write(next);
+	modules_write_next(cur, next);
 	atomic_store_explicit(&modules_current, next, memory_order_release);
 	preload_lock_give(&modules_lock);
 	namespaces_look();
@@ -432,4 +678,5 @@ void modules_fork_parent(void)
 void modules_fork_child(void)
 {
 	preload_lock_reset(&modules_lock);
+	modules_written_epoch = 0; /* the child's file has no map yet */
 }

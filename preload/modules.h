@@ -1,7 +1,8 @@
 /*
  * preload/modules.h - the module map: which executable segments are loaded
- * where, numbered by epoch, and written as EXT_MODULES records so that
- * recorded instruction pointers can be symbolized after the run.
+ * where, numbered by epoch, and written as EXT_MODULES records (or, when
+ * smaller, EXT_MODULES_DELTA records of what changed since the map before)
+ * so that recorded instruction pointers can be symbolized after the run.
  */
 #ifndef MPROF_PRELOAD_MODULES_H
 #define MPROF_PRELOAD_MODULES_H
@@ -30,6 +31,10 @@ struct module_map {
 	size_t map_bytes;
 	struct module_range *ranges;
 	uint8_t *body;
+	uint32_t *offsets;           /* count + 1: where each module starts in body */
+	uint64_t *ids;               /* count: each module's id in the trace, set
+	                              * under the modules lock when written */
+	uint64_t next_id;            /* the id after the map's (mprof-trace(5)) */
 };
 
 /* The current map (NULL before modules_init); only modules.c stores it. */
@@ -67,7 +72,8 @@ struct preload_thread;
  * left. */
 int modules_refresh_moved(struct preload_thread *t);
 
-/* Writes the MODULES record of the current map into the meta stream; 0 or -1. */
+/* Writes the MODULES record of the current map into the meta stream (a
+ * whole map: the first of a process file); 0 or -1. */
 int modules_write_current(void);
 
 /* dlclose happened: the next capture rescans before it interns. */

@@ -229,6 +229,10 @@ E2E_TESTS = \
 E2E_TESTS += tests/e2e/chunk-index.sh
 EXTRA_DIST += tests/e2e/chunk_index.py tests/e2e/trace_craft.py tests/progs/long_laps.c bench/seek.py
 
+# module maps written as deltas (MODULES_DELTA)
+E2E_TESTS += tests/e2e/module-deltas.sh
+EXTRA_DIST += tests/e2e/module_records.py tests/progs/dlopen_chain.c tests/progs/dlopen_chain_lib.c
+
 # Slowest first, so that `make check -j2` overlaps them with the rest.
 CASE_TESTS = \
 	tests/cases/25-huge-trace.sh \
