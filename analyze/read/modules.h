@@ -62,8 +62,9 @@ struct module_maps {
  * pointer per module of its map: the maps may hold this many pointers per
  * byte of their records, or MODULE_MAPS_FREE_SLOTS in all (32 MiB), before
  * a further map is refused.  2000 libraries loaded one by one make 2 million
- * pointers from some 200 KB of records. */
-#define MODULE_MAPS_SLOTS_PER_BYTE 256
+ * pointers from some 200 KB of records; the cap is reached past some 10,000
+ * libraries. */
+#define MODULE_MAPS_SLOTS_PER_BYTE 64
 #define MODULE_MAPS_FREE_SLOTS ((uint64_t)1 << 22)
 
 void module_maps_init(struct module_maps *m);

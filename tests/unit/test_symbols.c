@@ -34,6 +34,8 @@
 #include "analyze/symbolize/symbol_table.h"
 #include "analyze/symbolize/symbolize.h"
 #include "trace/chunk.h"
+#include "trace/format.h"
+#include "trace/modules_delta.h"
 #include "trace/record.h"
 
 #ifdef __clang__
@@ -373,6 +375,155 @@ static void test_modules_record_round_trip(void)
 	CU_ASSERT_EQUAL(maps_of(&maps, 3, &mods[1], 1), 0);
 	CU_ASSERT_EQUAL(maps.count, 1);
 	CU_ASSERT_PTR_NULL(module_maps_find(&maps, 3, 0x7f0000001000));
+	module_maps_free(&maps);
+}
+
+/* A MODULES_DELTA payload: head (trace/modules_delta.h), then the added
+ * modules as modules_payload lays them out. */
+static size_t delta_payload(uint8_t *buf, uint64_t epoch, uint64_t base, const uint64_t *removed,
+			    size_t nremoved, const struct module_desc *added, size_t nadded)
+{
+	uint8_t tmp[4096];
+	size_t n = modules_payload(tmp, 0, added, nadded);
+	uint8_t *p = modules_delta_put_head(buf, epoch, base, removed, nremoved, nadded);
+
+	memcpy(p, tmp + 2, n - 2); /* epoch 0 and the count take a byte each */
+	return (size_t)(p - buf) + n - 2;
+}
+
+static int delta_of(struct module_maps *maps, uint64_t epoch, uint64_t base,
+		    const uint64_t *removed, size_t nremoved, const struct module_desc *added,
+		    size_t nadded)
+{
+	uint8_t buf[8192];
+	size_t n = delta_payload(buf, epoch, base, removed, nremoved, added, nadded);
+
+	return module_maps_add_ext(maps, TRACE_REC_EXT_MODULES_DELTA, buf, n);
+}
+
+/* One module at bias with one segment [0x1000, 0x2000). */
+static void desc_at(struct module_desc *m, const char *path, uint64_t bias)
+{
+	memset(m, 0, sizeof(*m));
+	strcpy(m->path, path);
+	m->bias = bias;
+	m->seg_count = 1;
+	m->seg_start[0] = 0x1000;
+	m->seg_size[0] = 0x1000;
+}
+
+static const char *path_at(const struct module_maps *maps, uint64_t epoch, uint64_t ip)
+{
+	const struct module *m = module_maps_find(maps, epoch, ip);
+
+	return m ? m->path : "(none)";
+}
+
+/* A delta's map is its base's without the removed ids, plus the added
+ * modules under the next ids; a library loaded at a closed one's address
+ * is found in the epochs after, the closed one in those before. */
+static void test_modules_delta_applies_to_its_base(void)
+{
+	struct module_desc mods[3], add;
+	struct module_maps maps;
+	const uint64_t rm_b[] = { 1 }, rm_x[] = { 3 }, rm_ac[] = { 0, 2 };
+
+	desc_at(&mods[0], "/a.so", 0x10000);
+	desc_at(&mods[1], "/b.so", 0x20000);
+	desc_at(&mods[2], "/c.so", 0x30000);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 1, mods, 3), 0);
+	CU_ASSERT_EQUAL(maps.maps[0].next_id, 3);
+	/* epoch 2: b.so closed, x.so loaded at its address (id 3) */
+	desc_at(&add, "/x.so", 0x20000);
+	CU_ASSERT_EQUAL_FATAL(delta_of(&maps, 2, 1, rm_b, 1, &add, 1), 0);
+	CU_ASSERT_EQUAL(maps.count, 2);
+	CU_ASSERT_EQUAL(maps.maps[1].count, 3);
+	CU_ASSERT_EQUAL(maps.maps[1].next_id, 4);
+	CU_ASSERT_STRING_EQUAL(path_at(&maps, 1, 0x21000), "/b.so");
+	CU_ASSERT_STRING_EQUAL(path_at(&maps, 2, 0x21000), "/x.so");
+	CU_ASSERT_STRING_EQUAL(path_at(&maps, 2, 0x11000), "/a.so");
+	CU_ASSERT_STRING_EQUAL(path_at(&maps, 2, 0x31fff), "/c.so");
+	/* the base's modules are shared, not copied */
+	CU_ASSERT_PTR_EQUAL(module_maps_find(&maps, 1, 0x11000), module_maps_find(&maps, 2, 0x11000));
+	/* epoch 3: x.so closed again (id 3), nothing added */
+	CU_ASSERT_EQUAL_FATAL(delta_of(&maps, 3, 2, rm_x, 1, NULL, 0), 0);
+	CU_ASSERT_STRING_EQUAL(path_at(&maps, 3, 0x21000), "(none)");
+	CU_ASSERT_EQUAL(maps.maps[2].next_id, 4);
+	/* epoch 4: a.so and c.so gone, b.so back at a lower address (id 4),
+	 * merged in by address */
+	desc_at(&add, "/b.so", 0x5000);
+	CU_ASSERT_EQUAL_FATAL(delta_of(&maps, 4, 3, rm_ac, 2, &add, 1), 0);
+	CU_ASSERT_EQUAL(maps.maps[3].count, 1);
+	CU_ASSERT_EQUAL(module_maps_find(&maps, 4, 0x6000)->id, 4);
+	CU_ASSERT_STRING_EQUAL(path_at(&maps, 4, 0x11000), "(none)");
+	/* every module parsed once: 3 + x.so + b.so again */
+	CU_ASSERT_EQUAL(maps.pool_count, 5);
+	module_maps_free(&maps);
+}
+
+/* A delta without its base, one naming an id its base lacks, one based on
+ * its own epoch and one whose bytes do not add up are refused and add no
+ * map; a delta on a refused one is refused in turn. */
+static void test_modules_delta_refusals(void)
+{
+	struct module_desc mods[2], add;
+	struct module_maps maps;
+	const uint64_t rm_7[] = { 7 }, rm_0[] = { 0 };
+	uint8_t buf[8192];
+	size_t n;
+
+	desc_at(&mods[0], "/a.so", 0x10000);
+	desc_at(&mods[1], "/b.so", 0x20000);
+	desc_at(&add, "/x.so", 0x40000);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 1, mods, 2), 0);
+	CU_ASSERT_EQUAL(delta_of(&maps, 3, 2, NULL, 0, &add, 1), -EBADMSG);
+	CU_ASSERT_EQUAL(delta_of(&maps, 2, 1, rm_7, 1, &add, 1), -EBADMSG);
+	CU_ASSERT_EQUAL(delta_of(&maps, 1, 1, rm_0, 1, NULL, 0), -EBADMSG);
+	CU_ASSERT_EQUAL(delta_of(&maps, 4, 2, NULL, 0, &add, 1), -EBADMSG);
+	n = delta_payload(buf, 2, 1, rm_0, 1, &add, 1);
+	for (size_t cut = 0; cut < n; cut++)
+		CU_ASSERT_EQUAL(module_maps_add_delta(&maps, buf, cut), -EBADMSG);
+	buf[n] = 0;
+	CU_ASSERT_EQUAL(module_maps_add_delta(&maps, buf, n + 1), -EBADMSG);
+	CU_ASSERT_EQUAL(maps.count, 1);
+	CU_ASSERT_EQUAL(maps.pool_count, 2);
+	/* the same bytes whole are a good delta */
+	CU_ASSERT_EQUAL(module_maps_add_delta(&maps, buf, n), 0);
+	CU_ASSERT_STRING_EQUAL(path_at(&maps, 2, 0x41000), "/x.so");
+	CU_ASSERT_STRING_EQUAL(path_at(&maps, 2, 0x11000), "(none)");
+	CU_ASSERT_EQUAL(module_maps_add_ext(&maps, TRACE_REC_EXT_DIAG, buf, n), 1);
+	module_maps_free(&maps);
+}
+
+/* Deltas of a few bytes that each copy a large map are refused past the
+ * maps' pointer budget (MODULE_MAPS_SLOTS_PER_BYTE), never taking memory
+ * out of proportion to the records. */
+static void test_modules_delta_budget(void)
+{
+	enum { MODS = 3072 };
+	static struct module_desc mods[MODS];
+	static uint8_t buf[1 << 17];
+	struct module_maps maps;
+	size_t n;
+	int rc = 0;
+	uint64_t epoch, cap;
+
+	for (size_t i = 0; i < MODS; i++)
+		desc_at(&mods[i], "/m", 0x100000 * (i + 1));
+	module_maps_init(&maps);
+	n = modules_payload(buf, 1, mods, MODS);
+	CU_ASSERT_FATAL(n < sizeof(buf));
+	CU_ASSERT_EQUAL_FATAL(module_maps_add_record(&maps, buf, n), 0);
+	for (epoch = 2; epoch < 100000 && rc == 0; epoch++)
+		rc = delta_of(&maps, epoch, epoch - 1, NULL, 0, NULL, 0);
+	cap = maps.record_bytes * MODULE_MAPS_SLOTS_PER_BYTE;
+	if (cap < MODULE_MAPS_FREE_SLOTS)
+		cap = MODULE_MAPS_FREE_SLOTS;
+	CU_ASSERT_EQUAL(rc, -E2BIG);
+	CU_ASSERT(maps.slots <= cap);
+	CU_ASSERT(maps.slots + MODS > cap);
 	module_maps_free(&maps);
 }
 
@@ -1027,6 +1178,10 @@ int main(void)
 	    !CU_add_test(suite, "modules record round trip", test_modules_record_round_trip) ||
 	    !CU_add_test(suite, "modules epochs in any order", test_modules_epochs_in_any_order) ||
 	    !CU_add_test(suite, "modules garbage refused", test_modules_garbage_refused) ||
+	    !CU_add_test(suite, "modules delta applies to its base",
+			 test_modules_delta_applies_to_its_base) ||
+	    !CU_add_test(suite, "modules delta refusals", test_modules_delta_refusals) ||
+	    !CU_add_test(suite, "modules delta budget", test_modules_delta_budget) ||
 	    !CU_add_test(suite, "libdw loaded at the first file", test_libdw_loaded_at_first_file) ||
 	    !CU_add_test(suite, "function and line", test_symbolize_function_and_line) ||
 	    !CU_add_test(suite, "inlined frames", test_symbolize_inlined_frames) ||

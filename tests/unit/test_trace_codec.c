@@ -19,6 +19,7 @@
 #include "trace/argv_quote.h"
 #include "trace/chunk.h"
 #include "trace/chunk_index.h"
+#include "trace/modules_delta.h"
 #include "trace/recode.h"
 #include "trace/record.h"
 #include "trace/split.h"
@@ -1790,6 +1791,75 @@ static void test_recode_passes_through_what_it_cannot_take(void)
 
 /* A command line keeps its quoting: plain words as they are, others in
  * single quotes, a quote inside as '\'' , an empty argument as ''. */
+/* A MODULES_DELTA head round-trips: its size is what modules_delta_put_head
+ * writes, the ids come back ascending as given (gap-coded: 0, 1 and
+ * neighbours take a byte each), and the added modules start after it. */
+static void test_modules_delta_head_round_trip(void)
+{
+	const uint64_t removed[] = { 0, 1, 2, 300, 301, UINT64_MAX - 1, UINT64_MAX };
+	const size_t nr = sizeof(removed) / sizeof(removed[0]);
+	uint8_t buf[256], *end;
+	struct modules_delta_head h;
+	uint64_t ids[8];
+
+	end = modules_delta_put_head(buf, 7, 6, removed, nr, 2);
+	CU_ASSERT_EQUAL((size_t)(end - buf), modules_delta_head_bytes(7, 6, removed, nr, 2));
+	memset(end, 0, 8); /* two modules' worth of bytes after the head */
+	CU_ASSERT_EQUAL_FATAL(modules_delta_get_head(buf, (size_t)(end - buf) + 8, &h), 0);
+	CU_ASSERT_EQUAL(h.epoch, 7);
+	CU_ASSERT_EQUAL(h.base_epoch, 6);
+	CU_ASSERT_EQUAL(h.removed_count, nr);
+	CU_ASSERT_EQUAL(h.added_count, 2);
+	CU_ASSERT_PTR_EQUAL(h.modules, end);
+	CU_ASSERT_PTR_EQUAL(h.end, end + 8);
+	modules_delta_get_removed(&h, ids);
+	for (size_t i = 0; i < nr; i++)
+		CU_ASSERT_EQUAL(ids[i], removed[i]);
+	/* 0, 1, 2: one byte each after the three one-byte fields */
+	CU_ASSERT_EQUAL(buf[3], 0);
+	CU_ASSERT_EQUAL(buf[4], 0);
+	CU_ASSERT_EQUAL(buf[5], 0);
+	/* nothing removed, nothing added: four bytes */
+	end = modules_delta_put_head(buf, 2, 1, NULL, 0, 0);
+	CU_ASSERT_EQUAL(end - buf, 4);
+	CU_ASSERT_EQUAL(modules_delta_get_head(buf, 4, &h), 0);
+	CU_ASSERT_EQUAL(h.removed_count + h.added_count, 0);
+}
+
+/* A head cut anywhere, ids that wrap past 2^64, a removed count beyond the
+ * bytes and an added count beyond a quarter of the bytes left are
+ * refused. */
+static void test_modules_delta_head_refusals(void)
+{
+	const uint64_t removed[] = { 5, 9 };
+	uint8_t buf[64], *p, *end;
+	struct modules_delta_head h;
+
+	end = modules_delta_put_head(buf, 3, 2, removed, 2, 1);
+	memset(end, 0, 4);
+	CU_ASSERT_EQUAL(modules_delta_get_head(buf, (size_t)(end - buf) + 4, &h), 0);
+	for (size_t cut = 0; cut < (size_t)(end - buf); cut++)
+		CU_ASSERT_EQUAL(modules_delta_get_head(buf, cut, &h), -EBADMSG);
+	/* one module needs 4 bytes after the head */
+	CU_ASSERT_EQUAL(modules_delta_get_head(buf, (size_t)(end - buf) + 3, &h), -EBADMSG);
+	CU_ASSERT_EQUAL(modules_delta_get_head(NULL, 0, &h), -EBADMSG);
+	/* ids UINT64_MAX then one more: the gap wraps */
+	p = buf;
+	p = varint_put_u64(p, 3);
+	p = varint_put_u64(p, 2);
+	p = varint_put_u64(p, 2);
+	p = varint_put_u64(p, UINT64_MAX);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	CU_ASSERT_EQUAL(modules_delta_get_head(buf, (size_t)(p - buf), &h), -EBADMSG);
+	/* a removed count larger than the bytes */
+	p = buf;
+	p = varint_put_u64(p, 3);
+	p = varint_put_u64(p, 2);
+	p = varint_put_u64(p, 1000);
+	CU_ASSERT_EQUAL(modules_delta_get_head(buf, (size_t)(p - buf), &h), -EBADMSG);
+}
+
 static void test_command_line_keeps_quoting(void)
 {
 	static const char raw[] = "sh\0-c\0echo \"a b\" $0\0it's\0\0x=1,y@2\0";
@@ -2017,6 +2087,9 @@ int main(void)
 	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
 		    test_slot_decoder_refuses_continuation_of_lost_lap);
 	CU_add_test(s, "command line keeps its quoting", test_command_line_keeps_quoting);
+	CU_add_test(s, "modules delta head round-trips", test_modules_delta_head_round_trip);
+	CU_add_test(s, "modules delta head refuses what does not decode",
+		    test_modules_delta_head_refusals);
 	CU_add_test(s, "chunk index round-trips, refuses what does not decode",
 		    test_chunk_index_round_trip_and_refusals);
 	CU_add_test(s, "symbolize request round-trips, refuses what does not add up",
