@@ -1,9 +1,13 @@
 #!/bin/bash
 # dlopen_many.sh MPROF_A MPROF_B [N] [ROUNDS] - interleaved rounds of
 # `mprof run` (exact mode) of bench/dlopen_many.c over N copies (default
-# 2000) of one small library that allocates 64 and 32 bytes; prints each
-# run's wall and CPU time (task-clock of mprof and its children, in ms,
-# with perf) and the medians.  Scratch files go to a temporary folder.
+# 2000) of one small library that allocates 64 and 32 bytes, then of
+# `mprof report` of the trace it wrote; prints each run's wall and CPU time
+# (task-clock of mprof and its children, in ms, with perf), the trace's
+# bytes and those of its module map records (tests/e2e/module_records.py),
+# the report's wall time (a run of its own, without perf, whose start takes
+# a few hundred ms here) and CPU time, and the medians.  Scratch files go to a
+# temporary folder.
 set -eu
 a=$1 b=$2 n=${3:-2000} rounds=${4:-5}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,21 +18,35 @@ cc -O1 -shared -fPIC -o "$dir/lib.so" "$dir/lib.c"
 cc -O1 -o "$dir/dlopen_many" "$here/dlopen_many.c"
 mkdir "$dir/libs"
 for i in $(seq 0 $((n - 1))); do cp "$dir/lib.so" "$dir/libs/lib$i.so"; done
+# task_ms COMMAND...: the command's task-clock in ms (its output dropped)
+task_ms() {
+	local ms
+	ms=$(perf stat -x, -e task-clock -- "$@" 2>&1 >/dev/null |
+		sed -n 's/^\([0-9.]*\),.*task-clock.*/\1/p')
+	echo "${ms%.*}"
+}
 for r in $(seq "$rounds"); do
 	for which in A B; do
 		m=$a
 		[ "$which" = B ] && m=$b
 		t0=$(date +%s%N)
-		cpu=$(perf stat -x, -e task-clock -- "$m" run -q -o "$dir/t" -- "$dir/dlopen_many" \
-			"$dir/libs" "$n" 2>&1 >/dev/null | sed -n 's/^\([0-9.]*\),.*task-clock.*/\1/p')
+		cpu=$(task_ms "$m" run -q -o "$dir/t" -- "$dir/dlopen_many" "$dir/libs" "$n")
 		t1=$(date +%s%N)
-		echo "$which wall_ms $(((t1 - t0) / 1000000)) cpu_ms ${cpu%.*}"
+		"$m" report "$dir/t" >/dev/null
+		t2=$(date +%s%N)
+		rcpu=$(task_ms "$m" report "$dir/t")
+		bytes=$(stat -c %s "$dir/t")
+		mod=$(python3 "$here/../tests/e2e/module_records.py" "$dir/t" | cut -d' ' -f6)
+		echo "$which wall_ms $(((t1 - t0) / 1000000)) cpu_ms $cpu trace_bytes $bytes" \
+			"module_bytes $mod report_wall_ms $(((t2 - t1) / 1000000)) report_cpu_ms $rcpu"
 		rm -f "$dir"/t*
 	done
 done | tee "$dir/runs"
 for which in A B; do
-	for col in 3 5; do
+	for col in 3 5 7 9 11 13; do
 		grep "^$which " "$dir/runs" | cut -d' ' -f$col | sort -n |
-			awk -v w="$which" -v c="$col" '{v[NR]=$1} END {printf "%s median %s %d\n", w, (c == 3 ? "wall_ms" : "cpu_ms"), v[int((NR + 1) / 2)]}'
+			awk -v w="$which" -v c="$col" 'BEGIN {
+				split("wall_ms cpu_ms trace_bytes module_bytes report_wall_ms report_cpu_ms", k, " ")
+			} {v[NR]=$1} END {printf "%s median %s %d\n", w, k[(c - 1) / 2], v[int((NR + 1) / 2)]}'
 	done
 done
