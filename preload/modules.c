@@ -279,24 +279,24 @@ static const uint8_t *modules_entry_end(const uint8_t *p, const uint8_t *end)
 	return p;
 }
 
-/* Fills map->offsets from its body. */
-static void modules_index_body(struct module_map *map)
+/* Fills off[0..count] with where each of map's entries starts in its body,
+ * and where the last ends. */
+static void modules_index_body(const struct module_map *map, uint32_t *off)
 {
 	const uint8_t *p = map->body, *end = map->body + map->body_bytes;
 
 	for (uint32_t i = 0; i < map->count; i++) {
-		map->offsets[i] = (uint32_t)(p - map->body);
+		off[i] = (uint32_t)(p - map->body);
 		p = modules_entry_end(p, end);
 	}
-	map->offsets[map->count] = (uint32_t)map->body_bytes;
+	off[map->count] = (uint32_t)map->body_bytes;
 }
 
 /* Copies a finished scan into a new, unpublished map. */
 static struct module_map *modules_map_from(const struct modules_scan *sc)
 {
 	size_t bytes = sizeof(struct module_map) + sc->nranges * sizeof(struct module_range) +
-		       sc->count * sizeof(uint64_t) + (sc->count + 1) * sizeof(uint32_t) +
-		       sc->body_len;
+		       sc->count * sizeof(uint32_t) + sc->body_len;
 	struct module_map *m = preload_mem_map(bytes);
 
 	if (!m)
@@ -308,13 +308,11 @@ static struct module_map *modules_map_from(const struct modules_scan *sc)
 	m->nranges = sc->nranges;
 	m->body_bytes = sc->body_len;
 	m->ranges = (struct module_range *)(m + 1);
-	m->ids = (uint64_t *)(m->ranges + sc->nranges);
-	m->offsets = (uint32_t *)(m->ids + sc->count);
-	m->body = (uint8_t *)(m->offsets + sc->count + 1);
+	m->ids = (uint32_t *)(m->ranges + sc->nranges);
+	m->body = (uint8_t *)(m->ids + sc->count);
 	memcpy(m->ranges, sc->ranges, sc->nranges * sizeof(struct module_range));
 	memcpy(m->body, sc->body, sc->body_len);
 	modules_sort_ranges(m->ranges, m->nranges);
-	modules_index_body(m);
 	return m;
 }
 
@@ -447,9 +445,9 @@ static uint64_t modules_entry_hash(const uint8_t *p, size_t n)
 	return h;
 }
 
-/* Scratch of one delta: a hash table of the base's entries, which of the
- * base's and the next map's entries matched, the removed ids, and the next
- * map's body, offsets and ids in their new order; one mapping. */
+/* Scratch of one delta: where the base's and the next map's entries start,
+ * a hash table of the base's, which of both matched, the removed ids, and
+ * the next map's body, offsets and ids in their new order; one mapping. */
 struct modules_delta_work {
 	uint8_t *mem;
 	size_t mem_bytes;
@@ -457,9 +455,10 @@ struct modules_delta_work {
 	uint8_t *base_kept, *next_kept;
 	uint64_t *removed;
 	uint32_t nremoved, nkept;
+	uint32_t *base_off, *next_off;
 	uint8_t *body;
 	uint32_t *offsets;
-	uint64_t *ids;
+	uint32_t *ids;
 	uint8_t *head;               /* the record's head */
 };
 
@@ -470,22 +469,26 @@ static int modules_delta_work_map(struct modules_delta_work *w, const struct mod
 
 	while (nslots < 2 * base->count)
 		nslots *= 2;
-	w->mem_bytes = nslots * sizeof(uint32_t) + base->count * sizeof(uint64_t) +
-		       next->count * sizeof(uint64_t) + (next->count + 1) * sizeof(uint32_t) +
-		       base->count + next->count + next->body_bytes +
-		       (4 + base->count) * VARINT_MAX_BYTES;
+	w->mem_bytes = base->count * sizeof(uint64_t) + nslots * sizeof(uint32_t) +
+		       (base->count + 2 * next->count + 3) * sizeof(uint32_t) +
+		       next->count * sizeof(uint32_t) + base->count + next->count +
+		       next->body_bytes + (4 + base->count) * VARINT_MAX_BYTES;
 	w->mem = preload_mem_map(w->mem_bytes);
 	if (!w->mem)
 		return -1;
 	w->removed = (uint64_t *)w->mem;
-	w->ids = w->removed + base->count;
-	w->slots = (uint32_t *)(w->ids + next->count);
+	w->slots = (uint32_t *)(w->removed + base->count);
 	w->mask = nslots - 1;
-	w->offsets = w->slots + nslots;
-	w->base_kept = (uint8_t *)(w->offsets + next->count + 1);
+	w->base_off = w->slots + nslots;
+	w->next_off = w->base_off + base->count + 1;
+	w->offsets = w->next_off + next->count + 1;
+	w->ids = w->offsets + next->count + 1;
+	w->base_kept = (uint8_t *)(w->ids + next->count);
 	w->next_kept = w->base_kept + base->count;
 	w->body = w->next_kept + next->count;
 	w->head = w->body + next->body_bytes;
+	modules_index_body(base, w->base_off);
+	modules_index_body(next, w->next_off);
 	return 0;
 }
 
@@ -494,22 +497,22 @@ static void modules_delta_match(struct modules_delta_work *w, const struct modul
 				const struct module_map *next)
 {
 	for (uint32_t i = 0; i < base->count; i++) {
-		const uint8_t *e = base->body + base->offsets[i];
-		uint32_t k = (uint32_t)modules_entry_hash(e, base->offsets[i + 1] - base->offsets[i]);
+		const uint8_t *e = base->body + w->base_off[i];
+		uint32_t k = (uint32_t)modules_entry_hash(e, w->base_off[i + 1] - w->base_off[i]);
 
 		while (w->slots[k & w->mask])
 			k++;
 		w->slots[k & w->mask] = i + 1;
 	}
 	for (uint32_t j = 0; j < next->count; j++) {
-		const uint8_t *e = next->body + next->offsets[j];
-		uint32_t len = next->offsets[j + 1] - next->offsets[j];
+		const uint8_t *e = next->body + w->next_off[j];
+		uint32_t len = w->next_off[j + 1] - w->next_off[j];
 		uint32_t k = (uint32_t)modules_entry_hash(e, len), i;
 
 		for (; (i = w->slots[k & w->mask]) != 0; k++) {
 			i--;
-			if (!w->base_kept[i] && base->offsets[i + 1] - base->offsets[i] == len &&
-			    memcmp(base->body + base->offsets[i], e, len) == 0) {
+			if (!w->base_kept[i] && w->base_off[i + 1] - w->base_off[i] == len &&
+			    memcmp(base->body + w->base_off[i], e, len) == 0) {
 				w->base_kept[i] = 1;
 				w->next_kept[j] = 1;
 				break;
@@ -534,7 +537,7 @@ static void modules_delta_order(struct modules_delta_work *w, const struct modul
 
 	w->nremoved = 0;
 	for (uint32_t i = 0; i < base->count; i++) {
-		uint32_t len = base->offsets[i + 1] - base->offsets[i];
+		uint32_t len = w->base_off[i + 1] - w->base_off[i];
 
 		if (!w->base_kept[i]) {
 			w->removed[w->nremoved++] = base->ids[i];
@@ -542,19 +545,19 @@ static void modules_delta_order(struct modules_delta_work *w, const struct modul
 		}
 		w->offsets[n] = (uint32_t)at;
 		w->ids[n++] = base->ids[i];
-		memcpy(w->body + at, base->body + base->offsets[i], len);
+		memcpy(w->body + at, base->body + w->base_off[i], len);
 		at += len;
 	}
 	w->nkept = n;
 	for (uint32_t j = 0; j < next->count; j++) {
-		uint32_t len = next->offsets[j + 1] - next->offsets[j];
+		uint32_t len = w->next_off[j + 1] - w->next_off[j];
 
 		if (w->next_kept[j])
 			continue;
 		w->offsets[n] = (uint32_t)at;
 		w->ids[n] = base->next_id + (n - w->nkept);
 		n++;
-		memcpy(w->body + at, next->body + next->offsets[j], len);
+		memcpy(w->body + at, next->body + w->next_off[j], len);
 		at += len;
 	}
 	w->offsets[n] = (uint32_t)at;
@@ -574,7 +577,7 @@ static int modules_write_delta(const struct module_map *base, struct module_map 
 	size_t head_bytes, added_bytes;
 	int rc;
 
-	if (modules_delta_work_map(&w, base, next) < 0)
+	if (base->next_id + next->count > UINT32_MAX || modules_delta_work_map(&w, base, next) < 0)
 		return -1;
 	modules_delta_match(&w, base, next);
 	modules_delta_order(&w, base, next);
@@ -587,8 +590,7 @@ static int modules_write_delta(const struct module_map *base, struct module_map 
 		return 1;
 	}
 	memcpy(next->body, w.body, next->body_bytes);
-	memcpy(next->offsets, w.offsets, (next->count + 1) * sizeof(uint32_t));
-	memcpy(next->ids, w.ids, next->count * sizeof(uint64_t));
+	memcpy(next->ids, w.ids, next->count * sizeof(uint32_t));
 	next->next_id = base->next_id + nadded;
 	modules_delta_put_head(w.head, next->epoch, base->epoch, w.removed, w.nremoved, nadded);
 	rc = modules_put_record(TRACE_REC_EXT_MODULES_DELTA, w.head, head_bytes,

@@ -31,8 +31,7 @@ struct module_map {
 	size_t map_bytes;
 	struct module_range *ranges;
 	uint8_t *body;
-	uint32_t *offsets;           /* count + 1: where each module starts in body */
-	uint64_t *ids;               /* count: each module's id in the trace, set
+	uint32_t *ids;               /* count: each module's id in the trace, set
 	                              * under the modules lock when written */
 	uint64_t next_id;            /* the id after the map's (mprof-trace(5)) */
 };
