@@ -462,6 +462,8 @@ struct modules_delta_work {
 	uint8_t *head;               /* the record's head */
 };
 
+/* Maps w's scratch for a delta from base to next and finds where their
+ * entries start; 0, or -1 when out of memory. */
 static int modules_delta_work_map(struct modules_delta_work *w, const struct module_map *base,
 				  const struct module_map *next)
 {
