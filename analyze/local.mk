@@ -33,6 +33,7 @@ ANALYZE_SYMBOL_SOURCES = \
 # events -> statistics -> sites -> reports
 ANALYZE_REPORT_SOURCES = \
 	analyze/read/reorder.h analyze/read/reorder.c \
+	analyze/read/slot_index.h analyze/read/slot_index.c \
 	analyze/read/event_stream.h analyze/read/event_stream.c \
 	analyze/read/chunk_prefetch.h analyze/read/chunk_prefetch.c \
 	analyze/read/index_plan.h analyze/read/index_plan.c \

@@ -27,9 +27,13 @@
 #include "analyze/util/grow.h"
 #include "analyze/read/reorder.h"
 #include "analyze/read/slot_decoder.h"
+#include "analyze/read/slot_index.h"
 #include "trace/chunk.h"
 #include "trace/record.h"
 #include "trace/varint.h"
+
+_Static_assert(SLOT_INDEX_MAX == SLOT_DECODER_MAX_SLOTS && SLOT_INDEX_MAX <= REORDER_MAX_SOURCES,
+	       "the slots the decoder takes are indexed and merged");
 
 
 /* ---- key=value lists ---- */
@@ -328,7 +332,8 @@ struct stream {
 	const struct event_sink *sink;
 	struct reorder reorder;
 	struct slot_decoders decoders;
-	struct slot_stream *slots;  /* indexed by slot number, owned */
+	struct slot_index slot_index; /* slot numbers to indexes in slots */
+	struct slot_stream *slots;  /* indexed by slot_index's index, owned */
 	size_t slot_count;
 	size_t buffered_bytes;      /* decompressed event data waiting */
 	uint64_t slot_limit;        /* slot numbers must be below (META slots) */
@@ -1126,6 +1131,7 @@ static int handle_events_chunk(struct stream *s, const struct trace_chunk *c)
 	const uint8_t *p = c->data;
 	struct slot_stream *ss;
 	uint64_t slot, t0 = 0;
+	uint32_t index;
 	uint8_t *copy;
 	size_t cap;
 	bool t0_found = false;
@@ -1138,6 +1144,10 @@ static int handle_events_chunk(struct stream *s, const struct trace_chunk *c)
 		info_lost_chunk(s->info, c->offset_bytes, "events chunk with a bad header");
 		return 0;
 	}
+	/* from here on slot is the slot's dense index (slot_index.h) */
+	if (slot_index_get(&s->slot_index, slot, &index) < 0)
+		return -ENOMEM;
+	slot = index;
 	if (slot >= s->slot_count) {
 		struct slot_stream *v = grow_zeroed(s->slots, &s->slot_count, (size_t)slot,
 						    sizeof(*v), 16);
@@ -1203,6 +1213,7 @@ static void stream_free(struct stream *s)
 	s->slot_count = 0;
 	free(s->held);
 	s->held = NULL;
+	slot_index_free(&s->slot_index);
 	reorder_free(&s->reorder);
 	slot_decoders_free(&s->decoders);
 }
@@ -1255,7 +1266,7 @@ static int handle_meta(struct stream *s, const struct trace_chunk *c)
 		char *e;
 		unsigned long long v = slots ? strtoull(slots, &e, 10) : 0;
 
-		if (slots && e != slots && *e == '\0' && v > 0 && v < REORDER_MAX_SOURCES)
+		if (slots && e != slots && *e == '\0' && v > 0 && v <= SLOT_INDEX_MAX)
 			s->slot_limit = v;
 	}
 	/* A fork child's first sequence number follows its parent's at the fork. */
@@ -1481,7 +1492,8 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	s.nodes = nodes;
 	s.maps = maps;
 	s.sink = sink;
-	s.slot_limit = REORDER_MAX_SOURCES;
+	s.slot_limit = SLOT_INDEX_MAX;
+	slot_index_init(&s.slot_index);
 	slot_decoders_init(&s.decoders);
 
 	/* inflating on a second thread when the trace is large (chunk_prefetch.h) */

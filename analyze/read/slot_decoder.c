@@ -10,11 +10,6 @@
 #include "analyze/read/slot_decoder.h"
 #include "trace/split.h"
 
-/* More slots than any recorder makes (it makes at most SESSION_DEFAULT_SLOTS,
- * 4096); the bound keeps a hostile trace from costing gigabytes of decoder
- * state (~2.5 KiB a slot). */
-#define SLOT_LIMIT (1u << 16)
-
 void slot_decoders_init(struct slot_decoders *d)
 {
 	d->slots = NULL;
@@ -34,7 +29,7 @@ void slot_decoders_free(struct slot_decoders *d)
 
 static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 {
-	if (slot >= SLOT_LIMIT)
+	if (slot >= SLOT_DECODER_MAX_SLOTS)
 		return NULL;
 	if (slot >= d->count) {
 		struct slot_state **v = grow_zeroed(d->slots, &d->count, (size_t)slot, sizeof(*v),
@@ -142,7 +137,7 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
 	}
 	s = slot_get(d, slot);
 	if (!s)
-		return slot >= SLOT_LIMIT ? -EPROTO : -ENOMEM;
+		return slot >= SLOT_DECODER_MAX_SLOTS ? -EPROTO : -ENOMEM;
 	if (slot_start_seen(s, lap, offset))
 		return -EEXIST;
 	if (slot_start_add(s, lap, offset) < 0)

@@ -31,6 +31,12 @@ struct slot_state {
 	size_t start_count, start_cap;
 };
 
+/* Slot numbers must be below this: more slots than any recorder makes (it
+ * makes at most SESSION_DEFAULT_SLOTS, 4096); the bound keeps a hostile trace
+ * from costing gigabytes of decoder state (~2.5 KiB a slot).  A chunk of a
+ * slot beyond it is malformed. */
+#define SLOT_DECODER_MAX_SLOTS (1u << 16)
+
 struct slot_decoders {
 	struct slot_state **slots; /* indexed by slot number, owned; each state is
 	                            * allocated once so cursors may keep pointers
