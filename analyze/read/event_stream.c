@@ -1054,7 +1054,7 @@ static int slots_start_ns(const char *path, uint64_t *t0_ns)
 		if (n == -EIO || n == -ENOMEM)
 			break;
 		if (n < 0 || c.type != TRACE_CHUNK_EVENTS || !c.data ||
-		    varint_get_u64(&p, c.data + c.bytes, &slot) < 0 || slot >= REORDER_MAX_SOURCES)
+		    varint_get_u64(&p, c.data + c.bytes, &slot) < 0 || slot >= SLOT_INDEX_MAX)
 			continue;
 		if (slot + 1 >= f.count) {
 			uint8_t *v = grow_zeroed(f.seen, &f.count, (size_t)slot + 1, 1, 64);
