@@ -24,6 +24,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -125,6 +127,8 @@ struct proc {
 	                                * for process files began: the ones
 	                                * that may be taken after it */
 	bool fork_child;               /* its header says made by fork() */
+	bool open_deferred;            /* its file could not be opened for want
+	                                * of descriptors: tried at each scan */
 	bool broken;                   /* inconsistent positions: stopped reading */
 	bool has_trace;
 	char *exe;                     /* the header's executable, once mapped; owned */
@@ -204,6 +208,9 @@ struct collector {
 	bool toggle_waiting;           /* the toggle signal came, not passed on */
 	unsigned toggles_withheld;     /* toggle signals kept from a program that
 	                                * took the signal (TRACE_DIAG_TOGGLE_TAKEN) */
+	int reserve_fd;                /* /dev/null, held so that a process file
+	                                * can be opened when descriptors run
+	                                * out (fd_reserve_*); -1 while given up */
 	unsigned create_failures;      /* traces that could not be created */
 	int create_errno;              /* the first failure's errno */
 	int wait_status;
@@ -232,6 +239,9 @@ struct collector {
 	                                * /proc shows (pid_info_own_pidns) */
 	uint64_t pidns_dev, pidns_ino;
 	struct kept_images kept;       /* handed over in the result */
+	size_t kept_max;               /* programs kept open at most: an eighth of
+	                                * the descriptor limit, so that a low one
+	                                * (ulimit -n) is left to the traces */
 	enum test_store test_store;    /* MPROF_TEST_STORE, a testing aid */
 };
 
@@ -870,10 +880,65 @@ static void proc_ignore(struct collector *c, struct proc *p, const char *why)
 	mprof_warn("%s (%s) is not recorded: %s (process file %s)", who, program, why, p->name);
 }
 
+/* How many programs may be kept open under the descriptor limit. */
+static size_t kept_images_max_for_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 8 >= KEPT_IMAGES_MAX)
+		return KEPT_IMAGES_MAX;
+	return (size_t)(rl.rlim_cur / 8);
+}
+
+/* Takes the reserve descriptor back once one is free again. */
+static void fd_reserve_take(struct collector *c)
+{
+	if (c->reserve_fd < 0)
+		c->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* Gives up the reserve descriptor, so that the next open gets its number;
+ * false when it was given up already. */
+static bool fd_reserve_release(struct collector *c)
+{
+	if (c->reserve_fd < 0)
+		return false;
+	close(c->reserve_fd);
+	c->reserve_fd = -1;
+	return true;
+}
+
+/*
+ * Opens p's file and makes it pending.  A file that cannot be opened for
+ * want of descriptors (the program's hard limit, ulimit -Hn, is the
+ * launcher's too) is never dropped: its recorder would wait for room in its
+ * ring for ever.  It gets the reserve descriptor, or else is tried again at
+ * the next scan; the reserve is taken back before its trace is created
+ * (proc_trace_open), so the files of later processes can be opened too.
+ */
+static void proc_take_in(struct collector *c, struct proc *p)
+{
+	struct stat st;
+	int rc = proc_file_open(&p->pf, dirfd(c->dir), p->name);
+
+	if ((rc == -EMFILE || rc == -ENFILE) && fd_reserve_release(c))
+		rc = proc_file_open(&p->pf, dirfd(c->dir), p->name);
+	p->open_deferred = rc == -EMFILE || rc == -ENFILE;
+	/* Not openable (gone already, not ours): remembered, never looked at. */
+	if (rc < 0 || fstat(p->pf.fd, &st) != 0 || list_push(&c->live, p) < 0) {
+		proc_file_close(&p->pf);
+		return;
+	}
+	p->phase = PROC_PENDING;
+	p->ctime = st.st_ctim;
+	p->seen_ns = now_ns();
+	p->seen_unix_ns = clock_ns(CLOCK_REALTIME);
+}
+
 static int proc_add(struct collector *c, const char *name)
 {
 	struct proc *p = calloc(1, sizeof(*p));
-	struct stat st;
 
 	if (!p)
 		return -ENOMEM;
@@ -887,16 +952,7 @@ static int proc_add(struct collector *c, const char *name)
 	}
 	if (index_add(c, p) < 0)
 		return -ENOMEM;
-	/* Not openable (gone already, not ours): remembered, never looked at. */
-	if (proc_file_open(&p->pf, dirfd(c->dir), name) < 0 || fstat(p->pf.fd, &st) != 0 ||
-	    list_push(&c->live, p) < 0) {
-		proc_file_close(&p->pf);
-		return 0;
-	}
-	p->phase = PROC_PENDING;
-	p->ctime = st.st_ctim;
-	p->seen_ns = now_ns();
-	p->seen_unix_ns = clock_ns(CLOCK_REALTIME);
+	proc_take_in(c, p);
 	return 0;
 }
 
@@ -1006,10 +1062,15 @@ static void dir_scan(struct collector *c)
 
 	rewinddir(c->dir);
 	while ((e = readdir(c->dir)) != NULL) {
+		struct proc *p;
+
 		if (strncmp(e->d_name, "p.", 2) != 0 || strlen(e->d_name) >= NAME_BYTES)
 			continue;
-		if (!proc_find(c, e->d_name))
+		p = proc_find(c, e->d_name);
+		if (!p)
 			proc_add(c, e->d_name);
+		else if (p->open_deferred)
+			proc_take_in(c, p);
 	}
 	if (c->live.n - first_new > 1)
 		qsort(c->live.v + first_new, c->live.n - first_new, sizeof(*c->live.v), new_file_cmp);
@@ -1092,6 +1153,7 @@ static void proc_trace_open(struct collector *c, struct proc *p)
 		memset(c->cfg->root_trace, 0, sizeof(*c->cfg->root_trace));
 		c->cfg->root_trace->fd = -1;
 	} else {
+		fd_reserve_take(c); /* before the trace can take the number */
 		rc = trace_file_create_for_pid(&p->tf, c->cfg->trace_base, p->pid);
 	}
 	/* the first failure is named; the others (a full disk fails every
@@ -1201,7 +1263,8 @@ static bool proc_running(const struct proc *p)
 /* Keeps p's program open for the symbolize step (kept_images.h), once. */
 static void proc_image_keep(struct collector *c, struct proc *p)
 {
-	if (p->exe_kept || !p->exe || !p->exe[0] || !p->pid || p->superseded)
+	if (p->exe_kept || !p->exe || !p->exe[0] || !p->pid || p->superseded ||
+	    c->kept.n >= c->kept_max)
 		return;
 	kept_images_look(&c->kept, p->pid, p->exe);
 	p->exe_kept = true;
@@ -2714,6 +2777,38 @@ static void test_finish_delay(void)
 		;
 }
 
+/* Takes in and finishes the process files that waited for a descriptor
+ * (proc_take_in) until the end: the traces finished before have given
+ * theirs back.  Names those still without one.  Returns how many of them
+ * were still running. */
+static unsigned procs_deferred_finish(struct collector *c)
+{
+	unsigned running = 0, left = 0;
+	const char *first = NULL;
+
+	for (size_t i = 0; i < c->all.n; i++) {
+		struct proc *p = c->all.v[i];
+
+		if (!p->open_deferred)
+			continue;
+		proc_take_in(c, p);
+		if (p->open_deferred) {
+			first = first ? first : p->name;
+			left++;
+			continue;
+		}
+		if (p->phase == PROC_PENDING)
+			proc_activate(c, p, now_ns());
+		if (proc_finish(c, p) && !proc_is_program_pid(c, p))
+			running++;
+	}
+	if (left)
+		mprof_warn("%u process%s not recorded: mprof had no file descriptor left to "
+			   "open %s process file (%s; ulimit -n is mprof's limit too)", left,
+			   left == 1 ? " is" : "es are", left == 1 ? "its" : "their", first);
+	return running;
+}
+
 /* After the program ended: last scan, last drain, END chunks, results.  The
  * root trace is finalized last, after its descendants. */
 static void collect_finish(struct collector *c, struct collector_result *res)
@@ -2736,6 +2831,7 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 		if (proc_finish(c, p) && !proc_is_program_pid(c, p))
 			res->still_running++;
 	}
+	res->still_running += procs_deferred_finish(c);
 	if (root) {
 		proc_finish(c, root);
 		res->root_seen = true;
@@ -2786,6 +2882,8 @@ static void collector_free(struct collector *c)
 	free(c->copy);
 	if (c->dir)
 		closedir(c->dir);
+	if (c->reserve_fd >= 0)
+		close(c->reserve_fd);
 }
 
 static enum test_store test_store_setting(void)
@@ -2808,6 +2906,9 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	memset(res, 0, sizeof(*res));
 	res->notify_fd = -1;
 	c.cfg = cfg;
+	c.reserve_fd = -1;
+	fd_reserve_take(&c);
+	c.kept_max = kept_images_max_for_limit();
 	c.idle_sleep_ns = IDLE_SLEEP_NS;
 	c.wake_fd = launcher_wake_start(launcher_alive_wake_word());
 	c.start_ticks = pid_info_start_ticks((unsigned)getpid());

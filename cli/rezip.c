@@ -257,7 +257,7 @@ static void *worker_main(void *arg)
 }
 
 /* Starts a worker thread, at SCHED_IDLE with idle_priority.  Returns NULL
- * when it cannot. */
+ * when it cannot, with errno set (EMFILE: no descriptor for its eventfd). */
 static struct rezip_worker *worker_new(bool idle_priority)
 {
 	struct rezip_worker *w = calloc(1, sizeof(*w));
@@ -271,9 +271,12 @@ static struct rezip_worker *worker_new(bool idle_priority)
 	w->idle_priority = idle_priority;
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->wake_fd < 0 || sem_init(&w->go, 0, 0) != 0) {
+		int err = errno;
+
 		if (w->wake_fd >= 0)
 			close(w->wake_fd);
 		free(w);
+		errno = err;
 		return NULL;
 	}
 	/* the collector's signals are its own: the worker blocks them all */
@@ -288,6 +291,7 @@ static struct rezip_worker *worker_new(bool idle_priority)
 		sem_destroy(&w->go);
 		close(w->wake_fd);
 		free(w);
+		errno = rc;
 		return NULL;
 	}
 	return w;
@@ -471,7 +475,7 @@ int rezip_start(struct trace_file *tf, const char *path)
 	if (!rz.idle)
 		rz.idle = worker_new(true);
 	if (!rz.idle)
-		return -ENOMEM;
+		return errno ? -errno : -ENOMEM;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
