@@ -2907,7 +2907,6 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	res->notify_fd = -1;
 	c.cfg = cfg;
 	c.reserve_fd = -1;
-	fd_reserve_take(&c);
 	c.kept_max = kept_images_max_for_limit();
 	c.idle_sleep_ns = IDLE_SLEEP_NS;
 	c.wake_fd = launcher_wake_start(launcher_alive_wake_word());
@@ -2935,6 +2934,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	c.program_fd = -1; /* headers before Linux 5.3 */
 #endif
 	c.dir = opendir(cfg->session_dir);
+	fd_reserve_take(&c); /* after the directory, which needs one more */
 	if (!c.dir) {
 		rc = -errno;
 		program_wait_only(&c);

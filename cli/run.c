@@ -396,6 +396,9 @@ static int status_to_exit(int wait_status)
 	return MPROF_EXIT_FAILED;
 }
 
+/* The collector could not read the session directory (it said why). */
+static bool session_unread;
+
 /* "trace written to F (N child traces: F.1 F.2 …); view it with ..." */
 static void summary_print(const struct run_options *o, const struct collector_result *res)
 {
@@ -412,6 +415,11 @@ static void summary_print(const struct run_options *o, const struct collector_re
 		struct rlimit fsize;
 		char why[160] = "LD_PRELOAD was dropped, or it became a static or set-user-ID "
 				"program through exec";
+
+		if (session_unread) { /* said already, with the reason */
+			mprof_note("no data came from %s; its empty trace was deleted", o->argv[0]);
+			return;
+		}
 
 		/* the recorder does not start under a file size limit below
 		 * its process file's size (it would raise SIGXFSZ) */
@@ -576,9 +584,12 @@ static int run_recorded(const struct run_options *o, const char *path)
 	cfg.recorder_path = realpath(env.preload_path, recorder_real) ? recorder_real : NULL;
 	rc = collector_run(&cfg, &res);
 	launcher_alive_stop();
-	if (rc < 0)
-		mprof_warn("cannot read the session directory %s: %s; nothing was recorded",
-			   session, strerror(-rc));
+	if (rc < 0) {
+		mprof_warn("cannot read the session directory %s: %s%s; nothing was recorded",
+			   session, strerror(-rc),
+			   rc == -EMFILE ? " (mprof shares the program's ulimit -n)" : "");
+		session_unread = true;
+	}
 	session_dir_remove(session);
 	if (res.ntraces)
 		analyzer_symbolize(res.traces, res.ntraces, &res.kept);
