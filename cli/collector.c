@@ -1907,6 +1907,26 @@ static void execs_unrecorded_warn(const struct proc *p)
 		   more);
 }
 
+/* Names the programs p spawned, or its vfork children executed, that the
+ * loader would not load the recorder into (statically linked, set-user-ID:
+ * the header counts them), with the reason the file gives now. */
+static void execs_unreachable_warn(const struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	uint32_t n = atomic_load(&h->execs_unreachable);
+	char path[sizeof(h->exec_unreachable_path)], more[32] = "", who[64], why[256];
+
+	if (!n)
+		return;
+	field_copy(path, sizeof(path), h->exec_unreachable_path, sizeof(h->exec_unreachable_path));
+	if (n > 1)
+		snprintf(more, sizeof(more), " (and %u more)", n - 1);
+	mprof_warn("%u program%s started by %s (%s) %s not recorded: %s%s; %s", n,
+		   n == 1 ? "" : "s", proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?",
+		   n == 1 ? "is" : "are", path, more,
+		   exec_target_why(p->pid, path, false, 0, why, sizeof(why)));
+}
+
 /* The shim's diagnostics for a process as "mprof:" lines: its last text, or
  * a phrase per flag when it left none; ring waits with their count. */
 static void diag_print(const struct proc *p)
@@ -1933,6 +1953,7 @@ static void diag_print(const struct proc *p)
 	children_raw_warn(p);
 	children_own_stack_warn(p);
 	execs_unrecorded_warn(p);
+	execs_unreachable_warn(p);
 	exec_unrecorded_warn(p);
 	if (!flags)
 		return;

@@ -7,7 +7,9 @@
  * set-user-ID, an environment without the recorder), and those it spawns
  * or its vfork children execute with an environment that drops the
  * recorder (`env -i`, sudo, a program that builds its children's
- * environment itself), counted.
+ * environment itself), counted; and those they start that the loader will
+ * not load the recorder into (statically linked, set-user-ID: see
+ * exec_reach.h), counted apart.
  *
  * Wraps the exec family and posix_spawn/posix_spawnp: each looks at the
  * environment the new program gets (envp, or environ; the recorder is
@@ -29,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/exec_reach.h"
 #include "preload/exported.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
@@ -76,7 +79,7 @@ static int env_keeps_recorder(char *const envp[])
 }
 
 /* What exec_watch_note did, for exec_watch_undo. */
-enum { NOTED_NOTHING, NOTED_CHILD, NOTED_SELF };
+enum { NOTED_NOTHING, NOTED_CHILD, NOTED_UNREACHABLE, NOTED_SELF };
 
 /* Copies path into field[size], cut to fit, NUL-terminated. */
 static void path_put(char *field, size_t size, const char *path)
@@ -88,14 +91,17 @@ static void path_put(char *field, size_t size, const char *path)
 }
 
 /*
- * Notes a program about to be started with envp: an exec by this image
+ * Notes a program about to be started with envp (path as the call names
+ * it, looked up in $PATH when search is 1; -1: not a path to look at, as
+ * fexecve's and execveat's are not): an exec by this image
  * itself (self: not a posix_spawn, and not from a vfork child, whose pid
  * is its own) is noted in exec_self whatever its environment, for the
  * launcher to name the image's successor if no process file of it
  * appears; another that drops the recorder is counted in
- * execs_unrecorded.  Returns what it noted.
+ * execs_unrecorded, and one the recorder cannot start in
+ * (exec_reach.h) in execs_unreachable.  Returns what it noted.
  */
-static int exec_watch_note(const char *path, char *const envp[], int self)
+static int exec_watch_note(const char *path, char *const envp[], int self, int search)
 {
 	struct session_proc_header *h = preload_proc.hdr;
 
@@ -108,8 +114,15 @@ static int exec_watch_note(const char *path, char *const envp[], int self)
 		atomic_store_explicit(&h->exec_self, 1, memory_order_release);
 		return NOTED_SELF;
 	}
-	if (!preload_proc.cfg.record_children || env_keeps_recorder(envp))
+	if (!preload_proc.cfg.record_children)
 		return NOTED_NOTHING;
+	if (env_keeps_recorder(envp)) {
+		if (search < 0 || !path || !exec_reach_unreachable(path, search))
+			return NOTED_NOTHING;
+		if (atomic_fetch_add_explicit(&h->execs_unreachable, 1, memory_order_relaxed) == 0)
+			path_put(h->exec_unreachable_path, sizeof(h->exec_unreachable_path), path);
+		return NOTED_UNREACHABLE;
+	}
 	if (atomic_fetch_add_explicit(&h->execs_unrecorded, 1, memory_order_relaxed) == 0)
 		path_put(h->exec_unrecorded_path, sizeof(h->exec_unrecorded_path), path);
 	return NOTED_CHILD;
@@ -126,6 +139,8 @@ static void exec_watch_undo(int noted)
 		atomic_store_explicit(&h->exec_self, 0, memory_order_release);
 	else if (noted == NOTED_CHILD)
 		atomic_fetch_sub_explicit(&h->execs_unrecorded, 1, memory_order_relaxed);
+	else if (noted == NOTED_UNREACHABLE)
+		atomic_fetch_sub_explicit(&h->execs_unreachable, 1, memory_order_relaxed);
 }
 
 /* fexecve's name for what it runs: its argv[0] (no path is given). */
@@ -159,10 +174,11 @@ static int next_execvpe(const char *file, char *const argv[], char *const envp[]
 	return fn(file, argv, envp);
 }
 
-/* Runs call after noting path and envp; keeps call's errno. */
-#define EXEC_WATCHED(path, envp, call)                                                   \
+/* Runs call after noting path and envp (search as exec_watch_note's);
+ * keeps call's errno. */
+#define EXEC_WATCHED(path, envp, search, call)                                           \
 	do {                                                                              \
-		int noted_ = exec_watch_note((path), (envp), 1), rc_, errno_;              \
+		int noted_ = exec_watch_note((path), (envp), 1, (search)), rc_, errno_;    \
                                                                                           \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
@@ -173,22 +189,22 @@ static int next_execvpe(const char *file, char *const argv[], char *const envp[]
 
 PRELOAD_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_WATCHED(path, envp, next_execve(path, argv, envp));
+	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, envp));
 }
 
 PRELOAD_API int execv(const char *path, char *const argv[])
 {
-	EXEC_WATCHED(path, environ, next_execve(path, argv, environ));
+	EXEC_WATCHED(path, environ, 0, next_execve(path, argv, environ));
 }
 
 PRELOAD_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_WATCHED(file, envp, next_execvpe(file, argv, envp));
+	EXEC_WATCHED(file, envp, 1, next_execvpe(file, argv, envp));
 }
 
 PRELOAD_API int execvp(const char *file, char *const argv[])
 {
-	EXEC_WATCHED(file, environ, next_execvpe(file, argv, environ));
+	EXEC_WATCHED(file, environ, 1, next_execvpe(file, argv, environ));
 }
 
 PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
@@ -200,7 +216,7 @@ PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
 		errno = ENOSYS;
 		return -1;
 	}
-	EXEC_WATCHED(first_arg(argv), envp, fn(fd, argv, envp));
+	EXEC_WATCHED(first_arg(argv), envp, -1, fn(fd, argv, envp));
 }
 
 PRELOAD_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
@@ -214,7 +230,7 @@ PRELOAD_API int execveat(int dirfd, const char *path, char *const argv[], char *
 		errno = ENOSYS;
 		return -1;
 	}
-	EXEC_WATCHED(path, envp, fn(dirfd, path, argv, envp, flags));
+	EXEC_WATCHED(path, envp, -1, fn(dirfd, path, argv, envp, flags));
 }
 
 /* The list forms: the arguments after arg0 up to the terminating null,
@@ -255,8 +271,8 @@ static int list_exec(enum list_form form, const char *path, const char *arg0, va
 	if (form == LIST_LE)
 		envp = va_arg(ap, char *const *);
 	if (form == LIST_LP)
-		EXEC_WATCHED(path, envp, next_execvpe(path, argv, envp));
-	EXEC_WATCHED(path, envp, next_execve(path, argv, envp));
+		EXEC_WATCHED(path, envp, 1, next_execvpe(path, argv, envp));
+	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, envp));
 }
 
 /* Calls list_exec with two readings of the arguments after arg0. */
@@ -302,7 +318,7 @@ static int spawn_watched(int which, pid_t *pid,
 
 	if (!fn)
 		return ENOSYS;
-	noted = exec_watch_note(path, envp, 0);
+	noted = exec_watch_note(path, envp, 0, which == NEXT_SPAWNP);
 	rc = fn(pid, path, actions, attr, argv, envp);
 	if (rc != 0)
 		exec_watch_undo(noted);

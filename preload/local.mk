@@ -15,6 +15,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/cfi_parse.c preload/cfi_parse.h \
 	preload/diag.c preload/diag.h \
 	preload/event.c preload/event.h \
+	preload/exec_reach.c preload/exec_reach.h \
 	preload/exec_watch.c preload/exec_watch.h \
 	preload/exit_note.c preload/exit_note.h \
 	preload/exported.h preload/next_sym.h \

@@ -141,6 +141,7 @@ E2E_TESTS = \
 	tests/e2e/membarrier-refused.sh \
 	tests/e2e/lowered-limit.sh \
 	tests/e2e/fd-limit.sh \
+	tests/e2e/unreachable-spawns.sh \
 	tests/e2e/unseen-limit.sh \
 	tests/e2e/vanished-programs.sh \
 	tests/e2e/leader-exit.sh \
@@ -265,7 +266,7 @@ tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
 tests_unit_write_trace_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
 EXTRA_DIST += tests/progs/markers_pool.c
-EXTRA_DIST += tests/progs/fd_limit_children.c
+EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 

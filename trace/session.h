@@ -63,7 +63,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 17 /* changes with the layout and with the trace
+#define SESSION_VERSION 18 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -81,7 +81,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * waiter entries; 16: its taken count;
                             * 17: the launcher's long idle waits
                             * (SESSION_TIME_TICK_ASLEEP, the launcher
-                            * file's wake) */
+                            * file's wake); 18: execs_unreachable,
+                            * exit_command 664 bytes (768) */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -218,7 +219,7 @@ struct session_proc_header {
 	 * rename itself after the start, as forked workers do (nginx,
 	 * postgres: argv overwritten in place, or PR_SET_NAME).  The command
 	 * line is quoted as command is, cut to fit. */
-	char exit_command[768];
+	char exit_command[664];
 	char exit_comm[16];
 	/* Fork children that run unrecorded because this image was under a
 	 * seccomp filter, which may kill a process for opening a file, so
@@ -239,6 +240,13 @@ struct session_proc_header {
 	 * their own (the C library's clone(); SYS_clone, SYS_clone3 with a
 	 * stack or CLONE_SETTLS): they run unrecorded (preload/raw_fork.c). */
 	_Atomic uint32_t children_own_stack;
+	/* Programs this image spawned, or its vfork children executed, with
+	 * the recorder in their environment, that the loader will not load it
+	 * into: statically linked, set-user-ID or set-group-ID
+	 * (preload/exec_reach.h); the first one's path as the call named it,
+	 * cut to fit. */
+	_Atomic uint32_t execs_unreachable;
+	char exec_unreachable_path[104];
 };
 
 #define SESSION_TIME_TICK_NS 10000000ull

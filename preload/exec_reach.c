@@ -1,0 +1,111 @@
+/*
+ * preload/exec_reach.c - whether the dynamic loader will load the recorder
+ * into a program about to be executed.  A statically linked program has no
+ * loader, and the loader ignores LD_PRELOAD in secure-execution mode (a
+ * set-user-ID or set-group-ID file that changes the effective IDs); such a
+ * program started by a vfork child or posix_spawn leaves no process file,
+ * and nothing else would name it (preload/exec_watch.c counts it).
+ *
+ * Looks at the file only: stat, statvfs (a nosuid mount), and the ELF
+ * header and program headers through a descriptor opened and closed within
+ * the call.  Never allocates: it runs in vfork children, whose memory is
+ * their parent's.  File capabilities are not looked at (the launcher's
+ * check of the program it starts itself does).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "preload/exec_reach.h"
+#include "preload/sys.h"
+
+#define PHDR_LIMIT 4096 /* more program headers than any real executable */
+
+static int pread_exact(int fd, void *buf, size_t n, uint64_t off)
+{
+	return syscall(SYS_pread64, fd, buf, n, (off_t)off) == (long)n ? 0 : -1;
+}
+
+/* Whether fd holds a native 64-bit ELF executable without PT_INTERP. */
+static int elf_static(int fd)
+{
+	const uint16_t one = 1;
+	unsigned char native = *(const unsigned char *)&one == 1 ? ELFDATA2LSB : ELFDATA2MSB;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (pread_exact(fd, &eh, sizeof(eh), 0) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != native)
+		return 0;
+	if ((eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_phentsize != sizeof(ph) ||
+	    eh.e_phnum == 0 || eh.e_phnum > PHDR_LIMIT)
+		return 0;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (pread_exact(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)) < 0)
+			return 0;
+		if (ph.p_type == PT_INTERP)
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether executing path changes the effective user or group ID. */
+static int file_secure_exec(const char *path, const struct stat *st)
+{
+	struct statvfs vfs;
+
+	if (!(st->st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	if (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+		return 0; /* the kernel ignores the bits there */
+	if ((st->st_mode & S_ISUID) && st->st_uid != geteuid())
+		return 1;
+	return (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getegid();
+}
+
+static int file_unreachable(const char *path)
+{
+	struct stat st;
+	int fd, unreachable;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (file_secure_exec(path, &st))
+		return 1;
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	unreachable = elf_static(fd);
+	sys_close(fd);
+	return unreachable;
+}
+
+int exec_reach_unreachable(const char *file, int search)
+{
+	const char *dirs = getenv("PATH");
+	char path[PATH_MAX];
+	size_t len = strlen(file);
+
+	if (!search || strchr(file, '/'))
+		return file_unreachable(file);
+	if (!dirs)
+		dirs = "/bin:/usr/bin"; /* execvp's default */
+	while (*dirs) {
+		size_t n = strcspn(dirs, ":");
+
+		/* an empty entry is the working directory */
+		if (n + 1 + len < sizeof(path)) {
+			memcpy(path, n ? dirs : ".", n ? n : 1);
+			path[n ? n : 1] = '/';
+			memcpy(path + (n ? n : 1) + 1, file, len + 1);
+			if (access(path, X_OK) == 0)
+				return file_unreachable(path);
+		}
+		dirs += n + (dirs[n] == ':');
+	}
+	return 0;
+}

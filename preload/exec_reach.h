@@ -1,0 +1,18 @@
+/*
+ * preload/exec_reach.h - whether the recorder can start in a program about
+ * to be executed (see exec_reach.c).
+ */
+#ifndef MPROF_PRELOAD_EXEC_REACH_H
+#define MPROF_PRELOAD_EXEC_REACH_H
+
+/*
+ * 1 when the dynamic loader will not load the recorder into the program
+ * file names (as an exec call names it; searched in $PATH, as execvp does,
+ * when search is set and file has no '/'): it is statically linked, or runs
+ * set-user-ID or set-group-ID; 0 otherwise, and when the file cannot be
+ * found or read (the exec will fail or tell).  Never allocates; opens and
+ * closes one descriptor (O_CLOEXEC) within the call.
+ */
+int exec_reach_unreachable(const char *file, int search);
+
+#endif
