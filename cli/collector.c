@@ -2675,8 +2675,10 @@ static void procs_late_settle(struct collector *c)
 {
 	struct late_query q = { c->cfg->session_dir, c->cfg->recorder_path, c->start_ticks,
 				&c->pids, image_known, c, (unsigned)c->helper_pid };
-	struct late_starter late[LATE_MAX];
-	struct late_seen seen[LATE_MAX];
+	/* static: some 70 KiB, more than a stack under `ulimit -s 100` holds
+	 * (the launcher runs with the program's limit); called once a run */
+	static struct late_starter late[LATE_MAX];
+	static struct late_seen seen[LATE_MAX];
 	size_t nseen = 0, n;
 	uint64_t start = now_ns(), waited;
 

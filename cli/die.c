@@ -18,12 +18,22 @@ bool mprof_quiet;
  * a trace): control characters are written as \xNN (argv_quote.h). */
 static void message_print(const char *prefix, const char *fmt, va_list ap)
 {
-	char line[4096], printable[4 * sizeof(line)];
+	enum { LINE_BYTES = 4096, PRINTABLE_BYTES = 4 * LINE_BYTES };
+	char line[LINE_BYTES];
+	/* on the heap: 16 KiB more of stack is too much under a low
+	 * `ulimit -s`, which mprof shares with the program */
+	char *printable = malloc(PRINTABLE_BYTES);
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	argv_quote_printable(line, printable, sizeof(printable));
+	if (printable)
+		argv_quote_printable(line, printable, PRINTABLE_BYTES);
+	else /* out of memory: still one line */
+		for (char *c = line; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 	/* One write per message so lines from several processes do not mix. */
-	fprintf(stderr, "mprof: %s%s\n", prefix, printable);
+	fprintf(stderr, "mprof: %s%s\n", prefix, printable ? printable : line);
+	free(printable);
 }
 
 void mprof_die(int status, const char *fmt, ...)

@@ -142,6 +142,7 @@ E2E_TESTS = \
 	tests/e2e/lowered-limit.sh \
 	tests/e2e/fd-limit.sh \
 	tests/e2e/unreachable-spawns.sh \
+	tests/e2e/stack-limit.sh \
 	tests/e2e/unseen-limit.sh \
 	tests/e2e/vanished-programs.sh \
 	tests/e2e/leader-exit.sh \
