@@ -36,7 +36,6 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
