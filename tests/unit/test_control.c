@@ -214,10 +214,14 @@ static pthread_t allocator_ids[ALLOCATORS];
 static uint64_t controller_errors;
 static _Atomic int controller_done;
 
+/* Toggle signals sent by the controller and handled by an allocator. */
+static _Atomic unsigned toggles_sent, toggles_handled;
+
 static void test_toggle_handler(int sig)
 {
 	(void)sig;
 	control_request_toggle();
+	atomic_fetch_add_explicit(&toggles_handled, 1, memory_order_release);
 }
 
 static void *allocator_main(void *arg)
@@ -229,11 +233,15 @@ static void *allocator_main(void *arg)
 	uintptr_t base = 0x100000000ull * (i + 1);
 	uintptr_t held[16] = { 0 };
 
-	for (uint64_t k = 0; k < CALLS || !atomic_load_explicit(&controller_done,
-							     memory_order_acquire); k++) {
+	while (!atomic_load(&controller_done)) sched_yield();
+	/* CALLS calls at least, and 64 after the controller's last change */
+	for (uint64_t k = 0, after = 0; k < CALLS || after < 64; k++) {
 		uintptr_t addr = base + 16 * (k % 4096);
 		uint64_t weight = 0;
 		unsigned slot = (unsigned)(k % 16);
+
+		if (atomic_load_explicit(&controller_done, memory_order_acquire))
+			after++;
 
 		if (held[slot]) {
 			if (!sample_set_remove((void *)held[slot]))
@@ -281,11 +289,23 @@ static void *controller_main(void *arg)
 		if (control_set(t, k % 3 != 2, rates[k % 4]) < 0)
 			controller_errors++;
 		t->busy = 0;
-		if (k % 5 == 0)
+		/* one signal in flight at a time, so none is merged into another */
+		if (k % 5 == 0 && atomic_load(&toggles_handled) == atomic_load(&toggles_sent)) {
+			atomic_fetch_add(&toggles_sent, 1);
 			pthread_kill(allocator_ids[k % ALLOCATORS], SIGUSR2);
+		}
 		k++;
 		sched_yield();
 	}
+	/* End with recording on at rate 1 (every call sampled), after the last
+	 * toggle was asked for: an allocator that a busy host starts late, or
+	 * runs only in the stops, then still records before it ends. */
+	while (atomic_load(&toggles_handled) != atomic_load(&toggles_sent))
+		sched_yield();
+	t->busy = 1;
+	if (control_set(t, 1, 1) < 0)
+		controller_errors++;
+	t->busy = 0;
 	atomic_store_explicit(&controller_done, 1, memory_order_release);
 	atomic_fetch_sub_explicit(&writers_left, 1, memory_order_release);
 	return NULL;
