@@ -57,6 +57,14 @@ typedef int (*unwind_set_caching_fn)(void *addr_space, int policy);
 extern void *__libc_stack_end;
 
 static unwind_backtrace_fn unwind_backtrace;
+
+/* libunwind's caching policy is set at its first use, not at start: the
+ * call runs libunwind's own set-up (0.2-0.3 ms), which a process whose
+ * stacks the own unwinder all walks never needs.  Its state: 0 unset, 1
+ * being set by one thread, 2 set. */
+static unwind_set_caching_fn unwind_set_caching;
+static void *unwind_addr_space;
+static _Atomic int unwind_caching_state;
 static uintptr_t unwind_self_start, unwind_self_end;
 static int unwind_mode;
 int unwind_check_mode; /* unwind_mode == UNWIND_MODE_CHECK, for unwind_checking */
@@ -120,7 +128,6 @@ static int unwind_mode_read(void)
 int unwind_init(void)
 {
 	void *lib, *addr_space;
-	unwind_set_caching_fn set_caching;
 
 	unwind_mode = unwind_mode_read();
 #if !defined(__x86_64__)
@@ -136,10 +143,10 @@ int unwind_init(void)
 	}
 	if (lib) {
 		unwind_backtrace = (unwind_backtrace_fn)dlsym(lib, "unw_backtrace");
-		set_caching = (unwind_set_caching_fn)dlsym(lib, "_ULx86_64_set_caching_policy");
+		unwind_set_caching =
+			(unwind_set_caching_fn)dlsym(lib, "_ULx86_64_set_caching_policy");
 		addr_space = dlsym(lib, "_ULx86_64_local_addr_space");
-		if (set_caching && addr_space)
-			set_caching(*(void **)addr_space, UNWIND_CACHE_PER_THREAD);
+		unwind_addr_space = addr_space ? *(void **)addr_space : NULL;
 	}
 	if (!unwind_backtrace && unwind_mode == UNWIND_MODE_CHECK)
 		unwind_mode = UNWIND_MODE_CFI;
@@ -181,6 +188,31 @@ void unwind_guard_leave(struct preload_thread *t)
 	atomic_store_explicit(&t->in_unwind, 0, memory_order_release);
 }
 
+/*
+ * Sets libunwind's per-thread caching once, before its first walk: the
+ * policy is read twice in each walk (to take and to give back the global
+ * cache's lock), so no walk may run while it changes; the other threads
+ * wait.  Called inside the fork guard, as an own call (signals blocked), so
+ * neither a fork nor a handler on the setting thread comes in between.
+ * libunwind's set-up takes its own lock and maps memory; it never enters
+ * the loader.
+ */
+static void unwind_caching_set_once(void)
+{
+	int expected = 0;
+
+	if (atomic_load_explicit(&unwind_caching_state, memory_order_acquire) == 2)
+		return;
+	if (atomic_compare_exchange_strong(&unwind_caching_state, &expected, 1)) {
+		if (unwind_set_caching && unwind_addr_space)
+			unwind_set_caching(unwind_addr_space, UNWIND_CACHE_PER_THREAD);
+		atomic_store_explicit(&unwind_caching_state, 2, memory_order_release);
+		return;
+	}
+	while (atomic_load_explicit(&unwind_caching_state, memory_order_acquire) != 2)
+		sched_yield();
+}
+
 /* unw_backtrace into t->frames inside the fork guard, as an own call. */
 static uintptr_t unwind_libunwind_here(void *arg)
 {
@@ -190,6 +222,7 @@ static uintptr_t unwind_libunwind_here(void *arg)
 
 	unwind_guard_enter(t);
 	own_call_enter(&own);
+	unwind_caching_set_once();
 	n = unwind_backtrace(t->frames, (int)t->frames_cap);
 	own_call_leave(&own);
 	unwind_guard_leave(t);
