@@ -17,7 +17,7 @@ struct bootstrap_header {
 	size_t unused;
 };
 
-uint8_t bootstrap_arena[BOOTSTRAP_ARENA_BYTES] __attribute__((aligned(4096)));
+uint8_t bootstrap_arena[BOOTSTRAP_ARENA_BYTES] PRELOAD_LARGE_BSS __attribute__((aligned(4096)));
 static _Atomic size_t bootstrap_used;
 
 void *bootstrap_alloc(size_t size_bytes, size_t align_bytes)

@@ -92,7 +92,7 @@ static int init_find_foreign_malloc(char *text, size_t cap)
  * recording, the calling thread's state in *out. */
 static int init_run(struct preload_thread **out)
 {
-	static char foreign_text[INIT_FOREIGN_TEXT_BYTES];
+	static char foreign_text[INIT_FOREIGN_TEXT_BYTES] PRELOAD_LARGE_BSS;
 	const struct procfile_origin origin = { 0, 0, NULL };
 	int foreign, have_unwinder;
 	struct preload_thread *t;

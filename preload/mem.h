@@ -14,6 +14,19 @@
 
 #define PRELOAD_PAGE_BYTES 4096u
 
+/*
+ * Placement of the library's large zeroed arrays (the bootstrap arena, the
+ * copied environment, the sampled-block bits, ...): after all its small
+ * globals (x86-64's large-data .lbss follows .bss), so the few pages those
+ * share are all a fork copies when it writes them, instead of a dozen pages
+ * scattered between the arrays.  Elsewhere the arrays stay in .bss.
+ */
+#if defined(__x86_64__)
+#define PRELOAD_LARGE_BSS __attribute__((section(".lbss.mprof")))
+#else
+#define PRELOAD_LARGE_BSS
+#endif
+
 /* Rounds size_bytes up to whole pages. */
 static inline size_t preload_mem_round(size_t size_bytes)
 {

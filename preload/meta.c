@@ -13,11 +13,12 @@
 #include <string.h>
 
 #include "preload/lock.h"
+#include "preload/mem.h"
 #include "preload/meta.h"
 #include "preload/ring.h"
 
 static struct preload_lock meta_lock;
-static struct preload_thread meta_writer;
+static struct preload_thread meta_writer PRELOAD_LARGE_BSS;
 
 int meta_start(void)
 {

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "preload/exported.h"
+#include "preload/mem.h"
 #include "preload/next_sym.h"
 #include "preload/reap_note.h"
 
@@ -64,7 +65,7 @@ struct popen_start {
 	_Atomic uint64_t start_ns;
 };
 
-static struct popen_start popen_starts[POPEN_STARTS_MAX];
+static struct popen_start popen_starts[POPEN_STARTS_MAX] PRELOAD_LARGE_BSS;
 
 /* Takes stream f's start out of the table: its start time, or 0 when it
  * is not there. */

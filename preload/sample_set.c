@@ -29,8 +29,8 @@ struct sample_stripe {
 	struct sample_node *spare; /* free nodes of this stripe */
 } __attribute__((aligned(64)));
 
-_Atomic uint64_t sample_set_bits[SAMPLE_SET_BUCKETS / 64];
-static struct sample_stripe sample_set_stripes[SAMPLE_SET_STRIPES];
+_Atomic uint64_t sample_set_bits[SAMPLE_SET_BUCKETS / 64] PRELOAD_LARGE_BSS;
+static struct sample_stripe sample_set_stripes[SAMPLE_SET_STRIPES] PRELOAD_LARGE_BSS;
 /* SAMPLE_SET_BUCKETS heads, NULL until the first insert. */
 static _Atomic(struct sample_node **) sample_set_heads;
 /* Guards mapping the heads and the chunk of nodes [chunk_next, chunk_end);

@@ -26,7 +26,7 @@
  * strings, each ended by a NUL (read from /proc/self/environ once; a static
  * buffer, as the shim may not allocate).  Variables past its end are not
  * seen. */
-static char initial_env[SETTINGS_ENV_BYTES] __attribute__((aligned(4096)));
+static char initial_env[SETTINGS_ENV_BYTES] PRELOAD_LARGE_BSS __attribute__((aligned(4096)));
 static size_t initial_env_bytes;
 static int initial_env_read;
 
