@@ -44,6 +44,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/rlimit.c preload/rlimit.h \
 	preload/ring.c preload/ring.h \
 	preload/sample.c preload/sample.h \
+	preload/sample_math.c preload/sample_math.h \
 	preload/sample_set.c preload/sample_set.h \
 	preload/seccomp_watch.c preload/seccomp_watch.h \
 	preload/raw_fork.c preload/raw_fork.h \
@@ -59,7 +60,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/unwind_fast.c preload/unwind_fast.h
 preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec
 preload_libmprof_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,now
-preload_libmprof_preload_la_LIBADD = $(DL_LIBS) -lpthread -lm
+preload_libmprof_preload_la_LIBADD = $(DL_LIBS) -lpthread
 
 # mprof.h: the header-only API (runtime start/stop, markers, pool blocks;
 # man/mprof.3) and its pkg-config file (Cflags only: nothing to link).

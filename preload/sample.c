@@ -4,14 +4,14 @@
  * (preload/sample.h has the math).
  *
  * Touches only the calling thread's state and the thread counter.  Must
- * never call malloc (log and expm1 from libm do not).
+ * never call malloc.
  */
-#include <math.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "preload/sample.h"
+#include "preload/sample_math.h"
 
 /* Countdowns are capped at this many intervals: the tail cut off has
  * probability e^-16, so the bias is below 1e-7. */
@@ -83,7 +83,7 @@ static double sample_uniform(struct preload_thread *t)
 static uint64_t sample_countdown_draw(struct preload_thread *t)
 {
 	double T = (double)t->sample_interval_bytes;
-	double x = -log(sample_uniform(t)) * T;
+	double x = -sample_math_log(sample_uniform(t)) * T;
 
 	if (x > SAMPLE_COUNTDOWN_CAP * T)
 		x = SAMPLE_COUNTDOWN_CAP * T;
@@ -94,7 +94,7 @@ static uint64_t sample_countdown_draw(struct preload_thread *t)
  * with mean 1/p. */
 static uint64_t sample_weight_draw(struct preload_thread *t, uint64_t k)
 {
-	double w = -1.0 / expm1(-(double)k / (double)t->sample_interval_bytes);
+	double w = -1.0 / sample_math_expm1(-(double)k / (double)t->sample_interval_bytes);
 	uint64_t whole;
 
 	if (!(w < 0x1p32))

@@ -37,7 +37,7 @@ TESTS += tests/unit/test_process_limit
 # sanitizers, and ThreadSanitizer by hand, can watch them)
 check_PROGRAMS += tests/unit/test_sample
 tests_unit_test_sample_SOURCES = tests/unit/test_sample.c preload/sample.c preload/sample_set.c \
-	preload/mem.c
+	preload/sample_math.c preload/mem.c
 tests_unit_test_sample_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDADD = $(CUNIT_LIBS) -lm
@@ -50,7 +50,7 @@ TESTS += tests/unit/test_sample
 # and runs them)
 check_PROGRAMS += tests/unit/test_control
 tests_unit_test_control_SOURCES = tests/unit/test_control.c preload/control.c preload/sample.c \
-	preload/sample_set.c preload/ring.c preload/mem.c preload/toggle_signal.c
+	preload/sample_math.c preload/sample_set.c preload/ring.c preload/mem.c preload/toggle_signal.c
 tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_control_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_control_LDADD = $(CUNIT_LIBS) -lm
@@ -69,12 +69,12 @@ TSAN_UNIT_FLAGS = -std=gnu11 -O1 -g -fsanitize=thread -pthread -I$(srcdir) -I$(b
 check-tsan:
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_control_tsan \
 		$(srcdir)/tests/unit/test_control.c $(srcdir)/preload/control.c \
-		$(srcdir)/preload/sample.c $(srcdir)/preload/sample_set.c \
-		$(srcdir)/preload/ring.c $(srcdir)/preload/mem.c \
+		$(srcdir)/preload/sample.c $(srcdir)/preload/sample_math.c \
+		$(srcdir)/preload/sample_set.c $(srcdir)/preload/ring.c $(srcdir)/preload/mem.c \
 		$(srcdir)/preload/toggle_signal.c $(CUNIT_LIBS) -lm
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_sample_tsan \
 		$(srcdir)/tests/unit/test_sample.c $(srcdir)/preload/sample.c \
-		$(srcdir)/preload/sample_set.c $(srcdir)/preload/mem.c $(CUNIT_LIBS) -lm
+		$(srcdir)/preload/sample_math.c $(srcdir)/preload/sample_set.c $(srcdir)/preload/mem.c $(CUNIT_LIBS) -lm
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_control_tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_sample_tsan
 CLEANFILES += tests/unit/test_control_tsan tests/unit/test_sample_tsan
@@ -129,6 +129,7 @@ E2E_TESTS = \
 	tests/e2e/late-children.sh \
 	tests/e2e/slow-start.sh \
 	tests/e2e/process-tree.sh \
+	tests/e2e/process-libraries.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/control-race.sh \
 	tests/e2e/pool-blocks.sh \

@@ -17,6 +17,7 @@
 
 #include "preload/process.h"
 #include "preload/sample.h"
+#include "preload/sample_math.h"
 #include "preload/sample_set.h"
 
 /* What preload/mem.c reads of the shim's process state. */
@@ -61,6 +62,43 @@ static void test_weights_are_unbiased_per_size(void)
 }
 
 /* In exact mode (interval 0) every allocation weighs 1. */
+/* Units in the last place between a and b (same sign, finite). */
+static double ulps_apart(double a, double b)
+{
+	double ulp = nextafter(fabs(a), INFINITY) - fabs(a);
+
+	return fabs(a - b) / ulp;
+}
+
+/* The shim's own ln and e^y - 1 (it links no libm) stay within one unit in
+ * the last place of libm's over the ranges the sampler uses: uniforms in
+ * (0, 1] down to 2^-53, and -bytes / interval from -1e-300 to -700. */
+static void test_math_matches_libm(void)
+{
+	double worst_log = 0, worst_expm1 = 0;
+
+	for (int e = 0; e <= 53; e++)
+		for (int i = 0; i < 2000; i++) {
+			double x = ldexp(1.0 - i / 4000.0, -e);
+
+			if (ulps_apart(log(x), sample_math_log(x)) > worst_log)
+				worst_log = ulps_apart(log(x), sample_math_log(x));
+		}
+	for (int e = -300; e <= 9; e++)
+		for (int i = 1; i <= 200; i++) {
+			double y = -ldexp(1.0 + i / 200.0, e) * 0.7;
+
+			if (y < -700)
+				continue;
+			if (ulps_apart(expm1(y), sample_math_expm1(y)) > worst_expm1)
+				worst_expm1 = ulps_apart(expm1(y), sample_math_expm1(y));
+		}
+	CU_ASSERT(sample_math_log(1.0) == 0.0);
+	CU_ASSERT(worst_log <= 1.0);
+	CU_ASSERT(worst_expm1 <= 1.0);
+	CU_ASSERT(sample_math_expm1(-41.0) == -1.0);
+}
+
 static void test_exact_mode_records_everything(void)
 {
 	struct preload_thread *t = thread_state_new();
@@ -255,6 +293,7 @@ int main(void)
 	s = CU_add_suite("sampler", NULL, NULL);
 	CU_add_test(s, "weights are unbiased per size", test_weights_are_unbiased_per_size);
 	CU_add_test(s, "exact mode records everything", test_exact_mode_records_everything);
+	CU_add_test(s, "ln and expm1 match libm", test_math_matches_libm);
 	CU_add_test(s, "same seed, same samples", test_same_seed_same_samples);
 	CU_add_test(s, "image and fork seeds", test_image_and_fork_seeds);
 	CU_add_test(s, "set: fork before the first sample", test_set_fork_before_first_sample);
