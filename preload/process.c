@@ -7,10 +7,11 @@
  */
 #define _GNU_SOURCE
 #include "preload/diag.h"
+#include "preload/mem.h"
 #include "preload/process.h"
 #include "preload/thread.h"
 
-struct preload_process preload_proc;
+struct preload_process preload_proc PRELOAD_LARGE_BSS;
 _Atomic int preload_phase;
 
 /* Unrecorded calls counted before the process file existed. */
