@@ -126,7 +126,11 @@ done
 expect_true "stalled: the program is ready" [ -e "$WORK/stalled-sync/ready" ]
 kill -STOP "$stalled_job"
 touch "$WORK/stalled-sync/go"
-for _ in $(seq 60); do
+# 3 s by the clock, not by rounds: on a loaded host a round of sleep and
+# cat takes far longer than its 50 ms, and a stop past the recorder's 5 s
+# wait for room loses ends
+stop_until=$(($(date +%s%N) + 3000000000))
+while [ "$(date +%s%N)" -lt "$stop_until" ]; do
 	sleep 0.05
 	[ "$(cat "$WORK/stalled-sync/reaped" 2>/dev/null)" \> 00000149 ] && break
 done
