@@ -16,6 +16,8 @@ import struct
 import sys
 import zlib
 
+from trace_craft import read_u as varint, u as put_varint
+
 
 def chunks(data):
     off = 64
@@ -28,26 +30,6 @@ def chunks(data):
 def payload(data, off, flags, stored):
     body = data[off + 24:off + 24 + stored]
     return zlib.decompress(body) if flags & 1 else body
-
-
-def varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return v, i
-
-
-def put_varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7F | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
 
 
 def decode(p):

@@ -44,6 +44,18 @@ closed() {
 closed stderr-closed '2>&-'
 closed all-closed '0<&- 1>&- 2>&-'
 
+# expect_limited_run NAME: the run of NAME in limited mode went as without
+# a limit: the program done, symbols embedded by whichever analyzer.
+expect_limited_run() {
+	local name=$1
+	expect_eq "$name: exit status" 0 "$RUN_STATUS"
+	expect_eq "$name: program done" "limited done" "$(tail -n 1 "$RUN_OUT")"
+	expect_eq "$name: nothing said about symbols or unrecorded processes" "" \
+		"$(grep -E 'embedding symbols|not recorded|mprof-analyze|the analyzer' "$RUN_ERR")"
+	rm "$WORK/$name/prog"
+	MPROF_SYMBOL_CACHE="$WORK/$name/cache" expect_named "$name" "$WORK/$name/trace"
+}
+
 # limited NAME ULIMIT: the program run by a user of its own (no other
 # process counts against its limit) under `ulimit -u ULIMIT` (default: as
 # it is), in limited mode.
@@ -56,12 +68,7 @@ limited() {
 		env MPROF_SYMBOL_CACHE="$WORK/$name/cache" bash -c \
 		'[ -z "$1" ] || ulimit -u "$1" || exit 99; exec "$2" run -o "$3/trace" -- "$3/prog" limited' \
 		limited "$limit" "$MPROF" "$WORK/$name"
-	expect_eq "$name: exit status" 0 "$RUN_STATUS"
-	expect_eq "$name: program done" "limited done" "$(tail -n 1 "$RUN_OUT")"
-	expect_eq "$name: nothing said about symbols or unrecorded processes" "" \
-		"$(grep -E 'embedding symbols|not recorded|mprof-analyze|the analyzer' "$RUN_ERR")"
-	rm "$WORK/$name/prog"
-	MPROF_SYMBOL_CACHE="$WORK/$name/cache" expect_named "$name" "$WORK/$name/trace"
+	expect_limited_run "$name"
 }
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$WORK"
@@ -84,12 +91,7 @@ cgrouped() {
 	run_cmd 120 "$name" env MPROF_SYMBOL_CACHE="$WORK/$name/cache" bash -c \
 		'echo $$ >"$1/cgroup.procs" || exit 99; exec "$2" run -o "$3/trace" -- "$3/prog" limited' \
 		cgrouped "$cgroup" "$MPROF" "$WORK/$name"
-	expect_eq "$name: exit status" 0 "$RUN_STATUS"
-	expect_eq "$name: program done" "limited done" "$(tail -n 1 "$RUN_OUT")"
-	expect_eq "$name: nothing said about symbols or unrecorded processes" "" \
-		"$(grep -E 'embedding symbols|not recorded|mprof-analyze|the analyzer' "$RUN_ERR")"
-	rm "$WORK/$name/prog"
-	MPROF_SYMBOL_CACHE="$WORK/$name/cache" expect_named "$name" "$WORK/$name/trace"
+	expect_limited_run "$name"
 }
 pids_mount=$(awk '$9 == "cgroup" && $0 ~ /[ ,]pids(,|$)/ { print $5; exit }' /proc/self/mountinfo)
 cgroup_top=

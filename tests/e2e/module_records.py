@@ -10,18 +10,9 @@ import struct
 import sys
 import zlib
 
+from trace_craft import read_u as varint
+
 KINDS = {0x80: "full", 0x88: "delta"}
-
-
-def varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return v, i
 
 
 def records(buf, flags):

@@ -1,8 +1,9 @@
 """tests/e2e/trace_craft.py - the pieces of a hand-made trace for the tests
 that feed the reader traces mprof would not write (hostile-traces.sh,
-cut-recording-rss.sh): varints as trace/varint.h encodes them and chunks
-with their header and checksums as trace/chunk.h frames them
-(mprof-trace(5))."""
+cut-recording-rss.sh) and the scripts that look inside traces
+(chunk_index.py, module_records.py): varints as trace/varint.h encodes
+them, read back, and chunks with their header and checksums as
+trace/chunk.h frames them (mprof-trace(5))."""
 import struct
 import zlib
 
@@ -15,6 +16,18 @@ def u(v):
         v >>= 7
     out.append(v)
     return bytes(out)
+
+
+def read_u(buf, i):
+    """The unsigned varint at buf[i]: (value, index after it)."""
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
 
 
 def s(v):
