@@ -433,6 +433,12 @@ static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
 	size_t i = trie_key_hash(parent, frame) & b->trie_hash_mask;
 	struct trie_node *n;
 
+	/* a child is made after its parent: the newest node has none, and the
+	 * frames of a new stack node extend it (the probe's key compares were
+	 * a cache miss each: a quarter of the report on 262,145 stacks) */
+	if (parent + 1 == b->trie_count)
+		while (b->trie_hash[i])
+			i = (i + 1) & b->trie_hash_mask;
 	for (uint32_t k; (k = b->trie_hash[i]) != 0; i = (i + 1) & b->trie_hash_mask)
 		if (b->trie[k - 1].parent == parent && b->trie[k - 1].frame == frame)
 			return k - 1;
