@@ -127,7 +127,7 @@ void aggregate_free(struct aggregate *a)
 {
 	free(a->stack_index);
 	grow_big_free(&a->stack_direct);
-	free(a->stats);
+	grow_big_free(&a->stats_mem);
 	free(a->threads);
 	block_table_free(&a->blocks);
 	block_table_free(&a->weights);
@@ -182,16 +182,11 @@ static long stats_new(struct aggregate *a, uint32_t stack_id)
 	struct stack_stats *st;
 
 	if (a->stat_count == a->stat_cap) {
-		size_t n = a->stat_cap ? a->stat_cap * 2 : 256;
-		struct stack_stats *v;
-
-		if (n > UINT32_MAX - 1)
+		if (a->stat_count >= UINT32_MAX - 1 ||
+		    grow_big_to(&a->stats_mem, a->stat_count, sizeof(*st), 256) < 0)
 			return -1;
-		v = realloc(a->stats, n * sizeof(*v));
-		if (!v)
-			return -1;
-		a->stats = v;
-		a->stat_cap = n;
+		a->stats = a->stats_mem.p;
+		a->stat_cap = a->stats_mem.count;
 	}
 	st = &a->stats[a->stat_count];
 	st->stack_id = stack_id;
@@ -934,7 +929,7 @@ int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
 		out->stack_ids[k] = a->stats[k].stack_id;
 	}
 	out->count = a->stat_count;
-	free(a->stats);
+	grow_big_free(&a->stats_mem);
 	a->stats = NULL;
 	a->stat_cap = 0;
 	return 0;

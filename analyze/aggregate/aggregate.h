@@ -109,8 +109,11 @@ struct aggregate {
 	struct grow_big stack_direct; /* uint32_t by id */
 	uint32_t *stack_index;
 	size_t stack_index_cap, stack_hashed;
-	struct stack_stats *stats;
-	size_t stat_count, stat_cap;
+	/* on huge pages once large (grow_big): 262,145 stacks took 36 MiB,
+	 * 9,000 page faults on small pages */
+	struct grow_big stats_mem;
+	struct stack_stats *stats;    /* stats_mem.p */
+	size_t stat_count, stat_cap;  /* stat_cap: stats_mem.count */
 
 	struct block_table blocks;
 	/* live blocks whose allocation came with ALLOC_EV_PAIRED (freed again
