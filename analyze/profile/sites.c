@@ -893,9 +893,18 @@ static int site_stats_sum(struct site_table *t, const struct stats_packed *packe
 {
 	const uint8_t *p = packed->bytes;
 
+	size_t bytes = t->count * sizeof(*t->stats);
+
 	if (!t->count)
 		return 0;
-	t->stats = malloc(t->count * sizeof(*t->stats));
+	/* on huge pages once large: 262,145 sites' 32 MiB took 8,000 page
+	 * faults on small pages, a tenth of the report */
+	if (bytes >= HUGE_ARRAY_MIN)
+		t->stats = huge_array_alloc_exact(bytes, &t->stats_reserved);
+	if (!t->stats) {
+		t->stats_reserved = 0;
+		t->stats = malloc(bytes);
+	}
 	if (!t->stats)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->count; i++) {
@@ -1022,7 +1031,10 @@ void site_table_free(struct site_table *t)
 	if (!t->sites_in_spare)
 		free(t->sites);
 	free(t->frames);
-	free(t->stats);
+	if (t->stats_reserved)
+		huge_array_free(t->stats, t->stats_reserved);
+	else
+		free(t->stats);
 	free(t->frame_links);
 	spare_drop(&t->spare);
 	free(t->frame_hash);

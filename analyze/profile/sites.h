@@ -70,6 +70,8 @@ struct site_table {
 	struct site *sites;      /* sorted by allocated bytes, id = index + 1; owned */
 	struct alloc_stats *stats; /* the sites' statistics (struct site's s), in
 	                            * the order the sites were made; owned */
+	size_t stats_reserved;     /* its mapping's reservation (huge_array.h)
+	                            * in bytes; 0: on the heap */
 	size_t count, cap;
 	struct site_frame *frames; /* distinct frames; owned */
 	size_t frame_count, frame_cap;
