@@ -773,6 +773,19 @@ static void spare_drop(struct huge_spare *spare)
 	memset(spare, 0, sizeof(*spare));
 }
 
+/* The first size of the trie's hash (a power of 2): a stack node is one
+ * trie node or more, so one slot per stack node id spares the rehashes
+ * (each one a pass of cache misses over the trie: 7% of the report on
+ * 262,145 stacks), at half the memo's bytes. */
+static size_t trie_slots_for(const struct stack_nodes *nodes)
+{
+	size_t n = 256;
+
+	while (n < nodes->capacity)
+		n *= 2;
+	return n;
+}
+
 /* The bytes of the memo of site_table_build. */
 static size_t memo_bytes_for(const struct stack_nodes *nodes)
 {
@@ -975,11 +988,13 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 	t->ip_set_mask = 255;
 	if (b) {
 		*b = (struct site_build){.t = t, .nodes = nodes, .sym = sym, .opt = opt};
+		size_t slots = trie_slots_for(nodes);
+
 		b->trie = calloc(256, sizeof(*b->trie));
 		b->trie_cap = 256;
 		b->trie_count = 1; /* node 0: no frames */
-		b->trie_hash = calloc(256, sizeof(*b->trie_hash));
-		b->trie_hash_mask = 255;
+		b->trie_hash = calloc(slots, sizeof(*b->trie_hash));
+		b->trie_hash_mask = slots - 1;
 		b->root_hash = calloc(16, sizeof(*b->root_hash));
 		b->root_hash_mask = 15;
 		if (spare_plan(b, agg->stat_count, memo_bytes) < 0)
