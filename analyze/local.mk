@@ -13,6 +13,7 @@ ANALYZE_UTIL_SOURCES = \
 	analyze/util/error.h \
 	analyze/util/hash_seed.h analyze/util/hash_seed.c \
 	analyze/util/grow.h analyze/util/grow.c \
+	analyze/util/saturate.h \
 	analyze/util/huge_array.h analyze/util/huge_array.c
 
 ANALYZE_READ_SOURCES = \

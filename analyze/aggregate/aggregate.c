@@ -62,6 +62,7 @@
 #include "analyze/aggregate/aggregate.h"
 #include "analyze/util/grow.h"
 #include "analyze/util/hash_seed.h"
+#include "analyze/util/saturate.h"
 
 #define THREADS_INITIAL 64u
 #define STACK_INDEX_INITIAL 1024u
@@ -84,20 +85,23 @@ void alloc_stats_init(struct alloc_stats *s)
 	s->lifetime_ns_min = UINT64_MAX;
 }
 
-void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src)
+bool alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src)
 {
-	dst->allocations += src->allocations;
-	dst->allocated_bytes += src->allocated_bytes;
-	dst->live_bytes += src->live_bytes;
-	dst->live_blocks += src->live_blocks;
-	dst->max_live_bytes += src->max_live_bytes;
-	dst->max_live_blocks += src->max_live_blocks;
-	dst->peak_bytes += src->peak_bytes;
-	dst->peak_blocks += src->peak_blocks;
-	dst->temporary += src->temporary;
-	dst->freed += src->freed;
-	dst->lifetime_events_sum += src->lifetime_events_sum;
-	dst->lifetime_ns_sum += src->lifetime_ns_sum;
+	bool sat = false;
+
+	dst->allocations = sat_add(dst->allocations, src->allocations, &sat);
+	dst->allocated_bytes = sat_add(dst->allocated_bytes, src->allocated_bytes, &sat);
+	dst->live_bytes = sat_add(dst->live_bytes, src->live_bytes, &sat);
+	dst->live_blocks = sat_add(dst->live_blocks, src->live_blocks, &sat);
+	dst->max_live_bytes = sat_add(dst->max_live_bytes, src->max_live_bytes, &sat);
+	dst->max_live_blocks = sat_add(dst->max_live_blocks, src->max_live_blocks, &sat);
+	dst->peak_bytes = sat_add(dst->peak_bytes, src->peak_bytes, &sat);
+	dst->peak_blocks = sat_add(dst->peak_blocks, src->peak_blocks, &sat);
+	dst->temporary = sat_add(dst->temporary, src->temporary, &sat);
+	dst->freed = sat_add(dst->freed, src->freed, &sat);
+	dst->lifetime_events_sum =
+		sat_add(dst->lifetime_events_sum, src->lifetime_events_sum, &sat);
+	dst->lifetime_ns_sum = sat_add(dst->lifetime_ns_sum, src->lifetime_ns_sum, &sat);
 	if (src->lifetime_events_min < dst->lifetime_events_min)
 		dst->lifetime_events_min = src->lifetime_events_min;
 	if (src->lifetime_events_max > dst->lifetime_events_max)
@@ -106,6 +110,7 @@ void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src)
 		dst->lifetime_ns_min = src->lifetime_ns_min;
 	if (src->lifetime_ns_max > dst->lifetime_ns_max)
 		dst->lifetime_ns_max = src->lifetime_ns_max;
+	return sat;
 }
 
 int aggregate_init(struct aggregate *a)
@@ -327,14 +332,14 @@ static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 		     uint64_t seq)
 {
 	stats_touch(a, st);
-	st->s.live_bytes += bytes;
-	st->s.live_blocks += blocks;
+	st->s.live_bytes = sat_add(st->s.live_bytes, bytes, &a->saturated);
+	st->s.live_blocks = sat_add(st->s.live_blocks, blocks, &a->saturated);
 	if (st->s.live_bytes > st->s.max_live_bytes)
 		st->s.max_live_bytes = st->s.live_bytes;
 	if (st->s.live_blocks > st->s.max_live_blocks)
 		st->s.max_live_blocks = st->s.live_blocks;
-	a->live_bytes += bytes;
-	a->live_blocks += blocks;
+	a->live_bytes = sat_add(a->live_bytes, bytes, &a->saturated);
+	a->live_blocks = sat_add(a->live_blocks, blocks, &a->saturated);
 	if (a->live_blocks > a->max_live_blocks)
 		a->max_live_blocks = a->live_blocks;
 	timeline_note_heap(&a->timeline, a->now_ns, seq, a->live_bytes, a->live_blocks);
@@ -359,17 +364,17 @@ static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 static void live_sub(struct aggregate *a, struct stack_stats *st, uint64_t bytes, uint64_t blocks)
 {
 	stats_touch(a, st);
-	st->s.live_bytes -= bytes;
-	st->s.live_blocks -= blocks;
-	a->live_bytes -= bytes;
-	a->live_blocks -= blocks;
+	st->s.live_bytes = sat_sub(st->s.live_bytes, bytes, &a->saturated);
+	st->s.live_blocks = sat_sub(st->s.live_blocks, blocks, &a->saturated);
+	a->live_bytes = sat_sub(a->live_bytes, bytes, &a->saturated);
+	a->live_blocks = sat_sub(a->live_blocks, blocks, &a->saturated);
 }
 
 /* A pool block (bit 63 of its address) is no longer live. */
 static void pool_live_sub(struct aggregate *a, uint64_t bytes, uint64_t blocks)
 {
-	a->pool_live_bytes -= bytes;
-	a->pool_live_blocks -= blocks;
+	a->pool_live_bytes = sat_sub(a->pool_live_bytes, bytes, &a->saturated);
+	a->pool_live_blocks = sat_sub(a->pool_live_blocks, blocks, &a->saturated);
 }
 
 /* ---- what a live block keeps outside the block table ---- */
@@ -451,7 +456,7 @@ static uint64_t weight_get(const struct aggregate *a, uint64_t addr)
 AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
 {
 	uint64_t w = ev->weight ? ev->weight : 1;
-	uint64_t bytes = ev->value * w;
+	uint64_t bytes = sat_mul(ev->value, w, &a->saturated);
 	struct live_block b, old;
 	struct stack_stats *st;
 	long k, ti;
@@ -497,23 +502,24 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 
 		a->address_reused++;
 		if (AGG_POOL_ADDR(ev->addr))
-			pool_live_sub(a, old.size_bytes * old_w, old_w);
-		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old_w, old_w);
+			pool_live_sub(a, sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
+		live_sub(a, &a->stats[old.stat_index],
+			 sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
 	}
 	if (weight_put(a, ev->addr, w) < 0) {
 		note_error(a);
 		return;
 	}
 	st = &a->stats[k];
-	st->s.allocations += w;
-	st->s.allocated_bytes += bytes;
-	a->allocations += w;
-	a->allocated_bytes += bytes;
+	st->s.allocations = sat_add(st->s.allocations, w, &a->saturated);
+	st->s.allocated_bytes = sat_add(st->s.allocated_bytes, bytes, &a->saturated);
+	a->allocations = sat_add(a->allocations, w, &a->saturated);
+	a->allocated_bytes = sat_add(a->allocated_bytes, bytes, &a->saturated);
 	if (AGG_POOL_ADDR(ev->addr)) {
-		a->pool_allocations += w;
-		a->pool_allocated_bytes += bytes;
-		a->pool_live_bytes += bytes;
-		a->pool_live_blocks += w;
+		a->pool_allocations = sat_add(a->pool_allocations, w, &a->saturated);
+		a->pool_allocated_bytes = sat_add(a->pool_allocated_bytes, bytes, &a->saturated);
+		a->pool_live_bytes = sat_add(a->pool_live_bytes, bytes, &a->saturated);
+		a->pool_live_blocks = sat_add(a->pool_live_blocks, w, &a->saturated);
 	}
 	live_add(a, st, bytes, w, ev->seq);
 }
@@ -523,7 +529,7 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
 	struct live_block b;
 	struct stack_stats *st;
-	uint64_t life_events, life_ns, w, alloc_ns, alloc_seq;
+	uint64_t life_events, life_ns, w, bytes, alloc_ns, alloc_seq;
 
 	if (th)
 		th->last_alloc_addr = 0;
@@ -544,22 +550,26 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 	w = weight_take(a, ev->addr);
 	st = &a->stats[b.stat_index];
 	if (prev_alloc == ev->addr) {
-		st->s.temporary += w;
-		a->temporary += w;
+		st->s.temporary = sat_add(st->s.temporary, w, &a->saturated);
+		a->temporary = sat_add(a->temporary, w, &a->saturated);
 	}
+	bytes = sat_mul(b.size_bytes, w, &a->saturated);
 	if (AGG_POOL_ADDR(ev->addr))
-		pool_live_sub(a, b.size_bytes * w, w);
-	live_sub(a, st, b.size_bytes * w, w);
-	st->s.freed += w;
-	a->blocks_freed += w;
+		pool_live_sub(a, bytes, w);
+	live_sub(a, st, bytes, w);
+	st->s.freed = sat_add(st->s.freed, w, &a->saturated);
+	a->blocks_freed = sat_add(a->blocks_freed, w, &a->saturated);
 	if (ev->type == ALLOC_EV_FREE && ev->fn != TRACE_FREE_REALLOC_RELEASE)
-		a->frees_weighted += w; /* a release is the free part of a realloc */
+		/* a release is the free part of a realloc */
+		a->frees_weighted = sat_add(a->frees_weighted, w, &a->saturated);
 	alloc_ns = a->alloc_times[b.time_index].time_ns;
 	alloc_seq = a->alloc_times[b.time_index].first_seq + b.seq_offset;
 	life_events = ev->seq > alloc_seq ? ev->seq - alloc_seq : 0;
 	life_ns = a->now_ns > alloc_ns ? a->now_ns - alloc_ns : 0;
-	st->s.lifetime_events_sum += life_events * w;
-	st->s.lifetime_ns_sum += life_ns * w;
+	st->s.lifetime_events_sum = sat_add(st->s.lifetime_events_sum,
+					    sat_mul(life_events, w, &a->saturated), &a->saturated);
+	st->s.lifetime_ns_sum = sat_add(st->s.lifetime_ns_sum, sat_mul(life_ns, w, &a->saturated),
+					&a->saturated);
 	if (life_events < st->s.lifetime_events_min)
 		st->s.lifetime_events_min = life_events;
 	if (life_events > st->s.lifetime_events_max)
@@ -628,7 +638,7 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		}
 		return;
 	}
-	if (!(ev->flags & ALLOC_EV_PLACEHOLDER))
+	if (!(ev->flags & (ALLOC_EV_PLACEHOLDER | ALLOC_EV_REFUSED)))
 		a->events++;
 	if (ev->seq > a->last_seq)
 		a->last_seq = ev->seq;
@@ -661,7 +671,9 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		on_free(a, ev, th);
 		break;
 	case ALLOC_EV_SEQ_SKIP:
-		if (ev->flags & ALLOC_EV_CUT) {
+		if (ev->flags & ALLOC_EV_REFUSED) {
+			/* a record the reader refused (trace_info.alloc_errors) */
+		} else if (ev->flags & ALLOC_EV_CUT) {
 			a->cut_calls++;
 		} else {
 			a->failed_reallocs++;
@@ -744,7 +756,8 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	struct seed_ctx *c = ctx;
 	struct aggregate *a = c->a;
 	struct live_block b = *pb, old;
-	uint64_t w = weight_get(c->parent, b.addr), bytes = b.size_bytes * w;
+	uint64_t w = weight_get(c->parent, b.addr);
+	uint64_t bytes = sat_mul(b.size_bytes, w, &a->saturated);
 	long ti;
 	int rc;
 
@@ -766,14 +779,15 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	if (rc == 1) { /* cannot happen: parent addresses are distinct */
 		uint64_t old_w = weight_take(a, b.addr);
 
-		live_sub(a, &a->stats[old.stat_index], old.size_bytes * old_w, old_w);
+		live_sub(a, &a->stats[old.stat_index],
+			 sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
 	}
 	if (weight_put(a, b.addr, w) < 0) {
 		c->error = -ENOMEM;
 		return;
 	}
-	a->inherited_blocks += w;
-	a->inherited_bytes += bytes;
+	a->inherited_blocks = sat_add(a->inherited_blocks, w, &a->saturated);
+	a->inherited_bytes = sat_add(a->inherited_bytes, bytes, &a->saturated);
 	live_add(a, &a->stats[c->stat], bytes, w, c->fork_seq);
 }
 
@@ -787,6 +801,7 @@ int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent
 	if (c.stat < 0)
 		return -ENOMEM;
 	a->inherited_seeded = true;
+	a->saturated = a->saturated || parent->saturated;
 	/* a parent that had stopped or sampled may have left blocks unrecorded,
 	 * which the child may free */
 	if (parent->unrecording_seen)

@@ -193,6 +193,9 @@ struct aggregate {
 	                              * (alloc_event.h, ALLOC_EV_PAIRED) */
 	uint64_t seq_limit;          /* nonzero: events after this seq are ignored */
 	uint64_t events;             /* allocator events processed (not TIME) */
+	bool saturated;              /* a figure stopped at UINT64_MAX or 0
+	                              * instead of wrapping (util/saturate.h):
+	                              * a crafted or corrupt trace */
 	uint64_t last_seq;
 	int error;                   /* first -ENOMEM met, 0 if none */
 };
@@ -249,8 +252,9 @@ void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare);
 void alloc_stats_init(struct alloc_stats *s);
 
 /* Adds the statistics in src to dst (site merging): sums, min of minima, max
- * of maxima (so a merged max_live is an upper bound). */
-void alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src);
+ * of maxima (so a merged max_live is an upper bound).  Returns true when a
+ * sum stopped at UINT64_MAX (util/saturate.h), false when all fit. */
+bool alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src);
 
 /*
  * The per-stack statistics packed for the sites' build, in the order of

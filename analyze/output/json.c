@@ -136,7 +136,13 @@
  *                   "frames_without_debug_info", "frames_without_symbols": int,
  *                   "unrecorded_allocations", "unrecorded_frees": int or null,
  *                   "programs_started_unrecorded": int (executed or spawned
- *                   with an environment that dropped the recorder)},
+ *                   with an environment that dropped the recorder),
+ *                   "bad_alloc_records": int (ALLOC and REALLOC records
+ *                   refused: a size above PTRDIFF_MAX or a weight above
+ *                   2^32-1; counted in no figure),
+ *                   "saturated": bool (a figure stopped at 2^64-1, or a
+ *                   live one at 0, instead of wrapping: a crafted or
+ *                   corrupt trace; pprof's int64 values stop at 2^63-1)},
  *       "diagnostics": [{"code": int, "text": str, "count": int}],
  *       "meta": {key: str}, "end": {key: str}   the raw META / END pairs
  *     },
@@ -520,6 +526,10 @@ static void write_quality(FILE *out, const struct profile *r)
 	json_opt_u64(out, "unrecorded_frees", r->run.has_unrecorded, r->run.unrecorded_frees);
 	out_char(out, ',');
 	json_u64(out, "programs_started_unrecorded", r->run.execs_unrecorded);
+	out_char(out, ',');
+	json_u64(out, "bad_alloc_records", info->alloc_errors);
+	out_char(out, ',');
+	json_bool(out, "saturated", a->saturated);
 	out_char(out, '}');
 }
 

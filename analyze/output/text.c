@@ -339,6 +339,10 @@ static void print_quality(FILE *out, const struct profile *r)
 			" bad stack records, %" PRIu64 " bad module records\n",
 			a->address_reused, a->null_allocs, info->late_events, info->stack_errors,
 			info->module_errors);
+	if (info->alloc_errors)
+		fprintf(out, "bad records:      %" PRIu64 " allocation records refused: a size above "
+			"PTRDIFF_MAX or a weight above 2^32-1, which no call can have (not "
+			"counted)\n", info->alloc_errors);
 }
 
 static void print_warnings(FILE *out, const struct profile *r)
@@ -351,6 +355,11 @@ static void print_warnings(FILE *out, const struct profile *r)
 	if (info->chunks_lost > info->lost_offset_count)
 		fprintf(out, "warning: %" PRIu64 " more chunks lost\n",
 			info->chunks_lost - info->lost_offset_count);
+	if (r->summary.saturated)
+		fputs("warning: figures shown as 18446744073709551615 (16.0 EiB) reached the "
+		      "largest a count holds and stopped there, and live figures that took "
+		      "back more than they held stopped at 0: the trace is crafted or corrupt\n",
+		      out);
 	if (info->truncated)
 		fprintf(out, "warning: trace truncated at offset %" PRIu64
 			": the program was probably killed; events up to there are reported\n",
@@ -541,6 +550,9 @@ const char *output_report_kind(const struct profile *r)
 	if (r->info.repeated_events || r->info.repeated_chunks)
 		return "damaged: events appear twice in the trace (the repeats were dropped); "
 		       "see data";
+	if (r->info.alloc_errors || r->summary.saturated)
+		return "damaged: records no program can write, or figures at their limit; see "
+		       "bad records and warnings";
 	if (r->run.data_lost[0])
 		return "incomplete: data was lost; see data and warnings";
 	if ((r->run.own_heap_runtime || r->run.rss_mostly_unseen) && r->run.recording_controlled)

@@ -22,6 +22,7 @@
 #include "analyze/symbolize/symbolize.h"
 #include "analyze/util/error.h"
 #include "analyze/util/huge_array.h"
+#include "analyze/util/saturate.h"
 
 /* What sites point into, private to the pipeline. */
 struct profile_build {
@@ -259,7 +260,8 @@ int profile_load_seeded(struct profile *p, const char *path, const struct site_o
 	heap_summary_fill(&p->summary, &t->agg);
 	/* and the calls cut short whose numbers were never published, which
 	 * only the reader counts */
-	p->summary.cut_calls += p->info.cut_unknown;
+	p->summary.cut_calls = sat_add(p->summary.cut_calls, p->info.cut_unknown,
+				       &p->summary.saturated);
 	if (p->summary.time_known)
 		window_markers_time(&p->window, p->summary.first_time_ns);
 	t->sym = symbolizer_new(&p->maps);
@@ -277,6 +279,8 @@ int profile_load_seeded(struct profile *p, const char *path, const struct site_o
 		analyze_error("%s: out of memory building allocation sites", path);
 		return 1;
 	}
+	if (p->sites.saturated || p->info.unrecorded_saturated)
+		p->summary.saturated = true;
 	run_facts_collect(&p->run, &p->info, &p->summary, &p->sites);
 	return 0;
 }

@@ -370,8 +370,10 @@ static void report_run_data_lost(struct report *r)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64 " events missing",
 					len ? ", " : "", info->seq_missing);
 	if (r->run->has_unrecorded && r->run->unrecorded_allocs && len < cap)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64 " allocations not recorded",
-					len ? ", " : "", r->run->unrecorded_allocs);
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s%" PRIu64
+					" allocations not recorded", len ? ", " : "",
+					info->unrecorded_saturated ? "at least " : "",
+					r->run->unrecorded_allocs);
 	/* the events after the failed write are not in the trace, and no
 	 * gap shows it: they were the last */
 	if (r->run->write_error && len < cap)

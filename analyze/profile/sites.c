@@ -928,7 +928,8 @@ static int site_stats_sum(struct site_table *t, const struct stats_packed *packe
 		struct alloc_stats s;
 
 		p = stats_packed_read(p, &s);
-		alloc_stats_merge(&t->stats[stack_site[k]], &s);
+		if (alloc_stats_merge(&t->stats[stack_site[k]], &s))
+			t->saturated = true;
 	}
 	return 0;
 }

@@ -97,6 +97,8 @@ struct site_table {
 	uint32_t *memo_ids;
 	size_t memo_count, memo_cap;
 
+	bool saturated;            /* a site's sum stopped at UINT64_MAX */
+
 	/* what the sites rest on */
 	uint64_t stacks;           /* distinct call stacks with events */
 	uint64_t truncated_stacks; /* of those, cut at --max-frames */

@@ -44,4 +44,5 @@ void heap_summary_fill(struct heap_summary *h, const struct aggregate *a)
 	h->pool_peak_bytes = a->pool_peak_bytes;
 	h->events = a->events;
 	h->last_seq = a->last_seq;
+	h->saturated = a->saturated;
 }

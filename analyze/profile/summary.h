@@ -41,6 +41,9 @@ struct heap_summary {
 	uint64_t pool_live_bytes, pool_live_blocks, pool_peak_bytes;
 	uint64_t events;             /* allocator events processed */
 	uint64_t last_seq;           /* the newest event's sequence number (0: none) */
+	bool saturated;              /* a figure stopped at UINT64_MAX (or a live
+	                              * figure at 0) instead of wrapping: the
+	                              * writers say so (util/saturate.h) */
 };
 
 /* The summary of a finished aggregation. */

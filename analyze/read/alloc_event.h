@@ -92,6 +92,10 @@ struct alloc_event {
  */
 #define ALLOC_EV_UNRECORDING 0x20
 
+/* On a SEQ_SKIP: an ALLOC or REALLOC record the reader refused
+ * (trace_info.alloc_errors), counted in no figure, not even the events. */
+#define ALLOC_EV_REFUSED 0x40
+
 _Static_assert(sizeof(struct alloc_event) == 40, "the reorder window and the ring hold many");
 
 #endif

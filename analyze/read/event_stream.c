@@ -25,6 +25,7 @@
 #include "analyze/read/event_stream.h"
 #include "analyze/read/index_plan.h"
 #include "analyze/util/grow.h"
+#include "analyze/util/saturate.h"
 #include "analyze/read/reorder.h"
 #include "analyze/read/slot_decoder.h"
 #include "analyze/read/slot_index.h"
@@ -482,8 +483,10 @@ static int handle_ext(struct stream *s, const struct trace_event *ev, uint32_t t
 	case TRACE_REC_EXT_UNRECORDED:
 		if (record_get_u64(&p, end, &a) < 0 || record_get_u64(&p, end, &b) < 0)
 			return 0;
-		info->unrecorded_allocs += a;
-		info->unrecorded_frees += b;
+		info->unrecorded_allocs = sat_add(info->unrecorded_allocs, a,
+						  &info->unrecorded_saturated);
+		info->unrecorded_frees = sat_add(info->unrecorded_frees, b,
+						 &info->unrecorded_saturated);
 		info->has_unrecorded = true;
 		return 0;
 	case TRACE_REC_EXT_MARKER:
@@ -495,15 +498,35 @@ static int handle_ext(struct stream *s, const struct trace_event *ev, uint32_t t
 }
 
 
-static inline uint32_t clamp32(uint64_t v)
-{
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-}
-
 /* Stack ids above the table's limit cannot be resolved: treat as "no stack". */
 static inline uint32_t stack_id32(uint64_t id)
 {
 	return id > STACK_NODES_MAX_ID ? 0 : (uint32_t)id;
+}
+
+/* A size or weight no successful call can have: glibc refuses sizes above
+ * PTRDIFF_MAX, and the shim's weights stop at UINT32_MAX (preload/sample.c). */
+static inline bool alloc_record_impossible(const struct trace_event *ev)
+{
+	return ev->size_bytes > (uint64_t)PTRDIFF_MAX || ev->weight > UINT32_MAX;
+}
+
+/* An ALLOC or REALLOC record refused (alloc_record_impossible): counted, and
+ * its sequence numbers taken as used by no event, so the merge finds no gap.
+ * Returns the events in *ae (and *second for a REALLOC): 1 or 2. */
+static __attribute__((noinline)) int alloc_record_refuse(struct trace_info *info,
+							 const struct trace_event *ev,
+							 uint32_t tid, struct alloc_event *ae,
+							 struct alloc_event *second)
+{
+	info->alloc_errors++;
+	*ae = (struct alloc_event){.seq = ev->seq, .tid = tid, .type = ALLOC_EV_SEQ_SKIP,
+				   .flags = ALLOC_EV_REFUSED};
+	if (ev->type != TRACE_EV_REALLOC)
+		return 1;
+	*second = *ae;
+	second->seq = ev->seq2;
+	return 2;
 }
 
 /* The event of an ALLOC record (fields in the order of struct alloc_event:
@@ -513,7 +536,7 @@ static inline void alloc_event_of_alloc(struct alloc_event *ae, const struct tra
 {
 	*ae = (struct alloc_event){
 		.seq = ev->seq, .addr = ev->addr, .value = ev->size_bytes,
-		.weight = clamp32(ev->weight), .stack_id = stack_id32(ev->stack_id), .tid = tid,
+		.weight = (uint32_t)ev->weight, .stack_id = stack_id32(ev->stack_id), .tid = tid,
 		.type = ALLOC_EV_ALLOC, .fn = (uint8_t)ev->fn,
 	};
 }
@@ -546,6 +569,8 @@ handle_record(struct stream *s, const struct trace_event *ev, uint32_t tid,
 	switch (ev->type) {
 	case TRACE_EV_ALLOC:
 		info->alloc_records++;
+		if (__builtin_expect(alloc_record_impossible(ev), 0))
+			return alloc_record_refuse(info, ev, tid, ae, second);
 		alloc_event_of_alloc(ae, ev, tid);
 		return 1;
 	case TRACE_EV_FREE:
@@ -554,6 +579,8 @@ handle_record(struct stream *s, const struct trace_event *ev, uint32_t tid,
 		return 1;
 	case TRACE_EV_REALLOC:
 		info->realloc_records++;
+		if (__builtin_expect(alloc_record_impossible(ev), 0))
+			return alloc_record_refuse(info, ev, tid, ae, second);
 		ae->type = ALLOC_EV_REALLOC_FREE;
 		ae->seq = ev->seq;
 		ae->addr = ev->addr;
@@ -562,7 +589,7 @@ handle_record(struct stream *s, const struct trace_event *ev, uint32_t tid,
 		second->seq = ev->seq2;
 		second->addr = ev->addr2;
 		second->value = ev->size_bytes;
-		second->weight = clamp32(ev->weight);
+		second->weight = (uint32_t)ev->weight;
 		second->stack_id = stack_id32(ev->stack_id);
 		return 2;
 	case TRACE_EV_SEQ_SKIP:
@@ -895,7 +922,8 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 			/* the usual records: a plain allocation or free */
 			rc = chunk_cursor_next(&ss->cur, &ev);
 			if (rc == RECORD_OK && ev.seq <= STREAM_MAX_SEQ &&
-			    (ev.type == TRACE_EV_ALLOC || ev.type == TRACE_EV_FREE)) {
+			    (ev.type == TRACE_EV_FREE ||
+			     (ev.type == TRACE_EV_ALLOC && !alloc_record_impossible(&ev)))) {
 				if (ev.type == TRACE_EV_ALLOC) {
 					s->info->alloc_records++;
 					alloc_event_of_alloc(ae, &ev, (uint32_t)ss->cur.state->tid);

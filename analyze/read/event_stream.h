@@ -91,11 +91,18 @@ struct trace_info {
 	size_t lost_offset_count;
 	bool truncated;             /* the file ends inside a chunk */
 	uint64_t truncated_offset;
-	uint64_t unrecorded_allocs, unrecorded_frees; /* EXT_UNRECORDED sums */
+	uint64_t unrecorded_allocs, unrecorded_frees; /* EXT_UNRECORDED sums
+	                              * (saturating: see unrecorded_saturated) */
+	bool unrecorded_saturated;  /* a sum stopped at UINT64_MAX */
 	bool has_unrecorded;
 	uint64_t alloc_records, free_records, realloc_records, skip_records;
 	uint64_t time_records, stack_records, thread_records;
 	uint64_t stack_errors;      /* STACK records refused (bad id) */
+	uint64_t alloc_errors;      /* ALLOC and REALLOC records refused: a
+	                             * size above PTRDIFF_MAX or a weight above
+	                             * UINT32_MAX, which no call can have had
+	                             * (taken as sequence numbers used by no
+	                             * event, ALLOC_EV_REFUSED) */
 	uint64_t module_errors;     /* MODULES records refused */
 	uint64_t first_seq;         /* first sequence number expected */
 
