@@ -72,6 +72,9 @@ struct diff {
 	size_t count;
 	size_t differ;               /* entries not DS_SAME */
 	size_t changed, added, removed;
+	bool saturated;              /* a figure or a sum stopped at UINT64_MAX, or
+	                              * one is above INT64_MAX, so that a change
+	                              * may stop at +-INT64_MAX (diff_change) */
 };
 
 /* Matches the sites of a and b into d (which refers to both; they must
@@ -137,6 +140,10 @@ const char *diff_field_qualifier(const struct diff *d, int f);
 
 /* b - a of e in field f, as a signed value clamped to +-INT64_MAX. */
 int64_t diff_change(uint64_t a, uint64_t b);
+
+/* b - a as a double, never clamped (for percentages: diff_change stops at
+ * +-INT64_MAX). */
+double diff_change_real(uint64_t a, uint64_t b);
 
 /* ---- the CI gate (gate.c) ---- */
 

@@ -93,7 +93,7 @@ int diff_condition_parse(struct diff_condition *c, const char *text, char *err, 
  * of A (infinite when A is 0 and B is not). */
 static double condition_value(const struct diff_condition *c, uint64_t a, uint64_t b)
 {
-	double delta = (double)diff_change(a, b);
+	double delta = diff_change_real(a, b);
 
 	if (!c->relative_change)
 		return (double)b;

@@ -9,6 +9,7 @@
 
 #include "analyze/diff/diff.h"
 #include "analyze/output/frames.h"
+#include "analyze/util/saturate.h"
 
 const enum metric diff_field_metric[DF_SITE_COUNT] = {
 	METRIC_PEAK, METRIC_LEAKED, METRIC_ALLOCATED, METRIC_ALLOCATIONS, METRIC_TEMPORARY,
@@ -53,6 +54,11 @@ int64_t diff_change(uint64_t a, uint64_t b)
 	if (b >= a)
 		return b - a > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(b - a);
 	return a - b > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(a - b);
+}
+
+double diff_change_real(uint64_t a, uint64_t b)
+{
+	return b >= a ? (double)(b - a) : -(double)(a - b);
 }
 
 /* ---- keys ---- */
@@ -130,16 +136,32 @@ static bool site_key_equal(const struct site_table *ta, const struct site *a,
 	return true;
 }
 
-static void side_add(struct diff_side *side, const struct site *s)
+static void side_add(struct diff_side *side, const struct site *s, bool *saturated)
 {
 	if (!side->site)
 		side->site = s;
 	side->sites++;
 	for (int f = 0; f < DF_SITE_COUNT; f++)
-		side->v[f] += metric_site_value(s, diff_field_metric[f]);
-	side->max_live_bytes += s->s->max_live_bytes;
-	side->freed += s->s->freed;
-	side->lifetime_ns_sum += s->s->lifetime_ns_sum;
+		side->v[f] = sat_add(side->v[f], metric_site_value(s, diff_field_metric[f]),
+				     saturated);
+	side->max_live_bytes = sat_add(side->max_live_bytes, s->s->max_live_bytes, saturated);
+	side->freed = sat_add(side->freed, s->s->freed, saturated);
+	side->lifetime_ns_sum = sat_add(side->lifetime_ns_sum, s->s->lifetime_ns_sum, saturated);
+}
+
+/* Whether a change between figures of d would not fit diff_change's int64
+ * (values above INT64_MAX: only a crafted or corrupt trace has them). */
+static bool diff_values_too_large(const struct diff *d)
+{
+	for (int f = 0; f < DF_COUNT; f++)
+		if (d->total_a[f] > (uint64_t)INT64_MAX || d->total_b[f] > (uint64_t)INT64_MAX)
+			return true;
+	for (size_t i = 0; i < d->count; i++)
+		for (int f = 0; f < DF_SITE_COUNT; f++)
+			if (d->entries[i].a.v[f] > (uint64_t)INT64_MAX ||
+			    d->entries[i].b.v[f] > (uint64_t)INT64_MAX)
+				return true;
+	return false;
 }
 
 /* The table and site that stand for entry e's key. */
@@ -179,7 +201,7 @@ static void add_side(struct diff *d, const struct site_table *t, bool a, uint32_
 			e = &d->entries[d->count++];
 			hash[i] = (uint32_t)d->count;
 		}
-		side_add(a ? &e->a : &e->b, s);
+		side_add(a ? &e->a : &e->b, s, &d->saturated);
 	}
 }
 
@@ -232,6 +254,8 @@ int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
 	d->has_rss_b = b->run.has_peak_rss;
 	d->total_a[DF_RSS] = a->run.peak_rss_kib * 1024;
 	d->total_b[DF_RSS] = b->run.peak_rss_kib * 1024;
+	if (a->summary.saturated || b->summary.saturated || diff_values_too_large(d))
+		d->saturated = true;
 	return 0;
 }
 

@@ -12,6 +12,9 @@
  *                                     header of mprof-report says it ("exact:
  *                                     every allocation recorded", "estimated,
  *                                     sample rate 4096 B: ...")
+ *     "saturated": bool,              a figure above 2^63-1 (a crafted or
+ *                                     corrupt trace): sums stopped at 2^64-1,
+ *                                     changes at +-(2^63-1), not wrapped
  *     "rough": [str],                 the STATS keys with no unbiased
  *                                     estimate (the peak's when a trace is
  *                                     sampled), not for --fail-if
@@ -118,6 +121,7 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 	output_json_string(out, output_report_kind(d->pa));
 	fputs(",\"b_kind\":", out);
 	output_json_string(out, output_report_kind(d->pb));
+	fprintf(out, ",\"saturated\":%s", d->saturated ? "true" : "false");
 	fputs(",\"rough\":[", out);
 	for (int f = 0, n = 0; f < DF_SITE_COUNT; f++)
 		if (diff_field_rough(d, f))

@@ -47,7 +47,7 @@ static const char *fmt_relative(char *buf, size_t n, uint64_t a, uint64_t b)
 	if (a == 0)
 		snprintf(buf, n, "%s", b ? "new" : "0.0%");
 	else
-		snprintf(buf, n, "%+.1f%%", 100.0 * (double)diff_change(a, b) / (double)a);
+		snprintf(buf, n, "%+.1f%%", 100.0 * diff_change_real(a, b) / (double)a);
 	return buf;
 }
 
@@ -257,6 +257,9 @@ int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
 	if (diff_field_rough(d, DF_PEAK))
 		fputs("note: peak bytes and blocks (and max live) of a sampled trace are rough: "
 		      "they have no unbiased estimate and no --fail-if may test them\n", out);
+	if (d->saturated)
+		fputs("warning: figures above 2^63-1 (a crafted or corrupt trace): sums stopped at "
+		      "2^64-1 and changes at +-(2^63-1) instead of wrapping\n", out);
 	fputc('\n', out);
 	print_totals(out, d);
 	for (int f = 0; f < DF_SITE_COUNT; f++)

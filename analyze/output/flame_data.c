@@ -14,6 +14,7 @@
 #include "analyze/output/output.h"
 #include "analyze/output/script_json.h"
 #include "analyze/output/units.h"
+#include "analyze/util/saturate.h"
 
 /* The page (assets/flamegraph.html, embedded by assets/embed.sh). */
 extern const char output_asset_flamegraph_html[];
@@ -144,6 +145,7 @@ int flame_data_tree(FILE *out, const struct stack_tree *tree, const struct flame
 	uint32_t *remap = malloc(key_count * sizeof(*remap));   /* key -> frame index */
 	uint32_t *pos = malloc(tree->count * sizeof(*pos));    /* node -> place in "nodes" */
 	uint64_t total = 0;
+	bool saturated = tree->saturated;
 
 	if (!remap || !pos) {
 		free(remap);
@@ -157,14 +159,15 @@ int flame_data_tree(FILE *out, const struct stack_tree *tree, const struct flame
 		pos[node] = (uint32_t)(i - 1);
 		if (remap[key] == UINT32_MAX)
 			remap[key] = (uint32_t)frames++;
-		total += stack_tree_values(tree, node)[0];
+		total = sat_add(total, stack_tree_values(tree, node)[0], &saturated);
 	}
 	fputs("\"columns\":[", out);
 	for (size_t c = 0; c < tree->value_count; c++) {
 		fputs(c ? "," : "", out);
 		output_json_string(out, columns[c]);
 	}
-	fprintf(out, "],\"total\":%" PRIu64 ",\n\"frames\":[", total);
+	fprintf(out, "],\"total\":%" PRIu64 ",\"saturated\":%s,\n\"frames\":[", total,
+		saturated ? "true" : "false");
 	/* frames in the order of their first node */
 	for (size_t i = 1, next = 0; i < tree->count; i++) {
 		uint32_t key = tree->nodes[tree->order[i]].key;

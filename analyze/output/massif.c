@@ -20,6 +20,7 @@
 
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
+#include "analyze/util/saturate.h"
 
 #define MASSIF_THRESHOLD_PERCENT 1 /* massif's default --threshold */
 
@@ -46,6 +47,8 @@ struct tree {
 	const struct site_table *t;
 	enum metric m;              /* METRIC_PEAK or METRIC_LEAKED */
 	uint64_t total;             /* the snapshot's heap */
+	bool saturated;             /* a group's sum stopped at UINT64_MAX (the
+	                             * report's header says the trace is damaged) */
 	struct keyed_site *ks;
 	int error;
 };
@@ -110,13 +113,15 @@ static long children(struct tree *tr, size_t lo, size_t hi, size_t d, struct gro
 		uint64_t bytes = 0;
 
 		while (j < hi && tr->ks[j].key == tr->ks[i].key)
-			bytes += metric_site_value(&tr->t->sites[tr->ks[j++].site], tr->m);
+			bytes = sat_add(bytes, metric_site_value(&tr->t->sites[tr->ks[j++].site], tr->m),
+					&tr->saturated);
 		g[n++] = (struct group){ i, j, bytes, tr->ks[i].key };
 		i = j;
 	}
 	/* significant: at least the threshold's share of the snapshot */
 	for (size_t i = 0; i < n; i++)
-		if (g[i].bytes * 100 >= tr->total * MASSIF_THRESHOLD_PERCENT) {
+		if ((unsigned __int128)g[i].bytes * 100 >=
+		    (unsigned __int128)tr->total * MASSIF_THRESHOLD_PERCENT) {
 			struct group tmp = g[sig];
 
 			g[sig++] = g[i];
@@ -179,7 +184,7 @@ static void subtree_write(struct tree *tr, size_t lo, size_t hi, size_t d, uint6
 	for (size_t i = 0; i < sig && !tr->error; i++)
 		node_write(tr, &g[i], d + 1);
 	for (size_t i = sig; i < (size_t)n; i++)
-		rest += g[i].bytes;
+		rest = sat_add(rest, g[i].bytes, &tr->saturated);
 	if ((size_t)n > sig)
 		fprintf(tr->out, "%*sn0: %" PRIu64 " in %zu place%s, %sbelow massif's threshold "
 			"(%d.00%%)\n", (int)d + 1, "", rest, (size_t)n - sig,
@@ -196,7 +201,7 @@ static void node_write(struct tree *tr, const struct group *g, size_t d)
 /* The tree of metric m (its value summing to total) over every site. */
 static int tree_write(FILE *out, const struct profile *p, enum metric m, uint64_t total)
 {
-	struct tree tr = { out, &p->sites, m, total, NULL, 0 };
+	struct tree tr = {.out = out, .t = &p->sites, .m = m, .total = total};
 	size_t n = 0;
 
 	tr.ks = malloc((p->sites.count + 1) * sizeof(*tr.ks));

@@ -42,6 +42,7 @@
 #include "analyze/output/string_table.h"
 #include "analyze/util/grow.h"
 #include "analyze/util/hash_seed.h"
+#include "analyze/util/saturate.h"
 
 /* profile.proto's field numbers */
 enum {
@@ -120,6 +121,7 @@ struct pprof_writer {
 	z_stream z;
 	bool z_open;
 	int error;                /* first -errno */
+	bool saturated;           /* a value stopped at INT64_MAX */
 
 	uint32_t *frame_function; /* by frame index: function id, 0: not yet */
 
@@ -531,8 +533,10 @@ static void pprof_write_samples(struct pprof_writer *w)
 
 		if (!n)
 			break;
+		/* pprof's values are int64: a larger one would read as negative */
 		for (size_t t = 0; t < pprof_type_count(w->p); t++)
-			values[t] = metric_site_value(s, pprof_types[t].metric);
+			values[t] = (uint64_t)sat_int64(metric_site_value(s, pprof_types[t].metric),
+							&w->saturated);
 		mark = pb_msg_begin(&w->buf, PROFILE_SAMPLE);
 		pb_put_packed(&w->buf, SAMPLE_LOCATION_ID, w->sample_locations, n);
 		pb_put_packed(&w->buf, SAMPLE_VALUE, values, pprof_type_count(w->p));
@@ -637,6 +641,20 @@ static void pprof_write_value_type(struct pprof_writer *w, uint32_t field, const
 }
 
 /* The comments pprof shows (-comments): what the sample types mean. */
+/* Whether a figure of p stopped at its limit, or a site's value is above
+ * pprof's int64 (pprof_write_samples stops it at INT64_MAX). */
+static bool pprof_values_saturate(const struct profile *p)
+{
+	if (p->summary.saturated)
+		return true;
+	for (size_t i = 0; i < p->sites.count; i++)
+		for (size_t t = 0; t < pprof_type_count(p); t++)
+			if (metric_site_value(&p->sites.sites[i], pprof_types[t].metric) >
+			    (uint64_t)INT64_MAX)
+				return true;
+	return false;
+}
+
 static void pprof_write_comments(struct pprof_writer *w)
 {
 	const struct profile *p = w->p;
@@ -678,6 +696,11 @@ static void pprof_write_comments(struct pprof_writer *w)
 		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
 	if (output_filter_note(line, sizeof(line), p))
 		pb_put_int(&w->buf, PROFILE_COMMENT, pprof_string(w, line));
+	if (pprof_values_saturate(p))
+		pb_put_int(&w->buf, PROFILE_COMMENT,
+			   pprof_string(w, "damaged trace: values stopped at 2^64-1 in the "
+					   "report, and at 2^63-1 (pprof's int64) here, "
+					   "instead of wrapping"));
 }
 
 /* The default sample type: --metric's, else inuse_space. */

@@ -39,6 +39,7 @@
 #include "config.h"
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
+#include "analyze/util/saturate.h"
 
 /* Written by one thread once aggregation has stopped: the stream's lock
  * is skipped (a profile repeats every stack five times). */
@@ -107,12 +108,12 @@ static void ss_profile(FILE *out, const struct profile *p, enum metric m)
 	const char *q = profile_metric_qualifier(p, m);
 	char name[128];
 	uint64_t total = 0;
-	bool first = true;
+	bool first = true, saturated = p->summary.saturated;
 
 	for (size_t i = 0; i < t->count; i++)
-		total += metric_site_value(&t->sites[i], m);
-	snprintf(name, sizeof(name), "%s%s%s%s", mi->label, q ? " (" : "", q ? q : "",
-		 q ? ")" : "");
+		total = sat_add(total, metric_site_value(&t->sites[i], m), &saturated);
+	snprintf(name, sizeof(name), "%s%s%s%s%s", mi->label, q ? " (" : "", q ? q : "",
+		 q ? ")" : "", saturated ? " (figures stopped at 2^64-1: a damaged trace)" : "");
 	ss_str(out, "{\"type\":\"sampled\",\"name\":");
 	output_json_string(out, name);
 	ss_str(out, mi->bytes ? ",\"unit\":\"bytes\"" : ",\"unit\":\"none\"");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/output/stack_tree.h"
+#include "analyze/util/saturate.h"
 
 #define STACK_TREE_FIRST_NODES 64
 #define STACK_TREE_MAX_NODES ((size_t)UINT32_MAX - 1)
@@ -130,7 +131,7 @@ int stack_tree_add(struct stack_tree *t, const uint32_t *keys, size_t n, const u
 	t->last = node;
 	sum = stack_tree_values(t, node);
 	for (size_t k = 0; k < t->value_count; k++)
-		sum[k] += values[k];
+		sum[k] = sat_add(sum[k], values[k], &t->saturated);
 	return 0;
 }
 

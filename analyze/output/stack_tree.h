@@ -36,6 +36,7 @@ struct stack_tree {
 	size_t hash_mask;
 	uint32_t *order;          /* stack_tree_sort: depth-first order; owned */
 	uint32_t *depth;          /* stack_tree_sort: per node, 0 for the root */
+	bool saturated;           /* a sum of values stopped at UINT64_MAX */
 };
 
 /* An empty tree (the root only) whose nodes hold value_count values (1 to

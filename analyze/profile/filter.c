@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze/profile/filter.h"
+#include "analyze/util/saturate.h"
 
 /* Whether glob matches function, or the function's name up to one of its
  * '(' (a C++ name's parameter list: "parse" matches "parse(char const*)"). */
@@ -66,8 +67,9 @@ static void filter_sites(struct profile *p, const struct profile_filter *f)
 			continue;
 		}
 		r->sites++;
-		r->allocations += s->s->allocations;
-		r->allocated_bytes += s->s->allocated_bytes;
+		r->allocations = sat_add(r->allocations, s->s->allocations, &p->summary.saturated);
+		r->allocated_bytes = sat_add(r->allocated_bytes, s->s->allocated_bytes,
+					     &p->summary.saturated);
 	}
 	t->count = kept;
 }
@@ -87,10 +89,14 @@ static void suppress_leaks(struct profile *p, const struct profile_filter *f)
 		if (!suppressions_match_site(f->suppressions, t, &t->sites[i]))
 			continue;
 		r->suppressed_sites++;
-		r->suppressed_bytes += st->live_bytes;
-		r->suppressed_blocks += st->live_blocks;
-		p->summary.live_bytes -= st->live_bytes;
-		p->summary.live_blocks -= st->live_blocks;
+		r->suppressed_bytes = sat_add(r->suppressed_bytes, st->live_bytes,
+					      &p->summary.saturated);
+		r->suppressed_blocks = sat_add(r->suppressed_blocks, st->live_blocks,
+					       &p->summary.saturated);
+		p->summary.live_bytes = sat_sub(p->summary.live_bytes, st->live_bytes,
+						&p->summary.saturated);
+		p->summary.live_blocks = sat_sub(p->summary.live_blocks, st->live_blocks,
+						 &p->summary.saturated);
 		st->live_bytes = 0;
 		st->live_blocks = 0;
 	}
