@@ -224,6 +224,7 @@ E2E_TESTS = \
 	tests/e2e/real-jvm.sh \
 	tests/e2e/real-ruby.sh \
 	tests/e2e/hostile-traces.sh \
+	tests/e2e/impossible-totals.sh \
 	tests/e2e/sparse-slots.sh \
 	tests/e2e/cut-recording-rss.sh \
 	tests/e2e/report-folded.sh \
