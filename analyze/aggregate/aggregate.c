@@ -650,7 +650,8 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		a->calls[ev->fn == TRACE_FN_POOL ? AGG_CALL_POOL
 			 : ev->fn < TRACE_FN_POOL ? ev->fn : AGG_CALL_MALLOC]++;
 		if (ev->fn == TRACE_FN_REALLOC || ev->fn == TRACE_FN_REALLOCARRAY)
-			a->reallocs_weighted += ev->weight ? ev->weight : 1;
+			a->reallocs_weighted = sat_add(a->reallocs_weighted,
+						       ev->weight ? ev->weight : 1, &a->saturated);
 		on_alloc(a, ev, th);
 		break;
 	case ALLOC_EV_REALLOC_ALLOC:
@@ -659,7 +660,8 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 							  : AGG_CALL_REALLOC]++;
 		a->reallocs++;
 		if (ev->fn != TRACE_FN_POOL)
-			a->reallocs_weighted += ev->weight ? ev->weight : 1;
+			a->reallocs_weighted = sat_add(a->reallocs_weighted,
+						       ev->weight ? ev->weight : 1, &a->saturated);
 		on_alloc(a, ev, th);
 		break;
 	case ALLOC_EV_FREE:
