@@ -35,14 +35,15 @@ static bool nproc_lowered(void)
 /* The number in dir/name, or -1 (missing, "max", not a number). */
 static long long cgroup_number(const char *dir, const char *name)
 {
-	char path[4200];
+	char *path;
 	long long v;
 	FILE *f;
 	int got;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
 		return -1;
 	f = fopen(path, "re");
+	free(path);
 	if (!f)
 		return -1;
 	got = fscanf(f, "%lld", &v);
@@ -91,59 +92,66 @@ static bool list_has(const char *list, const char *word)
 
 /*
  * The launcher's cgroup path in the hierarchy holding the pids controller
- * (a v1 hierarchy listing "pids", else the v2 one) into path; *v2 says
- * which.  Returns false when there is none.
+ * (a v1 hierarchy listing "pids", else the v2 one), allocated; *v2 says
+ * which.  NULL when there is none.  Buffers are on the heap: the launcher
+ * may run under a small stack limit (ulimit -s), the program's.
  */
-static bool cgroup_pids_path(char *path, size_t size, bool *v2)
+static char *cgroup_pids_path(bool *v2)
 {
-	char line[4200], unified[4200] = "";
-	bool found = false;
+	char *line = NULL, *found = NULL, *unified = NULL;
+	size_t cap = 0;
 	FILE *f = fopen("/proc/self/cgroup", "re");
 
 	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
+		return NULL;
+	while (!found && getline(&line, &cap, f) > 0) {
 		char *controllers = strchr(line, ':'), *p;
 
 		if (!controllers || !(p = strchr(++controllers, ':')))
 			continue;
 		*p++ = '\0';
 		p[strcspn(p, "\n")] = '\0';
-		if (strcmp(line, "0") == 0 && *controllers == '\0')
-			snprintf(unified, sizeof(unified), "%s", p);
-		else if (list_has(controllers, "pids"))
-			found = snprintf(path, size, "%s", p) < (int)size;
+		if (strcmp(line, "0") == 0 && *controllers == '\0') {
+			free(unified);
+			unified = strdup(p);
+		} else if (list_has(controllers, "pids")) {
+			found = strdup(p);
+		}
 	}
+	free(line);
 	fclose(f);
 	*v2 = !found;
-	if (!found && *unified)
-		found = snprintf(path, size, "%s", unified) < (int)size;
-	return found;
+	if (found)
+		free(unified);
+	return found ? found : unified;
 }
 
 /*
  * The directory of cgroup path in a mount of the pids hierarchy (v1: type
- * cgroup with option pids; v2: type cgroup2) into dir, and that mount's
- * directory into mount_dir.  False when no mount shows it.
+ * cgroup with option pids; v2: type cgroup2) into *dir, and that mount's
+ * directory into *mount_dir, both allocated.  False when no mount shows it.
  */
-static bool cgroup_pids_dir(const char *path, bool v2, char *dir, char *mount_dir, size_t size)
+static bool cgroup_pids_dir(const char *path, bool v2, char **dir, char **mount_dir)
 {
-	char line[8400];
+	char *line = NULL;
+	size_t cap = 0;
 	bool found = false;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 
 	if (!f)
 		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
+	while (!found && getline(&line, &cap, f) > 0) {
 		char *field[5], *rest = line, *dash = strstr(line, " - ");
-		char type[64], options[1024];
+		char type[16], *options;
 		size_t root_len;
 		int i;
 
-		if (!dash || sscanf(dash + 3, "%63s %*s %1023s", type, options) != 2)
+		/* after the dash: type, source, super options */
+		if (!dash || sscanf(dash + 3, "%15s", type) != 1 ||
+		    !(options = strrchr(dash + 3, ' ')))
 			continue;
 		if (v2 ? strcmp(type, "cgroup2") != 0
-		       : strcmp(type, "cgroup") != 0 || !list_has(options, "pids"))
+		       : strcmp(type, "cgroup") != 0 || !list_has(options + 1, "pids"))
 			continue;
 		for (i = 0; i < 5 && (field[i] = strsep(&rest, " ")) != NULL; i++)
 			;
@@ -154,25 +162,34 @@ static bool cgroup_pids_dir(const char *path, bool v2, char *dir, char *mount_di
 		if (strncmp(path, field[3], root_len) != 0 ||
 		    (path[root_len] != '/' && path[root_len] != '\0'))
 			continue;
-		found = (size_t)snprintf(mount_dir, size, "%s", field[4]) < size &&
-			(size_t)snprintf(dir, size, "%s%s", field[4],
-					 strcmp(path + root_len, "/") == 0 ? "" : path + root_len) < size;
+		*mount_dir = strdup(field[4]);
+		if (!*mount_dir || asprintf(dir, "%s%s", field[4],
+					    strcmp(path + root_len, "/") == 0 ? "" : path + root_len) < 0) {
+			free(*mount_dir);
+			break;
+		}
+		found = true;
 	}
+	free(line);
 	fclose(f);
 	return found;
 }
 
 bool process_limit_near(void)
 {
-	char path[4200], dir[4200], mount_dir[4200];
+	char *path, *dir, *mount_dir;
 	long long room;
-	bool v2;
+	bool v2, found;
 
 	if (nproc_lowered())
 		return true;
-	if (!cgroup_pids_path(path, sizeof(path), &v2) ||
-	    !cgroup_pids_dir(path, v2, dir, mount_dir, sizeof(dir)))
+	path = cgroup_pids_path(&v2);
+	found = path && cgroup_pids_dir(path, v2, &dir, &mount_dir);
+	free(path);
+	if (!found)
 		return false;
 	room = process_limit_cgroup_headroom(mount_dir, dir);
+	free(dir);
+	free(mount_dir);
 	return room >= 0 && room < PROCESS_LIMIT_CGROUP_HEADROOM;
 }
