@@ -14,22 +14,31 @@
 
 #include "cli/process_limit.h"
 
-/* RLIMIT_NPROC set below the kernel's default (threads-max / 2). */
-static bool nproc_lowered(void)
+/* The non-negative number a file starts with, or -1 (missing, "max", not a number). */
+static long long file_number(const char *path)
 {
-	unsigned long long threads_max;
-	struct rlimit rl;
+	long long v;
 	FILE *f;
 	int got;
 
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	got = fscanf(f, "%lld", &v);
+	fclose(f);
+	return got == 1 && v >= 0 ? v : -1;
+}
+
+/* RLIMIT_NPROC set below the kernel's default (threads-max / 2). */
+static bool nproc_lowered(void)
+{
+	long long threads_max;
+	struct rlimit rl;
+
 	if (getuid() == 0 || getrlimit(RLIMIT_NPROC, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
 		return false;
-	f = fopen("/proc/sys/kernel/threads-max", "re");
-	if (!f)
-		return true;
-	got = fscanf(f, "%llu", &threads_max);
-	fclose(f);
-	return got != 1 || rl.rlim_cur < threads_max / 2;
+	threads_max = file_number("/proc/sys/kernel/threads-max");
+	return threads_max < 0 || rl.rlim_cur < (unsigned long long)threads_max / 2;
 }
 
 /* The number in dir/name, or -1 (missing, "max", not a number). */
@@ -37,18 +46,12 @@ static long long cgroup_number(const char *dir, const char *name)
 {
 	char *path;
 	long long v;
-	FILE *f;
-	int got;
 
 	if (asprintf(&path, "%s/%s", dir, name) < 0)
 		return -1;
-	f = fopen(path, "re");
+	v = file_number(path);
 	free(path);
-	if (!f)
-		return -1;
-	got = fscanf(f, "%lld", &v);
-	fclose(f);
-	return got == 1 && v >= 0 ? v : -1;
+	return v;
 }
 
 long long process_limit_cgroup_headroom(const char *mount_dir, const char *cgroup_dir)
