@@ -16,6 +16,9 @@
 
 _Atomic uint64_t control_word = CONTROL_RUNNING;
 int control_uses_set;
+/* Toggles the signal asked for since the last one was applied: an even
+ * number changes nothing (a start and a stop sent to an idle program). */
+static _Atomic unsigned control_toggles_asked;
 static uint64_t control_rate_at_start;
 static struct preload_lock control_lock;
 
@@ -44,17 +47,24 @@ static void control_publish(struct preload_thread *t, uint64_t w)
 	atomic_store_explicit(&control_word, w, memory_order_release);
 }
 
-/* Applies a toggle the signal asked for, unless another thread holds the
- * lock (it applies it, or has). */
+/* Applies the toggles the signal asked for, unless another thread holds
+ * the lock (it applies them, or has): recording flips when their number is
+ * odd.  The bit is cleared before the count is taken, so a toggle asked in
+ * between sets it again; the flip keeps a bit set meanwhile. */
 static void control_apply_toggle(struct preload_thread *t)
 {
 	uint64_t w;
+	unsigned asked;
 
 	if (!preload_lock_try(&control_lock))
 		return;
-	w = atomic_load_explicit(&control_word, memory_order_relaxed);
-	if (w & CONTROL_TOGGLE)
-		control_publish(t, (w ^ CONTROL_RUNNING) & ~(uint64_t)CONTROL_TOGGLE);
+	w = atomic_fetch_and_explicit(&control_word, ~(uint64_t)CONTROL_TOGGLE,
+				      memory_order_relaxed);
+	asked = atomic_exchange_explicit(&control_toggles_asked, 0, memory_order_relaxed);
+	if (asked & 1) {
+		event_control(t, (unsigned)(~w & CONTROL_RUNNING), control_word_rate(w));
+		atomic_fetch_xor_explicit(&control_word, CONTROL_RUNNING, memory_order_release);
+	}
 	preload_lock_give(&control_lock);
 }
 
@@ -83,6 +93,7 @@ int control_set(struct preload_thread *t, int running, uint64_t interval_bytes)
 	else
 		next = w & ~(uint64_t)CONTROL_RUNNING;
 	changed = next != w;
+	atomic_store_explicit(&control_toggles_asked, 0, memory_order_relaxed);
 	if (changed)
 		control_publish(t, next);
 	else
@@ -93,6 +104,7 @@ int control_set(struct preload_thread *t, int running, uint64_t interval_bytes)
 
 void control_request_toggle(void)
 {
+	atomic_fetch_add_explicit(&control_toggles_asked, 1, memory_order_relaxed);
 	atomic_fetch_or_explicit(&control_word, CONTROL_TOGGLE, memory_order_relaxed);
 }
 

@@ -6,7 +6,7 @@
  * The control word packs whether recording is on, a toggle the signal
  * handler asked for, and the sampling interval in force.  It changes only
  * under the control lock (or by the handler's atomic OR of the toggle
- * bit); a thread reads it with one relaxed load per recorded call and,
+ * bit, beside its count of toggles asked); a thread reads it with one relaxed load per recorded call and,
  * when it differs from the copy it last acted on, brings its own state up
  * to date (its sampler's interval and countdown).  No thread ever reads or
  * writes another thread's state: a change reaches each thread at its next
@@ -89,7 +89,8 @@ uint64_t control_start_rate(void);
 
 /*
  * Async-signal-safe: asks for a toggle, which the next thread to call the
- * allocator applies (control_thread_sync).  Only an atomic OR.
+ * allocator applies (control_thread_sync); toggles asked before it count
+ * each, so two leave recording as it was.  An atomic add and an atomic OR.
  */
 void control_request_toggle(void);
 
