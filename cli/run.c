@@ -470,11 +470,13 @@ static void ending_print(const struct run_options *o, const struct collector_res
 
 	if (res->still_running)
 		mprof_note("%zu process%s started by %s %s still running when it ended; %s "
-			   "what %s recorded until then", res->still_running,
-			   res->still_running == 1 ? "" : "es", o->argv[0],
+			   "what %s recorded until then (mprof does not wait for %s: run a "
+			   "server that daemonizes in the foreground to record it to its end)",
+			   res->still_running, res->still_running == 1 ? "" : "es", o->argv[0],
 			   res->still_running == 1 ? "was" : "were",
 			   res->still_running == 1 ? "its trace holds" : "their traces hold",
-			   res->still_running == 1 ? "it" : "they");
+			   res->still_running == 1 ? "it" : "they",
+			   res->still_running == 1 ? "it" : "them");
 	if (WIFSIGNALED(res->wait_status)) {
 		int sig = WTERMSIG(res->wait_status);
 		const char *abbrev = sigabbrev_np(sig);

@@ -85,4 +85,13 @@ for run in 1 2 3 4 5 6 7 8; do
 done
 expect_eq "background exec as the run ends: runs that blamed the recorder" 0 "$false_reason"
 expect_eq "background exec as the run ends: runs that said what happened" 8 "$honest"
+
+# A recorded process left running when the program ends (a server that
+# daemonized: nginx, redis-server --daemonize yes, pg_ctl start) is named,
+# with the way to record it to its end.
+rm -f "$WORK"/daemon.*
+RUN_NAME=daemon mprof_run 60 "$WORK/daemon.t" -- sh -c \
+	'(exec sleep 5) & for i in $(seq 300); do grep -q libmprof_preload /proc/$!/maps 2>/dev/null && break; sleep 0.1; done; sleep 0.3'
+expect_eq "a daemon left running: mprof says so and how to record it" 1 \
+	"$(grep -c "^mprof: 1 process started by sh was still running when it ended; its trace holds what it recorded until then (mprof does not wait for it: run a server that daemonizes in the foreground to record it to its end)$" "$RUN_ERR")"
 finish
