@@ -357,6 +357,16 @@ struct trie_node {
 	uint32_t site_plus1;   /* its site's index + 1; 0: none yet */
 };
 
+/* A slot of the trie's hash (uint32_t) holds a trie node + 1 (0: empty)
+ * in the bits of the table's mask, which it is below (the table is filled
+ * to 3/4 at most), and in the bits above them the same bits of its key's
+ * hash's high half: a tag that spares the trie node's cache miss on most
+ * other keys a probe meets. */
+static uint32_t trie_slot_tag(uint64_t h, size_t mask)
+{
+	return (uint32_t)(h >> 32) & ~(uint32_t)mask;
+}
+
 /* What is known of a stack node once a stack through it was walked (its
  * chain within SITES_MAX_DEPTH): a walk stops at the first such node.
  * 8 bytes, one per stack node id: 524,288 distinct stacks had 2.45 M
@@ -392,11 +402,16 @@ struct site_build {
 	const struct stack_nodes *nodes;
 	struct symbolizer *sym;
 	const struct site_options *opt;
-	struct trie_node *trie;
-	size_t trie_count, trie_cap;
-	uint32_t *trie_hash;     /* (parent, frame) -> trie node + 1 */
+	struct trie_node *trie;  /* trie_mem.p */
+	struct grow_big trie_mem; /* on huge pages once large: grown in place,
+	                           * without the copies and small-page faults of
+	                           * a realloc (a sixth of the report's page
+	                           * faults on 262,145 stacks) */
+	size_t trie_count;
+	uint32_t *trie_hash;     /* (parent, frame) -> trie node + 1 and a tag */
 	size_t trie_hash_mask;
-	struct node_memo *memo;  /* per stack node id, owned (nodes->capacity) */
+	size_t trie_hash_reserved; /* its mapping's reservation; 0: on the heap */
+	struct node_memo *memo;  /* per stack node id, owned (nodes->id_end) */
 	uint64_t *root_ips;      /* the roots' ips (2 * epoch + truncated) the
 	                          * memo names, by slot; owned */
 	size_t root_count, root_cap;
@@ -420,17 +435,62 @@ static uint64_t trie_key_hash(uint32_t parent, uint32_t frame)
 	return hash_mix64(((uint64_t)parent << 32) | frame);
 }
 
-static uint64_t trie_hash_of(const void *ctx, uint32_t k)
+/* A zeroed trie hash of slots entries (a power of 2): on huge pages once
+ * large (fewer page faults and TLB misses on its random probes).  NULL on
+ * ENOMEM; *reserved: 0 on the heap. */
+static uint32_t *trie_hash_alloc(size_t slots, size_t *reserved)
 {
-	const struct trie_node *n = &((const struct trie_node *)ctx)[k];
+	size_t bytes = slots * sizeof(uint32_t);
+	uint32_t *v = NULL;
 
-	return trie_key_hash(n->parent, n->frame);
+	*reserved = 0;
+	if (bytes >= HUGE_ARRAY_MIN)
+		v = huge_array_alloc_exact(bytes, reserved);
+	if (!v) {
+		*reserved = 0;
+		v = calloc(slots, sizeof(*v));
+	}
+	return v;
+}
+
+static void trie_hash_free(uint32_t *v, size_t reserved)
+{
+	if (reserved)
+		huge_array_free(v, reserved);
+	else
+		free(v);
+}
+
+/* Rebuilds the trie hash at twice the size.  Returns 0 or -ENOMEM. */
+static int trie_rehash(struct site_build *b)
+{
+	size_t n = (b->trie_hash_mask + 1) * 2, reserved;
+	uint32_t *v = trie_hash_alloc(n, &reserved);
+
+	if (!v)
+		return -ENOMEM;
+	/* (node 0, the empty sequence, is no one's child: not in the hash) */
+	for (size_t k = 1; k < b->trie_count; k++) {
+		uint64_t h = trie_key_hash(b->trie[k].parent, b->trie[k].frame);
+		size_t i = h & (n - 1);
+
+		while (v[i])
+			i = (i + 1) & (n - 1);
+		v[i] = (uint32_t)(k + 1) | trie_slot_tag(h, n - 1);
+	}
+	trie_hash_free(b->trie_hash, b->trie_hash_reserved);
+	b->trie_hash = v;
+	b->trie_hash_reserved = reserved;
+	b->trie_hash_mask = n - 1;
+	return 0;
 }
 
 /* The trie node of parent's sequence with frame added; -1 on ENOMEM. */
 static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
 {
-	size_t i = trie_key_hash(parent, frame) & b->trie_hash_mask;
+	uint64_t h = trie_key_hash(parent, frame);
+	size_t mask = b->trie_hash_mask, i = h & mask;
+	uint32_t tag = trie_slot_tag(h, mask), node_mask = (uint32_t)mask;
 	struct trie_node *n;
 
 	/* a child is made after its parent: the newest node has none, and the
@@ -438,22 +498,25 @@ static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
 	 * a cache miss each: a quarter of the report on 262,145 stacks) */
 	if (parent + 1 == b->trie_count)
 		while (b->trie_hash[i])
-			i = (i + 1) & b->trie_hash_mask;
-	for (uint32_t k; (k = b->trie_hash[i]) != 0; i = (i + 1) & b->trie_hash_mask)
-		if (b->trie[k - 1].parent == parent && b->trie[k - 1].frame == frame)
+			i = (i + 1) & mask;
+	for (uint32_t v; (v = b->trie_hash[i]) != 0; i = (i + 1) & mask) {
+		uint32_t k = v & node_mask;
+
+		if ((v & ~node_mask) == tag && b->trie[k - 1].parent == parent &&
+		    b->trie[k - 1].frame == frame)
 			return k - 1;
+	}
 	if (b->trie_count >= UINT32_MAX - 1 ||
-	    grow_array((void **)&b->trie, &b->trie_cap, b->trie_count + 1, sizeof(*b->trie)) < 0)
+	    grow_big_to(&b->trie_mem, b->trie_count, sizeof(*b->trie), 256) < 0)
 		return -1;
+	b->trie = b->trie_mem.p;
 	n = &b->trie[b->trie_count];
 	*n = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0};
-	b->trie_hash[i] = (uint32_t)(b->trie_count + 1);
+	b->trie_hash[i] = (uint32_t)(b->trie_count + 1) | tag;
 	b->trie_count++;
-	/* (node 0, the empty sequence, is no one's child: not in the hash);
-	 * filled to 3/4: a table per trie node is most of the build's memory
+	/* filled to 3/4: a table per trie node is most of the build's memory
 	 * after the statistics and the stack nodes */
-	if (b->trie_count * 4 > (b->trie_hash_mask + 1) * 3 &&
-	    rehash(&b->trie_hash, &b->trie_hash_mask, 1, b->trie_count, trie_hash_of, b->trie) < 0)
+	if (b->trie_count * 4 > (b->trie_hash_mask + 1) * 3 && trie_rehash(b) < 0)
 		return -1;
 	return (long)(b->trie_count - 1);
 }
@@ -618,7 +681,7 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 			*unknown = true;
 			return 0;
 		}
-		m = &b->memo[id]; /* (id is below nodes->capacity) */
+		m = &b->memo[id]; /* (a defined id is below nodes->id_end) */
 		if (m->trie_plus1 == MEMO_DEEP)
 			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
 		if (m->trie_plus1) {
@@ -774,14 +837,14 @@ static void spare_drop(struct huge_spare *spare)
 }
 
 /* The first size of the trie's hash (a power of 2): a stack node is one
- * trie node or more, so one slot per stack node id spares the rehashes
- * (each one a pass of cache misses over the trie: 7% of the report on
- * 262,145 stacks), at half the memo's bytes. */
+ * trie node or more, so room for one per stack node id below the 3/4 fill
+ * spares the rehashes (each one a pass of cache misses over the trie: 7%
+ * of the report on 262,145 stacks). */
 static size_t trie_slots_for(const struct stack_nodes *nodes)
 {
 	size_t n = 256;
 
-	while (n < nodes->capacity)
+	while (n / 4 * 3 < nodes->id_end)
 		n *= 2;
 	return n;
 }
@@ -789,7 +852,7 @@ static size_t trie_slots_for(const struct stack_nodes *nodes)
 /* The bytes of the memo of site_table_build. */
 static size_t memo_bytes_for(const struct stack_nodes *nodes)
 {
-	return (nodes->capacity ? nodes->capacity : 1) * sizeof(struct node_memo);
+	return (nodes->id_end ? nodes->id_end : 1) * sizeof(struct node_memo);
 }
 
 /* Trims spare to the layout's size for sites_count sites and memo_bytes,
@@ -861,10 +924,17 @@ static void site_frames_keep(struct site_build *b)
 		links[2 * k] = parent;
 		links[2 * k + 1] = frame;
 	}
-	v = realloc(links, b->trie_count * 2 * sizeof(*links));
+	if (b->trie_mem.reserved) {
+		t->links_reserved = b->trie_mem.reserved;
+		huge_array_trim(links, b->trie_count * 2 * sizeof(*links), &t->links_reserved);
+		v = links;
+	} else {
+		v = realloc(links, b->trie_count * 2 * sizeof(*links));
+	}
 	t->frame_links = v ? v : links; /* (a smaller block that failed: keep the old) */
 	t->link_count = b->trie_count;
 	b->trie = NULL;
+	b->trie_mem = (struct grow_big){0};
 }
 
 /* Adds the stack stack_id to its site (made on first use): *site is the
@@ -941,8 +1011,9 @@ static void site_build_walks_free(struct site_build *b)
 {
 	struct site_table *t = b->t;
 
-	free(b->trie_hash);
+	trie_hash_free(b->trie_hash, b->trie_hash_reserved);
 	b->trie_hash = NULL;
+	b->trie_hash_reserved = 0;
 	free(b->root_hash);
 	b->root_hash = NULL;
 	free(b->root_ips);
@@ -991,10 +1062,10 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		*b = (struct site_build){.t = t, .nodes = nodes, .sym = sym, .opt = opt};
 		size_t slots = trie_slots_for(nodes);
 
-		b->trie = calloc(256, sizeof(*b->trie));
-		b->trie_cap = 256;
+		if (grow_big_to(&b->trie_mem, 0, sizeof(*b->trie), 256) == 0)
+			b->trie = b->trie_mem.p;
 		b->trie_count = 1; /* node 0: no frames */
-		b->trie_hash = calloc(slots, sizeof(*b->trie_hash));
+		b->trie_hash = trie_hash_alloc(slots, &b->trie_hash_reserved);
 		b->trie_hash_mask = slots - 1;
 		b->root_hash = calloc(16, sizeof(*b->root_hash));
 		b->root_hash_mask = 15;
@@ -1021,7 +1092,7 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 	if (rc == 0)
 		site_frames_keep(b);
 	if (b) {
-		free(b->trie);
+		grow_big_free(&b->trie_mem);
 		free(b->seeds);
 		free(b->frame_flags);
 		free(b);
@@ -1051,7 +1122,10 @@ void site_table_free(struct site_table *t)
 		huge_array_free(t->stats, t->stats_reserved);
 	else
 		free(t->stats);
-	free(t->frame_links);
+	if (t->links_reserved)
+		huge_array_free(t->frame_links, t->links_reserved);
+	else
+		free(t->frame_links);
 	spare_drop(&t->spare);
 	free(t->frame_hash);
 	free(t->ip_set);

@@ -79,6 +79,8 @@ struct site_table {
 	 * [2 * k], its frame id at [2 * k + 1]; node 0 has no frame; owned */
 	uint32_t *frame_links;
 	size_t link_count;
+	size_t links_reserved;   /* frame_links' mapping's reservation
+	                          * (huge_array.h) in bytes; 0: on the heap */
 	/* memory reused from the block table (site_table_build), owned: the
 	 * arrays above that lie in it are not freed on their own */
 	struct huge_spare spare;

@@ -36,6 +36,8 @@ int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_
 	((uint32_t *)t->parents.p)[id] =
 		(uint32_t)(parent <= STACK_NODES_MAX_ID ? parent + 1 : STACK_NODES_MAX_ID + 2);
 	((uint64_t *)t->ips.p)[id] = ip;
+	if (id >= t->id_end)
+		t->id_end = (size_t)id + 1;
 	return 0;
 }
 

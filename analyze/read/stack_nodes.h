@@ -33,6 +33,7 @@ struct stack_nodes {
 	struct grow_big ips;     /* uint64_t by id */
 	struct grow_big parents; /* uint32_t by id: parent + 1; 0: id undefined */
 	size_t capacity;         /* ids below it may be defined */
+	size_t id_end;           /* one past the largest id defined; 0: none */
 };
 
 void stack_nodes_init(struct stack_nodes *t);
