@@ -418,6 +418,7 @@ struct site_build {
 	uint32_t *root_hash;     /* root ip -> slot + 1; owned */
 	size_t root_hash_mask;
 	bool memo_in_spare;      /* memo lies in t->spare (not freed on its own) */
+	size_t memo_reserved;    /* else its mapping's reservation; 0: on the heap */
 	uint8_t *frame_flags;    /* per frame id */
 	size_t frame_flags_cap;
 	/* the sites met so far, in the order they were made: their array is
@@ -435,25 +436,26 @@ static uint64_t trie_key_hash(uint32_t parent, uint32_t frame)
 	return hash_mix64(((uint64_t)parent << 32) | frame);
 }
 
-/* A zeroed trie hash of slots entries (a power of 2): on huge pages once
- * large (fewer page faults and TLB misses on its random probes).  NULL on
- * ENOMEM; *reserved: 0 on the heap. */
-static uint32_t *trie_hash_alloc(size_t slots, size_t *reserved)
+/* A zeroed array of n elements of elem bytes: a mapping on huge pages
+ * once 2 MiB or more (a page fault per 2 MiB instead of per 4 KiB, some
+ * 13 us each on these virtual machines, and fewer TLB misses), else on the
+ * heap.  NULL on ENOMEM; *reserved: the mapping's reservation, 0 on the
+ * heap.  Freed with big_free. */
+static void *big_zeroed(size_t n, size_t elem, size_t *reserved)
 {
-	size_t bytes = slots * sizeof(uint32_t);
-	uint32_t *v = NULL;
+	void *v = NULL;
 
 	*reserved = 0;
-	if (bytes >= HUGE_ARRAY_MIN)
-		v = huge_array_alloc_exact(bytes, reserved);
+	if (n && n <= SIZE_MAX / elem && n * elem >= HUGE_ARRAY_MIN)
+		v = huge_array_alloc_exact(n * elem, reserved);
 	if (!v) {
 		*reserved = 0;
-		v = calloc(slots, sizeof(*v));
+		v = calloc(n ? n : 1, elem);
 	}
 	return v;
 }
 
-static void trie_hash_free(uint32_t *v, size_t reserved)
+static void big_free(void *v, size_t reserved)
 {
 	if (reserved)
 		huge_array_free(v, reserved);
@@ -465,7 +467,7 @@ static void trie_hash_free(uint32_t *v, size_t reserved)
 static int trie_rehash(struct site_build *b)
 {
 	size_t n = (b->trie_hash_mask + 1) * 2, reserved;
-	uint32_t *v = trie_hash_alloc(n, &reserved);
+	uint32_t *v = big_zeroed(n, sizeof(*v), &reserved);
 
 	if (!v)
 		return -ENOMEM;
@@ -478,7 +480,7 @@ static int trie_rehash(struct site_build *b)
 			i = (i + 1) & (n - 1);
 		v[i] = (uint32_t)(k + 1) | trie_slot_tag(h, n - 1);
 	}
-	trie_hash_free(b->trie_hash, b->trie_hash_reserved);
+	big_free(b->trie_hash, b->trie_hash_reserved);
 	b->trie_hash = v;
 	b->trie_hash_reserved = reserved;
 	b->trie_hash_mask = n - 1;
@@ -793,7 +795,7 @@ static int sites_make(struct site_build *b)
 	if (!b->seed_count)
 		return 0;
 	if (!t->sites) {
-		t->sites = calloc(b->seed_count, sizeof(*t->sites));
+		t->sites = big_zeroed(b->seed_count, sizeof(*t->sites), &t->sites_reserved);
 		if (!t->sites)
 			return -ENOMEM;
 		t->cap = b->seed_count;
@@ -1011,7 +1013,7 @@ static void site_build_walks_free(struct site_build *b)
 {
 	struct site_table *t = b->t;
 
-	trie_hash_free(b->trie_hash, b->trie_hash_reserved);
+	big_free(b->trie_hash, b->trie_hash_reserved);
 	b->trie_hash = NULL;
 	b->trie_hash_reserved = 0;
 	free(b->root_hash);
@@ -1019,7 +1021,7 @@ static void site_build_walks_free(struct site_build *b)
 	free(b->root_ips);
 	b->root_ips = NULL;
 	if (!b->memo_in_spare)
-		free(b->memo);
+		big_free(b->memo, b->memo_reserved);
 	else if (t->spare.p) /* the memo is the spare's tail */
 		spare_trim(t);
 	b->memo = NULL;
@@ -1037,6 +1039,51 @@ static int site_cmp_allocated(const void *pa, const void *pb)
 		return a->s->live_bytes > b->s->live_bytes ? -1 : 1;
 	/* creation order (stable output for equal numbers) */
 	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Sorts v[0, n) by site_cmp_allocated, tmp[0, n) its scratch: halves
+ * sorted in place and merged into tmp, short runs by insertion, as glibc's
+ * qsort does. */
+static void sites_msort(struct site *v, struct site *tmp, size_t n)
+{
+	size_t mid = n / 2, i = 0, j = mid, k = 0;
+
+	if (n <= 16) {
+		for (size_t a = 1; a < n; a++) {
+			struct site x = v[a];
+			size_t b = a;
+
+			for (; b > 0 && site_cmp_allocated(&x, &v[b - 1]) < 0; b--)
+				v[b] = v[b - 1];
+			v[b] = x;
+		}
+		return;
+	}
+	sites_msort(v, tmp, mid);
+	sites_msort(v + mid, tmp, n - mid);
+	while (i < mid && j < n)
+		tmp[k++] = site_cmp_allocated(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+	while (i < mid)
+		tmp[k++] = v[i++];
+	/* (the rest of the second half is in place already) */
+	memcpy(v, tmp, k * sizeof(*v));
+}
+
+/* Sorts the n sites at v by site_cmp_allocated (a total order: any sort
+ * gives the same), with scratch on huge pages once large: qsort's took
+ * its 8 MiB of scratch for 262,145 sites on small pages, a sixth of the
+ * report's page faults. */
+static void sites_sort(struct site *v, size_t n)
+{
+	size_t reserved;
+	struct site *tmp = n > 16 ? big_zeroed(n, sizeof(*v), &reserved) : NULL;
+
+	if (!tmp) {
+		qsort(v, n, sizeof(*v), site_cmp_allocated);
+		return;
+	}
+	sites_msort(v, tmp, n);
+	big_free(tmp, reserved);
 }
 
 int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_nodes *nodes,
@@ -1065,12 +1112,12 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		if (grow_big_to(&b->trie_mem, 0, sizeof(*b->trie), 256) == 0)
 			b->trie = b->trie_mem.p;
 		b->trie_count = 1; /* node 0: no frames */
-		b->trie_hash = trie_hash_alloc(slots, &b->trie_hash_reserved);
+		b->trie_hash = big_zeroed(slots, sizeof(*b->trie_hash), &b->trie_hash_reserved);
 		b->trie_hash_mask = slots - 1;
 		b->root_hash = calloc(16, sizeof(*b->root_hash));
 		b->root_hash_mask = 15;
 		if (spare_plan(b, agg->stat_count, memo_bytes) < 0)
-			b->memo = calloc(1, memo_bytes);
+			b->memo = big_zeroed(1, memo_bytes, &b->memo_reserved);
 	} else {
 		spare_drop(&t->spare);
 	}
@@ -1107,7 +1154,7 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 	for (size_t k = 0; k < t->count; k++)
 		t->sites[k].id = (uint32_t)k; /* creation order, for the sort's tie-break */
 	if (t->count > 1)
-		qsort(t->sites, t->count, sizeof(*t->sites), site_cmp_allocated);
+		sites_sort(t->sites, t->count);
 	for (size_t k = 0; k < t->count; k++)
 		t->sites[k].id = (uint32_t)(k + 1);
 	return 0;
@@ -1116,7 +1163,7 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 void site_table_free(struct site_table *t)
 {
 	if (!t->sites_in_spare)
-		free(t->sites);
+		big_free(t->sites, t->sites_reserved);
 	free(t->frames);
 	if (t->stats_reserved)
 		huge_array_free(t->stats, t->stats_reserved);

@@ -68,6 +68,8 @@ struct site_ip {
 
 struct site_table {
 	struct site *sites;      /* sorted by allocated bytes, id = index + 1; owned */
+	size_t sites_reserved;   /* its mapping's reservation (huge_array.h) in
+	                          * bytes; 0: on the heap (or in the spare) */
 	struct alloc_stats *stats; /* the sites' statistics (struct site's s), in
 	                            * the order the sites were made; owned */
 	size_t stats_reserved;     /* its mapping's reservation (huge_array.h)
