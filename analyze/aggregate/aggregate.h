@@ -269,6 +269,8 @@ struct stats_packed {
 	uint8_t *bytes;      /* owned */
 	size_t size, cap;    /* bytes used, allocated */
 	size_t count;        /* entries */
+	size_t bytes_reserved; /* bytes' mapping's reservation (huge_array.h);
+	                        * 0: on the heap */
 };
 
 /* After aggregate_finish: packs a's per-stack statistics into *out and

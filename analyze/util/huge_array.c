@@ -146,6 +146,15 @@ void *huge_array_grow(void *p, size_t old_bytes, size_t new_bytes, size_t *reser
 	return q;
 }
 
+void huge_array_drop_head(void *p, size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	bytes &= ~(page - 1);
+	if (bytes)
+		(void)madvise(p, bytes, MADV_DONTNEED); /* (advice: kept on failure) */
+}
+
 void huge_array_free(void *p, size_t reserved)
 {
 	if (p)

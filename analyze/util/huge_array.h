@@ -52,6 +52,11 @@ void *huge_array_alloc_exact(size_t bytes, size_t *reserved);
  */
 void *huge_array_grow(void *p, size_t old_bytes, size_t new_bytes, size_t *reserved);
 
+/* Gives the memory of array p's first bytes (rounded down to a page) back
+ * to the system, keeping the mapping: for an array read once from its
+ * start, the part read already.  Those bytes read as zero afterwards. */
+void huge_array_drop_head(void *p, size_t bytes);
+
 /* Unmaps array p and its reservation (NULL: nothing). */
 void huge_array_free(void *p, size_t reserved);
 
