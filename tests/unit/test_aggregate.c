@@ -1771,11 +1771,12 @@ static void test_sites_from_shared_stacks(void)
 }
 
 /* The sites of n_sites stacks of depth frames each (stack i's frames at
- * 0x1000 * (i + 1) + 16 * j, j = 0 leaf side) with one allocation of i + 1
- * bytes each, built with spare memory of spare_bytes (0: none) holding old
- * contents; t is then the caller's to check and free. */
-static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
-			     size_t spare_bytes)
+ * 0x1000 * (i + 1) + 16 * j, j = 0 leaf side) with one allocation each of
+ * i + 1 bytes, or (i % size_mod) + 1 with size_mod not 0, built with spare
+ * memory of spare_bytes (0: none) holding old contents; t is then the
+ * caller's to check and free. */
+static void sites_sized(struct site_table *t, size_t n_sites, size_t depth, size_t spare_bytes,
+			size_t size_mod)
 {
 	struct stack_nodes nodes;
 	struct module_maps maps;
@@ -1793,7 +1794,7 @@ static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
 		for (size_t j = depth; j-- > 0; parent = id++)
 			CU_ASSERT_EQUAL(stack_nodes_add(&nodes, id, parent,
 							0x1000 * (i + 1) + 16 * j), 0);
-		feed_alloc(i + 1, 0x10000 + 64 * i, i + 1, parent, 1);
+		feed_alloc(i + 1, 0x10000 + 64 * i, size_mod ? i % size_mod + 1 : i + 1, parent, 1);
 	}
 	aggregate_finish(&agg);
 	if (spare_bytes) {
@@ -1814,6 +1815,12 @@ static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
 	module_maps_free(&maps);
 	stack_nodes_free(&nodes);
 	/* agg stays (the caller frees it) */
+}
+
+static void sites_with_spare(struct site_table *t, size_t n_sites, size_t depth,
+			     size_t spare_bytes)
+{
+	sites_sized(t, n_sites, depth, spare_bytes, 0);
 }
 
 /* Whether site table t holds exactly the sites sites_with_spare made. */
@@ -1867,6 +1874,44 @@ static void test_sites_built_in_spare_memory(void)
 	sites_with_spare(&t, 300, 3, 0);
 	CU_ASSERT_FALSE(t.sites_in_spare);
 	CU_ASSERT_TRUE(sites_are_the_stacks(&t, 300, 3));
+	site_table_free(&t);
+	aggregate_free(&agg);
+}
+
+/*
+ * 140,000 sites of 3 frames, their sizes 1 to 5 bytes: every table of the
+ * build is large enough to be mapped on huge pages (the trie, its hash,
+ * the memo, the sites, the sort's scratch, the packed statistics), and the
+ * sites come sorted by allocated bytes, the largest first, then in the
+ * order they were made (their stacks' first allocations), with their own
+ * frames.
+ */
+static void test_sites_many_sorted_with_ties(void)
+{
+	const size_t n = 140000, depth = 3, mod = 5;
+	struct site_table t;
+	size_t bad_order = 0, bad_frames = 0, prev = 0;
+
+	sites_sized(&t, n, depth, 0, mod);
+	CU_ASSERT_EQUAL_FATAL(t.count, n);
+	CU_ASSERT_EQUAL(t.stacks, n);
+	CU_ASSERT_TRUE(t.sites_reserved > 0); /* (mapped: 4.5 MB) */
+	for (size_t k = 0; k < t.count; k++) {
+		const struct site *s = &t.sites[k];
+		size_t i = t.frames[frame_id_at(&t, s, 0)].module_offset / 0x1000 - 1;
+
+		if (s->id != k + 1 || s->frame_count != depth || s->s->allocated_bytes != i % mod + 1)
+			bad_frames++;
+		for (size_t j = 0; j < depth; j++)
+			if (t.frames[frame_id_at(&t, s, j)].module_offset != 0x1000 * (i + 1) + 16 * j)
+				bad_frames++;
+		/* by bytes (mod - i % mod), then by creation order (i) */
+		if (k && !(prev % mod > i % mod || (prev % mod == i % mod && prev < i)))
+			bad_order++;
+		prev = i;
+	}
+	CU_ASSERT_EQUAL(bad_frames, 0);
+	CU_ASSERT_EQUAL(bad_order, 0);
 	site_table_free(&t);
 	aggregate_free(&agg);
 }
@@ -2733,6 +2778,7 @@ int main(void)
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
 	CU_add_test(s, "sites from stacks that share nodes", test_sites_from_shared_stacks);
 	CU_add_test(s, "sites built in spare memory", test_sites_built_in_spare_memory);
+	CU_add_test(s, "many sites sorted, ties in creation order", test_sites_many_sorted_with_ties);
 	CU_add_test(s, "rankings: top N is the front of the full order",
 		    test_rankings_top_n_is_the_front_of_the_full_order);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
