@@ -1086,6 +1086,31 @@ static void sites_sort(struct site *v, size_t n)
 	big_free(tmp, reserved);
 }
 
+/* Moves the sites' statistics into the sites' order (t->stats[k] is
+ * t->sites[k].s), one cycle of the permutation at a time: the reports
+ * walk the sites in order, five rankings of the text report among them,
+ * and each read of a site's statistics was a cache miss. */
+static void site_stats_in_order(struct site_table *t)
+{
+	for (size_t k = 0; k < t->count; k++) {
+		struct alloc_stats hold;
+		size_t cur = k;
+
+		if (t->sites[k].s == &t->stats[k])
+			continue;
+		hold = t->stats[k];
+		for (;;) {
+			size_t from = (size_t)(t->sites[cur].s - t->stats);
+
+			t->stats[cur] = from == k ? hold : t->stats[from];
+			t->sites[cur].s = &t->stats[cur];
+			if (from == k)
+				break;
+			cur = from;
+		}
+	}
+}
+
 int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_nodes *nodes,
 		     struct symbolizer *sym, const struct site_options *opt,
 		     struct huge_spare *spare)
@@ -1155,6 +1180,7 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		t->sites[k].id = (uint32_t)k; /* creation order, for the sort's tie-break */
 	if (t->count > 1)
 		sites_sort(t->sites, t->count);
+	site_stats_in_order(t);
 	for (size_t k = 0; k < t->count; k++)
 		t->sites[k].id = (uint32_t)(k + 1);
 	return 0;

@@ -71,7 +71,7 @@ struct site_table {
 	size_t sites_reserved;   /* its mapping's reservation (huge_array.h) in
 	                          * bytes; 0: on the heap (or in the spare) */
 	struct alloc_stats *stats; /* the sites' statistics (struct site's s), in
-	                            * the order the sites were made; owned */
+	                            * the sites' order; owned */
 	size_t stats_reserved;     /* its mapping's reservation (huge_array.h)
 	                            * in bytes; 0: on the heap */
 	size_t count, cap;
