@@ -355,16 +355,23 @@ struct trie_node {
 	uint32_t frame;        /* frame id (t->frames) */
 	uint32_t depth;        /* frames in the sequence */
 	uint32_t site_plus1;   /* its site's index + 1; 0: none yet */
+	uint32_t first_child;  /* its first child, the only one not in the
+	                        * trie's hash; 0: none yet */
 };
 
 /* A slot of the trie's hash (uint32_t) holds a trie node + 1 (0: empty)
- * in the bits of the table's mask, which it is below (the table is filled
- * to 3/4 at most), and in the bits above them the same bits of its key's
- * hash's high half: a tag that spares the trie node's cache miss on most
- * other keys a probe meets. */
-static uint32_t trie_slot_tag(uint64_t h, size_t mask)
+ * in its low node_bits bits (site_build.node_bits: the trie's node ids
+ * fit them), and in the bits above them the same bits of its key's hash's
+ * high half: a tag that spares the trie node's cache miss on most other
+ * keys a probe meets. */
+static uint32_t trie_node_mask(unsigned node_bits)
 {
-	return (uint32_t)(h >> 32) & ~(uint32_t)mask;
+	return node_bits >= 32 ? UINT32_MAX : ((uint32_t)1 << node_bits) - 1;
+}
+
+static uint32_t trie_slot_tag(uint64_t h, uint32_t node_mask)
+{
+	return (uint32_t)(h >> 32) & ~node_mask;
 }
 
 /* What is known of a stack node once a stack through it was walked (its
@@ -408,8 +415,10 @@ struct site_build {
 	                           * a realloc (a sixth of the report's page
 	                           * faults on 262,145 stacks) */
 	size_t trie_count;
+	size_t trie_hashed;      /* trie nodes in the hash: all but first children */
 	uint32_t *trie_hash;     /* (parent, frame) -> trie node + 1 and a tag */
 	size_t trie_hash_mask;
+	unsigned node_bits;      /* the bits of a slot that hold a node + 1 */
 	size_t trie_hash_reserved; /* its mapping's reservation; 0: on the heap */
 	struct node_memo *memo;  /* per stack node id, owned (nodes->id_end) */
 	uint64_t *root_ips;      /* the roots' ips (2 * epoch + truncated) the
@@ -463,10 +472,12 @@ static void big_free(void *v, size_t reserved)
 		free(v);
 }
 
-/* Rebuilds the trie hash at twice the size.  Returns 0 or -ENOMEM. */
-static int trie_rehash(struct site_build *b)
+/* Rebuilds the trie hash with n slots (a power of 2), the tags for
+ * b->node_bits.  Returns 0 or -ENOMEM. */
+static int trie_rehash(struct site_build *b, size_t n)
 {
-	size_t n = (b->trie_hash_mask + 1) * 2, reserved;
+	uint32_t node_mask = trie_node_mask(b->node_bits);
+	size_t reserved;
 	uint32_t *v = big_zeroed(n, sizeof(*v), &reserved);
 
 	if (!v)
@@ -476,9 +487,11 @@ static int trie_rehash(struct site_build *b)
 		uint64_t h = trie_key_hash(b->trie[k].parent, b->trie[k].frame);
 		size_t i = h & (n - 1);
 
+		if (b->trie[b->trie[k].parent].first_child == k)
+			continue;
 		while (v[i])
 			i = (i + 1) & (n - 1);
-		v[i] = (uint32_t)(k + 1) | trie_slot_tag(h, n - 1);
+		v[i] = (uint32_t)(k + 1) | trie_slot_tag(h, node_mask);
 	}
 	big_free(b->trie_hash, b->trie_hash_reserved);
 	b->trie_hash = v;
@@ -487,40 +500,69 @@ static int trie_rehash(struct site_build *b)
 	return 0;
 }
 
-/* The trie node of parent's sequence with frame added; -1 on ENOMEM. */
-static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
+/* A new trie node of parent's sequence with frame added: its index, or -1
+ * on ENOMEM. */
+static long trie_node_new(struct site_build *b, uint32_t parent, uint32_t frame)
 {
-	uint64_t h = trie_key_hash(parent, frame);
-	size_t mask = b->trie_hash_mask, i = h & mask;
-	uint32_t tag = trie_slot_tag(h, mask), node_mask = (uint32_t)mask;
-	struct trie_node *n;
-
-	/* a child is made after its parent: the newest node has none, and the
-	 * frames of a new stack node extend it (the probe's key compares were
-	 * a cache miss each: a quarter of the report on 262,145 stacks) */
-	if (parent + 1 == b->trie_count)
-		while (b->trie_hash[i])
-			i = (i + 1) & mask;
-	for (uint32_t v; (v = b->trie_hash[i]) != 0; i = (i + 1) & mask) {
-		uint32_t k = v & node_mask;
-
-		if ((v & ~node_mask) == tag && b->trie[k - 1].parent == parent &&
-		    b->trie[k - 1].frame == frame)
-			return k - 1;
-	}
 	if (b->trie_count >= UINT32_MAX - 1 ||
 	    grow_big_to(&b->trie_mem, b->trie_count, sizeof(*b->trie), 256) < 0)
 		return -1;
 	b->trie = b->trie_mem.p;
-	n = &b->trie[b->trie_count];
-	*n = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0};
-	b->trie_hash[i] = (uint32_t)(b->trie_count + 1) | tag;
-	b->trie_count++;
+	b->trie[b->trie_count] = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0, 0};
+	return (long)b->trie_count++;
+}
+
+/* The trie node of parent's sequence with frame added; -1 on ENOMEM. */
+static long trie_child(struct site_build *b, uint32_t parent, uint32_t frame)
+{
+	uint32_t first = b->trie[parent].first_child;
+	uint64_t h;
+	size_t mask, i;
+	uint32_t tag, node_mask;
+	bool grow;
+	long k;
+
+	/* the first child is kept in its parent, not in the hash: a new stack
+	 * node's frames extend the newest trie node, which has no child yet,
+	 * without a probe (a cache miss on a random slot each: a quarter of
+	 * the report on 262,145 stacks) */
+	if (first && b->trie[first].frame == frame)
+		return first;
+	if (!first) {
+		k = trie_node_new(b, parent, frame);
+		if (k > 0)
+			b->trie[parent].first_child = (uint32_t)k;
+		return k;
+	}
+	h = trie_key_hash(parent, frame);
+	mask = b->trie_hash_mask;
+	i = h & mask;
+	node_mask = trie_node_mask(b->node_bits);
+	tag = trie_slot_tag(h, node_mask);
+	for (uint32_t v; (v = b->trie_hash[i]) != 0; i = (i + 1) & mask) {
+		uint32_t c = (v & node_mask) - 1;
+
+		if ((v & ~node_mask) == tag && b->trie[c].parent == parent && b->trie[c].frame == frame)
+			return c;
+	}
+	k = trie_node_new(b, parent, frame);
+	if (k < 0)
+		return -1;
+	b->trie_hashed++;
 	/* filled to 3/4: a table per trie node is most of the build's memory
 	 * after the statistics and the stack nodes */
-	if (b->trie_count * 4 > (b->trie_hash_mask + 1) * 3 && trie_rehash(b) < 0)
+	grow = b->trie_hashed * 4 > (mask + 1) * 3;
+	if ((uint64_t)k + 1 > node_mask) {
+		/* node ids wider than the slots' node bits: shorter tags, every
+		 * slot rebuilt (node k with them, as it is no first child) */
+		while ((uint64_t)k + 1 > trie_node_mask(b->node_bits))
+			b->node_bits++;
+		return trie_rehash(b, grow ? (mask + 1) * 2 : mask + 1) < 0 ? -1 : k;
+	}
+	b->trie_hash[i] = (uint32_t)(k + 1) | tag;
+	if (grow && trie_rehash(b, (mask + 1) * 2) < 0)
 		return -1;
-	return (long)(b->trie_count - 1);
+	return k;
 }
 
 static uint64_t root_hash_of(const void *ctx, uint32_t k)
@@ -838,15 +880,16 @@ static void spare_drop(struct huge_spare *spare)
 	memset(spare, 0, sizeof(*spare));
 }
 
-/* The first size of the trie's hash (a power of 2): a stack node is one
- * trie node or more, so room for one per stack node id below the 3/4 fill
- * spares the rehashes (each one a pass of cache misses over the trie: 7%
- * of the report on 262,145 stacks). */
+/* The first size of the trie's hash (a power of 2): room below the 3/4
+ * fill for a quarter of the stack node ids, as only the trie nodes that
+ * are not their parent's first child are in it (27% of them on 262,145
+ * stacks, 5-31% on python3's traces); more take a rehash, a pass over the
+ * trie. */
 static size_t trie_slots_for(const struct stack_nodes *nodes)
 {
 	size_t n = 256;
 
-	while (n / 4 * 3 < nodes->id_end)
+	while (n / 4 * 3 < nodes->id_end / 4)
 		n *= 2;
 	return n;
 }
@@ -1139,6 +1182,7 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		b->trie_count = 1; /* node 0: no frames */
 		b->trie_hash = big_zeroed(slots, sizeof(*b->trie_hash), &b->trie_hash_reserved);
 		b->trie_hash_mask = slots - 1;
+		b->node_bits = 8; /* (ids below 255: widened as the trie grows) */
 		b->root_hash = calloc(16, sizeof(*b->root_hash));
 		b->root_hash_mask = 15;
 		if (spare_plan(b, agg->stat_count, memo_bytes) < 0)

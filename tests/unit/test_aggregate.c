@@ -1916,6 +1916,53 @@ static void test_sites_many_sorted_with_ties(void)
 	aggregate_free(&agg);
 }
 
+/*
+ * Two copies of 30,000 stacks of 3 frames, the second one's stack nodes
+ * made after all of the first's (ids past 90,000, beyond what the trie's
+ * hash slots first hold of a node id): each pair of stacks with the same
+ * addresses is one site, made of both.
+ */
+static void test_sites_merge_copies_with_high_node_ids(void)
+{
+	const size_t n = 30000, depth = 3;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct symbolizer *sym;
+	struct site_table t;
+	uint32_t id = 2;
+	size_t bad = 0;
+
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 1, 0, 0), 0);
+	agg_setup();
+	for (size_t copy = 0; copy < 2; copy++)
+		for (size_t i = 0; i < n; i++) {
+			uint32_t parent = 1;
+
+			for (size_t j = depth; j-- > 0; parent = id++)
+				CU_ASSERT_EQUAL(stack_nodes_add(&nodes, id, parent,
+								0x1000 * (i + 1) + 16 * j), 0);
+			feed_alloc(copy * n + i + 1, 0x10000 + 64 * (copy * n + i), i + 1, parent, 1);
+		}
+	aggregate_finish(&agg);
+	sym = symbolizer_new(&maps);
+	CU_ASSERT_FATAL(sym != NULL);
+	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &agg, &nodes, sym, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(t.stacks, 2 * n);
+	CU_ASSERT_EQUAL(t.count, n);
+	for (size_t k = 0; k < t.count; k++)
+		if (t.sites[k].stack_count != 2 || t.sites[k].s->allocations != 2 ||
+		    t.sites[k].s->allocated_bytes != 2 * (n - k) || t.sites[k].frame_count != depth)
+			bad++;
+	CU_ASSERT_EQUAL(bad, 0);
+	site_table_free(&t);
+	symbolizer_free(sym);
+	aggregate_free(&agg);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
+}
+
 /* The site ids of each ranking section of a text report, in order: ids[k]
  * gets those of the k-th section, counts[k] how many. */
 #define RANK_SECTIONS 5
@@ -2779,6 +2826,8 @@ int main(void)
 	CU_add_test(s, "sites from stacks that share nodes", test_sites_from_shared_stacks);
 	CU_add_test(s, "sites built in spare memory", test_sites_built_in_spare_memory);
 	CU_add_test(s, "many sites sorted, ties in creation order", test_sites_many_sorted_with_ties);
+	CU_add_test(s, "copies of stacks merged, high node ids",
+		    test_sites_merge_copies_with_high_node_ids);
 	CU_add_test(s, "rankings: top N is the front of the full order",
 		    test_rankings_top_n_is_the_front_of_the_full_order);
 	CU_add_test(s, "weighted blocks keep their weight", test_weighted_blocks_keep_their_weight);
