@@ -11,7 +11,9 @@
  * so no stack of an epoch is interned before its map is in the trace.  A map
  * whose base (the map before it) is in the process file goes in as a delta
  * from it when that is smaller, so that N libraries loaded one by one cost
- * O(N) bytes of maps, not O(N^2).  Must never call malloc.
+ * O(N) bytes of maps, not O(N^2); the whole map goes in again once the
+ * deltas since the last one would outweigh it, so that a reader that lost
+ * a delta recovers there.  Must never call malloc.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -56,6 +58,12 @@ static struct preload_lock modules_lock;
 /* The epoch of the last map whose record went into this process's file (0:
  * none), which a delta may then name as its base; under modules_lock. */
 static uint64_t modules_written_epoch;
+/* Payload bytes of the last MODULES record of this process file and of the
+ * MODULES_DELTA records since; a whole map goes in again once the deltas
+ * would pass that record's size, so that a reader that lost a delta recovers
+ * there, and the whole maps cost at most twice the deltas' bytes (plus the
+ * first map).  Under modules_lock. */
+static uint64_t modules_full_bytes_written, modules_delta_bytes;
 
 /* Whether info carries the loader's adds/subs counters. */
 static int modules_has_counters(size_t size)
@@ -432,6 +440,8 @@ static int modules_write_full(struct module_map *map)
 		map->ids[i] = i;
 	map->next_id = map->count;
 	modules_written_epoch = rc == 0 ? map->epoch : 0;
+	modules_full_bytes_written = modules_full_bytes(map);
+	modules_delta_bytes = 0;
 	return rc;
 }
 
@@ -567,8 +577,9 @@ static void modules_delta_order(struct modules_delta_work *w, const struct modul
 
 /*
  * Writes next as a MODULES_DELTA record from base (whose record is in the
- * process file) when that is smaller than the whole map, taking w's order
- * and ids into next.  Returns 0 written, 1 when the whole map should be
+ * process file) when it is smaller than the whole map and the deltas since
+ * the last whole map stay within that map's size, taking w's order and ids
+ * into next.  Returns 0 written, 1 when the whole map should be
  * written instead, -1 when out of memory or not written.  Under
  * modules_lock.
  */
@@ -587,7 +598,8 @@ static int modules_write_delta(const struct module_map *base, struct module_map 
 	added_bytes = next->body_bytes - w.offsets[w.nkept];
 	head_bytes = modules_delta_head_bytes(next->epoch, base->epoch, w.removed, w.nremoved,
 					      nadded);
-	if (head_bytes + added_bytes >= modules_full_bytes(next)) {
+	if (head_bytes + added_bytes >= modules_full_bytes(next) ||
+	    modules_delta_bytes + head_bytes + added_bytes > modules_full_bytes_written) {
 		preload_mem_unmap(w.mem, w.mem_bytes);
 		return 1;
 	}
@@ -599,6 +611,7 @@ static int modules_write_delta(const struct module_map *base, struct module_map 
 				next->body + w.offsets[w.nkept], added_bytes);
 	preload_mem_unmap(w.mem, w.mem_bytes);
 	modules_written_epoch = rc == 0 ? next->epoch : 0;
+	modules_delta_bytes += head_bytes + added_bytes;
 	return rc;
 }
 
@@ -683,4 +696,5 @@ void modules_fork_child(void)
 {
 	preload_lock_reset(&modules_lock);
 	modules_written_epoch = 0; /* the child's file has no map yet */
+	modules_delta_bytes = 0;
 }
