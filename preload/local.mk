@@ -34,7 +34,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/nested_heap.c preload/nested_heap.h \
 	preload/own_call.c preload/own_call.h \
 	preload/pidns.c preload/pidns.h \
-	preload/modules.c preload/modules.h \
+	preload/modules.c preload/modules.h preload/module_view.c preload/module_view.h \
 	preload/process.c preload/process.h \
 	preload/procfile.c preload/procfile.h \
 	preload/real.c preload/real.h \

@@ -1,19 +1,22 @@
 /*
- * preload/modules.c - module maps and their MODULES and MODULES_DELTA records.
+ * preload/modules.c - the module table, its scans and its MODULES and
+ * MODULES_DELTA records.
  *
- * Owns the published maps (immutable once published, kept mapped for
- * lock-free readers) and the epoch counter.  A scan walks dl_iterate_phdr
- * without holding any lock of ours (a thread inside a dl_iterate_phdr
- * callback of the program may call malloc, and must then never wait for a
- * lock held by a thread that waits for the loader); publishing takes the
- * modules lock, writes the MODULES record into the meta stream first (under
- * the meta lock, taken inside the modules lock) and then publishes the map,
- * so no stack of an epoch is interned before its map is in the trace.  A map
- * whose base (the map before it) is in the process file goes in as a delta
- * from it when that is smaller, so that N libraries loaded one by one cost
- * O(N) bytes of maps, not O(N^2); the whole map goes in again once the
- * deltas since the last one would outweigh it, so that a reader that lost
- * a delta recovers there.  Must never call malloc.
+ * Owns the writer's table of loaded modules (under the modules lock) and the
+ * epoch counter; readers see the map through preload/module_view.h.  A scan
+ * walks dl_iterate_phdr without holding any lock of ours (a thread inside a
+ * dl_iterate_phdr callback of the program may call malloc, and must then
+ * never wait for a lock held by a thread that waits for the loader), against
+ * a copy of the table's keys: a module the table has costs a compare, only
+ * the new ones are encoded, so a rescan costs the loader's walk plus what
+ * changed.  Applying it takes the modules lock, writes the record into the
+ * meta stream first (under the meta lock, taken inside the modules lock) and
+ * then publishes the view, so no stack of an epoch is interned before its map
+ * is in the trace.  A map whose base (the map before it) is in the process
+ * file goes in as a delta from it when that is smaller, so that N libraries
+ * loaded one by one cost O(N) bytes of maps, not O(N^2); the whole map goes
+ * in again once the deltas since the last one would outweigh it, so that a
+ * reader that lost a delta recovers there.  Must never call malloc.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -34,27 +37,81 @@
 #include "preload/ring.h"
 #include "trace/modules_delta.h"
 
-#define MODULES_FIRST_BODY_BYTES (64u << 10)
-#define MODULES_FIRST_RANGES 1024u
+#define MODULES_FIRST_ADDED 64u
+#define MODULES_FIRST_BODY_BYTES (16u << 10)
+#define MODULES_FIRST_RANGES 256u
 
-struct module_range {
-	uint64_t start, end;
+/* What tells a loaded module from another between two scans: the loader's
+ * pointers, which stay while no module is unloaded, and a hash of its name
+ * and build-id, checked when one was (a new module may get a freed one's
+ * memory). */
+struct module_key {
+	uint64_t addr;               /* load bias */
+	uintptr_t phdr, name;        /* the loader's program headers and name */
+	uint64_t hash;               /* of the name and the build-id */
+	uint32_t phnum;
+	uint32_t body_len;           /* bytes of its encoded entry */
 };
 
-/* One scan in progress: encodes modules into body, ranges into ranges. */
+/* A module of the table, in the order it came in (which is id order). */
+struct module_entry {
+	struct module_key key;
+	uint64_t uid;                /* ascending in table order, never reused */
+	uint32_t id;                 /* its id in the trace (mprof-trace(5)) */
+	uint32_t body_off;           /* its entry in the table's body */
+};
+
+/* An executable range and the uid of its module. */
+struct module_owned_range {
+	struct module_range range;
+	uint64_t uid;
+};
+
+/* The writer's table: the current map's modules, their encoded entries
+ * (with holes where removed ones were, until compacted) and their ranges
+ * sorted by start.  Under modules_lock. */
+struct modules_table {
+	struct module_entry *entries;
+	size_t entries_cap;          /* bytes mapped */
+	uint32_t count;
+	uint8_t *body;
+	size_t body_cap, body_len, body_dead;
+	struct module_owned_range *ranges;
+	size_t ranges_cap;           /* bytes mapped */
+	uint32_t nranges;
+	struct module_range *plain;  /* the ranges without uids, for the view */
+	size_t plain_cap;
+	uint64_t epoch, adds, subs, next_uid, next_id;
+};
+
+/* One scan: the table's keys as they were (known), which of them it met,
+ * and the modules it did not know, encoded. */
 struct modules_scan {
+	const struct module_key *known;
+	uint32_t nknown, nseen, cursor, mask;
+	uint8_t *seen;
+	uint32_t *slots;             /* known + 1 by load bias; 0 empty */
+	int slots_built, verify;
+	struct module_key *added;
+	uint32_t added_cap, nadded, added_need;
 	uint8_t *body;
 	size_t body_cap, body_len, body_need;
-	struct module_range *ranges;
+	struct module_owned_range *ranges; /* uid: the index in added */
 	uint32_t ranges_cap, nranges, ranges_need;
-	uint32_t count, index;
-	uint64_t adds, subs;
+	uint64_t *removed_ids, *removed_uids;
+	uint32_t nremoved;
+	uint8_t *head;               /* room for a delta's head */
+	uint32_t index;
+	uint64_t adds, subs, base_subs; /* the walk's counters, the table's */
 	int overflow;
+	uint8_t *scratch;            /* where the parts above lie */
+	size_t scratch_bytes;
+	int scratch_own;             /* mapped for this scan alone */
 };
 
 _Atomic int modules_dirty;
-_Atomic(struct module_map *) modules_current;
 static struct preload_lock modules_lock;
+static struct modules_table modules_table;
 /* The epoch of the last map whose record went into this process's file (0:
  * none), which a delta may then name as its base; under modules_lock. */
 static uint64_t modules_written_epoch;
@@ -64,6 +121,15 @@ static uint64_t modules_written_epoch;
  * there, and the whole maps cost at most twice the deltas' bytes (plus the
  * first map).  Under modules_lock. */
 static uint64_t modules_full_bytes_written, modules_delta_bytes;
+/* The scratch of scans, kept between them; a scan takes it with
+ * modules_scratch_busy and maps its own when another (a thread, or a signal
+ * handler on top of a scan) has it. */
+static uint8_t *modules_scratch;
+static size_t modules_scratch_bytes;
+static _Atomic int modules_scratch_busy;
+/* The loader's counters at the table's last scan, for a check without the
+ * lock (a torn pair only sends the caller to the locked check). */
+static _Atomic uint64_t modules_seen_adds, modules_seen_subs;
 
 /* Whether info carries the loader's adds/subs counters. */
 static int modules_has_counters(size_t size)
@@ -179,24 +245,102 @@ static const char *modules_absolute_path(const struct dl_phdr_info *info, const 
 	return path;
 }
 
-static int modules_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+/* FNV-1a of n bytes at p, going on from h. */
+static uint64_t modules_hash(uint64_t h, const void *p, size_t n)
 {
-	struct modules_scan *sc = arg;
-	const char *path = info->dlpi_name ? info->dlpi_name : "";
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+/* The key of info; its hash only when with_hash (it reads the build-id). */
+static struct module_key modules_key_of(const struct dl_phdr_info *info, int with_hash)
+{
+	struct module_key k = { .addr = info->dlpi_addr,
+				.phdr = (uintptr_t)info->dlpi_phdr,
+				.name = (uintptr_t)info->dlpi_name,
+				.phnum = info->dlpi_phnum };
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	const uint8_t *id;
+	size_t id_len;
+
+	if (with_hash) {
+		modules_build_id(info, &id, &id_len);
+		k.hash = modules_hash(modules_hash(0xcbf29ce484222325ull, name, strlen(name) + 1),
+				      id, id_len);
+	}
+	return k;
+}
+
+/* Whether a and b are the same module; their hashes count only when
+ * verify (a module was unloaded since a was taken). */
+static int modules_key_same(const struct module_key *a, const struct module_key *b, int verify)
+{
+	return a->addr == b->addr && a->phdr == b->phdr && a->name == b->name &&
+	       a->phnum == b->phnum && (!verify || a->hash == b->hash);
+}
+
+/* The slot of a load bias in a scan's hash of known modules. */
+static uint32_t modules_slot_of(uint64_t addr)
+{
+	return (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* Fills sc's hash of its known modules by load bias. */
+static void modules_scan_index(struct modules_scan *sc)
+{
+	for (uint32_t i = 0; i < sc->nknown; i++) {
+		uint32_t h = modules_slot_of(sc->known[i].addr);
+
+		while (sc->slots[h & sc->mask])
+			h++;
+		sc->slots[h & sc->mask] = i + 1;
+	}
+	sc->slots_built = 1;
+}
+
+/*
+ * The index of the known module that k is, marked seen, or -1 when k is
+ * new.  The loader lists its modules in the same order each time, so the
+ * one after the last match is tried first; the hash is made only when that
+ * fails while some known module was not met yet.
+ */
+static int64_t modules_scan_find(struct modules_scan *sc, const struct module_key *k)
+{
+	uint32_t i = sc->cursor, h;
+
+	if (i < sc->nknown && !sc->seen[i] && modules_key_same(&sc->known[i], k, sc->verify))
+		goto found;
+	if (sc->nseen == sc->nknown)
+		return -1;
+	if (!sc->slots_built)
+		modules_scan_index(sc);
+	for (h = modules_slot_of(k->addr); (i = sc->slots[h & sc->mask]) != 0; h++) {
+		i--;
+		if (!sc->seen[i] && modules_key_same(&sc->known[i], k, sc->verify))
+			goto found;
+	}
+	return -1;
+found:
+	sc->seen[i] = 1;
+	sc->nseen++;
+	sc->cursor = i + 1;
+	return i;
+}
+
+/* Encodes info (whose key is k) as an added module of sc, or counts what
+ * it needs when sc's room is short. */
+static void modules_scan_add(struct modules_scan *sc, struct dl_phdr_info *info,
+			     struct module_key k, const char *path)
+{
 	char resolved[PATH_MAX];
 	const uint8_t *id;
 	size_t id_len, path_len, need;
 	uint32_t nexec = 0;
 	uint8_t *p;
 
-	if (sc->index++ == 0) {
-		if (modules_has_counters(size)) {
-			sc->adds = info->dlpi_adds;
-			sc->subs = info->dlpi_subs;
-		}
-		if (!*path)
-			path = preload_proc.exe; /* the main program */
-	}
 	path = modules_absolute_path(info, path, resolved, sizeof(resolved));
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X))
@@ -204,15 +348,14 @@ static int modules_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	modules_build_id(info, &id, &id_len);
 	path_len = strlen(path);
 	need = 4 * VARINT_MAX_BYTES + path_len + id_len + 2 * VARINT_MAX_BYTES * nexec;
-	if (sc->overflow || sc->body_len + need > sc->body_cap ||
-	    sc->nranges + nexec > sc->ranges_cap) {
-		sc->overflow = 1;
-		sc->body_need += need;
-		sc->ranges_need += nexec;
-		return 0;
-	}
 	sc->body_need += need;
 	sc->ranges_need += nexec;
+	sc->added_need++;
+	if (sc->overflow || sc->body_len + need > sc->body_cap ||
+	    sc->nranges + nexec > sc->ranges_cap || sc->nadded == sc->added_cap) {
+		sc->overflow = 1;
+		return;
+	}
 	p = sc->body + sc->body_len;
 	p = varint_put_u64(p, info->dlpi_addr);
 	p = record_put_bytes(p, path, path_len);
@@ -225,26 +368,49 @@ static int modules_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 			continue;
 		p = varint_put_u64(p, ph->p_vaddr);
 		p = varint_put_u64(p, ph->p_memsz);
-		sc->ranges[sc->nranges++] = (struct module_range){
-			info->dlpi_addr + ph->p_vaddr, info->dlpi_addr + ph->p_vaddr + ph->p_memsz
+		sc->ranges[sc->nranges++] = (struct module_owned_range){
+			{ info->dlpi_addr + ph->p_vaddr, info->dlpi_addr + ph->p_vaddr + ph->p_memsz },
+			sc->nadded
 		};
 	}
+	if (!k.hash)
+		k = modules_key_of(info, 1);
+	k.body_len = (uint32_t)(p - (sc->body + sc->body_len));
+	sc->added[sc->nadded++] = k;
 	sc->body_len = (size_t)(p - sc->body);
-	sc->count++;
-	return 0;
 }
 
+static int modules_scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct modules_scan *sc = arg;
+	const char *path = info->dlpi_name ? info->dlpi_name : "";
+	struct module_key k;
+
+	if (sc->index++ == 0) {
+		if (modules_has_counters(size)) {
+			sc->adds = info->dlpi_adds;
+			sc->subs = info->dlpi_subs;
+		}
+		sc->verify = sc->subs != sc->base_subs;
+		if (!*path)
+			path = preload_proc.exe; /* the main program */
+	}
+	k = modules_key_of(info, sc->verify);
+	if (modules_scan_find(sc, &k) < 0)
+		modules_scan_add(sc, info, k, path);
+	return 0;
+}
 /* Moves r[i] down the max-heap r[0..n) by start until its children are
  * not bigger. */
-static void modules_sift_down(struct module_range *r, uint32_t i, uint32_t n)
+static void modules_sift_down(struct module_owned_range *r, uint32_t i, uint32_t n)
 {
 	for (;;) {
 		uint32_t big = i, left = 2 * i + 1, right = left + 1;
-		struct module_range v;
+		struct module_owned_range v;
 
-		if (left < n && r[left].start > r[big].start)
+		if (left < n && r[left].range.start > r[big].range.start)
 			big = left;
-		if (right < n && r[right].start > r[big].start)
+		if (right < n && r[right].range.start > r[big].range.start)
 			big = right;
 		if (big == i)
 			return;
@@ -258,12 +424,12 @@ static void modules_sift_down(struct module_range *r, uint32_t i, uint32_t n)
 /* Sorts ranges by start: a heap sort, as the loader lists the libraries
  * that dlopen maps top-down by descending address, an insertion sort's
  * worst case (n squared moves at each rescan). */
-static void modules_sort_ranges(struct module_range *r, uint32_t n)
+static void modules_sort_ranges(struct module_owned_range *r, uint32_t n)
 {
 	for (uint32_t i = n / 2; i-- > 0;)
 		modules_sift_down(r, i, n);
 	for (uint32_t end = n; end-- > 1;) {
-		struct module_range v = r[0];
+		struct module_owned_range v = r[0];
 
 		r[0] = r[end];
 		r[end] = v;
@@ -271,126 +437,121 @@ static void modules_sort_ranges(struct module_range *r, uint32_t n)
 	}
 }
 
-/* The end of the module entry (of our own encoding) at p. */
-static const uint8_t *modules_entry_end(const uint8_t *p, const uint8_t *end)
+/* Lays sc's parts out at mem (when not NULL) for nknown known modules and
+ * the given room for added ones; returns the bytes they take. */
+static size_t modules_scan_layout(struct modules_scan *sc, uint8_t *mem, uint32_t nknown,
+				  uint32_t added_cap, size_t body_cap, uint32_t ranges_cap)
 {
-	uint64_t v = 0;
+	uint32_t nslots = 16;
+	size_t at = 0;
 
-	varint_get_u64(&p, end, &v); /* load bias */
-	varint_get_u64(&p, end, &v); /* path */
-	p += v;
-	varint_get_u64(&p, end, &v); /* build-id */
-	p += v;
-	varint_get_u64(&p, end, &v); /* segments */
-	for (uint64_t i = 0; i < 2 * v; i++)
-		varint_get_u64(&p, end, &(uint64_t){ 0 });
-	return p;
-}
-
-/* Fills off[0..count] with where each of map's entries starts in its body,
- * and where the last ends. */
-static void modules_index_body(const struct module_map *map, uint32_t *off)
-{
-	const uint8_t *p = map->body, *end = map->body + map->body_bytes;
-
-	for (uint32_t i = 0; i < map->count; i++) {
-		off[i] = (uint32_t)(p - map->body);
-		p = modules_entry_end(p, end);
+	while (nslots < 2 * nknown)
+		nslots *= 2;
+#define MODULES_PART(field, n)                                   \
+	do {                                                     \
+		if (mem)                                         \
+			sc->field = (void *)(mem + at);          \
+		at += ((n) * sizeof(*sc->field) + 7) & ~(size_t)7; \
+	} while (0)
+	MODULES_PART(known, (size_t)nknown);
+	MODULES_PART(removed_ids, (size_t)nknown);
+	MODULES_PART(removed_uids, (size_t)nknown);
+	MODULES_PART(slots, (size_t)nslots);
+	MODULES_PART(added, (size_t)added_cap);
+	MODULES_PART(ranges, (size_t)ranges_cap);
+	MODULES_PART(seen, (size_t)nknown);
+	MODULES_PART(head, (size_t)(4 + nknown) * VARINT_MAX_BYTES);
+	MODULES_PART(body, body_cap);
+#undef MODULES_PART
+	if (mem) {
+		sc->mask = nslots - 1;
+		sc->added_cap = added_cap;
+		sc->body_cap = body_cap;
+		sc->ranges_cap = ranges_cap;
 	}
-	off[map->count] = (uint32_t)map->body_bytes;
+	return at;
 }
 
-/* Copies a finished scan into a new, unpublished map. */
-static struct module_map *modules_map_from(const struct modules_scan *sc)
+/* Gives sc a scratch of bytes: the kept one when free and big
+ * enough (made so when free), else one of its own.  0 or -1. */
+static int modules_scratch_take(struct modules_scan *sc, size_t bytes)
 {
-	size_t bytes = sizeof(struct module_map) + sc->nranges * sizeof(struct module_range) +
-		       sc->count * sizeof(uint32_t) + sc->body_len;
-	struct module_map *m = preload_mem_map(bytes);
-
-	if (!m)
-		return NULL;
-	m->map_bytes = bytes;
-	m->adds = sc->adds;
-	m->subs = sc->subs;
-	m->count = sc->count;
-	m->nranges = sc->nranges;
-	m->body_bytes = sc->body_len;
-	m->ranges = (struct module_range *)(m + 1);
-	m->ids = (uint32_t *)(m->ranges + sc->nranges);
-	m->body = (uint8_t *)(m->ids + sc->count);
-	memcpy(m->ranges, sc->ranges, sc->nranges * sizeof(struct module_range));
-	memcpy(m->body, sc->body, sc->body_len);
-	modules_sort_ranges(m->ranges, m->nranges);
-	return m;
-}
-
-/* Scans the loaded modules into a new map; NULL when out of memory. */
-static struct module_map *modules_scan(void)
-{
-	size_t body_cap = MODULES_FIRST_BODY_BYTES;
-	uint32_t ranges_cap = MODULES_FIRST_RANGES;
-
-	for (int attempt = 0; attempt < 4; attempt++) {
-		size_t bytes = body_cap + ranges_cap * sizeof(struct module_range);
-		struct modules_scan sc = { 0 };
-		struct module_map *m;
-		uint8_t *scratch = preload_mem_map(bytes);
-
-		if (!scratch)
-			return NULL;
-		sc.ranges = (struct module_range *)scratch;
-		sc.ranges_cap = ranges_cap;
-		sc.body = scratch + ranges_cap * sizeof(struct module_range);
-		sc.body_cap = body_cap;
-		dl_iterate_phdr(modules_scan_one, &sc);
-		m = sc.overflow ? NULL : modules_map_from(&sc);
-		preload_mem_unmap(scratch, bytes);
-		if (!sc.overflow)
-			return m;
-		body_cap = 2 * sc.body_need;
-		ranges_cap = 2 * sc.ranges_need;
+	sc->scratch_own = 1;
+	if (!atomic_exchange_explicit(&modules_scratch_busy, 1, memory_order_acquire)) {
+		if (modules_scratch_bytes < bytes) {
+			preload_mem_unmap(modules_scratch, modules_scratch_bytes);
+			modules_scratch_bytes = 0;
+			modules_scratch = preload_mem_map(2 * bytes);
+			if (modules_scratch)
+				modules_scratch_bytes = 2 * bytes;
+		}
+		if (modules_scratch) {
+			sc->scratch = modules_scratch;
+			sc->scratch_bytes = bytes;
+			sc->scratch_own = 0;
+			return 0;
+		}
+		atomic_store_explicit(&modules_scratch_busy, 0, memory_order_release);
 	}
-	return NULL;
+	sc->scratch = preload_mem_map(bytes);
+	sc->scratch_bytes = bytes;
+	return sc->scratch ? 0 : -1;
 }
 
-int modules_init(void)
+/* Gives sc's scratch back. */
+static void modules_scratch_give(struct modules_scan *sc)
 {
-	struct module_map *m = modules_scan();
+	if (sc->scratch_own)
+		preload_mem_unmap(sc->scratch, sc->scratch_bytes);
+	else
+		atomic_store_explicit(&modules_scratch_busy, 0, memory_order_release);
+	sc->scratch = NULL;
+}
 
-	if (!m)
+/* Makes *mem (*cap bytes mapped) hold need bytes, keeping its first keep
+ * bytes; 0, or -1 when out of memory.  Under modules_lock. */
+static int modules_grow(void **mem, size_t *cap, size_t need, size_t keep)
+{
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	p = preload_mem_map(2 * need + 4096);
+	if (!p)
 		return -1;
-	m->epoch = 1;
-	atomic_store_explicit(&modules_current, m, memory_order_release);
-	return 0;
-}
-
-int modules_contains(uint64_t ip)
-{
-	const struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
-	uint32_t lo = 0, hi;
-
-	if (!m)
-		return 1;
-	hi = m->nranges;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (ip < m->ranges[mid].start)
-			hi = mid;
-		else if (ip >= m->ranges[mid].end)
-			lo = mid + 1;
-		else
-			return 1;
+	if (*mem) {
+		memcpy(p, *mem, keep);
+		preload_mem_unmap(*mem, *cap);
 	}
+	*mem = p;
+	*cap = 2 * need + 4096;
 	return 0;
 }
 
-/* Bytes of map's MODULES payload. */
-static size_t modules_full_bytes(const struct module_map *map)
+/* Moves the table's live entries to the front of its body, in table
+ * order (which is body order).  Under modules_lock. */
+static void modules_table_compact(struct modules_table *tb)
 {
-	return varint_len_u64(map->epoch) + varint_len_u64(map->count) + map->body_bytes;
+	size_t at = 0;
+
+	if (!tb->body_dead)
+		return;
+	for (uint32_t i = 0; i < tb->count; i++) {
+		struct module_entry *e = &tb->entries[i];
+
+		memmove(tb->body + at, tb->body + e->body_off, e->key.body_len);
+		e->body_off = (uint32_t)at;
+		at += e->key.body_len;
+	}
+	tb->body_len = at;
+	tb->body_dead = 0;
 }
 
+/* Bytes of the MODULES payload of the table's map at epoch. */
+static size_t modules_full_bytes(const struct modules_table *tb, uint64_t epoch)
+{
+	return varint_len_u64(epoch) + varint_len_u64(tb->count) + tb->body_len - tb->body_dead;
+}
 /*
  * Writes an extended record of kind into the meta stream: head[0..head_len)
  * then tail[0..tail_len).  Returns 0, or -1 when it was not written (too
@@ -425,248 +586,299 @@ static int modules_put_record(unsigned kind, const uint8_t *head, size_t head_le
 	return rec ? 0 : -1;
 }
 
-/* Writes map whole as a MODULES record, its modules taking ids 0 and up in
- * body order; 0 or -1.  Under modules_lock. */
-static int modules_write_full(struct module_map *map)
+/* Writes the table's map whole as a MODULES record of epoch, its modules
+ * taking ids 0 and up in table order; 0 or -1.  Under modules_lock. */
+static int modules_write_full(struct modules_table *tb, uint64_t epoch)
 {
 	uint8_t head[2 * VARINT_MAX_BYTES], *p = head;
 	int rc;
 
-	p = varint_put_u64(p, map->epoch);
-	p = varint_put_u64(p, map->count);
-	rc = modules_put_record(TRACE_REC_EXT_MODULES, head, (size_t)(p - head), map->body,
-				map->body_bytes);
-	for (uint32_t i = 0; i < map->count; i++)
-		map->ids[i] = i;
-	map->next_id = map->count;
-	modules_written_epoch = rc == 0 ? map->epoch : 0;
-	modules_full_bytes_written = modules_full_bytes(map);
+	modules_table_compact(tb);
+	p = varint_put_u64(p, epoch);
+	p = varint_put_u64(p, tb->count);
+	rc = modules_put_record(TRACE_REC_EXT_MODULES, head, (size_t)(p - head), tb->body,
+				tb->body_len);
+	for (uint32_t i = 0; i < tb->count; i++)
+		tb->entries[i].id = i;
+	tb->next_id = tb->count;
+	modules_written_epoch = rc == 0 ? epoch : 0;
+	modules_full_bytes_written = modules_full_bytes(tb, epoch);
 	modules_delta_bytes = 0;
 	return rc;
 }
 
-/* FNV-1a of a module entry: equal entries are the same module. */
-static uint64_t modules_entry_hash(const uint8_t *p, size_t n)
+/*
+ * Writes the table's map at epoch (the table just took sc's changes, and
+ * base_next_id is the next id before them) as a MODULES_DELTA record from
+ * the map before it when that map's record is in the process file, the
+ * delta is smaller than the whole map and the deltas since the last whole
+ * map stay within that map's size; else whole.  Under modules_lock.
+ */
+static void modules_write_next(struct modules_table *tb, struct modules_scan *sc, uint64_t epoch,
+			       uint64_t base_next_id)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t base = epoch - 1;
+	size_t head_bytes, bytes;
+	int rc;
 
-	while (n--)
-		h = (h ^ *p++) * 0x100000001b3ull;
-	return h;
+	if (modules_written_epoch != base || base_next_id + sc->nadded > UINT32_MAX) {
+		modules_write_full(tb, epoch);
+		return;
+	}
+	head_bytes = modules_delta_head_bytes(epoch, base, sc->removed_ids, sc->nremoved, sc->nadded);
+	bytes = head_bytes + sc->body_len;
+	if (bytes >= modules_full_bytes(tb, epoch) ||
+	    modules_delta_bytes + bytes > modules_full_bytes_written) {
+		modules_write_full(tb, epoch);
+		return;
+	}
+	modules_delta_put_head(sc->head, epoch, base, sc->removed_ids, sc->nremoved, sc->nadded);
+	rc = modules_put_record(TRACE_REC_EXT_MODULES_DELTA, sc->head, head_bytes, sc->body,
+				sc->body_len);
+	tb->next_id = base_next_id + sc->nadded;
+	modules_written_epoch = rc == 0 ? epoch : 0;
+	modules_delta_bytes += bytes;
 }
 
-/* Scratch of one delta: where the base's and the next map's entries start,
- * a hash table of the base's, which of both matched, the removed ids, and
- * the next map's body, offsets and ids in their new order; one mapping. */
-struct modules_delta_work {
-	uint8_t *mem;
-	size_t mem_bytes;
-	uint32_t *slots, mask;
-	uint8_t *base_kept, *next_kept;
-	uint64_t *removed;
-	uint32_t nremoved, nkept;
-	uint32_t *base_off, *next_off;
-	uint8_t *body;
-	uint32_t *offsets;
-	uint32_t *ids;
-	uint8_t *head;               /* the record's head */
-};
-
-/* Maps w's scratch for a delta from base to next and finds where their
- * entries start; 0, or -1 when out of memory. */
-static int modules_delta_work_map(struct modules_delta_work *w, const struct module_map *base,
-				  const struct module_map *next)
+/* Whether uid is among the n ascending uids. */
+static int modules_uid_in(const uint64_t *uids, uint32_t n, uint64_t uid)
 {
-	uint32_t nslots = 16;
+	uint32_t lo = 0, hi = n;
 
-	while (nslots < 2 * base->count)
-		nslots *= 2;
-	w->mem_bytes = base->count * sizeof(uint64_t) + nslots * sizeof(uint32_t) +
-		       (base->count + 2 * next->count + 3) * sizeof(uint32_t) +
-		       next->count * sizeof(uint32_t) + base->count + next->count +
-		       next->body_bytes + (4 + base->count) * VARINT_MAX_BYTES;
-	w->mem = preload_mem_map(w->mem_bytes);
-	if (!w->mem)
-		return -1;
-	w->removed = (uint64_t *)w->mem;
-	w->slots = (uint32_t *)(w->removed + base->count);
-	w->mask = nslots - 1;
-	w->base_off = w->slots + nslots;
-	w->next_off = w->base_off + base->count + 1;
-	w->offsets = w->next_off + next->count + 1;
-	w->ids = w->offsets + next->count + 1;
-	w->base_kept = (uint8_t *)(w->ids + next->count);
-	w->next_kept = w->base_kept + base->count;
-	w->body = w->next_kept + next->count;
-	w->head = w->body + next->body_bytes;
-	modules_index_body(base, w->base_off);
-	modules_index_body(next, w->next_off);
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (uids[mid] < uid)
+			lo = mid + 1;
+		else if (uids[mid] > uid)
+			hi = mid;
+		else
+			return 1;
+	}
 	return 0;
 }
 
-/* Marks the entries of base and next that are the same module. */
-static void modules_delta_match(struct modules_delta_work *w, const struct module_map *base,
-				const struct module_map *next)
+/* Makes room in the table for sc's changes; 0 or -1.  Under modules_lock. */
+static int modules_table_reserve(struct modules_table *tb, const struct modules_scan *sc)
 {
-	for (uint32_t i = 0; i < base->count; i++) {
-		const uint8_t *e = base->body + w->base_off[i];
-		uint32_t k = (uint32_t)modules_entry_hash(e, w->base_off[i + 1] - w->base_off[i]);
+	uint32_t count = tb->count + sc->nadded, nranges = tb->nranges + sc->nranges;
 
-		while (w->slots[k & w->mask])
-			k++;
-		w->slots[k & w->mask] = i + 1;
-	}
-	for (uint32_t j = 0; j < next->count; j++) {
-		const uint8_t *e = next->body + w->next_off[j];
-		uint32_t len = w->next_off[j + 1] - w->next_off[j];
-		uint32_t k = (uint32_t)modules_entry_hash(e, len), i;
+	return modules_grow((void **)&tb->entries, &tb->entries_cap,
+			    count * sizeof(*tb->entries), tb->count * sizeof(*tb->entries)) < 0 ||
+			       modules_grow((void **)&tb->body, &tb->body_cap,
+					    tb->body_len + sc->body_len, tb->body_len) < 0 ||
+			       modules_grow((void **)&tb->ranges, &tb->ranges_cap,
+					    nranges * sizeof(*tb->ranges),
+					    tb->nranges * sizeof(*tb->ranges)) < 0 ||
+			       modules_grow((void **)&tb->plain, &tb->plain_cap,
+					    nranges * sizeof(*tb->plain), 0) < 0 ?
+		       -1 :
+		       0;
+}
 
-		for (; (i = w->slots[k & w->mask]) != 0; k++) {
-			i--;
-			if (!w->base_kept[i] && w->base_off[i + 1] - w->base_off[i] == len &&
-			    memcmp(base->body + w->base_off[i], e, len) == 0) {
-				w->base_kept[i] = 1;
-				w->next_kept[j] = 1;
-				break;
-			}
+/* Drops the table's modules that sc did not meet (listing their ids and
+ * uids in sc, ascending) and their ranges.  Under modules_lock. */
+static void modules_table_remove(struct modules_table *tb, struct modules_scan *sc)
+{
+	uint32_t j = 0;
+
+	sc->nremoved = 0;
+	for (uint32_t i = 0; i < tb->count; i++) {
+		struct module_entry *e = &tb->entries[i];
+
+		if (!sc->seen[i]) {
+			sc->removed_ids[sc->nremoved] = e->id;
+			sc->removed_uids[sc->nremoved++] = e->uid;
+			tb->body_dead += e->key.body_len;
+			continue;
 		}
+		tb->entries[j++] = *e;
 	}
+	tb->count = j;
+	if (!sc->nremoved)
+		return;
+	j = 0;
+	for (uint32_t i = 0; i < tb->nranges; i++)
+		if (!modules_uid_in(sc->removed_uids, sc->nremoved, tb->ranges[i].uid))
+			tb->ranges[j++] = tb->ranges[i];
+	tb->nranges = j;
+}
+
+/* Appends sc's added modules to the table, with ids from its next id on,
+ * and merges their ranges into the table's.  Under modules_lock. */
+static void modules_table_add(struct modules_table *tb, struct modules_scan *sc)
+{
+	uint32_t off = (uint32_t)tb->body_len;
+	int64_t i = (int64_t)tb->nranges - 1, j = (int64_t)sc->nranges - 1;
+	int64_t k = (int64_t)tb->nranges + sc->nranges - 1;
+
+	for (uint32_t a = 0; a < sc->nadded; a++) {
+		tb->entries[tb->count++] = (struct module_entry){ sc->added[a], tb->next_uid + a,
+								  (uint32_t)(tb->next_id + a), off };
+		off += sc->added[a].body_len;
+	}
+	memcpy(tb->body + tb->body_len, sc->body, sc->body_len);
+	tb->body_len += sc->body_len;
+	for (uint32_t r = 0; r < sc->nranges; r++)
+		sc->ranges[r].uid += tb->next_uid;
+	modules_sort_ranges(sc->ranges, sc->nranges);
+	while (j >= 0) {
+		if (i >= 0 && tb->ranges[i].range.start > sc->ranges[j].range.start)
+			tb->ranges[k--] = tb->ranges[i--];
+		else
+			tb->ranges[k--] = sc->ranges[j--];
+	}
+	tb->nranges += sc->nranges;
+	tb->next_uid += sc->nadded;
+	for (uint32_t r = 0; r < tb->nranges; r++)
+		tb->plain[r] = tb->ranges[r].range;
 }
 
 /*
- * Orders next's entries as a reader of a delta from base has them (the
- * kept ones in base's order, then the added ones) into w's body, offsets
- * and ids, and lists the ids of base's modules that left.  A map's ids
- * ascend in its order (those of a whole map are 0 and up, a delta's added
- * ones start above all its base's), so the removed ids are listed
- * ascending, as the record wants them.
+ * Takes sc's changes into the table as the next epoch, writes its record
+ * (when write) and publishes it.  Returns 0, or -1 when out of memory
+ * (nothing changed).  Under modules_lock.
  */
-static void modules_delta_order(struct modules_delta_work *w, const struct module_map *base,
-				const struct module_map *next)
+static int modules_apply(struct modules_scan *sc, int write)
 {
-	uint32_t n = 0;
-	size_t at = 0;
+	struct modules_table *tb = &modules_table;
+	uint64_t epoch = tb->epoch + 1, base_next_id = tb->next_id;
 
-	w->nremoved = 0;
-	for (uint32_t i = 0; i < base->count; i++) {
-		uint32_t len = w->base_off[i + 1] - w->base_off[i];
-
-		if (!w->base_kept[i]) {
-			w->removed[w->nremoved++] = base->ids[i];
-			continue;
-		}
-		w->offsets[n] = (uint32_t)at;
-		w->ids[n++] = base->ids[i];
-		memcpy(w->body + at, base->body + w->base_off[i], len);
-		at += len;
-	}
-	w->nkept = n;
-	for (uint32_t j = 0; j < next->count; j++) {
-		uint32_t len = w->next_off[j + 1] - w->next_off[j];
-
-		if (w->next_kept[j])
-			continue;
-		w->offsets[n] = (uint32_t)at;
-		w->ids[n] = base->next_id + (n - w->nkept);
-		n++;
-		memcpy(w->body + at, next->body + w->next_off[j], len);
-		at += len;
-	}
-	w->offsets[n] = (uint32_t)at;
+	if (modules_table_reserve(tb, sc) < 0)
+		return -1;
+	modules_table_remove(tb, sc);
+	modules_table_add(tb, sc);
+	if (tb->body_dead > tb->body_len / 2)
+		modules_table_compact(tb);
+	if (write)
+		modules_write_next(tb, sc, epoch, base_next_id);
+	else
+		tb->next_id = base_next_id + sc->nadded;
+	tb->epoch = epoch;
+	tb->adds = sc->adds;
+	tb->subs = sc->subs;
+	atomic_store_explicit(&modules_seen_adds, sc->adds, memory_order_relaxed);
+	atomic_store_explicit(&modules_seen_subs, sc->subs, memory_order_relaxed);
+	return module_view_publish(epoch, tb->plain, tb->nranges);
 }
 
+enum { MODULES_AGAIN = 2 };
+
 /*
- * Writes next as a MODULES_DELTA record from base (whose record is in the
- * process file) when it is smaller than the whole map and the deltas since
- * the last whole map stay within that map's size, taking w's order and ids
- * into next.  Returns 0 written, 1 when the whole map should be
- * written instead, -1 when out of memory or not written.  Under
- * modules_lock.
+ * One rescan: copies the table's keys, walks the loader's modules against
+ * them, and takes the changes into the table (writing the record when
+ * write).  room: the added modules, body bytes and ranges it makes room
+ * for, raised when they were short.  Returns 1 when the epoch is no longer
+ * entry_epoch, 0 when not, -1 when out of memory, MODULES_AGAIN when the
+ * table changed meanwhile or the room was short.
  */
-static int modules_write_delta(const struct module_map *base, struct module_map *next)
+static int modules_rescan(uint64_t entry_epoch, int write, uint32_t *added_cap, size_t *body_cap,
+			  uint32_t *ranges_cap)
 {
-	struct modules_delta_work w;
-	uint32_t nadded;
-	size_t head_bytes, added_bytes;
+	struct modules_table *tb = &modules_table;
+	struct modules_scan sc = { 0 };
+	uint32_t room;
+	uint64_t base_epoch;
 	int rc;
 
-	if (base->next_id + next->count > UINT32_MAX || modules_delta_work_map(&w, base, next) < 0)
+	preload_lock_take(&modules_lock);
+	room = tb->count + 16;
+	preload_lock_give(&modules_lock);
+	if (modules_scratch_take(&sc, modules_scan_layout(&sc, NULL, room, *added_cap, *body_cap,
+							 *ranges_cap)) < 0)
 		return -1;
-	modules_delta_match(&w, base, next);
-	modules_delta_order(&w, base, next);
-	nadded = next->count - w.nkept;
-	added_bytes = next->body_bytes - w.offsets[w.nkept];
-	head_bytes = modules_delta_head_bytes(next->epoch, base->epoch, w.removed, w.nremoved,
-					      nadded);
-	if (head_bytes + added_bytes >= modules_full_bytes(next) ||
-	    modules_delta_bytes + head_bytes + added_bytes > modules_full_bytes_written) {
-		preload_mem_unmap(w.mem, w.mem_bytes);
-		return 1;
+	modules_scan_layout(&sc, sc.scratch, room, *added_cap, *body_cap, *ranges_cap);
+	memset(sc.seen, 0, room);
+	memset(sc.slots, 0, (sc.mask + 1) * sizeof(*sc.slots));
+	preload_lock_take(&modules_lock);
+	if (tb->count > room) {
+		preload_lock_give(&modules_lock);
+		modules_scratch_give(&sc);
+		return MODULES_AGAIN;
 	}
-	memcpy(next->body, w.body, next->body_bytes);
-	memcpy(next->ids, w.ids, next->count * sizeof(uint32_t));
-	next->next_id = base->next_id + nadded;
-	modules_delta_put_head(w.head, next->epoch, base->epoch, w.removed, w.nremoved, nadded);
-	rc = modules_put_record(TRACE_REC_EXT_MODULES_DELTA, w.head, head_bytes,
-				next->body + w.offsets[w.nkept], added_bytes);
-	preload_mem_unmap(w.mem, w.mem_bytes);
-	modules_written_epoch = rc == 0 ? next->epoch : 0;
-	modules_delta_bytes += head_bytes + added_bytes;
+	base_epoch = tb->epoch;
+	sc.base_subs = tb->subs;
+	sc.nknown = tb->count;
+	for (uint32_t i = 0; i < tb->count; i++)
+		((struct module_key *)sc.known)[i] = tb->entries[i].key;
+	preload_lock_give(&modules_lock);
+
+	dl_iterate_phdr(modules_scan_one, &sc);
+	if (sc.overflow) {
+		*added_cap = 2 * sc.added_need;
+		*body_cap = 2 * sc.body_need;
+		*ranges_cap = 2 * sc.ranges_need;
+		modules_scratch_give(&sc);
+		return MODULES_AGAIN;
+	}
+	preload_lock_take(&modules_lock);
+	if (tb->epoch != base_epoch) {
+		rc = MODULES_AGAIN;
+	} else if (tb->epoch && tb->adds == sc.adds && tb->subs == sc.subs) {
+		rc = tb->epoch != entry_epoch;
+	} else {
+		rc = modules_apply(&sc, write) < 0 ? -1 : 1;
+	}
+	preload_lock_give(&modules_lock);
+	modules_scratch_give(&sc);
 	return rc;
 }
 
-/* Writes next's record: a delta from base when base's record is in the
- * process file and the delta is smaller, else the whole map.  Under
- * modules_lock. */
-static void modules_write_next(const struct module_map *base, struct module_map *next)
+/* modules_rescan until the table held still for it (a few tries, as each
+ * retry follows another thread's rescan or a bigger room). */
+static int modules_rescan_all(uint64_t entry_epoch, int write)
 {
-	if (base && base->epoch == modules_written_epoch &&
-	    modules_write_delta(base, next) == 0)
-		return;
-	modules_write_full(next);
+	uint32_t added_cap = MODULES_FIRST_ADDED, ranges_cap = MODULES_FIRST_RANGES;
+	size_t body_cap = MODULES_FIRST_BODY_BYTES;
+	int rc = -1;
+
+	for (int attempt = 0; attempt < 8; attempt++) {
+		rc = modules_rescan(entry_epoch, write, &added_cap, &body_cap, &ranges_cap);
+		if (rc != MODULES_AGAIN)
+			return rc;
+	}
+	return -1;
+}
+
+int modules_init(void)
+{
+	return modules_rescan_all(0, 0) < 0 ? -1 : 0;
+}
+
+int modules_contains(uint64_t ip)
+{
+	uint64_t epoch;
+
+	return module_view_contains(ip, &epoch);
 }
 
 int modules_write_current(void)
 {
-	struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
 	int rc;
 
-	if (!m)
-		return -1;
 	preload_lock_take(&modules_lock);
-	m = atomic_load_explicit(&modules_current, memory_order_relaxed);
-	rc = modules_write_full(m);
+	rc = modules_table.epoch ? modules_write_full(&modules_table, modules_table.epoch) : -1;
 	preload_lock_give(&modules_lock);
 	return rc;
 }
 
 int modules_refresh(void)
 {
-	struct module_map *cur = atomic_load_explicit(&modules_current, memory_order_acquire);
-	uint64_t entry_epoch = cur ? cur->epoch : 0, counters[2] = { 0, 0 };
-	struct module_map *next;
+	uint64_t entry_epoch = modules_epoch(), counters[2] = { 0, 0 };
+	int rc;
 
 	atomic_store_explicit(&modules_dirty, 0, memory_order_relaxed);
 	dl_iterate_phdr(modules_counters_one, counters);
-	if (cur && cur->adds == counters[0] && cur->subs == counters[1])
+	if (entry_epoch &&
+	    atomic_load_explicit(&modules_seen_adds, memory_order_relaxed) == counters[0] &&
+	    atomic_load_explicit(&modules_seen_subs, memory_order_relaxed) == counters[1])
 		return 0;
-	next = modules_scan();
-	if (!next)
-		return -1;
-	preload_lock_take(&modules_lock);
-	cur = atomic_load_explicit(&modules_current, memory_order_relaxed);
-	if (cur && cur->adds == next->adds && cur->subs == next->subs) {
-		preload_lock_give(&modules_lock);
-		preload_mem_unmap(next, next->map_bytes);
-		return cur->epoch != entry_epoch;
+	rc = modules_rescan_all(entry_epoch, 1);
+	if (rc == 1) {
+		namespaces_look();
+		deep_bind_redirect();
 	}
-	next->epoch = (cur ? cur->epoch : 0) + 1;
-	modules_write_next(cur, next);
-	atomic_store_explicit(&modules_current, next, memory_order_release);
-	preload_lock_give(&modules_lock);
-	namespaces_look();
-	deep_bind_redirect();
-	return 1;
+	return rc;
 }
 
 static uintptr_t modules_refresh_here(void *arg)
@@ -697,4 +909,5 @@ void modules_fork_child(void)
 	preload_lock_reset(&modules_lock);
 	modules_written_epoch = 0; /* the child's file has no map yet */
 	modules_delta_bytes = 0;
+	atomic_store_explicit(&modules_scratch_busy, 0, memory_order_relaxed); /* its taker is gone */
 }

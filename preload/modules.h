@@ -3,6 +3,7 @@
  * where, numbered by epoch, and written as EXT_MODULES records (or, when
  * smaller, EXT_MODULES_DELTA records of what changed since the map before)
  * so that recorded instruction pointers can be symbolized after the run.
+ * Readers see it through preload/module_view.h.
  */
 #ifndef MPROF_PRELOAD_MODULES_H
 #define MPROF_PRELOAD_MODULES_H
@@ -10,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "preload/module_view.h"
 #include "preload/thread.h"
 
 extern _Atomic int modules_dirty;
@@ -18,40 +20,18 @@ extern _Atomic int modules_dirty;
  * Returns 0, or -1 when out of memory. */
 int modules_init(void);
 
-struct module_range;
-
-/* One scan of the loaded modules, built and owned by modules.c; shown here
- * only so that modules_epoch can be read inline. */
-struct module_map {
-	uint64_t epoch;
-	uint64_t adds, subs;         /* loader counters at the scan */
-	uint32_t count;              /* modules */
-	uint32_t nranges;            /* executable segments, sorted */
-	size_t body_bytes;           /* encoded modules (MODULES payload after count) */
-	size_t map_bytes;
-	struct module_range *ranges;
-	uint8_t *body;
-	uint32_t *ids;               /* count: each module's id in the trace, set
-	                              * under the modules lock when written */
-	uint64_t next_id;            /* the id after the map's (mprof-trace(5)) */
-};
-
-/* The current map (NULL before modules_init); only modules.c stores it. */
-extern _Atomic(struct module_map *) modules_current;
-
 /* The epoch of the current map (0 before modules_init).  Inline: the
  * allocator's shortest path reads it on every call (as a call it was 15
- * instructions of every allocation, python3), and it is read from the map
- * itself, so that a stack interned under it had its frames checked against
- * that same map (modules_contains). */
+ * instructions of every allocation, python3). */
 static inline uint64_t modules_epoch(void)
 {
-	struct module_map *m = atomic_load_explicit(&modules_current, memory_order_acquire);
-
-	return m ? m->epoch : 0;
+	return module_view_epoch();
 }
 
-/* Whether ip lies in an executable segment of the current map.  Lock-free. */
+/* Whether ip lies in an executable segment of the current map.  Lock-free;
+ * a caller that interns under an epoch reads modules_epoch() after it, so a
+ * stack is kept only under the epoch of the map its frames were checked
+ * against. */
 int modules_contains(uint64_t ip);
 
 /*
