@@ -734,10 +734,23 @@ static void modules_table_add(struct modules_table *tb, struct modules_scan *sc)
 		tb->plain[r] = tb->ranges[r].range;
 }
 
+/* Publishes the table's map, then its counters for the check without the
+ * lock (a view that could not be published is tried again at the next
+ * rescan); 0 or -1.  Under modules_lock. */
+static int modules_table_publish(const struct modules_table *tb)
+{
+	if (module_view_publish(tb->epoch, tb->plain, tb->nranges) < 0)
+		return -1;
+	atomic_store_explicit(&modules_seen_adds, tb->adds, memory_order_relaxed);
+	atomic_store_explicit(&modules_seen_subs, tb->subs, memory_order_relaxed);
+	return 0;
+}
+
 /*
  * Takes sc's changes into the table as the next epoch, writes its record
  * (when write) and publishes it.  Returns 0, or -1 when out of memory
- * (nothing changed).  Under modules_lock.
+ * (before any change, or for the view only: the next rescan publishes
+ * it).  Under modules_lock.
  */
 static int modules_apply(struct modules_scan *sc, int write)
 {
@@ -757,9 +770,7 @@ static int modules_apply(struct modules_scan *sc, int write)
 	tb->epoch = epoch;
 	tb->adds = sc->adds;
 	tb->subs = sc->subs;
-	atomic_store_explicit(&modules_seen_adds, sc->adds, memory_order_relaxed);
-	atomic_store_explicit(&modules_seen_subs, sc->subs, memory_order_relaxed);
-	return module_view_publish(epoch, tb->plain, tb->nranges);
+	return modules_table_publish(tb);
 }
 
 enum { MODULES_AGAIN = 2 };
@@ -815,7 +826,8 @@ static int modules_rescan(uint64_t entry_epoch, int write, uint32_t *added_cap, 
 	if (tb->epoch != base_epoch) {
 		rc = MODULES_AGAIN;
 	} else if (tb->epoch && tb->adds == sc.adds && tb->subs == sc.subs) {
-		rc = tb->epoch != entry_epoch;
+		rc = modules_epoch() == tb->epoch || modules_table_publish(tb) == 0 ?
+			     tb->epoch != entry_epoch : -1;
 	} else {
 		rc = modules_apply(&sc, write) < 0 ? -1 : 1;
 	}
