@@ -78,8 +78,8 @@ int module_view_publish(uint64_t epoch, const struct module_range *ranges, uint3
 			return -1;
 		module_view_pair[slot] = v; /* the old one stays mapped for its readers */
 	}
-	gen = atomic_load_explicit(&v->gen, memory_order_relaxed);
-	atomic_store_explicit(&v->gen, gen + 1, memory_order_relaxed);
+	gen = (atomic_load_explicit(&v->gen, memory_order_relaxed) + 1) | 1;
+	atomic_store_explicit(&v->gen, gen, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&v->epoch, epoch, memory_order_relaxed);
 	atomic_store_explicit(&v->nranges, n, memory_order_relaxed);
@@ -87,7 +87,7 @@ int module_view_publish(uint64_t epoch, const struct module_range *ranges, uint3
 		__atomic_store_n(&v->ranges[i].start, ranges[i].start, __ATOMIC_RELAXED);
 		__atomic_store_n(&v->ranges[i].end, ranges[i].end, __ATOMIC_RELAXED);
 	}
-	atomic_store_explicit(&v->gen, gen + 2, memory_order_release);
+	atomic_store_explicit(&v->gen, gen + 1, memory_order_release);
 	atomic_store_explicit(&module_view_current, v, memory_order_release);
 	return 0;
 }
