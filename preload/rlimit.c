@@ -314,7 +314,8 @@ PRELOAD_API int prlimit64(pid_t pid, __rlimit_resource_t resource,
  * limit lowered where no wrapper saw it shows first as EAGAIN here (Go's
  * runtime with cgo starts its threads so after syscall.Setrlimit).  The
  * call is made once more when the recorder gave address space back; it
- * has no effect when it fails.  errno is kept. */
+ * has no effect when it fails.  errno is kept.  Before the first thread,
+ * libunwind is loaded if it was not (preload/unwind.h). */
 PRELOAD_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 			       void *(*start)(void *), void *arg)
 {
@@ -324,6 +325,7 @@ PRELOAD_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 	if (!fn)
 		return ENOSYS;
+	unwind_threads_coming();
 	rc = fn(thread, attr, start, arg);
 	if (__builtin_expect(rc != EAGAIN, 1))
 		return rc;

@@ -9,20 +9,25 @@
  * stack bounds (learnt at its first capture), the fallback and check
  * counters and the fork guard around the unwinders.  libunwind is loaded at
  * run time and never linked: its _Unwind_* exports would otherwise capture
- * the target's C++ exceptions.  Without any unwinder, stacks are one frame
- * (the caller of the allocator).  Must never call malloc; a call into
+ * the target's C++ exceptions; in the default mode only when first needed
+ * (its dlopen is most of a short process's start-up), at a point where no
+ * thread can hold the loader's lock.  Without any unwinder, stacks are one
+ * frame (the caller of the allocator).  Must never call malloc; a call into
  * libunwind is an own call (preload/own_call.h): what it allocates (its
  * dynamic TLS, its cache's pthread key) goes to the nested heap.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/single_threaded.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -57,6 +62,16 @@ typedef int (*unwind_set_caching_fn)(void *addr_space, int policy);
 extern void *__libc_stack_end;
 
 static unwind_backtrace_fn unwind_backtrace;
+
+/* libunwind's loading: 0 not tried, 1 under way, 2 done (loaded or not).
+ * In the default mode it waits for the first capture the own unwinder
+ * gives up on (wanted, which is then cut: the caller's frame, marked
+ * truncated) and is loaded at the next safe point: the first
+ * pthread_create, or a later capture of a single-threaded process whose
+ * whole stack shows no frame of the loader or the C library holding a
+ * lock of the loader's (unwind_lib_safe_here). */
+static _Atomic int unwind_lib_state, unwind_lib_wanted;
+static _Atomic uint64_t unwind_lib_cut;
 
 /* libunwind's caching policy is set at its first use, not at start: the
  * call runs libunwind's own set-up (0.2-0.3 ms), which a process whose
@@ -125,15 +140,16 @@ static int unwind_mode_read(void)
 	return UNWIND_MODE_CFI;
 }
 
-int unwind_init(void)
+/* dlopen's libunwind and finds its entry points, once; the caller is not
+ * inside an allocation of a thread that could hold the loader's lock, and
+ * is inside an own call (what the loader allocates is the recorder's). */
+static void unwind_lib_load(void)
 {
+	int expected = 0;
 	void *lib, *addr_space;
 
-	unwind_mode = unwind_mode_read();
-#if !defined(__x86_64__)
-	unwind_mode = UNWIND_MODE_LIBUNWIND;
-#endif
-	dl_iterate_phdr(unwind_self_scan, (void *)(uintptr_t)unwind_init);
+	if (!atomic_compare_exchange_strong(&unwind_lib_state, &expected, 1))
+		return;
 	lib = dlopen(MPROF_LIBUNWIND, RTLD_LOCAL | RTLD_NOW);
 	if (lib && libunwind_fds_bind(lib) < 0) {
 		diag_report(TRACE_DIAG_INFO, "libunwind is not used: its memory checks could "
@@ -142,18 +158,48 @@ int unwind_init(void)
 		lib = NULL;
 	}
 	if (lib) {
-		unwind_backtrace = (unwind_backtrace_fn)dlsym(lib, "unw_backtrace");
 		unwind_set_caching =
 			(unwind_set_caching_fn)dlsym(lib, "_ULx86_64_set_caching_policy");
 		addr_space = dlsym(lib, "_ULx86_64_local_addr_space");
 		unwind_addr_space = addr_space ? *(void **)addr_space : NULL;
+		unwind_backtrace = (unwind_backtrace_fn)dlsym(lib, "unw_backtrace");
 	}
+	atomic_store_explicit(&unwind_lib_state, 2, memory_order_release);
+}
+
+int unwind_init(void)
+{
+	unwind_mode = unwind_mode_read();
+#if !defined(__x86_64__)
+	unwind_mode = UNWIND_MODE_LIBUNWIND;
+#endif
+	dl_iterate_phdr(unwind_self_scan, (void *)(uintptr_t)unwind_init);
+	if (unwind_mode != UNWIND_MODE_CFI)
+		unwind_lib_load();
 	if (!unwind_backtrace && unwind_mode == UNWIND_MODE_CHECK)
 		unwind_mode = UNWIND_MODE_CFI;
 	unwind_check_mode = unwind_mode == UNWIND_MODE_CHECK;
-	if (unwind_backtrace)
+	if (unwind_backtrace || unwind_mode != UNWIND_MODE_LIBUNWIND)
 		return 0;
-	return unwind_mode == UNWIND_MODE_LIBUNWIND ? -1 : 0;
+	return -1;
+}
+
+void unwind_threads_coming(void)
+{
+	struct preload_thread *t;
+	struct own_call own;
+
+	if (unwind_mode != UNWIND_MODE_CFI ||
+	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 0 ||
+	    !__libc_single_threaded)
+		return;
+	t = preload_thread_enter(); /* (busy: the loader's allocations are the shim's) */
+	if (!t)
+		return;
+	own_call_enter(&own);
+	unwind_lib_load();
+	own_call_leave(&own);
+	preload_thread_leave(t);
 }
 
 static int unwind_in_shim(void *ip)
@@ -238,6 +284,114 @@ static uint32_t unwind_libunwind(struct preload_thread *t)
 		return 0;
 	t->frames_from_caller = 0;
 	return (uint32_t)rec_stack_call(t, unwind_libunwind_here, t);
+}
+
+/* The code of the loader (lo[0], hi[0]) and of the C library (lo[1], hi[1]):
+ * the two that take the loader's locks. */
+struct unwind_lock_code {
+	uintptr_t lo[2], hi[2];
+};
+
+/* dl_iterate_phdr callback: the executable range of the loader (its load
+ * bias is AT_BASE) and of the C library (holding gnu_get_libc_version). */
+static int unwind_lock_code_scan(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct unwind_lock_code *c = arg;
+	uintptr_t libc_fn = (uintptr_t)gnu_get_libc_version, lo = UINTPTR_MAX, hi = 0;
+	int which;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (start < lo)
+			lo = start;
+		if (start + ph->p_memsz > hi)
+			hi = start + ph->p_memsz;
+	}
+	which = info->dlpi_addr == getauxval(AT_BASE) ? 0 : libc_fn - lo < hi - lo ? 1 : -1;
+	if (which >= 0 && lo < hi) {
+		c->lo[which] = lo;
+		c->hi[which] = hi;
+	}
+	return 0;
+}
+
+static int unwind_in_range(uint64_t ip, uintptr_t lo, uintptr_t hi)
+{
+	return ip - lo < hi - lo;
+}
+
+/*
+ * Whether libunwind may be loaded inside this allocation: the process has
+ * one thread, so only this one could hold a lock of the loader's, and its
+ * whole stack, t->ips[0, count) (outermost first), shows that it holds
+ * none: no frame of the loader, and no frame of the C library but the
+ * start-up frames outermost and the allocator's caller (dl_iterate_phdr
+ * calling back, _dl_addr under a signal frame hold one).  Read only at
+ * captures that follow a cut one, before libunwind is loaded.
+ */
+static int unwind_lib_safe_here(struct preload_thread *t, uint32_t count)
+{
+	struct unwind_lock_code c = { { 0, 0 }, { 0, 0 } };
+	uint32_t i = 0;
+
+	if (!__libc_single_threaded || !getauxval(AT_BASE))
+		return 0;
+	dl_iterate_phdr(unwind_lock_code_scan, &c);
+	if (!c.hi[0] || !c.hi[1])
+		return 0;
+	for (uint32_t k = 0; k < count; k++)
+		if (unwind_in_range(t->ips[k], c.lo[0], c.hi[0]))
+			return 0;
+	if (i < count && !unwind_in_range(t->ips[i], c.lo[1], c.hi[1]))
+		i++; /* _start */
+	while (i < count && unwind_in_range(t->ips[i], c.lo[1], c.hi[1]))
+		i++;
+	for (; i + 1 < count; i++)
+		if (unwind_in_range(t->ips[i], c.lo[1], c.hi[1]))
+			return 0;
+	return 1;
+}
+
+/* After a whole CFI capture of count frames while libunwind is wanted:
+ * loads it when this is a safe point (unwind_lib_safe_here). */
+static __attribute__((noinline)) void unwind_lib_try(struct preload_thread *t, uint32_t count,
+						     int truncated)
+{
+	struct own_call own;
+
+	if (truncated || t->capture_off_stack ||
+	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 0)
+		return;
+	stack_table_ips_fill(t);
+	if (!unwind_lib_safe_here(t, count))
+		return;
+	own_call_enter(&own);
+	unwind_lib_load();
+	own_call_leave(&own);
+	atomic_store_explicit(&unwind_lib_wanted, 0, memory_order_relaxed);
+}
+
+/*
+ * A capture the own unwinder gave up on before libunwind was loaded
+ * (default mode): only the allocator's caller, marked truncated, and
+ * libunwind is wanted from now on.  The first one is said in a diagnostic.
+ */
+static __attribute__((noinline)) uint32_t unwind_cut(struct preload_thread *t, void *caller_ip,
+						      int *truncated)
+{
+	if (!atomic_exchange(&unwind_lib_wanted, 1) && !atomic_load(&unwind_lib_cut))
+		diag_report(TRACE_DIAG_INFO, "a call stack was cut to its first frame: the "
+					     "own unwinder could not walk a frame before "
+					     "libunwind, its fallback, was loaded");
+	atomic_fetch_add_explicit(&unwind_lib_cut, 1, memory_order_relaxed);
+	t->ips[0] = (uint64_t)(uintptr_t)caller_ip;
+	*truncated = 1;
+	return 1;
 }
 
 /* How far below a thread's descriptor its stack may reach (its size), and
@@ -847,8 +1001,15 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 				unwind_check_cache(t, caller_ip, (uint32_t)n, *truncated);
 			unwind_check(t, caller_ip, (uint32_t)n, *truncated);
 		}
-		if (n >= 0)
+		if (n >= 0) {
+			if (__builtin_expect(atomic_load_explicit(&unwind_lib_wanted,
+								  memory_order_relaxed), 0))
+				unwind_lib_try(t, (uint32_t)n, *truncated);
 			return (uint32_t)n;
+		}
+		if (unwind_mode == UNWIND_MODE_CFI &&
+		    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2)
+			return unwind_cut(t, caller_ip, truncated);
 	} else if (unwind_mode == UNWIND_MODE_FP) {
 		t->cache_cfas_ok = 0;
 		n = unwind_own(t, UNWIND_FAST_FP, NULL);

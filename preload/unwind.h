@@ -22,14 +22,22 @@ enum unwind_mode {
 };
 
 /*
- * Reads MPROF_UNWIND, loads libunwind (MPROF_LIBUNWIND, dlopen'd RTLD_LOCAL
- * so its _Unwind_* symbols never capture the target's C++ exceptions),
- * selects its per-thread cache and finds the shim's own code range.
- * Returns 0, or -1 when no unwinder can be used (stacks then have one
- * frame): libunwind is missing and MPROF_UNWIND asked for it (or for
- * check), or the machine is not x86_64.
+ * Reads MPROF_UNWIND, finds the shim's own code range and, unless the own
+ * unwinder is selected (the default), loads libunwind (MPROF_LIBUNWIND,
+ * dlopen'd RTLD_LOCAL so its _Unwind_* symbols never capture the target's
+ * C++ exceptions; its per-thread cache is selected at its first walk).  In
+ * the default mode libunwind is loaded only when a capture first needs it
+ * (preload/unwind.c says where).  Returns 0, or -1 when no unwinder can be
+ * used (stacks then have one frame): libunwind is missing and MPROF_UNWIND
+ * asked for it (or for check), or the machine is not x86_64.
  */
 int unwind_init(void);
+
+/* Called by the pthread_create wrapper before the call: in the default
+ * mode, loads libunwind before the process's first thread is made (with
+ * one thread, no other can hold the loader's lock), so that a later
+ * capture of any thread can fall back to it.  Does nothing after. */
+void unwind_threads_coming(void);
 
 /* Whether ip lies in the shim's own code (known once unwind_init ran;
  * 0 before). */
