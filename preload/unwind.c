@@ -24,10 +24,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/single_threaded.h>
+#include <sys/syscall.h>
+#include <sys/ucontext.h>
+#include <sys/uio.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -518,7 +522,7 @@ int unwind_on_own_stack(struct preload_thread *t)
 }
 
 /* The own unwinder into t->frames (stopping at a frame shared with tail,
- * when given); -1 when it gave up (counted). */
+ * when given); -1 when it gave up. */
 static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tail *tail)
 {
 	int n;
@@ -530,8 +534,6 @@ static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tai
 	n = unwind_fast_walk(t, t->frames, t->frame_cfas, t->frame_bps, t->frame_bp_srcs,
 			     t->frames_cap, t->stack_lo, t->stack_hi, mode, unwind_self_start,
 			     unwind_self_end, tail);
-	if (n < 0)
-		atomic_fetch_add_explicit(&unwind_fallbacks, 1, memory_order_relaxed);
 	return n;
 }
 
@@ -575,6 +577,64 @@ static int unwind_own_foreign(struct preload_thread *t)
 	t->frames_from_caller = 0;
 	return unwind_fast_walk_foreign(t, t->frames, t->frame_cfas, t->frame_bps,
 					t->frame_bp_srcs, t->frames_cap);
+}
+
+/* The kernel's signal return trampoline on x86_64 (the C library's
+ * __restore_rt): mov $15, %rax (rt_sigreturn); syscall. */
+static const unsigned char unwind_sigreturn_code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
+							0x00, 0x00, 0x0f, 0x05 };
+#define UNWIND_SIGNAL_NEST_MAX 8
+
+/* Copies len bytes at the program's address from into to, without a
+ * fault: 0, or -1 when they are not all readable. */
+static int unwind_read_safely(void *to, uintptr_t from, size_t len)
+{
+	struct iovec local = { to, len }, remote = { (void *)from, len };
+
+	return syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0) == (long)len
+		       ? 0
+		       : -1;
+}
+
+/*
+ * After a CFI walk into t->frames gave up: when it gave up at a signal
+ * frame (its return address is the signal return trampoline, whose CFI the
+ * own unwinder does not read), goes on from the registers the kernel saved
+ * in the ucontext right above the handler's frame, as libunwind does, as
+ * many times as signals nest.  Returns the frame count, or -1 when the walk
+ * did not stop at a signal frame or cannot go on (libunwind's part then).
+ */
+static int unwind_through_signals(struct preload_thread *t)
+{
+	uint32_t k = 0;
+
+	for (int nest = 0; nest < UNWIND_SIGNAL_NEST_MAX; nest++) {
+		uintptr_t fail_ip = t->unwind_memo ? t->unwind_memo->fail_ip : 0, ip, sp;
+		unsigned char code[sizeof(unwind_sigreturn_code)];
+		greg_t regs[NGREG];
+		int n;
+
+		while (k < t->frames_cap &&
+		       (k ? (uintptr_t)t->frames[k] - 1 : (uintptr_t)t->frames[k]) != fail_ip)
+			k++;
+		if (!fail_ip || k + 1 >= t->frames_cap)
+			return -1;
+		ip = (uintptr_t)t->frames[k];
+		sp = t->frame_cfas[k];
+		if (unwind_read_safely(code, ip, sizeof(code)) < 0 ||
+		    memcmp(code, unwind_sigreturn_code, sizeof(code)) != 0 ||
+		    unwind_read_safely(regs, sp + offsetof(ucontext_t, uc_mcontext.gregs),
+				       sizeof(regs)) < 0)
+			return -1;
+		k++;
+		n = unwind_fast_walk_context(t, t->frames + k, t->frame_cfas + k, t->frame_bps + k,
+					     t->frame_bp_srcs + k, t->frames_cap - k, t->stack_lo,
+					     t->stack_hi, (uintptr_t)regs[REG_RIP],
+					     (uintptr_t)regs[REG_RSP], (uintptr_t)regs[REG_RBP]);
+		if (n >= 0)
+			return (int)(k + (uint32_t)n);
+	}
+	return -1;
 }
 
 /* Index of the first frame past the profiler's own (and libunwind's). */
@@ -1007,13 +1067,23 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 				unwind_lib_try(t, (uint32_t)n, *truncated);
 			return (uint32_t)n;
 		}
-		if (unwind_mode == UNWIND_MODE_CFI &&
-		    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2)
-			return unwind_cut(t, caller_ip, truncated);
 	} else if (unwind_mode == UNWIND_MODE_FP) {
 		t->cache_cfas_ok = 0;
 		n = unwind_own(t, UNWIND_FAST_FP, NULL);
 	}
+	if (n < 0 && unwind_mode != UNWIND_MODE_FP && unwind_mode != UNWIND_MODE_LIBUNWIND &&
+	    (n = unwind_through_signals(t)) >= 0) {
+		t->cache_cfas_ok = 0;
+		count = unwind_store(t, (uint32_t)n, caller_ip, truncated);
+		if (unwind_mode == UNWIND_MODE_CHECK)
+			unwind_check(t, caller_ip, count, *truncated);
+		return count;
+	}
+	if (n < 0)
+		atomic_fetch_add_explicit(&unwind_fallbacks, 1, memory_order_relaxed);
+	if (n < 0 && unwind_mode == UNWIND_MODE_CFI &&
+	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2)
+		return unwind_cut(t, caller_ip, truncated);
 	if (n < 0) {
 		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);
 		if (unwind_mode == UNWIND_MODE_CHECK)

@@ -397,3 +397,18 @@ int unwind_fast_walk_foreign(struct preload_thread *t, void **frames, uintptr_t 
 	return unwind_fast_walk_from(t, frames, cfas, bps, bp_srcs, cap, sp, ceiling,
 				     UNWIND_FAST_CFI, 0, 0, NULL, ip, sp, bp, 1, 0, 1);
 }
+
+int unwind_fast_walk_context(struct preload_thread *t, void **frames, uintptr_t *cfas,
+			     uint64_t *bps, uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo,
+			     uintptr_t stack_hi, uintptr_t ip, uintptr_t sp, uintptr_t bp)
+{
+	int foreign = sp < stack_lo || sp >= stack_hi;
+
+	if (foreign) {
+		stack_lo = sp;
+		stack_hi = sp + UNWIND_FAST_FOREIGN_BYTES > sp ? sp + UNWIND_FAST_FOREIGN_BYTES
+							       : UINTPTR_MAX;
+	}
+	return unwind_fast_walk_from(t, frames, cfas, bps, bp_srcs, cap, stack_lo, stack_hi,
+				     UNWIND_FAST_CFI, 0, 0, NULL, ip, sp, bp, 1, 0, foreign);
+}

@@ -222,4 +222,14 @@ int unwind_fast_walk_caller(struct preload_thread *t, void **frames, uintptr_t *
 int unwind_fast_walk_foreign(struct preload_thread *t, void **frames, uintptr_t *cfas,
 			     uint64_t *bps, uintptr_t *bp_srcs, uint32_t cap);
 
+/*
+ * The CFI walk from an interrupted context (the registers a signal frame
+ * saved): ip exact (not a return address), sp and bp known.  Within
+ * [stack_lo, stack_hi) when sp lies there, else as a walk on a stack of
+ * unknown bounds (unwind_fast_walk_foreign).  -1 as for unwind_fast_walk.
+ */
+int unwind_fast_walk_context(struct preload_thread *t, void **frames, uintptr_t *cfas,
+			     uint64_t *bps, uintptr_t *bp_srcs, uint32_t cap, uintptr_t stack_lo,
+			     uintptr_t stack_hi, uintptr_t ip, uintptr_t sp, uintptr_t bp);
+
 #endif
