@@ -604,7 +604,7 @@ static int unwind_read_safely(void *to, uintptr_t from, size_t len)
  * many times as signals nest.  Returns the frame count, or -1 when the walk
  * did not stop at a signal frame or cannot go on (libunwind's part then).
  */
-static int unwind_through_signals(struct preload_thread *t)
+static __attribute__((noinline)) int unwind_through_signals(struct preload_thread *t)
 {
 	uint32_t k = 0;
 
@@ -635,6 +635,20 @@ static int unwind_through_signals(struct preload_thread *t)
 			return (int)(k + (uint32_t)n);
 	}
 	return -1;
+}
+
+static uintptr_t unwind_through_signals_here(void *arg)
+{
+	return (uintptr_t)(intptr_t)unwind_through_signals(arg);
+}
+
+/* unwind_through_signals, on the recorder's stack when the capture is off
+ * the thread's own (a coroutine's or a signal stack may be short). */
+static int unwind_through_signals_any(struct preload_thread *t)
+{
+	if (!t->capture_off_stack)
+		return unwind_through_signals(t);
+	return (int)(intptr_t)rec_stack_call(t, unwind_through_signals_here, t);
 }
 
 /* Index of the first frame past the profiler's own (and libunwind's). */
@@ -1072,7 +1086,7 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 		n = unwind_own(t, UNWIND_FAST_FP, NULL);
 	}
 	if (n < 0 && unwind_mode != UNWIND_MODE_FP && unwind_mode != UNWIND_MODE_LIBUNWIND &&
-	    (n = unwind_through_signals(t)) >= 0) {
+	    (n = unwind_through_signals_any(t)) >= 0) {
 		t->cache_cfas_ok = 0;
 		count = unwind_store(t, (uint32_t)n, caller_ip, truncated);
 		if (unwind_mode == UNWIND_MODE_CHECK)
