@@ -4,7 +4,7 @@
  * for (output/output.h).
  *
  * Owns each trace's profile while it is written and frees it before the
- * next.  Must never
+ * next, and a report set's spool (a temporary file).  Must never
  * exit: it returns the exit status to main (0, 1 unreadable input, 2 usage).
  */
 #include <errno.h>
@@ -238,10 +238,12 @@ out:
 	return status;
 }
 
-/* One trace's report held back until the overview is out. */
+/* One trace's report held back until the overview is out: bytes of the
+ * spool from offset. */
 struct held_report {
-	char *text;          /* NULL: not reported (unreadable) */
-	size_t bytes;
+	bool reported;       /* false: not reported (unreadable) */
+	off_t offset;
+	off_t bytes;
 	struct report_overview_row row;
 };
 
@@ -250,43 +252,78 @@ struct report_set_ctx {
 	const struct trace_set *set;
 	const struct report_job *job;
 	struct held_report *held;   /* by the traces' order */
+	FILE *spool;                /* every report, one after another */
 	int status;
 };
 
-/* inherit_each's callback: reports set->paths[i] into held[i].  Returns
- * 0, or -ENOMEM when no report can be held any more. */
+/* inherit_each's callback: reports set->paths[i] to the end of the spool,
+ * noting where in held[i].  Returns 0, or -ENOMEM when the spool cannot be
+ * written any more. */
 static int report_set_one(void *ctx, size_t i, const struct inherit_seed *seed)
 {
 	struct report_set_ctx *c = ctx;
 	struct held_report *h = &c->held[i];
-	FILE *mem = open_memstream(&h->text, &h->bytes);
+	off_t end;
 
-	if (!mem) {
-		h->text = NULL;
+	h->offset = ftello(c->spool);
+	if (h->offset < 0)
+		return -ENOMEM;
+	if (report_one(c->set->paths[i], c->job, c->spool, &h->row, seed) != 0) {
+		c->status = 1;
+		report_overview_row_free(&h->row); /* filled before a failed write */
+		return 0; /* what it wrote before failing is never copied */
+	}
+	end = ftello(c->spool);
+	if (end < 0 || ferror(c->spool)) {
+		report_overview_row_free(&h->row);
 		return -ENOMEM;
 	}
-	if (report_one(c->set->paths[i], c->job, mem, &h->row, seed) != 0) {
-		c->status = 1;
-		fclose(mem);
-		report_overview_row_free(&h->row); /* filled before a failed write */
-		free(h->text);
-		h->text = NULL;
+	h->bytes = end - h->offset;
+	h->reported = true;
+	return 0;
+}
+
+/* Copies bytes of spool from offset to out; mem is the spool's buffer when
+ * it is in memory (flushed).  Returns 0 or -1 (the spool cannot be read
+ * back). */
+static int spool_copy(FILE *spool, const char *mem, off_t offset, off_t bytes, FILE *out)
+{
+	char buf[1 << 16];
+
+	if (mem) {
+		fwrite(mem + offset, 1, (size_t)bytes, out);
 		return 0;
 	}
-	if (fclose(mem) != 0) {
-		analyze_error("out of memory");
-		report_overview_row_free(&h->row);
-		free(h->text);
-		h->text = NULL;
-		c->status = 1;
+	if (fseeko(spool, offset, SEEK_SET) != 0)
+		return -1;
+	while (bytes > 0) {
+		size_t want = bytes < (off_t)sizeof(buf) ? (size_t)bytes : sizeof(buf);
+		size_t got = fread(buf, 1, want, spool);
+
+		if (got == 0)
+			return -1;
+		fwrite(buf, 1, got, out);
+		bytes -= (off_t)got;
 	}
 	return 0;
 }
 
+/* The spool of a report set: an unlinked temporary file, so that memory
+ * does not grow with the reports of thousands of traces; in memory when no
+ * temporary file can be made (*mem then owns the buffer).  NULL: out of
+ * memory. */
+static FILE *spool_open(char **mem, size_t *mem_bytes)
+{
+	FILE *f = tmpfile();
+
+	*mem = NULL;
+	return f ? f : open_memstream(mem, mem_bytes);
+}
+
 /*
- * Several traces: each report is made into memory (the fork children of
- * one parent one after another, in fork order, their parent read once for
- * all: inherit_each), then the overview of all of them (one line per
+ * Several traces: each report is made into the spool (the fork children
+ * of one parent one after another, in fork order, their parent read once
+ * for all: inherit_each), then the overview of all of them (one line per
  * trace read, most allocations first) is written, then the reports in the
  * order of the traces.  Returns 0 or 1 (a trace could not be read: it is
  * left out, the others are reported).
@@ -296,11 +333,14 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 	const struct output_format *f = job->format;
 	struct held_report *held = calloc(set->count, sizeof(*held));
 	struct report_overview_row *rows = calloc(set->count, sizeof(*rows));
-	struct report_set_ctx c = {set, job, held, 0};
+	struct report_set_ctx c = {set, job, held, NULL, 0};
+	char *spool_mem = NULL;
+	size_t spool_mem_bytes = 0;
 	size_t n = 0;
 	int rc = 0;
 
-	if (!rows || !held) {
+	c.spool = rows && held ? spool_open(&spool_mem, &spool_mem_bytes) : NULL;
+	if (!c.spool) {
 		analyze_error("out of memory");
 		free(rows);
 		free(held);
@@ -315,11 +355,11 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 		rc = inherit_each(set->paths, set->count, report_set_one, &c);
 	}
 	if (rc < 0) {
-		analyze_error("out of memory");
+		analyze_error("out of memory, or no room for the reports in a temporary file");
 		c.status = 1;
 	}
 	for (size_t i = 0; i < set->count; i++)
-		if (held[i].text)
+		if (held[i].reported)
 			rows[n++] = held[i].row;
 	{
 		/* the overview is sorted; the reports keep the traces' order */
@@ -336,16 +376,25 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 		free(sorted);
 	}
 	n = 0;
+	if (fflush(c.spool) != 0) {
+		analyze_error("writing the reports to a temporary file: %s", strerror(errno));
+		c.status = 1;
+	}
 	for (size_t i = 0; i < set->count; i++) {
-		if (!held[i].text)
+		if (!held[i].reported)
 			continue;
 		if (n++)
 			f->set_between(out);
-		fwrite(held[i].text, 1, held[i].bytes, out);
-		free(held[i].text);
+		if (spool_copy(c.spool, spool_mem, held[i].offset, held[i].bytes, out) < 0) {
+			analyze_error("reading back the report of %s: %s", set->paths[i],
+				      strerror(errno));
+			c.status = 1;
+		}
 		report_overview_row_free(&held[i].row);
 	}
 	f->set_end(out);
+	fclose(c.spool);
+	free(spool_mem);
 	free(rows);
 	free(held);
 	return c.status;
