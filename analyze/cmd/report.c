@@ -7,10 +7,12 @@
  * next, and a report set's spool (a temporary file).  Must never
  * exit: it returns the exit status to main (0, 1 unreadable input, 2 usage).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +240,9 @@ out:
 	return status;
 }
 
+/* Heap kept from one trace of a set to the next (M_TRIM_THRESHOLD). */
+#define REPORT_SET_TRIM_BYTES (64 << 20)
+
 /* One trace's report held back until the overview is out: bytes of the
  * spool from offset. */
 struct held_report {
@@ -308,14 +313,31 @@ static int spool_copy(FILE *spool, const char *mem, off_t offset, off_t bytes, F
 	return 0;
 }
 
-/* The spool of a report set: an unlinked temporary file, so that memory
- * does not grow with the reports of thousands of traces; in memory when no
- * temporary file can be made (*mem then owns the buffer).  NULL: out of
- * memory. */
+/* The spool of a report set: an unlinked temporary file in $TMPDIR (else
+ * /tmp), so that memory does not grow with the reports of thousands of
+ * traces; in memory when no temporary file can be made (*mem then owns the
+ * buffer).  NULL: out of memory. */
 static FILE *spool_open(char **mem, size_t *mem_bytes)
 {
-	FILE *f = tmpfile();
+	const char *dir = getenv("TMPDIR");
+	char *path = NULL;
+	FILE *f = NULL;
+	int fd;
 
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && asprintf(&path, "%s/mprof-report.XXXXXX", dir) >= 0) {
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+		free(path);
+	}
+	if (fd >= 0) {
+		f = fdopen(fd, "w+");
+		if (!f)
+			close(fd);
+	}
 	*mem = NULL;
 	return f ? f : open_memstream(mem, mem_bytes);
 }
@@ -346,6 +368,9 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 		free(held);
 		return 1;
 	}
+	/* the heap one trace freed serves the next: given back and faulted in
+	 * again for every trace, it cost more than the reading */
+	mallopt(M_TRIM_THRESHOLD, REPORT_SET_TRIM_BYTES);
 	/* a range counts the frees of inherited blocks apart: no child is
 	 * seeded, no parent read for one */
 	if (window_spec_range(&job->o->window)) {
