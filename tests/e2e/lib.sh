@@ -209,6 +209,27 @@ build_c() {
 		{ cat "$WORK/build.log"; hard_error "cannot compile $src"; }
 }
 
+# build_plugins N [EXTRA...]: $WORK/libplug0.so .. libplug(N-1).so from
+# tests/progs/dlopen_chain_lib.c, plugin I allocating (I + 1) * 8 bytes in
+# plugI_alloc, and the named extras (reload: 1000 bytes, child: 2000).
+build_plugins() {
+	local n=$1 i extra
+	shift
+	for i in $(seq 0 $((n - 1))); do
+		build_c "$WORK/libplug$i.so" "$PROGS_DIR/dlopen_chain_lib.c" -shared -fPIC \
+			-DPLUG=plug$i -DPLUG_BYTES=$(((i + 1) * 8))
+	done
+	for extra in "$@"; do
+		case $extra in
+		reload) i=1000 ;;
+		child) i=2000 ;;
+		*) hard_error "build_plugins: no extra named $extra" ;;
+		esac
+		build_c "$WORK/lib$extra.so" "$PROGS_DIR/dlopen_chain_lib.c" -shared -fPIC \
+			-DPLUG=$extra -DPLUG_BYTES=$i
+	done
+}
+
 # build_go OUT SRC: builds the Go program SRC (one file, cgo on) with
 # Debian's Go (skips the test where golang-go is not installed), offline,
 # with the build cache and GOPATH in the scratch directory and no go env

@@ -13,11 +13,7 @@ require_mprof
 make_work
 N=40
 LIB_SRC="$PROGS_DIR/dlopen_chain_lib.c"
-for i in $(seq 0 $((N - 1))); do
-	build_c "$WORK/libplug$i.so" "$LIB_SRC" -shared -fPIC -DPLUG=plug$i -DPLUG_BYTES=$(((i + 1) * 8))
-done
-build_c "$WORK/libreload.so" "$LIB_SRC" -shared -fPIC -DPLUG=reload -DPLUG_BYTES=1000
-build_c "$WORK/libchild.so" "$LIB_SRC" -shared -fPIC -DPLUG=child -DPLUG_BYTES=2000
+build_plugins "$N" reload child
 build_c "$WORK/dlopen_chain" "$PROGS_DIR/dlopen_chain.c" -ldl
 
 # The loader usually maps libreload.so where the last plugin was and plug10

@@ -9,10 +9,7 @@
 require_mprof
 make_work
 N=48
-LIB_SRC="$PROGS_DIR/dlopen_chain_lib.c"
-for i in $(seq 0 $((N - 1))); do
-	build_c "$WORK/libplug$i.so" "$LIB_SRC" -shared -fPIC -DPLUG=plug$i -DPLUG_BYTES=$(((i + 1) * 8))
-done
+build_plugins "$N"
 build_c "$WORK/dlopen_threads" "$PROGS_DIR/dlopen_threads.c" -ldl -pthread
 T="$WORK/trace"
 mprof_run 120 "$T" -- "$WORK/dlopen_threads" "$WORK" "$N" 4
