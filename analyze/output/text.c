@@ -133,7 +133,7 @@ void output_text_stack(FILE *out, const struct site_table *t, const struct site 
 	for (uint32_t i = 0; i < s->frame_count; i++)
 		output_text_frame(out, &t->frames[ids[i]]);
 	if (truncated)
-		fputs("    ... (truncated at --max-frames)\n", out);
+		fputs("    ... (truncated: at --max-frames, or before an unwinder could go on)\n", out);
 }
 
 static void print_site(FILE *out, const struct profile *r, const struct site *s, size_t rank)
