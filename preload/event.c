@@ -59,7 +59,7 @@ static inline uint64_t event_stack_capture_here(struct preload_thread *t, void *
 
 	depth = unwind_capture(t, caller_ip, caller_cfa, &truncated);
 	t->new_count = 0;
-	if (atomic_load_explicit(&modules_dirty, memory_order_relaxed))
+	if (atomic_load_explicit(&modules_dirty, memory_order_acquire))
 		modules_refresh_moved(t);
 	for (int attempt = 0; attempt < 3; attempt++) {
 		uint64_t root_key = 2 * modules_epoch() + (uint64_t)truncated;

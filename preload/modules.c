@@ -110,6 +110,9 @@ struct modules_scan {
 };
 
 _Atomic int modules_dirty;
+/* dlcloses ended: a rescan sets bit 0 of modules_dirty again when one ended
+ * after the rescan began (its scan may have run before that unload). */
+static _Atomic unsigned modules_close_gen;
 static struct preload_lock modules_lock;
 static struct modules_table modules_table;
 /* The epoch of the last map whose record went into this process's file (0:
@@ -778,13 +781,16 @@ enum { MODULES_AGAIN = 2 };
 /*
  * One rescan: copies the table's keys, walks the loader's modules against
  * them, and takes the changes into the table (writing the record when
- * write).  room: the added modules, body bytes and ranges it makes room
- * for, raised when they were short.  Returns 1 when the epoch is no longer
- * entry_epoch, 0 when not, -1 when out of memory, MODULES_AGAIN when the
- * table changed meanwhile or the room was short.
+ * write).  A table another thread changed meanwhile does instead when its
+ * walk came no earlier than the loader's counters need[] (adds, subs: what
+ * the caller saw before it rescanned; they only grow).  room: the added
+ * modules, body bytes and ranges it makes room for, raised when they were
+ * short.  Returns 1 when the epoch is no longer entry_epoch, 0 when not, -1
+ * when out of memory, MODULES_AGAIN when the table changed meanwhile to a
+ * walk older than need[] or the room was short.
  */
-static int modules_rescan(uint64_t entry_epoch, int write, uint32_t *added_cap, size_t *body_cap,
-			  uint32_t *ranges_cap)
+static int modules_rescan(uint64_t entry_epoch, int write, const uint64_t need[2],
+			  uint32_t *added_cap, size_t *body_cap, uint32_t *ranges_cap)
 {
 	struct modules_table *tb = &modules_table;
 	struct modules_scan sc = { 0 };
@@ -823,9 +829,10 @@ static int modules_rescan(uint64_t entry_epoch, int write, uint32_t *added_cap, 
 		return MODULES_AGAIN;
 	}
 	preload_lock_take(&modules_lock);
-	if (tb->epoch != base_epoch) {
+	if (tb->epoch != base_epoch && (tb->adds < need[0] || tb->subs < need[1])) {
 		rc = MODULES_AGAIN;
-	} else if (tb->epoch && tb->adds == sc.adds && tb->subs == sc.subs) {
+	} else if (tb->epoch != base_epoch ||
+		   (tb->epoch && tb->adds == sc.adds && tb->subs == sc.subs)) {
 		rc = modules_epoch() == tb->epoch || modules_table_publish(tb) == 0 ?
 			     tb->epoch != entry_epoch : -1;
 	} else {
@@ -838,14 +845,14 @@ static int modules_rescan(uint64_t entry_epoch, int write, uint32_t *added_cap, 
 
 /* modules_rescan until the table held still for it (a few tries, as each
  * retry follows another thread's rescan or a bigger room). */
-static int modules_rescan_all(uint64_t entry_epoch, int write)
+static int modules_rescan_all(uint64_t entry_epoch, int write, const uint64_t need[2])
 {
 	uint32_t added_cap = MODULES_FIRST_ADDED, ranges_cap = MODULES_FIRST_RANGES;
 	size_t body_cap = MODULES_FIRST_BODY_BYTES;
 	int rc = -1;
 
 	for (int attempt = 0; attempt < 8; attempt++) {
-		rc = modules_rescan(entry_epoch, write, &added_cap, &body_cap, &ranges_cap);
+		rc = modules_rescan(entry_epoch, write, need, &added_cap, &body_cap, &ranges_cap);
 		if (rc != MODULES_AGAIN)
 			return rc;
 	}
@@ -854,7 +861,9 @@ static int modules_rescan_all(uint64_t entry_epoch, int write)
 
 int modules_init(void)
 {
-	return modules_rescan_all(0, 0) < 0 ? -1 : 0;
+	static const uint64_t any[2] = { 0, 0 };
+
+	return modules_rescan_all(0, 0, any) < 0 ? -1 : 0;
 }
 
 int modules_contains(uint64_t ip)
@@ -874,22 +883,47 @@ int modules_write_current(void)
 	return rc;
 }
 
+void modules_close_begin(void)
+{
+	atomic_fetch_add(&modules_dirty, 2);
+}
+
+void modules_close_end(void)
+{
+	atomic_fetch_add(&modules_close_gen, 1);
+	atomic_fetch_or(&modules_dirty, 1);
+	atomic_fetch_sub(&modules_dirty, 2);
+}
+
+/* Clears bit 0 of modules_dirty after a rescan that began at close
+ * generation gen, and sets it again when a dlclose ended since (sequentially
+ * consistent: the clear must not pass the load). */
+static void modules_dirty_clear(unsigned gen)
+{
+	atomic_fetch_and(&modules_dirty, ~1);
+	if (atomic_load(&modules_close_gen) != gen)
+		atomic_fetch_or(&modules_dirty, 1);
+}
+
 int modules_refresh(void)
 {
 	uint64_t entry_epoch = modules_epoch(), counters[2] = { 0, 0 };
-	int rc;
+	unsigned gen = atomic_load(&modules_close_gen);
+	int rc = 0;
 
-	atomic_store_explicit(&modules_dirty, 0, memory_order_relaxed);
 	dl_iterate_phdr(modules_counters_one, counters);
-	if (entry_epoch &&
-	    atomic_load_explicit(&modules_seen_adds, memory_order_relaxed) == counters[0] &&
-	    atomic_load_explicit(&modules_seen_subs, memory_order_relaxed) == counters[1])
-		return 0;
-	rc = modules_rescan_all(entry_epoch, 1);
-	if (rc == 1) {
-		namespaces_look();
-		deep_bind_redirect();
+	if (!entry_epoch ||
+	    atomic_load_explicit(&modules_seen_adds, memory_order_relaxed) != counters[0] ||
+	    atomic_load_explicit(&modules_seen_subs, memory_order_relaxed) != counters[1]) {
+		rc = modules_rescan_all(entry_epoch, 1, counters);
+		if (rc == 1) {
+			namespaces_look();
+			deep_bind_redirect();
+		}
 	}
+	/* after the epoch is published: a capture that sees the bit clear
+	 * sees the new epoch */
+	modules_dirty_clear(gen);
 	return rc;
 }
 
@@ -922,4 +956,5 @@ void modules_fork_child(void)
 	modules_written_epoch = 0; /* the child's file has no map yet */
 	modules_delta_bytes = 0;
 	atomic_store_explicit(&modules_scratch_busy, 0, memory_order_relaxed); /* its taker is gone */
+	atomic_store(&modules_dirty, 1); /* no dlclose is under way here: rescan once */
 }

@@ -14,6 +14,12 @@
 #include "preload/module_view.h"
 #include "preload/thread.h"
 
+/* Nonzero while the map may be out of date: bit 0 is set when a dlclose
+ * ends (and cleared by the rescan that follows, after it published its
+ * epoch), the bits above count twice the dlcloses under way.  A capture that
+ * finds it nonzero rescans before it interns and no cached stack is reused:
+ * another thread may load a library where the closed one was before the
+ * closing thread's dlclose returns. */
 extern _Atomic int modules_dirty;
 
 /* Scans the loaded modules and makes that map epoch 1 (no record yet).
@@ -55,11 +61,10 @@ int modules_refresh_moved(struct preload_thread *t);
  * whole map: the first of a process file); 0 or -1. */
 int modules_write_current(void);
 
-/* dlclose happened: the next capture rescans before it interns. */
-static inline void modules_mark_dirty(void)
-{
-	atomic_store_explicit(&modules_dirty, 1, memory_order_release);
-}
+/* Bracket the real dlclose: from the first call until a rescan after the
+ * second, every capture rescans before it interns. */
+void modules_close_begin(void);
+void modules_close_end(void);
 
 /* Fork support: the map is not replaced while fork() copies the process. */
 void modules_fork_prepare(void);

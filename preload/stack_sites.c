@@ -155,7 +155,7 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
 	uint8_t *hints;
 	uint32_t set, first;
 
-	if (!t->sites || atomic_load_explicit(&modules_dirty, memory_order_relaxed))
+	if (!t->sites || atomic_load_explicit(&modules_dirty, memory_order_acquire))
 		return 0;
 	set_entries = stack_sites_set(t->sites, ip, cfa, &set);
 	hints = stack_sites_hints(t->sites, set);

@@ -241,7 +241,8 @@ EXTRA_DIST += tests/e2e/chunk_index.py tests/e2e/trace_craft.py tests/progs/long
 E2E_TESTS += tests/e2e/module-deltas.sh
 E2E_TESTS += tests/e2e/module-map-loss.sh
 E2E_TESTS += tests/e2e/module-threads.sh
-EXTRA_DIST += tests/e2e/module_records.py tests/e2e/drop_module_delta.py tests/progs/dlopen_chain.c tests/progs/dlopen_chain_lib.c tests/progs/dlopen_threads.c
+E2E_TESTS += tests/e2e/module-reuse.sh
+EXTRA_DIST += tests/e2e/module_records.py tests/e2e/drop_module_delta.py tests/progs/dlopen_chain.c tests/progs/dlopen_chain_lib.c tests/progs/dlopen_threads.c tests/progs/dlopen_reuse.c
 
 # Slowest first, so that `make check -j2` overlaps them with the rest.
 CASE_TESTS = \
