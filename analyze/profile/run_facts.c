@@ -299,7 +299,8 @@ static void recording_rates_list(struct run_facts *run, const struct trace_info 
 
 /*
  * Fills the recording facts of r->run from META paused and the CONTROL
- * records (in sequence order): the stretches while recording was on, their
+ * records (in sequence order, their times never decreasing:
+ * trace_info_order_stamps): the stretches while recording was on, their
  * sum, their sample rates.  A stop while stopped or a start while started
  * changes nothing but the rate.
  */

@@ -250,6 +250,12 @@ void trace_info_order_stamps(struct trace_info *info)
 		qsort(info->markers, info->marker_count, sizeof(*info->markers), marker_cmp);
 	if (info->control_count > 1)
 		qsort(info->controls, info->control_count, sizeof(*info->controls), control_cmp);
+	/* A toggle is timed when it was asked, which can precede the record
+	 * before it (a handler that read the clock as another thread wrote
+	 * one): taken at that record's time, no stretch runs backwards. */
+	for (size_t i = 1; i < info->control_count; i++)
+		if (info->controls[i].time_ns < info->controls[i - 1].time_ns)
+			info->controls[i].time_ns = info->controls[i - 1].time_ns;
 }
 
 /* ---- one read ---- */

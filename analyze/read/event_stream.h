@@ -175,7 +175,8 @@ int event_stream_read_end(const char *path, struct kv_list *end);
 
 /* Puts info's markers and controls in sequence order (two at one seq come
  * from one slot, whose order their times keep), once no event that names
- * one by its index is still to be handled. */
+ * one by its index is still to be handled; a control timed before the one
+ * before it takes that one's time, so the controls' times never decrease. */
 void trace_info_order_stamps(struct trace_info *info);
 
 /* trace_info_free keeps nothing; trace_info_init clears everything,

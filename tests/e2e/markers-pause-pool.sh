@@ -5,7 +5,8 @@
 # line naming the trace's markers), recording stopped and started ("recorded
 # X of Y (paused Z)", estimates where any stretch was sampled), and pool
 # annotations (an entry point of their own, an address space of their own,
-# their part of the totals said).  The traces are synthetic, written by
+# their part of the totals said); a CONTROL record timed before the one
+# before it never makes a stretch that runs backwards.  The traces are synthetic, written by
 # tests/unit/write_trace (its comments list each trace's facts), so that the
 # counts are exact whatever the recorder does.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -13,7 +14,7 @@ require_mprof
 make_work
 WRITE="$abs_top_builddir/tests/unit/write_trace"
 [ -x "$WRITE" ] || hard_error "$WRITE is not built (make check builds it)"
-for kind in markers paused pool; do
+for kind in markers paused asked pool; do
 	"$WRITE" "$kind" "$WORK/$kind.trace" || hard_error "write_trace $kind failed"
 done
 
@@ -126,6 +127,27 @@ expect_match "paused text: estimated in the header" \
 	"^mprof report: .*paused.trace \(estimated, sample rate 65536 B \(64.0 KiB\), parts exact: " "$TEXT"
 expect_match "paused text: recorded of the run" \
 	"^recorded:         2.100 s of 5.000 s \(paused 2.900 s: started paused, 2 stops, 2 starts\)" "$TEXT"
+
+# ---- toggles timed when they were asked ----
+# A stop timed before an event that precedes it (another thread was
+# mid-call), and a stop timed before the start before it, taken at the
+# start's time: never a stretch that runs backwards.
+A="$WORK/asked.json"
+if report_json "$A" "$WORK/asked.trace"; then
+	expect_eq "asked: allocations, the one timed after the stop too" 2 "$(q "$A" summary allocations)"
+	expect_eq "asked: bytes" 3000 "$(q "$A" summary allocated_bytes)"
+	expect_eq "asked: recorded ns" 1000000000 "$(q "$A" summary recording.recorded_ns)"
+	expect_eq "asked: paused ns" 4000000000 "$(q "$A" summary recording.paused_ns)"
+	expect_eq "asked: stops and starts" "2 2" \
+		"$(q "$A" summary recording.stops) $(q "$A" summary recording.starts)"
+	expect_eq "asked: the changes' times, in order" \
+		"1000000000 2000000000 3500000000 3500000000" \
+		"$(for i in 0 1 2 3; do q "$A" get summary.recording.changes.$i.time_ns; done |
+			tr '\n' ' ' | sed 's/ $//')"
+	expect_match "asked text: recorded of the run" \
+		"^recorded:         1.000 s of 5.000 s \(paused 4.000 s: started paused, 2 stops, 2 starts\)" \
+		"$("$MPROF" report "$WORK/asked.trace" -n 0 2>&1)"
+fi
 
 # ---- pool blocks ----
 L="$WORK/pool.json"

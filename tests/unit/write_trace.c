@@ -5,7 +5,7 @@
  * test tests/e2e/markers-pause-pool.sh to report on.  Test-only: the
  * recorder writes these records in real runs.
  *
- * usage: write_trace markers|paused|pool PATH
+ * usage: write_trace markers|paused|asked|pool PATH
  * Each trace's facts are listed beside its writer; the test checks them.
  */
 #include <fcntl.h>
@@ -193,6 +193,40 @@ static int write_paused(struct trace_writer *w)
 }
 
 /*
+ * Toggles timed when they were asked, as the recorder writes them: started
+ * paused (META paused=1), a run of 5 s, two threads.  seq 1 start (1.0 s,
+ * thread 101), 2 malloc 1000 B (101, 1.2 s), 3 malloc 2000 B (102, 2.5 s:
+ * mid-call when the stop was asked), 4 stop asked at 2.0 s (101, applied
+ * at 3.0 s), 5 start (101, 3.5 s), 6 stop (102) timed 3.4 s, before the
+ * record before it (a toggle whose handler read the clock before another
+ * thread's record was written): taken at 3.5 s.  Recorded 1.0 s of 5 s;
+ * changes at 1000, 2000, 3500, 3500 ms; 2 allocations, 3000 B, leaked.
+ */
+static int write_asked(struct trace_writer *w)
+{
+	struct slot a, b;
+	int rc = 0;
+
+	slot_start(&a, 1, 101);
+	slot_start(&b, 2, 102);
+	put_control(&a, 1, 1000, 1, 0);
+	put_time(&a, 1000);
+	put_alloc(&a, TRACE_FN_MALLOC, 2, 0x10000, 1000, 1);
+	put_time(&a, 1200);
+	put_alloc(&b, TRACE_FN_MALLOC, 3, 0x20000, 2000, 1);
+	put_time(&b, 2500);
+	put_control(&a, 4, 2000, 0, 0);
+	put_time(&a, 3000);
+	put_control(&a, 5, 3500, 1, 0);
+	put_time(&a, 3500);
+	put_control(&b, 6, 3400, 0, 0);
+	put_time(&b, 3600);
+	rc |= slot_flush(w, &b);
+	rc |= slot_flush(w, &a);
+	return rc;
+}
+
+/*
  * A pool inside a malloc'd arena: seq 1 malloc 4096 B at 0x30000; 2 pool
  * block of 64 B at the arena's own address (bit 63 set); 3 pool block of
  * 128 B at +0x40; 4 the first pool block freed; 5 the second resized to
@@ -219,16 +253,17 @@ int main(int argc, char **argv)
 	static const char end1[] = "exit_status=0\nwall_ns=1000000000\n";
 	char meta[256];
 	struct trace_writer w;
-	int fd, rc;
+	int fd, rc, paused;
 	const char *end = end1;
 
 	if (argc != 3 || (strcmp(argv[1], "markers") && strcmp(argv[1], "paused") &&
-			  strcmp(argv[1], "pool"))) {
-		fputs("usage: write_trace markers|paused|pool PATH\n", stderr);
+			  strcmp(argv[1], "asked") && strcmp(argv[1], "pool"))) {
+		fputs("usage: write_trace markers|paused|asked|pool PATH\n", stderr);
 		return 2;
 	}
+	paused = strcmp(argv[1], "paused") == 0 || strcmp(argv[1], "asked") == 0;
 	snprintf(meta, sizeof(meta), "pid=7\nslots=8\nstack_stream=1\nexe=/bin/%s\n%s", argv[1],
-		 strcmp(argv[1], "paused") == 0 ? "paused=1\n" : "");
+		 paused ? "paused=1\n" : "");
 	fd = open(argv[2], O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0 || trace_writer_start(&w, fd, 0) < 0) {
 		perror(argv[2]);
@@ -239,6 +274,9 @@ int main(int argc, char **argv)
 		rc |= write_markers(&w);
 	} else if (strcmp(argv[1], "paused") == 0) {
 		rc |= write_paused(&w);
+		end = end5;
+	} else if (strcmp(argv[1], "asked") == 0) {
+		rc |= write_asked(&w);
 		end = end5;
 	} else {
 		rc |= write_pool(&w);
