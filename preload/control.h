@@ -6,9 +6,10 @@
  * The control word packs whether recording is on, a toggle the signal
  * handler asked for, and the sampling interval in force.  It changes only
  * under the control lock (or by the handler's atomic OR of the toggle
- * bit, beside its count of toggles asked); a thread reads it with one relaxed load per recorded call and,
- * when it differs from the copy it last acted on, brings its own state up
- * to date (its sampler's interval and countdown).  No thread ever reads or
+ * bit, beside its count and time of the toggles asked); a thread reads it
+ * with one relaxed load per recorded call and, when it differs from the
+ * copy it last acted on, brings its own state up to date (its sampler's
+ * interval and countdown).  No thread ever reads or
  * writes another thread's state: a change reaches each thread at its next
  * allocator call.
  *
@@ -76,11 +77,12 @@ static inline int control_recording(struct preload_thread *t)
 
 /*
  * Starts (running 1) or stops (0) recording at interval_bytes (0: exact;
- * ignored when stopping) and writes a CONTROL record into t's ring; t is
- * the calling thread's state, busy.  Returns 1 when the state changed, 0
- * when it already was so (no record), -EINVAL for an interval beyond
- * CONTROL_RATE_MAX_BYTES (its samples' weights would not fit), changing
- * nothing.
+ * ignored when stopping) and writes a CONTROL record, timed now, into t's
+ * ring; t is the calling thread's state, busy.  Toggles the signal asked
+ * for before are applied first (their records, at their own times, come
+ * before).  Returns 1 when the state changed, 0 when it already was so (no
+ * record), -EINVAL for an interval beyond CONTROL_RATE_MAX_BYTES (its
+ * samples' weights would not fit), changing nothing.
  */
 int control_set(struct preload_thread *t, int running, uint64_t interval_bytes);
 
@@ -90,7 +92,10 @@ uint64_t control_start_rate(void);
 /*
  * Async-signal-safe: asks for a toggle, which the next thread to call the
  * allocator applies (control_thread_sync); toggles asked before it count
- * each, so two leave recording as it was.  An atomic add and an atomic OR.
+ * each, so two leave recording as it was.  Its CONTROL record is timed now,
+ * when it is asked, not when it is applied: a server idle after a stop was
+ * not recording while idle.  A clock read, an atomic store, a
+ * compare-and-swap loop and an atomic OR.
  */
 void control_request_toggle(void);
 

@@ -194,8 +194,8 @@ void event_seq_skip(struct preload_thread *t, uint64_t seq)
 /* Writes a SEQ_SKIP record of a fresh seq, then the extended record of kind
  * whose payload is u time_ns, the varints vals[0..nvals) and text (len
  * bytes), so that it stands at that seq, ordered among all threads' events. */
-static void event_ext_at_seq(struct preload_thread *t, unsigned kind, const uint64_t *vals,
-			     unsigned nvals, const char *text, size_t len)
+static void event_ext_at_seq(struct preload_thread *t, unsigned kind, uint64_t time_ns,
+			     const uint64_t *vals, unsigned nvals, const char *text, size_t len)
 {
 	int saved_errno = *t->errno_ptr;
 	uint64_t seq = event_seq_next(t);
@@ -207,7 +207,7 @@ static void event_ext_at_seq(struct preload_thread *t, unsigned kind, const uint
 		w = record_put_seq_skip(w, &t->rs, seq);
 		rec = w;
 		w = record_ext_begin(rec, kind);
-		w = varint_put_u64(w, ring_now_ns());
+		w = varint_put_u64(w, time_ns);
 		for (unsigned i = 0; i < nvals; i++)
 			w = varint_put_u64(w, vals[i]);
 		for (size_t i = 0; i < len; i++)
@@ -218,14 +218,15 @@ static void event_ext_at_seq(struct preload_thread *t, unsigned kind, const uint
 	*t->errno_ptr = saved_errno;
 }
 
-void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes)
+void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes,
+		   uint64_t time_ns)
 {
 	const uint64_t vals[2] = { running, interval_bytes };
 
-	event_ext_at_seq(t, TRACE_REC_EXT_CONTROL, vals, 2, NULL, 0);
+	event_ext_at_seq(t, TRACE_REC_EXT_CONTROL, time_ns, vals, 2, NULL, 0);
 }
 
 void event_marker(struct preload_thread *t, const char *name, size_t len)
 {
-	event_ext_at_seq(t, TRACE_REC_EXT_MARKER, NULL, 0, name, len);
+	event_ext_at_seq(t, TRACE_REC_EXT_MARKER, ring_now_ns(), NULL, 0, name, len);
 }

@@ -73,8 +73,10 @@ void event_realloc(struct preload_thread *t, unsigned fn, uint64_t seq_free, con
 void event_seq_skip(struct preload_thread *t, uint64_t seq);
 
 /* A CONTROL record: recording started (running 1, at interval_bytes, 0:
- * every allocation) or stopped (0), now, at a fresh seq of its own. */
-void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes);
+ * every allocation) or stopped (0) at time_ns (CLOCK_MONOTONIC: when it was
+ * asked, which may be before now), at a fresh seq of its own. */
+void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes,
+		   uint64_t time_ns);
 
 /* A MARKER record named by the len bytes at name (at most
  * EVENT_MARKER_NAME_MAX, no NUL), now, at a fresh seq of its own. */

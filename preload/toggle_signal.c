@@ -1,7 +1,8 @@
 /*
  * preload/toggle_signal.c - the signal that toggles recording (`mprof run
  * --toggle-signal`, SIGUSR2 with --paused): its handler only asks for a
- * toggle (preload/control.h), which the next allocator call applies.
+ * toggle, timed now (preload/control.h), which the next allocator call
+ * applies.
  *
  * Installs the handler once per process image, only for a signal that may
  * toggle (trace/session.h session_toggle_signal_ok: the launcher refuses
@@ -16,6 +17,7 @@
  * wait...) do not fail with EINTR for a toggle.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -31,8 +33,11 @@ static int toggle_signal_ours;
 
 static void toggle_signal_handler(int sig)
 {
+	int saved_errno = errno;
+
 	(void)sig;
 	control_request_toggle();
+	errno = saved_errno;
 }
 
 int toggle_signal_install(int sig)

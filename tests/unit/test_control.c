@@ -72,15 +72,27 @@ int diag_report(unsigned code, const char *text)
 }
 
 /* CONTROL records are numbered here; event_control runs under the control
- * lock, so the numbers follow the order of the word's changes. */
-static uint64_t control_records;
+ * lock, so the numbers follow the order of the word's changes.  Their
+ * times must not decrease, nor lie ahead of the clock; the last few are
+ * kept for test_toggles_timed_when_asked. */
+static uint64_t control_records, control_time_errors, control_last_ns;
+static struct {
+	unsigned running;
+	uint64_t time_ns;
+} control_kept[8];
 
-void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes)
+void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes,
+		   uint64_t time_ns)
 {
 	uint8_t *w = ring_reserve(t, RECORD_EXT_HEADER_BYTES + 3 * VARINT_MAX_BYTES), *rec = w;
 
 	if (!w)
 		abort();
+	if (time_ns < control_last_ns || time_ns > ring_now_ns())
+		control_time_errors++;
+	control_last_ns = time_ns;
+	control_kept[control_records % 8].running = running;
+	control_kept[control_records % 8].time_ns = time_ns;
 	w = record_ext_begin(rec, TRACE_REC_EXT_CONTROL);
 	w = varint_put_u64(w, ++control_records);
 	w = varint_put_u64(w, running);
@@ -355,8 +367,10 @@ static void test_control_while_threads_record(void)
 		CU_ASSERT(results[i].recorded > 0);
 	}
 	/* Every change of the word has one CONTROL record, numbered 1..n; each
-	 * differs from the one before, and the last is the word's state. */
+	 * differs from the one before, and the last is the word's state; their
+	 * times never decrease. */
 	CU_ASSERT_EQUAL(controller_errors, 0);
+	CU_ASSERT_EQUAL(control_time_errors, 0);
 	CU_ASSERT_EQUAL(n, control_records);
 	CU_ASSERT(n > 10 && n < 4096);
 	qsort(all, n, sizeof(all[0]), control_record_cmp);
@@ -395,6 +409,84 @@ static void test_control_set_results(void)
 	control_configure(0, 0);
 	CU_ASSERT_EQUAL(control_uses_set, 0);
 	CU_ASSERT_EQUAL(atomic_load(&control_word), CONTROL_RUNNING);
+}
+
+/* When a toggle was asked: between before_ns and after_ns. */
+struct asked {
+	uint64_t before_ns, after_ns;
+};
+
+/* Asks for a toggle as the signal's handler does. */
+static struct asked toggle_asked(void)
+{
+	struct asked a;
+
+	a.before_ns = ring_now_ns();
+	control_request_toggle();
+	a.after_ns = ring_now_ns();
+	return a;
+}
+
+/* The record k places before the newest (0: the newest). */
+#define KEPT(k) control_kept[(control_records - 1 - (k)) % 8]
+
+/* Whether the record k places before the newest is running, and timed
+ * when a was asked. */
+static int kept_is(unsigned k, unsigned running, struct asked a)
+{
+	return KEPT(k).running == running && KEPT(k).time_ns >= a.before_ns &&
+	       KEPT(k).time_ns <= a.after_ns;
+}
+
+/*
+ * Toggles are timed when they were asked, not when an allocator call
+ * applied them: one flips recording at its time; two flip it and back,
+ * at each one's time; three flip it at the first one's.  A start the
+ * program makes after a toggle was asked comes after the toggle's record.
+ */
+static void test_toggles_timed_when_asked(void)
+{
+	struct preload_thread *t = &threads[0];
+	struct asked first, second, call;
+	uint64_t records;
+
+	test_file_make();
+	control_configure(0, 0);
+	control_last_ns = 0;
+	/* one: a stop */
+	first = toggle_asked();
+	records = control_records;
+	CU_ASSERT_EQUAL(control_recording(t), 0);
+	CU_ASSERT_EQUAL(control_records, records + 1);
+	CU_ASSERT(kept_is(0, 0, first));
+	/* two: a start and a stop, each at its own time; still stopped */
+	first = toggle_asked();
+	second = toggle_asked();
+	records = control_records;
+	CU_ASSERT_EQUAL(control_recording(t), 0);
+	CU_ASSERT_EQUAL(control_records, records + 2);
+	CU_ASSERT(kept_is(1, 1, first));
+	CU_ASSERT(kept_is(0, 0, second));
+	/* three: one start, at the first one's time */
+	first = toggle_asked();
+	toggle_asked();
+	toggle_asked();
+	records = control_records;
+	CU_ASSERT_EQUAL(control_recording(t), 1);
+	CU_ASSERT_EQUAL(control_records, records + 1);
+	CU_ASSERT(kept_is(0, 1, first));
+	/* a stop asked, then the program's own start */
+	first = toggle_asked();
+	records = control_records;
+	call.before_ns = ring_now_ns();
+	CU_ASSERT_EQUAL(control_set(t, 1, 0), 1);
+	call.after_ns = ring_now_ns();
+	CU_ASSERT_EQUAL(control_records, records + 2);
+	CU_ASSERT(kept_is(1, 0, first));
+	CU_ASSERT(kept_is(0, 1, call));
+	CU_ASSERT_EQUAL(atomic_load(&control_word) & CONTROL_TOGGLE, 0);
+	CU_ASSERT_EQUAL(control_recording(t), 1);
+	CU_ASSERT_EQUAL(control_time_errors, 0);
 }
 
 /* Whether sig's disposition is the same as in before (a sanitizer may
@@ -542,6 +634,7 @@ int main(void)
 	s = CU_add_suite("control", NULL, NULL);
 	CU_add_test(s, "control_while_threads_record", test_control_while_threads_record);
 	CU_add_test(s, "control_set_results", test_control_set_results);
+	CU_add_test(s, "toggles_timed_when_asked", test_toggles_timed_when_asked);
 	CU_add_test(s, "toggle_signal_install", test_toggle_signal_install);
 	CU_add_test(s, "launcher_asleep", test_launcher_asleep);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
