@@ -112,7 +112,9 @@ void control_thread_sync(struct preload_thread *t, uint64_t w)
 	}
 	if (control_word_rate(w) != t->sample_interval_bytes || t->control_seen == CONTROL_UNSYNCED)
 		sample_thread_rate(t, control_word_rate(w));
-	t->control_seen = w;
+	/* a toggle still asked (the lock was busy, or it came since) brings
+	 * t back here at its next call */
+	t->control_seen = w & ~(uint64_t)CONTROL_TOGGLE;
 }
 
 int control_set(struct preload_thread *t, int running, uint64_t interval_bytes)
@@ -137,6 +139,9 @@ int control_set(struct preload_thread *t, int running, uint64_t interval_bytes)
 		event_control(t, (unsigned)(next & CONTROL_RUNNING), control_word_rate(next),
 			      control_record_time(ring_now_ns()));
 	atomic_store_explicit(&control_word, next, memory_order_release);
+	/* a toggle asked since control_toggles_apply keeps its bit */
+	if (atomic_load_explicit(&control_toggles_asked, memory_order_relaxed))
+		atomic_fetch_or_explicit(&control_word, CONTROL_TOGGLE, memory_order_relaxed);
 	preload_lock_give(&control_lock);
 	return changed;
 }

@@ -59,7 +59,8 @@ static inline uint64_t control_word_rate(uint64_t w)
 void control_configure(int paused, uint64_t interval_bytes);
 
 /* The slow part of control_recording: applies a requested toggle (when the
- * lock is free) and takes the word's interval into t's sampler. */
+ * lock is free; else t comes back at its next call) and takes the word's
+ * interval into t's sampler. */
 void control_thread_sync(struct preload_thread *t, uint64_t w);
 
 /*

@@ -489,6 +489,32 @@ static void test_toggles_timed_when_asked(void)
 	CU_ASSERT_EQUAL(control_time_errors, 0);
 }
 
+/*
+ * A toggle whose bit a thread saw while another held the control lock (a
+ * fork, or the program's own start) is applied at that thread's next call
+ * once the lock is free; before, the thread kept the word with the bit as
+ * seen and never looked again, and an idle single-threaded server could
+ * lose a toggle that came between its apply and its reload of the word.
+ */
+static void test_toggle_after_busy_lock(void)
+{
+	struct preload_thread *t = &threads[0];
+	uint64_t records;
+
+	test_file_make();
+	control_configure(0, 0);
+	CU_ASSERT_EQUAL(control_recording(t), 1);
+	toggle_asked();
+	records = control_records;
+	control_fork_prepare(); /* the lock is busy */
+	CU_ASSERT_EQUAL(control_recording(t), 1);
+	control_fork_release();
+	CU_ASSERT_EQUAL(control_records, records);
+	CU_ASSERT_EQUAL(control_recording(t), 0);
+	CU_ASSERT_EQUAL(control_records, records + 1);
+	CU_ASSERT_EQUAL(KEPT(0).running, 0);
+}
+
 /* Whether sig's disposition is the same as in before (a sanitizer may
  * handle SIGSEGV, SIGBUS and SIGFPE itself). */
 static int signal_is_unchanged(int sig, const struct sigaction *before)
@@ -635,6 +661,7 @@ int main(void)
 	CU_add_test(s, "control_while_threads_record", test_control_while_threads_record);
 	CU_add_test(s, "control_set_results", test_control_set_results);
 	CU_add_test(s, "toggles_timed_when_asked", test_toggles_timed_when_asked);
+	CU_add_test(s, "toggle_after_busy_lock", test_toggle_after_busy_lock);
 	CU_add_test(s, "toggle_signal_install", test_toggle_signal_install);
 	CU_add_test(s, "launcher_asleep", test_launcher_asleep);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
