@@ -22,8 +22,8 @@ IDLE_MS=3000
 
 # wait_for FILE PID: waits up to 60 s for FILE while PID lives.
 wait_for() {
-	local k
-	for k in $(seq 600); do
+	local _
+	for _ in $(seq 600); do
 		[ -s "$1" ] && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
@@ -35,10 +35,10 @@ wait_for() {
 # last one sent was taken: its handler ran or runs now, before the
 # program's own next step, since it has one thread).
 wait_taken() {
-	local k
-	for k in $(seq 600); do
-		[ -z "$(grep -E '^(SigPnd|ShdPnd):' "/proc/$1/status" 2>/dev/null |
-			grep -Ev '[[:space:]]0+$')" ] && return 0
+	local _
+	for _ in $(seq 600); do
+		grep -E '^(SigPnd|ShdPnd):' "/proc/$1/status" 2>/dev/null |
+			grep -Evq '[[:space:]]0+$' || return 0
 		sleep 0.1
 	done
 	return 1
@@ -50,7 +50,7 @@ wait_taken() {
 # (from its output) and READY_NS (the marker's time in the report); the
 # report is in $WORK/NAME.json.
 toggle_run() {
-	local name=$1 count=$2 mpid pid k
+	local name=$1 count=$2 mpid pid
 	shift 2
 	local T=$WORK/$name
 	timeout -k 5 120 "$MPROF" run -o "$T" "$@" -- "$WORK/tt" "$T" "$IDLE_MS" \
@@ -58,7 +58,7 @@ toggle_run() {
 	mpid=$!
 	if wait_for "$T.pid" "$mpid"; then
 		pid=$(cat "$T.pid")
-		for k in $(seq "$count"); do
+		for _ in $(seq "$count"); do
 			kill -s USR2 "$pid"
 			wait_taken "$pid"
 		done
@@ -78,8 +78,8 @@ toggle_run() {
 # STATE, timed between the marker and GO_NS after it.
 expect_change_asked() {
 	local R=$WORK/$1.json at
-	expect_eq "$1: change $2" "$3" "$(q "$R" get summary.recording.changes.$2.state)"
-	at=$(q "$R" get summary.recording.changes.$2.time_ns)
+	expect_eq "$1: change $2" "$3" "$(q "$R" get "summary.recording.changes.$2.state")"
+	at=$(q "$R" get "summary.recording.changes.$2.time_ns")
 	[[ "$at" =~ ^[0-9]+$ ]] && at=$((at - READY_NS))
 	expect_range "$1: change $2 ($3) at (ns after the marker) when sent" 0 "$GO_NS" "$at"
 }
