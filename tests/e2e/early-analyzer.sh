@@ -29,6 +29,14 @@ gone() {
 	[ -z "$state" ] || [ "$state" = Z ]
 }
 
+# in_receive PID: PID is blocked in recvmsg (x86-64 system call 47), that
+# is waiting for the launcher's request, past the point where it asked to
+# die with the launcher (before that, a process stopped cannot die of it).
+in_receive() {
+	local nr
+	read -r nr _ <"/proc/$1/syscall" 2>/dev/null && [ "$nr" = 47 ]
+}
+
 # wait_until TENTHS COMMAND...: runs COMMAND every 0.1 s until it
 # succeeds, at most TENTHS times; its last status.
 wait_until() {
@@ -134,6 +142,8 @@ expect_match "stopped group: a helper came" '^[0-9]+$' "$helper"
 if [ -n "$helper" ]; then
 	launcher=$(awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$helper/stat")
 	group=$(awk '{ sub(/.*\) /, ""); print $3 }' "/proc/$helper/stat")
+	wait_until 300 in_receive "$helper" && waiting=yes || waiting=no
+	expect_eq "stopped group: the analyzer waits for the request" yes "$waiting"
 	kill -STOP -- "-$group"
 	kill -KILL "$launcher"
 	wait_until 300 gone "$helper"
