@@ -260,9 +260,9 @@ bool alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src);
  * The per-stack statistics packed for the sites' build, in the order of
  * aggregate.stats: the stack ids in an array, and the statistics as a
  * byte string, each entry a mask of the fields that are not 0 (2 bytes)
- * and those fields as LEB128 varints (the minima as UINT64_MAX - value).
- * 524,288 stacks of one block each: 14 bytes a stack instead of 136, so
- * that the build's own tables fit beside them.
+ * and those fields as LEB128 varints (the minima as value + 1, wrapping).
+ * 262,145 stacks of four blocks each, all freed: 29 bytes a stack instead
+ * of 136, so that the build's own tables fit beside them.
  */
 struct stats_packed {
 	uint32_t *stack_ids; /* count of them; owned (the build reuses it) */

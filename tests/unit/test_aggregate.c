@@ -482,6 +482,35 @@ static void test_packed_statistics_read_back_exactly(void)
 	free(want);
 }
 
+/* A stack of a few blocks, all freed, packs into a byte each of its small
+ * fields: its minima too (13 bytes; 31 when a minimum took ten). */
+static void test_packed_small_minima_take_one_byte(void)
+{
+	struct aggregate a;
+	struct stats_packed packed;
+	struct alloc_stats *s, back;
+
+	memset(&a, 0, sizeof(a));
+	CU_ASSERT_EQUAL_FATAL(grow_big_to(&a.stats_mem, 0, sizeof(*a.stats), 1), 0);
+	a.stats = a.stats_mem.p;
+	a.stat_count = 1;
+	a.stat_cap = a.stats_mem.count;
+	a.stats[0].stack_id = 7;
+	s = &a.stats[0].s;
+	alloc_stats_init(s);
+	s->allocations = 4, s->allocated_bytes = 100, s->freed = 4;
+	s->lifetime_events_sum = 10, s->lifetime_events_min = 1, s->lifetime_events_max = 4;
+	s->lifetime_ns_sum = 1000, s->lifetime_ns_min = 100, s->lifetime_ns_max = 400;
+	back = *s;
+	CU_ASSERT_EQUAL_FATAL(aggregate_stats_pack(&a, &packed), 0);
+	/* the mask, seven one-byte fields, 1000 and 400 in two */
+	CU_ASSERT_EQUAL(packed.size, 13);
+	stats_packed_read(packed.bytes, s = &(struct alloc_stats){0});
+	CU_ASSERT_EQUAL(memcmp(s, &back, sizeof(back)), 0);
+	stats_packed_free(&packed);
+	aggregate_free(&a);
+}
+
 static void test_fork_child_inherits_parent_blocks(void)
 {
 	struct aggregate parent;
@@ -2771,6 +2800,8 @@ int main(void)
 		    test_stack_ids_direct_and_hashed_keep_their_statistics);
 	CU_add_test(s, "packed statistics read back exactly",
 		    test_packed_statistics_read_back_exactly);
+	CU_add_test(s, "packed statistics: small minima take one byte",
+		    test_packed_small_minima_take_one_byte);
 	CU_add_test(s, "realloc(NULL, n) allocates", test_realloc_null_allocates);
 	CU_add_test(s, "realloc(p, 0) frees the block", test_realloc_to_zero_frees_block);
 	CU_add_test(s, "failed realloc counts nothing", test_failed_realloc_counts_nothing);
