@@ -1013,6 +1013,10 @@ static int add_stack(struct site_build *b, uint64_t stack_id, uint32_t *site)
 	return 0;
 }
 
+/* Stacks summed between two drops of the packed statistics read (about 2
+ * MiB of them at 20-40 bytes a stack). */
+#define SUM_DROP_STACKS ((size_t)1 << 16)
+
 /* Sums the statistics of the stacks (packed, in the order add_stack met
  * them; stack_site: each one's site) into the sites' own (t->stats).
  * Returns 0 or -ENOMEM. */
@@ -1038,6 +1042,10 @@ static int site_stats_sum(struct site_table *t, const struct stats_packed *packe
 		p = stats_packed_read(p, &s);
 		if (alloc_stats_merge(&t->stats[stack_site[k]], &s))
 			t->saturated = true;
+		/* each 2 MiB read goes back to the system, so that the sites'
+		 * statistics grow in its place, not beside it */
+		if (packed->bytes_reserved && (k + 1) % SUM_DROP_STACKS == 0)
+			huge_array_drop_head(packed->bytes, (size_t)(p - packed->bytes));
 	}
 	return 0;
 }
