@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "analyze/read/stack_nodes.h"
+#include "analyze/util/hash_seed.h"
 
 #define WALK_LIMIT 4096
+#define IP_HASH_INITIAL 256u
 
 void stack_nodes_init(struct stack_nodes *t)
 {
@@ -17,25 +19,76 @@ void stack_nodes_init(struct stack_nodes *t)
 
 void stack_nodes_free(struct stack_nodes *t)
 {
-	grow_big_free(&t->ips);
+	grow_big_free(&t->ip_ids);
 	grow_big_free(&t->parents);
+	grow_big_free(&t->ips);
+	free(t->ip_hash);
 	stack_nodes_init(t);
+}
+
+/* Rebuilds the ip hash with n slots (a power of 2) from t->ips.  Returns 0
+ * or -ENOMEM (t unchanged). */
+static int ip_hash_rebuild(struct stack_nodes *t, size_t n)
+{
+	const uint64_t *ips = t->ips.p;
+	uint32_t *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t k = 0; k < t->ip_count; k++) {
+		size_t i = (size_t)hash_mix64(ips[k]) & (n - 1);
+
+		while (v[i])
+			i = (i + 1) & (n - 1);
+		v[i] = (uint32_t)(k + 1);
+	}
+	free(t->ip_hash);
+	t->ip_hash = v;
+	t->ip_hash_mask = n - 1;
+	return 0;
+}
+
+/* The index of ip in t->ips, added on first use; -1 on ENOMEM.  The hash
+ * stays at most half full. */
+static long ip_intern(struct stack_nodes *t, uint64_t ip)
+{
+	size_t i;
+
+	if ((t->ip_count + 1) * 2 > t->ip_hash_mask + 1 &&
+	    ip_hash_rebuild(t, t->ip_hash ? (t->ip_hash_mask + 1) * 2 : IP_HASH_INITIAL) < 0)
+		return -1;
+	i = (size_t)hash_mix64(ip) & t->ip_hash_mask;
+	for (uint32_t k; (k = t->ip_hash[i]) != 0; i = (i + 1) & t->ip_hash_mask)
+		if (((const uint64_t *)t->ips.p)[k - 1] == ip)
+			return (long)(k - 1);
+	if (t->ip_count >= UINT32_MAX - 1 || /* (a crafted trace's redefinitions) */
+	    grow_big_to(&t->ips, t->ip_count, sizeof(uint64_t), 256) < 0)
+		return -1;
+	((uint64_t *)t->ips.p)[t->ip_count] = ip;
+	t->ip_hash[i] = (uint32_t)(t->ip_count + 1);
+	return (long)t->ip_count++;
 }
 
 int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_t ip)
 {
+	long k;
+
 	if (id == 0 || id > STACK_NODES_MAX_ID)
 		return -EINVAL;
 	if (id >= t->capacity) {
-		if (grow_big_to(&t->ips, (size_t)id, sizeof(uint64_t), 1024) < 0 ||
+		if (grow_big_to(&t->ip_ids, (size_t)id, sizeof(uint32_t), 1024) < 0 ||
 		    grow_big_to(&t->parents, (size_t)id, sizeof(uint32_t), 1024) < 0)
 			return -ENOMEM;
-		t->capacity = t->ips.count < t->parents.count ? t->ips.count : t->parents.count;
+		t->capacity = t->ip_ids.count < t->parents.count ? t->ip_ids.count
+								 : t->parents.count;
 	}
+	k = ip_intern(t, ip);
+	if (k < 0)
+		return -ENOMEM;
 	/* a parent beyond any id stays one that no lookup finds */
 	((uint32_t *)t->parents.p)[id] =
 		(uint32_t)(parent <= STACK_NODES_MAX_ID ? parent + 1 : STACK_NODES_MAX_ID + 2);
-	((uint64_t *)t->ips.p)[id] = ip;
+	((uint32_t *)t->ip_ids.p)[id] = (uint32_t)k;
 	if (id >= t->id_end)
 		t->id_end = (size_t)id + 1;
 	return 0;

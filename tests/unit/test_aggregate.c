@@ -1662,6 +1662,37 @@ static const struct site *site_with_leaf(const struct site_table *t, uint64_t le
 	return NULL;
 }
 
+/* Stack nodes keep each distinct ip once: nodes read back their own ip and
+ * parent through the hash's growths, a node defined again takes its new
+ * ones, and ids never defined are not found. */
+static void test_stack_nodes_share_distinct_ips(void)
+{
+	enum { N = 5000, IPS = 700 };
+	struct stack_nodes nodes;
+	struct stack_node node = {0, 0};
+
+	stack_nodes_init(&nodes);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 1, 0, 2 * 3 + 1), 0); /* root, epoch 3 */
+	for (uint64_t id = 2; id < N; id++)
+		CU_ASSERT_EQUAL(stack_nodes_add(&nodes, id, id - 1, 0x400000 + 16 * (id % IPS)), 0);
+	/* the root's ip is one more distinct value */
+	CU_ASSERT_EQUAL(nodes.ip_count, IPS + 1);
+	for (uint64_t id = 2; id < N; id++) {
+		CU_ASSERT_FATAL(stack_nodes_get(&nodes, id, &node));
+		CU_ASSERT_EQUAL(node.ip, 0x400000 + 16 * (id % IPS));
+		CU_ASSERT_EQUAL(node.parent, id - 1);
+	}
+	CU_ASSERT(stack_nodes_get(&nodes, 1, &node) && node.ip == 7 && node.parent == 0);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 10, 1, 0xdead0), 0);
+	CU_ASSERT(stack_nodes_get(&nodes, 10, &node) && node.ip == 0xdead0 && node.parent == 1);
+	CU_ASSERT(stack_nodes_get(&nodes, 11, &node) && node.ip == 0x400000 + 16 * 11);
+	CU_ASSERT_EQUAL(nodes.ip_count, IPS + 2);
+	CU_ASSERT_FALSE(stack_nodes_get(&nodes, N, &node));
+	CU_ASSERT_FALSE(stack_nodes_get(&nodes, 0, &node));
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, STACK_NODES_MAX_ID + 1, 1, 1), -EINVAL);
+	stack_nodes_free(&nodes);
+}
+
 /* Stacks deeper than SITES_MAX_DEPTH (never written by mprof): the first
  * SITES_MAX_CAPPED_STACKS keep their leaf side, later ones are unknown
  * without a walk of their chains; a stack of normal depth is unharmed. */
@@ -2870,6 +2901,7 @@ int main(void)
 	CU_add_test(s, "block table spreads strided addresses",
 		    test_block_table_strided_addresses_spread);
 	CU_add_test(s, "sites of too deep stacks bounded", test_sites_too_deep_stacks_bounded);
+	CU_add_test(s, "stack nodes share their distinct ips", test_stack_nodes_share_distinct_ips);
 	CU_add_test(s, "block table seed defeats crafted collisions",
 		    test_block_table_seed_defeats_crafted_collisions);
 	CU_add_test(s, "block table runs past the last home", test_block_table_runs_past_the_last_home);
