@@ -19,8 +19,7 @@ void stack_nodes_init(struct stack_nodes *t)
 
 void stack_nodes_free(struct stack_nodes *t)
 {
-	grow_big_free(&t->ip_ids);
-	grow_big_free(&t->parents);
+	grow_big_free(&t->by_id);
 	grow_big_free(&t->ips);
 	free(t->ip_hash);
 	stack_nodes_init(t);
@@ -71,24 +70,24 @@ static long ip_intern(struct stack_nodes *t, uint64_t ip)
 
 int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_t ip)
 {
+	struct stack_node_entry *e;
 	long k;
 
 	if (id == 0 || id > STACK_NODES_MAX_ID)
 		return -EINVAL;
 	if (id >= t->capacity) {
-		if (grow_big_to(&t->ip_ids, (size_t)id, sizeof(uint32_t), 1024) < 0 ||
-		    grow_big_to(&t->parents, (size_t)id, sizeof(uint32_t), 1024) < 0)
+		if (grow_big_to(&t->by_id, (size_t)id, sizeof(*e), 1024) < 0)
 			return -ENOMEM;
-		t->capacity = t->ip_ids.count < t->parents.count ? t->ip_ids.count
-								 : t->parents.count;
+		t->capacity = t->by_id.count;
 	}
 	k = ip_intern(t, ip);
 	if (k < 0)
 		return -ENOMEM;
+	e = &((struct stack_node_entry *)t->by_id.p)[id];
 	/* a parent beyond any id stays one that no lookup finds */
-	((uint32_t *)t->parents.p)[id] =
+	e->parent_plus1 =
 		(uint32_t)(parent <= STACK_NODES_MAX_ID ? parent + 1 : STACK_NODES_MAX_ID + 2);
-	((uint32_t *)t->ip_ids.p)[id] = (uint32_t)k;
+	e->ip_index = (uint32_t)k;
 	if (id >= t->id_end)
 		t->id_end = (size_t)id + 1;
 	return 0;

@@ -26,15 +26,21 @@ struct stack_node {
 
 _Static_assert(STACK_NODES_MAX_ID + 2 <= UINT32_MAX, "a node id + 1 fits its parent field");
 
-/* 8 bytes a node, in two arrays, and 8 bytes (and 4-8 of hash) a distinct
- * instruction pointer: the nodes of a program's stacks repeat few return
- * addresses under many parents (262,145 stacks: 1.22 M nodes, 21 distinct
- * ips), and their 8-byte ips were a third of the nodes' memory.  The
- * arrays by id are mappings of their own once large (grow.h), grown in
- * place. */
+/* A node as the table keeps it, by id. */
+struct stack_node_entry {
+	uint32_t parent_plus1; /* parent + 1; 0: id undefined */
+	uint32_t ip_index;     /* its ip's index in stack_nodes.ips */
+};
+
+/* 8 bytes a node, and 8 bytes (and 4-8 of hash) a distinct instruction
+ * pointer: the nodes of a program's stacks repeat few return addresses
+ * under many parents (262,145 stacks: 1.22 M nodes, 22 distinct ips), and
+ * their 8-byte ips were a third of the nodes' memory.  The array by id is
+ * a mapping of its own once large (grow.h), grown in place: one array, not
+ * two, so that a lookup reads one cache line and the huge pages' rounding
+ * is paid once. */
 struct stack_nodes {
-	struct grow_big ip_ids;  /* uint32_t by id: its ip's index in ips */
-	struct grow_big parents; /* uint32_t by id: parent + 1; 0: id undefined */
+	struct grow_big by_id;   /* struct stack_node_entry by id */
 	struct grow_big ips;     /* uint64_t: the distinct ips, in the order met */
 	size_t ip_count;         /* of them */
 	uint32_t *ip_hash;       /* ip -> index + 1, open addressing; owned */
@@ -54,15 +60,15 @@ int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_
 static inline bool stack_nodes_get(const struct stack_nodes *t, uint64_t id,
 				   struct stack_node *node)
 {
-	uint32_t parent_plus1;
+	const struct stack_node_entry *e;
 
 	if (id == 0 || id >= t->capacity)
 		return false;
-	parent_plus1 = ((const uint32_t *)t->parents.p)[id];
-	if (!parent_plus1)
+	e = &((const struct stack_node_entry *)t->by_id.p)[id];
+	if (!e->parent_plus1)
 		return false;
-	node->parent = parent_plus1 - 1;
-	node->ip = ((const uint64_t *)t->ips.p)[((const uint32_t *)t->ip_ids.p)[id]];
+	node->parent = e->parent_plus1 - 1;
+	node->ip = ((const uint64_t *)t->ips.p)[e->ip_index];
 	return true;
 }
 
