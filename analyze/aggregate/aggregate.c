@@ -133,7 +133,8 @@ void aggregate_free(struct aggregate *a)
 {
 	free(a->stack_index);
 	grow_big_free(&a->stack_direct);
-	grow_big_free(&a->stats_mem);
+	grow_big_free(&a->small_mem);
+	grow_big_free(&a->full_mem);
 	free(a->threads);
 	block_table_free(&a->blocks);
 	block_table_free(&a->weights);
@@ -168,9 +169,9 @@ static int stack_index_grow(struct aggregate *a)
 	for (size_t k = 0; k < a->stat_count; k++) {
 		size_t i;
 
-		if (a->stats[k].stack_id < STACK_DIRECT_MAX)
+		if (a->small[k].stack_id < STACK_DIRECT_MAX)
 			continue;
-		i = id_hash(a->stats[k].stack_id, n - 1);
+		i = id_hash(a->small[k].stack_id, n - 1);
 		while (v[i])
 			i = (i + 1) & (n - 1);
 		v[i] = (uint32_t)(k + 1);
@@ -185,19 +186,18 @@ static int stack_index_grow(struct aggregate *a)
  * ENOMEM. */
 static long stats_new(struct aggregate *a, uint32_t stack_id)
 {
-	struct stack_stats *st;
+	struct stack_small *r;
 
 	if (a->stat_count == a->stat_cap) {
 		if (a->stat_count >= UINT32_MAX - 1 ||
-		    grow_big_to(&a->stats_mem, a->stat_count, sizeof(*st), 256) < 0)
+		    grow_big_to(&a->small_mem, a->stat_count, sizeof(*r), 256) < 0)
 			return -1;
-		a->stats = a->stats_mem.p;
-		a->stat_cap = a->stats_mem.count;
+		a->small = a->small_mem.p;
+		a->stat_cap = a->small_mem.count;
 	}
-	st = &a->stats[a->stat_count];
-	st->stack_id = stack_id;
-	st->peak_gen = 0;
-	alloc_stats_init(&st->s);
+	r = &a->small[a->stat_count];
+	memset(r, 0, sizeof(*r)); /* every figure 0, the minima empty */
+	r->stack_id = stack_id;
 	a->stat_count++;
 	return (long)(a->stat_count - 1);
 }
@@ -236,7 +236,7 @@ static long stats_index_hashed(struct aggregate *a, uint32_t stack_id)
 	while (a->stack_index[i]) {
 		uint32_t j = a->stack_index[i] - 1;
 
-		if (a->stats[j].stack_id == stack_id)
+		if (a->small[j].stack_id == stack_id)
 			return (long)j;
 		i = (i + 1) & mask;
 	}
@@ -317,16 +317,58 @@ static inline void stats_touch(struct aggregate *a, struct stack_stats *st)
 	}
 }
 
+/* stats_touch of a stack's small statistics. */
+static inline void small_touch(struct aggregate *a, struct stack_small *r)
+{
+	if (r->peak_gen < a->peak_gen) {
+		r->peak_bytes = r->live_bytes;
+		r->peak_blocks = r->live_blocks;
+		r->peak_gen = a->peak_gen;
+	}
+}
+
 /* The peak generation has reached UINT32_MAX: every stack takes its live
  * value at the newest peak now (as aggregate_finish does), and the
  * generations start again from 0, once per 2^32 peaks. */
 static __attribute__((noinline)) void peak_gen_rewind(struct aggregate *a)
 {
 	for (size_t k = 0; k < a->stat_count; k++) {
-		stats_touch(a, &a->stats[k]);
-		a->stats[k].peak_gen = 0;
+		struct stack_small *r = &a->small[k];
+
+		small_touch(a, r);
+		r->peak_gen = 0;
+		if (r->full_plus1) {
+			stats_touch(a, &a->full[r->full_plus1 - 1]);
+			a->full[r->full_plus1 - 1].peak_gen = 0;
+		}
 	}
 	a->peak_gen = 0;
+}
+
+/* The whole heap's part of a stack's live bytes growing: returns true at a
+ * new peak (t-gmax), where the caller's stack takes its live value as its
+ * at-peak value and the new generation. */
+static bool live_add_global(struct aggregate *a, uint64_t bytes, uint64_t blocks, uint64_t seq)
+{
+	a->live_bytes = sat_add(a->live_bytes, bytes, &a->saturated);
+	a->live_blocks = sat_add(a->live_blocks, blocks, &a->saturated);
+	if (a->live_blocks > a->max_live_blocks)
+		a->max_live_blocks = a->live_blocks;
+	timeline_note_heap(&a->timeline, a->now_ns, seq, a->live_bytes, a->live_blocks);
+	if (a->live_bytes <= a->peak_bytes)
+		return false;
+	/* A new peak: every other stack's live value is now its at-peak value
+	 * until it next changes (lazy); the caller's is exact now. */
+	a->peak_bytes = a->live_bytes;
+	a->peak_blocks = a->live_blocks;
+	a->peak_seq = seq;
+	a->peak_time_ns = a->now_ns;
+	a->peak_time_known = a->time_known;
+	a->pool_peak_bytes = a->pool_live_bytes;
+	if (a->peak_gen == UINT32_MAX)
+		peak_gen_rewind(a);
+	a->peak_gen++;
+	return true;
 }
 
 static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes, uint64_t blocks,
@@ -339,36 +381,214 @@ static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 		st->s.max_live_bytes = st->s.live_bytes;
 	if (st->s.live_blocks > st->s.max_live_blocks)
 		st->s.max_live_blocks = st->s.live_blocks;
-	a->live_bytes = sat_add(a->live_bytes, bytes, &a->saturated);
-	a->live_blocks = sat_add(a->live_blocks, blocks, &a->saturated);
-	if (a->live_blocks > a->max_live_blocks)
-		a->max_live_blocks = a->live_blocks;
-	timeline_note_heap(&a->timeline, a->now_ns, seq, a->live_bytes, a->live_blocks);
-	if (a->live_bytes > a->peak_bytes) {
-		/* A new peak: every other stack's live value is now its at-peak
-		 * value until it next changes (lazy); this one's is exact now. */
-		a->peak_bytes = a->live_bytes;
-		a->peak_blocks = a->live_blocks;
-		a->peak_seq = seq;
-		a->peak_time_ns = a->now_ns;
-		a->peak_time_known = a->time_known;
-		a->pool_peak_bytes = a->pool_live_bytes;
-		if (a->peak_gen == UINT32_MAX)
-			peak_gen_rewind(a);
-		a->peak_gen++;
+	if (live_add_global(a, bytes, blocks, seq)) {
 		st->s.peak_bytes = st->s.live_bytes;
 		st->s.peak_blocks = st->s.live_blocks;
 		st->peak_gen = a->peak_gen;
 	}
 }
 
-static void live_sub(struct aggregate *a, struct stack_stats *st, uint64_t bytes, uint64_t blocks)
+/* ---- a stack's statistics, small or full ---- */
+
+/* The figures of small statistics r as full ones. */
+static void small_unpack(const struct stack_small *r, struct stack_stats *st)
 {
-	stats_touch(a, st);
-	st->s.live_bytes = sat_sub(st->s.live_bytes, bytes, &a->saturated);
-	st->s.live_blocks = sat_sub(st->s.live_blocks, blocks, &a->saturated);
+	st->stack_id = r->stack_id;
+	st->peak_gen = r->peak_gen;
+	st->s = (struct alloc_stats){
+		r->allocations, r->allocated_bytes, r->live_bytes, r->live_blocks,
+		r->max_live_bytes, r->max_live_blocks, r->peak_bytes, r->peak_blocks,
+		r->temporary, r->freed, r->lifetime_events_sum,
+		(uint64_t)r->lifetime_events_min_plus1 - 1, r->lifetime_events_max,
+		r->lifetime_ns_sum, (uint64_t)r->lifetime_ns_min_plus1 - 1, r->lifetime_ns_max};
+	/* (an empty minimum, 0, is UINT64_MAX as 0 - 1) */
+}
+
+/* The full statistics of stack k, made from its small ones the first time
+ * (they are not used again); NULL on ENOMEM. */
+static __attribute__((noinline)) struct stack_stats *stack_make_full(struct aggregate *a, size_t k)
+{
+	struct stack_small *r = &a->small[k];
+
+	if (a->full_count >= UINT32_MAX - 1 ||
+	    grow_big_to(&a->full_mem, a->full_count, sizeof(struct stack_stats), 256) < 0)
+		return NULL;
+	a->full = a->full_mem.p;
+	small_unpack(r, &a->full[a->full_count]);
+	r->full_plus1 = (uint32_t)++a->full_count;
+	return &a->full[a->full_count - 1];
+}
+
+/* The full statistics of stack k, made if need be; NULL on ENOMEM. */
+static inline struct stack_stats *stack_full(struct aggregate *a, size_t k)
+{
+	uint32_t f = a->small[k].full_plus1;
+
+	return f ? &a->full[f - 1] : stack_make_full(a, k);
+}
+
+/* Whether x fits a small statistic's 32 bits. */
+static inline bool fits32(uint64_t x)
+{
+	return x <= UINT32_MAX;
+}
+
+/* The live part of an allocation (bytes, blocks) of stack k at seq. */
+static void stack_live_add(struct aggregate *a, size_t k, uint64_t bytes, uint64_t blocks,
+			   uint64_t seq)
+{
+	struct stack_small *r = &a->small[k];
+	struct stack_stats *st;
+	uint64_t live_bytes, live_blocks;
+
+	if (!r->full_plus1 && fits32(bytes) && fits32(blocks)) {
+		live_bytes = (uint64_t)r->live_bytes + bytes;
+		live_blocks = (uint64_t)r->live_blocks + blocks;
+		if (fits32(live_bytes) && fits32(live_blocks)) {
+			small_touch(a, r);
+			r->live_bytes = (uint32_t)live_bytes;
+			r->live_blocks = (uint32_t)live_blocks;
+			if (r->live_bytes > r->max_live_bytes)
+				r->max_live_bytes = r->live_bytes;
+			if (r->live_blocks > r->max_live_blocks)
+				r->max_live_blocks = r->live_blocks;
+			if (live_add_global(a, bytes, blocks, seq)) {
+				r->peak_bytes = r->live_bytes;
+				r->peak_blocks = r->live_blocks;
+				r->peak_gen = a->peak_gen;
+			}
+			return;
+		}
+	}
+	st = stack_full(a, k);
+	if (!st) {
+		note_error(a);
+		return;
+	}
+	live_add(a, st, bytes, blocks, seq);
+}
+
+/* Bytes and blocks of stack k no longer live. */
+static void stack_live_sub(struct aggregate *a, size_t k, uint64_t bytes, uint64_t blocks)
+{
+	struct stack_small *r = &a->small[k];
+
+	if (r->full_plus1) {
+		struct stack_stats *st = &a->full[r->full_plus1 - 1];
+
+		stats_touch(a, st);
+		st->s.live_bytes = sat_sub(st->s.live_bytes, bytes, &a->saturated);
+		st->s.live_blocks = sat_sub(st->s.live_blocks, blocks, &a->saturated);
+	} else { /* (less than a small figure fits it) */
+		small_touch(a, r);
+		r->live_bytes = (uint32_t)sat_sub(r->live_bytes, bytes, &a->saturated);
+		r->live_blocks = (uint32_t)sat_sub(r->live_blocks, blocks, &a->saturated);
+	}
 	a->live_bytes = sat_sub(a->live_bytes, bytes, &a->saturated);
 	a->live_blocks = sat_sub(a->live_blocks, blocks, &a->saturated);
+}
+
+/* An allocation of stack k: w blocks of bytes in all, live from seq. */
+static void stack_alloc(struct aggregate *a, size_t k, uint64_t w, uint64_t bytes, uint64_t seq)
+{
+	struct stack_small *r = &a->small[k];
+	struct stack_stats *st;
+
+	if (!r->full_plus1 && fits32(w) && fits32(bytes) &&
+	    fits32((uint64_t)r->allocations + w) && fits32((uint64_t)r->allocated_bytes + bytes)) {
+		r->allocations += (uint32_t)w;
+		r->allocated_bytes += (uint32_t)bytes;
+	} else {
+		st = stack_full(a, k);
+		if (!st) {
+			note_error(a);
+			return;
+		}
+		st->s.allocations = sat_add(st->s.allocations, w, &a->saturated);
+		st->s.allocated_bytes = sat_add(st->s.allocated_bytes, bytes, &a->saturated);
+	}
+	stack_live_add(a, k, bytes, w, seq);
+}
+
+/* What a free of w blocks of stack k adds besides their live bytes: a
+ * temporary allocation (when temporary), freed blocks, and their lifetime
+ * in events and ns. */
+static void stack_freed(struct aggregate *a, size_t k, uint64_t w, bool temporary,
+			uint64_t life_events, uint64_t life_ns)
+{
+	struct stack_small *r = &a->small[k];
+	struct stack_stats *st;
+
+	/* (factors below 2^32: their products fit 64 bits) */
+	if (!r->full_plus1 && fits32(w) && life_events < UINT32_MAX && life_ns < UINT32_MAX) {
+		uint64_t temp = (uint64_t)r->temporary + (temporary ? w : 0);
+		uint64_t freed = (uint64_t)r->freed + w;
+		uint64_t events_sum = r->lifetime_events_sum + life_events * w;
+		uint64_t ns_sum = r->lifetime_ns_sum + life_ns * w;
+
+		if (fits32(temp) && fits32(freed) && fits32(events_sum) && fits32(ns_sum)) {
+			r->temporary = (uint32_t)temp;
+			r->freed = (uint32_t)freed;
+			r->lifetime_events_sum = (uint32_t)events_sum;
+			r->lifetime_ns_sum = (uint32_t)ns_sum;
+			/* (an empty minimum, 0, is below none: min_plus1 - 1 wraps) */
+			if (life_events < (uint32_t)(r->lifetime_events_min_plus1 - 1))
+				r->lifetime_events_min_plus1 = (uint32_t)life_events + 1;
+			if (life_events > r->lifetime_events_max)
+				r->lifetime_events_max = (uint32_t)life_events;
+			if (life_ns < (uint32_t)(r->lifetime_ns_min_plus1 - 1))
+				r->lifetime_ns_min_plus1 = (uint32_t)life_ns + 1;
+			if (life_ns > r->lifetime_ns_max)
+				r->lifetime_ns_max = (uint32_t)life_ns;
+			return;
+		}
+	}
+	st = stack_full(a, k);
+	if (!st) {
+		note_error(a);
+		return;
+	}
+	if (temporary)
+		st->s.temporary = sat_add(st->s.temporary, w, &a->saturated);
+	st->s.freed = sat_add(st->s.freed, w, &a->saturated);
+	st->s.lifetime_events_sum = sat_add(st->s.lifetime_events_sum,
+					    sat_mul(life_events, w, &a->saturated), &a->saturated);
+	st->s.lifetime_ns_sum = sat_add(st->s.lifetime_ns_sum, sat_mul(life_ns, w, &a->saturated),
+					&a->saturated);
+	if (life_events < st->s.lifetime_events_min)
+		st->s.lifetime_events_min = life_events;
+	if (life_events > st->s.lifetime_events_max)
+		st->s.lifetime_events_max = life_events;
+	if (life_ns < st->s.lifetime_ns_min)
+		st->s.lifetime_ns_min = life_ns;
+	if (life_ns > st->s.lifetime_ns_max)
+		st->s.lifetime_ns_max = life_ns;
+}
+
+void aggregate_stack_stats(const struct aggregate *a, size_t k, struct stack_stats *out)
+{
+	const struct stack_small *r = &a->small[k];
+
+	if (r->full_plus1)
+		*out = a->full[r->full_plus1 - 1];
+	else
+		small_unpack(r, out);
+}
+
+long aggregate_stack_stats_put(struct aggregate *a, const struct stack_stats *st)
+{
+	long k = stats_new(a, st->stack_id);
+	struct stack_stats *full;
+
+	if (k < 0)
+		return -1;
+	full = stack_make_full(a, (size_t)k);
+	if (!full) {
+		a->stat_count--;
+		return -1;
+	}
+	*full = *st;
+	return k;
 }
 
 /* A pool block (bit 63 of its address) is no longer live. */
@@ -459,7 +679,6 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 	uint64_t w = ev->weight ? ev->weight : 1;
 	uint64_t bytes = sat_mul(ev->value, w, &a->saturated);
 	struct live_block b, old;
-	struct stack_stats *st;
 	long k, ti;
 	int rc;
 
@@ -504,16 +723,13 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 		a->address_reused++;
 		if (AGG_POOL_ADDR(ev->addr))
 			pool_live_sub(a, sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
-		live_sub(a, &a->stats[old.stat_index],
-			 sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
+		stack_live_sub(a, old.stat_index, sat_mul(old.size_bytes, old_w, &a->saturated),
+			       old_w);
 	}
 	if (weight_put(a, ev->addr, w) < 0) {
 		note_error(a);
 		return;
 	}
-	st = &a->stats[k];
-	st->s.allocations = sat_add(st->s.allocations, w, &a->saturated);
-	st->s.allocated_bytes = sat_add(st->s.allocated_bytes, bytes, &a->saturated);
 	a->allocations = sat_add(a->allocations, w, &a->saturated);
 	a->allocated_bytes = sat_add(a->allocated_bytes, bytes, &a->saturated);
 	if (AGG_POOL_ADDR(ev->addr)) {
@@ -522,14 +738,13 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 		a->pool_live_bytes = sat_add(a->pool_live_bytes, bytes, &a->saturated);
 		a->pool_live_blocks = sat_add(a->pool_live_blocks, w, &a->saturated);
 	}
-	live_add(a, st, bytes, w, ev->seq);
+	stack_alloc(a, (size_t)k, w, bytes, ev->seq);
 }
 
 AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
 {
 	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
 	struct live_block b;
-	struct stack_stats *st;
 	uint64_t life_events, life_ns, w, bytes, alloc_ns, alloc_seq;
 
 	if (th)
@@ -549,16 +764,12 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 		return;
 	}
 	w = weight_take(a, ev->addr);
-	st = &a->stats[b.stat_index];
-	if (prev_alloc == ev->addr) {
-		st->s.temporary = sat_add(st->s.temporary, w, &a->saturated);
+	if (prev_alloc == ev->addr)
 		a->temporary = sat_add(a->temporary, w, &a->saturated);
-	}
 	bytes = sat_mul(b.size_bytes, w, &a->saturated);
 	if (AGG_POOL_ADDR(ev->addr))
 		pool_live_sub(a, bytes, w);
-	live_sub(a, st, bytes, w);
-	st->s.freed = sat_add(st->s.freed, w, &a->saturated);
+	stack_live_sub(a, b.stat_index, bytes, w);
 	a->blocks_freed = sat_add(a->blocks_freed, w, &a->saturated);
 	if (ev->type == ALLOC_EV_FREE && ev->fn != TRACE_FREE_REALLOC_RELEASE)
 		/* a release is the free part of a realloc */
@@ -567,18 +778,7 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 	alloc_seq = a->alloc_times[b.time_index].first_seq + b.seq_offset;
 	life_events = ev->seq > alloc_seq ? ev->seq - alloc_seq : 0;
 	life_ns = a->now_ns > alloc_ns ? a->now_ns - alloc_ns : 0;
-	st->s.lifetime_events_sum = sat_add(st->s.lifetime_events_sum,
-					    sat_mul(life_events, w, &a->saturated), &a->saturated);
-	st->s.lifetime_ns_sum = sat_add(st->s.lifetime_ns_sum, sat_mul(life_ns, w, &a->saturated),
-					&a->saturated);
-	if (life_events < st->s.lifetime_events_min)
-		st->s.lifetime_events_min = life_events;
-	if (life_events > st->s.lifetime_events_max)
-		st->s.lifetime_events_max = life_events;
-	if (life_ns < st->s.lifetime_ns_min)
-		st->s.lifetime_ns_min = life_ns;
-	if (life_ns > st->s.lifetime_ns_max)
-		st->s.lifetime_ns_max = life_ns;
+	stack_freed(a, b.stat_index, w, prev_alloc == ev->addr, life_events, life_ns);
 }
 
 static unsigned free_fn_call(unsigned fn)
@@ -782,8 +982,8 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	if (rc == 1) { /* cannot happen: parent addresses are distinct */
 		uint64_t old_w = weight_take(a, b.addr);
 
-		live_sub(a, &a->stats[old.stat_index],
-			 sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
+		stack_live_sub(a, old.stat_index, sat_mul(old.size_bytes, old_w, &a->saturated),
+			       old_w);
 	}
 	if (weight_put(a, b.addr, w) < 0) {
 		c->error = -ENOMEM;
@@ -791,7 +991,7 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	}
 	a->inherited_blocks = sat_add(a->inherited_blocks, w, &a->saturated);
 	a->inherited_bytes = sat_add(a->inherited_bytes, bytes, &a->saturated);
-	live_add(a, &a->stats[c->stat], bytes, w, c->fork_seq);
+	stack_live_add(a, (size_t)c->stat, bytes, w, c->fork_seq);
 }
 
 int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent,
@@ -827,7 +1027,10 @@ void aggregate_finish(struct aggregate *a)
 {
 	aggregate_flush(a);
 	for (size_t k = 0; k < a->stat_count; k++)
-		stats_touch(a, &a->stats[k]);
+		if (a->small[k].full_plus1)
+			stats_touch(a, &a->full[a->small[k].full_plus1 - 1]);
+		else
+			small_touch(a, &a->small[k]);
 	timeline_finish(&a->timeline, a->now_ns, a->last_seq, a->live_bytes, a->live_blocks);
 }
 
@@ -925,7 +1128,7 @@ static uint8_t *stats_pack_one(uint8_t *p, const struct stack_stats *st)
 }
 
 /* Statistics packed between two drops of the packed ones' memory. */
-#define PACK_DROP_STATS (HUGE_ARRAY_MIN / sizeof(struct stack_stats))
+#define PACK_DROP_STATS (HUGE_ARRAY_MIN / sizeof(struct stack_small))
 
 /* Grows out's bytes: to first bytes (a first guess of 16 bytes a stack),
  * then doubling; on huge pages, grown in place, once 2 MiB or more (the
@@ -959,6 +1162,8 @@ static int packed_grow(struct stats_packed *out, size_t first)
 
 int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
 {
+	struct stack_stats st;
+
 	memset(out, 0, sizeof(*out));
 	if (a->stat_count) {
 		out->stack_ids = malloc(a->stat_count * sizeof(*out->stack_ids));
@@ -971,21 +1176,26 @@ int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out)
 			stats_packed_free(out);
 			return -ENOMEM;
 		}
-		out->size = (size_t)(stats_pack_one(out->bytes + out->size, &a->stats[k]) - out->bytes);
-		out->stack_ids[k] = a->stats[k].stack_id;
-		/* each 2 MiB of statistics packed goes back to the system, so
-		 * that the packed copy grows in their place, not beside them */
-		if (a->stats_mem.reserved && (k + 1) % PACK_DROP_STATS == 0)
-			huge_array_drop_head(a->stats, (k + 1) * sizeof(*a->stats));
+		aggregate_stack_stats(a, k, &st);
+		out->size = (size_t)(stats_pack_one(out->bytes + out->size, &st) - out->bytes);
+		out->stack_ids[k] = st.stack_id;
+		/* each 2 MiB of small statistics packed goes back to the
+		 * system, so that the packed copy grows in their place, not
+		 * beside them */
+		if (a->small_mem.reserved && (k + 1) % PACK_DROP_STATS == 0)
+			huge_array_drop_head(a->small, (k + 1) * sizeof(*a->small));
 	}
 	out->count = a->stat_count;
 	if (out->bytes_reserved) { /* the huge page past the end split off */
 		huge_array_trim(out->bytes, out->size, &out->bytes_reserved);
 		out->cap = out->size;
 	}
-	grow_big_free(&a->stats_mem);
-	a->stats = NULL;
+	grow_big_free(&a->small_mem);
+	grow_big_free(&a->full_mem);
+	a->small = NULL;
+	a->full = NULL;
 	a->stat_cap = 0;
+	a->full_count = 0;
 	return 0;
 }
 

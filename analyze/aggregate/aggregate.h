@@ -59,6 +59,23 @@ struct stack_stats {
 	struct alloc_stats s;
 };
 
+/* A stack's statistics while each figure fits 32 bits: 76 bytes instead of
+ * 136.  The stacks of a program with hundreds of thousands of them mostly
+ * have a few blocks each (262,145 stacks of four: 36 MiB at 136 bytes, the
+ * most of the report's memory after reading).  A stack whose figure would
+ * outgrow them moves to a struct stack_stats for good (full_plus1). */
+struct stack_small {
+	uint32_t stack_id;         /* as stack_stats' */
+	uint32_t peak_gen;         /* as stack_stats' (unused once full) */
+	uint32_t full_plus1;       /* its index in aggregate.full + 1; 0: none */
+	uint32_t allocations, allocated_bytes, live_bytes, live_blocks;
+	uint32_t max_live_bytes, max_live_blocks, peak_bytes, peak_blocks;
+	uint32_t temporary, freed;
+	uint32_t lifetime_events_sum, lifetime_events_min_plus1, lifetime_events_max;
+	uint32_t lifetime_ns_sum, lifetime_ns_min_plus1, lifetime_ns_max;
+	                           /* the minima + 1: 0 when empty */
+};
+
 /* Entry points counted in aggregate.calls: for the allocating functions,
  * the successful allocations each made; for free, free_sized and
  * free_aligned_sized the calls; realloc(p, 0) that frees is counted apart. */
@@ -109,11 +126,16 @@ struct aggregate {
 	struct grow_big stack_direct; /* uint32_t by id */
 	uint32_t *stack_index;
 	size_t stack_index_cap, stack_hashed;
-	/* on huge pages once large (grow_big): 262,145 stacks took 36 MiB,
-	 * 9,000 page faults on small pages */
-	struct grow_big stats_mem;
-	struct stack_stats *stats;    /* stats_mem.p */
-	size_t stat_count, stat_cap;  /* stat_cap: stats_mem.count */
+	/* per stack, in the order met (its index: block.stat_index); on huge
+	 * pages once large (grow_big): 262,145 stacks took 9,000 page faults
+	 * on small pages */
+	struct grow_big small_mem;
+	struct stack_small *small;    /* small_mem.p */
+	size_t stat_count, stat_cap;  /* stat_cap: small_mem.count */
+	/* the statistics of the stacks that outgrew their small ones */
+	struct grow_big full_mem;
+	struct stack_stats *full;     /* full_mem.p */
+	size_t full_count;
 
 	struct block_table blocks;
 	/* live blocks whose allocation came with ALLOC_EV_PAIRED (freed again
@@ -247,6 +269,14 @@ void aggregate_finish(struct aggregate *a);
  */
 void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare);
 
+/* The statistics of the k-th stack met (k < a->stat_count), before
+ * aggregate_stats_pack, into *out. */
+void aggregate_stack_stats(const struct aggregate *a, size_t k, struct stack_stats *out);
+
+/* Appends statistics for a stack that has none yet (tests build
+ * aggregations with it).  Returns its index, or -1 on ENOMEM. */
+long aggregate_stack_stats_put(struct aggregate *a, const struct stack_stats *st);
+
 /* Empty statistics: zero, with the minima at UINT64_MAX (merging a into
  * them gives a). */
 void alloc_stats_init(struct alloc_stats *s);
@@ -274,7 +304,8 @@ struct stats_packed {
 };
 
 /* After aggregate_finish: packs a's per-stack statistics into *out and
- * frees them (a->stats NULL; a->stat_count still says how many stacks).
+ * frees them (a->small and a->full NULL; a->stat_count still says how
+ * many stacks).
  * Returns 0, or -ENOMEM with a unchanged and *out empty. */
 int aggregate_stats_pack(struct aggregate *a, struct stats_packed *out);
 

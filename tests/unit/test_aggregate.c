@@ -71,11 +71,28 @@ static void feed_realloc(uint64_t seq, uint64_t old_addr, uint64_t new_addr, uin
 	feed(ALLOC_EV_REALLOC_ALLOC, TRACE_FN_REALLOC, seq + 1, new_addr, size, stack, tid);
 }
 
+/* The statistics of the k-th stack a met (aggregate_stack_stats). */
+static struct stack_stats stk(const struct aggregate *a, size_t k)
+{
+	struct stack_stats st;
+
+	aggregate_stack_stats(a, k, &st);
+	return st;
+}
+
+/* agg's statistics of stack_id, or NULL; valid until 8 more calls. */
 static const struct alloc_stats *stats_of(uint64_t stack_id)
 {
-	for (size_t i = 0; i < agg.stat_count; i++)
-		if (agg.stats[i].stack_id == stack_id)
-			return &agg.stats[i].s;
+	static struct stack_stats ring[8];
+	static unsigned next;
+
+	for (size_t i = 0; i < agg.stat_count; i++) {
+		struct stack_stats *st = &ring[next++ % 8];
+
+		aggregate_stack_stats(&agg, i, st);
+		if (st->stack_id == stack_id)
+			return &st->s;
+	}
 	return NULL;
 }
 
@@ -427,8 +444,8 @@ static void test_stack_ids_direct_and_hashed_keep_their_statistics(void)
 	CU_ASSERT_EQUAL_FATAL(agg.error, 0);
 	CU_ASSERT_EQUAL(agg.stat_count, n_hashed + n_direct + 3);
 	for (size_t k = 0; k < agg.stat_count; k++) {
-		CU_ASSERT_EQUAL(agg.stats[k].s.allocations, 2);
-		CU_ASSERT_EQUAL(agg.stats[k].s.allocated_bytes, 2 * (1 + (agg.stats[k].stack_id & 7)));
+		CU_ASSERT_EQUAL(stk(&agg, k).s.allocations, 2);
+		CU_ASSERT_EQUAL(stk(&agg, k).s.allocated_bytes, 2 * (1 + (stk(&agg, k).stack_id & 7)));
 	}
 	CU_ASSERT_EQUAL(stats_of(3000000)->allocations, 2);
 	aggregate_release_blocks(&agg, NULL);
@@ -450,22 +467,19 @@ static void test_packed_statistics_read_back_exactly(void)
 
 	CU_ASSERT_FATAL(want != NULL);
 	memset(&a, 0, sizeof(a));
-	/* the statistics live in the aggregate's grow_big, as stats_new makes them */
-	CU_ASSERT_EQUAL_FATAL(grow_big_to(&a.stats_mem, N - 1, sizeof(*a.stats), N), 0);
-	a.stats = a.stats_mem.p;
-	a.stat_count = N;
-	a.stat_cap = a.stats_mem.count;
 	for (size_t k = 0; k < N; k++) {
-		uint64_t *f = &a.stats[k].s.allocations;
+		uint64_t *f = &want[k].s.allocations;
 
-		a.stats[k].stack_id = k == N - 1 ? AGG_STACK_INHERITED : (uint32_t)(k * 977);
+		want[k].stack_id = k == N - 1 ? AGG_STACK_INHERITED : (uint32_t)(k * 977);
 		for (size_t i = 0; i < sizeof(struct alloc_stats) / sizeof(uint64_t); i++)
 			f[i] = values[(k * 7 + i * (k % 5 + 1)) % (sizeof(values) / sizeof(values[0]))];
+		if (k == 1)
+			alloc_stats_init(&want[k].s); /* an empty entry: every field's empty value */
+		CU_ASSERT_EQUAL_FATAL(aggregate_stack_stats_put(&a, &want[k]), (long)k);
 	}
-	alloc_stats_init(&a.stats[1].s); /* an empty entry: every field's empty value */
-	memcpy(want, a.stats, N * sizeof(*want));
 	CU_ASSERT_EQUAL_FATAL(aggregate_stats_pack(&a, &packed), 0);
-	CU_ASSERT_PTR_NULL(a.stats);
+	CU_ASSERT_PTR_NULL(a.small);
+	CU_ASSERT_PTR_NULL(a.full);
 	CU_ASSERT_EQUAL(a.stat_count, N);
 	CU_ASSERT_EQUAL_FATAL(packed.count, N);
 	p = packed.bytes;
@@ -488,20 +502,16 @@ static void test_packed_small_minima_take_one_byte(void)
 {
 	struct aggregate a;
 	struct stats_packed packed;
-	struct alloc_stats *s, back;
+	struct stack_stats st = {.stack_id = 7};
+	struct alloc_stats *s = &st.s, back;
 
 	memset(&a, 0, sizeof(a));
-	CU_ASSERT_EQUAL_FATAL(grow_big_to(&a.stats_mem, 0, sizeof(*a.stats), 1), 0);
-	a.stats = a.stats_mem.p;
-	a.stat_count = 1;
-	a.stat_cap = a.stats_mem.count;
-	a.stats[0].stack_id = 7;
-	s = &a.stats[0].s;
 	alloc_stats_init(s);
 	s->allocations = 4, s->allocated_bytes = 100, s->freed = 4;
 	s->lifetime_events_sum = 10, s->lifetime_events_min = 1, s->lifetime_events_max = 4;
 	s->lifetime_ns_sum = 1000, s->lifetime_ns_min = 100, s->lifetime_ns_max = 400;
 	back = *s;
+	CU_ASSERT_EQUAL_FATAL(aggregate_stack_stats_put(&a, &st), 0);
 	CU_ASSERT_EQUAL_FATAL(aggregate_stats_pack(&a, &packed), 0);
 	/* the mask, seven one-byte fields, 1000 and 400 in two */
 	CU_ASSERT_EQUAL(packed.size, 13);
@@ -637,8 +647,10 @@ static void assert_same_aggregation(const struct aggregate *x, const struct aggr
 	CU_ASSERT_EQUAL(memcmp(x->calls, y->calls, sizeof(x->calls)), 0);
 	CU_ASSERT_FATAL(x->stat_count == y->stat_count);
 	for (size_t k = 0; k < x->stat_count; k++) {
-		CU_ASSERT_EQUAL(x->stats[k].stack_id, y->stats[k].stack_id);
-		CU_ASSERT_EQUAL(memcmp(&x->stats[k].s, &y->stats[k].s, sizeof(x->stats[k].s)), 0);
+		struct stack_stats sx = stk(x, k), sy = stk(y, k);
+
+		CU_ASSERT_EQUAL(sx.stack_id, sy.stack_id);
+		CU_ASSERT_EQUAL(memcmp(&sx.s, &sy.s, sizeof(sx.s)), 0);
 	}
 }
 
@@ -2166,7 +2178,7 @@ static void weighted_event(struct aggregate *a, int type, uint64_t seq, uint64_t
 static long stat_of_stack(const struct aggregate *a, uint64_t stack_id)
 {
 	for (size_t i = 0; i < a->stat_count; i++)
-		if (a->stats[i].stack_id == stack_id)
+		if (stk(a, i).stack_id == stack_id)
 			return (long)i;
 	return -1;
 }
@@ -2194,10 +2206,10 @@ static void test_weighted_blocks_keep_their_weight(void)
 	CU_ASSERT_EQUAL(a.blocks_freed, 3);
 	k = stat_of_stack(&a, 2);
 	CU_ASSERT_FATAL(k >= 0);
-	CU_ASSERT_EQUAL(a.stats[k].s.freed, 3);
-	CU_ASSERT_EQUAL(a.stats[k].s.lifetime_ns_sum, 15000);
-	CU_ASSERT_EQUAL(a.stats[k].s.lifetime_ns_max, 5000);
-	CU_ASSERT_EQUAL(a.stats[k].s.lifetime_events_sum, 6);
+	CU_ASSERT_EQUAL(stk(&a, k).s.freed, 3);
+	CU_ASSERT_EQUAL(stk(&a, k).s.lifetime_ns_sum, 15000);
+	CU_ASSERT_EQUAL(stk(&a, k).s.lifetime_ns_max, 5000);
+	CU_ASSERT_EQUAL(stk(&a, k).s.lifetime_events_sum, 6);
 
 	/* a fork child of a at seq 5 inherits 8 blocks, 76 bytes */
 	a.seq_limit = 5;
@@ -2213,10 +2225,68 @@ static void test_weighted_blocks_keep_their_weight(void)
 	CU_ASSERT_EQUAL(c.live_bytes, 20);
 	k = stat_of_stack(&c, AGG_STACK_INHERITED);
 	CU_ASSERT_FATAL(k >= 0);
-	CU_ASSERT_EQUAL(c.stats[k].s.lifetime_ns_max, 3000);
-	CU_ASSERT_EQUAL(c.stats[k].s.lifetime_ns_sum, 21000);
+	CU_ASSERT_EQUAL(stk(&c, k).s.lifetime_ns_max, 3000);
+	CU_ASSERT_EQUAL(stk(&c, k).s.lifetime_ns_sum, 21000);
 	aggregate_free(&a);
 	aggregate_free(&c);
+}
+
+/* Stacks keep 32-bit statistics until a figure would outgrow them, then
+ * full ones with exact values: bytes past 4 GiB, a lifetime past 4.29 s, a
+ * weighted block's bytes past 2^32; a stack whose figures stay small keeps
+ * its small ones, and the at-peak value taken while small is kept when a
+ * stack grows later. */
+static void test_stack_statistics_outgrow_32_bits_exactly(void)
+{
+	const uint64_t gib3 = (uint64_t)3 << 30;
+	struct aggregate a;
+	struct stack_stats st;
+
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	weighted_event(&a, ALLOC_EV_TIME, 0, 0, 1000, 0, 0);
+	weighted_event(&a, ALLOC_EV_ALLOC, 1, 0x100, 40, 1, 1);   /* stack 1: small */
+	weighted_event(&a, ALLOC_EV_ALLOC, 2, 0x200, gib3, 1, 2); /* stack 2: 3 GiB, */
+	weighted_event(&a, ALLOC_EV_ALLOC, 3, 0x300, gib3, 1, 2); /* 6 GiB: full */
+	weighted_event(&a, ALLOC_EV_FREE, 4, 0x200, 0, 1, 0);
+	weighted_event(&a, ALLOC_EV_FREE, 5, 0x300, 0, 1, 0);     /* peak was 6 GiB + 40 */
+	weighted_event(&a, ALLOC_EV_ALLOC, 6, 0x400, 8, UINT32_MAX, 3); /* 8 x (2^32 - 1) B */
+	weighted_event(&a, ALLOC_EV_TIME, 6, 0, 1000 + 5000000000ull, 0, 0);
+	weighted_event(&a, ALLOC_EV_FREE, 7, 0x100, 0, 1, 0);     /* stack 1: 5 s */
+	weighted_event(&a, ALLOC_EV_ALLOC, 8, 0x500, 16, 1, 4);   /* stack 4: small */
+	aggregate_finish(&a);
+	CU_ASSERT_EQUAL(a.stat_count, 4);
+	CU_ASSERT_EQUAL(a.full_count, 3);
+	CU_ASSERT_EQUAL(a.small[3].full_plus1, 0);
+	st = stk(&a, 0);
+	CU_ASSERT_EQUAL(st.stack_id, 1);
+	CU_ASSERT_EQUAL(st.s.allocated_bytes, 40);
+	CU_ASSERT_EQUAL(st.s.peak_bytes, 40);     /* taken while small */
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_sum, 5000000000ull);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_min, 5000000000ull);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_max, 5000000000ull);
+	CU_ASSERT_EQUAL(st.s.lifetime_events_min, 6);
+	CU_ASSERT_EQUAL(st.s.live_bytes, 0);
+	st = stk(&a, 1);
+	CU_ASSERT_EQUAL(st.s.allocations, 2);
+	CU_ASSERT_EQUAL(st.s.allocated_bytes, 2 * gib3);
+	CU_ASSERT_EQUAL(st.s.max_live_bytes, 2 * gib3);
+	CU_ASSERT_EQUAL(st.s.peak_bytes, 0);  /* none live at the last peak */
+	CU_ASSERT_EQUAL(st.s.freed, 2);
+	CU_ASSERT_EQUAL(st.s.lifetime_events_sum, 2 + 2);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_min, 0);
+	st = stk(&a, 2);
+	CU_ASSERT_EQUAL(st.s.allocations, UINT32_MAX);
+	CU_ASSERT_EQUAL(st.s.allocated_bytes, 8 * (uint64_t)UINT32_MAX);
+	CU_ASSERT_EQUAL(st.s.live_blocks, UINT32_MAX);
+	st = stk(&a, 3);
+	CU_ASSERT_EQUAL(st.s.allocations, 1);
+	CU_ASSERT_EQUAL(st.s.live_bytes, 16);
+	CU_ASSERT_EQUAL(st.s.peak_bytes, 0);
+	CU_ASSERT_EQUAL(st.s.lifetime_events_min, UINT64_MAX);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_min, UINT64_MAX);
+	CU_ASSERT_EQUAL(a.peak_bytes, 8 * (uint64_t)UINT32_MAX + 40);
+	CU_ASSERT_FALSE(a.saturated);
+	aggregate_free(&a);
 }
 
 /* ---- the aggregation thread ---- */
@@ -2289,14 +2359,14 @@ static void agg_thread_check_equal(struct agg_thread *t, struct aggregate *threa
 	CU_ASSERT_EQUAL(threaded->last_time_ns, n / 1000 * 10000);
 	CU_ASSERT_EQUAL_FATAL(threaded->stat_count, direct.stat_count);
 	for (size_t i = 0; i < direct.stat_count; i++) {
-		CU_ASSERT_EQUAL(threaded->stats[i].stack_id, direct.stats[i].stack_id);
-		CU_ASSERT_EQUAL(threaded->stats[i].s.allocated_bytes,
-				direct.stats[i].s.allocated_bytes);
-		CU_ASSERT_EQUAL(threaded->stats[i].s.max_live_bytes, direct.stats[i].s.max_live_bytes);
-		CU_ASSERT_EQUAL(threaded->stats[i].s.peak_bytes, direct.stats[i].s.peak_bytes);
-		CU_ASSERT_EQUAL(threaded->stats[i].s.temporary, direct.stats[i].s.temporary);
-		CU_ASSERT_EQUAL(threaded->stats[i].s.lifetime_ns_sum,
-				direct.stats[i].s.lifetime_ns_sum);
+		CU_ASSERT_EQUAL(stk(threaded, i).stack_id, stk(&direct, i).stack_id);
+		CU_ASSERT_EQUAL(stk(threaded, i).s.allocated_bytes,
+				stk(&direct, i).s.allocated_bytes);
+		CU_ASSERT_EQUAL(stk(threaded, i).s.max_live_bytes, stk(&direct, i).s.max_live_bytes);
+		CU_ASSERT_EQUAL(stk(threaded, i).s.peak_bytes, stk(&direct, i).s.peak_bytes);
+		CU_ASSERT_EQUAL(stk(threaded, i).s.temporary, stk(&direct, i).s.temporary);
+		CU_ASSERT_EQUAL(stk(threaded, i).s.lifetime_ns_sum,
+				stk(&direct, i).s.lifetime_ns_sum);
 	}
 	aggregate_free(&direct);
 	aggregate_free(threaded);
@@ -2831,6 +2901,8 @@ int main(void)
 		    test_stack_ids_direct_and_hashed_keep_their_statistics);
 	CU_add_test(s, "packed statistics read back exactly",
 		    test_packed_statistics_read_back_exactly);
+	CU_add_test(s, "stack statistics outgrow 32 bits exactly",
+		    test_stack_statistics_outgrow_32_bits_exactly);
 	CU_add_test(s, "packed statistics: small minima take one byte",
 		    test_packed_small_minima_take_one_byte);
 	CU_add_test(s, "realloc(NULL, n) allocates", test_realloc_null_allocates);
