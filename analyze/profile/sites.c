@@ -1024,6 +1024,7 @@ static int site_stats_sum(struct site_table *t, const struct stats_packed *packe
 			  const uint32_t *stack_site)
 {
 	const uint8_t *p = packed->bytes;
+	size_t made = 0;
 
 	if (!t->count)
 		return 0;
@@ -1032,13 +1033,17 @@ static int site_stats_sum(struct site_table *t, const struct stats_packed *packe
 	t->stats = big_zeroed(t->count, sizeof(*t->stats), &t->stats_reserved);
 	if (!t->stats)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->count; i++) {
-		alloc_stats_init(&t->stats[i]);
-		t->sites[i].s = &t->stats[i];
-	}
 	for (size_t k = 0; k < packed->count; k++) {
 		struct alloc_stats s;
 
+		/* the sites were made in the order of their first stacks: each
+		 * is set up as its first stack comes, so that its statistics
+		 * are touched as the packed ones are given back */
+		if (stack_site[k] == made) {
+			alloc_stats_init(&t->stats[made]);
+			t->sites[made].s = &t->stats[made];
+			made++;
+		}
 		p = stats_packed_read(p, &s);
 		if (alloc_stats_merge(&t->stats[stack_site[k]], &s))
 			t->saturated = true;
@@ -1046,6 +1051,10 @@ static int site_stats_sum(struct site_table *t, const struct stats_packed *packe
 		 * statistics grow in its place, not beside it */
 		if (packed->bytes_reserved && (k + 1) % SUM_DROP_STACKS == 0)
 			huge_array_drop_head(packed->bytes, (size_t)(p - packed->bytes));
+	}
+	for (; made < t->count; made++) { /* (none: every site has a stack) */
+		alloc_stats_init(&t->stats[made]);
+		t->sites[made].s = &t->stats[made];
 	}
 	return 0;
 }
@@ -1085,49 +1094,93 @@ static int site_cmp_allocated(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* Sorts v[0, n) by site_cmp_allocated, tmp[0, n) its scratch: halves
- * sorted in place and merged into tmp, short runs by insertion, as glibc's
- * qsort does. */
-static void sites_msort(struct site *v, struct site *tmp, size_t n)
+/* site_cmp_allocated of the sites made i-th and j-th (whose statistics are
+ * stats[i] and stats[j]): whether i goes first. */
+static inline bool site_index_before(const struct alloc_stats *stats, uint32_t i, uint32_t j)
+{
+	const struct alloc_stats *a = &stats[i], *b = &stats[j];
+
+	if (a->allocated_bytes != b->allocated_bytes)
+		return a->allocated_bytes > b->allocated_bytes;
+	if (a->allocations != b->allocations)
+		return a->allocations > b->allocations;
+	if (a->live_bytes != b->live_bytes)
+		return a->live_bytes > b->live_bytes;
+	return i < j;
+}
+
+/* Sorts the site indices v[0, n) by site_index_before, tmp[0, n) its
+ * scratch: halves sorted in place and merged into tmp, short runs by
+ * insertion, as glibc's qsort does. */
+static void sites_msort(const struct alloc_stats *stats, uint32_t *v, uint32_t *tmp, size_t n)
 {
 	size_t mid = n / 2, i = 0, j = mid, k = 0;
 
 	if (n <= 16) {
 		for (size_t a = 1; a < n; a++) {
-			struct site x = v[a];
+			uint32_t x = v[a];
 			size_t b = a;
 
-			for (; b > 0 && site_cmp_allocated(&x, &v[b - 1]) < 0; b--)
+			for (; b > 0 && site_index_before(stats, x, v[b - 1]); b--)
 				v[b] = v[b - 1];
 			v[b] = x;
 		}
 		return;
 	}
-	sites_msort(v, tmp, mid);
-	sites_msort(v + mid, tmp, n - mid);
+	sites_msort(stats, v, tmp, mid);
+	sites_msort(stats, v + mid, tmp, n - mid);
 	while (i < mid && j < n)
-		tmp[k++] = site_cmp_allocated(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+		tmp[k++] = site_index_before(stats, v[j], v[i]) ? v[j++] : v[i++];
 	while (i < mid)
 		tmp[k++] = v[i++];
 	/* (the rest of the second half is in place already) */
 	memcpy(v, tmp, k * sizeof(*v));
 }
 
-/* Sorts the n sites at v by site_cmp_allocated (a total order: any sort
- * gives the same), with scratch on huge pages once large: qsort's took
- * its 8 MiB of scratch for 262,145 sites on small pages, a sixth of the
- * report's page faults. */
-static void sites_sort(struct site *v, size_t n)
+/* Puts site order[k] at place k for every k, one cycle of the permutation
+ * at a time (order is spent: each entry becomes its own place). */
+static void sites_permute(struct site *sites, uint32_t *order, size_t n)
 {
-	size_t reserved;
-	struct site *tmp = n > 16 ? big_zeroed(n, sizeof(*v), &reserved) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		struct site hold;
+		size_t j = k;
 
-	if (!tmp) {
-		qsort(v, n, sizeof(*v), site_cmp_allocated);
+		if (order[k] == k)
+			continue;
+		hold = sites[k];
+		for (;;) {
+			size_t from = order[j];
+
+			order[j] = (uint32_t)j;
+			if (from == k) {
+				sites[j] = hold;
+				break;
+			}
+			sites[j] = sites[from];
+			j = from;
+		}
+	}
+}
+
+/* Sorts t's sites, made k-th with statistics t->stats[k], by
+ * site_cmp_allocated (a total order: any sort gives the same).  The sort
+ * moves 4-byte indices, not the 32-byte sites: its scratch for 262,145
+ * sites was 8 MiB beside them, the report's peak once the rest had
+ * shrunk.  qsort of the sites when the indices cannot be had. */
+static void sites_sort(struct site_table *t)
+{
+	size_t n = t->count, reserved;
+	uint32_t *order = big_zeroed(2 * n, sizeof(*order), &reserved);
+
+	if (!order) {
+		qsort(t->sites, n, sizeof(*t->sites), site_cmp_allocated);
 		return;
 	}
-	sites_msort(v, tmp, n);
-	big_free(tmp, reserved);
+	for (size_t k = 0; k < n; k++)
+		order[k] = (uint32_t)k;
+	sites_msort(t->stats, order, order + n, n);
+	sites_permute(t->sites, order, n);
+	big_free(order, reserved);
 }
 
 /* Moves the sites' statistics into the sites' order (t->stats[k] is
@@ -1224,7 +1277,7 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 	for (size_t k = 0; k < t->count; k++)
 		t->sites[k].id = (uint32_t)k; /* creation order, for the sort's tie-break */
 	if (t->count > 1)
-		sites_sort(t->sites, t->count);
+		sites_sort(t);
 	site_stats_in_order(t);
 	for (size_t k = 0; k < t->count; k++)
 		t->sites[k].id = (uint32_t)(k + 1);
