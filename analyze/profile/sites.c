@@ -354,7 +354,6 @@ struct trie_node {
 	uint32_t parent;       /* trie node */
 	uint32_t frame;        /* frame id (t->frames) */
 	uint32_t depth;        /* frames in the sequence */
-	uint32_t site_plus1;   /* its site's index + 1; 0: none yet */
 	uint32_t first_child;  /* its first child, the only one not in the
 	                        * trie's hash; 0: none yet */
 };
@@ -436,6 +435,14 @@ struct site_build {
 	struct site_seed *seeds;
 	size_t seed_count, seed_cap;
 	uint32_t unknown_site, inherited_site; /* index + 1; 0: none yet */
+	/* per stack, what its walk found (STACK_ flags) until its site is
+	 * known; owned */
+	uint8_t *stack_flags;
+	/* per trie node, its site's index + 1 (0: none yet), made once the
+	 * walks' tables are freed: 4 bytes a trie node that are not beside
+	 * them (961,208 trie nodes for 262,145 stacks); owned */
+	uint32_t *site_plus1;
+	size_t site_plus1_reserved; /* its mapping's reservation; 0: on the heap */
 	size_t capped_stacks;    /* stacks given their leaf side (stack_too_deep) */
 	uint32_t path[SITES_MAX_DEPTH];
 };
@@ -508,7 +515,7 @@ static long trie_node_new(struct site_build *b, uint32_t parent, uint32_t frame)
 	    grow_big_to(&b->trie_mem, b->trie_count, sizeof(*b->trie), 256) < 0)
 		return -1;
 	b->trie = b->trie_mem.p;
-	b->trie[b->trie_count] = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0, 0};
+	b->trie[b->trie_count] = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0};
 	return (long)b->trie_count++;
 }
 
@@ -982,24 +989,43 @@ static void site_frames_keep(struct site_build *b)
 	b->trie_mem = (struct grow_big){0};
 }
 
-/* Adds the stack stack_id to its site (made on first use): *site is the
- * site's index.  Returns 0 or -ENOMEM. */
-static int add_stack(struct site_build *b, uint64_t stack_id, uint32_t *site)
+/* stack_flags bits */
+enum { STACK_TRUNCATED = 1, STACK_UNKNOWN = 2, STACK_INHERITED = 4 };
+
+/* Walks the stack stack_id: *node is the trie node of its frames (0 when
+ * unknown or inherited), *flags what else the walk found.  Returns 0 or
+ * -ENOMEM. */
+static int walk_stack(struct site_build *b, uint64_t stack_id, uint32_t *node, uint8_t *flags)
 {
 	struct site_table *t = b->t;
-	bool truncated = false, unknown = false, inherited = stack_id == AGG_STACK_INHERITED;
-	uint32_t *slot, y;
+	bool truncated = false, unknown = false;
 	long x = 0;
 
-	if (!inherited && stack_trie_node(b, stack_id, &x, &truncated, &unknown) < 0)
-		return -ENOMEM;
-	if (!inherited) {
-		t->stacks++;
-		t->truncated_stacks += truncated;
-		t->unknown_stacks += unknown;
+	*node = 0;
+	if (stack_id == AGG_STACK_INHERITED) {
+		*flags = STACK_INHERITED;
+		return 0;
 	}
-	y = inherited || unknown ? 0 : site_node(b, (uint32_t)x);
-	slot = inherited ? &b->inherited_site : unknown ? &b->unknown_site : &b->trie[y].site_plus1;
+	if (stack_trie_node(b, stack_id, &x, &truncated, &unknown) < 0)
+		return -ENOMEM;
+	t->stacks++;
+	t->truncated_stacks += truncated;
+	t->unknown_stacks += unknown;
+	*flags = (uint8_t)((truncated ? STACK_TRUNCATED : 0) | (unknown ? STACK_UNKNOWN : 0));
+	if (!unknown)
+		*node = (uint32_t)x;
+	return 0;
+}
+
+/* Adds a walked stack (walk_stack's node and flags) to its site, made on
+ * first use: *site is the site's index.  Returns 0 or -ENOMEM. */
+static int add_stack(struct site_build *b, uint32_t node, uint8_t flags, uint32_t *site)
+{
+	bool inherited = flags & STACK_INHERITED, unknown = flags & STACK_UNKNOWN;
+	uint32_t *slot, y;
+
+	y = inherited || unknown ? 0 : site_node(b, node);
+	slot = inherited ? &b->inherited_site : unknown ? &b->unknown_site : &b->site_plus1[y];
 	if (!*slot) {
 		long k = site_new(b, y);
 
@@ -1009,7 +1035,7 @@ static int add_stack(struct site_build *b, uint64_t stack_id, uint32_t *site)
 	}
 	*site = *slot - 1;
 	b->seeds[*site].stack_count++;
-	b->seeds[*site].truncated |= truncated;
+	b->seeds[*site].truncated |= (flags & STACK_TRUNCATED) != 0;
 	return 0;
 }
 
@@ -1249,14 +1275,28 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		rc = -ENOMEM;
 	if (rc == 0 && aggregate_stats_pack(agg, &packed) < 0)
 		rc = -ENOMEM;
-	/* each stack's site replaces its id */
+	/* each stack's trie node replaces its id, then its site */
 	stack_site = packed.stack_ids;
 	packed.stack_ids = NULL;
+	if (rc == 0 && packed.count && !(b->stack_flags = malloc(packed.count)))
+		rc = -ENOMEM;
 	for (size_t k = 0; k < packed.count && rc == 0; k++)
-		rc = add_stack(b, stack_site[k], &stack_site[k]);
+		rc = walk_stack(b, stack_site[k], &stack_site[k], &b->stack_flags[k]);
 	if (b)
 		site_build_walks_free(b);
 	stack_nodes_free(nodes);
+	if (rc == 0 && packed.count &&
+	    !(b->site_plus1 = big_zeroed(b->trie_count, sizeof(*b->site_plus1),
+					 &b->site_plus1_reserved)))
+		rc = -ENOMEM;
+	for (size_t k = 0; k < packed.count && rc == 0; k++)
+		rc = add_stack(b, stack_site[k], b->stack_flags[k], &stack_site[k]);
+	if (b) {
+		big_free(b->site_plus1, b->site_plus1_reserved);
+		b->site_plus1 = NULL;
+		free(b->stack_flags);
+		b->stack_flags = NULL;
+	}
 	if (rc == 0)
 		rc = sites_make(b);
 	if (rc == 0)
