@@ -523,14 +523,14 @@ static void stack_freed(struct aggregate *a, size_t k, uint64_t w, bool temporar
 	if (!r->full_plus1 && fits32(w) && life_events < UINT32_MAX && life_ns < UINT32_MAX) {
 		uint64_t temp = (uint64_t)r->temporary + (temporary ? w : 0);
 		uint64_t freed = (uint64_t)r->freed + w;
-		uint64_t events_sum = r->lifetime_events_sum + life_events * w;
-		uint64_t ns_sum = r->lifetime_ns_sum + life_ns * w;
+		uint64_t events_sum = r->lifetime_events_sum + life_events * w, ns_sum;
 
-		if (fits32(temp) && fits32(freed) && fits32(events_sum) && fits32(ns_sum)) {
+		if (fits32(temp) && fits32(freed) && fits32(events_sum) &&
+		    !__builtin_add_overflow(r->lifetime_ns_sum, life_ns * w, &ns_sum)) {
 			r->temporary = (uint32_t)temp;
 			r->freed = (uint32_t)freed;
 			r->lifetime_events_sum = (uint32_t)events_sum;
-			r->lifetime_ns_sum = (uint32_t)ns_sum;
+			r->lifetime_ns_sum = ns_sum;
 			/* (an empty minimum, 0, is below none: min_plus1 - 1 wraps) */
 			if (life_events < (uint32_t)(r->lifetime_events_min_plus1 - 1))
 				r->lifetime_events_min_plus1 = (uint32_t)life_events + 1;
