@@ -400,7 +400,7 @@ static void small_unpack(const struct stack_small *r, struct stack_stats *st)
 		r->max_live_bytes, r->max_live_blocks, r->peak_bytes, r->peak_blocks,
 		r->temporary, r->freed, r->lifetime_events_sum,
 		(uint64_t)r->lifetime_events_min_plus1 - 1, r->lifetime_events_max,
-		r->lifetime_ns_sum, (uint64_t)r->lifetime_ns_min_plus1 - 1, r->lifetime_ns_max};
+		r->lifetime_ns_sum, r->lifetime_ns_min_plus1 - 1, r->lifetime_ns_max};
 	/* (an empty minimum, 0, is UINT64_MAX as 0 - 1) */
 }
 
@@ -519,14 +519,15 @@ static void stack_freed(struct aggregate *a, size_t k, uint64_t w, bool temporar
 	struct stack_small *r = &a->small[k];
 	struct stack_stats *st;
 
-	/* (factors below 2^32: their products fit 64 bits) */
-	if (!r->full_plus1 && fits32(w) && life_events < UINT32_MAX && life_ns < UINT32_MAX) {
+	/* (events: factors below 2^32, their products fit 64 bits) */
+	if (!r->full_plus1 && fits32(w) && life_events < UINT32_MAX && life_ns < UINT64_MAX) {
 		uint64_t temp = (uint64_t)r->temporary + (temporary ? w : 0);
 		uint64_t freed = (uint64_t)r->freed + w;
-		uint64_t events_sum = r->lifetime_events_sum + life_events * w, ns_sum;
+		uint64_t events_sum = r->lifetime_events_sum + life_events * w, ns_all, ns_sum;
 
 		if (fits32(temp) && fits32(freed) && fits32(events_sum) &&
-		    !__builtin_add_overflow(r->lifetime_ns_sum, life_ns * w, &ns_sum)) {
+		    !__builtin_mul_overflow(life_ns, w, &ns_all) &&
+		    !__builtin_add_overflow(r->lifetime_ns_sum, ns_all, &ns_sum)) {
 			r->temporary = (uint32_t)temp;
 			r->freed = (uint32_t)freed;
 			r->lifetime_events_sum = (uint32_t)events_sum;
@@ -536,10 +537,10 @@ static void stack_freed(struct aggregate *a, size_t k, uint64_t w, bool temporar
 				r->lifetime_events_min_plus1 = (uint32_t)life_events + 1;
 			if (life_events > r->lifetime_events_max)
 				r->lifetime_events_max = (uint32_t)life_events;
-			if (life_ns < (uint32_t)(r->lifetime_ns_min_plus1 - 1))
-				r->lifetime_ns_min_plus1 = (uint32_t)life_ns + 1;
+			if (life_ns < r->lifetime_ns_min_plus1 - 1)
+				r->lifetime_ns_min_plus1 = life_ns + 1;
 			if (life_ns > r->lifetime_ns_max)
-				r->lifetime_ns_max = (uint32_t)life_ns;
+				r->lifetime_ns_max = life_ns;
 			return;
 		}
 	}
