@@ -17,7 +17,10 @@
  * stack: before rbp frames were allowed, none of its 2 M stacks was cached.)
  *
  * Owns each thread's table (an anonymous mapping made at its first store,
- * kept when the state is recycled; entries die by stamp).  Never writes the
+ * kept when the state is recycled; entries die by stamp, or when the log
+ * has moved a whole lap past their frames).  Entries of 64 bytes with the
+ * frames in a log, not 65 frames in every entry, so that a thread with a
+ * few dozen stacks touches a few pages, not one page or two per stack.  Never writes the
  * program's stack, never takes a lock, never calls malloc.
  */
 #include "preload/mem.h"
@@ -42,22 +45,26 @@ static inline uint16_t stack_sites_tag(uint64_t h)
 	return (uint16_t)((h >> 32) | 1);
 }
 
-/* The set of call site (ip, cfa): STACK_SITES_WAYS entries; its index in
- * *set. */
-static inline struct stack_site *stack_sites_set(struct stack_site *sites, uint64_t ip,
-						 uintptr_t cfa, uint32_t *set)
+/* The set of call site (ip, cfa): STACK_SITES_WAYS entries. */
+static inline uint32_t stack_sites_set(uint64_t ip, uintptr_t cfa)
 {
-	*set = (uint32_t)(stack_sites_hash(ip, cfa) >> (64 - 5));
-	return &sites[*set * STACK_SITES_WAYS];
+	return (uint32_t)(stack_sites_hash(ip, cfa) >> (64 - 5));
 }
 _Static_assert(STACK_SITES_SETS == 1u << 5, "stack_sites_set takes 5 hash bits");
+
+/* Way way of set set: the entries lie way by way. */
+static inline struct stack_site *stack_sites_entry(struct stack_site *sites, uint32_t set,
+						   uint32_t way)
+{
+	return &sites[way * STACK_SITES_SETS + set];
+}
 
 /* The tags of set's entries (after all the entries: 32-byte aligned). */
 static inline uint16_t *stack_sites_tags(struct stack_site *sites, uint32_t set)
 {
 	return (uint16_t *)(sites + STACK_SITES_SETS * STACK_SITES_WAYS) + set * STACK_SITES_WAYS;
 }
-_Static_assert(sizeof(struct stack_site) % 32 == 0, "the tags are aligned");
+_Static_assert(sizeof(struct stack_site) == 64, "an entry is one cache line");
 _Static_assert(STACK_SITES_WAYS == 16, "stack_sites_tag_matches compares 16 tags");
 
 /* Per set: [0] the way found last, [1] the next way to replace. */
@@ -66,8 +73,21 @@ static inline uint8_t *stack_sites_hints(struct stack_site *sites, uint32_t set)
 	return (uint8_t *)stack_sites_tags(sites, STACK_SITES_SETS) + 2 * set;
 }
 
+/* The log's offset in the mapping: after the hints, on a page of its own. */
+#define STACK_SITES_LOG_OFFSET                                                              \
+	(((STACK_SITES_SETS * (STACK_SITES_WAYS * (sizeof(struct stack_site) + sizeof(uint16_t)) + \
+			       2)) + PRELOAD_PAGE_BYTES - 1) & ~(size_t)(PRELOAD_PAGE_BYTES - 1))
 #define STACK_SITES_MAP_BYTES \
-	(STACK_SITES_SETS * (STACK_SITES_WAYS * (sizeof(struct stack_site) + sizeof(uint16_t)) + 2))
+	(STACK_SITES_LOG_OFFSET + STACK_SITES_SLOTS * sizeof(union stack_site_slot))
+_Static_assert((STACK_SITES_SLOTS & (STACK_SITES_SLOTS - 1)) == 0, "the log wraps by a mask");
+_Static_assert(sizeof(union stack_site_slot) == 16, "a slot is a frame");
+
+/* The log slot at position pos (slots appended before it). */
+static inline union stack_site_slot *stack_sites_log(struct stack_site *sites, uint64_t pos)
+{
+	return (union stack_site_slot *)((uint8_t *)sites + STACK_SITES_LOG_OFFSET) +
+	       (pos & (STACK_SITES_SLOTS - 1));
+}
 
 /* A bit per way of the set whose tag is tag. */
 static inline uint32_t stack_sites_tag_matches(const uint16_t *tags, uint16_t tag)
@@ -87,23 +107,30 @@ static inline uint32_t stack_sites_tag_matches(const uint16_t *tags, uint16_t ta
 #endif
 }
 
-/* Whether entry e holds the stack of the call (ip at cfa - 8) now. */
+/* Whether entry e holds the stack of the call (ip at cfa - 8) now; its
+ * frames are in the log unless later stacks overwrote them. */
 static inline int stack_sites_match(const struct preload_thread *t, const struct stack_site *e,
 				    uint64_t ip, uintptr_t cfa)
 {
+	const union stack_site_slot *frames;
+
 	if (e->key_ip != ip || e->key_cfa != cfa || e->stamp != t->sites_stamp || !e->depth ||
-	    e->root_key >> 1 != modules_epoch() || e->frames[0].cfa > t->stack_hi)
+	    t->sites_log_pos - e->log_pos > STACK_SITES_SLOTS ||
+	    e->root_key >> 1 != modules_epoch())
+		return 0;
+	frames = stack_sites_log(t->sites, e->log_pos);
+	if (frames[0].frame.cfa > t->stack_hi)
 		return 0;
 	/* The CFAs fall from frames[0] to the caller's (stack_sites_store
 	 * checks it), so every slot read lies between caller_cfa and
 	 * stack_hi: one compare per frame.  (callgrind, a malloc+free loop at
 	 * depth ~17: this loop was most of the 218 instructions of a hit.) */
 #pragma GCC unroll 4
-	for (const struct stack_site_frame *f = e->frames, *end = f + e->depth - 1; f < end; f++)
-		if (*(const uintptr_t *)(f->cfa - 8) != f->ip)
+	for (const union stack_site_slot *f = frames, *end = f + e->depth - 1; f < end; f++)
+		if (*(const uintptr_t *)(f->frame.cfa - 8) != f->frame.ip)
 			return 0;
 	for (uint32_t i = 0; i < e->rbp_checks; i++) {
-		const struct stack_site_rbp_check *c = &e->rbp_check[i];
+		const struct stack_site_rbp_check *c = &frames[e->depth + i].rbp;
 
 		if (c->slot < cfa || c->slot > t->stack_hi - 8 ||
 		    *(const uint64_t *)c->slot != c->value)
@@ -118,7 +145,6 @@ static __attribute__((noinline)) uint64_t stack_sites_find_other(struct preload_
 								  uint32_t set, uint32_t first,
 								  uint64_t ip, uintptr_t cfa)
 {
-	struct stack_site *set_entries = &t->sites[set * STACK_SITES_WAYS];
 	uint8_t *hints = stack_sites_hints(t->sites, set);
 	uint16_t tag = stack_sites_tag(stack_sites_hash(ip, cfa));
 	uint32_t ways = stack_sites_tag_matches(stack_sites_tags(t->sites, set), tag) &
@@ -128,9 +154,11 @@ static __attribute__((noinline)) uint64_t stack_sites_find_other(struct preload_
 		uint32_t way = (uint32_t)__builtin_ctz(ways);
 
 		ways &= ways - 1;
-		if (stack_sites_match(t, &set_entries[way], ip, cfa)) {
+		struct stack_site *e = stack_sites_entry(t->sites, set, way);
+
+		if (stack_sites_match(t, e, ip, cfa)) {
 			hints[0] = (uint8_t)way;
-			return set_entries[way].stack_id;
+			return e->stack_id;
 		}
 	}
 	return 0;
@@ -151,16 +179,16 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
 {
 	uint64_t ip = (uint64_t)(uintptr_t)caller_ip;
 	uintptr_t cfa = (uintptr_t)caller_cfa;
-	struct stack_site *set_entries, *e;
+	struct stack_site *e;
 	uint8_t *hints;
 	uint32_t set, first;
 
 	if (!t->sites || atomic_load_explicit(&modules_dirty, memory_order_acquire))
 		return 0;
-	set_entries = stack_sites_set(t->sites, ip, cfa, &set);
+	set = stack_sites_set(ip, cfa);
 	hints = stack_sites_hints(t->sites, set);
 	first = hints[0] & (STACK_SITES_WAYS - 1);
-	e = &set_entries[first];
+	e = stack_sites_entry(t->sites, set, first);
 	if (stack_sites_match(t, e, ip, cfa))
 		return e->stack_id; /* the usual case: no store */
 	return stack_sites_find_other(t, set, first, ip, cfa);
@@ -211,8 +239,7 @@ static int stack_sites_rbp_checks(const struct preload_thread *t, uint32_t depth
 static struct stack_site *stack_sites_victim(struct preload_thread *t, uint64_t ip, uintptr_t cfa,
 					     uint16_t **tag_slot, uint16_t *tag)
 {
-	uint32_t set, way, unused;
-	struct stack_site *set_entries = stack_sites_set(t->sites, ip, cfa, &set);
+	uint32_t set = stack_sites_set(ip, cfa), way, unused;
 	uint16_t *tags = stack_sites_tags(t->sites, set);
 	uint8_t *hints = stack_sites_hints(t->sites, set);
 
@@ -227,7 +254,7 @@ static struct stack_site *stack_sites_victim(struct preload_thread *t, uint64_t 
 		hints[1] = (uint8_t)((way + 1) % STACK_SITES_WAYS);
 	}
 	*tag_slot = &tags[way];
-	return &set_entries[way];
+	return stack_sites_entry(t->sites, set, way);
 }
 
 /*
@@ -243,7 +270,10 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 	uintptr_t cfa = (uintptr_t)caller_cfa;
 	struct stack_site_rbp_check checks[STACK_SITES_RBP_CHECKS];
 	struct stack_site *e;
+	union stack_site_slot *slots;
 	uint16_t *tag_slot, tag;
+	uint64_t pos;
+	uint32_t need;
 	int truncated = (int)(t->cache_root_key & 1), nchecks;
 	uint32_t extra = truncated ? 1 : 0;
 
@@ -264,6 +294,13 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 		if (!t->sites)
 			return;
 	}
+	/* the stack's slots lie together: one that would wrap starts the next lap */
+	need = depth + extra + (uint32_t)nchecks;
+	pos = t->sites_log_pos;
+	if ((pos & (STACK_SITES_SLOTS - 1)) + need > STACK_SITES_SLOTS)
+		pos = (pos | (STACK_SITES_SLOTS - 1)) + 1;
+	t->sites_log_pos = pos + need;
+	slots = stack_sites_log(t->sites, pos);
 	e = stack_sites_victim(t, ip, cfa, &tag_slot, &tag);
 	e->stamp = t->sites_stamp;
 	e->key_ip = ip;
@@ -271,16 +308,17 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 	*tag_slot = tag;
 	e->root_key = t->cache_root_key;
 	e->stack_id = stack_id;
+	e->log_pos = pos;
 	e->depth = depth + extra;
 	e->rbp_checks = (uint32_t)nchecks;
-	for (int i = 0; i < nchecks; i++)
-		e->rbp_check[i] = checks[i];
 	if (extra) {
-		e->frames[0].ip = t->beyond_ip;
-		e->frames[0].cfa = t->beyond_cfa;
+		slots[0].frame.ip = t->beyond_ip;
+		slots[0].frame.cfa = t->beyond_cfa;
 	}
 	for (uint32_t i = 0; i < depth; i++) {
-		e->frames[extra + i].ip = t->cache_ips[i];
-		e->frames[extra + i].cfa = t->cache_cfas[i];
+		slots[extra + i].frame.ip = t->cache_ips[i];
+		slots[extra + i].frame.cfa = t->cache_cfas[i];
 	}
+	for (int i = 0; i < nchecks; i++)
+		slots[e->depth + (uint32_t)i].rbp = checks[i];
 }

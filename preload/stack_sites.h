@@ -14,12 +14,15 @@
 #define STACK_SITES_WAYS 16u     /* stacks kept per set of call sites (a
                                   * power of two): a site reached by up
                                   * to 16 paths keeps them all */
-#define STACK_SITES_SETS 32u     /* per thread: 512 stacks in all, 590 KB
-                                  * of address space, touched as used */
+#define STACK_SITES_SETS 32u     /* per thread: 512 stacks in all */
 #define STACK_SITES_FRAMES 65u   /* deeper stacks are not cached (the default
                                   * --max-frames, 64, and for a truncated
                                   * stack the first frame past them) */
 #define STACK_SITES_RBP_CHECKS 4u /* stacks needing more are not cached */
+#define STACK_SITES_SLOTS 32768u /* per thread: frames and rbp checks of the
+                                  * cached stacks, 512 KiB of address space
+                                  * (512 stacks of 64 frames), touched in
+                                  * order as stacks are stored */
 
 /* One frame of a cached stack: its return address and the address just
  * above the stack slot it was read from (the CFA of its callee). */
@@ -35,27 +38,32 @@ struct stack_site_rbp_check {
 	uint64_t value;
 };
 
-/* A cached stack, keyed by its last frame (the allocator's caller).  The
- * cache is STACK_SITES_SETS sets of STACK_SITES_WAYS entries, then a 16-bit
- * tag of every entry's key (a hash of it, never 0; set by set, so that a
- * lookup compares a set's 16 tags at once and touches only the entries
- * whose tag matches), then a byte per set naming the way that was found
- * last (tried first) and a byte naming the next way to replace. */
+/* A slot of the thread's frame log: stacks are appended to it, their
+ * frames then their rbp checks, and overwritten oldest first. */
+union stack_site_slot {
+	struct stack_site_frame frame;
+	struct stack_site_rbp_check rbp;
+};
+
+/* A cached stack, keyed by its last frame (the allocator's caller), one
+ * cache line; its frames lie in the log.  The cache is STACK_SITES_WAYS rows
+ * of STACK_SITES_SETS entries (way by way, so that the few stacks of a
+ * thread that stores few fill the first rows' pages), then a 16-bit tag of
+ * every entry's key (a hash of it, never 0; set by set, so that a lookup
+ * compares a set's 16 tags at once and touches only the entries whose tag
+ * matches), then a byte per set naming the way that was found last (tried
+ * first) and a byte naming the next way to replace, then the log. */
 struct stack_site {
 	uint64_t stamp;         /* the thread's sites_stamp when stored; 0: empty */
 	uint64_t key_ip;        /* the call site: the caller's return address */
-	uintptr_t key_cfa;      /*   and the address above its slot (the last
-	                         *   frame's, kept here so that a way of another
-	                         *   site is passed over after one cache line) */
+	uintptr_t key_cfa;      /*   and the address above its slot */
 	uint64_t root_key;      /* 2 * module epoch + truncated */
 	uint64_t stack_id;      /* the leaf node id */
+	uint64_t log_pos;       /* where its frames start in the log: slots
+	                         * appended before them (sites_log_pos) */
 	uint32_t depth;         /* frames, outermost first */
-	uint32_t rbp_checks;    /* entries of rbp_check in use */
-	struct stack_site_frame frames[STACK_SITES_FRAMES];
-	/* after the frames: most stacks need none, so a lookup reads no more
-	 * cache lines than its frames take */
-	struct stack_site_rbp_check rbp_check[STACK_SITES_RBP_CHECKS];
-};
+	uint32_t rbp_checks;    /* rbp checks after the frames */
+} __attribute__((aligned(64)));
 
 /*
  * Returns the stack id of a call whose return address caller_ip lies at
@@ -76,7 +84,8 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
  * caller_cfa - 8), and every frame with an rbp-based CFA getting its rbp
  * from a slot saved by a frame of the stack (at most STACK_SITES_RBP_CHECKS
  * slots; the caller's own rbp, a register, cannot be checked).  Maps the
- * cache on first use; out of memory only means nothing is cached.
+ * cache on first use (address space only: its pages are touched as stacks
+ * are stored); out of memory only means nothing is cached.
  */
 void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_cfa,
 		       uint32_t depth, uint64_t stack_id);

@@ -114,6 +114,7 @@ struct preload_thread {
 	struct stack_site *sites;   /* cache of stacks by call site, or NULL
 	                             * (preload/stack_sites.h); kept when recycled */
 	uint64_t sites_stamp;       /* entries with another stamp are empty */
+	uint64_t sites_log_pos;     /* slots ever appended to the sites' log */
 
 	uint64_t sample_rng;        /* sampler's generator state; 0: not seeded yet */
 };
