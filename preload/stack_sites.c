@@ -52,35 +52,41 @@ static inline uint32_t stack_sites_set(uint64_t ip, uintptr_t cfa)
 }
 _Static_assert(STACK_SITES_SETS == 1u << 5, "stack_sites_set takes 5 hash bits");
 
-/* Way way of set set: the entries lie way by way. */
+/* The mapping: the tags (16 bits an entry, set by set: 32-byte aligned),
+ * the hints (2 bytes a set), the entries (way by way, from a cache line
+ * boundary), then the log; a thread with a few stacks touches the first
+ * page (tags, hints and the first row of entries) and the log's first. */
+#define STACK_SITES_HINTS_OFFSET (STACK_SITES_SETS * STACK_SITES_WAYS * sizeof(uint16_t))
+#define STACK_SITES_ENTRIES_OFFSET                                                          \
+	((STACK_SITES_HINTS_OFFSET + 2 * STACK_SITES_SETS + 63) & ~(size_t)63)
+#define STACK_SITES_LOG_OFFSET \
+	(STACK_SITES_ENTRIES_OFFSET + STACK_SITES_SETS * STACK_SITES_WAYS * sizeof(struct stack_site))
+#define STACK_SITES_MAP_BYTES \
+	(STACK_SITES_LOG_OFFSET + STACK_SITES_SLOTS * sizeof(union stack_site_slot))
+_Static_assert(sizeof(struct stack_site) == 64, "an entry is one cache line");
+_Static_assert(STACK_SITES_WAYS == 16, "stack_sites_tag_matches compares 16 tags");
+_Static_assert((STACK_SITES_SLOTS & (STACK_SITES_SLOTS - 1)) == 0, "the log wraps by a mask");
+_Static_assert(sizeof(union stack_site_slot) == 16, "a slot is a frame");
+
+/* Way way of set set (t->sites is the mapping). */
 static inline struct stack_site *stack_sites_entry(struct stack_site *sites, uint32_t set,
 						   uint32_t way)
 {
-	return &sites[way * STACK_SITES_SETS + set];
+	return (struct stack_site *)((uint8_t *)sites + STACK_SITES_ENTRIES_OFFSET) +
+	       way * STACK_SITES_SETS + set;
 }
 
-/* The tags of set's entries (after all the entries: 32-byte aligned). */
+/* The tags of set's entries. */
 static inline uint16_t *stack_sites_tags(struct stack_site *sites, uint32_t set)
 {
-	return (uint16_t *)(sites + STACK_SITES_SETS * STACK_SITES_WAYS) + set * STACK_SITES_WAYS;
+	return (uint16_t *)sites + set * STACK_SITES_WAYS;
 }
-_Static_assert(sizeof(struct stack_site) == 64, "an entry is one cache line");
-_Static_assert(STACK_SITES_WAYS == 16, "stack_sites_tag_matches compares 16 tags");
 
 /* Per set: [0] the way found last, [1] the next way to replace. */
 static inline uint8_t *stack_sites_hints(struct stack_site *sites, uint32_t set)
 {
-	return (uint8_t *)stack_sites_tags(sites, STACK_SITES_SETS) + 2 * set;
+	return (uint8_t *)sites + STACK_SITES_HINTS_OFFSET + 2 * set;
 }
-
-/* The log's offset in the mapping: after the hints, on a page of its own. */
-#define STACK_SITES_LOG_OFFSET                                                              \
-	(((STACK_SITES_SETS * (STACK_SITES_WAYS * (sizeof(struct stack_site) + sizeof(uint16_t)) + \
-			       2)) + PRELOAD_PAGE_BYTES - 1) & ~(size_t)(PRELOAD_PAGE_BYTES - 1))
-#define STACK_SITES_MAP_BYTES \
-	(STACK_SITES_LOG_OFFSET + STACK_SITES_SLOTS * sizeof(union stack_site_slot))
-_Static_assert((STACK_SITES_SLOTS & (STACK_SITES_SLOTS - 1)) == 0, "the log wraps by a mask");
-_Static_assert(sizeof(union stack_site_slot) == 16, "a slot is a frame");
 
 /* The log slot at position pos (slots appended before it). */
 static inline union stack_site_slot *stack_sites_log(struct stack_site *sites, uint64_t pos)

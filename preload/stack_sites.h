@@ -46,13 +46,14 @@ union stack_site_slot {
 };
 
 /* A cached stack, keyed by its last frame (the allocator's caller), one
- * cache line; its frames lie in the log.  The cache is STACK_SITES_WAYS rows
- * of STACK_SITES_SETS entries (way by way, so that the few stacks of a
- * thread that stores few fill the first rows' pages), then a 16-bit tag of
- * every entry's key (a hash of it, never 0; set by set, so that a lookup
- * compares a set's 16 tags at once and touches only the entries whose tag
- * matches), then a byte per set naming the way that was found last (tried
- * first) and a byte naming the next way to replace, then the log. */
+ * cache line; its frames lie in the log.  The cache is STACK_SITES_SETS sets
+ * of STACK_SITES_WAYS entries, laid out way by way (so that the few stacks
+ * of a thread that stores few share the first row's page), with a 16-bit
+ * tag of every entry's key (a hash of it, never 0; set by set, so that a
+ * lookup compares a set's 16 tags at once and touches only the entries
+ * whose tag matches), a byte per set naming the way that was found last
+ * (tried first) and a byte naming the next way to replace
+ * (preload/stack_sites.c lays them out). */
 struct stack_site {
 	uint64_t stamp;         /* the thread's sites_stamp when stored; 0: empty */
 	uint64_t key_ip;        /* the call site: the caller's return address */

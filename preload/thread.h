@@ -111,8 +111,9 @@ struct preload_thread {
 	uint64_t cache_generation;  /* stack-table generation the cache belongs to */
 	struct stack_new_node *new_nodes;
 	uint32_t new_count;
-	struct stack_site *sites;   /* cache of stacks by call site, or NULL
-	                             * (preload/stack_sites.h); kept when recycled */
+	struct stack_site *sites;   /* the mapping of the cache of stacks by
+	                             * call site, or NULL (preload/stack_sites.c);
+	                             * kept when recycled */
 	uint64_t sites_stamp;       /* entries with another stamp are empty */
 	uint64_t sites_log_pos;     /* slots ever appended to the sites' log */
 
