@@ -4,7 +4,7 @@
 # stacks by call site gave each stack an entry of 1184 bytes 18.9 KB from
 # the next: 64 threads recording 24 more stacks each grew by 70 KiB a
 # thread (memcached -t 256, idle after start, took x1.85 of its peak RSS).
-# Now a few KiB; the bound, 32 KiB, leaves a wide margin either way.  The
+# Now 10 KiB; the bound, 32 KiB, leaves a wide margin either way.  The
 # program measures itself between barriers (no timing).
 # Program and facts: tests/progs/thread_stacks.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
