@@ -114,9 +114,11 @@ static inline uint32_t stack_sites_tag_matches(const uint16_t *tags, uint16_t ta
 }
 
 /* Whether entry e holds the stack of the call (ip at cfa - 8) now; its
- * frames are in the log unless later stacks overwrote them. */
-static inline int stack_sites_match(const struct preload_thread *t, const struct stack_site *e,
-				    uint64_t ip, uintptr_t cfa)
+ * frames are in the log unless later stacks overwrote them.  Always inline:
+ * it is most of a hit's path, and gcc would otherwise call it. */
+static inline __attribute__((always_inline)) int
+stack_sites_match(const struct preload_thread *t, const struct stack_site *e, uint64_t ip,
+		  uintptr_t cfa)
 {
 	const union stack_site_slot *frames;
 
