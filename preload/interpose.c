@@ -567,9 +567,10 @@ PRELOAD_API size_t malloc_usable_size(void *p)
  * dlclose, bracketed by modules_close_begin/end: from before the unload
  * until a rescan after it, every capture rescans first and reuses no cached
  * stack, so that a library loaded at the same address (by another thread,
- * before this one returns) never inherits the frames of the one closed.  The real dlclose runs with the thread not busy: the
- * frees the loader makes are recorded like any other.  A library dlmopen()
- * loaded into a namespace of its own is named first, while it is there.
+ * before this one returns) never inherits the frames of the one closed.
+ * The real dlclose runs with the thread not busy: the frees the loader
+ * makes are recorded like any other.  A library dlmopen() loaded into a
+ * namespace of its own is named first, while it is there.
  */
 PRELOAD_API int dlclose(void *handle)
 {

@@ -763,7 +763,7 @@ static void unwind_tail_offer(struct preload_thread *t, struct unwind_fast_tail 
 {
 	uint32_t count = 0;
 
-	if (t->cache_cfas_ok && !atomic_load_explicit(&modules_dirty, memory_order_relaxed) &&
+	if (t->cache_cfas_ok && !atomic_load_explicit(&modules_dirty, memory_order_acquire) &&
 	    t->cache_root_key == 2 * modules_epoch())
 		count = t->cache_depth;
 	unwind_fast_tail_init(tail, t->cache_ips, t->cache_cfas, t->cache_bps, t->cache_bp_srcs,
