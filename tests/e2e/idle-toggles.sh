@@ -17,29 +17,6 @@ require_mprof
 make_work
 build_c "$WORK/idle" "$PROGS_DIR/idle_toggles.c"
 
-# wait_for FILE PID: waits up to 60 s for FILE while PID lives.
-wait_for() {
-	local k
-	for k in $(seq 600); do
-		[ -s "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-# wait_taken PID: waits up to 60 s until PID has no signal pending (the
-# last one sent was taken: its handler ran or runs now).
-wait_taken() {
-	local k
-	for k in $(seq 600); do
-		[ -z "$(grep -E '^(SigPnd|ShdPnd):' "/proc/$1/status" 2>/dev/null |
-			grep -Ev '[[:space:]]0+$')" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # toggle_idle NAME COUNT SIGNAL WAIT MPROF_OPTIONS...: runs idle_toggles
 # under `mprof run MPROF_OPTIONS`, sends SIGNAL COUNT times to the program
 # (to mprof when WAIT is "launcher"), each once the previous one was taken
@@ -51,7 +28,7 @@ toggle_idle() {
 	local T=$WORK/$name
 	timeout -k 5 120 "$MPROF" run -o "$T" "$@" -- "$WORK/idle" "$T" >"$T.out" 2>"$T.err" &
 	mpid=$!
-	if wait_for "$T.pid" "$mpid"; then
+	if wait_for_file "$T.pid" "$mpid"; then
 		pid=$(cat "$T.pid")
 		target=$pid
 		# mprof itself: the program's parent ($mpid is timeout's pid)

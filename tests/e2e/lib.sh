@@ -397,6 +397,31 @@ expect_runs_or_refuses() {
 	expect_ne "2. $1: no hang (limit $HANG_LIMIT s; in $RUN_MS ms)" 124 "$RUN_STATUS"
 }
 
+# wait_for_file FILE PID: waits up to 60 s for FILE to hold something while
+# PID lives; false when it did not.
+wait_for_file() {
+	local _
+	for _ in $(seq 600); do
+		[ -s "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_taken PID: waits up to 60 s until PID has no signal pending (the
+# last one sent was taken: its handler ran or runs now; in a program of one
+# thread, before its own next step).
+wait_taken() {
+	local _
+	for _ in $(seq 600); do
+		grep -E '^(SigPnd|ShdPnd):' "/proc/$1/status" 2>/dev/null |
+			grep -Evq '[[:space:]]0+$' || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # ---- real programs ------------------------------------------------------
 
 # expect_as_native LIMIT_S NAME STATUS TRACE PROGRAM ARGS...: runs PROGRAM

@@ -20,30 +20,6 @@ make_work
 build_c "$WORK/tt" "$PROGS_DIR/toggle_times.c" -I"$abs_top_srcdir/include"
 IDLE_MS=3000
 
-# wait_for FILE PID: waits up to 60 s for FILE while PID lives.
-wait_for() {
-	local _
-	for _ in $(seq 600); do
-		[ -s "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-# wait_taken PID: waits up to 60 s until PID has no signal pending (the
-# last one sent was taken: its handler ran or runs now, before the
-# program's own next step, since it has one thread).
-wait_taken() {
-	local _
-	for _ in $(seq 600); do
-		grep -E '^(SigPnd|ShdPnd):' "/proc/$1/status" 2>/dev/null |
-			grep -Evq '[[:space:]]0+$' || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # toggle_run NAME COUNT MPROF_OPTIONS...: runs toggle_times under `mprof run
 # MPROF_OPTIONS`, sends SIGUSR2 COUNT times while it is idle (each once the
 # previous one was taken), then lets it go on.  Checks its exit; sets GO_NS
@@ -56,7 +32,7 @@ toggle_run() {
 	timeout -k 5 120 "$MPROF" run -o "$T" "$@" -- "$WORK/tt" "$T" "$IDLE_MS" \
 		>"$T.out" 2>"$T.err" &
 	mpid=$!
-	if wait_for "$T.pid" "$mpid"; then
+	if wait_for_file "$T.pid" "$mpid"; then
 		pid=$(cat "$T.pid")
 		for _ in $(seq "$count"); do
 			kill -s USR2 "$pid"

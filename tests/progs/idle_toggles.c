@@ -20,25 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pid_file.h"
+
 static __attribute__((noinline)) void *idle_window(size_t size)
 {
 	void *p = malloc(size);
 
 	__asm__ volatile("" ::"r"(p) : "memory");
 	return p;
-}
-
-/* Writes the pid to path with no allocator call (no stdio stream). */
-static void write_pid(const char *path)
-{
-	char text[32];
-	int fd, n = snprintf(text, sizeof(text), "%d\n", (int)getpid());
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) != 0) {
-		perror(path);
-		exit(3);
-	}
 }
 
 int main(int argc, char **argv)

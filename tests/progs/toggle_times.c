@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "mprof.h"
+#include "pid_file.h"
 
 static __attribute__((noinline)) void *before_idle(size_t size)
 {
@@ -50,19 +51,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Writes the pid to path with no allocator call (no stdio stream). */
-static void write_pid(const char *path)
-{
-	char text[32];
-	int fd, n = snprintf(text, sizeof(text), "%d\n", (int)getpid());
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) != 0) {
-		perror(path);
-		exit(3);
-	}
 }
 
 int main(int argc, char **argv)
