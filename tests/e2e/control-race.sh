@@ -187,16 +187,6 @@ expect_eq "signal USR2 under --toggle-signal USR1: killed by SIGUSR2" 140 "$RUN_
 RTMIN_N=$(kill -l RTMIN)
 RTMAX_N=$(kill -l RTMAX)
 RT3=$(kill -l RTMIN+3)
-# wait_for FILE PID: waits up to 30 s for FILE while PID lives.
-wait_for() {
-	local k
-	for k in $(seq 300); do
-		[ -e "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 # toggled WHAT STATUS T: a signal-wait run of trace T toggled on and off
 # ended with STATUS 0 and recorded exactly window_exact's 40 blocks, every
 # free matched
@@ -215,8 +205,8 @@ for form in RTMIN+3 sigrtmin+3 "RTMAX-$((RTMAX_N - RT3))" "$RT3"; do
 	timeout -k 5 60 "$MPROF" run -o "$T" --paused --toggle-signal "$form" -- \
 		"$P" signal-wait "$T" >"$T.out" 2>"$T.err" &
 	mpid=$!
-	wait_for "$T.pid" "$mpid" && kill -s RTMIN+3 "$(cat "$T.pid")"
-	wait_for "$T.on" "$mpid" && kill -n "$RT3" "$(cat "$T.pid")"
+	wait_for_file "$T.pid" "$mpid" && kill -s RTMIN+3 "$(cat "$T.pid")"
+	wait_for_file "$T.on" "$mpid" && kill -n "$RT3" "$(cat "$T.pid")"
 	wait "$mpid"
 	toggled "--toggle-signal $form" "$?" "$T"
 done
@@ -226,10 +216,10 @@ done
 T=$WORK/via-launcher
 timeout -k 5 60 "$MPROF" run -o "$T" --paused -- "$P" signal-wait "$T" >"$T.out" 2>"$T.err" &
 mpid=$!
-wait_for "$T.pid" "$mpid" && launcher=$(sed -n "s/^PPid:[[:space:]]*//p" "/proc/$(cat "$T.pid")/status")
+wait_for_file "$T.pid" "$mpid" && launcher=$(sed -n "s/^PPid:[[:space:]]*//p" "/proc/$(cat "$T.pid")/status")
 expect_match "USR2 sent to mprof: the launcher found" '^[0-9]+$' "$launcher"
 kill -USR2 "$launcher"
-wait_for "$T.on" "$mpid" && kill -USR2 "$launcher"
+wait_for_file "$T.on" "$mpid" && kill -USR2 "$launcher"
 wait "$mpid"
 toggled "USR2 sent to mprof" "$?" "$T"
 
@@ -249,7 +239,7 @@ for k in $(seq 3000); do # up to 30 s: a loaded host took 3.7 s to run true
 	sleep 0.01
 done
 kill -USR2 "$mpid"
-wait_for "$T.on" "$mpid" && kill -USR2 "$mpid"
+wait_for_file "$T.on" "$mpid" && kill -USR2 "$mpid"
 wait "$mpid"
 toggled "USR2 sent to mprof early" "$?" "$T"
 
