@@ -643,24 +643,6 @@ static void modules_write_next(struct modules_table *tb, struct modules_scan *sc
 	modules_delta_bytes += bytes;
 }
 
-/* Whether uid is among the n ascending uids. */
-static int modules_uid_in(const uint64_t *uids, uint32_t n, uint64_t uid)
-{
-	uint32_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (uids[mid] < uid)
-			lo = mid + 1;
-		else if (uids[mid] > uid)
-			hi = mid;
-		else
-			return 1;
-	}
-	return 0;
-}
-
 /* Makes room in the table for sc's changes; 0 or -1.  Under modules_lock. */
 static int modules_table_reserve(struct modules_table *tb, const struct modules_scan *sc)
 {
@@ -702,7 +684,7 @@ static void modules_table_remove(struct modules_table *tb, struct modules_scan *
 		return;
 	j = 0;
 	for (uint32_t i = 0; i < tb->nranges; i++)
-		if (!modules_uid_in(sc->removed_uids, sc->nremoved, tb->ranges[i].uid))
+		if (!modules_delta_id_listed(sc->removed_uids, sc->nremoved, tb->ranges[i].uid))
 			tb->ranges[j++] = tb->ranges[i];
 	tb->nranges = j;
 }

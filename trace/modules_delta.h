@@ -55,6 +55,25 @@ struct modules_delta_head {
 	const uint8_t *end;        /* ... up to the payload's end */
 };
 
+/* Whether id is among ids[0..n), ascending (a delta's removed ids, or the
+ * recorder's own keys of them): a binary search. */
+static inline int modules_delta_id_listed(const uint64_t *ids, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else if (ids[mid] > id)
+			hi = mid;
+		else
+			return 1;
+	}
+	return 0;
+}
+
 /* Decodes the head of payload[0..bytes): every removed id must decode, be
  * ascending without wrapping, and the counts must fit in the bytes (a
  * module entry takes at least 4).  Returns 0 or -EBADMSG. */

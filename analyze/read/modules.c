@@ -285,24 +285,6 @@ int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t
 	return module_maps_insert(m, &map);
 }
 
-/* Whether id is in ids[0..n), ascending. */
-static bool module_id_listed(const uint64_t *ids, size_t n, uint64_t id)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] < id)
-			lo = mid + 1;
-		else if (ids[mid] > id)
-			hi = mid;
-		else
-			return true;
-	}
-	return false;
-}
-
 /*
  * Makes out (room for base's count plus added) of base's modules not in
  * removed[0..nremoved) and the added ones, merged by lowest address (added
@@ -318,7 +300,7 @@ static long module_map_merge(const struct module_map *base, const uint64_t *remo
 	for (size_t i = 0; i < base->count; i++) {
 		struct module *mod = base->modules[i];
 
-		if (module_id_listed(removed, nremoved, mod->id)) {
+		if (modules_delta_id_listed(removed, nremoved, mod->id)) {
 			gone++;
 			continue;
 		}
