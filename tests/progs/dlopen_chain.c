@@ -33,29 +33,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "plugin_call.h"
+
 #define MAX_PLUGINS 1000
 
 static void *handles[MAX_PLUGINS];
-
-/* Loads DIR/libNAME.so and calls NAME_alloc; returns the handle. */
-__attribute__((noinline)) static void *call_plugin(const char *dir, const char *name)
-{
-	char path[4096], symbol[64];
-	void (*alloc)(void);
-	void *h;
-
-	snprintf(path, sizeof(path), "%s/lib%s.so", dir, name);
-	snprintf(symbol, sizeof(symbol), "%s_alloc", name);
-	h = dlopen(path, RTLD_NOW);
-	alloc = h ? (void (*)(void))dlsym(h, symbol) : NULL;
-	if (!alloc) {
-		fprintf(stderr, "%s\n", dlerror());
-		exit(2);
-	}
-	alloc();
-	__asm__ volatile("" ::: "memory"); /* the call above is not a tail call */
-	return h;
-}
 
 static uintptr_t base_of(void *h)
 {

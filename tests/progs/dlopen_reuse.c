@@ -1,13 +1,17 @@
 /*
- * dlopen_reuse.c - THREADS threads each load, call and unload plugins
+ * dlopen_reuse.c - THREADS threads each load, call and unload plugins of
  * DIR/libplug0.so ... DIR/libplug{N-1}.so ROUNDS times, in an order of their
  * own (RTLD_NOW; each load followed by a call of its plugI_alloc, one block
- * of (I + 1) * 8 bytes, which the thread then frees, and its dlclose).  The
- * plugins are the same size, so the loader keeps mapping one where another
- * was just unloaded, often while the thread that unloaded it is still inside
- * dlclose.  The plugins are tests/progs/dlopen_chain_lib.c.
+ * of (I + 1) * 8 bytes, which the thread then frees, and its dlclose).
+ * Thread k uses the plugins k, k + THREADS, ... only: a plugin keeps its
+ * block in a global, which two threads calling it at once would free
+ * twice.  The plugins are the same size, so the loader keeps mapping one
+ * where another (another thread's) was just unloaded, often while the
+ * thread that unloaded it is still inside dlclose.  The plugins are
+ * tests/progs/dlopen_chain_lib.c.
  *
- * Usage: dlopen_reuse DIR N THREADS ROUNDS (N up to 1000, THREADS up to 16).
+ * Usage: dlopen_reuse DIR N THREADS ROUNDS (N up to 1000, a multiple of
+ * THREADS; THREADS up to 16).
  * Prints "called C" (C = THREADS * ROUNDS).  Exits 2 when a library cannot be
  * loaded or unloaded.
  *
@@ -20,28 +24,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "plugin_call.h"
+
 static const char *dir;
 static int plugins, threads, rounds;
 
-/* Loads DIR/libplugI.so, calls plugI_alloc, frees its block and unloads it. */
-static void call_plugin(int i)
+/* Loads DIR/libplugI.so and calls plugI_alloc (call_plugin), then frees
+ * its block and unloads it. */
+static void use_plugin(int i)
 {
-	char path[4096], alloc_name[64], block_name[64];
-	void (*alloc)(void);
+	char name[32], block_name[64];
 	void **block;
 	void *h;
 
-	snprintf(path, sizeof(path), "%s/libplug%d.so", dir, i);
-	snprintf(alloc_name, sizeof(alloc_name), "plug%d_alloc", i);
+	snprintf(name, sizeof(name), "plug%d", i);
 	snprintf(block_name, sizeof(block_name), "plug%d_block", i);
-	h = dlopen(path, RTLD_NOW);
-	alloc = h ? (void (*)(void))dlsym(h, alloc_name) : NULL;
-	block = h ? (void **)dlsym(h, block_name) : NULL;
-	if (!alloc || !block) {
+	h = call_plugin(dir, name);
+	block = (void **)dlsym(h, block_name);
+	if (!block) {
 		fprintf(stderr, "%s\n", dlerror());
 		exit(2);
 	}
-	alloc();
 	free(*block);
 	if (dlclose(h) != 0) {
 		fprintf(stderr, "cannot unload plugin %d: %s\n", i, dlerror());
@@ -55,7 +58,8 @@ static void *caller(void *arg)
 
 	for (int r = 0; r < rounds; r++) {
 		state = state * 1103515245u + 12345u; /* the thread's own order */
-		call_plugin((int)((state >> 16) % (unsigned)plugins));
+		use_plugin((int)(long)arg +
+			   threads * (int)((state >> 16) % (unsigned)(plugins / threads)));
 	}
 	return NULL;
 }
@@ -70,7 +74,8 @@ int main(int argc, char **argv)
 	plugins = atoi(argv[2]);
 	threads = atoi(argv[3]);
 	rounds = atoi(argv[4]);
-	if (plugins < 1 || plugins > 1000 || threads < 1 || threads > 16 || rounds < 1)
+	if (threads < 1 || threads > 16 || plugins < threads || plugins > 1000 ||
+	    plugins % threads != 0 || rounds < 1)
 		return 2;
 	for (long k = 0; k < threads; k++)
 		if (pthread_create(&tids[k], NULL, caller, (void *)k) != 0)

@@ -20,28 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "plugin_call.h"
+
 static const char *dir;
 static int plugins, threads;
-
-/* Loads DIR/libplugI.so and calls plugI_alloc; returns the handle. */
-__attribute__((noinline)) static void *call_plugin(int i)
-{
-	char path[4096], symbol[64];
-	void (*alloc)(void);
-	void *h;
-
-	snprintf(path, sizeof(path), "%s/libplug%d.so", dir, i);
-	snprintf(symbol, sizeof(symbol), "plug%d_alloc", i);
-	h = dlopen(path, RTLD_NOW);
-	alloc = h ? (void (*)(void))dlsym(h, symbol) : NULL;
-	if (!alloc) {
-		fprintf(stderr, "%s\n", dlerror());
-		exit(2);
-	}
-	alloc();
-	__asm__ volatile("" ::: "memory"); /* the call above is not a tail call */
-	return h;
-}
 
 static void *loader(void *arg)
 {
@@ -49,7 +31,11 @@ static void *loader(void *arg)
 	void *before_h = NULL;
 
 	for (int i = k; i < plugins; i += threads) {
-		void *h = call_plugin(i);
+		char name[32];
+		void *h;
+
+		snprintf(name, sizeof(name), "plug%d", i);
+		h = call_plugin(dir, name);
 
 		if (before >= 0 && before % 3 == 0 && dlclose(before_h) != 0) {
 			fprintf(stderr, "cannot unload plugin %d: %s\n", before, dlerror());
