@@ -2436,6 +2436,14 @@ static void toggle_forward(struct collector *c)
 	if (signals_toggle_take())
 		c->toggle_waiting = true;
 	if (c->toggle_waiting && pid_info_signal_handled((unsigned)c->cfg->root_pid, sig)) {
+		/* the program's process file may be newer than the last scan (a
+		 * launcher that had not run since the program started): its word
+		 * on the handler is read before the signal is passed on */
+		if (!toggle_taken_by_program(c)) {
+			dir_events_read(c);
+			dir_scan(c);
+			procs_activate_pending(c, now_ns());
+		}
 		if (toggle_taken_by_program(c))
 			c->toggles_withheld++;
 		else

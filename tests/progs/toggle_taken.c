@@ -7,10 +7,13 @@
  * With a second argument FILE it then creates FILE and waits until the test,
  * which sends SIGUSR2 to mprof meanwhile, creates FILE.sent (up to 60 s),
  * and 2 s more: mprof must keep the signal from a program that took it
- * (HotSpot died of it) and say so.
+ * (HotSpot died of it) and say so.  "take-stopped" does the same after
+ * stopping its parent, the launcher, first thing in main: the test
+ * continues it after sending the signal, so the launcher decides before it
+ * looked at the program's process file.
  *
  * Facts (tests/e2e/toggle-taken.sh): stdout "took SIGUSR2: yes, caught 1"
- * with "take" (the signal sent to mprof does not arrive), else "took
+ * with "take" or "take-stopped" (the signal sent to mprof does not arrive), else "took
  * SIGUSR2: no, caught 0"; exit status 0.  Without "take" the raise toggles
  * recording on: the malloc of 64 bytes in after_toggle is recorded.
  */
@@ -48,9 +51,11 @@ __attribute__((noinline)) static void after_toggle(void)
 
 int main(int argc, char **argv)
 {
-	int take = argc > 1 && strcmp(argv[1], "take") == 0;
+	int take = argc > 1 && strncmp(argv[1], "take", 4) == 0;
 	pthread_t t;
 
+	if (take && strcmp(argv[1], "take-stopped") == 0)
+		kill(getppid(), SIGSTOP);
 	if (take)
 		signal(SIGUSR2, own_handler);
 	if (pthread_create(&t, NULL, thread_main, NULL) != 0 || pthread_join(t, NULL) != 0)
