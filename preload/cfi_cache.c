@@ -5,8 +5,10 @@
  * Owns the current table and the insert lock.  A slot is filled once (rule
  * first, then its key with a release store) and never rewritten, so a reader
  * that sees its key sees its rule.  A table is replaced, not emptied, when it
- * fills up (a bigger copy) and when the module map changes (an empty one: a
- * dlclose may put another library's code at the same addresses).  Replaced
+ * fills up (a bigger copy) and when a module was removed from the map (an
+ * empty one: a dlclose may put another library's code at the same
+ * addresses; a table holding a rule of an address outside every module is
+ * also replaced at each new map, as one was at any change before).  Replaced
  * tables stay mapped because other threads may still be probing them, but
  * their slots are given back to the kernel (MADV_DONTNEED reads as zeros,
  * i.e. empty), so a late reader only misses.  In a fork child the cache stays
@@ -48,7 +50,8 @@ cfi_packed_rule cfi_cache_pack(const struct cfi_rule *rule)
 }
 
 /* Maps an empty table of 'entries' slots (a power of two). */
-static struct cfi_cache_table *cfi_cache_map(uint64_t entries, uint64_t epoch, int made_dirty)
+static struct cfi_cache_table *cfi_cache_map(uint64_t entries, uint64_t epoch, uint64_t removals,
+					     int made_dirty)
 {
 	size_t bytes = PRELOAD_PAGE_BYTES + entries * sizeof(struct cfi_cache_entry);
 	struct cfi_cache_table *tab = preload_mem_map(bytes);
@@ -59,6 +62,7 @@ static struct cfi_cache_table *cfi_cache_map(uint64_t entries, uint64_t epoch, i
 	while ((1ull << bits) < entries)
 		bits++;
 	tab->epoch = epoch;
+	tab->removals = removals;
 	tab->made_dirty = made_dirty;
 	tab->shift = 64 - bits;
 	tab->mask = entries - 1;
@@ -89,7 +93,9 @@ static void cfi_cache_put(struct cfi_cache_table *tab, uint64_t key, cfi_packed_
 /* Whether tab may serve lookups now. */
 static int cfi_cache_is_fresh(const struct cfi_cache_table *tab)
 {
-	if (!tab || tab->epoch != modules_epoch())
+	if (!tab || tab->removals != atomic_load_explicit(&modules_removals, memory_order_acquire) ||
+	    (atomic_load_explicit(&tab->unmapped, memory_order_relaxed) &&
+	     tab->epoch != modules_epoch()))
 		return 0;
 	return !atomic_load_explicit(&modules_dirty, memory_order_relaxed) || tab->made_dirty;
 }
@@ -112,6 +118,7 @@ struct cfi_cache_table *cfi_cache_renew(void)
 		return old;
 	}
 	tab = cfi_cache_map(CFI_CACHE_FIRST_ENTRIES, modules_epoch(),
+			    atomic_load_explicit(&modules_removals, memory_order_acquire),
 			    atomic_load_explicit(&modules_dirty, memory_order_relaxed));
 	if (tab) {
 		atomic_store_explicit(&cfi_cache_current, tab, memory_order_release);
@@ -124,11 +131,13 @@ struct cfi_cache_table *cfi_cache_renew(void)
 /* Replaces tab by a copy twice its size (lock held); NULL when out of memory. */
 static struct cfi_cache_table *cfi_cache_grow(struct cfi_cache_table *old)
 {
-	struct cfi_cache_table *tab = cfi_cache_map(2 * (old->mask + 1), old->epoch,
+	struct cfi_cache_table *tab = cfi_cache_map(2 * (old->mask + 1), old->epoch, old->removals,
 						    old->made_dirty);
 
 	if (!tab)
 		return NULL;
+	atomic_store_explicit(&tab->unmapped, atomic_load_explicit(&old->unmapped, memory_order_relaxed),
+			      memory_order_relaxed);
 	for (uint64_t i = 0; i <= old->mask; i++) {
 		uint64_t key = atomic_load_explicit(&old->entries[i].key, memory_order_relaxed);
 
@@ -155,6 +164,8 @@ cfi_packed_rule cfi_cache_fill(uintptr_t lookup_ip)
 	if (tab && lookup_ip && !cfi_cache_find(tab, lookup_ip, &found)) {
 		if (2 * (tab->used + 1) > tab->mask + 1)
 			tab = cfi_cache_grow(tab);
+		if (tab && parsed.kind == CFI_RULE_NO_CFI)
+			atomic_store_explicit(&tab->unmapped, 1, memory_order_relaxed);
 		if (tab)
 			cfi_cache_put(tab, lookup_ip, rule);
 	}

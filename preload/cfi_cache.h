@@ -40,7 +40,9 @@ struct cfi_cache_entry {
  * place: on growth and when the module map changes. */
 struct cfi_cache_table {
 	uint64_t epoch;       /* modules_epoch() it was made for */
+	uint64_t removals;    /* modules_removals when it was made */
 	int made_dirty;       /* made while a dlclose awaited its rescan */
+	_Atomic int unmapped; /* holds a rule of an address no module held */
 	unsigned shift;       /* 64 - log2(entries) */
 	uint64_t mask;        /* entries - 1 */
 	uint64_t used;        /* filled slots (under the insert lock) */
@@ -77,14 +79,17 @@ static inline int cfi_cache_find(const struct cfi_cache_table *tab, uintptr_t lo
 }
 
 /*
- * The table to use now: the current one when it was made for the current
- * module epoch (and no dlclose is pending), else NULL: the caller then
- * calls cfi_cache_renew under the fork guard.
+ * The table to use now: the current one when no module was removed since it
+ * was made (no dlclose is pending, and when it holds a rule of an address
+ * outside every module, JIT code, the epoch is still the same), else NULL:
+ * the caller then calls cfi_cache_renew under the fork guard.  A load alone
+ * keeps the table: with a table per epoch, 1500 dlopens one by one spent a
+ * fifth of their time giving tables back (madvise's TLB flushes).
  */
 struct cfi_cache_table *cfi_cache_table_for_now(void);
 
 /*
- * Makes a new, empty current table for the current module epoch unless
+ * Makes a new, empty current table for the current module map unless
  * another thread just did.  Takes the insert lock; call it only inside the
  * unwinder's fork guard.  Returns the table, or NULL when out of memory.
  */

@@ -110,6 +110,7 @@ struct modules_scan {
 };
 
 _Atomic int modules_dirty;
+_Atomic uint64_t modules_removals;
 /* dlcloses ended: a rescan sets bit 0 of modules_dirty again when one ended
  * after the rescan began (its scan may have run before that unload). */
 static _Atomic unsigned modules_close_gen;
@@ -755,6 +756,8 @@ static int modules_apply(struct modules_scan *sc, int write)
 	tb->epoch = epoch;
 	tb->adds = sc->adds;
 	tb->subs = sc->subs;
+	if (sc->nremoved)
+		atomic_fetch_add_explicit(&modules_removals, 1, memory_order_release);
 	return modules_table_publish(tb);
 }
 

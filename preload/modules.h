@@ -22,6 +22,11 @@
  * closing thread's dlclose returns. */
 extern _Atomic int modules_dirty;
 
+/* How many published maps removed a module (or more), counted before the
+ * map is published.  Caches of what lies at an address (the unwind rules)
+ * stay valid while only modules are added, and are renewed when it moves. */
+extern _Atomic uint64_t modules_removals;
+
 /* Scans the loaded modules and makes that map epoch 1 (no record yet).
  * Returns 0, or -1 when out of memory. */
 int modules_init(void);

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Hard case 11: a dlclose()d plugin's address range is reused by the next
-# plugin (same layout, so same return addresses); each allocation is
-# symbolized against the modules loaded when it happened (module epochs),
-# never against what is mapped there later.
+# plugin (same layout, so same return addresses, but other frame sizes);
+# each allocation is symbolized against the modules loaded when it happened
+# (module epochs), never against what is mapped there later, and unwound
+# with the rules of the plugin that runs.
 # Program and facts: tests/progs/cases/11-dlclose-address-reuse.c and
 # 11-dlclose-address-reuse-plugin.c (built twice: libalpha.so, libomega.so).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -11,9 +12,9 @@ case_start 11-dlclose-address-reuse
 PLUGIN_SRC="$CASE_SRC/11-dlclose-address-reuse-plugin.c"
 build_c "$CASE_DIR/prog" "$CASE_SRC/11-dlclose-address-reuse.c" -ldl
 build_c "$CASE_DIR/libalpha.so" "$PLUGIN_SRC" -fPIC -shared \
-	-DPLUGIN=alpha -DPLUGIN_BLOCKS=5 -DPLUGIN_BYTES=4000
+	-DPLUGIN=alpha -DPLUGIN_BLOCKS=5 -DPLUGIN_BYTES=4000 -DPLUGIN_FRAME_BYTES=4000
 build_c "$CASE_DIR/libomega.so" "$PLUGIN_SRC" -fPIC -shared \
-	-DPLUGIN=omega -DPLUGIN_BLOCKS=3 -DPLUGIN_BYTES=1500
+	-DPLUGIN=omega -DPLUGIN_BLOCKS=3 -DPLUGIN_BYTES=1500 -DPLUGIN_FRAME_BYTES=200
 
 # The loader usually maps omega where alpha was; when it did not, the run
 # did not exercise the reuse: run again (at most 3 times).
