@@ -890,6 +890,14 @@ static void modules_dirty_clear(unsigned gen)
 		atomic_fetch_or(&modules_dirty, 1);
 }
 
+int modules_unload_unseen(void)
+{
+	uint64_t counters[2] = { 0, 0 };
+
+	dl_iterate_phdr(modules_counters_one, counters);
+	return counters[1] != atomic_load_explicit(&modules_seen_subs, memory_order_relaxed);
+}
+
 int modules_refresh(void)
 {
 	uint64_t entry_epoch = modules_epoch(), counters[2] = { 0, 0 };

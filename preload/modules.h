@@ -45,6 +45,13 @@ static inline uint64_t modules_epoch(void)
  * against. */
 int modules_contains(uint64_t ip);
 
+/* Whether the loader unloaded a module since the current map was scanned:
+ * a dlclose that did not pass the shim's (glibc's own, of the iconv modules
+ * it no longer uses), after which another library may lie where the
+ * unloaded one was while the map still names the old one.  One
+ * dl_iterate_phdr call that stops at the first module, some 10-20 ns. */
+int modules_unload_unseen(void);
+
 /*
  * Rescans the modules (when the loader's load/unload counters moved) and,
  * if the set changed, publishes the next epoch after writing its MODULES

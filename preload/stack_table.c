@@ -287,9 +287,12 @@ uint64_t stack_table_intern(struct preload_thread *t, uint32_t depth, uint64_t r
 	 * module only it has would stay unsymbolized under the old root),
 	 * and the intern starts again under the newer epoch.  (A review helper
 	 * saw 2 unsymbolized frames in 1-2 of 12 runs of a 4-thread dlopen
-	 * stress before.) */
+	 * stress before.)  A module unloaded past the shim's dlclose (iconv's,
+	 * by glibc itself) leaves its range in the map: a library loaded there
+	 * since would get its frames, so new nodes wait for a rescan then too. */
 	if (i < depth && check_modules &&
-	    ((stack_frames_unmapped(t, i, depth) && modules_refresh_moved(t) > 0) ||
+	    (((stack_frames_unmapped(t, i, depth) || modules_unload_unseen()) &&
+	      modules_refresh_moved(t) > 0) ||
 	     modules_epoch() != root_key >> 1)) {
 		t->cache_depth = 0;
 		return STACK_TABLE_RESTART;
