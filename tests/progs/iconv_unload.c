@@ -7,14 +7,17 @@
  * three conversions to UTF-32 load UTF-32.so, of the same size, which the
  * loader maps where UTF-16.so was.
  *
- * Usage: iconv_unload.  Prints "utf-16 unloaded: yes|no" and "utf-32 where
- * utf-16 was: yes|no" (read from /proc/self/maps); exits 2 when a
- * conversion cannot be opened.
+ * Usage: iconv_unload split|same: split converts to UTF-16 and UTF-32 in
+ * functions of their own (convert_utf16, convert_utf32); same converts to
+ * every charset from one call site (convert_each), so that UTF-32.so's
+ * gconv_init, whose malloc call lies at the same offset as UTF-16.so's,
+ * makes its block through the very call stack UTF-16.so's block had.
+ * Prints "utf-16 unloaded: yes|no" and "utf-32 where utf-16 was: yes|no"
+ * (read from /proc/self/maps); exits 2 when a conversion cannot be opened.
  *
- * Expected facts (tests/e2e/iconv-unload.sh): the site of the block that
- * convert_utf16 makes has its first frame in UTF-16.so, the sites of the 3
- * blocks that convert_utf32 makes have theirs in UTF-32.so; none is live
- * at exit.
+ * Expected facts (tests/e2e/iconv-unload.sh): of the blocks that gconv_init
+ * makes, one lies in UTF-16.so and 3 in UTF-32.so (split: the one under
+ * convert_utf16, the 3 under convert_utf32); none is live at exit.
  */
 #include <iconv.h>
 #include <stdio.h>
@@ -70,17 +73,38 @@ static unsigned long text_start(const char *name)
 	return start;
 }
 
-int main(void)
+/* Converts to each of the charsets of the split mode from one call site;
+ * where UTF-16.so was mapped into *utf16. */
+static __attribute__((noinline)) void convert_each(unsigned long *utf16)
 {
-	unsigned long utf16;
+	static const char *const to[] = { "UTF-16", "ISO-8859-2", "ISO-8859-2", "ISO-8859-2",
+					  "ISO-8859-2", "ISO-8859-2", "ISO-8859-2", "UTF-32",
+					  "UTF-32", "UTF-32" };
 
-	convert_utf16();
-	utf16 = text_start("/UTF-16.so");
-	for (int i = 0; i < 6; i++)
-		convert("ISO-8859-2");
-	printf("utf-16 unloaded: %s\n", text_start("/UTF-16.so") ? "no" : "yes");
-	for (int i = 0; i < 3; i++)
-		convert_utf32();
+	for (unsigned i = 0; i < sizeof(to) / sizeof(to[0]); i++) {
+		if (i == 7)
+			printf("utf-16 unloaded: %s\n", text_start("/UTF-16.so") ? "no" : "yes");
+		convert(to[i]);
+		if (i == 0)
+			*utf16 = text_start("/UTF-16.so");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long utf16 = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "same")) {
+		convert_each(&utf16);
+	} else {
+		convert_utf16();
+		utf16 = text_start("/UTF-16.so");
+		for (int i = 0; i < 6; i++)
+			convert("ISO-8859-2");
+		printf("utf-16 unloaded: %s\n", text_start("/UTF-16.so") ? "no" : "yes");
+		for (int i = 0; i < 3; i++)
+			convert_utf32();
+	}
 	printf("utf-32 where utf-16 was: %s\n",
 	       utf16 && text_start("/UTF-32.so") == utf16 ? "yes" : "no");
 	return 0;
