@@ -49,6 +49,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/aggregate/window.h analyze/aggregate/window.c \
 	analyze/profile/profile.h analyze/profile/profile.c \
 	analyze/profile/inherit.h analyze/profile/inherit.c \
+	analyze/profile/site_stats.h analyze/profile/site_stats.c \
 	analyze/profile/sites.h analyze/profile/sites.c \
 	analyze/profile/metric.h analyze/profile/metric.c \
 	analyze/profile/summary.h analyze/profile/summary.c \

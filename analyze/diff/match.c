@@ -138,15 +138,18 @@ static bool site_key_equal(const struct site_table *ta, const struct site *a,
 
 static void side_add(struct diff_side *side, const struct site *s, bool *saturated)
 {
+	struct alloc_stats stats;
+	const struct alloc_stats *st = site_stats(s, &stats);
+
 	if (!side->site)
 		side->site = s;
 	side->sites++;
 	for (int f = 0; f < DF_SITE_COUNT; f++)
 		side->v[f] = sat_add(side->v[f], metric_site_value(s, diff_field_metric[f]),
 				     saturated);
-	side->max_live_bytes = sat_add(side->max_live_bytes, s->s->max_live_bytes, saturated);
-	side->freed = sat_add(side->freed, s->s->freed, saturated);
-	side->lifetime_ns_sum = sat_add(side->lifetime_ns_sum, s->s->lifetime_ns_sum, saturated);
+	side->max_live_bytes = sat_add(side->max_live_bytes, st->max_live_bytes, saturated);
+	side->freed = sat_add(side->freed, st->freed, saturated);
+	side->lifetime_ns_sum = sat_add(side->lifetime_ns_sum, st->lifetime_ns_sum, saturated);
 }
 
 /* Whether a change between figures of d would not fit diff_change's int64

@@ -103,7 +103,9 @@ static int dhat_site_cmp(const void *pa, const void *pb, void *ctx)
 	const struct profile *p = ((const void **)ctx)[0];
 	enum dhat_sort k = *(const enum dhat_sort *)((const void **)ctx)[1];
 	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
-	const struct alloc_stats *a = p->sites.sites[ia].s, *b = p->sites.sites[ib].s;
+	struct alloc_stats sa, sb;
+	const struct alloc_stats *a = site_stats(&p->sites.sites[ia], &sa);
+	const struct alloc_stats *b = site_stats(&p->sites.sites[ib], &sb);
 
 	if (k == DHAT_SORT_AVG_LIFETIME) {
 		/* a sampled trace's estimate is the average in ns */
@@ -220,7 +222,8 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 
 static void dhat_site(FILE *out, const struct profile *p, const struct site *s, size_t rank)
 {
-	const struct alloc_stats *st = s->s;
+	struct alloc_stats stats;
+	const struct alloc_stats *st = site_stats(s, &stats);
 	const struct heap_summary *h = &p->summary;
 	char t1[32], t2[32];
 

@@ -80,7 +80,8 @@ static const char *dhat_json_frame(const struct site_frame *f, char *buf, size_t
 static void dhat_json_pp(FILE *out, const struct profile *p, const struct site *s)
 {
 	const struct site_table *t = &p->sites;
-	const struct alloc_stats *st = s->s;
+	struct alloc_stats stats;
+	const struct alloc_stats *st = site_stats(s, &stats);
 	uint32_t buf[SITES_MAX_FRAMES];
 	const uint32_t *ids = site_frame_ids(t, s, buf);
 

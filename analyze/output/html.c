@@ -78,7 +78,8 @@ static void write_sites(FILE *out, const struct profile *p, const uint32_t *site
 	fputs("\"sites\":[", out);
 	for (size_t i = 0; i < t->count; i++) {
 		const struct site *s = &t->sites[i];
-		const struct alloc_stats *st = s->s;
+		struct alloc_stats stats;
+		const struct alloc_stats *st = site_stats(s, &stats);
 
 		fprintf(out, "%s[%" PRIu32 ",", i ? ",\n" : "\n", s->id);
 		if (s->frame_count && !s->unknown_stack && !s->inherited)

@@ -781,7 +781,8 @@ static void write_frame(FILE *out, const struct site_frame *f)
 static void write_site(FILE *out, const struct profile *r, const struct site *s)
 {
 	const struct site_table *t = &r->sites;
-	const struct alloc_stats *st = s->s;
+	struct alloc_stats stats;
+	const struct alloc_stats *st = site_stats(s, &stats);
 	uint32_t buf[SITES_MAX_FRAMES];
 	const uint32_t *ids = site_frame_ids(t, s, buf);
 

@@ -138,7 +138,8 @@ void output_text_stack(FILE *out, const struct site_table *t, const struct site 
 
 static void print_site(FILE *out, const struct profile *r, const struct site *s, size_t rank)
 {
-	const struct alloc_stats *st = s->s;
+	struct alloc_stats stats;
+	const struct alloc_stats *st = site_stats(s, &stats);
 	char b1[64], b2[64], b3[64], b4[64], n1[32], n2[32], n3[32];
 
 	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze/profile/filter.h"
+#include "analyze/profile/metric.h"
 #include "analyze/util/saturate.h"
 
 /* Whether glob matches function, or the function's name up to one of its
@@ -67,8 +68,10 @@ static void filter_sites(struct profile *p, const struct profile_filter *f)
 			continue;
 		}
 		r->sites++;
-		r->allocations = sat_add(r->allocations, s->s->allocations, &p->summary.saturated);
-		r->allocated_bytes = sat_add(r->allocated_bytes, s->s->allocated_bytes,
+		r->allocations = sat_add(r->allocations, metric_site_value(s, METRIC_ALLOCATIONS),
+					 &p->summary.saturated);
+		r->allocated_bytes = sat_add(r->allocated_bytes,
+					     metric_site_value(s, METRIC_ALLOCATED),
 					     &p->summary.saturated);
 	}
 	t->count = kept;
@@ -82,23 +85,26 @@ static void suppress_leaks(struct profile *p, const struct profile_filter *f)
 	r->suppressions = true;
 	r->suppressions_path = f->suppressions_path;
 	for (size_t i = 0; i < t->count; i++) {
-		struct alloc_stats *st = t->sites[i].s;
+		struct alloc_stats buf, st;
 
-		if (!st->live_bytes && !st->live_blocks)
+		st = *site_stats(&t->sites[i], &buf);
+		if (!st.live_bytes && !st.live_blocks)
 			continue;
 		if (!suppressions_match_site(f->suppressions, t, &t->sites[i]))
 			continue;
 		r->suppressed_sites++;
-		r->suppressed_bytes = sat_add(r->suppressed_bytes, st->live_bytes,
+		r->suppressed_bytes = sat_add(r->suppressed_bytes, st.live_bytes,
 					      &p->summary.saturated);
-		r->suppressed_blocks = sat_add(r->suppressed_blocks, st->live_blocks,
+		r->suppressed_blocks = sat_add(r->suppressed_blocks, st.live_blocks,
 					       &p->summary.saturated);
-		p->summary.live_bytes = sat_sub(p->summary.live_bytes, st->live_bytes,
+		p->summary.live_bytes = sat_sub(p->summary.live_bytes, st.live_bytes,
 						&p->summary.saturated);
-		p->summary.live_blocks = sat_sub(p->summary.live_blocks, st->live_blocks,
+		p->summary.live_blocks = sat_sub(p->summary.live_blocks, st.live_blocks,
 						 &p->summary.saturated);
-		st->live_bytes = 0;
-		st->live_blocks = 0;
+		st.live_bytes = 0;
+		st.live_blocks = 0;
+		/* (cannot fail: smaller figures fit where the old ones were) */
+		(void)site_stats_store(t, &t->sites[i], &st);
 	}
 }
 

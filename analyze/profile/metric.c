@@ -52,6 +52,21 @@ uint64_t metric_stats_value(const struct alloc_stats *s, enum metric m)
 	return 0;
 }
 
+uint64_t metric_small_value(const struct site_stats_small *s, enum metric m)
+{
+	switch (m) {
+	case METRIC_PEAK: return s->peak_bytes;
+	case METRIC_LEAKED: return s->live_bytes;
+	case METRIC_ALLOCATED: return s->allocated_bytes;
+	case METRIC_ALLOCATIONS: return s->allocations;
+	case METRIC_TEMPORARY: return s->temporary;
+	case METRIC_PEAK_BLOCKS: return s->peak_blocks;
+	case METRIC_LEAKED_BLOCKS: return s->live_blocks;
+	case METRIC_COUNT: break;
+	}
+	return 0;
+}
+
 uint64_t metric_summary_value(const struct heap_summary *h, enum metric m)
 {
 	switch (m) {

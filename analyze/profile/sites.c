@@ -1044,44 +1044,59 @@ static int add_stack(struct site_build *b, uint32_t node, uint8_t flags, uint32_
 #define SUM_DROP_STACKS ((size_t)1 << 16)
 
 /* Sums the statistics of the stacks (packed, in the order add_stack met
- * them; stack_site: each one's site) into the sites' own (t->stats).
- * Returns 0 or -ENOMEM. */
+ * them; stack_site: each one's site) into the sites' own.  Returns 0 or
+ * -ENOMEM. */
 static int site_stats_sum(struct site_table *t, const struct stats_packed *packed,
 			  const uint32_t *stack_site)
 {
 	const uint8_t *p = packed->bytes;
 	size_t made = 0;
 
-	if (!t->count)
-		return 0;
-	/* on huge pages once large: 262,145 sites' 32 MiB took 8,000 page
-	 * faults on small pages, a tenth of the report */
-	t->stats = big_zeroed(t->count, sizeof(*t->stats), &t->stats_reserved);
-	if (!t->stats)
-		return -ENOMEM;
 	for (size_t k = 0; k < packed->count; k++) {
-		struct alloc_stats s;
+		struct site *site = &t->sites[stack_site[k]];
+		struct alloc_stats s, sum;
 
-		/* the sites were made in the order of their first stacks: each
-		 * is set up as its first stack comes, so that its statistics
-		 * are touched as the packed ones are given back */
-		if (stack_site[k] == made) {
-			alloc_stats_init(&t->stats[made]);
-			t->sites[made].s = &t->stats[made];
-			made++;
-		}
 		p = stats_packed_read(p, &s);
-		if (alloc_stats_merge(&t->stats[stack_site[k]], &s))
-			t->saturated = true;
-		/* each 2 MiB read goes back to the system, so that the sites'
-		 * statistics grow in its place, not beside it */
+		if (stack_site[k] == made) {
+			/* the sites were made in the order of their first
+			 * stacks: a site's first stack's statistics are its sum
+			 * so far (empty statistics merged with them) */
+			made++;
+			if (site_stats_store(t, site, &s) < 0)
+				return -ENOMEM;
+		} else if (site->stats_full) {
+			if (alloc_stats_merge(site->st.full, &s))
+				t->saturated = true;
+		} else {
+			site_stats_from_small(&site->st.small, &sum);
+			if (alloc_stats_merge(&sum, &s))
+				t->saturated = true;
+			if (site_stats_store(t, site, &sum) < 0)
+				return -ENOMEM;
+		}
+		/* each 2 MiB read goes back to the system, so that the sites
+		 * made beside it take its place */
 		if (packed->bytes_reserved && (k + 1) % SUM_DROP_STACKS == 0)
 			huge_array_drop_head(packed->bytes, (size_t)(p - packed->bytes));
 	}
-	for (; made < t->count; made++) { /* (none: every site has a stack) */
-		alloc_stats_init(&t->stats[made]);
-		t->sites[made].s = &t->stats[made];
+	/* (a site with no stack, none, keeps its zeroed small statistics:
+	 * empty ones) */
+	return 0;
+}
+
+int site_stats_store(struct site_table *t, struct site *s, const struct alloc_stats *st)
+{
+	if (!s->stats_full && site_stats_to_small(st, &s->st.small))
+		return 0;
+	if (!s->stats_full) {
+		struct alloc_stats *full = site_stats_pool_new(&t->stats_pool);
+
+		if (!full)
+			return -ENOMEM;
+		s->st.full = full;
+		s->stats_full = true;
 	}
+	*s->st.full = *st;
 	return 0;
 }
 
@@ -1106,39 +1121,52 @@ static void site_build_walks_free(struct site_build *b)
 	b->memo = NULL;
 }
 
+/* The keys of the sites' order: allocated bytes, allocations, live bytes. */
+static inline void site_sort_keys(const struct site *s, uint64_t key[3])
+{
+	if (s->stats_full) {
+		key[0] = s->st.full->allocated_bytes;
+		key[1] = s->st.full->allocations;
+		key[2] = s->st.full->live_bytes;
+	} else {
+		key[0] = s->st.small.allocated_bytes;
+		key[1] = s->st.small.allocations;
+		key[2] = s->st.small.live_bytes;
+	}
+}
+
 static int site_cmp_allocated(const void *pa, const void *pb)
 {
 	const struct site *a = pa, *b = pb;
+	uint64_t ka[3], kb[3];
 
-	if (a->s->allocated_bytes != b->s->allocated_bytes)
-		return a->s->allocated_bytes > b->s->allocated_bytes ? -1 : 1;
-	if (a->s->allocations != b->s->allocations)
-		return a->s->allocations > b->s->allocations ? -1 : 1;
-	if (a->s->live_bytes != b->s->live_bytes)
-		return a->s->live_bytes > b->s->live_bytes ? -1 : 1;
+	site_sort_keys(a, ka);
+	site_sort_keys(b, kb);
+	for (int i = 0; i < 3; i++)
+		if (ka[i] != kb[i])
+			return ka[i] > kb[i] ? -1 : 1;
 	/* creation order (stable output for equal numbers) */
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* site_cmp_allocated of the sites made i-th and j-th (whose statistics are
- * stats[i] and stats[j]): whether i goes first. */
-static inline bool site_index_before(const struct alloc_stats *stats, uint32_t i, uint32_t j)
+/* site_cmp_allocated of the sites made i-th and j-th (sites[i] and
+ * sites[j]): whether i goes first. */
+static inline bool site_index_before(const struct site *sites, uint32_t i, uint32_t j)
 {
-	const struct alloc_stats *a = &stats[i], *b = &stats[j];
+	uint64_t a[3], b[3];
 
-	if (a->allocated_bytes != b->allocated_bytes)
-		return a->allocated_bytes > b->allocated_bytes;
-	if (a->allocations != b->allocations)
-		return a->allocations > b->allocations;
-	if (a->live_bytes != b->live_bytes)
-		return a->live_bytes > b->live_bytes;
+	site_sort_keys(&sites[i], a);
+	site_sort_keys(&sites[j], b);
+	for (int k = 0; k < 3; k++)
+		if (a[k] != b[k])
+			return a[k] > b[k];
 	return i < j;
 }
 
 /* Sorts the site indices v[0, n) by site_index_before, tmp[0, n) its
  * scratch: halves sorted in place and merged into tmp, short runs by
  * insertion, as glibc's qsort does. */
-static void sites_msort(const struct alloc_stats *stats, uint32_t *v, uint32_t *tmp, size_t n)
+static void sites_msort(const struct site *sites, uint32_t *v, uint32_t *tmp, size_t n)
 {
 	size_t mid = n / 2, i = 0, j = mid, k = 0;
 
@@ -1147,16 +1175,16 @@ static void sites_msort(const struct alloc_stats *stats, uint32_t *v, uint32_t *
 			uint32_t x = v[a];
 			size_t b = a;
 
-			for (; b > 0 && site_index_before(stats, x, v[b - 1]); b--)
+			for (; b > 0 && site_index_before(sites, x, v[b - 1]); b--)
 				v[b] = v[b - 1];
 			v[b] = x;
 		}
 		return;
 	}
-	sites_msort(stats, v, tmp, mid);
-	sites_msort(stats, v + mid, tmp, n - mid);
+	sites_msort(sites, v, tmp, mid);
+	sites_msort(sites, v + mid, tmp, n - mid);
 	while (i < mid && j < n)
-		tmp[k++] = site_index_before(stats, v[j], v[i]) ? v[j++] : v[i++];
+		tmp[k++] = site_index_before(sites, v[j], v[i]) ? v[j++] : v[i++];
 	while (i < mid)
 		tmp[k++] = v[i++];
 	/* (the rest of the second half is in place already) */
@@ -1188,9 +1216,9 @@ static void sites_permute(struct site *sites, uint32_t *order, size_t n)
 	}
 }
 
-/* Sorts t's sites, made k-th with statistics t->stats[k], by
- * site_cmp_allocated (a total order: any sort gives the same).  The sort
- * moves 4-byte indices, not the 32-byte sites: its scratch for 262,145
+/* Sorts t's sites, in the order made, by site_cmp_allocated (a total
+ * order: any sort gives the same).  The sort moves 4-byte indices, not the
+ * 88-byte sites, then each site once: its scratch for 262,145
  * sites was 8 MiB beside them, the report's peak once the rest had
  * shrunk.  qsort of the sites when the indices cannot be had. */
 static void sites_sort(struct site_table *t)
@@ -1204,34 +1232,9 @@ static void sites_sort(struct site_table *t)
 	}
 	for (size_t k = 0; k < n; k++)
 		order[k] = (uint32_t)k;
-	sites_msort(t->stats, order, order + n, n);
+	sites_msort(t->sites, order, order + n, n);
 	sites_permute(t->sites, order, n);
 	big_free(order, reserved);
-}
-
-/* Moves the sites' statistics into the sites' order (t->stats[k] is
- * t->sites[k].s), one cycle of the permutation at a time: the reports
- * walk the sites in order, five rankings of the text report among them,
- * and each read of a site's statistics was a cache miss. */
-static void site_stats_in_order(struct site_table *t)
-{
-	for (size_t k = 0; k < t->count; k++) {
-		struct alloc_stats hold;
-		size_t cur = k;
-
-		if (t->sites[k].s == &t->stats[k])
-			continue;
-		hold = t->stats[k];
-		for (;;) {
-			size_t from = (size_t)(t->sites[cur].s - t->stats);
-
-			t->stats[cur] = from == k ? hold : t->stats[from];
-			t->sites[cur].s = &t->stats[cur];
-			if (from == k)
-				break;
-			cur = from;
-		}
-	}
 }
 
 int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_nodes *nodes,
@@ -1318,7 +1321,6 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		t->sites[k].id = (uint32_t)k; /* creation order, for the sort's tie-break */
 	if (t->count > 1)
 		sites_sort(t);
-	site_stats_in_order(t);
 	for (size_t k = 0; k < t->count; k++)
 		t->sites[k].id = (uint32_t)(k + 1);
 	return 0;
@@ -1329,7 +1331,7 @@ void site_table_free(struct site_table *t)
 	if (!t->sites_in_spare)
 		big_free(t->sites, t->sites_reserved);
 	free(t->frames);
-	big_free(t->stats, t->stats_reserved);
+	site_stats_pool_free(&t->stats_pool);
 	if (t->links_reserved)
 		huge_array_free(t->frame_links, t->links_reserved);
 	else

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analyze/aggregate/aggregate.h"
+#include "analyze/profile/site_stats.h"
 #include "analyze/read/stack_nodes.h"
 #include "analyze/symbolize/symbolize.h"
 
@@ -38,8 +39,14 @@ struct site_frame {
 	bool inlined;           /* inlined into the next (outer) frame */
 };
 
+/* 88 bytes, its statistics in it (site_stats.h): 262,145 sites took 40 MiB
+ * as 32-byte sites pointing at 128-byte statistics. */
 struct site {
-	struct alloc_stats *s;  /* summed over the site's stacks (site_table.stats) */
+	/* summed over the site's stacks; read with site_stats */
+	union {
+		struct site_stats_small small;  /* while !stats_full */
+		struct alloc_stats *full;       /* in site_table.stats_pool */
+	} st;
 	uint32_t id;            /* 1-based rank by allocated bytes */
 	uint32_t frame_node;    /* its innermost frame's node in site_table.frame_links */
 	uint32_t frame_count;   /* frames after wrapper removal (SITES_MAX_FRAMES at most) */
@@ -47,7 +54,18 @@ struct site {
 	bool truncated;         /* a merged stack hit --max-frames */
 	bool unknown_stack;     /* no stack recorded, or its nodes are missing */
 	bool inherited;         /* blocks a fork child inherited (no stack) */
+	bool stats_full;        /* st.full, not st.small */
 };
+
+/* Site s's statistics: its full record, or buf (which the caller owns)
+ * filled from its small one.  Valid while s and buf are. */
+static inline const struct alloc_stats *site_stats(const struct site *s, struct alloc_stats *buf)
+{
+	if (s->stats_full)
+		return s->st.full;
+	site_stats_from_small(&s->st.small, buf);
+	return buf;
+}
 
 struct site_options {
 	const char *const *alloc_fns; /* extra wrapper names (--alloc-fn); "x*" = prefix */
@@ -70,10 +88,9 @@ struct site_table {
 	struct site *sites;      /* sorted by allocated bytes, id = index + 1; owned */
 	size_t sites_reserved;   /* its mapping's reservation (huge_array.h) in
 	                          * bytes; 0: on the heap (or in the spare) */
-	struct alloc_stats *stats; /* the sites' statistics (struct site's s), in
-	                            * the sites' order; owned */
-	size_t stats_reserved;     /* its mapping's reservation (huge_array.h)
-	                            * in bytes; 0: on the heap */
+	/* the full statistics of the sites whose figures outgrew their small
+	 * ones (struct site's st.full); owned */
+	struct site_stats_pool stats_pool;
 	size_t count, cap;
 	struct site_frame *frames; /* distinct frames; owned */
 	size_t frame_count, frame_cap;
@@ -127,6 +144,11 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		     struct huge_spare *spare);
 
 void site_table_free(struct site_table *t);
+
+/* Sets site s of t to the statistics st: in its small form when they fit
+ * and s has no full record yet, else in its full record (made on first
+ * need, kept for good).  Returns 0, or -ENOMEM with s unchanged. */
+int site_stats_store(struct site_table *t, struct site *s, const struct alloc_stats *st);
 
 /* Trims spare memory (aggregate_release_blocks) to what site_table_build
  * for agg and nodes will use of it, or frees it when that has not room, so

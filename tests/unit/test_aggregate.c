@@ -11,6 +11,7 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,14 @@ static void feed_alloc(uint64_t seq, uint64_t addr, uint64_t size, uint32_t stac
 static void feed_free(uint64_t seq, uint64_t addr, uint32_t tid)
 {
 	feed(ALLOC_EV_FREE, TRACE_FREE_FREE, seq, addr, 0, 0, tid);
+}
+
+/* Site s's statistics, by value. */
+static struct alloc_stats site_st(const struct site *s)
+{
+	struct alloc_stats buf;
+
+	return *site_stats(s, &buf);
 }
 
 /* REALLOC: free part at seq, alloc part at seq + 1. */
@@ -1651,8 +1660,8 @@ static void test_sites_merge_stacks_and_sum(void)
 	CU_ASSERT_EQUAL(t.count, 1);
 	CU_ASSERT_EQUAL(t.stacks, 1);
 	CU_ASSERT_EQUAL(t.sites[0].id, 1);
-	CU_ASSERT_EQUAL(t.sites[0].s->allocations, 21);
-	CU_ASSERT_EQUAL(t.sites[0].s->live_bytes, 4444);
+	CU_ASSERT_EQUAL(site_st(&t.sites[0]).allocations, 21);
+	CU_ASSERT_EQUAL(site_st(&t.sites[0]).live_bytes, 4444);
 	CU_ASSERT_EQUAL(t.sites[0].frame_count, 1);
 	CU_ASSERT_EQUAL(t.frames_total, 1);
 	site_table_free(&t);
@@ -1797,8 +1806,8 @@ static void test_sites_from_shared_stacks(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 3);
 	CU_ASSERT_EQUAL(s->stack_count, 2);
-	CU_ASSERT_EQUAL(s->s->allocations, 3);
-	CU_ASSERT_EQUAL(s->s->allocated_bytes, 101 + 102 + 107);
+	CU_ASSERT_EQUAL(site_st(s).allocations, 3);
+	CU_ASSERT_EQUAL(site_st(s).allocated_bytes, 101 + 102 + 107);
 	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 1)].module_offset, 0x2000);
 	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 2)].module_offset, 0x1000);
 	CU_ASSERT_FALSE(s->truncated);
@@ -1806,13 +1815,13 @@ static void test_sites_from_shared_stacks(void)
 	s = site_with_leaf(&t, 0x4000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 3);
-	CU_ASSERT_EQUAL(s->s->allocated_bytes, 100);
+	CU_ASSERT_EQUAL(site_st(s).allocated_bytes, 100);
 	CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 1)].module_offset, 0x2000);
 
 	s = site_with_leaf(&t, 0x2000); /* node 3's own stack */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 2);
-	CU_ASSERT_EQUAL(s->s->allocated_bytes, 103);
+	CU_ASSERT_EQUAL(site_st(s).allocated_bytes, 103);
 
 	s = site_with_leaf(&t, deep_first + 16 * 599);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -1833,7 +1842,7 @@ static void test_sites_from_shared_stacks(void)
 			s = &t.sites[k];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(s->frame_count, 0);
-	CU_ASSERT_EQUAL(s->s->allocated_bytes, 106);
+	CU_ASSERT_EQUAL(site_st(s).allocated_bytes, 106);
 
 	site_table_free(&t);
 	symbolizer_free(sym);
@@ -1904,7 +1913,7 @@ static bool sites_are_the_stacks(const struct site_table *t, size_t n_sites, siz
 		const struct site *s = &t->sites[k];
 		size_t i = n_sites - 1 - k; /* by allocated bytes, the largest first */
 
-		if (s->id != k + 1 || s->s->allocated_bytes != i + 1 || s->frame_count != depth)
+		if (s->id != k + 1 || site_st(s).allocated_bytes != i + 1 || s->frame_count != depth)
 			return false;
 		for (size_t j = 0; j < depth; j++)
 			if (t->frames[frame_id_at(t, s, j)].module_offset !=
@@ -1972,7 +1981,7 @@ static void test_sites_many_sorted_with_ties(void)
 		const struct site *s = &t.sites[k];
 		size_t i = t.frames[frame_id_at(&t, s, 0)].module_offset / 0x1000 - 1;
 
-		if (s->id != k + 1 || s->frame_count != depth || s->s->allocated_bytes != i % mod + 1)
+		if (s->id != k + 1 || s->frame_count != depth || site_st(s).allocated_bytes != i % mod + 1)
 			bad_frames++;
 		for (size_t j = 0; j < depth; j++)
 			if (t.frames[frame_id_at(&t, s, j)].module_offset != 0x1000 * (i + 1) + 16 * j)
@@ -2024,8 +2033,8 @@ static void test_sites_merge_copies_with_high_node_ids(void)
 	CU_ASSERT_EQUAL(t.stacks, 2 * n);
 	CU_ASSERT_EQUAL(t.count, n);
 	for (size_t k = 0; k < t.count; k++)
-		if (t.sites[k].stack_count != 2 || t.sites[k].s->allocations != 2 ||
-		    t.sites[k].s->allocated_bytes != 2 * (n - k) || t.sites[k].frame_count != depth)
+		if (t.sites[k].stack_count != 2 || site_st(&t.sites[k]).allocations != 2 ||
+		    site_st(&t.sites[k]).allocated_bytes != 2 * (n - k) || t.sites[k].frame_count != depth)
 			bad++;
 	CU_ASSERT_EQUAL(bad, 0);
 	site_table_free(&t);
@@ -2085,29 +2094,28 @@ static void test_rankings_top_n_is_the_front_of_the_full_order(void)
 	size_t short_counts[RANK_SECTIONS], full_counts[RANK_SECTIONS];
 	struct profile p;
 	struct site_table t;
-	struct alloc_stats *stats;
 	char *text;
 
 	memset(&p, 0, sizeof(p));
 	trace_info_init(&p.info);
 	memset(&t, 0, sizeof(t));
 	t.sites = calloc(RANK_SITES, sizeof(*t.sites));
-	stats = calloc(RANK_SITES, sizeof(*stats));
-	CU_ASSERT_FATAL(t.sites != NULL && stats != NULL);
+	CU_ASSERT_FATAL(t.sites != NULL);
 	t.count = t.cap = RANK_SITES;
 	for (uint32_t i = 0; i < RANK_SITES; i++) {
 		struct site *s = &t.sites[i];
+		struct alloc_stats st;
 
-		s->s = &stats[i];
 		s->id = (i * 7919u) % RANK_SITES + 1; /* not in index order, so
 		                                      * that ties test rank_cmp's id rule */
 		s->unknown_stack = true;
-		s->s->lifetime_events_min = s->s->lifetime_ns_min = UINT64_MAX;
-		s->s->peak_bytes = (i * 7919u) % 97u;
-		s->s->live_bytes = (i * 31u) % 13u;
-		s->s->allocated_bytes = 1000000u - i * 3u + (i % 5u);
-		s->s->allocations = (i * 17u) % 41u;
-		s->s->temporary = i % 3u ? 0 : (i * 13u) % 29u;
+		alloc_stats_init(&st);
+		st.peak_bytes = (i * 7919u) % 97u;
+		st.live_bytes = (i * 31u) % 13u;
+		st.allocated_bytes = 1000000u - i * 3u + (i % 5u);
+		st.allocations = (i * 17u) % 41u;
+		st.temporary = i % 3u ? 0 : (i * 13u) % 29u;
+		CU_ASSERT_EQUAL_FATAL(site_stats_store(&t, s, &st), 0);
 	}
 	p.sites = t;
 	text = text_report(&p, SHORT);
@@ -2122,7 +2130,7 @@ static void test_rankings_top_n_is_the_front_of_the_full_order(void)
 		CU_ASSERT_EQUAL(memcmp(short_ids[k], full_ids[k], SHORT * sizeof(uint32_t)), 0);
 	}
 	free(t.sites);
-	free(stats);
+	site_stats_pool_free(&t.stats_pool);
 	trace_info_free(&p.info);
 }
 
@@ -2288,6 +2296,154 @@ static void test_stack_statistics_outgrow_32_bits_exactly(void)
 	CU_ASSERT_EQUAL(a.peak_bytes, 8 * (uint64_t)UINT32_MAX + 40);
 	CU_ASSERT_FALSE(a.saturated);
 	aggregate_free(&a);
+}
+
+/* A site's statistics are 32-bit figures while each fits (a minimum as
+ * value + 1, so "none" fits too), exactly: each of the 16 figures at the
+ * largest value that fits reads back unchanged, one more does not fit and
+ * leaves the small form as it was. */
+static void test_site_statistics_small_form_exactly(void)
+{
+	enum { FIGURES = sizeof(struct alloc_stats) / sizeof(uint64_t) };
+	const size_t ev_min = offsetof(struct alloc_stats, lifetime_events_min) / sizeof(uint64_t);
+	const size_t ns_min = offsetof(struct alloc_stats, lifetime_ns_min) / sizeof(uint64_t);
+	struct site_stats_small small, before;
+	struct alloc_stats empty, back;
+
+	_Static_assert(sizeof(struct alloc_stats) == 16 * sizeof(uint64_t), "16 figures");
+	CU_ASSERT_EQUAL(sizeof(struct site_stats_small), 64);
+	CU_ASSERT_EQUAL(sizeof(struct site), 88);
+	alloc_stats_init(&empty);
+	memset(&small, 0xa5, sizeof(small));
+	CU_ASSERT_TRUE(site_stats_to_small(&empty, &small));
+	CU_ASSERT_EQUAL(memcmp(&small, &(struct site_stats_small){0}, sizeof(small)), 0);
+	for (size_t f = 0; f < FIGURES; f++) {
+		bool minimum = f == ev_min || f == ns_min;
+		uint64_t v[FIGURES], largest = minimum ? UINT32_MAX - 1ull : UINT32_MAX;
+		struct alloc_stats st;
+
+		for (size_t g = 0; g < FIGURES; g++) /* the others: small, distinct */
+			v[g] = 1000 + g;
+		v[f] = largest;
+		memcpy(&st, v, sizeof(st));
+		CU_ASSERT_TRUE(site_stats_to_small(&st, &small));
+		site_stats_from_small(&small, &back);
+		CU_ASSERT_EQUAL(memcmp(&back, &st, sizeof(st)), 0);
+		before = small;
+		v[f] = largest + 1;
+		memcpy(&st, v, sizeof(st));
+		CU_ASSERT_FALSE(site_stats_to_small(&st, &small));
+		CU_ASSERT_EQUAL(memcmp(&small, &before, sizeof(small)), 0);
+		v[f] = UINT64_MAX; /* a minimum's "none" fits; other figures do not */
+		memcpy(&st, v, sizeof(st));
+		CU_ASSERT_EQUAL(site_stats_to_small(&st, &small), minimum);
+		if (minimum) {
+			site_stats_from_small(&small, &back);
+			CU_ASSERT_EQUAL(memcmp(&back, &st, sizeof(st)), 0);
+		}
+	}
+}
+
+/* site_stats_store: a site keeps the small form while its figures fit;
+ * past them it takes a full record for good (smaller figures stored later
+ * go into it), and full records never move as the pool grows (the pool's
+ * chunks hold 256). */
+static void test_site_statistics_outgrow_small_form_for_good(void)
+{
+	enum { SITES = 600 };
+	struct site_table t;
+	struct site *sites = calloc(SITES, sizeof(*sites));
+	const struct alloc_stats *first_full;
+	struct alloc_stats st, buf;
+
+	CU_ASSERT_FATAL(sites != NULL);
+	memset(&t, 0, sizeof(t));
+	alloc_stats_init(&st);
+	st.allocations = 7;
+	st.allocated_bytes = UINT32_MAX;
+	CU_ASSERT_EQUAL(site_stats_store(&t, &sites[0], &st), 0);
+	CU_ASSERT_FALSE(sites[0].stats_full);
+	CU_ASSERT_EQUAL(metric_site_value(&sites[0], METRIC_ALLOCATED), UINT32_MAX);
+	st.allocated_bytes = (uint64_t)UINT32_MAX + 1;
+	CU_ASSERT_EQUAL(site_stats_store(&t, &sites[0], &st), 0);
+	CU_ASSERT_TRUE(sites[0].stats_full);
+	CU_ASSERT_EQUAL(t.stats_pool.count, 1);
+	CU_ASSERT_EQUAL(metric_site_value(&sites[0], METRIC_ALLOCATED), (uint64_t)UINT32_MAX + 1);
+	first_full = sites[0].st.full;
+	st.allocated_bytes = 5;
+	CU_ASSERT_EQUAL(site_stats_store(&t, &sites[0], &st), 0);
+	CU_ASSERT_TRUE(sites[0].stats_full);
+	CU_ASSERT_PTR_EQUAL(sites[0].st.full, first_full);
+	CU_ASSERT_EQUAL(t.stats_pool.count, 1);
+	CU_ASSERT_EQUAL(memcmp(site_stats(&sites[0], &buf), &st, sizeof(st)), 0);
+	for (size_t k = 1; k < SITES; k++) {
+		alloc_stats_init(&st);
+		st.lifetime_ns_sum = ((uint64_t)1 << 40) + k; /* past 32 bits */
+		CU_ASSERT_EQUAL_FATAL(site_stats_store(&t, &sites[k], &st), 0);
+	}
+	CU_ASSERT_EQUAL(t.stats_pool.count, SITES);
+	CU_ASSERT_PTR_EQUAL(sites[0].st.full, first_full);
+	CU_ASSERT_EQUAL(site_stats(&sites[0], &buf)->allocated_bytes, 5);
+	for (size_t k = 1; k < SITES; k++) {
+		CU_ASSERT_TRUE(sites[k].stats_full);
+		CU_ASSERT_EQUAL(site_stats(&sites[k], &buf)->lifetime_ns_sum, ((uint64_t)1 << 40) + k);
+		CU_ASSERT_EQUAL(site_stats(&sites[k], &buf)->lifetime_ns_min, UINT64_MAX);
+	}
+	site_stats_pool_free(&t.stats_pool);
+	free(sites);
+}
+
+/* Two stacks of one site, 3 GiB each: each stack's figures fit 32 bits,
+ * their sum does not, so the site's statistics become full ones with the
+ * exact sum; another site stays small; the order is by allocated bytes. */
+static void test_site_sum_outgrows_small_form(void)
+{
+	const uint64_t gib3 = (uint64_t)3 << 30;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct symbolizer *sym;
+	struct site_table t;
+	struct alloc_stats st;
+
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 1, 0, 0), 0); /* root, epoch 0 */
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 2, 1, 0x1000), 0);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 3, 1, 0x1000), 0); /* 2's address */
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 4, 1, 0x2000), 0);
+	agg_setup();
+	feed_alloc(1, 0x10000, 40, 4, 1);
+	feed_alloc(2, 0x20000, gib3, 2, 1);
+	feed_alloc(3, 0x30000, gib3, 3, 1);
+	feed_free(4, 0x20000, 1);
+	aggregate_finish(&agg);
+	sym = symbolizer_new(&maps);
+	CU_ASSERT_FATAL(sym != NULL);
+	CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &agg, &nodes, sym, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(t.count, 2);
+	CU_ASSERT_EQUAL(t.sites[0].stack_count, 2);
+	CU_ASSERT_TRUE(t.sites[0].stats_full);
+	CU_ASSERT_EQUAL(t.stats_pool.count, 1);
+	st = site_st(&t.sites[0]);
+	CU_ASSERT_EQUAL(st.allocations, 2);
+	CU_ASSERT_EQUAL(st.allocated_bytes, 2 * gib3);
+	CU_ASSERT_EQUAL(st.max_live_bytes, 2 * gib3); /* the stacks' maxima summed */
+	CU_ASSERT_EQUAL(st.live_bytes, gib3);
+	CU_ASSERT_EQUAL(st.freed, 1);
+	CU_ASSERT_EQUAL(st.lifetime_events_min, 2);
+	CU_ASSERT_EQUAL(st.lifetime_ns_min, 0);
+	CU_ASSERT_EQUAL(metric_site_value(&t.sites[0], METRIC_ALLOCATED), 2 * gib3);
+	CU_ASSERT_FALSE(t.sites[1].stats_full);
+	st = site_st(&t.sites[1]);
+	CU_ASSERT_EQUAL(st.allocated_bytes, 40);
+	CU_ASSERT_EQUAL(st.lifetime_events_min, UINT64_MAX);
+	CU_ASSERT_EQUAL(metric_site_value(&t.sites[1], METRIC_LEAKED), 40);
+	CU_ASSERT_FALSE(t.saturated);
+	site_table_free(&t);
+	symbolizer_free(sym);
+	aggregate_free(&agg);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
 }
 
 /* ---- the aggregation thread ---- */
@@ -2904,6 +3060,12 @@ int main(void)
 		    test_packed_statistics_read_back_exactly);
 	CU_add_test(s, "stack statistics outgrow 32 bits exactly",
 		    test_stack_statistics_outgrow_32_bits_exactly);
+	CU_add_test(s, "site statistics: the small form holds them exactly",
+		    test_site_statistics_small_form_exactly);
+	CU_add_test(s, "site statistics outgrow the small form for good",
+		    test_site_statistics_outgrow_small_form_for_good);
+	CU_add_test(s, "a site's sum outgrows the small form",
+		    test_site_sum_outgrows_small_form);
 	CU_add_test(s, "packed statistics: small minima take one byte",
 		    test_packed_small_minima_take_one_byte);
 	CU_add_test(s, "realloc(NULL, n) allocates", test_realloc_null_allocates);
