@@ -227,7 +227,7 @@ int ring_write_thread_start(struct preload_thread *t)
 
 	if (!p)
 		return -1;
-	p = record_put_thread(p, &t->rs, (uint64_t)t->tid);
+	p = record_put_thread_reused(p, &t->rs, (uint64_t)t->tid);
 	t->time_tick_seen = ring_tick_now();
 	t->time_self_ns = ring_coarse_ns();
 	p = record_put_time(p, ring_now_ns());

@@ -115,49 +115,55 @@ static struct preload_thread **thread_registry_view(uint32_t *count)
 	return atomic_load_explicit(&thread_registry, memory_order_acquire);
 }
 
-/* Maps a new state with its arrays sized for max_frames. */
+/* Carves n elements of size bytes each at *p, moving *p past them. */
+static void *thread_carve(uint8_t **p, size_t n, size_t size)
+{
+	void *at = *p;
+
+	*p += n * size;
+	return at;
+}
+
+/*
+ * Maps a new state with its arrays sized for max_frames: the arrays first,
+ * then the struct (whose record state ends with its class lists), then the
+ * new nodes, which only a thread that interns stacks no thread had before
+ * writes.  A thread recording shallow stacks touches the heads of the
+ * arrays and the struct's first part: two pages (the struct first, five).
+ */
 static struct preload_thread *thread_state_map(void)
 {
 	uint32_t max_frames = preload_proc.cfg.max_frames;
 	uint32_t cap = max_frames + THREAD_SHIM_FRAMES_MAX;
-	size_t bytes = sizeof(struct preload_thread) + cap * sizeof(void *) +
-		       cap * (2 * sizeof(uintptr_t) + sizeof(uint64_t)) +
-		       5 * (size_t)max_frames * sizeof(uint64_t) +
-		       2 * (size_t)max_frames * sizeof(uintptr_t) +
+	size_t arrays_bytes = cap * (sizeof(void *) + 2 * sizeof(uintptr_t) + sizeof(uint64_t)) +
+			      5 * (size_t)max_frames * sizeof(uint64_t) +
+			      2 * (size_t)max_frames * sizeof(uintptr_t);
+	size_t head_bytes = (arrays_bytes + 63) & ~(size_t)63;
+	size_t bytes = head_bytes + sizeof(struct preload_thread) +
 		       (max_frames + 1) * sizeof(struct stack_new_node);
-	struct preload_thread *t = preload_mem_map(bytes);
-	uint8_t *p;
+	uint8_t *base = preload_mem_map(bytes), *p = base;
+	struct preload_thread *t;
 
-	if (!t)
+	if (!base)
 		return NULL;
+	t = (struct preload_thread *)(base + head_bytes);
+	t->map_base = base;
 	t->map_bytes = bytes;
 	t->sites_stamp = 1;
 	t->control_seen = CONTROL_UNSYNCED;
 	t->frames_cap = cap;
-	p = (uint8_t *)(t + 1);
-	t->frames = (void **)p;
-	p += cap * sizeof(void *);
-	t->frame_cfas = (uintptr_t *)p;
-	p += cap * sizeof(uintptr_t);
-	t->frame_bps = (uint64_t *)p;
-	p += cap * sizeof(uint64_t);
-	t->frame_bp_srcs = (uintptr_t *)p;
-	p += cap * sizeof(uintptr_t);
-	t->ips = (uint64_t *)p;
-	p += max_frames * sizeof(uint64_t);
-	t->cache_ips = (uint64_t *)p;
-	p += max_frames * sizeof(uint64_t);
-	t->cache_ids = (uint64_t *)p;
-	p += max_frames * sizeof(uint64_t);
-	t->cache_hashes = (uint64_t *)p;
-	p += max_frames * sizeof(uint64_t);
-	t->cache_cfas = (uintptr_t *)p;
-	p += max_frames * sizeof(uintptr_t);
-	t->cache_bps = (uint64_t *)p;
-	p += max_frames * sizeof(uint64_t);
-	t->cache_bp_srcs = (uintptr_t *)p;
-	p += max_frames * sizeof(uintptr_t);
-	t->new_nodes = (struct stack_new_node *)p;
+	t->frames = thread_carve(&p, cap, sizeof(void *));
+	t->frame_cfas = thread_carve(&p, cap, sizeof(uintptr_t));
+	t->frame_bps = thread_carve(&p, cap, sizeof(uint64_t));
+	t->frame_bp_srcs = thread_carve(&p, cap, sizeof(uintptr_t));
+	t->ips = thread_carve(&p, max_frames, sizeof(uint64_t));
+	t->cache_ips = thread_carve(&p, max_frames, sizeof(uint64_t));
+	t->cache_ids = thread_carve(&p, max_frames, sizeof(uint64_t));
+	t->cache_hashes = thread_carve(&p, max_frames, sizeof(uint64_t));
+	t->cache_cfas = thread_carve(&p, max_frames, sizeof(uintptr_t));
+	t->cache_bps = thread_carve(&p, max_frames, sizeof(uint64_t));
+	t->cache_bp_srcs = thread_carve(&p, max_frames, sizeof(uintptr_t));
+	t->new_nodes = (struct stack_new_node *)(t + 1);
 	return t;
 }
 
@@ -173,7 +179,7 @@ static struct preload_thread *thread_state_get(void)
 	} else {
 		t = thread_state_map();
 		if (t && thread_registry_add(t) < 0) {
-			preload_mem_unmap(t, t->map_bytes);
+			preload_mem_unmap(t->map_base, t->map_bytes);
 			t = NULL;
 		}
 	}

@@ -5,7 +5,9 @@
  * state it points to lives in an anonymous mapping, is pooled and recycled
  * when the thread exits, and holds everything a thread needs to record: its
  * slot and ring in the process file, its record delta state, the unwind
- * buffer and its cache of the previous call stack.  Nothing large ever sits
+ * buffer and its cache of the previous call stack.  The arrays lie before
+ * the struct in its mapping, the record state's class lists at its end: a
+ * thread that records a few stacks touches two pages of it.  Nothing large ever sits
  * in TLS or on the target's stack, so threads with small stacks are safe.
  */
 #ifndef MPROF_PRELOAD_THREAD_H
@@ -59,7 +61,6 @@ struct preload_thread {
 	uint32_t lap_offset;        /* where the next record goes in this lap */
 	uint64_t write_pos;         /* bytes ever written (published in slot) */
 	uint64_t read_pos_seen;     /* the collector's read_pos as last loaded */
-	struct record_state rs;     /* encoder delta state */
 	uint32_t events_until_time; /* events left before the next TIME record */
 	uint32_t time_tick_seen;    /* the launcher's time tick at the last TIME,
 	                             * without SESSION_TIME_TICK_ASLEEP */
@@ -118,7 +119,21 @@ struct preload_thread {
 	uint64_t sites_log_pos;     /* slots ever appended to the sites' log */
 
 	uint64_t sample_rng;        /* sampler's generator state; 0: not seeded yet */
+	uint32_t captures;          /* stacks captured by a walk; the unwinder's
+	                             * memo and the call-site cache are mapped
+	                             * once THREAD_CACHES_AFTER_CAPTURES were */
+	void *map_base;             /* the mapping this state lies in (its arrays
+	                             * come first, thread_state_map) */
+
+	/* Last: the encoder's class lists (8 KiB), of which a thread touches
+	 * only the classes it frees (record_state_reset_used). */
+	struct record_state rs;     /* encoder delta state */
 };
+
+/* Captures a thread makes before its unwinder's memo and its call-site
+ * cache (about 3 pages together) are mapped: the many threads of a server
+ * that allocate a few times at their start never pay for them. */
+#define THREAD_CACHES_AFTER_CAPTURES 32u
 
 extern __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
 

@@ -125,6 +125,23 @@ static inline void record_state_reset(struct record_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/*
+ * The same reset for a state that was all zero once and has changed only
+ * through the functions here since (slots outside the lists hold address
+ * 0): clears only the class lists in use, so that a writer touches no more
+ * of its 8 KiB of class lists than it ever filled (the recorder keeps a
+ * state per thread).
+ */
+static inline void record_state_reset_used(struct record_state *st)
+{
+	memset(st, 0, offsetof(struct record_state, lifo_count));
+	for (int c = 0; c < RECORD_SIZE_CLASSES; c++)
+		if (st->lifo_count[c])
+			memset(st->lifo[c], 0, sizeof(st->lifo[c]));
+	memset(st->lifo_count, 0, sizeof(st->lifo_count));
+	memset(st->lifo_head, 0, sizeof(st->lifo_head));
+}
+
 /* glibc's chunk size for a request: header word added, 16-byte granules,
  * 32 bytes at least. */
 static inline uint64_t record_chunk_bytes(uint64_t size_bytes)
@@ -495,6 +512,15 @@ static inline uint8_t *record_put_thread(uint8_t *p, struct record_state *st, ui
 {
 	*p++ = TRACE_REC_THREAD;
 	record_state_reset(st);
+	return varint_put_u64(p, tid);
+}
+
+/* THREAD for a writer whose state record_state_reset_used may reset. */
+static inline uint8_t *record_put_thread_reused(uint8_t *p, struct record_state *st,
+						uint64_t tid)
+{
+	*p++ = TRACE_REC_THREAD;
+	record_state_reset_used(st);
 	return varint_put_u64(p, tid);
 }
 

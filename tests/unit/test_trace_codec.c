@@ -407,6 +407,40 @@ static void test_reference_to_missing_block_is_corrupt(void)
 	CU_ASSERT_EQUAL(record_decode(&q, bad_aref + sizeof(bad_aref), &dec, &ev), RECORD_CORRUPT);
 }
 
+/* The recorder's reset of a state it has used (record_put_thread_reused)
+ * clears only the class lists in use, and leaves the same state as a full
+ * reset: after allocations and frees of many classes (lists filled past
+ * their depth, blocks taken out of the middle), both are all zero, and a
+ * stream written on after either decodes the same. */
+static void test_reset_of_used_lists_equals_a_full_reset(void)
+{
+	static const struct record_state zero;
+	struct record_state used, full;
+	uint8_t buf[16384], *p = buf, a[64], b[64], *pa, *pb;
+	uint64_t seq = 1;
+
+	record_state_reset(&used);
+	for (uint64_t round = 0; round < 3; round++)
+		for (uint64_t i = 0; i < 40; i++) {
+			uint64_t addr = 0x100000 + 0x1000 * i, size = 8 + 24 * (i % 21);
+
+			p = record_put_alloc(p, &used, TRACE_FN_MALLOC, seq++, addr, size, 3, 1);
+			if (i % 3 != 1)
+				p = record_put_free(p, &used, TRACE_FREE_FREE, seq++, addr, NULL);
+			CU_ASSERT_FATAL(p < buf + sizeof(buf) - 64);
+		}
+	CU_ASSERT_NOT_EQUAL(memcmp(&used, &zero, sizeof(used)), 0);
+	full = used;
+	pa = record_put_thread_reused(a, &used, 5);
+	pb = record_put_thread(b, &full, 5);
+	CU_ASSERT_EQUAL(memcmp(&used, &zero, sizeof(used)), 0);
+	CU_ASSERT_EQUAL(memcmp(&full, &zero, sizeof(full)), 0);
+	pa = record_put_alloc(pa, &used, TRACE_FN_MALLOC, seq, 0x7000, 40, 3, 1);
+	pb = record_put_alloc(pb, &full, TRACE_FN_MALLOC, seq, 0x7000, 40, 3, 1);
+	CU_ASSERT_EQUAL(pa - a, pb - b);
+	CU_ASSERT_EQUAL(memcmp(a, b, (size_t)(pa - a)), 0);
+}
+
 static void test_unknown_extended_record_is_skipped(void)
 {
 	uint8_t buf[64], *p = buf;
@@ -2086,6 +2120,8 @@ int main(void)
 		    test_split_flag_on_other_chunk_is_corrupt);
 	CU_add_test(s, "slot decoder refuses continuation of a lost lap",
 		    test_slot_decoder_refuses_continuation_of_lost_lap);
+	CU_add_test(s, "reset of the used class lists equals a full reset",
+		    test_reset_of_used_lists_equals_a_full_reset);
 	CU_add_test(s, "command line keeps its quoting", test_command_line_keeps_quoting);
 	CU_add_test(s, "modules delta head round-trips", test_modules_delta_head_round_trip);
 	CU_add_test(s, "modules delta head refuses what does not decode",
