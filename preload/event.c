@@ -57,6 +57,8 @@ static inline uint64_t event_stack_capture_here(struct preload_thread *t, void *
 	uint32_t depth;
 	uint64_t id = 0;
 
+	if (t->captures < UINT32_MAX)
+		t->captures++;
 	depth = unwind_capture(t, caller_ip, caller_cfa, &truncated);
 	t->new_count = 0;
 	if (atomic_load_explicit(&modules_dirty, memory_order_acquire))

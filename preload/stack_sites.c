@@ -298,6 +298,8 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 	if (nchecks < 0)
 		return;
 	if (!t->sites) {
+		if (t->captures < THREAD_CACHES_AFTER_CAPTURES)
+			return; /* a thread that allocates a few times goes without */
 		t->sites = preload_mem_map(STACK_SITES_MAP_BYTES);
 		if (!t->sites)
 			return;

@@ -521,6 +521,14 @@ int unwind_on_own_stack(struct preload_thread *t)
 	return t->stack_hi != UNWIND_STACK_UNKNOWN && sp > t->stack_lo && sp <= t->stack_hi;
 }
 
+/* Maps t's memo once the thread has made THREAD_CACHES_AFTER_CAPTURES
+ * captures; until then (or when it cannot be mapped) walks go without. */
+static void unwind_memo_want(struct preload_thread *t)
+{
+	if (!t->unwind_memo && t->captures >= THREAD_CACHES_AFTER_CAPTURES)
+		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
+}
+
 /* The own unwinder into t->frames (stopping at a frame shared with tail,
  * when given); -1 when it gave up. */
 static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tail *tail)
@@ -528,8 +536,7 @@ static int unwind_own(struct preload_thread *t, int mode, struct unwind_fast_tai
 	int n;
 
 	unwind_stack_fits(t, (uintptr_t)__builtin_frame_address(0));
-	if (!t->unwind_memo)
-		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
+	unwind_memo_want(t);
 	t->frames_from_caller = 0;
 	n = unwind_fast_walk(t, t->frames, t->frame_cfas, t->frame_bps, t->frame_bp_srcs,
 			     t->frames_cap, t->stack_lo, t->stack_hi, mode, unwind_self_start,
@@ -551,8 +558,7 @@ static int unwind_own_caller(struct preload_thread *t, void *caller_ip, void *ca
 	uint32_t cap = preload_proc.cfg.max_frames + 1;
 
 	unwind_stack_fits(t, (uintptr_t)__builtin_frame_address(0));
-	if (!t->unwind_memo)
-		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
+	unwind_memo_want(t);
 	t->frames_from_caller = 1;
 	return unwind_fast_walk_caller(t, t->frames, t->frame_cfas, t->frame_bps,
 				       t->frame_bp_srcs, cap < t->frames_cap ? cap : t->frames_cap,
@@ -572,8 +578,7 @@ static int unwind_own_foreign(struct preload_thread *t)
 {
 	if (unwind_mode != UNWIND_MODE_CFI && unwind_mode != UNWIND_MODE_CHECK)
 		return -1;
-	if (!t->unwind_memo)
-		t->unwind_memo = unwind_fast_memo_map(t->frames_cap);
+	unwind_memo_want(t);
 	t->frames_from_caller = 0;
 	return unwind_fast_walk_foreign(t, t->frames, t->frame_cfas, t->frame_bps,
 					t->frame_bp_srcs, t->frames_cap);
