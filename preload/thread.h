@@ -101,6 +101,8 @@ struct preload_thread {
 	uintptr_t stack_lo;         /* this thread's stack, for the fast unwinder; */
 	uintptr_t stack_hi;         /*   both 0: not learnt yet (preload/unwind.c) */
 	struct unwind_fast_memo *unwind_memo; /* the fast unwinder's memo; kept when recycled */
+	uintptr_t unwind_fail_ip;   /* lookup address of the frame the last failed
+	                             * CFI walk met (where a signal frame may be) */
 	void *rec_stack;            /* the recorder's stack mapping, or NULL; kept
 	                             * when recycled (preload/rec_stack.h) */
 	int capture_off_stack;      /* the capture under way is on another stack

@@ -614,7 +614,7 @@ static __attribute__((noinline)) int unwind_through_signals(struct preload_threa
 	uint32_t k = 0;
 
 	for (int nest = 0; nest < UNWIND_SIGNAL_NEST_MAX; nest++) {
-		uintptr_t fail_ip = t->unwind_memo ? t->unwind_memo->fail_ip : 0, ip, sp;
+		uintptr_t fail_ip = t->unwind_fail_ip, ip, sp;
 		unsigned char code[sizeof(unwind_sigreturn_code)];
 		greg_t regs[NGREG];
 		int n;
@@ -1044,7 +1044,7 @@ static __attribute__((noinline)) int unwind_capture_cfi(struct preload_thread *t
 /* Check mode: counts a capture the own unwinder gave up on, and where. */
 static __attribute__((noinline)) void unwind_check_fallback(struct preload_thread *t)
 {
-	uintptr_t fail_ip = t->unwind_memo ? t->unwind_memo->fail_ip : 0;
+	uintptr_t fail_ip = t->unwind_fail_ip;
 	Dl_info where = { 0 };
 
 	unwind_guard_enter(t);

@@ -337,12 +337,12 @@ unwind_fast_walk_from(struct preload_thread *t, void **frames, uintptr_t *cfas, 
 	/* The entries written now hold rules of tab's epoch, unless the table
 	 * changed during the walk (then they may mix two); they become the
 	 * previous walk. */
+	if (!n)
+		t->unwind_fail_ip = lookup_ip;
 	if (memo) {
 		uintptr_t *ips = memo->prev_ips;
 		uint64_t *rules = memo->prev_rules;
 
-		if (!n)
-			memo->fail_ip = lookup_ip;
 		memo->prev_ips = memo->cur_ips;
 		memo->prev_rules = memo->cur_rules;
 		memo->cur_ips = ips;

@@ -27,7 +27,6 @@ struct unwind_fast_memo {
 	const void *table;  /* the struct cfi_cache_table the rules came from */
 	uint32_t prev_count; /* entries of the previous walk valid for table */
 	uint32_t cap;
-	uintptr_t fail_ip;  /* lookup address of the frame the last failed walk met */
 	uintptr_t *prev_ips, *cur_ips;
 	uint64_t *prev_rules, *cur_rules; /* cfi_packed_rule */
 };
