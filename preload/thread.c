@@ -129,7 +129,7 @@ static void *thread_carve(uint8_t **p, size_t n, size_t size)
  * then the struct (whose record state ends with its class lists), then the
  * new nodes, which only a thread that interns stacks no thread had before
  * writes.  A thread recording shallow stacks touches the heads of the
- * arrays and the struct's first part: two pages (the struct first, five).
+ * arrays and the struct's first part: two pages.
  */
 static struct preload_thread *thread_state_map(void)
 {
