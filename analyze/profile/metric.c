@@ -37,49 +37,30 @@ const char *metric_names(void)
 	return "peak, leaked, allocated, allocations, temporary, peak-blocks, leaked-blocks";
 }
 
+/* The figure of metric m in rec, any record that names its figures as
+ * struct alloc_stats does (the small site record, the heap summary). */
+#define METRIC_FIELD(rec, m)                                                   \
+	((m) == METRIC_PEAK ? (uint64_t)(rec)->peak_bytes :                     \
+	 (m) == METRIC_LEAKED ? (uint64_t)(rec)->live_bytes :                   \
+	 (m) == METRIC_ALLOCATED ? (uint64_t)(rec)->allocated_bytes :           \
+	 (m) == METRIC_ALLOCATIONS ? (uint64_t)(rec)->allocations :             \
+	 (m) == METRIC_TEMPORARY ? (uint64_t)(rec)->temporary :                 \
+	 (m) == METRIC_PEAK_BLOCKS ? (uint64_t)(rec)->peak_blocks :             \
+	 (m) == METRIC_LEAKED_BLOCKS ? (uint64_t)(rec)->live_blocks : 0)
+
 uint64_t metric_stats_value(const struct alloc_stats *s, enum metric m)
 {
-	switch (m) {
-	case METRIC_PEAK: return s->peak_bytes;
-	case METRIC_LEAKED: return s->live_bytes;
-	case METRIC_ALLOCATED: return s->allocated_bytes;
-	case METRIC_ALLOCATIONS: return s->allocations;
-	case METRIC_TEMPORARY: return s->temporary;
-	case METRIC_PEAK_BLOCKS: return s->peak_blocks;
-	case METRIC_LEAKED_BLOCKS: return s->live_blocks;
-	case METRIC_COUNT: break;
-	}
-	return 0;
+	return METRIC_FIELD(s, m);
 }
 
 uint64_t metric_small_value(const struct site_stats_small *s, enum metric m)
 {
-	switch (m) {
-	case METRIC_PEAK: return s->peak_bytes;
-	case METRIC_LEAKED: return s->live_bytes;
-	case METRIC_ALLOCATED: return s->allocated_bytes;
-	case METRIC_ALLOCATIONS: return s->allocations;
-	case METRIC_TEMPORARY: return s->temporary;
-	case METRIC_PEAK_BLOCKS: return s->peak_blocks;
-	case METRIC_LEAKED_BLOCKS: return s->live_blocks;
-	case METRIC_COUNT: break;
-	}
-	return 0;
+	return METRIC_FIELD(s, m);
 }
 
 uint64_t metric_summary_value(const struct heap_summary *h, enum metric m)
 {
-	switch (m) {
-	case METRIC_PEAK: return h->peak_bytes;
-	case METRIC_LEAKED: return h->live_bytes;
-	case METRIC_ALLOCATED: return h->allocated_bytes;
-	case METRIC_ALLOCATIONS: return h->allocations;
-	case METRIC_TEMPORARY: return h->temporary;
-	case METRIC_PEAK_BLOCKS: return h->peak_blocks;
-	case METRIC_LEAKED_BLOCKS: return h->live_blocks;
-	case METRIC_COUNT: break;
-	}
-	return 0;
+	return METRIC_FIELD(h, m);
 }
 
 struct rank_ctx {
