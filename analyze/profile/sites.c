@@ -1146,9 +1146,10 @@ static inline void site_sort_keys(const struct site *s, uint64_t key[3])
 	}
 }
 
-static int site_cmp_allocated(const void *pa, const void *pb)
+/* -1 when a goes before b by their keys (larger first), 1 after, 0 when
+ * the keys are equal. */
+static inline int site_keys_cmp(const struct site *a, const struct site *b)
 {
-	const struct site *a = pa, *b = pb;
 	uint64_t ka[3], kb[3];
 
 	site_sort_keys(a, ka);
@@ -1156,22 +1157,25 @@ static int site_cmp_allocated(const void *pa, const void *pb)
 	for (int i = 0; i < 3; i++)
 		if (ka[i] != kb[i])
 			return ka[i] > kb[i] ? -1 : 1;
-	/* creation order (stable output for equal numbers) */
-	return a->id < b->id ? -1 : a->id > b->id;
+	return 0;
+}
+
+static int site_cmp_allocated(const void *pa, const void *pb)
+{
+	const struct site *a = pa, *b = pb;
+	int c = site_keys_cmp(a, b);
+
+	/* then creation order (stable output for equal numbers) */
+	return c ? c : a->id < b->id ? -1 : a->id > b->id;
 }
 
 /* site_cmp_allocated of the sites made i-th and j-th (sites[i] and
  * sites[j]): whether i goes first. */
 static inline bool site_index_before(const struct site *sites, uint32_t i, uint32_t j)
 {
-	uint64_t a[3], b[3];
+	int c = site_keys_cmp(&sites[i], &sites[j]);
 
-	site_sort_keys(&sites[i], a);
-	site_sort_keys(&sites[j], b);
-	for (int k = 0; k < 3; k++)
-		if (a[k] != b[k])
-			return a[k] > b[k];
-	return i < j;
+	return c ? c < 0 : i < j;
 }
 
 /* Sorts the site indices v[0, n) by site_index_before, tmp[0, n) its
