@@ -15,12 +15,23 @@
  * so calls made between a library's dlopen and the next rescan are not
  * seen; the diagnostic says so.  The slots are rewritten inside the
  * dl_iterate_phdr callback, under the loader's lock, so two threads never
- * make the same page writable and read-only again at once.  Never
- * allocates.
+ * make the same page writable and read-only again at once.
+ *
+ * Owns a table of the modules it has looked at (mapped memory, read and
+ * written only in that callback, so under the loader's lock): a module's
+ * relocations are read once and its allocator slots kept, and later passes
+ * look again only at its slots not bound yet, so that N libraries loaded
+ * one by one cost O(N) relocation reads, not O(N^2).  After an unload (the
+ * loader's count of them moved) a pass checks every kept slot of the
+ * modules whose name and program headers are still those it kept (another
+ * module may have come where one left, with the same loader pointers) and
+ * reads the others' relocations again; the modules that left drop out.
+ * Never allocates.
  */
 #define _GNU_SOURCE
 #include <link.h>
 #include <malloc.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +39,15 @@
 #include "preload/deep_bind.h"
 #include "preload/diag.h"
 #include "preload/import_bind.h"
+#include "preload/mem.h"
 #include "preload/phdr.h"
 #include "preload/real.h"
 #include "preload/text.h"
 
 #define DEEP_BIND_TEXT_BYTES 768
 #define DEEP_BIND_NAMES_MAX 3
+#define DEEP_BIND_SLOTS_MAX 8
+#define DEEP_BIND_FIRST_CAP 256u
 
 /* The shim's entry points under hidden names (interpose.c). */
 #define DEEP_BIND_SELF(fn) extern __typeof(fn) deep_bind_self_##fn
@@ -48,11 +62,38 @@ DEEP_BIND_SELF(memalign);
 DEEP_BIND_SELF(valloc);
 DEEP_BIND_SELF(pvalloc);
 
+/* A module looked at: the loader's pointers that tell it from the others
+ * while none is unloaded, a hash of its name and program headers checked
+ * after one was, and its allocator slots.  More than DEEP_BIND_SLOTS_MAX
+ * slots: all its relocations are read at every pass. */
+struct deep_bind_module {
+	uintptr_t addr, phdr, name;  /* 0 phdr: an empty place */
+	uint64_t hash;
+	uint32_t nslots, npending;
+	struct import_slot slots[DEEP_BIND_SLOTS_MAX];
+};
+
+/* An open-addressing table of modules by load address and headers. */
+struct deep_bind_table {
+	struct deep_bind_module *modules;
+	uint32_t cap, count; /* cap: a power of two, or 0 */
+};
+
+/* The modules looked at; during a pass after an unload, the table before
+ * it, from which the modules still loaded move (dropped at the next pass);
+ * the loader's count of unloads at the last pass. */
+static struct deep_bind_table deep_bind_known, deep_bind_before;
+static uint64_t deep_bind_subs;
+/* Set while this thread's pass runs: a pass of a signal handler's
+ * allocation inside it does nothing (the one under way sees every module). */
+static __thread int deep_bind_running __attribute__((tls_model("initial-exec")));
+
 /* One walk: the slots to rewrite and what was found. */
 struct deep_bind_walk {
 	struct import_rebinding rebindings[10];
 	size_t count;
 	unsigned modules, slots;
+	int started, verify;
 	char names[DEEP_BIND_TEXT_BYTES];
 };
 
@@ -62,15 +103,184 @@ static int deep_bind_is_self(const struct dl_phdr_info *info)
 	return phdr_load_holding(info, (uintptr_t)deep_bind_redirect, 1) != NULL;
 }
 
+/* FNV-1a of n bytes, from h on. */
+static uint64_t deep_bind_hash(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* What tells info's module from another loaded where it was. */
+static uint64_t deep_bind_identity(const struct dl_phdr_info *info)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (info->dlpi_name)
+		h = deep_bind_hash(h, info->dlpi_name, strlen(info->dlpi_name));
+	return deep_bind_hash(h, info->dlpi_phdr, info->dlpi_phnum * sizeof(*info->dlpi_phdr));
+}
+
+/* The place of the module (addr, phdr, name) in t (cap nonzero): its
+ * entry, or the empty place where it would go. */
+static struct deep_bind_module *deep_bind_place(const struct deep_bind_table *t, uintptr_t addr,
+						uintptr_t phdr, uintptr_t name)
+{
+	uint64_t h = ((uint64_t)addr ^ ((uint64_t)phdr >> 3)) * 0x9e3779b97f4a7c15ull;
+
+	for (uint32_t i = (uint32_t)(h >> 32) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		struct deep_bind_module *m = &t->modules[i];
+
+		if (!m->phdr || (m->addr == addr && m->phdr == phdr && m->name == name))
+			return m;
+	}
+}
+
+/* The place of info's module in t. */
+static struct deep_bind_module *deep_bind_place_info(const struct deep_bind_table *t,
+						     const struct dl_phdr_info *info)
+{
+	return deep_bind_place(t, info->dlpi_addr, (uintptr_t)info->dlpi_phdr,
+			       (uintptr_t)info->dlpi_name);
+}
+
+/* Makes room in t for one more module (at most half full); 0, or -1 when
+ * out of memory. */
+static int deep_bind_grow(struct deep_bind_table *t)
+{
+	struct deep_bind_table bigger;
+
+	if (t->cap && (t->count + 1) * 2 <= t->cap)
+		return 0;
+	bigger.cap = t->cap ? t->cap * 2 : DEEP_BIND_FIRST_CAP;
+	bigger.count = t->count;
+	bigger.modules = preload_mem_map(bigger.cap * sizeof(*bigger.modules));
+	if (!bigger.modules)
+		return -1;
+	for (uint32_t i = 0; i < t->cap; i++) {
+		const struct deep_bind_module *m = &t->modules[i];
+
+		if (m->phdr)
+			*deep_bind_place(&bigger, m->addr, m->phdr, m->name) = *m;
+	}
+	preload_mem_unmap(t->modules, t->cap * sizeof(*t->modules));
+	*t = bigger;
+	return 0;
+}
+
+/* Fills m, info's module's place, with what tells it and its allocator
+ * slots (none for the shim itself). */
+static void deep_bind_learn(const struct deep_bind_walk *w, const struct dl_phdr_info *info,
+			    struct deep_bind_module *m)
+{
+	int n = deep_bind_is_self(info) ? 0
+					: import_slots_find(info, w->rebindings, w->count, m->slots,
+							    DEEP_BIND_SLOTS_MAX);
+
+	m->addr = info->dlpi_addr;
+	m->phdr = (uintptr_t)info->dlpi_phdr;
+	m->name = (uintptr_t)info->dlpi_name;
+	m->hash = deep_bind_identity(info);
+	m->nslots = n < 0 ? 0 : (uint32_t)n;
+	m->npending = m->nslots;
+}
+
+/* Rewrites m's slots bound to the C library: all of them, or only those
+ * not bound at the last pass; for a module of too many slots, reads all its
+ * relocations.  Returns how many it rewrote, or a negative errno. */
+static int deep_bind_rebind(const struct deep_bind_walk *w, const struct dl_phdr_info *info,
+			    struct deep_bind_module *m, int all)
+{
+	struct import_slot pending[DEEP_BIND_SLOTS_MAX];
+	uint32_t n = 0;
+	int slots;
+
+	if (m->nslots > DEEP_BIND_SLOTS_MAX)
+		return import_rebind_loaded(info, w->rebindings, w->count);
+	if (!all && !m->npending)
+		return 0;
+	for (uint32_t i = 0; i < m->nslots; i++)
+		if (all || m->slots[i].pending)
+			pending[n++] = m->slots[i];
+	slots = import_slots_rebind(info, w->rebindings, pending, n);
+	m->npending = 0;
+	for (uint32_t i = 0, j = 0; i < m->nslots; i++) {
+		if (all || m->slots[i].pending)
+			m->slots[i].pending = pending[j++].pending;
+		m->npending += m->slots[i].pending;
+	}
+	return slots;
+}
+
+/* Starts a pass at its first module (under the loader's lock): unmaps the
+ * table the last pass after an unload emptied, and when the loader
+ * unloaded a module since the last pass, moves the table aside, for this
+ * pass to take from it what is still loaded. */
+static void deep_bind_start(struct deep_bind_walk *w, const struct dl_phdr_info *info, size_t size)
+{
+	uint64_t subs = size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)
+				? info->dlpi_subs
+				: deep_bind_subs + 1;
+
+	w->started = 1;
+	if (deep_bind_before.modules)
+		preload_mem_unmap(deep_bind_before.modules,
+				  deep_bind_before.cap * sizeof(*deep_bind_before.modules));
+	deep_bind_before = (struct deep_bind_table){ NULL, 0, 0 };
+	if (subs != deep_bind_subs && deep_bind_known.count) {
+		deep_bind_before = deep_bind_known;
+		deep_bind_known = (struct deep_bind_table){ NULL, 0, 0 };
+		w->verify = 1;
+	}
+	deep_bind_subs = subs;
+}
+
+/* The table's entry of info's module: found, taken from the table before
+ * the last unload when its identity is unchanged (*all set: check every
+ * slot), or read now (*all set); NULL when out of memory. */
+static struct deep_bind_module *deep_bind_find(const struct deep_bind_walk *w,
+					       const struct dl_phdr_info *info, int *all)
+{
+	struct deep_bind_module *m, *old = NULL;
+
+	*all = 1;
+	if (deep_bind_known.cap) {
+		m = deep_bind_place_info(&deep_bind_known, info);
+		if (m->phdr) {
+			*all = 0;
+			return m;
+		}
+	}
+	if (deep_bind_grow(&deep_bind_known) < 0)
+		return NULL;
+	m = deep_bind_place_info(&deep_bind_known, info);
+	if (w->verify)
+		old = deep_bind_place_info(&deep_bind_before, info);
+	if (old && old->phdr && old->hash == deep_bind_identity(info))
+		*m = *old;
+	else
+		deep_bind_learn(w, info, m);
+	deep_bind_known.count++;
+	return m;
+}
+
 static int deep_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct deep_bind_walk *w = arg;
-	int slots;
+	struct deep_bind_module *m;
+	int slots, all;
 
-	(void)size;
-	if (deep_bind_is_self(info))
-		return 0;
-	slots = import_rebind_loaded(info, w->rebindings, w->count);
+	if (!w->started)
+		deep_bind_start(w, info, size);
+	m = deep_bind_find(w, info, &all);
+	if (m)
+		slots = deep_bind_rebind(w, info, m, all);
+	else if (deep_bind_is_self(info))
+		slots = 0;
+	else
+		slots = import_rebind_loaded(info, w->rebindings, w->count);
 	if (slots <= 0)
 		return 0;
 	if (w->modules < DEEP_BIND_NAMES_MAX) {
@@ -124,9 +334,11 @@ void deep_bind_redirect(void)
 	deep_bind_add(&w, "valloc", (const void *)real_get(valloc), (void *)deep_bind_self_valloc);
 	deep_bind_add(&w, "pvalloc", (const void *)real_get(pvalloc),
 		      (void *)deep_bind_self_pvalloc);
-	if (!w.count)
+	if (!w.count || deep_bind_running)
 		return;
+	deep_bind_running = 1;
 	dl_iterate_phdr(deep_bind_one, &w);
+	deep_bind_running = 0;
 	if (!w.modules)
 		return;
 	preload_text_append(text, sizeof(text),

@@ -144,14 +144,18 @@ static int import_module_read(void *handle, struct import_module *m)
 	return rc;
 }
 
-/* Fills m from a module's program headers, as dl_iterate_phdr gives them
- * (no second walk: the caller may be inside one); -ENOENT without tables. */
-static int import_module_from_phdr(const struct dl_phdr_info *info, struct import_module *m)
+/* Fills m's load address, dynamic section, RELRO pages and page size from
+ * a module's program headers, as dl_iterate_phdr gives them (no second
+ * walk: the caller may be inside one); the tables stay unread. */
+static void import_module_phdr(const struct dl_phdr_info *info, struct import_module *m)
 {
 	const ElfW(Phdr) *relro = NULL;
 
 	memset(m, 0, sizeof(*m));
 	m->base = info->dlpi_addr;
+	m->page_bytes = getauxval(AT_PAGESZ);
+	if (!m->page_bytes)
+		m->page_bytes = 4096;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -160,12 +164,19 @@ static int import_module_from_phdr(const struct dl_phdr_info *info, struct impor
 		else if (ph->p_type == PT_GNU_RELRO)
 			relro = ph;
 	}
-	if (!m->dynamic || import_module_tables(m) < 0)
-		return -ENOENT;
 	if (relro) {
 		m->relro_start = (m->base + relro->p_vaddr) & ~(m->page_bytes - 1);
 		m->relro_end = (m->base + relro->p_vaddr + relro->p_memsz) & ~(m->page_bytes - 1);
 	}
+}
+
+/* Fills m from a module's program headers and dynamic section; -ENOENT
+ * without tables. */
+static int import_module_from_phdr(const struct dl_phdr_info *info, struct import_module *m)
+{
+	import_module_phdr(info, m);
+	if (!m->dynamic || import_module_tables(m) < 0)
+		return -ENOENT;
 	return 0;
 }
 
@@ -271,7 +282,109 @@ int import_rebind_loaded(const struct dl_phdr_info *info, const struct import_re
 	return rc < 0 ? rc : plt + rc;
 }
 
+/* Appends to slots (while under cap) the slots among bytes of relocations
+ * whose symbol is a rebinding's name; returns how many it met in all. */
+static size_t import_relocs_find(const struct import_module *m, const ElfW(Rela) *relocs,
+				 size_t bytes, const struct import_rebinding *rebindings,
+				 size_t count, struct import_slot *slots, size_t met, size_t cap)
+{
+	for (size_t i = 0; relocs && i < bytes / sizeof(*relocs); i++) {
+		unsigned long type = IMPORT_R_TYPE(relocs[i].r_info);
+		const char *name;
+
+		if (type != IMPORT_R_JUMP_SLOT && type != IMPORT_R_GLOB_DAT)
+			continue;
+		name = m->strtab + m->symtab[IMPORT_R_SYM(relocs[i].r_info)].st_name;
+		for (size_t k = 0; k < count; k++) {
+			if (strcmp(name, rebindings[k].name) != 0)
+				continue;
+			if (met < cap)
+				slots[met] = (struct import_slot){ m->base + relocs[i].r_offset,
+								   (uint32_t)k, 0 };
+			met++;
+			break;
+		}
+	}
+	return met;
+}
+
+int import_slots_find(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+		      size_t count, struct import_slot *slots, size_t cap)
+{
+	struct import_module m;
+	size_t met;
+
+	if (import_module_from_phdr(info, &m) < 0)
+		return -ENOENT;
+	met = import_relocs_find(&m, m.plt_relocs, m.plt_relocs_bytes, rebindings, count, slots, 0,
+				 cap);
+	met = import_relocs_find(&m, m.data_relocs, m.data_relocs_bytes, rebindings, count, slots,
+				 met, cap);
+	return met > INT32_MAX ? INT32_MAX : (int)met;
+}
+
+/* The end of info's highest PT_LOAD segment, relative to its load address. */
+static uintptr_t import_module_extent(const struct dl_phdr_info *info)
+{
+	uintptr_t end = 0;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && ph->p_vaddr + ph->p_memsz > end)
+			end = ph->p_vaddr + ph->p_memsz;
+	}
+	return end;
+}
+
+int import_slots_rebind(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+			struct import_slot *slots, size_t n)
+{
+	struct import_module m;
+	uintptr_t extent = import_module_extent(info);
+	int rewritten = 0;
+
+	import_module_phdr(info, &m);
+	for (size_t i = 0; i < n; i++) {
+		const struct import_rebinding *r = &rebindings[slots[i].which];
+		uintptr_t bound = (uintptr_t)__atomic_load_n((void **)slots[i].addr, __ATOMIC_RELAXED);
+		int rc;
+
+		/* not relocated yet (its link-time value) or lazily bound (its
+		 * own PLT entry): its definition is still to come */
+		slots[i].pending = bound < extent || bound - m.base < extent;
+		if (bound != (uintptr_t)r->from)
+			continue;
+		rc = import_slot_store(&m, slots[i].addr, r->to);
+		if (rc < 0)
+			return rc;
+		rewritten++;
+	}
+	return rewritten;
+}
+
 #else
+
+int import_slots_find(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+		      size_t count, struct import_slot *slots, size_t cap)
+{
+	(void)info;
+	(void)rebindings;
+	(void)count;
+	(void)slots;
+	(void)cap;
+	return -ENOTSUP;
+}
+
+int import_slots_rebind(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+			struct import_slot *slots, size_t n)
+{
+	(void)info;
+	(void)rebindings;
+	(void)slots;
+	(void)n;
+	return -ENOTSUP;
+}
 
 int import_rebind_loaded(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
 			 size_t count)

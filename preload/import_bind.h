@@ -7,6 +7,7 @@
 #define MPROF_PRELOAD_IMPORT_BIND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct import_binding {
 	const char *name; /* the function the module imports */
@@ -44,5 +45,35 @@ struct import_rebinding {
  */
 int import_rebind_loaded(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
 			 size_t count);
+
+/* One GOT slot of a module for a rebinding's name (import_slots_find). */
+struct import_slot {
+	uintptr_t addr;    /* the slot's address */
+	uint32_t which;    /* the index of its rebinding */
+	uint32_t pending;  /* set by import_slots_rebind: not bound to a definition yet */
+};
+
+/*
+ * Lists the GOT slots of the loaded module info (from dl_iterate_phdr, which
+ * may be running) whose symbol is a rebinding's name, the first cap of them
+ * into slots.  Returns how many the module has (more than cap: the rest are
+ * not listed), or a negative errno: -ENOTSUP on a machine whose relocations
+ * it does not know, -ENOENT when the module has no dynamic tables.  Never
+ * allocates.
+ */
+int import_slots_find(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+		      size_t count, struct import_slot *slots, size_t cap);
+
+/*
+ * Rewrites those of the n slots (of the loaded module info, as listed by
+ * import_slots_find) that hold their rebinding's from, and sets each slot's
+ * pending: whether it still holds a value of the module's own (lazy
+ * binding's PLT entry, or its link-time value while the loader has not
+ * relocated it yet), so that its definition may come later.  Returns how
+ * many slots were rewritten, or mprotect's negative errno (slots already
+ * rewritten stay so).  Never allocates.
+ */
+int import_slots_rebind(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+			struct import_slot *slots, size_t n);
 
 #endif
