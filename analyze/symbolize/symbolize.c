@@ -1111,6 +1111,19 @@ static int export_cmp(const void *pa, const void *pb)
 	return a->module_offset < b->module_offset ? -1 : a->module_offset > b->module_offset;
 }
 
+/* Answer a as encoder input, into *out. */
+static void answer_export(const struct symbolizer *s, const struct sym_answer *a,
+			  struct symbol_table_answer *out)
+{
+	const struct sym_file *f = &s->files[a->file];
+
+	out->module_path = f->path;
+	out->build_id = f->build_id;
+	out->build_id_len = f->build_id_len;
+	out->module_offset = a->module_offset;
+	out->loc = &a->loc;
+}
+
 /* The answers keep(a, arg) selects, as encoder input in out[] (room for
  * s->answer_count), sorted by export_cmp; returns how many. */
 static size_t answers_collect(const struct symbolizer *s, struct symbol_table_answer *out,
@@ -1120,26 +1133,12 @@ static size_t answers_collect(const struct symbolizer *s, struct symbol_table_an
 
 	for (size_t i = 0; i < s->answer_slots; i++) {
 		const struct sym_answer *a = s->answers[i];
-		const struct sym_file *f;
 
-		if (!a || !keep(a, arg))
-			continue;
-		f = &s->files[a->file];
-		out[n].module_path = f->path;
-		out[n].build_id = f->build_id;
-		out[n].build_id_len = f->build_id_len;
-		out[n].module_offset = a->module_offset;
-		out[n].loc = &a->loc;
-		n++;
+		if (a && keep(a, arg))
+			answer_export(s, a, &out[n++]);
 	}
 	qsort(out, n, sizeof(*out), export_cmp);
 	return n;
-}
-
-/* Every answer of file fi, for its cache file. */
-static bool answer_of_file(const struct sym_answer *a, uint32_t fi)
-{
-	return a->file == fi;
 }
 
 /* Every answer this trace asked for, even one that says no more than
@@ -1266,16 +1265,17 @@ static int cache_symtab_proof(const struct sym_file *f, uint8_t **out, size_t *b
 	return v ? 0 : -ENOMEM;
 }
 
-/* Writes every answer of file fi (found now or loaded) to the cache: to
- * its DWARF file when made with DWARF, else to its SYMTAB file with the
- * proof that no debug file exists. */
-static int cache_save_file(struct symbolizer *s, uint32_t fi)
+/* Writes the n answers of file fi (found now or loaded; mine, in no
+ * order) to the cache: to its DWARF file when made with DWARF, else to its
+ * SYMTAB file with the proof that no debug file exists. */
+static int cache_save_file(struct symbolizer *s, uint32_t fi, const struct sym_answer *const *mine,
+			   size_t n)
 {
 	struct sym_file *f = &s->files[fi];
 	struct symbol_table_answer *out;
 	Dwarf_Addr bias;
 	uint8_t *data = NULL, *proof = NULL;
-	size_t n, bytes = 0, proof_bytes = 0;
+	size_t bytes = 0, proof_bytes = 0;
 	unsigned kind = SYMBOL_CACHE_DWARF;
 	int rc;
 
@@ -1286,10 +1286,12 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi)
 		if (cache_symtab_proof(f, &proof, &proof_bytes) < 0)
 			return 0; /* another copy, or a debug file, may do better */
 	}
-	out = malloc((s->answer_count ? s->answer_count : 1) * sizeof(*out));
+	out = malloc((n ? n : 1) * sizeof(*out));
 	rc = out ? 0 : -ENOMEM;
 	if (rc == 0) {
-		n = answers_collect(s, out, answer_of_file, fi);
+		for (size_t i = 0; i < n; i++)
+			answer_export(s, mine[i], &out[i]);
+		qsort(out, n, sizeof(*out), export_cmp);
 		rc = symbol_table_encode(out, n, &data, &bytes);
 	}
 	if (rc == 0 && proof) {
@@ -1313,20 +1315,51 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi)
 	return rc;
 }
 
+/* Whether file fi's answers are to be written to the cache. */
+static bool cache_save_wanted(const struct symbolizer *s, uint32_t fi)
+{
+	return fi != NO_FILE && s->files[fi].cache_dirty && s->files[fi].build_id_len;
+}
+
 int symbolizer_cache_save(struct symbolizer *s)
 {
+	const struct sym_answer **by_file;
+	size_t *start;
 	int rc = 0;
 
 	if (!s->cache_folder)
 		return 0;
+	/* the answers by file in one pass over them (a pass per file was
+	 * O(files x answers): thousands of libraries loaded) */
+	start = calloc(s->file_count + 1, sizeof(*start));
+	by_file = malloc((s->answer_count ? s->answer_count : 1) * sizeof(*by_file));
+	if (!start || !by_file) {
+		free(start);
+		free(by_file);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->answer_slots; i++)
+		if (s->answers[i] && cache_save_wanted(s, s->answers[i]->file))
+			start[s->answers[i]->file + 1]++;
+	for (size_t fi = 1; fi <= s->file_count; fi++)
+		start[fi] += start[fi - 1];
+	for (size_t i = 0; i < s->answer_slots; i++) {
+		const struct sym_answer *a = s->answers[i];
+
+		if (a && cache_save_wanted(s, a->file))
+			by_file[start[a->file]++] = a;
+	}
+	/* start[fi] is now the end of fi's answers, start[fi - 1] their start */
 	for (uint32_t fi = 1; fi < s->file_count; fi++) {
-		if (!s->files[fi].cache_dirty || !s->files[fi].build_id_len)
+		if (!cache_save_wanted(s, fi))
 			continue;
-		if (cache_save_file(s, fi) < 0)
+		if (cache_save_file(s, fi, by_file + start[fi - 1], start[fi] - start[fi - 1]) < 0)
 			rc = -EIO;
 		else
 			s->files[fi].cache_dirty = false; /* till libdw answers more */
 	}
+	free(start);
+	free(by_file);
 	return rc;
 }
 
