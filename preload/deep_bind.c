@@ -48,6 +48,7 @@
 #define DEEP_BIND_NAMES_MAX 3
 #define DEEP_BIND_SLOTS_MAX 8
 #define DEEP_BIND_FIRST_CAP 256u
+#define DEEP_BIND_ALWAYS UINT32_MAX
 
 /* The shim's entry points under hidden names (interpose.c). */
 #define DEEP_BIND_SELF(fn) extern __typeof(fn) deep_bind_self_##fn
@@ -63,20 +64,30 @@ DEEP_BIND_SELF(valloc);
 DEEP_BIND_SELF(pvalloc);
 
 /* A module looked at: the loader's pointers that tell it from the others
- * while none is unloaded, a hash of its name and program headers checked
- * after one was, and its allocator slots.  More than DEEP_BIND_SLOTS_MAX
- * slots: all its relocations are read at every pass. */
+ * while none is unloaded, how many of its slots were not bound at the last
+ * pass (DEEP_BIND_ALWAYS: more than DEEP_BIND_SLOTS_MAX slots, all its
+ * relocations are read at every pass) and its slots' place in the table's
+ * pool.  Small, for a pass that finds nothing to do to read little. */
 struct deep_bind_module {
 	uintptr_t addr, phdr, name;  /* 0 phdr: an empty place */
-	uint64_t hash;
-	uint32_t nslots, npending;
-	struct import_slot slots[DEEP_BIND_SLOTS_MAX];
+	uint32_t npending, slots;
 };
 
-/* An open-addressing table of modules by load address and headers. */
+/* A module's allocator slots, and a hash of its name and program headers
+ * checked after an unload. */
+struct deep_bind_slots {
+	uint64_t hash;
+	uint32_t n;
+	struct import_slot slot[DEEP_BIND_SLOTS_MAX];
+};
+
+/* An open-addressing table of modules by load address and headers, and
+ * the pool of their slots (appended to). */
 struct deep_bind_table {
 	struct deep_bind_module *modules;
-	uint32_t cap, count; /* cap: a power of two, or 0 */
+	uint32_t cap, count;         /* cap: a power of two, or 0 */
+	struct deep_bind_slots *pool;
+	uint32_t pool_cap, pool_count;
 };
 
 /* The modules looked at; during a pass after an unload, the table before
@@ -146,45 +157,73 @@ static struct deep_bind_module *deep_bind_place_info(const struct deep_bind_tabl
 			       (uintptr_t)info->dlpi_name);
 }
 
-/* Makes room in t for one more module (at most half full); 0, or -1 when
- * out of memory. */
+/* Unmaps t's memory and empties it. */
+static void deep_bind_drop(struct deep_bind_table *t)
+{
+	if (t->modules)
+		preload_mem_unmap(t->modules, t->cap * sizeof(*t->modules));
+	if (t->pool)
+		preload_mem_unmap(t->pool, t->pool_cap * sizeof(*t->pool));
+	*t = (struct deep_bind_table){ NULL, 0, 0, NULL, 0, 0 };
+}
+
+/* Makes room in t for one more module (its table at most half full, a
+ * place in its pool); 0, or -1 when out of memory. */
 static int deep_bind_grow(struct deep_bind_table *t)
 {
-	struct deep_bind_table bigger;
+	struct deep_bind_module *modules;
+	struct deep_bind_slots *pool;
+	uint32_t cap;
 
+	if (t->pool_count == t->pool_cap) {
+		cap = t->pool_cap ? t->pool_cap * 2 : DEEP_BIND_FIRST_CAP;
+		pool = preload_mem_map(cap * sizeof(*pool));
+		if (!pool)
+			return -1;
+		if (t->pool) {
+			memcpy(pool, t->pool, t->pool_count * sizeof(*pool));
+			preload_mem_unmap(t->pool, t->pool_cap * sizeof(*pool));
+		}
+		t->pool = pool;
+		t->pool_cap = cap;
+	}
 	if (t->cap && (t->count + 1) * 2 <= t->cap)
 		return 0;
-	bigger.cap = t->cap ? t->cap * 2 : DEEP_BIND_FIRST_CAP;
-	bigger.count = t->count;
-	bigger.modules = preload_mem_map(bigger.cap * sizeof(*bigger.modules));
-	if (!bigger.modules)
+	cap = t->cap ? t->cap * 2 : 2 * DEEP_BIND_FIRST_CAP;
+	modules = preload_mem_map(cap * sizeof(*modules));
+	if (!modules)
 		return -1;
 	for (uint32_t i = 0; i < t->cap; i++) {
 		const struct deep_bind_module *m = &t->modules[i];
+		struct deep_bind_table bigger = { modules, cap, 0, NULL, 0, 0 };
 
 		if (m->phdr)
 			*deep_bind_place(&bigger, m->addr, m->phdr, m->name) = *m;
 	}
-	preload_mem_unmap(t->modules, t->cap * sizeof(*t->modules));
-	*t = bigger;
+	if (t->modules)
+		preload_mem_unmap(t->modules, t->cap * sizeof(*t->modules));
+	t->modules = modules;
+	t->cap = cap;
 	return 0;
 }
 
-/* Fills m, info's module's place, with what tells it and its allocator
- * slots (none for the shim itself). */
+/* Fills m, info's module's place, with what tells it, and a new place of
+ * t's pool with its allocator slots (none for the shim itself). */
 static void deep_bind_learn(const struct deep_bind_walk *w, const struct dl_phdr_info *info,
-			    struct deep_bind_module *m)
+			    struct deep_bind_table *t, struct deep_bind_module *m)
 {
+	struct deep_bind_slots *s = &t->pool[t->pool_count];
 	int n = deep_bind_is_self(info) ? 0
-					: import_slots_find(info, w->rebindings, w->count, m->slots,
+					: import_slots_find(info, w->rebindings, w->count, s->slot,
 							    DEEP_BIND_SLOTS_MAX);
 
 	m->addr = info->dlpi_addr;
 	m->phdr = (uintptr_t)info->dlpi_phdr;
 	m->name = (uintptr_t)info->dlpi_name;
-	m->hash = deep_bind_identity(info);
-	m->nslots = n < 0 ? 0 : (uint32_t)n;
-	m->npending = m->nslots;
+	m->slots = t->pool_count++;
+	s->hash = deep_bind_identity(info);
+	s->n = n < 0 ? 0 : (uint32_t)n;
+	m->npending = s->n > DEEP_BIND_SLOTS_MAX ? DEEP_BIND_ALWAYS : s->n;
 }
 
 /* Rewrites m's slots bound to the C library: all of them, or only those
@@ -194,22 +233,24 @@ static int deep_bind_rebind(const struct deep_bind_walk *w, const struct dl_phdr
 			    struct deep_bind_module *m, int all)
 {
 	struct import_slot pending[DEEP_BIND_SLOTS_MAX];
+	struct deep_bind_slots *s;
 	uint32_t n = 0;
 	int slots;
 
-	if (m->nslots > DEEP_BIND_SLOTS_MAX)
+	if (m->npending == DEEP_BIND_ALWAYS)
 		return import_rebind_loaded(info, w->rebindings, w->count);
 	if (!all && !m->npending)
 		return 0;
-	for (uint32_t i = 0; i < m->nslots; i++)
-		if (all || m->slots[i].pending)
-			pending[n++] = m->slots[i];
+	s = &deep_bind_known.pool[m->slots];
+	for (uint32_t i = 0; i < s->n; i++)
+		if (all || s->slot[i].pending)
+			pending[n++] = s->slot[i];
 	slots = import_slots_rebind(info, w->rebindings, pending, n);
 	m->npending = 0;
-	for (uint32_t i = 0, j = 0; i < m->nslots; i++) {
-		if (all || m->slots[i].pending)
-			m->slots[i].pending = pending[j++].pending;
-		m->npending += m->slots[i].pending;
+	for (uint32_t i = 0, j = 0; i < s->n; i++) {
+		if (all || s->slot[i].pending)
+			s->slot[i].pending = pending[j++].pending;
+		m->npending += s->slot[i].pending;
 	}
 	return slots;
 }
@@ -225,44 +266,45 @@ static void deep_bind_start(struct deep_bind_walk *w, const struct dl_phdr_info 
 				: deep_bind_subs + 1;
 
 	w->started = 1;
-	if (deep_bind_before.modules)
-		preload_mem_unmap(deep_bind_before.modules,
-				  deep_bind_before.cap * sizeof(*deep_bind_before.modules));
-	deep_bind_before = (struct deep_bind_table){ NULL, 0, 0 };
+	deep_bind_drop(&deep_bind_before);
 	if (subs != deep_bind_subs && deep_bind_known.count) {
 		deep_bind_before = deep_bind_known;
-		deep_bind_known = (struct deep_bind_table){ NULL, 0, 0 };
+		deep_bind_known = (struct deep_bind_table){ NULL, 0, 0, NULL, 0, 0 };
 		w->verify = 1;
 	}
 	deep_bind_subs = subs;
 }
 
-/* The table's entry of info's module: found, taken from the table before
- * the last unload when its identity is unchanged (*all set: check every
- * slot), or read now (*all set); NULL when out of memory. */
+/* The table's entry of info's module: found (*all clear), taken from the
+ * table before the last unload when its identity is unchanged, or read
+ * now (*all set: check every slot); NULL when out of memory. */
 static struct deep_bind_module *deep_bind_find(const struct deep_bind_walk *w,
 					       const struct dl_phdr_info *info, int *all)
 {
 	struct deep_bind_module *m, *old = NULL;
+	struct deep_bind_table *t = &deep_bind_known;
 
 	*all = 1;
-	if (deep_bind_known.cap) {
-		m = deep_bind_place_info(&deep_bind_known, info);
+	if (t->cap) {
+		m = deep_bind_place_info(t, info);
 		if (m->phdr) {
 			*all = 0;
 			return m;
 		}
 	}
-	if (deep_bind_grow(&deep_bind_known) < 0)
+	if (deep_bind_grow(t) < 0)
 		return NULL;
-	m = deep_bind_place_info(&deep_bind_known, info);
+	m = deep_bind_place_info(t, info);
 	if (w->verify)
 		old = deep_bind_place_info(&deep_bind_before, info);
-	if (old && old->phdr && old->hash == deep_bind_identity(info))
+	if (old && old->phdr && deep_bind_before.pool[old->slots].hash == deep_bind_identity(info)) {
 		*m = *old;
-	else
-		deep_bind_learn(w, info, m);
-	deep_bind_known.count++;
+		m->slots = t->pool_count++;
+		t->pool[m->slots] = deep_bind_before.pool[old->slots];
+	} else {
+		deep_bind_learn(w, info, t, m);
+	}
+	t->count++;
 	return m;
 }
 
