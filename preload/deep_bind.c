@@ -47,7 +47,7 @@
 #define DEEP_BIND_TEXT_BYTES 768
 #define DEEP_BIND_NAMES_MAX 3
 #define DEEP_BIND_SLOTS_MAX 8
-#define DEEP_BIND_FIRST_CAP 256u
+#define DEEP_BIND_FIRST_CAP 128u
 #define DEEP_BIND_ALWAYS UINT32_MAX
 
 /* The shim's entry points under hidden names (interpose.c). */
@@ -64,21 +64,16 @@ DEEP_BIND_SELF(valloc);
 DEEP_BIND_SELF(pvalloc);
 
 /* A module looked at: the loader's pointers that tell it from the others
- * while none is unloaded, how many of its slots were not bound at the last
- * pass (DEEP_BIND_ALWAYS: more than DEEP_BIND_SLOTS_MAX slots, all its
- * relocations are read at every pass) and its slots' place in the table's
- * pool.  Small, for a pass that finds nothing to do to read little. */
+ * while none is unloaded, a hash of its name and program headers checked
+ * after one was, how many of its allocator slots were not bound at the
+ * last pass (DEEP_BIND_ALWAYS: more than DEEP_BIND_SLOTS_MAX slots, all its
+ * relocations are read at every pass) and where its slots lie in the
+ * table's pool.  Small, for a pass that finds nothing to do to read
+ * little. */
 struct deep_bind_module {
 	uintptr_t addr, phdr, name;  /* 0 phdr: an empty place */
-	uint32_t npending, slots;
-};
-
-/* A module's allocator slots, and a hash of its name and program headers
- * checked after an unload. */
-struct deep_bind_slots {
 	uint64_t hash;
-	uint32_t n;
-	struct import_slot slot[DEEP_BIND_SLOTS_MAX];
+	uint32_t npending, nslots, first;
 };
 
 /* An open-addressing table of modules by load address and headers, and
@@ -86,7 +81,7 @@ struct deep_bind_slots {
 struct deep_bind_table {
 	struct deep_bind_module *modules;
 	uint32_t cap, count;         /* cap: a power of two, or 0 */
-	struct deep_bind_slots *pool;
+	struct import_slot *pool;
 	uint32_t pool_cap, pool_count;
 };
 
@@ -167,15 +162,15 @@ static void deep_bind_drop(struct deep_bind_table *t)
 	*t = (struct deep_bind_table){ NULL, 0, 0, NULL, 0, 0 };
 }
 
-/* Makes room in t for one more module (its table at most half full, a
- * place in its pool); 0, or -1 when out of memory. */
+/* Makes room in t for one more module (its table at most half full, room
+ * for DEEP_BIND_SLOTS_MAX slots in its pool); 0, or -1 when out of memory. */
 static int deep_bind_grow(struct deep_bind_table *t)
 {
 	struct deep_bind_module *modules;
-	struct deep_bind_slots *pool;
+	struct import_slot *pool;
 	uint32_t cap;
 
-	if (t->pool_count == t->pool_cap) {
+	if (t->pool_count + DEEP_BIND_SLOTS_MAX > t->pool_cap) {
 		cap = t->pool_cap ? t->pool_cap * 2 : DEEP_BIND_FIRST_CAP;
 		pool = preload_mem_map(cap * sizeof(*pool));
 		if (!pool)
@@ -207,23 +202,27 @@ static int deep_bind_grow(struct deep_bind_table *t)
 	return 0;
 }
 
-/* Fills m, info's module's place, with what tells it, and a new place of
- * t's pool with its allocator slots (none for the shim itself). */
+/* Fills m, info's module's place, with what tells it, and t's pool with
+ * its allocator slots (none for the shim itself). */
 static void deep_bind_learn(const struct deep_bind_walk *w, const struct dl_phdr_info *info,
 			    struct deep_bind_table *t, struct deep_bind_module *m)
 {
-	struct deep_bind_slots *s = &t->pool[t->pool_count];
 	int n = deep_bind_is_self(info) ? 0
-					: import_slots_find(info, w->rebindings, w->count, s->slot,
+					: import_slots_find(info, w->rebindings, w->count,
+							    &t->pool[t->pool_count],
 							    DEEP_BIND_SLOTS_MAX);
 
 	m->addr = info->dlpi_addr;
 	m->phdr = (uintptr_t)info->dlpi_phdr;
 	m->name = (uintptr_t)info->dlpi_name;
-	m->slots = t->pool_count++;
-	s->hash = deep_bind_identity(info);
-	s->n = n < 0 ? 0 : (uint32_t)n;
-	m->npending = s->n > DEEP_BIND_SLOTS_MAX ? DEEP_BIND_ALWAYS : s->n;
+	m->hash = deep_bind_identity(info);
+	m->first = t->pool_count;
+	m->nslots = n < 0 ? 0 : (uint32_t)n;
+	m->npending = m->nslots;
+	if (m->nslots > DEEP_BIND_SLOTS_MAX)
+		m->npending = DEEP_BIND_ALWAYS;
+	else
+		t->pool_count += m->nslots;
 }
 
 /* Rewrites m's slots bound to the C library: all of them, or only those
@@ -233,7 +232,7 @@ static int deep_bind_rebind(const struct deep_bind_walk *w, const struct dl_phdr
 			    struct deep_bind_module *m, int all)
 {
 	struct import_slot pending[DEEP_BIND_SLOTS_MAX];
-	struct deep_bind_slots *s;
+	struct import_slot *s;
 	uint32_t n = 0;
 	int slots;
 
@@ -241,16 +240,16 @@ static int deep_bind_rebind(const struct deep_bind_walk *w, const struct dl_phdr
 		return import_rebind_loaded(info, w->rebindings, w->count);
 	if (!all && !m->npending)
 		return 0;
-	s = &deep_bind_known.pool[m->slots];
-	for (uint32_t i = 0; i < s->n; i++)
-		if (all || s->slot[i].pending)
-			pending[n++] = s->slot[i];
+	s = &deep_bind_known.pool[m->first];
+	for (uint32_t i = 0; i < m->nslots; i++)
+		if (all || s[i].pending)
+			pending[n++] = s[i];
 	slots = import_slots_rebind(info, w->rebindings, pending, n);
 	m->npending = 0;
-	for (uint32_t i = 0, j = 0; i < s->n; i++) {
-		if (all || s->slot[i].pending)
-			s->slot[i].pending = pending[j++].pending;
-		m->npending += s->slot[i].pending;
+	for (uint32_t i = 0, j = 0; i < m->nslots; i++) {
+		if (all || s[i].pending)
+			s[i].pending = pending[j++].pending;
+		m->npending += s[i].pending;
 	}
 	return slots;
 }
@@ -297,10 +296,14 @@ static struct deep_bind_module *deep_bind_find(const struct deep_bind_walk *w,
 	m = deep_bind_place_info(t, info);
 	if (w->verify)
 		old = deep_bind_place_info(&deep_bind_before, info);
-	if (old && old->phdr && deep_bind_before.pool[old->slots].hash == deep_bind_identity(info)) {
+	if (old && old->phdr && old->hash == deep_bind_identity(info)) {
 		*m = *old;
-		m->slots = t->pool_count++;
-		t->pool[m->slots] = deep_bind_before.pool[old->slots];
+		if (m->npending != DEEP_BIND_ALWAYS) {
+			m->first = t->pool_count;
+			memcpy(&t->pool[m->first], &deep_bind_before.pool[old->first],
+			       m->nslots * sizeof(*t->pool));
+			t->pool_count += m->nslots;
+		}
 	} else {
 		deep_bind_learn(w, info, t, m);
 	}
