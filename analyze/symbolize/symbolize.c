@@ -1265,9 +1265,11 @@ static int cache_symtab_proof(const struct sym_file *f, uint8_t **out, size_t *b
 	return v ? 0 : -ENOMEM;
 }
 
-/* Writes the n answers of file fi (found now or loaded; mine, in no
- * order) to the cache: to its DWARF file when made with DWARF, else to its
- * SYMTAB file with the proof that no debug file exists. */
+/* Writes the n answers of the files of file fi's build-id (found now or
+ * loaded; mine, in no order, the same offset maybe more than once) to the
+ * cache as fi's: to its DWARF file when made with DWARF, else to its SYMTAB
+ * file with the proof that fi has no debug file.  Returns 1 when written,
+ * 0 when fi cannot say (not open, no proof), or a negative errno. */
 static int cache_save_file(struct symbolizer *s, uint32_t fi, const struct sym_answer *const *mine,
 			   size_t n)
 {
@@ -1289,10 +1291,17 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi, const struct sym_a
 	out = malloc((n ? n : 1) * sizeof(*out));
 	rc = out ? 0 : -ENOMEM;
 	if (rc == 0) {
-		for (size_t i = 0; i < n; i++)
+		size_t kept = 0;
+
+		for (size_t i = 0; i < n; i++) {
 			answer_export(s, mine[i], &out[i]);
+			out[i].module_path = f->path; /* a copy's answers are fi's */
+		}
 		qsort(out, n, sizeof(*out), export_cmp);
-		rc = symbol_table_encode(out, n, &data, &bytes);
+		for (size_t i = 0; i < n; i++)
+			if (!kept || out[i].module_offset != out[kept - 1].module_offset)
+				out[kept++] = out[i];
+		rc = symbol_table_encode(out, kept, &data, &bytes);
 	}
 	if (rc == 0 && proof) {
 		uint8_t *v = realloc(proof, proof_bytes + bytes);
@@ -1312,7 +1321,7 @@ static int cache_save_file(struct symbolizer *s, uint32_t fi, const struct sym_a
 	free(proof);
 	free(data);
 	free(out);
-	return rc;
+	return rc < 0 ? rc : 1;
 }
 
 /* Whether file fi's answers are to be written to the cache. */
@@ -1321,45 +1330,116 @@ static bool cache_save_wanted(const struct symbolizer *s, uint32_t fi)
 	return fi != NO_FILE && s->files[fi].cache_dirty && s->files[fi].build_id_len;
 }
 
+/* A file to save, by its build-id. */
+struct cache_file_key {
+	const uint8_t *build_id;
+	size_t build_id_len;
+	uint32_t fi;
+};
+
+/* Whether two files have the same build-id. */
+static int cache_build_id_cmp(const struct cache_file_key *a, const struct cache_file_key *b)
+{
+	if (a->build_id_len != b->build_id_len)
+		return a->build_id_len < b->build_id_len ? -1 : 1;
+	return memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+/* qsort order of files to save: by build-id, then by index. */
+static int cache_file_cmp(const void *pa, const void *pb)
+{
+	const struct cache_file_key *a = pa, *b = pb;
+	int c = cache_build_id_cmp(a, b);
+
+	return c ? c : (a->fi > b->fi) - (a->fi < b->fi);
+}
+
+/* The files to save, ordered by build-id, into order[] (room for every
+ * file), their ranks into rank[]; returns how many. */
+static size_t cache_save_order(const struct symbolizer *s, struct cache_file_key *order,
+			       uint32_t *rank)
+{
+	size_t n = 0;
+
+	for (uint32_t fi = 1; fi < s->file_count; fi++)
+		if (cache_save_wanted(s, fi))
+			order[n++] = (struct cache_file_key){ s->files[fi].build_id,
+							      s->files[fi].build_id_len, fi };
+	qsort(order, n, sizeof(*order), cache_file_cmp);
+	for (size_t r = 0; r < n; r++)
+		rank[order[r].fi] = (uint32_t)r;
+	return n;
+}
+
+/* Saves the answers of the files order[first..last), of one build-id, with
+ * their answers at by_rank[start..end): as the first of them that can say
+ * (open, or with a proof), once; 0, or -EIO (the files stay dirty). */
+static int cache_save_group(struct symbolizer *s, const struct cache_file_key *order,
+			    size_t first, size_t last, const struct sym_answer *const *answers,
+			    size_t n)
+{
+	int rc = 0;
+
+	for (size_t r = first; r < last && rc == 0; r++)
+		rc = cache_save_file(s, order[r].fi, answers, n);
+	if (rc < 0)
+		return -EIO;
+	for (size_t r = first; r < last; r++)
+		s->files[order[r].fi].cache_dirty = false; /* till libdw answers more */
+	return 0;
+}
+
 int symbolizer_cache_save(struct symbolizer *s)
 {
-	const struct sym_answer **by_file;
-	size_t *start;
+	const struct sym_answer **by_rank = NULL;
+	struct cache_file_key *order;
+	uint32_t *rank;
+	size_t *start, n;
 	int rc = 0;
 
 	if (!s->cache_folder)
 		return 0;
-	/* the answers by file in one pass over them (a pass per file was
-	 * O(files x answers): thousands of libraries loaded) */
+	/* the answers sorted by file, the files by build-id, in one pass over
+	 * the answers (a pass per file was O(files x answers)), and one write
+	 * per build-id (thousands of copies of one library were as many
+	 * writes of one cache file) */
+	order = malloc(s->file_count * sizeof(*order));
+	rank = malloc(s->file_count * sizeof(*rank));
 	start = calloc(s->file_count + 1, sizeof(*start));
-	by_file = malloc((s->answer_count ? s->answer_count : 1) * sizeof(*by_file));
-	if (!start || !by_file) {
+	if (order && rank && start)
+		by_rank = malloc((s->answer_count ? s->answer_count : 1) * sizeof(*by_rank));
+	if (!by_rank) {
+		free(order);
+		free(rank);
 		free(start);
-		free(by_file);
 		return -ENOMEM;
 	}
+	n = cache_save_order(s, order, rank);
 	for (size_t i = 0; i < s->answer_slots; i++)
 		if (s->answers[i] && cache_save_wanted(s, s->answers[i]->file))
-			start[s->answers[i]->file + 1]++;
-	for (size_t fi = 1; fi <= s->file_count; fi++)
-		start[fi] += start[fi - 1];
+			start[rank[s->answers[i]->file] + 1]++;
+	for (size_t r = 1; r <= n; r++)
+		start[r] += start[r - 1];
 	for (size_t i = 0; i < s->answer_slots; i++) {
 		const struct sym_answer *a = s->answers[i];
 
 		if (a && cache_save_wanted(s, a->file))
-			by_file[start[a->file]++] = a;
+			by_rank[start[rank[a->file]]++] = a;
 	}
-	/* start[fi] is now the end of fi's answers, start[fi - 1] their start */
-	for (uint32_t fi = 1; fi < s->file_count; fi++) {
-		if (!cache_save_wanted(s, fi))
-			continue;
-		if (cache_save_file(s, fi, by_file + start[fi - 1], start[fi] - start[fi - 1]) < 0)
+	/* the answers of rank r now end at start[r] and begin at start[r - 1]
+	 * (0 for rank 0) */
+	for (size_t first = 0, last; first < n; first = last) {
+		size_t from = first ? start[first - 1] : 0;
+
+		for (last = first + 1; last < n && !cache_build_id_cmp(&order[first], &order[last]);)
+			last++;
+		if (cache_save_group(s, order, first, last, by_rank + from, start[last - 1] - from) < 0)
 			rc = -EIO;
-		else
-			s->files[fi].cache_dirty = false; /* till libdw answers more */
 	}
+	free(order);
+	free(rank);
 	free(start);
-	free(by_file);
+	free(by_rank);
 	return rc;
 }
 
