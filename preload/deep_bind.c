@@ -311,6 +311,8 @@ static struct deep_bind_module *deep_bind_find(const struct deep_bind_walk *w,
 	return m;
 }
 
+/* dl_iterate_phdr callback: rewrites info's module's slots bound to the C
+ * library, and names the module in the walk's text when it had any. */
 static int deep_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct deep_bind_walk *w = arg;

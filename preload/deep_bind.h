@@ -8,8 +8,12 @@
 /*
  * Points every loaded module's GOT slots that are bound to the C library's
  * allocator entry points at the shim's, and reports the modules it changed
- * in one diagnostic.  Does nothing before real.h's table is filled.  Never
- * allocates; takes the loader's lock (dl_iterate_phdr).
+ * in one diagnostic.  A module's relocations are read at its first pass
+ * (again after an unload when it is another module); later passes look
+ * only at its slots not bound then.  Does nothing before real.h's table is
+ * filled, nor inside this thread's own pass (a signal's allocation).  Never
+ * allocates (its table is mapped memory); takes the loader's lock
+ * (dl_iterate_phdr).
  */
 void deep_bind_redirect(void);
 
