@@ -41,6 +41,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/read/rss_series.h analyze/read/rss_series.c \
 	analyze/aggregate/block_table.h analyze/aggregate/block_table.c \
 	analyze/aggregate/young_blocks.h \
+	analyze/aggregate/stats_small.h analyze/aggregate/stats_small.c \
 	analyze/aggregate/aggregate.h analyze/aggregate/aggregate.c \
 	analyze/aggregate/timeline.h analyze/aggregate/timeline.c \
 	analyze/aggregate/agg_thread.h analyze/aggregate/agg_thread.c \
@@ -145,7 +146,7 @@ TESTS += tests/unit/test_symbols
 # ---- the heap timeline and the RSS series (CUnit) ----
 check_PROGRAMS += tests/unit/test_timeline
 tests_unit_test_timeline_SOURCES = tests/unit/test_timeline.c \
-	analyze/aggregate/aggregate.c analyze/aggregate/block_table.c \
+	analyze/aggregate/aggregate.c analyze/aggregate/stats_small.c analyze/aggregate/block_table.c \
 	analyze/aggregate/timeline.c analyze/read/rss_series.c $(ANALYZE_UTIL_SOURCES)
 tests_unit_test_timeline_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_test_timeline_LDFLAGS = $(SANITIZE_CFLAGS)

@@ -321,8 +321,8 @@ static inline void stats_touch(struct aggregate *a, struct stack_stats *st)
 static inline void small_touch(struct aggregate *a, struct stack_small *r)
 {
 	if (r->peak_gen < a->peak_gen) {
-		r->peak_bytes = r->live_bytes;
-		r->peak_blocks = r->live_blocks;
+		r->s.peak_bytes = r->s.live_bytes;
+		r->s.peak_blocks = r->s.live_blocks;
 		r->peak_gen = a->peak_gen;
 	}
 }
@@ -395,13 +395,7 @@ static void small_unpack(const struct stack_small *r, struct stack_stats *st)
 {
 	st->stack_id = r->stack_id;
 	st->peak_gen = r->peak_gen;
-	st->s = (struct alloc_stats){
-		r->allocations, r->allocated_bytes, r->live_bytes, r->live_blocks,
-		r->max_live_bytes, r->max_live_blocks, r->peak_bytes, r->peak_blocks,
-		r->temporary, r->freed, r->lifetime_events_sum,
-		(uint64_t)r->lifetime_events_min_plus1 - 1, r->lifetime_events_max,
-		r->lifetime_ns_sum, r->lifetime_ns_min_plus1 - 1, r->lifetime_ns_max};
-	/* (an empty minimum, 0, is UINT64_MAX as 0 - 1) */
+	stats_small_unpack(&r->s, &st->s);
 }
 
 /* The full statistics of stack k, made from its small ones the first time
@@ -427,12 +421,6 @@ static inline struct stack_stats *stack_full(struct aggregate *a, size_t k)
 	return f ? &a->full[f - 1] : stack_make_full(a, k);
 }
 
-/* Whether x fits a small statistic's 32 bits. */
-static inline bool fits32(uint64_t x)
-{
-	return x <= UINT32_MAX;
-}
-
 /* The live part of an allocation (bytes, blocks) of stack k at seq. */
 static void stack_live_add(struct aggregate *a, size_t k, uint64_t bytes, uint64_t blocks,
 			   uint64_t seq)
@@ -441,20 +429,20 @@ static void stack_live_add(struct aggregate *a, size_t k, uint64_t bytes, uint64
 	struct stack_stats *st;
 	uint64_t live_bytes, live_blocks;
 
-	if (!r->full_plus1 && fits32(bytes) && fits32(blocks)) {
-		live_bytes = (uint64_t)r->live_bytes + bytes;
-		live_blocks = (uint64_t)r->live_blocks + blocks;
-		if (fits32(live_bytes) && fits32(live_blocks)) {
+	if (!r->full_plus1 && stats_small_fits32(bytes) && stats_small_fits32(blocks)) {
+		live_bytes = (uint64_t)r->s.live_bytes + bytes;
+		live_blocks = (uint64_t)r->s.live_blocks + blocks;
+		if (stats_small_fits32(live_bytes) && stats_small_fits32(live_blocks)) {
 			small_touch(a, r);
-			r->live_bytes = (uint32_t)live_bytes;
-			r->live_blocks = (uint32_t)live_blocks;
-			if (r->live_bytes > r->max_live_bytes)
-				r->max_live_bytes = r->live_bytes;
-			if (r->live_blocks > r->max_live_blocks)
-				r->max_live_blocks = r->live_blocks;
+			r->s.live_bytes = (uint32_t)live_bytes;
+			r->s.live_blocks = (uint32_t)live_blocks;
+			if (r->s.live_bytes > r->s.max_live_bytes)
+				r->s.max_live_bytes = r->s.live_bytes;
+			if (r->s.live_blocks > r->s.max_live_blocks)
+				r->s.max_live_blocks = r->s.live_blocks;
 			if (live_add_global(a, bytes, blocks, seq)) {
-				r->peak_bytes = r->live_bytes;
-				r->peak_blocks = r->live_blocks;
+				r->s.peak_bytes = r->s.live_bytes;
+				r->s.peak_blocks = r->s.live_blocks;
 				r->peak_gen = a->peak_gen;
 			}
 			return;
@@ -481,8 +469,8 @@ static void stack_live_sub(struct aggregate *a, size_t k, uint64_t bytes, uint64
 		st->s.live_blocks = sat_sub(st->s.live_blocks, blocks, &a->saturated);
 	} else { /* (less than a small figure fits it) */
 		small_touch(a, r);
-		r->live_bytes = (uint32_t)sat_sub(r->live_bytes, bytes, &a->saturated);
-		r->live_blocks = (uint32_t)sat_sub(r->live_blocks, blocks, &a->saturated);
+		r->s.live_bytes = (uint32_t)sat_sub(r->s.live_bytes, bytes, &a->saturated);
+		r->s.live_blocks = (uint32_t)sat_sub(r->s.live_blocks, blocks, &a->saturated);
 	}
 	a->live_bytes = sat_sub(a->live_bytes, bytes, &a->saturated);
 	a->live_blocks = sat_sub(a->live_blocks, blocks, &a->saturated);
@@ -494,10 +482,11 @@ static void stack_alloc(struct aggregate *a, size_t k, uint64_t w, uint64_t byte
 	struct stack_small *r = &a->small[k];
 	struct stack_stats *st;
 
-	if (!r->full_plus1 && fits32(w) && fits32(bytes) &&
-	    fits32((uint64_t)r->allocations + w) && fits32((uint64_t)r->allocated_bytes + bytes)) {
-		r->allocations += (uint32_t)w;
-		r->allocated_bytes += (uint32_t)bytes;
+	if (!r->full_plus1 && stats_small_fits32(w) && stats_small_fits32(bytes) &&
+	    stats_small_fits32((uint64_t)r->s.allocations + w) &&
+	    stats_small_fits32((uint64_t)r->s.allocated_bytes + bytes)) {
+		r->s.allocations += (uint32_t)w;
+		r->s.allocated_bytes += (uint32_t)bytes;
 	} else {
 		st = stack_full(a, k);
 		if (!st) {
@@ -520,27 +509,30 @@ static void stack_freed(struct aggregate *a, size_t k, uint64_t w, bool temporar
 	struct stack_stats *st;
 
 	/* (events: factors below 2^32, their products fit 64 bits) */
-	if (!r->full_plus1 && fits32(w) && life_events < UINT32_MAX && life_ns < UINT64_MAX) {
-		uint64_t temp = (uint64_t)r->temporary + (temporary ? w : 0);
-		uint64_t freed = (uint64_t)r->freed + w;
-		uint64_t events_sum = r->lifetime_events_sum + life_events * w, ns_all, ns_sum;
+	if (!r->full_plus1 && stats_small_fits32(w) && life_events < UINT32_MAX &&
+	    life_ns < STATS_SMALL_NS_MAX) { /* (the minima + 1 fit) */
+		uint64_t temp = (uint64_t)r->s.temporary + (temporary ? w : 0);
+		uint64_t freed = (uint64_t)r->s.freed + w;
+		uint64_t events_sum = r->s.lifetime_events_sum + life_events * w, ns_all, ns_sum;
 
-		if (fits32(temp) && fits32(freed) && fits32(events_sum) &&
+		if (stats_small_fits32(temp) && stats_small_fits32(freed) &&
+		    stats_small_fits32(events_sum) &&
 		    !__builtin_mul_overflow(life_ns, w, &ns_all) &&
-		    !__builtin_add_overflow(r->lifetime_ns_sum, ns_all, &ns_sum)) {
-			r->temporary = (uint32_t)temp;
-			r->freed = (uint32_t)freed;
-			r->lifetime_events_sum = (uint32_t)events_sum;
-			r->lifetime_ns_sum = ns_sum;
+		    !__builtin_add_overflow(stats_small_ns(&r->s, STATS_NS_SUM), ns_all, &ns_sum) &&
+		    stats_small_fits_ns(ns_sum)) {
+			r->s.temporary = (uint32_t)temp;
+			r->s.freed = (uint32_t)freed;
+			r->s.lifetime_events_sum = (uint32_t)events_sum;
+			stats_small_set_ns(&r->s, STATS_NS_SUM, ns_sum);
 			/* (an empty minimum, 0, is below none: min_plus1 - 1 wraps) */
-			if (life_events < (uint32_t)(r->lifetime_events_min_plus1 - 1))
-				r->lifetime_events_min_plus1 = (uint32_t)life_events + 1;
-			if (life_events > r->lifetime_events_max)
-				r->lifetime_events_max = (uint32_t)life_events;
-			if (life_ns < r->lifetime_ns_min_plus1 - 1)
-				r->lifetime_ns_min_plus1 = life_ns + 1;
-			if (life_ns > r->lifetime_ns_max)
-				r->lifetime_ns_max = life_ns;
+			if (life_events < (uint32_t)(r->s.lifetime_events_min_plus1 - 1))
+				r->s.lifetime_events_min_plus1 = (uint32_t)life_events + 1;
+			if (life_events > r->s.lifetime_events_max)
+				r->s.lifetime_events_max = (uint32_t)life_events;
+			if (life_ns < stats_small_ns(&r->s, STATS_NS_MIN_PLUS1) - 1)
+				stats_small_set_ns(&r->s, STATS_NS_MIN_PLUS1, life_ns + 1);
+			if (life_ns > stats_small_ns(&r->s, STATS_NS_MAX))
+				stats_small_set_ns(&r->s, STATS_NS_MAX, life_ns);
 			return;
 		}
 	}

@@ -19,31 +19,11 @@
 
 #include "analyze/read/alloc_event.h"
 #include "analyze/aggregate/block_table.h"
+#include "analyze/aggregate/stats_small.h"
 #include "analyze/aggregate/timeline.h"
 #include "analyze/aggregate/young_blocks.h"
 #include "analyze/util/grow.h"
 #include "trace/format.h"
-
-/* Statistics of one call stack, later summed into an allocation site.
- * Counts and bytes are weighted (exact in exact mode). */
-struct alloc_stats {
-	uint64_t allocations;      /* allocations (ALLOC + alloc part of REALLOC) */
-	uint64_t allocated_bytes;  /* requested bytes of those */
-	uint64_t live_bytes;       /* live now; at the end: leaked (live at exit) */
-	uint64_t live_blocks;
-	uint64_t max_live_bytes;   /* this stack's own maximum of live bytes */
-	uint64_t max_live_blocks;  /* ... and of live blocks (independent maxima) */
-	uint64_t peak_bytes;       /* live at t-gmax (the global peak) */
-	uint64_t peak_blocks;
-	uint64_t temporary;        /* allocations freed by the thread's next event */
-	uint64_t freed;            /* blocks released (free, realloc's free part) */
-	uint64_t lifetime_events_sum; /* over freed blocks, in sequence numbers */
-	uint64_t lifetime_events_min;
-	uint64_t lifetime_events_max;
-	uint64_t lifetime_ns_sum;  /* over freed blocks, in ns (TIME resolution) */
-	uint64_t lifetime_ns_min;
-	uint64_t lifetime_ns_max;
-};
 
 /* The pseudo stack id of blocks a fork child inherited from its parent
  * (no trace stack id is this large). */
@@ -59,23 +39,17 @@ struct stack_stats {
 	struct alloc_stats s;
 };
 
-/* A stack's statistics while each count and byte figure fits 32 bits (its
- * lifetimes in ns in 64: a few hundred blocks of 20 ms passed 2^32, and a
- * server's blocks live longer than 4.3 s): 88 bytes instead of 136.  The stacks of a program with hundreds of thousands of
- * them mostly have a few blocks each (262,145 stacks of four: 36 MiB at
- * 136 bytes, the most of the report's memory after reading).  A stack
- * whose figure would outgrow them moves to a struct stack_stats for good
- * (full_plus1). */
+/* A stack's statistics while each figure fits the compact form
+ * (stats_small.h): 84 bytes instead of 136.  The stacks of a program with
+ * hundreds of thousands of them mostly have a few blocks each (262,145
+ * stacks of four: 36 MiB at 136 bytes, the most of the report's memory
+ * after reading).  A stack whose figure would outgrow them moves to a
+ * struct stack_stats for good (full_plus1). */
 struct stack_small {
-	uint64_t lifetime_ns_sum, lifetime_ns_min_plus1, lifetime_ns_max;
+	struct stats_small s;
 	uint32_t stack_id;         /* as stack_stats' */
 	uint32_t peak_gen;         /* as stack_stats' (unused once full) */
 	uint32_t full_plus1;       /* its index in aggregate.full + 1; 0: none */
-	uint32_t allocations, allocated_bytes, live_bytes, live_blocks;
-	uint32_t max_live_bytes, max_live_blocks, peak_bytes, peak_blocks;
-	uint32_t temporary, freed;
-	uint32_t lifetime_events_sum, lifetime_events_min_plus1, lifetime_events_max;
-	                           /* the minima + 1: 0 when empty */
 };
 
 /* Entry points counted in aggregate.calls: for the allocating functions,

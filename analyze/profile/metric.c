@@ -53,7 +53,7 @@ uint64_t metric_stats_value(const struct alloc_stats *s, enum metric m)
 	return METRIC_FIELD(s, m);
 }
 
-uint64_t metric_small_value(const struct site_stats_small *s, enum metric m)
+uint64_t metric_small_value(const struct stats_small *s, enum metric m)
 {
 	return METRIC_FIELD(s, m);
 }

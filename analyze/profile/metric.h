@@ -41,10 +41,10 @@ int metric_parse(const char *name);
 /* The --metric names, "peak, leaked, ..." (for messages and --help). */
 const char *metric_names(void);
 
-/* The value of m in a site's statistics (full, or small: site_stats.h) /
+/* The value of m in a site's statistics (full, or compact: stats_small.h) /
  * in a process's totals. */
 uint64_t metric_stats_value(const struct alloc_stats *s, enum metric m);
-uint64_t metric_small_value(const struct site_stats_small *s, enum metric m);
+uint64_t metric_small_value(const struct stats_small *s, enum metric m);
 uint64_t metric_summary_value(const struct heap_summary *h, enum metric m);
 
 /* Site s's value of m. */

@@ -1079,7 +1079,7 @@ static int site_stats_sum(struct site_build *b, const struct stats_packed *packe
 			if (alloc_stats_merge(site->st.full, &s))
 				t->saturated = true;
 		} else {
-			site_stats_from_small(&site->st.small, &sum);
+			stats_small_unpack(&site->st.small, &sum);
 			if (alloc_stats_merge(&sum, &s))
 				t->saturated = true;
 			if (site_stats_store(t, site, &sum) < 0)
@@ -1097,7 +1097,7 @@ static int site_stats_sum(struct site_build *b, const struct stats_packed *packe
 
 int site_stats_store(struct site_table *t, struct site *s, const struct alloc_stats *st)
 {
-	if (!s->stats_full && site_stats_to_small(st, &s->st.small))
+	if (!s->stats_full && stats_small_pack(st, &s->st.small))
 		return 0;
 	if (!s->stats_full) {
 		struct alloc_stats *full = site_stats_pool_new(&t->stats_pool);

@@ -39,22 +39,22 @@ struct site_frame {
 	bool inlined;           /* inlined into the next (outer) frame */
 };
 
-/* 88 bytes, its statistics in it (site_stats.h): 262,145 sites took 40 MiB
- * as 32-byte sites pointing at 128-byte statistics. */
+/* 88 bytes, its statistics in it (stats_small.h, site_stats.h): 262,145
+ * sites took 40 MiB as 32-byte sites pointing at 128-byte statistics. */
 struct site {
 	/* summed over the site's stacks; read with site_stats */
 	union {
-		struct site_stats_small small;  /* while !stats_full */
+		struct stats_small small;       /* while !stats_full */
 		struct alloc_stats *full;       /* in site_table.stats_pool */
 	} st;
 	uint32_t id;            /* 1-based rank by allocated bytes */
 	uint32_t frame_node;    /* its innermost frame's node in site_table.frame_links */
-	uint32_t frame_count;   /* frames after wrapper removal (SITES_MAX_FRAMES at most) */
 	uint32_t stack_count;   /* call stacks merged into this site */
-	bool truncated;         /* a merged stack hit --max-frames */
-	bool unknown_stack;     /* no stack recorded, or its nodes are missing */
-	bool inherited;         /* blocks a fork child inherited (no stack) */
-	bool stats_full;        /* st.full, not st.small */
+	uint16_t frame_count;   /* frames after wrapper removal (SITES_MAX_FRAMES at most) */
+	bool truncated : 1;     /* a merged stack hit --max-frames */
+	bool unknown_stack : 1; /* no stack recorded, or its nodes are missing */
+	bool inherited : 1;     /* blocks a fork child inherited (no stack) */
+	bool stats_full : 1;    /* st.full, not st.small */
 };
 
 /* Site s's statistics: its full record, or buf (which the caller owns)
@@ -63,7 +63,7 @@ static inline const struct alloc_stats *site_stats(const struct site *s, struct 
 {
 	if (s->stats_full)
 		return s->st.full;
-	site_stats_from_small(&s->st.small, buf);
+	stats_small_unpack(&s->st.small, buf);
 	return buf;
 }
 

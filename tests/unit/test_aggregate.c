@@ -2242,7 +2242,7 @@ static void test_weighted_blocks_keep_their_weight(void)
 /* Stacks keep 32-bit statistics until a figure would outgrow them, then
  * full ones with exact values: bytes past 4 GiB, a weighted block's bytes
  * past 2^32; a stack whose figures stay small keeps its small ones (a
- * lifetime past 4.29 s too: lifetimes in ns are 64-bit there), and the
+ * lifetime past 4.29 s too: lifetimes in ns are 48-bit there), and the
  * at-peak value taken while small is kept when a stack grows later. */
 static void test_stack_statistics_outgrow_32_bits_exactly(void)
 {
@@ -2298,47 +2298,104 @@ static void test_stack_statistics_outgrow_32_bits_exactly(void)
 	aggregate_free(&a);
 }
 
-/* A site's statistics are 32-bit figures while each fits (a minimum as
- * value + 1, so "none" fits too), exactly: each of the 16 figures at the
- * largest value that fits reads back unchanged, one more does not fit and
- * leaves the small form as it was. */
-static void test_site_statistics_small_form_exactly(void)
+/* A stack's lifetimes in ns stay in the compact form up to 2^48 - 1 ns: a
+ * block that lived 2^48 - 2 ns keeps its stack small (its minimum + 1 is
+ * the limit), one of 2^48 - 1 ns and two whose sum passes the limit make
+ * theirs full, with exact figures. */
+static void test_stack_lifetimes_outgrow_48_bits_exactly(void)
+{
+	const uint64_t t0 = 1000, lim = STATS_SMALL_NS_MAX;
+	struct aggregate a;
+	struct stack_stats st;
+
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	weighted_event(&a, ALLOC_EV_TIME, 0, 0, t0, 0, 0);
+	weighted_event(&a, ALLOC_EV_ALLOC, 1, 0x100, 8, 1, 1);
+	weighted_event(&a, ALLOC_EV_ALLOC, 2, 0x200, 8, 1, 2);
+	weighted_event(&a, ALLOC_EV_ALLOC, 3, 0x300, 8, 1, 3);
+	weighted_event(&a, ALLOC_EV_TIME, 3, 0, t0 + (lim + 1) / 2, 0, 0);
+	weighted_event(&a, ALLOC_EV_FREE, 4, 0x300, 0, 1, 0);     /* stack 3: 2^47 */
+	weighted_event(&a, ALLOC_EV_ALLOC, 5, 0x400, 8, 1, 3);
+	weighted_event(&a, ALLOC_EV_TIME, 5, 0, t0 + lim - 1, 0, 0);
+	weighted_event(&a, ALLOC_EV_FREE, 6, 0x100, 0, 1, 0);     /* stack 1: limit - 1 */
+	weighted_event(&a, ALLOC_EV_TIME, 6, 0, t0 + lim, 0, 0);
+	weighted_event(&a, ALLOC_EV_FREE, 7, 0x200, 0, 1, 0);     /* stack 2: limit */
+	weighted_event(&a, ALLOC_EV_TIME, 7, 0, t0 + lim + 1, 0, 0);
+	weighted_event(&a, ALLOC_EV_FREE, 8, 0x400, 0, 1, 0);     /* stack 3: 2^47 more */
+	aggregate_finish(&a);
+	CU_ASSERT_EQUAL(a.stat_count, 3);
+	CU_ASSERT_EQUAL(a.full_count, 2);
+	CU_ASSERT_EQUAL(a.small[0].full_plus1, 0);
+	CU_ASSERT_NOT_EQUAL(a.small[1].full_plus1, 0);
+	CU_ASSERT_NOT_EQUAL(a.small[2].full_plus1, 0);
+	st = stk(&a, 0);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_sum, lim - 1);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_min, lim - 1);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_max, lim - 1);
+	st = stk(&a, 1);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_sum, lim);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_min, lim);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_max, lim);
+	CU_ASSERT_EQUAL(st.s.freed, 1);
+	st = stk(&a, 2);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_sum, lim + 1);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_min, (lim + 1) / 2);
+	CU_ASSERT_EQUAL(st.s.lifetime_ns_max, (lim + 1) / 2);
+	CU_ASSERT_EQUAL(st.s.freed, 2);
+	CU_ASSERT_EQUAL(st.s.allocations, 2);
+	CU_ASSERT_EQUAL(st.s.lifetime_events_sum, 1 + 3);
+	CU_ASSERT_FALSE(a.saturated);
+	aggregate_free(&a);
+}
+
+/* The compact form of statistics (stats_small.h), a stack's and a site's:
+ * counts and bytes in 32 bits, lifetimes in ns in 48 (a minimum as value
+ * + 1, so "none" fits too), exactly: each of the 16 figures at the largest
+ * value that fits reads back unchanged, one more does not fit and leaves
+ * the compact form as it was. */
+static void test_statistics_small_form_exactly(void)
 {
 	enum { FIGURES = sizeof(struct alloc_stats) / sizeof(uint64_t) };
 	const size_t ev_min = offsetof(struct alloc_stats, lifetime_events_min) / sizeof(uint64_t);
 	const size_t ns_min = offsetof(struct alloc_stats, lifetime_ns_min) / sizeof(uint64_t);
-	struct site_stats_small small, before;
+	const size_t ns_first = offsetof(struct alloc_stats, lifetime_ns_sum) / sizeof(uint64_t);
+	struct stats_small small, before;
 	struct alloc_stats empty, back;
 
 	_Static_assert(sizeof(struct alloc_stats) == 16 * sizeof(uint64_t), "16 figures");
-	CU_ASSERT_EQUAL(sizeof(struct site_stats_small), 64);
+	CU_ASSERT_EQUAL(sizeof(struct stats_small), 72);
+	CU_ASSERT_EQUAL(sizeof(struct stack_small), 84);
 	CU_ASSERT_EQUAL(sizeof(struct site), 88);
 	alloc_stats_init(&empty);
 	memset(&small, 0xa5, sizeof(small));
-	CU_ASSERT_TRUE(site_stats_to_small(&empty, &small));
-	CU_ASSERT_EQUAL(memcmp(&small, &(struct site_stats_small){0}, sizeof(small)), 0);
+	CU_ASSERT_TRUE(stats_small_fits(&empty));
+	CU_ASSERT_TRUE(stats_small_pack(&empty, &small));
+	CU_ASSERT_EQUAL(memcmp(&small, &(struct stats_small){0}, sizeof(small)), 0);
 	for (size_t f = 0; f < FIGURES; f++) {
 		bool minimum = f == ev_min || f == ns_min;
-		uint64_t v[FIGURES], largest = minimum ? UINT32_MAX - 1ull : UINT32_MAX;
+		uint64_t limit = f >= ns_first ? STATS_SMALL_NS_MAX : UINT32_MAX;
+		uint64_t v[FIGURES], largest = minimum ? limit - 1 : limit;
 		struct alloc_stats st;
 
 		for (size_t g = 0; g < FIGURES; g++) /* the others: small, distinct */
 			v[g] = 1000 + g;
 		v[f] = largest;
 		memcpy(&st, v, sizeof(st));
-		CU_ASSERT_TRUE(site_stats_to_small(&st, &small));
-		site_stats_from_small(&small, &back);
+		CU_ASSERT_TRUE(stats_small_fits(&st));
+		CU_ASSERT_TRUE(stats_small_pack(&st, &small));
+		stats_small_unpack(&small, &back);
 		CU_ASSERT_EQUAL(memcmp(&back, &st, sizeof(st)), 0);
 		before = small;
 		v[f] = largest + 1;
 		memcpy(&st, v, sizeof(st));
-		CU_ASSERT_FALSE(site_stats_to_small(&st, &small));
+		CU_ASSERT_FALSE(stats_small_fits(&st));
+		CU_ASSERT_FALSE(stats_small_pack(&st, &small));
 		CU_ASSERT_EQUAL(memcmp(&small, &before, sizeof(small)), 0);
 		v[f] = UINT64_MAX; /* a minimum's "none" fits; other figures do not */
 		memcpy(&st, v, sizeof(st));
-		CU_ASSERT_EQUAL(site_stats_to_small(&st, &small), minimum);
+		CU_ASSERT_EQUAL(stats_small_pack(&st, &small), minimum);
 		if (minimum) {
-			site_stats_from_small(&small, &back);
+			stats_small_unpack(&small, &back);
 			CU_ASSERT_EQUAL(memcmp(&back, &st, sizeof(st)), 0);
 		}
 	}
@@ -2378,7 +2435,7 @@ static void test_site_statistics_outgrow_small_form_for_good(void)
 	CU_ASSERT_EQUAL(memcmp(site_stats(&sites[0], &buf), &st, sizeof(st)), 0);
 	for (size_t k = 1; k < SITES; k++) {
 		alloc_stats_init(&st);
-		st.lifetime_ns_sum = ((uint64_t)1 << 40) + k; /* past 32 bits */
+		st.lifetime_ns_sum = ((uint64_t)1 << 50) + k; /* past 48 bits */
 		CU_ASSERT_EQUAL_FATAL(site_stats_store(&t, &sites[k], &st), 0);
 	}
 	CU_ASSERT_EQUAL(t.stats_pool.count, SITES);
@@ -2386,7 +2443,7 @@ static void test_site_statistics_outgrow_small_form_for_good(void)
 	CU_ASSERT_EQUAL(site_stats(&sites[0], &buf)->allocated_bytes, 5);
 	for (size_t k = 1; k < SITES; k++) {
 		CU_ASSERT_TRUE(sites[k].stats_full);
-		CU_ASSERT_EQUAL(site_stats(&sites[k], &buf)->lifetime_ns_sum, ((uint64_t)1 << 40) + k);
+		CU_ASSERT_EQUAL(site_stats(&sites[k], &buf)->lifetime_ns_sum, ((uint64_t)1 << 50) + k);
 		CU_ASSERT_EQUAL(site_stats(&sites[k], &buf)->lifetime_ns_min, UINT64_MAX);
 	}
 	site_stats_pool_free(&t.stats_pool);
@@ -3060,8 +3117,10 @@ int main(void)
 		    test_packed_statistics_read_back_exactly);
 	CU_add_test(s, "stack statistics outgrow 32 bits exactly",
 		    test_stack_statistics_outgrow_32_bits_exactly);
-	CU_add_test(s, "site statistics: the small form holds them exactly",
-		    test_site_statistics_small_form_exactly);
+	CU_add_test(s, "stack and site statistics: the compact form holds them exactly",
+		    test_statistics_small_form_exactly);
+	CU_add_test(s, "stack lifetimes in ns outgrow the compact form's 48 bits exactly",
+		    test_stack_lifetimes_outgrow_48_bits_exactly);
 	CU_add_test(s, "site statistics outgrow the small form for good",
 		    test_site_statistics_outgrow_small_form_for_good);
 	CU_add_test(s, "a site's sum outgrows the small form",
