@@ -377,7 +377,11 @@ static uint32_t trie_slot_tag(uint64_t h, uint32_t node_mask)
  * chain within SITES_MAX_DEPTH): a walk stops at the first such node.
  * 8 bytes, one per stack node id: 524,288 distinct stacks had 2.45 M
  * nodes.  The root is named by its place among the distinct roots met
- * (struct site_build's root_ips). */
+ * (struct site_build's root_ips).  Kept in the node's own entry, which
+ * the walks need no more (stack_nodes_take), when no chain is longer than
+ * SITES_MAX_DEPTH: else a stack cut to its leaf side (stack_too_deep)
+ * walks nodes that a shorter stack's walk gave their memo, and the memo is
+ * an array of its own. */
 struct node_memo {
 	uint32_t trie_plus1;   /* its trie node + 1; 0: nothing known yet */
 	uint32_t root_depth;   /* root slot << MEMO_DEPTH_BITS | nodes from the
@@ -408,7 +412,7 @@ enum { FRAME_ASKED = 1, FRAME_WRAPPER = 2, FRAME_PROFILER = 4 };
 /* The working state of site_table_build. */
 struct site_build {
 	struct site_table *t;
-	const struct stack_nodes *nodes;
+	struct stack_nodes *nodes;
 	struct symbolizer *sym;
 	const struct site_options *opt;
 	struct trie_node *trie;  /* trie_mem.p */
@@ -422,7 +426,9 @@ struct site_build {
 	size_t trie_hash_mask;
 	unsigned node_bits;      /* the bits of a slot that hold a node + 1 */
 	size_t trie_hash_reserved; /* its mapping's reservation; 0: on the heap */
-	struct node_memo *memo;  /* per stack node id, owned (nodes->id_end) */
+	struct node_memo *memo;  /* per stack node id, owned (nodes->id_end);
+	                          * unused when memo_in_nodes */
+	bool memo_in_nodes;      /* the memo is in the nodes' entries */
 	uint64_t *root_ips;      /* the roots' ips (2 * epoch + truncated) the
 	                          * memo names, by slot; owned */
 	size_t root_count, root_cap;
@@ -686,6 +692,15 @@ static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long 
 	return 0;
 }
 
+/* Gives stack node id (defined, walked) memo m. */
+static void memo_put(struct site_build *b, uint32_t id, struct node_memo m)
+{
+	if (!b->memo_in_nodes)
+		b->memo[id] = m;
+	else if (m.trie_plus1 < STACK_NODES_TAKEN) /* (else none: slower, the same sites) */
+		stack_nodes_take(b->nodes, id, m.trie_plus1, m.root_depth);
+}
+
 /* node_memo.trie_plus1 of a node met by a stack too deep once
  * SITES_MAX_CAPPED_STACKS were given their leaf side: any stack through it
  * is unknown, without a walk. */
@@ -701,7 +716,8 @@ static int stack_too_deep(struct site_build *b, uint64_t stack_id, size_t n, lon
 		b->capped_stacks++;
 		return stack_trie_node_capped(b, stack_id, x, truncated, unknown);
 	}
-	for (size_t i = 0; i < n; i++)
+	/* (with the memo in the nodes no chain is too deep: never here) */
+	for (size_t i = 0; i < n && !b->memo_in_nodes; i++)
 		b->memo[b->path[i]].trie_plus1 = MEMO_DEEP;
 	*x = 0;
 	*unknown = true;
@@ -728,20 +744,23 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 	*truncated = false;
 	*unknown = false;
 	for (;;) {
-		const struct node_memo *m;
-		struct stack_node node;
+		struct node_memo m = {0, 0};
+		struct stack_node node = {0, 0};
 
-		if (!stack_nodes_get(nodes, id, &node)) {
-			*unknown = true;
-			return 0;
+		if (!(b->memo_in_nodes && stack_nodes_taken(nodes, id, &m.trie_plus1, &m.root_depth))) {
+			if (!stack_nodes_get(nodes, id, &node)) {
+				*unknown = true;
+				return 0;
+			}
+			if (!b->memo_in_nodes)
+				m = b->memo[id]; /* (a defined id is below nodes->id_end) */
 		}
-		m = &b->memo[id]; /* (a defined id is below nodes->id_end) */
-		if (m->trie_plus1 == MEMO_DEEP)
+		if (m.trie_plus1 == MEMO_DEEP)
 			return stack_too_deep(b, stack_id, n, x, truncated, unknown);
-		if (m->trie_plus1) {
-			base_trie_plus1 = m->trie_plus1;
-			base_depth = m->root_depth & ((1u << MEMO_DEPTH_BITS) - 1);
-			slot = (long)(m->root_depth >> MEMO_DEPTH_BITS);
+		if (m.trie_plus1) {
+			base_trie_plus1 = m.trie_plus1;
+			base_depth = m.root_depth & ((1u << MEMO_DEPTH_BITS) - 1);
+			slot = (long)(m.root_depth >> MEMO_DEPTH_BITS);
 			root_ip = b->root_ips[slot];
 			break;
 		}
@@ -768,9 +787,10 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 		if (*x < 0)
 			return -ENOMEM;
 		if (slot >= 0)
-			b->memo[b->path[i]] = (struct node_memo){
-				(uint32_t)(*x + 1),
-				(uint32_t)slot << MEMO_DEPTH_BITS | (base_depth + (uint32_t)(n - i))};
+			memo_put(b, b->path[i],
+				 (struct node_memo){(uint32_t)(*x + 1),
+						    (uint32_t)slot << MEMO_DEPTH_BITS |
+							    (base_depth + (uint32_t)(n - i))});
 	}
 	return 0;
 }
@@ -908,9 +928,18 @@ static size_t trie_slots_for(const struct stack_nodes *nodes)
 	return n;
 }
 
-/* The bytes of the memo of site_table_build. */
-static size_t memo_bytes_for(const struct stack_nodes *nodes)
+/* Whether site_table_build keeps its memo in the nodes' entries: when no
+ * chain is longer than SITES_MAX_DEPTH (struct node_memo). */
+static bool memo_in_nodes_for(struct stack_nodes *nodes)
 {
+	return stack_nodes_chain_max(nodes, SITES_MAX_DEPTH) <= SITES_MAX_DEPTH;
+}
+
+/* The bytes of the memo of site_table_build (0: in the nodes). */
+static size_t memo_bytes_for(struct stack_nodes *nodes)
+{
+	if (memo_in_nodes_for(nodes))
+		return 0;
 	return (nodes->id_end ? nodes->id_end : 1) * sizeof(struct node_memo);
 }
 
@@ -931,7 +960,7 @@ static size_t spare_fit(struct huge_spare *spare, size_t sites_count, size_t mem
 }
 
 void site_spare_fit(struct huge_spare *spare, const struct aggregate *agg,
-		    const struct stack_nodes *nodes)
+		    struct stack_nodes *nodes)
 {
 	spare_fit(spare, agg->stat_count, memo_bytes_for(nodes));
 }
@@ -1283,13 +1312,14 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		b->node_bits = 8; /* (ids below 255: widened as the trie grows) */
 		b->root_hash = calloc(16, sizeof(*b->root_hash));
 		b->root_hash_mask = 15;
-		if (spare_plan(b, agg->stat_count, memo_bytes) < 0)
+		b->memo_in_nodes = memo_bytes == 0;
+		if (spare_plan(b, agg->stat_count, memo_bytes) < 0 && !b->memo_in_nodes)
 			b->memo = big_zeroed(1, memo_bytes, &b->memo_reserved);
 	} else {
 		spare_drop(&t->spare);
 	}
 	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->root_hash ||
-	    !b->memo)
+	    (!b->memo && !b->memo_in_nodes))
 		rc = -ENOMEM;
 	if (rc == 0 && aggregate_stats_pack(agg, &packed) < 0)
 		rc = -ENOMEM;

@@ -154,7 +154,7 @@ int site_stats_store(struct site_table *t, struct site *s, const struct alloc_st
  * for agg and nodes will use of it, or frees it when that has not room, so
  * that the rest is not held while symbols are loaded. */
 void site_spare_fit(struct huge_spare *spare, const struct aggregate *agg,
-		    const struct stack_nodes *nodes);
+		    struct stack_nodes *nodes);
 
 /* Writes the frame ids of site s, innermost first, into ids (room for
  * s->frame_count, at most SITES_MAX_FRAMES) and returns ids. */

@@ -90,7 +90,54 @@ int stack_nodes_add(struct stack_nodes *t, uint64_t id, uint64_t parent, uint64_
 	e->ip_index = (uint32_t)k;
 	if (id >= t->id_end)
 		t->id_end = (size_t)id + 1;
+	t->chain_max_plus1 = 0;
 	return 0;
+}
+
+size_t stack_nodes_chain_max(struct stack_nodes *t, size_t max)
+{
+	const struct stack_node_entry *by_id = t->by_id.p;
+	uint16_t *below; /* per id, its chain's nodes + 1; 0: not known yet */
+	uint32_t *path;
+	size_t longest = 0;
+
+	if (t->chain_max_plus1 && t->chain_limit == max + 2)
+		return t->chain_max_plus1 - 1;
+	below = calloc(t->id_end ? t->id_end : 1, sizeof(*below));
+	path = malloc((max + 1) * sizeof(*path));
+	if (!below || !path) {
+		free(below);
+		free(path);
+		return SIZE_MAX;
+	}
+	for (size_t id = 1; id < t->id_end && longest <= max; id++) {
+		size_t n = 0, base = 0;
+
+		/* up to a known node, a root or an undefined one */
+		for (size_t x = id; x < t->id_end && by_id[x].parent_plus1 > 1; n++) {
+			if (below[x]) {
+				base = below[x] - 1;
+				break;
+			}
+			if (n > max)
+				break; /* too long, or a cycle */
+			path[n] = (uint32_t)x;
+			x = by_id[x].parent_plus1 - 1;
+		}
+		if (n > max || base + n > max) {
+			longest = max + 1;
+			break;
+		}
+		for (size_t i = n; i-- > 0;)
+			below[path[i]] = (uint16_t)(base + (n - i) + 1);
+		if (base + n > longest)
+			longest = base + n;
+	}
+	free(below);
+	free(path);
+	t->chain_max_plus1 = longest + 1;
+	t->chain_limit = max + 2;
+	return longest;
 }
 
 int stack_nodes_walk(const struct stack_nodes *t, uint64_t id, uint32_t *path, size_t max,

@@ -47,7 +47,15 @@ struct stack_nodes {
 	size_t ip_hash_mask;     /* its slots - 1; 0: none yet */
 	size_t capacity;         /* ids below it may be defined */
 	size_t id_end;           /* one past the largest id defined; 0: none */
+	size_t chain_max_plus1;  /* stack_nodes_chain_max's answer + 1, and
+	                          * its max + 2 in chain_limit; 0: not known */
+	size_t chain_limit;
 };
+
+/* Bit 31 of an entry's parent_plus1, which no parent + 1 reaches: the
+ * entry was given over to a user (stack_nodes_take) and names no node. */
+#define STACK_NODES_TAKEN (UINT32_C(1) << 31)
+_Static_assert(STACK_NODES_MAX_ID + 2 < STACK_NODES_TAKEN, "a parent + 1 is below the bit");
 
 void stack_nodes_init(struct stack_nodes *t);
 void stack_nodes_free(struct stack_nodes *t);
@@ -71,6 +79,45 @@ static inline bool stack_nodes_get(const struct stack_nodes *t, uint64_t id,
 	node->ip = ((const uint64_t *)t->ips.p)[e->ip_index];
 	return true;
 }
+
+/* Whether node id's entry was given over (stack_nodes_take); if so, *a
+ * and *b are the words it holds. */
+static inline bool stack_nodes_taken(const struct stack_nodes *t, uint64_t id, uint32_t *a,
+				     uint32_t *b)
+{
+	const struct stack_node_entry *e;
+
+	if (id == 0 || id >= t->capacity)
+		return false;
+	e = &((const struct stack_node_entry *)t->by_id.p)[id];
+	if (!(e->parent_plus1 & STACK_NODES_TAKEN))
+		return false;
+	*a = e->parent_plus1 & ~STACK_NODES_TAKEN;
+	*b = e->ip_index;
+	return true;
+}
+
+/* Gives defined node id's entry over to its user's words a (below 2^31)
+ * and b, for good: the node is lost (stack_nodes_get and stack_nodes_walk
+ * must not be asked of it again), stack_nodes_taken gives a and b.  The
+ * site build keeps what it knows of a walked node so (its memo), instead
+ * of in an array of its own beside the nodes. */
+static inline void stack_nodes_take(struct stack_nodes *t, uint64_t id, uint32_t a, uint32_t b)
+{
+	struct stack_node_entry *e = &((struct stack_node_entry *)t->by_id.p)[id];
+
+	e->parent_plus1 = a | STACK_NODES_TAKEN;
+	e->ip_index = b;
+}
+
+/*
+ * The most defined nodes in one chain below a root (a chain ends at a root
+ * or an undefined node, which do not count), or max + 1 when a chain has
+ * more than max (or is a cycle), or SIZE_MAX on ENOMEM; max at most
+ * 65,000.  Known again without a pass until a node is added.  No node may
+ * be taken (stack_nodes_take).
+ */
+size_t stack_nodes_chain_max(struct stack_nodes *t, size_t max);
 
 /*
  * Walks from leaf id to its root.  Fills path[0..*depth) with the ids of

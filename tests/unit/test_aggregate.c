@@ -1851,6 +1851,97 @@ static void test_sites_from_shared_stacks(void)
 	stack_nodes_free(&nodes);
 }
 
+/* The longest chain of nodes below a root (stack_nodes_chain_max), which
+ * says whether the sites' build keeps its memo in the nodes: a chain that
+ * ends at an undefined node counts, one past the limit or a cycle is the
+ * limit + 1, and an added node makes it be counted again; a node given
+ * over (stack_nodes_take) gives back its two words. */
+static void test_stack_nodes_chain_max(void)
+{
+	struct stack_nodes nodes;
+	uint32_t a = 0, b = 0;
+
+	stack_nodes_init(&nodes);
+	CU_ASSERT_EQUAL(stack_nodes_chain_max(&nodes, 10), 0);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 1, 0, 0), 0); /* root */
+	for (uint64_t id = 2; id <= 11; id++) /* 10 nodes below it */
+		CU_ASSERT_EQUAL(stack_nodes_add(&nodes, id, id - 1, 0x1000 + id), 0);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 20, 12, 0x20), 0); /* 12 undefined */
+	CU_ASSERT_EQUAL(stack_nodes_chain_max(&nodes, 10), 10);
+	CU_ASSERT_EQUAL(stack_nodes_chain_max(&nodes, 9), 10); /* past 9 */
+	CU_ASSERT_EQUAL(stack_nodes_chain_max(&nodes, 100), 10);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 12, 11, 0x12), 0); /* 12 defined: 11 */
+	CU_ASSERT_EQUAL(stack_nodes_chain_max(&nodes, 100), 12);
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 30, 31, 0x30), 0); /* a cycle of two */
+	CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 31, 30, 0x31), 0);
+	CU_ASSERT_EQUAL(stack_nodes_chain_max(&nodes, 100), 101);
+	CU_ASSERT_FALSE(stack_nodes_taken(&nodes, 5, &a, &b));
+	stack_nodes_take(&nodes, 5, STACK_NODES_TAKEN - 1, UINT32_MAX);
+	CU_ASSERT_TRUE(stack_nodes_taken(&nodes, 5, &a, &b));
+	CU_ASSERT_EQUAL(a, STACK_NODES_TAKEN - 1);
+	CU_ASSERT_EQUAL(b, UINT32_MAX);
+	CU_ASSERT_FALSE(stack_nodes_taken(&nodes, 6, &a, &b));
+	CU_ASSERT_FALSE(stack_nodes_taken(&nodes, 0, &a, &b));
+	CU_ASSERT_FALSE(stack_nodes_taken(&nodes, 1000, &a, &b));
+	stack_nodes_free(&nodes);
+}
+
+/* A chain of SITES_MAX_DEPTH nodes, the deepest the memo in the nodes'
+ * entries allows, and one of SITES_MAX_DEPTH + 1, whose build keeps its
+ * memo apart: in both, a stack through half of the chain walked first
+ * gives its nodes their memo, and the whole chain's stack then walks from
+ * there (its frames all, not truncated) or keeps its leaf side. */
+static void test_sites_memo_in_nodes_at_the_depth_limit(void)
+{
+	const uint64_t first = 0x100000;
+
+	for (size_t deep = SITES_MAX_DEPTH; deep <= SITES_MAX_DEPTH + 1; deep++) {
+		struct stack_nodes nodes;
+		struct module_maps maps;
+		struct symbolizer *sym;
+		struct site_table t;
+		const struct site *s;
+
+		stack_nodes_init(&nodes);
+		module_maps_init(&maps);
+		CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 1, 0, 0), 0); /* root, epoch 0 */
+		for (size_t i = 0; i < deep; i++) /* 100..., the root at 1 */
+			CU_ASSERT_EQUAL(stack_nodes_add(&nodes, 100 + i, i ? 99 + i : 1,
+							first + 16 * i), 0);
+		CU_ASSERT_EQUAL(stack_nodes_chain_max(&nodes, SITES_MAX_DEPTH),
+				deep);
+		agg_setup();
+		feed_alloc(1, 0x10000, 10, 99 + 500, 1);  /* half the chain first */
+		feed_alloc(2, 0x10040, 20, 99 + deep, 1); /* the whole chain */
+		aggregate_finish(&agg);
+		sym = symbolizer_new(&maps);
+		CU_ASSERT_FATAL(sym != NULL);
+		CU_ASSERT_EQUAL_FATAL(site_table_build(&t, &agg, &nodes, sym, NULL, NULL), 0);
+		CU_ASSERT_EQUAL(t.stacks, 2);
+		CU_ASSERT_EQUAL(t.unknown_stacks, 0);
+		CU_ASSERT_EQUAL(t.truncated_stacks, deep > SITES_MAX_DEPTH);
+		CU_ASSERT_EQUAL(t.count, 2);
+		s = site_with_leaf(&t, first + 16 * 499);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL(s->frame_count, 500);
+		CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 499)].module_offset, first);
+		s = site_with_leaf(&t, first + 16 * (deep - 1));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL(s->frame_count, SITES_MAX_DEPTH);
+		CU_ASSERT_EQUAL(s->truncated, deep > SITES_MAX_DEPTH);
+		CU_ASSERT_EQUAL(site_st(s).allocated_bytes, 20);
+		CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, 0)].module_offset,
+				first + 16 * (deep - 1));
+		CU_ASSERT_EQUAL(t.frames[frame_id_at(&t, s, SITES_MAX_DEPTH - 1)].module_offset,
+				first + 16 * (deep - SITES_MAX_DEPTH));
+		site_table_free(&t);
+		symbolizer_free(sym);
+		aggregate_free(&agg);
+		module_maps_free(&maps);
+		stack_nodes_free(&nodes);
+	}
+}
+
 /* The sites of n_sites stacks of depth frames each (stack i's frames at
  * 0x1000 * (i + 1) + 16 * j, j = 0 leaf side) with one allocation each of
  * i + 1 bytes, or (i % size_mod) + 1 with size_mod not 0, built with spare
@@ -3180,6 +3271,8 @@ int main(void)
 		    test_library_wrappers_skipped_unless_kept);
 	CU_add_test(s, "stacks merged into sites", test_sites_merge_stacks_and_sum);
 	CU_add_test(s, "sites from stacks that share nodes", test_sites_from_shared_stacks);
+	CU_add_test(s, "sites: the memo in the nodes up to the depth limit, apart past it",
+		    test_sites_memo_in_nodes_at_the_depth_limit);
 	CU_add_test(s, "sites built in spare memory", test_sites_built_in_spare_memory);
 	CU_add_test(s, "many sites sorted, ties in creation order", test_sites_many_sorted_with_ties);
 	CU_add_test(s, "copies of stacks merged, high node ids",
@@ -3196,6 +3289,8 @@ int main(void)
 		    test_block_table_strided_addresses_spread);
 	CU_add_test(s, "sites of too deep stacks bounded", test_sites_too_deep_stacks_bounded);
 	CU_add_test(s, "stack nodes share their distinct ips", test_stack_nodes_share_distinct_ips);
+	CU_add_test(s, "stack nodes: the longest chain, entries given over",
+		    test_stack_nodes_chain_max);
 	CU_add_test(s, "block table seed defeats crafted collisions",
 		    test_block_table_seed_defeats_crafted_collisions);
 	CU_add_test(s, "block table runs past the last home", test_block_table_runs_past_the_last_home);
