@@ -353,10 +353,11 @@ static const struct sym_location *ip_location(struct symbolizer *sym, struct sit
 struct trie_node {
 	uint32_t parent;       /* trie node */
 	uint32_t frame;        /* frame id (t->frames) */
-	uint32_t depth;        /* frames in the sequence */
 	uint32_t first_child;  /* its first child, the only one not in the
 	                        * trie's hash; 0: none yet */
 };
+/* (12 bytes: a node's depth is counted when needed, trie_depth; 961,208
+ * nodes for 262,145 stacks) */
 
 /* A slot of the trie's hash (uint32_t) holds a trie node + 1 (0: empty)
  * in its low node_bits bits (site_build.node_bits: the trie's node ids
@@ -453,6 +454,7 @@ struct site_build {
 	uint32_t *site_plus1;
 	size_t site_plus1_reserved; /* its mapping's reservation; 0: on the heap */
 	size_t capped_stacks;    /* stacks given their leaf side (stack_too_deep) */
+	size_t loc_frames_max;   /* the most frames an address looked up had */
 	uint32_t path[SITES_MAX_DEPTH];
 };
 
@@ -524,7 +526,7 @@ static long trie_node_new(struct site_build *b, uint32_t parent, uint32_t frame)
 	    grow_big_to(&b->trie_mem, b->trie_count, sizeof(*b->trie), 256) < 0)
 		return -1;
 	b->trie = b->trie_mem.p;
-	b->trie[b->trie_count] = (struct trie_node){parent, frame, b->trie[parent].depth + 1, 0};
+	b->trie[b->trie_count] = (struct trie_node){parent, frame, 0};
 	return (long)b->trie_count++;
 }
 
@@ -613,9 +615,28 @@ static long root_slot(struct site_build *b, uint64_t root_ip)
 	return (long)(b->root_count - 1);
 }
 
+/* The frames of trie node x's sequence (its depth): a walk to node 0. */
+static uint32_t trie_depth(const struct site_build *b, uint32_t x)
+{
+	uint32_t depth = 0;
+
+	for (; x; x = b->trie[x].parent)
+		depth++;
+	return depth;
+}
+
+/* A trie node's depth as a walk knows it: exact, or a bound above it
+ * while the sequence cannot reach SITES_MAX_FRAMES (then counted). */
+struct trie_depth_known {
+	uint64_t depth;
+	bool exact;
+};
+
 /* Extends trie node x by the frames of ip (epoch's modules), outermost
- * first; -1 on ENOMEM. */
-static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t ip)
+ * first, while x has fewer than SITES_MAX_FRAMES; *d is x's depth before
+ * and after (struct trie_depth_known).  Returns the node, -1 on ENOMEM. */
+static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t ip,
+			struct trie_depth_known *d)
 {
 	struct site_table *t = b->t;
 	const struct sym_location *loc;
@@ -633,6 +654,12 @@ static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t i
 	memo = ip_memo(t, e, loc->count);
 	if (memo < 0)
 		return -1;
+	if (loc->count > b->loc_frames_max)
+		b->loc_frames_max = loc->count;
+	/* (the cap can stop this ip's frames only when their depth can reach
+	 * it: then the depth is counted, and known from then on) */
+	if (!d->exact && d->depth + loc->count > SITES_MAX_FRAMES)
+		*d = (struct trie_depth_known){trie_depth(b, (uint32_t)x), true};
 	if (first) {
 		t->frames_total++;
 		if (!loc->has_debug_info)
@@ -640,7 +667,7 @@ static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t i
 		if (!loc->has_symbol)
 			t->frames_no_symbol++;
 	}
-	for (size_t j = loc->count; j-- > 0 && x >= 0 && b->trie[x].depth < SITES_MAX_FRAMES;) {
+	for (size_t j = loc->count; j-- > 0 && x >= 0 && d->depth < SITES_MAX_FRAMES; d->depth++) {
 		const struct sym_frame *sf = &loc->frames[j];
 		uint32_t *id = &t->memo_ids[memo + (long)j];
 
@@ -678,6 +705,7 @@ static uint64_t stack_node_ip(const struct stack_nodes *nodes, uint32_t id)
 static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long *x,
 				  bool *truncated, bool *unknown)
 {
+	struct trie_depth_known d = {0, true};
 	uint64_t epoch = 0;
 	size_t depth = 0;
 
@@ -685,7 +713,7 @@ static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long 
 	*unknown = stack_nodes_walk(b->nodes, stack_id, b->path, SITES_MAX_DEPTH, &depth, &epoch,
 				    truncated) < 0;
 	for (size_t i = depth; i-- > 0 && !*unknown;) {
-		*x = trie_add_ip(b, *x, epoch, stack_node_ip(b->nodes, b->path[i]));
+		*x = trie_add_ip(b, *x, epoch, stack_node_ip(b->nodes, b->path[i]), &d);
 		if (*x < 0)
 			return -ENOMEM;
 	}
@@ -736,6 +764,7 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 {
 	const struct stack_nodes *nodes = b->nodes;
 	uint32_t base_trie_plus1 = 1, base_depth = 0;
+	struct trie_depth_known d;
 	uint64_t root_ip = 0, id = stack_id;
 	long slot = ROOT_SLOT_NONE;
 	size_t n = 0;
@@ -782,8 +811,11 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 	}
 	*truncated = (root_ip & 1) != 0;
 	*x = (long)base_trie_plus1 - 1;
+	/* the base's depth: no more frames than its stack nodes' addresses
+	 * had, none more than loc_frames_max */
+	d = (struct trie_depth_known){(uint64_t)base_depth * b->loc_frames_max, base_depth == 0};
 	for (size_t i = n; i-- > 0;) {
-		*x = trie_add_ip(b, *x, root_ip >> 1, stack_node_ip(nodes, b->path[i]));
+		*x = trie_add_ip(b, *x, root_ip >> 1, stack_node_ip(nodes, b->path[i]), &d);
 		if (*x < 0)
 			return -ENOMEM;
 		if (slot >= 0)
@@ -843,7 +875,7 @@ static uint32_t site_node(struct site_build *b, uint32_t x)
 		y = b->trie[z].parent;
 	}
 	if (y == 0 && x != 0)
-		for (y = x; b->trie[y].depth > 1;)
+		for (y = x; b->trie[y].parent;)
 			y = b->trie[y].parent; /* all wrappers: the outermost stays */
 	return y;
 }
@@ -854,7 +886,7 @@ static long site_new(struct site_build *b, uint32_t x)
 	if (b->seed_count >= UINT32_MAX - 1 ||
 	    grow_array((void **)&b->seeds, &b->seed_cap, b->seed_count + 1, sizeof(*b->seeds)) < 0)
 		return -1;
-	b->seeds[b->seed_count] = (struct site_seed){x, 0, (uint16_t)b->trie[x].depth, false};
+	b->seeds[b->seed_count] = (struct site_seed){x, 0, (uint16_t)trie_depth(b, x), false};
 	return (long)b->seed_count++;
 }
 
@@ -1005,7 +1037,7 @@ static void site_frames_keep(struct site_build *b)
 	struct site_table *t = b->t;
 	uint32_t *links = (uint32_t *)b->trie, *v;
 
-	/* node k's 8 bytes go where node k / 2 was: read already */
+	/* node k's 8 bytes go where node 2k / 3 was: read already */
 	for (size_t k = 0; k < b->trie_count; k++) {
 		uint32_t parent = b->trie[k].parent, frame = b->trie[k].frame;
 
