@@ -2406,19 +2406,45 @@ static bool idle_long_ok(const struct collector *c)
 	       !c->toggle_waiting && !procs_any_pending(c);
 }
 
-/* Whether the image the program's pid runs now said that it replaced the
- * recorder's handler of the toggle signal. */
-static bool toggle_taken_by_program(const struct collector *c)
+/* The process header of the image the program's pid runs now, when the
+ * launcher has it active; else NULL. */
+static struct session_proc_header *toggle_root_header(const struct collector *c)
 {
 	for (size_t k = c->live.n; k-- > 0;) {
 		const struct proc *p = c->live.v[k];
 
 		if (p->phase == PROC_ACTIVE && !p->superseded &&
 		    p->pid == (unsigned)c->cfg->root_pid)
-			return atomic_load(&p->pf.h->diag_flags) &
-			       (1u << TRACE_DIAG_TOGGLE_TAKEN);
+			return p->pf.h;
 	}
-	return false;
+	return NULL;
+}
+
+/* Whether header h (may be NULL) says its program took the toggle signal
+ * from the recorder's handler. */
+static bool toggle_taken_in(struct session_proc_header *h)
+{
+	return h && (atomic_load(&h->diag_flags) & (1u << TRACE_DIAG_TOGGLE_TAKEN));
+}
+
+/* Sends the toggle signal to the program unless header h (may be NULL)
+ * says it took the signal; returns whether it was sent.  toggle_passing is
+ * set before the flag is read and cleared after the kill: a recorder that
+ * sets the flag meanwhile waits for the kill before its program's
+ * disposition takes effect, and takes the signal as a toggle itself
+ * (preload/toggle_signal.h). */
+static bool toggle_pass(const struct collector *c, struct session_proc_header *h)
+{
+	bool taken;
+
+	if (h)
+		atomic_store(&h->toggle_passing, 1);
+	taken = toggle_taken_in(h);
+	if (!taken)
+		kill(c->cfg->root_pid, c->cfg->toggle_signal);
+	if (h)
+		atomic_store(&h->toggle_passing, 0);
+	return !taken;
 }
 
 /* Passes the toggle signal sent to mprof on to the program once it catches
@@ -2439,15 +2465,13 @@ static void toggle_forward(struct collector *c)
 		/* the program's process file may be newer than the last scan (a
 		 * launcher that had not run since the program started): its word
 		 * on the handler is read before the signal is passed on */
-		if (!toggle_taken_by_program(c)) {
+		if (!toggle_taken_in(toggle_root_header(c))) {
 			dir_events_read(c);
 			dir_scan(c);
 			procs_activate_pending(c, now_ns());
 		}
-		if (toggle_taken_by_program(c))
+		if (!toggle_pass(c, toggle_root_header(c)))
 			c->toggles_withheld++;
-		else
-			kill(c->cfg->root_pid, sig);
 		c->toggle_waiting = false;
 	}
 }

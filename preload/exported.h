@@ -6,7 +6,8 @@
  * prlimit64, mmap and mmap64 (rlimit.c), the exec family and posix_spawn
  * (exec_watch.c), wait, waitpid, wait3, wait4 and waitid (reap_note.c),
  * system, popen and pclose (reap_call.c), _exit and _Exit (exit_note.c),
- * prctl (seccomp_watch.c), syscall (syscall_wrap.c), clone (raw_fork.c) and
+ * prctl (seccomp_watch.c), syscall (syscall_wrap.c), clone (raw_fork.c),
+ * sigaction, signal and their kin (signal_wrap.c) and
  * the mprof_api_ functions behind include/mprof.h (api.c).
  */
 #ifndef MPROF_PRELOAD_EXPORTED_H

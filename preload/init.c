@@ -40,6 +40,7 @@
 #include "preload/rlimit.h"
 #include "preload/sample.h"
 #include "preload/seccomp_watch.h"
+#include "preload/signal_wrap.h"
 #include "preload/seq.h"
 #include "preload/settings.h"
 #include "preload/stack_table.h"
@@ -104,6 +105,7 @@ static int init_run(struct preload_thread **out)
 	raw_fork_resolve();
 	seccomp_watch_start();
 	rlimit_resolve();
+	signal_wrap_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
 	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);

@@ -2,14 +2,16 @@
 # sanitizers (it runs inside arbitrary targets).  Only the allocator API,
 # dlclose, the exec family and posix_spawn, the wait family, system, popen
 # and pclose, _exit and _Exit, prctl, syscall and clone, the setrlimit
-# family, mmap, and the mprof_api_ functions are exported
-# (-fvisibility=hidden; preload/exported.h says which files mark them).
+# family, mmap, sigaction, signal and their kin, and the mprof_api_
+# functions are exported (-fvisibility=hidden; preload/exported.h says
+# which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
 preload_libmprof_preload_la_SOURCES = \
 	preload/announce.c preload/announce.h \
 	preload/api.c \
 	preload/control.c preload/control.h \
 	preload/toggle_signal.c preload/toggle_signal.h \
+	preload/signal_wrap.c preload/signal_wrap.h \
 	preload/bootstrap.c preload/bootstrap.h \
 	preload/cfi_cache.c preload/cfi_cache.h \
 	preload/cfi_parse.c preload/cfi_parse.h \

@@ -15,7 +15,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include "preload/raw_fork.h"
 #include "preload/rlimit.h"
 #include "preload/seccomp_watch.h"
+#include "preload/toggle_signal.h"
 
 #if defined(__x86_64__)
 /* The system call nr with six arguments, as the C library's syscall() makes
@@ -45,6 +48,26 @@ static long syscall_wrap_raw(long nr, const long a[6])
 	return (long)rc;
 }
 
+/* Before rt_sigaction(a[0], a[1], a[2], ...): the new action is the
+ * kernel's struct (handler, then flags); sig taken as sigaction takes it,
+ * but SIG_DFL replaces mprof's handler (the call is not changed). */
+static void syscall_wrap_toggle_before(const long a[6], struct toggle_signal_call *call)
+{
+	const unsigned long *k = (const unsigned long *)a[1];
+	struct sigaction act;
+
+	call->keep = 0;
+	call->masked = 0;
+	if (a[0] <= 0 || a[0] != atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed))
+		return;
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = (__sighandler_t)k[0];
+	act.sa_flags = (int)k[1];
+	if (!(act.sa_flags & SA_SIGINFO) && act.sa_handler == SIG_DFL)
+		act.sa_flags |= SA_SIGINFO; /* not kept: taken, as a handler is */
+	toggle_signal_before((int)a[0], &act, call);
+}
+
 /* syscall(2): a few comparisons more than the C library's for every call. */
 PRELOAD_API long syscall(long nr, ...)
 {
@@ -52,6 +75,7 @@ PRELOAD_API long syscall(long nr, ...)
 	va_list ap;
 	int install;
 	enum raw_fork_mode fork_mode;
+	struct toggle_signal_call toggle = { 0, 0, { { 0 } } };
 
 	va_start(ap, nr);
 	for (int i = 0; i < 6; i++)
@@ -61,8 +85,11 @@ PRELOAD_API long syscall(long nr, ...)
 		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
 	if (install)
 		seccomp_watch_before();
+	if (nr == SYS_rt_sigaction && a[1])
+		syscall_wrap_toggle_before(a, &toggle);
 	fork_mode = raw_fork_before(nr, a);
 	rc = syscall_wrap_raw(nr, a);
+	toggle_signal_after(&toggle);
 	raw_fork_after(fork_mode, a, rc);
 	if (install)
 		seccomp_watch_after(rc);

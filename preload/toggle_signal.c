@@ -8,28 +8,49 @@
  * toggle (trace/session.h session_toggle_signal_ok: the launcher refuses
  * the others, this guards a hand-set MPROF_TOGGLE_SIGNAL), and only over
  * the default disposition: a handler or SIG_IGN already in place is the
- * program's and is left alone (a DIAG record says so).  A handler the
- * program installs later replaces ours; the signal then goes to the
- * program, and a DIAG record says so once it is seen (when a thread starts
- * recording, and at exit): Go's runtime takes every signal at its start,
- * and toggles sent to a Go program did nothing, with no word of why.
- * SA_RESTART, so that the calls signal(7) lists as restarted (read, write,
- * wait...) do not fail with EINTR for a toggle.
+ * program's and is left alone (a DIAG record says so).  mprof's handler
+ * stands for the default: the program reads SIG_DFL as the old action, and
+ * its SIG_DFL keeps mprof's handler.  A handler or SIG_IGN the program sets
+ * later takes the signal: the process file says so before the call takes
+ * effect (preload/signal_wrap.c sees the C library's entry points), so that
+ * the launcher passes it no toggle (HotSpot's JVM takes SIGUSR2 for thread
+ * suspension before it starts a thread, and died of one); a system call of
+ * the program's own (Go's runtime takes every signal at its start) is seen
+ * when a thread starts recording, and at exit.  SA_RESTART, so that the
+ * calls signal(7) lists as restarted (read, write, wait...) do not fail
+ * with EINTR for a toggle.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "preload/control.h"
 #include "preload/diag.h"
+#include "preload/next_sym.h"
+#include "preload/process.h"
 #include "preload/text.h"
 #include "preload/toggle_signal.h"
 #include "trace/session.h"
 
-/* The signal whose handler is ours, 0 before (or without) one. */
-static int toggle_signal_ours;
+/* How long a program's call waits for a launcher passing a toggle on: it
+ * only makes one kill() meanwhile, unless it is stopped. */
+#define TOGGLE_PASSING_WAIT_NS 2000000000ll
+
+_Atomic int toggle_signal_ours;
+/* 1 once the program set a disposition of its own through a wrapper, and
+ * what the process file was told then. */
+static _Atomic int toggle_signal_gone;
+static char toggle_signal_told[200];
+
+static const char *const next_names[1] = { "sigaction" };
+static void *volatile next_slots[1];
 
 static void toggle_signal_handler(int sig)
 {
@@ -40,44 +61,170 @@ static void toggle_signal_handler(int sig)
 	errno = saved_errno;
 }
 
+int toggle_signal_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int (*fn)(int, const struct sigaction *, struct sigaction *) =
+		next_sym(next_slots, next_names, 0);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(sig, act, old);
+}
+
+/* Whether action sa is mprof's handler. */
+static int toggle_signal_is_ours(const struct sigaction *sa)
+{
+	return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == toggle_signal_handler;
+}
+
 int toggle_signal_install(int sig)
 {
 	struct sigaction old, sa;
 
 	if (sig <= 0 || sig >= NSIG || !session_toggle_signal_ok(sig))
 		return TOGGLE_SIGNAL_REFUSED;
-	if (sigaction(sig, NULL, &old) != 0)
+	if (toggle_signal_real_sigaction(sig, NULL, &old) != 0)
 		return TOGGLE_SIGNAL_TAKEN;
 	if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = toggle_signal_handler;
 		sa.sa_flags = SA_RESTART;
 		sigemptyset(&sa.sa_mask);
-		if (sigaction(sig, &sa, NULL) == 0) {
-			toggle_signal_ours = sig;
+		if (toggle_signal_real_sigaction(sig, &sa, NULL) == 0) {
+			atomic_store(&toggle_signal_ours, sig);
 			return 0;
 		}
 	}
 	return TOGGLE_SIGNAL_TAKEN;
 }
 
+/* The signal's name for the diagnostics: "SIGUSR2", or "a real-time
+ * signal", appended to text. */
+static void toggle_signal_name(char *text, size_t cap, int sig)
+{
+	const char *name = sigabbrev_np(sig);
+
+	preload_text_append(text, cap, name ? "SIG" : "a real-time signal");
+	if (name)
+		preload_text_append(text, cap, name);
+}
+
+/* Monotonic time, ns. */
+static long long toggle_signal_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Tells the launcher that the program takes signal sig (ignore: sets
+ * SIG_IGN), then waits while it passes a toggle on, up to
+ * TOGGLE_PASSING_WAIT_NS: the flag set first, that toggle is either never
+ * sent or sent before the wait ends (the launcher sets toggle_passing
+ * before it reads the flag). */
+static void toggle_signal_tell(int sig, int ignore)
+{
+	struct session_proc_header *h = preload_proc.hdr;
+	char *text = toggle_signal_told;
+	long long until;
+
+	text[0] = '\0';
+	preload_text_append(text, sizeof(toggle_signal_told),
+			    ignore ? "the program set the toggle signal (" :
+				     "the program replaced mprof's handler of the toggle signal (");
+	toggle_signal_name(text, sizeof(toggle_signal_told), sig);
+	preload_text_append(text, sizeof(toggle_signal_told),
+			    ignore ? ") to be ignored over mprof's handler" : ") with its own");
+	atomic_store(&toggle_signal_gone, 1);
+	if (!h)
+		return;
+	diag_note(TRACE_DIAG_TOGGLE_TAKEN, text);
+	atomic_fetch_or(&h->diag_flags, 1u << TRACE_DIAG_TOGGLE_TAKEN);
+	if (!atomic_load(&h->toggle_passing))
+		return;
+	until = toggle_signal_now_ns() + TOGGLE_PASSING_WAIT_NS;
+	while (atomic_load(&h->toggle_passing) && toggle_signal_now_ns() < until)
+		sched_yield();
+}
+
+void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_signal_call *call)
+{
+	static const struct timespec zero = { 0, 0 };
+	struct sigaction now;
+	sigset_t only;
+	int saved_errno = errno;
+
+	call->keep = 0;
+	call->masked = 0;
+	if (!act || sig != atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed) ||
+	    toggle_signal_is_ours(act) || toggle_signal_real_sigaction(sig, NULL, &now) != 0 ||
+	    !toggle_signal_is_ours(&now))
+		return;
+	if (!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL) {
+		call->keep = 1;
+		return;
+	}
+	/* a toggle sent before the flag, still pending, is mprof's: taken here
+	 * with sig blocked, it cannot reach the program's handler */
+	sigemptyset(&only);
+	sigaddset(&only, sig);
+	call->masked = pthread_sigmask(SIG_BLOCK, &only, &call->saved) == 0;
+	toggle_signal_tell(sig, !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_IGN);
+	if (!call->masked)
+		return;
+	for (;;) { /* the system call: sigtimedwait is a cancellation point */
+		long got = syscall(SYS_rt_sigtimedwait, &only, NULL, &zero, _NSIG / 8);
+
+		if (got == sig)
+			control_request_toggle();
+		else if (got < 0 && errno != EINTR)
+			break;
+	}
+	errno = saved_errno;
+}
+
+void toggle_signal_after(const struct toggle_signal_call *call)
+{
+	if (call->masked)
+		pthread_sigmask(SIG_SETMASK, &call->saved, NULL);
+}
+
+__sighandler_t toggle_signal_seen(__sighandler_t handler)
+{
+	return handler == toggle_signal_handler ? SIG_DFL : handler;
+}
+
+void toggle_signal_seen_action(struct sigaction *old)
+{
+	if (!old || !toggle_signal_is_ours(old))
+		return;
+	memset(old, 0, sizeof(*old));
+	old->sa_handler = SIG_DFL;
+	sigemptyset(&old->sa_mask);
+}
+
 void toggle_signal_check(void)
 {
 	static _Atomic int said;
-	int sig = toggle_signal_ours;
+	int sig = atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed);
 	struct sigaction now;
 	char text[200] = "the program replaced mprof's handler of the toggle signal (";
-	const char *name;
 
-	if (!sig || atomic_load_explicit(&said, memory_order_relaxed) ||
-	    sigaction(sig, NULL, &now) != 0 ||
-	    (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == toggle_signal_handler) ||
-	    atomic_exchange(&said, 1))
+	if (!sig || atomic_load_explicit(&said, memory_order_relaxed))
 		return;
-	name = sigabbrev_np(sig);
-	preload_text_append(text, sizeof(text), name ? "SIG" : "a real-time signal");
-	if (name)
-		preload_text_append(text, sizeof(text), name);
+	if (!atomic_load(&toggle_signal_gone) &&
+	    (toggle_signal_real_sigaction(sig, NULL, &now) != 0 || toggle_signal_is_ours(&now)))
+		return;
+	if (atomic_exchange(&said, 1))
+		return;
+	if (atomic_load(&toggle_signal_gone)) {
+		diag_report(TRACE_DIAG_TOGGLE_TAKEN, toggle_signal_told);
+		return;
+	}
+	toggle_signal_name(text, sizeof(text), sig);
 	preload_text_append(text, sizeof(text), ") with its own");
 	diag_report(TRACE_DIAG_TOGGLE_TAKEN, text);
 }

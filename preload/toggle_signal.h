@@ -1,11 +1,28 @@
 /*
- * preload/toggle_signal.h - the signal that toggles recording.
+ * preload/toggle_signal.h - the signal that toggles recording, and what the
+ * program's own calls that set its disposition do to it.
  */
 #ifndef MPROF_PRELOAD_TOGGLE_SIGNAL_H
 #define MPROF_PRELOAD_TOGGLE_SIGNAL_H
 
+#include <signal.h>
+#include <stdatomic.h>
+
 #define TOGGLE_SIGNAL_REFUSED (-1) /* not a signal that may toggle */
 #define TOGGLE_SIGNAL_TAKEN (-2)   /* the program handles or ignores it */
+
+/* The signal whose handler toggle_signal_install put in place, 0 before (or
+ * without) one; the signal wrappers' one test on their way to the C
+ * library (preload/signal_wrap.c). */
+extern _Atomic int toggle_signal_ours;
+
+/* A call of the program that may set the toggle signal's disposition, as
+ * toggle_signal_before found it. */
+struct toggle_signal_call {
+	int keep;       /* 1: mprof's handler stays; skip the real call */
+	int masked;     /* 1: saved is the thread's mask to put back */
+	sigset_t saved; /* the mask before toggle_signal_before blocked sig */
+};
 
 /* Makes signal sig toggle recording (a handler with SA_RESTART), when sig
  * may toggle (trace/session.h session_toggle_signal_ok) and its disposition
@@ -14,9 +31,40 @@
  * then the disposition is left as it was. */
 int toggle_signal_install(int sig);
 
+/* The C library's sigaction(2), behind the shim's own; the recorder's own
+ * calls go here.  Returns its result (-1 and errno when there is none). */
+int toggle_signal_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/*
+ * Before the program's call that sets signal sig to act (NULL: it only
+ * reads the action): when sig is the toggle signal and mprof's handler is
+ * its disposition, either keeps it (act is SIG_DFL, which it stands for, as
+ * at the start: call->keep, and the caller reports SIG_DFL as the old
+ * action without the real call), or hands the signal to the program: sets
+ * TRACE_DIAG_TOGGLE_TAKEN in the process file (the launcher then passes no
+ * toggle on), waits until a toggle the launcher is passing on meanwhile is
+ * sent (up to 2 s), blocks sig in this thread and takes the toggles that
+ * are already pending as toggles.  The caller then makes the real call and
+ * toggle_signal_after.  Async-signal-safe; no lock, no allocation.
+ */
+void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_signal_call *call);
+
+/* After the real call that toggle_signal_before prepared: puts the
+ * thread's signal mask back.  Async-signal-safe. */
+void toggle_signal_after(const struct toggle_signal_call *call);
+
+/* The old disposition handler as the program would see it without mprof:
+ * SIG_DFL for mprof's handler, else handler. */
+__sighandler_t toggle_signal_seen(__sighandler_t handler);
+
+/* The same for an old action filled by sigaction: mprof's handler reads as
+ * SIG_DFL with no flags and an empty mask.  old may be NULL. */
+void toggle_signal_seen_action(struct sigaction *old);
+
 /* When the handler toggle_signal_install put in place is no longer the
- * signal's (the program installed its own), says so once in a DIAG record.
- * One sigaction call; no lock, no allocation. */
+ * signal's (the program installed its own, seen as it did it or, for a
+ * system call of its own such as Go's runtime makes, now), says so once in
+ * a DIAG record.  One sigaction call; no lock, no allocation. */
 void toggle_signal_check(void);
 
 #endif

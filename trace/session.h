@@ -157,6 +157,12 @@ struct session_proc_header {
 	uint64_t sample_rate;        /* the image's sampling interval at its start,
 	                              * bytes (0: exact), as its environment says */
 	uint32_t paused;             /* 1: it started with recording stopped */
+	/* 1 while the launcher passes a toggle signal on to the image: stored
+	 * before it reads TRACE_DIAG_TOGGLE_TAKEN in diag_flags, cleared after
+	 * its kill(); a recorder that sets that flag waits for 0 before the
+	 * program's disposition takes effect (preload/toggle_signal.h).  In
+	 * what was padding: the layout is unchanged. */
+	_Atomic uint32_t toggle_passing;
 	uint64_t sample_seed;        /* the image's sampler seed (preload/sample.h),
 	                              * set before state leaves STARTING */
 	uint32_t flags;              /* SESSION_FLAG_*, set before state leaves STARTING */

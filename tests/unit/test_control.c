@@ -64,6 +64,12 @@ void preload_process_disable(const char *reason_text)
 	atomic_store(&preload_phase, PRELOAD_DISABLED);
 }
 
+void diag_note(unsigned code, const char *text)
+{
+	(void)code;
+	(void)text;
+}
+
 int diag_report(unsigned code, const char *text)
 {
 	(void)code;
