@@ -160,6 +160,7 @@ void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_si
 	call->keep = 0;
 	call->masked = 0;
 	if (!act || sig != atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed) ||
+	    atomic_load_explicit(&toggle_signal_gone, memory_order_relaxed) ||
 	    toggle_signal_is_ours(act) || toggle_signal_real_sigaction(sig, NULL, &now) != 0 ||
 	    !toggle_signal_is_ours(&now))
 		return;
