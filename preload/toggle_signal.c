@@ -22,10 +22,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -150,12 +150,13 @@ static void toggle_signal_tell(int sig, int ignore)
 		sched_yield();
 }
 
-void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_signal_call *call)
+/* toggle_signal_before, but for errno. */
+static void toggle_signal_prepare(int sig, const struct sigaction *act,
+				  struct toggle_signal_call *call)
 {
 	static const struct timespec zero = { 0, 0 };
 	struct sigaction now;
 	sigset_t only;
-	int saved_errno = errno;
 
 	call->keep = 0;
 	call->masked = 0;
@@ -184,6 +185,13 @@ void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_si
 		else if (got < 0 && errno != EINTR)
 			break;
 	}
+}
+
+void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_signal_call *call)
+{
+	int saved_errno = errno;
+
+	toggle_signal_prepare(sig, act, call);
 	errno = saved_errno;
 }
 

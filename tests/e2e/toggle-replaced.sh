@@ -4,9 +4,10 @@
 # SIGUSR2 before its threads) never gets a toggle signal from mprof: a
 # toggle sent to mprof is kept from it at once, not only after its next
 # thread start.  Each way of installing a handler (sigaction, SA_SIGINFO,
-# signal, sigset, bsd_signal, sysv_signal) and SIG_IGN: the handler never
-# runs, mprof says it kept the signal, the toggle sent before still took
-# effect, and the program's old disposition reads SIG_DFL as without mprof.
+# signal, sigset, bsd_signal, sysv_signal, syscall(SYS_rt_sigaction)) and
+# SIG_IGN: the handler never runs, mprof says it kept the signal, the
+# toggle sent before still took effect, and the program's old disposition
+# reads SIG_DFL as without mprof (but through the raw system call).
 # A program that only reads the action and sets SIG_DFL leaves the signal
 # to mprof: the toggle then stops recording.  Program and facts:
 # tests/progs/toggle_replace.c.
@@ -64,6 +65,12 @@ own="the program replaced mprof's handler of the toggle signal \(SIGUSR2\) with 
 for mode in sigaction siginfo signal sigset bsd_signal sysv_signal; do
 	taken "$mode" "$mode" USR2 "$own"
 done
+# syscall(SYS_rt_sigaction): seen, but the old action is not made SIG_DFL
+[ "$(uname -m)" = x86_64 ] && OLD=other replace raw raw USR2 &&
+	expect_match "raw: mprof says it kept the signal" \
+		"^mprof: warning: the toggle signal sent to mprof was not passed on \(1 time\)" \
+		"$(cat "$WORK/raw.err")" &&
+	expect_site "$WORK/raw.json" after_take 20 4000 0 0
 taken rt-sigaction sigaction RTMIN+3 \
 	"the program replaced mprof's handler of the toggle signal \(a real-time signal\) with its own" \
 	--toggle-signal RTMIN+3

@@ -9,7 +9,9 @@
  *   to PREFIX.pid, waits (no allocator call) until PREFIX.go1 exists, then
  *   allocates 10 blocks of 100 bytes in before_take() and frees them.  Then
  *   by MODE: "sigaction", "siginfo" (SA_SIGINFO), "signal", "sigset",
- *   "bsd_signal", "sysv_signal" install a handler that counts; "ignore"
+ *   "bsd_signal", "sysv_signal" install a handler that counts ("raw":
+ *   syscall(SYS_rt_sigaction), x86_64 only, whose old action is the
+ *   kernel's: "other" under mprof); "ignore"
  *   sets SIG_IGN; "default" reads the action (sigaction with no new one)
  *   and sets SIG_DFL.  It creates PREFIX.taken, waits until PREFIX.go2
  *   exists and 2 s more (a signal passed on meanwhile arrives; "default":
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,16 +134,32 @@ int main(int argc, char **argv)
 		}
 		if (sigaction(sig, &sa, &old) != 0)
 			return 4;
-		prev = (old.sa_flags & SA_SIGINFO) ? (__sighandler_t)old.sa_sigaction
-						   : old.sa_handler;
+		/* a SA_SIGINFO action is a handler: "other" */
+		prev = (old.sa_flags & SA_SIGINFO) ? own_handler : old.sa_handler;
 	} else if (strcmp(mode, "signal") == 0) {
 		prev = signal(sig, own_handler);
 	} else if (strcmp(mode, "sigset") == 0) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 		prev = sigset(sig, own_handler);
+#pragma GCC diagnostic pop
 	} else if (strcmp(mode, "bsd_signal") == 0) {
 		prev = bsd_signal(sig, own_handler);
 	} else if (strcmp(mode, "sysv_signal") == 0) {
 		prev = sysv_signal(sig, own_handler);
+	} else if (strcmp(mode, "raw") == 0) {
+		/* the kernel's struct, without SA_RESTORER: a signal that
+		 * reached own_handler would end the program with SIGSEGV */
+		struct {
+			void *handler;
+			unsigned long flags;
+			void *restorer;
+			unsigned long mask;
+		} k = { (void *)own_handler, 0, NULL, 0 }, ko;
+
+		if (syscall(SYS_rt_sigaction, sig, &k, &ko, sizeof(k.mask)) != 0)
+			return 4;
+		prev = (__sighandler_t)ko.handler;
 	} else if (strcmp(mode, "ignore") == 0) {
 		prev = signal(sig, SIG_IGN);
 	} else if (strcmp(mode, "default") == 0) {
