@@ -14,9 +14,9 @@
  * later takes the signal: the process file says so before the call takes
  * effect (preload/signal_wrap.c sees the C library's entry points), so that
  * the launcher passes it no toggle (HotSpot's JVM takes SIGUSR2 for thread
- * suspension before it starts a thread, and died of one); a system call of
- * the program's own (Go's runtime takes every signal at its start) is seen
- * when a thread starts recording, and at exit.  SA_RESTART, so that the
+ * suspension before it starts a thread, and died of one; Go's runtime takes
+ * every signal at its start, through sigaction with cgo); a system call of
+ * the program's own is seen when a thread starts recording, and at exit.  SA_RESTART, so that the
  * calls signal(7) lists as restarted (read, write, wait...) do not fail
  * with EINTR for a toggle.
  */
