@@ -662,6 +662,91 @@ static void test_launcher_asleep(void)
 	preload_proc.hdr = NULL;
 }
 
+static volatile sig_atomic_t own_caught;
+
+static void own_handler(int sig)
+{
+	(void)sig;
+	own_caught++;
+}
+
+/* Clears the header's toggle_passing after 50 ms, as a launcher that was
+ * passing a toggle on does after its kill. */
+static void *passing_clear(void *arg)
+{
+	struct session_proc_header *h = arg;
+	struct timespec pause = { 0, 50000000 };
+
+	nanosleep(&pause, NULL);
+	atomic_store(&h->toggle_passing, 0);
+	return NULL;
+}
+
+/* The program's calls on the toggle signal (toggle_signal_before/after): a
+ * read and SIG_DFL keep mprof's handler, which reads as SIG_DFL; a handler
+ * of the program's sets TRACE_DIAG_TOGGLE_TAKEN, waits for a launcher
+ * passing a toggle on, and takes a toggle still pending as a toggle, so the
+ * program's handler never gets it.  Last: the take cannot be undone. */
+static void test_toggle_signal_taken(void)
+{
+	struct toggle_signal_call call;
+	struct sigaction act, q;
+	struct session_proc_header *h;
+	sigset_t only, pending, mask;
+	pthread_t clearer;
+
+	test_file_make();
+	h = preload_proc.hdr;
+	signal(SIGUSR1, SIG_DFL);
+	CU_ASSERT_EQUAL(toggle_signal_install(SIGUSR1), 0);
+	memset(&act, 0, sizeof(act));
+	sigemptyset(&act.sa_mask);
+	/* a read, and SIG_DFL: mprof's handler stays, seen as SIG_DFL */
+	toggle_signal_before(SIGUSR1, NULL, &call);
+	CU_ASSERT(!call.keep && !call.masked);
+	act.sa_handler = SIG_DFL;
+	toggle_signal_before(SIGUSR1, &act, &call);
+	CU_ASSERT(call.keep && !call.masked);
+	CU_ASSERT_EQUAL(sigaction(SIGUSR1, NULL, &q), 0);
+	CU_ASSERT(q.sa_handler != SIG_DFL);
+	toggle_signal_seen_action(&q);
+	CU_ASSERT(q.sa_handler == SIG_DFL && q.sa_flags == 0);
+	CU_ASSERT_EQUAL(atomic_load(&h->diag_flags), 0);
+	/* a handler: a toggle pending (the thread blocks it) and a launcher
+	 * passing one on */
+	sigemptyset(&only);
+	sigaddset(&only, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &only, NULL);
+	raise(SIGUSR1);
+	atomic_fetch_and(&control_word, ~(uint64_t)CONTROL_TOGGLE);
+	atomic_store(&h->toggle_passing, 1);
+	CU_ASSERT_EQUAL(pthread_create(&clearer, NULL, passing_clear, h), 0);
+	act.sa_handler = own_handler;
+	toggle_signal_before(SIGUSR1, &act, &call);
+	CU_ASSERT_EQUAL(atomic_load(&h->toggle_passing), 0);
+	CU_ASSERT(!call.keep && call.masked);
+	CU_ASSERT(atomic_load(&h->diag_flags) & (1u << TRACE_DIAG_TOGGLE_TAKEN));
+	CU_ASSERT_EQUAL(atomic_load(&control_word) & CONTROL_TOGGLE, CONTROL_TOGGLE);
+	atomic_fetch_and(&control_word, ~(uint64_t)CONTROL_TOGGLE);
+	CU_ASSERT_EQUAL(sigaction(SIGUSR1, &act, NULL), 0);
+	toggle_signal_after(&call);
+	pthread_join(clearer, NULL);
+	sigpending(&pending);
+	CU_ASSERT(!sigismember(&pending, SIGUSR1));
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	CU_ASSERT(sigismember(&mask, SIGUSR1)); /* the program's mask, put back */
+	pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+	CU_ASSERT_EQUAL(own_caught, 0);
+	/* from now on the signal is the program's */
+	act.sa_handler = SIG_DFL;
+	toggle_signal_before(SIGUSR1, &act, &call);
+	CU_ASSERT(!call.keep && !call.masked);
+	signal(SIGUSR1, SIG_DFL);
+	free(test_file);
+	test_file = NULL;
+	preload_proc.hdr = NULL;
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -676,6 +761,7 @@ int main(void)
 	CU_add_test(s, "toggle_after_busy_lock", test_toggle_after_busy_lock);
 	CU_add_test(s, "toggle_signal_install", test_toggle_signal_install);
 	CU_add_test(s, "launcher_asleep", test_launcher_asleep);
+	CU_add_test(s, "toggle_signal_taken", test_toggle_signal_taken);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
