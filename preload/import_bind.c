@@ -194,17 +194,31 @@ static int import_slot_store(const struct import_module *m, uintptr_t slot, void
 	return 0;
 }
 
+/* Whether relocation r fills a slot of a function's address (a PLT entry or
+ * a GOT entry of data relocations). */
+static inline int import_reloc_is_slot(const ElfW(Rela) *r)
+{
+	unsigned long type = IMPORT_R_TYPE(r->r_info);
+
+	return type == IMPORT_R_JUMP_SLOT || type == IMPORT_R_GLOB_DAT;
+}
+
+/* The name of relocation r's symbol. */
+static inline const char *import_reloc_name(const struct import_module *m, const ElfW(Rela) *r)
+{
+	return m->strtab + m->symtab[IMPORT_R_SYM(r->r_info)].st_name;
+}
+
 /* Rewrites the slots of the bindings' names among bytes of relocations. */
 static int import_relocs_bind(const struct import_module *m, const ElfW(Rela) *relocs,
 			      size_t bytes, struct import_binding *bindings, size_t count)
 {
 	for (size_t i = 0; relocs && i < bytes / sizeof(*relocs); i++) {
-		unsigned long type = IMPORT_R_TYPE(relocs[i].r_info);
 		const char *name;
 
-		if (type != IMPORT_R_JUMP_SLOT && type != IMPORT_R_GLOB_DAT)
+		if (!import_reloc_is_slot(&relocs[i]))
 			continue;
-		name = m->strtab + m->symtab[IMPORT_R_SYM(relocs[i].r_info)].st_name;
+		name = import_reloc_name(m, &relocs[i]);
 		for (size_t k = 0; k < count; k++) {
 			int rc;
 
@@ -241,12 +255,11 @@ static int import_relocs_rebind(const struct import_module *m, const ElfW(Rela) 
 	int slots = 0;
 
 	for (size_t i = 0; relocs && i < bytes / sizeof(*relocs); i++) {
-		unsigned long type = IMPORT_R_TYPE(relocs[i].r_info);
 		uintptr_t slot = m->base + relocs[i].r_offset;
 		const void *bound;
 		const char *name;
 
-		if (type != IMPORT_R_JUMP_SLOT && type != IMPORT_R_GLOB_DAT)
+		if (!import_reloc_is_slot(&relocs[i]))
 			continue;
 		bound = __atomic_load_n((void **)slot, __ATOMIC_RELAXED);
 		for (size_t k = 0; k < count; k++) {
@@ -254,7 +267,7 @@ static int import_relocs_rebind(const struct import_module *m, const ElfW(Rela) 
 
 			if (bound != rebindings[k].from)
 				continue;
-			name = m->strtab + m->symtab[IMPORT_R_SYM(relocs[i].r_info)].st_name;
+			name = import_reloc_name(m, &relocs[i]);
 			if (strcmp(name, rebindings[k].name) != 0)
 				continue;
 			rc = import_slot_store(m, slot, rebindings[k].to);
@@ -289,12 +302,11 @@ static size_t import_relocs_find(const struct import_module *m, const ElfW(Rela)
 				 size_t count, struct import_slot *slots, size_t met, size_t cap)
 {
 	for (size_t i = 0; relocs && i < bytes / sizeof(*relocs); i++) {
-		unsigned long type = IMPORT_R_TYPE(relocs[i].r_info);
 		const char *name;
 
-		if (type != IMPORT_R_JUMP_SLOT && type != IMPORT_R_GLOB_DAT)
+		if (!import_reloc_is_slot(&relocs[i]))
 			continue;
-		name = m->strtab + m->symtab[IMPORT_R_SYM(relocs[i].r_info)].st_name;
+		name = import_reloc_name(m, &relocs[i]);
 		for (size_t k = 0; k < count; k++) {
 			if (strcmp(name, rebindings[k].name) != 0)
 				continue;
