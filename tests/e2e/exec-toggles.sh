@@ -1,0 +1,32 @@
+#!/bin/bash
+# exec-toggles.sh - toggle signals sent to mprof as fast as a shell can
+# while the program executes itself, directly and through /bin/sh, 20
+# times (each image also runs a fork child that executes it): a toggle
+# passed on never reaches an image before its recorder installed the
+# handler (the default action would end it).  Each run's exit status and
+# output are those of the unprofiled run.  Program: tests/progs/exec_toggles.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/chain" "$PROGS_DIR/exec_toggles.c"
+
+mkdir "$WORK/native"
+"$WORK/chain" "$WORK/native" 20 >"$WORK/native.out"
+expect_eq "unprofiled: exit status" 0 "$?"
+
+for run in 1 2 3 4 5 6; do
+	T=$WORK/run$run
+	mkdir "$T"
+	"$MPROF" run --paused -o "$T.trace" -- "$WORK/chain" "$T" 20 >"$T.out" 2>"$T.err" &
+	mpid=$!
+	if wait_for_file "$T/ready" "$mpid"; then
+		while kill -USR2 "$mpid" 2>/dev/null; do sleep 0.002; done &
+		spid=$!
+	fi
+	wait "$mpid"
+	expect_eq "run $run: exit status" 0 "$?"
+	expect_eq "run $run: stdout" "$(cat "$WORK/native.out")" "$(cat "$T.out")"
+	expect_no_match "run $run: no image ended by a signal" 'signal' "$(cat "$T.err")"
+	wait "$spid" 2>/dev/null
+done
+finish
