@@ -204,7 +204,7 @@ struct collector {
 	bool helper_tried;             /* cfg->helper_start has been called */
 	pid_t helper_pid;              /* what it returned: never one of the run's */
 	bool ended;                    /* the program has been reaped */
-	bool toggle_waiting;           /* the toggle signal came, not passed on */
+	unsigned toggle_waiting;       /* toggle signals that came, not passed on */
 	unsigned toggles_withheld;     /* toggle signals kept from a program that
 	                                * took the signal (TRACE_DIAG_TOGGLE_TAKEN) */
 	int reserve_fd;                /* /dev/null, held so that a process file
@@ -2427,52 +2427,80 @@ static bool toggle_taken_in(struct session_proc_header *h)
 	return h && (atomic_load(&h->diag_flags) & (1u << TRACE_DIAG_TOGGLE_TAKEN));
 }
 
-/* Sends the toggle signal to the program unless header h (may be NULL)
- * says it took the signal; returns whether it was sent.  toggle_passing is
- * set before the flag is read and cleared after the kill: a recorder that
- * sets the flag meanwhile waits for the kill before its program's
- * disposition takes effect, and takes the signal as a toggle itself
- * (preload/toggle_signal.h). */
-static bool toggle_pass(const struct collector *c, struct session_proc_header *h)
-{
-	bool taken;
+/* What toggle_pass did with a toggle. */
+enum toggle_passed {
+	TOGGLE_SENT,     /* sent to the program */
+	TOGGLE_WITHHELD, /* the program took the signal: never sent */
+	TOGGLE_HELD,     /* the image is executing another program, or has no
+	                  * handler: kept for a later round */
+};
 
-	if (h)
-		atomic_store(&h->toggle_passing, 1);
-	taken = toggle_taken_in(h);
-	if (!taken)
-		kill(c->cfg->root_pid, c->cfg->toggle_signal);
-	if (h)
-		atomic_store(&h->toggle_passing, 0);
-	return !taken;
+/* Sends the toggle signal to the program when header h says it did not
+ * take the signal and is not executing another program, and the image at
+ * its pid catches (or ignores) the signal now.  toggle_passing is set
+ * before the header is read and cleared after the kill: a recorder that
+ * sets the flag or exec_self meanwhile waits for the kill before its
+ * program's disposition takes effect or its exec starts, and takes the
+ * signal as a toggle itself (preload/toggle_signal.h); so the image read
+ * is the one the kill reaches. */
+static enum toggle_passed toggle_pass(const struct collector *c, struct session_proc_header *h)
+{
+	enum toggle_passed done = TOGGLE_HELD;
+
+	atomic_store(&h->toggle_passing, 1);
+	if (toggle_taken_in(h))
+		done = TOGGLE_WITHHELD;
+	else if (!atomic_load(&h->exec_self) &&
+		 pid_info_signal_handled((unsigned)c->cfg->root_pid, c->cfg->toggle_signal) &&
+		 kill(c->cfg->root_pid, c->cfg->toggle_signal) == 0)
+		done = TOGGLE_SENT;
+	atomic_store(&h->toggle_passing, 0);
+	return done;
 }
 
-/* Passes the toggle signal sent to mprof on to the program once it catches
- * (or ignores) it: before its recorder installed the handler, the signal's
- * default action would end it.  Not to a program that replaced the
+/* Passes the toggle signals sent to mprof on to the program, one a round,
+ * once the image its pid runs has a process file that is not inside an
+ * exec and catches (or ignores) the signal: before its recorder installed
+ * the handler, the signal's default action would end it, and an image
+ * executing another program may be replaced by one without the handler at
+ * any time (exec resets it).  Not to a program that replaced the
  * recorder's handler with its own: the signal would be a command of its
  * own there (HotSpot's JVM, whose thread-suspend signal is SIGUSR2, died
- * of it in SR_handler; nginx upgrades its binary on SIGUSR2). */
+ * of it in SR_handler; nginx upgrades its binary on SIGUSR2).  Never to an
+ * image without a process file (a static or set-user-ID program the
+ * recorder does not start in): the toggle waits for one. */
 static void toggle_forward(struct collector *c)
 {
-	int sig = c->cfg->toggle_signal;
+	struct session_proc_header *h;
 
-	if (!sig)
+	if (!c->cfg->toggle_signal)
 		return;
 	if (signals_toggle_take())
-		c->toggle_waiting = true;
-	if (c->toggle_waiting && pid_info_signal_handled((unsigned)c->cfg->root_pid, sig)) {
-		/* the program's process file may be newer than the last scan (a
-		 * launcher that had not run since the program started): its word
-		 * on the handler is read before the signal is passed on */
-		if (!toggle_taken_in(toggle_root_header(c))) {
-			dir_events_read(c);
-			dir_scan(c);
-			procs_activate_pending(c, now_ns());
-		}
-		if (!toggle_pass(c, toggle_root_header(c)))
-			c->toggles_withheld++;
-		c->toggle_waiting = false;
+		c->toggle_waiting++;
+	if (!c->toggle_waiting)
+		return;
+	h = toggle_root_header(c);
+	/* the program's process file may be newer than the last scan (a
+	 * launcher that had not run since the program started, or an image
+	 * that executed another): its word is read before a signal is sent */
+	if ((!h || atomic_load(&h->exec_self)) &&
+	    pid_info_signal_handled((unsigned)c->cfg->root_pid, c->cfg->toggle_signal)) {
+		dir_events_read(c);
+		dir_scan(c);
+		procs_activate_pending(c, now_ns());
+		h = toggle_root_header(c);
+	}
+	if (!h)
+		return;
+	switch (toggle_pass(c, h)) {
+	case TOGGLE_WITHHELD:
+		c->toggles_withheld++;
+		/* fall through */
+	case TOGGLE_SENT:
+		c->toggle_waiting--;
+		break;
+	case TOGGLE_HELD:
+		break;
 	}
 }
 
@@ -2548,8 +2576,10 @@ static void collect_until_end(struct collector *c)
 		}
 	}
 	if (c->toggle_waiting)
-		mprof_warn("the toggle signal sent to mprof was not passed on: %s ended before it "
-			   "caught the signal (its recorder had not started)", c->cfg->program);
+		mprof_warn("the toggle signal sent to mprof was not passed on (%u time%s): %s ended "
+			   "before an image of its own with mprof's handler of the signal ran (its "
+			   "recorder had not started, or it was executing a program not recorded)",
+			   c->toggle_waiting, c->toggle_waiting == 1 ? "" : "s", c->cfg->program);
 	if (c->toggles_withheld)
 		mprof_warn("the toggle signal sent to mprof was not passed on (%u time%s): %s "
 			   "handles it itself, so it cannot toggle recording", c->toggles_withheld,

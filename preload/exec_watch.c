@@ -35,6 +35,7 @@
 #include "preload/exported.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
+#include "preload/toggle_signal.h"
 #include "trace/session.h"
 
 extern char **environ;
@@ -111,7 +112,10 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int s
 		path_put(h->exec_self_path, sizeof(h->exec_self_path), path);
 		h->exec_self_dropped = !env_keeps_recorder(envp);
 		h->exec_self_euid = (uint32_t)geteuid();
-		atomic_store_explicit(&h->exec_self, 1, memory_order_release);
+		/* sequentially consistent: the launcher passing a toggle on sees
+		 * it, or toggle_signal_exec sees the launcher passing */
+		atomic_store(&h->exec_self, 1);
+		toggle_signal_exec();
 		return NOTED_SELF;
 	}
 	if (!preload_proc.cfg.record_children)

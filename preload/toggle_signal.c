@@ -201,6 +201,38 @@ void toggle_signal_after(const struct toggle_signal_call *call)
 		pthread_sigmask(SIG_SETMASK, &call->saved, NULL);
 }
 
+void toggle_signal_exec(void)
+{
+	static const struct timespec zero = { 0, 0 };
+	struct session_proc_header *h = preload_proc.hdr;
+	int sig = atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed);
+	int saved_errno = errno;
+	sigset_t only, saved;
+	long long until;
+
+	if (!sig || !h || atomic_load_explicit(&toggle_signal_gone, memory_order_relaxed))
+		return;
+	sigemptyset(&only);
+	sigaddset(&only, sig);
+	if (pthread_sigmask(SIG_BLOCK, &only, &saved) != 0)
+		return;
+	until = toggle_signal_now_ns() + TOGGLE_PASSING_WAIT_NS;
+	while (atomic_load(&h->toggle_passing) && toggle_signal_now_ns() < until)
+		sched_yield();
+	/* a toggle pending for the process would outlive the exec and meet
+	 * the new image's default action: taken here, with sig blocked */
+	for (;;) {
+		long got = syscall(SYS_rt_sigtimedwait, &only, NULL, &zero, _NSIG / 8);
+
+		if (got == sig)
+			control_request_toggle();
+		else if (got < 0 && errno != EINTR)
+			break;
+	}
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	errno = saved_errno;
+}
+
 __sighandler_t toggle_signal_seen(__sighandler_t handler)
 {
 	return handler == toggle_signal_handler ? SIG_DFL : handler;

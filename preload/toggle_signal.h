@@ -53,6 +53,20 @@ void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_si
  * thread's signal mask back.  Async-signal-safe. */
 void toggle_signal_after(const struct toggle_signal_call *call);
 
+/*
+ * Before an exec by this image itself, once exec_self is set in its process
+ * file (sequentially consistent, so that the launcher, which sets
+ * toggle_passing before it reads exec_self, either sees it and sends
+ * nothing or is seen passing): waits until a toggle the launcher is
+ * passing on meanwhile is sent (up to 2 s), and takes the toggles pending
+ * for the thread or the process as toggles of this image, with the signal
+ * blocked in this thread, then puts its mask back.  A pending signal
+ * would survive the exec and end the new image before its recorder
+ * installs the handler.  No-op without mprof's handler.  Keeps errno;
+ * async-signal-safe; no lock, no allocation.
+ */
+void toggle_signal_exec(void);
+
 /* The old disposition handler as the program would see it without mprof:
  * SIG_DFL for mprof's handler, else handler. */
 __sighandler_t toggle_signal_seen(__sighandler_t handler);
