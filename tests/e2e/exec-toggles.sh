@@ -4,11 +4,13 @@
 # times (each image also runs a fork child that executes it): a toggle
 # passed on never reaches an image before its recorder installed the
 # handler (the default action would end it).  Each run's exit status and
-# output are those of the unprofiled run.  Program: tests/progs/exec_toggles.c.
+# output are those of the unprofiled run.  An exec that fails (ENOENT)
+# leaves toggles to the image: one sent after it starts recording.
+# Program: tests/progs/exec_toggles.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
-build_c "$WORK/chain" "$PROGS_DIR/exec_toggles.c"
+build_c "$WORK/chain" "$PROGS_DIR/exec_toggles.c" -I"$abs_top_srcdir/include"
 
 mkdir "$WORK/native"
 "$WORK/chain" "$WORK/native" 20 >"$WORK/native.out"
@@ -29,4 +31,13 @@ for run in 1 2 3 4 5 6; do
 	expect_no_match "run $run: no image ended by a signal" 'signal' "$(cat "$T.err")"
 	wait "$spid" 2>/dev/null
 done
+T=$WORK/enoent
+mkdir "$T"
+"$MPROF" run --paused -o "$T.trace" -- "$WORK/chain" "$T" enoent >"$T.out" 2>"$T.err" &
+mpid=$!
+wait_for_file "$T/failed" "$mpid" && kill -USR2 "$mpid"
+wait "$mpid"
+expect_eq "enoent: exit status" 0 "$?"
+expect_eq "enoent: stdout" "enoent running" "$(cat "$T.out")"
+report_json "$T.json" "$T.trace" && expect_site "$T.json" recorded_window 10 3000 0 0
 finish
