@@ -2472,18 +2472,21 @@ static enum toggle_passed toggle_pass(const struct collector *c, struct session_
 static void toggle_forward(struct collector *c)
 {
 	struct session_proc_header *h;
+	bool came;
 
 	if (!c->cfg->toggle_signal)
 		return;
-	if (signals_toggle_take())
+	came = signals_toggle_take();
+	if (came)
 		c->toggle_waiting++;
 	if (!c->toggle_waiting)
 		return;
 	h = toggle_root_header(c);
 	/* the program's process file may be newer than the last scan (a
 	 * launcher that had not run since the program started, or an image
-	 * that executed another): its word is read before a signal is sent */
-	if ((!h || atomic_load(&h->exec_self)) &&
+	 * that executed another): its word is read before a signal is sent.
+	 * Once a toggle: later rounds see new files through the loop's scans */
+	if (came && (!h || atomic_load(&h->exec_self)) &&
 	    pid_info_signal_handled((unsigned)c->cfg->root_pid, c->cfg->toggle_signal)) {
 		dir_events_read(c);
 		dir_scan(c);

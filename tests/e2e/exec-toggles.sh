@@ -28,7 +28,7 @@ for run in 1 2 3 4 5 6; do
 	wait "$mpid"
 	expect_eq "run $run: exit status" 0 "$?"
 	expect_eq "run $run: stdout" "$(cat "$WORK/native.out")" "$(cat "$T.out")"
-	expect_no_match "run $run: no image ended by a signal" 'signal' "$(cat "$T.err")"
+	expect_no_match "run $run: no image killed by a signal" 'killed by signal' "$(cat "$T.err")"
 	wait "$spid" 2>/dev/null
 done
 T=$WORK/enoent
