@@ -313,7 +313,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/fork_samples.c tests/progs/fork_state.c tests/progs/fork_pool.c tests/progs/env_drop.c tests/progs/exec_it.c tests/progs/sample_seeds.c \
 	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/trace_sizes.c tests/progs/raw_clones.c tests/progs/reap_cancel.c tests/progs/system_children.c tests/progs/system_failed.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/signal_frames.c tests/progs/coroutine_stacks.c tests/progs/boost_fibers.cpp tests/progs/retitled_workers.c \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/thread_stacks.c tests/progs/sample_sites.c \
-	tests/progs/phases.c tests/progs/control_race.c tests/progs/idle_toggles.c tests/progs/toggle_times.c tests/progs/exec_toggles.c tests/progs/pid_file.h tests/progs/pool_blocks.c \
+	tests/progs/phases.c tests/progs/control_race.c tests/progs/idle_toggles.c tests/progs/toggle_times.c tests/progs/exec_toggles.c tests/progs/static_catcher.c tests/progs/pid_file.h tests/progs/pool_blocks.c \
 	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/fork_execs.c \
 	tests/progs/pid_namespace.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \

@@ -17,6 +17,9 @@
  * prints "enoent running".  Facts: one toggle sent to a --paused run after
  * DIR/failed records recorded_window()'s 10 blocks (3000 bytes).
  *
+ * exec_toggles DIR static PROG: writes DIR/ready, then executes PROG DIR
+ * (tests/progs/static_catcher.c).
+ *
  * Any failure prints what and ends with status 2.
  */
 #define _GNU_SOURCE
@@ -127,6 +130,12 @@ int main(int argc, char **argv)
 	const char *exe = "/proc/self/exe";
 	long n;
 
+	if (argc == 4 && strcmp(argv[2], "static") == 0) {
+		if (touch(argv[1], "ready") != 0)
+			return 2;
+		execl(argv[3], argv[3], argv[1], (char *)NULL);
+		return 2;
+	}
 	if (argc != 3)
 		return 2;
 	blocks();
