@@ -26,6 +26,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -160,9 +161,12 @@ static void toggle_signal_prepare(int sig, const struct sigaction *act,
 
 	call->keep = 0;
 	call->masked = 0;
+	/* a vfork child shares our memory but not our dispositions: what it
+	 * sets is its own, and must not mark the recorded process as taking sig */
 	if (!act || sig != atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed) ||
 	    atomic_load_explicit(&toggle_signal_gone, memory_order_relaxed) ||
-	    toggle_signal_is_ours(act) || toggle_signal_real_sigaction(sig, NULL, &now) != 0 ||
+	    toggle_signal_is_ours(act) || (uint32_t)getpid() != preload_proc.view.ns_pid ||
+	    toggle_signal_real_sigaction(sig, NULL, &now) != 0 ||
 	    !toggle_signal_is_ours(&now))
 		return;
 	if (!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL) {
