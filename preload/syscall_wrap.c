@@ -9,7 +9,9 @@
  * program's own (Go's runtime) is not seen.
  *
  * Owns the exported syscall.  Never calls malloc; changes no argument,
- * return value or errno.  The next definition is not looked up (dlsym may
+ * return value or errno, but the old action rt_sigaction reads back when
+ * it is mprof's handler of the toggle signal, which reads as SIG_DFL
+ * (preload/toggle_signal.h).  The next definition is not looked up (dlsym may
  * allocate, and the recorder makes system calls of its own through it).
  */
 #define _GNU_SOURCE
@@ -19,6 +21,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "preload/exported.h"
@@ -53,12 +56,18 @@ static long syscall_wrap_raw(long nr, const long a[6])
  * but SIG_DFL replaces mprof's handler (the call is not changed). */
 static void syscall_wrap_toggle_before(const long a[6], struct toggle_signal_call *call)
 {
-	const unsigned long *k = (const unsigned long *)a[1];
+	unsigned long k[2];
+	struct iovec local = { k, sizeof(k) };
+	struct iovec remote = { (void *)a[1], sizeof(k) };
 	struct sigaction act;
 
 	call->keep = 0;
 	call->masked = 0;
 	if (a[0] <= 0 || a[0] != atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed))
+		return;
+	/* read through process_vm_readv: an address the kernel refuses with
+	 * EFAULT is left to it, not a fault here */
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof(k))
 		return;
 	memset(&act, 0, sizeof(act));
 	act.sa_handler = (__sighandler_t)k[0];
@@ -90,6 +99,9 @@ PRELOAD_API long syscall(long nr, ...)
 	fork_mode = raw_fork_before(nr, a);
 	rc = syscall_wrap_raw(nr, a);
 	toggle_signal_after(&toggle);
+	if (nr == SYS_rt_sigaction && rc == 0 && a[0] > 0 &&
+	    a[0] == atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed))
+		toggle_signal_seen_kernel((unsigned long *)a[2], (unsigned long)a[3]);
 	raw_fork_after(fork_mode, a, rc);
 	if (install)
 		seccomp_watch_after(rc);

@@ -251,6 +251,14 @@ void toggle_signal_seen_action(struct sigaction *old)
 	sigemptyset(&old->sa_mask);
 }
 
+void toggle_signal_seen_kernel(unsigned long *old, unsigned long mask_bytes)
+{
+	if (!old || (old[1] & SA_SIGINFO) || old[0] != (unsigned long)toggle_signal_handler)
+		return;
+	/* handler, flags, restorer, then the mask */
+	memset(old, 0, 3 * sizeof(*old) + mask_bytes);
+}
+
 void toggle_signal_check(void)
 {
 	static _Atomic int said;

@@ -75,6 +75,11 @@ __sighandler_t toggle_signal_seen(__sighandler_t handler);
  * SIG_DFL with no flags and an empty mask.  old may be NULL. */
 void toggle_signal_seen_action(struct sigaction *old);
 
+/* The same for an old action the rt_sigaction system call filled (the
+ * kernel's struct: handler, flags, restorer, then mask_bytes of mask, as
+ * the call's size argument said).  old may be NULL. */
+void toggle_signal_seen_kernel(unsigned long *old, unsigned long mask_bytes);
+
 /* When the handler toggle_signal_install put in place is no longer the
  * signal's (the program installed its own, seen as it did it or, for a
  * system call of its own such as Go's runtime makes, now), says so once in

@@ -129,6 +129,7 @@ E2E_TESTS = \
 	tests/e2e/toggle-taken.sh \
 	tests/e2e/toggle-replaced.sh \
 	tests/e2e/toggle-vfork.sh \
+	tests/e2e/toggle-raw.sh \
 	tests/e2e/deep-stacks.sh \
 	tests/e2e/shared-site.sh \
 	tests/e2e/many-routes.sh \

@@ -7,7 +7,7 @@
 # signal, sigset, bsd_signal, sysv_signal, syscall(SYS_rt_sigaction)) and
 # SIG_IGN: the handler never runs, mprof says it kept the signal, the
 # toggle sent before still took effect, and the program's old disposition
-# reads SIG_DFL as without mprof (but through the raw system call).
+# reads SIG_DFL as without mprof (also through the raw system call).
 # A program that only reads the action and sets SIG_DFL leaves the signal
 # to mprof: the toggle then stops recording.  Program and facts:
 # tests/progs/toggle_replace.c.
@@ -65,8 +65,8 @@ own="the program replaced mprof's handler of the toggle signal \(SIGUSR2\) with 
 for mode in sigaction siginfo signal sigset bsd_signal sysv_signal; do
 	taken "$mode" "$mode" USR2 "$own"
 done
-# syscall(SYS_rt_sigaction): seen, but the old action is not made SIG_DFL
-[ "$(uname -m)" = x86_64 ] && OLD=other replace raw raw USR2 &&
+# syscall(SYS_rt_sigaction): seen, and the old action read back is SIG_DFL
+[ "$(uname -m)" = x86_64 ] && OLD=default replace raw raw USR2 &&
 	expect_match "raw: mprof says it kept the signal" \
 		"^mprof: warning: the toggle signal sent to mprof was not passed on \(1 time\)" \
 		"$(cat "$WORK/raw.err")" &&

@@ -10,8 +10,7 @@
  *   allocates 10 blocks of 100 bytes in before_take() and frees them.  Then
  *   by MODE: "sigaction", "siginfo" (SA_SIGINFO), "signal", "sigset",
  *   "bsd_signal", "sysv_signal" install a handler that counts ("raw":
- *   syscall(SYS_rt_sigaction), x86_64 only, whose old action is the
- *   kernel's: "other" under mprof); "ignore"
+ *   syscall(SYS_rt_sigaction), x86_64 only); "ignore"
  *   sets SIG_IGN; "default" reads the action (sigaction with no new one)
  *   and sets SIG_DFL.  It creates PREFIX.taken, waits until PREFIX.go2
  *   exists and 2 s more (a signal passed on meanwhile arrives; "default":
