@@ -44,8 +44,10 @@ int toggle_signal_real_sigaction(int sig, const struct sigaction *act, struct si
  * TRACE_DIAG_TOGGLE_TAKEN in the process file (the launcher then passes no
  * toggle on), waits until a toggle the launcher is passing on meanwhile is
  * sent (up to 2 s), blocks sig in this thread and takes the toggles that
- * are already pending as toggles.  The caller then makes the real call and
- * toggle_signal_after.  Async-signal-safe; no lock, no allocation.
+ * are already pending as toggles.  A call in a vfork child (another pid
+ * than the recorded process's, its dispositions its own) is left alone.
+ * The caller then makes the real call and toggle_signal_after.
+ * Async-signal-safe; no lock, no allocation.
  */
 void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_signal_call *call);
 
