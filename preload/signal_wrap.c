@@ -66,10 +66,12 @@ static int signal_wrap_sigaction(int which, int sig, const struct sigaction *act
 	if (!signal_wrap_toggle(sig))
 		return fn(sig, act, old);
 	toggle_signal_before(sig, act, &call);
-	rc = fn(sig, call.keep ? NULL : act, old);
+	rc = fn(sig, call.keep ? &call.ours : act, old);
 	toggle_signal_after(&call);
 	if (rc == 0)
 		toggle_signal_seen_action(old);
+	if (rc == 0 && call.keep)
+		toggle_signal_kept(&call, 1);
 	return rc;
 }
 
@@ -91,8 +93,10 @@ static __sighandler_t signal_wrap_handler(int which, int sig, __sighandler_t han
 	memset(&act, 0, sizeof(act));
 	act.sa_handler = handler;
 	toggle_signal_before(sig, &act, &call);
-	if (call.keep)
+	if (call.keep) {
+		toggle_signal_kept(&call, 0);
 		return SIG_DFL;
+	}
 	old = fn(sig, handler);
 	toggle_signal_after(&call);
 	return old == SIG_ERR ? old : toggle_signal_seen(old);
@@ -155,6 +159,7 @@ PRELOAD_API __sighandler_t sigset(int sig, __sighandler_t handler)
 	act.sa_handler = handler;
 	toggle_signal_before(sig, &act, &call);
 	if (call.keep) {
+		toggle_signal_kept(&call, 0);
 		sigemptyset(&only);
 		sigaddset(&only, sig);
 		if (pthread_sigmask(SIG_UNBLOCK, &only, &was) != 0)

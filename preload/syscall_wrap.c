@@ -84,7 +84,7 @@ PRELOAD_API long syscall(long nr, ...)
 	va_list ap;
 	int install;
 	enum raw_fork_mode fork_mode;
-	struct toggle_signal_call toggle = { 0, 0, { { 0 } } };
+	struct toggle_signal_call toggle = { .keep = 0, .masked = 0 };
 
 	va_start(ap, nr);
 	for (int i = 0; i < 6; i++)

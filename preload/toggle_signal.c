@@ -40,6 +40,12 @@
 #include "preload/toggle_signal.h"
 #include "trace/session.h"
 
+/* The kernel's flag that the C library's sigaction sets (its restorer),
+ * which <signal.h> does not name. */
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+
 /* How long a program's call waits for a launcher passing a toggle on: it
  * only makes one kill() meanwhile, unless it is stopped. */
 #define TOGGLE_PASSING_WAIT_NS 2000000000ll
@@ -49,6 +55,11 @@ _Atomic int toggle_signal_ours;
  * what the process file was told then. */
 static _Atomic int toggle_signal_gone;
 static char toggle_signal_told[200];
+/* The flags of the SIG_DFL action the program set last through sigaction
+ * over mprof's handler (whose mask it was given), read back as that
+ * action's; -1 before one, or after a SIG_DFL set by signal() and its kin:
+ * read back as no flags and an empty mask. */
+static _Atomic long long toggle_signal_dfl_flags = -1;
 
 static const char *const next_names[1] = { "sigaction" };
 static void *volatile next_slots[1];
@@ -170,7 +181,11 @@ static void toggle_signal_prepare(int sig, const struct sigaction *act,
 	    !toggle_signal_is_ours(&now))
 		return;
 	if (!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL) {
+		/* mprof's handler as installed, with the program's mask */
 		call->keep = 1;
+		call->flags = act->sa_flags;
+		call->ours = now;
+		call->ours.sa_mask = act->sa_mask;
 		return;
 	}
 	/* a toggle sent before the flag, still pending, is mprof's: taken here
@@ -197,6 +212,13 @@ void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_si
 
 	toggle_signal_prepare(sig, act, call);
 	errno = saved_errno;
+}
+
+void toggle_signal_kept(const struct toggle_signal_call *call, int with_action)
+{
+	long long flags = with_action ? (long long)(unsigned)call->flags : -1;
+
+	atomic_store_explicit(&toggle_signal_dfl_flags, flags, memory_order_relaxed);
 }
 
 void toggle_signal_after(const struct toggle_signal_call *call)
@@ -244,8 +266,15 @@ __sighandler_t toggle_signal_seen(__sighandler_t handler)
 
 void toggle_signal_seen_action(struct sigaction *old)
 {
+	long long flags = atomic_load_explicit(&toggle_signal_dfl_flags, memory_order_relaxed);
+
 	if (!old || !toggle_signal_is_ours(old))
 		return;
+	old->sa_handler = SIG_DFL;
+	if (flags >= 0) { /* the kernel's mask and restorer are the program's */
+		old->sa_flags = (int)(unsigned)flags | (old->sa_flags & SA_RESTORER);
+		return;
+	}
 	memset(old, 0, sizeof(*old));
 	old->sa_handler = SIG_DFL;
 	sigemptyset(&old->sa_mask);
@@ -253,8 +282,15 @@ void toggle_signal_seen_action(struct sigaction *old)
 
 void toggle_signal_seen_kernel(unsigned long *old, unsigned long mask_bytes)
 {
+	long long flags = atomic_load_explicit(&toggle_signal_dfl_flags, memory_order_relaxed);
+
 	if (!old || (old[1] & SA_SIGINFO) || old[0] != (unsigned long)toggle_signal_handler)
 		return;
+	old[0] = (unsigned long)SIG_DFL;
+	if (flags >= 0) { /* the kernel's mask and restorer are the program's */
+		old[1] = (unsigned long)flags | (old[1] & SA_RESTORER);
+		return;
+	}
 	/* handler, flags, restorer, then the mask */
 	memset(old, 0, 3 * sizeof(*old) + mask_bytes);
 }

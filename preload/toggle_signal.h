@@ -19,7 +19,10 @@ extern _Atomic int toggle_signal_ours;
 /* A call of the program that may set the toggle signal's disposition, as
  * toggle_signal_before found it. */
 struct toggle_signal_call {
-	int keep;       /* 1: mprof's handler stays; skip the real call */
+	int keep;       /* 1: mprof's handler stays: a sigaction sets ours,
+			 * a signal()-like call is skipped */
+	int flags;      /* with keep: the flags of the program's SIG_DFL */
+	struct sigaction ours; /* with keep: mprof's handler, the program's mask */
 	int masked;     /* 1: saved is the thread's mask to put back */
 	sigset_t saved; /* the mask before toggle_signal_before blocked sig */
 };
@@ -51,6 +54,12 @@ int toggle_signal_real_sigaction(int sig, const struct sigaction *act, struct si
  */
 void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_signal_call *call);
 
+/* After a kept SIG_DFL (call->keep) took effect: later reads of the old
+ * action give the program's flags (with_action: it was set by sigaction,
+ * with call->ours in its place), or none (a signal()-like call, skipped).
+ * Async-signal-safe. */
+void toggle_signal_kept(const struct toggle_signal_call *call, int with_action);
+
 /* After the real call that toggle_signal_before prepared: puts the
  * thread's signal mask back.  Async-signal-safe. */
 void toggle_signal_after(const struct toggle_signal_call *call);
@@ -74,7 +83,8 @@ void toggle_signal_exec(void);
 __sighandler_t toggle_signal_seen(__sighandler_t handler);
 
 /* The same for an old action filled by sigaction: mprof's handler reads as
- * SIG_DFL with no flags and an empty mask.  old may be NULL. */
+ * SIG_DFL, with the flags and mask of the SIG_DFL the program set through
+ * sigaction (toggle_signal_kept), else none.  old may be NULL. */
 void toggle_signal_seen_action(struct sigaction *old);
 
 /* The same for an old action the rt_sigaction system call filled (the
