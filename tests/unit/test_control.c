@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "preload/control.h"
 #include "preload/diag.h"
@@ -697,6 +698,8 @@ static void test_toggle_signal_taken(void)
 
 	test_file_make();
 	h = preload_proc.hdr;
+	/* the calls are this process's own, not a vfork child's */
+	preload_proc.view.ns_pid = (uint32_t)getpid();
 	signal(SIGUSR1, SIG_DFL);
 	CU_ASSERT_EQUAL(toggle_signal_install(SIGUSR1), 0);
 	memset(&act, 0, sizeof(act));
