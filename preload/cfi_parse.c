@@ -27,8 +27,6 @@
 #include <elf.h>
 #include <link.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "preload/cfi_parse.h"
 #include "preload/phdr.h"
@@ -627,33 +625,26 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 static int cfi_find_object(struct cfi_find *f)
 {
 	struct dl_find_object dlfo;
-	ElfW(Ehdr) eh;
+	const ElfW(Ehdr) *eh;
 	struct dl_phdr_info info;
-	struct iovec local = { &eh, sizeof(eh) };
-	struct iovec remote;
 	uintptr_t span;
 
 	if (_dl_find_object((void *)f->ip, &dlfo) != 0 || !dlfo.dlfo_link_map)
 		return 0;
-	/* The headers must lie in the mapping's first page, which is not sure
-	 * to be readable (its first segment may have no access, and a
-	 * reservation may hold PROT_NONE gaps): the ELF header is read through
-	 * process_vm_readv, which fails there rather than faults, and the
-	 * rest of the page is as readable as it is. */
+	/* Only the mapping's first page is sure to be readable (a module's
+	 * reservation may hold PROT_NONE gaps), so the headers must lie in it. */
+	eh = dlfo.dlfo_map_start;
 	span = (uintptr_t)dlfo.dlfo_map_end - (uintptr_t)dlfo.dlfo_map_start;
 	if (span > CFI_FIRST_PAGE_BYTES)
 		span = CFI_FIRST_PAGE_BYTES;
-	remote.iov_base = dlfo.dlfo_map_start;
-	remote.iov_len = sizeof(eh);
-	if (span < sizeof(eh) || ((uintptr_t)dlfo.dlfo_map_start & (CFI_FIRST_PAGE_BYTES - 1)) ||
-	    process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phentsize != sizeof(ElfW(Phdr)) ||
-	    eh.e_phoff > span || (uintptr_t)eh.e_phnum * sizeof(ElfW(Phdr)) > span - eh.e_phoff)
+	if (span < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phoff > span ||
+	    (uintptr_t)eh->e_phnum * sizeof(ElfW(Phdr)) > span - eh->e_phoff)
 		return 0;
 	memset(&info, 0, sizeof(info));
 	info.dlpi_addr = dlfo.dlfo_link_map->l_addr;
-	info.dlpi_phdr = (const ElfW(Phdr) *)((uintptr_t)dlfo.dlfo_map_start + eh.e_phoff);
-	info.dlpi_phnum = eh.e_phnum;
+	info.dlpi_phdr = (const ElfW(Phdr) *)((uintptr_t)eh + eh->e_phoff);
+	info.dlpi_phnum = eh->e_phnum;
 	return cfi_find_module(&info, sizeof(info), f);
 }
 #else
