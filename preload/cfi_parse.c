@@ -614,9 +614,6 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 #ifdef HAVE__DL_FIND_OBJECT
-/* The smallest page size of Linux's architectures. */
-#define CFI_FIRST_PAGE_BYTES 4096u
-
 /* Parses in the module that _dl_find_object (lock-free, O(log N) in the
  * loaded modules) says holds f->ip, its program headers found through its
  * ELF header at the start of its mapping.  Returns 0 when it cannot say
@@ -631,12 +628,8 @@ static int cfi_find_object(struct cfi_find *f)
 
 	if (_dl_find_object((void *)f->ip, &dlfo) != 0 || !dlfo.dlfo_link_map)
 		return 0;
-	/* Only the mapping's first page is sure to be readable (a module's
-	 * reservation may hold PROT_NONE gaps), so the headers must lie in it. */
 	eh = dlfo.dlfo_map_start;
 	span = (uintptr_t)dlfo.dlfo_map_end - (uintptr_t)dlfo.dlfo_map_start;
-	if (span > CFI_FIRST_PAGE_BYTES)
-		span = CFI_FIRST_PAGE_BYTES;
 	if (span < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phoff > span ||
 	    (uintptr_t)eh->e_phnum * sizeof(ElfW(Phdr)) > span - eh->e_phoff)
