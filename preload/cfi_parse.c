@@ -13,18 +13,11 @@
  * unwinder then does.
  *
  * Owns nothing: it reads the loaded modules' own unwind tables, bounds-checked
- * against the loaded segment that holds .eh_frame_hdr.  The module is found
- * with _dl_find_object where glibc has it (lock-free, as libgcc's unwinder
- * does: the frames unwound are the thread's own, whose code stays mapped),
- * else with a dl_iterate_phdr walk (one per rule missing from the cache,
- * O(N) in the loaded modules), whose loader's lock keeps the module mapped.
- * Must never allocate and never write anywhere but the caller's rule.
+ * against the loaded segment that holds .eh_frame_hdr, while the loader's lock
+ * (taken by dl_iterate_phdr) keeps the module mapped.  Must never allocate
+ * and never write anywhere but the caller's rule.
  */
 #define _GNU_SOURCE
-#include "config.h"
-
-#include <dlfcn.h>
-#include <elf.h>
 #include <link.h>
 #include <string.h>
 
@@ -613,48 +606,12 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-#ifdef HAVE__DL_FIND_OBJECT
-/* Parses in the module that _dl_find_object (lock-free, O(log N) in the
- * loaded modules) says holds f->ip, its program headers found through its
- * ELF header at the start of its mapping.  Returns 0 when it cannot say
- * (no module yet registered there, headers not mapped, ip outside its
- * segments), for the dl_iterate_phdr walk to look. */
-static int cfi_find_object(struct cfi_find *f)
-{
-	struct dl_find_object dlfo;
-	const ElfW(Ehdr) *eh;
-	struct dl_phdr_info info;
-	uintptr_t span;
-
-	if (_dl_find_object((void *)f->ip, &dlfo) != 0 || !dlfo.dlfo_link_map)
-		return 0;
-	eh = dlfo.dlfo_map_start;
-	span = (uintptr_t)dlfo.dlfo_map_end - (uintptr_t)dlfo.dlfo_map_start;
-	if (span < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phoff > span ||
-	    (uintptr_t)eh->e_phnum * sizeof(ElfW(Phdr)) > span - eh->e_phoff)
-		return 0;
-	memset(&info, 0, sizeof(info));
-	info.dlpi_addr = dlfo.dlfo_link_map->l_addr;
-	info.dlpi_phdr = (const ElfW(Phdr) *)((uintptr_t)eh + eh->e_phoff);
-	info.dlpi_phnum = eh->e_phnum;
-	return cfi_find_module(&info, sizeof(info), f);
-}
-#else
-static int cfi_find_object(struct cfi_find *f)
-{
-	(void)f;
-	return 0;
-}
-#endif
-
 int cfi_parse_rule(uintptr_t lookup_ip, struct cfi_rule *rule)
 {
 	struct cfi_find f = { lookup_ip, rule, CFI_RULE_UNSUPPORTED, 0 };
 
 	memset(rule, 0, sizeof(*rule));
-	if (!cfi_find_object(&f))
-		dl_iterate_phdr(cfi_find_module, &f);
+	dl_iterate_phdr(cfi_find_module, &f);
 	if (!f.found_module)
 		f.kind = CFI_RULE_NO_CFI; /* JIT code, or no code at all: libunwind guesses too */
 	if (f.kind != CFI_RULE_FRAME && f.kind != CFI_RULE_OUTERMOST)
