@@ -77,6 +77,26 @@ static void syscall_wrap_toggle_before(const long a[6], struct toggle_signal_cal
 	toggle_signal_before((int)a[0], &act, call);
 }
 
+/* rt_sigaction(a[0], a[1], a[2], a[3]) through syscall(2), its toggle
+ * signal's new action seen before and its old action read as the program
+ * would see it.  Out of line: its locals (a sigaction, a signal mask) must
+ * not weigh on the frame of every syscall(), which the recorder makes on
+ * the program's stack (a coroutine's may be small). */
+__attribute__((noinline, cold)) static long syscall_wrap_rt_sigaction(const long a[6])
+{
+	struct toggle_signal_call toggle = { .keep = 0, .masked = 0 };
+	long rc;
+
+	if (a[1])
+		syscall_wrap_toggle_before(a, &toggle);
+	rc = syscall_wrap_raw(SYS_rt_sigaction, a);
+	toggle_signal_after(&toggle);
+	if (rc == 0 && a[0] > 0 &&
+	    a[0] == atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed))
+		toggle_signal_seen_kernel((unsigned long *)a[2], (unsigned long)a[3]);
+	return rc;
+}
+
 /* syscall(2): a few comparisons more than the C library's for every call. */
 PRELOAD_API long syscall(long nr, ...)
 {
@@ -84,24 +104,19 @@ PRELOAD_API long syscall(long nr, ...)
 	va_list ap;
 	int install;
 	enum raw_fork_mode fork_mode;
-	struct toggle_signal_call toggle = { .keep = 0, .masked = 0 };
 
 	va_start(ap, nr);
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (nr == SYS_rt_sigaction)
+		return syscall_wrap_rt_sigaction(a);
 	install = nr == SYS_seccomp &&
 		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
 	if (install)
 		seccomp_watch_before();
-	if (nr == SYS_rt_sigaction && a[1])
-		syscall_wrap_toggle_before(a, &toggle);
 	fork_mode = raw_fork_before(nr, a);
 	rc = syscall_wrap_raw(nr, a);
-	toggle_signal_after(&toggle);
-	if (nr == SYS_rt_sigaction && rc == 0 && a[0] > 0 &&
-	    a[0] == atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed))
-		toggle_signal_seen_kernel((unsigned long *)a[2], (unsigned long)a[3]);
 	raw_fork_after(fork_mode, a, rc);
 	if (install)
 		seccomp_watch_after(rc);
