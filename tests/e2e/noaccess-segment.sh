@@ -1,8 +1,8 @@
 #!/bin/bash
 # noaccess-segment.sh - a library whose first loaded segment has no access
 # (a linker script's PT_LOAD with no flags) is unwound through without a
-# fault: the recorder looks for its ELF header at the start of its mapping
-# (preload/cfi_parse.c), which is unreadable there.  Its calls are recorded
+# fault: an unwinder that read its ELF header at the start of its mapping
+# (as a _dl_find_object lookup would) faults there.  Its calls are recorded
 # with their stacks, in the default and the check mode (no mismatch).
 # Program and facts: tests/progs/noaccess_main.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
