@@ -177,8 +177,8 @@ static int same_program(const struct diff_options *o, const struct profile *a,
 
 	if (o->common.force || !na || !nb || strcmp(na, nb) == 0)
 		return 0;
-	analyze_error("diff: A is a trace of %s and B of %s: different programs share no sites "
-		      "(--force compares them anyway)", na, nb);
+	analyze_error("diff: A is a trace of %s and B of %s: sites match only in modules of one "
+		      "file name (build both as one name, or --force to compare anyway)", na, nb);
 	return 2;
 }
 

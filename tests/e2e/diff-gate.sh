@@ -115,7 +115,7 @@ RUN_NAME=rl mprof_run 60 "$WORK/tl" -- "$WORK/leak_count" 2
 run_cmd 30 other "$MPROF" diff "$WORK/ta" "$WORK/tl"
 expect_eq "different programs: exit status 2" 2 "$RUN_STATUS"
 expect_eq "different programs: the message" \
-	"mprof: diff: A is a trace of prog and B of leak_count: different programs share no sites (--force compares them anyway)" \
+	"mprof: diff: A is a trace of prog and B of leak_count: sites match only in modules of one file name (build both as one name, or --force to compare anyway)" \
 	"$(cat "$RUN_ERR")"
 run_cmd 30 forced "$MPROF" diff --force -n 0 "$WORK/ta" "$WORK/tl"
 expect_eq "different programs with --force: exit status 0" 0 "$RUN_STATUS"
