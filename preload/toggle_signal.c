@@ -132,6 +132,37 @@ static long long toggle_signal_now_ns(void)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/* Waits while the launcher passes a toggle on to the image of header h, up
+ * to TOGGLE_PASSING_WAIT_NS (it only makes one kill() meanwhile, unless it
+ * is stopped). */
+static void toggle_signal_wait_passing(struct session_proc_header *h)
+{
+	long long until;
+
+	if (!atomic_load(&h->toggle_passing))
+		return;
+	until = toggle_signal_now_ns() + TOGGLE_PASSING_WAIT_NS;
+	while (atomic_load(&h->toggle_passing) && toggle_signal_now_ns() < until)
+		sched_yield();
+}
+
+/* Takes the signals sig pending for the thread or the process as toggles;
+ * only holds sig, which the calling thread blocks.  The system call, not
+ * sigtimedwait(3), which is a cancellation point. */
+static void toggle_signal_take_pending(int sig, const sigset_t *only)
+{
+	static const struct timespec zero = { 0, 0 };
+
+	for (;;) {
+		long got = syscall(SYS_rt_sigtimedwait, only, NULL, &zero, _NSIG / 8);
+
+		if (got == sig)
+			control_request_toggle();
+		else if (got < 0 && errno != EINTR)
+			break;
+	}
+}
+
 /* Tells the launcher that the program takes signal sig (ignore: sets
  * SIG_IGN), then waits while it passes a toggle on, up to
  * TOGGLE_PASSING_WAIT_NS: the flag set first, that toggle is either never
@@ -141,7 +172,6 @@ static void toggle_signal_tell(int sig, int ignore)
 {
 	struct session_proc_header *h = preload_proc.hdr;
 	char *text = toggle_signal_told;
-	long long until;
 
 	text[0] = '\0';
 	preload_text_append(text, sizeof(toggle_signal_told),
@@ -155,18 +185,13 @@ static void toggle_signal_tell(int sig, int ignore)
 		return;
 	diag_note(TRACE_DIAG_TOGGLE_TAKEN, text);
 	atomic_fetch_or(&h->diag_flags, 1u << TRACE_DIAG_TOGGLE_TAKEN);
-	if (!atomic_load(&h->toggle_passing))
-		return;
-	until = toggle_signal_now_ns() + TOGGLE_PASSING_WAIT_NS;
-	while (atomic_load(&h->toggle_passing) && toggle_signal_now_ns() < until)
-		sched_yield();
+	toggle_signal_wait_passing(h);
 }
 
 /* toggle_signal_before, but for errno. */
 static void toggle_signal_prepare(int sig, const struct sigaction *act,
 				  struct toggle_signal_call *call)
 {
-	static const struct timespec zero = { 0, 0 };
 	struct sigaction now;
 	sigset_t only;
 
@@ -194,16 +219,8 @@ static void toggle_signal_prepare(int sig, const struct sigaction *act,
 	sigaddset(&only, sig);
 	call->masked = pthread_sigmask(SIG_BLOCK, &only, &call->saved) == 0;
 	toggle_signal_tell(sig, !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_IGN);
-	if (!call->masked)
-		return;
-	for (;;) { /* the system call: sigtimedwait is a cancellation point */
-		long got = syscall(SYS_rt_sigtimedwait, &only, NULL, &zero, _NSIG / 8);
-
-		if (got == sig)
-			control_request_toggle();
-		else if (got < 0 && errno != EINTR)
-			break;
-	}
+	if (call->masked)
+		toggle_signal_take_pending(sig, &only);
 }
 
 void toggle_signal_before(int sig, const struct sigaction *act, struct toggle_signal_call *call)
@@ -229,12 +246,10 @@ void toggle_signal_after(const struct toggle_signal_call *call)
 
 void toggle_signal_exec(void)
 {
-	static const struct timespec zero = { 0, 0 };
 	struct session_proc_header *h = preload_proc.hdr;
 	int sig = atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed);
 	int saved_errno = errno;
 	sigset_t only, saved;
-	long long until;
 
 	if (!sig || !h || atomic_load_explicit(&toggle_signal_gone, memory_order_relaxed))
 		return;
@@ -242,19 +257,10 @@ void toggle_signal_exec(void)
 	sigaddset(&only, sig);
 	if (pthread_sigmask(SIG_BLOCK, &only, &saved) != 0)
 		return;
-	until = toggle_signal_now_ns() + TOGGLE_PASSING_WAIT_NS;
-	while (atomic_load(&h->toggle_passing) && toggle_signal_now_ns() < until)
-		sched_yield();
+	toggle_signal_wait_passing(h);
 	/* a toggle pending for the process would outlive the exec and meet
 	 * the new image's default action: taken here, with sig blocked */
-	for (;;) {
-		long got = syscall(SYS_rt_sigtimedwait, &only, NULL, &zero, _NSIG / 8);
-
-		if (got == sig)
-			control_request_toggle();
-		else if (got < 0 && errno != EINTR)
-			break;
-	}
+	toggle_signal_take_pending(sig, &only);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	errno = saved_errno;
 }
