@@ -14,6 +14,12 @@
 static inline const ElfW(Phdr) *phdr_load_holding(const struct dl_phdr_info *info,
 						   uintptr_t addr, size_t len)
 {
+	/* Segments lie at the load bias or above, so an address below it is
+	 * in none, whatever the headers say (read from the module's first
+	 * page: a walk over thousands of modules skips their pages).  Headers
+	 * below the bias mean vaddrs that wrap around it: read them then. */
+	if (addr < info->dlpi_addr && (uintptr_t)info->dlpi_phdr >= info->dlpi_addr)
+		return NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t off = addr - (info->dlpi_addr + ph->p_vaddr);
