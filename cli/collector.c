@@ -1329,6 +1329,12 @@ static void proc_pending_decide(struct collector *c, struct proc *p, const char 
 	proc_activate(c, p, now_ns());
 	if (p->phase != PROC_PENDING || (running && !running_why))
 		return;
+	if (proc_file_withdrawn(&p->pf)) {
+		/* its recorder gave up: the process that started it says so */
+		proc_file_close(&p->pf);
+		p->phase = PROC_DONE;
+		return;
+	}
 	proc_ignore(c, p, running ? running_why : "it ended before its recorder finished starting");
 }
 

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -69,6 +70,7 @@ int proc_file_map(struct proc_file *pf)
 {
 	struct session_proc_header copy;
 	struct stat st;
+	uint32_t state;
 	void *base;
 
 	if (pf->base)
@@ -86,9 +88,14 @@ int proc_file_map(struct proc_file *pf)
 			return -errno;
 		}
 	}
-	if (atomic_load_explicit(&((struct session_proc_header *)pf->page)->state,
-				 memory_order_acquire) == PROC_STARTING)
+	/* Read, not loaded through the mapping: until the shim has written the
+	 * header, its page may have no memory, and on a full tmpfs a load
+	 * there is SIGBUS in the launcher, where a read gives zeros. */
+	if (pread(pf->fd, &state, sizeof(state), offsetof(struct session_proc_header, state)) !=
+		    (ssize_t)sizeof(state) ||
+	    state == PROC_STARTING)
 		return 0;
+	atomic_thread_fence(memory_order_acquire);
 	memcpy(&copy, pf->page, sizeof(copy));
 	if (fstat(pf->fd, &st) != 0)
 		return -errno;
@@ -122,6 +129,13 @@ void proc_file_close(struct proc_file *pf)
 	pf->base = NULL;
 	pf->h = NULL;
 	pf->fd = -1;
+}
+
+bool proc_file_withdrawn(const struct proc_file *pf)
+{
+	struct stat st;
+
+	return pf->fd >= 0 && fstat(pf->fd, &st) == 0 && st.st_nlink == 0;
 }
 
 unsigned proc_file_name_pid(const char *name)

@@ -7,6 +7,7 @@
 #define MPROF_CLI_PROC_FILE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "trace/session.h"
@@ -37,6 +38,11 @@ int proc_file_map(struct proc_file *pf);
 
 /* Unmaps and closes whatever pf holds. */
 void proc_file_close(struct proc_file *pf);
+
+/* Whether the file of a pf not mapped yet was removed by its recorder,
+ * which does so when it gives up making it (a full file system): the
+ * process that started it counts that process as not recorded. */
+bool proc_file_withdrawn(const struct proc_file *pf);
 
 /* The reap table of a mapped file (trace/session.h). */
 static inline const struct session_reaps *proc_file_reaps(const struct proc_file *pf)

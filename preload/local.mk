@@ -37,6 +37,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/own_call.c preload/own_call.h \
 	preload/pidns.c preload/pidns.h \
 	preload/modules.c preload/modules.h preload/module_view.c preload/module_view.h \
+	preload/populate.c preload/populate.h \
 	preload/process.c preload/process.h \
 	preload/procfile.c preload/procfile.h \
 	preload/real.c preload/real.h \

@@ -18,6 +18,7 @@
 
 #include "preload/control.h"
 #include "preload/mem.h"
+#include "preload/populate.h"
 #include "preload/procfile.h"
 #include "preload/sample.h"
 #include "preload/sys.h"
@@ -213,6 +214,12 @@ int procfile_create(struct preload_process *proc, const struct procfile_origin *
 	base = procfile_map(proc, fd, &file_bytes, &ring_offset);
 	if (base == MAP_FAILED)
 		goto fail;
+	/* the header and the reap table are written from now on (populate.h) */
+	if (populate_pages(base, SESSION_SLOTS_OFFSET) < 0) {
+		munmap(base, file_bytes);
+		errno = ENOSPC;
+		goto fail;
+	}
 	sys_close(fd);
 	proc->hdr = base;
 	proc->file_bytes = file_bytes;

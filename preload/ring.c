@@ -17,6 +17,8 @@
 #include "preload/diag.h"
 #include "preload/launcher_alive.h"
 #include "preload/lock.h"
+#include "preload/mem.h"
+#include "preload/populate.h"
 #include "preload/ring.h"
 #include "preload/sys.h"
 
@@ -26,6 +28,9 @@
 #define RING_WAIT_SLEEP_MAX_NS 2000000L
 #define RING_WAIT_SLEEPERS_FREE 4u /* sleepers that sleep 50 us as one does */
 #define RING_LAUNCHER_CHECK_NS 100000000ull
+/* The most a ring is faulted in ahead at once (ring_fill): 16 pages, one
+ * madvise per 64 KiB of a thread's first lap. */
+#define RING_FILL_STEP_MAX_BYTES (64u << 10)
 
 /* Threads of this process sleeping in ring_wait_room now.  Up to 4 sleep
  * 50 us between looks at their rings, as one always did; more sleep 50 us
@@ -196,6 +201,52 @@ static int ring_ensure_room(struct preload_thread *t, uint32_t need_bytes)
 	return ring_wait_room(t, need_bytes);
 }
 
+void ring_fill_start(struct preload_thread *t)
+{
+	t->fill_from = t->lap_offset & ~(PRELOAD_PAGE_BYTES - 1);
+	t->fill_step = PRELOAD_PAGE_BYTES;
+	t->fill_wrapped = 0;
+	t->lap_limit = t->fill_from;
+}
+
+/*
+ * Faults in the ring from lap_limit up to at least offset target of this
+ * lap (populate.h), in steps that double up to RING_FILL_STEP_MAX_BYTES: a
+ * thread that writes little gets little more than it writes.  Faulted in
+ * from fill_from at the thread's attach to the ring's end, then from 0 to
+ * fill_from in the next lap; after that the whole ring is there and
+ * lap_limit stays at its end.  Returns 0, or -1 when the file system
+ * refused the pages (recording stopped, with a diagnostic).
+ */
+static int ring_fill(struct preload_thread *t, uint32_t target)
+{
+	uint32_t stop = t->fill_wrapped ? t->fill_from : t->ring_bytes;
+	uint32_t from = t->lap_limit;
+	uint64_t to = (uint64_t)from + t->fill_step;
+
+	if (to < target)
+		to = target;
+	to = (to + PRELOAD_PAGE_BYTES - 1) & ~(uint64_t)(PRELOAD_PAGE_BYTES - 1);
+	if (to > stop)
+		to = stop;
+	if (to > from && populate_pages(t->ring + from, (size_t)(to - from)) < 0) {
+		preload_process_disable(POPULATE_FULL_TEXT);
+		return -1;
+	}
+	if (t->fill_step < RING_FILL_STEP_MAX_BYTES)
+		t->fill_step *= 2;
+	if (to < stop) {
+		t->lap_limit = (uint32_t)to;
+		return 0;
+	}
+	t->lap_limit = t->ring_bytes;
+	if (t->fill_wrapped) {
+		t->fill_wrapped = 0;
+		t->fill_from = 0;
+	}
+	return 0;
+}
+
 /* Pads the rest of the lap and starts the next one with THREAD and TIME. */
 static int ring_next_lap(struct preload_thread *t)
 {
@@ -203,9 +254,16 @@ static int ring_next_lap(struct preload_thread *t)
 
 	if (ring_ensure_room(t, pad) < 0)
 		return -1;
+	if (t->lap_limit < t->ring_bytes && ring_fill(t, t->ring_bytes) < 0)
+		return -1;
 	memset(t->ring + t->lap_offset, TRACE_REC_PAD, pad);
 	t->write_pos += pad;
 	t->lap_offset = 0;
+	/* the lap after the first: what lies before fill_from is not there */
+	if (t->fill_from) {
+		t->fill_wrapped = 1;
+		t->lap_limit = 0;
+	}
 	atomic_store_explicit(&t->slot->write_pos, t->write_pos, memory_order_release);
 	return ring_write_thread_start(t);
 }
@@ -215,6 +273,9 @@ uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
 	if (need_bytes + RING_THREAD_START_BYTES > t->ring_bytes)
 		return NULL;
 	if (t->lap_offset + need_bytes > t->ring_bytes && ring_next_lap(t) < 0)
+		return NULL;
+	if (t->lap_offset + need_bytes > t->lap_limit &&
+	    ring_fill(t, t->lap_offset + need_bytes) < 0)
 		return NULL;
 	if (ring_ensure_room(t, need_bytes) < 0)
 		return NULL;

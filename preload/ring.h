@@ -36,7 +36,7 @@ uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes);
 static inline uint8_t *ring_reserve(struct preload_thread *t, uint32_t need_bytes)
 {
 	if (__builtin_expect(need_bytes + RING_THREAD_START_BYTES <= t->ring_bytes &&
-				     t->lap_offset + need_bytes <= t->ring_bytes &&
+				     t->lap_offset + need_bytes <= t->lap_limit &&
 				     t->write_pos + need_bytes - t->read_pos_seen <= t->ring_bytes,
 			     1))
 		return t->ring + t->lap_offset;
@@ -62,6 +62,10 @@ static inline void ring_commit(struct preload_thread *t, const uint8_t *end)
 /* Writes a THREAD record (resetting the delta state) and a TIME record.
  * Returns 0, or -1 when recording stopped. */
 int ring_write_thread_start(struct preload_thread *t);
+
+/* Starts the faulting in of a ring that t just attached (its lap_offset
+ * set): nothing of it counts as there yet. */
+void ring_fill_start(struct preload_thread *t);
 
 /* Writes a TIME record and restarts the count to the next one. */
 void ring_write_time(struct preload_thread *t);

@@ -25,6 +25,7 @@
 #include "preload/launcher_alive.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
+#include "preload/populate.h"
 #include "preload/own_call.h"
 #include "preload/ring.h"
 #include "preload/seq.h"
@@ -455,8 +456,16 @@ int thread_slot_claim(struct preload_thread *t)
 
 int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 {
+	struct session_slot *slot = session_slot_at(preload_proc.hdr, idx);
+
+	/* the slot's page of the file, before its first write (populate.h) */
+	if (populate_pages((void *)((uintptr_t)slot & ~(uintptr_t)(PRELOAD_PAGE_BYTES - 1)),
+			   PRELOAD_PAGE_BYTES) < 0) {
+		preload_process_disable(POPULATE_FULL_TEXT);
+		return -1;
+	}
 	session_slots_high_raise(preload_proc.hdr, idx);
-	t->slot = session_slot_at(preload_proc.hdr, idx);
+	t->slot = slot;
 	t->slot->tid = (uint32_t)t->tid;
 	atomic_store_explicit(&t->slot->taken_seq[0], 0, memory_order_relaxed);
 	atomic_store_explicit(&t->slot->taken_seq[1], 0, memory_order_relaxed);
@@ -466,6 +475,7 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 	t->write_pos = atomic_load_explicit(&t->slot->write_pos, memory_order_relaxed);
 	t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);
 	t->lap_offset = (uint32_t)(t->write_pos % t->ring_bytes);
+	ring_fill_start(t);
 	t->wake_check_pos = 0;
 	return ring_write_thread_start(t);
 }

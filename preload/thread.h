@@ -59,6 +59,12 @@ struct preload_thread {
 	uint8_t *ring;
 	uint32_t ring_bytes;
 	uint32_t lap_offset;        /* where the next record goes in this lap */
+	uint32_t lap_limit;         /* records of this lap fit below it without
+	                             * faulting in more of the ring (ring.c) */
+	uint32_t fill_from;         /* ring offset (page) its faulting in began at */
+	uint32_t fill_step;         /* bytes the next faulting in covers at least */
+	int fill_wrapped;           /* the lap is one after fill_from's: what
+	                             * lies at and past fill_from is there */
 	uint64_t write_pos;         /* bytes ever written (published in slot) */
 	uint64_t read_pos_seen;     /* the collector's read_pos as last loaded */
 	uint32_t events_until_time; /* events left before the next TIME record */
