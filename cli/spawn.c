@@ -27,6 +27,7 @@
 #include "cli/pid_info.h"
 #include "cli/spawn.h"
 #include "trace/session.h"
+#include "trace/timens.h"
 
 #define DEFAULT_PATH "/bin:/usr/bin"
 
@@ -83,6 +84,24 @@ int program_resolve(const char *name, char *out, size_t size)
 	return seen_eacces ? -EACCES : -ENOENT;
 }
 
+/* In the child: the launcher's time namespace offset, when it has one
+ * (preload/timens.c); the child is still in the launcher's namespace.
+ * Returns 0 or -1 (no memory). */
+static int child_env_timens(void)
+{
+	char text[256], num[32];
+	int fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof(text)) : -1;
+	int64_t offset_ns = n > 0 ? timens_parse_monotonic_ns(text, (size_t)n) : 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (offset_ns == 0)
+		return unsetenv(SESSION_ENV_LAUNCHER_TIMENS);
+	snprintf(num, sizeof(num), "%" PRId64, offset_ns);
+	return setenv(SESSION_ENV_LAUNCHER_TIMENS, num, 1);
+}
+
 /* In the child: the recording environment.  Returns 0 or -1 (no memory). */
 static int child_env_set(const struct spawn_env *env)
 {
@@ -100,6 +119,7 @@ static int child_env_set(const struct spawn_env *env)
 		rc |= setenv(SESSION_ENV_LAUNCHER_PIDNS, pidns, 1);
 	else
 		rc |= unsetenv(SESSION_ENV_LAUNCHER_PIDNS);
+	rc |= child_env_timens();
 	snprintf(num, sizeof(num), "%u", env->max_frames);
 	rc |= setenv(SESSION_ENV_MAX_FRAMES, num, 1);
 	if (env->sample_rate_bytes) {

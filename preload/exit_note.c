@@ -46,6 +46,7 @@
 #include "preload/procfile.h"
 #include "preload/seccomp_watch.h"
 #include "preload/sys.h"
+#include "preload/timens.h"
 #include "preload/toggle_signal.h"
 #include "trace/argv_quote.h"
 
@@ -255,7 +256,6 @@ static void exit_note_names(struct session_proc_header *h, int sandboxed)
 static void exit_note_write(int status, void *arg)
 {
 	struct session_proc_header *h = preload_proc.hdr;
-	struct timespec ts;
 	int sandboxed;
 
 	(void)arg;
@@ -264,8 +264,7 @@ static void exit_note_write(int status, void *arg)
 		return;
 	toggle_signal_check();
 	h->exit_status = status;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	h->exit_mono_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	h->exit_mono_ns = timens_mono_ns();
 	sandboxed = seccomp_watch_filtered();
 	h->exit_maxrss_kib = sandboxed ? 0 : exit_note_hwm_kib();
 	if (!h->exit_maxrss_kib)

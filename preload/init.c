@@ -48,6 +48,7 @@
 #include "preload/thread.h"
 #include "preload/toggle_signal.h"
 #include "preload/unwind.h"
+#include "preload/timens.h"
 
 #define INIT_FOREIGN_TEXT_BYTES 1400u
 
@@ -109,6 +110,7 @@ static int init_run(struct preload_thread **out)
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
 	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
+	timens_start();
 	if (!preload_proc.cfg.record_children &&
 	    !preload_settings_is_root(&preload_proc.cfg, &preload_proc.view))
 		return PRELOAD_INERT;

@@ -38,6 +38,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/pidns.c preload/pidns.h \
 	preload/modules.c preload/modules.h preload/module_view.c preload/module_view.h \
 	preload/populate.c preload/populate.h \
+	preload/timens.c preload/timens.h \
 	preload/process.c preload/process.h \
 	preload/procfile.c preload/procfile.h \
 	preload/real.c preload/real.h \

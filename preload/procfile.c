@@ -22,6 +22,7 @@
 #include "preload/procfile.h"
 #include "preload/sample.h"
 #include "preload/sys.h"
+#include "preload/timens.h"
 #include "trace/argv_quote.h"
 
 char *procfile_put_dec(char *p, uint64_t v)
@@ -45,16 +46,13 @@ static char *procfile_put_hex64(char *p, uint64_t v)
 	return p;
 }
 
-/* The serial: CLOCK_MONOTONIC in ns when the file is made.  The clock is
- * the system's, so serials order the files of all processes by creation
+/* The serial: CLOCK_MONOTONIC in ns when the file is made, in the
+ * launcher's time namespace (timens.h).  The clock is the system's, so serials order the files of all processes by creation
  * (the launcher relies on it: file times are too coarse to tell an image
  * from the one it executed a moment later); a clash is retried. */
 static uint64_t procfile_serial(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return timens_mono_ns();
 }
 
 /* Writes "p.PID.SERIAL" into name (64 bytes); PID as the launcher sees it. */

@@ -32,6 +32,7 @@
 #include "preload/mem.h"
 #include "preload/next_sym.h"
 #include "preload/reap_note.h"
+#include "preload/timens.h"
 
 enum { NEXT_SYSTEM, NEXT_POPEN, NEXT_PCLOSE, NEXT_COUNT };
 static const char *const next_names[NEXT_COUNT] = { "system", "popen", "pclose" };
@@ -47,14 +48,10 @@ void reap_call_resolve(void)
 	next_sym_resolve(next_slots, next_names, NEXT_COUNT);
 }
 
-/* CLOCK_MONOTONIC now, ns (0 when the clock cannot be read: no entry). */
+/* CLOCK_MONOTONIC now in the launcher's time namespace (timens.h), ns. */
 static uint64_t reap_call_now_ns(void)
 {
-	struct timespec now;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-		return 0;
-	return (uint64_t)now.tv_sec * UINT64_C(1000000000) + (uint64_t)now.tv_nsec;
+	return timens_mono_ns();
 }
 
 #define POPEN_STARTS_MAX 64

@@ -38,6 +38,7 @@
 #include "preload/process.h"
 #include "preload/reap_note.h"
 #include "preload/sys.h"
+#include "preload/timens.h"
 #include "trace/session.h"
 
 /* The next definitions, looked up at the recorder's start
@@ -170,7 +171,7 @@ static void reap_note_put(struct session_reaps *t, pid_t ns_pid, uint64_t start_
 	e->pid = preload_proc.view.same_ns != 0 ? (uint32_t)ns_pid : 0;
 	e->ns_pid = (uint32_t)ns_pid;
 	e->status = status;
-	e->mono_ns = (uint64_t)now.tv_sec * UINT64_C(1000000000) + (uint64_t)now.tv_nsec;
+	e->mono_ns = timens_launcher_ns(&now);
 	e->call_start_ns = start_ns;
 	atomic_store_explicit(&e->tag, k + 1, memory_order_release);
 }

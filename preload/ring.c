@@ -21,6 +21,7 @@
 #include "preload/populate.h"
 #include "preload/ring.h"
 #include "preload/sys.h"
+#include "preload/timens.h"
 
 #define RING_WAIT_SPINS 64u
 #define RING_WAIT_YIELDS 16u
@@ -46,20 +47,14 @@ void ring_fork_child(void)
 
 uint64_t ring_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return timens_mono_ns();
 }
 
 /* CLOCK_MONOTONIC_COARSE in ns: a few ns from the vDSO, exact to a
  * scheduler tick (1-10 ms): when it moved, a self-timed TIME is due. */
 static uint64_t ring_coarse_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return timens_mono_coarse_ns();
 }
 
 /* The time tick as a thread keeps it: without the launcher's asleep flag. */

@@ -93,7 +93,7 @@ static inline void ring_time_fresh(struct preload_thread *t)
 	ring_time_moved(t, tick);
 }
 
-/* CLOCK_MONOTONIC in ns. */
+/* CLOCK_MONOTONIC in ns, in the launcher's time namespace (timens.h). */
 uint64_t ring_now_ns(void);
 
 /* In a fork child: no thread of it waits for ring room. */
