@@ -201,6 +201,7 @@ E2E_TESTS = \
 	tests/e2e/retitled-workers.sh \
 	tests/e2e/sparse-lifetimes.sh \
 	tests/e2e/idle-launcher.sh \
+	tests/e2e/starved-launcher.sh \
 	tests/e2e/many-stacks.sh \
 	tests/e2e/thread-stacks.sh \
 	tests/e2e/ring-size.sh \
@@ -323,7 +324,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/sparse_lifetimes.c tests/progs/many_stacks.c tests/progs/thread_stacks.c tests/progs/sample_sites.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/idle_toggles.c tests/progs/toggle_times.c tests/progs/exec_toggles.c tests/progs/static_catcher.c tests/progs/pid_file.h tests/progs/pool_blocks.c \
 	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/fork_execs.c \
-	tests/progs/pid_namespace.c \
+	tests/progs/pid_namespace.c tests/progs/starved_launcher.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \
