@@ -242,7 +242,25 @@ static int ring_fill(struct preload_thread *t, uint32_t target)
 	return 0;
 }
 
-/* Pads the rest of the lap and starts the next one with THREAD and TIME. */
+/* Writes a THREAD record and a TIME record of time_ns.  Returns 0, or -1
+ * when recording stopped. */
+static int ring_put_thread_start(struct preload_thread *t, uint64_t time_ns)
+{
+	uint8_t *p = ring_reserve(t, RING_THREAD_START_BYTES);
+
+	if (!p)
+		return -1;
+	p = record_put_thread_reused(p, &t->rs, (uint64_t)t->tid);
+	ring_commit(t, record_put_time(p, time_ns));
+	t->events_until_time = RING_EVENTS_PER_TIME;
+	return 0;
+}
+
+/* Pads the rest of the lap and starts the next one with THREAD and TIME.
+ * The TIME repeats the thread's last: the event that waits here for room
+ * took its sequence number before, and a stamp read after the wait would
+ * time it, and every thread's events after it, as late as the launcher
+ * made room. */
 static int ring_next_lap(struct preload_thread *t)
 {
 	uint32_t pad = t->ring_bytes - t->lap_offset;
@@ -260,7 +278,7 @@ static int ring_next_lap(struct preload_thread *t)
 		t->lap_limit = 0;
 	}
 	atomic_store_explicit(&t->slot->write_pos, t->write_pos, memory_order_release);
-	return ring_write_thread_start(t);
+	return ring_put_thread_start(t, t->time_written_ns);
 }
 
 uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
@@ -279,27 +297,25 @@ uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
 
 int ring_write_thread_start(struct preload_thread *t)
 {
-	uint8_t *p = ring_reserve(t, RING_THREAD_START_BYTES);
-
-	if (!p)
-		return -1;
-	p = record_put_thread_reused(p, &t->rs, (uint64_t)t->tid);
 	t->time_tick_seen = ring_tick_now();
 	t->time_self_ns = ring_coarse_ns();
-	p = record_put_time(p, ring_now_ns());
-	ring_commit(t, p);
-	t->events_until_time = RING_EVENTS_PER_TIME;
-	return 0;
+	t->time_written_ns = ring_now_ns();
+	return ring_put_thread_start(t, t->time_written_ns);
 }
 
 void ring_write_time(struct preload_thread *t)
 {
+	uint64_t now_ns;
 	uint8_t *p;
 
 	t->events_until_time = RING_EVENTS_PER_TIME;
 	t->time_tick_seen = ring_tick_now();
 	t->time_self_ns = ring_coarse_ns();
+	/* the clock before a wait for room (see ring_next_lap) */
+	now_ns = ring_now_ns();
 	p = ring_reserve(t, 1 + VARINT_MAX_BYTES);
-	if (p)
-		ring_commit(t, record_put_time(p, ring_now_ns()));
+	if (p) {
+		ring_commit(t, record_put_time(p, now_ns));
+		t->time_written_ns = now_ns;
+	}
 }

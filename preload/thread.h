@@ -71,6 +71,7 @@ struct preload_thread {
 	uint32_t time_tick_seen;    /* the launcher's time tick at the last TIME,
 	                             * without SESSION_TIME_TICK_ASLEEP */
 	uint64_t time_self_ns;      /* CLOCK_MONOTONIC_COARSE at the last TIME */
+	uint64_t time_written_ns;   /* the last TIME record's CLOCK_MONOTONIC ns */
 	uint64_t wake_check_pos;    /* write_pos at which ring_commit next looks
 	                             * whether to wake a sleeping launcher */
 	uint64_t last_seq;          /* last sequence number this thread took */
