@@ -50,35 +50,6 @@ uint64_t ring_now_ns(void)
 	return timens_mono_ns();
 }
 
-/* CLOCK_MONOTONIC_COARSE in ns: a few ns from the vDSO, exact to a
- * scheduler tick (1-10 ms): when it moved, a self-timed TIME is due. */
-static uint64_t ring_coarse_ns(void)
-{
-	return timens_mono_coarse_ns();
-}
-
-/* The time tick as a thread keeps it: without the launcher's asleep flag. */
-static uint32_t ring_tick_now(void)
-{
-	return atomic_load_explicit(&preload_proc.hdr->time_tick, memory_order_relaxed) &
-	       ~SESSION_TIME_TICK_ASLEEP;
-}
-
-/* While the launcher sleeps, a TIME record is due once the coarse clock
- * moved at all since the thread's last: an event after a pause of one
- * scheduler tick or more is timed afresh (waiting for SESSION_TIME_TICK_NS
- * timed a block freed 10 ms after its allocation at the allocation's time,
- * a lifetime of 0). */
-void ring_time_moved(struct preload_thread *t, uint32_t tick)
-{
-	if (tick & SESSION_TIME_TICK_ASLEEP) {
-		if ((tick & ~SESSION_TIME_TICK_ASLEEP) == t->time_tick_seen &&
-		    ring_coarse_ns() == t->time_self_ns)
-			return;
-	}
-	ring_write_time(t);
-}
-
 /* Wakes the launcher when it is in a long idle wait.  write_pos was stored
  * before: the launcher, which sets the flag before it looks at the rings a
  * last time, sees one or the other. */
@@ -297,7 +268,6 @@ uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
 
 int ring_write_thread_start(struct preload_thread *t)
 {
-	t->time_tick_seen = ring_tick_now();
 	t->time_self_ns = ring_coarse_ns();
 	t->time_written_ns = ring_now_ns();
 	return ring_put_thread_start(t, t->time_written_ns);
@@ -309,7 +279,6 @@ void ring_write_time(struct preload_thread *t)
 	uint8_t *p;
 
 	t->events_until_time = RING_EVENTS_PER_TIME;
-	t->time_tick_seen = ring_tick_now();
 	t->time_self_ns = ring_coarse_ns();
 	/* the clock before a wait for room (see ring_next_lap) */
 	now_ns = ring_now_ns();

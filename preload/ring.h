@@ -11,6 +11,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "preload/thread.h"
 #include "trace/session.h"
@@ -78,19 +79,26 @@ static inline void ring_count_event(struct preload_thread *t)
 	ring_write_time(t);
 }
 
-/* ring_time_fresh's way when the tick moved or the launcher sleeps long. */
-void ring_time_moved(struct preload_thread *t, uint32_t tick);
+/* CLOCK_MONOTONIC_COARSE in ns: a few ns from the vDSO, exact to a
+ * scheduler tick (1-10 ms).  The image's own clock (no time namespace
+ * shift): only compared with itself, never written. */
+static inline uint64_t ring_coarse_ns(void)
+{
+	struct timespec ts;
 
-/* Writes a TIME record before the next event when the launcher's time tick
- * moved since the thread's last one (session.h time_tick): one load.  While
- * the launcher sleeps long, the thread times itself (ring_time_moved). */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Writes a TIME record before the next event when the coarse clock moved
+ * since the thread's last one: an event is timed to within a scheduler
+ * tick, and one after a pause of a tick or more afresh, whether or not the
+ * launcher runs (a loaded host may not schedule it for 40 ms and more). */
 static inline void ring_time_fresh(struct preload_thread *t)
 {
-	uint32_t tick = atomic_load_explicit(&preload_proc.hdr->time_tick, memory_order_relaxed);
-
-	if (__builtin_expect(tick == t->time_tick_seen, 1))
+	if (__builtin_expect(ring_coarse_ns() == t->time_self_ns, 1))
 		return;
-	ring_time_moved(t, tick);
+	ring_write_time(t);
 }
 
 /* CLOCK_MONOTONIC in ns, in the launcher's time namespace (timens.h). */
