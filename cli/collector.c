@@ -2366,7 +2366,7 @@ static void idle_wait(struct collector *c, long sleep_ns)
 }
 
 /* Moves every live image's time tick (session.h), clearing its asleep
- * flag: its threads then time their next event afresh. */
+ * flag. */
 static void procs_time_tick(struct collector *c)
 {
 	for (size_t i = 0; i < c->live.n; i++) {

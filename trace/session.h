@@ -178,15 +178,13 @@ struct session_proc_header {
 	/* The image's PID namespace: st_dev and st_ino of its
 	 * /proc/self/ns/pid (0, 0: unknown); set at the start. */
 	uint64_t pidns_dev, pidns_ino;
-	/* Bumped by the launcher every SESSION_TIME_TICK_NS while the image runs;
-	 * a thread that sees it changed writes a TIME record before its next
-	 * event, so events of a thread that allocates little are still timed
-	 * to within a tick (own cache line: read by every event).  The launcher
-	 * sets SESSION_TIME_TICK_ASLEEP before a long idle wait and clears it
-	 * with the next bump: meanwhile each thread times its events itself
-	 * (a TIME record when its coarse clock moved since its last),
-	 * and a thread whose ring fills to a quarter wakes the launcher
-	 * (struct session_launcher's wake). */
+	/* Bumped by the launcher every SESSION_TIME_TICK_NS while the image
+	 * runs.  The launcher sets SESSION_TIME_TICK_ASLEEP before a long idle
+	 * wait and clears it with the next bump: meanwhile a thread whose ring
+	 * fills to a quarter wakes the launcher (struct session_launcher's
+	 * wake).  Threads time their events by their own coarse clock
+	 * (preload/ring.h ring_time_fresh), not by this tick (own cache line:
+	 * read by ring_wake_check). */
 	_Alignas(64) _Atomic uint32_t time_tick;
 	/* The recorder's own anonymous mappings, bytes (an upper bound of its
 	 * memory besides the rings of this file). */
