@@ -20,6 +20,7 @@ ANALYZE_READ_SOURCES = \
 	analyze/read/alloc_event.h analyze/read/event_sink.h \
 	analyze/read/slot_decoder.h analyze/read/slot_decoder.c \
 	analyze/read/stack_nodes.h analyze/read/stack_nodes.c \
+	analyze/read/module_tree.h analyze/read/module_tree.c \
 	analyze/read/modules.h analyze/read/modules.c
 
 ANALYZE_SYMBOL_SOURCES = \

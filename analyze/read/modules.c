@@ -5,17 +5,20 @@
  * epoch.
  *
  * Owns copies of every path, build-id and segment list, in a pool of
- * modules that the maps point into (a delta's map shares its base's
- * modules), and never keeps a pointer into a trace buffer.  Trace bytes are
- * untrusted: every count and length is checked against the bytes left in
- * the payload before anything is allocated, so garbage yields -EBADMSG,
- * never a crash or a huge allocation.
+ * modules that the maps' trees (module_tree.h) name by index (a delta's map
+ * shares its base's modules and most of its tree), and never keeps a
+ * pointer into a trace buffer.  Trace bytes are untrusted: every count and
+ * length is checked against the bytes left in the payload before anything
+ * is allocated, so garbage yields -EBADMSG, never a crash or a huge
+ * allocation.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/read/module_tree.h"
 #include "analyze/read/modules.h"
 #include "trace/format.h"
 #include "trace/modules_delta.h"
@@ -23,13 +26,8 @@
 
 void module_maps_init(struct module_maps *m)
 {
-	m->maps = NULL;
-	m->count = 0;
-	m->cap = 0;
-	m->unordered = 0;
-	m->pool = NULL;
-	m->pool_count = 0;
-	m->pool_cap = 0;
+	*m = (struct module_maps){ 0 };
+	module_forest_init(&m->forest);
 }
 
 static void module_free(struct module *mod)
@@ -42,21 +40,16 @@ static void module_free(struct module *mod)
 	free(mod);
 }
 
-static void module_map_clear(struct module_map *map)
-{
-	free(map->modules);
-	map->modules = NULL;
-	map->count = 0;
-}
-
 void module_maps_free(struct module_maps *m)
 {
-	for (size_t i = 0; i < m->count; i++)
-		module_map_clear(&m->maps[i]);
+	for (size_t i = 0; i < m->map_count; i++)
+		free(m->maps[i].added);
 	for (size_t i = 0; i < m->pool_count; i++)
 		module_free(m->pool[i]);
 	free(m->maps);
+	free(m->epochs);
 	free(m->pool);
+	module_forest_free(&m->forest);
 	module_maps_init(m);
 }
 
@@ -71,6 +64,32 @@ static int get_bytes(const uint8_t **pp, const uint8_t *end, const uint8_t **dat
 	*len = (size_t)n;
 	*pp += n;
 	return 0;
+}
+
+/* Sets the lowest address of a module's segments and the range of those it
+ * holds (a segment whose end wraps past 2^64 holds low addresses too). */
+static void module_place(struct module *mod)
+{
+	mod->low = UINT64_MAX;
+	mod->reach_low = UINT64_MAX;
+	mod->reach_high = 0;
+	for (size_t k = 0; k < mod->segment_count; k++) {
+		uint64_t start = mod->segments[k].start + mod->bias;
+		uint64_t last = start + (mod->segments[k].size - 1);
+
+		if (start < mod->low)
+			mod->low = start;
+		if (mod->segments[k].size == 0)
+			continue;
+		if (last < start) {
+			mod->reach_low = 0;
+			mod->reach_high = UINT64_MAX;
+		}
+		if (start < mod->reach_low)
+			mod->reach_low = start;
+		if (last > mod->reach_high && last >= start)
+			mod->reach_high = last;
+	}
 }
 
 /* Parses one module entry into *mod (zeroed by the caller). */
@@ -111,31 +130,13 @@ static int module_parse(const uint8_t **pp, const uint8_t *end, struct module *m
 			return -EBADMSG;
 		mod->segment_count++;
 	}
+	module_place(mod);
 	return 0;
 }
 
-/* Lowest runtime address of a module's segments (UINT64_MAX: none). */
-static uint64_t module_low(const struct module *mod)
-{
-	uint64_t low = UINT64_MAX;
-
-	for (size_t k = 0; k < mod->segment_count; k++) {
-		if (mod->segments[k].start + mod->bias < low)
-			low = mod->segments[k].start + mod->bias;
-	}
-	return low;
-}
-
-static int module_low_cmp(const void *pa, const void *pb)
-{
-	uint64_t a = module_low(*(struct module *const *)pa);
-	uint64_t b = module_low(*(struct module *const *)pb);
-
-	return a < b ? -1 : a > b;
-}
 
 /*
- * Parses count module entries from *pp into mods[0..count) (new modules,
+ * Parses count module entries from p into mods[0..count) (new modules,
  * ids first_id and up), all of the payload up to end.  On error frees
  * what it made.  Returns 0, -EBADMSG or -ENOMEM.
  */
@@ -162,12 +163,15 @@ static int modules_parse_entries(const uint8_t *p, const uint8_t *end, uint64_t 
 	return rc;
 }
 
-/* Makes room for n more modules in the pool; 0 or -ENOMEM. */
+/* Makes room for n more modules in the pool (whose indices are 32-bit);
+ * 0, -ENOMEM or -E2BIG. */
 static int module_pool_reserve(struct module_maps *m, size_t n)
 {
 	size_t cap = m->pool_cap ? m->pool_cap : 16;
 	struct module **grown;
 
+	if (n >= UINT32_MAX - m->pool_count)
+		return -E2BIG;
 	if (m->pool_count + n <= m->pool_cap)
 		return 0;
 	while (cap < m->pool_count + n)
@@ -180,72 +184,6 @@ static int module_pool_reserve(struct module_maps *m, size_t n)
 	return 0;
 }
 
-/* Index of the first map of m whose epoch is epoch or later (m->count if
- * none is). */
-static size_t module_maps_lower(const struct module_maps *m, uint64_t epoch)
-{
-	size_t lo = 0, hi = m->count;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->maps[mid].epoch < epoch)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Whether maps may take a map of count more modules (record_bytes
- * counted already). */
-static bool module_maps_budget(const struct module_maps *m, uint64_t count)
-{
-	uint64_t cap = m->record_bytes * MODULE_MAPS_SLOTS_PER_BYTE;
-
-	if (cap < MODULE_MAPS_FREE_SLOTS)
-		cap = MODULE_MAPS_FREE_SLOTS;
-	return m->slots <= cap && count <= cap - m->slots;
-}
-
-/* Adds map (its module array taken over; freed on error) in epoch order;
- * a repeated epoch replaces the earlier map.  Returns 0, -ENOMEM or
- * -E2BIG. */
-static int module_maps_insert(struct module_maps *m, struct module_map *map)
-{
-	size_t at = module_maps_lower(m, map->epoch);
-
-	m->slots += map->count;
-
-	if (at < m->count && m->maps[at].epoch == map->epoch) {
-		module_map_clear(&m->maps[at]);
-		m->maps[at] = *map;
-		return 0;
-	}
-	if (at < m->count && m->unordered >= MODULE_MAPS_MAX_UNORDERED) {
-		module_map_clear(map);
-		return -E2BIG;
-	}
-	if (m->count == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 8;
-		struct module_map *grown = realloc(m->maps, cap * sizeof(*grown));
-
-		if (!grown) {
-			module_map_clear(map);
-			return -ENOMEM;
-		}
-		m->maps = grown;
-		m->cap = cap;
-	}
-	if (at < m->count) {
-		memmove(&m->maps[at + 1], &m->maps[at], (m->count - at) * sizeof(*m->maps));
-		m->unordered++;
-	}
-	m->maps[at] = *map;
-	m->count++;
-	return 0;
-}
-
 /* Puts the count new modules of mods into the pool (room reserved). */
 static void module_pool_take(struct module_maps *m, struct module *const *mods, size_t count)
 {
@@ -253,120 +191,353 @@ static void module_pool_take(struct module_maps *m, struct module *const *mods, 
 	m->pool_count += count;
 }
 
+/* Index of the first epoch of m that is epoch or later (m->count if none
+ * is). */
+static size_t module_maps_lower(const struct module_maps *m, uint64_t epoch)
+{
+	size_t lo = 0, hi = m->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->epochs[mid].epoch < epoch)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Where a map of epoch goes, in *at: returns 1 when it replaces the map
+ * there, 0 when it goes in before it, -E2BIG when it would be out of order
+ * past MODULE_MAPS_MAX_UNORDERED. */
+static int module_maps_slot(const struct module_maps *m, uint64_t epoch, size_t *at)
+{
+	*at = module_maps_lower(m, epoch);
+	if (*at < m->count && m->epochs[*at].epoch == epoch)
+		return 1;
+	if (*at < m->count && m->unordered >= MODULE_MAPS_MAX_UNORDERED)
+		return -E2BIG;
+	return 0;
+}
+
+/* Adds *map (its added array taken over: freed on error) to the maps and
+ * makes it the map of epoch; a repeated epoch replaces the earlier map,
+ * which stays for the maps made from it.  Returns 0, -ENOMEM or -E2BIG. */
+static int module_maps_insert(struct module_maps *m, uint64_t epoch, struct module_map *map)
+{
+	size_t at;
+	int rc = module_maps_slot(m, epoch, &at);
+
+	if (rc >= 0 && m->map_count == m->map_cap) {
+		size_t cap = m->map_cap ? m->map_cap * 2 : 8;
+		struct module_map *grown = cap < MODULE_MAP_NONE ?
+			realloc(m->maps, cap * sizeof(*grown)) : NULL;
+
+		if (grown) {
+			m->maps = grown;
+			m->map_cap = cap;
+		}
+		rc = grown ? rc : -ENOMEM;
+	}
+	if (rc == 0 && m->count == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 8;
+		struct module_epoch *grown = realloc(m->epochs, cap * sizeof(*grown));
+
+		if (grown) {
+			m->epochs = grown;
+			m->cap = cap;
+		}
+		rc = grown ? rc : -ENOMEM;
+	}
+	if (rc < 0) {
+		free(map->added);
+		return rc;
+	}
+	m->maps[m->map_count] = *map;
+	if (rc == 1) {
+		m->epochs[at].map = (uint32_t)m->map_count++;
+		return 0;
+	}
+	if (at < m->count) {
+		memmove(&m->epochs[at + 1], &m->epochs[at], (m->count - at) * sizeof(*m->epochs));
+		m->unordered++;
+	}
+	m->epochs[at] = (struct module_epoch){epoch, (uint32_t)m->map_count++};
+	m->count++;
+	return 0;
+}
+
+/* Orders pool indices by their modules' (low, id). */
+static int pool_key_cmp(const void *pa, const void *pb, void *pool)
+{
+	struct module *const *mods = pool;
+
+	return module_key_cmp(mods[*(const uint32_t *)pa], mods[*(const uint32_t *)pb]);
+}
+
+static int module_ptr_key_cmp(const void *pa, const void *pb)
+{
+	return module_key_cmp(*(struct module *const *)pa, *(struct module *const *)pb);
+}
+
 int module_maps_add_record(struct module_maps *m, const uint8_t *payload, size_t bytes)
 {
 	const uint8_t *p = payload, *end = payload + bytes;
-	struct module_map map = { 0 };
-	uint64_t count;
+	struct module_map map = {.base = MODULE_MAP_NONE, .jump = (uint32_t)m->map_count};
+	struct module **mods;
+	uint32_t *sorted;
+	uint64_t epoch, count;
+	size_t at, first = m->pool_count;
 	int rc;
 
-	if (!payload || varint_get_u64(&p, end, &map.epoch) < 0 ||
-	    varint_get_u64(&p, end, &count) < 0)
+	if (!payload || varint_get_u64(&p, end, &epoch) < 0 || varint_get_u64(&p, end, &count) < 0)
 		return -EBADMSG;
 	m->record_bytes += bytes;
 	/* A module entry takes at least four bytes (bias, two lengths, count). */
 	if (count > (uint64_t)(end - p) / 4)
 		return -EBADMSG;
-	if (module_pool_reserve(m, (size_t)count) < 0)
+	rc = module_pool_reserve(m, (size_t)count);
+	if (rc < 0)
+		return rc;
+	mods = malloc((count ? (size_t)count : 1) * sizeof(*mods));
+	if (!mods)
 		return -ENOMEM;
-	map.modules = malloc((count ? (size_t)count : 1) * sizeof(*map.modules));
-	if (!map.modules)
-		return -ENOMEM;
-	rc = modules_parse_entries(p, end, count, 0, map.modules);
+	rc = modules_parse_entries(p, end, count, 0, mods);
+	if (rc == 0)
+		module_pool_take(m, mods, (size_t)count);
+	free(mods);
+	if (rc < 0)
+		return rc;
+	/* its modules stay in the pool (pprof's mappings) when it is refused */
+	if (module_maps_slot(m, epoch, &at) < 0)
+		return -E2BIG;
+	map.added = malloc((count ? (size_t)count : 1) * sizeof(*map.added));
+	sorted = malloc((count ? (size_t)count : 1) * sizeof(*sorted));
+	rc = map.added && sorted ? module_forest_reserve(&m->forest, (size_t)count) : -ENOMEM;
+	if (rc == 0) {
+		for (size_t i = 0; i < count; i++)
+			map.added[i] = sorted[i] = (uint32_t)(first + i);
+		qsort_r(sorted, (size_t)count, sizeof(*sorted), pool_key_cmp, m->pool);
+		map.root = module_tree_build(&m->forest, m->pool, sorted, (size_t)count);
+		map.count = map.added_count = map.next_id = (size_t)count;
+	}
+	free(sorted);
 	if (rc < 0) {
-		free(map.modules);
+		free(map.added);
 		return rc;
 	}
-	module_pool_take(m, map.modules, (size_t)count);
-	map.count = (size_t)count;
-	map.next_id = count;
-	if (map.count > 1)
-		qsort(map.modules, map.count, sizeof(*map.modules), module_low_cmp);
-	return module_maps_insert(m, &map);
+	return module_maps_insert(m, epoch, &map);
+}
+
+/* The pool index of the module with id in map v, or MODULE_MAP_NONE when v
+ * has none: the map that added id is the nearest of v's bases whose first
+ * id is at or below it, as first ids only grow from a map to those made
+ * from it. */
+static uint32_t module_maps_id(const struct module_maps *m, uint32_t v, uint64_t id)
+{
+	uint32_t u = v, pool_index;
+
+	while (m->maps[u].first_id > id) {
+		uint32_t j = m->maps[u].jump;
+
+		u = m->maps[j].first_id > id ? j : m->maps[u].base;
+	}
+	if (id - m->maps[u].first_id >= m->maps[u].added_count)
+		return MODULE_MAP_NONE;
+	pool_index = m->maps[u].added[id - m->maps[u].first_id];
+	return module_tree_holds(&m->forest, m->pool, m->maps[v].root, pool_index) ?
+		       pool_index :
+		       MODULE_MAP_NONE;
+}
+
+/* Sets map's base b and its jump: the skew-binary jump pointers of Myers'
+ * random access lists, which reach any base in O(log depth) steps. */
+static void module_map_link(const struct module_maps *m, struct module_map *map, uint32_t b)
+{
+	uint32_t j = m->maps[b].jump, jj = m->maps[j].jump;
+
+	map->base = b;
+	map->depth = m->maps[b].depth + 1;
+	if (m->maps[b].depth - m->maps[j].depth == m->maps[j].depth - m->maps[jj].depth)
+		map->jump = jj;
+	else
+		map->jump = b;
+}
+
+/* The nodes a delta of nremoved and nadded modules on a map of count may
+ * take, and whether it rebuilds the tree instead of changing its base's
+ * (when that takes fewer). */
+static size_t module_delta_nodes(size_t count, size_t nremoved, size_t nadded, bool *rebuild)
+{
+	size_t after = count - nremoved + nadded, changes = nremoved + nadded;
+	size_t per_change = module_tree_change_nodes(count + nadded);
+
+	*rebuild = changes > after / per_change * 3;
+	if (*rebuild || changes > SIZE_MAX / per_change)
+		return after;
+	return changes * per_change;
+}
+
+/* Whether the forest may take nodes more (record_bytes counted already). */
+static bool module_maps_budget(const struct module_maps *m, size_t nodes)
+{
+	uint64_t cap = m->record_bytes * MODULE_MAPS_NODES_PER_BYTE;
+
+	if (cap < MODULE_MAPS_FREE_NODES)
+		cap = MODULE_MAPS_FREE_NODES;
+	return m->forest.count <= cap && nodes <= cap - m->forest.count;
 }
 
 /*
- * Makes out (room for base's count plus added) of base's modules not in
- * removed[0..nremoved) and the added ones, merged by lowest address (added
- * sorted already).  Returns the count, or -1 when a removed id is not in
- * base.
+ * The tree of base's modules but the removed ones (pool indices, sorted by
+ * key) plus the added ones (sorted), built whole; room reserved.  Returns
+ * its root, or 0 with *rc = -ENOMEM.
  */
-static long module_map_merge(const struct module_map *base, const uint64_t *removed,
-			     size_t nremoved, struct module *const *added, size_t nadded,
-			     struct module **out)
+static uint32_t module_tree_rebuild(struct module_maps *m, const struct module_map *base,
+				    const uint32_t *removed, size_t nremoved, const uint32_t *added,
+				    size_t nadded, int *rc)
 {
-	size_t n = 0, gone = 0, a = 0;
+	uint32_t *old = malloc((base->count + 1) * sizeof(*old));
+	uint32_t *ids = malloc((base->count + nadded + 1) * sizeof(*ids));
+	size_t n = 0, r = 0, a = 0, count = 0;
+	uint32_t root = 0;
 
-	for (size_t i = 0; i < base->count; i++) {
-		struct module *mod = base->modules[i];
-
-		if (modules_delta_id_listed(removed, nremoved, mod->id)) {
-			gone++;
-			continue;
+	if (old && ids) {
+		count = module_tree_list(&m->forest, base->root, old);
+		for (size_t i = 0; i < count; i++) {
+			if (r < nremoved && old[i] == removed[r]) {
+				r++;
+				continue;
+			}
+			while (a < nadded && module_key_cmp(m->pool[added[a]], m->pool[old[i]]) < 0)
+				ids[n++] = added[a++];
+			ids[n++] = old[i];
 		}
-		while (a < nadded && module_low(added[a]) < module_low(mod))
-			out[n++] = added[a++];
-		out[n++] = mod;
+		while (a < nadded)
+			ids[n++] = added[a++];
+		root = module_tree_build(&m->forest, m->pool, ids, n);
+	} else {
+		*rc = -ENOMEM;
 	}
-	while (a < nadded)
-		out[n++] = added[a++];
-	return gone == nremoved ? (long)n : -1;
+	free(old);
+	free(ids);
+	return root;
+}
+
+/*
+ * Makes *map from the map at index b without the modules of pool indices
+ * removed[0..nremoved) and with pool indices added[0..nadded) (both sorted
+ * by key): changes b's tree, or rebuilds it when that takes fewer nodes.
+ * Returns 0 or -ENOMEM.
+ */
+static int module_map_derive(struct module_maps *m, uint32_t b, uint32_t *removed, size_t nremoved,
+			     uint32_t *added, size_t nadded, struct module_map *map)
+{
+	bool rebuild;
+	size_t nodes = module_delta_nodes(m->maps[b].count, nremoved, nadded, &rebuild);
+	int rc = module_forest_reserve(&m->forest, nodes);
+	uint32_t root = m->maps[b].root;
+
+	if (rc < 0)
+		return rc;
+	if (rebuild) {
+		root = module_tree_rebuild(m, &m->maps[b], removed, nremoved, added, nadded, &rc);
+	} else {
+		for (size_t i = 0; i < nremoved; i++)
+			root = module_tree_remove(&m->forest, m->pool, root, removed[i]);
+		for (size_t i = 0; i < nadded; i++)
+			root = module_tree_insert(&m->forest, m->pool, root, added[i]);
+	}
+	map->root = root;
+	map->count = m->maps[b].count - nremoved + nadded;
+	module_map_link(m, map, b);
+	return rc;
+}
+
+/*
+ * Finds the pool indices of base's removed ids (sorted by key into out);
+ * the added modules of the delta are not in the pool yet.  Returns 0 or
+ * -EBADMSG when base lacks one.
+ */
+static int module_maps_removed(const struct module_maps *m, uint32_t b, const uint64_t *ids,
+			       size_t n, uint32_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		out[i] = module_maps_id(m, b, ids[i]);
+		if (out[i] == MODULE_MAP_NONE)
+			return -EBADMSG;
+	}
+	qsort_r(out, n, sizeof(*out), pool_key_cmp, m->pool);
+	return 0;
 }
 
 int module_maps_add_delta(struct module_maps *m, const uint8_t *payload, size_t bytes)
 {
 	struct modules_delta_head h;
 	struct module_map map = { 0 };
-	const struct module_map *base;
 	struct module **added = NULL;
 	uint64_t *removed = NULL;
-	size_t at, nadded;
-	long n;
+	uint32_t *gone = NULL, *sorted = NULL, b;
+	size_t at, nadded, first = m->pool_count;
+	bool rebuild;
 	int rc;
 
 	if (modules_delta_get_head(payload, bytes, &h) < 0)
 		return -EBADMSG;
 	m->record_bytes += bytes;
 	at = module_maps_lower(m, h.base_epoch);
-	if (at == m->count || m->maps[at].epoch != h.base_epoch || h.base_epoch == h.epoch ||
-	    h.removed_count > m->maps[at].count || m->maps[at].next_id > UINT64_MAX - h.added_count)
+	if (at == m->count || m->epochs[at].epoch != h.base_epoch || h.base_epoch == h.epoch)
 		return -EBADMSG;
-	if (!module_maps_budget(m, m->maps[at].count + h.added_count))
-		return -E2BIG;
+	b = m->epochs[at].map;
+	if (h.removed_count > m->maps[b].count || m->maps[b].next_id > UINT64_MAX - h.added_count)
+		return -EBADMSG;
 	nadded = (size_t)h.added_count;
-	if (module_pool_reserve(m, nadded) < 0)
-		return -ENOMEM;
+	if (!module_maps_budget(m, module_delta_nodes(m->maps[b].count, (size_t)h.removed_count,
+						      nadded, &rebuild)))
+		return -E2BIG;
+	rc = module_pool_reserve(m, nadded);
+	if (rc < 0)
+		return rc;
 	removed = malloc((h.removed_count ? (size_t)h.removed_count : 1) * sizeof(*removed));
+	gone = malloc((h.removed_count ? (size_t)h.removed_count : 1) * sizeof(*gone));
 	added = malloc((nadded ? nadded : 1) * sizeof(*added));
-	map.modules = malloc((m->maps[at].count + nadded + 1) * sizeof(*map.modules));
-	rc = removed && added && map.modules ? 0 : -ENOMEM;
+	sorted = malloc((nadded ? nadded : 1) * sizeof(*sorted));
+	map.added = malloc((nadded ? nadded : 1) * sizeof(*map.added));
+	rc = removed && gone && added && sorted && map.added ? 0 : -ENOMEM;
 	if (rc == 0)
-		rc = modules_parse_entries(h.modules, h.end, nadded, m->maps[at].next_id, added);
+		rc = modules_parse_entries(h.modules, h.end, nadded, m->maps[b].next_id, added);
 	if (rc == 0) {
-		base = &m->maps[at];
 		modules_delta_get_removed(&h, removed);
-		if (nadded > 1)
-			qsort(added, nadded, sizeof(*added), module_low_cmp);
-		n = module_map_merge(base, removed, (size_t)h.removed_count, added, nadded,
-				     map.modules);
-		if (n < 0) {
+		rc = module_maps_removed(m, b, removed, (size_t)h.removed_count, gone);
+		if (rc < 0)
 			for (size_t i = 0; i < nadded; i++)
 				module_free(added[i]);
-			rc = -EBADMSG;
-		} else {
-			module_pool_take(m, added, nadded);
-			map.count = (size_t)n;
-			map.epoch = h.epoch;
-			map.next_id = base->next_id + nadded;
-		}
 	}
+	if (rc == 0) {
+		/* the pool takes them by (low, id), as pprof's mappings did */
+		qsort(added, nadded, sizeof(*added), module_ptr_key_cmp);
+		module_pool_take(m, added, nadded);
+		for (size_t i = 0; i < nadded; i++) {
+			sorted[i] = (uint32_t)(first + i);
+			map.added[added[i]->id - m->maps[b].next_id] = sorted[i];
+		}
+		map.first_id = m->maps[b].next_id;
+		map.next_id = map.first_id + nadded;
+		map.added_count = nadded;
+		rc = module_maps_slot(m, h.epoch, &at) < 0 ? -E2BIG : 0;
+	}
+	if (rc == 0)
+		rc = module_map_derive(m, b, gone, (size_t)h.removed_count, sorted, nadded, &map);
 	free(removed);
+	free(gone);
 	free(added);
+	free(sorted);
 	if (rc < 0) {
-		free(map.modules);
+		free(map.added);
 		return rc;
 	}
-	return module_maps_insert(m, &map);
+	return module_maps_insert(m, h.epoch, &map);
 }
 
 int module_maps_add_ext(struct module_maps *m, unsigned kind, const uint8_t *payload,
@@ -379,53 +550,15 @@ int module_maps_add_ext(struct module_maps *m, unsigned kind, const uint8_t *pay
 	return 1;
 }
 
-/* The map of epoch, else the one with the largest smaller epoch, else NULL. */
-static const struct module_map *module_maps_pick(const struct module_maps *m, uint64_t epoch)
+const struct module *module_maps_find(const struct module_maps *m, uint64_t epoch, uint64_t ip)
 {
 	size_t at = module_maps_lower(m, epoch);
 
-	if (at < m->count && m->maps[at].epoch == epoch)
-		return &m->maps[at];
-	return at > 0 ? &m->maps[at - 1] : NULL;
-}
-
-static bool module_holds(const struct module *mod, uint64_t ip)
-{
-	uint64_t rel = ip - mod->bias;
-
-	for (size_t k = 0; k < mod->segment_count; k++) {
-		if (rel - mod->segments[k].start < mod->segments[k].size)
-			return true;
+	/* the map of epoch, else the one with the largest smaller epoch */
+	if (at == m->count || m->epochs[at].epoch != epoch) {
+		if (at == 0)
+			return NULL;
+		at--;
 	}
-	return false;
-}
-
-/*
- * A map's modules are sorted by their lowest address, so the module holding
- * ip is normally the last one starting at or below it; a miss falls back to
- * a scan (modules whose segments interleave, ips in no module).
- */
-const struct module *module_maps_find(const struct module_maps *m, uint64_t epoch, uint64_t ip)
-{
-	const struct module_map *map = module_maps_pick(m, epoch);
-	size_t lo = 0, hi;
-
-	if (!map)
-		return NULL;
-	hi = map->count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (module_low(map->modules[mid]) <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && module_holds(map->modules[lo - 1], ip))
-		return map->modules[lo - 1];
-	for (size_t i = 0; i < map->count; i++) {
-		if (module_holds(map->modules[i], ip))
-			return map->modules[i];
-	}
-	return NULL;
+	return module_tree_find(&m->forest, m->pool, m->maps[m->epochs[at].map].root, ip);
 }

@@ -326,6 +326,12 @@ static bool ends_with(const char *s, const char *suffix)
 
 /* ---- modules.c ---- */
 
+/* The map in force from the i-th epoch of m on. */
+static const struct module_map *map_at(const struct module_maps *m, size_t i)
+{
+	return &m->maps[m->epochs[i].map];
+}
+
 static void test_modules_record_round_trip(void)
 {
 	struct module_desc mods[2];
@@ -351,8 +357,8 @@ static void test_modules_record_round_trip(void)
 	module_maps_init(&maps);
 	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 3, mods, 2), 0);
 	CU_ASSERT_EQUAL(maps.count, 1);
-	CU_ASSERT_EQUAL(maps.maps[0].epoch, 3);
-	CU_ASSERT_EQUAL(maps.maps[0].count, 2);
+	CU_ASSERT_EQUAL(maps.epochs[0].epoch, 3);
+	CU_ASSERT_EQUAL(map_at(&maps, 0)->count, 2);
 
 	m = module_maps_find(&maps, 3, 0x7f0000001000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
@@ -433,13 +439,13 @@ static void test_modules_delta_applies_to_its_base(void)
 	desc_at(&mods[2], "/c.so", 0x30000);
 	module_maps_init(&maps);
 	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 1, mods, 3), 0);
-	CU_ASSERT_EQUAL(maps.maps[0].next_id, 3);
+	CU_ASSERT_EQUAL(map_at(&maps, 0)->next_id, 3);
 	/* epoch 2: b.so closed, x.so loaded at its address (id 3) */
 	desc_at(&add, "/x.so", 0x20000);
 	CU_ASSERT_EQUAL_FATAL(delta_of(&maps, 2, 1, rm_b, 1, &add, 1), 0);
 	CU_ASSERT_EQUAL(maps.count, 2);
-	CU_ASSERT_EQUAL(maps.maps[1].count, 3);
-	CU_ASSERT_EQUAL(maps.maps[1].next_id, 4);
+	CU_ASSERT_EQUAL(map_at(&maps, 1)->count, 3);
+	CU_ASSERT_EQUAL(map_at(&maps, 1)->next_id, 4);
 	CU_ASSERT_STRING_EQUAL(path_at(&maps, 1, 0x21000), "/b.so");
 	CU_ASSERT_STRING_EQUAL(path_at(&maps, 2, 0x21000), "/x.so");
 	CU_ASSERT_STRING_EQUAL(path_at(&maps, 2, 0x11000), "/a.so");
@@ -449,12 +455,12 @@ static void test_modules_delta_applies_to_its_base(void)
 	/* epoch 3: x.so closed again (id 3), nothing added */
 	CU_ASSERT_EQUAL_FATAL(delta_of(&maps, 3, 2, rm_x, 1, NULL, 0), 0);
 	CU_ASSERT_STRING_EQUAL(path_at(&maps, 3, 0x21000), "(none)");
-	CU_ASSERT_EQUAL(maps.maps[2].next_id, 4);
+	CU_ASSERT_EQUAL(map_at(&maps, 2)->next_id, 4);
 	/* epoch 4: a.so and c.so gone, b.so back at a lower address (id 4),
 	 * merged in by address */
 	desc_at(&add, "/b.so", 0x5000);
 	CU_ASSERT_EQUAL_FATAL(delta_of(&maps, 4, 3, rm_ac, 2, &add, 1), 0);
-	CU_ASSERT_EQUAL(maps.maps[3].count, 1);
+	CU_ASSERT_EQUAL(map_at(&maps, 3)->count, 1);
 	CU_ASSERT_EQUAL(module_maps_find(&maps, 4, 0x6000)->id, 4);
 	CU_ASSERT_STRING_EQUAL(path_at(&maps, 4, 0x11000), "(none)");
 	/* every module parsed once: 3 + x.so + b.so again */
@@ -497,18 +503,16 @@ static void test_modules_delta_refusals(void)
 	module_maps_free(&maps);
 }
 
-/* Deltas of a few bytes that each copy a large map are refused past the
- * maps' pointer budget (MODULE_MAPS_SLOTS_PER_BYTE), never taking memory
- * out of proportion to the records. */
-static void test_modules_delta_budget(void)
+/* Deltas of a few bytes on a large map cost no copy of it: 100,000 empty
+ * deltas on a map of 3072 modules are all taken (the maps held a pointer
+ * per module per map, and were refused some 2,700 deltas in). */
+static void test_modules_empty_deltas_taken(void)
 {
 	enum { MODS = 3072 };
 	static struct module_desc mods[MODS];
 	static uint8_t buf[1 << 17];
 	struct module_maps maps;
-	size_t n;
-	int rc = 0;
-	uint64_t epoch, cap;
+	size_t n, refused = 0;
 
 	for (size_t i = 0; i < MODS; i++)
 		desc_at(&mods[i], "/m", 0x100000 * (i + 1));
@@ -516,14 +520,301 @@ static void test_modules_delta_budget(void)
 	n = modules_payload(buf, 1, mods, MODS);
 	CU_ASSERT_FATAL(n < sizeof(buf));
 	CU_ASSERT_EQUAL_FATAL(module_maps_add_record(&maps, buf, n), 0);
-	for (epoch = 2; epoch < 100000 && rc == 0; epoch++)
-		rc = delta_of(&maps, epoch, epoch - 1, NULL, 0, NULL, 0);
-	cap = maps.record_bytes * MODULE_MAPS_SLOTS_PER_BYTE;
-	if (cap < MODULE_MAPS_FREE_SLOTS)
-		cap = MODULE_MAPS_FREE_SLOTS;
+	for (uint64_t epoch = 2; epoch <= 100000; epoch++)
+		refused += delta_of(&maps, epoch, epoch - 1, NULL, 0, NULL, 0) != 0;
+	CU_ASSERT_EQUAL(refused, 0);
+	CU_ASSERT_EQUAL(maps.count, 100000);
+	CU_ASSERT_PTR_EQUAL(module_maps_find(&maps, 100000, 0x100000 * 77 + 0x1000),
+			    module_maps_find(&maps, 1, 0x100000 * 77 + 0x1000));
+	CU_ASSERT_PTR_NOT_NULL(module_maps_find(&maps, 100000, 0x100000 * 77 + 0x1000));
+	module_maps_free(&maps);
+}
+
+/* Crafted deltas that each remove hundreds of modules from a large map
+ * with a byte per id make some 12 nodes per byte: they are refused once
+ * the nodes pass MODULE_MAPS_NODES_PER_BYTE (or the free nodes), and the
+ * maps taken before stay. */
+static void test_modules_delta_budget(void)
+{
+	enum { MODS = 4096, GONE = 300 };
+	static struct module_desc mods[MODS];
+	static uint8_t buf[1 << 17];
+	static uint64_t gone[GONE];
+	struct module_maps maps;
+	uint64_t epoch, cap;
+	size_t n;
+	int rc = 0;
+
+	for (size_t i = 0; i < MODS; i++)
+		desc_at(&mods[i], "/m", 0x100000 * (i + 1));
+	module_maps_init(&maps);
+	n = modules_payload(buf, 1, mods, MODS);
+	CU_ASSERT_FATAL(n < sizeof(buf));
+	CU_ASSERT_EQUAL_FATAL(module_maps_add_record(&maps, buf, n), 0);
+	for (epoch = 2; epoch < 100000 && rc == 0; epoch++) {
+		uint64_t from = (epoch * 7) % (MODS - GONE);
+
+		for (size_t i = 0; i < GONE; i++)
+			gone[i] = from + i;
+		rc = delta_of(&maps, epoch, 1, gone, GONE, NULL, 0);
+	}
+	cap = maps.record_bytes * MODULE_MAPS_NODES_PER_BYTE;
+	if (cap < MODULE_MAPS_FREE_NODES)
+		cap = MODULE_MAPS_FREE_NODES;
 	CU_ASSERT_EQUAL(rc, -E2BIG);
-	CU_ASSERT(maps.slots <= cap);
-	CU_ASSERT(maps.slots + MODS > cap);
+	CU_ASSERT(epoch > 200);
+	CU_ASSERT(maps.forest.count <= cap);
+	CU_ASSERT(maps.forest.count + MODS > cap);
+	/* the last map taken lacks its removed modules, the refused one's
+	 * epoch falls back to it */
+	epoch -= 2;
+	CU_ASSERT_EQUAL(maps.count, epoch);
+	CU_ASSERT_EQUAL(map_at(&maps, epoch - 1)->count, MODS - GONE);
+	CU_ASSERT_PTR_NULL(module_maps_find(&maps, epoch, 0x100000 * ((epoch * 7) % (MODS - GONE) + 1) + 0x1000));
+	CU_ASSERT_PTR_NOT_NULL(module_maps_find(&maps, epoch + 1, (uint64_t)0x100000 * MODS + 0x1000));
+	module_maps_free(&maps);
+}
+
+/* ---- a brute-force model of the module maps, to check lookups against ---- */
+
+struct model_mod {
+	char path[16];
+	uint64_t id, bias;
+	uint64_t start[3], size[3];
+	size_t nseg;
+};
+
+struct model_map {
+	uint64_t epoch;
+	uint64_t next_id;
+	size_t count;
+	struct model_mod mods[160];
+};
+
+static uint64_t model_low(const struct model_mod *m)
+{
+	uint64_t low = UINT64_MAX;
+
+	for (size_t k = 0; k < m->nseg; k++)
+		if (m->start[k] + m->bias < low)
+			low = m->start[k] + m->bias;
+	return low;
+}
+
+static bool model_holds(const struct model_mod *m, uint64_t ip)
+{
+	for (size_t k = 0; k < m->nseg; k++)
+		if (ip - m->bias - m->start[k] < m->size[k])
+			return true;
+	return false;
+}
+
+/* What the maps had to answer when each held a sorted array of its
+ * modules: the last one by (low, id) starting at or below ip when it
+ * holds ip, else the first that does. */
+static const struct model_mod *model_find(const struct model_map *map, uint64_t ip)
+{
+	const struct model_mod *last = NULL, *first = NULL;
+
+	for (size_t i = 0; i < map->count; i++) {
+		const struct model_mod *m = &map->mods[i];
+		uint64_t low = model_low(m);
+
+		if (low <= ip && (!last || low > model_low(last) ||
+				  (low == model_low(last) && m->id > last->id)))
+			last = m;
+		if (model_holds(m, ip) && (!first || low < model_low(first) ||
+					   (low == model_low(first) && m->id < first->id)))
+			first = m;
+	}
+	return last && model_holds(last, ip) ? last : first;
+}
+
+static unsigned model_rand(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)(*state >> 33);
+}
+
+/* A random module: overlapping, interleaved, empty and (rarely) wrapping
+ * segments all occur. */
+static void model_mod_make(struct model_mod *m, uint64_t *rng, unsigned serial)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->path, sizeof(m->path), "/m%u", serial);
+	m->bias = (uint64_t)(model_rand(rng) % 64) * 0x4000;
+	if (model_rand(rng) % 50 == 0)
+		m->bias = UINT64_MAX - 0x1fff;
+	m->nseg = model_rand(rng) % 4;
+	for (size_t k = 0; k < m->nseg; k++) {
+		/* page-aligned starts half the time: modules of equal lows */
+		m->start[k] = model_rand(rng) % 0x8000;
+		if (model_rand(rng) % 2)
+			m->start[k] &= ~(uint64_t)0xfff;
+		m->size[k] = model_rand(rng) % 0x3000;
+	}
+}
+
+static void model_desc(struct module_desc *d, const struct model_mod *m)
+{
+	memset(d, 0, sizeof(*d));
+	strcpy(d->path, m->path);
+	d->bias = m->bias;
+	d->seg_count = m->nseg;
+	for (size_t k = 0; k < m->nseg; k++) {
+		d->seg_start[k] = m->start[k];
+		d->seg_size[k] = m->size[k];
+	}
+}
+
+/* The model map in force at epoch (the newest at or before it), or NULL. */
+static const struct model_map *model_pick(const struct model_map *maps, size_t n, uint64_t epoch)
+{
+	const struct model_map *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].epoch <= epoch && (!best || maps[i].epoch > best->epoch))
+			best = &maps[i];
+	return best;
+}
+
+static size_t model_index(const struct model_map *maps, size_t n, uint64_t epoch)
+{
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].epoch == epoch)
+			return i;
+	return n;
+}
+
+/*
+ * Random chains of MODULES and MODULES_DELTA records, against the model:
+ * deltas on the map before and on old epochs, epochs out of order, epochs
+ * given again (replacing their maps, also ones other maps were made from),
+ * maps emptied whole, removed ids not in the base (refused); then every
+ * epoch's lookups of segment edges, gaps and ips in no module match the
+ * model's.
+ */
+static void test_modules_lookups_match_brute_force(void)
+{
+	enum { OPS = 240, MAPS = OPS + 1, PROBES = 600 };
+	static struct model_map model[MAPS];
+	static struct model_mod born[OPS * 40];
+	static struct module_desc descs[40];
+	static uint64_t probes[PROBES];
+	struct module_maps maps;
+	uint64_t rng = 121, top = 0, gone[160];
+	size_t nmaps = 0, nborn = 0, bad = 0, refused = 0, emptied = 0;
+	unsigned serial = 0;
+
+	module_maps_init(&maps);
+	for (int op = 0; op < OPS; op++) {
+		struct model_map next;
+		uint64_t epoch;
+		size_t at, nadd, ngone = 0;
+		int rc, want = 0;
+		bool bogus = false;
+
+		/* mostly the next epochs; some out of order; some again */
+		epoch = top + 1 + model_rand(&rng) % 5;
+		if (op > 5 && model_rand(&rng) % 7 == 0)
+			epoch = model_rand(&rng) % top;
+		if (op > 5 && model_rand(&rng) % 9 == 0)
+			epoch = model[model_rand(&rng) % nmaps].epoch;
+		if (op == 0 || model_rand(&rng) % 10 == 0) {
+			next.epoch = epoch;
+			next.count = model_rand(&rng) % 40;
+			for (size_t i = 0; i < next.count; i++) {
+				model_mod_make(&next.mods[i], &rng, serial++);
+				next.mods[i].id = i;
+				model_desc(&descs[i], &next.mods[i]);
+				born[nborn++] = next.mods[i];
+			}
+			next.next_id = next.count;
+			rc = maps_of(&maps, epoch, descs, next.count);
+		} else {
+			const struct model_map *base = &model[model_rand(&rng) % nmaps];
+			unsigned p = model_rand(&rng) % 4;
+
+			if (base->epoch == epoch)
+				epoch = top + 1;
+			next = *base;
+			next.epoch = epoch;
+			next.count = 0;
+			/* removed ids ascending: none, a few, many or all */
+			for (size_t i = 0; i < base->count; i++) {
+				bool rm = p == 3 || (p == 1 && model_rand(&rng) % 20 == 0) ||
+					  (p == 2 && model_rand(&rng) % 3 == 0);
+
+				if (rm)
+					gone[ngone++] = base->mods[i].id;
+				else
+					next.mods[next.count++] = base->mods[i];
+			}
+			for (size_t i = 1; i < ngone; i++) /* by id: the model keeps them so */
+				CU_ASSERT_FATAL(gone[i - 1] < gone[i]);
+			if (model_rand(&rng) % 20 == 0) {
+				gone[ngone++] = base->next_id + model_rand(&rng) % 3;
+				bogus = true;
+				want = -EBADMSG;
+			}
+			emptied += p == 3 && !bogus;
+			nadd = model_rand(&rng) % 6;
+			if (next.count + nadd > 160)
+				nadd = 0;
+			for (size_t i = 0; i < nadd; i++) {
+				struct model_mod *m = &next.mods[next.count++];
+
+				model_mod_make(m, &rng, serial++);
+				m->id = base->next_id + i;
+				model_desc(&descs[i], m);
+				if (!bogus)
+					born[nborn++] = *m;
+			}
+			next.next_id = base->next_id + nadd;
+			rc = delta_of(&maps, epoch, base->epoch, gone, ngone, descs, nadd);
+		}
+		CU_ASSERT_EQUAL(rc, want);
+		if (rc != 0) {
+			refused++;
+			continue;
+		}
+		at = model_index(model, nmaps, epoch);
+		model[at] = next;
+		nmaps += at == nmaps;
+		if (epoch > top)
+			top = epoch;
+	}
+	CU_ASSERT(refused > 3);
+	CU_ASSERT(emptied > 3);
+	CU_ASSERT_EQUAL(maps.count, nmaps);
+	CU_ASSERT(maps.unordered > 10);
+	CU_ASSERT(OPS - refused >= nmaps + 10); /* epochs given again */
+	/* segment edges of modules seen, then ips anywhere */
+	for (size_t i = 0; i < PROBES; i++) {
+		const struct model_mod *m = &born[model_rand(&rng) % nborn];
+		size_t k = m->nseg ? model_rand(&rng) % m->nseg : 0;
+		uint64_t edge = m->bias + m->start[k] + (model_rand(&rng) % 2 ? m->size[k] : 0);
+
+		probes[i] = i % 4 == 3 ? model_rand(&rng) % (66 * 0x4000) : edge - (i % 2);
+	}
+	probes[0] = 0;
+	probes[1] = UINT64_MAX;
+	for (uint64_t epoch = 0; epoch <= top + 1; epoch++) {
+		const struct model_map *want = model_pick(model, nmaps, epoch);
+
+		for (size_t i = 0; i < PROBES; i++) {
+			const struct module *got = module_maps_find(&maps, epoch, probes[i]);
+			const struct model_mod *w = want ? model_find(want, probes[i]) : NULL;
+
+			if (!got != !w || (got && (got->id != w->id || strcmp(got->path, w->path) != 0))) {
+				if (bad++ == 0)
+					fprintf(stderr, "epoch %llu ip %#llx: got %s want %s\n",
+						(unsigned long long)epoch, (unsigned long long)probes[i],
+						got ? got->path : "(none)", w ? w->path : "(none)");
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
 	module_maps_free(&maps);
 }
 
@@ -555,7 +846,7 @@ static void test_modules_epochs_in_any_order(void)
 	CU_ASSERT_EQUAL(maps.count, 20);
 	CU_ASSERT_EQUAL(maps.unordered, 10);
 	for (size_t i = 1; i < maps.count; i++)
-		CU_ASSERT(maps.maps[i - 1].epoch < maps.maps[i].epoch);
+		CU_ASSERT(maps.epochs[i - 1].epoch < maps.epochs[i].epoch);
 	/* epoch 37 has no map: the newest older one, 35 */
 	m = module_maps_find(&maps, 37, (35 << 12) + 0x10);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
@@ -1181,7 +1472,10 @@ int main(void)
 	    !CU_add_test(suite, "modules delta applies to its base",
 			 test_modules_delta_applies_to_its_base) ||
 	    !CU_add_test(suite, "modules delta refusals", test_modules_delta_refusals) ||
+	    !CU_add_test(suite, "modules empty deltas taken", test_modules_empty_deltas_taken) ||
 	    !CU_add_test(suite, "modules delta budget", test_modules_delta_budget) ||
+	    !CU_add_test(suite, "modules lookups match brute force",
+			 test_modules_lookups_match_brute_force) ||
 	    !CU_add_test(suite, "libdw loaded at the first file", test_libdw_loaded_at_first_file) ||
 	    !CU_add_test(suite, "function and line", test_symbolize_function_and_line) ||
 	    !CU_add_test(suite, "inlined frames", test_symbolize_inlined_frames) ||
