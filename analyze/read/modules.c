@@ -472,14 +472,53 @@ static int module_maps_removed(const struct module_maps *m, uint32_t b, const ui
 	return 0;
 }
 
+/*
+ * Parses a delta's added modules (ids from base b's next id) and finds its
+ * removed ones in b (pool indices sorted by key into gone), then puts the
+ * added ones into the pool by key (as pprof's mappings always took them)
+ * and their pool indices into sorted and, by id, into map->added (room for
+ * them all).  Returns 0, -ENOMEM or -EBADMSG (nothing pooled).
+ */
+static int module_delta_take(struct module_maps *m, const struct modules_delta_head *h,
+			     uint32_t b, uint32_t *gone, uint32_t *sorted, struct module_map *map)
+{
+	size_t nadded = (size_t)h->added_count, first = m->pool_count;
+	uint64_t *removed = malloc((h->removed_count ? (size_t)h->removed_count : 1) *
+				   sizeof(*removed));
+	struct module **added = malloc((nadded ? nadded : 1) * sizeof(*added));
+	int rc = removed && added ? 0 : -ENOMEM;
+
+	if (rc == 0)
+		rc = modules_parse_entries(h->modules, h->end, nadded, m->maps[b].next_id, added);
+	if (rc == 0) {
+		modules_delta_get_removed(h, removed);
+		rc = module_maps_removed(m, b, removed, (size_t)h->removed_count, gone);
+		if (rc < 0)
+			for (size_t i = 0; i < nadded; i++)
+				module_free(added[i]);
+	}
+	if (rc == 0) {
+		qsort(added, nadded, sizeof(*added), module_ptr_key_cmp);
+		module_pool_take(m, added, nadded);
+		for (size_t i = 0; i < nadded; i++) {
+			sorted[i] = (uint32_t)(first + i);
+			map->added[added[i]->id - m->maps[b].next_id] = sorted[i];
+		}
+		map->first_id = m->maps[b].next_id;
+		map->next_id = map->first_id + nadded;
+		map->added_count = nadded;
+	}
+	free(removed);
+	free(added);
+	return rc;
+}
+
 int module_maps_add_delta(struct module_maps *m, const uint8_t *payload, size_t bytes)
 {
 	struct modules_delta_head h;
 	struct module_map map = { 0 };
-	struct module **added = NULL;
-	uint64_t *removed = NULL;
-	uint32_t *gone = NULL, *sorted = NULL, b;
-	size_t at, nadded, first = m->pool_count;
+	uint32_t *gone, *sorted, b;
+	size_t at, nadded;
 	bool rebuild;
 	int rc;
 
@@ -499,39 +538,16 @@ int module_maps_add_delta(struct module_maps *m, const uint8_t *payload, size_t 
 	rc = module_pool_reserve(m, nadded);
 	if (rc < 0)
 		return rc;
-	removed = malloc((h.removed_count ? (size_t)h.removed_count : 1) * sizeof(*removed));
 	gone = malloc((h.removed_count ? (size_t)h.removed_count : 1) * sizeof(*gone));
-	added = malloc((nadded ? nadded : 1) * sizeof(*added));
 	sorted = malloc((nadded ? nadded : 1) * sizeof(*sorted));
 	map.added = malloc((nadded ? nadded : 1) * sizeof(*map.added));
-	rc = removed && gone && added && sorted && map.added ? 0 : -ENOMEM;
-	if (rc == 0)
-		rc = modules_parse_entries(h.modules, h.end, nadded, m->maps[b].next_id, added);
-	if (rc == 0) {
-		modules_delta_get_removed(&h, removed);
-		rc = module_maps_removed(m, b, removed, (size_t)h.removed_count, gone);
-		if (rc < 0)
-			for (size_t i = 0; i < nadded; i++)
-				module_free(added[i]);
-	}
-	if (rc == 0) {
-		/* the pool takes them by (low, id), as pprof's mappings did */
-		qsort(added, nadded, sizeof(*added), module_ptr_key_cmp);
-		module_pool_take(m, added, nadded);
-		for (size_t i = 0; i < nadded; i++) {
-			sorted[i] = (uint32_t)(first + i);
-			map.added[added[i]->id - m->maps[b].next_id] = sorted[i];
-		}
-		map.first_id = m->maps[b].next_id;
-		map.next_id = map.first_id + nadded;
-		map.added_count = nadded;
-		rc = module_maps_slot(m, h.epoch, &at) < 0 ? -E2BIG : 0;
-	}
+	rc = gone && sorted && map.added ? module_delta_take(m, &h, b, gone, sorted, &map) : -ENOMEM;
+	/* its modules stay in the pool (pprof's mappings) when it is refused */
+	if (rc == 0 && module_maps_slot(m, h.epoch, &at) < 0)
+		rc = -E2BIG;
 	if (rc == 0)
 		rc = module_map_derive(m, b, gone, (size_t)h.removed_count, sorted, nadded, &map);
-	free(removed);
 	free(gone);
-	free(added);
 	free(sorted);
 	if (rc < 0) {
 		free(map.added);
