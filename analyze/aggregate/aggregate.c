@@ -317,7 +317,8 @@ static inline void stats_touch(struct aggregate *a, struct stack_stats *st)
 	}
 }
 
-/* stats_touch of a stack's small statistics. */
+/* stats_touch of a stack's small statistics (none once full: its
+ * peak_gen, STACK_SMALL_FULL, is above every generation). */
 static inline void small_touch(struct aggregate *a, struct stack_small *r)
 {
 	if (r->peak_gen < a->peak_gen) {
@@ -327,19 +328,20 @@ static inline void small_touch(struct aggregate *a, struct stack_small *r)
 	}
 }
 
-/* The peak generation has reached UINT32_MAX: every stack takes its live
- * value at the newest peak now (as aggregate_finish does), and the
- * generations start again from 0, once per 2^32 peaks. */
+/* The peak generation has reached its largest (STACK_SMALL_FULL - 1): every
+ * stack takes its live value at the newest peak now (as aggregate_finish
+ * does), and the generations start again from 0, once per 2^32 - 1 peaks. */
 static __attribute__((noinline)) void peak_gen_rewind(struct aggregate *a)
 {
 	for (size_t k = 0; k < a->stat_count; k++) {
 		struct stack_small *r = &a->small[k];
 
-		small_touch(a, r);
-		r->peak_gen = 0;
-		if (r->full_plus1) {
-			stats_touch(a, &a->full[r->full_plus1 - 1]);
-			a->full[r->full_plus1 - 1].peak_gen = 0;
+		if (stack_small_is_full(r)) {
+			stats_touch(a, &a->full[r->full_index]);
+			a->full[r->full_index].peak_gen = 0;
+		} else {
+			small_touch(a, r);
+			r->peak_gen = 0;
 		}
 	}
 	a->peak_gen = 0;
@@ -365,7 +367,7 @@ static bool live_add_global(struct aggregate *a, uint64_t bytes, uint64_t blocks
 	a->peak_time_ns = a->now_ns;
 	a->peak_time_known = a->time_known;
 	a->pool_peak_bytes = a->pool_live_bytes;
-	if (a->peak_gen == UINT32_MAX)
+	if (a->peak_gen == STACK_SMALL_FULL - 1)
 		peak_gen_rewind(a);
 	a->peak_gen++;
 	return true;
@@ -390,16 +392,60 @@ static void live_add(struct aggregate *a, struct stack_stats *st, uint64_t bytes
 
 /* ---- a stack's statistics, small or full ---- */
 
+/* The lifetime figure i (enum stats_small_ns) of f, in ns. */
+static inline uint64_t figures_ns(const struct stack_figures *f, unsigned i)
+{
+	return (uint64_t)f->ns_high[i] << 32 | f->ns_low[i];
+}
+
+/* Sets the lifetime figure i of f to v (v <= STATS_SMALL_NS_MAX). */
+static inline void figures_set_ns(struct stack_figures *f, unsigned i, uint64_t v)
+{
+	f->ns_low[i] = (uint32_t)v;
+	f->ns_high[i] = (uint16_t)(v >> 32);
+}
+
+/* Whether v fits a block count of the compact form (16 bits). */
+static inline bool fits_blocks(uint64_t v)
+{
+	return v <= STACK_SMALL_BLOCKS_MAX;
+}
+
+void stack_small_unpack(const struct stack_small *r, struct alloc_stats *out)
+{
+	const struct stack_figures *f = &r->s;
+
+	*out = (struct alloc_stats){
+		.allocations = f->allocations,
+		.allocated_bytes = f->allocated_bytes,
+		.live_bytes = f->live_bytes,
+		.live_blocks = f->live_blocks,
+		.max_live_bytes = f->max_live_bytes,
+		.max_live_blocks = f->max_live_blocks,
+		.peak_bytes = f->peak_bytes,
+		.peak_blocks = f->peak_blocks,
+		.temporary = f->temporary,
+		.freed = f->freed,
+		.lifetime_events_sum = f->lifetime_events_sum,
+		/* (an empty minimum, 0, is UINT64_MAX as 0 - 1) */
+		.lifetime_events_min = (uint64_t)f->lifetime_events_min_plus1 - 1,
+		.lifetime_events_max = f->lifetime_events_max,
+		.lifetime_ns_sum = figures_ns(f, STATS_NS_SUM),
+		.lifetime_ns_min = figures_ns(f, STATS_NS_MIN_PLUS1) - 1,
+		.lifetime_ns_max = figures_ns(f, STATS_NS_MAX),
+	};
+}
+
 /* The figures of small statistics r as full ones. */
 static void small_unpack(const struct stack_small *r, struct stack_stats *st)
 {
 	st->stack_id = r->stack_id;
 	st->peak_gen = r->peak_gen;
-	stats_small_unpack(&r->s, &st->s);
+	stack_small_unpack(r, &st->s);
 }
 
 /* The full statistics of stack k, made from its small ones the first time
- * (they are not used again); NULL on ENOMEM. */
+ * (whose place then holds the full record's index); NULL on ENOMEM. */
 static __attribute__((noinline)) struct stack_stats *stack_make_full(struct aggregate *a, size_t k)
 {
 	struct stack_small *r = &a->small[k];
@@ -409,16 +455,17 @@ static __attribute__((noinline)) struct stack_stats *stack_make_full(struct aggr
 		return NULL;
 	a->full = a->full_mem.p;
 	small_unpack(r, &a->full[a->full_count]);
-	r->full_plus1 = (uint32_t)++a->full_count;
-	return &a->full[a->full_count - 1];
+	r->full_index = (uint32_t)a->full_count++;
+	r->peak_gen = STACK_SMALL_FULL;
+	return &a->full[r->full_index];
 }
 
 /* The full statistics of stack k, made if need be; NULL on ENOMEM. */
 static inline struct stack_stats *stack_full(struct aggregate *a, size_t k)
 {
-	uint32_t f = a->small[k].full_plus1;
+	struct stack_small *r = &a->small[k];
 
-	return f ? &a->full[f - 1] : stack_make_full(a, k);
+	return stack_small_is_full(r) ? &a->full[r->full_index] : stack_make_full(a, k);
 }
 
 /* The live part of an allocation (bytes, blocks) of stack k at seq. */
@@ -429,13 +476,13 @@ static void stack_live_add(struct aggregate *a, size_t k, uint64_t bytes, uint64
 	struct stack_stats *st;
 	uint64_t live_bytes, live_blocks;
 
-	if (!r->full_plus1 && stats_small_fits32(bytes) && stats_small_fits32(blocks)) {
+	if (!stack_small_is_full(r) && stats_small_fits32(bytes) && fits_blocks(blocks)) {
 		live_bytes = (uint64_t)r->s.live_bytes + bytes;
 		live_blocks = (uint64_t)r->s.live_blocks + blocks;
-		if (stats_small_fits32(live_bytes) && stats_small_fits32(live_blocks)) {
+		if (stats_small_fits32(live_bytes) && fits_blocks(live_blocks)) {
 			small_touch(a, r);
 			r->s.live_bytes = (uint32_t)live_bytes;
-			r->s.live_blocks = (uint32_t)live_blocks;
+			r->s.live_blocks = (uint16_t)live_blocks;
 			if (r->s.live_bytes > r->s.max_live_bytes)
 				r->s.max_live_bytes = r->s.live_bytes;
 			if (r->s.live_blocks > r->s.max_live_blocks)
@@ -461,8 +508,8 @@ static void stack_live_sub(struct aggregate *a, size_t k, uint64_t bytes, uint64
 {
 	struct stack_small *r = &a->small[k];
 
-	if (r->full_plus1) {
-		struct stack_stats *st = &a->full[r->full_plus1 - 1];
+	if (stack_small_is_full(r)) {
+		struct stack_stats *st = &a->full[r->full_index];
 
 		stats_touch(a, st);
 		st->s.live_bytes = sat_sub(st->s.live_bytes, bytes, &a->saturated);
@@ -470,7 +517,7 @@ static void stack_live_sub(struct aggregate *a, size_t k, uint64_t bytes, uint64
 	} else { /* (less than a small figure fits it) */
 		small_touch(a, r);
 		r->s.live_bytes = (uint32_t)sat_sub(r->s.live_bytes, bytes, &a->saturated);
-		r->s.live_blocks = (uint32_t)sat_sub(r->s.live_blocks, blocks, &a->saturated);
+		r->s.live_blocks = (uint16_t)sat_sub(r->s.live_blocks, blocks, &a->saturated);
 	}
 	a->live_bytes = sat_sub(a->live_bytes, bytes, &a->saturated);
 	a->live_blocks = sat_sub(a->live_blocks, blocks, &a->saturated);
@@ -482,10 +529,10 @@ static void stack_alloc(struct aggregate *a, size_t k, uint64_t w, uint64_t byte
 	struct stack_small *r = &a->small[k];
 	struct stack_stats *st;
 
-	if (!r->full_plus1 && stats_small_fits32(w) && stats_small_fits32(bytes) &&
-	    stats_small_fits32((uint64_t)r->s.allocations + w) &&
+	if (!stack_small_is_full(r) && fits_blocks(w) && stats_small_fits32(bytes) &&
+	    fits_blocks((uint64_t)r->s.allocations + w) &&
 	    stats_small_fits32((uint64_t)r->s.allocated_bytes + bytes)) {
-		r->s.allocations += (uint32_t)w;
+		r->s.allocations = (uint16_t)(r->s.allocations + w);
 		r->s.allocated_bytes += (uint32_t)bytes;
 	} else {
 		st = stack_full(a, k);
@@ -509,30 +556,29 @@ static void stack_freed(struct aggregate *a, size_t k, uint64_t w, bool temporar
 	struct stack_stats *st;
 
 	/* (events: factors below 2^32, their products fit 64 bits) */
-	if (!r->full_plus1 && stats_small_fits32(w) && life_events < UINT32_MAX &&
+	if (!stack_small_is_full(r) && fits_blocks(w) && life_events < UINT32_MAX &&
 	    life_ns < STATS_SMALL_NS_MAX) { /* (the minima + 1 fit) */
 		uint64_t temp = (uint64_t)r->s.temporary + (temporary ? w : 0);
 		uint64_t freed = (uint64_t)r->s.freed + w;
 		uint64_t events_sum = r->s.lifetime_events_sum + life_events * w, ns_all, ns_sum;
 
-		if (stats_small_fits32(temp) && stats_small_fits32(freed) &&
-		    stats_small_fits32(events_sum) &&
+		if (fits_blocks(temp) && fits_blocks(freed) && stats_small_fits32(events_sum) &&
 		    !__builtin_mul_overflow(life_ns, w, &ns_all) &&
-		    !__builtin_add_overflow(stats_small_ns(&r->s, STATS_NS_SUM), ns_all, &ns_sum) &&
+		    !__builtin_add_overflow(figures_ns(&r->s, STATS_NS_SUM), ns_all, &ns_sum) &&
 		    stats_small_fits_ns(ns_sum)) {
-			r->s.temporary = (uint32_t)temp;
-			r->s.freed = (uint32_t)freed;
+			r->s.temporary = (uint16_t)temp;
+			r->s.freed = (uint16_t)freed;
 			r->s.lifetime_events_sum = (uint32_t)events_sum;
-			stats_small_set_ns(&r->s, STATS_NS_SUM, ns_sum);
+			figures_set_ns(&r->s, STATS_NS_SUM, ns_sum);
 			/* (an empty minimum, 0, is below none: min_plus1 - 1 wraps) */
 			if (life_events < (uint32_t)(r->s.lifetime_events_min_plus1 - 1))
 				r->s.lifetime_events_min_plus1 = (uint32_t)life_events + 1;
 			if (life_events > r->s.lifetime_events_max)
 				r->s.lifetime_events_max = (uint32_t)life_events;
-			if (life_ns < stats_small_ns(&r->s, STATS_NS_MIN_PLUS1) - 1)
-				stats_small_set_ns(&r->s, STATS_NS_MIN_PLUS1, life_ns + 1);
-			if (life_ns > stats_small_ns(&r->s, STATS_NS_MAX))
-				stats_small_set_ns(&r->s, STATS_NS_MAX, life_ns);
+			if (life_ns < figures_ns(&r->s, STATS_NS_MIN_PLUS1) - 1)
+				figures_set_ns(&r->s, STATS_NS_MIN_PLUS1, life_ns + 1);
+			if (life_ns > figures_ns(&r->s, STATS_NS_MAX))
+				figures_set_ns(&r->s, STATS_NS_MAX, life_ns);
 			return;
 		}
 	}
@@ -562,8 +608,8 @@ void aggregate_stack_stats(const struct aggregate *a, size_t k, struct stack_sta
 {
 	const struct stack_small *r = &a->small[k];
 
-	if (r->full_plus1)
-		*out = a->full[r->full_plus1 - 1];
+	if (stack_small_is_full(r))
+		*out = a->full[r->full_index];
 	else
 		small_unpack(r, out);
 }
@@ -1020,8 +1066,8 @@ void aggregate_finish(struct aggregate *a)
 {
 	aggregate_flush(a);
 	for (size_t k = 0; k < a->stat_count; k++)
-		if (a->small[k].full_plus1)
-			stats_touch(a, &a->full[a->small[k].full_plus1 - 1]);
+		if (stack_small_is_full(&a->small[k]))
+			stats_touch(a, &a->full[a->small[k].full_index]);
 		else
 			small_touch(a, &a->small[k]);
 	timeline_finish(&a->timeline, a->now_ns, a->last_seq, a->live_bytes, a->live_blocks);

@@ -39,18 +39,50 @@ struct stack_stats {
 	struct alloc_stats s;
 };
 
-/* A stack's statistics while each figure fits the compact form
- * (stats_small.h): 84 bytes instead of 136.  The stacks of a program with
- * hundreds of thousands of them mostly have a few blocks each (262,145
- * stacks of four: 36 MiB at 136 bytes, the most of the report's memory
- * after reading).  A stack whose figure would outgrow them moves to a
- * struct stack_stats for good (full_plus1). */
-struct stack_small {
-	struct stats_small s;
-	uint32_t stack_id;         /* as stack_stats' */
-	uint32_t peak_gen;         /* as stack_stats' (unused once full) */
-	uint32_t full_plus1;       /* its index in aggregate.full + 1; 0: none */
+/* The largest block count a stack's compact statistics hold (16 bits). */
+#define STACK_SMALL_BLOCKS_MAX UINT16_MAX
+
+/* stack_small.peak_gen of a stack whose statistics outgrew the compact
+ * form (the aggregation's own generation stays below it). */
+#define STACK_SMALL_FULL UINT32_MAX
+
+/* A stack's figures in its compact form: block counts in 16 bits (a stack
+ * of more than 65,535 blocks is one of few: the events bound their
+ * number), bytes and lifetimes in events in 32, lifetimes in ns in 48 as
+ * stats_small's (stats_small.h), the minima as value + 1 so that all zero
+ * bytes are empty statistics. */
+struct stack_figures {
+	uint32_t allocated_bytes, live_bytes, max_live_bytes, peak_bytes;
+	uint32_t lifetime_events_sum, lifetime_events_min_plus1, lifetime_events_max;
+	uint32_t ns_low[3];        /* by enum stats_small_ns */
+	uint16_t ns_high[3];
+	uint16_t allocations, live_blocks, max_live_blocks, peak_blocks, temporary, freed;
 };
+
+/* A stack's statistics while each figure fits the compact form: 68 bytes
+ * instead of 136.  The stacks of a program with hundreds of thousands of
+ * them mostly have a few blocks each (262,145 stacks of four: 36 MiB at
+ * 136 bytes, the most of the report's memory after reading).  A stack whose
+ * figure would outgrow them moves to a struct stack_stats for good
+ * (peak_gen STACK_SMALL_FULL), whose index in aggregate.full then takes
+ * the figures' place. */
+struct stack_small {
+	union {
+		struct stack_figures s; /* while peak_gen < STACK_SMALL_FULL */
+		uint32_t full_index;    /* once peak_gen == STACK_SMALL_FULL */
+	};
+	uint32_t stack_id;         /* as stack_stats' */
+	uint32_t peak_gen;         /* as stack_stats', or STACK_SMALL_FULL */
+};
+
+/* Whether r's statistics are a full record (aggregate.full[r->full_index]). */
+static inline bool stack_small_is_full(const struct stack_small *r)
+{
+	return r->peak_gen == STACK_SMALL_FULL;
+}
+
+/* The full statistics that r's compact figures hold (r not full), into *out. */
+void stack_small_unpack(const struct stack_small *r, struct alloc_stats *out);
 
 /* Entry points counted in aggregate.calls: for the allocating functions,
  * the successful allocations each made; for free, free_sized and

@@ -252,13 +252,13 @@ static void test_peak_lazy_snapshot_with_higher_second_peak(void)
 	peak_lazy_snapshot_from(0);
 }
 
-/* The peak generation is 32-bit: when it would wrap (at the second peak
- * here), every stack takes its value at the newest peak and the
- * generations start again, so X's live 300 at the second peak is still
- * its at-peak value when it changes after. */
+/* The peak generation is 32-bit: when it would reach STACK_SMALL_FULL (at
+ * the second peak here), every stack takes its value at the newest peak
+ * and the generations start again, so X's live 300 at the second peak is
+ * still its at-peak value when it changes after. */
 static void test_peak_generation_wraps_around(void)
 {
-	peak_lazy_snapshot_from(UINT32_MAX - 1);
+	peak_lazy_snapshot_from(STACK_SMALL_FULL - 2);
 }
 
 static void test_peak_equal_later_is_not_a_new_peak(void)
@@ -2355,8 +2355,8 @@ static void test_stack_statistics_outgrow_32_bits_exactly(void)
 	aggregate_finish(&a);
 	CU_ASSERT_EQUAL(a.stat_count, 4);
 	CU_ASSERT_EQUAL(a.full_count, 2);
-	CU_ASSERT_EQUAL(a.small[0].full_plus1, 0);
-	CU_ASSERT_EQUAL(a.small[3].full_plus1, 0);
+	CU_ASSERT_FALSE(stack_small_is_full(&a.small[0]));
+	CU_ASSERT_FALSE(stack_small_is_full(&a.small[3]));
 	st = stk(&a, 0);
 	CU_ASSERT_EQUAL(st.stack_id, 1);
 	CU_ASSERT_EQUAL(st.s.allocated_bytes, 40);
@@ -2416,9 +2416,9 @@ static void test_stack_lifetimes_outgrow_48_bits_exactly(void)
 	aggregate_finish(&a);
 	CU_ASSERT_EQUAL(a.stat_count, 3);
 	CU_ASSERT_EQUAL(a.full_count, 2);
-	CU_ASSERT_EQUAL(a.small[0].full_plus1, 0);
-	CU_ASSERT_NOT_EQUAL(a.small[1].full_plus1, 0);
-	CU_ASSERT_NOT_EQUAL(a.small[2].full_plus1, 0);
+	CU_ASSERT_FALSE(stack_small_is_full(&a.small[0]));
+	CU_ASSERT_TRUE(stack_small_is_full(&a.small[1]));
+	CU_ASSERT_TRUE(stack_small_is_full(&a.small[2]));
 	st = stk(&a, 0);
 	CU_ASSERT_EQUAL(st.s.lifetime_ns_sum, lim - 1);
 	CU_ASSERT_EQUAL(st.s.lifetime_ns_min, lim - 1);
@@ -2439,6 +2439,105 @@ static void test_stack_lifetimes_outgrow_48_bits_exactly(void)
 	aggregate_free(&a);
 }
 
+/* A stack's block counts stay in the compact form up to 65,535: a block of
+ * weight 65,535 freed at once (temporary) keeps its stack small, one more
+ * allocation makes it full, as does a block of weight 65,536; a stack of
+ * 65,535 live blocks in two stays small.  Figures exact either way. */
+static void test_stack_block_counts_outgrow_16_bits_exactly(void)
+{
+	const uint32_t lim = STACK_SMALL_BLOCKS_MAX;
+	struct aggregate a;
+	struct stack_stats st;
+
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	weighted_event(&a, ALLOC_EV_TIME, 0, 0, 1000, 0, 0);
+	weighted_event(&a, ALLOC_EV_ALLOC, 1, 0x100, 1, lim, 1);     /* stack 1: limit */
+	weighted_event(&a, ALLOC_EV_FREE, 2, 0x100, 0, 1, 0);        /* temporary */
+	weighted_event(&a, ALLOC_EV_ALLOC, 3, 0x200, 2, lim + 1, 2); /* stack 2: limit + 1 */
+	weighted_event(&a, ALLOC_EV_ALLOC, 4, 0x300, 1, 1, 3);       /* stack 3: 1, */
+	weighted_event(&a, ALLOC_EV_ALLOC, 5, 0x400, 1, lim - 1, 3); /* limit live */
+	aggregate_finish(&a);
+	CU_ASSERT_EQUAL(a.stat_count, 3);
+	CU_ASSERT_EQUAL(a.full_count, 1);
+	CU_ASSERT_FALSE(stack_small_is_full(&a.small[0]));
+	CU_ASSERT_TRUE(stack_small_is_full(&a.small[1]));
+	CU_ASSERT_FALSE(stack_small_is_full(&a.small[2]));
+	st = stk(&a, 0);
+	CU_ASSERT_EQUAL(st.s.allocations, lim);
+	CU_ASSERT_EQUAL(st.s.allocated_bytes, lim);
+	CU_ASSERT_EQUAL(st.s.max_live_blocks, lim);
+	CU_ASSERT_EQUAL(st.s.peak_blocks, 0);
+	CU_ASSERT_EQUAL(st.s.freed, lim);
+	CU_ASSERT_EQUAL(st.s.temporary, lim);
+	CU_ASSERT_EQUAL(st.s.lifetime_events_sum, lim);
+	st = stk(&a, 1);
+	CU_ASSERT_EQUAL(st.s.allocations, lim + 1);
+	CU_ASSERT_EQUAL(st.s.allocated_bytes, 2 * (uint64_t)(lim + 1));
+	CU_ASSERT_EQUAL(st.s.live_blocks, lim + 1);
+	CU_ASSERT_EQUAL(st.s.peak_blocks, lim + 1);
+	st = stk(&a, 2);
+	CU_ASSERT_EQUAL(st.s.allocations, lim);
+	CU_ASSERT_EQUAL(st.s.live_blocks, lim);
+	CU_ASSERT_EQUAL(st.s.max_live_blocks, lim);
+	CU_ASSERT_EQUAL(st.s.peak_blocks, lim);
+	CU_ASSERT_EQUAL(st.s.peak_bytes, lim);
+	aggregate_free(&a);
+	/* one more allocation of stack 1 outgrows its count: full, exact */
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	weighted_event(&a, ALLOC_EV_ALLOC, 1, 0x100, 1, lim, 1);
+	weighted_event(&a, ALLOC_EV_FREE, 2, 0x100, 0, 1, 0);
+	weighted_event(&a, ALLOC_EV_ALLOC, 3, 0x200, 5, 1, 1);
+	aggregate_finish(&a);
+	CU_ASSERT_TRUE(stack_small_is_full(&a.small[0]));
+	st = stk(&a, 0);
+	CU_ASSERT_EQUAL(st.s.allocations, lim + 1);
+	CU_ASSERT_EQUAL(st.s.allocated_bytes, lim + 5);
+	CU_ASSERT_EQUAL(st.s.freed, lim);
+	CU_ASSERT_EQUAL(st.s.live_bytes, 5);
+	CU_ASSERT_EQUAL(st.s.max_live_blocks, lim);
+	CU_ASSERT_FALSE(a.saturated);
+	aggregate_free(&a);
+}
+
+/* The peak generations start again from 0 before they reach
+ * STACK_SMALL_FULL, the mark of a stack whose statistics are full: such a
+ * stack stays full through it, and every stack keeps its at-peak value. */
+static void test_stack_peak_generations_rewind_keeps_full_stacks(void)
+{
+	struct aggregate a;
+	struct stack_stats st;
+
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	a.peak_gen = STACK_SMALL_FULL - 3;
+	weighted_event(&a, ALLOC_EV_ALLOC, 1, 0x100, 10, 1, 1);       /* peak: 10 */
+	weighted_event(&a, ALLOC_EV_ALLOC, 2, 0x200, 1, 70000, 2);    /* full; 70,010 */
+	aggregate_flush(&a);
+	CU_ASSERT_EQUAL(a.peak_gen, STACK_SMALL_FULL - 1);
+	weighted_event(&a, ALLOC_EV_FREE, 3, 0x100, 0, 1, 0);
+	weighted_event(&a, ALLOC_EV_ALLOC, 4, 0x300, 100, 1, 3);      /* rewinds: 70,100 */
+	aggregate_flush(&a);
+	CU_ASSERT_EQUAL(a.peak_gen, 1);
+	weighted_event(&a, ALLOC_EV_ALLOC, 5, 0x400, 7, 1, 2);        /* 70,107 */
+	aggregate_flush(&a);
+	CU_ASSERT_EQUAL(a.peak_gen, 2);
+	aggregate_finish(&a);
+	CU_ASSERT_EQUAL(a.full_count, 1);
+	CU_ASSERT_FALSE(stack_small_is_full(&a.small[0]));
+	CU_ASSERT_TRUE(stack_small_is_full(&a.small[1]));
+	CU_ASSERT_FALSE(stack_small_is_full(&a.small[2]));
+	st = stk(&a, 0);
+	CU_ASSERT_EQUAL(st.s.peak_bytes, 0);
+	CU_ASSERT_EQUAL(st.s.max_live_bytes, 10);
+	st = stk(&a, 1);
+	CU_ASSERT_EQUAL(st.s.allocations, 70001);
+	CU_ASSERT_EQUAL(st.s.peak_bytes, 70007);
+	CU_ASSERT_EQUAL(st.s.peak_blocks, 70001);
+	st = stk(&a, 2);
+	CU_ASSERT_EQUAL(st.s.peak_bytes, 100);
+	CU_ASSERT_EQUAL(a.peak_bytes, 70107);
+	aggregate_free(&a);
+}
+
 /* The compact form of statistics (stats_small.h), a stack's and a site's:
  * counts and bytes in 32 bits, lifetimes in ns in 48 (a minimum as value
  * + 1, so "none" fits too), exactly: each of the 16 figures at the largest
@@ -2455,7 +2554,7 @@ static void test_statistics_small_form_exactly(void)
 
 	_Static_assert(sizeof(struct alloc_stats) == 16 * sizeof(uint64_t), "16 figures");
 	CU_ASSERT_EQUAL(sizeof(struct stats_small), 72);
-	CU_ASSERT_EQUAL(sizeof(struct stack_small), 84);
+	CU_ASSERT_EQUAL(sizeof(struct stack_small), 68);
 	CU_ASSERT_EQUAL(sizeof(struct site), 88);
 	alloc_stats_init(&empty);
 	memset(&small, 0xa5, sizeof(small));
@@ -3212,6 +3311,10 @@ int main(void)
 		    test_statistics_small_form_exactly);
 	CU_add_test(s, "stack lifetimes in ns outgrow the compact form's 48 bits exactly",
 		    test_stack_lifetimes_outgrow_48_bits_exactly);
+	CU_add_test(s, "stack block counts outgrow 16 bits exactly",
+		    test_stack_block_counts_outgrow_16_bits_exactly);
+	CU_add_test(s, "stack peak generations rewind, full stacks kept",
+		    test_stack_peak_generations_rewind_keeps_full_stacks);
 	CU_add_test(s, "site statistics outgrow the small form for good",
 		    test_site_statistics_outgrow_small_form_for_good);
 	CU_add_test(s, "a site's sum outgrows the small form",
