@@ -114,6 +114,8 @@ bool alloc_stats_merge(struct alloc_stats *dst, const struct alloc_stats *src)
 	return sat;
 }
 
+static void stack_slots_free(uint32_t *v, size_t reserved);
+
 int aggregate_init(struct aggregate *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -131,8 +133,7 @@ int aggregate_init(struct aggregate *a)
 
 void aggregate_free(struct aggregate *a)
 {
-	free(a->stack_index);
-	grow_big_free(&a->stack_direct);
+	stack_slots_free(a->stack_index, a->stack_index_reserved);
 	grow_big_free(&a->small_mem);
 	grow_big_free(&a->full_mem);
 	free(a->threads);
@@ -151,34 +152,85 @@ static inline size_t id_hash(uint64_t id, size_t mask)
 
 /* ---- stack id -> statistics ---- */
 
-/* Ids below this (the common case: ids are dense from 1) are found through
- * a direct array (16 MiB at most), the others through an open-addressing
- * hash over indices + 1 that holds only them.  The direct array is a
- * mapping of its own once large (grow_big), so that freeing it gives its
- * memory back: a heap block stayed resident after the aggregation freed
- * it (524,288 stacks: 16 MiB held through the sites' build). */
-#define STACK_DIRECT_MAX ((size_t)1 << 22)
+/*
+ * Stack id -> index + 1 of its statistics through an open-addressing hash
+ * of 4-byte slots: the index + 1 in the low log2(slots) bits (it is below
+ * the slot count), the id's hash's high bits above them as a tag, so that a
+ * probe reads a stack's statistics only on a tag match.  Grown at 3/4 load.
+ * 262,145 stacks: 2 MiB, where an array by id (stack ids are leaf node
+ * ids, 1 in 4.7 of them) took 6 MiB of reading's high-water.  Once large,
+ * a mapping of its own, whose memory goes back to the system when freed (a
+ * freed heap block stayed resident through the sites' build).
+ */
 
+/* The slots' bits that hold an index + 1 (the rest: the tag). */
+static inline uint32_t stack_slot_low(const struct aggregate *a)
+{
+	return (uint32_t)(a->stack_index_cap - 1);
+}
+
+/* The tag of a stack id's hash h in a slot. */
+static inline uint32_t stack_slot_tag(const struct aggregate *a, uint64_t h)
+{
+	return (uint32_t)(h >> 32) & ~stack_slot_low(a);
+}
+
+/* Slots of the index from this size on are a mapping of their own: heap
+ * blocks freed by the aggregation thread stayed resident (1.7 MiB more
+ * through the sites' build on 262,145 stacks). */
+#define STACK_SLOTS_MAPPED ((size_t)64 << 10)
+
+/* Zeroed slots for the index, n of them: on the heap, or a mapping of its
+ * own once STACK_SLOTS_MAPPED bytes (*reserved set, else 0).  NULL on
+ * ENOMEM. */
+static uint32_t *stack_slots_alloc(size_t n, size_t *reserved)
+{
+	*reserved = 0;
+	if (n * sizeof(uint32_t) >= STACK_SLOTS_MAPPED)
+		return huge_array_alloc_exact(n * sizeof(uint32_t), reserved);
+	return calloc(n, sizeof(uint32_t));
+}
+
+static void stack_slots_free(uint32_t *v, size_t reserved)
+{
+	if (reserved)
+		huge_array_free(v, reserved);
+	else
+		free(v);
+}
+
+/* The empty slot or the slot of stack_id (hash h) in a's index. */
+static inline size_t stack_slot_find(const struct aggregate *a, uint32_t stack_id, uint64_t h)
+{
+	size_t mask = a->stack_index_cap - 1, i = (size_t)h & mask;
+	uint32_t low = stack_slot_low(a), tag = stack_slot_tag(a, h), e;
+
+	while ((e = a->stack_index[i]) != 0) {
+		if ((e & ~low) == tag && a->small[(e & low) - 1].stack_id == stack_id)
+			break;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+/* Doubles the index's slots.  Returns 0 or -ENOMEM (the index unchanged). */
 static int stack_index_grow(struct aggregate *a)
 {
-	size_t n = a->stack_index_cap * 2;
-	uint32_t *v = calloc(n, sizeof(*v));
+	size_t n = a->stack_index_cap * 2, reserved, old_reserved = a->stack_index_reserved;
+	uint32_t *v = stack_slots_alloc(n, &reserved), *old = a->stack_index;
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t k = 0; k < a->stat_count; k++) {
-		size_t i;
-
-		if (a->small[k].stack_id < STACK_DIRECT_MAX)
-			continue;
-		i = id_hash(a->small[k].stack_id, n - 1);
-		while (v[i])
-			i = (i + 1) & (n - 1);
-		v[i] = (uint32_t)(k + 1);
-	}
-	free(a->stack_index);
 	a->stack_index = v;
 	a->stack_index_cap = n;
+	a->stack_index_reserved = reserved;
+	for (size_t k = 0; k < a->stat_count; k++) {
+		uint64_t h = hash_mix64(a->small[k].stack_id);
+		size_t i = stack_slot_find(a, a->small[k].stack_id, h);
+
+		v[i] = stack_slot_tag(a, h) | (uint32_t)(k + 1);
+	}
+	stack_slots_free(old, old_reserved);
 	return 0;
 }
 
@@ -202,49 +254,35 @@ static long stats_new(struct aggregate *a, uint32_t stack_id)
 	return (long)(a->stat_count - 1);
 }
 
-static long stats_index_hashed(struct aggregate *a, uint32_t stack_id);
+static __attribute__((noinline)) long stats_index_new(struct aggregate *a, uint32_t stack_id,
+						      uint64_t h);
 
 /* Index of the statistics of stack_id, created on first use; -1 on ENOMEM. */
 static inline long stats_index(struct aggregate *a, uint32_t stack_id)
 {
-	long k;
+	uint64_t h = hash_mix64(stack_id);
+	uint32_t e = a->stack_index[stack_slot_find(a, stack_id, h)];
 
-	if (stack_id >= STACK_DIRECT_MAX)
-		return stats_index_hashed(a, stack_id);
-	if (stack_id < a->stack_direct.count && ((uint32_t *)a->stack_direct.p)[stack_id])
-		return (long)((uint32_t *)a->stack_direct.p)[stack_id] - 1;
-	if (grow_big_to(&a->stack_direct, (size_t)stack_id, sizeof(uint32_t), 1024) < 0)
-		return -1;
-	k = stats_new(a, stack_id);
-	if (k >= 0)
-		((uint32_t *)a->stack_direct.p)[stack_id] = (uint32_t)(k + 1);
-	return k;
+	if (e)
+		return (long)(e & stack_slot_low(a)) - 1;
+	return stats_index_new(a, stack_id, h);
 }
 
-static long stats_index_hashed(struct aggregate *a, uint32_t stack_id)
+/* stats_index of a stack met for the first time (hash h). */
+static long stats_index_new(struct aggregate *a, uint32_t stack_id, uint64_t h)
 {
-	size_t mask, i;
 	long k;
 
-	/* the index grows before a probe that may add an entry: an index that
-	 * could not grow and took the entry all the same would fill up, and a
-	 * probe for a new stack then never end */
-	if ((a->stack_hashed + 1) * 2 > a->stack_index_cap && stack_index_grow(a) < 0)
+	/* the index grows before the entry is added: at 3/4 load, so that an
+	 * index + 1 stays below the slot count (it fits the slot's low bits)
+	 * and a probe for a new stack ends */
+	if ((a->stat_count + 1) * 4 > a->stack_index_cap * 3 && stack_index_grow(a) < 0)
 		return -1;
-	mask = a->stack_index_cap - 1;
-	i = id_hash(stack_id, mask);
-	while (a->stack_index[i]) {
-		uint32_t j = a->stack_index[i] - 1;
-
-		if (a->small[j].stack_id == stack_id)
-			return (long)j;
-		i = (i + 1) & mask;
-	}
 	k = stats_new(a, stack_id);
 	if (k < 0)
 		return -1;
-	a->stack_index[i] = (uint32_t)(k + 1);
-	a->stack_hashed++;
+	a->stack_index[stack_slot_find(a, stack_id, h)] =
+		stack_slot_tag(a, h) | (uint32_t)(k + 1);
 	return k;
 }
 
@@ -1080,12 +1118,12 @@ void aggregate_release_blocks(struct aggregate *a, struct huge_spare *spare)
 	else
 		block_table_free(&a->blocks);
 	block_table_free(&a->weights);
-	/* the stack id -> statistics indexes serve events only (on 524,288
+	/* the stack id -> statistics index serves events only (on 524,288
 	 * stacks some 20 MiB, held through the sites' build before) */
-	grow_big_free(&a->stack_direct);
-	free(a->stack_index);
+	stack_slots_free(a->stack_index, a->stack_index_reserved);
 	a->stack_index = NULL;
 	a->stack_index_cap = 0;
+	a->stack_index_reserved = 0;
 }
 
 /* ---- packed statistics (the sites' build) ---- */

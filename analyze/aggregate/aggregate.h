@@ -128,12 +128,11 @@ struct aggregate {
 	struct alloc_event pipeline[AGG_PIPELINE];
 	unsigned pipe_head, pipe_count;
 
-	/* per-stack statistics: stack id -> index + 1 (0: none yet); small ids
-	 * (the common case: ids are dense from 1) through a direct array, the
-	 * rest (stack_hashed of them) through an open-addressing hash */
-	struct grow_big stack_direct; /* uint32_t by id */
+	/* per-stack statistics: stack id -> index + 1 and a tag, by an
+	 * open-addressing hash (aggregate.c); 0: an empty slot */
 	uint32_t *stack_index;
-	size_t stack_index_cap, stack_hashed;
+	size_t stack_index_cap;       /* slots, a power of 2 */
+	size_t stack_index_reserved;  /* its mapping's reservation; 0: on the heap */
 	/* per stack, in the order met (its index: block.stat_index); on huge
 	 * pages once large (grow_big): 262,145 stacks took 9,000 page faults
 	 * on small pages */

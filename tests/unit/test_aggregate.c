@@ -425,10 +425,9 @@ static void test_lifetimes_exact_across_far_sequence_numbers(void)
 	aggregate_free(&agg);
 }
 
-/* Stack ids below 2^22 are found through a direct array (a mapping of its
- * own past 2 MiB), the others through a hash that holds only them; each id
- * keeps its own statistics however the two kinds interleave, across the
- * growth of both. */
+/* Stack ids, dense from 1, far apart and past 2^22, each keep their own
+ * statistics in the index (a hash of tagged slots) however they
+ * interleave, across its growth. */
 static void test_stack_ids_direct_and_hashed_keep_their_statistics(void)
 {
 	static const uint64_t direct_far[] = {600000, 3000000, ((uint64_t)1 << 22) - 1};
@@ -458,6 +457,53 @@ static void test_stack_ids_direct_and_hashed_keep_their_statistics(void)
 	}
 	CU_ASSERT_EQUAL(stats_of(3000000)->allocations, 2);
 	aggregate_release_blocks(&agg, NULL);
+	aggregate_free(&agg);
+}
+
+/* The stack index grows at 3/4 load, exactly: 768 stacks keep 1,024 slots,
+ * the 769th doubles them (an index + 1 stays below the slot count, the
+ * tag's bits above it), and so on to 16,384 slots, a mapping of their own;
+ * every stack met again finds its own statistics, ids spread over 32 bits
+ * (0 and AGG_STACK_INHERITED's neighbour among them). */
+static void test_stack_index_grows_at_three_quarters_exactly(void)
+{
+	enum { N = 12289 };
+	uint64_t seq = 1, addr = 0x1000;
+
+	agg_setup();
+	CU_ASSERT_EQUAL(agg.stack_index_cap, 1024);
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < N; i++) {
+			uint32_t id = i == 1 ? UINT32_MAX - 1 : (uint32_t)(i * 0x9e3779b1u);
+			struct alloc_event ev = {.seq = seq++, .addr = addr, .value = 1 + (i & 7),
+						 .weight = 1, .stack_id = id, .tid = 1,
+						 .type = ALLOC_EV_ALLOC, .fn = TRACE_FN_MALLOC};
+
+			addr += 16;
+			aggregate_event(&agg, &ev);
+			aggregate_flush(&agg);
+			if (round == 0 && i + 1 == 768)
+				CU_ASSERT_EQUAL(agg.stack_index_cap, 1024);
+			if (round == 0 && i + 1 == 769)
+				CU_ASSERT_EQUAL(agg.stack_index_cap, 2048);
+			if (round == 0 && i + 1 == 12288)
+				CU_ASSERT_EQUAL(agg.stack_index_cap, 16384);
+		}
+	}
+	CU_ASSERT_EQUAL(agg.stack_index_cap, 32768);
+	CU_ASSERT_NOT_EQUAL(agg.stack_index_reserved, 0);
+	aggregate_finish(&agg);
+	CU_ASSERT_EQUAL_FATAL(agg.error, 0);
+	CU_ASSERT_EQUAL(agg.stat_count, N);
+	for (size_t k = 0; k < agg.stat_count; k++) {
+		struct stack_stats st = stk(&agg, k);
+
+		CU_ASSERT_EQUAL(st.stack_id, k == 1 ? UINT32_MAX - 1 : (uint32_t)(k * 0x9e3779b1u));
+		CU_ASSERT_EQUAL(st.s.allocations, 2);
+		CU_ASSERT_EQUAL(st.s.allocated_bytes, 2 * (1 + (k & 7)));
+	}
+	aggregate_release_blocks(&agg, NULL);
+	CU_ASSERT_EQUAL(agg.stack_index_reserved, 0);
 	aggregate_free(&agg);
 }
 
@@ -3303,6 +3349,8 @@ int main(void)
 	CU_add_test(s, "realloc grow/shrink/move accounting", test_realloc_grow_shrink_move_accounting);
 	CU_add_test(s, "stack ids: direct and hashed keep their statistics",
 		    test_stack_ids_direct_and_hashed_keep_their_statistics);
+	CU_add_test(s, "stack index grows at 3/4 load exactly",
+		    test_stack_index_grows_at_three_quarters_exactly);
 	CU_add_test(s, "packed statistics read back exactly",
 		    test_packed_statistics_read_back_exactly);
 	CU_add_test(s, "stack statistics outgrow 32 bits exactly",
