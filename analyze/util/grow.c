@@ -15,6 +15,11 @@
  * 2.4 M stack nodes: 128 MiB resident for 39 MiB of nodes). */
 #define GROW_FRESH_MIN_BYTES ((size_t)1 << 20)
 
+/* From this size on a grow_big is a mapping of its own: grown on the heap
+ * to 2 MiB, the records and stack nodes of 262,145 stacks left 2.8 MiB of
+ * freed heap resident through reading's high-water. */
+#define GROW_BIG_MAPPED_MIN ((size_t)64 << 10)
+
 void *grow_zeroed(void *v, size_t *count, size_t index, size_t elem_bytes, size_t first_count)
 {
 	size_t n = *count ? *count : first_count;
@@ -51,7 +56,7 @@ int grow_big_to(struct grow_big *g, size_t index, size_t elem_bytes, size_t firs
 		return 0;
 	while (n <= index)
 		n *= 2;
-	if (!g->reserved && n * elem_bytes < HUGE_ARRAY_MIN) {
+	if (!g->reserved && n * elem_bytes < GROW_BIG_MAPPED_MIN) {
 		v = grow_zeroed(g->p, &g->count, index, elem_bytes, first_count);
 		if (!v)
 			return -ENOMEM;

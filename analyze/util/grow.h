@@ -17,7 +17,7 @@
 void *grow_zeroed(void *v, size_t *count, size_t index, size_t elem_bytes, size_t first_count);
 
 /* A zeroed array indexed by id that may grow to tens of MiB: on the heap
- * while under HUGE_ARRAY_MIN bytes, then a mapping of its own
+ * while under 64 KiB, then a mapping of its own
  * (huge_array.h) that grows in place, without a copy held beside the old
  * array, and whose memory goes back to the system when freed. */
 struct grow_big {
