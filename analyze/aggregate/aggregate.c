@@ -275,9 +275,11 @@ static long stats_index_new(struct aggregate *a, uint32_t stack_id, uint64_t h)
 
 	/* the index grows before the entry is added: at 3/4 load, so that an
 	 * index + 1 stays below the slot count (it fits the slot's low bits)
-	 * and a probe for a new stack ends */
-	if ((a->stat_count + 1) * 4 > a->stack_index_cap * 3 && stack_index_grow(a) < 0)
-		return -1;
+	 * and a probe for a new stack ends (more than once after statistics
+	 * put without it: aggregate_stack_stats_put) */
+	while ((a->stat_count + 1) * 4 > a->stack_index_cap * 3)
+		if (stack_index_grow(a) < 0)
+			return -1;
 	k = stats_new(a, stack_id);
 	if (k < 0)
 		return -1;
