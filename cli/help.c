@@ -31,7 +31,7 @@ static const char help_main[] =
 	"  -V, --version   show the version\n"
 	"\n"
 	"Example:\n"
-	"  mprof run ./myprog --input data.txt\n"
+	"  mprof run -- ./myprog --input data.txt\n"
 	"  mprof report mprof.myprog.12345.trace\n"
 	"\n"
 	"See 'mprof help run' for the exit statuses of a run.\n";
