@@ -2365,22 +2365,16 @@ static void idle_wait(struct collector *c, long sleep_ns)
 		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 }
 
-/* Moves every live image's time tick (session.h), clearing its asleep
- * flag. */
-static void procs_time_tick(struct collector *c)
+/* Clears every live image's asleep flag (session.h time_tick) after a
+ * long idle wait. */
+static void procs_clear_asleep(struct collector *c)
 {
 	for (size_t i = 0; i < c->live.n; i++) {
 		struct proc *p = c->live.v[i];
 
-		if (p->phase == PROC_ACTIVE) {
-			uint32_t tick = atomic_load_explicit(&p->pf.h->time_tick,
-							     memory_order_relaxed);
-
-			atomic_store_explicit(&p->pf.h->time_tick,
-					      ((tick & ~SESSION_TIME_TICK_ASLEEP) + 1) &
-						      ~SESSION_TIME_TICK_ASLEEP,
-					      memory_order_relaxed);
-		}
+		if (p->phase == PROC_ACTIVE)
+			atomic_fetch_and_explicit(&p->pf.h->time_tick, ~SESSION_TIME_TICK_ASLEEP,
+						  memory_order_relaxed);
 	}
 	c->asleep_marked = false;
 }
@@ -2515,16 +2509,14 @@ static void toggle_forward(struct collector *c)
 
 static void collect_until_end(struct collector *c)
 {
-	uint64_t last_scan = 0, last_retire = 0, last_tick = 0, taken;
+	uint64_t last_scan = 0, last_retire = 0, taken;
 
 	while (!c->ended) {
 		uint64_t now = now_ns();
 		bool periodic = now - last_scan >= SCAN_INTERVAL_NS;
 
-		if (c->asleep_marked) {
-			last_tick = now;
-			procs_time_tick(c);
-		}
+		if (c->asleep_marked)
+			procs_clear_asleep(c);
 		program_reap_poll(c);
 		if (c->ended)
 			break;
@@ -2539,10 +2531,6 @@ static void collect_until_end(struct collector *c)
 		if (now - last_retire >= RETIRE_INTERVAL_NS) {
 			last_retire = now;
 			procs_retire_ended(c, now);
-		}
-		if (now - last_tick >= SESSION_TIME_TICK_NS) {
-			last_tick = now;
-			procs_time_tick(c);
 		}
 		live_compact(c);
 		taken = procs_drain(c, false);

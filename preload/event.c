@@ -113,9 +113,8 @@ static inline uint64_t event_stack_id(struct preload_thread *t, void *caller_ip,
 	return event_stack_capture(t, caller_ip, caller_cfa, site_id);
 }
 
-/* Times the event t records next: a sampled one always (samples are few,
- * and a stamp taken only when the launcher's 10 ms tick moved gave blocks
- * of a short run a lifetime of 0), an exact one when the tick moved. */
+/* Times the event t records next: a sampled one always (samples are few),
+ * an exact one when the thread's coarse clock moved (ring_time_fresh). */
 static inline void event_time(struct preload_thread *t)
 {
 	if (t->sample_interval_bytes)

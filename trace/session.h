@@ -178,13 +178,12 @@ struct session_proc_header {
 	/* The image's PID namespace: st_dev and st_ino of its
 	 * /proc/self/ns/pid (0, 0: unknown); set at the start. */
 	uint64_t pidns_dev, pidns_ino;
-	/* Bumped by the launcher every SESSION_TIME_TICK_NS while the image
-	 * runs.  The launcher sets SESSION_TIME_TICK_ASLEEP before a long idle
-	 * wait and clears it with the next bump: meanwhile a thread whose ring
+	/* Only SESSION_TIME_TICK_ASLEEP counts: the launcher sets it before a
+	 * long idle wait and clears it after; meanwhile a thread whose ring
 	 * fills to a quarter wakes the launcher (struct session_launcher's
-	 * wake).  Threads time their events by their own coarse clock
-	 * (preload/ring.h ring_time_fresh), not by this tick (own cache line:
-	 * read by ring_wake_check). */
+	 * wake).  The other bits once carried a 10 ms tick that timed events;
+	 * threads now time them by their own coarse clock (preload/ring.h
+	 * ring_time_fresh).  Own cache line: read by ring_wake_check. */
 	_Alignas(64) _Atomic uint32_t time_tick;
 	/* The recorder's own anonymous mappings, bytes (an upper bound of its
 	 * memory besides the rings of this file). */
@@ -253,6 +252,8 @@ struct session_proc_header {
 	char exec_unreachable_path[104];
 };
 
+/* The longest a coarse clock stands still (a scheduler tick at HZ 100),
+ * ns: the bound tests allow an event's time. */
 #define SESSION_TIME_TICK_NS 10000000ull
 #define SESSION_TIME_TICK_ASLEEP 0x80000000u
 
