@@ -1088,6 +1088,18 @@ static char *path_absolute(const char *path)
 	return out;
 }
 
+/* The resolution of CLOCK_MONOTONIC_COARSE in ns (one scheduler tick),
+ * the clock by which the recorder times exact-mode events
+ * (preload/ring.h); 0 when the kernel does not say. */
+static uint64_t coarse_clock_resolution_ns(void)
+{
+	struct timespec res;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
+		return 0;
+	return (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
+}
+
 static void meta_write(struct collector *c, struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
@@ -1128,6 +1140,7 @@ static void meta_write(struct collector *c, struct proc *p)
 	 * symbolizer then reads that stream alone (EVENTS stream = slot + 1). */
 	if (h->flags & SESSION_FLAG_META_SLOT)
 		m.stack_stream = SESSION_META_SLOT + 1;
+	m.time_resolution_ns = coarse_clock_resolution_ns();
 	m.is_fork_child = h->is_fork_child != 0;
 	field_copy(comm, sizeof(comm), h->comm, sizeof(h->comm));
 	m.comm = comm;

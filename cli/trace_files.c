@@ -292,6 +292,8 @@ int trace_file_meta(struct trace_file *tf, const struct trace_meta *m)
 	if (m->no_children)
 		kv_text_add(&t, "no_children", "1");
 	kv_text_add(&t, "max_frames", "%u", m->max_frames);
+	if (m->time_resolution_ns)
+		kv_text_add(&t, "time_resolution_ns", "%" PRIu64, m->time_resolution_ns);
 	kv_text_add(&t, "ring_bytes", "%u", m->ring_bytes);
 	kv_text_add(&t, "slots", "%u", m->slots);
 	if (m->stack_stream)

@@ -141,6 +141,7 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 	struct alloc_stats stats;
 	const struct alloc_stats *st = site_stats(s, &stats);
 	char b1[64], b2[64], b3[64], b4[64], n1[32], n2[32], n3[32];
+	uint64_t res_ns = profile_time_resolution_ns(r);
 
 	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,
 		st->allocations, fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
@@ -163,14 +164,15 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 		s->stack_count > 1 ? " (at most: the sum over its stacks' maxima)" : "", st->freed);
 	if (st->freed && profile_lifetimes_estimated(r))
 		fprintf(out, " (estimate), average lifetime %s (estimated, per block)",
-			output_fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed));
+			output_fmt_time_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed,
+					   res_ns));
 	else if (st->freed)
 		fprintf(out, ", lifetime min/avg/max %" PRIu64 "/%.1f/%" PRIu64 " events%s, %s/%s/%s",
 			st->lifetime_events_min, (double)st->lifetime_events_sum / (double)st->freed,
 			st->lifetime_events_max, profile_temporary_at_most(r) ? " (at least)" : "",
-			output_fmt_ns(n1, sizeof(n1), st->lifetime_ns_min),
-			output_fmt_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed),
-			output_fmt_ns(n3, sizeof(n3), st->lifetime_ns_max));
+			output_fmt_time_ns(n1, sizeof(n1), st->lifetime_ns_min, res_ns),
+			output_fmt_time_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed, res_ns),
+			output_fmt_time_ns(n3, sizeof(n3), st->lifetime_ns_max, res_ns));
 	fputc('\n', out);
 	output_text_stack(out, &r->sites, s, s->truncated);
 }
@@ -748,7 +750,8 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, ", at event %" PRIu64, a->peak_seq);
 		if (a->peak_time_known && a->time_known)
 			fprintf(out, ", %s into the recording",
-				output_fmt_ns(n1, sizeof(n1), a->peak_time_ns - a->first_time_ns));
+				output_fmt_time_ns(n1, sizeof(n1), a->peak_time_ns - a->first_time_ns,
+						   profile_time_resolution_ns(r)));
 	}
 	fputc('\n', out);
 	if (run->has_peak_rss)

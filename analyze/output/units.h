@@ -12,4 +12,10 @@
  * Returns buf. */
 const char *output_fmt_ns(char *buf, size_t n, uint64_t ns);
 
+/* A measured duration into buf (n bytes): as output_fmt_ns, or "< 4 ms"
+ * when resolution_ns (the clock's, 0: exact to the ns) is above it, since
+ * the clock cannot tell it from 0 (the resolution without trailing zeros:
+ * "< 4 ms", "< 3.33 ms").  Returns buf. */
+const char *output_fmt_time_ns(char *buf, size_t n, uint64_t ns, uint64_t resolution_ns);
+
 #endif

@@ -159,6 +159,19 @@ static inline bool profile_lifetimes_estimated(const struct profile *p)
 	return p->info.sampled;
 }
 
+/* The resolution of p's exact-mode times in ns, or 0 when every time is
+ * exact to the ns (a sampled trace times each sampled event afresh) or the
+ * trace does not record it (before 2026-12-06).  An exact-mode event is
+ * timed by its thread's last TIME record, renewed when the coarse clock
+ * moves: up to one tick late, so a lifetime or time measured below the tick
+ * cannot be told from 0 and is shown as "< tick" (output_fmt_time_ns). */
+static inline uint64_t profile_time_resolution_ns(const struct profile *p)
+{
+	if (p->info.sampled && !p->run.partly_exact)
+		return 0;
+	return p->run.time_resolution_ns;
+}
+
 /* Whether p's temporary allocations are an upper bound and its lifetimes
  * in events lower bounds: an exact trace whose recording was paused part of
  * the run.  A thread's calls while recording was stopped, and in a run

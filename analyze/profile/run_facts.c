@@ -187,6 +187,7 @@ static void report_run_collect(struct report *r)
 		static const char *const fork_keys[] = {"fork_seq", NULL};
 		static const char *const rate_keys[] = {"sample_rate_bytes", NULL};
 		static const char *const seed_keys[] = {"sample_seed", NULL};
+		static const char *const res_keys[] = {"time_resolution_ns", NULL};
 
 		run->process_state = kv_string(&info->end, state_keys);
 		run->end_diag = kv_string(&info->end, diag_keys);
@@ -196,6 +197,8 @@ static void report_run_collect(struct report *r)
 		run->has_fork_seq = kv_unsigned(&info->meta, fork_keys, &run->fork_seq);
 		if (!kv_unsigned(&info->meta, rate_keys, &run->sample_rate_bytes))
 			run->sample_rate_bytes = 0;
+		if (!kv_u64(&info->meta, res_keys, &run->time_resolution_ns))
+			run->time_resolution_ns = 0;
 		run->has_sample_seed = info->sampled &&
 				       kv_u64(&info->meta, seed_keys, &run->sample_seed);
 	}
