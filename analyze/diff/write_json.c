@@ -12,6 +12,11 @@
  *                                     header of mprof-report says it ("exact:
  *                                     every allocation recorded", "estimated,
  *                                     sample rate 4096 B: ...")
+ *     "a_time_resolution_ns", "b_time_resolution_ns": int or null,
+ *                                     each trace's time resolution (as
+ *                                     mprof-report's summary gives it): a
+ *                                     "lifetime_ns_avg" below it was
+ *                                     measured below the clock's resolution
  *     "saturated": bool,              a figure above 2^63-1 (a crafted or
  *                                     corrupt trace): sums stopped at 2^64-1,
  *                                     changes at +-(2^63-1), not wrapped
@@ -110,6 +115,17 @@ static void at_most_keys(FILE *out, const struct diff *d, bool side_a, bool side
 	}
 }
 
+/* p's time resolution (profile_time_resolution_ns), or null. */
+static void json_time_resolution(FILE *out, const struct profile *p)
+{
+	uint64_t res_ns = profile_time_resolution_ns(p);
+
+	if (res_ns)
+		fprintf(out, "%" PRIu64, res_ns);
+	else
+		fputs("null", out);
+}
+
 void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_print *o)
 {
 	fputs("\"a\":", out);
@@ -121,6 +137,10 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 	output_json_string(out, output_report_kind(d->pa));
 	fputs(",\"b_kind\":", out);
 	output_json_string(out, output_report_kind(d->pb));
+	fputs(",\"a_time_resolution_ns\":", out);
+	json_time_resolution(out, d->pa);
+	fputs(",\"b_time_resolution_ns\":", out);
+	json_time_resolution(out, d->pb);
 	fprintf(out, ",\"saturated\":%s", d->saturated ? "true" : "false");
 	fputs(",\"rough\":[", out);
 	for (int f = 0, n = 0; f < DF_SITE_COUNT; f++)

@@ -182,7 +182,8 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 		fprintf(out, "  t-gmax: event %" PRIu64 " (%.2f%% of the run)", tg, pct(tg, te));
 		if (h->peak_time_known && h->time_known)
 			fprintf(out, ", %s after the first time stamp",
-				output_fmt_ns(t1, sizeof(t1), h->peak_time_ns - h->first_time_ns));
+				output_fmt_time_ns(t1, sizeof(t1), h->peak_time_ns - h->first_time_ns,
+						   profile_time_resolution_ns(p)));
 		fputc('\n', out);
 	} else {
 		fputs("  t-gmax: none (nothing was allocated)\n", out);
@@ -236,13 +237,18 @@ static void dhat_site(FILE *out, const struct profile *p, const struct site *s, 
 	if (st->freed && profile_lifetimes_estimated(p))
 		fprintf(out, "  Lifetime:    avg %s (estimated, per block), over %" PRIu64
 			" blocks freed (estimate)\n",
-			output_fmt_ns(t1, sizeof(t1), st->lifetime_ns_sum / st->freed), st->freed);
+			output_fmt_time_ns(t1, sizeof(t1), st->lifetime_ns_sum / st->freed,
+					   profile_time_resolution_ns(p)),
+			st->freed);
 	else if (st->freed)
 		fprintf(out, "  Lifetime:    avg %.1f events (%s), max %" PRIu64
 			" events (%s), over %" PRIu64 " blocks freed\n",
 			(double)st->lifetime_events_sum / (double)st->freed,
-			output_fmt_ns(t1, sizeof(t1), st->lifetime_ns_sum / st->freed),
-			st->lifetime_events_max, output_fmt_ns(t2, sizeof(t2), st->lifetime_ns_max),
+			output_fmt_time_ns(t1, sizeof(t1), st->lifetime_ns_sum / st->freed,
+					   profile_time_resolution_ns(p)),
+			st->lifetime_events_max,
+			output_fmt_time_ns(t2, sizeof(t2), st->lifetime_ns_max,
+					   profile_time_resolution_ns(p)),
 			st->freed);
 	else
 		fputs("  Lifetime:    no block freed\n", out);

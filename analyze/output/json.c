@@ -39,6 +39,16 @@
  *                   namespace, when that is not mprof's),
  *                   "exit_status": int or null, "exit_signal": int or null},
  *       "run_time_ns": int or null, END wall_ns, else first to last TIME
+ *       "time_resolution_ns": int or null, the tick of the coarse clock that
+ *                                   times exact-mode events (META
+ *                                   time_resolution_ns): each event time is
+ *                                   up to that late, so a lifetime or time
+ *                                   ("peak.time_ns", a site's "lifetime_ns_*")
+ *                                   below it was measured below the clock's
+ *                                   resolution (the text report's "< 4 ms");
+ *                                   null when every time is exact to the ns
+ *                                   (a sampled trace) or the trace does not
+ *                                   record it
  *       "recording": {              only when recording was stopped or
  *                                   started (mprof.h, --paused, the signal):
  *         "paused_at_start": bool, "recorded_ns", "paused_ns": int (of the
@@ -622,6 +632,9 @@ static void write_summary(FILE *out, const struct profile *r)
 	write_program(out, r);
 	out_char(out, ',');
 	json_opt_u64(out, "run_time_ns", run->has_run_time, run->run_time_ns);
+	out_char(out, ',');
+	json_opt_u64(out, "time_resolution_ns", profile_time_resolution_ns(r) != 0,
+		     profile_time_resolution_ns(r));
 	out_char(out, ',');
 	write_recording(out, r);
 	write_pool(out, r);

@@ -23,6 +23,15 @@ var mprofFormat = (function () {
     if (n >= 1e3) return (n / 1e3).toFixed(1) + ' \u00b5s';
     return n + ' ns';
   }
+  // a measured duration: as ns(), or "< 4 ms" when the clock's resolution
+  // res (ns; null or 0: exact) is above it, since the clock cannot tell it
+  // from 0 (the text report's output_fmt_time_ns)
+  function measured(n, res) {
+    if (n == null || !res || n >= res) return ns(n);
+    var r = ns(res);
+    if (r.indexOf('.') >= 0) r = r.replace(/0+ /, ' ').replace('. ', ' ');
+    return '< ' + r;
+  }
   function pct(part, whole) { return whole ? (100 * part / whole).toFixed(1) + '%' : '-'; }
   // a change from a to b: "+3,072" (counts) or "+3.00 KiB" (bytes), "0"
   function change(a, b, isBytes) {
@@ -100,6 +109,6 @@ var mprofFormat = (function () {
     }
     return { stride: stride, path: path, text: text, stackRow: stackRow };
   }
-  return { group: group, count: count, bytes: bytes, ns: ns, pct: pct, change: change,
+  return { group: group, count: count, bytes: bytes, ns: ns, measured: measured, pct: pct, change: change,
     relative: relative, esc: esc, el: el, flamePage: flamePage, flameStacks: flameStacks };
 })();

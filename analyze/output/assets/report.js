@@ -12,7 +12,7 @@
   const METRICS = data.metrics.slice(0, 5).filter((m) => m.available);
   const metricIndex = (name) => data.metrics.findIndex((m) => m.name === name);
 
-  const { bytes, count, ns, pct, el } = mprofFormat; // format.js
+  const { bytes, count, ns, measured, pct, el } = mprofFormat; // format.js
   const metricValue = (m, v) => (m.bytes ? bytes(v) : count(v));
   // The sites' stacks are paths in the flame graph blob's tree (html.c):
   // a site's node, then its parents; a frame is [name, file, line, module,
@@ -42,7 +42,7 @@
   if (prog.cmdline_at_start != null)
     app.append(el('div', { class: 'sub', id: 'started-as' }, `started as ${prog.cmdline_at_start} (renamed itself: ` +
       `the name above is the one ${prog.name_how === 'seen' ? 'mprof last saw while it ran' : 'it had at exit'})`));
-  const peakAt = s.peak.time_ns != null ? `at ${ns(s.peak.time_ns)}` : `at event ${count(s.peak.seq)}`;
+  const peakAt = s.peak.time_ns != null ? `at ${measured(s.peak.time_ns, s.time_resolution_ns)}` : `at event ${count(s.peak.seq)}`;
   const card = (k, v, d) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v),
     el('div', { class: 'd' }, d || ''));
   app.append(el('div', { class: 'cards' },
