@@ -1649,6 +1649,16 @@ static uint64_t proc_rings_touched(const struct collector *c, struct proc *p)
 	return sum;
 }
 
+/* The peak RSS in KiB that p's recorder read just before p executed
+ * another program (preload/exec_watch.c), or 0: an image replaced at once
+ * may end before the launcher's first reading. */
+static uint64_t proc_exec_peak_rss_kib(const struct proc *p)
+{
+	if (atomic_load_explicit(&p->pf.h->exec_self, memory_order_acquire) != 1)
+		return 0;
+	return p->pf.h->exit_maxrss_kib;
+}
+
 /* Whether p's trace takes its exit note (end_figures). */
 static bool proc_exit_noted(const struct proc *p, const char *state)
 {
@@ -1673,8 +1683,9 @@ static void proc_zombie_look(struct proc *p)
  * an exit() that a later exit handler or a signal cut short does not
  * change) and when; else the shim's exit note (an image that called
  * exit() or _exit(): its status, its own peak RSS unless the note could not read it,
- * its exit time); else for the status the zombie's, read before its
- * parent waited for it; else the highest VmHWM the launcher read while it
+ * its exit time); for the peak RSS of an image that executed another,
+ * the VmHWM its recorder read before the exec; else for the status the
+ * zombie's, read before its parent waited for it; else the highest VmHWM the launcher read while it
  * ran ("sampled": a peak in its last 100 ms may be missing) and the time
  * the launcher found it ended (or its reap).
  * wait4's peak RSS includes the children the program waited for, so it
@@ -1689,6 +1700,7 @@ static void end_figures(const struct collector *c, struct proc *p, const char *s
 	const struct session_proc_header *h = p->pf.h;
 	bool noted = proc_exit_noted(p, state);
 	uint64_t start = proc_start_ns(p), end = now_ns();
+	uint64_t exec_rss_kib = proc_exec_peak_rss_kib(p);
 
 	/* an image that executed another did not exit: the status is the
 	 * last image's */
@@ -1719,6 +1731,9 @@ static void end_figures(const struct collector *c, struct proc *p, const char *s
 		end = p->reap_ns;
 	if (noted && h->exit_maxrss_kib) {
 		e->peak_rss_kib = (long)h->exit_maxrss_kib;
+		e->peak_rss_how = "own";
+	} else if (exec_rss_kib) {
+		e->peak_rss_kib = (long)exec_rss_kib;
 		e->peak_rss_how = "own";
 	} else if (p->is_root && c->ended && c->all.n == 1) {
 		e->peak_rss_kib = c->rusage.ru_maxrss;

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "preload/exec_reach.h"
+#include "preload/exit_note.h"
 #include "preload/exported.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
@@ -112,6 +113,10 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int s
 		path_put(h->exec_self_path, sizeof(h->exec_self_path), path);
 		h->exec_self_dropped = !env_keeps_recorder(envp);
 		h->exec_self_euid = (uint32_t)geteuid();
+		/* the image's peak RSS, which the exec ends and no exit note
+		 * gives: a short image that executes another at once has no
+		 * reading of the launcher's (taken back if the exec fails) */
+		h->exit_maxrss_kib = exit_note_peak_rss_kib();
 		/* sequentially consistent: the launcher passing a toggle on sees
 		 * it, or toggle_signal_exec sees the launcher passing */
 		atomic_store(&h->exec_self, 1);
@@ -139,8 +144,10 @@ static void exec_watch_undo(int noted)
 
 	if (!h)
 		return;
-	if (noted == NOTED_SELF)
+	if (noted == NOTED_SELF) {
 		atomic_store_explicit(&h->exec_self, 0, memory_order_release);
+		h->exit_maxrss_kib = 0;
+	}
 	else if (noted == NOTED_CHILD)
 		atomic_fetch_sub_explicit(&h->execs_unrecorded, 1, memory_order_relaxed);
 	else if (noted == NOTED_UNREACHABLE)

@@ -16,7 +16,8 @@
  * run its parent's exit handlers: redis's background save, Python's
  * os._exit) write the note too, then end as the C library's _exit does;
  * exit() reaches the kernel without them.  Images that end by exec, a
- * signal or a raw exit system call leave no note.  Must never allocate.
+ * signal or a raw exit system call leave no note (the exec hook notes the
+ * peak RSS alone: exit_note_peak_rss_kib).  Must never allocate.
  *
  * A process under a seccomp filter (the program's sandbox, installed after
  * its setup; known without asking the kernel, preload/seccomp_watch.h) may
@@ -253,6 +254,13 @@ static void exit_note_names(struct session_proc_header *h, int sandboxed)
 	exit_note_text(h->exit_comm, sizeof(h->exit_comm), comm);
 }
 
+uint64_t exit_note_peak_rss_kib(void)
+{
+	uint64_t kib = seccomp_watch_filtered() ? 0 : exit_note_hwm_kib();
+
+	return kib ? kib : exit_note_rusage_kib();
+}
+
 static void exit_note_write(int status, void *arg)
 {
 	struct session_proc_header *h = preload_proc.hdr;
@@ -266,9 +274,7 @@ static void exit_note_write(int status, void *arg)
 	h->exit_status = status;
 	h->exit_mono_ns = timens_mono_ns();
 	sandboxed = seccomp_watch_filtered();
-	h->exit_maxrss_kib = sandboxed ? 0 : exit_note_hwm_kib();
-	if (!h->exit_maxrss_kib)
-		h->exit_maxrss_kib = exit_note_rusage_kib();
+	h->exit_maxrss_kib = exit_note_peak_rss_kib();
 	exit_note_names(h, sandboxed);
 	if (!sandboxed)
 		namespaces_look();

@@ -4,6 +4,8 @@
 #ifndef MPROF_PRELOAD_EXIT_NOTE_H
 #define MPROF_PRELOAD_EXIT_NOTE_H
 
+#include <stdint.h>
+
 /*
  * Registers the on_exit handler that writes the process file's exit note
  * (status, CLOCK_MONOTONIC time, own peak RSS, the command line and
@@ -20,5 +22,15 @@ void exit_note_register(void);
  * peak and where the argument strings lie.  Opens /proc/self/stat.
  */
 void exit_note_start(void);
+
+/*
+ * The image's own peak RSS in KiB so far: VmHWM (from /proc/self/status,
+ * unless a seccomp filter may forbid opening it), else getrusage's peak
+ * when that proves it is this image's; 0 when neither can tell.  The exit
+ * note takes it, and so does the exec hook (preload/exec_watch.c) just
+ * before the image is replaced, since an exec leaves no note.  Never
+ * allocates.
+ */
+uint64_t exit_note_peak_rss_kib(void);
 
 #endif

@@ -174,7 +174,9 @@ struct session_proc_header {
 	uint64_t exit_mono_ns;       /* CLOCK_MONOTONIC then */
 	uint64_t exit_maxrss_kib;    /* the image's own peak RSS (VmHWM, or
 	                              * getrusage's when that proves it), KiB;
-	                              * 0: unknown */
+	                              * 0: unknown.  Also written before an exec
+	                              * of the image's own, before exec_self
+	                              * (0 again if the exec fails) */
 	/* The image's PID namespace: st_dev and st_ino of its
 	 * /proc/self/ns/pid (0, 0: unknown); set at the start. */
 	uint64_t pidns_dev, pidns_ino;
