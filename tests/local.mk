@@ -202,6 +202,7 @@ E2E_TESTS = \
 	tests/e2e/sparse-lifetimes.sh \
 	tests/e2e/time-resolution.sh \
 	tests/e2e/exec-peak-rss.sh \
+	tests/e2e/html-timeline.sh \
 	tests/e2e/idle-launcher.sh \
 	tests/e2e/starved-launcher.sh \
 	tests/e2e/many-stacks.sh \

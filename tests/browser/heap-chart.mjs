@@ -2,7 +2,8 @@
 // (`mprof report --html`) from file:// in headless chromium and prints, as
 // "key=value" lines for tests/e2e/report-massif.sh, what its chart of the
 // heap over time draws: the problems seen, the number of vertices of the
-// RSS and heap lines (a dot for a line of one point), the peak label, the markers' labels (and
+// RSS and heap lines (a dot for a line of one point; RSS read once is a
+// dashed level), the axis's byte labels, the legend, the peak label, the markers' labels (and
 // the labels that do not fit in the chart), the stretches
 // shaded as not recorded, the header's kind and the notes, and the chart's
 // screenshot.
@@ -21,6 +22,11 @@ if (chart) {
   out('lines', lines.join(','));
   // a line of one point alone is a dot
   out('dots', await page.$$eval('#chart svg circle.dot', (cs) => cs.length));
+  // RSS read once: a dashed level across the chart (its path is in "lines" too)
+  out('rss once', await page.$$eval('#chart svg path.rss-once', (ps) => ps.length));
+  // the byte figures of the axis, bottom up, and the legend
+  out('y labels', await page.$$eval('#chart svg text.ylabel', (ts) => ts.map((t) => t.textContent).join(',')));
+  out('legend', await page.$$eval('#chart .legend span', (ss) => ss.map((e) => e.textContent).join(' | ')));
   out('peak label', await page.$eval('#chart svg', (s) =>
     [...s.querySelectorAll('text')].map((t) => t.textContent).find((t) => t.startsWith('peak')) || 'none'));
   // the program's markers (their labels) and the stretches recording was stopped

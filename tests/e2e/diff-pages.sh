@@ -44,14 +44,14 @@ check_flame() {
 	expect_eq "$what: search grow: of B's total" "$total_b" "$(val search_total)"
 	expect_eq "$what: search grow: its A value" 1000 "$(val search_a)"
 	expect_match "$what: search grow: share and change shown" \
-		"^matched $share% of .*; change \\+2,000 B \\(1\\.95 KiB\\), \\+200\\.0%\$" "$(val search_text)"
+		"^matched $share% of .*; change \\+2,000 B \\(2\\.0 KiB\\), \\+200\\.0%\$" "$(val search_text)"
 	expect_eq "$what: grow grew: its frame is red-ish" 1 "$(val grown_reddish)"
 	expect_eq "$what: steady is the same: its frame is grey" 1 "$(val same_grey)"
 	expect_eq "$what: dropped vanished: sized by A its frame is blue-ish" 1 "$(val shrunk_bluish)"
 	expect_eq "$what: inverted view: grow (it allocates) right under the root" 1 "$(val inverted_grown_depth)"
 	expect_eq "$what: inverted view: grow red-ish" 1 "$(val inverted_grown_reddish)"
 	expect_match "$what: tooltip: A, B, change, relative change" \
-		"^grow.*diff_versions\\.c:[0-9]+ \\[prog\\]A 1,000 B allocatedB 3,000 B \\(2\\.93 KiB\\) allocatedchange \\+2,000 B \\(1\\.95 KiB\\), \\+200\\.0%" \
+		"^grow.*diff_versions\\.c:[0-9]+ \\[prog\\]A 1,000 B allocatedB 3,000 B \\(2\\.9 KiB\\) allocatedchange \\+2,000 B \\(2\\.0 KiB\\), \\+200\\.0%" \
 		"$(val tooltip)"
 	expect_match "$what: header: A's and B's totals and the change" \
 		"^A .*ta .*: $(jd '"{:,}".format(d["totals"]["a"]["allocated_bytes"])') B .* allocated.*B .*tb .*: $(jd '"{:,}".format(d["totals"]["b"]["allocated_bytes"])') B .*change \\+$(jd '"{:,}".format(d["totals"]["delta"]["allocated_bytes"])') B" \
@@ -92,7 +92,7 @@ expect_eq "html: site counts" \
 	"$(val site_counts)"
 expect_eq "html: the verdict" "--fail-if: 1 of 2 conditions held (exit status 1)" "$(val gate)"
 expect_match "html: allocated: leak_new grew most, marked new" \
-	'^#1 ; \+2,560 ; new ; 0 ; 2,560 \(2\.50 KiB\) ; leak_new new \| .*diff_versions\.c:[0-9]+ \[prog\]$' \
+	'^#1 ; \+2,560 ; new ; 0 ; 2,560 \(2\.5 KiB\) ; leak_new new \| .*diff_versions\.c:[0-9]+ \[prog\]$' \
 	"$(val grown_first)"
 check_flame "html's flame graph"
 

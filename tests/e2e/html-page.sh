@@ -35,8 +35,8 @@ expect_eq "page: title" "mprof: leak_count" "$(v title)"
 expect_eq "page: heading is the command line" "$WORK/leak_count 7" "$(v h1)"
 expect_eq "page: data = JSON allocations" "$(q "$WORK/r.json" get summary.allocations)" "$(v 'data allocations')"
 expect_eq "page: data = JSON sites" "$(q "$WORK/r.json" len sites)" "$(v 'data sites')"
-# the page's units: B below 1 KiB, else 2 decimals below 10, 1 above
-kib() { awk -v b="$1" 'BEGIN { if (b < 1024) printf "%d B", b; else { v = b / 1024; printf (v < 10 ? "%.2f KiB" : "%.1f KiB"), v } }'; }
+# the page's units: B below 1 KiB, else one decimal, as the text report's
+kib() { awk -v b="$1" 'BEGIN { if (b < 1024) printf "%d B", b; else printf "%.1f KiB", b / 1024 }'; }
 share() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", 100 * a / b }'; }
 leaked=$(q "$WORK/r.json" get summary.leaked_bytes)
 allocs=$(q "$WORK/r.json" get summary.allocations)
@@ -47,7 +47,7 @@ expect_eq "page: allocations card" "$(q "$WORK/r.json" get summary.allocations)"
 # leaked: the 7 blocks of leak_blocks first (the C library's stdout
 # buffer is the rest), with their share of the leaked bytes
 expect_eq "page: leaked table, first row" \
-	"#1 ; 7.00 KiB ; $(share 7168 "$leaked") ; 7 ; leak_blocks | $PROGS_DIR/leak_count.c:$leak_line [leak_count]" \
+	"#1 ; 7.0 KiB ; $(share 7168 "$leaked") ; 7 ; leak_blocks | $PROGS_DIR/leak_count.c:$leak_line [leak_count]" \
 	"$(v 'table leaked')"
 expect_match "page: allocations table, first row is the churn" \
 	"^#1 ; 100 ; $(share 100 "$allocs") ; 100 ; churn \\| .*leak_count.c:[0-9]+ \\[leak_count\\]\$" \

@@ -50,7 +50,7 @@ if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
 	run_cmd 120 page node "$BROWSER_DIR/heap-chart.mjs" "$WORK/running.html" "$WORK/running.png"
 	expect_eq "page: no problems" none "$(sed -n 's/^problems=//p' "$RUN_OUT")"
 	expect_match "page: a note names the pool blocks" \
-		"Pool blocks \(mprof\.h\): 110 allocations, 3\.75 KiB requested, inside malloc’d blocks that the totals count too" \
+		"Pool blocks \(mprof\.h\): 110 allocations, 3\.8 KiB requested, inside malloc’d blocks that the totals count too" \
 		"$(sed -n 's/^notes=//p' "$RUN_OUT")"
 else
 	echo "note: Debian's chromium or tests/browser's node modules are missing: the page's check is skipped"

@@ -9,12 +9,13 @@ var mprofFormat = (function () {
   // 1234567 -> "1,234,567"
   function group(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
   function count(n) { return n == null ? '-' : group(n); }
-  // bytes below 1 KiB exactly, else two decimals below 10 units, one above
+  // bytes below 1 KiB exactly, else one decimal, as the text report writes
+  // them ("7.0 KiB", "1.5 MiB")
   function bytes(n) {
     if (n == null) return '-';
     var u = 0, v = Math.abs(n);
     while (v >= 1024 && u < UNITS.length - 1) { v /= 1024; u++; }
-    return u ? (n < 0 ? '-' : '') + v.toFixed(v < 10 ? 2 : 1) + ' ' + UNITS[u] : n + ' B';
+    return u ? (n < 0 ? '-' : '') + v.toFixed(1) + ' ' + UNITS[u] : n + ' B';
   }
   function ns(n) {
     if (n == null) return '-';

@@ -139,7 +139,7 @@
     const ystep = unit * niceStep(ymax / unit / 4);
     for (let v = 0; v <= ymax; v += ystep) {
       add('line', { x1: L, x2: W - 10, y1: y(v), y2: y(v), stroke: '#e5e7eb' });
-      add('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, bytes(Math.round(v)));
+      add('text', { class: 'ylabel', x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, bytes(Math.round(v)));
     }
     const tstep = niceStep(Math.max(1, t1 - t0) / 6);
     for (let d = 0; d <= t1 - t0; d += tstep) {
@@ -147,13 +147,22 @@
     }
     // the heap holds each point's level until the next (a step); RSS is sampled
     const line = (xy, step, colour) => {
-      // one point alone (an RSS read once in a short run) is a dot: a path of a move draws nothing
+      // one point alone is a dot: a path of a move draws nothing
       if (xy.length === 1) { add('circle', { class: 'dot', cx: x(xy[0][0]), cy: y(xy[0][1]), r: 3, fill: colour }); return; }
       const d = xy.map(([tn, v], i) => (i === 0 ? `M${x(tn).toFixed(1)},${y(v).toFixed(1)}`
         : step ? `H${x(tn).toFixed(1)}V${y(v).toFixed(1)}` : `L${x(tn).toFixed(1)},${y(v).toFixed(1)}`)).join('');
       if (d) add('path', { d, fill: 'none', stroke: colour, 'stroke-width': 1.6 });
     };
-    line(rss, false, getComputedStyle(document.documentElement).getPropertyValue('--rss').trim() || '#9333ea');
+    const rssColour = getComputedStyle(document.documentElement).getPropertyValue('--rss').trim() || '#9333ea';
+    // RSS read once (a run shorter than the launcher's 100 ms period): its
+    // level, dashed across the chart, since a lone dot was easy to miss and
+    // one reading makes no line
+    if (rss.length === 1) {
+      add('path', { class: 'rss-once', d: `M${x(t0).toFixed(1)},${y(rss[0][1]).toFixed(1)}H${x(t1).toFixed(1)}`,
+        fill: 'none', stroke: rssColour, 'stroke-width': 1.6, 'stroke-dasharray': '6 4' });
+    } else {
+      line(rss, false, rssColour);
+    }
     line(pts.map((p) => [p[0], p[1]]), true,
       getComputedStyle(document.documentElement).getPropertyValue('--heap').trim() || '#2563eb');
     for (const [a, b] of off) {
@@ -172,7 +181,8 @@
     }
     const wrap = el('div', {});
     wrap.append(svg, el('div', { class: 'legend' }, el('span', {}, el('i', { style: 'background:var(--heap)' }), 'heap (live requested bytes)'),
-      rss.length ? el('span', {}, el('i', { style: 'background:var(--rss)' }), 'RSS') : null,
+      rss.length ? el('span', {}, el('i', { style: 'background:var(--rss)' }),
+        rss.length === 1 ? `RSS (read once: ${bytes(rss[0][1])})` : 'RSS') : null,
       el('span', {}, el('i', { style: 'background:var(--accent)' }), 'peak (t-gmax)'),
       marks.length ? el('span', {}, el('i', { style: 'background:#047857' }), 'markers (mprof.h)') : null,
       off.length ? el('span', {}, el('i', { style: 'background:#d1d5db' }), 'recording stopped') : null));
