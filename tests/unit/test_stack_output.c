@@ -2,8 +2,8 @@
  * tests/unit/test_stack_output.c - unit tests of the pieces the
  * stack-shaped report formats share: the stack tree (stacks merged from the
  * root, depth-first order by key; sites added through a key map), frame
- * names made safe for folded stacks, and JSON escaped for an HTML <script>
- * element.
+ * names made safe for folded stacks, JSON escaped for an HTML <script>
+ * element, and durations below the clock's resolution written as such.
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include "analyze/output/folded.h"
 #include "analyze/output/script_json.h"
 #include "analyze/output/stack_tree.h"
+#include "analyze/output/units.h"
 
 /* The cleaned copy of name (a static buffer). */
 static const char *cleaned(const char *name)
@@ -190,6 +191,30 @@ static void test_script_json_escapes(void)
 	}
 }
 
+static const char *measured(uint64_t ns, uint64_t resolution_ns)
+{
+	static char buf[32];
+
+	return output_fmt_time_ns(buf, sizeof(buf), ns, resolution_ns);
+}
+
+static void test_time_below_resolution(void)
+{
+	/* below the tick: the tick without trailing zeros */
+	CU_ASSERT_STRING_EQUAL(measured(0, 4000000), "< 4 ms");
+	CU_ASSERT_STRING_EQUAL(measured(3999999, 4000000), "< 4 ms");
+	CU_ASSERT_STRING_EQUAL(measured(0, 3333333), "< 3.33 ms");
+	CU_ASSERT_STRING_EQUAL(measured(0, 2500000), "< 2.5 ms");
+	CU_ASSERT_STRING_EQUAL(measured(0, 10000000), "< 10 ms");
+	CU_ASSERT_STRING_EQUAL(measured(5, 10000000000ull), "< 10 s");
+	CU_ASSERT_STRING_EQUAL(measured(0, 20), "< 20 ns");
+	/* at or above it, or no resolution: the figure as output_fmt_ns */
+	CU_ASSERT_STRING_EQUAL(measured(4000000, 4000000), "4.00 ms");
+	CU_ASSERT_STRING_EQUAL(measured(50123456, 4000000), "50.12 ms");
+	CU_ASSERT_STRING_EQUAL(measured(0, 0), "0 ns");
+	CU_ASSERT_STRING_EQUAL(measured(1500, 0), "1.5 us");
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -203,6 +228,7 @@ int main(void)
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
 	CU_add_test(s, "stack tree of sites", test_stack_tree_of_sites);
 	CU_add_test(s, "script JSON escapes", test_script_json_escapes);
+	CU_add_test(s, "time below the resolution", test_time_below_resolution);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
