@@ -1685,8 +1685,9 @@ static void proc_zombie_look(struct proc *p)
  * exit() or _exit(): its status, its own peak RSS unless the note could not read it,
  * its exit time); for the peak RSS of an image that executed another,
  * the VmHWM its recorder read before the exec; else for the status the
- * zombie's, read before its parent waited for it; else the highest VmHWM the launcher read while it
- * ran ("sampled": a peak in its last 100 ms may be missing) and the time
+ * zombie's, read before its parent waited for it; else the highest VmHWM
+ * the launcher read while it ran ("sampled": a peak in its last 100 ms
+ * may be missing) and the time
  * the launcher found it ended (or its reap).
  * wait4's peak RSS includes the children the program waited for, so it
  * is the program's own only when the run had no other process image.  A

@@ -147,11 +147,11 @@ static void exec_watch_undo(int noted)
 	if (noted == NOTED_SELF) {
 		atomic_store_explicit(&h->exec_self, 0, memory_order_release);
 		h->exit_maxrss_kib = 0;
-	}
-	else if (noted == NOTED_CHILD)
+	} else if (noted == NOTED_CHILD) {
 		atomic_fetch_sub_explicit(&h->execs_unrecorded, 1, memory_order_relaxed);
-	else if (noted == NOTED_UNREACHABLE)
+	} else if (noted == NOTED_UNREACHABLE) {
 		atomic_fetch_sub_explicit(&h->execs_unreachable, 1, memory_order_relaxed);
+	}
 }
 
 /* fexecve's name for what it runs: its argv[0] (no path is given). */
