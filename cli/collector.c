@@ -1807,7 +1807,8 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 			   sizeof(h->exec_self_path));
 		e.exec_into = exec_into;
 		e.exec_into_why = exec_target_why(p->pid, exec_into, h->exec_self_dropped != 0,
-						  h->exec_self_euid, exec_why, sizeof(exec_why));
+						  h->exec_self_unseen != 0, h->exec_self_euid,
+						  exec_why, sizeof(exec_why));
 	}
 	end_figures(c, p, state, &e);
 	e.recorder_kib = (atomic_load(&h->recorder_map_bytes) + proc_rings_touched(c, p)) / 1024;
@@ -1916,8 +1917,8 @@ static void exec_unrecorded_warn(const struct proc *p)
 	field_copy(path, sizeof(path), h->exec_self_path, sizeof(h->exec_self_path));
 	mprof_warn("process %u (%s) executed %s, which is not recorded: %s", p->pid,
 		   p->exe ? p->exe : "?", path,
-		   exec_target_why(p->pid, path, h->exec_self_dropped != 0, h->exec_self_euid,
-				   why, sizeof(why)));
+		   exec_target_why(p->pid, path, h->exec_self_dropped != 0,
+				   h->exec_self_unseen != 0, h->exec_self_euid, why, sizeof(why)));
 }
 
 /* Names the programs p executed or spawned with an environment that drops
@@ -1941,24 +1942,39 @@ static void execs_unrecorded_warn(const struct proc *p)
 		   more);
 }
 
-/* Names the programs p spawned, or its vfork children executed, that the
- * loader would not load the recorder into (statically linked, set-user-ID:
- * the header counts them), with the reason the file gives now. */
-static void execs_unreachable_warn(const struct proc *p)
+/* Names n programs p spawned, or its vfork children executed, that are
+ * not recorded: path (the first one's, from a header field of size bytes)
+ * and why; why NULL: the reason the file gives now (exec_target.h). */
+static void execs_count_warn(const struct proc *p, uint32_t n, const char *field, size_t size,
+			     const char *why)
 {
-	const struct session_proc_header *h = p->pf.h;
-	uint32_t n = atomic_load(&h->execs_unreachable);
-	char path[sizeof(h->exec_unreachable_path)], more[32] = "", who[64], why[256];
+	char path[128], more[32] = "", who[64], file_why[256];
 
 	if (!n)
 		return;
-	field_copy(path, sizeof(path), h->exec_unreachable_path, sizeof(h->exec_unreachable_path));
+	field_copy(path, sizeof(path), field, size);
 	if (n > 1)
 		snprintf(more, sizeof(more), " (and %u more)", n - 1);
+	if (!why)
+		why = exec_target_why(p->pid, path, false, false, 0, file_why, sizeof(file_why));
 	mprof_warn("%u program%s started by %s (%s) %s not recorded: %s%s; %s", n,
 		   n == 1 ? "" : "s", proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?",
-		   n == 1 ? "is" : "are", path, more,
-		   exec_target_why(p->pid, path, false, 0, why, sizeof(why)));
+		   n == 1 ? "is" : "are", path, more, why);
+}
+
+/* Names the programs p spawned, or its vfork children executed, that the
+ * loader would not load the recorder into (statically linked, set-user-ID),
+ * and those started where mprof's session directory could not be seen,
+ * whose recorder cannot create a process file: the header counts both, and
+ * nothing else would name them. */
+static void execs_unreachable_warn(const struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+
+	execs_count_warn(p, atomic_load(&h->execs_unreachable), h->exec_unreachable_path,
+			 sizeof(h->exec_unreachable_path), NULL);
+	execs_count_warn(p, atomic_load(&h->execs_unseen), h->exec_unseen_path,
+			 sizeof(h->exec_unseen_path), EXEC_TARGET_UNSEEN_WHY);
 }
 
 /* The shim's diagnostics for a process as "mprof:" lines: its last text, or

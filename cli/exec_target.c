@@ -45,7 +45,7 @@ static bool target_file(unsigned pid, const char *path, char *out, size_t size)
 }
 
 const char *exec_target_why(unsigned pid, const char *path, bool env_dropped,
-			    uint32_t exec_euid, char *why, size_t size)
+			    bool session_unseen, uint32_t exec_euid, char *why, size_t size)
 {
 	char file[PATH_MAX];
 	const char *secure;
@@ -58,6 +58,8 @@ const char *exec_target_why(unsigned pid, const char *path, bool env_dropped,
 	} else if (target_file(pid, path, file, sizeof(file)) &&
 		   (secure = elf_check_secure_exec(file)) != NULL) {
 		snprintf(why, size, "it runs %s: the loader ignores LD_PRELOAD", secure);
+	} else if (session_unseen) {
+		snprintf(why, size, "%s", EXEC_TARGET_UNSEEN_WHY);
 	} else if (exec_euid != 0 && exec_euid != (uint32_t)geteuid()) {
 		snprintf(why, size, "the process had changed its user to uid %u (as su and daemons "
 				    "dropping root do), which cannot write in mprof's session "

@@ -9,18 +9,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Why a program started where mprof's session directory cannot be seen
+ * runs unrecorded. */
+#define EXEC_TARGET_UNSEEN_WHY                                                          \
+	"the process had changed its root directory (chroot) or mounted over "          \
+	"mprof's session directory in a mount namespace of its own, where the "      \
+	"recorder cannot create a process file"
+
 /*
  * Writes into why[size] the reason the program at path (as the exec call
  * named it: absolute, relative to process pid's working directory, or a
  * name looked up in $PATH) ran unrecorded when process pid executed it:
  * its environment dropped the recorder (env_dropped), it is statically
- * linked, it runs in secure-execution mode, the process had changed its
+ * linked, it runs in secure-execution mode, the process no longer saw
+ * mprof's session directory (session_unseen: a chroot, a mount over its
+ * parent), the process had changed its
  * effective user ID to exec_euid, neither root nor mprof's own, so the
  * recorder cannot write in mprof's session directory, the process still
  * runs (it executed the program as the recording ended), or else the
  * recorder did not start in it.  Returns why.
  */
 const char *exec_target_why(unsigned pid, const char *path, bool env_dropped,
-			    uint32_t exec_euid, char *why, size_t size);
+			    bool session_unseen, uint32_t exec_euid, char *why, size_t size);
 
 #endif

@@ -7,9 +7,11 @@
  * set-user-ID, an environment without the recorder), and those it spawns
  * or its vfork children execute with an environment that drops the
  * recorder (`env -i`, sudo, a program that builds its children's
- * environment itself), counted; and those they start that the loader will
+ * environment itself), counted; those they start that the loader will
  * not load the recorder into (statically linked, set-user-ID: see
- * exec_reach.h), counted apart.
+ * exec_reach.h), counted apart; and those started where mprof's session
+ * directory cannot be seen (after a chroot, or a mount over its parent),
+ * counted apart too.
  *
  * Wraps the exec family and posix_spawn/posix_spawnp: each looks at the
  * environment the new program gets (envp, or environ; the recorder is
@@ -29,6 +31,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/exec_reach.h"
@@ -81,7 +84,22 @@ static int env_keeps_recorder(char *const envp[])
 }
 
 /* What exec_watch_note did, for exec_watch_undo. */
-enum { NOTED_NOTHING, NOTED_CHILD, NOTED_UNREACHABLE, NOTED_SELF };
+enum { NOTED_NOTHING, NOTED_CHILD, NOTED_UNREACHABLE, NOTED_UNSEEN, NOTED_SELF };
+
+/* Whether mprof's session directory is gone from this process's view (it
+ * changed its root directory, or mounted over the directory's parent in a
+ * mount namespace of its own): a program it starts now cannot create its
+ * process file there.  One stat(2); keeps errno. */
+static int session_unseen(void)
+{
+	struct stat st;
+	int saved = errno, unseen;
+
+	unseen = stat(preload_proc.cfg.session_dir, &st) != 0 &&
+		 (errno == ENOENT || errno == ENOTDIR);
+	errno = saved;
+	return unseen;
+}
 
 /* Copies path into field[size], cut to fit, NUL-terminated. */
 static void path_put(char *field, size_t size, const char *path)
@@ -100,8 +118,9 @@ static void path_put(char *field, size_t size, const char *path)
  * is its own) is noted in exec_self whatever its environment, for the
  * launcher to name the image's successor if no process file of it
  * appears; another that drops the recorder is counted in
- * execs_unrecorded, and one the recorder cannot start in
- * (exec_reach.h) in execs_unreachable.  Returns what it noted.
+ * execs_unrecorded, one the recorder cannot start in (exec_reach.h) in
+ * execs_unreachable, and one started where the session directory cannot
+ * be seen in execs_unseen.  Returns what it noted.
  */
 static int exec_watch_note(const char *path, char *const envp[], int self, int search)
 {
@@ -117,6 +136,7 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int s
 		 * gives: a short image that executes another at once has no
 		 * reading of the launcher's (taken back if the exec fails) */
 		h->exit_maxrss_kib = exit_note_peak_rss_kib();
+		h->exec_self_unseen = (uint32_t)session_unseen();
 		/* sequentially consistent: the launcher passing a toggle on sees
 		 * it, or toggle_signal_exec sees the launcher passing */
 		atomic_store(&h->exec_self, 1);
@@ -126,11 +146,18 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int s
 	if (!preload_proc.cfg.record_children)
 		return NOTED_NOTHING;
 	if (env_keeps_recorder(envp)) {
-		if (search < 0 || !path || !exec_reach_unreachable(path, search))
+		if (search >= 0 && path && exec_reach_unreachable(path, search)) {
+			if (atomic_fetch_add_explicit(&h->execs_unreachable, 1,
+						      memory_order_relaxed) == 0)
+				path_put(h->exec_unreachable_path,
+					 sizeof(h->exec_unreachable_path), path);
+			return NOTED_UNREACHABLE;
+		}
+		if (!session_unseen())
 			return NOTED_NOTHING;
-		if (atomic_fetch_add_explicit(&h->execs_unreachable, 1, memory_order_relaxed) == 0)
-			path_put(h->exec_unreachable_path, sizeof(h->exec_unreachable_path), path);
-		return NOTED_UNREACHABLE;
+		if (atomic_fetch_add_explicit(&h->execs_unseen, 1, memory_order_relaxed) == 0)
+			path_put(h->exec_unseen_path, sizeof(h->exec_unseen_path), path);
+		return NOTED_UNSEEN;
 	}
 	if (atomic_fetch_add_explicit(&h->execs_unrecorded, 1, memory_order_relaxed) == 0)
 		path_put(h->exec_unrecorded_path, sizeof(h->exec_unrecorded_path), path);
@@ -151,6 +178,8 @@ static void exec_watch_undo(int noted)
 		atomic_fetch_sub_explicit(&h->execs_unrecorded, 1, memory_order_relaxed);
 	} else if (noted == NOTED_UNREACHABLE) {
 		atomic_fetch_sub_explicit(&h->execs_unreachable, 1, memory_order_relaxed);
+	} else if (noted == NOTED_UNSEEN) {
+		atomic_fetch_sub_explicit(&h->execs_unseen, 1, memory_order_relaxed);
 	}
 }
 

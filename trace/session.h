@@ -63,7 +63,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 18 /* changes with the layout and with the trace
+#define SESSION_VERSION 19 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -82,7 +82,9 @@ static inline bool session_toggle_signal_ok(int sig)
                             * 17: the launcher's long idle waits
                             * (SESSION_TIME_TICK_ASLEEP, the launcher
                             * file's wake); 18: execs_unreachable,
-                            * exit_command 664 bytes (768) */
+                            * exit_command 664 bytes (768); 19:
+                            * execs_unseen, exec_self_unseen,
+                            * exit_command 552 bytes */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -224,7 +226,7 @@ struct session_proc_header {
 	 * rename itself after the start, as forked workers do (nginx,
 	 * postgres: argv overwritten in place, or PR_SET_NAME).  The command
 	 * line is quoted as command is, cut to fit. */
-	char exit_command[664];
+	char exit_command[552];
 	char exit_comm[16];
 	/* Fork children that run unrecorded because this image was under a
 	 * seccomp filter, which may kill a process for opening a file, so
@@ -252,6 +254,16 @@ struct session_proc_header {
 	 * cut to fit. */
 	_Atomic uint32_t execs_unreachable;
 	char exec_unreachable_path[104];
+	/* Programs this image spawned, or its vfork children executed, with
+	 * the recorder in their environment, while mprof's session directory
+	 * was not to be seen (a chroot, a mount over its parent in a mount
+	 * namespace of the image's own), so their recorder cannot create a
+	 * process file; the first one's path as the call named it, cut to fit.
+	 * exec_self_unseen: the same for the program of exec_self (written
+	 * before exec_self). */
+	_Atomic uint32_t execs_unseen;
+	char exec_unseen_path[104];
+	uint32_t exec_self_unseen;
 };
 
 /* The longest a coarse clock stands still (a scheduler tick at HZ 100),
