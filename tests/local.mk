@@ -228,6 +228,7 @@ E2E_TESTS = \
 	tests/e2e/pending-cancel.sh \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
+	tests/e2e/diff-jit.sh \
 	tests/e2e/report-window.sh \
 	tests/e2e/markers-pause-pool.sh \
 	tests/e2e/markers-real.sh \
@@ -327,7 +328,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/trace_sizes.c tests/progs/raw_clones.c tests/progs/reap_cancel.c tests/progs/system_children.c tests/progs/system_failed.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/signal_frames.c tests/progs/coroutine_stacks.c tests/progs/boost_fibers.cpp tests/progs/retitled_workers.c \
 	tests/progs/sparse_lifetimes.c tests/progs/tick_lives.c tests/progs/exec_at_once.c tests/progs/many_stacks.c tests/progs/thread_stacks.c tests/progs/sample_sites.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/idle_toggles.c tests/progs/toggle_times.c tests/progs/exec_toggles.c tests/progs/static_catcher.c tests/progs/pid_file.h tests/progs/pool_blocks.c \
-	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/unseen_session.c tests/progs/fork_execs.c \
+	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/unseen_session.c tests/progs/jit_frames.c tests/progs/fork_execs.c \
 	tests/progs/pid_namespace.c tests/progs/starved_launcher.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \

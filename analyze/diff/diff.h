@@ -7,8 +7,11 @@
  * function (or, without one, the same module offset) in a module of the
  * same file name, whatever its folder and build-id, so two builds of a
  * program in different folders compare; with DIFF_MATCH_LINE also the same
- * source file name and line.  Sites of one trace that match each other
- * (they differ only in lines, under DIFF_MATCH_FUNCTION) are summed into one
+ * source file name and line.  Frames of code outside every module and
+ * without a name (JIT-compiled: V8, the JVM) all match, since their
+ * addresses change from run to run.  Sites of one trace that match each
+ * other (they differ only in lines, under DIFF_MATCH_FUNCTION, or in such
+ * frames) are summed into one
  * entry first, so every entry pairs at most one of A with one of B.
  */
 #ifndef MPROF_ANALYZE_DIFF_H

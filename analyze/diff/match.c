@@ -88,11 +88,21 @@ static const char *base_or_null(const char *path)
 	return path ? output_base_name(path) : NULL;
 }
 
+/* Whether f is code of no module ("?", sites.h) and no name (JIT-compiled,
+ * as V8's and the JVM's): its address differs from run to run, so all such
+ * frames match. */
+static bool frame_anonymous(const struct site_frame *f)
+{
+	return !f->function && (!f->module || strcmp(f->module, "?") == 0);
+}
+
 uint64_t diff_frame_hash(const struct site_frame *f, enum diff_match m)
 {
 	uint64_t h = mix(str_hash(base_or_null(f->module)), f->inlined);
 
-	h = mix(h, f->function ? str_hash(f->function) : f->module_offset);
+	h = mix(h, f->function       ? str_hash(f->function)
+		   : frame_anonymous(f) ? 0
+					: f->module_offset);
 	if (m == DIFF_MATCH_LINE)
 		h = mix(mix(h, str_hash(base_or_null(f->file))), f->line);
 	return h;
@@ -102,7 +112,8 @@ bool diff_frame_equal(const struct site_frame *a, const struct site_frame *b, en
 {
 	if (a->inlined != b->inlined || !str_same(base_or_null(a->module), base_or_null(b->module)))
 		return false;
-	if (!str_same(a->function, b->function) || (!a->function && a->module_offset != b->module_offset))
+	if (!str_same(a->function, b->function) ||
+	    (!a->function && !frame_anonymous(a) && a->module_offset != b->module_offset))
 		return false;
 	return m != DIFF_MATCH_LINE ||
 	       (a->line == b->line && str_same(base_or_null(a->file), base_or_null(b->file)));

@@ -42,7 +42,7 @@
  *        "a_id": int or null, "b_id": int or null,
  *                                     the first site's id in `mprof report`
  *        "a_sites", "b_sites": int,   sites summed on each side (more than 1
- *                                     when they differ only in lines)
+ *                                     when they differ only in lines or JIT frames)
  *        "unknown_stack": bool, "inherited": bool, "truncated": bool,
  *        "frames": [FRAME]}           innermost first, as in mprof-report
  *     ]

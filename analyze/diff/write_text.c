@@ -94,7 +94,8 @@ static void print_totals(FILE *out, const struct diff *d)
 		"(%zu in A, %zu in B", d->changed, d->added, d->removed, d->count - d->differ,
 		d->pa->sites.count, d->pb->sites.count);
 	if (d->count != d->pa->sites.count + d->pb->sites.count - (d->count - d->added - d->removed))
-		fputs("; sites of one trace that differ only in lines count once", out);
+		fputs("; sites of one trace that differ only in lines or in code outside every "
+		      "module (JIT) count once", out);
 	fputs(")\n", out);
 }
 
@@ -142,7 +143,8 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 	else
 		fprintf(out, " (only in B: site %" PRIu32 ")", e->b.site->id);
 	if (e->a.sites > 1 || e->b.sites > 1)
-		fprintf(out, " [%" PRIu32 " / %" PRIu32 " sites of A / B that differ only in lines]",
+		fprintf(out, " [%" PRIu32 " / %" PRIu32 " sites of A / B that differ only in lines or JIT "
+			"frames]",
 			e->a.sites, e->b.sites);
 	fputs("\n    ", out);
 	change(out, d, e, DF_ALLOCATED);
