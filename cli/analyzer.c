@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -37,7 +38,8 @@ int analyzer_available(void)
 static pid_t early_pid;
 static int early_socket = -1;
 
-/* Starts the analyzer at path with argv, its stdout on stderr, and the
+/* Starts the analyzer at path with argv, its stdout on stderr, its stdin
+ * /dev/null (not the program's input, which it would hold open), and the
  * termination signals (SIGINT, SIGQUIT, SIGHUP, SIGTERM) blocked from
  * before its exec for its whole life: sent to the process group, they are
  * meant for the program, and the launcher, which outlives them, still
@@ -65,6 +67,9 @@ static int analyzer_spawn(pid_t *pid, const char *path, char *const argv[], int 
 		err = posix_spawn_file_actions_init(&actions);
 	if (!err) {
 		err = posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+		if (!err)
+			err = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
+								O_RDONLY, 0);
 		if (!err && request_fd >= 0)
 			err = posix_spawn_file_actions_adddup2(&actions, request_fd, request_target);
 		if (!err)

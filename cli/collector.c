@@ -66,6 +66,7 @@
 #define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
 #define STARTING_LIMIT_NS (2000 * MS_NS)  /* a recorder slow to start: grace, wait */
 #define REAP_AWAIT_LIMIT_NS (2000 * MS_NS) /* a parent slow to note a reap */
+#define ENDING_LIMIT_NS (COLLECTOR_ENDING_WAIT_MS * MS_NS) /* collector.h */
 /* Looks at a live process's command line and process name (proc_names_look:
  * two small /proc reads, some 20 us): the first NAMES_LOOK_FIRST_NS after it
  * is taken in, then at gaps doubling up to NAMES_LOOK_MAX_NS, so that 1000
@@ -2323,23 +2324,28 @@ static void notify_stop(struct collector *c)
 	c->inotify_wd = -1;
 }
 
+/* Notes the program's end: the watch of the directory stops, signals are
+ * no longer passed on, and the launcher lets go of the program's input and
+ * output (cfg->program_ended). */
+static void program_ended(struct collector *c, int wait_status)
+{
+	notify_stop(c);
+	c->ended = true;
+	c->wait_status = wait_status;
+	signals_forward_stop();
+	if (c->cfg->program_ended)
+		c->cfg->program_ended();
+}
+
 static void program_reap_poll(struct collector *c)
 {
 	int status;
 	pid_t r = wait4(c->cfg->root_pid, &status, WNOHANG, &c->rusage);
 
-	if (r == c->cfg->root_pid) {
-		notify_stop(c);
-		c->ended = true;
-		c->wait_status = status;
-		signals_forward_stop();
-	} else if (r < 0 && errno == ECHILD) {
-		/* Only if something else reaped it: the status is unknown. */
-		notify_stop(c);
-		c->ended = true;
-		c->wait_status = MPROF_EXIT_FAILED << 8;
-		signals_forward_stop();
-	}
+	if (r == c->cfg->root_pid)
+		program_ended(c, status);
+	else if (r < 0 && errno == ECHILD) /* another reaped it: status unknown */
+		program_ended(c, MPROF_EXIT_FAILED << 8);
 }
 
 /* Reads every pending inotify event; true when a file was created. */
@@ -2838,6 +2844,67 @@ static void procs_pending_settle(struct collector *c)
 	}
 }
 
+/* Whether the wait for the run's ending processes waits for p: a process
+ * of the run other than the program that still runs, has not written its
+ * exit note and is not stopped (a stopped one does not end by itself); a
+ * file still starting counts while its process runs. */
+static bool proc_ending_awaited(const struct collector *c, const struct proc *p)
+{
+	unsigned pid = p->phase == PROC_PENDING ? proc_file_name_pid(p->name) : p->pid;
+	char state;
+
+	if (p->is_root || p->phase == PROC_DONE || proc_is_program_pid(c, p))
+		return false;
+	/* (one that executed a program is waited for while it runs: the new
+	 * image's recorder may be starting) */
+	if (p->phase == PROC_ACTIVE && (p->superseded || proc_recording_ended(p)))
+		return false;
+	if (p->phase == PROC_PENDING && !pid_info_running(pid))
+		return false;
+	state = pid ? pid_info_state(pid) : 0;
+	return state != 'T' && state != 't';
+}
+
+static bool procs_ending_awaited(const struct collector *c)
+{
+	for (size_t i = 0; i < c->live.n; i++)
+		if (proc_ending_awaited(c, c->live.v[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Once the program has ended and the recorders that were starting have
+ * been waited for, the run's processes that still run are given up to
+ * ENDING_LIMIT_NS to end by themselves, so that one that ends a moment
+ * after the program (Python's resource tracker, which sees its pipe close;
+ * a background job about to finish) has a trace that reaches its end.
+ * Meanwhile the collection goes on as while the program ran: new files
+ * are taken in, rings drained (a writer blocked on a full ring would
+ * never end) and ended processes finalized.  A daemon that lives on costs
+ * the run ENDING_LIMIT_NS once.
+ */
+static void procs_ending_settle(struct collector *c)
+{
+	uint64_t start = now_ns(), last_retire = start, now = start;
+
+	while (procs_ending_awaited(c) && now - start < ENDING_LIMIT_NS) {
+		struct timespec pause = { 0, 2 * IDLE_SLEEP_NS };
+
+		nanosleep(&pause, NULL);
+		now = now_ns();
+		dir_scan(c);
+		procs_activate_pending(c, now);
+		procs_reaps_take(c);
+		procs_drain(c, false);
+		if (now - last_retire >= RETIRE_INTERVAL_NS) {
+			last_retire = now;
+			procs_retire_ended(c, now);
+			live_compact(c);
+		}
+	}
+}
+
 /* The launcher's figures of p's trace (collector_trace). */
 static void result_figures_set(struct collector_trace *f, struct proc *p)
 {
@@ -2903,13 +2970,31 @@ static void test_finish_delay(void)
 		;
 }
 
+/* Counts p, just finished with its trace saying it runs, in res
+ * (collector_result still_*), naming the first of its kind. */
+static void result_running_add(const struct collector *c, struct collector_result *res,
+			       const struct proc *p)
+{
+	char state = p->pid ? pid_info_state(p->pid) : 0;
+	bool stopped = state == 'T' || state == 't';
+	size_t *n = stopped ? &res->still_stopped : &res->still_running;
+
+	if (proc_is_program_pid(c, p))
+		return;
+	if ((*n)++ == 0) {
+		*(stopped ? &res->stopped_pid : &res->running_pid) = p->pid;
+		*(stopped ? &res->stopped_name : &res->running_name) =
+			p->command ? strdup(p->command) : NULL;
+	}
+}
+
 /* Takes in and finishes the process files that waited for a descriptor
  * (proc_take_in) until the end: the traces finished before have given
- * theirs back.  Names those still without one.  Returns how many of them
- * were still running. */
-static unsigned procs_deferred_finish(struct collector *c)
+ * theirs back.  Names those still without one.  Counts those still
+ * running in res. */
+static void procs_deferred_finish(struct collector *c, struct collector_result *res)
 {
-	unsigned running = 0, left = 0;
+	unsigned left = 0;
 	const char *first = NULL;
 
 	for (size_t i = 0; i < c->all.n; i++) {
@@ -2925,14 +3010,13 @@ static unsigned procs_deferred_finish(struct collector *c)
 		}
 		if (p->phase == PROC_PENDING)
 			proc_activate(c, p, now_ns());
-		if (proc_finish(c, p) && !proc_is_program_pid(c, p))
-			running++;
+		if (proc_finish(c, p))
+			result_running_add(c, res, p);
 	}
 	if (left)
 		mprof_warn("%u process%s not recorded: mprof had no file descriptor left to "
 			   "open %s process file (%s; ulimit -n is mprof's limit too)", left,
 			   left == 1 ? " is" : "es are", left == 1 ? "its" : "their", first);
-	return running;
 }
 
 /* After the program ended: last scan, last drain, END chunks, results.  The
@@ -2945,6 +3029,7 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 	procs_activate_pending(c, now_ns());
 	procs_late_settle(c);
 	procs_pending_settle(c);
+	procs_ending_settle(c);
 	test_finish_delay();
 	procs_reaps_take(c);
 	for (size_t i = 0; i < c->live.n; i++) {
@@ -2954,10 +3039,10 @@ static void collect_finish(struct collector *c, struct collector_result *res)
 			root = p;
 			continue;
 		}
-		if (proc_finish(c, p) && !proc_is_program_pid(c, p))
-			res->still_running++;
+		if (proc_finish(c, p))
+			result_running_add(c, res, p);
 	}
-	res->still_running += procs_deferred_finish(c);
+	procs_deferred_finish(c, res);
 	if (root) {
 		proc_finish(c, root);
 		res->root_seen = true;
@@ -3100,6 +3185,10 @@ void collector_result_free(struct collector_result *res)
 	}
 	free(res->traces);
 	free(res->figures);
+	free(res->running_name);
+	free(res->stopped_name);
+	res->running_name = NULL;
+	res->stopped_name = NULL;
 	res->traces = NULL;
 	res->figures = NULL;
 	res->ntraces = 0;

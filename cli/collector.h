@@ -15,6 +15,12 @@
 #include "cli/kept_images.h"
 #include "cli/trace_files.h"
 
+/* When the program has ended (and the processes it started just before
+ * have started their recorders), the run's processes still running are
+ * given this long to end by themselves, in ms: some 3 times the longest
+ * such end seen under load (bench/HISTORY.md). */
+#define COLLECTOR_ENDING_WAIT_MS 500
+
 struct collector_config {
 	const char *session_dir;      /* absolute path of the session directory */
 	pid_t root_pid;               /* the program (the launcher's child) */
@@ -22,6 +28,9 @@ struct collector_config {
 	 * symbolize step), once the program's recorder has set up, when the
 	 * launcher is idle; returns its pid or 0.  NULL: none. */
 	pid_t (*helper_start)(void);
+	/* Called once when the program has ended (been reaped), before the
+	 * launcher waits for the rest of the run.  NULL: none. */
+	void (*program_ended)(void);
 	struct trace_file *root_trace; /* created, file header written; the
 	                               * collector writes and closes it */
 	const char *trace_base;       /* other processes get trace_base.PID */
@@ -66,7 +75,17 @@ struct collector_result {
 	struct collector_trace *figures; /* one per traces[i], owned; NULL when
 	                      * out of memory */
 	size_t ntraces;
-	size_t still_running; /* descendants alive when the program ended */
+	/* The run's processes (not the program's own pid) whose traces end
+	 * with them running: not stopped, still running when the wait for them
+	 * to end (COLLECTOR_ENDING_WAIT_MS) was over; stopped (SIGSTOP, a
+	 * tracer), not waited for.  Each with the first one's pid (0: unknown)
+	 * and name (proc_name.h; owned, NULL when unknown). */
+	size_t still_running;
+	unsigned running_pid;
+	char *running_name;
+	size_t still_stopped;
+	unsigned stopped_pid;
+	char *stopped_name;
 	size_t write_errors;  /* traces whose writing failed part way */
 	int notify_fd;        /* the inotify instance, owned, or -1: closed by
 	                       * collector_result_free (see collector_run) */

@@ -463,20 +463,59 @@ static const char *last_program(const struct run_options *o, const struct collec
 	return buf;
 }
 
+/* "process PID (NAME)" for a message about one of the run's processes,
+ * its name made printable and cut to 60 columns, into out. */
+static const char *process_label(unsigned pid, const char *name, char *out, size_t size)
+{
+	char printable[1024], fit[60 * 3 + 8] = "?";
+
+	if (name) {
+		argv_quote_printable(name, printable, sizeof(printable));
+		argv_quote_fit(printable, 60, fit, sizeof(fit));
+	}
+	if (pid)
+		snprintf(out, size, "process %u (%s)", pid, fit);
+	else
+		snprintf(out, size, "process (%s)", fit);
+	return out;
+}
+
+/* Names the run's processes whose traces end with them running (the wait
+ * for them to end is cli/collector.c's procs_ending_settle). */
+static void still_running_print(const struct run_options *o, const struct collector_result *res)
+{
+	char first[300];
+	size_t n = res->still_running, s = res->still_stopped;
+
+	process_label(res->running_pid, res->running_name, first, sizeof(first));
+	if (n == 1)
+		mprof_note("%s, started by %s, still ran when mprof had waited %.1f s for it to "
+			   "end; its trace holds what it recorded until then (mprof waits no "
+			   "longer: run a server that daemonizes in the foreground to record it to "
+			   "its end)", first, o->argv[0], COLLECTOR_ENDING_WAIT_MS / 1000.0);
+	else if (n)
+		mprof_note("%zu processes started by %s still ran when mprof had waited %.1f s for "
+			   "them to end (%s and %zu more); their traces hold what they recorded "
+			   "until then (mprof waits no longer: run a server that daemonizes in the "
+			   "foreground to record them to their end)", n, o->argv[0],
+			   COLLECTOR_ENDING_WAIT_MS / 1000.0, first, n - 1);
+	process_label(res->stopped_pid, res->stopped_name, first, sizeof(first));
+	if (s == 1)
+		mprof_note("%s, started by %s, was stopped when the recording ended; its trace "
+			   "holds what it recorded until then (mprof does not wait for a stopped "
+			   "process)", first, o->argv[0]);
+	else if (s)
+		mprof_note("%zu processes started by %s were stopped when the recording ended (%s "
+			   "and %zu more); their traces hold what they recorded until then (mprof "
+			   "does not wait for a stopped process)", s, o->argv[0], first, s - 1);
+}
+
 static void ending_print(const struct run_options *o, const struct collector_result *res)
 {
 	long top = -1;
 	char last[256];
 
-	if (res->still_running)
-		mprof_note("%zu process%s started by %s %s still running when it ended; %s "
-			   "what %s recorded until then (mprof does not wait for %s: run a "
-			   "server that daemonizes in the foreground to record it to its end)",
-			   res->still_running, res->still_running == 1 ? "" : "es", o->argv[0],
-			   res->still_running == 1 ? "was" : "were",
-			   res->still_running == 1 ? "its trace holds" : "their traces hold",
-			   res->still_running == 1 ? "it" : "they",
-			   res->still_running == 1 ? "it" : "them");
+	still_running_print(o, res);
 	if (WIFSIGNALED(res->wait_status)) {
 		int sig = WTERMSIG(res->wait_status);
 		const char *abbrev = sigabbrev_np(sig);
@@ -574,6 +613,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 	cfg.session_dir = session;
 	cfg.root_pid = sp.pid;
 	cfg.helper_start = analyzer_prestart;
+	cfg.program_ended = std_fds_release_in_out;
 	cfg.toggle_signal = o->toggle_signal;
 	cfg.root_trace = &root_trace;
 	cfg.trace_base = trace_path;

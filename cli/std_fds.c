@@ -2,7 +2,8 @@
  * cli/std_fds.c - holds the launcher's closed standard descriptors with
  * /dev/null (cli/std_fds.h).  A user who runs `mprof run ... 2>&-` meant
  * the program to find stderr closed, not the launcher to write its
- * warnings into the first file it opens after that.
+ * warnings into the first file it opens after that.  Lets go of the
+ * program's input and output when it ends.
  */
 #include "config.h"
 
@@ -24,4 +25,17 @@ void std_fds_hold(void)
 		if (got >= 0 && got != fd)
 			close(got);
 	}
+}
+
+void std_fds_release_in_out(void)
+{
+	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null_fd < 0)
+		return;
+	for (int fd = 0; fd <= 1; fd++)
+		if (null_fd != fd)
+			dup3(null_fd, fd, O_CLOEXEC);
+	if (null_fd > 1)
+		close(null_fd);
 }

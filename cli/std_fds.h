@@ -15,4 +15,14 @@
  */
 void std_fds_hold(void);
 
+/*
+ * Puts /dev/null (close-on-exec) on descriptors 0 and 1, which the launcher
+ * never reads or writes: once the program has ended, a pipe it read from or
+ * wrote to then sees its end when the program's processes let go of it, not
+ * when mprof exits (`mprof run -- prog | less` while mprof waits for the
+ * run's other processes or symbolizes).  Leaves one as it is when
+ * /dev/null cannot be opened.
+ */
+void std_fds_release_in_out(void);
+
 #endif
