@@ -139,6 +139,7 @@ E2E_TESTS = \
 	tests/e2e/many-routes.sh \
 	tests/e2e/fork-exec-children.sh \
 	tests/e2e/late-children.sh \
+	tests/e2e/ending-children.sh \
 	tests/e2e/slow-start.sh \
 	tests/e2e/process-tree.sh \
 	tests/e2e/process-libraries.sh \
@@ -320,7 +321,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c tests/progs/no_cfi_frames.c tests/progs/cfi_expression.c tests/progs/foreign_ahead.c tests/progs/thread_churn.c tests/progs/toggle_taken.c tests/progs/toggle_replace.c tests/progs/toggle_vfork.c tests/progs/toggle_raw.c tests/progs/toggle_default.c tests/progs/noaccess_lib.c tests/progs/noaccess_main.c tests/progs/noaccess_first.lds \
 	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/many_routes.c tests/progs/debug_lib.c \
-	tests/progs/late_children.c tests/progs/slow_start.c tests/progs/old_block_reuse.c \
+	tests/progs/late_children.c tests/progs/ending_children.c tests/progs/slow_start.c tests/progs/old_block_reuse.c \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c tests/progs/signal_free.c tests/progs/signal_allocs.c \
 	tests/progs/raising_alloc.c tests/progs/sandboxed_exit.c tests/progs/prctl_sandbox.c \
 	tests/progs/membarrier_refused.c tests/progs/lowered_limit.c tests/progs/unseen_limit.c tests/progs/vanished_program.c tests/progs/leader_exit.c tests/progs/dlmopen_main.c tests/progs/dlmopen_lib.c tests/progs/deep_bind_main.c tests/progs/deep_bind_lib.c tests/progs/deep_bind_late_main.c tests/progs/deep_bind_late_lib.c tests/progs/cache_copies_main.c tests/progs/cache_copies_lib.c tests/progs/realloc_calls.c tests/progs/early_analyzer.c tests/progs/limit_blocks.h \
