@@ -2844,16 +2844,21 @@ static void procs_pending_settle(struct collector *c)
 	}
 }
 
-/* Whether the wait for the run's ending processes waits for p: a process
- * of the run other than the program that still runs, has not written its
- * exit note and is not stopped (a stopped one does not end by itself); a
- * file still starting counts while its process runs. */
-static bool proc_ending_awaited(const struct collector *c, const struct proc *p)
+/* Whether the wait for the run's ending processes, begun at start_ns,
+ * waits for p: a process of the run other than the program that still
+ * runs, has not written its exit note and is not stopped (a stopped one
+ * does not end by itself).  A file still starting counts while its process
+ * runs if it appeared during the wait (one that appeared before has had
+ * procs_pending_settle's wait). */
+static bool proc_ending_awaited(const struct collector *c, const struct proc *p,
+				uint64_t start_ns)
 {
 	unsigned pid = p->phase == PROC_PENDING ? proc_file_name_pid(p->name) : p->pid;
 	char state;
 
 	if (p->is_root || p->phase == PROC_DONE || proc_is_program_pid(c, p))
+		return false;
+	if (p->phase == PROC_PENDING && p->seen_ns < start_ns)
 		return false;
 	/* (one that executed a program is waited for while it runs: the new
 	 * image's recorder may be starting) */
@@ -2865,10 +2870,10 @@ static bool proc_ending_awaited(const struct collector *c, const struct proc *p)
 	return state != 'T' && state != 't';
 }
 
-static bool procs_ending_awaited(const struct collector *c)
+static bool procs_ending_awaited(const struct collector *c, uint64_t start_ns)
 {
 	for (size_t i = 0; i < c->live.n; i++)
-		if (proc_ending_awaited(c, c->live.v[i]))
+		if (proc_ending_awaited(c, c->live.v[i], start_ns))
 			return true;
 	return false;
 }
@@ -2888,7 +2893,7 @@ static void procs_ending_settle(struct collector *c)
 {
 	uint64_t start = now_ns(), last_retire = start, now = start;
 
-	while (procs_ending_awaited(c) && now - start < ENDING_LIMIT_NS) {
+	while (procs_ending_awaited(c, start) && now - start < ENDING_LIMIT_NS) {
 		struct timespec pause = { 0, 2 * IDLE_SLEEP_NS };
 
 		nanosleep(&pause, NULL);
