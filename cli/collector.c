@@ -2878,6 +2878,27 @@ static bool procs_ending_awaited(const struct collector *c, uint64_t start_ns)
 	return false;
 }
 
+/* Whether a process of the run started since the last look and has yet to
+ * make its process file (late_starters.h): a daemon's second fork, made as
+ * its first process ends, is found so before its file appears. */
+static bool late_starters_coming(struct collector *c)
+{
+	struct late_query q = { c->cfg->session_dir, c->cfg->recorder_path, c->start_ticks,
+				&c->pids, image_known, c, (unsigned)c->helper_pid };
+	static struct late_starter late[8]; /* static: 4 KiB, off a small stack */
+	size_t n;
+
+	if (c->cfg->no_children)
+		return false;
+	pid_window_update(&c->pids);
+	n = late_starters_find(&q, late, 8);
+	for (size_t i = 0; i < n && i < 8; i++)
+		if (late[i].state == LATE_STARTING ||
+		    (late[i].state == LATE_EXECUTING && late[i].descends))
+			return true;
+	return n > 8;
+}
+
 /*
  * Once the program has ended and the recorders that were starting have
  * been waited for, the run's processes that still run are given up to
@@ -2885,15 +2906,17 @@ static bool procs_ending_awaited(const struct collector *c, uint64_t start_ns)
  * after the program (Python's resource tracker, which sees its pipe close;
  * a background job about to finish) has a trace that reaches its end.
  * Meanwhile the collection goes on as while the program ran: new files
- * are taken in, rings drained (a writer blocked on a full ring would
- * never end) and ended processes finalized.  A daemon that lives on costs
+ * are taken in (and a process of the run still without one is waited
+ * for), rings drained (a writer blocked on a full ring would never end)
+ * and ended processes finalized.  A daemon that lives on costs
  * the run ENDING_LIMIT_NS once.
  */
 static void procs_ending_settle(struct collector *c)
 {
 	uint64_t start = now_ns(), last_retire = start, now = start;
 
-	while (procs_ending_awaited(c, start) && now - start < ENDING_LIMIT_NS) {
+	while ((procs_ending_awaited(c, start) || late_starters_coming(c)) &&
+	       now - start < ENDING_LIMIT_NS) {
 		struct timespec pause = { 0, 2 * IDLE_SLEEP_NS };
 
 		nanosleep(&pause, NULL);
