@@ -11,7 +11,9 @@
  * retired, or at the end.  An EVENTS chunk never spans two laps of a ring
  * and holds whole records (the shim pads a lap's tail).  Processes that end
  * while the program goes on are finalized at once, so the number of open
- * traces follows the number of live processes.  Chunks stored while the
+ * traces follows the number of live processes; once the program has ended,
+ * those still running get a short wait to end by themselves
+ * (procs_ending_settle).  Chunks stored while the
  * program keeps every processor busy are deflated by re-compression jobs
  * (cli/rezip.h) that each round starts and moves on, and that the end of
  * the run finishes.

@@ -2,8 +2,8 @@
 # late-children.sh - a program that starts 8 children (fork, posix_spawn,
 # vfork and exec) and ends without waiting for them.  In each of 12 runs:
 # each of the 6 ordinary children has its trace, holding its 50
-# allocations unless mprof says the child was still running when the
-# program ended (mprof does not wait for running descendants); the child
+# allocations unless mprof says the child was still running when its wait
+# for the run's processes to end was over (tests/e2e/ending-children.sh); the child
 # executed without LD_PRELOAD has no trace and mprof names it ("process
 # PID (...) is not recorded: ..."); the child stopped at its start has a
 # trace or is named so.  No child is lost without a word.  (Before the
@@ -88,7 +88,7 @@ expect_eq "background exec as the run ends: runs that said what happened" 8 "$ho
 
 # A recorded process left running when the program ends (a server that
 # daemonized: nginx, redis-server --daemonize yes, pg_ctl start) is named,
-# with the way to record it to its end.
+# after the 0.5 s mprof waits for it, with the way to record it to its end.
 rm -f "$WORK"/daemon.*
 RUN_NAME=daemon mprof_run 60 "$WORK/daemon.t" -- sh -c \
 	'(exec sleep 5) & for i in $(seq 300); do grep -q libmprof_preload /proc/$!/maps 2>/dev/null && break; sleep 0.1; done; sleep 0.3'
