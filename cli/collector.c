@@ -2683,6 +2683,11 @@ struct late_seen {
 	bool present;    /* found in the last round */
 };
 
+/* What procs_late_settle found (static: some 35 KiB, see there), kept for
+ * procs_ending_settle, which does not wait for these again. */
+static struct late_seen late_seen_list[LATE_MAX];
+static size_t late_seen_count;
+
 /* Whether the settle still waits for it, waited_ns after it began. */
 static bool late_waits_for(const struct late_seen *l, uint64_t waited_ns)
 {
@@ -2789,7 +2794,7 @@ static void procs_late_settle(struct collector *c)
 	/* static: some 70 KiB, more than a stack under `ulimit -s 100` holds
 	 * (the launcher runs with the program's limit); called once a run */
 	static struct late_starter late[LATE_MAX];
-	static struct late_seen seen[LATE_MAX];
+	struct late_seen *seen = late_seen_list;
 	size_t nseen = 0, n;
 	uint64_t start = now_ns(), waited;
 
@@ -2816,6 +2821,7 @@ static void procs_late_settle(struct collector *c)
 			break;
 		nanosleep(&pause, NULL);
 	}
+	late_seen_count = nseen;
 	late_report(c, seen, nseen, n > LATE_MAX ? n - LATE_MAX : 0, waited);
 }
 
@@ -2880,6 +2886,15 @@ static bool procs_ending_awaited(const struct collector *c, uint64_t start_ns)
 	return false;
 }
 
+/* Whether procs_late_settle found pid (and gave it its wait). */
+static bool late_seen_before(unsigned pid)
+{
+	for (size_t k = 0; k < late_seen_count; k++)
+		if (late_seen_list[k].s.pid == pid)
+			return true;
+	return false;
+}
+
 /* Whether a process of the run started since the last look and has yet to
  * make its process file (late_starters.h): a daemon's second fork, made as
  * its first process ends, is found so before its file appears. */
@@ -2894,10 +2909,15 @@ static bool late_starters_coming(struct collector *c)
 		return false;
 	pid_window_update(&c->pids);
 	n = late_starters_find(&q, late, 8);
-	for (size_t i = 0; i < n && i < 8; i++)
+	for (size_t i = 0; i < n && i < 8; i++) {
+		/* a file still starting, or a process procs_late_settle had
+		 * its time for already, is not waited for again */
+		if (pid_pending(c, late[i].pid) || late_seen_before(late[i].pid))
+			continue;
 		if (late[i].state == LATE_STARTING ||
 		    (late[i].state == LATE_EXECUTING && late[i].descends))
 			return true;
+	}
 	return n > 8;
 }
 
