@@ -7,15 +7,21 @@
  * held across a call that can wait for another thread of the target (the
  * dynamic loader, the allocator), and it needs no initialisation beyond zero,
  * so a fork child can reset it by storing 0.
+ *
+ * The holder's cancellation is deferred until it gives the lock back: a
+ * thread the program cancels asynchronously would otherwise end holding it,
+ * and every other thread would wait for it forever.
  */
 #ifndef MPROF_PRELOAD_LOCK_H
 #define MPROF_PRELOAD_LOCK_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 
 struct preload_lock {
 	_Atomic int held;
+	int cancel_state; /* the holder's cancelability state before it took the lock */
 };
 
 /* Lets a waiting CPU breathe without giving up its time slice. */
@@ -28,11 +34,14 @@ static inline void preload_cpu_relax(void)
 #endif
 }
 
-/* Takes the lock: spins briefly, then yields until it is free. */
+/* Takes the lock: spins briefly, then yields until it is free.  The
+ * calling thread cannot be cancelled until preload_lock_give. */
 static inline void preload_lock_take(struct preload_lock *l)
 {
 	unsigned spins = 0;
+	int cancel_state;
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire)) {
 		while (atomic_load_explicit(&l->held, memory_order_relaxed)) {
 			if (++spins < 100)
@@ -41,21 +50,38 @@ static inline void preload_lock_take(struct preload_lock *l)
 				sched_yield();
 		}
 	}
+	l->cancel_state = cancel_state;
 }
 
-/* Takes l if it is free, without waiting: 1 when taken, 0 when another
- * thread holds it. */
+/* Takes l if it is free, without waiting: 1 when taken (cancellation
+ * deferred as preload_lock_take defers it), 0 when another thread holds it. */
 static inline int preload_lock_try(struct preload_lock *l)
 {
-	return !atomic_exchange_explicit(&l->held, 1, memory_order_acquire);
+	int cancel_state;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	if (atomic_exchange_explicit(&l->held, 1, memory_order_acquire)) {
+		pthread_setcancelstate(cancel_state, NULL);
+		return 0;
+	}
+	l->cancel_state = cancel_state;
+	return 1;
 }
 
+/* Gives the lock back and restores the cancelability it deferred: a
+ * cancel that came meanwhile to an asynchronously cancelable thread acts
+ * now (the C library's pthread_setcancelstate), with no lock held. */
 static inline void preload_lock_give(struct preload_lock *l)
 {
+	int cancel_state = l->cancel_state;
+
 	atomic_store_explicit(&l->held, 0, memory_order_release);
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
-/* Fork child only: the threads that could hold the lock do not exist. */
+/* Fork child only: the threads that could hold the lock do not exist.  The
+ * cancelability it deferred is not restored: the fork handlers give the
+ * lock they took first (control_lock), which restores the forking thread's. */
 static inline void preload_lock_reset(struct preload_lock *l)
 {
 	atomic_store_explicit(&l->held, 0, memory_order_relaxed);

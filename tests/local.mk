@@ -227,6 +227,7 @@ E2E_TESTS = \
 	tests/e2e/retitled-exit.sh \
 	tests/e2e/claimed-fds.sh \
 	tests/e2e/pending-cancel.sh \
+	tests/e2e/async-cancel.sh \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
 	tests/e2e/diff-jit.sh \
@@ -316,7 +317,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/run_signals.c tests/progs/retitled_exit.c tests/progs/busy_bursts.c \
-	tests/progs/claimed_fds.c tests/progs/no_cfi_alloc.h tests/progs/pending_cancel.c tests/progs/own_fds.c \
+	tests/progs/claimed_fds.c tests/progs/no_cfi_alloc.h tests/progs/pending_cancel.c tests/progs/async_cancel.c tests/progs/own_fds.c \
 	tests/progs/clone_child.c tests/progs/exit_threads.c tests/progs/partial_recording.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c \
 	tests/progs/leak_count.c tests/progs/rbp_frames.c tests/progs/no_cfi_frames.c tests/progs/cfi_expression.c tests/progs/foreign_ahead.c tests/progs/thread_churn.c tests/progs/toggle_taken.c tests/progs/toggle_replace.c tests/progs/toggle_vfork.c tests/progs/toggle_raw.c tests/progs/toggle_default.c tests/progs/noaccess_lib.c tests/progs/noaccess_main.c tests/progs/noaccess_first.lds \
