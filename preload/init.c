@@ -20,6 +20,7 @@
 
 #include "preload/announce.h"
 #include "preload/bootstrap.h"
+#include "preload/cancel_watch.h"
 #include "preload/control.h"
 #include "preload/deep_bind.h"
 #include "preload/diag.h"
@@ -102,6 +103,7 @@ static int init_run(struct preload_thread **out)
 	real_resolve();
 	exec_watch_resolve();
 	reap_note_resolve();
+	cancel_watch_resolve();
 	reap_call_resolve();
 	raw_fork_resolve();
 	seccomp_watch_start();

@@ -42,6 +42,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/process.c preload/process.h \
 	preload/procfile.c preload/procfile.h \
 	preload/real.c preload/real.h \
+	preload/cancel_watch.c preload/cancel_watch.h \
 	preload/reap_note.c preload/reap_note.h \
 	preload/reap_call.c \
 	preload/rec_stack.c preload/rec_stack.h \

@@ -8,9 +8,12 @@
  * dynamic loader, the allocator), and it needs no initialisation beyond zero,
  * so a fork child can reset it by storing 0.
  *
- * The holder's cancellation is deferred until it gives the lock back: a
- * thread the program cancels asynchronously would otherwise end holding it,
- * and every other thread would wait for it forever.
+ * Once the program made a thread cancelable asynchronously, the holder's
+ * cancellation is deferred until it gives the lock back: a thread cancelled
+ * asynchronously would otherwise end holding it, and every other thread
+ * would wait for it forever.  (Two atomic operations per lock section,
+ * tens of ns a malloc/free pair when every allocation is sampled, so only
+ * then.)
  */
 #ifndef MPROF_PRELOAD_LOCK_H
 #define MPROF_PRELOAD_LOCK_H
@@ -19,10 +22,34 @@
 #include <sched.h>
 #include <stdatomic.h>
 
+#include "preload/cancel_watch.h"
+
 struct preload_lock {
 	_Atomic int held;
-	int cancel_state; /* the holder's cancelability state before it took the lock */
+	/* the holder's cancelability state before it took the lock, or -1
+	 * when it left it alone */
+	int cancel_state;
 };
+
+/* Disables the calling thread's cancellation when the program made some
+ * thread cancelable asynchronously; returns the state to restore, or -1. */
+static inline int preload_lock_cancel_defer(void)
+{
+	int cancel_state = -1;
+
+	if (__builtin_expect(atomic_load_explicit(&cancel_watch_async_seen, memory_order_relaxed), 0))
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	return cancel_state;
+}
+
+/* Restores what preload_lock_cancel_defer returned: a cancel that came
+ * meanwhile to an asynchronously cancelable thread acts now (the C
+ * library's pthread_setcancelstate). */
+static inline void preload_lock_cancel_restore(int cancel_state)
+{
+	if (cancel_state >= 0)
+		pthread_setcancelstate(cancel_state, NULL);
+}
 
 /* Lets a waiting CPU breathe without giving up its time slice. */
 static inline void preload_cpu_relax(void)
@@ -35,13 +62,13 @@ static inline void preload_cpu_relax(void)
 }
 
 /* Takes the lock: spins briefly, then yields until it is free.  The
- * calling thread cannot be cancelled until preload_lock_give. */
+ * calling thread's cancellation is deferred until preload_lock_give (see
+ * above). */
 static inline void preload_lock_take(struct preload_lock *l)
 {
 	unsigned spins = 0;
-	int cancel_state;
+	int cancel_state = preload_lock_cancel_defer();
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire)) {
 		while (atomic_load_explicit(&l->held, memory_order_relaxed)) {
 			if (++spins < 100)
@@ -57,31 +84,29 @@ static inline void preload_lock_take(struct preload_lock *l)
  * deferred as preload_lock_take defers it), 0 when another thread holds it. */
 static inline int preload_lock_try(struct preload_lock *l)
 {
-	int cancel_state;
+	int cancel_state = preload_lock_cancel_defer();
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	if (atomic_exchange_explicit(&l->held, 1, memory_order_acquire)) {
-		pthread_setcancelstate(cancel_state, NULL);
+		preload_lock_cancel_restore(cancel_state);
 		return 0;
 	}
 	l->cancel_state = cancel_state;
 	return 1;
 }
 
-/* Gives the lock back and restores the cancelability it deferred: a
- * cancel that came meanwhile to an asynchronously cancelable thread acts
- * now (the C library's pthread_setcancelstate), with no lock held. */
+/* Gives the lock back, then restores the cancelability it deferred. */
 static inline void preload_lock_give(struct preload_lock *l)
 {
 	int cancel_state = l->cancel_state;
 
 	atomic_store_explicit(&l->held, 0, memory_order_release);
-	pthread_setcancelstate(cancel_state, NULL);
+	preload_lock_cancel_restore(cancel_state);
 }
 
-/* Fork child only: the threads that could hold the lock do not exist.  The
- * cancelability it deferred is not restored: the fork handlers give the
- * lock they took first (control_lock), which restores the forking thread's. */
+/* Fork child only: the threads that could hold the lock do not exist.  A
+ * deferred cancelability is not restored: the child's fork handler gives
+ * the lock the prepare handler took first (control_lock), which restores
+ * the forking thread's. */
 static inline void preload_lock_reset(struct preload_lock *l)
 {
 	atomic_store_explicit(&l->held, 0, memory_order_relaxed);

@@ -37,7 +37,7 @@ TESTS += tests/unit/test_process_limit
 # sanitizers, and ThreadSanitizer by hand, can watch them)
 check_PROGRAMS += tests/unit/test_sample
 tests_unit_test_sample_SOURCES = tests/unit/test_sample.c preload/sample.c preload/sample_set.c \
-	preload/sample_math.c preload/mem.c
+	preload/sample_math.c preload/mem.c preload/cancel_watch.c
 tests_unit_test_sample_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDADD = $(CUNIT_LIBS) -lm
@@ -51,7 +51,7 @@ TESTS += tests/unit/test_sample
 check_PROGRAMS += tests/unit/test_control
 tests_unit_test_control_SOURCES = tests/unit/test_control.c preload/control.c preload/sample.c \
 	preload/sample_math.c preload/sample_set.c preload/ring.c preload/populate.c preload/timens.c preload/mem.c \
-	preload/toggle_signal.c
+	preload/toggle_signal.c preload/cancel_watch.c
 tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_control_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_control_LDADD = $(CUNIT_LIBS) -lm
@@ -73,10 +73,11 @@ check-tsan:
 		$(srcdir)/preload/sample.c $(srcdir)/preload/sample_math.c \
 		$(srcdir)/preload/sample_set.c $(srcdir)/preload/ring.c $(srcdir)/preload/populate.c $(srcdir)/preload/timens.c \
 		$(srcdir)/preload/mem.c \
-		$(srcdir)/preload/toggle_signal.c $(CUNIT_LIBS) -lm
+		$(srcdir)/preload/toggle_signal.c $(srcdir)/preload/cancel_watch.c $(CUNIT_LIBS) -lm
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_sample_tsan \
 		$(srcdir)/tests/unit/test_sample.c $(srcdir)/preload/sample.c \
-		$(srcdir)/preload/sample_math.c $(srcdir)/preload/sample_set.c $(srcdir)/preload/mem.c $(CUNIT_LIBS) -lm
+		$(srcdir)/preload/sample_math.c $(srcdir)/preload/sample_set.c $(srcdir)/preload/mem.c \
+		$(srcdir)/preload/cancel_watch.c $(CUNIT_LIBS) -lm
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_control_tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_sample_tsan
 CLEANFILES += tests/unit/test_control_tsan tests/unit/test_sample_tsan
