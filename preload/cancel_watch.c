@@ -29,16 +29,19 @@ void cancel_watch_resolve(void)
 	next_sym_resolve(next_slots, next_names, NEXT_COUNT);
 }
 
-/* Set before the C library's call: the thread's own lock sections after it
- * see it, and before it the thread cannot be cancelled asynchronously. */
-PRELOAD_API int pthread_setcanceltype(int type, int *oldtype)
+int cancel_watch_set_type(int type, int *oldtype)
 {
 	int (*fn)(int, int *) =
 		(int (*)(int, int *))next_sym(next_slots, next_names, NEXT_SETCANCELTYPE);
 
-	if (!fn)
-		return ENOSYS;
+	return fn ? fn(type, oldtype) : ENOSYS;
+}
+
+/* Set before the C library's call: the thread's own lock sections after it
+ * see it, and before it the thread cannot be cancelled asynchronously. */
+PRELOAD_API int pthread_setcanceltype(int type, int *oldtype)
+{
 	if (type == PTHREAD_CANCEL_ASYNCHRONOUS)
 		atomic_store(&cancel_watch_async_seen, 1);
-	return fn(type, oldtype);
+	return cancel_watch_set_type(type, oldtype);
 }

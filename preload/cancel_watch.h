@@ -10,6 +10,10 @@
  * (never cleared, inherited by fork children), else 0. */
 extern _Atomic int cancel_watch_async_seen;
 
+/* The C library's pthread_setcanceltype (not the recorder's wrapper):
+ * 0, or an error number (ENOSYS when it was not found). */
+int cancel_watch_set_type(int type, int *oldtype);
+
 /* Looks up the C library's pthread_setcanceltype at the recorder's start
  * (dlsym may allocate). */
 void cancel_watch_resolve(void);

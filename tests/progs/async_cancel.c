@@ -5,10 +5,13 @@
  * asynchronously (cancelled wherever they are, inside malloc too), two
  * deferred (cancelled at pthread_testcancel after a chain); main cancels
  * and joins them 1 ms later, then allocates and frees 100 blocks of 100
- * bytes in main_churn.
+ * bytes in main_churn.  First main sets its own cancelability type to an
+ * invalid value, to asynchronous and back (pthread_setcanceltype is wrapped
+ * by the recorder) and prints what the calls returned.
  *
  * Expected facts (tests/e2e/async-cancel.sh), the same as without a
- * profiler: stdout "cancelled 600"; exit status 0; main_churn 15000
+ * profiler: stdout "setcanceltype: 22 0 0 1" then "cancelled 600"; exit
+ * status 0; main_churn 15000
  * allocations of 1,500,000 bytes, none live at exit.
  */
 #include <pthread.h>
@@ -54,6 +57,12 @@ static void __attribute__((noinline)) main_churn(void)
 int main(void)
 {
 	long cancelled = 0;
+	int bad, to_async, old_async = -1, old_deferred = -1;
+
+	bad = pthread_setcanceltype(7, NULL);
+	to_async = pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old_async);
+	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old_deferred);
+	printf("setcanceltype: %d %d %d %d\n", bad, to_async, old_async, old_deferred);
 
 	for (int r = 0; r < ROUNDS; r++) {
 		pthread_t t[THREADS];
