@@ -57,6 +57,8 @@ struct preload_process {
 	struct pidns_view view;          /* this image's pids, as the launcher
 	                                  * sees them (set with the file) */
 	char exe[1024];                  /* /proc/self/exe, NUL-terminated */
+	int command_whole;               /* hdr->command is the whole command
+	                                  * line (procfile_command) */
 	pthread_key_t thread_key;        /* its destructor retires a thread's slot */
 	int have_thread_key;
 };

@@ -91,14 +91,17 @@ static int procfile_open(struct preload_process *proc, char *path, size_t path_s
 	return -EEXIST;
 }
 
-void procfile_command(char *out, size_t cap)
+int procfile_command(char *out, size_t cap)
 {
 	char raw[2048];
 	ssize_t n = sys_read_file("/proc/self/cmdline", raw, sizeof(raw));
+	size_t len = 0;
 
 	out[0] = '\0';
 	if (n > 0)
-		argv_quote_cmdline(out, cap, raw, (size_t)n);
+		len = argv_quote_cmdline(out, cap, raw, (size_t)n);
+	/* a quoted text cut where out is full is cap - 1 long */
+	return n > 0 && (size_t)n < sizeof(raw) && len > 0 && len < cap - 1;
 }
 
 void procfile_comm(char *out, size_t cap)
@@ -133,7 +136,7 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 		strncpy(h->parent_file, origin->parent_file, sizeof(h->parent_file) - 1);
 	memcpy(h->exe, proc->exe, sizeof(h->exe));
 	h->exe[sizeof(h->exe) - 1] = '\0';
-	procfile_command(h->command, sizeof(h->command));
+	proc->command_whole = procfile_command(h->command, sizeof(h->command));
 	procfile_comm(h->comm, sizeof(h->comm));
 	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
 	h->sample_seed = sample_seed_get();

@@ -28,8 +28,9 @@ int procfile_create(struct preload_process *proc, const struct procfile_origin *
 
 /* This image's command line now, quoted (trace/argv_quote.h) and cut to
  * fit out[cap], as the header's command holds it ("" when /proc/self/cmdline
- * cannot be read).  Never allocates. */
-void procfile_command(char *out, size_t cap);
+ * cannot be read).  Returns 1 when out holds the whole command line (a
+ * non-empty one read to its end and not cut), else 0.  Never allocates. */
+int procfile_command(char *out, size_t cap);
 
 /* This image's process name now (/proc/self/comm, the main thread's, without
  * its newline) into out[cap] ("" when it cannot be read).  Never allocates. */

@@ -1,0 +1,55 @@
+#!/bin/bash
+# proc-self-reads.sh - what a recorded process opens in /proc/self, its fixed
+# cost at every start and end.  Its command line is read once at the start
+# when the process file's header holds all of it (the PROCESS record took a
+# second read, a 64 KiB scratch mapping and 6 system calls), and again at
+# the end to note a retitle; its name is read once at the start, and at the
+# end on the main thread with PR_GET_NAME, which gives what /proc/self/comm
+# shows.  A command line the header cuts (1023 bytes quoted) is read again
+# for the PROCESS record, which keeps all of it.  Counted with strace.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+command -v strace >/dev/null 2>&1 || skip "strace is not installed"
+make_work
+
+# reads_run NAME ARGS...: `mprof run -- /bin/echo ARGS` under strace -f;
+# CMDLINE, COMM: the opens of /proc/self/cmdline and comm, GETNAME: the
+# PR_GET_NAME calls
+reads_run() {
+	local name=$1
+	shift
+	# LeakSanitizer cannot work under ptrace (a sanitizer build's mprof
+	# would exit 1)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		run_cmd 120 "$name" strace -f -qq -e trace=openat,open,prctl -o "$WORK/$name.calls" \
+		"$MPROF" run -q -o "$WORK/$name.trace" -- /bin/echo "$@"
+	CMDLINE=$(grep -c '"/proc/self/cmdline"' "$WORK/$name.calls")
+	COMM=$(grep -c '"/proc/self/comm"' "$WORK/$name.calls")
+	GETNAME=$(grep -c 'PR_GET_NAME' "$WORK/$name.calls")
+}
+
+# cmdline_of REPORT.json: the command line the report gives the program
+cmdline_of() {
+	json_eval "$1" 'd["summary"]["program"]["cmdline"]'
+}
+
+reads_run short short
+expect_eq "short: exit status" 0 "$RUN_STATUS"
+expect_eq "short: stdout" short "$(cat "$RUN_OUT")"
+expect_eq "short: /proc/self/cmdline opened at the start and the end" 2 "$CMDLINE"
+expect_eq "short: /proc/self/comm opened at the start only" 1 "$COMM"
+expect_eq "short: the name at the end by PR_GET_NAME" 1 "$GETNAME"
+report_json "$WORK/short.json" "$WORK/short.trace"
+expect_eq "short: the report's command line" "/bin/echo short" "$(cmdline_of "$WORK/short.json")"
+
+long=$(printf 'y%.0s' $(seq 1500))
+reads_run long "$long"
+expect_eq "long: exit status" 0 "$RUN_STATUS"
+expect_eq "long: stdout" "$long" "$(cat "$RUN_OUT")"
+expect_eq "long: /proc/self/cmdline opened for the header, the PROCESS record and the end" \
+	3 "$CMDLINE"
+expect_eq "long: /proc/self/comm opened at the start only" 1 "$COMM"
+report_json "$WORK/long.json" "$WORK/long.trace"
+expect_eq "long: the report's command line, all of it" "/bin/echo $long" \
+	"$(cmdline_of "$WORK/long.json")"
+finish
