@@ -233,6 +233,7 @@ E2E_TESTS = \
 	tests/e2e/error-paths.sh \
 	tests/e2e/diff.sh \
 	tests/e2e/diff-jit.sh \
+	tests/e2e/diff-sampled.sh \
 	tests/e2e/report-window.sh \
 	tests/e2e/markers-pause-pool.sh \
 	tests/e2e/markers-real.sh \

@@ -94,6 +94,10 @@ void diff_free(struct diff *d);
 uint64_t diff_frame_hash(const struct site_frame *f, enum diff_match m);
 bool diff_frame_equal(const struct site_frame *a, const struct site_frame *b, enum diff_match m);
 
+/* Whether e is a site of one side only whose other side is sampled: its
+ * sampling may have missed the site, so it is neither new nor vanished. */
+bool diff_entry_not_sampled(const struct diff *d, const struct diff_entry *e);
+
 /* The frames and table to show for e (A's side when it has one). */
 const struct site *diff_entry_site(const struct diff *d, const struct diff_entry *e,
 				   const struct site_table **table);

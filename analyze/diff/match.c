@@ -185,6 +185,12 @@ static const struct site *entry_key(const struct diff *d, const struct diff_entr
 	return diff_entry_site(d, e, t);
 }
 
+bool diff_entry_not_sampled(const struct diff *d, const struct diff_entry *e)
+{
+	return (e->status == DS_ADDED && d->pa->info.sampled) ||
+	       (e->status == DS_REMOVED && d->pb->info.sampled);
+}
+
 const struct site *diff_entry_site(const struct diff *d, const struct diff_entry *e,
 				   const struct site_table **table)
 {

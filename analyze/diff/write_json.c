@@ -1,11 +1,11 @@
 /*
  * analyze/diff/write_json.c - `mprof diff --format json`.
  *
- * Schema "mprof-diff", schema_version 4 (sizes in bytes, counts weighted as
+ * Schema "mprof-diff", schema_version 5 (sizes in bytes, counts weighted as
  * in mprof-report; a change is B - A, a signed integer):
  *
  *   {
- *     "schema": "mprof-diff", "schema_version": 4,
+ *     "schema": "mprof-diff", "schema_version": 5,
  *     "a": str, "b": str,             the two trace paths as given
  *     "match": "function" | "line",   how sites were matched (--match)
  *     "a_kind", "b_kind": str,        what each trace's numbers are, as the
@@ -20,6 +20,11 @@
  *     "saturated": bool,              a figure above 2^63-1 (a crafted or
  *                                     corrupt trace): sums stopped at 2^64-1,
  *                                     changes at +-(2^63-1), not wrapped
+ *     "counts": {"changed", "added", "removed", "same", "not_sampled": int},
+ *                                     the entries of each status; of the
+ *                                     added and removed, "not_sampled" are
+ *                                     those whose other trace is sampled
+ *                                     (its sampling may have missed them)
  *     "rough": [str],                 the STATS keys with no unbiased
  *                                     estimate (the peak's when a trace is
  *                                     sampled), not for --fail-if
@@ -43,6 +48,8 @@
  *                                     the first site's id in `mprof report`
  *        "a_sites", "b_sites": int,   sites summed on each side (more than 1
  *                                     when they differ only in lines or JIT frames)
+ *        "not_sampled": bool,         "added" with A sampled, "removed" with
+ *                                     B sampled: not known to be new or vanished
  *        "unknown_stack": bool, "inherited": bool, "truncated": bool,
  *        "frames": [FRAME]}           innermost first, as in mprof-report
  *     ]
@@ -57,6 +64,7 @@
  *          of a sampled trace an estimate of the mean over the freed
  *          blocks, each block once)}
  *
+ * Version 4 had no "counts" or "not_sampled".
  * Version 3 had no "a_at_most" or "b_at_most".
  * Version 2 had no "a_kind", "b_kind", "rough" or "at_most".
  * Version 1 had no "match", "a_sites", "b_sites", "peak_rss_bytes",
@@ -142,6 +150,9 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 	fputs(",\"b_time_resolution_ns\":", out);
 	json_time_resolution(out, d->pb);
 	fprintf(out, ",\"saturated\":%s", d->saturated ? "true" : "false");
+	fprintf(out, ",\"counts\":{\"changed\":%zu,\"added\":%zu,\"removed\":%zu,\"same\":%zu,"
+		"\"not_sampled\":%zu}", d->changed, d->added, d->removed, d->count - d->differ,
+		(d->pa->info.sampled ? d->added : 0) + (d->pb->info.sampled ? d->removed : 0));
 	fputs(",\"rough\":[", out);
 	for (int f = 0, n = 0; f < DF_SITE_COUNT; f++)
 		if (diff_field_rough(d, f))
@@ -216,6 +227,7 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 	id(out, "a_id", &e->a);
 	id(out, "b_id", &e->b);
 	fprintf(out, ",\"a_sites\":%" PRIu32 ",\"b_sites\":%" PRIu32, e->a.sites, e->b.sites);
+	fprintf(out, ",\"not_sampled\":%s", diff_entry_not_sampled(d, e) ? "true" : "false");
 	fprintf(out, ",\"unknown_stack\":%s,\"inherited\":%s,\"truncated\":%s,\"frames\":[",
 		s->unknown_stack ? "true" : "false", s->inherited ? "true" : "false",
 		s->truncated || (e->a.site && e->b.site && e->b.site->truncated) ? "true" : "false");
@@ -230,7 +242,7 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 int diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	diff_rank(d, d->entries, d->differ, DF_ALLOCATED, true);
-	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":4,", out);
+	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":5,", out);
 	diff_write_json_head(out, d, o);
 	fputs(",\n\"sites\":[", out);
 	for (size_t i = 0; i < d->differ; i++) {

@@ -90,9 +90,14 @@ static void print_totals(FILE *out, const struct diff *d)
 			fmt_relative(c2, sizeof(c2), d->total_a[f], d->total_b[f]),
 			note ? "  " : "", note ? note : "");
 	}
-	fprintf(out, "sites:            %zu changed, %zu new, %zu vanished, %zu same "
-		"(%zu in A, %zu in B", d->changed, d->added, d->removed, d->count - d->differ,
-		d->pa->sites.count, d->pb->sites.count);
+	fprintf(out, "sites:            %zu changed, %zu %s, %zu %s, %zu same (%zu in A, %zu in B",
+		d->changed, d->added,
+		d->pa->info.sampled ? "only in B (not in A's samples: A is sampled, so not known "
+				      "to be new)" : "new",
+		d->removed,
+		d->pb->info.sampled ? "only in A (not in B's samples: B is sampled, so not known "
+				      "to have vanished)" : "vanished",
+		d->count - d->differ, d->pa->sites.count, d->pb->sites.count);
 	if (d->count != d->pa->sites.count + d->pb->sites.count - (d->count - d->added - d->removed))
 		fputs("; sites of one trace that differ only in lines or in code outside every "
 		      "module (JIT) count once", out);
@@ -134,7 +139,9 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 	const struct site_table *t;
 	const struct site *s = diff_entry_site(d, e, &t);
 
-	fprintf(out, "#%zu  %s", rank, status_text[e->status]);
+	fprintf(out, "#%zu  %s", rank, diff_entry_not_sampled(d, e)
+		? (e->status == DS_ADDED ? "not in A's samples" : "not in B's samples")
+		: status_text[e->status]);
 	if (e->a.site && e->b.site)
 		fprintf(out, " (site %" PRIu32 " in A, site %" PRIu32 " in B)", e->a.site->id,
 			e->b.site->id);

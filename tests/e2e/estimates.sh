@@ -130,7 +130,7 @@ run_cmd 60 de "$MPROF" diff -n 1 "$WORK/e1.trace" "$WORK/e2.trace"
 expect_eq "diff text, exact: nothing rough" "" "$(grep -i rough "$RUN_OUT")"
 
 run_cmd 60 dj "$MPROF" diff -f json -o "$WORK/d.json" "$WORK/s1.trace" "$WORK/s2.trace"
-expect_eq "diff json: schema version (4: a_at_most, b_at_most)" 4 "$(jd "$WORK/d.json" 'd["schema_version"]')"
+expect_eq "diff json: schema version (5: counts, not_sampled)" 5 "$(jd "$WORK/d.json" 'd["schema_version"]')"
 expect_eq "diff json: rough keys" "['peak_bytes', 'peak_blocks']" "$(jd "$WORK/d.json" 'd["rough"]')"
 expect_eq "diff json: A's kind" "estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates" \
 	"$(jd "$WORK/d.json" 'd["a_kind"]')"
