@@ -1652,6 +1652,21 @@ static uint64_t proc_rings_touched(const struct collector *c, struct proc *p)
 	return sum;
 }
 
+/* The most memory p's recorder can have had resident besides its rings:
+ * what its exit or exec note measured, else all it had mapped (which
+ * counted a 48 KiB recorder stack per thread whole, of which a few pages
+ * are touched: more than the whole peak RSS of a program of 300 threads). */
+static uint64_t proc_recorder_own_bytes(const struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	bool noted = atomic_load_explicit(&h->exit_known, memory_order_acquire) == 1 ||
+		     atomic_load_explicit(&h->exec_self, memory_order_acquire) == 1;
+
+	if (noted && h->exit_recorder_bytes)
+		return h->exit_recorder_bytes;
+	return atomic_load_explicit(&h->recorder_map_bytes, memory_order_relaxed);
+}
+
 /* The peak RSS in KiB that p's recorder read just before p executed
  * another program (preload/exec_watch.c), or 0: an image replaced at once
  * may end before the launcher's first reading. */
@@ -1814,7 +1829,7 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 						  exec_why, sizeof(exec_why));
 	}
 	end_figures(c, p, state, &e);
-	e.recorder_kib = (atomic_load(&h->recorder_map_bytes) + proc_rings_touched(c, p)) / 1024;
+	e.recorder_kib = (proc_recorder_own_bytes(p) + proc_rings_touched(c, p)) / 1024;
 	e.is_root = p->is_root;
 	e.launcher_cpu_ns = launcher_cpu_ns();
 	e.ring_waits = atomic_load(&h->waits);

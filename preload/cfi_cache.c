@@ -76,8 +76,8 @@ static struct cfi_cache_table *cfi_cache_map(uint64_t entries, uint64_t epoch, u
 /* Gives a replaced table's slots back; its header page stays readable. */
 static void cfi_cache_retire(struct cfi_cache_table *old)
 {
-	if (old)
-		madvise(old->entries, old->map_bytes - PRELOAD_PAGE_BYTES, MADV_DONTNEED);
+	if (old && madvise(old->entries, old->map_bytes - PRELOAD_PAGE_BYTES, MADV_DONTNEED) == 0)
+		preload_mem_count_returned(old->map_bytes - PRELOAD_PAGE_BYTES);
 }
 
 /* Stores a rule into tab (lock held, room guaranteed, key absent). */

@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "preload/mem.h"
 #include "preload/exec_reach.h"
 #include "preload/exit_note.h"
 #include "preload/exported.h"
@@ -136,6 +137,7 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int s
 		 * gives: a short image that executes another at once has no
 		 * reading of the launcher's (taken back if the exec fails) */
 		h->exit_maxrss_kib = exit_note_peak_rss_kib();
+		h->exit_recorder_bytes = preload_mem_resident_bound();
 		h->exec_self_unseen = (uint32_t)session_unseen();
 		/* sequentially consistent: the launcher passing a toggle on sees
 		 * it, or toggle_signal_exec sees the launcher passing */
@@ -174,6 +176,7 @@ static void exec_watch_undo(int noted)
 	if (noted == NOTED_SELF) {
 		atomic_store_explicit(&h->exec_self, 0, memory_order_release);
 		h->exit_maxrss_kib = 0;
+		h->exit_recorder_bytes = 0;
 	} else if (noted == NOTED_CHILD) {
 		atomic_fetch_sub_explicit(&h->execs_unrecorded, 1, memory_order_relaxed);
 	} else if (noted == NOTED_UNREACHABLE) {

@@ -43,6 +43,7 @@
 #include "preload/namespaces.h"
 #include "preload/exported.h"
 #include "preload/init.h"
+#include "preload/mem.h"
 #include "preload/process.h"
 #include "preload/procfile.h"
 #include "preload/seccomp_watch.h"
@@ -277,6 +278,7 @@ static void exit_note_write(int status, void *arg)
 	h->exit_mono_ns = timens_mono_ns();
 	sandboxed = seccomp_watch_filtered();
 	h->exit_maxrss_kib = exit_note_peak_rss_kib();
+	h->exit_recorder_bytes = preload_mem_resident_bound();
 	exit_note_names(h, sandboxed);
 	if (!sandboxed)
 		namespaces_look();

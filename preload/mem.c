@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "preload/mem.h"
 #include "preload/phdr.h"
@@ -67,6 +68,11 @@ static uintptr_t mem_reservation(void)
  * count): an upper bound of the recorder's own memory, for the process
  * file's header once there is one. */
 static _Atomic uint64_t mem_mapped_bytes;
+
+/* Of mem_mapped_bytes, those inside the reservation (their resident pages
+ * can be counted, preload_mem_resident_bound); and the bytes given back so
+ * far (unmapped, or MADV_DONTNEED), each of which may have been resident. */
+static _Atomic uint64_t mem_reserved_mapped_bytes, mem_returned_bytes;
 
 static void mem_mapped_note(int64_t delta)
 {
@@ -124,8 +130,11 @@ void *preload_mem_map(size_t size_bytes)
 		if (off + size <= MEM_RESERVE_BYTES) {
 			p = mmap((void *)(base + off), size, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-			if (p != MAP_FAILED)
+			if (p != MAP_FAILED) {
+				atomic_fetch_add_explicit(&mem_reserved_mapped_bytes, size,
+							  memory_order_relaxed);
 				return p;
+			}
 		}
 	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -144,6 +153,9 @@ void preload_mem_unmap(void *p, size_t size_bytes)
 	if (!p)
 		return;
 	mem_mapped_note(-(int64_t)size);
+	atomic_fetch_add_explicit(&mem_returned_bytes, size, memory_order_relaxed);
+	if (base > 1 && (uintptr_t)p >= base && (uintptr_t)p - base < MEM_RESERVE_BYTES)
+		atomic_fetch_sub_explicit(&mem_reserved_mapped_bytes, size, memory_order_relaxed);
 	if (base > 1 && !atomic_load_explicit(&mem_closed, memory_order_relaxed) &&
 	    (uintptr_t)p >= base && (uintptr_t)p - base < MEM_RESERVE_BYTES) {
 		/* back to reserved-only: the memory is returned, the range kept */
@@ -174,4 +186,50 @@ uint64_t preload_mem_reservation_close(void)
 	atomic_store_explicit(&mem_closed, 1, memory_order_relaxed);
 	munmap((void *)(base + used), MEM_RESERVE_BYTES - used);
 	return MEM_RESERVE_BYTES - used;
+}
+
+void preload_mem_count_returned(size_t bytes)
+{
+	atomic_fetch_add_explicit(&mem_returned_bytes, bytes, memory_order_relaxed);
+}
+
+/* Resident pages of [start, end) in bytes (mincore), or -1 when mincore
+ * fails.  The vector is on the stack: no allocation. */
+static int64_t mem_resident_in(uintptr_t start, uintptr_t end)
+{
+	unsigned char vec[1024];
+	uintptr_t page = (uintptr_t)getpagesize();
+	int64_t resident = 0;
+
+	while (start < end) {
+		size_t pages = (end - start + page - 1) / page;
+
+		if (pages > sizeof(vec))
+			pages = sizeof(vec);
+		if (mincore((void *)start, pages * page, vec) != 0)
+			return -1;
+		for (size_t i = 0; i < pages; i++)
+			resident += (vec[i] & 1) ? (int64_t)page : 0;
+		start += pages * page;
+	}
+	return resident;
+}
+
+uint64_t preload_mem_resident_bound(void)
+{
+	uintptr_t base = atomic_load_explicit(&mem_base, memory_order_acquire);
+	uint64_t mapped = atomic_load_explicit(&mem_mapped_bytes, memory_order_relaxed);
+	uint64_t inside = atomic_load_explicit(&mem_reserved_mapped_bytes, memory_order_relaxed);
+	uint64_t returned = atomic_load_explicit(&mem_returned_bytes, memory_order_relaxed);
+	uint64_t used = atomic_load_explicit(&mem_used, memory_order_relaxed);
+	int64_t resident = 0;
+
+	if (base > 1) {
+		used = used < MEM_RESERVE_BYTES ? used : MEM_RESERVE_BYTES;
+		resident = mem_resident_in(base, base + used);
+	}
+	/* no count of the reservation's pages: every piece counts whole */
+	if (resident < 0 || (uint64_t)resident > inside)
+		resident = (int64_t)inside;
+	return mapped - inside + (uint64_t)resident + returned;
 }

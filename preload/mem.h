@@ -45,6 +45,17 @@ void *preload_mem_map(size_t size_bytes);
  * its rings (also kept in the process file's header). */
 uint64_t preload_mem_mapped(void);
 
+/* The most memory the recorder's own mappings (besides its rings) can
+ * have had resident at once, bytes: the pages of its reservation resident
+ * now (mincore), its mappings outside it and its static data whole, and
+ * every byte given back so far.  A system call per 4 MiB of reservation
+ * used: for the exit and exec notes, never the hot path. */
+uint64_t preload_mem_resident_bound(void);
+
+/* Counts bytes given back to the kernel (MADV_DONTNEED) by a user of a
+ * preload_mem_map mapping that keeps the mapping. */
+void preload_mem_count_returned(size_t bytes);
+
 /* Counts delta_bytes more of the library's static data as in use (the two
  * static arenas, as they fill).  Takes no lock and makes no call. */
 void preload_mem_count_static(int64_t delta_bytes);

@@ -180,9 +180,10 @@ static struct stack_table *stack_table_grow(struct stack_table *old)
 	 * reader still probing it reads zeros, misses, and looks again in the
 	 * current table under the lock.  (Kept, the old tables held as much
 	 * memory as the current one.) */
-	if (old->map_bytes > PRELOAD_PAGE_BYTES)
-		madvise((char *)old + PRELOAD_PAGE_BYTES, old->map_bytes - PRELOAD_PAGE_BYTES,
-			MADV_DONTNEED);
+	if (old->map_bytes > PRELOAD_PAGE_BYTES &&
+	    madvise((char *)old + PRELOAD_PAGE_BYTES, old->map_bytes - PRELOAD_PAGE_BYTES,
+		    MADV_DONTNEED) == 0)
+		preload_mem_count_returned(old->map_bytes - PRELOAD_PAGE_BYTES);
 	return tab;
 }
 

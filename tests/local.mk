@@ -234,6 +234,7 @@ E2E_TESTS = \
 	tests/e2e/diff.sh \
 	tests/e2e/diff-jit.sh \
 	tests/e2e/diff-sampled.sh \
+	tests/e2e/recorder-memory.sh \
 	tests/e2e/report-window.sh \
 	tests/e2e/markers-pause-pool.sh \
 	tests/e2e/markers-real.sh \
@@ -316,7 +317,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/browser/selftest.mjs tests/browser/report-page.mjs \
 	tests/e2e/folded.py tests/browser/speedscope-folded.mjs tests/browser/flamegraph-check.mjs \
 	tests/browser/speedscope-import.mjs \
-	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c \
+	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c tests/progs/thread_crowd.c \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/run_signals.c tests/progs/retitled_exit.c tests/progs/busy_bursts.c \

@@ -179,6 +179,10 @@ struct session_proc_header {
 	                              * 0: unknown.  Also written before an exec
 	                              * of the image's own, before exec_self
 	                              * (0 again if the exec fails) */
+	/* The most the recorder's own mappings can have had resident
+	 * (preload_mem_resident_bound), bytes, written with exit_maxrss_kib;
+	 * 0: unknown (recorder_map_bytes then bounds them). */
+	uint64_t exit_recorder_bytes;
 	/* The image's PID namespace: st_dev and st_ino of its
 	 * /proc/self/ns/pid (0, 0: unknown); set at the start. */
 	uint64_t pidns_dev, pidns_ino;

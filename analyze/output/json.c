@@ -123,7 +123,8 @@
  *       "peak_rss_sampled": bool,   read while it ran: at least that much
  *       "profiler": {"launcher_cpu_ns", "ring_waits": int or null,
  *                    "recorder_kib": int or null (the recorder's own memory
- *                    in the process, at most; part of peak_rss_kib)},
+ *                    in the process, at most; part of peak_rss_kib, so
+ *                    no bound when not below it)},
  *       "forks": int,              FORK records: children the process made
  *       "forks_unrecorded": int,   of them, those that ran unrecorded (END
  *                                   children_unrecorded; all of them with META

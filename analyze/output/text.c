@@ -664,6 +664,24 @@ static void print_pool(FILE *out, const struct profile *r)
 		profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked");
 }
 
+/* The recorder's part of "profiler cost:".  Its figure counts the
+ * recorder's mappings whole, resident or not, so it can exceed the peak
+ * RSS; it is then no bound of the recorder's share and says so, instead of
+ * being clamped to the peak RSS (which said "at most all of it"). */
+static void print_recorder_cost(FILE *out, const struct run_facts *run, bool after_other)
+{
+	char b[32], rss[32];
+
+	fputs(after_other ? ", " : "", out);
+	fmt_bytes(b, sizeof(b), 1024 * run->recorder_kib);
+	if (run->has_peak_rss && run->recorder_kib >= run->peak_rss_kib)
+		fprintf(out, "recorder memory unknown (its mappings, %s, are not all resident and "
+			"exceed the peak RSS, %s)", b,
+			fmt_bytes(rss, sizeof(rss), 1024 * run->peak_rss_kib));
+	else
+		fprintf(out, "recorder memory at most %s of the peak RSS", b);
+}
+
 static void print_summary(FILE *out, const struct profile *r)
 {
 	const struct trace_info *info = &r->info;
@@ -780,12 +798,7 @@ static void print_summary(FILE *out, const struct profile *r)
 			fprintf(out, "%sring waits %" PRIu64, run->has_launcher_cpu ? ", " : "",
 				run->ring_waits);
 		if (run->has_recorder)
-			fprintf(out, "%srecorder memory at most %s of the peak RSS",
-				run->has_launcher_cpu || run->has_ring_waits ? ", " : "",
-				fmt_bytes(b2, sizeof(b2),
-					  1024 * (run->has_peak_rss &&
-							  run->peak_rss_kib < run->recorder_kib
-						  ? run->peak_rss_kib : run->recorder_kib)));
+			print_recorder_cost(out, run, run->has_launcher_cpu || run->has_ring_waits);
 		fputc('\n', out);
 	}
 	if (info->forks && run->no_children)

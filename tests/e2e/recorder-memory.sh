@@ -1,0 +1,29 @@
+#!/bin/bash
+# recorder-memory.sh - the report's "recorder memory at most" is a bound of
+# what the recorder had resident, below the peak RSS by at least the
+# program's own memory.  It counted every recorder mapping whole (a 48 KiB
+# recorder stack per thread, of which a few pages are touched): for 300
+# threads 11.3 MiB of a peak RSS of 11.9 MiB, or more than the peak RSS,
+# which the text then clamped to it.  Now the exit note counts the
+# reservation's resident pages (mincore), and bytes given back whole.
+# Program and facts: tests/progs/thread_crowd.c.
+source "$(dirname "$0")/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/crowd" "$PROGS_DIR/thread_crowd.c" -pthread
+
+mprof_run 120 "$WORK/trace" -q -- "$WORK/crowd"
+expect_eq "exit status" 0 "$RUN_STATUS"
+expect_eq "stdout" "thread_crowd done" "$(cat "$RUN_OUT")"
+run_cmd 60 j "$MPROF" report --format json "$WORK/trace"
+R="$WORK/j.out"
+expect_eq "300000 allocations in work()" 300000 "$(q "$R" sum allocations work)"
+rec=$(q "$R" summary profiler.recorder_kib)
+rss=$(q "$R" summary peak_rss_kib)
+# 300 thread stacks of at least a page each are the program's: 1200 KiB
+expect_eq "recorder memory at least 1200 KiB below the peak RSS ($rec of $rss KiB)" yes \
+	"$([ "$rec" -gt 0 ] && [ $((rss - rec)) -ge 1200 ] && echo yes || echo no)"
+run_cmd 60 t "$MPROF" report "$WORK/trace"
+expect_eq "text: the figure itself, not the peak RSS" 1 \
+	"$(grep -c "recorder memory at most $((rec * 1024)) B " "$WORK/t.out")"
+finish
