@@ -664,9 +664,9 @@ static void print_pool(FILE *out, const struct profile *r)
 		profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked");
 }
 
-/* The recorder's part of "profiler cost:".  Its figure counts the
- * recorder's mappings whole, resident or not, so it can exceed the peak
- * RSS; it is then no bound of the recorder's share and says so, instead of
+/* The recorder's part of "profiler cost:".  Its figure counts pages given
+ * back whole, and without an exit note every mapping whole, so it can
+ * exceed the peak RSS; it then bounds nothing and says so, instead of
  * being clamped to the peak RSS (which said "at most all of it"). */
 static void print_recorder_cost(FILE *out, const struct run_facts *run, bool after_other)
 {
@@ -675,8 +675,8 @@ static void print_recorder_cost(FILE *out, const struct run_facts *run, bool aft
 	fputs(after_other ? ", " : "", out);
 	fmt_bytes(b, sizeof(b), 1024 * run->recorder_kib);
 	if (run->has_peak_rss && run->recorder_kib >= run->peak_rss_kib)
-		fprintf(out, "recorder memory unknown (its mappings, %s, are not all resident and "
-			"exceed the peak RSS, %s)", b,
+		fprintf(out, "recorder memory unknown (its bound, %s, is not below the peak "
+			"RSS, %s)", b,
 			fmt_bytes(rss, sizeof(rss), 1024 * run->peak_rss_kib));
 	else
 		fprintf(out, "recorder memory at most %s of the peak RSS", b);
