@@ -1,14 +1,17 @@
 /*
  * thread_crowd.c - 300 threads alive at once, each making 1000 malloc/free
  * pairs of 32..95 B, then all joined (tests/e2e/recorder-memory.sh).
+ * With the argument "churn", 2000 threads instead, each joined before the
+ * next starts (the recorder gives back each one's memory at its end).
  *
- * Facts: 300000 allocations and frees from work(), nothing leaked by it;
+ * Facts: 300000 allocations (churn: 2000000) and frees from work(), nothing leaked by it;
  * each thread's stack has at least one page resident (the program's, not
  * the recorder's).  stdout: "thread_crowd done".
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define THREADS 300
 
@@ -27,10 +30,27 @@ static void *work(void *arg)
 	return NULL;
 }
 
-int main(void)
+/* 2000 threads one after the other. */
+static int churn(void)
+{
+	pthread_barrier_init(&all_alive, NULL, 1);
+	for (int i = 0; i < 2000; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, work, NULL) != 0)
+			return 1;
+		pthread_join(t, NULL);
+	}
+	puts("thread_crowd done");
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	pthread_t t[THREADS];
 
+	if (argc > 1 && strcmp(argv[1], "churn") == 0)
+		return churn();
 	pthread_barrier_init(&all_alive, NULL, THREADS);
 	for (int i = 0; i < THREADS; i++)
 		if (pthread_create(&t[i], NULL, work, NULL) != 0)
