@@ -143,6 +143,10 @@ struct proc {
 	uint64_t waits_seen;           /* the header's ring-wait count last round */
 	unsigned effort_step;          /* index into effort_levels */
 	uint64_t effort_relax_ns;      /* when to try one step more effort again */
+	uint64_t *punched_pos;         /* per slot: its write position when its
+	                                * ring was last punched (slot_release);
+	                                * NULL until needed; owned */
+	uint64_t rings_high_bytes;     /* proc_rings_now's most, before punches */
 	uint64_t *drained_ns;          /* per slot: when it was last drained (0:
 	                                * never); NULL until needed; owned */
 	struct record_recoder **recoders; /* per slot, made at its first drain
@@ -379,6 +383,51 @@ static int copy_reserve(struct collector *c, size_t bytes)
 	return 0;
 }
 
+/* The ring bytes of slot i that the writes from position from to
+ * position to can have made resident: whole pages, at most the ring; none
+ * when nothing was written (the page holding from went with the punch). */
+static uint64_t ring_span_bytes(const struct collector *c, const struct proc *p, uint64_t from,
+				uint64_t to)
+{
+	uint64_t page = c->page_bytes, first = from / page * page;
+	uint64_t bytes = to > from ? (to + page - 1) / page * page - first : 0;
+
+	return bytes < p->pf.ring_bytes ? bytes : p->pf.ring_bytes;
+}
+
+/* The ring memory p's threads can have resident now: per slot used, the
+ * pages its writes since its last punch reached. */
+static uint64_t proc_rings_now(const struct collector *c, const struct proc *p)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < p->slots_used && i < p->pf.nslots; i++) {
+		uint64_t w = atomic_load_explicit(&proc_file_slot(&p->pf, i)->write_pos,
+						  memory_order_acquire);
+
+		sum += ring_span_bytes(c, p, p->punched_pos ? p->punched_pos[i] : 0, w);
+	}
+	return sum;
+}
+
+/* Before slot i's ring is punched: keeps the most ring memory the process
+ * can have had resident (it only grows between punches, so its most is
+ * reached before one, or at the end), and notes where the slot's next run
+ * of writes starts.  Without memory for that the slot counts from its
+ * start: more, never less. */
+static void ring_span_punching(const struct collector *c, struct proc *p, uint32_t i)
+{
+	uint64_t now = proc_rings_now(c, p);
+
+	if (now > p->rings_high_bytes)
+		p->rings_high_bytes = now;
+	if (!p->punched_pos)
+		p->punched_pos = calloc(p->pf.nslots, sizeof(*p->punched_pos));
+	if (p->punched_pos)
+		p->punched_pos[i] = atomic_load_explicit(&proc_file_slot(&p->pf, i)->write_pos,
+							 memory_order_acquire);
+}
+
 /* Punches a drained, retired slot's ring out of memory and frees the slot
  * for the next thread (positions stay: the next owner continues there).
  * Not once the image is ending (the program reaped, or its exit noted): no
@@ -392,8 +441,10 @@ static void slot_release(struct collector *c, struct proc *p, uint32_t i)
 		      atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1;
 
 	if (!ending && (uintptr_t)ring % c->page_bytes == 0 &&
-	    p->pf.ring_bytes % c->page_bytes == 0)
+	    p->pf.ring_bytes % c->page_bytes == 0) {
+		ring_span_punching(c, p, i);
 		madvise(ring, p->pf.ring_bytes, MADV_REMOVE);
+	}
 	atomic_store_explicit(&proc_file_slot(&p->pf, i)->state, SLOT_FREE, memory_order_release);
 }
 
@@ -409,6 +460,8 @@ static void proc_free_slot_state(struct proc *p)
 	p->recoders = NULL;
 	free(p->drained_ns);
 	p->drained_ns = NULL;
+	free(p->punched_pos);
+	p->punched_pos = NULL;
 }
 
 /* Slot i's re-encoding state, made on first use; NULL when out of memory. */
@@ -1633,23 +1686,16 @@ static uint64_t launcher_cpu_ns(void)
 }
 
 
-/* The most ring memory p's threads can have made resident: per slot used,
- * the pages its writers reached (its write position counts every byte ever
- * written, across owners), at most the ring.  Counting whole rings said
- * "at most" the whole peak RSS of a program of 200 threads whose rings were
- * mostly never touched. */
+/* The most ring memory p's threads can have made resident at once: the
+ * most proc_rings_now was before a punch, or is now.  Counting whole rings
+ * said "at most" the whole peak RSS of a program of 200 threads whose rings
+ * were mostly never touched; counting each slot's writes since its start
+ * said 24 MB for 2000 threads one after another (a peak RSS of 4 MB). */
 static uint64_t proc_rings_touched(const struct collector *c, struct proc *p)
 {
-	uint64_t ring_bytes = p->pf.ring_bytes, page = c->page_bytes, sum = 0;
+	uint64_t now = proc_rings_now(c, p);
 
-	for (uint32_t i = 0; i < p->slots_used && i < p->pf.nslots; i++) {
-		uint64_t w = atomic_load_explicit(&proc_file_slot(&p->pf, i)->write_pos,
-						  memory_order_relaxed);
-
-		w = (w + page - 1) / page * page;
-		sum += w < ring_bytes ? w : ring_bytes;
-	}
-	return sum;
+	return now > p->rings_high_bytes ? now : p->rings_high_bytes;
 }
 
 /* The most memory p's recorder can have had resident besides its rings:

@@ -74,11 +74,20 @@ static _Atomic uint64_t mem_mapped_bytes;
  * far (unmapped, or MADV_DONTNEED), each of which may have been resident. */
 static _Atomic uint64_t mem_reserved_mapped_bytes, mem_returned_bytes;
 
+/* The most mem_mapped_bytes has been: another bound of the most resident
+ * at once, the tighter one for threads that come and go. */
+static _Atomic uint64_t mem_mapped_high_bytes;
+
 static void mem_mapped_note(int64_t delta)
 {
 	uint64_t now = atomic_fetch_add_explicit(&mem_mapped_bytes, (uint64_t)delta,
 						 memory_order_relaxed) + (uint64_t)delta;
+	uint64_t high = atomic_load_explicit(&mem_mapped_high_bytes, memory_order_relaxed);
 
+	while (now > high && !atomic_compare_exchange_weak_explicit(&mem_mapped_high_bytes, &high,
+								    now, memory_order_relaxed,
+								    memory_order_relaxed))
+		;
 	if (preload_proc.hdr)
 		atomic_store_explicit(&preload_proc.hdr->recorder_map_bytes, now,
 				      memory_order_relaxed);
@@ -231,5 +240,8 @@ uint64_t preload_mem_resident_bound(void)
 	/* no count of the reservation's pages: every piece counts whole */
 	if (resident < 0 || (uint64_t)resident > inside)
 		resident = (int64_t)inside;
-	return mapped - inside + (uint64_t)resident + returned;
+	uint64_t high = atomic_load_explicit(&mem_mapped_high_bytes, memory_order_relaxed);
+	uint64_t bound = mapped - inside + (uint64_t)resident + returned;
+
+	return bound < high ? bound : high;
 }

@@ -48,7 +48,8 @@ uint64_t preload_mem_mapped(void);
 /* The most memory the recorder's own mappings (besides its rings) can
  * have had resident at once, bytes: the pages of its reservation resident
  * now (mincore), its mappings outside it and its static data whole, and
- * every byte given back so far.  A system call per 4 MiB of reservation
+ * every byte given back so far; or, when less, the most it ever had
+ * mapped.  A system call per 4 MiB of reservation
  * used: for the exit and exec notes, never the hot path. */
 uint64_t preload_mem_resident_bound(void);
 
