@@ -147,6 +147,8 @@ struct proc {
 	                                * ring was last punched (slot_release);
 	                                * NULL until needed; owned */
 	uint64_t rings_high_bytes;     /* proc_rings_now's most, before punches */
+	bool rings_high_off;           /* more slots than RINGS_HIGH_SLOTS_MAX:
+	                                * not kept (proc_rings_touched) */
 	uint64_t *drained_ns;          /* per slot: when it was last drained (0:
 	                                * never); NULL until needed; owned */
 	struct record_recoder **recoders; /* per slot, made at its first drain
@@ -383,6 +385,9 @@ static int copy_reserve(struct collector *c, size_t bytes)
 	return 0;
 }
 
+/* Past this many slots used, ring_span_punching keeps no high-water mark. */
+#define RINGS_HIGH_SLOTS_MAX 512
+
 /* The ring bytes of slot i that the writes from position from to
  * position to can have made resident: whole pages, at most the ring; none
  * when nothing was written (the page holding from went with the punch). */
@@ -417,7 +422,15 @@ static uint64_t proc_rings_now(const struct collector *c, const struct proc *p)
  * start: more, never less. */
 static void ring_span_punching(const struct collector *c, struct proc *p, uint32_t i)
 {
-	uint64_t now = proc_rings_now(c, p);
+	uint64_t now;
+
+	/* a scan of every slot at every punch: quadratic in the threads alive
+	 * at once; past this many, the figure is each slot's writes summed */
+	if (p->slots_used > RINGS_HIGH_SLOTS_MAX)
+		p->rings_high_off = true;
+	if (p->rings_high_off)
+		return;
+	now = proc_rings_now(c, p);
 
 	if (now > p->rings_high_bytes)
 		p->rings_high_bytes = now;
@@ -1693,7 +1706,23 @@ static uint64_t launcher_cpu_ns(void)
  * said 24 MB for 2000 threads one after another (a peak RSS of 4 MB). */
 static uint64_t proc_rings_touched(const struct collector *c, struct proc *p)
 {
-	uint64_t now = proc_rings_now(c, p);
+	uint64_t now;
+
+	if (p->rings_high_off) {
+		/* every byte each slot's writers wrote, whatever was punched:
+		 * more than was ever resident at once, never less */
+		uint64_t ring_bytes = p->pf.ring_bytes, page = c->page_bytes, sum = 0;
+
+		for (uint32_t i = 0; i < p->slots_used && i < p->pf.nslots; i++) {
+			uint64_t w = atomic_load_explicit(&proc_file_slot(&p->pf, i)->write_pos,
+							  memory_order_relaxed);
+
+			w = (w + page - 1) / page * page;
+			sum += w < ring_bytes ? w : ring_bytes;
+		}
+		return sum;
+	}
+	now = proc_rings_now(c, p);
 
 	return now > p->rings_high_bytes ? now : p->rings_high_bytes;
 }

@@ -1,10 +1,11 @@
 /*
  * thread_crowd.c - 300 threads alive at once, each making 1000 malloc/free
  * pairs of 32..95 B, then all joined (tests/e2e/recorder-memory.sh).
- * With the argument "churn", 2000 threads instead, each joined before the
- * next starts (the recorder gives back each one's memory at its end).
+ * With the argument "churn [N]", N threads (default 2000) instead, each
+ * joined before the next starts (the recorder gives back each one's memory
+ * at its end).
  *
- * Facts: 300000 allocations (churn: 2000000) and frees from work(), nothing leaked by it;
+ * Facts: 300000 allocations (churn: 1000 N) and frees from work(), nothing leaked by it;
  * each thread's stack has at least one page resident (the program's, not
  * the recorder's).  stdout: "thread_crowd done".
  */
@@ -30,11 +31,11 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* 2000 threads one after the other. */
-static int churn(void)
+/* n threads one after the other. */
+static int churn(int n)
 {
 	pthread_barrier_init(&all_alive, NULL, 1);
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < n; i++) {
 		pthread_t t;
 
 		if (pthread_create(&t, NULL, work, NULL) != 0)
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 	pthread_t t[THREADS];
 
 	if (argc > 1 && strcmp(argv[1], "churn") == 0)
-		return churn();
+		return churn(argc > 2 ? atoi(argv[2]) : 2000);
 	pthread_barrier_init(&all_alive, NULL, THREADS);
 	for (int i = 0; i < THREADS; i++)
 		if (pthread_create(&t[i], NULL, work, NULL) != 0)
