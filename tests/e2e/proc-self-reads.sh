@@ -21,11 +21,16 @@ reads_run() {
 	# LeakSanitizer cannot work under ptrace (a sanitizer build's mprof
 	# would exit 1)
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		run_cmd 120 "$name" strace -f -qq -e trace=openat,open,prctl -o "$WORK/$name.calls" \
-		"$MPROF" run -q -o "$WORK/$name.trace" -- /bin/echo "$@"
-	CMDLINE=$(grep -c '"/proc/self/cmdline"' "$WORK/$name.calls")
-	COMM=$(grep -c '"/proc/self/comm"' "$WORK/$name.calls")
-	GETNAME=$(grep -c 'PR_GET_NAME' "$WORK/$name.calls")
+		run_cmd 120 "$name" strace -f -qq -e trace=openat,open,prctl,execve \
+		-o "$WORK/$name.calls" "$MPROF" run -q -o "$WORK/$name.trace" -- /bin/echo "$@"
+	# the program's own calls: a sanitizer build's mprof and analyzer open
+	# /proc/self/cmdline too (the sanitizer runtime)
+	local pid
+	pid=$(sed -n 's/^\([0-9]*\) *execve("\/bin\/echo".*/\1/p' "$WORK/$name.calls" | head -n 1)
+	grep "^${pid:-none} " "$WORK/$name.calls" >"$WORK/$name.prog-calls"
+	CMDLINE=$(grep -c '"/proc/self/cmdline"' "$WORK/$name.prog-calls")
+	COMM=$(grep -c '"/proc/self/comm"' "$WORK/$name.prog-calls")
+	GETNAME=$(grep -c 'PR_GET_NAME' "$WORK/$name.prog-calls")
 }
 
 # cmdline_of REPORT.json: the command line the report gives the program
