@@ -146,7 +146,7 @@ struct proc {
 	uint64_t *punched_pos;         /* per slot: its write position when its
 	                                * ring was last punched (slot_release);
 	                                * NULL until needed; owned */
-	uint64_t rings_high_bytes;     /* proc_rings_now's most, before punches */
+	uint64_t rings_high_bytes;     /* proc_rings_written's most, before punches */
 	bool rings_high_off;           /* more slots than RINGS_HIGH_SLOTS_MAX:
 	                                * not kept (proc_rings_touched) */
 	uint64_t *drained_ns;          /* per slot: when it was last drained (0:
@@ -400,9 +400,11 @@ static uint64_t ring_span_bytes(const struct collector *c, const struct proc *p,
 	return bytes < p->pf.ring_bytes ? bytes : p->pf.ring_bytes;
 }
 
-/* The ring memory p's threads can have resident now: per slot used, the
- * pages its writes since its last punch reached. */
-static uint64_t proc_rings_now(const struct collector *c, const struct proc *p)
+/* The ring memory p's threads' writes reached, per slot used, since
+ * from[slot] (its last punch: what can be resident now), or since the
+ * slot's start when from is NULL (every page ever written). */
+static uint64_t proc_rings_written(const struct collector *c, const struct proc *p,
+				   const uint64_t *from)
 {
 	uint64_t sum = 0;
 
@@ -410,7 +412,7 @@ static uint64_t proc_rings_now(const struct collector *c, const struct proc *p)
 		uint64_t w = atomic_load_explicit(&proc_file_slot(&p->pf, i)->write_pos,
 						  memory_order_acquire);
 
-		sum += ring_span_bytes(c, p, p->punched_pos ? p->punched_pos[i] : 0, w);
+		sum += ring_span_bytes(c, p, from ? from[i] : 0, w);
 	}
 	return sum;
 }
@@ -430,7 +432,7 @@ static void ring_span_punching(const struct collector *c, struct proc *p, uint32
 		p->rings_high_off = true;
 	if (p->rings_high_off)
 		return;
-	now = proc_rings_now(c, p);
+	now = proc_rings_written(c, p, p->punched_pos);
 
 	if (now > p->rings_high_bytes)
 		p->rings_high_bytes = now;
@@ -1700,7 +1702,7 @@ static uint64_t launcher_cpu_ns(void)
 
 
 /* The most ring memory p's threads can have made resident at once: the
- * most proc_rings_now was before a punch, or is now.  Counting whole rings
+ * most proc_rings_written was before a punch, or is now.  Counting whole rings
  * said "at most" the whole peak RSS of a program of 200 threads whose rings
  * were mostly never touched; counting each slot's writes since its start
  * said 24 MB for 2000 threads one after another (a peak RSS of 4 MB). */
@@ -1708,21 +1710,9 @@ static uint64_t proc_rings_touched(const struct collector *c, struct proc *p)
 {
 	uint64_t now;
 
-	if (p->rings_high_off) {
-		/* every byte each slot's writers wrote, whatever was punched:
-		 * more than was ever resident at once, never less */
-		uint64_t ring_bytes = p->pf.ring_bytes, page = c->page_bytes, sum = 0;
-
-		for (uint32_t i = 0; i < p->slots_used && i < p->pf.nslots; i++) {
-			uint64_t w = atomic_load_explicit(&proc_file_slot(&p->pf, i)->write_pos,
-							  memory_order_relaxed);
-
-			w = (w + page - 1) / page * page;
-			sum += w < ring_bytes ? w : ring_bytes;
-		}
-		return sum;
-	}
-	now = proc_rings_now(c, p);
+	if (p->rings_high_off)
+		return proc_rings_written(c, p, NULL); /* more than at once, never less */
+	now = proc_rings_written(c, p, p->punched_pos);
 
 	return now > p->rings_high_bytes ? now : p->rings_high_bytes;
 }
@@ -2742,6 +2732,13 @@ static bool image_known(unsigned pid, const char *exe, void *arg)
 	return false;
 }
 
+/* What late_starters_find looks for in c's run. */
+static struct late_query late_query_of(struct collector *c)
+{
+	return (struct late_query){ c->cfg->session_dir, c->cfg->recorder_path, c->start_ticks,
+				    &c->pids, image_known, c, (unsigned)c->helper_pid };
+}
+
 /* Whether a process file of pid is in the directory, its header not ready
  * yet (procs_pending_settle waits for those). */
 static bool pid_pending(const struct collector *c, unsigned pid)
@@ -2879,8 +2876,7 @@ static void late_report(const struct collector *c, const struct late_seen *seen,
 
 static void procs_late_settle(struct collector *c)
 {
-	struct late_query q = { c->cfg->session_dir, c->cfg->recorder_path, c->start_ticks,
-				&c->pids, image_known, c, (unsigned)c->helper_pid };
+	struct late_query q = late_query_of(c);
 	/* static: some 70 KiB, more than a stack under `ulimit -s 100` holds
 	 * (the launcher runs with the program's limit); called once a run */
 	static struct late_starter late[LATE_MAX];
@@ -2990,8 +2986,7 @@ static bool late_seen_before(unsigned pid)
  * its first process ends, is found so before its file appears. */
 static bool late_starters_coming(struct collector *c)
 {
-	struct late_query q = { c->cfg->session_dir, c->cfg->recorder_path, c->start_ticks,
-				&c->pids, image_known, c, (unsigned)c->helper_pid };
+	struct late_query q = late_query_of(c);
 	static struct late_starter late[8]; /* static: 4 KiB, off a small stack */
 	size_t n;
 
