@@ -606,6 +606,18 @@ static void asleep_drain(struct preload_thread *t)
 	atomic_store(&t->slot->read_pos, atomic_load(&t->slot->write_pos));
 }
 
+/* Calls ring_time_fresh and checks it wrote nothing when the coarse clock
+ * still shows t's last TIME record's tick afterwards (it cannot have moved
+ * in between then); a tick boundary crossed in between skips the check. */
+static void time_fresh_writes_nothing(struct preload_thread *t)
+{
+	uint64_t last = t->time_self_ns, before = t->write_pos;
+
+	ring_time_fresh(t);
+	if (ring_coarse_ns() == last)
+		CU_ASSERT_EQUAL(t->write_pos, before);
+}
+
 /*
  * The launcher's long idle wait (trace/session.h, time_tick): a ring that
  * fills to a quarter wakes it only while the asleep flag is set, once per
@@ -617,7 +629,7 @@ static void test_launcher_asleep(void)
 {
 	struct preload_thread *t = &threads[0];
 	struct session_proc_header *h;
-	uint64_t before, start_ns;
+	uint64_t before;
 	struct timespec nap = { 0, 2 * (long)(SESSION_TIME_TICK_NS) };
 
 	test_file_make();
@@ -644,33 +656,23 @@ static void test_launcher_asleep(void)
 	CU_ASSERT(t->write_pos - before >= RING_BYTES / 8 &&
 		  t->write_pos - before < RING_BYTES / 8 + 16);
 	CU_ASSERT_EQUAL(atomic_load(&launcher_wakes), 2);
-	/* self-timed: no TIME record within a tick of the last one (checked
-	 * only when the test itself was not held up for a tick between the
-	 * two calls: a loaded host under TSan was, once) */
+	/* self-timed: no TIME record while the coarse clock stands at the
+	 * last one's tick, one after a nap of two ticks */
 	asleep_drain(t);
-	start_ns = ring_now_ns();
 	ring_write_time(t);
+	time_fresh_writes_nothing(t);
 	before = t->write_pos;
-	ring_time_fresh(t);
-	if (ring_now_ns() - start_ns < SESSION_TIME_TICK_NS)
-		CU_ASSERT_EQUAL(t->write_pos, before);
 	nanosleep(&nap, NULL);
 	ring_time_fresh(t);
 	CU_ASSERT(t->write_pos > before);
-	start_ns = ring_now_ns();
-	before = t->write_pos;
-	ring_time_fresh(t);
-	if (ring_now_ns() - start_ns < SESSION_TIME_TICK_NS)
-		CU_ASSERT_EQUAL(t->write_pos, before);
+	time_fresh_writes_nothing(t);
 	/* awake, the launcher's tick times nothing: a bump alone writes no
 	 * TIME record (while the coarse clock stands still), a nap one */
-	start_ns = ring_now_ns();
 	before = t->write_pos;
 	atomic_store(&h->time_tick,
 		     ((atomic_load(&h->time_tick) & ~SESSION_TIME_TICK_ASLEEP) + 1));
-	ring_time_fresh(t);
-	if (ring_now_ns() - start_ns < SESSION_TIME_TICK_NS)
-		CU_ASSERT_EQUAL(t->write_pos, before);
+	time_fresh_writes_nothing(t);
+	before = t->write_pos;
 	nanosleep(&nap, NULL);
 	ring_time_fresh(t);
 	CU_ASSERT(t->write_pos > before);
