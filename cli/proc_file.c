@@ -2,8 +2,8 @@
  * cli/proc_file.c - opening, checking and mapping one process file.
  *
  * The shim creates the file, sizes it, fills the header and then stores a
- * state other than PROC_STARTING; until then only the header page is
- * mapped (read-only).  The geometry (slots, ring size, ring offset) is
+ * state other than PROC_STARTING; until then the launcher only reads the
+ * header through the descriptor.  The geometry (slots, ring size, ring offset) is
  * checked against the file size and copied, so that a program scribbling on
  * its header cannot make the launcher read outside the mapping.  Owns the
  * descriptor until the file is mapped, then only the mapping.  Never prints.
@@ -77,26 +77,18 @@ int proc_file_map(struct proc_file *pf)
 		return 1;
 	if (pf->fd < 0)
 		return -EBADF;
-	if (!pf->page) {
-		if (fstat(pf->fd, &st) != 0)
-			return -errno;
-		if (st.st_size < (off_t)SESSION_PAGE_BYTES)
-			return 0;
-		pf->page = mmap(NULL, SESSION_PAGE_BYTES, PROT_READ, MAP_SHARED, pf->fd, 0);
-		if (pf->page == MAP_FAILED) {
-			pf->page = NULL;
-			return -errno;
-		}
-	}
-	/* Read, not loaded through the mapping: until the shim has written the
-	 * header, its page may have no memory, and on a full tmpfs a load
-	 * there is SIGBUS in the launcher, where a read gives zeros. */
+	/* Read, not loaded through a mapping: until the shim has written the
+	 * header its page may have no memory (on a full tmpfs a load there is
+	 * SIGBUS, a read gives zeros or a short count), and a header page
+	 * mapped only to be copied cost a map, a fault and an unmap's TLB
+	 * flush for every process. */
 	if (pread(pf->fd, &state, sizeof(state), offsetof(struct session_proc_header, state)) !=
 		    (ssize_t)sizeof(state) ||
 	    state == PROC_STARTING)
 		return 0;
 	atomic_thread_fence(memory_order_acquire);
-	memcpy(&copy, pf->page, sizeof(copy));
+	if (pread(pf->fd, &copy, sizeof(copy), 0) != (ssize_t)sizeof(copy))
+		return 0;
 	if (fstat(pf->fd, &st) != 0)
 		return -errno;
 	if (header_check(&copy, (uint64_t)st.st_size) < 0 || (uint64_t)st.st_size > SIZE_MAX)
@@ -104,8 +96,6 @@ int proc_file_map(struct proc_file *pf)
 	base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, pf->fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
-	munmap(pf->page, SESSION_PAGE_BYTES);
-	pf->page = NULL;
 	close(pf->fd);
 	pf->fd = -1;
 	pf->base = base;
@@ -119,13 +109,10 @@ int proc_file_map(struct proc_file *pf)
 
 void proc_file_close(struct proc_file *pf)
 {
-	if (pf->page)
-		munmap(pf->page, SESSION_PAGE_BYTES);
 	if (pf->base)
 		munmap(pf->base, pf->map_bytes);
 	if (pf->fd >= 0)
 		close(pf->fd);
-	pf->page = NULL;
 	pf->base = NULL;
 	pf->h = NULL;
 	pf->fd = -1;

@@ -14,7 +14,6 @@
 
 struct proc_file {
 	int fd;                          /* until mapped, then -1 */
-	void *page;                      /* the header page while waiting */
 	uint8_t *base;                   /* the whole file, read/write, once ready */
 	size_t map_bytes;
 	struct session_proc_header *h;   /* = base; the program can write it too */
