@@ -1980,6 +1980,9 @@ static void children_unrecorded_warn(const struct proc *p)
 		       "cannot write in mprof's session directory";
 	else if (err == EFBIG)
 		hint = "; the file size limit (ulimit -f) is below what a process file needs";
+	else if (err == ENOMEM)
+		hint = "; its recorder could not map memory there: an address space limit, "
+		       "or a seccomp filter refusing mmap";
 	else if (err == ENOENT)
 		hint = "; a process that changed its root directory (chroot) or mount namespace "
 		       "no longer sees mprof's session directory";

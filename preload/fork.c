@@ -225,7 +225,7 @@ static void fork_child_start(struct preload_thread *self)
 	t->busy = 0;
 }
 
-void fork_handler_child(void)
+static void fork_child_run(void)
 {
 	struct preload_thread *self = preload_tls;
 	char parent_file[sizeof(preload_proc.file_name)];
@@ -263,7 +263,7 @@ void fork_handler_child(void)
 	origin.fork_seq = thread_fork_child(self);
 	sample_fork_child(self);
 	rlimit_fork_child();
-	if (!preload_proc.cfg.record_children || stack_table_fork_child() < 0) {
+	if (!preload_proc.cfg.record_children) {
 		fork_child_go_inert();
 		return;
 	}
@@ -272,9 +272,15 @@ void fork_handler_child(void)
 	parent_bytes = preload_proc.file_bytes;
 	preload_proc.hdr = NULL;
 	/* a sandbox that forbids opening files may kill the child for it; the
-	 * parent's header tells the launcher of a child it cannot see */
+	 * parent's header tells the launcher of a child it cannot see, also one
+	 * whose stack table could not be mapped (a filter refusing mmap) */
 	sandboxed = seccomp_watch_filtered();
-	rc = sandboxed ? -1 : procfile_create(&preload_proc, &origin);
+	if (sandboxed)
+		rc = -1;
+	else if (stack_table_fork_child() < 0)
+		rc = -ENOMEM;
+	else
+		rc = procfile_create(&preload_proc, &origin);
 	if (sandboxed && parent_hdr) {
 		atomic_fetch_add(&parent_hdr->children_sandboxed, 1);
 	} else if (rc < 0 && parent_hdr) {
@@ -289,6 +295,16 @@ void fork_handler_child(void)
 	}
 	exit_note_start();
 	fork_child_start(self);
+}
+
+/* The child's errno is the parent's after fork() returns, as without the
+ * recorder: a mapping refused by a seccomp filter must not show. */
+void fork_handler_child(void)
+{
+	int err = errno;
+
+	fork_child_run();
+	errno = err;
 }
 
 void preload_fork_init(void)
