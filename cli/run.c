@@ -270,20 +270,21 @@ static _Noreturn void exec_error_die(const char *program, int err)
 	mprof_die(MPROF_EXIT_NOEXEC, "%s: cannot execute: %s", program, strerror(err));
 }
 
-/* Static or secure-execution program: say why, then run it without us. */
+/* Static or secure-execution program: say why, then run it without us.  A
+ * warning, shown with -q too: the trace asked for will not exist. */
 static void unreachable_check(const struct run_options *o, const char *path)
 {
 	const char *secure;
 	int err;
 
 	if (elf_check_link(path) == ELF_LINK_STATIC) {
-		mprof_note("%s is statically linked: LD_PRELOAD cannot reach it, so no "
+		mprof_warn("%s is statically linked: LD_PRELOAD cannot reach it, so no "
 			   "allocations will be recorded (no trace written)", o->argv[0]);
 	} else {
 		secure = elf_check_secure_exec(path);
 		if (!secure)
 			return;
-		mprof_note("%s runs %s: the loader ignores LD_PRELOAD in secure mode, so no "
+		mprof_warn("%s runs %s: the loader ignores LD_PRELOAD in secure mode, so no "
 			   "allocations will be recorded (no trace written)", o->argv[0], secure);
 	}
 	err = spawn_exec_plain(path, o->argv);
