@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -29,10 +30,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/diag.h"
 #include "preload/exported.h"
 #include "preload/seccomp_watch.h"
 #include "preload/seq.h"
 #include "preload/sys.h"
+#include "preload/thread.h"
 
 #define SECCOMP_WATCH_STATUS_BYTES 4096u
 
@@ -74,15 +77,38 @@ int seccomp_watch_filtered(void)
 	return atomic_load_explicit(&seccomp_watch_state, memory_order_relaxed);
 }
 
+static void seccomp_watch_strict_entered(void);
+
 void seccomp_watch_before(void)
 {
 	seq_disown();
 }
 
-void seccomp_watch_after(long rc)
+void seccomp_watch_after(long rc, int strict)
 {
-	if (rc >= 0)
-		atomic_store(&seccomp_watch_state, 1);
+	if (rc < 0)
+		return;
+	atomic_store(&seccomp_watch_state, 1);
+	if (strict)
+		seccomp_watch_strict_entered();
+}
+
+/* The calling thread is in strict mode: any system call but read, write,
+ * exit and sigreturn kills the process, and recording one more call may
+ * map memory.  The thread stays inside the shim for good, so its calls take
+ * the unrecorded path (counted, preload/fallback.c); other threads record
+ * on. */
+static void seccomp_watch_strict_entered(void)
+{
+	struct preload_thread *t = preload_tls;
+
+	if ((uintptr_t)t > (uintptr_t)THREAD_SETTING_UP)
+		t->busy = 1;
+	else
+		preload_tls = THREAD_SETTING_UP;
+	diag_note(TRACE_DIAG_INFO, "a thread entered seccomp strict mode (only read, write and "
+				   "exit allowed): its later allocator calls are counted as "
+				   "unrecorded, not recorded");
 }
 
 PRELOAD_API int prctl(int option, ...)
@@ -106,7 +132,7 @@ PRELOAD_API int prctl(int option, ...)
 	if (option == PR_SET_SECCOMP) {
 		int saved = errno;
 
-		seccomp_watch_after(rc);
+		seccomp_watch_after(rc, a[0] == SECCOMP_MODE_STRICT);
 		errno = saved;
 	}
 	return rc;

@@ -22,7 +22,9 @@ int seccomp_watch_filtered(void);
 void seccomp_watch_before(void);
 
 /* After it: rc is what the call returned (a filter returns 0, or a
- * listener's descriptor; -1 failed).  Keeps errno. */
-void seccomp_watch_after(long rc);
+ * listener's descriptor; -1 failed); strict is non-zero when the call put
+ * the calling thread in strict mode, whose later allocator calls are then
+ * counted as unrecorded (a note says so).  Keeps errno. */
+void seccomp_watch_after(long rc, int strict);
 
 #endif

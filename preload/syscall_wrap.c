@@ -119,7 +119,7 @@ PRELOAD_API long syscall(long nr, ...)
 	rc = syscall_wrap_raw(nr, a);
 	raw_fork_after(fork_mode, a, rc);
 	if (install)
-		seccomp_watch_after(rc);
+		seccomp_watch_after(rc, a[0] == SECCOMP_SET_MODE_STRICT);
 	if (nr == SYS_setrlimit || nr == SYS_prlimit64)
 		rlimit_after_syscall(nr, a, rc);
 	return rc;
