@@ -245,10 +245,15 @@ static void fork_child_run(void)
 	fork_mode = FORK_IGNORED;
 	/* the parent may have entered a new PID namespace for its children */
 	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
+	/* under a filter the child maps and unmaps nothing: the filter may kill
+	 * mmap, and the child records nothing anyway */
+	sandboxed = seccomp_watch_filtered();
 	if (fork_mailbox) {
 		atomic_store(&fork_mailbox[fork_entry], preload_proc.view.pid);
-		munmap((void *)fork_mailbox, FORK_MAILBOX_ENTRIES * sizeof(uint32_t));
-		fork_mailbox_map();
+		if (!sandboxed) {
+			munmap((void *)fork_mailbox, FORK_MAILBOX_ENTRIES * sizeof(uint32_t));
+			fork_mailbox_map();
+		}
 	}
 	if ((uintptr_t)self <= (uintptr_t)THREAD_SETTING_UP)
 		self = NULL;
@@ -264,6 +269,8 @@ static void fork_child_run(void)
 	sample_fork_child(self);
 	rlimit_fork_child();
 	if (!preload_proc.cfg.record_children) {
+		if (sandboxed)
+			preload_proc.hdr = NULL; /* left mapped */
 		fork_child_go_inert();
 		return;
 	}
@@ -273,8 +280,8 @@ static void fork_child_run(void)
 	preload_proc.hdr = NULL;
 	/* a sandbox that forbids opening files may kill the child for it; the
 	 * parent's header tells the launcher of a child it cannot see, also one
-	 * whose stack table could not be mapped (a filter refusing mmap) */
-	sandboxed = seccomp_watch_filtered();
+	 * whose stack table could not be mapped (a filter refusing mmap with an
+	 * error) */
 	if (sandboxed)
 		rc = -1;
 	else if (stack_table_fork_child() < 0)
@@ -287,7 +294,7 @@ static void fork_child_run(void)
 		atomic_store(&parent_hdr->children_unrecorded_errno, -rc);
 		atomic_fetch_add(&parent_hdr->children_unrecorded, 1);
 	}
-	if (parent_hdr)
+	if (parent_hdr && !sandboxed)
 		munmap(parent_hdr, parent_bytes);
 	if (rc < 0) {
 		fork_child_go_inert();

@@ -16,6 +16,9 @@
  * and the program's own mappings must not fail because of ours.  When the
  * program sets one later (preload/rlimit.c), the reservation is closed: its
  * unused tail is unmapped, and pieces released afterwards are unmapped too.
+ * Before the program installs a seccomp filter (which may kill mmap), a
+ * window of the reservation is made writable in one call and later pieces
+ * come from it with no system call (preload_mem_prepare).
  *
  * Owns the reservation.  Callers own what they map.  Must never call malloc
  * (the shim interposes it) and never touches a file descriptor.
@@ -125,6 +128,55 @@ void preload_mem_count_segment(size_t arena_bytes)
 		mem_mapped_note((int64_t)preload_mem_round(bytes - arena_bytes));
 }
 
+/* A window of the reservation made readable and writable in one call
+ * (preload_mem_prepare): its pieces are handed out by a bump pointer of their
+ * own with no system call, and never given back. */
+static _Atomic uintptr_t mem_ready_start; /* offset in the reservation; 0: none */
+static _Atomic uintptr_t mem_ready_used, mem_ready_bytes;
+
+void preload_mem_prepare(size_t size_bytes)
+{
+	size_t size = preload_mem_round(size_bytes);
+	uintptr_t base = mem_reservation(), off;
+	void *p;
+
+	if (!base || atomic_load_explicit(&mem_closed, memory_order_relaxed) ||
+	    atomic_load_explicit(&mem_ready_start, memory_order_acquire))
+		return;
+	off = atomic_fetch_add_explicit(&mem_used, size, memory_order_relaxed);
+	if (off == 0 || off + size > MEM_RESERVE_BYTES)
+		return; /* offset 0 stands for "no window"; past the end: none */
+	p = mmap((void *)(base + off), size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	atomic_store_explicit(&mem_ready_bytes, size, memory_order_relaxed);
+	atomic_store_explicit(&mem_ready_start, off, memory_order_release);
+}
+
+/* A piece of the ready window, or NULL when there is none or it is full. */
+static void *mem_ready_take(uintptr_t base, size_t size)
+{
+	uintptr_t start = atomic_load_explicit(&mem_ready_start, memory_order_acquire), off;
+
+	if (!start || !base)
+		return NULL;
+	off = atomic_fetch_add_explicit(&mem_ready_used, size, memory_order_relaxed);
+	if (off + size > atomic_load_explicit(&mem_ready_bytes, memory_order_relaxed))
+		return NULL;
+	return (void *)(base + start + off);
+}
+
+/* Whether p lies in the ready window. */
+static int mem_ready_holds(uintptr_t base, const void *p)
+{
+	uintptr_t start = atomic_load_explicit(&mem_ready_start, memory_order_acquire);
+
+	return start && base > 1 && (uintptr_t)p >= base + start &&
+	       (uintptr_t)p - (base + start) < atomic_load_explicit(&mem_ready_bytes,
+								     memory_order_relaxed);
+}
+
 void *preload_mem_map(size_t size_bytes)
 {
 	size_t size = preload_mem_round(size_bytes);
@@ -132,6 +184,11 @@ void *preload_mem_map(size_t size_bytes)
 	void *p;
 
 	mem_mapped_note((int64_t)size);
+	p = mem_ready_take(base, size);
+	if (p) {
+		atomic_fetch_add_explicit(&mem_reserved_mapped_bytes, size, memory_order_relaxed);
+		return p;
+	}
 
 	if (base) {
 		uintptr_t off = atomic_fetch_add_explicit(&mem_used, size, memory_order_relaxed);
@@ -159,8 +216,8 @@ void preload_mem_unmap(void *p, size_t size_bytes)
 	uintptr_t base = atomic_load_explicit(&mem_base, memory_order_acquire);
 	size_t size = preload_mem_round(size_bytes);
 
-	if (!p)
-		return;
+	if (!p || mem_ready_holds(base, p))
+		return; /* kept: giving it back is a system call a filter may kill */
 	mem_mapped_note(-(int64_t)size);
 	atomic_fetch_add_explicit(&mem_returned_bytes, size, memory_order_relaxed);
 	if (base > 1 && (uintptr_t)p >= base && (uintptr_t)p - base < MEM_RESERVE_BYTES)

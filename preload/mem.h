@@ -74,6 +74,13 @@ void preload_mem_count_segment(size_t arena_bytes);
  */
 uint64_t preload_mem_reservation_close(void);
 
+/* Makes size_bytes of the reservation readable and writable at once
+ * (MAP_NORESERVE: no memory until touched), for a process about to install
+ * a seccomp filter that may kill mmap: later preload_mem_map calls are served
+ * from it with no system call, and its pieces are never given back.  Once
+ * per process; nothing without a reservation. */
+void preload_mem_prepare(size_t size_bytes);
+
 /* Unmaps what preload_mem_map returned; NULL is ignored. */
 void preload_mem_unmap(void *p, size_t size_bytes);
 

@@ -32,12 +32,17 @@
 
 #include "preload/diag.h"
 #include "preload/exported.h"
+#include "preload/mem.h"
 #include "preload/seccomp_watch.h"
 #include "preload/seq.h"
 #include "preload/sys.h"
 #include "preload/thread.h"
 
 #define SECCOMP_WATCH_STATUS_BYTES 4096u
+
+/* The recorder's memory made ready before a filter is installed, which may
+ * kill mmap: address space only until touched, never given back. */
+#define SECCOMP_WATCH_READY_BYTES (256u << 20)
 
 /* 1 once a filter (or strict mode) may be in force. */
 static _Atomic int seccomp_watch_state;
@@ -82,6 +87,7 @@ static void seccomp_watch_strict_entered(void);
 void seccomp_watch_before(void)
 {
 	seq_disown();
+	preload_mem_prepare(SECCOMP_WATCH_READY_BYTES);
 }
 
 void seccomp_watch_after(long rc, int strict)

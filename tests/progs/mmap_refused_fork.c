@@ -3,11 +3,12 @@
  * mmap, mprotect and munmap fail with EPERM, then forks: the kid's recorder
  * cannot map its memory (tests/e2e/mmap-refused-fork.sh).
  *
- * usage: mmap_refused_fork prctl|raw
+ * usage: mmap_refused_fork prctl|raw [kill]
  *   prctl: the filter is installed with prctl(PR_SET_SECCOMP), which the
  *          recorder sees;
  *   raw:   with the seccomp system call made by a syscall instruction of
- *          its own, which the recorder does not see.
+ *          its own, which the recorder does not see;
+ *   kill:  the filter kills the process on those calls (SIGSYS) instead.
  * 1. Keeps 2 blocks of 100 bytes, then installs the filter (EPERM for
  *    mmap, mprotect, munmap).
  * 2. Makes 1000 blocks of 48 bytes (the heap grows by brk), keeping 500.
@@ -53,10 +54,11 @@ static long seccomp_raw(unsigned op, unsigned flags, void *args)
 
 #define REFUSE(nr)                                               \
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),          \
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+	BPF_STMT(BPF_RET | BPF_K, refusal)
 
-static void sandbox(int raw)
+static void sandbox(int raw, int kill)
 {
+	unsigned refusal = kill ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | EPERM;
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		REFUSE(SYS_mmap),
@@ -86,13 +88,14 @@ int main(int argc, char **argv)
 	int status, err;
 	pid_t kid;
 
-	if (argc != 2 || (strcmp(argv[1], "prctl") && strcmp(argv[1], "raw"))) {
-		fprintf(stderr, "usage: mmap_refused_fork prctl|raw\n");
+	if (argc < 2 || argc > 3 || (strcmp(argv[1], "prctl") && strcmp(argv[1], "raw")) ||
+	    (argc == 3 && strcmp(argv[2], "kill"))) {
+		fprintf(stderr, "usage: mmap_refused_fork prctl|raw [kill]\n");
 		return 2;
 	}
 	kept[0] = malloc(100);
 	kept[1] = malloc(100);
-	sandbox(strcmp(argv[1], "raw") == 0);
+	sandbox(strcmp(argv[1], "raw") == 0, argc == 3);
 	for (int i = 0; i < 1000; i++) {
 		void *p = malloc(48);
 
