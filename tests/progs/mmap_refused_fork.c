@@ -32,25 +32,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "seccomp_raw.h"
+
 static void *volatile kept[502];
-
-/* The seccomp system call made without the C library (nor the recorder's
- * syscall()): -errno or 0. */
-static long seccomp_raw(unsigned op, unsigned flags, void *args)
-{
-#if defined(__x86_64__)
-	long rc;
-
-	__asm__ volatile("syscall"
-			 : "=a"(rc)
-			 : "0"((long)SYS_seccomp), "D"((long)op), "S"((long)flags), "d"(args)
-			 : "rcx", "r11", "memory");
-	return rc;
-#else
-	(void)op, (void)flags, (void)args;
-	exit(3);
-#endif
-}
 
 #define REFUSE(nr)                                               \
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),          \
@@ -67,20 +51,8 @@ static void sandbox(int raw, int kill)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
-	long rc;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-		perror("no_new_privs");
-		exit(1);
-	}
-	if (raw)
-		rc = seccomp_raw(SECCOMP_SET_MODE_FILTER, 0, &prog);
-	else
-		rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-	if (rc != 0) {
-		fprintf(stderr, "seccomp: %s\n", strerror(rc < 0 ? (int)-rc : errno));
-		exit(1);
-	}
+	seccomp_install(raw, &prog);
 }
 
 int main(int argc, char **argv)
