@@ -324,9 +324,8 @@ struct slot_stream {
 	uint64_t time_ns;           /* windowed: the slot's newest TIME stamp */
 	uint64_t last_seq;          /* ... its last event's sequence number */
 	bool time_pending;          /* a TIME stamp waits for the slot's next
-	                             * event, to stand right before it (every
-	                             * stamp in a windowed read, a THREAD's in
-	                             * others: slot_put_stamp) */
+	                             * event, to stand right before it
+	                             * (slot_put_stamp) */
 	struct alloc_event pending_time;
 	uint64_t cut_pending;       /* SEQ_SKIPs to come that are cut calls
 	                             * (TRACE_REC_EXT_CUT_CALLS) */
@@ -826,12 +825,12 @@ static inline void slot_note(struct alloc_event *ring, struct record_state *st, 
 /*
  * Puts the slot's waiting TIME stamp right before its next event (ae,
  * just decoded at ring index *i), keyed to the number before the event's.
- * Returns where the event now is (*i + 1, and *i is advanced to it).  In an
- * ordinary read the stamps that wait are those a slot writes right after
- * its THREAD record (at a thread's start and at every lap's): they have no
- * sequence number yet (0), and merged as they are they would move the
- * clock past the earlier events of every other thread.  A windowed read
- * makes every stamp wait (slot_fill_window).
+ * Returns where the event now is (*i + 1, and *i is advanced to it).  Every
+ * stamp waits so, in every read: the recorder reads its clock at the
+ * slot's next event, which may come long after the event before it (a
+ * wait for ring room, a preemption, a sleep), so keyed to that earlier
+ * event it moved the clock past other threads' events in between; the
+ * stamp after a THREAD record has no sequence number at all (0).
  */
 static inline struct alloc_event *slot_put_stamp(struct slot_stream *ss, struct alloc_event *ring,
 						 uint64_t *i, struct alloc_event *ae)
@@ -954,7 +953,7 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 			}
 			break;
 		}
-		if (ae->type == ALLOC_EV_TIME && ae->seq == 0) {
+		if (ae->type == ALLOC_EV_TIME) {
 			ss->pending_time = *ae;
 			ss->time_pending = true;
 			continue;

@@ -480,6 +480,86 @@ static void test_a_late_thread_start_does_not_move_the_clock_early(void)
 	unlink(path);
 }
 
+/*
+ * Thread 21 (slot 1) allocates at 0 ms (seq 1), then waits 300 ms (for
+ * ring room, as a thread does while the launcher is stopped) and
+ * allocates again (seq 4), timed afresh.  Meanwhile thread 22 (slot 2)
+ * allocates a block at 10 ms (seq 2) and frees it at 60 ms (seq 3).  The
+ * 300 ms stamp was keyed to seq 1, the event before it, and moved the
+ * clock past thread 22's events: the block's lifetime read 0 and the peak
+ * 300 ms, in an ordinary read (a windowed one put it right before seq 4).
+ */
+static void test_a_stamp_after_a_wait_does_not_move_other_threads_events(void)
+{
+	const char meta[] = "pid=5\nslots=8\n", end[] = "exit_status=0\nwall_ns=400000000\n";
+	const uint64_t t0 = 1000000000ull;
+	char path[256], err[256];
+	struct trace_writer w;
+	struct record_state st;
+	uint8_t rec[4096], *p;
+	uint64_t off1 = 0, off2 = 0, off0 = 0;
+	struct trace_info info;
+	struct stack_nodes nodes;
+	struct module_maps maps;
+	struct aggregate a;
+	struct stack_stats k;
+	int fd, found = 0;
+
+	snprintf(path, sizeof(path), "%s/mprof-test-window-wait-%d.trace",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(trace_writer_start(&w, fd, 0) == 0);
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_META, meta, sizeof(meta) - 1) == 0);
+	memset(&st, 0, sizeof(st));
+	p = record_put_thread(rec, &st, 21);
+	p = record_put_time(p, t0);
+	p = record_put_alloc(p, &st, TRACE_FN_MALLOC, 1, 0x100000, 100, 2, 1);
+	p = record_put_time(p, t0 + 300 * MS);
+	p = record_put_alloc(p, &st, TRACE_FN_MALLOC, 4, 0x100100, 50, 2, 1);
+	events_chunk(&w, 1, &off1, rec, (size_t)(p - rec));
+	memset(&st, 0, sizeof(st));
+	p = record_put_thread(rec, &st, 22);
+	p = record_put_time(p, t0 + 10 * MS);
+	p = record_put_alloc(p, &st, TRACE_FN_MALLOC, 2, 0x200000, 100, 3, 1);
+	p = record_put_time(p, t0 + 60 * MS);
+	p = record_put_free_explicit(p, &st, TRACE_FREE_FREE, 3, 0x200000, -1);
+	events_chunk(&w, 2, &off2, rec, (size_t)(p - rec));
+	memset(&st, 0, sizeof(st));
+	p = record_put_thread(rec, &st, 0);
+	p = record_put_stack(p, &st, 1, 0, 0);
+	p = record_put_stack(p, &st, 2, 1, 0x401000);
+	p = record_put_stack(p, &st, 3, 1, 0x402000);
+	events_chunk(&w, 0, &off0, rec, (size_t)(p - rec));
+	CU_ASSERT(trace_writer_chunk(&w, TRACE_CHUNK_END, end, sizeof(end) - 1) == 0);
+	trace_writer_finish(&w);
+	close(fd);
+
+	trace_info_init(&info);
+	stack_nodes_init(&nodes);
+	module_maps_init(&maps);
+	CU_ASSERT_FATAL(aggregate_init(&a) == 0);
+	CU_ASSERT_EQUAL(aggregate_read_trace(path, &info, &nodes, &maps, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(a.allocations, 3);
+	CU_ASSERT_EQUAL(a.peak_bytes, 200);
+	CU_ASSERT_EQUAL(a.peak_time_ns, t0 + 10 * MS); /* seq 2, thread 22's clock */
+	for (size_t i = 0; i < 2; i++) {
+		aggregate_stack_stats(&a, i, &k);
+		if (k.stack_id != 3)
+			continue;
+		found++;
+		CU_ASSERT_EQUAL(k.s.freed, 1);
+		CU_ASSERT_EQUAL(k.s.lifetime_ns_max, 50 * MS); /* 10 ms to 60 ms */
+	}
+	CU_ASSERT_EQUAL(found, 1);
+	CU_ASSERT_EQUAL(info.seq_gaps, 0);
+	aggregate_free(&a);
+	module_maps_free(&maps);
+	stack_nodes_free(&nodes);
+	trace_info_free(&info);
+	unlink(path);
+}
+
 /* ---- suppression patterns, as LeakSanitizer matches them ---- */
 
 static void test_suppression_patterns(void)
@@ -513,6 +593,8 @@ int main(void)
 	CU_add_test(s, "times: seconds, ms, percent", test_time_parse_forms);
 	CU_add_test(s, "a late thread's start does not move the clock early",
 		    test_a_late_thread_start_does_not_move_the_clock_early);
+	CU_add_test(s, "a stamp after a wait does not move other threads' events",
+		    test_a_stamp_after_a_wait_does_not_move_other_threads_events);
 	CU_add_test(s, "times: bad ones refused", test_time_parse_refuses);
 	CU_add_test(s, "times: markers by name and number", test_time_parse_markers);
 	CU_add_test(s, "resolved against the run time", test_resolve);
