@@ -20,9 +20,10 @@ run_in_pidns() {
 command -v unshare >/dev/null 2>&1 && run_in_pidns true ||
 	skip "unshare(1) cannot run a program in a new PID namespace here"
 
-# wait_for CMD...: up to 10 s for CMD to succeed
+# wait_for CMD...: up to 50 s for CMD to succeed (a loaded host took 3.7 s
+# for `mprof run true`; the run's own limit is 60 s)
 wait_for() {
-	for _ in $(seq 200); do
+	for _ in $(seq 1000); do
 		"$@" && return 0
 		sleep 0.05
 	done
