@@ -275,6 +275,7 @@ E2E_TESTS += tests/e2e/module-deltas.sh
 E2E_TESTS += tests/e2e/module-map-loss.sh
 E2E_TESTS += tests/e2e/module-threads.sh
 E2E_TESTS += tests/e2e/module-reuse.sh
+E2E_TESTS += tests/e2e/module-reload-places.sh
 E2E_TESTS += tests/e2e/iconv-unload.sh
 EXTRA_DIST += tests/e2e/module_records.py tests/e2e/drop_module_delta.py tests/progs/dlopen_chain.c tests/progs/dlopen_chain_lib.c tests/progs/dlopen_threads.c tests/progs/dlopen_reuse.c tests/progs/plugin_call.h \
 	tests/progs/iconv_unload.c

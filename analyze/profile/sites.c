@@ -261,46 +261,43 @@ static long frame_intern(struct site_table *t, const struct site_frame *f)
 	return (long)(t->frame_count - 1);
 }
 
-/* Records (epoch, ip) as looked up: returns its entry (valid until the next
- * call), with *first true the first time, or NULL when memory ran out. */
-static struct site_ip *ip_set_add(struct site_table *t, uint64_t epoch, uint64_t ip,
-				  bool *first)
+static uint64_t ip_place_hash(uint32_t file, uint64_t offset)
 {
-	struct site_ip *e;
-	size_t i;
+	return hash_mix64(offset * 31 + file);
+}
 
-	if ((t->ip_set_count + 1) * 2 > t->ip_set_mask + 1) {
-		size_t n = (t->ip_set_mask + 1) * 2;
-		struct site_ip *v = calloc(n, sizeof(*v));
+static uint64_t ip_hash_of(const void *ctx, uint32_t k)
+{
+	const struct site_ip *e = &((const struct site_table *)ctx)->ips[k];
 
-		if (!v)
-			return NULL;
-		for (size_t k = 0; k <= t->ip_set_mask; k++) {
-			if (!t->ip_set[k].ip_plus1)
-				continue;
-			i = hash_mix64(t->ip_set[k].epoch * 31 + t->ip_set[k].ip_plus1) & (n - 1);
-			while (v[i].ip_plus1)
-				i = (i + 1) & (n - 1);
-			v[i] = t->ip_set[k];
-		}
-		free(t->ip_set);
-		t->ip_set = v;
-		t->ip_set_mask = n - 1;
-	}
-	/* ip 0 cannot be a return address worth telling apart: store ip + 1 */
-	ip++;
-	i = hash_mix64(epoch * 31 + ip) & t->ip_set_mask;
-	for (e = &t->ip_set[i]; e->ip_plus1; e = &t->ip_set[i]) {
-		if (e->epoch == epoch && e->ip_plus1 == ip) {
+	return ip_place_hash(e->file, e->offset);
+}
+
+/* The index in t->ips of place p, made on first use (*first then true);
+ * -1 on ENOMEM. */
+static long ip_set_add(struct site_table *t, const struct sym_place *p, bool *first)
+{
+	size_t i = ip_place_hash(p->file, p->offset) & t->ip_hash_mask;
+
+	for (uint32_t k; (k = t->ip_hash[i]) != 0; i = (i + 1) & t->ip_hash_mask) {
+		const struct site_ip *e = &t->ips[k - 1];
+
+		if (e->file == p->file && e->offset == p->offset) {
 			*first = false;
-			return e;
+			return (long)k - 1;
 		}
-		i = (i + 1) & t->ip_set_mask;
 	}
-	*e = (struct site_ip){ .epoch = epoch, .ip_plus1 = ip };
-	t->ip_set_count++;
+	if (t->ip_count >= UINT32_MAX - 1 ||
+	    grow_array((void **)&t->ips, &t->ip_cap, t->ip_count + 1, sizeof(*t->ips)) < 0)
+		return -1;
+	t->ips[t->ip_count] = (struct site_ip){.offset = p->offset, .file = p->file};
+	t->ip_hash[i] = (uint32_t)(t->ip_count + 1);
+	t->ip_count++;
 	*first = true;
-	return e;
+	if (t->ip_count * 2 > t->ip_hash_mask + 1 &&
+	    rehash(&t->ip_hash, &t->ip_hash_mask, 0, t->ip_count, ip_hash_of, t) < 0)
+		return -1;
+	return (long)(t->ip_count - 1);
 }
 
 #define FRAME_NOT_INTERNED UINT32_MAX
@@ -323,14 +320,14 @@ static long ip_memo(struct site_table *t, struct site_ip *e, size_t count)
 
 /* The symbolizer's answer for e, asked once (an out-of-memory answer is not
  * kept: the build gives up on it). */
-static const struct sym_location *ip_location(struct symbolizer *sym, struct site_ip *e,
-					      uint64_t ip)
+static const struct sym_location *ip_location(struct symbolizer *sym, struct site_ip *e)
 {
+	struct sym_place p = {e->offset, e->file};
 	const struct sym_location *loc;
 
 	if (e->loc)
 		return e->loc;
-	loc = symbolizer_lookup(sym, e->epoch, ip);
+	loc = symbolizer_lookup_place(sym, &p);
 	if (!symbolizer_failed(sym, loc))
 		e->loc = loc;
 	return loc;
@@ -407,6 +404,20 @@ struct site_seed {
 };
 _Static_assert(SITES_MAX_FRAMES <= UINT16_MAX, "a seed's depth fits its bits");
 
+/* Which entry of the site table's ips an (epoch, return address) pair a
+ * walk met lately has.  Its place takes a module search, some 200
+ * instructions: once per stack node it made many_stacks' report (2.45 M
+ * nodes, 22 places) take 18% more instructions, while walks meet few pairs
+ * again and again.
+ * Direct-mapped and never grown: 10,000 loads of one library make 290,019
+ * pairs of 42 places. */
+struct place_memo {
+	uint64_t epoch, ip;
+	uint32_t entry_plus1;  /* index in ips + 1; 0: empty */
+};
+
+#define PLACE_MEMO_SLOTS 4096 /* 96 KiB */
+
 /* frame_flags bits */
 enum { FRAME_ASKED = 1, FRAME_WRAPPER = 2, FRAME_PROFILER = 4 };
 
@@ -459,6 +470,7 @@ struct site_build {
 	size_t site_plus1_reserved; /* its mapping's reservation; 0: on the heap */
 	size_t capped_stacks;    /* stacks given their leaf side (stack_too_deep) */
 	size_t loc_frames_max;   /* the most frames an address looked up had */
+	struct place_memo *places; /* PLACE_MEMO_SLOTS of them, owned */
 	uint32_t path[SITES_MAX_DEPTH];
 };
 
@@ -636,6 +648,26 @@ struct trie_depth_known {
 	bool exact;
 };
 
+/* The entry of ip in epoch: from b->places when they hold it, else found
+ * by its place (made on first use: *first then true).  NULL on ENOMEM. */
+static struct site_ip *walk_ip(struct site_build *b, uint64_t epoch, uint64_t ip, bool *first)
+{
+	struct place_memo *m = &b->places[hash_mix64(epoch * 31 + ip) & (PLACE_MEMO_SLOTS - 1)];
+	struct sym_place p;
+	long k;
+
+	*first = false;
+	if (m->entry_plus1 && m->epoch == epoch && m->ip == ip)
+		return &b->t->ips[m->entry_plus1 - 1];
+	if (symbolizer_place(b->sym, epoch, ip, &p) < 0)
+		return NULL;
+	k = ip_set_add(b->t, &p, first);
+	if (k < 0)
+		return NULL;
+	*m = (struct place_memo){epoch, ip, (uint32_t)k + 1};
+	return &b->t->ips[k];
+}
+
 /* Extends trie node x by the frames of ip (epoch's modules), outermost
  * first, while x has fewer than SITES_MAX_FRAMES; *d is x's depth before
  * and after (struct trie_depth_known).  Returns the node, -1 on ENOMEM. */
@@ -645,12 +677,12 @@ static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t i
 	struct site_table *t = b->t;
 	const struct sym_location *loc;
 	bool first;
-	struct site_ip *e = ip_set_add(t, epoch, ip, &first);
+	struct site_ip *e = walk_ip(b, epoch, ip, &first);
 	long memo;
 
 	if (!e)
 		return -1;
-	loc = ip_location(b->sym, e, ip);
+	loc = ip_location(b->sym, e);
 	/* (the symbolizer out of memory: a report of "??" frames would be
 	 * wrong, and the memo counts on one answer per address) */
 	if (symbolizer_failed(b->sym, loc))
@@ -1193,6 +1225,8 @@ static void site_build_walks_free(struct site_build *b)
 	b->root_hash = NULL;
 	free(b->root_ips);
 	b->root_ips = NULL;
+	free(b->places);
+	b->places = NULL;
 	if (!b->memo_in_spare)
 		big_free(b->memo, b->memo_reserved);
 	else if (t->spare.p) /* the memo is the spare's tail */
@@ -1337,8 +1371,8 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 	}
 	t->frame_hash = calloc(256, sizeof(*t->frame_hash));
 	t->frame_hash_mask = 255;
-	t->ip_set = calloc(256, sizeof(*t->ip_set));
-	t->ip_set_mask = 255;
+	t->ip_hash = calloc(256, sizeof(*t->ip_hash));
+	t->ip_hash_mask = 255;
 	if (b) {
 		*b = (struct site_build){.t = t, .nodes = nodes, .sym = sym, .opt = opt};
 		size_t slots = trie_slots_for(nodes);
@@ -1351,13 +1385,15 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		b->node_bits = 8; /* (ids below 255: widened as the trie grows) */
 		b->root_hash = calloc(16, sizeof(*b->root_hash));
 		b->root_hash_mask = 15;
+		b->places = calloc(PLACE_MEMO_SLOTS, sizeof(*b->places));
 		b->memo_in_nodes = memo_bytes == 0;
 		if (spare_plan(b, agg->stat_count, memo_bytes) < 0 && !b->memo_in_nodes)
 			b->memo = big_zeroed(1, memo_bytes, &b->memo_reserved);
 	} else {
 		spare_drop(&t->spare);
 	}
-	if (!t->frame_hash || !t->ip_set || !b || !b->trie || !b->trie_hash || !b->root_hash ||
+	if (!t->frame_hash || !t->ip_hash || !b || !b->trie || !b->trie_hash || !b->root_hash ||
+	    !b->places ||
 	    (!b->memo && !b->memo_in_nodes))
 		rc = -ENOMEM;
 	if (rc == 0 && aggregate_stats_pack(agg, &packed) < 0)
@@ -1428,7 +1464,8 @@ void site_table_free(struct site_table *t)
 		free(t->frame_links);
 	spare_drop(&t->spare);
 	free(t->frame_hash);
-	free(t->ip_set);
+	free(t->ips);
+	free(t->ip_hash);
 	free(t->memo_ids);
 	memset(t, 0, sizeof(*t));
 }

@@ -73,15 +73,16 @@ struct site_options {
 	bool keep_wrappers;           /* --keep-wrappers: the built-in list is off */
 };
 
-/* A return address the site table looked up (open addressing by epoch and
- * ip). */
+/* A code address the site table looked up, by its place (symbolize.h):
+ * a library loaded again is the same places, not new addresses of a new
+ * epoch (10,000 loads of one library made 290,019 entries, not 42). */
 struct site_ip {
-	uint64_t epoch;
-	uint64_t ip_plus1;              /* 0: empty entry */
+	uint64_t offset;                /* sym_place.offset */
 	uint64_t memo_plus1;            /* 1 + the place in memo_ids of the ids
 	                                 * of its frames; 0: none yet */
 	const struct sym_location *loc; /* the symbolizer's answer; NULL: not
 	                                 * kept yet */
+	uint32_t file;                  /* sym_place.file */
 };
 
 struct site_table {
@@ -109,8 +110,10 @@ struct site_table {
 	/* hash tables (indices + 1), owned */
 	uint32_t *frame_hash;
 	size_t frame_hash_mask;
-	struct site_ip *ip_set;  /* the (epoch, ip) pairs looked up */
-	size_t ip_set_mask, ip_set_count;
+	struct site_ip *ips;     /* the places looked up, in the order met */
+	size_t ip_count, ip_cap;
+	uint32_t *ip_hash;       /* (file, offset) -> index in ips + 1 */
+	size_t ip_hash_mask;
 	/* per address looked up, the frame id of each of its frames once a site
 	 * used it (UINT32_MAX: not yet), so that frame_intern, which hashes the
 	 * frame's strings, runs once per address and frame, not once per stack
@@ -124,7 +127,8 @@ struct site_table {
 	uint64_t stacks;           /* distinct call stacks with events */
 	uint64_t truncated_stacks; /* of those, cut at --max-frames */
 	uint64_t unknown_stacks;   /* of those, without a usable stack */
-	uint64_t frames_total;     /* distinct (epoch, ip) symbolized */
+	uint64_t frames_total;     /* distinct places (module file, offset)
+	                            * symbolized */
 	uint64_t frames_no_debug_info;
 	uint64_t frames_no_symbol;
 };

@@ -1443,20 +1443,27 @@ int symbolizer_cache_save(struct symbolizer *s)
 	return rc;
 }
 
-const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoch, uint64_t ip)
+int symbolizer_place(struct symbolizer *s, uint64_t epoch, uint64_t ip, struct sym_place *p)
 {
 	const struct module *m = s->maps ? module_maps_find(s->maps, epoch, ip - 1) : NULL;
-	uint64_t offset = m ? ip - m->bias : ip;
 	int64_t fi = m ? file_of_module(s, m) : NO_FILE;
-	struct sym_answer *a;
-	struct sym_file *f;
 
 	if (fi < 0)
-		goto out_of_memory;
-	a = answer_find(s, (uint32_t)fi, offset);
+		return -ENOMEM;
+	*p = (struct sym_place){m ? ip - m->bias : ip, (uint32_t)fi};
+	return 0;
+}
+
+const struct sym_location *symbolizer_lookup_place(struct symbolizer *s,
+						   const struct sym_place *p)
+{
+	uint32_t fi = p->file;
+	struct sym_answer *a = answer_find(s, fi, p->offset);
+	struct sym_file *f;
+
 	if (!a && !s->files[fi].cache_tried && fi != NO_FILE) {
-		cache_load(s, (uint32_t)fi);
-		a = answer_find(s, (uint32_t)fi, offset);
+		cache_load(s, fi);
+		a = answer_find(s, fi, p->offset);
 	}
 	if (a) {
 		a->used = true;
@@ -1466,18 +1473,28 @@ const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoc
 	if (f->state == FILE_UNOPENED)
 		file_open(f);
 	if (f->state == FILE_OPEN) {
-		a = answer_resolve(s, (uint32_t)fi, offset, offset - 1);
+		a = answer_resolve(s, fi, p->offset, p->offset - 1);
 		f->cache_dirty = true;
 	} else {
-		a = answer_add(s, (uint32_t)fi, offset, 1);
+		a = answer_add(s, fi, p->offset, 1);
 	}
 	if (a) {
 		a->used = true;
 		return &a->loc;
 	}
-out_of_memory:
-	s->failed_frame.module_offset = ip;
+	s->failed_frame.module_offset = p->offset;
 	return &s->failed;
+}
+
+const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoch, uint64_t ip)
+{
+	struct sym_place p;
+
+	if (symbolizer_place(s, epoch, ip, &p) < 0) {
+		s->failed_frame.module_offset = ip;
+		return &s->failed;
+	}
+	return symbolizer_lookup_place(s, &p);
 }
 
 bool symbolizer_failed(const struct symbolizer *s, const struct sym_location *loc)

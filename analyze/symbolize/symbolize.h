@@ -54,11 +54,29 @@ void symbolizer_set_maps(struct symbolizer *s, const struct module_maps *maps);
 /* Adds the answers of a SYMBOLS chunk payload.  Returns 0 or -EBADMSG. */
 int symbolizer_load_embedded(struct symbolizer *s, const uint8_t *data, size_t bytes);
 
+/* Where a return address lies: the file of the module that held it (named
+ * by path and build-id, so a library loaded again, at any address, is one
+ * file) and the offset in it.  Two places that are equal symbolize the
+ * same, whatever epochs and addresses they came from. */
+struct sym_place {
+	uint64_t offset;        /* ip - load bias; the ip itself when no module */
+	uint32_t file;          /* the symbolizer's index; 0: no module held it */
+};
+
+/* Sets *p to the place of the return address ip recorded in epoch (the
+ * module that held ip - 1 then).  Returns 0 or -ENOMEM. */
+int symbolizer_place(struct symbolizer *s, uint64_t epoch, uint64_t ip, struct sym_place *p);
+
 /*
- * Symbolizes the return address ip recorded in epoch (looks up ip - 1).
+ * Symbolizes place p (from symbolizer_place; looks up its offset - 1).
  * The result is owned by the symbolizer and valid until symbolizer_free;
  * lookups are cached.  Never NULL.
  */
+const struct sym_location *symbolizer_lookup_place(struct symbolizer *s,
+						   const struct sym_place *p);
+
+/* Symbolizes the return address ip recorded in epoch: symbolizer_place,
+ * then symbolizer_lookup_place.  Never NULL. */
 const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoch, uint64_t ip);
 
 /* True for the location symbolizer_lookup returns when memory ran out: one

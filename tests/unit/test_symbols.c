@@ -1095,6 +1095,52 @@ static void test_symbolize_missing_module_gives_offset(void)
 	module_maps_free(&maps);
 }
 
+/* A module loaded again (same path and build-id), even at another address,
+ * is one place per offset, and the symbolizer's answer is the same; another
+ * library at the same address in another epoch is a place of its own. */
+static void test_symbolize_place_of_reloaded_module(void)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)symbols_plain_caller(), moved = 0x100000;
+	struct module_desc first, again, other;
+	struct sym_place a, b, c, none;
+	struct module_maps maps;
+	struct symbolizer *s;
+	const struct sym_location *loc;
+
+	CU_ASSERT_FATAL(module_desc_of(&first, (void *)symbols_plain_caller));
+	again = first;
+	again.bias += moved;
+	other = first;
+	strcpy(other.path, "/nonexistent/mprof-test/libother.so");
+	module_maps_init(&maps);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 0, &first, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 1, &again, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(maps_of(&maps, 2, &other, 1), 0);
+	s = symbolizer_new(&maps);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(symbolizer_place(s, 0, ip, &a), 0);
+	CU_ASSERT_EQUAL(symbolizer_place(s, 1, ip + moved, &b), 0);
+	CU_ASSERT_EQUAL(symbolizer_place(s, 2, ip, &c), 0);
+	CU_ASSERT_EQUAL(symbolizer_place(s, 2, 0x10, &none), 0);
+	CU_ASSERT_EQUAL(a.offset, ip - first.bias);
+	CU_ASSERT_NOT_EQUAL(a.file, 0);
+	CU_ASSERT_EQUAL(b.file, a.file);
+	CU_ASSERT_EQUAL(b.offset, a.offset);
+	CU_ASSERT_EQUAL(c.offset, a.offset);
+	CU_ASSERT_NOT_EQUAL(c.file, a.file);
+	CU_ASSERT_NOT_EQUAL(c.file, 0);
+	CU_ASSERT_EQUAL(none.file, 0);
+	CU_ASSERT_EQUAL(none.offset, 0x10);
+	loc = symbolizer_lookup_place(s, &a);
+	CU_ASSERT_STRING_EQUAL(loc->frames[0].function, "symbols_plain_caller");
+	CU_ASSERT_PTR_EQUAL(symbolizer_lookup_place(s, &b), loc);
+	CU_ASSERT_PTR_EQUAL(symbolizer_lookup(s, 1, ip + moved), loc);
+	CU_ASSERT_STRING_EQUAL(symbolizer_lookup_place(s, &c)->frames[0].module, other.path);
+	CU_ASSERT_PTR_NULL(symbolizer_lookup_place(s, &c)->frames[0].function);
+	symbolizer_free(s);
+	module_maps_free(&maps);
+}
+
 static void test_symbolize_other_build_id_gives_offset(void)
 {
 	void *ip = symbols_plain_caller();
@@ -1489,6 +1535,8 @@ int main(void)
 			 test_long_name_shortened_keeps_path_and_end) ||
 	    !CU_add_test(suite, "missing module gives offset",
 			 test_symbolize_missing_module_gives_offset) ||
+	    !CU_add_test(suite, "reloaded module is one place",
+			 test_symbolize_place_of_reloaded_module) ||
 	    !CU_add_test(suite, "other build-id gives offset",
 			 test_symbolize_other_build_id_gives_offset) ||
 	    !CU_add_test(suite, "embedded table round trip", test_embedded_table_round_trip) ||
