@@ -2,7 +2,8 @@
  * analyze/diff/write_html.c - `mprof diff --format html`: one
  * self-contained page that works offline from file://: the totals side by
  * side with their change (as the text diff), the sites that grew and that
- * shrank with their stacks (new and vanished marked), the --fail-if
+ * shrank with their stacks (new and vanished marked, or not in a sampled
+ * side's samples, as the text diff says), the --fail-if
  * verdict, and the differential flame graph with a metric switch.
  *
  * The page is assets/diff.js (with assets/format.js and report.css) around

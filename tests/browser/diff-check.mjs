@@ -19,10 +19,12 @@
 //   (each row of the totals table: its first cell, the others ' ; '
 //   between), gate=.  MODE rankings clicks the html page's METRIC tab and
 //   prints ranking= (each ranking table's heading) and first= (its first
-//   row's cells, ' ; ' between, or none).
+//   row's cells, ' ; ' between, or none).  MODE sites prints site_counts=,
+//   then after a click on the METRIC tab badges= (the rankings' distinct
+//   badges, ' ; ' between, or none) and badge_count=.
 // Usage: node diff-check.mjs flame|page PAGE.html METRIC GROWN SHRUNK SHOT.png [SAME]
 //        node diff-check.mjs verdict PAGE.html
-//        node diff-check.mjs rankings PAGE.html METRIC
+//        node diff-check.mjs rankings|sites PAGE.html METRIC
 import { resolve } from 'node:path';
 import { openPage, screenshotNotBlank } from './browser.mjs';
 
@@ -112,6 +114,13 @@ try {
     await checkFlame(page.mainFrame());
   } else if (mode === 'verdict') {
     await checkVerdict();
+  } else if (mode === 'sites') {
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
+    out('site_counts', await page.textContent('#site-counts'));
+    await page.click(`#diff-metrics button[data-metric="${metric}"]`);
+    const badges = await page.$$eval('.ranking .badge', (bs) => bs.map((b) => b.textContent));
+    out('badges', [...new Set(badges)].sort().join(' ; ') || 'none');
+    out('badge_count', badges.length);
   } else if (mode === 'rankings') {
     await page.waitForFunction(() => document.body.dataset.ready === '1');
     await page.click(`#diff-metrics button[data-metric="${metric}"]`);
@@ -138,7 +147,7 @@ try {
     const frame = await (await page.$('iframe#flame')).contentFrame();
     await checkFlame(frame);
   }
-  if (mode !== 'verdict' && mode !== 'rankings') out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
+  if (mode !== 'verdict' && mode !== 'rankings' && mode !== 'sites') out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
 } finally {
   out('problems', problems.length);
   for (const p of problems) console.log(`problem: ${p}`);

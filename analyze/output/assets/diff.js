@@ -72,10 +72,14 @@
   app.append(el('table', { id: 'totals' }, el('thead', {}, el('tr', {}, el('th', {}, ''),
     el('th', { class: 'num' }, 'A'), el('th', { class: 'num' }, 'B'), el('th', { class: 'num' }, 'B-A'),
     el('th', { class: 'num' }, 'change'))), tbody));
+  // a site a sampled side lacks is only not in its samples, as the text
+  // diff says (mprof-diff(1)): never "new" or "vanished"
   const st = { changed: 0, added: 0, removed: 0 };
   for (const s of sites) st[s.status]++;
+  const addedWord = page.a.sampled ? 'only in B (not in A\'s samples: A is sampled, so not known to be new)' : 'new (only in B)';
+  const removedWord = page.b.sampled ? 'only in A (not in B\'s samples: B is sampled, so not known to have vanished)' : 'vanished (only in A)';
   app.append(el('p', { class: 'quality', id: 'site-counts' },
-    `sites: ${st.changed} changed, ${st.added} new (only in B), ${st.removed} vanished (only in A); the others are the same.`));
+    `sites: ${st.changed} changed, ${st.added} ${addedWord}, ${st.removed} ${removedWord}; the others are the same.`));
   if (page.a.sampled || page.b.sampled)
     app.append(el('ul', { class: 'notes' }, el('li', {}, 'A sampled trace\'s figures are estimates (its kind above says so); peak (rough) and temporary have no unbiased estimate, and no --fail-if may test them.')));
 
@@ -90,8 +94,8 @@
 
   const siteTop = (s) => (s.node >= 0 ? stacks.text(FD.nodes[stacks.stride * s.node])
     : { name: s.inherited ? '[inherited at fork]' : '[no stack]', loc: '' });
-  const badge = (s) => (s.status === 'added' ? el('span', { class: 'badge new' }, 'new')
-    : s.status === 'removed' ? el('span', { class: 'badge gone' }, 'vanished') : null);
+  const badge = (s) => (s.status === 'added' ? el('span', { class: 'badge new' }, page.a.sampled ? 'not in A\'s samples' : 'new')
+    : s.status === 'removed' ? el('span', { class: 'badge gone' }, page.b.sampled ? 'not in B\'s samples' : 'vanished') : null);
 
   // a field whose figures are upper bounds on a side (diff.a_at_most,
   // b_at_most): every value from 0 to the bound is possible, so a site's
