@@ -229,6 +229,7 @@ E2E_TESTS = \
 	tests/e2e/transparency.sh \
 	tests/e2e/run-signals.sh \
 	tests/e2e/outside-signals.sh \
+	tests/e2e/profiler-frames.sh \
 	tests/e2e/retitled-exit.sh \
 	tests/e2e/claimed-fds.sh \
 	tests/e2e/pending-cancel.sh \

@@ -703,7 +703,7 @@ static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t i
 		if (!loc->has_symbol)
 			t->frames_no_symbol++;
 	}
-	for (size_t j = loc->count; j-- > 0 && x >= 0 && d->depth < SITES_MAX_FRAMES; d->depth++) {
+	for (size_t j = loc->count; j-- > 0 && x >= 0 && d->depth < SITES_MAX_FRAMES;) {
 		const struct sym_frame *sf = &loc->frames[j];
 		uint32_t *id = &t->memo_ids[memo + (long)j];
 
@@ -722,7 +722,12 @@ static long trie_add_ip(struct site_build *b, long x, uint64_t epoch, uint64_t i
 				b->frame_flags[k] = is_profiler_frame(sf) ? FRAME_PROFILER : 0;
 			*id = (uint32_t)k;
 		}
+		/* the profiler's own frames are no part of the program's stack,
+		 * also between its frames (the recorder's pthread_create) */
+		if (b->frame_flags[*id] & FRAME_PROFILER)
+			continue;
 		x = trie_child(b, (uint32_t)x, *id);
+		d->depth++;
 	}
 	return x;
 }
@@ -893,16 +898,14 @@ static uint32_t site_past_wrapper_helpers(struct site_build *b, uint32_t y)
 	return z != y && z && frame_is_wrapper(b, b->trie[z].frame) ? z : y;
 }
 
-/* The trie node of the site of a stack whose frames are trie node x: the
- * leading profiler frames dropped, whatever else they are, then the
- * leading allocator wrappers and the unnamed frames they called, never all
+/* The trie node of the site of a stack whose frames are trie node x (the
+ * profiler's own frames never enter the trie: trie_add_ip): the leading
+ * allocator wrappers and the unnamed frames they called dropped, never all
  * of them. */
 static uint32_t site_node(struct site_build *b, uint32_t x)
 {
 	uint32_t y;
 
-	while (x && (b->frame_flags[b->trie[x].frame] & FRAME_PROFILER))
-		x = b->trie[x].parent;
 	for (y = x; y;) {
 		uint32_t z = site_past_wrapper_helpers(b, y);
 
