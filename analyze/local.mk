@@ -75,7 +75,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/output/dhat.c analyze/output/dhat_json.c analyze/output/speedscope.c
 
 ANALYZE_DIFF_SOURCES = \
-	analyze/diff/diff.h analyze/diff/match.c analyze/diff/gate.c \
+	analyze/diff/diff.h analyze/diff/match.c analyze/diff/frames.c analyze/diff/gate.c \
 	analyze/diff/formats.c analyze/diff/write_text.c analyze/diff/write_json.c \
 	analyze/diff/write_folded.c \
 	analyze/diff/write_flamegraph.c analyze/diff/write_html.c

@@ -55,7 +55,10 @@ enum diff_status { DS_CHANGED, DS_ADDED, DS_REMOVED, DS_SAME };
  * entry's key. */
 struct diff_side {
 	const struct site *site;     /* the first of them (most allocated bytes), or NULL */
+	const struct site *last;     /* the last of them; the others between
+	                              * are linked by diff.next_a (next_b) */
 	uint32_t sites;              /* how many were summed */
+	bool truncated;              /* one of them hit --max-frames */
 	uint64_t v[DF_SITE_COUNT];
 	uint64_t max_live_bytes;     /* sum of the sites' maxima: an upper bound */
 	uint64_t freed, lifetime_ns_sum;
@@ -75,6 +78,9 @@ struct diff {
 	size_t count;
 	size_t differ;               /* entries not DS_SAME */
 	size_t changed, added, removed;
+	/* per site of A (of B), by its index in the table: the next site
+	 * summed into the same entry, UINT32_MAX after the last; owned */
+	uint32_t *next_a, *next_b;
 	bool saturated;              /* a figure or a sum stopped at UINT64_MAX, or
 	                              * one is above INT64_MAX, so that a change
 	                              * may stop at +-INT64_MAX (diff_change) */
@@ -93,6 +99,37 @@ void diff_free(struct diff *d);
  * diff (its flamegraph merges them). */
 uint64_t diff_frame_hash(const struct site_frame *f, enum diff_match m);
 bool diff_frame_equal(const struct site_frame *a, const struct site_frame *b, enum diff_match m);
+
+/* ---- how a frame of the diff is named (frames.c) ---- */
+
+/*
+ * A frame of an entry's stack as every output shows it: the frames at that
+ * depth in every site summed into the entry, of A and of B (diff_frame_equal
+ * made them one), merged.  Only what they all share is shown, so that no
+ * one site's line stands for the others':
+ *   f.function, f.inlined: theirs;
+ *   f.module: the path they all have, else its file name (which they share);
+ *   f.file: the path they all have, else the file name they all have, else
+ *     NULL (some have another file or none);
+ *   f.line: the line they all have (in one file name), else 0;
+ *   f.module_offset: the offset they all have, unless offsets_differ.
+ */
+struct diff_frame {
+	struct site_frame f;
+	bool lines_differ;           /* not all at one file name and line */
+	bool offsets_differ;         /* not all at one module offset */
+};
+
+/* Fills out[0..n) with the innermost n frames of e's stack, merged as
+ * above (n at most the stack's frame_count).  Allocates nothing. */
+void diff_entry_frames(const struct diff *d, const struct diff_entry *e, struct diff_frame *out,
+		       size_t n);
+
+/* Whether two merged frames show the same (every field above), and a hash
+ * consistent with it: frames of different entries that show the same are
+ * one frame of the flame graph. */
+bool diff_frame_shown_equal(const struct diff_frame *a, const struct diff_frame *b);
+uint64_t diff_frame_shown_hash(const struct diff_frame *f);
 
 /* Whether e is a site of one side only whose other side is sampled: its
  * sampling may have missed the site, so it is neither new nor vanished. */
@@ -223,7 +260,9 @@ int diff_write_folded(FILE *out, struct diff *d, const struct diff_print *o);
 
 /*
  * A differential flame graph of d (output/flame_data.h): the entries'
- * stacks merged by frame (diff_frame_equal), each node's values of
+ * stacks, each frame merged over the entry's sites (diff_entry_frames),
+ * and the frames of different entries that show the same
+ * (diff_frame_shown_equal) one key, each node's values of
  * fields[0..n) in B then in A (columns "NAME" then "a:NAME"); the page shows
  * fields[0] first.  entry_node[i] is entry i's node: its place in the
  * data's "nodes" (its stack is that node's path to the root), or
@@ -231,7 +270,9 @@ int diff_write_folded(FILE *out, struct diff *d, const struct diff_print *o);
  */
 struct diff_flame {
 	struct flame_key *keys;      /* what each tree key names; owned */
-	size_t key_count;
+	struct diff_frame *shown;    /* per key, the merged frame it names (keys
+	                              * 0 and 1: the stackless sites'); owned */
+	size_t key_count, key_cap;
 	struct stack_tree tree;
 	uint32_t *entry_node;        /* per entry of d, in d's order then; owned */
 	enum diff_field fields[STACK_TREE_MAX_VALUES / 2];

@@ -248,11 +248,17 @@ static void gate_site_line(FILE *out, const struct diff *d, const struct diff_en
 	fputs("    ", out);
 	print_change(out, f, a, b);
 	if (s->frame_count) {
-		const struct site_frame *fr = &t->frames[site_frame_innermost(t, s)];
+		struct diff_frame fr;
 
-		fprintf(out, " at %s", output_frame_name(fr, name, sizeof(name)));
-		if (fr->file)
-			fprintf(out, " (%s:%" PRIu32 ")", output_base_name(fr->file), fr->line);
+		diff_entry_frames(d, e, &fr, 1);
+		fprintf(out, " at %s", output_frame_name(&fr.f, name, sizeof(name)));
+		if (fr.lines_differ)
+			fprintf(out, " (%s%s)", fr.f.file ? output_base_name(fr.f.file) : "",
+				fr.f.file ? ", lines differ" : "files differ");
+		else if (fr.f.file && fr.f.line)
+			fprintf(out, " (%s:%" PRIu32 ")", output_base_name(fr.f.file), fr.f.line);
+		else if (fr.f.file)
+			fprintf(out, " (%s)", output_base_name(fr.f.file));
 	} else {
 		fprintf(out, " at %s", output_site_stackless_name(s));
 	}

@@ -147,14 +147,22 @@ static bool site_key_equal(const struct site_table *ta, const struct site *a,
 	return true;
 }
 
-static void side_add(struct diff_side *side, const struct site *s, bool *saturated)
+/* Sums site s of table t into side, linking it after the side's last
+ * site through next (per site of t). */
+static void side_add(struct diff_side *side, const struct site_table *t, const struct site *s,
+		     uint32_t *next, bool *saturated)
 {
 	struct alloc_stats stats;
 	const struct alloc_stats *st = site_stats(s, &stats);
 
+	next[s - t->sites] = UINT32_MAX;
 	if (!side->site)
 		side->site = s;
+	else
+		next[side->last - t->sites] = (uint32_t)(s - t->sites);
+	side->last = s;
 	side->sites++;
+	side->truncated |= s->truncated;
 	for (int f = 0; f < DF_SITE_COUNT; f++)
 		side->v[f] = sat_add(side->v[f], metric_site_value(s, diff_field_metric[f]),
 				     saturated);
@@ -203,6 +211,8 @@ const struct site *diff_entry_site(const struct diff *d, const struct diff_entry
 static void add_side(struct diff *d, const struct site_table *t, bool a, uint32_t *hash,
 		     size_t mask)
 {
+	uint32_t *next = a ? d->next_a : d->next_b;
+
 	for (size_t k = 0; k < t->count; k++) {
 		const struct site *s = &t->sites[k];
 		size_t i = site_key_hash(t, s, d->match) & mask;
@@ -221,7 +231,7 @@ static void add_side(struct diff *d, const struct site_table *t, bool a, uint32_
 			e = &d->entries[d->count++];
 			hash[i] = (uint32_t)d->count;
 		}
-		side_add(a ? &e->a : &e->b, s, &d->saturated);
+		side_add(a ? &e->a : &e->b, t, s, next, &d->saturated);
 	}
 }
 
@@ -239,10 +249,11 @@ int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
 		cap *= 2;
 	hash = calloc(cap, sizeof(*hash));
 	d->entries = calloc(n + 1, sizeof(*d->entries));
-	if (!hash || !d->entries) {
+	d->next_a = malloc((a->sites.count + 1) * sizeof(*d->next_a));
+	d->next_b = malloc((b->sites.count + 1) * sizeof(*d->next_b));
+	if (!hash || !d->entries || !d->next_a || !d->next_b) {
 		free(hash);
-		free(d->entries);
-		d->entries = NULL;
+		diff_free(d);
 		return -ENOMEM;
 	}
 	add_side(d, &a->sites, true, hash, cap - 1);
@@ -282,7 +293,10 @@ int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
 void diff_free(struct diff *d)
 {
 	free(d->entries);
+	free(d->next_a);
+	free(d->next_b);
 	d->entries = NULL;
+	d->next_a = d->next_b = NULL;
 	d->count = 0;
 }
 

@@ -6,9 +6,11 @@
  * change from A to B (red grew, blue shrank, as flamegraph.pl's
  * differential graphs), a tooltip with A, B and the change.
  *
- * The matched entries (match.c) are the stacks; frames of A and B merge
- * when diff_frame_equal says they are one (so --match decides).  Owns
- * nothing past a call.
+ * The matched entries (match.c) are the stacks, each frame named as every
+ * diff output names it (diff_entry_frames: only what the frames merged
+ * into it share, so no line of one of them names the others); frames of
+ * different entries that show the same are one key.  Owns nothing past a
+ * call.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,82 +21,113 @@
 #include "analyze/output/flame_data.h"
 #include "analyze/output/output.h"
 
-/* The frames of both traces as one set of keys (f->keys); of_a / of_b map
- * a table's frame ids (and its two stackless names past them) to keys. */
+/* The keys of the merged frames that show the same (f->keys, f->shown),
+ * through an open-addressing hash of key + 1 per slot. */
 struct diff_keys {
-	uint32_t *of_a, *of_b;
+	uint32_t *hash;
+	size_t mask;
 };
 
-static void diff_keys_free(struct diff_keys *k)
+/* Makes room for one more key in f, and keeps k's load under a half.
+ * Returns 0 or -ENOMEM. */
+static int diff_keys_grow(struct diff_flame *f, struct diff_keys *k)
 {
-	free(k->of_a);
-	free(k->of_b);
-}
+	if (f->key_count == f->key_cap) {
+		size_t cap = f->key_cap ? 2 * f->key_cap : 256;
+		struct flame_key *keys = realloc(f->keys, cap * sizeof(*keys));
+		struct diff_frame *shown;
 
-/* Gives every frame of t its key in k (a new one unless an equal frame
- * has one), through hash (mask + 1 slots, key + 1 in each). */
-static void diff_keys_add(struct diff_flame *k, const struct site_table *t, uint32_t *of,
-			  uint32_t *hash, size_t mask, enum diff_match m)
-{
-	for (size_t i = 0; i < t->frame_count; i++) {
-		const struct site_frame *f = &t->frames[i];
-		size_t h = diff_frame_hash(f, m) & mask;
-
-		for (; hash[h]; h = (h + 1) & mask) {
-			const struct flame_key *o = &k->keys[hash[h] - 1];
-
-			if (o->frame < o->table->frame_count &&
-			    diff_frame_equal(&o->table->frames[o->frame], f, m))
-				break;
-		}
-		if (!hash[h]) {
-			k->keys[k->key_count++] = (struct flame_key){t, (uint32_t)i};
-			hash[h] = (uint32_t)k->key_count;
-		}
-		of[i] = hash[h] - 1;
+		if (!keys)
+			return -ENOMEM;
+		f->keys = keys;
+		if (!(shown = realloc(f->shown, cap * sizeof(*shown))))
+			return -ENOMEM;
+		f->shown = shown;
+		f->key_cap = cap;
 	}
-	/* the stackless sites' two names: keys 0 and 1 */
-	of[t->frame_count] = 0;
-	of[t->frame_count + 1] = 1;
-}
+	if (2 * (f->key_count + 1) > k->mask + 1) {
+		size_t mask = k->mask ? 2 * k->mask + 1 : 1023;
+		uint32_t *hash = calloc(mask + 1, sizeof(*hash));
 
-static int diff_keys_make(struct diff_flame *f, struct diff_keys *k, const struct diff *d)
-{
-	const struct site_table *ta = &d->pa->sites, *tb = &d->pb->sites;
-	size_t n = ta->frame_count + tb->frame_count + 2, cap = 16;
-	uint32_t *hash;
+		if (!hash)
+			return -ENOMEM;
+		for (size_t i = 2; i < f->key_count; i++) {
+			size_t h = diff_frame_shown_hash(&f->shown[i]) & mask;
 
-	while (cap < 2 * n)
-		cap *= 2;
-	memset(k, 0, sizeof(*k));
-	f->keys = malloc(n * sizeof(*f->keys));
-	k->of_a = malloc((ta->frame_count + 2) * sizeof(*k->of_a));
-	k->of_b = malloc((tb->frame_count + 2) * sizeof(*k->of_b));
-	hash = calloc(cap, sizeof(*hash));
-	if (!f->keys || !k->of_a || !k->of_b || !hash) {
-		free(hash);
-		diff_keys_free(k);
-		return -ENOMEM;
+			while (hash[h])
+				h = (h + 1) & mask;
+			hash[h] = (uint32_t)i + 1;
+		}
+		free(k->hash);
+		k->hash = hash;
+		k->mask = mask;
 	}
-	f->keys[0] = (struct flame_key){ta, (uint32_t)ta->frame_count};
-	f->keys[1] = (struct flame_key){ta, (uint32_t)ta->frame_count + 1};
-	f->key_count = 2;
-	diff_keys_add(f, ta, k->of_a, hash, cap - 1, d->match);
-	diff_keys_add(f, tb, k->of_b, hash, cap - 1, d->match);
-	free(hash);
 	return 0;
+}
+
+/* The key of merged frame m of table t (a new one unless a frame that shows
+ * the same has one), or -ENOMEM. */
+static int64_t diff_key_of(struct diff_flame *f, struct diff_keys *k, const struct site_table *t,
+			   const struct diff_frame *m)
+{
+	size_t h;
+
+	if (diff_keys_grow(f, k) < 0)
+		return -ENOMEM;
+	for (h = diff_frame_shown_hash(m) & k->mask; k->hash[h]; h = (h + 1) & k->mask)
+		if (diff_frame_shown_equal(&f->shown[k->hash[h] - 1], m))
+			return k->hash[h] - 1;
+	f->shown[f->key_count] = *m;
+	f->keys[f->key_count] = (struct flame_key){t, 0, NULL, m->lines_differ};
+	k->hash[h] = (uint32_t)++f->key_count;
+	return f->key_count - 1;
+}
+
+/* Adds entry e of d to f's tree with values: its merged frames (in
+ * frames, room for SITES_MAX_FRAMES) as keys (in ids, as much room). */
+static int diff_tree_add(struct diff_flame *f, struct diff_keys *k, const struct diff *d,
+			 const struct diff_entry *e, const uint64_t *values,
+			 struct diff_frame *frames, uint32_t *ids)
+{
+	const struct site_table *t;
+	const struct site *s = diff_entry_site(d, e, &t);
+	uint32_t n = s->frame_count;
+
+	if (!n) {
+		/* the stackless sites' two names: keys 0 and 1 */
+		ids[0] = s->inherited ? 1 : 0;
+		return stack_tree_add(&f->tree, ids, 1, values);
+	}
+	diff_entry_frames(d, e, frames, n);
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t key = diff_key_of(f, k, t, &frames[i]);
+
+		if (key < 0)
+			return (int)key;
+		ids[n - 1 - i] = (uint32_t)key;
+	}
+	return stack_tree_add(&f->tree, ids, n, values);
 }
 
 /* The entries' stacks with their values of f's fields in B then in A;
  * entry_node the node each ended at. */
-static int diff_tree_make(struct diff_flame *f, const struct diff *d, const struct diff_keys *k)
+static int diff_tree_make(struct diff_flame *f, const struct diff *d)
 {
-	int rc = stack_tree_init(&f->tree, 2 * f->n);
+	struct diff_keys k = {NULL, 0};
+	struct diff_frame *frames = malloc(SITES_MAX_FRAMES * sizeof(*frames));
+	uint32_t *ids = malloc(SITES_MAX_FRAMES * sizeof(*ids));
+	int rc = frames && ids ? diff_keys_grow(f, &k) : -ENOMEM;
 
+	if (rc == 0) {
+		f->keys[0] = (struct flame_key){&d->pa->sites, (uint32_t)d->pa->sites.frame_count,
+						NULL, false};
+		f->keys[1] = (struct flame_key){&d->pa->sites,
+						(uint32_t)d->pa->sites.frame_count + 1, NULL, false};
+		f->key_count = 2;
+		rc = stack_tree_init(&f->tree, 2 * f->n);
+	}
 	for (size_t i = 0; rc == 0 && i < d->count; i++) {
 		const struct diff_entry *e = &d->entries[i];
-		const struct site_table *t;
-		const struct site *s = diff_entry_site(d, e, &t);
 		uint64_t values[STACK_TREE_MAX_VALUES], any = 0;
 
 		for (size_t c = 0; c < f->n; c++) {
@@ -105,17 +138,21 @@ static int diff_tree_make(struct diff_flame *f, const struct diff *d, const stru
 		f->entry_node[i] = UINT32_MAX;
 		if (!any)
 			continue;
-		rc = stack_tree_add_site(&f->tree, t, s, t == &d->pa->sites ? k->of_a : k->of_b,
-					 values);
+		rc = diff_tree_add(f, &k, d, e, values, frames, ids);
 		f->entry_node[i] = f->tree.last;
 	}
+	/* the keys' frames: f->shown is where it stays now */
+	for (size_t i = 2; rc == 0 && i < f->key_count; i++)
+		f->keys[i].shown = &f->shown[i].f;
+	free(k.hash);
+	free(frames);
+	free(ids);
 	return rc ? rc : stack_tree_sort(&f->tree);
 }
 
 int diff_flame_build(struct diff_flame *f, const struct diff *d, const enum diff_field *fields,
 		     size_t n)
 {
-	struct diff_keys k;
 	uint32_t *pos;
 	int rc;
 
@@ -126,10 +163,7 @@ int diff_flame_build(struct diff_flame *f, const struct diff *d, const enum diff
 	f->n = n;
 	if (!(f->entry_node = malloc((d->count + 1) * sizeof(*f->entry_node))))
 		return -ENOMEM;
-	if ((rc = diff_keys_make(f, &k, d)) < 0)
-		return rc;
-	rc = diff_tree_make(f, d, &k);
-	diff_keys_free(&k);
+	rc = diff_tree_make(f, d);
 	if (rc < 0)
 		return rc;
 	/* tree nodes to their places in "nodes" (depth-first order) */
@@ -147,6 +181,7 @@ int diff_flame_build(struct diff_flame *f, const struct diff *d, const enum diff
 void diff_flame_free(struct diff_flame *f)
 {
 	free(f->keys);
+	free(f->shown);
 	free(f->entry_node);
 	stack_tree_free(&f->tree);
 	memset(f, 0, sizeof(*f));
@@ -163,7 +198,7 @@ int diff_flame_write(FILE *out, const struct diff_flame *f, const struct diff *d
 		snprintf(names[c], sizeof(names[c]), "a:%s", columns[c]);
 		columns[f->n + c] = names[c];
 	}
-	fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":3,", out);
+	fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":4,", out);
 	flame_data_run(out, d->pb);
 	fputs(",\"base\":{\"trace\":", out);
 	output_json_string(out, d->pa->info.path);

@@ -1,11 +1,11 @@
 /*
  * analyze/diff/write_json.c - `mprof diff --format json`.
  *
- * Schema "mprof-diff", schema_version 5 (sizes in bytes, counts weighted as
+ * Schema "mprof-diff", schema_version 6 (sizes in bytes, counts weighted as
  * in mprof-report; a change is B - A, a signed integer):
  *
  *   {
- *     "schema": "mprof-diff", "schema_version": 5,
+ *     "schema": "mprof-diff", "schema_version": 6,
  *     "a": str, "b": str,             the two trace paths as given
  *     "match": "function" | "line",   how sites were matched (--match)
  *     "a_kind", "b_kind": str,        what each trace's numbers are, as the
@@ -51,9 +51,15 @@
  *        "not_sampled": bool,         "added" with A sampled, "removed" with
  *                                     B sampled: not known to be new or vanished
  *        "unknown_stack": bool, "inherited": bool, "truncated": bool,
- *        "frames": [FRAME]}           innermost first, as in mprof-report
+ *        "frames": [FRAME]}           innermost first
  *     ]
  *   }
+ *   FRAME = mprof-report's frame {"function", "file", "line", "module",
+ *           "offset", "inlined"} merged over the sites summed on both
+ *           sides (struct diff_frame): "file" and "module" the path they
+ *           all have, else the file name; "file" null when they differ in
+ *           it; "line" 0 and "lines_differ": true when they are not all at
+ *           one file name and line; "offset" null when they differ in it
  *   STATS = {"peak_bytes", "leaked_bytes", "allocated_bytes", "allocations",
  *            "temporary", "peak_blocks", "leaked_blocks": int; "temporary"
  *            null for a sampled side, and in "delta" when either is or
@@ -64,6 +70,8 @@
  *          of a sampled trace an estimate of the mean over the freed
  *          blocks, each block once)}
  *
+ * Version 5 named a frame merged from several by its first one (A's):
+ * its file, line, module and offset, and had no "lines_differ".
  * Version 4 had no "counts" or "not_sampled".
  * Version 3 had no "a_at_most" or "b_at_most".
  * Version 2 had no "a_kind", "b_kind", "rough" or "at_most".
@@ -71,8 +79,10 @@
  * "max_live_bytes" or "lifetime_ns_avg", and its "sites" were ordered by
  * the size of the change in allocated bytes.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analyze/diff/diff.h"
 #include "analyze/output/output.h"
@@ -209,13 +219,14 @@ static void id(FILE *out, const char *key, const struct diff_side *s)
 		fputs("null", out);
 }
 
-static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
+/* Entry e, its frames merged (diff_entry_frames) in frames (room for
+ * SITES_MAX_FRAMES). */
+static void entry(FILE *out, const struct diff *d, const struct diff_entry *e,
+		  struct diff_frame *frames)
 {
 	static const char *const status[] = {"changed", "added", "removed", "same"};
 	const struct site_table *t;
 	const struct site *s = diff_entry_site(d, e, &t);
-	uint32_t buf[SITES_MAX_FRAMES];
-	const uint32_t *ids = site_frame_ids(t, s, buf);
 
 	fprintf(out, "{\"status\":\"%s\",", status[e->status]);
 	side(out, d, "a", &e->a);
@@ -230,25 +241,32 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e)
 	fprintf(out, ",\"not_sampled\":%s", diff_entry_not_sampled(d, e) ? "true" : "false");
 	fprintf(out, ",\"unknown_stack\":%s,\"inherited\":%s,\"truncated\":%s,\"frames\":[",
 		s->unknown_stack ? "true" : "false", s->inherited ? "true" : "false",
-		s->truncated || (e->a.site && e->b.site && e->b.site->truncated) ? "true" : "false");
+		e->a.truncated || e->b.truncated ? "true" : "false");
+	diff_entry_frames(d, e, frames, s->frame_count);
 	for (uint32_t i = 0; i < s->frame_count; i++) {
 		if (i)
 			fputc(',', out);
-		output_json_frame(out, &t->frames[ids[i]]);
+		output_json_frame_merged(out, &frames[i].f, frames[i].lines_differ,
+					 frames[i].offsets_differ);
 	}
 	fputs("]}", out);
 }
 
 int diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 {
+	struct diff_frame *frames = malloc(SITES_MAX_FRAMES * sizeof(*frames));
+
+	if (!frames)
+		return -ENOMEM;
 	diff_rank(d, d->entries, d->differ, DF_ALLOCATED, true);
-	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":5,", out);
+	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":6,", out);
 	diff_write_json_head(out, d, o);
 	fputs(",\n\"sites\":[", out);
 	for (size_t i = 0; i < d->differ; i++) {
 		fputs(i ? ",\n" : "\n", out);
-		entry(out, d, &d->entries[i]);
+		entry(out, d, &d->entries[i], frames);
 	}
 	fputs(d->differ ? "\n]}\n" : "]}\n", out);
+	free(frames);
 	return 0;
 }

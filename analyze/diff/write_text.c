@@ -4,9 +4,11 @@
  * shrank in the chosen metric, each with its figures on both sides and its
  * call stack.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/diff/diff.h"
@@ -134,7 +136,21 @@ static void print_lifetime(FILE *out, const struct profile *p, const struct diff
 		      out);
 }
 
-static void print_entry(FILE *out, const struct diff *d, const struct diff_entry *e, size_t rank)
+/* e's call stack as the text report prints one, its frames merged
+ * (diff_entry_frames) into frames (room for SITES_MAX_FRAMES). */
+static void print_stack(FILE *out, const struct diff *d, const struct diff_entry *e,
+			const struct site *s, struct diff_frame *frames)
+{
+	output_text_stack_head(out, s);
+	diff_entry_frames(d, e, frames, s->frame_count);
+	for (uint32_t i = 0; i < s->frame_count; i++)
+		output_text_frame_merged(out, &frames[i].f, frames[i].lines_differ,
+					 frames[i].offsets_differ);
+	output_text_stack_tail(out, e->a.truncated || e->b.truncated);
+}
+
+static void print_entry(FILE *out, const struct diff *d, const struct diff_entry *e, size_t rank,
+			struct diff_frame *frames)
 {
 	const struct site_table *t;
 	const struct site *s = diff_entry_site(d, e, &t);
@@ -178,7 +194,7 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 	fputs(" -> ", out);
 	print_lifetime(out, d->pb, &e->b);
 	fputc('\n', out);
-	output_text_stack(out, t, s, s->truncated || (e->a.site && e->b.site && e->b.site->truncated));
+	print_stack(out, d, e, s, frames);
 }
 
 /* The ranking of sites whose metric is a range (a side is an upper bound):
@@ -202,7 +218,8 @@ static void print_bounded_heading(FILE *out, const struct diff *d, const struct 
 		"bounds guarantee, then by the most they allow\n", shown, n.may, moved, n.sure, verb);
 }
 
-static void print_ranking(FILE *out, struct diff *d, const struct diff_print *o, bool grown)
+static void print_ranking(FILE *out, struct diff *d, const struct diff_print *o, bool grown,
+			  struct diff_frame *frames)
 {
 	const char *label = diff_field_label(o->metric);
 	struct diff_rank_count count = diff_rank(d, d->entries, d->differ, o->metric, grown);
@@ -213,7 +230,7 @@ static void print_ranking(FILE *out, struct diff *d, const struct diff_print *o,
 	if (diff_field_at_most(d, o->metric, &ma, &mb)) {
 		print_bounded_heading(out, d, o, grown, count, shown);
 		for (size_t i = 0; i < shown; i++)
-			print_entry(out, d, &d->entries[i], i + 1);
+			print_entry(out, d, &d->entries[i], i + 1, frames);
 		return;
 	}
 	if (n == 0) {
@@ -224,7 +241,7 @@ static void print_ranking(FILE *out, struct diff *d, const struct diff_print *o,
 	fprintf(out, "== %s in %s: top %zu of %zu sites%s\n", grown ? "Grown" : "Shrunk", label,
 		shown, n, diff_field_rough(d, o->metric) ? " (rough: no unbiased estimate)" : "");
 	for (size_t i = 0; i < shown; i++)
-		print_entry(out, d, &d->entries[i], i + 1);
+		print_entry(out, d, &d->entries[i], i + 1, frames);
 }
 
 static void trace_notes(FILE *out, const char *side, const struct profile *p)
@@ -257,6 +274,7 @@ static void trace_notes(FILE *out, const char *side, const struct profile *p)
 int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
 {
 	bool same = d->differ == 0;
+	struct diff_frame *frames;
 
 	fprintf(out, "mprof diff: A = %s\n", o->path_a);
 	fprintf(out, "            B = %s\n", o->path_b);
@@ -281,7 +299,10 @@ int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
 	}
 	if (o->top_n == 0)
 		return 0;
-	print_ranking(out, d, o, true);
-	print_ranking(out, d, o, false);
+	if (!(frames = malloc(SITES_MAX_FRAMES * sizeof(*frames))))
+		return -ENOMEM;
+	print_ranking(out, d, o, true, frames);
+	print_ranking(out, d, o, false, frames);
+	free(frames);
 	return 0;
 }

@@ -128,12 +128,15 @@ static void flame_data_frame(FILE *out, const struct flame_key *k)
 		fputs(",null,0,null,0]", out);
 		return;
 	}
-	f = &t->frames[k->frame];
+	f = k->shown ? k->shown : &t->frames[k->frame];
 	module = f->module && strcmp(f->module, "?") != 0;
 	output_json_string(out, output_frame_name(f, buf, sizeof(buf)));
 	fputc(',', out);
 	output_json_string(out, f->file);
-	fprintf(out, ",%" PRIu32 ",", f->line);
+	if (k->lines_differ)
+		fputs(",-1,", out);
+	else
+		fprintf(out, ",%" PRIu32 ",", f->line);
 	output_json_string(out, module ? output_base_name(f->module) : NULL);
 	fprintf(out, ",%d]", f->inlined ? 1 : 0);
 }

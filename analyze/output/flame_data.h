@@ -3,7 +3,7 @@
  * (assets/flamegraph.html), written by the report's flamegraph, the report
  * page and diff's flamegraph and page, and the page filled in around it.
  *
- * The data, schema "mprof-flamegraph" version 3, one JSON object:
+ * The data, schema "mprof-flamegraph" version 4, one JSON object:
  *
  *   {"schema": "mprof-flamegraph", "schema_version": 3,
  *    "trace": str, "program": str or null (command line, else executable),
@@ -19,19 +19,23 @@
  *                       a diff "a:NAME" for A's ("allocations" is the count
  *                       the tooltip shows)
  *    "total": int       the sum of the first column over the nodes
- *    "frames": [[name, file or null, line (0 unknown), module or null,
+ *    "frames": [[name, file or null, line (0 unknown; -1: a diff's frame
+ *                that stands for frames on different lines, file then the
+ *                path or file name they share, or null), module or null,
  *                inlined (0 or 1)], ...],
  *    "nodes": [frame, parent, value per column, ...]  depth first (a parent
  *        before its children), parent -1 for an outermost frame; the values
  *        summed over the sites whose stack ends there,
  *    a diff only: "base": {"trace": str (A's), "kind": str (A's)}}
  *
+ * Version 3 had no line -1: a diff named such a frame by one of its lines.
  * Version 2 had no "qualifier" in "metric".  Version 1 had no "columns":
  * its nodes were [frame, parent, value of the metric, allocations].
  */
 #ifndef MPROF_ANALYZE_OUTPUT_FLAME_DATA_H
 #define MPROF_ANALYZE_OUTPUT_FLAME_DATA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -44,6 +48,10 @@
 struct flame_key {
 	const struct site_table *table;
 	uint32_t frame;
+	/* a frame that stands for several (a diff's): named instead of frame
+	 * `frame` when not NULL, its line -1 when lines_differ */
+	const struct site_frame *shown;
+	bool lines_differ;
 };
 
 /* What the reports call the program (run_facts_name: its command line,

@@ -47,13 +47,13 @@ static int flamegraph_data(FILE *out, void *ctx)
 	if (!keys)
 		return -ENOMEM;
 	for (size_t k = 0; k < key_count; k++)
-		keys[k] = (struct flame_key){t, (uint32_t)k};
+		keys[k] = (struct flame_key){t, (uint32_t)k, NULL, false};
 	/* the frames of every site with a value, merged by frame; the
 	 * stackless sites under two frames of their own */
 	rc = stack_tree_of_sites(&tree, t, NULL, c->m == METRIC_ALLOCATIONS ? 1 : 2,
 				 flamegraph_site_values, ctx);
 	if (rc == 0) {
-		fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":3,", out);
+		fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":4,", out);
 		flame_data_run(out, c->p);
 		fputc(',', out);
 		flame_data_metric(out, c->m, profile_metric_qualifier(c->p, c->m));

@@ -203,12 +203,12 @@ static int write_flames(FILE *out, const struct profile *p, const struct stack_t
 	if (!keys)
 		return -ENOMEM;
 	for (size_t k = 0; k < key_count; k++)
-		keys[k] = (struct flame_key){t, (uint32_t)k};
+		keys[k] = (struct flame_key){t, (uint32_t)k, NULL, false};
 	for (int m = 0; m < METRIC_RANKED; m++)
 		columns[m] = metric_info((enum metric)m)->name;
 	fputs("{\"template\":", out);
 	output_json_string(out, output_asset_flamegraph_html);
-	fputs(",\n\"data\":{\"schema\":\"mprof-flamegraph\",\"schema_version\":3,", out);
+	fputs(",\n\"data\":{\"schema\":\"mprof-flamegraph\",\"schema_version\":4,", out);
 	flame_data_run(out, p);
 	fputc(',', out);
 	flame_data_metric(out, METRIC_PEAK, profile_metric_qualifier(p, METRIC_PEAK));

@@ -1038,6 +1038,29 @@ void output_json_frame(FILE *out, const struct site_frame *f)
 	write_frame(out, f);
 }
 
+void output_json_frame_merged(FILE *out, const struct site_frame *f, bool lines_differ,
+			      bool offsets_differ)
+{
+	out_char(out, '{');
+	json_key(out, "function");
+	json_string(out, f->function);
+	out_char(out, ',');
+	json_key(out, "file");
+	json_string(out, f->file);
+	out_char(out, ',');
+	json_u64(out, "line", f->line);
+	out_char(out, ',');
+	json_bool(out, "lines_differ", lines_differ);
+	out_char(out, ',');
+	json_key(out, "module");
+	json_string(out, f->module);
+	out_char(out, ',');
+	json_opt_u64(out, "offset", !offsets_differ, f->module_offset);
+	out_char(out, ',');
+	json_bool(out, "inlined", f->inlined);
+	out_char(out, '}');
+}
+
 void report_json_set_head(FILE *out, const struct report_overview_row *rows, size_t n)
 {
 	out_char(out, '{');

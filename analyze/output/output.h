@@ -126,13 +126,30 @@ char *output_titled(const char *name, const struct profile *p);
  * (FILE:LINE) [MODULE]" and its variants, with a newline. */
 void output_text_frame(FILE *out, const struct site_frame *f);
 
+/* The same for a frame that stands for several (a diff's, diff.h's struct
+ * diff_frame): with lines_differ "(FILE, lines differ)", or "(files
+ * differ)" without a FILE they share; with offsets_differ no offset. */
+void output_text_frame_merged(FILE *out, const struct site_frame *f, bool lines_differ,
+			      bool offsets_differ);
+
 /* Prints site s's call stack, one frame a line (output_text_frame), with
  * the notes for inherited blocks, a missing stack and truncation. */
 void output_text_stack(FILE *out, const struct site_table *t, const struct site *s,
 		       bool truncated);
 
+/* What output_text_stack prints before site s's frames (the note for
+ * inherited blocks or a missing stack) and after them (the truncation
+ * note, when truncated), for a writer that prints the frames itself. */
+void output_text_stack_head(FILE *out, const struct site *s);
+void output_text_stack_tail(FILE *out, bool truncated);
+
 /* One frame as a JSON object (the "frames" entries of schema mprof-report). */
 void output_json_frame(FILE *out, const struct site_frame *f);
+
+/* The same for a frame that stands for several (a diff's, diff.h's struct
+ * diff_frame): "offset" null with offsets_differ, and "lines_differ". */
+void output_json_frame_merged(FILE *out, const struct site_frame *f, bool lines_differ,
+			      bool offsets_differ);
 
 /* str as a JSON string (escaped; bytes that are not UTF-8 become \u00XX),
  * or null when str is NULL. */

@@ -100,20 +100,33 @@ static const char *base_name(const char *path)
 
 void output_text_frame(FILE *out, const struct site_frame *f)
 {
+	output_text_frame_merged(out, f, false, false);
+}
+
+void output_text_frame_merged(FILE *out, const struct site_frame *f, bool lines_differ,
+			      bool offsets_differ)
+{
 	/* very long (C++, Rust) names shortened here only: JSON keeps them */
 	char *shortened = symbol_shorten(f->function, SYMBOL_TEXT_MAX_CHARS);
 	const char *mod = safe(base_name(f->module));
 	const char *fn = safe(shortened ? shortened : f->function);
 	const char *file = f->file ? safe(base_name(f->file)) : NULL;
 
-	if (!fn && strcmp(f->module, "?") == 0)
+	if (!fn && offsets_differ)
+		fprintf(out, "    at ?? (several addresses)");
+	else if (!fn && strcmp(f->module, "?") == 0)
 		fprintf(out, "    at ?? (0x%" PRIx64 ")", f->module_offset);
 	else if (!fn)
 		fprintf(out, "    at ?? (%s+0x%" PRIx64 ")", mod, f->module_offset);
+	else if (lines_differ)
+		fprintf(out, "    at %s (%s%s) [%s]", fn, file ? file : "",
+			file ? ", lines differ" : "files differ", mod);
 	else if (file && f->line)
 		fprintf(out, "    at %s (%s:%" PRIu32 ") [%s]", fn, file, f->line, mod);
 	else if (file)
 		fprintf(out, "    at %s (%s) [%s]", fn, file, mod);
+	else if (offsets_differ)
+		fprintf(out, "    at %s [%s]", fn, mod);
 	else
 		fprintf(out, "    at %s [%s+0x%" PRIx64 "]", fn, mod, f->module_offset);
 	fputs(f->inlined ? " (inlined)\n" : "\n", out);
@@ -126,12 +139,22 @@ void output_text_stack(FILE *out, const struct site_table *t, const struct site 
 	uint32_t buf[SITES_MAX_FRAMES];
 	const uint32_t *ids = site_frame_ids(t, s, buf);
 
+	output_text_stack_head(out, s);
+	for (uint32_t i = 0; i < s->frame_count; i++)
+		output_text_frame(out, &t->frames[ids[i]]);
+	output_text_stack_tail(out, truncated);
+}
+
+void output_text_stack_head(FILE *out, const struct site *s)
+{
 	if (s->inherited)
 		fputs("    (blocks inherited from the parent process at fork)\n", out);
 	else if (s->unknown_stack)
 		fputs("    (no call stack recorded)\n", out);
-	for (uint32_t i = 0; i < s->frame_count; i++)
-		output_text_frame(out, &t->frames[ids[i]]);
+}
+
+void output_text_stack_tail(FILE *out, bool truncated)
+{
 	if (truncated)
 		fputs("    ... (truncated: at --max-frames, or before an unwinder could go on)\n", out);
 }

@@ -92,7 +92,10 @@ var mprofFormat = (function () {
     }
     function text(i) {
       var f = FD.frames[i];
-      var loc = f[1] ? f[1] + ':' + f[2] + (f[3] ? ' [' + f[3] + ']' : '') : (f[3] || '');
+      // line 0: unknown; -1: a diff's frame that stands for several lines
+      var place = f[2] < 0 ? (f[1] ? f[1] + ', lines differ' : 'files differ')
+        : f[1] ? f[1] + (f[2] ? ':' + f[2] : '') : '';
+      var loc = place ? place + (f[3] ? ' [' + f[3] + ']' : '') : (f[3] || '');
       return { name: f[0], loc: loc, inlined: !!f[4] };
     }
     function stackRow(row, node, colspan) {
