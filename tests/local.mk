@@ -120,6 +120,7 @@ E2E_TESTS = \
 	tests/e2e/html-page.sh \
 	tests/e2e/diff-gate.sh \
 	tests/e2e/diff-pages.sh \
+	tests/e2e/diff-lines.sh \
 	tests/e2e/html-sampled.sh \
 	tests/e2e/diff-sqlite3.sh \
 	tests/e2e/cxx-new-delete.sh \
@@ -322,7 +323,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/browser/selftest.mjs tests/browser/report-page.mjs \
 	tests/e2e/folded.py tests/browser/speedscope-folded.mjs tests/browser/flamegraph-check.mjs \
 	tests/browser/speedscope-import.mjs \
-	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c tests/progs/thread_crowd.c \
+	tests/progs/entry_points.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c tests/progs/diff_lines.c tests/progs/thread_crowd.c \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/run_signals.c tests/progs/retitled_exit.c tests/progs/busy_bursts.c \

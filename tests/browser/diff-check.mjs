@@ -22,9 +22,15 @@
 //   row's cells, ' ; ' between, or none).  MODE sites prints site_counts=,
 //   then after a click on the METRIC tab badges= (the rankings' distinct
 //   badges, ' ; ' between, or none) and badge_count=.
+//   MODE where hovers, in the flame graph (of the html page: after a
+//   click on the METRIC tab), the widest frame of each function FN and
+//   prints where FN= (the tooltip's places, ' | ' between); on the html
+//   page it also clicks every row of the rankings and prints stack N=
+//   (its call stack's lines, innermost first, ' | ' between).
 // Usage: node diff-check.mjs flame|page PAGE.html METRIC GROWN SHRUNK SHOT.png [SAME]
 //        node diff-check.mjs verdict PAGE.html
 //        node diff-check.mjs rankings|sites PAGE.html METRIC
+//        node diff-check.mjs where PAGE.html METRIC FN...
 import { resolve } from 'node:path';
 import { openPage, screenshotNotBlank } from './browser.mjs';
 
@@ -109,8 +115,46 @@ async function checkVerdict() {
   out('gate', (await page.$('#gate')) ? await page.textContent('#gate b') : 'none');
 }
 
+// The places the tooltip gives for the widest frame of each of fns in the
+// flame graph f (the callers view), and on the html page every ranked
+// site's opened call stack.
+async function checkWhere(fns) {
+  await page.waitForFunction(() => document.body && document.body.dataset.ready === '1');
+  const iframe = await page.$('iframe#flame');
+  if (iframe) {
+    await page.click(`#diff-metrics button[data-metric="${metric}"]`);
+    const rows = await page.$$('.ranking tbody tr.site');
+    for (let i = 0; i < rows.length; i++) {
+      await rows[i].click();
+      const items = await rows[i].evaluate((tr) => [...tr.nextElementSibling.querySelectorAll('ul.stack li')].map((li) => li.textContent));
+      out(`stack ${i + 1}`, items.join(' | '));
+    }
+  }
+  const f = iframe ? await iframe.contentFrame() : page.mainFrame();
+  await f.waitForFunction(() => document.body && document.body.dataset.ready === '1');
+  for (const fn of fns) {
+    const sel = await f.evaluate((fn) => {
+      const D = JSON.parse(document.getElementById('mprof-data').textContent);
+      let best = null;
+      for (const g of document.querySelectorAll('#svg g[data-f]')) {
+        if (+g.dataset.f < 0 || D.frames[+g.dataset.f][0] !== fn) continue;
+        if (!best || +g.querySelector('rect').getAttribute('width') > +best.querySelector('rect').getAttribute('width')) best = g;
+      }
+      return best ? `#svg g[data-n="${best.dataset.n}"]` : '';
+    }, fn);
+    if (!sel) {
+      out(`where ${fn}`, 'no frame');
+      continue;
+    }
+    await f.hover(sel);
+    out(`where ${fn}`, (await f.$$eval('#tip .where', (ws) => ws.map((w) => w.textContent))).join(' | '));
+  }
+}
+
 try {
-  if (mode === 'flame') {
+  if (mode === 'where') {
+    await checkWhere(process.argv.slice(5));
+  } else if (mode === 'flame') {
     await checkFlame(page.mainFrame());
   } else if (mode === 'verdict') {
     await checkVerdict();
@@ -147,7 +191,7 @@ try {
     const frame = await (await page.$('iframe#flame')).contentFrame();
     await checkFlame(frame);
   }
-  if (mode !== 'verdict' && mode !== 'rankings' && mode !== 'sites') out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
+  if (mode !== 'verdict' && mode !== 'rankings' && mode !== 'sites' && mode !== 'where') out('not_blank', (await screenshotNotBlank(page, shot)) ? 1 : 0);
 } finally {
   out('problems', problems.length);
   for (const p of problems) console.log(`problem: ${p}`);
