@@ -772,7 +772,10 @@ static void json_lifetime(FILE *out, const char *min_key, const char *avg_key,
 	json_opt_u64(out, max_key, freed > 0 && !avg_only && !no_avg, max);
 }
 
-static void write_frame(FILE *out, const struct site_frame *f)
+/* Frame f; merged: a frame that stands for several (output_json_frame_merged),
+ * with "lines_differ" and "offset" null when offsets_differ. */
+static void write_frame_as(FILE *out, const struct site_frame *f, bool merged, bool lines_differ,
+			   bool offsets_differ)
 {
 	out_char(out, '{');
 	json_key(out, "function");
@@ -783,13 +786,22 @@ static void write_frame(FILE *out, const struct site_frame *f)
 	out_char(out, ',');
 	json_u64(out, "line", f->line);
 	out_char(out, ',');
+	if (merged) {
+		json_bool(out, "lines_differ", lines_differ);
+		out_char(out, ',');
+	}
 	json_key(out, "module");
 	json_string(out, f->module);
 	out_char(out, ',');
-	json_u64(out, "offset", f->module_offset);
+	json_opt_u64(out, "offset", !offsets_differ, f->module_offset);
 	out_char(out, ',');
 	json_bool(out, "inlined", f->inlined);
 	out_char(out, '}');
+}
+
+static void write_frame(FILE *out, const struct site_frame *f)
+{
+	write_frame_as(out, f, false, false, false);
 }
 
 static void write_site(FILE *out, const struct profile *r, const struct site *s)
@@ -1041,24 +1053,7 @@ void output_json_frame(FILE *out, const struct site_frame *f)
 void output_json_frame_merged(FILE *out, const struct site_frame *f, bool lines_differ,
 			      bool offsets_differ)
 {
-	out_char(out, '{');
-	json_key(out, "function");
-	json_string(out, f->function);
-	out_char(out, ',');
-	json_key(out, "file");
-	json_string(out, f->file);
-	out_char(out, ',');
-	json_u64(out, "line", f->line);
-	out_char(out, ',');
-	json_bool(out, "lines_differ", lines_differ);
-	out_char(out, ',');
-	json_key(out, "module");
-	json_string(out, f->module);
-	out_char(out, ',');
-	json_opt_u64(out, "offset", !offsets_differ, f->module_offset);
-	out_char(out, ',');
-	json_bool(out, "inlined", f->inlined);
-	out_char(out, '}');
+	write_frame_as(out, f, true, lines_differ, offsets_differ);
 }
 
 void report_json_set_head(FILE *out, const struct report_overview_row *rows, size_t n)
