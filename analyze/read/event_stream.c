@@ -846,6 +846,40 @@ static inline struct alloc_event *slot_put_stamp(struct slot_stream *ss, struct 
 }
 
 /*
+ * slot_fill's way for a TIME record: the stamp waits for the slot's next
+ * event (slot_stamp_before), as handle_record would have made it.
+ */
+static inline void slot_hold_stamp(struct stream *s, struct slot_stream *ss,
+				   const struct trace_event *ev)
+{
+	s->info->time_records++;
+	ss->pending_time = (struct alloc_event){.seq = ev->seq, .value = ev->time_ns,
+						.tid = (uint32_t)ss->cur.state->tid,
+						.type = ALLOC_EV_TIME, .fn = (uint8_t)ev->fn};
+	ss->time_pending = true;
+}
+
+/*
+ * slot_put_stamp for an event not decoded yet, of sequence number seq: the
+ * waiting stamp goes to ring index *i, and the event's place is returned
+ * (*i advanced to it).  Decoding the event there, instead of moving it,
+ * saves the copies that cost a trace with a stamp before nearly every event
+ * 9% of its report (a copy read the event just written: no store forwarding).
+ */
+static inline struct alloc_event *slot_stamp_before(struct slot_stream *ss,
+						    struct alloc_event *ring, uint64_t *i,
+						    uint64_t seq)
+{
+	struct alloc_event *stamp = &ring[*i & (STREAM_AHEAD - 1)];
+
+	*stamp = ss->pending_time;
+	stamp->seq = seq ? seq - 1 : 0;
+	ss->time_pending = false;
+	++*i;
+	return &ring[*i & (STREAM_AHEAD - 1)];
+}
+
+/*
  * slot_fill for a windowed read, from ring index i (first: the oldest
  * waiting); returns the index after the last event put.  A TIME stamp
  * goes into the ring right before the slot's next event, keyed to the
@@ -929,6 +963,8 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 			if (rc == RECORD_OK && ev.seq <= STREAM_MAX_SEQ &&
 			    (ev.type == TRACE_EV_FREE ||
 			     (ev.type == TRACE_EV_ALLOC && !alloc_record_impossible(&ev)))) {
+				if (__builtin_expect(ss->time_pending, 0))
+					ae = slot_stamp_before(ss, ring, &i, ev.seq);
 				if (ev.type == TRACE_EV_ALLOC) {
 					s->info->alloc_records++;
 					alloc_event_of_alloc(ae, &ev, (uint32_t)ss->cur.state->tid);
@@ -936,9 +972,11 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 					s->info->free_records++;
 					alloc_event_of_free(ae, &ev, (uint32_t)ss->cur.state->tid);
 				}
-				if (__builtin_expect(ss->time_pending, 0))
-					ae = slot_put_stamp(ss, ring, &i, ae);
 				slot_note(ring, &ss->cur.state->st, first, i++, ae, &ev);
+				continue;
+			}
+			if (rc == RECORD_OK && ev.seq <= STREAM_MAX_SEQ && ev.type == TRACE_EV_TIME) {
+				slot_hold_stamp(s, ss, &ev);
 				continue;
 			}
 		}
