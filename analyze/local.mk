@@ -14,7 +14,7 @@ ANALYZE_UTIL_SOURCES = \
 	analyze/util/hash_seed.h analyze/util/hash_seed.c \
 	analyze/util/grow.h analyze/util/grow.c \
 	analyze/util/saturate.h \
-	analyze/util/huge_array.h analyze/util/huge_array.c analyze/util/prefetch.h
+	analyze/util/huge_array.h analyze/util/huge_array.c
 
 ANALYZE_READ_SOURCES = \
 	analyze/read/alloc_event.h analyze/read/event_sink.h \

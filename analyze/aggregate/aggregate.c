@@ -978,36 +978,6 @@ static inline void prefetch_block(struct aggregate *a, const struct alloc_event 
 		block_table_prefetch(&a->blocks, ev->addr);
 }
 
-/* Whether ev looks up its stack's statistics on arrival (on_alloc). */
-static inline bool event_finds_stack(const struct alloc_event *ev)
-{
-	return (ev->type == ALLOC_EV_ALLOC || ev->type == ALLOC_EV_REALLOC_ALLOC) && ev->addr;
-}
-
-/* Starts loading the stack index's slot of an allocation AGG_PIPELINE
- * events ahead (aggregate_events): with 16,384 stacks that slot's load was
- * 17% of a report's samples. */
-static inline void prefetch_stack_slot(const struct aggregate *a, const struct alloc_event *ev)
-{
-	if (event_finds_stack(ev))
-		prefetch_line(&a->stack_index[hash_mix64(ev->stack_id) & (a->stack_index_cap - 1)]);
-}
-
-/* Half as far ahead, its slot now loaded: starts loading the statistics
- * it names when its tag matches (a hint: a later event may change both). */
-static inline void prefetch_stack_stats(const struct aggregate *a, const struct alloc_event *ev)
-{
-	uint64_t h;
-	uint32_t e;
-
-	if (!event_finds_stack(ev))
-		return;
-	h = hash_mix64(ev->stack_id);
-	e = a->stack_index[h & (a->stack_index_cap - 1)];
-	if (e && (e & ~stack_slot_low(a)) == stack_slot_tag(a, h))
-		prefetch_line(&a->small[(e & stack_slot_low(a)) - 1]);
-}
-
 void aggregate_event(void *ctx, const struct alloc_event *ev)
 {
 	struct aggregate *a = ctx;
@@ -1044,17 +1014,11 @@ void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t 
 		return; /* the report fails: no more work (each event would retry
 			 * what failed, a table's growth being a pass over it) */
 	aggregate_flush(a);
-	for (size_t i = 0; i < ahead; i++) {
+	for (size_t i = 0; i < ahead; i++)
 		prefetch_block(a, &ev[i]);
-		prefetch_stack_slot(a, &ev[i]);
-	}
 	for (size_t i = 0; i < n; i++) {
-		if (i + AGG_PIPELINE < n) {
+		if (i + AGG_PIPELINE < n)
 			prefetch_block(a, &ev[i + AGG_PIPELINE]);
-			prefetch_stack_slot(a, &ev[i + AGG_PIPELINE]);
-		}
-		if (i + AGG_PIPELINE / 2 < n)
-			prefetch_stack_stats(a, &ev[i + AGG_PIPELINE / 2]);
 		if (a->seq_limit && ev[i].seq > a->seq_limit)
 			continue;
 		aggregate_process(a, &ev[i]);

@@ -47,7 +47,6 @@
 
 #include "analyze/util/hash_seed.h"
 #include "analyze/util/huge_array.h"
-#include "analyze/util/prefetch.h"
 
 /* A live block, as the table's callers see it (the table packs it). */
 struct live_block {
@@ -111,7 +110,12 @@ static inline void block_table_prefetch(const struct block_table *t, uint64_t ad
 	if (!t->words)
 		return; /* no block yet */
 	b = t->words + (block_home(block_hash(addr), t->homes) << t->shift);
-	prefetch_line(b);
+#if defined(__x86_64__) || defined(__i386__)
+	/* gcc 12 drops __builtin_prefetch here (measured: no instruction) */
+	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)b));
+#else
+	__builtin_prefetch(b);
+#endif
 }
 
 /* An empty table; its bucket array is made at the first block
