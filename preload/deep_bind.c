@@ -365,6 +365,12 @@ void deep_bind_redirect(void)
 	struct deep_bind_walk w = { .count = 0 };
 	char text[DEEP_BIND_TEXT_BYTES] = "";
 
+	/* With a foreign malloc every module, the C library too, is bound to
+	 * it by plain lookup, and the shim's free and realloc are that
+	 * allocator's: nothing passes the shim, and a slot rewritten to it
+	 * could hand a C library block to the foreign free. */
+	if (__atomic_load_n(&real.foreign, __ATOMIC_ACQUIRE))
+		return;
 	deep_bind_add(&w, "malloc", (const void *)real_get(malloc), (void *)deep_bind_self_malloc);
 	deep_bind_add(&w, "calloc", (const void *)real_get(calloc), (void *)deep_bind_self_calloc);
 	deep_bind_add(&w, "realloc", (const void *)real_get(realloc),

@@ -11,7 +11,8 @@
  * in one diagnostic.  A module's relocations are read at its first pass
  * (again after an unload when it is another module); later passes look
  * only at its slots not bound then.  Does nothing before real.h's table is
- * filled, nor inside this thread's own pass (a signal's allocation).  Never
+ * filled, with a foreign malloc (real.h), nor inside this thread's own
+ * pass (a signal's allocation).  Never
  * allocates (its table is mapped memory); takes the loader's lock
  * (dl_iterate_phdr).
  */

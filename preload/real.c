@@ -80,4 +80,5 @@ void real_use_foreign(void)
 	if ((fn = real_foreign_definition("free", &map)) != NULL)
 		__atomic_store_n(&real.free, (void (*)(void *))fn, __ATOMIC_RELEASE);
 	__atomic_store_n(&real.glibc_chunks, real_free_is_glibc(), __ATOMIC_RELEASE);
+	__atomic_store_n(&real.foreign, 1, __ATOMIC_RELEASE);
 }

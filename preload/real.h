@@ -30,6 +30,9 @@ struct real_allocator {
 	 * holds its chunk size in bytes, with flag bits in the low 3 bits
 	 * (glibc malloc/malloc.c, "malloc_chunk details"). */
 	int glibc_chunks;
+	/* 1 when malloc is a foreign allocator's (real_use_foreign ran): the
+	 * C library's modules are bound to it too, not passing the shim. */
+	int foreign;
 };
 
 extern struct real_allocator real;
@@ -80,7 +83,8 @@ void *real_foreign_definition(const char *name, struct link_map **map);
  * lacks (reallocarray in jemalloc, free_sized) still run: makes the realloc
  * and free they call the foreign ones, as the C library's reallocarray
  * reaches the foreign realloc through its PLT, and stops reading glibc
- * chunk headers of its blocks.  Called by the initializing thread.
+ * chunk headers of its blocks, and sets the table's foreign flag.  Called
+ * by the initializing thread.
  */
 void real_use_foreign(void);
 

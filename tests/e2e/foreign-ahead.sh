@@ -6,7 +6,7 @@
 # reallocarray does through its PLT (it gave blocks of the C library's heap,
 # and `sort -n` with jemalloc ahead died of SIGSEGV), and must not read a
 # glibc chunk header before that allocator's blocks.  mprof says that the
-# allocations cannot be recorded.  Programs and facts:
+# allocations cannot be recorded, and nothing else.  Programs and facts:
 # tests/progs/foreign_ahead.c, tests/progs/guard_alloc.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -38,4 +38,9 @@ done
 expect_ne "a trace of foreign_ahead" "" "$R"
 [ -n "$R" ] || finish
 expect_eq "its exit status" 0 "$(q "$R" summary program.exit_status)"
+# the C library bound to that allocator is no library loaded with
+# RTLD_DEEPBIND (it was named as one)
+expect_eq "its only diagnostic: the allocator ahead" \
+	"malloc is defined by $WORK/libguard_alloc.so, ahead of the C library: the program's allocations cannot be recorded" \
+	"$(json_eval "$R" '"\n".join(x["text"] for x in d["summary"]["diagnostics"])')"
 finish

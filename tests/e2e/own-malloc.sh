@@ -1,0 +1,36 @@
+#!/bin/bash
+# own-malloc.sh - a program that defines malloc and free itself (with or
+# without calloc and realloc) runs as it does without mprof, and mprof says
+# once that its allocations cannot be recorded.  The C library is bound to
+# that malloc by plain lookup, which the recorder took for a library loaded
+# with RTLD_DEEPBIND calling the C library past it: it rewrote the C
+# library's allocator slots and noted "a library loaded with RTLD_DEEPBIND
+# ... libc.so.6" in every such report.  What the program's calloc from the
+# C library makes is still recorded.  Program and facts:
+# tests/progs/own_malloc.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/own_all" "$PROGS_DIR/own_malloc.c"
+build_c "$WORK/own_two" "$PROGS_DIR/own_malloc.c" -DOWN_MALLOC_AND_FREE_ONLY
+
+# variant, its stdout, and its recorded allocations and bytes
+for v in "all|served 4, freed 4 of them, 0 others|0 0" \
+	"two|served 2, freed 2 of them, 1 others|1 100"; do
+	IFS='|' read -r name out counts <<<"$v"
+	prog=$WORK/own_$name
+	run_cmd 30 "native-$name" "$prog"
+	expect_eq "$name: native exit status" 3 "$RUN_STATUS"
+	expect_eq "$name: native stdout" "$out" "$(cat "$RUN_OUT")"
+	note="the program defines its own malloc (in $prog): its allocations cannot be recorded"
+	RUN_NAME=$name mprof_run 60 "$WORK/$name.trace" -- "$prog"
+	expect_eq "$name: exit status under mprof" 3 "$RUN_STATUS"
+	expect_eq "$name: stdout under mprof" "$out" "$(cat "$RUN_OUT")"
+	expect_eq "$name: the note on stderr" "mprof: $note" "$(grep -F 'own malloc' "$RUN_ERR")"
+	report_json "$WORK/$name.json" "$WORK/$name.trace" || continue
+	expect_eq "$name: the only diagnostic" "$note" \
+		"$(json_eval "$WORK/$name.json" '"\n".join(x["text"] for x in d["summary"]["diagnostics"])')"
+	expect_eq "$name: allocations and bytes recorded" "$counts" \
+		"$(json_eval "$WORK/$name.json" '"%d %d" % (d["summary"]["allocations"], d["summary"]["allocated_bytes"])')"
+done
+finish
