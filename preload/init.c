@@ -32,6 +32,7 @@
 #include "preload/mem.h"
 #include "preload/meta.h"
 #include "preload/modules.h"
+#include "preload/namespaces.h"
 #include "preload/own_call.h"
 #include "preload/pidns.h"
 #include "preload/procfile.h"
@@ -112,6 +113,7 @@ static int init_run(struct preload_thread **out)
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
 	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
+	namespaces_start();
 	timens_start();
 	if (!preload_proc.cfg.record_children &&
 	    !preload_settings_is_root(&preload_proc.cfg, &preload_proc.view))
