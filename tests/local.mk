@@ -172,6 +172,7 @@ E2E_TESTS = \
 	tests/e2e/leader-exit.sh \
 	tests/e2e/dlmopen-namespace.sh \
 	tests/e2e/own-malloc.sh \
+	tests/e2e/fuzz-seeds.sh \
 	tests/e2e/deep-bind.sh \
 	tests/e2e/deep-bind-late.sh \
 	tests/e2e/symbol-cache-copies.sh \

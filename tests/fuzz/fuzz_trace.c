@@ -24,7 +24,9 @@
  *   stream, u24 payload bytes (all little-endian), the payload.  Type 0xff
  *   starts a second trace (flags: its major - 1), the parent of a fork child
  *   or diff's first; type 0xfe writes an EVENTS chunk whose header claims a
- *   byte more than follows (a file cut inside a chunk).
+ *   byte more than follows (a file cut inside a chunk); type 0xfd writes no
+ *   chunk but sets the major of the trace being written to its flags (bits
+ *   2-3 reach majors 1 to 4 only: trace_to_seed.py uses it for the others).
  *
  * The traces go to $TMPDIR (or /tmp)/mprof-fuzz.PID/{c,p}.trace.  Messages
  * are dropped unless MPROF_FUZZ_VERBOSE is set; reports go to /dev/null.
@@ -144,6 +146,12 @@ static unsigned frame_traces(const uint8_t *in, size_t size, struct bytes *first
 		i += 7;
 		if (len > size - i)
 			len = size - i;
+		if (type == 0xfd) {
+			if (cur->n > 8)
+				cur->p[8] = (uint8_t)flags;
+			i += len;
+			continue;
+		}
 		if (type == 0xff) {
 			if (*two)
 				break;

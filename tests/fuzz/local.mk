@@ -15,8 +15,9 @@ tests_fuzz_fuzz_trace_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(ZLIB_CFLAGS) $(DEFLAT
 tests_fuzz_fuzz_trace_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_trace_LDADD = $(ZLIB_LIBS) $(DEFLATE_LIBS) $(IBERTY_LIBS) $(DL_LIBS) -lpthread
 CLEANFILES += tests/fuzz/fuzz-trace
-EXTRA_DIST += tests/fuzz/trace.dict tests/fuzz/trace_to_seed.py tests/fuzz/seeds/module-deltas-report \
+EXTRA_DIST += tests/fuzz/trace.dict tests/fuzz/trace_to_seed.py tests/fuzz/seed_to_trace.py tests/fuzz/seeds/module-deltas-report \
 	tests/fuzz/seeds/module-deltas-json tests/fuzz/seeds/module-deltas-symbolize \
-	tests/fuzz/seeds/module-deltas-fork-child
+	tests/fuzz/seeds/module-deltas-fork-child tests/fuzz/seeds/dlopen-churn-json \
+	tests/fuzz/seeds/sampled-threads-fork-child
 .PHONY: fuzz
 fuzz: tests/fuzz/fuzz-trace$(EXEEXT)
