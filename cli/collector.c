@@ -2063,7 +2063,8 @@ static void execs_unreachable_warn(const struct proc *p)
 			 sizeof(h->exec_unseen_path), EXEC_TARGET_UNSEEN_WHY);
 }
 
-/* The shim's diagnostics for a process as "mprof:" lines: its last text, or
+/* The shim's diagnostics for a process as "mprof:" lines: its last text (a
+ * note never replaces a warning's: preload/diag.c), or
  * a phrase per flag when it left none; ring waits with their count. */
 static void diag_print(const struct proc *p)
 {

@@ -11,6 +11,8 @@
 #include "preload/ring.h"
 
 #define DIAG_TEXT_MAX 480u
+/* Flags of the codes that leave no text worth keeping in the header. */
+#define DIAG_NO_TEXT_CODES ((1u << TRACE_DIAG_INFO) | (1u << TRACE_DIAG_RING_FULL_WAIT))
 
 void diag_note(unsigned code, const char *text)
 {
@@ -19,6 +21,14 @@ void diag_note(unsigned code, const char *text)
 
 	if (!h)
 		return;
+	/* The launcher prints only the header's text: a note must not hide a
+	 * warning (a foreign malloc, recording stopped) given before it (ring
+	 * waits set their flag with no text). */
+	if (code == TRACE_DIAG_INFO &&
+	    (atomic_load_explicit(&h->diag_flags, memory_order_acquire) & ~DIAG_NO_TEXT_CODES)) {
+		atomic_fetch_or_explicit(&h->diag_flags, 1u << code, memory_order_release);
+		return;
+	}
 	if (len >= sizeof(h->diag_text))
 		len = sizeof(h->diag_text) - 1;
 	memcpy(h->diag_text, text, len);

@@ -9,7 +9,9 @@
 #include "trace/format.h" /* enum trace_diag_code */
 
 /* Sets the flag 1 << code in the process header and makes text its
- * diag_text.  Safe from any thread; no-op without a process file. */
+ * diag_text, except that a note (TRACE_DIAG_INFO) leaves the text of any
+ * other code in place.  Safe from any thread; no-op without a process
+ * file. */
 void diag_note(unsigned code, const char *text);
 
 /* diag_note, plus an EXT_DIAG record (u code, string text) in the meta

@@ -6,8 +6,9 @@
 # with RTLD_DEEPBIND calling the C library past it: it rewrote the C
 # library's allocator slots and noted "a library loaded with RTLD_DEEPBIND
 # ... libc.so.6" in every such report.  What the program's calloc from the
-# C library makes is still recorded.  Program and facts:
-# tests/progs/own_malloc.c.
+# C library makes is still recorded, and a note given later does not hide
+# the warning on stderr.  Programs and facts: tests/progs/own_malloc.c,
+# tests/progs/audit_lib.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -33,4 +34,19 @@ for v in "all|served 4, freed 4 of them, 0 others|0 0" \
 	expect_eq "$name: allocations and bytes recorded" "$counts" \
 		"$(json_eval "$WORK/$name.json" '"%d %d" % (d["summary"]["allocations"], d["summary"]["allocated_bytes"])')"
 done
+
+# A note given after that warning (an LD_AUDIT library's namespace) must
+# not take its place on stderr, where the launcher prints the process's
+# last text: the warning was lost there.  Both are in the report.
+build_c "$WORK/libaudit_lib.so" "$PROGS_DIR/audit_lib.c" -shared -fPIC
+prog=$WORK/own_all
+note="the program defines its own malloc (in $prog): its allocations cannot be recorded"
+LD_AUDIT=$WORK/libaudit_lib.so RUN_NAME=audit mprof_run 60 "$WORK/audit.trace" -- "$prog"
+expect_eq "audit: exit status under mprof" 3 "$RUN_STATUS"
+expect_eq "audit: the warning on stderr" "mprof: $note" "$(grep -F 'own malloc' "$RUN_ERR")"
+if report_json "$WORK/audit.json" "$WORK/audit.trace"; then
+	expect_eq "audit: the warning and the note in the report" \
+		"$note|LD_AUDIT loaded $WORK/libaudit_lib.so" \
+		"$(json_eval "$WORK/audit.json" '"|".join(x["text"].split(" into ")[0] for x in d["summary"]["diagnostics"])')"
+fi
 finish
