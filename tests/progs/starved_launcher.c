@@ -11,10 +11,15 @@
  *   the recorder timed events itself already), writes its pid to DIR/pid,
  *   then, for each of three rounds I (0, 1, 2): waits without calling the
  *   allocator until DIR/goI exists (exits 3 when that takes 60 s), takes
- *   CLOCK_MONOTONIC, allocates SIZE bytes in kept_0, kept_1 or kept_2,
- *   sleeps 50 ms, frees the block, takes the clock again and writes the
- *   ns between the two readings to DIR/doneI.  Prints "ok" at the end.
- * Facts: each kept_I block lives 50 ms or more, and at most DIR/doneI's ns.
+ *   CLOCK_MONOTONIC before and after allocating SIZE bytes in kept_0,
+ *   kept_1 or kept_2, sleeps 50 ms, takes it before and after freeing the
+ *   block, and writes "LEAST MOST" to DIR/doneI: the ns from the
+ *   allocation's return to the free's call, and from the allocation's call
+ *   to the free's return (a thread kept off the processor between a
+ *   reading and the call it brackets widens the pair, never breaks it).
+ *   Prints "ok" at the end.
+ * Facts: each kept_I block lives at least LEAST ns (and 50 ms or more),
+ * and at most MOST ns.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -88,11 +93,12 @@ static void wait_for(const char *path)
 	exit(3);
 }
 
-/* Writes "N\n" to path; exits 3 when it cannot. */
-static void write_ns(const char *path, uint64_t ns)
+/* Writes "LEAST MOST\n" to path; exits 3 when it cannot. */
+static void write_ns(const char *path, uint64_t least_ns, uint64_t most_ns)
 {
-	char text[32];
-	int fd, n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)ns);
+	char text[64];
+	int fd, n = snprintf(text, sizeof(text), "%llu %llu\n", (unsigned long long)least_ns,
+			     (unsigned long long)most_ns);
 
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) != 0) {
@@ -116,18 +122,20 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/pid", argv[1]);
 	write_pid(path);
 	for (int i = 0; i < 3; i++) {
-		uint64_t t0, t1;
+		uint64_t t0, t1, t2, t3;
 		void *volatile p;
 
 		snprintf(path, sizeof(path), "%s/go%d", argv[1], i);
 		wait_for(path);
 		t0 = now_ns();
 		p = kept[i](size);
-		nap_ns(50000000L);
-		free(p);
 		t1 = now_ns();
+		nap_ns(50000000L);
+		t2 = now_ns();
+		free(p);
+		t3 = now_ns();
 		snprintf(path, sizeof(path), "%s/done%d", argv[1], i);
-		write_ns(path, t1 - t0);
+		write_ns(path, t2 - t1, t3 - t0);
 	}
 	atomic_store(&pacer_stop, 1);
 	pthread_join(th, NULL);
