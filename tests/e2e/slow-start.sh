@@ -8,14 +8,18 @@
 #  1. The program waits for the child: the child's trace holds its 50
 #     allocations.  (Before, the launcher gave up on the file after 2 s
 #     while the child ran on, and its allocations were lost.)
-#  2. The program ends at once, and MPROF_TEST_FINISH_DELAY_MS=3000 holds
+#  2. The program ends at once, and MPROF_TEST_FINISH_DELAY_MS=8000 holds
 #     the launcher after its 2 s wait for starting processes, as a loaded
-#     machine may: the child finishes starting, records and ends meanwhile,
+#     machine may: the child finishes starting (2.5 s), records and ends
+#     meanwhile (with 5.5 s to spare: 0.5 s was too few on a loaded host),
 #     and its trace holds its 50 allocations.  (Before, the launcher looked
 #     at the file, then saw the process ended and named it "ended before its
 #     recorder finished starting": 1 run in 12 of late-children.sh.)
-#  3. The same without the launcher held: mprof stops waiting while the
-#     child is still starting and names it; there is no trace.
+#  3. The same without the launcher held, the child's start delayed 20 s:
+#     mprof stops waiting while the child is still starting and names it;
+#     there is no trace.  (With 2.5 s, a launcher that saw the file 0.5 s
+#     late found the child started and recorded it.)  The test then kills
+#     the child, still starting.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -40,11 +44,12 @@ child_recorded() {
 mprof_run 60 "$WORK/wait" -- "$WORK/slow_start" wait 2500
 child_recorded "waited for" "$WORK/wait" "$(tail -n 1 "$RUN_OUT")"
 
-MPROF_TEST_FINISH_DELAY_MS=3000 mprof_run 60 "$WORK/held" -- "$WORK/slow_start" nowait 2500
+MPROF_TEST_FINISH_DELAY_MS=8000 mprof_run 60 "$WORK/held" -- "$WORK/slow_start" nowait 2500
 child_recorded "launcher held" "$WORK/held" "$(tail -n 1 "$RUN_OUT")"
 
-mprof_run 60 "$WORK/gone" -- "$WORK/slow_start" nowait 2500
+mprof_run 60 "$WORK/gone" -- "$WORK/slow_start" nowait 20000
 pid=$(tail -n 1 "$RUN_OUT")
+[[ $pid =~ ^[1-9][0-9]*$ ]] && kill -KILL "$pid" 2>/dev/null
 expect_eq "not waited for: exit status" 0 "$RUN_STATUS"
 expect_match "not waited for: mprof names the child" \
 	"^mprof: warning: process $pid \(.*slow_start\) is not recorded: its recorder had not finished starting when mprof stopped waiting" \
