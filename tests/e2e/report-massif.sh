@@ -49,13 +49,16 @@ elif what == "end":
     print(pts[-1]["heap_bytes"], pts[-1]["heap_blocks"])
 elif what == "sorted":
     print(all(a["time_ns"] <= b["time_ns"] for a, b in zip(pts, pts[1:])), len(pts) <= 1025)
-elif what == "rss":     # samples; then the lowest while H2 stood (in the 400 ms
-    rss = t["rss"]      # slept after the peak, not up to the end point: on a
-    end = pts[-1]["time_ns"]  # loaded host the frees took 0.1 s), the lowest
-    pk = peak["time_ns"]      # and highest after it fell back to H1
-    during = [s["rss_bytes"] for s in rss if pk + 50e6 <= s["time_ns"] <= pk + 350e6]
+elif what == "rss":     # samples; then the lowest while H2 stood (in the 1.5 s
+    # slept after the peak, 0.5 s short of its end: on a loaded host the frees
+    # took 0.1 s, and a launcher run late took no sample in a 300 ms window),
+    # the lowest and highest after it fell back to H1
+    rss = t["rss"]
+    end = pts[-1]["time_ns"]
+    pk = peak["time_ns"]
+    during = [s["rss_bytes"] for s in rss if pk + 50e6 <= s["time_ns"] <= pk + 1000e6]
     after = [s["rss_bytes"] for s in rss if s["time_ns"] >= end + 50e6]
-    print(len(rss) >= 6, min(during) if during else "none",
+    print(len(rss) >= 14, min(during) if during else "none",
           min(after) if after else "none", max(after) if after else "none")
 PY
 }
@@ -66,7 +69,7 @@ expect_eq "2. the pauses between the steps (>= 350 ms)" "True True" "$(tl gaps $
 expect_eq "2. points in time order, at most 1025" "True True" "$(tl sorted)"
 expect_eq "2. the end point is the state at exit" "$H1 11" "$(tl end)"
 read -r rss_many rss_during rss_after_min rss_after_max <<<"$(tl rss)"
-expect_eq "3. RSS samples (>= 6 over 1.2 s)" True "$rss_many"
+expect_eq "3. RSS samples (>= 14 over 2.9 s: half the launcher's rate)" True "$rss_many"
 expect_range "3. RSS while the peak stood >= the heap" "$H2" $((H2 + 64 * MIB)) "$rss_during"
 expect_range "3. RSS after the frees >= the heap" "$H1" $((H2 - 1)) "$rss_after_min"
 expect_range "3. ... and below the peak's heap (mmapped blocks went back)" "$H1" $((H2 - 1)) "$rss_after_max"

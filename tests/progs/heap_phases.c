@@ -1,13 +1,14 @@
 /*
  * heap_phases.c - a heap that goes up and down in known steps, with pauses
- * long enough for the launcher's RSS samples (every 100 ms), for the
- * timeline and `--format massif` tests.
+ * long enough for the launcher's RSS samples (every 100 ms) even on a loaded
+ * host that runs the launcher late, for the timeline and `--format massif`
+ * tests.
  *
  * Expected facts (no output; every size exact):
  *   small_a, small_b, small_c: 1000 B each, at the start, never freed;
  *   phase 1: grow_a: 8 x malloc(1 MiB), touched, never freed; pause 400 ms;
- *   phase 2: grow_b: 16 x malloc(1 MiB), touched; pause 400 ms;
- *   phase 3: grow_b's 16 blocks freed; pause 400 ms; exit.
+ *   phase 2: grow_b: 16 x malloc(1 MiB), touched; pause 1500 ms;
+ *   phase 3: grow_b's 16 blocks freed; pause 1000 ms; exit.
  * Heap: 3000 B, then H1 = 8 MiB + 3000 B, the peak H2 = 24 MiB + 3000 B
  * (27 blocks), then H1 again until the exit (leaked: H1 in 11 blocks).
  * 1 MiB blocks are mmapped by glibc, so RSS follows: >= H2 in phase 2,
@@ -55,8 +56,8 @@ int main(void)
 	grow_a();
 	usleep(400000);
 	grow_b();
-	usleep(400000);
+	usleep(1500000);
 	shrink_b();
-	usleep(400000);
+	usleep(1000000);
 	return 0;
 }
