@@ -21,7 +21,7 @@ command -v unshare >/dev/null 2>&1 && run_in_pidns true ||
 	skip "unshare(1) cannot run a program in a new PID namespace here"
 
 # wait_for CMD...: up to 50 s for CMD to succeed (a loaded host took 3.7 s
-# for `mprof run true`; the run's own limit is 60 s)
+# for `mprof run true`; the run's own limit is 120 s, the program's 60 s)
 wait_for() {
 	for _ in $(seq 1000); do
 		"$@" && return 0
@@ -30,7 +30,7 @@ wait_for() {
 	return 1
 }
 
-timeout -s KILL 60 bash -c 'unshare --pid --fork "$@" 2>/dev/null ||
+timeout -s KILL 120 bash -c 'unshare --pid --fork "$@" 2>/dev/null ||
 	unshare --user --map-root-user --pid --fork "$@"' - \
 	"$MPROF" run -q -o "$WORK/t" -- "$WORK/signal_commands" "$WORK/ready" \
 	>"$WORK/run.out" 2>"$WORK/run.err" &
