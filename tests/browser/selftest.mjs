@@ -2,7 +2,7 @@
 // broken page: a page that throws, logs an error and fetches from the
 // network must give three problems; a clean page none.  Prints one line
 // per check and exits 1 on a failure.
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPage } from './browser.mjs';
@@ -21,7 +21,11 @@ const check = (name, ok, got) => {
 };
 {
   const { page, problems, close } = await openPage(`file://${bad}`);
-  await page.waitForTimeout(300);
+  // until the three problems are seen, 30 s at most (a fixed 300 ms was a
+  // margin a loaded host could miss)
+  for (let waited = 0; problems.length < 3 && waited < 30000; waited += 50)
+    await page.waitForTimeout(50);
+  await page.waitForTimeout(300); // and any further one
   await close();
   check('a console error is seen', problems.some((p) => p.startsWith('console error: boom')), problems);
   check('an uncaught exception is seen', problems.some((p) => p.startsWith('page error:')), problems);
@@ -32,4 +36,5 @@ const check = (name, ok, got) => {
   await close();
   check('a clean page has no problem', problems.length === 0, problems);
 }
+rmSync(dir, { recursive: true, force: true }); // none left in the shared temp folder
 process.exit(failed ? 1 : 0);

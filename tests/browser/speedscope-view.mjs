@@ -11,7 +11,7 @@
 //   total I TEXT     the sandwich view's first (heaviest) row then
 // Usage: node speedscope-view.mjs FILE [PROFILES]
 import { openPage } from './browser.mjs';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,5 +63,6 @@ try {
   out.push(`problem driver: ${e.message.split('\n')[0]}`);
 }
 await close();
+rmSync(dirname(js), { recursive: true, force: true }); // none left in the shared temp folder
 for (const p of problems) out.push(`problem ${p}`);
 console.log(out.join('\n'));
