@@ -114,18 +114,21 @@ fi
 
 # The namespace's process fills its rings (16 KiB asked, the 64 KiB least
 # given) while the launcher is stopped: mprof is started here, not by
-# mprof_run, to be stopped by its pid.
+# mprof_run, to be stopped by its pid.  The program's threads start once
+# the launcher is stopped (busy.go): a test run late on a loaded host
+# stopped it after they were done.
 mkdir -p "$WORK/busy"
-MPROF_RING_KIB=16 "$MPROF" run -q -o "$WORK/busy/t" -- "$WORK/pid_namespace" busy \
+MPROF_RING_KIB=16 "$MPROF" run -q -o "$WORK/busy/t" -- "$WORK/pid_namespace" busy "$WORK/busy.go" \
 	>"$WORK/busy.out" 2>"$WORK/busy.err" </dev/null &
 launcher=$!
 watchdog_start "$launcher"
-for _ in $(seq 1 400); do
+for _ in $(seq 1 2400); do # up to 60 s
 	grep -q '^ns 1 ' "$WORK/busy.out" && break
 	sleep 0.025
 done
 kill -STOP "$launcher"
-sleep 0.5
+: >"$WORK/busy.go"
+sleep 1
 kill -CONT "$launcher"
 wait "$launcher"
 status=$?

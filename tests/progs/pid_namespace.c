@@ -10,8 +10,10 @@
  * hold_block, touched, for 400 ms and frees it, then forks a child (pid 2
  * there) that holds 30 MiB from hold_block, touched, for 400 ms and ends by
  * _exit(3) (no exit handler runs); the first process exits with 5.
- * "busy": the namespace's first process runs 8 threads that each make
- * 300000 allocations from churn_block, freed at once, and exits with 5.
+ * "busy [GO_FILE]": the namespace's first process runs 8 threads that each
+ * make 300000 allocations from churn_block, freed at once (with GO_FILE,
+ * once that file exists, 60 s at most: the test stops mprof first), and
+ * exits with 5.
  * "mounted": the namespace's first process, in a mount namespace of its own
  * too, mounts a /proc of the new PID namespace, where NStgid shows only
  * pids inside (it writes no pids but its own); then it starts this program
@@ -124,9 +126,12 @@ static void *churn(void *arg)
 	return NULL;
 }
 
-static int busy(void)
+static int busy(const char *go)
 {
 	pthread_t threads[BUSY_THREADS];
+
+	for (int i = 0; go && i < 60000 && access(go, F_OK) != 0; i++)
+		usleep(1000);
 
 	for (int i = 0; i < BUSY_THREADS; i++)
 		if (pthread_create(&threads[i], NULL, churn, NULL) != 0)
@@ -206,7 +211,7 @@ int main(int argc, char **argv)
 		say_pids();
 		if (strcmp(mode, "mounted") == 0)
 			exit(mounted(argv[0]));
-		exit(strcmp(mode, "busy") == 0 ? busy() : tree());
+		exit(strcmp(mode, "busy") == 0 ? busy(argc > 2 ? argv[2] : NULL) : tree());
 	}
 	if (waitpid(first, &status, 0) != first || !WIFEXITED(status))
 		return 1;
