@@ -68,7 +68,6 @@
 #define RETIRE_INTERVAL_NS (100 * MS_NS)  /* look for processes that ended */
 #define STARTING_LIMIT_NS (2000 * MS_NS)  /* a recorder slow to start: grace, wait */
 #define REAP_AWAIT_LIMIT_NS (2000 * MS_NS) /* a parent slow to note a reap */
-#define ENDING_LIMIT_NS (COLLECTOR_ENDING_WAIT_MS * MS_NS) /* collector.h */
 /* Looks at a live process's command line and process name (proc_names_look:
  * two small /proc reads, some 20 us): the first NAMES_LOOK_FIRST_NS after it
  * is taken in, then at gaps doubling up to NAMES_LOOK_MAX_NS, so that 1000
@@ -3012,24 +3011,39 @@ static bool late_starters_coming(struct collector *c)
 	return n > 8;
 }
 
+unsigned collector_ending_wait_ms(void)
+{
+	const char *s = getenv("MPROF_TEST_ENDING_WAIT_MS");
+	char *end;
+	unsigned long ms;
+
+	if (!s || !*s)
+		return COLLECTOR_ENDING_WAIT_MS;
+	ms = strtoul(s, &end, 10);
+	if (*end || ms == 0 || ms > 60000)
+		return COLLECTOR_ENDING_WAIT_MS;
+	return (unsigned)ms;
+}
+
 /*
  * Once the program has ended and the recorders that were starting have
  * been waited for, the run's processes that still run are given up to
- * ENDING_LIMIT_NS to end by themselves, so that one that ends a moment
+ * collector_ending_wait_ms() to end by themselves, so that one that ends a moment
  * after the program (Python's resource tracker, which sees its pipe close;
  * a background job about to finish) has a trace that reaches its end.
  * Meanwhile the collection goes on as while the program ran: new files
  * are taken in (and a process of the run still without one is waited
  * for), rings drained (a writer blocked on a full ring would never end)
  * and ended processes finalized.  A daemon that lives on costs
- * the run ENDING_LIMIT_NS once.
+ * the run that wait once.
  */
 static void procs_ending_settle(struct collector *c)
 {
 	uint64_t start = now_ns(), last_retire = start, now = start;
+	uint64_t limit_ns = (uint64_t)collector_ending_wait_ms() * MS_NS;
 
 	while ((procs_ending_awaited(c, start) || late_starters_coming(c)) &&
-	       now - start < ENDING_LIMIT_NS) {
+	       now - start < limit_ns) {
 		struct timespec pause = { 0, 2 * IDLE_SLEEP_NS };
 
 		nanosleep(&pause, NULL);

@@ -21,6 +21,10 @@
  * such end seen under load (bench/HISTORY.md). */
 #define COLLECTOR_ENDING_WAIT_MS 500
 
+/* The wait above in ms, or the testing aid MPROF_TEST_ENDING_WAIT_MS
+ * (1 .. 60000, mprof-run(1)) in its place; never fails. */
+unsigned collector_ending_wait_ms(void);
+
 struct collector_config {
 	const char *session_dir;      /* absolute path of the session directory */
 	pid_t root_pid;               /* the program (the launcher's child) */
