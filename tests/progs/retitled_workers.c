@@ -8,8 +8,9 @@
  * area holds a title whatever the program's path.  Workers 0, 1 and 2 each
  * leak N + 1 blocks of 1000 B and call exit(0).  Worker 3 is titled
  * "demo: doomed", leaks 4 blocks of 1000 B, tells the master and waits;
- * the master gives it 1 s (mprof looks at a process's command line 0.1,
- * 0.3 and 0.7 s after it finds it), then kills it with SIGKILL.  Worker 4
+ * the master gives it 3 s (mprof looks at a process's command line 0.1,
+ * 0.3 and 0.7 s after it finds it; 1 s left a launcher run late on a loaded
+ * host 0.3 s for its last look), then kills it with SIGKILL.  Worker 4
  * calls prctl(PR_SET_NAME, "demo-named") only (its command line stays the
  * master's), leaks 5 blocks of 1000 B and calls exit(0).  The master then
  * takes the title "demo: master", prints "workers: 0 0 0 9 0" (exit
@@ -85,7 +86,7 @@ static void worker(int n, int ready_fd)
 
 int main(int argc, char **argv)
 {
-	struct timespec grace = { 1, 0 };
+	struct timespec grace = { 3, 0 };
 	pid_t pids[WORKERS];
 	int status[WORKERS], ready[2];
 	char byte;
