@@ -50,6 +50,7 @@ starved_run() {
 	expect_eq "$name: stdout" ok "$(cat "$D/out")"
 	report_json "$D/json" "$D/trace" || return
 	for i in 0 1 2; do
+		least= most=
 		read -r least most 2>/dev/null <"$D/done$i"
 		[[ "${least:-} ${most:-}" =~ ^[0-9]+\ [0-9]+$ ]] || least=0 most=0
 		expect_eq "$name: kept_$i: allocations" 1 "$(q "$D/json" sum allocations "kept_$i")"
