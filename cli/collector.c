@@ -3011,18 +3011,25 @@ static bool late_starters_coming(struct collector *c)
 	return n > 8;
 }
 
-unsigned collector_ending_wait_ms(void)
+/* A testing aid's value in ms (mprof-run(1)): the environment variable
+ * name as a number 1 .. 60000, or 0 when it is unset or anything else. */
+static unsigned test_ms_setting(const char *name)
 {
-	const char *s = getenv("MPROF_TEST_ENDING_WAIT_MS");
+	const char *s = getenv(name);
 	char *end;
 	unsigned long ms;
 
 	if (!s || !*s)
-		return COLLECTOR_ENDING_WAIT_MS;
+		return 0;
 	ms = strtoul(s, &end, 10);
-	if (*end || ms == 0 || ms > 60000)
-		return COLLECTOR_ENDING_WAIT_MS;
-	return (unsigned)ms;
+	return *end || ms > 60000 ? 0 : (unsigned)ms;
+}
+
+unsigned collector_ending_wait_ms(void)
+{
+	unsigned ms = test_ms_setting("MPROF_TEST_ENDING_WAIT_MS");
+
+	return ms ? ms : COLLECTOR_ENDING_WAIT_MS;
 }
 
 /*
@@ -3109,15 +3116,10 @@ static int result_trace_add(struct collector_result *res, struct proc *p)
  * CPU at that point would (tests/e2e/slow-start.sh). */
 static void test_finish_delay(void)
 {
-	const char *s = getenv("MPROF_TEST_FINISH_DELAY_MS");
-	char *end;
-	unsigned long ms;
+	unsigned ms = test_ms_setting("MPROF_TEST_FINISH_DELAY_MS");
 	struct timespec delay;
 
-	if (!s || !*s)
-		return;
-	ms = strtoul(s, &end, 10);
-	if (*end || ms == 0 || ms > 60000)
+	if (!ms)
 		return;
 	delay.tv_sec = (time_t)(ms / 1000);
 	delay.tv_nsec = (long)(ms % 1000) * 1000000L;
@@ -3258,16 +3260,9 @@ static void collector_free(struct collector *c)
  * (tests/e2e/reap-cancel.sh).  Returns the limit in ns. */
 static uint64_t reap_await_limit_setting(void)
 {
-	const char *s = getenv("MPROF_TEST_REAP_AWAIT_MS");
-	char *end;
-	unsigned long ms;
+	unsigned ms = test_ms_setting("MPROF_TEST_REAP_AWAIT_MS");
 
-	if (!s || !*s)
-		return REAP_AWAIT_LIMIT_NS;
-	ms = strtoul(s, &end, 10);
-	if (*end || ms == 0 || ms > 60000)
-		return REAP_AWAIT_LIMIT_NS;
-	return (uint64_t)ms * MS_NS;
+	return ms ? (uint64_t)ms * MS_NS : REAP_AWAIT_LIMIT_NS;
 }
 
 static enum test_store test_store_setting(void)
