@@ -21,6 +21,13 @@
  * such end seen under load (bench/HISTORY.md). */
 #define COLLECTOR_ENDING_WAIT_MS 500
 
+/* Past that wait, the run goes on waiting while one of those processes is
+ * runnable or in a disk wait (state R or D), up to this long in all, in ms:
+ * on a loaded host a process woken to end (its pipe closed) may not have
+ * had the processor within the wait above.  A sleeping daemon is not
+ * waited for past COLLECTOR_ENDING_WAIT_MS. */
+#define COLLECTOR_ENDING_BUSY_MS 5000
+
 /* The wait above in ms, or the testing aid MPROF_TEST_ENDING_WAIT_MS
  * (1 .. 60000, mprof-run(1)) in its place; never fails. */
 unsigned collector_ending_wait_ms(void);
@@ -81,10 +88,12 @@ struct collector_result {
 	size_t ntraces;
 	/* The run's processes (not the program's own pid) whose traces end
 	 * with them running: not stopped, still running when the wait for them
-	 * to end (COLLECTOR_ENDING_WAIT_MS) was over; stopped (SIGSTOP, a
-	 * tracer), not waited for.  Each with the first one's pid (0: unknown)
-	 * and name (proc_name.h; owned, NULL when unknown). */
+	 * to end (COLLECTOR_ENDING_WAIT_MS, longer while one was runnable:
+	 * ending_waited_ms) was over; stopped (SIGSTOP, a tracer), not waited
+	 * for.  Each with the first one's pid (0: unknown) and name
+	 * (proc_name.h; owned, NULL when unknown). */
 	size_t still_running;
+	unsigned ending_waited_ms; /* how long that wait lasted, in ms */
 	unsigned running_pid;
 	char *running_name;
 	size_t still_stopped;

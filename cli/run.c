@@ -493,13 +493,13 @@ static void still_running_print(const struct run_options *o, const struct collec
 		mprof_note("%s, started by %s, still ran when mprof had waited %.1f s for it to "
 			   "end; its trace holds what it recorded until then (mprof waits no "
 			   "longer: run a server that daemonizes in the foreground to record it to "
-			   "its end)", first, o->argv[0], collector_ending_wait_ms() / 1000.0);
+			   "its end)", first, o->argv[0], res->ending_waited_ms / 1000.0);
 	else if (n)
 		mprof_note("%zu processes started by %s still ran when mprof had waited %.1f s for "
 			   "them to end (%s and %zu more); their traces hold what they recorded "
 			   "until then (mprof waits no longer: run a server that daemonizes in the "
 			   "foreground to record them to their end)", n, o->argv[0],
-			   collector_ending_wait_ms() / 1000.0, first, n - 1);
+			   res->ending_waited_ms / 1000.0, first, n - 1);
 	process_label(res->stopped_pid, res->stopped_name, first, sizeof(first));
 	if (s == 1)
 		mprof_note("%s, started by %s, was stopped when the recording ended; its trace "

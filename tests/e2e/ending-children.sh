@@ -8,7 +8,8 @@
 # lives on (a grandchild forked after the program ended, as nginx's double
 # fork does) is recorded until the wait is over and named, and mprof
 # returns while it runs; a stopped child is not waited for and is named
-# apart.  The program's output ends when its processes let go of it, not
+# apart.  A child busy on the processor is waited for while it is, up to
+# 5 s.  The program's output ends when its processes let go of it, not
 # when mprof exits.  Program and facts: tests/progs/ending_children.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -140,4 +141,32 @@ expect_eq "output: ended while mprof still ran (its state then; empty or Z: it h
 wait "$launcher"
 expect_eq "output: mprof's exit status" 0 "$?"
 kill -KILL "$(cat "$WORK/eof.pid" 2>/dev/null)" 2>/dev/null
+
+# 6. a child that keeps the processor busy for 1.5 s after the program
+# ended (as one woken to end on a loaded host waits for a processor):
+# waited for past 0.5 s while it is runnable, so its trace is whole (with
+# the default waits; before, it was named as still running after 0.5 s)
+mkdir "$WORK/busy"
+RUN_NAME=busy mprof_run 60 "$WORK/busy/t" -- "$PROG" busy 1.5
+busy=$(sed -n 's/^busy:\([0-9]*\)$/\1/p' "$RUN_OUT")
+expect_eq "busy: exit status" 0 "$RUN_STATUS"
+expect_eq "busy: no process said to be left running" 0 "$(still_notes)"
+if report_json "$WORK/busy.json" "$WORK/busy/t.$busy"; then
+	expect_eq "busy: its trace ends with its exit, status 4" "ended 4" \
+		"$(q "$WORK/busy.json" summary end.process_state) $(q "$WORK/busy.json" summary program.exit_status)"
+	expect_eq "busy: its 30 allocations" 30 "$(q "$WORK/busy.json" sum allocations busy_work)"
+fi
+
+# 7. one that stays busy (30 s) is waited for 5 s in all, and named
+mkdir "$WORK/spin"
+RUN_NAME=spin mprof_run 25 "$WORK/spin/t" -- "$PROG" busy 30
+spin=$(sed -n 's/^busy:\([0-9]*\)$/\1/p' "$RUN_OUT")
+expect_eq "spin: exit status (124: mprof waited for the busy child)" 0 "$RUN_STATUS"
+expect_eq "spin: named as left running after 5 s, once" 1 \
+	"$(grep -c "^mprof: process $spin (.*), started by $PROG, still ran when mprof had waited 5.0 s for it to end; $TAIL" "$RUN_ERR")"
+if report_json "$WORK/spin.json" "$WORK/spin/t.$spin"; then
+	expect_eq "spin: its trace ends with it running" running \
+		"$(q "$WORK/spin.json" summary end.process_state)"
+fi
+[ -n "$spin" ] && kill -KILL "$spin" 2>/dev/null
 finish

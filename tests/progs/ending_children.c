@@ -15,6 +15,11 @@
  *                            status 0; the daemon makes 20 allocations in
  *                            daemon_work and sleeps 60 s (whoever runs
  *                            this kills it)
+ *   ending_children busy SECONDS
+ *                            a child that reads the pipe to its end, keeps
+ *                            the processor busy for SECONDS (wall clock),
+ *                            makes 30 allocations of 40 bytes in busy_work,
+ *                            frees them and exits with status 4
  *   ending_children stopped  a child that makes 10 allocations in
  *                            stopped_work and stops itself (SIGSTOP)
  *                            before the program ends; whoever runs this
@@ -26,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *volatile sink[50];
@@ -48,6 +54,11 @@ __attribute__((noinline)) static void daemon_work(void)
 	allocate_free(20, 48);
 }
 
+__attribute__((noinline)) static void busy_work(void)
+{
+	allocate_free(30, 40);
+}
+
 __attribute__((noinline)) static void stopped_work(void)
 {
 	allocate_free(10, 64);
@@ -68,6 +79,27 @@ static void late_child(int fd)
 	usleep(100000);
 	late_work();
 	exit(3);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void busy_child(int fd, double seconds)
+{
+	volatile unsigned long spins = 0;
+	double end;
+
+	parent_end_wait(fd);
+	end = now_s() + seconds;
+	while (now_s() < end)
+		spins++;
+	busy_work();
+	exit(4);
 }
 
 static void daemon_child(int fd, const char *pid_file)
@@ -100,8 +132,8 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	if (strcmp(kind, "late") && strcmp(kind, "stopped") &&
-	    (strcmp(kind, "daemon") || argc < 3)) {
-		fprintf(stderr, "usage: ending_children late|daemon PID_FILE|stopped\n");
+	    ((strcmp(kind, "daemon") && strcmp(kind, "busy")) || argc < 3)) {
+		fprintf(stderr, "usage: ending_children late|daemon PID_FILE|busy SECONDS|stopped\n");
 		return 2;
 	}
 	if (pipe(fds) != 0)
@@ -116,6 +148,8 @@ int main(int argc, char **argv)
 			late_child(fds[0]);
 		if (strcmp(kind, "daemon") == 0)
 			daemon_child(fds[0], argv[2]);
+		if (strcmp(kind, "busy") == 0)
+			busy_child(fds[0], atof(argv[2]));
 		stopped_work();
 		raise(SIGSTOP);
 		_exit(0);
