@@ -106,17 +106,17 @@ run_cmd 60 fg-s1 "$MPROF" report -f flamegraph -o "$WORK/s1.fg.html" "$WORK/s1.t
 run_cmd 60 fg-s1a "$MPROF" report -f flamegraph --metric allocated -o "$WORK/s1a.fg.html" "$WORK/s1.trace"
 expect_eq "report flame graph, sampled: peak bytes (rough), allocated bytes plain" \
 	'<title>peak bytes (rough):
-"schema_version":3
+"schema_version":4
 "metric":{"name":"peak","label":"peak bytes","bytes":true,"qualifier":"rough"}
 <title>allocated bytes:
-"schema_version":3
+"schema_version":4
 "metric":{"name":"allocated","label":"allocated bytes","bytes":true,"qualifier":null}' \
 	"$(page_metric "$WORK/s1.fg.html"; page_metric "$WORK/s1a.fg.html")"
 run_cmd 60 fg-d "$MPROF" diff -f flamegraph --metric peak-blocks -o "$WORK/d.fg.html" --force \
 	"$WORK/e1.trace" "$WORK/s2.trace"
 expect_eq "diff flame graph, B sampled: peak blocks (rough)" \
 	'<title>peak blocks (rough) change:
-"schema_version":3
+"schema_version":4
 "metric":{"name":"peak-blocks","label":"peak blocks","bytes":false,"qualifier":"rough"}' \
 	"$(page_metric "$WORK/d.fg.html")"
 run_cmd 60 fg-dh "$MPROF" diff -f html -o "$WORK/d.page.html" "$WORK/s1.trace" "$WORK/s2.trace"
@@ -130,7 +130,7 @@ run_cmd 60 de "$MPROF" diff -n 1 "$WORK/e1.trace" "$WORK/e2.trace"
 expect_eq "diff text, exact: nothing rough" "" "$(grep -i rough "$RUN_OUT")"
 
 run_cmd 60 dj "$MPROF" diff -f json -o "$WORK/d.json" "$WORK/s1.trace" "$WORK/s2.trace"
-expect_eq "diff json: schema version (5: counts, not_sampled)" 5 "$(jd "$WORK/d.json" 'd["schema_version"]')"
+expect_eq "diff json: schema version (6: counts, not_sampled, lines_differ)" 6 "$(jd "$WORK/d.json" 'd["schema_version"]')"
 expect_eq "diff json: rough keys" "['peak_bytes', 'peak_blocks']" "$(jd "$WORK/d.json" 'd["rough"]')"
 expect_eq "diff json: A's kind" "estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates" \
 	"$(jd "$WORK/d.json" 'd["a_kind"]')"
@@ -299,7 +299,7 @@ $(folded_notes diff "--metric temporary $WORK/p.trace $WORK/p.trace")"
 run_cmd 60 fg-p "$MPROF" report -f flamegraph --metric temporary -o "$WORK/p.fg.html" "$WORK/p.trace"
 expect_eq "report flame graph, recorded in part: temporary (at most)" \
 	'<title>temporary (at most):
-"schema_version":3
+"schema_version":4
 "metric":{"name":"temporary","label":"temporary","bytes":false,"qualifier":"at most"}' \
 	"$(page_metric "$WORK/p.fg.html")"
 
