@@ -2948,12 +2948,12 @@ static void procs_pending_settle(struct collector *c)
  * runs, has not written its exit note and is not stopped (a stopped one
  * does not end by itself).  A file still starting counts while its process
  * runs if it appeared during the wait (one that appeared before has had
- * procs_pending_settle's wait). */
+ * procs_pending_settle's wait).  *state: p's process state when it is
+ * waited for (pid_info_state; 0 when unknown). */
 static bool proc_ending_awaited(const struct collector *c, const struct proc *p,
-				uint64_t start_ns)
+				uint64_t start_ns, char *state)
 {
 	unsigned pid = p->phase == PROC_PENDING ? proc_file_name_pid(p->name) : p->pid;
-	char state;
 
 	if (p->is_root || p->phase == PROC_DONE || proc_is_program_pid(c, p))
 		return false;
@@ -2965,34 +2965,29 @@ static bool proc_ending_awaited(const struct collector *c, const struct proc *p,
 		return false;
 	if (p->phase == PROC_PENDING && !pid_info_running(pid))
 		return false;
-	state = pid ? pid_info_state(pid) : 0;
-	return state != 'T' && state != 't';
+	*state = pid ? pid_info_state(pid) : 0;
+	return *state != 'T' && *state != 't';
 }
 
-static bool procs_ending_awaited(const struct collector *c, uint64_t start_ns)
+/* Whether the wait begun at start_ns waits for a process of the run; when
+ * busy is given, also whether one it waits for is runnable or in a disk
+ * wait (state R or D: busy, not a daemon asleep), into *busy. */
+static bool procs_ending_awaited(const struct collector *c, uint64_t start_ns, bool *busy)
 {
-	for (size_t i = 0; i < c->live.n; i++)
-		if (proc_ending_awaited(c, c->live.v[i], start_ns))
-			return true;
-	return false;
-}
+	bool awaited = false;
+	char state;
 
-/* Whether a process the wait begun at start_ns waits for is runnable or in
- * a disk wait (state R or D): busy, not a daemon asleep. */
-static bool procs_ending_busy(const struct collector *c, uint64_t start_ns)
-{
 	for (size_t i = 0; i < c->live.n; i++) {
-		const struct proc *p = c->live.v[i];
-		unsigned pid = p->phase == PROC_PENDING ? proc_file_name_pid(p->name) : p->pid;
-		char state;
-
-		if (!pid || !proc_ending_awaited(c, p, start_ns))
+		if (!proc_ending_awaited(c, c->live.v[i], start_ns, &state))
 			continue;
-		state = pid_info_state(pid);
-		if (state == 'R' || state == 'D')
+		awaited = true;
+		if (!busy || state == 'R' || state == 'D') {
+			if (busy)
+				*busy = true;
 			return true;
+		}
 	}
-	return false;
+	return awaited;
 }
 
 /* Whether procs_late_settle found pid (and gave it its wait). */
@@ -3075,12 +3070,16 @@ static unsigned procs_ending_settle(struct collector *c)
 
 	bool extended = false;
 
-	while ((procs_ending_awaited(c, start) || late_starters_coming(c)) &&
-	       (now - start < limit_ns || (now - start < busy_ns && procs_ending_busy(c, start)))) {
+	for (;;) {
 		struct timespec pause = { 0, 2 * IDLE_SLEEP_NS };
+		bool past = now - start >= limit_ns, busy = false;
 
-		extended = now - start >= limit_ns;
-
+		/* past the first bound, only a busy process is waited for */
+		if (!procs_ending_awaited(c, start, past ? &busy : NULL) && !late_starters_coming(c))
+			break;
+		if (past && !(busy && now - start < busy_ns))
+			break;
+		extended = past;
 		nanosleep(&pause, NULL);
 		now = now_ns();
 		dir_scan(c);
