@@ -956,7 +956,7 @@ static void slot_fill(struct stream *s, struct slot_stream *ss)
 
 		if (ss->active) {
 			/* the usual records: a plain allocation or free */
-			rc = chunk_cursor_next(&ss->cur, &ev);
+			rc = chunk_cursor_next_hot(&ss->cur, &ev);
 			if (rc == RECORD_OK && ev.seq <= STREAM_MAX_SEQ &&
 			    (ev.type == TRACE_EV_FREE ||
 			     (ev.type == TRACE_EV_ALLOC && !alloc_record_impossible(&ev)))) {

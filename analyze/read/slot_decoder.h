@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "trace/record.h"
+#include "trace/record_decode.h"
 
 struct slot_state {
 	bool valid;             /* state matches the next expected chunk */
@@ -83,11 +84,30 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
  * one, or addr~ fields that do not come to P): as with a damaged plain
  * payload, the events decoded before are kept.
  */
+static inline int chunk_cursor_after(struct chunk_cursor *cur, struct trace_event *ev, int rc);
+
 static inline int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event *ev)
 {
 	int rc = cur->split ? record_decode_split(&cur->p, cur->end, &cur->cols, &cur->state->st, ev)
 			    : record_decode(&cur->p, cur->end, &cur->state->st, ev);
 
+	return chunk_cursor_after(cur, ev, rc);
+}
+
+/* chunk_cursor_next with the split payloads' decoder inlined, for the
+ * report's loop over the usual records (event_stream.c's slot_fill). */
+static inline __attribute__((always_inline)) int chunk_cursor_next_hot(struct chunk_cursor *cur,
+									 struct trace_event *ev)
+{
+	int rc = cur->split ? decode_record(&cur->p, cur->end, &cur->cols, &cur->state->st, ev)
+			    : record_decode(&cur->p, cur->end, &cur->state->st, ev);
+
+	return chunk_cursor_after(cur, ev, rc);
+}
+
+/* chunk_cursor_next's part after the decoder, which returned rc. */
+static inline int chunk_cursor_after(struct chunk_cursor *cur, struct trace_event *ev, int rc)
+{
 	if (rc == RECORD_OK) {
 		if (ev->type == TRACE_EV_THREAD)
 			cur->state->tid = ev->tid;
