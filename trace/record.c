@@ -1,6 +1,7 @@
 /*
- * trace/record.c - decoder of EVENTS records (the encoders are inline in
- * record.h).  Owns no memory; never allocates.
+ * trace/record.c - the decoder of EVENTS records as functions (its steps
+ * are inline in record_decode.h, the encoders in record.h).  Owns no
+ * memory; never allocates.
  */
 #include <string.h>
 
@@ -28,11 +29,11 @@ int record_get_bytes(const uint8_t **pp, const uint8_t *end, const uint8_t **dat
 int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *st,
 		  struct trace_event *ev)
 {
-	return decode_record(pp, end, NULL, st, ev);
+	return record_decode_inline(pp, end, NULL, st, ev);
 }
 
 int record_decode_split(const uint8_t **pp, const uint8_t *end, struct record_columns *cols,
 			struct record_state *st, struct trace_event *ev)
 {
-	return decode_record(pp, end, cols, st, ev);
+	return record_decode_inline(pp, end, cols, st, ev);
 }

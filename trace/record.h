@@ -6,7 +6,7 @@
  * caller's delta state (struct record_state) and a buffer with at least
  * RECORD_MAX_BYTES of room, and returns the end of what it wrote.
  *
- * The decoder (record.c) turns a byte range back into struct trace_event
+ * The decoder (record.c, record_decode.h) turns a byte range back into struct trace_event
  * values; it owns no memory: string fields point into the input.
  */
 #ifndef MPROF_TRACE_RECORD_H

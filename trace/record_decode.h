@@ -2,7 +2,7 @@
  * trace/record_decode.h - the EVENTS record decoder's steps, forced inline
  * (RECORD_HOT): record.c makes record_decode and record_decode_split of
  * them, and the report's hot loop (analyze/read/slot_decoder.h) inlines
- * decode_record itself.  Owns no memory; never allocates.
+ * record_decode_inline itself.  Owns no memory; never allocates.
  */
 #ifndef MPROF_TRACE_RECORD_DECODE_H
 #define MPROF_TRACE_RECORD_DECODE_H
@@ -16,7 +16,7 @@
 /* A seq+ field: from the records, or from the seq column of a split
  * payload (cols not NULL).  Inlined with cols constant, the plain decoder
  * pays nothing for the split one. */
-RECORD_HOT int get_seq(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
+RECORD_HOT int record_field_seq(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
 		       uint64_t *dseq)
 {
 	if (cols)
@@ -26,7 +26,7 @@ RECORD_HOT int get_seq(const uint8_t **p, const uint8_t *end, struct record_colu
 
 /* An addr~ field: from the records, or from the addr column (in units of
  * its address granule). */
-RECORD_HOT int get_addr(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
+RECORD_HOT int record_field_addr(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
 			int64_t *delta)
 {
 	if (cols) {
@@ -43,33 +43,34 @@ RECORD_HOT int get_addr(const uint8_t **p, const uint8_t *end, struct record_col
 
 /* Raw fields of a block reference, read before any state changes so that a
  * record cut short leaves the state as it was. */
-struct raw_ref {
+struct record_raw_ref {
 	uint64_t code;     /* fref or aref */
 	int64_t delta;     /* addr~ when explicit */
 };
 
-RECORD_HOT int get_free_ref(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
-			    struct raw_ref *r)
+RECORD_HOT int record_field_free_ref(const uint8_t **p, const uint8_t *end,
+				     struct record_columns *cols, struct record_raw_ref *r)
 {
 	r->delta = 0;
 	if (varint_get_u64(p, end, &r->code) < 0)
 		return -1;
 	if (r->code > RECORD_FREF_MAX)
 		return -2;
-	if (record_fref_explicit(r->code) && get_addr(p, end, cols, &r->delta) < 0)
+	if (record_fref_explicit(r->code) && record_field_addr(p, end, cols, &r->delta) < 0)
 		return -1;
 	return 0;
 }
 
-RECORD_HOT int get_new_block(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
-			     struct raw_ref *r, uint64_t *size_bytes, int64_t *stack_delta)
+RECORD_HOT int record_field_new_block(const uint8_t **p, const uint8_t *end,
+				      struct record_columns *cols, struct record_raw_ref *r,
+				      uint64_t *size_bytes, int64_t *stack_delta)
 {
 	r->delta = 0;
 	if (varint_get_u64(p, end, &r->code) < 0)
 		return -1;
 	if (r->code > RECORD_AREF_MAX)
 		return -2;
-	if (r->code == RECORD_AREF_EXPLICIT && get_addr(p, end, cols, &r->delta) < 0)
+	if (r->code == RECORD_AREF_EXPLICIT && record_field_addr(p, end, cols, &r->delta) < 0)
 		return -1;
 	if (varint_get_u64(p, end, size_bytes) < 0 || varint_get_s64(p, end, stack_delta) < 0)
 		return -1;
@@ -79,8 +80,8 @@ RECORD_HOT int get_new_block(const uint8_t **p, const uint8_t *end, struct recor
 /* Applies a free reference; -1 when it names an MRU entry that is not there
  * (a corrupt record).  *recent tells whether it named an MRU entry, *tag
  * that entry's tag then. */
-RECORD_HOT int apply_free_ref(struct record_state *st, const struct raw_ref *r, uint64_t *addr,
-			      bool *recent, uint64_t *tag)
+RECORD_HOT int record_apply_free_ref(struct record_state *st, const struct record_raw_ref *r,
+				     uint64_t *addr, bool *recent, uint64_t *tag)
 {
 	uint32_t i;
 
@@ -104,7 +105,7 @@ RECORD_HOT int apply_free_ref(struct record_state *st, const struct raw_ref *r, 
 /* Takes the freed block k places below the newest of size class c (k = 0:
  * the newest) out of its list into *addr; -1 when the list has no such
  * block (a corrupt record). */
-RECORD_HOT int lifo_ref(struct record_state *st, int c, uint64_t k, uint64_t *addr)
+RECORD_HOT int record_lifo_ref(struct record_state *st, int c, uint64_t k, uint64_t *addr)
 {
 	if (c < 0 || st->lifo_count[c] <= k)
 		return -1;
@@ -112,7 +113,7 @@ RECORD_HOT int lifo_ref(struct record_state *st, int c, uint64_t k, uint64_t *ad
 	return 0;
 }
 
-RECORD_HOT int apply_new_block(struct record_state *st, const struct raw_ref *r,
+RECORD_HOT int record_apply_new_block(struct record_state *st, const struct record_raw_ref *r,
 			       uint64_t size_bytes, int64_t stack_delta, uint64_t *addr,
 			       uint64_t *stack_id)
 {
@@ -120,7 +121,7 @@ RECORD_HOT int apply_new_block(struct record_state *st, const struct raw_ref *r,
 
 	switch (r->code) {
 	case RECORD_AREF_LIFO:
-		if (lifo_ref(st, c, 0, addr) < 0)
+		if (record_lifo_ref(st, c, 0, addr) < 0)
 			return -1;
 		break;
 	case RECORD_AREF_CARVE:
@@ -134,7 +135,7 @@ RECORD_HOT int apply_new_block(struct record_state *st, const struct raw_ref *r,
 		*addr = st->fresh;
 		break;
 	default: /* RECORD_AREF_DEEP + k - 1 */
-		if (lifo_ref(st, c, r->code - RECORD_AREF_DEEP + 1, addr) < 0)
+		if (record_lifo_ref(st, c, r->code - RECORD_AREF_DEEP + 1, addr) < 0)
 			return -1;
 	}
 	st->stack += (uint64_t)stack_delta;
@@ -144,7 +145,8 @@ RECORD_HOT int apply_new_block(struct record_state *st, const struct raw_ref *r,
 }
 
 /* Reads the weight of a weighted kind (else 1). */
-RECORD_HOT int get_weight(const uint8_t **p, const uint8_t *end, unsigned kind, uint64_t *weight)
+RECORD_HOT int record_field_weight(const uint8_t **p, const uint8_t *end, unsigned kind,
+				   uint64_t *weight)
 {
 	unsigned base = kind & 0xf0;
 
@@ -154,86 +156,92 @@ RECORD_HOT int get_weight(const uint8_t **p, const uint8_t *end, unsigned kind, 
 	return 0;
 }
 
-RECORD_HOT int decode_alloc(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
-			    struct record_state *st, struct trace_event *ev)
+RECORD_HOT int record_decode_alloc(const uint8_t **p, const uint8_t *end,
+				   struct record_columns *cols, struct record_state *st,
+				   struct trace_event *ev)
 {
 	uint64_t dseq;
-	struct raw_ref r;
+	struct record_raw_ref r;
 	int64_t dstack;
 	int rc;
 
 	if (ev->fn > TRACE_FN_POOL)
 		return RECORD_UNKNOWN;
 	ev->type = TRACE_EV_ALLOC;
-	if (get_seq(p, end, cols, &dseq) < 0)
+	if (record_field_seq(p, end, cols, &dseq) < 0)
 		return RECORD_TRUNCATED;
-	rc = get_new_block(p, end, cols, &r, &ev->size_bytes, &dstack);
-	if (rc == 0 && get_weight(p, end, ev->kind, &ev->weight) < 0)
+	rc = record_field_new_block(p, end, cols, &r, &ev->size_bytes, &dstack);
+	if (rc == 0 && record_field_weight(p, end, ev->kind, &ev->weight) < 0)
 		rc = -1;
 	if (rc < 0)
 		return rc == -1 ? RECORD_TRUNCATED : RECORD_CORRUPT;
 	st->seq += dseq;
 	ev->seq = st->seq;
-	return apply_new_block(st, &r, ev->size_bytes, dstack, &ev->addr, &ev->stack_id) < 0
+	return record_apply_new_block(st, &r, ev->size_bytes, dstack, &ev->addr, &ev->stack_id) < 0
 		       ? RECORD_CORRUPT : RECORD_OK;
 }
 
-RECORD_HOT int decode_free(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
-			   struct record_state *st, struct trace_event *ev)
+RECORD_HOT int record_decode_free(const uint8_t **p, const uint8_t *end,
+				  struct record_columns *cols, struct record_state *st,
+				  struct trace_event *ev)
 {
 	uint64_t dseq;
-	struct raw_ref r;
+	struct record_raw_ref r;
 	int rc;
 
 	if (ev->fn > TRACE_FREE_REALLOC_RELEASE)
 		return RECORD_UNKNOWN;
 	ev->type = TRACE_EV_FREE;
-	if (get_seq(p, end, cols, &dseq) < 0)
+	if (record_field_seq(p, end, cols, &dseq) < 0)
 		return RECORD_TRUNCATED;
-	rc = get_free_ref(p, end, cols, &r);
+	rc = record_field_free_ref(p, end, cols, &r);
 	if (rc < 0)
 		return rc == -1 ? RECORD_TRUNCATED : RECORD_CORRUPT;
 	st->seq += dseq;
 	ev->seq = st->seq;
-	return apply_free_ref(st, &r, &ev->addr, &ev->freed_recent, &ev->freed_tag) < 0
+	return record_apply_free_ref(st, &r, &ev->addr, &ev->freed_recent, &ev->freed_tag) < 0
 		       ? RECORD_CORRUPT
 		       : RECORD_OK;
 }
 
-static __attribute__((noinline, unused)) int decode_realloc(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
-			  struct record_state *st, struct trace_event *ev)
+static __attribute__((noinline, unused)) int
+record_decode_realloc(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
+		      struct record_state *st, struct trace_event *ev)
 {
 	uint64_t dseq1, dseq2 = 0;
-	struct raw_ref fr, ar;
+	struct record_raw_ref fr, ar;
 	int64_t dstack;
 	int rc;
 
 	if (ev->fn > TRACE_FN_POOL)
 		return RECORD_UNKNOWN;
 	ev->type = TRACE_EV_REALLOC;
-	if (get_seq(p, end, cols, &dseq1) < 0)
+	if (record_field_seq(p, end, cols, &dseq1) < 0)
 		return RECORD_TRUNCATED;
-	rc = get_free_ref(p, end, cols, &fr);
-	if (rc == 0 && get_seq(p, end, cols, &dseq2) < 0)
+	rc = record_field_free_ref(p, end, cols, &fr);
+	if (rc == 0 && record_field_seq(p, end, cols, &dseq2) < 0)
 		rc = -1;
 	if (rc == 0)
-		rc = get_new_block(p, end, cols, &ar, &ev->size_bytes, &dstack);
-	if (rc == 0 && get_weight(p, end, ev->kind, &ev->weight) < 0)
+		rc = record_field_new_block(p, end, cols, &ar, &ev->size_bytes, &dstack);
+	if (rc == 0 && record_field_weight(p, end, ev->kind, &ev->weight) < 0)
 		rc = -1;
 	if (rc < 0)
 		return rc == -1 ? RECORD_TRUNCATED : RECORD_CORRUPT;
 	st->seq += dseq1;
 	ev->seq = st->seq;
-	if (apply_free_ref(st, &fr, &ev->addr, &ev->freed_recent, &ev->freed_tag) < 0)
+	if (record_apply_free_ref(st, &fr, &ev->addr, &ev->freed_recent, &ev->freed_tag) < 0)
 		return RECORD_CORRUPT;
 	st->seq += dseq2;
 	ev->seq2 = st->seq;
-	return apply_new_block(st, &ar, ev->size_bytes, dstack, &ev->addr2, &ev->stack_id) < 0
-		       ? RECORD_CORRUPT : RECORD_OK;
+	return record_apply_new_block(st, &ar, ev->size_bytes, dstack, &ev->addr2,
+				      &ev->stack_id) < 0
+		       ? RECORD_CORRUPT
+		       : RECORD_OK;
 }
 
-RECORD_HOT int decode_body(const uint8_t **p, const uint8_t *end, struct record_columns *cols,
-			   struct record_state *st, struct trace_event *ev)
+RECORD_HOT int record_decode_body(const uint8_t **p, const uint8_t *end,
+				  struct record_columns *cols, struct record_state *st,
+				  struct trace_event *ev)
 {
 	unsigned kind = ev->kind;
 	int64_t d;
@@ -252,19 +260,19 @@ RECORD_HOT int decode_body(const uint8_t **p, const uint8_t *end, struct record_
 	switch (kind & 0xf0) {
 	case TRACE_REC_ALLOC:
 	case TRACE_REC_ALLOC_WEIGHTED:
-		return decode_alloc(p, end, cols, st, ev);
+		return record_decode_alloc(p, end, cols, st, ev);
 	case TRACE_REC_FREE:
-		return decode_free(p, end, cols, st, ev);
+		return record_decode_free(p, end, cols, st, ev);
 	case TRACE_REC_REALLOC:
 	case TRACE_REC_REALLOC_WEIGHTED:
-		return decode_realloc(p, end, cols, st, ev);
+		return record_decode_realloc(p, end, cols, st, ev);
 	}
 	switch (kind) {
 	case TRACE_REC_SEQ_SKIP: {
 		uint64_t dseq;
 
 		ev->type = TRACE_EV_SEQ_SKIP;
-		if (get_seq(p, end, cols, &dseq) < 0)
+		if (record_field_seq(p, end, cols, &dseq) < 0)
 			return RECORD_TRUNCATED;
 		st->seq += dseq;
 		ev->seq = st->seq;
@@ -307,9 +315,12 @@ RECORD_HOT int decode_body(const uint8_t **p, const uint8_t *end, struct record_
 	return RECORD_UNKNOWN;
 }
 
-/* record_decode and record_decode_split: cols NULL for a plain payload. */
-RECORD_HOT int decode_record(const uint8_t **pp, const uint8_t *end, struct record_columns *cols,
-			     struct record_state *st, struct trace_event *ev)
+/* Decodes one record as record_decode (cols NULL: a plain payload) or
+ * record_decode_split (cols: a split payload's columns) does, with the
+ * same returns; inline, for a caller's loop over many records. */
+RECORD_HOT int record_decode_inline(const uint8_t **pp, const uint8_t *end,
+				    struct record_columns *cols, struct record_state *st,
+				    struct trace_event *ev)
 {
 	const uint8_t *p = *pp;
 	int rc;
@@ -326,7 +337,7 @@ RECORD_HOT int decode_record(const uint8_t **pp, const uint8_t *end, struct reco
 	ev->fn = *p & 0x0f;
 	*pp = p;
 	p++;
-	rc = decode_body(&p, end, cols, st, ev);
+	rc = record_decode_body(&p, end, cols, st, ev);
 	if (rc != RECORD_OK)
 		return rc;
 	*pp = p;

@@ -99,8 +99,9 @@ static inline int chunk_cursor_next(struct chunk_cursor *cur, struct trace_event
 static inline __attribute__((always_inline)) int chunk_cursor_next_hot(struct chunk_cursor *cur,
 									 struct trace_event *ev)
 {
-	int rc = cur->split ? decode_record(&cur->p, cur->end, &cur->cols, &cur->state->st, ev)
-			    : record_decode(&cur->p, cur->end, &cur->state->st, ev);
+	int rc = cur->split
+			 ? record_decode_inline(&cur->p, cur->end, &cur->cols, &cur->state->st, ev)
+			 : record_decode(&cur->p, cur->end, &cur->state->st, ev);
 
 	return chunk_cursor_after(cur, ev, rc);
 }
