@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/elf_check.h"
+#include "trace/file_caps.h"
 
 #define PHDR_LIMIT 4096 /* more program headers than any real executable */
 
@@ -102,43 +103,37 @@ enum elf_link elf_check_link(const char *path)
 	return link;
 }
 
-/* Our permitted capability set, from /proc/self/status (all ones when
- * unreadable, so that nothing is flagged by guesswork). */
-static uint64_t caps_permitted_self(void)
+/* Our inheritable and bounding capability sets, from /proc/self/status
+ * (both empty when unreadable: then only a file's effective bit counts). */
+static void caps_self(uint64_t *inheritable, uint64_t *bounding)
 {
 	char line[256];
-	uint64_t caps = ~UINT64_C(0);
 	FILE *f = fopen("/proc/self/status", "re");
 
+	*inheritable = *bounding = 0;
 	if (!f)
-		return caps;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "CapPrm:", 7) == 0)
-			caps = strtoull(line + 7, NULL, 16);
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "CapInh:", 7) == 0)
+			*inheritable = strtoull(line + 7, NULL, 16);
+		else if (strncmp(line, "CapBnd:", 7) == 0)
+			*bounding = strtoull(line + 7, NULL, 16);
+	}
 	fclose(f);
-	return caps;
 }
 
-/*
- * Whether executing path gains capabilities we do not hold: the kernel then
- * runs it in secure-execution mode.  The xattr is struct vfs_cap_data:
- * le32 magic_etc, then (le32 permitted, le32 inheritable) for bits 0-31 and
- * 32-63.
- */
+/* Whether executing path runs in secure-execution mode on account of its
+ * file capabilities (trace/file_caps.h). */
 static bool file_caps_raise(const char *path)
 {
 	uint8_t raw[24];
 	ssize_t n = getxattr(path, "security.capability", raw, sizeof(raw));
-	uint64_t permitted;
+	uint64_t inheritable, bounding;
 
 	if (n < 12)
 		return false;
-	permitted = (uint64_t)raw[4] | (uint64_t)raw[5] << 8 | (uint64_t)raw[6] << 16 |
-		    (uint64_t)raw[7] << 24;
-	if (n >= 20)
-		permitted |= ((uint64_t)raw[12] | (uint64_t)raw[13] << 8 | (uint64_t)raw[14] << 16 |
-			      (uint64_t)raw[15] << 24) << 32;
-	return (permitted & ~caps_permitted_self()) != 0;
+	caps_self(&inheritable, &bounding);
+	return file_caps_secure_exec(raw, (long)n, getuid() == 0, inheritable, bounding);
 }
 
 const char *elf_check_secure_exec(const char *path)

@@ -8,9 +8,9 @@
  *
  * Looks at the file only: stat, statvfs (a nosuid mount), and the ELF
  * header and program headers through a descriptor opened and closed within
- * the call.  Never allocates: it runs in vfork children, whose memory is
- * their parent's.  File capabilities are not looked at (the launcher's
- * check of the program it starts itself does).
+ * the call, and its file capabilities (trace/file_caps.h) with our own
+ * capability sets, by system calls.  Never allocates: it runs in vfork
+ * children, whose memory is their parent's.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -19,9 +19,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <linux/capability.h>
+#include <linux/prctl.h>
 
 #include "preload/exec_reach.h"
 #include "preload/sys.h"
+#include "trace/file_caps.h"
 
 #define PHDR_LIMIT 4096 /* more program headers than any real executable */
 
@@ -53,18 +56,53 @@ static int elf_static(int fd)
 	return 1;
 }
 
-/* Whether executing path changes the effective user or group ID. */
+/* Our bounding capability set: one prctl per capability the kernel knows
+ * (about 41; it refuses the first one past its last). */
+static uint64_t caps_bounding(void)
+{
+	uint64_t set = 0;
+
+	for (unsigned cap = 0; cap < 64; cap++) {
+		long held = syscall(SYS_prctl, PR_CAPBSET_READ, (unsigned long)cap, 0UL, 0UL, 0UL);
+
+		if (held < 0)
+			break;
+		if (held)
+			set |= UINT64_C(1) << cap;
+	}
+	return set;
+}
+
+/* Whether the file capabilities of path put it in secure-execution mode. */
+static int file_caps_secure(const char *path)
+{
+	uint8_t raw[24];
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+	long n = syscall(SYS_getxattr, path, "security.capability", raw, sizeof(raw));
+	uint64_t inheritable;
+
+	if (n < 12)
+		return 0;
+	if (syscall(SYS_capget, &head, data) != 0)
+		memset(data, 0, sizeof(data));
+	inheritable = (uint64_t)data[0].inheritable | (uint64_t)data[1].inheritable << 32;
+	return file_caps_secure_exec(raw, n, getuid() == 0, inheritable, caps_bounding());
+}
+
+/* Whether executing path changes the effective user or group ID, or gains
+ * capabilities from the file: secure-execution mode either way. */
 static int file_secure_exec(const char *path, const struct stat *st)
 {
 	struct statvfs vfs;
+	int raises = (st->st_mode & S_ISUID) && st->st_uid != geteuid();
 
-	if (!(st->st_mode & (S_ISUID | S_ISGID)))
+	raises = raises || ((st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) &&
+			    st->st_gid != getegid());
+	if (!raises && !file_caps_secure(path))
 		return 0;
-	if (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
-		return 0; /* the kernel ignores the bits there */
-	if ((st->st_mode & S_ISUID) && st->st_uid != geteuid())
-		return 1;
-	return (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getegid();
+	/* on a nosuid mount the kernel ignores the bits and capabilities */
+	return !(statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID));
 }
 
 static int file_unreachable(const char *path)

@@ -9,7 +9,8 @@
  * 1 when the dynamic loader will not load the recorder into the program
  * file names (as an exec call names it; searched in $PATH, as execvp does,
  * when search is set and file has no '/'): it is statically linked, or runs
- * set-user-ID or set-group-ID; 0 otherwise, and when the file cannot be
+ * set-user-ID, set-group-ID or with file capabilities that put it in
+ * secure-execution mode (trace/file_caps.h); 0 otherwise, and when the file cannot be
  * found or read (the exec will fail or tell).  Never allocates; opens and
  * closes one descriptor (O_CLOEXEC) within the call.
  */

@@ -16,6 +16,13 @@
 #     child are not counted.
 #  3. As root: a copy of /bin/true set-user-ID to nobody, spawned: named
 #     as "it runs set-user-ID".
+#  4. File capabilities (ping's cap_net_raw=ep, on a copy of /bin/true)
+#     put a program in secure-execution mode too: run by uid 65534, the 4
+#     spawns and vfork children of it are named, "it runs with file
+#     capabilities" (before, nothing was said: `sh -c 'ping -c1 ::1'` as a
+#     user, dash's vfork, left no word); run by root, whose exec gains
+#     nothing, all 4 are recorded and nothing is said (needs setcap and
+#     setpriv; libcap2-bin, util-linux).
 # Program: tests/progs/spawn_unreachable.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -56,5 +63,36 @@ if [ -n "$suid" ]; then
 		"$(cat "$RUN_ERR")"
 else
 	echo "not root, or no set-user-ID file possible here: the set-user-ID case is not run"
+fi
+
+# 4. file capabilities
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+caps=
+if [ "$(id -u)" = 0 ] && command -v setcap >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1 &&
+	mkdir -p "$WORK/capbin" "$WORK/capout" && cp /bin/true "$WORK/capbin/caps_true" &&
+	setcap cap_net_raw=ep "$WORK/capbin/caps_true" 2>/dev/null &&
+	chmod 755 "$WORK" "$WORK/capbin" && chown 65534:65534 "$WORK/capout" &&
+	"${NOBODY[@]}" test -x "$MPROF" -a -w "$WORK/capout" &&
+	"${NOBODY[@]}" "$WORK/capbin/caps_true"; then
+	caps="$WORK/capbin/caps_true"
+fi
+if [ -n "$caps" ]; then
+	export PATH="$WORK/capbin:$PATH"
+	run_cmd 60 caps "${NOBODY[@]}" "$MPROF" run -o "$WORK/capout/c" -- "$WORK/spawn_unreachable" \
+		"$caps" caps_true
+	expect_eq "file capabilities: exit status" 0 "$RUN_STATUS"
+	expect_eq "file capabilities: the children's statuses as without mprof" "0 0 0 0 0 127" \
+		"$(cat "$RUN_OUT")"
+	expect_eq "file capabilities: the 4 named once, with the reason" 1 \
+		"$(grep -Ec "^mprof: warning: 4 programs started by process [0-9]+ \(.*/spawn_unreachable\) are not recorded: .*/caps_true \(and 3 more\); it runs with file capabilities: the loader ignores LD_PRELOAD$" "$RUN_ERR")"
+	expect_eq "file capabilities: traces: the program and /bin/true" 2 \
+		"$(ls "$WORK"/capout/c "$WORK"/capout/c.* 2>/dev/null | grep -vc '\.json')"
+	RUN_NAME=caps-root mprof_run 60 "$WORK/r" -- "$WORK/spawn_unreachable" "$caps" caps_true
+	expect_eq "file capabilities, run by root: exit status" 0 "$RUN_STATUS"
+	expect_eq "file capabilities, run by root: no warning" 0 "$(grep -c 'warning' "$RUN_ERR")"
+	expect_eq "file capabilities, run by root: traces: the program, 4 of it, /bin/true" 6 \
+		"$(ls "$WORK"/r "$WORK"/r.* 2>/dev/null | grep -vc '\.json')"
+else
+	echo "not root, or no setcap/setpriv here, or uid 65534 cannot run mprof: the file-capability case is not run"
 fi
 finish
