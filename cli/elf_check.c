@@ -84,23 +84,89 @@ static enum elf_link link_scan32(int fd)
 	return ELF_LINK_STATIC;
 }
 
+/* Our own class and machine: the recorder's, which only a loader of the
+ * same can load (machine 0: unknown here, not compared). */
+#if defined(__x86_64__)
+#define ELF_OWN_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define ELF_OWN_MACHINE EM_AARCH64
+#elif defined(__i386__)
+#define ELF_OWN_MACHINE EM_386
+#else
+#define ELF_OWN_MACHINE 0
+#endif
+#define ELF_OWN_CLASS (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)
+
+/* Reads the identification bytes and e_machine of fd's ELF header:
+ * 0, or -1 when it is no native-endian ELF file. */
+static int elf_ident_read(int fd, unsigned char *ident, uint16_t *machine)
+{
+	if (read_exact(fd, ident, EI_NIDENT, 0) < 0 || memcmp(ident, ELFMAG, SELFMAG) != 0 ||
+	    !elf_is_native(ident))
+		return -1;
+	/* e_type then e_machine follow e_ident in both classes */
+	return read_exact(fd, machine, sizeof(*machine), EI_NIDENT + 2);
+}
+
+static bool elf_foreign(const unsigned char *ident, uint16_t machine)
+{
+	return ident[EI_CLASS] != ELF_OWN_CLASS ||
+	       (ELF_OWN_MACHINE != 0 && machine != ELF_OWN_MACHINE);
+}
+
 enum elf_link elf_check_link(const char *path)
 {
 	unsigned char ident[EI_NIDENT];
+	uint16_t machine;
 	enum elf_link link = ELF_LINK_OTHER;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return ELF_LINK_OTHER;
-	if (read_exact(fd, ident, sizeof(ident), 0) == 0 && memcmp(ident, ELFMAG, SELFMAG) == 0 &&
-	    elf_is_native(ident)) {
+	if (elf_ident_read(fd, ident, &machine) == 0) {
 		if (ident[EI_CLASS] == ELFCLASS64)
 			link = link_scan64(fd);
 		else if (ident[EI_CLASS] == ELFCLASS32)
 			link = link_scan32(fd);
+		/* a static one has no loader to complain: it stays static */
+		if (link == ELF_LINK_DYNAMIC && elf_foreign(ident, machine))
+			link = ELF_LINK_FOREIGN;
 	}
 	close(fd);
 	return link;
+}
+
+const char *elf_check_foreign_kind(const char *path)
+{
+	unsigned char ident[EI_NIDENT];
+	uint16_t machine;
+	const char *kind = NULL;
+	int fd;
+
+	if (elf_check_link(path) != ELF_LINK_FOREIGN)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (elf_ident_read(fd, ident, &machine) == 0)
+		kind = ident[EI_CLASS] == ELF_OWN_CLASS ? "a program for another machine"
+		       : ident[EI_CLASS] == ELFCLASS32	 ? "a 32-bit program"
+							 : "a 64-bit program";
+	close(fd);
+	return kind;
+}
+
+bool elf_check_is_elf(const char *path)
+{
+	unsigned char magic[SELFMAG];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool elf;
+
+	if (fd < 0)
+		return false;
+	elf = read_exact(fd, magic, sizeof(magic), 0) == 0 && memcmp(magic, ELFMAG, SELFMAG) == 0;
+	close(fd);
+	return elf;
 }
 
 /* Our inheritable and bounding capability sets, from /proc/self/status

@@ -4,14 +4,27 @@
 #ifndef MPROF_CLI_ELF_CHECK_H
 #define MPROF_CLI_ELF_CHECK_H
 
+#include <stdbool.h>
+
 enum elf_link {
 	ELF_LINK_OTHER = 0,  /* not ELF (a #! script, ...) or unreadable: run normally */
 	ELF_LINK_DYNAMIC,    /* ELF with a PT_INTERP: the loader honours LD_PRELOAD */
 	ELF_LINK_STATIC,     /* ELF without PT_INTERP: no loader, no preload */
+	ELF_LINK_FOREIGN,    /* ELF of another class or machine than ours (a 32-bit
+				program): its loader cannot load our recorder */
 };
 
 /* Reads path's ELF header and program headers (plain reads, no libelf). */
 enum elf_link elf_check_link(const char *path);
+
+/* What a foreign ELF file (ELF_LINK_FOREIGN) is, for a message: "a 32-bit
+ * program", "a 64-bit program" or "a program for another machine"; NULL
+ * when path is not one. */
+const char *elf_check_foreign_kind(const char *path);
+
+/* Whether path begins with the ELF magic (a file execve refuses with
+ * ENOEXEC is then no shell script). */
+bool elf_check_is_elf(const char *path);
 
 /*
  * Returns why the loader will run path in secure-execution mode (and ignore

@@ -270,16 +270,25 @@ static _Noreturn void exec_error_die(const char *program, int err)
 	mprof_die(MPROF_EXIT_NOEXEC, "%s: cannot execute: %s", program, strerror(err));
 }
 
-/* Static or secure-execution program: say why, then run it without us.  A
+/* Static, foreign (32-bit) or secure-execution program: say why, then run
+ * it without us.  A
  * warning, shown with -q too: the trace asked for will not exist. */
 static void unreachable_check(const struct run_options *o, const char *path)
 {
 	const char *secure;
 	int err;
 
-	if (elf_check_link(path) == ELF_LINK_STATIC) {
+	enum elf_link link = elf_check_link(path);
+
+	if (link == ELF_LINK_STATIC) {
 		mprof_warn("%s is statically linked: LD_PRELOAD cannot reach it, so no "
 			   "allocations will be recorded (no trace written)", o->argv[0]);
+	} else if (link == ELF_LINK_FOREIGN) {
+		/* run without LD_PRELOAD: its loader would print an error of its
+		 * own (wrong ELF class) on the program's stderr */
+		mprof_warn("%s is %s: its loader cannot load mprof's recorder, so no "
+			   "allocations will be recorded (no trace written)", o->argv[0],
+			   elf_check_foreign_kind(path));
 	} else {
 		secure = elf_check_secure_exec(path);
 		if (!secure)

@@ -25,6 +25,7 @@
 
 #include "cli/die.h"
 #include "cli/pid_info.h"
+#include "cli/elf_check.h"
 #include "cli/spawn.h"
 #include "trace/session.h"
 #include "trace/timens.h"
@@ -162,14 +163,16 @@ static int child_env_set(const struct spawn_env *env)
 }
 
 /* Executes path; a file without a #! line or ELF header goes to /bin/sh, as
- * execvp does.  Returns the errno of the failure. */
+ * execvp does (an ELF file the kernel cannot run, a 32-bit program on a
+ * kernel without 32-bit support, fails as in a shell: execvp would hand it to
+ * /bin/sh, which reads it as a script).  Returns the errno of the failure. */
 static int exec_like_execvp(const char *path, char *const argv[])
 {
 	size_t argc = 0;
 	char **sh_argv;
 
 	execv(path, argv);
-	if (errno != ENOEXEC)
+	if (errno != ENOEXEC || elf_check_is_elf(path))
 		return errno;
 	while (argv[argc])
 		argc++;

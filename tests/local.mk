@@ -166,6 +166,7 @@ E2E_TESTS = \
 	tests/e2e/full-session-dir.sh \
 	tests/e2e/time-namespace.sh \
 	tests/e2e/unreachable-spawns.sh \
+	tests/e2e/foreign-class.sh \
 	tests/e2e/stack-limit.sh \
 	tests/e2e/unseen-limit.sh \
 	tests/e2e/vanished-programs.sh \
@@ -314,7 +315,7 @@ tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
 tests_unit_write_trace_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
 EXTRA_DIST += tests/progs/markers_pool.c
-EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c
+EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 
