@@ -24,6 +24,13 @@ tests_unit_test_pid_window_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLA
 tests_unit_test_pid_window_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_pid_window_LDADD = $(CUNIT_LIBS)
 TESTS += tests/unit/test_pid_window
+# ---- unit tests of the secure-execution rule for file capabilities (trace/) ----
+check_PROGRAMS += tests/unit/test_file_caps
+tests_unit_test_file_caps_SOURCES = tests/unit/test_file_caps.c trace/file_caps.h
+tests_unit_test_file_caps_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_file_caps_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_file_caps_LDADD = $(CUNIT_LIBS)
+TESTS += tests/unit/test_file_caps
 # ---- unit tests of the launcher's reading of process limits (cli/) ----
 check_PROGRAMS += tests/unit/test_process_limit
 tests_unit_test_process_limit_SOURCES = tests/unit/test_process_limit.c cli/process_limit.c
