@@ -2050,16 +2050,21 @@ static void execs_count_warn(const struct proc *p, uint32_t n, const char *field
 }
 
 /* Names the programs p spawned, or its vfork children executed, that the
- * loader would not load the recorder into (statically linked, set-user-ID),
+ * loader would not load the recorder into (statically linked, set-user-ID,
+ * file capabilities, started with mixed IDs),
  * and those started where mprof's session directory could not be seen,
  * whose recorder cannot create a process file: the header counts both, and
  * nothing else would name them. */
 static void execs_unreachable_warn(const struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
+	static const char mixed[] = "it was started by a process whose effective user or group "
+				    "ID was not its real one (as after seteuid()): it runs in "
+				    "secure-execution mode, in which the loader ignores LD_PRELOAD";
 
 	execs_count_warn(p, atomic_load(&h->execs_unreachable), h->exec_unreachable_path,
-			 sizeof(h->exec_unreachable_path), NULL);
+			 sizeof(h->exec_unreachable_path),
+			 h->exec_unreachable_mixed_ids ? mixed : NULL);
 	execs_count_warn(p, atomic_load(&h->execs_unseen), h->exec_unseen_path,
 			 sizeof(h->exec_unseen_path), EXEC_TARGET_UNSEEN_WHY);
 }

@@ -2,7 +2,8 @@
  * preload/exec_reach.c - whether the dynamic loader will load the recorder
  * into a program about to be executed.  A statically linked program has no
  * loader, and the loader ignores LD_PRELOAD in secure-execution mode (a
- * set-user-ID or set-group-ID file that changes the effective IDs); such a
+ * set-user-ID or set-group-ID file that changes the effective IDs, file
+ * capabilities, a caller whose effective IDs are not its real ones); such a
  * program started by a vfork child or posix_spawn leaves no process file,
  * and nothing else would name it (preload/exec_watch.c counts it).
  *
@@ -90,19 +91,40 @@ static int file_caps_secure(const char *path)
 	return file_caps_secure_exec(raw, n, getuid() == 0, inheritable, caps_bounding());
 }
 
-/* Whether executing path changes the effective user or group ID, or gains
- * capabilities from the file: secure-execution mode either way. */
-static int file_secure_exec(const char *path, const struct stat *st)
+/* Whether path is on a file system mounted nosuid, where the kernel
+ * ignores the set-ID bits and file capabilities. */
+static int mount_nosuid(const char *path)
 {
 	struct statvfs vfs;
-	int raises = (st->st_mode & S_ISUID) && st->st_uid != geteuid();
 
-	raises = raises || ((st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) &&
-			    st->st_gid != getegid());
-	if (!raises && !file_caps_secure(path))
-		return 0;
-	/* on a nosuid mount the kernel ignores the bits and capabilities */
-	return !(statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID));
+	return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID);
+}
+
+/*
+ * Whether executing path runs in secure-execution mode, by the kernel's
+ * rule: after the exec the effective user or group ID (the file's, for a
+ * set-ID bit) is not the real one, or the file's capabilities raise the
+ * new program's.
+ */
+static int file_secure_exec(const char *path, const struct stat *st)
+{
+	int setuid = (st->st_mode & S_ISUID) != 0;
+	int setgid = (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP);
+	uid_t euid = geteuid();
+	gid_t egid = getegid();
+
+	if ((setuid || setgid) && !mount_nosuid(path)) {
+		euid = setuid ? st->st_uid : euid;
+		egid = setgid ? st->st_gid : egid;
+	}
+	if (euid != getuid() || egid != getgid())
+		return 1;
+	return file_caps_secure(path) && !mount_nosuid(path);
+}
+
+int exec_reach_ids_mixed(void)
+{
+	return geteuid() != getuid() || getegid() != getgid();
 }
 
 static int file_unreachable(const char *path)

@@ -10,10 +10,16 @@
  * file names (as an exec call names it; searched in $PATH, as execvp does,
  * when search is set and file has no '/'): it is statically linked, or runs
  * set-user-ID, set-group-ID or with file capabilities that put it in
- * secure-execution mode (trace/file_caps.h); 0 otherwise, and when the file cannot be
+ * secure-execution mode (trace/file_caps.h), or the caller's IDs are mixed
+ * (exec_reach_ids_mixed); 0 otherwise, and when the file cannot be
  * found or read (the exec will fail or tell).  Never allocates; opens and
  * closes one descriptor (O_CLOEXEC) within the call.
  */
 int exec_reach_unreachable(const char *file, int search);
+
+/* 1 when the calling process's effective user or group ID is not its real
+ * one: the kernel then runs whatever it executes in secure-execution mode,
+ * as after seteuid() in a process of root's; 0 otherwise. */
+int exec_reach_ids_mixed(void);
 
 #endif

@@ -150,9 +150,11 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int s
 	if (env_keeps_recorder(envp)) {
 		if (search >= 0 && path && exec_reach_unreachable(path, search)) {
 			if (atomic_fetch_add_explicit(&h->execs_unreachable, 1,
-						      memory_order_relaxed) == 0)
+						      memory_order_relaxed) == 0) {
+				h->exec_unreachable_mixed_ids = exec_reach_ids_mixed();
 				path_put(h->exec_unreachable_path,
 					 sizeof(h->exec_unreachable_path), path);
+			}
 			return NOTED_UNREACHABLE;
 		}
 		if (!session_unseen())

@@ -322,7 +322,7 @@ tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
 tests_unit_write_trace_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
 EXTRA_DIST += tests/progs/markers_pool.c
-EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c
+EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c tests/progs/spawn_mixed_ids.c
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 

@@ -63,7 +63,7 @@ static inline bool session_toggle_signal_ok(int sig)
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
-#define SESSION_VERSION 19 /* changes with the layout and with the trace
+#define SESSION_VERSION 20 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
                             * 3: the shim writes every block reference
                             * explicitly, the launcher re-encodes them;
@@ -84,7 +84,8 @@ static inline bool session_toggle_signal_ok(int sig)
                             * file's wake); 18: execs_unreachable,
                             * exit_command 664 bytes (768); 19:
                             * execs_unseen, exec_self_unseen,
-                            * exit_command 552 bytes */
+                            * exit_command 552 bytes; 20:
+                            * exec_unreachable_mixed_ids */
 /* The largest sampling interval, bytes (--sample-rate, mprof_start): a
  * sample's weight 1/p is at most the interval plus one half, so every
  * weight stays below the sampler's cap of 2^32 - 1 (preload/sample.c). */
@@ -253,8 +254,8 @@ struct session_proc_header {
 	_Atomic uint32_t children_own_stack;
 	/* Programs this image spawned, or its vfork children executed, with
 	 * the recorder in their environment, that the loader will not load it
-	 * into: statically linked, set-user-ID or set-group-ID
-	 * (preload/exec_reach.h); the first one's path as the call named it,
+	 * into: statically linked, set-user-ID, set-group-ID, with file
+	 * capabilities, or started with mixed IDs (preload/exec_reach.h); the first one's path as the call named it,
 	 * cut to fit. */
 	_Atomic uint32_t execs_unreachable;
 	char exec_unreachable_path[104];
@@ -268,6 +269,11 @@ struct session_proc_header {
 	_Atomic uint32_t execs_unseen;
 	char exec_unseen_path[104];
 	uint32_t exec_self_unseen;
+	/* For the first of execs_unreachable (written before its path): 1 when
+	 * the effective user or group ID of the process that made the call was
+	 * not its real one, which puts every program it executes in
+	 * secure-execution mode (a process of root's that called seteuid()). */
+	uint32_t exec_unreachable_mixed_ids;
 };
 
 /* The longest a coarse clock stands still (a scheduler tick at HZ 100),

@@ -23,7 +23,11 @@
 #     user, dash's vfork, left no word); run by root, whose exec gains
 #     nothing, all 4 are recorded and nothing is said (needs setcap and
 #     setpriv; libcap2-bin, util-linux).
-# Program: tests/progs/spawn_unreachable.c.
+#  5. As root: a process whose effective IDs are 65534 and real ones 0
+#     (seteuid) spawns /bin/true and executes it from a vfork child: the
+#     kernel runs both in secure-execution mode, whatever the file; named
+#     with that reason (before, nothing was said).
+# Programs: tests/progs/spawn_unreachable.c, spawn_mixed_ids.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -94,5 +98,21 @@ if [ -n "$caps" ]; then
 		"$(ls "$WORK"/r "$WORK"/r.* 2>/dev/null | grep -vc '\.json')"
 else
 	echo "not root, or no setcap/setpriv here, or uid 65534 cannot run mprof: the file-capability case is not run"
+fi
+
+# 5. a caller with mixed IDs
+if [ "$(id -u)" = 0 ]; then
+	build_c "$WORK/spawn_mixed_ids" "$PROGS_DIR/spawn_mixed_ids.c"
+	run_cmd 60 mixed-native "$WORK/spawn_mixed_ids" /bin/true
+	RUN_NAME=mixed mprof_run 60 "$WORK/m" -- "$WORK/spawn_mixed_ids" /bin/true
+	expect_eq "mixed IDs: exit status" 0 "$RUN_STATUS"
+	expect_eq "mixed IDs: stdout as without mprof" "$(cat "$WORK/mixed-native.out")" \
+		"$(cat "$RUN_OUT")"
+	expect_eq "mixed IDs: the 2 named once, with the reason" 1 \
+		"$(grep -Ec "^mprof: warning: 2 programs started by process [0-9]+ \(.*/spawn_mixed_ids\) are not recorded: /bin/true \(and 1 more\); it was started by a process whose effective user or group ID was not its real one \(as after seteuid\(\)\): it runs in secure-execution mode, in which the loader ignores LD_PRELOAD$" "$RUN_ERR")"
+	expect_eq "mixed IDs: one trace, the program's" 1 \
+		"$(ls "$WORK"/m "$WORK"/m.* 2>/dev/null | grep -vc '\.json')"
+else
+	echo "not root: the mixed-IDs case is not run"
 fi
 finish
