@@ -206,17 +206,24 @@ const char *elf_check_secure_exec(const char *path)
 {
 	struct stat st;
 	struct statvfs vfs;
+	bool setuid, setgid, nosuid;
 
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
 	/* On a nosuid mount the kernel ignores both bits and capabilities. */
-	if (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
-		return NULL;
-	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+	nosuid = statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID);
+	setuid = !nosuid && (st.st_mode & S_ISUID);
+	setgid = !nosuid && (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP);
+	/* the kernel's rule: an effective ID after the exec that is not the
+	 * real one */
+	if (setuid && st.st_uid != getuid())
 		return "set-user-ID";
-	if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+	if (setgid && st.st_gid != getgid())
 		return "set-group-ID";
-	if (file_caps_raise(path))
+	if ((!setuid && geteuid() != getuid()) || (!setgid && getegid() != getgid()))
+		return "with an effective user or group ID that is not its real one (as mprof "
+		       "was started)";
+	if (!nosuid && file_caps_raise(path))
 		return "with file capabilities";
 	return NULL;
 }

@@ -28,8 +28,11 @@ bool elf_check_is_elf(const char *path);
 
 /*
  * Returns why the loader will run path in secure-execution mode (and ignore
- * LD_PRELOAD) when this process executes it: "set-user-ID", "set-group-ID",
- * "with file capabilities", or NULL when it will not.
+ * LD_PRELOAD) when this process executes it, by the kernel's rule (an
+ * effective ID after the exec that is not the real one, or capabilities
+ * the file raises): "set-user-ID", "set-group-ID", "with an effective user
+ * or group ID that is not its real one (...)" (this process's IDs are
+ * mixed), "with file capabilities", or NULL when it will not.
  */
 const char *elf_check_secure_exec(const char *path);
 

@@ -26,7 +26,11 @@
 #  5. As root: a process whose effective IDs are 65534 and real ones 0
 #     (seteuid) spawns /bin/true and executes it from a vfork child: the
 #     kernel runs both in secure-execution mode, whatever the file; named
-#     with that reason (before, nothing was said).
+#     with that reason (before, nothing was said).  And mprof itself
+#     started with mixed IDs (setpriv --euid=65534 --egid=65534): its
+#     program runs in that mode too; mprof says so before it starts (before,
+#     at the end: "LD_PRELOAD was dropped, or it became a static or
+#     set-user-ID program"), runs it unrecorded, leaves no trace.
 # Programs: tests/progs/spawn_unreachable.c, spawn_mixed_ids.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -112,6 +116,16 @@ if [ "$(id -u)" = 0 ]; then
 		"$(grep -Ec "^mprof: warning: 2 programs started by process [0-9]+ \(.*/spawn_mixed_ids\) are not recorded: /bin/true \(and 1 more\); it was started by a process whose effective user or group ID was not its real one \(as after seteuid\(\)\): it runs in secure-execution mode, in which the loader ignores LD_PRELOAD$" "$RUN_ERR")"
 	expect_eq "mixed IDs: one trace, the program's" 1 \
 		"$(ls "$WORK"/m "$WORK"/m.* 2>/dev/null | grep -vc '\.json')"
+	if command -v setpriv >/dev/null 2>&1 && mkdir -p "$WORK/mixout" &&
+		chown 65534:65534 "$WORK/mixout"; then
+		run_cmd 60 mixed-mprof setpriv --euid=65534 --egid=65534 --clear-groups \
+			"$MPROF" run -o "$WORK/mixout/t" -- /bin/true
+		expect_eq "mprof with mixed IDs: exit status" 0 "$RUN_STATUS"
+		expect_eq "mprof with mixed IDs: said before the start, nothing else" \
+			"mprof: warning: /bin/true runs with an effective user or group ID that is not its real one (as mprof was started): the loader ignores LD_PRELOAD in secure mode, so no allocations will be recorded (no trace written)" \
+			"$(cat "$RUN_ERR")"
+		expect_eq "mprof with mixed IDs: no trace" "" "$(ls -A "$WORK/mixout")"
+	fi
 else
 	echo "not root: the mixed-IDs case is not run"
 fi
