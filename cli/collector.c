@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "cli/collector.h"
+#include "cli/diag_digest.h"
 #include "cli/die.h"
 #include "cli/exec_target.h"
 #include "cli/late_starters.h"
@@ -1997,15 +1998,16 @@ static void children_unrecorded_warn(const struct proc *p)
 static void exec_unrecorded_warn(const struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
-	char path[sizeof(h->exec_self_path)], why[256];
+	char path[sizeof(h->exec_self_path)], why[256], who[sizeof(path) + 32];
 
 	if (!proc_exec_unrecorded(p))
 		return;
 	field_copy(path, sizeof(path), h->exec_self_path, sizeof(h->exec_self_path));
-	mprof_warn("process %u (%s) executed %s, which is not recorded: %s", p->pid,
-		   p->exe ? p->exe : "?", path,
-		   exec_target_why(p->pid, path, h->exec_self_dropped != 0,
-				   h->exec_self_unseen != 0, h->exec_self_euid, why, sizeof(why)));
+	snprintf(who, sizeof(who), "process %u (%s) ", p->pid, p->exe ? p->exe : "?");
+	diag_digest_add(true, who, "executed %s, which is not recorded: %s", path,
+			exec_target_why(p->pid, path, h->exec_self_dropped != 0,
+					h->exec_self_unseen != 0, h->exec_self_euid, why,
+					sizeof(why)));
 }
 
 /* Names the programs p executed or spawned with an environment that drops
@@ -2069,9 +2071,12 @@ static void execs_unreachable_warn(const struct proc *p)
 			 sizeof(h->exec_unseen_path), EXEC_TARGET_UNSEEN_WHY);
 }
 
-/* The shim's diagnostics for a process as "mprof:" lines: its last text (a
- * note never replaces a warning's: preload/diag.c), or
- * a phrase per flag when it left none; ring waits with their count. */
+/* The shim's diagnostics for a process as "mprof:" lines, through the
+ * digest (a text several processes gave is printed once): its last text (a
+ * note never replaces a warning's: preload/diag.c), or a phrase per flag
+ * when it left none; ring waits with their count.  The header keeps one
+ * text; the others are only in the trace, whose records the launcher
+ * copies without decoding them. */
 static void diag_print(const struct proc *p)
 {
 	static const char *const flag_text[] = {
@@ -2102,15 +2107,16 @@ static void diag_print(const struct proc *p)
 		return;
 	field_copy(text, sizeof(text), h->diag_text, sizeof(h->diag_text));
 	if (text[0]) {
-		mprof_note("%s%s", who, text);
+		diag_digest_add(false, who, "%s", text);
 	} else {
 		for (unsigned b = 0; b < sizeof(flag_text) / sizeof(flag_text[0]); b++)
 			if ((flags & (1u << b)) && flag_text[b])
-				mprof_note("%s%s", who, flag_text[b]);
+				diag_digest_add(false, who, "%s", flag_text[b]);
 	}
 	if ((flags & (1u << TRACE_DIAG_RING_FULL_WAIT)) && waits && !strstr(text, "ring"))
-		mprof_note("%sthe program waited %" PRIu64 " time%s for mprof to drain a full "
-			   "ring (nothing was dropped)", who, waits, waits == 1 ? "" : "s");
+		diag_digest_add(false, who, "the program waited %" PRIu64 " time%s for mprof to "
+				"drain a full ring (nothing was dropped)", waits,
+				waits == 1 ? "" : "s");
 }
 
 /* Whether p will record nothing more: its exit note is written (after its
@@ -3357,6 +3363,7 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	} else {
 		collect_until_end(&c);
 		collect_finish(&c, res);
+		diag_digest_flush();
 		/* the program has ended: what is left of the re-compression
 		 * counts in the run's time, so at the fastest level */
 		if (rezip_finish(TRACE_LEVEL_FAST, c.test_store == TEST_STORE_STALL,

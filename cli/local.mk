@@ -4,6 +4,7 @@ cli_mprof_SOURCES = \
 	cli/main.c \
 	cli/help.c cli/help.h \
 	cli/die.c cli/die.h \
+	cli/diag_digest.c cli/diag_digest.h \
 	cli/paths.c cli/paths.h \
 	cli/elf_check.c cli/elf_check.h \
 	cli/exec_target.c cli/exec_target.h \

@@ -167,6 +167,7 @@ E2E_TESTS = \
 	tests/e2e/membarrier-refused.sh \
 	tests/e2e/mmap-refused-fork.sh \
 	tests/e2e/quiet-unreachable.sh \
+	tests/e2e/repeated-diagnostics.sh \
 	tests/e2e/strict-mode.sh \
 	tests/e2e/lowered-limit.sh \
 	tests/e2e/fd-limit.sh \
