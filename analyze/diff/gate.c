@@ -243,7 +243,7 @@ static void gate_site_line(FILE *out, const struct diff *d, const struct diff_en
 {
 	const struct site_table *t;
 	const struct site *s = diff_entry_site(d, e, &t);
-	char name[512];
+	char name[512], place[512];
 
 	fputs("    ", out);
 	print_change(out, f, a, b);
@@ -252,13 +252,8 @@ static void gate_site_line(FILE *out, const struct diff *d, const struct diff_en
 
 		diff_entry_frames(d, e, &fr, 1);
 		fprintf(out, " at %s", output_frame_name(&fr.f, name, sizeof(name)));
-		if (fr.lines_differ)
-			fprintf(out, " (%s%s)", fr.f.file ? output_base_name(fr.f.file) : "",
-				fr.f.file ? ", lines differ" : "files differ");
-		else if (fr.f.file && fr.f.line)
-			fprintf(out, " (%s:%" PRIu32 ")", output_base_name(fr.f.file), fr.f.line);
-		else if (fr.f.file)
-			fprintf(out, " (%s)", output_base_name(fr.f.file));
+		if (output_frame_place(&fr.f, fr.lines_differ, place, sizeof(place)))
+			fprintf(out, " (%s)", place);
 	} else {
 		fprintf(out, " at %s", output_site_stackless_name(s));
 	}

@@ -27,6 +27,22 @@ const char *output_frame_name(const struct site_frame *f, char *buf, size_t size
 	return buf;
 }
 
+const char *output_frame_place(const struct site_frame *f, bool lines_differ, char *buf,
+			       size_t size)
+{
+	if (lines_differ && f->file)
+		snprintf(buf, size, "%s, lines differ", output_base_name(f->file));
+	else if (lines_differ)
+		snprintf(buf, size, "files differ");
+	else if (f->file && f->line)
+		snprintf(buf, size, "%s:%" PRIu32, output_base_name(f->file), f->line);
+	else if (f->file)
+		snprintf(buf, size, "%s", output_base_name(f->file));
+	else
+		return NULL;
+	return buf;
+}
+
 const char *output_site_stackless_name(const struct site *s)
 {
 	return s->inherited ? "[inherited at fork]" : "[no stack]";

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/output/frames.h"
 #include "analyze/output/output.h"
 #include "analyze/output/units.h"
 #include "analyze/symbolize/symbol_shorten.h"
@@ -110,7 +111,8 @@ void output_text_frame_merged(FILE *out, const struct site_frame *f, bool lines_
 	char *shortened = symbol_shorten(f->function, SYMBOL_TEXT_MAX_CHARS);
 	const char *mod = safe(base_name(f->module));
 	const char *fn = safe(shortened ? shortened : f->function);
-	const char *file = f->file ? safe(base_name(f->file)) : NULL;
+	char place_buf[1024];
+	const char *place = output_frame_place(f, lines_differ, place_buf, sizeof(place_buf));
 
 	if (!fn && offsets_differ)
 		fprintf(out, "    at ?? (several addresses)");
@@ -118,13 +120,8 @@ void output_text_frame_merged(FILE *out, const struct site_frame *f, bool lines_
 		fprintf(out, "    at ?? (0x%" PRIx64 ")", f->module_offset);
 	else if (!fn)
 		fprintf(out, "    at ?? (%s+0x%" PRIx64 ")", mod, f->module_offset);
-	else if (lines_differ)
-		fprintf(out, "    at %s (%s%s) [%s]", fn, file ? file : "",
-			file ? ", lines differ" : "files differ", mod);
-	else if (file && f->line)
-		fprintf(out, "    at %s (%s:%" PRIu32 ") [%s]", fn, file, f->line, mod);
-	else if (file)
-		fprintf(out, "    at %s (%s) [%s]", fn, file, mod);
+	else if (place)
+		fprintf(out, "    at %s (%s) [%s]", fn, safe(place), mod);
 	else if (offsets_differ)
 		fprintf(out, "    at %s [%s]", fn, mod);
 	else
