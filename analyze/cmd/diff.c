@@ -50,7 +50,8 @@ static void diff_usage(FILE *out)
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the totals only)\n"
 	      "  -f, --format FORMAT  text (default), json (every site that differs,\n"
-	      "                       schema mprof-diff 6), folded (stack, A's value, B's\n"
+	      "                       schema mprof-diff " OUTPUT_STRINGIFY(DIFF_JSON_SCHEMA_VERSION)
+	      "), folded (stack, A's value, B's\n"
 	      "                       value: a differential flamegraph's input), flamegraph\n"
 	      "                       (a self-contained differential flame graph page: widths\n"
 	      "                       from B, red grew, blue shrank) or html (one\n"

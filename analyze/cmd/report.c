@@ -69,7 +69,7 @@ static void report_usage(FILE *out)
 	      "  Several traces start with an overview (program, pid, status,\n"
 	      "  allocations, peak, leaked, trace; most allocations first, or most\n"
 	      "  samples where sampled); in JSON they make one object of schema\n"
-	      "  mprof-report-set 2.\n"
+	      "  mprof-report-set " OUTPUT_STRINGIFY(OUTPUT_REPORT_SET_SCHEMA_VERSION) ".\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the summary only); in JSON, given: only the sites\n"
 	      "                       among the top N of a ranking (at most 5 N)\n"

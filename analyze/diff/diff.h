@@ -27,6 +27,10 @@
 #include "analyze/profile/metric.h"
 #include "analyze/profile/profile.h"
 
+/* Schema version of `mprof diff --format json` (write_json.c);
+ * tests/e2e read it here. */
+#define DIFF_JSON_SCHEMA_VERSION 6
+
 enum diff_match { DIFF_MATCH_FUNCTION, DIFF_MATCH_LINE };
 
 /* The figures compared per site and in the totals, in output order. */
@@ -285,8 +289,8 @@ struct diff_flame {
 int diff_flame_build(struct diff_flame *f, const struct diff *d, const enum diff_field *fields,
 		     size_t n);
 
-/* Writes f's data object (schema mprof-flamegraph 3, with "base" naming
- * A).  Returns 0 or -ENOMEM. */
+/* Writes f's data object (schema mprof-flamegraph: output/flame_data.h),
+ * with "base" naming A.  Returns 0 or -ENOMEM. */
 int diff_flame_write(FILE *out, const struct diff_flame *f, const struct diff *d);
 
 void diff_flame_free(struct diff_flame *f);

@@ -198,7 +198,8 @@ int diff_flame_write(FILE *out, const struct diff_flame *f, const struct diff *d
 		snprintf(names[c], sizeof(names[c]), "a:%s", columns[c]);
 		columns[f->n + c] = names[c];
 	}
-	fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":4,", out);
+	fputc('{', out);
+	flame_data_schema(out);
 	flame_data_run(out, d->pb);
 	fputs(",\"base\":{\"trace\":", out);
 	output_json_string(out, d->pa->info.path);

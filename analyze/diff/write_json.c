@@ -1,11 +1,12 @@
 /*
  * analyze/diff/write_json.c - `mprof diff --format json`.
  *
- * Schema "mprof-diff", schema_version 6 (sizes in bytes, counts weighted as
- * in mprof-report; a change is B - A, a signed integer):
+ * Schema "mprof-diff", schema_version DIFF_JSON_SCHEMA_VERSION (diff.h;
+ * sizes in bytes, counts weighted as in mprof-report; a change is B - A, a
+ * signed integer):
  *
  *   {
- *     "schema": "mprof-diff", "schema_version": 6,
+ *     "schema": "mprof-diff", "schema_version": DIFF_JSON_SCHEMA_VERSION,
  *     "a": str, "b": str,             the two trace paths as given
  *     "match": "function" | "line",   how sites were matched (--match)
  *     "a_kind", "b_kind": str,        what each trace's numbers are, as the
@@ -259,7 +260,7 @@ int diff_write_json(FILE *out, struct diff *d, const struct diff_print *o)
 	if (!frames)
 		return -ENOMEM;
 	diff_rank(d, d->entries, d->differ, DF_ALLOCATED, true);
-	fputs("{\"schema\":\"mprof-diff\",\"schema_version\":6,", out);
+	fprintf(out, "{\"schema\":\"mprof-diff\",\"schema_version\":%d,", DIFF_JSON_SCHEMA_VERSION);
 	diff_write_json_head(out, d, o);
 	fputs(",\n\"sites\":[", out);
 	for (size_t i = 0; i < d->differ; i++) {

@@ -80,6 +80,12 @@ static void flame_data_notes(FILE *out, const struct profile *p)
 	fputc(']', out);
 }
 
+void flame_data_schema(FILE *out)
+{
+	fprintf(out, "\"schema\":\"mprof-flamegraph\",\"schema_version\":%d,",
+		FLAME_DATA_SCHEMA_VERSION);
+}
+
 void flame_data_run(FILE *out, const struct profile *p)
 {
 	char composed[4096];

@@ -3,9 +3,10 @@
  * (assets/flamegraph.html), written by the report's flamegraph, the report
  * page and diff's flamegraph and page, and the page filled in around it.
  *
- * The data, schema "mprof-flamegraph" version 4, one JSON object:
+ * The data, schema "mprof-flamegraph" version FLAME_DATA_SCHEMA_VERSION,
+ * one JSON object:
  *
- *   {"schema": "mprof-flamegraph", "schema_version": 3,
+ *   {"schema": "mprof-flamegraph", "schema_version": FLAME_DATA_SCHEMA_VERSION,
  *    "trace": str, "program": str or null (command line, else executable),
  *    "exe": str or null (the executable's file name), "pid": int or null,
  *    "sampled": bool, "kind": str (exact or estimates, as the text report),
@@ -43,6 +44,9 @@
 #include "analyze/profile/metric.h"
 #include "analyze/profile/profile.h"
 
+/* The flame data's schema version (above); tests/e2e read it here. */
+#define FLAME_DATA_SCHEMA_VERSION 4
+
 /* What a tree's key stands for: frame `frame` of table (a stackless site's
  * name "[no stack]" at table->frame_count, "[inherited at fork]" past it). */
 struct flame_key {
@@ -57,6 +61,10 @@ struct flame_key {
 /* What the reports call the program (run_facts_name: its command line,
  * else its executable, else NULL), composed in out[cap] when need be. */
 const char *flame_data_program(const struct profile *p, char *out, size_t cap);
+
+/* Writes the data's first members, "schema" and "schema_version", each
+ * followed by a comma (no brace before them). */
+void flame_data_schema(FILE *out);
 
 /* Writes the run's members, "trace" to "notes" (no braces around them). */
 void flame_data_run(FILE *out, const struct profile *p);

@@ -53,7 +53,8 @@ static int flamegraph_data(FILE *out, void *ctx)
 	rc = stack_tree_of_sites(&tree, t, NULL, c->m == METRIC_ALLOCATIONS ? 1 : 2,
 				 flamegraph_site_values, ctx);
 	if (rc == 0) {
-		fputs("{\"schema\":\"mprof-flamegraph\",\"schema_version\":4,", out);
+		fputc('{', out);
+		flame_data_schema(out);
 		flame_data_run(out, c->p);
 		fputc(',', out);
 		flame_data_metric(out, c->m, profile_metric_qualifier(c->p, c->m));

@@ -208,7 +208,8 @@ static int write_flames(FILE *out, const struct profile *p, const struct stack_t
 		columns[m] = metric_info((enum metric)m)->name;
 	fputs("{\"template\":", out);
 	output_json_string(out, output_asset_flamegraph_html);
-	fputs(",\n\"data\":{\"schema\":\"mprof-flamegraph\",\"schema_version\":4,", out);
+	fputs(",\n\"data\":{", out);
+	flame_data_schema(out);
 	flame_data_run(out, p);
 	fputc(',', out);
 	flame_data_metric(out, METRIC_PEAK, profile_metric_qualifier(p, METRIC_PEAK));

@@ -7,11 +7,12 @@
  * valid UTF-8 become \u00XX), so any trace content yields valid JSON.  Lists
  * every site, not only the top N.
  *
- * Schema "mprof-report", schema_version 2 (all sizes in bytes, all times in
- * ns, all counts weighted; "null" marks a value the trace does not have):
+ * Schema "mprof-report", schema_version OUTPUT_REPORT_SCHEMA_VERSION
+ * (output.h; all sizes in bytes, all times in ns, all counts weighted;
+ * "null" marks a value the trace does not have):
  *
  *   {
- *     "schema": "mprof-report", "schema_version": 2,
+ *     "schema": "mprof-report", "schema_version": OUTPUT_REPORT_SCHEMA_VERSION,
  *     "trace": {"path": str, "pid": int or null, "ppid": int or null,
  *               "exe": str or null, "sampled": bool,
  *               "first_seq": int (fork_seq + 1 for a fork child, else 1)},
@@ -237,12 +238,13 @@
  * itself is named as at its end) and "quality.programs_started_unrecorded".
  *
  * Several traces (several operands, a glob, --all) give one object of
- * schema "mprof-report-set", schema_version 2: the overview first, then the
- * reports above in the order of the traces (operands, each followed by its
- * run's other traces with --all):
+ * schema "mprof-report-set", schema_version OUTPUT_REPORT_SET_SCHEMA_VERSION
+ * (output.h): the overview first, then the reports above in the order of
+ * the traces (operands, each followed by its run's other traces with --all):
  *
  *   {
- *     "schema": "mprof-report-set", "schema_version": 2,
+ *     "schema": "mprof-report-set",
+ *     "schema_version": OUTPUT_REPORT_SET_SCHEMA_VERSION,
  *     "processes": [                one per trace read, most allocations first
  *                                   (most samples where sampled)
  *       {"trace": str (path as given), "program": str or null (the
@@ -1012,7 +1014,7 @@ static int json_write(FILE *out, const struct profile *r, const struct output_op
 	json_key(out, "schema");
 	json_string(out, "mprof-report");
 	out_char(out, ',');
-	json_u64(out, "schema_version", 2);
+	json_u64(out, "schema_version", OUTPUT_REPORT_SCHEMA_VERSION);
 	out_char(out, ',');
 	write_trace(out, r);
 	out_char(out, ',');
@@ -1062,7 +1064,7 @@ void report_json_set_head(FILE *out, const struct report_overview_row *rows, siz
 	json_key(out, "schema");
 	json_string(out, "mprof-report-set");
 	out_char(out, ',');
-	json_u64(out, "schema_version", 2);
+	json_u64(out, "schema_version", OUTPUT_REPORT_SET_SCHEMA_VERSION);
 	out_char(out, ',');
 	json_key(out, "processes");
 	out_str(out, "[\n");
@@ -1120,7 +1122,8 @@ static void json_set_between(FILE *out)
 
 const struct output_format output_json = {
 	.name = "json",
-	.summary = "every figure and every site (schema mprof-report 2)",
+	.summary = "every figure and every site (schema mprof-report "
+		   OUTPUT_STRINGIFY(OUTPUT_REPORT_SCHEMA_VERSION) ")",
 	.write = json_write,
 	.set_begin = report_json_set_head,
 	.set_between = json_set_between,

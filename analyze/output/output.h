@@ -70,6 +70,16 @@ extern const struct output_format output_massif;
 extern const struct output_format output_pprof;
 extern const struct output_format output_dhat, output_dhat_json, output_speedscope;
 
+/* Schema versions of the report's JSON (json.c): "mprof-report", one
+ * trace's, and "mprof-report-set", several traces'; tests/e2e read them here. */
+#define OUTPUT_REPORT_SCHEMA_VERSION 2
+#define OUTPUT_REPORT_SET_SCHEMA_VERSION 2
+
+/* A macro's value as a string literal, for help text that names a schema
+ * version. */
+#define OUTPUT_STRINGIFY(x) OUTPUT_STRINGIFY_(x)
+#define OUTPUT_STRINGIFY_(x) #x
+
 /* What the text report's header says of the counts (static text): exact,
  * estimated, incomplete, or exact only up to an early end. */
 const char *output_report_kind(const struct profile *p);

@@ -77,7 +77,7 @@ expect_eq "text: no other line of diff_lines.c named" "diff_lines.c:$STEADY_LINE
 run_cmd 60 json "$MPROF" diff --format json "$WORK/ta" "$WORK/tb"
 J="$WORK/json.out"
 expect_eq "json: exit status" 0 "$RUN_STATUS"
-expect_eq "json: schema" "mprof-diff 6" "$(jd "$J" 'd["schema"] + " " + str(d["schema_version"])')"
+expect_eq "json: schema" "mprof-diff $(schema_version DIFF_JSON_SCHEMA_VERSION)" "$(jd "$J" 'd["schema"] + " " + str(d["schema_version"])')"
 expect_eq "json: parse's sites summed" "2 2" "$(jd "$J" '"%d %d" % (site("parse")["a_sites"], site("parse")["b_sites"])')"
 expect_eq "json: parse: file name shared, lines differ, no one offset" \
 	"parse diff_lines.c 0 True diff_lines None" "$(jd "$J" 'fr(site("parse")["frames"][0])')"
@@ -110,7 +110,7 @@ __libc_start_call_main;main;steady 320 960" \
 run_cmd 60 fg "$MPROF" diff --format flamegraph --metric allocated -o "$WORK/fg.html" "$WORK/ta" "$WORK/tb"
 expect_eq "flamegraph: exit status" 0 "$RUN_STATUS"
 flame_data "$WORK/fg.html" "$WORK/fg.json"
-expect_eq "flamegraph data: schema 4" "mprof-flamegraph 4" \
+expect_eq "flamegraph data: schema" "mprof-flamegraph $(schema_version FLAME_DATA_SCHEMA_VERSION)" \
 	"$(jd "$WORK/fg.json" 'd["schema"] + " " + str(d["schema_version"])')"
 expect_eq "flamegraph data: the frames of parse, steady and main (line -1: lines differ)" \
 	"main diff_lines.c -1 diff_lines | parse diff_lines.c -1 diff_lines | steady diff_lines.c $STEADY_LINE_a diff_lines" \

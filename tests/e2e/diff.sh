@@ -58,7 +58,7 @@ expect_eq "leaked ranking: innermost frame" \
 run_cmd 60 diff14j "$MPROF_ANALYZE" diff --format json "$WORK/t1" "$WORK/t4"
 J="$WORK/diff14j.out"
 expect_eq "json diff 1 vs 4: exit status" 0 "$RUN_STATUS"
-expect_eq "json: schema" "mprof-diff 6" "$(jd "$J" 'd["schema"], d["schema_version"]' | tr -d "(),'")"
+expect_eq "json: schema" "mprof-diff $(schema_version DIFF_JSON_SCHEMA_VERSION)" "$(jd "$J" 'd["schema"], d["schema_version"]' | tr -d "(),'")"
 run_cmd 60 diffhelp "$MPROF" diff --help
 expect_match "--help names the schema version the JSON carries" \
 	"schema mprof-diff $(jd "$J" 'd["schema_version"]')\)" "$(cat "$RUN_OUT")"

@@ -95,8 +95,9 @@ expect_eq "diff folded, A sampled: a note for A's peak, none for B (exact) or fo
 |" "$(folded_notes diff "--force $WORK/s1.trace $WORK/e2.trace" \
 	"--force --metric leaked $WORK/s1.trace $WORK/s2.trace")"
 # flame graphs name the qualifier beside the metric, in the title and in the
-# data the page reads (mprof-flamegraph 3; the page's header and note:
-# html-sampled.sh)
+# data the page reads (schema mprof-flamegraph, FLAME_DATA_SCHEMA_VERSION;
+# the page's header and note: html-sampled.sh)
+FLAME_VERSION=$(schema_version FLAME_DATA_SCHEMA_VERSION)
 page_metric() { # the page's <title> up to the program, and its data's schema_version and metric
 	grep -o '<title>[^:]*:' "$1"
 	grep -o '"schema_version":[0-9]*' "$1" | head -1
@@ -106,17 +107,17 @@ run_cmd 60 fg-s1 "$MPROF" report -f flamegraph -o "$WORK/s1.fg.html" "$WORK/s1.t
 run_cmd 60 fg-s1a "$MPROF" report -f flamegraph --metric allocated -o "$WORK/s1a.fg.html" "$WORK/s1.trace"
 expect_eq "report flame graph, sampled: peak bytes (rough), allocated bytes plain" \
 	'<title>peak bytes (rough):
-"schema_version":4
+"schema_version":'"$FLAME_VERSION"'
 "metric":{"name":"peak","label":"peak bytes","bytes":true,"qualifier":"rough"}
 <title>allocated bytes:
-"schema_version":4
+"schema_version":'"$FLAME_VERSION"'
 "metric":{"name":"allocated","label":"allocated bytes","bytes":true,"qualifier":null}' \
 	"$(page_metric "$WORK/s1.fg.html"; page_metric "$WORK/s1a.fg.html")"
 run_cmd 60 fg-d "$MPROF" diff -f flamegraph --metric peak-blocks -o "$WORK/d.fg.html" --force \
 	"$WORK/e1.trace" "$WORK/s2.trace"
 expect_eq "diff flame graph, B sampled: peak blocks (rough)" \
 	'<title>peak blocks (rough) change:
-"schema_version":4
+"schema_version":'"$FLAME_VERSION"'
 "metric":{"name":"peak-blocks","label":"peak blocks","bytes":false,"qualifier":"rough"}' \
 	"$(page_metric "$WORK/d.fg.html")"
 run_cmd 60 fg-dh "$MPROF" diff -f html -o "$WORK/d.page.html" "$WORK/s1.trace" "$WORK/s2.trace"
@@ -130,7 +131,8 @@ run_cmd 60 de "$MPROF" diff -n 1 "$WORK/e1.trace" "$WORK/e2.trace"
 expect_eq "diff text, exact: nothing rough" "" "$(grep -i rough "$RUN_OUT")"
 
 run_cmd 60 dj "$MPROF" diff -f json -o "$WORK/d.json" "$WORK/s1.trace" "$WORK/s2.trace"
-expect_eq "diff json: schema version (6: counts, not_sampled, lines_differ)" 6 "$(jd "$WORK/d.json" 'd["schema_version"]')"
+expect_eq "diff json: schema version (DIFF_JSON_SCHEMA_VERSION)" \
+	"$(schema_version DIFF_JSON_SCHEMA_VERSION)" "$(jd "$WORK/d.json" 'd["schema_version"]')"
 expect_eq "diff json: rough keys" "['peak_bytes', 'peak_blocks']" "$(jd "$WORK/d.json" 'd["rough"]')"
 expect_eq "diff json: A's kind" "estimated, sample rate 4096 B (4.0 KiB): counts and bytes are estimates" \
 	"$(jd "$WORK/d.json" 'd["a_kind"]')"
@@ -299,7 +301,7 @@ $(folded_notes diff "--metric temporary $WORK/p.trace $WORK/p.trace")"
 run_cmd 60 fg-p "$MPROF" report -f flamegraph --metric temporary -o "$WORK/p.fg.html" "$WORK/p.trace"
 expect_eq "report flame graph, recorded in part: temporary (at most)" \
 	'<title>temporary (at most):
-"schema_version":4
+"schema_version":'"$FLAME_VERSION"'
 "metric":{"name":"temporary","label":"temporary","bytes":false,"qualifier":"at most"}' \
 	"$(page_metric "$WORK/p.fg.html")"
 
@@ -372,8 +374,8 @@ RUN_NAME=ra mprof_run 60 "$WORK/ra.trace" --sample-rate 4096 --sample-seed 5 -- 
 expect_eq "realloc run: stdout" "partial_recording reallocs" "$(cat "$RUN_OUT")"
 report_json "$WORK/ra.json" "$WORK/ra.trace"
 SUM='d["summary"]'
-expect_eq "sampled json: schema mprof-report 2 (in version 1 frees and reallocs were the records)" \
-	"mprof-report 2" "$(jd "$WORK/ra.json" 'd["schema"] + " " + str(d["schema_version"])')"
+expect_eq "sampled json: schema mprof-report (in version 1 frees and reallocs were the records)" \
+	"mprof-report $(schema_version OUTPUT_REPORT_SCHEMA_VERSION)" "$(jd "$WORK/ra.json" 'd["schema"] + " " + str(d["schema_version"])')"
 expect_eq "sampled json: frees and reallocs estimated alike" True "$(jd "$WORK/ra.json" "$SUM[\"frees\"] == $SUM[\"reallocs\"]")"
 expect_range "sampled json: reallocs near the 1000 made" 800 1200 "$(jd "$WORK/ra.json" "$SUM[\"reallocs\"]")"
 expect_eq "sampled json: the records, named" True \

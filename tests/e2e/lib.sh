@@ -201,6 +201,16 @@ require_browser() {
 		skip "tests/browser's node modules are not installed (run tests/install-deps.sh)"
 }
 
+# schema_version NAME: N of `#define NAME N` in the analyzer's headers
+# (FLAME_DATA_SCHEMA_VERSION, DIFF_JSON_SCHEMA_VERSION,
+# OUTPUT_REPORT_SCHEMA_VERSION, OUTPUT_REPORT_SET_SCHEMA_VERSION), so that
+# raising a schema version changes its one line, not the tests; nothing when
+# there is no such line (the check comparing with it then fails).
+schema_version() {
+	sed -n "s/^#define $1 \([0-9][0-9]*\)\$/\1/p" "$abs_top_srcdir/analyze/output/output.h" \
+		"$abs_top_srcdir/analyze/output/flame_data.h" "$abs_top_srcdir/analyze/diff/diff.h"
+}
+
 # build_c OUT SRC [FLAGS...]: cc -O1 -g (FLAGS may override -O).
 build_c() {
 	local out=$1 src=$2
