@@ -2,8 +2,9 @@
  * tests/unit/test_stack_output.c - unit tests of the pieces the
  * stack-shaped report formats share: the stack tree (stacks merged from the
  * root, depth-first order by key; sites added through a key map), frame
- * names made safe for folded stacks, JSON escaped for an HTML <script>
- * element, and durations below the clock's resolution written as such.
+ * names made safe for folded stacks, a frame's place as the text formats
+ * show it, JSON escaped for an HTML <script> element, and durations below
+ * the clock's resolution written as such.
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "analyze/output/folded.h"
+#include "analyze/output/frames.h"
 #include "analyze/output/script_json.h"
 #include "analyze/output/stack_tree.h"
 #include "analyze/output/units.h"
@@ -198,6 +200,35 @@ static const char *measured(uint64_t ns, uint64_t resolution_ns)
 	return output_fmt_time_ns(buf, sizeof(buf), ns, resolution_ns);
 }
 
+/* f's place with lines_differ, "(none)" for NULL (a static buffer). */
+static const char *place(const char *file, uint32_t line, bool lines_differ)
+{
+	static char buf[64];
+	struct site_frame f = {.function = "parse", .file = file, .module = "/bin/p", .line = line};
+	const char *r = output_frame_place(&f, lines_differ, buf, sizeof(buf));
+
+	return r ? r : "(none)";
+}
+
+static void test_frame_place(void)
+{
+	CU_ASSERT_STRING_EQUAL(place("/src/a/parse.c", 12, false), "parse.c:12");
+	CU_ASSERT_STRING_EQUAL(place("/src/a/parse.c", 0, false), "parse.c");
+	CU_ASSERT_STRING_EQUAL(place("parse.c", 7, false), "parse.c:7");
+	CU_ASSERT_STRING_EQUAL(place(NULL, 0, false), "(none)");
+	CU_ASSERT_STRING_EQUAL(place(NULL, 12, false), "(none)");
+	/* a diff's frame standing for several lines, or several files */
+	CU_ASSERT_STRING_EQUAL(place("/src/a/parse.c", 12, true), "parse.c, lines differ");
+	CU_ASSERT_STRING_EQUAL(place(NULL, 0, true), "files differ");
+	/* cut to fit, NUL-terminated */
+	{
+		char small[6];
+		struct site_frame f = {.file = "/src/parse.c", .line = 12};
+
+		CU_ASSERT_STRING_EQUAL(output_frame_place(&f, false, small, sizeof(small)), "parse");
+	}
+}
+
 static void test_time_below_resolution(void)
 {
 	/* below the tick: the tick without trailing zeros */
@@ -227,6 +258,7 @@ int main(void)
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
 	CU_add_test(s, "stack tree of sites", test_stack_tree_of_sites);
+	CU_add_test(s, "frame place", test_frame_place);
 	CU_add_test(s, "script JSON escapes", test_script_json_escapes);
 	CU_add_test(s, "time below the resolution", test_time_below_resolution);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
