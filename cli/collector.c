@@ -101,6 +101,10 @@ enum proc_phase {
 };
 
 /* One process file, i.e. one process image of the run. */
+/* Most distinct diagnostics of a process the launcher keeps to print (its
+ * trace keeps them all). */
+#define PROC_DIAG_TEXTS_MAX 8
+
 struct proc {
 	char name[NAME_BYTES];         /* "p.PID.SERIAL" in the session dir */
 	enum proc_phase phase;
@@ -167,6 +171,10 @@ struct proc {
 	char *command;                 /* as written in META, or NULL, and once
 	                                * finalized the name of proc_name.h;
 	                                * owned */
+	/* the distinct texts of the DIAG records drained (each owned), in
+	 * order; past PROC_DIAG_TEXTS_MAX only counted */
+	char *diag_texts[PROC_DIAG_TEXTS_MAX];
+	unsigned diag_text_count, diag_texts_more;
 	char *seen_command;            /* its command line at the last look
 	                                * (proc_names_look) or in its exit note,
 	                                * when not its header's; else NULL; owned */
@@ -510,6 +518,42 @@ static void proc_command_find(struct proc *p, uint32_t i, const uint8_t *src, si
 	p->command = strndup(cmd, len);
 }
 
+/* Keeps the text of a DIAG record of process arg for diag_print, once. */
+static void proc_diag_keep(void *arg, uint64_t code, const char *text, size_t len)
+{
+	struct proc *p = arg;
+
+	(void)code;
+	for (unsigned k = 0; k < p->diag_text_count; k++)
+		if (strlen(p->diag_texts[k]) == len && memcmp(p->diag_texts[k], text, len) == 0)
+			return;
+	if (p->diag_text_count == PROC_DIAG_TEXTS_MAX) {
+		p->diag_texts_more++;
+		return;
+	}
+	p->diag_texts[p->diag_text_count] = strndup(text, len);
+	if (p->diag_texts[p->diag_text_count])
+		p->diag_text_count++;
+}
+
+/* Every diagnostic of a process reaches stderr, not only the one text its
+ * header keeps: the DIAG records of its meta stream (one walk over the
+ * drained bytes, which are mostly STACK records). */
+static void proc_diags_find(struct proc *p, uint32_t i, const uint8_t *src, size_t n)
+{
+	if ((p->pf.h->flags & SESSION_FLAG_META_SLOT) && i != SESSION_META_SLOT)
+		return;
+	record_diag_each(src, n, proc_diag_keep, p);
+}
+
+/* Frees the texts proc_diags_find kept. */
+static void proc_diags_free(struct proc *p)
+{
+	for (unsigned k = 0; k < p->diag_text_count; k++)
+		free(p->diag_texts[k]);
+	p->diag_text_count = 0;
+}
+
 /* The index entry's flags and spans from what a range's records hold. */
 static void chunk_index_entry_of_span(struct chunk_index_entry *e, const struct record_span *sp)
 {
@@ -559,6 +603,7 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 	memset(e, 0, sizeof(*e));
 	e->flags = CHUNK_INDEX_UNKNOWN;
 	proc_command_find(p, i, src, n);
+	proc_diags_find(p, i, src, n);
 	if (rc && copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(n) +
 				      TRACE_SPLIT_EXTRA_BYTES) == 0) {
 		m = record_recode(rc, r / ring_bytes, offset, stored, src, n,
@@ -2071,13 +2116,23 @@ static void execs_unreachable_warn(const struct proc *p)
 			 sizeof(h->exec_unseen_path), EXEC_TARGET_UNSEEN_WHY);
 }
 
+/* Whether text is one of the DIAG records' texts p kept (which are cut
+ * shorter than the header's). */
+static bool proc_diag_kept(const struct proc *p, const char *text)
+{
+	for (unsigned k = 0; k < p->diag_text_count; k++)
+		if (strncmp(text, p->diag_texts[k], strlen(p->diag_texts[k])) == 0)
+			return true;
+	return false;
+}
+
 /* The shim's diagnostics for a process as "mprof:" lines, through the
- * digest (a text several processes gave is printed once): its last text (a
- * note never replaces a warning's: preload/diag.c), or a phrase per flag
- * when it left none; ring waits with their count.  The header keeps one
- * text; the others are only in the trace, whose records the launcher
- * copies without decoding them. */
-static void diag_print(const struct proc *p)
+ * digest (a text several processes gave is printed once): the texts of its
+ * DIAG records, then its header's last text when none of them is it (a
+ * note never replaces a warning's there: preload/diag.c; some texts are
+ * only there), or a phrase per flag when it left no text; ring waits with
+ * their count.  Frees the texts kept. */
+static void diag_print(struct proc *p)
 {
 	static const char *const flag_text[] = {
 		[TRACE_DIAG_INFO] = "the recorder left a note in the trace",
@@ -2106,9 +2161,15 @@ static void diag_print(const struct proc *p)
 	if (!flags)
 		return;
 	field_copy(text, sizeof(text), h->diag_text, sizeof(h->diag_text));
+	for (unsigned k = 0; k < p->diag_text_count; k++)
+		diag_digest_add(false, who, "%s", p->diag_texts[k]);
+	if (p->diag_texts_more)
+		diag_digest_add(false, who, "%u more diagnostics are in the trace",
+				p->diag_texts_more);
 	if (text[0]) {
-		diag_digest_add(false, who, "%s", text);
-	} else {
+		if (!proc_diag_kept(p, text))
+			diag_digest_add(false, who, "%s", text);
+	} else if (!p->diag_text_count) {
 		for (unsigned b = 0; b < sizeof(flag_text) / sizeof(flag_text[0]); b++)
 			if ((flags & (1u << b)) && flag_text[b])
 				diag_digest_add(false, who, "%s", flag_text[b]);
@@ -2117,6 +2178,7 @@ static void diag_print(const struct proc *p)
 		diag_digest_add(false, who, "the program waited %" PRIu64 " time%s for mprof to "
 				"drain a full ring (nothing was dropped)", waits,
 				waits == 1 ? "" : "s");
+	proc_diags_free(p);
 }
 
 /* Whether p will record nothing more: its exit note is written (after its
@@ -3282,6 +3344,7 @@ static void collector_free(struct collector *c)
 		free(p->command);
 		free(p->seen_command);
 		free(p->exe);
+		proc_diags_free(p);
 		proc_free_slot_state(p);
 		free(p);
 	}

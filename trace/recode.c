@@ -375,6 +375,31 @@ static int get_string(const uint8_t **p, const uint8_t *end, const char **s, siz
 	return 0;
 }
 
+int record_diag_each(const uint8_t *in, size_t n,
+		     void (*fn)(void *arg, uint64_t code, const char *text, size_t len), void *arg)
+{
+	const uint8_t *p = in, *end = in + n, *ext = NULL, *q;
+	struct record_counts counts = {0};
+	uint64_t ext_len = 0, code;
+	const char *text;
+	size_t len;
+	int kind;
+
+	while (p < end) {
+		kind = record_skip(&p, end, &counts, &ext, &ext_len);
+		if (kind < 0)
+			return -1;
+		if (kind != TRACE_REC_EXT_DIAG)
+			continue;
+		q = ext;
+		if (varint_get_u64(&q, ext + ext_len, &code) < 0 ||
+		    get_string(&q, ext + ext_len, &text, &len) < 0)
+			return -1;
+		fn(arg, code, text, len);
+	}
+	return 0;
+}
+
 int record_process_command(const uint8_t *in, size_t n, const char **command, size_t *len)
 {
 	const uint8_t *p = in, *end = in + n, *ext = NULL, *q, *ext_end;

@@ -120,4 +120,11 @@ int record_scan(const uint8_t *in, size_t n, uint64_t *seq_base, struct record_s
  * *command pointing into in, or -1 when there is none. */
 int record_process_command(const uint8_t *in, size_t n, const char **command, size_t *len);
 
+/* Calls fn(arg, code, text, len) for each DIAG record in the shim's records
+ * in[0..n), in order (code: enum trace_diag_code; text pointing into in,
+ * not NUL-terminated).  Returns 0, or -1 at a record it cannot read (the
+ * records before it were given). */
+int record_diag_each(const uint8_t *in, size_t n,
+		     void (*fn)(void *arg, uint64_t code, const char *text, size_t len), void *arg);
+
 #endif

@@ -7,8 +7,9 @@
 # library's allocator slots and noted "a library loaded with RTLD_DEEPBIND
 # ... libc.so.6" in every such report.  What the program's calloc from the
 # C library makes is still recorded, and a note given later does not hide
-# the warning on stderr.  Programs and facts: tests/progs/own_malloc.c,
-# tests/progs/audit_lib.c.
+# the warning on stderr, nor is it hidden there (the launcher printed only
+# the one text the process header keeps).  Programs and facts:
+# tests/progs/own_malloc.c, tests/progs/audit_lib.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -44,6 +45,9 @@ note="the program defines its own malloc (in $prog): its allocations cannot be r
 LD_AUDIT=$WORK/libaudit_lib.so RUN_NAME=audit mprof_run 60 "$WORK/audit.trace" -- "$prog"
 expect_eq "audit: exit status under mprof" 3 "$RUN_STATUS"
 expect_eq "audit: the warning on stderr" "mprof: $note" "$(grep -F 'own malloc' "$RUN_ERR")"
+expect_eq "audit: the note on stderr too (the header kept only the warning)" \
+	"mprof: LD_AUDIT loaded $WORK/libaudit_lib.so" \
+	"$(grep -F 'LD_AUDIT loaded' "$RUN_ERR" | sed 's/ into .*//')"
 if report_json "$WORK/audit.json" "$WORK/audit.trace"; then
 	expect_eq "audit: the warning and the note in the report" \
 		"$note|LD_AUDIT loaded $WORK/libaudit_lib.so" \
