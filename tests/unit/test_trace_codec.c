@@ -62,6 +62,57 @@ static void test_varint_round_trip_extremes(void)
 	CU_ASSERT_EQUAL(varint_zigzag(-1), 1u);
 }
 
+/* A DIAG record of code with text at p; returns the end. */
+static uint8_t *put_diag(uint8_t *p, unsigned code, const char *text)
+{
+	uint8_t *ext = record_ext_begin(p, TRACE_REC_EXT_DIAG);
+
+	p = varint_put_u64(ext, code);
+	p = record_put_bytes(p, text, strlen(text));
+	record_ext_end(ext - RECORD_EXT_HEADER_BYTES, p);
+	return p;
+}
+
+/* What record_diag_each gives, "CODE:TEXT|..." */
+struct diag_seen {
+	char s[256];
+};
+
+static void diag_seen_add(void *arg, uint64_t code, const char *text, size_t len)
+{
+	struct diag_seen *d = arg;
+	size_t at = strlen(d->s);
+
+	snprintf(d->s + at, sizeof(d->s) - at, "%llu:%.*s|", (unsigned long long)code, (int)len,
+		 text);
+}
+
+/* record_diag_each gives every DIAG record's code and text in order, past
+ * the other records, and stops at one it cannot read. */
+static void test_diag_records_each(void)
+{
+	uint8_t buf[512], *p = buf, *cut;
+	struct record_state enc = { 0 };
+	struct diag_seen seen = { "" };
+
+	p = record_put_thread(p, &enc, 7);
+	p = put_diag(p, TRACE_DIAG_FOREIGN_MALLOC, "own malloc");
+	p = record_put_stack(p, &enc, 1, 0, 0x7f0000001234ull);
+	p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, 1, 0x55550000, 16, 1, 1);
+	p = put_diag(p, TRACE_DIAG_INFO, "LD_AUDIT loaded x");
+	CU_ASSERT_EQUAL(record_diag_each(buf, (size_t)(p - buf), diag_seen_add, &seen), 0);
+	CU_ASSERT_STRING_EQUAL(seen.s, "1:own malloc|0:LD_AUDIT loaded x|");
+	/* cut inside the second: the first only, and -1 */
+	cut = p - 3;
+	seen.s[0] = '\0';
+	CU_ASSERT_EQUAL(record_diag_each(buf, (size_t)(cut - buf), diag_seen_add, &seen), -1);
+	CU_ASSERT_STRING_EQUAL(seen.s, "1:own malloc|");
+	/* none */
+	seen.s[0] = '\0';
+	CU_ASSERT_EQUAL(record_diag_each(buf, 0, diag_seen_add, &seen), 0);
+	CU_ASSERT_STRING_EQUAL(seen.s, "");
+}
+
 /* Encodes one of every core record, plus an extended one, then decodes. */
 static void test_every_record_kind_round_trips(void)
 {
@@ -2126,6 +2177,7 @@ int main(void)
 	CU_add_test(s, "modules delta head round-trips", test_modules_delta_head_round_trip);
 	CU_add_test(s, "modules delta head refuses what does not decode",
 		    test_modules_delta_head_refusals);
+	CU_add_test(s, "DIAG records each, in order", test_diag_records_each);
 	CU_add_test(s, "chunk index round-trips, refuses what does not decode",
 		    test_chunk_index_round_trip_and_refusals);
 	CU_add_test(s, "symbolize request round-trips, refuses what does not add up",
