@@ -72,7 +72,7 @@ static void announce_process(void)
 	preload_mem_unmap(cmdline, ANNOUNCE_CMDLINE_MAX);
 }
 
-void preload_announce(const char *foreign_text, int have_unwinder)
+void preload_announce(const char *foreign_text, unsigned foreign_code, int have_unwinder)
 {
 	announce_process();
 	modules_write_current();
@@ -81,5 +81,5 @@ void preload_announce(const char *foreign_text, int have_unwinder)
 			    "libunwind (" MPROF_LIBUNWIND ") could not be loaded or used: call stacks "
 			    "have one frame");
 	if (foreign_text)
-		diag_report(TRACE_DIAG_FOREIGN_MALLOC, foreign_text);
+		diag_report(foreign_code, foreign_text);
 }

@@ -9,9 +9,9 @@
  * Writes, into the meta stream (preload/meta.h, started already), an
  * EXT_PROCESS record (pid, ppid, exe, command line), the EXT_MODULES record
  * of the current epoch, and an EXT_DIAG record for each of foreign_text (the
- * program's malloc is not the C library's; NULL: none) and a missing
- * unwinder (have_unwinder == 0).
+ * program's malloc is not the C library's, given with diagnostic code
+ * foreign_code; NULL: none) and a missing unwinder (have_unwinder == 0).
  */
-void preload_announce(const char *foreign_text, int have_unwinder);
+void preload_announce(const char *foreign_text, unsigned foreign_code, int have_unwinder);
 
 #endif

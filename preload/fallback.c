@@ -33,9 +33,9 @@ size_t fallback_size(const void *p)
 	return nested_heap_owns(p) ? nested_heap_size(p) : bootstrap_size(p);
 }
 
-void *fallback_malloc(size_t size_bytes)
+void *fallback_malloc(const struct real_allocator *r, size_t size_bytes)
 {
-	void *(*fn)(size_t) = real_get(malloc);
+	void *(*fn)(size_t) = real_get_from(r, malloc);
 	void *p;
 
 	if (own_call_active() && (p = nested_heap_alloc(size_bytes, 0)))
@@ -44,9 +44,9 @@ void *fallback_malloc(size_t size_bytes)
 	return fn ? fn(size_bytes) : bootstrap_alloc(size_bytes, 16);
 }
 
-void *fallback_calloc(size_t n, size_t size_bytes)
+void *fallback_calloc(const struct real_allocator *r, size_t n, size_t size_bytes)
 {
-	void *(*fn)(size_t, size_t) = real_get(calloc);
+	void *(*fn)(size_t, size_t) = real_get_from(r, calloc);
 	void *p;
 
 	if (size_bytes && n > SIZE_MAX / size_bytes) {
@@ -61,9 +61,9 @@ void *fallback_calloc(size_t n, size_t size_bytes)
 	return bootstrap_alloc(n * size_bytes, 16); /* the arena is never reused: zero */
 }
 
-void fallback_free(void *p)
+void fallback_free(const struct real_allocator *r, void *p)
 {
-	void (*fn)(void *) = real_get(free);
+	void (*fn)(void *) = real_get_from(r, free);
 
 	if (!p)
 		return;
@@ -76,9 +76,10 @@ void fallback_free(void *p)
 		fn(p);
 }
 
-void *fallback_realloc_own(void *p, size_t size_bytes, int *from_real)
+void *fallback_realloc_own(const struct real_allocator *r, void *p, size_t size_bytes,
+			   int *from_real)
 {
-	void *(*fn)(size_t) = real_get(malloc);
+	void *(*fn)(size_t) = real_get_from(r, malloc);
 	size_t old_bytes = fallback_size(p);
 	void *q = NULL;
 
@@ -102,26 +103,17 @@ void *fallback_realloc_own(void *p, size_t size_bytes, int *from_real)
 	return q;
 }
 
-void *fallback_realloc(void *p, size_t size_bytes)
+void *fallback_realloc(const struct real_allocator *r, void *p, size_t size_bytes)
 {
-	void *(*fn)(void *, size_t) = real_get(realloc);
+	void *(*fn)(void *, size_t) = real_get_from(r, realloc);
 	int from_real;
 
 	if (fallback_owns(p))
-		return fallback_realloc_own(p, size_bytes, &from_real);
+		return fallback_realloc_own(r, p, size_bytes, &from_real);
 	if (!p)
-		return fallback_malloc(size_bytes);
+		return fallback_malloc(r, size_bytes);
 	preload_count_unrecorded(0);
 	return fn ? fn(p, size_bytes) : NULL;
-}
-
-void *fallback_reallocarray(void *p, size_t n, size_t size_bytes)
-{
-	if (size_bytes && n > SIZE_MAX / size_bytes) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return fallback_realloc(p, n * size_bytes);
 }
 
 /* A nested block when the caller is an own call and 16-byte alignment is
@@ -165,9 +157,9 @@ void *fallback_aligned_alloc(size_t align_bytes, size_t size_bytes)
 	return fn ? fn(align_bytes, size_bytes) : bootstrap_alloc(size_bytes, align_bytes);
 }
 
-void *fallback_memalign(size_t align_bytes, size_t size_bytes)
+void *fallback_memalign(const struct real_allocator *r, size_t align_bytes, size_t size_bytes)
 {
-	void *(*fn)(size_t, size_t) = real_get(memalign);
+	void *(*fn)(size_t, size_t) = real_get_from(r, memalign);
 	void *p;
 
 	if ((p = fallback_nested_aligned(align_bytes, size_bytes)))
@@ -176,17 +168,17 @@ void *fallback_memalign(size_t align_bytes, size_t size_bytes)
 	return fn ? fn(align_bytes, size_bytes) : bootstrap_alloc(size_bytes, align_bytes);
 }
 
-void *fallback_valloc(size_t size_bytes)
+void *fallback_valloc(const struct real_allocator *r, size_t size_bytes)
 {
-	void *(*fn)(size_t) = real_get(valloc);
+	void *(*fn)(size_t) = real_get_from(r, valloc);
 
 	preload_count_unrecorded(0);
 	return fn ? fn(size_bytes) : bootstrap_alloc(size_bytes, FALLBACK_PAGE_BYTES);
 }
 
-void *fallback_pvalloc(size_t size_bytes)
+void *fallback_pvalloc(const struct real_allocator *r, size_t size_bytes)
 {
-	void *(*fn)(size_t) = real_get(pvalloc);
+	void *(*fn)(size_t) = real_get_from(r, pvalloc);
 
 	preload_count_unrecorded(0);
 	return fn ? fn(size_bytes)

@@ -17,17 +17,23 @@
 #include "preload/bootstrap.h"
 #include "preload/nested_heap.h"
 
-/* Each behaves like the C function of the same name. */
-void *fallback_malloc(size_t size_bytes);
-void *fallback_calloc(size_t n, size_t size_bytes);
-void fallback_free(void *p);
-void *fallback_realloc(void *p, size_t size_bytes);
-void *fallback_reallocarray(void *p, size_t n, size_t size_bytes);
+struct real_allocator;
+
+/* Each behaves like the C function of the same name; r is the table of the
+ * real allocator to forward to (preload/real.h: real, or real_libc for the
+ * C library's __libc_ entry points), whose malloc also serves a realloc of
+ * a block of the shim's own. */
+void *fallback_malloc(const struct real_allocator *r, size_t size_bytes);
+void *fallback_calloc(const struct real_allocator *r, size_t n, size_t size_bytes);
+void fallback_free(const struct real_allocator *r, void *p);
+void *fallback_realloc(const struct real_allocator *r, void *p, size_t size_bytes);
+void *fallback_memalign(const struct real_allocator *r, size_t align_bytes, size_t size_bytes);
+void *fallback_valloc(const struct real_allocator *r, size_t size_bytes);
+void *fallback_pvalloc(const struct real_allocator *r, size_t size_bytes);
+/* As above, forwarding to real (the C library has no __libc_ name of
+ * these). */
 int fallback_posix_memalign(void **out, size_t align_bytes, size_t size_bytes);
 void *fallback_aligned_alloc(size_t align_bytes, size_t size_bytes);
-void *fallback_memalign(size_t align_bytes, size_t size_bytes);
-void *fallback_valloc(size_t size_bytes);
-void *fallback_pvalloc(size_t size_bytes);
 
 /* Whether p is a block of the shim's own (bootstrap arena or nested heap),
  * which must never reach the real allocator. */
@@ -44,11 +50,12 @@ size_t fallback_size(const void *p);
 
 /*
  * realloc of a block of the shim's own: copies it into a new block (from the
- * nested heap when the caller is an own call, else from the real
- * allocator, or the arena if that is still unknown) and releases the old
- * one.  size 0 frees and returns NULL, as glibc does.  *from_real says
- * whether the new block came from the real allocator (so it can be recorded).
+ * nested heap when the caller is an own call, else from r's malloc, or the
+ * arena if that is still unknown) and releases the old one.  size 0 frees
+ * and returns NULL, as glibc does.  *from_real says whether the new block
+ * came from the real allocator (so it can be recorded).
  */
-void *fallback_realloc_own(void *p, size_t size_bytes, int *from_real);
+void *fallback_realloc_own(const struct real_allocator *r, void *p, size_t size_bytes,
+			   int *from_real);
 
 #endif

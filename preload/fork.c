@@ -221,7 +221,7 @@ static void fork_child_start(struct preload_thread *self)
 		t->busy = 1;
 	}
 	seq_own(t);
-	preload_announce(NULL, 1);
+	preload_announce(NULL, 0, 1);
 	t->busy = 0;
 }
 

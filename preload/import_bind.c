@@ -335,6 +335,24 @@ int import_slots_find(const struct dl_phdr_info *info, const struct import_rebin
 	return met > INT32_MAX ? INT32_MAX : (int)met;
 }
 
+int import_module_slots(const struct link_map *map, const char *name)
+{
+	const struct import_rebinding wanted = { name, NULL, NULL };
+	struct import_module m;
+	size_t met;
+
+	memset(&m, 0, sizeof(m));
+	if (!map->l_ld)
+		return -ENOENT;
+	m.base = map->l_addr;
+	m.dynamic = map->l_ld;
+	if (import_module_tables(&m) < 0)
+		return -ENOENT;
+	met = import_relocs_find(&m, m.plt_relocs, m.plt_relocs_bytes, &wanted, 1, NULL, 0, 0);
+	met = import_relocs_find(&m, m.data_relocs, m.data_relocs_bytes, &wanted, 1, NULL, met, 0);
+	return met > INT32_MAX ? INT32_MAX : (int)met;
+}
+
 /* The end of info's highest PT_LOAD segment, relative to its load address. */
 static uintptr_t import_module_extent(const struct dl_phdr_info *info)
 {
@@ -395,6 +413,13 @@ int import_slots_rebind(const struct dl_phdr_info *info, const struct import_reb
 	(void)rebindings;
 	(void)slots;
 	(void)n;
+	return -ENOTSUP;
+}
+
+int import_module_slots(const struct link_map *map, const char *name)
+{
+	(void)map;
+	(void)name;
 	return -ENOTSUP;
 }
 

@@ -64,6 +64,16 @@ struct import_slot {
 int import_slots_find(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
 		      size_t count, struct import_slot *slots, size_t cap);
 
+struct link_map;
+
+/*
+ * How many GOT slots the loaded module map has for function name (how many
+ * ways it has to call that import: a PLT's JUMP_SLOT, a GLOB_DAT), or a
+ * negative errno as import_slots_find says.  Reads the module's dynamic
+ * tables only.  Never allocates.
+ */
+int import_module_slots(const struct link_map *map, const char *name);
+
 /*
  * Rewrites those of the n slots (of the loaded module info, as listed by
  * import_slots_find) that hold their rebinding's from, and sets each slot's

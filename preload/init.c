@@ -27,6 +27,7 @@
 #include "preload/exec_watch.h"
 #include "preload/exit_note.h"
 #include "preload/fork.h"
+#include "preload/import_bind.h"
 #include "preload/init.h"
 #include "preload/launcher_alive.h"
 #include "preload/mem.h"
@@ -64,13 +65,17 @@ static void init_read_exe(void)
 /*
  * Checks that "malloc" resolves to the shim's own definition.  If the
  * program (or a library ahead of the C library) defines malloc, its calls
- * never reach the shim: writes a sentence saying so into text and returns 1.
- * The foreign malloc is never called.
+ * never reach the shim: writes a sentence saying so into text, the
+ * diagnostic code to give it with into *code, and returns 1.  A module
+ * that calls the C library's __libc_malloc is taken for a malloc written
+ * over it, as debug and hook wrappers are, whose blocks the shim's
+ * __libc_malloc records: a note (TRACE_DIAG_INFO), not a warning
+ * (TRACE_DIAG_FOREIGN_MALLOC).  The foreign malloc is never called.
  */
-static int init_find_foreign_malloc(char *text, size_t cap)
+static int init_find_foreign_malloc(char *text, size_t cap, unsigned *code)
 {
 	struct link_map *map = NULL;
-	int in_program;
+	int in_program, over_libc;
 	const char *where;
 
 	if (!real_foreign_definition("malloc", &map))
@@ -78,17 +83,25 @@ static int init_find_foreign_malloc(char *text, size_t cap)
 	/* The program's own link map has an empty name (dladdr reports argv[0]). */
 	in_program = !map->l_name || !map->l_name[0];
 	where = in_program ? preload_proc.exe : map->l_name;
+	over_libc = import_module_slots(map, "__libc_malloc") > 0;
 	text[0] = '\0';
 	if (in_program) {
 		preload_text_append(text, cap, "the program defines its own malloc (in ");
 		preload_text_append(text, cap, where);
-		preload_text_append(text, cap, "): its allocations cannot be recorded");
+		preload_text_append(text, cap, over_libc ? ") over the C library's __libc_malloc"
+						  : "): its allocations cannot be recorded");
 	} else {
 		preload_text_append(text, cap, "malloc is defined by ");
 		preload_text_append(text, cap, where);
-		preload_text_append(text, cap, ", ahead of the C library: the program's "
-					       "allocations cannot be recorded");
+		preload_text_append(text, cap, over_libc ? ", ahead of the C library, over its "
+							   "__libc_malloc"
+						  : ", ahead of the C library: the program's "
+						    "allocations cannot be recorded");
 	}
+	*code = over_libc ? TRACE_DIAG_INFO : TRACE_DIAG_FOREIGN_MALLOC;
+	if (over_libc)
+		preload_text_append(text, cap, ": what that returns is recorded, blocks it "
+					       "serves itself are not");
 	return 1;
 }
 
@@ -98,6 +111,7 @@ static int init_run(struct preload_thread **out)
 {
 	static char foreign_text[INIT_FOREIGN_TEXT_BYTES] PRELOAD_LARGE_BSS;
 	const struct procfile_origin origin = { 0, 0, NULL };
+	unsigned foreign_code = TRACE_DIAG_FOREIGN_MALLOC;
 	int foreign, have_unwinder;
 	struct preload_thread *t;
 
@@ -122,7 +136,7 @@ static int init_run(struct preload_thread **out)
 	control_configure(preload_proc.cfg.paused, preload_proc.cfg.sample_interval_bytes);
 	init_read_exe();
 	preload_mem_count_segment(BOOTSTRAP_ARENA_BYTES + SETTINGS_ENV_BYTES);
-	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text));
+	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text), &foreign_code);
 	if (foreign)
 		real_use_foreign();
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
@@ -155,7 +169,7 @@ static int init_run(struct preload_thread **out)
 	if (!t)
 		return PRELOAD_DISABLED;
 	seq_own(t);
-	preload_announce(foreign ? foreign_text : NULL, have_unwinder);
+	preload_announce(foreign ? foreign_text : NULL, foreign_code, have_unwinder);
 	*out = t;
 	return PRELOAD_READY;
 }

@@ -14,6 +14,15 @@
  * recorder could give address space back to a lowered RLIMIT_AS then
  * (ALLOC_RETRIED).  Must never call malloc itself and never pass a block
  * of the shim's own (bootstrap arena, nested heap) to the real allocator.
+ *
+ * The C library's internal entry points that glibc exports (__libc_malloc,
+ * __libc_free, __libc_calloc, __libc_realloc, __libc_reallocarray,
+ * __libc_memalign, __libc_valloc, __libc_pvalloc) are recorded the same
+ * way, as the public entry point of that name would be, at their caller;
+ * they forward to the C library's own __libc_ functions (real_libc), never
+ * to real's, whose free and realloc are a foreign allocator's, maybe the
+ * program's own malloc written over __libc_malloc: that would call these
+ * again.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +47,21 @@
 PRELOAD_API void free_sized(void *p, size_t size_bytes);
 PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_bytes);
 
+/* The C library's internal entry points, which no header declares. */
+PRELOAD_API void *__libc_malloc(size_t size_bytes);
+PRELOAD_API void __libc_free(void *p);
+PRELOAD_API void *__libc_calloc(size_t n, size_t size_bytes);
+PRELOAD_API void *__libc_realloc(void *old, size_t size_bytes);
+PRELOAD_API void *__libc_reallocarray(void *old, size_t n, size_t size_bytes);
+PRELOAD_API void *__libc_memalign(size_t align_bytes, size_t size_bytes);
+PRELOAD_API void *__libc_valloc(size_t size_bytes);
+PRELOAD_API void *__libc_pvalloc(size_t size_bytes);
+
+/* A slow path shared by the public entry points and the C library's
+ * internal ones (table real or real_libc): always inlined, so that each
+ * instance reads its table at a fixed address. */
+#define INTERPOSE_VIA static inline __attribute__((always_inline))
+
 /*
  * The value of call, an allocation through the C library that returns a
  * pointer; when that is NULL and the recorder just gave address space back
@@ -53,13 +77,14 @@ PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_byt
 		alloc_retried_p;                                              \
 	})
 
-/* The C library's realloc, retried as ALLOC_RETRIED says; not
- * realloc(old, 0), whose NULL may say that old was freed. */
-static inline void *interpose_real_realloc(void *old, size_t size_bytes)
+/* The realloc of table r (real or real_libc), retried as ALLOC_RETRIED
+ * says; not realloc(old, 0), whose NULL may say that old was freed. */
+INTERPOSE_VIA void *interpose_real_realloc(const struct real_allocator *r, void *old,
+					   size_t size_bytes)
 {
 	if (!size_bytes)
-		return real.realloc(old, 0);
-	return ALLOC_RETRIED(real.realloc(old, size_bytes));
+		return r->realloc(old, 0);
+	return ALLOC_RETRIED(r->realloc(old, size_bytes));
 }
 
 /* The C library's posix_memalign, retried as ALLOC_RETRIED says. */
@@ -140,22 +165,35 @@ static inline int interpose_fast(struct preload_thread *t, size_t size_bytes)
 	return __builtin_expect(preload_thread_usable(t), 1) && interpose_unrecorded(t, size_bytes);
 }
 
-/* malloc past its fast path (caller_ip and caller_cfa: malloc's caller). */
-static __attribute__((noinline)) void *interpose_malloc(size_t size_bytes, void *caller_ip,
-							void *caller_cfa)
+/* malloc past its fast path, through table r (caller_ip and caller_cfa:
+ * the entry point's caller). */
+INTERPOSE_VIA void *interpose_malloc_via(const struct real_allocator *r, size_t size_bytes,
+					 void *caller_ip, void *caller_cfa)
 {
 	struct preload_thread *t = preload_thread_enter();
 	void *p;
 
 	if (!t)
-		return fallback_malloc(size_bytes);
+		return fallback_malloc(r, size_bytes);
 	preload_thread_leave(t);
-	p = ALLOC_RETRIED(real.malloc(size_bytes));
+	p = ALLOC_RETRIED(r->malloc(size_bytes));
 	preload_thread_resume(t);
 	if (p)
 		interpose_alloc_record(t, TRACE_FN_MALLOC, p, size_bytes, caller_ip, caller_cfa);
 	preload_thread_leave(t);
 	return p;
+}
+
+static __attribute__((noinline)) void *interpose_malloc(size_t size_bytes, void *caller_ip,
+							void *caller_cfa)
+{
+	return interpose_malloc_via(&real, size_bytes, caller_ip, caller_cfa);
+}
+
+static __attribute__((noinline)) void *interpose_libc_malloc(size_t size_bytes, void *caller_ip,
+							     void *caller_cfa)
+{
+	return interpose_malloc_via(&real_libc, size_bytes, caller_ip, caller_cfa);
 }
 
 /* A sampled or stopped run's unrecorded malloc goes to the C library in a
@@ -169,9 +207,10 @@ PRELOAD_API void *malloc(size_t size_bytes)
 	return interpose_malloc(size_bytes, CALLER_IP, CALLER_CFA);
 }
 
-/* interpose_free past its fast paths: the free of a block that may have
- * been recorded. */
-static __attribute__((noinline)) void interpose_free_recorded(void *p, unsigned fn)
+/* A free past its fast paths (interpose_free_unrecorded), through table r:
+ * the free of a block that may have been recorded. */
+INTERPOSE_VIA void interpose_free_recorded_via(const struct real_allocator *r, void *p,
+					       unsigned fn)
 {
 	struct preload_thread *t;
 	int size_class;
@@ -179,7 +218,7 @@ static __attribute__((noinline)) void interpose_free_recorded(void *p, unsigned 
 
 	t = preload_thread_enter();
 	if (!t) {
-		void (*real_free)(void *) = real_get(free);
+		void (*real_free)(void *) = real_get_from(r, free);
 
 		/* A signal handler that interrupted the recorder cannot record a
 		 * free.  In set mode a block that was not sampled needs no
@@ -191,12 +230,12 @@ static __attribute__((noinline)) void interpose_free_recorded(void *p, unsigned 
 			real_free(p);
 			return;
 		}
-		fallback_free(p);
+		fallback_free(r, p);
 		return;
 	}
 	if (control_uses_set && !sample_set_remove(p)) {
 		preload_thread_leave(t);
-		real.free(p); /* not recorded: no record */
+		r->free(p); /* not recorded: no record */
 		return;
 	}
 	/* The record goes before the real free (its number was taken before,
@@ -205,29 +244,47 @@ static __attribute__((noinline)) void interpose_free_recorded(void *p, unsigned 
 	size_class = event_free_class(p);
 	event_free(t, fn, seq, p, size_class);
 	preload_thread_leave(t);
-	real.free(p);
+	r->free(p);
+}
+
+static __attribute__((noinline)) void interpose_free_recorded(void *p, unsigned fn)
+{
+	interpose_free_recorded_via(&real, p, fn);
+}
+
+static __attribute__((noinline)) void interpose_libc_free_recorded(void *p, unsigned fn)
+{
+	interpose_free_recorded_via(&real_libc, p, fn);
 }
 
 /*
- * The common body of free, free_sized and free_aligned_sized.  In set mode
- * (sampled or paused runs) a block whose bucket of the set is empty was not
- * recorded: it goes to the C library with no thread state, record or lock,
- * in a few instructions (in a loop of frees that each wait for a cache
- * miss, every instruction on the way to the C library's free costs).
+ * The fast paths of every free, through table r: whether free(p) is done
+ * without a record.  In set mode (sampled or paused runs) a block whose
+ * bucket of the set is empty was not recorded: it goes to the C library
+ * with no thread state, record or lock, in a few instructions (in a loop
+ * of frees that each wait for a cache miss, every instruction on the way
+ * to the C library's free costs).
  */
-static inline void interpose_free(void *p, unsigned fn)
+INTERPOSE_VIA int interpose_free_unrecorded(const struct real_allocator *r, void *p)
 {
 	if (!p)
-		return;
+		return 1;
 	if (fallback_owns(p)) {
 		fallback_release(p);
-		return;
+		return 1;
 	}
 	if (control_uses_set && !sample_set_may_hold(p)) {
-		real.free(p);
-		return;
+		r->free(p);
+		return 1;
 	}
-	interpose_free_recorded(p, fn);
+	return 0;
+}
+
+/* The common body of free, free_sized and free_aligned_sized. */
+static inline void interpose_free(void *p, unsigned fn)
+{
+	if (!interpose_free_unrecorded(&real, p))
+		interpose_free_recorded(p, fn);
 }
 
 PRELOAD_API void free(void *p)
@@ -249,9 +306,10 @@ PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_byt
 	interpose_free(p, TRACE_FREE_ALIGNED_SIZED);
 }
 
-/* calloc past its fast path (caller_ip and caller_cfa: calloc's caller). */
-static __attribute__((noinline)) void *interpose_calloc(size_t n, size_t size_bytes,
-							void *caller_ip, void *caller_cfa)
+/* calloc past its fast path, through table r (caller_ip and caller_cfa:
+ * the entry point's caller). */
+INTERPOSE_VIA void *interpose_calloc_via(const struct real_allocator *r, size_t n,
+					 size_t size_bytes, void *caller_ip, void *caller_cfa)
 {
 	struct preload_thread *t = preload_thread_enter();
 	int overflow;
@@ -259,14 +317,26 @@ static __attribute__((noinline)) void *interpose_calloc(size_t n, size_t size_by
 	void *p;
 
 	if (!t)
-		return fallback_calloc(n, size_bytes);
+		return fallback_calloc(r, n, size_bytes);
 	preload_thread_leave(t);
-	p = ALLOC_RETRIED(real.calloc(n, size_bytes));
+	p = ALLOC_RETRIED(r->calloc(n, size_bytes));
 	preload_thread_resume(t);
 	if (p && !overflow)
 		interpose_alloc_record(t, TRACE_FN_CALLOC, p, total, caller_ip, caller_cfa);
 	preload_thread_leave(t);
 	return p;
+}
+
+static __attribute__((noinline)) void *interpose_calloc(size_t n, size_t size_bytes,
+							void *caller_ip, void *caller_cfa)
+{
+	return interpose_calloc_via(&real, n, size_bytes, caller_ip, caller_cfa);
+}
+
+static __attribute__((noinline)) void *interpose_libc_calloc(size_t n, size_t size_bytes,
+							     void *caller_ip, void *caller_cfa)
+{
+	return interpose_calloc_via(&real_libc, n, size_bytes, caller_ip, caller_cfa);
 }
 
 /* As malloc: a sampled or stopped run's unrecorded calloc goes straight to
@@ -283,7 +353,7 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
 }
 
 /*
- * realloc(old, n), old not null, in set mode: the release of old is
+ * realloc(old, n) through table r, old not null, in set mode: the release of old is
  * recorded when old was recorded (it leaves the set before the real call and
  * comes back if the call fails), the new block when the sampler picks it,
  * as a fresh decision at its full size.  Both: one REALLOC record; only
@@ -291,7 +361,8 @@ PRELOAD_API void *calloc(size_t n, size_t size_bytes)
  * one: a FREE record of TRACE_FREE_REALLOC_RELEASE (free_fn for realloc(p,
  * 0) that freed).
  */
-static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_thread *t,
+static __attribute__((noinline)) void *interpose_realloc_sampled(const struct real_allocator *r,
+								  struct preload_thread *t,
 								  void *old, size_t size_bytes,
 								  unsigned alloc_fn,
 								  unsigned free_fn,
@@ -309,7 +380,7 @@ static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_
 		seq_free = event_seq_next(t);
 		old_size_class = event_free_class(old);
 	}
-	p = interpose_real_realloc(old, size_bytes);
+	p = interpose_real_realloc(r, old, size_bytes);
 	if (!p) {
 		if (old_sampled && size_bytes == 0) {
 			event_free(t, free_fn, seq_free, old, old_size_class);
@@ -335,14 +406,19 @@ static __attribute__((noinline)) void *interpose_realloc_sampled(struct preload_
 }
 
 /*
- * The common body of realloc and reallocarray (size_bytes already checked
- * for overflow): realloc(NULL, n) is an allocation; realloc(p, 0) that
- * returns NULL freed p (glibc); a successful realloc(p, n) is one REALLOC
- * record; a failed one leaves p alone and skips the seq it took.
+ * realloc and reallocarray past their fast paths, through table r (t the
+ * thread entered, size_bytes already checked for overflow):
+ * realloc(NULL, n) is an allocation; realloc(p, 0) that returns NULL freed
+ * p (glibc); a successful realloc(p, n) is one REALLOC record; a failed
+ * one leaves p alone and skips the seq it took.
  */
-static inline void *interpose_realloc(struct preload_thread *t, void *old, size_t size_bytes,
-				      unsigned alloc_fn, unsigned free_fn, void *caller_ip,
-				      void *caller_cfa)
+static __attribute__((noinline)) void *interpose_realloc_entered(const struct real_allocator *r,
+								   struct preload_thread *t,
+								   void *old, size_t size_bytes,
+								   unsigned alloc_fn,
+								   unsigned free_fn,
+								   void *caller_ip,
+								   void *caller_cfa)
 {
 	int old_size_class, recording;
 	uint64_t seq_free, weight;
@@ -350,19 +426,19 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 
 	if (!old) {
 		preload_thread_leave(t);
-		p = interpose_real_realloc(NULL, size_bytes);
+		p = interpose_real_realloc(r, NULL, size_bytes);
 		preload_thread_resume(t);
 		if (p)
 			interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
 		return p;
 	}
 	if (control_uses_set)
-		return interpose_realloc_sampled(t, old, size_bytes, alloc_fn, free_fn, caller_ip,
-						 caller_cfa);
+		return interpose_realloc_sampled(r, t, old, size_bytes, alloc_fn, free_fn,
+						 caller_ip, caller_cfa);
 	recording = control_recording(t); /* before seq_free, as above */
 	seq_free = event_seq_next(t);
 	old_size_class = event_free_class(old);
-	p = interpose_real_realloc(old, size_bytes);
+	p = interpose_real_realloc(r, old, size_bytes);
 	if (p && recording && (weight = sample_weight(t, size_bytes)) != 0)
 		event_realloc(t, alloc_fn, seq_free, old, old_size_class, p, size_bytes, weight,
 			      caller_ip, caller_cfa);
@@ -376,13 +452,13 @@ static inline void *interpose_realloc(struct preload_thread *t, void *old, size_
 }
 
 /* realloc or reallocarray of a block of the shim's own (bootstrap arena,
- * nested heap): for the program, a fresh allocation (counted as unrecorded
- * when it cannot be recorded). */
-static void *interpose_realloc_own(void *old, size_t size_bytes, unsigned alloc_fn,
-				   void *caller_ip, void *caller_cfa)
+ * nested heap), through table r: for the program, a fresh allocation
+ * (counted as unrecorded when it cannot be recorded). */
+static void *interpose_realloc_own(const struct real_allocator *r, void *old, size_t size_bytes,
+				   unsigned alloc_fn, void *caller_ip, void *caller_cfa)
 {
 	int from_real;
-	void *p = fallback_realloc_own(old, size_bytes, &from_real);
+	void *p = fallback_realloc_own(r, old, size_bytes, &from_real);
 	struct preload_thread *t;
 
 	if (!p || !from_real)
@@ -412,47 +488,57 @@ static inline int interpose_realloc_unrecorded(struct preload_thread *t, const v
 	       interpose_fast(t, size_bytes);
 }
 
-PRELOAD_API void *realloc(void *old, size_t size_bytes)
+/*
+ * The body of realloc and reallocarray through table r (size_bytes already
+ * checked for overflow; alloc_fn and free_fn: the entry point's codes;
+ * caller_ip and caller_cfa: its caller).
+ */
+INTERPOSE_VIA void *interpose_realloc_via(const struct real_allocator *r, void *old,
+					  size_t size_bytes, unsigned alloc_fn, unsigned free_fn,
+					  void *caller_ip, void *caller_cfa)
 {
 	struct preload_thread *t = preload_tls;
 	void *p;
 
 	if (interpose_realloc_unrecorded(t, old, size_bytes))
-		return interpose_real_realloc(old, size_bytes);
+		return interpose_real_realloc(r, old, size_bytes);
 	if (fallback_owns(old))
-		return interpose_realloc_own(old, size_bytes, TRACE_FN_REALLOC, CALLER_IP,
-					     CALLER_CFA);
+		return interpose_realloc_own(r, old, size_bytes, alloc_fn, caller_ip, caller_cfa);
 	t = preload_thread_enter();
 	if (!t)
-		return fallback_realloc(old, size_bytes);
-	p = interpose_realloc(t, old, size_bytes, TRACE_FN_REALLOC, TRACE_FREE_REALLOC, CALLER_IP,
-			      CALLER_CFA);
+		return fallback_realloc(r, old, size_bytes);
+	p = interpose_realloc_entered(r, t, old, size_bytes, alloc_fn, free_fn, caller_ip,
+				      caller_cfa);
 	preload_thread_leave(t);
 	return p;
 }
 
-PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
+/* reallocarray through table r: realloc of n * size_bytes, ENOMEM when
+ * that overflows. */
+INTERPOSE_VIA void *interpose_reallocarray_via(const struct real_allocator *r, void *old,
+					       size_t n, size_t size_bytes, void *caller_ip,
+					       void *caller_cfa)
 {
-	struct preload_thread *t;
 	int overflow;
 	size_t total = interpose_mul(n, size_bytes, &overflow);
-	void *p;
 
 	if (overflow) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (interpose_realloc_unrecorded(preload_tls, old, total))
-		return interpose_real_realloc(old, total);
-	if (fallback_owns(old))
-		return interpose_realloc_own(old, total, TRACE_FN_REALLOCARRAY, CALLER_IP, CALLER_CFA);
-	t = preload_thread_enter();
-	if (!t)
-		return fallback_reallocarray(old, n, size_bytes);
-	p = interpose_realloc(t, old, total, TRACE_FN_REALLOCARRAY, TRACE_FREE_REALLOCARRAY,
-			      CALLER_IP, CALLER_CFA);
-	preload_thread_leave(t);
-	return p;
+	return interpose_realloc_via(r, old, total, TRACE_FN_REALLOCARRAY, TRACE_FREE_REALLOCARRAY,
+				     caller_ip, caller_cfa);
+}
+
+PRELOAD_API void *realloc(void *old, size_t size_bytes)
+{
+	return interpose_realloc_via(&real, old, size_bytes, TRACE_FN_REALLOC, TRACE_FREE_REALLOC,
+				     CALLER_IP, CALLER_CFA);
+}
+
+PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
+{
+	return interpose_reallocarray_via(&real, old, n, size_bytes, CALLER_IP, CALLER_CFA);
 }
 
 PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes)
@@ -493,63 +579,147 @@ PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 	return p;
 }
 
-PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
+/* memalign through table r (caller_ip and caller_cfa: the entry point's
+ * caller). */
+INTERPOSE_VIA void *interpose_memalign_via(const struct real_allocator *r, size_t align_bytes,
+					   size_t size_bytes, void *caller_ip, void *caller_cfa)
 {
 	struct preload_thread *t = preload_tls;
 	void *p;
 
 	if (interpose_fast(t, size_bytes))
-		return ALLOC_RETRIED(real.memalign(align_bytes, size_bytes));
+		return ALLOC_RETRIED(r->memalign(align_bytes, size_bytes));
 	t = preload_thread_enter();
 	if (!t)
-		return fallback_memalign(align_bytes, size_bytes);
+		return fallback_memalign(r, align_bytes, size_bytes);
 	preload_thread_leave(t);
-	p = ALLOC_RETRIED(real.memalign(align_bytes, size_bytes));
+	p = ALLOC_RETRIED(r->memalign(align_bytes, size_bytes));
 	preload_thread_resume(t);
 	if (p)
-		interpose_alloc_record(t, TRACE_FN_MEMALIGN, p, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record(t, TRACE_FN_MEMALIGN, p, size_bytes, caller_ip, caller_cfa);
 	preload_thread_leave(t);
 	return p;
+}
+
+/* valloc through table r (caller_ip and caller_cfa: the entry point's
+ * caller). */
+INTERPOSE_VIA void *interpose_valloc_via(const struct real_allocator *r, size_t size_bytes,
+					 void *caller_ip, void *caller_cfa)
+{
+	struct preload_thread *t = preload_tls;
+	void *p;
+
+	if (interpose_fast(t, size_bytes))
+		return ALLOC_RETRIED(r->valloc(size_bytes));
+	t = preload_thread_enter();
+	if (!t)
+		return fallback_valloc(r, size_bytes);
+	preload_thread_leave(t);
+	p = ALLOC_RETRIED(r->valloc(size_bytes));
+	preload_thread_resume(t);
+	if (p)
+		interpose_alloc_record(t, TRACE_FN_VALLOC, p, size_bytes, caller_ip, caller_cfa);
+	preload_thread_leave(t);
+	return p;
+}
+
+/* pvalloc through table r, recorded with the size the program asked for,
+ * not the page-rounded size glibc actually reserves (mprof-trace(5), ALLOC
+ * fn 8). */
+INTERPOSE_VIA void *interpose_pvalloc_via(const struct real_allocator *r, size_t size_bytes,
+					  void *caller_ip, void *caller_cfa)
+{
+	struct preload_thread *t = preload_tls;
+	void *p;
+
+	if (interpose_fast(t, size_bytes))
+		return ALLOC_RETRIED(r->pvalloc(size_bytes));
+	t = preload_thread_enter();
+	if (!t)
+		return fallback_pvalloc(r, size_bytes);
+	preload_thread_leave(t);
+	p = ALLOC_RETRIED(r->pvalloc(size_bytes));
+	preload_thread_resume(t);
+	if (p)
+		interpose_alloc_record(t, TRACE_FN_PVALLOC, p, size_bytes, caller_ip, caller_cfa);
+	preload_thread_leave(t);
+	return p;
+}
+
+PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
+{
+	return interpose_memalign_via(&real, align_bytes, size_bytes, CALLER_IP, CALLER_CFA);
 }
 
 PRELOAD_API void *valloc(size_t size_bytes)
 {
-	struct preload_thread *t = preload_tls;
-	void *p;
-
-	if (interpose_fast(t, size_bytes))
-		return ALLOC_RETRIED(real.valloc(size_bytes));
-	t = preload_thread_enter();
-	if (!t)
-		return fallback_valloc(size_bytes);
-	preload_thread_leave(t);
-	p = ALLOC_RETRIED(real.valloc(size_bytes));
-	preload_thread_resume(t);
-	if (p)
-		interpose_alloc_record(t, TRACE_FN_VALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
-	preload_thread_leave(t);
-	return p;
+	return interpose_valloc_via(&real, size_bytes, CALLER_IP, CALLER_CFA);
 }
 
-/* pvalloc is recorded with the size the program asked for, not the
- * page-rounded size glibc actually reserves (mprof-trace(5), ALLOC fn 8). */
 PRELOAD_API void *pvalloc(size_t size_bytes)
 {
+	return interpose_pvalloc_via(&real, size_bytes, CALLER_IP, CALLER_CFA);
+}
+
+/*
+ * The C library's internal entry points, through real_libc.  Each is its
+ * public namesake: a program whose own malloc calls __libc_malloc gets each
+ * block recorded once, here, its malloc being the caller (the report drops
+ * a frame named malloc as an allocator wrapper).  __libc_reallocarray
+ * calls __libc_realloc, as reallocarray calls realloc: the C library's
+ * would call the public realloc, which is a foreign one's when the program
+ * has one.
+ */
+PRELOAD_API void *__libc_malloc(size_t size_bytes)
+{
 	struct preload_thread *t = preload_tls;
-	void *p;
 
 	if (interpose_fast(t, size_bytes))
-		return ALLOC_RETRIED(real.pvalloc(size_bytes));
-	t = preload_thread_enter();
-	if (!t)
-		return fallback_pvalloc(size_bytes);
-	preload_thread_leave(t);
-	p = ALLOC_RETRIED(real.pvalloc(size_bytes));
-	preload_thread_resume(t);
-	if (p)
-		interpose_alloc_record(t, TRACE_FN_PVALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
-	preload_thread_leave(t);
-	return p;
+		return ALLOC_RETRIED(real_libc.malloc(size_bytes));
+	return interpose_libc_malloc(size_bytes, CALLER_IP, CALLER_CFA);
+}
+
+PRELOAD_API void __libc_free(void *p)
+{
+	if (!interpose_free_unrecorded(&real_libc, p))
+		interpose_libc_free_recorded(p, TRACE_FREE_FREE);
+}
+
+PRELOAD_API void *__libc_calloc(size_t n, size_t size_bytes)
+{
+	struct preload_thread *t = preload_tls;
+	int overflow;
+	size_t total = interpose_mul(n, size_bytes, &overflow);
+
+	if (!overflow && interpose_fast(t, total))
+		return ALLOC_RETRIED(real_libc.calloc(n, size_bytes));
+	return interpose_libc_calloc(n, size_bytes, CALLER_IP, CALLER_CFA);
+}
+
+PRELOAD_API void *__libc_realloc(void *old, size_t size_bytes)
+{
+	return interpose_realloc_via(&real_libc, old, size_bytes, TRACE_FN_REALLOC,
+				     TRACE_FREE_REALLOC, CALLER_IP, CALLER_CFA);
+}
+
+PRELOAD_API void *__libc_reallocarray(void *old, size_t n, size_t size_bytes)
+{
+	return interpose_reallocarray_via(&real_libc, old, n, size_bytes, CALLER_IP, CALLER_CFA);
+}
+
+PRELOAD_API void *__libc_memalign(size_t align_bytes, size_t size_bytes)
+{
+	return interpose_memalign_via(&real_libc, align_bytes, size_bytes, CALLER_IP, CALLER_CFA);
+}
+
+PRELOAD_API void *__libc_valloc(size_t size_bytes)
+{
+	return interpose_valloc_via(&real_libc, size_bytes, CALLER_IP, CALLER_CFA);
+}
+
+PRELOAD_API void *__libc_pvalloc(size_t size_bytes)
+{
+	return interpose_pvalloc_via(&real_libc, size_bytes, CALLER_IP, CALLER_CFA);
 }
 
 /* Not recorded; answers for the shim's own blocks too. */

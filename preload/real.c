@@ -14,11 +14,14 @@
 #include "preload/real.h"
 
 struct real_allocator real;
+struct real_allocator real_libc;
 
-/* Stores one looked-up symbol with release order (see real_get). */
-#define REAL_RESOLVE(field, name) \
-	__atomic_store_n(&real.field, (__typeof__(real.field))dlsym(RTLD_NEXT, name), \
+/* Stores one looked-up symbol into table with release order (see
+ * real_get_from). */
+#define REAL_RESOLVE_INTO(table, field, name) \
+	__atomic_store_n(&(table).field, (__typeof__((table).field))dlsym(RTLD_NEXT, name), \
 			 __ATOMIC_RELEASE)
+#define REAL_RESOLVE(field, name) REAL_RESOLVE_INTO(real, field, name)
 
 /* Whether the free found behind the shim lies in the C library itself
  * (gnu_get_libc_version exists only there).  Comparing with __libc_free is
@@ -46,6 +49,13 @@ void real_resolve(void)
 	REAL_RESOLVE(malloc_usable_size, "malloc_usable_size");
 	REAL_RESOLVE(dlclose, "dlclose");
 	__atomic_store_n(&real.glibc_chunks, real_free_is_glibc(), __ATOMIC_RELEASE);
+	REAL_RESOLVE_INTO(real_libc, malloc, "__libc_malloc");
+	REAL_RESOLVE_INTO(real_libc, free, "__libc_free");
+	REAL_RESOLVE_INTO(real_libc, calloc, "__libc_calloc");
+	REAL_RESOLVE_INTO(real_libc, realloc, "__libc_realloc");
+	REAL_RESOLVE_INTO(real_libc, memalign, "__libc_memalign");
+	REAL_RESOLVE_INTO(real_libc, valloc, "__libc_valloc");
+	REAL_RESOLVE_INTO(real_libc, pvalloc, "__libc_pvalloc");
 }
 
 void *real_foreign_definition(const char *name, struct link_map **map)

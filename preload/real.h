@@ -1,7 +1,8 @@
 /*
  * preload/real.h - the C library's allocator entry points (and dlclose), as
  * found with dlsym(RTLD_NEXT) behind the shim's own definitions (free and
- * realloc are a foreign allocator's when one is loaded ahead of the shim).
+ * realloc are a foreign allocator's when one is loaded ahead of the shim),
+ * and its internal ones (__libc_malloc and kin).
  *
  * The initializing thread fills the table once; other threads read a
  * pointer with real_get() before init is known to be complete, and plainly
@@ -37,8 +38,20 @@ struct real_allocator {
 
 extern struct real_allocator real;
 
-/* Reads one entry of the table while another thread may be filling it. */
-#define real_get(fn) __atomic_load_n(&real.fn, __ATOMIC_ACQUIRE)
+/*
+ * The C library's internal entry points behind the shim's wrappers of them
+ * (interpose.c): malloc, calloc, free, realloc, memalign, valloc and pvalloc
+ * hold __libc_malloc ... __libc_pvalloc, as found with dlsym(RTLD_NEXT); the
+ * other entries stay 0.  Never a foreign allocator's: a program's own malloc
+ * that calls __libc_malloc reaches the C library through these.
+ */
+extern struct real_allocator real_libc;
+
+/* Reads one entry of table (real or real_libc) while another thread may be
+ * filling it. */
+#define real_get_from(table, fn) __atomic_load_n(&(table)->fn, __ATOMIC_ACQUIRE)
+/* real_get_from(&real, fn). */
+#define real_get(fn) real_get_from(&real, fn)
 
 /* glibc's chunk-header flag of a block served by mmap. */
 #define REAL_GLIBC_IS_MMAPPED 2u
@@ -61,9 +74,10 @@ static inline size_t real_chunk_bytes(const void *p)
 }
 
 /*
- * Looks every entry up with dlsym(RTLD_NEXT).  Called by the initializing
- * thread only; the calloc/malloc calls dlsym makes meanwhile are served by
- * the bootstrap arena.  Entries that cannot be found stay NULL.
+ * Looks every entry of real and real_libc up with dlsym(RTLD_NEXT).  Called
+ * by the initializing thread only; the calloc/malloc calls dlsym makes
+ * meanwhile are served by the bootstrap arena.  Entries that cannot be
+ * found stay NULL.
  */
 void real_resolve(void);
 
