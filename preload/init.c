@@ -116,6 +116,7 @@ static int init_run(struct preload_thread **out)
 	struct preload_thread *t;
 
 	real_resolve();
+	real_route_behind();
 	exec_watch_resolve();
 	reap_note_resolve();
 	cancel_watch_resolve();

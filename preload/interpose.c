@@ -292,18 +292,30 @@ PRELOAD_API void free(void *p)
 	interpose_free(p, TRACE_FREE_FREE);
 }
 
+/* Whether free_sized and free_aligned_sized forward to a program's own free
+ * unrecorded: it calls __libc_free, whose wrapper records (real.h). */
+static inline int interpose_free_forwarded(void *p)
+{
+	if (__builtin_expect(!real.free_over_libc, 1))
+		return 0;
+	real.free(p);
+	return 1;
+}
+
 /* glibc 2.36 has no free_sized: it is free, recorded as such. */
 PRELOAD_API void free_sized(void *p, size_t size_bytes)
 {
 	(void)size_bytes;
-	interpose_free(p, TRACE_FREE_SIZED);
+	if (!interpose_free_forwarded(p))
+		interpose_free(p, TRACE_FREE_SIZED);
 }
 
 PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_bytes)
 {
 	(void)align_bytes;
 	(void)size_bytes;
-	interpose_free(p, TRACE_FREE_ALIGNED_SIZED);
+	if (!interpose_free_forwarded(p))
+		interpose_free(p, TRACE_FREE_ALIGNED_SIZED);
 }
 
 /* calloc past its fast path, through table r (caller_ip and caller_cfa:
@@ -536,8 +548,20 @@ PRELOAD_API void *realloc(void *old, size_t size_bytes)
 				     CALLER_IP, CALLER_CFA);
 }
 
+/* A program's own realloc that calls __libc_realloc (real.h) is reached
+ * unrecorded, as the C library's reallocarray reaches it: its wrapper
+ * records. */
 PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
 {
+	size_t total;
+
+	if (__builtin_expect(real.realloc_over_libc, 0)) {
+		if (__builtin_mul_overflow(n, size_bytes, &total)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return real.realloc(old, total);
+	}
 	return interpose_reallocarray_via(&real, old, n, size_bytes, CALLER_IP, CALLER_CFA);
 }
 

@@ -11,6 +11,7 @@
 #include <gnu/libc-version.h>
 #include <link.h>
 
+#include "preload/import_bind.h"
 #include "preload/real.h"
 
 struct real_allocator real;
@@ -58,6 +59,50 @@ void real_resolve(void)
 	REAL_RESOLVE_INTO(real_libc, pvalloc, "__libc_pvalloc");
 }
 
+/* Points the slots of the module defining fn (an entry of real), unless it
+ * is the C library (whose load address is libc_base), for the C library's
+ * __libc_ entry points at real_libc's. */
+static void real_route_module(const void *fn, const void *libc_base)
+{
+	struct import_binding bindings[] = {
+		{ "__libc_malloc", (void *)real_libc.malloc, 0 },
+		{ "__libc_free", (void *)real_libc.free, 0 },
+		{ "__libc_calloc", (void *)real_libc.calloc, 0 },
+		{ "__libc_realloc", (void *)real_libc.realloc, 0 },
+		{ "__libc_memalign", (void *)real_libc.memalign, 0 },
+		{ "__libc_valloc", (void *)real_libc.valloc, 0 },
+		{ "__libc_pvalloc", (void *)real_libc.pvalloc, 0 },
+	};
+	struct link_map *map = NULL;
+	Dl_info found;
+
+	if (!fn || !dladdr1(fn, &found, (void **)&map, RTLD_DL_LINKMAP) || !map ||
+	    found.dli_fbase == libc_base)
+		return;
+	for (size_t i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
+		if (!bindings[i].fn)
+			return;
+	import_bind_module(map, bindings, sizeof(bindings) / sizeof(bindings[0]));
+}
+
+void real_route_behind(void)
+{
+	Dl_info libc;
+
+	if (!dladdr((void *)gnu_get_libc_version, &libc))
+		return;
+	real_route_module((const void *)real.malloc, libc.dli_fbase);
+	real_route_module((const void *)real.calloc, libc.dli_fbase);
+	real_route_module((const void *)real.free, libc.dli_fbase);
+	real_route_module((const void *)real.realloc, libc.dli_fbase);
+	real_route_module((const void *)real.reallocarray, libc.dli_fbase);
+	real_route_module((const void *)real.posix_memalign, libc.dli_fbase);
+	real_route_module((const void *)real.aligned_alloc, libc.dli_fbase);
+	real_route_module((const void *)real.memalign, libc.dli_fbase);
+	real_route_module((const void *)real.valloc, libc.dli_fbase);
+	real_route_module((const void *)real.pvalloc, libc.dli_fbase);
+}
+
 void *real_foreign_definition(const char *name, struct link_map **map)
 {
 	void *sym = dlsym(RTLD_DEFAULT, name);
@@ -85,10 +130,16 @@ void real_use_foreign(void)
 	/* Measured: `sort -n` of 200,000 lines with jemalloc ahead of the shim
 	 * got blocks from the C library's heap through the shim's reallocarray
 	 * and died of SIGSEGV when jemalloc freed them. */
-	if ((fn = real_foreign_definition("realloc", &map)) != NULL)
+	if ((fn = real_foreign_definition("realloc", &map)) != NULL) {
 		__atomic_store_n(&real.realloc, (void *(*)(void *, size_t))fn, __ATOMIC_RELEASE);
-	if ((fn = real_foreign_definition("free", &map)) != NULL)
+		__atomic_store_n(&real.realloc_over_libc,
+				 import_module_slots(map, "__libc_realloc") > 0, __ATOMIC_RELEASE);
+	}
+	if ((fn = real_foreign_definition("free", &map)) != NULL) {
 		__atomic_store_n(&real.free, (void (*)(void *))fn, __ATOMIC_RELEASE);
+		__atomic_store_n(&real.free_over_libc, import_module_slots(map, "__libc_free") > 0,
+				 __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&real.glibc_chunks, real_free_is_glibc(), __ATOMIC_RELEASE);
 	__atomic_store_n(&real.foreign, 1, __ATOMIC_RELEASE);
 }

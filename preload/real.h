@@ -34,6 +34,10 @@ struct real_allocator {
 	/* 1 when malloc is a foreign allocator's (real_use_foreign ran): the
 	 * C library's modules are bound to it too, not passing the shim. */
 	int foreign;
+	/* 1 when realloc (free) is a foreign one that calls the C library's
+	 * __libc_realloc (__libc_free), whose wrapper in the shim records
+	 * the call: the shim's entry points that forward to it do not. */
+	int realloc_over_libc, free_over_libc;
 };
 
 extern struct real_allocator real;
@@ -82,6 +86,17 @@ static inline size_t real_chunk_bytes(const void *p)
 void real_resolve(void);
 
 /*
+ * When the real allocator behind the shim (an entry of real, before
+ * real_use_foreign) is not the C library but a module loaded after the
+ * shim, points that module's calls of the C library's __libc_ entry points
+ * straight at real_libc's (import_bind.h): its malloc written over
+ * __libc_malloc was recorded by the shim's malloc, and the shim's
+ * __libc_malloc would record the block again.  Called by the initializing
+ * thread, after real_resolve; never allocates.
+ */
+void real_route_behind(void);
+
+/*
  * The definition of allocator entry point name that the program's own calls
  * reach when it is not the shim's: a foreign allocator loaded ahead of the
  * shim, or the program's own.  NULL when it is the shim's, or the canonical
@@ -97,8 +112,8 @@ void *real_foreign_definition(const char *name, struct link_map **map);
  * lacks (reallocarray in jemalloc, free_sized) still run: makes the realloc
  * and free they call the foreign ones, as the C library's reallocarray
  * reaches the foreign realloc through its PLT, and stops reading glibc
- * chunk headers of its blocks, and sets the table's foreign flag.  Called
- * by the initializing thread.
+ * chunk headers of its blocks, and sets the table's foreign flag (and
+ * realloc_over_libc, free_over_libc).  Called by the initializing thread.
  */
 void real_use_foreign(void);
 

@@ -9,10 +9,13 @@
 # calls them (the site is its function), and (b) a program whose own
 # malloc, free, calloc and realloc are thin wrappers over them, each
 # allocation recorded once (not twice, and no endless recursion), its
-# wrapper frame dropped like strdup's.  The programs' output and exit
-# status stay theirs; sampled runs match every free too.
-# Programs and facts: tests/progs/libc_entry.c, libc_entry_lib.c,
-# libc_wrap.c.
+# wrapper frame dropped like strdup's; its reallocarray, the recorder's,
+# reaches its realloc unrecorded.  (d) The same wrappers in a library
+# loaded behind the recorder, whose malloc is then the "real" one: each
+# block is recorded once, by the recorder's malloc (it was twice).  The
+# programs' output and exit status stay theirs; sampled runs match every
+# free too.  Programs and facts: tests/progs/libc_entry.c,
+# libc_entry_lib.c, libc_wrap.c, libc_behind.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -20,8 +23,9 @@ build_c "$WORK/libc_entry_lib.so" "$PROGS_DIR/libc_entry_lib.c" -shared -fPIC
 build_c "$WORK/libc_entry" "$PROGS_DIR/libc_entry.c" -L"$WORK" -l:libc_entry_lib.so \
 	-Wl,-rpath,"$WORK"
 build_c "$WORK/libc_wrap" "$PROGS_DIR/libc_wrap.c"
+build_c "$WORK/libc_behind.so" "$PROGS_DIR/libc_behind.c" -shared -fPIC
 ENTRY_OUT=done
-WRAP_OUT="malloc 6, calloc 2, realloc 1, free 5"
+WRAP_OUT="malloc 6, calloc 2, realloc 2, free 5"
 
 # ---- (a) and (c): direct calls, in the program and in a library ----------
 run_cmd 30 native-entry "$WORK/libc_entry"
@@ -86,21 +90,22 @@ if report_json "$WORK/wrap.json" "$WORK/wrap.trace"; then
 	expect_site "$R" make_names   2 8    1 4
 	expect_site "$R" wrap_malloc  3 900  1 300
 	expect_site "$R" wrap_calloc  2 200  0 0
-	expect_site "$R" wrap_realloc 2 1010 1 1000
-	expect_eq "wrap: allocations" 9 "$(q "$R" summary allocations)"
-	expect_eq "wrap: allocated bytes" 2118 "$(q "$R" summary allocated_bytes)"
-	expect_eq "wrap: blocks live at exit" 3 "$(q "$R" summary leaked_blocks)"
-	expect_eq "wrap: bytes live at exit" 1304 "$(q "$R" summary leaked_bytes)"
+	expect_site "$R" wrap_realloc 3 1110 2 1100
+	expect_eq "wrap: allocations" 10 "$(q "$R" summary allocations)"
+	expect_eq "wrap: allocated bytes" 2218 "$(q "$R" summary allocated_bytes)"
+	expect_eq "wrap: blocks live at exit" 4 "$(q "$R" summary leaked_blocks)"
+	expect_eq "wrap: bytes live at exit" 1404 "$(q "$R" summary leaked_bytes)"
 	expect_eq "wrap: unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
-	for pair in malloc=6 calloc=2 realloc=1 free=5; do
+	for pair in malloc=6 calloc=2 realloc=2 reallocarray=0 free=5; do
 		fn=${pair%=*}
 		expect_eq "wrap: calls of $fn" "${pair#*=}" "$(q "$R" summary "calls.$fn")"
 	done
 	expect_eq "wrap: the report's diagnostics" "$note" \
 		"$(json_eval "$R" '"\n".join(x["text"] for x in d["summary"]["diagnostics"])')"
-	# make_names calls strdup on two lines, wrap_realloc malloc and realloc
+	# make_names calls strdup on two lines, wrap_realloc malloc, realloc
+	# and reallocarray (the recorder's frame between: not the site's)
 	expect_eq "wrap: sites whose first frame is the caller of the program's malloc" \
-		"2 1 1 2" \
+		"2 1 1 3" \
 		"$(json_eval "$R" '" ".join(str(len(site(f))) for f in ("make_names", "wrap_malloc", "wrap_calloc", "wrap_realloc"))')"
 fi
 # With the wrappers kept, the recorded stack starts in the program's malloc.
@@ -115,6 +120,26 @@ expect_eq "wrap: the text report's first line" \
 	"mprof report: $WORK/wrap.trace (exact: every allocation recorded)" \
 	"$(head -n 1 "$RUN_OUT")"
 
+# ---- (d): the same wrappers behind the recorder -----------------------------
+# The recorder is first in LD_PRELOAD; a shell puts the library after it
+# (the program's trace: the one of the exec, FILE.PID).
+RUN_NAME=behind mprof_run 60 "$WORK/behind.trace" -- /bin/sh -c \
+	'LD_PRELOAD="$LD_PRELOAD $1" exec "$2"' sh "$WORK/libc_behind.so" "$WORK/libc_entry"
+expect_eq "behind: exit status" 5 "$RUN_STATUS"
+expect_eq "behind: stdout" "$ENTRY_OUT" "$(cat "$RUN_OUT")"
+traces=("$WORK"/behind.trace.*)
+expect_eq "behind: the program's trace" 1 "${#traces[@]}"
+if report_json "$WORK/behind.json" "${traces[0]}"; then
+	R=$WORK/behind.json
+	expect_site "$R" mix_malloc_libc_free   4 400    1 100
+	expect_site "$R" mix_libc_malloc_free   5 1000   2 400
+	expect_site "$R" use_libc_realloc       5 100212 2 100077
+	expect_site "$R" "lib_grab&use_lib"     3 144    1 48
+	expect_eq "behind: totals (allocations, bytes, blocks and bytes live at exit, unmatched frees)" \
+		"27 110966 11 107591 0" \
+		"$(json_eval "$R" '" ".join(str(d["summary"][k]) for k in ("allocations", "allocated_bytes", "leaked_blocks", "leaked_bytes", "unmatched_frees"))')"
+fi
+
 # ---- sampled: every free matched, the programs' output unchanged ----------
 # At one sample per byte (seed 7) every block is sampled with weight 1, so
 # the estimates are the exact totals: allocations, bytes, blocks and bytes
@@ -123,7 +148,7 @@ for rate in 1 256; do
 	for prog in entry wrap; do
 		case $prog in
 		entry) out=$ENTRY_OUT status=5 totals="27 110966 11 107591 16" ;;
-		wrap) out=$WRAP_OUT status=4 totals="9 2118 3 1304 6" ;;
+		wrap) out=$WRAP_OUT status=4 totals="10 2218 4 1404 6" ;;
 		esac
 		RUN_NAME=$prog-$rate mprof_run 60 "$WORK/$prog-$rate.trace" --sample-rate $rate \
 			--sample-seed 7 -- "$WORK/libc_$prog"

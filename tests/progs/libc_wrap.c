@@ -14,10 +14,13 @@
  *   wrap_malloc   3 x malloc(300) (the wrapper's __libc_malloc call at
  *                 WRAP_LINE), 2 freed               3 / 900    leak 1 / 300
  *   wrap_calloc   2 x calloc(4, 25), both freed     2 / 200    leak 0 / 0
- *   wrap_realloc  malloc(10), realloc to 1000       2 / 1010   leak 1 / 1000
- * Totals: 9 allocations, 2118 bytes; 3 blocks / 1304 bytes live at exit.
- * Calls: malloc 6, calloc 2, realloc 1, free 5.  Unmatched frees: 0.
- * stdout: "malloc 6, calloc 2, realloc 1, free 5\n".
+ *   wrap_realloc  malloc(10), realloc to 1000; reallocarray(NULL, 5, 20),
+ *                 which reaches the realloc here (the C library's does
+ *                 so natively, mprof's as well)
+ *                                                   3 / 1110   leak 2 / 1100
+ * Totals: 10 allocations, 2218 bytes; 4 blocks / 1404 bytes live at exit.
+ * Calls: malloc 6, calloc 2, realloc 2, free 5.  Unmatched frees: 0.
+ * stdout: "malloc 6, calloc 2, realloc 2, free 5\n".
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -32,6 +35,7 @@ static unsigned long n_malloc, n_calloc, n_realloc, n_free;
 static void *volatile keep[8];
 static int nkeep;
 static const char *volatile name = "abc"; /* volatile: no strdup folding */
+static void *volatile no_block = NULL;
 
 void *malloc(size_t size)
 {
@@ -95,6 +99,7 @@ NOINLINE static void wrap_realloc(void)
 
 	keep[5] = p;
 	hold(realloc(p, 1000));
+	hold(reallocarray(no_block, 5, 20));
 }
 
 /* Appends the decimal digits of v at *at. */
