@@ -1,5 +1,6 @@
 # preload/: libmprof_preload.so, the LD_PRELOAD shim.  Never built with
-# sanitizers (it runs inside arbitrary targets).  Only the allocator API,
+# sanitizers (it runs inside arbitrary targets).  Only the allocator API (and
+# the C library's __libc_malloc and kin),
 # dlclose, the exec family and posix_spawn, the wait family, system, popen
 # and pclose, _exit and _Exit, prctl, syscall and clone, the setrlimit
 # family, mmap, sigaction, signal and their kin, and the mprof_api_
