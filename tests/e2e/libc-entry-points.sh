@@ -21,7 +21,7 @@ require_mprof
 make_work
 build_c "$WORK/libc_entry_lib.so" "$PROGS_DIR/libc_entry_lib.c" -shared -fPIC
 build_c "$WORK/libc_entry" "$PROGS_DIR/libc_entry.c" -L"$WORK" -l:libc_entry_lib.so \
-	-Wl,-rpath,"$WORK"
+	-Wl,-rpath,"$WORK" -pthread
 build_c "$WORK/libc_wrap" "$PROGS_DIR/libc_wrap.c"
 build_c "$WORK/libc_behind.so" "$PROGS_DIR/libc_behind.c" -shared -fPIC
 ENTRY_OUT=done
@@ -74,6 +74,15 @@ run_cmd 60 entry-text "$MPROF" report "$WORK/entry.trace"
 expect_eq "entry: the text report's first line" \
 	"mprof report: $WORK/entry.trace (exact: every allocation recorded)" \
 	"$(head -n 1 "$RUN_OUT")"
+
+# A thread whose first allocator call is __libc_malloc.
+RUN_NAME=thread mprof_run 60 "$WORK/thread.trace" -- "$WORK/libc_entry" thread
+expect_eq "thread: exit status" 5 "$RUN_STATUS"
+expect_eq "thread: stdout" "thread done" "$(cat "$RUN_OUT")"
+if report_json "$WORK/thread.json" "$WORK/thread.trace"; then
+	expect_site "$WORK/thread.json" thread_first_use 3 369 1 123
+	expect_eq "thread: unmatched frees" 0 "$(q "$WORK/thread.json" summary unmatched_frees)"
+fi
 
 # ---- (b): the program's malloc over __libc_malloc -------------------------
 run_cmd 30 native-wrap "$WORK/libc_wrap"

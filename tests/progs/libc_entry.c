@@ -33,8 +33,16 @@
  * zero 1.  Totals: 27 allocations, 110966 bytes; 11 blocks / 107591 bytes
  * live at exit; 16 blocks freed.  Unmatched frees: 0.
  * stdout: "done\n"; exit status 5.
+ *
+ * With the argument "thread" it instead runs thread_first_use in a new
+ * thread, whose first allocator call is __libc_malloc: 3 x
+ * __libc_malloc(123), 1 freed with free, 1 with __libc_free
+ *                                                     3 / 369      leak 1 / 123
+ * (pthread_create allocates too); stdout "thread done\n", exit status 5.
  */
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "libc_entry.h"
@@ -144,8 +152,28 @@ NOINLINE static void use_lib(void)
 	hold(p[2]);
 }
 
-int main(void)
+NOINLINE static void *thread_first_use(void *arg)
 {
+	void *p[3];
+
+	for (int i = 0; i < 3; i++)
+		p[i] = keep[25] = __libc_malloc(123);
+	free(p[0]);
+	__libc_free(p[1]);
+	hold(p[2]);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t thread;
+
+	if (argc > 1 && strcmp(argv[1], "thread") == 0) {
+		if (pthread_create(&thread, NULL, thread_first_use, NULL) != 0 ||
+		    pthread_join(thread, NULL) != 0)
+			return 1;
+		return write(1, "thread done\n", 12) == 12 ? 5 : 1;
+	}
 	mix_malloc_libc_free();
 	mix_libc_malloc_free();
 	use_libc_calloc();
