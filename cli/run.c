@@ -271,8 +271,8 @@ static _Noreturn void exec_error_die(const char *program, int err)
 }
 
 /* Static, foreign (32-bit) or secure-execution program: say why, then run
- * it without us.  A
- * warning, shown with -q too: the trace asked for will not exist. */
+ * it without us.  A warning, shown with -q too: the trace asked for will
+ * not exist. */
 static void unreachable_check(const struct run_options *o, const char *path)
 {
 	const char *secure;
