@@ -19,10 +19,14 @@
  * __libc_free, __libc_calloc, __libc_realloc, __libc_reallocarray,
  * __libc_memalign, __libc_valloc, __libc_pvalloc) are recorded the same
  * way, as the public entry point of that name would be, at their caller;
- * they forward to the C library's own __libc_ functions (real_libc), never
- * to real's, whose free and realloc are a foreign allocator's, maybe the
- * program's own malloc written over __libc_malloc: that would call these
- * again.
+ * they forward to the C library's own __libc_ functions (real_libc).
+ *
+ * With a foreign allocator ahead of the shim (the program's own malloc), its
+ * calls reach the shim's entry points that it defines too only when it
+ * forwards to the next definition (dlsym(RTLD_NEXT)): they record and go to
+ * the C library's, never back to the foreign one (which would call them
+ * again).  The entry points it lacks get its blocks: they go to its realloc
+ * and free unrecorded (real.h, foreign_realloc and foreign_free).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -292,13 +296,16 @@ PRELOAD_API void free(void *p)
 	interpose_free(p, TRACE_FREE_FREE);
 }
 
-/* Whether free_sized and free_aligned_sized forward to a program's own free
- * unrecorded: it calls __libc_free, whose wrapper records (real.h). */
+/* Whether free_sized and free_aligned_sized forward to a foreign free
+ * unrecorded (real.h): the block is that allocator's, and its free records
+ * the call if it reaches the shim (__libc_free, or the next free). */
 static inline int interpose_free_forwarded(void *p)
 {
-	if (__builtin_expect(!real.free_over_libc, 1))
+	void (*foreign_free)(void *) = real.foreign_free;
+
+	if (__builtin_expect(!foreign_free, 1))
 		return 0;
-	real.free(p);
+	foreign_free(p);
 	return 1;
 }
 
@@ -548,19 +555,20 @@ PRELOAD_API void *realloc(void *old, size_t size_bytes)
 				     CALLER_IP, CALLER_CFA);
 }
 
-/* A program's own realloc that calls __libc_realloc (real.h) is reached
- * unrecorded, as the C library's reallocarray reaches it: its wrapper
- * records. */
+/* A foreign realloc (real.h) is reached unrecorded, as the C library's
+ * reallocarray reaches it: it records the call if it reaches the shim
+ * (__libc_realloc, or the next realloc). */
 PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
 {
+	void *(*foreign_realloc)(void *, size_t) = real.foreign_realloc;
 	size_t total;
 
-	if (__builtin_expect(real.realloc_over_libc, 0)) {
+	if (__builtin_expect(foreign_realloc != NULL, 0)) {
 		if (__builtin_mul_overflow(n, size_bytes, &total)) {
 			errno = ENOMEM;
 			return NULL;
 		}
-		return real.realloc(old, total);
+		return foreign_realloc(old, total);
 	}
 	return interpose_reallocarray_via(&real, old, n, size_bytes, CALLER_IP, CALLER_CFA);
 }

@@ -1,8 +1,8 @@
 /*
  * preload/real.h - the C library's allocator entry points (and dlclose), as
- * found with dlsym(RTLD_NEXT) behind the shim's own definitions (free and
- * realloc are a foreign allocator's when one is loaded ahead of the shim),
- * and its internal ones (__libc_malloc and kin).
+ * found with dlsym(RTLD_NEXT) behind the shim's own definitions, its
+ * internal ones (__libc_malloc and kin), and the free and realloc of a
+ * foreign allocator loaded ahead of the shim.
  *
  * The initializing thread fills the table once; other threads read a
  * pointer with real_get() before init is known to be complete, and plainly
@@ -34,10 +34,14 @@ struct real_allocator {
 	/* 1 when malloc is a foreign allocator's (real_use_foreign ran): the
 	 * C library's modules are bound to it too, not passing the shim. */
 	int foreign;
-	/* 1 when realloc (free) is a foreign one that calls the C library's
-	 * __libc_realloc (__libc_free), whose wrapper in the shim records
-	 * the call: the shim's entry points that forward to it do not. */
-	int realloc_over_libc, free_over_libc;
+	/* The realloc and free of a foreign allocator ahead of the shim
+	 * (real_use_foreign), or NULL: the shim's entry points that it does
+	 * not define (reallocarray, free_sized, free_aligned_sized) forward
+	 * to them unrecorded, since its blocks are not the C library's.  If
+	 * that allocator forwards in turn (to __libc_realloc, or to the next
+	 * realloc, the shim's), the shim records the call there. */
+	void *(*foreign_realloc)(void *, size_t);
+	void (*foreign_free)(void *);
 };
 
 extern struct real_allocator real;
@@ -109,11 +113,15 @@ void *real_foreign_definition(const char *name, struct link_map **map);
 
 /*
  * With a foreign malloc ahead of the shim, the shim's entry points that it
- * lacks (reallocarray in jemalloc, free_sized) still run: makes the realloc
- * and free they call the foreign ones, as the C library's reallocarray
- * reaches the foreign realloc through its PLT, and stops reading glibc
- * chunk headers of its blocks, and sets the table's foreign flag (and
- * realloc_over_libc, free_over_libc).  Called by the initializing thread.
+ * lacks (reallocarray in jemalloc, free_sized) still run: sets
+ * foreign_realloc and foreign_free to its realloc and free, which they
+ * call, as the C library's reallocarray reaches the foreign realloc
+ * through its PLT; stops reading glibc chunk headers; sets the foreign
+ * flag.  The entries of real stay the C library's: the shim's own malloc,
+ * free, realloc ... are then reached only when the foreign one forwards to
+ * the next definition (dlsym(RTLD_NEXT), which finds the shim), and that
+ * caller wants the C library's (the foreign free would call the shim's
+ * again, without end).  Called by the initializing thread.
  */
 void real_use_foreign(void);
 
