@@ -42,6 +42,7 @@
 #include "preload/lock.h"
 #include "preload/modules.h"
 #include "preload/own_call.h"
+#include "preload/real.h"
 #include "preload/rec_stack.h"
 #include "preload/stack_table.h"
 #include "preload/sys.h"
@@ -193,9 +194,12 @@ void unwind_threads_coming(void)
 	struct preload_thread *t;
 	struct own_call own;
 
+	/* With a foreign malloc the loader allocates through it, not the
+	 * shim: the program's own allocator would serve the recorder's load
+	 * (and count its calls). */
 	if (unwind_mode != UNWIND_MODE_CFI ||
 	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 0 ||
-	    !__libc_single_threaded)
+	    !__libc_single_threaded || __atomic_load_n(&real.foreign, __ATOMIC_ACQUIRE))
 		return;
 	t = preload_thread_enter(); /* (busy: the loader's allocations are the shim's) */
 	if (!t)

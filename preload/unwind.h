@@ -36,7 +36,9 @@ int unwind_init(void);
 /* Called by the pthread_create wrapper before the call: in the default
  * mode, loads libunwind before the process's first thread is made (with
  * one thread, no other can hold the loader's lock), so that a later
- * capture of any thread can fall back to it.  Does nothing after. */
+ * capture of any thread can fall back to it.  Does nothing after, nor with
+ * a foreign malloc (preload/real.h), through which the loader would
+ * allocate. */
 void unwind_threads_coming(void);
 
 /* Whether ip lies in the shim's own code (known once unwind_init ran;
