@@ -2143,6 +2143,8 @@ static void diag_print(struct proc *p)
 		[TRACE_DIAG_DISABLED] = "recording stopped early",
 		[TRACE_DIAG_TOGGLE_TAKEN] = "the program replaced mprof's handler of the "
 					    "toggle signal with its own",
+		[TRACE_DIAG_FOREIGN_FORWARDS] = "the program's own malloc calls mprof's: its "
+						"blocks are recorded",
 	};
 	const struct session_proc_header *h = p->pf.h;
 	uint32_t flags = atomic_load(&h->diag_flags);

@@ -55,6 +55,9 @@
 
 #define INIT_FOREIGN_TEXT_BYTES 1400u
 
+/* The note given when the foreign malloc is seen calling the shim's. */
+static char init_forward_text[INIT_FOREIGN_TEXT_BYTES] PRELOAD_LARGE_BSS;
+
 static void init_read_exe(void)
 {
 	ssize_t n = readlink("/proc/self/exe", preload_proc.exe, sizeof(preload_proc.exe) - 1);
@@ -102,7 +105,28 @@ static int init_find_foreign_malloc(char *text, size_t cap, unsigned *code)
 	if (over_libc)
 		preload_text_append(text, cap, ": what that returns is recorded, blocks it "
 					       "serves itself are not");
+	init_forward_text[0] = '\0';
+	preload_text_append(init_forward_text, sizeof(init_forward_text),
+			    in_program ? "the program's own malloc (in " : "the malloc of ");
+	preload_text_append(init_forward_text, sizeof(init_forward_text), where);
+	preload_text_append(init_forward_text, sizeof(init_forward_text),
+			    in_program ? ")" : ", ahead of the C library,");
+	preload_text_append(init_forward_text, sizeof(init_forward_text),
+			    " calls mprof's (the next malloc, found with dlsym(RTLD_NEXT)): what "
+			    "it gets there is recorded after all, blocks it serves itself are "
+			    "not");
 	return 1;
+}
+
+void preload_init_foreign_forwards(void)
+{
+	int expected = 1;
+
+	if (atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
+	    !__atomic_compare_exchange_n(&real.foreign_forward_unseen, &expected, 0, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	diag_report(TRACE_DIAG_FOREIGN_FORWARDS, init_forward_text);
 }
 
 /* Does the work of preload_init_ensure; returns the next phase and, when
@@ -140,6 +164,8 @@ static int init_run(struct preload_thread **out)
 	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text), &foreign_code);
 	if (foreign)
 		real_use_foreign();
+	if (foreign && foreign_code == TRACE_DIAG_FOREIGN_MALLOC)
+		__atomic_store_n(&real.foreign_forward_unseen, 1, __ATOMIC_RELEASE);
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
 	exit_note_start();

@@ -15,6 +15,15 @@
  */
 void preload_init_ensure(void);
 
+/*
+ * Called by the shim's malloc while real.foreign_forward_unseen is set: the
+ * program's own malloc, which the shim warned it cannot record, forwards
+ * to the next definition (dlsym(RTLD_NEXT) finds the shim's), so its
+ * blocks are recorded after all.  Once the shim is READY, clears the flag
+ * and says so (TRACE_DIAG_FOREIGN_FORWARDS), once.  Never allocates.
+ */
+void preload_init_foreign_forwards(void);
+
 /* Kernel id of the calling thread. */
 static inline pid_t preload_tid(void)
 {

@@ -39,6 +39,7 @@
 #include "preload/event.h"
 #include "preload/exported.h"
 #include "preload/fallback.h"
+#include "preload/init.h"
 #include "preload/modules.h"
 #include "preload/namespaces.h"
 #include "preload/real.h"
@@ -188,9 +189,13 @@ INTERPOSE_VIA void *interpose_malloc_via(const struct real_allocator *r, size_t 
 	return p;
 }
 
+/* Past the fast path, a first call from a foreign malloc that forwards to
+ * this one is said once (preload/init.h). */
 static __attribute__((noinline)) void *interpose_malloc(size_t size_bytes, void *caller_ip,
 							void *caller_cfa)
 {
+	if (__builtin_expect(real.foreign_forward_unseen, 0))
+		preload_init_foreign_forwards();
 	return interpose_malloc_via(&real, size_bytes, caller_ip, caller_cfa);
 }
 

@@ -42,6 +42,10 @@ struct real_allocator {
 	 * realloc, the shim's), the shim records the call there. */
 	void *(*foreign_realloc)(void *, size_t);
 	void (*foreign_free)(void *);
+	/* 1 while a foreign malloc that the shim warned it cannot record has
+	 * not been seen calling the shim's malloc (preload/init.h,
+	 * preload_init_foreign_forwards). */
+	int foreign_forward_unseen;
 };
 
 extern struct real_allocator real;

@@ -216,6 +216,8 @@ enum trace_diag_code {
 	TRACE_DIAG_DISABLED = 4,       /* recording stopped; text says why */
 	TRACE_DIAG_TOGGLE_TAKEN = 5,   /* the program replaced the toggle
 	                                * signal's handler */
+	TRACE_DIAG_FOREIGN_FORWARDS = 6, /* the malloc of code 1 calls the
+	                                  * recorder's: its blocks are recorded */
 };
 
 /*

@@ -462,6 +462,7 @@ static const char *report_base_name(const char *path)
 static void report_run_runtime(struct report *r)
 {
 	const struct site_table *t = r->sites;
+	bool forwards = false; /* the foreign malloc called the recorder's */
 
 	r->run->own_heap_runtime = NULL;
 	r->run->own_heap_unless = NULL;
@@ -500,9 +501,14 @@ static void report_run_runtime(struct report *r)
 					   rss - heap > REPORT_RSS_UNSEEN_BYTES;
 	}
 	r->run->foreign_malloc = false;
-	for (size_t i = 0; i < r->info->diag_count; i++)
+	for (size_t i = 0; i < r->info->diag_count; i++) {
 		if (r->info->diags[i].code == TRACE_DIAG_FOREIGN_MALLOC)
 			r->run->foreign_malloc = true;
+		if (r->info->diags[i].code == TRACE_DIAG_FOREIGN_FORWARDS)
+			forwards = true;
+	}
+	if (forwards)
+		r->run->foreign_malloc = false;
 }
 
 const char *run_signal_name(int64_t sig)
