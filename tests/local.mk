@@ -124,6 +124,7 @@ E2E_TESTS = \
 	tests/e2e/report-massif.sh \
 	tests/e2e/entry-points.sh \
 	tests/e2e/libc-entry-points.sh \
+	tests/e2e/next-wrappers.sh \
 	tests/e2e/browser-harness.sh \
 	tests/e2e/html-page.sh \
 	tests/e2e/diff-gate.sh \
@@ -336,7 +337,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/folded.py tests/browser/speedscope-folded.mjs tests/browser/flamegraph-check.mjs \
 	tests/browser/speedscope-import.mjs \
 	tests/progs/entry_points.c tests/progs/libc_entry.c tests/progs/libc_entry.h \
-	tests/progs/libc_entry_lib.c tests/progs/libc_wrap.c tests/progs/libc_behind.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c tests/progs/diff_lines.c tests/progs/thread_crowd.c \
+	tests/progs/libc_entry_lib.c tests/progs/libc_wrap.c tests/progs/libc_behind.c tests/progs/next_wrap.c tests/progs/next_wrap.h tests/progs/next_wrap_lib.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c tests/progs/diff_lines.c tests/progs/thread_crowd.c \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/run_signals.c tests/progs/retitled_exit.c tests/progs/busy_bursts.c \
