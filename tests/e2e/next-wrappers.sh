@@ -13,7 +13,8 @@
 # blocks are recorded after all; the report is exact.  Variants: malloc
 # and free only (calloc and realloc are the recorder's), all four, the
 # four in a library the program links (behind the recorder: its next is
-# the C library), a fork child; reallocarray, which the wrappers lack,
+# the C library), that library preloaded ahead of the recorder, a fork
+# child; reallocarray, which the wrappers lack,
 # reaches their realloc.  Programs and facts: tests/progs/next_wrap.c,
 # next_wrap_lib.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -79,6 +80,32 @@ mprof: $note"
 		"mprof report: $WORK/$name.trace (exact: every allocation recorded)" \
 		"$(head -n 1 "$RUN_OUT")"
 done
+
+# The wrappers in a library preloaded ahead of the recorder (a shell puts
+# it first in the LD_PRELOAD mprof set): their next is the recorder's too.
+lib=$WORK/libnext_wrap.so
+run_cmd 30 native-ahead env LD_PRELOAD="$lib" "$WORK/next_lib"
+expect_eq "ahead: native exit status" 6 "$RUN_STATUS"
+native=$(cat "$RUN_OUT")
+expect_eq "ahead: native stdout" "malloc 8, calloc 3, realloc 2, free 6" "$native"
+RUN_NAME=ahead mprof_run 60 "$WORK/ahead.trace" -- /bin/sh -c \
+	'LD_PRELOAD="$1 $LD_PRELOAD" exec "$2"' sh "$lib" "$WORK/next_lib"
+expect_eq "ahead: exit status under mprof" 6 "$RUN_STATUS"
+expect_eq "ahead: stdout under mprof" "$native" "$(cat "$RUN_OUT")"
+expect_eq "ahead: mprof's lines about malloc" \
+	"malloc is defined by $lib, ahead of the C library: the program's allocations cannot be recorded
+the malloc of $lib, ahead of the C library, calls mprof's (the next malloc, found with dlsym(RTLD_NEXT)): what it gets there is recorded after all, blocks it serves itself are not" \
+	"$(grep -E '^mprof: process [0-9]+: .*malloc' "$RUN_ERR" | sed 's/^mprof: process [0-9]*: //')"
+traces=("$WORK"/ahead.trace.*)
+expect_eq "ahead: the program's trace" 1 "${#traces[@]}"
+if report_json "$WORK/ahead.json" "${traces[0]}"; then
+	R=$WORK/ahead.json
+	expect_site "$R" wrap_malloc 3 900 1 300
+	expect_site "$R" wrap_realloc 3 1110 2 1100
+	expect_eq "ahead: allocations, blocks live at exit, unmatched frees, foreign_malloc" \
+		"13 6 0 False" \
+		"$(json_eval "$R" '" ".join(str(d["summary"][k]) for k in ("allocations", "leaked_blocks", "unmatched_frees", "foreign_malloc"))')"
+fi
 
 # A fork child: its own trace, its counts its native ones.
 run_cmd 30 native-fork "$WORK/next_all" fork
