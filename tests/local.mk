@@ -225,6 +225,7 @@ E2E_TESTS = \
 	tests/e2e/html-timeline.sh \
 	tests/e2e/idle-launcher.sh \
 	tests/e2e/proc-self-reads.sh \
+	tests/e2e/trace-writes.sh \
 	tests/e2e/starved-launcher.sh \
 	tests/e2e/many-stacks.sh \
 	tests/e2e/thread-stacks.sh \

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <libdeflate.h>
 
@@ -169,12 +170,35 @@ static int frame_chunk(struct trace_deflater *d, int level, unsigned type, unsig
 	return 0;
 }
 
+/* Writes a chunk's header and payload with one writev when the system takes
+ * it whole (a short trace's chunks are small: half its write calls), the
+ * rest with write_all.  Returns 0 or a negative errno. */
+static int write_frame_all(int fd, const struct trace_chunk_frame *f)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)f->header, .iov_len = TRACE_CHUNK_HEADER_BYTES },
+		{ .iov_base = (void *)f->payload, .iov_len = f->payload_bytes },
+	};
+	ssize_t w;
+
+	do
+		w = writev(fd, iov, 2);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return -errno;
+	if ((size_t)w < TRACE_CHUNK_HEADER_BYTES) {
+		int rc = write_all(fd, f->header + w, TRACE_CHUNK_HEADER_BYTES - (size_t)w);
+
+		return rc < 0 ? rc : write_all(fd, f->payload, f->payload_bytes);
+	}
+	w -= TRACE_CHUNK_HEADER_BYTES;
+	return write_all(fd, (const uint8_t *)f->payload + w, f->payload_bytes - (size_t)w);
+}
+
 int trace_writer_frame(struct trace_writer *w, const struct trace_chunk_frame *f)
 {
-	int rc = write_all(w->fd, f->header, TRACE_CHUNK_HEADER_BYTES);
+	int rc = write_frame_all(w->fd, f);
 
-	if (rc == 0)
-		rc = write_all(w->fd, f->payload, f->payload_bytes);
 	if (rc == 0)
 		w->offset_bytes += TRACE_CHUNK_HEADER_BYTES + (uint64_t)f->payload_bytes;
 	return rc;
