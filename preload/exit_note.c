@@ -33,7 +33,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -218,21 +217,6 @@ static void exit_note_command_own(char *out, size_t cap)
 		argv_quote_cmdline(out, cap, raw, n);
 }
 
-/* The process name now, without opening a file: PR_GET_NAME, which is the
- * calling thread's, so only on the main thread (/proc/self/comm is its
- * name).  Returns 1 when out holds it; 0 (out empty) elsewhere. */
-static int exit_note_comm_own(char *out, size_t cap)
-{
-	char name[16 + 1] = { 0 };
-
-	out[0] = '\0';
-	if (preload_tid() != getpid() || prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
-		return 0;
-	name[16] = '\0';
-	exit_note_text(out, cap, name);
-	return 1;
-}
-
 /* The command line and the process name now, each noted when it is not
  * the start's (forked workers retitle themselves after the fork); read
  * without opening a file when sandboxed, and the name also on the main
@@ -250,7 +234,7 @@ static void exit_note_names(struct session_proc_header *h, int sandboxed)
 	exit_note_text(h->exit_command, sizeof(h->exit_command), command);
 	/* on the main thread PR_GET_NAME gives what /proc/self/comm shows,
 	 * without a file to open (a path walk in /proc at every process's end) */
-	if (!exit_note_comm_own(comm, sizeof(comm)) && !sandboxed)
+	if (!procfile_comm_own(comm, sizeof(comm)) && !sandboxed)
 		procfile_comm(comm, sizeof(comm));
 	if (strcmp(comm, h->comm) == 0)
 		comm[0] = '\0';

@@ -12,11 +12,13 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "preload/control.h"
+#include "preload/init.h"
 #include "preload/mem.h"
 #include "preload/populate.h"
 #include "preload/procfile.h"
@@ -115,6 +117,22 @@ void procfile_comm(char *out, size_t cap)
 	out[n] = '\0';
 }
 
+int procfile_comm_own(char *out, size_t cap)
+{
+	char name[16 + 1] = { 0 };
+	size_t n;
+
+	out[0] = '\0';
+	if (preload_tid() != getpid() || prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
+		return 0;
+	n = strnlen(name, 16);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, name, n);
+	out[n] = '\0';
+	return 1;
+}
+
 static void procfile_fill(struct preload_process *proc, struct session_proc_header *h,
 			  uint64_t ring_offset, const struct procfile_origin *origin)
 {
@@ -137,7 +155,9 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 	memcpy(h->exe, proc->exe, sizeof(h->exe));
 	h->exe[sizeof(h->exe) - 1] = '\0';
 	proc->command_whole = procfile_command(h->command, sizeof(h->command));
-	procfile_comm(h->comm, sizeof(h->comm));
+	/* a path walk in /proc spared at every start (the main thread's name) */
+	if (!procfile_comm_own(h->comm, sizeof(h->comm)))
+		procfile_comm(h->comm, sizeof(h->comm));
 	h->flags = SESSION_FLAG_META_SLOT; /* preload/meta.c owns slot 0 */
 	h->sample_seed = sample_seed_get();
 	if (origin->is_fork_child) {

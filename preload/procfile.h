@@ -36,6 +36,12 @@ int procfile_command(char *out, size_t cap);
  * its newline) into out[cap] ("" when it cannot be read).  Never allocates. */
 void procfile_comm(char *out, size_t cap);
 
+/* This image's process name now without opening a file: PR_GET_NAME, which
+ * names the calling thread, so only on the main thread (whose name
+ * /proc/self/comm shows).  Returns 1 when out[cap] holds it; 0 (out empty)
+ * on another thread or when prctl fails (a sandbox).  Never allocates. */
+int procfile_comm_own(char *out, size_t cap);
+
 /* Appends the decimal digits of v to p; returns the end. */
 char *procfile_put_dec(char *p, uint64_t v);
 

@@ -3,9 +3,9 @@
 # cost at every start and end.  Its command line is read once at the start
 # when the process file's header holds all of it (the PROCESS record took a
 # second read, a 64 KiB scratch mapping and 6 system calls), and again at
-# the end to note a retitle; its name is read once at the start, and at the
-# end on the main thread with PR_GET_NAME, which gives what /proc/self/comm
-# shows.  A command line the header cuts (1023 bytes quoted) is read again
+# the end to note a retitle; its name is taken on the main thread with
+# PR_GET_NAME, which gives what /proc/self/comm shows, at the start and at
+# the end (no path walk in /proc for it).  A command line the header cuts (1023 bytes quoted) is read again
 # for the PROCESS record, which keeps all of it.  Counted with strace.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -42,8 +42,8 @@ reads_run short short
 expect_eq "short: exit status" 0 "$RUN_STATUS"
 expect_eq "short: stdout" short "$(cat "$RUN_OUT")"
 expect_eq "short: /proc/self/cmdline opened at the start and the end" 2 "$CMDLINE"
-expect_eq "short: /proc/self/comm opened at the start only" 1 "$COMM"
-expect_eq "short: the name at the end by PR_GET_NAME" 1 "$GETNAME"
+expect_eq "short: /proc/self/comm never opened" 0 "$COMM"
+expect_eq "short: the name at the start and the end by PR_GET_NAME" 2 "$GETNAME"
 report_json "$WORK/short.json" "$WORK/short.trace"
 expect_eq "short: the report's command line" "/bin/echo short" "$(cmdline_of "$WORK/short.json")"
 
@@ -53,7 +53,7 @@ expect_eq "long: exit status" 0 "$RUN_STATUS"
 expect_eq "long: stdout" "$long" "$(cat "$RUN_OUT")"
 expect_eq "long: /proc/self/cmdline opened for the header, the PROCESS record and the end" \
 	3 "$CMDLINE"
-expect_eq "long: /proc/self/comm opened at the start only" 1 "$COMM"
+expect_eq "long: /proc/self/comm never opened" 0 "$COMM"
 report_json "$WORK/long.json" "$WORK/long.trace"
 expect_eq "long: the report's command line, all of it" "/bin/echo $long" \
 	"$(cmdline_of "$WORK/long.json")"
