@@ -15,7 +15,8 @@
 bool mprof_quiet;
 
 /* A message is one line whatever it quotes (a command line from /proc or
- * a trace): control characters are written as \xNN (argv_quote.h). */
+ * a trace): control characters and bytes that are not UTF-8 are written as
+ * \xNN (argv_quote.h). */
 static void message_print(const char *prefix, const char *fmt, va_list ap)
 {
 	enum { LINE_BYTES = 4096, PRINTABLE_BYTES = 4 * LINE_BYTES };

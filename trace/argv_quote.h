@@ -110,6 +110,8 @@ static inline size_t argv_quote_fit(const char *command, size_t cols, char *out,
 	len = cols - 1;
 	if (len + 4 > size)
 		len = size - 4;
+	while (len && ((unsigned char)c[len] & 0xc0) == 0x80)
+		len--; /* not inside a UTF-8 character */
 	for (size_t i = 0; i < len; i++)
 		out[i] = c[i];
 	out[len] = '\xe2'; /* U+2026 HORIZONTAL ELLIPSIS in UTF-8 */
@@ -120,35 +122,81 @@ static inline size_t argv_quote_fit(const char *command, size_t cols, char *out,
 }
 
 /*
- * Text read from a trace (a command line, a path) with its control
- * characters written as \xNN, so that it cannot break a line of output or
- * start a terminal's escape sequence, into out (cap > 4 bytes, NUL
- * terminated, cut where a character no longer fits).  The C1 controls in
- * UTF-8 (0xc2 0x80-0x9f: U+009B is an escape sequence's start on some
- * terminals) are written as two \xNN.  Returns the length written.
+ * The length of the UTF-8 character that starts at c (1 to 4), or 0 when the
+ * bytes there are not one (a stray continuation byte, a lead byte without
+ * its continuations, an overlong form, a surrogate, past U+10FFFF).  Reads
+ * no further than a NUL.
+ */
+static inline size_t argv_quote_utf8_len(const unsigned char *c)
+{
+	size_t n;
+	unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+
+	if (c[0] < 0x80)
+		return 1;
+	if (c[0] >= 0xc2 && c[0] <= 0xdf)
+		n = 2;
+	else if (c[0] >= 0xe0 && c[0] <= 0xef)
+		n = 3;
+	else if (c[0] >= 0xf0 && c[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c[0] == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (c[0] == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (c[0] == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (c[0] == 0xf4)
+		hi = 0x8f; /* past U+10FFFF */
+	if (c[1] < lo || c[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (c[i] < 0x80 || c[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * Text read from a trace (a command line, a path, a function's name) made
+ * safe for a terminal and for a line of output, into out (cap > 4 bytes,
+ * NUL terminated, cut where a character no longer fits): control
+ * characters, the C1 controls in UTF-8 (0xc2 0x80-0x9f: U+009B starts an
+ * escape sequence on some terminals, written as two \xNN) and every byte
+ * that is not part of a valid UTF-8 character are written as \xNN; the
+ * rest, valid UTF-8, as it is.  Returns the length written.
  */
 static inline size_t argv_quote_printable(const char *text, char *out, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t n = 0;
-	bool c1_tail = false; /* *c is the second byte of a C1 control */
+	size_t n = 0, len;
 
-	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
-		bool c1_lead = *c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f;
-
-		if (*c >= 0x20 && *c != 0x7f && !c1_lead && !c1_tail) {
+	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c += len) {
+		len = argv_quote_utf8_len(c);
+		if (len == 1 && *c >= 0x20 && *c != 0x7f) {
 			if (n + 1 >= cap)
 				break;
 			out[n++] = (char)*c;
-		} else {
-			if (n + 4 >= cap)
+			continue;
+		}
+		if (len > 1 && !(c[0] == 0xc2 && c[1] <= 0x9f)) {
+			if (n + len >= cap)
 				break;
+			for (size_t i = 0; i < len; i++)
+				out[n++] = (char)c[i];
+			continue;
+		}
+		if (len == 0)
+			len = 1; /* the next byte may start a valid character */
+		if (n + 4 * len >= cap)
+			break;
+		for (size_t i = 0; i < len; i++) {
 			out[n++] = '\\';
 			out[n++] = 'x';
-			out[n++] = hex[*c >> 4];
-			out[n++] = hex[*c & 15];
+			out[n++] = hex[c[i] >> 4];
+			out[n++] = hex[c[i] & 15];
 		}
-		c1_tail = c1_lead;
 	}
 	out[n] = '\0';
 	return n;

@@ -18,6 +18,7 @@
 
 #include "analyze/diff/diff.h"
 #include "analyze/output/frames.h"
+#include "analyze/output/output.h"
 
 int diff_condition_parse(struct diff_condition *c, const char *text, char *err, size_t err_bytes)
 {
@@ -251,11 +252,16 @@ static void gate_site_line(FILE *out, const struct diff *d, const struct diff_en
 		struct diff_frame fr;
 
 		diff_entry_frames(d, e, &fr, 1);
-		fprintf(out, " at %s", output_frame_name(&fr.f, name, sizeof(name)));
-		if (output_frame_place(&fr.f, fr.lines_differ, place, sizeof(place)))
-			fprintf(out, " (%s)", place);
+		fputs(" at ", out);
+		output_text_fputs_safe(out, output_frame_name(&fr.f, name, sizeof(name)));
+		if (output_frame_place(&fr.f, fr.lines_differ, place, sizeof(place))) {
+			fputs(" (", out);
+			output_text_fputs_safe(out, place);
+			fputs(")", out);
+		}
 	} else {
-		fprintf(out, " at %s", output_site_stackless_name(s));
+		fputs(" at ", out);
+		output_text_fputs_safe(out, output_site_stackless_name(s));
 	}
 	fprintf(out, "%s\n", e->status == DS_ADDED ? " [new]"
 			     : e->status == DS_REMOVED ? " [vanished]" : "");

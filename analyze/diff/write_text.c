@@ -276,8 +276,11 @@ int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
 	bool same = d->differ == 0;
 	struct diff_frame *frames;
 
-	fprintf(out, "mprof diff: A = %s\n", o->path_a);
-	fprintf(out, "            B = %s\n", o->path_b);
+	fputs("mprof diff: A = ", out);
+	output_text_fputs_safe(out, o->path_a);
+	fputs("\n            B = ", out);
+	output_text_fputs_safe(out, o->path_b);
+	fputs("\n", out);
 	fprintf(out, "sites match by: %s\n", d->match == DIFF_MATCH_LINE
 		? "function, source file and line (modules by file name)"
 		: "function (modules by file name)");

@@ -153,6 +153,11 @@ void output_text_stack(FILE *out, const struct site_table *t, const struct site 
 void output_text_stack_head(FILE *out, const struct site *s);
 void output_text_stack_tail(FILE *out, bool truncated);
 
+/* s, text read from a trace (a name, a path), as output/text.c writes it
+ * for a terminal: control characters and bytes that are not UTF-8 as \xNN
+ * (argv_quote_printable), cut after about 1000 bytes; "(null)" for NULL. */
+void output_text_fputs_safe(FILE *out, const char *s);
+
 /* One frame as a JSON object (the "frames" entries of schema mprof-report). */
 void output_json_frame(FILE *out, const struct site_frame *f);
 

@@ -63,10 +63,11 @@ static const char *fmt_bytes_whole(char *buf, size_t n, uint64_t bytes)
 
 /*
  * Text from the trace (paths, command lines, symbol names, diagnostics) as
- * it may be shown on a terminal: control characters become \xNN, so a
- * program named with a newline or a hostile trace cannot break the report's
- * lines or send escape sequences.  Returns s itself when it is clean, else
- * one of a few rotating static buffers (long text is cut).
+ * it may be shown on a terminal: control characters and bytes that are not
+ * UTF-8 become \xNN (argv_quote_printable), so a program named with a
+ * newline or a hostile trace cannot break the report's lines or send escape
+ * sequences.  Returns s itself when it is printable ASCII, else one of a few
+ * rotating static buffers (long text is cut).
  */
 static const char *safe(const char *s)
 {
@@ -79,7 +80,7 @@ static const char *safe(const char *s)
 	for (const unsigned char *c = (const unsigned char *)s;; c++) {
 		if (!*c)
 			return s;
-		if (*c < 0x20 || *c == 0x7f)
+		if (*c < 0x20 || *c >= 0x7f)
 			break;
 	}
 	out = bufs[next++ % 8];
@@ -90,6 +91,11 @@ static const char *safe(const char *s)
 static void fputs_safe(const char *s, FILE *out)
 {
 	fputs(safe(s), out);
+}
+
+void output_text_fputs_safe(FILE *out, const char *s)
+{
+	fputs_safe(s ? s : "(null)", out);
 }
 
 static const char *base_name(const char *path)

@@ -17,8 +17,9 @@ const char *analyze_name(void)
 }
 
 /* The message is one line whatever it quotes from a trace (a marker's
- * name, a program's): its control characters are written as \xNN, so a
- * trace cannot send escape sequences to the terminal. */
+ * name, a program's): its control characters and bytes that are not UTF-8
+ * are written as \xNN, so a trace cannot send escape sequences to the
+ * terminal. */
 void analyze_error(const char *fmt, ...)
 {
 	char text[2048], printable[4 * sizeof(text)];
