@@ -21,6 +21,7 @@
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
 #include "analyze/output/stack_tree.h"
+#include "trace/argv_quote.h"
 
 static int is_digit_or_dot(char c)
 {
@@ -31,13 +32,20 @@ char *output_folded_name_clean(char *name)
 {
 	size_t n = strlen(name), end;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, len; i < n; i += len) {
 		unsigned char c = (unsigned char)name[i];
 
+		len = argv_quote_utf8_len((const unsigned char *)name + i);
 		if (c == ';')
 			name[i] = ':';
 		else if (c < 0x20 || c == 0x7f)
 			name[i] = '_';
+		else if (len == 2 && c == 0xc2 && (unsigned char)name[i + 1] <= 0x9f)
+			name[i] = name[i + 1] = '_'; /* a C1 control */
+		else if (len == 0)
+			name[i] = '?';
+		if (len == 0)
+			len = 1;
 	}
 	if (n == 0)
 		return name;

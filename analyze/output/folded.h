@@ -10,7 +10,10 @@
  * Rewrites name in place (its length does not change) so that it reads
  * back as one frame wherever it stands in a line: ';' becomes ':' (the
  * frame separator has no escape), every ASCII control character (tab,
- * newline, ...) becomes '_', and '_' also replaces a leading space or '#'
+ * newline, ...) becomes '_', a C1 control in UTF-8 (two bytes) "__", a byte
+ * that is not part of a valid UTF-8 character '?' (inferno reads UTF-8, and
+ * flamegraph.pl's SVG must be valid XML), and '_' also replaces a leading
+ * space or '#'
  * (inferno trims lines and skips "# " comments), a trailing space, and the
  * space before a trailing run of digits and dots (flamegraph.pl and inferno
  * would read "alloc 2" as a second count).  Returns name.

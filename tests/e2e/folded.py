@@ -46,6 +46,8 @@ def clean(name):
             c = ":"
         elif ord(c) < 0x20 or ord(c) == 0x7F:
             c = "_"
+        elif 0x80 <= ord(c) <= 0x9F:  # a C1 control: two bytes in UTF-8
+            c = "__"
         out.append(c)
     if not out:
         return ""

@@ -45,6 +45,12 @@ static void test_folded_names_cleaned(void)
 	CU_ASSERT_STRING_EQUAL(cleaned("# x"), "_ x");
 	CU_ASSERT_STRING_EQUAL(cleaned(""), "");
 	CU_ASSERT_STRING_EQUAL(cleaned("42"), "42");
+	/* valid UTF-8 stays; a C1 control (U+009B, ESC [ on some terminals)
+	 * becomes "__", each byte that is not UTF-8 '?' (length kept) */
+	CU_ASSERT_STRING_EQUAL(cleaned("caf\xc3\xa9 \xe2\x80\xa8"), "caf\xc3\xa9 \xe2\x80\xa8");
+	CU_ASSERT_STRING_EQUAL(cleaned("a\xc2\x9b" "b"), "a__b");
+	CU_ASSERT_STRING_EQUAL(cleaned("a\xff\xfe" "b\xc3"), "a??b?");
+	CU_ASSERT_STRING_EQUAL(cleaned("\xe2\x80" "x\xed\xa0\x80"), "??x???");
 }
 
 static void test_stack_tree_merges_and_orders(void)
