@@ -21,6 +21,7 @@
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
 #include "analyze/util/saturate.h"
+#include "trace/argv_quote.h"
 
 #define MASSIF_THRESHOLD_PERCENT 1 /* massif's default --threshold */
 
@@ -53,11 +54,26 @@ struct tree {
 	int error;
 };
 
-/* str without '#' (a comment to ms_print) and control characters. */
+/* str without '#' (a comment to ms_print) and control characters (a space
+ * each, C1 ones too), each byte that is not UTF-8 as '?': ms_print copies
+ * names to the terminal as they are. */
 static void put_clean(FILE *out, const char *str)
 {
-	for (const char *c = str; *c; c++)
-		fputc(*c == '#' ? '_' : (unsigned char)*c < 0x20 ? ' ' : *c, out);
+	size_t len;
+
+	for (const unsigned char *c = (const unsigned char *)str; *c; c += len) {
+		len = argv_quote_utf8_len(c);
+		if (len == 0) {
+			fputc('?', out);
+			len = 1;
+		} else if (len == 1) {
+			fputc(*c == '#' ? '_' : *c < 0x20 || *c == 0x7f ? ' ' : *c, out);
+		} else if (c[0] == 0xc2 && c[1] <= 0x9f) {
+			fputs("  ", out);
+		} else {
+			fwrite(c, 1, len, out);
+		}
+	}
 }
 
 static int group_cmp(const void *a, const void *b)
