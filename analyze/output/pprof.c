@@ -43,6 +43,7 @@
 #include "analyze/util/grow.h"
 #include "analyze/util/hash_seed.h"
 #include "analyze/util/saturate.h"
+#include "trace/argv_quote.h"
 
 /* profile.proto's field numbers */
 enum {
@@ -179,11 +180,29 @@ static bool pprof_reserve(struct pprof_writer *w, void **v, size_t *cap, size_t 
 	return true;
 }
 
-/* The index of s in the string table (0 on failure, noted in w). */
+/* The index of s in the string table (0 on failure, noted in w).  A string
+ * with control characters or bytes that are not UTF-8 goes in as the text
+ * report writes it (\xNN, argv_quote_printable): profile.proto's strings
+ * are UTF-8, and go tool pprof copies them to the terminal. */
 static uint32_t pprof_string(struct pprof_writer *w, const char *s)
 {
-	int64_t i = string_table_intern(&w->strings, s);
+	const unsigned char *c = (const unsigned char *)s;
+	char *printable = NULL;
+	int64_t i;
 
+	while (*c >= 0x20 && *c < 0x7f)
+		c++;
+	if (*c) {
+		size_t cap = 4 * strlen(s) + 1;
+
+		if (!(printable = malloc(cap))) {
+			pprof_fail(w, -ENOMEM);
+			return 0;
+		}
+		argv_quote_printable(s, printable, cap);
+	}
+	i = string_table_intern(&w->strings, printable ? printable : s);
+	free(printable);
 	if (i < 0) {
 		pprof_fail(w, (int)i);
 		return 0;
