@@ -7,13 +7,14 @@ import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.MPROF_CHROMIUM || '/usr/bin/chromium';
 
-// Opens url; returns { page, problems, close }.  problems is a live array
+// Opens url; returns { page, problems, close }.  before(page), when given,
+// runs before the page loads (to listen for dialogs, say).  problems is a live array
 // of one-line strings: "console error: ...", "page error: ...",
 // "request: URL" (not file:/data:/blob:/about:), "failed: URL (reason)".
 // A favicon's failed load is not counted: chromium fetches it on its own
 // and cancels it when the page swaps its icon (speedscope does), which is
 // a race in the browser, not a broken page.
-export async function openPage(url, { width = 1280, height = 800 } = {}) {
+export async function openPage(url, { width = 1280, height = 800, before } = {}) {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -32,6 +33,7 @@ export async function openPage(url, { width = 1280, height = 800 } = {}) {
     if (/\.ico$/.test(new URL(r.url()).pathname)) return;
     problems.push(`failed: ${r.url()} (${r.failure()?.errorText ?? 'no reason'})`);
   });
+  if (before) await before(page);
   await page.goto(url, { waitUntil: 'load' });
   return { page, problems, close: () => browser.close() };
 }
