@@ -88,6 +88,17 @@ static const char *safe(const char *s)
 	return out;
 }
 
+/* Whether DIAG record text diag is the END chunk's diag_text end: the same
+ * but for the newlines and carriage returns that END's key=value lines
+ * hold as spaces (a module path with a newline gave two lines before). */
+static bool diag_is_end_diag(const char *diag, const char *end)
+{
+	for (; *diag && *end; diag++, end++)
+		if (*diag != *end && !(*end == ' ' && (*diag == '\n' || *diag == '\r')))
+			return false;
+	return *diag == *end;
+}
+
 static void fputs_safe(const char *s, FILE *out)
 {
 	fputs(safe(s), out);
@@ -403,7 +414,7 @@ static void print_warnings(FILE *out, const struct profile *r)
 		bool seen = false;
 
 		for (size_t i = 0; i < info->diag_count; i++)
-			seen |= strcmp(info->diags[i].text, r->run.end_diag) == 0;
+			seen |= diag_is_end_diag(info->diags[i].text, r->run.end_diag);
 		if (!seen)
 			fprintf(out, "diagnostic: %s\n", safe(r->run.end_diag));
 	}

@@ -77,6 +77,12 @@ expect_eq "report: the program's name" \
 	"program:          [c\\x1b[31m ;<\\xff] 'title\\x1b[2J ;<b>\"\\xff <script>alert(3)</script>'" \
 	"$(sed -n 's/ (pid [0-9]*), exited with status 0$//p' "$RUN_OUT")"
 
+# the DIAG record's text, once: the END chunk's copy (its newline a
+# space) is the same diagnostic
+expect_eq "report: the dlmopen diagnostic, once" \
+	"diagnostic: the program loaded $W/$D_ESC/libhostile.so with dlmopen() into a namespace of its own, with a C library of its own: the allocations made there are not recorded" \
+	"$(grep '^diagnostic:' "$RUN_OUT")"
+
 # an error that lists the trace's markers
 run_cmd 60 nomarker "$MPROF" report --from marker:nope "$WORK/t.trace"
 expect_ne "report --from marker:nope fails" 0 "$RUN_STATUS"
