@@ -17,6 +17,7 @@
 #include "analyze/output/script_json.h"
 #include "analyze/output/stack_tree.h"
 #include "analyze/output/units.h"
+#include "trace/argv_quote.h"
 
 /* The cleaned copy of name (a static buffer). */
 static const char *cleaned(const char *name)
@@ -51,6 +52,42 @@ static void test_folded_names_cleaned(void)
 	CU_ASSERT_STRING_EQUAL(cleaned("a\xc2\x9b" "b"), "a__b");
 	CU_ASSERT_STRING_EQUAL(cleaned("a\xff\xfe" "b\xc3"), "a??b?");
 	CU_ASSERT_STRING_EQUAL(cleaned("\xe2\x80" "x\xed\xa0\x80"), "??x???");
+}
+
+/* The terminal escaper (trace/argv_quote.h) of text read from a trace. */
+static const char *printable(const char *text, size_t cap)
+{
+	static char buf[256];
+
+	argv_quote_printable(text, buf, cap);
+	return buf;
+}
+
+static void test_terminal_text_escaped(void)
+{
+	CU_ASSERT_STRING_EQUAL(printable("main", 256), "main");
+	CU_ASSERT_STRING_EQUAL(printable("a\nb\t\x1b[31m\x7f", 256), "a\\x0ab\\x09\\x1b[31m\\x7f");
+	/* valid UTF-8 stays, a C1 control and bytes that are not UTF-8 do not */
+	CU_ASSERT_STRING_EQUAL(printable("caf\xc3\xa9 \xe2\x80\xa6", 256), "caf\xc3\xa9 \xe2\x80\xa6");
+	CU_ASSERT_STRING_EQUAL(printable("a\xc2\x9b" "b", 256), "a\\xc2\\x9bb");
+	CU_ASSERT_STRING_EQUAL(printable("\xff\xfe" "x\xc3", 256), "\\xff\\xfex\\xc3");
+	/* overlong, surrogate, past U+10FFFF, a lead byte cut short */
+	CU_ASSERT_STRING_EQUAL(printable("\xc0\xaf\xed\xa0\x80", 256),
+			       "\\xc0\\xaf\\xed\\xa0\\x80");
+	CU_ASSERT_STRING_EQUAL(printable("\xf4\x90\x80\x80", 256), "\\xf4\\x90\\x80\\x80");
+	CU_ASSERT_STRING_EQUAL(printable("\xe2\x80" "a", 256), "\\xe2\\x80a");
+	/* cut where a whole character no longer fits */
+	CU_ASSERT_STRING_EQUAL(printable("abc\xc3\xa9", 5), "abc");
+	CU_ASSERT_STRING_EQUAL(printable("a\xff", 5), "a");
+}
+
+static void test_fit_cuts_between_characters(void)
+{
+	char out[64];
+
+	/* 5 columns: 4 bytes and the ellipsis, not inside the 2-byte e-acute */
+	argv_quote_fit("abc\xc3\xa9" "defgh", 5, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "abc\xe2\x80\xa6");
 }
 
 static void test_stack_tree_merges_and_orders(void)
@@ -261,6 +298,8 @@ int main(void)
 		return 2;
 	s = CU_add_suite("stack_output", NULL, NULL);
 	CU_add_test(s, "folded names cleaned", test_folded_names_cleaned);
+	CU_add_test(s, "terminal text escaped", test_terminal_text_escaped);
+	CU_add_test(s, "fit cuts between characters", test_fit_cuts_between_characters);
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
 	CU_add_test(s, "stack tree of sites", test_stack_tree_of_sites);
