@@ -271,6 +271,7 @@
 #include <string.h>
 
 #include "analyze/output/output.h"
+#include "trace/argv_quote.h"
 
 /* The report is written by one thread once aggregation has stopped, so the
  * writes skip the stream's lock (glibc's unlocked stdio): taking it for every
@@ -289,39 +290,6 @@ static inline void out_str(FILE *out, const char *s)
 static inline void out_bytes(FILE *out, const void *p, size_t n)
 {
 	fwrite_unlocked(p, 1, n, out);
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
 }
 
 /* Writes str as a JSON string: runs of bytes that need no escape (printable
@@ -351,7 +319,7 @@ static void json_string(FILE *out, const char *str)
 		case '\r': esc = "\\r"; break;
 		case '\t': esc = "\\t"; break;
 		}
-		len = esc || c < 0x20 || c == 0x7f ? 0 : utf8_len(s + i, n - i);
+		len = esc || c < 0x20 || c == 0x7f ? 0 : argv_quote_utf8_len(s + i);
 		if (len) {
 			i += len;
 			continue;
