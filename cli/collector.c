@@ -100,11 +100,11 @@ enum proc_phase {
 	PROC_DONE,     /* finalized or ignored; only the names are kept */
 };
 
-/* One process file, i.e. one process image of the run. */
 /* Most distinct diagnostics of a process the launcher keeps to print (its
  * trace keeps them all). */
 #define PROC_DIAG_TEXTS_MAX 8
 
+/* One process file, i.e. one process image of the run. */
 struct proc {
 	char name[NAME_BYTES];         /* "p.PID.SERIAL" in the session dir */
 	enum proc_phase phase;
