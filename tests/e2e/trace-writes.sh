@@ -27,8 +27,23 @@ calls_and_chunks() {
 import os, re, struct, sys
 calls, work = sys.argv[1], sys.argv[2]
 open_fds, count = {}, {}
+# strace splits a call that another process's call interrupts into
+# "PID call(args <unfinished ...>" and "PID <... call resumed>rest": joined
+# here (strace pads short lines before " = "), or the open of a child's
+# trace would go unseen
+lines, pending = [], {}
 for line in open(calls):
-    m = re.match(r'(\d+) +openat\(AT_FDCWD, "([^"]*)", O_(WRONLY|RDWR)[^)]*\) = (\d+)', line)
+    line = line.rstrip("\n")
+    m = re.match(r'(\d+) +(.*) <unfinished \.\.\.>$', line)
+    if m:
+        pending[m.group(1)] = m.group(2)
+        continue
+    m = re.match(r'(\d+) +<\.\.\. \w+ resumed>(.*)$', line)
+    if m and m.group(1) in pending:
+        line = m.group(1) + " " + pending.pop(m.group(1)) + m.group(2)
+    lines.append(line)
+for line in lines:
+    m = re.match(r'(\d+) +openat\(AT_FDCWD, "([^"]*)", O_(WRONLY|RDWR)[^)]*\) += (\d+)', line)
     if m and os.path.dirname(m.group(2)) == work:
         open_fds[m.group(1), m.group(4)] = m.group(2)
         count.setdefault(m.group(2), 0)
