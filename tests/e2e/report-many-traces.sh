@@ -31,7 +31,9 @@ analyze_calls() {
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		run_cmd 300 "$name" strace -f -qq -e trace=clone,clone3,brk \
 		-o "$WORK/$name.calls" "$MPROF_ANALYZE" "$@"
-	THREADS=$(grep -c 'clone' "$WORK/$name.calls")
+	# a clone interrupted by another thread's call is two lines, "clone(...
+	# <unfinished ...>" and "<... clone resumed>": the first one counts
+	THREADS=$(grep -cE '^[0-9]+ +clone3?\(' "$WORK/$name.calls")
 	BRKS=$(grep -c 'brk(' "$WORK/$name.calls")
 }
 
