@@ -40,6 +40,7 @@
 #include "preload/exported.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
+#include "preload/thread_pointer.h"
 #include "preload/toggle_signal.h"
 #include "trace/session.h"
 
@@ -220,11 +221,15 @@ static int next_execvpe(const char *file, char *const argv[], char *const envp[]
 }
 
 /* Runs call after noting path and envp (search as exec_watch_note's);
- * keeps call's errno. */
+ * keeps call's errno.  Only runs it in a child on a thread pointer of its
+ * own (preload/thread_pointer.h), which has no errno of the recorder's. */
 #define EXEC_WATCHED(path, envp, search, call)                                           \
 	do {                                                                              \
-		int noted_ = exec_watch_note((path), (envp), 1, (search)), rc_, errno_;    \
+		int noted_, rc_, errno_;                                                  \
                                                                                           \
+		if (!thread_pointer_is_libc())                                            \
+			return (call);                                                    \
+		noted_ = exec_watch_note((path), (envp), 1, (search));                   \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
 		exec_watch_undo(noted_);                                                \

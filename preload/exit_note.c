@@ -46,6 +46,7 @@
 #include "preload/process.h"
 #include "preload/procfile.h"
 #include "preload/seccomp_watch.h"
+#include "preload/thread_pointer.h"
 #include "preload/sys.h"
 #include "preload/timens.h"
 #include "preload/toggle_signal.h"
@@ -285,7 +286,8 @@ void exit_note_register(void)
 
 /* The note (only where the handler is registered, as exit() would write
  * it; not on an alternate signal stack, which may be smaller than the
- * note's 5 KiB or so: a crash handler's _exit), then the end: the C
+ * note's 5 KiB or so: a crash handler's _exit; nor on a thread pointer of
+ * the program's own, preload/thread_pointer.h), then the end: the C
  * library's _exit, or its system call when that was not looked up. */
 static __attribute__((noreturn)) void exit_note_exit_now(int status)
 {
@@ -293,7 +295,8 @@ static __attribute__((noreturn)) void exit_note_exit_now(int status)
 	stack_t alt;
 
 	if (next) {
-		if (sigaltstack(NULL, &alt) == 0 && !(alt.ss_flags & SS_ONSTACK))
+		if (thread_pointer_is_libc() && sigaltstack(NULL, &alt) == 0 &&
+		    !(alt.ss_flags & SS_ONSTACK))
 			exit_note_write(status, NULL);
 		next(status);
 	}

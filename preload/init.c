@@ -49,6 +49,7 @@
 #include "preload/stack_table.h"
 #include "preload/text.h"
 #include "preload/thread.h"
+#include "preload/thread_pointer.h"
 #include "preload/toggle_signal.h"
 #include "preload/unwind.h"
 #include "preload/timens.h"
@@ -139,6 +140,7 @@ static int init_run(struct preload_thread **out)
 	int foreign, have_unwinder;
 	struct preload_thread *t;
 
+	thread_pointer_start();
 	real_resolve();
 	real_route_behind();
 	exec_watch_resolve();

@@ -62,6 +62,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/sys.h \
 	preload/text.h \
 	preload/thread.c preload/thread.h \
+	preload/thread_pointer.c preload/thread_pointer.h \
 	preload/unwind.c preload/unwind.h \
 	preload/unwind_fast.c preload/unwind_fast.h
 preload_libmprof_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec

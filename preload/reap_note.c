@@ -36,6 +36,7 @@
 #include "preload/launcher_alive.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
+#include "preload/thread_pointer.h"
 #include "preload/reap_note.h"
 #include "preload/sys.h"
 #include "preload/timens.h"
@@ -254,6 +255,8 @@ PRELOAD_API pid_t wait(int *status)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (!thread_pointer_is_libc())
+		return fn(status);
 	reap_call_begin(&call, status);
 	return reap_call_end(&call, fn(call.status));
 }
@@ -267,6 +270,8 @@ PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (!thread_pointer_is_libc())
+		return fn(pid, status, options);
 	reap_call_begin(&call, status);
 	return reap_call_end(&call, fn(pid, call.status, options));
 }
@@ -281,6 +286,8 @@ PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (!thread_pointer_is_libc())
+		return fn(status, options, usage);
 	reap_call_begin(&call, status);
 	return reap_call_end(&call, fn(call.status, options, usage));
 }
@@ -295,6 +302,8 @@ PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usag
 		errno = ENOSYS;
 		return -1;
 	}
+	if (!thread_pointer_is_libc())
+		return fn(pid, status, options, usage);
 	reap_call_begin(&call, status);
 	return reap_call_end(&call, fn(pid, call.status, options, usage));
 }
@@ -311,6 +320,8 @@ PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (!thread_pointer_is_libc())
+		return fn(idtype, id, info, options);
 	if (!info) {
 		memset(&own, 0, sizeof(own));
 		info = &own;

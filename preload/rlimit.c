@@ -54,6 +54,7 @@
 #include "preload/settings.h"
 #include "preload/text.h"
 #include "preload/thread.h"
+#include "preload/thread_pointer.h"
 #include "preload/unwind.h"
 
 enum {
@@ -234,7 +235,8 @@ PRELOAD_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 {
 	void *p = rlimit_mmap_next(NEXT_MMAP, addr, len, prot, flags, fd, off);
 
-	if (__builtin_expect(p == MAP_FAILED, 0) && rlimit_mmap_retry_worth(CALLER_IP))
+	if (__builtin_expect(p == MAP_FAILED, 0) && thread_pointer_is_libc() &&
+	    rlimit_mmap_retry_worth(CALLER_IP))
 		p = rlimit_mmap_next(NEXT_MMAP, addr, len, prot, flags, fd, off);
 	return p;
 }
@@ -243,7 +245,8 @@ PRELOAD_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, of
 {
 	void *p = rlimit_mmap_next(NEXT_MMAP64, addr, len, prot, flags, fd, off);
 
-	if (__builtin_expect(p == MAP_FAILED, 0) && rlimit_mmap_retry_worth(CALLER_IP))
+	if (__builtin_expect(p == MAP_FAILED, 0) && thread_pointer_is_libc() &&
+	    rlimit_mmap_retry_worth(CALLER_IP))
 		p = rlimit_mmap_next(NEXT_MMAP64, addr, len, prot, flags, fd, off);
 	return p;
 }

@@ -5,7 +5,9 @@
  * filter installed (syscall(SYS_seccomp), as libseccomp does;
  * preload/seccomp_watch.h) and a lowered RLIMIT_AS (SYS_setrlimit,
  * SYS_prlimit64; preload/rlimit.h), and a fork-like clone, whose child
- * is recorded as a fork child's (preload/raw_fork.h).  A system call instruction of the
+ * is recorded as a fork child's (preload/raw_fork.h).  In a thread on a
+ * thread pointer of its own (preload/thread_pointer.h) it is the C
+ * library's syscall() and no more.  A system call instruction of the
  * program's own (Go's runtime) is not seen.
  *
  * Owns the exported syscall.  Never calls malloc; changes no argument,
@@ -28,12 +30,13 @@
 #include "preload/raw_fork.h"
 #include "preload/rlimit.h"
 #include "preload/seccomp_watch.h"
+#include "preload/thread_pointer.h"
 #include "preload/toggle_signal.h"
 
 #if defined(__x86_64__)
-/* The system call nr with six arguments, as the C library's syscall() makes
- * it: the kernel's result, or -1 with errno set. */
-static long syscall_wrap_raw(long nr, const long a[6])
+/* The system call nr with six arguments: what the kernel returns (-4095 to
+ * -1: an error number, negated). */
+static unsigned long syscall_wrap_kernel(long nr, const long a[6])
 {
 	register long r10 __asm__("r10") = a[3];
 	register long r8 __asm__("r8") = a[4];
@@ -44,8 +47,31 @@ static long syscall_wrap_raw(long nr, const long a[6])
 			 : "=a"(rc)
 			 : "0"(nr), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8), "r"(r9)
 			 : "rcx", "r11", "memory");
+	return rc;
+}
+
+/* The system call nr with six arguments, as the C library's syscall() makes
+ * it: the kernel's result, or -1 with errno set. */
+static long syscall_wrap_raw(long nr, const long a[6])
+{
+	unsigned long rc = syscall_wrap_kernel(nr, a);
+
 	if (rc > -4096ul) {
 		errno = (int)-rc;
+		return -1;
+	}
+	return (long)rc;
+}
+
+/* The same in a thread whose thread pointer is not the C library's
+ * (preload/thread_pointer.h): errno where the C library's syscall() puts
+ * it, and nothing else of the recorder's. */
+__attribute__((noinline, cold)) static long syscall_wrap_foreign_tls(long nr, const long a[6])
+{
+	unsigned long rc = syscall_wrap_kernel(nr, a);
+
+	if (rc > -4096ul) {
+		thread_pointer_set_errno((int)-rc);
 		return -1;
 	}
 	return (long)rc;
@@ -109,6 +135,8 @@ PRELOAD_API long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (__builtin_expect(!thread_pointer_is_libc(), 0))
+		return syscall_wrap_foreign_tls(nr, a);
 	if (nr == SYS_rt_sigaction)
 		return syscall_wrap_rt_sigaction(a);
 	install = nr == SYS_seccomp &&

@@ -1,0 +1,48 @@
+#!/bin/bash
+# own-tls-child.sh - children that clone() starts on a thread pointer of
+# their own (CLONE_SETTLS on a zeroed block, CLONE_VM | CLONE_VFORK), as
+# Chromium's namespace sandbox does to chroot, call the recorder's wrappers
+# of plain system calls and get what the C library gives them.  The
+# wrappers of syscall(), the wait family, the exec family and a failing
+# mmap read errno through __errno_location(), which has no memory there:
+# the children died of SIGSEGV and Chromium's zygote, whose chroot child
+# died, aborted the browser.  They now pass such a call on untouched.
+# Program and facts: tests/progs/own_tls_child.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/own_tls_child" "$PROGS_DIR/own_tls_child.c"
+
+EXPECTED="syscall: exit 7, returned 0
+syscall-fails: exit 7, returned -1, errno 2
+prctl: exit 7, returned 1
+prctl-fails: exit 7, returned -1, errno 22
+sigaction: exit 7, returned 0
+sigaction-fails: exit 7, returned -1, errno 22
+signal: exit 7, returned 0
+setrlimit: exit 7, returned 0
+setrlimit-fails: exit 7, returned -1, errno 22
+prlimit: exit 7, returned 0
+mmap: exit 7, returned 1
+mmap-fails: exit 7, returned 0, errno 22
+waitpid: exit 7, returned -1, errno 10
+execve-fails: exit 7, returned -1, errno 2
+execve: exit 5, returned -99
+_Exit: exit 6, returned -99
+_exit: exit 7, returned -99"
+
+run_cmd 30 native "$WORK/own_tls_child"
+[ "$RUN_STATUS" = 0 ] || skip "clone with a TLS of its own is refused here: $(head -c 300 "$RUN_ERR")"
+expect_eq "native: stdout" "$EXPECTED" "$(cat "$RUN_OUT")"
+
+mprof_run 60 "$WORK/t" -- "$WORK/own_tls_child"
+expect_eq "mprof run: exit status" 0 "$RUN_STATUS"
+expect_eq "mprof run: every child ends as without mprof, errno set where the C library sets it" \
+	"$EXPECTED" "$(cat "$RUN_OUT")"
+# CLONE_VM children are the program's threads of a sort: not named
+expect_eq "mprof run: no warning" "" "$(grep -i warning "$RUN_ERR")"
+# the program's trace and that of the shell the execve child started
+expect_eq "traces: the program's and the executed shell's" 2 "$(ls "$WORK"/t* | wc -l)"
+report_json "$WORK/sh.json" "$(ls "$WORK"/t.* | head -1)" &&
+	expect_eq "the executed shell's exit status" 5 "$(q "$WORK/sh.json" summary program.exit_status)"
+finish

@@ -1,0 +1,129 @@
+/*
+ * own_tls_child.c - children that clone() starts with a thread pointer of
+ * their own (CLONE_SETTLS on a zeroed block, CLONE_VM | CLONE_VFORK), as
+ * Chromium's sandbox does to chroot (sandbox/linux/services/credentials.cc,
+ * ChrootToSafeEmptyDir), each calling one function that the recorder wraps
+ * and that the C library makes a plain system call of.  Such a child has
+ * no C library thread control block: errno is not where __errno_location()
+ * would find it, while the C library's wrappers write it at its offset
+ * from the thread pointer, into the child's block.  Each line: the call,
+ * then how its child ended, what the call returned (1 for a mapping's
+ * address) and the errno found in the child's block when not 0.
+ *
+ * Facts: see tests/e2e/own-tls-child.sh.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { STACK_BYTES = 64 * 1024 };
+
+static long result; /* shared with the children: CLONE_VM */
+static struct rlimit core_limit;
+static ptrdiff_t errno_offset; /* errno's offset from the thread pointer */
+
+static int child(void *arg)
+{
+	const char *call = arg;
+	struct sigaction old;
+
+	memset(&old, 0, sizeof(old));
+	void *p;
+
+	if (strcmp(call, "syscall") == 0) {
+		result = syscall(SYS_chdir, "/");
+	} else if (strcmp(call, "syscall-fails") == 0) {
+		result = syscall(SYS_chdir, "/nonexistent/own-tls-child");
+	} else if (strcmp(call, "prctl") == 0) {
+		result = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	} else if (strcmp(call, "prctl-fails") == 0) {
+		result = prctl(-1, 0, 0, 0, 0);
+	} else if (strcmp(call, "sigaction") == 0) {
+		result = sigaction(SIGUSR1, NULL, &old);
+	} else if (strcmp(call, "sigaction-fails") == 0) {
+		result = sigaction(SIGKILL, &old, NULL);
+	} else if (strcmp(call, "signal") == 0) {
+		result = (long)signal(SIGUSR2, SIG_IGN);
+	} else if (strcmp(call, "setrlimit") == 0) {
+		result = setrlimit(RLIMIT_CORE, &core_limit);
+	} else if (strcmp(call, "setrlimit-fails") == 0) {
+		result = setrlimit(999, &core_limit);
+	} else if (strcmp(call, "prlimit") == 0) {
+		result = prlimit(0, RLIMIT_CORE, NULL, &core_limit);
+	} else if (strcmp(call, "mmap") == 0) {
+		p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		result = p != MAP_FAILED;
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+	} else if (strcmp(call, "mmap-fails") == 0) {
+		result = mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED;
+	} else if (strcmp(call, "waitpid") == 0) {
+		result = waitpid(-1, NULL, WNOHANG);
+	} else if (strcmp(call, "execve-fails") == 0) {
+		char *argv[] = { "missing", NULL };
+		result = execve("/nonexistent/own-tls-child", argv, environ);
+	} else if (strcmp(call, "execve") == 0) {
+		char *argv[] = { "sh", "-c", "exit 5", NULL };
+		result = execve("/bin/sh", argv, environ);
+	} else if (strcmp(call, "_Exit") == 0) {
+		_Exit(6);
+	}
+	_exit(7);
+}
+
+static void run(const char *call)
+{
+	_Alignas(16) static char stack[STACK_BYTES];
+	_Alignas(64) static char tls[STACK_BYTES];
+	int status;
+	pid_t pid;
+
+	/* where the C library's wrappers put errno in the child */
+	int *child_errno = (int *)(tls + sizeof(tls) / 2 + errno_offset);
+
+	result = -99;
+	memset(tls, 0, sizeof(tls));
+	pid = clone(child, stack + sizeof(stack),
+		    CLONE_VM | CLONE_FS | CLONE_VFORK | CLONE_SETTLS | SIGCHLD, (void *)call, NULL,
+		    tls + sizeof(tls) / 2, NULL);
+	if (pid < 0) {
+		perror("clone");
+		return;
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("waitpid");
+		return;
+	}
+	if (WIFSIGNALED(status))
+		printf("%s: signal %d\n", call, WTERMSIG(status));
+	else
+		printf("%s: exit %d, returned %ld", call, WEXITSTATUS(status), result);
+	if (*child_errno)
+		printf(", errno %d", *child_errno);
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const calls[] = { "syscall", "syscall-fails", "prctl", "prctl-fails",
+					     "sigaction", "sigaction-fails", "signal", "setrlimit",
+					     "setrlimit-fails", "prlimit", "mmap", "mmap-fails", "waitpid",
+					     "execve-fails", "execve", "_Exit", "_exit" };
+
+	errno_offset = (char *)&errno - (char *)__builtin_thread_pointer();
+	getrlimit(RLIMIT_CORE, &core_limit);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (argc < 2 || strcmp(argv[1], calls[i]) == 0)
+			run(calls[i]);
+	return 0;
+}
