@@ -2030,7 +2030,7 @@ static void children_unrecorded_warn(const struct proc *p)
 	else if (err == ENOMEM)
 		hint = "; its recorder could not map memory there: an address space limit, "
 		       "or a seccomp filter refusing mmap";
-	else if (err == ENOENT)
+	else if (session_dir_gone_errno(err))
 		hint = "; a process that changed its root directory (chroot) or mount namespace "
 		       "no longer sees mprof's session directory";
 	mprof_warn("%u process%s forked by %s (%s) %s not recorded: %s recorder could not "

@@ -90,15 +90,14 @@ enum { NOTED_NOTHING, NOTED_CHILD, NOTED_UNREACHABLE, NOTED_UNSEEN, NOTED_SELF }
 
 /* Whether mprof's session directory is gone from this process's view (it
  * changed its root directory, or mounted over the directory's parent in a
- * mount namespace of its own): a program it starts now cannot create its
- * process file there.  One stat(2); keeps errno. */
+ * mount namespace of its own; session_dir_gone_errno): a program it starts
+ * now cannot create its process file there.  One stat(2); keeps errno. */
 static int session_unseen(void)
 {
 	struct stat st;
 	int saved = errno, unseen;
 
-	unseen = stat(preload_proc.cfg.session_dir, &st) != 0 &&
-		 (errno == ENOENT || errno == ENOTDIR);
+	unseen = stat(preload_proc.cfg.session_dir, &st) != 0 && session_dir_gone_errno(errno);
 	errno = saved;
 	return unseen;
 }

@@ -32,6 +32,7 @@
 #ifndef MPROF_TRACE_SESSION_H
 #define MPROF_TRACE_SESSION_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdatomic.h>
@@ -62,6 +63,17 @@ static inline bool session_toggle_signal_ok(int sig)
 {
 	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
+
+/* Whether err, from a path walk to the session directory, says that the
+ * process no longer sees it: it changed its root directory or mounted over
+ * the directory's parent (ENOENT, ENOTDIR), or its root is a /proc
+ * directory of a process that has ended (ESRCH: Chromium's sandbox roots
+ * itself in /proc/self/fdinfo of a child that then exits). */
+static inline bool session_dir_gone_errno(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == ESRCH;
+}
+
 #define SESSION_PROC_MAGIC 0x4d48535f464f5250ull /* "PROF_SHM" */
 #define SESSION_VERSION 20 /* changes with the layout and with the trace
                             * format major of the records the rings hold;
