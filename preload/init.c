@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "preload/announce.h"
@@ -119,6 +120,34 @@ static int init_find_foreign_malloc(char *text, size_t cap, unsigned *code)
 	return 1;
 }
 
+/*
+ * Checks whether a Valgrind tool that replaces malloc runs the program: its
+ * preloaded library (vgpreload_TOOL-ARCH.so, all but vgpreload_core's)
+ * has the C library's malloc and free redirected to the tool's, so the
+ * program's calls never reach the shim, though "malloc" resolves to it.
+ * Writes a sentence saying so into text and returns 1.
+ */
+static int init_find_valgrind_tool(char *text, size_t cap)
+{
+	static const char prefix[] = "vgpreload_";
+
+	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
+		const char *base = m->l_name ? strrchr(m->l_name, '/') : NULL;
+
+		base = base ? base + 1 : m->l_name;
+		if (!base || strncmp(base, prefix, sizeof(prefix) - 1) != 0 ||
+		    strncmp(base, "vgpreload_core-", 15) == 0)
+			continue;
+		text[0] = '\0';
+		preload_text_append(text, cap, "the program runs under a Valgrind tool that replaces "
+					       "malloc (");
+		preload_text_append(text, cap, base);
+		preload_text_append(text, cap, "): its allocations cannot be recorded");
+		return 1;
+	}
+	return 0;
+}
+
 void preload_init_foreign_forwards(void)
 {
 	int expected = 1;
@@ -168,6 +197,10 @@ static int init_run(struct preload_thread **out)
 		real_use_foreign();
 	if (foreign && foreign_code == TRACE_DIAG_FOREIGN_MALLOC)
 		__atomic_store_n(&real.foreign_forward_unseen, 1, __ATOMIC_RELEASE);
+	if (!foreign && init_find_valgrind_tool(foreign_text, sizeof(foreign_text))) {
+		foreign = 1; /* announced only: no definition of its to call */
+		foreign_code = TRACE_DIAG_FOREIGN_MALLOC;
+	}
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
 	exit_note_start();

@@ -167,6 +167,7 @@ E2E_TESTS = \
 	tests/e2e/sandboxed-exit.sh \
 	tests/e2e/prctl-sandbox.sh \
 	tests/e2e/own-tls-child.sh \
+	tests/e2e/under-valgrind.sh \
 	tests/e2e/membarrier-refused.sh \
 	tests/e2e/mmap-refused-fork.sh \
 	tests/e2e/quiet-unreachable.sh \

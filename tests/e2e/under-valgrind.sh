@@ -1,0 +1,35 @@
+#!/bin/bash
+# under-valgrind.sh - a program run by Valgrind under mprof (mprof run --
+# valgrind ./prog).  A tool that replaces malloc (memcheck) sends every
+# call of the program's to its own allocator, past the recorder, though
+# "malloc" still resolves to the recorder's: the program's report said
+# "exact: every allocation recorded" with 0 allocations.  mprof now says
+# the allocations cannot be recorded; under --tool=none, which replaces
+# nothing, every allocation is recorded.
+# Program and facts: tests/progs/small_leak.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+build_c "$WORK/small_leak" "$PROGS_DIR/small_leak.c"
+
+mprof_run 120 "$WORK/m" -- valgrind -q --leak-check=no "$WORK/small_leak"
+expect_eq "memcheck: exit status" 0 "$RUN_STATUS"
+expect_eq "memcheck: stdout as without mprof" "small_leak done" "$(cat "$RUN_OUT")"
+expect_eq "memcheck: mprof says the allocations cannot be recorded" 1 \
+	"$(grep -c "^mprof: process [0-9]*: the program runs under a Valgrind tool that replaces malloc (vgpreload_memcheck-[a-z0-9_]*-linux.so): its allocations cannot be recorded$" "$RUN_ERR")"
+PROG=$(ls "$WORK"/m.*.2 2>/dev/null | head -1)
+expect_eq "memcheck: the program has a trace" 1 "$([ -n "$PROG" ] && echo 1)"
+[ -n "$PROG" ] && "$MPROF" report "$PROG" >"$WORK/m.txt" 2>&1
+expect_eq "memcheck: its report is not called exact" \
+	"mprof report: $PROG (incomplete: the program's own malloc was not recorded)" \
+	"$(head -1 "$WORK/m.txt")"
+
+RUN_NAME=none mprof_run 120 "$WORK/n" -- valgrind -q --tool=none "$WORK/small_leak"
+expect_eq "none: exit status" 0 "$RUN_STATUS"
+expect_eq "none: no word of Valgrind" 0 "$(grep -c Valgrind "$RUN_ERR")"
+PROG=$(ls "$WORK"/n.*.2 2>/dev/null | head -1)
+[ -n "$PROG" ] && report_json "$WORK/n.json" "$PROG" &&
+	expect_eq "none: every allocation recorded (3 + 20000 + stdout's buffer)" 20004 \
+		"$(q "$WORK/n.json" summary allocations)"
+finish
