@@ -72,8 +72,18 @@ static void announce_process(void)
 	preload_mem_unmap(cmdline, ANNOUNCE_CMDLINE_MAX);
 }
 
+/* What the image's start announced beyond the process and its modules: a
+ * fork child runs the same image, malloc and unwinder, so its file says
+ * it again (preload_announce_fork_child). */
+static const char *announce_foreign_text;
+static unsigned announce_foreign_code;
+static int announce_have_unwinder = 1;
+
 void preload_announce(const char *foreign_text, unsigned foreign_code, int have_unwinder)
 {
+	announce_foreign_text = foreign_text;
+	announce_foreign_code = foreign_code;
+	announce_have_unwinder = have_unwinder;
 	announce_process();
 	modules_write_current();
 	if (!have_unwinder)
@@ -82,4 +92,9 @@ void preload_announce(const char *foreign_text, unsigned foreign_code, int have_
 			    "have one frame");
 	if (foreign_text)
 		diag_report(foreign_code, foreign_text);
+}
+
+void preload_announce_fork_child(void)
+{
+	preload_announce(announce_foreign_text, announce_foreign_code, announce_have_unwinder);
 }

@@ -14,4 +14,9 @@
  */
 void preload_announce(const char *foreign_text, unsigned foreign_code, int have_unwinder);
 
+/* The same for a fork child's new file, with the diagnostics the image's
+ * start gave (foreign_text stays the caller's: it must outlive the
+ * process image). */
+void preload_announce_fork_child(void);
+
 #endif

@@ -198,8 +198,9 @@ static void fork_child_go_inert_nested(void)
 
 /*
  * Child: starts the meta stream of the new file, gives the calling thread
- * a slot and announces.  The thread is busy meanwhile, so an allocating
- * signal handler cannot re-enter a ring or the meta lock it holds.
+ * a slot and announces, with the start's diagnostics (the same image).
+ * The thread is busy meanwhile, so an allocating signal handler cannot
+ * re-enter a ring or the meta lock it holds.
  */
 static void fork_child_start(struct preload_thread *self)
 {
@@ -221,7 +222,7 @@ static void fork_child_start(struct preload_thread *self)
 		t->busy = 1;
 	}
 	seq_own(t);
-	preload_announce(NULL, 0, 1);
+	preload_announce_fork_child();
 	t->busy = 0;
 }
 

@@ -8,7 +8,8 @@
 # ... libc.so.6" in every such report.  What the program's calloc from the
 # C library makes is still recorded, and a note given later does not hide
 # the warning on stderr, nor is it hidden there (the launcher printed only
-# the one text the process header keeps).  Programs and facts:
+# the one text the process header keeps); a fork child's trace says so
+# too.  Programs and facts:
 # tests/progs/own_malloc.c, tests/progs/audit_lib.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -35,6 +36,23 @@ for v in "all|served 4, freed 4 of them, 0 others|0 0" \
 	expect_eq "$name: allocations and bytes recorded" "$counts" \
 		"$(json_eval "$WORK/$name.json" '"%d %d" % (d["summary"]["allocations"], d["summary"]["allocated_bytes"])')"
 done
+
+# A fork child runs the same image and malloc: its trace says so too (its
+# file said nothing, and its report read "exact: every allocation
+# recorded", as Chromium's renderers forked by its zygote did).
+prog=$WORK/own_all
+note="the program defines its own malloc (in $prog): its allocations cannot be recorded"
+RUN_NAME=fork mprof_run 60 "$WORK/fork.trace" -- "$prog" fork
+expect_eq "fork: exit status under mprof" 3 "$RUN_STATUS"
+expect_eq "fork: stdout under mprof" "served 4, freed 4 of them, 0 others" "$(cat "$RUN_OUT")"
+expect_eq "fork: the warning on stderr, for both processes" "mprof: $note (in 2 processes)" \
+	"$(grep -F 'own malloc' "$RUN_ERR")"
+child=$(ls "$WORK"/fork.trace.* 2>/dev/null | grep -v html | head -1)
+expect_eq "fork: the child has a trace" 1 "$([ -n "$child" ] && echo 1)"
+if [ -n "$child" ] && report_json "$WORK/fork-child.json" "$child"; then
+	expect_eq "fork: the child's report gives the warning" "$note" \
+		"$(json_eval "$WORK/fork-child.json" '"\n".join(x["text"] for x in d["summary"]["diagnostics"])')"
+fi
 
 # A note given after that warning (an LD_AUDIT library's namespace) must
 # not take its place on stderr, where the launcher prints the process's

@@ -8,11 +8,15 @@
  *   all four:        "served 4, freed 4 of them, 0 others\n"
  *   malloc and free: "served 2, freed 2 of them, 1 others\n" (its calloc is
  *                    the C library's, freed through this free)
+ * With the argument "fork" it first forks a child that takes a block of
+ * this malloc, frees it and ends with status 0 before the parent goes on.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define ARENA_BYTES (1 << 20)
 #define HEADER_BYTES 16
@@ -71,8 +75,27 @@ void *realloc(void *p, size_t n)
 }
 #endif
 
-int main(void)
+/* A fork child that takes and frees one block; 0 once it ended so. */
+static int fork_child(void)
 {
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char *volatile k = malloc(50);
+
+		free(k);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "fork") == 0 && fork_child() != 0)
+		return 1;
 	/* volatile: the compiler knows these names and would drop the calls */
 	char *volatile s = strdup("own");
 	char *volatile m = malloc(100);
