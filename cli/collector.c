@@ -50,6 +50,7 @@
 #include "cli/exec_target.h"
 #include "cli/late_starters.h"
 #include "cli/pid_find.h"
+#include "cli/pid_guard.h"
 #include "cli/pid_info.h"
 #include "cli/proc_file.h"
 #include "cli/rezip.h"
@@ -158,6 +159,12 @@ struct proc {
 	struct record_recoder **recoders; /* per slot, made at its first drain
 	                                * (trace/recode.h); NULL until needed;
 	                                * owned */
+	dev_t file_dev;                /* its process file, which its recorder */
+	ino_t file_ino;                /* maps while the image runs */
+	struct pid_guard guard;        /* its pid, held once its identity was
+	                                * checked: figures read from /proc are
+	                                * kept only while it holds (proc_guard_take) */
+	bool guard_tried;
 	clockid_t cpu_clock;           /* the process's CPU-time clock */
 	bool has_cpu_clock;
 	uint64_t cpu_seen_ns;          /* its CPU time at cpu_wall_ns */
@@ -1049,6 +1056,8 @@ static void proc_take_in(struct collector *c, struct proc *p)
 	}
 	p->phase = PROC_PENDING;
 	p->ctime = st.st_ctim;
+	p->file_dev = st.st_dev;
+	p->file_ino = st.st_ino;
 	p->seen_ns = now_ns();
 	p->seen_unix_ns = clock_ns(CLOCK_REALTIME);
 }
@@ -1061,6 +1070,7 @@ static int proc_add(struct collector *c, const char *name)
 		return -ENOMEM;
 	p->pf.fd = -1;
 	p->tf.fd = -1;
+	p->guard = PID_GUARD_NONE;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->phase = PROC_DONE;
 	if (list_push(&c->all, p) < 0) {
@@ -1073,21 +1083,35 @@ static int proc_add(struct collector *c, const char *name)
 	return 0;
 }
 
+/* Takes hold of p's pid (pid_guard.h) once it is known: the first time,
+ * so that a pid reaped and given to another process before the launcher
+ * saw it is never held.  Without the hold p's figures from /proc are
+ * unknown. */
+static void proc_guard_take(struct proc *p)
+{
+	if (!p->pid || p->guard_tried)
+		return;
+	p->guard_tried = true;
+	pid_guard_take(&p->guard, p->pid, p->file_dev, p->file_ino);
+}
+
 /* Notes p's peak RSS so far (VmHWM), while its image is the pid's: read
  * first, then kept only if /proc/PID/exe still names the image's program
  * (after an exec the pid's figure is the new image's: a fork child of rustc
- * that had just executed cc read 8 KiB). */
+ * that had just executed cc read 8 KiB) and the pid still p's process's
+ * (a process that got it after p was reaped has figures of its own). */
 static void proc_rss_watch(struct proc *p)
 {
 	char exe[sizeof(p->pf.h->exe)];
 	unsigned long long kib;
 
-	if (p->phase != PROC_ACTIVE || p->superseded || !p->pid)
+	if (p->phase != PROC_ACTIVE || p->superseded || !pid_guard_holds(&p->guard))
 		return;
 	kib = pid_info_peak_rss_kib(p->pid);
 	if (kib <= p->peak_rss_sampled_kib || !p->exe)
 		return;
-	if (pid_info_exe(p->pid, exe, sizeof(exe)) && strcmp(exe, p->exe) == 0)
+	if (pid_info_exe(p->pid, exe, sizeof(exe)) && strcmp(exe, p->exe) == 0 &&
+	    pid_guard_current(&p->guard))
 		p->peak_rss_sampled_kib = kib;
 }
 
@@ -1099,7 +1123,8 @@ static void proc_rss_watch(struct proc *p)
  * killed, or still running at the end.  A look that finds other names is kept only if
  * /proc/PID/exe still names p's program after it (after an exec, /proc
  * shows the next image's names); one that reads nothing (a process that
- * ended: a zombie's command line reads empty) keeps the last.
+ * ended: a zombie's command line reads empty), or made after p was reaped
+ * (the names of the next process of its pid), keeps the last.
  */
 static void proc_names_look(struct proc *p)
 {
@@ -1108,6 +1133,8 @@ static void proc_names_look(struct proc *p)
 	char start_comm[sizeof(h->comm)], exe[sizeof(h->exe)];
 	bool cmd_changed, comm_changed;
 
+	if (!pid_guard_holds(&p->guard))
+		return;
 	pid_info_cmdline(p->pid, cmd, sizeof(cmd));
 	if (!cmd[0])
 		return;
@@ -1118,6 +1145,8 @@ static void proc_names_look(struct proc *p)
 	comm_changed = comm[0] && strcmp(comm, start_comm) != 0;
 	if ((cmd_changed || comm_changed) &&
 	    (!p->exe || !pid_info_exe(p->pid, exe, sizeof(exe)) || strcmp(exe, p->exe) != 0))
+		return;
+	if (!pid_guard_current(&p->guard))
 		return;
 	free(p->seen_command);
 	/* cut as the exit note's is */
@@ -1381,19 +1410,25 @@ static void proc_pid_find(struct collector *c, struct proc *p)
 }
 
 /* Whether p's process runs.  One whose pid is unknown is taken as running
- * unless no live process was found to be it (proc_pid_find); one a
- * recorded image reaped has ended, whatever now has its pid. */
+ * unless no live process was found to be it (proc_pid_find); one reaped
+ * (by a recorded image, or its pid no longer held) has ended, whatever now
+ * has its pid. */
 static bool proc_running(const struct proc *p)
 {
+	bool running;
+
 	if (p->reap_seen)
 		return false;
-	return p->pid ? pid_info_running(p->pid) : !p->pid_gone;
+	if (!p->pid)
+		return !p->pid_gone;
+	running = pid_info_running(p->pid);
+	return running && (!pid_guard_holds(&p->guard) || pid_guard_current(&p->guard));
 }
 
 /* Keeps p's program open for the symbolize step (kept_images.h), once. */
 static void proc_image_keep(struct collector *c, struct proc *p)
 {
-	if (p->exe_kept || !p->exe || !p->exe[0] || !p->pid || p->superseded ||
+	if (p->exe_kept || !p->exe || !p->exe[0] || !pid_guard_holds(&p->guard) || p->superseded ||
 	    c->kept.n >= c->kept_max)
 		return;
 	kept_images_look(&c->kept, p->pid, p->exe);
@@ -1428,6 +1463,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 		field_copy(p->exe, sizeof(p->pf.h->exe), p->pf.h->exe, sizeof(p->pf.h->exe));
 	p->phase = PROC_ACTIVE;
 	proc_pid_find(c, p);
+	proc_guard_take(p);
 	proc_rss_watch(p); /* a first reading, for an image that ends within 0.1 s */
 	/* (pid 0 would give the launcher's own clock) */
 	p->has_cpu_clock = p->pid && clock_getcpuclockid((pid_t)p->pid, &p->cpu_clock) == 0;
@@ -1802,8 +1838,9 @@ static bool proc_exit_noted(const struct proc *p, const char *state)
  * alternate signal stack leaves no exit note. */
 static void proc_zombie_look(struct proc *p)
 {
-	if (!p->zombie_seen && !p->superseded && !p->is_root)
-		p->zombie_seen = pid_info_zombie_status(p->pid, &p->zombie_status);
+	if (!p->zombie_seen && !p->superseded && !p->is_root && pid_guard_holds(&p->guard))
+		p->zombie_seen = pid_info_zombie_status(p->pid, &p->zombie_status) &&
+				 pid_guard_current(&p->guard);
 }
 
 /*
@@ -1936,7 +1973,8 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 		field_copy(exec_into, sizeof(exec_into), h->exec_self_path,
 			   sizeof(h->exec_self_path));
 		e.exec_into = exec_into;
-		e.exec_into_why = exec_target_why(p->pid, exec_into, h->exec_self_dropped != 0,
+		/* pid 0 (not p's now): the directory is unknown */
+		e.exec_into_why = exec_target_why(pid_guard_current(&p->guard) ? p->pid : 0, exec_into, h->exec_self_dropped != 0,
 						  h->exec_self_unseen != 0, h->exec_self_euid,
 						  exec_why, sizeof(exec_why));
 	}
@@ -2299,6 +2337,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	if (p->phase != PROC_ACTIVE)
 		return false;
 	proc_pid_find(c, p); /* one not found when it was taken in */
+	proc_guard_take(p);
 	/* before the drain: a process that ends after it may have written
 	 * events the drain did not see, and its trace must not say "ended"
 	 * (a child that made its 50 allocations meanwhile had a trace with
@@ -2333,6 +2372,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 			c->write_errors++;
 	}
 	proc_reaps_take(c, p); /* its table goes with its file */
+	pid_guard_release(&p->guard);
 	proc_file_close(&p->pf);
 	proc_free_slot_state(p);
 	p->phase = PROC_DONE;
@@ -2454,7 +2494,7 @@ static void procs_retire_ended(struct collector *c, uint64_t now)
 		proc_rss_watch(p);
 		proc_names_watch(p, now);
 		if (p->phase == PROC_ACTIVE && !p->superseded && p->has_trace)
-			rss_sampler_take(&p->rss, p->pid, &p->tf);
+			rss_sampler_take(&p->rss, &p->guard, &p->tf);
 		if (p->phase != PROC_ACTIVE || p->is_root)
 			continue;
 		if (p->superseded) {
@@ -3346,6 +3386,7 @@ static void collector_free(struct collector *c)
 		free(p->command);
 		free(p->seen_command);
 		free(p->exe);
+		pid_guard_release(&p->guard);
 		proc_diags_free(p);
 		proc_free_slot_state(p);
 		free(p);

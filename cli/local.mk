@@ -20,6 +20,7 @@ cli_mprof_SOURCES = \
 	cli/pid_info.c cli/pid_info.h \
 	cli/pid_lineage.c cli/pid_lineage.h \
 	cli/pid_find.c cli/pid_find.h \
+	cli/pid_guard.c cli/pid_guard.h \
 	cli/late_starters.c cli/late_starters.h \
 	cli/pid_window.c cli/pid_window.h \
 	cli/trace_files.c cli/trace_files.h \

@@ -36,12 +36,16 @@ static uint64_t statm_rss_kib(unsigned pid)
 	return (uint64_t)resident * ((uint64_t)sysconf(_SC_PAGESIZE) / 1024);
 }
 
-void rss_sampler_take(struct rss_sampler *s, unsigned pid, struct trace_file *tf)
+void rss_sampler_take(struct rss_sampler *s, const struct pid_guard *g, struct trace_file *tf)
 {
 	struct timespec ts;
-	uint64_t kib = statm_rss_kib(pid);
+	uint64_t kib;
 
-	if (!kib || clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+	if (!pid_guard_holds(g))
+		return;
+	kib = statm_rss_kib(g->pid);
+	/* read from a process that got the pid after g's was reaped: not g's */
+	if (!kib || !pid_guard_current(g) || clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
 		return;
 	s->time_ns[s->count] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	s->rss_kib[s->count] = kib;

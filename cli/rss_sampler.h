@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/pid_guard.h"
 #include "cli/trace_files.h"
 
 #define RSS_SAMPLER_CHUNK 64u /* samples per RSS chunk */
@@ -21,12 +22,13 @@ struct rss_sampler {
 };
 
 /*
- * Reads pid's RSS now (one read of /proc/PID/statm, a few microseconds) and
- * keeps it; writes an RSS chunk to tf when RSS_SAMPLER_CHUNK are kept.  A
- * process that has ended gives no sample.  Write errors are tf's (kept in
- * tf->error).
+ * Reads the RSS of g's process now (one read of /proc/PID/statm, a few
+ * microseconds) and keeps it; writes an RSS chunk to tf when
+ * RSS_SAMPLER_CHUNK are kept.  A process that has ended, or a guard that
+ * holds none (pid_guard.h), gives no sample.  Write errors are tf's (kept
+ * in tf->error).
  */
-void rss_sampler_take(struct rss_sampler *s, unsigned pid, struct trace_file *tf);
+void rss_sampler_take(struct rss_sampler *s, const struct pid_guard *g, struct trace_file *tf);
 
 /* Writes the samples kept, if any, as one RSS chunk (before END). */
 void rss_sampler_flush(struct rss_sampler *s, struct trace_file *tf);

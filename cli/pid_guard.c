@@ -1,0 +1,137 @@
+/*
+ * cli/pid_guard.c - a pid held by a pidfd, its identity checked once by
+ * the process file it maps (pid_guard.h).  Never prints.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cli/pid_guard.h"
+#include "cli/pid_info.h"
+
+/* A pidfd of pid, or -1 with errno (ENOSYS before Linux 5.3). */
+static int pidfd_of(unsigned pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Whether a line of /proc/PID/maps ("start-end perms offset MAJ:MIN INODE
+ * path") maps the file dev:ino. */
+static bool maps_line_is(const char *line, dev_t dev, ino_t ino)
+{
+	unsigned maj, min;
+	unsigned long long inode;
+
+	if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &inode) != 3)
+		return false;
+	return inode == (unsigned long long)ino && maj == major(dev) && min == minor(dev);
+}
+
+/* 1 when pid maps the file dev:ino, 0 when not, a negative errno when its
+ * maps cannot be read.  Read in pieces: a large program has thousands of
+ * mappings. */
+static int maps_has_file(unsigned pid, dev_t dev, ino_t ino)
+{
+	char path[64], buf[8192];
+	size_t have = 0;
+	int fd, found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			found = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		while (!found && (nl = strchr(line, '\n')) != NULL) {
+			*nl = '\0';
+			found = maps_line_is(line, dev, ino);
+			line = nl + 1;
+		}
+		if (found)
+			break;
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than buf (a long path): not ours */
+	}
+	close(fd);
+	return found;
+}
+
+int pid_guard_take(struct pid_guard *g, unsigned pid, dev_t dev, ino_t ino)
+{
+	struct pid_guard t = { pid, -1, 0 };
+	int rc;
+
+	*g = PID_GUARD_NONE;
+	if (pid == 0)
+		return -ESRCH;
+	t.pidfd = pidfd_of(pid);
+	if (t.pidfd < 0 && errno != ENOSYS)
+		return -errno;
+	if (t.pidfd < 0)
+		t.start_ticks = pid_info_start_ticks(pid);
+	rc = maps_has_file(pid, dev, ino);
+	if (rc == 1 && !pid_guard_current(&t))
+		rc = 0; /* the maps read were a later process's */
+	if (rc != 1) {
+		pid_guard_release(&t);
+		return rc < 0 ? rc : -ESRCH;
+	}
+	*g = t;
+	return 0;
+}
+
+bool pid_guard_holds(const struct pid_guard *g)
+{
+	return g->pid && (g->pidfd >= 0 || g->start_ticks);
+}
+
+bool pid_guard_current(const struct pid_guard *g)
+{
+	if (g->pidfd >= 0) {
+#ifdef SYS_pidfd_send_signal
+		/* signal 0 checks only that the process exists: a zombie does */
+		return syscall(SYS_pidfd_send_signal, g->pidfd, 0, NULL, 0) == 0 ||
+		       errno == EPERM;
+#else
+		return false;
+#endif
+	}
+	/* without pidfds: the same start time, i.e. the same process unless
+	 * the pid was reaped and reused within one clock tick (ended zombies
+	 * read 0) */
+	return g->pid && g->start_ticks && pid_info_start_ticks(g->pid) == g->start_ticks;
+}
+
+void pid_guard_release(struct pid_guard *g)
+{
+	if (g->pidfd >= 0)
+		close(g->pidfd);
+	*g = PID_GUARD_NONE;
+}

@@ -1,0 +1,50 @@
+/*
+ * cli/pid_guard.h - knowing that a pid still names the process it named
+ * when the launcher first saw it.  A process ends and its parent reaps it;
+ * its pid is then free and a later process may get it, whose /proc figures
+ * (peak RSS, command line, state) would land in the ended one's trace.  A
+ * guard holds a pidfd of the process, opened once its identity was checked
+ * (it maps its process file); a figure read from /proc/PID is kept only if
+ * the pidfd's process still exists (alive or a zombie: not reaped, so the
+ * pid is still its) after the read.
+ */
+#ifndef MPROF_CLI_PID_GUARD_H
+#define MPROF_CLI_PID_GUARD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct pid_guard {
+	unsigned pid;                  /* in the launcher's PID namespace; 0: none */
+	int pidfd;                     /* -1: none (kernel before 5.3: start_ticks) */
+	unsigned long long start_ticks; /* its start (/proc/PID/stat field 22), 0: unknown */
+};
+
+/* A guard that holds nothing (pid_guard_holds is false). */
+#define PID_GUARD_NONE ((struct pid_guard){ 0, -1, 0 })
+
+/*
+ * Takes hold of pid if it is the process that maps the file dev:ino (its
+ * process file, which the recorder keeps mapped while its image runs): a
+ * pid already reaped and given to another process, or an image that has
+ * executed another (which maps a file of its own), is not held.  Returns
+ * 0, or a negative errno (ESRCH: not that process, or it ended; EACCES:
+ * /proc/PID/maps cannot be read), with *g holding nothing.  The pidfd is
+ * g's to close (pid_guard_release).
+ */
+int pid_guard_take(struct pid_guard *g, unsigned pid, dev_t dev, ino_t ino);
+
+/* Whether g holds a process (pid_guard_take succeeded). */
+bool pid_guard_holds(const struct pid_guard *g);
+
+/*
+ * Whether g's process has not been reaped yet: its pid is still its, so
+ * what was read from /proc/PID before this call was its own (running or
+ * a zombie).  False when g holds nothing.
+ */
+bool pid_guard_current(const struct pid_guard *g);
+
+/* Closes g's pidfd; g then holds nothing. */
+void pid_guard_release(struct pid_guard *g);
+
+#endif
