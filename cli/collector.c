@@ -989,11 +989,12 @@ static uint64_t procs_drain(struct collector *c, bool force)
 
 /* ---------- finding and starting process files ---------- */
 
-/* Gives up on a process file: it is ignored and removed. */
+/* Gives up on a process file: it is ignored and removed, and named through
+ * the digest (the same reason in many processes: one line). */
 static void proc_ignore(struct collector *c, struct proc *p, const char *why)
 {
 	unsigned pid = proc_file_name_pid(p->name);
-	char program[LATE_PROGRAM_BYTES], who[32] = "process ?";
+	char program[LATE_PROGRAM_BYTES], who[32] = "process ?", file[NAME_BYTES + 32];
 
 	if (pid) /* 0: unknown (preload/pidns.h) */
 		snprintf(who, sizeof(who), "process %u", pid);
@@ -1001,7 +1002,9 @@ static void proc_ignore(struct collector *c, struct proc *p, const char *why)
 	proc_file_close(&p->pf);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
-	mprof_warn("%s (%s) is not recorded: %s (process file %s)", who, program, why, p->name);
+	snprintf(file, sizeof(file), " (process file %s)", p->name);
+	diag_digest_add_at(true, who, file, DIAG_DIGEST_WHO " (%s) is not recorded: %s", program,
+			   why);
 }
 
 /* How many programs may be kept open under the descriptor limit. */
@@ -1093,6 +1096,13 @@ static void proc_guard_take(struct proc *p)
 		return;
 	p->guard_tried = true;
 	pid_guard_take(&p->guard, p->pid, p->file_dev, p->file_ino);
+}
+
+/* p's pid while it is still p's process's (not reaped), else 0: for a
+ * look at /proc/PID whose result is not checked after it (its cwd). */
+static unsigned proc_pid_now(const struct proc *p)
+{
+	return pid_guard_current(&p->guard) ? p->pid : 0;
 }
 
 /* Notes p's peak RSS so far (VmHWM), while its image is the pid's: read
@@ -1973,8 +1983,7 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 		field_copy(exec_into, sizeof(exec_into), h->exec_self_path,
 			   sizeof(h->exec_self_path));
 		e.exec_into = exec_into;
-		/* pid 0 (not p's now): the directory is unknown */
-		e.exec_into_why = exec_target_why(pid_guard_current(&p->guard) ? p->pid : 0, exec_into, h->exec_self_dropped != 0,
+		e.exec_into_why = exec_target_why(proc_pid_now(p), exec_into, h->exec_self_dropped != 0,
 						  h->exec_self_unseen != 0, h->exec_self_euid,
 						  exec_why, sizeof(exec_why));
 	}
@@ -2005,10 +2014,11 @@ static void children_sandboxed_warn(const struct proc *p)
 
 	if (!n)
 		return;
-	mprof_warn("%u process%s forked by %s (%s) %s not recorded: %s forked under a "
+	diag_digest_add_at(true, proc_label(p, who, sizeof(who)), "",
+			   "%u process%s forked by " DIAG_DIGEST_WHO " (%s) %s not recorded: %s forked under a "
 		   "seccomp filter (a sandbox), which may kill a process that opens a file, so "
 		   "%s recorder did not try to create %s process file", n, n == 1 ? "" : "es",
-		   proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?", n == 1 ? "is" : "are",
+		   p->exe ? p->exe : "?", n == 1 ? "is" : "are",
 		   n == 1 ? "it was" : "they were", n == 1 ? "its" : "their",
 		   n == 1 ? "its" : "their");
 }
@@ -2023,11 +2033,13 @@ static void children_raw_warn(const struct proc *p)
 
 	if (!n)
 		return;
-	mprof_warn("%u process%s made by %s (%s) with a raw clone system call (syscall(SYS_fork), "
+	diag_digest_add_at(true, proc_label(p, who, sizeof(who)), "",
+			   "%u process%s made by " DIAG_DIGEST_WHO " (%s) with a raw clone system "
+			   "call (syscall(SYS_fork), "
 		   "SYS_clone or SYS_clone3, which run no fork handlers) %s not recorded: the "
 		   "process had several threads then, and a child may inherit a lock another "
 		   "thread held, which %s recorder would wait for", n, n == 1 ? "" : "es",
-		   proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?", n == 1 ? "is" : "are",
+		   p->exe ? p->exe : "?", n == 1 ? "is" : "are",
 		   n == 1 ? "its" : "their");
 }
 
@@ -2041,10 +2053,11 @@ static void children_own_stack_warn(const struct proc *p)
 
 	if (!n)
 		return;
-	mprof_warn("%u process%s made by %s (%s) with clone() (or a clone system call) on a "
+	diag_digest_add_at(true, proc_label(p, who, sizeof(who)), "",
+			   "%u process%s made by " DIAG_DIGEST_WHO " (%s) with clone() (or a clone system call) on a "
 		   "stack of %s own %s not recorded: no fork handler runs in %s, and the "
 		   "recorder does not start on a stack whose size it cannot know",
-		   n, n == 1 ? "" : "es", proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?",
+		   n, n == 1 ? "" : "es", p->exe ? p->exe : "?",
 		   n == 1 ? "its" : "their", n == 1 ? "is" : "are", n == 1 ? "it" : "them");
 }
 
@@ -2071,9 +2084,10 @@ static void children_unrecorded_warn(const struct proc *p)
 	else if (session_dir_gone_errno(err))
 		hint = "; a process that changed its root directory (chroot) or mount namespace "
 		       "no longer sees mprof's session directory";
-	mprof_warn("%u process%s forked by %s (%s) %s not recorded: %s recorder could not "
+	diag_digest_add_at(true, proc_label(p, who, sizeof(who)), "",
+			   "%u process%s forked by " DIAG_DIGEST_WHO " (%s) %s not recorded: %s recorder could not "
 		   "create %s process file (%s%s)", n, n == 1 ? "" : "es",
-		   proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?", n == 1 ? "is" : "are",
+		   p->exe ? p->exe : "?", n == 1 ? "is" : "are",
 		   n == 1 ? "its" : "their", n == 1 ? "its" : "their", strerror(err), hint);
 }
 
@@ -2088,7 +2102,7 @@ static void exec_unrecorded_warn(const struct proc *p)
 	field_copy(path, sizeof(path), h->exec_self_path, sizeof(h->exec_self_path));
 	snprintf(who, sizeof(who), "process %u (%s) ", p->pid, p->exe ? p->exe : "?");
 	diag_digest_add(true, who, "executed %s, which is not recorded: %s", path,
-			exec_target_why(p->pid, path, h->exec_self_dropped != 0,
+			exec_target_why(proc_pid_now(p), path, h->exec_self_dropped != 0,
 					h->exec_self_unseen != 0, h->exec_self_euid, why,
 					sizeof(why)));
 }
@@ -2107,10 +2121,11 @@ static void execs_unrecorded_warn(const struct proc *p)
 	field_copy(path, sizeof(path), h->exec_unrecorded_path, sizeof(h->exec_unrecorded_path));
 	if (n > 1)
 		snprintf(more, sizeof(more), " and %u more", n - 1);
-	mprof_warn("%u program%s started by %s (%s) %s not recorded: %s environment "
+	diag_digest_add_at(true, proc_label(p, who, sizeof(who)), "",
+			   "%u program%s started by " DIAG_DIGEST_WHO " (%s) %s not recorded: %s environment "
 		   "dropped mprof's LD_PRELOAD or MPROF_SESSION (as env -i, sudo and some "
-		   "launchers do): %s%s", n, n == 1 ? "" : "s", proc_label(p, who, sizeof(who)),
-		   p->exe ? p->exe : "?", n == 1 ? "is" : "are", n == 1 ? "its" : "their", path,
+		   "launchers do): %s%s", n, n == 1 ? "" : "s", p->exe ? p->exe : "?",
+			   n == 1 ? "is" : "are", n == 1 ? "its" : "their", path,
 		   more);
 }
 
@@ -2128,9 +2143,11 @@ static void execs_count_warn(const struct proc *p, uint32_t n, const char *field
 	if (n > 1)
 		snprintf(more, sizeof(more), " (and %u more)", n - 1);
 	if (!why)
-		why = exec_target_why(p->pid, path, false, false, 0, file_why, sizeof(file_why));
-	mprof_warn("%u program%s started by %s (%s) %s not recorded: %s%s; %s", n,
-		   n == 1 ? "" : "s", proc_label(p, who, sizeof(who)), p->exe ? p->exe : "?",
+		why = exec_target_why(proc_pid_now(p), path, false, false, 0, file_why,
+				      sizeof(file_why));
+	diag_digest_add_at(true, proc_label(p, who, sizeof(who)), "",
+			   "%u program%s started by " DIAG_DIGEST_WHO " (%s) %s not recorded: %s%s; %s", n,
+		   n == 1 ? "" : "s", p->exe ? p->exe : "?",
 		   n == 1 ? "is" : "are", path, more, why);
 }
 
@@ -2964,10 +2981,13 @@ static void late_merge(struct late_seen *seen, size_t *nseen, const struct late_
 	}
 }
 
-/* One warning per process of the run left without a process file. */
+/* One warning per process of the run left without a process file, through
+ * the digest (a build's processes that all give one text: one line). */
 static void late_report(const struct collector *c, const struct late_seen *seen, size_t nseen,
 			size_t more, uint64_t waited_ns)
 {
+	char who[32];
+
 	for (size_t k = 0; k < nseen; k++) {
 		const struct late_seen *l = &seen[k];
 		bool timed_out = l->s.state == LATE_EXECUTING || l->s.state == LATE_STARTING;
@@ -2977,17 +2997,19 @@ static void late_report(const struct collector *c, const struct late_seen *seen,
 		    (!l->ours && l->s.state != LATE_EXECUTING) ||
 		    (!l->ours && !l->s.descends && !l->present))
 			continue;
+		snprintf(who, sizeof(who), "process %u", l->s.pid);
 		if (!l->present)
-			mprof_warn("process %u (%s) is not recorded: it ended before its recorder "
-				   "started", l->s.pid, l->s.program);
+			diag_digest_add_at(true, who, "", DIAG_DIGEST_WHO " (%s) is not recorded: it "
+					   "ended before its recorder started", l->s.program);
 		else if (timed_out)
-			mprof_warn("process %u (%s)%s is not recorded: %s %.1f s after %s ended",
-				   l->s.pid, l->s.program, l->ours ? "" : ", perhaps of this run,",
-				   late_starter_reason(&l->s), (double)waited_ns / 1e9,
-				   c->cfg->program);
+			diag_digest_add_at(true, who, "", DIAG_DIGEST_WHO " (%s)%s is not recorded: "
+					   "%s %.1f s after %s ended", l->s.program,
+					   l->ours ? "" : ", perhaps of this run,",
+					   late_starter_reason(&l->s), (double)waited_ns / 1e9,
+					   c->cfg->program);
 		else
-			mprof_warn("process %u (%s) is not recorded: %s", l->s.pid, l->s.program,
-				   late_starter_reason(&l->s));
+			diag_digest_add_at(true, who, "", DIAG_DIGEST_WHO " (%s) is not recorded: %s",
+					   l->s.program, late_starter_reason(&l->s));
 	}
 	if (more)
 		mprof_warn("%zu more processes started during the run were not looked at: some "

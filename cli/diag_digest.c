@@ -18,7 +18,8 @@ enum { DIGEST_TEXT_BYTES = 2048 };
 struct digest_entry {
 	bool warning;
 	char *who;      /* of the first process that gave it */
-	char *text;
+	char *tail;     /* the same, diag_digest_add_at's; else NULL */
+	char *text;     /* with DIAG_DIGEST_WHO where who goes when tail is set */
 	unsigned count; /* processes that gave it */
 };
 
@@ -51,31 +52,49 @@ static struct digest_entry *digest_find(bool warning, const char *text)
 	return NULL;
 }
 
-void diag_digest_add(bool warning, const char *who, const char *fmt, ...)
+/* Prints e: as its one process gave it, or once for its count. */
+static void digest_entry_print(const struct digest_entry *e)
 {
-	char text[DIGEST_TEXT_BYTES];
-	struct digest_entry *e;
-	va_list ap;
+	const char *mark = e->tail ? strstr(e->text, DIAG_DIGEST_WHO) : NULL;
+	int before = mark ? (int)(mark - e->text) : 0;
+	const char *after = mark ? mark + 1 : "";
 
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	e = digest_find(warning, text);
+	if (!mark && e->count == 1)
+		digest_print(e->warning, "%s%s", e->who, e->text);
+	else if (!mark)
+		digest_print(e->warning, "%s (in %u processes)", e->text, e->count);
+	else if (e->count == 1)
+		digest_print(e->warning, "%.*s%s%s%s", before, e->text, e->who, after, e->tail);
+	else
+		digest_print(e->warning, "%.*sa process%s (in %u processes)", before, e->text,
+			     after, e->count);
+}
+
+/* Counts the text once more, or holds it (who and tail copied; tail NULL:
+ * diag_digest_add's); printed at once past DIAG_DIGEST_MAX texts or
+ * without memory. */
+static void digest_take(bool warning, const char *who, const char *tail, const char *text)
+{
+	struct digest_entry *e = digest_find(warning, text);
+	struct digest_entry once = { warning, (char *)who, (char *)tail, (char *)text, 1 };
+
 	if (e) {
 		e->count++;
 		return;
 	}
 	if (digest_used == DIAG_DIGEST_MAX) {
-		digest_print(warning, "%s%s", who, text);
+		digest_entry_print(&once);
 		return;
 	}
 	e = &digest[digest_used];
 	e->who = strdup(who);
+	e->tail = tail ? strdup(tail) : NULL;
 	e->text = strdup(text);
-	if (!e->who || !e->text) {
+	if (!e->who || !e->text || (tail && !e->tail)) {
 		free(e->who);
+		free(e->tail);
 		free(e->text);
-		digest_print(warning, "%s%s", who, text);
+		digest_entry_print(&once);
 		return;
 	}
 	e->warning = warning;
@@ -83,16 +102,36 @@ void diag_digest_add(bool warning, const char *who, const char *fmt, ...)
 	digest_used++;
 }
 
+void diag_digest_add(bool warning, const char *who, const char *fmt, ...)
+{
+	char text[DIGEST_TEXT_BYTES];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	digest_take(warning, who, NULL, text);
+}
+
+void diag_digest_add_at(bool warning, const char *who, const char *tail, const char *fmt, ...)
+{
+	char text[DIGEST_TEXT_BYTES];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	digest_take(warning, who, tail, text);
+}
+
 void diag_digest_flush(void)
 {
 	for (size_t i = 0; i < digest_used; i++) {
 		struct digest_entry *e = &digest[i];
 
-		if (e->count == 1)
-			digest_print(e->warning, "%s%s", e->who, e->text);
-		else
-			digest_print(e->warning, "%s (in %u processes)", e->text, e->count);
+		digest_entry_print(e);
 		free(e->who);
+		free(e->tail);
 		free(e->text);
 	}
 	digest_used = 0;

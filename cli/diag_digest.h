@@ -20,10 +20,25 @@
 void diag_digest_add(bool warning, const char *who, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The mark in a text of diag_digest_add_at where its process is named. */
+#define DIAG_DIGEST_WHO "\001"
+
+/*
+ * Like diag_digest_add, for a text that names its process inside it ("1
+ * program started by process 12 (sh) is not recorded: ..."): the text of
+ * fmt holds DIAG_DIGEST_WHO once, where who goes ("process 12") when one
+ * process gave it, with tail after the text (what differs in each process,
+ * as a file name; "" for none).  Given by n > 1 processes it is printed
+ * once, "a process" in who's place, without a tail, with " (in n
+ * processes)" after it.
+ */
+void diag_digest_add_at(bool warning, const char *who, const char *tail, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /*
  * Prints the texts held, in the order they were first given: a text given
  * once as "WHO TEXT", as it came; one given n > 1 times as
- * "TEXT (in n processes)".  Frees them; the digest can be used again.
+ * "TEXT (in n processes)" (diag_digest_add_at's as it says).  Frees them; the digest can be used again.
  */
 void diag_digest_flush(void);
 

@@ -6,8 +6,14 @@
 # printed one line per process: 40 "executed ..., which is not recorded"
 # warnings even with -q, 40 "process PID: the program defines its own
 # malloc" notes without it.  A diagnostic only one process gave keeps its
-# "process PID: " line.  Programs: tests/progs/own_malloc.c,
-# tests/progs/cases/27-static-binary.c, and a bash loop.
+# "process PID: " line.  The same for the texts that name their process
+# inside: 10 processes that each spawn 4 static programs get one "4
+# programs started by a process (...) are not recorded: ... (in 10
+# processes)" line, and 10 process files mprof cannot read one "a process
+# (?) is not recorded: ... (in 10 processes)" line (each was a line of its
+# own, naming its pid and file).  Programs: tests/progs/own_malloc.c,
+# tests/progs/cases/27-static-binary.c, tests/progs/spawn_unreachable.c,
+# and bash loops.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -53,4 +59,29 @@ for t in "$WORK"/t.*; do
 		grep -qxF "$(own_text own_many)" && with_note=$((with_note + 1))
 done
 expect_eq "traces whose report has the own_many note" "$N" "$with_note"
+
+build_c "$WORK/spawn_unreachable" "$PROGS_DIR/spawn_unreachable.c"
+mkdir -p "$WORK/bin" && cp "$WORK/static_hello" "$WORK/bin/" || hard_error "cannot copy"
+# 10 spawners; then 10 process files with a header of no known version
+cat >"$WORK/spawners.sh" <<EOS
+#!/bin/bash
+for i in \$(seq 10); do "$WORK/spawn_unreachable" "$WORK/bin/static_hello" static_hello; done
+for i in \$(seq 10); do
+	head -c 4096 /dev/zero | tr '\\0' '\\377' >"\$MPROF_SESSION/p.40000\$i.00000000000000\$((i + 10))"
+done
+sleep 0.5
+echo spawned
+EOS
+chmod +x "$WORK/spawners.sh"
+PATH="$WORK/bin:$PATH" RUN_NAME=spawners mprof_run 120 "$WORK/s" -- "$WORK/spawners.sh"
+expect_eq "spawners: exit status as without mprof" 0 "$RUN_STATUS"
+expect_eq "spawners: stdout as without mprof (10 lines of statuses among the static programs' 40, then spawned)" \
+	"10 51 spawned" \
+	"$(grep -cx '4 4 4 4 0 127' "$RUN_OUT") $(wc -l <"$RUN_OUT") $(tail -n 1 "$RUN_OUT")"
+expect_eq "the static spawns: one line, counted" \
+	"mprof: warning: 4 programs started by a process ($WORK/spawn_unreachable) are not recorded: $WORK/bin/static_hello (and 3 more); it is statically linked: LD_PRELOAD cannot reach it (in 10 processes)" \
+	"$(grep -F 'programs started by' "$RUN_ERR")"
+expect_eq "the unreadable process files: one line, counted" \
+	"mprof: warning: a process (?) is not recorded: its header is not one this mprof understands (in 10 processes)" \
+	"$(grep -F 'is not recorded: its header' "$RUN_ERR")"
 finish
