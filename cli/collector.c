@@ -182,6 +182,7 @@ struct proc {
 	 * order; past PROC_DIAG_TEXTS_MAX only counted */
 	char *diag_texts[PROC_DIAG_TEXTS_MAX];
 	unsigned diag_text_count, diag_texts_more;
+	uint32_t diag_codes;           /* 1 << the code of each DIAG record drained */
 	char *seen_command;            /* its command line at the last look
 	                                * (proc_names_look) or in its exit note,
 	                                * when not its header's; else NULL; owned */
@@ -496,6 +497,8 @@ static void proc_free_slot_state(struct proc *p)
 	p->punched_pos = NULL;
 }
 
+static void proc_ext_take(void *arg, unsigned kind, const uint8_t *body, size_t len);
+
 /* Slot i's re-encoding state, made on first use; NULL when out of memory. */
 static struct record_recoder *proc_recoder(struct proc *p, uint32_t i)
 {
@@ -503,8 +506,15 @@ static struct record_recoder *proc_recoder(struct proc *p, uint32_t i)
 		p->recoders = calloc(p->pf.nslots, sizeof(*p->recoders));
 	if (!p->recoders)
 		return NULL;
-	if (!p->recoders[i])
+	if (!p->recoders[i]) {
 		p->recoders[i] = calloc(1, sizeof(*p->recoders[i]));
+		/* the stream that holds the DIAG and PROCESS records */
+		if (p->recoders[i] && (!(p->pf.h->flags & SESSION_FLAG_META_SLOT) ||
+				       i == SESSION_META_SLOT)) {
+			p->recoders[i]->ext_fn = proc_ext_take;
+			p->recoders[i]->ext_arg = p;
+		}
+	}
 	return p->recoders[i];
 }
 
@@ -530,7 +540,8 @@ static void proc_diag_keep(void *arg, uint64_t code, const char *text, size_t le
 {
 	struct proc *p = arg;
 
-	(void)code;
+	if (code < 32)
+		p->diag_codes |= 1u << code;
 	for (unsigned k = 0; k < p->diag_text_count; k++)
 		if (strlen(p->diag_texts[k]) == len && memcmp(p->diag_texts[k], text, len) == 0)
 			return;
@@ -544,13 +555,34 @@ static void proc_diag_keep(void *arg, uint64_t code, const char *text, size_t le
 }
 
 /* Every diagnostic of a process reaches stderr, not only the one text its
- * header keeps: the DIAG records of its meta stream (one walk over the
- * drained bytes, which are mostly STACK records). */
+ * header keeps: the DIAG records of its meta stream (a walk over the
+ * drained bytes, which are mostly STACK records, for a range that was not
+ * re-encoded: the re-encoding gives them to proc_ext_take). */
 static void proc_diags_find(struct proc *p, uint32_t i, const uint8_t *src, size_t n)
 {
 	if ((p->pf.h->flags & SESSION_FLAG_META_SLOT) && i != SESSION_META_SLOT)
 		return;
 	record_diag_each(src, n, proc_diag_keep, p);
+}
+
+/* The extended records of p's meta stream as they are re-encoded
+ * (record_recoder.ext_fn): its DIAG texts and its first PROCESS record's
+ * command line, as proc_diags_find and proc_command_find take them. */
+static void proc_ext_take(void *arg, unsigned kind, const uint8_t *body, size_t len)
+{
+	struct proc *p = arg;
+	const char *text;
+	size_t text_len;
+	uint64_t code;
+
+	if (kind == TRACE_REC_EXT_DIAG &&
+	    record_diag_decode(body, len, &code, &text, &text_len) == 0)
+		proc_diag_keep(p, code, text, text_len);
+	else if (kind == TRACE_REC_EXT_PROCESS && !(p->command && p->command[0]) &&
+		 record_process_decode(body, len, &text, &text_len) == 0 && text_len) {
+		free(p->command);
+		p->command = strndup(text, text_len);
+	}
 }
 
 /* Frees the texts proc_diags_find kept. */
@@ -609,12 +641,14 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 	*used = n;
 	memset(e, 0, sizeof(*e));
 	e->flags = CHUNK_INDEX_UNKNOWN;
-	proc_command_find(p, i, src, n);
-	proc_diags_find(p, i, src, n);
 	if (rc && copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(n) +
 				      TRACE_SPLIT_EXTRA_BYTES) == 0) {
 		m = record_recode(rc, r / ring_bytes, offset, stored, src, n,
 				  c->copy + CHUNK_HEAD_BYTES, &offset, &used_bytes);
+		if (!rc->recoded) { /* passed through: not seen by proc_ext_take */
+			proc_command_find(p, i, src, n);
+			proc_diags_find(p, i, src, n);
+		}
 		*used = used_bytes;
 		p->counts.allocations += rc->counts.allocations;
 		p->counts.records += rc->counts.records;
@@ -625,6 +659,8 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 	} else {
 		if (rc)
 			rc->valid = false;
+		proc_command_find(p, i, src, n);
+		proc_diags_find(p, i, src, n);
 		if (copy_reserve(c, CHUNK_HEAD_BYTES + n + TRACE_SPLIT_EXTRA_BYTES) < 0)
 			return 0;
 		record_count_allocations(src, n, &p->counts);
@@ -1115,7 +1151,8 @@ static void proc_rss_watch(struct proc *p)
 	char exe[sizeof(p->pf.h->exe)];
 	unsigned long long kib;
 
-	if (p->phase != PROC_ACTIVE || p->superseded || !pid_guard_holds(&p->guard))
+	/* a look before the read too: an ended process costs no failed opens */
+	if (p->phase != PROC_ACTIVE || p->superseded || !pid_guard_current(&p->guard))
 		return;
 	kib = pid_info_peak_rss_kib(p->pid);
 	if (kib <= p->peak_rss_sampled_kib || !p->exe)
@@ -1143,7 +1180,7 @@ static void proc_names_look(struct proc *p)
 	char start_comm[sizeof(h->comm)], exe[sizeof(h->exe)];
 	bool cmd_changed, comm_changed;
 
-	if (!pid_guard_holds(&p->guard))
+	if (!pid_guard_current(&p->guard))
 		return;
 	pid_info_cmdline(p->pid, cmd, sizeof(cmd));
 	if (!cmd[0])
@@ -2231,7 +2268,10 @@ static void diag_print(struct proc *p)
 			if ((flags & (1u << b)) && flag_text[b])
 				diag_digest_add(false, who, "%s", flag_text[b]);
 	}
-	if ((flags & (1u << TRACE_DIAG_RING_FULL_WAIT)) && waits && !strstr(text, "ring"))
+	/* unless a DIAG record of the ring-wait code said it (the recorder
+	 * writes none today: its waits are only counted) */
+	if ((flags & (1u << TRACE_DIAG_RING_FULL_WAIT)) && waits &&
+	    !(p->diag_codes & (1u << TRACE_DIAG_RING_FULL_WAIT)))
 		diag_digest_add(false, who, "the program waited %" PRIu64 " time%s for mprof to "
 				"drain a full ring (nothing was dropped)", waits,
 				waits == 1 ? "" : "s");

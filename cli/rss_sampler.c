@@ -41,7 +41,7 @@ void rss_sampler_take(struct rss_sampler *s, const struct pid_guard *g, struct t
 	struct timespec ts;
 	uint64_t kib;
 
-	if (!pid_guard_holds(g))
+	if (!pid_guard_current(g)) /* ended: no failed reads of /proc */
 		return;
 	kib = statm_rss_kib(g->pid);
 	/* read from a process that got the pid after g's was reaped: not g's */

@@ -205,6 +205,7 @@ E2E_TESTS = \
 	tests/e2e/end-states.sh \
 	tests/e2e/pid-namespace.sh \
 	tests/e2e/pid-reuse.sh \
+	tests/e2e/ring-wait-line.sh \
 	tests/e2e/env-drop.sh \
 	tests/e2e/exec-as-user.sh \
 	tests/e2e/chroot-fork.sh \
@@ -362,7 +363,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/sparse_lifetimes.c tests/progs/tick_lives.c tests/progs/exec_at_once.c tests/progs/many_stacks.c tests/progs/thread_stacks.c tests/progs/sample_sites.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/idle_toggles.c tests/progs/toggle_times.c tests/progs/exec_toggles.c tests/progs/static_catcher.c tests/progs/pid_file.h tests/progs/pool_blocks.c \
 	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/unseen_session.c tests/progs/jit_frames.c tests/progs/fork_execs.c \
-	tests/progs/pid_namespace.c tests/progs/pid_reuse.c tests/progs/starved_launcher.c \
+	tests/progs/pid_namespace.c tests/progs/pid_reuse.c tests/progs/ring_wait_named.c tests/progs/starved_launcher.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \
 	tests/progs/JavaThreads.java \

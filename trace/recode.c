@@ -95,10 +95,12 @@ static inline void span_time(struct record_span *sp, uint64_t ns)
  * the shim's delta bases (seq, addr, stack, stack node), out the compact
  * stream's whole state.
  */
-static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record_state *in,
-			   struct record_state *out, uint8_t *w, struct record_counts *counts,
-			   struct record_span *sp)
+static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record_recoder *rc,
+			   uint8_t *w)
 {
+	struct record_state *in = &rc->in, *out = &rc->out;
+	struct record_counts *counts = &rc->counts;
+	struct record_span *sp = &rc->span;
 	const uint8_t *p = *pp;
 	unsigned kind = *p++, fn = kind & 0x0f;
 	uint64_t seq, seq2, addr, addr2, size, stack, weight, v;
@@ -178,6 +180,8 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 			return NULL;
 		/* an extended record: as it is */
 		sp->other = true;
+		if (rc->ext_fn)
+			rc->ext_fn(rc->ext_arg, kind, p, (size_t)v);
 		p += v;
 		memcpy(w, *pp, (size_t)(p - *pp));
 		w += p - *pp;
@@ -209,6 +213,7 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 	}
 	rc->in_next = in_offset + n;
 	*used = n;
+	rc->recoded = rc->valid;
 	if (!rc->valid) {
 		if (rc->scan_ok)
 			rc->scan_ok = record_scan(in, n, &rc->in.seq, &rc->span, &rc->counts) == 0;
@@ -228,7 +233,7 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 			p++;
 			continue;
 		}
-		next = recode_one(&p, end, &rc->in, &rc->out, w, &rc->counts, &rc->span);
+		next = recode_one(&p, end, rc, w);
 		if (!next) {
 			/* what this reader does not take: the caller writes the
 			 * rest apart (recode.h) */
@@ -375,10 +380,35 @@ static int get_string(const uint8_t **p, const uint8_t *end, const char **s, siz
 	return 0;
 }
 
+int record_diag_decode(const uint8_t *body, size_t len, uint64_t *code, const char **text,
+		       size_t *text_len)
+{
+	const uint8_t *q = body;
+
+	if (varint_get_u64(&q, body + len, code) < 0 ||
+	    get_string(&q, body + len, text, text_len) < 0)
+		return -1;
+	return 0;
+}
+
+int record_process_decode(const uint8_t *body, size_t len, const char **command,
+			  size_t *command_len)
+{
+	const uint8_t *q = body, *end = body + len;
+	const char *exe;
+	size_t exe_len;
+	uint64_t v;
+
+	if (varint_get_u64(&q, end, &v) < 0 || varint_get_u64(&q, end, &v) < 0 ||
+	    get_string(&q, end, &exe, &exe_len) < 0 || get_string(&q, end, command, command_len) < 0)
+		return -1;
+	return 0;
+}
+
 int record_diag_each(const uint8_t *in, size_t n,
 		     void (*fn)(void *arg, uint64_t code, const char *text, size_t len), void *arg)
 {
-	const uint8_t *p = in, *end = in + n, *ext = NULL, *q;
+	const uint8_t *p = in, *end = in + n, *ext = NULL;
 	struct record_counts counts = {0};
 	uint64_t ext_len = 0, code;
 	const char *text;
@@ -391,9 +421,7 @@ int record_diag_each(const uint8_t *in, size_t n,
 			return -1;
 		if (kind != TRACE_REC_EXT_DIAG)
 			continue;
-		q = ext;
-		if (varint_get_u64(&q, ext + ext_len, &code) < 0 ||
-		    get_string(&q, ext + ext_len, &text, &len) < 0)
+		if (record_diag_decode(ext, (size_t)ext_len, &code, &text, &len) < 0)
 			return -1;
 		fn(arg, code, text, len);
 	}
@@ -402,23 +430,15 @@ int record_diag_each(const uint8_t *in, size_t n,
 
 int record_process_command(const uint8_t *in, size_t n, const char **command, size_t *len)
 {
-	const uint8_t *p = in, *end = in + n, *ext = NULL, *q, *ext_end;
+	const uint8_t *p = in, *end = in + n, *ext = NULL;
 	struct record_counts counts = {0};
-	uint64_t ext_len = 0, v;
-	const char *exe;
-	size_t exe_len;
+	uint64_t ext_len = 0;
 	int kind;
 
 	while (p < end && (kind = record_skip(&p, end, &counts, &ext, &ext_len)) >= 0) {
 		if (kind != TRACE_REC_EXT_PROCESS)
 			continue;
-		q = ext;
-		ext_end = ext + ext_len;
-		if (varint_get_u64(&q, ext_end, &v) < 0 || varint_get_u64(&q, ext_end, &v) < 0 ||
-		    get_string(&q, ext_end, &exe, &exe_len) < 0 ||
-		    get_string(&q, ext_end, command, len) < 0)
-			return -1;
-		return 0;
+		return record_process_decode(ext, (size_t)ext_len, command, len);
 	}
 	return -1;
 }

@@ -62,6 +62,13 @@ struct record_recoder {
 	bool scan_ok;             /* in.seq follows the lap (for the span of
 	                           * ranges passed through) */
 	struct record_span span;  /* of the last range given to record_recode */
+	bool recoded;             /* record_recode re-encoded the last range,
+	                           * so ext_fn saw its extended records */
+	/* Called, when set, for each extended record re-encoded: its kind and
+	 * body (len bytes, pointing into the input), so that a caller needing
+	 * some (DIAG, PROCESS) walks the records once. */
+	void (*ext_fn)(void *arg, unsigned kind, const uint8_t *body, size_t len);
+	void *ext_arg;
 };
 
 /* Output room record_recode needs for n input bytes (in bytes): a compact
@@ -119,6 +126,16 @@ int record_scan(const uint8_t *in, size_t n, uint64_t *seq_base, struct record_s
  * in[0..n) (quoted as trace/argv_quote.h does, not NUL-terminated): 0 with
  * *command pointing into in, or -1 when there is none. */
 int record_process_command(const uint8_t *in, size_t n, const char **command, size_t *len);
+
+/* The code and text (pointing into body, not NUL-terminated) of a DIAG
+ * record's body of len bytes; 0, or -1 when it is cut off. */
+int record_diag_decode(const uint8_t *body, size_t len, uint64_t *code, const char **text,
+		       size_t *text_len);
+
+/* The command line of a PROCESS record's body of len bytes (as
+ * record_process_command gives it); 0, or -1 when it is cut off. */
+int record_process_decode(const uint8_t *body, size_t len, const char **command,
+			  size_t *command_len);
 
 /* Calls fn(arg, code, text, len) for each DIAG record in the shim's records
  * in[0..n), in order (code: enum trace_diag_code; text pointing into in,

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <CUnit/Basic.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1874,6 +1875,55 @@ static void test_recode_passes_through_what_it_cannot_take(void)
 	}
 }
 
+/* What record_recoder.ext_fn was given, "KIND:CODE:TEXT|..." for DIAG
+ * records, "KIND|" for others. */
+static void ext_seen_add(void *arg, unsigned kind, const uint8_t *body, size_t len)
+{
+	struct diag_seen *seen = arg;
+	size_t used = strlen(seen->s), text_len;
+	const char *text;
+	uint64_t code;
+
+	if (kind == TRACE_REC_EXT_DIAG && record_diag_decode(body, len, &code, &text, &text_len) == 0)
+		snprintf(seen->s + used, sizeof(seen->s) - used, "%u:%" PRIu64 ":%.*s|", kind, code,
+			 (int)text_len, text);
+	else
+		snprintf(seen->s + used, sizeof(seen->s) - used, "%u|", kind);
+}
+
+/* The re-encoding gives each extended record it takes to ext_fn, in order,
+ * so that the launcher walks a meta stream once (it walked it again for
+ * the DIAG records); a range passed through gives none, and says so. */
+static void test_recode_gives_extended_records_to_ext_fn(void)
+{
+	static uint8_t in[256], out[3 * 256 + RECORD_MAX_BYTES];
+	static struct record_recoder rc;
+	struct record_state st = { 0 };
+	struct diag_seen seen = { "" };
+	uint8_t *p = in;
+	uint64_t off = 0;
+	size_t n, used = 0;
+	char want[64];
+
+	p = record_put_thread(p, &st, 42);
+	p = put_diag(p, 3, "a ring");
+	p = record_put_alloc_explicit(p, &st, TRACE_FN_MALLOC, 1, 0x1000, 24, 3, 1);
+	p = put_diag(p, 0, "during");
+	n = (size_t)(p - in);
+	memset(&rc, 0, sizeof(rc));
+	rc.ext_fn = ext_seen_add;
+	rc.ext_arg = &seen;
+	record_recode(&rc, 1, 0, false, in, n, out, &off, &used);
+	CU_ASSERT(rc.recoded);
+	snprintf(want, sizeof(want), "%u:3:a ring|%u:0:during|", TRACE_REC_EXT_DIAG,
+		 TRACE_REC_EXT_DIAG);
+	CU_ASSERT_STRING_EQUAL(seen.s, want);
+	seen.s[0] = '\0';
+	record_recode(&rc, 1, n + 8, false, in, n, out, &off, &used); /* a gap: as it is */
+	CU_ASSERT_FALSE(rc.recoded);
+	CU_ASSERT_STRING_EQUAL(seen.s, "");
+}
+
 /* A command line keeps its quoting: plain words as they are, others in
  * single quotes, a quote inside as '\'' , an empty argument as ''. */
 /* A MODULES_DELTA head round-trips: its size is what modules_delta_put_head
@@ -2120,6 +2170,8 @@ int main(void)
 	s = CU_add_suite("trace codec", NULL, NULL);
 	CU_add_test(s, "varint round trip at the extremes", test_varint_round_trip_extremes);
 	CU_add_test(s, "recode gives the compact records", test_recode_gives_the_compact_records);
+	CU_add_test(s, "recode gives extended records to ext_fn",
+		    test_recode_gives_extended_records_to_ext_fn);
 	CU_add_test(s, "recode passes through what it cannot take",
 		    test_recode_passes_through_what_it_cannot_take);
 	CU_add_test(s, "every record kind round trips", test_every_record_kind_round_trips);

@@ -1,0 +1,87 @@
+/*
+ * ring_wait_named.c - a process whose recorder leaves a note and then waits
+ * for room in a full ring.  Run as the launcher's child under `mprof run`:
+ * loads LIB with dlmopen(LM_ID_NEWLM) (the recorder's note names LIB), stops
+ * the launcher (SIGSTOP, until /proc shows it stopped), starts a thread that
+ * lets it go on (SIGCONT) 300 ms later, and makes 200000 allocations of 64
+ * bytes from churn, each freed at once: with the launcher stopped the
+ * thread's ring fills and its recorder waits.  Prints "done", exits 0.
+ * Facts: churn 200000 allocations, all freed; the recorder waited at least
+ * once.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void *volatile ring_wait_sink;
+
+__attribute__((noinline)) static void churn(void)
+{
+	for (int i = 0; i < 200000; i++) {
+		ring_wait_sink = malloc(64);
+		free(ring_wait_sink);
+	}
+}
+
+/* The state letter of pid in /proc/PID/stat, or 0. */
+static char state_of(pid_t pid)
+{
+	char path[64], buf[512], *r;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	r = strrchr(buf, ')');
+	return r && r[1] == ' ' ? r[2] : 0;
+}
+
+static void *resume_later(void *arg)
+{
+	struct timespec ts = { 0, 300000000L };
+
+	nanosleep(&ts, NULL);
+	kill(*(pid_t *)arg, SIGCONT);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static pid_t launcher;
+	struct timespec ms = { 0, 1000000L };
+	pthread_t t;
+
+	if (argc != 2)
+		return 2;
+	if (!dlmopen(LM_ID_NEWLM, argv[1], RTLD_NOW)) {
+		fprintf(stderr, "%s\n", dlerror());
+		return 1;
+	}
+	launcher = getppid();
+	if (kill(launcher, SIGSTOP) != 0)
+		return 1;
+	for (int i = 0; i < 5000 && state_of(launcher) != 'T'; i++)
+		nanosleep(&ms, NULL);
+	if (pthread_create(&t, NULL, resume_later, &launcher) != 0) {
+		kill(launcher, SIGCONT);
+		return 1;
+	}
+	churn();
+	pthread_join(t, NULL);
+	printf("done\n");
+	return 0;
+}
