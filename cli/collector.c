@@ -1122,6 +1122,8 @@ static int proc_add(struct collector *c, const char *name)
 	return 0;
 }
 
+static uint64_t proc_start_ns(const struct proc *p);
+
 /* Takes hold of p's pid (pid_guard.h) once it is known: the first time,
  * so that a pid reaped and given to another process before the launcher
  * saw it is never held.  Without the hold p's figures from /proc are
@@ -1131,7 +1133,8 @@ static void proc_guard_take(struct proc *p)
 	if (!p->pid || p->guard_tried)
 		return;
 	p->guard_tried = true;
-	pid_guard_take(&p->guard, p->pid, p->file_dev, p->file_ino);
+	/* its file's serial: it was alive then */
+	pid_guard_take(&p->guard, p->pid, proc_start_ns(p), p->file_dev, p->file_ino);
 }
 
 /* p's pid while it is still p's process's (not reaped), else 0: for a

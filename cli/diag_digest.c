@@ -27,6 +27,8 @@ static struct digest_entry digest[DIAG_DIGEST_MAX];
 static size_t digest_used;
 
 static void digest_print(bool warning, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void digest_vtake(bool warning, const char *who, const char *tail, const char *fmt,
+			 va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* Prints one line as mprof_warn or mprof_note. */
 static void digest_print(bool warning, const char *fmt, ...)
@@ -102,26 +104,32 @@ static void digest_take(bool warning, const char *who, const char *tail, const c
 	digest_used++;
 }
 
-void diag_digest_add(bool warning, const char *who, const char *fmt, ...)
+/* digest_take of the text fmt and ap give. */
+static void digest_vtake(bool warning, const char *who, const char *tail, const char *fmt,
+			 va_list ap)
 {
 	char text[DIGEST_TEXT_BYTES];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	digest_take(warning, who, tail, text);
+}
+
+void diag_digest_add(bool warning, const char *who, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	digest_vtake(warning, who, NULL, fmt, ap);
 	va_end(ap);
-	digest_take(warning, who, NULL, text);
 }
 
 void diag_digest_add_at(bool warning, const char *who, const char *tail, const char *fmt, ...)
 {
-	char text[DIGEST_TEXT_BYTES];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	digest_vtake(warning, who, tail, fmt, ap);
 	va_end(ap);
-	digest_take(warning, who, tail, text);
 }
 
 void diag_digest_flush(void)

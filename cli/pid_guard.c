@@ -1,6 +1,6 @@
 /*
  * cli/pid_guard.c - a pid held by a pidfd, its identity checked once by
- * the process file it maps (pid_guard.h).  Never prints.
+ * its start time or the process file it maps (pid_guard.h).  Never prints.
  */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/pid_guard.h"
@@ -83,7 +84,29 @@ static int maps_has_file(unsigned pid, dev_t dev, ino_t ino)
 	return found;
 }
 
-int pid_guard_take(struct pid_guard *g, unsigned pid, dev_t dev, ino_t ino)
+/* Whether pid's process started before mono_ns (CLOCK_MONOTONIC, 0:
+ * unknown) by its start time in clock ticks since boot: a process that got
+ * the pid after one alive at mono_ns was reaped started after it.  One
+ * read of /proc/PID/stat against the maps' some 30-100 us. */
+static bool started_before(unsigned pid, uint64_t mono_ns)
+{
+	struct timespec boot, mono;
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long start;
+	uint64_t boot_ns;
+
+	if (!mono_ns || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0 ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
+		return false;
+	start = pid_info_start_ticks(pid);
+	/* the boot clock counts suspends too: mono_ns on it */
+	boot_ns = mono_ns + ((uint64_t)boot.tv_sec - (uint64_t)mono.tv_sec) * 1000000000u +
+		  (uint64_t)boot.tv_nsec - (uint64_t)mono.tv_nsec;
+	return start && start < boot_ns / (1000000000u / (uint64_t)hz);
+}
+
+int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, dev_t dev,
+		   ino_t ino)
 {
 	struct pid_guard t = { pid, -1, 0 };
 	int rc;
@@ -96,7 +119,7 @@ int pid_guard_take(struct pid_guard *g, unsigned pid, dev_t dev, ino_t ino)
 		return -errno;
 	if (t.pidfd < 0)
 		t.start_ticks = pid_info_start_ticks(pid);
-	rc = maps_has_file(pid, dev, ino);
+	rc = started_before(pid, alive_mono_ns) ? 1 : maps_has_file(pid, dev, ino);
 	if (rc == 1 && !pid_guard_current(&t))
 		rc = 0; /* the maps read were a later process's */
 	if (rc != 1) {

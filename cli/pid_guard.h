@@ -12,6 +12,7 @@
 #define MPROF_CLI_PID_GUARD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct pid_guard {
@@ -24,15 +25,19 @@ struct pid_guard {
 #define PID_GUARD_NONE ((struct pid_guard){ 0, -1, 0 })
 
 /*
- * Takes hold of pid if it is the process that maps the file dev:ino (its
- * process file, which the recorder keeps mapped while its image runs): a
- * pid already reaped and given to another process, or an image that has
- * executed another (which maps a file of its own), is not held.  Returns
+ * Takes hold of pid if it is the process that was alive at alive_mono_ns
+ * (CLOCK_MONOTONIC; 0: unknown), i.e. started before it, or else that maps
+ * the file dev:ino (its process file, which the recorder keeps mapped
+ * while its image runs; when the start times cannot tell, within a clock
+ * tick): a pid already reaped and given to another process is not held
+ * (an image that executed another is the same process; the maps, though,
+ * show the next image's file only, so it may not be).  Returns
  * 0, or a negative errno (ESRCH: not that process, or it ended; EACCES:
  * /proc/PID/maps cannot be read), with *g holding nothing.  The pidfd is
  * g's to close (pid_guard_release).
  */
-int pid_guard_take(struct pid_guard *g, unsigned pid, dev_t dev, ino_t ino);
+int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, dev_t dev,
+		   ino_t ino);
 
 /* Whether g holds a process (pid_guard_take succeeded). */
 bool pid_guard_holds(const struct pid_guard *g);
