@@ -115,7 +115,9 @@ int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, de
 	if (pid == 0)
 		return -ESRCH;
 	t.pidfd = pidfd_of(pid);
-	if (t.pidfd < 0 && errno != ENOSYS)
+	/* no pidfds, or no descriptor left (ulimit -n: the traces need them
+	 * more): its start time instead */
+	if (t.pidfd < 0 && errno != ENOSYS && errno != EMFILE && errno != ENFILE)
 		return -errno;
 	if (t.pidfd < 0)
 		t.start_ticks = pid_info_start_ticks(pid);
