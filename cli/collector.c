@@ -156,6 +156,9 @@ struct proc {
 	                                * not kept (proc_rings_touched) */
 	uint64_t *drained_ns;          /* per slot: when it was last drained (0:
 	                                * never); NULL until needed; owned */
+	uint64_t *write_pos_seen;      /* per slot: its write position the
+	                                * round before (slot_wrote); NULL until
+	                                * needed; owned */
 	struct record_recoder **recoders; /* per slot, made at its first drain
 	                                * (trace/recode.h); NULL until needed;
 	                                * owned */
@@ -247,7 +250,8 @@ struct collector {
 	size_t page_bytes;
 	char hostname[256];
 	unsigned cpus;                 /* online processors */
-	unsigned busy_slots;           /* slots that held unread data last round */
+	unsigned busy_slots;           /* slots written to and holding unread
+	                                * data last round (slot_drain) */
 	unsigned busy_slots_now;       /* the same, counted in this round */
 	unsigned filling_slots_now;    /* slots written fast (slot_fills_fast) */
 	bool cpu_busy;                 /* the run's processes used all processors
@@ -493,6 +497,8 @@ static void proc_free_slot_state(struct proc *p)
 	p->recoders = NULL;
 	free(p->drained_ns);
 	p->drained_ns = NULL;
+	free(p->write_pos_seen);
+	p->write_pos_seen = NULL;
 	free(p->punched_pos);
 	p->punched_pos = NULL;
 }
@@ -746,6 +752,21 @@ static unsigned effort_for_rate(const struct collector *c, const struct proc *p,
  * a thread writing events leaves tens of KB per round). */
 #define BUSY_PENDING_BYTES 4096u
 
+/* Whether slot i's thread wrote since the round before (w: its write
+ * position now); notes w for the next round.  Out of memory: true. */
+static bool slot_wrote(struct proc *p, uint32_t i, uint64_t w)
+{
+	bool wrote;
+
+	if (!p->write_pos_seen)
+		p->write_pos_seen = calloc(p->pf.nslots, sizeof(*p->write_pos_seen));
+	if (!p->write_pos_seen)
+		return true;
+	wrote = w != p->write_pos_seen[i];
+	p->write_pos_seen[i] = w;
+	return wrote;
+}
+
 /* When slot i was last drained, or else when its process was first seen
  * (monotonic ns): the start of what it holds unread. */
 static uint64_t slot_unread_since(const struct proc *p, uint32_t i)
@@ -797,6 +818,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	uint64_t r = atomic_load_explicit(&s->read_pos, memory_order_relaxed);
 	uint64_t taken;
 	unsigned used_step;
+	bool wrote = slot_wrote(p, i, w);
 
 	if ((state != SLOT_FREE || w != 0) && i >= p->slots_used)
 		p->slots_used = i + 1;
@@ -814,8 +836,12 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 	 * slots now, and what it left below a quarter of a ring waits for
 	 * proc_finish, which for the program itself comes only at the end.
 	 * (Counted, the two slots sh left behind after `sh -c 'exec python3
-	 * ...'` had every chunk of python3 stored: 8.8 MB against 1.2 MB.) */
-	if (i != SESSION_META_SLOT && !p->superseded && w - r >= BUSY_PENDING_BYTES)
+	 * ...'` had every chunk of python3 stored: 8.8 MB against 1.2 MB.)
+	 * Nor one whose thread stopped writing: the last bytes of a process
+	 * that ended or of a thread that waits (each demo run by `sh -c 'for
+	 * ...'` after the first counted the one before as a second writer, had
+	 * its lap stored and not re-encoded, and wrote 31 KB instead of 3.8). */
+	if (i != SESSION_META_SLOT && !p->superseded && w - r >= BUSY_PENDING_BYTES && wrote)
 		c->busy_slots_now++;
 	if (i != SESSION_META_SLOT && !p->superseded && slot_fills_fast(p, i, w - r, ring_bytes))
 		c->filling_slots_now++;
