@@ -159,6 +159,8 @@ struct proc {
 	uint64_t *write_pos_seen;      /* per slot: its write position the
 	                                * round before (slot_wrote); NULL until
 	                                * needed; owned */
+	unsigned stored_laps_recoded;  /* laps re-encoded though they started
+	                                * while chunks were stored (slot_lap_pass) */
 	struct record_recoder **recoders; /* per slot, made at its first drain
 	                                * (trace/recode.h); NULL until needed;
 	                                * owned */
@@ -622,14 +624,37 @@ static void chunk_index_entry_of_span(struct chunk_index_entry *e, const struct 
 }
 
 /*
+ * Laps of a process re-encoded though they start while chunks are stored:
+ * its first one, up to a ring of records (768 KiB by default, some 130,000
+ * events and a millisecond of the launcher's time), so that a short
+ * process's trace does not grow with what runs beside it (the demo's was
+ * 31 KB instead of 3.6 beside another writer).
+ */
+#define STORED_LAPS_RECODED_MAX 1u
+
+/* Whether the lap of slot i whose bytes from ring offset on are copied
+ * passes through as the recorder wrote it (record_recode's pass_lap).  The
+ * meta stream's laps (call stacks, module maps) take none of the budget. */
+static bool slot_lap_pass(struct proc *p, uint32_t i, bool stored, uint64_t offset)
+{
+	if (!stored || offset != 0 || i == SESSION_META_SLOT)
+		return stored;
+	if (p->stored_laps_recoded >= STORED_LAPS_RECODED_MAX)
+		return true;
+	p->stored_laps_recoded++;
+	return false;
+}
+
+/*
  * Copies ring bytes [r, end) of slot i (one lap at most) into c->copy as the
  * payload of an EVENTS chunk: varint slot, varint lap, varint offset, then
  * the records re-encoded into the compact form (trace/recode.h), the offset
  * being the compact stream's.  A lap that starts while chunks are stored
  * (stored: the program keeps every processor busy) is copied as it is, as
  * re-encoding would take the program's time (the two-thread
- * microbenchmark ran x2.47 re-encoding every lap, against x2.00 before);
- * the shim's records are valid as they are.  Without memory for the
+ * microbenchmark ran x2.47 re-encoding every lap, against x2.00 before),
+ * but for a process's first such lap (slot_lap_pass); the shim's records
+ * are valid as they are.  Without memory for the
  * re-encoding, the bytes verbatim at their ring offset (a reader then drops
  * the rest of that lap, as a discontinuity).  Returns the payload's length
  * in bytes, or 0 when out of memory even for that.
@@ -649,7 +674,9 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 	e->flags = CHUNK_INDEX_UNKNOWN;
 	if (rc && copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(n) +
 				      TRACE_SPLIT_EXTRA_BYTES) == 0) {
-		m = record_recode(rc, r / ring_bytes, offset, stored, src, n,
+		bool pass_lap = slot_lap_pass(p, i, stored, offset);
+
+		m = record_recode(rc, r / ring_bytes, offset, pass_lap, src, n,
 				  c->copy + CHUNK_HEAD_BYTES, &offset, &used_bytes);
 		if (!rc->recoded) { /* passed through: not seen by proc_ext_take */
 			proc_command_find(p, i, src, n);

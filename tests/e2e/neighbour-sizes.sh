@@ -1,13 +1,15 @@
 #!/bin/bash
-# neighbour-sizes.sh - a process's trace does not grow because another
-# process of the run stopped writing with records left in its ring.  The
+# neighbour-sizes.sh - a process's trace does not grow with what other
+# processes of the run do beside it or left behind.  The
 # launcher stores chunks as they are, without re-encoding their lap, while
 # as many threads write as there are processors; it counted every slot
 # holding 4 KiB or more unread as a writer, so the last records of a demo
 # that had ended, or of a parent waiting for its child, made the next demo
 # of `sh -c 'for i in 1 2 3; do demo; done'` a second writer on a 2-processor
 # host: 31 KB traces instead of 3.6 KB, with the same report.  Now a slot
-# counts only when its thread wrote since the round before.
+# counts only when its thread wrote since the round before, and a
+# process's first lap is re-encoded even when it starts while chunks are
+# stored.
 # Programs: examples/demo.c (its facts below) and tests/progs/lead_then_run.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -81,4 +83,12 @@ for t in "$@"; do
 	n=$((n + 1))
 	expect_demo "3. demo $n" "$t"
 done
+
+# 4. Every chunk stored, as while another process writes on every other
+#    processor (MPROF_TEST_STORE=1, mprof-run(1)): a process's first lap is
+#    re-encoded all the same (before: 31 KB, 8 times the lone run's).
+mkdir "$WORK/store"
+MPROF_TEST_STORE=1 RUN_NAME=store mprof_run 60 "$WORK/store/t" -- "$WORK/demo"
+expect_eq "4. exit status" 0 "$RUN_STATUS"
+expect_demo "4. demo" "$WORK/store/t"
 finish
