@@ -40,6 +40,18 @@ expect_demo() {
 	expect_eq "$label: the lone run's facts" "$LONE_FACTS" "$(facts "$WORK/$label.json")"
 }
 
+# expect_three_demos LABEL DIR: DIR holds three child traces, each a demo's
+# as expect_demo wants it.
+expect_three_demos() {
+	local label=$1 n=0 t
+	set -- "$2"/t.*
+	expect_eq "$label. three demo traces" 3 "$#"
+	for t in "$@"; do
+		n=$((n + 1))
+		expect_demo "$label. demo $n" "$t"
+	done
+}
+
 # 1. The demo alone: 60,008 events.
 mkdir "$WORK/lone"
 RUN_NAME=lone mprof_run 60 "$WORK/lone/t" -- "$WORK/demo"
@@ -54,35 +66,23 @@ LONE_BYTES=$(stat -c %s "$WORK/lone/t")
 LONE_FACTS=$(facts "$WORK/lone.json")
 
 # 2. Three demos one after another under a shell: each trace as the lone
-#    run's (before: the second and third were 8 times its size in 2 of 8
-#    runs of 3, and in 7 of 24 traces).
+#    run's (before: 8 times its size for 10 of 57 demo traces in 19 runs).
 mkdir "$WORK/loop"
 RUN_NAME=loop mprof_run 60 "$WORK/loop/t" -- sh -c "for i in 1 2 3; do '$WORK/demo'; done"
 expect_eq "2. exit status" 0 "$RUN_STATUS"
-set -- "$WORK/loop"/t.*
-expect_eq "2. three demo traces" 3 "$#"
-n=0
-for t in "$@"; do
-	n=$((n + 1))
-	expect_demo "2. demo $n" "$t"
-done
+expect_three_demos 2 "$WORK/loop"
 
 # 3. A parent that leaves some 50 KB of records in its ring before it runs
-#    each demo and waits (before: every demo trace 8 times the lone run's,
-#    but where the launcher's sweep took the parent's records first).
+#    each demo and waits (before: 8 times the lone run's size for 1 to 3
+#    of the demos in each of 5 runs: those before the launcher's sweep took
+#    the parent's records).
 mkdir "$WORK/lead"
 RUN_NAME=lead mprof_run 60 "$WORK/lead/t" -- "$WORK/lead_then_run" 3 "$WORK/demo"
 expect_eq "3. exit status" 0 "$RUN_STATUS"
 if report_json "$WORK/lead.json" "$WORK/lead/t"; then
 	expect_site "$WORK/lead.json" lead_block 15000 480000 0 0
 fi
-set -- "$WORK/lead"/t.*
-expect_eq "3. three demo traces" 3 "$#"
-n=0
-for t in "$@"; do
-	n=$((n + 1))
-	expect_demo "3. demo $n" "$t"
-done
+expect_three_demos 3 "$WORK/lead"
 
 # 4. Every chunk stored, as while another process writes on every other
 #    processor (MPROF_TEST_STORE=1, mprof-run(1)): a process's first lap is
