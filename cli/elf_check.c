@@ -206,23 +206,24 @@ const char *elf_check_secure_exec(const char *path)
 {
 	struct stat st;
 	struct statvfs vfs;
-	bool setuid, setgid, nosuid;
+	const struct file_exec_ids ids = { getuid(), geteuid(), getgid(), getegid() };
+	bool nosuid;
 
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
 	/* On a nosuid mount the kernel ignores both bits and capabilities. */
 	nosuid = statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID);
-	setuid = !nosuid && (st.st_mode & S_ISUID);
-	setgid = !nosuid && (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP);
-	/* the kernel's rule: an effective ID after the exec that is not the
-	 * real one */
-	if (setuid && st.st_uid != getuid())
+	switch (file_setid_secure_exec(st.st_mode, st.st_uid, st.st_gid, nosuid, &ids)) {
+	case FILE_SETID_USER:
 		return "set-user-ID";
-	if (setgid && st.st_gid != getgid())
+	case FILE_SETID_GROUP:
 		return "set-group-ID";
-	if ((!setuid && geteuid() != getuid()) || (!setgid && getegid() != getgid()))
+	case FILE_SETID_MIXED_IDS:
 		return "with an effective user or group ID that is not its real one (as mprof "
 		       "was started)";
+	case FILE_SETID_NONE:
+		break;
+	}
 	if (!nosuid && file_caps_raise(path))
 		return "with file capabilities";
 	return NULL;

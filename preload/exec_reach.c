@@ -101,23 +101,16 @@ static int mount_nosuid(const char *path)
 }
 
 /*
- * Whether executing path runs in secure-execution mode, by the kernel's
- * rule: after the exec the effective user or group ID (the file's, for a
- * set-ID bit) is not the real one, or the file's capabilities raise the
- * new program's.
+ * Whether executing path runs in secure-execution mode: by its set-ID bits
+ * and our IDs, or by its file capabilities (trace/file_caps.h).  The mount
+ * is looked at only when a set-ID bit or a capability could count.
  */
 static int file_secure_exec(const char *path, const struct stat *st)
 {
-	int setuid = (st->st_mode & S_ISUID) != 0;
-	int setgid = (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP);
-	uid_t euid = geteuid();
-	gid_t egid = getegid();
+	const struct file_exec_ids ids = { getuid(), geteuid(), getgid(), getegid() };
+	int nosuid = (st->st_mode & (S_ISUID | S_ISGID)) && mount_nosuid(path);
 
-	if ((setuid || setgid) && !mount_nosuid(path)) {
-		euid = setuid ? st->st_uid : euid;
-		egid = setgid ? st->st_gid : egid;
-	}
-	if (euid != getuid() || egid != getgid())
+	if (file_setid_secure_exec(st->st_mode, st->st_uid, st->st_gid, nosuid, &ids))
 		return 1;
 	return file_caps_secure(path) && !mount_nosuid(path);
 }

@@ -1,11 +1,12 @@
 /*
- * trace/file_caps.h - whether executing a file with capabilities
- * (its security.capability extended attribute) puts the new program in
- * secure-execution mode, in which the loader ignores LD_PRELOAD.  Shared by
+ * trace/file_caps.h - whether executing a file puts the new program in
+ * secure-execution mode, in which the loader ignores LD_PRELOAD: by its
+ * set-user-ID and set-group-ID bits and the caller's IDs, or by its
+ * capabilities (its security.capability extended attribute).  Shared by
  * the launcher's check of the programs it starts and names (cli/elf_check.c)
  * and the recorder's check before a posix_spawn or a vfork child's exec
  * (preload/exec_reach.c), so the two agree; header-only, pure: the callers
- * read the attribute and their own capability sets.
+ * stat the file, read the attribute and their own IDs and capability sets.
  */
 #ifndef MPROF_TRACE_FILE_CAPS_H
 #define MPROF_TRACE_FILE_CAPS_H
@@ -13,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #define FILE_CAPS_EFFECTIVE 0x000001u /* VFS_CAP_FLAGS_EFFECTIVE in magic_etc */
 
@@ -52,6 +55,49 @@ static inline bool file_caps_secure_exec(const uint8_t *raw, long len, bool real
 	if (file_caps_le32(raw, 0) & FILE_CAPS_EFFECTIVE)
 		return true;
 	return ((permitted & bounding) | (file_inheritable & inheritable)) != 0;
+}
+
+/* The caller's real and effective user and group IDs (getuid, geteuid,
+ * getgid, getegid). */
+struct file_exec_ids {
+	uid_t real_uid, effective_uid;
+	gid_t real_gid, effective_gid;
+};
+
+/* What puts an exec in secure-execution mode on account of IDs. */
+enum file_setid_secure {
+	FILE_SETID_NONE = 0,  /* the IDs leave the mode off */
+	FILE_SETID_USER,      /* a set-user-ID file owned by another user than the real one */
+	FILE_SETID_GROUP,     /* a set-group-ID file of another group than the real one */
+	FILE_SETID_MIXED_IDS, /* the caller's effective ID, kept by the exec, is not its real one */
+};
+
+/*
+ * Whether executing a file of mode mode (st_mode), owned by file_uid and
+ * file_gid, on a file system mounted nosuid or not, by a caller with IDs
+ * ids runs in secure-execution mode, and why.  The kernel's rule: after the
+ * exec the effective user or group ID is not the real one, where the exec
+ * sets the effective user ID to the file's owner for a set-user-ID file and
+ * the group's for a set-group-ID file (S_ISGID with group execute; without
+ * it the bit means mandatory locking), except on a nosuid mount, and keeps
+ * the caller's otherwise.  The set-user-ID reason comes first, then the
+ * set-group-ID one.
+ */
+static inline enum file_setid_secure file_setid_secure_exec(mode_t mode, uid_t file_uid,
+							    gid_t file_gid, bool nosuid,
+							    const struct file_exec_ids *ids)
+{
+	bool setuid = !nosuid && (mode & S_ISUID);
+	bool setgid = !nosuid && (mode & S_ISGID) && (mode & S_IXGRP);
+
+	if (setuid && file_uid != ids->real_uid)
+		return FILE_SETID_USER;
+	if (setgid && file_gid != ids->real_gid)
+		return FILE_SETID_GROUP;
+	if ((!setuid && ids->effective_uid != ids->real_uid) ||
+	    (!setgid && ids->effective_gid != ids->real_gid))
+		return FILE_SETID_MIXED_IDS;
+	return FILE_SETID_NONE;
 }
 
 #endif
