@@ -159,6 +159,16 @@ static inline size_t argv_quote_utf8_len(const unsigned char *c)
 }
 
 /*
+ * Whether the character that starts at c is a C1 control in UTF-8 (U+0080
+ * to U+009F: 0xc2 then 0x80-0x9f; U+009B starts an escape sequence on some
+ * terminals).  Reads c[1] only when c[0] is 0xc2, so not past a NUL.
+ */
+static inline bool argv_quote_is_c1(const unsigned char *c)
+{
+	return c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f;
+}
+
+/*
  * Text read from a trace (a command line, a path, a function's name) made
  * safe for a terminal and for a line of output, into out (cap > 4 bytes,
  * NUL terminated, cut where a character no longer fits): control
@@ -180,7 +190,7 @@ static inline size_t argv_quote_printable(const char *text, char *out, size_t ca
 			out[n++] = (char)*c;
 			continue;
 		}
-		if (len > 1 && !(c[0] == 0xc2 && c[1] <= 0x9f)) {
+		if (len > 1 && !argv_quote_is_c1(c)) {
 			if (n + len >= cap)
 				break;
 			for (size_t i = 0; i < len; i++)

@@ -40,7 +40,7 @@ char *output_folded_name_clean(char *name)
 			name[i] = ':';
 		else if (c < 0x20 || c == 0x7f)
 			name[i] = '_';
-		else if (len == 2 && c == 0xc2 && (unsigned char)name[i + 1] <= 0x9f)
+		else if (argv_quote_is_c1((const unsigned char *)name + i))
 			name[i] = name[i + 1] = '_'; /* a C1 control */
 		else if (len == 0)
 			name[i] = '?';

@@ -68,7 +68,7 @@ static void put_clean(FILE *out, const char *str)
 			len = 1;
 		} else if (len == 1) {
 			fputc(*c == '#' ? '_' : *c < 0x20 || *c == 0x7f ? ' ' : *c, out);
-		} else if (c[0] == 0xc2 && c[1] <= 0x9f) {
+		} else if (argv_quote_is_c1(c)) {
 			fputs("  ", out);
 		} else {
 			fwrite(c, 1, len, out);

@@ -81,6 +81,23 @@ static void test_terminal_text_escaped(void)
 	CU_ASSERT_STRING_EQUAL(printable("a\xff", 5), "a");
 }
 
+static void test_c1_controls_named(void)
+{
+	const unsigned char *u = (const unsigned char *)"\xc2\x80\xc2\x9b\xc2\x9f";
+
+	CU_ASSERT_TRUE(argv_quote_is_c1(u));
+	CU_ASSERT_TRUE(argv_quote_is_c1(u + 2));
+	CU_ASSERT_TRUE(argv_quote_is_c1(u + 4));
+	/* U+00A0 and U+00C0 are printable; a lone continuation, a cut lead byte
+	 * and ASCII are not C1 */
+	CU_ASSERT_FALSE(argv_quote_is_c1((const unsigned char *)"\xc2\xa0"));
+	CU_ASSERT_FALSE(argv_quote_is_c1((const unsigned char *)"\xc3\x80"));
+	CU_ASSERT_FALSE(argv_quote_is_c1((const unsigned char *)"\x9b"));
+	CU_ASSERT_FALSE(argv_quote_is_c1((const unsigned char *)"\xc2"));
+	CU_ASSERT_FALSE(argv_quote_is_c1((const unsigned char *)"\xc2" "a"));
+	CU_ASSERT_FALSE(argv_quote_is_c1((const unsigned char *)"a"));
+}
+
 static void test_fit_cuts_between_characters(void)
 {
 	char out[64];
@@ -299,6 +316,7 @@ int main(void)
 	s = CU_add_suite("stack_output", NULL, NULL);
 	CU_add_test(s, "folded names cleaned", test_folded_names_cleaned);
 	CU_add_test(s, "terminal text escaped", test_terminal_text_escaped);
+	CU_add_test(s, "C1 controls named", test_c1_controls_named);
 	CU_add_test(s, "fit cuts between characters", test_fit_cuts_between_characters);
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
