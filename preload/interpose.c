@@ -112,6 +112,17 @@ static inline size_t interpose_mul(size_t n, size_t size_bytes, int *overflow)
 	return total;
 }
 
+/* reallocarray's size: n * size_bytes into *total_bytes and 1, or 0 with
+ * errno ENOMEM when that overflows (the call then fails, old left live). */
+static inline int interpose_array_bytes(size_t n, size_t size_bytes, size_t *total_bytes)
+{
+	if (__builtin_expect(__builtin_mul_overflow(n, size_bytes, total_bytes), 0)) {
+		errno = ENOMEM;
+		return 0;
+	}
+	return 1;
+}
+
 /*
  * Whether an allocation of size_bytes is recorded, and its weight (0: not
  * recorded): nothing while recording is stopped (preload/control.h), else
@@ -543,13 +554,10 @@ INTERPOSE_VIA void *interpose_reallocarray_via(const struct real_allocator *r, v
 					       size_t n, size_t size_bytes, void *caller_ip,
 					       void *caller_cfa)
 {
-	int overflow;
-	size_t total = interpose_mul(n, size_bytes, &overflow);
+	size_t total;
 
-	if (overflow) {
-		errno = ENOMEM;
+	if (!interpose_array_bytes(n, size_bytes, &total))
 		return NULL;
-	}
 	return interpose_realloc_via(r, old, total, TRACE_FN_REALLOCARRAY, TRACE_FREE_REALLOCARRAY,
 				     caller_ip, caller_cfa);
 }
@@ -569,10 +577,8 @@ PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
 	size_t total;
 
 	if (__builtin_expect(foreign_realloc != NULL, 0)) {
-		if (__builtin_mul_overflow(n, size_bytes, &total)) {
-			errno = ENOMEM;
+		if (!interpose_array_bytes(n, size_bytes, &total))
 			return NULL;
-		}
 		return foreign_realloc(old, total);
 	}
 	return interpose_reallocarray_via(&real, old, n, size_bytes, CALLER_IP, CALLER_CFA);

@@ -5,7 +5,8 @@
 # recorder's: it must give blocks of that allocator, as the C library's
 # reallocarray does through its PLT (it gave blocks of the C library's heap,
 # and `sort -n` with jemalloc ahead died of SIGSEGV), and must not read a
-# glibc chunk header before that allocator's blocks.  mprof says that the
+# glibc chunk header before that allocator's blocks; one whose n * size
+# overflows fails with ENOMEM without reaching that allocator.  mprof says that the
 # allocations cannot be recorded, and nothing else.  Programs and facts:
 # tests/progs/foreign_ahead.c, tests/progs/guard_alloc.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -13,7 +14,8 @@ require_mprof
 make_work
 build_c "$WORK/libguard_alloc.so" "$PROGS_DIR/guard_alloc.c" -shared -fPIC
 build_c "$WORK/foreign_ahead" "$PROGS_DIR/foreign_ahead.c"
-OUT="reallocarray blocks from guard_alloc: 2 of 2, sum 45"
+OUT="reallocarray blocks from guard_alloc: 2 of 2, sum 45
+overflowing reallocarray: NULL, ENOMEM, block kept: 1"
 
 run_cmd 30 native env LD_PRELOAD="$WORK/libguard_alloc.so" "$WORK/foreign_ahead"
 expect_eq "native run: exit status" 0 "$RUN_STATUS"
