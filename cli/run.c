@@ -474,15 +474,13 @@ static const char *last_program(const struct run_options *o, const struct collec
 }
 
 /* "process PID (NAME)" for a message about one of the run's processes,
- * its name made printable and cut to 60 columns, into out. */
+ * its name cut to 60 columns as the message will escape it, into out. */
 static const char *process_label(unsigned pid, const char *name, char *out, size_t size)
 {
-	char printable[1024], fit[60 * 3 + 8] = "?";
+	char fit[60 * 4 + 8] = "?";
 
-	if (name) {
-		argv_quote_printable(name, printable, sizeof(printable));
-		argv_quote_fit(printable, 60, fit, sizeof(fit));
-	}
+	if (name)
+		argv_quote_fit(name, 60, fit, sizeof(fit));
 	if (pid)
 		snprintf(out, size, "process %u (%s)", pid, fit);
 	else

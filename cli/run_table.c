@@ -80,21 +80,12 @@ static int order_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* command with its control characters (a newline inside a quoted
- * argument) written as \xNN, as the reports write them, so that a row stays
- * one line; into out (cap bytes). */
-static const char *command_printable(const char *command, char *out, size_t cap)
-{
-	argv_quote_printable(command, out, cap);
-	return out;
-}
-
 /* One row: program (padded to program_cols), pid, allocations, peak RSS, trace. */
 static void row_print(const struct collector_trace *f, const char *trace, size_t program_cols)
 {
-	char program[PROGRAM_MAX_COLS * 3 + 8], rss[32], printable[4096], pid[16] = "?";
-	size_t used = argv_quote_fit(command_printable(f->command, printable, sizeof(printable)),
-				     program_cols, program, sizeof(program));
+	char program[PROGRAM_MAX_COLS * 4 + 8], rss[32], pid[16] = "?";
+	/* the message escapes the command: fit it as it will read */
+	size_t used = argv_quote_fit(f->command, program_cols, program, sizeof(program));
 
 	size_format(rss, sizeof(rss), f->peak_rss_kib);
 	if (f->pid) /* 0: unknown (preload/pidns.h) */
@@ -107,7 +98,7 @@ long run_table_print(const struct collector_result *res, bool sampled)
 {
 	size_t n = res->ntraces, width = width_cols(), trace_cols = 0, program_cols, *order;
 	uint64_t rest = 0;
-	char program[PROGRAM_MAX_COLS * 3 + 8];
+	char program[PROGRAM_MAX_COLS * 4 + 8];
 	long top;
 
 	if (n < 2 || !res->figures || !(order = malloc(n * sizeof(*order))))
@@ -145,13 +136,7 @@ long run_table_print(const struct collector_result *res, bool sampled)
 		mprof_note("no process made an allocation");
 		return top;
 	}
-	{
-		char printable[4096];
-
-		argv_quote_fit(command_printable(res->figures[top].command, printable,
-						 sizeof(printable)),
-			       PROGRAM_MAX_COLS, program, sizeof(program));
-	}
+	argv_quote_fit(res->figures[top].command, PROGRAM_MAX_COLS, program, sizeof(program));
 	mprof_note("%s: %s (%s)", sampled ? "most samples" : "most allocations", res->traces[top],
 		   program);
 	return top;

@@ -79,49 +79,6 @@ static inline size_t argv_quote_cmdline(char *out, size_t cap, const char *raw, 
 }
 
 /*
- * A quoted command line shortened to at most cols columns (cols > 1) for a
- * table, into out (size > 3 * cols, NUL terminated): as it is when it fits;
- * else without the directory of its first word ("/usr/bin/python3 x.py" ->
- * "python3 x.py"); else cut, ending in "…".  Returns the columns used
- * (a byte counts as a column, "…" as one).
- */
-static inline size_t argv_quote_fit(const char *command, size_t cols, char *out, size_t size)
-{
-	const char *c = command && command[0] ? command : "?", *slash = NULL;
-	size_t len = 0, word = 0;
-
-	while (c[len])
-		len++;
-	while (word < len && c[word] != ' ')
-		word++;
-	for (size_t i = 0; len > cols && c[0] != '\'' && i + 1 < word; i++)
-		if (c[i] == '/')
-			slash = c + i;
-	if (slash) {
-		len -= (size_t)(slash + 1 - c);
-		c = slash + 1;
-	}
-	if (len <= cols) {
-		for (size_t i = 0; i < len && i + 1 < size; i++)
-			out[i] = c[i];
-		out[len < size ? len : size - 1] = '\0';
-		return len;
-	}
-	len = cols - 1;
-	if (len + 4 > size)
-		len = size - 4;
-	while (len && ((unsigned char)c[len] & 0xc0) == 0x80)
-		len--; /* not inside a UTF-8 character */
-	for (size_t i = 0; i < len; i++)
-		out[i] = c[i];
-	out[len] = '\xe2'; /* U+2026 HORIZONTAL ELLIPSIS in UTF-8 */
-	out[len + 1] = '\x80';
-	out[len + 2] = '\xa6';
-	out[len + 3] = '\0';
-	return len + 1;
-}
-
-/*
  * The length of the UTF-8 character that starts at c (1 to 4), or 0 when the
  * bytes there are not one (a stray continuation byte, a lead byte without
  * its continuations, an overlong form, a surrogate, past U+10FFFF).  Reads
@@ -168,38 +125,88 @@ static inline bool argv_quote_is_c1(const unsigned char *c)
 	return c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f;
 }
 
+/* Whether c is a hex digit (either case): what may follow "\x". */
+static inline bool argv_quote_is_hex(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/*
+ * Whether the character at c is a backslash that would read as the start
+ * of an escape: it is followed by 'x' and two hex digits ("\x41" in a
+ * name).  Reads no further than a NUL.
+ */
+static inline bool argv_quote_backslash_ambiguous(const unsigned char *c)
+{
+	return c[0] == '\\' && c[1] == 'x' && argv_quote_is_hex(c[2]) && argv_quote_is_hex(c[3]);
+}
+
+/*
+ * How argv_quote_printable writes the character that starts at c (not NUL):
+ * sets *bytes to the bytes of c it stands for and returns the columns it
+ * takes, a character counting as one: 1 when written as it is, 4 for each
+ * byte written as \xNN.
+ */
+static inline size_t argv_quote_char_cols(const unsigned char *c, size_t *bytes)
+{
+	size_t len = argv_quote_utf8_len(c);
+
+	if (len == 0) {
+		*bytes = 1; /* the next byte may start a valid character */
+		return 4;
+	}
+	*bytes = len;
+	if (len > 1)
+		return argv_quote_is_c1(c) ? 4 * len : 1;
+	return *c < 0x20 || *c == 0x7f || argv_quote_backslash_ambiguous(c) ? 4 : 1;
+}
+
+/* The columns text (NULL: none) takes as argv_quote_printable writes it,
+ * uncut (a character counts as one). */
+static inline size_t argv_quote_cols(const char *text)
+{
+	size_t cols = 0, len;
+
+	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c += len)
+		cols += argv_quote_char_cols(c, &len);
+	return cols;
+}
+
+/* Whether text is printable ASCII that argv_quote_printable writes as it
+ * is: a quick test before escaping. */
+static inline bool argv_quote_is_plain_ascii(const char *text)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		if (*c < 0x20 || *c >= 0x7f || *c == '\\')
+			return false;
+	return true;
+}
+
 /*
  * Text read from a trace (a command line, a path, a function's name) made
  * safe for a terminal and for a line of output, into out (cap > 4 bytes,
  * NUL terminated, cut where a character no longer fits): control
- * characters, the C1 controls in UTF-8 (0xc2 0x80-0x9f: U+009B starts an
- * escape sequence on some terminals, written as two \xNN) and every byte
- * that is not part of a valid UTF-8 character are written as \xNN; the
- * rest, valid UTF-8, as it is.  Returns the length written.
+ * characters, the C1 controls in UTF-8 (U+009B starts an escape sequence on
+ * some terminals, written as two \xNN), every byte that is not part of a
+ * valid UTF-8 character, and a backslash followed by 'x' and two hex digits
+ * (\x5c, so that the text cannot read as an escape) are written as \xNN;
+ * the rest, valid UTF-8, as it is.  Returns the length written.
  */
 static inline size_t argv_quote_printable(const char *text, char *out, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t n = 0, len;
+	size_t n = 0, len, cols;
 
 	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c += len) {
-		len = argv_quote_utf8_len(c);
-		if (len == 1 && *c >= 0x20 && *c != 0x7f) {
-			if (n + 1 >= cap)
-				break;
-			out[n++] = (char)*c;
-			continue;
-		}
-		if (len > 1 && !argv_quote_is_c1(c)) {
+		cols = argv_quote_char_cols(c, &len);
+		if (cols == 1) {
 			if (n + len >= cap)
 				break;
 			for (size_t i = 0; i < len; i++)
 				out[n++] = (char)c[i];
 			continue;
 		}
-		if (len == 0)
-			len = 1; /* the next byte may start a valid character */
-		if (n + 4 * len >= cap)
+		if (n + cols >= cap)
 			break;
 		for (size_t i = 0; i < len; i++) {
 			out[n++] = '\\';
@@ -210,6 +217,48 @@ static inline size_t argv_quote_printable(const char *text, char *out, size_t ca
 	}
 	out[n] = '\0';
 	return n;
+}
+
+/*
+ * A command line (or a name) as a trace holds it, shortened to at most cols
+ * columns (cols > 1) as argv_quote_printable writes it, for a table: into
+ * out (size > 4 * cols + 3, NUL terminated), still to be written through
+ * argv_quote_printable: as it is when it fits; else without the directory
+ * of its first word ("/usr/bin/python3 x.py" -> "python3 x.py"); else cut
+ * between characters, ending in "…".  Returns the columns out takes once
+ * escaped (argv_quote_cols: a character counts as one, "…" too).
+ */
+static inline size_t argv_quote_fit(const char *command, size_t cols, char *out, size_t size)
+{
+	const char *c = command && command[0] ? command : "?", *slash = NULL;
+	size_t total = argv_quote_cols(c), word = 0, used = 0, n = 0, len, w;
+
+	while (c[word] && c[word] != ' ')
+		word++;
+	for (size_t i = 0; total > cols && c[0] != '\'' && i + 1 < word; i++)
+		if (c[i] == '/')
+			slash = c + i;
+	if (slash) {
+		c = slash + 1;
+		total = argv_quote_cols(c);
+	}
+	for (const unsigned char *p = (const unsigned char *)c; *p; p += len) {
+		w = argv_quote_char_cols(p, &len);
+		/* room for "…" and the NUL unless all of it fits */
+		if (used + w + (total > cols) > cols || n + len + 4 > size)
+			break;
+		for (size_t i = 0; i < len; i++)
+			out[n++] = (char)p[i];
+		used += w;
+	}
+	if (total > cols || c[n] != '\0') {
+		out[n++] = '\xe2'; /* U+2026 HORIZONTAL ELLIPSIS in UTF-8 */
+		out[n++] = '\x80';
+		out[n++] = '\xa6';
+	}
+	out[n] = '\0';
+	/* a cut "\x41" no longer reads as an escape: its backslash is one column */
+	return argv_quote_cols(out);
 }
 
 #endif

@@ -181,18 +181,16 @@ static bool pprof_reserve(struct pprof_writer *w, void **v, size_t *cap, size_t 
 }
 
 /* The index of s in the string table (0 on failure, noted in w).  A string
- * with control characters or bytes that are not UTF-8 goes in as the text
- * report writes it (\xNN, argv_quote_printable): profile.proto's strings
- * are UTF-8, and go tool pprof copies them to the terminal. */
+ * with control characters, bytes that are not UTF-8 or a backslash goes in
+ * as the text report writes it (\xNN, argv_quote_printable):
+ * profile.proto's strings are UTF-8, and go tool pprof copies them to the
+ * terminal. */
 static uint32_t pprof_string(struct pprof_writer *w, const char *s)
 {
-	const unsigned char *c = (const unsigned char *)s;
 	char *printable = NULL;
 	int64_t i;
 
-	while (*c >= 0x20 && *c < 0x7f)
-		c++;
-	if (*c) {
+	if (!argv_quote_is_plain_ascii(s)) {
 		size_t cap = 4 * strlen(s) + 1;
 
 		if (!(printable = malloc(cap))) {

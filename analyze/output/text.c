@@ -66,8 +66,8 @@ static const char *fmt_bytes_whole(char *buf, size_t n, uint64_t bytes)
  * it may be shown on a terminal: control characters and bytes that are not
  * UTF-8 become \xNN (argv_quote_printable), so a program named with a
  * newline or a hostile trace cannot break the report's lines or send escape
- * sequences.  Returns s itself when it is printable ASCII, else one of a few
- * rotating static buffers (long text is cut).
+ * sequences.  Returns s itself when it is printable ASCII without a
+ * backslash, else one of a few rotating static buffers (long text is cut).
  */
 static const char *safe(const char *s)
 {
@@ -77,12 +77,8 @@ static const char *safe(const char *s)
 
 	if (!s)
 		return s;
-	for (const unsigned char *c = (const unsigned char *)s;; c++) {
-		if (!*c)
-			return s;
-		if (*c < 0x20 || *c >= 0x7f)
-			break;
-	}
+	if (argv_quote_is_plain_ascii(s))
+		return s;
 	out = bufs[next++ % 8];
 	argv_quote_printable(s, out, sizeof(bufs[0]));
 	return out;
@@ -924,13 +920,13 @@ static const char *overview_status(char *buf, size_t n, const struct report_over
 
 void report_text_overview(FILE *out, const struct report_overview_row *rows, size_t n)
 {
-	char prog[3 * (OVERVIEW_PROGRAM_MAX_COLS + 20) + 8], st[32], peak[32], leaked[32];
+	char prog[4 * (OVERVIEW_PROGRAM_MAX_COLS + 20) + 8], st[32], peak[32], leaked[32];
 	size_t cols = 7, used; /* "program" */
 	bool sampled = false;
 
 	for (size_t i = 0; i < n; i++) {
 		sampled |= rows[i].sampled;
-		used = rows[i].program ? strlen(safe(rows[i].program)) : 1;
+		used = rows[i].program && rows[i].program[0] ? argv_quote_cols(rows[i].program) : 1;
 		if (used > cols)
 			cols = used < OVERVIEW_PROGRAM_MAX_COLS ? used : OVERVIEW_PROGRAM_MAX_COLS;
 	}
@@ -943,10 +939,10 @@ void report_text_overview(FILE *out, const struct report_overview_row *rows, siz
 		const struct report_overview_row *row = &rows[i];
 		char pid[24] = "?";
 
-		used = argv_quote_fit(safe(row->program), cols, prog, sizeof(prog));
+		used = argv_quote_fit(row->program, cols, prog, sizeof(prog));
 		if (row->has_pid)
 			snprintf(pid, sizeof(pid), "%" PRIu64, row->pid);
-		fprintf(out, "%s%*s %7s  %-10s %12" PRIu64 " %11s %11s%s %s\n", prog,
+		fprintf(out, "%s%*s %7s  %-10s %12" PRIu64 " %11s %11s%s %s\n", safe(prog),
 			(int)(cols - used), "", pid, overview_status(st, sizeof(st), row),
 			row->allocations, fmt_bytes_short(peak, sizeof(peak), row->peak_bytes),
 			fmt_bytes_short(leaked, sizeof(leaked), row->leaked_bytes),
@@ -964,10 +960,9 @@ void report_text_overview(FILE *out, const struct report_overview_row *rows, siz
 			break;
 		}
 	if (n && rows[0].samples) {
-		argv_quote_fit(safe(rows[0].program), OVERVIEW_PROGRAM_MAX_COLS + 20, prog,
-			       sizeof(prog));
+		argv_quote_fit(rows[0].program, OVERVIEW_PROGRAM_MAX_COLS + 20, prog, sizeof(prog));
 		fprintf(out, "%s: %s (%s)\n", sampled ? "most samples" : "most allocations",
-			safe(rows[0].trace), prog);
+			safe(rows[0].trace), safe(prog));
 	}
 }
 

@@ -3,7 +3,8 @@
 # (functions and files of a library built with hostile names, its
 # directory's path, a process title written over argv, a prctl name, a
 # marker) hold a newline, a tab, ';', '<', '"', ESC, a C1 control, bytes
-# that are not UTF-8, HTML and script.  Checks that every output shows them
+# that are not UTF-8, a backslash (one before "x41" that would read as an
+# escape in terminal text), HTML and script.  Checks that every output shows them
 # in its documented escaped form (mprof-report(1), NAMES FROM THE PROGRAM):
 # no raw control character, escape or invalid UTF-8 reaches a terminal (the
 # launcher's stderr, the text report, mprof diff and its --fail-if lines,
@@ -29,7 +30,8 @@ W=$WORK
 D_ESC='dir\x0a\x09;<"\x1b[31m\xff'
 
 cd "$WORK" || hard_error "cannot enter $WORK"
-mprof_run 120 "$WORK/t.trace" -- ./hostile_names "$DIR/libhostile.so" "$(name title)" \
+# wide enough for the process table to show the title's backslash
+COLUMNS=400 mprof_run 120 "$WORK/t.trace" -- ./hostile_names "$DIR/libhostile.so" "$(name title)" \
 	"$(name comm)" "$(name marker)"
 expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "stdout" "children: 0 0" "$(cat "$RUN_OUT")"
@@ -39,15 +41,14 @@ terminal_safe "mprof run's stderr" "$RUN_ERR"
 expect_eq "the dlmopen note names the path, escaped, once for 3 processes" \
 	"mprof: the program loaded $W/$D_ESC/libhostile.so with dlmopen() into a namespace of its own, with a C library of its own: the allocations made there are not recorded (in 3 processes)" \
 	"$(grep -F 'dlmopen()' "$RUN_ERR")"
-# each row is the name, escaped, or its start and "…" (the table's
-# width depends on the traces' paths)
-ROW='[c\x1b[31m\x0a;<\xff] '"'"'title\x1b[2J\x0a;<b>"\xff <script>alert(3)</script>'"'"
+# each row is the name, escaped, cut to 60 columns and "…"
+ROW='[c\x1b[31m\x0a;<\xff] '"'"'title\x1b[2J\x0a;<b>"\xff\x5cx41 <script>alert(3)</script>'"'"
 expect_eq "the process table's programs: 3 rows, each the name escaped or cut" "3 3" \
 	"$(sed -n -E 's/^mprof:   (.*[^ ]) +[0-9]+ +[0-9]+ +[0-9.]+ [KMGT]iB  [^ ]+$/\1/p' "$RUN_ERR" |
 		ROW=$ROW "$PYTHON" -c 'import os, sys
 rows = sys.stdin.buffer.read().decode("utf-8").splitlines()
 full = os.environ["ROW"]
-ok = [r for r in rows if r == full or (r.endswith("…") and len(r) > 12 and full.startswith(r[:-1]))]
+ok = [r for r in rows if r == full[:59] + "…"]
 print(len(rows), len(ok))')"
 
 # the library's five functions as each output writes them, with their lines
@@ -68,13 +69,13 @@ expect_eq "report: the hostile frames, escaped" \
 		"at <img src=x onerror=alert(2)> ($F_ESC:$LINE_B) [libhostile.so]" \
 		"at semi;colon\\x0anew\\x09line 42 ($F_ESC:$LINE_C) [libhostile.so]" \
 		"at \\x1b[31mred\\x1b]0;title\\x07\\xc2\\x9b\\xff\\xfe end ($F_ESC:$LINE_D) [libhostile.so]" \
-		"at q\"uote\\back&amp;$(printf '\342\200\250')sep ($F_ESC:$LINE_E) [libhostile.so]")" \
+		"at q\"uote\\back\\x5cx41&amp;$(printf '\342\200\250')sep ($F_ESC:$LINE_E) [libhostile.so]")" \
 	"$(sed -n 's/^    \(at .*\[libhostile.so\]\)$/\1/p' "$RUN_OUT" | grep -v hostile_names_run | sort -u |
 		sort -t: -k2 -n)"
-expect_eq "report: the marker" 'markers:          mark\x1b[31m; <x>\xff' \
+expect_eq "report: the marker" 'markers:          mark\x1b[31m; <x>\xff\x5cx41' \
 	"$(sed -n 's/ at [0-9.]* ms (event [0-9]*)$//p' "$RUN_OUT" | grep '^markers:')"
 expect_eq "report: the program's name" \
-	"program:          [c\\x1b[31m ;<\\xff] 'title\\x1b[2J ;<b>\"\\xff <script>alert(3)</script>'" \
+	"program:          [c\\x1b[31m ;<\\xff] 'title\\x1b[2J ;<b>\"\\xff\\x5cx41 <script>alert(3)</script>'" \
 	"$(sed -n 's/ (pid [0-9]*), exited with status 0$//p' "$RUN_OUT")"
 
 # the DIAG record's text, once: the END chunk's copy (its newline a
@@ -88,7 +89,7 @@ run_cmd 60 nomarker "$MPROF" report --from marker:nope "$WORK/t.trace"
 expect_ne "report --from marker:nope fails" 0 "$RUN_STATUS"
 terminal_safe "report --from marker:nope's error" "$RUN_ERR"
 # (the recorder writes a marker's newline as a space)
-expect_match "the error names the marker, escaped" 'its markers: mark\\x1b\[31m; <x>\\xff\)$' \
+expect_match "the error names the marker, escaped" 'its markers: mark\\x1b\[31m; <x>\\xff\\x5cx41\)$' \
 	"$(cat "$RUN_ERR")"
 
 # ---- mprof diff and its gate ----------------------------------------------------
@@ -103,7 +104,7 @@ expect_eq "diff --fail-if: the hostile sites' lines" \
 		"    allocated bytes 1002 -> 2004 (+1002, +100.0%) at <img src=x onerror=alert(2)> ($F_ESC:$LINE_B)" \
 		"    allocated bytes 1003 -> 2006 (+1003, +100.0%) at semi;colon\\x0anew\\x09line 42 ($F_ESC:$LINE_C)" \
 		"    allocated bytes 1004 -> 2008 (+1004, +100.0%) at \\x1b[31mred\\x1b]0;title\\x07\\xc2\\x9b\\xff\\xfe end ($F_ESC:$LINE_D)" \
-		"    allocated bytes 1005 -> 2010 (+1005, +100.0%) at q\"uote\\back&amp;$(printf '\342\200\250')sep ($F_ESC:$LINE_E)")" \
+		"    allocated bytes 1005 -> 2010 (+1005, +100.0%) at q\"uote\\back\\x5cx41&amp;$(printf '\342\200\250')sep ($F_ESC:$LINE_E)")" \
 	"$(grep -hE '^    allocated bytes 100[1-5] .* at ' "$RUN_ERR" "$RUN_OUT" | sort)"
 
 # ---- folded --------------------------------------------------------------------
@@ -114,7 +115,7 @@ expect_eq "folded: each hostile frame one frame, cleaned" \
 		"hostile_names_run;</script><script>alert(1)</script> 2002" \
 		"hostile_names_run;<img src=x onerror=alert(2)> 2004" \
 		"hostile_names_run;_[31mred_]0:title___?? end 2008" \
-		"hostile_names_run;q\"uote\\back&amp:$(printf '\342\200\250')sep 2010" \
+		"hostile_names_run;q\"uote\\back\\x41&amp:$(printf '\342\200\250')sep 2010" \
 		"hostile_names_run;semi:colon_new_line_42 2006")" \
 	"$(sed -n 's/^.*;\(hostile_names_run;.*\)$/\1/p' "$RUN_OUT" | sort)"
 
@@ -127,7 +128,7 @@ expect_eq "massif: the hostile frames, cleaned" \
 		"<img src=x onerror=alert(2)> ($W/dir  ;<\" [31m?/hostile; <lib>.c:$LINE_B)" \
 		"semi;colon new line 42 ($W/dir  ;<\" [31m?/hostile; <lib>.c:$LINE_C)" \
 		" [31mred ]0;title   ?? end ($W/dir  ;<\" [31m?/hostile; <lib>.c:$LINE_D)" \
-		"q\"uote\\back&amp;$(printf '\342\200\250')sep ($W/dir  ;<\" [31m?/hostile; <lib>.c:$LINE_E)")" \
+		"q\"uote\\back\\x41&amp;$(printf '\342\200\250')sep ($W/dir  ;<\" [31m?/hostile; <lib>.c:$LINE_E)")" \
 	"$(sed -n 's/^ n[0-9]*: [0-9]* 0x[0-9a-f]*: \(.*lib>.c:[0-9]*)\)$/\1/p' "$WORK/t.massif" | sort -u |
 		sort -t: -k2 -n)"
 if command -v ms_print >/dev/null 2>&1; then
@@ -147,7 +148,7 @@ done
 expect_eq "json: the hostile functions (bytes that are not UTF-8 as U+00XX)" \
 	"$(printf '%s\n' "'\\x1b[31mred\\x1b]0;title\\x07\\x9b\\xff\\xfe end'" \
 		"'</script><script>alert(1)</script>'" "'<img src=x onerror=alert(2)>'" \
-		"'q\"uote\\\\back&amp;\\u2028sep'" "'semi;colon\\nnew\\tline 42'")" \
+		"'q\"uote\\\\back\\\\x41&amp;\\u2028sep'" "'semi;colon\\nnew\\tline 42'")" \
 	"$("$PYTHON" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 names = {f["function"] for s in d["sites"] for f in s["frames"] if "lib>.c" in (f["file"] or "")}
@@ -172,6 +173,8 @@ if [ -x /usr/bin/go ]; then
 	expect_match "go tool pprof: a hostile function, escaped" \
 		' \\x1b\[31mred\\x1b\]0;title\\x07\\xc2\\x9b\\xff\\xfe end .*/dir\\x0a\\x09;<"\\x1b\[31m\\xff/hostile;\\x0a<lib>\.c:'"$LINE_D"' ' \
 		"$(cat "$RUN_OUT")"
+	expect_match "go tool pprof: a backslash before x41, escaped" \
+		' q"uote\\back\\x5cx41&amp;'"$(printf '\342\200\250')"'sep ' "$(cat "$RUN_OUT")"
 else
 	echo "# go is not installed (apt package golang-go): go tool pprof not run"
 fi

@@ -26,11 +26,11 @@ NAMES = {
     "B": b"<img src=x onerror=alert(2)>",
     "C": b"semi;colon\nnew\tline 42",
     "D": b"\x1b[31mred\x1b]0;title\x07\xc2\x9b\xff\xfe end",
-    "E": b"q\"uote\\back&amp;\xe2\x80\xa8sep",
+    "E": b"q\"uote\\back\\x41&amp;\xe2\x80\xa8sep",
     "dir": b"dir\n\t;<\"\x1b[31m\xff",
-    "title": b"title\x1b[2J\n;<b>\"\xff <script>alert(3)</script>",
+    "title": b"title\x1b[2J\n;<b>\"\xff\\x41 <script>alert(3)</script>",
     "comm": b"c\x1b[31m\n;<\xff",
-    "marker": b"mark\x1b[31m;\n<x>\xff",
+    "marker": b"mark\x1b[31m;\n<x>\xff\\x41",
 }
 
 

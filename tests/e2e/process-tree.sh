@@ -140,4 +140,29 @@ RUN_NAME=nl mprof_run 60 "$WORK/d/trace" -- sh -c "x=1
 expect_eq "21. newline: exit status" 0 "$RUN_STATUS"
 expect_eq "21. newline: the shell's row is one line" 1 \
 	"$(grep -c "^mprof:   sh -c 'x=1\\\\x0a" "$RUN_ERR")"
+# A program named in UTF-8 (75 characters in 145 bytes): the table counts
+# columns in characters, so its row is cut to 59 characters and "…" and
+# lines up with the others (counted in bytes, it was cut to 28 "ä" and the
+# rest of the row came 28 columns early).  The same in the overview, cut to
+# 40 columns.
+mkdir "$WORK/u"
+A70=$(printf 'ä%.0s' $(seq 70))
+cp "$WORK/tree_worker" "$WORK/u/$A70"
+(cd "$WORK/u" && COLUMNS=300 RUN_NAME=utf8 mprof_run 60 "$WORK/u/trace" -- \
+	sh -c "./$A70 20; ./$A70 30")
+RUN_ERR=$WORK/utf8.err
+expect_eq "23. UTF-8: the rows, cut by characters" \
+	"'./$(printf 'ä%.0s' $(seq 56))… 30|'./$(printf 'ä%.0s' $(seq 56))… 20" \
+	"$(sed -n -E 's/^mprof:   (.*[^ ]) +[0-9]+ +(20|30) +.*/\1 \2/p' "$RUN_ERR" | paste -sd '|')"
+# the table's lines, header included, the same characters up to the trace
+lined_up() { "$PYTHON" -c 'import sys
+lines = [l for l in open(sys.argv[1], encoding="utf-8").read().splitlines() if l.startswith(sys.argv[2])]
+print(len(lines), len({len(l) - len(l.split(" ")[-1]) for l in lines}))' "$@"; }
+expect_eq "23. UTF-8: 4 lines of the table, lined up" "4 1" "$(lined_up "$RUN_ERR" "mprof:   ")"
+run_cmd 60 utf8-all "$MPROF" report --all "$WORK/u/trace"
+expect_eq "23. UTF-8: --all's rows, cut by characters" \
+	"'./$(printf 'ä%.0s' $(seq 36))… 30|'./$(printf 'ä%.0s' $(seq 36))… 20" \
+	"$(sed -n -E 's/^(.*[^ ]) +[0-9]+  exit 0 +(20|30) .*/\1 \2/p' "$RUN_OUT" | paste -sd '|')"
+sed -n 2,5p "$RUN_OUT" >"$WORK/utf8-all.table"
+expect_eq "23. UTF-8: --all's header and 3 rows, lined up" "4 1" "$(lined_up "$WORK/utf8-all.table" "")"
 finish

@@ -81,6 +81,25 @@ static void test_terminal_text_escaped(void)
 	CU_ASSERT_STRING_EQUAL(printable("a\xff", 5), "a");
 }
 
+static void test_terminal_text_backslash_before_hex_escaped(void)
+{
+	/* a name holding the four characters \x41 cannot read as "A" */
+	CU_ASSERT_STRING_EQUAL(printable("f\\x41", 256), "f\\x5cx41");
+	CU_ASSERT_STRING_EQUAL(printable("\\xfF\\xAb", 256), "\\x5cxfF\\x5cxAb");
+	/* a backslash that starts no escape stays */
+	CU_ASSERT_STRING_EQUAL(printable("a\\b \\x4 \\xg1 \\X41 \\", 256),
+			       "a\\b \\x4 \\xg1 \\X41 \\");
+	/* before an escaped byte, or a backslash itself */
+	CU_ASSERT_STRING_EQUAL(printable("\\\n", 256), "\\\\x0a");
+	CU_ASSERT_STRING_EQUAL(printable("\\\\x41", 256), "\\\\x5cx41");
+	/* the escape is cut whole */
+	CU_ASSERT_STRING_EQUAL(printable("ab\\x41", 6), "ab");
+	CU_ASSERT_EQUAL(argv_quote_cols("f\\x41\n\xc3\xa9\xc2\x9b"), 1 + 4 + 3 + 4 + 1 + 8);
+	CU_ASSERT_TRUE(argv_quote_is_plain_ascii("a b/c"));
+	CU_ASSERT_FALSE(argv_quote_is_plain_ascii("a\\b"));
+	CU_ASSERT_FALSE(argv_quote_is_plain_ascii("\xc3\xa9"));
+}
+
 static void test_c1_controls_named(void)
 {
 	const unsigned char *u = (const unsigned char *)"\xc2\x80\xc2\x9b\xc2\x9f";
@@ -102,9 +121,33 @@ static void test_fit_cuts_between_characters(void)
 {
 	char out[64];
 
-	/* 5 columns: 4 bytes and the ellipsis, not inside the 2-byte e-acute */
-	argv_quote_fit("abc\xc3\xa9" "defgh", 5, out, sizeof(out));
-	CU_ASSERT_STRING_EQUAL(out, "abc\xe2\x80\xa6");
+	/* 5 columns: 4 characters (the 2-byte e-acute one) and the ellipsis */
+	CU_ASSERT_EQUAL(argv_quote_fit("abc\xc3\xa9" "defgh", 5, out, sizeof(out)), 5);
+	CU_ASSERT_STRING_EQUAL(out, "abc\xc3\xa9\xe2\x80\xa6");
+	/* 6 characters in 12 bytes fit 6 columns whole */
+	CU_ASSERT_EQUAL(argv_quote_fit("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 6, out,
+				       sizeof(out)), 6);
+	CU_ASSERT_STRING_EQUAL(out, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+	/* a directory is dropped by characters too */
+	CU_ASSERT_EQUAL(argv_quote_fit("/d/\xc3\xa9\xc3\xa9\xc3\xa9 x", 5, out, sizeof(out)), 5);
+	CU_ASSERT_STRING_EQUAL(out, "\xc3\xa9\xc3\xa9\xc3\xa9 x");
+}
+
+static void test_fit_counts_escapes_as_written(void)
+{
+	char out[64];
+
+	/* the newline will read \x0a: 4 columns; the text stays raw */
+	CU_ASSERT_EQUAL(argv_quote_fit("a\nb", 6, out, sizeof(out)), 6);
+	CU_ASSERT_STRING_EQUAL(out, "a\nb");
+	CU_ASSERT_EQUAL(argv_quote_fit("a\nbcdef", 7, out, sizeof(out)), 7);
+	CU_ASSERT_STRING_EQUAL(out, "a\nb\xe2\x80\xa6");
+	/* an escape is never cut: the newline does not fit with the "…" */
+	CU_ASSERT_EQUAL(argv_quote_fit("ab\ncdef", 5, out, sizeof(out)), 3);
+	CU_ASSERT_STRING_EQUAL(out, "ab\xe2\x80\xa6");
+	/* a cut \x41 no longer reads as an escape: its backslash is 1 column */
+	CU_ASSERT_EQUAL(argv_quote_fit("a\\x41bcdef", 8, out, sizeof(out)), 5);
+	CU_ASSERT_STRING_EQUAL(out, "a\\x4\xe2\x80\xa6");
 }
 
 static void test_stack_tree_merges_and_orders(void)
@@ -317,7 +360,10 @@ int main(void)
 	CU_add_test(s, "folded names cleaned", test_folded_names_cleaned);
 	CU_add_test(s, "terminal text escaped", test_terminal_text_escaped);
 	CU_add_test(s, "C1 controls named", test_c1_controls_named);
+	CU_add_test(s, "terminal text: a backslash before hex escaped",
+		    test_terminal_text_backslash_before_hex_escaped);
 	CU_add_test(s, "fit cuts between characters", test_fit_cuts_between_characters);
+	CU_add_test(s, "fit counts escapes as written", test_fit_counts_escapes_as_written);
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
 	CU_add_test(s, "stack tree of sites", test_stack_tree_of_sites);
