@@ -171,20 +171,27 @@ static void info_lost_chunk(struct trace_info *info, uint64_t offset, const char
 	}
 }
 
-/* Copies text, dropping a trailing newline and making NULs spaces. */
-static char *text_copy(const uint8_t *data, size_t len)
+/* Copies len bytes of text (a marker's name, every byte kept), making NULs
+ * spaces; NULL when out of memory. */
+static char *text_copy_all(const uint8_t *data, size_t len)
 {
-	char *s;
+	char *s = strndup_checked(data, len);
 
-	while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == '\0'))
-		len--;
-	s = strndup_checked(data, len);
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < len; i++)
 		if (s[i] == '\0')
 			s[i] = ' ';
 	return s;
+}
+
+/* Copies text, dropping trailing newlines and NULs and making the other NULs
+ * spaces. */
+static char *text_copy(const uint8_t *data, size_t len)
+{
+	while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == '\0'))
+		len--;
+	return text_copy_all(data, len);
 }
 
 /* Reads a text field of an extended payload: a length-prefixed string when
@@ -400,12 +407,9 @@ static int handle_marker(struct trace_info *info, const struct trace_event *ev, 
 	}
 	len = (size_t)(end - p);
 	m = &info->markers[info->marker_count];
-	m->name = text_copy(p, len > TRACE_MARKER_NAME_MAX ? TRACE_MARKER_NAME_MAX : len);
+	m->name = text_copy_all(p, len > TRACE_MARKER_NAME_MAX ? TRACE_MARKER_NAME_MAX : len);
 	if (!m->name)
 		return -ENOMEM;
-	for (char *c = m->name; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
 	m->time_ns = time_ns;
 	m->seq = ev->seq;
 	m->tid = tid;

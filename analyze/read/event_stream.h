@@ -51,7 +51,8 @@ struct trace_diag {
 
 /* A named marker the program set (MARKER record, minor 2). */
 struct trace_marker {
-	char *name;        /* owned, NUL-terminated (NULs and newlines made spaces) */
+	char *name;        /* owned, NUL-terminated (NULs made spaces; a newline
+	                    * kept: each output escapes it) */
 	uint64_t time_ns;  /* CLOCK_MONOTONIC, as TIME stamps */
 	uint64_t seq;      /* the sequence number it stands after */
 	uint64_t tid;      /* thread that set it */

@@ -72,7 +72,7 @@ expect_eq "report: the hostile frames, escaped" \
 		"at q\"uote\\back\\x5cx41&amp;$(printf '\342\200\250')sep ($F_ESC:$LINE_E) [libhostile.so]")" \
 	"$(sed -n 's/^    \(at .*\[libhostile.so\]\)$/\1/p' "$RUN_OUT" | grep -v hostile_names_run | sort -u |
 		sort -t: -k2 -n)"
-expect_eq "report: the marker" 'markers:          mark\x1b[31m; <x>\xff\x5cx41' \
+expect_eq "report: the marker" 'markers:          mark\x1b[31m;\x0a<x>\xff\x5cx41' \
 	"$(sed -n 's/ at [0-9.]* ms (event [0-9]*)$//p' "$RUN_OUT" | grep '^markers:')"
 expect_eq "report: the program's name" \
 	"program:          [c\\x1b[31m ;<\\xff] 'title\\x1b[2J ;<b>\"\\xff\\x5cx41 <script>alert(3)</script>'" \
@@ -88,8 +88,7 @@ expect_eq "report: the dlmopen diagnostic, once" \
 run_cmd 60 nomarker "$MPROF" report --from marker:nope "$WORK/t.trace"
 expect_ne "report --from marker:nope fails" 0 "$RUN_STATUS"
 terminal_safe "report --from marker:nope's error" "$RUN_ERR"
-# (the recorder writes a marker's newline as a space)
-expect_match "the error names the marker, escaped" 'its markers: mark\\x1b\[31m; <x>\\xff\\x5cx41\)$' \
+expect_match "the error names the marker, escaped" 'its markers: mark\\x1b\[31m;\\x0a<x>\\xff\\x5cx41\)$' \
 	"$(cat "$RUN_ERR")"
 
 # ---- mprof diff and its gate ----------------------------------------------------
@@ -153,6 +152,9 @@ expect_eq "json: the hostile functions (bytes that are not UTF-8 as U+00XX)" \
 d = json.load(open(sys.argv[1]))
 names = {f["function"] for s in d["sites"] for f in s["frames"] if "lib>.c" in (f["file"] or "")}
 for n in sorted(names - {"hostile_names_run"}): print(ascii(n))' "$WORK/t.json")"
+expect_eq "json: the marker, its newline kept" "'mark\x1b[31m;\n<x>\xff\\\\x41'" \
+	"$("$PYTHON" -c 'import json, sys
+print(ascii(json.load(open(sys.argv[1]))["timeline"]["markers"][0]["name"]))' "$WORK/t.json")"
 expect_eq "json: the module's path" "'$W/dir\\n\\t;<\"\\x1b[31m\\xff/libhostile.so'" \
 	"$("$PYTHON" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
