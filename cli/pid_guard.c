@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -17,11 +18,32 @@
 #include "cli/pid_guard.h"
 #include "cli/pid_info.h"
 
-/* A pidfd of pid, or -1 with errno (ENOSYS before Linux 5.3). */
+/* A pidfd is held for a process's whole life, so it takes only the lowest
+ * sixteenth of the descriptor table (ulimit -n, which the launcher shares
+ * with the program): the rest is for process files and traces, which a
+ * program with many live processes needs more; past it the start time
+ * serves. */
+static bool pidfd_affordable(int fd)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	       (rlim_t)fd < rl.rlim_cur / 16;
+}
+
+/* A pidfd of pid, or -1 with errno (ENOSYS before Linux 5.3; EMFILE also
+ * when it would take more than pidfd_affordable allows). */
 static int pidfd_of(unsigned pid)
 {
 #ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+
+	if (fd >= 0 && !pidfd_affordable(fd)) {
+		close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	return fd;
 #else
 	(void)pid;
 	errno = ENOSYS;

@@ -18,7 +18,7 @@
 struct pid_guard {
 	unsigned pid;                  /* in the launcher's PID namespace; 0: none */
 	int pidfd;                     /* -1: none (kernel before 5.3, or no
-	                                * descriptor left: start_ticks) */
+	                                * descriptor in its share: start_ticks) */
 	unsigned long long start_ticks; /* its start (/proc/PID/stat field 22), 0: unknown */
 };
 
