@@ -1525,7 +1525,9 @@ static bool proc_running(const struct proc *p)
 	if (!p->pid)
 		return !p->pid_gone;
 	running = pid_info_running(p->pid);
-	return running && (!pid_guard_holds(&p->guard) || pid_guard_current(&p->guard));
+	/* not pid_guard_current: a /proc read that fails for want of a
+	 * descriptor (ulimit -n) must not end a running process */
+	return running && !pid_guard_reaped(&p->guard);
 }
 
 /* Keeps p's program open for the symbolize step (kept_images.h), once. */

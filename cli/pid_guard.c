@@ -108,9 +108,10 @@ static int maps_has_file(unsigned pid, dev_t dev, ino_t ino)
 
 /* Whether pid's process started before mono_ns (CLOCK_MONOTONIC, 0:
  * unknown) by its start time in clock ticks since boot: a process that got
- * the pid after one alive at mono_ns was reaped started after it.  One
- * read of /proc/PID/stat against the maps' some 30-100 us. */
-static bool started_before(unsigned pid, uint64_t mono_ns)
+ * the pid after one alive at mono_ns was reaped started after it.  With
+ * same_tick, also one that started within mono_ns's tick.  One read of
+ * /proc/PID/stat against the maps' some 30-100 us. */
+static bool started_before(unsigned pid, uint64_t mono_ns, bool same_tick)
 {
 	struct timespec boot, mono;
 	long hz = sysconf(_SC_CLK_TCK);
@@ -120,11 +121,12 @@ static bool started_before(unsigned pid, uint64_t mono_ns)
 	if (!mono_ns || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0 ||
 	    clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
 		return false;
-	start = pid_info_start_ticks(pid);
+	start = pid_info_start_ticks_any(pid);
 	/* the boot clock counts suspends too: mono_ns on it */
 	boot_ns = mono_ns + ((uint64_t)boot.tv_sec - (uint64_t)mono.tv_sec) * 1000000000u +
 		  (uint64_t)boot.tv_nsec - (uint64_t)mono.tv_nsec;
-	return start && start < boot_ns / (1000000000u / (uint64_t)hz);
+	return start && (start < boot_ns / (1000000000u / (uint64_t)hz) ||
+			 (same_tick && start == boot_ns / (1000000000u / (uint64_t)hz)));
 }
 
 int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, dev_t dev,
@@ -142,8 +144,13 @@ int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, de
 	if (t.pidfd < 0 && errno != ENOSYS && errno != EMFILE && errno != ENFILE)
 		return -errno;
 	if (t.pidfd < 0)
-		t.start_ticks = pid_info_start_ticks(pid);
-	rc = started_before(pid, alive_mono_ns) ? 1 : maps_has_file(pid, dev, ino);
+		t.start_ticks = pid_info_start_ticks_any(pid);
+	rc = started_before(pid, alive_mono_ns, false) ? 1 : maps_has_file(pid, dev, ino);
+	/* a zombie has no maps: one that started within its file's tick is
+	 * taken as it (else a child killed at once never shows its signal);
+	 * another would have had to get the pid and end within that tick */
+	if (rc != 1 && pid_info_state(pid) == 'Z' && started_before(pid, alive_mono_ns, true))
+		rc = 1;
 	if (rc == 1 && !pid_guard_current(&t))
 		rc = 0; /* the maps read were a later process's */
 	if (rc != 1) {
@@ -171,9 +178,29 @@ bool pid_guard_current(const struct pid_guard *g)
 #endif
 	}
 	/* without pidfds: the same start time, i.e. the same process unless
-	 * the pid was reaped and reused within one clock tick (ended zombies
-	 * read 0) */
-	return g->pid && g->start_ticks && pid_info_start_ticks(g->pid) == g->start_ticks;
+	 * the pid was reaped and reused within one clock tick (a zombie keeps
+	 * its start until it is reaped) */
+	return g->pid && g->start_ticks && pid_info_start_ticks_any(g->pid) == g->start_ticks;
+}
+
+bool pid_guard_reaped(const struct pid_guard *g)
+{
+	unsigned long long now;
+
+	if (!pid_guard_holds(g))
+		return false;
+	if (g->pidfd >= 0) {
+#ifdef SYS_pidfd_send_signal
+		return syscall(SYS_pidfd_send_signal, g->pidfd, 0, NULL, 0) != 0 && errno == ESRCH;
+#else
+		return false;
+#endif
+	}
+	errno = 0;
+	now = pid_info_start_ticks_any(g->pid);
+	if (now)
+		return now != g->start_ticks;
+	return errno != EMFILE && errno != ENFILE && errno != ENOMEM && errno != EAGAIN;
 }
 
 void pid_guard_release(struct pid_guard *g)

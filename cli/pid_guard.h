@@ -50,6 +50,15 @@ bool pid_guard_holds(const struct pid_guard *g);
  */
 bool pid_guard_current(const struct pid_guard *g);
 
+/*
+ * Whether g's process has surely been reaped (its pid may name another
+ * process now): false when g holds nothing, and when /proc/PID cannot be
+ * read for want of a descriptor or memory, so that a running process is
+ * never taken for ended under ulimit -n.  A zombie whose threads have all
+ * ended counts as reaped on the start-time path (it has ended).
+ */
+bool pid_guard_reaped(const struct pid_guard *g);
+
 /* Closes g's pidfd; g then holds nothing. */
 void pid_guard_release(struct pid_guard *g);
 

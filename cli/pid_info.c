@@ -177,13 +177,15 @@ void pid_info_comm(unsigned pid, char *out, size_t size)
 	out[n] = '\0';
 }
 
-unsigned long long pid_info_start_ticks(unsigned pid)
+/* pid's start (field 22), 0 when unreadable or a kernel thread; with
+ * ended_too false also 0 for a process that has ended (a zombie). */
+static unsigned long long start_ticks_of(unsigned pid, bool ended_too)
 {
 	char buf[1024];
 	const char *p = stat_fields(pid, buf, sizeof(buf));
 	int field;
 
-	if (!p || (*p == 'Z' && state_ended(pid, *p)))
+	if (!p || (!ended_too && *p == 'Z' && state_ended(pid, *p)))
 		return 0;
 	for (field = 3; field < 22 && p; field++) { /* p is at field 3, the state */
 		if (field == 9 && (strtoull(p, NULL, 10) & PID_PF_KTHREAD))
@@ -193,6 +195,16 @@ unsigned long long pid_info_start_ticks(unsigned pid)
 			p++;
 	}
 	return p ? strtoull(p, NULL, 10) : 0;
+}
+
+unsigned long long pid_info_start_ticks(unsigned pid)
+{
+	return start_ticks_of(pid, false);
+}
+
+unsigned long long pid_info_start_ticks_any(unsigned pid)
+{
+	return start_ticks_of(pid, true);
 }
 
 unsigned long long pid_info_peak_rss_kib(unsigned pid)

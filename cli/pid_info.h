@@ -55,6 +55,10 @@ bool pid_info_descends_from(unsigned pid, unsigned ancestor);
  * thread. */
 unsigned long long pid_info_start_ticks(unsigned pid);
 
+/* The same for a process that has ended but is not reaped yet (a zombie)
+ * too: its start stays readable until its parent reaps it. */
+unsigned long long pid_info_start_ticks_any(unsigned pid);
+
 /* Its peak resident set size so far, in KiB (VmHWM of /proc/PID/status:
  * the current image's own, children not included), or 0 when it cannot be
  * read (the process ended). */
