@@ -27,6 +27,9 @@
  * cc1's. */
 #define AGG_THREAD_RING_EVENTS 24576u
 #define AGG_THREAD_BATCH 4096u        /* events written before they are published */
+/* Room a producer waiting for the consumer waits for: half the ring, a
+ * whole number of batches. */
+#define AGG_THREAD_ROOM_WAKE (AGG_THREAD_RING_EVENTS / 2)
 
 struct agg_thread;
 
