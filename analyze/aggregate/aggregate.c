@@ -754,7 +754,9 @@ static uint64_t weight_get(const struct aggregate *a, uint64_t addr)
 
 /* ---- events ---- */
 
-AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
+/* An allocation event; h is block_hash(ev->addr). */
+AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, uint64_t h,
+		      struct thread_last *th)
 {
 	uint64_t w = ev->weight ? ev->weight : 1;
 	uint64_t bytes = sat_mul(ev->value, w, &a->saturated);
@@ -785,11 +787,11 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 	if ((ev->flags & ALLOC_EV_PAIRED) && !a->seq_limit && a->young.count < YOUNG_MAX) {
 		rc = a->young.count && young_remove(&a->young, ev->addr, &old)
 			     ? 1
-			     : block_table_remove(&a->blocks, ev->addr, &old);
+			     : block_table_remove_hashed(&a->blocks, ev->addr, h, &old);
 		young_insert(&a->young, &b); /* there is room: checked above */
 		a->young_allocations++;
 	} else {
-		rc = block_table_insert(&a->blocks, &b, &old);
+		rc = block_table_insert_hashed(&a->blocks, &b, h, &old);
 		if (rc < 0) {
 			note_error(a);
 			return;
@@ -821,7 +823,9 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, struct 
 	stack_alloc(a, (size_t)k, w, bytes, ev->seq);
 }
 
-AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct thread_last *th)
+/* A free event; h is block_hash(ev->addr). */
+AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, uint64_t h,
+		     struct thread_last *th)
 {
 	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
 	struct live_block b;
@@ -834,8 +838,8 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, struct t
 	/* the hint says which table to look in first */
 	if (ev->flags & ALLOC_EV_PAIRED
 		    ? !young_remove(&a->young, ev->addr, &b) &&
-			      !block_table_remove(&a->blocks, ev->addr, &b)
-		    : !block_table_remove(&a->blocks, ev->addr, &b) &&
+			      !block_table_remove_hashed(&a->blocks, ev->addr, h, &b)
+		    : !block_table_remove_hashed(&a->blocks, ev->addr, h, &b) &&
 			      !(a->young.count && young_remove(&a->young, ev->addr, &b))) {
 		if (a->unrecording_seen)
 			a->unrecorded_block_frees++;
@@ -880,7 +884,8 @@ static unsigned free_fn_call(unsigned fn)
 	}
 }
 
-AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev)
+/* One event; h is block_hash(ev->addr) (any value for a stamp). */
+AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev, uint64_t h)
 {
 	struct thread_last *th;
 
@@ -933,7 +938,7 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		if (ev->fn == TRACE_FN_REALLOC || ev->fn == TRACE_FN_REALLOCARRAY)
 			a->reallocs_weighted = sat_add(a->reallocs_weighted,
 						       ev->weight ? ev->weight : 1, &a->saturated);
-		on_alloc(a, ev, th);
+		on_alloc(a, ev, h, th);
 		break;
 	case ALLOC_EV_REALLOC_ALLOC:
 		a->calls[ev->fn == TRACE_FN_REALLOCARRAY ? AGG_CALL_REALLOCARRAY
@@ -943,15 +948,15 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		if (ev->fn != TRACE_FN_POOL)
 			a->reallocs_weighted = sat_add(a->reallocs_weighted,
 						       ev->weight ? ev->weight : 1, &a->saturated);
-		on_alloc(a, ev, th);
+		on_alloc(a, ev, h, th);
 		break;
 	case ALLOC_EV_FREE:
 		a->calls[free_fn_call(ev->fn)]++;
 		a->frees++;
-		on_free(a, ev, th);
+		on_free(a, ev, h, th);
 		break;
 	case ALLOC_EV_REALLOC_FREE:
-		on_free(a, ev, th);
+		on_free(a, ev, h, th);
 		break;
 	case ALLOC_EV_SEQ_SKIP:
 		if (ev->flags & ALLOC_EV_REFUSED) {
@@ -968,15 +973,14 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 	}
 }
 
-/* Starts loading the block-table bucket of an event that will look up its
- * block (aggregate_event's pipeline, aggregate_events' lookahead); a free
- * of a young block will mostly not. */
-static inline void prefetch_block(struct aggregate *a, const struct alloc_event *ev)
+/* Whether ev will look its block up in the block table: a free of a
+ * young block will mostly not (aggregate_event's pipeline, aggregate_events'
+ * lookahead prefetch the bucket of those that will). */
+static inline bool looks_up_block(const struct alloc_event *ev)
 {
-	if (!alloc_event_is_stamp(ev->type) && ev->addr &&
-	    !((ev->flags & ALLOC_EV_PAIRED) &&
-	      (ev->type == ALLOC_EV_FREE || ev->type == ALLOC_EV_REALLOC_FREE)))
-		block_table_prefetch(&a->blocks, ev->addr);
+	return !alloc_event_is_stamp(ev->type) && ev->addr &&
+	       !((ev->flags & ALLOC_EV_PAIRED) &&
+		 (ev->type == ALLOC_EV_FREE || ev->type == ALLOC_EV_REALLOC_FREE));
 }
 
 void aggregate_event(void *ctx, const struct alloc_event *ev)
@@ -986,14 +990,15 @@ void aggregate_event(void *ctx, const struct alloc_event *ev)
 
 	if (a->error || (a->seq_limit && ev->seq > a->seq_limit))
 		return; /* after an error the report fails: no more work */
-	prefetch_block(a, ev);
+	if (looks_up_block(ev))
+		block_table_prefetch(&a->blocks, ev->addr);
 	if (a->pipe_count < AGG_PIPELINE) {
 		a->pipeline[(a->pipe_head + a->pipe_count) % AGG_PIPELINE] = *ev;
 		a->pipe_count++;
 		return;
 	}
 	slot = a->pipe_head;
-	aggregate_process(a, &a->pipeline[slot]);
+	aggregate_process(a, &a->pipeline[slot], block_hash(a->pipeline[slot].addr));
 	a->pipeline[slot] = *ev;
 	a->pipe_head = (slot + 1) % AGG_PIPELINE;
 }
@@ -1001,28 +1006,47 @@ void aggregate_event(void *ctx, const struct alloc_event *ev)
 void aggregate_flush(struct aggregate *a)
 {
 	while (a->pipe_count > 0) {
-		aggregate_process(a, &a->pipeline[a->pipe_head]);
+		const struct alloc_event *ev = &a->pipeline[a->pipe_head];
+
+		aggregate_process(a, ev, block_hash(ev->addr));
 		a->pipe_head = (a->pipe_head + 1) % AGG_PIPELINE;
 		a->pipe_count--;
 	}
 }
 
+/* The block hash of ev[j] into hashes[j % AGG_PIPELINE], its bucket
+ * prefetched when ev[j] will look it up: each event's hash is computed
+ * once, AGG_PIPELINE events before it is processed. */
+static inline void lookahead(struct aggregate *a, const struct alloc_event *ev, size_t j,
+			     uint64_t hashes[AGG_PIPELINE])
+{
+	uint64_t h = block_hash(ev[j].addr);
+
+	hashes[j % AGG_PIPELINE] = h;
+	if (looks_up_block(&ev[j]))
+		block_table_prefetch_hashed(&a->blocks, h);
+}
+
 void aggregate_events(struct aggregate *a, const struct alloc_event *ev, size_t n)
 {
 	size_t ahead = n < AGG_PIPELINE ? n : AGG_PIPELINE;
+	uint64_t hashes[AGG_PIPELINE];
 
+	_Static_assert((AGG_PIPELINE & (AGG_PIPELINE - 1)) == 0, "a mask takes j % AGG_PIPELINE");
 	if (a->error)
 		return; /* the report fails: no more work (each event would retry
 			 * what failed, a table's growth being a pass over it) */
 	aggregate_flush(a);
 	for (size_t i = 0; i < ahead; i++)
-		prefetch_block(a, &ev[i]);
+		lookahead(a, ev, i, hashes);
 	for (size_t i = 0; i < n; i++) {
+		uint64_t h = hashes[i % AGG_PIPELINE];
+
 		if (i + AGG_PIPELINE < n)
-			prefetch_block(a, &ev[i + AGG_PIPELINE]);
+			lookahead(a, ev, i + AGG_PIPELINE, hashes);
 		if (a->seq_limit && ev[i].seq > a->seq_limit)
 			continue;
-		aggregate_process(a, &ev[i]);
+		aggregate_process(a, &ev[i], h);
 	}
 }
 

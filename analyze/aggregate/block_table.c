@@ -418,10 +418,10 @@ static __attribute__((noinline)) int block_table_widen(struct block_table *t)
  * up one bucket.  Returns 1 (replaced), 0 (added) or -ENOMEM (the run
  * reached the last bucket and the tail could not grow).
  */
-static inline int block_insert_in(struct block_table *t, const struct live_block *b,
+static inline int block_insert_in(struct block_table *t, const struct live_block *b, uint64_t h,
 				  struct live_block *replaced, unsigned shift)
 {
-	uint64_t h = block_hash(b->addr), w[4], *s;
+	uint64_t w[4], *s;
 	size_t i, end;
 
 	block_pack(shift, w, b);
@@ -498,6 +498,12 @@ int block_table_reserve(struct block_table *t, size_t n)
 int block_table_insert(struct block_table *t, const struct live_block *b,
 		       struct live_block *replaced)
 {
+	return block_table_insert_hashed(t, b, block_hash(b->addr), replaced);
+}
+
+int block_table_insert_hashed(struct block_table *t, const struct live_block *b, uint64_t h,
+			      struct live_block *replaced)
+{
 	int rc;
 
 	if (!t->words && block_table_map(t) < 0)
@@ -506,18 +512,19 @@ int block_table_insert(struct block_table *t, const struct live_block *b,
 		return -ENOMEM;
 	if (t->count + 1 > block_table_limit(block_table_size(t)) && block_table_grow(t) < 0)
 		return -ENOMEM;
-	rc = block_insert_in(t, b, replaced, t->shift);
+	rc = block_insert_in(t, b, h, replaced, t->shift);
 	if (rc == 0 && t->count == t->prefault_count)
 		block_table_prefault(t);
 	return rc;
 }
 
-/* The bucket holding addr's block, or NULL. */
-static inline uint64_t *block_lookup(const struct block_table *t, uint64_t addr, unsigned shift)
+/* The bucket holding addr's block (addr hashes to h), or NULL. */
+static inline uint64_t *block_lookup(const struct block_table *t, uint64_t addr, uint64_t h,
+				     unsigned shift)
 {
 	if (!addr || !t->words)
 		return NULL;
-	for (size_t i = block_home(block_hash(addr), t->homes);; i++) {
+	for (size_t i = block_home(h, t->homes);; i++) {
 		uint64_t *s = t->words + (i << shift);
 
 		if (!s[0])
@@ -529,10 +536,10 @@ static inline uint64_t *block_lookup(const struct block_table *t, uint64_t addr,
 
 /* block_table_remove: the lookup, then the blocks after it in the run move
  * back one bucket, up to the first that sits at its home. */
-static inline int block_remove_in(struct block_table *t, uint64_t addr, struct live_block *out,
-				  unsigned shift)
+static inline int block_remove_in(struct block_table *t, uint64_t addr, uint64_t h,
+				  struct live_block *out, unsigned shift)
 {
-	uint64_t *s = block_lookup(t, addr, shift), *n;
+	uint64_t *s = block_lookup(t, addr, h, shift), *n;
 	size_t j;
 
 	if (!s)
@@ -552,12 +559,18 @@ static inline int block_remove_in(struct block_table *t, uint64_t addr, struct l
 
 int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *out)
 {
-	return block_remove_in(t, addr, out, t->shift);
+	return block_remove_in(t, addr, block_hash(addr), out, t->shift);
+}
+
+int block_table_remove_hashed(struct block_table *t, uint64_t addr, uint64_t h,
+			      struct live_block *out)
+{
+	return block_remove_in(t, addr, h, out, t->shift);
 }
 
 int block_table_find(const struct block_table *t, uint64_t addr, struct live_block *out)
 {
-	const uint64_t *s = block_lookup(t, addr, t->shift);
+	const uint64_t *s = block_lookup(t, addr, block_hash(addr), t->shift);
 
 	if (!s)
 		return 0;

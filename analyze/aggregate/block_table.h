@@ -100,22 +100,29 @@ static inline size_t block_home(uint64_t h, size_t homes)
 	return (size_t)(((unsigned __int128)h * homes) >> 64);
 }
 
-/* Starts loading the home bucket of addr into the cache: with many live
- * blocks the table outgrows the caches and every lookup is a cache miss;
- * callers that know upcoming addresses hide that latency. */
-static inline void block_table_prefetch(const struct block_table *t, uint64_t addr)
+/* Starts loading the home bucket of a block whose address hashes to h
+ * (block_hash) into the cache: with many live blocks the table outgrows
+ * the caches and every lookup is a cache miss; callers that know upcoming
+ * addresses hide that latency. */
+static inline void block_table_prefetch_hashed(const struct block_table *t, uint64_t h)
 {
 	const uint64_t *b;
 
 	if (!t->words)
 		return; /* no block yet */
-	b = t->words + (block_home(block_hash(addr), t->homes) << t->shift);
+	b = t->words + (block_home(h, t->homes) << t->shift);
 #if defined(__x86_64__) || defined(__i386__)
 	/* gcc 12 drops __builtin_prefetch here (measured: no instruction) */
 	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)b));
 #else
 	__builtin_prefetch(b);
 #endif
+}
+
+/* block_table_prefetch_hashed of addr. */
+static inline void block_table_prefetch(const struct block_table *t, uint64_t addr)
+{
+	block_table_prefetch_hashed(t, block_hash(addr));
 }
 
 /* An empty table; its bucket array is made at the first block
@@ -137,6 +144,11 @@ void block_table_detach(struct block_table *t, struct huge_spare *spare);
 int block_table_insert(struct block_table *t, const struct live_block *b,
 		       struct live_block *replaced);
 
+/* block_table_insert of a block whose address hashes to h (block_hash of
+ * b->addr): for a caller that computed it already, to prefetch. */
+int block_table_insert_hashed(struct block_table *t, const struct live_block *b, uint64_t h,
+			      struct live_block *replaced);
+
 /*
  * Grows t, if it must, to hold n blocks without growing again.  For many
  * blocks inserted in the table's own order (block_table_each of another
@@ -151,6 +163,10 @@ int block_table_reserve(struct block_table *t, size_t n);
 /* Removes the block at addr, copying it to *out.  Returns 1 when found,
  * 0 when no live block has that address. */
 int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *out);
+
+/* block_table_remove of addr, which hashes to h (block_hash). */
+int block_table_remove_hashed(struct block_table *t, uint64_t addr, uint64_t h,
+			      struct live_block *out);
 
 /* Copies the live block at addr to *out and returns 1, or returns 0 when
  * no live block has that address. */
