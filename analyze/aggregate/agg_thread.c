@@ -55,6 +55,7 @@ struct agg_thread {
 	/* the producer's own line (a field the consumer polls, written with
 	 * every event, made the report three times slower) */
 	alignas(64) uint64_t next;       /* events written (>= tail) */
+	uint32_t next_slot;              /* next % AGG_THREAD_RING_EVENTS */
 	uint64_t head_seen;              /* the consumer's head, as last read */
 	struct alloc_event *ring;        /* AGG_THREAD_RING_EVENTS, 64-byte aligned,
 	                                  * made with the thread */
@@ -194,16 +195,17 @@ typedef long long __attribute__((may_alias)) ring_word;
 static inline void ring_store(struct alloc_event *e, const struct alloc_event *ev)
 {
 #if defined(__x86_64__)
+	/* word by word from ev (not through a copy on the stack: 10 fewer
+	 * instructions an event) */
 	ring_word *dst = (ring_word *)e;
-	long long w[5];
+	const ring_word *src = (const ring_word *)ev;
 
-	_Static_assert(sizeof(*ev) == sizeof(w), "an event is five words");
-	memcpy(w, ev, sizeof(w));
-	__builtin_ia32_movnti64(&dst[0], w[0]);
-	__builtin_ia32_movnti64(&dst[1], w[1]);
-	__builtin_ia32_movnti64(&dst[2], w[2]);
-	__builtin_ia32_movnti64(&dst[3], w[3]);
-	__builtin_ia32_movnti64(&dst[4], w[4]);
+	_Static_assert(sizeof(*ev) == 5 * sizeof(ring_word), "an event is five words");
+	__builtin_ia32_movnti64(&dst[0], src[0]);
+	__builtin_ia32_movnti64(&dst[1], src[1]);
+	__builtin_ia32_movnti64(&dst[2], src[2]);
+	__builtin_ia32_movnti64(&dst[3], src[3]);
+	__builtin_ia32_movnti64(&dst[4], src[4]);
 #else
 	*e = *ev;
 #endif
@@ -253,7 +255,8 @@ void agg_thread_emit(void *ctx, const struct alloc_event *ev)
 		if (t->next - t->head_seen >= AGG_THREAD_RING_EVENTS)
 			wait_for_room(t);
 	}
-	ring_store(&t->ring[t->next % AGG_THREAD_RING_EVENTS], ev);
+	ring_store(&t->ring[t->next_slot], ev);
+	t->next_slot = t->next_slot == AGG_THREAD_RING_EVENTS - 1 ? 0 : t->next_slot + 1;
 	t->next++;
 	if ((t->next & (AGG_THREAD_BATCH - 1)) == 0)
 		publish(t);
