@@ -260,12 +260,20 @@ static __attribute__((noinline)) long stats_index_new(struct aggregate *a, uint3
 /* Index of the statistics of stack_id, created on first use; -1 on ENOMEM. */
 static inline long stats_index(struct aggregate *a, uint32_t stack_id)
 {
-	uint64_t h = hash_mix64(stack_id);
-	uint32_t e = a->stack_index[stack_slot_find(a, stack_id, h)];
+	uint64_t h;
+	uint32_t e;
+	long k;
 
-	if (e)
-		return (long)(e & stack_slot_low(a)) - 1;
-	return stats_index_new(a, stack_id, h);
+	if (a->last_stat_plus1 && a->last_stack_id == stack_id)
+		return (long)a->last_stat_plus1 - 1;
+	h = hash_mix64(stack_id);
+	e = a->stack_index[stack_slot_find(a, stack_id, h)];
+	k = e ? (long)(e & stack_slot_low(a)) - 1 : stats_index_new(a, stack_id, h);
+	if (k >= 0) {
+		a->last_stack_id = stack_id;
+		a->last_stat_plus1 = (size_t)k + 1;
+	}
+	return k;
 }
 
 /* stats_index of a stack met for the first time (hash h). */

@@ -139,6 +139,10 @@ struct aggregate {
 	struct grow_big small_mem;
 	struct stack_small *small;    /* small_mem.p */
 	size_t stat_count, stat_cap;  /* stat_cap: small_mem.count */
+	/* the stack the last stats_index lookup found, and its index + 1 (0:
+	 * none yet): consecutive allocations often share a stack */
+	uint32_t last_stack_id;
+	size_t last_stat_plus1;
 	/* the statistics of the stacks that outgrew their small ones */
 	struct grow_big full_mem;
 	struct stack_stats *full;     /* full_mem.p */
