@@ -125,27 +125,35 @@ static int init_find_foreign_malloc(char *text, size_t cap, unsigned *code)
  * preloaded library (vgpreload_TOOL-ARCH.so, all but vgpreload_core's)
  * has the C library's malloc and free redirected to the tool's, so the
  * program's calls never reach the shim, though "malloc" resolves to it.
- * Writes a sentence saying so into text and returns 1.
+ * Valgrind always preloads vgpreload_core-ARCH.so too: without it a library
+ * that is only named vgpreload_... is the program's own.  Writes a sentence
+ * saying so into text and returns 1.
  */
 static int init_find_valgrind_tool(char *text, size_t cap)
 {
 	static const char prefix[] = "vgpreload_";
+	const char *tool = NULL;
+	int core = 0;
 
 	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
 		const char *base = m->l_name ? strrchr(m->l_name, '/') : NULL;
 
 		base = base ? base + 1 : m->l_name;
-		if (!base || strncmp(base, prefix, sizeof(prefix) - 1) != 0 ||
-		    strncmp(base, "vgpreload_core-", 15) == 0)
+		if (!base || strncmp(base, prefix, sizeof(prefix) - 1) != 0)
 			continue;
-		text[0] = '\0';
-		preload_text_append(text, cap, "the program runs under a Valgrind tool that replaces "
-					       "malloc (");
-		preload_text_append(text, cap, base);
-		preload_text_append(text, cap, "): its allocations cannot be recorded");
-		return 1;
+		if (strncmp(base, "vgpreload_core-", 15) == 0)
+			core = 1;
+		else if (!tool)
+			tool = base;
 	}
-	return 0;
+	if (!core || !tool)
+		return 0;
+	text[0] = '\0';
+	preload_text_append(text, cap, "the program runs under a Valgrind tool that replaces "
+				       "malloc (");
+	preload_text_append(text, cap, tool);
+	preload_text_append(text, cap, "): its allocations cannot be recorded");
+	return 1;
 }
 
 void preload_init_foreign_forwards(void)

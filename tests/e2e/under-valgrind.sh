@@ -6,10 +6,27 @@
 # "exact: every allocation recorded" with 0 allocations.  mprof now says
 # the allocations cannot be recorded; under --tool=none, which replaces
 # nothing, every allocation is recorded.
-# Program and facts: tests/progs/small_leak.c.
+# Program and facts: tests/progs/small_leak.c.  The same program linked
+# with a library of its own named as memcheck's, without Valgrind, is
+# recorded and called exact (it was named unrecordable).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
+mkdir -p "$WORK/lib"
+build_plugins 1
+mv "$WORK/libplug0.so" "$WORK/lib/vgpreload_memcheck-amd64-linux.so"
+build_c "$WORK/named_leak" "$PROGS_DIR/small_leak.c" -Wl,--no-as-needed \
+	"$WORK/lib/vgpreload_memcheck-amd64-linux.so" -Wl,-rpath,"$WORK/lib"
+RUN_NAME=named mprof_run 120 "$WORK/v.trace" -- "$WORK/named_leak"
+expect_eq "named like memcheck's: exit status" 0 "$RUN_STATUS"
+expect_eq "named like memcheck's: no word of Valgrind" 0 "$(grep -c Valgrind "$RUN_ERR")"
+report_json "$WORK/v.json" "$WORK/v.trace" &&
+	expect_eq "named like memcheck's: every allocation recorded" 20004 \
+		"$(q "$WORK/v.json" summary allocations)"
+"$MPROF" report "$WORK/v.trace" >"$WORK/v.txt" 2>&1
+expect_eq "named like memcheck's: the report is called exact" \
+	"mprof report: $WORK/v.trace (exact: every allocation recorded)" "$(head -1 "$WORK/v.txt")"
+
 command -v valgrind >/dev/null || skip "valgrind is not installed"
 build_c "$WORK/small_leak" "$PROGS_DIR/small_leak.c"
 
