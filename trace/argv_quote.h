@@ -141,28 +141,71 @@ static inline bool argv_quote_backslash_ambiguous(const unsigned char *c)
 	return c[0] == '\\' && c[1] == 'x' && argv_quote_is_hex(c[2]) && argv_quote_is_hex(c[3]);
 }
 
+/* The code point of the valid UTF-8 character of len bytes (1 to 4) at c. */
+static inline unsigned argv_quote_utf8_code(const unsigned char *c, size_t len)
+{
+	static const unsigned char lead_bits[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	unsigned code = c[0] & lead_bits[len];
+
+	for (size_t i = 1; i < len; i++)
+		code = code << 6 | (c[i] & 0x3f);
+	return code;
+}
+
+/*
+ * Whether a terminal gives the code point two columns: the blocks Unicode's
+ * East Asian Width calls wide or fullwidth (Hangul, CJK, kana, Yi,
+ * fullwidth forms, the main emoji blocks).  Narrower than wcwidth(3), which
+ * needs a UTF-8 locale; the rest counts as one column.
+ */
+static inline bool argv_quote_is_wide(unsigned code)
+{
+	static const unsigned range[][2] = {
+		{ 0x1100, 0x115f },   { 0x2e80, 0x303e },   { 0x3041, 0x33ff },
+		{ 0x3400, 0x4dbf },   { 0x4e00, 0x9fff },   { 0xa000, 0xa4cf },
+		{ 0xac00, 0xd7a3 },   { 0xf900, 0xfaff },   { 0xfe10, 0xfe19 },
+		{ 0xfe30, 0xfe6f },   { 0xff00, 0xff60 },   { 0xffe0, 0xffe6 },
+		{ 0x1f300, 0x1f64f }, { 0x1f900, 0x1f9ff }, { 0x20000, 0x2fffd },
+		{ 0x30000, 0x3fffd },
+	};
+
+	for (size_t i = 0; i < sizeof(range) / sizeof(range[0]); i++)
+		if (code >= range[i][0] && code <= range[i][1])
+			return true;
+	return false;
+}
+
+/*
+ * Whether argv_quote_printable writes the character of len bytes at c (len
+ * from argv_quote_utf8_len; 0: a byte that starts none) as \xNN escapes.
+ */
+static inline bool argv_quote_char_escaped(const unsigned char *c, size_t len)
+{
+	if (len == 0)
+		return true;
+	if (len > 1)
+		return argv_quote_is_c1(c);
+	return *c < 0x20 || *c == 0x7f || argv_quote_backslash_ambiguous(c);
+}
+
 /*
  * How argv_quote_printable writes the character that starts at c (not NUL):
- * sets *bytes to the bytes of c it stands for and returns the columns it
- * takes, a character counting as one: 1 when written as it is, 4 for each
- * byte written as \xNN.
+ * sets *bytes to the bytes of c it stands for and returns the terminal
+ * columns it takes: 4 for each byte written as \xNN, 2 for a wide character
+ * (argv_quote_is_wide), else 1.
  */
 static inline size_t argv_quote_char_cols(const unsigned char *c, size_t *bytes)
 {
 	size_t len = argv_quote_utf8_len(c);
 
-	if (len == 0) {
-		*bytes = 1; /* the next byte may start a valid character */
-		return 4;
-	}
-	*bytes = len;
-	if (len > 1)
-		return argv_quote_is_c1(c) ? 4 * len : 1;
-	return *c < 0x20 || *c == 0x7f || argv_quote_backslash_ambiguous(c) ? 4 : 1;
+	*bytes = len ? len : 1; /* the next byte may start a valid character */
+	if (argv_quote_char_escaped(c, len))
+		return 4 * *bytes;
+	return len > 1 && argv_quote_is_wide(argv_quote_utf8_code(c, len)) ? 2 : 1;
 }
 
-/* The columns text (NULL: none) takes as argv_quote_printable writes it,
- * uncut (a character counts as one). */
+/* The terminal columns text (NULL: none) takes as argv_quote_printable
+ * writes it, uncut (argv_quote_char_cols). */
 static inline size_t argv_quote_cols(const char *text)
 {
 	size_t cols = 0, len;
@@ -199,7 +242,7 @@ static inline size_t argv_quote_printable(const char *text, char *out, size_t ca
 
 	for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c += len) {
 		cols = argv_quote_char_cols(c, &len);
-		if (cols == 1) {
+		if (!argv_quote_char_escaped(c, argv_quote_utf8_len(c))) {
 			if (n + len >= cap)
 				break;
 			for (size_t i = 0; i < len; i++)
@@ -226,7 +269,7 @@ static inline size_t argv_quote_printable(const char *text, char *out, size_t ca
  * argv_quote_printable: as it is when it fits; else without the directory
  * of its first word ("/usr/bin/python3 x.py" -> "python3 x.py"); else cut
  * between characters, ending in "…".  Returns the columns out takes once
- * escaped (argv_quote_cols: a character counts as one, "…" too).
+ * escaped (argv_quote_cols: a wide character counts as two, "…" as one).
  */
 static inline size_t argv_quote_fit(const char *command, size_t cols, char *out, size_t size)
 {

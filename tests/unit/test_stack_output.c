@@ -150,6 +150,28 @@ static void test_fit_counts_escapes_as_written(void)
 	CU_ASSERT_STRING_EQUAL(out, "a\\x4\xe2\x80\xa6");
 }
 
+/* U+7A0B and U+5E8F (CJK), U+AC00 (Hangul), U+FF21 (fullwidth A) and
+ * U+1F600 (an emoji) take two terminal columns each; U+00E9 one. */
+static void test_fit_counts_wide_characters_as_two(void)
+{
+	char out[64];
+
+	CU_ASSERT_EQUAL(argv_quote_cols("\xe7\xa8\x8b"), 2);
+	CU_ASSERT_EQUAL(argv_quote_cols("a\xea\xb0\x80\xc3\xa9\xef\xbc\xa1\xf0\x9f\x98\x80"),
+			1 + 2 + 1 + 2 + 2);
+	/* written as they are */
+	CU_ASSERT_STRING_EQUAL(printable("\xe7\xa8\x8b\xe5\xba\x8f", 256), "\xe7\xa8\x8b\xe5\xba\x8f");
+	/* 8 columns whole; in 5, two characters and the "…" */
+	CU_ASSERT_EQUAL(argv_quote_fit("\xe7\xa8\x8b\xe5\xba\x8f\xe7\xa8\x8b\xe5\xba\x8f", 8, out,
+				       sizeof(out)), 8);
+	CU_ASSERT_EQUAL(argv_quote_fit("\xe7\xa8\x8b\xe5\xba\x8f\xe7\xa8\x8b\xe5\xba\x8f", 5, out,
+				       sizeof(out)), 5);
+	CU_ASSERT_STRING_EQUAL(out, "\xe7\xa8\x8b\xe5\xba\x8f\xe2\x80\xa6");
+	/* a wide character that would end on the ellipsis's column is left out */
+	CU_ASSERT_EQUAL(argv_quote_fit("a\xe7\xa8\x8b\xe5\xba\x8f", 4, out, sizeof(out)), 4);
+	CU_ASSERT_STRING_EQUAL(out, "a\xe7\xa8\x8b\xe2\x80\xa6");
+}
+
 static void test_stack_tree_merges_and_orders(void)
 {
 	struct stack_tree t;
@@ -364,6 +386,7 @@ int main(void)
 		    test_terminal_text_backslash_before_hex_escaped);
 	CU_add_test(s, "fit cuts between characters", test_fit_cuts_between_characters);
 	CU_add_test(s, "fit counts escapes as written", test_fit_counts_escapes_as_written);
+	CU_add_test(s, "fit counts wide characters as two", test_fit_counts_wide_characters_as_two);
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
 	CU_add_test(s, "stack tree of sites", test_stack_tree_of_sites);
