@@ -628,16 +628,20 @@ static void chunk_index_entry_of_span(struct chunk_index_entry *e, const struct 
  * its first one, up to a ring of records (768 KiB by default, some 130,000
  * events and a millisecond of the launcher's time), so that a short
  * process's trace does not grow with what runs beside it (the demo's was
- * 31 KB instead of 3.6 beside another writer).
+ * 31 KB instead of 3.6 beside another writer); not when its thread is about
+ * to wait for its ring, as re-encoding holds the ring's bytes (slot_lap_pass).
  */
 #define STORED_LAPS_RECODED_MAX 1u
 
 /* Whether the lap of slot i whose bytes from ring offset on are copied
  * passes through as the recorder wrote it (record_recode's pass_lap).  The
- * meta stream's laps (call stacks, module maps) take none of the budget. */
-static bool slot_lap_pass(struct proc *p, uint32_t i, bool stored, uint64_t offset)
+ * meta stream's laps (call stacks, module maps) take none of the budget,
+ * nor a lap whose thread is about to wait for its ring (writer_waits: more
+ * than half of it unread), which would wait for the re-encoding too. */
+static bool slot_lap_pass(struct proc *p, uint32_t i, bool stored, bool writer_waits,
+			  uint64_t offset)
 {
-	if (!stored || offset != 0 || i == SESSION_META_SLOT)
+	if (!stored || offset != 0 || i == SESSION_META_SLOT || writer_waits)
 		return stored;
 	if (p->stored_laps_recoded >= STORED_LAPS_RECODED_MAX)
 		return true;
@@ -660,7 +664,7 @@ static bool slot_lap_pass(struct proc *p, uint32_t i, bool stored, uint64_t offs
  * in bytes, or 0 when out of memory even for that.
  */
 static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, uint64_t r,
-			      uint64_t end, bool stored, uint64_t *used,
+			      uint64_t end, bool stored, bool writer_waits, uint64_t *used,
 			      struct chunk_index_entry *e)
 {
 	uint64_t ring_bytes = p->pf.ring_bytes, offset = r % ring_bytes;
@@ -674,7 +678,7 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 	e->flags = CHUNK_INDEX_UNKNOWN;
 	if (rc && copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(n) +
 				      TRACE_SPLIT_EXTRA_BYTES) == 0) {
-		bool pass_lap = slot_lap_pass(p, i, stored, offset);
+		bool pass_lap = slot_lap_pass(p, i, stored, writer_waits, offset);
 
 		m = record_recode(rc, r / ring_bytes, offset, pass_lap, src, n,
 				  c->copy + CHUNK_HEAD_BYTES, &offset, &used_bytes);
@@ -915,7 +919,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		uint64_t t0 = now_ns(), spent;
 		struct chunk_index_entry entry;
 		size_t bytes = slot_chunk_copy(c, p, i, r, end, used_step == EFFORT_STEP_STORED,
-					       &ring_taken, &entry);
+					       taken > ring_bytes / 2, &ring_taken, &entry);
 
 		/* (less than end - r only where re-encoding stopped at damage:
 		 * the next pass writes the rest apart) */
