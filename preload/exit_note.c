@@ -24,12 +24,15 @@
  * be killed for opening a file, so then nothing is opened:
  * the peak comes from getrusage when that proves it is the image's own,
  * the command line from the image's own argument memory (whose bounds are
- * read when the image's file is made) and the process name from
- * PR_GET_NAME.
+ * read from /proc/self/stat only when a filter is known: at the start
+ * under an inherited one, else just before the program installs one; an
+ * image that never runs filtered reads its command line at the end) and
+ * the process name from PR_GET_NAME.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +59,12 @@
 #define EXIT_NOTE_COMMAND_RAW_BYTES 2048u /* as procfile_command reads */
 
 /* getrusage's ru_maxrss when the image's file was made (KiB; UINT64_MAX:
- * unknown), and the bounds of its argument and environment strings then
- * (fields 48-51 of /proc/self/stat; all 0: unknown). */
+ * unknown), and the bounds of its argument and environment strings
+ * (fields 48-51 of /proc/self/stat; all 0: unknown), read once a filter is
+ * known (exit_note_bounds_tried: 1 once read or tried). */
 static uint64_t exit_note_start_maxrss_kib = UINT64_MAX;
 static uintptr_t exit_note_arg_start, exit_note_arg_end, exit_note_env_start, exit_note_env_end;
+static _Atomic int exit_note_bounds_tried;
 
 /* Reads the argument and environment bounds from /proc/self/stat (the
  * fields after the parenthesised name, which may hold anything). */
@@ -98,6 +103,12 @@ static void exit_note_read_arg_bounds(void)
 	exit_note_env_end = v[3];
 }
 
+void exit_note_keep_arg_bounds(void)
+{
+	if (atomic_exchange(&exit_note_bounds_tried, 1) == 0)
+		exit_note_read_arg_bounds();
+}
+
 void exit_note_start(void)
 {
 	struct rusage self;
@@ -105,7 +116,10 @@ void exit_note_start(void)
 	exit_note_start_maxrss_kib = getrusage(RUSAGE_SELF, &self) == 0 && self.ru_maxrss > 0
 					     ? (uint64_t)self.ru_maxrss
 					     : UINT64_MAX;
-	exit_note_read_arg_bounds();
+	/* only a filtered end reads its command line from memory; an image
+	 * that starts unfiltered reads the bounds when it installs one */
+	if (seccomp_watch_filtered())
+		exit_note_keep_arg_bounds();
 }
 
 /* VmHWM of /proc/self/status in KiB: this image's own peak RSS; 0 when

@@ -19,9 +19,21 @@ void exit_note_register(void);
 /*
  * Reads what the note compares with or needs at exit, when the image's
  * process file is made (at the start, and in a fork child): getrusage's
- * peak and where the argument strings lie.  Opens /proc/self/stat.
+ * peak, and where the argument strings lie when the image already runs
+ * under a seccomp filter (exit_note_keep_arg_bounds).
  */
 void exit_note_start(void);
+
+/*
+ * Reads where the image's argument and environment strings lie (fields
+ * 48-51 of /proc/self/stat), once per image and its fork children, for an
+ * end under a seccomp filter, which reads its command line from them
+ * instead of opening /proc/self/cmdline.  Called when a filter is known at
+ * the start and just before the program installs one (seccomp_watch.c):
+ * an unfiltered image never opens the file.  Never allocates; 2 KiB of
+ * stack.
+ */
+void exit_note_keep_arg_bounds(void);
 
 /*
  * The image's own peak RSS in KiB so far: VmHWM (from /proc/self/status,

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "preload/diag.h"
+#include "preload/exit_note.h"
 #include "preload/exported.h"
 #include "preload/mem.h"
 #include "preload/seccomp_watch.h"
@@ -86,6 +87,8 @@ static void seccomp_watch_strict_entered(void);
 
 void seccomp_watch_before(void)
 {
+	/* the last moment /proc/self/stat can surely be opened */
+	exit_note_keep_arg_bounds();
 	seq_disown();
 	preload_mem_prepare(SECCOMP_WATCH_READY_BYTES);
 }

@@ -18,7 +18,8 @@ void seccomp_watch_start(void);
 int seccomp_watch_filtered(void);
 
 /* Before a call that may install a filter (prctl(PR_SET_SECCOMP),
- * syscall(SYS_seccomp)): nothing may need membarrier() afterwards. */
+ * syscall(SYS_seccomp)): nothing may need membarrier() afterwards, and the
+ * exit note's argument bounds are read while /proc can still be opened. */
 void seccomp_watch_before(void);
 
 /* After it: rc is what the call returned (a filter returns 0, or a

@@ -5,7 +5,10 @@
 # second read, a 64 KiB scratch mapping and 6 system calls), and again at
 # the end to note a retitle; its name is taken on the main thread with
 # PR_GET_NAME, which gives what /proc/self/comm shows, at the start and at
-# the end (no path walk in /proc for it).  A command line the header cuts (1023 bytes quoted) is read again
+# the end (no path walk in /proc for it).  /proc/self/stat (where the
+# argument strings lie, for an end under a seccomp filter, which reads its
+# command line from memory) is opened only when a filter is known: never
+# here (tests/e2e/sandboxed-exit.sh has a filter).  A command line the header cuts (1023 bytes quoted) is read again
 # for the PROCESS record, which keeps all of it.  Counted with strace.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -13,7 +16,7 @@ command -v strace >/dev/null 2>&1 || skip "strace is not installed"
 make_work
 
 # reads_run NAME ARGS...: `mprof run -- /bin/echo ARGS` under strace -f;
-# CMDLINE, COMM: the opens of /proc/self/cmdline and comm, GETNAME: the
+# CMDLINE, COMM, STAT: the opens of /proc/self/cmdline, comm and stat, GETNAME: the
 # PR_GET_NAME calls
 reads_run() {
 	local name=$1
@@ -30,6 +33,7 @@ reads_run() {
 	grep "^${pid:-none} " "$WORK/$name.calls" >"$WORK/$name.prog-calls"
 	CMDLINE=$(grep -c '"/proc/self/cmdline"' "$WORK/$name.prog-calls")
 	COMM=$(grep -c '"/proc/self/comm"' "$WORK/$name.prog-calls")
+	STAT=$(grep -c '"/proc/self/stat"' "$WORK/$name.prog-calls")
 	GETNAME=$(grep -c 'PR_GET_NAME' "$WORK/$name.prog-calls")
 }
 
@@ -43,6 +47,7 @@ expect_eq "short: exit status" 0 "$RUN_STATUS"
 expect_eq "short: stdout" short "$(cat "$RUN_OUT")"
 expect_eq "short: /proc/self/cmdline opened at the start and the end" 2 "$CMDLINE"
 expect_eq "short: /proc/self/comm never opened" 0 "$COMM"
+expect_eq "short: /proc/self/stat never opened (no seccomp filter)" 0 "$STAT"
 expect_eq "short: the name at the start and the end by PR_GET_NAME" 2 "$GETNAME"
 report_json "$WORK/short.json" "$WORK/short.trace"
 expect_eq "short: the report's command line" "/bin/echo short" "$(cmdline_of "$WORK/short.json")"
@@ -54,6 +59,7 @@ expect_eq "long: stdout" "$long" "$(cat "$RUN_OUT")"
 expect_eq "long: /proc/self/cmdline opened for the header, the PROCESS record and the end" \
 	3 "$CMDLINE"
 expect_eq "long: /proc/self/comm never opened" 0 "$COMM"
+expect_eq "long: /proc/self/stat never opened (no seccomp filter)" 0 "$STAT"
 report_json "$WORK/long.json" "$WORK/long.trace"
 expect_eq "long: the report's command line, all of it" "/bin/echo $long" \
 	"$(cmdline_of "$WORK/long.json")"
