@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "preload/deep_bind.h"
@@ -213,11 +214,22 @@ static char *modules_put_hex(char *p, uint64_t v)
 	return p;
 }
 
+/* Whether info is the vDSO, whose program headers lie in the page the
+ * kernel names in AT_SYSINFO_EHDR: no file backs it. */
+static int modules_is_vdso(const struct dl_phdr_info *info)
+{
+	uintptr_t ehdr = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+
+	return ehdr && (uintptr_t)info->dlpi_phdr - ehdr < PRELOAD_PAGE_BYTES;
+}
+
 /*
  * A module opened by a relative name (dlopen("./x.so")) is listed under
  * that name; the symbolizer runs later, elsewhere.  Asks the kernel which
  * file backs the module's first executable segment instead.  Returns path
- * itself when it is absolute or the kernel does not say (the vdso).
+ * itself when it is absolute or the kernel does not say, and without
+ * asking for the vDSO ("linux-vdso.so.1": a failed readlink of /proc/self
+ * at every start, 3 us).
  */
 static const char *modules_absolute_path(const struct dl_phdr_info *info, const char *path,
 					 char *buf, size_t cap)
@@ -225,7 +237,7 @@ static const char *modules_absolute_path(const struct dl_phdr_info *info, const 
 	char link[96], *p;
 	ssize_t n;
 
-	if (path[0] == '/' || path[0] == '\0')
+	if (path[0] == '/' || path[0] == '\0' || modules_is_vdso(info))
 		return path;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];

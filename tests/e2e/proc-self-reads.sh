@@ -10,8 +10,10 @@
 # command line from memory) is opened only when a filter is known: never
 # here (tests/e2e/sandboxed-exit.sh has a filter).  Each file is read with
 # one read: /proc's files fill a read to their end, so the read that would
-# return 0 is not made.  A command line the header cuts (1023 bytes quoted) is read again
-# for the PROCESS record, which keeps all of it.  Counted with strace.
+# return 0 is not made.  The vDSO (a module with a relative name and no
+# file) is not looked up in /proc/self/map_files.  A command line the
+# header cuts (1023 bytes quoted) is read again for the PROCESS record,
+# which keeps all of it.  Counted with strace.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 command -v strace >/dev/null 2>&1 || skip "strace is not installed"
@@ -19,14 +21,15 @@ make_work
 
 # reads_run NAME ARGS...: `mprof run -- /bin/echo ARGS` under strace -f;
 # CMDLINE, COMM, STAT: the opens of /proc/self/cmdline, comm and stat, GETNAME: the
-# PR_GET_NAME calls, READ0: the reads that returned 0 (an end)
+# PR_GET_NAME calls, READ0: the reads that returned 0 (an end), MAPFILES:
+# the readlinks of /proc/self/map_files
 reads_run() {
 	local name=$1
 	shift
 	# LeakSanitizer cannot work under ptrace (a sanitizer build's mprof
 	# would exit 1)
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		run_cmd 120 "$name" strace -f -qq -e trace=openat,open,prctl,execve,read \
+		run_cmd 120 "$name" strace -f -qq -e trace=openat,open,prctl,execve,read,readlink \
 		-o "$WORK/$name.calls" "$MPROF" run -q -o "$WORK/$name.trace" -- /bin/echo "$@"
 	# the program's own calls: a sanitizer build's mprof and analyzer open
 	# /proc/self/cmdline too (the sanitizer runtime)
@@ -37,6 +40,7 @@ reads_run() {
 	COMM=$(grep -c '"/proc/self/comm"' "$WORK/$name.prog-calls")
 	STAT=$(grep -c '"/proc/self/stat"' "$WORK/$name.prog-calls")
 	READ0=$(grep -c '^[0-9]* *read(.*) *= 0$' "$WORK/$name.prog-calls")
+	MAPFILES=$(grep -c '"/proc/self/map_files/' "$WORK/$name.prog-calls")
 	GETNAME=$(grep -c 'PR_GET_NAME' "$WORK/$name.prog-calls")
 }
 
@@ -52,6 +56,7 @@ expect_eq "short: /proc/self/cmdline opened at the start and the end" 2 "$CMDLIN
 expect_eq "short: /proc/self/comm never opened" 0 "$COMM"
 expect_eq "short: /proc/self/stat never opened (no seccomp filter)" 0 "$STAT"
 expect_eq "short: no read returns 0 (each /proc file read once)" 0 "$READ0"
+expect_eq "short: no /proc/self/map_files lookup (the vDSO has no file)" 0 "$MAPFILES"
 expect_eq "short: the name at the start and the end by PR_GET_NAME" 2 "$GETNAME"
 report_json "$WORK/short.json" "$WORK/short.trace"
 expect_eq "short: the report's command line" "/bin/echo short" "$(cmdline_of "$WORK/short.json")"
