@@ -42,9 +42,12 @@ static inline int sys_nanosleep(const struct timespec *nap)
 
 /* Reads the file at path into buf until its end or cap bytes, retrying a
  * read a signal interrupted, and closes it: the bytes read, or -1 when it
- * cannot be opened.  (For the shim's few reads of /proc/self, whose files
- * fill a read up to their end: a short read is the end, and the read that
- * would return 0 is not made, 1-1.5 us a file.) */
+ * cannot be opened.  For the shim's few reads of /proc/self files that
+ * fill a read up to their end (one seq_file record: status, stat, comm,
+ * timens_offsets; or the process's memory: cmdline, environ), so a short
+ * read is the end and the read that would return 0 is not made (1-1.5 us
+ * a file).  Not for multi-record files such as maps, whose reads stop at
+ * a page. */
 static inline ssize_t sys_read_file(const char *path, char *buf, size_t cap)
 {
 	size_t len = 0;
