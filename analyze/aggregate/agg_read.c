@@ -40,6 +40,8 @@ int aggregate_read_trace_window(const char *path, struct trace_info *info,
 	sink.ctx = aggregator;
 	sink.seq_limit = agg->seq_limit;
 	sink.done = NULL;
+	sink.limit_reached = NULL;
+	sink.emit_run = agg_thread_emit_run;
 	if (w) {
 		/* the window filters on the reader's thread, in front */
 		w->next = &sink;

@@ -262,6 +262,41 @@ void agg_thread_emit(void *ctx, const struct alloc_event *ev)
 		publish(t);
 }
 
+void agg_thread_emit_run(void *ctx, const struct alloc_event *ev, size_t n)
+{
+	struct agg_thread *t = ctx;
+
+	while (n > 0 && !t->threaded) {
+		agg_thread_emit(t, ev++);
+		n--;
+	}
+	while (n > 0) {
+		/* up to the ring's end, the room the consumer left and the next
+		 * batch's end, where it is published as agg_thread_emit does */
+		uint64_t k = AGG_THREAD_BATCH - (t->next & (AGG_THREAD_BATCH - 1));
+
+		if (t->next - t->head_seen >= AGG_THREAD_RING_EVENTS) {
+			t->head_seen = atomic_load_explicit(&t->head, memory_order_acquire);
+			if (t->next - t->head_seen >= AGG_THREAD_RING_EVENTS)
+				wait_for_room(t);
+		}
+		if (k > n)
+			k = n;
+		if (k > AGG_THREAD_RING_EVENTS - (t->next - t->head_seen))
+			k = AGG_THREAD_RING_EVENTS - (t->next - t->head_seen);
+		if (k > AGG_THREAD_RING_EVENTS - t->next_slot)
+			k = AGG_THREAD_RING_EVENTS - t->next_slot;
+		for (uint64_t j = 0; j < k; j++)
+			ring_store(&t->ring[t->next_slot + j], &ev[j]);
+		t->next_slot = t->next_slot + k == AGG_THREAD_RING_EVENTS ? 0 : t->next_slot + (uint32_t)k;
+		t->next += k;
+		ev += k;
+		n -= k;
+		if ((t->next & (AGG_THREAD_BATCH - 1)) == 0)
+			publish(t);
+	}
+}
+
 bool agg_thread_failed(const struct agg_thread *t)
 {
 	if (!t->threaded)

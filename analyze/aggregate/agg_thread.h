@@ -16,6 +16,7 @@
 #define MPROF_ANALYZE_AGG_THREAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "analyze/aggregate/aggregate.h"
 #include "analyze/read/alloc_event.h"
@@ -45,6 +46,10 @@ struct agg_thread *agg_thread_start_after(struct aggregate *agg, uint64_t inline
 /* The reorder emit callback (ctx: the struct agg_thread): queues a copy of
  * ev, waiting while the ring is full. */
 void agg_thread_emit(void *ctx, const struct alloc_event *ev);
+
+/* The reorder emit_run callback: agg_thread_emit of ev[0..n) in order,
+ * stored into the ring and published a batch at a time. */
+void agg_thread_emit_run(void *ctx, const struct alloc_event *ev, size_t n);
 
 /* True once the aggregation has met an error (agg->error is set); the
  * caller may stop reading early. */

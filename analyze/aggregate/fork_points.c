@@ -155,7 +155,7 @@ int fork_points_read(const char *path, struct aggregate *agg, const uint64_t *se
 		     size_t errbuf_bytes)
 {
 	struct fork_read r = {.agg = agg, .seqs = seqs, .n = n, .fn = fn, .ctx = ctx};
-	struct event_sink sink = {fork_emit, fork_failed, NULL, &r, 0, fork_limit_reached};
+	struct event_sink sink = {fork_emit, fork_failed, NULL, &r, 0, fork_limit_reached, NULL};
 	struct trace_info info;
 	struct stack_nodes nodes;
 	struct module_maps maps;

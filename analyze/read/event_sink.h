@@ -8,6 +8,7 @@
 #define MPROF_ANALYZE_EVENT_SINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/read/alloc_event.h"
@@ -39,6 +40,11 @@ struct event_sink {
 	 * before that event.
 	 */
 	uint64_t (*limit_reached)(void *ctx, uint64_t waiting_time_ns);
+	/* Optional: takes n events in merged order at once, as n calls of emit
+	 * would (ev[0..n) valid only during the call).  The merge hands over
+	 * so the runs of one thread's events that nothing of another thread's
+	 * comes between: one call instead of one per event. */
+	void (*emit_run)(void *ctx, const struct alloc_event *ev, size_t n);
 };
 
 #endif

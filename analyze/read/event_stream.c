@@ -1059,6 +1059,30 @@ static const struct alloc_event *stream_pull(void *ctx, uint32_t slot)
 	return slot_take(ss);
 }
 
+/* The merge's peek callback (reorder_set_runs): the events waiting in the
+ * slot's ring right after the one its last pull took, up to the ring's
+ * end, that stream_pull would take without decoding more: each leaves
+ * more than STREAM_AHEAD_LOW behind it, so that frees decoded later pair
+ * them exactly as they would one pull at a time. */
+static size_t stream_peek(void *ctx, uint32_t slot)
+{
+	const struct slot_stream *ss = &((const struct stream *)ctx)->slots[slot];
+	uint64_t taken = (ss->ahead_pushed - ss->ahead_count - 1) & (STREAM_AHEAD - 1);
+	size_t to_end = STREAM_AHEAD - 1 - (size_t)taken, n;
+
+	if (ss->ahead_count <= STREAM_AHEAD_LOW)
+		return 0;
+	n = ss->ahead_count - STREAM_AHEAD_LOW;
+	return n < to_end ? n : to_end;
+}
+
+/* The merge's take callback: n of the events stream_peek counted leave the
+ * ring (in place, as slot_take's). */
+static void stream_take(void *ctx, uint32_t slot, size_t n)
+{
+	((struct stream *)ctx)->slots[slot].ahead_count -= (unsigned)n;
+}
+
 /* The first TIME stamp in the EVENTS chunk c, in *ns; false when it has
  * none (or does not decode from its start). */
 static bool chunk_first_time(const struct trace_chunk *c, uint64_t *ns)
@@ -1570,6 +1594,8 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 
 	/* inflating on a second thread when the trace is large (chunk_prefetch.h) */
 	reorder_init(&s.reorder, info->first_seq, stream_pull, &s, sink->emit, sink->ctx);
+	if (sink->emit_run)
+		reorder_set_runs(&s.reorder, stream_peek, stream_take, sink->emit_run);
 	s.windowed = info->window_range;
 	if (s.windowed && info->window_from_ns && !info->no_index)
 		rc = index_plan_make(path, info->window_from_ns, &plan, info->index_note,

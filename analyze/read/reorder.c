@@ -31,6 +31,14 @@ void reorder_init(struct reorder *r, uint64_t first_seq, reorder_pull_fn pull, v
 	r->emit_ctx = emit_ctx;
 }
 
+void reorder_set_runs(struct reorder *r, reorder_peek_fn peek, reorder_take_fn take,
+		      reorder_emit_run_fn emit_run)
+{
+	r->peek = peek;
+	r->take = take;
+	r->emit_run = emit_run;
+}
+
 void reorder_set_first_seq(struct reorder *r, uint64_t first_seq)
 {
 	r->expected = first_seq;
@@ -262,6 +270,59 @@ static inline void emit_event(struct reorder *r, struct reorder_source *s,
 	r->emit(r->emit_ctx, ev);
 }
 
+/* Whether emit_event would hand ev of s on with nothing to count: the next
+ * event in order, or a stamp after it that is not dropped. */
+static inline bool event_plain(const struct reorder *r, const struct reorder_source *s,
+			       const struct alloc_event *ev)
+{
+	if (alloc_event_is_stamp(ev->type))
+		return ev->seq < r->expected && !s->dropping;
+	return ev->seq == r->expected;
+}
+
+/* Whether the heap's minimum source has an event ready. */
+static inline bool heap_ready(const struct reorder *r)
+{
+	return r->heap_count && event_ready(r, r->sources[r->heap[0]].head);
+}
+
+/*
+ * Emits s's head event (ready) and returns the source's next one (pulled).
+ * With runs (reorder_set_runs) it also takes the events decoded right
+ * behind the head that would be emitted next, one by one, anyway: each
+ * plain (event_plain) and, when heap_between (reorder_wake, which drains
+ * the heap between two events of its source), while the heap's minimum is
+ * not ready, but for a MARKER or CONTROL, which reorder_wake emits before
+ * that drain.  They go out in one emit_run.
+ */
+static inline const struct alloc_event *emit_pull(struct reorder *r, struct reorder_source *s,
+						  uint32_t src, bool heap_between)
+{
+	const struct alloc_event *ev = s->head;
+	size_t n = 1, more;
+
+	if (!r->emit_run || !event_plain(r, s, ev)) {
+		emit_event(r, s, ev);
+		return r->pull(r->pull_ctx, src);
+	}
+	more = r->peek(r->pull_ctx, src);
+	r->expected += !alloc_event_is_stamp(ev->type);
+	while (n <= more && event_plain(r, s, &ev[n]) &&
+	       (!heap_between || ev[n].type == ALLOC_EV_MARKER || ev[n].type == ALLOC_EV_CONTROL ||
+		!heap_ready(r))) {
+		r->expected += !alloc_event_is_stamp(ev[n].type);
+		n++;
+	}
+	s->dropping = false; /* (a stamp is plain only when not dropped) */
+	if (n == 1) {
+		r->emit(r->emit_ctx, ev);
+	} else {
+		r->emit_run(r->emit_ctx, ev, n);
+		r->take(r->pull_ctx, src, n - 1);
+	}
+	return r->pull(r->pull_ctx, src);
+}
+
 /*
  * Emits the heap's minimum source's events while they are ready, pulling
  * each next one; a source that runs dry leaves the heap.  Events of one
@@ -276,8 +337,7 @@ static void drain_ready(struct reorder *r)
 		if (!event_ready(r, s->head))
 			return;
 		do {
-			emit_event(r, s, s->head);
-			s->head = r->pull(r->pull_ctx, src);
+			s->head = emit_pull(r, s, src, false);
 			if (!s->head) {
 				heap_remove_min(r);
 				goto next;
@@ -312,8 +372,7 @@ int reorder_wake(struct reorder *r, uint32_t source)
 		if (!event_ready(r, s->head))
 			break;
 		/* In order already (or late): nothing can precede it. */
-		emit_event(r, s, s->head);
-		s->head = r->pull(r->pull_ctx, source);
+		s->head = emit_pull(r, s, source, true);
 		/* A marker or recording stop at the seq just emitted came from
 		 * this source and goes before any other source's next event
 		 * (a TIME stamp keeps its place after them: reports' times were

@@ -40,6 +40,18 @@ typedef const struct alloc_event *(*reorder_pull_fn)(void *ctx, uint32_t source)
 /* Receives the events in merged order. */
 typedef void (*reorder_emit_fn)(void *ctx, const struct alloc_event *ev);
 
+/* Optional, with the two below: how many of source's events wait right
+ * after the one its last pull returned, next to it in memory (ev[1],
+ * ev[2], ...), decoded already; takes none. */
+typedef size_t (*reorder_peek_fn)(void *ctx, uint32_t source);
+
+/* Takes n of the events peek counted, as n pulls would; they stay valid
+ * until the source is pulled again. */
+typedef void (*reorder_take_fn)(void *ctx, uint32_t source, size_t n);
+
+/* Receives n events in merged order at once (one source's, consecutive). */
+typedef void (*reorder_emit_run_fn)(void *ctx, const struct alloc_event *ev, size_t n);
+
 struct reorder_source {
 	const struct alloc_event *head; /* next event (the source's), valid
 	                                 * when heap_pos != 0 */
@@ -87,6 +99,10 @@ struct reorder {
 	void *pull_ctx;
 	reorder_emit_fn emit;
 	void *emit_ctx;
+	/* runs (reorder_set_runs), all three or none */
+	reorder_peek_fn peek;
+	reorder_take_fn take;
+	reorder_emit_run_fn emit_run;
 	int error;                /* -ENOMEM met while waking a source */
 };
 
@@ -94,6 +110,16 @@ struct reorder {
  * for a fork child). */
 void reorder_init(struct reorder *r, uint64_t first_seq, reorder_pull_fn pull, void *pull_ctx,
 		  reorder_emit_fn emit, void *emit_ctx);
+
+/*
+ * Lets the merge hand over the events of one source that it would emit one
+ * after another (in order, nothing of another source's ready between them)
+ * with one emit_run instead of one pull and one emit each; the order and
+ * the events are those emit would have had.  peek and take act on the
+ * pull context, emit_run on the emit context.  Only before any event.
+ */
+void reorder_set_runs(struct reorder *r, reorder_peek_fn peek, reorder_take_fn take,
+		      reorder_emit_run_fn emit_run);
 
 /* Changes the first expected sequence number; only before any event. */
 void reorder_set_first_seq(struct reorder *r, uint64_t first_seq);

@@ -987,6 +987,153 @@ static void test_reorder_drops_repeated_events(void)
 	reorder_free(&r);
 }
 
+/* ---- runs (reorder_set_runs) against one event at a time ---- */
+
+#define RUN_PLAN_EVENTS 12000
+#define RUN_LOG_EVENTS (2 * RUN_PLAN_EVENTS)
+
+/* One source's event appended to its stream, then maybe a wake or a skip. */
+struct run_step {
+	uint32_t source;
+	struct alloc_event ev;
+	bool wake, skip_gap;
+};
+
+static struct run_step run_plan[RUN_PLAN_EVENTS];
+static size_t run_plan_count;
+static struct alloc_event run_log[RUN_LOG_EVENTS];
+static size_t run_log_count, run_calls, run_events_in_runs;
+
+static void run_log_one(void *ctx, const struct alloc_event *ev)
+{
+	(void)ctx;
+	if (run_log_count < RUN_LOG_EVENTS)
+		run_log[run_log_count] = *ev;
+	run_log_count++;
+}
+
+static void run_log_run(void *ctx, const struct alloc_event *ev, size_t n)
+{
+	run_calls++;
+	run_events_in_runs += n;
+	for (size_t i = 0; i < n; i++)
+		run_log_one(ctx, &ev[i]);
+}
+
+static size_t test_peek(void *ctx, uint32_t source)
+{
+	(void)ctx;
+	return sources[source].n - sources[source].pos;
+}
+
+static void test_take(void *ctx, uint32_t source, size_t n)
+{
+	(void)ctx;
+	sources[source].pos += n;
+}
+
+/* A plan of 4 sources' events from seed: runs of one source's sequence
+ * numbers, TIME stamps, markers and recording stops after a SEQ_SKIP, lost
+ * numbers (gaps), repeats, data arriving in pieces, gaps given up on. */
+static void run_plan_make(uint64_t seed)
+{
+	uint64_t seq = 1;
+	uint32_t src = 0;
+
+	rng_state = seed;
+	run_plan_count = 0;
+	while (run_plan_count + 4 < RUN_PLAN_EVENTS) {
+		uint64_t r = rng();
+		struct run_step *st = &run_plan[run_plan_count];
+
+		if (r % 10 >= 7)
+			src = (uint32_t)(rng() % 4);
+		memset(st, 0, sizeof(*st));
+		st->source = src;
+		st->ev.addr = 0x1000 + seq;
+		st->ev.tid = src;
+		switch ((r >> 8) % 16) {
+		case 0: /* a lost number */
+			seq++;
+			continue;
+		case 1: /* a repeat of a number merged (or waiting) already */
+			st->ev.seq = seq > 40 ? seq - 1 - rng() % 40 : 1;
+			st->ev.type = ALLOC_EV_FREE;
+			break;
+		case 2:
+			st->ev.seq = seq++;
+			st->ev.type = ALLOC_EV_SEQ_SKIP;
+			run_plan[++run_plan_count] = *st;
+			st = &run_plan[run_plan_count];
+			st->ev.type = (r >> 16) & 1 ? ALLOC_EV_MARKER : ALLOC_EV_CONTROL;
+			break;
+		default:
+			st->ev.seq = seq++;
+			st->ev.type = (r >> 16) & 1 ? ALLOC_EV_ALLOC : ALLOC_EV_FREE;
+			if ((r >> 20) % 8 == 0) { /* its stamp */
+				run_plan[++run_plan_count] = *st;
+				st = &run_plan[run_plan_count];
+				st->ev.type = ALLOC_EV_TIME;
+				st->ev.value = seq;
+			}
+		}
+		st->wake = (r >> 24) % 6 == 0;
+		st->skip_gap = (r >> 32) % 97 == 0;
+		run_plan_count++;
+	}
+}
+
+/* Merges the plan, with runs or one event at a time, into run_log. */
+static void run_plan_merge(bool runs, struct reorder *r)
+{
+	merge_setup(r, run_log_one, NULL);
+	if (runs)
+		reorder_set_runs(r, test_peek, test_take, run_log_run);
+	run_log_count = run_calls = run_events_in_runs = 0;
+	for (size_t i = 0; i < run_plan_count; i++) {
+		struct test_source *t = &sources[run_plan[i].source];
+
+		CU_ASSERT_FATAL(t->n < TEST_SOURCE_EVENTS);
+		t->ev[t->n++] = run_plan[i].ev;
+		if (run_plan[i].wake)
+			CU_ASSERT_EQUAL(reorder_wake(r, run_plan[i].source), 0);
+		if (run_plan[i].skip_gap)
+			reorder_skip_gap(r);
+	}
+	for (uint32_t k = 0; k < 4; k++)
+		CU_ASSERT_EQUAL(reorder_wake(r, k), 0);
+	reorder_finish(r);
+}
+
+/* The merge hands runs of one source's events on in exactly the order,
+ * and with exactly the counts, of one event at a time. */
+static void test_reorder_runs_equal_single_events(void)
+{
+	static struct alloc_event single[RUN_LOG_EVENTS];
+	size_t single_count;
+	struct reorder a, b;
+
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		run_plan_make(seed * 0x9e3779b97f4a7c15u);
+		run_plan_merge(false, &a);
+		single_count = run_log_count;
+		CU_ASSERT_FATAL(single_count <= RUN_LOG_EVENTS);
+		memcpy(single, run_log, single_count * sizeof(*single));
+		run_plan_merge(true, &b);
+		CU_ASSERT_EQUAL(run_log_count, single_count);
+		CU_ASSERT(run_events_in_runs > 2 * run_calls); /* runs were taken */
+		CU_ASSERT(memcmp(run_log, single, single_count * sizeof(*single)) == 0);
+		CU_ASSERT_EQUAL(a.expected, b.expected);
+		CU_ASSERT_EQUAL(a.gaps, b.gaps);
+		CU_ASSERT_EQUAL(a.missing_seqs, b.missing_seqs);
+		CU_ASSERT_EQUAL(a.late_events, b.late_events);
+		CU_ASSERT_EQUAL(a.repeated_events, b.repeated_events);
+		CU_ASSERT(a.repeated_events > 0 && a.late_events > 0 && a.gaps > 0);
+		reorder_free(&a);
+		reorder_free(&b);
+	}
+}
+
 /* r->gaps counts the ranges still unfilled: a late event inside a range
  * splits it in two, and a range whose last number comes is gone. */
 static void test_reorder_gaps_split_and_close(void)
@@ -3396,6 +3543,7 @@ int main(void)
 	CU_add_test(s, "many sources interleaved", test_reorder_many_sources_interleaved);
 	CU_add_test(s, "skipped gap, then a late event", test_reorder_skip_gap_then_late_event);
 	CU_add_test(s, "repeated events dropped, a gap filled once", test_reorder_drops_repeated_events);
+	CU_add_test(s, "runs of one source equal single events", test_reorder_runs_equal_single_events);
 	CU_add_test(s, "gaps split and closed", test_reorder_gaps_split_and_close);
 	CU_add_test(s, "a full gap table keeps filling", test_reorder_full_gap_table_keeps_filling);
 	CU_add_test(s, "old gaps filled without a split", test_reorder_old_gaps_fill_without_split);
