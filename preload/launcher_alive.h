@@ -19,7 +19,8 @@ int preload_launcher_alive(void);
 
 /* Wakes the launcher from a long idle wait (trace/session.h, struct
  * session_launcher's wake): one futex system call; nothing without the
- * launcher file.  errno is kept; async-signal-safe. */
+ * launcher file or under a seccomp filter (preload/seccomp_watch.h).  errno
+ * is kept; async-signal-safe. */
 void preload_launcher_wake(void);
 
 #endif

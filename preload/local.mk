@@ -31,6 +31,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/launcher_alive.c preload/launcher_alive.h \
 	preload/libunwind_fds.c preload/libunwind_fds.h \
 	preload/lock.h \
+	preload/wait.h \
 	preload/mem.c preload/mem.h \
 	preload/namespaces.c preload/namespaces.h \
 	preload/meta.c preload/meta.h \

@@ -1,6 +1,6 @@
 /*
  * preload/lock.h - the shim's only lock: a small test-and-test-and-set
- * spinlock that yields the CPU while it waits.
+ * spinlock that yields the CPU while it waits (preload/wait.h).
  *
  * It guards rare, short sections (stack-table inserts, the thread-state pool,
  * module-map publication), never the per-event hot path.  It must never be
@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 
 #include "preload/cancel_watch.h"
+#include "preload/wait.h"
 
 struct preload_lock {
 	_Atomic int held;
@@ -55,16 +56,6 @@ static inline void preload_lock_cancel_restore(int cancel_type)
 		cancel_watch_set_type(cancel_type, NULL);
 }
 
-/* Lets a waiting CPU breathe without giving up its time slice. */
-static inline void preload_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	atomic_signal_fence(memory_order_seq_cst);
-#endif
-}
-
 /* Takes the lock: spins briefly, then yields until it is free.  The
  * calling thread's cancellation is deferred until preload_lock_give (see
  * above). */
@@ -78,7 +69,7 @@ static inline void preload_lock_take(struct preload_lock *l)
 			if (++spins < 100)
 				preload_cpu_relax();
 			else
-				sched_yield();
+				preload_yield();
 		}
 	}
 	l->cancel_type = cancel_type;

@@ -36,10 +36,11 @@
 #include "preload/launcher_alive.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
-#include "preload/thread_pointer.h"
 #include "preload/reap_note.h"
 #include "preload/sys.h"
+#include "preload/thread_pointer.h"
 #include "preload/timens.h"
+#include "preload/wait.h"
 #include "trace/session.h"
 
 /* The next definitions, looked up at the recorder's start
@@ -147,7 +148,7 @@ static void reap_note_wait_room(struct session_reaps *t, uint64_t k, const struc
 			if (!preload_launcher_alive())
 				break;
 		}
-		sys_nanosleep(&nap);
+		preload_nap(&nap);
 	}
 	errno = err;
 }

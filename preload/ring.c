@@ -22,6 +22,7 @@
 #include "preload/ring.h"
 #include "preload/sys.h"
 #include "preload/timens.h"
+#include "preload/wait.h"
 
 #define RING_WAIT_SPINS 64u
 #define RING_WAIT_YIELDS 16u
@@ -114,7 +115,7 @@ static int ring_wait_room_loop(struct preload_thread *t, uint32_t need_bytes,
 			continue;
 		}
 		if (round < RING_WAIT_SPINS + RING_WAIT_YIELDS) {
-			sched_yield();
+			preload_yield();
 			continue;
 		}
 		if (!*sleeping) {
@@ -129,7 +130,7 @@ static int ring_wait_room_loop(struct preload_thread *t, uint32_t need_bytes,
 					      ? RING_WAIT_SLEEP_MAX_NS
 					      : RING_WAIT_SLEEP_NS * (long)(k ? k : 1);
 		}
-		sys_nanosleep(&nap);
+		preload_nap(&nap);
 		if (ring_now_ns() >= next_check_ns) {
 			if (next_check_ns && !preload_launcher_alive()) {
 				preload_process_disable("the mprof launcher is gone while the "

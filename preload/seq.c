@@ -38,6 +38,7 @@
 #include "preload/seccomp_watch.h"
 #include "preload/seq.h"
 #include "preload/text.h"
+#include "preload/wait.h"
 
 /* The wait that stands in for a refused membarrier (once per process; the
  * note below says 10 ms). */
@@ -74,7 +75,7 @@ static void seq_grace_period(int err)
 	uint64_t start = seq_now_ns();
 
 	while (seq_now_ns() - start < SEQ_GRACE_NS)
-		sched_yield();
+		preload_yield();
 	preload_text_append(text, sizeof(text),
 			    err == EPERM ? "EPERM" : err == ENOSYS ? "ENOSYS" : "an error");
 	preload_text_append(text, sizeof(text),
@@ -105,7 +106,7 @@ static void seq_revoke(void)
 			if (++spins < 100)
 				preload_cpu_relax();
 			else
-				sched_yield();
+				preload_yield();
 		}
 	}
 	atomic_store_explicit(&seq_shared, 1, memory_order_release);

@@ -25,13 +25,14 @@
 #include "preload/launcher_alive.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
-#include "preload/populate.h"
 #include "preload/own_call.h"
+#include "preload/populate.h"
 #include "preload/ring.h"
 #include "preload/seq.h"
 #include "preload/sys.h"
 #include "preload/thread.h"
 #include "preload/toggle_signal.h"
+#include "preload/wait.h"
 
 __thread struct preload_thread *preload_tls __attribute__((tls_model("initial-exec")));
 
@@ -423,7 +424,7 @@ static int thread_slot_wait(uint32_t retired)
 			return -1;
 		}
 		stalled_ms++;
-		sys_nanosleep(&pause);
+		preload_nap(&pause);
 		if (++waited_ms % 100 == 0 && !preload_launcher_alive()) {
 			preload_process_disable("the mprof launcher is gone; recording stopped");
 			return -1;

@@ -38,6 +38,7 @@
 #include "preload/process.h"
 #include "preload/text.h"
 #include "preload/toggle_signal.h"
+#include "preload/wait.h"
 #include "trace/session.h"
 
 /* The kernel's flag that the C library's sigaction sets (its restorer),
@@ -143,7 +144,7 @@ static void toggle_signal_wait_passing(struct session_proc_header *h)
 		return;
 	until = toggle_signal_now_ns() + TOGGLE_PASSING_WAIT_NS;
 	while (atomic_load(&h->toggle_passing) && toggle_signal_now_ns() < until)
-		sched_yield();
+		preload_yield();
 }
 
 /* Takes the signals sig pending for the thread or the process as toggles;

@@ -44,12 +44,13 @@
 #include "preload/own_call.h"
 #include "preload/real.h"
 #include "preload/rec_stack.h"
+#include "preload/settings.h"
 #include "preload/stack_table.h"
 #include "preload/sys.h"
 #include "preload/text.h"
-#include "preload/settings.h"
 #include "preload/unwind.h"
 #include "preload/unwind_fast.h"
+#include "preload/wait.h"
 
 #define UNWIND_CACHE_PER_THREAD 2 /* libunwind's UNW_CACHE_PER_THREAD */
 
@@ -233,7 +234,7 @@ void unwind_guard_enter(struct preload_thread *t)
 			return;
 		atomic_store(&t->in_unwind, 0);
 		while (atomic_load(&unwind_fork_pending))
-			sched_yield();
+			preload_yield();
 	}
 }
 
@@ -264,7 +265,7 @@ static void unwind_caching_set_once(void)
 		return;
 	}
 	while (atomic_load_explicit(&unwind_caching_state, memory_order_acquire) != 2)
-		sched_yield();
+		preload_yield();
 }
 
 /* unw_backtrace into t->frames inside the fork guard, as an own call. */
@@ -1119,7 +1120,7 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 static void unwind_wait_out(struct preload_thread *t)
 {
 	while (atomic_load(&t->in_unwind))
-		sched_yield();
+		preload_yield();
 }
 
 void unwind_fork_prepare(void)
