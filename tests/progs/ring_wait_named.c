@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher_stop.h"
+
 void *volatile ring_wait_sink;
 
 __attribute__((noinline)) static void churn(void)
@@ -30,39 +32,8 @@ __attribute__((noinline)) static void churn(void)
 	}
 }
 
-/* The state letter of pid in /proc/PID/stat, or 0. */
-static char state_of(pid_t pid)
-{
-	char path[64], buf[512], *r;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	r = strrchr(buf, ')');
-	return r && r[1] == ' ' ? r[2] : 0;
-}
-
-static void *resume_later(void *arg)
-{
-	struct timespec ts = { 0, 300000000L };
-
-	nanosleep(&ts, NULL);
-	kill(*(pid_t *)arg, SIGCONT);
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
-	static pid_t launcher;
-	struct timespec ms = { 0, 1000000L };
 	pthread_t t;
 
 	if (argc != 2)
@@ -71,15 +42,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", dlerror());
 		return 1;
 	}
-	launcher = getppid();
-	if (kill(launcher, SIGSTOP) != 0)
+	if (launcher_stop_300ms(&t) != 0)
 		return 1;
-	for (int i = 0; i < 5000 && state_of(launcher) != 'T'; i++)
-		nanosleep(&ms, NULL);
-	if (pthread_create(&t, NULL, resume_later, &launcher) != 0) {
-		kill(launcher, SIGCONT);
-		return 1;
-	}
 	churn();
 	pthread_join(t, NULL);
 	printf("done\n");

@@ -17,20 +17,16 @@
  * SIGSYS).
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "launcher_stop.h"
 #include "seccomp_raw.h"
 
 void *volatile seccomp_waits_sink;
@@ -41,35 +37,6 @@ __attribute__((noinline)) static void churn(void)
 		seccomp_waits_sink = malloc(64);
 		free(seccomp_waits_sink);
 	}
-}
-
-/* The state letter of pid in /proc/PID/stat, or 0. */
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *r;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	r = strrchr(buf, ')');
-	return r && r[1] == ' ' ? r[2] : 0;
-}
-
-static void *resume_later(void *arg)
-{
-	struct timespec ts = { 0, 300000000L };
-
-	nanosleep(&ts, NULL);
-	kill(*(pid_t *)arg, SIGCONT);
-	return NULL;
 }
 
 #define KILL_ON(nr)                                      \
@@ -93,19 +60,10 @@ static void sandbox(void)
 
 int main(void)
 {
-	static pid_t launcher;
-	struct timespec ms = { 0, 1000000L };
 	pthread_t t;
 
-	launcher = getppid();
-	if (kill(launcher, SIGSTOP) != 0)
+	if (launcher_stop_300ms(&t) != 0)
 		return 1;
-	for (int i = 0; i < 5000 && proc_state(launcher) != 'T'; i++)
-		nanosleep(&ms, NULL);
-	if (pthread_create(&t, NULL, resume_later, &launcher) != 0) {
-		kill(launcher, SIGCONT);
-		return 1;
-	}
 	sandbox();
 	churn();
 	printf("done\n");
