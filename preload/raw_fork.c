@@ -44,6 +44,7 @@
 #include "preload/process.h"
 #include "preload/raw_fork.h"
 #include "preload/seccomp_watch.h"
+#include "preload/thread_pointer.h"
 
 /* What a system call makes: no process of its own (another call, or a
  * clone with CLONE_VM: a thread, a vfork child), a copy of the process that
@@ -202,6 +203,8 @@ PRELOAD_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (flags & CLONE_SETTLS)
+		thread_pointer_note_settls();
 	rc = next(fn, stack, flags, arg, parent_tid, tls, child_tid);
 	err = errno;
 	h = preload_proc.hdr;

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
@@ -63,10 +64,11 @@ static long syscall_wrap_raw(long nr, const long a[6])
 	return (long)rc;
 }
 
-/* The same in a thread whose thread pointer is not the C library's
- * (preload/thread_pointer.h): errno where the C library's syscall() puts
- * it, and nothing else of the recorder's. */
-__attribute__((noinline, cold)) static long syscall_wrap_foreign_tls(long nr, const long a[6])
+/* The same as the C library's syscall() makes it in any thread, the C
+ * library's or one on a thread pointer of its own (preload/thread_pointer.h):
+ * errno at its offset from the thread pointer, and nothing else of the
+ * recorder's.  Needs thread_pointer_errno_offset. */
+static long syscall_wrap_foreign_tls(long nr, const long a[6])
 {
 	unsigned long rc = syscall_wrap_kernel(nr, a);
 
@@ -123,7 +125,17 @@ __attribute__((noinline, cold)) static long syscall_wrap_rt_sigaction(const long
 	return rc;
 }
 
-/* syscall(2): a few comparisons more than the C library's for every call. */
+/* Whether the recorder must see system call nr (see the file's head). */
+static int syscall_wrap_watched(long nr)
+{
+	return nr == SYS_rt_sigaction || nr == SYS_seccomp || nr == SYS_setrlimit ||
+	       nr == SYS_prlimit64 || nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3;
+}
+
+/* syscall(2): a few comparisons more than the C library's for every call.
+ * A call the recorder need not see is the C library's whatever the thread
+ * pointer (errno at its offset from it, as the C library writes it), so
+ * only the watched ones ask whether it is the C library's. */
 PRELOAD_API long syscall(long nr, ...)
 {
 	long a[6], rc;
@@ -135,6 +147,12 @@ PRELOAD_API long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (!syscall_wrap_watched(nr))
+		return thread_pointer_errno_offset ? syscall_wrap_foreign_tls(nr, a)
+						   : syscall_wrap_raw(nr, a);
+	/* clone3's flags are in memory the recorder may not read (a filter) */
+	if ((nr == SYS_clone && (a[0] & CLONE_SETTLS)) || nr == SYS_clone3)
+		thread_pointer_note_settls();
 	if (__builtin_expect(!thread_pointer_is_libc(), 0))
 		return syscall_wrap_foreign_tls(nr, a);
 	if (nr == SYS_rt_sigaction)

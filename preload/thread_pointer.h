@@ -5,10 +5,10 @@
  *
  * A child that clone() or a clone system call starts with CLONE_SETTLS and
  * a block of the program's own (Chromium's sandbox chroots in one whose
- * block is zeroed, CLONE_VM | CLONE_VFORK) has no thread control block:
- * __errno_location() and the recorder's initial-exec thread-local pointer
- * lead to no memory of its, while the C library's system call wrappers,
- * which write errno at a fixed offset from the thread pointer, still work.
+ * block is zeroed, CLONE_VM | CLONE_VFORK), or a thread pointer of 0 or of
+ * an unmapped page, has no thread control block: __errno_location() and
+ * the recorder's initial-exec thread-local pointer lead to no memory of
+ * its, while the C library's system call wrappers that succeed still work.
  * The wrappers such a child may call (syscall, the exec and wait families,
  * mmap, _exit) ask thread_pointer_is_libc() first and then only pass the
  * call on.  x86-64 only; elsewhere every thread pointer counts as the C
@@ -17,27 +17,86 @@
 #ifndef MPROF_PRELOAD_THREAD_POINTER_H
 #define MPROF_PRELOAD_THREAD_POINTER_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* errno's offset from the thread pointer, in bytes (the same in every
  * thread of the C library's); 0 until thread_pointer_start ran. */
 extern intptr_t thread_pointer_errno_offset;
 
-/* Notes errno's offset from the thread pointer; called once by the
- * initializing thread, before the process can make a child. */
+/* Non-zero when the kernel lets user code read the FS base (rdfsbase:
+ * AT_HWCAP2's HWCAP2_FSGSBASE); set by thread_pointer_start. */
+extern int thread_pointer_fsgsbase;
+
+/* Thread control blocks of the C library's already seen readable, indexed
+ * by thread_pointer_known_slot; 0: none. */
+enum { THREAD_POINTER_KNOWN_SLOTS = 64 };
+extern _Atomic uintptr_t thread_pointer_known[THREAD_POINTER_KNOWN_SLOTS];
+
+/* Notes errno's offset from the thread pointer and whether rdfsbase may
+ * run; called once by the initializing thread, before the process can
+ * make a child. */
 void thread_pointer_start(void);
+
+/* The slot of thread_pointer_known that the block at tp would take. */
+static inline unsigned thread_pointer_known_slot(uintptr_t tp)
+{
+	return (unsigned)((tp * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+/* The answer of thread_pointer_is_libc for tp, the FS base, when it is not
+ * a known block: 0 for 0 and for an address the kernel will not read (under
+ * a seccomp filter, which may kill for that system call, the two loads
+ * only), else the two loads, tp then taken as known.  One system call. */
+int thread_pointer_check(uintptr_t tp);
+
+/* thread_pointer_is_libc without rdfsbase: the FS base read by
+ * arch_prctl(ARCH_GET_FS), one system call (under a seccomp filter, which
+ * may kill for it, the two loads only). */
+int thread_pointer_is_libc_unread(void);
+
+/* Non-zero once the process asked for a child on a thread pointer of its
+ * own (clone() or syscall(SYS_clone) with CLONE_SETTLS, any SYS_clone3):
+ * before, every thread runs on one of the C library's (its own thread
+ * creation is not seen here).  Never cleared. */
+extern _Atomic int thread_pointer_settls_seen;
+
+/* Before a clone with CLONE_SETTLS: from then on the thread pointer is
+ * read before it is loaded from (the child sees the store: it is made
+ * before the call). */
+static inline void thread_pointer_note_settls(void)
+{
+	atomic_store_explicit(&thread_pointer_settls_seen, 1, memory_order_relaxed);
+}
 
 /* Whether the thread pointer points at a thread control block of the C
  * library's: glibc's tcbhead_t starts with its own address (tcb) and
- * holds it again as self, 16 bytes in.  Two loads. */
+ * holds it again as self, 16 bytes in.  Once a child on a thread pointer
+ * of its own may run, those loads are made only when the FS base, read
+ * without a memory access, is a block already seen readable; else
+ * thread_pointer_check decides.  A block seen once and unmapped since (a
+ * thread's stack given back) still counts as readable.  Before: one
+ * load and a branch more than the two loads. */
 static inline int thread_pointer_is_libc(void)
 {
 #if defined(__x86_64__)
-	uintptr_t tcb, self;
+	uintptr_t tp, tcb, self;
 
+	if (__builtin_expect(!atomic_load_explicit(&thread_pointer_settls_seen,
+						   memory_order_relaxed), 1)) {
+		__asm__ volatile("mov %%fs:0, %0" : "=r"(tcb));
+		__asm__ volatile("mov %%fs:16, %0" : "=r"(self));
+		return tcb != 0 && tcb == self;
+	}
+	if (!thread_pointer_fsgsbase)
+		return thread_pointer_is_libc_unread();
+	__asm__ volatile("rdfsbase %0" : "=r"(tp));
+	if (tp == 0 || atomic_load_explicit(&thread_pointer_known[thread_pointer_known_slot(tp)],
+					    memory_order_relaxed) != tp)
+		return thread_pointer_check(tp);
 	__asm__ volatile("mov %%fs:0, %0" : "=r"(tcb));
 	__asm__ volatile("mov %%fs:16, %0" : "=r"(self));
-	return tcb != 0 && tcb == self;
+	return tcb == tp && self == tp;
 #else
 	return 1;
 #endif

@@ -11,7 +11,8 @@
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
-build_c "$WORK/own_tls_child" "$PROGS_DIR/own_tls_child.c"
+# bound at the start: a lazy binding in a child writes at the thread pointer
+build_c "$WORK/own_tls_child" "$PROGS_DIR/own_tls_child.c" -Wl,-z,now
 
 EXPECTED="syscall: exit 7, returned 0
 syscall-fails: exit 7, returned -1, errno 2
@@ -31,6 +32,26 @@ execve: exit 5, returned -99
 _Exit: exit 6, returned -99
 _exit: exit 7, returned -99"
 
+# on a thread pointer of 0 or of an unmapped page: the calls that fail, and
+# prctl and sigaction (the C library's read its stack guard there), fault
+EXPECTED_NO_BLOCK="syscall: exit 7, returned 0
+syscall-fails: signal 11
+prctl: signal 11
+prctl-fails: signal 11
+sigaction: signal 11
+sigaction-fails: signal 11
+signal: signal 11
+setrlimit: exit 7, returned 0
+setrlimit-fails: signal 11
+prlimit: exit 7, returned 0
+mmap: exit 7, returned 1
+mmap-fails: signal 11
+waitpid: signal 11
+execve-fails: signal 11
+execve: exit 5, returned -99
+_Exit: exit 6, returned -99
+_exit: exit 7, returned -99"
+
 run_cmd 30 native "$WORK/own_tls_child"
 [ "$RUN_STATUS" = 0 ] || skip "clone with a TLS of its own is refused here: $(head -c 300 "$RUN_ERR")"
 expect_eq "native: stdout" "$EXPECTED" "$(cat "$RUN_OUT")"
@@ -45,4 +66,14 @@ expect_eq "mprof run: no warning" "" "$(grep -i warning "$RUN_ERR")"
 expect_eq "traces: the program's and the executed shell's" 2 "$(ls "$WORK"/t* | wc -l)"
 report_json "$WORK/sh.json" "$(ls "$WORK"/t.* | head -1)" &&
 	expect_eq "the executed shell's exit status" 5 "$(q "$WORK/sh.json" summary program.exit_status)"
+
+for tp in zero unmapped; do
+	run_cmd 30 "native-$tp" "$WORK/own_tls_child" "$tp"
+	expect_eq "native, thread pointer $tp: stdout" "$EXPECTED_NO_BLOCK" "$(cat "$RUN_OUT")"
+	mprof_run 60 "$WORK/tp-$tp" -- "$WORK/own_tls_child" "$tp"
+	expect_eq "mprof run, thread pointer $tp: exit status" 0 "$RUN_STATUS"
+	expect_eq "mprof run, thread pointer $tp: every child ends as without mprof" \
+		"$EXPECTED_NO_BLOCK" "$(cat "$RUN_OUT")"
+	expect_eq "mprof run, thread pointer $tp: no warning" "" "$(grep -i warning "$RUN_ERR")"
+done
 finish

@@ -10,6 +10,12 @@
  * then how its child ended, what the call returned (1 for a mapping's
  * address) and the errno found in the child's block when not 0.
  *
+ * "own_tls_child zero" and "own_tls_child unmapped" start the children on
+ * a thread pointer of 0 and of an unmapped page instead: the C library's
+ * wrappers then fault where they write errno (a call that fails dies of
+ * SIGSEGV), and the calls that succeed must succeed under the recorder
+ * too.  An optional last argument names the one call to make.
+ *
  * Facts: see tests/e2e/own-tls-child.sh.
  */
 #define _GNU_SOURCE
@@ -32,10 +38,13 @@ static long result; /* shared with the children: CLONE_VM */
 static struct rlimit core_limit;
 static ptrdiff_t errno_offset; /* errno's offset from the thread pointer */
 
+/* No local array or struct in child(): the stack protector's canary is
+ * read at an offset from the thread pointer, which may lead nowhere. */
+static struct sigaction old;
+
 static int child(void *arg)
 {
 	const char *call = arg;
-	struct sigaction old;
 
 	memset(&old, 0, sizeof(old));
 	void *p;
@@ -81,7 +90,11 @@ static int child(void *arg)
 	_exit(7);
 }
 
-static void run(const char *call)
+/* The thread pointer the children start on: a zeroed block of their own,
+ * 0, or an unmapped page. */
+enum tp_kind { TP_BLOCK, TP_ZERO, TP_UNMAPPED };
+
+static void run(const char *call, enum tp_kind kind)
 {
 	_Alignas(16) static char stack[STACK_BYTES];
 	_Alignas(64) static char tls[STACK_BYTES];
@@ -90,12 +103,22 @@ static void run(const char *call)
 
 	/* where the C library's wrappers put errno in the child */
 	int *child_errno = (int *)(tls + sizeof(tls) / 2 + errno_offset);
+	void *tp = tls + sizeof(tls) / 2;
 
 	result = -99;
 	memset(tls, 0, sizeof(tls));
+	if (kind == TP_ZERO) {
+		tp = NULL;
+	} else if (kind == TP_UNMAPPED) {
+		tp = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (tp == MAP_FAILED || munmap(tp, 4096) != 0) {
+			perror("mmap");
+			return;
+		}
+	}
 	pid = clone(child, stack + sizeof(stack),
 		    CLONE_VM | CLONE_FS | CLONE_VFORK | CLONE_SETTLS | SIGCHLD, (void *)call, NULL,
-		    tls + sizeof(tls) / 2, NULL);
+		    tp, NULL);
 	if (pid < 0) {
 		perror("clone");
 		return;
@@ -105,10 +128,10 @@ static void run(const char *call)
 		return;
 	}
 	if (WIFSIGNALED(status))
-		printf("%s: signal %d\n", call, WTERMSIG(status));
+		printf("%s: signal %d", call, WTERMSIG(status));
 	else
 		printf("%s: exit %d, returned %ld", call, WEXITSTATUS(status), result);
-	if (*child_errno)
+	if (kind == TP_BLOCK && *child_errno)
 		printf(", errno %d", *child_errno);
 	printf("\n");
 }
@@ -119,11 +142,17 @@ int main(int argc, char **argv)
 					     "sigaction", "sigaction-fails", "signal", "setrlimit",
 					     "setrlimit-fails", "prlimit", "mmap", "mmap-fails", "waitpid",
 					     "execve-fails", "execve", "_Exit", "_exit" };
+	enum tp_kind kind = TP_BLOCK;
 
 	errno_offset = (char *)&errno - (char *)__builtin_thread_pointer();
 	getrlimit(RLIMIT_CORE, &core_limit);
+	if (argc > 1 && (strcmp(argv[1], "zero") == 0 || strcmp(argv[1], "unmapped") == 0)) {
+		kind = strcmp(argv[1], "zero") == 0 ? TP_ZERO : TP_UNMAPPED;
+		argc--;
+		argv++;
+	}
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		if (argc < 2 || strcmp(argv[1], calls[i]) == 0)
-			run(calls[i]);
+			run(calls[i], kind);
 	return 0;
 }
