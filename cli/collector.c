@@ -1522,16 +1522,13 @@ static void proc_pid_find(struct collector *c, struct proc *p)
  * has its pid. */
 static bool proc_running(const struct proc *p)
 {
-	bool running;
-
 	if (p->reap_seen)
 		return false;
 	if (!p->pid)
 		return !p->pid_gone;
-	running = pid_info_running(p->pid);
-	/* not pid_guard_current: a /proc read that fails for want of a
-	 * descriptor (ulimit -n) must not end a running process */
-	return running && !pid_guard_reaped(&p->guard);
+	/* pid_guard_reaped, not pid_guard_current: a /proc read that fails
+	 * for want of a descriptor (ulimit -n) must not end a running process */
+	return pid_guard_running(&p->guard, p->pid, proc_start_ns(p));
 }
 
 /* Keeps p's program open for the symbolize step (kept_images.h), once. */
@@ -1600,7 +1597,9 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 static void proc_pending_decide(struct collector *c, struct proc *p, const char *running_why)
 {
 	unsigned pid = proc_file_name_pid(p->name);
-	bool running = !pid || pid_info_running(pid); /* 0: unknown, taken as running */
+	/* 0: unknown, taken as running; one that got the pid after p's process
+	 * was reaped is not p's */
+	bool running = !pid || pid_guard_pid_running(pid, proc_start_ns(p));
 
 	proc_activate(c, p, now_ns());
 	if (p->phase != PROC_PENDING || (running && !running_why))
@@ -3171,7 +3170,8 @@ static void procs_pending_settle(struct collector *c)
 			unsigned pid = proc_file_name_pid(p->name);
 			char state = pid_info_state(pid);
 
-			if (p->phase == PROC_PENDING && pid_info_running(pid) && state != 'T' &&
+			if (p->phase == PROC_PENDING && pid_guard_pid_running(pid, proc_start_ns(p)) &&
+			    state != 'T' &&
 			    state != 't')
 				waiting = true;
 		}
@@ -3202,7 +3202,7 @@ static bool proc_ending_awaited(const struct collector *c, const struct proc *p,
 	 * image's recorder may be starting) */
 	if (p->phase == PROC_ACTIVE && (p->superseded || proc_recording_ended(p)))
 		return false;
-	if (p->phase == PROC_PENDING && !pid_info_running(pid))
+	if (p->phase == PROC_PENDING && !pid_guard_pid_running(pid, proc_start_ns(p)))
 		return false;
 	*state = pid ? pid_info_state(pid) : 0;
 	return *state != 'T' && *state != 't';

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -31,12 +32,21 @@ static bool pidfd_affordable(int fd)
 	       (rlim_t)fd < rl.rlim_cur / 16;
 }
 
-/* A pidfd of pid, or -1 with errno (ENOSYS before Linux 5.3; EMFILE also
- * when it would take more than pidfd_affordable allows). */
+/* A pidfd of pid, or -1 with errno (ENOSYS before Linux 5.3 or with
+ * MPROF_TEST_PID_GUARD=start-time; EMFILE also when it would take more
+ * than pidfd_affordable allows). */
 static int pidfd_of(unsigned pid)
 {
 #ifdef SYS_pidfd_open
-	int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	const char *test = getenv("MPROF_TEST_PID_GUARD");
+	int fd;
+
+	/* a testing aid (mprof-run(1)): the start-time path on any kernel */
+	if (test && strcmp(test, "start-time") == 0) {
+		errno = ENOSYS;
+		return -1;
+	}
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 
 	if (fd >= 0 && !pidfd_affordable(fd)) {
 		close(fd);
@@ -106,33 +116,58 @@ static int maps_has_file(unsigned pid, dev_t dev, ino_t ino)
 	return found;
 }
 
-/* Whether pid's process started before mono_ns (CLOCK_MONOTONIC, 0:
- * unknown) by its start time in clock ticks since boot: a process that got
- * the pid after one alive at mono_ns was reaped started after it.  With
- * same_tick, also one that started within mono_ns's tick.  One read of
- * /proc/PID/stat against the maps' some 30-100 us. */
-static bool started_before(unsigned pid, uint64_t mono_ns, bool same_tick)
+/* The clock tick since boot (as /proc/PID/stat counts a start) of mono_ns
+ * (CLOCK_MONOTONIC) into *tick; false when mono_ns is 0 (unknown) or the
+ * clocks cannot be read. */
+static bool mono_tick(uint64_t mono_ns, uint64_t *tick)
 {
 	struct timespec boot, mono;
 	long hz = sysconf(_SC_CLK_TCK);
-	unsigned long long start;
 	uint64_t boot_ns;
 
 	if (!mono_ns || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0 ||
 	    clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
 		return false;
-	start = pid_info_start_ticks_any(pid);
 	/* the boot clock counts suspends too: mono_ns on it */
 	boot_ns = mono_ns + ((uint64_t)boot.tv_sec - (uint64_t)mono.tv_sec) * 1000000000u +
 		  (uint64_t)boot.tv_nsec - (uint64_t)mono.tv_nsec;
-	return start && (start < boot_ns / (1000000000u / (uint64_t)hz) ||
-			 (same_tick && start == boot_ns / (1000000000u / (uint64_t)hz)));
+	*tick = boot_ns / (1000000000u / (uint64_t)hz);
+	return true;
 }
 
+/* Whether a process that started at start_ticks (clock ticks since boot,
+ * /proc/PID/stat field 22; 0: unknown) started before mono_ns
+ * (CLOCK_MONOTONIC, 0: unknown): a process that got the pid after one
+ * alive at mono_ns was reaped started after it.  With same_tick, also one
+ * that started within mono_ns's tick. */
+static bool started_before(unsigned long long start_ticks, uint64_t mono_ns, bool same_tick)
+{
+	uint64_t tick;
+
+	if (!start_ticks || !mono_tick(mono_ns, &tick))
+		return false;
+	return start_ticks < tick || (same_tick && start_ticks == tick);
+}
+
+/* Whether a process that started at start_ticks (0: unknown) surely
+ * started after mono_ns (0: unknown): after its tick. */
+static bool started_after(unsigned long long start_ticks, uint64_t mono_ns)
+{
+	uint64_t tick;
+
+	return start_ticks && mono_tick(mono_ns, &tick) && start_ticks > tick;
+}
+
+/* One read of /proc/PID/stat (state and start) serves the start-time
+ * check, the zombie's and the hold without pidfds; against the maps' some
+ * 30-100 us.  The state is read again only when the maps do not show the
+ * file and the process was not a zombie then: it may have ended since. */
 int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, dev_t dev,
 		   ino_t ino)
 {
 	struct pid_guard t = { pid, -1, 0 };
+	unsigned long long start, again;
+	char state;
 	int rc;
 
 	*g = PID_GUARD_NONE;
@@ -143,13 +178,19 @@ int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, de
 	 * more): its start time instead */
 	if (t.pidfd < 0 && errno != ENOSYS && errno != EMFILE && errno != ENFILE)
 		return -errno;
+	state = pid_info_state_start(pid, &start);
 	if (t.pidfd < 0)
-		t.start_ticks = pid_info_start_ticks_any(pid);
-	rc = started_before(pid, alive_mono_ns, false) ? 1 : maps_has_file(pid, dev, ino);
+		t.start_ticks = start;
+	rc = started_before(start, alive_mono_ns, false) ? 1 : maps_has_file(pid, dev, ino);
+	if (rc != 1 && state != 'Z') {
+		state = pid_info_state_start(pid, &again);
+		if (again != start)
+			state = 0; /* another process's */
+	}
 	/* a zombie has no maps: one that started within its file's tick is
 	 * taken as it (else a child killed at once never shows its signal);
 	 * another would have had to get the pid and end within that tick */
-	if (rc != 1 && pid_info_state(pid) == 'Z' && started_before(pid, alive_mono_ns, true))
+	if (rc != 1 && state == 'Z' && started_before(start, alive_mono_ns, true))
 		rc = 1;
 	if (rc == 1 && !pid_guard_current(&t))
 		rc = 0; /* the maps read were a later process's */
@@ -183,6 +224,15 @@ bool pid_guard_current(const struct pid_guard *g)
 	return g->pid && g->start_ticks && pid_info_start_ticks_any(g->pid) == g->start_ticks;
 }
 
+/* Whether g's process, held by its start time, whose pid's start now reads
+ * now_ticks (0: unreadable, errno err), has been reaped. */
+static bool start_time_reaped(const struct pid_guard *g, unsigned long long now_ticks, int err)
+{
+	if (now_ticks)
+		return now_ticks != g->start_ticks;
+	return err != EMFILE && err != ENFILE && err != ENOMEM && err != EAGAIN;
+}
+
 bool pid_guard_reaped(const struct pid_guard *g)
 {
 	unsigned long long now;
@@ -198,9 +248,29 @@ bool pid_guard_reaped(const struct pid_guard *g)
 	}
 	errno = 0;
 	now = pid_info_start_ticks_any(g->pid);
-	if (now)
-		return now != g->start_ticks;
-	return errno != EMFILE && errno != ENFILE && errno != ENOMEM && errno != EAGAIN;
+	return start_time_reaped(g, now, errno);
+}
+
+bool pid_guard_pid_running(unsigned pid, uint64_t alive_mono_ns)
+{
+	unsigned long long start;
+
+	return pid_info_running_start(pid, &start) && !started_after(start, alive_mono_ns);
+}
+
+bool pid_guard_running(const struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns)
+{
+	unsigned long long now;
+	bool running;
+
+	if (!pid_guard_holds(g) || g->pid != pid)
+		return pid_guard_pid_running(pid, alive_mono_ns);
+	if (g->pidfd >= 0)
+		return pid_info_running(pid) && !pid_guard_reaped(g);
+	/* on the start-time path one read of /proc/PID/stat serves both */
+	errno = 0;
+	running = pid_info_running_start(pid, &now);
+	return running && !start_time_reaped(g, now, errno);
 }
 
 void pid_guard_release(struct pid_guard *g)

@@ -59,6 +59,21 @@ bool pid_guard_current(const struct pid_guard *g);
  */
 bool pid_guard_reaped(const struct pid_guard *g);
 
+/*
+ * Whether pid exists, has not ended (pid_info_running) and is not a
+ * newcomer: a process that started after alive_mono_ns (CLOCK_MONOTONIC,
+ * when the process that had the pid was alive; 0: unknown) got the pid
+ * after that one was reaped.  One read of /proc/PID/stat.
+ */
+bool pid_guard_pid_running(unsigned pid, uint64_t alive_mono_ns);
+
+/*
+ * pid_guard_pid_running for pid (alive at alive_mono_ns), and, when g holds
+ * it, whether it is still g's process (!pid_guard_reaped).  On the
+ * start-time path one read of /proc/PID/stat serves both.
+ */
+bool pid_guard_running(const struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns);
+
 /* Closes g's pidfd; g then holds nothing. */
 void pid_guard_release(struct pid_guard *g);
 

@@ -83,17 +83,51 @@ static bool state_ended(unsigned pid, char state)
 	return !line || strtoul(line + 9, NULL, 10) <= 1;
 }
 
-bool pid_info_running(unsigned pid)
+/* Field 22 (the start, in clock ticks since boot) of stat fields f (at
+ * field 3, the state); 0 for a kernel thread or a short line. */
+static unsigned long long fields_start_ticks(const char *f)
 {
-	char buf[512];
+	int field;
+
+	for (field = 3; field < 22 && f; field++) {
+		if (field == 9 && (strtoull(f, NULL, 10) & PID_PF_KTHREAD))
+			return 0; /* a kernel thread */
+		f = strchr(f, ' ');
+		if (f)
+			f++;
+	}
+	return f ? strtoull(f, NULL, 10) : 0;
+}
+
+bool pid_info_running_start(unsigned pid, unsigned long long *start_ticks)
+{
+	char buf[1024];
 	const char *state;
 
+	*start_ticks = 0;
 	if (pid == 0 || pid > INT_MAX || (kill((pid_t)pid, 0) != 0 && errno != EPERM))
 		return false;
 	state = stat_fields(pid, buf, sizeof(buf));
 	if (!state)
 		return errno != ENOENT;
+	*start_ticks = fields_start_ticks(state);
 	return !state_ended(pid, *state);
+}
+
+bool pid_info_running(unsigned pid)
+{
+	unsigned long long start_ticks;
+
+	return pid_info_running_start(pid, &start_ticks);
+}
+
+char pid_info_state_start(unsigned pid, unsigned long long *start_ticks)
+{
+	char buf[1024];
+	const char *state = stat_fields(pid, buf, sizeof(buf));
+
+	*start_ticks = state ? fields_start_ticks(state) : 0;
+	return state ? *state : 0;
 }
 
 char pid_info_state(unsigned pid)
@@ -183,18 +217,10 @@ static unsigned long long start_ticks_of(unsigned pid, bool ended_too)
 {
 	char buf[1024];
 	const char *p = stat_fields(pid, buf, sizeof(buf));
-	int field;
 
 	if (!p || (!ended_too && *p == 'Z' && state_ended(pid, *p)))
 		return 0;
-	for (field = 3; field < 22 && p; field++) { /* p is at field 3, the state */
-		if (field == 9 && (strtoull(p, NULL, 10) & PID_PF_KTHREAD))
-			return 0; /* a kernel thread */
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	return p ? strtoull(p, NULL, 10) : 0;
+	return fields_start_ticks(p);
 }
 
 unsigned long long pid_info_start_ticks(unsigned pid)

@@ -18,6 +18,12 @@ ssize_t pid_info_file_read(unsigned pid, const char *name, char *buf, size_t siz
  * thread left by pthread_exit() while other threads go on. */
 bool pid_info_running(unsigned pid);
 
+/* pid_info_running, and its start (pid_info_start_ticks_any) from the same
+ * read of /proc/PID/stat into *start_ticks: 0 when it cannot be read (errno
+ * then says why, as for pid_info_start_ticks_any), is a kernel thread or
+ * pid_info_running is false at once. */
+bool pid_info_running_start(unsigned pid, unsigned long long *start_ticks);
+
 /* Its command line, quoted as a shell reads it back (trace/argv_quote.h),
  * into out (empty when it cannot be read). */
 void pid_info_cmdline(unsigned pid, char *out, size_t size);
@@ -30,6 +36,11 @@ void pid_info_comm(unsigned pid, char *out, size_t size);
 /* Its state letter from /proc/PID/stat ('R', 'S', 'T' stopped, 't' stopped
  * by a tracer, 'Z' zombie, ...), or 0 when it cannot be read. */
 char pid_info_state(unsigned pid);
+
+/* pid_info_state, and its start (pid_info_start_ticks_any) from the same
+ * read of /proc/PID/stat into *start_ticks (0 when it cannot be read or
+ * is a kernel thread). */
+char pid_info_state_start(unsigned pid, unsigned long long *start_ticks);
 
 /* Whether pid is a zombie with no thread left (ended, not yet waited for
  * by its parent); then

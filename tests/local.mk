@@ -207,6 +207,7 @@ E2E_TESTS = \
 	tests/e2e/end-states.sh \
 	tests/e2e/pid-namespace.sh \
 	tests/e2e/pid-reuse.sh \
+	tests/e2e/pid-reuse-first.sh \
 	tests/e2e/ring-wait-line.sh \
 	tests/e2e/env-drop.sh \
 	tests/e2e/exec-as-user.sh \
@@ -214,6 +215,8 @@ E2E_TESTS = \
 	tests/e2e/unseen-session.sh \
 	tests/e2e/child-figures.sh \
 	tests/e2e/child-ends.sh \
+	tests/e2e/child-ends-start-time.sh \
+	tests/e2e/pid-reuse-start-time.sh \
 	tests/e2e/reaped-children.sh \
 	tests/e2e/report-many-traces.sh \
 	tests/e2e/raw-clones.sh \

@@ -17,6 +17,13 @@
  * (ns_last_pid not writable, the launcher not its parent).
  * Facts: early: early_block 3 allocations of 12345 bytes, live when it was
  * killed, a peak RSS below 64 MiB, a run under 1.5 s, its own names.
+ *
+ * "pid_reuse first" stops the launcher before it forks early, so that the
+ * launcher's first look at early finds late on its pid, and does not wait
+ * for late, which sleeps 3 s: late runs on when the program has ended.
+ * It reaps early by the wait4 system call, which the recorder does not
+ * note (as init reaping an orphan is not).
+ * Facts: early's trace says it ended.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -25,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,14 +97,27 @@ static int last_pid_set(pid_t pid)
 	return ok ? 0 : -1;
 }
 
-int main(void)
+/* Stops the launcher until SIGCONT, once /proc shows it stopped. */
+static int launcher_stop(pid_t launcher)
+{
+	if (kill(launcher, SIGSTOP) != 0)
+		return -1;
+	for (int i = 0; i < 5000 && state_of(launcher) != 'T'; i++)
+		nap_ms(1);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	pid_t launcher = getppid(), early, late;
+	int first = argc > 1 && strcmp(argv[1], "first") == 0;
 	int ready[2], status;
 	char c;
 
 	if (pipe(ready) != 0)
 		return 1;
+	if (first && launcher_stop(launcher) != 0)
+		return 77;
 	early = fork();
 	if (early == 0) {
 		for (int i = 0; i < 3; i++)
@@ -108,12 +129,13 @@ int main(void)
 	if (early < 0 || read(ready[0], &c, 1) != 1)
 		return 1;
 	nap_ms(300);
-	if (kill(launcher, SIGSTOP) != 0)
+	if (!first && launcher_stop(launcher) != 0)
 		return 77;
-	for (int i = 0; i < 5000 && state_of(launcher) != 'T'; i++)
-		nap_ms(1);
 	kill(early, SIGKILL);
-	waitpid(early, &status, 0);
+	if (first) /* unseen by the recorder, as init reaping an orphan is */
+		syscall(SYS_wait4, early, &status, 0, NULL);
+	else
+		waitpid(early, &status, 0);
 	if (last_pid_set(early - 1) != 0) {
 		kill(launcher, SIGCONT);
 		return 77;
@@ -123,7 +145,7 @@ int main(void)
 		prctl(PR_SET_NAME, "newcomer");
 		late_block(LATE_BYTES);
 		(void)!write(ready[1], "l", 1);
-		nap_ms(1500);
+		nap_ms(first ? 3000 : 1500);
 		_exit(0);
 	}
 	if (late > 0)
@@ -131,7 +153,8 @@ int main(void)
 	kill(launcher, SIGCONT);
 	if (late < 0)
 		return 1;
-	waitpid(late, &status, 0);
+	if (!first)
+		waitpid(late, &status, 0);
 	if (late != early)
 		return 77;
 	printf("reused %d\n", (int)late);
