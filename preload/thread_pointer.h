@@ -58,7 +58,9 @@ int thread_pointer_is_libc_unread(void);
 /* Non-zero once the process asked for a child on a thread pointer of its
  * own (clone() or syscall(SYS_clone) with CLONE_SETTLS, any SYS_clone3):
  * before, every thread runs on one of the C library's (its own thread
- * creation is not seen here).  Never cleared. */
+ * creation is not seen here; nor is a clone by the program's own system
+ * call instruction, whose child may still fault in the two loads).  Never
+ * cleared. */
 extern _Atomic int thread_pointer_settls_seen;
 
 /* Before a clone with CLONE_SETTLS: from then on the thread pointer is
