@@ -191,7 +191,7 @@ PRELOAD_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	pid_t *parent_tid, *child_tid;
 	void *tls;
 	va_list ap;
-	int rc, err;
+	int rc, err, settls;
 
 	/* the C library's reads these only when flags ask for them */
 	va_start(ap, arg);
@@ -203,10 +203,10 @@ PRELOAD_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (flags & CLONE_SETTLS)
-		thread_pointer_note_settls();
+	settls = thread_pointer_settls_begin((unsigned long)flags);
 	rc = next(fn, stack, flags, arg, parent_tid, tls, child_tid);
 	err = errno;
+	thread_pointer_settls_end(settls);
 	h = preload_proc.hdr;
 	if (rc > 0 && !(flags & CLONE_VM) && h &&
 	    atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY) {

@@ -132,27 +132,13 @@ static int syscall_wrap_watched(long nr)
 	       nr == SYS_prlimit64 || nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3;
 }
 
-/* syscall(2): a few comparisons more than the C library's for every call.
- * A call the recorder need not see is the C library's whatever the thread
- * pointer (errno at its offset from it, as the C library writes it), so
- * only the watched ones ask whether it is the C library's. */
-PRELOAD_API long syscall(long nr, ...)
+/* A watched system call nr (syscall_wrap_watched) with six arguments. */
+static long syscall_wrap_watched_call(long nr, const long a[6])
 {
-	long a[6], rc;
-	va_list ap;
+	long rc;
 	int install;
 	enum raw_fork_mode fork_mode;
 
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (!syscall_wrap_watched(nr))
-		return thread_pointer_errno_offset ? syscall_wrap_foreign_tls(nr, a)
-						   : syscall_wrap_raw(nr, a);
-	/* clone3's flags are in memory the recorder may not read (a filter) */
-	if ((nr == SYS_clone && (a[0] & CLONE_SETTLS)) || nr == SYS_clone3)
-		thread_pointer_note_settls();
 	if (__builtin_expect(!thread_pointer_is_libc(), 0))
 		return syscall_wrap_foreign_tls(nr, a);
 	if (nr == SYS_rt_sigaction)
@@ -169,5 +155,41 @@ PRELOAD_API long syscall(long nr, ...)
 	if (nr == SYS_setrlimit || nr == SYS_prlimit64)
 		rlimit_after_syscall(nr, a, rc);
 	return rc;
+}
+
+/* A clone system call: a child on a thread pointer of its own is counted
+ * while it may run (thread_pointer_settls_begin; clone3's flags are in
+ * memory the recorder may not read under a filter: counted as one whose
+ * child runs on).  The child, back here with 0, undoes nothing. */
+static long syscall_wrap_clone(long nr, const long a[6])
+{
+	unsigned long flags = nr == SYS_clone ? (unsigned long)a[0] : CLONE_SETTLS | CLONE_VM;
+	int settls = thread_pointer_settls_begin(flags);
+	long rc = syscall_wrap_watched_call(nr, a);
+
+	if (rc != 0)
+		thread_pointer_settls_end(settls);
+	return rc;
+}
+
+/* syscall(2): a few comparisons more than the C library's for every call.
+ * A call the recorder need not see is the C library's whatever the thread
+ * pointer (errno at its offset from it, as the C library writes it), so
+ * only the watched ones ask whether it is the C library's. */
+PRELOAD_API long syscall(long nr, ...)
+{
+	long a[6];
+	va_list ap;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (!syscall_wrap_watched(nr))
+		return thread_pointer_errno_offset ? syscall_wrap_foreign_tls(nr, a)
+						   : syscall_wrap_raw(nr, a);
+	if (nr == SYS_clone || nr == SYS_clone3)
+		return syscall_wrap_clone(nr, a);
+	return syscall_wrap_watched_call(nr, a);
 }
 #endif

@@ -17,6 +17,7 @@
 #ifndef MPROF_PRELOAD_THREAD_POINTER_H
 #define MPROF_PRELOAD_THREAD_POINTER_H
 
+#include <linux/sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -55,25 +56,40 @@ int thread_pointer_check(uintptr_t tp);
  * may kill for it, the two loads only). */
 int thread_pointer_is_libc_unread(void);
 
-/* Non-zero once the process asked for a child on a thread pointer of its
- * own (clone() or syscall(SYS_clone) with CLONE_SETTLS, any SYS_clone3):
- * before, every thread runs on one of the C library's (its own thread
- * creation is not seen here; nor is a clone by the program's own system
- * call instruction, whose child may still fault in the two loads).  Never
- * cleared. */
+/* Non-zero while a child on a thread pointer of its own may run: counts
+ * the clones with CLONE_SETTLS in progress (clone() or syscall(SYS_clone);
+ * a SYS_clone3, whose flags are not read, counts as one), and stays so
+ * after one whose child shares the memory and runs on (CLONE_VM without
+ * CLONE_VFORK).  Before, every thread runs on one of the C library's (its
+ * own thread creation is not seen here; nor is a clone by the program's
+ * own system call instruction, whose child may still fault in the two
+ * loads). */
 extern _Atomic int thread_pointer_settls_seen;
 
-/* Before a clone with CLONE_SETTLS: from then on the thread pointer is
- * read before it is loaded from (the child sees the store: it is made
- * before the call). */
-static inline void thread_pointer_note_settls(void)
+/* Before a clone with flags: from then on the thread pointer is read
+ * before it is loaded from (a child sees the count: it is raised before
+ * the call).  Returns what thread_pointer_settls_end takes in the parent,
+ * after the call: a CLONE_VFORK child has released the memory by then, and
+ * a child without CLONE_VM has a copy of its own. */
+static inline int thread_pointer_settls_begin(unsigned long flags)
 {
-	atomic_store_explicit(&thread_pointer_settls_seen, 1, memory_order_relaxed);
+	if (!(flags & CLONE_SETTLS))
+		return 0;
+	atomic_fetch_add_explicit(&thread_pointer_settls_seen, 1, memory_order_relaxed);
+	return !(flags & CLONE_VM) || (flags & CLONE_VFORK);
+}
+
+/* After that clone, in the parent: begun is what thread_pointer_settls_begin
+ * returned. */
+static inline void thread_pointer_settls_end(int begun)
+{
+	if (begun)
+		atomic_fetch_sub_explicit(&thread_pointer_settls_seen, 1, memory_order_relaxed);
 }
 
 /* Whether the thread pointer points at a thread control block of the C
  * library's: glibc's tcbhead_t starts with its own address (tcb) and
- * holds it again as self, 16 bytes in.  Once a child on a thread pointer
+ * holds it again as self, 16 bytes in.  While a child on a thread pointer
  * of its own may run, those loads are made only when the FS base, read
  * without a memory access, is a block already seen readable; else
  * thread_pointer_check decides.  A block seen once and unmapped since (a
