@@ -161,12 +161,14 @@ static bool started_after(unsigned long long start_ticks, uint64_t mono_ns)
 /* One read of /proc/PID/stat (state and start) serves the start-time
  * check, the zombie's and the hold without pidfds; against the maps' some
  * 30-100 us.  The state is read again only when the maps do not show the
- * file and the process was not a zombie then: it may have ended since. */
+ * file and the process was not a zombie then: it may have ended since;
+ * the pid is checked again only after a maps read. */
 int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, dev_t dev,
 		   ino_t ino)
 {
 	struct pid_guard t = { pid, -1, 0 };
 	unsigned long long start, again;
+	bool by_start;
 	char state;
 	int rc;
 
@@ -181,7 +183,8 @@ int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, de
 	state = pid_info_state_start(pid, &start);
 	if (t.pidfd < 0)
 		t.start_ticks = start;
-	rc = started_before(start, alive_mono_ns, false) ? 1 : maps_has_file(pid, dev, ino);
+	by_start = started_before(start, alive_mono_ns, false);
+	rc = by_start ? 1 : maps_has_file(pid, dev, ino);
 	if (rc != 1 && state != 'Z') {
 		state = pid_info_state_start(pid, &again);
 		if (again != start)
@@ -190,10 +193,14 @@ int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, de
 	/* a zombie has no maps: one that started within its file's tick is
 	 * taken as it (else a child killed at once never shows its signal);
 	 * another would have had to get the pid and end within that tick */
-	if (rc != 1 && state == 'Z' && started_before(start, alive_mono_ns, true))
+	if (rc != 1 && state == 'Z' && started_before(start, alive_mono_ns, true)) {
+		by_start = true;
 		rc = 1;
-	if (rc == 1 && !pid_guard_current(&t))
-		rc = 0; /* the maps read were a later process's */
+	}
+	/* a start read names its process (the pidfd, opened before, is that
+	 * one's or a reaped one's); the maps read may be a later process's */
+	if (rc == 1 && !by_start && !pid_guard_current(&t))
+		rc = 0;
 	if (rc != 1) {
 		pid_guard_release(&t);
 		return rc < 0 ? rc : -ESRCH;
