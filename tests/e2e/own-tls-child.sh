@@ -67,7 +67,7 @@ expect_eq "traces: the program's and the executed shell's" 2 "$(ls "$WORK"/t* | 
 report_json "$WORK/sh.json" "$(ls "$WORK"/t.* | head -1)" &&
 	expect_eq "the executed shell's exit status" 5 "$(q "$WORK/sh.json" summary program.exit_status)"
 
-for tp in zero unmapped; do
+for tp in zero unmapped zero-novfork; do
 	run_cmd 30 "native-$tp" "$WORK/own_tls_child" "$tp"
 	expect_eq "native, thread pointer $tp: stdout" "$EXPECTED_NO_BLOCK" "$(cat "$RUN_OUT")"
 	mprof_run 60 "$WORK/tp-$tp" -- "$WORK/own_tls_child" "$tp"

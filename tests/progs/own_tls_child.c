@@ -14,7 +14,9 @@
  * a thread pointer of 0 and of an unmapped page instead: the C library's
  * wrappers then fault where they write errno (a call that fails dies of
  * SIGSEGV), and the calls that succeed must succeed under the recorder
- * too.  An optional last argument names the one call to make.
+ * too.  "own_tls_child zero-novfork" does what zero does without
+ * CLONE_VFORK: the parent runs on while its child does.  An optional last
+ * argument names the one call to make.
  *
  * Facts: see tests/e2e/own-tls-child.sh.
  */
@@ -92,7 +94,7 @@ static int child(void *arg)
 
 /* The thread pointer the children start on: a zeroed block of their own,
  * 0, or an unmapped page. */
-enum tp_kind { TP_BLOCK, TP_ZERO, TP_UNMAPPED };
+enum tp_kind { TP_BLOCK, TP_ZERO, TP_UNMAPPED, TP_ZERO_NO_VFORK };
 
 static void run(const char *call, enum tp_kind kind)
 {
@@ -107,7 +109,7 @@ static void run(const char *call, enum tp_kind kind)
 
 	result = -99;
 	memset(tls, 0, sizeof(tls));
-	if (kind == TP_ZERO) {
+	if (kind == TP_ZERO || kind == TP_ZERO_NO_VFORK) {
 		tp = NULL;
 	} else if (kind == TP_UNMAPPED) {
 		tp = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -117,8 +119,9 @@ static void run(const char *call, enum tp_kind kind)
 		}
 	}
 	pid = clone(child, stack + sizeof(stack),
-		    CLONE_VM | CLONE_FS | CLONE_VFORK | CLONE_SETTLS | SIGCHLD, (void *)call, NULL,
-		    tp, NULL);
+		    CLONE_VM | CLONE_FS | (kind == TP_ZERO_NO_VFORK ? 0 : CLONE_VFORK) |
+			    CLONE_SETTLS | SIGCHLD,
+		    (void *)call, NULL, tp, NULL);
 	if (pid < 0) {
 		perror("clone");
 		return;
@@ -146,8 +149,13 @@ int main(int argc, char **argv)
 
 	errno_offset = (char *)&errno - (char *)__builtin_thread_pointer();
 	getrlimit(RLIMIT_CORE, &core_limit);
-	if (argc > 1 && (strcmp(argv[1], "zero") == 0 || strcmp(argv[1], "unmapped") == 0)) {
-		kind = strcmp(argv[1], "zero") == 0 ? TP_ZERO : TP_UNMAPPED;
+	if (argc > 1 && strcmp(argv[1], "zero") == 0)
+		kind = TP_ZERO;
+	else if (argc > 1 && strcmp(argv[1], "unmapped") == 0)
+		kind = TP_UNMAPPED;
+	else if (argc > 1 && strcmp(argv[1], "zero-novfork") == 0)
+		kind = TP_ZERO_NO_VFORK;
+	if (kind != TP_BLOCK) {
 		argc--;
 		argv++;
 	}
