@@ -162,7 +162,7 @@ static bool started_after(unsigned long long start_ticks, uint64_t mono_ns)
  * check, the zombie's and the hold without pidfds; against the maps' some
  * 30-100 us.  The state is read again only when the maps do not show the
  * file and the process was not a zombie then: it may have ended since;
- * the pid is checked again only after a maps read. */
+ * the pid is checked again unless the start named the process. */
 int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, dev_t dev,
 		   ino_t ino)
 {
@@ -193,12 +193,11 @@ int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, de
 	/* a zombie has no maps: one that started within its file's tick is
 	 * taken as it (else a child killed at once never shows its signal);
 	 * another would have had to get the pid and end within that tick */
-	if (rc != 1 && state == 'Z' && started_before(start, alive_mono_ns, true)) {
-		by_start = true;
+	if (rc != 1 && state == 'Z' && started_before(start, alive_mono_ns, true))
 		rc = 1;
-	}
-	/* a start read names its process (the pidfd, opened before, is that
-	 * one's or a reaped one's); the maps read may be a later process's */
+	/* a start before the file's tick names its process (it had the pid
+	 * since, so the pidfd opened before the read is its own); the maps,
+	 * or a zombie of the same tick, may be a later process's */
 	if (rc == 1 && !by_start && !pid_guard_current(&t))
 		rc = 0;
 	if (rc != 1) {
