@@ -191,6 +191,21 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 	return w;
 }
 
+/* Copies in[0..n), at ring offset in_offset, as it is (record_recode's
+ * pass-through); returns n. */
+static size_t recode_pass(struct record_recoder *rc, uint64_t in_offset, const uint8_t *in,
+			  size_t n, uint8_t *out, uint64_t *out_offset)
+{
+	if (rc->scan_ok)
+		rc->scan_ok = record_scan(in, n, &rc->in.seq, &rc->span, &rc->counts) == 0;
+	else
+		record_count_allocations(in, n, &rc->counts);
+	rc->span.unknown = !rc->scan_ok;
+	memcpy(out, in, n);
+	*out_offset = in_offset;
+	return n;
+}
+
 size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset, bool pass_lap,
 		     const uint8_t *in, size_t n, uint8_t *out, uint64_t *out_offset,
 		     size_t *used)
@@ -214,16 +229,8 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 	rc->in_next = in_offset + n;
 	*used = n;
 	rc->recoded = rc->valid;
-	if (!rc->valid) {
-		if (rc->scan_ok)
-			rc->scan_ok = record_scan(in, n, &rc->in.seq, &rc->span, &rc->counts) == 0;
-		else
-			record_count_allocations(in, n, &rc->counts);
-		rc->span.unknown = !rc->scan_ok;
-		memcpy(out, in, n);
-		*out_offset = in_offset;
-		return n;
-	}
+	if (!rc->valid)
+		return recode_pass(rc, in_offset, in, n, out, out_offset);
 	*out_offset = rc->out_offset;
 	while (p < end) {
 		const uint8_t *rec = p;
@@ -234,6 +241,14 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 			continue;
 		}
 		next = recode_one(&p, end, rc, w);
+		if (!next && rec == in) {
+			/* damage at the range's first record: it passes through
+			 * whole, or the caller would hand it back for ever */
+			rc->valid = false;
+			rc->scan_ok = false;
+			rc->recoded = false;
+			return recode_pass(rc, in_offset, in, n, out, out_offset);
+		}
 		if (!next) {
 			/* what this reader does not take: the caller writes the
 			 * rest apart (recode.h) */

@@ -96,7 +96,9 @@ static inline size_t record_recode_bound(size_t n)
  *   writes the rest separately, which then passes through at its ring
  *   offset, where a reader finds a gap and counts the rest of the lap lost
  *   (appended to the compact records, its address deltas would be read
- *   against the wrong base).
+ *   against the wrong base).  Damage at the range's first record makes
+ *   the whole range pass through as it is (*used is n), so that the
+ *   caller always gets on.
  */
 size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset, bool pass_lap,
 		     const uint8_t *in, size_t n, uint8_t *out, uint64_t *out_offset,

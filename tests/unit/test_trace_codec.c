@@ -1873,6 +1873,18 @@ static void test_recode_passes_through_what_it_cannot_take(void)
 		CU_ASSERT_EQUAL(m, (size_t)(q - second));
 		CU_ASSERT_EQUAL(memcmp(out, second, m), 0);
 	}
+	/* damage at a lap's first record (a program wrote over its ring):
+	 * the whole range passes through, so the caller gets on (it took
+	 * nothing before, and read the same range again for ever) */
+	memset(in, 0xff, 64);
+	memset(&rc, 0, sizeof(rc));
+	m = record_recode(&rc, 1, 0, false, in, 64, out, &off, &used);
+	CU_ASSERT_EQUAL(used, 64);
+	CU_ASSERT_EQUAL(m, 64);
+	CU_ASSERT_EQUAL(off, 0);
+	CU_ASSERT_FALSE(rc.valid);
+	CU_ASSERT(rc.span.unknown);
+	CU_ASSERT_EQUAL(memcmp(out, in, 64), 0);
 }
 
 /* What record_recoder.ext_fn was given, "KIND:CODE:TEXT|..." for DIAG
