@@ -136,7 +136,14 @@ struct proc {
 	bool fork_child;               /* its header says made by fork() */
 	bool open_deferred;            /* its file could not be opened for want
 	                                * of descriptors: tried at each scan */
-	bool broken;                   /* inconsistent positions: stopped reading */
+	/* What the program wrote over in its recorder's memory (static text),
+	 * found by the launcher's checks; NULL: nothing seen.  broken: its
+	 * rings are no longer read; reaps_damaged: its reap table is not;
+	 * header_damaged: its header's figures are not used. */
+	const char *damage;
+	bool broken;
+	bool reaps_damaged;
+	bool header_damaged;
 	bool has_trace;
 	char *exe;                     /* the header's executable, once mapped; owned */
 	bool exe_kept;                 /* kept_images_look has looked at it */
@@ -313,6 +320,64 @@ static const char *proc_label(const struct proc *p, char *buf, size_t size)
 	else
 		snprintf(buf, size, "process ? (%u in its PID namespace)", p->ns_key.ns_pid);
 	return buf;
+}
+
+/* Which part of a process file the program wrote over (proc_damaged). */
+enum proc_damage {
+	DAMAGE_RINGS,   /* no longer read; recording stops */
+	DAMAGE_REAPS,   /* the reap table is no longer read */
+	DAMAGE_HEADER,  /* its figures are not used */
+};
+
+/*
+ * Notes that p's program wrote over its recorder's memory in its own
+ * address space (what: the part found inconsistent, static text), with one
+ * warning per part saying what its trace keeps.  In the rings the launcher
+ * stops reading them and stores PROC_ABANDONED in the header, which makes
+ * the recorder's threads stop recording rather than wait for room for
+ * ever; in the reap table it stops reading that table; in the header it
+ * stops using the header's counts and texts.
+ */
+static void proc_damaged(struct proc *p, const char *what, enum proc_damage part)
+{
+	static const char *const kept[] = {
+		[DAMAGE_RINGS] = "its trace keeps the events read before, and recording it stopped",
+		[DAMAGE_REAPS] = "its trace keeps every event, but how its children ended may be "
+				 "unknown",
+		[DAMAGE_HEADER] = "its trace keeps every event, but not the counts and notes of its "
+				  "header",
+	};
+	bool *seen = part == DAMAGE_RINGS ? &p->broken
+		     : part == DAMAGE_REAPS ? &p->reaps_damaged
+					    : &p->header_damaged;
+	char who[64];
+
+	if (*seen)
+		return;
+	*seen = true;
+	if (!p->damage || part == DAMAGE_RINGS)
+		p->damage = what;
+	if (part == DAMAGE_RINGS)
+		proc_file_abandon(&p->pf);
+	mprof_warn("%s wrote over its recorder's memory (%s); its recording is damaged: %s",
+		   proc_label(p, who, sizeof(who)), what, kept[part]);
+}
+
+/* Whether p's header still holds what the recorder wrote before the
+ * launcher mapped it (magic, version, geometry, which no one changes
+ * after); if not, notes the damage. */
+static bool proc_header_intact(struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+
+	if (p->header_damaged)
+		return false;
+	if (h->magic == SESSION_PROC_MAGIC && h->version == SESSION_VERSION &&
+	    h->nslots == p->pf.nslots && h->ring_bytes == p->pf.ring_bytes &&
+	    h->ring_offset == p->pf.ring_offset)
+		return true;
+	proc_damaged(p, "the header of its process file", DAMAGE_HEADER);
+	return false;
 }
 
 /* ---------- the process lists ---------- */
@@ -859,7 +924,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		return 0;
 	}
 	if (w < r || w - r > ring_bytes) {
-		p->broken = true;
+		proc_damaged(p, "ring positions", DAMAGE_RINGS);
 		return 0;
 	}
 	/* A writing thread; not the meta stream, and not a slot of an image
@@ -922,7 +987,11 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 					       taken > ring_bytes / 2, &ring_taken, &entry);
 
 		/* (less than end - r only where re-encoding stopped at damage:
-		 * the next pass writes the rest apart) */
+		 * the next pass writes the rest apart; never nothing) */
+		if (!ring_taken) {
+			proc_damaged(p, "ring records", DAMAGE_RINGS);
+			break;
+		}
 		r += ring_taken;
 		atomic_store_explicit(&s->read_pos, r, memory_order_release);
 		if (p->has_trace && bytes) {
@@ -1047,7 +1116,6 @@ static uint64_t proc_drain(struct collector *c, struct proc *p, bool force, uint
 {
 	uint64_t taken = 0;
 	uint32_t limit = proc_slots_claimed(p);
-	char who[64];
 
 	if (p->broken)
 		return 0;
@@ -1060,9 +1128,6 @@ static uint64_t proc_drain(struct collector *c, struct proc *p, bool force, uint
 		limit = p->slots_used + SLOT_MARGIN;
 	for (uint32_t i = 0; i < limit && !p->broken; i++)
 		taken += slot_drain(c, p, i, force);
-	if (p->broken)
-		mprof_warn("%s wrote inconsistent ring positions; its trace stops here",
-			   proc_label(p, who, sizeof(who)));
 	return taken;
 }
 
@@ -1092,6 +1157,7 @@ static void proc_ignore(struct collector *c, struct proc *p, const char *why)
 	if (pid) /* 0: unknown (preload/pidns.h) */
 		snprintf(who, sizeof(who), "process %u", pid);
 	pid_info_program(pid, program, sizeof(program));
+	proc_file_abandon(&p->pf);
 	proc_file_close(&p->pf);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
@@ -1722,6 +1788,11 @@ static void reap_apply(struct collector *c, const struct proc *r, const struct s
 		reap_give(best, e);
 }
 
+/* The most reap entries reserved and not taken yet: a full table plus a
+ * writer waiting for room in each of a process's threads (the kernel's
+ * threads-max is at most 2^22). */
+#define REAPS_AHEAD_MAX (SESSION_REAP_ENTRIES + (UINT64_C(1) << 22))
+
 /* Reads entry k of table t into *out: true when it holds entry k whole;
  * *pending tells an entry not written yet from one written over. */
 static bool reap_entry_read(const struct session_reaps *t, uint64_t k, struct session_reap *out,
@@ -1749,7 +1820,7 @@ static void reaps_take(struct collector *c, struct proc *r)
 {
 	struct session_reaps *t;
 
-	if (r->phase != PROC_ACTIVE)
+	if (r->phase != PROC_ACTIVE || r->reaps_damaged)
 		return;
 	t = (struct session_reaps *)proc_file_reaps(&r->pf);
 	/* an entry written over reads neither whole nor pending and is passed
@@ -1771,10 +1842,20 @@ static void reaps_take(struct collector *c, struct proc *r)
  * now in reaps_ready, before the caller's scan. */
 static bool proc_reaps_new(struct proc *r)
 {
-	if (r->phase != PROC_ACTIVE)
+	uint64_t count;
+
+	if (r->phase != PROC_ACTIVE || r->reaps_damaged)
 		return false;
-	r->reaps_ready = atomic_load_explicit(&proc_file_reaps(&r->pf)->count,
-					      memory_order_acquire);
+	count = atomic_load_explicit(&proc_file_reaps(&r->pf)->count, memory_order_acquire);
+	/* A count that went back, or ran further ahead of the entries taken
+	 * than a full table and one waiting writer per thread can take it,
+	 * was written over by the program: read on, the launcher passed
+	 * entries for up to 2^64 rounds. */
+	if (count < r->reaps_taken || count - r->reaps_taken > REAPS_AHEAD_MAX) {
+		proc_damaged(r, "its table of reaped children", DAMAGE_REAPS);
+		return false;
+	}
+	r->reaps_ready = count;
 	return r->reaps_ready != r->reaps_taken;
 }
 
@@ -2064,7 +2145,7 @@ static void end_names(struct proc *p, const char *state, struct trace_end *e)
 static void end_write(struct collector *c, struct proc *p, const char *state)
 {
 	struct session_proc_header *h = p->pf.h;
-	char diag[sizeof(h->diag_text)];
+	char diag[sizeof(h->diag_text)], damage[128];
 	char exec_path[sizeof(h->exec_unrecorded_path)];
 	char exec_into[sizeof(h->exec_self_path)], exec_why[256];
 	struct trace_end e = { 0 };
@@ -2095,11 +2176,15 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	e.diag_flags = atomic_load(&h->diag_flags);
 	e.diag_text = diag;
 	e.process_state = state;
-	e.collector_error = p->broken ? "inconsistent ring positions" : NULL;
+	if (p->damage) {
+		snprintf(damage, sizeof(damage), "the program wrote over its recorder's memory (%s)",
+			 p->damage);
+		e.collector_error = damage;
+	}
 	end_names(p, state, &e);
 	trace_file_end(&p->tf, &e);
 	p->end = e;
-	p->end.diag_text = NULL; /* diag is on the stack */
+	p->end.diag_text = p->end.collector_error = NULL; /* on the stack */
 	p->end.command = p->end.comm = NULL;
 }
 
@@ -2304,6 +2389,8 @@ static void diag_print(struct proc *p)
 	uint64_t waits = atomic_load(&h->waits);
 	char text[sizeof(h->diag_text)], who[80] = "", label[64];
 
+	if (!proc_header_intact(p))
+		return;
 	if (!p->is_root)
 		snprintf(who, sizeof(who), "%s: ", proc_label(p, label, sizeof(label)));
 	children_sandboxed_warn(p);

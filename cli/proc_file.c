@@ -107,6 +107,18 @@ int proc_file_map(struct proc_file *pf)
 	return 1;
 }
 
+void proc_file_abandon(struct proc_file *pf)
+{
+	uint32_t state = PROC_ABANDONED;
+
+	if (pf->base)
+		atomic_store_explicit(&pf->h->state, PROC_ABANDONED, memory_order_release);
+	else if (pf->fd >= 0 &&
+		 pwrite(pf->fd, &state, sizeof(state),
+			offsetof(struct session_proc_header, state)) != (ssize_t)sizeof(state))
+		return; /* (a full file system: nothing else to do) */
+}
+
 void proc_file_close(struct proc_file *pf)
 {
 	if (pf->base)

@@ -35,6 +35,12 @@ int proc_file_open(struct proc_file *pf, int dirfd, const char *name);
  */
 int proc_file_map(struct proc_file *pf);
 
+/* Tells the file's recorder that the launcher will not read it (stores
+ * PROC_ABANDONED in the header's state, through the mapping or the
+ * descriptor), so that its threads stop recording instead of waiting for
+ * room in their rings for ever.  Does nothing when pf holds neither. */
+void proc_file_abandon(struct proc_file *pf);
+
 /* Unmaps and closes whatever pf holds. */
 void proc_file_close(struct proc_file *pf);
 

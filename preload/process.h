@@ -53,6 +53,10 @@ struct preload_process {
 	struct preload_config cfg;
 	struct session_proc_header *hdr; /* the mapped process file, or NULL */
 	size_t file_bytes;               /* size of that mapping */
+	/* The file offset of ring 0, as hdr->ring_offset was made: the
+	 * recorder reaches its rings through this copy, as the program can
+	 * write over the header. */
+	uint64_t ring_offset;
 	char file_name[64];              /* "p.PID.SERIAL" */
 	struct pidns_view view;          /* this image's pids, as the launcher
 	                                  * sees them (set with the file) */

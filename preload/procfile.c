@@ -244,6 +244,7 @@ int procfile_create(struct preload_process *proc, const struct procfile_origin *
 	sys_close(fd);
 	proc->hdr = base;
 	proc->file_bytes = file_bytes;
+	proc->ring_offset = ring_offset;
 	procfile_fill(proc, base, ring_offset, origin);
 	atomic_store_explicit(&proc->hdr->recorder_map_bytes, preload_mem_mapped(),
 			      memory_order_relaxed);

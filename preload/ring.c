@@ -5,8 +5,8 @@
  * is filled with PAD bytes and the next lap starts with THREAD and TIME
  * records, because readers reset their delta state at every lap start), and
  * the ring never overwrites what the collector has not read (the writer
- * waits, counting the wait in the header; if the launcher is gone, recording
- * stops for good).  Only the owner thread writes its ring (the meta
+ * waits, counting the wait in the header; if the launcher is gone, or has
+ * given up the file as damaged (PROC_ABANDONED), recording stops for good).  Only the owner thread writes its ring (the meta
  * stream's ring, preload/meta.c, is written by one thread at a time under
  * the meta lock).  Must never call malloc.
  */
@@ -131,6 +131,12 @@ static int ring_wait_room_loop(struct preload_thread *t, uint32_t need_bytes,
 					      : RING_WAIT_SLEEP_NS * (long)(k ? k : 1);
 		}
 		preload_nap(&nap);
+		if (atomic_load_explicit(&preload_proc.hdr->state, memory_order_relaxed) ==
+		    PROC_ABANDONED) {
+			preload_process_disable("mprof stopped reading this process's rings, which "
+						"the program wrote over; recording stopped");
+			return -1;
+		}
 		if (ring_now_ns() >= next_check_ns) {
 			if (next_check_ns && !preload_launcher_alive()) {
 				preload_process_disable("the mprof launcher is gone while the "

@@ -160,10 +160,10 @@ void rlimit_fork_child(void)
 	slots = preload_settings_slots(as.rlim_cur, preload_proc.cfg.ring_bytes);
 	if (slots < preload_proc.cfg.nslots)
 		preload_proc.cfg.nslots = slots;
-	if (parent_hdr && parent_hdr->ring_offset < preload_proc.file_bytes &&
-	    munmap((char *)parent_hdr + parent_hdr->ring_offset,
-		   preload_proc.file_bytes - parent_hdr->ring_offset) == 0)
-		preload_proc.file_bytes = parent_hdr->ring_offset;
+	if (parent_hdr && preload_proc.ring_offset < preload_proc.file_bytes &&
+	    munmap((char *)parent_hdr + preload_proc.ring_offset,
+		   preload_proc.file_bytes - preload_proc.ring_offset) == 0)
+		preload_proc.file_bytes = preload_proc.ring_offset;
 }
 
 /*

@@ -325,7 +325,7 @@ uint64_t thread_slots_shrink(uint32_t want_slots)
 			if (atomic_load_explicit(&session_slot_at(h, i)->state,
 						 memory_order_acquire) != SLOT_FREE)
 				keep = i + 1;
-		end = h->ring_offset + (uint64_t)keep * h->ring_bytes;
+		end = preload_proc.ring_offset + (uint64_t)keep * preload_proc.cfg.ring_bytes;
 		if (end < preload_proc.file_bytes &&
 		    munmap((char *)h + end, preload_proc.file_bytes - end) == 0) {
 			given = preload_proc.file_bytes - end;
@@ -471,8 +471,11 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 	atomic_store_explicit(&t->slot->taken_seq[0], 0, memory_order_relaxed);
 	atomic_store_explicit(&t->slot->taken_seq[1], 0, memory_order_relaxed);
 	atomic_store_explicit(&t->slot->taking, 0, memory_order_relaxed);
-	t->ring = session_ring_at(preload_proc.hdr, idx);
-	t->ring_bytes = preload_proc.hdr->ring_bytes;
+	/* the geometry from the recorder's own copy, not the header, which
+	 * the program may have written over */
+	t->ring = (uint8_t *)preload_proc.hdr + preload_proc.ring_offset +
+		  (uint64_t)idx * preload_proc.cfg.ring_bytes;
+	t->ring_bytes = preload_proc.cfg.ring_bytes;
 	t->write_pos = atomic_load_explicit(&t->slot->write_pos, memory_order_relaxed);
 	t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);
 	t->lap_offset = (uint32_t)(t->write_pos % t->ring_bytes);

@@ -126,6 +126,10 @@ enum session_proc_state {
 	PROC_STARTING = 0,  /* header being filled in */
 	PROC_RUNNING = 1,
 	PROC_DISABLED = 2,  /* the shim stopped recording; see DIAG records */
+	/* Stored by the launcher when it found the file's rings inconsistent
+	 * (the program wrote over them) and stopped reading them: a recorder
+	 * thread waiting for room stops recording instead (preload/ring.c). */
+	PROC_ABANDONED = 3,
 };
 
 enum session_slot_state {
