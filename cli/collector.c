@@ -139,11 +139,13 @@ struct proc {
 	/* What the program wrote over in its recorder's memory (static text),
 	 * found by the launcher's checks; NULL: nothing seen.  broken: its
 	 * rings are no longer read; reaps_damaged: its reap table is not;
-	 * header_damaged: its header's figures are not used. */
+	 * header_damaged: its header's figures are not used;
+	 * records_damaged: records no reader takes were passed on. */
 	const char *damage;
 	bool broken;
 	bool reaps_damaged;
 	bool header_damaged;
+	bool records_damaged;
 	bool has_trace;
 	char *exe;                     /* the header's executable, once mapped; owned */
 	bool exe_kept;                 /* kept_images_look has looked at it */
@@ -327,6 +329,7 @@ enum proc_damage {
 	DAMAGE_RINGS,   /* no longer read; recording stops */
 	DAMAGE_REAPS,   /* the reap table is no longer read */
 	DAMAGE_HEADER,  /* its figures are not used */
+	DAMAGE_RECORDS, /* passed on as they are, for readers to drop */
 };
 
 /*
@@ -346,10 +349,13 @@ static void proc_damaged(struct proc *p, const char *what, enum proc_damage part
 				 "unknown",
 		[DAMAGE_HEADER] = "its trace keeps every event, but not the counts and notes of its "
 				  "header",
+		[DAMAGE_RECORDS] = "its trace keeps the records around them, and readers count the "
+				   "damaged stretches as lost",
 	};
-	bool *seen = part == DAMAGE_RINGS ? &p->broken
-		     : part == DAMAGE_REAPS ? &p->reaps_damaged
-					    : &p->header_damaged;
+	bool *seen = part == DAMAGE_RINGS     ? &p->broken
+		     : part == DAMAGE_REAPS   ? &p->reaps_damaged
+		     : part == DAMAGE_HEADER  ? &p->header_damaged
+					      : &p->records_damaged;
 	char who[64];
 
 	if (*seen)
@@ -752,6 +758,9 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 			proc_diags_find(p, i, src, n);
 		}
 		*used = used_bytes;
+		if (rc->damaged)
+			proc_damaged(p, "the records in its rings", DAMAGE_RECORDS);
+		rc->damaged = false;
 		p->counts.allocations += rc->counts.allocations;
 		p->counts.records += rc->counts.records;
 		rc->counts = (struct record_counts){0};

@@ -196,10 +196,12 @@ static uint8_t *recode_one(const uint8_t **pp, const uint8_t *end, struct record
 static size_t recode_pass(struct record_recoder *rc, uint64_t in_offset, const uint8_t *in,
 			  size_t n, uint8_t *out, uint64_t *out_offset)
 {
-	if (rc->scan_ok)
+	if (rc->scan_ok) {
 		rc->scan_ok = record_scan(in, n, &rc->in.seq, &rc->span, &rc->counts) == 0;
-	else
+		rc->damaged |= !rc->scan_ok;
+	} else {
 		record_count_allocations(in, n, &rc->counts);
+	}
 	rc->span.unknown = !rc->scan_ok;
 	memcpy(out, in, n);
 	*out_offset = in_offset;
@@ -241,6 +243,7 @@ size_t record_recode(struct record_recoder *rc, uint64_t lap, uint64_t in_offset
 			continue;
 		}
 		next = recode_one(&p, end, rc, w);
+		rc->damaged |= !next;
 		if (!next && rec == in) {
 			/* damage at the range's first record: it passes through
 			 * whole, or the caller would hand it back for ever */

@@ -64,6 +64,10 @@ struct record_recoder {
 	struct record_span span;  /* of the last range given to record_recode */
 	bool recoded;             /* record_recode re-encoded the last range,
 	                           * so ext_fn saw its extended records */
+	bool damaged;             /* a range held a record this reader does not
+	                           * take, which the shim never writes (the
+	                           * program wrote over its ring); set here,
+	                           * cleared by the caller */
 	/* Called, when set, for each extended record re-encoded: its kind and
 	 * body (len bytes, pointing into the input), so that a caller needing
 	 * some (DIAG, PROCESS) walks the records once. */
