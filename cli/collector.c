@@ -136,16 +136,11 @@ struct proc {
 	bool fork_child;               /* its header says made by fork() */
 	bool open_deferred;            /* its file could not be opened for want
 	                                * of descriptors: tried at each scan */
-	/* What the program wrote over in its recorder's memory (static text),
-	 * found by the launcher's checks; NULL: nothing seen.  broken: its
-	 * rings are no longer read; reaps_damaged: its reap table is not;
-	 * header_damaged: its header's figures are not used;
-	 * records_damaged: records no reader takes were passed on. */
-	const char *damage;
+	/* The parts of its process file the program wrote over, found by the
+	 * launcher's checks (1 << enum proc_damage).  broken: its rings are no
+	 * longer read (DAMAGE_RINGS). */
+	unsigned damage;
 	bool broken;
-	bool reaps_damaged;
-	bool header_damaged;
-	bool records_damaged;
 	bool has_trace;
 	char *exe;                     /* the header's executable, once mapped; owned */
 	bool exe_kept;                 /* kept_images_look has looked at it */
@@ -326,47 +321,72 @@ static const char *proc_label(const struct proc *p, char *buf, size_t size)
 
 /* Which part of a process file the program wrote over (proc_damaged). */
 enum proc_damage {
-	DAMAGE_RINGS,   /* no longer read; recording stops */
-	DAMAGE_REAPS,   /* the reap table is no longer read */
-	DAMAGE_HEADER,  /* its figures are not used */
+	DAMAGE_RINGS,   /* positions: no longer read; recording stops */
 	DAMAGE_RECORDS, /* passed on as they are, for readers to drop */
+	DAMAGE_REAPS,   /* the reap table is no longer read */
+	DAMAGE_HEADER,  /* its counts and texts are not used */
+	DAMAGE_PARTS
+};
+
+/* What each part is, and what its damage costs the recording. */
+static const char *const damage_part[DAMAGE_PARTS] = {
+	[DAMAGE_RINGS] = "ring positions",
+	[DAMAGE_RECORDS] = "records in its rings",
+	[DAMAGE_REAPS] = "its table of reaped children",
+	[DAMAGE_HEADER] = "the header of its process file",
+};
+static const char *const damage_cost[DAMAGE_PARTS] = {
+	[DAMAGE_RINGS] = "its trace keeps the events read before, and recording it stopped",
+	[DAMAGE_RECORDS] = "readers count the damaged records as lost",
+	[DAMAGE_REAPS] = "how its children ended may be unknown",
+	[DAMAGE_HEADER] = "the counts and notes of its header are left out",
 };
 
 /*
- * Notes that p's program wrote over its recorder's memory in its own
- * address space (what: the part found inconsistent, static text), with one
- * warning per part saying what its trace keeps.  In the rings the launcher
- * stops reading them and stores PROC_ABANDONED in the header, which makes
- * the recorder's threads stop recording rather than wait for room for
- * ever; in the reap table it stops reading that table; in the header it
- * stops using the header's counts and texts.
+ * Notes that p's program wrote over part of its recorder's memory in its
+ * own address space (proc_damage_warn says so once, at its end).  Damaged
+ * ring positions stop the launcher reading p's rings, and it stores
+ * PROC_ABANDONED in the header, which makes the recorder's threads stop
+ * recording rather than wait for room for ever.
  */
-static void proc_damaged(struct proc *p, const char *what, enum proc_damage part)
+static void proc_damaged(struct proc *p, enum proc_damage part)
 {
-	static const char *const kept[] = {
-		[DAMAGE_RINGS] = "its trace keeps the events read before, and recording it stopped",
-		[DAMAGE_REAPS] = "its trace keeps every event, but how its children ended may be "
-				 "unknown",
-		[DAMAGE_HEADER] = "its trace keeps every event, but not the counts and notes of its "
-				  "header",
-		[DAMAGE_RECORDS] = "its trace keeps the records around them, and readers count the "
-				   "damaged stretches as lost",
-	};
-	bool *seen = part == DAMAGE_RINGS     ? &p->broken
-		     : part == DAMAGE_REAPS   ? &p->reaps_damaged
-		     : part == DAMAGE_HEADER  ? &p->header_damaged
-					      : &p->records_damaged;
-	char who[64];
-
-	if (*seen)
-		return;
-	*seen = true;
-	if (!p->damage || part == DAMAGE_RINGS)
-		p->damage = what;
-	if (part == DAMAGE_RINGS)
+	p->damage |= 1u << part;
+	if (part == DAMAGE_RINGS && !p->broken) {
+		p->broken = true;
 		proc_file_abandon(&p->pf);
+	}
+}
+
+/* The parts of p's file found damaged, "A, B" (empty: none). */
+static void proc_damage_parts(const struct proc *p, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < DAMAGE_PARTS && n < size; k++)
+		if (p->damage & (1u << k))
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
+					      damage_part[k]);
+}
+
+/* One warning for a process whose program wrote over its recorder's
+ * memory: which parts, and what its recording lost by it. */
+static void proc_damage_warn(const struct proc *p)
+{
+	char who[64], parts[256], cost[512];
+	size_t n = 0;
+
+	if (!p->damage)
+		return;
+	proc_damage_parts(p, parts, sizeof(parts));
+	cost[0] = '\0';
+	for (unsigned k = 0; k < DAMAGE_PARTS && n < sizeof(cost); k++)
+		if (p->damage & (1u << k))
+			n += (size_t)snprintf(cost + n, sizeof(cost) - n, "%s%s", n ? "; " : "",
+					      damage_cost[k]);
 	mprof_warn("%s wrote over its recorder's memory (%s); its recording is damaged: %s",
-		   proc_label(p, who, sizeof(who)), what, kept[part]);
+		   proc_label(p, who, sizeof(who)), parts, cost);
 }
 
 /* Whether p's header still holds what the recorder wrote before the
@@ -376,13 +396,13 @@ static bool proc_header_intact(struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
 
-	if (p->header_damaged)
+	if (p->damage & (1u << DAMAGE_HEADER))
 		return false;
 	if (h->magic == SESSION_PROC_MAGIC && h->version == SESSION_VERSION &&
 	    h->nslots == p->pf.nslots && h->ring_bytes == p->pf.ring_bytes &&
 	    h->ring_offset == p->pf.ring_offset)
 		return true;
-	proc_damaged(p, "the header of its process file", DAMAGE_HEADER);
+	proc_damaged(p, DAMAGE_HEADER);
 	return false;
 }
 
@@ -759,7 +779,7 @@ static size_t slot_chunk_copy(struct collector *c, struct proc *p, uint32_t i, u
 		}
 		*used = used_bytes;
 		if (rc->damaged)
-			proc_damaged(p, "the records in its rings", DAMAGE_RECORDS);
+			proc_damaged(p, DAMAGE_RECORDS);
 		rc->damaged = false;
 		p->counts.allocations += rc->counts.allocations;
 		p->counts.records += rc->counts.records;
@@ -933,7 +953,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		return 0;
 	}
 	if (w < r || w - r > ring_bytes) {
-		proc_damaged(p, "ring positions", DAMAGE_RINGS);
+		proc_damaged(p, DAMAGE_RINGS);
 		return 0;
 	}
 	/* A writing thread; not the meta stream, and not a slot of an image
@@ -998,7 +1018,7 @@ static uint64_t slot_drain(struct collector *c, struct proc *p, uint32_t i, bool
 		/* (less than end - r only where re-encoding stopped at damage:
 		 * the next pass writes the rest apart; never nothing) */
 		if (!ring_taken) {
-			proc_damaged(p, "ring records", DAMAGE_RINGS);
+			proc_damaged(p, DAMAGE_RINGS);
 			break;
 		}
 		r += ring_taken;
@@ -1625,8 +1645,14 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	if (rc == 0)
 		return;
 	if (rc < 0) {
-		proc_ignore(c, p, rc == -EPROTO ? "its header is not one this mprof understands"
-						: strerror(-rc));
+		const char *why = strerror(-rc);
+
+		if (rc == -EPROTO)
+			why = "its header is not one this mprof understands";
+		else if (rc == -EBADMSG)
+			why = "it wrote over its recorder's memory (the header of its process "
+			      "file) before mprof read it";
+		proc_ignore(c, p, why);
 		return;
 	}
 	if (copy_reserve(c, CHUNK_HEAD_BYTES + record_recode_bound(p->pf.ring_bytes) +
@@ -1829,7 +1855,7 @@ static void reaps_take(struct collector *c, struct proc *r)
 {
 	struct session_reaps *t;
 
-	if (r->phase != PROC_ACTIVE || r->reaps_damaged)
+	if (r->phase != PROC_ACTIVE || (r->damage & (1u << DAMAGE_REAPS)))
 		return;
 	t = (struct session_reaps *)proc_file_reaps(&r->pf);
 	/* an entry written over reads neither whole nor pending and is passed
@@ -1853,7 +1879,7 @@ static bool proc_reaps_new(struct proc *r)
 {
 	uint64_t count;
 
-	if (r->phase != PROC_ACTIVE || r->reaps_damaged)
+	if (r->phase != PROC_ACTIVE || (r->damage & (1u << DAMAGE_REAPS)))
 		return false;
 	count = atomic_load_explicit(&proc_file_reaps(&r->pf)->count, memory_order_acquire);
 	/* A count that went back, or ran further ahead of the entries taken
@@ -1861,7 +1887,7 @@ static bool proc_reaps_new(struct proc *r)
 	 * was written over by the program: read on, the launcher passed
 	 * entries for up to 2^64 rounds. */
 	if (count < r->reaps_taken || count - r->reaps_taken > REAPS_AHEAD_MAX) {
-		proc_damaged(r, "its table of reaped children", DAMAGE_REAPS);
+		proc_damaged(r, DAMAGE_REAPS);
 		return false;
 	}
 	r->reaps_ready = count;
@@ -2154,7 +2180,7 @@ static void end_names(struct proc *p, const char *state, struct trace_end *e)
 static void end_write(struct collector *c, struct proc *p, const char *state)
 {
 	struct session_proc_header *h = p->pf.h;
-	char diag[sizeof(h->diag_text)], damage[128];
+	char diag[sizeof(h->diag_text)], damage[320];
 	char exec_path[sizeof(h->exec_unrecorded_path)];
 	char exec_into[sizeof(h->exec_self_path)], exec_why[256];
 	struct trace_end e = { 0 };
@@ -2186,8 +2212,11 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	e.diag_text = diag;
 	e.process_state = state;
 	if (p->damage) {
+		char parts[256];
+
+		proc_damage_parts(p, parts, sizeof(parts));
 		snprintf(damage, sizeof(damage), "the program wrote over its recorder's memory (%s)",
-			 p->damage);
+			 parts);
 		e.collector_error = damage;
 	}
 	end_names(p, state, &e);
@@ -2568,6 +2597,10 @@ static bool proc_finish(struct collector *c, struct proc *p)
 		proc_drain(c, p, true, now_ns());
 		state = "ended";
 	}
+	/* the checks of its header and reap table before the one warning */
+	proc_header_intact(p);
+	proc_reaps_new(p);
+	proc_damage_warn(p);
 	diag_print(p);
 	if (p->has_trace) {
 		rss_sampler_flush(&p->rss, &p->tf);

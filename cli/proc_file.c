@@ -46,23 +46,27 @@ int proc_file_open(struct proc_file *pf, int dirfd, const char *name)
 	return 0;
 }
 
-/* Checks a header (a private copy) against the file size. */
+/* Checks a header (a private copy) against the file size: -EPROTO for
+ * another layout version, -EBADMSG for a header no recorder writes (the
+ * program wrote over it: the recorder wrote all of it before its state). */
 static int header_check(const struct session_proc_header *h, uint64_t file_bytes)
 {
 	uint64_t slots_end, rings_end;
 
-	if (h->magic != SESSION_PROC_MAGIC || h->version != SESSION_VERSION)
+	if (h->magic != SESSION_PROC_MAGIC)
+		return -EBADMSG;
+	if (h->version != SESSION_VERSION)
 		return -EPROTO;
 	if (h->nslots == 0 || h->nslots > SLOT_LIMIT)
-		return -EPROTO;
+		return -EBADMSG;
 	if (h->ring_bytes < SESSION_PAGE_BYTES || h->ring_bytes % SESSION_PAGE_BYTES != 0 ||
 	    h->ring_bytes > RING_LIMIT_BYTES)
-		return -EPROTO;
+		return -EBADMSG;
 	slots_end = SESSION_SLOTS_OFFSET + (uint64_t)h->nslots * sizeof(struct session_slot);
 	rings_end = h->ring_offset + (uint64_t)h->nslots * h->ring_bytes;
 	if (h->ring_offset % SESSION_PAGE_BYTES != 0 || h->ring_offset < slots_end ||
 	    h->ring_offset > file_bytes || rings_end > file_bytes)
-		return -EPROTO;
+		return -EBADMSG;
 	return 0;
 }
 
@@ -72,6 +76,7 @@ int proc_file_map(struct proc_file *pf)
 	struct stat st;
 	uint32_t state;
 	void *base;
+	int rc;
 
 	if (pf->base)
 		return 1;
@@ -91,7 +96,10 @@ int proc_file_map(struct proc_file *pf)
 		return 0;
 	if (fstat(pf->fd, &st) != 0)
 		return -errno;
-	if (header_check(&copy, (uint64_t)st.st_size) < 0 || (uint64_t)st.st_size > SIZE_MAX)
+	rc = header_check(&copy, (uint64_t)st.st_size);
+	if (rc < 0)
+		return rc;
+	if ((uint64_t)st.st_size > SIZE_MAX)
 		return -EPROTO;
 	base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, pf->fd, 0);
 	if (base == MAP_FAILED)

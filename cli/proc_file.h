@@ -30,8 +30,8 @@ int proc_file_open(struct proc_file *pf, int dirfd, const char *name);
 /*
  * Maps the file once the shim has finished its header (state is no longer
  * PROC_STARTING).  Returns 1 when mapped, 0 while the header is not ready,
- * -EPROTO for a header this launcher does not understand, or another
- * negative errno.
+ * -EPROTO for a header of another layout version, -EBADMSG for one no
+ * recorder writes (the program wrote over it), or another negative errno.
  */
 int proc_file_map(struct proc_file *pf);
 
