@@ -2211,7 +2211,9 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	e.diag_flags = atomic_load(&h->diag_flags);
 	e.diag_text = diag;
 	e.process_state = state;
-	if (p->damage) {
+	/* only damage that ended the recording early is the collector's error
+	 * (readers take one so); the other parts show in the warning alone */
+	if (p->broken) {
 		char parts[256];
 
 		proc_damage_parts(p, parts, sizeof(parts));
