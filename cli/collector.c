@@ -3180,7 +3180,8 @@ static bool execs_in_flight(const struct collector *c)
 	for (size_t i = 0; i < c->live.n; i++) {
 		const struct proc *p = c->live.v[i];
 
-		if (p->phase == PROC_PENDING || !proc_exec_unrecorded(p) || !p->exe ||
+		/* (a file given up is in the list until the next prune, unmapped) */
+		if (p->phase != PROC_ACTIVE || !proc_exec_unrecorded(p) || !p->exe ||
 		    !pid_info_running(p->pid))
 			continue;
 		if (pid_info_exe(p->pid, exe, sizeof(exe)) && strcmp(exe, p->exe) == 0)
