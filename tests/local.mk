@@ -178,6 +178,7 @@ E2E_TESTS = \
 	tests/e2e/lowered-limit.sh \
 	tests/e2e/fd-limit.sh \
 	tests/e2e/full-session-dir.sh \
+	tests/e2e/corrupt-process-file.sh \
 	tests/e2e/time-namespace.sh \
 	tests/e2e/unreachable-spawns.sh \
 	tests/e2e/foreign-class.sh \
@@ -338,6 +339,7 @@ tests_unit_write_trace_SOURCES = tests/unit/write_trace.c
 tests_unit_write_trace_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
 EXTRA_DIST += tests/progs/markers_pool.c
+EXTRA_DIST += tests/progs/procfile_scribble.c
 EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c tests/progs/spawn_mixed_ids.c
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 

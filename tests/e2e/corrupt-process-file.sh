@@ -1,0 +1,110 @@
+#!/bin/bash
+# corrupt-process-file.sh - a program that writes over its recorder's
+# process file (mapped in its own address space: header, reap table, slots,
+# rings) ends under mprof as without it: same output, its own exit status,
+# in bounded time, with one warning naming what it damaged and what the
+# recording lost, and a trace `mprof report` reads.  Before: damaged ring
+# positions left its threads waiting for room for ever (the launcher
+# stopped reading), a lap whose first record was damaged made the launcher
+# spin, a reap table count written over made it pass entries for 2^63
+# rounds, and a fork child's header written over crashed it.  Another
+# process of the run keeps its whole recording.
+# Program and modes: tests/progs/procfile_scribble.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/scribble" "$PROGS_DIR/procfile_scribble.c" -pthread -I"$abs_top_srcdir"
+
+OUT='workers made 400000
+main made 50000'
+OUT_CHILD="$OUT
+child exited 0"
+RINGS="its trace keeps the events read before, and recording it stopped"
+RECORDS="readers count the damaged records as lost"
+REAPS="how its children ended may be unknown"
+HEADER="the counts and notes of its header are left out"
+
+run_cmd 60 native "$WORK/scribble" all-random@child 5
+expect_eq "without mprof: exit status" 7 "$RUN_STATUS"
+expect_eq "without mprof: stdout" "$OUT_CHILD" "$(cat "$RUN_OUT")"
+
+# damaged MODE SEED PARTS COSTS: runs MODE under mprof; checks the exit
+# status, stdout, the one warning (none when PARTS is empty) and the report.
+damaged() {
+	local mode=$1 seed=$2 parts=$3 costs=$4 out=$OUT name=${1//@/-}-$2
+	case "$mode" in *@child) out=$OUT_CHILD ;; esac
+	run_cmd 60 "$name" "$MPROF" run -o "$WORK/t.$name" -- "$WORK/scribble" "$mode" "$seed"
+	expect_eq "$mode $seed: exit status, the program's" 7 "$RUN_STATUS"
+	expect_eq "$mode $seed: stdout" "$out" "$(cat "$RUN_OUT")"
+	expect_eq "$mode $seed: stderr, only mprof's lines" "" "$(program_stderr "$RUN_ERR")"
+	local pid warned refused
+	pid=$(grep -o "process [0-9]* wrote over" "$RUN_ERR" | head -n1 | cut -d' ' -f2)
+	warned=$(grep -cFx "mprof: warning: process $pid wrote over its recorder's memory ($parts); its recording is damaged: $costs" "$RUN_ERR")
+	# a fork child may write over its header before mprof has read it
+	refused=$(grep -c "^mprof: warning: process [0-9]* (.*/scribble) is not recorded: it wrote over its recorder's memory (the header of its process file) before mprof read it (process file p\.[0-9]*\.[0-9a-f]*)$" "$RUN_ERR")
+	case "$mode" in *@child) ;; *) refused=0 ;; esac
+	if [ -n "$parts" ]; then
+		expect_eq "$mode $seed: one warning, naming what was damaged" 1 $((warned + refused))
+	fi
+	expect_eq "$mode $seed: damage warnings" "$([ -n "$parts" ] && echo 1 || echo 0)" \
+		"$(grep -c "wrote over its recorder's memory" "$RUN_ERR")"
+	run_cmd 60 "$name.report" "$MPROF" report "$WORK/t.$name"
+	expect_eq "$mode $seed: mprof report reads the trace" 0 "$RUN_STATUS"
+	expect_eq "$mode $seed: no sanitizer report" 0 \
+		"$(cat "$WORK/$name.err" "$RUN_ERR" | grep -c 'Sanitizer\|runtime error:')"
+}
+
+damaged none 1 "" ""
+damaged none@child 1 "" ""
+# positions that no writer makes
+damaged rpos-max 1 "ring positions" "$RINGS"
+damaged rpos-full 1 "ring positions" "$RINGS"
+damaged rpos-ahead@exit 1 "ring positions" "$RINGS"
+damaged wpos-max@exit 1 "ring positions" "$RINGS"
+damaged wpos-zero@exit 1 "ring positions" "$RINGS"
+damaged wpos-past@exit 1 "ring positions" "$RINGS"
+damaged slots-random 1 "ring positions" "$RINGS"
+damaged slots-random@exit 2 "ring positions" "$RINGS"
+expect_eq "the report says the recording ended early, and why" 1 \
+	"$(grep -c "^ended early: *the collector reported: the program wrote over its recorder's memory (ring positions)" "$WORK/rpos-max-1.report.out")"
+# records no writer makes (a lap's first record among them)
+damaged ring-ff 1 "records in its rings" "$RECORDS"
+damaged meta-ff 1 "records in its rings" "$RECORDS"
+damaged meta-ff@exit 1 "records in its rings" "$RECORDS"
+damaged meta-random 3 "records in its rings" "$RECORDS"
+# the reap table's count: 2^63, and random bytes
+damaged reaps-max 1 "its table of reaped children" "$REAPS"
+damaged reaps-max@exit 1 "its table of reaped children" "$REAPS"
+damaged reaps-random 4 "its table of reaped children" "$REAPS"
+# the header's geometry and the whole header
+damaged nslots 1 "the header of its process file" "$HEADER"
+damaged header-random 5 "the header of its process file" "$HEADER"
+damaged header-random@child 5 "the header of its process file" "$HEADER"
+# everything, from seeds
+for seed in 1 2 3; do
+	damaged all-random "$seed" "ring positions, its table of reaped children, the header of its process file" \
+		"$RINGS; $REAPS; $HEADER"
+done
+damaged all-random@child 5 "ring positions, its table of reaped children, the header of its process file" \
+	"$RINGS; $REAPS; $HEADER"
+# fields a writer stores again at once, or the launcher does not trust:
+# whatever the launcher sees, the run ends as the program's
+for mode in wpos-max wpos-past rpos-ahead state slots-high exit-note strings ring-random; do
+	run_cmd 60 "loose-$mode" "$MPROF" run -o "$WORK/t.loose-$mode" -- "$WORK/scribble" "$mode" 6
+	expect_eq "$mode: exit status, the program's" 7 "$RUN_STATUS"
+	expect_eq "$mode: stdout" "$OUT" "$(cat "$RUN_OUT")"
+	expect_eq "$mode: at most one damage warning" 1 \
+		"$(($(grep -c "wrote over its recorder's memory" "$RUN_ERR") <= 1))"
+	run_cmd 60 "loose-$mode.report" "$MPROF" report "$WORK/t.loose-$mode"
+	expect_eq "$mode: mprof report reads the trace" 0 "$RUN_STATUS"
+done
+
+# the parent of a child that damaged its file keeps its whole recording
+allocs() { grep -m1 '^allocations:' "$WORK/$1.report.out"; }
+expect_eq "the parent's allocations, as with an undamaged child" "$(allocs none-child-1)" \
+	"$(allocs all-random-child-5)"
+expect_eq "the parent's allocations, as with an undamaged child (header)" "$(allocs none-child-1)" \
+	"$(allocs header-random-child-5)"
+expect_eq "the parent's trace is whole" 0 \
+	"$(grep -c 'data lost\|ended early' "$WORK/all-random-child-5.report.out")"
+finish
