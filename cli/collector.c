@@ -1224,6 +1224,20 @@ static bool fd_reserve_release(struct collector *c)
 	return true;
 }
 
+/* Whether the file st describes is one a live process was taken in from,
+ * under another name: two readers of one ring would each take part of it,
+ * and store read positions over each other's. */
+static bool proc_file_known(const struct collector *c, const struct stat *st)
+{
+	for (size_t i = 0; i < c->live.n; i++) {
+		const struct proc *q = c->live.v[i];
+
+		if (q->phase != PROC_DONE && q->file_ino == st->st_ino && q->file_dev == st->st_dev)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Opens p's file and makes it pending.  A file that cannot be opened for
  * want of descriptors (the program's hard limit, ulimit -Hn, is the
@@ -1240,8 +1254,10 @@ static void proc_take_in(struct collector *c, struct proc *p)
 	if ((rc == -EMFILE || rc == -ENFILE) && fd_reserve_release(c))
 		rc = proc_file_open(&p->pf, dirfd(c->dir), p->name);
 	p->open_deferred = rc == -EMFILE || rc == -ENFILE;
-	/* Not openable (gone already, not ours): remembered, never looked at. */
-	if (rc < 0 || fstat(p->pf.fd, &st) != 0 || list_push(&c->live, p) < 0) {
+	/* Not openable (gone already, not ours), or another name of a file
+	 * taken in (a link the program made): remembered, never looked at. */
+	if (rc < 0 || fstat(p->pf.fd, &st) != 0 || proc_file_known(c, &st) ||
+	    list_push(&c->live, p) < 0) {
 		proc_file_close(&p->pf);
 		return;
 	}
@@ -1650,8 +1666,9 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 		if (rc == -EPROTO)
 			why = "its header is not one this mprof understands";
 		else if (rc == -EBADMSG)
-			why = "it wrote over its recorder's memory (the header of its process "
-			      "file) before mprof read it";
+			why = "its process file holds a header no recorder writes (the program "
+			      "wrote over its recorder's memory before mprof read it, or made "
+			      "the file)";
 		proc_ignore(c, p, why);
 		return;
 	}
