@@ -41,7 +41,7 @@ damaged() {
 	pid=$(grep -o "process [0-9]* wrote over" "$RUN_ERR" | head -n1 | cut -d' ' -f2)
 	warned=$(grep -cFx "mprof: warning: process $pid wrote over its recorder's memory ($parts); its recording is damaged: $costs" "$RUN_ERR")
 	# a fork child may write over its header before mprof has read it
-	refused=$(grep -c "^mprof: warning: process [0-9]* (.*/scribble) is not recorded: it wrote over its recorder's memory (the header of its process file) before mprof read it (process file p\.[0-9]*\.[0-9a-f]*)$" "$RUN_ERR")
+	refused=$(grep -c "^mprof: warning: process [0-9]* (.*/scribble) is not recorded: its process file holds a header no recorder writes (the program wrote over its recorder's memory before mprof read it, or made the file) (process file p\.[0-9]*\.[0-9a-f]*)$" "$RUN_ERR")
 	case "$mode" in *@child) ;; *) refused=0 ;; esac
 	if [ -n "$parts" ]; then
 		expect_eq "$mode $seed: one warning, naming what was damaged" 1 $((warned + refused))
