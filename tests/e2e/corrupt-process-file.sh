@@ -107,4 +107,34 @@ expect_eq "the parent's allocations, as with an undamaged child (header)" "$(all
 	"$(allocs header-random-child-5)"
 expect_eq "the parent's trace is whole" 0 \
 	"$(grep -c 'data lost\|ended early' "$WORK/all-random-child-5.report.out")"
+
+# files the program makes in the session directory: a FIFO, a symbolic
+# link, a directory, a 1 TiB sparse file, headers no recorder writes, and a
+# hard link to its own process file (taken in twice before, it split the
+# shell's recording between two traces)
+cat >"$WORK/hostile.sh" <<'SCRIPT'
+d=$MPROF_SESSION
+own=$(cd "$d" && ls | grep "^p\.$$\." | head -n 1)
+mkfifo "$d/p.$$.aaaa1"
+ln -s /etc/passwd "$d/p.$$.aaaa2"
+truncate -s 1T "$d/p.$$.aaaa3"
+printf 'PROF_SHMxxxxxxxx' >"$d/p.$$.aaaa4"
+mkdir "$d/p.$$.aaaa6"
+head -c 4096 "$d/$own" >"$d/p.$$.aaaa7"
+ln "$d/$own" "$d/p.$$.aaaa9"
+echo "pid $$"
+exit 3
+SCRIPT
+run_cmd 60 hostile "$MPROF" run -o "$WORK/h.t" -- bash "$WORK/hostile.sh"
+expect_eq "fake process files: exit status, the program's" 3 "$RUN_STATUS"
+shell_pid=$(sed -n 's/^pid //p' "$RUN_OUT")
+expect_eq "fake process files: stdout" "pid $shell_pid" "$(cat "$RUN_OUT")"
+expect_eq "fake process files: the shell's recording in one trace" "" \
+	"$(cd "$WORK" && ls "h.t.$shell_pid" 2>/dev/null)"
+expect_eq "fake process files: the headers no recorder writes are named" 1 \
+	"$(grep -c "^mprof: warning: a process (.*bash) is not recorded: its process file holds a header no recorder writes (the program wrote over its recorder's memory before mprof read it, or made the file) (in 2 processes)$" "$RUN_ERR")"
+run_cmd 60 hostile.report "$MPROF" report "$WORK/h.t"
+expect_eq "fake process files: mprof report reads the shell's trace" 0 "$RUN_STATUS"
+expect_eq "fake process files: no sanitizer report" 0 \
+	"$(cat "$WORK/hostile.err" "$WORK/hostile.report.err" | grep -c 'Sanitizer\|runtime error:')"
 finish
