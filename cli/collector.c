@@ -608,7 +608,7 @@ static struct record_recoder *proc_recoder(struct proc *p, uint32_t i)
 	if (!p->recoders[i]) {
 		p->recoders[i] = calloc(1, sizeof(*p->recoders[i]));
 		/* the stream that holds the DIAG and PROCESS records */
-		if (p->recoders[i] && (!(p->pf.h->flags & SESSION_FLAG_META_SLOT) ||
+		if (p->recoders[i] && (!(p->pf.id.flags & SESSION_FLAG_META_SLOT) ||
 				       i == SESSION_META_SLOT)) {
 			p->recoders[i]->ext_fn = proc_ext_take;
 			p->recoders[i]->ext_arg = p;
@@ -627,7 +627,7 @@ static void proc_command_find(struct proc *p, uint32_t i, const uint8_t *src, si
 	size_t len;
 
 	if ((p->command && p->command[0]) ||
-	    ((p->pf.h->flags & SESSION_FLAG_META_SLOT) && i != SESSION_META_SLOT) ||
+	    ((p->pf.id.flags & SESSION_FLAG_META_SLOT) && i != SESSION_META_SLOT) ||
 	    record_process_command(src, n, &cmd, &len) < 0 || !len)
 		return;
 	free(p->command);
@@ -659,7 +659,7 @@ static void proc_diag_keep(void *arg, uint64_t code, const char *text, size_t le
  * re-encoded: the re-encoding gives them to proc_ext_take). */
 static void proc_diags_find(struct proc *p, uint32_t i, const uint8_t *src, size_t n)
 {
-	if ((p->pf.h->flags & SESSION_FLAG_META_SLOT) && i != SESSION_META_SLOT)
+	if ((p->pf.id.flags & SESSION_FLAG_META_SLOT) && i != SESSION_META_SLOT)
 		return;
 	record_diag_each(src, n, proc_diag_keep, p);
 }
@@ -1476,8 +1476,8 @@ static void meta_write(struct collector *c, struct proc *p)
 	field_copy(exe, sizeof(exe), h->exe, sizeof(h->exe));
 	m.is_root = p->is_root;
 	m.pid = p->pid;
-	m.ppid = h->ppid;
-	m.ns_pid = h->ns_pid != p->pid ? h->ns_pid : 0;
+	m.ppid = p->pf.id.ppid;
+	m.ns_pid = p->pf.id.ns_pid != p->pid ? p->pf.id.ns_pid : 0;
 	m.exe = exe;
 	if (p->is_root) {
 		m.command = c->cfg->command;
@@ -1503,17 +1503,17 @@ static void meta_write(struct collector *c, struct proc *p)
 	m.slots = p->pf.nslots;
 	/* The shim's meta slot holds all STACK and MODULES records: the
 	 * symbolizer then reads that stream alone (EVENTS stream = slot + 1). */
-	if (h->flags & SESSION_FLAG_META_SLOT)
+	if (p->pf.id.flags & SESSION_FLAG_META_SLOT)
 		m.stack_stream = SESSION_META_SLOT + 1;
 	m.time_resolution_ns = coarse_clock_resolution_ns();
-	m.is_fork_child = h->is_fork_child != 0;
+	m.is_fork_child = p->pf.id.is_fork_child != 0;
 	field_copy(comm, sizeof(comm), h->comm, sizeof(h->comm));
 	m.comm = comm;
 	if (m.is_fork_child) {
 		field_copy(parent_name, sizeof(parent_name), h->parent_file, sizeof(h->parent_file));
 		parent = parent_name[0] ? proc_find(c, parent_name) : NULL;
 		m.parent_trace = parent ? parent->trace_path : NULL;
-		m.fork_seq = h->fork_seq;
+		m.fork_seq = p->pf.id.fork_seq;
 	}
 	trace_file_meta(&p->tf, &m);
 }
@@ -1677,11 +1677,11 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 		proc_ignore(c, p, "out of memory");
 		return;
 	}
-	p->pid = p->pf.h->pid;
-	p->ns_key = (struct pid_find_key){ p->pf.h->ns_pid, p->pf.h->pidns_dev,
-					   p->pf.h->pidns_ino };
-	p->fork_child = p->pf.h->is_fork_child;
-	p->ppid = p->pf.h->ppid;
+	p->pid = p->pf.id.pid;
+	p->ns_key = (struct pid_find_key){ p->pf.id.ns_pid, p->pf.id.pidns_dev,
+					   p->pf.id.pidns_ino };
+	p->fork_child = p->pf.id.is_fork_child;
+	p->ppid = p->pf.id.ppid;
 	p->exe = malloc(sizeof(p->pf.h->exe));
 	if (p->exe)
 		field_copy(p->exe, sizeof(p->pf.h->exe), p->pf.h->exe, sizeof(p->pf.h->exe));
@@ -1693,7 +1693,7 @@ static void proc_activate(struct collector *c, struct proc *p, uint64_t now)
 	p->has_cpu_clock = p->pid && clock_getcpuclockid((pid_t)p->pid, &p->cpu_clock) == 0;
 	p->last_sweep_ns = now;
 	p->names_look_ns = now + NAMES_LOOK_FIRST_NS;
-	if (!c->root_assigned && p->pid == (unsigned)c->cfg->root_pid && !p->pf.h->is_fork_child) {
+	if (!c->root_assigned && p->pid == (unsigned)c->cfg->root_pid && !p->pf.id.is_fork_child) {
 		p->is_root = true;
 		c->root_assigned = true;
 		c->root_active_ns = now;
@@ -1757,7 +1757,7 @@ static bool reap_names(const struct proc *r, const struct session_reap *e, const
 	if (e->pid && pid == e->pid)
 		return true;
 	return e->ns_pid && q->ns_key.ns_ino && q->ns_key.ns_pid == e->ns_pid &&
-	       q->ns_key.ns_ino == r->pf.h->pidns_ino && q->ns_key.ns_dev == r->pf.h->pidns_dev;
+	       q->ns_key.ns_ino == r->pf.id.pidns_ino && q->ns_key.ns_dev == r->pf.id.pidns_dev;
 }
 
 /* Marks q ended with entry e's status. */
@@ -2668,7 +2668,7 @@ static bool pid_next_image_pending(const struct collector *c, const struct proc 
  * image of it), or NULL. */
 static struct proc *proc_parent(const struct collector *c, const struct proc *p)
 {
-	unsigned ppid = p->pf.h->ppid;
+	unsigned ppid = p->pf.id.ppid;
 
 	for (size_t i = c->live.n; ppid && i-- > 0;) {
 		struct proc *q = c->live.v[i];
@@ -2690,8 +2690,8 @@ static struct proc *proc_parent(const struct collector *c, const struct proc *p)
 static bool reap_waiters_live(const struct collector *c, struct proc *r)
 {
 	struct session_reaps *t = (struct session_reaps *)proc_file_reaps(&r->pf);
-	bool own_ns = c->pidns_known && r->pid && r->pf.h->pidns_ino == c->pidns_ino &&
-		      r->pf.h->pidns_dev == c->pidns_dev;
+	bool own_ns = c->pidns_known && r->pid && r->pf.id.pidns_ino == c->pidns_ino &&
+		      r->pf.id.pidns_dev == c->pidns_dev;
 	bool live = false;
 
 	for (unsigned i = 0; i < SESSION_REAP_WAITERS; i++) {

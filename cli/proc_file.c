@@ -112,6 +112,16 @@ int proc_file_map(struct proc_file *pf)
 	pf->nslots = copy.nslots;
 	pf->ring_bytes = copy.ring_bytes;
 	pf->ring_offset = copy.ring_offset;
+	pf->id = (struct proc_file_id){
+		.pid = copy.pid,
+		.ppid = copy.ppid,
+		.ns_pid = copy.ns_pid,
+		.is_fork_child = copy.is_fork_child,
+		.flags = copy.flags,
+		.fork_seq = copy.fork_seq,
+		.pidns_dev = copy.pidns_dev,
+		.pidns_ino = copy.pidns_ino,
+	};
 	return 1;
 }
 

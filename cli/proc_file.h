@@ -21,6 +21,16 @@ struct proc_file {
 	uint32_t nslots;
 	uint32_t ring_bytes;
 	uint64_t ring_offset;
+	/* The image's identity and flags, copied when mapped with the
+	 * geometry (the program may write over them later): the header's
+	 * fields of the same names. */
+	struct proc_file_id {
+		uint32_t pid, ppid, ns_pid;
+		uint32_t is_fork_child;
+		uint32_t flags;
+		uint64_t fork_seq;
+		uint64_t pidns_dev, pidns_ino;
+	} id;
 };
 
 /* Opens name in the directory dirfd, without mapping it yet.  Returns 0 or
