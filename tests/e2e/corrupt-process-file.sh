@@ -131,8 +131,10 @@ shell_pid=$(sed -n 's/^pid //p' "$RUN_OUT")
 expect_eq "fake process files: stdout" "pid $shell_pid" "$(cat "$RUN_OUT")"
 expect_eq "fake process files: the shell's recording in one trace" "" \
 	"$(cd "$WORK" && ls "h.t.$shell_pid" 2>/dev/null)"
-expect_eq "fake process files: the headers no recorder writes are named" 1 \
-	"$(grep -c "^mprof: warning: a process (.*bash) is not recorded: its process file holds a header no recorder writes (the program wrote over its recorder's memory before mprof read it, or made the file) (in 2 processes)$" "$RUN_ERR")"
+# (the short header copy always; the 16-byte file, whose header cannot be
+# read whole, may instead wait as a recorder starting)
+expect_eq "fake process files: a header no recorder writes is named" 1 \
+	"$(grep -c "^mprof: warning: .*process.* (.*bash) is not recorded: its process file holds a header no recorder writes (the program wrote over its recorder's memory before mprof read it, or made the file) (.*)$" "$RUN_ERR")"
 run_cmd 60 hostile.report "$MPROF" report "$WORK/h.t"
 expect_eq "fake process files: mprof report reads the shell's trace" 0 "$RUN_STATUS"
 expect_eq "fake process files: no sanitizer report" 0 \

@@ -125,10 +125,14 @@ static int scribble(void)
 	s = own_slot(base);
 	if (!s)
 		return -1;
-	/* until the launcher has read this thread's ring, so it has mapped the
-	 * file: a header damaged before makes the file refused instead */
-	for (int k = 0; k < 10000 && atomic_load(&s->read_pos) == 0; k++)
-		usleep(1000);
+	/* modes that damage the header wait until the launcher has read this
+	 * thread's ring, so it has mapped the file (a header damaged before
+	 * makes the file refused instead); the others damage the first
+	 * records while they are unread */
+	if (!strcmp(mode, "nslots") || !strcmp(mode, "header-random") ||
+	    !strcmp(mode, "all-random"))
+		for (int k = 0; k < 10000 && atomic_load(&s->read_pos) == 0; k++)
+			usleep(1000);
 	if (!strcmp(mode, "none"))
 		return 0;
 	if (!strcmp(mode, "wpos-max"))
