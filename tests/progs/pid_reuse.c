@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher_stop.h"
+
 #define LATE_BYTES (64u << 20)
 
 static void nap_ms(long ms)
@@ -63,26 +65,6 @@ __attribute__((noinline)) static void *late_block(size_t n)
 	return p;
 }
 
-/* The state letter of pid in /proc/PID/stat, or 0. */
-static char state_of(pid_t pid)
-{
-	char path[64], buf[512], *r;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	r = strrchr(buf, ')');
-	return r && r[1] == ' ' ? r[2] : 0;
-}
-
 static int last_pid_set(pid_t pid)
 {
 	char text[32];
@@ -102,7 +84,7 @@ static int launcher_stop(pid_t launcher)
 {
 	if (kill(launcher, SIGSTOP) != 0)
 		return -1;
-	for (int i = 0; i < 5000 && state_of(launcher) != 'T'; i++)
+	for (int i = 0; i < 5000 && launcher_stop_state_of(launcher) != 'T'; i++)
 		nap_ms(1);
 	return 0;
 }
