@@ -51,6 +51,11 @@ static void flame_data_notes(FILE *out, const struct profile *p)
 			 run->data_lost);
 		note(out, &n, text);
 	}
+	if (run->meta_lost[0]) {
+		snprintf(text, sizeof(text), "stacks lost: %s: their allocations are shown "
+			 "without a call stack or without symbols", run->meta_lost);
+		note(out, &n, text);
+	}
 	if (run->foreign_malloc)
 		note(out, &n, "the program's own malloc was not recorded");
 	if (run->recording_controlled) {

@@ -114,6 +114,9 @@
  *                                   program's exit (killed, no END, ...)
  *       "data_lost": str or null,   what the recording lost (chunks,
  *                                   events, unrecorded allocations)
+ *       "meta_lost": str or null,   call stacks or module maps the events
+ *                                   name that the trace lacks (the counts
+ *                                   are whole; those stacks are not)
  *       "own_heap_runtime": str or null, a runtime with a heap of its own
  *                                   (GC, pools): only its malloc blocks seen
  *       "foreign_malloc": bool,     the program's own malloc: not recorded
@@ -144,7 +147,9 @@
  *                   "cut_calls" (calls the process's end cut short),
  *                   "merge_buffer_bytes_max" (event data that waited to merge),
  *                   "address_reused", "stacks",
- *                   "truncated_stacks", "unknown_stacks", "frames",
+ *                   "truncated_stacks", "unknown_stacks", "lost_stacks"
+ *                   (of those, whose records are missing), "unmapped_stacks"
+ *                   (whose module map is missing), "frames",
  *                   "frames_without_debug_info", "frames_without_symbols": int,
  *                   "unrecorded_allocations", "unrecorded_frees": int or null,
  *                   "programs_started_unrecorded": int (executed or spawned
@@ -495,6 +500,10 @@ static void write_quality(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_u64(out, "unknown_stacks", t->unknown_stacks);
 	out_char(out, ',');
+	json_u64(out, "lost_stacks", t->lost_stacks);
+	out_char(out, ',');
+	json_u64(out, "unmapped_stacks", t->unmapped_stacks);
+	out_char(out, ',');
 	json_u64(out, "frames", t->frames_total);
 	out_char(out, ',');
 	json_u64(out, "frames_without_debug_info", t->frames_no_debug_info);
@@ -668,6 +677,9 @@ static void write_summary(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_key(out, "data_lost");
 	json_string(out, run->data_lost[0] ? run->data_lost : NULL);
+	out_char(out, ',');
+	json_key(out, "meta_lost");
+	json_string(out, run->meta_lost[0] ? run->meta_lost : NULL);
 	out_char(out, ',');
 	json_key(out, "own_heap_runtime");
 	json_string(out, run->own_heap_runtime);

@@ -341,6 +341,9 @@ static void print_quality(FILE *out, const struct profile *r)
 	fprintf(out, "                  %" PRIu64 " unmatched frees; %" PRIu64 " of %" PRIu64
 		" stacks truncated; %" PRIu64 " without a stack\n",
 		a->unmatched_frees, t->truncated_stacks, t->stacks, t->unknown_stacks);
+	if (t->lost_stacks || t->unmapped_stacks)
+		fprintf(out, "                  %" PRIu64 " stacks whose records are missing, %"
+			PRIu64 " whose module map is missing\n", t->lost_stacks, t->unmapped_stacks);
 	if (a->unrecorded_block_frees)
 		fprintf(out, "                  %" PRIu64 " frees of blocks allocated while "
 			"recording was stopped or sampled (expected: an exact run records every "
@@ -591,6 +594,8 @@ const char *output_report_kind(const struct profile *r)
 		       "bad records and warnings";
 	if (r->run.data_lost[0])
 		return "incomplete: data was lost; see data and warnings";
+	if (r->run.meta_lost[0])
+		return "incomplete: call stacks were lost; see stacks lost";
 	if ((r->run.own_heap_runtime || r->run.rss_mostly_unseen) && r->run.recording_controlled)
 		return profile_ended_early(r) ? "exact for malloc blocks while recording was on, "
 					       "until the recording ended early; see the note "
@@ -756,6 +761,9 @@ static void print_summary(FILE *out, const struct profile *r)
 	if (run->data_lost[0])
 		fprintf(out, "data lost:        %s: the counts below are short of the "
 			"program's\n", run->data_lost);
+	if (run->meta_lost[0])
+		fprintf(out, "stacks lost:      %s: their allocations are counted, shown "
+			"without a call stack or without symbols\n", run->meta_lost);
 	if (run->own_heap_runtime)
 		fprintf(out, "note:             %s manages a heap of its own%s%s%s; mprof sees only "
 			"the blocks it takes from malloc, not its objects\n", run->own_heap_runtime,

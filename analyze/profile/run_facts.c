@@ -105,6 +105,7 @@ static void report_run_end_reason(struct report *r);
 static void report_run_names(struct report *r);
 static void report_run_runtime(struct report *r);
 static void report_run_data_lost(struct report *r);
+static void report_run_meta_lost(struct report *r);
 static void report_run_recording(struct report *r);
 
 static void report_run_collect(struct report *r)
@@ -219,6 +220,7 @@ static void report_run_collect(struct report *r)
 	report_run_end_reason(r);
 	report_run_runtime(r);
 	report_run_data_lost(r);
+	report_run_meta_lost(r);
 	report_run_recording(r);
 }
 
@@ -383,6 +385,26 @@ static void report_run_data_lost(struct report *r)
 	if (r->run->write_error && len < cap)
 		snprintf(buf + len, cap - len, "%sthe events after mprof failed to write the trace "
 			 "(%s)", len ? ", " : "", r->run->write_error);
+}
+
+/* Fills r->run->meta_lost from the site table's counts of stacks whose
+ * records the trace lacks. */
+static void report_run_meta_lost(struct report *r)
+{
+	const struct site_table *t = r->sites;
+	char *buf = r->run->meta_lost;
+	size_t cap = sizeof(r->run->meta_lost), len = 0;
+
+	buf[0] = '\0';
+	if (!t)
+		return;
+	if (t->lost_stacks)
+		len += (size_t)snprintf(buf, cap, "%" PRIu64 " of %" PRIu64 " call stacks the "
+					"events name (their stack records are missing)",
+					t->lost_stacks, t->stacks);
+	if (t->unmapped_stacks && len < cap)
+		snprintf(buf + len, cap - len, "%sthe module map of %" PRIu64 " call stacks (its "
+			 "module records are missing)", len ? ", " : "", t->unmapped_stacks);
 }
 
 /* Fills r->run->ended_early: the first reason found, most specific first. */

@@ -93,6 +93,11 @@ struct run_facts {
 	 * missing from the sequence, allocations made but not recorded.  The
 	 * counts are then not exact. */
 	char data_lost[200];
+	/* What the events name but the trace lacks, or "" when nothing: call
+	 * stacks whose STACK records, and module maps whose MODULES records,
+	 * were lost (a damaged ring, a cut trace, a lost chunk).  The counts
+	 * are whole, but those allocations have no call stack or no symbols. */
+	char meta_lost[200];
 	uint64_t sample_rate_bytes; /* META sample_rate_bytes: the sampling
 	                           * interval of a sampled trace; 0: none given */
 	bool has_sample_seed;     /* a sampled trace whose META gives its seed */

@@ -469,6 +469,7 @@ struct site_build {
 	uint32_t *site_plus1;
 	size_t site_plus1_reserved; /* its mapping's reservation; 0: on the heap */
 	size_t capped_stacks;    /* stacks given their leaf side (stack_too_deep) */
+	uint64_t walk_epoch;     /* the module epoch of the stack walked last */
 	size_t loc_frames_max;   /* the most frames an address looked up had */
 	struct place_memo *places; /* PLACE_MEMO_SLOTS of them, owned */
 	uint32_t path[SITES_MAX_DEPTH];
@@ -753,6 +754,7 @@ static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long 
 	*x = 0;
 	*unknown = stack_nodes_walk(b->nodes, stack_id, b->path, SITES_MAX_DEPTH, &depth, &epoch,
 				    truncated) < 0;
+	b->walk_epoch = epoch;
 	for (size_t i = depth; i-- > 0 && !*unknown;) {
 		*x = trie_add_ip(b, *x, epoch, stack_node_ip(b->nodes, b->path[i]), &d);
 		if (*x < 0)
@@ -851,6 +853,7 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 			return -ENOMEM;
 	}
 	*truncated = (root_ip & 1) != 0;
+	b->walk_epoch = root_ip >> 1;
 	*x = (long)base_trie_plus1 - 1;
 	/* the base's depth: no more frames than its stack nodes' addresses
 	 * had, none more than loc_frames_max */
@@ -1119,6 +1122,12 @@ static int walk_stack(struct site_build *b, uint64_t stack_id, uint32_t *node, u
 	t->stacks++;
 	t->truncated_stacks += truncated;
 	t->unknown_stacks += unknown;
+	/* a stack id other than 0 ("no stack") names nodes the recorder wrote:
+	 * undefined, or of an epoch without a module map, their records were lost */
+	if (unknown && stack_id != 0)
+		t->lost_stacks++;
+	else if (!unknown && !symbolizer_epoch_mapped(b->sym, b->walk_epoch))
+		t->unmapped_stacks++;
 	*flags = (uint8_t)((truncated ? STACK_TRUNCATED : 0) | (unknown ? STACK_UNKNOWN : 0));
 	if (!unknown)
 		*node = (uint32_t)x;

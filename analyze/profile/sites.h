@@ -127,6 +127,11 @@ struct site_table {
 	uint64_t stacks;           /* distinct call stacks with events */
 	uint64_t truncated_stacks; /* of those, cut at --max-frames */
 	uint64_t unknown_stacks;   /* of those, without a usable stack */
+	uint64_t lost_stacks;      /* of those, with an id other than 0 whose
+	                            * nodes are not all in the trace (their
+	                            * STACK records were lost) or form a cycle */
+	uint64_t unmapped_stacks;  /* known stacks of a module epoch without a
+	                            * map (its MODULES records were lost) */
 	uint64_t frames_total;     /* distinct places (module file, offset)
 	                            * symbolized */
 	uint64_t frames_no_debug_info;

@@ -578,3 +578,10 @@ const struct module *module_maps_find(const struct module_maps *m, uint64_t epoc
 	}
 	return module_tree_find(&m->forest, m->pool, m->maps[m->epochs[at].map].root, ip);
 }
+
+bool module_maps_cover(const struct module_maps *m, uint64_t epoch)
+{
+	size_t at = module_maps_lower(m, epoch);
+
+	return at < m->count ? m->epochs[at].epoch == epoch || at > 0 : at > 0;
+}

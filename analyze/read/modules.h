@@ -12,6 +12,7 @@
 #ifndef MPROF_ANALYZE_MODULES_H
 #define MPROF_ANALYZE_MODULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -119,5 +120,10 @@ int module_maps_add_ext(struct module_maps *m, unsigned kind, const uint8_t *pay
 /* The module holding ip in epoch (or, when that epoch has no map, in the
  * newest map with a smaller epoch); NULL when none does. */
 const struct module *module_maps_find(const struct module_maps *m, uint64_t epoch, uint64_t ip);
+
+/* Whether a map is in force at epoch: one of epoch or of a smaller epoch
+ * (what module_maps_find looks in).  A stack of an epoch without one names
+ * a module map whose records were lost. */
+bool module_maps_cover(const struct module_maps *m, uint64_t epoch);
 
 #endif

@@ -1497,6 +1497,11 @@ const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoc
 	return symbolizer_lookup_place(s, &p);
 }
 
+bool symbolizer_epoch_mapped(const struct symbolizer *s, uint64_t epoch)
+{
+	return s->maps && module_maps_cover(s->maps, epoch);
+}
+
 bool symbolizer_failed(const struct symbolizer *s, const struct sym_location *loc)
 {
 	return loc == &s->failed;

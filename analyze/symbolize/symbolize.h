@@ -79,6 +79,10 @@ const struct sym_location *symbolizer_lookup_place(struct symbolizer *s,
  * then symbolizer_lookup_place.  Never NULL. */
 const struct sym_location *symbolizer_lookup(struct symbolizer *s, uint64_t epoch, uint64_t ip);
 
+/* Whether s's module maps have a map in force at epoch (module_maps_cover);
+ * false when s has no maps. */
+bool symbolizer_epoch_mapped(const struct symbolizer *s, uint64_t epoch);
+
 /* True for the location symbolizer_lookup returns when memory ran out: one
  * shared location whose frame changes with each such lookup, so not one to
  * keep (every other result stays as it is until symbolizer_free). */

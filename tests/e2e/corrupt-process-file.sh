@@ -72,6 +72,18 @@ damaged ring-ff 1 "records in its rings" "$RECORDS"
 damaged meta-ff 1 "records in its rings" "$RECORDS"
 damaged meta-ff@exit 1 "records in its rings" "$RECORDS"
 damaged meta-random 3 "records in its rings" "$RECORDS"
+# the stacks those records held are lost: the report must not call the
+# recording whole (before: "exact: every allocation recorded", 7 stacks
+# missing)
+for name in meta-ff-1 meta-ff-exit-1; do
+	expect_eq "$name: the report's kind says stacks were lost" 1 \
+		"$(head -n1 "$WORK/$name.report.out" | grep -c '(incomplete: call stacks were lost; see stacks lost)$')"
+	expect_eq "$name: the report names the lost stacks" 1 \
+		"$(grep -c '^stacks lost:      [1-9][0-9]* of [1-9][0-9]* call stacks the events name (their stack records are missing)' "$WORK/$name.report.out")"
+done
+run_cmd 60 meta-ff.json "$MPROF" report --format json "$WORK/t.meta-ff-1"
+expect_eq "meta-ff: JSON meta_lost and lost_stacks" "1 1" \
+	"$("$PYTHON" -c 'import json,sys; s=json.load(sys.stdin)["summary"]; print(int(s["meta_lost"].startswith("%d of " % s["quality"]["lost_stacks"])), int(s["quality"]["lost_stacks"] > 0))' <"$WORK/meta-ff.json.out")"
 # the reap table's count: 2^63, and random bytes
 damaged reaps-max 1 "its table of reaped children" "$REAPS"
 damaged reaps-max@exit 1 "its table of reaped children" "$REAPS"

@@ -70,6 +70,7 @@
   if (filt && filt.suppressions) notes.push(`Suppressed (${filt.suppressions}): ${bytes(filt.suppressed_leaked_bytes)} in ${count(filt.suppressed_leaked_blocks)} blocks at ${count(filt.suppressed_sites)} sites, known leaks left out of the leak total.`);
   if (ended) notes.push(`The recording ended early (${ended}): blocks still live then are not known to be leaks.`);
   if (s.data_lost) notes.push(`Data lost: ${s.data_lost}. The counts are short of the program's.`);
+  if (s.meta_lost) notes.push(`Stacks lost: ${s.meta_lost}. Their allocations are counted, shown without a call stack or without symbols.`);
   if (s.own_heap_runtime) notes.push(`${s.own_heap_runtime} manages a heap of its own; mprof sees only the blocks it takes from malloc.`);
   if (s.rss_mostly_unseen) notes.push('Peak RSS is over 4 times the heap peak: most of the memory is not malloc blocks (a bundled allocator, mmap, a runtime’s heap), which mprof does not see.');
   if (s.sampled) notes.push('Sampled trace: counts and bytes are estimates; peak and temporary figures have no unbiased estimate.');
