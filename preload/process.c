@@ -20,6 +20,7 @@ static _Atomic uint64_t process_early_allocs, process_early_frees;
 void preload_process_disable(const char *reason_text)
 {
 	int phase = atomic_load(&preload_phase);
+	uint32_t running = PROC_RUNNING;
 
 	do {
 		if (phase != PRELOAD_READY && phase != PRELOAD_INITIALIZING)
@@ -28,7 +29,9 @@ void preload_process_disable(const char *reason_text)
 	if (!preload_proc.hdr)
 		return;
 	diag_note(TRACE_DIAG_DISABLED, reason_text);
-	atomic_store_explicit(&preload_proc.hdr->state, PROC_DISABLED, memory_order_release);
+	/* (a file the launcher gave up stays PROC_ABANDONED) */
+	atomic_compare_exchange_strong_explicit(&preload_proc.hdr->state, &running, PROC_DISABLED,
+						memory_order_release, memory_order_relaxed);
 }
 
 void preload_count_unrecorded(int is_free)

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -133,9 +134,14 @@ int procfile_comm_own(char *out, size_t cap)
 	return 1;
 }
 
-static void procfile_fill(struct preload_process *proc, struct session_proc_header *h,
+/* Fills the header and marks it running; returns false when the launcher
+ * gave the file up meanwhile (PROC_ABANDONED stays: a plain store of
+ * RUNNING over it made threads fill rings no one reads). */
+static bool procfile_fill(struct preload_process *proc, struct session_proc_header *h,
 			  uint64_t ring_offset, const struct procfile_origin *origin)
 {
+	uint32_t starting = PROC_STARTING;
+
 	h->magic = SESSION_PROC_MAGIC;
 	h->version = SESSION_VERSION;
 	h->pid = proc->view.pid;
@@ -179,7 +185,8 @@ static void procfile_fill(struct preload_process *proc, struct session_proc_head
 		while (nanosleep(&delay, &delay) < 0 && errno == EINTR)
 			;
 	}
-	atomic_store_explicit(&h->state, PROC_RUNNING, memory_order_release);
+	return atomic_compare_exchange_strong_explicit(&h->state, &starting, PROC_RUNNING,
+						       memory_order_release, memory_order_relaxed);
 }
 
 /* Bytes of a process file with nslots slots of ring_bytes; its rings
@@ -242,10 +249,14 @@ int procfile_create(struct preload_process *proc, const struct procfile_origin *
 		goto fail;
 	}
 	sys_close(fd);
+	if (!procfile_fill(proc, base, ring_offset, origin)) {
+		/* the launcher stopped waiting and removed the file: not recorded */
+		munmap(base, file_bytes);
+		return -ECANCELED;
+	}
 	proc->hdr = base;
 	proc->file_bytes = file_bytes;
 	proc->ring_offset = ring_offset;
-	procfile_fill(proc, base, ring_offset, origin);
 	atomic_store_explicit(&proc->hdr->recorder_map_bytes, preload_mem_mapped(),
 			      memory_order_relaxed);
 	return 0;

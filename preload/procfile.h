@@ -22,7 +22,9 @@ struct procfile_origin {
  * and fills the header (state PROC_RUNNING, seq = origin->fork_seq).  On
  * success sets proc->hdr, proc->file_bytes and proc->file_name and returns
  * 0; returns a negative errno otherwise (nothing is left open or mapped; a
- * file already created is unlinked).  Never allocates.
+ * file already created is unlinked), -ECANCELED when the launcher gave the
+ * file up (and removed it) before the header was marked running.  Never
+ * allocates.
  */
 int procfile_create(struct preload_process *proc, const struct procfile_origin *origin);
 

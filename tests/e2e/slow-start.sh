@@ -20,10 +20,14 @@
 #     there is no trace.  (With 2.5 s, a launcher that saw the file 0.5 s
 #     late found the child started and recorded it.)  The test then kills
 #     the child, still starting.
+#  4. As 3, the child's start delayed 8 s and let finish: the launcher's
+#     PROC_ABANDONED stays, the recorder does not record into the file
+#     given up (no mapping is left).  (Before, the recorder stored RUNNING
+#     over it and recorded on: "state 1".)
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
-build_c "$WORK/slow_start" "$PROGS_DIR/slow_start.c"
+build_c "$WORK/slow_start" "$PROGS_DIR/slow_start.c" -I"$abs_top_srcdir"
 
 # child_recorded CASE TRACE PID: PID's trace holds its 50 allocations and
 # mprof named no process as not recorded
@@ -55,4 +59,17 @@ expect_match "not waited for: mprof names the child" \
 	"^mprof: warning: process $pid \(.*slow_start\) is not recorded: its recorder had not finished starting when mprof stopped waiting" \
 	"$(cat "$RUN_ERR")"
 expect_eq "not waited for: the child has no trace" no "$([ -e "$WORK/gone.$pid" ] && echo yes || echo no)"
+
+mprof_run 60 "$WORK/late" -- "$WORK/slow_start" nowait 8000 "$WORK/late.state"
+pid=$(tail -n 1 "$RUN_OUT")
+expect_match "given up while starting: mprof names the child" \
+	"^mprof: warning: process $pid \(.*slow_start\) is not recorded: its recorder had not finished starting when mprof stopped waiting" \
+	"$(cat "$RUN_ERR")"
+# the child ends about 8 s after its start; a bound, not a timing
+for _ in $(seq 600); do
+	[ -s "$WORK/late.state" ] && break
+	sleep 0.1
+done
+expect_eq "given up while starting: the recorder keeps to the launcher's abandon" none \
+	"$(cat "$WORK/late.state" 2>/dev/null)"
 finish

@@ -5,9 +5,12 @@
  * between creating its process file and marking it running).  The child
  * makes 50 allocations of 24 bytes in child_work, frees them, and ends.
  *
- * Usage: slow_start wait|nowait DELAY.  "wait": the program waits for the
- * child; "nowait": it ends at once.  The last line of stdout is the
- * child's pid.
+ * Usage: slow_start wait|nowait DELAY [STATEFILE].  "wait": the program
+ * waits for the child; "nowait": it ends at once.  The last line of stdout
+ * is the child's pid.  With STATEFILE the child, after its allocations,
+ * writes there the state of its process file's header as its recorder left
+ * it mapped ("state N", enum session_proc_state), or "none" when it has no
+ * process file mapped.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -15,6 +18,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "trace/session.h"
 
 extern char **environ;
 
@@ -28,21 +33,53 @@ __attribute__((noinline)) static void child_work(void)
 		free(sink[i]);
 }
 
+/* Writes the state of this process's process file ("p.PID." under the
+ * session directory, mapped, possibly deleted) to path, or "none". */
+static void child_state(const char *path)
+{
+	const char *dir = getenv(SESSION_ENV);
+	char want[4200], line[4400], text[64] = "none\n";
+	FILE *f = fopen("/proc/self/maps", "r"), *out;
+
+	snprintf(want, sizeof(want), "%s/p.%d.", dir ? dir : "/nonexistent", (int)getpid());
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, off;
+		char *file = strchr(line, '/');
+
+		if (file && sscanf(line, "%lx-%*x %*s %lx", &lo, &off) == 2 && off == 0 &&
+		    strncmp(file, want, strlen(want)) == 0) {
+			const struct session_proc_header *h = (const void *)lo;
+
+			snprintf(text, sizeof(text), "state %u\n", (unsigned)h->state);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	out = fopen(path, "w");
+	if (out) {
+		fputs(text, out);
+		fclose(out);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static char *env[4096];
 	static char delay[64];
-	char *child_argv[] = { argv[0], (char *)"child", NULL };
+	char *child_argv[] = { argv[0], (char *)"child", argc == 4 ? argv[3] : NULL, NULL };
 	size_t n = 0;
 	pid_t pid;
 	int status;
 
-	if (argc == 2 && strcmp(argv[1], "child") == 0) {
+	if ((argc == 2 || argc == 3) && strcmp(argv[1], "child") == 0) {
 		child_work();
+		if (argc == 3)
+			child_state(argv[2]);
 		return 0;
 	}
-	if (argc != 3 || (strcmp(argv[1], "wait") != 0 && strcmp(argv[1], "nowait") != 0)) {
-		fprintf(stderr, "usage: slow_start wait|nowait DELAY\n");
+	if ((argc != 3 && argc != 4) || (strcmp(argv[1], "wait") != 0 && strcmp(argv[1], "nowait") != 0)) {
+		fprintf(stderr, "usage: slow_start wait|nowait DELAY [STATEFILE]\n");
 		return 2;
 	}
 	snprintf(delay, sizeof(delay), "MPROF_TEST_START_DELAY_MS=%s", argv[2]);
