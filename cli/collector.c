@@ -1176,23 +1176,48 @@ static uint64_t procs_drain(struct collector *c, bool force)
 
 /* ---------- finding and starting process files ---------- */
 
+/* A process file other than p taken in with a trace for pid (in mprof's
+ * namespace), or NULL. */
+static const struct proc *proc_recorded_pid(const struct collector *c, const struct proc *p,
+					    unsigned pid)
+{
+	for (size_t i = 0; pid && i < c->all.n; i++) {
+		const struct proc *q = c->all.v[i];
+
+		if (q != p && q->has_trace && q->pid == pid)
+			return q;
+	}
+	return NULL;
+}
+
 /* Gives up on a process file: it is ignored and removed, and named through
- * the digest (the same reason in many processes: one line). */
+ * the digest (the same reason in many processes: one line).  A file named
+ * after a process recorded in another file (one the program made, or a
+ * copy) does not make that process "not recorded". */
 static void proc_ignore(struct collector *c, struct proc *p, const char *why)
 {
 	unsigned pid = proc_file_name_pid(p->name);
+	const struct proc *recorded = proc_recorded_pid(c, p, pid);
 	char program[LATE_PROGRAM_BYTES], who[32] = "process ?", file[NAME_BYTES + 32];
 
 	if (pid) /* 0: unknown (preload/pidns.h) */
 		snprintf(who, sizeof(who), "process %u", pid);
-	pid_info_program(pid, program, sizeof(program));
+	if (recorded && recorded->exe && recorded->exe[0])
+		snprintf(program, sizeof(program), "%s", recorded->exe);
+	else
+		pid_info_program(pid, program, sizeof(program));
 	proc_file_abandon(&p->pf);
 	proc_file_close(&p->pf);
 	p->phase = PROC_DONE;
 	unlinkat(dirfd(c->dir), p->name, 0);
 	snprintf(file, sizeof(file), " (process file %s)", p->name);
-	diag_digest_add_at(true, who, file, DIAG_DIGEST_WHO " (%s) is not recorded: %s", program,
-			   why);
+	if (recorded)
+		diag_digest_add_at(true, who, file, "a process file named after " DIAG_DIGEST_WHO
+				   " (%s), which is recorded in another file, is ignored: %s", program,
+				   why);
+	else
+		diag_digest_add_at(true, who, file, DIAG_DIGEST_WHO " (%s) is not recorded: %s",
+				   program, why);
 }
 
 /* How many programs may be kept open under the descriptor limit. */
