@@ -40,6 +40,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -401,6 +402,29 @@ static bool proc_header_intact(struct proc *p)
 	if (h->magic == SESSION_PROC_MAGIC && h->version == SESSION_VERSION &&
 	    h->nslots == p->pf.nslots && h->ring_bytes == p->pf.ring_bytes &&
 	    h->ring_offset == p->pf.ring_offset)
+		return true;
+	proc_damaged(p, DAMAGE_HEADER);
+	return false;
+}
+
+/*
+ * Whether the counts of processes in p's header (children not recorded,
+ * programs started unrecorded) can be true: none passes the tasks the
+ * machine created since the launcher started.  A header written over
+ * (4294967295 "processes forked ... not recorded") is noted damaged, and
+ * its counts are left out.
+ */
+static bool proc_header_counts_possible(const struct collector *c, struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	unsigned long long most = pid_window_tasks_since(&c->pids);
+	unsigned long long sum = (unsigned long long)atomic_load(&h->children_unrecorded) +
+				 atomic_load(&h->children_sandboxed) +
+				 atomic_load(&h->children_raw) +
+				 atomic_load(&h->children_own_stack) +
+				 atomic_load(&h->execs_unrecorded);
+
+	if (sum <= most)
 		return true;
 	proc_damaged(p, DAMAGE_HEADER);
 	return false;
@@ -2091,11 +2115,38 @@ static uint64_t proc_exec_peak_rss_kib(const struct proc *p)
 	return p->pf.h->exit_maxrss_kib;
 }
 
-/* Whether p's trace takes its exit note (end_figures). */
+/* Whether p's trace takes its exit note (end_figures): not from a header
+ * found damaged (proc_exit_note_possible). */
 static bool proc_exit_noted(const struct proc *p, const char *state)
 {
 	return !p->superseded && strcmp(state, "running") != 0 &&
+	       !(p->damage & (1u << DAMAGE_HEADER)) &&
 	       atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1;
+}
+
+/*
+ * Whether p's exit note, if it has one, can be true: its time after the
+ * image's start and not after now, its peak RSS within the machine's
+ * memory and swap.  One written over by the program is noted damaged and
+ * not taken (its status, time, peak RSS and names).  The status itself
+ * has no bound: exit() takes any int, and the kernel keeps its low byte
+ * (exit(-5) is status 251).
+ */
+static bool proc_exit_note_possible(struct proc *p)
+{
+	const struct session_proc_header *h = p->pf.h;
+	struct sysinfo si;
+	uint64_t most_kib = UINT64_MAX;
+
+	if (atomic_load_explicit(&h->exit_known, memory_order_acquire) != 1)
+		return true;
+	if (sysinfo(&si) == 0)
+		most_kib = ((uint64_t)si.totalram + si.totalswap) * si.mem_unit / 1024;
+	if (h->exit_mono_ns > proc_start_ns(p) && h->exit_mono_ns <= now_ns() &&
+	    h->exit_maxrss_kib <= most_kib)
+		return true;
+	proc_damaged(p, DAMAGE_HEADER);
+	return false;
 }
 
 /* Reads the wait status of p's process while it is a zombie, the one
@@ -2230,11 +2281,15 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	field_copy(diag, sizeof(diag), h->diag_text, sizeof(h->diag_text));
 	field_copy(exec_path, sizeof(exec_path), h->exec_unrecorded_path,
 		   sizeof(h->exec_unrecorded_path));
-	e.execs_unrecorded = atomic_load(&h->execs_unrecorded);
-	e.exec_unrecorded_path = exec_path;
-	e.children_unrecorded = atomic_load(&h->children_unrecorded) +
-				atomic_load(&h->children_sandboxed) + atomic_load(&h->children_raw) +
-				atomic_load(&h->children_own_stack);
+	/* a damaged header's counts are left out (proc_header_counts_possible) */
+	if (!(p->damage & (1u << DAMAGE_HEADER))) {
+		e.execs_unrecorded = atomic_load(&h->execs_unrecorded);
+		e.exec_unrecorded_path = exec_path;
+		e.children_unrecorded = atomic_load(&h->children_unrecorded) +
+					atomic_load(&h->children_sandboxed) +
+					atomic_load(&h->children_raw) +
+					atomic_load(&h->children_own_stack);
+	}
 	if (proc_exec_unrecorded(p)) {
 		field_copy(exec_into, sizeof(exec_into), h->exec_self_path,
 			   sizeof(h->exec_self_path));
@@ -2642,7 +2697,8 @@ static bool proc_finish(struct collector *c, struct proc *p)
 		state = "ended";
 	}
 	/* the checks of its header and reap table before the one warning */
-	proc_header_intact(p);
+	if (proc_header_intact(p) && proc_header_counts_possible(c, p))
+		proc_exit_note_possible(p);
 	proc_reaps_new(p);
 	proc_damage_warn(p);
 	diag_print(p);

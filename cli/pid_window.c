@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,15 @@ static unsigned long long tasks_alive(void)
 	if (small_read("/proc/loadavg", buf, sizeof(buf)) <= 0 || !(slash = strchr(buf, '/')))
 		return 0;
 	return strtoull(slash + 1, NULL, 10);
+}
+
+unsigned long long pid_window_tasks_since(const struct pid_window *w)
+{
+	unsigned long long now = tasks_created();
+
+	if (!w->tasks_start || now < w->tasks_start)
+		return ULLONG_MAX;
+	return now - w->tasks_start + PID_WINDOW_MARGIN;
 }
 
 bool pid_window_proc_is_own(void)

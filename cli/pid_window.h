@@ -55,6 +55,12 @@ void pid_window_update(struct pid_window *w);
  * the last pid_window_update). */
 bool pid_window_holds(const struct pid_window *w, unsigned pid);
 
+/* The most tasks (processes and threads) the machine can have created since
+ * the window opened: /proc/stat's "processes" now less at the start, plus
+ * the fixed margin; ULLONG_MAX when either cannot be read.  A bound on any
+ * count of processes a recorder of the run can have started. */
+unsigned long long pid_window_tasks_since(const struct pid_window *w);
+
 /* Whether /proc shows the caller's own PID namespace (its /proc/self is its
  * getpid()). */
 bool pid_window_proc_is_own(void);

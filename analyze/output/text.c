@@ -592,6 +592,9 @@ const char *output_report_kind(const struct profile *r)
 	if (r->info.alloc_errors || r->summary.saturated)
 		return "damaged: records no program can write, or figures at their limit; see "
 		       "bad records and warnings";
+	if (r->run.data_lost[0] && r->run.meta_lost[0])
+		return "incomplete: data and call stacks were lost; see data, stacks lost and "
+		       "warnings";
 	if (r->run.data_lost[0])
 		return "incomplete: data was lost; see data and warnings";
 	if (r->run.meta_lost[0])

@@ -9,7 +9,9 @@
  * usage: procfile_scribble MODE[@WHEN] [SEED]
  *   WHEN: now (default: while the threads allocate), exit (in an atexit
  *   handler), child (in a fork child, which then allocates and exits 0;
- *   the parent's own recording must be whole).
+ *   the parent's own recording must be whole), orphan (in a fork child
+ *   that then kills itself with SIGKILL; the parent does not wait for it,
+ *   only until it has ended, so no recorded call reaps it).
  * Prints "workers made N", "main made N" and, with @child, "child exited 0";
  * exits 7.
  */
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -200,6 +203,25 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Whether process pid is a zombie (ended, not yet waited for), or gone. */
+static int child_ended(pid_t pid)
+{
+	char path[64], stat[512], *close_paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	close_paren = strrchr(stat, ')');
+	return !close_paren || close_paren[1] != ' ' || close_paren[2] == 'Z' ||
+	       close_paren[2] == 'X';
+}
+
 static void at_exit_scribble(void)
 {
 	if (scribble() != 0)
@@ -260,6 +282,20 @@ int main(int argc, char **argv)
 		}
 		waitpid(pid, &status, 0);
 		printf("child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	if (!strcmp(when, "orphan")) {
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			free(malloc(1));
+			if (scribble() != 0)
+				_exit(2);
+			kill(getpid(), SIGKILL);
+		}
+		while (pid > 0 && !child_ended(pid))
+			usleep(1000);
 	}
 	return 7;
 }
