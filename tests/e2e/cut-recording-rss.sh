@@ -19,8 +19,12 @@ sys.path.insert(0, sys.argv[2])
 from trace_craft import chunk, s, u
 
 def trace(name, end):
-    # thread 11, stack nodes 1 <- 2, one malloc of 1000 B at seq 1
-    records = (b"\x02" + u(11) + b"\x04" + u(1) + u(0) + s(0) + b"\x04" + u(2) + u(1) +
+    # thread 11, the module map of epoch 0 (empty: a map a recorder
+    # writes, or the stacks' module records are missing), stack nodes
+    # 1 <- 2, one malloc of 1000 B at seq 1
+    modules = u(0) + u(0)
+    records = (b"\x02" + u(11) + b"\x80" + u(len(modules)) + modules +
+               b"\x04" + u(1) + u(0) + s(0) + b"\x04" + u(2) + u(1) +
                s(0x401000) + b"\x10" + u(1) + u(2) + s(0x10000) + u(1000) + s(2))
     events = u(0) + u(0) + u(0) + records
     data = (b"MPROFTRC" + struct.pack("<HHII", 1, 0, 64, 0) + bytes(44) +
