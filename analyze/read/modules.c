@@ -187,6 +187,8 @@ static int module_pool_reserve(struct module_maps *m, size_t n)
 /* Puts the count new modules of mods into the pool (room reserved). */
 static void module_pool_take(struct module_maps *m, struct module *const *mods, size_t count)
 {
+	if (count == 0) /* an empty map: pool and mods may both be NULL */
+		return;
 	memcpy(m->pool + m->pool_count, mods, count * sizeof(*mods));
 	m->pool_count += count;
 }
