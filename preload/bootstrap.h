@@ -4,19 +4,22 @@
  *
  * While the shim resolves the C library's allocator with dlsym, dlsym itself
  * (and any other thread racing it) may call calloc or malloc.  Those calls
- * are served from a static, zeroed arena.  Arena blocks are never handed to
+ * are served from a zeroed arena, mapped at the first such call (not a
+ * static array: see bootstrap_arena_get).  Arena blocks are never handed to
  * the real free or realloc: free of one is a no-op and realloc copies it
  * into a real block.
  */
 #ifndef MPROF_PRELOAD_BOOTSTRAP_H
 #define MPROF_PRELOAD_BOOTSTRAP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define BOOTSTRAP_ARENA_BYTES (1u << 20)
 
-extern uint8_t bootstrap_arena[BOOTSTRAP_ARENA_BYTES];
+/* The arena's address; 0 until its first block is handed out. */
+extern _Atomic uintptr_t bootstrap_arena_base;
 
 /*
  * Returns size_bytes of zeroed memory aligned to align_bytes (a power of two,
@@ -28,7 +31,9 @@ void *bootstrap_alloc(size_t size_bytes, size_t align_bytes);
 /* Whether p points into the arena (NULL does not). */
 static inline int bootstrap_owns(const void *p)
 {
-	return (uintptr_t)p - (uintptr_t)bootstrap_arena < BOOTSTRAP_ARENA_BYTES;
+	uintptr_t base = atomic_load_explicit(&bootstrap_arena_base, memory_order_relaxed);
+
+	return base && (uintptr_t)p - base < BOOTSTRAP_ARENA_BYTES;
 }
 
 /* The size that was requested for arena block p (bootstrap_owns(p) must hold). */

@@ -15,8 +15,9 @@
 #define PRELOAD_PAGE_BYTES 4096u
 
 /*
- * Placement of the library's large zeroed arrays (the bootstrap arena, the
- * copied environment, the sampled-block bits, ...): after all its small
+ * Placement of the library's large zeroed arrays (the sampled-block bits,
+ * ...; the bootstrap arena and the copied environment are mappings, as a
+ * conservative collector scans this segment): after all its small
  * globals (x86-64's large-data .lbss follows .bss), so the few pages those
  * share are all a fork copies when it writes them, instead of a dozen pages
  * scattered between the arrays.  Elsewhere the arrays stay in .bss.
@@ -57,8 +58,8 @@ uint64_t preload_mem_resident_bound(void);
  * preload_mem_map mapping that keeps the mapping. */
 void preload_mem_count_returned(size_t bytes);
 
-/* Counts delta_bytes more of the library's static data as in use (the two
- * static arenas, as they fill).  Takes no lock and makes no call. */
+/* Counts delta_bytes more of the library's static data as in use (the
+ * bootstrap arena and the copied environment, as they fill).  Takes no lock and makes no call. */
 void preload_mem_count_static(int64_t delta_bytes);
 
 /* Counts the library's writable segment, less arena_bytes of static arenas

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -25,16 +26,24 @@
 /* The process's initial environment, as the kernel laid it out: NAME=VALUE
  * strings, each ended by a NUL (read from /proc/self/environ once; a static
  * buffer, as the shim may not allocate).  Variables past its end are not
- * seen. */
-static char initial_env[SETTINGS_ENV_BYTES] PRELOAD_LARGE_BSS __attribute__((aligned(4096)));
+ * seen.  A mapping made at the first look, not a static array, as the
+ * bootstrap arena is (bootstrap.c): a conservative collector scans the
+ * library's writable segment.  Empty when the kernel refuses the mapping. */
+static char *initial_env = "";
 static size_t initial_env_bytes;
 static int initial_env_read;
 
 static void initial_env_load(void)
 {
-	ssize_t n = sys_read_file("/proc/self/environ", initial_env, sizeof(initial_env) - 1);
+	void *p = mmap(NULL, SETTINGS_ENV_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ssize_t n;
 
 	initial_env_read = 1;
+	if (p == MAP_FAILED)
+		return;
+	initial_env = p;
+	n = sys_read_file("/proc/self/environ", initial_env, SETTINGS_ENV_BYTES - 1);
 	initial_env_bytes = n > 0 ? (size_t)n : 0;
 	initial_env[initial_env_bytes] = '\0';
 	preload_mem_count_static((int64_t)preload_mem_round(initial_env_bytes + 1));
