@@ -24,7 +24,7 @@ packages="build-essential autoconf automake libtool pkg-config libdw-dev libelf-
 libiberty-dev zlib1g-dev libdeflate-dev libcunit1-dev libunwind8"
 case "${1:-}" in
 --build) ;;
-"") packages="$packages python3 sqlite3 rustc default-jdk-headless ruby golang-go nodejs libboost-context-dev
+"") packages="$packages python3 sqlite3 rustc default-jdk-headless ruby golang-go nodejs libboost-context-dev libgc-dev
 valgrind chromium massif-visualizer xvfb strace"
 	browser=1 ;;
 *)
