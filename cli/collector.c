@@ -417,14 +417,14 @@ static bool proc_header_intact(struct proc *p)
 static bool proc_header_counts_possible(const struct collector *c, struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
-	unsigned long long most = pid_window_tasks_since(&c->pids);
 	unsigned long long sum = (unsigned long long)atomic_load(&h->children_unrecorded) +
 				 atomic_load(&h->children_sandboxed) +
 				 atomic_load(&h->children_raw) +
 				 atomic_load(&h->children_own_stack) +
 				 atomic_load(&h->execs_unrecorded);
 
-	if (sum <= most)
+	/* most processes have none: /proc/stat is read only for the others */
+	if (sum == 0 || sum <= pid_window_tasks_since(&c->pids))
 		return true;
 	proc_damaged(p, DAMAGE_HEADER);
 	return false;
