@@ -132,10 +132,9 @@ char pid_info_state_start(unsigned pid, unsigned long long *start_ticks)
 
 char pid_info_state(unsigned pid)
 {
-	char buf[512];
-	const char *state = stat_fields(pid, buf, sizeof(buf));
+	unsigned long long start_ticks;
 
-	return state ? *state : 0;
+	return pid_info_state_start(pid, &start_ticks);
 }
 
 bool pid_info_zombie_status(unsigned pid, int *wait_status)
