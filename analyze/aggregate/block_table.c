@@ -418,7 +418,7 @@ static __attribute__((noinline)) int block_table_widen(struct block_table *t)
  * up one bucket.  Returns 1 (replaced), 0 (added) or -ENOMEM (the run
  * reached the last bucket and the tail could not grow).
  */
-static inline int block_insert_in(struct block_table *t, const struct live_block *b, uint64_t h,
+static inline __attribute__((always_inline)) int block_insert_in(struct block_table *t, const struct live_block *b, uint64_t h,
 				  struct live_block *replaced, unsigned shift)
 {
 	uint64_t w[4], *s;
@@ -512,7 +512,9 @@ int block_table_insert_hashed(struct block_table *t, const struct live_block *b,
 		return -ENOMEM;
 	if (t->count + 1 > block_table_limit(block_table_size(t)) && block_table_grow(t) < 0)
 		return -ENOMEM;
-	rc = block_insert_in(t, b, h, replaced, t->shift);
+	/* the bucket's kind a constant in each: no test of it per bucket */
+	rc = t->shift == 1 ? block_insert_in(t, b, h, replaced, 1)
+			   : block_insert_in(t, b, h, replaced, 2);
 	if (rc == 0 && t->count == t->prefault_count)
 		block_table_prefault(t);
 	return rc;
@@ -536,7 +538,7 @@ static inline uint64_t *block_lookup(const struct block_table *t, uint64_t addr,
 
 /* block_table_remove: the lookup, then the blocks after it in the run move
  * back one bucket, up to the first that sits at its home. */
-static inline int block_remove_in(struct block_table *t, uint64_t addr, uint64_t h,
+static inline __attribute__((always_inline)) int block_remove_in(struct block_table *t, uint64_t addr, uint64_t h,
 				  struct live_block *out, unsigned shift)
 {
 	uint64_t *s = block_lookup(t, addr, h, shift), *n;
@@ -565,7 +567,9 @@ int block_table_remove(struct block_table *t, uint64_t addr, struct live_block *
 int block_table_remove_hashed(struct block_table *t, uint64_t addr, uint64_t h,
 			      struct live_block *out)
 {
-	return block_remove_in(t, addr, h, out, t->shift);
+	/* the bucket's kind a constant in each: no test of it per bucket */
+	return t->shift == 1 ? block_remove_in(t, addr, h, out, 1)
+			     : block_remove_in(t, addr, h, out, 2);
 }
 
 int block_table_find(const struct block_table *t, uint64_t addr, struct live_block *out)
