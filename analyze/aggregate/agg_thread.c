@@ -34,6 +34,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "analyze/aggregate/agg_thread.h"
 
@@ -211,6 +214,28 @@ static inline void ring_store(struct alloc_event *e, const struct alloc_event *e
 #endif
 }
 
+/* ring_store of k events in a row (the ring has room for them before its
+ * end): 16 bytes a store where the ring is 16-byte aligned (the ring is
+ * 64-byte aligned, an event 40 bytes: every other one starts at 8 mod 16),
+ * ~5 instructions an event fewer than five 8-byte stores. */
+static inline void ring_store_run(struct alloc_event *e, const struct alloc_event *ev, size_t k)
+{
+#if defined(__x86_64__)
+	ring_word *dst = (ring_word *)e;
+	const ring_word *src = (const ring_word *)ev;
+	size_t words = 5 * k, i = 0;
+
+	if ((uintptr_t)dst & 15)
+		__builtin_ia32_movnti64(&dst[i++], src[0]);
+	for (; i + 2 <= words; i += 2)
+		_mm_stream_si128((__m128i *)&dst[i], _mm_loadu_si128((const __m128i *)&src[i]));
+	if (i < words)
+		__builtin_ia32_movnti64(&dst[i], src[i]);
+#else
+	memcpy(e, ev, k * sizeof(*ev));
+#endif
+}
+
 /* publish and wait_for_room stay out of line: inlined, they made every
  * agg_thread_emit save and restore six registers (17 of its 39
  * instructions per event). */
@@ -286,8 +311,7 @@ void agg_thread_emit_run(void *ctx, const struct alloc_event *ev, size_t n)
 			k = AGG_THREAD_RING_EVENTS - (t->next - t->head_seen);
 		if (k > AGG_THREAD_RING_EVENTS - t->next_slot)
 			k = AGG_THREAD_RING_EVENTS - t->next_slot;
-		for (uint64_t j = 0; j < k; j++)
-			ring_store(&t->ring[t->next_slot + j], &ev[j]);
+		ring_store_run(&t->ring[t->next_slot], ev, (size_t)k);
 		t->next_slot = t->next_slot + k == AGG_THREAD_RING_EVENTS ? 0 : t->next_slot + (uint32_t)k;
 		t->next += k;
 		ev += k;
