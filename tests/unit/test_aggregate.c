@@ -2927,10 +2927,39 @@ static void agg_thread_stream(void (*emit)(void *, const struct alloc_event *), 
 	}
 }
 
+/* Events handed to an aggregation thread in runs (agg_thread_emit_run) of
+ * 1 to 97 events, the lengths pseudo-random: odd and even runs start the
+ * ring's copies at either alignment, and some cross its end. */
+struct run_feed {
+	struct agg_thread *t;
+	struct alloc_event ev[97];
+	size_t n, want;
+	uint64_t x;
+};
+
+static void run_feed_flush(struct run_feed *f)
+{
+	if (f->n)
+		agg_thread_emit_run(f->t, f->ev, f->n);
+	f->n = 0;
+	f->x = f->x * 6364136223846793005ull + 1442695040888963407ull;
+	f->want = 1 + (size_t)(f->x >> 33) % 97;
+}
+
+static void run_feed_emit(void *ctx, const struct alloc_event *ev)
+{
+	struct run_feed *f = ctx;
+
+	f->ev[f->n++] = *ev;
+	if (f->n == f->want)
+		run_feed_flush(f);
+}
+
 /* Streams n events into agg through t (from agg_thread_start or
- * agg_thread_start_after, over agg) and checks that agg ends as a direct
- * aggregation of the same events does. */
-static void agg_thread_check_equal(struct agg_thread *t, struct aggregate *threaded, uint64_t n)
+ * agg_thread_start_after, over agg), one at a time or in runs, and checks
+ * that agg ends as a direct aggregation of the same events does. */
+static void agg_thread_check_equal_fed(struct agg_thread *t, struct aggregate *threaded,
+				       uint64_t n, bool runs)
 {
 	struct aggregate direct;
 
@@ -2938,7 +2967,15 @@ static void agg_thread_check_equal(struct agg_thread *t, struct aggregate *threa
 	agg_thread_stream(aggregate_event, &direct, n);
 	aggregate_finish(&direct);
 	CU_ASSERT_FATAL(t != NULL);
-	agg_thread_stream(agg_thread_emit, t, n);
+	if (runs) {
+		struct run_feed f = {.t = t, .x = 168};
+
+		run_feed_flush(&f);
+		agg_thread_stream(run_feed_emit, &f, n);
+		run_feed_flush(&f);
+	} else {
+		agg_thread_stream(agg_thread_emit, t, n);
+	}
 	CU_ASSERT_FALSE(agg_thread_failed(t));
 	agg_thread_stop(t);
 	aggregate_finish(threaded);
@@ -2967,6 +3004,25 @@ static void agg_thread_check_equal(struct agg_thread *t, struct aggregate *threa
 	}
 	aggregate_free(&direct);
 	aggregate_free(threaded);
+}
+
+static void agg_thread_check_equal(struct agg_thread *t, struct aggregate *threaded, uint64_t n)
+{
+	agg_thread_check_equal_fed(t, threaded, n, false);
+}
+
+/* Runs stored into the ring at once (agg_thread_emit_run's block copy)
+ * aggregate as the same events one at a time do. */
+static void test_agg_thread_runs_equal_direct_aggregation(void)
+{
+	struct aggregate threaded, late;
+
+	CU_ASSERT_FATAL(aggregate_init(&threaded) == 0);
+	agg_thread_check_equal_fed(agg_thread_start(&threaded), &threaded,
+				   5 * AGG_THREAD_RING_EVENTS + 123, true);
+	CU_ASSERT_FATAL(aggregate_init(&late) == 0);
+	agg_thread_check_equal_fed(agg_thread_start_after(&late, 3 * AGG_THREAD_BATCH + 17), &late,
+				   3 * AGG_THREAD_RING_EVENTS + 5, true);
 }
 
 static void test_agg_thread_equals_direct_aggregation(void)
@@ -3601,6 +3657,8 @@ int main(void)
 		    test_block_table_grows_at_three_quarters_load);
 	CU_add_test(s, "aggregation thread equals direct calls",
 		    test_agg_thread_equals_direct_aggregation);
+	CU_add_test(s, "aggregation thread fed runs equals direct aggregation",
+		    test_agg_thread_runs_equal_direct_aggregation);
 	CU_add_test(s, "aggregation thread started late equals direct aggregation",
 		    test_agg_thread_started_late_equals_direct_aggregation);
 	CU_add_test(s, "aggregation thread stops with little or nothing queued",
