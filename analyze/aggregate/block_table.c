@@ -418,8 +418,9 @@ static __attribute__((noinline)) int block_table_widen(struct block_table *t)
  * up one bucket.  Returns 1 (replaced), 0 (added) or -ENOMEM (the run
  * reached the last bucket and the tail could not grow).
  */
-static inline __attribute__((always_inline)) int block_insert_in(struct block_table *t, const struct live_block *b, uint64_t h,
-				  struct live_block *replaced, unsigned shift)
+static inline __attribute__((always_inline)) int
+block_insert_in(struct block_table *t, const struct live_block *b, uint64_t h,
+		struct live_block *replaced, unsigned shift)
 {
 	uint64_t w[4], *s;
 	size_t i, end;
@@ -538,8 +539,9 @@ static inline uint64_t *block_lookup(const struct block_table *t, uint64_t addr,
 
 /* block_table_remove: the lookup, then the blocks after it in the run move
  * back one bucket, up to the first that sits at its home. */
-static inline __attribute__((always_inline)) int block_remove_in(struct block_table *t, uint64_t addr, uint64_t h,
-				  struct live_block *out, unsigned shift)
+static inline __attribute__((always_inline)) int
+block_remove_in(struct block_table *t, uint64_t addr, uint64_t h, struct live_block *out,
+		unsigned shift)
 {
 	uint64_t *s = block_lookup(t, addr, h, shift), *n;
 	size_t j;
