@@ -1,7 +1,9 @@
 /*
  * preload/sample_set.c - the set of live sampled blocks (see
  * preload/sample_set.h): a chain of singly linked nodes per filter bucket,
- * striped locks; the chain heads are mapped at the first insert and the
+ * striped locks; the chain heads, the bitmap and the stripes are one
+ * mapping made at the first insert (none of them is in the library's
+ * writable segment, which a conservative collector scans as roots) and the
  * nodes are carved in batches from chunks shared by all stripes, so a run
  * with few samples touches few pages.  One chain per bucket: with millions
  * of live samples (small sample rates) chains must stay short.
@@ -29,21 +31,37 @@ struct sample_stripe {
 	struct sample_node *spare; /* free nodes of this stripe */
 } __attribute__((aligned(64)));
 
-_Atomic uint64_t sample_set_bits[SAMPLE_SET_BUCKETS / 64] PRELOAD_LARGE_BSS;
-static struct sample_stripe sample_set_stripes[SAMPLE_SET_STRIPES] PRELOAD_LARGE_BSS;
-/* SAMPLE_SET_BUCKETS heads, NULL until the first insert. */
+/* The set's one mapping: the heads first, then the bitmap and the stripes,
+ * each at a page boundary. */
+#define SAMPLE_SET_HEADS_BYTES (SAMPLE_SET_BUCKETS * sizeof(struct sample_node *))
+#define SAMPLE_SET_BITS_BYTES (SAMPLE_SET_BUCKETS / 8)
+#define SAMPLE_SET_STRIPES_BYTES (SAMPLE_SET_STRIPES * sizeof(struct sample_stripe))
+
+_Atomic(_Atomic uint64_t *) sample_set_bits;
+/* SAMPLE_SET_STRIPES stripes, NULL until the first insert. */
+static struct sample_stripe *sample_set_stripes;
+/* SAMPLE_SET_BUCKETS heads, NULL until the first insert; published (release)
+ * after the bitmap and the stripes, so a thread that sees them sees both. */
 static _Atomic(struct sample_node **) sample_set_heads;
 /* Guards mapping the heads and the chunk of nodes [chunk_next, chunk_end);
  * taken inside a stripe lock, never the other way round. */
 static struct preload_lock sample_set_map_lock;
 static struct sample_node *chunk_next, *chunk_end;
 
+/* The stripe of bucket b; only once the heads are seen. */
 static inline struct sample_stripe *sample_set_stripe(uint32_t b)
 {
 	return &sample_set_stripes[b % SAMPLE_SET_STRIPES];
 }
 
-/* The chain heads, mapped on the first call; NULL when no memory. */
+/* The bitmap; only once the heads are seen. */
+static inline _Atomic uint64_t *sample_set_bits_get(void)
+{
+	return atomic_load_explicit(&sample_set_bits, memory_order_relaxed);
+}
+
+/* The chain heads (with the bitmap and the stripes), mapped on the first
+ * call; NULL when no memory. */
 static struct sample_node **sample_set_heads_get(void)
 {
 	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
@@ -53,9 +71,18 @@ static struct sample_node **sample_set_heads_get(void)
 	preload_lock_take(&sample_set_map_lock);
 	heads = atomic_load_explicit(&sample_set_heads, memory_order_relaxed);
 	if (!heads) {
-		heads = preload_mem_map(SAMPLE_SET_BUCKETS * sizeof(*heads));
-		if (heads)
+		char *map = preload_mem_map(SAMPLE_SET_HEADS_BYTES + SAMPLE_SET_BITS_BYTES +
+					    SAMPLE_SET_STRIPES_BYTES);
+
+		if (map) {
+			heads = (struct sample_node **)map;
+			sample_set_stripes = (struct sample_stripe *)(map + SAMPLE_SET_HEADS_BYTES +
+								      SAMPLE_SET_BITS_BYTES);
+			atomic_store_explicit(&sample_set_bits,
+					      (_Atomic uint64_t *)(map + SAMPLE_SET_HEADS_BYTES),
+					      memory_order_relaxed);
 			atomic_store_explicit(&sample_set_heads, heads, memory_order_release);
+		}
 	}
 	preload_lock_give(&sample_set_map_lock);
 	return heads;
@@ -96,11 +123,12 @@ static struct sample_node *sample_node_take(struct sample_stripe *s)
 int sample_set_insert(const void *addr)
 {
 	uint32_t b = sample_set_bucket(addr);
-	struct sample_stripe *s = sample_set_stripe(b);
 	struct sample_node **heads = sample_set_heads_get(), *n = NULL;
+	struct sample_stripe *s;
 
 	if (!heads)
 		return -1;
+	s = sample_set_stripe(b);
 	preload_lock_take(&s->lock);
 	n = sample_node_take(s);
 	if (n) {
@@ -110,7 +138,7 @@ int sample_set_insert(const void *addr)
 		 * running the program (an interrupt to each). */
 		n->addr = addr;
 		n->next = __atomic_exchange_n(&heads[b], n, __ATOMIC_RELAXED);
-		atomic_fetch_or_explicit(&sample_set_bits[b / 64], 1ull << (b % 64),
+		atomic_fetch_or_explicit(&sample_set_bits_get()[b / 64], 1ull << (b % 64),
 					 memory_order_release);
 	}
 	preload_lock_give(&s->lock);
@@ -135,20 +163,21 @@ static int sample_set_unlink(struct sample_node **heads, struct sample_stripe *s
 		}
 	}
 	if (!heads[b])
-		atomic_fetch_and_explicit(&sample_set_bits[b / 64], ~(1ull << (b % 64)),
+		atomic_fetch_and_explicit(&sample_set_bits_get()[b / 64], ~(1ull << (b % 64)),
 					  memory_order_relaxed);
 	return found;
 }
 
 int sample_set_remove_locked_path(const void *addr, uint32_t b)
 {
-	struct sample_stripe *s = sample_set_stripe(b);
 	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
+	struct sample_stripe *s;
 	int found;
 
 	if (!heads) /* no insert seen yet, so addr was not inserted by a thread
 		     * whose hand-over reached this one */
 		return 0;
+	s = sample_set_stripe(b);
 	preload_lock_take(&s->lock);
 	found = sample_set_unlink(heads, s, addr, b);
 	preload_lock_give(&s->lock);
@@ -158,12 +187,13 @@ int sample_set_remove_locked_path(const void *addr, uint32_t b)
 int sample_set_remove_nested(const void *addr)
 {
 	uint32_t b = sample_set_bucket(addr);
-	struct sample_stripe *s = sample_set_stripe(b);
 	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
+	struct sample_stripe *s;
 	int found;
 
-	if (!sample_set_may_hold(addr) || !heads)
+	if (!heads || !sample_set_may_hold(addr))
 		return 0;
+	s = sample_set_stripe(b);
 	if (!preload_lock_try(&s->lock))
 		return -1;
 	found = sample_set_unlink(heads, s, addr, b);
@@ -179,9 +209,8 @@ void sample_set_fork_prepare(void)
 {
 	/* With no heads mapped no thread can hold a stripe lock (insert takes
 	 * one only once the heads exist, remove only when it found them), and
-	 * none can get the heads while the map lock is held: the 16 KiB of
-	 * stripes are then left alone, and neither process copies their pages
-	 * after the fork (exact mode never maps the heads). */
+	 * none can get the heads while the map lock is held: the stripes are
+	 * not mapped then (exact mode never maps the heads). */
 	preload_lock_take(&sample_set_map_lock);
 	sample_set_fork_took_stripes =
 		atomic_load_explicit(&sample_set_heads, memory_order_relaxed) != NULL;

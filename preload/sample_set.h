@@ -3,11 +3,14 @@
  * recorded exactly when its block's allocation was (sampled mode).
  *
  * Hash buckets of block addresses behind a bitmap of non-empty buckets
- * (2^18 bits, 32 KiB): a free of an unsampled block costs a hash and one
- * relaxed load of that bitmap, with no lock and no shared write.  The
- * buckets' chain heads (2 MiB) are mapped at the first sample.  Buckets
- * are guarded by 256 striped locks, taken only for sampled blocks and for
- * the few frees whose bucket is shared with a live sample.  A block enters
+ * (2^18 bits, 32 KiB): a free of an unsampled block costs a hash and two
+ * relaxed loads (the bitmap's address, a word of it), with no lock and no
+ * shared write.  The buckets' chain heads (2 MiB), the bitmap and the
+ * stripes are one mapping made at the first sample, not static arrays: a
+ * conservative collector (libgc) scans the library's writable segment and
+ * sizes its heap by what it scans.  Buckets are guarded by 256 striped
+ * locks, taken only for sampled blocks and for the few frees whose bucket
+ * is shared with a live sample.  A block enters
  * the set before its allocation returns and leaves it before the real free,
  * so another thread that gets the address back from the allocator finds it
  * absent, and a thread freeing a block it got from another one sees the
@@ -22,7 +25,9 @@
 
 #define SAMPLE_SET_BUCKETS_LOG 18
 
-extern _Atomic uint64_t sample_set_bits[(1u << SAMPLE_SET_BUCKETS_LOG) / 64];
+/* The bitmap of non-empty buckets ((1 << SAMPLE_SET_BUCKETS_LOG) bits),
+ * NULL until the first insert: then no bucket is non-empty. */
+extern _Atomic(_Atomic uint64_t *) sample_set_bits;
 
 /* The bucket of address addr. */
 static inline uint32_t sample_set_bucket(const void *addr)
@@ -43,9 +48,9 @@ int sample_set_remove_locked_path(const void *addr, uint32_t bucket);
 static inline int sample_set_may_hold(const void *addr)
 {
 	uint32_t b = sample_set_bucket(addr);
+	_Atomic uint64_t *bits = atomic_load_explicit(&sample_set_bits, memory_order_relaxed);
 
-	return (atomic_load_explicit(&sample_set_bits[b / 64], memory_order_relaxed) >>
-		(b % 64)) & 1;
+	return bits && ((atomic_load_explicit(&bits[b / 64], memory_order_relaxed) >> (b % 64)) & 1);
 }
 
 /* Removes addr; returns 1 when it was in the set, else 0. */

@@ -216,8 +216,9 @@ static void test_set_finds_each_block_once(void)
 		CU_ASSERT_EQUAL(sample_set_remove(base + 16 * k), 1);
 	for (int k = 0; k < 10000; k++)
 		CU_ASSERT_EQUAL(sample_set_remove(base + 16 * k), 0);
-	for (size_t w = 0; w < sizeof(sample_set_bits) / sizeof(sample_set_bits[0]); w++)
-		CU_ASSERT_EQUAL_FATAL(atomic_load(&sample_set_bits[w]), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(atomic_load(&sample_set_bits));
+	for (size_t w = 0; w < (1u << SAMPLE_SET_BUCKETS_LOG) / 64; w++)
+		CU_ASSERT_EQUAL_FATAL(atomic_load(&atomic_load(&sample_set_bits)[w]), 0);
 }
 
 /* Two blocks in neighbouring buckets (the same top 16 bits): removing one
@@ -285,8 +286,9 @@ static void test_set_blocks_removed_by_other_threads(void)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i < HANDOFF_THREADS; i++)
 		CU_ASSERT_EQUAL(atomic_load(&handoffs[i].found), HANDOFF_BLOCKS);
-	for (size_t w = 0; w < sizeof(sample_set_bits) / sizeof(sample_set_bits[0]); w++)
-		CU_ASSERT_EQUAL_FATAL(atomic_load(&sample_set_bits[w]), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(atomic_load(&sample_set_bits));
+	for (size_t w = 0; w < (1u << SAMPLE_SET_BUCKETS_LOG) / 64; w++)
+		CU_ASSERT_EQUAL_FATAL(atomic_load(&atomic_load(&sample_set_bits)[w]), 0);
 }
 
 int main(void)
