@@ -57,6 +57,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/raw_fork.c preload/raw_fork.h \
 	preload/syscall_wrap.c \
 	preload/seq.c preload/seq.h \
+	preload/stack_scrub.c preload/stack_scrub.h \
 	preload/settings.c preload/settings.h \
 	preload/stack_sites.c preload/stack_sites.h \
 	preload/stack_table.c preload/stack_table.h \

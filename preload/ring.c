@@ -20,6 +20,7 @@
 #include "preload/mem.h"
 #include "preload/populate.h"
 #include "preload/ring.h"
+#include "preload/stack_scrub.h"
 #include "preload/sys.h"
 #include "preload/timens.h"
 #include "preload/wait.h"
@@ -58,8 +59,10 @@ static void ring_wake_if_asleep(void)
 {
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&preload_proc.hdr->time_tick, memory_order_relaxed) &
-	    SESSION_TIME_TICK_ASLEEP)
+	    SESSION_TIME_TICK_ASLEEP) {
 		preload_launcher_wake();
+		preload_stack_scrub();
+	}
 }
 
 void ring_wake_check(struct preload_thread *t)
@@ -259,7 +262,10 @@ static int ring_next_lap(struct preload_thread *t)
 	return ring_put_thread_start(t, t->time_written_ns);
 }
 
-uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
+/* ring_reserve_slow before the stack is scrubbed: whether it waits, fills
+ * or starts a lap depends on the launcher's timing. */
+static __attribute__((noinline)) uint8_t *ring_reserve_slow_path(struct preload_thread *t,
+								  uint32_t need_bytes)
 {
 	if (need_bytes + RING_THREAD_START_BYTES > t->ring_bytes)
 		return NULL;
@@ -271,6 +277,14 @@ uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
 	if (ring_ensure_room(t, need_bytes) < 0)
 		return NULL;
 	return t->ring + t->lap_offset;
+}
+
+uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
+{
+	uint8_t *p = ring_reserve_slow_path(t, need_bytes);
+
+	preload_stack_scrub();
+	return p;
 }
 
 int ring_write_thread_start(struct preload_thread *t)

@@ -57,7 +57,7 @@ TESTS += tests/unit/test_sample
 # and runs them)
 check_PROGRAMS += tests/unit/test_control
 tests_unit_test_control_SOURCES = tests/unit/test_control.c preload/control.c preload/sample.c \
-	preload/sample_math.c preload/sample_set.c preload/ring.c preload/populate.c preload/timens.c preload/mem.c \
+	preload/sample_math.c preload/sample_set.c preload/ring.c preload/stack_scrub.c preload/populate.c preload/timens.c preload/mem.c \
 	preload/toggle_signal.c preload/cancel_watch.c
 tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_control_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
@@ -78,7 +78,7 @@ check-tsan:
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_control_tsan \
 		$(srcdir)/tests/unit/test_control.c $(srcdir)/preload/control.c \
 		$(srcdir)/preload/sample.c $(srcdir)/preload/sample_math.c \
-		$(srcdir)/preload/sample_set.c $(srcdir)/preload/ring.c $(srcdir)/preload/populate.c $(srcdir)/preload/timens.c \
+		$(srcdir)/preload/sample_set.c $(srcdir)/preload/ring.c $(srcdir)/preload/stack_scrub.c $(srcdir)/preload/populate.c $(srcdir)/preload/timens.c \
 		$(srcdir)/preload/mem.c \
 		$(srcdir)/preload/toggle_signal.c $(srcdir)/preload/cancel_watch.c $(CUNIT_LIBS) -lm
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_sample_tsan \

@@ -5,11 +5,13 @@
 # what it scans, else it grows the heap.  The recorder's 1.2 MiB of static
 # arenas there made the heap 643072 bytes instead of 196608 (68 collections
 # instead of 246); its 72 KiB of sample-set arrays still made 242
-# collections, and 266240 bytes in some runs under load.  Those arrays are
-# mappings now and the segment is under 32 KiB; the heap and the number of
-# collections are native's.  Also the program's own 200,000 malloc/free
-# pairs are recorded whole.  Skips without libgc-dev.  Program:
-# tests/progs/boehm_gc.c.
+# collections, and 266240 bytes in some runs under load, where the words
+# the ring's slow paths (full-ring wait, lap start, launcher wake) left on
+# the stack below the program's frame kept blocks and blacklisted pages.
+# The arrays are mappings now (the segment is under 32 KiB) and those paths
+# zero the stack they used: the heap is native's.  Also the program's own
+# 200,000 malloc/free pairs are recorded whole.  Skips without libgc-dev.
+# Program: tests/progs/boehm_gc.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -24,7 +26,14 @@ program_stderr "$WORK/mprof-gc.err" >"$WORK/mprof-gc.progerr"
 expect_file_eq "gc: stderr unchanged" "$WORK/native-gc.err" "$WORK/mprof-gc.progerr"
 native_out=$(cat "$WORK/native-gc.out")
 expect_match "native output" '^sum 200000, collected heap [0-9]+ bytes, [0-9]+ collections$' "$native_out"
-expect_eq "collected heap and collections under mprof" "$native_out" "$(cat "$WORK/mprof-gc.out")"
+mprof_out=$(cat "$WORK/mprof-gc.out")
+expect_match "output under mprof" '^sum 200000, collected heap [0-9]+ bytes, [0-9]+ collections$' "$mprof_out"
+expect_eq "collected heap under mprof, bytes" "$(echo "$native_out" | awk '{ print $5 }')" \
+	"$(echo "$mprof_out" | awk '{ print $5 }')"
+# the count moves by a few natively under load (242 instead of 246, 1 run in 30 at a load of 19)
+native_gcs=$(echo "$native_out" | awk '{ print $7 }')
+expect_range "collections under mprof (native ${native_gcs:-?})" "$(( ${native_gcs:-0} * 9 / 10 ))" \
+	"$(( ${native_gcs:-0} * 11 / 10 ))" "$(echo "$mprof_out" | awk '{ print $7 }')"
 # the recorder's writable segment (24 KiB): no static arena or large array in it
 # (readelf prints MemSiz in hex; the shell converts it, as mawk has no strtonum)
 seg=$(readelf -lW "$abs_top_builddir/preload/.libs/libmprof_preload.so" 2>/dev/null | awk '$1 == "LOAD" && $7 ~ /W/ { print $6 }')
