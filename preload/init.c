@@ -33,6 +33,7 @@
 #include "preload/launcher_alive.h"
 #include "preload/mem.h"
 #include "preload/meta.h"
+#include "preload/mlock_watch.h"
 #include "preload/modules.h"
 #include "preload/namespaces.h"
 #include "preload/own_call.h"
@@ -187,6 +188,7 @@ static int init_run(struct preload_thread **out)
 	raw_fork_resolve();
 	seccomp_watch_start();
 	rlimit_resolve();
+	mlock_watch_resolve();
 	signal_wrap_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;

@@ -3,7 +3,7 @@
 # the C library's __libc_malloc and kin),
 # dlclose, the exec family and posix_spawn, the wait family, system, popen
 # and pclose, _exit and _Exit, prctl, syscall and clone, the setrlimit
-# family, mmap, sigaction, signal and their kin, and the mprof_api_
+# family, mmap, mlockall, sigaction, signal and their kin, and the mprof_api_
 # functions are exported (-fvisibility=hidden; preload/exported.h says
 # which files mark them).
 pkglib_LTLIBRARIES += preload/libmprof_preload.la
@@ -35,6 +35,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/mem.c preload/mem.h \
 	preload/namespaces.c preload/namespaces.h \
 	preload/meta.c preload/meta.h \
+	preload/mlock_watch.c preload/mlock_watch.h \
 	preload/nested_heap.c preload/nested_heap.h \
 	preload/own_call.c preload/own_call.h \
 	preload/pidns.c preload/pidns.h \

@@ -4,7 +4,8 @@
  * through syscall() rather than their C library functions: a seccomp
  * filter installed (syscall(SYS_seccomp), as libseccomp does;
  * preload/seccomp_watch.h) and a lowered RLIMIT_AS (SYS_setrlimit,
- * SYS_prlimit64; preload/rlimit.h), and a fork-like clone, whose child
+ * SYS_prlimit64; preload/rlimit.h), a lock of all memory (SYS_mlockall;
+ * preload/mlock_watch.h), and a fork-like clone, whose child
  * is recorded as a fork child's (preload/raw_fork.h).  In a thread on a
  * thread pointer of its own (preload/thread_pointer.h) it is the C
  * library's syscall() and no more.  A system call instruction of the
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "preload/exported.h"
+#include "preload/mlock_watch.h"
 #include "preload/raw_fork.h"
 #include "preload/rlimit.h"
 #include "preload/seccomp_watch.h"
@@ -129,7 +131,8 @@ __attribute__((noinline, cold)) static long syscall_wrap_rt_sigaction(const long
 static int syscall_wrap_watched(long nr)
 {
 	return nr == SYS_rt_sigaction || nr == SYS_seccomp || nr == SYS_setrlimit ||
-	       nr == SYS_prlimit64 || nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3;
+	       nr == SYS_prlimit64 || nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3 ||
+	       nr == SYS_mlockall;
 }
 
 /* A watched system call nr (syscall_wrap_watched) with six arguments. */
@@ -147,6 +150,8 @@ static long syscall_wrap_watched_call(long nr, const long a[6])
 		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
 	if (install)
 		seccomp_watch_before();
+	if (nr == SYS_mlockall)
+		mlock_watch_before((int)a[0]);
 	fork_mode = raw_fork_before(nr, a);
 	rc = syscall_wrap_raw(nr, a);
 	raw_fork_after(fork_mode, a, rc);

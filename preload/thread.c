@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -337,6 +338,56 @@ uint64_t thread_slots_shrink(uint32_t want_slots)
 	return given;
 }
 
+/* 1 once thread_rings_seal_free has run in this image (or its parent's):
+ * a claimed slot's ring is made accessible again before its first use. */
+static _Atomic int thread_rings_sealed;
+
+/* The ring of slot idx, from the recorder's own copy of the geometry. */
+static uint8_t *thread_ring_at(uint32_t idx)
+{
+	return (uint8_t *)preload_proc.hdr + preload_proc.ring_offset +
+	       (uint64_t)idx * preload_proc.cfg.ring_bytes;
+}
+
+uint64_t thread_rings_seal_free(void)
+{
+	uint64_t sealed = 0;
+	uint32_t run = 0;
+
+	if (!preload_proc.hdr)
+		return 0;
+	preload_lock_take(&thread_pool_lock);
+	atomic_store_explicit(&thread_rings_sealed, 1, memory_order_relaxed);
+	/* one mprotect per run of free slots, ended by a slot in use or the end */
+	for (uint32_t i = 1; i <= preload_proc.cfg.nslots; i++) {
+		int is_free = i < preload_proc.cfg.nslots &&
+			      atomic_load_explicit(&session_slot_at(preload_proc.hdr, i)->state,
+						   memory_order_acquire) == SLOT_FREE;
+
+		if (is_free) {
+			run++;
+			continue;
+		}
+		if (run && mprotect(thread_ring_at(i - run),
+				    (uint64_t)run * preload_proc.cfg.ring_bytes, PROT_NONE) == 0)
+			sealed += (uint64_t)run * preload_proc.cfg.ring_bytes;
+		run = 0;
+	}
+	preload_lock_give(&thread_pool_lock);
+	return sealed;
+}
+
+/* Makes slot idx's ring accessible again when rings were sealed; -1 when
+ * the kernel refuses (the map count limit: the slot cannot be used). */
+static int thread_ring_unseal(uint32_t idx)
+{
+	if (idx == SESSION_META_SLOT ||
+	    !atomic_load_explicit(&thread_rings_sealed, memory_order_relaxed))
+		return 0;
+	return mprotect(thread_ring_at(idx), preload_proc.cfg.ring_bytes,
+			PROT_READ | PROT_WRITE);
+}
+
 /* Until when (CLOCK_MONOTONIC ns) claims fail at once because every slot
  * belonged to a live thread at the last try. */
 static _Atomic uint64_t thread_slots_full_until_ns;
@@ -459,6 +510,10 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 {
 	struct session_slot *slot = session_slot_at(preload_proc.hdr, idx);
 
+	if (thread_ring_unseal(idx) < 0) {
+		atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_release);
+		return -1;
+	}
 	/* the slot's page of the file, before its first write (populate.h) */
 	if (populate_pages((void *)((uintptr_t)slot & ~(uintptr_t)(PRELOAD_PAGE_BYTES - 1)),
 			   PRELOAD_PAGE_BYTES) < 0) {
@@ -473,8 +528,7 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 	atomic_store_explicit(&t->slot->taking, 0, memory_order_relaxed);
 	/* the geometry from the recorder's own copy, not the header, which
 	 * the program may have written over */
-	t->ring = (uint8_t *)preload_proc.hdr + preload_proc.ring_offset +
-		  (uint64_t)idx * preload_proc.cfg.ring_bytes;
+	t->ring = thread_ring_at(idx);
 	t->ring_bytes = preload_proc.cfg.ring_bytes;
 	t->write_pos = atomic_load_explicit(&t->slot->write_pos, memory_order_relaxed);
 	t->read_pos_seen = atomic_load_explicit(&t->slot->read_pos, memory_order_acquire);

@@ -254,6 +254,16 @@ int thread_slot_claim(struct preload_thread *t);
 uint64_t thread_slots_shrink(uint32_t want_slots);
 
 /*
+ * Makes the rings of the free thread slots inaccessible (PROT_NONE) until
+ * a thread claims one, for a program about to call mlockall(MCL_CURRENT):
+ * the kernel faults in and locks every accessible page of a locked
+ * mapping, which for the process file's 4096 rings of 768 KiB was 3 GiB of
+ * shared memory and some 20 s, and skips inaccessible ones.  Returns the
+ * bytes sealed.  Takes the pool lock; the caller holds no recorder lock.
+ */
+uint64_t thread_rings_seal_free(void);
+
+/*
  * Makes slot idx, already claimed (state OWNED), t's ring: raises the
  * header's slots_high over it first, takes over the slot's positions and
  * writes THREAD (t->tid) and TIME records.  Returns 0,
