@@ -12,7 +12,9 @@
  * (thread_rings_seal_free); a thread that claims one later makes it
  * accessible again, and with MCL_FUTURE its pages are locked as it writes
  * them.  The call itself is the C library's, with the program's flags,
- * result and errno.
+ * result and errno.  Under a seccomp filter nothing is sealed, and a
+ * filter about to be installed unseals every ring first: a filter may kill
+ * the mprotect of a later claim.
  *
  * Not changed: the kernel's check of MCL_CURRENT against RLIMIT_MEMLOCK
  * counts all mapped address space, the recorder's 16 GiB reservation and
@@ -33,6 +35,7 @@
 #include "preload/next_sym.h"
 #include "preload/own_call.h"
 #include "preload/process.h"
+#include "preload/seccomp_watch.h"
 #include "preload/thread.h"
 #include "preload/thread_pointer.h"
 
@@ -50,7 +53,9 @@ void mlock_watch_before(int flags)
 	int saved = errno;
 	struct own_call own;
 
+	/* under a seccomp filter, a claim's mprotect could be killed */
 	if (!(flags & MCL_CURRENT) || (flags & MCL_ONFAULT) || !thread_pointer_is_libc() ||
+	    seccomp_watch_filtered() ||
 	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
 	    preload_thread_nested() || own_call_active())
 		return;

@@ -91,6 +91,8 @@ void seccomp_watch_before(void)
 	exit_note_keep_arg_bounds();
 	seq_disown();
 	preload_mem_prepare(SECCOMP_WATCH_READY_BYTES);
+	/* a filter may kill the mprotect a thread's claim would make */
+	thread_rings_unseal_all();
 }
 
 void seccomp_watch_after(long rc, int strict)

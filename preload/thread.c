@@ -377,6 +377,18 @@ uint64_t thread_rings_seal_free(void)
 	return sealed;
 }
 
+void thread_rings_unseal_all(void)
+{
+	if (!preload_proc.hdr || !atomic_load_explicit(&thread_rings_sealed, memory_order_relaxed))
+		return;
+	preload_lock_take(&thread_pool_lock);
+	if (mprotect((uint8_t *)preload_proc.hdr + preload_proc.ring_offset,
+		     preload_proc.file_bytes - preload_proc.ring_offset,
+		     PROT_READ | PROT_WRITE) == 0)
+		atomic_store_explicit(&thread_rings_sealed, 0, memory_order_relaxed);
+	preload_lock_give(&thread_pool_lock);
+}
+
 /* Makes slot idx's ring accessible again when rings were sealed; -1 when
  * the kernel refuses (the map count limit: the slot cannot be used). */
 static int thread_ring_unseal(uint32_t idx)

@@ -263,6 +263,11 @@ uint64_t thread_slots_shrink(uint32_t want_slots);
  */
 uint64_t thread_rings_seal_free(void);
 
+/* Makes every ring accessible again and claims no longer mprotect, before
+ * the program installs a seccomp filter that may kill mprotect.  Takes the
+ * pool lock; the caller holds no recorder lock. */
+void thread_rings_unseal_all(void);
+
 /*
  * Makes slot idx, already claimed (state OWNED), t's ring: raises the
  * header's slots_high over it first, takes over the slot's positions and
