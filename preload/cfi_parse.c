@@ -8,9 +8,10 @@
  * does not follow (CFA expressions as in PLT entries, expression or register
  * rules for rbp or the return address, signal frames 'S', unusual
  * encodings) is CFI_RULE_UNSUPPORTED, and the caller falls back to
- * libunwind.  An address no FDE covers is CFI_RULE_NO_CFI: libunwind has no
- * rule for it either and guesses a frame-pointer frame, as the fast
- * unwinder then does.
+ * libunwind.  An address no FDE covers, or in a module with no
+ * .eh_frame_hdr, is CFI_RULE_NO_CFI: libunwind (built without .debug_frame
+ * support, as Debian's is) has no rule for it either and guesses a
+ * frame-pointer frame, as the fast unwinder then does.
  *
  * Owns nothing: it reads the loaded modules' own unwind tables, bounds-checked
  * against the loaded segment that holds .eh_frame_hdr, while the loader's lock
@@ -590,8 +591,12 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
 			eh = &info->dlpi_phdr[i];
 	f->found_module = 1;
-	if (!eh)
+	if (!eh) {
+		/* no search table (mono's AOT images carry only .debug_frame):
+		 * libunwind finds no rule there either and guesses */
+		f->kind = CFI_RULE_NO_CFI;
 		return 1;
+	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t start = info->dlpi_addr + ph->p_vaddr;

@@ -36,9 +36,10 @@ struct cfi_rule {
  * dl_iterate_phdr and parses while holding it, so the module cannot be
  * unloaded meanwhile; the caller must hold none of the shim's locks that a
  * thread inside the loader could wait for.  Never allocates.  Returns the
- * kind it stored: CFI_RULE_NO_CFI when the address lies in no module, or
- * in one whose .eh_frame_hdr table has no FDE covering it (Go's assembly,
- * JIT code), CFI_RULE_UNSUPPORTED for anything else not handled.
+ * kind it stored: CFI_RULE_NO_CFI when the address lies in no module, in
+ * one without .eh_frame_hdr (mono's AOT images), or in one whose table has
+ * no FDE covering it (Go's assembly, JIT code), CFI_RULE_UNSUPPORTED for
+ * anything else not handled.
  */
 int cfi_parse_rule(uintptr_t lookup_ip, struct cfi_rule *rule);
 
