@@ -8,22 +8,27 @@
  * does not follow (CFA expressions as in PLT entries, expression or register
  * rules for rbp or the return address, signal frames 'S', unusual
  * encodings) is CFI_RULE_UNSUPPORTED, and the caller falls back to
- * libunwind.  An address no FDE covers, or in a module with no
- * .eh_frame_hdr, is CFI_RULE_NO_CFI: libunwind (built without .debug_frame
- * support, as Debian's is) has no rule for it either and guesses a
- * frame-pointer frame, as the fast unwinder then does.
+ * libunwind.  An address no FDE covers, or in a module with neither
+ * .eh_frame_hdr nor .eh_frame, is CFI_RULE_NO_CFI: libunwind (built without
+ * .debug_frame support, as Debian's is) has no rule for it either and
+ * guesses a frame-pointer frame, as the fast unwinder then does.
  *
  * Owns nothing: it reads the loaded modules' own unwind tables, bounds-checked
  * against the loaded segment that holds .eh_frame_hdr, while the loader's lock
- * (taken by dl_iterate_phdr) keeps the module mapped.  Must never allocate
- * and never write anywhere but the caller's rule.
+ * (taken by dl_iterate_phdr) keeps the module mapped; for a module without
+ * .eh_frame_hdr, its file's section headers (opened and closed at once).
+ * Must never allocate and never write anywhere but the caller's rule.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <link.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "preload/cfi_parse.h"
 #include "preload/phdr.h"
+#include "preload/sys.h"
 
 /* DWARF register numbers of x86_64. */
 #define CFI_REG_RBP 6u
@@ -570,6 +575,49 @@ static int cfi_parse_in_module(uintptr_t hdr, uintptr_t lo, uintptr_t hi, uintpt
 	return cfi_reduce(&row, rule);
 }
 
+/* Reads bytes at offset of fd in full: 0, or -1. */
+static int cfi_pread(int fd, void *to, size_t bytes, uint64_t offset)
+{
+	return syscall(SYS_pread64, fd, to, bytes, (long)offset) == (long)bytes ? 0 : -1;
+}
+
+/*
+ * Whether the file of a module without .eh_frame_hdr holds no .eh_frame
+ * large enough for an FDE (mono's AOT images: an empty one).  libunwind
+ * then finds no rule there and guesses; where it finds .eh_frame it makes a
+ * search table of its own, so such a module stays unsupported (libunwind
+ * walks it).  Reads the section headers through a descriptor opened and
+ * closed here; 0 when the file cannot be read.
+ */
+static int cfi_file_lacks_eh_frame(const char *path)
+{
+	ElfW(Ehdr) eh;
+	ElfW(Shdr) names, sh;
+	char name[sizeof(".eh_frame")];
+	int fd, lacks = 0;
+
+	if (!path || !*path)
+		return 0;
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (cfi_pread(fd, &eh, sizeof(eh), 0) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_shentsize != sizeof(sh) || eh.e_shstrndx >= eh.e_shnum ||
+	    cfi_pread(fd, &names, sizeof(names), eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(sh)) < 0)
+		goto out;
+	lacks = 1;
+	for (unsigned i = 0; i < eh.e_shnum && lacks; i++) {
+		if (cfi_pread(fd, &sh, sizeof(sh), eh.e_shoff + (uint64_t)i * sizeof(sh)) < 0 ||
+		    cfi_pread(fd, name, sizeof(name), names.sh_offset + sh.sh_name) < 0)
+			lacks = 0;
+		else if (memcmp(name, ".eh_frame", sizeof(name)) == 0 && sh.sh_size > 4)
+			lacks = 0; /* (4 bytes: only the terminator) */
+	}
+out:
+	sys_close(fd);
+	return lacks;
+}
+
 /* What the dl_iterate_phdr callback looks for and found. */
 struct cfi_find {
 	uintptr_t ip;
@@ -592,9 +640,10 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 			eh = &info->dlpi_phdr[i];
 	f->found_module = 1;
 	if (!eh) {
-		/* no search table (mono's AOT images carry only .debug_frame):
-		 * libunwind finds no rule there either and guesses */
-		f->kind = CFI_RULE_NO_CFI;
+		/* no search table, and no .eh_frame (mono's AOT images carry
+		 * only .debug_frame): libunwind finds no rule either and guesses */
+		if (cfi_file_lacks_eh_frame(info->dlpi_name))
+			f->kind = CFI_RULE_NO_CFI;
 		return 1;
 	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {

@@ -37,7 +37,8 @@ struct cfi_rule {
  * unloaded meanwhile; the caller must hold none of the shim's locks that a
  * thread inside the loader could wait for.  Never allocates.  Returns the
  * kind it stored: CFI_RULE_NO_CFI when the address lies in no module, in
- * one without .eh_frame_hdr (mono's AOT images), or in one whose table has
+ * one with neither .eh_frame_hdr nor .eh_frame in its file (mono's AOT
+ * images; the file is read on each call), or in one whose table has
  * no FDE covering it (Go's assembly, JIT code), CFI_RULE_UNSUPPORTED for
  * anything else not handled.
  */

@@ -16,8 +16,8 @@ build_c "$WORK/libaot_frames_lib.so" "$PROGS_DIR/aot_frames_lib.c" -shared -fPIC
 	-Wl,--no-eh-frame-hdr
 expect_eq "the library has no .eh_frame_hdr (no PT_GNU_EH_FRAME)" 0 \
 	"$(readelf -lW "$WORK/libaot_frames_lib.so" | grep -c GNU_EH_FRAME)"
-build_c "$WORK/aot_frames" "$PROGS_DIR/aot_frames.c" "$WORK/libaot_frames_lib.so" \
-	-Wl,-rpath,"$WORK"
+build_c "$WORK/aot_frames" "$PROGS_DIR/aot_frames.c" -L"$WORK" -laot_frames_lib \
+	-Wl,--enable-new-dtags,-rpath,"$WORK"
 
 MPROF_UNWIND=check RUN_NAME=check mprof_run 120 "$WORK/check.trace" -- "$WORK/aot_frames"
 [ "$RUN_STATUS" = 77 ] && skip "not x86-64: the program's stub is x86-64 code"
@@ -37,6 +37,16 @@ expect_eq "the stack: make_block, aot_call (no .eh_frame_hdr), the stub (no modu
 	"make_block:aot_frames aot_call:libaot_frames_lib.so None:? main:aot_frames" \
 	"$(json_eval "$R" '" ".join("%s:%s" % (f["function"], f["module"].split("/")[-1]) for f in site("make_block")[0]["frames"][:4])')"
 expect_eq "no stack was cut" 0 "$(q "$R" summary quality.truncated_stacks)"
+
+# the same library with .eh_frame but no .eh_frame_hdr and no frame pointer:
+# libunwind reads its .eh_frame, so the own unwinder must not guess there
+mkdir -p "$WORK/eh" || hard_error "mkdir $WORK/eh"
+build_c "$WORK/eh/libaot_frames_lib.so" "$PROGS_DIR/aot_frames_lib.c" -shared -fPIC \
+	-fomit-frame-pointer -fasynchronous-unwind-tables -Wl,--no-eh-frame-hdr
+MPROF_UNWIND=check RUN_NAME=eh LD_LIBRARY_PATH="$WORK/eh" \
+	mprof_run 120 "$WORK/eh.trace" -- "$WORK/aot_frames"
+expect_eq "with .eh_frame: exit status" 0 "$RUN_STATUS"
+expect_exact_unwind "with .eh_frame"
 
 # the checked reads: one per capture through the library before
 if command -v strace >/dev/null 2>&1; then
