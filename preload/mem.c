@@ -18,7 +18,10 @@
  * unused tail is unmapped, and pieces released afterwards are unmapped too.
  * Before the program installs a seccomp filter (which may kill mmap), a
  * window of the reservation is made writable in one call and later pieces
- * come from it with no system call (preload_mem_prepare).
+ * come from it with no system call (preload_mem_prepare).  Likewise the
+ * reservation's first MEM_START_BYTES are made writable with it, so the
+ * recorder's start (about 14 pieces) makes one mmap instead of one each;
+ * small pieces get their pages at once (MEM_POPULATE_MAX_BYTES).
  *
  * Owns the reservation.  Callers own what they map.  Must never call malloc
  * (the shim interposes it) and never touches a file descriptor.
@@ -33,13 +36,27 @@
 
 #include "preload/mem.h"
 #include "preload/phdr.h"
+#include "preload/populate.h"
 #include "preload/process.h"
 
 #define MEM_RESERVE_BYTES (16ull << 30)
 
+/* The reservation's head mapped writable when it is made: what the start of
+ * a recorded process takes (168 KiB for a small C program, before its first
+ * thread's 545 KiB of site tables, which is mapped apart).  An mmap costs
+ * 5-10 us on the VMs measured (bench/HISTORY.md, session 54). */
+#define MEM_START_BYTES ((uintptr_t)256 << 10)
+
+/* Pieces of at most this many bytes get their pages when handed out: such a
+ * piece (a thread's or a table's head, a module list) is nearly always
+ * written at once, and a page filled by the kernel in the call costs a third
+ * to a half of a first-touch fault there (session 54). */
+#define MEM_POPULATE_MAX_BYTES (3 * (size_t)PRELOAD_PAGE_BYTES)
+
 static _Atomic uintptr_t mem_base;  /* 0: not reserved yet; 1: cannot */
 static _Atomic uintptr_t mem_used;  /* bytes handed out (bump pointer) */
 static _Atomic int mem_closed;      /* 1: the unused tail was given back */
+static _Atomic uintptr_t mem_start_bytes; /* the writable head: 0 or MEM_START_BYTES */
 
 /* The reservation, made on first use; 0 when it cannot be had. */
 static uintptr_t mem_reservation(void)
@@ -58,11 +75,17 @@ static uintptr_t mem_reservation(void)
 		p = mmap(NULL, MEM_RESERVE_BYTES, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	base = p == MAP_FAILED ? 1 : (uintptr_t)p;
+	/* the head is writable before anyone can see the base; without it,
+	 * pieces there are mapped one by one as elsewhere */
+	int head = base > 1 && mmap(p, MEM_START_BYTES, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED;
 	if (!atomic_compare_exchange_strong(&mem_base, &expected, base)) {
 		/* another thread reserved first: keep its range */
 		if (base > 1)
 			munmap(p, MEM_RESERVE_BYTES);
 		base = expected;
+	} else if (head) {
+		atomic_store_explicit(&mem_start_bytes, MEM_START_BYTES, memory_order_release);
 	}
 	return base > 1 ? base : 0;
 }
@@ -181,6 +204,7 @@ void *preload_mem_map(size_t size_bytes)
 {
 	size_t size = preload_mem_round(size_bytes);
 	uintptr_t base = mem_reservation();
+	int populate = size <= MEM_POPULATE_MAX_BYTES ? MAP_POPULATE : 0;
 	void *p;
 
 	mem_mapped_note((int64_t)size);
@@ -193,9 +217,20 @@ void *preload_mem_map(size_t size_bytes)
 	if (base) {
 		uintptr_t off = atomic_fetch_add_explicit(&mem_used, size, memory_order_relaxed);
 
+		if (off + size <= atomic_load_explicit(&mem_start_bytes, memory_order_acquire)) {
+			/* in the writable head, and no one else's: no mmap */
+			p = (void *)(base + off);
+			if (populate)
+				populate_pages(p, size);
+			atomic_fetch_add_explicit(&mem_reserved_mapped_bytes, size,
+						  memory_order_relaxed);
+			return p;
+		}
 		if (off + size <= MEM_RESERVE_BYTES) {
+			/* a piece that straddles the head's end is remapped whole:
+			 * its part of the head is its own and untouched */
 			p = mmap((void *)(base + off), size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | populate, -1, 0);
 			if (p != MAP_FAILED) {
 				atomic_fetch_add_explicit(&mem_reserved_mapped_bytes, size,
 							  memory_order_relaxed);
@@ -203,7 +238,7 @@ void *preload_mem_map(size_t size_bytes)
 			}
 		}
 	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
 	if (p == MAP_FAILED) {
 		mem_mapped_note(-(int64_t)size);
 		return NULL;

@@ -15,7 +15,9 @@
  * write.  Returns 0 when the pages are there, or when that cannot be
  * known (a kernel before 5.14, a seccomp filter: the pages then come at
  * the first write, as before); -1 when the file system refused them.
- * Keeps errno.  Never allocates.
+ * Keeps errno.  Never allocates.  preload/mem.c also gives its small
+ * anonymous pieces their pages with it (a page filled in the call costs less
+ * than a first-touch fault); there a refusal leaves the page to that fault.
  */
 int populate_pages(void *addr, size_t bytes);
 

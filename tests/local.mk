@@ -44,7 +44,7 @@ TESTS += tests/unit/test_process_limit
 # sanitizers, and ThreadSanitizer by hand, can watch them)
 check_PROGRAMS += tests/unit/test_sample
 tests_unit_test_sample_SOURCES = tests/unit/test_sample.c preload/sample.c preload/sample_set.c \
-	preload/sample_math.c preload/mem.c preload/cancel_watch.c
+	preload/sample_math.c preload/mem.c preload/populate.c preload/cancel_watch.c
 tests_unit_test_sample_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDADD = $(CUNIT_LIBS) -lm
@@ -84,6 +84,7 @@ check-tsan:
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_sample_tsan \
 		$(srcdir)/tests/unit/test_sample.c $(srcdir)/preload/sample.c \
 		$(srcdir)/preload/sample_math.c $(srcdir)/preload/sample_set.c $(srcdir)/preload/mem.c \
+		$(srcdir)/preload/populate.c \
 		$(srcdir)/preload/cancel_watch.c $(CUNIT_LIBS) -lm
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_control_tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 tests/unit/test_sample_tsan
@@ -238,6 +239,7 @@ E2E_TESTS = \
 	tests/e2e/html-timeline.sh \
 	tests/e2e/idle-launcher.sh \
 	tests/e2e/proc-self-reads.sh \
+	tests/e2e/start-mappings.sh \
 	tests/e2e/trace-writes.sh \
 	tests/e2e/starved-launcher.sh \
 	tests/e2e/many-stacks.sh \
