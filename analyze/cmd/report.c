@@ -59,7 +59,7 @@ static void report_usage(FILE *out)
 {
 	fprintf(out, "usage: %s report TRACE... [--all] [-n N] [-f FORMAT] [--metric M]\n",
 		analyze_name());
-	fputs("                    [-o FILE | --html FILE] [--alloc-fn NAME]...\n"
+	fputs("                    [-o FILE | --html FILE] [--sort KEY] [--alloc-fn NAME]...\n"
 	      "                    [--keep-wrappers] [--from T] [--to T] [--at T]\n"
 	      "                    [--filter-function GLOB]...\n"
 	      "                    [--exclude-function GLOB]... [--suppressions FILE]\n"

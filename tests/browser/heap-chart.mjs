@@ -3,7 +3,8 @@
 // "key=value" lines for tests/e2e/report-massif.sh, what its chart of the
 // heap over time draws: the problems seen, the number of vertices of the
 // RSS and heap lines (a dot for a line of one point; RSS read once is a
-// dashed level), the axis's byte labels, the legend, the peak label, the markers' labels (and
+// dashed level), the axis's byte labels, the time labels and the time they
+// put under the peak's line, the legend, the peak label, the markers' labels (and
 // the labels that do not fit in the chart), the stretches
 // shaded as not recorded, the header's kind and the notes, and the chart's
 // screenshot.
@@ -26,6 +27,16 @@ if (chart) {
   out('rss once', await page.$$eval('#chart svg path.rss-once', (ps) => ps.length));
   // the byte figures of the axis, bottom up, and the legend
   out('y labels', await page.$$eval('#chart svg text.ylabel', (ts) => ts.map((t) => t.textContent).join(',')));
+  // the time axis: its labels, and the time they put under the peak's line
+  // (interpolated between the first two labels; "none" without two)
+  out('x labels', await page.$$eval('#chart svg text.xlabel', (ts) => ts.map((t) => t.textContent).join(',')));
+  out('time at peak line', await page.$eval('#chart svg', (s) => {
+    const ls = [...s.querySelectorAll('text.xlabel')];
+    const line = [...s.querySelectorAll('line')].find((l) => l.getAttribute('stroke') === '#c2410c');
+    if (ls.length < 2 || !line) return 'none';
+    const [a, b] = ls.map((t) => [Number(t.getAttribute('x')), Number(t.dataset.ns)]);
+    return Math.round(a[1] + ((Number(line.getAttribute('x1')) - a[0]) * (b[1] - a[1])) / (b[0] - a[0]));
+  }));
   out('legend', await page.$$eval('#chart .legend span', (ss) => ss.map((e) => e.textContent).join(' | ')));
   out('peak label', await page.$eval('#chart svg', (s) =>
     [...s.querySelectorAll('text')].map((t) => t.textContent).find((t) => t.startsWith('peak')) || 'none'));

@@ -7,7 +7,9 @@
 # in the legend with its figure, not as a lone dot.  The trace of one RSS
 # sample is the real one with its RSS chunks cut to the first sample
 # (tests/e2e/trace_craft.py), so it does not depend on the launcher's timing.
-# Program: one block of 1,600,000 B (1.5 MiB) held 300 ms.
+# The time axis counts from the recording's start (the demo's peak under
+# its line at the report's time).  Programs: one block of 1,600,000 B
+# (1.5 MiB) held 300 ms; examples/demo.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 require_browser
@@ -88,4 +90,19 @@ expect_eq "several samples: RSS a line through every sample, no dot" \
 	"$(v lines) $(v 'rss once') $(v dots)"
 expect_eq "several samples: the legend" "heap (live requested bytes) | RSS | peak (t-gmax)" "$(v legend)"
 expect_eq "several samples: the peak label" "peak 1.5 MiB" "$(v 'peak label')"
+
+# the time axis counts from the recording's start, not from the chart's
+# first point: the README's demo program (first block about 1 ms in) put
+# its peak at "2.8 ms" on the axis where the report says 3.7 ms.  The
+# labels' times, interpolated at the peak's line, give the peak's time.
+build_c "$WORK/demo" "$abs_top_srcdir/examples/demo.c"
+mprof_run 60 "$WORK/d" -- "$WORK/demo"
+expect_eq "demo: exit status" 0 "$RUN_STATUS"
+report_json "$WORK/d.json" "$WORK/d"
+peak_ns=$(q "$WORK/d.json" get summary.peak.time_ns)
+page "$WORK/d" "$WORK/d.html"
+expect_eq "demo: no problems" none "$(v problems)"
+at=$(v 'time at peak line')
+expect_range "demo: the axis's time under the peak's line, ns (the report: ${peak_ns:-?})" \
+	"$(( ${peak_ns:-0} - ${peak_ns:-0} / 100 - 1000 ))" "$(( ${peak_ns:-0} + ${peak_ns:-0} / 100 + 1000 ))" "$at"
 finish

@@ -142,9 +142,12 @@
       add('line', { x1: L, x2: W - 10, y1: y(v), y2: y(v), stroke: '#e5e7eb' });
       add('text', { class: 'ylabel', x: L - 6, y: y(v) + 4, 'text-anchor': 'end' }, bytes(Math.round(v)));
     }
+    // time labels at round times since the recording's start, which may lie
+    // before the chart's first point (data-ns: the label's time, for tests)
     const tstep = niceStep(Math.max(1, t1 - t0) / 6);
-    for (let d = 0; d <= t1 - t0; d += tstep) {
-      add('text', { x: x(t0 + d), y: H - 8, 'text-anchor': 'middle' }, ns(Math.round(d)));
+    for (let v = Math.ceil(t0 / tstep) * tstep; v <= t1; v += tstep) {
+      add('text', { class: 'xlabel', 'data-ns': Math.round(v), x: x(v), y: H - 8, 'text-anchor': 'middle' },
+        ns(Math.round(v)));
     }
     // the heap holds each point's level until the next (a step); RSS is sampled
     const line = (xy, step, colour) => {
