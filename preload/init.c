@@ -201,7 +201,7 @@ static int init_run(struct preload_thread **out)
 	sample_configure(preload_proc.cfg.have_sample_seed, preload_proc.cfg.sample_seed);
 	control_configure(preload_proc.cfg.paused, preload_proc.cfg.sample_interval_bytes);
 	init_read_exe();
-	preload_mem_count_segment(0);
+	preload_mem_count_segment();
 	foreign = init_find_foreign_malloc(foreign_text, sizeof(foreign_text), &foreign_code);
 	if (foreign)
 		real_use_foreign();

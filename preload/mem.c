@@ -142,13 +142,13 @@ static int mem_segment_find(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-void preload_mem_count_segment(size_t arena_bytes)
+void preload_mem_count_segment(void)
 {
 	size_t bytes = 0;
 
 	dl_iterate_phdr(mem_segment_find, &bytes);
-	if (bytes > arena_bytes)
-		mem_mapped_note((int64_t)preload_mem_round(bytes - arena_bytes));
+	if (bytes)
+		mem_mapped_note((int64_t)preload_mem_round(bytes));
 }
 
 /* A window of the reservation made readable and writable in one call

@@ -62,10 +62,10 @@ void preload_mem_count_returned(size_t bytes);
  * bootstrap arena and the copied environment, as they fill).  Takes no lock and makes no call. */
 void preload_mem_count_static(int64_t delta_bytes);
 
-/* Counts the library's writable segment, less arena_bytes of static arenas
- * whose users count what they use with preload_mem_count_static.  Called
- * once, at start. */
-void preload_mem_count_segment(size_t arena_bytes);
+/* Counts the library's writable segment (it holds no arena now: the
+ * bootstrap arena and the copied environment are mappings counted with
+ * preload_mem_count_static as they fill).  Called once, at start. */
+void preload_mem_count_segment(void);
 
 /*
  * Gives the reservation's unused address space back to the kernel, for a
