@@ -407,6 +407,14 @@ static bool proc_header_intact(struct proc *p)
 	return false;
 }
 
+/* The children a process's header counts as not recorded, of every kind
+ * (no recorder, sandboxed, raw clones, on a stack of their own). */
+static uint64_t proc_header_children_unrecorded(const struct session_proc_header *h)
+{
+	return (uint64_t)atomic_load(&h->children_unrecorded) + atomic_load(&h->children_sandboxed) +
+	       atomic_load(&h->children_raw) + atomic_load(&h->children_own_stack);
+}
+
 /*
  * Whether the counts of processes in p's header (children not recorded,
  * programs started unrecorded) can be true: none passes the tasks the
@@ -417,10 +425,7 @@ static bool proc_header_intact(struct proc *p)
 static bool proc_header_counts_possible(const struct collector *c, struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
-	unsigned long long sum = (unsigned long long)atomic_load(&h->children_unrecorded) +
-				 atomic_load(&h->children_sandboxed) +
-				 atomic_load(&h->children_raw) +
-				 atomic_load(&h->children_own_stack) +
+	unsigned long long sum = proc_header_children_unrecorded(h) +
 				 atomic_load(&h->execs_unrecorded);
 
 	/* most processes have none: /proc/stat is read only for the others */
@@ -2285,10 +2290,7 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 	if (!(p->damage & (1u << DAMAGE_HEADER))) {
 		e.execs_unrecorded = atomic_load(&h->execs_unrecorded);
 		e.exec_unrecorded_path = exec_path;
-		e.children_unrecorded = atomic_load(&h->children_unrecorded) +
-					atomic_load(&h->children_sandboxed) +
-					atomic_load(&h->children_raw) +
-					atomic_load(&h->children_own_stack);
+		e.children_unrecorded = proc_header_children_unrecorded(h);
 	}
 	if (proc_exec_unrecorded(p)) {
 		field_copy(exec_into, sizeof(exec_into), h->exec_self_path,
