@@ -270,14 +270,21 @@ static inline void emit_event(struct reorder *r, struct reorder_source *s,
 	r->emit(r->emit_ctx, ev);
 }
 
-/* Whether emit_event would hand ev of s on with nothing to count: the next
- * event in order, or a stamp after it that is not dropped. */
+/* Whether emit_event would hand ev on with nothing to count, expected being
+ * the next sequence number and dropping its source's state: the next event
+ * in order, or a stamp after it that is not dropped. */
+static inline bool plain_at(uint64_t expected, bool dropping, const struct alloc_event *ev)
+{
+	if (alloc_event_is_stamp(ev->type))
+		return ev->seq < expected && !dropping;
+	return ev->seq == expected;
+}
+
+/* plain_at with r's expected number and s's state. */
 static inline bool event_plain(const struct reorder *r, const struct reorder_source *s,
 			       const struct alloc_event *ev)
 {
-	if (alloc_event_is_stamp(ev->type))
-		return ev->seq < r->expected && !s->dropping;
-	return ev->seq == r->expected;
+	return plain_at(r->expected, s->dropping, ev);
 }
 
 /* Whether the heap's minimum source has an event ready. */
@@ -286,7 +293,7 @@ static inline bool heap_ready(const struct reorder *r)
 	return r->heap_count && event_ready(r, r->sources[r->heap[0]].head);
 }
 
-/* How many of the more events at ev are plain (event_plain) one after
+/* How many of the more events at ev are plain (plain_at) one after
  * another, expected then the sequence number the first real event must
  * have; the number after them goes to *expected_after.  In locals: stored
  * through r, expected might alias the events' fields and was reloaded for
@@ -296,16 +303,8 @@ static inline size_t run_plain(uint64_t expected, bool dropping, const struct al
 {
 	size_t n = 0;
 
-	for (; n < more; n++) {
-		if (alloc_event_is_stamp(ev[n].type)) {
-			if (ev[n].seq >= expected || dropping)
-				break;
-		} else if (ev[n].seq != expected) {
-			break;
-		} else {
-			expected++;
-		}
-	}
+	for (; n < more && plain_at(expected, dropping, &ev[n]); n++)
+		expected += !alloc_event_is_stamp(ev[n].type);
 	*expected_after = expected;
 	return n;
 }
