@@ -59,6 +59,7 @@
 #include "cli/signals.h"
 #include "cli/launcher_alive.h"
 #include "cli/launcher_wake.h"
+#include "trace/event_clock.h"
 #include "trace/format.h"
 #include "trace/proc_name.h"
 #include "trace/recode.h"
@@ -236,6 +237,9 @@ struct collector {
 	size_t index_cap;              /* a power of two, or 0 */
 	bool root_assigned;
 	uint64_t root_active_ns;       /* when the root's file became active */
+	uint64_t clock_start_ticks;    /* event_clock_ticks() and now_ns() at */
+	uint64_t clock_start_ns;       /* the start, to time the counter */
+	uint64_t clock_resolution_ns;  /* event_clock_resolution_ns's, once known */
 	bool helper_tried;             /* cfg->helper_start has been called */
 	pid_t helper_pid;              /* what it returned: never one of the run's */
 	bool ended;                    /* the program has been reaped */
@@ -1507,16 +1511,38 @@ static char *path_absolute(const char *path)
 	return out;
 }
 
-/* The resolution of CLOCK_MONOTONIC_COARSE in ns (one scheduler tick),
- * the clock by which the recorder times exact-mode events
- * (preload/ring.h); 0 when the kernel does not say. */
-static uint64_t coarse_clock_resolution_ns(void)
+/*
+ * The grain in ns of the clock by which the recorder times exact-mode
+ * events (trace/event_clock.h): EVENT_CLOCK_TICKS_PER_TIME ticks of the
+ * time-stamp counter at its rate against CLOCK_MONOTONIC from the
+ * launcher's start to the first call (1 ms at least: spun for when the run
+ * is younger), the same for every process of the run; or the coarse
+ * clock's tick where there is no counter; 0 when unknown.
+ */
+static uint64_t event_clock_resolution_ns(struct collector *c)
 {
+#if EVENT_CLOCK_IS_TSC
+	uint64_t ticks, ns;
+
+	if (c->clock_resolution_ns)
+		return c->clock_resolution_ns;
+	do {
+		ticks = event_clock_ticks() - c->clock_start_ticks;
+		ns = now_ns() - c->clock_start_ns;
+	} while (ns < 1000000);
+	if (ticks == 0)
+		return 0;
+	c->clock_resolution_ns =
+		(uint64_t)((double)EVENT_CLOCK_TICKS_PER_TIME * (double)ns / (double)ticks + 0.5);
+	return c->clock_resolution_ns;
+#else
 	struct timespec res;
 
+	(void)c;
 	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
 		return 0;
 	return (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
+#endif
 }
 
 static void meta_write(struct collector *c, struct proc *p)
@@ -1559,7 +1585,7 @@ static void meta_write(struct collector *c, struct proc *p)
 	 * symbolizer then reads that stream alone (EVENTS stream = slot + 1). */
 	if (p->pf.id.flags & SESSION_FLAG_META_SLOT)
 		m.stack_stream = SESSION_META_SLOT + 1;
-	m.time_resolution_ns = coarse_clock_resolution_ns();
+	m.time_resolution_ns = event_clock_resolution_ns(c);
 	m.is_fork_child = p->pf.id.is_fork_child != 0;
 	field_copy(comm, sizeof(comm), h->comm, sizeof(h->comm));
 	m.comm = comm;
@@ -3791,6 +3817,8 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	c.reserve_fd = -1;
 	c.kept_max = kept_images_max_for_limit();
 	c.idle_sleep_ns = IDLE_SLEEP_NS;
+	c.clock_start_ticks = event_clock_ticks();
+	c.clock_start_ns = now_ns();
 	c.wake_fd = launcher_wake_start(launcher_alive_wake_word());
 	c.start_ticks = pid_info_start_ticks((unsigned)getpid());
 	pid_window_start(&c.pids);

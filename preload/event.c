@@ -114,7 +114,7 @@ static inline uint64_t event_stack_id(struct preload_thread *t, void *caller_ip,
 }
 
 /* Times the event t records next: a sampled one always (samples are few),
- * an exact one when the thread's coarse clock moved (ring_time_fresh). */
+ * an exact one when the thread's event clock moved a grain (ring_time_fresh). */
 static inline void event_time(struct preload_thread *t)
 {
 	if (t->sample_interval_bytes)

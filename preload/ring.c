@@ -289,7 +289,7 @@ uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
 
 int ring_write_thread_start(struct preload_thread *t)
 {
-	t->time_self_ns = ring_coarse_ns();
+	t->time_ticks = event_clock_ticks();
 	t->time_written_ns = ring_now_ns();
 	return ring_put_thread_start(t, t->time_written_ns);
 }
@@ -300,7 +300,7 @@ void ring_write_time(struct preload_thread *t)
 	uint8_t *p;
 
 	t->events_until_time = RING_EVENTS_PER_TIME;
-	t->time_self_ns = ring_coarse_ns();
+	t->time_ticks = event_clock_ticks();
 	/* the clock before a wait for room (see ring_next_lap) */
 	now_ns = ring_now_ns();
 	p = ring_reserve(t, 1 + VARINT_MAX_BYTES);

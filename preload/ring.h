@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "preload/thread.h"
+#include "trace/event_clock.h"
 #include "trace/session.h"
 #include "trace/varint.h"
 
@@ -79,24 +80,14 @@ static inline void ring_count_event(struct preload_thread *t)
 	ring_write_time(t);
 }
 
-/* CLOCK_MONOTONIC_COARSE in ns: a few ns from the vDSO, exact to a
- * scheduler tick (1-10 ms).  The image's own clock (no time namespace
- * shift): only compared with itself, never written. */
-static inline uint64_t ring_coarse_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Writes a TIME record before the next event when the coarse clock moved
- * since the thread's last one: an event is timed to within a scheduler
- * tick, and one after a pause of a tick or more afresh, whether or not the
- * launcher runs (a loaded host may not schedule it for 40 ms and more). */
+/* Writes a TIME record before the next event when
+ * EVENT_CLOCK_TICKS_PER_TIME ticks passed since the thread's last one
+ * (trace/event_clock.h): an event is timed to within a few ms, and one
+ * after a pause afresh, whether or not the launcher runs (a loaded host
+ * may not schedule it for 40 ms and more). */
 static inline void ring_time_fresh(struct preload_thread *t)
 {
-	if (__builtin_expect(ring_coarse_ns() == t->time_self_ns, 1))
+	if (__builtin_expect(event_clock_ticks() - t->time_ticks < EVENT_CLOCK_TICKS_PER_TIME, 1))
 		return;
 	ring_write_time(t);
 }

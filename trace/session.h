@@ -207,7 +207,7 @@ struct session_proc_header {
 	 * long idle wait and clears it after; meanwhile a thread whose ring
 	 * fills to a quarter wakes the launcher (struct session_launcher's
 	 * wake).  The other bits once carried a 10 ms tick that timed events;
-	 * threads now time them by their own coarse clock (preload/ring.h
+	 * threads now time them by their own event clock (preload/ring.h
 	 * ring_time_fresh).  Own cache line: read by ring_wake_check. */
 	_Alignas(64) _Atomic uint32_t time_tick;
 	/* The recorder's own anonymous mappings, bytes (an upper bound of its
@@ -292,8 +292,9 @@ struct session_proc_header {
 	uint32_t exec_unreachable_mixed_ids;
 };
 
-/* The longest a coarse clock stands still (a scheduler tick at HZ 100),
- * ns: the bound tests allow an event's time. */
+/* A bound of the event clock's grain (trace/event_clock.h: 2^22 ticks of a
+ * counter of 1 GHz or more, or a scheduler tick at HZ 100), ns: the bound
+ * tests allow an event's time. */
 #define SESSION_TIME_TICK_NS 10000000ull
 #define SESSION_TIME_TICK_ASLEEP 0x80000000u
 

@@ -40,7 +40,7 @@
  *                   namespace, when that is not mprof's),
  *                   "exit_status": int or null, "exit_signal": int or null},
  *       "run_time_ns": int or null, END wall_ns, else first to last TIME
- *       "time_resolution_ns": int or null, the tick of the coarse clock that
+ *       "time_resolution_ns": int or null, the grain of the event clock that
  *                                   times exact-mode events (META
  *                                   time_resolution_ns): each event time is
  *                                   up to that late, so a lifetime or time

@@ -162,9 +162,10 @@ static inline bool profile_lifetimes_estimated(const struct profile *p)
 /* The resolution of p's exact-mode times in ns, or 0 when every time is
  * exact to the ns (a sampled trace times each sampled event afresh) or the
  * trace does not record it (before 2026-12-06).  An exact-mode event is
- * timed by its thread's last TIME record, renewed when the coarse clock
- * moves: up to one tick late, so a lifetime or time measured below the tick
- * cannot be told from 0 and is shown as "< tick" (output_fmt_time_ns). */
+ * timed by its thread's last TIME record, renewed when the event clock
+ * moved a grain (trace/event_clock.h): up to one grain late, so a lifetime
+ * or time measured below the grain cannot be told from 0 and is shown as
+ * "< grain" (output_fmt_time_ns). */
 static inline uint64_t profile_time_resolution_ns(const struct profile *p)
 {
 	if (p->info.sampled && !p->run.partly_exact)

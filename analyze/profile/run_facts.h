@@ -118,8 +118,8 @@ struct run_facts {
 	uint64_t rate_min_bytes, rate_max_bytes; /* sample rates of the sampled
 	                           * stretches (0, 0: none was sampled) */
 	bool partly_exact;         /* some stretches sampled, some exact */
-	uint64_t time_resolution_ns; /* META time_resolution_ns: the tick of the
-	                           * coarse clock that times exact-mode events
+	uint64_t time_resolution_ns; /* META time_resolution_ns: the grain of the
+	                           * event clock that times exact-mode events
 	                           * (each up to that late); 0: not recorded */
 	uint64_t rate_count;       /* distinct rates of the sampled stretches */
 	uint64_t rates_bytes[RUN_FACTS_RATES_LISTED]; /* the lowest of them,
