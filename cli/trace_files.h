@@ -128,8 +128,9 @@ struct trace_meta {
 	uint64_t fork_seq;
 	unsigned stack_stream;     /* chunk stream holding every STACK and MODULES
 	                            * record (the shim's meta slot + 1); 0: none */
-	uint64_t time_resolution_ns; /* clock_getres(CLOCK_MONOTONIC_COARSE), the
-	                            * clock that times exact-mode events; 0: unknown */
+	uint64_t time_resolution_ns; /* the grain of the event clock that times
+	                            * exact-mode events (trace/event_clock.h), ns;
+	                            * 0: unknown */
 };
 
 /* What the END chunk says about how the process (and the run) ended. */

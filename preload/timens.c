@@ -57,8 +57,3 @@ uint64_t timens_mono_ns(void)
 {
 	return timens_read(CLOCK_MONOTONIC);
 }
-
-uint64_t timens_mono_coarse_ns(void)
-{
-	return timens_read(CLOCK_MONOTONIC_COARSE);
-}

@@ -22,7 +22,4 @@ uint64_t timens_mono_ns(void);
 /* A CLOCK_MONOTONIC reading of this image, in the launcher's time namespace, ns. */
 uint64_t timens_launcher_ns(const struct timespec *ts);
 
-/* CLOCK_MONOTONIC_COARSE in the launcher's time namespace, ns. */
-uint64_t timens_mono_coarse_ns(void);
-
 #endif
