@@ -237,7 +237,9 @@ struct collector {
 	size_t index_cap;              /* a power of two, or 0 */
 	bool root_assigned;
 	uint64_t root_active_ns;       /* when the root's file became active */
-	uint64_t clock_start_ticks;    /* event_clock_ticks() and now_ns() at */
+	bool clock_tsc;                /* the recorders time events by the
+	                                * counter (trace/event_clock.h) */
+	uint64_t clock_start_ticks;    /* event_clock_tsc() and now_ns() at */
 	uint64_t clock_start_ns;       /* the start, to time the counter */
 	uint64_t clock_resolution_ns;  /* event_clock_resolution_ns's, once known */
 	bool helper_tried;             /* cfg->helper_start has been called */
@@ -1513,36 +1515,33 @@ static char *path_absolute(const char *path)
 
 /*
  * The grain in ns of the clock by which the recorder times exact-mode
- * events (trace/event_clock.h): EVENT_CLOCK_TICKS_PER_TIME ticks of the
- * time-stamp counter at its rate against CLOCK_MONOTONIC from the
+ * events (trace/event_clock.h): EVENT_CLOCK_TSC_TICKS_PER_TIME ticks of
+ * the time-stamp counter at its rate against CLOCK_MONOTONIC from the
  * launcher's start to the first call (1 ms at least: spun for when the run
  * is younger), the same for every process of the run; or the coarse
- * clock's tick where there is no counter; 0 when unknown.
+ * clock's tick where the counter is not there or not allowed; 0 when
+ * unknown.  (A program that forbids the counter later is timed by the
+ * coarse clock from then on, which a note says.)
  */
 static uint64_t event_clock_resolution_ns(struct collector *c)
 {
-#if EVENT_CLOCK_IS_TSC
 	uint64_t ticks, ns;
+	struct timespec res;
 
-	if (c->clock_resolution_ns)
-		return c->clock_resolution_ns;
+	if (c->clock_resolution_ns || !c->clock_tsc) {
+		if (c->clock_tsc || clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
+			return c->clock_resolution_ns;
+		return (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
+	}
 	do {
-		ticks = event_clock_ticks() - c->clock_start_ticks;
+		ticks = event_clock_tsc() - c->clock_start_ticks;
 		ns = now_ns() - c->clock_start_ns;
 	} while (ns < 1000000);
 	if (ticks == 0)
 		return 0;
 	c->clock_resolution_ns =
-		(uint64_t)((double)EVENT_CLOCK_TICKS_PER_TIME * (double)ns / (double)ticks + 0.5);
+		(uint64_t)((double)EVENT_CLOCK_TSC_TICKS_PER_TIME * (double)ns / (double)ticks + 0.5);
 	return c->clock_resolution_ns;
-#else
-	struct timespec res;
-
-	(void)c;
-	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
-		return 0;
-	return (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
-#endif
 }
 
 static void meta_write(struct collector *c, struct proc *p)
@@ -3817,7 +3816,9 @@ int collector_run(const struct collector_config *cfg, struct collector_result *r
 	c.reserve_fd = -1;
 	c.kept_max = kept_images_max_for_limit();
 	c.idle_sleep_ns = IDLE_SLEEP_NS;
-	c.clock_start_ticks = event_clock_ticks();
+	/* the program inherits the launcher's permission to read it */
+	c.clock_tsc = EVENT_CLOCK_IS_TSC && event_clock_tsc_allowed();
+	c.clock_start_ticks = c.clock_tsc ? event_clock_tsc() : 0;
 	c.clock_start_ns = now_ns();
 	c.wake_fd = launcher_wake_start(launcher_alive_wake_word());
 	c.start_ticks = pid_info_start_ticks((unsigned)getpid());

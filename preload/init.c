@@ -44,6 +44,7 @@
 #include "preload/reap_note.h"
 #include "preload/rlimit.h"
 #include "preload/sample.h"
+#include "preload/ring.h"
 #include "preload/seccomp_watch.h"
 #include "preload/signal_wrap.h"
 #include "preload/seq.h"
@@ -214,6 +215,13 @@ static int init_run(struct preload_thread **out)
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
 	exit_note_start();
+	/* a filter inherited may kill the prctl that asks; a ban on the
+	 * counter set before an execve holds after it (noted: the process
+	 * file is there) */
+	if (seccomp_watch_filtered())
+		ring_clock_use_coarse(0);
+	else if (!event_clock_tsc_allowed())
+		ring_clock_use_coarse(1);
 	launcher_alive_map(preload_proc.cfg.session_dir);
 	if (meta_start() < 0) {
 		preload_process_disable("the metadata slot of the process file was taken");

@@ -42,6 +42,16 @@
  * would make them room off the processors (bench/HISTORY.md). */
 static _Atomic unsigned ring_sleepers;
 
+_Atomic int ring_clock_coarse = !EVENT_CLOCK_IS_TSC;
+
+void ring_clock_use_coarse(int forbidden)
+{
+	if (atomic_exchange(&ring_clock_coarse, 1) == 0 && forbidden)
+		diag_note(TRACE_DIAG_INFO, "the program forbade reading the time-stamp counter "
+					   "(prctl PR_SET_TSC): its later events are timed to a "
+					   "scheduler tick (the coarse clock)");
+}
+
 void ring_fork_child(void)
 {
 	atomic_store_explicit(&ring_sleepers, 0, memory_order_relaxed);
@@ -289,7 +299,7 @@ uint8_t *ring_reserve_slow(struct preload_thread *t, uint32_t need_bytes)
 
 int ring_write_thread_start(struct preload_thread *t)
 {
-	t->time_ticks = event_clock_ticks();
+	t->time_ticks = ring_ticks();
 	t->time_written_ns = ring_now_ns();
 	return ring_put_thread_start(t, t->time_written_ns);
 }
@@ -300,7 +310,7 @@ void ring_write_time(struct preload_thread *t)
 	uint8_t *p;
 
 	t->events_until_time = RING_EVENTS_PER_TIME;
-	t->time_ticks = event_clock_ticks();
+	t->time_ticks = ring_ticks();
 	/* the clock before a wait for room (see ring_next_lap) */
 	now_ns = ring_now_ns();
 	p = ring_reserve(t, 1 + VARINT_MAX_BYTES);

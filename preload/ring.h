@@ -80,15 +80,40 @@ static inline void ring_count_event(struct preload_thread *t)
 	ring_write_time(t);
 }
 
-/* Writes a TIME record before the next event when
- * EVENT_CLOCK_TICKS_PER_TIME ticks passed since the thread's last one
- * (trace/event_clock.h): an event is timed to within a few ms, and one
- * after a pause afresh, whether or not the launcher runs (a loaded host
- * may not schedule it for 40 ms and more). */
+/* 1 once the process times events by the coarse clock, not the
+ * time-stamp counter (trace/event_clock.h): there is none, reading it was
+ * forbidden at the start, or the program called prctl(PR_SET_TSC). */
+extern _Atomic int ring_clock_coarse;
+
+/* Makes the process time events by the coarse clock from now on; with
+ * forbidden set (the program called prctl(PR_SET_TSC)), notes it once
+ * (preload/diag.h). */
+void ring_clock_use_coarse(int forbidden);
+
+/* The thread's event clock now, in its units: counter ticks, or coarse ns. */
+static inline uint64_t ring_ticks(void)
+{
+	if (__builtin_expect(!atomic_load_explicit(&ring_clock_coarse, memory_order_relaxed), 1))
+		return event_clock_tsc();
+	return event_clock_coarse_ns();
+}
+
+/* Writes a TIME record before the next event when the thread's event
+ * clock moved a grain since its last one (EVENT_CLOCK_TSC_TICKS_PER_TIME
+ * ticks, or any move of the coarse clock): an event is timed to within a
+ * few ms, and one after a pause afresh, whether or not the launcher runs
+ * (a loaded host may not schedule it for 40 ms and more). */
 static inline void ring_time_fresh(struct preload_thread *t)
 {
-	if (__builtin_expect(event_clock_ticks() - t->time_ticks < EVENT_CLOCK_TICKS_PER_TIME, 1))
+	uint64_t moved;
+
+	if (__builtin_expect(!atomic_load_explicit(&ring_clock_coarse, memory_order_relaxed), 1)) {
+		moved = event_clock_tsc() - t->time_ticks;
+		if (__builtin_expect(moved < EVENT_CLOCK_TSC_TICKS_PER_TIME, 1))
+			return;
+	} else if (event_clock_coarse_ns() == t->time_ticks) {
 		return;
+	}
 	ring_write_time(t);
 }
 

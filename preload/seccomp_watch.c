@@ -16,6 +16,9 @@
  * installed by the program's own system call instruction is not seen.  The
  * note is process-wide: a filter of one thread counts for all of them.
  *
+ * The prctl wrapper also sees prctl(PR_SET_TSC), after which reading the
+ * time-stamp counter that times events may be a SIGSEGV (preload/ring.h).
+ *
  * Owns seccomp_watch_state and the exported prctl.  Never calls malloc;
  * the wrappers change no argument, return value or errno.
  */
@@ -34,12 +37,14 @@
 #include "preload/exit_note.h"
 #include "preload/exported.h"
 #include "preload/mem.h"
+#include "preload/ring.h"
 #include "preload/seccomp_watch.h"
 #include "preload/seq.h"
 #include "preload/sys.h"
 #include "preload/thread.h"
 
 #define SECCOMP_WATCH_STATUS_BYTES 4096u
+
 
 /* The recorder's memory made ready before a filter is installed, which may
  * kill mmap: address space only until touched, never given back. */
@@ -135,6 +140,8 @@ PRELOAD_API int prctl(int option, ...)
 	va_end(ap);
 	if (option == PR_SET_SECCOMP)
 		seccomp_watch_before();
+	if (option == PR_SET_TSC && a[0] != PR_TSC_ENABLE)
+		ring_clock_use_coarse(1);
 	next = atomic_load(&seccomp_watch_next_prctl);
 	if (next)
 		rc = next(option, a[0], a[1], a[2], a[3]);

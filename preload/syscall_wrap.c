@@ -2,10 +2,12 @@
  * preload/syscall_wrap.c - the exported syscall(2), made here, so that the
  * recorder sees the system calls it must know of when a program makes them
  * through syscall() rather than their C library functions: a seccomp
- * filter installed (syscall(SYS_seccomp), as libseccomp does;
+ * filter installed (syscall(SYS_seccomp), as libseccomp does, or
+ * SYS_prctl's PR_SET_SECCOMP;
  * preload/seccomp_watch.h) and a lowered RLIMIT_AS (SYS_setrlimit,
  * SYS_prlimit64; preload/rlimit.h), a lock of all memory (SYS_mlockall;
- * preload/mlock_watch.h), and a fork-like clone, whose child
+ * preload/mlock_watch.h), a ban on the time-stamp counter (SYS_prctl's
+ * PR_SET_TSC; preload/ring.h), and a fork-like clone, whose child
  * is recorded as a fork child's (preload/raw_fork.h).  In a thread on a
  * thread pointer of its own (preload/thread_pointer.h) it is the C
  * library's syscall() and no more.  A system call instruction of the
@@ -24,6 +26,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -31,6 +34,7 @@
 #include "preload/exported.h"
 #include "preload/mlock_watch.h"
 #include "preload/raw_fork.h"
+#include "preload/ring.h"
 #include "preload/rlimit.h"
 #include "preload/seccomp_watch.h"
 #include "preload/thread_pointer.h"
@@ -132,7 +136,7 @@ static int syscall_wrap_watched(long nr)
 {
 	return nr == SYS_rt_sigaction || nr == SYS_seccomp || nr == SYS_setrlimit ||
 	       nr == SYS_prlimit64 || nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3 ||
-	       nr == SYS_mlockall;
+	       nr == SYS_mlockall || nr == SYS_prctl;
 }
 
 /* A watched system call nr (syscall_wrap_watched) with six arguments. */
@@ -146,17 +150,21 @@ static long syscall_wrap_watched_call(long nr, const long a[6])
 		return syscall_wrap_foreign_tls(nr, a);
 	if (nr == SYS_rt_sigaction)
 		return syscall_wrap_rt_sigaction(a);
-	install = nr == SYS_seccomp &&
-		  (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT);
+	install = (nr == SYS_seccomp &&
+		   (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT)) ||
+		  (nr == SYS_prctl && a[0] == PR_SET_SECCOMP);
 	if (install)
 		seccomp_watch_before();
 	if (nr == SYS_mlockall)
 		mlock_watch_before((int)a[0]);
+	if (nr == SYS_prctl && a[0] == PR_SET_TSC && a[1] != PR_TSC_ENABLE)
+		ring_clock_use_coarse(1);
 	fork_mode = raw_fork_before(nr, a);
 	rc = syscall_wrap_raw(nr, a);
 	raw_fork_after(fork_mode, a, rc);
 	if (install)
-		seccomp_watch_after(rc, a[0] == SECCOMP_SET_MODE_STRICT);
+		seccomp_watch_after(rc, nr == SYS_seccomp ? a[0] == SECCOMP_SET_MODE_STRICT
+							  : a[1] == SECCOMP_MODE_STRICT);
 	if (nr == SYS_setrlimit || nr == SYS_prlimit64)
 		rlimit_after_syscall(nr, a, rc);
 	return rc;

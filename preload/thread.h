@@ -68,7 +68,7 @@ struct preload_thread {
 	uint64_t write_pos;         /* bytes ever written (published in slot) */
 	uint64_t read_pos_seen;     /* the collector's read_pos as last loaded */
 	uint32_t events_until_time; /* events left before the next TIME record */
-	uint64_t time_ticks;        /* event_clock_ticks() at the last TIME */
+	uint64_t time_ticks;        /* ring_ticks() at the last TIME */
 	uint64_t time_written_ns;   /* the last TIME record's CLOCK_MONOTONIC ns */
 	uint64_t wake_check_pos;    /* write_pos at which ring_commit next looks
 	                             * whether to wake a sleeping launcher */

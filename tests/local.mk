@@ -243,6 +243,7 @@ E2E_TESTS = \
 	tests/e2e/trace-writes.sh \
 	tests/e2e/starved-launcher.sh \
 	tests/e2e/stalled-tick.sh \
+	tests/e2e/tsc-forbidden.sh \
 	tests/e2e/many-stacks.sh \
 	tests/e2e/thread-stacks.sh \
 	tests/e2e/ring-size.sh \
@@ -346,7 +347,7 @@ tests_unit_write_trace_CFLAGS = $(AM_CFLAGS) $(SANITIZE_CFLAGS)
 tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
 EXTRA_DIST += tests/progs/markers_pool.c
 EXTRA_DIST += tests/progs/procfile_scribble.c
-EXTRA_DIST += tests/progs/stalled_tick.c tests/progs/stalled_tick_shim.c
+EXTRA_DIST += tests/progs/stalled_tick.c tests/progs/stalled_tick_shim.c tests/progs/tsc_forbidden.c
 EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c tests/progs/spawn_mixed_ids.c
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 

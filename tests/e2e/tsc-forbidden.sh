@@ -1,0 +1,43 @@
+#!/bin/bash
+# tsc-forbidden.sh - a program that forbids reading the time-stamp counter
+# (prctl PR_SET_TSC, PR_TSC_SIGSEGV), by which the recorder times events
+# on x86, runs as natively: the recorder sees the ban (through prctl, through
+# syscall(SYS_prctl), and inherited across execve), times the process's
+# later events by the coarse clock, so that it never reads the counter
+# again (on most hosts a SIGSEGV in the program's malloc), and says so.
+# The lifetimes stay right.  (A KVM guest of the PVM kind here reads the
+# counter even under the ban, so the run itself cannot fail here.)
+# Program and facts: tests/progs/tsc_forbidden.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+case $(uname -m) in
+x86_64 | i?86) ;;
+*) skip "no time-stamp counter on $(uname -m)" ;;
+esac
+make_work
+build_c "$WORK/tsc_forbidden" "$PROGS_DIR/tsc_forbidden.c"
+NOTE="mprof: the program forbade reading the time-stamp counter (prctl PR_SET_TSC): its later events are timed to a scheduler tick (the coarse clock)"
+
+for mode in prctl syscall exec; do
+	RUN_NAME=$mode mprof_run 120 "$WORK/$mode.trace" -- "$WORK/tsc_forbidden" "$mode"
+	expect_eq "$mode: exit status" 0 "$RUN_STATUS"
+	expect_eq "$mode: stdout" "forbidden ok" "$(cat "$RUN_OUT")"
+	trace=$WORK/$mode.trace
+	note=$NOTE
+	if [ "$mode" = exec ]; then
+		# the image that set the ban and the one it executed
+		trace=$(ls "$WORK/$mode.trace".[0-9]*)
+		note="$NOTE (in 2 processes)"
+	fi
+	expect_eq "$mode: mprof's note, once" 1 "$(grep -cxF "$note" "$RUN_ERR")"
+	report_json "$WORK/$mode.json" "$trace"
+	expect_site "$WORK/$mode.json" live_10ms 10 5000 0 0
+	expect_range "$mode: shortest lifetime (ns)" 10000000 400000000 \
+		"$(q "$WORK/$mode.json" sum lifetime_ns_min live_10ms)"
+done
+# without a ban: no note
+RUN_NAME=plain mprof_run 120 "$WORK/plain.trace" -- "$WORK/tsc_forbidden" none
+expect_eq "plain: exit status" 0 "$RUN_STATUS"
+expect_eq "plain: stdout" "allowed ok" "$(cat "$RUN_OUT")"
+expect_eq "plain: no note" 0 "$(grep -cF "time-stamp counter" "$RUN_ERR")"
+finish
