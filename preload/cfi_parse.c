@@ -16,14 +16,19 @@
  * Owns nothing: it reads the loaded modules' own unwind tables, bounds-checked
  * against the loaded segment that holds .eh_frame_hdr, while the loader's lock
  * (taken by dl_iterate_phdr) keeps the module mapped; for a module without
- * .eh_frame_hdr, its file's section headers (opened and closed at once).
- * Must never allocate and never write anywhere but the caller's rule.
+ * .eh_frame_hdr, its file's section headers, once a load (cfi_verdicts),
+ * read by a child process of its own descriptor table (cfi_file_apart).
+ * Must never allocate and never write anywhere but the caller's rule and
+ * the verdicts.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <link.h>
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "preload/cfi_parse.h"
@@ -588,7 +593,8 @@ static int cfi_pread(int fd, void *to, size_t bytes, uint64_t offset)
  * then finds no rule there and guesses; where it finds .eh_frame it makes a
  * search table of its own, so such a module stays unsupported (libunwind
  * walks it).  Reads the section headers through a descriptor opened and
- * closed here; 0 when the file cannot be read or a seccomp filter is on.
+ * closed here, so only in cfi_file_apart's child; 0 when the file cannot
+ * be read.
  */
 static int cfi_file_lacks_eh_frame(const char *path)
 {
@@ -597,9 +603,6 @@ static int cfi_file_lacks_eh_frame(const char *path)
 	char name[sizeof(".eh_frame")];
 	int fd, lacks = 0;
 
-	/* under a seccomp filter the open could be what kills the program */
-	if (!path || !*path || seccomp_watch_filtered())
-		return 0;
 	fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 0;
@@ -620,6 +623,102 @@ out:
 	return lacks;
 }
 
+/* The question and answer cfi_file_apart's child shares with its parent. */
+struct cfi_file_job {
+	const char *path;
+	int lacks;
+};
+
+/* The child's function: it runs on the parent's memory with all signals
+ * blocked, and its descriptor table is its own. */
+static int cfi_file_child(void *arg)
+{
+	struct cfi_file_job *job = arg;
+
+	job->lacks = cfi_file_lacks_eh_frame(job->path);
+	return 0;
+}
+
+/* Bytes of the child's stack (in the waiting parent's frame): the child's
+ * frames, the ELF and two section headers and syscall(), take under 1 KiB. */
+#define CFI_CHILD_STACK_BYTES 2048
+
+/*
+ * cfi_file_lacks_eh_frame(path), asked of a child process that shares this
+ * process's memory (CLONE_VM) but not its descriptor table, while this
+ * thread waits (CLONE_VFORK).  A descriptor opened here, inside malloc,
+ * would take the lowest free number for a moment: a program thread's open
+ * would get another number than it must, and its dup2 or close_range could
+ * close or replace the read's descriptor, and the read's close then one of
+ * the program's.  The child sends no SIGCHLD (exit signal 0: only waits
+ * with __WCLONE or __WALL see it) and is reaped here; all signals are
+ * blocked across the clone, so no handler of the program runs in the child.
+ * 0 when the file cannot be read, a seccomp filter is on (clone or the open
+ * could be what kills the process) or the child cannot be made.
+ */
+static int cfi_file_apart(const char *path)
+{
+	_Alignas(16) unsigned char stack[CFI_CHILD_STACK_BYTES];
+	struct cfi_file_job job = { path, 0 };
+	sigset_t all, old;
+	siginfo_t si;
+	int pid;
+
+	if (!path || !*path || seccomp_watch_filtered())
+		return 0;
+	sigfillset(&all);
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8) != 0)
+		return 0;
+	pid = clone(cfi_file_child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &job);
+	while (pid > 0 && syscall(SYS_waitid, P_PID, pid, &si, WEXITED | __WCLONE, NULL) < 0 &&
+	       errno == EINTR)
+		;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	return pid > 0 ? job.lacks : 0;
+}
+
+/* Modules without .eh_frame_hdr held in cfi_verdicts: more are decided
+ * again when they come back (a round-robin slot). */
+#define CFI_VERDICT_SLOTS 16
+
+/*
+ * The verdicts of cfi_file_apart on the loaded modules without
+ * .eh_frame_hdr, so that each load's file is read once, not at every
+ * rule-cache miss in it (mono: 9,086 reads of the section headers a run).
+ * A module is known by where its load put its program headers; any unload
+ * (the loader's dlpi_subs counter moves) empties the table, as another file
+ * may now be loaded there.  Read and written only by cfi_find_module, under
+ * the loader's lock, which dl_iterate_phdr holds across its callbacks.
+ */
+static struct cfi_verdict {
+	const void *phdr; /* dlpi_phdr of the load; NULL: a free slot */
+	int lacks;
+} cfi_verdicts[CFI_VERDICT_SLOTS];
+static unsigned long long cfi_verdicts_subs;
+static unsigned cfi_verdicts_next;
+
+/* Whether the module of info (without .eh_frame_hdr, size as its callback
+ * got) lacks .eh_frame: from cfi_verdicts, or decided and kept there. */
+static int cfi_module_lacks_eh_frame(const struct dl_phdr_info *info, size_t size)
+{
+	struct cfi_verdict *v;
+
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		return cfi_file_apart(info->dlpi_name); /* no counter: no cache */
+	if (info->dlpi_subs != cfi_verdicts_subs) {
+		memset(cfi_verdicts, 0, sizeof(cfi_verdicts));
+		cfi_verdicts_subs = info->dlpi_subs;
+	}
+	for (unsigned i = 0; i < CFI_VERDICT_SLOTS; i++)
+		if (cfi_verdicts[i].phdr == info->dlpi_phdr)
+			return cfi_verdicts[i].lacks;
+	v = &cfi_verdicts[cfi_verdicts_next++ % CFI_VERDICT_SLOTS];
+	v->phdr = NULL;
+	v->lacks = cfi_file_apart(info->dlpi_name);
+	v->phdr = info->dlpi_phdr;
+	return v->lacks;
+}
+
 /* What the dl_iterate_phdr callback looks for and found. */
 struct cfi_find {
 	uintptr_t ip;
@@ -634,7 +733,6 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 	struct cfi_find *f = arg;
 	const ElfW(Phdr) *eh = NULL;
 
-	(void)size;
 	if (!phdr_load_holding(info, f->ip, 1))
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++)
@@ -644,7 +742,7 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!eh) {
 		/* no search table, and no .eh_frame (mono's AOT images carry
 		 * only .debug_frame): libunwind finds no rule either and guesses */
-		if (cfi_file_lacks_eh_frame(info->dlpi_name))
+		if (cfi_module_lacks_eh_frame(info, size))
 			f->kind = CFI_RULE_NO_CFI;
 		return 1;
 	}
