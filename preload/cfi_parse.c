@@ -8,8 +8,10 @@
  * does not follow (CFA expressions as in PLT entries, expression or register
  * rules for rbp or the return address, signal frames 'S', unusual
  * encodings) is CFI_RULE_UNSUPPORTED, and the caller falls back to
- * libunwind.  An address no FDE covers, or in a module with neither
- * .eh_frame_hdr nor .eh_frame, is CFI_RULE_NO_CFI: libunwind (built without
+ * libunwind.  A module without .eh_frame_hdr is searched record by record
+ * in its .eh_frame, found in its file's section headers.  An address no FDE
+ * covers, or in a module with neither .eh_frame_hdr nor .eh_frame, is
+ * CFI_RULE_NO_CFI: libunwind (built without
  * .debug_frame support, as Debian's is) has no rule for it either and
  * guesses a frame-pointer frame, as the fast unwinder then does.
  *
@@ -490,6 +492,9 @@ static int cfi_reduce(const struct cfi_row *row, struct cfi_rule *rule)
 	return rule->kind;
 }
 
+static int cfi_parse_fde(uintptr_t fde, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+			 struct cfi_rule *rule);
+
 /*
  * Looks ip up in the binary-search table of the .eh_frame_hdr at hdr (inside
  * the loaded segment [lo, hi)) and reduces its FDE's row.  Returns the kind.
@@ -499,14 +504,9 @@ static int cfi_parse_in_module(uintptr_t hdr, uintptr_t lo, uintptr_t hi, uintpt
 {
 	struct cfi_reader r = { (const uint8_t *)hdr, (const uint8_t *)hi, 0 };
 	uint8_t version, ptr_enc, count_enc, table_enc;
-	uintptr_t fde, fde_end, pc_begin, pc_range, cie_addr;
+	uintptr_t fde;
 	const int32_t *table;
 	uint64_t count, first = 0, n;
-	struct cfi_cie cie;
-	struct cfi_exec x;
-	struct cfi_row row;
-	struct cfi_reader insns;
-	uint32_t len;
 
 	version = cfi_u8(&r);
 	ptr_enc = cfi_u8(&r);
@@ -536,8 +536,25 @@ static int cfi_parse_in_module(uintptr_t hdr, uintptr_t lo, uintptr_t hi, uintpt
 	fde = hdr + (intptr_t)table[2 * first + 1];
 	if (fde < lo || fde >= hi)
 		return CFI_RULE_UNSUPPORTED;
+	return cfi_parse_fde(fde, lo, hi, ip, rule);
+}
 
-	r = (struct cfi_reader){ (const uint8_t *)fde, (const uint8_t *)hi, 0 };
+/*
+ * Parses the FDE at fde (inside the loaded segment [lo, hi)) and its CIE and
+ * reduces their row at ip.  Returns the kind: CFI_RULE_NO_CFI when the FDE
+ * does not cover ip.
+ */
+static int cfi_parse_fde(uintptr_t fde, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+			 struct cfi_rule *rule)
+{
+	struct cfi_reader r = { (const uint8_t *)fde, (const uint8_t *)hi, 0 };
+	uintptr_t fde_end, pc_begin, pc_range, cie_addr;
+	struct cfi_cie cie;
+	struct cfi_exec x;
+	struct cfi_row row;
+	struct cfi_reader insns;
+	uint32_t len;
+
 	len = (uint32_t)cfi_read_bytes(&r, 4);
 	if (r.bad || len == 0 || len == 0xffffffffu || len > (uintptr_t)(r.end - r.p))
 		return CFI_RULE_UNSUPPORTED;
@@ -587,46 +604,59 @@ static int cfi_pread(int fd, void *to, size_t bytes, uint64_t offset)
 	return syscall(SYS_pread64, fd, to, bytes, (long)offset) == (long)bytes ? 0 : -1;
 }
 
+/* What the section headers of a module's file say of its .eh_frame. */
+struct cfi_file_eh {
+	int state; /* CFI_FILE_UNREAD, CFI_FILE_NO_EH_FRAME or CFI_FILE_EH_FRAME */
+	uint64_t vaddr, bytes; /* CFI_FILE_EH_FRAME: the section's address and size */
+};
+#define CFI_FILE_UNREAD 0
+#define CFI_FILE_NO_EH_FRAME 1 /* none, or only a terminator (mono's AOT images) */
+#define CFI_FILE_EH_FRAME 2
+
 /*
- * Whether the file of a module without .eh_frame_hdr holds no .eh_frame
- * large enough for an FDE (mono's AOT images: an empty one).  libunwind
- * then finds no rule there and guesses; where it finds .eh_frame it makes a
- * search table of its own, so such a module stays unsupported (libunwind
- * walks it).  Reads the section headers through a descriptor opened and
- * closed here, so only in cfi_file_apart's child; 0 when the file cannot
- * be read.
+ * Finds the .eh_frame of the file at path (a module without .eh_frame_hdr)
+ * in its section headers, into *eh.  Reads through a descriptor opened and
+ * closed here, so only in cfi_file_apart's child; CFI_FILE_UNREAD when the
+ * file cannot be read or is not the ELF file it should be.
  */
-static int cfi_file_lacks_eh_frame(const char *path)
+static void cfi_file_find_eh_frame(const char *path, struct cfi_file_eh *eh_out)
 {
 	ElfW(Ehdr) eh;
 	ElfW(Shdr) names, sh;
 	char name[sizeof(".eh_frame")];
-	int fd, lacks = 0;
+	int fd;
 
+	eh_out->state = CFI_FILE_UNREAD;
 	fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
-		return 0;
+		return;
 	if (cfi_pread(fd, &eh, sizeof(eh), 0) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_shentsize != sizeof(sh) || eh.e_shstrndx >= eh.e_shnum ||
 	    cfi_pread(fd, &names, sizeof(names), eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(sh)) < 0)
 		goto out;
-	lacks = 1;
-	for (unsigned i = 0; i < eh.e_shnum && lacks; i++) {
+	eh_out->state = CFI_FILE_NO_EH_FRAME;
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
 		if (cfi_pread(fd, &sh, sizeof(sh), eh.e_shoff + (uint64_t)i * sizeof(sh)) < 0 ||
-		    cfi_pread(fd, name, sizeof(name), names.sh_offset + sh.sh_name) < 0)
-			lacks = 0;
-		else if (memcmp(name, ".eh_frame", sizeof(name)) == 0 && sh.sh_size > 4)
-			lacks = 0; /* (4 bytes: only the terminator) */
+		    cfi_pread(fd, name, sizeof(name), names.sh_offset + sh.sh_name) < 0) {
+			eh_out->state = CFI_FILE_UNREAD;
+			break;
+		}
+		if (memcmp(name, ".eh_frame", sizeof(name)) == 0 && sh.sh_size > 4) {
+			/* (4 bytes: only the terminator) */
+			eh_out->state = CFI_FILE_EH_FRAME;
+			eh_out->vaddr = sh.sh_addr;
+			eh_out->bytes = sh.sh_size;
+			break;
+		}
 	}
 out:
 	sys_close(fd);
-	return lacks;
 }
 
 /* The question and answer cfi_file_apart's child shares with its parent. */
 struct cfi_file_job {
 	const char *path;
-	int lacks;
+	struct cfi_file_eh eh;
 };
 
 /* The child's function: it runs on the parent's memory with all signals
@@ -635,7 +665,7 @@ static int cfi_file_child(void *arg)
 {
 	struct cfi_file_job *job = arg;
 
-	job->lacks = cfi_file_lacks_eh_frame(job->path);
+	cfi_file_find_eh_frame(job->path, &job->eh);
 	return 0;
 }
 
@@ -644,8 +674,8 @@ static int cfi_file_child(void *arg)
 #define CFI_CHILD_STACK_BYTES 2048
 
 /*
- * cfi_file_lacks_eh_frame(path), asked of a child process that shares this
- * process's memory (CLONE_VM) but not its descriptor table, while this
+ * cfi_file_find_eh_frame(path, eh), asked of a child process that shares
+ * this process's memory (CLONE_VM) but not its descriptor table, while this
  * thread waits (CLONE_VFORK).  A descriptor opened here, inside malloc,
  * would take the lowest free number for a moment: a program thread's open
  * would get another number than it must, and its dup2 or close_range could
@@ -653,28 +683,31 @@ static int cfi_file_child(void *arg)
  * the program's.  The child sends no SIGCHLD (exit signal 0: only waits
  * with __WCLONE or __WALL see it) and is reaped here; all signals are
  * blocked across the clone, so no handler of the program runs in the child.
- * 0 when the file cannot be read, a seccomp filter is on (clone or the open
- * could be what kills the process) or the child cannot be made.
+ * CFI_FILE_UNREAD when the file cannot be read, a seccomp filter is on
+ * (clone or the open could be what kills the process) or the child cannot
+ * be made.
  */
-static int cfi_file_apart(const char *path)
+static void cfi_file_apart(const char *path, struct cfi_file_eh *eh)
 {
 	_Alignas(16) unsigned char stack[CFI_CHILD_STACK_BYTES];
-	struct cfi_file_job job = { path, 0 };
+	struct cfi_file_job job = { path, { CFI_FILE_UNREAD, 0, 0 } };
 	sigset_t all, old;
 	siginfo_t si;
 	int pid;
 
+	eh->state = CFI_FILE_UNREAD;
 	if (!path || !*path || seccomp_watch_filtered())
-		return 0;
+		return;
 	sigfillset(&all);
 	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8) != 0)
-		return 0;
+		return;
 	pid = clone(cfi_file_child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK, &job);
 	while (pid > 0 && syscall(SYS_waitid, P_PID, pid, &si, WEXITED | __WCLONE, NULL) < 0 &&
 	       errno == EINTR)
 		;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
-	return pid > 0 ? job.lacks : 0;
+	if (pid > 0)
+		*eh = job.eh;
 }
 
 /* Modules without .eh_frame_hdr held in cfi_verdicts: more are decided
@@ -682,41 +715,114 @@ static int cfi_file_apart(const char *path)
 #define CFI_VERDICT_SLOTS 16
 
 /*
- * The verdicts of cfi_file_apart on the loaded modules without
- * .eh_frame_hdr, so that each load's file is read once, not at every
- * rule-cache miss in it (mono: 9,086 reads of the section headers a run).
- * A module is known by where its load put its program headers; any unload
- * (the loader's dlpi_subs counter moves) empties the table, as another file
- * may now be loaded there.  Read and written only by cfi_find_module, under
- * the loader's lock, which dl_iterate_phdr holds across its callbacks.
+ * What cfi_file_apart found in the loaded modules without .eh_frame_hdr,
+ * so that each load's file is read once, not at every rule-cache miss in
+ * it (mono: 9,086 reads of the section headers a run).  A module is known
+ * by where its load put its program headers; any unload (the loader's
+ * dlpi_subs counter moves) empties the table, as another file may now be
+ * loaded there.  Read and written only by cfi_find_module, under the
+ * loader's lock, which dl_iterate_phdr holds across its callbacks.
  */
 static struct cfi_verdict {
 	const void *phdr; /* dlpi_phdr of the load; NULL: a free slot */
-	int lacks;
+	struct cfi_file_eh eh;
 } cfi_verdicts[CFI_VERDICT_SLOTS];
 static unsigned long long cfi_verdicts_subs;
 static unsigned cfi_verdicts_next;
 
-/* Whether the module of info (without .eh_frame_hdr, size as its callback
- * got) lacks .eh_frame: from cfi_verdicts, or decided and kept there. */
-static int cfi_module_lacks_eh_frame(const struct dl_phdr_info *info, size_t size)
+/* What the file of the module of info (without .eh_frame_hdr, size as its
+ * callback got) says of its .eh_frame: from cfi_verdicts, or read and kept
+ * there. */
+static void cfi_module_eh_frame(const struct dl_phdr_info *info, size_t size,
+				struct cfi_file_eh *eh)
 {
 	struct cfi_verdict *v;
 
-	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
-		return cfi_file_apart(info->dlpi_name); /* no counter: no cache */
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		cfi_file_apart(info->dlpi_name, eh); /* no counter: no cache */
+		return;
+	}
 	if (info->dlpi_subs != cfi_verdicts_subs) {
 		memset(cfi_verdicts, 0, sizeof(cfi_verdicts));
 		cfi_verdicts_subs = info->dlpi_subs;
 	}
-	for (unsigned i = 0; i < CFI_VERDICT_SLOTS; i++)
-		if (cfi_verdicts[i].phdr == info->dlpi_phdr)
-			return cfi_verdicts[i].lacks;
+	for (unsigned i = 0; i < CFI_VERDICT_SLOTS; i++) {
+		if (cfi_verdicts[i].phdr == info->dlpi_phdr) {
+			*eh = cfi_verdicts[i].eh;
+			return;
+		}
+	}
 	v = &cfi_verdicts[cfi_verdicts_next++ % CFI_VERDICT_SLOTS];
 	v->phdr = NULL;
-	v->lacks = cfi_file_apart(info->dlpi_name);
+	cfi_file_apart(info->dlpi_name, &v->eh);
 	v->phdr = info->dlpi_phdr;
-	return v->lacks;
+	*eh = v->eh;
+}
+
+/*
+ * Looks ip up in the .eh_frame at [start, end) of a module without
+ * .eh_frame_hdr, inside the loaded segment [lo, hi), record by record (as
+ * libunwind, which builds a search table of its own there, finds the same
+ * FDE), and reduces its row.  Returns the kind: CFI_RULE_NO_CFI when no FDE
+ * covers ip.
+ */
+static int cfi_parse_in_eh_frame(uintptr_t start, uintptr_t end, uintptr_t lo, uintptr_t hi,
+				 uintptr_t ip, struct cfi_rule *rule)
+{
+	for (uintptr_t rec = start; end - rec >= 8;) {
+		struct cfi_reader r = { (const uint8_t *)rec, (const uint8_t *)end, 0 };
+		uint32_t len = (uint32_t)cfi_read_bytes(&r, 4), id;
+		uintptr_t next, pc_begin, pc_range;
+		struct cfi_cie cie;
+
+		if (len == 0)
+			break; /* the terminator */
+		if (len == 0xffffffffu || len > (uintptr_t)(r.end - r.p))
+			return CFI_RULE_UNSUPPORTED;
+		next = (uintptr_t)r.p + len;
+		id = (uint32_t)cfi_read_bytes(&r, 4); /* 0: a CIE; else back to the FDE's CIE */
+		if (r.bad)
+			return CFI_RULE_UNSUPPORTED;
+		if (id != 0) {
+			if (id > (uintptr_t)r.p - 4 - start ||
+			    cfi_parse_cie((uintptr_t)r.p - 4 - id, lo, hi, &cie) < 0)
+				return CFI_RULE_UNSUPPORTED;
+			pc_begin = cfi_encoded(&r, cie.fde_encoding, 0);
+			pc_range = cfi_encoded(&r, (uint8_t)(cie.fde_encoding & CFI_PE_FORMAT_MASK), 0);
+			if (r.bad)
+				return CFI_RULE_UNSUPPORTED;
+			if (ip >= pc_begin && ip - pc_begin < pc_range)
+				return cfi_parse_fde(rec, lo, hi, ip, rule);
+		}
+		rec = next;
+	}
+	return CFI_RULE_NO_CFI;
+}
+
+/* Parses ip in a module without .eh_frame_hdr (info): CFI_RULE_NO_CFI when
+ * its file has no .eh_frame (libunwind finds no rule either and guesses),
+ * else by its .eh_frame where a loaded segment holds it. */
+static int cfi_parse_without_hdr(const struct dl_phdr_info *info, size_t size, uintptr_t ip,
+				 struct cfi_rule *rule)
+{
+	struct cfi_file_eh eh;
+	uintptr_t start;
+
+	cfi_module_eh_frame(info, size, &eh);
+	if (eh.state == CFI_FILE_NO_EH_FRAME)
+		return CFI_RULE_NO_CFI;
+	if (eh.state != CFI_FILE_EH_FRAME)
+		return CFI_RULE_UNSUPPORTED;
+	start = info->dlpi_addr + eh.vaddr;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_filesz;
+
+		if (ph->p_type == PT_LOAD && start - lo < ph->p_filesz)
+			return cfi_parse_in_eh_frame(start, eh.bytes < hi - start ? start + eh.bytes : hi,
+						     lo, hi, ip, rule);
+	}
+	return CFI_RULE_UNSUPPORTED;
 }
 
 /* What the dl_iterate_phdr callback looks for and found. */
@@ -740,10 +846,9 @@ static int cfi_find_module(struct dl_phdr_info *info, size_t size, void *arg)
 			eh = &info->dlpi_phdr[i];
 	f->found_module = 1;
 	if (!eh) {
-		/* no search table, and no .eh_frame (mono's AOT images carry
-		 * only .debug_frame): libunwind finds no rule either and guesses */
-		if (cfi_module_lacks_eh_frame(info, size))
-			f->kind = CFI_RULE_NO_CFI;
+		/* no search table (mono's AOT images: no .eh_frame either, their
+		 * rules are in .debug_frame, which libunwind does not read) */
+		f->kind = cfi_parse_without_hdr(info, size, f->ip, f->rule);
 		return 1;
 	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {

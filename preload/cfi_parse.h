@@ -39,7 +39,8 @@ struct cfi_rule {
  * kind it stored: CFI_RULE_NO_CFI when the address lies in no module, in
  * one with neither .eh_frame_hdr nor .eh_frame in its file (mono's AOT
  * images; the file is read once a load, by a child process with a
- * descriptor table of its own), or in one whose table has
+ * descriptor table of its own), or in one whose table (or .eh_frame,
+ * without .eh_frame_hdr) has
  * no FDE covering it (Go's assembly, JIT code), CFI_RULE_UNSUPPORTED for
  * anything else not handled.
  */
