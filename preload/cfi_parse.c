@@ -615,7 +615,7 @@ struct cfi_file_eh {
 
 /*
  * Finds the .eh_frame of the file at path (a module without .eh_frame_hdr)
- * in its section headers, into *eh.  Reads through a descriptor opened and
+ * in its section headers, into *eh_out.  Reads through a descriptor opened and
  * closed here, so only in cfi_file_apart's child; CFI_FILE_UNREAD when the
  * file cannot be read or is not the ELF file it should be.
  */
