@@ -16,6 +16,11 @@
  * and the program's own mappings must not fail because of ours.  When the
  * program sets one later (preload/rlimit.c), the reservation is closed: its
  * unused tail is unmapped, and pieces released afterwards are unmapped too.
+ * Pieces are made accessible with mprotect, not mapped over: mprotect
+ * keeps the reservation's flags, so after a program's mlockall(MCL_FUTURE)
+ * they are neither locked (faulted in whole) nor counted against its
+ * RLIMIT_MEMLOCK (preload/mlock_watch.c), and released pieces are made
+ * inaccessible again with their pages dropped (MADV_DONTNEED).
  * Before the program installs a seccomp filter (which may kill mmap), a
  * window of the reservation is made writable in one call and later pieces
  * come from it with no system call (preload_mem_prepare).  Likewise the
@@ -77,8 +82,7 @@ static uintptr_t mem_reservation(void)
 	base = p == MAP_FAILED ? 1 : (uintptr_t)p;
 	/* the head is writable before anyone can see the base; without it,
 	 * pieces there are mapped one by one as elsewhere */
-	int head = base > 1 && mmap(p, MEM_START_BYTES, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED;
+	int head = base > 1 && mprotect(p, MEM_START_BYTES, PROT_READ | PROT_WRITE) == 0;
 	if (!atomic_compare_exchange_strong(&mem_base, &expected, base)) {
 		/* another thread reserved first: keep its range */
 		if (base > 1)
@@ -161,7 +165,6 @@ void preload_mem_prepare(size_t size_bytes)
 {
 	size_t size = preload_mem_round(size_bytes);
 	uintptr_t base = mem_reservation(), off;
-	void *p;
 
 	if (!base || atomic_load_explicit(&mem_closed, memory_order_relaxed) ||
 	    atomic_load_explicit(&mem_ready_start, memory_order_acquire))
@@ -169,9 +172,7 @@ void preload_mem_prepare(size_t size_bytes)
 	off = atomic_fetch_add_explicit(&mem_used, size, memory_order_relaxed);
 	if (off == 0 || off + size > MEM_RESERVE_BYTES)
 		return; /* offset 0 stands for "no window"; past the end: none */
-	p = mmap((void *)(base + off), size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	if (mprotect((void *)(base + off), size, PROT_READ | PROT_WRITE) != 0)
 		return;
 	atomic_store_explicit(&mem_ready_bytes, size, memory_order_relaxed);
 	atomic_store_explicit(&mem_ready_start, off, memory_order_release);
@@ -227,11 +228,12 @@ void *preload_mem_map(size_t size_bytes)
 			return p;
 		}
 		if (off + size <= MEM_RESERVE_BYTES) {
-			/* a piece that straddles the head's end is remapped whole:
-			 * its part of the head is its own and untouched */
-			p = mmap((void *)(base + off), size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | populate, -1, 0);
-			if (p != MAP_FAILED) {
+			/* a piece that straddles the head's end is made writable
+			 * whole: its part of the head is its own and untouched */
+			p = (void *)(base + off);
+			if (mprotect(p, size, PROT_READ | PROT_WRITE) == 0) {
+				if (populate)
+					populate_pages(p, size);
 				atomic_fetch_add_explicit(&mem_reserved_mapped_bytes, size,
 							  memory_order_relaxed);
 				return p;
@@ -260,10 +262,18 @@ void preload_mem_unmap(void *p, size_t size_bytes)
 	if (base > 1 && !atomic_load_explicit(&mem_closed, memory_order_relaxed) &&
 	    (uintptr_t)p >= base && (uintptr_t)p - base < MEM_RESERVE_BYTES) {
 		/* back to reserved-only: the memory is returned, the range kept */
-		mmap(p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		madvise(p, size, MADV_DONTNEED);
+		mprotect(p, size, PROT_NONE);
 		return;
 	}
 	munmap(p, size);
+}
+
+int preload_mem_reservation_holds(uintptr_t start, uintptr_t end)
+{
+	uintptr_t base = atomic_load_explicit(&mem_base, memory_order_acquire);
+
+	return base > 1 && start >= base && end <= base + MEM_RESERVE_BYTES;
 }
 
 uint64_t preload_mem_reservation_close(void)

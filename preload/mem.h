@@ -75,6 +75,10 @@ void preload_mem_count_segment(void);
  */
 uint64_t preload_mem_reservation_close(void);
 
+/* Whether [start, end) lies in the reserved address range (made or not
+ * handed out yet, open or closed); 0 when nothing was reserved. */
+int preload_mem_reservation_holds(uintptr_t start, uintptr_t end);
+
 /* Makes size_bytes of the reservation readable and writable at once
  * (MAP_NORESERVE: no memory until touched), for a process about to install
  * a seccomp filter that may kill mmap: later preload_mem_map calls are served

@@ -145,6 +145,13 @@ uint64_t nested_heap_shrink(uint64_t as_limit_bytes)
 	return bytes - keep;
 }
 
+void nested_heap_reserve(void)
+{
+	preload_lock_take(&nested_lock);
+	nested_region();
+	preload_lock_give(&nested_lock);
+}
+
 void *nested_heap_alloc(size_t size_bytes, int zero)
 {
 	struct nested_header *h;

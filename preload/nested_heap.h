@@ -39,6 +39,12 @@ static inline int nested_heap_owns(const void *p)
 	return (uintptr_t)p - base < bytes;
 }
 
+/* Reserves the region now if it is not (it is grown with mprotect): before
+ * a program's mlockall(MCL_FUTURE), after which a new mapping would be
+ * locked and counted against its RLIMIT_MEMLOCK (preload/mlock_watch.c).
+ * Takes the heap's lock. */
+void nested_heap_reserve(void);
+
 /*
  * Returns size_bytes of memory aligned to 16 (zeroed when zero is set), or
  * NULL when the region is exhausted or cannot be mapped (the caller then

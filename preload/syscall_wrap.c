@@ -143,7 +143,7 @@ static int syscall_wrap_watched(long nr)
 static long syscall_wrap_watched_call(long nr, const long a[6])
 {
 	long rc;
-	int install;
+	int install, mlock_rc;
 	enum raw_fork_mode fork_mode;
 
 	if (__builtin_expect(!thread_pointer_is_libc(), 0))
@@ -155,8 +155,8 @@ static long syscall_wrap_watched_call(long nr, const long a[6])
 		  (nr == SYS_prctl && a[0] == PR_SET_SECCOMP);
 	if (install)
 		seccomp_watch_before();
-	if (nr == SYS_mlockall)
-		mlock_watch_before((int)a[0]);
+	if (nr == SYS_mlockall && mlock_watch_call((int)a[0], &mlock_rc))
+		return mlock_rc;
 	if (nr == SYS_prctl && a[0] == PR_SET_TSC && a[1] != PR_TSC_ENABLE)
 		ring_clock_use_coarse(1);
 	fork_mode = raw_fork_before(nr, a);
