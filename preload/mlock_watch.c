@@ -29,8 +29,9 @@
  * the program's flags, after the rings of free thread slots are made
  * inaccessible (the kernel skips them; thread_rings_seal_free) unless a
  * filter is installed: a filter may kill the mprotect of a later claim.
- * Before any MCL_FUTURE, the nested heap's region is reserved, so that it
- * is not a new mapping, locked and counted, when first used.
+ * Before any MCL_FUTURE, the nested heap's region is reserved and libunwind
+ * loaded (preload/unwind.h), so that neither is a new mapping, locked and
+ * counted, when first used.
  *
  * Owns the exported mlockall.  Must not allocate (the next definition is
  * looked up at the recorder's start, as rlimit.c does).
@@ -58,6 +59,7 @@
 #include "preload/sys.h"
 #include "preload/thread.h"
 #include "preload/thread_pointer.h"
+#include "preload/unwind.h"
 
 enum { NEXT_MLOCKALL, NEXT_COUNT };
 static const char *const next_names[NEXT_COUNT] = { "mlockall" };
@@ -74,14 +76,26 @@ static int mlock_range_in(uintptr_t start, uintptr_t end, uintptr_t base, uintpt
 	return base && start >= base && end <= base + bytes;
 }
 
-/* dl_iterate_phdr callback: the span of this library's segments, from the
- * first's page to the end of the last's, into data (two uintptr_t). */
-static int mlock_self_find(struct dl_phdr_info *info, size_t size, void *data)
+/* The recorder's modules' address spans, each from its first segment's
+ * page to the end of its last: this library, and what its load of
+ * libunwind added. */
+#define MLOCK_SPANS 6
+struct mlock_spans {
+	int count;
+	uintptr_t span[MLOCK_SPANS][2];
+};
+
+/* dl_iterate_phdr callback: adds info's span to data (struct mlock_spans)
+ * when the module is the recorder's. */
+static int mlock_span_find(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uintptr_t *span = data, lo = UINTPTR_MAX, hi = 0;
+	struct mlock_spans *spans = data;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
 
 	(void)size;
-	if (!phdr_load_holding(info, (uintptr_t)next_slots, sizeof(next_slots)))
+	if (spans->count == MLOCK_SPANS ||
+	    (!phdr_load_holding(info, (uintptr_t)next_slots, sizeof(next_slots)) &&
+	     !unwind_lib_added_module(info->dlpi_addr)))
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -93,15 +107,20 @@ static int mlock_self_find(struct dl_phdr_info *info, size_t size, void *data)
 		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
 			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
 	}
-	span[0] = lo & ~(uintptr_t)(PRELOAD_PAGE_BYTES - 1);
-	span[1] = (hi + PRELOAD_PAGE_BYTES - 1) & ~(uintptr_t)(PRELOAD_PAGE_BYTES - 1);
-	return 1;
+	spans->span[spans->count][0] = lo & ~(uintptr_t)(PRELOAD_PAGE_BYTES - 1);
+	spans->span[spans->count][1] =
+		(hi + PRELOAD_PAGE_BYTES - 1) & ~(uintptr_t)(PRELOAD_PAGE_BYTES - 1);
+	spans->count++;
+	return 0;
 }
 
 /* Whether the mapping [start, end) is the recorder's: its reservation,
- * process file, nested heap, bootstrap arena, or this library (self). */
-static int mlock_watch_recorders(uintptr_t start, uintptr_t end, const uintptr_t self[2])
+ * process file, nested heap, bootstrap arena, or one of its modules. */
+static int mlock_watch_recorders(uintptr_t start, uintptr_t end, const struct mlock_spans *mods)
 {
+	for (int i = 0; i < mods->count; i++)
+		if (start >= mods->span[i][0] && end <= mods->span[i][1])
+			return 1;
 	return preload_mem_reservation_holds(start, end) ||
 	       mlock_range_in(start, end, (uintptr_t)preload_proc.hdr, preload_proc.file_bytes) ||
 	       mlock_range_in(start, end,
@@ -109,8 +128,7 @@ static int mlock_watch_recorders(uintptr_t start, uintptr_t end, const uintptr_t
 			      atomic_load_explicit(&nested_heap_range.bytes, memory_order_acquire)) ||
 	       mlock_range_in(start, end,
 			      atomic_load_explicit(&bootstrap_arena_base, memory_order_relaxed),
-			      BOOTSTRAP_ARENA_BYTES) ||
-	       (start >= self[0] && end <= self[1]);
+			      BOOTSTRAP_ARENA_BYTES);
 }
 
 /*
@@ -122,12 +140,13 @@ static int mlock_watch_recorders(uintptr_t start, uintptr_t end, const uintptr_t
  */
 static int mlock_walk(int lock_flags, uint64_t *bytes)
 {
-	uintptr_t self[2] = { 0, 0 }, start = 0, end = 0;
+	struct mlock_spans mods = { 0 };
+	uintptr_t start = 0, end = 0;
 	char buf[4096];
 	int fd, field = 0;
 	ssize_t n;
 
-	dl_iterate_phdr(mlock_self_find, self);
+	dl_iterate_phdr(mlock_span_find, &mods);
 	fd = sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
@@ -153,7 +172,7 @@ static int mlock_walk(int lock_flags, uint64_t *bytes)
 				field = 2; /* the rest of the line */
 			} else if (c == '\n') {
 				if (end > start && start < (uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1) &&
-				    !mlock_watch_recorders(start, end, self)) {
+				    !mlock_watch_recorders(start, end, &mods)) {
 					if (lock_flags < 0)
 						*bytes += end - start;
 					else if (lock_flags)
@@ -235,6 +254,10 @@ int mlock_watch_call(int flags, int *rc)
 	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY ||
 	    preload_thread_nested() || own_call_active())
 		return 0;
+	/* libunwind, loaded at the first thread otherwise, is loaded now:
+	 * under MCL_FUTURE its mappings would be locked and counted */
+	if (flags & MCL_FUTURE)
+		unwind_threads_coming();
 	/* signals blocked: the sealing takes the pool lock, which a handler's
 	 * first allocation on this thread could wait for */
 	own_call_enter(&own);

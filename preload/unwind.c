@@ -146,17 +146,51 @@ static int unwind_mode_read(void)
 	return UNWIND_MODE_CFI;
 }
 
+/* The load biases of the modules the load of libunwind added (libunwind
+ * and the libraries it brought that were not loaded: liblzma); none when
+ * the program had loaded libunwind itself.  Set once, before state 2. */
+#define UNWIND_LIB_MODULES 4
+static uintptr_t unwind_lib_modules[UNWIND_LIB_MODULES];
+
+/* Notes the modules from lib's on in the loader's list, which right after
+ * the load that added lib (one thread) are the ones it added. */
+static void unwind_lib_note_modules(void *lib)
+{
+	struct link_map *lm = NULL;
+
+	if (dlinfo(lib, RTLD_DI_LINKMAP, &lm) != 0)
+		return;
+	for (int i = 0; lm && i < UNWIND_LIB_MODULES; lm = lm->l_next, i++)
+		unwind_lib_modules[i] = lm->l_addr;
+}
+
+int unwind_lib_added_module(uintptr_t load_bias)
+{
+	if (atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2 || !load_bias)
+		return 0;
+	for (int i = 0; i < UNWIND_LIB_MODULES; i++)
+		if (unwind_lib_modules[i] == load_bias)
+			return 1;
+	return 0;
+}
+
 /* dlopen's libunwind and finds its entry points, once; the caller is not
  * inside an allocation of a thread that could hold the loader's lock, and
  * is inside an own call (what the loader allocates is the recorder's). */
 static void unwind_lib_load(void)
 {
-	int expected = 0;
+	int expected = 0, loaded;
 	void *lib, *addr_space;
 
 	if (!atomic_compare_exchange_strong(&unwind_lib_state, &expected, 1))
 		return;
+	lib = dlopen(MPROF_LIBUNWIND, RTLD_LOCAL | RTLD_NOW | RTLD_NOLOAD);
+	loaded = lib != NULL;
+	if (lib)
+		dlclose(lib);
 	lib = dlopen(MPROF_LIBUNWIND, RTLD_LOCAL | RTLD_NOW);
+	if (lib && !loaded)
+		unwind_lib_note_modules(lib);
 	if (lib && libunwind_fds_bind(lib) < 0) {
 		diag_report(TRACE_DIAG_INFO, "libunwind is not used: its memory checks could "
 					     "not be kept off the program's descriptors; a frame "

@@ -41,6 +41,11 @@ int unwind_init(void);
  * allocate. */
 void unwind_threads_coming(void);
 
+/* Whether the module at load_bias (dl_phdr_info's dlpi_addr) is one the
+ * recorder's load of libunwind added (libunwind, liblzma), not the
+ * program's: for preload/mlock_watch.c, which leaves them unlocked. */
+int unwind_lib_added_module(uintptr_t load_bias);
+
 /* Whether ip lies in the shim's own code (known once unwind_init ran;
  * 0 before). */
 int unwind_ip_in_shim(const void *ip);

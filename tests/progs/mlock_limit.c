@@ -8,16 +8,14 @@
  *        syscall  syscall(SYS_mlockall, MCL_CURRENT | MCL_FUTURE)
  *        onfault  mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)
  *        current  mlockall(MCL_CURRENT)
- * Sets RLIMIT_MEMLOCK (soft and hard) to LIMIT_KIB with setrlimit and
- * M_ARENA_MAX to 1 (a thread's own arena, 64 MiB of address space, cannot
- * be had under MCL_FUTURE and the limit), makes the call and prints its
- * result and errno.  When it succeeded: 4 threads (on stacks of 128 KiB)
- * each make BLOCKS_PER_THREAD blocks of 48 bytes in thread_blocks and free
- * them (printed: the blocks that came); a block of 256 KiB is locked with
- * mlock and one with mlock2(MLOCK_ONFAULT) (results printed); a block of
+ * Sets RLIMIT_MEMLOCK (soft and hard) to LIMIT_KIB with setrlimit, makes
+ * the call and prints its result and errno.  When it succeeded: 4 threads
+ * (on stacks of 128 KiB) each make BLOCKS_PER_THREAD blocks of 48 bytes in
+ * thread_blocks and free them; a block of 256 KiB is locked with mlock and
+ * one of 256 KiB with mlock2(MLOCK_ONFAULT) (results printed); a block of
  * twice the limit is asked for (printed: whether it came, which under
- * MCL_FUTURE it does not); then munlockall, and whether VmLck (in
- * /proc/self/status) was above zero before it and is zero after it.
+ * MCL_FUTURE it does not); then munlockall, and whether VmLck was above
+ * zero before it and is zero after it.
  * Exits 0.
  */
 #define _GNU_SOURCE
@@ -90,7 +88,8 @@ int main(int argc, char **argv)
 	lim.rlim_cur = lim.rlim_max = strtoul(argv[2], NULL, 10) << 10;
 	if (setrlimit(RLIMIT_MEMLOCK, &lim) != 0)
 		return 2;
-	/* one arena: a thread's own cannot be had under MCL_FUTURE */
+	/* one arena: a thread's own (64 MiB of address space) cannot be
+	 * mapped under MCL_FUTURE and the limit, and its mallocs would fail */
 	mallopt(M_ARENA_MAX, 1);
 	if (strcmp(argv[1], "syscall") == 0)
 		rc = (int)syscall(SYS_mlockall, MCL_CURRENT | MCL_FUTURE);
@@ -103,14 +102,18 @@ int main(int argc, char **argv)
 	said("mlockall", rc, errno);
 	if (rc != 0)
 		return 0;
+	before = locked_kib();
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 128 << 10);
-	for (int i = 0; i < THREADS; i++)
+	/* one after another: the heap's growth, and so VmLck's, is the same
+	 * in every run */
+	for (int i = 0; i < THREADS; i++) {
 		if (pthread_create(&threads[i], &attr, thread_blocks, NULL) != 0)
 			return 1;
-	for (int i = 0; i < THREADS; i++)
 		pthread_join(threads[i], NULL);
+	}
 	printf("threads: %d blocks\n", blocks_made);
+	printf("VmLck grew by the threads: %ld kB\n", locked_kib() - before);
 	block = alloc_fn(BLOCK_BYTES);
 	onfault = alloc_fn(BLOCK_BYTES);
 	if (!block || !onfault)
