@@ -204,7 +204,8 @@ static int mlock_capable(void)
  * mlockall(flags) with MCL_CURRENT in valid flags, made for the program's
  * own mappings (see the file's head): 1 with the result in *rc and its
  * errno in *err; 0 when /proc/self/maps could not be read before anything
- * changed (the caller makes the kernel's call).
+ * changed (the caller makes the kernel's call).  When it cannot be read
+ * for the locking, the kernel's call is made here, free rings sealed.
  */
 static int mlock_current(int flags, int *rc, int *err)
 {
@@ -227,16 +228,18 @@ static int mlock_current(int flags, int *rc, int *err)
 			return 1;
 		}
 	}
-	/* MCL_FUTURE set or cleared as the kernel's call does; the system
-	 * call, not syscall(), which would come back here */
+	/* MCL_FUTURE set or cleared as the kernel's call does (syscall()
+	 * comes back to mlock_watch_call, which in an own call declines) */
 	if ((flags & MCL_FUTURE ? syscall(SYS_mlockall, flags & ~MCL_CURRENT)
 				: syscall(SYS_munlockall)) != 0) {
 		*err = errno;
 		return 1;
 	}
 	*rc = 0;
-	if (mlock_walk(flags & MCL_ONFAULT ? MLOCK_ONFAULT : 0, &bytes) != 0 &&
-	    syscall(SYS_mlockall, flags) != 0) {
+	if (mlock_walk(flags & MCL_ONFAULT ? MLOCK_ONFAULT : 0, &bytes) == 0)
+		return 1;
+	thread_rings_seal_free();
+	if (syscall(SYS_mlockall, flags) != 0) {
 		*rc = -1;
 		*err = errno;
 	}
