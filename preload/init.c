@@ -176,7 +176,7 @@ static int init_run(struct preload_thread **out)
 	static char foreign_text[INIT_FOREIGN_TEXT_BYTES] PRELOAD_LARGE_BSS;
 	const struct procfile_origin origin = { 0, 0, NULL };
 	unsigned foreign_code = TRACE_DIAG_FOREIGN_MALLOC;
-	int foreign, have_unwinder;
+	int foreign, have_unwinder, valgrind_tool = 0;
 	struct preload_thread *t;
 
 	thread_pointer_start();
@@ -211,6 +211,7 @@ static int init_run(struct preload_thread **out)
 	if (!foreign && init_find_valgrind_tool(foreign_text, sizeof(foreign_text))) {
 		foreign = 1; /* announced only: no definition of its to call */
 		foreign_code = TRACE_DIAG_FOREIGN_MALLOC;
+		valgrind_tool = 1;
 	}
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
@@ -228,6 +229,8 @@ static int init_run(struct preload_thread **out)
 		return PRELOAD_DISABLED;
 	}
 	have_unwinder = unwind_init() == 0;
+	if (valgrind_tool)
+		unwind_lib_forgo();
 	if (modules_init() < 0) {
 		preload_process_disable("out of memory while scanning the modules");
 		return PRELOAD_DISABLED;

@@ -224,6 +224,13 @@ int unwind_init(void)
 	return -1;
 }
 
+void unwind_lib_forgo(void)
+{
+	int expected = 0;
+
+	atomic_compare_exchange_strong(&unwind_lib_state, &expected, 2);
+}
+
 void unwind_threads_coming(void)
 {
 	struct preload_thread *t;

@@ -46,6 +46,13 @@ void unwind_threads_coming(void);
  * program's: for preload/mlock_watch.c, which leaves them unlocked. */
 int unwind_lib_added_module(uintptr_t load_bias);
 
+/* For a process whose allocations a Valgrind tool serves, after
+ * unwind_init: libunwind is never loaded there, since the loader would
+ * allocate through the tool's malloc, and the tool's report of the
+ * program would count the recorder's blocks (12 allocations, 3220 bytes
+ * still reachable under memcheck). */
+void unwind_lib_forgo(void);
+
 /* Whether ip lies in the shim's own code (known once unwind_init ran;
  * 0 before). */
 int unwind_ip_in_shim(const void *ip);
