@@ -15,6 +15,7 @@
 #include "preload/meta.h"
 #include "preload/modules.h"
 #include "preload/ring.h"
+#include "preload/stack_scrub.h"
 #include "preload/stack_sites.h"
 #include "preload/stack_table.h"
 #include "preload/unwind.h"
@@ -97,6 +98,16 @@ static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thr
 	return id;
 }
 
+/* Zeroes the stack a capture used below the entry point's frame
+ * (preload/stack_scrub.h), when the thread's own stack is known to hold
+ * it: not on a coroutine's or a signal stack, which may have less left. */
+static inline void event_stack_scrub(const struct preload_thread *t)
+{
+	if (unwind_stack_room(t, (uintptr_t)__builtin_frame_address(0),
+			      PRELOAD_STACK_SCRUB_DEEP_BYTES))
+		preload_stack_scrub_deep();
+}
+
 /*
  * The leaf id of the current call stack: a stack the thread cached for this
  * call site and finds again on the live stack is used as it is (in check
@@ -107,10 +118,13 @@ static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thr
 static inline uint64_t event_stack_id(struct preload_thread *t, void *caller_ip, void *caller_cfa)
 {
 	uint64_t site_id = stack_sites_find(t, caller_ip, caller_cfa);
+	uint64_t id;
 
 	if (__builtin_expect(site_id != 0, 1) && !unwind_checking())
 		return site_id;
-	return event_stack_capture(t, caller_ip, caller_cfa, site_id);
+	id = event_stack_capture(t, caller_ip, caller_cfa, site_id);
+	event_stack_scrub(t);
+	return id;
 }
 
 /* Times the event t records next: a sampled one always (samples are few),

@@ -16,3 +16,10 @@ __attribute__((noinline)) void preload_stack_scrub(void)
 
 	explicit_bzero(below, sizeof(below));
 }
+
+__attribute__((noinline)) void preload_stack_scrub_deep(void)
+{
+	char below[PRELOAD_STACK_SCRUB_DEEP_BYTES];
+
+	explicit_bzero(below, sizeof(below));
+}

@@ -8,8 +8,10 @@
  * blacklist heap pages.  The hot path leaves the same words at every call,
  * as glibc's malloc does, but the paths taken when the ring is full, a lap
  * ends or the launcher is woken depend on the launcher's timing, so their
- * words made the collector's heap differ from run to run.  Must not call
- * malloc; costs a 1 KiB memset.
+ * words made the collector's heap differ from run to run.  So do those of
+ * a stack capture (a new call site, a sample) and of a thread's set-up,
+ * which reach KiBs below the allocator's entry where the hot path's reach
+ * 170 bytes.  Must not call malloc; costs a 1 or 8 KiB memset.
  */
 #ifndef MPROF_PRELOAD_STACK_SCRUB_H
 #define MPROF_PRELOAD_STACK_SCRUB_H
@@ -18,7 +20,17 @@
  * use (their deepest words were found 600 bytes below the program's frame). */
 #define PRELOAD_STACK_SCRUB_BYTES 1024u
 
+/* Bytes zeroed below the entry point's frame after a stack capture: more
+ * than it uses of the program's stack (at most 5.4 KiB below the
+ * allocator's entry, a fork child's first; 2.5 KiB at a new site:
+ * tests/progs/stack_residue.c). */
+#define PRELOAD_STACK_SCRUB_DEEP_BYTES 8192u
+
 /* Zeroes PRELOAD_STACK_SCRUB_BYTES of stack below the caller's frame. */
 void preload_stack_scrub(void);
+
+/* Zeroes PRELOAD_STACK_SCRUB_DEEP_BYTES of stack below the caller's frame;
+ * the caller checks that they are the thread's stack. */
+void preload_stack_scrub_deep(void);
 
 #endif

@@ -567,6 +567,12 @@ int unwind_on_own_stack(struct preload_thread *t)
 	return t->stack_hi != UNWIND_STACK_UNKNOWN && sp > t->stack_lo && sp <= t->stack_hi;
 }
 
+int unwind_stack_room(const struct preload_thread *t, uintptr_t sp, size_t bytes)
+{
+	return t->stack_hi != UNWIND_STACK_UNKNOWN && t->stack_hi && sp <= t->stack_hi &&
+	       sp > t->stack_lo && sp - t->stack_lo > bytes + UNWIND_PAGE_BYTES;
+}
+
 /* Maps t's memo once the thread has made THREAD_CACHES_AFTER_CAPTURES
  * captures; until then (or when it cannot be mapped) walks go without. */
 static void unwind_memo_want(struct preload_thread *t)

@@ -90,6 +90,11 @@ static inline int unwind_checking(void)
  */
 int unwind_on_own_stack(struct preload_thread *t);
 
+/* Whether bytes of stack below sp (on the calling thread, t) lie inside its
+ * own stack as last learnt, with a page to spare; 0 when that is not
+ * known.  Learns nothing. */
+int unwind_stack_room(const struct preload_thread *t, uintptr_t sp, size_t bytes);
+
 /* Check mode: a capture reused cached frames (site_hit: the whole stack,
  * from the call-site cache, preload/stack_sites.h); differ says whether the
  * result differed from a full capture.  Counted in the check's diag line. */
