@@ -10,7 +10,8 @@
  * ends or the launcher is woken depend on the launcher's timing, so their
  * words made the collector's heap differ from run to run.  So do those of
  * a stack capture (a call site's first call or sample), which reach KiBs
- * below the allocator's entry where the hot path's reach 170-310 bytes.  Must not call malloc; costs a 1 or 8 KiB memset.
+ * below the allocator's entry where the hot path's reach 170-310 bytes.
+ * Must not call malloc; costs a 1 or 8 KiB memset.
  */
 #ifndef MPROF_PRELOAD_STACK_SCRUB_H
 #define MPROF_PRELOAD_STACK_SCRUB_H
