@@ -98,10 +98,12 @@ static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thr
 	return id;
 }
 
-/* Zeroes the stack a capture used below the entry point's frame
+/* Zeroes the stack a capture used, from where its frames began
  * (preload/stack_scrub.h), when the thread's own stack is known to hold
- * it: not on a coroutine's or a signal stack, which may have less left. */
-static inline void event_stack_scrub(const struct preload_thread *t)
+ * it: not on a coroutine's or a signal stack, which may have less left.
+ * Out of line: reading the frame address in the entry point gave every
+ * call a frame pointer. */
+static __attribute__((noinline, cold)) void event_stack_scrub(const struct preload_thread *t)
 {
 	if (unwind_stack_room(t, (uintptr_t)__builtin_frame_address(0),
 			      PRELOAD_STACK_SCRUB_DEEP_BYTES))
