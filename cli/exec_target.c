@@ -48,13 +48,16 @@ const char *exec_target_why(unsigned pid, const char *path, bool env_dropped,
 			    bool session_unseen, uint32_t exec_euid, char *why, size_t size)
 {
 	char file[PATH_MAX];
-	const char *secure;
+	const char *secure, *kind;
 
 	if (env_dropped) {
 		snprintf(why, size, "its environment dropped mprof's LD_PRELOAD or MPROF_SESSION");
 	} else if (target_file(pid, path, file, sizeof(file)) &&
 		   elf_check_link(file) == ELF_LINK_STATIC) {
 		snprintf(why, size, "it is statically linked: LD_PRELOAD cannot reach it");
+	} else if (target_file(pid, path, file, sizeof(file)) &&
+		   (kind = elf_check_foreign_kind(file)) != NULL) {
+		snprintf(why, size, "it is %s: its loader cannot load mprof's recorder", kind);
 	} else if (target_file(pid, path, file, sizeof(file)) &&
 		   (secure = elf_check_secure_exec(file)) != NULL) {
 		snprintf(why, size, "it runs %s: the loader ignores LD_PRELOAD", secure);

@@ -21,7 +21,9 @@
  * named it: absolute, relative to process pid's working directory, or a
  * name looked up in $PATH) ran unrecorded when process pid executed it:
  * its environment dropped the recorder (env_dropped), it is statically
- * linked, it runs in secure-execution mode, the process no longer saw
+ * linked, it is a 32-bit program or one for another machine (whose loader
+ * cannot load the recorder: preload/exec_watch.c takes the recorder out of
+ * its LD_PRELOAD), it runs in secure-execution mode, the process no longer saw
  * mprof's session directory (session_unseen: a chroot, a mount over its
  * parent), the process had changed its
  * effective user ID to exec_euid, neither root nor mprof's own, so the

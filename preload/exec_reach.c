@@ -5,7 +5,10 @@
  * set-user-ID or set-group-ID file that changes the effective IDs, file
  * capabilities, a caller whose effective IDs are not its real ones); such a
  * program started by a vfork child or posix_spawn leaves no process file,
- * and nothing else would name it (preload/exec_watch.c counts it).
+ * and nothing else would name it (preload/exec_watch.c counts it).  The
+ * loader of a 32-bit program (or one for another machine) cannot load the
+ * 64-bit recorder and says so on the program's stderr, so exec_watch.c
+ * also takes the recorder out of such a program's LD_PRELOAD.
  *
  * Looks at the file only: stat, statvfs (a nosuid mount), and the ELF
  * header and program headers through a descriptor opened and closed within
@@ -32,6 +35,33 @@
 static int pread_exact(int fd, void *buf, size_t n, uint64_t off)
 {
 	return syscall(SYS_pread64, fd, buf, n, (off_t)off) == (long)n ? 0 : -1;
+}
+
+#if defined(__x86_64__)
+#define OWN_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define OWN_MACHINE EM_AARCH64
+#else
+#define OWN_MACHINE 0 /* the class and byte order alone tell */
+#endif
+
+/* Whether fd holds an ELF file of another class, byte order or machine
+ * than the recorder's (a 32-bit program): its loader, if any, cannot load
+ * the recorder and prints an error of its own when LD_PRELOAD names it. */
+static int elf_foreign(int fd)
+{
+	const uint16_t one = 1;
+	unsigned char native = *(const unsigned char *)&one == 1 ? ELFDATA2LSB : ELFDATA2MSB;
+	unsigned char ident[EI_NIDENT + 4];
+	uint16_t machine;
+
+	if (pread_exact(fd, ident, sizeof(ident), 0) < 0 || memcmp(ident, ELFMAG, SELFMAG) != 0)
+		return 0;
+	if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != native)
+		return 1;
+	/* e_type, then e_machine, follow e_ident */
+	memcpy(&machine, ident + EI_NIDENT + 2, sizeof(machine));
+	return OWN_MACHINE != 0 && machine != OWN_MACHINE;
 }
 
 /* Whether fd holds a native 64-bit ELF executable without PT_INTERP. */
@@ -126,13 +156,13 @@ static int file_unreachable(const char *path)
 	int fd, unreachable;
 
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return 0;
+		return EXEC_REACH_YES;
 	if (file_secure_exec(path, &st))
-		return 1;
+		return EXEC_REACH_NOT;
 	fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
-		return 0;
-	unreachable = elf_static(fd);
+		return EXEC_REACH_YES;
+	unreachable = elf_foreign(fd) ? EXEC_REACH_FOREIGN : elf_static(fd);
 	sys_close(fd);
 	return unreachable;
 }
@@ -160,5 +190,5 @@ int exec_reach_unreachable(const char *file, int search)
 		}
 		dirs += n + (dirs[n] == ':');
 	}
-	return 0;
+	return EXEC_REACH_YES;
 }

@@ -5,13 +5,24 @@
 #ifndef MPROF_PRELOAD_EXEC_REACH_H
 #define MPROF_PRELOAD_EXEC_REACH_H
 
+/* What exec_reach_unreachable finds. */
+enum {
+	EXEC_REACH_YES = 0,	/* the loader will load the recorder, or cannot tell */
+	EXEC_REACH_NOT = 1,	/* static or secure-execution: LD_PRELOAD is ignored */
+	EXEC_REACH_FOREIGN = 2, /* another class or machine: its loader would print
+				 * an error of its own for the recorder's entry */
+};
+
 /*
- * 1 when the dynamic loader will not load the recorder into the program
- * file names (as an exec call names it; searched in $PATH, as execvp does,
+ * EXEC_REACH_NOT when the dynamic loader will not load the recorder into
+ * the program file names (as an exec call names it; searched in $PATH, as execvp does,
  * when search is set and file has no '/'): it is statically linked, or runs
  * set-user-ID, set-group-ID or with file capabilities that put it in
  * secure-execution mode (trace/file_caps.h), or the caller's IDs are mixed
- * (exec_reach_ids_mixed); 0 otherwise, and when the file cannot be
+ * (exec_reach_ids_mixed); EXEC_REACH_FOREIGN when it is an ELF file of
+ * another class or machine than the recorder's (a 32-bit program: checked
+ * after secure-execution mode, in which the loader skips the recorder's
+ * entry silently); EXEC_REACH_YES otherwise, and when the file cannot be
  * found or read (the exec will fail or tell).  Never allocates; opens and
  * closes one descriptor (O_CLOEXEC) within the call.
  */

@@ -17,12 +17,17 @@
  * environment the new program gets (envp, or environ; the recorder is
  * dropped when LD_PRELOAD no longer names the shim or MPROF_SESSION no
  * longer names this run's session), notes it in the process header, then
- * calls the next definition with the same arguments.  The list forms
- * (execl, execlp, execle) call the vector form of the next definition with
- * the arguments gathered on the stack, as the C library does.  Nothing else
- * changes: arguments, errno and return values are the C library's.  The C
- * library's own internal calls (system, popen) are not seen.  Never calls
- * malloc.
+ * calls the next definition with the same arguments.  The one exception
+ * is a 32-bit program (or one for another machine), whose loader would
+ * print an error of its own for the recorder's LD_PRELOAD entry: it gets
+ * a copy of the environment without that entry, built on the stack, and
+ * is counted with the unreachable ones.  The list forms (execl, execlp,
+ * execle) call the vector form of the next definition with the arguments
+ * gathered on the stack, as the C library does.  Nothing else changes:
+ * errno and return values are the C library's.  The C library's own
+ * internal calls (system, popen) are not seen; the shell they start is
+ * recorded, and its exec calls are.  Raw execve system calls are not seen
+ * either.  Never calls malloc.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -113,17 +118,16 @@ static void path_put(char *field, size_t size, const char *path)
 
 /*
  * Notes a program about to be started with envp (path as the call names
- * it, looked up in $PATH when search is 1; -1: not a path to look at, as
- * fexecve's and execveat's are not): an exec by this image
- * itself (self: not a posix_spawn, and not from a vfork child, whose pid
- * is its own) is noted in exec_self whatever its environment, for the
- * launcher to name the image's successor if no process file of it
- * appears; another that drops the recorder is counted in
- * execs_unrecorded, one the recorder cannot start in (exec_reach.h) in
- * execs_unreachable, and one started where the session directory cannot
- * be seen in execs_unseen.  Returns what it noted.
+ * it): an exec by this image itself (self: not a posix_spawn, and not
+ * from a vfork child, whose pid is its own) is noted in exec_self whatever
+ * its environment, for the launcher to name the image's successor if no
+ * process file of it appears; another that drops the recorder is counted
+ * in execs_unrecorded, one the recorder cannot start in (reach, from
+ * exec_watch_reach, is not EXEC_REACH_YES) in execs_unreachable, and one
+ * started where the session directory cannot be seen in execs_unseen.
+ * Returns what it noted.
  */
-static int exec_watch_note(const char *path, char *const envp[], int self, int search)
+static int exec_watch_note(const char *path, char *const envp[], int self, int reach)
 {
 	struct session_proc_header *h = preload_proc.hdr;
 
@@ -148,7 +152,7 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int s
 	if (!preload_proc.cfg.record_children)
 		return NOTED_NOTHING;
 	if (env_keeps_recorder(envp)) {
-		if (search >= 0 && path && exec_reach_unreachable(path, search)) {
+		if (reach != EXEC_REACH_YES) {
 			if (atomic_fetch_add_explicit(&h->execs_unreachable, 1,
 						      memory_order_relaxed) == 0) {
 				h->exec_unreachable_mixed_ids = exec_reach_ids_mixed();
@@ -219,41 +223,142 @@ static int next_execvpe(const char *file, char *const argv[], char *const envp[]
 	return fn(file, argv, envp);
 }
 
-/* Runs call after noting path and envp (search as exec_watch_note's);
- * keeps call's errno.  Only runs it in a child on a thread pointer of its
- * own (preload/thread_pointer.h), which has no errno of the recorder's. */
+/* What exec_reach_unreachable says of path as an exec call names it
+ * (looked up in $PATH when search is 1; -1: not a path to look at, as
+ * fexecve's and execveat's are not: EXEC_REACH_YES). */
+static int exec_watch_reach(const char *path, int search)
+{
+	return search >= 0 && path ? exec_reach_unreachable(path, search) : EXEC_REACH_YES;
+}
+
+/* The number of entries of envp. */
+static size_t env_count(char *const envp[])
+{
+	size_t n = 0;
+
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+/* The size of the text env_drop_recorder writes for envp: its LD_PRELOAD
+ * entry's, at least 1. */
+static size_t env_drop_text_size(char *const envp[])
+{
+	const char *preload = env_value(envp, "LD_PRELOAD");
+
+	return preload ? sizeof("LD_PRELOAD=") + strlen(preload) : 1;
+}
+
+/*
+ * envp with the shim's entries taken out of LD_PRELOAD, for a program
+ * whose loader cannot load the recorder (a 32-bit one), which would
+ * otherwise print an error of its own on the program's stderr: the
+ * entries go into out (env_count(envp) + 1 slots), the new LD_PRELOAD
+ * entry into text (env_drop_text_size(envp) bytes), the other entries
+ * joined by ':'; LD_PRELOAD is left out when nothing else was in it, as
+ * in the environment mprof was started with.  Returns out.  Never
+ * allocates: the caller's stack holds both.
+ */
+static char *const *env_drop_recorder(char *const envp[], char **out, char *text)
+{
+	static const char name[] = "LD_PRELOAD=";
+	const size_t at = sizeof(name) - 1;
+	size_t n = 0;
+
+	for (size_t i = 0; envp && envp[i]; i++) {
+		const char *v = envp[i];
+		size_t len = 0;
+
+		if (strncmp(v, name, at) != 0) {
+			out[n++] = envp[i];
+			continue;
+		}
+		for (v += at; *v;) {
+			size_t word;
+
+			v += strspn(v, ": ");
+			word = strcspn(v, ": ");
+			if (word && !memmem(v, word, EXEC_WATCH_SHIM, sizeof(EXEC_WATCH_SHIM) - 1)) {
+				if (len)
+					text[at + len++] = ':';
+				memcpy(text + at + len, v, word);
+				len += word;
+			}
+			v += word;
+		}
+		if (len) {
+			memcpy(text, name, at);
+			text[at + len] = '\0';
+			out[n++] = text;
+		}
+	}
+	out[n] = NULL;
+	return out;
+}
+
+/* The most stack env_drop_recorder's copy may take (a thread's stack may
+ * be 64 KiB): an environment past it is passed as it is. */
+#define ENV_DROP_MAX_BYTES (32 * 1024)
+
+/* Whether the copy of envp env_drop_recorder makes fits ENV_DROP_MAX_BYTES. */
+static int env_drop_fits(char *const envp[])
+{
+	return (env_count(envp) + 1) * sizeof(char *) + env_drop_text_size(envp) <=
+	       ENV_DROP_MAX_BYTES;
+}
+
+/* Declares run_env_: envp, or envp without the recorder in LD_PRELOAD
+ * (env_drop_recorder) when reach is EXEC_REACH_FOREIGN and the copy fits;
+ * the arrays that needs live in the caller's frame. */
+#define EXEC_RUN_ENV(envp, reach)                                                        \
+	int foreign_ = (reach) == EXEC_REACH_FOREIGN && env_drop_fits(envp);             \
+	char *env_copy_[foreign_ ? env_count(envp) + 1 : 1];                             \
+	char env_text_[foreign_ ? env_drop_text_size(envp) : 1];                         \
+	char *const *run_env_ =                                                          \
+		foreign_ ? env_drop_recorder((envp), env_copy_, env_text_) : (envp)
+
+/* Runs call after noting path and envp (search as exec_watch_reach's);
+ * keeps call's errno.  call names the environment run_env_: envp, or envp
+ * without the recorder for a program that cannot load it (EXEC_RUN_ENV).
+ * Only runs it in a child on a thread pointer of its own
+ * (preload/thread_pointer.h), which has no errno of the recorder's. */
 #define EXEC_WATCHED(path, envp, search, call)                                           \
 	do {                                                                              \
-		int noted_, rc_, errno_;                                                  \
+		int noted_, rc_, errno_, reach_;                                          \
                                                                                           \
-		if (!thread_pointer_is_libc())                                            \
+		if (!thread_pointer_is_libc()) {                                          \
+			char *const *run_env_ = (envp);                                   \
 			return (call);                                                    \
-		noted_ = exec_watch_note((path), (envp), 1, (search));                   \
+		}                                                                         \
+		reach_ = exec_watch_reach((path), (search));                              \
+		EXEC_RUN_ENV(envp, reach_);                                               \
+		noted_ = exec_watch_note((path), (envp), 1, reach_);           \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
-		exec_watch_undo(noted_);                                                \
+		exec_watch_undo(noted_);                                                  \
 		errno = errno_;                                                           \
 		return rc_;                                                               \
 	} while (0)
 
 PRELOAD_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, envp));
+	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, run_env_));
 }
 
 PRELOAD_API int execv(const char *path, char *const argv[])
 {
-	EXEC_WATCHED(path, environ, 0, next_execve(path, argv, environ));
+	EXEC_WATCHED(path, environ, 0, next_execve(path, argv, run_env_));
 }
 
 PRELOAD_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_WATCHED(file, envp, 1, next_execvpe(file, argv, envp));
+	EXEC_WATCHED(file, envp, 1, next_execvpe(file, argv, run_env_));
 }
 
 PRELOAD_API int execvp(const char *file, char *const argv[])
 {
-	EXEC_WATCHED(file, environ, 1, next_execvpe(file, argv, environ));
+	EXEC_WATCHED(file, environ, 1, next_execvpe(file, argv, run_env_));
 }
 
 PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
@@ -265,7 +370,7 @@ PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
 		errno = ENOSYS;
 		return -1;
 	}
-	EXEC_WATCHED(first_arg(argv), envp, -1, fn(fd, argv, envp));
+	EXEC_WATCHED(first_arg(argv), envp, -1, fn(fd, argv, run_env_));
 }
 
 PRELOAD_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
@@ -279,7 +384,7 @@ PRELOAD_API int execveat(int dirfd, const char *path, char *const argv[], char *
 		errno = ENOSYS;
 		return -1;
 	}
-	EXEC_WATCHED(path, envp, -1, fn(dirfd, path, argv, envp, flags));
+	EXEC_WATCHED(path, envp, -1, fn(dirfd, path, argv, run_env_, flags));
 }
 
 /* The list forms: the arguments after arg0 up to the terminating null,
@@ -320,8 +425,8 @@ static int list_exec(enum list_form form, const char *path, const char *arg0, va
 	if (form == LIST_LE)
 		envp = va_arg(ap, char *const *);
 	if (form == LIST_LP)
-		EXEC_WATCHED(path, envp, 1, next_execvpe(path, argv, envp));
-	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, envp));
+		EXEC_WATCHED(path, envp, 1, next_execvpe(path, argv, run_env_));
+	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, run_env_));
 }
 
 /* Calls list_exec with two readings of the arguments after arg0. */
@@ -363,12 +468,14 @@ static int spawn_watched(int which, pid_t *pid,
 			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	spawn_fn fn = (spawn_fn)next_fn(which);
-	int noted, rc;
+	int noted, rc, reach;
 
 	if (!fn)
 		return ENOSYS;
-	noted = exec_watch_note(path, envp, 0, which == NEXT_SPAWNP);
-	rc = fn(pid, path, actions, attr, argv, envp);
+	reach = exec_watch_reach(path, which == NEXT_SPAWNP);
+	EXEC_RUN_ENV(envp, reach);
+	noted = exec_watch_note(path, envp, 0, reach);
+	rc = fn(pid, path, actions, attr, argv, run_env_);
 	if (rc != 0)
 		exec_watch_undo(noted);
 	return rc;

@@ -185,6 +185,7 @@ E2E_TESTS = \
 	tests/e2e/time-namespace.sh \
 	tests/e2e/unreachable-spawns.sh \
 	tests/e2e/foreign-class.sh \
+	tests/e2e/foreign-child.sh \
 	tests/e2e/stack-limit.sh \
 	tests/e2e/unseen-limit.sh \
 	tests/e2e/mlock-all.sh \
@@ -351,7 +352,7 @@ tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
 EXTRA_DIST += tests/progs/markers_pool.c
 EXTRA_DIST += tests/progs/procfile_scribble.c
 EXTRA_DIST += tests/progs/stalled_tick.c tests/progs/stalled_tick_shim.c tests/progs/tsc_forbidden.c
-EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c tests/progs/spawn_mixed_ids.c
+EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c tests/progs/foreign_child.c tests/progs/spawn_mixed_ids.c
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 
