@@ -15,7 +15,8 @@
 #            a report makes), chromium (Debian's,
 #            for the pages), npm when nodejs lacks it (then tests/browser's
 #            playwright-core and speedscope from the npm registry, as
-#            package-lock.json pins them)
+#            package-lock.json pins them); on amd64, gcc-multilib (the
+#            32-bit programs of foreign-class.sh and foreign-child.sh)
 # With --build, only the build and runtime packages (enough for `make demo`;
 # the tests' real programs are some 500 MB more).
 set -eu
@@ -32,6 +33,9 @@ valgrind chromium massif-visualizer xvfb strace"
 	exit 2
 	;;
 esac
+# 32-bit test programs (gcc -m32), where Debian has the package
+[ -z "$browser" ] || [ "$(dpkg --print-architecture 2>/dev/null)" != amd64 ] ||
+	packages="$packages gcc-multilib"
 # speedscope's schema check (report-speedscope.sh)
 [ -z "$browser" ] || packages="$packages python3-jsonschema"
 if [ "$(id -u)" -eq 0 ]; then

@@ -13,8 +13,9 @@
 #     mprof, and one warning naming the 32-bit program.
 #  2. the user's own LD_PRELOAD entry (libm.so.6, which both loaders find)
 #     reaches the child, without the recorder's.
-# Skips where no 32-bit program can be built (gcc-multilib) or run (a
-# kernel without 32-bit support and no binfmt_misc emulator).
+# Skips where no 32-bit program can be built (gcc-multilib) or run: a
+# kernel without 32-bit support (as under some hypervisors) runs them only
+# through a binfmt_misc emulator (qemu-user's qemu-i386, registered by root).
 # Programs: tests/progs/foreign_child.c, tests/progs/foreign_class.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
