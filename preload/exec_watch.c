@@ -257,7 +257,8 @@ static size_t env_drop_text_size(char *const envp[])
  * entries go into out (env_count(envp) + 1 slots), the new LD_PRELOAD
  * entry into text (env_drop_text_size(envp) bytes), the other entries
  * joined by ':'; LD_PRELOAD is left out when nothing else was in it, as
- * in the environment mprof was started with.  Returns out.  Never
+ * in the environment mprof was started with.  Only the first LD_PRELOAD
+ * entry (getenv's, which text is sized for) changes.  Returns out.  Never
  * allocates: the caller's stack holds both.
  */
 static char *const *env_drop_recorder(char *const envp[], char **out, char *text)
@@ -265,15 +266,17 @@ static char *const *env_drop_recorder(char *const envp[], char **out, char *text
 	static const char name[] = "LD_PRELOAD=";
 	const size_t at = sizeof(name) - 1;
 	size_t n = 0;
+	int done = 0;
 
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const char *v = envp[i];
 		size_t len = 0;
 
-		if (strncmp(v, name, at) != 0) {
+		if (done || strncmp(v, name, at) != 0) {
 			out[n++] = envp[i];
 			continue;
 		}
+		done = 1;
 		for (v += at; *v;) {
 			size_t word;
 
@@ -333,7 +336,7 @@ static int env_drop_fits(char *const envp[])
 		}                                                                         \
 		reach_ = exec_watch_reach((path), (search));                              \
 		EXEC_RUN_ENV(envp, reach_);                                               \
-		noted_ = exec_watch_note((path), (envp), 1, reach_);           \
+		noted_ = exec_watch_note((path), (envp), 1, reach_);                      \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
 		exec_watch_undo(noted_);                                                  \
