@@ -23,27 +23,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "status_kib.h"
+
 #define THREADS 4
 #define BLOCKS_PER_THREAD 1000
 
 /* called through a volatile pointer: the compiler keeps every call */
 static void *(*volatile alloc_fn)(size_t) = malloc;
-
-/* VmRSS of this process in KiB, or -1. */
-static long resident_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kib = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "VmRSS:", 6) == 0)
-			kib = strtol(line + 6, NULL, 10);
-	fclose(f);
-	return kib;
-}
 
 static void *thread_blocks(void *arg)
 {
@@ -74,7 +60,7 @@ int main(int argc, char **argv)
 		printf("mlockall: failed\n");
 		return 77;
 	}
-	rss = resident_kib();
+	rss = status_kib("VmRSS:");
 	printf("mlockall: done\nresident below 64 MiB: %s\n",
 	       rss >= 0 && rss < 64 * 1024 ? "yes" : "no");
 	fflush(stdout);

@@ -30,28 +30,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "status_kib.h"
+
 #define THREADS 4
 #define BLOCKS_PER_THREAD 1000
 #define BLOCK_BYTES (256 << 10)
 
 /* called through a volatile pointer: the compiler keeps every call */
 static void *(*volatile alloc_fn)(size_t) = malloc;
-
-/* VmLck of this process in KiB, or -1. */
-static long locked_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kib = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "VmLck:", 6) == 0)
-			kib = strtol(line + 6, NULL, 10);
-	fclose(f);
-	return kib;
-}
 
 static _Atomic int blocks_made;
 
@@ -102,7 +88,7 @@ int main(int argc, char **argv)
 	said("mlockall", rc, errno);
 	if (rc != 0)
 		return 0;
-	before = locked_kib();
+	before = status_kib("VmLck:");
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 128 << 10);
 	/* one after another: the heap's growth, and so VmLck's, is the same
@@ -113,7 +99,7 @@ int main(int argc, char **argv)
 		pthread_join(threads[i], NULL);
 	}
 	printf("threads: %d blocks\n", blocks_made);
-	printf("VmLck grew by the threads: %ld kB\n", locked_kib() - before);
+	printf("VmLck grew by the threads: %ld kB\n", status_kib("VmLck:") - before);
 	block = alloc_fn(BLOCK_BYTES);
 	onfault = alloc_fn(BLOCK_BYTES);
 	if (!block || !onfault)
@@ -125,11 +111,11 @@ int main(int argc, char **argv)
 	big = alloc_fn(2 * (size_t)lim.rlim_cur);
 	printf("block of twice the limit: %s\n", big ? "came" : "refused");
 	free(big);
-	before = locked_kib();
+	before = status_kib("VmLck:");
 	rc = munlockall();
 	said("munlockall", rc, errno);
 	printf("VmLck above 0 before: %s, 0 after: %s\n", before > 0 ? "yes" : "no",
-	       locked_kib() == 0 ? "yes" : "no");
+	       status_kib("VmLck:") == 0 ? "yes" : "no");
 	free(block);
 	free(onfault);
 	return 0;
