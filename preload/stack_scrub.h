@@ -11,7 +11,8 @@
  * words made the collector's heap differ from run to run.  So do those of
  * a stack capture (a call site's first call or sample), which reach KiBs
  * below the allocator's entry where the hot path's reach 170-310 bytes.
- * Must not call malloc; costs a 1 or 8 KiB memset.
+ * Must not call malloc; costs a read of 1 KiB, or of the resident pages of
+ * 8 KiB and a mincore call, and a store for each word that is not zero.
  */
 #ifndef MPROF_PRELOAD_STACK_SCRUB_H
 #define MPROF_PRELOAD_STACK_SCRUB_H
@@ -26,10 +27,12 @@
  * tests/progs/stack_residue.c). */
 #define PRELOAD_STACK_SCRUB_DEEP_BYTES 8192u
 
-/* Zeroes PRELOAD_STACK_SCRUB_BYTES of stack below the caller's frame. */
+/* Zeroes the words of PRELOAD_STACK_SCRUB_BYTES of stack below the
+ * caller's frame that are not zero. */
 void preload_stack_scrub(void);
 
-/* Zeroes PRELOAD_STACK_SCRUB_DEEP_BYTES of stack below the caller's frame;
+/* The same for the pages of PRELOAD_STACK_SCRUB_DEEP_BYTES below the
+ * caller's frame that are resident (a page never touched holds nothing);
  * the caller checks that they are the thread's stack. */
 void preload_stack_scrub_deep(void);
 
