@@ -5,8 +5,9 @@
 # syscall(SYS_prctl), and inherited across execve), times the process's
 # later events by the coarse clock, so that it never reads the counter
 # again (on most hosts a SIGSEGV in the program's malloc), and says so.
-# The lifetimes stay right.  (A KVM guest of the PVM kind here reads the
-# counter even under the ban, so the run itself cannot fail here.)
+# The lifetimes stay figures (up to the coarse clock's stalls).  (A KVM
+# guest of the PVM kind here reads the counter even under the ban, so the
+# run itself cannot fail here.)
 # Program and facts: tests/progs/tsc_forbidden.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -32,8 +33,11 @@ for mode in prctl syscall exec; do
 	expect_eq "$mode: mprof's note, once" 1 "$(grep -cxF "$note" "$RUN_ERR")"
 	report_json "$WORK/$mode.json" "$trace"
 	expect_site "$WORK/$mode.json" live_10ms 10 5000 0 0
-	expect_range "$mode: shortest lifetime (ns)" 10000000 400000000 \
-		"$(q "$WORK/$mode.json" sum lifetime_ns_min live_10ms)"
+	# timed by the coarse clock, which a loaded virtual machine can hold
+	# for 20 ms and more (stalled-tick.sh): some block may measure 0, not
+	# all ten
+	expect_range "$mode: longest lifetime (ns)" 10000000 400000000 \
+		"$(q "$WORK/$mode.json" sum lifetime_ns_max live_10ms)"
 done
 # without a ban: no note
 RUN_NAME=plain mprof_run 120 "$WORK/plain.trace" -- "$WORK/tsc_forbidden" none
