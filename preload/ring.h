@@ -98,22 +98,24 @@ static inline uint64_t ring_ticks(void)
 	return event_clock_coarse_ns();
 }
 
-/* Writes a TIME record before the next event when the thread's event
- * clock moved a grain since its last one (EVENT_CLOCK_TSC_TICKS_PER_TIME
- * ticks, or any move of the coarse clock): an event is timed to within a
- * few ms, and one after a pause afresh, whether or not the launcher runs
- * (a loaded host may not schedule it for 40 ms and more). */
+/* Whether the event clock moved a grain since it read last_ticks
+ * (ring_ticks(): EVENT_CLOCK_TSC_TICKS_PER_TIME ticks of the counter, or
+ * any move of the coarse clock, which only runs forwards). */
+static inline int ring_time_due(uint64_t last_ticks)
+{
+	if (__builtin_expect(!atomic_load_explicit(&ring_clock_coarse, memory_order_relaxed), 1))
+		return event_clock_tsc() - last_ticks >= EVENT_CLOCK_TSC_TICKS_PER_TIME;
+	return event_clock_coarse_ns() != last_ticks;
+}
+
+/* Writes a TIME record before the next event when one is due since the
+ * thread's last (ring_time_due): an event is timed to within a few ms, and one after a
+ * pause afresh, whether or not the launcher runs (a loaded host may not
+ * schedule it for 40 ms and more). */
 static inline void ring_time_fresh(struct preload_thread *t)
 {
-	uint64_t moved;
-
-	if (__builtin_expect(!atomic_load_explicit(&ring_clock_coarse, memory_order_relaxed), 1)) {
-		moved = event_clock_tsc() - t->time_ticks;
-		if (__builtin_expect(moved < EVENT_CLOCK_TSC_TICKS_PER_TIME, 1))
-			return;
-	} else if (event_clock_coarse_ns() == t->time_ticks) {
+	if (__builtin_expect(!ring_time_due(t->time_ticks), 1))
 		return;
-	}
 	ring_write_time(t);
 }
 

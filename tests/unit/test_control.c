@@ -606,17 +606,15 @@ static void asleep_drain(struct preload_thread *t)
 	atomic_store(&t->slot->read_pos, atomic_load(&t->slot->write_pos));
 }
 
-/* Calls ring_time_fresh and checks it wrote nothing when the event clock
- * is still less than a grain past t's last TIME record afterwards (it was
- * then too in between); a grain passed in between skips the check. */
+/* Calls ring_time_fresh and checks it wrote nothing when a TIME is still
+ * not due since t's last afterwards (it was not in between either); a
+ * grain passed in between skips the check. */
 static void time_fresh_writes_nothing(struct preload_thread *t)
 {
-	uint64_t last = t->time_ticks, before = t->write_pos, now;
+	uint64_t last = t->time_ticks, before = t->write_pos;
 
 	ring_time_fresh(t);
-	now = ring_ticks();
-	if (atomic_load(&ring_clock_coarse) ? now == last
-					    : now - last < EVENT_CLOCK_TSC_TICKS_PER_TIME)
+	if (!ring_time_due(last))
 		CU_ASSERT_EQUAL(t->write_pos, before);
 }
 
