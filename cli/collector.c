@@ -1528,11 +1528,13 @@ static uint64_t event_clock_resolution_ns(struct collector *c)
 	uint64_t ticks, ns;
 	struct timespec res;
 
-	if (c->clock_resolution_ns || !c->clock_tsc) {
-		if (c->clock_tsc || clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
-			return c->clock_resolution_ns;
+	if (!c->clock_tsc) {
+		if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0)
+			return 0;
 		return (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
 	}
+	if (c->clock_resolution_ns)
+		return c->clock_resolution_ns;
 	do {
 		ticks = event_clock_tsc() - c->clock_start_ticks;
 		ns = now_ns() - c->clock_start_ns;

@@ -45,7 +45,6 @@
 
 #define SECCOMP_WATCH_STATUS_BYTES 4096u
 
-
 /* The recorder's memory made ready before a filter is installed, which may
  * kill mmap: address space only until touched, never given back. */
 #define SECCOMP_WATCH_READY_BYTES (256u << 20)
