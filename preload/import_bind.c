@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 
 #include "preload/import_bind.h"
+#include "preload/phdr.h"
 
 #if defined(__x86_64__)
 #define IMPORT_R_JUMP_SLOT R_X86_64_JUMP_SLOT
@@ -356,15 +357,10 @@ int import_module_slots(const struct link_map *map, const char *name)
 /* The end of info's highest PT_LOAD segment, relative to its load address. */
 static uintptr_t import_module_extent(const struct dl_phdr_info *info)
 {
-	uintptr_t end = 0;
+	uintptr_t lo, hi;
 
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_LOAD && ph->p_vaddr + ph->p_memsz > end)
-			end = ph->p_vaddr + ph->p_memsz;
-	}
-	return end;
+	phdr_load_span(info, &lo, &hi);
+	return hi;
 }
 
 int import_slots_rebind(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,

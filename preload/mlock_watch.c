@@ -90,22 +90,17 @@ struct mlock_spans {
 static int mlock_span_find(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct mlock_spans *spans = data;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	uintptr_t lo, hi;
 
 	(void)size;
 	if (spans->count == MLOCK_SPANS ||
 	    (!phdr_load_holding(info, (uintptr_t)next_slots, sizeof(next_slots)) &&
 	     !unwind_lib_added_module(info->dlpi_addr)))
 		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (info->dlpi_addr + ph->p_vaddr < lo)
-			lo = info->dlpi_addr + ph->p_vaddr;
-		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	phdr_load_span(info, &lo, &hi);
+	if (hi) { /* else the empty span UINTPTR_MAX..0 */
+		lo += info->dlpi_addr;
+		hi += info->dlpi_addr;
 	}
 	spans->span[spans->count][0] = lo & ~(uintptr_t)(PRELOAD_PAGE_BYTES - 1);
 	spans->span[spans->count][1] =

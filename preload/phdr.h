@@ -30,4 +30,23 @@ static inline const ElfW(Phdr) *phdr_load_holding(const struct dl_phdr_info *inf
 	return NULL;
 }
 
+/* The span of info's PT_LOAD segments' memory images, relative to its load
+ * bias: the lowest p_vaddr in *lo and the highest p_vaddr + p_memsz in
+ * *hi (UINTPTR_MAX and 0 without a segment). */
+static inline void phdr_load_span(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr < *lo)
+			*lo = ph->p_vaddr;
+		if (ph->p_vaddr + ph->p_memsz > *hi)
+			*hi = ph->p_vaddr + ph->p_memsz;
+	}
+}
+
 #endif
