@@ -49,6 +49,7 @@
 #include "preload/signal_wrap.h"
 #include "preload/seq.h"
 #include "preload/settings.h"
+#include "preload/stack_scrub.h"
 #include "preload/stack_table.h"
 #include "preload/text.h"
 #include "preload/thread.h"
@@ -123,15 +124,15 @@ static int init_find_foreign_malloc(char *text, size_t cap, unsigned *code)
 }
 
 /*
- * Checks whether a Valgrind tool that replaces malloc runs the program: its
+ * Finds the Valgrind tool that replaces malloc, if one runs the program: its
  * preloaded library (vgpreload_TOOL-ARCH.so, all but vgpreload_core's)
- * has the C library's malloc and free redirected to the tool's, so the
- * program's calls never reach the shim, though "malloc" resolves to it.
- * Valgrind always preloads vgpreload_core-ARCH.so too: without it a library
- * that is only named vgpreload_... is the program's own.  Writes a sentence
- * saying so into text and returns 1.
+ * has every "malloc", "free" ... of every module redirected to the tool's,
+ * the shim's too, so the program's calls never reach the shim, though
+ * "malloc" resolves to it.  Valgrind always preloads vgpreload_core-ARCH.so
+ * too: without it a library that is only named vgpreload_... is the
+ * program's own.  Returns the tool library's file name, or NULL.
  */
-static int init_find_valgrind_tool(char *text, size_t cap)
+static const char *init_find_valgrind_tool(void)
 {
 	static const char prefix[] = "vgpreload_";
 	const char *tool = NULL;
@@ -148,14 +149,31 @@ static int init_find_valgrind_tool(char *text, size_t cap)
 		else if (!tool)
 			tool = base;
 	}
-	if (!core || !tool)
-		return 0;
+	return core ? tool : NULL;
+}
+
+/* Writes the sentence saying that the Valgrind tool's library tool serves
+ * the program's allocations into text. */
+static void init_valgrind_text(char *text, size_t cap, const char *tool)
+{
 	text[0] = '\0';
 	preload_text_append(text, cap, "the program runs under a Valgrind tool that replaces "
 				       "malloc (");
 	preload_text_append(text, cap, tool);
 	preload_text_append(text, cap, "): its allocations cannot be recorded");
-	return 1;
+}
+
+/* Prepares the recorder for an image whose allocations the Valgrind tool
+ * serves, before it maps anything: whatever it maps and writes there, the
+ * tool sees as the program's (memcheck's leak check read the 3 GiB process
+ * file for a minute, its stack scrubs were 256 errors, its reservation a
+ * warning).  The process file only carries the header, the meta stream and
+ * the note, so it gets the smallest rings. */
+static void init_valgrind_quiet(void)
+{
+	preload_mem_forgo_reservation();
+	preload_stack_scrub_blind();
+	preload_settings_unrecordable(&preload_proc.cfg);
 }
 
 void preload_init_foreign_forwards(void)
@@ -176,7 +194,8 @@ static int init_run(struct preload_thread **out)
 	static char foreign_text[INIT_FOREIGN_TEXT_BYTES] PRELOAD_LARGE_BSS;
 	const struct procfile_origin origin = { 0, 0, NULL };
 	unsigned foreign_code = TRACE_DIAG_FOREIGN_MALLOC;
-	int foreign, have_unwinder, valgrind_tool = 0;
+	const char *valgrind_tool = init_find_valgrind_tool();
+	int foreign, have_unwinder, valgrind_note = 0;
 	struct preload_thread *t;
 
 	thread_pointer_start();
@@ -193,6 +212,8 @@ static int init_run(struct preload_thread **out)
 	signal_wrap_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))
 		return PRELOAD_INERT;
+	if (valgrind_tool)
+		init_valgrind_quiet();
 	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
 	namespaces_start();
 	timens_start();
@@ -208,10 +229,11 @@ static int init_run(struct preload_thread **out)
 		real_use_foreign();
 	if (foreign && foreign_code == TRACE_DIAG_FOREIGN_MALLOC)
 		__atomic_store_n(&real.foreign_forward_unseen, 1, __ATOMIC_RELEASE);
-	if (!foreign && init_find_valgrind_tool(foreign_text, sizeof(foreign_text))) {
+	if (!foreign && valgrind_tool) {
+		init_valgrind_text(foreign_text, sizeof(foreign_text), valgrind_tool);
 		foreign = 1; /* announced only: no definition of its to call */
 		foreign_code = TRACE_DIAG_FOREIGN_MALLOC;
-		valgrind_tool = 1;
+		valgrind_note = 1;
 	}
 	if (stack_table_init() < 0 || procfile_create(&preload_proc, &origin) < 0)
 		return PRELOAD_INERT;
@@ -229,7 +251,7 @@ static int init_run(struct preload_thread **out)
 		return PRELOAD_DISABLED;
 	}
 	have_unwinder = unwind_init() == 0;
-	if (valgrind_tool)
+	if (valgrind_note)
 		unwind_lib_forgo();
 	if (modules_init() < 0) {
 		preload_process_disable("out of memory while scanning the modules");

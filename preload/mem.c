@@ -94,6 +94,13 @@ static uintptr_t mem_reservation(void)
 	return base > 1 ? base : 0;
 }
 
+void preload_mem_forgo_reservation(void)
+{
+	uintptr_t expected = 0;
+
+	atomic_compare_exchange_strong(&mem_base, &expected, 1);
+}
+
 /* Bytes mapped and not unmapped (pages given back with MADV_DONTNEED still
  * count): an upper bound of the recorder's own memory, for the process
  * file's header once there is one. */

@@ -54,6 +54,12 @@ uint64_t preload_mem_mapped(void);
  * used: for the exit and exec notes, never the hot path. */
 uint64_t preload_mem_resident_bound(void);
 
+/* Makes no reservation (when none is made yet): mappings then come from
+ * anywhere.  For an image run by a Valgrind tool, where the reservation's
+ * 16 GiB made memcheck warn of a "large range" its program never asked for,
+ * and where plugin addresses are the tool's business anyway. */
+void preload_mem_forgo_reservation(void);
+
 /* Counts bytes given back to the kernel (MADV_DONTNEED) by a user of a
  * preload_mem_map mapping that keeps the mapping. */
 void preload_mem_count_returned(size_t bytes);

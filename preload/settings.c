@@ -117,6 +117,12 @@ static uint32_t config_slots(uint32_t ring_bytes)
 	return preload_settings_slots(as.rlim_cur, ring_bytes);
 }
 
+void preload_settings_unrecordable(struct preload_config *cfg)
+{
+	cfg->nslots = SETTINGS_SLOTS_MIN;
+	cfg->ring_bytes = CONFIG_RING_MIN_BYTES;
+}
+
 int preload_settings_is_root(const struct preload_config *cfg, const struct pidns_view *view)
 {
 	return cfg->root_pid == 0 || cfg->root_pid == view->pid;

@@ -34,6 +34,13 @@
  */
 uint32_t preload_settings_slots(uint64_t as_limit_bytes, uint32_t ring_bytes);
 
+/* The process file of an image whose allocations a Valgrind tool serves
+ * (nothing of the program's can be recorded): SETTINGS_SLOTS_MIN slots of
+ * the smallest ring, about 0.5 MiB instead of 3 GiB, as memcheck's leak
+ * check reads every readable mapping of its program (a minute and 3 GiB
+ * resident for the default file). */
+void preload_settings_unrecordable(struct preload_config *cfg);
+
 /*
  * Fills cfg from the environment.  Returns 1 when this process image may be
  * recorded, 0 when the shim must stay inert (no MPROF_SESSION, AT_SECURE).

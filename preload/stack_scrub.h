@@ -36,4 +36,10 @@ void preload_stack_scrub(void);
  * the caller checks that they are the thread's stack. */
 void preload_stack_scrub_deep(void);
 
+/* Makes every scrub store zeros without reading the words first: under a
+ * Valgrind tool, whose memcheck takes each test of a word the program left
+ * undefined for an error of the program's (256 of them from two scrubs at
+ * the recorder's start). */
+void preload_stack_scrub_blind(void);
+
 #endif

@@ -11,6 +11,15 @@
 # loaded libunwind at the first pthread_create, through the tool's malloc
 # (12 allocations more, 8 blocks in use at exit); it now loads nothing
 # under a Valgrind tool, whose program it cannot record anyway.
+# Under memcheck with --leak-check=full, the tool's whole log (its leak
+# summary, its errors) and the exit status read as without mprof
+# (tests/progs/valgrind_leaks.c): the recorder mapped its 3 GiB process
+# file there, which the leak check read for a minute (3 GiB resident; a
+# SIGTERM then waits for it to end), its two stack scrubs were 256 errors
+# of the program's ("Conditional jump or move depends on uninitialised
+# value(s)"), and its reservation and file were two "large range" warnings.
+# Its process file now has 8 slots of 64 KiB, the program sees it mapped
+# as 524 KiB, and it makes no reservation.
 # Program and facts: tests/progs/small_leak.c.  The same program linked
 # with a library of its own named as memcheck's, without Valgrind, is
 # recorded and called exact (it was named unrecordable).
@@ -49,8 +58,7 @@ expect_eq "memcheck: its report is not called exact" \
 
 # valgrind_heap FILE: memcheck's heap summary in FILE (its stderr), block
 # counts only: a preloaded library with thread-local storage makes each
-# thread's block of module slots 16 bytes bigger.  No leak check: under
-# mprof it scans the 3 GiB process file (minutes, 1 GiB resident).
+# thread's block of module slots 16 bytes bigger.
 valgrind_heap() {
 	sed -n -E 's/^==[0-9]+== +(in use at exit: [0-9,]+ bytes in [0-9,]+ blocks|total heap usage: [0-9,]+ allocs, [0-9,]+ frees).*/\1/p' "$1"
 }
@@ -65,6 +73,44 @@ expect_match "memcheck, threads: its heap summary natively" \
 	'^total heap usage: 4,00[0-9] allocs' "$native_heap"
 expect_eq "memcheck, threads: its heap summary under mprof as natively" "$native_heap" \
 	"$(valgrind_heap "$WORK/mprof-threads.err")"
+
+# memcheck_log FILE: memcheck's log (--log-file) without its pid prefixes
+# and the line that names its parent's pid.
+memcheck_log() {
+	sed -E -e 's/^==[0-9]+==//' -e '/^ Parent PID: [0-9]+$/d' "$1"
+}
+# leak_summary FILE: the lines of memcheck's LEAK SUMMARY in FILE.
+leak_summary() {
+	memcheck_log "$1" | sed -n -E 's/^ +(definitely lost|indirectly lost|possibly lost|still reachable|suppressed): /\1: /p'
+}
+# errors are not leaks here: an error of the recorder's changes the status
+MEMCHECK_LEAKS="--leak-check=full --errors-for-leak-kinds=none --error-exitcode=33"
+build_c "$WORK/valgrind_leaks" "$PROGS_DIR/valgrind_leaks.c"
+# shellcheck disable=SC2086
+run_cmd 300 native-leaks valgrind --log-file="$WORK/native-leaks.vg" $MEMCHECK_LEAKS \
+	"$WORK/valgrind_leaks" "$WORK/leaks.maps"
+expect_eq "memcheck, leak check: native exit status" 0 "$RUN_STATUS"
+expect_eq "memcheck, leak check: native leak summary" "definitely lost: 510 bytes in 5 blocks
+indirectly lost: 0 bytes in 0 blocks
+possibly lost: 0 bytes in 0 blocks
+still reachable: 64 bytes in 1 blocks
+suppressed: 0 bytes in 0 blocks" "$(leak_summary "$WORK/native-leaks.vg")"
+# shellcheck disable=SC2086
+RUN_NAME=mprof-leaks mprof_run 300 "$WORK/l" -- valgrind --log-file="$WORK/mprof-leaks.vg" \
+	$MEMCHECK_LEAKS "$WORK/valgrind_leaks" "$WORK/leaks.maps"
+expect_eq "memcheck, leak check: exit status under mprof as natively" 0 "$RUN_STATUS"
+expect_eq "memcheck, leak check: stdout" "valgrind_leaks done" "$(cat "$RUN_OUT")"
+expect_eq "memcheck, leak check: its leak summary under mprof as natively" \
+	"$(leak_summary "$WORK/native-leaks.vg")" "$(leak_summary "$WORK/mprof-leaks.vg")"
+expect_eq "memcheck, leak check: its whole log under mprof as natively" \
+	"$(memcheck_log "$WORK/native-leaks.vg")" "$(memcheck_log "$WORK/mprof-leaks.vg")"
+# the process file (2 pages of header and reap table, one of 8 slots,
+# 8 rings of 64 KiB) and the launcher's file
+expect_eq "memcheck, leak check: the largest mapping of the session in the program" \
+	"largest session mapping: 524 KiB
+session mappings: 2" "$(cat "$WORK/leaks.maps")"
+expect_eq "memcheck, leak check: mprof still says the allocations cannot be recorded" 1 \
+	"$(grep -c "^mprof: process [0-9]*: the program runs under a Valgrind tool that replaces malloc (vgpreload_memcheck-[a-z0-9_]*-linux.so): its allocations cannot be recorded$" "$RUN_ERR")"
 
 RUN_NAME=none mprof_run 120 "$WORK/n" -- valgrind -q --tool=none "$WORK/small_leak"
 expect_eq "none: exit status" 0 "$RUN_STATUS"
