@@ -43,8 +43,60 @@
 #include "preload/phdr.h"
 #include "preload/populate.h"
 #include "preload/process.h"
+#include "preload/seccomp_watch.h"
 
 #define MEM_RESERVE_BYTES (16ull << 30)
+
+/* How far below this library the recorder's large mappings (the
+ * reservation, the process file) go when that range is free.  The kernel
+ * puts a program's mappings top-down just below the shared libraries; ours
+ * there left 19 GiB between the program's mappings made in holes above them
+ * and those made below: Boehm's collector, with heap sections on both
+ * sides, took every word pointing between them for a possible pointer,
+ * blacklisted pages and grew its heap (1 run in 40). */
+#define MEM_FAR_GAP_BYTES ((uintptr_t)64 << 30)
+
+/* The far range is used only this far above the program's break, so that
+ * a heap grown with brk keeps its room (a bottom-up layout, as under
+ * `ulimit -s unlimited` on older kernels, puts the libraries low). */
+#define MEM_FAR_BRK_ROOM_BYTES ((uintptr_t)1 << 40)
+
+/* The far range's next free end (mappings go downwards from it); 0: not
+ * set yet; 1: no far range in this process. */
+static _Atomic uintptr_t mem_far_next;
+
+/* Sets mem_far_next below this library, unless that range would be near
+ * the break or a seccomp filter may kill brk. */
+static void mem_far_start(void)
+{
+	uintptr_t top = (uintptr_t)&mem_far_next & ~((uintptr_t)PRELOAD_PAGE_BYTES - 1);
+	uintptr_t first = 1, expected = 0, brk_now;
+
+	if (!seccomp_watch_filtered() && top > MEM_FAR_GAP_BYTES) {
+		brk_now = (uintptr_t)sbrk(0);
+		if (brk_now != (uintptr_t)-1 && top - MEM_FAR_GAP_BYTES > brk_now &&
+		    top - MEM_FAR_GAP_BYTES - brk_now >= MEM_FAR_BRK_ROOM_BYTES)
+			first = top - MEM_FAR_GAP_BYTES;
+	}
+	atomic_compare_exchange_strong(&mem_far_next, &expected, first);
+}
+
+void *preload_mem_far_hint(size_t size_bytes)
+{
+	size_t size = preload_mem_round(size_bytes);
+	uintptr_t next, want;
+
+	if (atomic_load_explicit(&mem_far_next, memory_order_acquire) == 0)
+		mem_far_start();
+	next = atomic_load_explicit(&mem_far_next, memory_order_acquire);
+	do {
+		if (next <= 1 || next < size + MEM_FAR_BRK_ROOM_BYTES)
+			return NULL;
+		want = next - size;
+	} while (!atomic_compare_exchange_weak_explicit(&mem_far_next, &next, want,
+							memory_order_acq_rel, memory_order_acquire));
+	return (void *)want;
+}
 
 /* The reservation's head mapped writable when it is made: what the start of
  * a recorded process takes (168 KiB for a small C program, before its first
@@ -77,7 +129,7 @@ static uintptr_t mem_reservation(void)
 	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY)
 		p = MAP_FAILED;
 	else
-		p = mmap(NULL, MEM_RESERVE_BYTES, PROT_NONE,
+		p = mmap(preload_mem_far_hint(MEM_RESERVE_BYTES), MEM_RESERVE_BYTES, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	base = p == MAP_FAILED ? 1 : (uintptr_t)p;
 	/* the head is writable before anyone can see the base; without it,

@@ -92,6 +92,18 @@ int preload_mem_reservation_holds(uintptr_t start, uintptr_t end);
  * per process; nothing without a reservation. */
 void preload_mem_prepare(size_t size_bytes);
 
+/*
+ * An address for a large mapping of the recorder's (the reservation, the
+ * process file) to pass to mmap as a hint: far below the shared libraries,
+ * where the program's own mappings, which the kernel places top-down just
+ * below them, do not reach before they have taken 64 GiB; successive calls
+ * give ranges below one another.  NULL when there is no such range (a
+ * bottom-up layout near the break, a seccomp filter): the kernel then
+ * places the mapping as it would.  The kernel also does so when the range
+ * is taken; the hint never replaces a mapping.
+ */
+void *preload_mem_far_hint(size_t size_bytes);
+
 /* Unmaps what preload_mem_map returned; NULL is ignored. */
 void preload_mem_unmap(void *p, size_t size_bytes);
 

@@ -215,7 +215,8 @@ static void *procfile_map(struct preload_process *proc, int fd, uint64_t *file_b
 		*file_bytes = procfile_bytes(proc->cfg.nslots, proc->cfg.ring_bytes, ring_offset);
 		if (ftruncate(fd, (off_t)*file_bytes) < 0)
 			return MAP_FAILED;
-		base = mmap(NULL, *file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		base = mmap(preload_mem_far_hint(*file_bytes), *file_bytes, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, fd, 0);
 		if (base != MAP_FAILED || errno != ENOMEM || proc->cfg.nslots <= 2)
 			return base;
 		proc->cfg.nslots = proc->cfg.nslots / 2 < 2 ? 2 : proc->cfg.nslots / 2;
