@@ -466,9 +466,36 @@ static const struct {
 	{ "libmonosgen", "Mono", NULL },
 	{ "libgo.so", "gccgo's Go runtime", NULL },
 	{ "libguile", "Guile", NULL },
+	{ "libgc", "Boehm's collector (libgc)", NULL },
 	{ "libgjs", "GJS (SpiderMonkey)", NULL },
 	{ "libmozjs", "SpiderMonkey", NULL },
 };
+
+/* Runtimes that manage a heap of their own and are linked into the program's
+ * executable, so no module names them, by the prefix of their C functions:
+ * OCaml's native programs and ocamlrun (caml_), Erlang's beam.smp (erts_). */
+static const struct {
+	const char *function_prefix;
+	const char *runtime;
+} report_runtime_functions[] = {
+	{ "caml_", "OCaml" },
+	{ "erts_", "Erlang (BEAM)" },
+};
+
+/* The runtime whose C function FUNCTION is, by report_runtime_functions, or
+ * NULL. */
+static const char *report_runtime_of_function(const char *function)
+{
+	size_t n = sizeof(report_runtime_functions) / sizeof(report_runtime_functions[0]);
+
+	for (size_t k = 0; function && k < n; k++) {
+		const char *prefix = report_runtime_functions[k].function_prefix;
+
+		if (strncmp(function, prefix, strlen(prefix)) == 0)
+			return report_runtime_functions[k].runtime;
+	}
+	return NULL;
+}
 
 /* The file name of a module path. */
 static const char *report_base_name(const char *path)
@@ -478,9 +505,9 @@ static const char *report_base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Fills r->run->own_heap_runtime from the frames' modules (and Go's runtime
- * from its function names), r->run->rss_mostly_unseen from the peaks, and
- * r->run->foreign_malloc from the diagnostics. */
+/* Fills r->run->own_heap_runtime from the frames' modules (and Go's, OCaml's
+ * and Erlang's runtimes from their function names), r->run->rss_mostly_unseen
+ * from the peaks, and r->run->foreign_malloc from the diagnostics. */
 static void report_run_runtime(struct report *r)
 {
 	const struct site_table *t = r->sites;
@@ -497,6 +524,9 @@ static void report_run_runtime(struct report *r)
 			r->run->own_heap_runtime = "Go";
 			break;
 		}
+		r->run->own_heap_runtime = report_runtime_of_function(f->function);
+		if (r->run->own_heap_runtime)
+			break;
 		for (size_t k = 0; k < sizeof(report_runtimes) / sizeof(report_runtimes[0]); k++) {
 			const char *prefix = report_runtimes[k].module_prefix;
 			size_t len = strlen(prefix);

@@ -13,8 +13,10 @@
 # still grew (266240 bytes, paused too): its sections lay on both sides of
 # the recorder's 19 GiB of mappings right below the libraries, so libgc took
 # words pointing anywhere between for possible pointers and blacklisted
-# pages; those mappings now lie far below (tests/e2e/mmap-room.sh).  Also the program's own
-# 200,000 malloc/free pairs are recorded whole.  Skips without libgc-dev.
+# pages; those mappings now lie far below (tests/e2e/mmap-room.sh).  Also
+# the program's own 200,000 malloc/free pairs are recorded whole, and libgc
+# is named as a runtime with a heap of its own (it once went unnamed,
+# "exact: every allocation recorded").  Skips without libgc-dev.
 # Program: tests/progs/boehm_gc.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -47,5 +49,8 @@ if report_json "$WORK/r.json" "$WORK/t"; then
 	expect_eq "main's malloc site" "200000 6400000 0" "$(json_eval "$WORK/r.json" "' '.join(str(sum(s[k]
 		for s in d['sites'] if s['frames'][0]['function'] == 'main'))
 		for k in ('allocations', 'allocated_bytes', 'leaked_blocks'))")"
+	# the collected blocks are libgc's, not malloc's: the report says so
+	expect_eq "runtime with a heap of its own" "Boehm's collector (libgc)" \
+		"$(q "$WORK/r.json" summary own_heap_runtime)"
 fi
 finish
