@@ -287,12 +287,6 @@ static inline bool event_plain(const struct reorder *r, const struct reorder_sou
 	return plain_at(r->expected, s->dropping, ev);
 }
 
-/* Whether the heap's minimum source has an event ready. */
-static inline bool heap_ready(const struct reorder *r)
-{
-	return r->heap_count && event_ready(r, r->sources[r->heap[0]].head);
-}
-
 /* How many of the more events at ev are plain (plain_at) one after
  * another, expected then the sequence number the first real event must
  * have; the number after them goes to *expected_after.  In locals: stored
@@ -303,8 +297,50 @@ static inline size_t run_plain(uint64_t expected, bool dropping, const struct al
 {
 	size_t n = 0;
 
-	for (; n < more && plain_at(expected, dropping, &ev[n]); n++)
-		expected += !alloc_event_is_stamp(ev[n].type);
+	/* plain_at, a real event's test first and expected's step in it */
+	for (; n < more; n++) {
+		if (!alloc_event_is_stamp(ev[n].type)) {
+			if (ev[n].seq != expected)
+				break;
+			expected++;
+		} else if (ev[n].seq >= expected || dropping) {
+			break;
+		}
+	}
+	*expected_after = expected;
+	return n;
+}
+
+/* run_plain for reorder_wake, which drains the heap between two events of
+ * the source: the run also ends where the heap's minimum event (min, NULL
+ * when the heap is empty) is ready, but for a MARKER or CONTROL, which
+ * reorder_wake emits before that drain.  The heap does not change during
+ * the run: min's readiness is tested from locals, not reloaded through r
+ * for each event (r->expected's stores might alias it). */
+static inline size_t run_plain_before(uint64_t expected, bool dropping,
+				      const struct alloc_event *ev, size_t more,
+				      const struct alloc_event *min, uint64_t *expected_after)
+{
+	uint64_t ready_at; /* min is ready once expected reaches it */
+	size_t n = 0;
+
+	if (!min || (alloc_event_is_stamp(min->type) && min->seq == UINT64_MAX))
+		return run_plain(expected, dropping, ev, more, expected_after); /* never ready */
+	ready_at = min->seq + (alloc_event_is_stamp(min->type) ? 1 : 0);
+	for (; n < more; n++) {
+		unsigned type = ev[n].type;
+
+		if (!alloc_event_is_stamp(type)) {
+			/* plain, and min not ready at expected (= seq) */
+			if (ev[n].seq != expected || expected >= ready_at)
+				break;
+			expected++;
+		} else if (ev[n].seq >= expected || dropping ||
+			   (expected >= ready_at && type != ALLOC_EV_MARKER &&
+			    type != ALLOC_EV_CONTROL)) {
+			break;
+		}
+	}
 	*expected_after = expected;
 	return n;
 }
@@ -330,16 +366,12 @@ static inline const struct alloc_event *emit_pull(struct reorder *r, struct reor
 	}
 	more = r->peek(r->pull_ctx, src);
 	r->expected += !alloc_event_is_stamp(ev->type);
-	if (heap_between) {
-		while (n <= more && event_plain(r, s, &ev[n]) &&
-		       (ev[n].type == ALLOC_EV_MARKER || ev[n].type == ALLOC_EV_CONTROL ||
-			!heap_ready(r))) {
-			r->expected += !alloc_event_is_stamp(ev[n].type);
-			n++;
-		}
-	} else {
+	if (heap_between)
+		n += run_plain_before(r->expected, s->dropping, ev + 1, more,
+				      r->heap_count ? r->sources[r->heap[0]].head : NULL,
+				      &r->expected);
+	else
 		n += run_plain(r->expected, s->dropping, ev + 1, more, &r->expected);
-	}
 	s->dropping = false; /* (a stamp is plain only when not dropped) */
 	if (n == 1) {
 		r->emit(r->emit_ctx, ev);
