@@ -1134,6 +1134,47 @@ static void test_reorder_runs_equal_single_events(void)
 	}
 }
 
+/* A run stops where the heap's minimum becomes ready, a real event too:
+ * with source 1's event 5 waiting, source 0's run 1..4 ends before its own
+ * event 5, so that source 1's 5 goes first (as one event at a time) and
+ * source 0's is the repeat. */
+static void test_reorder_run_stops_at_ready_heap_event(void)
+{
+	static const struct {
+		uint32_t source;
+		uint64_t seq, addr;
+	} plan[] = {{1, 5, 0xb5}, {0, 1, 0xa1}, {0, 2, 0xa2}, {0, 3, 0xa3},
+		    {0, 4, 0xa4}, {0, 5, 0xa5}};
+	static struct alloc_event single[8];
+	size_t single_count;
+	struct reorder a, b;
+
+	run_plan_count = 0;
+	for (size_t i = 0; i < sizeof(plan) / sizeof(plan[0]); i++) {
+		struct run_step *st = &run_plan[run_plan_count++];
+
+		memset(st, 0, sizeof(*st));
+		st->source = plan[i].source;
+		st->ev = (struct alloc_event){.seq = plan[i].seq, .addr = plan[i].addr,
+					      .type = ALLOC_EV_ALLOC};
+		st->wake = i == 0;
+	}
+	run_plan_merge(false, &a);
+	single_count = run_log_count;
+	CU_ASSERT_EQUAL_FATAL(single_count, 5);
+	memcpy(single, run_log, single_count * sizeof(*single));
+	CU_ASSERT_EQUAL(single[4].addr, 0xb5);
+	run_plan_merge(true, &b);
+	CU_ASSERT_EQUAL(run_log_count, 5);
+	CU_ASSERT_EQUAL(run_log[4].addr, 0xb5);
+	CU_ASSERT(memcmp(run_log, single, single_count * sizeof(*single)) == 0);
+	CU_ASSERT_EQUAL(a.repeated_events, 1);
+	CU_ASSERT_EQUAL(b.repeated_events, 1);
+	CU_ASSERT_EQUAL(run_calls, 1); /* 1..4 went as a run */
+	reorder_free(&a);
+	reorder_free(&b);
+}
+
 /* r->gaps counts the ranges still unfilled: a late event inside a range
  * splits it in two, and a range whose last number comes is gone. */
 static void test_reorder_gaps_split_and_close(void)
@@ -3600,6 +3641,7 @@ int main(void)
 	CU_add_test(s, "skipped gap, then a late event", test_reorder_skip_gap_then_late_event);
 	CU_add_test(s, "repeated events dropped, a gap filled once", test_reorder_drops_repeated_events);
 	CU_add_test(s, "runs of one source equal single events", test_reorder_runs_equal_single_events);
+	CU_add_test(s, "a run stops at a ready heap event", test_reorder_run_stops_at_ready_heap_event);
 	CU_add_test(s, "gaps split and closed", test_reorder_gaps_split_and_close);
 	CU_add_test(s, "a full gap table keeps filling", test_reorder_full_gap_table_keeps_filling);
 	CU_add_test(s, "old gaps filled without a split", test_reorder_old_gaps_fill_without_split);
