@@ -103,11 +103,11 @@ static __attribute__((noinline)) uint64_t event_stack_capture(struct preload_thr
  * it: not on a coroutine's or a signal stack, which may have less left.
  * Out of line: reading the frame address in the entry point gave every
  * call a frame pointer. */
-static __attribute__((noinline, cold)) void event_stack_scrub(const struct preload_thread *t)
+static __attribute__((noinline, cold)) void event_stack_scrub(struct preload_thread *t)
 {
 	if (unwind_stack_room(t, (uintptr_t)__builtin_frame_address(0),
 			      PRELOAD_STACK_SCRUB_DEEP_BYTES))
-		preload_stack_scrub_deep();
+		preload_stack_scrub_deep(&t->scrub_known);
 }
 
 /*

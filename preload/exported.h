@@ -4,7 +4,8 @@
  * marked PRELOAD_API are seen by the program and its libraries, namely the
  * allocator API, the C library's __libc_ entry points to it and dlclose
  * (interpose.c), setrlimit, setrlimit64, prlimit,
- * prlimit64, mmap and mmap64 (rlimit.c), mlockall (mlock_watch.c), the exec family and posix_spawn
+ * prlimit64, mmap and mmap64 (rlimit.c), mlockall (mlock_watch.c), madvise
+ * and munmap (drop_watch.c), the exec family and posix_spawn
  * (exec_watch.c), wait, waitpid, wait3, wait4 and waitid (reap_note.c),
  * system, popen and pclose (reap_call.c), _exit and _Exit (exit_note.c),
  * prctl (seccomp_watch.c), syscall (syscall_wrap.c), clone (raw_fork.c),

@@ -25,6 +25,7 @@
 #include "preload/control.h"
 #include "preload/deep_bind.h"
 #include "preload/diag.h"
+#include "preload/drop_watch.h"
 #include "preload/exec_watch.h"
 #include "preload/exit_note.h"
 #include "preload/fork.h"
@@ -208,6 +209,7 @@ static int init_run(struct preload_thread **out)
 	raw_fork_resolve();
 	seccomp_watch_start();
 	rlimit_resolve();
+	drop_watch_resolve();
 	mlock_watch_resolve();
 	signal_wrap_resolve();
 	if (!preload_settings_read(&preload_proc.cfg))

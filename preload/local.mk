@@ -17,6 +17,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/cfi_cache.c preload/cfi_cache.h \
 	preload/cfi_parse.c preload/cfi_parse.h \
 	preload/diag.c preload/diag.h \
+	preload/drop_watch.c preload/drop_watch.h \
 	preload/event.c preload/event.h \
 	preload/exec_reach.c preload/exec_reach.h \
 	preload/exec_watch.c preload/exec_watch.h \

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "preload/diag.h"
+#include "preload/drop_watch.h"
 #include "preload/exported.h"
 #include "preload/next_sym.h"
 #include "preload/mem.h"
@@ -52,6 +53,7 @@
 #include "preload/process.h"
 #include "preload/rlimit.h"
 #include "preload/settings.h"
+#include "preload/stack_scrub.h"
 #include "preload/text.h"
 #include "preload/thread.h"
 #include "preload/thread_pointer.h"
@@ -238,6 +240,8 @@ PRELOAD_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	if (__builtin_expect(p == MAP_FAILED, 0) && thread_pointer_is_libc() &&
 	    rlimit_mmap_retry_worth(CALLER_IP))
 		p = rlimit_mmap_next(NEXT_MMAP, addr, len, prot, flags, fd, off);
+	if (drop_watch_mmap_flags(flags))
+		stack_scrub_forget();
 	return p;
 }
 
@@ -248,6 +252,8 @@ PRELOAD_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, of
 	if (__builtin_expect(p == MAP_FAILED, 0) && thread_pointer_is_libc() &&
 	    rlimit_mmap_retry_worth(CALLER_IP))
 		p = rlimit_mmap_next(NEXT_MMAP64, addr, len, prot, flags, fd, off);
+	if (drop_watch_mmap_flags(flags))
+		stack_scrub_forget();
 	return p;
 }
 

@@ -41,26 +41,65 @@ __attribute__((noinline)) void preload_stack_scrub(void)
 	stack_scrub_words(below, sizeof(below) / sizeof(below[0]));
 }
 
+/* Dropped or unmapped pages the program may have made since a thread
+ * learnt its known run: bumped after each such call (stack_scrub_forget). */
+static unsigned stack_scrub_epoch;
+
+void stack_scrub_forget(void)
+{
+	__atomic_add_fetch(&stack_scrub_epoch, 1, __ATOMIC_RELEASE);
+}
+
+/* Learns into known the run of resident pages that ends with the page
+ * holding last, from mincore's answer resident[] for the pages from first
+ * on, learnt at epoch: joined with the run known when they meet. */
+static void stack_scrub_learn(struct stack_scrub_known *known, const unsigned char *resident,
+			      uintptr_t first, uintptr_t last, unsigned epoch)
+{
+	uintptr_t lo = last + 4096, hi = last + 4096;
+
+	while (lo > first && (resident[(lo - 4096 - first) / 4096] & 1))
+		lo -= 4096;
+	if (lo == hi)
+		return;
+	if (known->epoch == epoch && known->lo < known->hi && lo <= known->hi && hi >= known->lo) {
+		known->lo = lo < known->lo ? lo : known->lo;
+		known->hi = hi > known->hi ? hi : known->hi;
+		return;
+	}
+	known->lo = lo;
+	known->hi = hi;
+	known->epoch = epoch;
+}
+
 /* Only the pages of the deep scrub's range that are resident: a page the
  * thread never touched holds nothing stale, and reading it would make it
  * resident where the kernel maps no shared zero page (this PVM guest): an
  * 8 KiB memset put 10 KiB more into each of 64 threads' memory
- * (tests/e2e/thread-stacks.sh).  Under a seccomp filter, which may kill
- * mincore, the top PRELOAD_STACK_SCRUB_BYTES only. */
-__attribute__((noinline)) void preload_stack_scrub_deep(void)
+ * (tests/e2e/thread-stacks.sh).  mincore (1.8 us here) says which, unless
+ * the range lies in the thread's known run; the epoch is read before it, so
+ * a page dropped while it runs is asked about again.  Under a seccomp
+ * filter, which may kill mincore, the top PRELOAD_STACK_SCRUB_BYTES only. */
+__attribute__((noinline)) void preload_stack_scrub_deep(struct stack_scrub_known *known)
 {
 	volatile uint64_t below[PRELOAD_STACK_SCRUB_DEEP_BYTES / sizeof(uint64_t)];
 	const size_t words = sizeof(below) / sizeof(below[0]), page_words = 4096 / sizeof(uint64_t);
 	unsigned char resident[PRELOAD_STACK_SCRUB_DEEP_BYTES / 4096 + 2];
 	uintptr_t first = (uintptr_t)below & ~(uintptr_t)4095;
+	uintptr_t end = (uintptr_t)(below + words), last = (end - 1) & ~(uintptr_t)4095;
+	unsigned epoch = __atomic_load_n(&stack_scrub_epoch, __ATOMIC_ACQUIRE);
 	size_t i = 0;
 
-	if (seccomp_watch_filtered() ||
-	    mincore((void *)first, (uintptr_t)(below + words) - first, resident) != 0) {
+	if (known->epoch == epoch && first >= known->lo && end <= known->hi) {
+		stack_scrub_words(below, words);
+		return;
+	}
+	if (seccomp_watch_filtered() || mincore((void *)first, end - first, resident) != 0) {
 		stack_scrub_words(below + words - PRELOAD_STACK_SCRUB_BYTES / sizeof(uint64_t),
 				  PRELOAD_STACK_SCRUB_BYTES / sizeof(uint64_t));
 		return;
 	}
+	stack_scrub_learn(known, resident, first, last, epoch);
 	while (i < words) {
 		uintptr_t at = (uintptr_t)(below + i);
 		size_t n = page_words - (at & 4095) / sizeof(uint64_t);

@@ -7,7 +7,8 @@
  * preload/seccomp_watch.h) and a lowered RLIMIT_AS (SYS_setrlimit,
  * SYS_prlimit64; preload/rlimit.h), a lock of all memory (SYS_mlockall;
  * preload/mlock_watch.h), a ban on the time-stamp counter (SYS_prctl's
- * PR_SET_TSC; preload/ring.h), and a fork-like clone, whose child
+ * PR_SET_TSC; preload/ring.h), a call that may drop or unmap stack pages
+ * (preload/drop_watch.h), and a fork-like clone, whose child
  * is recorded as a fork child's (preload/raw_fork.h).  In a thread on a
  * thread pointer of its own (preload/thread_pointer.h) it is the C
  * library's syscall() and no more.  A system call instruction of the
@@ -31,12 +32,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "preload/drop_watch.h"
 #include "preload/exported.h"
 #include "preload/mlock_watch.h"
 #include "preload/raw_fork.h"
 #include "preload/ring.h"
 #include "preload/rlimit.h"
 #include "preload/seccomp_watch.h"
+#include "preload/stack_scrub.h"
 #include "preload/thread_pointer.h"
 #include "preload/toggle_signal.h"
 
@@ -198,9 +201,14 @@ PRELOAD_API long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (!syscall_wrap_watched(nr))
-		return thread_pointer_errno_offset ? syscall_wrap_foreign_tls(nr, a)
-						   : syscall_wrap_raw(nr, a);
+	if (!syscall_wrap_watched(nr)) {
+		long rc = thread_pointer_errno_offset ? syscall_wrap_foreign_tls(nr, a)
+						      : syscall_wrap_raw(nr, a);
+
+		if (drop_watch_syscall(nr, a))
+			stack_scrub_forget();
+		return rc;
+	}
 	if (nr == SYS_clone || nr == SYS_clone3)
 		return syscall_wrap_clone(nr, a);
 	return syscall_wrap_watched_call(nr, a);

@@ -202,6 +202,7 @@ static void thread_state_clear(struct preload_thread *t)
 	t->slot = NULL;
 	t->stack_lo = 0;
 	t->stack_hi = 0;
+	t->scrub_known = (struct stack_scrub_known){ 0, 0, 0 };
 	t->cache_depth = 0;
 	t->cache_cfas_ok = 0;
 	t->ips_known = 0;

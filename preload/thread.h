@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "preload/process.h"
+#include "preload/stack_scrub.h"
 #include "trace/record.h"
 #include "trace/session.h"
 
@@ -112,6 +113,8 @@ struct preload_thread {
 	                             * when recycled (preload/rec_stack.h) */
 	int capture_off_stack;      /* the capture under way is on another stack
 	                             * than the thread's own (preload/event.c) */
+	struct stack_scrub_known scrub_known; /* pages of its stack known
+	                             * resident (preload/stack_scrub.h) */
 	int rec_stack_active;       /* running on it now */
 	uint32_t cache_depth;
 	uint64_t cache_root_key;    /* 2 * epoch + truncated of the previous stack */
