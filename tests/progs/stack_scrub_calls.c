@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nest_alloc.h"
+
 static int sites;
 
 /* Writes 64 KiB of stack below the caller, as deeper calls did. */
@@ -20,19 +22,6 @@ __attribute__((noinline)) static void stack_touch(void)
 
 	memset((char *)deep, 1, sizeof(deep));
 	__asm__ volatile("" ::"r"(deep) : "memory");
-}
-
-/* Allocates at depth levels below its first call; each depth is a call
- * site of its own. */
-__attribute__((noinline)) static void *nest(int depth)
-{
-	void *p;
-
-	if (depth == 0)
-		return malloc(16);
-	p = nest(depth - 1);
-	__asm__ volatile("" ::: "memory");
-	return p;
 }
 
 static void *worker(void *arg)

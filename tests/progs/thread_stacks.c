@@ -15,24 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nest_alloc.h"
+
 #define THREADS 64
 #define STACKS 24
 
 static pthread_barrier_t step_done, step_next;
 static void *blocks[THREADS][STACKS + 1];
-
-/* Allocates at depth levels below its first call; the empty asm keeps
- * each call from being a tail call. */
-__attribute__((noinline)) static void *nest(int depth)
-{
-	void *p;
-
-	if (depth == 0)
-		return malloc(16);
-	p = nest(depth - 1);
-	__asm__ volatile("" ::: "memory");
-	return p;
-}
 
 static void *worker(void *arg)
 {
