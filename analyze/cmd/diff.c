@@ -267,9 +267,17 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 		return 2;
 	}
 	status = diff_write(out, o, &d);
-	if (out != stdout && fclose(out) != 0 && status != 2) {
-		analyze_error("diff: cannot write %s: %s", o->common.output, strerror(errno));
-		status = 2;
+	if (out != stdout) {
+		/* a write that failed before (a full disk) left the stream's error
+		 * flag set and its buffer empty: fclose alone succeeds then */
+		bool failed = fflush(out) != 0 || ferror(out);
+		int write_errno = errno;
+
+		if ((fclose(out) != 0 || failed) && status != 2) {
+			analyze_error("diff: cannot write %s: %s", o->common.output,
+				      strerror(failed && write_errno ? write_errno : errno));
+			status = 2;
+		}
 	}
 	diff_free(&d);
 	return status;
