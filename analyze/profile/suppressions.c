@@ -28,6 +28,31 @@ static char *trim(char *s)
 
 static char *pattern_compile(const char *pattern);
 
+/*
+ * Reads one line of f into line[0..bytes) with its newline dropped and a
+ * terminator added.  Returns its length, -1 at the end of the file (or a
+ * read error: ferror tells), -2 for a line that does not fit and -3 for a
+ * NUL byte: a file that is not text (/dev/zero would otherwise give empty
+ * lines for ever).
+ */
+static long read_line(FILE *f, char *line, size_t bytes)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (c == '\0')
+			return -3;
+		if (n + 1 >= bytes)
+			return -2;
+		line[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
+		return -1;
+	line[n] = '\0';
+	return (long)n;
+}
+
 static int suppressions_add(struct suppressions *s, const char *pattern)
 {
 	char **v = realloc(s->patterns, (s->count + 1) * sizeof(*v));
@@ -57,10 +82,24 @@ int suppressions_load(struct suppressions *s, const char *path, char *errbuf,
 		return rc;
 	}
 	errno = 0;
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		char *l = trim(line);
+	while (rc == 0) {
+		long len = read_line(f, line, sizeof(line));
+		char *l = line;
 
+		if (len == -1)
+			break;
 		lineno++;
+		if (len < 0) {
+			if (len == -2)
+				snprintf(errbuf, errbuf_bytes, "%s:%u: a line longer than %d bytes",
+					 path, lineno, SUPPRESSIONS_MAX_LINE - 1);
+			else
+				snprintf(errbuf, errbuf_bytes, "%s:%u: a NUL byte: not a text file",
+					 path, lineno);
+			rc = -EINVAL;
+			break;
+		}
+		l = trim(line);
 		if (!*l || *l == '#')
 			continue;
 		if (strncmp(l, "leak:", 5) != 0 || !*trim(l + 5)) {

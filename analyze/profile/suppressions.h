@@ -24,7 +24,8 @@ struct suppressions {
 /*
  * Reads the suppressions file at path into s.  Returns 0, -ENOMEM, or
  * another negative errno with a message naming the file (and the line of
- * a suppression of another type, or without a pattern) in errbuf.
+ * a suppression of another type, or without a pattern, or of a line longer
+ * than 4095 bytes or holding a NUL byte) in errbuf.
  */
 int suppressions_load(struct suppressions *s, const char *path, char *errbuf,
 		      size_t errbuf_bytes);

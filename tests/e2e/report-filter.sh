@@ -120,6 +120,24 @@ run_cmd 60 dir "$MPROF" report "$WORK/trace" --suppressions "$WORK/supp-dir"
 expect_eq "a directory: exit status" 2 "$RUN_STATUS"
 expect_eq "a directory: one line that says why" \
 	"mprof: report: --suppressions: cannot read $WORK/supp-dir: Is a directory" "$(cat "$RUN_ERR")"
+# a file that is not text ends at once: /dev/zero gave empty lines for ever
+# (the report never came), a NUL byte in a file was a line's end
+run_cmd 20 zero "$MPROF" report "$WORK/trace" --suppressions /dev/zero
+expect_eq "/dev/zero: exit status" 2 "$RUN_STATUS"
+expect_eq "/dev/zero: one line that says why" \
+	"mprof: report: --suppressions: /dev/zero:1: a NUL byte: not a text file" "$(cat "$RUN_ERR")"
+printf '# known\nleak:phase_one\0leak:phase_two\n' >"$WORK/bad"
+run_cmd 60 nul "$MPROF" report "$WORK/trace" --suppressions "$WORK/bad"
+expect_eq "a NUL byte: exit status" 2 "$RUN_STATUS"
+expect_eq "a NUL byte: one line naming file and line" \
+	"mprof: report: --suppressions: $WORK/bad:2: a NUL byte: not a text file" "$(cat "$RUN_ERR")"
+# a line longer than the reader takes was cut into two, the first a
+# pattern of its own
+{ printf 'leak:phase_one'; head -c 5000 /dev/zero | tr '\0' x; echo; } >"$WORK/bad"
+run_cmd 60 long "$MPROF" report "$WORK/trace" --suppressions "$WORK/bad"
+expect_eq "a long line: exit status" 2 "$RUN_STATUS"
+expect_eq "a long line: one line naming file and line" \
+	"mprof: report: --suppressions: $WORK/bad:1: a line longer than 4095 bytes" "$(cat "$RUN_ERR")"
 run_cmd 60 diffs "$MPROF" diff "$WORK/trace" "$WORK/trace" --filter-function x
 expect_eq "diff does not take --filter-function" 2 "$RUN_STATUS"
 
