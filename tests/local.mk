@@ -275,6 +275,7 @@ E2E_TESTS = \
 	tests/e2e/async-cancel.sh \
 	tests/e2e/error-paths.sh \
 	tests/e2e/write-errors.sh \
+	tests/e2e/corrupt-traces.sh \
 	tests/e2e/diff.sh \
 	tests/e2e/diff-jit.sh \
 	tests/e2e/diff-sampled.sh \

@@ -37,24 +37,26 @@ struct profile_build {
  * was killed), for percents: from its first to its last TIME stamp, as the
  * report gives it, and 1 ns more, so that 100% holds the events stamped
  * with the last (a window's end is exclusive); which takes a reading of
- * the whole trace.  Returns true with *run_ns when the trace has two
- * stamps apart. */
-static bool run_time_by_reading(const char *path, uint64_t *run_ns)
+ * the whole trace.  Returns 1 with *run_ns when the trace has two stamps
+ * apart, 0 when it has not, -1 when it cannot be read (the reader's message,
+ * naming path, in err: the cause to give, not the missing run time). */
+static int run_time_by_reading(const char *path, uint64_t *run_ns, char *err, size_t err_bytes)
 {
 	struct trace_info info;
 	struct stack_nodes nodes;
 	struct module_maps maps;
 	struct aggregate agg;
-	char err[512];
-	bool ok = false;
+	int ok = 0;
 
 	trace_info_init(&info);
 	stack_nodes_init(&nodes);
 	module_maps_init(&maps);
 	if (aggregate_init(&agg) == 0) {
-		ok = aggregate_read_trace(path, &info, &nodes, &maps, &agg, err, sizeof(err)) == 0 &&
-		     agg.time_known && agg.last_time_ns > agg.first_time_ns;
-		if (ok)
+		if (aggregate_read_trace(path, &info, &nodes, &maps, &agg, err, err_bytes) != 0)
+			ok = -1;
+		else if (agg.time_known && agg.last_time_ns > agg.first_time_ns)
+			ok = 1;
+		if (ok == 1)
 			*run_ns = agg.last_time_ns - agg.first_time_ns + 1;
 		aggregate_free(&agg);
 	}
@@ -66,8 +68,8 @@ static bool run_time_by_reading(const char *path, uint64_t *run_ns)
 
 /* Resolves spec for the trace at path into p->window (the run time, for
  * percents, from its END chunk, else by reading the trace once more).
- * Returns 0, 1 (out of memory) or 2 (the window does not fit this trace),
- * reported. */
+ * Returns 0, 1 (out of memory, or the trace cannot be read) or 2 (the
+ * window does not fit this trace), reported. */
 static int window_prepare(struct profile *p, const char *path, const struct window_spec *spec)
 {
 	struct kv_list end = {0};
@@ -86,8 +88,15 @@ static int window_prepare(struct profile *p, const char *path, const struct wind
 		}
 		has_run = run_facts_wall_ns(&end, &run_ns);
 		kv_list_free(&end);
-		if (!has_run)
-			has_run = run_time_by_reading(path, &run_ns);
+		if (!has_run) {
+			int known = run_time_by_reading(path, &run_ns, err, sizeof(err));
+
+			if (known < 0) {
+				analyze_error("%s", err);
+				return 1;
+			}
+			has_run = known > 0;
+		}
 	}
 	if (window_resolve(spec, has_run, run_ns, &p->window, err, sizeof(err)) < 0) {
 		analyze_error("%s: %s", path, err);
