@@ -2,7 +2,7 @@
 # corrupt-traces.sh - a small set of the kinds of corrupt trace a mutator
 # fed mprof-analyze (2026-12-07: some 2500 cases under ASan/UBSan, in every
 # format, none crashed, hung or went past a short error): each, in
-# every report format and as either side of `mprof diff`, ends with either
+# every report format, with a window and as B of `mprof diff`, ends with either
 # the report and one warning line naming the damage, or one error line and
 # status 1 (2 for diff); never a crash, a hang or a sanitizer report.  The
 # damaged traces keep the good trace's exact counts where they still hold
