@@ -32,6 +32,7 @@
 #include "cli/collector.h"
 #include "cli/die.h"
 #include "cli/elf_check.h"
+#include "cli/elf_needed.h"
 #include "cli/help.h"
 #include "cli/launcher_alive.h"
 #include "cli/paths.h"
@@ -270,12 +271,13 @@ static _Noreturn void exec_error_die(const char *program, int err)
 	mprof_die(MPROF_EXIT_NOEXEC, "%s: cannot execute: %s", program, strerror(err));
 }
 
-/* Static, foreign (32-bit) or secure-execution program: say why, then run
- * it without us.  A warning, shown with -q too: the trace asked for will
- * not exist. */
+/* Static, foreign (32-bit), sanitizer-built or secure-execution program:
+ * say why, then run it without us.  A warning, shown with -q too: the trace
+ * asked for will not exist. */
 static void unreachable_check(const struct run_options *o, const char *path)
 {
-	const char *secure;
+	const char *secure, *sanitizer;
+	char soname[256];
 	int err;
 
 	enum elf_link link = elf_check_link(path);
@@ -289,6 +291,14 @@ static void unreachable_check(const struct run_options *o, const char *path)
 		mprof_warn("%s is %s: its loader cannot load mprof's recorder, so no "
 			   "allocations will be recorded (no trace written)", o->argv[0],
 			   elf_check_foreign_kind(path));
+	} else if (link == ELF_LINK_DYNAMIC &&
+		   (sanitizer = elf_needed_sanitizer(path, soname, sizeof(soname))) != NULL) {
+		/* AddressSanitizer ends the program when a preloaded library
+		 * comes before its runtime; the others' malloc would be ours */
+		mprof_warn("%s is built with %s (it loads %s), whose runtime serves malloc "
+			   "itself and must come first: it runs without mprof's recorder, so no "
+			   "allocations will be recorded (no trace written)", o->argv[0],
+			   sanitizer, soname);
 	} else {
 		secure = elf_check_secure_exec(path);
 		if (!secure)
