@@ -5,6 +5,7 @@
 #define MPROF_CLI_ELF_CHECK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum elf_link {
 	ELF_LINK_OTHER = 0,  /* not ELF (a #! script, ...) or unreadable: run normally */
@@ -21,6 +22,18 @@ enum elf_link elf_check_link(const char *path);
  * program", "a 64-bit program" or "a program for another machine"; NULL
  * when path is not one. */
 const char *elf_check_foreign_kind(const char *path);
+
+/*
+ * When the native ELF program at path names a sanitizer runtime that serves
+ * malloc itself among its DT_NEEDED libraries (libasan.so..., libhwasan,
+ * libtsan, liblsan: GCC links them so by default), writes that soname into
+ * soname[0..size) and returns the sanitizer's name ("AddressSanitizer",
+ * ...).  Returns NULL for any other file, or one that cannot be read.
+ * AddressSanitizer refuses to run when a preloaded library comes before its
+ * runtime ("ASan runtime does not come first in initial library list"),
+ * and the others would have their malloc replaced by the recorder's.
+ */
+const char *elf_check_sanitizer(const char *path, char *soname, size_t size);
 
 /* Whether path begins with the ELF magic (a file execve refuses with
  * ENOEXEC is then no shell script). */

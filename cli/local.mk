@@ -7,7 +7,6 @@ cli_mprof_SOURCES = \
 	cli/diag_digest.c cli/diag_digest.h \
 	cli/paths.c cli/paths.h \
 	cli/elf_check.c cli/elf_check.h \
-	cli/elf_needed.c cli/elf_needed.h \
 	cli/exec_target.c cli/exec_target.h \
 	cli/spawn.c cli/spawn.h \
 	cli/signals.c cli/signals.h \

@@ -32,7 +32,6 @@
 #include "cli/collector.h"
 #include "cli/die.h"
 #include "cli/elf_check.h"
-#include "cli/elf_needed.h"
 #include "cli/help.h"
 #include "cli/launcher_alive.h"
 #include "cli/paths.h"
@@ -292,7 +291,7 @@ static void unreachable_check(const struct run_options *o, const char *path)
 			   "allocations will be recorded (no trace written)", o->argv[0],
 			   elf_check_foreign_kind(path));
 	} else if (link == ELF_LINK_DYNAMIC &&
-		   (sanitizer = elf_needed_sanitizer(path, soname, sizeof(soname))) != NULL) {
+		   (sanitizer = elf_check_sanitizer(path, soname, sizeof(soname))) != NULL) {
 		/* AddressSanitizer ends the program when a preloaded library
 		 * comes before its runtime; the others' malloc would be ours */
 		mprof_warn("%s is built with %s (it loads %s), whose runtime serves malloc "
