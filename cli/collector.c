@@ -122,6 +122,8 @@ struct proc {
 	                                * the one of ns_key (pid_find.h) */
 	bool is_root;
 	bool superseded;               /* a later image of the same pid exists */
+	bool exec_left;                /* it executed a program that is not recorded
+					* (exec_unrecorded_warn names it) */
 	bool zombie_seen;              /* found ended but not yet waited for: */
 	int zombie_status;             /* its wait status then (pid_info.h) */
 	bool reap_seen;                /* a recorded image reaped it (reap table): */
@@ -2749,6 +2751,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 	}
 	proc_reaps_take(c, p); /* its table goes with its file */
 	pid_guard_release(&p->guard);
+	p->exec_left = proc_exec_unrecorded(p);
 	proc_file_close(&p->pf);
 	proc_free_slot_state(p);
 	p->phase = PROC_DONE;
@@ -3212,9 +3215,10 @@ static void collect_until_end(struct collector *c)
 			   c->toggles_withheld == 1 ? "" : "s", c->cfg->program);
 }
 
-/* Whether the image pid runs now has a process file that was taken in: one
- * of pid whose executable is exe ("": any).  A fork child that executed
- * the same program again cannot be told from its new image. */
+/* Whether the image pid runs now has a process file that was taken in (one
+ * of pid whose executable is exe; "": any), or is a program such an image
+ * executed that its recorder named as not recorded.  A fork child that
+ * executed the same program again cannot be told from its new image. */
 static bool image_known(unsigned pid, const char *exe, void *arg)
 {
 	const struct collector *c = arg;
@@ -3222,7 +3226,10 @@ static bool image_known(unsigned pid, const char *exe, void *arg)
 	for (size_t i = 0; i < c->all.n; i++) {
 		const struct proc *p = c->all.v[i];
 
-		if (p->pid == pid && (!exe[0] || !p->exe || strcmp(p->exe, exe) == 0))
+		if (p->pid != pid)
+			continue;
+		if (!exe[0] || !p->exe || strcmp(p->exe, exe) == 0 || p->exec_left ||
+		    (p->pf.h && proc_exec_unrecorded(p)))
 			return true;
 	}
 	return false;

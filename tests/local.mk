@@ -358,7 +358,7 @@ tests_unit_write_trace_LDFLAGS = $(SANITIZE_CFLAGS)
 EXTRA_DIST += tests/progs/markers_pool.c
 EXTRA_DIST += tests/progs/procfile_scribble.c
 EXTRA_DIST += tests/progs/stalled_tick.c tests/progs/stalled_tick_shim.c tests/progs/tsc_forbidden.c
-EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c tests/progs/foreign_child.c tests/progs/spawn_mixed_ids.c
+EXTRA_DIST += tests/progs/fd_limit_children.c tests/progs/spawn_unreachable.c tests/progs/foreign_class.c tests/progs/foreign_child.c tests/progs/spawn_mixed_ids.c tests/progs/static_linger.c
 tests_unit_write_trace_LDADD = trace/libmprof_trace.a $(ZLIB_LIBS) $(DEFLATE_LIBS)
 
 

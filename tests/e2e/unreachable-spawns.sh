@@ -31,7 +31,12 @@
 #     program runs in that mode too; mprof says so before it starts (before,
 #     at the end: "LD_PRELOAD was dropped, or it became a static or
 #     set-user-ID program"), runs it unrecorded, leaves no trace.
-# Programs: tests/progs/spawn_unreachable.c, spawn_mixed_ids.c.
+#  6. A fork child of the shell executes a static program that is still
+#     running when the program ends: the recorder's note names it once
+#     (before, mprof's look at the run's processes at the end named it a
+#     second time, as a process of its own).
+# Programs: tests/progs/spawn_unreachable.c, spawn_mixed_ids.c,
+# static_linger.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -129,4 +134,14 @@ if [ "$(id -u)" = 0 ]; then
 else
 	echo "not root: the mixed-IDs case is not run"
 fi
+
+# 6. a static program still running at the end, executed by a fork child
+$CC -static -O1 -o "$WORK/bin/static_linger" "$PROGS_DIR/static_linger.c" \
+	>"$WORK/linger.log" 2>&1 || hard_error "cannot build static_linger (static_hello was built)"
+RUN_NAME=linger mprof_run 60 "$WORK/l" -- sh -c "'$WORK/bin/static_linger' 1500 & exit 0"
+expect_eq "lingering static program: exit status" 0 "$RUN_STATUS"
+expect_eq "lingering static program: named once" 1 "$(grep -c 'static_linger' "$RUN_ERR")"
+expect_match "lingering static program: by the note of the shell's child that executed it" \
+	"^mprof: warning: process [0-9]+ \([^)]*\) executed .*/static_linger, which is not recorded: it is statically linked: LD_PRELOAD cannot reach it$" \
+	"$(grep 'static_linger' "$RUN_ERR")"
 finish
