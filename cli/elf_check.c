@@ -5,8 +5,8 @@
  * set-group-ID or file capabilities that change our privileges).
  *
  * Reads the ELF file header, program headers and (for a sanitizer's
- * runtime) the dynamic section with pread; owns no
- * memory beyond the call.  Never prints or exits: unreadable or unusual
+ * runtime, through trace/elf_needed.h) the dynamic section with pread;
+ * owns no memory beyond the call.  Never prints or exits: unreadable or unusual
  * files are reported as "other" so the program simply runs.
  */
 #include "config.h"
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli/elf_check.h"
+#include "trace/elf_needed.h"
 #include "trace/file_caps.h"
 
 #define PHDR_LIMIT 4096 /* more program headers than any real executable */
@@ -137,90 +138,10 @@ enum elf_link elf_check_link(const char *path)
 	return link;
 }
 
-/* The DT_NEEDED names (elf_check_sanitizer): the dynamic section and the
- * strings it names, the string table's address mapped to a file offset
- * through the PT_LOAD segments. */
-#define NEEDED_DYN_LIMIT 4096 /* dynamic entries read at most */
-
-/* Sanitizer runtimes that serve malloc, by soname prefix. */
-static const struct {
-	const char *prefix;
-	const char *name;
-} needed_sanitizers[] = {
-	{ "libasan.so", "AddressSanitizer" },
-	{ "libhwasan.so", "HWAddressSanitizer" },
-	{ "libtsan.so", "ThreadSanitizer" },
-	{ "liblsan.so", "LeakSanitizer" },
-};
-
-/* The file offset of address vaddr, by the PT_LOAD segment holding it;
- * UINT64_MAX when none does. */
-static uint64_t needed_offset(const Elf64_Phdr *ph, unsigned n, uint64_t vaddr)
+/* read_exact for trace/elf_needed.h. */
+static int needed_read(int fd, void *buf, size_t size, uint64_t off)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr &&
-		    vaddr - ph[i].p_vaddr < ph[i].p_filesz)
-			return vaddr - ph[i].p_vaddr + ph[i].p_offset;
-	return UINT64_MAX;
-}
-
-/* Matches the DT_NEEDED names of the open file fd against the table. */
-static const char *needed_scan(int fd, char *soname, size_t size)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr *ph = NULL;
-	Elf64_Dyn *dyn = NULL;
-	const char *found = NULL;
-	uint64_t strtab = UINT64_MAX, dyn_n = 0;
-	unsigned n;
-
-	if (read_exact(fd, &eh, sizeof(eh), 0) < 0 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh.e_phnum == 0 || eh.e_phnum > PHDR_LIMIT)
-		return NULL;
-	n = eh.e_phnum;
-	ph = malloc(n * sizeof(*ph));
-	if (!ph || read_exact(fd, ph, n * sizeof(*ph), (off_t)eh.e_phoff) < 0)
-		goto out;
-	for (unsigned i = 0; i < n && !dyn; i++) {
-		if (ph[i].p_type != PT_DYNAMIC)
-			continue;
-		dyn_n = ph[i].p_filesz / sizeof(*dyn);
-		dyn_n = dyn_n < NEEDED_DYN_LIMIT ? dyn_n : NEEDED_DYN_LIMIT;
-		dyn = dyn_n ? malloc(dyn_n * sizeof(*dyn)) : NULL;
-		if (dyn && read_exact(fd, dyn, dyn_n * sizeof(*dyn), (off_t)ph[i].p_offset) < 0)
-			goto out;
-	}
-	if (!dyn)
-		goto out;
-	for (uint64_t i = 0; i < dyn_n && dyn[i].d_tag != DT_NULL; i++)
-		if (dyn[i].d_tag == DT_STRTAB)
-			strtab = needed_offset(ph, n, dyn[i].d_un.d_ptr);
-	for (uint64_t i = 0; strtab != UINT64_MAX && i < dyn_n && dyn[i].d_tag != DT_NULL && !found;
-	     i++) {
-		char name[256];
-		ssize_t got;
-
-		if (dyn[i].d_tag != DT_NEEDED)
-			continue;
-		got = pread(fd, name, sizeof(name) - 1, (off_t)(strtab + dyn[i].d_un.d_val));
-		if (got <= 0)
-			continue;
-		name[got] = '\0';
-		for (size_t k = 0; k < sizeof(needed_sanitizers) / sizeof(needed_sanitizers[0]); k++)
-			if (strncmp(name, needed_sanitizers[k].prefix,
-				    strlen(needed_sanitizers[k].prefix)) == 0) {
-				found = needed_sanitizers[k].name;
-				if (size) {
-					strncpy(soname, name, size - 1);
-					soname[size - 1] = '\0';
-				}
-				break;
-			}
-	}
-out:
-	free(dyn);
-	free(ph);
-	return found;
+	return off > INT64_MAX ? -1 : read_exact(fd, buf, size, (off_t)off);
 }
 
 const char *elf_check_sanitizer(const char *path, char *soname, size_t size)
@@ -235,7 +156,7 @@ const char *elf_check_sanitizer(const char *path, char *soname, size_t size)
 	/* a native program only: a foreign one never gets the recorder */
 	if (elf_ident_read(fd, ident, &machine) == 0 && !elf_foreign(ident, machine) &&
 	    ident[EI_CLASS] == ELFCLASS64)
-		found = needed_scan(fd, soname, size);
+		found = elf_needed_sanitizer(fd, needed_read, soname, size);
 	close(fd);
 	return found;
 }

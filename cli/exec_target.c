@@ -48,7 +48,8 @@ const char *exec_target_why(unsigned pid, const char *path, bool env_dropped,
 			    bool session_unseen, uint32_t exec_euid, char *why, size_t size)
 {
 	char file[PATH_MAX];
-	const char *secure, *kind;
+	const char *secure, *kind, *sanitizer;
+	char soname[64];
 
 	if (env_dropped) {
 		snprintf(why, size, "its environment dropped mprof's LD_PRELOAD or MPROF_SESSION");
@@ -61,6 +62,11 @@ const char *exec_target_why(unsigned pid, const char *path, bool env_dropped,
 	} else if (target_file(pid, path, file, sizeof(file)) &&
 		   (secure = elf_check_secure_exec(file)) != NULL) {
 		snprintf(why, size, "it runs %s: the loader ignores LD_PRELOAD", secure);
+	} else if (target_file(pid, path, file, sizeof(file)) &&
+		   (sanitizer = elf_check_sanitizer(file, soname, sizeof(soname))) != NULL) {
+		snprintf(why, size, "it is built with %s (it loads %s), whose runtime serves malloc "
+				    "itself and must come first, so it ran without mprof's recorder",
+			 sanitizer, soname);
 	} else if (session_unseen) {
 		snprintf(why, size, "%s", EXEC_TARGET_UNSEEN_WHY);
 	} else if (exec_euid != 0 && exec_euid != (uint32_t)geteuid()) {

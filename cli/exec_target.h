@@ -23,7 +23,8 @@
  * its environment dropped the recorder (env_dropped), it is statically
  * linked, it is a 32-bit program or one for another machine (whose loader
  * cannot load the recorder: preload/exec_watch.c takes the recorder out of
- * its LD_PRELOAD), it runs in secure-execution mode, the process no longer saw
+ * its LD_PRELOAD), it runs in secure-execution mode, it is built with a
+ * sanitizer whose runtime must come first (the same is done), the process no longer saw
  * mprof's session directory (session_unseen: a chroot, a mount over its
  * parent), the process had changed its
  * effective user ID to exec_euid, neither root nor mprof's own, so the

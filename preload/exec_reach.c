@@ -8,11 +8,13 @@
  * and nothing else would name it (preload/exec_watch.c counts it).  The
  * loader of a 32-bit program (or one for another machine) cannot load the
  * 64-bit recorder and says so on the program's stderr, so exec_watch.c
- * also takes the recorder out of such a program's LD_PRELOAD.
+ * also takes the recorder out of such a program's LD_PRELOAD, and out of
+ * that of a program built with a sanitizer whose runtime must be the first
+ * library loaded (trace/elf_needed.h: AddressSanitizer would end it).
  *
  * Looks at the file only: stat, statvfs (a nosuid mount), and the ELF
- * header and program headers through a descriptor opened and closed within
- * the call, and its file capabilities (trace/file_caps.h) with our own
+ * header, program headers and dynamic section through a descriptor opened
+ * and closed within the call, and its file capabilities (trace/file_caps.h) with our own
  * capability sets, by system calls.  Never allocates: it runs in vfork
  * children, whose memory is their parent's.
  */
@@ -28,6 +30,7 @@
 
 #include "preload/exec_reach.h"
 #include "preload/sys.h"
+#include "trace/elf_needed.h"
 #include "trace/file_caps.h"
 
 #define PHDR_LIMIT 4096 /* more program headers than any real executable */
@@ -162,7 +165,14 @@ static int file_unreachable(const char *path)
 	fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return EXEC_REACH_YES;
-	unreachable = elf_foreign(fd) ? EXEC_REACH_FOREIGN : elf_static(fd);
+	if (elf_foreign(fd))
+		unreachable = EXEC_REACH_FOREIGN;
+	else if (elf_static(fd))
+		unreachable = EXEC_REACH_NOT;
+	else if (elf_needed_sanitizer(fd, pread_exact, NULL, 0))
+		unreachable = EXEC_REACH_SANITIZER;
+	else
+		unreachable = EXEC_REACH_YES;
 	sys_close(fd);
 	return unreachable;
 }

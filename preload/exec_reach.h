@@ -11,7 +11,16 @@ enum {
 	EXEC_REACH_NOT = 1,	/* static or secure-execution: LD_PRELOAD is ignored */
 	EXEC_REACH_FOREIGN = 2, /* another class or machine: its loader would print
 				 * an error of its own for the recorder's entry */
+	EXEC_REACH_SANITIZER = 3, /* its DT_NEEDED names a sanitizer runtime that must
+				   * come before any preloaded library (libasan...) */
 };
+
+/* Whether a program exec_reach_unreachable said reach of must get an
+ * LD_PRELOAD without the recorder's entry. */
+static inline int exec_reach_drops_recorder(int reach)
+{
+	return reach == EXEC_REACH_FOREIGN || reach == EXEC_REACH_SANITIZER;
+}
 
 /*
  * EXEC_REACH_NOT when the dynamic loader will not load the recorder into
@@ -22,7 +31,9 @@ enum {
  * (exec_reach_ids_mixed); EXEC_REACH_FOREIGN when it is an ELF file of
  * another class or machine than the recorder's (a 32-bit program: checked
  * after secure-execution mode, in which the loader skips the recorder's
- * entry silently); EXEC_REACH_YES otherwise, and when the file cannot be
+ * entry silently); EXEC_REACH_SANITIZER when it is a dynamically linked
+ * native one whose DT_NEEDED libraries name a sanitizer runtime that
+ * serves malloc (trace/elf_needed.h); EXEC_REACH_YES otherwise, and when the file cannot be
  * found or read (the exec will fail or tell).  Never allocates; opens and
  * closes one descriptor (O_CLOEXEC) within the call.
  */

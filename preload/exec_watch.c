@@ -19,9 +19,11 @@
  * longer names this run's session), notes it in the process header, then
  * calls the next definition with the same arguments.  The one exception
  * is a 32-bit program (or one for another machine), whose loader would
- * print an error of its own for the recorder's LD_PRELOAD entry: it gets
- * a copy of the environment without that entry, built on the stack, and
- * is counted with the unreachable ones.  The list forms (execl, execlp,
+ * print an error of its own for the recorder's LD_PRELOAD entry, or one
+ * built with a sanitizer whose runtime must come first (AddressSanitizer
+ * ends the program otherwise): it gets a copy of the environment without
+ * that entry, built on the stack, and is counted with the unreachable
+ * ones.  The list forms (execl, execlp,
  * execle) call the vector form of the next definition with the arguments
  * gathered on the stack, as the C library does.  Nothing else changes:
  * errno and return values are the C library's.  The C library's own
@@ -312,10 +314,11 @@ static int env_drop_fits(char *const envp[])
 }
 
 /* Declares run_env_: envp, or envp without the recorder in LD_PRELOAD
- * (env_drop_recorder) when reach is EXEC_REACH_FOREIGN and the copy fits;
+ * (env_drop_recorder) when reach says so (exec_reach_drops_recorder: a
+ * 32-bit or sanitizer-built program) and the copy fits;
  * the arrays that needs live in the caller's frame. */
 #define EXEC_RUN_ENV(envp, reach)                                                        \
-	int foreign_ = (reach) == EXEC_REACH_FOREIGN && env_drop_fits(envp);             \
+	int foreign_ = exec_reach_drops_recorder(reach) && env_drop_fits(envp);          \
 	char *env_copy_[foreign_ ? env_count(envp) + 1 : 1];                             \
 	char env_text_[foreign_ ? env_drop_text_size(envp) : 1];                         \
 	char *const *run_env_ =                                                          \

@@ -237,6 +237,7 @@ E2E_TESTS = \
 	tests/e2e/boehm-gc.sh \
 	tests/e2e/mmap-room.sh \
 	tests/e2e/sanitizer-programs.sh \
+	tests/e2e/sanitizer-children.sh \
 	tests/e2e/runtime-names.sh \
 	tests/e2e/stack-residue.sh \
 	tests/e2e/retitled-workers.sh \

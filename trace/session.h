@@ -271,8 +271,10 @@ struct session_proc_header {
 	/* Programs this image spawned, or its vfork children executed, with
 	 * the recorder in their environment, that the loader will not load it
 	 * into: statically linked, set-user-ID, set-group-ID, with file
-	 * capabilities, or started with mixed IDs (preload/exec_reach.h); the first one's path as the call named it,
-	 * cut to fit. */
+	 * capabilities, or started with mixed IDs; or that were started
+	 * without it: 32-bit, or built with a sanitizer whose runtime must
+	 * come first (preload/exec_reach.h); the first one's path as the call
+	 * named it, cut to fit. */
 	_Atomic uint32_t execs_unreachable;
 	char exec_unreachable_path[104];
 	/* Programs this image spawned, or its vfork children executed, with

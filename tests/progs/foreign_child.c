@@ -1,7 +1,8 @@
 /*
  * tests/progs/foreign_child.c - a 64-bit program that starts a program
  * whose loader cannot load mprof's 64-bit recorder (a 32-bit one), for
- * tests/e2e/foreign-child.sh.
+ * tests/e2e/foreign-child.sh, or one that must not have it (built with a
+ * sanitizer), for tests/e2e/sanitizer-children.sh.
  *
  * Usage: foreign_child HOW CHILD.  HOW is "spawn" (posix_spawn), "fork"
  * (fork, then execv in the child), "vfork" (vfork, then execv), "system"
@@ -25,7 +26,7 @@ int main(int argc, char **argv)
 {
 	const char *how = argc > 2 ? argv[1] : "";
 	char *child_argv[] = { argc > 2 ? argv[2] : NULL, NULL };
-	char *block = malloc(64);
+	char *volatile block = malloc(64); /* volatile: kept by the compiler */
 	int status = -1;
 	pid_t pid = -1;
 
