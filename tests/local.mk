@@ -31,6 +31,12 @@ tests_unit_test_file_caps_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAG
 tests_unit_test_file_caps_LDFLAGS = $(SANITIZE_CFLAGS)
 tests_unit_test_file_caps_LDADD = $(CUNIT_LIBS)
 TESTS += tests/unit/test_file_caps
+check_PROGRAMS += tests/unit/test_elf_needed
+tests_unit_test_elf_needed_SOURCES = tests/unit/test_elf_needed.c trace/elf_needed.h
+tests_unit_test_elf_needed_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS)
+tests_unit_test_elf_needed_LDFLAGS = $(SANITIZE_CFLAGS)
+tests_unit_test_elf_needed_LDADD = $(CUNIT_LIBS)
+TESTS += tests/unit/test_elf_needed
 # ---- unit tests of the launcher's reading of process limits (cli/) ----
 check_PROGRAMS += tests/unit/test_process_limit
 tests_unit_test_process_limit_SOURCES = tests/unit/test_process_limit.c cli/process_limit.c
