@@ -9,7 +9,7 @@
  * Header-only; never allocates (the recorder's check runs in vfork
  * children, whose memory is their parent's): the program headers and the
  * dynamic section are read 16 entries at a time into the caller's stack
- * (about 1.4 KiB; 7-9 reads for a usual program), through a read function the caller gives (the
+ * (about 2.5 KiB; 4-5 reads for a usual program, and one a name), through a read function the caller gives (the
  * recorder's makes no cancellation point).
  */
 #ifndef MPROF_TRACE_ELF_NEEDED_H
@@ -42,20 +42,56 @@ static inline int elf_needed_native(const unsigned char *ident)
 	return ident[EI_DATA] == (*(const unsigned char *)&one == 1 ? ELFDATA2LSB : ELFDATA2MSB);
 }
 
-/* The first program header of type type, into *out: 0, or -1 when there
- * is none or the headers cannot be read. */
-static inline int elf_needed_phdr(int fd, elf_needed_read_fn read, const Elf64_Ehdr *eh,
-				  uint32_t type, Elf64_Phdr *out)
+/* Program headers i to i + ELF_NEEDED_BATCH: first (the first batch, read
+ * by the caller) or read into buf; *n: how many.  NULL when they cannot be
+ * read. */
+static inline const Elf64_Phdr *elf_needed_phdrs(int fd, elf_needed_read_fn read,
+						 const Elf64_Ehdr *eh, const Elf64_Phdr *first,
+						 unsigned i, Elf64_Phdr *buf, unsigned *n)
 {
-	Elf64_Phdr ph[ELF_NEEDED_BATCH];
+	*n = eh->e_phnum - i < ELF_NEEDED_BATCH ? eh->e_phnum - i : ELF_NEEDED_BATCH;
+	if (i == 0)
+		return first;
+	if (read(fd, buf, *n * sizeof(buf[0]), eh->e_phoff + (uint64_t)i * sizeof(buf[0])) < 0)
+		return NULL;
+	return buf;
+}
 
-	for (unsigned i = 0; i < eh->e_phnum; i += ELF_NEEDED_BATCH) {
-		unsigned n = eh->e_phnum - i < ELF_NEEDED_BATCH ? eh->e_phnum - i : ELF_NEEDED_BATCH;
+/* The file offset of the bytes [vaddr, vaddr + size) by the PT_LOAD
+ * segment whose file part holds them all, or UINT64_MAX. */
+static inline uint64_t elf_needed_offset(int fd, elf_needed_read_fn read, const Elf64_Ehdr *eh,
+					 const Elf64_Phdr *first, uint64_t vaddr, uint64_t size)
+{
+	Elf64_Phdr buf[ELF_NEEDED_BATCH];
 
-		if (read(fd, ph, n * sizeof(ph[0]), eh->e_phoff + (uint64_t)i * sizeof(ph[0])) < 0)
+	for (unsigned i = 0, n; i < eh->e_phnum; i += ELF_NEEDED_BATCH) {
+		const Elf64_Phdr *ph = elf_needed_phdrs(fd, read, eh, first, i, buf, &n);
+
+		for (unsigned k = 0; ph && k < n; k++)
+			if (ph[k].p_type == PT_LOAD && vaddr >= ph[k].p_vaddr &&
+			    vaddr - ph[k].p_vaddr <= ph[k].p_filesz &&
+			    size <= ph[k].p_filesz - (vaddr - ph[k].p_vaddr))
+				return vaddr - ph[k].p_vaddr + ph[k].p_offset;
+		if (!ph)
+			break;
+	}
+	return UINT64_MAX;
+}
+
+/* The PT_DYNAMIC program header into *out: 0, or -1 when there is none
+ * (a static executable) or the headers cannot be read. */
+static inline int elf_needed_dynamic(int fd, elf_needed_read_fn read, const Elf64_Ehdr *eh,
+				     const Elf64_Phdr *first, Elf64_Phdr *out)
+{
+	Elf64_Phdr buf[ELF_NEEDED_BATCH];
+
+	for (unsigned i = 0, n; i < eh->e_phnum; i += ELF_NEEDED_BATCH) {
+		const Elf64_Phdr *ph = elf_needed_phdrs(fd, read, eh, first, i, buf, &n);
+
+		if (!ph)
 			return -1;
 		for (unsigned k = 0; k < n; k++)
-			if (ph[k].p_type == type) {
+			if (ph[k].p_type == PT_DYNAMIC) {
 				*out = ph[k];
 				return 0;
 			}
@@ -63,25 +99,48 @@ static inline int elf_needed_phdr(int fd, elf_needed_read_fn read, const Elf64_E
 	return -1;
 }
 
-/* The file offset of the bytes [vaddr, vaddr + size) by the PT_LOAD
- * segment whose file part holds them all, or UINT64_MAX. */
-static inline uint64_t elf_needed_offset(int fd, elf_needed_read_fn read, const Elf64_Ehdr *eh,
-					 uint64_t vaddr, uint64_t size)
+/* The dynamic section as the walk reads it. */
+struct elf_needed_dyn {
+	uint64_t offset, count;			/* its place in the file, its entries */
+	uint64_t strtab, strsz;			/* DT_STRTAB (an address), DT_STRSZ */
+	uint64_t needed[ELF_NEEDED_BATCH];	/* the first DT_NEEDED names' offsets */
+	unsigned needed_n;			/* how many of them */
+	int needed_more;			/* 1: more DT_NEEDED entries follow */
+};
+
+/* Reads the dynamic section up to DT_NULL: the string table's place and
+ * size, the first DT_NEEDED offsets (skip: as many of them ignored, for a
+ * second reading), and whether more follow.  0, or -1 when it cannot be
+ * read. */
+static inline int elf_needed_dyn_read(int fd, elf_needed_read_fn read, struct elf_needed_dyn *d,
+				      unsigned skip)
 {
-	Elf64_Phdr ph[ELF_NEEDED_BATCH];
+	Elf64_Dyn dyn[ELF_NEEDED_BATCH];
+	unsigned seen = 0;
 
-	for (unsigned i = 0; i < eh->e_phnum; i += ELF_NEEDED_BATCH) {
-		unsigned n = eh->e_phnum - i < ELF_NEEDED_BATCH ? eh->e_phnum - i : ELF_NEEDED_BATCH;
+	d->needed_n = 0;
+	d->needed_more = 0;
+	for (uint64_t i = 0; i < d->count; i += ELF_NEEDED_BATCH) {
+		uint64_t n = d->count - i < ELF_NEEDED_BATCH ? d->count - i : ELF_NEEDED_BATCH;
 
-		if (read(fd, ph, n * sizeof(ph[0]), eh->e_phoff + (uint64_t)i * sizeof(ph[0])) < 0)
-			return UINT64_MAX;
-		for (unsigned k = 0; k < n; k++)
-			if (ph[k].p_type == PT_LOAD && vaddr >= ph[k].p_vaddr &&
-			    vaddr - ph[k].p_vaddr <= ph[k].p_filesz &&
-			    size <= ph[k].p_filesz - (vaddr - ph[k].p_vaddr))
-				return vaddr - ph[k].p_vaddr + ph[k].p_offset;
+		if (read(fd, dyn, n * sizeof(dyn[0]), d->offset + i * sizeof(dyn[0])) < 0)
+			return -1;
+		for (uint64_t k = 0; k < n; k++) {
+			if (dyn[k].d_tag == DT_NULL)
+				return 0;
+			if (dyn[k].d_tag == DT_STRTAB)
+				d->strtab = dyn[k].d_un.d_ptr;
+			else if (dyn[k].d_tag == DT_STRSZ)
+				d->strsz = dyn[k].d_un.d_val;
+			else if (dyn[k].d_tag != DT_NEEDED || seen++ < skip)
+				continue;
+			else if (d->needed_n < ELF_NEEDED_BATCH)
+				d->needed[d->needed_n++] = dyn[k].d_un.d_val;
+			else
+				d->needed_more = 1;
+		}
 	}
-	return UINT64_MAX;
+	return 0;
 }
 
 /*
@@ -89,69 +148,62 @@ static inline uint64_t elf_needed_offset(int fd, elf_needed_read_fn read, const 
  * as fd, in order, until it returns nonzero.  The dynamic section is found
  * by its PT_DYNAMIC program header; the string table (DT_STRTAB, DT_STRSZ),
  * an address, is mapped to a file offset through the PT_LOAD segments, as
- * the loader maps it.  Returns what visit returned last (0 when it always
- * returned 0), or -1 when fd holds no such file or its dynamic section
- * cannot be read (a static executable has none).
+ * the loader maps it.  Reads the file header, the program headers and the
+ * dynamic section once each (again for every ELF_NEEDED_BATCH names past
+ * the first), and each name.  Returns what visit returned last (0 when it
+ * always returned 0), or -1 when fd holds no such file or its dynamic
+ * section cannot be read (a static executable has none).
  */
 static inline int elf_needed_walk(int fd, elf_needed_read_fn read, elf_needed_visit_fn visit,
 				  void *arg)
 {
 	Elf64_Ehdr eh;
-	Elf64_Phdr dynamic;
-	Elf64_Dyn dyn[ELF_NEEDED_BATCH];
-	uint64_t strtab = UINT64_MAX, strsz = 0, count, strtab_off = 0;
+	Elf64_Phdr first[ELF_NEEDED_BATCH], dynamic;
+	struct elf_needed_dyn d = { 0 };
+	uint64_t strtab_off;
+	unsigned done = 0;
 
 	if (read(fd, &eh, sizeof(eh), 0) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || !elf_needed_native(eh.e_ident) ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 ||
 	    eh.e_phnum > ELF_NEEDED_PHDR_LIMIT)
 		return -1;
-	if (elf_needed_phdr(fd, read, &eh, PT_DYNAMIC, &dynamic) < 0)
+	if (read(fd, first,
+		 (eh.e_phnum < ELF_NEEDED_BATCH ? eh.e_phnum : ELF_NEEDED_BATCH) * sizeof(first[0]),
+		 eh.e_phoff) < 0 ||
+	    elf_needed_dynamic(fd, read, &eh, first, &dynamic) < 0)
 		return -1;
-	count = dynamic.p_filesz / sizeof(Elf64_Dyn);
-	count = count < ELF_NEEDED_DYN_LIMIT ? count : ELF_NEEDED_DYN_LIMIT;
-	/* two passes: DT_STRTAB may come after the DT_NEEDED entries */
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1) {
-			if (strtab == UINT64_MAX || strsz == 0)
+	d.offset = dynamic.p_offset;
+	d.count = dynamic.p_filesz / sizeof(Elf64_Dyn);
+	d.count = d.count < ELF_NEEDED_DYN_LIMIT ? d.count : ELF_NEEDED_DYN_LIMIT;
+	d.strtab = UINT64_MAX;
+	if (elf_needed_dyn_read(fd, read, &d, 0) < 0 || d.strtab == UINT64_MAX || d.strsz == 0)
+		return -1;
+	strtab_off = elf_needed_offset(fd, read, &eh, first, d.strtab, d.strsz);
+	if (strtab_off == UINT64_MAX)
+		return -1;
+	for (;;) {
+		for (unsigned k = 0; k < d.needed_n; k++) {
+			char name[ELF_NEEDED_NAME_MAX];
+			uint64_t at = d.needed[k], len;
+			int stop;
+
+			if (at >= d.strsz)
+				continue;
+			len = d.strsz - at < sizeof(name) - 1 ? d.strsz - at : sizeof(name) - 1;
+			if (read(fd, name, len, strtab_off + at) < 0)
 				return -1;
-			strtab_off = elf_needed_offset(fd, read, &eh, strtab, strsz);
-			if (strtab_off == UINT64_MAX)
-				return -1;
+			name[len] = '\0';
+			stop = visit(name, arg);
+			if (stop)
+				return stop;
 		}
-		int end = 0;
-
-		for (uint64_t i = 0; i < count && !end; i += ELF_NEEDED_BATCH) {
-			uint64_t n = count - i < ELF_NEEDED_BATCH ? count - i : ELF_NEEDED_BATCH;
-
-			if (read(fd, dyn, n * sizeof(dyn[0]), dynamic.p_offset + i * sizeof(dyn[0])) < 0)
-				return -1;
-			for (uint64_t k = 0; k < n; k++) {
-				char name[ELF_NEEDED_NAME_MAX];
-				uint64_t at = dyn[k].d_un.d_val, len;
-				int stop;
-
-				if (dyn[k].d_tag == DT_NULL) {
-					end = 1;
-					break;
-				}
-				if (pass == 0 && dyn[k].d_tag == DT_STRTAB)
-					strtab = dyn[k].d_un.d_ptr;
-				if (pass == 0 && dyn[k].d_tag == DT_STRSZ)
-					strsz = dyn[k].d_un.d_val;
-				if (pass == 0 || dyn[k].d_tag != DT_NEEDED || at >= strsz)
-					continue;
-				len = strsz - at < sizeof(name) - 1 ? strsz - at : sizeof(name) - 1;
-				if (read(fd, name, len, strtab_off + at) < 0)
-					return -1;
-				name[len] = '\0';
-				stop = visit(name, arg);
-				if (stop)
-					return stop;
-			}
-		}
+		if (!d.needed_more)
+			return 0;
+		done += d.needed_n;
+		if (elf_needed_dyn_read(fd, read, &d, done) < 0)
+			return -1;
 	}
-	return 0;
 }
 
 /* A sanitizer whose runtime library serves malloc itself. */

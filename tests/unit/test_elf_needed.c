@@ -109,6 +109,25 @@ static void test_needed_past_one_batch_and_after_null_ignored(void)
 	CU_ASSERT_STRING_EQUAL(sanitizer(NULL, 0), "LeakSanitizer");
 }
 
+static void test_needed_past_the_first_sixteen_names(void)
+{
+	unsigned i;
+
+	image_make(24, strs, sizeof(strs));
+	dyn_put(0, DT_STRTAB, LOAD_VADDR + STR_OFF);
+	dyn_put(1, DT_STRSZ, sizeof(strs));
+	for (i = 2; i < 22; i++)
+		dyn_put(i, DT_NEEDED, 1); /* 20 times libm.so.6 */
+	dyn_put(23, DT_NULL, 0);
+	dyn_put(22, DT_NULL, 0);
+	CU_ASSERT_PTR_NULL(sanitizer(NULL, 0));
+	dyn_put(19, DT_NEEDED, 11); /* the 18th name */
+	CU_ASSERT_STRING_EQUAL(sanitizer(NULL, 0), "LeakSanitizer");
+	dyn_put(19, DT_NEEDED, 1);
+	dyn_put(22, DT_NEEDED, 11); /* the 21st, after the second batch of names */
+	CU_ASSERT_STRING_EQUAL(sanitizer(NULL, 0), "LeakSanitizer");
+}
+
 static void test_prefix_only_matches_whole_soname_start(void)
 {
 	static const char hw[] = "\0libhwasan.so.0\0xlibasan.so.8";
@@ -177,6 +196,8 @@ int main(void)
 		    test_strtab_after_the_needed_entries_is_found);
 	CU_add_test(s, "a needed entry past one batch counts, one after DT_NULL does not",
 		    test_needed_past_one_batch_and_after_null_ignored);
+	CU_add_test(s, "names past the first sixteen are read",
+		    test_needed_past_the_first_sixteen_names);
 	CU_add_test(s, "a runtime's prefix matches the start of a soname only",
 		    test_prefix_only_matches_whole_soname_start);
 	CU_add_test(s, "a name is cut at DT_STRSZ", test_name_is_cut_at_strsz);
