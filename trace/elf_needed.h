@@ -212,12 +212,17 @@ struct elf_needed_sanitizer {
 	const char *name;   /* the sanitizer's, for a message */
 };
 
-/* GCC links these runtimes as DT_NEEDED libraries by default. */
+/* GCC links these runtimes as DT_NEEDED libraries by default, clang with
+ * -shared-libsan (libclang_rt.asan-x86_64.so, libclang_rt.asan.so). */
 static const struct elf_needed_sanitizer elf_needed_sanitizers[] = {
 	{ "libasan.so", "AddressSanitizer" },
 	{ "libhwasan.so", "HWAddressSanitizer" },
 	{ "libtsan.so", "ThreadSanitizer" },
 	{ "liblsan.so", "LeakSanitizer" },
+	{ "libclang_rt.asan", "AddressSanitizer" },
+	{ "libclang_rt.hwasan", "HWAddressSanitizer" },
+	{ "libclang_rt.tsan", "ThreadSanitizer" },
+	{ "libclang_rt.lsan", "LeakSanitizer" },
 };
 
 /* What elf_needed_sanitizer looks for and finds. */
@@ -258,7 +263,8 @@ static inline int elf_needed_sanitizer_visit(const char *name, void *arg)
  * a preloaded one comes before it ("ASan runtime does not come first in
  * initial library list"), ThreadSanitizer's crashes, and the others would
  * have their malloc replaced by the preloaded one's.  A runtime linked
- * into the executable (clang's default) is no DT_NEEDED library.
+ * into the executable (clang's default without -shared-libsan) is no
+ * DT_NEEDED library.
  */
 static inline const char *elf_needed_sanitizer(int fd, elf_needed_read_fn read, char *soname,
 					       size_t size)

@@ -12,6 +12,8 @@
 #     the parent itself, a shell script, make: the exit status, stdout and
 #     stderr as without mprof, one warning naming the child and why, and
 #     the parent recorded (its one block of 64 bytes in main).
+#     The same by posix_spawn for clang's shared AddressSanitizer runtime
+#     (-shared-libsan: libclang_rt.asan-x86_64.so), where clang is here.
 #  2. LeakSanitizer's leak report in a spawned child names main, as
 #     without mprof.
 # Each sanitizer is skipped where the compiler cannot build or the host
@@ -31,12 +33,12 @@ make_exe=$(command -v make || true)
 [ -z "$make_exe" ] || printf 'all:\n\t-@$(CHILD)\n\t@echo "make: done"\n' >"$WORK/Makefile"
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-# expect_one_warning HOW EXE CHILD NAME LIB: mprof's only warning names
+# expect_one_warning HOW EXE CHILD NAME SONAME: mprof's only warning names
 # CHILD, started by a process running EXE, as built with sanitizer NAME
-# (runtime LIB); pids are written as N.
+# (runtime SONAME, an extended regular expression); pids are written as N.
 expect_one_warning() {
 	local how=$1 exe=$2 child=$3 name=$4 lib=$5 err="$WORK/mprof-$1.err" why
-	why="it is built with $name \\(it loads $lib\\.so\\.[0-9]+\\), whose runtime serves malloc itself and must come first, so it ran without mprof's recorder"
+	why="it is built with $name \\(it loads $lib\\), whose runtime serves malloc itself and must come first, so it ran without mprof's recorder"
 
 	expect_eq "$how: one warning" 1 "$(grep -c '^mprof: warning' "$err")"
 	expect_eq "$how: it names the child and why" 1 "$(sed -E 's/process [0-9]+ /process N /' \
@@ -80,21 +82,35 @@ for kind in address:AddressSanitizer:libasan thread:ThreadSanitizer:libtsan \
 		system | popen) exe=$sh_exe ;;
 		*) exe=$WORK/fc ;;
 		esac
-		expect_one_warning "$how-$flag" "$exe" "$child" "$name" "$lib"
+		expect_one_warning "$how-$flag" "$exe" "$child" "$name" "$lib\\.so\\.[0-9]+"
 		expect_parent_recorded "$how-$flag" "$WORK/t-$how-$flag"
 	done
 	expect_as_native 60 "exec-$flag" 5 "$WORK/t-exec-$flag" "$WORK/fc" exec "$child"
-	expect_one_warning "exec-$flag" "$WORK/fc" "$child" "$name" "$lib"
+	expect_one_warning "exec-$flag" "$WORK/fc" "$child" "$name" "$lib\\.so\\.[0-9]+"
 	expect_parent_recorded "exec-$flag" "$WORK/t-exec-$flag"
 	expect_as_native 60 "script-$flag" 0 "$WORK/t-script-$flag" "$WORK/script.sh" "$child"
-	expect_one_warning "script-$flag" "$sh_exe" "$child" "$name" "$lib"
+	expect_one_warning "script-$flag" "$sh_exe" "$child" "$name" "$lib\\.so\\.[0-9]+"
 	if [ -n "$make_exe" ]; then
 		expect_as_native 60 "make-$flag" 0 "$WORK/t-make-$flag" "$make_exe" -s \
 			-C "$WORK" CHILD="$child"
-		expect_one_warning "make-$flag" "$(readlink -f "$make_exe")" "$child" "$name" "$lib"
+		expect_one_warning "make-$flag" "$(readlink -f "$make_exe")" "$child" "$name" "$lib\\.so\\.[0-9]+"
 	fi
 done
 [ "$tried" -gt 0 ] || skip "no sanitizer program can be built and run here"
+
+# clang's shared AddressSanitizer runtime (-shared-libsan), when clang is here
+clang_exe=$(command -v clang || true)
+rt_dir=$([ -z "$clang_exe" ] || "$clang_exe" -print-runtime-dir 2>/dev/null)
+if [ -n "$clang_exe" ] && "$clang_exe" -O1 -fsanitize=address -shared-libsan \
+	-Wl,-rpath,"$rt_dir" -o "$WORK/c_clang" "$PROGS_DIR/sanitized_leak.c" \
+	>"$WORK/build-clang.log" 2>&1 && "$WORK/c_clang" >/dev/null 2>&1; [ $? = 5 ]; then
+	expect_as_native 60 spawn-clang 0 "$WORK/t-spawn-clang" "$WORK/fc" spawn "$WORK/c_clang"
+	expect_one_warning spawn-clang "$WORK/fc" "$WORK/c_clang" AddressSanitizer \
+		'libclang_rt\.asan[-a-z0-9_]*\.so'
+	expect_parent_recorded spawn-clang "$WORK/t-spawn-clang"
+else
+	echo "# clang -fsanitize=address -shared-libsan cannot be built or run here: skipped"
+fi
 
 # 2. LeakSanitizer's report of a leak in a spawned child (its pid and
 # addresses, which differ from run to run, written as N and 0xA)
