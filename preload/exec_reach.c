@@ -14,8 +14,8 @@
  *
  * Looks at the file only: stat, statvfs (a nosuid mount), and the ELF
  * header, program headers and dynamic section through a descriptor opened
- * and closed within the call, and its file capabilities (trace/file_caps.h) with our own
- * capability sets, by system calls.  Never allocates: it runs in vfork
+ * and closed within the call, and its file capabilities (trace/file_caps.h)
+ * with our own capability sets, by system calls.  Never allocates: it runs in vfork
  * children, whose memory is their parent's.
  */
 #define _GNU_SOURCE

@@ -33,8 +33,8 @@ static inline int exec_reach_drops_recorder(int reach)
  * after secure-execution mode, in which the loader skips the recorder's
  * entry silently); EXEC_REACH_SANITIZER when it is a dynamically linked
  * native one whose DT_NEEDED libraries name a sanitizer runtime that
- * serves malloc (trace/elf_needed.h); EXEC_REACH_YES otherwise, and when the file cannot be
- * found or read (the exec will fail or tell).  Never allocates; opens and
+ * serves malloc (trace/elf_needed.h); EXEC_REACH_YES otherwise, and when
+ * the file cannot be found or read (the exec will fail or tell).  Never allocates; opens and
  * closes one descriptor (O_CLOEXEC) within the call.
  */
 int exec_reach_unreachable(const char *file, int search);

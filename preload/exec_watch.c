@@ -23,9 +23,9 @@
  * built with a sanitizer whose runtime must come first (AddressSanitizer
  * ends the program otherwise): it gets a copy of the environment without
  * that entry, built on the stack, and is counted with the unreachable
- * ones.  The list forms (execl, execlp,
- * execle) call the vector form of the next definition with the arguments
- * gathered on the stack, as the C library does.  Nothing else changes:
+ * ones.  The list forms (execl, execlp, execle) call the vector form of
+ * the next definition with the arguments gathered on the stack, as the C
+ * library does.  Nothing else changes:
  * errno and return values are the C library's.  The C library's own
  * internal calls (system, popen) are not seen; the shell they start is
  * recorded, and its exec calls are.  Raw execve system calls are not seen
