@@ -24,15 +24,37 @@ struct real_allocator real_libc;
 			 __ATOMIC_RELEASE)
 #define REAL_RESOLVE(field, name) REAL_RESOLVE_INTO(real, field, name)
 
+/*
+ * The link map of the module whose mapping holds addr, or NULL.  Asks
+ * _dl_find_object (glibc 2.35) first: a search of the loader's sorted
+ * table, about 6 ns here, where dladdr walks the module's whole symbol
+ * table (about 10 us for the C library, 13 calls at every process start).
+ * Before the loader has built that table (a malloc during its own start)
+ * it answers not found, and dladdr1 answers instead.
+ */
+static struct link_map *real_module_of(const void *addr)
+{
+	struct link_map *map = NULL;
+	Dl_info found;
+#ifdef DLFO_EH_SEGMENT_TYPE
+	struct dl_find_object obj;
+
+	if (_dl_find_object((void *)addr, &obj) == 0 && obj.dlfo_link_map)
+		return obj.dlfo_link_map;
+#endif
+	if (!dladdr1(addr, &found, (void **)&map, RTLD_DL_LINKMAP))
+		return NULL;
+	return map;
+}
+
 /* Whether the free found behind the shim lies in the C library itself
  * (gnu_get_libc_version exists only there).  Comparing with __libc_free is
  * not enough: tcmalloc and mimalloc export that name for their own free. */
 static int real_free_is_glibc(void)
 {
-	Dl_info libc, next;
+	const struct link_map *libc = real_module_of((const void *)gnu_get_libc_version);
 
-	return real.free && dladdr((void *)gnu_get_libc_version, &libc) &&
-	       dladdr((void *)real.free, &next) && libc.dli_fbase == next.dli_fbase;
+	return real.free && libc && real_module_of((const void *)real.free) == libc;
 }
 
 void real_resolve(void)
@@ -60,9 +82,9 @@ void real_resolve(void)
 }
 
 /* Points the slots of the module defining fn (an entry of real), unless it
- * is the C library (whose load address is libc_base), for the C library's
- * __libc_ entry points at real_libc's. */
-static void real_route_module(const void *fn, const void *libc_base)
+ * is the C library (whose link map is libc), for the C library's __libc_
+ * entry points at real_libc's. */
+static void real_route_module(const void *fn, const struct link_map *libc)
 {
 	struct import_binding bindings[] = {
 		{ "__libc_malloc", (void *)real_libc.malloc, 0 },
@@ -73,11 +95,9 @@ static void real_route_module(const void *fn, const void *libc_base)
 		{ "__libc_valloc", (void *)real_libc.valloc, 0 },
 		{ "__libc_pvalloc", (void *)real_libc.pvalloc, 0 },
 	};
-	struct link_map *map = NULL;
-	Dl_info found;
+	struct link_map *map = fn ? real_module_of(fn) : NULL;
 
-	if (!fn || !dladdr1(fn, &found, (void **)&map, RTLD_DL_LINKMAP) || !map ||
-	    found.dli_fbase == libc_base)
+	if (!map || map == libc)
 		return;
 	for (size_t i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
 		if (!bindings[i].fn)
@@ -87,20 +107,20 @@ static void real_route_module(const void *fn, const void *libc_base)
 
 void real_route_behind(void)
 {
-	Dl_info libc;
+	const struct link_map *libc = real_module_of((const void *)gnu_get_libc_version);
 
-	if (!dladdr((void *)gnu_get_libc_version, &libc))
+	if (!libc)
 		return;
-	real_route_module((const void *)real.malloc, libc.dli_fbase);
-	real_route_module((const void *)real.calloc, libc.dli_fbase);
-	real_route_module((const void *)real.free, libc.dli_fbase);
-	real_route_module((const void *)real.realloc, libc.dli_fbase);
-	real_route_module((const void *)real.reallocarray, libc.dli_fbase);
-	real_route_module((const void *)real.posix_memalign, libc.dli_fbase);
-	real_route_module((const void *)real.aligned_alloc, libc.dli_fbase);
-	real_route_module((const void *)real.memalign, libc.dli_fbase);
-	real_route_module((const void *)real.valloc, libc.dli_fbase);
-	real_route_module((const void *)real.pvalloc, libc.dli_fbase);
+	real_route_module((const void *)real.malloc, libc);
+	real_route_module((const void *)real.calloc, libc);
+	real_route_module((const void *)real.free, libc);
+	real_route_module((const void *)real.realloc, libc);
+	real_route_module((const void *)real.reallocarray, libc);
+	real_route_module((const void *)real.posix_memalign, libc);
+	real_route_module((const void *)real.aligned_alloc, libc);
+	real_route_module((const void *)real.memalign, libc);
+	real_route_module((const void *)real.valloc, libc);
+	real_route_module((const void *)real.pvalloc, libc);
 }
 
 void *real_foreign_definition(const char *name, struct link_map **map)
