@@ -25,12 +25,11 @@ struct real_allocator real_libc;
 #define REAL_RESOLVE(field, name) REAL_RESOLVE_INTO(real, field, name)
 
 /*
- * The link map of the module whose mapping holds addr, or NULL.  Asks
- * _dl_find_object (glibc 2.35) first: a search of the loader's sorted
- * table, about 6 ns here, where dladdr walks the module's whole symbol
- * table (about 10 us for the C library, 13 calls at every process start).
- * Before the loader has built that table (a malloc during its own start)
- * it answers not found, and dladdr1 answers instead.
+ * The link map of the module whose mapping holds addr, or NULL.
+ * _dl_find_object (glibc 2.35) searches the loader's sorted table (~6 ns)
+ * where dladdr walks the module's whole symbol table (~10 us for the C
+ * library); before the loader has built that table (a malloc during its
+ * own start) it answers not found, and dladdr1 answers instead.
  */
 static struct link_map *real_module_of(const void *addr)
 {
