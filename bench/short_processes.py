@@ -5,7 +5,7 @@ bench/small_steps.c (a dynamic C program that allocates and frees 300 blocks).
 
 usage: bench/short_processes.py [--build DIR] [--rounds N] [--steps N]
                                 [--heaptrack-steps N] [--no-heaptrack]
-                                [--baseline DIR]
+                                [--baseline DIR] [--workload W]
 
 Round after round (A B C D A B C D ...) it runs the workload
   native       make alone
@@ -18,6 +18,12 @@ interpreter and a compressor for each program, about a second a process
 here, so 1,000 steps would take minutes a round):
   native-h     make alone, the baseline of the next
   heaptrack    each step run as `heaptrack -o T.%p ./small_steps`
+--workload picks what runs instead of make (heaptrack is then skipped):
+  true   `sh -c` running /bin/true STEPS times (1 process each)
+  pipe   `sh -c` running `echo x | sed s/x/y/ | cat` STEPS times (a
+         subshell fork child for echo, sed and cat: 3 processes each)
+  cc     `make -j2` compiling STEPS small C files with cc -O2 -c (cc, cc1,
+         as: 3 processes each)
 and prints medians of wall time and CPU time (user+sys of the whole process
 tree, from wait4), the cost a process (median minus native's, over the
 number of processes: steps + 1 for make) in ms, and the ratios.  Traces go
@@ -57,6 +63,27 @@ def write_makefile(work, steps):
                 "$(STEPS):\n\t@$(WRAP) ./small_steps\n")
 
 
+# The --workload loops: (argv of the unprofiled run, processes a step).
+LOOPS = {
+    "true": (lambda n: ["sh", "-c", f"for i in $(seq {n}); do /bin/true; done"], 1),
+    "pipe": (lambda n: ["sh", "-c", f"for i in $(seq {n}); do echo x | sed s/x/y/ | cat; done"], 3),
+}
+
+
+def write_cc_project(work, steps):
+    """STEPS small C files and a Makefile compiling them to objects."""
+    for i in range(steps):
+        with open(os.path.join(work, f"f{i}.c"), "w") as f:
+            f.write(f"#include <stdio.h>\n#include <stdlib.h>\n"
+                    f"int f{i}(int n) {{ char *p = malloc(n); int s = 0;\n"
+                    f"  for (int k = 0; k < n; k++) s += snprintf(p, n, \"%d\", k);\n"
+                    f"  free(p); return s; }}\n")
+    with open(os.path.join(work, "Makefile.cc"), "w") as f:
+        f.write(f"OBJS := $(patsubst %,f%.o,$(shell seq 0 {steps - 1}))\n"
+                "all: $(OBJS)\n%.o: %.c\n\t@cc -O2 -c $< -o $@\n"
+                "clean:\n\t@rm -f $(OBJS)\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=SRC, help="the build tree (default: the source tree)")
@@ -65,7 +92,10 @@ def main():
     ap.add_argument("--heaptrack-steps", type=int, default=100)
     ap.add_argument("--no-heaptrack", action="store_true")
     ap.add_argument("--baseline", help="another build tree, run as mprof-base")
+    ap.add_argument("--workload", choices=["make", "true", "pipe", "cc"], default="make")
     args = ap.parse_args()
+    if args.workload != "make":
+        args.no_heaptrack = True
     mprof = os.path.join(os.path.abspath(args.build), "cli", "mprof")
     heaptrack = None if args.no_heaptrack else shutil.which("heaptrack")
     if not args.no_heaptrack and not heaptrack:
@@ -78,6 +108,12 @@ def main():
                         os.path.join(HERE, "small_steps.c"), "-o",
                         os.path.join(work, "small_steps")], check=True)
         make = ["make", "-s", "-j2", "-f", os.path.join(work, "Makefile")]
+        per_step = 1
+        if args.workload in LOOPS:
+            make, per_step = LOOPS[args.workload][0](args.steps), LOOPS[args.workload][1]
+        elif args.workload == "cc":
+            write_cc_project(work, args.steps)
+            make, per_step = ["make", "-s", "-j2", "-f", os.path.join(work, "Makefile.cc")], 3
         trace = os.path.join(traces, "t")
         variants = [("native", args.steps, make),
                     ("mprof", args.steps, [mprof, "run", "-q", "-o", trace, "--"] + make)]
@@ -94,13 +130,18 @@ def main():
         for _ in range(args.rounds):
             for name, steps, argv in variants:
                 write_makefile(work, steps)
+                if args.workload == "cc":
+                    subprocess.run(["make", "-s", "-f", os.path.join(work, "Makefile.cc"),
+                                    "clean"], cwd=work, check=True)
                 for f in os.listdir(traces):
                     os.unlink(os.path.join(traces, f))
                 w, c = run_tree(argv, work)
                 wall[name].append(w)
                 cpu[name].append(c)
         med = {n: (statistics.median(wall[n]), statistics.median(cpu[n])) for n in wall}
-        print(f"make -j2 over small_steps, medians of {args.rounds} interleaved rounds")
+        what = {"make": "make -j2 over small_steps", "true": "sh: /bin/true",
+                "pipe": "sh: echo | sed | cat", "cc": "make -j2: cc -O2 -c"}[args.workload]
+        print(f"{what} x{args.steps}, medians of {args.rounds} interleaved rounds")
         print("| variant | processes | wall s | cpu s | wall ms/process above native "
               "| cpu ms/process above native | wall x | cpu x |")
         print("|---|---|---|---|---|---|---|---|")
@@ -108,7 +149,7 @@ def main():
             base = "native-h" if name in ("native-h", "heaptrack") else "native"
             w, c = med[name]
             bw, bc = med[base]
-            procs = steps + 1
+            procs = steps * per_step + 1
             print(f"| {name} | {procs} | {w:.3f} | {c:.3f} | {(w - bw) * 1e3 / procs:.2f} "
                   f"| {(c - bc) * 1e3 / procs:.2f} | x{w / bw:.2f} | x{c / bc:.2f} |")
         if heaptrack:
