@@ -48,44 +48,40 @@ static int pread_exact(int fd, void *buf, size_t n, uint64_t off)
 #define OWN_MACHINE 0 /* the class and byte order alone tell */
 #endif
 
-/* Whether fd holds an ELF file of another class, byte order or machine
- * than the recorder's (a 32-bit program): its loader, if any, cannot load
- * the recorder and prints an error of its own when LD_PRELOAD names it. */
-static int elf_foreign(int fd)
+/* Whether the ELF header eh, read from a file, is of another class, byte
+ * order or machine than the recorder's (a 32-bit program): its loader, if
+ * any, cannot load the recorder and prints an error of its own when
+ * LD_PRELOAD names it.  Not an ELF file: 0. */
+static int elf_foreign(const Elf64_Ehdr *eh)
 {
 	const uint16_t one = 1;
 	unsigned char native = *(const unsigned char *)&one == 1 ? ELFDATA2LSB : ELFDATA2MSB;
-	unsigned char ident[EI_NIDENT + 4];
-	uint16_t machine;
 
-	if (pread_exact(fd, ident, sizeof(ident), 0) < 0 || memcmp(ident, ELFMAG, SELFMAG) != 0)
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
 		return 0;
-	if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != native)
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != native)
 		return 1;
-	/* e_type, then e_machine, follow e_ident */
-	memcpy(&machine, ident + EI_NIDENT + 2, sizeof(machine));
-	return OWN_MACHINE != 0 && machine != OWN_MACHINE;
+	return OWN_MACHINE != 0 && eh->e_machine != OWN_MACHINE;
 }
 
-/* Whether fd holds a native 64-bit ELF executable without PT_INTERP. */
-static int elf_static(int fd)
+/* Whether fd, whose ELF header eh is native (elf_foreign said 0), holds an
+ * executable without PT_INTERP. */
+static int elf_static(int fd, const Elf64_Ehdr *eh)
 {
-	const uint16_t one = 1;
-	unsigned char native = *(const unsigned char *)&one == 1 ? ELFDATA2LSB : ELFDATA2MSB;
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
+	Elf64_Phdr ph[16]; /* a read's worth: most programs have fewer */
 
-	if (pread_exact(fd, &eh, sizeof(eh), 0) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != native)
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) || eh->e_phentsize != sizeof(ph[0]) ||
+	    eh->e_phnum == 0 || eh->e_phnum > PHDR_LIMIT)
 		return 0;
-	if ((eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_phentsize != sizeof(ph) ||
-	    eh.e_phnum == 0 || eh.e_phnum > PHDR_LIMIT)
-		return 0;
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		if (pread_exact(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)) < 0)
+	for (unsigned i = 0; i < eh->e_phnum; i += 16) {
+		unsigned n = eh->e_phnum - i < 16 ? eh->e_phnum - i : 16;
+
+		if (pread_exact(fd, ph, n * sizeof(ph[0]), eh->e_phoff + (uint64_t)i * sizeof(ph[0])) < 0)
 			return 0;
-		if (ph.p_type == PT_INTERP)
-			return 0;
+		for (unsigned k = 0; k < n; k++)
+			if (ph[k].p_type == PT_INTERP)
+				return 0;
 	}
 	return 1;
 }
@@ -156,6 +152,7 @@ int exec_reach_ids_mixed(void)
 static int file_unreachable(const char *path)
 {
 	struct stat st;
+	Elf64_Ehdr eh;
 	int fd, unreachable;
 
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -165,9 +162,12 @@ static int file_unreachable(const char *path)
 	fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return EXEC_REACH_YES;
-	if (elf_foreign(fd))
+	/* a file shorter than an ELF header is no ELF file: zeros say so */
+	if (syscall(SYS_pread64, fd, &eh, sizeof(eh), (off_t)0) < (long)sizeof(eh))
+		memset(&eh, 0, sizeof(eh));
+	if (elf_foreign(&eh))
 		unreachable = EXEC_REACH_FOREIGN;
-	else if (elf_static(fd))
+	else if (elf_static(fd, &eh))
 		unreachable = EXEC_REACH_NOT;
 	else if (elf_needed_sanitizer(fd, pread_exact, NULL, 0))
 		unreachable = EXEC_REACH_SANITIZER;
