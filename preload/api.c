@@ -30,13 +30,19 @@ PRELOAD_API void mprof_api_pool_alloc(const void *p, size_t size_bytes);
 PRELOAD_API void mprof_api_pool_free(const void *p);
 PRELOAD_API void mprof_api_pool_realloc(const void *old_p, const void *new_p, size_t size_bytes);
 
+/* Whether the shim records this process at all (not inert, disabled or
+ * forwarding every call, process.h). */
+static int api_records(void)
+{
+	return atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY &&
+	       !preload_proc.forward_only;
+}
+
 /* Why a call could not enter: the shim does not record this process
  * (-ENOSYS, as without mprof), or the call came from inside it (-EAGAIN). */
 static int api_enter_error(void)
 {
-	return atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY
-		       ? -EAGAIN
-		       : -ENOSYS;
+	return api_records() ? -EAGAIN : -ENOSYS;
 }
 
 /* Starts or stops; the common body of mprof_api_start and _stop. */
@@ -68,7 +74,7 @@ int mprof_api_stop(void)
 
 int mprof_api_is_running(void)
 {
-	return atomic_load_explicit(&preload_phase, memory_order_acquire) == PRELOAD_READY &&
+	return api_records() &&
 	       (atomic_load_explicit(&control_word, memory_order_relaxed) & CONTROL_RUNNING);
 }
 

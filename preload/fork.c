@@ -208,6 +208,10 @@ static void fork_child_start(struct preload_thread *self)
 
 	if (meta_start() < 0)
 		return;
+	if (preload_proc.forward_only) {
+		preload_announce_fork_child(); /* no thread records */
+		return;
+	}
 	if (t) {
 		t->tid = preload_tid();
 		t->busy = 1;

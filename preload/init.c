@@ -169,12 +169,16 @@ static void init_valgrind_text(char *text, size_t cap, const char *tool)
  * tool sees as the program's (memcheck's leak check read the 3 GiB process
  * file for a minute, its stack scrubs were 256 errors, its reservation a
  * warning).  The process file only carries the header, the meta stream and
- * the note, so it gets the smallest rings. */
+ * the note, so it gets the smallest rings.  The calls the tool does not
+ * redirect (reallocarray, free_sized, the __libc_ names, the pool API) are
+ * not recorded either: the blocks they make are freed past the shim, and
+ * were reported as leaks; they forward (process.h, forward_only). */
 static void init_valgrind_quiet(void)
 {
 	preload_mem_forgo_reservation();
 	preload_stack_scrub_blind();
 	preload_settings_unrecordable(&preload_proc.cfg);
+	preload_proc.forward_only = 1;
 }
 
 void preload_init_foreign_forwards(void)
@@ -272,10 +276,14 @@ static int init_run(struct preload_thread **out)
 			diag_report(TRACE_DIAG_INFO, "the toggle signal is not USR1, USR2 or a "
 						     "real-time signal: nothing toggles recording");
 	}
-	t = thread_state_create();
-	if (!t)
-		return PRELOAD_DISABLED;
-	seq_own(t);
+	if (!preload_proc.forward_only) {
+		t = thread_state_create();
+		if (!t)
+			return PRELOAD_DISABLED;
+		seq_own(t);
+	} else {
+		t = NULL; /* no thread records */
+	}
 	preload_announce(foreign ? foreign_text : NULL, foreign_code, have_unwinder);
 	*out = t;
 	return PRELOAD_READY;

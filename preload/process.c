@@ -38,6 +38,8 @@ void preload_count_unrecorded(int is_free)
 {
 	int phase = atomic_load_explicit(&preload_phase, memory_order_acquire);
 
+	if (preload_proc.forward_only)
+		return; /* the note says none can be recorded */
 	if (phase == PRELOAD_READY && preload_proc.hdr && *preload_fork_token) {
 		atomic_fetch_add_explicit(is_free ? &preload_proc.hdr->unrecorded_frees
 						  : &preload_proc.hdr->unrecorded_allocs,

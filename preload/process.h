@@ -65,6 +65,12 @@ struct preload_process {
 	                                  * line (procfile_command) */
 	pthread_key_t thread_key;        /* its destructor retires a thread's slot */
 	int have_thread_key;
+	/* 1 when a Valgrind tool serves the program's allocations (set by the
+	 * initializer before READY, never cleared): the calls that still reach
+	 * the shim (reallocarray, __libc_malloc, the pool API ...) have their
+	 * blocks freed past it, so no thread gets a state and every call
+	 * forwards unrecorded and uncounted (preload_thread_enter_slow). */
+	int forward_only;
 };
 
 extern struct preload_process preload_proc;

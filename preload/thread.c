@@ -75,6 +75,8 @@ struct preload_thread *preload_thread_enter_slow(void)
 	if (!t) {
 		int saved_errno = errno;
 
+		if (preload_proc.forward_only)
+			return NULL;
 		preload_tls = THREAD_SETTING_UP;
 		t = thread_state_create();
 		toggle_signal_check(); /* a thread's start: the program may have taken it */

@@ -20,7 +20,8 @@
 # value(s)"), and its reservation and file were two "large range" warnings.
 # Its process file now has 8 slots of 64 KiB, the program sees it mapped
 # as 524 KiB, and it makes no reservation.
-# Program and facts: tests/progs/small_leak.c.  The same program linked
+# Program and facts: tests/progs/small_leak.c.  Calls memcheck passes on
+# to the recorder: tests/progs/valgrind_passing.c.  The same program linked
 # with a library of its own named as memcheck's, without Valgrind, is
 # recorded and called exact (it was named unrecordable).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -73,6 +74,45 @@ expect_match "memcheck, threads: its heap summary natively" \
 	'^total heap usage: 4,00[0-9] allocs' "$native_heap"
 expect_eq "memcheck, threads: its heap summary under mprof as natively" "$native_heap" \
 	"$(valgrind_heap "$WORK/mprof-threads.err")"
+
+# The calls memcheck does not redirect (reallocarray, free_sized,
+# free_aligned_sized, the __libc_ names, the pool API) reached the recorder
+# from 12 threads and were recorded, though their blocks are freed past it:
+# the trace showed 72 allocations and 35 blocks leaked that were not, and
+# the recorder's work was 84 errors of memcheck's.  No call is recorded now.
+build_c "$WORK/valgrind_passing" "$PROGS_DIR/valgrind_passing.c" -pthread \
+	-I"$abs_top_srcdir/include"
+run_cmd 120 native-passing valgrind --leak-check=no "$WORK/valgrind_passing"
+expect_eq "memcheck, calls it passes on: native exit status" 0 "$RUN_STATUS"
+RUN_NAME=mprof-passing mprof_run 120 "$WORK/p" -- valgrind --leak-check=no \
+	"$WORK/valgrind_passing"
+expect_eq "memcheck, calls it passes on: exit status under mprof" 0 "$RUN_STATUS"
+expect_eq "memcheck, calls it passes on: stdout" "valgrind_passing done" "$(cat "$RUN_OUT")"
+native_heap=$(valgrind_heap "$WORK/native-passing.err")
+expect_match "memcheck, calls it passes on: its heap summary natively" \
+	'^total heap usage: 9[0-9] allocs' "$native_heap"
+expect_eq "memcheck, calls it passes on: its heap summary under mprof as natively" \
+	"$native_heap" "$(valgrind_heap "$WORK/mprof-passing.err")"
+expect_eq "memcheck, calls it passes on: its error summary under mprof as natively" \
+	"$(grep -o 'ERROR SUMMARY: .*' "$WORK/native-passing.err")" \
+	"$(grep -o 'ERROR SUMMARY: .*' "$WORK/mprof-passing.err")"
+expect_eq "memcheck, calls it passes on: mprof says the allocations cannot be recorded" 1 \
+	"$(grep -c "^mprof: process [0-9]*: the program runs under a Valgrind tool that replaces malloc (vgpreload_memcheck-[a-z0-9_]*-linux.so): its allocations cannot be recorded$" "$RUN_ERR")"
+expect_eq "memcheck, calls it passes on: no word of thread slots" 0 \
+	"$(grep -c 'thread slots' "$RUN_ERR")"
+PROG=$(ls "$WORK"/p.*.2 2>/dev/null | head -1)
+expect_eq "memcheck, calls it passes on: the program has a trace" 1 "$([ -n "$PROG" ] && echo 1)"
+if [ -n "$PROG" ] && report_json "$WORK/p.json" "$PROG"; then
+	expect_eq "memcheck, calls it passes on: no allocation recorded" 0 \
+		"$(q "$WORK/p.json" summary allocations)"
+	expect_eq "memcheck, calls it passes on: no block leaked" 0 \
+		"$(q "$WORK/p.json" summary leaked_blocks)"
+	expect_eq "memcheck, calls it passes on: no call recorded (the pool's neither)" \
+		'{"aligned_alloc": 0, "calloc": 0, "free": 0, "free_aligned_sized": 0, "free_sized": 0, "malloc": 0, "memalign": 0, "posix_memalign": 0, "pvalloc": 0, "realloc": 0, "realloc_to_zero": 0, "reallocarray": 0, "valloc": 0}' \
+		"$(q "$WORK/p.json" summary calls)"
+	expect_eq "memcheck, calls it passes on: no call counted as unrecorded" 0 \
+		"$(q "$WORK/p.json" summary quality.unrecorded_allocations)"
+fi
 
 # memcheck_log FILE: memcheck's log (--log-file) without its pid prefixes
 # and the line that names its parent's pid.
