@@ -51,6 +51,13 @@ static uint32_t thread_registry_cap;
 static _Atomic uint32_t thread_slot_hint;
 /* Slots claimed so far (a waiting claim sees from it that slots come back). */
 static _Atomic uint64_t thread_slot_claims;
+/* Slots given back so far: retired by their thread, or freed again when
+ * their ring could not be made accessible.  A slot becomes free only after
+ * one of those. */
+static _Atomic uint64_t thread_slot_releases;
+/* 1 + thread_slot_releases as it was before the last claim that found
+ * every slot owned by a live thread; 0: none did (thread_slots_hopeless). */
+static _Atomic uint64_t thread_slots_full_mark;
 
 /* The slow path of preload_thread_enter: initialises the shim or makes the
  * thread's state when needed; NULL when the call is not to be recorded. */
@@ -75,7 +82,7 @@ struct preload_thread *preload_thread_enter_slow(void)
 	if (!t) {
 		int saved_errno = errno;
 
-		if (preload_proc.forward_only)
+		if (preload_proc.forward_only || thread_slots_hopeless())
 			return NULL;
 		preload_tls = THREAD_SETTING_UP;
 		t = thread_state_create();
@@ -240,6 +247,7 @@ static void thread_slot_retire(struct preload_thread *t)
 	if (!t->slot)
 		return;
 	atomic_store_explicit(&t->slot->state, SLOT_RETIRED, memory_order_release);
+	atomic_fetch_add_explicit(&thread_slot_releases, 1, memory_order_release);
 	t->slot = NULL;
 }
 
@@ -404,8 +412,10 @@ static int thread_ring_unseal(uint32_t idx)
 }
 
 /* Until when (CLOCK_MONOTONIC ns) claims fail at once because every slot
- * belonged to a live thread at the last try. */
+ * belonged to a live thread at the last try; THREAD_SLOTS_LOOKING while
+ * one claim waits or is about to. */
 static _Atomic uint64_t thread_slots_full_until_ns;
+#define THREAD_SLOTS_LOOKING UINT64_MAX
 /* 1 while one thread waits for a slot: the others do not wait too. */
 static _Atomic int thread_slot_waiter;
 
@@ -422,10 +432,11 @@ static _Atomic int thread_slot_waiter;
  * THREAD_SLOT_RETRY_NS claims fail without waiting.  So a program with
  * more live threads than slots is slowed by a clock read per call, not hung
  * (measured: 5000 threads alive at once with 4096 slots took minutes when
- * every thread waited and reaped).  A program that starts and ends threads
- * faster than the collector frees their slots (some 7000 a second here)
- * used to fail its claims instead: 20000 threads of which at most 201 were
- * alive at once lost 4760 allocations.
+ * every thread waited and reaped); thread_slots_hopeless spares those
+ * calls the claim's lock and scan of every slot.  A program that starts
+ * and ends threads faster than the collector frees their slots (some 7000
+ * a second here) used to fail its claims instead: 20000 threads of which
+ * at most 201 were alive at once lost 4760 allocations.
  */
 #define THREAD_SLOT_WAIT_MS 50u
 #define THREAD_SLOT_DRAIN_WAIT_MS 2000u
@@ -499,8 +510,28 @@ static int thread_slot_wait(uint32_t retired)
 	return idx;
 }
 
+int thread_slots_hopeless(void)
+{
+	uint64_t mark = atomic_load_explicit(&thread_slots_full_mark, memory_order_relaxed);
+	uint64_t until;
+
+	if (__builtin_expect(!mark, 1) ||
+	    mark - 1 != atomic_load_explicit(&thread_slot_releases, memory_order_acquire))
+		return 0;
+	until = atomic_load_explicit(&thread_slots_full_until_ns, memory_order_relaxed);
+	if (until == THREAD_SLOTS_LOOKING || ring_now_ns() < until)
+		return 1;
+	/* time to look again: one caller claims (and waits), the others do not
+	 * queue on the pool lock behind it */
+	return !atomic_compare_exchange_strong_explicit(&thread_slots_full_until_ns, &until,
+							THREAD_SLOTS_LOOKING,
+							memory_order_relaxed,
+							memory_order_relaxed);
+}
+
 int thread_slot_claim(struct preload_thread *t)
 {
+	uint64_t releases = atomic_load_explicit(&thread_slot_releases, memory_order_acquire);
 	uint32_t retired;
 	int idx = thread_slot_try_claim(&retired);
 
@@ -509,11 +540,19 @@ int thread_slot_claim(struct preload_thread *t)
 		if (idx < 0)
 			return -1;
 	} else if (idx < 0) {
-		if (ring_now_ns() < atomic_load_explicit(&thread_slots_full_until_ns,
-							  memory_order_relaxed) ||
+		/* every slot was a live thread's: none is free before a release */
+		uint64_t until = atomic_load_explicit(&thread_slots_full_until_ns,
+						      memory_order_relaxed);
+
+		atomic_store_explicit(&thread_slots_full_mark, releases + 1, memory_order_relaxed);
+		if ((until != THREAD_SLOTS_LOOKING && ring_now_ns() < until) ||
 		    atomic_exchange(&thread_slot_waiter, 1))
 			return -1;
-		idx = thread_slot_wait(0);
+		atomic_store_explicit(&thread_slots_full_until_ns, THREAD_SLOTS_LOOKING,
+				      memory_order_relaxed);
+		idx = thread_slot_wait(0); /* sets the time again when it fails */
+		if (idx >= 0)
+			atomic_store_explicit(&thread_slots_full_until_ns, 0, memory_order_relaxed);
 		atomic_store(&thread_slot_waiter, 0);
 		if (idx < 0)
 			return -1;
@@ -527,6 +566,7 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 
 	if (thread_ring_unseal(idx) < 0) {
 		atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_release);
+		atomic_fetch_add_explicit(&thread_slot_releases, 1, memory_order_release);
 		return -1;
 	}
 	/* the slot's page of the file, before its first write (populate.h) */
@@ -636,6 +676,7 @@ uint64_t thread_fork_child(struct preload_thread *self)
 
 	atomic_store(&thread_slot_waiter, 0);
 	atomic_store(&thread_slots_full_until_ns, 0);
+	atomic_store(&thread_slots_full_mark, 0);
 	thread_pool_free = NULL;
 	for (uint32_t i = 0; i < count; i++) {
 		struct preload_thread *t = all[i];

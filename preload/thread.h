@@ -248,6 +248,17 @@ void thread_foreach(void (*fn)(struct preload_thread *t));
 int thread_slot_claim(struct preload_thread *t);
 
 /*
+ * Whether a thread without a state need not try to claim a slot: the last
+ * claim found every slot owned by a live thread, no slot was released
+ * since, and claims fail at once for now (THREAD_SLOT_RETRY_NS after the
+ * last wait, or while another claim waits or is about to: of the callers
+ * that find that time over, one is let through).  A few loads and a clock
+ * read, against the pool lock and a scan of every slot (4096: a thread
+ * past them allocated 6 times slower than natively, bench/HISTORY.md).
+ */
+int thread_slots_hopeless(void);
+
+/*
  * Unmaps the rings of the free slots from want_slots (at least 2) on, for
  * a program that lowered its RLIMIT_AS: those slots are never claimed
  * again in this image, and a fork child's process file has only the slots
