@@ -151,6 +151,9 @@ static void warn_stderr(const struct profile *p)
 	if (p->info.chunks_lost)
 		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)",
 			      p->info.path, p->info.chunks_lost);
+	if (p->info.conflicting_chunks)
+		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS chunks unlike the "
+			      "first of their kind ignored", p->info.path, p->info.conflicting_chunks);
 }
 
 /* What qualifies the --metric of side ("A" or "B") p, for a format with no

@@ -168,6 +168,9 @@ static void warn_stderr(const struct trace_info *info)
 	if (info->chunks_lost)
 		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)", info->path,
 			      info->chunks_lost);
+	if (info->conflicting_chunks)
+		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS chunks unlike the "
+			      "first of their kind ignored", info->path, info->conflicting_chunks);
 }
 
 /* What report_one needs besides the trace. */

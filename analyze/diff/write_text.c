@@ -269,6 +269,9 @@ static void trace_notes(FILE *out, const char *side, const struct profile *p)
 		fprintf(out, "note: %s has no END chunk: the recording did not finish\n", side);
 	if (p->info.chunks_lost)
 		fprintf(out, "note: %s lost %" PRIu64 " chunks (corrupt)\n", side, p->info.chunks_lost);
+	if (p->info.conflicting_chunks)
+		fprintf(out, "note: %s has %" PRIu64 " META, END or SYMBOLS chunks unlike the first of "
+			"their kind (ignored)\n", side, p->info.conflicting_chunks);
 }
 
 int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)

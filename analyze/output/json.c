@@ -144,6 +144,10 @@
  *                   "sequence_gaps", "missing_events", "late_events",
  *                   "repeated_events" (merged already: dropped),
  *                   "repeated_chunks" (EVENTS chunks read already: dropped),
+ *                   "repeated_info_chunks" (META, END or SYMBOLS chunks
+ *                   the same as the first of their kind: dropped),
+ *                   "conflicting_chunks" (META, END or SYMBOLS chunks
+ *                   unlike the first of their kind: ignored),
  *                   "cut_calls" (calls the process's end cut short),
  *                   "merge_buffer_bytes_max" (event data that waited to merge),
  *                   "address_reused", "stacks",
@@ -487,6 +491,10 @@ static void write_quality(FILE *out, const struct profile *r)
 	json_u64(out, "repeated_events", info->repeated_events);
 	out_char(out, ',');
 	json_u64(out, "repeated_chunks", info->repeated_chunks);
+	out_char(out, ',');
+	json_u64(out, "repeated_info_chunks", info->repeated_info_chunks);
+	out_char(out, ',');
+	json_u64(out, "conflicting_chunks", info->conflicting_chunks);
 	out_char(out, ',');
 	json_u64(out, "cut_calls", a->cut_calls);
 	out_char(out, ',');

@@ -335,6 +335,9 @@ static void print_quality(FILE *out, const struct profile *r)
 		fprintf(out, "; %" PRIu64 " events repeated (dropped)", info->repeated_events);
 	if (info->repeated_chunks)
 		fprintf(out, "; %" PRIu64 " chunks repeated (dropped)", info->repeated_chunks);
+	if (info->repeated_info_chunks)
+		fprintf(out, "; %" PRIu64 " META, END or SYMBOLS chunks repeated (the same; dropped)",
+			info->repeated_info_chunks);
 	if (a->cut_calls)
 		fprintf(out, "; %" PRIu64 " calls cut short by the process's end", a->cut_calls);
 	fputc('\n', out);
@@ -394,6 +397,10 @@ static void print_warnings(FILE *out, const struct profile *r)
 	if (info->chunks_lost > info->lost_offset_count)
 		fprintf(out, "warning: %" PRIu64 " more chunks lost\n",
 			info->chunks_lost - info->lost_offset_count);
+	if (info->conflicting_chunks)
+		fprintf(out, "warning: %" PRIu64 " META, END or SYMBOLS chunks unlike the first of "
+			"their kind ignored (the first: a second %s chunk at offset %" PRIu64 ")\n",
+			info->conflicting_chunks, info->conflicting_kind, info->conflicting_offset);
 	if (r->summary.saturated)
 		fputs("warning: figures shown as 18446744073709551615 (16.0 EiB) reached the "
 		      "largest a count holds and stopped there, and live figures that took "
@@ -589,6 +596,9 @@ const char *output_report_kind(const struct profile *r)
 	if (r->info.repeated_events || r->info.repeated_chunks)
 		return "damaged: events appear twice in the trace (the repeats were dropped); "
 		       "see data";
+	if (r->info.conflicting_chunks)
+		return "damaged: a second META, END or SYMBOLS chunk unlike the first (ignored); "
+		       "see warnings";
 	if (r->info.alloc_errors || r->summary.saturated)
 		return "damaged: records no program can write, or figures at their limit; see "
 		       "bad records and warnings";

@@ -352,6 +352,10 @@ struct stream {
 	uint64_t slot_limit;        /* slot numbers must be below (META slots) */
 	bool pulled;                /* an event went into the merge */
 	bool meta_seen;             /* the META chunk was read */
+	uint8_t *meta_bytes, *end_bytes; /* copies of the first META and END
+	                             * payloads, owned, to tell a repeat from a
+	                             * conflicting chunk */
+	size_t meta_len, end_len;
 	bool events_done;           /* the sink wants no more events (done) */
 	unsigned stack_stream;      /* then: the only EVENTS stream still read
 	                             * (META stack_stream), 0: all of them */
@@ -1319,6 +1323,10 @@ static void stream_free(struct stream *s)
 	s->slot_count = 0;
 	free(s->held);
 	s->held = NULL;
+	free(s->meta_bytes);
+	s->meta_bytes = NULL;
+	free(s->end_bytes);
+	s->end_bytes = NULL;
 	slot_index_free(&s->slot_index);
 	reorder_free(&s->reorder);
 	slot_decoders_free(&s->decoders);
@@ -1347,6 +1355,34 @@ static int keep_symbols(struct trace_info *info, const struct trace_chunk *c)
 }
 
 
+/* A second META, END or SYMBOLS chunk (mprof writes one of each, and
+ * only the first is read): a byte-for-byte repeat of first (first_len
+ * bytes, NULL when it was not kept) is dropped as harmless, another is
+ * counted as conflicting.  Neither holds events, so neither is lost data. */
+static void second_info_chunk(struct trace_info *info, const struct trace_chunk *c,
+			      const uint8_t *first, size_t first_len, const char *kind)
+{
+	if (first && c->bytes == first_len && (!first_len || memcmp(c->data, first, first_len) == 0)) {
+		info->repeated_info_chunks++;
+		return;
+	}
+	if (!info->conflicting_chunks++) {
+		info->conflicting_offset = c->offset_bytes;
+		info->conflicting_kind = kind;
+	}
+}
+
+/* A copy of the len bytes at data (1 byte allocated when len is 0), or
+ * NULL when out of memory. */
+static uint8_t *bytes_copy(const uint8_t *data, size_t len)
+{
+	uint8_t *p = malloc(len ? len : 1);
+
+	if (p && len)
+		memcpy(p, data, len);
+	return p;
+}
+
 static int handle_meta(struct stream *s, const struct trace_chunk *c)
 {
 	const char *fork_seq;
@@ -1355,10 +1391,14 @@ static int handle_meta(struct stream *s, const struct trace_chunk *c)
 	/* mprof writes one: a second would only add keys to look through
 	 * (a fuzzed trace of thousands took 85 s) */
 	if (s->meta_seen) {
-		info_lost_chunk(s->info, c->offset_bytes, "a second META chunk");
+		second_info_chunk(s->info, c, s->meta_bytes, s->meta_len, "META");
 		return 0;
 	}
 	s->meta_seen = true;
+	s->meta_bytes = bytes_copy(c->data, c->bytes);
+	if (!s->meta_bytes)
+		return -ENOMEM;
+	s->meta_len = c->bytes;
 	rc = kv_list_parse(&s->info->meta, c->data, c->bytes);
 	if (rc == -E2BIG) {
 		info_lost_chunk(s->info, c->offset_bytes, "META chunk of too many lines");
@@ -1409,7 +1449,8 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 		/* symbolize appends one, to a trace without one: more are
 		 * not mprof's, and each could hold 64 MiB */
 		if (s->info->symbols_count) {
-			info_lost_chunk(s->info, c->offset_bytes, "a second SYMBOLS chunk");
+			second_info_chunk(s->info, c, s->info->symbols[0],
+					  s->info->symbols_bytes[0], "SYMBOLS");
 			return 0;
 		}
 		return keep_symbols(s->info, c);
@@ -1417,10 +1458,14 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 		int rc;
 
 		if (s->info->has_end) {
-			info_lost_chunk(s->info, c->offset_bytes, "a second END chunk");
+			second_info_chunk(s->info, c, s->end_bytes, s->end_len, "END");
 			return 0;
 		}
 		s->info->has_end = true;
+		s->end_bytes = bytes_copy(c->data, c->bytes);
+		if (!s->end_bytes)
+			return -ENOMEM;
+		s->end_len = c->bytes;
 		rc = kv_list_parse(&s->info->end, c->data, c->bytes);
 		if (rc == -E2BIG) {
 			info_lost_chunk(s->info, c->offset_bytes, "END chunk of too many lines");

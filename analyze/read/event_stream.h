@@ -87,6 +87,14 @@ struct trace_info {
 	uint64_t chunks_lost;       /* corrupt / continuing lost data / unknown kinds */
 	uint64_t repeated_chunks;   /* EVENTS chunks of a stretch of their slot
 	                             * read already: dropped unread */
+	uint64_t repeated_info_chunks; /* META, END or SYMBOLS chunks the same,
+	                             * byte for byte, as the first of their
+	                             * kind: dropped (harmless) */
+	uint64_t conflicting_chunks; /* META, END or SYMBOLS chunks unlike the
+	                             * first of their kind: ignored, the first
+	                             * is read; no events are lost by it */
+	uint64_t conflicting_offset; /* the first of these, and its kind */
+	const char *conflicting_kind; /* "META", "END", "SYMBOLS" (static) */
 	uint64_t lost_offsets[TRACE_INFO_MAX_LOST_OFFSETS];
 	char lost_reasons[TRACE_INFO_MAX_LOST_OFFSETS][96];
 	size_t lost_offset_count;

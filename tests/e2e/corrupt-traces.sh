@@ -6,7 +6,10 @@
 # the report and one warning line naming the damage, or one error line and
 # status 1 (2 for diff); never a crash, a hang or a sanitizer report.  The
 # damaged traces keep the good trace's exact counts where they still hold
-# every event (chunks repeated are dropped, not counted twice).
+# every event (chunks repeated are dropped, not counted twice).  A second
+# META, END or SYMBOLS chunk holds no events: the same as the first, it is
+# dropped with no warning; unlike it, it is ignored with one warning; in
+# neither case are chunks said to be lost or the counts short.
 # Program and facts: tests/progs/small_leak.c (20003 allocations).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -45,9 +48,33 @@ while off < len(d):
     off += 24 + stored
 w("chunks-twice", out)
 w("file-twice", d + d)
+# a second META, END or SYMBOLS chunk right after the first: the same
+# bytes, or unlike them (a key added, a value changed, a byte cut)
+chunks, off = [], 64
+while off < len(d):
+    stored = struct.unpack_from("<I", d, off + 8)[0]
+    chunks.append(d[off:off + 24 + stored])
+    off += 24 + stored
+def second(kind, edit):
+    out = d[:64]
+    for c in chunks:
+        out += c
+        if c[4] == kind:
+            raw = edit(zlib.decompress(c[24:]))
+            stored = zlib.compress(raw)
+            h = struct.pack("<IBBHIII", 0x4B43504D, kind, 1, struct.unpack_from("<H", c, 6)[0],
+                            len(stored), len(raw), zlib.crc32(stored))
+            out += h + struct.pack("<I", zlib.crc32(h)) + stored
+    return out
+META, SYMBOLS, END = 1, 3, 4
+for name, kind in (("meta", META), ("end", END), ("symbols", SYMBOLS)):
+    w(name + "-twice", second(kind, lambda b: b))
+w("meta-conflict", second(META, lambda b: b + b"extra=1\n"))
+w("end-conflict", second(END, lambda b: b.replace(b"exit_status=0", b"exit_status=3")))
+w("symbols-conflict", second(SYMBOLS, lambda b: b[:-1]))
 PY
 
-# NAME|status|stderr (a regular expression of its one line)
+# NAME|status|stderr (a regular expression of its one line; empty: no line)
 cases=(
 	"major7|1|^mprof: .*/major7.trace: trace format version 7\.[0-9]+; this mprof reads versions 1 to 6$"
 	"major0|1|^mprof: .*/major0.trace: trace format version 0\.[0-9]+; this mprof reads versions 1 to 6$"
@@ -59,8 +86,14 @@ cases=(
 	"zlib-garbage|0|^mprof: warning: .*/zlib-garbage.trace: 1 chunks lost \(corrupt or not mprof's\)$"
 	"raw-64mib|0|^mprof: warning: .*/raw-64mib.trace: 1 chunks lost \(corrupt or not mprof's\)$"
 	"raw-4gib|0|^mprof: warning: .*/raw-4gib.trace: 1 chunks lost \(corrupt or not mprof's\)$"
-	"chunks-twice|0|^mprof: warning: .*/chunks-twice.trace: [0-9]+ chunks lost \(corrupt or not mprof's\)$"
+	"chunks-twice|0|"
 	"file-twice|0|^mprof: warning: .*/file-twice.trace: [0-9]+ chunks lost \(corrupt or not mprof's\)$"
+	"meta-twice|0|"
+	"end-twice|0|"
+	"symbols-twice|0|"
+	"meta-conflict|0|^mprof: warning: .*/meta-conflict.trace: 1 META, END or SYMBOLS chunks unlike the first of their kind ignored$"
+	"end-conflict|0|^mprof: warning: .*/end-conflict.trace: 1 META, END or SYMBOLS chunks unlike the first of their kind ignored$"
+	"symbols-conflict|0|^mprof: warning: .*/symbols-conflict.trace: 1 META, END or SYMBOLS chunks unlike the first of their kind ignored$"
 )
 for c in "${cases[@]}"; do
 	IFS='|' read -r name want msg <<<"$c"
@@ -71,7 +104,22 @@ for c in "${cases[@]}"; do
 		if [ "$f" = text ] && [ "$want" = 0 ]; then
 			# the text report gives its warnings in itself
 			expect_eq "$name, -f text: nothing on stderr" "" "$(cat "$RUN_ERR")"
-			expect_match "$name, -f text: the warning" "chunks lost" "$(cat "$WORK/out")"
+			case "$msg" in
+			*"chunks lost"*) expect_match "$name, -f text: the warning" "chunks lost" \
+					 "$(cat "$WORK/out")" ;;
+			*ignored*) expect_match "$name, -f text: the warning" \
+				   "^warning: 1 META, END or SYMBOLS chunks unlike the first of their kind ignored" \
+				   "$(cat "$WORK/out")" ;;
+			*) expect_no_match "$name, -f text: no warning" "^warning:" "$(cat "$WORK/out")" ;;
+			esac
+			if [ "${msg#*chunks lost}" = "$msg" ]; then
+				expect_no_match "$name, -f text: no data said lost" \
+					"data lost|[1-9][0-9]* chunks lost|short of" "$(cat "$WORK/out")"
+			fi
+			continue
+		fi
+		if [ -z "$msg" ]; then
+			expect_eq "$name, -f $f: nothing on stderr" "" "$(cat "$RUN_ERR")"
 			continue
 		fi
 		expect_match "$name, -f $f: one line" "$msg" "$(cat "$RUN_ERR")"
@@ -81,11 +129,21 @@ for c in "${cases[@]}"; do
 	# was not known (status 2), not why the trace cannot be read
 	run_cmd 20 "$name-window" "$MPROF" report "$t" -f json --from 10% --to 90% -o "$WORK/out"
 	expect_eq "$name, a window: exit status" "$want" "$RUN_STATUS"
-	expect_match "$name, a window: one line" "$msg" "$(cat "$RUN_ERR")"
+	if [ -n "$msg" ]; then
+		expect_match "$name, a window: one line" "$msg" "$(cat "$RUN_ERR")"
+	else
+		expect_no_match "$name, a window: no chunks said lost" "lost|unlike" "$(cat "$RUN_ERR")"
+	fi
 	run_cmd 20 "$name-diff" "$MPROF" diff "$WORK/good" "$t" --fail-if 'leaked>+1G' -o "$WORK/out"
 	expect_eq "$name, diff: exit status" "$([ "$want" = 0 ] && echo 0 || echo 2)" "$RUN_STATUS"
 	if [ "$want" = 0 ]; then
-		expect_match "$name, diff: the note" "^note: B lost [0-9]+ chunks \(corrupt\)$" "$(cat "$WORK/out")"
+		case "$msg" in
+		*"chunks lost"*) expect_match "$name, diff: the note" \
+				 "^note: B lost [0-9]+ chunks \(corrupt\)$" "$(cat "$WORK/out")" ;;
+		*ignored*) expect_match "$name, diff: the note" "^note: B has 1 META, END or SYMBOLS\
+ chunks unlike the first of their kind \(ignored\)$" "$(cat "$WORK/out")" ;;
+		*) expect_no_match "$name, diff: no note of loss" "lost|unlike" "$(cat "$WORK/out")" ;;
+		esac
 	else
 		expect_match "$name, diff: its line" "$msg" "$(cat "$RUN_ERR")"
 	fi
@@ -98,9 +156,25 @@ facts() {
 report_json "$WORK/good.json" "$WORK/good" || hard_error "the good trace"
 # small_leak: 20003 allocations and stdout's buffer; 9000 B leaked and it
 expect_eq "good: allocations, frees" "20004 20000" "$(facts "$WORK/good.json" | cut -d' ' -f1-2)"
-for name in chunks-twice file-twice zlib-garbage raw-64mib raw-4gib; do
+for name in chunks-twice file-twice zlib-garbage raw-64mib raw-4gib meta-twice end-twice \
+	    symbols-twice meta-conflict end-conflict symbols-conflict; do
 	report_json "$WORK/$name.json" "$WORK/$name.trace" || continue
 	expect_eq "$name: allocations, frees, leaked as the good trace's" \
 		"$(facts "$WORK/good.json")" "$(facts "$WORK/$name.json")"
 done
+# what the JSON says of the second META, END or SYMBOLS chunk
+quality() {
+	json_eval "$1" '"%d %d %d %s" % (d["summary"]["quality"]["chunks_lost"], d["summary"]["quality"].get("repeated_info_chunks", -1), d["summary"]["quality"].get("conflicting_chunks", -1), d["summary"]["data_lost"])'
+}
+expect_eq "chunks-twice: JSON lost, repeated, conflicting, data_lost" "0 3 0 None" \
+	"$(quality "$WORK/chunks-twice.json")"
+for name in meta end symbols; do
+	expect_eq "$name-twice: JSON lost, repeated, conflicting, data_lost" "0 1 0 None" \
+		"$(quality "$WORK/$name-twice.json")"
+	expect_eq "$name-conflict: JSON lost, repeated, conflicting, data_lost" "0 0 1 None" \
+		"$(quality "$WORK/$name-conflict.json")"
+done
+# the first END is the one read: the program's exit status 0, not 3
+expect_eq "end-conflict: the first END's exit status" 0 \
+	"$(json_eval "$WORK/end-conflict.json" 'd["summary"]["program"]["exit_status"]')"
 finish
