@@ -3,8 +3,9 @@
  * (`mprof report --format json`).
  *
  * Owns nothing; reads a struct report and prints one JSON object.  Strings
- * are escaped (quotes, backslashes, control characters; bytes that are not
- * valid UTF-8 become \u00XX), so any trace content yields valid JSON.  Lists
+ * are escaped (quotes, backslashes, control characters; a byte that is not
+ * valid UTF-8 becomes the text \xNN, as in terminal text), so any trace
+ * content yields valid JSON and no two names read back the same.  Lists
  * every site, not only the top N.
  *
  * Schema "mprof-report", schema_version OUTPUT_REPORT_SCHEMA_VERSION
@@ -304,7 +305,10 @@ static inline void out_bytes(FILE *out, const void *p, size_t n)
 /* Writes str as a JSON string: runs of bytes that need no escape (printable
  * ASCII but the quote and backslash, and well-formed UTF-8) go out in one
  * fwrite each (a call per character made JSON reports of many deep stacks
- * several times slower than the text report). */
+ * several times slower than the text report).  A byte that is not UTF-8
+ * reads back as the four characters \xNN, and a backslash that would read
+ * as the start of one as \x5c (argv_quote.h's convention, that of terminal
+ * text and pprof): not as U+00NN, which the same name in valid UTF-8 is. */
 static void json_string(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -323,7 +327,9 @@ static void json_string(FILE *out, const char *str)
 
 		switch (c) {
 		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
+		case '\\':
+			esc = argv_quote_backslash_ambiguous(s + i) ? "\\\\x5c" : "\\\\";
+			break;
 		case '\n': esc = "\\n"; break;
 		case '\r': esc = "\\r"; break;
 		case '\t': esc = "\\t"; break;
@@ -337,8 +343,10 @@ static void json_string(FILE *out, const char *str)
 			out_bytes(out, s + run, i - run);
 		if (esc)
 			out_str(out, esc);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
 		else
-			fprintf(out, "\\u%04x", c); /* control, or not UTF-8: the byte as Latin-1 */
+			fprintf(out, "\\\\x%02x", c); /* not UTF-8 */
 		run = ++i;
 	}
 	if (n > run)

@@ -166,8 +166,8 @@ void output_json_frame(FILE *out, const struct site_frame *f);
 void output_json_frame_merged(FILE *out, const struct site_frame *f, bool lines_differ,
 			      bool offsets_differ);
 
-/* str as a JSON string (escaped; bytes that are not UTF-8 become \u00XX),
- * or null when str is NULL. */
+/* str as a JSON string (escaped; a byte that is not UTF-8 reads back as
+ * the text \xNN, json.c), or null when str is NULL. */
 void output_json_string(FILE *out, const char *str);
 
 #endif

@@ -144,18 +144,18 @@ for fmt in json speedscope dhat-json; do
 	expect_eq "$fmt: valid UTF-8 JSON" ok "$("$PYTHON" -c 'import json, sys
 json.load(open(sys.argv[1], encoding="utf-8")); print("ok")' "$WORK/t.$fmt" 2>&1 | tail -n 1)"
 done
-expect_eq "json: the hostile functions (bytes that are not UTF-8 as U+00XX)" \
-	"$(printf '%s\n' "'\\x1b[31mred\\x1b]0;title\\x07\\x9b\\xff\\xfe end'" \
+expect_eq "json: the hostile functions (bytes that are not UTF-8 as the text \\xNN)" \
+	"$(printf '%s\n' "'\\x1b[31mred\\x1b]0;title\\x07\\x9b\\\\xff\\\\xfe end'" \
 		"'</script><script>alert(1)</script>'" "'<img src=x onerror=alert(2)>'" \
-		"'q\"uote\\\\back\\\\x41&amp;\\u2028sep'" "'semi;colon\\nnew\\tline 42'")" \
+		"'q\"uote\\\\back\\\\x5cx41&amp;\\u2028sep'" "'semi;colon\\nnew\\tline 42'")" \
 	"$("$PYTHON" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 names = {f["function"] for s in d["sites"] for f in s["frames"] if "lib>.c" in (f["file"] or "")}
 for n in sorted(names - {"hostile_names_run"}): print(ascii(n))' "$WORK/t.json")"
-expect_eq "json: the marker, its newline kept" "'mark\x1b[31m;\n<x>\xff\\\\x41'" \
+expect_eq "json: the marker, its newline kept" "'mark\x1b[31m;\n<x>\\\\xff\\\\x5cx41'" \
 	"$("$PYTHON" -c 'import json, sys
 print(ascii(json.load(open(sys.argv[1]))["timeline"]["markers"][0]["name"]))' "$WORK/t.json")"
-expect_eq "json: the module's path" "'$W/dir\\n\\t;<\"\\x1b[31m\\xff/libhostile.so'" \
+expect_eq "json: the module's path" "'$W/dir\\n\\t;<\"\\x1b[31m\\\\xff/libhostile.so'" \
 	"$("$PYTHON" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 print(ascii(sorted({f["module"] for s in d["sites"] for f in s["frames"] if "lib>.c" in (f["file"] or "")})[0]))' "$WORK/t.json")"
