@@ -322,6 +322,7 @@ E2E_TESTS = \
 E2E_TESTS += tests/e2e/chunk-index.sh
 E2E_TESTS += tests/e2e/hostile-names.sh
 E2E_TESTS += tests/e2e/hostile-json.sh
+E2E_TESTS += tests/e2e/help-docs.sh
 EXTRA_DIST += tests/e2e/hostile_names.py tests/progs/hostile_names.c tests/progs/hostile_names_lib.c \
 	tests/browser/hostile-page.mjs
 EXTRA_DIST += tests/e2e/chunk_index.py tests/e2e/trace_craft.py tests/progs/long_laps.c bench/seek.py

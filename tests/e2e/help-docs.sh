@@ -1,0 +1,59 @@
+#!/bin/bash
+# help-docs.sh - `mprof CMD --help`, README.md and man/mprof-CMD.1 list the
+# same options: every option `mprof run|report|diff --help` defines is in
+# the command's usage in README.md (by either spelling, as "-f|--format"
+# where both work) and in its man page (both spellings); every environment
+# variable README.md says the program sees is in `mprof run --help` and
+# mprof-run(1).  A fresh-clone reader found README's diff usage without
+# --alloc-fn and --keep-wrappers, and MPROF_LAUNCHER_TIMENS_NS missing
+# from the help.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+
+for cmd in run report diff; do
+	"$MPROF" "$cmd" --help >"$WORK/help-$cmd.txt" 2>&1
+done
+# prints one line per omission: WHERE: WHAT
+"$PYTHON" - "$WORK" "$abs_top_srcdir" >"$WORK/missing.txt" <<'PY' || hard_error "cannot compare the docs"
+import re, sys
+work, top = sys.argv[1], sys.argv[2]
+readme = open(top + "/README.md", encoding="utf-8").read()
+def roff(path):
+    t = open(path, encoding="utf-8").read()
+    return re.sub(r"\\f[BIRP]|\\&", "", t.replace("\\-", "-"))
+for cmd in ("run", "report", "diff"):
+    helptext = open("%s/help-%s.txt" % (work, cmd), encoding="utf-8").read()
+    man = roff("%s/man/mprof-%s.1" % (top, cmd))
+    # the usage: from "- `mprof CMD " to its closing backquote
+    m = re.search(r"^- `mprof %s ([^`]*)`" % cmd, readme, re.M)
+    usage = m.group(1) if m else ""
+    if not m:
+        print("README: no usage of mprof %s" % cmd)
+    for short, long in re.findall(r"^ {2,6}(?:(-[a-zA-Z]), )?(--[a-z][a-z0-9-]*)", helptext, re.M):
+        if long == "--help":
+            continue
+        tokens = set(re.findall(r"-{1,2}[a-zA-Z][a-z0-9-]*", usage))
+        if long not in tokens and (not short or short not in tokens):
+            print("README's usage of mprof %s: %s" % (cmd, long))
+        if short and long in tokens and "%s|%s" % (short, long) not in usage:
+            print("README's usage of mprof %s: %s without %s" % (cmd, long, short))
+        if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(long), man):
+            print("mprof-%s.1: %s" % (cmd, long))
+        if short and not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(short), man):
+            print("mprof-%s.1: %s" % (cmd, short))
+# the variables the program sees, as README.md lists them
+m = re.search(r"The program sees(.*?)which carry the recording", readme, re.S)
+if not m:
+    print("README: no list of the variables the program sees")
+else:
+    helptext = open(work + "/help-run.txt", encoding="utf-8").read()
+    man = roff(top + "/man/mprof-run.1")
+    for v in sorted(set(re.findall(r"MPROF_[A-Z_]+|LD_PRELOAD", m.group(1)))):
+        if v not in helptext:
+            print("mprof run --help: %s" % v)
+        if v not in man:
+            print("mprof-run.1: %s" % v)
+PY
+expect_eq "options and variables one lists and another lacks" "" "$(cat "$WORK/missing.txt")"
+finish
