@@ -11,6 +11,7 @@
 
 #include "analyze/output/flame_data.h"
 #include "analyze/output/frames.h"
+#include "analyze/output/html_text.h"
 #include "analyze/output/output.h"
 #include "analyze/output/script_json.h"
 #include "analyze/output/units.h"
@@ -214,30 +215,6 @@ int flame_data_tree(FILE *out, const struct stack_tree *tree, const struct flame
 	return 0;
 }
 
-/* s as HTML text (for <title>), at most max bytes of it (not cutting a
- * UTF-8 sequence), with "..." when cut. */
-static void html_text(FILE *out, const char *s, size_t max)
-{
-	size_t n = strlen(s);
-	bool cut = n > max;
-
-	if (cut)
-		for (n = max; n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80; n--)
-			;
-	for (size_t i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			fputc((unsigned char)s[i] < 0x20 ? ' ' : s[i], out);
-		}
-	}
-	if (cut)
-		fputs("...", out);
-}
-
 int flame_page_write(FILE *out, const char *prefix, const char *program, const char *suffix,
 		     int (*data)(FILE *js, void *ctx), void *ctx)
 {
@@ -249,9 +226,9 @@ int flame_page_write(FILE *out, const char *prefix, const char *program, const c
 	while ((mark = strchr(at, '@'))) {
 		fwrite(at, 1, (size_t)(mark - at), out);
 		if (strncmp(mark, title, sizeof(title) - 1) == 0) {
-			html_text(out, prefix, SIZE_MAX);
-			html_text(out, program, FLAME_TITLE_MAX);
-			html_text(out, suffix, SIZE_MAX);
+			output_html_text(out, prefix);
+			output_html_text_cut(out, program, FLAME_TITLE_MAX);
+			output_html_text(out, suffix);
 			at = mark + sizeof(title) - 1;
 		} else if (strncmp(mark, format, sizeof(format) - 1) == 0) {
 			fputs(output_asset_format_js, out);

@@ -57,14 +57,17 @@ valid() {
 	expect_eq "$1: Python reads it" ok "$("$PYTHON" -c 'import json, re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
 if len(sys.argv) > 2:
-    text = re.search(r"<script type=\"application/json\" id=\"%s\">(.*?)</script>" % sys.argv[2],
-                     text, re.S).group(1)
+    i = sys.argv[2]
+    text = re.search(r"<script (?:type=\"application/json\" id=\"%s\"|id=\"%s\" "
+                     r"type=\"application/json\")>(.*?)</script>" % (i, i), text, re.S).group(1)
 json.loads(text); print("ok")' "$2" ${3:+"$3"} 2>&1 | tail -n 1)"
 	if command -v node >/dev/null 2>&1; then
 		expect_eq "$1: node reads it" ok "$(node -e 'const fs = require("fs");
 let text = fs.readFileSync(process.argv[1], "utf8");
 if (process.argv[2]) {
-  const re = new RegExp("<script type=\"application/json\" id=\"" + process.argv[2] + "\">([^]*?)</script>");
+  const i = process.argv[2];
+  const re = new RegExp("<script (?:type=\"application/json\" id=\"" + i + "\"|id=\"" + i +
+                        "\" type=\"application/json\")>([^]*?)</script>");
   text = text.match(re)[1];
 }
 JSON.parse(text); console.log("ok");' "$2" ${3:+"$3"} 2>&1 | tail -n 1)"
@@ -79,12 +82,16 @@ done
 run_cmd 60 html "$MPROF" report "$T" --html "$WORK/n.html"
 valid "html: its data" "$WORK/n.html" mprof-data
 valid "html: its flame graphs" "$WORK/n.html" mprof-flames
+run_cmd 60 flamegraph "$MPROF" report "$T" -f flamegraph -o "$WORK/f.html"
+valid "flamegraph: its data" "$WORK/f.html" mprof-data
 run_cmd 60 diff-json "$MPROF" diff "$T" "$WORK/names2.trace" -f json -o "$WORK/d.json"
 expect_eq "diff -f json: exit status" 0 "$RUN_STATUS"
 valid "diff -f json" "$WORK/d.json"
 run_cmd 60 diff-html "$MPROF" diff "$T" "$WORK/names2.trace" -f html -o "$WORK/d.html"
 valid "diff -f html: its data" "$WORK/d.html" mprof-diff
 valid "diff -f html: its page" "$WORK/d.html" mprof-page
+run_cmd 60 diff-flamegraph "$MPROF" diff "$T" "$WORK/names2.trace" -f flamegraph -o "$WORK/df.html"
+valid "diff -f flamegraph: its data" "$WORK/df.html" mprof-data
 
 # the names as they read back: controls, DEL, C1 controls, U+2028/9 as
 # themselves; a byte that is not UTF-8 (a lone surrogate's bytes too) as
