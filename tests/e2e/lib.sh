@@ -262,6 +262,24 @@ build_cxx() {
 		{ cat "$WORK/build.log"; hard_error "cannot compile $src"; }
 }
 
+# build_sanitized FLAG OUT NAME: builds tests/progs/sanitized_leak.c with
+# -fsanitize=FLAG into OUT and runs it natively as run NAME (run_cmd);
+# returns 1, saying why, when the compiler cannot build it or it does not
+# run here (its status is 5 where it runs).
+build_sanitized() {
+	local flag=$1 out=$2 name=$3
+	if ! $CC -O1 -g -fsanitize="$flag" -o "$out" "$PROGS_DIR/sanitized_leak.c" \
+		>"$WORK/build-$flag.log" 2>&1; then
+		echo "# -fsanitize=$flag cannot be built here: skipped"
+		return 1
+	fi
+	run_cmd 60 "$name" "$out"
+	if [ "$RUN_STATUS" != 5 ]; then
+		echo "# -fsanitize=$flag does not run here (status $RUN_STATUS): skipped"
+		return 1
+	fi
+}
+
 # source_line FILE MARKER: sets SOURCE_LINE to the number of the only line
 # of FILE that contains MARKER (so tests never hard-code line numbers); a
 # hard error when there is not exactly one.  Call it outside $(...).

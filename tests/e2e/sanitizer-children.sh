@@ -63,16 +63,7 @@ for kind in address:AddressSanitizer:libasan thread:ThreadSanitizer:libtsan \
 	name=${rest%%:*}
 	lib=${rest#*:}
 	child="$WORK/c_$flag"
-	if ! $CC -O1 -g -fsanitize="$flag" -o "$child" "$PROGS_DIR/sanitized_leak.c" \
-		>"$WORK/build-$flag.log" 2>&1; then
-		echo "# -fsanitize=$flag cannot be built here: skipped"
-		continue
-	fi
-	run_cmd 60 "native-alone-$flag" "$child"
-	if [ "$RUN_STATUS" != 5 ]; then
-		echo "# -fsanitize=$flag does not run here (status $RUN_STATUS): skipped"
-		continue
-	fi
+	build_sanitized "$flag" "$child" "native-alone-$flag" || continue
 	tried=$((tried + 1))
 
 	# 1. each way of starting it

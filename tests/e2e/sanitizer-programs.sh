@@ -20,16 +20,7 @@ for kind in address:AddressSanitizer:libasan thread:ThreadSanitizer:libtsan \
 	name=${rest%%:*}
 	lib=${rest#*:}
 	prog="$WORK/prog_$flag"
-	if ! $CC -O1 -g -fsanitize="$flag" -o "$prog" "$PROGS_DIR/sanitized_leak.c" \
-		>"$WORK/build-$flag.log" 2>&1; then
-		echo "# -fsanitize=$flag cannot be built here: skipped"
-		continue
-	fi
-	run_cmd 60 "native-$flag" "$prog"
-	if [ "$RUN_STATUS" != 5 ]; then
-		echo "# -fsanitize=$flag does not run here (status $RUN_STATUS): skipped"
-		continue
-	fi
+	build_sanitized "$flag" "$prog" "native-$flag" || continue
 	tried=$((tried + 1))
 	RUN_NAME="mprof-$flag" mprof_run 60 "$WORK/t-$flag" -- "$prog"
 	expect_eq "$name: exit status as native" 5 "$RUN_STATUS"
