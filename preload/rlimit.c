@@ -9,7 +9,7 @@
  * would see its own allocations fail.  Giving back closes the
  * reservation, shrinks the nested heap's region to what the limit allows
  * and unmaps the rings of free thread slots past what it allows (a
- * sixteenth of it, at most 8 MiB), as a start under that limit would have had.  The
+ * 128th of it, settings.h), as a start under that limit would have had.  The
  * limit is read back with getrlimit, never from the caller's pointer.
  *
  * When: after setrlimit, setrlimit64, prlimit and prlimit64 (wrapped here:
@@ -107,7 +107,7 @@ static void rlimit_note(const char *cause, uint64_t limit_bytes, uint64_t given_
 /*
  * Under a finite RLIMIT_AS (read now): closes the memory reservation,
  * shrinks the nested heap's region and unmaps the rings of free thread
- * slots past a sixteenth of the limit (at most 8 MiB), noting in the trace what was given
+ * slots past 1/128 of the limit, noting in the trace what was given
  * back the first time, after cause (rlimit_note).  Returns the bytes of
  * address space given back (0 when there was nothing left to give, or in
  * a vfork child).  The caller holds none of the recorder's locks.

@@ -104,8 +104,7 @@ uint32_t preload_settings_slots(uint64_t as_limit_bytes, uint32_t ring_bytes)
 
 	if (as_limit_bytes == RLIM_INFINITY)
 		return SESSION_DEFAULT_SLOTS;
-	n = as_limit_bytes / 16;
-	n = (n < SETTINGS_RINGS_MAX_BYTES ? n : SETTINGS_RINGS_MAX_BYTES) / ring_bytes;
+	n = as_limit_bytes / SETTINGS_RINGS_LIMIT_SHARE / ring_bytes;
 	return config_clamp(n, SETTINGS_SLOTS_MIN, SESSION_DEFAULT_SLOTS);
 }
 

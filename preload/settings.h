@@ -24,16 +24,17 @@
  * meta stream's and 7 threads'). */
 #define SETTINGS_SLOTS_MIN 8u
 
-/* The most address space the rings of a process file take under an
- * RLIMIT_AS, bytes: a program that needs nearly all its limit (thread
- * stacks, the C library's 64 MiB arenas) must not find ours in its way. */
-#define SETTINGS_RINGS_MAX_BYTES (8u << 20)
+/* Under an RLIMIT_AS the rings of a process file take at most this
+ * fraction of the limit (1/128: 6 MiB of 768 MiB, 64 MiB of 8 GiB): a
+ * program that needs nearly all its limit (thread stacks, the C library's
+ * 64 MiB arenas) must not find ours in its way. */
+#define SETTINGS_RINGS_LIMIT_SHARE 128u
 
 /*
  * Thread slots of the process file under an RLIMIT_AS of as_limit_bytes
  * (RLIM_INFINITY: none): SESSION_DEFAULT_SLOTS without a limit; under one,
  * as many as keep the rings (slots x ring_bytes, sparse but counted as
- * address space) within a sixteenth of the limit and SETTINGS_RINGS_MAX_BYTES,
+ * address space) within SETTINGS_RINGS_LIMIT_SHARE of the limit,
  * and at least SETTINGS_SLOTS_MIN, so the program's own mappings do not fail because
  * of ours.
  */

@@ -27,7 +27,7 @@ limit: 256 MiB
 chunks: 100 of 100
 threads: 40 of 40
 too big: failed"
-gave_back="the program set RLIMIT_AS to 256 MiB: the recorder gave back [0-9]+ MiB of address space and keeps 9 thread slots"
+gave_back="the program set RLIMIT_AS to 256 MiB: the recorder gave back [0-9]+ MiB of address space and keeps 7 thread slots"
 
 # recorded CASE TRACE: the trace holds the program's blocks, none unrecorded
 recorded() {

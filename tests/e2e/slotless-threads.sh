@@ -1,6 +1,6 @@
 #!/bin/bash
 # slotless-threads.sh - more threads alive at once than the recorder has
-# thread slots (80 threads, 32 slots under an RLIMIT_AS): a thread without
+# thread slots (80 threads, 42 slots under an RLIMIT_AS): a thread without
 # a slot goes unrecorded, every one of its allocations counted as such
 # (recorded + unrecorded = made, exactly), and no longer tries to claim a
 # slot on each call (it took the pool lock and scanned every slot: with
@@ -13,11 +13,11 @@ require_mprof
 make_work
 build_c "$WORK/slotless_threads" "$PROGS_DIR/slotless_threads.c" -pthread
 
-# 700,000 KiB of address space: rings within 8 MiB, 32 slots of 256 KiB
+# 700,000 KiB of address space: rings within a 128th of it, 42 slots of 128 KiB
 # (preload/settings.c, preload_settings_slots), set in the program's process (see
 # thread-churn.sh).  One malloc arena: 80 threads' arenas of 64 MiB each
 # do not fit the limit beside the recorder's mappings (malloc failed).
-MPROF_RING_KIB=256 mprof_run 120 "$WORK/trace" -- bash -c 'ulimit -v 700000 && MALLOC_ARENA_MAX=1 exec "$@"' - \
+MPROF_RING_KIB=128 mprof_run 120 "$WORK/trace" -- bash -c 'ulimit -v 700000 && MALLOC_ARENA_MAX=1 exec "$@"' - \
 	"$WORK/slotless_threads"
 expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "stdout" "slotless_threads done" "$(cat "$RUN_OUT")"
@@ -25,7 +25,7 @@ expect_eq "the note on thread slots" 1 \
 	"$(grep -c '^mprof: process [0-9]*: more threads were alive at once than the recorder has thread slots; allocations of the threads without a slot are not recorded (see unrecorded allocations)$' "$RUN_ERR")"
 report_json "$WORK/r.json" "$(ls "$WORK"/trace.[0-9]* | head -n 1)" || finish
 R="$WORK/r.json"
-expect_eq "thread slots" 32 "$(q "$R" summary meta.slots)"
+expect_eq "thread slots" 42 "$(q "$R" summary meta.slots)"
 crowd=$(q "$R" sum allocations crowd_alloc)
 unrecorded=$(q "$R" summary quality.unrecorded_allocations)
 expect_match "crowd_alloc: some allocations recorded" '^[1-9][0-9]*$' "$crowd"

@@ -4,7 +4,7 @@
 # limit (20 MiB of 330 MiB, 43 of 684), so 80 threads on stacks of 4 MiB
 # with 16 MiB to spare made 78 or 79 threads under mprof, and a program
 # that mallocs until NULL got 43 MiB less under `ulimit -v 700000`.  Now
-# the rings take at most 8 MiB (preload/settings.h).
+# the rings take at most a 128th of the limit (preload/settings.h).
 #  1. threads: the limit is the program's VmSize without threads, 80
 #     stacks (and guard pages) and 16 MiB: all threads made and their
 #     blocks given, as natively; each block recorded or counted unrecorded

@@ -36,7 +36,7 @@ first: made
 chunks: 192 of 192
 threads: 40 of 40
 too big: failed"
-gave="the recorder gave back [0-9]+ MiB of address space and keeps 9 thread slots"
+gave="the recorder gave back [0-9]+ MiB of address space and keeps 7 thread slots"
 set_note="^mprof: the program set RLIMIT_AS to 256 MiB: $gave\$"
 unseen_note="^mprof: a failed allocation or mapping found RLIMIT_AS lowered to 256 MiB: $gave\$"
 

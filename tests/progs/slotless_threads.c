@@ -1,6 +1,6 @@
 /*
  * slotless_threads.c - more threads alive at once than the recorder has
- * thread slots, for tests/e2e/slotless-threads.sh (run with 32 slots under
+ * thread slots, for tests/e2e/slotless-threads.sh (run with 42 slots under
  * an RLIMIT_AS): those without a slot go unrecorded and are counted so,
  * and pick up a slot once other threads end.
  *
