@@ -360,6 +360,46 @@ static int reader_fail(struct trace_reader *r, int rc, const char *what)
 	return rc;
 }
 
+/* Whether the n bytes at file offset at are the file's first n bytes. */
+static bool reader_repeats_start(struct trace_reader *r, uint64_t at, uint64_t n)
+{
+	uint8_t a[16384], b[sizeof(a)];
+	int fd = fileno(r->file);
+
+	for (uint64_t done = 0; done < n;) {
+		size_t k = n - done < sizeof(a) ? (size_t)(n - done) : sizeof(a);
+
+		if (pread(fd, a, k, (off_t)done) != (ssize_t)k ||
+		    pread(fd, b, k, (off_t)(at + done)) != (ssize_t)k || memcmp(a, b, k) != 0)
+			return false;
+		done += k;
+	}
+	return true;
+}
+
+/*
+ * A file header at r->offset_bytes, where a chunk header was due: a copy of
+ * the trace (the same bytes as the file's start, as `cat t t` makes) is
+ * skipped, and 1 returned when the file goes on past it; else 0, the end of
+ * this trace (a copy that reaches the file's end, or another trace).
+ */
+static int reader_skip_copy(struct trace_reader *r)
+{
+	uint64_t at = r->offset_bytes, len = r->copy_bytes ? r->copy_bytes : at;
+	uint64_t n = r->file_bytes - at < len ? r->file_bytes - at : len;
+
+	if (!reader_repeats_start(r, at, n)) {
+		r->other_trace_offset = at;
+		return 0;
+	}
+	r->copy_bytes = len;
+	r->copies++;
+	if (at + n >= r->file_bytes || fseeko(r->file, (off_t)(at + n), SEEK_SET) != 0)
+		return 0;
+	r->offset_bytes = at + n;
+	return 1;
+}
+
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 {
 	return trace_reader_next_filtered(r, c, NULL, NULL);
@@ -369,11 +409,20 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 			       int (*want)(unsigned type, unsigned stream, void *arg), void *arg)
 {
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
-	size_t got = fread(h, 1, sizeof(h), r->file);
+	size_t got;
 	uint32_t stored, raw;
 
-	if (got == 0 && feof(r->file))
-		return 0;
+	if (r->other_trace_offset)
+		return 0; /* this trace ended there */
+	for (;;) {
+		got = fread(h, 1, sizeof(h), r->file);
+		if (got == 0 && feof(r->file))
+			return 0;
+		if (got < 8 || memcmp(h, TRACE_FILE_MAGIC, 8) != 0)
+			break;
+		if (!reader_skip_copy(r))
+			return 0;
+	}
 	if (got != sizeof(h))
 		return reader_fail(r, -EIO, "trace truncated inside a chunk header");
 	if (trace_get_le32(h) != TRACE_CHUNK_MAGIC ||

@@ -143,6 +143,15 @@ struct trace_reader {
 	                         * decoder that reads them in place
 	                         * (record_decode_split); else they are joined */
 	struct libdeflate_decompressor *inflater; /* owned, made on first use */
+	uint64_t copies;        /* file headers met where a chunk was due whose
+	                         * bytes, to the file's end or for copy_bytes,
+	                         * repeat the file's first copy_bytes: the whole
+	                         * trace written again (cat t t), skipped */
+	uint64_t copy_bytes;    /* the first such header's offset: one copy's
+	                         * length (0: none met) */
+	uint64_t other_trace_offset; /* a file header where a chunk was due
+	                         * that starts no copy: a second trace, which
+	                         * the reader ends before (0: none) */
 	char error[320];        /* why the last call failed, with offset */
 };
 
@@ -165,10 +174,14 @@ struct trace_chunk {
 int trace_reader_open(struct trace_reader *r, const char *path);
 
 /*
- * Reads the next chunk.  Returns 1 with *c filled, 0 at a clean end of file,
+ * Reads the next chunk.  Returns 1 with *c filled, 0 at a clean end of file
+ * or at a file header that starts another trace (r->other_trace_offset),
  * -EIO ("truncated") when the file ends inside a chunk, -EBADMSG when a
  * chunk's header or checksum is wrong or it does not inflate.  After a
  * negative return, r->error names the offset; the caller may stop there.
+ * A file header that starts a copy of the file's first r->copy_bytes (the
+ * trace written twice) is skipped with that copy (r->copies), and what
+ * follows the copy, if any, is read as the trace's continuation.
  */
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c);
 

@@ -154,6 +154,9 @@ static void warn_stderr(const struct profile *p)
 	if (p->info.conflicting_chunks)
 		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS chunks unlike the "
 			      "first of their kind ignored", p->info.path, p->info.conflicting_chunks);
+	if (p->info.other_trace_offset)
+		analyze_error("warning: %s: a second trace from offset %" PRIu64 " (another file "
+			      "header), not read", p->info.path, p->info.other_trace_offset);
 }
 
 /* What qualifies the --metric of side ("A" or "B") p, for a format with no

@@ -171,6 +171,9 @@ static void warn_stderr(const struct trace_info *info)
 	if (info->conflicting_chunks)
 		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS chunks unlike the "
 			      "first of their kind ignored", info->path, info->conflicting_chunks);
+	if (info->other_trace_offset)
+		analyze_error("warning: %s: a second trace from offset %" PRIu64 " (another file "
+			      "header), not read", info->path, info->other_trace_offset);
 }
 
 /* What report_one needs besides the trace. */

@@ -50,6 +50,7 @@ struct trace_scan {
 	bool damaged;           /* reading stopped at a bad chunk */
 	uint64_t good_end_bytes; /* end of the last whole chunk */
 	char damage[320];       /* the reader's message when damaged */
+	uint64_t other_trace_offset; /* a second trace's file header (0: none) */
 	uint64_t stack_records; /* STACK records read */
 };
 
@@ -149,6 +150,7 @@ static int scan_trace(const char *path, struct trace_scan *t)
 				break;
 		}
 	}
+	t->other_trace_offset = r.other_trace_offset;
 	if (rc == -ENOMEM) {
 		fprintf(stderr, "mprof-analyze: %s: out of memory\n", path);
 	} else if (rc < 0) {
@@ -273,6 +275,13 @@ static int symbolize_trace(const char *path, struct symbolizer **shared)
 	stack_nodes_init(&t.nodes);
 	module_maps_init(&t.maps);
 	rc = scan_trace(path, &t);
+	if (rc == 0 && !t.has_symbols && t.other_trace_offset) {
+		/* symbols appended after the second trace would never be read,
+		 * and cutting it off would destroy it: the file stays as it is */
+		fprintf(stderr, "mprof-analyze: %s: holds a second trace from offset %" PRIu64
+			" (another file header); not symbolized\n", path, t.other_trace_offset);
+		rc = -EINVAL;
+	}
 	if (rc == 0 && !t.has_symbols) {
 		s = symbolizer_for(shared, &t.maps);
 		rc = s ? symbolize_nodes(&t, s) : -ENOMEM;

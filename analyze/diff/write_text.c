@@ -272,6 +272,9 @@ static void trace_notes(FILE *out, const char *side, const struct profile *p)
 	if (p->info.conflicting_chunks)
 		fprintf(out, "note: %s has %" PRIu64 " META, END or SYMBOLS chunks unlike the first of "
 			"their kind (ignored)\n", side, p->info.conflicting_chunks);
+	if (p->info.other_trace_offset)
+		fprintf(out, "note: %s holds a second trace from offset %" PRIu64 " (not read)\n",
+			side, p->info.other_trace_offset);
 }
 
 int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)

@@ -149,6 +149,10 @@
  *                   the same as the first of their kind: dropped),
  *                   "conflicting_chunks" (META, END or SYMBOLS chunks
  *                   unlike the first of their kind: ignored),
+ *                   "trace_copies" (copies of the whole trace after the
+ *                   first, the same bytes: skipped),
+ *                   "second_trace_offset" (int or null: the file offset
+ *                   of another trace's file header; it was not read),
  *                   "cut_calls" (calls the process's end cut short),
  *                   "merge_buffer_bytes_max" (event data that waited to merge),
  *                   "address_reused", "stacks",
@@ -503,6 +507,11 @@ static void write_quality(FILE *out, const struct profile *r)
 	json_u64(out, "repeated_info_chunks", info->repeated_info_chunks);
 	out_char(out, ',');
 	json_u64(out, "conflicting_chunks", info->conflicting_chunks);
+	out_char(out, ',');
+	json_u64(out, "trace_copies", info->trace_copies);
+	out_char(out, ',');
+	json_opt_u64(out, "second_trace_offset", info->other_trace_offset != 0,
+		     info->other_trace_offset);
 	out_char(out, ',');
 	json_u64(out, "cut_calls", a->cut_calls);
 	out_char(out, ',');

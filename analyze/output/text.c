@@ -338,6 +338,9 @@ static void print_quality(FILE *out, const struct profile *r)
 	if (info->repeated_info_chunks)
 		fprintf(out, "; %" PRIu64 " META, END or SYMBOLS chunks repeated (the same; dropped)",
 			info->repeated_info_chunks);
+	if (info->trace_copies)
+		fprintf(out, "; the whole trace repeated %" PRIu64 " more time%s in the file (the "
+			"same bytes; skipped)", info->trace_copies, info->trace_copies == 1 ? "" : "s");
 	if (a->cut_calls)
 		fprintf(out, "; %" PRIu64 " calls cut short by the process's end", a->cut_calls);
 	fputc('\n', out);
@@ -401,6 +404,10 @@ static void print_warnings(FILE *out, const struct profile *r)
 		fprintf(out, "warning: %" PRIu64 " META, END or SYMBOLS chunks unlike the first of "
 			"their kind ignored (the first: a second %s chunk at offset %" PRIu64 ")\n",
 			info->conflicting_chunks, info->conflicting_kind, info->conflicting_offset);
+	if (info->other_trace_offset)
+		fprintf(out, "warning: another trace's file header at offset %" PRIu64 ": the file "
+			"holds a second trace, not read; this report is of the first\n",
+			info->other_trace_offset);
 	if (r->summary.saturated)
 		fputs("warning: figures shown as 18446744073709551615 (16.0 EiB) reached the "
 		      "largest a count holds and stopped there, and live figures that took "
@@ -596,6 +603,9 @@ const char *output_report_kind(const struct profile *r)
 	if (r->info.repeated_events || r->info.repeated_chunks)
 		return "damaged: events appear twice in the trace (the repeats were dropped); "
 		       "see data";
+	if (r->info.other_trace_offset)
+		return "damaged: the file holds a second trace after this one (not read); see "
+		       "warnings";
 	if (r->info.conflicting_chunks)
 		return "damaged: a second META, END or SYMBOLS chunk unlike the first (ignored); "
 		       "see warnings";

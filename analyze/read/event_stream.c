@@ -1729,6 +1729,8 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 		rc = stream_start(&s, 0, false);
 	chunk_prefetch_stop(prefetch);
 	s.prefetch = NULL; /* payloads consumed from here on are freed */
+	info->trace_copies = reader.copies;
+	info->other_trace_offset = reader.other_trace_offset;
 	if (rc == 0 && prefetch) {
 		/* the slots' last TIME stamps, waiting for an event */
 		s.finishing = true;

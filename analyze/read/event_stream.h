@@ -93,6 +93,12 @@ struct trace_info {
 	uint64_t conflicting_chunks; /* META, END or SYMBOLS chunks unlike the
 	                             * first of their kind: ignored, the first
 	                             * is read; no events are lost by it */
+	uint64_t trace_copies;      /* copies of the whole trace after the
+	                             * first (a file written twice): skipped
+	                             * unread, nothing lost (trace_reader) */
+	uint64_t other_trace_offset; /* a file header of another trace here:
+	                             * not read, the report is of the first
+	                             * (0: none) */
 	uint64_t conflicting_offset; /* the first of these, and its kind */
 	const char *conflicting_kind; /* "META", "END", "SYMBOLS" (static) */
 	uint64_t lost_offsets[TRACE_INFO_MAX_LOST_OFFSETS];

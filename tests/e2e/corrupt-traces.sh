@@ -9,19 +9,27 @@
 # every event (chunks repeated are dropped, not counted twice).  A second
 # META, END or SYMBOLS chunk holds no events: the same as the first, it is
 # dropped with no warning; unlike it, it is ignored with one warning; in
-# neither case are chunks said to be lost or the counts short.
-# Program and facts: tests/progs/small_leak.c (20003 allocations).
+# neither case are chunks said to be lost or the counts short.  A file that
+# holds its trace twice (cat t t), or a cut copy then the whole, is read
+# once with no warning; a file that holds a second, other trace is read up
+# to it, with one warning, and `mprof-analyze symbolize` leaves it alone.
+# Programs and facts: tests/progs/small_leak.c (20003 allocations),
+# tests/progs/leak_count.c (the second trace: 105 allocations).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
 build_c "$WORK/small_leak" "$PROGS_DIR/small_leak.c"
+build_c "$WORK/leak_count" "$PROGS_DIR/leak_count.c"
 mprof_run 60 "$WORK/good" -q -- "$WORK/small_leak"
 expect_eq "run: exit status" 0 "$RUN_STATUS"
+RUN_NAME=run-other mprof_run 60 "$WORK/other" -q -- "$WORK/leak_count" 5
+expect_eq "run of leak_count: exit status" 0 "$RUN_STATUS"
 
 "$PYTHON" - "$WORK" <<'PY' || hard_error "cannot write the corrupt traces"
 import struct, sys, zlib
 work = sys.argv[1]
 d = open(work + "/good", "rb").read()
+other = open(work + "/other", "rb").read()
 def w(name, data):
     open("%s/%s.trace" % (work, name), "wb").write(data)
 def chunk_hdr(stored, raw):
@@ -48,6 +56,15 @@ while off < len(d):
     off += 24 + stored
 w("chunks-twice", out)
 w("file-twice", d + d)
+# three times, the third cut inside a chunk; the first two chunks, then
+# the whole (a writer that restarted); another run's trace after this one
+w("file-thrice-cut", d + d + d[:len(d) // 2])
+first_two = 64
+for _ in range(2):
+    first_two += 24 + struct.unpack_from("<I", d, first_two + 8)[0]
+w("cut-then-whole", d[:first_two] + d)
+w("two-traces", d + other)
+open(work + "/good-bytes", "w").write("%d" % len(d))
 # a second META, END or SYMBOLS chunk right after the first: the same
 # bytes, or unlike them (a key added, a value changed, a byte cut)
 chunks, off = [], 64
@@ -72,6 +89,10 @@ for name, kind in (("meta", META), ("end", END), ("symbols", SYMBOLS)):
 w("meta-conflict", second(META, lambda b: b + b"extra=1\n"))
 w("end-conflict", second(END, lambda b: b.replace(b"exit_status=0", b"exit_status=3")))
 w("symbols-conflict", second(SYMBOLS, lambda b: b[:-1]))
+# without its SYMBOLS chunk, for symbolize: once, twice, and before another
+nosym = d[:64] + b"".join(c for c in chunks if c[4] != SYMBOLS)
+open(work + "/nosym-twice", "wb").write(nosym + nosym)
+open(work + "/nosym-two", "wb").write(nosym + other)
 PY
 
 # NAME|status|stderr (a regular expression of its one line; empty: no line)
@@ -87,7 +108,10 @@ cases=(
 	"raw-64mib|0|^mprof: warning: .*/raw-64mib.trace: 1 chunks lost \(corrupt or not mprof's\)$"
 	"raw-4gib|0|^mprof: warning: .*/raw-4gib.trace: 1 chunks lost \(corrupt or not mprof's\)$"
 	"chunks-twice|0|"
-	"file-twice|0|^mprof: warning: .*/file-twice.trace: [0-9]+ chunks lost \(corrupt or not mprof's\)$"
+	"file-twice|0|"
+	"file-thrice-cut|0|"
+	"cut-then-whole|0|"
+	"two-traces|0|^mprof: warning: .*/two-traces.trace: a second trace from offset $(cat "$WORK/good-bytes") \(another file header\), not read$"
 	"meta-twice|0|"
 	"end-twice|0|"
 	"symbols-twice|0|"
@@ -110,6 +134,9 @@ for c in "${cases[@]}"; do
 			*ignored*) expect_match "$name, -f text: the warning" \
 				   "^warning: 1 META, END or SYMBOLS chunks unlike the first of their kind ignored" \
 				   "$(cat "$WORK/out")" ;;
+			*"not read"*) expect_match "$name, -f text: the warning" \
+				      "^warning: another trace's file header at offset $(cat "$WORK/good-bytes"): \
+the file holds a second trace, not read; this report is of the first$" "$(cat "$WORK/out")" ;;
 			*) expect_no_match "$name, -f text: no warning" "^warning:" "$(cat "$WORK/out")" ;;
 			esac
 			if [ "${msg#*chunks lost}" = "$msg" ]; then
@@ -142,6 +169,8 @@ for c in "${cases[@]}"; do
 				 "^note: B lost [0-9]+ chunks \(corrupt\)$" "$(cat "$WORK/out")" ;;
 		*ignored*) expect_match "$name, diff: the note" "^note: B has 1 META, END or SYMBOLS\
  chunks unlike the first of their kind \(ignored\)$" "$(cat "$WORK/out")" ;;
+		*"not read"*) expect_match "$name, diff: the note" "^note: B holds a second trace from \
+offset $(cat "$WORK/good-bytes") \(not read\)$" "$(cat "$WORK/out")" ;;
 		*) expect_no_match "$name, diff: no note of loss" "lost|unlike" "$(cat "$WORK/out")" ;;
 		esac
 	else
@@ -156,7 +185,7 @@ facts() {
 report_json "$WORK/good.json" "$WORK/good" || hard_error "the good trace"
 # small_leak: 20003 allocations and stdout's buffer; 9000 B leaked and it
 expect_eq "good: allocations, frees" "20004 20000" "$(facts "$WORK/good.json" | cut -d' ' -f1-2)"
-for name in chunks-twice file-twice zlib-garbage raw-64mib raw-4gib meta-twice end-twice \
+for name in chunks-twice file-twice file-thrice-cut cut-then-whole two-traces zlib-garbage raw-64mib raw-4gib meta-twice end-twice \
 	    symbols-twice meta-conflict end-conflict symbols-conflict; do
 	report_json "$WORK/$name.json" "$WORK/$name.trace" || continue
 	expect_eq "$name: allocations, frees, leaked as the good trace's" \
@@ -174,6 +203,41 @@ for name in meta end symbols; do
 	expect_eq "$name-conflict: JSON lost, repeated, conflicting, data_lost" "0 0 1 None" \
 		"$(quality "$WORK/$name-conflict.json")"
 done
+# a copy of the whole trace is skipped, not lost; a second trace is not read
+copies() {
+	json_eval "$1" '"%d %d %s %s" % (d["summary"]["quality"]["chunks_lost"], d["summary"]["quality"].get("trace_copies", -1), d["summary"]["quality"].get("second_trace_offset", -1), d["summary"]["data_lost"])'
+}
+expect_eq "file-twice: JSON lost, copies, second trace, data_lost" "0 1 None None" \
+	"$(copies "$WORK/file-twice.json")"
+expect_eq "file-thrice-cut: JSON lost, copies, second trace, data_lost" "0 2 None None" \
+	"$(copies "$WORK/file-thrice-cut.json")"
+expect_eq "cut-then-whole: JSON lost, copies, second trace, data_lost" "0 1 None None" \
+	"$(copies "$WORK/cut-then-whole.json")"
+expect_eq "two-traces: JSON lost, copies, second trace, data_lost" \
+	"0 0 $(cat "$WORK/good-bytes") None" "$(copies "$WORK/two-traces.json")"
+run_cmd 20 file-twice-text "$MPROF" report "$WORK/file-twice.trace" -o "$WORK/out"
+expect_match "file-twice, -f text: the headline" "^mprof report: .* \(exact: every allocation \
+recorded\)$" "$(head -n 1 "$WORK/out")"
+expect_match "file-twice, -f text: the data line" "^data: .*; the whole trace repeated 1 more \
+time in the file \(the same bytes; skipped\)$" "$(cat "$WORK/out")"
+run_cmd 20 two-traces-text "$MPROF" report "$WORK/two-traces.trace" -o "$WORK/out"
+expect_match "two-traces, -f text: the headline" "^mprof report: .* \(damaged: the file holds \
+a second trace after this one \(not read\); see warnings\)$" "$(head -n 1 "$WORK/out")"
+# symbolize appends after a copy, where a report reads it; it neither cuts
+# off nor appends after a second trace
+run_cmd 60 symbolize-twice "$MPROF_ANALYZE" symbolize "$WORK/nosym-twice"
+expect_eq "symbolize a trace written twice: exit status" 0 "$RUN_STATUS"
+expect_eq "symbolize a trace written twice: nothing on stderr" "" "$(cat "$RUN_ERR")"
+report_json "$WORK/nosym-twice.json" "$WORK/nosym-twice" &&
+	expect_eq "symbolized trace written twice: JSON lost, copies, second trace, data_lost" \
+		"0 1 None None" "$(copies "$WORK/nosym-twice.json")"
+cp "$WORK/nosym-two" "$WORK/nosym-two.before"
+run_cmd 60 symbolize-two "$MPROF_ANALYZE" symbolize "$WORK/nosym-two"
+expect_eq "symbolize a file of two traces: exit status" 1 "$RUN_STATUS"
+expect_match "symbolize a file of two traces: one line" "^mprof-analyze: .*/nosym-two: holds a \
+second trace from offset [0-9]+ \(another file header\); not symbolized$" "$(cat "$RUN_ERR")"
+expect_eq "symbolize a file of two traces: the file as it was" same \
+	"$(cmp -s "$WORK/nosym-two" "$WORK/nosym-two.before" && echo same || echo changed)"
 # the first END is the one read: the program's exit status 0, not 3
 expect_eq "end-conflict: the first END's exit status" 0 \
 	"$(json_eval "$WORK/end-conflict.json" 'd["summary"]["program"]["exit_status"]')"

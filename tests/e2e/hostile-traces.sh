@@ -238,13 +238,15 @@ for t in dup cat; do
 		"$(q "$WORK/$t.json" summary allocations)"
 	expect_eq "repeats ($t): leaks counted once" 1500 "$(q "$WORK/$t.json" summary leaked_blocks)"
 done
-# (each slot's reader drops a chunk of a stretch it has read whole: the
-# joined traces repeat the chunks of slot 0, the stacks, and of slot 1)
-expect_eq "repeats (cat): the repeated chunks counted" 2 \
+# (the second file header starts a copy of the whole trace: skipped
+# unread, none of its chunks is a repeat, nothing is damaged)
+expect_eq "repeats (cat): no repeated chunks" 0 \
 	"$(q "$WORK/cat.json" summary quality.repeated_chunks)"
+expect_eq "repeats (cat): the copy counted" 1 \
+	"$(q "$WORK/cat.json" summary quality.trace_copies)"
 run_cmd 20 cat-text "$MPROF" report -n 0 "$WORK/cat.trace"
-expect_match "repeats (cat): the header says damaged" \
-	"^mprof report: .*\(damaged: events appear twice in the trace" "$(head -1 "$RUN_OUT")"
+expect_match "repeats (cat): the header says exact" \
+	"^mprof report: .*\(exact: every allocation recorded\)$" "$(head -1 "$RUN_OUT")"
 report_json "$WORK/w.json" "$WORK/w.trace"
 expect_eq "repeats: the intact trace has none" 0 "$(q "$WORK/w.json" summary quality.repeated_events)"
 # A chunk in the middle of a thread's stream, written twice: its slot has

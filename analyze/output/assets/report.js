@@ -77,6 +77,7 @@
   if (q.truncated) notes.push(`The trace is truncated at offset ${q.truncated_offset}: the program was probably killed; events up to there are reported.`);
   if (q.chunks_lost) notes.push(`${q.chunks_lost} chunks lost (corrupt or not mprof's).`);
   if (q.conflicting_chunks) notes.push(`${q.conflicting_chunks} META, END or SYMBOLS chunks unlike the first of their kind ignored.`);
+  if (q.second_trace_offset != null) notes.push(`The file holds a second trace from offset ${q.second_trace_offset} (another file header); it was not read: these figures are of the first.`);
   if (s.inherited && s.inherited.note) notes.push(s.inherited.note);
   if (s.pool) notes.push(`Pool blocks (mprof.h): ${count(s.pool.allocations)} allocations, ${bytes(s.pool.allocated_bytes)} requested, inside malloc’d blocks that the totals count too: these bytes are counted twice.`);
   if (notes.length) app.append(el('ul', { class: 'notes' }, ...notes.map((n) => el('li', {}, n))));
