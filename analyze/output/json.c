@@ -149,6 +149,8 @@
  *                   the same as the first of their kind: dropped),
  *                   "conflicting_chunks" (META, END or SYMBOLS chunks
  *                   unlike the first of their kind: ignored),
+ *                   "unknown_chunks" (chunks of a type this mprof does
+ *                   not know, a newer one's: skipped, nothing lost),
  *                   "trace_copies" (copies of the whole trace after the
  *                   first, the same bytes: skipped),
  *                   "second_trace_offset" (int or null: the file offset
@@ -507,6 +509,8 @@ static void write_quality(FILE *out, const struct profile *r)
 	json_u64(out, "repeated_info_chunks", info->repeated_info_chunks);
 	out_char(out, ',');
 	json_u64(out, "conflicting_chunks", info->conflicting_chunks);
+	out_char(out, ',');
+	json_u64(out, "unknown_chunks", info->unknown_chunks);
 	out_char(out, ',');
 	json_u64(out, "trace_copies", info->trace_copies);
 	out_char(out, ',');

@@ -338,6 +338,9 @@ static void print_quality(FILE *out, const struct profile *r)
 	if (info->repeated_info_chunks)
 		fprintf(out, "; %" PRIu64 " META, END or SYMBOLS chunks repeated (the same; dropped)",
 			info->repeated_info_chunks);
+	if (info->unknown_chunks)
+		fprintf(out, "; %" PRIu64 " chunks of a type this mprof does not know (%u, the first; "
+			"a newer mprof's?) skipped", info->unknown_chunks, info->unknown_chunk_type);
 	if (info->trace_copies)
 		fprintf(out, "; the whole trace repeated %" PRIu64 " more time%s in the file (the "
 			"same bytes; skipped)", info->trace_copies, info->trace_copies == 1 ? "" : "s");

@@ -1481,8 +1481,13 @@ static int handle_chunk(struct stream *s, const struct trace_chunk *c)
 			s->info->rss_chunks_bad++;
 		return rc == -ENOMEM ? rc : 0;
 	}
+	case TRACE_CHUNK_INDEX:
+		return 0; /* read before, by index_plan */
 	}
-	return 0; /* unknown chunk types are skipped */
+	/* a newer writer's: skipped by its length, and said so */
+	if (!s->info->unknown_chunks++)
+		s->info->unknown_chunk_type = c->type;
+	return 0;
 }
 
 int event_stream_read_meta(const char *path, struct kv_list *meta)

@@ -93,6 +93,10 @@ struct trace_info {
 	uint64_t conflicting_chunks; /* META, END or SYMBOLS chunks unlike the
 	                             * first of their kind: ignored, the first
 	                             * is read; no events are lost by it */
+	uint64_t unknown_chunks;    /* chunks of a type this reader does not
+	                             * know (a newer writer's): skipped by
+	                             * their length, no events lost */
+	unsigned unknown_chunk_type; /* the first of them's type */
 	uint64_t trace_copies;      /* copies of the whole trace after the
 	                             * first (a file written twice): skipped
 	                             * unread, nothing lost (trace_reader) */

@@ -65,6 +65,11 @@ for _ in range(2):
 w("cut-then-whole", d[:first_two] + d)
 w("two-traces", d + other)
 open(work + "/good-bytes", "w").write("%d" % len(d))
+# a chunk of a type a newer mprof may write (9), after the first chunk
+future = b"future"
+fh = struct.pack("<IBBHIII", 0x4B43504D, 9, 0, 0, len(future), len(future), zlib.crc32(future))
+first = 64 + 24 + struct.unpack_from("<I", d, 72)[0]
+w("unknown-type", d[:first] + fh + struct.pack("<I", zlib.crc32(fh)) + future + d[first:])
 # a second META, END or SYMBOLS chunk right after the first: the same
 # bytes, or unlike them (a key added, a value changed, a byte cut)
 chunks, off = [], 64
@@ -111,6 +116,7 @@ cases=(
 	"file-twice|0|"
 	"file-thrice-cut|0|"
 	"cut-then-whole|0|"
+	"unknown-type|0|"
 	"two-traces|0|^mprof: warning: .*/two-traces.trace: a second trace from offset $(cat "$WORK/good-bytes") \(another file header\), not read$"
 	"meta-twice|0|"
 	"end-twice|0|"
@@ -185,7 +191,7 @@ facts() {
 report_json "$WORK/good.json" "$WORK/good" || hard_error "the good trace"
 # small_leak: 20003 allocations and stdout's buffer; 9000 B leaked and it
 expect_eq "good: allocations, frees" "20004 20000" "$(facts "$WORK/good.json" | cut -d' ' -f1-2)"
-for name in chunks-twice file-twice file-thrice-cut cut-then-whole two-traces zlib-garbage raw-64mib raw-4gib meta-twice end-twice \
+for name in chunks-twice file-twice file-thrice-cut cut-then-whole two-traces unknown-type zlib-garbage raw-64mib raw-4gib meta-twice end-twice \
 	    symbols-twice meta-conflict end-conflict symbols-conflict; do
 	report_json "$WORK/$name.json" "$WORK/$name.trace" || continue
 	expect_eq "$name: allocations, frees, leaked as the good trace's" \
@@ -223,6 +229,12 @@ time in the file \(the same bytes; skipped\)$" "$(cat "$WORK/out")"
 run_cmd 20 two-traces-text "$MPROF" report "$WORK/two-traces.trace" -o "$WORK/out"
 expect_match "two-traces, -f text: the headline" "^mprof report: .* \(damaged: the file holds \
 a second trace after this one \(not read\); see warnings\)$" "$(head -n 1 "$WORK/out")"
+# a chunk of an unknown type is skipped with a note, not lost
+expect_eq "unknown-type: JSON lost, unknown chunks, data_lost" "0 1 None" \
+	"$(json_eval "$WORK/unknown-type.json" '"%d %d %s" % (d["summary"]["quality"]["chunks_lost"], d["summary"]["quality"].get("unknown_chunks", -1), d["summary"]["data_lost"])')"
+run_cmd 20 unknown-type-text "$MPROF" report "$WORK/unknown-type.trace" -o "$WORK/out"
+expect_match "unknown-type, -f text: the data line" "^data: .*; 1 chunks of a type this mprof \
+does not know \(9, the first; a newer mprof's\?\) skipped$" "$(cat "$WORK/out")"
 # symbolize appends after a copy, where a report reads it; it neither cuts
 # off nor appends after a second trace
 run_cmd 60 symbolize-twice "$MPROF_ANALYZE" symbolize "$WORK/nosym-twice"
