@@ -50,19 +50,20 @@ const char *exec_target_why(unsigned pid, const char *path, bool env_dropped,
 	char file[PATH_MAX];
 	const char *secure, *kind, *sanitizer;
 	char soname[64];
+	/* the file the checks below look at, found once */
+	bool have_file = !env_dropped && target_file(pid, path, file, sizeof(file));
 
 	if (env_dropped) {
 		snprintf(why, size, "its environment dropped mprof's LD_PRELOAD or MPROF_SESSION");
-	} else if (target_file(pid, path, file, sizeof(file)) &&
-		   elf_check_link(file) == ELF_LINK_STATIC) {
+	} else if (have_file && elf_check_link(file) == ELF_LINK_STATIC) {
 		snprintf(why, size, "it is statically linked: LD_PRELOAD cannot reach it");
-	} else if (target_file(pid, path, file, sizeof(file)) &&
+	} else if (have_file &&
 		   (kind = elf_check_foreign_kind(file)) != NULL) {
 		snprintf(why, size, "it is %s: its loader cannot load mprof's recorder", kind);
-	} else if (target_file(pid, path, file, sizeof(file)) &&
+	} else if (have_file &&
 		   (secure = elf_check_secure_exec(file)) != NULL) {
 		snprintf(why, size, "it runs %s: the loader ignores LD_PRELOAD", secure);
-	} else if (target_file(pid, path, file, sizeof(file)) &&
+	} else if (have_file &&
 		   (sanitizer = elf_check_sanitizer(file, soname, sizeof(soname))) != NULL) {
 		snprintf(why, size, "it is built with %s (it loads %s), whose runtime serves malloc "
 				    "itself and must come first, so it ran without mprof's recorder",
