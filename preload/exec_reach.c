@@ -33,8 +33,6 @@
 #include "trace/elf_needed.h"
 #include "trace/file_caps.h"
 
-#define PHDR_LIMIT 4096 /* more program headers than any real executable */
-
 static int pread_exact(int fd, void *buf, size_t n, uint64_t off)
 {
 	return syscall(SYS_pread64, fd, buf, n, (off_t)off) == (long)n ? 0 : -1;
@@ -54,30 +52,24 @@ static int pread_exact(int fd, void *buf, size_t n, uint64_t off)
  * LD_PRELOAD names it.  Not an ELF file: 0. */
 static int elf_foreign(const Elf64_Ehdr *eh)
 {
-	const uint16_t one = 1;
-	unsigned char native = *(const unsigned char *)&one == 1 ? ELFDATA2LSB : ELFDATA2MSB;
-
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
 		return 0;
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != native)
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || !elf_needed_native(eh->e_ident))
 		return 1;
 	return OWN_MACHINE != 0 && eh->e_machine != OWN_MACHINE;
 }
 
-/* Whether fd, whose ELF header eh is native (elf_foreign said 0), holds an
- * executable without PT_INTERP. */
-static int elf_static(int fd, const Elf64_Ehdr *eh)
+/* Whether the native executable whose header eh and first program headers
+ * first[] were read has no PT_INTERP (a static program; the rest of its
+ * program headers are read from fd). */
+static int elf_static(int fd, const Elf64_Ehdr *eh, const Elf64_Phdr *first)
 {
-	Elf64_Phdr ph[16]; /* a read's worth: most programs have fewer */
+	Elf64_Phdr buf[ELF_NEEDED_BATCH];
 
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) || eh->e_phentsize != sizeof(ph[0]) ||
-	    eh->e_phnum == 0 || eh->e_phnum > PHDR_LIMIT)
-		return 0;
-	for (unsigned i = 0; i < eh->e_phnum; i += 16) {
-		unsigned n = eh->e_phnum - i < 16 ? eh->e_phnum - i : 16;
+	for (unsigned i = 0, n; i < eh->e_phnum; i += ELF_NEEDED_BATCH) {
+		const Elf64_Phdr *ph = elf_needed_phdrs(fd, pread_exact, eh, first, i, buf, &n);
 
-		if (pread_exact(fd, ph, n * sizeof(ph[0]), eh->e_phoff + (uint64_t)i * sizeof(ph[0])) < 0)
+		if (!ph)
 			return 0;
 		for (unsigned k = 0; k < n; k++)
 			if (ph[k].p_type == PT_INTERP)
@@ -153,6 +145,7 @@ static int file_unreachable(const char *path)
 {
 	struct stat st;
 	Elf64_Ehdr eh;
+	Elf64_Phdr first[ELF_NEEDED_BATCH];
 	int fd, unreachable;
 
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -165,11 +158,22 @@ static int file_unreachable(const char *path)
 	/* a file shorter than an ELF header is no ELF file: zeros say so */
 	if (syscall(SYS_pread64, fd, &eh, sizeof(eh), (off_t)0) < (long)sizeof(eh))
 		memset(&eh, 0, sizeof(eh));
+	/* the header and the first program headers are read once, for the
+	 * static check and the sanitizer walk both */
 	if (elf_foreign(&eh))
 		unreachable = EXEC_REACH_FOREIGN;
-	else if (elf_static(fd, &eh))
+	else if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+		 (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
+		 eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 ||
+		 eh.e_phnum > ELF_NEEDED_PHDR_LIMIT ||
+		 pread_exact(fd, first,
+			     (eh.e_phnum < ELF_NEEDED_BATCH ? eh.e_phnum : ELF_NEEDED_BATCH) *
+				     sizeof(first[0]),
+			     eh.e_phoff) < 0)
+		unreachable = EXEC_REACH_YES; /* the exec fails or the loader says why */
+	else if (elf_static(fd, &eh, first))
 		unreachable = EXEC_REACH_NOT;
-	else if (elf_needed_sanitizer(fd, pread_exact, NULL, 0))
+	else if (elf_needed_sanitizer_from(fd, pread_exact, &eh, first))
 		unreachable = EXEC_REACH_SANITIZER;
 	else
 		unreachable = EXEC_REACH_YES;

@@ -9,8 +9,11 @@
  * Header-only; never allocates (the recorder's check runs in vfork
  * children, whose memory is their parent's): the program headers and the
  * dynamic section are read 16 entries at a time into the caller's stack
- * (about 2.5 KiB; 4-5 reads for a usual program, and one a name), through a read function the caller gives (the
- * recorder's makes no cancellation point).
+ * (about 2.5 KiB; 4-5 reads for a usual program, and one a name), through
+ * a read function the caller gives (the recorder's makes no cancellation
+ * point).  A caller that has read the file and first program headers for
+ * its own checks hands them to the *_from entries, which do not read them
+ * again.
  */
 #ifndef MPROF_TRACE_ELF_NEEDED_H
 #define MPROF_TRACE_ELF_NEEDED_H
@@ -144,34 +147,39 @@ static inline int elf_needed_dyn_read(int fd, elf_needed_read_fn read, struct el
 }
 
 /*
- * Calls visit with each DT_NEEDED name of the native 64-bit ELF file open
- * as fd, in order, until it returns nonzero.  The dynamic section is found
- * by its PT_DYNAMIC program header; the string table (DT_STRTAB, DT_STRSZ),
- * an address, is mapped to a file offset through the PT_LOAD segments, as
- * the loader maps it.  Reads the file header, the program headers and the
- * dynamic section once each (again for every ELF_NEEDED_BATCH names past
- * the first), and each name.  Returns what visit returned last (0 when it
- * always returned 0), or -1 when fd holds no such file or its dynamic
- * section cannot be read (a static executable has none).
+ * Reads the ELF header into *eh and the first ELF_NEEDED_BATCH program
+ * headers into first[] of the file open as fd: 0, or -1 when fd holds no
+ * native 64-bit ELF file with program headers (or they cannot be read).
  */
-static inline int elf_needed_walk(int fd, elf_needed_read_fn read, elf_needed_visit_fn visit,
-				  void *arg)
+static inline int elf_needed_head(int fd, elf_needed_read_fn read, Elf64_Ehdr *eh,
+				  Elf64_Phdr first[ELF_NEEDED_BATCH])
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr first[ELF_NEEDED_BATCH], dynamic;
+	if (read(fd, eh, sizeof(*eh), 0) < 0 || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || !elf_needed_native(eh->e_ident) ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 ||
+	    eh->e_phnum > ELF_NEEDED_PHDR_LIMIT)
+		return -1;
+	return read(fd, first,
+		    (eh->e_phnum < ELF_NEEDED_BATCH ? eh->e_phnum : ELF_NEEDED_BATCH) *
+			    sizeof(first[0]),
+		    eh->e_phoff);
+}
+
+/*
+ * elf_needed_walk for a caller that has already read the file's header eh
+ * and its first program headers first[] (elf_needed_head, or its own reads
+ * with the same checks), so they are not read again.
+ */
+static inline int elf_needed_walk_from(int fd, elf_needed_read_fn read, const Elf64_Ehdr *eh,
+				       const Elf64_Phdr *first, elf_needed_visit_fn visit,
+				       void *arg)
+{
+	Elf64_Phdr dynamic;
 	struct elf_needed_dyn d = { 0 };
 	uint64_t strtab_off;
 	unsigned done = 0;
 
-	if (read(fd, &eh, sizeof(eh), 0) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || !elf_needed_native(eh.e_ident) ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 ||
-	    eh.e_phnum > ELF_NEEDED_PHDR_LIMIT)
-		return -1;
-	if (read(fd, first,
-		 (eh.e_phnum < ELF_NEEDED_BATCH ? eh.e_phnum : ELF_NEEDED_BATCH) * sizeof(first[0]),
-		 eh.e_phoff) < 0 ||
-	    elf_needed_dynamic(fd, read, &eh, first, &dynamic) < 0)
+	if (elf_needed_dynamic(fd, read, eh, first, &dynamic) < 0)
 		return -1;
 	d.offset = dynamic.p_offset;
 	d.count = dynamic.p_filesz / sizeof(Elf64_Dyn);
@@ -179,7 +187,7 @@ static inline int elf_needed_walk(int fd, elf_needed_read_fn read, elf_needed_vi
 	d.strtab = UINT64_MAX;
 	if (elf_needed_dyn_read(fd, read, &d, 0) < 0 || d.strtab == UINT64_MAX || d.strsz == 0)
 		return -1;
-	strtab_off = elf_needed_offset(fd, read, &eh, first, d.strtab, d.strsz);
+	strtab_off = elf_needed_offset(fd, read, eh, first, d.strtab, d.strsz);
 	if (strtab_off == UINT64_MAX)
 		return -1;
 	for (;;) {
@@ -204,6 +212,28 @@ static inline int elf_needed_walk(int fd, elf_needed_read_fn read, elf_needed_vi
 		if (elf_needed_dyn_read(fd, read, &d, done) < 0)
 			return -1;
 	}
+}
+
+/*
+ * Calls visit with each DT_NEEDED name of the native 64-bit ELF file open
+ * as fd, in order, until it returns nonzero.  The dynamic section is found
+ * by its PT_DYNAMIC program header; the string table (DT_STRTAB, DT_STRSZ),
+ * an address, is mapped to a file offset through the PT_LOAD segments, as
+ * the loader maps it.  Reads the file header, the program headers and the
+ * dynamic section once each (again for every ELF_NEEDED_BATCH names past
+ * the first), and each name.  Returns what visit returned last (0 when it
+ * always returned 0), or -1 when fd holds no such file or its dynamic
+ * section cannot be read (a static executable has none).
+ */
+static inline int elf_needed_walk(int fd, elf_needed_read_fn read, elf_needed_visit_fn visit,
+				  void *arg)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr first[ELF_NEEDED_BATCH];
+
+	if (elf_needed_head(fd, read, &eh, first) < 0)
+		return -1;
+	return elf_needed_walk_from(fd, read, &eh, first, visit, arg);
 }
 
 /* A sanitizer whose runtime library serves malloc itself. */
@@ -272,6 +302,19 @@ static inline const char *elf_needed_sanitizer(int fd, elf_needed_read_fn read, 
 	struct elf_needed_found found = { NULL, soname, size };
 
 	if (elf_needed_walk(fd, read, elf_needed_sanitizer_visit, &found) != 1)
+		return NULL;
+	return found.sanitizer->name;
+}
+
+/* elf_needed_sanitizer, soname not wanted, for a caller that has already
+ * read the header eh and first program headers first[] (as
+ * elf_needed_walk_from). */
+static inline const char *elf_needed_sanitizer_from(int fd, elf_needed_read_fn read,
+						    const Elf64_Ehdr *eh, const Elf64_Phdr *first)
+{
+	struct elf_needed_found found = { NULL, NULL, 0 };
+
+	if (elf_needed_walk_from(fd, read, eh, first, elf_needed_sanitizer_visit, &found) != 1)
 		return NULL;
 	return found.sanitizer->name;
 }

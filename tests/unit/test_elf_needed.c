@@ -3,7 +3,8 @@
  * on ELF images built in memory: a string table named after the DT_NEEDED
  * entries, a dynamic section longer than one batch, a name cut by DT_STRSZ,
  * and the files it must give up on (no dynamic section, 32-bit, truncated,
- * a string table outside every PT_LOAD segment).
+ * a string table outside every PT_LOAD segment), and a walk from headers
+ * the caller has already read.
  */
 #include <CUnit/Basic.h>
 #include <stdint.h>
@@ -19,10 +20,13 @@
 static unsigned char image[IMAGE_BYTES];
 static size_t image_len; /* bytes readable: less than IMAGE_BYTES for a truncated file */
 
+static unsigned header_reads; /* reads of the file or program headers */
+
 /* The read function over image; fd is unused. */
 static int image_read(int fd, void *buf, size_t size, uint64_t off)
 {
 	(void)fd;
+	header_reads += off < sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr);
 	if (off > image_len || size > image_len - off)
 		return -1;
 	memcpy(buf, image + off, size);
@@ -184,6 +188,28 @@ static void test_unreadable_files_give_up(void)
 	CU_ASSERT_PTR_NULL(sanitizer(NULL, 0));
 }
 
+static void test_walk_from_reads_no_header_again(void)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr first[ELF_NEEDED_BATCH];
+
+	image_make(4, strs, sizeof(strs));
+	dyn_put(0, DT_STRTAB, LOAD_VADDR + STR_OFF);
+	dyn_put(1, DT_STRSZ, sizeof(strs));
+	dyn_put(2, DT_NEEDED, 11);
+	dyn_put(3, DT_NULL, 0);
+	header_reads = 0;
+	CU_ASSERT_EQUAL(elf_needed_head(0, image_read, &eh, first), 0);
+	CU_ASSERT_EQUAL(header_reads, 2);
+	CU_ASSERT_STRING_EQUAL(elf_needed_sanitizer_from(0, image_read, &eh, first),
+			       "LeakSanitizer");
+	CU_ASSERT_EQUAL(header_reads, 2);
+	dyn_put(2, DT_NEEDED, 1); /* libm: none */
+	CU_ASSERT_PTR_NULL(elf_needed_sanitizer_from(0, image_read, &eh, first));
+	((Elf64_Ehdr *)image)->e_ident[EI_CLASS] = ELFCLASS32;
+	CU_ASSERT_EQUAL(elf_needed_head(0, image_read, &eh, first), -1);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -202,6 +228,8 @@ int main(void)
 		    test_prefix_only_matches_whole_soname_start);
 	CU_add_test(s, "a name is cut at DT_STRSZ", test_name_is_cut_at_strsz);
 	CU_add_test(s, "unreadable files give up", test_unreadable_files_give_up);
+	CU_add_test(s, "a walk from headers already read reads neither again",
+		    test_walk_from_reads_no_header_again);
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
