@@ -37,15 +37,6 @@ static int read_exact(int fd, void *buf, size_t n, off_t off)
 	return r == (ssize_t)n ? 0 : -1;
 }
 
-/* Whether the file's own byte order matches ours (we only parse native ELF). */
-static int elf_is_native(const unsigned char *ident)
-{
-	const uint16_t one = 1;
-	int little = *(const unsigned char *)&one == 1;
-
-	return ident[EI_DATA] == (little ? ELFDATA2LSB : ELFDATA2MSB);
-}
-
 static enum elf_link link_scan64(int fd)
 {
 	Elf64_Ehdr eh;
@@ -104,7 +95,7 @@ static enum elf_link link_scan32(int fd)
 static int elf_ident_read(int fd, unsigned char *ident, uint16_t *machine)
 {
 	if (read_exact(fd, ident, EI_NIDENT, 0) < 0 || memcmp(ident, ELFMAG, SELFMAG) != 0 ||
-	    !elf_is_native(ident))
+	    !elf_needed_native(ident))
 		return -1;
 	/* e_type then e_machine follow e_ident in both classes */
 	return read_exact(fd, machine, sizeof(*machine), EI_NIDENT + 2);
