@@ -295,6 +295,7 @@ E2E_TESTS = \
 	tests/e2e/markers-pause-pool.sh \
 	tests/e2e/markers-real.sh \
 	tests/e2e/report-filter.sh \
+	tests/e2e/report-option-pairs.sh \
 	tests/e2e/report-pprof.sh \
 	tests/e2e/pprof-go.sh \
 	tests/e2e/pprof-speedscope.sh \

@@ -48,7 +48,7 @@ static void diff_usage(FILE *out)
 	      "                  [--alloc-fn NAME]... [--keep-wrappers]\n"
 	      "  compares trace B with trace A, allocation site by allocation site\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
-	      "                       0: the totals only)\n"
+	      "                       0: the totals only); other formats refuse it\n"
 	      "  -f, --format FORMAT  text (default), json (every site that differs,\n"
 	      "                       schema mprof-diff " OUTPUT_STRINGIFY(DIFF_JSON_SCHEMA_VERSION)
 	      "), folded (stack, A's value, B's\n"
@@ -58,8 +58,9 @@ static void diff_usage(FILE *out)
 	      "                       self-contained page: totals, grown and shrunk sites,\n"
 	      "                       the --fail-if verdict, the flame graph per metric)\n"
 	      "      --metric M       what the text ranks, folded weighs by and the pages show\n"
-	      "                       first (default peak): peak, leaked, allocated,\n"
-	      "                       allocations, temporary, peak-blocks, leaked-blocks\n"
+	      "                       first (default peak; json refuses it): peak, leaked,\n"
+	      "                       allocated, allocations, temporary, peak-blocks,\n"
+	      "                       leaked-blocks\n"
 	      "  -o, --output FILE    write to FILE instead of stdout\n"
 	      "      --match HOW      function (default: same functions in modules of the same\n"
 	      "                       file name) or line (also the same source file and line);\n"
@@ -91,12 +92,21 @@ static int parse_options(int argc, char **argv, struct diff_options *o)
 {
 	int rc = analyze_options_parse(argc, argv, "diff", DIFF_DEFAULT_TOP, diff_usage, &o->common);
 	const char *f = o->common.format;
+	const struct diff_format *fmt;
 	char err[256];
 
 	if (rc >= 0)
 		return rc;
-	if (!diff_format_find(f)) {
+	if (!(fmt = diff_format_find(f))) {
 		analyze_error("diff: unknown format '%s' (%s)", f, diff_format_names);
+		return 2;
+	}
+	if (o->common.metric && !fmt->takes_metric) {
+		analyze_error("diff: --format %s takes no --metric (see 'mprof diff --help')", f);
+		return 2;
+	}
+	if (o->common.top_n_given && !fmt->takes_top) {
+		analyze_error("diff: --format %s takes no -n (see 'mprof diff --help')", f);
 		return 2;
 	}
 	o->metric = DF_PEAK;

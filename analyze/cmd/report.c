@@ -72,14 +72,17 @@ static void report_usage(FILE *out)
 	      "  mprof-report-set " OUTPUT_STRINGIFY(OUTPUT_REPORT_SET_SCHEMA_VERSION) ".\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"
 	      "                       0: the summary only); in JSON, given: only the sites\n"
-	      "                       among the top N of a ranking (at most 5 N)\n"
+	      "                       among the top N of a ranking (at most 5 N); dhat: the\n"
+	      "                       first N; other formats refuse it\n"
 	      "  -f, --format FORMAT  one of:\n", out);
 	for (size_t i = 0; output_formats[i]; i++) {
 		fprintf(out, "                       %-10s", output_formats[i]->name);
 		help_wrap(out, 34, output_formats[i]->summary);
 	}
 	fputs("      --metric M       what one-metric formats weigh stacks by (default\n"
-	      "                       peak: live bytes at t-gmax); one of:\n"
+	      "                       peak: live bytes at t-gmax); text: the summary and M's\n"
+	      "                       ranking alone; json, html, massif, dhat, dhat-json\n"
+	      "                       refuse it; one of:\n"
 	      "                      ", out);
 	help_wrap(out, 23, metric_names());
 	fputs("  -o, --output FILE    write to FILE instead of standard output (never\n"
@@ -498,6 +501,16 @@ static int report_job_make(struct report_job *job, const struct analyze_options 
 		}
 		job->out.metric = (enum metric)m;
 		job->out.metric_given = true;
+	}
+	if (o->metric && !job->format->takes_metric) {
+		analyze_error("report: --format %s takes no --metric (see 'mprof report --help')",
+			      job->format->name);
+		return 2;
+	}
+	if (o->top_n_given && !job->format->takes_top) {
+		analyze_error("report: --format %s takes no -n (see 'mprof report --help')",
+			      job->format->name);
+		return 2;
 	}
 	if (o->sort && report_sort_check(job->format, o->sort))
 		return 2;

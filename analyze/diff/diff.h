@@ -250,6 +250,8 @@ struct diff_format {
 	bool shows_gate;             /* the gate is evaluated first and shown in it */
 	bool bare;                   /* no room for a note: the command says on
 	                              * stderr what qualifies the --metric */
+	bool takes_metric;           /* it acts on --metric / on -n: a format */
+	bool takes_top;              /* that does not refuses them */
 };
 
 /* The format called name, or NULL. */

@@ -7,11 +7,12 @@
 #include "analyze/diff/diff.h"
 
 static const struct diff_format diff_formats[] = {
-	{ "text", diff_write_text, false, false },
-	{ "json", diff_write_json, false, false },
-	{ "folded", diff_write_folded, false, true },
-	{ "flamegraph", diff_write_flamegraph, false, false },
-	{ "html", diff_write_html, true, false },
+	/* name, write, shows_gate, bare, takes_metric, takes_top */
+	{ "text", diff_write_text, false, false, true, true },
+	{ "json", diff_write_json, false, false, false, false },
+	{ "folded", diff_write_folded, false, true, true, false },
+	{ "flamegraph", diff_write_flamegraph, false, false, true, false },
+	{ "html", diff_write_html, true, false, true, false },
 };
 
 const char diff_format_names[] = "text, json, folded, flamegraph or html";

@@ -295,4 +295,5 @@ const struct output_format output_dhat = {
 	.summary = "DHAT-style text per program point (--sort KEY)",
 	.write = dhat_write,
 	.sort_keys = dhat_sort_keys,
+	.takes_top = true,
 };

@@ -85,4 +85,5 @@ const struct output_format output_flamegraph = {
 	.name = "flamegraph",
 	.summary = "a self-contained flame graph page of --metric",
 	.write = flamegraph_write,
+	.takes_metric = true,
 };

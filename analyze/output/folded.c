@@ -195,4 +195,5 @@ const struct output_format output_folded = {
 	.summary = "folded stacks of --metric (flamegraph.pl etc.)",
 	.write = folded_write,
 	.bare = true,
+	.takes_metric = true,
 };

@@ -1134,6 +1134,7 @@ const struct output_format output_json = {
 	.summary = "every figure and every site (schema mprof-report "
 		   OUTPUT_STRINGIFY(OUTPUT_REPORT_SCHEMA_VERSION) ")",
 	.write = json_write,
+	.takes_top = true,
 	.set_begin = report_json_set_head,
 	.set_between = json_set_between,
 	.set_end = report_json_set_tail,

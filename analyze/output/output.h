@@ -52,6 +52,10 @@ struct output_format {
 	/* Its output has no room for a note (folded stacks): the command says
 	 * on stderr what qualifies the --metric (output_metric_note). */
 	bool bare;
+	/* It acts on --metric / on -n; a format that does not refuses them
+	 * (report_job_make), so that no option is silently ignored. */
+	bool takes_metric;
+	bool takes_top;
 };
 
 /* The format called name, or NULL. */

@@ -815,4 +815,5 @@ const struct output_format output_pprof = {
 	.name = "pprof",
 	.summary = "gzipped profile.proto: go tool pprof, Pyroscope, Parca",
 	.write = pprof_write,
+	.takes_metric = true,
 };

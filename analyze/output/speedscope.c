@@ -188,5 +188,6 @@ const struct output_format output_speedscope = {
 	.name = "speedscope",
 	.summary = "speedscope's JSON, one profile per metric",
 	.write = ss_write,
+	.takes_metric = true,
 	.newline_after_one = true,
 };

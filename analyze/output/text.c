@@ -227,8 +227,7 @@ static void print_ranking(FILE *out, const struct profile *r, size_t top_n, uint
 		return;
 	}
 	fprintf(out, "== %s: top %zu of %zu sites%s\n", title, shown, n,
-		r->info.sampled && k == METRIC_PEAK
-			? " (sampled trace: rough, no unbiased estimate)" : "");
+		profile_metric_rough(r, k) ? " (sampled trace: rough, no unbiased estimate)" : "");
 	for (size_t i = 0; i < shown; i++)
 		print_site(out, r, &t->sites[order[i]], i + 1);
 }
@@ -886,6 +885,73 @@ static void print_summary(FILE *out, const struct profile *r)
 	print_warnings(out, r);
 }
 
+/* The leak ranking's title: what "leaked" means in r (live at --at T, at
+ * an early end, at exec or at exit), of bytes or of blocks. */
+static void leaked_titles(const struct profile *r, bool blocks, const char **title,
+			  const char **none)
+{
+	if (profile_at(r)) {
+		*title = blocks ? "Blocks live at T" : "Live at T";
+		*none = "no blocks live at T";
+	} else if (profile_ended_early(r)) {
+		*title = blocks ? "Blocks live when the recording ended"
+				: "Live when the recording ended";
+		*none = "no blocks live when the recording ended";
+	} else if (profile_executed(r)) {
+		*title = blocks ? "Leaked blocks (live at exec)" : "Leaked (live at exec)";
+		*none = "no leaks";
+	} else {
+		*title = blocks ? "Leaked blocks (live at exit)" : "Leaked (live at exit)";
+		*none = "no leaks";
+	}
+}
+
+/* The ranking of sites by metric m. */
+static void print_metric_ranking(FILE *out, const struct profile *r, size_t top_n,
+				 uint32_t *order, enum metric m)
+{
+	const char *title = NULL, *none = NULL;
+
+	switch (m) {
+	case METRIC_PEAK:
+		title = "Peak (live bytes at t-gmax)";
+		none = "no live bytes at peak";
+		break;
+	case METRIC_PEAK_BLOCKS:
+		title = "Peak blocks (live blocks at t-gmax)";
+		none = "no live blocks at peak";
+		break;
+	case METRIC_LEAKED:
+	case METRIC_LEAKED_BLOCKS:
+		leaked_titles(r, m == METRIC_LEAKED_BLOCKS, &title, &none);
+		break;
+	case METRIC_ALLOCATED:
+		title = "Allocated bytes";
+		none = "no allocations";
+		break;
+	case METRIC_ALLOCATIONS:
+		title = "Allocations";
+		none = "no allocations";
+		break;
+	case METRIC_TEMPORARY:
+		if (!profile_has_metric(r, m)) {
+			fputs("\n== Temporary allocations: not estimated (sampled trace)\n", out);
+			return;
+		}
+		title = profile_temporary_at_most(r)
+				? "Temporary allocations (at most: recording was paused part of the run)"
+				: "Temporary allocations";
+		none = "no temporary allocations";
+		break;
+	default:
+		return;
+	}
+	print_ranking(out, r, top_n, order, m, title, none);
+}
+
+/* The summary, then the top sites of --metric M alone, or without it of
+ * each ranked metric (what heaptrack_print --print-leaks and memray's
+ * --leaks do for one metric). */
 static int text_write(FILE *out, const struct profile *r, const struct output_options *o)
 {
 	uint32_t *order = malloc((r->sites.count ? r->sites.count : 1) * sizeof(*order));
@@ -900,26 +966,11 @@ static int text_write(FILE *out, const struct profile *r, const struct output_op
 		free(order);
 		return 0;
 	}
-	print_ranking(out, r, o->top_n, order, METRIC_PEAK, "Peak (live bytes at t-gmax)", "no live bytes at peak");
-	if (profile_at(r))
-		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Live at T", "no blocks live at T");
-	else if (profile_ended_early(r))
-		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Live when the recording ended",
-			      "no blocks live when the recording ended");
-	else if (profile_executed(r))
-		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Leaked (live at exec)", "no leaks");
+	if (o->metric_given)
+		print_metric_ranking(out, r, o->top_n, order, o->metric);
 	else
-		print_ranking(out, r, o->top_n, order, METRIC_LEAKED, "Leaked (live at exit)", "no leaks");
-	print_ranking(out, r, o->top_n, order, METRIC_ALLOCATED, "Allocated bytes", "no allocations");
-	print_ranking(out, r, o->top_n, order, METRIC_ALLOCATIONS, "Allocations", "no allocations");
-	if (profile_has_metric(r, METRIC_TEMPORARY))
-		print_ranking(out, r, o->top_n, order, METRIC_TEMPORARY,
-			      profile_temporary_at_most(r)
-				      ? "Temporary allocations (at most: recording was paused part of the run)"
-				      : "Temporary allocations",
-			      "no temporary allocations");
-	else
-		fputs("\n== Temporary allocations: not estimated (sampled trace)\n", out);
+		for (int m = 0; m < METRIC_RANKED; m++)
+			print_metric_ranking(out, r, o->top_n, order, (enum metric)m);
 	free(order);
 	return 0;
 }
@@ -1020,6 +1071,8 @@ const struct output_format output_text = {
 	.name = "text",
 	.summary = "a summary, then the top sites per metric (the default)",
 	.write = text_write,
+	.takes_metric = true,
+	.takes_top = true,
 	.set_begin = text_set_begin,
 	.set_between = text_set_between,
 	.set_end = text_set_end,

@@ -361,7 +361,7 @@ bound_gate sampled-a "$WORK/s1.trace" "$P" 'temporary>1'
 expect_eq "gate temporary>1, A sampled, B a bound of 2: undecided, B's figure alone" \
 	"2 mprof diff: condition undecided: temporary>1: temporary in B at most 2 (A has no estimate)$BOUND" \
 	"$(verdict)"
-run_cmd 60 bound-html "$MPROF" diff -n 0 -f html -o "$WORK/pt.html" --fail-if 'temporary>1' "$P" "$P"
+run_cmd 60 bound-html "$MPROF" diff -f html -o "$WORK/pt.html" --fail-if 'temporary>1' "$P" "$P"
 expect_eq "gate on the page: exit 2, none held, one undecided in its data" '2 "held":0,"undecided":1' \
 	"$RUN_STATUS $(grep -o '"held":[0-9]*,"undecided":[0-9]*' "$WORK/pt.html")"
 run_cmd 60 etext "$MPROF" report -n 0 "$WORK/e1.trace"
