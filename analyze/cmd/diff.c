@@ -265,7 +265,7 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 		return 2;
 	}
 	if (diff_gate_check(&d, o->conditions, o->condition_count, err, sizeof(err)) < 0) {
-		analyze_error("%s", err);
+		analyze_error("diff: --fail-if %s", err);
 		diff_free(&d);
 		return 2;
 	}
@@ -339,7 +339,7 @@ int cmd_diff(int argc, char **argv)
 	free(o.conditions);
 	analyze_options_free(&o.common);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		analyze_error("writing the diff: %s", strerror(errno));
+		analyze_error("diff: cannot write standard output: %s", strerror(errno));
 		return 2;
 	}
 	return status;

@@ -411,7 +411,8 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 	}
 	n = 0;
 	if (fflush(c.spool) != 0) {
-		analyze_error("writing the reports to a temporary file: %s", strerror(errno));
+		analyze_error("report: cannot write the reports to a temporary file: %s",
+			      strerror(errno));
 		c.status = 1;
 	}
 	for (size_t i = 0; i < set->count; i++) {
@@ -420,7 +421,7 @@ static int report_set(const struct trace_set *set, const struct report_job *job,
 		if (n++)
 			f->set_between(out);
 		if (spool_copy(c.spool, spool_mem, held[i].offset, held[i].bytes, out) < 0) {
-			analyze_error("reading back the report of %s: %s", set->paths[i],
+			analyze_error("report: cannot read back the report of %s: %s", set->paths[i],
 				      strerror(errno));
 			c.status = 1;
 		}
@@ -589,7 +590,8 @@ int cmd_report(int argc, char **argv)
 	suppressions_free(&job.suppressions);
 	analyze_options_free(&o);
 	if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0)) {
-		analyze_error("writing the report: %s", strerror(errno));
+		analyze_error("report: cannot write %s: %s", o.output ? o.output : "standard output",
+			      strerror(errno));
 		return 1;
 	}
 	return status;

@@ -19,6 +19,7 @@
 #include "analyze/diff/diff.h"
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
+#include "analyze/util/error.h"
 
 int diff_condition_parse(struct diff_condition *c, const char *text, char *err, size_t err_bytes)
 {
@@ -225,8 +226,8 @@ static enum gate_verdict gate_totals(FILE *out, const struct diff *d, const stru
 	v = condition_verdict(c, a, b);
 	if (v == GATE_NOT_HELD)
 		return v;
-	fprintf(out, "mprof diff: condition %s: %s: ", v == GATE_HELD ? "held" : "undecided",
-		c->text);
+	fprintf(out, "%s: diff: condition %s: %s: ", analyze_name(),
+		v == GATE_HELD ? "held" : "undecided", c->text);
 	if (ka) /* else A's figure is no estimate: B's alone was read */
 		print_change(out, f, a, b);
 	else
@@ -285,11 +286,11 @@ static enum gate_verdict gate_sites(FILE *out, const struct diff *d, const struc
 	if (v == GATE_NOT_HELD)
 		return v;
 	if (v == GATE_HELD)
-		fprintf(out, "mprof diff: condition held: %s: %zu site%s\n", c->text, count[v],
-			count[v] == 1 ? "" : "s");
+		fprintf(out, "%s: diff: condition held: %s: %zu site%s\n", analyze_name(),
+			c->text, count[v], count[v] == 1 ? "" : "s");
 	else
-		fprintf(out, "mprof diff: condition undecided: %s: %zu site%s may hold it: %s\n",
-			c->text, count[v], count[v] == 1 ? "" : "s", bound_reason);
+		fprintf(out, "%s: diff: condition undecided: %s: %zu site%s may hold it: %s\n",
+			analyze_name(), c->text, count[v], count[v] == 1 ? "" : "s", bound_reason);
 	for (size_t i = 0; i < d->count; i++) {
 		const struct diff_entry *e = &d->entries[i];
 		struct gate_figure a = gate_figure(e->a.v[f], ma), b = gate_figure(e->b.v[f], mb);

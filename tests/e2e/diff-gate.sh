@@ -77,7 +77,7 @@ gate() { # gate NAME EXPECTED_STATUS EXPR...
 gate leaked-b 1 'leaked>0'
 gate leaked-up 1 'leaked>+2K'
 expect_eq "gate leaked>+2K: what held" \
-	"mprof diff: condition held: leaked>+2K: leaked bytes $(jd "$J" 'd["totals"]["a"]["leaked_bytes"]') -> $(jd "$J" 'd["totals"]["b"]["leaked_bytes"]') (+2560, $(jd "$J" '"%+.1f%%" % (100.0 * 2560 / d["totals"]["a"]["leaked_bytes"])'))" \
+	"mprof: diff: condition held: leaked>+2K: leaked bytes $(jd "$J" 'd["totals"]["a"]["leaked_bytes"]') -> $(jd "$J" 'd["totals"]["b"]["leaked_bytes"]') (+2560, $(jd "$J" '"%+.1f%%" % (100.0 * 2560 / d["totals"]["a"]["leaked_bytes"])'))" \
 	"$(cat "$RUN_ERR")"
 gate leaked-3k 0 'leaked>+3K'
 gate allocs-10 0 'allocations>+10'

@@ -51,14 +51,14 @@ gate() { # gate NAME EXPECTED_STATUS TRACE_A TRACE_B EXPR
 }
 gate peak 2 "$WORK/s1.trace" "$WORK/s2.trace" 'peak>+1%'
 expect_eq "gate peak: one line of why" \
-	"mprof: 'peak>+1%': peak bytes have no unbiased estimate in a sampled trace (rough); gate on leaked, allocated or allocations" \
+	"mprof: diff: --fail-if 'peak>+1%': peak bytes have no unbiased estimate in a sampled trace (rough); gate on leaked, allocated or allocations" \
 	"$(cat "$RUN_ERR")"
 expect_eq "gate peak: nothing on stdout" "" "$(cat "$RUN_OUT")"
 gate site-peak-blocks 2 "$WORK/s1.trace" "$WORK/s2.trace" 'site:peak-blocks>0'
 expect_eq "gate site:peak-blocks: one line" 1 "$(wc -l < "$RUN_ERR")"
 gate exact-a 2 "$WORK/e1.trace" "$WORK/s2.trace" 'peak<1G'
 gate allocated 1 "$WORK/s1.trace" "$WORK/s2.trace" 'allocated>=0'
-expect_match "gate allocated: held" "^mprof diff: condition held: allocated>=0: allocated bytes [0-9]+ -> [0-9]+" "$(cat "$RUN_ERR")"
+expect_match "gate allocated: held" "^mprof: diff: condition held: allocated>=0: allocated bytes [0-9]+ -> [0-9]+" "$(cat "$RUN_ERR")"
 gate leaked 0 "$WORK/s1.trace" "$WORK/s2.trace" 'leaked<0'
 gate allocations 0 "$WORK/s1.trace" "$WORK/s2.trace" 'allocations<0'
 gate exact-peak 1 "$WORK/e1.trace" "$WORK/e2.trace" 'peak>+1%'
@@ -66,7 +66,7 @@ gate exact-peak 1 "$WORK/e1.trace" "$WORK/e2.trace" 'peak>+1%'
 # estimate, is not shown as if it were one (it was: "temporary N -> M")
 gate temporary-b 1 "$WORK/s1.trace" "$WORK/e2.trace" 'temporary>=0'
 expect_match "gate temporary>=0, A sampled: B's figure alone" \
-	"^mprof diff: condition held: temporary>=0: temporary in B [0-9]+ \(A has no estimate\)$" \
+	"^mprof: diff: condition held: temporary>=0: temporary in B [0-9]+ \(A has no estimate\)$" \
 	"$(cat "$RUN_ERR")"
 # folded stacks have no room for a note: it goes to stderr, for the
 # metrics that need one only (the old folded output said nothing)
@@ -323,43 +323,43 @@ BOUND=': the temporary allocations of a trace recorded in part are only an upper
 FIG='temporary at most 2 -> at most 2 (from -2 to +2)'
 bound_gate over "$P" "$P" 'temporary>1'
 expect_eq "gate temporary>1 on a bound of 2: undecided (exit 2), with the figures" \
-	"2 mprof diff: condition undecided: temporary>1: $FIG$BOUND" "$(verdict)"
+	"2 mprof: diff: condition undecided: temporary>1: $FIG$BOUND" "$(verdict)"
 bound_gate under "$P" "$P" 'temporary<=1'
 expect_eq "gate temporary<=1 on a bound of 2: undecided" \
-	"2 mprof diff: condition undecided: temporary<=1: $FIG$BOUND" "$(verdict)"
+	"2 mprof: diff: condition undecided: temporary<=1: $FIG$BOUND" "$(verdict)"
 bound_gate growth "$P" "$P" 'temporary>+0'
 expect_eq "gate temporary>+0 between two bounds: undecided" \
-	"2 mprof diff: condition undecided: temporary>+0: $FIG$BOUND" "$(verdict)"
+	"2 mprof: diff: condition undecided: temporary>+0: $FIG$BOUND" "$(verdict)"
 bound_gate below "$P" "$P" 'temporary<3'
 expect_eq "gate temporary<3 on a bound of 2: held, the bounds marked" \
-	"1 mprof diff: condition held: temporary<3: $FIG" "$(verdict)"
+	"1 mprof: diff: condition held: temporary<3: $FIG" "$(verdict)"
 # (the old gate passed here too: this one guards the pass a bound proves)
 bound_gate proves "$P" "$P" 'temporary>2'
 expect_eq "gate temporary>2 on a bound of 2: passes, nothing printed" "0 " "$(verdict)"
 bound_gate site "$P" "$P" 'site:temporary>0'
 expect_eq "gate site:temporary>0: undecided, temporary()'s and not_temporary()'s sites" \
-	"2 mprof diff: condition undecided: site:temporary>0: 2 sites may hold it$BOUND
+	"2 mprof: diff: condition undecided: site:temporary>0: 2 sites may hold it$BOUND
     temporary at most 1 -> at most 1 (from -1 to +1) at not_temporary
     temporary at most 1 -> at most 1 (from -1 to +1) at temporary" \
 	"$(verdict | sed 's/ (partial_recording\.c:[0-9]*)$//')"
 bound_gate held-too "$P" "$P" 'temporary>1' 'allocations>=0'
 expect_eq "gate temporary>1 and allocations>=0: one held (exit 1), one undecided" "1 undecided held" \
-	"$RUN_STATUS $(sed 's/^mprof diff: condition \([a-z]*\): .*/\1/' "$RUN_ERR" | paste -sd' ')"
+	"$RUN_STATUS $(sed 's/^mprof: diff: condition \([a-z]*\): .*/\1/' "$RUN_ERR" | paste -sd' ')"
 bound_gate drop "$WORK/e1.trace" "$P" 'temporary<-50'
 expect_eq "gate temporary<-50, exact 100 to a bound of 2: held, the range of the change" \
-	"1 mprof diff: condition held: temporary<-50: temporary 100 -> at most 2 (from -100 to -98, -100.0% to -98.0%)" \
+	"1 mprof: diff: condition held: temporary<-50: temporary 100 -> at most 2 (from -100 to -98, -100.0% to -98.0%)" \
 	"$(verdict)"
 bound_gate drop-more "$WORK/e1.trace" "$P" 'temporary<-99'
 expect_eq "gate temporary<-99, exact 100 to a bound of 2: undecided" \
-	"2 mprof diff: condition undecided: temporary<-99: temporary 100 -> at most 2 (from -100 to -98, -100.0% to -98.0%)$BOUND" \
+	"2 mprof: diff: condition undecided: temporary<-99: temporary 100 -> at most 2 (from -100 to -98, -100.0% to -98.0%)$BOUND" \
 	"$(verdict)"
 bound_gate grew "$P" "$WORK/e1.trace" 'temporary>+50'
 expect_eq "gate temporary>+50, a bound of 2 to exact 100: growth shown, held" \
-	"1 mprof diff: condition held: temporary>+50: temporary at most 2 -> 100 (from +98 to +100)" \
+	"1 mprof: diff: condition held: temporary>+50: temporary at most 2 -> 100 (from +98 to +100)" \
 	"$(verdict)"
 bound_gate sampled-a "$WORK/s1.trace" "$P" 'temporary>1'
 expect_eq "gate temporary>1, A sampled, B a bound of 2: undecided, B's figure alone" \
-	"2 mprof diff: condition undecided: temporary>1: temporary in B at most 2 (A has no estimate)$BOUND" \
+	"2 mprof: diff: condition undecided: temporary>1: temporary in B at most 2 (A has no estimate)$BOUND" \
 	"$(verdict)"
 run_cmd 60 bound-html "$MPROF" diff -f html -o "$WORK/pt.html" --fail-if 'temporary>1' "$P" "$P"
 expect_eq "gate on the page: exit 2, none held, one undecided in its data" '2 "held":0,"undecided":1' \

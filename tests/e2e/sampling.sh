@@ -83,7 +83,7 @@ expect_eq "mprof diff: no temporary per site for sampled traces" 0 \
 	"$(grep -c 'temporary [0-9]' "$WORK/diff.txt")"
 "$MPROF" diff --fail-if 'temporary>0' "$WORK/seeda" "$WORK/seedc" >/dev/null 2>"$WORK/gate.err"
 expect_eq "mprof diff: a gate on temporary of sampled traces is an error" 2 "$?"
-expect_eq "mprof diff: its reason" "mprof: 'temporary>0': temporary allocations have no \
+expect_eq "mprof diff: its reason" "mprof: diff: --fail-if 'temporary>0': temporary allocations have no \
 estimate in a sampled trace" "$(cat "$WORK/gate.err")"
 expect_ne "seed 8: other samples" "$(facts "$WORK/seeda.json")" "$(facts "$WORK/seedc.json")"
 

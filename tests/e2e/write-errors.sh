@@ -28,7 +28,7 @@ done
 run_cmd 60 diff-held "$MPROF" diff "$WORK/trace" "$WORK/trace" --fail-if 'leaked>0' -o /dev/full
 expect_eq "diff, a condition held, -o /dev/full: exit status" 2 "$RUN_STATUS"
 expect_match "diff, a condition held, -o /dev/full: the verdict" \
-	"^mprof diff: condition held: leaked>0" "$(cat "$RUN_ERR")"
+	"^mprof: diff: condition held: leaked>0" "$(cat "$RUN_ERR")"
 expect_match "diff, a condition held, -o /dev/full: the error" \
 	"^mprof: diff: cannot write /dev/full: No space left on device$" "$(cat "$RUN_ERR")"
 
@@ -36,6 +36,6 @@ for f in text json html folded flamegraph massif pprof dhat dhat-json speedscope
 	run_cmd 60 "report-o-$f" "$MPROF" report "$WORK/trace" -f "$f" -o /dev/full
 	expect_eq "report -f $f -o /dev/full: exit status" 1 "$RUN_STATUS"
 	expect_match "report -f $f -o /dev/full: says why" \
-		"^mprof: writing the report: No space left on device$" "$(cat "$RUN_ERR")"
+		"^mprof: report: cannot write /dev/full: No space left on device$" "$(cat "$RUN_ERR")"
 done
 finish
