@@ -67,7 +67,7 @@ static void report_usage(FILE *out)
 	      "      --all            also the other traces of each TRACE's run\n"
 	      "                       (TRACE.PID, TRACE.PID.N beside it)\n"
 	      "  Several traces start with an overview (program, pid, status,\n"
-	      "  allocations, peak, leaked, trace; most allocations first, or most\n"
+	      "  allocations, heap peak, leaked, trace; most allocations first, or most\n"
 	      "  samples where sampled); in JSON they make one object of schema\n"
 	      "  mprof-report-set " OUTPUT_STRINGIFY(OUTPUT_REPORT_SET_SCHEMA_VERSION) ".\n"
 	      "  -n, --top N          sites shown per ranking in text output (default 10;\n"

@@ -1019,7 +1019,7 @@ void report_text_overview(FILE *out, const struct report_overview_row *rows, siz
 		sampled ? "most samples first (sampled: the allocation counts are estimates)"
 			: "most allocations first");
 	fprintf(out, "%-*s %7s  %-10s %12s %11s %11s  %s\n", (int)cols, "program", "pid", "status",
-		"allocations", "peak", "leaked", "trace");
+		"allocations", "heap peak", "leaked", "trace");
 	for (size_t i = 0; i < n; i++) {
 		const struct report_overview_row *row = &rows[i];
 		char pid[24] = "?";

@@ -60,6 +60,9 @@ run_cmd 60 all "$MPROF" report --all -n 1 "$T"
 expect_eq "10. report --all: exit status" 0 "$RUN_STATUS"
 expect_eq "11. overview heading" "mprof report: 3 traces, most allocations first" \
 	"$(head -1 "$RUN_OUT")"
+# the heap peak is named so, unlike the peak RSS of mprof run's table
+expect_eq "11. overview columns" "program pid status allocations heap peak leaked trace" \
+	"$(sed -n 2p "$RUN_OUT" | awk '{$1 = $1; print}')"
 ov_row() { sed -n 3,5p "$RUN_OUT" | grep -E "tree_worker $1 "; }
 expect_eq "12. overview row: status, allocations, trace" "exit 0 3000 $T3000" \
 	"$(ov_row 3000 | awk '{print $(NF-7), $(NF-6), $(NF-5), $NF}')"
