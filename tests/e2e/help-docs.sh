@@ -56,4 +56,12 @@ else:
             print("mprof-run.1: %s" % v)
 PY
 expect_eq "options and variables one lists and another lacks" "" "$(cat "$WORK/missing.txt")"
+# What mprof does with stdin and stdout is said once, and truly: the help
+# said they were "left alone" and, 50 lines on, that mprof "lets go of"
+# them when the program ends (cli/std_fds.c closes mprof's own copies).
+std_sentences=$(tr '\n' ' ' <"$WORK/help-run.txt" | tr -s ' ' | grep -o '[^.]*stdin[^.]*\.')
+expect_eq "run --help: stdin and stdout in one sentence" 1 "$(printf '%s\n' "$std_sentences" | grep -c .)"
+expect_match "run --help: that sentence says mprof closes its own copies" \
+	"never reads stdin or writes stdout, and closes its own copies of the two when PROGRAM ends" \
+	"$std_sentences"
 finish
