@@ -2,7 +2,9 @@
  * cli/elf_check.c - decides, before the program starts, whether the preload
  * shim can reach it: a static executable has no dynamic loader, and the
  * loader ignores LD_PRELOAD in secure-execution mode (set-user-ID,
- * set-group-ID or file capabilities that change our privileges).
+ * set-group-ID or file capabilities that change our privileges).  Also
+ * names the interpreter a file asks the kernel for (its dynamic loader or
+ * "#!" line), for the message when that is missing.
  *
  * Reads the ELF file header, program headers and (for a sanitizer's
  * runtime, through trace/elf_needed.h) the dynamic section with pread;
@@ -183,6 +185,98 @@ bool elf_check_is_elf(const char *path)
 	elf = read_exact(fd, magic, sizeof(magic), 0) == 0 && memcmp(magic, ELFMAG, SELFMAG) == 0;
 	close(fd);
 	return elf;
+}
+
+/* Copies the PT_INTERP path of the ELF file on fd, of class cls, into
+ * out[0..size): 0, or -1 when it names none (static, unreadable). */
+static int interp_scan(int fd, int cls, char *out, size_t size)
+{
+	uint64_t phoff, offset = 0, filesz = 0;
+	unsigned phnum, phentsize;
+
+	if (cls == ELFCLASS64) {
+		Elf64_Ehdr eh;
+
+		if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
+			return -1;
+		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+	} else {
+		Elf32_Ehdr eh;
+
+		if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
+			return -1;
+		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+	}
+	if (phentsize != (cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ||
+	    phnum > PHDR_LIMIT)
+		return -1;
+	for (unsigned i = 0; i < phnum && !filesz; i++) {
+		off_t at = (off_t)(phoff + (uint64_t)i * phentsize);
+
+		if (cls == ELFCLASS64) {
+			Elf64_Phdr ph;
+
+			if (read_exact(fd, &ph, sizeof(ph), at) < 0)
+				return -1;
+			if (ph.p_type == PT_INTERP)
+				offset = ph.p_offset, filesz = ph.p_filesz;
+		} else {
+			Elf32_Phdr ph;
+
+			if (read_exact(fd, &ph, sizeof(ph), at) < 0)
+				return -1;
+			if (ph.p_type == PT_INTERP)
+				offset = ph.p_offset, filesz = ph.p_filesz;
+		}
+	}
+	if (!filesz || offset > INT64_MAX)
+		return -1;
+	if (filesz > size - 1)
+		filesz = size - 1;
+	if (read_exact(fd, out, filesz, (off_t)offset) < 0)
+		return -1;
+	out[filesz] = '\0';
+	return out[0] ? 0 : -1;
+}
+
+/* Copies the first word of a "#!" line in buf[0..n) into out[0..size):
+ * 0, or -1 when there is none. */
+static int shebang_scan(const char *buf, size_t n, char *out, size_t size)
+{
+	size_t at = 2, len = 0;
+
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return -1;
+	while (at < n && (buf[at] == ' ' || buf[at] == '\t'))
+		at++;
+	while (at + len < n && !strchr(" \t\n", buf[at + len]) && len < size - 1)
+		len++;
+	memcpy(out, buf + at, len);
+	out[len] = '\0';
+	return len ? 0 : -1;
+}
+
+int elf_check_interpreter(const char *path, char *out, size_t size)
+{
+	char head[256];
+	ssize_t n;
+	int rc = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || size < 2) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	if (n >= SELFMAG && memcmp(head, ELFMAG, SELFMAG) == 0 && n > EI_CLASS &&
+	    (head[EI_CLASS] == ELFCLASS64 || head[EI_CLASS] == ELFCLASS32) &&
+	    elf_is_native((const unsigned char *)head))
+		rc = interp_scan(fd, head[EI_CLASS], out, size);
+	else if (n > 0)
+		rc = shebang_scan(head, (size_t)n, out, size);
+	close(fd);
+	return rc;
 }
 
 /* Our inheritable and bounding capability sets, from /proc/self/status

@@ -40,6 +40,16 @@ const char *elf_check_sanitizer(const char *path, char *soname, size_t size);
 bool elf_check_is_elf(const char *path);
 
 /*
+ * Writes into out[0..size) the interpreter the file at path names for the
+ * kernel: a native ELF program's PT_INTERP (its dynamic loader) or the first
+ * word of a script's "#!" line, cut to size - 1 bytes.  Returns 0, or -1
+ * when the file names none (a static program, a text without "#!") or
+ * cannot be read.  An exec that fails with ENOENT on a file that exists
+ * failed on this file.
+ */
+int elf_check_interpreter(const char *path, char *out, size_t size);
+
+/*
  * Returns why the loader will run path in secure-execution mode (and ignore
  * LD_PRELOAD) when this process executes it, by the kernel's rule (an
  * effective ID after the exec that is not the real one, or capabilities

@@ -262,9 +262,22 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Dies with 127 or 126 for a program that cannot be started. */
-static _Noreturn void exec_error_die(const char *program, int err)
+/* Dies with 127 or 126 for a program that cannot be started; path is the
+ * file executed (NULL when none was found).  An ENOENT from the exec of a
+ * file that exists is its interpreter's (a "#!" line's or a dynamic
+ * loader's): named as such, with the 127 shells give it. */
+static _Noreturn void exec_error_die(const char *program, const char *path, int err)
 {
+	char interp[PATH_MAX];
+
+	if (err == ENOENT && path && access(path, F_OK) == 0) {
+		if (elf_check_interpreter(path, interp, sizeof(interp)) == 0 &&
+		    access(interp, F_OK) != 0)
+			mprof_die(MPROF_EXIT_NOTFOUND, "%s: cannot execute: its interpreter %s is "
+				  "missing", program, interp);
+		mprof_die(MPROF_EXIT_NOTFOUND, "%s: cannot execute: %s (the file exists: a file "
+			  "it needs to start is missing)", program, strerror(err));
+	}
 	if (err == ENOENT)
 		mprof_die(MPROF_EXIT_NOTFOUND, "%s: command not found", program);
 	mprof_die(MPROF_EXIT_NOEXEC, "%s: cannot execute: %s", program, strerror(err));
@@ -306,7 +319,7 @@ static void unreachable_check(const struct run_options *o, const char *path)
 			   "allocations will be recorded (no trace written)", o->argv[0], secure);
 	}
 	err = spawn_exec_plain(path, o->argv);
-	exec_error_die(o->argv[0], err);
+	exec_error_die(o->argv[0], path, err);
 }
 
 /* The preload library's absolute path, or death with status 125. */
@@ -624,7 +637,7 @@ static int run_recorded(const struct run_options *o, const char *path)
 		trace_file_discard(&root_trace);
 		trace_files_release();
 		session_dir_remove(session);
-		exec_error_die(o->argv[0], err);
+		exec_error_die(o->argv[0], path, err);
 	}
 
 	cfg.session_dir = session;
@@ -672,7 +685,7 @@ int run_main(int argc, char **argv)
 	options_parse(argc, argv, &o);
 	rc = program_resolve(o.argv[0], path, sizeof(path));
 	if (rc < 0)
-		exec_error_die(o.argv[0], -rc);
+		exec_error_die(o.argv[0], NULL, -rc);
 	unreachable_check(&o, path);
 	return run_recorded(&o, path);
 }

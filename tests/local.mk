@@ -285,6 +285,7 @@ E2E_TESTS = \
 	tests/e2e/pending-cancel.sh \
 	tests/e2e/async-cancel.sh \
 	tests/e2e/error-paths.sh \
+	tests/e2e/missing-interpreter.sh \
 	tests/e2e/write-errors.sh \
 	tests/e2e/corrupt-traces.sh \
 	tests/e2e/diff.sh \
