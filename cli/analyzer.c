@@ -38,12 +38,34 @@ int analyzer_available(void)
 static pid_t early_pid;
 static int early_socket = -1;
 
+/* The environment without its LD_PRELOAD entries, for the analyzer: a
+ * library the user preloads is meant for the program, and in mprof's own
+ * helper it would run (and write on the program's stderr) where the user
+ * started no process.  A calloc'd array of environ's strings (free it), or
+ * NULL when out of memory. */
+static char **analyzer_env(void)
+{
+	size_t n = 0, kept = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+			env[kept++] = environ[i];
+	return env;
+}
+
 /* Starts the analyzer at path with argv, its stdout on stderr, its stdin
- * /dev/null (not the program's input, which it would hold open), and the
- * termination signals (SIGINT, SIGQUIT, SIGHUP, SIGTERM) blocked from
- * before its exec for its whole life: sent to the process group, they are
- * meant for the program, and the launcher, which outlives them, still
- * wants the symbols.  Returns 0 (its pid in *pid) or an errno value. */
+ * /dev/null (not the program's input, which it would hold open), the
+ * environment without LD_PRELOAD (analyzer_env), and the termination
+ * signals (SIGINT, SIGQUIT, SIGHUP, SIGTERM) blocked from before its exec
+ * for its whole life: sent to the process group, they are meant for the
+ * program, and the launcher, which outlives them, still wants the symbols.
+ * Returns 0 (its pid in *pid) or an errno value. */
 static int analyzer_spawn(pid_t *pid, const char *path, char *const argv[], int request_fd,
 			  int request_target)
 {
@@ -72,8 +94,12 @@ static int analyzer_spawn(pid_t *pid, const char *path, char *const argv[], int 
 								O_RDONLY, 0);
 		if (!err && request_fd >= 0)
 			err = posix_spawn_file_actions_adddup2(&actions, request_fd, request_target);
-		if (!err)
-			err = posix_spawn(pid, path, &actions, &attr, argv, environ);
+		if (!err) {
+			char **env = analyzer_env();
+
+			err = posix_spawn(pid, path, &actions, &attr, argv, env ? env : environ);
+			free(env);
+		}
 		posix_spawn_file_actions_destroy(&actions);
 	}
 	posix_spawnattr_destroy(&attr);

@@ -2,9 +2,9 @@
 # transparency.sh - `mprof run` changes nothing the program shows: stdin,
 # stdout, stderr (mprof's own lines all start with "mprof: ") and the exit
 # status (exit 3 -> 3, SIGKILL -> 137, abort -> 134, and killed by a signal
-# to a parent that asks); an LD_PRELOAD the user
-# set is kept; the program finds no descriptor it did not open, and its own
-# files are never read or written by the profiler.
+# to a parent that asks); an LD_PRELOAD the user set is kept for the
+# program (not for mprof's helper); the program finds no descriptor it did
+# not open, and its own files are never read or written by the profiler.
 # Programs and facts: tests/progs/transparency.c, tests/progs/preload_hello.c,
 # tests/progs/own_fds.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
@@ -47,6 +47,10 @@ expect_eq "with LD_PRELOAD: exit status" 0 "$RUN_STATUS"
 expect_eq "with LD_PRELOAD: the user's library ran once in the program" 1 \
 	"$(grep -cx 'hello from preload_hello in transparency' "$RUN_ERR")"
 expect_file_eq "with LD_PRELOAD: stdout unchanged" "$WORK/native-ok.out" "$WORK/preload.out"
+# mprof's helper that embeds the symbols is started without it: the user's
+# library wrote its line on the program's stderr from there too
+expect_eq "with LD_PRELOAD: the user's library ran in no helper of mprof's" "" \
+	"$(grep '^hello from preload_hello in mprof-' "$RUN_ERR")"
 if report_json "$WORK/r-preload.json" "$WORK/trace-preload"; then
 	expect_site "$WORK/r-preload.json" keep_some 3 6144 3 6144
 	expect_site "$WORK/r-preload.json" hello_ctor_leak 1 4321 1 4321
