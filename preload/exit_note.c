@@ -26,8 +26,11 @@
  * the command line from the image's own argument memory (whose bounds are
  * read from /proc/self/stat only when a filter is known: at the start
  * under an inherited one, else just before the program installs one; an
- * image that never runs filtered reads its command line at the end) and
- * the process name from PR_GET_NAME.
+ * image that never runs filtered reads its command line at the end); an
+ * allow-list sandbox may kill for any other call as well (Firefox's refuses
+ * mincore, msync and prctl), so whether that memory is mapped and the
+ * process name are learnt with the bounds, and at exit no system call is
+ * made beyond getrusage.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -66,6 +69,12 @@ static uint64_t exit_note_start_maxrss_kib = UINT64_MAX;
 static uintptr_t exit_note_arg_start, exit_note_arg_end, exit_note_env_start, exit_note_env_end;
 static _Atomic int exit_note_bounds_tried;
 
+/* Whether [exit_note_arg_start, exit_note_span_end()) was mapped when the
+ * bounds were read, and the process name then ("" unknown): what the exit
+ * note uses under a filter, which may refuse msync and prctl. */
+static int exit_note_args_mapped;
+static char exit_note_filter_comm[16 + 1];
+
 /* Reads the argument and environment bounds from /proc/self/stat (the
  * fields after the parenthesised name, which may hold anything). */
 static void exit_note_read_arg_bounds(void)
@@ -103,10 +112,33 @@ static void exit_note_read_arg_bounds(void)
 	exit_note_env_end = v[3];
 }
 
+/* The end of the argument memory the exit note may read: the argument
+ * strings, and up to a page from their start when the environment strings
+ * follow them (a title that overflows its area, exit_note_command_raw). */
+static uintptr_t exit_note_span_end(void)
+{
+	uintptr_t start = exit_note_arg_start, end = exit_note_arg_end;
+	uintptr_t env_end = exit_note_env_end, limit;
+
+	if (exit_note_env_start != end || env_end < end)
+		env_end = end;
+	limit = env_end - start > EXIT_NOTE_PAGE_BYTES ? start + EXIT_NOTE_PAGE_BYTES : env_end;
+	return limit > end ? limit : end;
+}
+
 void exit_note_keep_arg_bounds(void)
 {
-	if (atomic_exchange(&exit_note_bounds_tried, 1) == 0)
-		exit_note_read_arg_bounds();
+	uintptr_t start;
+
+	if (atomic_exchange(&exit_note_bounds_tried, 1) != 0)
+		return;
+	exit_note_read_arg_bounds();
+	start = exit_note_arg_start & ~(EXIT_NOTE_PAGE_BYTES - 1);
+	exit_note_args_mapped = exit_note_arg_start && exit_note_arg_start < exit_note_arg_end &&
+				sys_msync_check(start, exit_note_span_end() - start) == 0;
+	if (!procfile_comm_own(exit_note_filter_comm, sizeof(exit_note_filter_comm)) &&
+	    !seccomp_watch_filtered())
+		procfile_comm(exit_note_filter_comm, sizeof(exit_note_filter_comm));
 }
 
 void exit_note_start(void)
@@ -173,12 +205,13 @@ static void exit_note_text(char *field, size_t size, const char *text)
 	field[n] = '\0';
 }
 
-/* Whether every page of [lo, hi) is mapped (msync touches none). */
+/* Whether every page of [lo, hi) is mapped: inside the argument memory
+ * found mapped when its bounds were read (no system call: a filter may
+ * refuse msync). */
 static int exit_note_mapped(uintptr_t lo, uintptr_t hi)
 {
-	uintptr_t first = lo & ~(EXIT_NOTE_PAGE_BYTES - 1);
-
-	return hi > lo && sys_msync_check(first, hi - first) == 0;
+	return hi > lo && exit_note_args_mapped && lo >= exit_note_arg_start &&
+	       hi <= exit_note_span_end();
 }
 
 /*
@@ -248,8 +281,11 @@ static void exit_note_names(struct session_proc_header *h, int sandboxed)
 		command[0] = '\0';
 	exit_note_text(h->exit_command, sizeof(h->exit_command), command);
 	/* on the main thread PR_GET_NAME gives what /proc/self/comm shows,
-	 * without a file to open (a path walk in /proc at every process's end) */
-	if (!procfile_comm_own(comm, sizeof(comm)) && !sandboxed)
+	 * without a file to open (a path walk in /proc at every process's end);
+	 * under a filter, the name it had when the filter came */
+	if (sandboxed)
+		exit_note_text(comm, sizeof(comm), exit_note_filter_comm);
+	else if (!procfile_comm_own(comm, sizeof(comm)))
 		procfile_comm(comm, sizeof(comm));
 	if (strcmp(comm, h->comm) == 0)
 		comm[0] = '\0';

@@ -394,7 +394,11 @@ uint64_t preload_mem_resident_bound(void)
 	uint64_t used = atomic_load_explicit(&mem_used, memory_order_relaxed);
 	int64_t resident = 0;
 
-	if (base > 1) {
+	/* a filter may refuse mincore (allow-list sandboxes do): then every
+	 * page of the reservation mapped counts, as when mincore fails */
+	if (base > 1 && seccomp_watch_filtered()) {
+		resident = -1;
+	} else if (base > 1) {
 		used = used < MEM_RESERVE_BYTES ? used : MEM_RESERVE_BYTES;
 		resident = mem_resident_in(base, base + used);
 	}
