@@ -269,9 +269,9 @@ int elf_check_interpreter(const char *path, char *out, size_t size)
 		return -1;
 	}
 	n = pread(fd, head, sizeof(head), 0);
-	if (n >= SELFMAG && memcmp(head, ELFMAG, SELFMAG) == 0 && n > EI_CLASS &&
+	if (n >= SELFMAG && memcmp(head, ELFMAG, SELFMAG) == 0 && n > EI_DATA &&
 	    (head[EI_CLASS] == ELFCLASS64 || head[EI_CLASS] == ELFCLASS32) &&
-	    elf_is_native((const unsigned char *)head))
+	    elf_needed_native((const unsigned char *)head))
 		rc = interp_scan(fd, head[EI_CLASS], out, size);
 	else if (n > 0)
 		rc = shebang_scan(head, (size_t)n, out, size);
