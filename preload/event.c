@@ -243,6 +243,11 @@ void event_control(struct preload_thread *t, unsigned running, uint64_t interval
 	event_ext_at_seq(t, TRACE_REC_EXT_CONTROL, time_ns, vals, 2, NULL, 0);
 }
 
+void event_unrecording(struct preload_thread *t)
+{
+	event_ext_at_seq(t, TRACE_REC_EXT_UNRECORDING, ring_now_ns(), NULL, 0, NULL, 0);
+}
+
 void event_marker(struct preload_thread *t, const char *name, size_t len)
 {
 	event_ext_at_seq(t, TRACE_REC_EXT_MARKER, ring_now_ns(), NULL, 0, name, len);

@@ -78,6 +78,10 @@ void event_seq_skip(struct preload_thread *t, uint64_t seq);
 void event_control(struct preload_thread *t, unsigned running, uint64_t interval_bytes,
 		   uint64_t time_ns);
 
+/* An UNRECORDING record, now, at a fresh seq of its own: the process
+ * allocates without recording from here on (preload/thread.c). */
+void event_unrecording(struct preload_thread *t);
+
 /* A MARKER record named by the len bytes at name (at most
  * EVENT_MARKER_NAME_MAX, no NUL), now, at a fresh seq of its own. */
 #define EVENT_MARKER_NAME_MAX 255u

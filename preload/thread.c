@@ -21,11 +21,13 @@
 
 #include "preload/control.h"
 #include "preload/diag.h"
+#include "preload/event.h"
 #include "preload/fork.h"
 #include "preload/init.h"
 #include "preload/launcher_alive.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
+#include "preload/meta.h"
 #include "preload/own_call.h"
 #include "preload/populate.h"
 #include "preload/ring.h"
@@ -59,6 +61,41 @@ static _Atomic uint64_t thread_slot_releases;
  * every slot owned by a live thread; 0: none did (thread_slots_hopeless). */
 static _Atomic uint64_t thread_slots_full_mark;
 
+/* 1 once this image wrote its UNRECORDING record (meta lock). */
+static _Atomic int thread_unrecording_noted;
+
+/*
+ * Before the first call of this image that a thread without a slot makes
+ * unrecorded: an UNRECORDING record in the meta stream, at a sequence
+ * number of its own.  A free of a block such a call allocated takes a
+ * later number (the other callers wait for the record on the meta lock),
+ * so the analyzer counts a recorded free it finds no block for after it
+ * as a free of an unrecorded block, not as an unmatched free.  The
+ * caller's preload_tls is THREAD_SETTING_UP; it holds no lock of the shim.
+ */
+static void thread_note_unrecording(void)
+{
+	struct preload_thread *m;
+
+	if (__builtin_expect(atomic_load_explicit(&thread_unrecording_noted,
+						  memory_order_acquire), 1))
+		return;
+	/* the counter shared before the meta lock: taking a number under it
+	 * then takes no other lock (preload/seq.h) */
+	seq_disown();
+	m = meta_begin();
+	if (!m)
+		return;
+	if (!atomic_load_explicit(&thread_unrecording_noted, memory_order_relaxed)) {
+		/* the meta writer has no errno of its own: the caller's is kept */
+		m->errno_ptr = &errno;
+		event_unrecording(m);
+		m->errno_ptr = NULL;
+		atomic_store_explicit(&thread_unrecording_noted, 1, memory_order_release);
+	}
+	meta_end(m);
+}
+
 /* The slow path of preload_thread_enter: initialises the shim or makes the
  * thread's state when needed; NULL when the call is not to be recorded. */
 struct preload_thread *preload_thread_enter_slow(void)
@@ -82,11 +119,15 @@ struct preload_thread *preload_thread_enter_slow(void)
 	if (!t) {
 		int saved_errno = errno;
 
-		if (preload_proc.forward_only || thread_slots_hopeless())
+		if (preload_proc.forward_only)
 			return NULL;
 		preload_tls = THREAD_SETTING_UP;
-		t = thread_state_create();
-		toggle_signal_check(); /* a thread's start: the program may have taken it */
+		if (!thread_slots_hopeless()) {
+			t = thread_state_create();
+			toggle_signal_check(); /* a thread's start: the program may have taken it */
+		}
+		if (!t)
+			thread_note_unrecording();
 		preload_tls = t;
 		errno = saved_errno;
 		if (!t)
@@ -675,6 +716,7 @@ uint64_t thread_fork_child(struct preload_thread *self)
 	struct preload_thread **all = thread_registry_view(&count);
 
 	atomic_store(&thread_slot_waiter, 0);
+	atomic_store(&thread_unrecording_noted, 0); /* the child's file has no such record */
 	atomic_store(&thread_slots_full_until_ns, 0);
 	atomic_store(&thread_slots_full_mark, 0);
 	thread_pool_free = NULL;

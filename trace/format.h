@@ -34,13 +34,14 @@
                                          * and 8 newest freed of a class, and
                                          * major 5 files are major 6 files
                                          * without aref 18 (RECORD_AREF_FRESH) */
-#define TRACE_VERSION_MINOR 5           /* readers accept any minor; 1: RSS
+#define TRACE_VERSION_MINOR 6           /* readers accept any minor; 1: RSS
                                          * chunks may be present; 2: markers,
                                          * control records, pool blocks and
                                          * the chunk index; 3: FREE records
                                          * of TRACE_FREE_REALLOC_RELEASE; 4:
                                          * CUT_CALLS records; 5:
-                                         * MODULES_DELTA records */
+                                         * MODULES_DELTA records; 6:
+                                         * UNRECORDING records */
 #define TRACE_FILE_HEADER_BYTES 64
 #define TRACE_CHUNK_MAGIC 0x4b43504du   /* "MPCK" read as little-endian u32 */
 #define TRACE_CHUNK_HEADER_BYTES 24
@@ -170,6 +171,10 @@ enum trace_record_kind {
 	TRACE_REC_EXT_MODULES_DELTA = 0x88, /* (minor 5) a module map given as
 	                               * its changes from an earlier one: see
 	                               * the end of this file */
+	TRACE_REC_EXT_UNRECORDING = 0x89, /* u time ns (minor 6): the process
+	                               * allocates without recording from here
+	                               * on (a thread without a slot), at the
+	                               * previous seq as MARKER */
 };
 
 /* Which entry point made an allocation; low nibble of ALLOC/REALLOC kinds. */

@@ -28,9 +28,10 @@
  *    the block table, or among the young blocks when the decoder saw them
  *    freed again soon: young_blocks.h; both are looked in).  A free of
  *    an address that is not live is an "unmatched free" (counted, otherwise
- *    ignored); once recording was stopped or sampled (the run may have
- *    allocated blocks unrecorded, and an exact run records every free) it
- *    is a "free of an unrecorded block" instead, counted apart.  An allocation at an address that is still live replaces the
+ *    ignored); once recording was stopped or sampled, or a thread without
+ *    a slot allocated unrecorded (the run may have allocated blocks
+ *    unrecorded, and an exact run records every free) it is a "free of an
+ *    unrecorded block" instead, counted apart.  An allocation at an address that is still live replaces the
  *    old block (the old one is taken as freed without statistics) and counts
  *    an "address reused while live" anomaly.
  *  - peak: the maximum over the merged order of live requested bytes; t-gmax
@@ -913,7 +914,8 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 		return;
 	}
 	if (alloc_event_is_stamp(ev->type)) {
-		/* a marker or recording stop or start (trace_info keeps them)
+		/* a marker, a recording stop or start (trace_info keeps them)
+		 * or the start of unrecorded allocations
 		 * stands at a sequence number of its own, which its SEQ_SKIP
 		 * took right before it: no failed realloc.  Its clock reading
 		 * bounds the time of the events after it, whose own thread's
@@ -923,7 +925,8 @@ AGG_HOT void aggregate_process(struct aggregate *a, const struct alloc_event *ev
 			timeline_note_time(&a->timeline, a->now_ns, a->last_seq, a->live_bytes,
 					   a->live_blocks);
 		}
-		if (ev->type == ALLOC_EV_CONTROL && (ev->flags & ALLOC_EV_UNRECORDING))
+		if ((ev->type == ALLOC_EV_CONTROL && (ev->flags & ALLOC_EV_UNRECORDING)) ||
+		    ev->type == ALLOC_EV_UNRECORDED)
 			a->unrecording_seen = true;
 		if (ev->seq && ev->seq == a->last_skip_seq) {
 			a->failed_reallocs--;

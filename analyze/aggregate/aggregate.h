@@ -206,9 +206,11 @@ struct aggregate {
 	                              * while every allocation was recorded */
 	uint64_t unrecorded_block_frees; /* free of an address that is not live once
 	                              * recording was stopped or sampled (a
-	                              * CONTROL marked ALLOC_EV_UNRECORDING): of
-	                              * a block allocated unrecorded, expected */
-	bool unrecording_seen;       /* such a CONTROL went by */
+	                              * CONTROL marked ALLOC_EV_UNRECORDING) or
+	                              * a thread allocated without a slot (an
+	                              * ALLOC_EV_UNRECORDED stamp): of a block
+	                              * allocated unrecorded, expected */
+	bool unrecording_seen;       /* such a stamp went by */
 	uint64_t address_reused;     /* alloc at an address that is still live */
 	uint64_t null_allocs;        /* alloc records with address 0 (ignored) */
 

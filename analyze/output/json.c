@@ -94,7 +94,8 @@
  *       "frees_of_unrecorded_blocks": int,
  *                                   frees of addresses that were not live
  *                                   once recording had been stopped or
- *                                   sampled: of blocks allocated unrecorded
+ *                                   sampled, or a thread without a slot
+ *                                   allocated: of blocks allocated unrecorded
  *                                   (an exact run records every free), no
  *                                   anomaly
  *       "calls": {"malloc", "calloc", "realloc", "reallocarray",

@@ -354,8 +354,8 @@ static void print_quality(FILE *out, const struct profile *r)
 			PRIu64 " whose module map is missing\n", t->lost_stacks, t->unmapped_stacks);
 	if (a->unrecorded_block_frees)
 		fprintf(out, "                  %" PRIu64 " frees of blocks allocated while "
-			"recording was stopped or sampled (expected: an exact run records every "
-			"free; not unmatched)\n", a->unrecorded_block_frees);
+			"recording was stopped or sampled or by a thread without a slot (expected: "
+			"an exact run records every free; not unmatched)\n", a->unrecorded_block_frees);
 	fprintf(out, "                  %" PRIu64 " of %" PRIu64 " frames without debug info, %"
 		PRIu64 " without symbols\n",
 		t->frames_no_debug_info, t->frames_total, t->frames_no_symbol);

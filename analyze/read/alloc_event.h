@@ -30,10 +30,13 @@ enum alloc_event_type {
 	ALLOC_EV_CONTROL = 7,       /* recording stopped or started: value =
 	                             * time_ns, addr = index in trace_info.controls
 	                             * (as MARKER's when it did not decode) */
+	ALLOC_EV_UNRECORDED = 8,    /* from here on the process allocated
+	                             * without recording (a thread without a
+	                             * slot): value = time_ns */
 };
 
 /* Whether an event of type is a stamp after event seq (TIME, MARKER,
- * CONTROL), which takes no sequence number of its own. */
+ * CONTROL, UNRECORDED), which takes no sequence number of its own. */
 static inline int alloc_event_is_stamp(unsigned type)
 {
 	return type >= ALLOC_EV_TIME;

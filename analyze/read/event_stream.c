@@ -453,8 +453,8 @@ static int handle_control(struct trace_info *info, const struct trace_event *ev,
 	return 1;
 }
 
-/* An extended record: taken into info; MARKER and CONTROL records also
- * become stamps in *ae (returns 1).  Returns 0, 1 or -ENOMEM. */
+/* An extended record: taken into info; MARKER, CONTROL and UNRECORDING
+ * records also become stamps in *ae (returns 1).  Returns 0, 1 or -ENOMEM. */
 static int handle_ext(struct stream *s, const struct trace_event *ev, uint32_t tid,
 		      struct alloc_event *ae)
 {
@@ -506,6 +506,12 @@ static int handle_ext(struct stream *s, const struct trace_event *ev, uint32_t t
 		return handle_marker(info, ev, tid, ae);
 	case TRACE_REC_EXT_CONTROL:
 		return handle_control(info, ev, tid, ae);
+	case TRACE_REC_EXT_UNRECORDING:
+		if (record_get_u64(&p, end, &a) < 0)
+			return stamp_malformed(info, ev, tid, ALLOC_EV_UNRECORDED, ae);
+		*ae = (struct alloc_event){.seq = ev->seq, .value = a, .tid = tid,
+					   .type = ALLOC_EV_UNRECORDED};
+		return 1;
 	}
 	return 0; /* unknown extended records are skipped */
 }
@@ -763,7 +769,7 @@ static __attribute__((noinline)) int slot_decode_on(struct stream *s, struct slo
 					"events chunk with an impossible sequence number");
 			slot_chunk_done(s, ss);
 		} else {
-			if (ev->type == TRACE_EV_EXT) /* a MARKER or CONTROL stands here */
+			if (ev->type == TRACE_EV_EXT) /* a MARKER, CONTROL or UNRECORDING stands here */
 				ev->seq = ss->cur.state->st.seq;
 			if (ev->type == TRACE_EV_EXT && ev->kind == TRACE_REC_EXT_CUT_CALLS) {
 				const uint8_t *p = ev->ext, *end = ev->ext + ev->ext_len;

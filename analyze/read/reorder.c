@@ -13,11 +13,18 @@
 #include "analyze/util/grow.h"
 #include "analyze/read/reorder.h"
 
-/* Order key: a stamp (TIME, MARKER, CONTROL) at seq S sorts right after
- * event S. */
+/* Order key: a stamp (TIME, MARKER, CONTROL, UNRECORDED) at seq S sorts
+ * right after event S. */
 static inline uint64_t event_key(const struct alloc_event *ev)
 {
 	return (ev->seq << 1) | (uint64_t)alloc_event_is_stamp(ev->type);
+}
+
+/* Whether a stamp of type stands at a sequence number its own SEQ_SKIP
+ * took (MARKER, CONTROL, UNRECORDED), unlike TIME. */
+static inline int reorder_own_seq_stamp(unsigned type)
+{
+	return type == ALLOC_EV_MARKER || type == ALLOC_EV_CONTROL || type == ALLOC_EV_UNRECORDED;
 }
 
 void reorder_init(struct reorder *r, uint64_t first_seq, reorder_pull_fn pull, void *pull_ctx,
@@ -336,8 +343,7 @@ static inline size_t run_plain_before(uint64_t expected, bool dropping,
 				break;
 			expected++;
 		} else if (ev[n].seq >= expected || dropping ||
-			   (expected >= ready_at && type != ALLOC_EV_MARKER &&
-			    type != ALLOC_EV_CONTROL)) {
+			   (expected >= ready_at && !reorder_own_seq_stamp(type))) {
 			break;
 		}
 	}
@@ -436,8 +442,7 @@ int reorder_wake(struct reorder *r, uint32_t source)
 		 * this source and goes before any other source's next event
 		 * (a TIME stamp keeps its place after them: reports' times were
 		 * measured so, and stay as they were). */
-		while (s->head && (s->head->type == ALLOC_EV_MARKER ||
-				   s->head->type == ALLOC_EV_CONTROL) &&
+		while (s->head && reorder_own_seq_stamp(s->head->type) &&
 		       event_ready(r, s->head)) {
 			emit_event(r, s, s->head);
 			s->head = r->pull(r->pull_ctx, source);

@@ -84,7 +84,7 @@
   app.append(el('p', { class: 'quality' },
     `What the numbers rest on: ${count(s.events)} events in ${count(q.chunks)} chunks, ${count(q.chunks_lost)} lost; `,
     `${count(q.sequence_gaps)} sequence gaps; ${count(s.unmatched_frees)} unmatched frees; ` +
-    (s.frees_of_unrecorded_blocks ? `${count(s.frees_of_unrecorded_blocks)} frees of blocks allocated while recording was stopped or sampled (expected: an exact run records every free); ` : ''),
+    (s.frees_of_unrecorded_blocks ? `${count(s.frees_of_unrecorded_blocks)} frees of blocks allocated while recording was stopped or sampled or by a thread without a slot (expected: an exact run records every free); ` : ''),
     `${count(q.stacks)} call stacks (${count(q.truncated_stacks)} truncated, ${count(q.unknown_stacks)} without a stack); `,
     `${count(q.frames)} frames, ${count(q.frames_without_debug_info)} without debug info, ${count(q.frames_without_symbols)} without symbols.`));
 

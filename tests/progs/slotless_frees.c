@@ -1,0 +1,97 @@
+/*
+ * slotless_frees.c - threads that allocate without a thread slot and free
+ * with one, for tests/e2e/slotless-frees.sh (run with 41 thread slots
+ * under an RLIMIT_AS, the main thread's one of them).
+ *
+ * Expected facts: 80 workers start one at a time, each making its first
+ * allocation before the next starts, so workers 0-39 take the 40 slots
+ * left and workers 40-79 get none.  All meet at a barrier and make
+ * crowd_alloc: 50 x malloc(24) each (2000 recorded, 2000 unrecorded).
+ * Workers 0-39 free theirs and end; once they are joined, workers 40-79,
+ * which get slots now, free theirs: 2000 recorded frees of unrecorded
+ * blocks, none unmatched.  Then each makes later_alloc: 50 x malloc(40),
+ * freed (2000, all recorded).
+ * stdout: "slotless_frees done\n"
+ */
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WORKERS 80
+#define SLOTTED 40
+#define ALLOCS 50
+
+static pthread_barrier_t crowd;
+static sem_t started, freeing;
+
+__attribute__((noinline)) static void *crowd_alloc(void)
+{
+	void *p = malloc(24);
+
+	if (!p)
+		abort();
+	memset(p, 1, 24);
+	return p;
+}
+
+__attribute__((noinline)) static void *later_alloc(void)
+{
+	void *p = malloc(40);
+
+	if (!p)
+		abort();
+	memset(p, 2, 40);
+	return p;
+}
+
+static void *worker(void *arg)
+{
+	int slotted = (int)(size_t)arg < SLOTTED;
+	void *keep[ALLOCS];
+
+	keep[0] = crowd_alloc(); /* the first call: a slot, or none */
+	sem_post(&started);
+	pthread_barrier_wait(&crowd);
+	for (int i = 1; i < ALLOCS; i++)
+		keep[i] = crowd_alloc();
+	pthread_barrier_wait(&crowd);
+	if (!slotted)
+		sem_wait(&freeing); /* until the slotted workers have ended */
+	for (int i = 0; i < ALLOCS; i++)
+		free(keep[i]);
+	if (slotted)
+		return NULL;
+	for (int i = 0; i < ALLOCS; i++)
+		keep[i] = later_alloc();
+	for (int i = 0; i < ALLOCS; i++)
+		free(keep[i]);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t tids[WORKERS];
+	pthread_attr_t attr;
+
+	/* small stacks: 80 of the default 8 MiB do not fit the limit */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	pthread_barrier_init(&crowd, NULL, WORKERS);
+	sem_init(&started, 0, 0);
+	sem_init(&freeing, 0, 0);
+	for (int i = 0; i < WORKERS; i++) {
+		if (pthread_create(&tids[i], &attr, worker, (void *)(size_t)i) != 0)
+			return 1;
+		sem_wait(&started);
+	}
+	for (int i = 0; i < SLOTTED; i++)
+		pthread_join(tids[i], NULL);
+	for (int i = SLOTTED; i < WORKERS; i++)
+		sem_post(&freeing);
+	for (int i = SLOTTED; i < WORKERS; i++)
+		pthread_join(tids[i], NULL);
+	puts("slotless_frees done");
+	return 0;
+}
