@@ -250,6 +250,11 @@ INTERPOSE_VIA void interpose_free_recorded_via(const struct real_allocator *r, v
 			real_free(p);
 			return;
 		}
+		/* a thread without a slot: recorded in the meta stream */
+		if (real_free && !fallback_owns(p) && thread_free_slotless(fn, p)) {
+			real_free(p);
+			return;
+		}
 		fallback_free(r, p);
 		return;
 	}

@@ -31,6 +31,7 @@
 #include "preload/own_call.h"
 #include "preload/populate.h"
 #include "preload/ring.h"
+#include "preload/sample_set.h"
 #include "preload/seq.h"
 #include "preload/sys.h"
 #include "preload/thread.h"
@@ -94,6 +95,32 @@ static void thread_note_unrecording(void)
 		atomic_store_explicit(&thread_unrecording_noted, 1, memory_order_release);
 	}
 	meta_end(m);
+}
+
+int thread_free_slotless(unsigned fn, const void *p)
+{
+	struct preload_thread *m;
+	int size_class;
+
+	if (preload_tls || preload_proc.forward_only || !*preload_fork_token ||
+	    atomic_load_explicit(&preload_phase, memory_order_acquire) != PRELOAD_READY)
+		return 0;
+	preload_tls = THREAD_SETTING_UP; /* a signal handler's calls meanwhile forward */
+	if (control_uses_set && !sample_set_remove(p)) {
+		preload_tls = NULL;
+		return 0;
+	}
+	seq_disown(); /* as thread_note_unrecording */
+	m = meta_begin();
+	if (m) {
+		m->errno_ptr = &errno;
+		size_class = event_free_class(p);
+		event_free(m, fn, event_seq_next(m), p, size_class);
+		m->errno_ptr = NULL;
+		meta_end(m);
+	}
+	preload_tls = NULL;
+	return m != NULL;
 }
 
 /* The slow path of preload_thread_enter: initialises the shim or makes the

@@ -222,6 +222,18 @@ static inline void preload_thread_resume(struct preload_thread *t)
  */
 struct preload_thread *thread_state_create(void);
 
+/*
+ * Records free(p) (fn: enum trace_free_fn) of a calling thread that has no
+ * slot (more threads alive than slots, or past its last key destructor
+ * round) as a FREE record in the meta stream, under the meta lock, so that
+ * a recorded block's free is recorded whichever thread frees it.  In set
+ * mode only a block of the set is recorded.  Returns 1 when the record
+ * was written (the caller then frees p), 0 when the caller is not such a
+ * thread or nothing was written (p goes the unrecorded way).  Takes the
+ * meta lock; the caller holds none of the shim's locks.
+ */
+int thread_free_slotless(unsigned fn, const void *p);
+
 /* Creates the pthread key whose destructor retires a thread's slot. */
 void thread_key_init(void);
 

@@ -3,9 +3,12 @@
 # frees with one (a slot came free meanwhile) records frees of blocks the
 # trace never saw: they are frees of unrecorded blocks, not unmatched
 # frees (the recorder writes an UNRECORDING record, at a sequence number
-# of its own, before the first allocation made without a slot).  Workers
-# 0-39 hold the 40 slots left, 40-79 allocate without one and free with
-# one.  Program and facts: tests/progs/slotless_frees.c.
+# of its own, before the first allocation made without a slot).  And a
+# thread without a slot that frees a recorded block records the free (in
+# the metadata stream): the block is not left live.  Workers 0-39 hold the
+# 40 slots left, 40-79 allocate without one and free with one, and free
+# the main thread's blocks without one.
+# Program and facts: tests/progs/slotless_frees.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -27,5 +30,6 @@ expect_eq "unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
 expect_eq "frees of unrecorded blocks: workers 40-79's, with a slot" 2000 \
 	"$(q "$R" summary frees_of_unrecorded_blocks)"
 expect_eq "unrecorded frees" 0 "$(q "$R" summary quality.unrecorded_frees)"
+expect_site "$R" handed_alloc 40 2240 0 0
 expect_site "$R" later_alloc 2000 80000 0 0
 finish

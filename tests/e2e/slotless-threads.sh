@@ -34,6 +34,8 @@ expect_eq "crowd_alloc: recorded + unrecorded = made" 4000 $((crowd + unrecorded
 expect_site "$R" later_alloc 1000 40000 0 0
 expect_eq "crowd_alloc: nothing live at exit" 0 "$(q "$R" sum leaked_blocks crowd_alloc)"
 expect_eq "unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
-expect_eq "unrecorded frees: those of the unrecorded blocks" "$unrecorded" \
+expect_eq "frees of unrecorded blocks: all recorded" "$unrecorded" \
+	"$(q "$R" summary frees_of_unrecorded_blocks)"
+expect_eq "unrecorded frees: none (a slotless thread's go to the meta stream)" 0 \
 	"$(q "$R" summary quality.unrecorded_frees)"
 finish

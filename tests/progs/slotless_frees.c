@@ -7,6 +7,9 @@
  * allocation before the next starts, so workers 0-39 take the 40 slots
  * left and workers 40-79 get none.  All meet at a barrier and make
  * crowd_alloc: 50 x malloc(24) each (2000 recorded, 2000 unrecorded).
+ * Before, the main thread made handed_alloc: 40 x malloc(56), one
+ * handed to each of workers 40-79, which free it while they have no slot
+ * (40 recorded frees of recorded blocks, none lost).
  * Workers 0-39 free theirs and end; once they are joined, workers 40-79,
  * which get slots now, free theirs: 2000 recorded frees of unrecorded
  * blocks, none unmatched.  Then each makes later_alloc: 50 x malloc(40),
@@ -24,6 +27,7 @@
 #define ALLOCS 50
 
 static pthread_barrier_t crowd;
+static void *handed[WORKERS - SLOTTED];
 static sem_t started, freeing;
 
 __attribute__((noinline)) static void *crowd_alloc(void)
@@ -33,6 +37,16 @@ __attribute__((noinline)) static void *crowd_alloc(void)
 	if (!p)
 		abort();
 	memset(p, 1, 24);
+	return p;
+}
+
+__attribute__((noinline)) static void *handed_alloc(void)
+{
+	void *p = malloc(56);
+
+	if (!p)
+		abort();
+	memset(p, 3, 56);
 	return p;
 }
 
@@ -56,6 +70,8 @@ static void *worker(void *arg)
 	pthread_barrier_wait(&crowd);
 	for (int i = 1; i < ALLOCS; i++)
 		keep[i] = crowd_alloc();
+	if (!slotted)
+		free(handed[(size_t)arg - SLOTTED]); /* still without a slot */
 	pthread_barrier_wait(&crowd);
 	if (!slotted)
 		sem_wait(&freeing); /* until the slotted workers have ended */
@@ -81,6 +97,8 @@ int main(void)
 	pthread_barrier_init(&crowd, NULL, WORKERS);
 	sem_init(&started, 0, 0);
 	sem_init(&freeing, 0, 0);
+	for (int i = 0; i < WORKERS - SLOTTED; i++)
+		handed[i] = handed_alloc();
 	for (int i = 0; i < WORKERS; i++) {
 		if (pthread_create(&tids[i], &attr, worker, (void *)(size_t)i) != 0)
 			return 1;
