@@ -328,26 +328,33 @@ static int thread_is_gone(pid_t tid)
 /*
  * Retires the slots of threads that ended without our key destructor
  * running last (they allocated again after it).  Returns how many slots
- * were retired.
+ * were retired.  Asks the kernel about each thread without the pool lock
+ * (a system call per slot in use, 4096 of them while every other thread
+ * starting or ending waited for the lock) and takes it only for one that
+ * has ended, looking again under it.
  */
 static int thread_reap_gone(void)
 {
 	int reaped = 0;
 	uint32_t count;
-	struct preload_thread **all;
+	struct preload_thread **all = thread_registry_view(&count);
+	pid_t self = preload_tid();
 
-	preload_lock_take(&thread_pool_lock);
-	all = thread_registry_view(&count);
 	for (uint32_t i = 0; i < count; i++) {
 		struct preload_thread *t = all[i];
+		pid_t tid = __atomic_load_n(&t->tid, __ATOMIC_RELAXED);
 
-		if (t->in_use && t->slot && t->tid != preload_tid() && thread_is_gone(t->tid)) {
+		if (!__atomic_load_n(&t->in_use, __ATOMIC_RELAXED) || tid == self ||
+		    !thread_is_gone(tid))
+			continue;
+		preload_lock_take(&thread_pool_lock);
+		if (t->in_use && t->slot && t->tid == tid && thread_is_gone(tid)) {
 			thread_slot_retire(t);
 			thread_state_put_locked(t);
 			reaped++;
 		}
+		preload_lock_give(&thread_pool_lock);
 	}
-	preload_lock_give(&thread_pool_lock);
 	return reaped;
 }
 
