@@ -247,7 +247,9 @@ static struct preload_thread *thread_state_map(void)
 	return t;
 }
 
-/* Takes a state from the pool or maps one; NULL when out of memory. */
+/* Takes a state from the pool or maps one; NULL when out of memory.  A
+ * new state is mapped outside the pool lock (an mmap, while thousands of
+ * threads starting at once wait for the lock), and registered under it. */
 static struct preload_thread *thread_state_get(void)
 {
 	struct preload_thread *t;
@@ -256,16 +258,22 @@ static struct preload_thread *thread_state_get(void)
 	t = thread_pool_free;
 	if (t) {
 		thread_pool_free = t->next_free;
-	} else {
-		t = thread_state_map();
-		if (t && thread_registry_add(t) < 0) {
-			preload_mem_unmap(t->map_base, t->map_bytes);
-			t = NULL;
-		}
-	}
-	if (t) {
 		t->in_use = 1;
 		t->next_free = NULL;
+	}
+	preload_lock_give(&thread_pool_lock);
+	if (t)
+		return t;
+	t = thread_state_map();
+	if (!t)
+		return NULL;
+	t->in_use = 1;
+	t->next_free = NULL;
+	preload_lock_take(&thread_pool_lock);
+	if (thread_registry_add(t) < 0) {
+		preload_lock_give(&thread_pool_lock);
+		preload_mem_unmap(t->map_base, t->map_bytes);
+		return NULL;
 	}
 	preload_lock_give(&thread_pool_lock);
 	return t;
