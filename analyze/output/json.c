@@ -164,6 +164,11 @@
  *                   (whose module map is missing), "frames",
  *                   "frames_without_debug_info", "frames_without_symbols": int,
  *                   "unrecorded_allocations", "unrecorded_frees": int or null,
+ *                   "leaked_blocks_maybe_freed": int (of "leaked_blocks",
+ *                   how many may have been freed by frees the recorder
+ *                   could not record: the smaller of "unrecorded_frees"
+ *                   and "leaked_blocks"; "leaked_*" and "peak" are then
+ *                   upper bounds, 0 when they are not),
  *                   "programs_started_unrecorded": int (executed or spawned
  *                   with an environment that dropped the recorder),
  *                   "bad_alloc_records": int (ALLOC and REALLOC records
@@ -544,6 +549,8 @@ static void write_quality(FILE *out, const struct profile *r)
 		     r->run.unrecorded_allocs);
 	out_char(out, ',');
 	json_opt_u64(out, "unrecorded_frees", r->run.has_unrecorded, r->run.unrecorded_frees);
+	out_char(out, ',');
+	json_u64(out, "leaked_blocks_maybe_freed", profile_live_maybe_freed(r));
 	out_char(out, ',');
 	json_u64(out, "programs_started_unrecorded", r->run.execs_unrecorded);
 	out_char(out, ',');

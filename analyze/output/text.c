@@ -621,6 +621,12 @@ const char *output_report_kind(const struct profile *r)
 		return "incomplete: data was lost; see data and warnings";
 	if (r->run.meta_lost[0])
 		return "incomplete: call stacks were lost; see stacks lost";
+	if (profile_live_maybe_freed(r)) {
+		snprintf(sampled, sizeof(sampled), "incomplete: %" PRIu64 " frees were not "
+			 "recorded, so leak and peak figures may be high; see leaked and "
+			 "unrecorded", r->run.unrecorded_frees);
+		return sampled;
+	}
 	if ((r->run.own_heap_runtime || r->run.rss_mostly_unseen) && r->run.recording_controlled)
 		return profile_ended_early(r) ? "exact for malloc blocks while recording was on, "
 					       "until the recording ended early; see the note "
@@ -750,6 +756,7 @@ static void print_summary(FILE *out, const struct profile *r)
 	const struct trace_info *info = &r->info;
 	const struct heap_summary *a = &r->summary;
 	const struct run_facts *run = &r->run;
+	uint64_t maybe_freed = profile_live_maybe_freed(r);
 	char b1[64], b2[64], n1[32];
 
 	fprintf(out, "mprof report: %s (%s)\n", safe(info->path), output_report_kind(r));
@@ -851,11 +858,16 @@ static void print_summary(FILE *out, const struct profile *r)
 			" blocks (live when the recording ended)\n",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
 	else
-		fprintf(out, "leaked:           %s in %" PRIu64 " blocks (live at %s)\n",
+		fprintf(out, "leaked:           %s%s in %" PRIu64 " blocks (live at %s)\n",
+			maybe_freed ? "at most " : "",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
 			profile_executed(r)    ? "exec"
 			: profile_end_unknown(r) ? "its end: leaks unless it was killed"
 						 : "exit");
+	if (maybe_freed)
+		fprintf(out, "                  up to %" PRIu64 " of these blocks may have been "
+			"freed: %" PRIu64 " frees were not recorded (see unrecorded), and the heap "
+			"peak may be high by them too\n", maybe_freed, run->unrecorded_frees);
 	if (run->has_launcher_cpu || run->has_ring_waits || run->has_recorder) {
 		fputs("profiler cost:    ", out);
 		if (run->has_launcher_cpu)

@@ -107,6 +107,18 @@ static inline bool profile_ended_early(const struct profile *p)
 	return p->run.ended_early[0] != '\0';
 }
 
+/* How many of the blocks live at the end (summary.live_blocks) may have
+ * been freed by a free the recorder could not record (a thread without a
+ * slot, a signal handler that interrupted the recorder): at most the
+ * unrecorded frees and at most those blocks, since such a block stays live
+ * in the trace.  0: the leak and peak figures miss no free. */
+static inline uint64_t profile_live_maybe_freed(const struct profile *p)
+{
+	uint64_t n = p->run.has_unrecorded ? p->run.unrecorded_frees : 0;
+
+	return n < p->summary.live_blocks ? n : p->summary.live_blocks;
+}
+
 /* Whether the process image ended by executing another program: its
  * blocks still live are then live at exec (the new image starts afresh). */
 static inline bool profile_executed(const struct profile *p)

@@ -32,4 +32,8 @@ expect_eq "frees of unrecorded blocks: workers 40-79's, with a slot" 2000 \
 expect_eq "unrecorded frees" 0 "$(q "$R" summary quality.unrecorded_frees)"
 expect_site "$R" handed_alloc 40 2240 0 0
 expect_site "$R" later_alloc 2000 80000 0 0
+# every free recorded: no leaked block is qualified as maybe freed
+expect_eq "no leaked block maybe freed" 0 "$(q "$R" summary quality.leaked_blocks_maybe_freed)"
+run_cmd 60 text "$MPROF" report "$(ls "$WORK"/trace.[0-9]* | head -n 1)"
+expect_eq "text: the leaked line is not at most" 0 "$(grep -c 'may have been freed\|^leaked: *at most' "$RUN_OUT")"
 finish

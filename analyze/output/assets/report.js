@@ -49,7 +49,7 @@
     card('heap peak (t-gmax)', bytes(s.peak.bytes),
       `${s.sampled ? 'rough (sampled): ' : ''}${count(s.peak.blocks)} blocks, ${peakAt}`),
     card(atT ? `live at T (${ns(win.at_ns)})` : ended ? 'live at end' : 'leaked (live at exit)', bytes(s.leaked_bytes),
-      `${count(s.leaked_blocks)} blocks`),
+      `${q.leaked_blocks_maybe_freed ? 'at most: ' : ''}${count(s.leaked_blocks)} blocks`),
     card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
     s.sampled ? card('temporary', '-', 'not estimated (sampled)')
       : card('temporary', count(s.temporary), `${s.recording && s.recording.temporary_at_most ? 'at most (recording was paused part of the run); ' : ''}${pct(s.temporary, s.allocations)} of allocations`),
@@ -69,6 +69,7 @@
   if (filt && filt.sites_left_out) notes.push(`Filtered: ${count(filt.sites_left_out)} of ${count(filt.sites_before)} sites left out (${count(filt.allocations_left_out)} allocations, ${bytes(filt.allocated_bytes_left_out)}); the totals are the whole program's.`);
   if (filt && filt.suppressions) notes.push(`Suppressed (${filt.suppressions}): ${bytes(filt.suppressed_leaked_bytes)} in ${count(filt.suppressed_leaked_blocks)} blocks at ${count(filt.suppressed_sites)} sites, known leaks left out of the leak total.`);
   if (ended) notes.push(`The recording ended early (${ended}): blocks still live then are not known to be leaks.`);
+  if (q.leaked_blocks_maybe_freed) notes.push(`${count(q.unrecorded_frees)} frees were not recorded: up to ${count(q.leaked_blocks_maybe_freed)} of the blocks counted live at the end may have been freed, so the leak and peak figures may be high.`);
   if (s.data_lost) notes.push(`Data lost: ${s.data_lost}. The counts are short of the program's.`);
   if (s.meta_lost) notes.push(`Stacks lost: ${s.meta_lost}. Their allocations are counted, shown without a call stack or without symbols.`);
   if (s.own_heap_runtime) notes.push(`${s.own_heap_runtime} manages a heap of its own; mprof sees only the blocks it takes from malloc.`);
