@@ -360,43 +360,129 @@ static int reader_fail(struct trace_reader *r, int rc, const char *what)
 	return rc;
 }
 
-/* Whether the n bytes at file offset at are the file's first n bytes. */
-static bool reader_repeats_start(struct trace_reader *r, uint64_t at, uint64_t n)
+/* Whether the n bytes at file offset a are the same as those at b. */
+static bool reader_same_bytes(struct trace_reader *r, uint64_t a, uint64_t b, uint64_t n)
 {
-	uint8_t a[16384], b[sizeof(a)];
+	uint8_t x[16384], y[sizeof(x)];
 	int fd = fileno(r->file);
 
 	for (uint64_t done = 0; done < n;) {
-		size_t k = n - done < sizeof(a) ? (size_t)(n - done) : sizeof(a);
+		size_t k = n - done < sizeof(x) ? (size_t)(n - done) : sizeof(x);
 
-		if (pread(fd, a, k, (off_t)done) != (ssize_t)k ||
-		    pread(fd, b, k, (off_t)(at + done)) != (ssize_t)k || memcmp(a, b, k) != 0)
+		if (pread(fd, x, k, (off_t)(a + done)) != (ssize_t)k ||
+		    pread(fd, y, k, (off_t)(b + done)) != (ssize_t)k || memcmp(x, y, k) != 0)
 			return false;
 		done += k;
 	}
 	return true;
 }
 
-/*
- * A file header at r->offset_bytes, where a chunk header was due: a copy of
- * the trace (the same bytes as the file's start, as `cat t t` makes) is
- * skipped, and 1 returned when the file goes on past it; else 0, the end of
- * this trace (a copy that reaches the file's end, or another trace).
- */
-static int reader_skip_copy(struct trace_reader *r)
+/* The copy being read ends at file offset end (a file header, or the
+ * file's end): a copy shorter than one before it, or than this one, was
+ * cut short, and the longest tells how much of the trace was read. */
+static void reader_copy_ends(struct trace_reader *r, uint64_t end)
 {
-	uint64_t at = r->offset_bytes, len = r->copy_bytes ? r->copy_bytes : at;
-	uint64_t n = r->file_bytes - at < len ? r->file_bytes - at : len;
+	uint64_t len = end - r->copy_base;
 
-	if (!reader_repeats_start(r, at, n)) {
-		r->other_trace_offset = at;
-		return 0;
+	if (r->copies && len != r->read_bytes && !r->cut_copy_offset)
+		r->cut_copy_offset = len < r->read_bytes ? end : r->copy_base;
+	if (len > r->read_bytes) {
+		r->read_bytes = len;
+		r->read_base = r->copy_base;
 	}
-	r->copy_bytes = len;
+}
+
+/* Reads on in the copy whose file header is at file offset at, past the
+ * r->read_bytes of it read already (n of them are in the file); 0 when
+ * the file ends there. */
+static int reader_enter_copy(struct trace_reader *r, uint64_t at, uint64_t n)
+{
 	r->copies++;
+	r->copy_base = at;
+	if (n < r->read_bytes && at + n >= r->file_bytes && !r->cut_copy_offset)
+		r->cut_copy_offset = r->file_bytes; /* this copy is cut by the file's end */
 	if (at + n >= r->file_bytes || fseeko(r->file, (off_t)(at + n), SEEK_SET) != 0)
 		return 0;
 	r->offset_bytes = at + n;
+	return 1;
+}
+
+/* The file offset of the first file header that starts in the span bytes
+ * after file offset at (at + 1 on), or 0 when none does. */
+static uint64_t reader_find_file_header(struct trace_reader *r, uint64_t at, uint64_t span)
+{
+	uint8_t buf[16384];
+	const size_t magic = 8;
+	uint64_t from = at + 1, end = at + span + magic - 1;
+
+	if (end > r->file_bytes)
+		end = r->file_bytes;
+	while (from + magic <= end) {
+		size_t k = end - from < sizeof(buf) ? (size_t)(end - from) : sizeof(buf);
+		const uint8_t *hit;
+
+		if (pread(fileno(r->file), buf, k, (off_t)from) != (ssize_t)k)
+			return 0;
+		hit = memmem(buf, k, TRACE_FILE_MAGIC, magic);
+		if (hit)
+			return from + (uint64_t)(hit - buf);
+		from += k - (magic - 1); /* a header across the blocks' border */
+	}
+	return 0;
+}
+
+/*
+ * A file header at r->offset_bytes, where a chunk header was due: a copy of
+ * the trace (the same bytes as the file's start, as `cat t t` makes) is
+ * skipped as far as it was read (or to the next copy's file header), and 1
+ * returned when the file goes on past that; else 0, the end of this trace (a copy that reaches the file's end,
+ * or another trace).
+ */
+static int reader_skip_copy(struct trace_reader *r)
+{
+	uint64_t at = r->offset_bytes, n, next;
+
+	reader_copy_ends(r, at);
+	n = r->file_bytes - at < r->read_bytes ? r->file_bytes - at : r->read_bytes;
+	/* a copy cut short before the next one's file header ends there */
+	next = n > 8 ? reader_find_file_header(r, at, n - 8) : 0;
+	if (next)
+		n = next - at;
+	if (!reader_same_bytes(r, at, r->read_base, n)) {
+		r->other_trace_offset = at;
+		return 0;
+	}
+	return reader_enter_copy(r, at, n);
+}
+
+/*
+ * The chunk at file offset at (span bytes as far as its header tells) did
+ * not read: when a file header starts inside it and the copy from there
+ * repeats all of the one being read, that copy was cut there (head -c N t;
+ * cat t), and the reader goes on in the new copy at the cut chunk (or past
+ * what an earlier copy gave).  1: so; 0: a damaged chunk, the trace ending
+ * at such a file header that starts another trace.
+ */
+static int reader_cut_copy(struct trace_reader *r, uint64_t at, uint64_t span)
+{
+	uint64_t p = reader_find_file_header(r, at, span), len, read;
+
+	if (!p)
+		return 0;
+	len = p - r->copy_base;
+	if (p + len > r->file_bytes || !reader_same_bytes(r, p, r->copy_base, len)) {
+		r->other_trace_offset = p; /* another trace: this one ends there */
+		return 0;
+	}
+	read = at - r->copy_base; /* the cut chunk is not read */
+	if (read > r->read_bytes) {
+		r->read_bytes = read;
+		r->read_base = r->copy_base;
+	}
+	if (!r->cut_copy_offset)
+		r->cut_copy_offset = p;
+	if (!reader_enter_copy(r, p, r->read_bytes))
+		r->offset_bytes = r->file_bytes; /* nothing after: a clean end */
 	return 1;
 }
 
@@ -405,8 +491,11 @@ int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 	return trace_reader_next_filtered(r, c, NULL, NULL);
 }
 
-int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
-			       int (*want)(unsigned type, unsigned stream, void *arg), void *arg)
+/* One try of trace_reader_next_filtered; a chunk that does not read leaves
+ * its file offset in *at and its length, as far as known, in *span. */
+static int reader_next_chunk(struct trace_reader *r, struct trace_chunk *c,
+			     int (*want)(unsigned type, unsigned stream, void *arg), void *arg,
+			     uint64_t *at, uint64_t *span)
 {
 	uint8_t h[TRACE_CHUNK_HEADER_BYTES];
 	size_t got;
@@ -416,13 +505,17 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 		return 0; /* this trace ended there */
 	for (;;) {
 		got = fread(h, 1, sizeof(h), r->file);
-		if (got == 0 && feof(r->file))
+		if (got == 0 && feof(r->file)) {
+			reader_copy_ends(r, r->offset_bytes);
 			return 0;
+		}
 		if (got < 8 || memcmp(h, TRACE_FILE_MAGIC, 8) != 0)
 			break;
 		if (!reader_skip_copy(r))
 			return 0;
 	}
+	*at = r->offset_bytes;
+	*span = sizeof(h);
 	if (got != sizeof(h))
 		return reader_fail(r, -EIO, "trace truncated inside a chunk header");
 	if (trace_get_le32(h) != TRACE_CHUNK_MAGIC ||
@@ -432,6 +525,7 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 	raw = trace_get_le32(h + 12);
 	if (raw > TRACE_CHUNK_MAX_RAW_BYTES || stored > TRACE_CHUNK_MAX_RAW_BYTES + 4096)
 		return reader_fail(r, -EBADMSG, "chunk larger than any mprof writes");
+	*span += stored;
 	c->type = h[4];
 	c->stream = (unsigned)h[6] | (unsigned)h[7] << 8;
 	c->offset_bytes = r->offset_bytes;
@@ -504,6 +598,18 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 	}
 	r->offset_bytes += sizeof(h) + stored;
 	return 1;
+}
+
+int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
+			       int (*want)(unsigned type, unsigned stream, void *arg), void *arg)
+{
+	for (;;) {
+		uint64_t at = 0, span = 0;
+		int rc = reader_next_chunk(r, c, want, arg, &at, &span);
+
+		if (rc >= 0 || !span || !reader_cut_copy(r, at, span))
+			return rc;
+	}
 }
 
 /* Exchanges buffer *a (capacity *a_cap) with *b (*b_cap). */

@@ -143,12 +143,20 @@ struct trace_reader {
 	                         * decoder that reads them in place
 	                         * (record_decode_split); else they are joined */
 	struct libdeflate_decompressor *inflater; /* owned, made on first use */
-	uint64_t copies;        /* file headers met where a chunk was due whose
-	                         * bytes, to the file's end or for copy_bytes,
-	                         * repeat the file's first copy_bytes: the whole
-	                         * trace written again (cat t t), skipped */
-	uint64_t copy_bytes;    /* the first such header's offset: one copy's
-	                         * length (0: none met) */
+	uint64_t copies;        /* file headers met where a chunk was due, or
+	                         * inside a chunk cut short, whose bytes repeat
+	                         * the file's start for all of the trace read so
+	                         * far: the whole trace written again (cat t t),
+	                         * or after a cut copy (head -c N t; cat t) */
+	uint64_t copy_base;     /* the file offset of the copy being read (its
+	                         * file header; 0: the first) */
+	uint64_t read_bytes;    /* the most of one copy read so far, from its
+	                         * start: what a later copy repeats, skipped */
+	uint64_t read_base;     /* the file offset of the copy that gave them */
+	uint64_t cut_copy_offset; /* where the first copy shorter than another
+	                         * ends (the next copy's file header, or the
+	                         * file's end): a copy cut short, whose chunks a
+	                         * whole copy gave (0: none) */
 	uint64_t other_trace_offset; /* a file header where a chunk was due
 	                         * that starts no copy: a second trace, which
 	                         * the reader ends before (0: none) */
@@ -179,9 +187,11 @@ int trace_reader_open(struct trace_reader *r, const char *path);
  * -EIO ("truncated") when the file ends inside a chunk, -EBADMSG when a
  * chunk's header or checksum is wrong or it does not inflate.  After a
  * negative return, r->error names the offset; the caller may stop there.
- * A file header that starts a copy of the file's first r->copy_bytes (the
- * trace written twice) is skipped with that copy (r->copies), and what
- * follows the copy, if any, is read as the trace's continuation.
+ * A file header that starts a copy of what was read (the trace written
+ * twice) is skipped with that part of the copy (r->copies), and what
+ * follows, if any, is read as the trace's continuation; so is a copy that
+ * starts inside a chunk cut short (the chunk is read whole from the copy,
+ * and r->cut_copy_offset names the cut).
  */
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c);
 

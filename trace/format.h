@@ -11,8 +11,9 @@
  * All fixed-width integers are little-endian.  A reader that meets a chunk
  * whose header or checksum is wrong reports the file offset and stops there
  * (a truncated file is read up to its last whole chunk).  A file header
- * where a chunk is due starts a copy of the trace (skipped) or another
- * trace (not read): trace_reader_next.
+ * where a chunk is due, or inside a chunk cut short, starts a copy of the
+ * trace (skipped as far as read) or another trace (not read):
+ * trace_reader_next.
  */
 #ifndef MPROF_TRACE_FORMAT_H
 #define MPROF_TRACE_FORMAT_H

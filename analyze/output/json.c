@@ -156,6 +156,10 @@
  *                   first, the same bytes: skipped),
  *                   "second_trace_offset" (int or null: the file offset
  *                   of another trace's file header; it was not read),
+ *                   "cut_copy_offset" (int or null: where a copy of the
+ *                   trace cut short ends, the next copy's file header or
+ *                   the file's end; a whole copy gave its chunks, nothing
+ *                   lost),
  *                   "cut_calls" (calls the process's end cut short),
  *                   "merge_buffer_bytes_max" (event data that waited to merge),
  *                   "address_reused", "stacks",
@@ -522,6 +526,8 @@ static void write_quality(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_opt_u64(out, "second_trace_offset", info->other_trace_offset != 0,
 		     info->other_trace_offset);
+	out_char(out, ',');
+	json_opt_u64(out, "cut_copy_offset", info->cut_copy_offset != 0, info->cut_copy_offset);
 	out_char(out, ',');
 	json_u64(out, "cut_calls", a->cut_calls);
 	out_char(out, ',');

@@ -343,6 +343,9 @@ static void print_quality(FILE *out, const struct profile *r)
 	if (info->trace_copies)
 		fprintf(out, "; the whole trace repeated %" PRIu64 " more time%s in the file (the "
 			"same bytes; skipped)", info->trace_copies, info->trace_copies == 1 ? "" : "s");
+	if (info->cut_copy_offset)
+		fprintf(out, "; a copy cut short, ending at offset %" PRIu64 " (its chunks read "
+			"whole from another copy)", info->cut_copy_offset);
 	if (a->cut_calls)
 		fprintf(out, "; %" PRIu64 " calls cut short by the process's end", a->cut_calls);
 	fputc('\n', out);

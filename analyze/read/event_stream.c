@@ -1742,6 +1742,7 @@ int event_stream_read(const char *path, struct trace_info *info, struct stack_no
 	s.prefetch = NULL; /* payloads consumed from here on are freed */
 	info->trace_copies = reader.copies;
 	info->other_trace_offset = reader.other_trace_offset;
+	info->cut_copy_offset = reader.cut_copy_offset;
 	if (rc == 0 && prefetch) {
 		/* the slots' last TIME stamps, waiting for an event */
 		s.finishing = true;

@@ -100,6 +100,9 @@ struct trace_info {
 	uint64_t trace_copies;      /* copies of the whole trace after the
 	                             * first (a file written twice): skipped
 	                             * unread, nothing lost (trace_reader) */
+	uint64_t cut_copy_offset;   /* where a copy cut short ends (the next
+	                             * copy's file header, or the file's end):
+	                             * a whole copy gave its chunks (0: none) */
 	uint64_t other_trace_offset; /* a file header of another trace here:
 	                             * not read, the report is of the first
 	                             * (0: none) */

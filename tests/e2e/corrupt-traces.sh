@@ -10,8 +10,9 @@
 # META, END or SYMBOLS chunk holds no events: the same as the first, it is
 # dropped with no warning; unlike it, it is ignored with one warning; in
 # neither case are chunks said to be lost or the counts short.  A file that
-# holds its trace twice (cat t t), or a cut copy then the whole, is read
-# once with no warning; a file that holds a second, other trace is read up
+# holds its trace twice (cat t t), or a cut copy then the whole (cut at a
+# chunk's border or inside a chunk: head -c N t; cat t), is read once with
+# no warning, the cut copy named on the data line and in JSON; a file that holds a second, other trace is read up
 # to it, with one warning, and `mprof-analyze symbolize` leaves it alone.
 # Programs and facts: tests/progs/small_leak.c (20003 allocations),
 # tests/progs/leak_count.c (the second trace: 105 allocations).
@@ -63,6 +64,12 @@ first_two = 64
 for _ in range(2):
     first_two += 24 + struct.unpack_from("<I", d, first_two + 8)[0]
 w("cut-then-whole", d[:first_two] + d)
+# a first copy cut inside the third chunk's header or payload (head -c N t;
+# cat t), and a second copy cut so between two whole ones
+w("cut-mid-header-then-whole", d[:first_two + 10] + d)
+w("cut-mid-chunk-then-whole", d[:first_two + 40] + d)
+w("whole-cut-mid-whole", d + d[:first_two + 40] + d)
+open(work + "/first-two", "w").write("%d" % first_two)
 w("two-traces", d + other)
 open(work + "/good-bytes", "w").write("%d" % len(d))
 # a chunk of a type a newer mprof may write (9), after the first chunk
@@ -116,6 +123,9 @@ cases=(
 	"file-twice|0|"
 	"file-thrice-cut|0|"
 	"cut-then-whole|0|"
+	"cut-mid-header-then-whole|0|"
+	"cut-mid-chunk-then-whole|0|"
+	"whole-cut-mid-whole|0|"
 	"unknown-type|0|"
 	"two-traces|0|^mprof: warning: .*/two-traces.trace: a second trace from offset $(cat "$WORK/good-bytes") \(another file header\), not read$"
 	"meta-twice|0|"
@@ -191,7 +201,8 @@ facts() {
 report_json "$WORK/good.json" "$WORK/good" || hard_error "the good trace"
 # small_leak: 20003 allocations and stdout's buffer; 9000 B leaked and it
 expect_eq "good: allocations, frees" "20004 20000" "$(facts "$WORK/good.json" | cut -d' ' -f1-2)"
-for name in chunks-twice file-twice file-thrice-cut cut-then-whole two-traces unknown-type zlib-garbage raw-64mib raw-4gib meta-twice end-twice \
+for name in chunks-twice file-twice file-thrice-cut cut-then-whole cut-mid-header-then-whole \
+	    cut-mid-chunk-then-whole whole-cut-mid-whole two-traces unknown-type zlib-garbage raw-64mib raw-4gib meta-twice end-twice \
 	    symbols-twice meta-conflict end-conflict symbols-conflict; do
 	report_json "$WORK/$name.json" "$WORK/$name.trace" || continue
 	expect_eq "$name: allocations, frees, leaked as the good trace's" \
@@ -219,6 +230,31 @@ expect_eq "file-thrice-cut: JSON lost, copies, second trace, data_lost" "0 2 Non
 	"$(copies "$WORK/file-thrice-cut.json")"
 expect_eq "cut-then-whole: JSON lost, copies, second trace, data_lost" "0 1 None None" \
 	"$(copies "$WORK/cut-then-whole.json")"
+# a copy cut short is named where it ends; the whole copy gives its chunks
+cut() {
+	json_eval "$1" '"%d %d %s %s" % (d["summary"]["quality"]["chunks_lost"], d["summary"]["quality"].get("trace_copies", -1), d["summary"]["quality"].get("cut_copy_offset", -1), d["summary"]["data_lost"])'
+}
+first_two=$(cat "$WORK/first-two")
+good_bytes=$(cat "$WORK/good-bytes")
+expect_eq "cut-then-whole: JSON lost, copies, cut copy, data_lost" "0 1 $first_two None" \
+	"$(cut "$WORK/cut-then-whole.json")"
+expect_eq "cut-mid-header-then-whole: JSON lost, copies, cut copy, data_lost" \
+	"0 1 $((first_two + 10)) None" "$(cut "$WORK/cut-mid-header-then-whole.json")"
+expect_eq "cut-mid-chunk-then-whole: JSON lost, copies, cut copy, data_lost" \
+	"0 1 $((first_two + 40)) None" "$(cut "$WORK/cut-mid-chunk-then-whole.json")"
+expect_eq "whole-cut-mid-whole: JSON lost, copies, cut copy, data_lost" \
+	"0 2 $((good_bytes + first_two + 40)) None" "$(cut "$WORK/whole-cut-mid-whole.json")"
+expect_eq "file-thrice-cut: JSON cut copy (the file's end)" \
+	"$(stat -c %s "$WORK/file-thrice-cut.trace")" \
+	"$(json_eval "$WORK/file-thrice-cut.json" 'd["summary"]["quality"]["cut_copy_offset"]')"
+expect_eq "file-twice: JSON cut copy" None \
+	"$(json_eval "$WORK/file-twice.json" 'd["summary"]["quality"]["cut_copy_offset"]')"
+run_cmd 20 cut-mid-text "$MPROF" report "$WORK/cut-mid-chunk-then-whole.trace" -o "$WORK/out"
+expect_match "cut-mid-chunk-then-whole, -f text: the headline" "^mprof report: .* \(exact: every \
+allocation recorded\)$" "$(head -n 1 "$WORK/out")"
+expect_match "cut-mid-chunk-then-whole, -f text: the data line" "^data: .*; the whole trace \
+repeated 1 more time in the file \(the same bytes; skipped\); a copy cut short, ending at offset \
+$((first_two + 40)) \(its chunks read whole from another copy\)$" "$(cat "$WORK/out")"
 expect_eq "two-traces: JSON lost, copies, second trace, data_lost" \
 	"0 0 $(cat "$WORK/good-bytes") None" "$(copies "$WORK/two-traces.json")"
 run_cmd 20 file-twice-text "$MPROF" report "$WORK/file-twice.trace" -o "$WORK/out"
