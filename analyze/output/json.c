@@ -248,6 +248,14 @@
  *                   the program set markers (mprof.h), in sequence order}
  *   }
  *
+ * A reader ignores members it does not know, so a member added leaves the
+ * version as it is; the version changes when a member's meaning changes or
+ * one goes.  Added within version 2 (absent from older version-2 reports):
+ * quality's "repeated_info_chunks", "conflicting_chunks", "unknown_chunks",
+ * "trace_copies", "second_trace_offset", "cut_copy_offset" and
+ * "leaked_blocks_maybe_freed".  tests/e2e/help-docs.sh checks that every
+ * summary and quality key is in this comment and in mprof-report(1).
+ *
  * Version 2 changed what some members mean, so a reader of version 1 must
  * not take them as it did.  In a sampled trace "frees" and "reallocs" were
  * the records (counts of samples) and are now estimates, weighted as

@@ -6,7 +6,8 @@
 # variable README.md says the program sees is in `mprof run --help` and
 # mprof-run(1).  A fresh-clone reader found README's diff usage without
 # --alloc-fn and --keep-wrappers, and MPROF_LAUNCHER_TIMENS_NS missing
-# from the help.
+# from the help.  Every key of a JSON report's summary and quality is in
+# the schema comment (analyze/output/json.c) and mprof-report(1).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -64,4 +65,28 @@ expect_eq "run --help: stdin and stdout in one sentence" 1 "$(printf '%s\n' "$st
 expect_match "run --help: that sentence says mprof closes its own copies" \
 	"never reads stdin or writes stdout, and closes its own copies of the two when PROGRAM ends" \
 	"$std_sentences"
+
+# every key of a report's summary and its quality is in the schema, both in
+# analyze/output/json.c's comment and mprof-report(1)'s JSON synopsis
+# (stop 57 added quality keys; this keeps the next ones documented)
+mprof_run 60 "$WORK/t" -q -- /bin/true
+report_json "$WORK/r.json" "$WORK/t" || finish
+"$PYTHON" - "$WORK/r.json" "$abs_top_srcdir" >"$WORK/undocumented.txt" <<'PY' || hard_error "cannot read the schema"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+top = sys.argv[2]
+schema = open(top + "/analyze/output/json.c", encoding="utf-8").read().split("#define", 1)[0]
+man = open(top + "/man/mprof-report.1", encoding="utf-8").read().replace("\\-", "-")
+m = re.search(r'"schema": "mprof-report",(.*?)^\.fi', man, re.S | re.M)
+synopsis = m.group(1) if m else ""
+if not m:
+    print("mprof-report.1: no JSON synopsis")
+for where, obj in (("summary", d["summary"]), ("summary.quality", d["summary"]["quality"])):
+    for key in obj:
+        if '"%s"' % key not in schema:
+            print("json.c's schema: %s.%s" % (where, key))
+        if '"%s"' % key not in synopsis:
+            print("mprof-report.1's synopsis: %s.%s" % (where, key))
+PY
+expect_eq "JSON keys the schema does not document" "" "$(cat "$WORK/undocumented.txt")"
 finish
