@@ -107,8 +107,9 @@ int thread_free_slotless(unsigned fn, const void *p)
 		return 0;
 	preload_tls = THREAD_SETTING_UP; /* a signal handler's calls meanwhile forward */
 	if (control_uses_set && !sample_set_remove(p)) {
+		/* a block not sampled: no record, as for a thread with a slot */
 		preload_tls = NULL;
-		return 0;
+		return 1;
 	}
 	seq_disown(); /* as thread_note_unrecording */
 	m = meta_begin();

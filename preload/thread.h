@@ -227,10 +227,11 @@ struct preload_thread *thread_state_create(void);
  * slot (more threads alive than slots, or past its last key destructor
  * round) as a FREE record in the meta stream, under the meta lock, so that
  * a recorded block's free is recorded whichever thread frees it.  In set
- * mode only a block of the set is recorded.  Returns 1 when the record
- * was written (the caller then frees p), 0 when the caller is not such a
- * thread or nothing was written (p goes the unrecorded way).  Takes the
- * meta lock; the caller holds none of the shim's locks.
+ * mode only a block of the set is recorded (another needs no record, and
+ * is not counted unrecorded, as for a thread with a slot).  Returns 1 when
+ * the free needs nothing more (the caller then frees p), 0 when the caller
+ * is not such a thread or nothing was written (p goes the unrecorded way).
+ * Takes the meta lock; the caller holds none of the shim's locks.
  */
 int thread_free_slotless(unsigned fn, const void *p);
 
