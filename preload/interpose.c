@@ -545,6 +545,16 @@ INTERPOSE_VIA void *interpose_realloc_via(const struct real_allocator *r, void *
 	if (fallback_owns(old))
 		return interpose_realloc_own(r, old, size_bytes, alloc_fn, caller_ip, caller_cfa);
 	t = preload_thread_enter();
+	if (!t && old &&
+	    thread_free_slotless(size_bytes ? TRACE_FREE_REALLOC_RELEASE : free_fn, old)) {
+		/* a thread without a slot: old's release is recorded before the
+		 * call, as any free's; the new block, or old itself when the call
+		 * fails and keeps it, lives on unrecorded */
+		p = interpose_real_realloc(r, old, size_bytes);
+		if (p || size_bytes)
+			preload_count_unrecorded(0);
+		return p;
+	}
 	if (!t)
 		return fallback_realloc(r, old, size_bytes);
 	p = interpose_realloc_entered(r, t, old, size_bytes, alloc_fn, free_fn, caller_ip,

@@ -7,7 +7,8 @@
 # thread without a slot that frees a recorded block records the free (in
 # the metadata stream): the block is not left live.  Workers 0-39 hold the
 # 40 slots left, 40-79 allocate without one and free with one, and free
-# the main thread's blocks without one.
+# the main thread's blocks without one, and realloc others without one
+# (the old block's release recorded).
 # Program and facts: tests/progs/slotless_frees.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -24,14 +25,17 @@ report_json "$WORK/r.json" "$(ls "$WORK"/trace.[0-9]* | head -n 1)" || finish
 R="$WORK/r.json"
 expect_eq "thread slots" 42 "$(q "$R" summary meta.slots)"
 expect_site "$R" crowd_alloc 2000 48000 0 0
-expect_eq "unrecorded allocations: workers 40-79's crowd_alloc" 2000 \
+expect_eq "unrecorded allocations: workers 40-79's crowd_alloc and moved blocks" 2040 \
 	"$(q "$R" summary quality.unrecorded_allocations)"
 expect_eq "unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
-expect_eq "frees of unrecorded blocks: workers 40-79's, with a slot" 2000 \
+expect_eq "frees of unrecorded blocks: workers 40-79's, with a slot" 2040 \
 	"$(q "$R" summary frees_of_unrecorded_blocks)"
 expect_eq "unrecorded frees" 0 "$(q "$R" summary quality.unrecorded_frees)"
 expect_site "$R" handed_alloc 40 2240 0 0
 expect_site "$R" later_alloc 2000 80000 0 0
+# a realloc without a slot: the old block's release is recorded, so it is
+# not left live (the new block is unrecorded)
+expect_site "$R" moved_alloc 40 2880 0 0
 # every free recorded: no leaked block is qualified as maybe freed
 expect_eq "no leaked block maybe freed" 0 "$(q "$R" summary quality.leaked_blocks_maybe_freed)"
 run_cmd 60 text "$MPROF" report "$(ls "$WORK"/trace.[0-9]* | head -n 1)"

@@ -9,7 +9,11 @@
  * crowd_alloc: 50 x malloc(24) each (2000 recorded, 2000 unrecorded).
  * Before, the main thread made handed_alloc: 40 x malloc(56), one
  * handed to each of workers 40-79, which free it while they have no slot
- * (40 recorded frees of recorded blocks, none lost).
+ * (40 recorded frees of recorded blocks, none lost), and moved_alloc:
+ * 40 x malloc(72), which workers 40-79 realloc to 4096 bytes while they
+ * have no slot (the release of 40 recorded blocks recorded, the new
+ * blocks unrecorded: 40 unrecorded allocations) and free with a slot (40
+ * frees of unrecorded blocks).
  * Workers 0-39 free theirs and end; once they are joined, workers 40-79,
  * which get slots now, free theirs: 2000 recorded frees of unrecorded
  * blocks, none unmatched.  Then each makes later_alloc: 50 x malloc(40),
@@ -27,7 +31,7 @@
 #define ALLOCS 50
 
 static pthread_barrier_t crowd;
-static void *handed[WORKERS - SLOTTED];
+static void *handed[WORKERS - SLOTTED], *moved[WORKERS - SLOTTED];
 static sem_t started, freeing;
 
 __attribute__((noinline)) static void *crowd_alloc(void)
@@ -47,6 +51,16 @@ __attribute__((noinline)) static void *handed_alloc(void)
 	if (!p)
 		abort();
 	memset(p, 3, 56);
+	return p;
+}
+
+__attribute__((noinline)) static void *moved_alloc(void)
+{
+	void *p = malloc(72);
+
+	if (!p)
+		abort();
+	memset(p, 4, 72);
 	return p;
 }
 
@@ -70,8 +84,15 @@ static void *worker(void *arg)
 	pthread_barrier_wait(&crowd);
 	for (int i = 1; i < ALLOCS; i++)
 		keep[i] = crowd_alloc();
-	if (!slotted)
-		free(handed[(size_t)arg - SLOTTED]); /* still without a slot */
+	if (!slotted) {
+		/* still without a slot */
+		void **m = &moved[(size_t)arg - SLOTTED];
+
+		free(handed[(size_t)arg - SLOTTED]);
+		*m = realloc(*m, 4096);
+		if (!*m)
+			abort();
+	}
 	pthread_barrier_wait(&crowd);
 	if (!slotted)
 		sem_wait(&freeing); /* until the slotted workers have ended */
@@ -79,6 +100,7 @@ static void *worker(void *arg)
 		free(keep[i]);
 	if (slotted)
 		return NULL;
+	free(moved[(size_t)arg - SLOTTED]);
 	for (int i = 0; i < ALLOCS; i++)
 		keep[i] = later_alloc();
 	for (int i = 0; i < ALLOCS; i++)
@@ -97,8 +119,10 @@ int main(void)
 	pthread_barrier_init(&crowd, NULL, WORKERS);
 	sem_init(&started, 0, 0);
 	sem_init(&freeing, 0, 0);
-	for (int i = 0; i < WORKERS - SLOTTED; i++)
+	for (int i = 0; i < WORKERS - SLOTTED; i++) {
 		handed[i] = handed_alloc();
+		moved[i] = moved_alloc();
+	}
 	for (int i = 0; i < WORKERS; i++) {
 		if (pthread_create(&tids[i], &attr, worker, (void *)(size_t)i) != 0)
 			return 1;
