@@ -34,45 +34,23 @@ static pthread_barrier_t crowd;
 static void *handed[WORKERS - SLOTTED], *moved[WORKERS - SLOTTED];
 static sem_t started, freeing;
 
-__attribute__((noinline)) static void *crowd_alloc(void)
-{
-	void *p = malloc(24);
+/* A function that mallocs size bytes (abort when it cannot) and fills
+ * them: one allocation site the test names. */
+#define SITE(name, size)                                   \
+	__attribute__((noinline)) static void *name(void) \
+	{                                                  \
+		void *p = malloc(size);                    \
+                                                           \
+		if (!p)                                    \
+			abort();                           \
+		memset(p, 1, size);                        \
+		return p;                                  \
+	}
 
-	if (!p)
-		abort();
-	memset(p, 1, 24);
-	return p;
-}
-
-__attribute__((noinline)) static void *handed_alloc(void)
-{
-	void *p = malloc(56);
-
-	if (!p)
-		abort();
-	memset(p, 3, 56);
-	return p;
-}
-
-__attribute__((noinline)) static void *moved_alloc(void)
-{
-	void *p = malloc(72);
-
-	if (!p)
-		abort();
-	memset(p, 4, 72);
-	return p;
-}
-
-__attribute__((noinline)) static void *later_alloc(void)
-{
-	void *p = malloc(40);
-
-	if (!p)
-		abort();
-	memset(p, 2, 40);
-	return p;
-}
+SITE(crowd_alloc, 24)
+SITE(handed_alloc, 56)
+SITE(moved_alloc, 72)
+SITE(later_alloc, 40)
 
 static void *worker(void *arg)
 {
