@@ -39,44 +39,73 @@ static int read_exact(int fd, void *buf, size_t n, off_t off)
 	return r == (ssize_t)n ? 0 : -1;
 }
 
-static enum elf_link link_scan64(int fd)
+/*
+ * The PT_INTERP program header (the dynamic loader's path) of the ELF file
+ * on fd, of class cls (ELFCLASS64 or ELFCLASS32): 1 with its file offset
+ * and size in *offset and *filesz, 0 when it has none (a static
+ * executable), -1 when the file is no executable or its headers cannot be
+ * read.  The first PT_INTERP counts, as for the kernel.
+ */
+static int interp_find(int fd, int cls, uint64_t *offset, uint64_t *filesz)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
+	uint64_t phoff;
+	unsigned type, phnum, phentsize;
 
-	if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
-		return ELF_LINK_OTHER;
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-		return ELF_LINK_OTHER;
-	if (eh.e_phentsize != sizeof(ph) || eh.e_phnum == 0 || eh.e_phnum > PHDR_LIMIT)
-		return ELF_LINK_OTHER;
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		if (read_exact(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) < 0)
-			return ELF_LINK_OTHER;
-		if (ph.p_type == PT_INTERP)
-			return ELF_LINK_DYNAMIC;
+	if (cls == ELFCLASS64) {
+		Elf64_Ehdr eh;
+
+		if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
+			return -1;
+		type = eh.e_type, phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+	} else {
+		Elf32_Ehdr eh;
+
+		if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
+			return -1;
+		type = eh.e_type, phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
 	}
-	return ELF_LINK_STATIC;
+	if ((type != ET_EXEC && type != ET_DYN) ||
+	    phentsize != (cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ||
+	    phnum == 0 || phnum > PHDR_LIMIT)
+		return -1;
+	for (unsigned i = 0; i < phnum; i++) {
+		off_t at = (off_t)(phoff + (uint64_t)i * phentsize);
+
+		if (cls == ELFCLASS64) {
+			Elf64_Phdr ph;
+
+			if (read_exact(fd, &ph, sizeof(ph), at) < 0)
+				return -1;
+			if (ph.p_type == PT_INTERP) {
+				*offset = ph.p_offset, *filesz = ph.p_filesz;
+				return 1;
+			}
+		} else {
+			Elf32_Phdr ph;
+
+			if (read_exact(fd, &ph, sizeof(ph), at) < 0)
+				return -1;
+			if (ph.p_type == PT_INTERP) {
+				*offset = ph.p_offset, *filesz = ph.p_filesz;
+				return 1;
+			}
+		}
+	}
+	return 0;
 }
 
-static enum elf_link link_scan32(int fd)
+static enum elf_link link_scan(int fd, int cls)
 {
-	Elf32_Ehdr eh;
-	Elf32_Phdr ph;
+	uint64_t offset, filesz;
 
-	if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
+	switch (interp_find(fd, cls, &offset, &filesz)) {
+	case 1:
+		return ELF_LINK_DYNAMIC;
+	case 0:
+		return ELF_LINK_STATIC;
+	default:
 		return ELF_LINK_OTHER;
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-		return ELF_LINK_OTHER;
-	if (eh.e_phentsize != sizeof(ph) || eh.e_phnum == 0 || eh.e_phnum > PHDR_LIMIT)
-		return ELF_LINK_OTHER;
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		if (read_exact(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) < 0)
-			return ELF_LINK_OTHER;
-		if (ph.p_type == PT_INTERP)
-			return ELF_LINK_DYNAMIC;
 	}
-	return ELF_LINK_STATIC;
 }
 
 /* Our own class and machine: the recorder's, which only a loader of the
@@ -119,10 +148,8 @@ enum elf_link elf_check_link(const char *path)
 	if (fd < 0)
 		return ELF_LINK_OTHER;
 	if (elf_ident_read(fd, ident, &machine) == 0) {
-		if (ident[EI_CLASS] == ELFCLASS64)
-			link = link_scan64(fd);
-		else if (ident[EI_CLASS] == ELFCLASS32)
-			link = link_scan32(fd);
+		if (ident[EI_CLASS] == ELFCLASS64 || ident[EI_CLASS] == ELFCLASS32)
+			link = link_scan(fd, ident[EI_CLASS]);
 		/* a static one has no loader to complain: it stays static */
 		if (link == ELF_LINK_DYNAMIC && elf_foreign(ident, machine))
 			link = ELF_LINK_FOREIGN;
@@ -191,45 +218,9 @@ bool elf_check_is_elf(const char *path)
  * out[0..size): 0, or -1 when it names none (static, unreadable). */
 static int interp_scan(int fd, int cls, char *out, size_t size)
 {
-	uint64_t phoff, offset = 0, filesz = 0;
-	unsigned phnum, phentsize;
+	uint64_t offset, filesz;
 
-	if (cls == ELFCLASS64) {
-		Elf64_Ehdr eh;
-
-		if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
-			return -1;
-		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
-	} else {
-		Elf32_Ehdr eh;
-
-		if (read_exact(fd, &eh, sizeof(eh), 0) < 0)
-			return -1;
-		phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
-	}
-	if (phentsize != (cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ||
-	    phnum > PHDR_LIMIT)
-		return -1;
-	for (unsigned i = 0; i < phnum && !filesz; i++) {
-		off_t at = (off_t)(phoff + (uint64_t)i * phentsize);
-
-		if (cls == ELFCLASS64) {
-			Elf64_Phdr ph;
-
-			if (read_exact(fd, &ph, sizeof(ph), at) < 0)
-				return -1;
-			if (ph.p_type == PT_INTERP)
-				offset = ph.p_offset, filesz = ph.p_filesz;
-		} else {
-			Elf32_Phdr ph;
-
-			if (read_exact(fd, &ph, sizeof(ph), at) < 0)
-				return -1;
-			if (ph.p_type == PT_INTERP)
-				offset = ph.p_offset, filesz = ph.p_filesz;
-		}
-	}
-	if (!filesz || offset > INT64_MAX)
+	if (interp_find(fd, cls, &offset, &filesz) != 1 || !filesz || offset > INT64_MAX)
 		return -1;
 	if (filesz > size - 1)
 		filesz = size - 1;
