@@ -23,6 +23,7 @@
 
 #include "analyze/cmd/diff.h"
 #include "analyze/cmd/options.h"
+#include "analyze/cmd/trace_set.h"
 #include "analyze/diff/diff.h"
 #include "analyze/output/frames.h"
 #include "analyze/output/output.h"
@@ -151,24 +152,6 @@ static int parse_options(int argc, char **argv, struct diff_options *o)
 	return -1;
 }
 
-/* Warnings a reader of the JSON or folded output would not see. */
-static void warn_stderr(const struct profile *p)
-{
-	if (p->info.truncated)
-		analyze_error("warning: %s: trace truncated at offset %" PRIu64
-			      ": the program was probably killed", p->info.path,
-			      p->info.truncated_offset);
-	if (p->info.chunks_lost)
-		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)",
-			      p->info.path, p->info.chunks_lost);
-	if (p->info.conflicting_chunks)
-		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS chunks unlike the "
-			      "first of their kind ignored", p->info.path, p->info.conflicting_chunks);
-	if (p->info.other_trace_offset)
-		analyze_error("warning: %s: a second trace from offset %" PRIu64 " (another file "
-			      "header), not read", p->info.path, p->info.other_trace_offset);
-}
-
 /* What qualifies the --metric of side ("A" or "B") p, for a format with no
  * room for it (output_metric_note). */
 static void note_metric(const char *side, const struct profile *p, enum diff_field f)
@@ -270,8 +253,8 @@ static int diff_run(const struct diff_options *o, const struct profile *a,
 		return 2;
 	}
 	if (strcmp(o->common.format, "text") != 0) {
-		warn_stderr(a);
-		warn_stderr(b);
+		trace_set_warn(&a->info);
+		trace_set_warn(&b->info);
 	}
 	if (diff_format_find(o->common.format)->bare) {
 		note_metric("A", a, o->metric);

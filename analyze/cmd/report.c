@@ -161,24 +161,6 @@ static void progress_clear(void *ctx)
 		fputs("\r\033[K", stderr);
 }
 
-/* Warnings that a reader of a file format would not see on a terminal. */
-static void warn_stderr(const struct trace_info *info)
-{
-	if (info->truncated)
-		analyze_error("warning: %s: trace truncated at offset %" PRIu64
-			      ": the program was probably killed; events up to there are reported",
-			      info->path, info->truncated_offset);
-	if (info->chunks_lost)
-		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)", info->path,
-			      info->chunks_lost);
-	if (info->conflicting_chunks)
-		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS chunks unlike the "
-			      "first of their kind ignored", info->path, info->conflicting_chunks);
-	if (info->other_trace_offset)
-		analyze_error("warning: %s: a second trace from offset %" PRIu64 " (another file "
-			      "header), not read", info->path, info->other_trace_offset);
-}
-
 /* What report_one needs besides the trace. */
 struct report_job {
 	const struct analyze_options *o;
@@ -236,7 +218,7 @@ static int report_one(const char *path, const struct report_job *job, FILE *out,
 		goto out;
 	}
 	if (job->format != &output_text)
-		warn_stderr(&p->info);
+		trace_set_warn(&p->info);
 	if (job->format->bare && output_metric_note(note, sizeof(note), p, job->out.metric))
 		analyze_error("note: %s: %s", path, note);
 	if (job->format->write(out, p, &job->out) < 0) {

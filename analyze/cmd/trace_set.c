@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "analyze/util/error.h"
 #include "analyze/cmd/trace_set.h"
+#include "analyze/read/event_stream.h"
 
 /* Adds a copy of path unless it is there already. */
 static int set_add(struct trace_set *set, const char *path)
@@ -156,4 +158,21 @@ void trace_set_free(struct trace_set *set)
 		free(set->paths[i]);
 	free(set->paths);
 	memset(set, 0, sizeof(*set));
+}
+
+void trace_set_warn(const struct trace_info *info)
+{
+	if (info->truncated)
+		analyze_error("warning: %s: trace truncated at offset %" PRIu64
+			      ": the program was probably killed; events up to there are reported",
+			      info->path, info->truncated_offset);
+	if (info->chunks_lost)
+		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)", info->path,
+			      info->chunks_lost);
+	if (info->conflicting_chunks)
+		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS chunks unlike the "
+			      "first of their kind ignored", info->path, info->conflicting_chunks);
+	if (info->other_trace_offset)
+		analyze_error("warning: %s: a second trace from offset %" PRIu64 " (another file "
+			      "header), not read", info->path, info->other_trace_offset);
 }

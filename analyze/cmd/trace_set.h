@@ -1,7 +1,8 @@
 /*
  * analyze/cmd/trace_set.h - the traces a `report` command line names: its
  * operands as they are, glob patterns expanded (a quoted 'dir/trace*'), and
- * with --all the other traces of each operand's run (FILE.PID, FILE.PID.N).
+ * with --all the other traces of each operand's run (FILE.PID, FILE.PID.N);
+ * and the warnings a trace read needs on stderr, for report and diff.
  */
 #ifndef MPROF_ANALYZE_TRACE_SET_H
 #define MPROF_ANALYZE_TRACE_SET_H
@@ -25,5 +26,12 @@ struct trace_set {
 int trace_set_expand(struct trace_set *set, char *const operands[], size_t n, bool all);
 
 void trace_set_free(struct trace_set *set);
+
+struct trace_info;
+
+/* Warns on stderr, one line each, of what the reading of the trace info
+ * describes was short of: a truncated file, lost chunks, META, END or
+ * SYMBOLS chunks unlike the first, a second trace not read. */
+void trace_set_warn(const struct trace_info *info);
 
 #endif
