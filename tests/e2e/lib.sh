@@ -325,6 +325,24 @@ run_cmd() {
 	return 0
 }
 
+# strace_calls_of PREFIX PROG OUT: writes to OUT the calls of the process
+# that executed PROG, from the per-process files of `strace -ff -o PREFIX`.
+# One file a process, so no call is split into `<unfinished ...>` and
+# `<... resumed>` lines by another process's (which `strace -f` does under
+# load, and a pattern that wants a call and its result on one line misses).
+# OUT is empty when no process executed PROG.
+strace_calls_of() {
+	local f
+	: >"$3"
+	for f in "$1".*; do
+		if [ -f "$f" ] && grep -qF "execve(\"$2\"" "$f"; then
+			cat "$f" >"$3"
+			return 0
+		fi
+	done
+	return 0
+}
+
 # mprof_run LIMIT_S TRACE [MPROF_RUN_OPTIONS...] -- PROG ARGS...:
 # `mprof run -o TRACE ...` under a time limit; results as run_cmd (files
 # $WORK/run.out, $WORK/run.err unless RUN_NAME is set).

@@ -19,7 +19,7 @@ require_mprof
 command -v strace >/dev/null 2>&1 || skip "strace is not installed"
 make_work
 
-# reads_run NAME ARGS...: `mprof run -- /bin/echo ARGS` under strace -f;
+# reads_run NAME ARGS...: `mprof run -- /bin/echo ARGS` under strace -ff;
 # CMDLINE, COMM, STAT: the opens of /proc/self/cmdline, comm and stat, GETNAME: the
 # PR_GET_NAME calls, READ0: the reads that returned 0 (an end), MAPFILES:
 # the readlinks of /proc/self/map_files
@@ -29,17 +29,15 @@ reads_run() {
 	# LeakSanitizer cannot work under ptrace (a sanitizer build's mprof
 	# would exit 1)
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		run_cmd 120 "$name" strace -f -qq -e trace=openat,open,prctl,execve,read,readlink \
+		run_cmd 120 "$name" strace -ff -qq -e trace=openat,open,prctl,execve,read,readlink \
 		-o "$WORK/$name.calls" "$MPROF" run -q -o "$WORK/$name.trace" -- /bin/echo "$@"
 	# the program's own calls: a sanitizer build's mprof and analyzer open
 	# /proc/self/cmdline too (the sanitizer runtime)
-	local pid
-	pid=$(sed -n 's/^\([0-9]*\) *execve("\/bin\/echo".*/\1/p' "$WORK/$name.calls" | head -n 1)
-	grep "^${pid:-none} " "$WORK/$name.calls" >"$WORK/$name.prog-calls"
+	strace_calls_of "$WORK/$name.calls" /bin/echo "$WORK/$name.prog-calls"
 	CMDLINE=$(grep -c '"/proc/self/cmdline"' "$WORK/$name.prog-calls")
 	COMM=$(grep -c '"/proc/self/comm"' "$WORK/$name.prog-calls")
 	STAT=$(grep -c '"/proc/self/stat"' "$WORK/$name.prog-calls")
-	READ0=$(grep -c '^[0-9]* *read(.*) *= 0$' "$WORK/$name.prog-calls")
+	READ0=$(grep -c '^read(.*) *= 0$' "$WORK/$name.prog-calls")
 	MAPFILES=$(grep -c '"/proc/self/map_files/' "$WORK/$name.prog-calls")
 	GETNAME=$(grep -c 'PR_GET_NAME' "$WORK/$name.prog-calls")
 }

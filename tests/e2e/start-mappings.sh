@@ -19,13 +19,12 @@ make_work
 # LeakSanitizer cannot work under ptrace (a sanitizer build's mprof would
 # exit 1)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	run_cmd 120 echo strace -f -qq -e trace=execve,mmap,mprotect,madvise \
+	run_cmd 120 echo strace -ff -qq -e trace=execve,mmap,mprotect,madvise \
 	-o "$WORK/calls" "$MPROF" run -q -o "$WORK/trace" -- /bin/echo mapped
 expect_eq "exit status" 0 "$RUN_STATUS"
 expect_eq "stdout" mapped "$(cat "$RUN_OUT")"
 
-pid=$(sed -n 's/^\([0-9]*\) *execve("\/bin\/echo".*/\1/p' "$WORK/calls" | head -n 1)
-grep "^${pid:-none} " "$WORK/calls" >"$WORK/prog-calls"
+strace_calls_of "$WORK/calls" /bin/echo "$WORK/prog-calls"
 # the reservation: mmap(HINT or NULL, 16 GiB, PROT_NONE, ...) = base
 base=$(sed -n 's/.*mmap([^,]*, 17179869184, PROT_NONE,.*= \(0x[0-9a-f]*\)$/\1/p' \
 	"$WORK/prog-calls" | head -n 1)
@@ -35,7 +34,7 @@ expect_eq "the recorder reserved its range" yes "$([ -n "$base" ] && echo yes ||
 in_range() {
 	local addr n=0
 	for addr in $(grep -v ', 17179869184, PROT_NONE,' "$WORK/prog-calls" |
-		sed -n "s/^[0-9]* *$1(\(0x[0-9a-f]*\),.*/\1/p"); do
+		sed -n "s/^$1(\(0x[0-9a-f]*\),.*/\1/p"); do
 		if ((addr >= base && addr - base < (16 << 30))); then
 			n=$((n + 1))
 		fi
