@@ -60,6 +60,7 @@ struct run_options {
 	bool have_seed;             /* --sample-seed given */
 	bool paused;                /* --paused */
 	int toggle_signal;          /* --toggle-signal; 0: none, -1: not given */
+	bool sampled_last;          /* -s/--sampled came right before PROGRAM, no "--" between */
 	char **argv;            /* PROGRAM ARGS..., NULL-terminated */
 	int argc;
 };
@@ -94,7 +95,9 @@ static uint64_t clock_ns(clockid_t id)
 
 /* BYTES of --sample-rate: a number with an optional K, M or G (powers of
  * 1024), 1 byte to 1G. */
-static uint64_t sample_rate_parse(const char *s)
+/* Reads a sample rate (bytes, suffixes K, M, G) into *bytes; false when s
+ * is not one from 1 to SAMPLE_RATE_MAX_BYTES. */
+static bool sample_rate_scan(const char *s, uint64_t *bytes)
 {
 	char *end;
 	unsigned long long v;
@@ -112,9 +115,19 @@ static uint64_t sample_rate_parse(const char *s)
 		end++;
 	if (errno || end == s || *end || !isdigit((unsigned char)s[0]) || v < 1 ||
 	    v > (SAMPLE_RATE_MAX_BYTES >> shift))
+		return false;
+	*bytes = (uint64_t)v << shift;
+	return true;
+}
+
+static uint64_t sample_rate_parse(const char *s)
+{
+	uint64_t bytes;
+
+	if (!sample_rate_scan(s, &bytes))
 		usage_die("--sample-rate wants a size from 1 to 1G (suffixes K, M, G), not '%s'",
 			  s);
-	return (uint64_t)v << shift;
+	return bytes;
 }
 
 static uint64_t sample_seed_parse(const char *s)
@@ -194,7 +207,7 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, last = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->max_frames = SESSION_DEFAULT_MAX_FRAMES;
@@ -202,6 +215,7 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:qhs", longs, NULL)) != -1) {
+		last = c;
 		switch (c) {
 		case 'o':
 			if (!optarg[0])
@@ -251,8 +265,22 @@ static void options_parse(int argc, char **argv, struct run_options *o)
 		usage_die("%sno PROGRAM to run", "");
 	if (o->toggle_signal < 0)
 		o->toggle_signal = o->paused ? TOGGLE_SIGNAL_DEFAULT : 0;
+	o->sampled_last = last == 's' && strcmp(argv[optind - 1], "--") != 0;
 	o->argv = argv + optind;
 	o->argc = argc - optind;
+}
+
+/* A PROGRAM not found that reads as a sample rate right after -s (which
+ * takes no value, as `-s 64k` would have it): a usage error that names
+ * --sample-rate, not "command not found". */
+static void sampled_value_check(const struct run_options *o)
+{
+	uint64_t bytes;
+
+	if (o->sampled_last && sample_rate_scan(o->argv[0], &bytes))
+		mprof_die(MPROF_EXIT_USAGE, "run: -s (--sampled) takes no value: it samples at %uK; for a "
+			  "sample rate of %s write --sample-rate %s (see 'mprof run --help')",
+			  SAMPLE_RATE_DEFAULT_BYTES >> 10, o->argv[0], o->argv[0]);
 }
 
 static const char *base_name(const char *path)
@@ -684,6 +712,8 @@ int run_main(int argc, char **argv)
 	std_fds_hold();
 	options_parse(argc, argv, &o);
 	rc = program_resolve(o.argv[0], path, sizeof(path));
+	if (rc == -ENOENT)
+		sampled_value_check(&o);
 	if (rc < 0)
 		exec_error_die(o.argv[0], NULL, -rc);
 	unreachable_check(&o, path);

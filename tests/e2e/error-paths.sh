@@ -179,6 +179,23 @@ run_cmd 60 html-and-same "$MPROF" report -f html -o "$WORK/h3.html" --html "$WOR
 expect_eq "--html with -f html -o the same file: exit status" 0 "$RUN_STATUS"
 expect_match "--html with -f html -o the same file: a page" "^<!doctype html>$" "$(head -n 1 "$WORK/h3.html")"
 
+# -s takes no value: `-s 64k` (a sample rate meant for it) is a usage error
+# that names --sample-rate, not "64k: command not found"; with "--" before
+# it, 64k is the program asked for
+for args in "-s 64k -- /bin/true" "--sampled 1M /bin/true" "-qs 8"; do
+	# shellcheck disable=SC2086
+	run_cmd 60 sampled-value "$MPROF" run $args
+	rate=$(set -- $args; echo "$2")
+	expect_eq "run $args: exit status" 2 "$RUN_STATUS"
+	expect_eq "run $args: says what -s is and how to give a rate" \
+		"mprof: run: -s (--sampled) takes no value: it samples at 512K; for a sample rate of $rate write --sample-rate $rate (see 'mprof run --help')" \
+		"$(cat "$RUN_ERR")"
+done
+run_cmd 60 sampled-dashes "$MPROF" run -s -- 64k
+expect_eq "run -s -- 64k: exit status (not found)" 127 "$RUN_STATUS"
+expect_eq "run -s -- 64k: the program not found" "mprof: 64k: command not found" \
+	"$(cat "$RUN_ERR")"
+
 # A program whose name is 240 bytes long runs, and its default trace name
 # takes the first 128 (a file name of its whole name and the rest would be
 # too long to create).
