@@ -66,6 +66,32 @@ static _Atomic uint64_t thread_slots_full_mark;
 static _Atomic int thread_unrecording_noted;
 
 /*
+ * Takes the meta writer for a thread without a slot (its preload_tls
+ * THREAD_SETTING_UP, holding no lock of the shim): shares the sequence
+ * counter first, so that taking a number under the meta lock takes no
+ * other lock (preload/seq.h), and lends the writer the caller's errno (it
+ * has none of its own).  Returns NULL, without the lock, when there is no
+ * meta stream; else give it back with thread_meta_close.
+ */
+static struct preload_thread *thread_meta_open(void)
+{
+	struct preload_thread *m;
+
+	seq_disown();
+	m = meta_begin();
+	if (m)
+		m->errno_ptr = &errno;
+	return m;
+}
+
+/* Gives back the writer thread_meta_open returned (not NULL). */
+static void thread_meta_close(struct preload_thread *m)
+{
+	m->errno_ptr = NULL;
+	meta_end(m);
+}
+
+/*
  * Before the first call of this image that a thread without a slot makes
  * unrecorded: an UNRECORDING record in the meta stream, at a sequence
  * number of its own.  A free of a block such a call allocated takes a
@@ -81,20 +107,14 @@ static void thread_note_unrecording(void)
 	if (__builtin_expect(atomic_load_explicit(&thread_unrecording_noted,
 						  memory_order_acquire), 1))
 		return;
-	/* the counter shared before the meta lock: taking a number under it
-	 * then takes no other lock (preload/seq.h) */
-	seq_disown();
-	m = meta_begin();
+	m = thread_meta_open();
 	if (!m)
 		return;
 	if (!atomic_load_explicit(&thread_unrecording_noted, memory_order_relaxed)) {
-		/* the meta writer has no errno of its own: the caller's is kept */
-		m->errno_ptr = &errno;
 		event_unrecording(m);
-		m->errno_ptr = NULL;
 		atomic_store_explicit(&thread_unrecording_noted, 1, memory_order_release);
 	}
-	meta_end(m);
+	thread_meta_close(m);
 }
 
 int thread_free_slotless(unsigned fn, const void *p)
@@ -111,14 +131,11 @@ int thread_free_slotless(unsigned fn, const void *p)
 		preload_tls = NULL;
 		return 1;
 	}
-	seq_disown(); /* as thread_note_unrecording */
-	m = meta_begin();
+	m = thread_meta_open();
 	if (m) {
-		m->errno_ptr = &errno;
 		size_class = event_free_class(p);
 		event_free(m, fn, event_seq_next(m), p, size_class);
-		m->errno_ptr = NULL;
-		meta_end(m);
+		thread_meta_close(m);
 	}
 	preload_tls = NULL;
 	return m != NULL;
