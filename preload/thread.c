@@ -265,10 +265,15 @@ static struct preload_thread *thread_state_map(void)
 	return t;
 }
 
-/* Takes a state from the pool or maps one; NULL when out of memory.  A
- * new state is mapped outside the pool lock (an mmap, while thousands of
- * threads starting at once wait for the lock), and registered under it. */
-static struct preload_thread *thread_state_get(void)
+/*
+ * Takes a state from the pool or maps one for the thread tid; NULL when out
+ * of memory.  A new state is mapped outside the pool lock (an mmap, while
+ * thousands of threads starting at once wait for the lock), and registered
+ * under it.  in_use and tid change together under the pool lock, as atomic
+ * stores: thread_reap_gone reads them without it, and a recycled state
+ * must not pair in_use with the tid of the ended thread that had it before.
+ */
+static struct preload_thread *thread_state_get(pid_t tid)
 {
 	struct preload_thread *t;
 
@@ -276,7 +281,8 @@ static struct preload_thread *thread_state_get(void)
 	t = thread_pool_free;
 	if (t) {
 		thread_pool_free = t->next_free;
-		t->in_use = 1;
+		__atomic_store_n(&t->tid, tid, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->in_use, 1, __ATOMIC_RELAXED);
 		t->next_free = NULL;
 	}
 	preload_lock_give(&thread_pool_lock);
@@ -285,6 +291,8 @@ static struct preload_thread *thread_state_get(void)
 	t = thread_state_map();
 	if (!t)
 		return NULL;
+	/* not yet in the registry: no other thread sees it */
+	t->tid = tid;
 	t->in_use = 1;
 	t->next_free = NULL;
 	preload_lock_take(&thread_pool_lock);
@@ -330,7 +338,7 @@ static void thread_state_put_locked(struct preload_thread *t)
 	if (t->last_seq > thread_retired_last_seq)
 		thread_retired_last_seq = t->last_seq;
 	thread_state_clear(t);
-	t->in_use = 0;
+	__atomic_store_n(&t->in_use, 0, __ATOMIC_RELAXED); /* read unlocked: thread_state_get */
 	t->next_free = thread_pool_free;
 	thread_pool_free = t;
 }
@@ -357,7 +365,11 @@ static int thread_is_gone(pid_t tid)
  * were retired.  Asks the kernel about each thread without the pool lock
  * (a system call per slot in use, 4096 of them while every other thread
  * starting or ending waited for the lock) and takes it only for one that
- * has ended, looking again under it.
+ * has ended, looking again under it.  The unlocked reads are of in_use and
+ * tid only, which change atomically under the lock (thread_state_get); the
+ * locked look checks them before t->slot, which a live owner writes
+ * without the lock (thread_slot_attach): a state whose tid is that of an
+ * ended thread is no live thread's.
  */
 static int thread_reap_gone(void)
 {
@@ -374,7 +386,7 @@ static int thread_reap_gone(void)
 		    !thread_is_gone(tid))
 			continue;
 		preload_lock_take(&thread_pool_lock);
-		if (t->in_use && t->slot && t->tid == tid && thread_is_gone(tid)) {
+		if (t->in_use && t->tid == tid && thread_is_gone(tid) && t->slot) {
 			thread_slot_retire(t);
 			thread_state_put_locked(t);
 			reaped++;
@@ -696,11 +708,10 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 
 struct preload_thread *thread_state_create(void)
 {
-	struct preload_thread *t = thread_state_get();
+	struct preload_thread *t = thread_state_get(preload_tid());
 
 	if (!t)
 		return NULL;
-	t->tid = preload_tid();
 	t->errno_ptr = &errno;
 	if (thread_slot_claim(t) < 0) {
 		preload_lock_take(&thread_pool_lock);
