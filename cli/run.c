@@ -568,6 +568,54 @@ static void still_running_print(const struct run_options *o, const struct collec
 			   "does not wait for a stopped process)", s, o->argv[0], first, s - 1);
 }
 
+/* The index in res->traces of the last image of the program's own process
+ * when that process executed another program (a wrapper script or pyenv's
+ * shim that execs the real program) and the image made an allocation
+ * record; else -1.  The program's pid must be known (not 0). */
+static long exec_target_trace(const struct collector_result *res)
+{
+	const struct collector_trace *f = res->figures;
+	long last = -1;
+
+	if (!res->root_seen || !f || !f[0].pid || !f[0].process_state ||
+	    strcmp(f[0].process_state, "exec"))
+		return -1;
+	for (size_t i = 1; i < res->ntraces; i++)
+		if (f[i].pid == f[0].pid && f[i].process_state &&
+		    strcmp(f[i].process_state, "exec"))
+			last = (long)i;
+	return last >= 0 && f[last].samples ? last : -1;
+}
+
+/* The closing hint: the command that makes the page of one trace.  A run of
+ * one trace names it.  Of several, it names the program the command executed
+ * in the end (exec_target_trace), as that is the program the user asked
+ * for and whose exit status mprof returns; else the one with the most
+ * allocation records (top, from run_table_print), else the first. */
+static void page_hint_print(const struct collector_result *res, long top)
+{
+	char word[256], program[60 * 4 + 8];
+	long shown = exec_target_trace(res);
+	const char *t, *command;
+
+	if (shown < 0)
+		shown = top > 0 ? top : 0;
+	if (!res->root_seen && top <= 0)
+		return;
+	t = res->traces[shown];
+	if (res->ntraces < 2 || !res->figures || !res->figures[shown].command) {
+		mprof_note("a page to look at it: "
+			   "mprof report --html %s.html %s", shell_word(t), shell_word(t));
+		return;
+	}
+	command = res->figures[shown].command;
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(command, " "), command);
+	argv_quote_fit(word, 60, program, sizeof(program));
+	mprof_note("a page to look at the trace of %s (pid %u): "
+		   "mprof report --html %s.html %s", program, res->figures[shown].pid,
+		   shell_word(t), shell_word(t));
+}
+
 static void ending_print(const struct run_options *o, const struct collector_result *res)
 {
 	long top = -1;
@@ -584,12 +632,7 @@ static void ending_print(const struct run_options *o, const struct collector_res
 	if (!mprof_quiet)
 		top = run_table_print(res, o->sample_rate_bytes != 0);
 	summary_print(o, res);
-	if (res->root_seen || top > 0) {
-		const char *t = res->traces[top > 0 ? top : 0];
-
-		mprof_note("a page to look at it: "
-			   "mprof report --html %s.html %s", shell_word(t), shell_word(t));
-	}
+	page_hint_print(res, top);
 }
 
 /* glibc's malloc debugging library in the user's LD_PRELOAD: its malloc
