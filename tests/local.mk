@@ -134,6 +134,7 @@ E2E_TESTS = \
 	tests/e2e/next-wrappers.sh \
 	tests/e2e/browser-harness.sh \
 	tests/e2e/html-page.sh \
+	tests/e2e/html-site-rows.sh \
 	tests/e2e/hint-exec-wrapper.sh \
 	tests/e2e/diff-gate.sh \
 	tests/e2e/diff-pages.sh \

@@ -108,6 +108,7 @@
 
   function siteTable(f, rows, title) {
     const body = el('tbody', {});
+    const via = stacks.callers(rows.slice(0, TOP).map((s) => s.node));
     rows.slice(0, TOP).forEach((s, i) => {
       const top = siteTop(s), a = s.a[f.key], b = s.b[f.key];
       const tr = el('tr', { class: `site ${cls(b - a)}`, title: 'show the call stack' },
@@ -116,7 +117,8 @@
         el('td', { class: 'num' }, bounded(f) ? '-' : F.relative(a, b)),
         el('td', { class: 'num' }, exact(f, a)),
         el('td', { class: 'num' }, exact(f, b)),
-        el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), el('div', { class: 'loc' }, top.loc)));
+        el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), el('div', { class: 'loc' }, top.loc),
+          via[i] ? el('div', { class: 'via' }, `called from ${via[i]}`) : null));
       body.append(tr, stacks.stackRow(tr, s.node, 5));
     });
     const box = el('div', { class: 'ranking' }, el('h3', {}, title));

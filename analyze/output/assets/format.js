@@ -81,8 +81,9 @@ var mprofFormat = (function () {
   }
   // The call stacks of flame_data.h's blob FD, for the site tables of the
   // report and diff pages: a node's frames from the leaf up (path), a
-  // frame's name and place (text), and the hidden row under a site's row
-  // that lists its stack, shown and hidden by clicks on that row (stackRow).
+  // frame's name and place (text), the hidden row under a site's row that
+  // lists its stack, shown and hidden by clicks on that row (stackRow), and
+  // the callers that tell apart rows of the same first frame (callers).
   function flameStacks(FD) {
     var stride = 2 + FD.columns.length;
     function path(n) {
@@ -98,6 +99,9 @@ var mprofFormat = (function () {
       var loc = place ? place + (f[3] ? ' [' + f[3] + ']' : '') : (f[3] || '');
       return { name: f[0], loc: loc, inlined: !!f[4] };
     }
+    // The row opens as a button does: by a click, or Enter or Space once
+    // focused (Tab reaches it); aria-expanded says whether it is open, and
+    // report.css draws a marker from it before the first cell (▸, ▾).
     function stackRow(row, node, colspan) {
       var list = el('ul', { class: 'stack' });
       path(node).forEach(function (i) {
@@ -106,12 +110,58 @@ var mprofFormat = (function () {
           el('span', { class: 'loc' }, t.loc + (t.inlined ? ' (inlined)' : ''))));
       });
       var hidden = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: colspan }, list));
-      row.addEventListener('click', function () {
-        hidden.style.display = hidden.style.display ? '' : 'none';
+      row.setAttribute('tabindex', '0');
+      row.setAttribute('role', 'button');
+      row.setAttribute('aria-expanded', 'false');
+      function toggle() {
+        var open = hidden.style.display === 'none';
+        hidden.style.display = open ? '' : 'none';
+        row.setAttribute('aria-expanded', String(open));
+      }
+      row.addEventListener('click', toggle);
+      row.addEventListener('keydown', function (e) {
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        toggle();
       });
       return hidden;
     }
-    return { stride: stride, path: path, text: text, stackRow: stackRow };
+    // The callers that tell apart the rows of a table whose first frames
+    // read the same: for each of nodes (a site's node, or -1), the frames
+    // from its caller up to each depth where its stack first differs from
+    // another such row's, as text ("from_load", "mid \u2190 outer_a",
+    // "a \u2190 \u2026 \u2190 d"), or '' when no other row reads the same.  Both
+    // rows of a pair show the depth where they first differ, so no two
+    // rows read alike unless their stacks do; a name is followed by its
+    // place when another row has the same name there at another place.
+    function callers(nodes) {
+      var paths = nodes.map(function (n) { return n >= 0 ? path(n).map(text) : null; });
+      var key = function (t) { return t ? t.name + '\n' + t.loc : ''; };
+      return paths.map(function (p, r) {
+        if (!p) return '';
+        var depths = [];
+        paths.forEach(function (o, j) {
+          if (j === r || !o || key(o[0]) !== key(p[0])) return;
+          var d = 1;
+          while (d < p.length && d < o.length && key(p[d]) === key(o[d])) d++;
+          if (depths.indexOf(d) < 0) depths.push(d);
+        });
+        if (!depths.length) return '';
+        depths.sort(function (a, b) { return a - b; });
+        var out = [], last = 0;
+        depths.forEach(function (d) {
+          if (d > last + 1 && d > 1) out.push('\u2026');
+          if (d >= p.length) { out.push('[stack ends]'); last = d; return; }
+          var t = p[d], clash = paths.some(function (o, j) {
+            return j !== r && o && o[d] && o[d].name === t.name && o[d].loc !== t.loc;
+          });
+          out.push(t.name + (clash && t.loc ? ' (' + t.loc + ')' : ''));
+          last = d;
+        });
+        return out.join(' \u2190 ');
+      });
+    }
+    return { stride: stride, path: path, text: text, stackRow: stackRow, callers: callers };
   }
   return { group: group, count: count, bytes: bytes, ns: ns, measured: measured, pct: pct, change: change,
     relative: relative, esc: esc, el: el, flamePage: flamePage, flameStacks: flameStacks };

@@ -234,14 +234,16 @@
     const whole = m.name === 'peak' ? s.peak.bytes : (m.name === 'leaked' ? s.leaked_bytes : total);
     const rows = data.sites.filter((x) => x[k] > 0).sort((a, b) => b[k] - a[k] || a[0] - b[0]);
     const body = el('tbody', {});
-    rows.slice(0, TOP).forEach((site, i) => {
+    const shown = rows.slice(0, TOP), via = stacks.callers(shown.map((site) => site[1]));
+    shown.forEach((site, i) => {
       const top = siteTop(site);
       const tr = el('tr', { class: 'site', title: 'show the call stack' },
         el('td', { class: 'num' }, `#${i + 1}`),
         el('td', { class: 'num' }, metricValue(m, site[k])),
         el('td', { class: 'num' }, pct(site[k], whole)),
         el('td', { class: 'num' }, count(site[2 + metricIndex('allocations')])),
-        el('td', {}, el('div', { class: 'fn' }, top.name), el('div', { class: 'loc' }, top.loc)));
+        el('td', {}, el('div', { class: 'fn' }, top.name), el('div', { class: 'loc' }, top.loc),
+          via[i] ? el('div', { class: 'via' }, `called from ${via[i]}`) : null));
       body.append(tr, stacks.stackRow(tr, site[1], 4));
     });
     tableBox.replaceChildren(rows.length

@@ -1,0 +1,44 @@
+#!/bin/bash
+# html-site-rows.sh - the sites' table of `mprof report --html`, as a user
+# meets it in chromium: rows whose first frame reads the same are told apart
+# by a "called from" line of the callers down to where their stacks first
+# differ (the text report shows them in full), and each row looks and acts
+# as a control that opens its stack: a pointer cursor, a ▸/▾ marker, a
+# background on hover, reached by Tab, opened and closed by Enter and Space.
+# Program and facts: tests/progs/shared_callee.c (grab() allocates along
+# four call paths: 9 via mid <- outer_b, 7 via mid <- outer_a, 5 via
+# from_load, 3 via from_parse).
+source "$(dirname "$0")/lib.sh"
+require_mprof
+require_browser
+make_work
+build_c "$WORK/shared_callee" "$PROGS_DIR/shared_callee.c"
+mprof_run 60 "$WORK/trace" -- "$WORK/shared_callee"
+expect_eq "exit status" 0 "$RUN_STATUS"
+run_cmd 60 html "$MPROF" report --html "$WORK/page.html" "$WORK/trace"
+expect_eq "report --html: exit status" 0 "$RUN_STATUS"
+# the text report: four sites whose first frame is grab
+run_cmd 60 text "$MPROF" report -n 4 "$WORK/trace"
+expect_eq "text report: four sites start at grab" 4 \
+	"$(awk '/^== Allocations/ { on = 1 } on && /^#[0-9]/ { n = NR + 3 } NR == n' "$RUN_OUT" | grep -c '^    at grab ')"
+
+run_cmd 120 rows node "$BROWSER_DIR/site-rows.mjs" "$WORK/page.html" allocations
+cat "$RUN_OUT"
+[ -s "$RUN_ERR" ] && head -20 "$RUN_ERR"
+v() { sed -n "s/^$1=//p" "$RUN_OUT"; }
+expect_eq "page: node exit status" 0 "$RUN_STATUS"
+expect_eq "page: no console error, page error or network request" none "$(v problems)"
+expect_eq "page: four rows" 4 "$(v rows)"
+expect_eq "page: row 1 names the callers that differ" "grab | called from mid ← outer_b" "$(v 'row 1')"
+expect_eq "page: row 2" "grab | called from mid ← outer_a" "$(v 'row 2')"
+expect_eq "page: row 3" "grab | called from from_load" "$(v 'row 3')"
+expect_eq "page: row 4" "grab | called from from_parse" "$(v 'row 4')"
+expect_eq "page: a row has a pointer cursor" pointer "$(v cursor)"
+expect_eq "page: a row is in the tab order" 0 "$(v tabindex)"
+expect_eq "page: a row is a button to assistive tools" button "$(v role)"
+expect_eq "page: a closed row's marker" '"▸"' "$(v 'marker closed')"
+expect_eq "page: hovering a row changes its background" true "$(v 'hover changes background')"
+expect_eq "page: Tab from the metric buttons reaches the first row" true "$(v 'tab reaches first row')"
+expect_eq "page: Enter opens the row's stack" 'expanded=true stack=true marker="▾"' "$(v 'after enter')"
+expect_eq "page: Space closes it" 'expanded=false stack=false marker="▸"' "$(v 'after space')"
+finish
