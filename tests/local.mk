@@ -384,13 +384,13 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/e2e/massif.py tests/progs/heap_phases.c tests/browser/heap-chart.mjs \
 	tests/e2e/lib.sh tests/e2e/query.py tests/e2e/pprof.py tests/e2e/rusage.py tests/e2e/gen-sql.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/browser.mjs \
-	tests/browser/selftest.mjs tests/browser/report-page.mjs \
+	tests/browser/selftest.mjs tests/browser/report-page.mjs tests/browser/site-rows.mjs \
 	tests/e2e/folded.py tests/browser/speedscope-folded.mjs tests/browser/flamegraph-check.mjs \
 	tests/browser/speedscope-import.mjs \
 	tests/progs/entry_points.c tests/progs/libc_entry.c tests/progs/libc_entry.h \
 	tests/progs/libc_entry_lib.c tests/progs/libc_wrap.c tests/progs/libc_behind.c tests/progs/next_wrap.c tests/progs/next_wrap.h tests/progs/next_wrap_lib.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c tests/progs/diff_lines.c tests/progs/thread_crowd.c \
 	tests/progs/long_name.cpp \
-	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c \
+	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c tests/progs/shared_callee.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/run_signals.c tests/progs/retitled_exit.c tests/progs/busy_bursts.c tests/progs/lead_then_run.c \
 	tests/progs/claimed_fds.c tests/progs/no_cfi_alloc.h tests/progs/pending_cancel.c tests/progs/async_cancel.c tests/progs/own_fds.c \
 	tests/progs/clone_child.c tests/progs/exit_threads.c tests/progs/partial_recording.c \
