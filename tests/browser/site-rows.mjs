@@ -1,7 +1,7 @@
 // tests/browser/site-rows.mjs PAGE TAB - opens mprof's report page (`mprof
 // report --html`) in headless chromium, shows the sites' table of metric TAB
 // and prints, as "key=value" lines for tests/e2e/html-site-rows.sh, how its
-// rows read and behave: each row's function and callers line ("row N"), what
+// rows read and behave: each row's function, place and callers line ("row N"), what
 // marks a row as one to open (cursor, tab index, role, the marker drawn
 // before its first cell, closed and open), whether hovering changes its
 // background, whether Tab from the tab buttons reaches the first row, and
@@ -18,7 +18,7 @@ out('rows', rows.length);
 for (const [i, r] of rows.entries()) {
   out(`row ${i + 1}`, await r.evaluate((tr) => {
     const cell = tr.lastElementChild, via = cell.querySelector('.via');
-    return `${cell.querySelector('.fn').textContent} | ${via ? via.textContent : '-'}`;
+    return `${cell.querySelector('.fn').textContent} | ${cell.querySelector('.loc').textContent} | ${via ? via.textContent : '-'}`;
   }));
 }
 const first = rows[0];

@@ -127,8 +127,8 @@ var mprofFormat = (function () {
       return hidden;
     }
     // The callers that tell apart the rows of a table whose first frames
-    // read the same: for each of nodes (a site's node, or -1), the frames
-    // from its caller up to each depth where its stack first differs from
+    // read the same: for each of nodes (a site's node, or -1), its caller
+    // and the frames at each depth where its stack first differs from
     // another such row's, as text ("from_load", "mid \u2190 outer_a",
     // "a \u2190 \u2026 \u2190 d"), or '' when no other row reads the same.  Both
     // rows of a pair show the depth where they first differ, so no two
@@ -147,6 +147,7 @@ var mprofFormat = (function () {
           if (depths.indexOf(d) < 0) depths.push(d);
         });
         if (!depths.length) return '';
+        if (depths.indexOf(1) < 0) depths.push(1);
         depths.sort(function (a, b) { return a - b; });
         var out = [], last = 0;
         depths.forEach(function (d) {
