@@ -594,7 +594,7 @@ static long exec_target_trace(const struct collector_result *res)
  * allocation records (top, from run_table_print), else the first. */
 static void page_hint_print(const struct collector_result *res, long top)
 {
-	char word[256], program[60 * 4 + 8];
+	char word[256], program[60 * 4 + 32];
 	long shown = exec_target_trace(res);
 	const char *t, *command;
 
@@ -611,8 +611,10 @@ static void page_hint_print(const struct collector_result *res, long top)
 	command = res->figures[shown].command;
 	snprintf(word, sizeof(word), "%.*s", (int)strcspn(command, " "), command);
 	argv_quote_fit(word, 60, program, sizeof(program));
-	mprof_note("a page to look at the trace of %s (pid %u): "
-		   "mprof report --html %s.html %s", program, res->figures[shown].pid,
+	if (res->figures[shown].pid) /* 0: unknown (preload/pidns.h) */
+		snprintf(program + strlen(program), sizeof(program) - strlen(program), " (pid %u)",
+			 res->figures[shown].pid);
+	mprof_note("a page to look at the trace of %s: mprof report --html %s.html %s", program,
 		   shell_word(t), shell_word(t));
 }
 
