@@ -305,6 +305,9 @@ static void fork_child_run(void)
 		fork_child_go_inert();
 		return;
 	}
+	/* the calls of the program's child handlers that ran before this one
+	 * (registered before the shim's) belong to this file */
+	preload_flush_early_counts();
 	exit_note_start();
 	fork_child_start(self);
 }

@@ -14,7 +14,10 @@
 struct preload_process preload_proc PRELOAD_LARGE_BSS;
 _Atomic int preload_phase;
 
-/* Unrecorded calls counted before the process file existed. */
+/* Unrecorded calls counted before the process file existed: before the
+ * shim was ready, or in a forked child before its fork handler made the
+ * child's own file (the program's child handlers registered before the
+ * shim's run first). */
 static _Atomic uint64_t process_early_allocs, process_early_frees;
 
 void preload_process_disable(const char *reason_text)
@@ -44,7 +47,9 @@ void preload_count_unrecorded(int is_free)
 		atomic_fetch_add_explicit(is_free ? &preload_proc.hdr->unrecorded_frees
 						  : &preload_proc.hdr->unrecorded_allocs,
 					  1, memory_order_relaxed);
-	} else if (phase == PRELOAD_INITIALIZING || phase == PRELOAD_UNSTARTED) {
+	} else if (phase == PRELOAD_INITIALIZING || phase == PRELOAD_UNSTARTED ||
+		   (phase == PRELOAD_READY && !*preload_fork_token)) {
+		/* a child without fork handlers goes inert and never flushes */
 		atomic_fetch_add_explicit(is_free ? &process_early_frees : &process_early_allocs, 1,
 					  memory_order_relaxed);
 	}

@@ -90,7 +90,9 @@ void preload_process_disable(const char *reason_text);
  */
 void preload_count_unrecorded(int is_free);
 
-/* Moves the counts kept before the process file existed into its header. */
+/* Moves the counts kept before the process file existed into its header:
+ * at the end of initialisation, and in a forked child once its own file
+ * exists. */
 void preload_flush_early_counts(void);
 
 #endif
