@@ -153,6 +153,7 @@ E2E_TESTS = \
 	tests/e2e/slotless-threads.sh \
 	tests/e2e/slotless-frees.sh \
 	tests/e2e/unrecorded-fork-handler.sh \
+	tests/e2e/unrecorded-cut-copy.sh \
 	tests/e2e/toggle-taken.sh \
 	tests/e2e/toggle-replaced.sh \
 	tests/e2e/toggle-vfork.sh \

@@ -470,8 +470,13 @@ static int reader_cut_copy(struct trace_reader *r, uint64_t at, uint64_t span)
 	if (!p)
 		return 0;
 	len = p - r->copy_base;
-	if (p + len > r->file_bytes || !reader_same_bytes(r, p, r->copy_base, len)) {
+	/* a copy that the file's end cuts shorter still is compared as far as
+	 * it goes */
+	if (!reader_same_bytes(r, p, r->copy_base,
+			       p + len > r->file_bytes ? r->file_bytes - p : len)) {
 		r->other_trace_offset = p; /* another trace: this one ends there */
+		snprintf(r->error, sizeof(r->error),
+			 "cut short by another trace's file header at offset %" PRIu64, p);
 		return 0;
 	}
 	read = at - r->copy_base; /* the cut chunk is not read */
@@ -538,7 +543,9 @@ static int reader_next_chunk(struct trace_reader *r, struct trace_chunk *c,
 		c->bytes = 0;
 		c->split = false;
 		c->addr_shift = 0;
+		r->skipped_at = r->offset_bytes;
 		r->offset_bytes += sizeof(h) + stored;
+		r->skipped_end = r->offset_bytes;
 		return 1;
 	}
 	if (grow(&r->stored, &r->stored_cap, stored ? stored : 1) < 0 ||
@@ -607,7 +614,14 @@ int trace_reader_next_filtered(struct trace_reader *r, struct trace_chunk *c,
 		uint64_t at = 0, span = 0;
 		int rc = reader_next_chunk(r, c, want, arg, &at, &span);
 
-		if (rc >= 0 || !span || !reader_cut_copy(r, at, span))
+		if (rc >= 0 || !span)
+			return rc;
+		if (reader_cut_copy(r, at, span))
+			continue;
+		/* a chunk skipped unread right before may hold the file header
+		 * of a copy cut inside it: the chunk after it then did not read */
+		if (r->other_trace_offset || !r->skipped_end || r->skipped_end != at ||
+		    !reader_cut_copy(r, r->skipped_at, at - r->skipped_at))
 			return rc;
 	}
 }

@@ -160,6 +160,10 @@ struct trace_reader {
 	uint64_t other_trace_offset; /* a file header where a chunk was due
 	                         * that starts no copy: a second trace, which
 	                         * the reader ends before (0: none) */
+	uint64_t skipped_at, skipped_end; /* the file offsets of the last chunk
+	                         * skipped unread (trace_reader_next_filtered),
+	                         * and of its end: a file header inside it (a
+	                         * copy cut there) shows only at the chunk after */
 	char error[320];        /* why the last call failed, with offset */
 };
 
