@@ -44,6 +44,7 @@
 #include "preload/own_call.h"
 #include "preload/real.h"
 #include "preload/rec_stack.h"
+#include "preload/seccomp_watch.h"
 #include "preload/settings.h"
 #include "preload/stack_table.h"
 #include "preload/sys.h"
@@ -455,12 +456,18 @@ static __attribute__((noinline)) uint32_t unwind_cut(struct preload_thread *t, v
  * that [known, hi) is to be: msync fails with ENOMEM on an unmapped page and
  * touches none, so one call checks a range and a binary search (at most
  * 6 calls for the margin) finds where the run ends.  0 when [known, hi) is
- * not one mapped run or msync cannot tell (a sandbox may refuse it).
+ * not one mapped run or msync cannot tell (a sandbox may refuse it, or kill
+ * for it: not asked under a filter).
  */
 static uintptr_t unwind_mapped_floor(uintptr_t want, uintptr_t known, uintptr_t hi)
 {
 	uintptr_t good = known, bad = want;
 
+	/* an allow-list filter may kill the process for msync */
+	if (seccomp_watch_filtered()) {
+		errno = EPERM;
+		return 0;
+	}
 	if (sys_msync_check(known, hi - known) != 0)
 		return 0;
 	if (want == known || sys_msync_check(want, hi - want) == 0)
