@@ -40,6 +40,7 @@ big = max((c for c in chunks if c[1] == 2), key=lambda c: c[2])
 cut = big[0] + big[2]
 mid = big[0] + big[2] // 2
 w("before-big", a[:big[0]])
+w("to-cut", a[:cut])
 w("border-then-b", a[:cut] + b)
 w("mid-then-b", a[:mid] + b)
 w("mid-then-a", a[:mid] + a)
@@ -57,10 +58,14 @@ report_json "$WORK/a.json" "$WORK/a" || finish
 report_json "$WORK/b.json" "$WORK/b" || finish
 expect_eq "a: allocations, frees, chunks lost" "20004 20000 0" "$(facts "$WORK/a.json")"
 
-# cut at a chunk's border: a's events, none of b's
+# cut at a chunk's border: a's events up to the cut (a chunk of a's after
+# its largest, as a last drain's, is not in the copy), none of b's
 report_json "$WORK/border.json" "$WORK/border-then-b.trace" || finish
-expect_eq "border-then-b: a's allocations, frees, chunks lost" "20004 20000 0" \
-	"$(facts "$WORK/border.json")"
+report_json "$WORK/to-cut.json" "$WORK/to-cut.trace" || finish
+expect_eq "border-then-b: a's allocations, frees, chunks lost up to the cut" \
+	"$(facts "$WORK/to-cut.json")" "$(facts "$WORK/border.json")"
+expect_eq "border-then-b: none of b's sites (leak_blocks, churn)" 0 \
+	"$(json_eval "$WORK/border.json" 'sum(1 for s in d["sites"] if any(f["function"] in ("leak_blocks", "churn") for f in s["frames"]))')"
 expect_eq "border-then-b: copies, cut copy, second trace" "0 None $cut" \
 	"$(where "$WORK/border.json")"
 run_cmd 20 border-text "$MPROF" report "$WORK/border-then-b.trace" -o "$WORK/out"
