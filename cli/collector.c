@@ -2551,6 +2551,8 @@ static void diag_print(struct proc *p)
 					    "toggle signal with its own",
 		[TRACE_DIAG_FOREIGN_FORWARDS] = "the program's own malloc calls mprof's: its "
 						"blocks are recorded",
+		[TRACE_DIAG_FOREIGN_NEW] = "C++ operator new and delete are another "
+					   "allocator's: C++ allocations are not recorded",
 	};
 	const struct session_proc_header *h = p->pf.h;
 	uint32_t flags = atomic_load(&h->diag_flags);

@@ -78,6 +78,12 @@ static void announce_process(void)
 static const char *announce_foreign_text;
 static unsigned announce_foreign_code;
 static int announce_have_unwinder = 1;
+static const char *announce_new_text;
+
+void preload_announce_foreign_new(const char *text)
+{
+	announce_new_text = text;
+}
 
 void preload_announce(const char *foreign_text, unsigned foreign_code, int have_unwinder)
 {
@@ -92,6 +98,8 @@ void preload_announce(const char *foreign_text, unsigned foreign_code, int have_
 			    "have one frame");
 	if (foreign_text)
 		diag_report(foreign_code, foreign_text);
+	if (announce_new_text)
+		diag_report(TRACE_DIAG_FOREIGN_NEW, announce_new_text);
 }
 
 void preload_announce_fork_child(void)

@@ -14,6 +14,11 @@
  */
 void preload_announce(const char *foreign_text, unsigned foreign_code, int have_unwinder);
 
+/* Makes preload_announce (and a fork child's) also write an EXT_DIAG record
+ * of code TRACE_DIAG_FOREIGN_NEW with text (C++ operator new is another
+ * allocator's own: preload/init.c); text must outlive the process image. */
+void preload_announce_foreign_new(const char *text);
+
 /* The same for a fork child's new file, with the diagnostics the image's
  * start gave (foreign_text stays the caller's: it must outlive the
  * process image). */

@@ -354,6 +354,39 @@ int import_module_slots(const struct link_map *map, const char *name)
 	return met > INT32_MAX ? INT32_MAX : (int)met;
 }
 
+/* How many slots among bytes of relocations are of name and bound to a
+ * symbol the module does not define itself. */
+static size_t import_relocs_undefined(const struct import_module *m, const ElfW(Rela) *relocs,
+				      size_t bytes, const char *name)
+{
+	size_t met = 0;
+
+	for (size_t i = 0; relocs && i < bytes / sizeof(*relocs); i++) {
+		if (import_reloc_is_slot(&relocs[i]) &&
+		    m->symtab[IMPORT_R_SYM(relocs[i].r_info)].st_shndx == SHN_UNDEF &&
+		    strcmp(import_reloc_name(m, &relocs[i]), name) == 0)
+			met++;
+	}
+	return met;
+}
+
+int import_module_imports(const struct link_map *map, const char *name)
+{
+	struct import_module m;
+	size_t met;
+
+	memset(&m, 0, sizeof(m));
+	if (!map->l_ld)
+		return -ENOENT;
+	m.base = map->l_addr;
+	m.dynamic = map->l_ld;
+	if (import_module_tables(&m) < 0)
+		return -ENOENT;
+	met = import_relocs_undefined(&m, m.plt_relocs, m.plt_relocs_bytes, name) +
+	      import_relocs_undefined(&m, m.data_relocs, m.data_relocs_bytes, name);
+	return met > INT32_MAX ? INT32_MAX : (int)met;
+}
+
 /* The end of info's highest PT_LOAD segment, relative to its load address. */
 static uintptr_t import_module_extent(const struct dl_phdr_info *info)
 {
@@ -413,6 +446,13 @@ int import_slots_rebind(const struct dl_phdr_info *info, const struct import_reb
 }
 
 int import_module_slots(const struct link_map *map, const char *name)
+{
+	(void)map;
+	(void)name;
+	return -ENOTSUP;
+}
+
+int import_module_imports(const struct link_map *map, const char *name)
 {
 	(void)map;
 	(void)name;

@@ -75,6 +75,13 @@ struct link_map;
 int import_module_slots(const struct link_map *map, const char *name);
 
 /*
+ * import_module_slots, counting only the slots whose symbol the module does
+ * not define itself (a true import: the C++ library's calls of its own
+ * operator new are not).  Never allocates.
+ */
+int import_module_imports(const struct link_map *map, const char *name);
+
+/*
  * Rewrites those of the n slots (of the loaded module info, as listed by
  * import_slots_find) that hold their rebinding's from, and sets each slot's
  * pending: whether it still holds a value of the module's own (lazy

@@ -124,6 +124,59 @@ static int init_find_foreign_malloc(char *text, size_t cap, unsigned *code)
 	return 1;
 }
 
+/* The C++ allocation functions whose import by a module makes the program
+ * a C++ allocator's user (new, new[], their nothrow and aligned forms). */
+static const char *const init_new_names[] = {
+	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
+	"_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+};
+
+/* Whether a module other than definer calls one of init_new_names defined
+ * elsewhere (the program or a library of it allocates with operator new;
+ * the C++ library's calls of its own do not count). */
+static int init_new_imported(const struct link_map *definer)
+{
+	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
+		if (m == definer)
+			continue;
+		for (size_t i = 0; i < sizeof(init_new_names) / sizeof(init_new_names[0]); i++)
+			if (import_module_imports(m, init_new_names[i]) > 0)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * Checks whether C++ operator new bypasses the recorder: the module whose
+ * operator new the program calls is the allocator behind the shim (a
+ * preloaded or linked jemalloc, tcmalloc or mimalloc defines new and delete
+ * too, and they reach its heap without calling malloc and free), and a
+ * module of the program uses operator new.  Then writes a sentence saying
+ * that C++ allocations are not recorded into text and returns 1.  With a
+ * foreign malloc ahead of the shim (said already) or the C++ library's own
+ * operator new (which calls malloc) returns 0.  Modules loaded later are
+ * not looked at.
+ */
+static int init_find_foreign_new(char *text, size_t cap)
+{
+	struct link_map *new_map = NULL, *malloc_map = NULL;
+	Dl_info found;
+
+	if (__atomic_load_n(&real.foreign, __ATOMIC_ACQUIRE) || !real.malloc ||
+	    !real_foreign_definition("_Znwm", &new_map) || !new_map ||
+	    !dladdr1((void *)real.malloc, &found, (void **)&malloc_map, RTLD_DL_LINKMAP) ||
+	    malloc_map != new_map || !init_new_imported(new_map))
+		return 0;
+	text[0] = '\0';
+	preload_text_append(text, cap, "C++ operator new and delete are served by ");
+	preload_text_append(text, cap, new_map->l_name && new_map->l_name[0] ? new_map->l_name
+									   : preload_proc.exe);
+	preload_text_append(text, cap, ", the malloc behind mprof's, which never calls "
+				       "malloc and free for them: the program's C++ allocations "
+				       "(new, delete) are not recorded, its malloc calls are");
+	return 1;
+}
+
 /*
  * Finds the Valgrind tool that replaces malloc, if one runs the program: its
  * preloaded library (vgpreload_TOOL-ARCH.so, all but vgpreload_core's)
@@ -197,6 +250,7 @@ void preload_init_foreign_forwards(void)
 static int init_run(struct preload_thread **out)
 {
 	static char foreign_text[INIT_FOREIGN_TEXT_BYTES] PRELOAD_LARGE_BSS;
+	static char new_text[INIT_FOREIGN_TEXT_BYTES] PRELOAD_LARGE_BSS;
 	const struct procfile_origin origin = { 0, 0, NULL };
 	unsigned foreign_code = TRACE_DIAG_FOREIGN_MALLOC;
 	const char *valgrind_tool = init_find_valgrind_tool();
@@ -235,6 +289,9 @@ static int init_run(struct preload_thread **out)
 		real_use_foreign();
 	if (foreign && foreign_code == TRACE_DIAG_FOREIGN_MALLOC)
 		__atomic_store_n(&real.foreign_forward_unseen, 1, __ATOMIC_RELEASE);
+	if (!foreign && !valgrind_tool &&
+	    init_find_foreign_new(new_text, sizeof(new_text)))
+		preload_announce_foreign_new(new_text);
 	if (!foreign && valgrind_tool) {
 		init_valgrind_text(foreign_text, sizeof(foreign_text), valgrind_tool);
 		foreign = 1; /* announced only: no definition of its to call */

@@ -122,6 +122,8 @@
  *       "own_heap_runtime": str or null, a runtime with a heap of its own
  *                                   (GC, pools): only its malloc blocks seen
  *       "foreign_malloc": bool,     the program's own malloc: not recorded
+ *       "foreign_new": bool,        C++ operator new and delete another
+ *                                   allocator's own: not recorded
  *       "rss_mostly_unseen": bool,  peak RSS over 4 times the heap peak and
  *                                   64 MiB above it: most memory not malloc's
  *                                   (false in a recording cut short by mprof)
@@ -736,6 +738,8 @@ static void write_summary(FILE *out, const struct profile *r)
 	json_string(out, run->own_heap_runtime);
 	out_char(out, ',');
 	json_bool(out, "foreign_malloc", run->foreign_malloc);
+	out_char(out, ',');
+	json_bool(out, "foreign_new", run->foreign_new);
 	out_char(out, ',');
 	json_bool(out, "rss_mostly_unseen", run->rss_mostly_unseen);
 	out_char(out, ',');

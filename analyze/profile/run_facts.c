@@ -553,7 +553,10 @@ static void report_run_runtime(struct report *r)
 					   rss - heap > REPORT_RSS_UNSEEN_BYTES;
 	}
 	r->run->foreign_malloc = false;
+	r->run->foreign_new = false;
 	for (size_t i = 0; i < r->info->diag_count; i++) {
+		if (r->info->diags[i].code == TRACE_DIAG_FOREIGN_NEW)
+			r->run->foreign_new = true;
 		if (r->info->diags[i].code == TRACE_DIAG_FOREIGN_MALLOC)
 			r->run->foreign_malloc = true;
 		if (r->info->diags[i].code == TRACE_DIAG_FOREIGN_FORWARDS)

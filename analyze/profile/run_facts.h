@@ -85,6 +85,9 @@ struct run_facts {
 	/* The program's malloc is not the C library's (a FOREIGN_MALLOC
 	 * diagnostic): its allocations were not recorded. */
 	bool foreign_malloc;
+	/* C++ operator new and delete are the allocator's own, past the
+	 * recorder (a FOREIGN_NEW diagnostic): C++ allocations not recorded. */
+	bool foreign_new;
 	/* Peak RSS is more than REPORT_RSS_UNSEEN_RATIO times the heap peak and
 	 * REPORT_RSS_UNSEEN_BYTES above it: most memory is not malloc blocks (a
 	 * bundled allocator, mmap, a runtime's heap). */
