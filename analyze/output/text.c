@@ -757,6 +757,49 @@ static void print_recorder_cost(FILE *out, const struct run_facts *run, bool aft
 		fprintf(out, "recorder memory at most %s of the peak RSS", b);
 }
 
+/* The realloc and reallocarray calls that made a block without releasing
+ * one: realloc(NULL, n) in an exact run, and in one recorded in part also
+ * reallocs of a block allocated while recording was stopped.  The calls
+ * line counts them under realloc, the frees line not as reallocs. */
+static uint64_t reallocs_as_malloc(const struct heap_summary *a)
+{
+	uint64_t made = a->calls[AGG_CALL_REALLOC] + a->calls[AGG_CALL_REALLOCARRAY] +
+			a->calls[AGG_CALL_POOL_REALLOC];
+
+	return made > a->reallocs ? made - a->reallocs : 0;
+}
+
+/* The "frees:" line of an exact trace: free calls (saying how many were
+ * realloc(p, 0)), reallocs of a live block (saying how many realloc calls
+ * acted as malloc instead), temporary allocations.  Each count names what
+ * it counts, so that it cannot be read against the calls line's realloc. */
+static void print_frees_exact(FILE *out, const struct profile *r)
+{
+	const struct heap_summary *a = &r->summary;
+	bool in_part = profile_temporary_at_most(r);
+	uint64_t to_zero = a->calls[AGG_CALL_REALLOC_TO_ZERO], as_malloc = reallocs_as_malloc(a);
+
+	if (in_part)
+		fprintf(out, "frees:            %" PRIu64 " recorded blocks freed (%" PRIu64 " free "
+			"calls recorded; blocks allocated while paused are in no count)",
+			a->blocks_freed, a->frees);
+	else
+		fprintf(out, "frees:            %" PRIu64, a->frees);
+	if (to_zero)
+		fprintf(out, " (%" PRIu64 " of them realloc(p, 0))", to_zero);
+	fprintf(out, "; reallocs of a live block %" PRIu64, a->reallocs);
+	if (as_malloc)
+		fprintf(out, " (plus %" PRIu64 " realloc(NULL, n)%s: counted as allocations)",
+			as_malloc, in_part ? " or reallocs of a block allocated while paused" : "");
+	if (in_part)
+		fprintf(out, "; temporary at most %" PRIu64 " (%.1f%% of allocations: recording was "
+			"paused part of the run, and calls it did not record may lie between an "
+			"allocation and its free)\n", a->temporary, pct(a->temporary, a->allocations));
+	else
+		fprintf(out, "; temporary %" PRIu64 " (%.1f%% of allocations)\n", a->temporary,
+			pct(a->temporary, a->allocations));
+}
+
 static void print_summary(FILE *out, const struct profile *r)
 {
 	const struct trace_info *info = &r->info;
@@ -826,18 +869,8 @@ static void print_summary(FILE *out, const struct profile *r)
 			" free calls and %" PRIu64 " reallocs of a recorded block recorded); "
 			"temporary not estimated (sampled)\n",
 			a->blocks_freed, a->frees_weighted, a->reallocs_weighted, a->frees, a->reallocs);
-	else if (profile_temporary_at_most(r))
-		fprintf(out, "frees:            %" PRIu64 " recorded blocks freed (%" PRIu64 " free "
-			"calls recorded; blocks allocated while paused are in no count); reallocs %"
-			PRIu64 "; temporary at most %" PRIu64 " (%.1f%% of allocations: recording was "
-			"paused part of the run, and calls it did not record may lie between an "
-			"allocation and its free)\n",
-			a->blocks_freed, a->frees, a->reallocs, a->temporary,
-			pct(a->temporary, a->allocations));
 	else
-		fprintf(out, "frees:            %" PRIu64 "; reallocs %" PRIu64 "; temporary %"
-			PRIu64 " (%.1f%% of allocations)\n",
-			a->frees, a->reallocs, a->temporary, pct(a->temporary, a->allocations));
+		print_frees_exact(out, r);
 	print_calls(out, a, info->sampled);
 	print_pool(out, r);
 	fprintf(out, "heap peak:        %s%s in %" PRIu64 " blocks",

@@ -213,7 +213,7 @@ expect_eq "paused json: temporary is at most" True "$(jd "$WORK/p.json" 'd["summ
 expect_eq "exact json: no recording facts" False "$(jd "$WORK/e1.json" '"recording" in d["summary"]')"
 run_cmd 60 pt "$MPROF" report -n 5 "$WORK/p.trace"
 expect_eq "paused text: frees and temporary" \
-	"frees:            8 recorded blocks freed (8 free calls recorded; blocks allocated while paused are in no count); reallocs 0; temporary at most 2 (25.0% of allocations: recording was paused part of the run, and calls it did not record may lie between an allocation and its free)" \
+	"frees:            8 recorded blocks freed (8 free calls recorded; blocks allocated while paused are in no count); reallocs of a live block 0; temporary at most 2 (25.0% of allocations: recording was paused part of the run, and calls it did not record may lie between an allocation and its free)" \
 	"$(grep '^frees:' "$RUN_OUT")"
 expect_eq "paused text: the ranking says at most" \
 	"== Temporary allocations (at most: recording was paused part of the run): top 2 of 2 sites" \
@@ -365,7 +365,7 @@ run_cmd 60 bound-html "$MPROF" diff -f html -o "$WORK/pt.html" --fail-if 'tempor
 expect_eq "gate on the page: exit 2, none held, one undecided in its data" '2 "held":0,"undecided":1' \
 	"$RUN_STATUS $(grep -o '"held":[0-9]*,"undecided":[0-9]*' "$WORK/pt.html")"
 run_cmd 60 etext "$MPROF" report -n 0 "$WORK/e1.trace"
-expect_match "exact text: temporary plain" '^frees: +[0-9]+; reallocs 0; temporary [0-9]+ \(' "$(cat "$RUN_OUT")"
+expect_match "exact text: temporary plain" '^frees: +[0-9]+; reallocs of a live block 0; temporary [0-9]+ \(' "$(cat "$RUN_OUT")"
 
 # ---- sampled JSON: frees and reallocs are estimates, records named so ----
 # (grow(): 1000 reallocs of a 64 B block to 4096 B, each freed: every

@@ -5,7 +5,8 @@
 # while an exact report's "reallocs" counts reallocs of a block.  It read
 # "N reallocs": Lua, which allocates everything through realloc(NULL, n),
 # got "143304 reallocs" sampled and "reallocs 120" exact.  Now the sampled
-# line says "realloc calls".  Sample rate 1 byte picks every call, so the
+# line says "realloc calls", and the exact one "reallocs of a live block"
+# with the realloc(NULL, n) calls beside them (tests/e2e/wording-reallocs.sh).  Sample rate 1 byte picks every call, so the
 # estimates are exact.  Program and facts: tests/progs/realloc_calls.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -16,7 +17,7 @@ RUN_NAME=exact mprof_run 60 "$WORK/exact.trace" -- "$WORK/realloc_calls"
 expect_eq "exact: exit status" 0 "$RUN_STATUS"
 run_cmd 60 exact-text "$MPROF" report -n 0 "$WORK/exact.trace"
 expect_eq "exact: frees and reallocs of a block" \
-	"frees:            51; reallocs 3; temporary 54 (100.0% of allocations)" \
+	"frees:            51; reallocs of a live block 3 (plus 50 realloc(NULL, n): counted as allocations); temporary 54 (100.0% of allocations)" \
 	"$(grep '^frees:' "$RUN_OUT")"
 expect_eq "exact: calls" "calls:            malloc 1, realloc 53, free 51" \
 	"$(grep '^calls:' "$RUN_OUT")"
