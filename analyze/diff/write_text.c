@@ -60,6 +60,47 @@ static const char *fmt_total(char *buf, size_t n, uint64_t v, bool at_most)
 	return buf;
 }
 
+/* Why a side's total is "-": "B: not estimated (sampled)", "A: not
+ * recorded" (peak RSS of a trace without it), or both sides' reasons. */
+static const char *unknown_reason(char *buf, size_t n, int f, bool ka, bool kb)
+{
+	const char *why = f == DF_RSS ? "not recorded" : "not estimated (sampled)";
+
+	snprintf(buf, n, "%s: %s", !ka && !kb ? "A and B" : !ka ? "A" : "B", why);
+	return buf;
+}
+
+/* "; merged into one row each, as they differ only in lines or in JIT
+ * frames (--match function): 2 sites of A into 1 row, 3 of B into 1": the
+ * sites of one trace that an entry sums, when any entry sums several. */
+static void print_merged(FILE *out, const struct diff *d)
+{
+	size_t sites_a = 0, rows_a = 0, sites_b = 0, rows_b = 0;
+
+	for (size_t i = 0; i < d->count; i++) {
+		const struct diff_entry *e = &d->entries[i];
+
+		if (e->a.sites > 1) {
+			sites_a += e->a.sites;
+			rows_a++;
+		}
+		if (e->b.sites > 1) {
+			sites_b += e->b.sites;
+			rows_b++;
+		}
+	}
+	if (!rows_a && !rows_b)
+		return;
+	fprintf(out, "; merged, as they differ only in %s: ",
+		d->match == DIFF_MATCH_LINE ? "JIT frames"
+					    : "lines or JIT frames (--match function)");
+	if (rows_a)
+		fprintf(out, "%zu sites of A into %zu row%s%s", sites_a, rows_a,
+			rows_a == 1 ? "" : "s", rows_b ? ", " : "");
+	if (rows_b)
+		fprintf(out, "%zu sites of B into %zu row%s", sites_b, rows_b, rows_b == 1 ? "" : "s");
+}
+
 static void print_totals(FILE *out, const struct diff *d)
 {
 	char c1[64], c2[32], va[32], vb[32];
@@ -71,10 +112,11 @@ static void print_totals(FILE *out, const struct diff *d)
 
 		diff_field_at_most(d, f, &ma, &mb);
 		if (!diff_field_known(d, f, &ka, &kb)) {
-			fprintf(out, "  %-16s %18s %18s %18s %9s%s%s\n", diff_field_label(f),
+			fprintf(out, "  %-16s %18s %18s %18s %9s  %s%s%s\n", diff_field_label(f),
 				ka ? fmt_total(va, sizeof(va), d->total_a[f], ma) : "-",
 				kb ? fmt_total(vb, sizeof(vb), d->total_b[f], mb) : "-", "-", "-",
-				note ? "  " : "", note ? note : "");
+				unknown_reason(c1, sizeof(c1), f, ka, kb), note ? "; " : "",
+				note ? note : "");
 			continue;
 		}
 		if (ma || mb) {
@@ -100,9 +142,7 @@ static void print_totals(FILE *out, const struct diff *d)
 		d->pb->info.sampled ? "only in A (not in B's samples: B is sampled, so not known "
 				      "to have vanished)" : "vanished",
 		d->count - d->differ, d->pa->sites.count, d->pb->sites.count);
-	if (d->count != d->pa->sites.count + d->pb->sites.count - (d->count - d->added - d->removed))
-		fputs("; sites of one trace that differ only in lines or in code outside every "
-		      "module (JIT) count once", out);
+	print_merged(out, d);
 	fputs(")\n", out);
 }
 
@@ -123,13 +163,17 @@ static void change(FILE *out, const struct diff *d, const struct diff_entry *e,
 }
 
 /* The average lifetime of the side's freed blocks ("1.25 ms"; "< 4 ms"
- * below its trace's time resolution, profile_time_resolution_ns). */
-static void print_lifetime(FILE *out, const struct profile *p, const struct diff_side *s)
+ * below its trace's time resolution, profile_time_resolution_ns), or why
+ * there is none: "(not in A)", "(none freed)". */
+static void print_lifetime(FILE *out, const struct profile *p, const struct diff_side *s,
+			   const char *side)
 {
 	char buf[32];
 
-	if (!s->site || !s->freed)
-		fputs("-", out);
+	if (!s->site)
+		fprintf(out, "(not in %s)", side);
+	else if (!s->freed)
+		fputs(p->info.sampled ? "(no sampled block freed)" : "(none freed)", out);
 	else
 		fputs(output_fmt_time_ns(buf, sizeof(buf), s->lifetime_ns_sum / s->freed,
 					 profile_time_resolution_ns(p)),
@@ -149,6 +193,14 @@ static void print_stack(FILE *out, const struct diff *d, const struct diff_entry
 	output_text_stack_tail(out, e->a.truncated || e->b.truncated);
 }
 
+/* Whether side s's max live is a sum of several maxima (of the sites it
+ * merged, or of a site's stacks), which need not have been live at once:
+ * then it is an upper bound of the most that was live. */
+static bool max_live_summed(const struct diff_side *s)
+{
+	return s->sites > 1 || (s->site && s->site->stack_count > 1);
+}
+
 static void print_entry(FILE *out, const struct diff *d, const struct diff_entry *e, size_t rank,
 			struct diff_frame *frames)
 {
@@ -166,9 +218,9 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 	else
 		fprintf(out, " (only in B: site %" PRIu32 ")", e->b.site->id);
 	if (e->a.sites > 1 || e->b.sites > 1)
-		fprintf(out, " [%" PRIu32 " / %" PRIu32 " sites of A / B that differ only in lines or JIT "
-			"frames]",
-			e->a.sites, e->b.sites);
+		fprintf(out, " [merged: %" PRIu32 " sites of A, %" PRIu32 " of B, that differ only "
+			"in %s]", e->a.sites, e->b.sites,
+			d->match == DIFF_MATCH_LINE ? "JIT frames" : "lines or JIT frames");
 	fputs("\n    ", out);
 	change(out, d, e, DF_ALLOCATED);
 	fputs("; ", out);
@@ -185,14 +237,17 @@ static void print_entry(FILE *out, const struct diff *d, const struct diff_entry
 		fputs("; ", out);
 		change(out, d, e, DF_TEMPORARY);
 	}
-	fprintf(out, "\n    max live%s %" PRIu64 " -> %" PRIu64 "; average lifetime%s ",
-		diff_field_rough(d, DF_PEAK) ? " (rough)" : "", e->a.max_live_bytes,
+	fprintf(out, "\n    max live%s%s %" PRIu64 " -> %" PRIu64 "; average lifetime%s ",
+		diff_field_rough(d, DF_PEAK) ? " (rough)" : "",
+		max_live_summed(&e->a) || max_live_summed(&e->b)
+			? " (at most: the sum of its sites' and stacks' own maxima)" : "",
+		e->a.max_live_bytes,
 		e->b.max_live_bytes,
 		profile_lifetimes_estimated(d->pa) || profile_lifetimes_estimated(d->pb)
 			? " (estimated, per block)" : "");
-	print_lifetime(out, d->pa, &e->a);
+	print_lifetime(out, d->pa, &e->a, "A");
 	fputs(" -> ", out);
-	print_lifetime(out, d->pb, &e->b);
+	print_lifetime(out, d->pb, &e->b, "B");
 	fputc('\n', out);
 	print_stack(out, d, e, s, frames);
 }

@@ -30,7 +30,7 @@ expect_eq "run 2: the stubs' frames are in no module" "?:320000000010 ?:32000000
 run_cmd 60 diff "$MPROF" diff "$WORK/t1" "$WORK/t2"
 expect_eq "diff: exit status" 0 "$RUN_STATUS"
 expect_eq "diff: the sites line" 1 \
-	"$(grep -c '^sites: *1 changed, 0 new, 0 vanished, 1 same (3 in A, 3 in B; sites of one trace that differ only in lines or in code outside every module (JIT) count once)$' "$RUN_OUT")"
+	"$(grep -c '^sites: *1 changed, 0 new, 0 vanished, 1 same (3 in A, 3 in B; merged, as they differ only in lines or JIT frames (--match function): 2 sites of A into 1 row, 2 sites of B into 1 row)$' "$RUN_OUT")"
 run_cmd 60 diff-json "$MPROF" diff --format json "$WORK/t1" "$WORK/t2"
 expect_eq "diff --format json: exit status" 0 "$RUN_STATUS"
 expect_eq "diff: one site differs, changed: 100 -> 200 allocations, 2 / 2 sites summed" \

@@ -61,7 +61,7 @@ run_cmd 60 text "$MPROF" diff --metric allocated "$WORK/ta" "$WORK/tb"
 expect_eq "text: exit status" 0 "$RUN_STATUS"
 T=$(cat "$RUN_OUT")
 expect_eq "text: parse's entry sums 2 sites of each side" 1 \
-	"$(grep -c '^#1  changed (site [0-9]* in A, site [0-9]* in B) \[2 / 2 sites of A / B' "$RUN_OUT")"
+	"$(grep -c '^#1  changed (site [0-9]* in A, site [0-9]* in B) \[merged: 2 sites of A, 2 of B,' "$RUN_OUT")"
 expect_eq "text: parse (summed from 4 lines) and main (from 2): no line" \
 	"    at parse (diff_lines.c, lines differ) [diff_lines]
     at main (diff_lines.c, lines differ) [diff_lines]" \

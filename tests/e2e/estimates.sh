@@ -244,7 +244,7 @@ expect_eq "paused diff: the temporary row, a bound to exact 100" \
 expect_eq "paused diff: the temporary row, exact 100 to a bound" \
 	" temporary 100 at most 2 -100..-98 - at most" "$(temporary_row "$WORK/e1.trace" "$WORK/p.trace")"
 expect_eq "paused diff: the temporary row, sampled A: B's bound says at most" \
-	" temporary - at most 2 - - at most" "$(temporary_row "$WORK/s1.trace" "$WORK/p.trace")"
+	" temporary - at most 2 - - A: not estimated (sampled); at most" "$(temporary_row "$WORK/s1.trace" "$WORK/p.trace")"
 run_cmd 60 ptsite "$MPROF" diff -n 1 --force --metric temporary "$WORK/e1.trace" "$WORK/p.trace"
 expect_match "paused diff: a site's temporary change is a range" \
 	'^    leaked bytes 0 -> 0 \(0\); leaked blocks 0 -> 0 \(0\); temporary \(at most\) 0 -> 1 \(0\.\.\+1\)$' \
