@@ -179,22 +179,27 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,
 		st->allocations, fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
 	if (r->info.sampled)
-		fprintf(out, "    peak (rough) %s in %" PRIu64 " blocks; %s %s in %" PRIu64
+		fprintf(out, "    at heap peak (rough) %s in %" PRIu64 " blocks; %s %s in %" PRIu64
 			" blocks\n",
 			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
 			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
 			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks);
 	else
-		fprintf(out, "    peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
+		fprintf(out, "    at heap peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
 			" blocks; temporary %s%" PRIu64 "\n",
 			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
 			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
 			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks,
 			profile_temporary_at_most(r) ? "at most " : "", st->temporary);
-	fprintf(out, "    max live%s %s / %" PRIu64 " blocks%s; freed %" PRIu64,
-		r->info.sampled ? " (rough)" : "",
-		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,
-		s->stack_count > 1 ? " (at most: the sum over its stacks' maxima)" : "", st->freed);
+	/* several stacks that symbolize alike: their own maxima, summed, need
+	 * not have been live at once (aggregate.c, max live) */
+	fprintf(out, "    max live%s%s %s / %" PRIu64 " blocks", r->info.sampled ? " (rough)" : "",
+		s->stack_count > 1 ? " at most" : "",
+		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks);
+	if (s->stack_count > 1)
+		fprintf(out, " (the sum of its %" PRIu32 " call stacks' own maxima, which need not "
+			"have been live at once)", s->stack_count);
+	fprintf(out, "; freed %" PRIu64, st->freed);
 	if (st->freed && profile_lifetimes_estimated(r))
 		fprintf(out, " (estimate), average lifetime %s (estimated, per block)",
 			output_fmt_time_ns(n2, sizeof(n2), st->lifetime_ns_sum / st->freed,
