@@ -153,6 +153,25 @@ static uint64_t dhat_event(const struct profile *p, uint64_t seq)
 	return seq >= first ? seq - first + 1 : 0;
 }
 
+/* How exact the times are: "to the event clock's grain, 2 ms" (an exact
+ * run: profile_time_resolution_ns), "each recorded event timed" (a sampled
+ * run stamps each of them), or "to the event clock's grain, not recorded"
+ * (a trace from before mprof recorded it). */
+static const char *dhat_time_grain(char *buf, size_t n, const struct profile *p)
+{
+	char g[32];
+	uint64_t grain_ns = profile_time_resolution_ns(p);
+
+	if (grain_ns)
+		snprintf(buf, n, "to the event clock's grain, %s",
+			 output_fmt_grain_ns(g, sizeof(g), grain_ns));
+	else if (p->info.sampled)
+		snprintf(buf, n, "each recorded event timed");
+	else
+		snprintf(buf, n, "to the event clock's grain, not recorded");
+	return buf;
+}
+
 static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, size_t shown)
 {
 	const struct heap_summary *h = &p->summary;
@@ -160,7 +179,7 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 	char composed[4096];
 	const char *cmd = run_facts_name(run, composed, sizeof(composed));
 	uint64_t te = dhat_event(p, h->last_seq), tg = dhat_event(p, h->peak_seq);
-	char t1[32];
+	char t1[32], grain[64];
 
 	fputs("mprof dhat report: ", out);
 	dhat_puts_safe(out, p->info.path ? p->info.path : "?");
@@ -204,13 +223,15 @@ static void dhat_header(FILE *out, const struct profile *p, enum dhat_sort k, si
 	else
 		fputs("  Short-lived: not estimated (sampled)\n}\n", out);
 	if (profile_lifetimes_estimated(p))
-		fputs("Lifetimes are estimated: the average in time (to about 10 ms) over the blocks\n"
-		      "freed, each block once whatever its size; in events and the maximum have\n"
-		      "no estimate in a sampled trace, nor have short-lived blocks.\n", out);
+		fprintf(out, "Lifetimes are estimated: the average in time (%s) over the blocks\n"
+			"freed, each block once whatever its size; in events and the maximum have\n"
+			"no estimate in a sampled trace, nor have short-lived blocks.\n",
+			dhat_time_grain(grain, sizeof(grain), p));
 	else
-		fputs("Lifetimes are over the blocks freed, in allocator events (each allocation,\n"
-		      "free and failed realloc is one, a realloc two) and in time (to about 10 ms).\n"
-		      "Short-lived blocks are freed by their thread's next allocator event.\n", out);
+		fprintf(out, "Lifetimes are over the blocks freed, in allocator events (each allocation,\n"
+			"free and failed realloc is one, a realloc two) and in time (%s).\n"
+			"Short-lived blocks are freed by their thread's next allocator event.\n",
+			dhat_time_grain(grain, sizeof(grain), p));
 	if (profile_temporary_at_most(p))
 		fputs("Recording was paused part of the run: calls it did not record may lie\n"
 		      "between an allocation and its free, so short-lived counts are at most\n"

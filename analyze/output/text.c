@@ -862,8 +862,13 @@ static void print_summary(FILE *out, const struct profile *r)
 			"runtime's heap), which mprof does not see\n",
 			fmt_bytes(b1, sizeof(b1), run->peak_rss_kib * 1024), REPORT_RSS_UNSEEN_RATIO,
 			fmt_bytes(b2, sizeof(b2), a->peak_bytes));
-	if (run->has_run_time)
-		fprintf(out, "run time:         %s\n", output_fmt_ns(n1, sizeof(n1), run->run_time_ns));
+	if (run->has_run_time) {
+		fprintf(out, "run time:         %s", output_fmt_ns(n1, sizeof(n1), run->run_time_ns));
+		if (profile_time_resolution_ns(r))
+			fprintf(out, " (times below are to the event clock's grain, %s)",
+				output_fmt_grain_ns(b1, sizeof(b1), profile_time_resolution_ns(r)));
+		fputc('\n', out);
+	}
 	print_recording(out, r);
 	print_markers(out, r);
 	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,

@@ -39,14 +39,19 @@ static void units_trim_zeros(char *s)
 	memmove(end, unit, strlen(unit) + 1);
 }
 
+const char *output_fmt_grain_ns(char *buf, size_t n, uint64_t grain_ns)
+{
+	output_fmt_ns(buf, n, grain_ns);
+	units_trim_zeros(buf);
+	return buf;
+}
+
 const char *output_fmt_time_ns(char *buf, size_t n, uint64_t ns, uint64_t resolution_ns)
 {
 	char res[32];
 
 	if (!resolution_ns || ns >= resolution_ns)
 		return output_fmt_ns(buf, n, ns);
-	output_fmt_ns(res, sizeof(res), resolution_ns);
-	units_trim_zeros(res);
-	snprintf(buf, n, "< %s", res);
+	snprintf(buf, n, "< %s", output_fmt_grain_ns(res, sizeof(res), resolution_ns));
 	return buf;
 }

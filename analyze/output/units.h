@@ -18,4 +18,9 @@ const char *output_fmt_ns(char *buf, size_t n, uint64_t ns);
  * "< 4 ms", "< 3.33 ms").  Returns buf. */
 const char *output_fmt_time_ns(char *buf, size_t n, uint64_t ns, uint64_t resolution_ns);
 
+/* The event clock's grain (profile_time_resolution_ns) into buf (n bytes)
+ * as output_fmt_time_ns writes it after "<": "2 ms", "3.33 ms".  Returns
+ * buf. */
+const char *output_fmt_grain_ns(char *buf, size_t n, uint64_t grain_ns);
+
 #endif

@@ -159,7 +159,7 @@ expect_no_match "sampled text: no lifetime in events" 'lifetime min/avg/max' "$(
 run_cmd 60 s3d "$MPROF" report -f dhat -n 1 --sort avg-lifetime "$WORK/s3.trace"
 expect_match "sampled dhat: the average, estimated" \
 	"^  Lifetime:    avg [0-9.]+ (ns|us|ms|s) \\(estimated, per block\\), over $FREED blocks freed \\(estimate\\)\$" "$(cat "$RUN_OUT")"
-expect_eq "sampled dhat: the note on lifetimes" "Lifetimes are estimated: the average in time (to about 10 ms) over the blocks" \
+expect_eq "sampled dhat: the note on lifetimes" "Lifetimes are estimated: the average in time (each recorded event timed) over the blocks" \
 	"$(grep '^Lifetimes' "$RUN_OUT")"
 run_cmd 60 s3dm "$MPROF" report -f dhat --sort max-lifetime "$WORK/s3.trace"
 expect_eq "sampled dhat --sort max-lifetime: refused" 2 "$RUN_STATUS"

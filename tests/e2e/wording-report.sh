@@ -8,6 +8,9 @@
 # "At t-gmax") and "max live at most 160 B / 4 blocks (the sum of its 2
 # call stacks' own maxima, which need not have been live at once)"; the
 # DHAT text says the same.  A site of one stack has no "at most".
+# The time grain: the DHAT text said "(to about 10 ms)" while the report
+# wrote lifetimes as "< 2 ms"; now the report's "run time:" line and the
+# DHAT text name the trace's grain, the one that "< 2 ms" shows.
 # Program and facts: tests/progs/wording_max_live.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -27,7 +30,14 @@ expect_eq "grab's site: at heap peak, then its max live as a bound that says why
 expect_eq "big's site, one stack: its max live plain" \
 	"    max live 1000 B / 1 blocks; freed 1" \
 	"$(grep -A2 '^#1 ' <<<"$T" | tail -n 1 | sed 's/; freed 1, lifetime .*/; freed 1/')"
+GRAIN=$(sed -n "s/^run time: .* (times below are to the event clock's grain, \([0-9.]* [mun]*s\))\$/\1/p" <<<"$T")
+expect_match "run time: names the grain" '^[0-9.]+ (ns|us|ms|s)$' "$GRAIN"
+expect_eq "the grain named is the one a lifetime below it shows" "< $GRAIN" \
+	"$(grep -A2 '^#1 ' <<<"$T" | tail -n 1 | sed 's|.*events, \([^/]*\)/.*|\1|')"
 run_cmd 60 dhat "$MPROF" report -f dhat "$WORK/t.trace"
+expect_eq "dhat text: the same grain" \
+	"free and failed realloc is one, a realloc two) and in time (to the event clock's grain, $GRAIN)." \
+	"$(grep '^free and failed realloc is one' "$RUN_OUT")"
 expect_eq "dhat text: grab's Max says the same" \
 	"  Max:         at most 160 bytes in 4 blocks (the sum of its 2 call stacks' own maxima, which need not have been live at once)" \
 	"$(grep -A4 '^PP .*(site 2)' "$RUN_OUT" | grep '^  Max:')"
