@@ -371,6 +371,20 @@ static void test_time_below_resolution(void)
 	CU_ASSERT_STRING_EQUAL(measured(1500, 0), "1.5 us");
 }
 
+/* The grain as "run time:" and DHAT's text name it: the form "< grain"
+ * shows, so the two read alike. */
+static void test_grain_named_as_below_shows_it(void)
+{
+	char buf[32];
+
+	CU_ASSERT_STRING_EQUAL(output_fmt_grain_ns(buf, sizeof(buf), 2000000), "2 ms");
+	CU_ASSERT_STRING_EQUAL(output_fmt_grain_ns(buf, sizeof(buf), 3333333), "3.33 ms");
+	CU_ASSERT_STRING_EQUAL(output_fmt_grain_ns(buf, sizeof(buf), 10000000000ull), "10 s");
+	CU_ASSERT_STRING_EQUAL(output_fmt_grain_ns(buf, sizeof(buf), 20), "20 ns");
+	CU_ASSERT_STRING_EQUAL(measured(0, 2097152), "< 2.1 ms");
+	CU_ASSERT_STRING_EQUAL(output_fmt_grain_ns(buf, sizeof(buf), 2097152), "2.1 ms");
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -393,6 +407,7 @@ int main(void)
 	CU_add_test(s, "frame place", test_frame_place);
 	CU_add_test(s, "script JSON escapes", test_script_json_escapes);
 	CU_add_test(s, "time below the resolution", test_time_below_resolution);
+	CU_add_test(s, "grain named as below shows it", test_grain_named_as_below_shows_it);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
