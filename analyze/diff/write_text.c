@@ -70,9 +70,9 @@ static const char *unknown_reason(char *buf, size_t n, int f, bool ka, bool kb)
 	return buf;
 }
 
-/* "; merged into one row each, as they differ only in lines or in JIT
- * frames (--match function): 2 sites of A into 1 row, 3 of B into 1": the
- * sites of one trace that an entry sums, when any entry sums several. */
+/* "; merged, as they differ only in lines or JIT frames (--match
+ * function): 2 sites of A into 1 row, 3 sites of B into 1 row": the sites
+ * of one trace that entries sum, when any entry sums several. */
 static void print_merged(FILE *out, const struct diff *d)
 {
 	size_t sites_a = 0, rows_a = 0, sites_b = 0, rows_b = 0;
