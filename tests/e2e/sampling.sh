@@ -77,7 +77,7 @@ expect_eq "seed 7 twice: allocations, bytes, samples, frees, leaks" "$(facts "$W
 "$MPROF" diff "$WORK/seeda" "$WORK/seedc" >"$WORK/diff.txt" 2>&1
 expect_match "mprof diff: both sides estimated" '^note: .* is estimated, sample rate 65536 B' \
 	"$(cat "$WORK/diff.txt")"
-expect_match "mprof diff: no temporary total for sampled traces" '^  temporary +- +- +- +-$' \
+expect_match "mprof diff: no temporary total for sampled traces" '^  temporary +- +- +- +-  A and B: not estimated \(sampled\)$' \
 	"$(cat "$WORK/diff.txt")"
 expect_eq "mprof diff: no temporary per site for sampled traces" 0 \
 	"$(grep -c 'temporary [0-9]' "$WORK/diff.txt")"
