@@ -336,18 +336,25 @@ int import_slots_find(const struct dl_phdr_info *info, const struct import_rebin
 	return met > INT32_MAX ? INT32_MAX : (int)met;
 }
 
+/* Fills m with the tables of the loaded module map; -ENOENT when it has
+ * no dynamic section or they cannot be read. */
+static int import_module_from_map(const struct link_map *map, struct import_module *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (!map->l_ld)
+		return -ENOENT;
+	m->base = map->l_addr;
+	m->dynamic = map->l_ld;
+	return import_module_tables(m) < 0 ? -ENOENT : 0;
+}
+
 int import_module_slots(const struct link_map *map, const char *name)
 {
 	const struct import_rebinding wanted = { name, NULL, NULL };
 	struct import_module m;
 	size_t met;
 
-	memset(&m, 0, sizeof(m));
-	if (!map->l_ld)
-		return -ENOENT;
-	m.base = map->l_addr;
-	m.dynamic = map->l_ld;
-	if (import_module_tables(&m) < 0)
+	if (import_module_from_map(map, &m) < 0)
 		return -ENOENT;
 	met = import_relocs_find(&m, m.plt_relocs, m.plt_relocs_bytes, &wanted, 1, NULL, 0, 0);
 	met = import_relocs_find(&m, m.data_relocs, m.data_relocs_bytes, &wanted, 1, NULL, met, 0);
@@ -375,12 +382,7 @@ int import_module_imports(const struct link_map *map, const char *name)
 	struct import_module m;
 	size_t met;
 
-	memset(&m, 0, sizeof(m));
-	if (!map->l_ld)
-		return -ENOENT;
-	m.base = map->l_addr;
-	m.dynamic = map->l_ld;
-	if (import_module_tables(&m) < 0)
+	if (import_module_from_map(map, &m) < 0)
 		return -ENOENT;
 	met = import_relocs_undefined(&m, m.plt_relocs, m.plt_relocs_bytes, name) +
 	      import_relocs_undefined(&m, m.data_relocs, m.data_relocs_bytes, name);
