@@ -93,10 +93,9 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
 
-/* BYTES of --sample-rate: a number with an optional K, M or G (powers of
- * 1024), 1 byte to 1G. */
-/* Reads a sample rate (bytes, suffixes K, M, G) into *bytes; false when s
- * is not one from 1 to SAMPLE_RATE_MAX_BYTES. */
+/* Reads BYTES of --sample-rate, a number with an optional K, M or G
+ * (powers of 1024), into *bytes; false when s is not one from 1 byte to
+ * SAMPLE_RATE_MAX_BYTES (1G). */
 static bool sample_rate_scan(const char *s, uint64_t *bytes)
 {
 	char *end;
@@ -120,6 +119,7 @@ static bool sample_rate_scan(const char *s, uint64_t *bytes)
 	return true;
 }
 
+/* sample_rate_scan, or a usage error. */
 static uint64_t sample_rate_parse(const char *s)
 {
 	uint64_t bytes;
