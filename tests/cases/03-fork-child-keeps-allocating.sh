@@ -10,7 +10,7 @@ build_c "$CASE_DIR/prog" "$CASE_SRC/03-fork-child-keeps-allocating.c"
 mkdir "$WORK/traces" "$WORK/rep"
 T="$WORK/traces/trace"
 
-mprof_run 30 "$T" -- "$CASE_DIR/prog"
+mprof_run "$HANG_LIMIT" "$T" -- "$CASE_DIR/prog"
 expect_eq "1. exit status" 0 "$RUN_STATUS"
 # The parent prints after waitpid(), so the child's line comes first.
 expect_eq "1. stdout" "$(printf 'child: work finished\nparent: child exited with 0')" "$(cat "$RUN_OUT")"

@@ -22,9 +22,9 @@ for mode in range scan null; do
 	fds="fd 3, side 3072 bytes on fd 4"
 	[ "$mode" = null ] && fds="fd 256, side 3072 bytes on fd 257"
 	native="files intact: data 393216 bytes on $fds"
-	run_cmd 30 "native-$mode" "$CASE_DIR/prog" "$mode" "$WORK/native-$mode.data"
+	run_cmd "$HANG_LIMIT" "native-$mode" "$CASE_DIR/prog" "$mode" "$WORK/native-$mode.data"
 	expect_eq "1. $mode: native stdout" "$native" "$(cat "$RUN_OUT")"
-	RUN_NAME="mprof-$mode" mprof_run 30 "$WORK/trace-$mode" -- \
+	RUN_NAME="mprof-$mode" mprof_run "$HANG_LIMIT" "$WORK/trace-$mode" -- \
 		"$CASE_DIR/prog" "$mode" "$WORK/mprof-$mode.data"
 	expect_eq "1. $mode: exit status" 0 "$RUN_STATUS"
 	# The same descriptor numbers as natively: mprof holds none of its own

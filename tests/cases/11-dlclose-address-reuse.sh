@@ -21,7 +21,7 @@ build_c "$CASE_DIR/libomega.so" "$PLUGIN_SRC" -fPIC -shared \
 want="alpha leaked 5 blocks, omega leaked 3 blocks, same base: yes, same offsets: yes"
 for attempt in 1 2 3; do
 	T="$WORK/trace$attempt"
-	mprof_run 30 "$T" -- "$CASE_DIR/prog" "$CASE_DIR"
+	mprof_run "$HANG_LIMIT" "$T" -- "$CASE_DIR/prog" "$CASE_DIR"
 	[ "$RUN_STATUS" -eq 0 ] && [ "$(cat "$RUN_OUT")" = "$want" ] && break
 	echo "note: attempt $attempt: status $RUN_STATUS, stdout: $(cat "$RUN_OUT")"
 done

@@ -7,7 +7,7 @@
 case_start 13-aligned-alloc-family
 
 build_c "$CASE_DIR/prog" "$CASE_SRC/13-aligned-alloc-family.c"
-mprof_run 30 "$WORK/trace" -- "$CASE_DIR/prog"
+mprof_run "$HANG_LIMIT" "$WORK/trace" -- "$CASE_DIR/prog"
 expect_eq "1. exit status" 0 "$RUN_STATUS"
 expect_eq "1. stdout (alignment and usable sizes as the C library promises)" \
 	"aligned blocks kept: 20, problems: 0" "$(cat "$RUN_OUT")"

@@ -7,7 +7,7 @@
 case_start 14-realloc-edge-cases
 
 build_c "$CASE_DIR/prog" "$CASE_SRC/14-realloc-edge-cases.c"
-mprof_run 30 "$WORK/trace" -- "$CASE_DIR/prog"
+mprof_run "$HANG_LIMIT" "$WORK/trace" -- "$CASE_DIR/prog"
 expect_eq "1. exit status" 0 "$RUN_STATUS"
 expect_eq "1. stdout" "blocks kept: 7, problems: 0" "$(cat "$RUN_OUT")"
 report_json "$WORK/r.json" "$WORK/trace"

@@ -7,7 +7,7 @@
 case_start 15-sigkill-midrun
 
 build_c "$CASE_DIR/prog" "$CASE_SRC/15-sigkill-midrun.c"
-mprof_run 30 "$WORK/trace" -- "$CASE_DIR/prog"
+mprof_run "$HANG_LIMIT" "$WORK/trace" -- "$CASE_DIR/prog"
 expect_eq "1. killed by SIGKILL: exit status of mprof run" 137 "$RUN_STATUS"
 expect_match "1. killed by SIGKILL: mprof says so" \
 	"^mprof: .* was killed by signal 9 \(SIGKILL\)" "$(cat "$RUN_ERR")"

@@ -9,7 +9,7 @@ case_start 16-exit-without-atexit
 build_c "$CASE_DIR/prog" "$CASE_SRC/16-exit-without-atexit.c"
 for mode in _exit abort; do
 	echo "--- leaving via $mode"
-	RUN_NAME="run-$mode" mprof_run 30 "$WORK/trace-$mode" -- "$CASE_DIR/prog" "$mode"
+	RUN_NAME="run-$mode" mprof_run "$HANG_LIMIT" "$WORK/trace-$mode" -- "$CASE_DIR/prog" "$mode"
 	if [ $mode = abort ]; then
 		expect_eq "1. abort: exit status of mprof run (128 + SIGABRT)" 134 "$RUN_STATUS"
 		expect_match "1. abort: mprof says SIGABRT" \

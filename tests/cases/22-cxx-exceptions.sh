@@ -7,7 +7,7 @@
 case_start 22-cxx-exceptions
 build_cxx prog "$CASE_SRC/22-cxx-exceptions.cpp" -pthread
 
-mprof_run 30 "$WORK/trace" -- ./prog
+mprof_run "$HANG_LIMIT" "$WORK/trace" -- ./prog
 expect_eq "1. exit status" 0 "$RUN_STATUS"
 expect_eq "1. stdout" "runtime_error caught: 2000, gadget failures: 1000, bad_alloc caught: 1" \
 	"$(cat "$RUN_OUT")"

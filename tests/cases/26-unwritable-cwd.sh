@@ -13,7 +13,7 @@ build_c "$PROG" "$CASE_SRC/26-unwritable-cwd.c"
 WANT_OUT="cwd=/proc create-refused=yes leaving with 5"
 
 # The premise, without mprof: the program really lands somewhere unwritable.
-run_cmd 30 plain "$PROG"
+run_cmd "$HANG_LIMIT" plain "$PROG"
 expect_eq "1. without mprof: exit status" 5 "$RUN_STATUS"
 expect_eq "1. without mprof: stdout" "$WANT_OUT" "$(cat "$RUN_OUT")"
 
@@ -28,7 +28,7 @@ check_report() {
 # Run A1: from D, default output name.
 mkdir "$WORK/D" "$WORK/D2"
 cd "$WORK/D" || hard_error "cd"
-run_cmd 30 a1 "$MPROF" run "$PROG"
+run_cmd "$HANG_LIMIT" a1 "$MPROF" run "$PROG"
 cd "$CASE_DIR" || hard_error "cd"
 expect_eq "1. run A (default output): exit status" 5 "$RUN_STATUS"
 expect_eq "1. run A (default output): stdout" "$WANT_OUT" "$(cat "$RUN_OUT")"
@@ -45,7 +45,7 @@ fi
 
 # Run A2: a relative -o resolves against D2, where mprof was started.
 cd "$WORK/D2" || hard_error "cd"
-run_cmd 30 a2 "$MPROF" run -o rel.trace "$PROG"
+run_cmd "$HANG_LIMIT" a2 "$MPROF" run -o rel.trace "$PROG"
 cd "$CASE_DIR" || hard_error "cd"
 expect_eq "1. run A (-o rel.trace): exit status" 5 "$RUN_STATUS"
 expect_eq "1. run A (-o rel.trace): stdout" "$WANT_OUT" "$(cat "$RUN_OUT")"
@@ -58,7 +58,7 @@ fi
 
 # Run B: mprof started from /proc, default output name.
 cd /proc || hard_error "cd /proc"
-run_cmd 30 b "$MPROF" run "$PROG"
+run_cmd "$HANG_LIMIT" b "$MPROF" run "$PROG"
 cd "$CASE_DIR" || hard_error "cd"
 echo "--- run B: mprof stderr:"
 cat "$RUN_ERR"

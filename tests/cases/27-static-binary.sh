@@ -36,7 +36,7 @@ done
 
 # Control: dynamically linked, the same program is recorded.
 echo "--- dynamic (control)"
-RUN_NAME=run-dynamic mprof_run 30 "$WORK/trace-dynamic" -- "$CASE_DIR/dynamic"
+RUN_NAME=run-dynamic mprof_run "$HANG_LIMIT" "$WORK/trace-dynamic" -- "$CASE_DIR/dynamic"
 expect_eq "control: exit status" 4 "$RUN_STATUS"
 expect_eq "control: stdout" "interpreter: loaded; kept 4 blocks" "$(cat "$RUN_OUT")"
 expect_no_match "control: no static warning" 'statically linked' "$(cat "$RUN_ERR")"

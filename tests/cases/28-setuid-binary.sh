@@ -58,7 +58,7 @@ done
 # Control: root starts the set-user-ID file: no secure mode, recorded.
 echo "--- mode 4755, run by root (control)"
 cd "$WORK/rootout" || hard_error "cd"
-run_cmd 30 control "$MPROF" run -o "$WORK/rootout/trace" "$WORK/priv/prog-4755"
+run_cmd "$HANG_LIMIT" control "$MPROF" run -o "$WORK/rootout/trace" "$WORK/priv/prog-4755"
 cd "$CASE_DIR" || hard_error "cd"
 cat "$RUN_ERR"
 expect_eq "control: exit status" 6 "$RUN_STATUS"
