@@ -179,13 +179,13 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,
 		st->allocations, fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
 	if (r->info.sampled)
-		fprintf(out, "    at heap peak (rough) %s in %" PRIu64 " blocks; %s %s in %" PRIu64
+		fprintf(out, "    live at heap peak (rough) %s in %" PRIu64 " blocks; %s %s in %" PRIu64
 			" blocks\n",
 			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
 			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
 			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks);
 	else
-		fprintf(out, "    at heap peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
+		fprintf(out, "    live at heap peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
 			" blocks; temporary %s%" PRIu64 "\n",
 			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
 			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",

@@ -4,7 +4,7 @@
 # one line) printed "peak 100 B in 1 blocks" above "max live 160 B / 4
 # blocks (at most: the sum over its stacks' maxima)": one stack is shown,
 # "its stacks" named none, and "peak" read as the site's own maximum.  Now
-# "at heap peak 100 B in 1 blocks" (what it had live at t-gmax, as DHAT's
+# "live at heap peak 100 B in 1 blocks" (what it had live at t-gmax, as DHAT's
 # "At t-gmax") and "max live at most 160 B / 4 blocks (the sum of its 2
 # call stacks' own maxima, which need not have been live at once)"; the
 # DHAT text says the same.  A site of one stack has no "at most".
@@ -22,9 +22,9 @@ expect_eq "exit status" 0 "$RUN_STATUS"
 run_cmd 60 text "$MPROF" report -n 2 --metric allocated "$WORK/t.trace"
 T=$(cat "$RUN_OUT")
 expect_match "heap peak: big and grab's first block" '^heap peak: +1100 B \(1.1 KiB\) in 2 blocks,' "$T"
-expect_eq "grab's site: at heap peak, then its max live as a bound that says why" \
+expect_eq "grab's site: live at heap peak, then its max live as a bound that says why" \
 	"#2  site 2: 4 allocations, 160 B allocated
-    at heap peak 100 B in 1 blocks; leaked 0 B in 0 blocks; temporary 1
+    live at heap peak 100 B in 1 blocks; leaked 0 B in 0 blocks; temporary 1
     max live at most 160 B / 4 blocks (the sum of its 2 call stacks' own maxima, which need not have been live at once); freed 4" \
 	"$(grep -A2 '^#2 ' <<<"$T" | sed 's/; freed 4, lifetime .*/; freed 4/')"
 expect_eq "big's site, one stack: its max live plain" \

@@ -1,6 +1,6 @@
 /*
  * wording_max_live.c - one site of two call stacks that symbolize alike,
- * for the report's "max live" beside "at heap peak"
+ * for the report's "max live" beside "live at heap peak"
  * (tests/e2e/wording-report.sh).  grab() calls malloc from two call
  * instructions on one line (GRAB_LINE), so its blocks have two stacks
  * and one site:
@@ -9,7 +9,7 @@
  *      both freed
  *   2. grab(20) three times from the second call, 60 B live at once, then
  *      freed
- * The site: at heap peak 100 B in 1 block; its stacks' maxima 100 B / 1
+ * The site: live at heap peak 100 B in 1 block; its stacks' maxima 100 B / 1
  * block and 60 B / 3 blocks sum to 160 B / 4 blocks, though it never had
  * more than 100 B or 3 blocks live.  Prints nothing; exits with status 0.
  */
