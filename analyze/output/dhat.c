@@ -275,9 +275,7 @@ static void dhat_site(FILE *out, const struct profile *p, const struct site *s, 
 		fputs("  Lifetime:    no block freed\n", out);
 	fprintf(out, "  Max:         %s%" PRIu64 " bytes in %" PRIu64 " blocks",
 		s->stack_count > 1 ? "at most " : "", st->max_live_bytes, st->max_live_blocks);
-	if (s->stack_count > 1)
-		fprintf(out, " (the sum of its %" PRIu32 " call stacks' own maxima, which need not "
-			"have been live at once)", s->stack_count);
+	output_max_live_bound(out, s);
 	fprintf(out, "%s\n", p->info.sampled ? " (rough)" : "");
 	fprintf(out, "  At t-gmax:   %" PRIu64 " bytes (%.2f%%) in %" PRIu64 " blocks (%.2f%%)%s\n",
 		st->peak_bytes, pct(st->peak_bytes, h->peak_bytes), st->peak_blocks,

@@ -146,6 +146,11 @@ void output_text_frame(FILE *out, const struct site_frame *f);
 void output_text_frame_merged(FILE *out, const struct site_frame *f, bool lines_differ,
 			      bool offsets_differ);
 
+/* After a site's max live (text report, DHAT text): for a site of several
+ * call stacks that symbolize alike, " (the sum of its N call stacks' own
+ * maxima, which need not have been live at once)"; nothing for one stack. */
+void output_max_live_bound(FILE *out, const struct site *s);
+
 /* Prints site s's call stack, one frame a line (output_text_frame), with
  * the notes for inherited blocks, a missing stack and truncation. */
 void output_text_stack(FILE *out, const struct site_table *t, const struct site *s,

@@ -169,6 +169,15 @@ void output_text_stack_tail(FILE *out, bool truncated)
 		fputs("    ... (truncated: at --max-frames, or before an unwinder could go on)\n", out);
 }
 
+void output_max_live_bound(FILE *out, const struct site *s)
+{
+	/* stacks that symbolize alike: their own maxima, summed, need not have
+	 * been live at once (aggregate.c, max live) */
+	if (s->stack_count > 1)
+		fprintf(out, " (the sum of its %" PRIu32 " call stacks' own maxima, which need not "
+			"have been live at once)", s->stack_count);
+}
+
 static void print_site(FILE *out, const struct profile *r, const struct site *s, size_t rank)
 {
 	struct alloc_stats stats;
@@ -191,14 +200,10 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
 			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks,
 			profile_temporary_at_most(r) ? "at most " : "", st->temporary);
-	/* several stacks that symbolize alike: their own maxima, summed, need
-	 * not have been live at once (aggregate.c, max live) */
 	fprintf(out, "    max live%s%s %s / %" PRIu64 " blocks", r->info.sampled ? " (rough)" : "",
 		s->stack_count > 1 ? " at most" : "",
 		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks);
-	if (s->stack_count > 1)
-		fprintf(out, " (the sum of its %" PRIu32 " call stacks' own maxima, which need not "
-			"have been live at once)", s->stack_count);
+	output_max_live_bound(out, s);
 	fprintf(out, "; freed %" PRIu64, st->freed);
 	if (st->freed && profile_lifetimes_estimated(r))
 		fprintf(out, " (estimate), average lifetime %s (estimated, per block)",
