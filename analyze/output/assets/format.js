@@ -81,9 +81,10 @@ var mprofFormat = (function () {
   }
   // The call stacks of flame_data.h's blob FD, for the site tables of the
   // report and diff pages: a node's frames from the leaf up (path), a
-  // frame's name and place (text), the hidden row under a site's row that
-  // lists its stack, shown and hidden by clicks on that row (stackRow), and
-  // the callers that tell apart rows of the same first frame (callers).
+  // frame's name and place (text, place), the hidden row under a site's
+  // row that lists its stack, shown and hidden by clicks on that row
+  // (stackRow), and the callers that tell apart rows of the same first
+  // frame (callers).
   function flameStacks(FD) {
     var stride = 2 + FD.columns.length;
     function path(n) {
@@ -99,6 +100,11 @@ var mprofFormat = (function () {
       var loc = place ? place + (f[3] ? ' [' + f[3] + ']' : '') : (f[3] || '');
       return { name: f[0], loc: loc, inlined: !!f[4] };
     }
+    // A frame's place as a row shows it: text()'s loc, marked when the
+    // frame was inlined (as the text report marks it).
+    function place(t) {
+      return t.loc + (t.inlined ? ' (inlined)' : '');
+    }
     // The row opens as a button does: by a click, or Enter or Space once
     // focused (Tab reaches it); aria-expanded says whether it is open, and
     // report.css draws a marker from it before the first cell (▸, ▾).
@@ -107,7 +113,7 @@ var mprofFormat = (function () {
       path(node).forEach(function (i) {
         var t = text(i);
         list.append(el('li', {}, el('span', { class: 'fn' }, t.name), ' ',
-          el('span', { class: 'loc' }, t.loc + (t.inlined ? ' (inlined)' : ''))));
+          el('span', { class: 'loc' }, place(t))));
       });
       var hidden = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: colspan }, list));
       row.setAttribute('tabindex', '0');
@@ -162,7 +168,7 @@ var mprofFormat = (function () {
         return out.join(' \u2190 ');
       });
     }
-    return { stride: stride, path: path, text: text, stackRow: stackRow, callers: callers };
+    return { stride: stride, path: path, text: text, place: place, stackRow: stackRow, callers: callers };
   }
   return { group: group, count: count, bytes: bytes, ns: ns, measured: measured, pct: pct, change: change,
     relative: relative, esc: esc, el: el, flamePage: flamePage, flameStacks: flameStacks };

@@ -242,7 +242,7 @@
         el('td', { class: 'num' }, metricValue(m, site[k])),
         el('td', { class: 'num' }, pct(site[k], whole)),
         el('td', { class: 'num' }, count(site[2 + metricIndex('allocations')])),
-        el('td', {}, el('div', { class: 'fn' }, top.name), el('div', { class: 'loc' }, top.loc + (top.inlined ? ' (inlined)' : '')),
+        el('td', {}, el('div', { class: 'fn' }, top.name), el('div', { class: 'loc' }, stacks.place(top)),
           via[i] ? el('div', { class: 'via' }, `called from ${via[i]}`) : null));
       body.append(tr, stacks.stackRow(tr, site[1], 4));
     });
