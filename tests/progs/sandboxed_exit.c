@@ -32,6 +32,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "seccomp_raw.h"
+
 #define KID_BYTES (16u << 20)
 #define PARENT_BYTES (8u << 20)
 
@@ -50,11 +52,7 @@ static void sandbox(void)
 	};
 	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
-		perror("seccomp");
-		exit(1);
-	}
+	seccomp_install(0, &prog);
 }
 
 /* Writes every page of a new block of size_bytes, kept (its pages count). */

@@ -25,6 +25,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "seccomp_raw.h"
+
 static void *volatile kept;
 
 static void sandbox(void)
@@ -39,11 +41,7 @@ static void sandbox(void)
 	};
 	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
-		perror("seccomp");
-		exit(1);
-	}
+	seccomp_install(0, &prog);
 }
 
 __attribute__((noinline)) static void *thread_alloc(void *arg)
