@@ -122,6 +122,12 @@ struct proc {
 	                                * the one of ns_key (pid_find.h) */
 	bool is_root;
 	bool superseded;               /* a later image of the same pid exists */
+	bool successor_pending;        /* a later image of its pid started though
+	                                * it noted no exec: it is taken as
+	                                * superseded when it is finished unless
+	                                * it wrote on (proc_successor_note) */
+	uint64_t successor_ns;         /* that image's start, 0: unknown */
+	uint64_t successor_wpos;       /* its slots' write positions summed then */
 	bool exec_left;                /* it executed a program that is not recorded
 					* (exec_unrecorded_warn names it) */
 	bool zombie_seen;              /* found ended but not yet waited for: */
@@ -1634,11 +1640,60 @@ static void proc_trace_open(struct collector *c, struct proc *p)
 	meta_write(c, p);
 }
 
-/* A new image of a pid (exec) means every earlier image of it has ended.
- * Files are taken in out of order when one's header was ready later, so p
- * may itself be the earlier image of one taken in before it (perhaps
- * finished already): such a file was found after p's, so it stands after
- * p in the list of all files. */
+/* The write positions of all of p's slots, summed: they only grow while
+ * its threads write (slot_release keeps them). */
+static uint64_t proc_write_pos_sum(const struct proc *p)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < p->pf.nslots; i++)
+		sum += atomic_load_explicit(&proc_file_slot(&p->pf, i)->write_pos,
+					    memory_order_acquire);
+	return sum;
+}
+
+/* Notes that an image of q's pid started at start, after q.  One that
+ * noted an exec ended there.  One that did not either executed by a raw
+ * system call or still runs beside the new one, which is a second recorder
+ * in the same process (a guest program under qemu-user, the recorder
+ * loaded by dlmopen into a namespace of its own): it is settled when q is
+ * finished (proc_successor_settle), by whether q wrote since. */
+static void proc_successor_note(struct proc *q, uint64_t start)
+{
+	if (atomic_load_explicit(&q->pf.h->exec_self, memory_order_acquire) == 1) {
+		q->superseded = true;
+		q->superseded_ns = start;
+		q->successor_pending = false;
+	} else if (!q->successor_pending) {
+		q->successor_pending = true;
+		q->successor_ns = start;
+		q->successor_wpos = proc_write_pos_sum(q);
+	} else if (start && start < q->successor_ns) {
+		q->successor_ns = start;
+	}
+}
+
+/* When p is finished: a successor still pending is taken as its exec,
+ * unless p wrote since it was noted or ended by exit(): an exec ends every
+ * thread of the old image before the new one runs, so only a live image
+ * writes on, and none that executed another calls exit(). */
+static void proc_successor_settle(struct proc *p)
+{
+	if (!p->successor_pending || p->superseded)
+		return;
+	p->successor_pending = false;
+	if (proc_write_pos_sum(p) != p->successor_wpos ||
+	    atomic_load_explicit(&p->pf.h->exit_known, memory_order_acquire) == 1)
+		return;
+	p->superseded = true;
+	p->superseded_ns = p->successor_ns;
+}
+
+/* A new image of a pid (exec) means every earlier image of it has ended,
+ * or runs on beside it (proc_successor_note).  Files are taken in out of
+ * order when one's header was ready later, so p may itself be the earlier
+ * image of one taken in before it (perhaps finished already): such a file
+ * was found after p's, so it stands after p in the list of all files. */
 static void proc_mark_superseded(struct collector *c, struct proc *p)
 {
 	uint64_t start = proc_start_ns(p);
@@ -1652,10 +1707,8 @@ static void proc_mark_superseded(struct collector *c, struct proc *p)
 
 			/* a file without a serial is taken as older */
 			if (q != p && q->phase == PROC_ACTIVE && q->pid == p->pid &&
-			    !q->superseded && (q_start < start || !q_start || !start)) {
-				q->superseded = true;
-				q->superseded_ns = start;
-			}
+			    !q->superseded && (q_start < start || !q_start || !start))
+				proc_successor_note(q, start);
 		}
 	}
 	for (size_t k = c->all.n; start && k-- > 0;) {
@@ -1665,10 +1718,8 @@ static void proc_mark_superseded(struct collector *c, struct proc *p)
 		if (q == p)
 			break;
 		if (q->pid == p->pid && !q->fork_child && q_start > start &&
-		    (!p->superseded || q_start < p->superseded_ns)) {
-			p->superseded = true;
-			p->superseded_ns = q_start;
-		}
+		    (!p->superseded || q_start < p->superseded_ns))
+			proc_successor_note(p, q_start);
 	}
 }
 
@@ -2713,6 +2764,7 @@ static bool proc_finish(struct collector *c, struct proc *p)
 		return false;
 	proc_pid_find(c, p); /* one not found when it was taken in */
 	proc_guard_take(p);
+	proc_successor_settle(p);
 	/* before the drain: a process that ends after it may have written
 	 * events the drain did not see, and its trace must not say "ended"
 	 * (a child that made its 50 allocations meanwhile had a trace with
