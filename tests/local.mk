@@ -157,6 +157,7 @@ E2E_TESTS = \
 	tests/e2e/unrecorded-comm.sh \
 	tests/e2e/real3-foreign-new.sh \
 	tests/e2e/real4-second-recorder.sh \
+	tests/e2e/real4-cancelled-calls.sh \
 	tests/e2e/toggle-taken.sh \
 	tests/e2e/toggle-replaced.sh \
 	tests/e2e/toggle-vfork.sh \

@@ -162,7 +162,7 @@
  *                   trace cut short ends, the next copy's file header or
  *                   the file's end; a whole copy gave its chunks, nothing
  *                   lost),
- *                   "cut_calls" (calls the process's end cut short),
+ *                   "cut_calls" (calls their thread's or process's end cut short),
  *                   "merge_buffer_bytes_max" (event data that waited to merge),
  *                   "address_reused", "stacks",
  *                   "truncated_stacks", "unknown_stacks", "lost_stacks"

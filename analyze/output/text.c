@@ -357,7 +357,8 @@ static void print_quality(FILE *out, const struct profile *r)
 		fprintf(out, "; a copy cut short, ending at offset %" PRIu64 " (its chunks read "
 			"whole from another copy)", info->cut_copy_offset);
 	if (a->cut_calls)
-		fprintf(out, "; %" PRIu64 " calls cut short by the process's end", a->cut_calls);
+		fprintf(out, "; %" PRIu64 " calls cut short (their thread or process ended inside them)",
+			a->cut_calls);
 	fputc('\n', out);
 	fprintf(out, "                  %" PRIu64 " unmatched frees; %" PRIu64 " of %" PRIu64
 		" stacks truncated; %" PRIu64 " without a stack\n",
