@@ -206,6 +206,11 @@ struct proc {
 	                                * (proc_names_look) or in its exit note,
 	                                * when not its header's; else NULL; owned */
 	char seen_comm[16];            /* the same of its process name, or "" */
+	char *exec_unseen_exe;         /* the program a look found its pid running
+	                                * (/proc/PID/exe) in place of p's, when p's
+	                                * recorder noted no exec: one made by a
+	                                * system call of the program's own; or
+	                                * NULL; owned */
 	uint64_t names_look_ns;        /* when to look at them next (monotonic) */
 	uint64_t names_gap_ns;         /* the gap after that look */
 	struct trace_end end;          /* the END chunk's figures (pointers to
@@ -1412,6 +1417,28 @@ static void proc_rss_watch(struct proc *p)
  * ended: a zombie's command line reads empty), or made after p was reaped
  * (the names of the next process of its pid), keeps the last.
  */
+/*
+ * Notes that p's pid runs the program at exe in place of p's (names p
+ * showed after it changed, proc_names_look) when p's recorder noted no
+ * exec: the image was replaced by an exec system call it did not see (the
+ * program's own instruction, as Go's runtime makes), so its status at the
+ * end is the later program's and its blocks are live at exec, not leaks.
+ * Not for a file replaced on disk while it runs (" (deleted)"), nor after
+ * the pid was reaped and reused.
+ */
+static void proc_exec_unseen_look(struct proc *p, const char *exe)
+{
+	size_t n = strlen(p->exe);
+	static const char deleted[] = " (deleted)";
+
+	if (p->exec_unseen_exe || p->superseded ||
+	    atomic_load_explicit(&p->pf.h->exec_self, memory_order_acquire) != 0 ||
+	    (strncmp(exe, p->exe, n) == 0 && strcmp(exe + n, deleted) == 0) ||
+	    !pid_guard_current(&p->guard))
+		return;
+	p->exec_unseen_exe = strdup(exe);
+}
+
 static void proc_names_look(struct proc *p)
 {
 	const struct session_proc_header *h = p->pf.h;
@@ -1429,9 +1456,14 @@ static void proc_names_look(struct proc *p)
 	field_copy(start_comm, sizeof(start_comm), h->comm, sizeof(h->comm));
 	cmd_changed = strcmp(cmd, start) != 0;
 	comm_changed = comm[0] && strcmp(comm, start_comm) != 0;
-	if ((cmd_changed || comm_changed) &&
-	    (!p->exe || !pid_info_exe(p->pid, exe, sizeof(exe)) || strcmp(exe, p->exe) != 0))
-		return;
+	if (cmd_changed || comm_changed) {
+		if (!p->exe || !pid_info_exe(p->pid, exe, sizeof(exe)))
+			return;
+		if (strcmp(exe, p->exe) != 0) {
+			proc_exec_unseen_look(p, exe);
+			return;
+		}
+	}
 	if (!pid_guard_current(&p->guard))
 		return;
 	free(p->seen_command);
@@ -2132,11 +2164,13 @@ static bool proc_is_program_pid(const struct collector *c, const struct proc *p)
 }
 
 /* Whether p executed a program of which no process file appeared: its
- * recorder noted an exec (preload/exec_watch.c) that did not fail. */
+ * recorder noted an exec (preload/exec_watch.c) that did not fail, or the
+ * launcher found its pid running another program (proc_exec_unseen_look). */
 static bool proc_exec_unrecorded(const struct proc *p)
 {
 	return !p->superseded &&
-	       atomic_load_explicit(&p->pf.h->exec_self, memory_order_acquire) == 1;
+	       (atomic_load_explicit(&p->pf.h->exec_self, memory_order_acquire) == 1 ||
+		p->exec_unseen_exe);
 }
 
 static const char *proc_state_name(const struct collector *c, const struct proc *p)
@@ -2293,6 +2327,9 @@ static void end_figures(const struct collector *c, struct proc *p, const char *s
 			e->wait_status = p->zombie_status;
 		}
 	}
+	/* a status of the pid's that no exit note of the image's gives */
+	e->exit_unnoted = e->has_status && !noted && strcmp(state, "ended") == 0 &&
+			  atomic_load_explicit(&h->exit_known, memory_order_acquire) != 1;
 	if (p->superseded && p->superseded_ns > start && p->superseded_ns <= end)
 		end = p->superseded_ns;
 	if (noted && h->exit_mono_ns > start && h->exit_mono_ns <= end)
@@ -2355,6 +2392,12 @@ static void end_names(struct proc *p, const char *state, struct trace_end *e)
 	p->command = strdup(name);
 }
 
+/* Why the program of an exec the recorder did not see was not recorded. */
+#define EXEC_UNSEEN_WHY                                                                  \
+	"the image was replaced by an exec system call of the program's own, which "     \
+	"mprof's recorder does not see (found by the launcher: the process ran this "   \
+	"program), and the program started without the recorder"
+
 static void end_write(struct collector *c, struct proc *p, const char *state)
 {
 	struct session_proc_header *h = p->pf.h;
@@ -2372,7 +2415,11 @@ static void end_write(struct collector *c, struct proc *p, const char *state)
 		e.exec_unrecorded_path = exec_path;
 		e.children_unrecorded = proc_header_children_unrecorded(h);
 	}
-	if (proc_exec_unrecorded(p)) {
+	if (proc_exec_unrecorded(p) &&
+	    atomic_load_explicit(&h->exec_self, memory_order_acquire) != 1) {
+		e.exec_into = p->exec_unseen_exe;
+		e.exec_into_why = EXEC_UNSEEN_WHY;
+	} else if (proc_exec_unrecorded(p)) {
 		field_copy(exec_into, sizeof(exec_into), h->exec_self_path,
 			   sizeof(h->exec_self_path));
 		e.exec_into = exec_into;
@@ -2501,8 +2548,13 @@ static void exec_unrecorded_warn(const struct proc *p)
 
 	if (!proc_exec_unrecorded(p))
 		return;
-	field_copy(path, sizeof(path), h->exec_self_path, sizeof(h->exec_self_path));
 	snprintf(who, sizeof(who), "process %u (%s) ", p->pid, p->exe ? p->exe : "?");
+	if (atomic_load_explicit(&h->exec_self, memory_order_acquire) != 1) {
+		diag_digest_add(true, who, "executed %s, which is not recorded: %s",
+				p->exec_unseen_exe, EXEC_UNSEEN_WHY);
+		return;
+	}
+	field_copy(path, sizeof(path), h->exec_self_path, sizeof(h->exec_self_path));
 	diag_digest_add(true, who, "executed %s, which is not recorded: %s", path,
 			exec_target_why(proc_pid_now(p), path, h->exec_self_dropped != 0,
 					h->exec_self_unseen != 0, h->exec_self_euid, why,
@@ -3829,6 +3881,7 @@ static void collector_free(struct collector *c)
 		free(p->display_path);
 		free(p->command);
 		free(p->seen_command);
+		free(p->exec_unseen_exe);
 		free(p->exe);
 		pid_guard_release(&p->guard);
 		proc_diags_free(p);

@@ -314,6 +314,8 @@ int trace_file_end(struct trace_file *tf, const struct trace_end *e)
 		kv_text_add(&t, "signal", "%d", WTERMSIG(e->wait_status));
 	else if (e->has_status)
 		kv_text_add(&t, "exit_status", "%d", WEXITSTATUS(e->wait_status));
+	if (e->has_status && e->exit_unnoted && WIFEXITED(e->wait_status))
+		kv_text_add(&t, "exit_unnoted", "1");
 	if (e->peak_rss_kib > 0) {
 		kv_text_add(&t, "peak_rss_kib", "%ld", e->peak_rss_kib);
 		kv_text_add(&t, "peak_rss_how", "%s", e->peak_rss_how);

@@ -137,6 +137,9 @@ struct trace_meta {
 struct trace_end {
 	bool has_status;           /* the program's pid: exit_status or signal */
 	int wait_status;           /* from wait4, or made from the exit note */
+	bool exit_unnoted;         /* an exit status (not a signal) of an image
+	                            * that left no exit note: from wait4, a reap
+	                            * or the zombie */
 	bool is_root;              /* then the launcher's CPU time */
 	long peak_rss_kib;         /* 0: unknown */
 	const char *peak_rss_how;  /* "own" (exact) or "sampled" (at least) */

@@ -28,8 +28,11 @@
  * library does.  Nothing else changes:
  * errno and return values are the C library's.  The C library's own
  * internal calls (system, popen) are not seen; the shell they start is
- * recorded, and its exec calls are.  Raw execve system calls are not seen
- * either.  Never calls malloc.
+ * recorded, and its exec calls are.  An execve or execveat made through
+ * syscall() is noted as the wrappers note theirs (exec_watch_raw_before,
+ * from preload/syscall_wrap.c; its environment passed as it is); one made
+ * by a system call instruction of the program's own is not seen.  Never
+ * calls malloc.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -192,6 +195,25 @@ static void exec_watch_undo(int noted)
 	} else if (noted == NOTED_UNSEEN) {
 		atomic_fetch_sub_explicit(&h->execs_unseen, 1, memory_order_relaxed);
 	}
+}
+
+int exec_watch_raw_before(const char *path, char *const envp[])
+{
+	int saved = errno, noted;
+
+	if (!thread_pointer_is_libc())
+		return NOTED_NOTHING;
+	noted = exec_watch_note(path, envp, 1, EXEC_REACH_YES);
+	errno = saved;
+	return noted;
+}
+
+void exec_watch_raw_after(int noted)
+{
+	int saved = errno;
+
+	exec_watch_undo(noted);
+	errno = saved;
 }
 
 /* fexecve's name for what it runs: its argv[0] (no path is given). */

@@ -10,4 +10,17 @@
  * by the initializing thread, before a vfork child could need them. */
 void exec_watch_resolve(void);
 
+/*
+ * An execve or execveat system call made through syscall() (path as the
+ * call names it, envp as given): noted before it as the exec wrappers note
+ * theirs (the process header's exec_self, or a vfork child's count), so
+ * the launcher can name a program that replaced the image unrecorded
+ * instead of taking its status for the image's exit.  Returns what was
+ * noted, for exec_watch_raw_after to take back when the call fails.  Keeps
+ * errno; never allocates; nothing in a thread on a thread pointer of its
+ * own (preload/thread_pointer.h).
+ */
+int exec_watch_raw_before(const char *path, char *const envp[]);
+void exec_watch_raw_after(int noted);
+
 #endif

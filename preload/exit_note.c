@@ -15,8 +15,10 @@
  * The program's own calls of _exit and _Exit (a forked child that must not
  * run its parent's exit handlers: redis's background save, Python's
  * os._exit) write the note too, then end as the C library's _exit does;
- * exit() reaches the kernel without them.  Images that end by exec, a
- * signal or a raw exit system call leave no note (the exec hook notes the
+ * exit() reaches the kernel without them; so does an exit_group system
+ * call made through syscall() (preload/syscall_wrap.c).  Images that end
+ * by exec, a signal or an exit system call instruction of the program's
+ * own (Go's runtime) leave no note (the exec hook notes the
  * peak RSS alone: exit_note_peak_rss_kib).  Must never allocate.
  *
  * A process under a seccomp filter (the program's sandbox, installed after
@@ -334,20 +336,23 @@ void exit_note_register(void)
 	registered = on_exit(exit_note_write, NULL) == 0;
 }
 
-/* The note (only where the handler is registered, as exit() would write
- * it; not on an alternate signal stack, which may be smaller than the
- * note's 5 KiB or so: a crash handler's _exit; nor on a thread pointer of
- * the program's own, preload/thread_pointer.h), then the end: the C
- * library's _exit, or its system call when that was not looked up. */
+void exit_note_before_exit_call(int status)
+{
+	stack_t alt;
+
+	if (exit_note_next_exit && thread_pointer_is_libc() && sigaltstack(NULL, &alt) == 0 &&
+	    !(alt.ss_flags & SS_ONSTACK))
+		exit_note_write(status, NULL);
+}
+
+/* The note (exit_note_before_exit_call), then the end: the C library's
+ * _exit, or its system call when that was not looked up. */
 static __attribute__((noreturn)) void exit_note_exit_now(int status)
 {
 	void (*next)(int) = exit_note_next_exit;
-	stack_t alt;
 
 	if (next) {
-		if (thread_pointer_is_libc() && sigaltstack(NULL, &alt) == 0 &&
-		    !(alt.ss_flags & SS_ONSTACK))
-			exit_note_write(status, NULL);
+		exit_note_before_exit_call(status);
 		next(status);
 	}
 	for (;;)

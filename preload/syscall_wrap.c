@@ -8,8 +8,11 @@
  * SYS_prlimit64; preload/rlimit.h), a lock of all memory (SYS_mlockall;
  * preload/mlock_watch.h), a ban on the time-stamp counter (SYS_prctl's
  * PR_SET_TSC; preload/ring.h), a call that may drop or unmap stack pages
- * (preload/drop_watch.h), and a fork-like clone, whose child
- * is recorded as a fork child's (preload/raw_fork.h).  In a thread on a
+ * (preload/drop_watch.h), a fork-like clone, whose child
+ * is recorded as a fork child's (preload/raw_fork.h), an exec of the image
+ * (SYS_execve, SYS_execveat: preload/exec_watch.h) and its end by
+ * SYS_exit_group, which write what the exec and _exit wrappers write, so
+ * the launcher does not take an exec for an exit nor miss the exit note.  In a thread on a
  * thread pointer of its own (preload/thread_pointer.h) it is the C
  * library's syscall() and no more.  A system call instruction of the
  * program's own (Go's runtime) is not seen.
@@ -33,6 +36,8 @@
 #include <unistd.h>
 
 #include "preload/drop_watch.h"
+#include "preload/exec_watch.h"
+#include "preload/exit_note.h"
 #include "preload/exported.h"
 #include "preload/mlock_watch.h"
 #include "preload/raw_fork.h"
@@ -139,7 +144,21 @@ static int syscall_wrap_watched(long nr)
 {
 	return nr == SYS_rt_sigaction || nr == SYS_seccomp || nr == SYS_setrlimit ||
 	       nr == SYS_prlimit64 || nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3 ||
-	       nr == SYS_mlockall || nr == SYS_prctl;
+	       nr == SYS_mlockall || nr == SYS_prctl || nr == SYS_execve || nr == SYS_execveat ||
+	       nr == SYS_exit_group;
+}
+
+/* An execve (path a[0], envp a[2]) or execveat (path a[1], envp a[3]),
+ * noted before (exec_watch_raw_before) and taken back when it fails. */
+__attribute__((noinline, cold)) static long syscall_wrap_exec(long nr, const long a[6])
+{
+	int execveat = nr == SYS_execveat;
+	int noted = exec_watch_raw_before((const char *)a[execveat ? 1 : 0],
+					  (char *const *)a[execveat ? 3 : 2]);
+	long rc = syscall_wrap_raw(nr, a);
+
+	exec_watch_raw_after(noted);
+	return rc;
 }
 
 /* A watched system call nr (syscall_wrap_watched) with six arguments. */
@@ -153,6 +172,10 @@ static long syscall_wrap_watched_call(long nr, const long a[6])
 		return syscall_wrap_foreign_tls(nr, a);
 	if (nr == SYS_rt_sigaction)
 		return syscall_wrap_rt_sigaction(a);
+	if (nr == SYS_execve || nr == SYS_execveat)
+		return syscall_wrap_exec(nr, a);
+	if (nr == SYS_exit_group)
+		exit_note_before_exit_call((int)a[0]);
 	install = (nr == SYS_seccomp &&
 		   (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT)) ||
 		  (nr == SYS_prctl && a[0] == PR_SET_SECCOMP);

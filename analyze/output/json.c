@@ -39,7 +39,15 @@
  *                   does not hold comm), "pid": int or null,
  *                   "ns_pid": int or null (its pid in its own PID
  *                   namespace, when that is not mprof's),
- *                   "exit_status": int or null, "exit_signal": int or null},
+ *                   "exit_status": int or null, "exit_signal": int or null,
+ *                   "exit_unnoted": bool (the exit status is the pid's,
+ *                   with no exit note of the recorder's: an exit system
+ *                   call of the program's own, or an exec mprof did not
+ *                   see, whose program gave it),
+ *                   "process_state": str or null (END: "ended", "exec",
+ *                   "running"), "executed": str or null (the program this
+ *                   image executed, not recorded), "executed_why": str or
+ *                   null (why not)},
  *       "run_time_ns": int or null, END wall_ns, else first to last TIME
  *       "time_resolution_ns": int or null, the grain of the event clock that
  *                                   times exact-mode events (META
@@ -461,6 +469,17 @@ static void write_program(FILE *out, const struct profile *r)
 	json_opt_i64(out, "exit_status", run->has_status, run->exit_status);
 	out_char(out, ',');
 	json_opt_i64(out, "exit_signal", run->has_signal, run->exit_signal);
+	out_char(out, ',');
+	json_bool(out, "exit_unnoted", profile_exit_unnoted(r));
+	out_char(out, ',');
+	json_key(out, "process_state");
+	json_string(out, run->process_state);
+	out_char(out, ',');
+	json_key(out, "executed");
+	json_string(out, run->exec_into);
+	out_char(out, ',');
+	json_key(out, "executed_why");
+	json_string(out, run->exec_into ? run->exec_into_why : NULL);
 	out_char(out, '}');
 }
 

@@ -92,6 +92,14 @@ const char *output_report_kind(const struct profile *p);
  * (what output_report_kind says of a whole, exact recording). */
 #define OUTPUT_KIND_EXACT "exact: every allocation recorded"
 
+/* What the reports say of an exit status that no exit note of the
+ * recorder's gives (profile_exit_unnoted); the page (report.js) says the
+ * same. */
+#define OUTPUT_EXIT_UNNOTED                                                              \
+	"with no exit note of its recorder's: it ended by an exit system call of the "  \
+	"program's own, or an exec mprof did not see replaced it and this is that program's " \
+	"status"
+
 /* What an export's place for a comment (DHAT's counts and command, massif's
  * desc, pprof's comments, speedscope's name) says
  * of p's counts: output_report_kind without its pointers to the text

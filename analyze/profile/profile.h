@@ -126,6 +126,15 @@ static inline bool profile_executed(const struct profile *p)
 	return p->run.process_state && strcmp(p->run.process_state, "exec") == 0;
 }
 
+/* Whether the process exited with a status its recorder's exit note does
+ * not give (run_facts exit_unnoted): by an exit system call of the
+ * program's own, or after an exec the recorder did not see, whose program
+ * gave the status. */
+static inline bool profile_exit_unnoted(const struct profile *p)
+{
+	return p->run.has_status && p->run.exit_unnoted;
+}
+
 /* Whether the process ended in a way its trace cannot tell: not by exit()
  * (no exit note) and with no status seen, so by _exit() or a signal. */
 static inline bool profile_end_unknown(const struct profile *p)

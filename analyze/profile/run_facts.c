@@ -134,8 +134,12 @@ static void report_run_collect(struct report *r)
 		run->has_signal = true;
 		run->exit_signal = v;
 	} else if (kv_number(&info->end, status_keys, &v) && v >= 0 && v <= 255) {
+		static const char *const unnoted_keys[] = {"exit_unnoted", NULL};
+		uint64_t unnoted = 0;
+
 		run->has_status = true;
 		run->exit_status = v;
+		run->exit_unnoted = kv_unsigned(&info->end, unnoted_keys, &unnoted) && unnoted;
 	}
 	run->has_run_time = run_facts_wall_ns(&info->end, &run->run_time_ns);
 	if (!run->has_run_time && r->agg->time_known && r->agg->last_time_ns > r->agg->first_time_ns) {

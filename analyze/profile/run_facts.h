@@ -22,6 +22,11 @@
 struct run_facts {
 	bool has_status;          /* the program exited normally */
 	int64_t exit_status;
+	bool exit_unnoted;        /* END exit_unnoted=1 with the status: the
+	                           * image left no exit note (an exit system call
+	                           * of the program's own, or an exec the recorder
+	                           * did not see: then the status is the later
+	                           * program's) */
 	bool has_signal;          /* the program was killed by a signal */
 	int64_t exit_signal;
 	bool has_run_time;

@@ -32,7 +32,11 @@
   const kind = FD.kind, warn = kind !== 'exact: every allocation recorded';
   let status = '';
   if (prog.exit_signal != null) status = `killed by signal ${prog.exit_signal}`;
-  else if (prog.exit_status != null) status = `exited with status ${prog.exit_status}`;
+  else if (prog.exit_status != null) status = `exited with status ${prog.exit_status}` + (prog.exit_unnoted
+    ? ' (with no exit note of its recorder’s: it ended by an exit system call of the program’s own, or an exec mprof ' +
+      'did not see replaced it and this is that program’s status)' : '');
+  else if (prog.process_state === 'exec') status = prog.executed != null
+    ? `executed ${prog.executed}, not recorded: ${prog.executed_why}` : 'exec';
   app.append(
     el('h1', {}, prog.name || prog.exe || r.trace.path),
     el('div', { class: 'sub' }, `trace ${r.trace.path}`, prog.pid != null ? ` · pid ${prog.pid}` : '',
@@ -48,7 +52,10 @@
   app.append(el('div', { class: 'cards' },
     card('heap peak (t-gmax)', bytes(s.peak.bytes),
       `${s.sampled ? 'rough (sampled): ' : ''}${count(s.peak.blocks)} blocks, ${peakAt}`),
-    card(atT ? `live at T (${ns(win.at_ns)})` : ended ? 'live at end' : 'leaked (live at exit)', bytes(s.leaked_bytes),
+    card(atT ? `live at T (${ns(win.at_ns)})` : ended ? 'live at end'
+      : prog.process_state === 'exec' ? 'leaked (live at exec)'
+      : prog.exit_unnoted ? 'leaked (live at exit, or at an exec mprof did not see)' : 'leaked (live at exit)',
+      bytes(s.leaked_bytes),
       `${q.leaked_blocks_maybe_freed ? 'at most: ' : ''}${count(s.leaked_blocks)} blocks`),
     card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
     s.sampled ? card('temporary', '-', 'not estimated (sampled)')
