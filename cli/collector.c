@@ -2357,7 +2357,8 @@ static void end_figures(const struct collector *c, struct proc *p, const char *s
 
 /*
  * The names p had at its end where the program changed them (END command,
- * comm, name_how): its exit note's; else a look now, at a process still
+ * comm, name_how): its exit note's ("filter" when its process name is the
+ * one it had when it installed a seccomp filter); else a look now, at a process still
  * running; else the launcher's last look while it ran ("seen": a process
  * killed, or ended by _exit, up to NAMES_LOOK_MAX_NS earlier).  An image
  * that executed another keeps the names of its start: a look made after
@@ -2377,7 +2378,7 @@ static void end_names(struct proc *p, const char *state, struct trace_end *e)
 		free(p->seen_command);
 		p->seen_command = cmd[0] ? strdup(cmd) : NULL;
 		field_copy(p->seen_comm, sizeof(p->seen_comm), h->exit_comm, sizeof(h->exit_comm));
-		how = "exit";
+		how = h->exit_comm_at_filter ? "filter" : "exit";
 	} else {
 		proc_names_look(p);
 	}

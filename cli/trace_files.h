@@ -164,7 +164,9 @@ struct trace_end {
 	                            * program changed it, else NULL */
 	const char *comm;          /* the same of its process name */
 	const char *name_how;      /* with either: "exit" (the recorder's exit
-	                            * note) or "seen" (the launcher's last look) */
+	                            * note), "filter" (the same, its process name
+	                            * the one it had when it installed a seccomp
+	                            * filter) or "seen" (the launcher's last look) */
 };
 
 /* Writes the META chunk.  Returns 0 or a negative errno. */

@@ -292,6 +292,7 @@ static void exit_note_names(struct session_proc_header *h, int sandboxed)
 	if (strcmp(comm, h->comm) == 0)
 		comm[0] = '\0';
 	exit_note_text(h->exit_comm, sizeof(h->exit_comm), comm);
+	h->exit_comm_at_filter = sandboxed != 0;
 }
 
 uint64_t exit_note_peak_rss_kib(void)

@@ -190,6 +190,10 @@ struct session_proc_header {
 	 * release-stored last, to 1. */
 	_Atomic uint32_t exit_known;
 	int32_t exit_status;         /* the status given to exit() */
+	/* 1 when the image ran under a seccomp filter at its end, so
+	 * exit_comm is the name it had when the filter came (no call may ask
+	 * for it at exit).  In what was padding: the layout is unchanged. */
+	uint32_t exit_comm_at_filter;
 	uint64_t exit_mono_ns;       /* CLOCK_MONOTONIC then */
 	uint64_t exit_maxrss_kib;    /* the image's own peak RSS (VmHWM, or
 	                              * getrusage's when that proves it), KiB;

@@ -32,8 +32,10 @@
  *                   "cmdline_at_start": str or null (only when it changed),
  *                   "comm": str or null (the process name the program gave
  *                   itself, prctl PR_SET_NAME, only when it changed),
- *                   "name_how": "exit", "seen" or null (with either: read
- *                   at exit(), or at mprof's last look while it ran),
+ *                   "name_how": "exit", "filter", "seen" or null (with
+ *                   either: read at exit(); the same, but the process name
+ *                   is the one it had when it installed a seccomp filter;
+ *                   or at mprof's last look while it ran),
  *                   "name": str or null (what the text report calls it:
  *                   cmdline, else exe, "[comm] " in front when cmdline
  *                   does not hold comm), "pid": int or null,

@@ -256,12 +256,20 @@ static void print_started_as(FILE *out, const struct run_facts *run)
 {
 	const char *how = run->name_how;
 
+	if (!run->cmdline_start && run->comm && how && strcmp(how, "filter") == 0) {
+		fputs("renamed itself:   its process name in brackets is the one it had when it "
+		      "installed a seccomp filter (none can be asked for at exit under one)\n", out);
+		return;
+	}
 	if (!run->cmdline_start)
 		return;
 	fputs("started as:       ", out);
 	fputs_safe(run->cmdline_start, out);
 	if (how && strcmp(how, "exit") == 0)
 		fputs(" (renamed itself: the name above is the one it had at exit)", out);
+	else if (how && strcmp(how, "filter") == 0)
+		fputs(" (renamed itself: the name above is the one it had at exit, but its process "
+		      "name the one it had when it installed a seccomp filter)", out);
 	else if (how && strcmp(how, "seen") == 0)
 		fputs(" (renamed itself: the name above is the one mprof last saw while it ran)",
 		      out);

@@ -70,8 +70,10 @@ struct run_facts {
 	const char *comm;         /* END comm: the process name the program gave
 	                           * itself (prctl PR_SET_NAME), or NULL */
 	const char *name_how;     /* END name_how with either: "exit" (read at
-	                           * exit()) or "seen" (mprof's last look while it
-	                           * ran); or NULL */
+	                           * exit()), "filter" (the same, but the process
+	                           * name is the one it had when it installed a
+	                           * seccomp filter) or "seen" (mprof's last look
+	                           * while it ran); or NULL */
 	bool has_pid;
 	uint64_t pid;
 	bool has_ns_pid;          /* META ns_pid: its pid in its own PID

@@ -8,7 +8,8 @@
 # msync at its first allocation, and the program was killed by SIGSYS; it
 # now leaves the range unknown.  The name is then the one the program had
 # when it installed the filter (no call may ask for it at exit, a known
-# limit: preload/exit_note.c).
+# limit: preload/exit_note.c); END name_how was "exit" all the same, and
+# now says "filter", and the text report says whose name it is.
 # Program and facts: tests/progs/unrecorded_comm.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -33,6 +34,13 @@ for mode in plain filtered; do
 done
 expect_eq "plain: END name: the rename, at exit" "renamed|exit" \
 	"$(json_eval "$WORK/plain.json" '"%s|%s" % (d["summary"]["end"].get("comm"), d["summary"]["end"].get("name_how"))')"
-expect_eq "filtered: END name: the one given before the filter (known limit)" "beforefilter" \
-	"$(json_eval "$WORK/filtered.json" 'd["summary"]["end"].get("comm")')"
+expect_eq "filtered: END name: the one given before the filter (known limit), said so" \
+	"beforefilter|filter" \
+	"$(json_eval "$WORK/filtered.json" '"%s|%s" % (d["summary"]["end"].get("comm"), d["summary"]["end"].get("name_how"))')"
+expect_eq "filtered: json program.name_how" "filter" \
+	"$(json_eval "$WORK/filtered.json" 'd["summary"]["program"]["name_how"]')"
+run_cmd 60 text-filtered "$MPROF" report -n 0 "$WORK/filtered"
+expect_eq "filtered: the text report says whose name it is" \
+	"renamed itself:   its process name in brackets is the one it had when it installed a seccomp filter (none can be asked for at exit under one)" \
+	"$(grep '^renamed itself:' "$RUN_OUT")"
 finish

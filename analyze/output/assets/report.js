@@ -45,7 +45,8 @@
   // a process that renamed itself (a forked worker's title), as the text report's 'started as:'
   if (prog.cmdline_at_start != null)
     app.append(el('div', { class: 'sub', id: 'started-as' }, `started as ${prog.cmdline_at_start} (renamed itself: ` +
-      `the name above is the one ${prog.name_how === 'seen' ? 'mprof last saw while it ran' : 'it had at exit'})`));
+      `the name above is the one ${prog.name_how === 'seen' ? 'mprof last saw while it ran' : prog.name_how === 'filter'
+        ? 'it had at exit, but its process name the one it had when it installed a seccomp filter' : 'it had at exit'})`));
   const peakAt = s.peak.time_ns != null ? `at ${measured(s.peak.time_ns, s.time_resolution_ns)}` : `at event ${count(s.peak.seq)}`;
   const card = (k, v, d) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v),
     el('div', { class: 'd' }, d || ''));
