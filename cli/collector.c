@@ -1423,17 +1423,16 @@ static void proc_rss_watch(struct proc *p)
  * exec: the image was replaced by an exec system call it did not see (the
  * program's own instruction, as Go's runtime makes), so its status at the
  * end is the later program's and its blocks are live at exec, not leaks.
- * Not for a file replaced on disk while it runs (" (deleted)"), nor after
+ * Only when the pid's maps, which the recorder's image keeps its process
+ * file in, no longer show that file (an image started in another root or
+ * mount namespace may name its program by another path), and not after
  * the pid was reaped and reused.
  */
 static void proc_exec_unseen_look(struct proc *p, const char *exe)
 {
-	size_t n = strlen(p->exe);
-	static const char deleted[] = " (deleted)";
-
 	if (p->exec_unseen_exe || p->superseded ||
 	    atomic_load_explicit(&p->pf.h->exec_self, memory_order_acquire) != 0 ||
-	    (strncmp(exe, p->exe, n) == 0 && strcmp(exe + n, deleted) == 0) ||
+	    !pid_guard_maps_other(p->pid, p->file_dev, p->file_ino) ||
 	    !pid_guard_current(&p->guard))
 		return;
 	p->exec_unseen_exe = strdup(exe);

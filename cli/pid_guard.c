@@ -74,9 +74,9 @@ static bool maps_line_is(const char *line, dev_t dev, ino_t ino)
 }
 
 /* 1 when pid maps the file dev:ino, 0 when not, a negative errno when its
- * maps cannot be read.  Read in pieces: a large program has thousands of
- * mappings. */
-static int maps_has_file(unsigned pid, dev_t dev, ino_t ino)
+ * maps cannot be read; *lines: whether they had any (a process that ended
+ * has none).  Read in pieces: a large program has thousands of mappings. */
+static int maps_scan(unsigned pid, dev_t dev, ino_t ino, bool *lines)
 {
 	char path[64], buf[8192];
 	size_t have = 0;
@@ -102,6 +102,7 @@ static int maps_has_file(unsigned pid, dev_t dev, ino_t ino)
 		buf[have] = '\0';
 		while (!found && (nl = strchr(line, '\n')) != NULL) {
 			*nl = '\0';
+			*lines = true;
 			found = maps_line_is(line, dev, ino);
 			line = nl + 1;
 		}
@@ -114,6 +115,20 @@ static int maps_has_file(unsigned pid, dev_t dev, ino_t ino)
 	}
 	close(fd);
 	return found;
+}
+
+static int maps_has_file(unsigned pid, dev_t dev, ino_t ino)
+{
+	bool lines = false;
+
+	return maps_scan(pid, dev, ino, &lines);
+}
+
+bool pid_guard_maps_other(unsigned pid, dev_t dev, ino_t ino)
+{
+	bool lines = false;
+
+	return maps_scan(pid, dev, ino, &lines) == 0 && lines;
 }
 
 /* The clock tick since boot (as /proc/PID/stat counts a start) of mono_ns

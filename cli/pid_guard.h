@@ -40,6 +40,14 @@ struct pid_guard {
 int pid_guard_take(struct pid_guard *g, unsigned pid, uint64_t alive_mono_ns, dev_t dev,
 		   ino_t ino);
 
+/*
+ * Whether pid runs an image that does not map the file dev:ino (a process
+ * file): its /proc/PID/maps read, with mappings (not a process that ended),
+ * none of them that file.  False when they cannot be read.  One read of
+ * the maps, some 30-100 us.
+ */
+bool pid_guard_maps_other(unsigned pid, dev_t dev, ino_t ino);
+
 /* Whether g holds a process (pid_guard_take succeeded). */
 bool pid_guard_holds(const struct pid_guard *g);
 
