@@ -96,9 +96,11 @@ const char *output_report_kind(const struct profile *p);
  * recorder's gives (profile_exit_unnoted); the page (report.js) says the
  * same. */
 #define OUTPUT_EXIT_UNNOTED                                                              \
-	"with no exit note of its recorder's: it ended by an exit system call of the "  \
-	"program's own, or an exec mprof did not see replaced it and this is that program's " \
-	"status"
+	"the recorder saw no exit: an exit system call of the program's own, or an exec "  \
+	"it did not see whose program gave this status"
+/* The same for a Go program, whose runtime always exits by its own exit
+ * system call (run_facts own_heap_runtime "Go"). */
+#define OUTPUT_EXIT_UNNOTED_GO "by the Go runtime's own exit system call"
 
 /* What an export's place for a comment (DHAT's counts and command, massif's
  * desc, pprof's comments, speedscope's name) says

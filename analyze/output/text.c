@@ -299,7 +299,8 @@ static void print_program(FILE *out, const struct profile *r)
 	} else if (run->has_status) {
 		fprintf(out, ", exited with status %" PRId64, run->exit_status);
 		if (profile_exit_unnoted(r))
-			fputs(" (" OUTPUT_EXIT_UNNOTED ")", out);
+			fprintf(out, " (%s)", profile_exit_by_go(r) ? OUTPUT_EXIT_UNNOTED_GO
+								   : OUTPUT_EXIT_UNNOTED);
 	} else if (profile_end_unknown(r)) {
 		fputs(", ended without exit() (by _exit() or a signal: mprof could not see which)",
 		      out);
@@ -928,7 +929,8 @@ static void print_summary(FILE *out, const struct profile *r)
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
 			profile_executed(r)    ? "exec"
 			: profile_end_unknown(r) ? "its end: leaks unless it was killed"
-			: profile_exit_unnoted(r) ? "its end: exit, or an exec mprof did not see"
+			: profile_exit_unnoted(r) && !profile_exit_by_go(r)
+				? "its end: exit, or an exec mprof did not see"
 						 : "exit");
 	if (maybe_freed)
 		fprintf(out, "                  up to %" PRIu64 " of these blocks may have been "

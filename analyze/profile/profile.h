@@ -135,6 +135,14 @@ static inline bool profile_exit_unnoted(const struct profile *p)
 	return p->run.has_status && p->run.exit_unnoted;
 }
 
+/* Whether an exit with no exit note is a Go program's: its runtime exits
+ * by an exit system call of its own, never through the C library. */
+static inline bool profile_exit_by_go(const struct profile *p)
+{
+	return profile_exit_unnoted(p) && p->run.own_heap_runtime &&
+	       strcmp(p->run.own_heap_runtime, "Go") == 0;
+}
+
 /* Whether the process ended in a way its trace cannot tell: not by exit()
  * (no exit note) and with no status seen, so by _exit() or a signal. */
 static inline bool profile_end_unknown(const struct profile *p)

@@ -41,4 +41,10 @@ for l in $newm_lines; do
 done
 expect_eq "Go frames said to be in runtime/cgo's gcc_mmap.c" "" \
 	"$(q "$R" frame-re '^runtime\.' file | grep -F gcc_mmap.c)"
+
+# The Go runtime exits by its own exit_group: no exit note, said plainly.
+"$MPROF" report "$WORK/trace" > "$WORK/report.txt" 2>&1
+expect_match "program line" "exited with status 0 \\(by the Go runtime's own exit system call\\)\$" \
+	"$(grep '^program:' "$WORK/report.txt")"
+expect_match "leaked line" '\(live at exit\)$' "$(grep '^leaked:' "$WORK/report.txt")"
 finish

@@ -58,7 +58,7 @@ expect_eq "exit: json: the exit note's name" "rawend|exit|5|False|ended" \
 RUN_NAME=ownexit mprof_run 60 "$WORK/ownexit" -- "$WORK/raw_exec_exit" ownexit
 [ "$RUN_STATUS" = 77 ] && skip "no system call instruction for this machine in raw_exec_exit.c"
 expect_eq "ownexit: status 6" 6 "$RUN_STATUS"
-UNNOTED="with no exit note of its recorder's: it ended by an exit system call of the program's own, or an exec mprof did not see replaced it and this is that program's status"
+UNNOTED="the recorder saw no exit: an exit system call of the program's own, or an exec it did not see whose program gave this status"
 expect_eq "ownexit: the status, said to have no exit note behind it" \
 	"program:          $WORK/raw_exec_exit ownexit (pid P), exited with status 6 ($UNNOTED)|leaked:           1000 B in 1 blocks (live at its end: exit, or an exec mprof did not see)" \
 	"$(summary ownexit)"
@@ -82,6 +82,6 @@ expect_eq "ownexec: json" "None|False|exec|$SH" \
 # the page says what the text says (analyze/output/assets/report.js)
 run_cmd 60 html "$MPROF" report --html "$WORK/ownexit.html" "$WORK/ownexit"
 expect_eq "page: the exit without a note" 1 \
-	"$(grep -c "it ended by an exit system call of the program’s own, or an exec mprof ' +" "$WORK/ownexit.html")"
+	"$(grep -c "the recorder saw no exit: an exit system call of the program’s own, or an exec it did not see whose ' +" "$WORK/ownexit.html")"
 expect_eq "page: the exec" 1 "$(grep -c "'leaked (live at exec)'" "$WORK/ownexit.html")"
 finish

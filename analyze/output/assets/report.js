@@ -32,9 +32,10 @@
   const kind = FD.kind, warn = kind !== 'exact: every allocation recorded';
   let status = '';
   if (prog.exit_signal != null) status = `killed by signal ${prog.exit_signal}`;
-  else if (prog.exit_status != null) status = `exited with status ${prog.exit_status}` + (prog.exit_unnoted
-    ? ' (with no exit note of its recorder’s: it ended by an exit system call of the program’s own, or an exec mprof ' +
-      'did not see replaced it and this is that program’s status)' : '');
+  else if (prog.exit_status != null) status = `exited with status ${prog.exit_status}` + (!prog.exit_unnoted ? ''
+    : s.own_heap_runtime === 'Go' ? ' (by the Go runtime’s own exit system call)'
+    : ' (the recorder saw no exit: an exit system call of the program’s own, or an exec it did not see whose ' +
+      'program gave this status)');
   else if (prog.process_state === 'exec') status = prog.executed != null
     ? `executed ${prog.executed}, not recorded: ${prog.executed_why}` : 'exec';
   app.append(
@@ -55,7 +56,7 @@
       `${s.sampled ? 'rough (sampled): ' : ''}${count(s.peak.blocks)} blocks, ${peakAt}`),
     card(atT ? `live at T (${ns(win.at_ns)})` : ended ? 'live at end'
       : prog.process_state === 'exec' ? 'leaked (live at exec)'
-      : prog.exit_unnoted ? 'leaked (live at exit, or at an exec mprof did not see)' : 'leaked (live at exit)',
+      : prog.exit_unnoted && s.own_heap_runtime !== 'Go' ? 'leaked (live at exit, or at an exec mprof did not see)' : 'leaked (live at exit)',
       bytes(s.leaked_bytes),
       `${q.leaked_blocks_maybe_freed ? 'at most: ' : ''}${count(s.leaked_blocks)} blocks`),
     card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
