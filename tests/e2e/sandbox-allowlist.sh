@@ -31,8 +31,8 @@ R="$WORK/t.json"
 expect_eq "report: exit status" 0 "$(q "$R" summary program.exit_status)"
 expect_eq "report: allocations (2 blocks, stdout's buffer)" 3 "$(q "$R" summary allocations)"
 expect_eq "report: leaked blocks (1 of 100 bytes, the buffer)" 2 "$(q "$R" summary leaked_blocks)"
-expect_eq "report: END names: the title written under the filter, the name given before it" \
-	"'demo: allowlisted'|allowlisted|exit" \
+expect_eq "report: END names: the title written under the filter, the name given before it (name_how says so)" \
+	"'demo: allowlisted'|allowlisted|filter" \
 	"$(json_eval "$R" '"|".join(str(x) for x in (d["summary"]["end"].get("command"),
 		d["summary"]["end"].get("comm"), d["summary"]["end"].get("name_how")))')"
 expect_range "report: the recorder's memory is known (KiB)" 4 65536 \

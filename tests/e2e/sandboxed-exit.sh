@@ -43,7 +43,7 @@ expect_eq "parent: allocations (3 kept, 8 MiB, stdout's buffer)" 5 "$(q "$R" sum
 expect_range "parent: own peak RSS (KiB), from its exit note" 8192 65535 "$(q "$R" summary peak_rss_kib)"
 expect_eq "parent: peak RSS is its own, not sampled" false "$(q "$R" summary peak_rss_sampled)"
 expect_eq "parent: END names from its exit note (the overflowing title)" \
-	"'demo: sandboxed parent'|None|exit|sandboxed_exit" "$(names "$R")"
+	"'demo: sandboxed parent'|None|filter|sandboxed_exit" "$(names "$R")"
 kid=
 for f in "$WORK"/t.*; do
 	case "$f" in *.json | *.err) continue ;; esac
@@ -57,6 +57,6 @@ if [ -n "$kid" ]; then
 		"$(q "$kid" summary peak_rss_kib)"
 	expect_eq "kid: peak RSS is its own, not sampled" false "$(q "$kid" summary peak_rss_sampled)"
 	expect_eq "kid: END names from its exit note" \
-		"'demo: sandboxed kid'|sandboxed-kid|exit|sandboxed_exit" "$(names "$kid")"
+		"'demo: sandboxed kid'|sandboxed-kid|filter|sandboxed_exit" "$(names "$kid")"
 fi
 finish
