@@ -175,7 +175,12 @@
  *                   "cut_calls" (calls their thread's or process's end cut short),
  *                   "merge_buffer_bytes_max" (event data that waited to merge),
  *                   "address_reused", "stacks",
- *                   "truncated_stacks", "unknown_stacks", "lost_stacks"
+ *                   "truncated_stacks" (cut at --max-frames, or to one
+ *                   frame where an unwinder stopped),
+ *                   "max_frames" (int or null: mprof run --max-frames, META
+ *                   max_frames), "stacks_cut_at_max_frames" (of
+ *                   "truncated_stacks", those that kept max_frames frames),
+ *                   "unknown_stacks", "lost_stacks"
  *                   (of those, whose records are missing), "unmapped_stacks"
  *                   (whose module map is missing), "frames",
  *                   "frames_without_debug_info", "frames_without_symbols": int,
@@ -569,6 +574,10 @@ static void write_quality(FILE *out, const struct profile *r)
 	json_u64(out, "stacks", t->stacks);
 	out_char(out, ',');
 	json_u64(out, "truncated_stacks", t->truncated_stacks);
+	out_char(out, ',');
+	json_opt_u64(out, "max_frames", r->run.max_frames != 0, r->run.max_frames);
+	out_char(out, ',');
+	json_u64(out, "stacks_cut_at_max_frames", r->run.stacks_cut_at_max_frames);
 	out_char(out, ',');
 	json_u64(out, "unknown_stacks", t->unknown_stacks);
 	out_char(out, ',');

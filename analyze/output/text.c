@@ -822,6 +822,24 @@ static void print_frees_exact(FILE *out, const struct profile *r)
 			pct(a->temporary, a->allocations));
 }
 
+/* How many call stacks --max-frames cut, and the limit that would keep
+ * more: four times as many frames, up to the most mprof run takes. */
+static void print_stacks_cut(FILE *out, const struct profile *r)
+{
+	const struct run_facts *run = &r->run;
+	uint64_t more = run->max_frames * 4;
+
+	if (more > RUN_FACTS_MAX_FRAMES)
+		more = RUN_FACTS_MAX_FRAMES;
+	fprintf(out, "cut stacks:       %" PRIu64 " of %" PRIu64 " call stacks were cut at %"
+		PRIu64 " frames, their outer callers not recorded", run->stacks_cut_at_max_frames,
+		r->sites.stacks, run->max_frames);
+	if (more > run->max_frames)
+		fprintf(out, "; run with --max-frames %" PRIu64 " to keep more\n", more);
+	else
+		fputs(" (--max-frames takes no more)\n", out);
+}
+
 static void print_summary(FILE *out, const struct profile *r)
 {
 	const struct trace_info *info = &r->info;
@@ -867,6 +885,8 @@ static void print_summary(FILE *out, const struct profile *r)
 	if (run->meta_lost[0])
 		fprintf(out, "stacks lost:      %s: their allocations are counted, shown "
 			"without a call stack or without symbols\n", run->meta_lost);
+	if (run->stacks_cut_notable)
+		print_stacks_cut(out, r);
 	if (run->own_heap_runtime)
 		fprintf(out, "note:             %s manages a heap of its own%s%s%s; mprof sees only "
 			"the blocks it takes from malloc, not its objects\n", run->own_heap_runtime,

@@ -107,6 +107,7 @@ static void report_run_runtime(struct report *r);
 static void report_run_data_lost(struct report *r);
 static void report_run_meta_lost(struct report *r);
 static void report_run_recording(struct report *r);
+static void report_run_max_frames(struct report *r);
 
 static void report_run_collect(struct report *r)
 {
@@ -207,6 +208,7 @@ static void report_run_collect(struct report *r)
 		run->has_sample_seed = info->sampled &&
 				       kv_u64(&info->meta, seed_keys, &run->sample_seed);
 	}
+	report_run_max_frames(r);
 	if (info->has_process) {
 		run->exe = info->exe && *info->exe ? info->exe : NULL;
 		run->cmdline = info->cmdline && *info->cmdline ? info->cmdline : NULL;
@@ -393,6 +395,22 @@ static void report_run_data_lost(struct report *r)
 
 /* Fills r->run->meta_lost from the site table's counts of stacks whose
  * records the trace lacks. */
+/* META max_frames, and the truncated stacks that kept that many frames:
+ * the capture stopped at the limit, not where an unwinder stopped. */
+static void report_run_max_frames(struct report *r)
+{
+	static const char *const keys[] = {"max_frames", NULL};
+	const struct site_table *t = r->sites;
+	struct run_facts *run = r->run;
+
+	if (!kv_bounded(&r->info->meta, keys, RUN_FACTS_MAX_FRAMES, &run->max_frames))
+		run->max_frames = 0;
+	if (t && run->max_frames && t->truncated_frames_max == run->max_frames)
+		run->stacks_cut_at_max_frames = t->truncated_at_frames_max;
+	run->stacks_cut_notable = run->stacks_cut_at_max_frames &&
+				  run->stacks_cut_at_max_frames >= t->stacks / RUN_FACTS_CUT_STACKS_NOTABLE;
+}
+
 static void report_run_meta_lost(struct report *r)
 {
 	const struct site_table *t = r->sites;

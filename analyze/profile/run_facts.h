@@ -131,6 +131,11 @@ struct run_facts {
 	uint64_t time_resolution_ns; /* META time_resolution_ns: the grain of the
 	                           * event clock that times exact-mode events
 	                           * (each up to that late); 0: not recorded */
+	uint64_t max_frames;       /* META max_frames: mprof run --max-frames;
+	                            * 0: not recorded */
+	uint64_t stacks_cut_at_max_frames; /* call stacks cut at max_frames
+	                            * (of sites.truncated_stacks) */
+	bool stacks_cut_notable;   /* at least 1 in RUN_FACTS_CUT_STACKS_NOTABLE */
 	uint64_t rate_count;       /* distinct rates of the sampled stretches */
 	uint64_t rates_bytes[RUN_FACTS_RATES_LISTED]; /* the lowest of them,
 	                           * ascending (min(rate_count, listed)) */
@@ -159,6 +164,12 @@ const char *run_signal_name(int64_t sig);
  * bytes fit 64 bits. */
 #define RUN_FACTS_MAX_RUN_NS (100ull * 365 * 24 * 3600 * 1000000000ull)
 #define RUN_FACTS_MAX_RSS_KIB (UINT64_MAX / 1024)
+/* mprof run --max-frames takes 1 to this. */
+#define RUN_FACTS_MAX_FRAMES 1024u
+/* The report says how to keep more frames when at least 1 call stack in
+ * this many was cut at --max-frames (one such stack can hide a leak's
+ * caller; a rare one is noise). */
+#define RUN_FACTS_CUT_STACKS_NOTABLE 100u
 
 /* The run time in an END chunk's pairs (wall_ns): true with *ns when it is
  * a decimal number from 0 to RUN_FACTS_MAX_RUN_NS, the one rule of the

@@ -470,6 +470,8 @@ struct site_build {
 	size_t site_plus1_reserved; /* its mapping's reservation; 0: on the heap */
 	size_t capped_stacks;    /* stacks given their leaf side (stack_too_deep) */
 	uint64_t walk_epoch;     /* the module epoch of the stack walked last */
+	size_t walk_frames;      /* its frames as recorded; 0: not known (a
+	                          * chain too deep, given its leaf side only) */
 	size_t loc_frames_max;   /* the most frames an address looked up had */
 	struct place_memo *places; /* PLACE_MEMO_SLOTS of them, owned */
 	uint32_t path[SITES_MAX_DEPTH];
@@ -755,6 +757,7 @@ static int stack_trie_node_capped(struct site_build *b, uint64_t stack_id, long 
 	*unknown = stack_nodes_walk(b->nodes, stack_id, b->path, SITES_MAX_DEPTH, &depth, &epoch,
 				    truncated) < 0;
 	b->walk_epoch = epoch;
+	b->walk_frames = 0;
 	for (size_t i = depth; i-- > 0 && !*unknown;) {
 		*x = trie_add_ip(b, *x, epoch, stack_node_ip(b->nodes, b->path[i]), &d);
 		if (*x < 0)
@@ -792,6 +795,7 @@ static int stack_too_deep(struct site_build *b, uint64_t stack_id, size_t n, lon
 		b->memo[b->path[i]].trie_plus1 = MEMO_DEEP;
 	*x = 0;
 	*unknown = true;
+	b->walk_frames = 0;
 	return 0;
 }
 
@@ -854,6 +858,7 @@ static int stack_trie_node(struct site_build *b, uint64_t stack_id, long *x, boo
 	}
 	*truncated = (root_ip & 1) != 0;
 	b->walk_epoch = root_ip >> 1;
+	b->walk_frames = base_depth + n;
 	*x = (long)base_trie_plus1 - 1;
 	/* the base's depth: no more frames than its stack nodes' addresses
 	 * had, none more than loc_frames_max */
@@ -1100,6 +1105,17 @@ static void site_frames_keep(struct site_build *b)
 	b->trie_mem = (struct grow_big){0};
 }
 
+/* Counts a truncated stack of `frames` frames towards the most any kept. */
+static void count_truncated_frames(struct site_table *t, size_t frames)
+{
+	if (frames > t->truncated_frames_max) {
+		t->truncated_frames_max = frames;
+		t->truncated_at_frames_max = 0;
+	}
+	if (frames == t->truncated_frames_max)
+		t->truncated_at_frames_max++;
+}
+
 /* stack_flags bits */
 enum { STACK_TRUNCATED = 1, STACK_UNKNOWN = 2, STACK_INHERITED = 4 };
 
@@ -1121,6 +1137,8 @@ static int walk_stack(struct site_build *b, uint64_t stack_id, uint32_t *node, u
 		return -ENOMEM;
 	t->stacks++;
 	t->truncated_stacks += truncated;
+	if (truncated && !unknown && b->walk_frames)
+		count_truncated_frames(t, b->walk_frames);
 	t->unknown_stacks += unknown;
 	/* a stack id other than 0 ("no stack") names nodes the recorder wrote:
 	 * undefined, or of an epoch without a module map, their records were lost */

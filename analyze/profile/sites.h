@@ -125,7 +125,13 @@ struct site_table {
 
 	/* what the sites rest on */
 	uint64_t stacks;           /* distinct call stacks with events */
-	uint64_t truncated_stacks; /* of those, cut at --max-frames */
+	uint64_t truncated_stacks; /* of those, cut at --max-frames (or where
+	                            * the unwinder stopped: cut to one frame) */
+	/* the most frames a truncated stack kept, and how many truncated stacks
+	 * kept that many: when it is the run's --max-frames, those were cut at
+	 * the limit (run_facts.stacks_cut_at_max_frames) */
+	size_t truncated_frames_max;
+	uint64_t truncated_at_frames_max;
 	uint64_t unknown_stacks;   /* of those, without a usable stack */
 	uint64_t lost_stacks;      /* of those, with an id other than 0 whose
 	                            * nodes are not all in the trace (their
