@@ -7,7 +7,8 @@
 # mprof-run(1).  A fresh-clone reader found README's diff usage without
 # --alloc-fn and --keep-wrappers, and MPROF_LAUNCHER_TIMENS_NS missing
 # from the help.  Every key of a JSON report's summary and quality is in
-# the schema comment (analyze/output/json.c) and mprof-report(1).
+# the schema comment (analyze/output/json.c) and mprof-report(1).  A fork
+# child's sampler seed is worded alike in the help, the man page and README.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -65,6 +66,17 @@ expect_eq "run --help: stdin and stdout in one sentence" 1 "$(printf '%s\n' "$st
 expect_match "run --help: that sentence says mprof closes its own copies" \
 	"never reads stdin or writes stdout, and closes its own copies of the two when PROGRAM ends" \
 	"$std_sentences"
+
+# A fork child's sampler seed is said the one way in the three places: the
+# help said "(a fork child N and its fork's number)", which a reader took
+# for two seeds; it is the parent's seed mixed with the fork's number.
+flat() { tr '\n' ' ' | sed 's/\\-/-/g; s/^\.[A-Z]* //; s/ \.[A-Z]* / /g' | tr -s ' '; }
+seed_words="parent's seed mixed with the fork's number \\(1 for the parent's first fork"
+expect_match "run --help: a fork child's seed" "$seed_words" "$(flat <"$WORK/help-run.txt")"
+expect_match "mprof-run.1: a fork child's seed" "$seed_words" \
+	"$(flat <"$abs_top_srcdir/man/mprof-run.1")"
+expect_match "README.md: a fork child's seed" "parent's seed mixed with the fork's number: 1 for the parent's first fork" \
+	"$(flat <"$abs_top_srcdir/README.md")"
 
 # every key of a report's summary and its quality is in the schema, both in
 # analyze/output/json.c's comment and mprof-report(1)'s JSON synopsis
