@@ -78,6 +78,21 @@ expect_match "mprof-run.1: a fork child's seed" "$seed_words" \
 expect_match "README.md: a fork child's seed" "parent's seed mixed with the fork's number: 1 for the parent's first fork" \
 	"$(flat <"$abs_top_srcdir/README.md")"
 
+# README.md opens with what mprof is and the quick start, and the test
+# suite's text comes after them (it opened with the test suite, 50 lines
+# before a reader learnt what mprof is); CI runs README's test command
+# exactly (.ci/run).
+readme=$abs_top_srcdir/README.md
+expect_eq "README: its sections, in order, up to the commands" \
+	"## Quick start|## Building and running the tests|## Commands and options" \
+	"$(grep '^## ' "$readme" | head -n 3 | paste -sd'|')"
+expect_match "README: the paragraph under the title says what mprof is" \
+	"^mprof tells you where a native program's heap goes" "$(sed -n 3p "$readme")"
+test_cmd=$(sed -n '/^## Building and running the tests/,/^## /p' "$readme" |
+	grep -m 1 '^\./tests/install-deps\.sh ')
+expect_eq ".ci/run: calls README's test command exactly" 1 \
+	"$(grep -cxF -- "$test_cmd || status=\$?" "$abs_top_srcdir/.ci/run")"
+
 # every key of a report's summary and its quality is in the schema, both in
 # analyze/output/json.c's comment and mprof-report(1)'s JSON synopsis
 # (stop 57 added quality keys; this keeps the next ones documented)
