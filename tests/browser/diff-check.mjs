@@ -6,7 +6,7 @@
 //   problems=N (then "problem: ..." lines: console errors, page errors,
 //   requests that are not file:), and for the flame graph (the page itself,
 //   or the frame of the html page after a click on the METRIC tab):
-//   header=, search_text=, search_value=, search_total=, search_a=,
+//   header=, legend_scale= (what full colour stands for), search_text=, search_value=, search_total=, search_a=,
 //   search_b= (after typing GROWN into the search), grown_fill=,
 //   grown_reddish= (0/1), same_grey= (0/1: SAME's frame, unchanged), tooltip= (hovering GROWN), shrunk_fill=,
 //   shrunk_bluish= (0/1; SHRUNK's frame after "Width: A"),
@@ -59,6 +59,7 @@ async function fillOf(f, fn) {
 async function checkFlame(f) {
   await f.waitForFunction(() => document.body && document.body.dataset.ready === '1');
   out('header', await f.textContent('#facts'));
+  out('legend_scale', await f.textContent('#legend-scale'));
   await f.fill('#search', grown);
   const m = await f.evaluate(() => ({ ...document.getElementById('matched').dataset,
     text: document.getElementById('matched').textContent }));

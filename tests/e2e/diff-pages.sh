@@ -56,6 +56,10 @@ check_flame() {
 	expect_match "$what: header: A's and B's totals and the change" \
 		"^A .*ta .*: $(jd '"{:,}".format(d["totals"]["a"]["allocated_bytes"])') B .* allocated.*B .*tb .*: $(jd '"{:,}".format(d["totals"]["b"]["allocated_bytes"])') B .*change \\+$(jd '"{:,}".format(d["totals"]["delta"]["allocated_bytes"])') B" \
 		"$(val header)"
+	# colours are relative to the largest change of a box (main's: grow's
+	# +2,000, leak_new's +2,560 and dropped's -1,280), and the legend says so
+	expect_eq "$what: legend: full colour is the largest change" \
+		"full colour: the largest change, ±3,280 B (3.2 KiB)" "$(val legend_scale)"
 	expect_eq "$what: screenshot not blank" 1 "$(val not_blank)"
 	expect_eq "$what: no console error, page error or request" 0 "$(val problems)"
 }
@@ -90,7 +94,7 @@ done
 expect_eq "html: site counts" \
 	"sites: 1 changed, 1 new (only in B), 1 vanished (only in A); the others are the same." \
 	"$(val site_counts)"
-expect_eq "html: the verdict" "--fail-if: 1 of 2 conditions held (exit status 1)" "$(val gate)"
+expect_eq "html: the verdict" "--fail-if: 1 of 2 conditions held (exit status 3)" "$(val gate)"
 expect_match "html: allocated: leak_new grew most, marked new" \
 	'^#1 ; \+2,560 ; new ; 0 ; 2,560 \(2\.5 KiB\) ; leak_new new \| .*diff_versions\.c:[0-9]+ \[prog\]$' \
 	"$(val grown_first)"
