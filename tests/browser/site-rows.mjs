@@ -1,7 +1,8 @@
 // tests/browser/site-rows.mjs PAGE TAB - opens mprof's report page (`mprof
 // report --html`) in headless chromium, shows the sites' table of metric TAB
 // and prints, as "key=value" lines for tests/e2e/html-site-rows.sh, how its
-// rows read and behave: each row's function, place and callers line ("row N"), what
+// rows read and behave: the table's headers, each row's function, place
+// and callers line ("row N"), the first row's place in full on hover, what
 // marks a row as one to open (cursor, tab index, role, the marker drawn
 // before its first cell, closed and open), whether hovering changes its
 // background, whether Tab from the tab buttons reaches the first row, and
@@ -15,6 +16,8 @@ await page.waitForSelector('#site-metrics button');
 await page.click(`#site-metrics button[data-metric="${tab}"]`);
 const rows = await page.$$('tbody tr.site');
 out('rows', rows.length);
+out('headers', (await page.$$eval('#site-metrics + div thead th', (ths) => ths.map((t) => t.textContent))).join(' | '));
+if (rows.length) out('row 1 place title', await rows[0].evaluate((tr) => tr.lastElementChild.querySelector('.loc').title));
 for (const [i, r] of rows.entries()) {
   out(`row ${i + 1}`, await r.evaluate((tr) => {
     const cell = tr.lastElementChild, via = cell.querySelector('.via');

@@ -31,7 +31,15 @@ expect_eq "page: node exit status" 0 "$RUN_STATUS"
 expect_eq "page: no console error, page error or network request" none "$(v problems)"
 expect_eq "page: four rows" 4 "$(v rows)"
 source_line "$PROGS_DIR/shared_callee.c" GRAB_LINE
-GRAB="grab | $PROGS_DIR/shared_callee.c:$SOURCE_LINE [shared_callee]"
+# a row shows the source file's base name, its full path on hover (a long
+# absolute path left the function's name no room)
+GRAB="grab | shared_callee.c:$SOURCE_LINE [shared_callee]"
+expect_eq "page: row 1's place in full on hover" "$PROGS_DIR/shared_callee.c:$SOURCE_LINE [shared_callee]" \
+	"$(v 'row 1 place title')"
+# ranked by allocations, the column beside them is the allocated bytes (it
+# was a second "allocations" column with the same numbers)
+expect_eq "page: the allocations tab's headers" \
+	"rank | allocations | share | allocated bytes | site (allocating function first)" "$(v headers)"
 expect_eq "page: row 1 names the callers that differ" "$GRAB | called from mid ← outer_b" "$(v 'row 1')"
 expect_eq "page: row 2" "$GRAB | called from mid ← outer_a" "$(v 'row 2')"
 expect_eq "page: row 3" "$GRAB | called from from_load" "$(v 'row 3')"
@@ -61,5 +69,7 @@ run_cmd 60 inl-html "$MPROF" report --html "$WORK/inl.html" "$WORK/inl.trace"
 run_cmd 120 inl-rows node "$BROWSER_DIR/site-rows.mjs" "$WORK/inl.html" leaked
 expect_eq "inlined: node exit status" 0 "$RUN_STATUS"
 expect_eq "inlined: the page's row marks it too" \
-	"make_record | $PROGS_DIR/inlined_site.c:$SOURCE_LINE [inlined_site] (inlined) | -" "$(v 'row 1')"
+	"make_record | inlined_site.c:$SOURCE_LINE [inlined_site] (inlined) | -" "$(v 'row 1')"
+expect_eq "inlined: the leaked tab's headers" \
+	"rank | leaked bytes | share | allocations | site (allocating function first)" "$(v headers)"
 finish

@@ -117,7 +117,7 @@
         el('td', { class: 'num' }, bounded(f) ? '-' : F.relative(a, b)),
         el('td', { class: 'num' }, exact(f, a)),
         el('td', { class: 'num' }, exact(f, b)),
-        el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), el('div', { class: 'loc' }, stacks.place(top)),
+        el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), stacks.placeEl('div', 'loc', top),
           via[i] ? el('div', { class: 'via' }, `called from ${via[i]}`) : null));
       body.append(tr, stacks.stackRow(tr, s.node, 5));
     });

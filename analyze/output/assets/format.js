@@ -92,18 +92,28 @@ var mprofFormat = (function () {
       for (; n >= 0; n = FD.nodes[stride * n + 1]) out.push(FD.nodes[stride * n]);
       return out;
     }
+    // A frame's name and place: loc with the source file's full path (the
+    // module is a base name already), short with its base name, which a row
+    // shows (a long absolute path left the site's name no room).
     function text(i) {
       var f = FD.frames[i];
-      // line 0: unknown; -1: a diff's frame that stands for several lines
-      var place = f[2] < 0 ? (f[1] ? f[1] + ', lines differ' : 'files differ')
-        : f[1] ? f[1] + (f[2] ? ':' + f[2] : '') : '';
-      var loc = place ? place + (f[3] ? ' [' + f[3] + ']' : '') : (f[3] || '');
-      return { name: f[0], loc: loc, inlined: !!f[4] };
+      function where(file) {
+        // line 0: unknown; -1: a diff's frame that stands for several lines
+        var place = f[2] < 0 ? (file ? file + ', lines differ' : 'files differ')
+          : file ? file + (f[2] ? ':' + f[2] : '') : '';
+        return place ? place + (f[3] ? ' [' + f[3] + ']' : '') : (f[3] || '');
+      }
+      return { name: f[0], loc: where(f[1]), short: where(f[1] && f[1].replace(/^.*\//, '')),
+        inlined: !!f[4] };
     }
-    // A frame's place as a row shows it: text()'s loc, marked when the
+    // A frame's place as a row shows it: text()'s short, marked when the
     // frame was inlined (as the text report marks it).
     function place(t) {
-      return t.loc + (t.inlined ? ' (inlined)' : '');
+      return t.short + (t.inlined ? ' (inlined)' : '');
+    }
+    // The element of a frame's place: the short form, the full path on hover.
+    function placeEl(tag, cls, t) {
+      return el(tag, { class: cls, title: t.loc + (t.inlined ? ' (inlined)' : '') }, place(t));
     }
     // The row opens as a button does: by a click, or Enter or Space once
     // focused (Tab reaches it); aria-expanded says whether it is open, and
@@ -113,7 +123,7 @@ var mprofFormat = (function () {
       path(node).forEach(function (i) {
         var t = text(i);
         list.append(el('li', {}, el('span', { class: 'fn' }, t.name), ' ',
-          el('span', { class: 'loc' }, place(t))));
+          placeEl('span', 'loc', t)));
       });
       var hidden = el('tr', { style: 'display:none' }, el('td', {}), el('td', { colspan: colspan }, list));
       row.setAttribute('tabindex', '0');
@@ -168,7 +178,8 @@ var mprofFormat = (function () {
         return out.join(' \u2190 ');
       });
     }
-    return { stride: stride, path: path, text: text, place: place, stackRow: stackRow, callers: callers };
+    return { stride: stride, path: path, text: text, place: place, placeEl: placeEl, stackRow: stackRow,
+      callers: callers };
   }
   return { group: group, count: count, bytes: bytes, ns: ns, measured: measured, pct: pct, change: change,
     relative: relative, esc: esc, el: el, flamePage: flamePage, flameStacks: flameStacks };

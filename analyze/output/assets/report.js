@@ -242,6 +242,9 @@
     const k = 2 + metricIndex(m.name), total = s[m.key === 'peak_bytes' ? 'peak' : m.key];
     const whole = m.name === 'peak' ? s.peak.bytes : (m.name === 'leaked' ? s.leaked_bytes : total);
     const rows = data.sites.filter((x) => x[k] > 0).sort((a, b) => b[k] - a[k] || a[0] - b[0]);
+    // the column beside the ranked one: a site's allocations, or, where the
+    // tab ranks by them, its allocated bytes (not the same count twice)
+    const side = data.metrics[metricIndex(m.name === 'allocations' ? 'allocated' : 'allocations')];
     const body = el('tbody', {});
     const shown = rows.slice(0, TOP), via = stacks.callers(shown.map((site) => site[1]));
     shown.forEach((site, i) => {
@@ -250,14 +253,14 @@
         el('td', { class: 'num' }, `#${i + 1}`),
         el('td', { class: 'num' }, metricValue(m, site[k])),
         el('td', { class: 'num' }, pct(site[k], whole)),
-        el('td', { class: 'num' }, count(site[2 + metricIndex('allocations')])),
-        el('td', {}, el('div', { class: 'fn' }, top.name), el('div', { class: 'loc' }, stacks.place(top)),
+        el('td', { class: 'num' }, metricValue(side, site[2 + metricIndex(side.name)])),
+        el('td', {}, el('div', { class: 'fn' }, top.name), stacks.placeEl('div', 'loc', top),
           via[i] ? el('div', { class: 'via' }, `called from ${via[i]}`) : null));
       body.append(tr, stacks.stackRow(tr, site[1], 4));
     });
     tableBox.replaceChildren(rows.length
       ? el('table', {}, el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'rank'), el('th', { class: 'num' }, m.label),
-        el('th', { class: 'num' }, 'share'), el('th', { class: 'num' }, 'allocations'), el('th', {}, 'site (allocating function first)'))), body)
+        el('th', { class: 'num' }, 'share'), el('th', { class: 'num' }, side.label), el('th', {}, 'site (allocating function first)'))), body)
       : el('p', { class: 'quality' }, `No site has ${m.label}.`));
     if (rows.length > TOP) tableBox.append(el('p', { class: 'quality' }, `${rows.length - TOP} more sites; \`mprof report --format json\` lists them all.`));
   };
