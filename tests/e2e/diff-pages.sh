@@ -94,7 +94,7 @@ done
 expect_eq "html: site counts" \
 	"sites: 1 changed, 1 new (only in B), 1 vanished (only in A); the others are the same." \
 	"$(val site_counts)"
-expect_eq "html: the verdict" "--fail-if: 1 of 2 conditions held (exit status 3)" "$(val gate)"
+expect_eq "html: the verdict" "--fail-if: 1 of 2 conditions held (exit status 1)" "$(val gate)"
 expect_match "html: allocated: leak_new grew most, marked new" \
 	'^#1 ; \+2,560 ; new ; 0 ; 2,560 \(2\.5 KiB\) ; leak_new new \| .*diff_versions\.c:[0-9]+ \[prog\]$' \
 	"$(val grown_first)"
