@@ -41,7 +41,7 @@ ANALYZE_REPORT_SOURCES = \
 	analyze/read/index_plan.h analyze/read/index_plan.c \
 	analyze/read/rss_series.h analyze/read/rss_series.c \
 	analyze/aggregate/block_table.h analyze/aggregate/block_table.c \
-	analyze/aggregate/young_blocks.h \
+	analyze/aggregate/young_blocks.h analyze/aggregate/sample_figures.h \
 	analyze/aggregate/stats_small.h analyze/aggregate/stats_small.c \
 	analyze/aggregate/aggregate.h analyze/aggregate/aggregate.c \
 	analyze/aggregate/timeline.h analyze/aggregate/timeline.c \

@@ -812,6 +812,7 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, uint64_
 		uint64_t old_w = weight_take(a, ev->addr);
 
 		a->address_reused++;
+		sample_figures_free(&a->samples, old.size_bytes, old_w);
 		if (AGG_POOL_ADDR(ev->addr))
 			pool_live_sub(a, sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
 		stack_live_sub(a, old.stat_index, sat_mul(old.size_bytes, old_w, &a->saturated),
@@ -823,6 +824,7 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, uint64_
 	}
 	a->allocations = sat_add(a->allocations, w, &a->saturated);
 	a->allocated_bytes = sat_add(a->allocated_bytes, bytes, &a->saturated);
+	sample_figures_add(&a->samples, ev->value, w, 1);
 	if (AGG_POOL_ADDR(ev->addr)) {
 		a->pool_allocations = sat_add(a->pool_allocations, w, &a->saturated);
 		a->pool_allocated_bytes = sat_add(a->pool_allocated_bytes, bytes, &a->saturated);
@@ -860,6 +862,7 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, uint64_t
 	if (prev_alloc == ev->addr)
 		a->temporary = sat_add(a->temporary, w, &a->saturated);
 	bytes = sat_mul(b.size_bytes, w, &a->saturated);
+	sample_figures_free(&a->samples, b.size_bytes, w);
 	if (AGG_POOL_ADDR(ev->addr))
 		pool_live_sub(a, bytes, w);
 	stack_live_sub(a, b.stat_index, bytes, w);
@@ -1097,6 +1100,7 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	if (rc == 1) { /* cannot happen: parent addresses are distinct */
 		uint64_t old_w = weight_take(a, b.addr);
 
+		sample_figures_free(&a->samples, old.size_bytes, old_w);
 		stack_live_sub(a, old.stat_index, sat_mul(old.size_bytes, old_w, &a->saturated),
 			       old_w);
 	}
@@ -1106,6 +1110,7 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	}
 	a->inherited_blocks = sat_add(a->inherited_blocks, w, &a->saturated);
 	a->inherited_bytes = sat_add(a->inherited_bytes, bytes, &a->saturated);
+	sample_figures_add(&a->samples, b.size_bytes, w, 0);
 	stack_live_add(a, (size_t)c->stat, bytes, w, c->fork_seq);
 }
 

@@ -19,6 +19,7 @@
 
 #include "analyze/read/alloc_event.h"
 #include "analyze/aggregate/block_table.h"
+#include "analyze/aggregate/sample_figures.h"
 #include "analyze/aggregate/stats_small.h"
 #include "analyze/aggregate/timeline.h"
 #include "analyze/aggregate/young_blocks.h"
@@ -189,6 +190,7 @@ struct aggregate {
 	uint64_t live_bytes, live_blocks;
 	uint64_t max_live_blocks;    /* the maximum of live blocks (any time) */
 	uint64_t calls[AGG_CALL_COUNT]; /* per entry point (records, unweighted) */
+	struct sample_figures samples; /* what the totals' estimates rest on */
 
 	/* peak (t-gmax): the first time live requested bytes reach their maximum */
 	uint64_t peak_bytes, peak_blocks;

@@ -84,6 +84,15 @@
  *         "leaked_bytes", "leaked_blocks": int},
  *       "events": int,              allocator events in merged order
  *       "allocations", "allocated_bytes": int,
+ *       "allocated_samples": int,   only in a sampled trace: the samples
+ *                                   these estimates rest on, and
+ *       "allocations_ci95", "allocated_bytes_ci95": int or null, the
+ *                                   half-widths of their 95% intervals
+ *                                   (1.96 times the square root of an
+ *                                   unbiased variance estimate, rounded
+ *                                   up); with no sample, bytes: 3 x the
+ *                                   sample rate (the truth is below it at
+ *                                   95%), allocations: null (no bound)
  *       "frees": int,               free calls (incl. realloc(p, 0)); in a
  *                                   sampled trace the estimate of those
  *                                   that freed a block (weighted)
@@ -122,6 +131,9 @@
  *       "max_live_blocks": int,
  *       "leaked_bytes", "leaked_blocks": int,       live at exit, or live
  *                                   when the recording ended if ended_early
+ *       "leaked_samples", "leaked_blocks_ci95", "leaked_bytes_ci95": only
+ *                                   in a sampled trace, as allocated_samples
+ *                                   and its intervals are for allocations
  *       "ended_early": str or null, why the recording ended before the
  *                                   program's exit (killed, no END, ...)
  *       "data_lost": str or null,   what the recording lost (chunks,
@@ -322,6 +334,7 @@
 #include <string.h>
 
 #include "analyze/output/output.h"
+#include "analyze/output/units.h"
 #include "trace/argv_quote.h"
 
 /* The report is written by one thread once aggregation has stopped, so the
@@ -677,6 +690,28 @@ static void write_pool(FILE *out, const struct profile *r)
 	out_str(out, "},");
 }
 
+/* What a sampled estimate rests on, each followed by a comma: its samples
+ * and the half-widths of the 95% intervals of its count and its bytes
+ * (output_ci95); with no sample, the bytes' is the zero-sample bound
+ * (output_zero_sample_bound, null if the rate is unknown) and the count's
+ * null (tiny blocks could be many). */
+static void write_margins(FILE *out, const struct profile *r, const char *samples_key,
+			  const char *count_key, const char *bytes_key, uint64_t samples,
+			  double var_count, double var_bytes)
+{
+	uint64_t rate = r->run.sample_rate_bytes;
+
+	json_u64(out, samples_key, samples);
+	out_char(out, ',');
+	json_opt_u64(out, count_key, samples != 0, output_ci95(var_count));
+	out_char(out, ',');
+	if (samples)
+		json_u64(out, bytes_key, output_ci95(var_bytes));
+	else
+		json_opt_u64(out, bytes_key, rate != 0, output_zero_sample_bound(rate));
+	out_char(out, ',');
+}
+
 static void write_summary(FILE *out, const struct profile *r)
 {
 	const struct trace_info *info = &r->info;
@@ -707,6 +742,10 @@ static void write_summary(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_u64(out, "allocated_bytes", a->allocated_bytes);
 	out_char(out, ',');
+	if (info->sampled)
+		write_margins(out, r, "allocated_samples", "allocations_ci95",
+			      "allocated_bytes_ci95", a->samples.allocs, a->samples.alloc_var_count,
+			      a->samples.alloc_var_bytes);
 	json_u64(out, "frees", info->sampled ? a->frees_weighted : a->frees);
 	out_char(out, ',');
 	json_u64(out, "blocks_freed", a->blocks_freed);
@@ -755,6 +794,9 @@ static void write_summary(FILE *out, const struct profile *r)
 	out_char(out, ',');
 	json_u64(out, "leaked_blocks", a->live_blocks);
 	out_char(out, ',');
+	if (info->sampled)
+		write_margins(out, r, "leaked_samples", "leaked_blocks_ci95", "leaked_bytes_ci95",
+			      a->samples.live, a->samples.live_var_count, a->samples.live_var_bytes);
 	json_key(out, "ended_early");
 	json_string(out, profile_ended_early(r) ? run->ended_early : NULL);
 	out_char(out, ',');

@@ -697,6 +697,74 @@ bool output_export_qualified(const struct profile *p)
 	       strcmp(output_report_kind(p), OUTPUT_KIND_EXACT) != 0;
 }
 
+/* When the blocks still live at the end of r are leaks: "exit", ... */
+static const char *leaked_when(const struct profile *r)
+{
+	return profile_executed(r)    ? "exec"
+	       : profile_end_unknown(r) ? "its end: leaks unless it was killed"
+	       : profile_exit_unnoted(r) && !profile_exit_by_go(r)
+			? "its end: exit, or an exec mprof did not see"
+			: "exit";
+}
+
+/* What a sampled figure of r rests on into buf: "4 samples, \u00b1 at 95%",
+ * or with no sample the bytes it stands for at most at 95%
+ * (output_zero_sample_bound), when the rate is known. */
+static const char *sampled_basis(char *buf, size_t n, const struct profile *r, uint64_t samples)
+{
+	char b1[32], b2[64];
+	uint64_t rate = r->run.sample_rate_bytes;
+
+	output_fmt_samples(b1, sizeof(b1), samples);
+	if (samples || !rate)
+		snprintf(buf, n, "%s, \u00b1 at 95%%", b1);
+	else
+		snprintf(buf, n, "%s: under %s at 95%%", b1,
+			 fmt_bytes(b2, sizeof(b2), output_zero_sample_bound(rate)));
+	return buf;
+}
+
+/* The allocations line of a sampled trace: the estimates, their 95%
+ * margins and the samples they rest on. */
+static void print_sampled_allocations(FILE *out, const struct profile *r)
+{
+	const struct heap_summary *a = &r->summary;
+	const struct sample_figures *f = &a->samples;
+	char b1[64], m1[32], m2[32], basis[96];
+
+	fprintf(out, "allocations:      %" PRIu64 "%s, %s%s requested (%s)\n", a->allocations,
+		output_fmt_margin(m1, sizeof(m1), a->allocations, f->alloc_var_count),
+		fmt_bytes(b1, sizeof(b1), a->allocated_bytes),
+		output_fmt_margin(m2, sizeof(m2), a->allocated_bytes, f->alloc_var_bytes),
+		sampled_basis(basis, sizeof(basis), r, f->allocs));
+}
+
+/* The live line of a sampled trace (leaked, live at T or live at end), as
+ * print_sampled_allocations. */
+static void print_sampled_live(FILE *out, const struct profile *r, uint64_t maybe_freed)
+{
+	const struct heap_summary *a = &r->summary;
+	const struct sample_figures *f = &a->samples;
+	char b1[64], m1[32], m2[32], n1[32], basis[96], when[96];
+	const char *label = "leaked:           ";
+
+	if (profile_at(r)) {
+		label = "live at T:        ";
+		snprintf(when, sizeof(when), "T = %s into the recording",
+			 output_fmt_ns(n1, sizeof(n1), r->window.at_ns));
+	} else if (profile_ended_early(r)) {
+		label = "live at end:      ";
+		snprintf(when, sizeof(when), "live when the recording ended");
+	} else {
+		snprintf(when, sizeof(when), "live at %s", leaked_when(r));
+	}
+	fprintf(out, "%s%s%s%s in %" PRIu64 "%s blocks (%s; %s)\n", label,
+		maybe_freed ? "at most " : "", fmt_bytes(b1, sizeof(b1), a->live_bytes),
+		output_fmt_margin(m1, sizeof(m1), a->live_bytes, f->live_var_bytes), a->live_blocks,
+		output_fmt_margin(m2, sizeof(m2), a->live_blocks, f->live_var_count), when,
+		sampled_basis(basis, sizeof(basis), r, f->live));
+}
+
 /* What was not recorded: the stretches while recording was stopped. */
 static void print_recording(FILE *out, const struct profile *r)
 {
@@ -908,8 +976,11 @@ static void print_summary(FILE *out, const struct profile *r)
 	}
 	print_recording(out, r);
 	print_markers(out, r);
-	fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
-		fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
+	if (info->sampled)
+		print_sampled_allocations(out, r);
+	else
+		fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
+			fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
 	if (info->sampled)
 		fprintf(out, "frees:            %" PRIu64 " blocks freed, %" PRIu64 " free calls, %"
 			PRIu64 " realloc calls (estimates, realloc(NULL, n) included; %" PRIu64
@@ -935,7 +1006,9 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, "peak RSS:         %s%s\n",
 			fmt_bytes(b2, sizeof(b2), run->peak_rss_kib * 1024),
 			run->peak_rss_sampled ? " (at least: sampled while it ran)" : "");
-	if (profile_at(r))
+	if (info->sampled)
+		print_sampled_live(out, r, maybe_freed);
+	else if (profile_at(r))
 		fprintf(out, "live at T:        %s in %" PRIu64 " blocks (T = %s into the recording)\n",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
 			output_fmt_ns(n1, sizeof(n1), r->window.at_ns));
@@ -947,11 +1020,7 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, "leaked:           %s%s in %" PRIu64 " blocks (live at %s)\n",
 			maybe_freed ? "at most " : "",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
-			profile_executed(r)    ? "exec"
-			: profile_end_unknown(r) ? "its end: leaks unless it was killed"
-			: profile_exit_unnoted(r) && !profile_exit_by_go(r)
-				? "its end: exit, or an exec mprof did not see"
-						 : "exit");
+			leaked_when(r));
 	if (maybe_freed)
 		fprintf(out, "                  up to %" PRIu64 " of these blocks may have been "
 			"freed: %" PRIu64 " frees were not recorded (see unrecorded), and the heap "

@@ -22,6 +22,7 @@ void heap_summary_fill(struct heap_summary *h, const struct aggregate *a)
 	h->live_blocks = a->live_blocks;
 	h->max_live_blocks = a->max_live_blocks;
 	memcpy(h->calls, a->calls, sizeof(h->calls));
+	h->samples = a->samples;
 	h->peak_bytes = a->peak_bytes;
 	h->peak_blocks = a->peak_blocks;
 	h->peak_seq = a->peak_seq;

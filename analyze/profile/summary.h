@@ -25,6 +25,7 @@ struct heap_summary {
 	uint64_t live_bytes, live_blocks; /* at the end: leaked (live at exit) */
 	uint64_t max_live_blocks;
 	uint64_t calls[AGG_CALL_COUNT]; /* per entry point (records, unweighted) */
+	struct sample_figures samples; /* what the estimates rest on (sampled) */
 	uint64_t peak_bytes, peak_blocks; /* t-gmax */
 	uint64_t peak_seq, peak_time_ns;
 	bool peak_time_known;

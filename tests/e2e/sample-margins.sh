@@ -1,0 +1,80 @@
+#!/bin/bash
+# sample-margins.sh - a sampled report says how many samples its estimates
+# rest on and their 95% margins; an exact report is unchanged.
+# - Coverage: 1000 blocks of 1000 B, half live at exit, at --sample-rate 64K
+#   (about 15 samples), seeds 1..20: the stated intervals of the allocated
+#   and the leaked bytes cover the truth in at least 36 of the 40 (39 when
+#   written; 95% nominal).
+# - Exact lines at a fixed seed: 100 blocks of 1000 B at 64K (a new user's
+#   case) with four samples (weight 66 each: +-97%), one of them live
+#   (allocations +-129, bytes +-128377, i.e. +-195%); with none (the bytes
+#   are then below 3 x the rate at 95%); the JSON fields of each.
+# - Exact mode: no "±" in the text report, no margin fields in the JSON.
+# Program and facts: tests/progs/sample_margins.c.
+. "$abs_top_srcdir/tests/e2e/lib.sh"
+require_mprof
+make_work
+build_c "$WORK/sample_margins" "$PROGS_DIR/sample_margins.c"
+
+# --- coverage over seeds ---
+covered=0
+for seed in $(seq 1 20); do
+	RUN_NAME=c$seed mprof_run 60 "$WORK/c$seed" --sample-rate 64K --sample-seed "$seed" -- \
+		"$WORK/sample_margins" 1000 1000
+	report_json "$WORK/c$seed.json" "$WORK/c$seed"
+	n=$("$PYTHON" - "$WORK/c$seed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["summary"]
+n = abs(d["allocated_bytes"] - 1000000) <= d["allocated_bytes_ci95"]
+n += abs(d["leaked_bytes"] - 500000) <= d["leaked_bytes_ci95"]
+print(int(n))
+PY
+)
+	covered=$((covered + n))
+done
+echo "note: $covered of 40 intervals cover the truth"
+expect_range "intervals covering the truth, of 40" 36 40 "$covered"
+
+# --- the new user's case: 100 blocks of 1000 B at 64K, four samples ---
+RUN_NAME=four mprof_run 60 "$WORK/four" --sample-rate 64K --sample-seed 1 -- \
+	"$WORK/sample_margins" 100 1000
+expect_eq "four samples: stdout" "sample_margins 100 1000" "$(cat "$RUN_OUT")"
+"$MPROF" report "$WORK/four" >"$WORK/four.txt" 2>&1
+expect_eq "four samples: allocations line" \
+	"allocations:      264 ±97%, 264000 B (257.8 KiB) ±97% requested (4 samples, ± at 95%)" \
+	"$(grep '^allocations:' "$WORK/four.txt")"
+expect_eq "one sample live: leaked line" \
+	"leaked:           66000 B (64.5 KiB) ±195% in 66 ±195% blocks (live at exit; 1 sample, ± at 95%)" \
+	"$(grep '^leaked:' "$WORK/four.txt")"
+report_json "$WORK/four.json" "$WORK/four"
+expect_eq "four samples: JSON allocated_samples, ci95s" "4 257 256753" \
+	"$(q "$WORK/four.json" summary allocated_samples) $(q "$WORK/four.json" summary allocations_ci95) \
+$(q "$WORK/four.json" summary allocated_bytes_ci95)"
+expect_eq "one sample live: JSON leaked_samples, ci95s" "1 129 128377" \
+	"$(q "$WORK/four.json" summary leaked_samples) $(q "$WORK/four.json" summary leaked_blocks_ci95) \
+$(q "$WORK/four.json" summary leaked_bytes_ci95)"
+
+# --- no sample: the bound ---
+RUN_NAME=none mprof_run 60 "$WORK/none" --sample-rate 64K --sample-seed 2 -- \
+	"$WORK/sample_margins" 100 1000
+"$MPROF" report "$WORK/none" >"$WORK/none.txt" 2>&1
+expect_eq "no sample: allocations line" \
+	"allocations:      0, 0 B requested (0 samples: under 196608 B (192.0 KiB) at 95%)" \
+	"$(grep '^allocations:' "$WORK/none.txt")"
+expect_eq "no sample: leaked line" \
+	"leaked:           0 B in 0 blocks (live at exit; 0 samples: under 196608 B (192.0 KiB) at 95%)" \
+	"$(grep '^leaked:' "$WORK/none.txt")"
+report_json "$WORK/none.json" "$WORK/none"
+expect_eq "no sample: JSON allocated_samples, ci95s" "0 null 196608" \
+	"$(q "$WORK/none.json" summary allocated_samples) $(q "$WORK/none.json" summary allocations_ci95) \
+$(q "$WORK/none.json" summary allocated_bytes_ci95)"
+
+# --- exact mode: unchanged ---
+RUN_NAME=exact mprof_run 60 "$WORK/exact" -- "$WORK/sample_margins" 100 1000
+"$MPROF" report "$WORK/exact" >"$WORK/exact.txt" 2>&1
+expect_eq "exact: allocations line" "allocations:      101, 104096 B (101.7 KiB) requested" \
+	"$(grep '^allocations:' "$WORK/exact.txt")"
+expect_eq "exact: no ± in the report" 0 "$(grep -c '±' "$WORK/exact.txt")"
+report_json "$WORK/exact.json" "$WORK/exact"
+expect_eq "exact: no margin fields in the JSON" 0 "$(grep -c '_ci95\|_samples"' "$WORK/exact.json")"
+finish
