@@ -23,6 +23,7 @@
 #include "cli/die.h"
 #include "cli/run_table.h"
 #include "trace/argv_quote.h"
+#include "trace/plural.h"
 
 #define WIDTH_DEFAULT 100   /* stderr not a terminal, no $COLUMNS */
 #define PROGRAM_MIN_COLS 16
@@ -128,8 +129,8 @@ long run_table_print(const struct collector_result *res, bool sampled)
 			rest += res->figures[order[k]].allocations;
 	}
 	if (n > RUN_TABLE_MAX_ROWS)
-		mprof_note("  ... and %zu more (%" PRIu64 " allocations)", n - RUN_TABLE_MAX_ROWS,
-			   rest);
+		mprof_note("  ... and %zu more (%" PRIu64 " %s)", n - RUN_TABLE_MAX_ROWS, rest,
+			   plural(rest, "allocation", "allocations"));
 	top = (long)order[0];
 	free(order);
 	if (res->figures[top].samples == 0) {

@@ -17,6 +17,7 @@
 #include "analyze/output/units.h"
 #include "analyze/symbolize/symbol_shorten.h"
 #include "trace/argv_quote.h"
+#include "trace/plural.h"
 
 /* "7168 B (7.0 KiB)" with exact, else "7.0 KiB"; below 1 KiB "512 B". */
 static const char *fmt_bytes_in(char *buf, size_t n, uint64_t bytes, bool exact)
@@ -185,24 +186,30 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 	char b1[64], b2[64], b3[64], b4[64], n1[32], n2[32], n3[32];
 	uint64_t res_ns = profile_time_resolution_ns(r);
 
-	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " allocations, %s allocated\n", rank, s->id,
-		st->allocations, fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
+	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " %s, %s allocated\n", rank, s->id,
+		st->allocations, plural(st->allocations, "allocation", "allocations"),
+		fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
 	if (r->info.sampled)
-		fprintf(out, "    live at heap peak (rough) %s in %" PRIu64 " blocks; %s %s in %" PRIu64
-			" blocks\n",
+		fprintf(out, "    live at heap peak (rough) %s in %" PRIu64 " %s; %s %s in %" PRIu64
+			" %s\n",
 			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
-			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
-			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks);
-	else
-		fprintf(out, "    live at heap peak %s in %" PRIu64 " blocks; %s %s in %" PRIu64
-			" blocks; temporary %s%" PRIu64 "\n",
-			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
+			plural(st->peak_blocks, "block", "blocks"),
 			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
 			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks,
+			plural(st->live_blocks, "block", "blocks"));
+	else
+		fprintf(out, "    live at heap peak %s in %" PRIu64 " %s; %s %s in %" PRIu64
+			" %s; temporary %s%" PRIu64 "\n",
+			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
+			plural(st->peak_blocks, "block", "blocks"),
+			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
+			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks,
+			plural(st->live_blocks, "block", "blocks"),
 			profile_temporary_at_most(r) ? "at most " : "", st->temporary);
-	fprintf(out, "    max live%s%s %s / %" PRIu64 " blocks", r->info.sampled ? " (rough)" : "",
+	fprintf(out, "    max live%s%s %s / %" PRIu64 " %s", r->info.sampled ? " (rough)" : "",
 		s->stack_count > 1 ? " at most" : "",
-		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks);
+		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,
+		plural(st->max_live_blocks, "block", "blocks"));
 	output_max_live_bound(out, s);
 	fprintf(out, "; freed %" PRIu64, st->freed);
 	if (st->freed && profile_lifetimes_estimated(r))
@@ -385,9 +392,11 @@ static void print_quality(FILE *out, const struct profile *r)
 		PRIu64 " without symbols\n",
 		t->frames_no_debug_info, t->frames_total, t->frames_no_symbol);
 	if (r->run.has_unrecorded)
-		fprintf(out, "unrecorded:       %" PRIu64 " allocations, %" PRIu64
-			" frees made but not recorded\n",
-			r->run.unrecorded_allocs, r->run.unrecorded_frees);
+		fprintf(out, "unrecorded:       %" PRIu64 " %s, %" PRIu64
+			" %s made but not recorded\n",
+			r->run.unrecorded_allocs,
+			plural(r->run.unrecorded_allocs, "allocation", "allocations"),
+			r->run.unrecorded_frees, plural(r->run.unrecorded_frees, "free", "frees"));
 	if (r->run.exec_into) {
 		fputs("executed:         ", out);
 		fputs_safe(r->run.exec_into, out);
@@ -407,9 +416,10 @@ static void print_quality(FILE *out, const struct profile *r)
 	if (a->address_reused || a->null_allocs || info->late_events || info->stack_errors ||
 	    info->module_errors)
 		fprintf(out, "anomalies:        %" PRIu64 " addresses reused while live, %" PRIu64
-			" allocations at address 0, %" PRIu64 " late events, %" PRIu64
+			" %s at address 0, %" PRIu64 " late events, %" PRIu64
 			" bad stack records, %" PRIu64 " bad module records\n",
-			a->address_reused, a->null_allocs, info->late_events, info->stack_errors,
+			a->address_reused, a->null_allocs,
+			plural(a->null_allocs, "allocation", "allocations"), info->late_events, info->stack_errors,
 			info->module_errors);
 	if (info->alloc_errors)
 		fprintf(out, "bad records:      %" PRIu64 " allocation records refused: a size above "
@@ -521,16 +531,18 @@ static void print_selection(FILE *out, const struct profile *r)
 	print_window_past_end(out, r);
 	if (f->filtered)
 		fprintf(out, "filtered:         showing %zu of %zu sites, %s of %s allocated (left "
-			"out: %" PRIu64 " site%s, %" PRIu64 " allocations); the totals are the whole "
+			"out: %" PRIu64 " %s, %" PRIu64 " %s); the totals are the whole "
 			"program's\n", r->sites.count, f->sites_before,
 			fmt_bytes(b1, sizeof(b1), r->summary.allocated_bytes - f->allocated_bytes),
 			fmt_bytes(b2, sizeof(b2), r->summary.allocated_bytes), f->sites,
-			f->sites == 1 ? "" : "s", f->allocations);
+			plural(f->sites, "site", "sites"), f->allocations,
+			plural(f->allocations, "allocation", "allocations"));
 	if (f->suppressions)
-		fprintf(out, "suppressed:       %s in %" PRIu64 " blocks at %" PRIu64 " site%s "
+		fprintf(out, "suppressed:       %s in %" PRIu64 " %s at %" PRIu64 " %s "
 			"(--suppressions %s): known leaks, not in the leak total or ranking\n",
 			fmt_bytes(b1, sizeof(b1), f->suppressed_bytes), f->suppressed_blocks,
-			f->suppressed_sites, f->suppressed_sites == 1 ? "" : "s",
+			plural(f->suppressed_blocks, "block", "blocks"),
+			f->suppressed_sites, plural(f->suppressed_sites, "site", "sites"),
 			safe(f->suppressions_path));
 }
 
@@ -541,9 +553,9 @@ int output_filter_note(char *buf, size_t size, const struct profile *p)
 	if (!f->filtered)
 		return 0;
 	snprintf(buf, size, "filtered (--filter-function, --exclude-function): %zu of %zu sites "
-		 "kept; these sums leave out %" PRIu64 " site%s with %" PRIu64 " allocations",
-		 p->sites.count, f->sites_before, f->sites, f->sites == 1 ? "" : "s",
-		 f->allocations);
+		 "kept; these sums leave out %" PRIu64 " %s with %" PRIu64 " %s",
+		 p->sites.count, f->sites_before, f->sites, plural(f->sites, "site", "sites"),
+		 f->allocations, plural(f->allocations, "allocation", "allocations"));
 	return 1;
 }
 
@@ -581,9 +593,11 @@ int output_pool_note(char *buf, size_t size, const struct profile *p)
 {
 	if (!p->summary.pool_allocations)
 		return 0;
-	snprintf(buf, size, "pool blocks (mprof.h): %" PRIu64 " allocations, %" PRIu64 " bytes, "
+	snprintf(buf, size, "pool blocks (mprof.h): %" PRIu64 " %s, %" PRIu64 " bytes, "
 		 "lie inside malloc'd blocks that are counted too: these bytes are counted twice",
-		 p->summary.pool_allocations, p->summary.pool_allocated_bytes);
+		 p->summary.pool_allocations,
+		 plural(p->summary.pool_allocations, "allocation", "allocations"),
+		 p->summary.pool_allocated_bytes);
 	return 1;
 }
 
@@ -650,9 +664,10 @@ const char *output_report_kind(const struct profile *r)
 	if (r->run.meta_lost[0])
 		return "incomplete: call stacks were lost; see stacks lost";
 	if (profile_live_maybe_freed(r)) {
-		snprintf(sampled, sizeof(sampled), "incomplete: %" PRIu64 " frees were not "
+		snprintf(sampled, sizeof(sampled), "incomplete: %" PRIu64 " %s not "
 			 "recorded, so leak and peak figures may be high; see leaked and "
-			 "unrecorded", r->run.unrecorded_frees);
+			 "unrecorded", r->run.unrecorded_frees,
+			 plural(r->run.unrecorded_frees, "free was", "frees were"));
 		return sampled;
 	}
 	if ((r->run.own_heap_runtime || r->run.rss_mostly_unseen) && r->run.recording_controlled)
@@ -758,10 +773,11 @@ static void print_sampled_live(FILE *out, const struct profile *r, uint64_t mayb
 	} else {
 		snprintf(when, sizeof(when), "live at %s", leaked_when(r));
 	}
-	fprintf(out, "%s%s%s%s in %" PRIu64 "%s blocks (%s; %s)\n", label,
+	fprintf(out, "%s%s%s%s in %" PRIu64 "%s %s (%s; %s)\n", label,
 		maybe_freed ? "at most " : "", fmt_bytes(b1, sizeof(b1), a->live_bytes),
 		output_fmt_margin(m1, sizeof(m1), a->live_bytes, f->live_var_bytes), a->live_blocks,
-		output_fmt_margin(m2, sizeof(m2), a->live_blocks, f->live_var_count), when,
+		output_fmt_margin(m2, sizeof(m2), a->live_blocks, f->live_var_count),
+		plural(a->live_blocks, "block", "blocks"), when,
 		sampled_basis(basis, sizeof(basis), r, f->live));
 }
 
@@ -819,13 +835,15 @@ static void print_pool(FILE *out, const struct profile *r)
 
 	if (!a->pool_allocations)
 		return;
-	fprintf(out, "pool blocks:      %" PRIu64 " allocations, %s requested, %s at the peak, "
-		"%s in %" PRIu64 " blocks %s: blocks the program's own allocator announced "
+	fprintf(out, "pool blocks:      %" PRIu64 " %s, %s requested, %s at the peak, "
+		"%s in %" PRIu64 " %s %s: blocks the program's own allocator announced "
 		"(mprof.h), inside malloc'd blocks that the totals count too: these bytes are "
 		"counted twice\n",
-		a->pool_allocations, fmt_bytes(b1, sizeof(b1), a->pool_allocated_bytes),
+		a->pool_allocations, plural(a->pool_allocations, "allocation", "allocations"),
+		fmt_bytes(b1, sizeof(b1), a->pool_allocated_bytes),
 		fmt_bytes(b2, sizeof(b2), a->pool_peak_bytes),
 		fmt_bytes(b3, sizeof(b3), a->pool_live_bytes), a->pool_live_blocks,
+		plural(a->pool_live_blocks, "block", "blocks"),
 		profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked");
 }
 
@@ -982,18 +1000,19 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
 			fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
 	if (info->sampled)
-		fprintf(out, "frees:            %" PRIu64 " blocks freed, %" PRIu64 " free calls, %"
+		fprintf(out, "frees:            %" PRIu64 " %s freed, %" PRIu64 " free calls, %"
 			PRIu64 " realloc calls (estimates, realloc(NULL, n) included; %" PRIu64
 			" free calls and %" PRIu64 " reallocs of a recorded block recorded); "
 			"temporary not estimated (sampled)\n",
-			a->blocks_freed, a->frees_weighted, a->reallocs_weighted, a->frees, a->reallocs);
+			a->blocks_freed, plural(a->blocks_freed, "block", "blocks"), a->frees_weighted, a->reallocs_weighted, a->frees, a->reallocs);
 	else
 		print_frees_exact(out, r);
 	print_calls(out, a, info->sampled);
 	print_pool(out, r);
-	fprintf(out, "heap peak:        %s%s in %" PRIu64 " blocks",
+	fprintf(out, "heap peak:        %s%s in %" PRIu64 " %s",
 		info->sampled ? "rough (sampled, no unbiased estimate): " : "",
-		fmt_bytes(b1, sizeof(b1), a->peak_bytes), a->peak_blocks);
+		fmt_bytes(b1, sizeof(b1), a->peak_bytes), a->peak_blocks,
+		plural(a->peak_blocks, "block", "blocks"));
 	if (a->peak_bytes) {
 		fprintf(out, ", at event %" PRIu64, a->peak_seq);
 		if (a->peak_time_known && a->time_known)
@@ -1009,22 +1028,26 @@ static void print_summary(FILE *out, const struct profile *r)
 	if (info->sampled)
 		print_sampled_live(out, r, maybe_freed);
 	else if (profile_at(r))
-		fprintf(out, "live at T:        %s in %" PRIu64 " blocks (T = %s into the recording)\n",
+		fprintf(out, "live at T:        %s in %" PRIu64 " %s (T = %s into the recording)\n",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
+			plural(a->live_blocks, "block", "blocks"),
 			output_fmt_ns(n1, sizeof(n1), r->window.at_ns));
 	else if (profile_ended_early(r))
 		fprintf(out, "live at end:      %s in %" PRIu64
-			" blocks (live when the recording ended)\n",
-			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks);
+			" %s (live when the recording ended)\n",
+			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
+			plural(a->live_blocks, "block", "blocks"));
 	else
-		fprintf(out, "leaked:           %s%s in %" PRIu64 " blocks (live at %s)\n",
+		fprintf(out, "leaked:           %s%s in %" PRIu64 " %s (live at %s)\n",
 			maybe_freed ? "at most " : "",
 			fmt_bytes(b1, sizeof(b1), a->live_bytes), a->live_blocks,
+			plural(a->live_blocks, "block", "blocks"),
 			leaked_when(r));
 	if (maybe_freed)
 		fprintf(out, "                  up to %" PRIu64 " of these blocks may have been "
-			"freed: %" PRIu64 " frees were not recorded (see unrecorded), and the heap "
-			"peak may be high by them too\n", maybe_freed, run->unrecorded_frees);
+			"freed: %" PRIu64 " %s not recorded (see unrecorded), and the heap "
+			"peak may be high by them too\n", maybe_freed, run->unrecorded_frees,
+			plural(run->unrecorded_frees, "free was", "frees were"));
 	if (run->has_launcher_cpu || run->has_ring_waits || run->has_recorder) {
 		fputs("profiler cost:    ", out);
 		if (run->has_launcher_cpu)
@@ -1048,8 +1071,9 @@ static void print_summary(FILE *out, const struct profile *r)
 			info->forks);
 	if (a->inherited_seeded)
 		fprintf(out, "inherited:        %s in %" PRIu64
-			" blocks live in the parent at the fork\n",
-			fmt_bytes(b1, sizeof(b1), a->inherited_bytes), a->inherited_blocks);
+			" %s live in the parent at the fork\n",
+			fmt_bytes(b1, sizeof(b1), a->inherited_bytes), a->inherited_blocks,
+			plural(a->inherited_blocks, "block", "blocks"));
 	print_quality(out, r);
 	print_warnings(out, r);
 }

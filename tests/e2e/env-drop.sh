@@ -78,7 +78,7 @@ if $CC -static -O1 -o "$WORK/static_hello" "$PROGS_DIR/cases/27-static-binary.c"
 		"$(grep 'executed' "$RUN_ERR" | sed 's/process [0-9]*/process PID/')"
 	run_cmd 60 sr "$MPROF" report -n 0 "$WORK/s"
 	expect_eq "static: the first image executed it, its 55 B live at exec" \
-		"program:          $WORK/exec_it $WORK/static_hello (pid P), exec|leaked:           55 B in 1 blocks (live at exec)|executed:         $WORK/static_hello, not recorded: it is statically linked: LD_PRELOAD cannot reach it" \
+		"program:          $WORK/exec_it $WORK/static_hello (pid P), exec|leaked:           55 B in 1 block (live at exec)|executed:         $WORK/static_hello, not recorded: it is statically linked: LD_PRELOAD cannot reach it" \
 		"$(grep -E '^(program|leaked|executed):' "$RUN_OUT" | sed 's/(pid [0-9]*)/(pid P)/' | paste -sd'|')"
 else
 	echo "no static C library: the static case is not run"

@@ -219,10 +219,10 @@ expect_eq "paused text: the ranking says at most" \
 	"== Temporary allocations (at most: recording was paused part of the run): top 2 of 2 sites" \
 	"$(grep '^== Temporary' "$RUN_OUT")"
 expect_eq "paused text: not_temporary's site" \
-	"    live at heap peak 500 B in 1 blocks; leaked 0 B in 0 blocks; temporary at most 1" \
+	"    live at heap peak 500 B in 1 block; leaked 0 B in 0 blocks; temporary at most 1" \
 	"$(grep -B3 'at not_temporary' "$RUN_OUT" | sed -n 2p)"
 expect_match "paused text: lifetimes in events at least" \
-	'^    max live 500 B / 1 blocks; freed 1, lifetime min/avg/max [0-9]+/[0-9.]+/[0-9]+ events \(at least\), ' "$(cat "$RUN_OUT")"
+	'^    max live 500 B / 1 block; freed 1, lifetime min/avg/max [0-9]+/[0-9.]+/[0-9]+ events \(at least\), ' "$(cat "$RUN_OUT")"
 run_cmd 60 ptd "$MPROF" report -f dhat "$WORK/p.trace"
 expect_eq "paused dhat: short-lived at most" "  Short-lived: at most 2 blocks (25.00%)" "$(grep -m1 'Short-lived:' "$RUN_OUT")"
 expect_eq "paused dhat: the note" "Recording was paused part of the run: calls it did not record may lie" \

@@ -32,7 +32,7 @@ mprof_run 60 "$WORK/t" -- "$WORK/hold"
 expect_eq "exit status" 0 "$RUN_STATUS"
 report_json "$WORK/t.json" "$WORK/t"
 expect_eq "heap peak (B)" 1600000 "$(q "$WORK/t.json" get summary.peak.bytes)"
-expect_match "text report: the heap peak" '^heap peak: +1600000 B \(1\.5 MiB\) in 1 blocks' \
+expect_match "text report: the heap peak" '^heap peak: +1600000 B \(1\.5 MiB\) in 1 block' \
 	"$("$MPROF" report -n 0 "$WORK/t" 2>&1)"
 
 # the same trace with one RSS sample, its first (index dropped: its

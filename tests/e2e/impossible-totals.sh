@@ -71,7 +71,7 @@ run_cmd 20 huge-text "$MPROF" report -n 0 "$WORK/huge.trace"
 expect_eq "size 2^63: exit status" 0 "$RUN_STATUS"
 expect_match "size 2^63: one allocation of 5 B" "^allocations: +1, 5 B requested$" \
 	"$(cat "$RUN_OUT")"
-expect_match "size 2^63: one block of 5 B leaked" "^leaked: +5 B in 1 blocks" "$(cat "$RUN_OUT")"
+expect_match "size 2^63: one block of 5 B leaked" "^leaked: +5 B in 1 block" "$(cat "$RUN_OUT")"
 expect_match "size 2^63: the refused records said" \
 	"^bad records: +2 allocation records refused: a size above PTRDIFF_MAX" "$(cat "$RUN_OUT")"
 expect_match "size 2^63: the header says damaged" "^mprof report: .*\(damaged: " \

@@ -169,7 +169,7 @@ expect_eq "pool: leaked" 4352 "$(q "$L" summary leaked_bytes)"
 TEXT=$("$MPROF" report "$WORK/pool.trace" -n 0 2>&1)
 expect_match "pool text: calls" "^calls:            malloc 1, pool 2, pool_realloc 1, pool_free 1$" "$TEXT"
 expect_match "pool text: counted twice, said" \
-	"^pool blocks:      3 allocations, 448 B requested, 256 B at the peak, 256 B in 1 blocks leaked: .*counted twice$" \
+	"^pool blocks:      3 allocations, 448 B requested, 256 B at the peak, 256 B in 1 block leaked: .*counted twice$" \
 	"$TEXT"
 
 # ---- mprof diff says what a side did not record, and its pool bytes ----

@@ -10,6 +10,7 @@
 #   (allocations +-129, bytes +-128377, i.e. +-195%); with none (the bytes
 #   are then below 3 x the rate at 95%); the JSON fields of each.
 # - Exact mode: no "±" in the text report, no margin fields in the JSON.
+# - Counts of 1 read "1 allocation", "1 block", "1 sample" (trace/plural.h).
 # Program and facts: tests/progs/sample_margins.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -77,4 +78,17 @@ expect_eq "exact: allocations line" "allocations:      101, 104096 B (101.7 KiB)
 expect_eq "exact: no ± in the report" 0 "$(grep -c '±' "$WORK/exact.txt")"
 report_json "$WORK/exact.json" "$WORK/exact"
 expect_eq "exact: no margin fields in the JSON" 0 "$(grep -c '_ci95\|_samples"' "$WORK/exact.json")"
+
+# --- counts of 1 read "1 allocation", "1 block", "1 sample" ---
+RUN_NAME=single mprof_run 60 "$WORK/single" -- "$WORK/sample_margins" 1 100
+"$MPROF" report "$WORK/single" >"$WORK/single.txt" 2>&1
+expect_eq "one block: a site's line" "#1  site 1: 1 allocation, 4096 B (4.0 KiB) allocated" \
+	"$(grep -m1 '^#1  site 1:' "$WORK/single.txt")"
+expect_eq "one block: its live line" \
+	"    live at heap peak 4096 B (4.0 KiB) in 1 block; leaked 4096 B (4.0 KiB) in 1 block; temporary 0" \
+	"$(grep -m1 '^    live at heap peak' "$WORK/single.txt")"
+expect_eq "one block: its max live" "    max live 4096 B (4.0 KiB) / 1 block; freed 0" \
+	"$(grep -m1 '^    max live' "$WORK/single.txt")"
+expect_eq "no '1 allocations', '1 blocks', '1 samples' in the report" 0 \
+	"$(cat "$WORK/single.txt" "$WORK/four.txt" | grep -c '[^0-9]1 \(allocations\|blocks\|samples\)')"
 finish

@@ -78,7 +78,7 @@ expect_eq "short: lifetime_ns_min below the resolution" yes \
 # lifetime measures a tick or more, and only the minimum is checked
 if [ "$(json_eval "$WORK/short.json" "site('short_life')[0]['lifetime_ns_max'] < $RES")" = True ]; then
 	expect_eq "short: text lifetimes" \
-		"    max live 100 B / 1 blocks; freed 5, lifetime min/avg/max 1/1.0/1 events, $LT/$LT/$LT" \
+		"    max live 100 B / 1 block; freed 5, lifetime min/avg/max 1/1.0/1 events, $LT/$LT/$LT" \
 		"$(site_line "$WORK/short.txt" short_life)"
 	expect_match "short: dhat lifetimes" \
 		"^  Lifetime:    avg 1\\.0 events \\($LT\\), max 1 events \\($LT\\), over 5 blocks freed\$" \
@@ -86,7 +86,7 @@ if [ "$(json_eval "$WORK/short.json" "site('short_life')[0]['lifetime_ns_max'] <
 else
 	echo "# a block of short_life measured a tick or more (preempted): only the minimum is checked"
 	expect_match "short: text lifetimes, the minimum" \
-		"^    max live 100 B / 1 blocks; freed 5, lifetime min/avg/max 1/1\\.0/1 events, $LT/" \
+		"^    max live 100 B / 1 block; freed 5, lifetime min/avg/max 1/1\\.0/1 events, $LT/" \
 		"$(site_line "$WORK/short.txt" short_life)"
 fi
 
@@ -103,7 +103,7 @@ expect_range "long: shortest lifetime (ns)" 50000000 150000000 \
 	"$(q "$WORK/long.json" sum lifetime_ns_min long_life)"
 "$MPROF" report -n 5 "$WORK/long" >"$WORK/long.txt" 2>&1
 expect_match "long: text lifetimes are figures" \
-	'^    max live 200 B / 1 blocks; freed 3, lifetime min/avg/max 1/1\.0/1 events, [0-9.]+ ms/[0-9.]+ ms/[0-9.]+ ms$' \
+	'^    max live 200 B / 1 block; freed 3, lifetime min/avg/max 1/1\.0/1 events, [0-9.]+ ms/[0-9.]+ ms/[0-9.]+ ms$' \
 	"$(site_line "$WORK/long.txt" long_life)"
 
 # ---- a trace without the key: every figure printed as before ----
@@ -112,7 +112,7 @@ report_json "$WORK/old.json" "$WORK/old"
 expect_eq "old trace: JSON time_resolution_ns" null "$(q "$WORK/old.json" get summary.time_resolution_ns)"
 "$MPROF" report -n 5 "$WORK/old" >"$WORK/old.txt" 2>&1
 expect_match "old trace: text lifetimes are figures" \
-	'^    max live 100 B / 1 blocks; freed 5, lifetime min/avg/max 1/1\.0/1 events, [0-9.]+ [mun]?s/[0-9.]+ [mun]?s/[0-9.]+ [mun]?s$' \
+	'^    max live 100 B / 1 block; freed 5, lifetime min/avg/max 1/1\.0/1 events, [0-9.]+ [mun]?s/[0-9.]+ [mun]?s/[0-9.]+ [mun]?s$' \
 	"$(site_line "$WORK/old.txt" short_life)"
 expect_no_match "old trace: no '< ' anywhere in the text" '< ' "$(cat "$WORK/old.txt")"
 
@@ -120,7 +120,7 @@ expect_no_match "old trace: no '< ' anywhere in the text" '< ' "$(cat "$WORK/old
 rewrite_meta "$WORK/long" "$WORK/slow" 10000000000
 "$MPROF" report -n 5 "$WORK/slow" >"$WORK/slow.txt" 2>&1
 expect_eq "10 s ticks: text lifetimes" \
-	"    max live 200 B / 1 blocks; freed 3, lifetime min/avg/max 1/1.0/1 events, < 10 s/< 10 s/< 10 s" \
+	"    max live 200 B / 1 block; freed 3, lifetime min/avg/max 1/1.0/1 events, < 10 s/< 10 s/< 10 s" \
 	"$(site_line "$WORK/slow.txt" long_life)"
 expect_match "10 s ticks: the peak's time" '^heap peak: .* into the recording$' "$(cat "$WORK/slow.txt")"
 expect_match "10 s ticks: the peak's time is < 10 s" ', < 10 s into the recording$' \

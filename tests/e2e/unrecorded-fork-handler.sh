@@ -34,16 +34,16 @@ expect_eq "child: unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
 
 run_cmd 60 child-text "$MPROF" report "$CHILD"
 expect_eq "child text: exit status" 0 "$RUN_STATUS"
-expect_eq "child text: headline" "mprof report: $CHILD (incomplete: 1 frees were not recorded, so leak and peak figures may be high; see leaked and unrecorded)" \
+expect_eq "child text: headline" "mprof report: $CHILD (incomplete: 1 free was not recorded, so leak and peak figures may be high; see leaked and unrecorded)" \
 	"$(head -n 1 "$RUN_OUT")"
 expect_eq "child text: leaked line" \
-	"leaked:           at most 4000 B (3.9 KiB) in 1 blocks (live at exit)" \
+	"leaked:           at most 4000 B (3.9 KiB) in 1 block (live at exit)" \
 	"$(grep '^leaked:' "$RUN_OUT")"
 expect_eq "child text: maybe freed line" \
-	"                  up to 1 of these blocks may have been freed: 1 frees were not recorded (see unrecorded), and the heap peak may be high by them too" \
+	"                  up to 1 of these blocks may have been freed: 1 free was not recorded (see unrecorded), and the heap peak may be high by them too" \
 	"$(grep 'may have been freed' "$RUN_OUT")"
 expect_eq "child text: unrecorded line" \
-	"unrecorded:       0 allocations, 1 frees made but not recorded" \
+	"unrecorded:       0 allocations, 1 free made but not recorded" \
 	"$(grep '^unrecorded:' "$RUN_OUT")"
 
 # the parent: the block is its own leak, exactly

@@ -26,7 +26,7 @@ expect_eq "frees: realloc(p, 0) named, reallocs of a live block apart from reall
 expect_eq "calls: realloc and reallocarray that allocated, realloc(p, 0), the failed one" \
 	"calls:            realloc 3, reallocarray 2, free 1, realloc_to_zero 1, failed realloc 1" \
 	"$(grep '^calls:' "$RUN_OUT")"
-expect_match "heap peak: the moved block alone" '^heap peak: +100000 B \(97.7 KiB\) in 1 blocks,' \
+expect_match "heap peak: the moved block alone" '^heap peak: +100000 B \(97.7 KiB\) in 1 block,' \
 	"$(cat "$RUN_OUT")"
 if report_json "$WORK/t.json" "$WORK/t.trace"; then
 	expect_eq "json: allocations bytes frees blocks_freed reallocs failed temporary" \

@@ -4,7 +4,7 @@
 # one line) printed "peak 100 B in 1 blocks" above "max live 160 B / 4
 # blocks (at most: the sum over its stacks' maxima)": one stack is shown,
 # "its stacks" named none, and "peak" read as the site's own maximum.  Now
-# "live at heap peak 100 B in 1 blocks" (what it had live at t-gmax, as DHAT's
+# "live at heap peak 100 B in 1 block" (what it had live at t-gmax, as DHAT's
 # "At t-gmax") and "max live at most 160 B / 4 blocks (the sum of its 2
 # call stacks' own maxima, which need not have been live at once)"; the
 # DHAT text says the same.  A site of one stack has no "at most".
@@ -24,11 +24,11 @@ T=$(cat "$RUN_OUT")
 expect_match "heap peak: big and grab's first block" '^heap peak: +1100 B \(1.1 KiB\) in 2 blocks,' "$T"
 expect_eq "grab's site: live at heap peak, then its max live as a bound that says why" \
 	"#2  site 2: 4 allocations, 160 B allocated
-    live at heap peak 100 B in 1 blocks; leaked 0 B in 0 blocks; temporary 1
+    live at heap peak 100 B in 1 block; leaked 0 B in 0 blocks; temporary 1
     max live at most 160 B / 4 blocks (the sum of its 2 call stacks' own maxima, which need not have been live at once); freed 4" \
 	"$(grep -A2 '^#2 ' <<<"$T" | sed 's/; freed 4, lifetime .*/; freed 4/')"
 expect_eq "big's site, one stack: its max live plain" \
-	"    max live 1000 B / 1 blocks; freed 1" \
+	"    max live 1000 B / 1 block; freed 1" \
 	"$(grep -A2 '^#1 ' <<<"$T" | tail -n 1 | sed 's/; freed 1, lifetime .*/; freed 1/')"
 GRAIN=$(sed -n "s/^run time: .* (times below are to the event clock's grain, \([0-9.]* [mun]*s\))\$/\1/p" <<<"$T")
 expect_match "run time: names the grain" '^[0-9.]+ (ns|us|ms|s)$' "$GRAIN"
