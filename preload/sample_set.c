@@ -1,12 +1,14 @@
 /*
  * preload/sample_set.c - the set of live sampled blocks (see
- * preload/sample_set.h): a chain of singly linked nodes per filter bucket,
- * striped locks; the chain heads, the bitmap and the stripes are one
- * mapping made at the first insert (none of them is in the library's
- * writable segment, which a conservative collector scans as roots) and the
- * nodes are carved in batches from chunks shared by all stripes, so a run
- * with few samples touches few pages.  One chain per bucket: with millions
- * of live samples (small sample rates) chains must stay short.
+ * preload/sample_set.h): chains of singly linked nodes, each holding the
+ * addresses of the filter buckets with its low bits, striped locks; the
+ * bitmap and the stripes are one mapping made at the first insert, the
+ * chain heads another, grown with the live samples (none of them is in the
+ * library's writable segment, which a conservative collector scans as
+ * roots) and the nodes are carved in batches from chunks shared by all
+ * stripes, so a run with few samples touches few pages.  With millions of
+ * live samples (small sample rates) there is one chain per bucket, so
+ * chains stay short.
  *
  * Must never call malloc; the locks are held only for a chain walk.
  */
@@ -20,6 +22,7 @@
 #define SAMPLE_SET_STRIPES 256u
 #define SAMPLE_SET_CHUNK_BYTES (64u << 10) /* nodes mapped at a time, for all stripes */
 #define SAMPLE_SET_BATCH 16u               /* nodes a stripe takes from a chunk at a time */
+#define SAMPLE_SET_CHAINS_MIN_LOG 10       /* 1024 chain heads at first: 8 KiB */
 
 struct sample_node {
 	const void *addr;
@@ -31,19 +34,28 @@ struct sample_stripe {
 	struct sample_node *spare; /* free nodes of this stripe */
 } __attribute__((aligned(64)));
 
-/* The set's one mapping: the heads first, then the bitmap and the stripes,
- * each at a page boundary. */
-#define SAMPLE_SET_HEADS_BYTES (SAMPLE_SET_BUCKETS * sizeof(struct sample_node *))
+/* The bitmap and the stripes: one mapping made at the first insert, the
+ * stripes at a page boundary after the bitmap. */
 #define SAMPLE_SET_BITS_BYTES (SAMPLE_SET_BUCKETS / 8)
 #define SAMPLE_SET_STRIPES_BYTES (SAMPLE_SET_STRIPES * sizeof(struct sample_stripe))
 
 _Atomic(_Atomic uint64_t *) sample_set_bits;
 /* SAMPLE_SET_STRIPES stripes, NULL until the first insert. */
 static struct sample_stripe *sample_set_stripes;
-/* SAMPLE_SET_BUCKETS heads, NULL until the first insert; published (release)
- * after the bitmap and the stripes, so a thread that sees them sees both. */
+/* The chain heads: bucket b's addresses are on chain b & (chains - 1), so
+ * that its stripe (b % SAMPLE_SET_STRIPES) is the chain's whatever the
+ * number of chains (at least SAMPLE_SET_STRIPES).  Sized to the live
+ * samples: 2^SAMPLE_SET_CHAINS_MIN_LOG at first, 4 times as many each time
+ * the live samples pass 2 per chain, up to one per bucket; 2^18 heads from
+ * the start were 2 MiB, most of it touched by 1000 live samples.  Read and
+ * written only with a stripe lock held; a resize holds them all.  The
+ * pointer is published (release) after the bitmap and the stripes. */
 static _Atomic(struct sample_node **) sample_set_heads;
-/* Guards mapping the heads and the chunk of nodes [chunk_next, chunk_end);
+static _Atomic unsigned sample_set_chains_log;
+/* Live samples, counted under their stripe locks (relaxed adds: only
+ * sampled blocks' inserts and removes, never an unsampled free). */
+static _Atomic uint64_t sample_set_live;
+/* Guards mapping the set and the chunk of nodes [chunk_next, chunk_end);
  * taken inside a stripe lock, never the other way round. */
 static struct preload_lock sample_set_map_lock;
 static struct sample_node *chunk_next, *chunk_end;
@@ -60,8 +72,14 @@ static inline _Atomic uint64_t *sample_set_bits_get(void)
 	return atomic_load_explicit(&sample_set_bits, memory_order_relaxed);
 }
 
-/* The chain heads (with the bitmap and the stripes), mapped on the first
- * call; NULL when no memory. */
+/* The chain of bucket b (a stripe lock held). */
+static inline uint32_t sample_set_chain(uint32_t b)
+{
+	return b & ((1u << atomic_load_explicit(&sample_set_chains_log, memory_order_relaxed)) - 1);
+}
+
+/* The bitmap, the stripes and the first chain heads, mapped on the first
+ * call; the heads, or NULL when no memory. */
 static struct sample_node **sample_set_heads_get(void)
 {
 	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_acquire);
@@ -71,21 +89,63 @@ static struct sample_node **sample_set_heads_get(void)
 	preload_lock_take(&sample_set_map_lock);
 	heads = atomic_load_explicit(&sample_set_heads, memory_order_relaxed);
 	if (!heads) {
-		char *map = preload_mem_map(SAMPLE_SET_HEADS_BYTES + SAMPLE_SET_BITS_BYTES +
-					    SAMPLE_SET_STRIPES_BYTES);
+		char *map = preload_mem_map(SAMPLE_SET_BITS_BYTES + SAMPLE_SET_STRIPES_BYTES);
+		struct sample_node **h =
+			map ? preload_mem_map(sizeof(*h) << SAMPLE_SET_CHAINS_MIN_LOG) : NULL;
 
-		if (map) {
-			heads = (struct sample_node **)map;
-			sample_set_stripes = (struct sample_stripe *)(map + SAMPLE_SET_HEADS_BYTES +
-								      SAMPLE_SET_BITS_BYTES);
-			atomic_store_explicit(&sample_set_bits,
-					      (_Atomic uint64_t *)(map + SAMPLE_SET_HEADS_BYTES),
+		if (h) {
+			sample_set_stripes = (struct sample_stripe *)(map + SAMPLE_SET_BITS_BYTES);
+			atomic_store_explicit(&sample_set_chains_log, SAMPLE_SET_CHAINS_MIN_LOG,
 					      memory_order_relaxed);
-			atomic_store_explicit(&sample_set_heads, heads, memory_order_release);
+			atomic_store_explicit(&sample_set_bits, (_Atomic uint64_t *)map,
+					      memory_order_relaxed);
+			atomic_store_explicit(&sample_set_heads, h, memory_order_release);
+			heads = h;
+		} else if (map) {
+			preload_mem_unmap(map, SAMPLE_SET_BITS_BYTES + SAMPLE_SET_STRIPES_BYTES);
 		}
 	}
 	preload_lock_give(&sample_set_map_lock);
 	return heads;
+}
+
+/* Four times as many chains when the live samples passed 2 per chain:
+ * takes every stripe lock (in the order fork prepare does; the caller holds
+ * none), moves each node to its chain among the new heads and unmaps the
+ * old ones.  Without memory the chains stay as they are (longer). */
+static void sample_set_grow(void)
+{
+	struct sample_node **old, **heads;
+	unsigned log;
+
+	for (unsigned i = 0; i < SAMPLE_SET_STRIPES; i++)
+		preload_lock_take(&sample_set_stripes[i].lock);
+	log = atomic_load_explicit(&sample_set_chains_log, memory_order_relaxed);
+	old = atomic_load_explicit(&sample_set_heads, memory_order_relaxed);
+	if (log < SAMPLE_SET_BUCKETS_LOG &&
+	    atomic_load_explicit(&sample_set_live, memory_order_relaxed) > (2ull << log)) {
+		unsigned new_log = log + 2 > SAMPLE_SET_BUCKETS_LOG ? SAMPLE_SET_BUCKETS_LOG : log + 2;
+
+		heads = preload_mem_map(sizeof(*heads) << new_log);
+		if (heads) {
+			atomic_store_explicit(&sample_set_chains_log, new_log, memory_order_relaxed);
+			for (uint32_t c = 0; c < (1u << log); c++) {
+				struct sample_node *n = old[c], *next;
+
+				for (; n; n = next) {
+					uint32_t d = sample_set_chain(sample_set_bucket(n->addr));
+
+					next = n->next;
+					n->next = heads[d];
+					heads[d] = n;
+				}
+			}
+			atomic_store_explicit(&sample_set_heads, heads, memory_order_release);
+			preload_mem_unmap(old, sizeof(*old) << log);
+		}
+	}
+	for (unsigned i = SAMPLE_SET_STRIPES; i-- > 0;)
+		preload_lock_give(&sample_set_stripes[i].lock);
 }
 
 /* A free node of stripe s (its lock held), or NULL. */
@@ -125,6 +185,8 @@ int sample_set_insert(const void *addr)
 	uint32_t b = sample_set_bucket(addr);
 	struct sample_node **heads = sample_set_heads_get(), *n = NULL;
 	struct sample_stripe *s;
+	uint64_t live = 0;
+	unsigned log;
 
 	if (!heads)
 		return -1;
@@ -132,37 +194,54 @@ int sample_set_insert(const void *addr)
 	preload_lock_take(&s->lock);
 	n = sample_node_take(s);
 	if (n) {
-		/* The head is written before it is read: a first read of a
-		 * page of the heads would map the zero page, and the write
-		 * after it would flush that mapping from every processor
+		/* The heads now, under the lock: a resize may have replaced
+		 * them.  The head is written before it is read: a first read
+		 * of a page of the heads would map the zero page, and the
+		 * write after it would flush that mapping from every processor
 		 * running the program (an interrupt to each). */
+		heads = atomic_load_explicit(&sample_set_heads, memory_order_relaxed);
 		n->addr = addr;
-		n->next = __atomic_exchange_n(&heads[b], n, __ATOMIC_RELAXED);
+		n->next = __atomic_exchange_n(&heads[sample_set_chain(b)], n, __ATOMIC_RELAXED);
 		atomic_fetch_or_explicit(&sample_set_bits_get()[b / 64], 1ull << (b % 64),
 					 memory_order_release);
+		live = atomic_fetch_add_explicit(&sample_set_live, 1, memory_order_relaxed) + 1;
 	}
 	preload_lock_give(&s->lock);
+	log = atomic_load_explicit(&sample_set_chains_log, memory_order_relaxed);
+	if (live > (2ull << log) && log < SAMPLE_SET_BUCKETS_LOG)
+		sample_set_grow();
 	return n ? 0 : -1;
 }
 
-/* Takes addr out of bucket b's chain (s, its stripe, locked); returns 1
- * when it was there. */
-static int sample_set_unlink(struct sample_node **heads, struct sample_stripe *s,
-			     const void *addr, uint32_t b)
+/* Takes addr out of its chain (s, the stripe of its bucket b, locked);
+ * returns 1 when it was there.  b's bit is cleared when no other address
+ * of bucket b is left on the chain. */
+static int sample_set_unlink(struct sample_stripe *s, const void *addr, uint32_t b)
 {
+	struct sample_node **heads = atomic_load_explicit(&sample_set_heads, memory_order_relaxed);
 	struct sample_node **link, *n;
-	int found = 0;
+	int found = 0, others = 0;
 
-	for (link = &heads[b]; (n = *link) != NULL; link = &n->next) {
-		if (n->addr == addr) {
+	for (link = &heads[sample_set_chain(b)]; (n = *link) != NULL;) {
+		if (!found && n->addr == addr) {
 			*link = n->next;
 			n->next = s->spare;
 			s->spare = n;
 			found = 1;
-			break;
+			if (others)
+				break;
+			continue;
 		}
+		if (sample_set_bucket(n->addr) == b) {
+			others = 1;
+			if (found)
+				break;
+		}
+		link = &n->next;
 	}
-	if (!heads[b])
+	if (found)
+		atomic_fetch_sub_explicit(&sample_set_live, 1, memory_order_relaxed);
+	if (!others)
 		atomic_fetch_and_explicit(&sample_set_bits_get()[b / 64], ~(1ull << (b % 64)),
 					  memory_order_relaxed);
 	return found;
@@ -179,7 +258,7 @@ int sample_set_remove_locked_path(const void *addr, uint32_t b)
 		return 0;
 	s = sample_set_stripe(b);
 	preload_lock_take(&s->lock);
-	found = sample_set_unlink(heads, s, addr, b);
+	found = sample_set_unlink(s, addr, b);
 	preload_lock_give(&s->lock);
 	return found;
 }
@@ -196,7 +275,7 @@ int sample_set_remove_nested(const void *addr)
 	s = sample_set_stripe(b);
 	if (!preload_lock_try(&s->lock))
 		return -1;
-	found = sample_set_unlink(heads, s, addr, b);
+	found = sample_set_unlink(s, addr, b);
 	preload_lock_give(&s->lock);
 	return found;
 }

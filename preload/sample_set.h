@@ -5,10 +5,12 @@
  * Hash buckets of block addresses behind a bitmap of non-empty buckets
  * (2^18 bits, 32 KiB): a free of an unsampled block costs a hash and two
  * relaxed loads (the bitmap's address, a word of it), with no lock and no
- * shared write.  The buckets' chain heads (2 MiB), the bitmap and the
- * stripes are one mapping made at the first sample, not static arrays: a
- * conservative collector (libgc) scans the library's writable segment and
- * sizes its heap by what it scans.  Buckets are guarded by 256 striped
+ * shared write.  The buckets share chains, 1024 at first (8 KiB of heads),
+ * four times as many whenever the live samples pass two per chain, up to
+ * one per bucket (2 MiB); a grow takes every stripe lock.  The bitmap and
+ * the stripes are one mapping made at the first sample, the chain heads
+ * another, not static arrays: a conservative collector (libgc) scans the
+ * library's writable segment and sizes its heap by what it scans.  Buckets are guarded by 256 striped
  * locks, taken only for sampled blocks and for the few frees whose bucket
  * is shared with a live sample.  A block enters
  * the set before its allocation returns and leaves it before the real free,
