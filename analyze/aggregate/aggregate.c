@@ -140,6 +140,7 @@ void aggregate_free(struct aggregate *a)
 	free(a->threads);
 	block_table_free(&a->blocks);
 	block_table_free(&a->weights);
+	free(a->stack_samples);
 	free(a->alloc_times);
 	timeline_free(&a->timeline);
 	memset(a, 0, sizeof(*a));
@@ -761,6 +762,43 @@ static uint64_t weight_get(const struct aggregate *a, uint64_t addr)
 	return w.size_bytes;
 }
 
+/* ---- what the stacks' estimates rest on ---- */
+
+/* Into *out, stack k's sample figures (a->stack_samples' entry, grown to
+ * it), or NULL while none are kept and w is 1: a stack met before the
+ * first weight other than 1 had one sample per allocation, of variance 0.
+ * Returns 0 or -ENOMEM. */
+static int stack_samples_at(struct aggregate *a, size_t k, uint64_t w,
+			    struct sample_figures **out)
+{
+	*out = NULL;
+	if (!a->stack_samples && w == 1)
+		return 0;
+	if (k >= a->stack_samples_cap || !a->stack_samples) {
+		size_t cap = a->stack_samples_cap ? a->stack_samples_cap : 64;
+		struct sample_figures *f;
+		bool first = !a->stack_samples;
+
+		while (cap <= k || cap < a->stat_count)
+			cap *= 2;
+		f = realloc(a->stack_samples, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		memset(f + a->stack_samples_cap, 0, (cap - a->stack_samples_cap) * sizeof(*f));
+		a->stack_samples = f;
+		a->stack_samples_cap = cap;
+		for (size_t j = 0; first && j < a->stat_count; j++) {
+			struct stack_stats st;
+
+			aggregate_stack_stats(a, j, &st);
+			f[j].allocs = st.s.allocations;
+			f[j].live = st.s.live_blocks;
+		}
+	}
+	*out = &a->stack_samples[k];
+	return 0;
+}
+
 /* ---- events ---- */
 
 /* An allocation event; h is block_hash(ev->addr). */
@@ -770,6 +808,7 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, uint64_
 	uint64_t w = ev->weight ? ev->weight : 1;
 	uint64_t bytes = sat_mul(ev->value, w, &a->saturated);
 	struct live_block b, old;
+	struct sample_figures *fk;
 	long k, ti;
 	int rc;
 
@@ -811,14 +850,22 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, uint64_
 	if (rc == 1) {
 		uint64_t old_w = weight_take(a, ev->addr);
 
+		struct sample_figures *f;
+
 		a->address_reused++;
 		sample_figures_free(&a->samples, old.size_bytes, old_w);
+		if (stack_samples_at(a, old.stat_index, old_w, &f) < 0) {
+			note_error(a);
+			return;
+		}
+		if (f)
+			sample_figures_free(f, old.size_bytes, old_w);
 		if (AGG_POOL_ADDR(ev->addr))
 			pool_live_sub(a, sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
 		stack_live_sub(a, old.stat_index, sat_mul(old.size_bytes, old_w, &a->saturated),
 			       old_w);
 	}
-	if (weight_put(a, ev->addr, w) < 0) {
+	if (weight_put(a, ev->addr, w) < 0 || stack_samples_at(a, (size_t)k, w, &fk) < 0) {
 		note_error(a);
 		return;
 	}
@@ -832,6 +879,8 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, uint64_
 		a->pool_live_blocks = sat_add(a->pool_live_blocks, w, &a->saturated);
 	}
 	stack_alloc(a, (size_t)k, w, bytes, ev->seq);
+	if (fk)
+		sample_figures_add(fk, ev->value, w, 1);
 }
 
 /* A free event; h is block_hash(ev->addr). */
@@ -840,6 +889,7 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, uint64_t
 {
 	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
 	struct live_block b;
+	struct sample_figures *f;
 	uint64_t life_events, life_ns, w, bytes, alloc_ns, alloc_seq;
 
 	if (th)
@@ -863,6 +913,12 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, uint64_t
 		a->temporary = sat_add(a->temporary, w, &a->saturated);
 	bytes = sat_mul(b.size_bytes, w, &a->saturated);
 	sample_figures_free(&a->samples, b.size_bytes, w);
+	if (stack_samples_at(a, b.stat_index, w, &f) < 0) {
+		note_error(a);
+		return;
+	}
+	if (f)
+		sample_figures_free(f, b.size_bytes, w);
 	if (AGG_POOL_ADDR(ev->addr))
 		pool_live_sub(a, bytes, w);
 	stack_live_sub(a, b.stat_index, bytes, w);
@@ -1079,6 +1135,7 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	struct live_block b = *pb, old;
 	uint64_t w = weight_get(c->parent, b.addr);
 	uint64_t bytes = sat_mul(b.size_bytes, w, &a->saturated);
+	struct sample_figures *fs;
 	long ti;
 	int rc;
 
@@ -1099,8 +1156,15 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	}
 	if (rc == 1) { /* cannot happen: parent addresses are distinct */
 		uint64_t old_w = weight_take(a, b.addr);
+		struct sample_figures *f;
 
 		sample_figures_free(&a->samples, old.size_bytes, old_w);
+		if (stack_samples_at(a, old.stat_index, old_w, &f) < 0) {
+			c->error = -ENOMEM;
+			return;
+		}
+		if (f)
+			sample_figures_free(f, old.size_bytes, old_w);
 		stack_live_sub(a, old.stat_index, sat_mul(old.size_bytes, old_w, &a->saturated),
 			       old_w);
 	}
@@ -1111,7 +1175,13 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	a->inherited_blocks = sat_add(a->inherited_blocks, w, &a->saturated);
 	a->inherited_bytes = sat_add(a->inherited_bytes, bytes, &a->saturated);
 	sample_figures_add(&a->samples, b.size_bytes, w, 0);
+	if (stack_samples_at(a, (size_t)c->stat, w, &fs) < 0) {
+		c->error = -ENOMEM;
+		return;
+	}
 	stack_live_add(a, (size_t)c->stat, bytes, w, c->fork_seq);
+	if (fs)
+		sample_figures_add(fs, b.size_bytes, w, 0);
 }
 
 int aggregate_seed_inherited(struct aggregate *a, const struct aggregate *parent,

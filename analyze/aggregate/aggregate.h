@@ -191,6 +191,13 @@ struct aggregate {
 	uint64_t max_live_blocks;    /* the maximum of live blocks (any time) */
 	uint64_t calls[AGG_CALL_COUNT]; /* per entry point (records, unweighted) */
 	struct sample_figures samples; /* what the totals' estimates rest on */
+	/* per stack (by stats index), what its estimates rest on: NULL until
+	 * the first event of a weight other than 1, which an exact trace never
+	 * has (until then a stack's samples were its allocations and its live
+	 * blocks, its variances 0: filled in then); stack_samples_cap entries,
+	 * those past the stacks zero */
+	struct sample_figures *stack_samples;
+	size_t stack_samples_cap;
 
 	/* peak (t-gmax): the first time live requested bytes reach their maximum */
 	uint64_t peak_bytes, peak_blocks;

@@ -245,6 +245,9 @@
  *        "peak_bytes", "peak_blocks" (live at t-gmax),
  *        "leaked_bytes", "leaked_blocks" (live at exit), "temporary" (null
  *        in a sampled trace),
+ *        in a sampled trace only: "allocated_samples", "allocations_ci95",
+ *        "allocated_bytes_ci95", "leaked_samples", "leaked_blocks_ci95",
+ *        "leaked_bytes_ci95" (as the summary's, for the site),
  *        "max_live_bytes", "max_live_blocks" (the site's own maxima; an upper
  *         bound when several stacks merged), "freed",
  *        "lifetime_events_min", "lifetime_events_avg", "lifetime_events_max",
@@ -920,7 +923,9 @@ static void write_site(FILE *out, const struct profile *r, const struct site *s)
 	const struct alloc_stats *st = site_stats(s, &stats);
 	uint32_t buf[SITES_MAX_FRAMES];
 	const uint32_t *ids = site_frame_ids(t, s, buf);
+	struct sample_figures f;
 
+	site_samples(t, s, st, &f);
 	out_char(out, '{');
 	json_u64(out, "id", s->id);
 	out_char(out, ',');
@@ -928,6 +933,10 @@ static void write_site(FILE *out, const struct profile *r, const struct site *s)
 	out_char(out, ',');
 	json_u64(out, "allocated_bytes", st->allocated_bytes);
 	out_char(out, ',');
+	if (r->info.sampled)
+		write_margins(out, r, "allocated_samples", "allocations_ci95",
+			      "allocated_bytes_ci95", f.allocs, f.alloc_var_count,
+			      f.alloc_var_bytes);
 	json_u64(out, "peak_bytes", st->peak_bytes);
 	out_char(out, ',');
 	json_u64(out, "peak_blocks", st->peak_blocks);
@@ -936,6 +945,9 @@ static void write_site(FILE *out, const struct profile *r, const struct site *s)
 	out_char(out, ',');
 	json_u64(out, "leaked_blocks", st->live_blocks);
 	out_char(out, ',');
+	if (r->info.sampled)
+		write_margins(out, r, "leaked_samples", "leaked_blocks_ci95", "leaked_bytes_ci95",
+			      f.live, f.live_var_count, f.live_var_bytes);
 	json_opt_u64(out, "temporary", profile_has_metric(r, METRIC_TEMPORARY), st->temporary);
 	out_char(out, ',');
 	json_u64(out, "max_live_bytes", st->max_live_bytes);

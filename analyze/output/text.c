@@ -179,6 +179,34 @@ void output_max_live_bound(FILE *out, const struct site *s)
 			"have been live at once)", s->stack_count);
 }
 
+/* A sampled trace's site head: its estimates with their 95% margins and
+ * the samples they rest on, then what it had live at the peak (rough) and
+ * at the end. */
+static void print_sampled_site_head(FILE *out, const struct profile *r, const struct site *s,
+				    const struct alloc_stats *st, size_t rank)
+{
+	struct sample_figures f;
+	char b1[64], b2[64], b3[64], m1[32], m2[32], m3[32], m4[32], n1[32], n2[32];
+
+	site_samples(&r->sites, s, st, &f);
+	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 "%s %s, %s%s allocated (%s)\n", rank,
+		s->id, st->allocations, output_fmt_margin(m1, sizeof(m1), st->allocations,
+							   f.alloc_var_count),
+		plural(st->allocations, "allocation", "allocations"),
+		fmt_bytes(b1, sizeof(b1), st->allocated_bytes),
+		output_fmt_margin(m2, sizeof(m2), st->allocated_bytes, f.alloc_var_bytes),
+		output_fmt_samples(n1, sizeof(n1), f.allocs));
+	fprintf(out, "    live at heap peak (rough) %s in %" PRIu64 " %s; %s %s%s in %" PRIu64
+		"%s %s (%s)\n",
+		fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
+		plural(st->peak_blocks, "block", "blocks"),
+		profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
+		fmt_bytes(b3, sizeof(b3), st->live_bytes),
+		output_fmt_margin(m3, sizeof(m3), st->live_bytes, f.live_var_bytes), st->live_blocks,
+		output_fmt_margin(m4, sizeof(m4), st->live_blocks, f.live_var_count),
+		plural(st->live_blocks, "block", "blocks"), output_fmt_samples(n2, sizeof(n2), f.live));
+}
+
 static void print_site(FILE *out, const struct profile *r, const struct site *s, size_t rank)
 {
 	struct alloc_stats stats;
@@ -186,18 +214,12 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 	char b1[64], b2[64], b3[64], b4[64], n1[32], n2[32], n3[32];
 	uint64_t res_ns = profile_time_resolution_ns(r);
 
-	fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " %s, %s allocated\n", rank, s->id,
-		st->allocations, plural(st->allocations, "allocation", "allocations"),
-		fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
-	if (r->info.sampled)
-		fprintf(out, "    live at heap peak (rough) %s in %" PRIu64 " %s; %s %s in %" PRIu64
-			" %s\n",
-			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
-			plural(st->peak_blocks, "block", "blocks"),
-			profile_at(r) ? "live at T" : profile_ended_early(r) ? "live at end" : "leaked",
-			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks,
-			plural(st->live_blocks, "block", "blocks"));
-	else
+	if (r->info.sampled) {
+		print_sampled_site_head(out, r, s, st, rank);
+	} else {
+		fprintf(out, "#%zu  site %" PRIu32 ": %" PRIu64 " %s, %s allocated\n", rank, s->id,
+			st->allocations, plural(st->allocations, "allocation", "allocations"),
+			fmt_bytes(b1, sizeof(b1), st->allocated_bytes));
 		fprintf(out, "    live at heap peak %s in %" PRIu64 " %s; %s %s in %" PRIu64
 			" %s; temporary %s%" PRIu64 "\n",
 			fmt_bytes(b2, sizeof(b2), st->peak_bytes), st->peak_blocks,
@@ -206,6 +228,7 @@ static void print_site(FILE *out, const struct profile *r, const struct site *s,
 			fmt_bytes(b3, sizeof(b3), st->live_bytes), st->live_blocks,
 			plural(st->live_blocks, "block", "blocks"),
 			profile_temporary_at_most(r) ? "at most " : "", st->temporary);
+	}
 	fprintf(out, "    max live%s%s %s / %" PRIu64 " %s", r->info.sampled ? " (rough)" : "",
 		s->stack_count > 1 ? " at most" : "",
 		fmt_bytes(b4, sizeof(b4), st->max_live_bytes), st->max_live_blocks,

@@ -64,6 +64,8 @@ static void filter_sites(struct profile *p, const struct profile_filter *f)
 		struct site *s = &t->sites[i];
 
 		if (site_kept(t, s, f)) {
+			if (t->samples)
+				t->samples[kept] = t->samples[i];
 			t->sites[kept++] = *s;
 			continue;
 		}
@@ -75,6 +77,25 @@ static void filter_sites(struct profile *p, const struct profile_filter *f)
 					     &p->summary.saturated);
 	}
 	t->count = kept;
+}
+
+/* Site i's live samples (statistics st) taken out of the summary's, and
+ * out of the site's own. */
+static void suppress_samples(struct profile *p, size_t i, const struct alloc_stats *st)
+{
+	struct sample_figures *sum = &p->summary.samples;
+	struct sample_figures *f = p->sites.samples ? &p->sites.samples[i] : NULL;
+	uint64_t live = f ? f->live : st->live_blocks;
+
+	sum->live = live < sum->live ? sum->live - live : 0;
+	if (f) {
+		sum->live_var_bytes = f->live_var_bytes < sum->live_var_bytes
+					      ? sum->live_var_bytes - f->live_var_bytes : 0.0;
+		sum->live_var_count = f->live_var_count < sum->live_var_count
+					      ? sum->live_var_count - f->live_var_count : 0.0;
+		f->live = 0;
+		f->live_var_bytes = f->live_var_count = 0.0;
+	}
 }
 
 static void suppress_leaks(struct profile *p, const struct profile_filter *f)
@@ -101,6 +122,7 @@ static void suppress_leaks(struct profile *p, const struct profile_filter *f)
 						&p->summary.saturated);
 		p->summary.live_blocks = sat_sub(p->summary.live_blocks, st.live_blocks,
 						 &p->summary.saturated);
+		suppress_samples(p, i, &st);
 		st.live_bytes = 0;
 		st.live_blocks = 0;
 		/* (cannot fail: smaller figures fit where the old ones were) */

@@ -1384,6 +1384,37 @@ static void sites_sort(struct site_table *t)
 	big_free(order, reserved);
 }
 
+/* The sites' sample figures (t->samples, by creation order), the sums of
+ * their stacks' (stack_site: each one's site); none when the aggregation
+ * kept none.  Returns 0 or -ENOMEM. */
+static int site_samples_sum(struct site_table *t, const struct aggregate *agg,
+			    const uint32_t *stack_site, size_t stacks)
+{
+	if (!agg->stack_samples)
+		return 0;
+	t->samples = calloc(t->count ? t->count : 1, sizeof(*t->samples));
+	if (!t->samples)
+		return -ENOMEM;
+	for (size_t k = 0; k < stacks && k < agg->stack_samples_cap; k++)
+		sample_figures_merge(&t->samples[stack_site[k]], &agg->stack_samples[k]);
+	return 0;
+}
+
+/* t->samples put in the sites' sorted order (each site's id: its creation
+ * index, before the ids become ranks).  Returns 0 or -ENOMEM. */
+static int site_samples_sort(struct site_table *t)
+{
+	struct sample_figures *sorted = malloc((t->count ? t->count : 1) * sizeof(*sorted));
+
+	if (!sorted)
+		return -ENOMEM;
+	for (size_t k = 0; k < t->count; k++)
+		sorted[k] = t->samples[t->sites[k].id];
+	free(t->samples);
+	t->samples = sorted;
+	return 0;
+}
+
 int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_nodes *nodes,
 		     struct symbolizer *sym, const struct site_options *opt,
 		     struct huge_spare *spare)
@@ -1464,6 +1495,8 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		rc = sites_alloc(b);
 	if (rc == 0)
 		rc = site_stats_sum(b, &packed, stack_site);
+	if (rc == 0)
+		rc = site_samples_sum(t, agg, stack_site, packed.count);
 	if (b) {
 		grow_big_free(&b->seeds_mem);
 		free(b);
@@ -1477,6 +1510,8 @@ int site_table_build(struct site_table *t, struct aggregate *agg, struct stack_n
 		t->sites[k].id = (uint32_t)k; /* creation order, for the sort's tie-break */
 	if (t->count > 1)
 		sites_sort(t);
+	if (t->samples && site_samples_sort(t) < 0)
+		return -ENOMEM;
 	for (size_t k = 0; k < t->count; k++)
 		t->sites[k].id = (uint32_t)(k + 1);
 	return 0;
@@ -1488,6 +1523,8 @@ void site_table_free(struct site_table *t)
 		big_free(t->sites, t->sites_reserved);
 	free(t->frames);
 	site_stats_pool_free(&t->stats_pool);
+	free(t->samples);
+	t->samples = NULL;
 	if (t->links_reserved)
 		huge_array_free(t->frame_links, t->links_reserved);
 	else

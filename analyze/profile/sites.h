@@ -92,6 +92,10 @@ struct site_table {
 	/* the full statistics of the sites whose figures outgrew their small
 	 * ones (struct site's st.full); owned */
 	struct site_stats_pool stats_pool;
+	/* what each site's estimates rest on, by its index in sites: NULL when
+	 * every record weighed 1 (exact), a site's samples then being its
+	 * allocations and live blocks (site_samples); owned */
+	struct sample_figures *samples;
 	size_t count, cap;
 	struct site_frame *frames; /* distinct frames; owned */
 	size_t frame_count, frame_cap;
@@ -143,6 +147,18 @@ struct site_table {
 	uint64_t frames_no_debug_info;
 	uint64_t frames_no_symbol;
 };
+
+/* What site s's estimates (statistics st) rest on, into *out: its samples
+ * and variance estimates (sample_figures.h). */
+static inline void site_samples(const struct site_table *t, const struct site *s,
+				const struct alloc_stats *st, struct sample_figures *out)
+{
+	if (t->samples) {
+		*out = t->samples[s - t->sites];
+		return;
+	}
+	*out = (struct sample_figures){.allocs = st->allocations, .live = st->live_blocks};
+}
 
 /* Symbolizes and merges the stacks of agg (after aggregate_finish) into t.
  * agg's per-stack statistics are packed (aggregate_stats_pack: agg->stats

@@ -3,8 +3,8 @@
 # rest on and their 95% margins; an exact report is unchanged.
 # - Coverage: 1000 blocks of 1000 B, half live at exit, at --sample-rate 64K
 #   (about 15 samples), seeds 1..20: the stated intervals of the allocated
-#   and the leaked bytes cover the truth in at least 36 of the 40 (39 when
-#   written; 95% nominal).
+#   and the leaked bytes, of the totals and of main's site, cover the truth
+#   in at least 72 of the 80 (95% nominal).
 # - Exact lines at a fixed seed: 100 blocks of 1000 B at 64K (a new user's
 #   case) with four samples (weight 66 each: +-97%), one of them live
 #   (allocations +-129, bytes +-128377, i.e. +-195%); with none (the bytes
@@ -25,16 +25,22 @@ for seed in $(seq 1 20); do
 	report_json "$WORK/c$seed.json" "$WORK/c$seed"
 	n=$("$PYTHON" - "$WORK/c$seed.json" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))["summary"]
+r = json.load(open(sys.argv[1]))
+d = r["summary"]
 n = abs(d["allocated_bytes"] - 1000000) <= d["allocated_bytes_ci95"]
 n += abs(d["leaked_bytes"] - 500000) <= d["leaked_bytes_ci95"]
+# the site of main's malloc: the same truths, its own intervals
+for s in r["sites"]:
+    if s["frames"] and s["frames"][0]["function"] == "main":
+        n += abs(s["allocated_bytes"] - 1000000) <= s["allocated_bytes_ci95"]
+        n += abs(s["leaked_bytes"] - 500000) <= s["leaked_bytes_ci95"]
 print(int(n))
 PY
 )
 	covered=$((covered + n))
 done
-echo "note: $covered of 40 intervals cover the truth"
-expect_range "intervals covering the truth, of 40" 36 40 "$covered"
+echo "note: $covered of 80 intervals cover the truth"
+expect_range "intervals covering the truth, of 80 (totals and main's site)" 72 80 "$covered"
 
 # --- the new user's case: 100 blocks of 1000 B at 64K, four samples ---
 RUN_NAME=four mprof_run 60 "$WORK/four" --sample-rate 64K --sample-seed 1 -- \
@@ -47,7 +53,18 @@ expect_eq "four samples: allocations line" \
 expect_eq "one sample live: leaked line" \
 	"leaked:           66000 B (64.5 KiB) ±195% in 66 ±195% blocks (live at exit; 1 sample, ± at 95%)" \
 	"$(grep '^leaked:' "$WORK/four.txt")"
+expect_eq "four samples: the site's head" \
+	"#1  site 1: 264 ±97% allocations, 264000 B (257.8 KiB) ±97% allocated (4 samples)" \
+	"$(grep -m1 '^#1  site 1:' "$WORK/four.txt")"
+expect_eq "four samples: the site's live line" \
+	"    live at heap peak (rough) 66000 B (64.5 KiB) in 66 blocks; leaked 66000 B (64.5 KiB) ±195% in 66 ±195% blocks (1 sample)" \
+	"$(grep -m1 '^    live at heap peak' "$WORK/four.txt")"
 report_json "$WORK/four.json" "$WORK/four"
+expect_eq "four samples: the site's JSON samples and ci95s" "4 257 256753 1 129 128377" \
+	"$("$PYTHON" -c 'import json, sys
+s = json.load(open(sys.argv[1]))["sites"][0]
+print(*(s[k] for k in ("allocated_samples", "allocations_ci95", "allocated_bytes_ci95",
+                       "leaked_samples", "leaked_blocks_ci95", "leaked_bytes_ci95")))' "$WORK/four.json")"
 expect_eq "four samples: JSON allocated_samples, ci95s" "4 257 256753" \
 	"$(q "$WORK/four.json" summary allocated_samples) $(q "$WORK/four.json" summary allocations_ci95) \
 $(q "$WORK/four.json" summary allocated_bytes_ci95)"
