@@ -32,7 +32,7 @@ for mode in exec execat; do
 	expect_eq "$mode: the warning names the shell" 1 \
 		"$(grep -c "^mprof: warning: process [0-9]* ($WORK/raw_exec_exit) executed /bin/sh, which is not recorded: $SH_WHY$" "$RUN_ERR")"
 	expect_eq "$mode: an exec, its block live at exec, the shell named" \
-		"program:          $WORK/raw_exec_exit $mode (pid P), exec|leaked:           1000 B in 1 blocks (live at exec)|executed:         /bin/sh, not recorded: $SH_WHY" \
+		"program:          $WORK/raw_exec_exit $mode (pid P), exec|leaked:           1000 B in 1 block (live at exec)|executed:         /bin/sh, not recorded: $SH_WHY" \
 		"$(summary $mode)"
 	report_json "$WORK/$mode.json" "$WORK/$mode"
 	expect_eq "$mode: json program" "None|False|exec|/bin/sh|$SH_WHY" \
@@ -49,7 +49,7 @@ expect_eq "failexec: nothing executed, an exit" \
 RUN_NAME=exit mprof_run 60 "$WORK/exit" -- "$WORK/raw_exec_exit" exit
 expect_eq "exit: status 5" 5 "$RUN_STATUS"
 expect_eq "exit: its exit note's name, leaks at exit" \
-	"program:          [rawend] $WORK/raw_exec_exit exit (pid P), exited with status 5|leaked:           1000 B in 1 blocks (live at exit)" \
+	"program:          [rawend] $WORK/raw_exec_exit exit (pid P), exited with status 5|leaked:           1000 B in 1 block (live at exit)" \
 	"$(summary exit)"
 report_json "$WORK/exit.json" "$WORK/exit"
 expect_eq "exit: json: the exit note's name" "rawend|exit|5|False|ended" \
@@ -60,7 +60,7 @@ RUN_NAME=ownexit mprof_run 60 "$WORK/ownexit" -- "$WORK/raw_exec_exit" ownexit
 expect_eq "ownexit: status 6" 6 "$RUN_STATUS"
 UNNOTED="the recorder saw no exit: an exit system call of the program's own, or an exec it did not see whose program gave this status"
 expect_eq "ownexit: the status, said to have no exit note behind it" \
-	"program:          $WORK/raw_exec_exit ownexit (pid P), exited with status 6 ($UNNOTED)|leaked:           1000 B in 1 blocks (live at its end: exit, or an exec mprof did not see)" \
+	"program:          $WORK/raw_exec_exit ownexit (pid P), exited with status 6 ($UNNOTED)|leaked:           1000 B in 1 block (live at its end: exit, or an exec mprof did not see)" \
 	"$(summary ownexit)"
 report_json "$WORK/ownexit.json" "$WORK/ownexit"
 expect_eq "ownexit: json" "6|True|ended|None" \
@@ -73,7 +73,7 @@ SH=$(readlink -f /bin/sh)
 expect_eq "ownexec: the launcher found the exec" 1 \
 	"$(grep -c "^mprof: warning: process [0-9]* ($WORK/raw_exec_exit) executed $SH, which is not recorded: $OWN_WHY$" "$RUN_ERR")"
 expect_eq "ownexec: an exec, its block live at exec" \
-	"program:          $WORK/raw_exec_exit ownexec (pid P), exec|leaked:           1000 B in 1 blocks (live at exec)|executed:         $SH, not recorded: $OWN_WHY" \
+	"program:          $WORK/raw_exec_exit ownexec (pid P), exec|leaked:           1000 B in 1 block (live at exec)|executed:         $SH, not recorded: $OWN_WHY" \
 	"$(summary ownexec)"
 report_json "$WORK/ownexec.json" "$WORK/ownexec"
 expect_eq "ownexec: json" "None|False|exec|$SH" \
