@@ -16,6 +16,9 @@
  *   ownexec: the execve of exec by a system call instruction of its own
  *         (as Go's runtime makes them), of "sh -c 'sleep 3; exit 3'": the
  *         shell runs 3 s, long enough for mprof's launcher to look at it;
+ *         it waits 300 ms first: a process that started within its
+ *         process file's clock tick is known as the file's by its maps
+ *         (cli/pid_guard.c), which must be read before the exec;
  *   ownexit: exit_group(6) by a system call instruction of its own.
  * The last two need x86-64 or AArch64 (elsewhere: status 77).
  * Anything else: status 2.
@@ -87,6 +90,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "ownexec") == 0) {
 		char *slow_argv[] = { "sh", "-c", "sleep 3; exit 3", NULL };
 
+		usleep(300000);
 		own_syscall3(SYS_execve, (long)"/bin/sh", (long)slow_argv, (long)no_env);
 		return 1;
 	}
