@@ -30,7 +30,8 @@
  * internal calls (system, popen) are not seen; the shell they start is
  * recorded, and its exec calls are.  An execve or execveat made through
  * syscall() is noted as the wrappers note theirs (exec_watch_raw_before,
- * from preload/syscall_wrap.c; its environment passed as it is); one made
+ * from preload/syscall_wrap.c; its arguments read through
+ * process_vm_readv, since the kernel, not the C library, checks them); one made
  * by a system call instruction of the program's own is not seen.  Never
  * calls malloc.
  */
@@ -41,7 +42,10 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <limits.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "preload/mem.h"
@@ -50,6 +54,7 @@
 #include "preload/exported.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
+#include "preload/seccomp_watch.h"
 #include "preload/thread_pointer.h"
 #include "preload/toggle_signal.h"
 #include "trace/session.h"
@@ -197,13 +202,105 @@ static void exec_watch_undo(int noted)
 	}
 }
 
-int exec_watch_raw_before(const char *path, char *const envp[])
+/* fexecve's name for what it runs: its argv[0] (no path is given). */
+static const char *first_arg(char *const *argv)
 {
-	int saved = errno, noted;
+	return argv && argv[0] ? argv[0] : "(fexecve)";
+}
 
-	if (!thread_pointer_is_libc())
+/* Copies size bytes at the program's address src into dst through
+ * process_vm_readv, never across a 4 KiB boundary of src, so that an
+ * address the kernel would refuse with EFAULT is refused here too, not a
+ * fault.  Returns 0, or -1 when they cannot all be read. */
+static int user_read(void *dst, const void *src, size_t size)
+{
+	uintptr_t at = (uintptr_t)src;
+
+	while (size) {
+		size_t n = 4096 - (at & 4095);
+		struct iovec local, remote;
+
+		if (n > size)
+			n = size;
+		local = (struct iovec){ dst, n };
+		remote = (struct iovec){ (void *)at, n };
+		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)n)
+			return -1;
+		dst = (char *)dst + n;
+		at += n;
+		size -= n;
+	}
+	return 0;
+}
+
+/* Copies the string at the program's address src into dst[size], cut to
+ * fit, NUL-terminated, a 4 KiB span at most at a time (user_read).
+ * Returns 0, or -1 (dst empty) when its first byte cannot be read. */
+static int user_str_copy(char *dst, size_t size, const char *src)
+{
+	uintptr_t at = (uintptr_t)src;
+	size_t n = 0;
+
+	dst[0] = '\0';
+	while (n + 1 < size) {
+		size_t span = 4096 - ((at + n) & 4095);
+		char *nul;
+
+		if (span > size - 1 - n)
+			span = size - 1 - n;
+		if (user_read(dst + n, (const char *)at + n, span) != 0)
+			break;
+		nul = memchr(dst + n, '\0', span);
+		if (nul)
+			return 0;
+		n += span;
+	}
+	dst[n] = '\0';
+	return n ? 0 : -1;
+}
+
+/* The entry of the program's envp that begins name (with its '='), copied
+ * into dst[size] (cut to fit), or NULL; an entry or slot the kernel could
+ * not read ends the search (the exec then fails with EFAULT). */
+static char *user_env_entry(char *const envp[], const char *name, char *dst, size_t size)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; envp; i++) {
+		char *entry;
+
+		if (user_read(&entry, &envp[i], sizeof(entry)) != 0 || !entry)
+			return NULL;
+		if (user_read(dst, entry, len) != 0)
+			continue; /* shorter than name, at the end of readable memory */
+		if (memcmp(dst, name, len) == 0)
+			return user_str_copy(dst, size, entry) == 0 ? dst : NULL;
+	}
+	return NULL;
+}
+
+int exec_watch_raw_before(const char *path, char *const argv[], char *const envp[])
+{
+	char name[sizeof(((struct session_proc_header *)0)->exec_self_path)];
+	char preload[1024], session[sizeof(SESSION_ENV "=") + PATH_MAX];
+	char *env[3] = { NULL, NULL, NULL };
+	int saved = errno, noted, n = 0;
+	char *arg0;
+
+	/* under a filter, process_vm_readv may be what kills the process */
+	if (!thread_pointer_is_libc() || seccomp_watch_filtered())
 		return NOTED_NOTHING;
-	noted = exec_watch_note(path, envp, 1, EXEC_REACH_YES);
+	if (user_str_copy(name, sizeof(name), path) != 0)
+		return NOTED_NOTHING; /* EFAULT */
+	/* an execveat of a descriptor (AT_EMPTY_PATH) is named as fexecve's */
+	if (!name[0] && (!argv || user_read(&arg0, argv, sizeof(arg0)) != 0 || !arg0 ||
+			 user_str_copy(name, sizeof(name), arg0) != 0))
+		strcpy(name, first_arg(NULL));
+	if (user_env_entry(envp, "LD_PRELOAD=", preload, sizeof(preload)))
+		env[n++] = preload;
+	if (user_env_entry(envp, SESSION_ENV "=", session, sizeof(session)))
+		env[n++] = session;
+	noted = exec_watch_note(name, env, 1, EXEC_REACH_YES);
 	errno = saved;
 	return noted;
 }
@@ -216,11 +313,6 @@ void exec_watch_raw_after(int noted)
 	errno = saved;
 }
 
-/* fexecve's name for what it runs: its argv[0] (no path is given). */
-static const char *first_arg(char *const *argv)
-{
-	return argv && argv[0] ? argv[0] : "(fexecve)";
-}
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);

@@ -12,15 +12,19 @@ void exec_watch_resolve(void);
 
 /*
  * An execve or execveat system call made through syscall() (path as the
- * call names it, envp as given): noted before it as the exec wrappers note
- * theirs (the process header's exec_self, or a vfork child's count), so
- * the launcher can name a program that replaced the image unrecorded
- * instead of taking its status for the image's exit.  Returns what was
+ * call names it, argv and envp as given): noted before it as the exec
+ * wrappers note theirs (the process header's exec_self, or a vfork child's
+ * count), so the launcher can name a program that replaced the image
+ * unrecorded instead of taking its status for the image's exit; an empty
+ * path (execveat's AT_EMPTY_PATH) is named by argv[0], as fexecve is.  The
+ * arguments are read through process_vm_readv: an address the kernel
+ * refuses with EFAULT notes nothing and is no fault.  Returns what was
  * noted, for exec_watch_raw_after to take back when the call fails.  Keeps
- * errno; never allocates; nothing in a thread on a thread pointer of its
- * own (preload/thread_pointer.h).
+ * errno; never allocates (about 5.5 KiB of stack); nothing in a thread on
+ * a thread pointer of its own (preload/thread_pointer.h), nor under a
+ * seccomp filter, which may kill the process for process_vm_readv.
  */
-int exec_watch_raw_before(const char *path, char *const envp[]);
+int exec_watch_raw_before(const char *path, char *const argv[], char *const envp[]);
 void exec_watch_raw_after(int noted);
 
 #endif

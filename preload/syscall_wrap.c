@@ -148,13 +148,14 @@ static int syscall_wrap_watched(long nr)
 	       nr == SYS_exit_group;
 }
 
-/* An execve (path a[0], envp a[2]) or execveat (path a[1], envp a[3]),
- * noted before (exec_watch_raw_before) and taken back when it fails. */
+/* An execve (path a[0], argv a[1], envp a[2]) or execveat (path a[1],
+ * argv a[2], envp a[3]), noted before (exec_watch_raw_before) and taken
+ * back when it fails. */
 __attribute__((noinline, cold)) static long syscall_wrap_exec(long nr, const long a[6])
 {
-	int execveat = nr == SYS_execveat;
-	int noted = exec_watch_raw_before((const char *)a[execveat ? 1 : 0],
-					  (char *const *)a[execveat ? 3 : 2]);
+	int at = nr == SYS_execveat;
+	int noted = exec_watch_raw_before((const char *)a[at], (char *const *)a[at + 1],
+					  (char *const *)a[at + 2]);
 	long rc = syscall_wrap_raw(nr, a);
 
 	exec_watch_raw_after(noted);

@@ -46,6 +46,25 @@ expect_eq "failexec: nothing executed, an exit" \
 	"program:          [rawend] $WORK/raw_exec_exit failexec (pid P), exited with status 4|leaked:           5096 B (5.0 KiB) in 2 blocks (live at exit)" \
 	"$(summary failexec)"
 
+# Arguments the kernel cannot read fail with EFAULT, as without mprof (the
+# shim read them itself before, and the program died of SIGSEGV).
+RUN_NAME=badexec mprof_run 60 "$WORK/badexec" -- "$WORK/raw_exec_exit" badexec
+expect_eq "badexec: status 4" 4 "$RUN_STATUS"
+expect_eq "badexec: all four EFAULT" "raw_exec_exit: EFAULT 4" "$(cat "$RUN_OUT")"
+expect_eq "badexec: nothing executed, an exit" \
+	"program:          [rawend] $WORK/raw_exec_exit badexec (pid P), exited with status 4|leaked:           5096 B (5.0 KiB) in 2 blocks (live at exit)" \
+	"$(summary badexec)"
+
+# An execveat of a descriptor names its program by argv[0], as fexecve does
+# (before, the warning said "executed , which").
+RUN_NAME=fdexec mprof_run 60 "$WORK/fdexec" -- "$WORK/raw_exec_exit" fdexec
+expect_eq "fdexec: mprof's exit status is the shell's" 3 "$RUN_STATUS"
+expect_eq "fdexec: the warning names argv[0]" 1 \
+	"$(grep -c "^mprof: warning: process [0-9]* ($WORK/raw_exec_exit) executed sh, which is not recorded: $SH_WHY$" "$RUN_ERR")"
+expect_eq "fdexec: an exec, the shell named" \
+	"program:          $WORK/raw_exec_exit fdexec (pid P), exec|leaked:           1000 B in 1 block (live at exec)|executed:         sh, not recorded: $SH_WHY" \
+	"$(summary fdexec)"
+
 RUN_NAME=exit mprof_run 60 "$WORK/exit" -- "$WORK/raw_exec_exit" exit
 expect_eq "exit: status 5" 5 "$RUN_STATUS"
 expect_eq "exit: its exit note's name, leaks at exit" \

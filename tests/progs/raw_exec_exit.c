@@ -12,6 +12,13 @@
  *   failexec: syscall(SYS_execve, "/nonexistent/z", ...) fails; prints
  *         "raw_exec_exit: ENOENT yes" when its errno is ENOENT (as without
  *         mprof), then exits by exit(4);
+ *   badexec: syscall(SYS_execve, ...) with a path, an envp and an envp
+ *         entry the kernel cannot read, and syscall(SYS_execveat, ...) with
+ *         a path it cannot read, each failing with EFAULT; prints
+ *         "raw_exec_exit: EFAULT 4" when all four did (as without mprof),
+ *         then exits by exit(4);
+ *   fdexec: the shell of exec by syscall(SYS_execveat, fd, "", ...,
+ *         AT_EMPTY_PATH) on a descriptor of /bin/sh (fexecve's way);
  *   exit: syscall(SYS_exit_group, 5): status 5 with no exit handler run;
  *   ownexec: the execve of exec by a system call instruction of its own
  *         (as Go's runtime makes them), of "sh -c 'sleep 3; exit 3'": the
@@ -84,6 +91,27 @@ int main(int argc, char **argv)
 		printf("raw_exec_exit: ENOENT %s\n", rc == -1 && errno == ENOENT ? "yes" : "no");
 		fflush(stdout);
 		exit(4);
+	}
+	if (strcmp(argv[1], "badexec") == 0) {
+		char *const bad = (char *)8;
+		char *bad_env[] = { bad, NULL };
+		int efaults = 0;
+
+		efaults += syscall(SYS_execve, bad, sh_argv, no_env) == -1 && errno == EFAULT;
+		efaults += syscall(SYS_execve, "/bin/sh", sh_argv, (char **)bad) == -1 &&
+			   errno == EFAULT;
+		efaults += syscall(SYS_execve, "/bin/sh", sh_argv, bad_env) == -1 && errno == EFAULT;
+		efaults += syscall(SYS_execveat, AT_FDCWD, bad, sh_argv, no_env, 0) == -1 &&
+			   errno == EFAULT;
+		printf("raw_exec_exit: EFAULT %d\n", efaults);
+		fflush(stdout);
+		exit(4);
+	}
+	if (strcmp(argv[1], "fdexec") == 0) {
+		int fd = open("/bin/sh", O_RDONLY | O_CLOEXEC);
+
+		syscall(SYS_execveat, fd, "", sh_argv, no_env, AT_EMPTY_PATH);
+		return 1;
 	}
 	if (strcmp(argv[1], "exit") == 0)
 		syscall(SYS_exit_group, 5);
