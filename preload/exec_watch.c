@@ -211,7 +211,9 @@ static const char *first_arg(char *const *argv)
 /* Copies size bytes at the program's address src into dst through
  * process_vm_readv, never across a 4 KiB boundary of src, so that an
  * address the kernel would refuse with EFAULT is refused here too, not a
- * fault.  Returns 0, or -1 when they cannot all be read. */
+ * fault; where process_vm_readv itself is refused (a kernel without it),
+ * read directly, as the exec wrappers read theirs.  Returns 0, or -1 when they cannot
+ * all be read.  Changes errno. */
 static int user_read(void *dst, const void *src, size_t size)
 {
 	uintptr_t at = (uintptr_t)src;
@@ -219,12 +221,16 @@ static int user_read(void *dst, const void *src, size_t size)
 	while (size) {
 		size_t n = 4096 - (at & 4095);
 		struct iovec local, remote;
+		ssize_t rc;
 
 		if (n > size)
 			n = size;
 		local = (struct iovec){ dst, n };
 		remote = (struct iovec){ (void *)at, n };
-		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)n)
+		rc = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		if (rc < 0 && errno != EFAULT)
+			memcpy(dst, (const void *)at, n);
+		else if (rc != (ssize_t)n)
 			return -1;
 		dst = (char *)dst + n;
 		at += n;
