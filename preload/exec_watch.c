@@ -265,24 +265,79 @@ static int user_str_copy(char *dst, size_t size, const char *src)
 	return n ? 0 : -1;
 }
 
-/* The entry of the program's envp that begins name (with its '='), copied
- * into dst[size] (cut to fit), or NULL; an entry or slot the kernel could
- * not read ends the search (the exec then fails with EFAULT). */
-static char *user_env_entry(char *const envp[], const char *name, char *dst, size_t size)
+/* envp entries user_env_pick reads at once, and the most of each entry's
+ * head it reads then (a name below and its '='). */
+#define ENV_BATCH 32
+#define ENV_HEAD 15
+
+/* The names user_env_pick looks for: what env_keeps_recorder reads. */
+static const char *const env_pick_names[2] = { "LD_PRELOAD=", SESSION_ENV "=" };
+
+/* Whether the entry at the program's address entry, whose first len bytes
+ * are head (len cut at a 4 KiB boundary), begins name. */
+static int env_head_is(const char *entry, const char *head, size_t len, const char *name)
 {
-	size_t len = strlen(name);
+	size_t n = strlen(name);
+	char whole[ENV_HEAD];
 
-	for (size_t i = 0; envp; i++) {
-		char *entry;
+	if (memcmp(head, name, len < n ? len : n) != 0)
+		return 0;
+	return len >= n || (user_read(whole, entry, n) == 0 && memcmp(whole, name, n) == 0);
+}
 
-		if (user_read(&entry, &envp[i], sizeof(entry)) != 0 || !entry)
-			return NULL;
-		if (user_read(dst, entry, len) != 0)
-			continue; /* shorter than name, at the end of readable memory */
-		if (memcmp(dst, name, len) == 0)
-			return user_str_copy(dst, size, entry) == 0 ? dst : NULL;
+/*
+ * Copies the first entry of the program's envp that begins each of
+ * env_pick_names into dst[j] (size[j] bytes, cut to fit), or leaves
+ * dst[j] empty.  Reads ENV_BATCH slots and their heads in two
+ * process_vm_readv calls (a raw exec's environment is read in a few calls,
+ * not two per entry); a slot or head the kernel could not read ends the
+ * search, as the exec then fails with EFAULT.
+ */
+static void user_env_pick(char *const envp[], char *const dst[2], const size_t size[2])
+{
+	char *slots[ENV_BATCH];
+	char heads[ENV_BATCH][ENV_HEAD + 1];
+	struct iovec local[ENV_BATCH], remote[ENV_BATCH];
+	int found = 0, last = 0;
+
+	dst[0][0] = dst[1][0] = '\0';
+	for (size_t i = 0, n = 0; envp && !last && found != 3; i += n) {
+		size_t m;
+		ssize_t got;
+
+		/* the slots up to the batch's size or their page's end */
+		n = (4096 - ((uintptr_t)&envp[i] & 4095)) / sizeof(slots[0]);
+		n = n < 1 ? 1 : n > ENV_BATCH ? ENV_BATCH : n;
+		if (user_read(slots, &envp[i], n * sizeof(slots[0])) != 0)
+			return;
+		for (m = 0; m < n && slots[m]; m++) {
+			size_t len = 4096 - ((uintptr_t)slots[m] & 4095);
+
+			local[m] = (struct iovec){ heads[m], len < ENV_HEAD ? len : ENV_HEAD };
+			remote[m] = (struct iovec){ slots[m], local[m].iov_len };
+		}
+		last = m < n; /* its null: the end of envp */
+		got = m ? process_vm_readv(getpid(), local, m, remote, m, 0) : 0;
+		for (size_t k = 0; k < m; k++) {
+			size_t len = local[k].iov_len;
+
+			if (got < 0 && errno != EFAULT) {
+				if (user_read(heads[k], slots[k], len) != 0)
+					return;
+			} else if (got < (ssize_t)len) {
+				return;
+			} else {
+				got -= (ssize_t)len;
+			}
+			for (int j = 0; j < 2; j++)
+				if (!(found & 1 << j) &&
+				    env_head_is(slots[k], heads[k], len, env_pick_names[j])) {
+					user_str_copy(dst[j], size[j], slots[k]);
+					found |= 1 << j;
+					break;
+				}
+		}
 	}
-	return NULL;
 }
 
 int exec_watch_raw_before(const char *path, char *const argv[], char *const envp[])
@@ -290,6 +345,8 @@ int exec_watch_raw_before(const char *path, char *const argv[], char *const envp
 	char name[sizeof(((struct session_proc_header *)0)->exec_self_path)];
 	char preload[1024], session[sizeof(SESSION_ENV "=") + PATH_MAX];
 	char *env[3] = { NULL, NULL, NULL };
+	char *const picked[2] = { preload, session };
+	const size_t sizes[2] = { sizeof(preload), sizeof(session) };
 	int saved = errno, noted, n = 0;
 	char *arg0;
 
@@ -302,9 +359,10 @@ int exec_watch_raw_before(const char *path, char *const argv[], char *const envp
 	if (!name[0] && (!argv || user_read(&arg0, argv, sizeof(arg0)) != 0 || !arg0 ||
 			 user_str_copy(name, sizeof(name), arg0) != 0))
 		strcpy(name, first_arg(NULL));
-	if (user_env_entry(envp, "LD_PRELOAD=", preload, sizeof(preload)))
+	user_env_pick(envp, picked, sizes);
+	if (preload[0])
 		env[n++] = preload;
-	if (user_env_entry(envp, SESSION_ENV "=", session, sizeof(session)))
+	if (session[0])
 		env[n++] = session;
 	noted = exec_watch_note(name, env, 1, EXEC_REACH_YES);
 	errno = saved;

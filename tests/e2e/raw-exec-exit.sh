@@ -65,6 +65,13 @@ expect_eq "fdexec: an exec, the shell named" \
 	"program:          $WORK/raw_exec_exit fdexec (pid P), exec|leaked:           1000 B in 1 block (live at exec)|executed:         sh, not recorded: $SH_WHY" \
 	"$(summary fdexec)"
 
+# The environment kept past the recorder's first batches of envp: the
+# shell is recorded, in a trace of its own, and nothing is said unrecorded.
+RUN_NAME=padexec mprof_run 60 "$WORK/padexec" -- "$WORK/raw_exec_exit" padexec
+expect_eq "padexec: mprof's exit status is the shell's" 3 "$RUN_STATUS"
+expect_eq "padexec: no warning" 0 "$(grep -c "warning" "$RUN_ERR")"
+expect_eq "padexec: the shell's trace" 1 "$(ls "$WORK"/padexec.[0-9]* | wc -l)"
+
 RUN_NAME=exit mprof_run 60 "$WORK/exit" -- "$WORK/raw_exec_exit" exit
 expect_eq "exit: status 5" 5 "$RUN_STATUS"
 expect_eq "exit: its exit note's name, leaks at exit" \

@@ -19,6 +19,9 @@
  *         then exits by exit(4);
  *   fdexec: the shell of exec by syscall(SYS_execveat, fd, "", ...,
  *         AT_EMPTY_PATH) on a descriptor of /bin/sh (fexecve's way);
+ *   padexec: the exec of exec with the environment kept, after 70
+ *         entries "PADn=x" (the recorder reads envp in batches of 32):
+ *         the shell is recorded;
  *   exit: syscall(SYS_exit_group, 5): status 5 with no exit handler run;
  *   ownexec: the execve of exec by a system call instruction of its own
  *         (as Go's runtime makes them), of "sh -c 'sleep 3; exit 3'": the
@@ -39,6 +42,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static void *volatile kept;
 
@@ -111,6 +116,21 @@ int main(int argc, char **argv)
 		int fd = open("/bin/sh", O_RDONLY | O_CLOEXEC);
 
 		syscall(SYS_execveat, fd, "", sh_argv, no_env, AT_EMPTY_PATH);
+		return 1;
+	}
+	if (strcmp(argv[1], "padexec") == 0) {
+		static char pads[70][16];
+		char *env[70 + 256];
+		int n = 0;
+
+		for (; n < 70; n++) {
+			snprintf(pads[n], sizeof(pads[n]), "PAD%d=x", n);
+			env[n] = pads[n];
+		}
+		for (char **e = environ; *e && n < 70 + 255; e++)
+			env[n++] = *e;
+		env[n] = NULL;
+		syscall(SYS_execve, "/bin/sh", sh_argv, env);
 		return 1;
 	}
 	if (strcmp(argv[1], "exit") == 0)
