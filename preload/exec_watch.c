@@ -53,6 +53,7 @@
 #include "preload/exit_note.h"
 #include "preload/exported.h"
 #include "preload/next_sym.h"
+#include "preload/own_read.h"
 #include "preload/process.h"
 #include "preload/seccomp_watch.h"
 #include "preload/thread_pointer.h"
@@ -208,35 +209,11 @@ static const char *first_arg(char *const *argv)
 	return argv && argv[0] ? argv[0] : "(fexecve)";
 }
 
-/* Copies size bytes at the program's address src into dst through
- * process_vm_readv, never across a 4 KiB boundary of src, so that an
- * address the kernel would refuse with EFAULT is refused here too, not a
- * fault; where process_vm_readv itself is refused (a kernel without it),
- * read directly, as the exec wrappers read theirs.  Returns 0, or -1 when they cannot
- * all be read.  Changes errno. */
-static int user_read(void *dst, const void *src, size_t size)
+/* own_read, reading directly where process_vm_readv is refused, as the
+ * exec wrappers read their arguments. */
+static int own_read_direct(void *dst, const void *src, size_t size)
 {
-	uintptr_t at = (uintptr_t)src;
-
-	while (size) {
-		size_t n = 4096 - (at & 4095);
-		struct iovec local, remote;
-		ssize_t rc;
-
-		if (n > size)
-			n = size;
-		local = (struct iovec){ dst, n };
-		remote = (struct iovec){ (void *)at, n };
-		rc = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-		if (rc < 0 && errno != EFAULT)
-			memcpy(dst, (const void *)at, n);
-		else if (rc != (ssize_t)n)
-			return -1;
-		dst = (char *)dst + n;
-		at += n;
-		size -= n;
-	}
-	return 0;
+	return own_read(dst, src, size, 1);
 }
 
 /* Copies the string at the program's address src into dst[size], cut to
@@ -254,7 +231,7 @@ static int user_str_copy(char *dst, size_t size, const char *src)
 
 		if (span > size - 1 - n)
 			span = size - 1 - n;
-		if (user_read(dst + n, (const char *)at + n, span) != 0)
+		if (own_read_direct(dst + n, (const char *)at + n, span) != 0)
 			break;
 		nul = memchr(dst + n, '\0', span);
 		if (nul)
@@ -282,7 +259,7 @@ static int env_head_is(const char *entry, const char *head, size_t len, const ch
 
 	if (memcmp(head, name, len < n ? len : n) != 0)
 		return 0;
-	return len >= n || (user_read(whole, entry, n) == 0 && memcmp(whole, name, n) == 0);
+	return len >= n || (own_read_direct(whole, entry, n) == 0 && memcmp(whole, name, n) == 0);
 }
 
 /*
@@ -308,7 +285,7 @@ static void user_env_pick(char *const envp[], char *const dst[2], const size_t s
 		/* the slots up to the batch's size or their page's end */
 		n = (4096 - ((uintptr_t)&envp[i] & 4095)) / sizeof(slots[0]);
 		n = n < 1 ? 1 : n > ENV_BATCH ? ENV_BATCH : n;
-		if (user_read(slots, &envp[i], n * sizeof(slots[0])) != 0)
+		if (own_read_direct(slots, &envp[i], n * sizeof(slots[0])) != 0)
 			return;
 		for (m = 0; m < n && slots[m]; m++) {
 			size_t len = 4096 - ((uintptr_t)slots[m] & 4095);
@@ -322,7 +299,7 @@ static void user_env_pick(char *const envp[], char *const dst[2], const size_t s
 			size_t len = local[k].iov_len;
 
 			if (got < 0 && errno != EFAULT) {
-				if (user_read(heads[k], slots[k], len) != 0)
+				if (own_read_direct(heads[k], slots[k], len) != 0)
 					return;
 			} else if (got < (ssize_t)len) {
 				return;
@@ -356,7 +333,7 @@ int exec_watch_raw_before(const char *path, char *const argv[], char *const envp
 	if (user_str_copy(name, sizeof(name), path) != 0)
 		return NOTED_NOTHING; /* EFAULT */
 	/* an execveat of a descriptor (AT_EMPTY_PATH) is named as fexecve's */
-	if (!name[0] && (!argv || user_read(&arg0, argv, sizeof(arg0)) != 0 || !arg0 ||
+	if (!name[0] && (!argv || own_read_direct(&arg0, argv, sizeof(arg0)) != 0 || !arg0 ||
 			 user_str_copy(name, sizeof(name), arg0) != 0))
 		strcpy(name, first_arg(NULL));
 	user_env_pick(envp, picked, sizes);

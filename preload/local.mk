@@ -63,6 +63,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/settings.c preload/settings.h \
 	preload/stack_sites.c preload/stack_sites.h \
 	preload/stack_table.c preload/stack_table.h \
+	preload/own_read.h \
 	preload/sys.h \
 	preload/text.h \
 	preload/thread.c preload/thread.h \

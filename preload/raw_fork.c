@@ -42,6 +42,7 @@
 #include "preload/fork.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
+#include "preload/own_read.h"
 #include "preload/raw_fork.h"
 #include "preload/seccomp_watch.h"
 #include "preload/thread_pointer.h"
@@ -66,13 +67,11 @@ static enum raw_fork_kind raw_fork_clone_kind(uint64_t flags, uint64_t stack)
 static enum raw_fork_kind raw_fork_clone3_kind(long args, long size)
 {
 	struct clone_args ca;
-	struct iovec local = { &ca, CLONE_ARGS_SIZE_VER0 };
-	struct iovec remote = { (void *)args, CLONE_ARGS_SIZE_VER0 };
 
 	if (!args || size < CLONE_ARGS_SIZE_VER0)
 		return RAW_FORK_NO_PROCESS;
 	memset(&ca, 0, sizeof(ca));
-	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len)
+	if (own_read(&ca, (const void *)args, CLONE_ARGS_SIZE_VER0, 0) != 0)
 		return RAW_FORK_NO_PROCESS;
 	return raw_fork_clone_kind(ca.flags, ca.stack);
 }

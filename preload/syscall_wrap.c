@@ -40,6 +40,7 @@
 #include "preload/exit_note.h"
 #include "preload/exported.h"
 #include "preload/mlock_watch.h"
+#include "preload/own_read.h"
 #include "preload/raw_fork.h"
 #include "preload/ring.h"
 #include "preload/rlimit.h"
@@ -99,17 +100,14 @@ static long syscall_wrap_foreign_tls(long nr, const long a[6])
 static void syscall_wrap_toggle_before(const long a[6], struct toggle_signal_call *call)
 {
 	unsigned long k[2];
-	struct iovec local = { k, sizeof(k) };
-	struct iovec remote = { (void *)a[1], sizeof(k) };
 	struct sigaction act;
 
 	call->keep = 0;
 	call->masked = 0;
 	if (a[0] <= 0 || a[0] != atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed))
 		return;
-	/* read through process_vm_readv: an address the kernel refuses with
-	 * EFAULT is left to it, not a fault here */
-	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof(k))
+	/* an address the kernel refuses with EFAULT is left to it */
+	if (own_read(k, (const void *)a[1], sizeof(k), 0) != 0)
 		return;
 	memset(&act, 0, sizeof(act));
 	act.sa_handler = (__sighandler_t)k[0];
