@@ -284,6 +284,7 @@ E2E_TESTS = \
 	tests/e2e/exec-names.sh \
 	tests/e2e/sampling.sh \
 	tests/e2e/sample-margins.sh \
+	tests/e2e/diff-sample-margins.sh \
 	tests/e2e/sample-set-memory.sh \
 	tests/e2e/deleted-binary.sh \
 	tests/e2e/embedded-symbols.sh \

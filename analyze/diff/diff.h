@@ -29,7 +29,7 @@
 
 /* Schema version of `mprof diff --format json` (write_json.c);
  * tests/e2e read it here. */
-#define DIFF_JSON_SCHEMA_VERSION 6
+#define DIFF_JSON_SCHEMA_VERSION 7
 
 enum diff_match { DIFF_MATCH_FUNCTION, DIFF_MATCH_LINE };
 
@@ -66,6 +66,9 @@ struct diff_side {
 	uint64_t v[DF_SITE_COUNT];
 	uint64_t max_live_bytes;     /* sum of the sites' maxima: an upper bound */
 	uint64_t freed, lifetime_ns_sum;
+	/* the variance estimate of each figure (diff_field_variance): 0 in an
+	 * exact trace */
+	double var[DF_SITE_COUNT];
 };
 
 struct diff_entry {
@@ -77,6 +80,7 @@ struct diff {
 	const struct profile *pa, *pb;
 	enum diff_match match;
 	uint64_t total_a[DF_COUNT], total_b[DF_COUNT];
+	double var_a[DF_COUNT], var_b[DF_COUNT]; /* the totals' variance estimates */
 	bool has_rss_a, has_rss_b;
 	struct diff_entry *entries;  /* owned; those that differ first (diff_build) */
 	size_t count;
@@ -185,6 +189,22 @@ bool diff_field_at_most(const struct diff *d, int f, bool *a, bool *b);
 /* What qualifies field f of d, or NULL: "rough" (diff_field_rough), "at
  * most" (diff_field_at_most). */
 const char *diff_field_qualifier(const struct diff *d, int f);
+
+/* The variance estimate of field f of a sampled figure resting on s
+ * (aggregate/sample_figures.h): allocated bytes and allocations from every
+ * sample, leaked bytes and blocks from those live at the end; 0 for the
+ * fields with no unbiased estimate (peak, temporary) and in exact traces. */
+double diff_field_variance(const struct sample_figures *s, int f);
+
+/* Whether the figures of field f carry a sampling margin in d: either trace
+ * is sampled and f has an unbiased estimate (allocated bytes, allocations,
+ * leaked bytes and blocks). */
+bool diff_field_has_margin(const struct diff *d, int f);
+
+/* The 95% margin of a change whose sides have variance estimates var_a and
+ * var_b (independent runs: the variances add), in the field's units,
+ * rounded up. */
+uint64_t diff_change_ci95(double var_a, double var_b);
 
 /* b - a of e in field f, as a signed value clamped to +-INT64_MAX. */
 int64_t diff_change(uint64_t a, uint64_t b);

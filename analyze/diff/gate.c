@@ -106,13 +106,16 @@ static double condition_value(const struct diff_condition *c, uint64_t a, uint64
 	return 100.0 * delta / (double)a;
 }
 
-static bool condition_holds(const struct diff_condition *c, uint64_t a, uint64_t b)
+static bool value_holds(const struct diff_condition *c, double v)
 {
-	double v = condition_value(c, a, b);
-
 	if (c->greater)
 		return c->or_equal ? v >= c->number : v > c->number;
 	return c->or_equal ? v <= c->number : v < c->number;
+}
+
+static bool condition_holds(const struct diff_condition *c, uint64_t a, uint64_t b)
+{
+	return value_holds(c, condition_value(c, a, b));
 }
 
 /* One side's figure as the values it allows: one (lo == hi), or from 0 to
@@ -182,6 +185,26 @@ static void print_change(FILE *out, enum diff_field f, struct gate_figure a, str
 	fputc(')', out);
 }
 
+/* After a held condition on sampled estimates a (variance estimate var_a)
+ * and b: "; sampled: the change's 95% margin ±M", the margin of what c
+ * reads (B - A, or B's figure), and
+ * where c does not hold at both ends of it, that sampling alone may have
+ * made it hold.  The verdict itself is the estimate's. */
+static void print_margin(FILE *out, const struct diff_condition *c, uint64_t a, uint64_t b,
+			 double var_a, double var_b)
+{
+	uint64_t m = diff_change_ci95(c->relative_change ? var_a : 0.0, var_b);
+	double v = condition_value(c, a, b), mv = (double)m;
+
+	if (c->relative_change && c->percent)
+		mv = a ? 100.0 * mv / (double)a : 0.0;
+	fprintf(out, "; sampled: %s's 95%% margin \u00b1%" PRIu64,
+		c->relative_change ? "the change" : "B", m);
+	if (!value_holds(c, v - mv) || !value_holds(c, v + mv))
+		fputs(", across which the condition does not hold throughout: sampling alone may "
+		      "have made it hold", out);
+}
+
 int diff_gate_check(const struct diff *d, const struct diff_condition *c, size_t n, char *err,
 		    size_t err_bytes)
 {
@@ -233,6 +256,8 @@ static enum gate_verdict gate_totals(FILE *out, const struct diff *d, const stru
 	else
 		fprintf(out, "%s in B %s%" PRIu64 " (A has no estimate)", diff_field_label(f),
 			at_most_text(b), b.hi);
+	if (diff_field_has_margin(d, f))
+		print_margin(out, c, d->total_a[f], d->total_b[f], d->var_a[f], d->var_b[f]);
 	if (v == GATE_UNDECIDED)
 		fprintf(out, ": %s", bound_reason);
 	fputc('\n', out);
@@ -240,9 +265,10 @@ static enum gate_verdict gate_totals(FILE *out, const struct diff *d, const stru
 }
 
 /* "    leaked bytes 0 -> 2560 (+2560, new) at leak_new (prog.c:12) [new]" */
-static void gate_site_line(FILE *out, const struct diff *d, const struct diff_entry *e,
-			   enum diff_field f, struct gate_figure a, struct gate_figure b)
+static void gate_site_line(FILE *out, const struct diff *d, const struct diff_condition *c,
+			   const struct diff_entry *e, struct gate_figure a, struct gate_figure b)
 {
+	enum diff_field f = c->field;
 	const struct site_table *t;
 	const struct site *s = diff_entry_site(d, e, &t);
 	char name[512], place[512];
@@ -264,8 +290,10 @@ static void gate_site_line(FILE *out, const struct diff *d, const struct diff_en
 		fputs(" at ", out);
 		output_text_fputs_safe(out, output_site_stackless_name(s));
 	}
-	fprintf(out, "%s\n", e->status == DS_ADDED ? " [new]"
-			     : e->status == DS_REMOVED ? " [vanished]" : "");
+	fputs(e->status == DS_ADDED ? " [new]" : e->status == DS_REMOVED ? " [vanished]" : "", out);
+	if (diff_field_has_margin(d, f))
+		print_margin(out, c, e->a.v[f], e->b.v[f], e->a.var[f], e->b.var[f]);
+	fputc('\n', out);
 }
 
 /* A site: condition: held when it holds for a site whatever the bounds
@@ -296,7 +324,7 @@ static enum gate_verdict gate_sites(FILE *out, const struct diff *d, const struc
 		struct gate_figure a = gate_figure(e->a.v[f], ma), b = gate_figure(e->b.v[f], mb);
 
 		if (condition_verdict(c, a, b) == v)
-			gate_site_line(out, d, e, f, a, b);
+			gate_site_line(out, d, c, e, a, b);
 	}
 	return v;
 }

@@ -9,6 +9,7 @@
 
 #include "analyze/diff/diff.h"
 #include "analyze/output/frames.h"
+#include "analyze/output/units.h"
 #include "analyze/util/saturate.h"
 
 const enum metric diff_field_metric[DF_SITE_COUNT] = {
@@ -59,6 +60,28 @@ int64_t diff_change(uint64_t a, uint64_t b)
 double diff_change_real(uint64_t a, uint64_t b)
 {
 	return b >= a ? (double)(b - a) : -(double)(a - b);
+}
+
+double diff_field_variance(const struct sample_figures *s, int f)
+{
+	switch (f) {
+	case DF_ALLOCATED: return s->alloc_var_bytes;
+	case DF_ALLOCATIONS: return s->alloc_var_count;
+	case DF_LEAKED: return s->live_var_bytes;
+	case DF_LEAKED_BLOCKS: return s->live_var_count;
+	default: return 0.0;
+	}
+}
+
+bool diff_field_has_margin(const struct diff *d, int f)
+{
+	return (d->pa->info.sampled || d->pb->info.sampled) &&
+	       (f == DF_ALLOCATED || f == DF_ALLOCATIONS || f == DF_LEAKED || f == DF_LEAKED_BLOCKS);
+}
+
+uint64_t diff_change_ci95(double var_a, double var_b)
+{
+	return output_ci95(var_a + var_b);
 }
 
 /* ---- keys ---- */
@@ -154,6 +177,7 @@ static void side_add(struct diff_side *side, const struct site_table *t, const s
 {
 	struct alloc_stats stats;
 	const struct alloc_stats *st = site_stats(s, &stats);
+	struct sample_figures samples;
 
 	next[s - t->sites] = UINT32_MAX;
 	if (!side->site)
@@ -163,9 +187,12 @@ static void side_add(struct diff_side *side, const struct site_table *t, const s
 	side->last = s;
 	side->sites++;
 	side->truncated |= s->truncated;
-	for (int f = 0; f < DF_SITE_COUNT; f++)
+	site_samples(t, s, st, &samples);
+	for (int f = 0; f < DF_SITE_COUNT; f++) {
 		side->v[f] = sat_add(side->v[f], metric_site_value(s, diff_field_metric[f]),
 				     saturated);
+		side->var[f] += diff_field_variance(&samples, f);
+	}
 	side->max_live_bytes = sat_add(side->max_live_bytes, st->max_live_bytes, saturated);
 	side->freed = sat_add(side->freed, st->freed, saturated);
 	side->lifetime_ns_sum = sat_add(side->lifetime_ns_sum, st->lifetime_ns_sum, saturated);
@@ -280,6 +307,8 @@ int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
 	for (int f = 0; f < DF_SITE_COUNT; f++) {
 		d->total_a[f] = metric_summary_value(&a->summary, diff_field_metric[f]);
 		d->total_b[f] = metric_summary_value(&b->summary, diff_field_metric[f]);
+		d->var_a[f] = diff_field_variance(&a->summary.samples, f);
+		d->var_b[f] = diff_field_variance(&b->summary.samples, f);
 	}
 	d->has_rss_a = a->run.has_peak_rss;
 	d->has_rss_b = b->run.has_peak_rss;

@@ -37,14 +37,15 @@
  *                                     upper bound of the change
  *     "a_at_most", "b_at_most": [str], the keys of "at_most" whose figure
  *                                     is a bound on that side (A's, B's)
- *     "totals": {"a": TOTALS, "b": TOTALS, "delta": TOTALS},
+ *     "totals": {"a": TOTALS, "b": TOTALS, "delta": TOTALS,
+ *                "delta_ci95": MARGINS},
  *     "sites": [                      every entry that differs, largest growth
  *                                     in allocated bytes first, then the
  *                                     others by that change; [] when none
  *       {"status": "changed" | "added" | "removed",
  *                  added: only in B (new); removed: only in A (vanished)
  *        "a": SIDE, "b": SIDE,        all zeros on the side without the site
- *        "delta": STATS,
+ *        "delta": STATS, "delta_ci95": MARGINS,
  *        "a_id": int or null, "b_id": int or null,
  *                                     the first site's id in `mprof report`
  *        "a_sites", "b_sites": int,   sites summed on each side (more than 1
@@ -65,12 +66,18 @@
  *            "temporary", "peak_blocks", "leaked_blocks": int; "temporary"
  *            null for a sampled side, and in "delta" when either is or
  *            when A's is an upper bound ("at_most")}
+ *   MARGINS = the keys of STATS: the 95% margin of each change in "delta"
+ *            when a trace is sampled (1.96 times the square root of the
+ *            sum of the two estimates' variance estimates, rounded up;
+ *            aggregate/sample_figures.h), 0 when both are exact, null
+ *            where "delta" is null or the key is in "rough"
  *   TOTALS = STATS + {"peak_rss_bytes": int or null}
  *   SIDE = STATS + {"max_live_bytes": int (an upper bound when sites were
  *          summed), "lifetime_ns_avg": int or null (no block freed;
  *          of a sampled trace an estimate of the mean over the freed
  *          blocks, each block once)}
  *
+ * Version 6 had no "delta_ci95".
  * Version 5 named a frame merged from several by its first one (A's):
  * its file, line, module and offset, and had no "lines_differ".
  * Version 4 had no "counts" or "not_sampled".
@@ -120,6 +127,26 @@ static void delta(FILE *out, const struct diff *d, const uint64_t *a, const uint
 		else
 			fputs("null", out);
 	}
+}
+
+/* The 95% margin of each change of delta (diff_change_ci95 of the sides'
+ * variances var_a, var_b): 0 where both traces are exact, null where delta
+ * is null or the field is rough. */
+static void delta_ci95(FILE *out, const struct diff *d, const double *var_a, const double *var_b)
+{
+	fputs("\"delta_ci95\":{", out);
+	for (int f = 0; f < DF_SITE_COUNT; f++) {
+		bool ka, kb, ma, mb;
+
+		diff_field_at_most(d, f, &ma, &mb);
+		fprintf(out, "%s\"%s\":", f ? "," : "", diff_field_key(f));
+		if (!diff_field_known(d, f, &ka, &kb) || ma || diff_field_rough(d, f))
+			fputs("null", out);
+		else
+			fprintf(out, "%" PRIu64, diff_field_has_margin(d, f)
+				? diff_change_ci95(var_a[f], var_b[f]) : 0);
+	}
+	fputc('}', out);
 }
 
 /* The keys of the fields that are upper bounds on side A (side_a) or B. */
@@ -196,7 +223,9 @@ void diff_write_json_head(FILE *out, const struct diff *d, const struct diff_pri
 		fprintf(out, "%" PRId64, diff_change(d->total_a[DF_RSS], d->total_b[DF_RSS]));
 	else
 		fputs("null", out);
-	fputs("}}", out);
+	fputs("},", out);
+	delta_ci95(out, d, d->var_a, d->var_b);
+	fputc('}', out);
 }
 
 static void side(FILE *out, const struct diff *d, const char *key, const struct diff_side *s)
@@ -235,7 +264,8 @@ static void entry(FILE *out, const struct diff *d, const struct diff_entry *e,
 	side(out, d, "b", &e->b);
 	fputc(',', out);
 	delta(out, d, e->a.v, e->b.v);
-	fputc('}', out);
+	fputs("},", out);
+	delta_ci95(out, d, e->a.var, e->b.var);
 	id(out, "a_id", &e->a);
 	id(out, "b_id", &e->b);
 	fprintf(out, ",\"a_sites\":%" PRIu32 ",\"b_sites\":%" PRIu32, e->a.sites, e->b.sites);

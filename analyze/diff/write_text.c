@@ -128,11 +128,20 @@ static void print_totals(FILE *out, const struct diff *d)
 				"-", note);
 			continue;
 		}
-		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s%s%s\n", diff_field_label(f),
+		fprintf(out, "  %-16s %18" PRIu64 " %18" PRIu64 " %18s %9s%s%s", diff_field_label(f),
 			d->total_a[f], d->total_b[f],
 			fmt_change(c1, sizeof(c1), d->total_a[f], d->total_b[f]),
 			fmt_relative(c2, sizeof(c2), d->total_a[f], d->total_b[f]),
 			note ? "  " : "", note ? note : "");
+		if (diff_field_has_margin(d, f)) {
+			uint64_t m = diff_change_ci95(d->var_a[f], d->var_b[f]);
+			int64_t ch = diff_change(d->total_a[f], d->total_b[f]);
+			uint64_t size = ch < 0 ? -(uint64_t)ch : (uint64_t)ch;
+
+			fprintf(out, "  \u00b1%" PRIu64 "%s", m,
+				size <= m ? ": may be sampling noise" : "");
+		}
+		fputc('\n', out);
 	}
 	fprintf(out, "sites:            %zu changed, %zu %s, %zu %s, %zu same (%zu in A, %zu in B",
 		d->changed, d->added,
@@ -157,9 +166,12 @@ static void change(FILE *out, const struct diff *d, const struct diff_entry *e,
 	bool ma, mb;
 
 	diff_field_at_most(d, f, &ma, &mb);
-	fprintf(out, "%s%s%s%s %" PRIu64 " -> %" PRIu64 " (%s)", diff_field_label(f),
+	fprintf(out, "%s%s%s%s %" PRIu64 " -> %" PRIu64 " (%s", diff_field_label(f),
 		note ? " (" : "", note ? note : "", note ? ")" : "", e->a.v[f], e->b.v[f],
 		fmt_change_bounded(b, sizeof(b), e->a.v[f], ma, e->b.v[f], mb));
+	if (diff_field_has_margin(d, f))
+		fprintf(out, " \u00b1%" PRIu64, diff_change_ci95(e->a.var[f], e->b.var[f]));
+	fputc(')', out);
 }
 
 /* The average lifetime of the side's freed blocks ("1.25 ms"; "< 4 ms"
@@ -347,6 +359,10 @@ int diff_write_text(FILE *out, struct diff *d, const struct diff_print *o)
 		: "function (modules by file name)");
 	trace_notes(out, "A", d->pa);
 	trace_notes(out, "B", d->pb);
+	if (d->pa->info.sampled || d->pb->info.sampled)
+		fputs("note: \u00b1N after a change is its 95% margin (sampling alone moves an "
+		      "estimate that much 1 time in 20): a change within it may be sampling noise\n",
+		      out);
 	if (diff_field_rough(d, DF_PEAK))
 		fputs("note: peak bytes and blocks (and max live) of a sampled trace are rough: "
 		      "they have no unbiased estimate and no --fail-if may test them\n", out);

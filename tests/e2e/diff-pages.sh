@@ -116,6 +116,22 @@ expect_eq "html, recorded in part: the temporary row says at most, the others pl
 	"temporary (at most) peak bytes" "$(val 'label temporary') $(val 'label peak_bytes')"
 expect_eq "html, recorded in part: no change between two upper bounds" "2 ; 2 ; - ; -" "$(val 'row temporary')"
 
+# ---- sampled traces: each estimate's change has its 95% margin ----
+build_c "$WORK/sm" "$PROGS_DIR/sample_margins.c"
+RUN_NAME=rs1 mprof_run 60 "$WORK/ts1" --sample-rate 64K --sample-seed 1 -- "$WORK/sm" 1000 1000
+RUN_NAME=rs2 mprof_run 60 "$WORK/ts2" --sample-rate 64K --sample-seed 2 -- "$WORK/sm" 1000 1000
+"$MPROF" diff --format json "$WORK/ts1" "$WORK/ts2" >"$WORK/ds.json" 2>&1
+run_cmd 60 htmls "$MPROF" diff -f html -o "$WORK/ds.html" "$WORK/ts1" "$WORK/ts2"
+expect_eq "html, sampled: exit status 0" 0 "$RUN_STATUS"
+run_cmd 120 pages node "$BROWSER_DIR/diff-check.mjs" verdict "$WORK/ds.html"
+cat "$RUN_OUT" "$RUN_ERR"
+for k in allocated_bytes leaked_bytes allocations; do
+	expect_match "html, sampled: the $k row ends with the JSON's margin" \
+		" ; ±$(json_eval "$WORK/ds.json" "'{:,}'.format(d['totals']['delta_ci95']['$k'])")( \([0-9.]+ [KM]iB\))?(: may be sampling noise)?\$" \
+		"$(val "row $k")"
+done
+expect_match "html, sampled: peak (rough) has no margin" "% ; ?\$" "$(val 'row peak_bytes')"
+
 # ---- no gate; errors ----
 run_cmd 60 html2 "$MPROF" diff -f html -o "$WORK/d2.html" "$WORK/ta" "$WORK/tb"
 expect_eq "html without --fail-if: exit status 0" 0 "$RUN_STATUS"

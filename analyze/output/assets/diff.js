@@ -59,6 +59,13 @@
   // ---- totals, as the text diff ----
   app.append(el('h2', {}, 'Totals'));
   const tbody = el('tbody', {});
+  // a sampled trace's changes carry their 95% margin (totals.delta_ci95)
+  const margins = page.a.sampled || page.b.sampled;
+  const margin = (f, d) => {
+    const m = (diff.totals.delta_ci95 || {})[f.key];
+    if (!margins || m == null || d == null) return '';
+    return `\u00b1${exact(f, m)}${Math.abs(d) <= m ? ': may be sampling noise' : ''}`;
+  };
   for (const f of page.fields) {
     const a = diff.totals.a[f.key], b = diff.totals.b[f.key], d = diff.totals.delta[f.key];
     tbody.append(el('tr', { 'data-field': f.key, class: cls(d) },
@@ -67,11 +74,13 @@
       el('td', { class: 'num' }, exact(f, a)),
       el('td', { class: 'num' }, exact(f, b)),
       el('td', { class: 'num change' }, d == null ? '-' : signed(d)),
-      el('td', { class: 'num' }, d == null ? '-' : F.relative(a, b))));
+      el('td', { class: 'num' }, d == null ? '-' : F.relative(a, b)),
+      margins ? el('td', { class: 'num margin' }, margin(f, d)) : null));
   }
   app.append(el('table', { id: 'totals' }, el('thead', {}, el('tr', {}, el('th', {}, ''),
     el('th', { class: 'num' }, 'A'), el('th', { class: 'num' }, 'B'), el('th', { class: 'num' }, 'B-A'),
-    el('th', { class: 'num' }, 'change'))), tbody));
+    el('th', { class: 'num' }, 'change'),
+    margins ? el('th', { class: 'num', title: 'sampling alone moves an estimate this much 1 time in 20' }, '95% margin') : null)), tbody));
   // a site a sampled side lacks is only not in its samples, as the text
   // diff says (mprof-diff(1)): never "new" or "vanished"
   const st = { changed: 0, added: 0, removed: 0 };
