@@ -55,13 +55,19 @@ if [ -z "$missing" ]; then
 else
 	echo "install-deps: installing:$missing"
 	export DEBIAN_FRONTEND=noninteractive
-	$run apt-get update -qq
+	# A fresh machine's boot-time upgrade may hold the package locks for a
+	# while: wait for them (up to 10 minutes) rather than fail.
+	lock="-o DPkg::Lock::Timeout=600"
 	# shellcheck disable=SC2086
-	$run apt-get install -y -qq --no-install-recommends $missing
+	$run apt-get $lock update -qq || { sleep 30; $run apt-get $lock update -qq; }
+	# shellcheck disable=SC2086
+	$run apt-get $lock install -y -qq --no-install-recommends $missing
 fi
 # The browser checks' node modules, exactly as the lock file pins them.
 if [ -n "$browser" ]; then
-	command -v npm >/dev/null 2>&1 || $run apt-get install -y -qq --no-install-recommends npm
+	# shellcheck disable=SC2086
+	command -v npm >/dev/null 2>&1 ||
+		$run apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends npm
 	dir="$(dirname "$0")/browser"
 	if [ -f "$dir/node_modules/.package-lock.json" ] &&
 		cmp -s "$dir/package-lock.json" "$dir/node_modules/.mprof-lock"; then
