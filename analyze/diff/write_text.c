@@ -138,8 +138,10 @@ static void print_totals(FILE *out, const struct diff *d)
 			int64_t ch = diff_change(d->total_a[f], d->total_b[f]);
 			uint64_t size = ch < 0 ? -(uint64_t)ch : (uint64_t)ch;
 
-			fprintf(out, "  \u00b1%" PRIu64 "%s", m,
-				size <= m ? ": may be sampling noise" : "");
+			/* nothing to say of no change between no samples */
+			if (m || size)
+				fprintf(out, "  \u00b1%" PRIu64 "%s", m,
+					size <= m ? ": may be sampling noise" : "");
 		}
 		fputc('\n', out);
 	}
@@ -169,8 +171,12 @@ static void change(FILE *out, const struct diff *d, const struct diff_entry *e,
 	fprintf(out, "%s%s%s%s %" PRIu64 " -> %" PRIu64 " (%s", diff_field_label(f),
 		note ? " (" : "", note ? note : "", note ? ")" : "", e->a.v[f], e->b.v[f],
 		fmt_change_bounded(b, sizeof(b), e->a.v[f], ma, e->b.v[f], mb));
-	if (diff_field_has_margin(d, f))
-		fprintf(out, " \u00b1%" PRIu64, diff_change_ci95(e->a.var[f], e->b.var[f]));
+	if (diff_field_has_margin(d, f)) {
+		uint64_t m = diff_change_ci95(e->a.var[f], e->b.var[f]);
+
+		if (m || e->a.v[f] != e->b.v[f]) /* none for no change between no samples */
+			fprintf(out, " \u00b1%" PRIu64, m);
+	}
 	fputc(')', out);
 }
 

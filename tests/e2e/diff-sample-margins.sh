@@ -12,6 +12,7 @@
 # - A real change (1000 -> 8000 blocks) held by --fail-if without the
 #   noise clause; a change of 0 held by 'allocated>+0%'-style conditions
 #   with it; exit status 1 either way (the verdict is the estimate's).
+# - No sample on either side: no change and no "±0".
 # - Exact traces: no "±" in the text, every margin 0.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -64,6 +65,19 @@ expect_match "text: the note says what ± is" \
 	"^note: ±N after a change is its 95% margin" "$(cat "$WORK/d1.txt")"
 expect_match "text: peak stays rough, no margin" "^  peak bytes .* rough\$" \
 	"$(grep '^  peak bytes' "$WORK/d1.txt")"
+
+# --- no samples on either side: no change, no margin to give ---
+for seed in 5 6; do
+	RUN_NAME=z$seed mprof_run 60 "$WORK/z$seed" --sample-rate 64K --sample-seed "$seed" -- "$WORK/sm" 2 8
+done
+"$MPROF" diff "$WORK/z5" "$WORK/z6" >"$WORK/z.txt" 2>&1
+"$MPROF" diff --format json "$WORK/z5" "$WORK/z6" >"$WORK/z.json" 2>&1
+if [ "$(jd "$WORK/z.json" 'd["totals"]["a"]["leaked_bytes"] + d["totals"]["b"]["leaked_bytes"]')" = 0 ]; then
+	expect_match "no samples live on either side: the leaked row has no margin" \
+		"^  leaked bytes +0 +0 +0 +0\\.0%\$" "$(grep '^  leaked bytes' "$WORK/z.txt")"
+else
+	fail_ "a 16-byte program at 64K leaves no sample live" "$(grep '^  leaked bytes' "$WORK/z.txt")"
+fi
 
 # --- the gate: a real change and a change within the noise ---
 RUN_NAME=big mprof_run 60 "$WORK/big" --sample-rate 64K --sample-seed 99 -- "$WORK/sm" 8000 1000
