@@ -799,6 +799,21 @@ static int stack_samples_at(struct aggregate *a, size_t k, uint64_t w,
 	return 0;
 }
 
+/* A live sample of size_bytes and weight w, of the stack with statistics
+ * index k, leaves the totals' sample figures and its stack's (freed, or
+ * replaced at its address).  Returns 0 or -ENOMEM. */
+static int samples_release(struct aggregate *a, size_t k, uint64_t size_bytes, uint64_t w)
+{
+	struct sample_figures *f;
+
+	sample_figures_free(&a->samples, size_bytes, w);
+	if (stack_samples_at(a, k, w, &f) < 0)
+		return -ENOMEM;
+	if (f)
+		sample_figures_free(f, size_bytes, w);
+	return 0;
+}
+
 /* ---- events ---- */
 
 /* An allocation event; h is block_hash(ev->addr). */
@@ -850,16 +865,11 @@ AGG_HOT void on_alloc(struct aggregate *a, const struct alloc_event *ev, uint64_
 	if (rc == 1) {
 		uint64_t old_w = weight_take(a, ev->addr);
 
-		struct sample_figures *f;
-
 		a->address_reused++;
-		sample_figures_free(&a->samples, old.size_bytes, old_w);
-		if (stack_samples_at(a, old.stat_index, old_w, &f) < 0) {
+		if (samples_release(a, old.stat_index, old.size_bytes, old_w) < 0) {
 			note_error(a);
 			return;
 		}
-		if (f)
-			sample_figures_free(f, old.size_bytes, old_w);
 		if (AGG_POOL_ADDR(ev->addr))
 			pool_live_sub(a, sat_mul(old.size_bytes, old_w, &a->saturated), old_w);
 		stack_live_sub(a, old.stat_index, sat_mul(old.size_bytes, old_w, &a->saturated),
@@ -889,7 +899,6 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, uint64_t
 {
 	uint64_t prev_alloc = th ? th->last_alloc_addr : 0;
 	struct live_block b;
-	struct sample_figures *f;
 	uint64_t life_events, life_ns, w, bytes, alloc_ns, alloc_seq;
 
 	if (th)
@@ -912,13 +921,10 @@ AGG_HOT void on_free(struct aggregate *a, const struct alloc_event *ev, uint64_t
 	if (prev_alloc == ev->addr)
 		a->temporary = sat_add(a->temporary, w, &a->saturated);
 	bytes = sat_mul(b.size_bytes, w, &a->saturated);
-	sample_figures_free(&a->samples, b.size_bytes, w);
-	if (stack_samples_at(a, b.stat_index, w, &f) < 0) {
+	if (samples_release(a, b.stat_index, b.size_bytes, w) < 0) {
 		note_error(a);
 		return;
 	}
-	if (f)
-		sample_figures_free(f, b.size_bytes, w);
 	if (AGG_POOL_ADDR(ev->addr))
 		pool_live_sub(a, bytes, w);
 	stack_live_sub(a, b.stat_index, bytes, w);
@@ -1156,15 +1162,11 @@ static void seed_block(void *ctx, const struct live_block *pb)
 	}
 	if (rc == 1) { /* cannot happen: parent addresses are distinct */
 		uint64_t old_w = weight_take(a, b.addr);
-		struct sample_figures *f;
 
-		sample_figures_free(&a->samples, old.size_bytes, old_w);
-		if (stack_samples_at(a, old.stat_index, old_w, &f) < 0) {
+		if (samples_release(a, old.stat_index, old.size_bytes, old_w) < 0) {
 			c->error = -ENOMEM;
 			return;
 		}
-		if (f)
-			sample_figures_free(f, old.size_bytes, old_w);
 		stack_live_sub(a, old.stat_index, sat_mul(old.size_bytes, old_w, &a->saturated),
 			       old_w);
 	}
