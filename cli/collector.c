@@ -2269,8 +2269,8 @@ static bool proc_exit_note_possible(struct proc *p)
 
 /* Reads the wait status of p's process while it is a zombie, the one
  * moment a process that is not the launcher's child shows it: a process
- * that ended by a signal, a raw exit system call or an _exit on an
- * alternate signal stack leaves no exit note. */
+ * that ended by a signal or an exit system call the recorder did not see
+ * leaves no exit note. */
 static void proc_zombie_look(struct proc *p)
 {
 	if (!p->zombie_seen && !p->superseded && !p->is_root && pid_guard_holds(&p->guard))
@@ -2372,12 +2372,12 @@ static void end_names(struct proc *p, const char *state, struct trace_end *e)
 
 	if (p->superseded)
 		return;
-	if (proc_exit_noted(p, state)) {
+	if (proc_exit_noted(p, state) && h->exit_names_how != SESSION_EXIT_NAMES_UNREAD) {
 		field_copy(cmd, sizeof(cmd), h->exit_command, sizeof(h->exit_command));
 		free(p->seen_command);
 		p->seen_command = cmd[0] ? strdup(cmd) : NULL;
 		field_copy(p->seen_comm, sizeof(p->seen_comm), h->exit_comm, sizeof(h->exit_comm));
-		how = h->exit_comm_at_filter ? "filter" : "exit";
+		how = h->exit_names_how == SESSION_EXIT_NAMES_FILTER ? "filter" : "exit";
 	} else {
 		proc_names_look(p);
 	}

@@ -61,6 +61,10 @@
 #include "trace/argv_quote.h"
 
 #define EXIT_NOTE_PAGE_BYTES ((uintptr_t)4096)
+/* The stack left on an alternate signal stack that the whole note needs,
+ * with room to spare: gcc -fstack-usage puts its deepest chain (the names'
+ * command line read) near 6 KiB.  With less, the status and time alone. */
+#define EXIT_NOTE_FULL_STACK_BYTES (16u << 10)
 #define EXIT_NOTE_COMMAND_RAW_BYTES 2048u /* as procfile_command reads */
 
 /* getrusage's ru_maxrss when the image's file was made (KiB; UINT64_MAX:
@@ -292,7 +296,7 @@ static void exit_note_names(struct session_proc_header *h, int sandboxed)
 	if (strcmp(comm, h->comm) == 0)
 		comm[0] = '\0';
 	exit_note_text(h->exit_comm, sizeof(h->exit_comm), comm);
-	h->exit_comm_at_filter = sandboxed != 0;
+	h->exit_names_how = sandboxed ? SESSION_EXIT_NAMES_FILTER : SESSION_EXIT_NAMES_READ;
 }
 
 uint64_t exit_note_peak_rss_kib(void)
@@ -302,18 +306,24 @@ uint64_t exit_note_peak_rss_kib(void)
 	return kib ? kib : exit_note_rusage_kib();
 }
 
-static void exit_note_write(int status, void *arg)
+/* The note: whole, or (full 0) the status and time alone, which take
+ * little stack (the names and the peak RSS are then the launcher's). */
+static void exit_note_fill(int status, int full)
 {
 	struct session_proc_header *h = preload_proc.hdr;
 	int sandboxed;
 
-	(void)arg;
 	/* a vfork child calling exit() shares the parent's memory */
 	if (!h || h->ns_pid != (uint32_t)getpid())
 		return;
-	toggle_signal_check();
 	h->exit_status = status;
 	h->exit_mono_ns = timens_mono_ns();
+	if (!full) {
+		h->exit_names_how = SESSION_EXIT_NAMES_UNREAD;
+		atomic_store_explicit(&h->exit_known, 1, memory_order_release);
+		return;
+	}
+	toggle_signal_check();
 	sandboxed = seccomp_watch_filtered();
 	h->exit_maxrss_kib = exit_note_peak_rss_kib();
 	h->exit_recorder_bytes = preload_mem_resident_bound();
@@ -321,6 +331,12 @@ static void exit_note_write(int status, void *arg)
 	if (!sandboxed)
 		namespaces_look();
 	atomic_store_explicit(&h->exit_known, 1, memory_order_release);
+}
+
+static void exit_note_write(int status, void *arg)
+{
+	(void)arg;
+	exit_note_fill(status, 1);
 }
 
 /* The C library's _exit, looked up with the handler's registration (dlsym
@@ -340,10 +356,12 @@ void exit_note_register(void)
 void exit_note_before_exit_call(int status)
 {
 	stack_t alt;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 
-	if (exit_note_next_exit && thread_pointer_is_libc() && sigaltstack(NULL, &alt) == 0 &&
-	    !(alt.ss_flags & SS_ONSTACK))
-		exit_note_write(status, NULL);
+	if (!exit_note_next_exit || !thread_pointer_is_libc() || sigaltstack(NULL, &alt) != 0)
+		return;
+	exit_note_fill(status, !(alt.ss_flags & SS_ONSTACK) ||
+				       sp - (uintptr_t)alt.ss_sp >= EXIT_NOTE_FULL_STACK_BYTES);
 }
 
 /* The note (exit_note_before_exit_call), then the end: the C library's

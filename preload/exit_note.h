@@ -49,10 +49,11 @@ uint64_t exit_note_peak_rss_kib(void);
  * Writes the note for an end by a call that runs no exit handler: _exit,
  * _Exit, or an exit_group system call made through syscall() (status as
  * given).  Only where the handler is registered, as exit() would write it;
- * not on an alternate signal stack, which may be smaller than the note's
- * 5 KiB or so (a crash handler's _exit); nor on a thread pointer of the
- * program's own (preload/thread_pointer.h).  The caller then ends the
- * process.  Never allocates.
+ * on an alternate signal stack with less than EXIT_NOTE_FULL_STACK_BYTES
+ * left (a crash handler's _exit) only the status and time, as the whole
+ * note takes some 6 KiB (its names are then the launcher's last look); not
+ * on a thread pointer of the program's own (preload/thread_pointer.h).
+ * The caller then ends the process.  Never allocates.
  */
 void exit_note_before_exit_call(int status);
 

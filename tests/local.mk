@@ -249,6 +249,7 @@ E2E_TESTS = \
 	tests/e2e/report-many-traces.sh \
 	tests/e2e/raw-clones.sh \
 	tests/e2e/raw-exec-exit.sh \
+	tests/e2e/exit-altstack.sh \
 	tests/e2e/reap-cancel.sh \
 	tests/e2e/system-children.sh \
 	tests/e2e/signal-commands.sh \

@@ -116,6 +116,12 @@ static inline bool session_dir_gone_errno(int err)
  * launcher takes a ring's content as one chunk, and readers refuse chunks
  * over 64 MiB (TRACE_CHUNK_MAX_RAW_BYTES, trace/format.h). */
 #define SESSION_RING_MAX_BYTES ((64u << 20) - SESSION_PAGE_BYTES)
+
+/* session_proc_header.exit_names_how */
+#define SESSION_EXIT_NAMES_READ 0u    /* read at exit */
+#define SESSION_EXIT_NAMES_FILTER 1u  /* under a seccomp filter: exit_comm the filter's */
+#define SESSION_EXIT_NAMES_UNREAD 2u  /* not read: exit_command, exit_comm empty */
+
 /* Slot 0 holds the process's metadata stream (STACK, MODULES, PROCESS and
  * DIAG records, written by any thread under the shim's lock) when the
  * header's flags say SESSION_FLAG_META_SLOT; threads then claim slots from 1. */
@@ -190,10 +196,12 @@ struct session_proc_header {
 	 * release-stored last, to 1. */
 	_Atomic uint32_t exit_known;
 	int32_t exit_status;         /* the status given to exit() */
-	/* 1 when the image ran under a seccomp filter at its end, so
-	 * exit_comm is the name it had when the filter came (no call may ask
-	 * for it at exit).  In what was padding: the layout is unchanged. */
-	uint32_t exit_comm_at_filter;
+	/* How exit_command and exit_comm were read (SESSION_EXIT_NAMES_*):
+	 * at exit; under a seccomp filter, so exit_comm is the name the image
+	 * had when the filter came (no call may ask for it at exit); or not at
+	 * all (an _exit on a small alternate signal stack: the launcher's look
+	 * stands).  In what was padding: the layout is unchanged. */
+	uint32_t exit_names_how;
 	uint64_t exit_mono_ns;       /* CLOCK_MONOTONIC then */
 	uint64_t exit_maxrss_kib;    /* the image's own peak RSS (VmHWM, or
 	                              * getrusage's when that proves it), KiB;
