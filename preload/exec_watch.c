@@ -53,6 +53,7 @@
 #include "preload/exit_note.h"
 #include "preload/exported.h"
 #include "preload/next_sym.h"
+#include "preload/own_pages.h"
 #include "preload/own_read.h"
 #include "preload/process.h"
 #include "preload/seccomp_watch.h"
@@ -207,6 +208,69 @@ static void exec_watch_undo(int noted)
 static const char *first_arg(char *const *argv)
 {
 	return argv && argv[0] ? argv[0] : "(fexecve)";
+}
+
+/* The longest string an exec's argument may be (the kernel's
+ * MAX_ARG_STRLEN): one the wrappers find no NUL in is not read. */
+#define EXEC_STRING_MAX (32 * 4096)
+
+/*
+ * Whether what the wrappers read of an exec call's arguments before the
+ * call can be read (preload/own_pages.h): path to its NUL, envp's slots to
+ * its null and each entry to its NUL.  When not, the call fails with
+ * EFAULT (or, for posix_spawnp's path, glibc's child dies in its search),
+ * and the wrapper notes nothing.  The pages are asked for a batch at a
+ * time: path's with envp's first, then those its entries begin in, one
+ * system call for each page of slots when all are readable.  Under a
+ * seccomp filter, which may kill the process for process_vm_readv, nothing
+ * is asked and all is read as before.  Keeps errno; never allocates.
+ */
+static int exec_args_readable(const char *path, char *const envp[])
+{
+	struct own_pages set;
+
+	if (seccomp_watch_filtered())
+		return 1;
+	own_pages_init(&set);
+	own_pages_want(&set, path);
+	if (envp)
+		own_pages_want(&set, envp);
+	own_pages_ask(&set); /* its answer is read below, page by page */
+	if (own_pages_str(&set, path, EXEC_STRING_MAX) != 0)
+		return 0;
+	for (size_t i = 0; envp;) {
+		size_t n = (4096 - ((uintptr_t)&envp[i] & 4095)) / sizeof(envp[0]), k;
+
+		/* the slots to their page's end (one at least: it may straddle two) */
+		n = n ? n : 1;
+		if (own_pages_range(&set, &envp[i], n * sizeof(envp[0])) != 0)
+			return 0;
+		for (k = i; k < i + n && envp[k]; k++)
+			own_pages_want(&set, envp[k]);
+		own_pages_ask(&set);
+		for (size_t j = i; j < k; j++)
+			if (own_pages_str(&set, envp[j], EXEC_STRING_MAX) != 0)
+				return 0;
+		if (k < i + n)
+			break; /* its null */
+		i += n;
+	}
+	return 1;
+}
+
+/* fexecve's name, first_arg, when argv and argv[0] can be read; else
+ * first_arg(NULL) (the call fails with EFAULT). */
+static const char *exec_watch_argv0(char *const argv[])
+{
+	struct own_pages set;
+
+	if (seccomp_watch_filtered())
+		return first_arg(argv);
+	own_pages_init(&set);
+	if (!argv || own_pages_range(&set, argv, sizeof(argv[0])) != 0 || !argv[0] ||
+	    own_pages_str(&set, argv[0], EXEC_STRING_MAX) != 0)
+		return first_arg(NULL);
+	return argv[0];
 }
 
 /* own_read, reading directly where process_vm_readv is refused, as the
@@ -488,7 +552,7 @@ static int env_drop_fits(char *const envp[])
 	do {                                                                              \
 		int noted_, rc_, errno_, reach_;                                          \
                                                                                           \
-		if (!thread_pointer_is_libc()) {                                          \
+		if (!thread_pointer_is_libc() || !exec_args_readable((path), (envp))) {   \
 			char *const *run_env_ = (envp);                                   \
 			return (call);                                                    \
 		}                                                                         \
@@ -526,12 +590,16 @@ PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	int (*fn)(int, char *const[], char *const[]) =
 		(int (*)(int, char *const[], char *const[]))next_fn(NEXT_FEXECVE);
+	const char *name;
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	EXEC_WATCHED(first_arg(argv), envp, -1, fn(fd, argv, run_env_));
+	if (!thread_pointer_is_libc())
+		return fn(fd, argv, envp);
+	name = exec_watch_argv0(argv);
+	EXEC_WATCHED(name, envp, -1, fn(fd, argv, run_env_));
 }
 
 PRELOAD_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
@@ -633,6 +701,8 @@ static int spawn_watched(int which, pid_t *pid,
 
 	if (!fn)
 		return ENOSYS;
+	if (!exec_args_readable(path, envp))
+		return fn(pid, path, actions, attr, argv, envp);
 	reach = exec_watch_reach(path, which == NEXT_SPAWNP);
 	EXEC_RUN_ENV(envp, reach);
 	noted = exec_watch_note(path, envp, 0, reach);

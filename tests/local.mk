@@ -250,6 +250,7 @@ E2E_TESTS = \
 	tests/e2e/raw-clones.sh \
 	tests/e2e/raw-exec-exit.sh \
 	tests/e2e/exit-altstack.sh \
+	tests/e2e/exec-bad-pointers.sh \
 	tests/e2e/reap-cancel.sh \
 	tests/e2e/system-children.sh \
 	tests/e2e/signal-commands.sh \
@@ -417,7 +418,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/raising_alloc.c tests/progs/sandboxed_exit.c tests/progs/sandbox_allowlist.c tests/progs/prctl_sandbox.c tests/progs/own_tls_child.c \
 	tests/progs/membarrier_refused.c tests/progs/mmap_refused_fork.c tests/progs/seccomp_waits.c tests/progs/launcher_stop.h tests/progs/strict_mode.c tests/progs/seccomp_raw.h tests/progs/lowered_limit.c tests/progs/tight_limit.c tests/progs/unseen_limit.c tests/progs/mlock_all.c tests/progs/mlock_limit.c tests/progs/status_kib.h tests/progs/nest_alloc.h tests/progs/vanished_program.c tests/progs/leader_exit.c tests/progs/dlmopen_main.c tests/progs/dlmopen_lib.c tests/progs/own_malloc.c tests/progs/audit_lib.c tests/progs/deep_bind_main.c tests/progs/deep_bind_lib.c tests/progs/deep_bind_late_main.c tests/progs/deep_bind_late_lib.c tests/progs/cache_copies_main.c tests/progs/cache_copies_lib.c tests/progs/realloc_calls.c tests/progs/wording_reallocs.c tests/progs/wording_diff.c tests/progs/wording_max_live.c tests/progs/early_analyzer.c tests/progs/limit_blocks.h \
 	tests/progs/fork_samples.c tests/progs/fork_state.c tests/progs/fork_pool.c tests/progs/env_drop.c tests/progs/exec_it.c tests/progs/sample_seeds.c \
-	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/trace_sizes.c tests/progs/raw_clones.c tests/progs/raw_exec_exit.c tests/progs/reap_cancel.c tests/progs/system_children.c tests/progs/system_failed.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/signal_frames.c tests/progs/coroutine_stacks.c tests/progs/boost_fibers.cpp tests/progs/boehm_gc.c tests/progs/mmap_room.c tests/progs/sanitized_leak.c tests/progs/runtime_names.c tests/progs/stack_residue.c tests/progs/retitled_workers.c \
+	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/trace_sizes.c tests/progs/raw_clones.c tests/progs/raw_exec_exit.c tests/progs/exec_bad_pointers.c tests/progs/reap_cancel.c tests/progs/system_children.c tests/progs/system_failed.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/signal_frames.c tests/progs/coroutine_stacks.c tests/progs/boost_fibers.cpp tests/progs/boehm_gc.c tests/progs/mmap_room.c tests/progs/sanitized_leak.c tests/progs/runtime_names.c tests/progs/stack_residue.c tests/progs/retitled_workers.c \
 	tests/progs/sparse_lifetimes.c tests/progs/tick_lives.c tests/progs/exec_at_once.c tests/progs/many_stacks.c tests/progs/thread_stacks.c tests/progs/sample_sites.c tests/progs/sample_margins.c tests/progs/stack_scrub_calls.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/idle_toggles.c tests/progs/toggle_times.c tests/progs/exec_toggles.c tests/progs/static_catcher.c tests/progs/pid_file.h tests/progs/pool_blocks.c \
 	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/unseen_session.c tests/progs/jit_frames.c tests/progs/fork_execs.c \
