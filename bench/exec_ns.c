@@ -5,6 +5,7 @@
  *
  * usage: exec_ns MODE N ROUNDS
  *   fail:       execve("/nonexistent/exec_ns", ...) with environ (ENOENT)
+ *   raw-fail:   the same by syscall(SYS_execve, ...)
  *   spawn-fail: posix_spawn of the same path
  *   spawn:      posix_spawn("/bin/true") and its waitpid
  *   exec:       the image executes itself N times (ROUNDS ignored: 1)
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +48,8 @@ static long long round_ns(const char *mode, int n)
 
 		if (strcmp(mode, "fail") == 0) {
 			execve("/nonexistent/exec_ns", argv, environ);
+		} else if (strcmp(mode, "raw-fail") == 0) {
+			syscall(SYS_execve, "/nonexistent/exec_ns", argv, environ);
 		} else if (strcmp(mode, "spawn-fail") == 0) {
 			posix_spawn(&pid, "/nonexistent/exec_ns", NULL, NULL, argv, environ);
 		} else {
@@ -77,7 +81,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 4 || (n = atoi(argv[2])) <= 0 || (rounds = atoi(argv[3])) <= 0 || rounds > 64) {
-		fprintf(stderr, "usage: exec_ns fail|spawn-fail|spawn|exec N ROUNDS\n");
+		fprintf(stderr, "usage: exec_ns fail|raw-fail|spawn-fail|spawn|exec N ROUNDS\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "exec") == 0) {

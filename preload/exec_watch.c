@@ -26,14 +26,16 @@
  * ones.  The list forms (execl, execlp, execle) call the vector form of
  * the next definition with the arguments gathered on the stack, as the C
  * library does.  Nothing else changes:
- * errno and return values are the C library's.  The C library's own
- * internal calls (system, popen) are not seen; the shell they start is
- * recorded, and its exec calls are.  An execve or execveat made through
- * syscall() is noted as the wrappers note theirs (exec_watch_raw_before,
- * from preload/syscall_wrap.c; its arguments read through
- * process_vm_readv, since the kernel, not the C library, checks them); one made
- * by a system call instruction of the program's own is not seen.  Never
- * calls malloc.
+ * errno and return values are the C library's.  The path and environment
+ * are read only after the kernel said their pages can be read
+ * (exec_args_readable, preload/own_pages.h): a call with an address the
+ * kernel refuses is noted nothing and fails as without mprof (EFAULT).
+ * The C library's own internal calls (system, popen) are not seen; the
+ * shell they start is recorded, and its exec calls are.  An execve or
+ * execveat made through syscall() is noted as the wrappers note theirs
+ * (exec_watch_raw_before, from preload/syscall_wrap.c); one made by a
+ * system call instruction of the program's own is not seen.  Never calls
+ * malloc.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -54,7 +56,6 @@
 #include "preload/exported.h"
 #include "preload/next_sym.h"
 #include "preload/own_pages.h"
-#include "preload/own_read.h"
 #include "preload/process.h"
 #include "preload/seccomp_watch.h"
 #include "preload/thread_pointer.h"
@@ -273,139 +274,17 @@ static const char *exec_watch_argv0(char *const argv[])
 	return argv[0];
 }
 
-/* own_read, reading directly where process_vm_readv is refused, as the
- * exec wrappers read their arguments. */
-static int own_read_direct(void *dst, const void *src, size_t size)
-{
-	return own_read(dst, src, size, 1);
-}
-
-/* Copies the string at the program's address src into dst[size], cut to
- * fit, NUL-terminated, a 4 KiB span at most at a time (user_read).
- * Returns 0, or -1 (dst empty) when its first byte cannot be read. */
-static int user_str_copy(char *dst, size_t size, const char *src)
-{
-	uintptr_t at = (uintptr_t)src;
-	size_t n = 0;
-
-	dst[0] = '\0';
-	while (n + 1 < size) {
-		size_t span = 4096 - ((at + n) & 4095);
-		char *nul;
-
-		if (span > size - 1 - n)
-			span = size - 1 - n;
-		if (own_read_direct(dst + n, (const char *)at + n, span) != 0)
-			break;
-		nul = memchr(dst + n, '\0', span);
-		if (nul)
-			return 0;
-		n += span;
-	}
-	dst[n] = '\0';
-	return n ? 0 : -1;
-}
-
-/* envp entries user_env_pick reads at once, and the most of each entry's
- * head it reads then (a name below and its '='). */
-#define ENV_BATCH 32
-#define ENV_HEAD 15
-
-/* The names user_env_pick looks for: what env_keeps_recorder reads. */
-static const char *const env_pick_names[2] = { "LD_PRELOAD=", SESSION_ENV "=" };
-
-/* Whether the entry at the program's address entry, whose first len bytes
- * are head (len cut at a 4 KiB boundary), begins name. */
-static int env_head_is(const char *entry, const char *head, size_t len, const char *name)
-{
-	size_t n = strlen(name);
-	char whole[ENV_HEAD];
-
-	if (memcmp(head, name, len < n ? len : n) != 0)
-		return 0;
-	return len >= n || (own_read_direct(whole, entry, n) == 0 && memcmp(whole, name, n) == 0);
-}
-
-/*
- * Copies the first entry of the program's envp that begins each of
- * env_pick_names into dst[j] (size[j] bytes, cut to fit), or leaves
- * dst[j] empty.  Reads ENV_BATCH slots and their heads in two
- * process_vm_readv calls (a raw exec's environment is read in a few calls,
- * not two per entry); a slot or head the kernel could not read ends the
- * search, as the exec then fails with EFAULT.
- */
-static void user_env_pick(char *const envp[], char *const dst[2], const size_t size[2])
-{
-	char *slots[ENV_BATCH];
-	char heads[ENV_BATCH][ENV_HEAD + 1];
-	struct iovec local[ENV_BATCH], remote[ENV_BATCH];
-	int found = 0, last = 0;
-
-	dst[0][0] = dst[1][0] = '\0';
-	for (size_t i = 0, n = 0; envp && !last && found != 3; i += n) {
-		size_t m;
-		ssize_t got;
-
-		/* the slots up to the batch's size or their page's end */
-		n = (4096 - ((uintptr_t)&envp[i] & 4095)) / sizeof(slots[0]);
-		n = n < 1 ? 1 : n > ENV_BATCH ? ENV_BATCH : n;
-		if (own_read_direct(slots, &envp[i], n * sizeof(slots[0])) != 0)
-			return;
-		for (m = 0; m < n && slots[m]; m++) {
-			size_t len = 4096 - ((uintptr_t)slots[m] & 4095);
-
-			local[m] = (struct iovec){ heads[m], len < ENV_HEAD ? len : ENV_HEAD };
-			remote[m] = (struct iovec){ slots[m], local[m].iov_len };
-		}
-		last = m < n; /* its null: the end of envp */
-		got = m ? process_vm_readv(getpid(), local, m, remote, m, 0) : 0;
-		for (size_t k = 0; k < m; k++) {
-			size_t len = local[k].iov_len;
-
-			if (got < 0 && errno != EFAULT) {
-				if (own_read_direct(heads[k], slots[k], len) != 0)
-					return;
-			} else if (got < (ssize_t)len) {
-				return;
-			} else {
-				got -= (ssize_t)len;
-			}
-			for (int j = 0; j < 2; j++)
-				if (!(found & 1 << j) &&
-				    env_head_is(slots[k], heads[k], len, env_pick_names[j])) {
-					user_str_copy(dst[j], size[j], slots[k]);
-					found |= 1 << j;
-					break;
-				}
-		}
-	}
-}
-
 int exec_watch_raw_before(const char *path, char *const argv[], char *const envp[])
 {
-	char name[sizeof(((struct session_proc_header *)0)->exec_self_path)];
-	char preload[1024], session[sizeof(SESSION_ENV "=") + PATH_MAX];
-	char *env[3] = { NULL, NULL, NULL };
-	char *const picked[2] = { preload, session };
-	const size_t sizes[2] = { sizeof(preload), sizeof(session) };
-	int saved = errno, noted, n = 0;
-	char *arg0;
+	int saved = errno, noted;
 
 	/* under a filter, process_vm_readv may be what kills the process */
 	if (!thread_pointer_is_libc() || seccomp_watch_filtered())
 		return NOTED_NOTHING;
-	if (user_str_copy(name, sizeof(name), path) != 0)
+	if (!exec_args_readable(path, envp))
 		return NOTED_NOTHING; /* EFAULT */
 	/* an execveat of a descriptor (AT_EMPTY_PATH) is named as fexecve's */
-	if (!name[0] && (!argv || own_read_direct(&arg0, argv, sizeof(arg0)) != 0 || !arg0 ||
-			 user_str_copy(name, sizeof(name), arg0) != 0))
-		strcpy(name, first_arg(NULL));
-	user_env_pick(envp, picked, sizes);
-	if (preload[0])
-		env[n++] = preload;
-	if (session[0])
-		env[n++] = session;
-	noted = exec_watch_note(name, env, 1, EXEC_REACH_YES);
+	noted = exec_watch_note(path[0] ? path : exec_watch_argv0(argv), envp, 1, EXEC_REACH_YES);
 	errno = saved;
 	return noted;
 }
