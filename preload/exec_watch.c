@@ -220,11 +220,11 @@ static const char *first_arg(char *const *argv)
  * call can be read (preload/own_pages.h): path to its NUL, envp's slots to
  * its null and each entry to its NUL.  When not, the call fails with
  * EFAULT (or, for posix_spawnp's path, glibc's child dies in its search),
- * and the wrapper notes nothing.  The pages are asked for a batch at a
- * time: path's with envp's first, then those its entries begin in, one
- * system call for each page of slots when all are readable.  Under a
- * seccomp filter, which may kill the process for process_vm_readv, nothing
- * is asked and all is read as before.  Keeps errno; never allocates.
+ * and the wrapper notes nothing.  One system call for each page they lie
+ * in (a usual environment's slots and entries take two or three).  Under a
+ * seccomp filter, which may kill the process for a call it does not
+ * expect, nothing is asked and all is read as before.  Keeps errno; never
+ * allocates.
  */
 static int exec_args_readable(const char *path, char *const envp[])
 {
@@ -233,28 +233,15 @@ static int exec_args_readable(const char *path, char *const envp[])
 	if (seccomp_watch_filtered())
 		return 1;
 	own_pages_init(&set);
-	own_pages_want(&set, path);
-	if (envp)
-		own_pages_want(&set, envp);
-	own_pages_ask(&set); /* its answer is read below, page by page */
 	if (own_pages_str(&set, path, EXEC_STRING_MAX) != 0)
 		return 0;
-	for (size_t i = 0; envp;) {
-		size_t n = (4096 - ((uintptr_t)&envp[i] & 4095)) / sizeof(envp[0]), k;
-
-		/* the slots to their page's end (one at least: it may straddle two) */
-		n = n ? n : 1;
-		if (own_pages_range(&set, &envp[i], n * sizeof(envp[0])) != 0)
+	for (size_t i = 0; envp; i++) {
+		if (own_pages_range(&set, &envp[i], sizeof(envp[i])) != 0)
 			return 0;
-		for (k = i; k < i + n && envp[k]; k++)
-			own_pages_want(&set, envp[k]);
-		own_pages_ask(&set);
-		for (size_t j = i; j < k; j++)
-			if (own_pages_str(&set, envp[j], EXEC_STRING_MAX) != 0)
-				return 0;
-		if (k < i + n)
-			break; /* its null */
-		i += n;
+		if (!envp[i])
+			break;
+		if (own_pages_str(&set, envp[i], EXEC_STRING_MAX) != 0)
+			return 0;
 	}
 	return 1;
 }
@@ -278,7 +265,7 @@ int exec_watch_raw_before(const char *path, char *const argv[], char *const envp
 {
 	int saved = errno, noted;
 
-	/* under a filter, process_vm_readv may be what kills the process */
+	/* under a filter, the question own_pages asks may kill the process */
 	if (!thread_pointer_is_libc() || seccomp_watch_filtered())
 		return NOTED_NOTHING;
 	if (!exec_args_readable(path, envp))
