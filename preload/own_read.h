@@ -11,19 +11,16 @@
 #ifndef MPROF_PRELOAD_OWN_READ_H
 #define MPROF_PRELOAD_OWN_READ_H
 
-#include <errno.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 /*
- * Copies size bytes at the program's address src into dst.  Where
- * process_vm_readv itself is refused (ENOSYS, EPERM: not EFAULT), reads
- * directly when direct_when_refused, else fails.  Returns 0, or -1 when
- * they cannot all be read.  Changes errno; never allocates.
+ * Copies size bytes at the program's address src into dst.  Returns 0, or
+ * -1 when they cannot all be read (or process_vm_readv itself is refused:
+ * ENOSYS, EPERM).  Changes errno; never allocates.
  */
-static inline int own_read(void *dst, const void *src, size_t size, int direct_when_refused)
+static inline int own_read(void *dst, const void *src, size_t size)
 {
 	uintptr_t at = (uintptr_t)src;
 
@@ -37,9 +34,7 @@ static inline int own_read(void *dst, const void *src, size_t size, int direct_w
 		local = (struct iovec){ dst, n };
 		remote = (struct iovec){ (void *)at, n };
 		rc = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-		if (rc < 0 && errno != EFAULT && direct_when_refused)
-			memcpy(dst, (const void *)at, n);
-		else if (rc != (ssize_t)n)
+		if (rc != (ssize_t)n)
 			return -1;
 		dst = (char *)dst + n;
 		at += n;

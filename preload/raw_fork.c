@@ -71,7 +71,7 @@ static enum raw_fork_kind raw_fork_clone3_kind(long args, long size)
 	if (!args || size < CLONE_ARGS_SIZE_VER0)
 		return RAW_FORK_NO_PROCESS;
 	memset(&ca, 0, sizeof(ca));
-	if (own_read(&ca, (const void *)args, CLONE_ARGS_SIZE_VER0, 0) != 0)
+	if (own_read(&ca, (const void *)args, CLONE_ARGS_SIZE_VER0) != 0)
 		return RAW_FORK_NO_PROCESS;
 	return raw_fork_clone_kind(ca.flags, ca.stack);
 }

@@ -107,7 +107,7 @@ static void syscall_wrap_toggle_before(const long a[6], struct toggle_signal_cal
 	if (a[0] <= 0 || a[0] != atomic_load_explicit(&toggle_signal_ours, memory_order_relaxed))
 		return;
 	/* an address the kernel refuses with EFAULT is left to it */
-	if (own_read(k, (const void *)a[1], sizeof(k), 0) != 0)
+	if (own_read(k, (const void *)a[1], sizeof(k)) != 0)
 		return;
 	memset(&act, 0, sizeof(act));
 	act.sa_handler = (__sighandler_t)k[0];
