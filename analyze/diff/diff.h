@@ -216,7 +216,7 @@ double diff_change_real(uint64_t a, uint64_t b);
 /* ---- the CI gate (gate.c) ---- */
 
 struct diff_condition {
-	const char *text;            /* as given (argv's) */
+	char text[64];               /* as given, without its blanks */
 	bool per_site;               /* "site:" */
 	enum diff_field field;
 	bool greater, or_equal;      /* > >= < <= */
@@ -225,7 +225,8 @@ struct diff_condition {
 	double number;               /* in bytes or count (units applied), or percent */
 };
 
-/* Parses "[site:]FIELD(>|>=|<|<=)[+|-]NUMBER[K|M|G|%]" into c.  Returns 0, or
+/* Parses "[site:]FIELD(>|>=|<|<=)[+|-]NUMBER[K|M|G|%]", with blanks allowed
+ * between those tokens ("leaked > +1 K"), into c.  Returns 0, or
  * -EINVAL with a one-line reason in err. */
 int diff_condition_parse(struct diff_condition *c, const char *text, char *err, size_t err_bytes);
 

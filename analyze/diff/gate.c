@@ -21,36 +21,69 @@
 #include "analyze/output/output.h"
 #include "analyze/util/error.h"
 
+/* Spaces and tabs may stand between the tokens of a condition, as a user
+ * writes "leaked > 0"; never inside one (a field name, ">=", a number). */
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static int condition_error(char *err, size_t err_bytes, const char *text, const char *why)
+{
+	snprintf(err, err_bytes, "'%s': %s", text, why);
+	return -EINVAL;
+}
+
+/* c->text: the condition without its blanks ("site:leaked>+1K"), the form
+ * every verdict prints. */
+static int condition_spell(struct diff_condition *c, const char *name, size_t name_len,
+			   const char *number, size_t number_len, char sign, char unit,
+			   const char *text, char *err, size_t err_bytes)
+{
+	int n = snprintf(c->text, sizeof(c->text), "%s%.*s%s%s%.*s%.*s%.*s",
+			 c->per_site ? "site:" : "", (int)name_len, name, c->greater ? ">" : "<",
+			 c->or_equal ? "=" : "", sign ? 1 : 0, &sign, (int)number_len, number,
+			 unit ? 1 : 0, &unit);
+
+	if (n < 0 || (size_t)n >= sizeof(c->text)) {
+		snprintf(err, err_bytes, "'%s': longer than %zu characters", text,
+			 sizeof(c->text) - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int diff_condition_parse(struct diff_condition *c, const char *text, char *err, size_t err_bytes)
 {
-	const char *p = text, *name_end;
-	char name[32], *end;
+	const char *p = skip_blanks(text), *name_end, *number;
+	char name[32], *end, sign = 0, unit = 0;
+	size_t name_len;
 	int f;
 
 	memset(c, 0, sizeof(*c));
-	c->text = text;
 	if (strncmp(p, "site:", 5) == 0) {
 		c->per_site = true;
-		p += 5;
+		p = skip_blanks(p + 5);
 	}
-	name_end = p + strcspn(p, "<>");
-	if (!*name_end || name_end == p || (size_t)(name_end - p) >= sizeof(name)) {
+	name_len = strcspn(p, "<> \t");
+	name_end = skip_blanks(p + name_len);
+	if ((*name_end != '<' && *name_end != '>') || name_len == 0 || name_len >= sizeof(name)) {
 		snprintf(err, err_bytes, "'%s': wants FIELD>NUMBER or FIELD<NUMBER "
-			 "(e.g. peak>+5%%, leaked>0, site:allocated>+1M)", text);
+			 "(e.g. peak>+5%%, leaked > 0, site:allocated>+1M)", text);
 		return -EINVAL;
 	}
-	memcpy(name, p, (size_t)(name_end - p));
-	name[name_end - p] = '\0';
+	memcpy(name, p, name_len);
+	name[name_len] = '\0';
 	f = diff_field_parse(name);
 	if (f < 0) {
 		snprintf(err, err_bytes, "'%s': unknown field '%s' (%s, rss)", text, name,
 			 metric_names());
 		return -EINVAL;
 	}
-	if (f == DF_RSS && c->per_site) {
-		snprintf(err, err_bytes, "'%s': peak RSS is the process's, not a site's", text);
-		return -EINVAL;
-	}
+	if (f == DF_RSS && c->per_site)
+		return condition_error(err, err_bytes, text, "peak RSS is the process's, not a site's");
 	c->field = (enum diff_field)f;
 	c->greater = *name_end == '>';
 	p = name_end + 1;
@@ -58,37 +91,43 @@ int diff_condition_parse(struct diff_condition *c, const char *text, char *err, 
 		c->or_equal = true;
 		p++;
 	}
-	c->relative_change = *p == '+' || *p == '-';
-	if (*p < '0' || *p > '9') {
-		if (!c->relative_change || p[1] < '0' || p[1] > '9') {
-			snprintf(err, err_bytes, "'%s': the condition wants a number after its "
-				 "comparison", text);
-			return -EINVAL;
-		}
+	p = skip_blanks(p);
+	if (*p == '+' || *p == '-') {
+		c->relative_change = true;
+		sign = *p;
+		p = skip_blanks(p + 1);
 	}
+	if (*p < '0' || *p > '9')
+		return condition_error(err, err_bytes, text,
+				       "the condition wants a number after its comparison");
+	number = p;
 	c->number = strtod(p, &end);
 	if (end == p || isnan(c->number) || isinf(c->number)) {
 		snprintf(err, err_bytes, "'%s': '%s' is not a number", text, p);
 		return -EINVAL;
 	}
-	switch (*end) {
-	case '\0': break;
-	case 'K': c->number *= 1024.0; end++; break;
-	case 'M': c->number *= 1024.0 * 1024.0; end++; break;
-	case 'G': c->number *= 1024.0 * 1024.0 * 1024.0; end++; break;
-	case '%': c->percent = true; end++; break;
+	if (sign == '-')
+		c->number = -c->number;
+	p = skip_blanks(end);
+	if (*p && strchr("KMG%", *p))
+		unit = *p++;
+	switch (unit) {
+	case 'K': c->number *= 1024.0; break;
+	case 'M': c->number *= 1024.0 * 1024.0; break;
+	case 'G': c->number *= 1024.0 * 1024.0 * 1024.0; break;
+	case '%': c->percent = true; break;
 	default: break;
 	}
-	if (*end) {
-		snprintf(err, err_bytes, "'%s': unknown unit '%s' (K, M, G or %%)", text, end);
+	p = skip_blanks(p);
+	if (*p) {
+		snprintf(err, err_bytes, "'%s': unknown unit '%s' (K, M, G or %%)", text, p);
 		return -EINVAL;
 	}
-	if (c->percent && !c->relative_change) {
-		snprintf(err, err_bytes, "'%s': a percentage is a change from A and wants a sign "
-			 "(+5%% or -5%%)", text);
-		return -EINVAL;
-	}
-	return 0;
+	if (c->percent && !c->relative_change)
+		return condition_error(err, err_bytes, text, "a percentage is a change from A and "
+				       "wants a sign (+5% or -5%)");
+	return condition_spell(c, name, name_len, number, (size_t)(end - number), sign, unit, text,
+			       err, err_bytes);
 }
 
 /* The number a condition compares: B's value, B - A, or (B - A) in percent

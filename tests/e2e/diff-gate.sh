@@ -6,7 +6,8 @@
 # tells moved lines apart; the folded output's two columns; the CI gate's
 # exit status for each kind of condition and the sites it names; the same
 # version run twice differs in nothing and passes the gate; bad expressions
-# and traces of different programs are refused (status 2).
+# and traces of different programs are refused (status 2).  Blanks between a
+# condition's parts ('leaked > 0') read as without (they were refused).
 source "$(dirname "$0")/lib.sh"
 require_mprof
 make_work
@@ -96,6 +97,19 @@ expect_match "gate site:leaked>+100%: the new site, marked" '^    leaked bytes 0
 gate two 1 'allocations>+10' 'leaked>+2K'
 expect_eq "gate with two conditions: only the one that held is printed" 1 "$(grep -c 'condition held' "$RUN_ERR")"
 
+# ---- blanks between the parts, as a user writes them: read as without ----
+gate spaced-leaked 1 'leaked > 0'
+gate spaced-ends 1 ' leaked>0 '
+gate spaced-sign 0 'leaked > + 3 K'
+gate spaced-tabs 1 '	site:	allocations	>=	+20	'
+expect_match "gate with tabs: printed without its blanks" \
+	'^mprof: diff: condition held: site:allocations>=\+20: 1 site$' "$(cat "$RUN_ERR")"
+gate spaced-up 1 'leaked >+2 K'
+expect_match "gate 'leaked >+2 K': printed without its blanks" \
+	'^mprof: diff: condition held: leaked>\+2K: leaked bytes ' "$(cat "$RUN_ERR")"
+gate spaced-pct 0 'peak > +1000 %'
+gate spaced-site-pct 1 'site: leaked > +100 %'
+
 # ---- the same version twice: no change, the gate passes ----
 run_cmd 60 same "$MPROF" diff --fail-if 'leaked>+0' --fail-if 'allocations>+0' \
 	--fail-if 'site:peak>+0' "$WORK/ta" "$WORK/ta2"
@@ -106,7 +120,8 @@ run_cmd 60 samej "$MPROF" diff --format json "$WORK/ta" "$WORK/ta2"
 expect_eq "same version twice: every site delta 0" "[]" "$(jd "$RUN_OUT" 'json.dumps(d["sites"])')"
 
 # ---- errors ----
-for bad in 'peak>>5' 'foo>1' 'peak>5%' 'site:rss>0' 'peak>+5X' 'peak' 'peak>'; do
+for bad in 'peak>>5' 'foo>1' 'peak>5%' 'site:rss>0' 'peak>+5X' 'peak' 'peak>' 'peak > = 5' \
+	'pe ak>5' 'peak>1 0' '' ' ' 'peak>+5K x'; do
 	run_cmd 30 bad "$MPROF" diff --fail-if "$bad" "$WORK/ta" "$WORK/tb"
 	expect_eq "bad --fail-if '$bad': exit status 2" 2 "$RUN_STATUS"
 	expect_eq "bad --fail-if '$bad': one line" 1 "$(wc -l <"$RUN_ERR")"
