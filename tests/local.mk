@@ -140,6 +140,7 @@ E2E_TESTS = \
 	tests/e2e/diff-pages.sh \
 	tests/e2e/diff-lines.sh \
 	tests/e2e/html-sampled.sh \
+	tests/e2e/html-plurals.sh \
 	tests/e2e/diff-sqlite3.sh \
 	tests/e2e/cxx-new-delete.sh \
 	tests/e2e/inlined-site.sh \

@@ -15,6 +15,7 @@
 
 #include "analyze/profile/run_facts.h"
 #include "trace/proc_name.h"
+#include "trace/plural.h"
 
 /* What the facts are gathered from, and where they go. */
 struct report {
@@ -376,16 +377,18 @@ static void report_run_data_lost(struct report *r)
 
 	buf[0] = '\0';
 	if (info->chunks_lost)
-		len += (size_t)snprintf(buf + len, cap - len, "%" PRIu64 " chunks lost",
-					info->chunks_lost);
+		len += (size_t)snprintf(buf + len, cap - len, "%" PRIu64 " %s lost",
+					info->chunks_lost, plural(info->chunks_lost, "chunk", "chunks"));
 	if (info->seq_missing && len < cap)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64 " events missing",
-					len ? ", " : "", info->seq_missing);
+		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64 " %s missing",
+					len ? ", " : "", info->seq_missing,
+					plural(info->seq_missing, "event", "events"));
 	if (r->run->has_unrecorded && r->run->unrecorded_allocs && len < cap)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s%" PRIu64
-					" allocations not recorded", len ? ", " : "",
+					" %s not recorded", len ? ", " : "",
 					info->unrecorded_saturated ? "at least " : "",
-					r->run->unrecorded_allocs);
+					r->run->unrecorded_allocs,
+					plural(r->run->unrecorded_allocs, "allocation", "allocations"));
 	/* the events after the failed write are not in the trace, and no
 	 * gap shows it: they were the last */
 	if (r->run->write_error && len < cap)
@@ -421,12 +424,14 @@ static void report_run_meta_lost(struct report *r)
 	if (!t)
 		return;
 	if (t->lost_stacks)
-		len += (size_t)snprintf(buf, cap, "%" PRIu64 " of %" PRIu64 " call stacks the "
+		len += (size_t)snprintf(buf, cap, "%" PRIu64 " of %" PRIu64 " %s the "
 					"events name (their stack records are missing)",
-					t->lost_stacks, t->stacks);
+					t->lost_stacks, t->stacks,
+					plural(t->stacks, "call stack", "call stacks"));
 	if (t->unmapped_stacks && len < cap)
-		snprintf(buf + len, cap - len, "%sthe module map of %" PRIu64 " call stacks (its "
-			 "module records are missing)", len ? ", " : "", t->unmapped_stacks);
+		snprintf(buf + len, cap - len, "%sthe module map of %" PRIu64 " %s (its "
+			 "module records are missing)", len ? ", " : "", t->unmapped_stacks,
+			 plural(t->unmapped_stacks, "call stack", "call stacks"));
 }
 
 /* Fills r->run->ended_early: the first reason found, most specific first. */

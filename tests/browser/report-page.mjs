@@ -3,7 +3,8 @@
 // it shows as "key=value" lines for tests/e2e/html-page.sh to compare with
 // the JSON report: the heading, the kind of figures in the header, the
 // command line a renamed process started with, the problems seen
-// (console errors, page errors, network requests), the cards, the first row of each metric's table after a click
+// (console errors, page errors, network requests), the cards, the notes
+// under them and the quality line, the first row of each metric's table after a click
 // on its tab, the stack a click on that row opens, the total each metric's
 // flamegraph shows after a click on its tab and its header, and whether a
 // screenshot is blank.
@@ -23,6 +24,9 @@ for (const c of await page.$$('.card')) {
   out(`card ${k}`, await c.$eval('.v', (e) => e.textContent));
   out(`card ${k} detail`, await c.$eval('.d', (e) => e.textContent));
 }
+// the notes under the cards and the line of what the numbers rest on
+out('notes', (await page.$$eval('ul.notes li', (lis) => lis.map((l) => l.textContent))).join(' | ') || 'none');
+out('quality', await page.textContent('p.quality'));
 const data = await page.evaluate(() => JSON.parse(document.getElementById('mprof-data').textContent));
 out('data allocations', data.report.summary.allocations);
 out('data sites', data.sites.length);

@@ -102,7 +102,7 @@
     frame);
 
   const siteTop = (s) => (s.node >= 0 ? stacks.text(FD.nodes[stacks.stride * s.node])
-    : { name: s.inherited ? '[inherited at fork]' : '[no stack]', loc: '' });
+    : { name: s.inherited ? '[inherited at fork]' : '[no stack]', loc: '', short: '' });
   const badge = (s) => (s.status === 'added' ? el('span', { class: 'badge new' }, page.a.sampled ? 'not in A\'s samples' : 'new')
     : s.status === 'removed' ? el('span', { class: 'badge gone' }, page.b.sampled ? 'not in B\'s samples' : 'vanished') : null);
 

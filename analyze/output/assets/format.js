@@ -9,6 +9,9 @@ var mprofFormat = (function () {
   // 1234567 -> "1,234,567"
   function group(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
   function count(n) { return n == null ? '-' : group(n); }
+  // a count and its noun, as trace/plural.h writes them: "1 block",
+  // "2 blocks", "0 blocks" (one and many: both forms, "free was"/"frees were")
+  function counted(n, one, many) { return count(n) + ' ' + (n === 1 ? one : many); }
   // bytes below 1 KiB exactly, else one decimal, as the text report writes
   // them ("7.0 KiB", "1.5 MiB")
   function bytes(n) {
@@ -181,6 +184,6 @@ var mprofFormat = (function () {
     return { stride: stride, path: path, text: text, place: place, placeEl: placeEl, stackRow: stackRow,
       callers: callers };
   }
-  return { group: group, count: count, bytes: bytes, ns: ns, measured: measured, pct: pct, change: change,
+  return { group: group, count: count, counted: counted, bytes: bytes, ns: ns, measured: measured, pct: pct, change: change,
     relative: relative, esc: esc, el: el, flamePage: flamePage, flameStacks: flameStacks };
 })();

@@ -12,7 +12,7 @@
   const METRICS = data.metrics.slice(0, 5).filter((m) => m.available);
   const metricIndex = (name) => data.metrics.findIndex((m) => m.name === name);
 
-  const { bytes, count, ns, measured, pct, el } = mprofFormat; // format.js
+  const { bytes, count, counted, ns, measured, pct, el } = mprofFormat; // format.js
   const metricValue = (m, v) => (m.bytes ? bytes(v) : count(v));
   // The sites' stacks are paths in the flame graph blob's tree (html.c):
   // a site's node, then its parents; a frame is [name, file, line, module,
@@ -21,7 +21,7 @@
   const FD = flames.data, stacks = mprofFormat.flameStacks(FD);
   const siteTop = (site) => {
     if (site[1] >= 0) return stacks.text(FD.nodes[stacks.stride * site[1]]);
-    return { name: site[site.length - 1] & 2 ? '[inherited at fork]' : '[no stack]', loc: '' };
+    return { name: site[site.length - 1] & 2 ? '[inherited at fork]' : '[no stack]', loc: '', short: '' };
   };
 
   // ---- header, cards, notes ----
@@ -53,50 +53,50 @@
     el('div', { class: 'd' }, d || ''));
   app.append(el('div', { class: 'cards' },
     card('heap peak (t-gmax)', bytes(s.peak.bytes),
-      `${s.sampled ? 'rough (sampled): ' : ''}${count(s.peak.blocks)} blocks, ${peakAt}`),
+      `${s.sampled ? 'rough (sampled): ' : ''}${counted(s.peak.blocks, 'block', 'blocks')}, ${peakAt}`),
     card(atT ? `live at T (${ns(win.at_ns)})` : ended ? 'live at end'
       : prog.process_state === 'exec' ? 'leaked (live at exec)'
       : prog.exit_unnoted && s.own_heap_runtime !== 'Go' ? 'leaked (live at exit, or at an exec mprof did not see)' : 'leaked (live at exit)',
       bytes(s.leaked_bytes),
-      `${q.leaked_blocks_maybe_freed ? 'at most: ' : ''}${count(s.leaked_blocks)} blocks`),
+      `${q.leaked_blocks_maybe_freed ? 'at most: ' : ''}${counted(s.leaked_blocks, 'block', 'blocks')}`),
     card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
     s.sampled ? card('temporary', '-', 'not estimated (sampled)')
       : card('temporary', count(s.temporary), `${s.recording && s.recording.temporary_at_most ? 'at most (recording was paused part of the run); ' : ''}${pct(s.temporary, s.allocations)} of allocations`),
     card('peak RSS', s.peak_rss_kib != null ? bytes(s.peak_rss_kib * 1024) : '-',
       s.peak_rss_sampled ? 'at least: sampled while it ran' : 'the process’s own'),
-    s.sampled ? card('blocks freed', count(s.blocks_freed), `estimate; ${count(s.frees_recorded)} free calls recorded`)
-      : card('frees', count(s.frees), `${count(s.reallocs)} reallocs`)));
+    s.sampled ? card('blocks freed', count(s.blocks_freed), `estimate; ${counted(s.frees_recorded, 'free call', 'free calls')} recorded`)
+      : card('frees', count(s.frees), counted(s.reallocs, 'realloc', 'reallocs'))));
   const notes = [];
   if (s.recording) {
-    const rec = s.recording, plural = (n, w) => `${count(n)} ${w}${n === 1 ? '' : 's'}`;
+    const rec = s.recording;
     notes.push(`Recorded ${ns(rec.recorded_ns)} of ${ns(rec.recorded_ns + rec.paused_ns)} (paused ${ns(rec.paused_ns)}: ` +
-      `${rec.paused_at_start ? 'started paused, ' : ''}${plural(rec.stops, 'stop')}, ${plural(rec.starts, 'start')}); ` +
+      `${rec.paused_at_start ? 'started paused, ' : ''}${counted(rec.stops, 'stop', 'stops')}, ${counted(rec.starts, 'start', 'starts')}); ` +
       'nothing is counted while paused (the chart shades those stretches).');
   }
   if (atT) notes.push(`The heap at T = ${ns(win.at_ns)} into the recording (--at): the events before T; blocks live at T are not leaks.`);
-  else if (win) notes.push(`Only the allocations made from ${ns(win.from_ns)} into the recording to ${win.to_ns != null ? ns(win.to_ns) : 'its end'}, and their frees (${count(win.frees_outside)} frees of blocks allocated outside it left out).`);
-  if (filt && filt.sites_left_out) notes.push(`Filtered: ${count(filt.sites_left_out)} of ${count(filt.sites_before)} sites left out (${count(filt.allocations_left_out)} allocations, ${bytes(filt.allocated_bytes_left_out)}); the totals are the whole program's.`);
-  if (filt && filt.suppressions) notes.push(`Suppressed (${filt.suppressions}): ${bytes(filt.suppressed_leaked_bytes)} in ${count(filt.suppressed_leaked_blocks)} blocks at ${count(filt.suppressed_sites)} sites, known leaks left out of the leak total.`);
+  else if (win) notes.push(`Only the allocations made from ${ns(win.from_ns)} into the recording to ${win.to_ns != null ? ns(win.to_ns) : 'its end'}, and their frees (${counted(win.frees_outside, 'free of a block', 'frees of blocks')} allocated outside it left out).`);
+  if (filt && filt.sites_left_out) notes.push(`Filtered: ${count(filt.sites_left_out)} of ${counted(filt.sites_before, 'site', 'sites')} left out (${counted(filt.allocations_left_out, 'allocation', 'allocations')}, ${bytes(filt.allocated_bytes_left_out)}); the totals are the whole program's.`);
+  if (filt && filt.suppressions) notes.push(`Suppressed (${filt.suppressions}): ${bytes(filt.suppressed_leaked_bytes)} in ${counted(filt.suppressed_leaked_blocks, 'block', 'blocks')} at ${counted(filt.suppressed_sites, 'site', 'sites')}, known leaks left out of the leak total.`);
   if (ended) notes.push(`The recording ended early (${ended}): blocks still live then are not known to be leaks.`);
-  if (q.leaked_blocks_maybe_freed) notes.push(`${count(q.unrecorded_frees)} frees were not recorded: up to ${count(q.leaked_blocks_maybe_freed)} of the blocks counted live at the end may have been freed, so the leak and peak figures may be high.`);
+  if (q.leaked_blocks_maybe_freed) notes.push(`${counted(q.unrecorded_frees, 'free was', 'frees were')} not recorded: up to ${count(q.leaked_blocks_maybe_freed)} of the blocks counted live at the end may have been freed, so the leak and peak figures may be high.`);
   if (s.data_lost) notes.push(`Data lost: ${s.data_lost}. The counts are short of the program's.`);
   if (s.meta_lost) notes.push(`Stacks lost: ${s.meta_lost}. Their allocations are counted, shown without a call stack or without symbols.`);
   if (s.own_heap_runtime) notes.push(`${s.own_heap_runtime} manages a heap of its own; mprof sees only the blocks it takes from malloc.`);
   if (s.rss_mostly_unseen) notes.push('Peak RSS is over 4 times the heap peak: most of the memory is not malloc blocks (a bundled allocator, mmap, a runtime’s heap), which mprof does not see.');
   if (s.sampled) notes.push('Sampled trace: counts and bytes are estimates; peak and temporary figures have no unbiased estimate.');
   if (q.truncated) notes.push(`The trace is truncated at offset ${q.truncated_offset}: the program was probably killed; events up to there are reported.`);
-  if (q.chunks_lost) notes.push(`${q.chunks_lost} chunks lost (corrupt or not mprof's).`);
-  if (q.conflicting_chunks) notes.push(`${q.conflicting_chunks} META, END or SYMBOLS chunks unlike the first of their kind ignored.`);
+  if (q.chunks_lost) notes.push(`${counted(q.chunks_lost, 'chunk', 'chunks')} lost (corrupt or not mprof's).`);
+  if (q.conflicting_chunks) notes.push(`${counted(q.conflicting_chunks, 'META, END or SYMBOLS chunk unlike the first of its kind', 'META, END or SYMBOLS chunks unlike the first of their kind')} ignored.`);
   if (q.second_trace_offset != null) notes.push(`The file holds a second trace from offset ${q.second_trace_offset} (another file header); it was not read: these figures are of the first.`);
   if (s.inherited && s.inherited.note) notes.push(s.inherited.note);
-  if (s.pool) notes.push(`Pool blocks (mprof.h): ${count(s.pool.allocations)} allocations, ${bytes(s.pool.allocated_bytes)} requested, inside malloc’d blocks that the totals count too: these bytes are counted twice.`);
+  if (s.pool) notes.push(`Pool blocks (mprof.h): ${counted(s.pool.allocations, 'allocation', 'allocations')}, ${bytes(s.pool.allocated_bytes)} requested, inside malloc’d blocks that the totals count too: these bytes are counted twice.`);
   if (notes.length) app.append(el('ul', { class: 'notes' }, ...notes.map((n) => el('li', {}, n))));
   app.append(el('p', { class: 'quality' },
-    `What the numbers rest on: ${count(s.events)} events in ${count(q.chunks)} chunks, ${count(q.chunks_lost)} lost; `,
-    `${count(q.sequence_gaps)} sequence gaps; ${count(s.unmatched_frees)} unmatched frees; ` +
-    (s.frees_of_unrecorded_blocks ? `${count(s.frees_of_unrecorded_blocks)} frees of blocks allocated while recording was stopped or sampled or by a thread without a slot (expected: an exact run records every free); ` : ''),
-    `${count(q.stacks)} call stacks (${count(q.truncated_stacks)} truncated, ${count(q.unknown_stacks)} without a stack); `,
-    `${count(q.frames)} frames, ${count(q.frames_without_debug_info)} without debug info, ${count(q.frames_without_symbols)} without symbols.`));
+    `What the numbers rest on: ${counted(s.events, 'event', 'events')} in ${counted(q.chunks, 'chunk', 'chunks')}, ${count(q.chunks_lost)} lost; `,
+    `${counted(q.sequence_gaps, 'sequence gap', 'sequence gaps')}; ${counted(s.unmatched_frees, 'unmatched free', 'unmatched frees')}; ` +
+    (s.frees_of_unrecorded_blocks ? `${counted(s.frees_of_unrecorded_blocks, 'free of a block', 'frees of blocks')} allocated while recording was stopped or sampled or by a thread without a slot (expected: an exact run records every free); ` : ''),
+    `${counted(q.stacks, 'call stack', 'call stacks')} (${count(q.truncated_stacks)} truncated, ${count(q.unknown_stacks)} without a stack); `,
+    `${counted(q.frames, 'frame', 'frames')}, ${count(q.frames_without_debug_info)} without debug info, ${count(q.frames_without_symbols)} without symbols.`));
 
   // ---- heap over time ----
   const tl = data.timeline;
@@ -262,7 +262,7 @@
       ? el('table', {}, el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'rank'), el('th', { class: 'num' }, m.label),
         el('th', { class: 'num' }, 'share'), el('th', { class: 'num' }, side.label), el('th', {}, 'site (allocating function first)'))), body)
       : el('p', { class: 'quality' }, `No site has ${m.label}.`));
-    if (rows.length > TOP) tableBox.append(el('p', { class: 'quality' }, `${rows.length - TOP} more sites; \`mprof report --format json\` lists them all.`));
+    if (rows.length > TOP) tableBox.append(el('p', { class: 'quality' }, `${counted(rows.length - TOP, 'more site', 'more sites')}; \`mprof report --format json\` lists them all.`));
   };
   for (const m of METRICS) {
     tabs.append(el('button', { 'data-metric': m.name, onclick: () => showTable(m) }, titles[m.name] || m.label));
