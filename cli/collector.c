@@ -1599,18 +1599,21 @@ static void meta_write(struct collector *c, struct proc *p)
 	m.ppid = p->pf.id.ppid;
 	m.ns_pid = p->pf.id.ns_pid != p->pid ? p->pf.id.ns_pid : 0;
 	m.exe = exe;
+	/* the image's own words; /proc may show a later image's */
+	field_copy(cmd, sizeof(cmd), h->command, sizeof(h->command));
 	if (p->is_root) {
 		m.command = c->cfg->command;
 		m.start_time_unix_ns = c->cfg->start_unix_ns;
 	} else {
-		/* the image's own words; /proc may show a later image's */
-		field_copy(cmd, sizeof(cmd), h->command, sizeof(h->command));
 		if (!cmd[0])
 			pid_info_cmdline(p->pid, cmd, sizeof(cmd));
 		m.command = cmd;
 		m.start_time_unix_ns = p->seen_unix_ns;
 	}
-	p->command = strdup(m.command);
+	/* The table names every process by its image's own command line, as its
+	 * report does (the PROCESS record's): a script started through its #!
+	 * line is "/bin/sh ./s2.sh" there, not the launcher's "./s2.sh". */
+	p->command = strdup(cmd[0] ? cmd : m.command);
 	m.hostname = c->hostname;
 	m.max_frames = c->cfg->max_frames;
 	/* the image's own start, which a program may have set apart from the

@@ -88,6 +88,8 @@ static const char help_run[] =
 	"A run that makes several traces ends with a table of its processes\n"
 	"(program, pid, allocations, peak RSS, trace; most allocations first, at most\n"
 	"20 lines; sampled: most samples first), then names the trace of its top row.\n"
+	"A row names a process by its own command line, as its report does ('/bin/sh\n"
+	"./s.sh' for a script run through its #! line).\n"
 	"The closing 'mprof report --html' hint names the program the first process\n"
 	"executed in the end (a wrapper or pyenv shim that execs it), else that row.\n"
 	"'mprof report --all FILE' reports them.\n"

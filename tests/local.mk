@@ -173,6 +173,7 @@ E2E_TESTS = \
 	tests/e2e/ending-children.sh \
 	tests/e2e/slow-start.sh \
 	tests/e2e/process-tree.sh \
+	tests/e2e/script-names.sh \
 	tests/e2e/process-libraries.sh \
 	tests/e2e/threads-handoff.sh \
 	tests/e2e/control-race.sh \

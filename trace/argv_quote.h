@@ -262,39 +262,72 @@ static inline size_t argv_quote_printable(const char *text, char *out, size_t ca
 	return n;
 }
 
+/* The last '/' of the word at c (up to a space) when it holds one before
+ * its last character and is not quoted, else NULL. */
+static inline const char *argv_quote_word_slash(const char *c)
+{
+	const char *slash = NULL;
+
+	for (size_t i = 0; c[0] != '\'' && c[i] && c[i] != ' ' && c[i + 1] && c[i + 1] != ' '; i++)
+		if (c[i] == '/')
+			slash = c + i;
+	return slash;
+}
+
+/* The columns of text's first bytes (argv_quote_char_cols). */
+static inline size_t argv_quote_cols_n(const char *text, size_t bytes)
+{
+	size_t cols = 0, len;
+
+	for (const unsigned char *c = (const unsigned char *)text;
+	     *c && c < (const unsigned char *)text + bytes; c += len)
+		cols += argv_quote_char_cols(c, &len);
+	return cols;
+}
+
 /*
  * A command line (or a name) as a trace holds it, shortened to at most cols
  * columns (cols > 1) as argv_quote_printable writes it, for a table: into
  * out (size > 4 * cols + 3, NUL terminated), still to be written through
  * argv_quote_printable: as it is when it fits; else without the directory
- * of its first word ("/usr/bin/python3 x.py" -> "python3 x.py"); else cut
- * between characters, ending in "…".  Returns the columns out takes once
- * escaped (argv_quote_cols: a wide character counts as two, "…" as one).
+ * of its first word ("/usr/bin/python3 x.py" -> "python3 x.py"); else also
+ * without that of its second, the script an interpreter runs ("/bin/sh
+ * /a/b/wrap.sh x" -> "sh wrap.sh x", a script started through its #!
+ * line); else cut between characters, ending in "…".  Returns the columns
+ * out takes once escaped (argv_quote_cols: a wide character counts as two,
+ * "…" as one).
  */
 static inline size_t argv_quote_fit(const char *command, size_t cols, char *out, size_t size)
 {
-	const char *c = command && command[0] ? command : "?", *slash = NULL;
-	size_t total = argv_quote_cols(c), word = 0, used = 0, n = 0, len, w;
+	const char *c = command && command[0] ? command : "?", *slash, *rest = NULL;
+	size_t total = argv_quote_cols(c), word = 0, used = 0, n = 0, len, w, first;
+	bool cut = false;
 
-	while (c[word] && c[word] != ' ')
-		word++;
-	for (size_t i = 0; total > cols && c[0] != '\'' && i + 1 < word; i++)
-		if (c[i] == '/')
-			slash = c + i;
-	if (slash) {
+	if (total > cols && (slash = argv_quote_word_slash(c))) {
 		c = slash + 1;
 		total = argv_quote_cols(c);
 	}
+	while (c[word] && c[word] != ' ')
+		word++;
+	first = c[word] ? word + 1 : word; /* the first word and its space */
+	if (total > cols && c[word] && (slash = argv_quote_word_slash(c + first))) {
+		rest = slash + 1;
+		total = argv_quote_cols_n(c, first) + argv_quote_cols(rest);
+	}
 	for (const unsigned char *p = (const unsigned char *)c; *p; p += len) {
+		if (rest && p == (const unsigned char *)c + first)
+			p = (const unsigned char *)rest;
 		w = argv_quote_char_cols(p, &len);
 		/* room for "…" and the NUL unless all of it fits */
-		if (used + w + (total > cols) > cols || n + len + 4 > size)
+		if (used + w + (total > cols) > cols || n + len + 4 > size) {
+			cut = true;
 			break;
+		}
 		for (size_t i = 0; i < len; i++)
 			out[n++] = (char)p[i];
 		used += w;
 	}
-	if (total > cols || c[n] != '\0') {
+	if (total > cols || cut) {
 		out[n++] = '\xe2'; /* U+2026 HORIZONTAL ELLIPSIS in UTF-8 */
 		out[n++] = '\x80';
 		out[n++] = '\xa6';

@@ -31,7 +31,7 @@ T1000=$(row_trace "$RUN_ERR" 1000)
 P1000=$(row_pid "$RUN_ERR" 1000)
 expect_eq "1. the program's trace is FILE.PID" "$WORK/a/trace.$P1000" "$T1000"
 expect_eq "1. the program kept the wrapper's pid" "$P1000" \
-	"$(grep -E "^mprof:   wrap\.sh .* $WORK/a/trace\$" "$RUN_ERR" | awk '{print $3}')"
+	"$(grep -E "^mprof:   (/bin/)?sh ($WORK/)?wrap\.sh .* $WORK/a/trace\$" "$RUN_ERR" | awk '{print $4}')"
 expect_match "1. the table still names the helper: most allocations" \
 	"^mprof: most allocations: $WORK/a/trace\.[0-9]+ \(($WORK/)?tree_worker 3000\)\$" \
 	"$(grep '^mprof: most allocations:' "$RUN_ERR")"

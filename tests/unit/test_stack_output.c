@@ -150,6 +150,29 @@ static void test_fit_counts_escapes_as_written(void)
 	CU_ASSERT_STRING_EQUAL(out, "a\\x4\xe2\x80\xa6");
 }
 
+/* A script started through its #! line ("/bin/sh /a/b/wrap.sh x") keeps
+ * its script's name when the interpreter's folder is not enough. */
+static void test_fit_drops_the_scripts_folder(void)
+{
+	char out[64];
+
+	/* fits whole, or without the interpreter's folder */
+	CU_ASSERT_EQUAL(argv_quote_fit("/bin/sh /a/b/wrap.sh x", 22, out, sizeof(out)), 22);
+	CU_ASSERT_STRING_EQUAL(out, "/bin/sh /a/b/wrap.sh x");
+	CU_ASSERT_EQUAL(argv_quote_fit("/bin/sh /a/b/wrap.sh x", 17, out, sizeof(out)), 17);
+	CU_ASSERT_STRING_EQUAL(out, "sh /a/b/wrap.sh x");
+	/* then without the script's folder too */
+	CU_ASSERT_EQUAL(argv_quote_fit("/bin/sh /a/b/wrap.sh x", 16, out, sizeof(out)), 12);
+	CU_ASSERT_STRING_EQUAL(out, "sh wrap.sh x");
+	CU_ASSERT_EQUAL(argv_quote_fit("/bin/sh /a/b/wrap.sh x", 8, out, sizeof(out)), 8);
+	CU_ASSERT_STRING_EQUAL(out, "sh wrap\xe2\x80\xa6");
+	/* a quoted second word, or one without a folder, is kept */
+	CU_ASSERT_EQUAL(argv_quote_fit("sh '/a/b c' x", 8, out, sizeof(out)), 8);
+	CU_ASSERT_STRING_EQUAL(out, "sh '/a/\xe2\x80\xa6");
+	CU_ASSERT_EQUAL(argv_quote_fit("sh -c /a/b", 8, out, sizeof(out)), 8);
+	CU_ASSERT_STRING_EQUAL(out, "sh -c /\xe2\x80\xa6");
+}
+
 /* U+7A0B and U+5E8F (CJK), U+AC00 (Hangul), U+FF21 (fullwidth A) and
  * U+1F600 (an emoji) take two terminal columns each; U+00E9 one. */
 static void test_fit_counts_wide_characters_as_two(void)
@@ -401,6 +424,7 @@ int main(void)
 	CU_add_test(s, "fit cuts between characters", test_fit_cuts_between_characters);
 	CU_add_test(s, "fit counts escapes as written", test_fit_counts_escapes_as_written);
 	CU_add_test(s, "fit counts wide characters as two", test_fit_counts_wide_characters_as_two);
+	CU_add_test(s, "fit drops the script's folder", test_fit_drops_the_scripts_folder);
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
 	CU_add_test(s, "stack tree of sites", test_stack_tree_of_sites);
