@@ -29,6 +29,8 @@
  * and free unrecorded (real.h, foreign_realloc and foreign_free).
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
@@ -48,9 +50,15 @@
 #include "preload/sample_set.h"
 #include "preload/thread.h"
 
-/* C23 entry points that glibc 2.36 does not declare. */
+/* C23's sized frees, defined only where the C library has them
+ * (configure.ac): a definition of the shim's would be found where the
+ * program finds none natively (dlsym(RTLD_DEFAULT), a weak reference). */
+#ifdef HAVE_FREE_SIZED
 PRELOAD_API void free_sized(void *p, size_t size_bytes);
+#endif
+#ifdef HAVE_FREE_ALIGNED_SIZED
 PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_bytes);
+#endif
 
 /* The C library's internal entry points, which no header declares. */
 PRELOAD_API void *__libc_malloc(size_t size_bytes);
@@ -317,6 +325,7 @@ PRELOAD_API void free(void *p)
 	interpose_free(p, TRACE_FREE_FREE);
 }
 
+#if defined(HAVE_FREE_SIZED) || defined(HAVE_FREE_ALIGNED_SIZED)
 /* Whether free_sized and free_aligned_sized forward to a foreign free
  * unrecorded (real.h): the block is that allocator's, and its free records
  * the call if it reaches the shim (__libc_free, or the next free). */
@@ -329,15 +338,19 @@ static inline int interpose_free_forwarded(void *p)
 	foreign_free(p);
 	return 1;
 }
+#endif
 
-/* glibc 2.36 has no free_sized: it is free, recorded as such. */
+#ifdef HAVE_FREE_SIZED
+/* free_sized(p, n) is free(p) for a block of n bytes: recorded as such. */
 PRELOAD_API void free_sized(void *p, size_t size_bytes)
 {
 	(void)size_bytes;
 	if (!interpose_free_forwarded(p))
 		interpose_free(p, TRACE_FREE_SIZED);
 }
+#endif
 
+#ifdef HAVE_FREE_ALIGNED_SIZED
 PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_bytes)
 {
 	(void)align_bytes;
@@ -345,6 +358,7 @@ PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_byt
 	if (!interpose_free_forwarded(p))
 		interpose_free(p, TRACE_FREE_ALIGNED_SIZED);
 }
+#endif
 
 /* calloc past its fast path, through table r (caller_ip and caller_cfa:
  * the entry point's caller). */

@@ -25,7 +25,8 @@
  *   use_reallocarray      reallocarray(NULL, 7, 11), then (p, 9, 11)
  *                                                       2 / 176      leak 1 / 99
  *   use_free_sized        3 x malloc(300), freed with free_sized when the
- *                         process has one (dlsym), else free
+ *                         C library has one (a weak reference: a failed
+ *                         dlsym allocates its error text), else free
  *                                                       3 / 900      leak 0 / 0
  *   use_free_aligned_sized 2 x aligned_alloc(64, 640), freed with
  *                         free_aligned_sized when found, else free
@@ -44,7 +45,6 @@
  * are "found" or "missing".
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,9 +165,15 @@ NOINLINE static void use_reallocarray(void)
 	hold(p);
 }
 
+/* C23's sized frees, which glibc 2.36 lacks: NULL where nothing defines them. */
+extern void free_sized(void *p, size_t size_bytes) __attribute__((weak));
+extern void free_aligned_sized(void *p, size_t align_bytes, size_t size_bytes)
+	__attribute__((weak));
+
 NOINLINE static int use_free_sized(void)
 {
-	void (*fs)(void *, size_t) = (void (*)(void *, size_t))dlsym(RTLD_DEFAULT, "free_sized");
+	void (*volatile fs)(void *, size_t) = free_sized;
+
 	for (int i = 0; i < 3; i++) {
 		void *p = malloc(300);
 		keep[52] = p;
@@ -181,8 +187,8 @@ NOINLINE static int use_free_sized(void)
 
 NOINLINE static int use_free_aligned_sized(void)
 {
-	void (*fas)(void *, size_t, size_t) =
-		(void (*)(void *, size_t, size_t))dlsym(RTLD_DEFAULT, "free_aligned_sized");
+	void (*volatile fas)(void *, size_t, size_t) = free_aligned_sized;
+
 	for (int i = 0; i < 2; i++) {
 		void *p = aligned_alloc(64, 640);
 		keep[53] = p;
