@@ -46,7 +46,7 @@ expect_eq "_Exit child: END names from its exit note, status 3" "None|demo-quick
 # the overview of report --all
 run_cmd 60 all "$MPROF" report --all -n 0 t
 expect_eq "report --all: the children by their names" \
-	"[demo-quick] ./retitled_exit padding-pa…|exit 3
+	"[demo-quick] retitled_exit padding-padd…|exit 3
 'demo: saver'|exit 0" \
 	"$(sed -n -E "s/^(.*[^ ]) +[0-9]+  (exit [0-9]+) .* t\.[0-9]+$/\1|\2/p" "$RUN_OUT")"
 finish
