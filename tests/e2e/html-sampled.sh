@@ -39,6 +39,35 @@ expect_eq "page: blocks freed, the estimate" \
 FREES_RECORDED=$(q "$WORK/s.json" summary frees_recorded)
 expect_eq "page: the free calls recorded (1 free call, 2 free calls)" \
 	"estimate; $FREES_RECORDED free call$([ "$FREES_RECORDED" = 1 ] || echo s) recorded" "$(v 'card blocks freed detail')"
+# the estimates' 95% margins and samples, as the text report gives them
+grouped() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
+basis() { # samples bytes_ci95 -> "; N samples, ± at 95%" or the zero-sample bound's words
+	if [ "$1" -gt 0 ]; then
+		echo "; $1 sample$([ "$1" = 1 ] || echo s), ± at 95%"
+	else
+		echo "; 0 samples: under $(json_eval "$WORK/s.json" "'%.1f KiB' % ($2 / 1024)") at 95%"
+	fi
+}
+A=$(q "$WORK/s.json" summary allocations)
+AS=$(q "$WORK/s.json" summary allocated_samples)
+expect_match "page: the allocations card gives the estimate's margin" \
+	"^$(echo "$A" | grouped) ±[0-9<]+%\$" "$(v 'card allocations')"
+expect_match "page: the allocations card gives the bytes' margin and the samples" \
+	" ±[0-9<]+% requested$(basis "$AS" "$(q "$WORK/s.json" summary allocated_bytes_ci95)")\$" \
+	"$(v 'card allocations detail')"
+LB=$(q "$WORK/s.json" summary leaked_blocks)
+LS=$(q "$WORK/s.json" summary leaked_samples)
+if [ "$LS" -gt 0 ]; then
+	expect_match "page: the leaked card gives the margins and the samples" \
+		"^$(echo "$LB" | grouped) ±[0-9<]+% blocks?$(basis "$LS" 0)\$" "$(v 'card leaked (live at exit) detail')"
+else
+	expect_match "page: the leaked card gives the zero-sample bound" \
+		"^0 blocks$(basis 0 "$(q "$WORK/s.json" summary leaked_bytes_ci95)")\$" "$(v 'card leaked (live at exit) detail')"
+fi
+expect_eq "page: the allocations margin is the JSON's, relative" \
+	"$(json_eval "$WORK/s.json" "'%.0f' % (100 * d['summary']['allocations_ci95'] / d['summary']['allocations'])")" \
+	"$(v 'card allocations' | sed -E 's/.* ±([0-9]+)%$/\1/')"
+
 expect_eq "page: the peak's flame graph says rough in its header, the allocated bytes' not" \
 	"peak bytes (rough) of $WORK/leak_count 7 | allocated bytes of $WORK/leak_count 7" \
 	"$(v 'flame peak h1') | $(v 'flame allocated h1')"
@@ -70,5 +99,7 @@ run_cmd 60 html2 "$MPROF" report --html "$WORK/e.html" "$WORK/te"
 run_cmd 120 page2 node "$BROWSER_DIR/report-page.mjs" "$WORK/e.html" "$WORK/e.png"
 expect_eq "exact page: the header says exact" "exact: every allocation recorded" "$(v kind)"
 expect_match "exact page: a temporary count" '^[0-9,]+$' "$(v 'card temporary')"
+expect_match "exact page: allocations without a margin" '^[0-9,]+$' "$(v 'card allocations')"
+expect_match "exact page: no samples named" ' requested$' "$(v 'card allocations detail')"
 expect_match "exact page: a temporary tab" '^table temporary=' "$(grep '^table temporary=' "$RUN_OUT")"
 finish

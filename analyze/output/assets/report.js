@@ -51,15 +51,26 @@
   const peakAt = s.peak.time_ns != null ? `at ${measured(s.peak.time_ns, s.time_resolution_ns)}` : `at event ${count(s.peak.seq)}`;
   const card = (k, v, d) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v),
     el('div', { class: 'd' }, d || ''));
+  // a sampled estimate's 95% margin relative to it, as the text report
+  // writes it (" ±97%", " ±<1%"), and the samples it rests on, or with none
+  // the bytes it stays under at 95% (the JSON's *_ci95 then)
+  const margin = (est, ci) => (!s.sampled || ci == null || !est ? ''
+    : 100 * ci / est < 1 ? ' ±<1%' : ` ±${(100 * ci / est).toFixed(0)}%`);
+  const basis = (n, bound) => (!s.sampled ? '' : n ? `; ${counted(n, 'sample', 'samples')}, ± at 95%`
+    : bound != null ? `; 0 samples: under ${bytes(bound)} at 95%` : '; 0 samples');
+  const blocksOf = (n, ci) => `${count(n)}${margin(n, ci)} ${n === 1 ? 'block' : 'blocks'}`;
   app.append(el('div', { class: 'cards' },
     card('heap peak (t-gmax)', bytes(s.peak.bytes),
       `${s.sampled ? 'rough (sampled): ' : ''}${counted(s.peak.blocks, 'block', 'blocks')}, ${peakAt}`),
     card(atT ? `live at T (${ns(win.at_ns)})` : ended ? 'live at end'
       : prog.process_state === 'exec' ? 'leaked (live at exec)'
       : prog.exit_unnoted && s.own_heap_runtime !== 'Go' ? 'leaked (live at exit, or at an exec mprof did not see)' : 'leaked (live at exit)',
-      bytes(s.leaked_bytes),
-      `${q.leaked_blocks_maybe_freed ? 'at most: ' : ''}${counted(s.leaked_blocks, 'block', 'blocks')}`),
-    card('allocations', count(s.allocations), `${bytes(s.allocated_bytes)} requested`),
+      bytes(s.leaked_bytes) + margin(s.leaked_bytes, s.leaked_bytes_ci95),
+      `${q.leaked_blocks_maybe_freed ? 'at most: ' : ''}${blocksOf(s.leaked_blocks, s.leaked_blocks_ci95)}` +
+      basis(s.leaked_samples, s.leaked_bytes_ci95)),
+    card('allocations', count(s.allocations) + margin(s.allocations, s.allocations_ci95),
+      `${bytes(s.allocated_bytes)}${margin(s.allocated_bytes, s.allocated_bytes_ci95)} requested` +
+      basis(s.allocated_samples, s.allocated_bytes_ci95)),
     s.sampled ? card('temporary', '-', 'not estimated (sampled)')
       : card('temporary', count(s.temporary), `${s.recording && s.recording.temporary_at_most ? 'at most (recording was paused part of the run); ' : ''}${pct(s.temporary, s.allocations)} of allocations`),
     card('peak RSS', s.peak_rss_kib != null ? bytes(s.peak_rss_kib * 1024) : '-',
