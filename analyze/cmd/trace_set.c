@@ -17,6 +17,7 @@
 #include "analyze/util/error.h"
 #include "analyze/cmd/trace_set.h"
 #include "analyze/read/event_stream.h"
+#include "trace/plural.h"
 
 /* Adds a copy of path unless it is there already. */
 static int set_add(struct trace_set *set, const char *path)
@@ -167,11 +168,12 @@ void trace_set_warn(const struct trace_info *info)
 			      ": the program was probably killed; events up to there are reported",
 			      info->path, info->truncated_offset);
 	if (info->chunks_lost)
-		analyze_error("warning: %s: %" PRIu64 " chunks lost (corrupt or not mprof's)", info->path,
-			      info->chunks_lost);
+		analyze_error("warning: %s: %" PRIu64 " %s lost (corrupt or not mprof's)", info->path,
+			      info->chunks_lost, plural(info->chunks_lost, "chunk", "chunks"));
 	if (info->conflicting_chunks)
-		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS chunks unlike the "
-			      "first of their kind ignored", info->path, info->conflicting_chunks);
+		analyze_error("warning: %s: %" PRIu64 " META, END or SYMBOLS %s unlike the "
+			      "first of their kind ignored", info->path, info->conflicting_chunks,
+			      plural(info->conflicting_chunks, "chunk", "chunks"));
 	if (info->other_trace_offset)
 		analyze_error("warning: %s: a second trace from offset %" PRIu64 " (another file "
 			      "header), not read", info->path, info->other_trace_offset);

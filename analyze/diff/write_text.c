@@ -14,6 +14,7 @@
 #include "analyze/diff/diff.h"
 #include "analyze/output/output.h"
 #include "analyze/output/units.h"
+#include "trace/plural.h"
 
 static const char *const status_text[] = {"changed", "new", "vanished", "same"};
 
@@ -341,10 +342,12 @@ static void trace_notes(FILE *out, const char *side, const struct profile *p)
 	else if (!p->info.has_end)
 		fprintf(out, "note: %s has no END chunk: the recording did not finish\n", side);
 	if (p->info.chunks_lost)
-		fprintf(out, "note: %s lost %" PRIu64 " chunks (corrupt)\n", side, p->info.chunks_lost);
+		fprintf(out, "note: %s lost %" PRIu64 " %s (corrupt)\n", side, p->info.chunks_lost,
+			plural(p->info.chunks_lost, "chunk", "chunks"));
 	if (p->info.conflicting_chunks)
-		fprintf(out, "note: %s has %" PRIu64 " META, END or SYMBOLS chunks unlike the first of "
-			"their kind (ignored)\n", side, p->info.conflicting_chunks);
+		fprintf(out, "note: %s has %" PRIu64 " META, END or SYMBOLS %s unlike the first of "
+			"their kind (ignored)\n", side, p->info.conflicting_chunks,
+			plural(p->info.conflicting_chunks, "chunk", "chunks"));
 	if (p->info.other_trace_offset)
 		fprintf(out, "note: %s holds a second trace from offset %" PRIu64 " (not read)\n",
 			side, p->info.other_trace_offset);

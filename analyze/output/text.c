@@ -378,9 +378,13 @@ static void print_quality(FILE *out, const struct profile *r)
 	const struct heap_summary *a = &r->summary;
 	const struct site_table *t = &r->sites;
 
-	fprintf(out, "data:             %" PRIu64 " events in %" PRIu64 " chunks; %" PRIu64
-		" chunks lost; %" PRIu64 " sequence gaps (%" PRIu64 " events missing)",
-		a->events, info->chunks, info->chunks_lost, info->seq_gaps, info->seq_missing);
+	fprintf(out, "data:             %" PRIu64 " %s in %" PRIu64 " %s; %" PRIu64
+		" %s lost; %" PRIu64 " sequence %s (%" PRIu64 " %s missing)",
+		a->events, plural(a->events, "event", "events"), info->chunks,
+		plural(info->chunks, "chunk", "chunks"), info->chunks_lost,
+		plural(info->chunks_lost, "chunk", "chunks"), info->seq_gaps,
+		plural(info->seq_gaps, "gap", "gaps"), info->seq_missing,
+		plural(info->seq_missing, "event", "events"));
 	if (info->repeated_events)
 		fprintf(out, "; %" PRIu64 " events repeated (dropped)", info->repeated_events);
 	if (info->repeated_chunks)
@@ -458,12 +462,14 @@ static void print_warnings(FILE *out, const struct profile *r)
 		fprintf(out, "warning: chunk at offset %" PRIu64 " lost: %s\n",
 			info->lost_offsets[i], info->lost_reasons[i]);
 	if (info->chunks_lost > info->lost_offset_count)
-		fprintf(out, "warning: %" PRIu64 " more chunks lost\n",
-			info->chunks_lost - info->lost_offset_count);
+		fprintf(out, "warning: %" PRIu64 " more %s lost\n",
+			info->chunks_lost - info->lost_offset_count,
+			plural(info->chunks_lost - info->lost_offset_count, "chunk", "chunks"));
 	if (info->conflicting_chunks)
-		fprintf(out, "warning: %" PRIu64 " META, END or SYMBOLS chunks unlike the first of "
+		fprintf(out, "warning: %" PRIu64 " META, END or SYMBOLS %s unlike the first of "
 			"their kind ignored (the first: a second %s chunk at offset %" PRIu64 ")\n",
-			info->conflicting_chunks, info->conflicting_kind, info->conflicting_offset);
+			info->conflicting_chunks, plural(info->conflicting_chunks, "chunk", "chunks"),
+			info->conflicting_kind, info->conflicting_offset);
 	if (info->other_trace_offset)
 		fprintf(out, "warning: another trace's file header at offset %" PRIu64 ": the file "
 			"holds a second trace, not read; this report is of the first\n",
@@ -1023,11 +1029,15 @@ static void print_summary(FILE *out, const struct profile *r)
 		fprintf(out, "allocations:      %" PRIu64 ", %s requested\n", a->allocations,
 			fmt_bytes(b1, sizeof(b1), a->allocated_bytes));
 	if (info->sampled)
-		fprintf(out, "frees:            %" PRIu64 " %s freed, %" PRIu64 " free calls, %"
-			PRIu64 " realloc calls (estimates, realloc(NULL, n) included; %" PRIu64
-			" free calls and %" PRIu64 " reallocs of a recorded block recorded); "
+		fprintf(out, "frees:            %" PRIu64 " %s freed, %" PRIu64 " %s, %"
+			PRIu64 " %s (estimates, realloc(NULL, n) included; %" PRIu64
+			" %s and %" PRIu64 " %s of a recorded block recorded); "
 			"temporary not estimated (sampled)\n",
-			a->blocks_freed, plural(a->blocks_freed, "block", "blocks"), a->frees_weighted, a->reallocs_weighted, a->frees, a->reallocs);
+			a->blocks_freed, plural(a->blocks_freed, "block", "blocks"),
+			a->frees_weighted, plural(a->frees_weighted, "free call", "free calls"),
+			a->reallocs_weighted, plural(a->reallocs_weighted, "realloc call", "realloc calls"),
+			a->frees, plural(a->frees, "free call", "free calls"),
+			a->reallocs, plural(a->reallocs, "realloc", "reallocs"));
 	else
 		print_frees_exact(out, r);
 	print_calls(out, a, info->sampled);

@@ -139,11 +139,11 @@ expect_eq "a device as the trace: exit status" 1 "$RUN_STATUS"
 # sanitizer build stops at the first).
 run_cmd 20 empty-events "$MPROF_ANALYZE" report "$WORK/empty-events.trace"
 expect_eq "empty EVENTS chunk: exit status" 0 "$RUN_STATUS"
-expect_match "empty EVENTS chunk: counted as lost" "1 chunks lost" "$(cat "$RUN_OUT")"
+expect_match "empty EVENTS chunk: counted as lost" "1 chunk lost" "$(cat "$RUN_OUT")"
 expect_match "empty EVENTS chunk: the header says the counts are incomplete" \
 	"^mprof report: .* \(incomplete: data was lost; see data and warnings\)$" \
 	"$(head -n 1 "$RUN_OUT")"
-expect_match "empty EVENTS chunk: what was lost" "^data lost: +1 chunks lost: " "$(cat "$RUN_OUT")"
+expect_match "empty EVENTS chunk: what was lost" "^data lost: +1 chunk lost: " "$(cat "$RUN_OUT")"
 run_cmd 20 empty-symbols "$MPROF_ANALYZE" report "$WORK/empty-symbols.trace"
 expect_eq "empty SYMBOLS chunk: exit status" 0 "$RUN_STATUS"
 expect_match "empty SYMBOLS chunk: said to be corrupt" "embedded symbols are corrupt" \

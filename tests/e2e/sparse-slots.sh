@@ -56,7 +56,7 @@ expect_match "far-slot: its chunk lost, as one with a bad header" \
 	"^warning: chunk at offset [0-9]+ lost: events chunk with a bad header$" \
 	"$(cat "$WORK/far-slot.out")"
 expect_match "far-slot: one chunk lost" \
-	"^data: +1 events in 4 chunks; 1 chunks lost; 0 sequence gaps [(]0 events missing[)]$" \
+	"^data: +1 event in 4 chunks; 1 chunk lost; 0 sequence gaps [(]0 events missing[)]$" \
 	"$(cat "$WORK/far-slot.out")"
 expect_match "far-slot: the allocation of slot 0 counted" "^allocations: +1, 10 B requested$" \
 	"$(cat "$WORK/far-slot.out")"
