@@ -519,7 +519,7 @@ static const char *last_program(const struct run_options *o, const struct collec
 			last = res->figures[i].command;
 	if (!last)
 		return o->argv[0];
-	snprintf(buf, size, "%.*s", (int)strcspn(last, " "), last);
+	snprintf(buf, size, "%.*s", (int)argv_quote_word_len(last), last);
 	return buf;
 }
 
@@ -609,7 +609,7 @@ static void page_hint_print(const struct collector_result *res, long top)
 		return;
 	}
 	command = res->figures[shown].command;
-	snprintf(word, sizeof(word), "%.*s", (int)strcspn(command, " "), command);
+	snprintf(word, sizeof(word), "%.*s", (int)argv_quote_word_len(command), command);
 	argv_quote_fit(word, 60, program, sizeof(program));
 	if (res->figures[shown].pid) /* 0: unknown (preload/pidns.h) */
 		snprintf(program + strlen(program), sizeof(program) - strlen(program), " (pid %u)",

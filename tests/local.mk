@@ -137,6 +137,7 @@ E2E_TESTS = \
 	tests/e2e/html-page.sh \
 	tests/e2e/html-site-rows.sh \
 	tests/e2e/hint-exec-wrapper.sh \
+	tests/e2e/hint-retitled.sh \
 	tests/e2e/diff-gate.sh \
 	tests/e2e/diff-pages.sh \
 	tests/e2e/diff-lines.sh \
@@ -409,6 +410,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/libc_entry_lib.c tests/progs/libc_wrap.c tests/progs/libc_behind.c tests/progs/next_wrap.c tests/progs/next_wrap.h tests/progs/next_wrap_lib.c tests/progs/cxx_new_delete.cpp tests/progs/diff_versions.c tests/progs/diff_lines.c tests/progs/thread_crowd.c \
 	tests/progs/long_name.cpp \
 	tests/progs/inlined_site.c tests/progs/fork_exec.c tests/progs/tree_worker.c tests/progs/shared_callee.c \
+	tests/progs/retitled_hint.c \
 	tests/progs/thread_handoff.c tests/progs/transparency.c tests/progs/run_signals.c tests/progs/retitled_exit.c tests/progs/busy_bursts.c tests/progs/lead_then_run.c \
 	tests/progs/claimed_fds.c tests/progs/no_cfi_alloc.h tests/progs/pending_cancel.c tests/progs/async_cancel.c tests/progs/own_fds.c \
 	tests/progs/clone_child.c tests/progs/exit_threads.c tests/progs/partial_recording.c \

@@ -56,6 +56,28 @@ static inline size_t argv_quote_append(char *out, size_t cap, size_t len, const 
 }
 
 /*
+ * The length of the first word of command, a command line as
+ * argv_quote_append writes it: up to the first space outside single
+ * quotes, so that a quoted word stays whole with its quotes
+ * ("'demo: worker 1' -x" -> 16, "'it'\''s' x" -> 9).
+ */
+static inline size_t argv_quote_word_len(const char *command)
+{
+	bool quoted = false;
+	size_t n = 0;
+
+	for (; command[n]; n++) {
+		if (command[n] == '\'')
+			quoted = !quoted;
+		else if (command[n] == '\\' && !quoted && command[n + 1])
+			n++;
+		else if (command[n] == ' ' && !quoted)
+			break;
+	}
+	return n;
+}
+
+/*
  * Quotes the NUL-separated arguments of raw (raw_bytes, as /proc/PID/cmdline
  * holds them, trailing NULs ignored) into out (cap bytes, cap > 0), NUL
  * terminated.  Returns the length written.

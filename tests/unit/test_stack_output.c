@@ -195,6 +195,18 @@ static void test_fit_counts_wide_characters_as_two(void)
 	CU_ASSERT_STRING_EQUAL(out, "a\xe7\xa8\x8b\xe2\x80\xa6");
 }
 
+/* A command line's first word: a quoted title whole, with its quotes. */
+static void test_first_word_keeps_quotes(void)
+{
+	CU_ASSERT_EQUAL(argv_quote_word_len("/usr/bin/prog -x"), 13);
+	CU_ASSERT_EQUAL(argv_quote_word_len("prog"), 4);
+	CU_ASSERT_EQUAL(argv_quote_word_len(""), 0);
+	CU_ASSERT_EQUAL(argv_quote_word_len("'postgres: checkpointer '"), 25);
+	CU_ASSERT_EQUAL(argv_quote_word_len("'nginx: worker process' -g x"), 23);
+	CU_ASSERT_EQUAL(argv_quote_word_len("'it'\\''s a' b"), 11);
+	CU_ASSERT_EQUAL(argv_quote_word_len("[name] prog"), 6);
+}
+
 static void test_stack_tree_merges_and_orders(void)
 {
 	struct stack_tree t;
@@ -425,6 +437,7 @@ int main(void)
 	CU_add_test(s, "fit counts escapes as written", test_fit_counts_escapes_as_written);
 	CU_add_test(s, "fit counts wide characters as two", test_fit_counts_wide_characters_as_two);
 	CU_add_test(s, "fit drops the script's folder", test_fit_drops_the_scripts_folder);
+	CU_add_test(s, "first word keeps quotes", test_first_word_keeps_quotes);
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
 	CU_add_test(s, "stack tree of sites", test_stack_tree_of_sites);
