@@ -632,7 +632,7 @@ static void ending_print(const struct run_options *o, const struct collector_res
 			   sig, abbrev ? "SIG" : "", abbrev ? abbrev : "unknown");
 	}
 	if (!mprof_quiet)
-		top = run_table_print(res, o->sample_rate_bytes != 0);
+		top = run_table_print(res, o->sample_rate_bytes, o->paused);
 	summary_print(o, res);
 	page_hint_print(res, top);
 }

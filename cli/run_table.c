@@ -95,8 +95,25 @@ static void row_print(const struct collector_trace *f, const char *trace, size_t
 		   pid, f->allocations, rss, trace);
 }
 
-long run_table_print(const struct collector_result *res, bool sampled)
+/* Why no trace holds an allocation record: a run started paused that
+ * recorded nothing while on, or a sampled one where none drew a sample (the
+ * processes made allocations all the same), else none was made. */
+static void none_recorded_print(uint64_t sample_rate_bytes, bool paused)
 {
+	if (paused)
+		mprof_note("no allocation was recorded: the run started paused, and no process "
+			   "made one while recording was on");
+	else if (sample_rate_bytes)
+		mprof_note("no allocation was recorded: none drew a sample (one per %" PRIu64
+			   " B on average)", sample_rate_bytes);
+	else
+		mprof_note("no allocation was recorded");
+}
+
+long run_table_print(const struct collector_result *res, uint64_t sample_rate_bytes,
+		     bool paused)
+{
+	bool sampled = sample_rate_bytes != 0;
 	size_t n = res->ntraces, width = width_cols(), trace_cols = 0, program_cols, *order;
 	uint64_t rest = 0;
 	char program[PROGRAM_MAX_COLS * 4 + 8];
@@ -134,7 +151,7 @@ long run_table_print(const struct collector_result *res, bool sampled)
 	top = (long)order[0];
 	free(order);
 	if (res->figures[top].samples == 0) {
-		mprof_note("no process made an allocation");
+		none_recorded_print(sample_rate_bytes, paused);
 		return top;
 	}
 	argv_quote_fit(res->figures[top].command, PROGRAM_MAX_COLS, program, sizeof(program));
