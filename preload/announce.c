@@ -79,10 +79,12 @@ static const char *announce_foreign_text;
 static unsigned announce_foreign_code;
 static int announce_have_unwinder = 1;
 static const char *announce_new_text;
+static unsigned announce_new_code;
 
-void preload_announce_foreign_new(const char *text)
+void preload_announce_foreign_new(const char *text, unsigned code)
 {
 	announce_new_text = text;
+	announce_new_code = code;
 }
 
 void preload_announce(const char *foreign_text, unsigned foreign_code, int have_unwinder)
@@ -99,7 +101,7 @@ void preload_announce(const char *foreign_text, unsigned foreign_code, int have_
 	if (foreign_text)
 		diag_report(foreign_code, foreign_text);
 	if (announce_new_text)
-		diag_report(TRACE_DIAG_FOREIGN_NEW, announce_new_text);
+		diag_report(announce_new_code, announce_new_text);
 }
 
 void preload_announce_fork_child(void)

@@ -15,9 +15,10 @@
 void preload_announce(const char *foreign_text, unsigned foreign_code, int have_unwinder);
 
 /* Makes preload_announce (and a fork child's) also write an EXT_DIAG record
- * of code TRACE_DIAG_FOREIGN_NEW with text (C++ operator new is another
+ * of code (TRACE_DIAG_FOREIGN_NEW: not recorded; TRACE_DIAG_INFO: recorded
+ * through the shim's wrappers) with text (C++ operator new is another
  * allocator's own: preload/init.c); text must outlive the process image. */
-void preload_announce_foreign_new(const char *text);
+void preload_announce_foreign_new(const char *text, unsigned code);
 
 /* The same for a fork child's new file, with the diagnostics the image's
  * start gave (foreign_text stays the caller's: it must outlive the

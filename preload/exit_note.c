@@ -48,6 +48,7 @@
 
 #include "preload/exit_note.h"
 #include "preload/namespaces.h"
+#include "preload/new_bind.h"
 #include "preload/exported.h"
 #include "preload/init.h"
 #include "preload/mem.h"
@@ -328,8 +329,10 @@ static void exit_note_fill(int status, int full)
 	h->exit_maxrss_kib = exit_note_peak_rss_kib();
 	h->exit_recorder_bytes = preload_mem_resident_bound();
 	exit_note_names(h, sandboxed);
-	if (!sandboxed)
+	if (!sandboxed) {
 		namespaces_look();
+		new_bind_redirect(); /* says whether a library's operator new went unseen */
+	}
 	atomic_store_explicit(&h->exit_known, 1, memory_order_release);
 }
 

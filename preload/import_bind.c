@@ -247,11 +247,20 @@ int import_bind_module(void *handle, struct import_binding *bindings, size_t cou
 	return import_relocs_bind(&m, m.data_relocs, m.data_relocs_bytes, bindings, count);
 }
 
+/* Whether a slot holding bound, of the module at base whose highest
+ * segment ends extent bytes above it, holds a value of the module's own:
+ * its link-time value while not relocated, or lazy binding's PLT entry. */
+static int import_slot_unbound(uintptr_t base, uintptr_t extent, uintptr_t bound)
+{
+	return bound < extent || bound - base < extent;
+}
+
 /* Rewrites, among bytes of relocations, the slots bound to a rebinding's
- * from; returns how many, or mprotect's negative errno. */
+ * from, and those relocated and not bound yet when extent (the module's,
+ * not 0) is given; returns how many, or mprotect's negative errno. */
 static int import_relocs_rebind(const struct import_module *m, const ElfW(Rela) *relocs,
 				size_t bytes, const struct import_rebinding *rebindings,
-				size_t count)
+				size_t count, uintptr_t extent)
 {
 	int slots = 0;
 
@@ -259,14 +268,18 @@ static int import_relocs_rebind(const struct import_module *m, const ElfW(Rela) 
 		uintptr_t slot = m->base + relocs[i].r_offset;
 		const void *bound;
 		const char *name;
+		int unbound;
 
 		if (!import_reloc_is_slot(&relocs[i]))
 			continue;
 		bound = __atomic_load_n((void **)slot, __ATOMIC_RELAXED);
+		/* relocated and not bound yet: lazy binding's PLT entry (a slot
+		 * not relocated yet, during a dlopen, is left to a later pass) */
+		unbound = extent && (uintptr_t)bound - m->base < extent;
 		for (size_t k = 0; k < count; k++) {
 			int rc;
 
-			if (bound != rebindings[k].from)
+			if (bound != rebindings[k].from && !unbound)
 				continue;
 			name = import_reloc_name(m, &relocs[i]);
 			if (strcmp(name, rebindings[k].name) != 0)
@@ -281,19 +294,47 @@ static int import_relocs_rebind(const struct import_module *m, const ElfW(Rela) 
 	return slots;
 }
 
-int import_rebind_loaded(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
-			 size_t count)
+/* import_rebind_loaded, the slots not bound yet too when extent (the
+ * module's) is not 0. */
+static int import_rebind_loaded_upto(const struct dl_phdr_info *info,
+				     const struct import_rebinding *rebindings, size_t count,
+				     uintptr_t extent)
 {
 	struct import_module m;
 	int rc = import_module_from_phdr(info, &m), plt;
 
 	if (rc < 0)
 		return rc;
-	plt = import_relocs_rebind(&m, m.plt_relocs, m.plt_relocs_bytes, rebindings, count);
+	plt = import_relocs_rebind(&m, m.plt_relocs, m.plt_relocs_bytes, rebindings, count,
+				   extent);
 	if (plt < 0)
 		return plt;
-	rc = import_relocs_rebind(&m, m.data_relocs, m.data_relocs_bytes, rebindings, count);
+	rc = import_relocs_rebind(&m, m.data_relocs, m.data_relocs_bytes, rebindings, count,
+				  extent);
 	return rc < 0 ? rc : plt + rc;
+}
+
+int import_rebind_loaded(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
+			 size_t count)
+{
+	return import_rebind_loaded_upto(info, rebindings, count, 0);
+}
+
+/* The end of info's highest PT_LOAD segment, relative to its load address. */
+static uintptr_t import_module_extent(const struct dl_phdr_info *info)
+{
+	uintptr_t lo, hi;
+
+	phdr_load_span(info, &lo, &hi);
+	return hi;
+}
+
+int import_rebind_loaded_lazy(const struct dl_phdr_info *info,
+			      const struct import_rebinding *rebindings, size_t count)
+{
+	uintptr_t extent = import_module_extent(info);
+
+	return import_rebind_loaded_upto(info, rebindings, count, extent ? extent : 1);
 }
 
 /* Appends to slots (while under cap) the slots among bytes of relocations
@@ -389,15 +430,6 @@ int import_module_imports(const struct link_map *map, const char *name)
 	return met > INT32_MAX ? INT32_MAX : (int)met;
 }
 
-/* The end of info's highest PT_LOAD segment, relative to its load address. */
-static uintptr_t import_module_extent(const struct dl_phdr_info *info)
-{
-	uintptr_t lo, hi;
-
-	phdr_load_span(info, &lo, &hi);
-	return hi;
-}
-
 int import_slots_rebind(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
 			struct import_slot *slots, size_t n)
 {
@@ -413,7 +445,7 @@ int import_slots_rebind(const struct dl_phdr_info *info, const struct import_reb
 
 		/* not relocated yet (its link-time value) or lazily bound (its
 		 * own PLT entry): its definition is still to come */
-		slots[i].pending = bound < extent || bound - m.base < extent;
+		slots[i].pending = import_slot_unbound(m.base, extent, bound);
 		if (bound != (uintptr_t)r->from)
 			continue;
 		rc = import_slot_store(&m, slots[i].addr, r->to);
@@ -458,6 +490,15 @@ int import_module_imports(const struct link_map *map, const char *name)
 {
 	(void)map;
 	(void)name;
+	return -ENOTSUP;
+}
+
+int import_rebind_loaded_lazy(const struct dl_phdr_info *info,
+			      const struct import_rebinding *rebindings, size_t count)
+{
+	(void)info;
+	(void)rebindings;
+	(void)count;
 	return -ENOTSUP;
 }
 

@@ -46,6 +46,16 @@ struct import_rebinding {
 int import_rebind_loaded(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
 			 size_t count);
 
+/*
+ * import_rebind_loaded, rewriting also the slots of a rebinding's name that
+ * are relocated and not bound yet (they hold lazy binding's PLT entry in
+ * the module), which the loader would later bind to the definition its
+ * lookup finds; a slot not relocated yet (a dlopen under way) stays.  For
+ * a module whose lookup finds the rebindings' from.  Never allocates.
+ */
+int import_rebind_loaded_lazy(const struct dl_phdr_info *info,
+			      const struct import_rebinding *rebindings, size_t count);
+
 /* One GOT slot of a module for a rebinding's name (import_slots_find). */
 struct import_slot {
 	uintptr_t addr;    /* the slot's address */

@@ -37,6 +37,7 @@
 #include "preload/mlock_watch.h"
 #include "preload/modules.h"
 #include "preload/namespaces.h"
+#include "preload/new_bind.h"
 #include "preload/own_call.h"
 #include "preload/pidns.h"
 #include "preload/procfile.h"
@@ -147,17 +148,15 @@ static int init_new_imported(const struct link_map *definer)
 }
 
 /*
- * Checks whether C++ operator new bypasses the recorder: the module whose
+ * Checks whether C++ operator new bypasses malloc: the module whose
  * operator new the program calls is the allocator behind the shim (a
  * preloaded or linked jemalloc, tcmalloc or mimalloc defines new and delete
  * too, and they reach its heap without calling malloc and free), and a
- * module of the program uses operator new.  Then writes a sentence saying
- * that C++ allocations are not recorded into text and returns 1.  With a
- * foreign malloc ahead of the shim (said already) or the C++ library's own
- * operator new (which calls malloc) returns 0.  Modules loaded later are
- * not looked at.
+ * module of the program uses operator new.  Then returns that module, its
+ * name in *name.  With a foreign malloc ahead of the shim (said already)
+ * or the C++ library's own operator new (which calls malloc) returns NULL.
  */
-static int init_find_foreign_new(char *text, size_t cap)
+static struct link_map *init_find_foreign_new(const char **name)
 {
 	struct link_map *new_map = NULL, *malloc_map = NULL;
 	Dl_info found;
@@ -166,15 +165,38 @@ static int init_find_foreign_new(char *text, size_t cap)
 	    !real_foreign_definition("_Znwm", &new_map) || !new_map ||
 	    !dladdr1((void *)real.malloc, &found, (void **)&malloc_map, RTLD_DL_LINKMAP) ||
 	    malloc_map != new_map || !init_new_imported(new_map))
-		return 0;
+		return NULL;
+	*name = new_map->l_name && new_map->l_name[0] ? new_map->l_name : preload_proc.exe;
+	return new_map;
+}
+
+/*
+ * Points the program's operator new and delete calls at the shim's
+ * wrappers of allocator's (preload/new_bind.h), and writes what was done
+ * into text: a note when they are recorded (returns TRACE_DIAG_INFO), the
+ * warning that they are not when the allocator's forms could not be
+ * wrapped or a slot not rewritten (returns TRACE_DIAG_FOREIGN_NEW).
+ */
+static unsigned init_bind_foreign_new(struct link_map *allocator, const char *name, char *text,
+				      size_t cap)
+{
+	int bound = new_bind_start(allocator);
+
 	text[0] = '\0';
 	preload_text_append(text, cap, "C++ operator new and delete are served by ");
-	preload_text_append(text, cap, new_map->l_name && new_map->l_name[0] ? new_map->l_name
-									   : preload_proc.exe);
+	preload_text_append(text, cap, name);
+	if (bound >= 0) {
+		preload_text_append(text, cap, ", the malloc behind mprof's, which never calls "
+					       "malloc and free for them: mprof records them "
+					       "through its own wrappers of that allocator's (as "
+					       "malloc, memalign and free)");
+		return TRACE_DIAG_INFO;
+	}
 	preload_text_append(text, cap, ", the malloc behind mprof's, which never calls "
-				       "malloc and free for them: the program's C++ allocations "
+				       "malloc and free for them, and mprof could not send them "
+				       "through its wrappers: the program's C++ allocations "
 				       "(new, delete) are not recorded, its malloc calls are");
-	return 1;
+	return TRACE_DIAG_FOREIGN_NEW;
 }
 
 /*
@@ -255,6 +277,8 @@ static int init_run(struct preload_thread **out)
 	unsigned foreign_code = TRACE_DIAG_FOREIGN_MALLOC;
 	const char *valgrind_tool = init_find_valgrind_tool();
 	int foreign, have_unwinder, valgrind_note = 0;
+	struct link_map *new_allocator = NULL;
+	const char *new_allocator_name = NULL;
 	struct preload_thread *t;
 
 	thread_pointer_start();
@@ -289,9 +313,8 @@ static int init_run(struct preload_thread **out)
 		real_use_foreign();
 	if (foreign && foreign_code == TRACE_DIAG_FOREIGN_MALLOC)
 		__atomic_store_n(&real.foreign_forward_unseen, 1, __ATOMIC_RELEASE);
-	if (!foreign && !valgrind_tool &&
-	    init_find_foreign_new(new_text, sizeof(new_text)))
-		preload_announce_foreign_new(new_text);
+	if (!foreign && !valgrind_tool)
+		new_allocator = init_find_foreign_new(&new_allocator_name);
 	if (!foreign && valgrind_tool) {
 		init_valgrind_text(foreign_text, sizeof(foreign_text), valgrind_tool);
 		foreign = 1; /* announced only: no definition of its to call */
@@ -321,6 +344,12 @@ static int init_run(struct preload_thread **out)
 		return PRELOAD_DISABLED;
 	}
 	deep_bind_redirect();
+	if (new_allocator) {
+		unsigned code = init_bind_foreign_new(new_allocator, new_allocator_name, new_text,
+						      sizeof(new_text));
+
+		preload_announce_foreign_new(new_text, code);
+	}
 	thread_key_init();
 	preload_fork_init();
 	if (preload_proc.cfg.toggle_signal) {

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "preload/deep_bind.h"
+#include "preload/new_bind.h"
 #include "preload/diag.h"
 #include "preload/lock.h"
 #include "preload/mem.h"
@@ -924,6 +925,7 @@ int modules_refresh(void)
 		if (rc == 1) {
 			namespaces_look();
 			deep_bind_redirect();
+			new_bind_redirect();
 		}
 	}
 	/* after the epoch is published: a capture that sees the bit clear

@@ -227,7 +227,8 @@ enum trace_diag_code {
 	TRACE_DIAG_FOREIGN_FORWARDS = 6, /* the malloc of code 1 calls the
 	                                  * recorder's: its blocks are recorded */
 	TRACE_DIAG_FOREIGN_NEW = 7,   /* C++ operator new is an allocator's own,
-	                               * past the recorder: not recorded */
+	                               * past the recorder: calls of it not (all)
+	                               * recorded */
 };
 
 /*

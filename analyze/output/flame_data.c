@@ -60,7 +60,8 @@ static void flame_data_notes(FILE *out, const struct profile *p)
 	if (run->foreign_malloc)
 		note(out, &n, "the program's own malloc was not recorded");
 	if (run->foreign_new)
-		note(out, &n, "C++ operator new and delete were another allocator's, not recorded");
+		note(out, &n, "C++ operator new and delete calls served by another allocator were "
+			  "not all recorded");
 	if (run->recording_controlled) {
 		char n1[32], n2[32];
 

@@ -145,7 +145,10 @@
  *                                   (GC, pools): only its malloc blocks seen
  *       "foreign_malloc": bool,     the program's own malloc: not recorded
  *       "foreign_new": bool,        C++ operator new and delete another
- *                                   allocator's own: not recorded
+ *                                   allocator's own: not all recorded (a
+ *                                   library bound to them before mprof
+ *                                   pointed it at its wrappers, or no
+ *                                   wrapping possible)
  *       "rss_mostly_unseen": bool,  peak RSS over 4 times the heap peak and
  *                                   64 MiB above it: most memory not malloc's
  *                                   (false in a recording cut short by mprof)

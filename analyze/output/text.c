@@ -671,8 +671,8 @@ const char *output_report_kind(const struct profile *r)
 	if (r->run.foreign_malloc)
 		return "incomplete: the program's own malloc was not recorded";
 	if (r->run.foreign_new)
-		return "incomplete: C++ operator new and delete were another allocator's, not "
-		       "recorded; see diagnostic";
+		return "incomplete: C++ operator new and delete calls served by another "
+		       "allocator were not all recorded; see diagnostic";
 	if (r->info.repeated_events || r->info.repeated_chunks)
 		return "damaged: events appear twice in the trace (the repeats were dropped); "
 		       "see data";

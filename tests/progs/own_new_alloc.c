@@ -8,6 +8,10 @@
  * A bump allocator over one 64 MiB mapping with a 16-byte header holding
  * each block's size; free and delete give nothing back.  Thread-safe
  * (an atomic bump); enough for the short test programs that use it.
+ * Defines the 20 forms of new and delete but the aligned nothrow ones
+ * (which the C++ library makes of the aligned new); a new that fails
+ * throws std::bad_alloc (through the C++ library's helper, when the
+ * program has one), its nothrow form returns NULL.
  */
 #define _GNU_SOURCE
 #include <stddef.h>
@@ -21,11 +25,16 @@
 static char *own_arena;
 static size_t own_used;
 
-/* A block of size_bytes from the arena (16-byte aligned), or NULL. */
-static void *own_alloc(size_t size_bytes)
+/* A block of size_bytes from the arena at a multiple of align_bytes (a
+ * power of two, 16 or more), or NULL. */
+static void *own_alloc_aligned(size_t size_bytes, size_t align_bytes)
 {
-	size_t need = OWN_HEADER_BYTES + ((size_bytes + 15u) & ~(size_t)15u), at;
-	char *arena = __atomic_load_n(&own_arena, __ATOMIC_ACQUIRE);
+	size_t need, at;
+	char *arena = __atomic_load_n(&own_arena, __ATOMIC_ACQUIRE), *p;
+
+	if (size_bytes > OWN_ARENA_BYTES || align_bytes > OWN_ARENA_BYTES)
+		return NULL;
+	need = OWN_HEADER_BYTES + align_bytes - 16u + ((size_bytes + 15u) & ~(size_t)15u);
 
 	if (!arena) {
 		char *fresh = mmap(NULL, OWN_ARENA_BYTES, PROT_READ | PROT_WRITE,
@@ -42,8 +51,16 @@ static void *own_alloc(size_t size_bytes)
 	at = __atomic_fetch_add(&own_used, need, __ATOMIC_RELAXED);
 	if (at + need > OWN_ARENA_BYTES)
 		return NULL;
-	memcpy(arena + at, &size_bytes, sizeof(size_bytes));
-	return arena + at + OWN_HEADER_BYTES;
+	p = (char *)(((uintptr_t)arena + at + OWN_HEADER_BYTES + align_bytes - 1) &
+		     ~(uintptr_t)(align_bytes - 1));
+	memcpy(p - OWN_HEADER_BYTES, &size_bytes, sizeof(size_bytes));
+	return p;
+}
+
+/* A block of size_bytes from the arena (16-byte aligned), or NULL. */
+static void *own_alloc(size_t size_bytes)
+{
+	return own_alloc_aligned(size_bytes, 16u);
 }
 
 static size_t own_size(const void *p)
@@ -90,36 +107,68 @@ size_t malloc_usable_size(void *p)
 	return p ? own_size(p) : 0;
 }
 
-/* operator new(size_t), new[](size_t) and their deletes, plain and sized:
+/* std::__throw_bad_alloc of the C++ library, when the program has one. */
+extern void _ZSt17__throw_bad_allocv(void) __attribute__((weak, noreturn));
+
+/* A block for a new that throws on failure. */
+static void *own_new(size_t size_bytes, size_t align_bytes)
+{
+	void *p = own_alloc_aligned(size_bytes ? size_bytes : 1, align_bytes < 16u ? 16u : align_bytes);
+
+	if (!p && _ZSt17__throw_bad_allocv)
+		_ZSt17__throw_bad_allocv();
+	return p;
+}
+
+/* operator new and new[], plain, nothrow and aligned, and their deletes:
  * served here, never through malloc and free. */
 void *_Znwm(size_t size_bytes)
 {
-	return own_alloc(size_bytes ? size_bytes : 1);
+	return own_new(size_bytes, 16u);
 }
 
 void *_Znam(size_t size_bytes)
 {
+	return own_new(size_bytes, 16u);
+}
+
+void *_ZnwmRKSt9nothrow_t(size_t size_bytes, const void *nothrow)
+{
+	(void)nothrow;
 	return own_alloc(size_bytes ? size_bytes : 1);
 }
 
-void _ZdlPv(void *p)
+void *_ZnamRKSt9nothrow_t(size_t size_bytes, const void *nothrow)
 {
-	(void)p;
+	(void)nothrow;
+	return own_alloc(size_bytes ? size_bytes : 1);
 }
 
-void _ZdaPv(void *p)
+void *_ZnwmSt11align_val_t(size_t size_bytes, size_t align_bytes)
 {
-	(void)p;
+	return own_new(size_bytes, align_bytes);
 }
 
-void _ZdlPvm(void *p, size_t size_bytes)
+void *_ZnamSt11align_val_t(size_t size_bytes, size_t align_bytes)
 {
-	(void)p;
-	(void)size_bytes;
+	return own_new(size_bytes, align_bytes);
 }
 
-void _ZdaPvm(void *p, size_t size_bytes)
-{
-	(void)p;
-	(void)size_bytes;
-}
+/* The deletes give nothing back: their parameters go unused. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define OWN_DELETE(name, ...) \
+	void name(void *p, ##__VA_ARGS__) \
+	{ \
+		(void)p; \
+	}
+
+OWN_DELETE(_ZdlPv)
+OWN_DELETE(_ZdaPv)
+OWN_DELETE(_ZdlPvm, size_t size_bytes)
+OWN_DELETE(_ZdaPvm, size_t size_bytes)
+OWN_DELETE(_ZdlPvRKSt9nothrow_t, const void *nothrow)
+OWN_DELETE(_ZdaPvRKSt9nothrow_t, const void *nothrow)
+OWN_DELETE(_ZdlPvSt11align_val_t, size_t align_bytes)
+OWN_DELETE(_ZdaPvSt11align_val_t, size_t align_bytes)
+OWN_DELETE(_ZdlPvmSt11align_val_t, size_t size_bytes, size_t align_bytes)
+OWN_DELETE(_ZdaPvmSt11align_val_t, size_t size_bytes, size_t align_bytes)
