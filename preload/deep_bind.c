@@ -40,6 +40,7 @@
 #include "preload/diag.h"
 #include "preload/import_bind.h"
 #include "preload/mem.h"
+#include "preload/new_bind.h"
 #include "preload/phdr.h"
 #include "preload/real.h"
 #include "preload/text.h"
@@ -321,6 +322,9 @@ static int deep_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
 
 	if (!w->started)
 		deep_bind_start(w, info, size);
+	/* its own calls of malloc and free go to it (new_bind.c) */
+	if (new_bind_is_allocator(info))
+		return 0;
 	m = deep_bind_find(w, info, &all);
 	if (m)
 		slots = deep_bind_rebind(w, info, m, all);

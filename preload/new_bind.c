@@ -13,6 +13,11 @@
  * the allocator's and the shim's: those bound to the allocator's
  * definition and, in the modules of the program's namespace, those not
  * bound yet (lazy binding), which the loader would later bind to it.
+ * The allocator's own calls of malloc and free (Debian's jemalloc's delete
+ * calls free through its PLT, which finds the shim's) are pointed at its
+ * own definitions (real.h's table) at each pass, or a delete would be
+ * recorded twice, once by the wrapper and once by the shim's free (the
+ * second an unmatched free); deep_bind.c leaves that module alone.
  * Runs at start, at each module rescan (as deep_bind.c does) and at exit,
  * under the loader's lock (inside dl_iterate_phdr).  A library loaded by
  * dlopen calls the allocator unrecorded until the next rescan (the first
@@ -29,6 +34,8 @@
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <malloc.h>
 
 #include "preload/diag.h"
 #include "preload/import_bind.h"
@@ -48,6 +55,24 @@ static uintptr_t new_bind_allocator_probe;
 /* Set while this thread's pass runs (a signal handler's allocation inside
  * it starts no second pass). */
 static __thread int new_bind_running __attribute__((tls_model("initial-exec")));
+
+/* The shim's entry points under hidden names (interpose.c). */
+#define NEW_BIND_SELF(fn) extern __typeof(fn) deep_bind_self_##fn
+NEW_BIND_SELF(malloc);
+NEW_BIND_SELF(calloc);
+NEW_BIND_SELF(realloc);
+NEW_BIND_SELF(reallocarray);
+NEW_BIND_SELF(free);
+NEW_BIND_SELF(posix_memalign);
+NEW_BIND_SELF(aligned_alloc);
+NEW_BIND_SELF(memalign);
+NEW_BIND_SELF(valloc);
+NEW_BIND_SELF(pvalloc);
+
+/* The allocator's own slots bound to the shim's entry points: pointed at
+ * the real ones (its own, or the C library's where it lacks one). */
+static struct import_rebinding new_bind_own[10];
+static size_t new_bind_own_count;
 
 /* Whether the first pass (at start) ran. */
 static int new_bind_started;
@@ -71,6 +96,21 @@ static int new_bind_in_default_namespace(const struct dl_phdr_info *info)
 	return 0;
 }
 
+int new_bind_is_allocator(const struct dl_phdr_info *info)
+{
+	uintptr_t probe = __atomic_load_n(&new_bind_allocator_probe, __ATOMIC_ACQUIRE);
+
+	return probe && phdr_load_holding(info, probe, 1);
+}
+
+/* Adds the rewrite of the allocator's slots of name bound to the shim's
+ * self to real (when known). */
+static void new_bind_own_add(const char *name, void *self, void *real_fn)
+{
+	if (real_fn)
+		new_bind_own[new_bind_own_count++] = (struct import_rebinding){ name, self, real_fn };
+}
+
 /* dl_iterate_phdr callback: rewrites info's module's slots. */
 static int new_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -78,9 +118,13 @@ static int new_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
 	int slots;
 
 	(void)size;
-	if (phdr_load_holding(info, (uintptr_t)new_bind_redirect, 1) ||
-	    phdr_load_holding(info, new_bind_allocator_probe, 1))
+	if (phdr_load_holding(info, (uintptr_t)new_bind_redirect, 1))
 		return 0;
+	if (new_bind_is_allocator(info)) {
+		if (import_rebind_loaded_lazy(info, new_bind_own, new_bind_own_count) < 0)
+			w->failed = 1;
+		return 0;
+	}
 	slots = import_rebind_loaded(info, new_bind_rebindings, new_bind_count);
 	if (slots > 0 && new_bind_started) {
 		if (w->late < 3) {
@@ -147,6 +191,8 @@ int new_bind_start(struct link_map *allocator)
 		if (!def || map != allocator)
 			continue;
 		new_wrap_foreign[form] = def;
+		if (!new_bind_allocator_probe)
+			__atomic_store_n(&new_bind_allocator_probe, (uintptr_t)def, __ATOMIC_RELEASE);
 		new_bind_rebindings[count++] = (struct import_rebinding){
 			new_wrap_names[form], def, new_wrap_entry((enum new_wrap_form)form)
 		};
@@ -154,13 +200,24 @@ int new_bind_start(struct link_map *allocator)
 			news++;
 		else
 			deletes++;
-		if (!new_bind_allocator_probe)
-			new_bind_allocator_probe = (uintptr_t)def;
 	}
 	/* its new without its delete (or the other way) would record blocks
 	 * whose frees are not seen */
 	if (!news || !deletes)
 		return -1;
+	new_bind_own_add("malloc", (void *)deep_bind_self_malloc, (void *)real.malloc);
+	new_bind_own_add("calloc", (void *)deep_bind_self_calloc, (void *)real.calloc);
+	new_bind_own_add("realloc", (void *)deep_bind_self_realloc, (void *)real.realloc);
+	new_bind_own_add("reallocarray", (void *)deep_bind_self_reallocarray,
+			 (void *)real.reallocarray);
+	new_bind_own_add("free", (void *)deep_bind_self_free, (void *)real.free);
+	new_bind_own_add("posix_memalign", (void *)deep_bind_self_posix_memalign,
+			 (void *)real.posix_memalign);
+	new_bind_own_add("aligned_alloc", (void *)deep_bind_self_aligned_alloc,
+			 (void *)real.aligned_alloc);
+	new_bind_own_add("memalign", (void *)deep_bind_self_memalign, (void *)real.memalign);
+	new_bind_own_add("valloc", (void *)deep_bind_self_valloc, (void *)real.valloc);
+	new_bind_own_add("pvalloc", (void *)deep_bind_self_pvalloc, (void *)real.pvalloc);
 	__atomic_store_n(&new_bind_count, count, __ATOMIC_RELEASE);
 	return new_bind_pass();
 }

@@ -30,4 +30,10 @@ int new_bind_start(struct link_map *allocator);
  */
 void new_bind_redirect(void);
 
+struct dl_phdr_info;
+
+/* Whether info's module is the allocator whose new and delete are wrapped
+ * (new_bind_start found it): deep_bind.c leaves its slots alone. */
+int new_bind_is_allocator(const struct dl_phdr_info *info);
+
 #endif

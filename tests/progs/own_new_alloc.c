@@ -11,7 +11,8 @@
  * Defines the 20 forms of new and delete but the aligned nothrow ones
  * (which the C++ library makes of the aligned new); a new that fails
  * throws std::bad_alloc (through the C++ library's helper, when the
- * program has one), its nothrow form returns NULL.
+ * program has one), its nothrow form returns NULL; the plain deletes call
+ * free.
  */
 #define _GNU_SOURCE
 #include <stddef.h>
@@ -162,8 +163,19 @@ void *_ZnamSt11align_val_t(size_t size_bytes, size_t align_bytes)
 		(void)p; \
 	}
 
-OWN_DELETE(_ZdlPv)
-OWN_DELETE(_ZdaPv)
+/* The plain deletes call free through the PLT, as Debian's jemalloc's do:
+ * a recorder ahead of this library must not record that free besides the
+ * delete. */
+void _ZdlPv(void *p)
+{
+	free(p);
+}
+
+void _ZdaPv(void *p)
+{
+	free(p);
+}
+
 OWN_DELETE(_ZdlPvm, size_t size_bytes)
 OWN_DELETE(_ZdaPvm, size_t size_bytes)
 OWN_DELETE(_ZdlPvRKSt9nothrow_t, const void *nothrow)
