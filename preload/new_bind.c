@@ -191,8 +191,6 @@ int new_bind_start(struct link_map *allocator)
 		if (!def || map != allocator)
 			continue;
 		new_wrap_foreign[form] = def;
-		if (!new_bind_allocator_probe)
-			__atomic_store_n(&new_bind_allocator_probe, (uintptr_t)def, __ATOMIC_RELEASE);
 		new_bind_rebindings[count++] = (struct import_rebinding){
 			new_wrap_names[form], def, new_wrap_entry((enum new_wrap_form)form)
 		};
@@ -205,6 +203,8 @@ int new_bind_start(struct link_map *allocator)
 	 * whose frees are not seen */
 	if (!news || !deletes)
 		return -1;
+	__atomic_store_n(&new_bind_allocator_probe, (uintptr_t)new_bind_rebindings[0].from,
+			 __ATOMIC_RELEASE);
 	new_bind_own_add("malloc", (void *)deep_bind_self_malloc, (void *)real.malloc);
 	new_bind_own_add("calloc", (void *)deep_bind_self_calloc, (void *)real.calloc);
 	new_bind_own_add("realloc", (void *)deep_bind_self_realloc, (void *)real.realloc);

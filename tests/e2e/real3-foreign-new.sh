@@ -9,7 +9,8 @@
 # nothrow, aligned, a new that throws bad_alloc, which records nothing), a
 # second thread, LD_BIND_NOW=1 and a C++ library loaded with dlopen after
 # the start (pointed there at the next module rescan; one bound to the
-# allocator before that is named and the run is "incomplete").  The same
+# allocator before that is named and the run is "incomplete"; one that
+# defines new without delete is not wrapped, and said so).  The same
 # allocator under a C program, and the C++ program without it, say
 # nothing of the kind; the shim exports no operator new.
 # Programs and facts: tests/progs/own_new_alloc.c, tests/progs/own_new_user.cpp,
@@ -137,6 +138,24 @@ if [ -n "$R" ]; then
 	expect_match "quiet plugin: the headline says incomplete" \
 		"\(incomplete: C\+\+ operator new and delete calls served by another allocator were not all recorded" \
 		"$(head -n 1 "$WORK/quiet.txt")"
+fi
+
+# an allocator that defines new and not delete: its new is not wrapped (a
+# block it made would be freed unrecorded), and mprof says so as before
+build_c "$WORK/libown_new_only.so" "$PROGS_DIR/own_new_alloc.c" -shared -fPIC -DOWN_NEW_ONLY
+rm -f "$WORK"/trace*
+RUN_NAME=newonly mprof_run 60 "$WORK/trace" -- /bin/sh -c \
+	'lib=$1; shift; LD_PRELOAD="$LD_PRELOAD $lib" exec "$@"' sh "$WORK/libown_new_only.so" \
+	"$WORK/own_new_user"
+expect_eq "new only: exit status" 0 "$RUN_STATUS"
+expect_eq "new only: stdout" "$OUT" "$(cat "$RUN_OUT")"
+expect_eq "new only: mprof says they are not recorded" 1 "$(grep -E '^mprof: ' "$RUN_ERR" |
+	grep -cF "$WORK/libown_new_only.so, the malloc behind mprof's, which never calls malloc and free for them, and mprof could not send them through its wrappers")"
+R=$(trace_of "$WORK/own_new_user")
+if [ -n "$R" ]; then
+	expect_eq "new only: foreign_new" true "$(q "$R" summary foreign_new)"
+	expect_site "$R" malloc_blocks 40 1920 0 0
+	expect_no_site "$R" new_objects
 fi
 
 # a C program under the same allocator: nothing to say

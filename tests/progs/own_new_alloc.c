@@ -155,6 +155,8 @@ void *_ZnamSt11align_val_t(size_t size_bytes, size_t align_bytes)
 	return own_new(size_bytes, align_bytes);
 }
 
+#ifndef OWN_NEW_ONLY /* built with it: new without delete, which the C++
+			 * library's calls free for */
 /* The deletes give nothing back: their parameters go unused. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define OWN_DELETE(name, ...) \
@@ -184,3 +186,4 @@ OWN_DELETE(_ZdlPvSt11align_val_t, size_t align_bytes)
 OWN_DELETE(_ZdaPvSt11align_val_t, size_t align_bytes)
 OWN_DELETE(_ZdlPvmSt11align_val_t, size_t size_bytes, size_t align_bytes)
 OWN_DELETE(_ZdaPvmSt11align_val_t, size_t size_bytes, size_t align_bytes)
+#endif
