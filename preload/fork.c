@@ -17,7 +17,10 @@
  *
  * Owns the fork mailbox: a shared anonymous page in which a child stores
  * its pid, as the launcher sees it, for the parent (atfork handlers are not
- * told the pid).  Must never call malloc.
+ * told the pid).  It is mapped at a process's first fork, not at its start:
+ * most recorded processes of a build (cc1, as, sed) never fork, and the
+ * page cost each of them a shared mapping and its teardown.  Must never
+ * call malloc.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,12 +85,21 @@ static void fork_token_map(void)
 	preload_fork_token = p;
 }
 
+/* Maps the mailbox before the first fork that needs it; errno kept, as the
+ * program's fork() would leave it.  Not under a seccomp filter, which may
+ * kill mmap: the parent then does not learn the child's pid (0), whose own
+ * file names its parent either way. */
 static void fork_mailbox_map(void)
 {
-	void *p = mmap(NULL, FORK_MAILBOX_ENTRIES * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int err = errno;
+	void *p;
 
+	if (fork_mailbox || seccomp_watch_filtered())
+		return;
+	p = mmap(NULL, FORK_MAILBOX_ENTRIES * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	fork_mailbox = p == MAP_FAILED ? NULL : p;
+	errno = err;
 }
 
 void fork_handler_prepare(void)
@@ -115,6 +127,7 @@ void fork_handler_prepare(void)
 	sample_set_fork_prepare();
 	sample_fork_prepare();
 	fork_entry = (uint32_t)preload_tid() % FORK_MAILBOX_ENTRIES;
+	fork_mailbox_map();
 	if (fork_mailbox)
 		atomic_store(&fork_mailbox[fork_entry], 0);
 	fork_mode = FORK_LOCKED;
@@ -255,9 +268,9 @@ static void fork_child_run(void)
 	sandboxed = seccomp_watch_filtered();
 	if (fork_mailbox) {
 		atomic_store(&fork_mailbox[fork_entry], preload_proc.view.pid);
-		if (!sandboxed) {
+		if (!sandboxed) { /* its own first fork maps its own */
 			munmap((void *)fork_mailbox, FORK_MAILBOX_ENTRIES * sizeof(uint32_t));
-			fork_mailbox_map();
+			fork_mailbox = NULL;
 		}
 	}
 	if ((uintptr_t)self <= (uintptr_t)THREAD_SETTING_UP)
@@ -326,7 +339,6 @@ void preload_fork_init(void)
 {
 	if (preload_fork_token == &fork_token_static)
 		fork_token_map();
-	fork_mailbox_map();
 	if (!fork_handlers_registered && pthread_atfork(fork_handler_prepare, fork_handler_parent, fork_handler_child) == 0)
 		fork_handlers_registered = 1;
 }
