@@ -279,6 +279,7 @@ E2E_TESTS = \
 	tests/e2e/start-dladdr.sh \
 	tests/e2e/start-mappings.sh \
 	tests/e2e/fork-mailbox-lazy.sh \
+	tests/e2e/launcher-scans.sh \
 	tests/e2e/trace-writes.sh \
 	tests/e2e/starved-launcher.sh \
 	tests/e2e/stalled-tick.sh \
