@@ -68,7 +68,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/stack_sites.c preload/stack_sites.h \
 	preload/stack_table.c preload/stack_table.h \
 	preload/own_read.h \
-	preload/sys.h \
+	preload/sys.h preload/clock.c preload/clock.h \
 	preload/text.h \
 	preload/thread.c preload/thread.h \
 	preload/thread_pointer.c preload/thread_pointer.h \

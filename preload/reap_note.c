@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "preload/clock.h"
 #include "preload/exported.h"
 #include "preload/init.h"
 #include "preload/launcher_alive.h"
@@ -139,7 +140,7 @@ static void reap_note_wait_room(struct session_reaps *t, uint64_t k, const struc
 		if (naps == 1)
 			preload_launcher_wake(); /* it may be in a long idle wait */
 		if (naps % REAP_ROOM_CHECK_NAPS == 0) {
-			clock_gettime(CLOCK_MONOTONIC, &later);
+			preload_clock_gettime(CLOCK_MONOTONIC, &later);
 			if ((later.tv_sec - now->tv_sec) * 1000000000ll +
 				    (later.tv_nsec - now->tv_nsec) >= REAP_ROOM_WAIT_NS) {
 				atomic_store_explicit(&reap_room_given_up, 1, memory_order_relaxed);
@@ -163,7 +164,7 @@ static void reap_note_put(struct session_reaps *t, pid_t ns_pid, uint64_t start_
 
 	if (!t || t != reap_table())
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	preload_clock_gettime(CLOCK_MONOTONIC, &now);
 	k = atomic_fetch_add(&t->count, 1);
 	reap_note_wait_room(t, k, &now);
 	e = &t->entry[k % SESSION_REAP_ENTRIES];

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "preload/clock.h"
 #include "preload/diag.h"
 #include "preload/launcher_alive.h"
 #include "preload/lock.h"
@@ -46,6 +47,8 @@ _Atomic int ring_clock_coarse = !EVENT_CLOCK_IS_TSC;
 
 void ring_clock_use_coarse(int forbidden)
 {
+	if (forbidden)
+		atomic_store(&preload_clock_banned, 1);
 	if (atomic_exchange(&ring_clock_coarse, 1) == 0 && forbidden)
 		diag_note(TRACE_DIAG_INFO, "the program forbade reading the time-stamp counter "
 					   "(prctl PR_SET_TSC): its later events are timed to a "

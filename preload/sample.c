@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/clock.h"
 #include "preload/sample.h"
 #include "preload/sample_math.h"
 
@@ -34,8 +35,8 @@ void sample_configure(int given, uint64_t seed)
 	if (!given) {
 		struct timespec wall = { 0, 0 }, mono = { 0, 0 };
 
-		clock_gettime(CLOCK_REALTIME, &wall);
-		clock_gettime(CLOCK_MONOTONIC, &mono);
+		preload_clock_gettime(CLOCK_REALTIME, &wall);
+		preload_clock_gettime(CLOCK_MONOTONIC, &mono);
 		seed = sample_mix((uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec) ^
 		       sample_mix(((uint64_t)getpid() << 32) ^ (uint64_t)mono.tv_nsec);
 	}

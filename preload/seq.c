@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/clock.h"
 #include "preload/diag.h"
 #include "preload/lock.h"
 #include "preload/seccomp_watch.h"
@@ -62,7 +63,7 @@ static uint64_t seq_now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	preload_clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "preload/clock.h"
 #include "preload/settings.h"
 #include "preload/sys.h"
 #include "preload/timens.h"
@@ -49,7 +50,7 @@ static uint64_t timens_read(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(clock, &ts);
+	preload_clock_gettime(clock, &ts);
 	return timens_launcher_ns(&ts);
 }
 

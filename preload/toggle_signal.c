@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/clock.h"
 #include "preload/control.h"
 #include "preload/diag.h"
 #include "preload/next_sym.h"
@@ -129,7 +130,7 @@ static long long toggle_signal_now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	preload_clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 

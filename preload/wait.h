@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "preload/clock.h"
 #include "preload/seccomp_watch.h"
 #include "preload/sys.h"
 
@@ -56,13 +57,13 @@ static inline void preload_nap(const struct timespec *nap)
 		sys_nanosleep(nap);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	preload_clock_gettime(CLOCK_MONOTONIC, &now);
 	until_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec +
 		   (uint64_t)nap->tv_nsec;
 	do {
 		for (unsigned i = 0; i < PRELOAD_WAIT_YIELD_PAUSES; i++)
 			preload_cpu_relax();
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		preload_clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec < until_ns);
 }
 

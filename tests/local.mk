@@ -49,7 +49,7 @@ TESTS += tests/unit/test_process_limit
 # (compiled from preload/ sources into a plain binary: no preload, so the
 # sanitizers, and ThreadSanitizer by hand, can watch them)
 check_PROGRAMS += tests/unit/test_sample
-tests_unit_test_sample_SOURCES = tests/unit/test_sample.c preload/sample.c preload/sample_set.c \
+tests_unit_test_sample_SOURCES = tests/unit/test_sample.c preload/sample.c preload/sample_set.c preload/clock.c \
 	preload/sample_math.c preload/mem.c preload/populate.c preload/cancel_watch.c
 tests_unit_test_sample_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
 tests_unit_test_sample_LDFLAGS = $(SANITIZE_CFLAGS) -pthread
@@ -62,7 +62,7 @@ TESTS += tests/unit/test_sample
 # `make check-tsan` builds it and test_sample again with -fsanitize=thread
 # and runs them)
 check_PROGRAMS += tests/unit/test_control
-tests_unit_test_control_SOURCES = tests/unit/test_control.c preload/control.c preload/sample.c \
+tests_unit_test_control_SOURCES = tests/unit/test_control.c preload/control.c preload/sample.c preload/clock.c \
 	preload/sample_math.c preload/sample_set.c preload/ring.c preload/stack_scrub.c preload/populate.c preload/timens.c preload/mem.c \
 	preload/toggle_signal.c preload/cancel_watch.c
 tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(SANITIZE_CFLAGS) -pthread
@@ -82,13 +82,13 @@ TSAN_UNIT_FLAGS = -std=gnu11 -O1 -g -fsanitize=thread -pthread -I$(srcdir) -I$(b
 .PHONY: check-tsan
 check-tsan:
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_control_tsan \
-		$(srcdir)/tests/unit/test_control.c $(srcdir)/preload/control.c \
+		$(srcdir)/tests/unit/test_control.c $(srcdir)/preload/control.c $(srcdir)/preload/clock.c \
 		$(srcdir)/preload/sample.c $(srcdir)/preload/sample_math.c \
 		$(srcdir)/preload/sample_set.c $(srcdir)/preload/ring.c $(srcdir)/preload/stack_scrub.c $(srcdir)/preload/populate.c $(srcdir)/preload/timens.c \
 		$(srcdir)/preload/mem.c \
 		$(srcdir)/preload/toggle_signal.c $(srcdir)/preload/cancel_watch.c $(CUNIT_LIBS) -lm
 	$(CC) $(TSAN_UNIT_FLAGS) $(CUNIT_CFLAGS) -o tests/unit/test_sample_tsan \
-		$(srcdir)/tests/unit/test_sample.c $(srcdir)/preload/sample.c \
+		$(srcdir)/tests/unit/test_sample.c $(srcdir)/preload/sample.c $(srcdir)/preload/clock.c \
 		$(srcdir)/preload/sample_math.c $(srcdir)/preload/sample_set.c $(srcdir)/preload/mem.c \
 		$(srcdir)/preload/populate.c \
 		$(srcdir)/preload/cancel_watch.c $(CUNIT_LIBS) -lm
