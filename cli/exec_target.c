@@ -15,15 +15,27 @@
 #include "cli/exec_target.h"
 #include "cli/pid_info.h"
 
-/* The file path names, into out[size]: as it is when absolute, under the
- * process's working directory when relative (while the process lives), the
- * else under mprof's own, the first executable of that name in $PATH when
- * it has no '/'.  Returns false
- * when none is found. */
+/* The file path names, into out[size]: as it is when absolute, but for a
+ * path through the process's own /proc entry or descriptors (/proc/self/exe,
+ * /proc/thread-self/..., /dev/fd/N: fexecve's), which names the file of the
+ * process (pid), not mprof's; under the process's working directory when
+ * relative (while the process lives), else under mprof's own; the first
+ * executable of that name in $PATH when it has no '/'.  Returns false when
+ * none is found. */
 static bool target_file(unsigned pid, const char *path, char *out, size_t size)
 {
+	static const char *const own[][2] = {
+		{"/proc/self/", ""}, {"/proc/thread-self/", ""}, {"/dev/fd/", "fd/"},
+	};
 	const char *dirs = getenv("PATH");
 
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		size_t n = strlen(own[i][0]);
+
+		if (strncmp(path, own[i][0], n) == 0)
+			return snprintf(out, size, "/proc/%u/%s%s", pid, own[i][1], path + n) <
+				       (int)size && access(out, F_OK) == 0;
+	}
 	if (path[0] == '/')
 		return snprintf(out, size, "%s", path) < (int)size;
 	if (strchr(path, '/')) {

@@ -60,7 +60,7 @@ expect_eq "exit status as without mprof" 0 "$RUN_STATUS"
 expect_file_eq "children's exit statuses as without mprof" "$WORK/native.out" "$RUN_OUT"
 expect_eq "the static program's statuses, /bin/true's and the failed exec's" \
 	"4 4 4 4 0 127" "$(tail -n 1 "$RUN_OUT")"
-static_line=$(grep 'static_hello' "$RUN_ERR")
+static_line=$(grep '^mprof: warning: .*static_hello' "$RUN_ERR")
 expect_match "the static program: named once, 4 counted, with the reason" \
 	"^mprof: warning: 4 programs started by process [0-9]+ \(.*/spawn_unreachable\) are not recorded: .*/static_hello \(and 3 more\); it is statically linked: LD_PRELOAD cannot reach it$" \
 	"$static_line"
