@@ -350,6 +350,60 @@ static void print_program(FILE *out, const struct profile *r)
 	}
 }
 
+/* The modules most of whose frames in the sites lack debug info, most
+ * frames first, when a quarter or more of the frames do: where the names
+ * and lines would come from ("most of them in libsqlite3.so.0 and sqlite3:
+ * install their debug info ..."). */
+static void print_debug_info_hint(FILE *out, const struct site_table *t)
+{
+	enum { HINT_MODULES = 8, HINT_SHOWN = 3 };
+	const char *name[HINT_MODULES];
+	size_t count[HINT_MODULES], n = 0;
+
+	if (t->frames_no_debug_info < 4 || t->frames_no_debug_info * 4 < t->frames_total)
+		return;
+	for (size_t i = 0; i < t->frame_count; i++) {
+		const char *mod = t->frames[i].module ? base_name(t->frames[i].module) : NULL;
+		size_t k = 0;
+
+		if (t->frames[i].file || !mod || !mod[0])
+			continue;
+		while (k < n && strcmp(name[k], mod) != 0)
+			k++;
+		if (k == n) {
+			if (n == HINT_MODULES)
+				continue;
+			name[n] = mod;
+			count[n++] = 0;
+		}
+		count[k]++;
+	}
+	if (!n)
+		return;
+	fputs("                  (most of them in ", out);
+	for (size_t shown = 0; shown < HINT_SHOWN && shown < n; shown++) {
+		size_t best = shown;
+
+		for (size_t k = shown + 1; k < n; k++)
+			if (count[k] > count[best])
+				best = k;
+		if (best != shown) {
+			const char *nm = name[best];
+			size_t c = count[best];
+
+			name[best] = name[shown];
+			count[best] = count[shown];
+			name[shown] = nm;
+			count[shown] = c;
+		}
+		fputs(!shown ? "" : shown + 1 == n || shown + 1 == HINT_SHOWN ? " and " : ", ", out);
+		fputs_safe(name[shown], out);
+	}
+	fputs(": their debug info gives files, lines and missing names: Debian's -dbgsym "
+	      "packages install it under /usr/lib/debug, where mprof finds it; MPROF_DEBUGINFOD=1 "
+	      "lets it download it)\n", out);
+}
+
 /* One figure per entry point, as the records count them: in a sampled
  * trace the calls recorded, not estimates of all calls. */
 static void print_calls(FILE *out, const struct heap_summary *a, bool sampled)
@@ -418,6 +472,7 @@ static void print_quality(FILE *out, const struct profile *r)
 	fprintf(out, "                  %" PRIu64 " of %" PRIu64 " frames without debug info, %"
 		PRIu64 " without symbols\n",
 		t->frames_no_debug_info, t->frames_total, t->frames_no_symbol);
+	print_debug_info_hint(out, t);
 	if (r->run.has_unrecorded)
 		fprintf(out, "unrecorded:       %" PRIu64 " %s, %" PRIu64
 			" %s made but not recorded\n",

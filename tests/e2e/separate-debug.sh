@@ -94,4 +94,12 @@ report_json "$WORK/bare.json" "$WORK/bare.trace"
 expect_site "$WORK/bare.json" "$FILL_SYMBOL" 6 24000 6 24000
 expect_eq "bare: $FILL_SYMBOL frame: no file" null \
 	"$(q "$WORK/bare.json" frame "$FILL_SYMBOL" file)"
+# the text report names the module whose frames lack it, and where it is looked for
+"$MPROF" report "$WORK/bare.trace" >"$WORK/bare.txt" 2>&1
+expect_match "bare: the hint names prog first" \
+	"^ +\\(most of them in prog(, [^:]+| and [^:]+)?: their debug info gives files, lines and missing names: Debian's -dbgsym packages install it under /usr/lib/debug, where mprof finds it; MPROF_DEBUGINFOD=1 lets it download it\\)\$" \
+	"$(grep -A1 'frames without debug info' "$WORK/bare.txt" | tail -n 1)"
+RUN_NAME=full mprof_run 60 "$WORK/full.trace" -- "$WORK/full" >/dev/null
+"$MPROF" report "$WORK/full.trace" >"$WORK/full.txt" 2>&1
+expect_no_match "with its debug info: no hint" "most of them in" "$(cat "$WORK/full.txt")"
 finish
