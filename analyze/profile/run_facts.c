@@ -498,6 +498,59 @@ static const struct {
 	{ "libmozjs", "SpiderMonkey", NULL },
 };
 
+/* Functions of CPython's own object allocator (pymalloc), all static: any
+ * of them in a stack shows that the program ran with it (its first arena
+ * grows the arena table with realloc, so every pymalloc run has one).
+ * Without them, CPython's static functions that allocate objects (of
+ * Python 3.8 to 3.13) show that the symbol table was there to name them,
+ * and so that pymalloc did not run: PYTHONMALLOC=malloc made every object
+ * a malloc block.  A stripped interpreter names neither: the trace cannot
+ * tell. */
+static const char *const report_pymalloc_functions[] = {
+	"new_arena", "pymalloc_alloc", "pymalloc_realloc", "_PyObject_Malloc", "_PyObject_Calloc",
+	"_PyObject_Realloc",
+};
+static const char *const report_python_static_functions[] = {
+	"gc_alloc", "list_resize", "new_keys_object", "dictresize",
+};
+
+/* Whether function is one of names[0..n). */
+static bool report_function_in(const char *function, const char *const *names, size_t n)
+{
+	for (size_t k = 0; function && k < n; k++)
+		if (strcmp(function, names[k]) == 0)
+			return true;
+	return false;
+}
+
+/* For a Python program (r->run->own_heap_runtime "Python"): decides from
+ * the frames whether pymalloc served its objects (the heap is then its
+ * own: no "unless") or PYTHONMALLOC=malloc made each a malloc block (no
+ * heap of its own: every object is recorded).  Leaves both alone when the
+ * frames cannot tell. */
+static void report_python_allocator(struct report *r)
+{
+	const struct site_table *t = r->sites;
+	bool named = false;
+
+	for (size_t i = 0; t && i < t->frame_count; i++) {
+		const char *fn = t->frames[i].function;
+
+		if (report_function_in(fn, report_pymalloc_functions,
+				       sizeof(report_pymalloc_functions) / sizeof(report_pymalloc_functions[0]))) {
+			r->run->own_heap_unless = NULL;
+			return;
+		}
+		named = named || report_function_in(fn, report_python_static_functions,
+						    sizeof(report_python_static_functions) /
+							    sizeof(report_python_static_functions[0]));
+	}
+	if (named) {
+		r->run->own_heap_runtime = NULL;
+		r->run->own_heap_unless = NULL;
+	}
+}
+
 /* Runtimes that manage a heap of their own and are linked into the program's
  * executable, so no module names them, by the prefix of their C functions:
  * OCaml's native programs and ocamlrun (caml_), Erlang's beam.smp (erts_). */
@@ -567,6 +620,8 @@ static void report_run_runtime(struct report *r)
 			}
 		}
 	}
+	if (r->run->own_heap_runtime && strcmp(r->run->own_heap_runtime, "Python") == 0)
+		report_python_allocator(r);
 	/* a recording cut while the process ran on (a failed write, the
 	 * launcher giving up on it) has the heap peak of its part only and the
 	 * peak RSS of the whole run, so they do not compare */

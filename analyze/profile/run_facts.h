@@ -87,7 +87,9 @@ struct run_facts {
 	 * JVM"), or NULL: mprof sees only the blocks it takes from malloc. */
 	const char *own_heap_runtime;
 	/* When that runtime hands every object to malloc after all ("it runs
-	 * with PYTHONMALLOC=malloc"), which the trace does not tell; or NULL. */
+	 * with PYTHONMALLOC=malloc") and the trace cannot tell (Python's frames
+	 * name neither pymalloc's functions nor only the raw allocator's: a
+	 * stripped interpreter); or NULL. */
 	const char *own_heap_unless;
 	/* The program's malloc is not the C library's (a FOREIGN_MALLOC
 	 * diagnostic): its allocations were not recorded. */
