@@ -84,6 +84,20 @@ uint64_t diff_change_ci95(double var_a, double var_b)
 	return output_ci95(var_a + var_b);
 }
 
+double diff_total_variance(const struct profile *p, int f, uint64_t other)
+{
+	const struct sample_figures *s = &p->summary.samples;
+	uint64_t samples = f == DF_LEAKED || f == DF_LEAKED_BLOCKS ? s->live : s->allocs;
+	uint64_t rate = p->run.sample_rate_bytes;
+	double half;
+
+	if (!p->info.sampled || samples || !other || !rate || diff_field_variance(s, f) != 0.0 ||
+	    (f != DF_ALLOCATED && f != DF_ALLOCATIONS && f != DF_LEAKED && f != DF_LEAKED_BLOCKS))
+		return diff_field_variance(s, f);
+	half = (double)output_zero_sample_bound(rate) / 1.96;
+	return half * half;
+}
+
 /* ---- keys ---- */
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -307,8 +321,8 @@ int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
 	for (int f = 0; f < DF_SITE_COUNT; f++) {
 		d->total_a[f] = metric_summary_value(&a->summary, diff_field_metric[f]);
 		d->total_b[f] = metric_summary_value(&b->summary, diff_field_metric[f]);
-		d->var_a[f] = diff_field_variance(&a->summary.samples, f);
-		d->var_b[f] = diff_field_variance(&b->summary.samples, f);
+		d->var_a[f] = diff_total_variance(a, f, d->total_b[f]);
+		d->var_b[f] = diff_total_variance(b, f, d->total_a[f]);
 	}
 	d->has_rss_a = a->run.has_peak_rss;
 	d->has_rss_b = b->run.has_peak_rss;

@@ -79,6 +79,23 @@ else
 	fail_ "a 16-byte program at 64K leaves no sample live" "$(grep '^  leaked bytes' "$WORK/z.txt")"
 fi
 
+# --- no sample on one side only: that side may hold up to 3 sampling
+# intervals (its report's "under"), so the change's margin is that, not 0 ---
+RUN_NAME=one mprof_run 60 "$WORK/one" --sample-rate 1 -- "$WORK/sm" 1000 1000
+"$MPROF" diff "$WORK/z5" "$WORK/one" >"$WORK/zo.txt" 2>&1
+"$MPROF" diff --format json "$WORK/z5" "$WORK/one" >"$WORK/zo.json" 2>&1
+expect_eq "one side without a sample: the JSON margins are its bound, 3 x 64K" \
+	"196608 196608 196608 196608" \
+	"$(jd "$WORK/zo.json" '" ".join(str(d["totals"]["delta_ci95"][k]) for k in ("allocated_bytes", "allocations", "leaked_bytes", "leaked_blocks"))')"
+expect_match "one side without a sample: the text's leaked row says the bound" \
+	"^  leaked bytes +0 +50[0-9]{4} +\\+50[0-9]{4} +new +±196608\$" "$(grep '^  leaked bytes' "$WORK/zo.txt")"
+expect_match "one side without a sample: within the bound, sampling noise" \
+	"^  allocations +0 +10[0-9]{2} +\\+10[0-9]{2} +new +±196608: may be sampling noise\$" "$(grep '^  allocations' "$WORK/zo.txt")"
+run_cmd 60 gzo "$MPROF" diff -n 0 --fail-if 'leaked>+0' "$WORK/z5" "$WORK/one"
+expect_match "one side without a sample: the gate says the bound" \
+	"condition held: leaked>\\+0: leaked bytes 0 -> 50[0-9]{4} .*; sampled: the change's 95% margin ±196608\$" \
+	"$(grep 'condition held' "$RUN_ERR")"
+
 # --- the gate: a real change and a change within the noise ---
 RUN_NAME=big mprof_run 60 "$WORK/big" --sample-rate 64K --sample-seed 99 -- "$WORK/sm" 8000 1000
 run_cmd 60 gbig "$MPROF" diff -n 0 --fail-if 'allocated>+100%' "$WORK/s1" "$WORK/big"
