@@ -84,18 +84,46 @@ uint64_t diff_change_ci95(double var_a, double var_b)
 	return output_ci95(var_a + var_b);
 }
 
+/* The variance that makes a 95% margin cover what a figure of sampled p
+ * resting on no sample may hold (output_zero_sample_bound), or 0 where p
+ * is exact, its rate unknown or f has no estimate. */
+static double zero_sample_variance(const struct profile *p, int f)
+{
+	uint64_t rate = p->run.sample_rate_bytes;
+	double half;
+
+	if (!p->info.sampled || !rate ||
+	    (f != DF_ALLOCATED && f != DF_ALLOCATIONS && f != DF_LEAKED && f != DF_LEAKED_BLOCKS))
+		return 0.0;
+	half = (double)output_zero_sample_bound(rate) / 1.96;
+	return half * half;
+}
+
 double diff_total_variance(const struct profile *p, int f, uint64_t other)
 {
 	const struct sample_figures *s = &p->summary.samples;
 	uint64_t samples = f == DF_LEAKED || f == DF_LEAKED_BLOCKS ? s->live : s->allocs;
-	uint64_t rate = p->run.sample_rate_bytes;
-	double half;
 
-	if (!p->info.sampled || samples || !other || !rate || diff_field_variance(s, f) != 0.0 ||
-	    (f != DF_ALLOCATED && f != DF_ALLOCATIONS && f != DF_LEAKED && f != DF_LEAKED_BLOCKS))
+	if (samples || !other || diff_field_variance(s, f) != 0.0)
 		return diff_field_variance(s, f);
-	half = (double)output_zero_sample_bound(rate) / 1.96;
-	return half * half;
+	return zero_sample_variance(p, f);
+}
+
+/* A site's side with no sample of a figure the other side has (its
+ * estimate 0: absent from that trace's samples, or none live) is given
+ * the variance of diff_total_variance's, for the same reason. */
+static void entries_zero_sample_variance(struct diff *d)
+{
+	for (size_t i = 0; i < d->count; i++) {
+		struct diff_entry *e = &d->entries[i];
+
+		for (int f = 0; f < DF_SITE_COUNT; f++) {
+			if (!e->a.v[f] && e->b.v[f] && e->a.var[f] == 0.0)
+				e->a.var[f] = zero_sample_variance(d->pa, f);
+			if (!e->b.v[f] && e->a.v[f] && e->b.var[f] == 0.0)
+				e->b.var[f] = zero_sample_variance(d->pb, f);
+		}
+	}
 }
 
 /* ---- keys ---- */
@@ -318,6 +346,7 @@ int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
 			d->entries[front++] = d->entries[i];
 			d->entries[i] = tmp;
 		}
+	entries_zero_sample_variance(d);
 	for (int f = 0; f < DF_SITE_COUNT; f++) {
 		d->total_a[f] = metric_summary_value(&a->summary, diff_field_metric[f]);
 		d->total_b[f] = metric_summary_value(&b->summary, diff_field_metric[f]);

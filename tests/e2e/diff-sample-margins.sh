@@ -91,6 +91,11 @@ expect_match "one side without a sample: the text's leaked row says the bound" \
 	"^  leaked bytes +0 +50[0-9]{4} +\\+50[0-9]{4} +new +±196608\$" "$(grep '^  leaked bytes' "$WORK/zo.txt")"
 expect_match "one side without a sample: within the bound, sampling noise" \
 	"^  allocations +0 +10[0-9]{2} +\\+10[0-9]{2} +new +±196608: may be sampling noise\$" "$(grep '^  allocations' "$WORK/zo.txt")"
+expect_eq "one side without a sample: main's site (in B only) has the bound as its margins" \
+	"196608 196608" \
+	"$(jd "$WORK/zo.json" '" ".join(str([s for s in d["sites"] if s["frames"] and s["frames"][0]["function"] == "main"][0]["delta_ci95"][k]) for k in ("allocated_bytes", "leaked_bytes"))')"
+expect_match "one side without a sample: main's site's text margin" \
+	"allocated bytes 0 -> 10[0-9]{5} \\(\\+10[0-9]{5} ±196608\\)" "$(cat "$WORK/zo.txt")"
 run_cmd 60 gzo "$MPROF" diff -n 0 --fail-if 'leaked>+0' "$WORK/z5" "$WORK/one"
 expect_match "one side without a sample: the gate says the bound" \
 	"condition held: leaked>\\+0: leaked bytes 0 -> 50[0-9]{4} .*; sampled: the change's 95% margin ±196608\$" \
