@@ -37,6 +37,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/libunwind_fds.c preload/libunwind_fds.h \
 	preload/lock.h \
 	preload/wait.h \
+	preload/wait_copy.c preload/wait_copy.h \
 	preload/mem.c preload/mem.h \
 	preload/namespaces.c preload/namespaces.h \
 	preload/meta.c preload/meta.h \

@@ -14,9 +14,11 @@
  * call (pthread_cancel), which never returns to lower it, leaves an entry
  * the launcher sees is no longer any thread's; only when every entry is
  * taken is it the table's plain waiting count.  Arguments, return values,
- * errno, blocking and cancellation are the C library's: a status pointer
- * is read only after a successful call wrote it, and waitid without an
- * infop is given one of the wrapper's own.  The C library's own reaping
+ * errno, blocking and cancellation are the C library's: the call is given
+ * status, rusage and siginfo buffers of the wrapper's own, copied out to the
+ * program's after the child is noted (preload/wait_copy.c), so that a call
+ * whose pointer the kernel cannot write, which reaps the child and fails
+ * with EFAULT, still notes it and still fails with EFAULT.  The C library's own reaping
  * (system(), pclose()) is noted by preload/reap_call.c through this file's
  * writer; a program's own system calls are not seen.  Never calls malloc,
  * takes no lock, and is safe in a signal handler.
@@ -41,7 +43,9 @@
 #include "preload/sys.h"
 #include "preload/thread_pointer.h"
 #include "preload/timens.h"
+#include "preload/seccomp_watch.h"
 #include "preload/wait.h"
+#include "preload/wait_copy.h"
 #include "trace/session.h"
 
 /* The next definitions, looked up at the recorder's start
@@ -218,31 +222,63 @@ static void reap_note_info(struct session_reaps *t, const siginfo_t *info)
 		reap_note_write(t, info->si_pid, (st & 0x7f) | 0x80);
 }
 
-/* One call of a wait-status function: its count and the status pointer
- * it is given (the caller's, or own_status when the caller gave none, so
- * that the status can be noted). */
+/* One call of a wait-status function: its count, the status and rusage
+ * pointers the C library is given (the wrapper's own, so that a child
+ * reaped by a call whose own copy out fails is still noted), and the
+ * program's, copied out to afterwards.  Under a seccomp filter, where the
+ * question wait_copy asks may kill the process, the program's own are
+ * given (own_status when it gave none) and nothing is copied. */
 struct reap_call {
 	struct reap_wait wait;
-	int *status;
+	int *call_status;
+	struct rusage *call_usage;
+	int *status;          /* the program's, to copy out to; NULL: none */
+	struct rusage *usage; /* likewise */
+	int copy_out;
 	int own_status;
+	struct rusage own_usage;
 };
 
-/* Before the call: counts it and sets the status pointer it is to be
- * given. */
-static void reap_call_begin(struct reap_call *call, int *status)
+/* Before the call: counts it and sets the pointers it is to be given. */
+static void reap_call_begin(struct reap_call *call, int *status, struct rusage *usage)
 {
 	reap_note_enter(&call->wait);
 	call->own_status = 0;
-	call->status = status ? status : &call->own_status;
+	call->status = status;
+	call->usage = usage;
+	call->copy_out = !seccomp_watch_filtered();
+	if (call->copy_out) {
+		call->call_status = &call->own_status;
+		call->call_usage = usage ? &call->own_usage : NULL;
+	} else {
+		call->call_status = status ? status : &call->own_status;
+		call->call_usage = usage;
+	}
 }
 
-/* After the call, which returned r: notes it and ends its count, keeping
- * its errno; returns r. */
+/* Copies a call's status, then its rusage, out to the program's pointers,
+ * as the kernel writes them: -1 with errno EFAULT when one cannot be. */
+static int reap_call_copy_out(const struct reap_call *call)
+{
+	if (call->status && wait_copy_status(call->status, call->own_status) != 0)
+		return -1;
+	if (call->usage && wait_copy_usage(call->usage, &call->own_usage) != 0)
+		return -1;
+	return 0;
+}
+
+/* After the call, which returned r: notes it, copies out and ends its
+ * count; returns r, or -1 with errno EFAULT (the child reaped) as the
+ * kernel's own copy out would have. */
 static pid_t reap_call_end(struct reap_call *call, pid_t r)
 {
 	int err = errno;
 
-	reap_note_status(call->wait.table, r, call->status);
+	reap_note_status(call->wait.table, r, call->call_status);
+	if (r > 0 && call->copy_out && reap_call_copy_out(call) != 0) {
+		r = -1;
+		err = EFAULT;
+	}
 	reap_note_leave(&call->wait);
 	errno = err;
 	return r;
@@ -259,8 +295,8 @@ PRELOAD_API pid_t wait(int *status)
 	}
 	if (!thread_pointer_is_libc())
 		return fn(status);
-	reap_call_begin(&call, status);
-	return reap_call_end(&call, fn(call.status));
+	reap_call_begin(&call, status, NULL);
+	return reap_call_end(&call, fn(call.call_status));
 }
 
 PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
@@ -274,8 +310,8 @@ PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
 	}
 	if (!thread_pointer_is_libc())
 		return fn(pid, status, options);
-	reap_call_begin(&call, status);
-	return reap_call_end(&call, fn(pid, call.status, options));
+	reap_call_begin(&call, status, NULL);
+	return reap_call_end(&call, fn(pid, call.call_status, options));
 }
 
 PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
@@ -290,8 +326,8 @@ PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
 	}
 	if (!thread_pointer_is_libc())
 		return fn(status, options, usage);
-	reap_call_begin(&call, status);
-	return reap_call_end(&call, fn(call.status, options, usage));
+	reap_call_begin(&call, status, usage);
+	return reap_call_end(&call, fn(call.call_status, options, call.call_usage));
 }
 
 PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
@@ -306,8 +342,8 @@ PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usag
 	}
 	if (!thread_pointer_is_libc())
 		return fn(pid, status, options, usage);
-	reap_call_begin(&call, status);
-	return reap_call_end(&call, fn(pid, call.status, options, usage));
+	reap_call_begin(&call, status, usage);
+	return reap_call_end(&call, fn(pid, call.call_status, options, call.call_usage));
 }
 
 PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
@@ -315,7 +351,7 @@ PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	int (*fn)(idtype_t, id_t, siginfo_t *, int) =
 		(int (*)(idtype_t, id_t, siginfo_t *, int))next_fn(NEXT_WAITID);
 	struct reap_wait w;
-	siginfo_t own;
+	siginfo_t own, *call_info = info;
 	int rc, err;
 
 	if (!fn) {
@@ -324,15 +360,20 @@ PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	}
 	if (!thread_pointer_is_libc())
 		return fn(idtype, id, info, options);
-	if (!info) {
+	/* the wrapper's own, copied out afterwards, as in reap_call_begin */
+	if (!info || !seccomp_watch_filtered()) {
 		memset(&own, 0, sizeof(own));
-		info = &own;
+		call_info = &own;
 	}
 	reap_note_enter(&w);
-	rc = fn(idtype, id, info, options);
+	rc = fn(idtype, id, call_info, options);
 	err = errno;
 	if (rc == 0)
-		reap_note_info(w.table, info);
+		reap_note_info(w.table, call_info);
+	if (rc == 0 && info && call_info == &own && wait_copy_info(info, &own) != 0) {
+		rc = -1;
+		err = EFAULT;
+	}
 	reap_note_leave(&w);
 	errno = err;
 	return rc;
