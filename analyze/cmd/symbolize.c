@@ -217,11 +217,12 @@ static int symbolize_nodes(const struct trace_scan *t, struct symbolizer *s)
 	return 0;
 }
 
-/* Appends the SYMBOLS chunk, first cutting a damaged tail.  A chunk that
- * could not be written whole (a full disk) is cut off again: the trace
- * stays as it was, not truncated inside a chunk. */
+/* Appends the SYMBOLS chunk with deflater (lent: one for all the traces),
+ * first cutting a damaged tail.  A chunk that could not be written whole
+ * (a full disk) is cut off again: the trace stays as it was, not truncated
+ * inside a chunk. */
 static int append_symbols(const char *path, const struct trace_scan *t, const uint8_t *data,
-			  size_t bytes)
+			  size_t bytes, struct trace_deflater *deflater)
 {
 	struct trace_writer w;
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -236,6 +237,7 @@ static int append_symbols(const char *path, const struct trace_scan *t, const ui
 	if (rc == 0) {
 		off_t start = (off_t)w.offset_bytes;
 
+		w.deflater = deflater;
 		rc = trace_writer_chunk(&w, TRACE_CHUNK_SYMBOLS, data, bytes);
 		trace_writer_finish(&w);
 		if (rc < 0 && ftruncate(fd, start) < 0)
@@ -260,10 +262,11 @@ static struct symbolizer *symbolizer_for(struct symbolizer **s, const struct mod
 	return *s;
 }
 
-/* Symbolizes one trace with *shared (see symbolizer_for).  Returns 0, 1
- * (message printed) or 2 when libdw was needed and cannot be loaded (message
- * printed, the trace left as it was). */
-static int symbolize_trace(const char *path, struct symbolizer **shared)
+/* Symbolizes one trace with *shared (see symbolizer_for), compressing its
+ * chunk with deflater.  Returns 0, 1 (message printed) or 2 when libdw was
+ * needed and cannot be loaded (message printed, the trace left as it was). */
+static int symbolize_trace(const char *path, struct symbolizer **shared,
+			   struct trace_deflater *deflater)
 {
 	struct trace_scan t;
 	struct symbolizer *s = NULL;
@@ -290,7 +293,7 @@ static int symbolize_trace(const char *path, struct symbolizer **shared)
 		if (rc == 0)
 			rc = symbolizer_export(s, &data, &bytes);
 		if (rc == 0)
-			rc = append_symbols(path, &t, data, bytes);
+			rc = append_symbols(path, &t, data, bytes, deflater);
 		if (rc == 0)
 			symbolizer_cache_save(s); /* failures only cost time later */
 		if (rc == 0 && t.damaged)
@@ -316,6 +319,9 @@ static int symbolize_trace(const char *path, struct symbolizer **shared)
 int cmd_symbolize(int argc, char **argv)
 {
 	struct symbolizer *s = NULL; /* one for all the traces */
+	/* and one compressor: making one is ~30 us, and a build system's run
+	 * gives hundreds of traces (bench/HISTORY.md, session 61) */
+	struct trace_deflater deflater;
 	int status = 0;
 
 	if (argc < 1) {
@@ -327,6 +333,7 @@ int cmd_symbolize(int argc, char **argv)
 	 * every stripped module; stay offline unless asked to. */
 	if (!getenv("MPROF_DEBUGINFOD"))
 		unsetenv("DEBUGINFOD_URLS");
+	memset(&deflater, 0, sizeof(deflater));
 	/* libdw is loaded when a module file must be read, not before (a warm
 	 * symbol cache may answer everything: dlopen of libdw and its libraries
 	 * is ~0.3 ms).  Without it no module file can be read: the answers
@@ -334,7 +341,7 @@ int cmd_symbolize(int argc, char **argv)
 	 * a report could read later.  That trace and the next get nothing:
 	 * `mprof run` warns and reports read the binaries. */
 	for (int i = 0; i < argc; i++) {
-		int rc = symbolize_trace(argv[i], &s);
+		int rc = symbolize_trace(argv[i], &s, &deflater);
 
 		if (rc != 0)
 			status = 1;
@@ -342,6 +349,7 @@ int cmd_symbolize(int argc, char **argv)
 			break;
 	}
 	symbolizer_free(s);
+	trace_deflater_free(&deflater);
 	return status;
 }
 
