@@ -8,7 +8,9 @@
 # first; in both flame graphs the search finds grow (10 -> 30 blocks of
 # 100 B) with its share and change, grow's frame is red-ish, steady's (the
 # same in both) grey, and the vanished dropped's frame (sized by A)
-# blue-ish; a gate on an upper bound that cannot decide says so (exit 2).
+# blue-ish; a gate on an upper bound that cannot decide says so (exit 2);
+# of two sampled traces, the totals' changes and the sites' in the
+# rankings carry their 95% margins, as the JSON's.
 source "$(dirname "$0")/lib.sh"
 require_mprof
 require_browser
@@ -131,6 +133,23 @@ for k in allocated_bytes leaked_bytes allocations; do
 		"$(val "row $k")"
 done
 expect_match "html, sampled: peak (rough) has no margin" "% ; ?\$" "$(val 'row peak_bytes')"
+# and so does each site's change in the rankings, as the text diff writes
+# it ("(+528000 ±748556)"): the one site of tests/progs/sample_margins.c
+# (main's), its change and margin from the JSON's "delta" and "delta_ci95"
+for k in allocated_bytes allocations leaked_bytes; do
+	metric=${k%_bytes}
+	run_cmd 120 "ranks-$metric" node "$BROWSER_DIR/diff-check.mjs" rankings "$WORK/ds.html" "$metric"
+	cat "$RUN_ERR"
+	expect_eq "html, sampled, $metric: no console error, page error or request" 0 "$(val problems)"
+	expect_match "html, sampled, $metric: main's row: its change, then the JSON's margin" \
+		"^#1 ; $(json_eval "$WORK/ds.json" "'{:+,}'.format(site('main')[0]['delta']['$k']).replace('+', '\\\\+')") ; ±$(json_eval "$WORK/ds.json" "'{:,}'.format(site('main')[0]['delta_ci95']['$k'])")( \\([0-9.]+ [KM]iB\\))?(: may be sampling noise)? ; [-+][0-9.]+% ; " \
+		"$(grep '^first=#1' "$RUN_OUT" | head -1 | cut -d= -f2-)"
+done
+run_cmd 120 ranks-peak node "$BROWSER_DIR/diff-check.mjs" rankings "$WORK/ds.html" peak
+expect_eq "html, sampled, peak (rough): main's row has no margin" "" \
+	"$(grep '^first=#1' "$RUN_OUT" | grep '±')"
+expect_match "html, sampled, peak (rough): main's row ranked" "^#1 ; " \
+	"$(grep '^first=#1' "$RUN_OUT" | head -1 | cut -d= -f2-)"
 
 # ---- no gate; errors ----
 run_cmd 60 html2 "$MPROF" diff -f html -o "$WORK/d2.html" "$WORK/ta" "$WORK/tb"

@@ -17,15 +17,17 @@
   // site's stack is its node's path to the root
   const FD = page.flame.data, stacks = F.flameStacks(FD);
   // the sites (write_html.c): [status, node, a_id, b_id, a_sites, b_sites,
-  // flags, A's value per field..., B's...] as objects like the JSON's
+  // flags, A's value per field..., B's..., and when a trace is sampled each
+  // change's 95% margin...] as objects like the JSON's
   const NF = page.fields.length - 1; // every field but rss
   const sites = diff.sites.map((x) => {
     const s = { status: x[0], node: x[1], a_id: x[2], b_id: x[3], a_sites: x[4], b_sites: x[5],
-      unknown_stack: !!(x[6] & 1), inherited: !!(x[6] & 2), a: {}, b: {}, delta: {} };
+      unknown_stack: !!(x[6] & 1), inherited: !!(x[6] & 2), a: {}, b: {}, delta: {}, delta_ci95: {} };
     page.fields.slice(0, NF).forEach((f, i) => {
       s.a[f.key] = x[7 + i];
       s.b[f.key] = x[7 + NF + i];
       s.delta[f.key] = x[7 + NF + i] - x[7 + i];
+      s.delta_ci95[f.key] = x.length > 7 + 2 * NF ? x[7 + 2 * NF + i] : null;
     });
     return s;
   });
@@ -61,8 +63,7 @@
   const tbody = el('tbody', {});
   // a sampled trace's changes carry their 95% margin (totals.delta_ci95)
   const margins = page.a.sampled || page.b.sampled;
-  const margin = (f, d) => {
-    const m = (diff.totals.delta_ci95 || {})[f.key];
+  const margin = (f, d, m = (diff.totals.delta_ci95 || {})[f.key]) => {
     if (!margins || m == null || d == null) return '';
     return `\u00b1${exact(f, m)}${Math.abs(d) <= m ? ': may be sampling noise' : ''}`;
   };
@@ -117,24 +118,29 @@
 
   function siteTable(f, rows, title) {
     const body = el('tbody', {});
+    // a sampled trace's site changes carry their margin too, as in the text diff
+    const withMargin = margins && sites.some((s) => s.delta_ci95[f.key] != null);
     const via = stacks.callers(rows.slice(0, TOP).map((s) => s.node));
     rows.slice(0, TOP).forEach((s, i) => {
       const top = siteTop(s), a = s.a[f.key], b = s.b[f.key];
       const tr = el('tr', { class: `site ${cls(b - a)}`, title: 'show the call stack' },
         el('td', { class: 'num' }, `#${i + 1}`),
         el('td', { class: 'num change' }, bounded(f) ? fmtRange(range(f, s)) : signed(s.delta[f.key])),
+        withMargin ? el('td', { class: 'num margin' }, margin(f, s.delta[f.key], s.delta_ci95[f.key])) : null,
         el('td', { class: 'num' }, bounded(f) ? '-' : F.relative(a, b)),
         el('td', { class: 'num' }, exact(f, a)),
         el('td', { class: 'num' }, exact(f, b)),
         el('td', {}, el('div', { class: 'fn' }, top.name, ' ', badge(s)), stacks.placeEl('div', 'loc', top),
           via[i] ? el('div', { class: 'via' }, `called from ${via[i]}`) : null));
-      body.append(tr, stacks.stackRow(tr, s.node, 5));
+      body.append(tr, stacks.stackRow(tr, s.node, withMargin ? 6 : 5));
     });
     const box = el('div', { class: 'ranking' }, el('h3', {}, title));
     const up = title.startsWith('Grew') || title.startsWith('May have grown');
     if (!rows.length) box.append(el('p', { class: 'quality' }, bounded(f) ? `No site may have ${up ? 'grown' : 'shrunk'} in ${f.label}.` : `No site ${up ? 'grew' : 'shrank'} in ${f.label}.`));
     else box.append(el('table', {}, el('thead', {}, el('tr', {}, el('th', { class: 'num' }, 'rank'),
-      el('th', { class: 'num' }, 'B-A'), el('th', { class: 'num' }, 'change'), el('th', { class: 'num' }, 'A'),
+      el('th', { class: 'num' }, 'B-A'),
+      withMargin ? el('th', { class: 'num', title: 'sampling alone moves an estimate this much 1 time in 20' }, '95% margin') : null,
+      el('th', { class: 'num' }, 'change'), el('th', { class: 'num' }, 'A'),
       el('th', { class: 'num' }, 'B'), el('th', {}, 'site (allocating function first)'))), body));
     if (rows.length > TOP) box.append(el('p', { class: 'quality' }, `${rows.length - TOP} more; \`mprof diff --format json\` lists them all.`));
     return box;
