@@ -152,7 +152,7 @@ if [ -x /usr/bin/chromium ] && command -v node >/dev/null 2>&1 &&
 	run_cmd 120 page node "$BROWSER_DIR/report-page.mjs" "$WORK/slow.html" "$WORK/slow.png"
 	expect_eq "page: node exit status" 0 "$RUN_STATUS"
 	expect_match "page, 10 s ticks: the peak card's time" \
-		'^card heap peak \(t-gmax\) detail=1 blocks, at < 10 s$' "$(cat "$RUN_OUT")"
+		'^card heap peak \(t-gmax\) detail=1 block, at < 10 s$' "$(cat "$RUN_OUT")"
 else
 	echo "# no headless chromium here: the page's peak card is not checked"
 fi
