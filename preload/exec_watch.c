@@ -26,10 +26,12 @@
  * ones.  The list forms (execl, execlp, execle) call the vector form of
  * the next definition with the arguments gathered on the stack, as the C
  * library does.  Nothing else changes:
- * errno and return values are the C library's.  The path and environment
- * are read only after the kernel said their pages can be read
- * (exec_args_readable, preload/own_pages.h): a call with an address the
- * kernel refuses is noted nothing and fails as without mprof (EFAULT).
+ * errno and return values are the C library's.  What the wrappers look at
+ * of the path, argv[0] and environment is copied first through
+ * process_vm_readv (exec_seen_read, preload/exec_args.h): a call with an
+ * address the kernel refuses, or whose memory another thread unmaps
+ * meanwhile, is noted nothing and passed on as it is (it fails with
+ * EFAULT, or runs, as without mprof).
  * The C library's own internal calls (system, popen) are not seen; the
  * shell they start is recorded, and its exec calls are.  An execve or
  * execveat made through syscall() is noted as the wrappers note theirs
@@ -51,11 +53,11 @@
 #include <unistd.h>
 
 #include "preload/mem.h"
+#include "preload/exec_args.h"
 #include "preload/exec_reach.h"
 #include "preload/exit_note.h"
 #include "preload/exported.h"
 #include "preload/next_sym.h"
-#include "preload/own_pages.h"
 #include "preload/process.h"
 #include "preload/seccomp_watch.h"
 #include "preload/thread_pointer.h"
@@ -81,7 +83,7 @@ static void *next_fn(int which)
 	return next_sym(next_slots, next_names, which);
 }
 
-/* The value of NAME in envp, or NULL. */
+/* The value of NAME in envp (the wrappers' copies, exec_seen), or NULL. */
 static const char *env_value(char *const envp[], const char *name)
 {
 	size_t n = strlen(name);
@@ -211,67 +213,70 @@ static const char *first_arg(char *const *argv)
 	return argv && argv[0] ? argv[0] : "(fexecve)";
 }
 
-/* The longest string an exec's argument may be (the kernel's
- * MAX_ARG_STRLEN): one the wrappers find no NUL in is not read. */
-#define EXEC_STRING_MAX (32 * 4096)
+/* What the wrappers read of an exec call's arguments: copies of its path
+ * and of the environment entries they look at (exec_seen_read). */
+struct exec_seen {
+	char target[PATH_MAX]; /* the path, or file, as the call names it */
+	struct exec_args_env env;
+	struct exec_args_reader reader;
+};
 
 /*
- * Whether what the wrappers read of an exec call's arguments before the
- * call can be read (preload/own_pages.h): path to its NUL, envp's slots to
- * its null and each entry to its NUL.  When not, the call fails with
- * EFAULT (or, for posix_spawnp's path, glibc's child dies in its search),
- * and the wrapper notes nothing.  One system call for each page they lie
- * in (a usual environment's slots and entries take two or three).  Under a
- * seccomp filter, which may kill the process for a call it does not
- * expect, nothing is asked and all is read as before.  Keeps errno; never
- * allocates.
+ * Copies path and what the wrappers read of envp into seen
+ * (preload/exec_args.h): 1, or 0 when they cannot be read (the call then
+ * fails with EFAULT, or for posix_spawnp's path glibc's child dies in its
+ * search; or another thread unmapped them meanwhile) or the path is
+ * PATH_MAX bytes or more (the call fails with ENAMETOOLONG), and the
+ * wrapper notes nothing.  About 12 KiB of stack; a usual call takes two or
+ * three process_vm_readv calls per 32 entries of envp.  Under a seccomp
+ * filter, which may kill the process for a call it does not expect, all is
+ * read directly, as before the copies.  Keeps errno; never allocates.
  */
-static int exec_args_readable(const char *path, char *const envp[])
+static int exec_seen_read(struct exec_seen *seen, const char *path, char *const envp[])
 {
-	struct own_pages set;
+	int saved = errno, ok;
 
-	if (seccomp_watch_filtered())
-		return 1;
-	own_pages_init(&set);
-	if (own_pages_str(&set, path, EXEC_STRING_MAX) != 0)
-		return 0;
-	for (size_t i = 0; envp; i++) {
-		if (own_pages_range(&set, &envp[i], sizeof(envp[i])) != 0)
-			return 0;
-		if (!envp[i])
-			break;
-		if (own_pages_str(&set, envp[i], EXEC_STRING_MAX) != 0)
-			return 0;
-	}
-	return 1;
+	exec_args_reader_init(&seen->reader, seccomp_watch_filtered());
+	ok = exec_args_str(&seen->reader, seen->target, sizeof(seen->target), path) == 0 &&
+	     exec_args_env_read(&seen->reader, &seen->env, envp) == 0;
+	errno = saved;
+	return ok;
 }
 
-/* fexecve's name, first_arg, when argv and argv[0] can be read; else
- * first_arg(NULL) (the call fails with EFAULT). */
-static const char *exec_watch_argv0(char *const argv[])
+/* fexecve's name: a copy of argv[0] in name[size] (cut to fit) when argv
+ * and argv[0] can be read, else first_arg(NULL) (the call fails with
+ * EFAULT).  Keeps errno. */
+static const char *exec_watch_argv0(char *const argv[], char *name, size_t size)
 {
-	struct own_pages set;
+	struct exec_args_reader r;
+	char *arg0 = NULL;
+	int saved = errno, rc = -1;
 
-	if (seccomp_watch_filtered())
-		return first_arg(argv);
-	own_pages_init(&set);
-	if (!argv || own_pages_range(&set, argv, sizeof(argv[0])) != 0 || !argv[0] ||
-	    own_pages_str(&set, argv[0], EXEC_STRING_MAX) != 0)
-		return first_arg(NULL);
-	return argv[0];
+	exec_args_reader_init(&r, seccomp_watch_filtered());
+	if (argv && exec_args_slots(&r, &arg0, argv, 1) == 0 && arg0)
+		rc = exec_args_str(&r, name, size, arg0);
+	errno = saved;
+	return rc >= 0 ? name : first_arg(NULL);
 }
+
+/* The size of a name exec_watch_argv0 copies: the process header's. */
+#define EXEC_NAME_BYTES sizeof(((struct session_proc_header *)0)->exec_self_path)
 
 int exec_watch_raw_before(const char *path, char *const argv[], char *const envp[])
 {
+	struct exec_seen seen;
+	char name[EXEC_NAME_BYTES];
+	const char *named;
 	int saved = errno, noted;
 
-	/* under a filter, the question own_pages asks may kill the process */
+	/* under a filter, a process_vm_readv call may kill the process */
 	if (!thread_pointer_is_libc() || seccomp_watch_filtered())
 		return NOTED_NOTHING;
-	if (!exec_args_readable(path, envp))
+	if (!exec_seen_read(&seen, path, envp))
 		return NOTED_NOTHING; /* EFAULT */
 	/* an execveat of a descriptor (AT_EMPTY_PATH) is named as fexecve's */
-	noted = exec_watch_note(path[0] ? path : exec_watch_argv0(argv), envp, 1, EXEC_REACH_YES);
+	named = seen.target[0] ? seen.target : exec_watch_argv0(argv, name, sizeof(name));
+	noted = exec_watch_note(named, seen.env.picked, 1, EXEC_REACH_YES);
 	errno = saved;
 	return noted;
 }
@@ -318,96 +323,85 @@ static int exec_watch_reach(const char *path, int search)
 	return search >= 0 && path ? exec_reach_unreachable(path, search) : EXEC_REACH_YES;
 }
 
-/* The number of entries of envp. */
-static size_t env_count(char *const envp[])
-{
-	size_t n = 0;
-
-	while (envp && envp[n])
-		n++;
-	return n;
-}
-
-/* The size of the text env_drop_recorder writes for envp: its LD_PRELOAD
+/* The size of the text env_drop_recorder writes for env: its LD_PRELOAD
  * entry's, at least 1. */
-static size_t env_drop_text_size(char *const envp[])
+static size_t env_drop_text_size(const struct exec_args_env *env)
 {
-	const char *preload = env_value(envp, "LD_PRELOAD");
-
-	return preload ? sizeof("LD_PRELOAD=") + strlen(preload) : 1;
+	return env->preload_at != SIZE_MAX ? strlen(env->preload) + 1 : 1;
 }
 
 /*
  * envp with the shim's entries taken out of LD_PRELOAD, for a program
  * whose loader cannot load the recorder (a 32-bit one), which would
- * otherwise print an error of its own on the program's stderr: the
- * entries go into out (env_count(envp) + 1 slots), the new LD_PRELOAD
- * entry into text (env_drop_text_size(envp) bytes), the other entries
- * joined by ':'; LD_PRELOAD is left out when nothing else was in it, as
- * in the environment mprof was started with.  Only the first LD_PRELOAD
- * entry (getenv's, which text is sized for) changes.  Returns out.  Never
- * allocates: the caller's stack holds both.
+ * otherwise print an error of its own on the program's stderr: a copy of
+ * envp's slots goes into out (seen->env.count + 1 of them), the new
+ * LD_PRELOAD entry, from the copy of the first one (the only one that
+ * changes), into text (env_drop_text_size bytes), the other entries joined
+ * by ':'; LD_PRELOAD is left out when nothing else was in it, as in the
+ * environment mprof was started with.  Returns out, or envp when its slots
+ * can no longer be read.  Never allocates: the caller's stack holds both.
  */
-static char *const *env_drop_recorder(char *const envp[], char **out, char *text)
+static char *const *env_drop_recorder(char *const envp[], struct exec_seen *seen, char **out,
+				      char *text)
 {
 	static const char name[] = "LD_PRELOAD=";
-	const size_t at = sizeof(name) - 1;
-	size_t n = 0;
-	int done = 0;
+	const size_t at = sizeof(name) - 1, count = seen->env.count;
+	const char *v = seen->env.preload + at;
+	size_t len = 0, drop = seen->env.preload_at;
+	int saved = errno, rc = exec_args_slots(&seen->reader, out, envp, count);
 
-	for (size_t i = 0; envp && envp[i]; i++) {
-		const char *v = envp[i];
-		size_t len = 0;
+	errno = saved;
+	if (rc != 0)
+		return envp;
+	out[count] = NULL;
+	if (drop == SIZE_MAX)
+		return out;
+	while (*v) {
+		size_t word;
 
-		if (done || strncmp(v, name, at) != 0) {
-			out[n++] = envp[i];
-			continue;
+		v += strspn(v, ": ");
+		word = strcspn(v, ": ");
+		if (word && !memmem(v, word, EXEC_WATCH_SHIM, sizeof(EXEC_WATCH_SHIM) - 1)) {
+			if (len)
+				text[at + len++] = ':';
+			memcpy(text + at + len, v, word);
+			len += word;
 		}
-		done = 1;
-		for (v += at; *v;) {
-			size_t word;
-
-			v += strspn(v, ": ");
-			word = strcspn(v, ": ");
-			if (word && !memmem(v, word, EXEC_WATCH_SHIM, sizeof(EXEC_WATCH_SHIM) - 1)) {
-				if (len)
-					text[at + len++] = ':';
-				memcpy(text + at + len, v, word);
-				len += word;
-			}
-			v += word;
-		}
-		if (len) {
-			memcpy(text, name, at);
-			text[at + len] = '\0';
-			out[n++] = text;
-		}
+		v += word;
 	}
-	out[n] = NULL;
+	if (len) {
+		memcpy(text, name, at);
+		text[at + len] = '\0';
+		out[drop] = text;
+	} else {
+		memmove(&out[drop], &out[drop + 1], (count - drop) * sizeof(out[0]));
+	}
 	return out;
 }
 
 /* The most stack env_drop_recorder's copy may take (a thread's stack may
- * be 64 KiB): an environment past it is passed as it is. */
+ * be 64 KiB): an environment past it is passed as it is, as is one whose
+ * LD_PRELOAD entry was cut. */
 #define ENV_DROP_MAX_BYTES (32 * 1024)
 
-/* Whether the copy of envp env_drop_recorder makes fits ENV_DROP_MAX_BYTES. */
-static int env_drop_fits(char *const envp[])
+/* Whether the copy of env env_drop_recorder makes fits ENV_DROP_MAX_BYTES. */
+static int env_drop_fits(const struct exec_args_env *env)
 {
-	return (env_count(envp) + 1) * sizeof(char *) + env_drop_text_size(envp) <=
-	       ENV_DROP_MAX_BYTES;
+	return !env->preload_cut &&
+	       (env->count + 1) * sizeof(char *) + env_drop_text_size(env) <= ENV_DROP_MAX_BYTES;
 }
 
 /* Declares run_env_: envp, or envp without the recorder in LD_PRELOAD
  * (env_drop_recorder) when reach says so (exec_reach_drops_recorder: a
- * 32-bit or sanitizer-built program) and the copy fits;
- * the arrays that needs live in the caller's frame. */
-#define EXEC_RUN_ENV(envp, reach)                                                        \
-	int foreign_ = exec_reach_drops_recorder(reach) && env_drop_fits(envp);          \
-	char *env_copy_[foreign_ ? env_count(envp) + 1 : 1];                             \
-	char env_text_[foreign_ ? env_drop_text_size(envp) : 1];                         \
+ * 32-bit or sanitizer-built program) and the copy fits; seen is what
+ * exec_seen_read read of envp; the arrays that needs live in the caller's
+ * frame. */
+#define EXEC_RUN_ENV(envp, reach, seen)                                                  \
+	int foreign_ = exec_reach_drops_recorder(reach) && env_drop_fits(&(seen)->env);  \
+	char *env_copy_[foreign_ ? (seen)->env.count + 1 : 1];                           \
+	char env_text_[foreign_ ? env_drop_text_size(&(seen)->env) : 1];                 \
 	char *const *run_env_ =                                                          \
-		foreign_ ? env_drop_recorder((envp), env_copy_, env_text_) : (envp)
+		foreign_ ? env_drop_recorder((envp), (seen), env_copy_, env_text_) : (envp)
 
 /* Runs call after noting path and envp (search as exec_watch_reach's);
  * keeps call's errno.  call names the environment run_env_: envp, or envp
@@ -416,15 +410,17 @@ static int env_drop_fits(char *const envp[])
  * (preload/thread_pointer.h), which has no errno of the recorder's. */
 #define EXEC_WATCHED(path, envp, search, call)                                           \
 	do {                                                                              \
+		struct exec_seen seen_;                                                   \
 		int noted_, rc_, errno_, reach_;                                          \
                                                                                           \
-		if (!thread_pointer_is_libc() || !exec_args_readable((path), (envp))) {   \
+		if (!thread_pointer_is_libc() ||                                          \
+		    !exec_seen_read(&seen_, (path), (envp))) {                            \
 			char *const *run_env_ = (envp);                                   \
 			return (call);                                                    \
 		}                                                                         \
-		reach_ = exec_watch_reach((path), (search));                              \
-		EXEC_RUN_ENV(envp, reach_);                                               \
-		noted_ = exec_watch_note((path), (envp), 1, reach_);                      \
+		reach_ = exec_watch_reach(seen_.target, (search));                        \
+		EXEC_RUN_ENV(envp, reach_, &seen_);                                       \
+		noted_ = exec_watch_note(seen_.target, seen_.env.picked, 1, reach_);      \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
 		exec_watch_undo(noted_);                                                  \
@@ -456,6 +452,7 @@ PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	int (*fn)(int, char *const[], char *const[]) =
 		(int (*)(int, char *const[], char *const[]))next_fn(NEXT_FEXECVE);
+	char name_copy[EXEC_NAME_BYTES];
 	const char *name;
 
 	if (!fn) {
@@ -464,7 +461,7 @@ PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
 	}
 	if (!thread_pointer_is_libc())
 		return fn(fd, argv, envp);
-	name = exec_watch_argv0(argv);
+	name = exec_watch_argv0(argv, name_copy, sizeof(name_copy));
 	EXEC_WATCHED(name, envp, -1, fn(fd, argv, run_env_));
 }
 
@@ -563,15 +560,16 @@ static int spawn_watched(int which, pid_t *pid,
 			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	spawn_fn fn = (spawn_fn)next_fn(which);
+	struct exec_seen seen;
 	int noted, rc, reach;
 
 	if (!fn)
 		return ENOSYS;
-	if (!exec_args_readable(path, envp))
+	if (!exec_seen_read(&seen, path, envp))
 		return fn(pid, path, actions, attr, argv, envp);
-	reach = exec_watch_reach(path, which == NEXT_SPAWNP);
-	EXEC_RUN_ENV(envp, reach);
-	noted = exec_watch_note(path, envp, 0, reach);
+	reach = exec_watch_reach(seen.target, which == NEXT_SPAWNP);
+	EXEC_RUN_ENV(envp, reach, &seen);
+	noted = exec_watch_note(seen.target, seen.env.picked, 0, reach);
 	rc = fn(pid, path, actions, attr, argv, run_env_);
 	if (rc != 0)
 		exec_watch_undo(noted);

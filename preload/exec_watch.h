@@ -17,13 +17,13 @@ void exec_watch_resolve(void);
  * count), so the launcher can name a program that replaced the image
  * unrecorded instead of taking its status for the image's exit; an empty
  * path (execveat's AT_EMPTY_PATH) is named by argv[0], as fexecve is.  The
- * arguments are read once the kernel said their pages can be read
- * (preload/own_pages.h): an address the kernel refuses with EFAULT notes
- * nothing and is no fault.  Returns what was noted, for
+ * arguments are copied through process_vm_readv (preload/exec_args.h): an
+ * address the kernel refuses with EFAULT, or memory another thread unmaps
+ * meanwhile, notes nothing and is no fault.  Returns what was noted, for
  * exec_watch_raw_after to take back when the call fails.  Keeps errno;
- * never allocates (under 1 KiB of stack); nothing in a thread on a thread
+ * never allocates (about 12 KiB of stack); nothing in a thread on a thread
  * pointer of its own (preload/thread_pointer.h), nor under a seccomp
- * filter, which may kill the process for the question.
+ * filter, which may kill the process for the call.
  */
 int exec_watch_raw_before(const char *path, char *const argv[], char *const envp[]);
 void exec_watch_raw_after(int noted);

@@ -21,7 +21,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/event.c preload/event.h \
 	preload/exec_reach.c preload/exec_reach.h \
 	preload/exec_watch.c preload/exec_watch.h \
-	preload/own_pages.c preload/own_pages.h \
+	preload/exec_args.c preload/exec_args.h \
 	preload/exit_note.c preload/exit_note.h \
 	preload/exported.h preload/next_sym.h \
 	preload/fallback.c preload/fallback.h \

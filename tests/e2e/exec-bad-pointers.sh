@@ -5,9 +5,9 @@
 # a child that dies of SIGSEGV in its own path search) and the program goes
 # on; before, the recorder's wrappers (preload/exec_watch.c) read the path
 # and the environment themselves first and the program died of SIGSEGV
-# under `mprof run`, its buffered output lost.  Now they ask the kernel
-# which pages can be read (preload/own_pages.c) and note nothing for such a
-# call.  The forms the C library itself dies of natively (execvp's and
+# under `mprof run`, its buffered output lost.  Now they copy what they
+# read through process_vm_readv (preload/exec_args.c) and note nothing for
+# such a call.  The forms the C library itself dies of natively (execvp's and
 # execlp's file, posix_spawn's argv, the toggle signal's sigaction with an
 # action that cannot be read) die the same way profiled.  A good exec is
 # still recorded (exec-names.sh, fork-exec-children.sh, env-drop.sh).
