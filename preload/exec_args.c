@@ -7,8 +7,11 @@
  * is an error the wrapper answers by noting nothing (the call then fails
  * with EFAULT, or runs, as without mprof), not a SIGSEGV in the shim: a
  * check of each page followed by a direct read (what was here before)
- * still faulted on a page unmapped in between.  Under a seccomp filter, or
- * where process_vm_readv is refused, memory is read directly.  Never
+ * still faulted on a page unmapped in between.  Calls are few, as each
+ * costs about 1 us more than the page check did: the path's first page
+ * with envp's first slots, then each page of entries whole (about 17 KiB
+ * of stack in all with exec_watch.c's buffers).  Under a seccomp filter,
+ * or where process_vm_readv is refused, memory is read directly.  Never
  * allocates; the buffers live on the caller's stack.
  */
 #define _GNU_SOURCE
@@ -22,10 +25,10 @@
 
 #define EXEC_ARGS_PAGE 4096u
 
-/* envp slots read at once, and the most of each entry's head read with
- * them (the longer name below and its '='). */
-#define ENV_BATCH 32
-#define ENV_HEAD 15
+/* envp slots read at once, and the most of each entry's head looked at
+ * (the longer name below and its '=', and a NUL). */
+#define ENV_BATCH 64
+#define ENV_HEAD 16
 
 static const char *const env_names[2] = { "LD_PRELOAD=", SESSION_ENV "=" };
 
@@ -106,73 +109,108 @@ int exec_args_slots(struct exec_args_reader *r, char **dst, char *const envp[], 
 	return count ? reader_read(r, dst, envp, count * sizeof(dst[0])) : 0;
 }
 
-/* Whether the entry at the program's address entry, whose first len bytes
- * are head (len cut at a page's end), begins name (with its '='). */
-static int env_head_is(struct exec_args_reader *r, const char *entry, const char *head,
-		       size_t len, const char *name)
+/* The last 4 KiB page of the program's memory read whole: an environment's
+ * entries usually lie one after another in a few pages, and a
+ * process_vm_readv span costs about as much as a call (its pages are
+ * pinned), so reading each entry's head apart cost 46 us a failed execve
+ * against the page checks' 20. */
+struct page_cache {
+	uintptr_t page;
+	int valid;
+	char bytes[EXEC_ARGS_PAGE];
+};
+
+/*
+ * Copies the string at src into dst up to and with its NUL, or size bytes
+ * when it has none in them, through the page cache (a page is read whole
+ * only when the string reaches it): 0 when its NUL was copied, 1 when cut
+ * (dst is then NUL-terminated when size allows), -1 when a page it reaches
+ * cannot be read.
+ */
+static int cache_str(struct exec_args_reader *r, struct page_cache *c, char *dst, size_t size,
+		     const char *src)
 {
-	size_t n = strlen(name);
-	char whole[ENV_HEAD];
+	size_t n = 0;
 
-	if (memcmp(head, name, len < n ? len : n) != 0)
-		return 0;
-	return len >= n || (reader_read(r, whole, entry, n) == 0 && memcmp(whole, name, n) == 0);
-}
+	while (n < size) {
+		uintptr_t at = (uintptr_t)src + n, page = at & ~(uintptr_t)(EXEC_ARGS_PAGE - 1);
+		size_t span = page_rest(src + n);
+		const char *from, *nul;
 
-/* Takes the entry at the program's address entry (the envp index at) for
- * env's name j, when no earlier entry was: 0, or -1 when unreadable. */
-static int env_take(struct exec_args_reader *r, struct exec_args_env *env, int j,
-		    const char *entry, size_t at)
-{
-	char *dst = j == 0 ? env->preload : env->session;
-	size_t size = j == 0 ? sizeof(env->preload) : sizeof(env->session);
-	int rc = exec_args_str(r, dst, size, entry);
-
-	if (rc < 0)
-		return -1;
-	if (j == 0) {
-		env->preload_at = at;
-		env->preload_cut = rc;
+		if (!c->valid || c->page != page) {
+			c->valid = 0;
+			if (reader_read(r, c->bytes, (const void *)page, EXEC_ARGS_PAGE) != 0)
+				return -1;
+			c->page = page;
+			c->valid = 1;
+		}
+		if (span > size - n)
+			span = size - n;
+		from = c->bytes + (at - page);
+		nul = memchr(from, '\0', span);
+		if (nul) {
+			memcpy(dst + n, from, (size_t)(nul - from) + 1);
+			return 0;
+		}
+		memcpy(dst + n, from, span);
+		n += span;
 	}
-	return 0;
+	if (size)
+		dst[size - 1] = '\0';
+	return 1;
 }
 
-int exec_args_env_read(struct exec_args_reader *r, struct exec_args_env *env,
-		       char *const envp[])
+/* The envp slots from &envp[i] to the batch's size or their page's end. */
+static size_t env_batch(char *const envp[], size_t i)
 {
-	char *slots[ENV_BATCH];
-	char heads[ENV_BATCH][ENV_HEAD];
-	struct iovec local[ENV_BATCH], remote[ENV_BATCH];
-	size_t i = 0, n, m;
+	size_t n = page_rest(&envp[i]) / sizeof(envp[0]);
+
+	return n < 1 ? 1 : n > ENV_BATCH ? ENV_BATCH : n;
+}
+
+/* Fills env from envp, whose first n slots are read already into slots. */
+static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char *const envp[],
+		    char **slots, size_t n)
+{
+	struct page_cache cache = { .valid = 0 };
+	size_t i = 0, m;
 	int found = 0;
 
 	env->preload[0] = env->session[0] = '\0';
 	env->preload_at = SIZE_MAX;
 	env->preload_cut = 0;
 	for (; envp; i += n) {
-		/* the slots up to the batch's size or their page's end */
-		n = page_rest(&envp[i]) / sizeof(slots[0]);
-		n = n < 1 ? 1 : n > ENV_BATCH ? ENV_BATCH : n;
-		if (reader_read(r, slots, &envp[i], n * sizeof(slots[0])) != 0)
-			return -1;
-		for (m = 0; m < n && slots[m]; m++) {
-			size_t len = page_rest(slots[m]);
-
-			local[m] = (struct iovec){ heads[m], len < ENV_HEAD ? len : ENV_HEAD };
-			remote[m] = (struct iovec){ slots[m], local[m].iov_len };
+		if (i) {
+			n = env_batch(envp, i);
+			if (reader_read(r, slots, &envp[i], n * sizeof(slots[0])) != 0)
+				return -1;
 		}
-		if (m && reader_copy(r, local, remote, m) != 0)
-			return -1;
-		for (size_t k = 0; k < m; k++)
-			for (int j = 0; j < 2; j++)
-				if (!(found & 1 << j) &&
-				    env_head_is(r, slots[k], heads[k], local[k].iov_len,
-						env_names[j])) {
-					if (env_take(r, env, j, slots[k], i + k) != 0)
-						return -1;
-					found |= 1 << j;
-					break;
+		for (m = 0; m < n && slots[m]; m++) {
+			char head[ENV_HEAD];
+
+			if (found == 3)
+				continue; /* only counted */
+			if (cache_str(r, &cache, head, sizeof(head), slots[m]) < 0)
+				return -1;
+			for (int j = 0; j < 2; j++) {
+				char *dst = j == 0 ? env->preload : env->session;
+				size_t size = j == 0 ? sizeof(env->preload) : sizeof(env->session);
+				int rc;
+
+				if ((found & 1 << j) ||
+				    strncmp(head, env_names[j], strlen(env_names[j])) != 0)
+					continue;
+				rc = cache_str(r, &cache, dst, size, slots[m]);
+				if (rc < 0)
+					return -1;
+				if (j == 0) {
+					env->preload_at = i + m;
+					env->preload_cut = rc;
 				}
+				found |= 1 << j;
+				break;
+			}
+		}
 		if (m < n) {
 			i += m;
 			break;
@@ -186,4 +224,28 @@ int exec_args_env_read(struct exec_args_reader *r, struct exec_args_env *env,
 		env->picked[m++] = env->session;
 	env->picked[m] = NULL;
 	return 0;
+}
+
+int exec_args_read(struct exec_args_reader *r, char *path_dst, size_t path_size,
+		   const char *path, struct exec_args_env *env, char *const envp[])
+{
+	char *slots[ENV_BATCH];
+	struct iovec local[2], remote[2];
+	size_t span, n = envp ? env_batch(envp, 0) : 0;
+
+	if (!path || !path_size)
+		return -1;
+	/* the path's first page and envp's first slots in one call */
+	span = page_rest(path) < path_size ? page_rest(path) : path_size;
+	local[0] = (struct iovec){ path_dst, span };
+	remote[0] = (struct iovec){ (void *)path, span };
+	local[1] = (struct iovec){ slots, n * sizeof(slots[0]) };
+	remote[1] = (struct iovec){ (void *)envp, local[1].iov_len };
+	if (reader_copy(r, local, remote, n ? 2 : 1) != 0)
+		return -1;
+	if (!memchr(path_dst, '\0', span) &&
+	    (span == path_size ||
+	     exec_args_str(r, path_dst + span, path_size - span, path + span) != 0))
+		return -1;
+	return env_scan(r, env, envp, slots, n);
 }

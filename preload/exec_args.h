@@ -44,11 +44,16 @@ void exec_args_reader_init(struct exec_args_reader *r, int direct);
  * then NUL-terminated), -1 when it cannot be read.  Changes errno. */
 int exec_args_str(struct exec_args_reader *r, char *dst, size_t size, const char *src);
 
-/* Fills env from envp (NULL: empty): 0, or -1 when a slot or an entry's
- * head cannot be read.  Reads a page's slots (at most 32) and their
- * entries' heads in two calls.  Changes errno. */
-int exec_args_env_read(struct exec_args_reader *r, struct exec_args_env *env,
-		       char *const envp[]);
+/* Copies the path into path_dst[path_size] and fills env from envp (NULL:
+ * empty): 0, or -1 when the path is unreadable or has no NUL in path_size
+ * bytes, or a slot of envp or a page holding an entry it looks at cannot
+ * be read.  The path's first page and envp's first 64 slots take one
+ * process_vm_readv call, each further 64 slots one, and each page of the
+ * entries one (read whole: entries usually lie one after another); entries
+ * after the first LD_PRELOAD and MPROF_SESSION ones are only counted.
+ * Changes errno. */
+int exec_args_read(struct exec_args_reader *r, char *path_dst, size_t path_size,
+		   const char *path, struct exec_args_env *env, char *const envp[]);
 
 /* Copies envp's first count slots into dst: 0, or -1.  Changes errno. */
 int exec_args_slots(struct exec_args_reader *r, char **dst, char *const envp[], size_t count);

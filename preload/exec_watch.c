@@ -227,8 +227,8 @@ struct exec_seen {
  * fails with EFAULT, or for posix_spawnp's path glibc's child dies in its
  * search; or another thread unmapped them meanwhile) or the path is
  * PATH_MAX bytes or more (the call fails with ENAMETOOLONG), and the
- * wrapper notes nothing.  About 12 KiB of stack; a usual call takes two or
- * three process_vm_readv calls per 32 entries of envp.  Under a seccomp
+ * wrapper notes nothing.  About 17 KiB of stack; a usual call takes three
+ * process_vm_readv calls (exec_args_read).  Under a seccomp
  * filter, which may kill the process for a call it does not expect, all is
  * read directly, as before the copies.  Keeps errno; never allocates.
  */
@@ -237,8 +237,8 @@ static int exec_seen_read(struct exec_seen *seen, const char *path, char *const 
 	int saved = errno, ok;
 
 	exec_args_reader_init(&seen->reader, seccomp_watch_filtered());
-	ok = exec_args_str(&seen->reader, seen->target, sizeof(seen->target), path) == 0 &&
-	     exec_args_env_read(&seen->reader, &seen->env, envp) == 0;
+	ok = exec_args_read(&seen->reader, seen->target, sizeof(seen->target), path, &seen->env,
+			    envp) == 0;
 	errno = saved;
 	return ok;
 }
