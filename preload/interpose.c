@@ -456,17 +456,9 @@ static void *interpose_realloc_own(const struct real_allocator *r, void *old, si
 {
 	int from_real;
 	void *p = fallback_realloc_own(r, old, size_bytes, &from_real);
-	struct preload_thread *t;
 
-	if (!p || !from_real)
-		return p;
-	t = preload_thread_enter();
-	if (!t) {
-		preload_count_unrecorded(0);
-		return p;
-	}
-	interpose_alloc_record(t, alloc_fn, p, size_bytes, caller_ip, caller_cfa);
-	preload_thread_leave(t);
+	if (p && from_real)
+		record_path_alloc_after(alloc_fn, p, size_bytes, caller_ip, caller_cfa);
 	return p;
 }
 

@@ -53,17 +53,8 @@ void *new_wrap_foreign[NEW_WRAP_FORMS];
 static __attribute__((noinline)) void *new_wrap_record(void *p, size_t size_bytes, unsigned fn,
 						       void *caller_ip, void *caller_cfa)
 {
-	struct preload_thread *t;
-
-	if (!p)
-		return p;
-	t = preload_thread_enter();
-	if (!t) {
-		preload_count_unrecorded(0);
-		return p;
-	}
-	interpose_alloc_record(t, fn, p, size_bytes, caller_ip, caller_cfa);
-	preload_thread_leave(t);
+	if (p)
+		record_path_alloc_after(fn, p, size_bytes, caller_ip, caller_cfa);
 	return p;
 }
 

@@ -46,6 +46,26 @@ static inline void interpose_alloc_record(struct preload_thread *t, unsigned fn,
 }
 
 /*
+ * Records p, an allocation of size_bytes that entry point fn made for the
+ * caller at caller_ip/caller_cfa while the thread held nothing of the
+ * recorder's (an allocator's own operator new, the C library's realloc of
+ * a fallback block): enters the thread, records, leaves; where the thread
+ * cannot record now, counts the allocation unrecorded.
+ */
+static inline void record_path_alloc_after(unsigned fn, const void *p, size_t size_bytes,
+					   void *caller_ip, void *caller_cfa)
+{
+	struct preload_thread *t = preload_thread_enter();
+
+	if (!t) {
+		preload_count_unrecorded(0);
+		return;
+	}
+	interpose_alloc_record(t, fn, p, size_bytes, caller_ip, caller_cfa);
+	preload_thread_leave(t);
+}
+
+/*
  * Whether an allocation of size_bytes is surely not recorded, decided on the
  * fast path: recording is stopped, or the sampler's countdown has room for
  * it (then taken), and the control word has nothing new to apply.  The call
