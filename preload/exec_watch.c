@@ -403,11 +403,14 @@ static int env_drop_fits(const struct exec_args_env *env)
 	char *const *run_env_ =                                                          \
 		foreign_ ? env_drop_recorder((envp), (seen), env_copy_, env_text_) : (envp)
 
-/* Runs call after noting path and envp (search as exec_watch_reach's);
- * keeps call's errno.  call names the environment run_env_: envp, or envp
- * without the recorder for a program that cannot load it (EXEC_RUN_ENV).
- * Only runs it in a child on a thread pointer of its own
- * (preload/thread_pointer.h), which has no errno of the recorder's. */
+/* Runs call after noting path and envp (search as exec_watch_reach's),
+ * with errno as the program left it (the steps before it, exec_reach's
+ * getxattr and stat among them, change it, and an exec that succeeds
+ * leaves it in a block a CLONE_VM parent shares); keeps call's errno.
+ * call names the environment run_env_: envp, or envp without the recorder
+ * for a program that cannot load it (EXEC_RUN_ENV).  Only runs it in a
+ * child on a thread pointer of its own (preload/thread_pointer.h), which
+ * has no errno of the recorder's. */
 #define EXEC_WATCHED(path, envp, search, call)                                           \
 	do {                                                                              \
 		struct exec_seen seen_;                                                   \
@@ -418,9 +421,11 @@ static int env_drop_fits(const struct exec_args_env *env)
 			char *const *run_env_ = (envp);                                   \
 			return (call);                                                    \
 		}                                                                         \
+		errno_ = errno;                                                           \
 		reach_ = exec_watch_reach(seen_.target, (search));                        \
 		EXEC_RUN_ENV(envp, reach_, &seen_);                                       \
 		noted_ = exec_watch_note(seen_.target, seen_.env.picked, 1, reach_);      \
+		errno = errno_;                                                           \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
 		exec_watch_undo(noted_);                                                  \
@@ -554,25 +559,30 @@ typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t 
 			const posix_spawnattr_t *, char *const[], char *const[]);
 
 /* posix_spawn's success says the program started (glibc waits for its
- * exec), so a count stays only when the spawn succeeded. */
+ * exec), so a count stays only when the spawn succeeded.  errno is the C
+ * library's: the steps before and after the call keep it. */
 static int spawn_watched(int which, pid_t *pid,
 			 const char *path, const posix_spawn_file_actions_t *actions,
 			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	spawn_fn fn = (spawn_fn)next_fn(which);
 	struct exec_seen seen;
-	int noted, rc, reach;
+	int noted, rc, reach, saved;
 
 	if (!fn)
 		return ENOSYS;
 	if (!exec_seen_read(&seen, path, envp))
 		return fn(pid, path, actions, attr, argv, envp);
+	saved = errno;
 	reach = exec_watch_reach(seen.target, which == NEXT_SPAWNP);
 	EXEC_RUN_ENV(envp, reach, &seen);
 	noted = exec_watch_note(seen.target, seen.env.picked, 0, reach);
+	errno = saved;
 	rc = fn(pid, path, actions, attr, argv, run_env_);
+	saved = errno;
 	if (rc != 0)
 		exec_watch_undo(noted);
+	errno = saved;
 	return rc;
 }
 

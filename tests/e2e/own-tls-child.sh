@@ -7,6 +7,11 @@
 # mmap read errno through __errno_location(), which has no memory there:
 # the children died of SIGSEGV and Chromium's zygote, whose chroot child
 # died, aborted the browser.  They now pass such a call on untouched.
+# On a block that carries the C library's header, which the recorder
+# takes for one of its own, the exec and spawn wrappers ran their
+# checks (exec_reach's getxattr of security.capability) and left errno
+# 61 (ENODATA) in the block the parent shares after an execve or
+# posix_spawn that succeeded; errno is now the C library's.
 # Program and facts: tests/progs/own_tls_child.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -66,6 +71,18 @@ expect_eq "mprof run: no warning" "" "$(grep -i warning "$RUN_ERR")"
 expect_eq "traces: the program's and the executed shell's" 2 "$(ls "$WORK"/t* | wc -l)"
 report_json "$WORK/sh.json" "$(ls "$WORK"/t.* | head -1)" &&
 	expect_eq "the executed shell's exit status" 5 "$(q "$WORK/sh.json" summary program.exit_status)"
+
+# errno in a block with the C library's header: as without mprof
+run_cmd 30 native-header "$WORK/own_tls_child" header
+EXPECTED_HEADER="execve-fails: exit 7, returned -1, errno 2
+execve: exit 5, returned -99
+posix_spawn: exit 7, returned 0
+posix_spawn-fails: exit 7, returned 2, errno 2"
+expect_eq "native, block with a header: stdout" "$EXPECTED_HEADER" "$(cat "$RUN_OUT")"
+mprof_run 60 "$WORK/h" -- "$WORK/own_tls_child" header
+expect_eq "mprof run, block with a header: exit status" 0 "$RUN_STATUS"
+expect_eq "mprof run, block with a header: errno as the C library leaves it" \
+	"$EXPECTED_HEADER" "$(cat "$RUN_OUT")"
 
 for tp in zero unmapped zero-novfork; do
 	run_cmd 30 "native-$tp" "$WORK/own_tls_child" "$tp"

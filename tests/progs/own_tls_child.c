@@ -15,8 +15,12 @@
  * wrappers then fault where they write errno (a call that fails dies of
  * SIGSEGV), and the calls that succeed must succeed under the recorder
  * too.  "own_tls_child zero-novfork" does what zero does without
- * CLONE_VFORK: the parent runs on while its child does.  An optional last
- * argument names the one call to make.
+ * CLONE_VFORK: the parent runs on while its child does.  "own_tls_child
+ * header" starts them on a zeroed block that carries the C library's
+ * header (its address at offsets 0 and 16, as glibc's tcbhead_t has it),
+ * which the recorder takes for one of the C library's, and makes the exec
+ * and spawn calls only: errno in the block must be what the C library
+ * leaves there.  An optional last argument names the one call to make.
  *
  * Facts: see tests/e2e/own-tls-child.sh.
  */
@@ -25,6 +29,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -86,6 +91,16 @@ static int child(void *arg)
 	} else if (strcmp(call, "execve") == 0) {
 		char *argv[] = { "sh", "-c", "exit 5", NULL };
 		result = execve("/bin/sh", argv, environ);
+	} else if (strcmp(call, "posix_spawn") == 0) {
+		char *argv[] = { "sh", "-c", "exit 4", NULL };
+		pid_t pid;
+		result = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+		if (result == 0 && waitpid(pid, NULL, 0) != pid)
+			result = -1;
+	} else if (strcmp(call, "posix_spawn-fails") == 0) {
+		char *argv[] = { "missing", NULL };
+		pid_t pid;
+		result = posix_spawn(&pid, "/nonexistent/own-tls-child", NULL, NULL, argv, environ);
 	} else if (strcmp(call, "_Exit") == 0) {
 		_Exit(6);
 	}
@@ -93,8 +108,8 @@ static int child(void *arg)
 }
 
 /* The thread pointer the children start on: a zeroed block of their own,
- * 0, or an unmapped page. */
-enum tp_kind { TP_BLOCK, TP_ZERO, TP_UNMAPPED, TP_ZERO_NO_VFORK };
+ * 0, an unmapped page, or a zeroed block with the C library's header. */
+enum tp_kind { TP_BLOCK, TP_ZERO, TP_UNMAPPED, TP_ZERO_NO_VFORK, TP_HEADER };
 
 static void run(const char *call, enum tp_kind kind)
 {
@@ -109,6 +124,10 @@ static void run(const char *call, enum tp_kind kind)
 
 	result = -99;
 	memset(tls, 0, sizeof(tls));
+	if (kind == TP_HEADER) {
+		((void **)tp)[0] = tp; /* tcbhead_t's tcb */
+		((void **)tp)[2] = tp; /* and self */
+	}
 	if (kind == TP_ZERO || kind == TP_ZERO_NO_VFORK) {
 		tp = NULL;
 	} else if (kind == TP_UNMAPPED) {
@@ -134,7 +153,7 @@ static void run(const char *call, enum tp_kind kind)
 		printf("%s: signal %d", call, WTERMSIG(status));
 	else
 		printf("%s: exit %d, returned %ld", call, WEXITSTATUS(status), result);
-	if (kind == TP_BLOCK && *child_errno)
+	if ((kind == TP_BLOCK || kind == TP_HEADER) && *child_errno)
 		printf(", errno %d", *child_errno);
 	printf("\n");
 }
@@ -145,6 +164,8 @@ int main(int argc, char **argv)
 					     "sigaction", "sigaction-fails", "signal", "setrlimit",
 					     "setrlimit-fails", "prlimit", "mmap", "mmap-fails", "waitpid",
 					     "execve-fails", "execve", "_Exit", "_exit" };
+	static const char *const header_calls[] = { "execve-fails", "execve", "posix_spawn",
+						    "posix_spawn-fails" };
 	enum tp_kind kind = TP_BLOCK;
 
 	errno_offset = (char *)&errno - (char *)__builtin_thread_pointer();
@@ -155,9 +176,17 @@ int main(int argc, char **argv)
 		kind = TP_UNMAPPED;
 	else if (argc > 1 && strcmp(argv[1], "zero-novfork") == 0)
 		kind = TP_ZERO_NO_VFORK;
+	else if (argc > 1 && strcmp(argv[1], "header") == 0)
+		kind = TP_HEADER;
 	if (kind != TP_BLOCK) {
 		argc--;
 		argv++;
+	}
+	if (kind == TP_HEADER) {
+		for (size_t i = 0; i < sizeof(header_calls) / sizeof(header_calls[0]); i++)
+			if (argc < 2 || strcmp(argv[1], header_calls[i]) == 0)
+				run(header_calls[i], kind);
+		return 0;
 	}
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		if (argc < 2 || strcmp(argv[1], calls[i]) == 0)
