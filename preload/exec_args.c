@@ -9,8 +9,8 @@
  * check of each page followed by a direct read (what was here before)
  * still faulted on a page unmapped in between.  Calls are few, as each
  * costs about 1 us more than the page check did: the path's first page
- * with envp's first slots, then each page of entries whole (about 17 KiB
- * of stack in all with exec_watch.c's buffers).  Under a seccomp filter,
+ * with envp's first slots, then each 1 KiB piece of entries whole (about
+ * 7 KiB of stack in all with exec_watch.c's buffers).  Under a seccomp filter,
  * or where process_vm_readv is refused, memory is read directly.  Never
  * allocates; the buffers live on the caller's stack.
  */
@@ -109,44 +109,59 @@ int exec_args_slots(struct exec_args_reader *r, char **dst, char *const envp[], 
 	return count ? reader_read(r, dst, envp, count * sizeof(dst[0])) : 0;
 }
 
-/* The last 4 KiB page of the program's memory read whole: an environment's
- * entries usually lie one after another in a few pages, and a
- * process_vm_readv span costs about as much as a call (its pages are
- * pinned), so reading each entry's head apart cost 46 us a failed execve
- * against the page checks' 20. */
-struct page_cache {
-	uintptr_t page;
+/* The last 1 KiB piece (aligned, so within a page) of the program's
+ * memory read whole: an environment's entries usually lie one after
+ * another, and a process_vm_readv span costs about as much as a call (its
+ * pages are pinned), so reading each entry's head apart cost 46 us a
+ * failed execve against the page checks' 20.  A piece, not a page: the
+ * wrappers run on threads with 16 KiB stacks. */
+#define EXEC_ARGS_PIECE 1024u
+
+struct piece_cache {
+	uintptr_t piece;
 	int valid;
-	char bytes[EXEC_ARGS_PAGE];
+	char bytes[EXEC_ARGS_PIECE];
 };
+
+/* The cached copy of the byte at, reading its piece when not cached:
+ * NULL when it cannot be read.  *rest: the bytes from at to the piece's
+ * end. */
+static const char *cache_at(struct exec_args_reader *r, struct piece_cache *c, uintptr_t at,
+			    size_t *rest)
+{
+	uintptr_t piece = at & ~(uintptr_t)(EXEC_ARGS_PIECE - 1);
+
+	if (!c->valid || c->piece != piece) {
+		c->valid = 0;
+		if (reader_read(r, c->bytes, (const void *)piece, EXEC_ARGS_PIECE) != 0)
+			return NULL;
+		c->piece = piece;
+		c->valid = 1;
+	}
+	*rest = EXEC_ARGS_PIECE - (at - piece);
+	return c->bytes + (at - piece);
+}
 
 /*
  * Copies the string at src into dst up to and with its NUL, or size bytes
- * when it has none in them, through the page cache (a page is read whole
- * only when the string reaches it): 0 when its NUL was copied, 1 when cut
- * (dst is then NUL-terminated when size allows), -1 when a page it reaches
+ * when it has none in them, through the cache (a piece is read whole only
+ * when the string reaches it): 0 when its NUL was copied, 1 when cut (dst
+ * is then NUL-terminated when size allows), -1 when a piece it reaches
  * cannot be read.
  */
-static int cache_str(struct exec_args_reader *r, struct page_cache *c, char *dst, size_t size,
+static int cache_str(struct exec_args_reader *r, struct piece_cache *c, char *dst, size_t size,
 		     const char *src)
 {
 	size_t n = 0;
 
 	while (n < size) {
-		uintptr_t at = (uintptr_t)src + n, page = at & ~(uintptr_t)(EXEC_ARGS_PAGE - 1);
-		size_t span = page_rest(src + n);
-		const char *from, *nul;
+		size_t span;
+		const char *from = cache_at(r, c, (uintptr_t)src + n, &span), *nul;
 
-		if (!c->valid || c->page != page) {
-			c->valid = 0;
-			if (reader_read(r, c->bytes, (const void *)page, EXEC_ARGS_PAGE) != 0)
-				return -1;
-			c->page = page;
-			c->valid = 1;
-		}
+		if (!from)
+			return -1;
 		if (span > size - n)
 			span = size - n;
-		from = c->bytes + (at - page);
 		nul = memchr(from, '\0', span);
 		if (nul) {
 			memcpy(dst + n, from, (size_t)(nul - from) + 1);
@@ -160,6 +175,30 @@ static int cache_str(struct exec_args_reader *r, struct page_cache *c, char *dst
 	return 1;
 }
 
+/* Whether the string at src equals want, compared a piece at a time
+ * (no copy of it is kept): 1 or 0, or -1 when a piece it reaches cannot
+ * be read. */
+static int cache_equal(struct exec_args_reader *r, struct piece_cache *c, const char *src,
+		       const char *want)
+{
+	size_t n = 0, left = strlen(want) + 1;
+
+	while (left) {
+		size_t span;
+		const char *from = cache_at(r, c, (uintptr_t)src + n, &span);
+
+		if (!from)
+			return -1;
+		if (span > left)
+			span = left;
+		if (memcmp(from, want + n, span) != 0)
+			return 0;
+		n += span;
+		left -= span;
+	}
+	return 1;
+}
+
 /* The envp slots from &envp[i] to the batch's size or their page's end. */
 static size_t env_batch(char *const envp[], size_t i)
 {
@@ -168,15 +207,17 @@ static size_t env_batch(char *const envp[], size_t i)
 	return n < 1 ? 1 : n > ENV_BATCH ? ENV_BATCH : n;
 }
 
-/* Fills env from envp, whose first n slots are read already into slots. */
+/* Fills env from envp, whose first n slots are read already into slots;
+ * session is the value the MPROF_SESSION entry is compared with. */
 static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char *const envp[],
-		    char **slots, size_t n)
+		    char **slots, size_t n, const char *session)
 {
-	struct page_cache cache = { .valid = 0 };
+	struct piece_cache cache = { .valid = 0 };
 	size_t i = 0, m;
 	int found = 0;
 
-	env->preload[0] = env->session[0] = '\0';
+	env->preload[0] = '\0';
+	env->session_same = 0;
 	env->preload_at = SIZE_MAX;
 	env->preload_cut = 0;
 	for (; envp; i += n) {
@@ -187,28 +228,26 @@ static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char 
 		}
 		for (m = 0; m < n && slots[m]; m++) {
 			char head[ENV_HEAD];
+			int rc;
 
 			if (found == 3)
 				continue; /* only counted */
 			if (cache_str(r, &cache, head, sizeof(head), slots[m]) < 0)
 				return -1;
-			for (int j = 0; j < 2; j++) {
-				char *dst = j == 0 ? env->preload : env->session;
-				size_t size = j == 0 ? sizeof(env->preload) : sizeof(env->session);
-				int rc;
-
-				if ((found & 1 << j) ||
-				    strncmp(head, env_names[j], strlen(env_names[j])) != 0)
-					continue;
-				rc = cache_str(r, &cache, dst, size, slots[m]);
+			if (!(found & 1) && strncmp(head, env_names[0], strlen(env_names[0])) == 0) {
+				rc = cache_str(r, &cache, env->preload, sizeof(env->preload), slots[m]);
 				if (rc < 0)
 					return -1;
-				if (j == 0) {
-					env->preload_at = i + m;
-					env->preload_cut = rc;
-				}
-				found |= 1 << j;
-				break;
+				env->preload_at = i + m;
+				env->preload_cut = rc;
+				found |= 1;
+			} else if (!(found & 2) &&
+				   strncmp(head, env_names[1], strlen(env_names[1])) == 0) {
+				rc = cache_equal(r, &cache, slots[m] + strlen(env_names[1]), session);
+				if (rc < 0)
+					return -1;
+				env->session_same = rc;
+				found |= 2;
 			}
 		}
 		if (m < n) {
@@ -217,17 +256,12 @@ static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char 
 		}
 	}
 	env->count = i;
-	m = 0;
-	if (found & 1)
-		env->picked[m++] = env->preload;
-	if (found & 2)
-		env->picked[m++] = env->session;
-	env->picked[m] = NULL;
 	return 0;
 }
 
 int exec_args_read(struct exec_args_reader *r, char *path_dst, size_t path_size,
-		   const char *path, struct exec_args_env *env, char *const envp[])
+		   const char *path, struct exec_args_env *env, char *const envp[],
+		   const char *session)
 {
 	char *slots[ENV_BATCH];
 	struct iovec local[2], remote[2];
@@ -243,9 +277,13 @@ int exec_args_read(struct exec_args_reader *r, char *path_dst, size_t path_size,
 	remote[1] = (struct iovec){ (void *)envp, local[1].iov_len };
 	if (reader_copy(r, local, remote, n ? 2 : 1) != 0)
 		return -1;
-	if (!memchr(path_dst, '\0', span) &&
-	    (span == path_size ||
-	     exec_args_str(r, path_dst + span, path_size - span, path + span) != 0))
-		return -1;
-	return env_scan(r, env, envp, slots, n);
+	if (!memchr(path_dst, '\0', span)) {
+		int rc = span == path_size
+				 ? 1
+				 : exec_args_str(r, path_dst + span, path_size - span, path + span);
+
+		if (rc != 0)
+			return rc;
+	}
+	return env_scan(r, env, envp, slots, n, session);
 }

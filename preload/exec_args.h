@@ -14,8 +14,9 @@
 
 #include "trace/session.h"
 
-/* The most of the LD_PRELOAD entry copied (a longer one is cut). */
-#define EXEC_ARGS_PRELOAD_BYTES 4096
+/* The most of the LD_PRELOAD entry copied (a longer one is cut); it lives
+ * on the stack of the thread that calls exec, which may be 16 KiB. */
+#define EXEC_ARGS_PRELOAD_BYTES 2048
 
 /* How one wrapper call reads: through process_vm_readv, or directly under
  * a seccomp filter (which may kill the process for a call it does not
@@ -25,14 +26,13 @@ struct exec_args_reader {
 	int direct;
 };
 
-/* What the wrappers know of an envp: copies of its first LD_PRELOAD and
- * MPROF_SESSION entries (each cut to fit its buffer), as an environment of
- * their own (picked, null-terminated), its number of entries and where the
- * LD_PRELOAD entry was. */
+/* What the wrappers know of an envp: a copy of its first LD_PRELOAD entry
+ * (cut to fit), whether its first MPROF_SESSION entry names the session
+ * asked about (compared in place, not copied), its number of entries and
+ * where the LD_PRELOAD entry was. */
 struct exec_args_env {
 	char preload[EXEC_ARGS_PRELOAD_BYTES];
-	char session[sizeof(SESSION_ENV "=") + PATH_MAX];
-	char *picked[3];
+	int session_same;
 	size_t count;
 	size_t preload_at; /* SIZE_MAX: none */
 	int preload_cut;   /* the entry was longer than preload */
@@ -45,15 +45,17 @@ void exec_args_reader_init(struct exec_args_reader *r, int direct);
 int exec_args_str(struct exec_args_reader *r, char *dst, size_t size, const char *src);
 
 /* Copies the path into path_dst[path_size] and fills env from envp (NULL:
- * empty): 0, or -1 when the path is unreadable or has no NUL in path_size
- * bytes, or a slot of envp or a page holding an entry it looks at cannot
- * be read.  The path's first page and envp's first 64 slots take one
- * process_vm_readv call, each further 64 slots one, and each page of the
- * entries one (read whole: entries usually lie one after another); entries
- * after the first LD_PRELOAD and MPROF_SESSION ones are only counted.
- * Changes errno. */
+ * empty), comparing its MPROF_SESSION entry's value with session: 0; 1
+ * when the path has no NUL in path_size bytes (env is then not filled);
+ * or -1 when the path is unreadable, or a slot of envp or a piece holding
+ * an entry it looks at cannot be read.  The path's first page and envp's
+ * first 64 slots take one process_vm_readv call, each further 64 slots
+ * one, and each 1 KiB piece of the entries one (read whole: entries
+ * usually lie one after another); entries after the first LD_PRELOAD and
+ * MPROF_SESSION ones are only counted.  Changes errno. */
 int exec_args_read(struct exec_args_reader *r, char *path_dst, size_t path_size,
-		   const char *path, struct exec_args_env *env, char *const envp[]);
+		   const char *path, struct exec_args_env *env, char *const envp[],
+		   const char *session);
 
 /* Copies envp's first count slots into dst: 0, or -1.  Changes errno. */
 int exec_args_slots(struct exec_args_reader *r, char **dst, char *const envp[], size_t count);

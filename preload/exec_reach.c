@@ -184,7 +184,6 @@ static int file_unreachable(const char *path)
 int exec_reach_unreachable(const char *file, int search)
 {
 	const char *dirs = getenv("PATH");
-	char path[PATH_MAX];
 	size_t len = strlen(file);
 
 	if (!search || strchr(file, '/'))
@@ -194,8 +193,12 @@ int exec_reach_unreachable(const char *file, int search)
 	while (*dirs) {
 		size_t n = strcspn(dirs, ":");
 
-		/* an empty entry is the working directory */
-		if (n + 1 + len < sizeof(path)) {
+		/* an empty entry is the working directory; the candidate's
+		 * buffer is its own size, not PATH_MAX: a thread's stack may
+		 * be 16 KiB */
+		if (n + 1 + len < PATH_MAX) {
+			char path[(n ? n : 1) + 1 + len + 1];
+
 			memcpy(path, n ? dirs : ".", n ? n : 1);
 			path[n ? n : 1] = '/';
 			memcpy(path + (n ? n : 1) + 1, file, len + 1);

@@ -83,26 +83,12 @@ static void *next_fn(int which)
 	return next_sym(next_slots, next_names, which);
 }
 
-/* The value of NAME in envp (the wrappers' copies, exec_seen), or NULL. */
-static const char *env_value(char *const envp[], const char *name)
+/* Whether a program started with the environment env describes would run
+ * the recorder in this run's session. */
+static int env_keeps_recorder(const struct exec_args_env *env)
 {
-	size_t n = strlen(name);
-
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
-			return envp[i] + n + 1;
-	return NULL;
-}
-
-/* Whether a program started with envp would run the recorder in this
- * run's session. */
-static int env_keeps_recorder(char *const envp[])
-{
-	const char *preload = env_value(envp, "LD_PRELOAD");
-	const char *session = env_value(envp, SESSION_ENV);
-
-	return preload && strstr(preload, EXEC_WATCH_SHIM) && session &&
-	       strcmp(session, preload_proc.cfg.session_dir) == 0;
+	return env->preload_at != SIZE_MAX && strstr(env->preload, EXEC_WATCH_SHIM) &&
+	       env->session_same;
 }
 
 /* What exec_watch_note did, for exec_watch_undo. */
@@ -132,7 +118,7 @@ static void path_put(char *field, size_t size, const char *path)
 }
 
 /*
- * Notes a program about to be started with envp (path as the call names
+ * Notes a program about to be started with the environment env describes (path as the call names
  * it): an exec by this image itself (self: not a posix_spawn, and not
  * from a vfork child, whose pid is its own) is noted in exec_self whatever
  * its environment, for the launcher to name the image's successor if no
@@ -142,7 +128,8 @@ static void path_put(char *field, size_t size, const char *path)
  * started where the session directory cannot be seen in execs_unseen.
  * Returns what it noted.
  */
-static int exec_watch_note(const char *path, char *const envp[], int self, int reach)
+static int exec_watch_note(const char *path, const struct exec_args_env *env, int self,
+			   int reach)
 {
 	struct session_proc_header *h = preload_proc.hdr;
 
@@ -150,7 +137,7 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int r
 		return NOTED_NOTHING;
 	if (self && (uint32_t)getpid() == h->pid) {
 		path_put(h->exec_self_path, sizeof(h->exec_self_path), path);
-		h->exec_self_dropped = !env_keeps_recorder(envp);
+		h->exec_self_dropped = !env_keeps_recorder(env);
 		h->exec_self_euid = (uint32_t)geteuid();
 		/* the image's peak RSS, which the exec ends and no exit note
 		 * gives: a short image that executes another at once has no
@@ -166,7 +153,7 @@ static int exec_watch_note(const char *path, char *const envp[], int self, int r
 	}
 	if (!preload_proc.cfg.record_children)
 		return NOTED_NOTHING;
-	if (env_keeps_recorder(envp)) {
+	if (env_keeps_recorder(env)) {
 		if (reach != EXEC_REACH_YES) {
 			if (atomic_fetch_add_explicit(&h->execs_unreachable, 1,
 						      memory_order_relaxed) == 0) {
@@ -213,35 +200,55 @@ static const char *first_arg(char *const *argv)
 	return argv && argv[0] ? argv[0] : "(fexecve)";
 }
 
+/* The path buffer most calls need; a longer path gets one of PATH_MAX
+ * (EXEC_SEEN_READ), only then: a thread's stack may be 16 KiB. */
+#define EXEC_PATH_SHORT 256
+
 /* What the wrappers read of an exec call's arguments: copies of its path
  * and of the environment entries they look at (exec_seen_read). */
 struct exec_seen {
-	char target[PATH_MAX]; /* the path, or file, as the call names it */
+	const char *target; /* the path, or file, as the call names it */
+	char target_short[EXEC_PATH_SHORT];
 	struct exec_args_env env;
 	struct exec_args_reader reader;
 };
 
 /*
- * Copies path and what the wrappers read of envp into seen
- * (preload/exec_args.h): 1, or 0 when they cannot be read (the call then
- * fails with EFAULT, or for posix_spawnp's path glibc's child dies in its
- * search; or another thread unmapped them meanwhile) or the path is
- * PATH_MAX bytes or more (the call fails with ENAMETOOLONG), and the
- * wrapper notes nothing.  About 17 KiB of stack; a usual call takes three
- * process_vm_readv calls (exec_args_read).  Under a seccomp
- * filter, which may kill the process for a call it does not expect, all is
- * read directly, as before the copies.  Keeps errno; never allocates.
+ * Copies path into buf[size] and what the wrappers read of envp into seen
+ * (preload/exec_args.h): 1; 2 when the path is size bytes or more and size
+ * is less than PATH_MAX (read again into a larger buffer); or 0 when they
+ * cannot be read (the call then fails with EFAULT, or for posix_spawnp's
+ * path glibc's child dies in its search; or another thread unmapped them
+ * meanwhile) or the path is PATH_MAX bytes or more (the call fails with
+ * ENAMETOOLONG), and the wrapper notes nothing.  About 4 KiB of stack with
+ * exec_args_read's; a usual call takes three process_vm_readv calls.
+ * Under a seccomp filter, which may kill the process for a call it does
+ * not expect, all is read directly, as before the copies.  Keeps errno;
+ * never allocates.
  */
-static int exec_seen_read(struct exec_seen *seen, const char *path, char *const envp[])
+static int exec_seen_read(struct exec_seen *seen, char *buf, size_t size, const char *path,
+			  char *const envp[])
 {
-	int saved = errno, ok;
+	int saved = errno, rc;
 
 	exec_args_reader_init(&seen->reader, seccomp_watch_filtered());
-	ok = exec_args_read(&seen->reader, seen->target, sizeof(seen->target), path, &seen->env,
-			    envp) == 0;
+	seen->target = buf;
+	rc = exec_args_read(&seen->reader, buf, size, path, &seen->env, envp,
+			    preload_proc.cfg.session_dir);
 	errno = saved;
-	return ok;
+	return rc == 0 ? 1 : rc == 1 && size < PATH_MAX ? 2 : 0;
 }
+
+/* Declares seen (struct exec_seen) and ok, exec_seen_read's answer for
+ * path and envp: a path longer than EXEC_PATH_SHORT is read again into a
+ * PATH_MAX buffer of the caller's frame. */
+#define EXEC_SEEN_READ(seen, path, envp, ok)                                              \
+	struct exec_seen seen;                                                           \
+	int ok = exec_seen_read(&seen, seen.target_short, sizeof(seen.target_short), (path), \
+				(envp));                                                 \
+	char seen##_long[ok == 2 ? PATH_MAX : 1];                                        \
+	if (ok == 2)                                                                     \
+	ok = exec_seen_read(&seen, seen##_long, PATH_MAX, (path), (envp))
 
 /* fexecve's name: a copy of argv[0] in name[size] (cut to fit) when argv
  * and argv[0] can be read, else first_arg(NULL) (the call fails with
@@ -264,7 +271,6 @@ static const char *exec_watch_argv0(char *const argv[], char *name, size_t size)
 
 int exec_watch_raw_before(const char *path, char *const argv[], char *const envp[])
 {
-	struct exec_seen seen;
 	char name[EXEC_NAME_BYTES];
 	const char *named;
 	int saved = errno, noted;
@@ -272,11 +278,12 @@ int exec_watch_raw_before(const char *path, char *const argv[], char *const envp
 	/* under a filter, a process_vm_readv call may kill the process */
 	if (!thread_pointer_is_libc() || seccomp_watch_filtered())
 		return NOTED_NOTHING;
-	if (!exec_seen_read(&seen, path, envp))
+	EXEC_SEEN_READ(seen, path, envp, ok);
+	if (!ok)
 		return NOTED_NOTHING; /* EFAULT */
 	/* an execveat of a descriptor (AT_EMPTY_PATH) is named as fexecve's */
 	named = seen.target[0] ? seen.target : exec_watch_argv0(argv, name, sizeof(name));
-	noted = exec_watch_note(named, seen.env.picked, 1, EXEC_REACH_YES);
+	noted = exec_watch_note(named, &seen.env, 1, EXEC_REACH_YES);
 	errno = saved;
 	return noted;
 }
@@ -413,18 +420,21 @@ static int env_drop_fits(const struct exec_args_env *env)
  * has no errno of the recorder's. */
 #define EXEC_WATCHED(path, envp, search, call)                                           \
 	do {                                                                              \
-		struct exec_seen seen_;                                                   \
 		int noted_, rc_, errno_, reach_;                                          \
                                                                                           \
-		if (!thread_pointer_is_libc() ||                                          \
-		    !exec_seen_read(&seen_, (path), (envp))) {                            \
+		if (!thread_pointer_is_libc()) {                                          \
+			char *const *run_env_ = (envp);                                   \
+			return (call);                                                    \
+		}                                                                         \
+		EXEC_SEEN_READ(seen_, (path), (envp), ok_);                               \
+		if (!ok_) {                                                               \
 			char *const *run_env_ = (envp);                                   \
 			return (call);                                                    \
 		}                                                                         \
 		errno_ = errno;                                                           \
 		reach_ = exec_watch_reach(seen_.target, (search));                        \
 		EXEC_RUN_ENV(envp, reach_, &seen_);                                       \
-		noted_ = exec_watch_note(seen_.target, seen_.env.picked, 1, reach_);      \
+		noted_ = exec_watch_note(seen_.target, &seen_.env, 1, reach_);            \
 		errno = errno_;                                                           \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
@@ -566,17 +576,17 @@ static int spawn_watched(int which, pid_t *pid,
 			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	spawn_fn fn = (spawn_fn)next_fn(which);
-	struct exec_seen seen;
 	int noted, rc, reach, saved;
 
 	if (!fn)
 		return ENOSYS;
-	if (!exec_seen_read(&seen, path, envp))
+	EXEC_SEEN_READ(seen, path, envp, ok);
+	if (!ok)
 		return fn(pid, path, actions, attr, argv, envp);
 	saved = errno;
 	reach = exec_watch_reach(seen.target, which == NEXT_SPAWNP);
 	EXEC_RUN_ENV(envp, reach, &seen);
-	noted = exec_watch_note(seen.target, seen.env.picked, 0, reach);
+	noted = exec_watch_note(seen.target, &seen.env, 0, reach);
 	errno = saved;
 	rc = fn(pid, path, actions, attr, argv, run_env_);
 	saved = errno;

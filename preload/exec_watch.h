@@ -21,7 +21,7 @@ void exec_watch_resolve(void);
  * address the kernel refuses with EFAULT, or memory another thread unmaps
  * meanwhile, notes nothing and is no fault.  Returns what was noted, for
  * exec_watch_raw_after to take back when the call fails.  Keeps errno;
- * never allocates (about 17 KiB of stack); nothing in a thread on a thread
+ * never allocates (about 4 KiB of stack); nothing in a thread on a thread
  * pointer of its own (preload/thread_pointer.h), nor under a seccomp
  * filter, which may kill the process for the call.
  */
