@@ -18,11 +18,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/wait_copy.h"
+
+#define WAIT_COPY_PAGE 4096u
 
 /* -1 with errno EFAULT when the kernel could not write at p; else 0 with
  * errno kept.  rc is what the system call that wrote there returned. */
@@ -50,12 +53,45 @@ int wait_copy_status(int *dst, int status)
 	return 0;
 }
 
+/* The bytes from p to the end of its 4 KiB page. */
+static size_t wait_copy_page_rest(const void *p)
+{
+	return WAIT_COPY_PAGE - ((uintptr_t)p & (WAIT_COPY_PAGE - 1));
+}
+
+/*
+ * After getrusage found part of dst unwritable: writes src's bytes up to
+ * the first page of dst that cannot be written, as the kernel's
+ * copy_to_user does (a page is asked about by its last 4 bytes in dst,
+ * which src's then overwrite; a first piece under 4 bytes counts as
+ * unwritable).
+ */
+static void wait_copy_usage_prefix(struct rusage *dst, const struct rusage *src)
+{
+	char *to = (char *)dst;
+	size_t done = 0;
+
+	while (done < sizeof(*src)) {
+		size_t n = wait_copy_page_rest(to + done);
+
+		if (n > sizeof(*src) - done)
+			break; /* the last piece: getrusage said it cannot be written */
+		if (done + n < sizeof(int) || wait_copy_int_writable(to + done + n - sizeof(int)) != 0)
+			break;
+		memcpy(to + done, (const char *)src + done, n);
+		done += n;
+	}
+}
+
 int wait_copy_usage(struct rusage *dst, const struct rusage *src)
 {
 	int saved = errno;
 
-	if (wait_copy_answer(syscall(SYS_getrusage, RUSAGE_SELF, dst), saved) != 0)
+	if (wait_copy_answer(syscall(SYS_getrusage, RUSAGE_SELF, dst), saved) != 0) {
+		wait_copy_usage_prefix(dst, src);
+		errno = EFAULT;
 		return -1;
+	}
 	memcpy(dst, src, sizeof(*src));
 	return 0;
 }
