@@ -6,7 +6,7 @@
  * Usage: sample_margins N S
  * Expected facts: N allocations of S bytes (N * S allocated), N - N/2
  * blocks live at exit ((N - N/2) * S bytes), and stdio's buffer of stdout
- * (one more block, 4096 B to a file, freed at exit); stdout
+ * (one more block, 4096 B to a file, never freed: live at exit); stdout
  * "sample_margins N S\n".
  */
 #include <stdio.h>
