@@ -10,7 +10,8 @@
  * still faulted on a page unmapped in between.  Calls are few, as each
  * costs about 1 us more than the page check did: the path's first page
  * with envp's first slots, then each 1 KiB piece of entries whole (about
- * 7 KiB of stack in all with exec_watch.c's buffers).  Under a seccomp filter,
+ * 7 KiB of stack in all with exec_watch.c's buffers; a cut LD_PRELOAD's
+ * rest is searched for the recorder's name 256 bytes at a time).  Under a seccomp filter,
  * or where process_vm_readv is refused, memory is read directly.  Never
  * allocates; the buffers live on the caller's stack.
  */
@@ -199,6 +200,56 @@ static int cache_equal(struct exec_args_reader *r, struct piece_cache *c, const 
 	return 1;
 }
 
+/*
+ * Whether the rest of a cut LD_PRELOAD entry, from src on, names the
+ * recorder (EXEC_ARGS_SHIM): 1, 0, or -1 when a piece cannot be read.
+ * Read through the cache a small chunk at a time, each after the first
+ * starting with the last chunk's final name's length less one bytes, so
+ * that a name across two chunks is found too.
+ */
+static int cache_has_shim(struct exec_args_reader *r, struct piece_cache *c, const char *src)
+{
+	enum { CARRY = sizeof(EXEC_ARGS_SHIM) - 2 };
+	char chunk[256];
+	size_t keep = 0;
+
+	for (;;) {
+		int rc = cache_str(r, c, chunk + keep, sizeof(chunk) - keep, src);
+
+		if (rc < 0)
+			return -1;
+		if (strstr(chunk, EXEC_ARGS_SHIM))
+			return 1;
+		if (rc == 0)
+			return 0;
+		/* cut: sizeof(chunk) - 1 bytes of text, the last CARRY kept */
+		src += sizeof(chunk) - keep - 1;
+		memmove(chunk, chunk + sizeof(chunk) - 1 - CARRY, CARRY);
+		keep = CARRY;
+	}
+}
+
+/* Copies the LD_PRELOAD entry at src into dst[size] (cache_str's answer);
+ * a cut one ends with ":" EXEC_ARGS_SHIM when its rest names the recorder,
+ * so that a long LD_PRELOAD with the recorder last still reads as keeping
+ * it. */
+static int cache_preload(struct exec_args_reader *r, struct piece_cache *c, char *dst, size_t size,
+			 const char *src)
+{
+	static const char mark[] = ":" EXEC_ARGS_SHIM;
+	int rc = cache_str(r, c, dst, size, src), has;
+
+	if (rc != 1 || size < sizeof(mark) || strstr(dst, EXEC_ARGS_SHIM))
+		return rc;
+	/* from the name's length before the cut: one across it is found */
+	has = cache_has_shim(r, c, src + size - 1 - (sizeof(mark) - 2));
+	if (has < 0)
+		return -1;
+	if (has)
+		memcpy(dst + size - sizeof(mark), mark, sizeof(mark));
+	return 1;
+}
+
 /* The envp slots from &envp[i] to the batch's size or their page's end. */
 static size_t env_batch(char *const envp[], size_t i)
 {
@@ -230,12 +281,13 @@ static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char 
 			char head[ENV_HEAD];
 			int rc;
 
-			if (found == 3)
-				continue; /* only counted */
 			if (cache_str(r, &cache, head, sizeof(head), slots[m]) < 0)
 				return -1;
-			if (!(found & 1) && strncmp(head, env_names[0], strlen(env_names[0])) == 0) {
-				rc = cache_str(r, &cache, env->preload, sizeof(env->preload), slots[m]);
+			/* ld.so takes the last LD_PRELOAD, getenv the first
+			 * MPROF_SESSION (preload/settings.c) */
+			if (strncmp(head, env_names[0], strlen(env_names[0])) == 0) {
+				rc = cache_preload(r, &cache, env->preload, sizeof(env->preload),
+						   slots[m]);
 				if (rc < 0)
 					return -1;
 				env->preload_at = i + m;

@@ -14,9 +14,13 @@
 
 #include "trace/session.h"
 
-/* The most of the LD_PRELOAD entry copied (a longer one is cut); it lives
- * on the stack of the thread that calls exec, which may be 16 KiB. */
+/* The most of the LD_PRELOAD entry copied (a longer one is cut, and ends
+ * with ":" EXEC_ARGS_SHIM when its rest names the recorder); it lives on
+ * the stack of the thread that calls exec, which may be 16 KiB. */
 #define EXEC_ARGS_PRELOAD_BYTES 2048
+
+/* The recorder's library's name, as LD_PRELOAD names it. */
+#define EXEC_ARGS_SHIM "libmprof_preload"
 
 /* How one wrapper call reads: through process_vm_readv, or directly under
  * a seccomp filter (which may kill the process for a call it does not
@@ -26,16 +30,18 @@ struct exec_args_reader {
 	int direct;
 };
 
-/* What the wrappers know of an envp: a copy of its first LD_PRELOAD entry
- * (cut to fit), whether its first MPROF_SESSION entry names the session
- * asked about (compared in place, not copied), its number of entries and
- * where the LD_PRELOAD entry was. */
+/* What the wrappers know of an envp: a copy of its last LD_PRELOAD entry
+ * (the one the loader uses; cut to fit), whether its first MPROF_SESSION
+ * entry (the one getenv gives the recorder) names the session asked about
+ * (compared in place, not copied), its number of entries and where that
+ * LD_PRELOAD entry was. */
 struct exec_args_env {
 	char preload[EXEC_ARGS_PRELOAD_BYTES];
 	int session_same;
 	size_t count;
 	size_t preload_at; /* SIZE_MAX: none */
-	int preload_cut;   /* the entry was longer than preload */
+	int preload_cut;   /* the entry was longer than preload (its copy then
+			    * ends with ":" EXEC_ARGS_SHIM when the rest has it) */
 };
 
 void exec_args_reader_init(struct exec_args_reader *r, int direct);
@@ -51,8 +57,8 @@ int exec_args_str(struct exec_args_reader *r, char *dst, size_t size, const char
  * an entry it looks at cannot be read.  The path's first page and envp's
  * first 64 slots take one process_vm_readv call, each further 64 slots
  * one, and each 1 KiB piece of the entries one (read whole: entries
- * usually lie one after another); entries after the first LD_PRELOAD and
- * MPROF_SESSION ones are only counted.  Changes errno. */
+ * usually lie one after another); every entry's head is looked at, as a
+ * later LD_PRELOAD is the one used.  Changes errno. */
 int exec_args_read(struct exec_args_reader *r, char *path_dst, size_t path_size,
 		   const char *path, struct exec_args_env *env, char *const envp[],
 		   const char *session);

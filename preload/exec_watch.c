@@ -67,7 +67,7 @@
 extern char **environ;
 
 /* The shim's file name, which LD_PRELOAD must still hold. */
-#define EXEC_WATCH_SHIM "libmprof_preload"
+#define EXEC_WATCH_SHIM EXEC_ARGS_SHIM
 
 /* The next definitions, looked up at the recorder's start
  * (exec_watch_resolve): a first lookup inside a vfork child would run
@@ -342,8 +342,8 @@ static size_t env_drop_text_size(const struct exec_args_env *env)
  * whose loader cannot load the recorder (a 32-bit one), which would
  * otherwise print an error of its own on the program's stderr: a copy of
  * envp's slots goes into out (seen->env.count + 1 of them), the new
- * LD_PRELOAD entry, from the copy of the first one (the only one that
- * changes), into text (env_drop_text_size bytes), the other entries joined
+ * LD_PRELOAD entry, from the copy of the last one (the one the loader
+ * reads, and the only one that changes), into text (env_drop_text_size bytes), the other entries joined
  * by ':'; LD_PRELOAD is left out when nothing else was in it, as in the
  * environment mprof was started with.  Returns out, or envp when its slots
  * can no longer be read.  Never allocates: the caller's stack holds both.
