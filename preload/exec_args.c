@@ -271,6 +271,7 @@ static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char 
 	env->session_same = 0;
 	env->preload_at = SIZE_MAX;
 	env->preload_cut = 0;
+	env->preload_entries = 0;
 	for (; envp; i += n) {
 		if (i) {
 			n = env_batch(envp, i);
@@ -292,6 +293,7 @@ static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char 
 					return -1;
 				env->preload_at = i + m;
 				env->preload_cut = rc;
+				env->preload_entries++;
 				found |= 1;
 			} else if (!(found & 2) &&
 				   strncmp(head, env_names[1], strlen(env_names[1])) == 0) {

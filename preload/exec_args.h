@@ -42,6 +42,7 @@ struct exec_args_env {
 	size_t preload_at; /* SIZE_MAX: none */
 	int preload_cut;   /* the entry was longer than preload (its copy then
 			    * ends with ":" EXEC_ARGS_SHIM when the rest has it) */
+	size_t preload_entries; /* LD_PRELOAD entries in envp */
 };
 
 void exec_args_reader_init(struct exec_args_reader *r, int direct);

@@ -343,9 +343,11 @@ static size_t env_drop_text_size(const struct exec_args_env *env)
  * otherwise print an error of its own on the program's stderr: a copy of
  * envp's slots goes into out (seen->env.count + 1 of them), the new
  * LD_PRELOAD entry, from the copy of the last one (the one the loader
- * reads, and the only one that changes), into text (env_drop_text_size bytes), the other entries joined
- * by ':'; LD_PRELOAD is left out when nothing else was in it, as in the
- * environment mprof was started with.  Returns out, or envp when its slots
+ * reads, and the only one that changes), into text (env_drop_text_size
+ * bytes), the other entries joined by ':'; LD_PRELOAD is left out when
+ * nothing else was in it, as in the environment mprof was started with,
+ * or left empty when envp has an earlier one (which still names the
+ * recorder, and the loader would then read).  Returns out, or envp when its slots
  * can no longer be read.  Never allocates: the caller's stack holds both.
  */
 static char *const *env_drop_recorder(char *const envp[], struct exec_seen *seen, char **out,
@@ -376,7 +378,7 @@ static char *const *env_drop_recorder(char *const envp[], struct exec_seen *seen
 		}
 		v += word;
 	}
-	if (len) {
+	if (len || seen->env.preload_entries > 1) {
 		memcpy(text, name, at);
 		text[at + len] = '\0';
 		out[drop] = text;

@@ -52,6 +52,10 @@ for how in spawn fork vfork system popen; do
 	*) expect_one_warning "$how" "$WORK/fc" ;;
 	esac
 done
+# its LD_PRELOAD entry twice: the last, which the loader reads, is the one
+# taken out, and the first must not then be read instead
+expect_as_native 30 spawn-twice 0 "$WORK/t-spawn-twice" "$WORK/fc" spawn-twice "$WORK/p32"
+expect_one_warning spawn-twice "$WORK/fc"
 expect_as_native 30 exec 7 "$WORK/t-exec" "$WORK/fc" exec "$WORK/p32"
 expect_one_warning exec "$WORK/fc"
 

@@ -7,7 +7,9 @@
  * Usage: foreign_child HOW CHILD.  HOW is "spawn" (posix_spawn), "fork"
  * (fork, then execv in the child), "vfork" (vfork, then execv), "system"
  * (system(3), through /bin/sh), "popen" (popen(3), its output copied to
- * stdout), or "exec" (this process executes CHILD itself).  Allocates
+ * stdout), "spawn-twice" (posix_spawn with environ and its LD_PRELOAD
+ * entry once more after it: two entries, the loader reads the last), or
+ * "exec" (this process executes CHILD itself).  Allocates
  * one block first; for the first five waits for the child and prints
  * "foreign_child: HOW: status N" with its exit status, then exits 0.
  * Exits 2 when the child cannot be started.
@@ -36,6 +38,19 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (strcmp(how, "spawn") == 0) {
 		if (posix_spawn(&pid, argv[2], NULL, NULL, child_argv, environ) != 0)
+			return 2;
+	} else if (strcmp(how, "spawn-twice") == 0) {
+		size_t n = 0;
+		const char *preload = getenv("LD_PRELOAD");
+
+		while (environ[n])
+			n++;
+		char *env[n + 2];
+
+		memcpy(env, environ, n * sizeof(env[0]));
+		env[n] = preload ? (char *)preload - strlen("LD_PRELOAD=") : NULL;
+		env[n + 1] = NULL;
+		if (posix_spawn(&pid, argv[2], NULL, NULL, child_argv, env) != 0)
 			return 2;
 	} else if (strcmp(how, "fork") == 0 || strcmp(how, "vfork") == 0) {
 		pid = how[0] == 'v' ? vfork() : fork();
