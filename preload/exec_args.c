@@ -11,9 +11,9 @@
  * costs about 1 us more than the page check did: the path's first page
  * with envp's first slots, then each 1 KiB piece of entries whole (about
  * 7 KiB of stack in all with exec_watch.c's buffers; a cut LD_PRELOAD's
- * rest is searched for the recorder's name 256 bytes at a time).  Under a seccomp filter,
- * or where process_vm_readv is refused, memory is read directly.  Never
- * allocates; the buffers live on the caller's stack.
+ * rest is searched for the recorder's name 256 bytes at a time).  Under a
+ * seccomp filter, or where process_vm_readv is refused, memory is read
+ * directly.  Never allocates; the buffers live on the caller's stack.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -203,9 +203,9 @@ static int cache_equal(struct exec_args_reader *r, struct piece_cache *c, const 
 /*
  * Whether the rest of a cut LD_PRELOAD entry, from src on, names the
  * recorder (EXEC_ARGS_SHIM): 1, 0, or -1 when a piece cannot be read.
- * Read through the cache a small chunk at a time, each after the first
- * starting with the last chunk's final name's length less one bytes, so
- * that a name across two chunks is found too.
+ * Read through the cache a chunk at a time, each after the first
+ * beginning with the previous one's last CARRY bytes (the name's length
+ * less one), so that a name across two chunks is found too.
  */
 static int cache_has_shim(struct exec_args_reader *r, struct piece_cache *c, const char *src)
 {
