@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "preload/exec_args.h"
+#include "preload/own_read.h"
 
 #define EXEC_ARGS_PAGE 4096u
 
@@ -68,19 +69,19 @@ static int reader_copy(struct exec_args_reader *r, const struct iovec *local,
 	return 0;
 }
 
-/* Copies size bytes at src into dst, a page's span a call: 0, or -1. */
+/* Copies size bytes at src into dst, a page's span a call (own_read.h):
+ * 0, or -1; where process_vm_readv is refused, directly from then on. */
 static int reader_read(struct exec_args_reader *r, void *dst, const void *src, size_t size)
 {
-	while (size) {
-		size_t n = page_rest(src) < size ? page_rest(src) : size;
-		struct iovec local = { dst, n }, remote = { (void *)src, n };
-
-		if (reader_copy(r, &local, &remote, 1) != 0)
+	if (!r->direct) {
+		errno = 0; /* a short read leaves it: not a refusal */
+		if (own_read(dst, src, size) == 0)
+			return 0;
+		if (errno != ENOSYS && errno != EPERM)
 			return -1;
-		dst = (char *)dst + n;
-		src = (const char *)src + n;
-		size -= n;
+		r->direct = 1;
 	}
+	memcpy(dst, src, size);
 	return 0;
 }
 
@@ -265,7 +266,7 @@ static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char 
 {
 	struct piece_cache cache = { .valid = 0 };
 	size_t i = 0, m;
-	int found = 0;
+	int session_found = 0;
 
 	env->preload[0] = '\0';
 	env->session_same = 0;
@@ -294,14 +295,13 @@ static int env_scan(struct exec_args_reader *r, struct exec_args_env *env, char 
 				env->preload_at = i + m;
 				env->preload_cut = rc;
 				env->preload_entries++;
-				found |= 1;
-			} else if (!(found & 2) &&
+			} else if (!session_found &&
 				   strncmp(head, env_names[1], strlen(env_names[1])) == 0) {
 				rc = cache_equal(r, &cache, slots[m] + strlen(env_names[1]), session);
 				if (rc < 0)
 					return -1;
 				env->session_same = rc;
-				found |= 2;
+				session_found = 1;
 			}
 		}
 		if (m < n) {

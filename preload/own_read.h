@@ -2,7 +2,7 @@
  * preload/own_read.h - reads of the program's own memory at an address it
  * handed a system call (clone3's arguments, a raw sigaction's action),
  * made before the kernel checks the address (an exec's path and
- * environment are copied in batches instead: exec_args.h).
+ * environment too, with batches of their own: exec_args.c).
  *
  * They go through process_vm_readv(2), one 4 KiB span at a time, so that
  * an address the kernel would refuse with EFAULT is refused here too, not
