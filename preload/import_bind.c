@@ -247,12 +247,19 @@ int import_bind_module(void *handle, struct import_binding *bindings, size_t cou
 	return import_relocs_bind(&m, m.data_relocs, m.data_relocs_bytes, bindings, count);
 }
 
-/* Whether a slot holding bound, of the module at base whose highest
- * segment ends extent bytes above it, holds a value of the module's own:
- * its link-time value while not relocated, or lazy binding's PLT entry. */
+/* Whether a relocated slot holding bound, of the module at base whose
+ * highest segment ends extent bytes above it, points into the module:
+ * lazy binding's PLT entry, not bound yet. */
+static int import_slot_lazy(uintptr_t base, uintptr_t extent, uintptr_t bound)
+{
+	return bound - base < extent;
+}
+
+/* Whether such a slot holds a value of the module's own: its link-time
+ * value while not relocated, or lazy binding's PLT entry. */
 static int import_slot_unbound(uintptr_t base, uintptr_t extent, uintptr_t bound)
 {
-	return bound < extent || bound - base < extent;
+	return bound < extent || import_slot_lazy(base, extent, bound);
 }
 
 /* Rewrites, among bytes of relocations, the slots bound to a rebinding's
@@ -275,7 +282,7 @@ static int import_relocs_rebind(const struct import_module *m, const ElfW(Rela) 
 		bound = __atomic_load_n((void **)slot, __ATOMIC_RELAXED);
 		/* relocated and not bound yet: lazy binding's PLT entry (a slot
 		 * not relocated yet, during a dlopen, is left to a later pass) */
-		unbound = extent && (uintptr_t)bound - m->base < extent;
+		unbound = extent && import_slot_lazy(m->base, extent, (uintptr_t)bound);
 		for (size_t k = 0; k < count; k++) {
 			int rc;
 
