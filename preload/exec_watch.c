@@ -31,7 +31,9 @@
  * process_vm_readv (exec_seen_read, preload/exec_args.h): a call with an
  * address the kernel refuses, or whose memory another thread unmaps
  * meanwhile, is noted nothing and passed on as it is (it fails with
- * EFAULT, or runs, as without mprof).
+ * EFAULT, or runs, as without mprof).  From a signal handler on an
+ * alternate signal stack with too little left for all this
+ * (EXEC_WATCH_STACK_BYTES), a call is passed on as it is, noted nothing.
  * The C library's own internal calls (system, popen) are not seen; the
  * shell they start is recorded, and its exec calls are.  An execve or
  * execveat made through syscall() is noted as the wrappers note theirs
@@ -60,6 +62,7 @@
 #include "preload/next_sym.h"
 #include "preload/process.h"
 #include "preload/seccomp_watch.h"
+#include "preload/stack_room.h"
 #include "preload/thread_pointer.h"
 #include "preload/toggle_signal.h"
 #include "trace/session.h"
@@ -445,55 +448,101 @@ static int env_drop_fits(const struct exec_args_env *env)
 		return rc_;                                                               \
 	} while (0)
 
+/* The stack a watched call needs, with room to spare (its copies of the
+ * path and environment entries take some 4 KiB, the peak RSS reading
+ * another 4): on an alternate signal stack with less left, the call is
+ * passed on as it is, noted nothing, with a few words of stack more than
+ * the C library's. */
+#define EXEC_WATCH_STACK_BYTES (16u << 10)
+
+/* Whether a call is passed on unwatched for want of stack. */
+static int exec_watch_cramped(void)
+{
+	return stack_room_bytes() < EXEC_WATCH_STACK_BYTES;
+}
+
+/* The watched calls: not inlined, so that a passed-on call's frame is a
+ * few words. */
+static __attribute__((noinline)) int exec_vector_watched(const char *path, char *const argv[],
+							  char *const envp[], int search)
+{
+	if (search)
+		EXEC_WATCHED(path, envp, 1, next_execvpe(path, argv, run_env_));
+	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, run_env_));
+}
+
+/* execve, or with search execvpe. */
+static int exec_vector(const char *path, char *const argv[], char *const envp[], int search)
+{
+	if (exec_watch_cramped())
+		return search ? next_execvpe(path, argv, envp) : next_execve(path, argv, envp);
+	return exec_vector_watched(path, argv, envp, search);
+}
+
 PRELOAD_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, run_env_));
+	return exec_vector(path, argv, envp, 0);
 }
 
 PRELOAD_API int execv(const char *path, char *const argv[])
 {
-	EXEC_WATCHED(path, environ, 0, next_execve(path, argv, run_env_));
+	return exec_vector(path, argv, environ, 0);
 }
 
 PRELOAD_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_WATCHED(file, envp, 1, next_execvpe(file, argv, run_env_));
+	return exec_vector(file, argv, envp, 1);
 }
 
 PRELOAD_API int execvp(const char *file, char *const argv[])
 {
-	EXEC_WATCHED(file, environ, 1, next_execvpe(file, argv, run_env_));
+	return exec_vector(file, argv, environ, 1);
+}
+
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+static __attribute__((noinline)) int fexecve_watched(fexecve_fn fn, int fd, char *const argv[],
+						     char *const envp[])
+{
+	char name_copy[EXEC_NAME_BYTES];
+	const char *name = exec_watch_argv0(argv, name_copy, sizeof(name_copy));
+
+	EXEC_WATCHED(name, envp, -1, fn(fd, argv, run_env_));
 }
 
 PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	int (*fn)(int, char *const[], char *const[]) =
-		(int (*)(int, char *const[], char *const[]))next_fn(NEXT_FEXECVE);
-	char name_copy[EXEC_NAME_BYTES];
-	const char *name;
+	fexecve_fn fn = (fexecve_fn)next_fn(NEXT_FEXECVE);
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!thread_pointer_is_libc())
+	if (!thread_pointer_is_libc() || exec_watch_cramped())
 		return fn(fd, argv, envp);
-	name = exec_watch_argv0(argv, name_copy, sizeof(name_copy));
-	EXEC_WATCHED(name, envp, -1, fn(fd, argv, run_env_));
+	return fexecve_watched(fn, fd, argv, envp);
+}
+
+static __attribute__((noinline)) int execveat_watched(execveat_fn fn, int dirfd, const char *path,
+						      char *const argv[], char *const envp[],
+						      int flags)
+{
+	EXEC_WATCHED(path, envp, -1, fn(dirfd, path, argv, run_env_, flags));
 }
 
 PRELOAD_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			 int flags)
 {
-	int (*fn)(int, const char *, char *const[], char *const[], int) =
-		(int (*)(int, const char *, char *const[], char *const[], int))next_fn(
-			NEXT_EXECVEAT);
+	execveat_fn fn = (execveat_fn)next_fn(NEXT_EXECVEAT);
 
 	if (!fn) {
 		errno = ENOSYS;
 		return -1;
 	}
-	EXEC_WATCHED(path, envp, -1, fn(dirfd, path, argv, run_env_, flags));
+	if (exec_watch_cramped())
+		return fn(dirfd, path, argv, envp, flags);
+	return execveat_watched(fn, dirfd, path, argv, envp, flags);
 }
 
 /* The list forms: the arguments after arg0 up to the terminating null,
@@ -513,43 +562,33 @@ static size_t list_count(va_list ap)
 
 enum list_form { LIST_L, LIST_LP, LIST_LE };
 
-/* execl, execlp and execle: ap holds the arguments after arg0 (and
- * execle's envp after their null); counted holds the same, read once to
- * count them. */
-static int list_exec(enum list_form form, const char *path, const char *arg0, va_list counted,
-		     va_list ap)
-{
-	size_t argc = list_count(counted);
-	char *const *envp = environ;
-
-	if (argc > EXEC_LIST_MAX) {
-		errno = E2BIG;
-		return -1;
-	}
-	char *argv[argc + 1];
-
-	argv[0] = (char *)arg0;
-	for (size_t i = 1; i <= argc; i++)
-		argv[i] = va_arg(ap, char *);
-	if (form == LIST_LE)
-		envp = va_arg(ap, char *const *);
-	if (form == LIST_LP)
-		EXEC_WATCHED(path, envp, 1, next_execvpe(path, argv, run_env_));
-	EXEC_WATCHED(path, envp, 0, next_execve(path, argv, run_env_));
-}
-
-/* Calls list_exec with two readings of the arguments after arg0. */
+/* execl, execlp and execle: the arguments after arg0 gathered into argv_
+ * (and execle's envp after their null) in the exported function's own
+ * frame, as the C library's execl does, so that a call passed on for want
+ * of stack (exec_vector) needs little more of it than the C library's. */
 #define LIST_EXEC(form, path, arg0)                                                     \
 	do {                                                                              \
-		va_list counted_, ap_;                                                    \
-		int rc_;                                                                  \
+		va_list ap_;                                                              \
+		size_t argc_;                                                             \
+		char *const *envp_ = environ;                                             \
                                                                                           \
-		va_start(counted_, arg0);                                                 \
 		va_start(ap_, arg0);                                                      \
-		rc_ = list_exec(form, path, arg0, counted_, ap_);                         \
+		argc_ = list_count(ap_);                                                  \
 		va_end(ap_);                                                              \
-		va_end(counted_);                                                         \
-		return rc_;                                                               \
+		if (argc_ > EXEC_LIST_MAX) {                                              \
+			errno = E2BIG;                                                    \
+			return -1;                                                        \
+		}                                                                         \
+		char *argv_[argc_ + 1];                                                   \
+                                                                                          \
+		va_start(ap_, arg0);                                                      \
+		argv_[0] = (char *)(arg0);                                                \
+		for (size_t i_ = 1; i_ <= argc_; i_++)                                    \
+			argv_[i_] = va_arg(ap_, char *);                                  \
+		if ((form) == LIST_LE)                                                    \
+			envp_ = va_arg(ap_, char *const *);                               \
+		va_end(ap_);                                                              \
+		return exec_vector((path), argv_, envp_, (form) == LIST_LP);              \
 	} while (0)
 
 PRELOAD_API int execl(const char *path, const char *arg0, ...)

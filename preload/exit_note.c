@@ -55,6 +55,7 @@
 #include "preload/process.h"
 #include "preload/procfile.h"
 #include "preload/seccomp_watch.h"
+#include "preload/stack_room.h"
 #include "preload/thread_pointer.h"
 #include "preload/sys.h"
 #include "preload/timens.h"
@@ -66,6 +67,10 @@
  * with room to spare: gcc -fstack-usage puts its deepest chain (the names'
  * command line read) near 6 KiB.  With less, the status and time alone. */
 #define EXIT_NOTE_FULL_STACK_BYTES (16u << 10)
+/* The stack the status and time need (getpid and the vDSO's clock, some
+ * hundred bytes): with less, no note at all, and _exit is the C library's
+ * with no more stack than without mprof. */
+#define EXIT_NOTE_STATUS_STACK_BYTES 1024u
 #define EXIT_NOTE_COMMAND_RAW_BYTES 2048u /* as procfile_command reads */
 
 /* getrusage's ru_maxrss when the image's file was made (KiB; UINT64_MAX:
@@ -308,8 +313,9 @@ uint64_t exit_note_peak_rss_kib(void)
 }
 
 /* The note: whole, or (full 0) the status and time alone, which take
- * little stack (the names and the peak RSS are then the launcher's). */
-static void exit_note_fill(int status, int full)
+ * little stack (the names and the peak RSS are then the launcher's).  Not
+ * inlined: its callers' frames stay small. */
+static __attribute__((noinline)) void exit_note_fill(int status, int full)
 {
 	struct session_proc_header *h = preload_proc.hdr;
 	int sandboxed;
@@ -358,17 +364,18 @@ void exit_note_register(void)
 
 void exit_note_before_exit_call(int status)
 {
-	stack_t alt;
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	size_t room_bytes;
 
-	if (!exit_note_next_exit || !thread_pointer_is_libc() || sigaltstack(NULL, &alt) != 0)
+	if (!exit_note_next_exit || !thread_pointer_is_libc())
 		return;
-	exit_note_fill(status, !(alt.ss_flags & SS_ONSTACK) ||
-				       sp - (uintptr_t)alt.ss_sp >= EXIT_NOTE_FULL_STACK_BYTES);
+	room_bytes = stack_room_bytes();
+	if (room_bytes >= EXIT_NOTE_STATUS_STACK_BYTES)
+		exit_note_fill(status, room_bytes >= EXIT_NOTE_FULL_STACK_BYTES);
 }
 
 /* The note (exit_note_before_exit_call), then the end: the C library's
- * _exit, or its system call when that was not looked up. */
+ * _exit, or its system call when that was not looked up.  Its own frame
+ * is a few words: a handler on a nearly full alternate stack gets here. */
 static __attribute__((noreturn)) void exit_note_exit_now(int status)
 {
 	void (*next)(int) = exit_note_next_exit;

@@ -51,8 +51,9 @@ uint64_t exit_note_peak_rss_kib(void);
  * given).  Only where the handler is registered, as exit() would write it;
  * on an alternate signal stack with less than EXIT_NOTE_FULL_STACK_BYTES
  * left (a crash handler's _exit) only the status and time, as the whole
- * note takes some 6 KiB (its names are then the launcher's last look); not
- * on a thread pointer of the program's own (preload/thread_pointer.h).
+ * note takes some 6 KiB (its names are then the launcher's last look), and
+ * with less than EXIT_NOTE_STATUS_STACK_BYTES (1 KiB) nothing, so that the
+ * end needs no more stack than without mprof; not on a thread pointer of the program's own (preload/thread_pointer.h).
  * The caller then ends the process.  Never allocates.
  */
 void exit_note_before_exit_call(int status);

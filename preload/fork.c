@@ -12,7 +12,10 @@
  * the new file's meta stream in slot 0 before anything else is written
  * there, gives the calling thread a new slot and writes PROCESS and MODULES
  * records.  vfork and posix_spawn run no handlers and need none: their
- * children only exec.  The same handlers run around a fork-like system
+ * children only exec.  A fork() made on an alternate signal stack with too
+ * little left for the child's start (FORK_CHILD_STACK_BYTES) takes no lock
+ * and makes an unrecorded child, as one from a handler inside the shim
+ * does: the handlers then add a few words of stack.  The same handlers run around a fork-like system
  * call the program makes through syscall() (preload/raw_fork.c).
  *
  * Owns the fork mailbox: a shared anonymous page in which a child stores
@@ -45,19 +48,27 @@
 #include "preload/sample.h"
 #include "preload/sample_set.h"
 #include "preload/seq.h"
+#include "preload/stack_room.h"
 #include "preload/stack_table.h"
 #include "preload/sys.h"
 #include "preload/thread.h"
 #include "preload/unwind.h"
 
 #define FORK_MAILBOX_ENTRIES 1024u
+/* The stack the child's start needs, with room to spare (creating its
+ * process file and announcing it takes several KiB): a fork() from a
+ * handler on an alternate signal stack with less left makes a child that
+ * is not recorded, as the fork itself then fits where it fits without
+ * mprof. */
+#define FORK_CHILD_STACK_BYTES (16u << 10)
 
 static _Atomic uint32_t *fork_mailbox;
 
 enum fork_mode {
 	FORK_IGNORED = 0, /* the shim was not recording */
 	FORK_LOCKED = 1,  /* prepare holds the shim's locks */
-	FORK_NESTED = 2,  /* fork() from a signal handler inside the shim */
+	FORK_NESTED = 2,  /* fork() from a signal handler inside the shim, or
+			   * on an alternate stack too small to record */
 };
 
 /* Set by prepare; forks are serialized by the shim's locks. */
@@ -112,9 +123,9 @@ void fork_handler_prepare(void)
 		fork_unseen_child();
 		return;
 	}
-	if (preload_thread_nested()) {
-		/* This thread may hold a lock of ours: take none; the child,
-		 * which could not record safely, goes inert. */
+	if (stack_room_bytes() < FORK_CHILD_STACK_BYTES || preload_thread_nested()) {
+		/* This thread may hold a lock of ours, or has too little stack
+		 * to record the child: take none; the child goes inert. */
 		fork_mode = FORK_NESTED;
 		return;
 	}
@@ -243,7 +254,10 @@ static void fork_child_start(struct preload_thread *self)
 	t->busy = 0;
 }
 
-static void fork_child_run(void)
+/* Child of a fork the prepare handler locked for: its own process file
+ * and recorder state.  Not inlined: a child of a fork made on a small
+ * stack goes inert (fork_handler_child) without this frame. */
+static __attribute__((noinline)) void fork_child_run(void)
 {
 	struct preload_thread *self = preload_tls;
 	char parent_file[sizeof(preload_proc.file_name)];
@@ -252,14 +266,6 @@ static void fork_child_run(void)
 	uint64_t parent_bytes;
 	int rc, sandboxed;
 
-	*preload_fork_token = 1; /* a child the handlers see */
-	if (fork_mode == FORK_IGNORED)
-		return;
-	if (fork_mode == FORK_NESTED) {
-		fork_mode = FORK_IGNORED;
-		fork_child_go_inert_nested();
-		return;
-	}
 	fork_mode = FORK_IGNORED;
 	/* the parent may have entered a new PID namespace for its children */
 	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
@@ -331,7 +337,15 @@ void fork_handler_child(void)
 {
 	int err = errno;
 
-	fork_child_run();
+	*preload_fork_token = 1; /* a child the handlers see */
+	if (fork_mode == FORK_IGNORED)
+		return;
+	if (fork_mode == FORK_NESTED) {
+		fork_mode = FORK_IGNORED;
+		fork_child_go_inert_nested();
+	} else {
+		fork_child_run();
+	}
 	errno = err;
 }
 

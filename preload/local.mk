@@ -66,6 +66,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/seq.c preload/seq.h \
 	preload/stack_scrub.c preload/stack_scrub.h \
 	preload/settings.c preload/settings.h \
+	preload/stack_room.c preload/stack_room.h \
 	preload/stack_sites.c preload/stack_sites.h \
 	preload/stack_table.c preload/stack_table.h \
 	preload/own_read.h \

@@ -18,7 +18,10 @@
  * status, rusage and siginfo buffers of the wrapper's own, copied out to the
  * program's after the child is noted (preload/wait_copy.c), so that a call
  * whose pointer the kernel cannot write, which reaps the child and fails
- * with EFAULT, still notes it and still fails with EFAULT.  The C library's own reaping
+ * with EFAULT, still notes it and still fails with EFAULT.  On an alternate
+ * signal stack with too little left for this (REAP_NOTE_STACK_BYTES), a
+ * call is passed on unnoted, with a few words of stack more than the C
+ * library's alone.  The C library's own reaping
  * (system(), pclose()) is noted by preload/reap_call.c through this file's
  * writer; a program's own system calls are not seen.  Never calls malloc,
  * takes no lock, and is safe in a signal handler.
@@ -44,6 +47,7 @@
 #include "preload/thread_pointer.h"
 #include "preload/timens.h"
 #include "preload/seccomp_watch.h"
+#include "preload/stack_room.h"
 #include "preload/wait.h"
 #include "preload/wait_copy.h"
 #include "trace/session.h"
@@ -284,82 +288,68 @@ static pid_t reap_call_end(struct reap_call *call, pid_t r)
 	return r;
 }
 
-PRELOAD_API pid_t wait(int *status)
+/* The stack a noted call needs, with room to spare (its buffers and the
+ * clock's, some hundred bytes): on an alternate signal stack with less
+ * left, the call is only passed on and its child not noted. */
+#define REAP_NOTE_STACK_BYTES 2048u
+
+/* Whether a call is only passed on: on a thread pointer of the program's
+ * own, or with too little stack left. */
+static int reap_call_passed(void)
 {
-	pid_t (*fn)(int *) = (pid_t (*)(int *))next_fn(NEXT_WAIT);
+	return !thread_pointer_is_libc() || stack_room_bytes() < REAP_NOTE_STACK_BYTES;
+}
+
+typedef pid_t (*wait_fn)(int *);
+typedef pid_t (*waitpid_fn)(pid_t, int *, int);
+typedef pid_t (*wait3_fn)(int *, int, struct rusage *);
+typedef pid_t (*wait4_fn)(pid_t, int *, int, struct rusage *);
+typedef int (*waitid_fn)(idtype_t, id_t, siginfo_t *, int);
+
+/* The noted calls: not inlined, so that a passed-on call's frame is a few
+ * words. */
+static __attribute__((noinline)) pid_t wait_noted(wait_fn fn, int *status)
+{
 	struct reap_call call;
 
-	if (!fn) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (!thread_pointer_is_libc())
-		return fn(status);
 	reap_call_begin(&call, status, NULL);
 	return reap_call_end(&call, fn(call.call_status));
 }
 
-PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
+static __attribute__((noinline)) pid_t waitpid_noted(waitpid_fn fn, pid_t pid, int *status,
+						     int options)
 {
-	pid_t (*fn)(pid_t, int *, int) = (pid_t (*)(pid_t, int *, int))next_fn(NEXT_WAITPID);
 	struct reap_call call;
 
-	if (!fn) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (!thread_pointer_is_libc())
-		return fn(pid, status, options);
 	reap_call_begin(&call, status, NULL);
 	return reap_call_end(&call, fn(pid, call.call_status, options));
 }
 
-PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
+static __attribute__((noinline)) pid_t wait3_noted(wait3_fn fn, int *status, int options,
+						   struct rusage *usage)
 {
-	pid_t (*fn)(int *, int, struct rusage *) =
-		(pid_t (*)(int *, int, struct rusage *))next_fn(NEXT_WAIT3);
 	struct reap_call call;
 
-	if (!fn) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (!thread_pointer_is_libc())
-		return fn(status, options, usage);
 	reap_call_begin(&call, status, usage);
 	return reap_call_end(&call, fn(call.call_status, options, call.call_usage));
 }
 
-PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
+static __attribute__((noinline)) pid_t wait4_noted(wait4_fn fn, pid_t pid, int *status,
+						   int options, struct rusage *usage)
 {
-	pid_t (*fn)(pid_t, int *, int, struct rusage *) =
-		(pid_t (*)(pid_t, int *, int, struct rusage *))next_fn(NEXT_WAIT4);
 	struct reap_call call;
 
-	if (!fn) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (!thread_pointer_is_libc())
-		return fn(pid, status, options, usage);
 	reap_call_begin(&call, status, usage);
 	return reap_call_end(&call, fn(pid, call.call_status, options, call.call_usage));
 }
 
-PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+static __attribute__((noinline)) int waitid_noted(waitid_fn fn, idtype_t idtype, id_t id,
+						  siginfo_t *info, int options)
 {
-	int (*fn)(idtype_t, id_t, siginfo_t *, int) =
-		(int (*)(idtype_t, id_t, siginfo_t *, int))next_fn(NEXT_WAITID);
 	struct reap_wait w;
 	siginfo_t own, *call_info = info;
 	int rc, err;
 
-	if (!fn) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (!thread_pointer_is_libc())
-		return fn(idtype, id, info, options);
 	/* the wrapper's own, copied out afterwards, as in reap_call_begin */
 	if (!info || !seccomp_watch_filtered()) {
 		memset(&own, 0, sizeof(own));
@@ -377,4 +367,69 @@ PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	reap_note_leave(&w);
 	errno = err;
 	return rc;
+}
+
+PRELOAD_API pid_t wait(int *status)
+{
+	wait_fn fn = (wait_fn)next_fn(NEXT_WAIT);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (reap_call_passed())
+		return fn(status);
+	return wait_noted(fn, status);
+}
+
+PRELOAD_API pid_t waitpid(pid_t pid, int *status, int options)
+{
+	waitpid_fn fn = (waitpid_fn)next_fn(NEXT_WAITPID);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (reap_call_passed())
+		return fn(pid, status, options);
+	return waitpid_noted(fn, pid, status, options);
+}
+
+PRELOAD_API pid_t wait3(int *status, int options, struct rusage *usage)
+{
+	wait3_fn fn = (wait3_fn)next_fn(NEXT_WAIT3);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (reap_call_passed())
+		return fn(status, options, usage);
+	return wait3_noted(fn, status, options, usage);
+}
+
+PRELOAD_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
+{
+	wait4_fn fn = (wait4_fn)next_fn(NEXT_WAIT4);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (reap_call_passed())
+		return fn(pid, status, options, usage);
+	return wait4_noted(fn, pid, status, options, usage);
+}
+
+PRELOAD_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	waitid_fn fn = (waitid_fn)next_fn(NEXT_WAITID);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (reap_call_passed())
+		return fn(idtype, id, info, options);
+	return waitid_noted(fn, idtype, id, info, options);
 }

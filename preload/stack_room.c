@@ -1,0 +1,23 @@
+/*
+ * preload/stack_room.c - the stack left to the caller on an alternate
+ * signal stack (preload/stack_room.h).  Its frame is a stack_t: it must
+ * stay that small, since it runs where little is left.  Never allocates.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+
+#include "preload/stack_room.h"
+
+__attribute__((noinline)) size_t stack_room_bytes(void)
+{
+	stack_t alt;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
+
+	/* with a valid pointer and no new stack, sigaltstack cannot fail, so
+	 * errno is kept */
+	if (sigaltstack(NULL, &alt) != 0 || !(alt.ss_flags & SS_ONSTACK))
+		return SIZE_MAX;
+	lo = (uintptr_t)alt.ss_sp;
+	return sp > lo ? sp - lo : 0;
+}
