@@ -22,7 +22,8 @@
  * print an error of its own for the recorder's LD_PRELOAD entry, or one
  * built with a sanitizer whose runtime must come first (AddressSanitizer
  * ends the program otherwise): it gets a copy of the environment without
- * that entry, built on the stack, and is counted with the unreachable
+ * that entry, built on the stack (a large one in memory mapped for the
+ * call), and is counted with the unreachable
  * ones.  The list forms (execl, execlp, execle) call the vector form of
  * the next definition with the arguments gathered on the stack, as the C
  * library does.  Nothing else changes:
@@ -50,6 +51,7 @@
 #include <string.h>
 #include <limits.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -351,7 +353,8 @@ static size_t env_drop_text_size(const struct exec_args_env *env)
  * nothing else was in it, as in the environment mprof was started with,
  * or left empty when envp has an earlier one (which still names the
  * recorder, and the loader would then read).  Returns out, or envp when its slots
- * can no longer be read.  Never allocates: the caller's stack holds both.
+ * can no longer be read.  Never allocates: the caller's stack, or memory
+ * mapped for the call, holds both (env_drop_room_plan).
  */
 static char *const *env_drop_recorder(char *const envp[], struct exec_seen *seen, char **out,
 				      char *text)
@@ -391,29 +394,104 @@ static char *const *env_drop_recorder(char *const envp[], struct exec_seen *seen
 	return out;
 }
 
-/* The most stack env_drop_recorder's copy may take (a thread's stack may
- * be 64 KiB): an environment past it is passed as it is, as is one whose
- * LD_PRELOAD entry was cut. */
-#define ENV_DROP_MAX_BYTES (32 * 1024)
+/* The most stack env_drop_recorder's copy takes (a thread's stack may be
+ * 16 KiB): a larger one goes into memory mapped for the call, as a usual
+ * environment's (some 50 entries) fits. */
+#define ENV_DROP_STACK_BYTES 2048u
+/* The most a copy on the stack takes where no memory is mapped for it (a
+ * vfork child, whose mapping would stay in its parent once it executes;
+ * a process under a seccomp filter, which may kill mmap); and the most a
+ * mapped copy takes (the kernel refuses an environment far below it).
+ * An environment past them is passed as it is, as is one whose LD_PRELOAD
+ * entry was cut. */
+#define ENV_DROP_MAX_BYTES (32u << 10)
+#define ENV_DROP_MAP_MAX_BYTES (64u << 20)
 
-/* Whether the copy of env env_drop_recorder makes fits ENV_DROP_MAX_BYTES. */
-static int env_drop_fits(const struct exec_args_env *env)
+/* Where the copy of the environment env_drop_recorder makes lives. */
+struct env_drop_room {
+	size_t bytes;   /* the copy's size; 0: no copy */
+	int on_stack;   /* 1: in the caller's frame, else mapped */
+	void *map;      /* the mapping, unmapped by env_drop_room_end */
+};
+
+/* Whether the calling image may map memory for a copy: not a vfork child
+ * (its pid is not the image's) and not under a seccomp filter. */
+static int env_drop_may_map(void)
 {
-	return !env->preload_cut &&
-	       (env->count + 1) * sizeof(char *) + env_drop_text_size(env) <= ENV_DROP_MAX_BYTES;
+	const struct session_proc_header *h = preload_proc.hdr;
+
+	return h && (uint32_t)getpid() == h->pid && !seccomp_watch_filtered();
+}
+
+/* Plans the copy for a program reach says cannot load the recorder
+ * (exec_reach_drops_recorder), env as exec_seen_read read it. */
+static struct env_drop_room env_drop_room_plan(int reach, const struct exec_args_env *env)
+{
+	struct env_drop_room room = { 0, 0, NULL };
+	size_t bytes = (env->count + 1) * sizeof(char *) + env_drop_text_size(env);
+
+	if (!exec_reach_drops_recorder(reach) || env->preload_cut)
+		return room;
+	if (bytes <= ENV_DROP_STACK_BYTES) {
+		room.on_stack = 1;
+	} else if (env_drop_may_map()) {
+		if (bytes > ENV_DROP_MAP_MAX_BYTES)
+			return room;
+	} else if (bytes <= ENV_DROP_MAX_BYTES) {
+		room.on_stack = 1;
+	} else {
+		return room;
+	}
+	room.bytes = bytes;
+	return room;
+}
+
+/* envp without the recorder (env_drop_recorder) in the room planned, the
+ * caller's stack buffer when on_stack, or envp when there is none or the
+ * mapping fails.  Keeps errno. */
+static char *const *env_drop_room_fill(struct env_drop_room *room, char *stack_buf,
+				       char *const envp[], struct exec_seen *seen)
+{
+	char *buf = stack_buf;
+	int saved = errno;
+
+	if (!room->bytes)
+		return envp;
+	if (!room->on_stack) {
+		buf = mmap(NULL, room->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+		errno = saved;
+		if (buf == MAP_FAILED)
+			return envp;
+		room->map = buf;
+	}
+	return env_drop_recorder(envp, seen, (char **)buf,
+				 buf + (seen->env.count + 1) * sizeof(char *));
+}
+
+/* After a call that returned (an exec that failed, a spawn): unmaps the
+ * copy's memory.  Keeps errno. */
+static void env_drop_room_end(struct env_drop_room *room)
+{
+	int saved = errno;
+
+	if (room->map)
+		munmap(room->map, room->bytes);
+	room->map = NULL;
+	errno = saved;
 }
 
 /* Declares run_env_: envp, or envp without the recorder in LD_PRELOAD
  * (env_drop_recorder) when reach says so (exec_reach_drops_recorder: a
- * 32-bit or sanitizer-built program) and the copy fits; seen is what
- * exec_seen_read read of envp; the arrays that needs live in the caller's
- * frame. */
+ * 32-bit or sanitizer-built program); seen is what exec_seen_read read of
+ * envp; a small copy lives in the caller's frame, a large one in memory
+ * mapped for the call (env_drop_room_plan), unmapped by
+ * env_drop_room_end(&env_room_). */
 #define EXEC_RUN_ENV(envp, reach, seen)                                                  \
-	int foreign_ = exec_reach_drops_recorder(reach) && env_drop_fits(&(seen)->env);  \
-	char *env_copy_[foreign_ ? (seen)->env.count + 1 : 1];                           \
-	char env_text_[foreign_ ? env_drop_text_size(&(seen)->env) : 1];                 \
-	char *const *run_env_ =                                                          \
-		foreign_ ? env_drop_recorder((envp), (seen), env_copy_, env_text_) : (envp)
+	struct env_drop_room env_room_ = env_drop_room_plan((reach), &(seen)->env);      \
+	char env_stack_[env_room_.on_stack ? env_room_.bytes : 1]                        \
+		__attribute__((aligned(sizeof(char *))));                                 \
+	char *const *run_env_ = env_drop_room_fill(&env_room_, env_stack_, (envp), (seen))
 
 /* Runs call after noting path and envp (search as exec_watch_reach's),
  * with errno as the program left it (the steps before it, exec_reach's
@@ -443,6 +521,7 @@ static int env_drop_fits(const struct exec_args_env *env)
 		errno = errno_;                                                           \
 		rc_ = (call);                                                             \
 		errno_ = errno;                                                           \
+		env_drop_room_end(&env_room_);                                            \
 		exec_watch_undo(noted_);                                                  \
 		errno = errno_;                                                           \
 		return rc_;                                                               \
@@ -631,6 +710,7 @@ static int spawn_watched(int which, pid_t *pid,
 	errno = saved;
 	rc = fn(pid, path, actions, attr, argv, run_env_);
 	saved = errno;
+	env_drop_room_end(&env_room_);
 	if (rc != 0)
 		exec_watch_undo(noted);
 	errno = saved;

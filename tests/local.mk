@@ -256,6 +256,7 @@ E2E_TESTS = \
 	tests/e2e/raw-clones.sh \
 	tests/e2e/raw-exec-exit.sh \
 	tests/e2e/small-stack-exec.sh \
+	tests/e2e/small-stack-foreign-exec.sh \
 	tests/e2e/exit-altstack.sh \
 	tests/e2e/signal-safe-altstack.sh \
 	tests/e2e/exec-bad-pointers.sh \

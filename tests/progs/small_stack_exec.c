@@ -11,6 +11,9 @@
  *            the child's status
  *   fails  - execve, execvp, posix_spawn and posix_spawnp of a missing
  *            file, then exits 2
+ *   execpath PATH  - execve of PATH (no arguments)
+ *   spawnpath PATH - posix_spawn of PATH, waited for; then exits with its
+ *                    status (tests/e2e/small-stack-foreign-exec.sh)
  * A stack overflow ends the process by SIGSEGV.  "small_stack_exec
  * measure" prints the most stack bytes each of spawn and fails used, from
  * a painted 1 MiB stack (a figure for bench/HISTORY.md).
@@ -31,6 +34,7 @@
 extern char **environ;
 
 static const char *mode;
+static const char *path; /* execpath's and spawnpath's */
 
 static int spawn_sh(const char *code)
 {
@@ -86,6 +90,20 @@ static void *run(void *arg)
 	if (strcmp(mode, "fails") == 0) {
 		exec_missing();
 		_exit(2);
+	}
+	if (strcmp(mode, "execpath") == 0 && path) {
+		char *pargv[] = { (char *)path, NULL };
+
+		execve(path, pargv, environ);
+		_exit(100);
+	}
+	if (strcmp(mode, "spawnpath") == 0 && path) {
+		char *pargv[] = { (char *)path, NULL };
+
+		if (posix_spawn(&pid, path, NULL, NULL, pargv, environ) != 0 ||
+		    waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+			_exit(101);
+		_exit(WEXITSTATUS(status));
 	}
 	_exit(102);
 }
@@ -153,10 +171,12 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "measure") == 0)
 		return measure();
-	if (argc != 3) {
-		fprintf(stderr, "usage: small_stack_exec KIB spawn|execve|execvp|vfork|fails\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: small_stack_exec KIB spawn|execve|execvp|vfork|fails\n"
+				"       small_stack_exec KIB execpath|spawnpath PATH\n");
 		return 1;
 	}
+	path = argc == 4 ? argv[3] : NULL;
 	size = strtoul(argv[1], NULL, 10) * 1024;
 	mode = argv[2];
 	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
