@@ -376,7 +376,7 @@ void exit_note_before_exit_call(int status)
 /* The note (exit_note_before_exit_call), then the end: the C library's
  * _exit, or its system call when that was not looked up.  Its own frame
  * is a few words: a handler on a nearly full alternate stack gets here. */
-static __attribute__((noreturn)) void exit_note_exit_now(int status)
+static inline __attribute__((always_inline, noreturn)) void exit_note_exit_now(int status)
 {
 	void (*next)(int) = exit_note_next_exit;
 

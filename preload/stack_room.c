@@ -12,7 +12,7 @@
 __attribute__((noinline)) size_t stack_room_bytes(void)
 {
 	stack_t alt;
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
+	uintptr_t sp = (uintptr_t)&alt, lo; /* no frame pointer kept for it */
 
 	/* with a valid pointer and no new stack, sigaltstack cannot fail, so
 	 * errno is kept */
