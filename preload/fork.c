@@ -14,9 +14,9 @@
  * records.  vfork and posix_spawn run no handlers and need none: their
  * children only exec.  A fork() made on an alternate signal stack with too
  * little left for the child's start (FORK_CHILD_STACK_BYTES) takes no lock
- * and makes an unrecorded child, as one from a handler inside the shim
- * does: the handlers then add a few words of stack.  The same handlers run around a fork-like system
- * call the program makes through syscall() (preload/raw_fork.c).
+ * and makes an unrecorded child: the handlers then add a few words of
+ * stack.  The same handlers run around a fork-like system call the program
+ * makes through syscall() (preload/raw_fork.c).
  *
  * Owns the fork mailbox: a shared anonymous page in which a child stores
  * its pid, as the launcher sees it, for the parent (atfork handlers are not
@@ -67,8 +67,8 @@ static _Atomic uint32_t *fork_mailbox;
 enum fork_mode {
 	FORK_IGNORED = 0, /* the shim was not recording */
 	FORK_LOCKED = 1,  /* prepare holds the shim's locks */
-	FORK_NESTED = 2,  /* fork() from a signal handler inside the shim, or
-			   * on an alternate stack too small to record */
+	FORK_NESTED = 2,  /* fork() from a signal handler inside the shim */
+	FORK_CRAMPED = 3, /* fork() on an alternate stack too small to record */
 };
 
 /* Set by prepare; forks are serialized by the shim's locks. */
@@ -123,10 +123,14 @@ void fork_handler_prepare(void)
 		fork_unseen_child();
 		return;
 	}
-	if (stack_room_bytes() < FORK_CHILD_STACK_BYTES || preload_thread_nested()) {
-		/* This thread may hold a lock of ours, or has too little stack
-		 * to record the child: take none; the child goes inert. */
+	if (preload_thread_nested()) {
+		/* This thread may hold a lock of ours: take none; the child,
+		 * which could not record safely, goes inert. */
 		fork_mode = FORK_NESTED;
+		return;
+	}
+	if (stack_room_bytes() < FORK_CHILD_STACK_BYTES) {
+		fork_mode = FORK_CRAMPED; /* likewise, for want of stack */
 		return;
 	}
 	control_fork_prepare();
@@ -218,6 +222,16 @@ static void fork_child_go_inert_nested(void)
 		mmap(preload_proc.hdr, preload_proc.file_bytes, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	atomic_store(&preload_phase, PRELOAD_INERT);
+}
+
+/* Child of a fork() made with too little stack to record it: the shim
+ * stops (no lock was taken for it), the parent's file left mapped under a
+ * seccomp filter, which may kill munmap, as fork_child_run does. */
+static void fork_child_go_inert_cramped(void)
+{
+	if (seccomp_watch_filtered())
+		preload_proc.hdr = NULL;
+	fork_child_go_inert();
 }
 
 /*
@@ -343,6 +357,9 @@ void fork_handler_child(void)
 	if (fork_mode == FORK_NESTED) {
 		fork_mode = FORK_IGNORED;
 		fork_child_go_inert_nested();
+	} else if (fork_mode == FORK_CRAMPED) {
+		fork_mode = FORK_IGNORED;
+		fork_child_go_inert_cramped();
 	} else {
 		fork_child_run();
 	}
