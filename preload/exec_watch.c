@@ -534,10 +534,12 @@ static void env_drop_room_end(struct env_drop_room *room)
  * the C library's. */
 #define EXEC_WATCH_STACK_BYTES (16u << 10)
 
-/* Whether a call is passed on unwatched for want of stack. */
-static int exec_watch_cramped(void)
+/* Whether a call is passed on unwatched: on a thread pointer of the
+ * program's own (asked first: nothing else may read it, as a stack
+ * protector's canary would), or for want of stack. */
+static int exec_watch_passed(void)
 {
-	return stack_room_bytes() < EXEC_WATCH_STACK_BYTES;
+	return !thread_pointer_is_libc() || stack_room_bytes() < EXEC_WATCH_STACK_BYTES;
 }
 
 /* The watched calls: not inlined, so that a passed-on call's frame is a
@@ -553,7 +555,7 @@ static __attribute__((noinline)) int exec_vector_watched(const char *path, char 
 /* execve, or with search execvpe. */
 static int exec_vector(const char *path, char *const argv[], char *const envp[], int search)
 {
-	if (exec_watch_cramped())
+	if (exec_watch_passed())
 		return search ? next_execvpe(path, argv, envp) : next_execve(path, argv, envp);
 	return exec_vector_watched(path, argv, envp, search);
 }
@@ -598,7 +600,7 @@ PRELOAD_API int fexecve(int fd, char *const argv[], char *const envp[])
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!thread_pointer_is_libc() || exec_watch_cramped())
+	if (exec_watch_passed())
 		return fn(fd, argv, envp);
 	return fexecve_watched(fn, fd, argv, envp);
 }
@@ -619,7 +621,7 @@ PRELOAD_API int execveat(int dirfd, const char *path, char *const argv[], char *
 		errno = ENOSYS;
 		return -1;
 	}
-	if (exec_watch_cramped())
+	if (exec_watch_passed())
 		return fn(dirfd, path, argv, envp, flags);
 	return execveat_watched(fn, dirfd, path, argv, envp, flags);
 }
