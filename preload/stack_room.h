@@ -15,7 +15,8 @@
 
 /* The bytes left below the caller on the alternate signal stack it runs
  * on; SIZE_MAX when it runs on another stack (whose bounds are not looked
- * up).  One sigaltstack system call; keeps errno.  Only on a thread
+ * up), and under a seccomp filter (preload/seccomp_watch.h), which may
+ * kill the system call.  One sigaltstack system call; keeps errno.  Only on a thread
  * pointer of the C library's (preload/thread_pointer.h): built with a
  * stack protector, it reads the canary there. */
 size_t stack_room_bytes(void);
