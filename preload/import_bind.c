@@ -10,10 +10,13 @@
  * program and its other libraries keep their own slots.  The module's
  * dynamic section names its symbol and string tables and its relocations;
  * the slots of the names asked for are rewritten.  Slots in the module's
- * RELRO range are read-only once relocated: their page is made writable for
- * the store and read-only again.  Never allocates.  Knows the relocations
- * of x86-64 and AArch64 only.  A module is found by a dlopen handle, or by
- * its program headers while dl_iterate_phdr walks the modules.
+ * RELRO range are read-only once relocated: they are written through
+ * /proc/self/mem, which leaves the page's protection alone (the loader may
+ * be relocating that page in another thread); where that file cannot be
+ * written, the page is made writable for the store and read-only again.
+ * Never allocates.  Knows the relocations of x86-64 and AArch64 only.  A
+ * module is found by a dlopen handle, or by its program headers while
+ * dl_iterate_phdr walks the modules.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,6 +30,8 @@
 
 #include "preload/import_bind.h"
 #include "preload/phdr.h"
+#include "preload/seccomp_watch.h"
+#include "preload/sys.h"
 
 #if defined(__x86_64__)
 #define IMPORT_R_JUMP_SLOT R_X86_64_JUMP_SLOT
@@ -181,17 +186,54 @@ static int import_module_from_phdr(const struct dl_phdr_info *info, struct impor
 	return 0;
 }
 
-/* Stores fn in the slot, through a writable moment when it is read-only. */
+/* Writes fn into the slot through /proc/self/mem, whose writes pass a
+ * read-only private mapping without changing its protection; -1 when the
+ * file cannot be opened or written (no /proc mounted, a kernel that
+ * refuses such writes) or may not be tried (a seccomp filter may kill the
+ * process for the open).  Opened for each write: a descriptor kept would
+ * write into the parent's memory after a fork. */
+static int import_slot_write_mem(uintptr_t slot, void *fn)
+{
+	ssize_t written;
+	int fd;
+
+	if (seccomp_watch_filtered() || slot > (uintptr_t)INT64_MAX)
+		return -1;
+	fd = sys_open("/proc/self/mem", O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	do
+		written = sys_pwrite(fd, &fn, sizeof(fn), (off_t)slot);
+	while (written < 0 && errno == EINTR);
+	sys_close(fd);
+	return written == (ssize_t)sizeof(fn) ? 0 : -1;
+}
+
+/* Stores fn in the slot.  A slot in the RELRO range is written through
+ * /proc/self/mem: dl_iterate_phdr shows a module a dlopen in another
+ * thread is still relocating, and making its page writable and read-only
+ * again would take it from the loader while it writes there (or give it
+ * back writable after the loader's own RELRO step).  Only where that
+ * write cannot be made is the page made writable for the store and
+ * read-only again. */
 static int import_slot_store(const struct import_module *m, uintptr_t slot, void *fn)
 {
 	void *page = (void *)(slot & ~(m->page_bytes - 1));
-	int read_only = slot >= m->relro_start && slot < m->relro_end;
+	int saved = errno;
 
-	if (read_only && mprotect(page, m->page_bytes, PROT_READ | PROT_WRITE) != 0)
+	if (slot < m->relro_start || slot >= m->relro_end) {
+		__atomic_store_n((void **)slot, fn, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (import_slot_write_mem(slot, fn) == 0) {
+		errno = saved;
+		return 0;
+	}
+	errno = saved;
+	if (mprotect(page, m->page_bytes, PROT_READ | PROT_WRITE) != 0)
 		return -errno;
 	__atomic_store_n((void **)slot, fn, __ATOMIC_RELEASE);
-	if (read_only)
-		mprotect(page, m->page_bytes, PROT_READ);
+	mprotect(page, m->page_bytes, PROT_READ);
 	return 0;
 }
 

@@ -19,8 +19,9 @@ struct import_binding {
  * Rewrites the GOT slots of the module handle (from dlopen) for each
  * binding's name.  Returns 0, or a negative errno: -ENOTSUP on a machine
  * whose relocations it does not know, -ENOENT when the module's dynamic
- * tables cannot be found, mprotect's error when a read-only slot could not
- * be made writable (slots already rewritten stay so).  Never allocates.
+ * tables cannot be found, mprotect's error when a read-only slot could be
+ * neither written through /proc/self/mem nor made writable (slots already
+ * rewritten stay so).  Never allocates.
  */
 int import_bind_module(void *handle, struct import_binding *bindings, size_t count);
 

@@ -1,6 +1,6 @@
 /*
  * preload/sys.h - the system calls the shim makes whose C-library wrappers
- * are cancellation points (open, read, close, nanosleep, msync).
+ * are cancellation points (open, read, pwrite, close, nanosleep, msync).
  *
  * The shim runs inside allocator calls, which are not cancellation points:
  * a thread with a pending deferred cancellation must never be unwound from
@@ -28,6 +28,11 @@ static inline int sys_open(const char *path, int flags, mode_t mode)
 static inline ssize_t sys_read(int fd, void *buf, size_t bytes)
 {
 	return (ssize_t)syscall(SYS_read, fd, buf, bytes);
+}
+
+static inline ssize_t sys_pwrite(int fd, const void *buf, size_t bytes, off_t offset)
+{
+	return (ssize_t)syscall(SYS_pwrite64, fd, buf, bytes, offset);
 }
 
 static inline int sys_close(int fd)
