@@ -480,7 +480,7 @@ int import_module_imports(const struct link_map *map, const char *name)
 }
 
 int import_slots_rebind(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
-			struct import_slot *slots, size_t n)
+			struct import_slot *slots, size_t n, unsigned *lazy)
 {
 	struct import_module m;
 	uintptr_t extent = import_module_extent(info);
@@ -490,17 +490,21 @@ int import_slots_rebind(const struct dl_phdr_info *info, const struct import_reb
 	for (size_t i = 0; i < n; i++) {
 		const struct import_rebinding *r = &rebindings[slots[i].which];
 		uintptr_t bound = (uintptr_t)__atomic_load_n((void **)slots[i].addr, __ATOMIC_RELAXED);
+		int is_lazy = lazy && import_slot_lazy(m.base, extent, bound);
 		int rc;
 
 		/* not relocated yet (its link-time value) or lazily bound (its
-		 * own PLT entry): its definition is still to come */
-		slots[i].pending = import_slot_unbound(m.base, extent, bound);
-		if (bound != (uintptr_t)r->from)
+		 * own PLT entry) and left so: its definition is still to come */
+		slots[i].pending = !is_lazy && import_slot_unbound(m.base, extent, bound);
+		if (bound != (uintptr_t)r->from && !is_lazy)
 			continue;
 		rc = import_slot_store(&m, slots[i].addr, r->to);
 		if (rc < 0)
 			return rc;
-		rewritten++;
+		if (is_lazy)
+			(*lazy)++;
+		else
+			rewritten++;
 	}
 	return rewritten;
 }
@@ -519,12 +523,13 @@ int import_slots_find(const struct dl_phdr_info *info, const struct import_rebin
 }
 
 int import_slots_rebind(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
-			struct import_slot *slots, size_t n)
+			struct import_slot *slots, size_t n, unsigned *lazy)
 {
 	(void)info;
 	(void)rebindings;
 	(void)slots;
 	(void)n;
+	(void)lazy;
 	return -ENOTSUP;
 }
 

@@ -94,14 +94,17 @@ int import_module_imports(const struct link_map *map, const char *name);
 
 /*
  * Rewrites those of the n slots (of the loaded module info, as listed by
- * import_slots_find) that hold their rebinding's from, and sets each slot's
- * pending: whether it still holds a value of the module's own (lazy
- * binding's PLT entry, or its link-time value while the loader has not
- * relocated it yet), so that its definition may come later.  Returns how
- * many slots were rewritten, or mprotect's negative errno (slots already
- * rewritten stay so).  Never allocates.
+ * import_slots_find) that hold their rebinding's from, and, when lazy is
+ * not NULL, those relocated and not bound yet (lazy binding's PLT entry in
+ * the module, as import_rebind_loaded_lazy does; counted in *lazy), and
+ * sets each slot's pending: whether it still holds a value of the module's
+ * own (lazy binding's PLT entry, or its link-time value while the loader
+ * has not relocated it yet) and was not rewritten, so that its definition
+ * may come later.  Returns how many slots holding from were rewritten, or
+ * a negative errno as import_bind_module says (slots already rewritten
+ * stay so).  Never allocates.
  */
 int import_slots_rebind(const struct dl_phdr_info *info, const struct import_rebinding *rebindings,
-			struct import_slot *slots, size_t n);
+			struct import_slot *slots, size_t n, unsigned *lazy);
 
 #endif

@@ -28,7 +28,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/fork.c preload/fork.h \
 	preload/import_bind.c preload/import_bind.h \
 	preload/deep_bind.c preload/deep_bind.h preload/phdr.h \
-	preload/new_bind.c preload/new_bind.h \
+	preload/new_bind.c preload/new_bind.h preload/slot_table.c preload/slot_table.h \
 	preload/new_wrap.c preload/new_wrap.h \
 	preload/record_path.h \
 	preload/init.c preload/init.h \

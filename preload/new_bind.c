@@ -24,9 +24,10 @@
  * recorded call whose stack passes through it, or a dlclose); a pass after
  * the start that finds a slot already bound to the allocator (a lazy slot
  * called, or one bound at load) says that calls may have been missed, in a
- * TRACE_DIAG_FOREIGN_NEW diagnostic.  Reads every module's relocations at
- * each pass (only with such an allocator).  Never allocates past
- * new_bind_start.
+ * TRACE_DIAG_FOREIGN_NEW diagnostic.  Keeps the slots it looked at by
+ * module (preload/slot_table.h), as deep_bind.c does: a pass reads the
+ * relocations of the modules it has not seen only (and the allocator's
+ * own, one module).  Never allocates past new_bind_start.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -43,6 +44,7 @@
 #include "preload/new_wrap.h"
 #include "preload/phdr.h"
 #include "preload/real.h"
+#include "preload/slot_table.h"
 #include "preload/text.h"
 
 #define NEW_BIND_TEXT_BYTES 1024
@@ -76,6 +78,12 @@ static size_t new_bind_own_count;
 
 /* Whether the first pass (at start) ran. */
 static int new_bind_started;
+
+static int new_bind_in_default_namespace(const struct dl_phdr_info *info);
+
+/* The slots looked at, by module: the lazy ones of the program's namespace
+ * rewritten too. */
+static struct slot_table new_bind_slots = { .lazy_wanted = new_bind_in_default_namespace };
 
 /* One pass: what it found, whether a slot could not be rewritten, and
  * the modules (after the start) found bound to the allocator already. */
@@ -115,9 +123,9 @@ static void new_bind_own_add(const char *name, void *self, void *real_fn)
 static int new_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct new_bind_walk *w = arg;
+	unsigned lazy = 0;
 	int slots;
 
-	(void)size;
 	if (phdr_load_holding(info, (uintptr_t)new_bind_redirect, 1))
 		return 0;
 	if (new_bind_is_allocator(info)) {
@@ -125,7 +133,8 @@ static int new_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
 			w->failed = 1;
 		return 0;
 	}
-	slots = import_rebind_loaded(info, new_bind_rebindings, new_bind_count);
+	slots = slot_table_rebind(&new_bind_slots, info, size, new_bind_rebindings, new_bind_count,
+				  &lazy);
 	if (slots > 0 && new_bind_started) {
 		if (w->late < 3) {
 			preload_text_append(w->names, sizeof(w->names), w->late ? ", " : "");
@@ -135,11 +144,8 @@ static int new_bind_one(struct dl_phdr_info *info, size_t size, void *arg)
 		}
 		w->late++;
 	}
-	if (slots >= 0 && new_bind_in_default_namespace(info)) {
-		int lazy = import_rebind_loaded_lazy(info, new_bind_rebindings, new_bind_count);
-
-		slots = lazy < 0 ? lazy : slots + lazy;
-	}
+	if (slots >= 0)
+		slots += (int)lazy;
 	if (slots < 0 && slots != -ENOENT)
 		w->failed = 1;
 	if (slots > 0)
@@ -171,6 +177,7 @@ static int new_bind_pass(void)
 	if (new_bind_running)
 		return 0;
 	new_bind_running = 1;
+	slot_table_pass_begin(&new_bind_slots);
 	dl_iterate_phdr(new_bind_one, &w);
 	new_bind_started = 1;
 	new_bind_running = 0;

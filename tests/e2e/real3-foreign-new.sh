@@ -15,7 +15,7 @@
 # nothing of the kind; the shim exports no operator new.
 # Programs and facts: tests/progs/own_new_alloc.c, tests/progs/own_new_user.cpp,
 # tests/progs/own_new_forms.cpp, tests/progs/own_new_plugin.cpp,
-# tests/progs/free_in_order.c.
+# tests/progs/own_new_reload.cpp, tests/progs/free_in_order.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -138,6 +138,21 @@ if [ -n "$R" ]; then
 	expect_match "quiet plugin: the headline says incomplete" \
 		"\(incomplete: C\+\+ operator new and delete calls served by another allocator were not all recorded" \
 		"$(head -n 1 "$WORK/quiet.txt")"
+fi
+
+# a C++ library closed and another loaded where it was, then the first
+# again: each one's new and delete are wrapped after its load (the module
+# table checks again the modules it held after an unload)
+cp "$WORK/libown_new_plugin.so" "$WORK/libown_new_plugin_b.so" || hard_error "cannot copy the plugin"
+build_cxx "$WORK/own_new_reload" "$PROGS_DIR/own_new_reload.cpp" -ldl
+behind "$WORK/own_new_reload" "$WORK/libown_new_plugin.so" "$WORK/libown_new_plugin_b.so"
+expect_eq "reload: exit status" 0 "$RUN_STATUS"
+expect_eq "reload: stdout" "made 180" "$(cat "$RUN_OUT")"
+R=$(trace_of "$WORK/own_new_reload")
+expect_ne "reload: a trace of own_new_reload" "" "$R"
+if [ -n "$R" ]; then
+	expect_site "$R" plugin_objects 180 3600 0 0
+	expect_eq "reload: unmatched frees" 0 "$(q "$R" summary unmatched_frees)"
 fi
 
 # an allocator that defines new and not delete: its new is not wrapped (a
