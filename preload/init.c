@@ -283,13 +283,15 @@ static int init_run(struct preload_thread **out)
 
 	thread_pointer_start();
 	real_resolve();
+	/* before the first slot rewrite: under a filter inherited from the
+	 * parent, slots are not written through /proc/self/mem (import_bind.c) */
+	seccomp_watch_start();
 	real_route_behind();
 	exec_watch_resolve();
 	reap_note_resolve();
 	cancel_watch_resolve();
 	reap_call_resolve();
 	raw_fork_resolve();
-	seccomp_watch_start();
 	rlimit_resolve();
 	drop_watch_resolve();
 	mlock_watch_resolve();

@@ -14,8 +14,12 @@
 # loaded behind the recorder, whose malloc is then the "real" one: each
 # block is recorded once, by the recorder's malloc (it was twice).  The
 # programs' output and exit status stay theirs; sampled runs match every
-# free too.  Programs and facts: tests/progs/libc_entry.c,
-# libc_entry_lib.c, libc_wrap.c, libc_behind.c.
+# free too.  (e) Those wrappers bound at load (-z now) behind the recorder,
+# in a program started under an inherited seccomp filter that kills
+# pwrite64: the recorder knows of the filter before it rewrites their
+# read-only slots, and makes no such call.  Programs and facts:
+# tests/progs/libc_entry.c, libc_entry_lib.c, libc_wrap.c, libc_behind.c,
+# no_pwrite_exec.c.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
 make_work
@@ -147,6 +151,26 @@ if report_json "$WORK/behind.json" "${traces[0]}"; then
 	expect_eq "behind: totals (allocations, bytes, blocks and bytes live at exit, unmatched frees)" \
 		"27 110966 11 107591 0" \
 		"$(json_eval "$R" '" ".join(str(d["summary"][k]) for k in ("allocations", "allocated_bytes", "leaked_blocks", "leaked_bytes", "unmatched_frees"))')"
+fi
+
+# ---- (e): behind the recorder, bound at load, under a seccomp filter -------
+# Linked with -z now, the wrappers' __libc_ slots are read-only when the
+# recorder points them at the C library's: under a filter inherited at exec
+# (here one that kills pwrite64) it must know of the filter before that
+# rewrite and not write them through /proc/self/mem (the program was
+# killed by SIGSYS at its start, status 159).
+build_c "$WORK/libc_behind_now.so" "$PROGS_DIR/libc_behind.c" -shared -fPIC -Wl,-z,now
+build_c "$WORK/no_pwrite_exec" "$PROGS_DIR/no_pwrite_exec.c"
+RUN_NAME=filtered mprof_run 60 "$WORK/filtered.trace" -- "$WORK/no_pwrite_exec" /bin/sh -c \
+	'LD_PRELOAD="$LD_PRELOAD $1" exec "$2"' sh "$WORK/libc_behind_now.so" "$WORK/libc_entry"
+expect_eq "filtered: exit status" 5 "$RUN_STATUS"
+expect_eq "filtered: stdout" "$ENTRY_OUT" "$(cat "$RUN_OUT")"
+traces=("$WORK"/filtered.trace.*.2)
+expect_eq "filtered: the program's trace (the second exec's)" 1 "${#traces[@]}"
+if [ -f "${traces[0]}" ] && report_json "$WORK/filtered.json" "${traces[0]}"; then
+	expect_eq "filtered: totals (allocations, bytes, blocks and bytes live at exit, unmatched frees)" \
+		"27 110966 11 107591 0" \
+		"$(json_eval "$WORK/filtered.json" '" ".join(str(d["summary"][k]) for k in ("allocations", "allocated_bytes", "leaked_blocks", "leaked_bytes", "unmatched_frees"))')"
 fi
 
 # ---- sampled: every free matched, the programs' output unchanged ----------
