@@ -13,13 +13,17 @@ enum {
 				 * an error of its own for the recorder's entry */
 	EXEC_REACH_SANITIZER = 3, /* its DT_NEEDED names a sanitizer runtime that must
 				   * come before any preloaded library (libasan...) */
+	EXEC_REACH_ABSENT = 4, /* the recorder's file, as LD_PRELOAD names it, cannot be
+				* found from the caller (a chroot without it): the
+				* loader would print an error of its own */
 };
 
 /* Whether a program exec_reach_unreachable said reach of must get an
  * LD_PRELOAD without the recorder's entry. */
 static inline int exec_reach_drops_recorder(int reach)
 {
-	return reach == EXEC_REACH_FOREIGN || reach == EXEC_REACH_SANITIZER;
+	return reach == EXEC_REACH_FOREIGN || reach == EXEC_REACH_SANITIZER ||
+	       reach == EXEC_REACH_ABSENT;
 }
 
 /*

@@ -21,10 +21,13 @@
  * is a 32-bit program (or one for another machine), whose loader would
  * print an error of its own for the recorder's LD_PRELOAD entry, or one
  * built with a sanitizer whose runtime must come first (AddressSanitizer
- * ends the program otherwise): it gets a copy of the environment without
- * that entry, built on the stack (a large one in memory mapped for the
- * call), and is counted with the unreachable
- * ones.  The list forms (execl, execlp, execle) call the vector form of
+ * ends the program otherwise), or one started where the recorder's file
+ * cannot be found (a chroot without it), whose loader would print an error
+ * too: it gets a copy of the environment without that entry, built on the
+ * stack (a large one in memory mapped for the call), and is counted with
+ * the unreachable ones (the last with those started where the session
+ * directory cannot be seen, where it most likely went).  The list forms
+ * (execl, execlp, execle) call the vector form of
  * the next definition with the arguments gathered on the stack, as the C
  * library does.  Nothing else changes:
  * errno and return values are the C library's.  What the wrappers look at
@@ -159,7 +162,9 @@ static int exec_watch_note(const char *path, const struct exec_args_env *env, in
 	if (!preload_proc.cfg.record_children)
 		return NOTED_NOTHING;
 	if (env_keeps_recorder(env)) {
-		if (reach != EXEC_REACH_YES) {
+		/* a program the recorder's file is absent for is counted
+		 * where it went: past a chroot, most likely */
+		if (reach != EXEC_REACH_YES && reach != EXEC_REACH_ABSENT) {
 			if (atomic_fetch_add_explicit(&h->execs_unreachable, 1,
 						      memory_order_relaxed) == 0) {
 				h->exec_unreachable_mixed_ids = exec_reach_ids_mixed();
@@ -327,12 +332,57 @@ static int next_execvpe(const char *file, char *const argv[], char *const envp[]
 	return fn(file, argv, envp);
 }
 
+/*
+ * Whether a recorder's entry of the LD_PRELOAD copy in env names a file
+ * this process cannot find (it changed its root directory to one without
+ * mprof's library, or a mount namespace hides it): the new program's loader
+ * would not load it and would print an error of its own on the program's
+ * stderr.  Entries without '/' (the loader searches them) and a cut copy
+ * are not looked at.  One stat(2) per recorder entry, of a copy on the
+ * stack; keeps errno; never allocates.
+ */
+static int env_recorder_absent(const struct exec_args_env *env)
+{
+	const char *v;
+	int saved = errno, absent = 0;
+
+	if (env->preload_at == SIZE_MAX || env->preload_cut)
+		return 0;
+	v = strchr(env->preload, '=');
+	if (!v)
+		return 0;
+	for (v++; *v && !absent;) {
+		size_t word;
+
+		v += strspn(v, ": ");
+		word = strcspn(v, ": ");
+		if (word && memmem(v, word, EXEC_WATCH_SHIM, sizeof(EXEC_WATCH_SHIM) - 1) &&
+		    memchr(v, '/', word)) {
+			char path[word + 1];
+			struct stat st;
+
+			memcpy(path, v, word);
+			path[word] = '\0';
+			absent = stat(path, &st) != 0;
+		}
+		v += word;
+	}
+	errno = saved;
+	return absent;
+}
+
 /* What exec_reach_unreachable says of path as an exec call names it
  * (looked up in $PATH when search is 1; -1: not a path to look at, as
- * fexecve's and execveat's are not: EXEC_REACH_YES). */
-static int exec_watch_reach(const char *path, int search)
+ * fexecve's and execveat's are not: EXEC_REACH_YES), or EXEC_REACH_ABSENT
+ * when the program would be reached but the recorder's file named in the
+ * environment env describes cannot be found (env_recorder_absent). */
+static int exec_watch_reach(const char *path, int search, const struct exec_args_env *env)
 {
-	return search >= 0 && path ? exec_reach_unreachable(path, search) : EXEC_REACH_YES;
+	int reach = search >= 0 && path ? exec_reach_unreachable(path, search) : EXEC_REACH_YES;
+
+	if (reach == EXEC_REACH_YES && env_keeps_recorder(env) && env_recorder_absent(env))
+		return EXEC_REACH_ABSENT;
+	return reach;
 }
 
 /* The size of the text env_drop_recorder writes for env: its LD_PRELOAD
@@ -515,7 +565,8 @@ static void env_drop_room_end(struct env_drop_room *room)
 			return (call);                                                    \
 		}                                                                         \
 		errno_ = errno;                                                           \
-		reach_ = exec_watch_reach(seen_.target, (search));                        \
+		reach_ = exec_watch_reach(seen_.target, (search),                         \
+					  &seen_.env);                                    \
 		EXEC_RUN_ENV(envp, reach_, &seen_);                                       \
 		noted_ = exec_watch_note(seen_.target, &seen_.env, 1, reach_);            \
 		errno = errno_;                                                           \
@@ -706,7 +757,7 @@ static int spawn_watched(int which, pid_t *pid,
 	if (!ok)
 		return fn(pid, path, actions, attr, argv, envp);
 	saved = errno;
-	reach = exec_watch_reach(seen.target, which == NEXT_SPAWNP);
+	reach = exec_watch_reach(seen.target, which == NEXT_SPAWNP, &seen.env);
 	EXEC_RUN_ENV(envp, reach, &seen);
 	noted = exec_watch_note(seen.target, &seen.env, 0, reach);
 	errno = saved;

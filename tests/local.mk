@@ -246,6 +246,7 @@ E2E_TESTS = \
 	tests/e2e/env-drop.sh \
 	tests/e2e/exec-as-user.sh \
 	tests/e2e/chroot-fork.sh \
+	tests/e2e/chroot-exec.sh \
 	tests/e2e/unseen-session.sh \
 	tests/e2e/child-figures.sh \
 	tests/e2e/child-ends.sh \
@@ -439,7 +440,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/wait_bad_pointers.c tests/progs/trace_sizes.c tests/progs/raw_clones.c tests/progs/raw_exec_exit.c tests/progs/exec_bad_pointers.c tests/progs/reap_cancel.c tests/progs/system_children.c tests/progs/system_failed.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/signal_frames.c tests/progs/coroutine_stacks.c tests/progs/boost_fibers.cpp tests/progs/boehm_gc.c tests/progs/mmap_room.c tests/progs/sanitized_leak.c tests/progs/runtime_names.c tests/progs/stack_residue.c tests/progs/retitled_workers.c tests/progs/exec_unmap_race.c tests/progs/small_stack_exec.c tests/progs/signal_safe_altstack.c tests/progs/preload_entry.c tests/progs/wait_usage_split.c \
 	tests/progs/sparse_lifetimes.c tests/progs/tick_lives.c tests/progs/exec_at_once.c tests/progs/many_stacks.c tests/progs/thread_stacks.c tests/progs/sample_sites.c tests/progs/sample_margins.c tests/progs/stack_scrub_calls.c \
 	tests/progs/phases.c tests/progs/control_race.c tests/progs/idle_toggles.c tests/progs/toggle_times.c tests/progs/exec_toggles.c tests/progs/static_catcher.c tests/progs/pid_file.h tests/progs/pool_blocks.c \
-	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/unseen_session.c tests/progs/jit_frames.c tests/progs/fork_execs.c \
+	tests/progs/cut_calls.c tests/progs/drop_user.c tests/progs/exec_as_user.c tests/progs/chroot_fork.c tests/progs/chroot_exec.c tests/progs/unseen_session.c tests/progs/jit_frames.c tests/progs/fork_execs.c \
 	tests/progs/pid_namespace.c tests/progs/pid_reuse.c tests/progs/ring_wait_named.c tests/progs/starved_launcher.c \
 	tests/e2e/dhat_check.py tests/browser/dhat-view.mjs tests/browser/speedscope-view.mjs \
 	tests/progs/ruby_threads.rb \
