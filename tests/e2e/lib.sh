@@ -304,7 +304,8 @@ HANG_LIMIT=120
 # RUN_STATUS (124 = timed out), the wall time in ms to RUN_MS.  The test's
 # own stdin is not passed on (</dev/null) unless RUN_STDIN names a file.
 # With RUN_RSS set, the peak RSS in KiB of COMMAND and its descendants is
-# written to $RUN_RSS_FILE.
+# written to $RUN_RSS_FILE, and their processor time (user + system, ms) to
+# $RUN_RSS_FILE.cpu.
 run_cmd() {
 	local limit=$1 name=$2 t0 t1
 	shift 2
