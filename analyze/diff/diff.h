@@ -202,13 +202,14 @@ double diff_field_variance(const struct sample_figures *s, int f);
 bool diff_field_has_margin(const struct diff *d, int f);
 
 /* The variance of p's total of field f for its change against the other
- * trace's total other: diff_field_variance of p's summary, except where p
- * is sampled, has no sample the field rests on and other is not 0: p then
- * stands for anything under output_zero_sample_bound at 95% (3 sampling
- * intervals, as its report says; for a count, as many blocks of 1 byte),
- * which a variance of (bound / 1.96)^2 makes the change's margin cover,
- * not "±0" (a trace with no sample is no proof of none). */
-double diff_total_variance(const struct profile *p, int f, uint64_t other);
+ * trace's totals other[] (indexed by field): diff_field_variance of p's
+ * summary, except where p is sampled, has no sample the field rests on and
+ * other[f] is not 0: p then stands for anything under
+ * output_zero_sample_bound at 95% (3 sampling intervals, as its report
+ * says; for a count, the blocks those hide at the other side's mean block
+ * size), which a variance of (bound / 1.96)^2 makes the change's margin
+ * cover, not "±0" (a trace with no sample is no proof of none). */
+double diff_total_variance(const struct profile *p, int f, const uint64_t *other);
 
 /* The 95% margin of a change whose sides have variance estimates var_a and
  * var_b (independent runs: the variances add), in the field's units,

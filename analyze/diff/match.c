@@ -84,29 +84,60 @@ uint64_t diff_change_ci95(double var_a, double var_b)
 	return output_ci95(var_a + var_b);
 }
 
-/* The variance that makes a 95% margin cover what a figure of sampled p
- * resting on no sample may hold (output_zero_sample_bound), or 0 where p
- * is exact, its rate unknown or f has no estimate. */
-static double zero_sample_variance(const struct profile *p, int f)
+/* The bytes field whose figure over count field f gives its blocks' mean
+ * size, or -1 where f is no count with an estimate. */
+static int count_field_bytes(int f)
 {
-	uint64_t rate = p->run.sample_rate_bytes;
+	return f == DF_ALLOCATIONS ? DF_ALLOCATED : f == DF_LEAKED_BLOCKS ? DF_LEAKED : -1;
+}
+
+/* x rounded up to an integer, x >= 0 (no libm). */
+static double round_up(double x)
+{
+	double i = (double)(uint64_t)x;
+
+	return i < x ? i + 1.0 : i;
+}
+
+/* What field f of sampled p resting on no sample may hold at 95%, against
+ * the other trace's figures other[] of the same site (or totals) that are
+ * not 0: its bytes under output_zero_sample_bound B = 3 T.  A count is the
+ * blocks B hides at the other side's mean size s, B / (s + 1): the sampler
+ * misses n blocks of s bytes with probability exp(-n (s + 1) / T)
+ * (preload/sample.h), under 5% once n reaches it. */
+static double zero_sample_bound(const struct profile *p, int f, const uint64_t *other)
+{
+	double bytes = (double)output_zero_sample_bound(p->run.sample_rate_bytes);
+	int fb = count_field_bytes(f);
+	double n;
+
+	if (fb < 0)
+		return bytes;
+	n = (double)other[f];
+	return round_up(bytes * n / ((double)other[fb] + n));
+}
+
+/* The variance that makes a 95% margin cover zero_sample_bound's, or 0
+ * where p is exact, its rate unknown or f has no estimate. */
+static double zero_sample_variance(const struct profile *p, int f, const uint64_t *other)
+{
 	double half;
 
-	if (!p->info.sampled || !rate ||
+	if (!p->info.sampled || !p->run.sample_rate_bytes ||
 	    (f != DF_ALLOCATED && f != DF_ALLOCATIONS && f != DF_LEAKED && f != DF_LEAKED_BLOCKS))
 		return 0.0;
-	half = (double)output_zero_sample_bound(rate) / 1.96;
+	half = zero_sample_bound(p, f, other) / 1.96;
 	return half * half;
 }
 
-double diff_total_variance(const struct profile *p, int f, uint64_t other)
+double diff_total_variance(const struct profile *p, int f, const uint64_t *other)
 {
 	const struct sample_figures *s = &p->summary.samples;
 	uint64_t samples = f == DF_LEAKED || f == DF_LEAKED_BLOCKS ? s->live : s->allocs;
 
-	if (samples || !other || diff_field_variance(s, f) != 0.0)
+	if (samples || !other[f] || diff_field_variance(s, f) != 0.0)
 		return diff_field_variance(s, f);
-	return zero_sample_variance(p, f);
+	return zero_sample_variance(p, f, other);
 }
 
 /* A site's side with no sample of a figure the other side has (its
@@ -119,9 +150,9 @@ static void entries_zero_sample_variance(struct diff *d)
 
 		for (int f = 0; f < DF_SITE_COUNT; f++) {
 			if (!e->a.v[f] && e->b.v[f] && e->a.var[f] == 0.0)
-				e->a.var[f] = zero_sample_variance(d->pa, f);
+				e->a.var[f] = zero_sample_variance(d->pa, f, e->b.v);
 			if (!e->b.v[f] && e->a.v[f] && e->b.var[f] == 0.0)
-				e->b.var[f] = zero_sample_variance(d->pb, f);
+				e->b.var[f] = zero_sample_variance(d->pb, f, e->a.v);
 		}
 	}
 }
@@ -350,8 +381,10 @@ int diff_build(struct diff *d, const struct profile *a, const struct profile *b,
 	for (int f = 0; f < DF_SITE_COUNT; f++) {
 		d->total_a[f] = metric_summary_value(&a->summary, diff_field_metric[f]);
 		d->total_b[f] = metric_summary_value(&b->summary, diff_field_metric[f]);
-		d->var_a[f] = diff_total_variance(a, f, d->total_b[f]);
-		d->var_b[f] = diff_total_variance(b, f, d->total_a[f]);
+	}
+	for (int f = 0; f < DF_SITE_COUNT; f++) {
+		d->var_a[f] = diff_total_variance(a, f, d->total_b);
+		d->var_b[f] = diff_total_variance(b, f, d->total_a);
 	}
 	d->has_rss_a = a->run.has_peak_rss;
 	d->has_rss_b = b->run.has_peak_rss;

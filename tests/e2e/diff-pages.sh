@@ -10,7 +10,8 @@
 # same in both) grey, and the vanished dropped's frame (sized by A)
 # blue-ish; a gate on an upper bound that cannot decide says so (exit 2);
 # of two sampled traces, the totals' changes and the sites' in the
-# rankings carry their 95% margins, as the JSON's.
+# rankings carry their 95% margins, as the JSON's (a count's in blocks
+# where one side has no sample).
 source "$(dirname "$0")/lib.sh"
 require_mprof
 require_browser
@@ -150,6 +151,27 @@ expect_eq "html, sampled, peak (rough): main's row has no margin" "" \
 	"$(grep '^first=#1' "$RUN_OUT" | grep '±')"
 expect_match "html, sampled, peak (rough): main's row ranked" "^#1 ; " \
 	"$(grep '^first=#1' "$RUN_OUT" | head -1 | cut -d= -f2-)"
+
+# a count's margin is in blocks: against a trace with no sample (16 B at
+# 64K), main's 1000 blocks of 1000 B (at rate 1, every one) may hide in 3 x
+# 64K bytes at most 197 times (3 x 64K / 1001, rounded up), not 196608 times
+RUN_NAME=rz mprof_run 60 "$WORK/tz" --sample-rate 64K --sample-seed 5 -- "$WORK/sm" 2 8
+RUN_NAME=ro mprof_run 60 "$WORK/to" --sample-rate 1 -- "$WORK/sm" 1000 1000
+"$MPROF" diff --format json "$WORK/tz" "$WORK/to" >"$WORK/dz.json" 2>&1
+run_cmd 60 htmlz "$MPROF" diff -f html -o "$WORK/dz.html" "$WORK/tz" "$WORK/to"
+expect_eq "html, one side without a sample: exit status 0" 0 "$RUN_STATUS"
+run_cmd 120 pagez node "$BROWSER_DIR/diff-check.mjs" verdict "$WORK/dz.html"
+cat "$RUN_ERR"
+for k in allocations leaked_blocks; do
+	m=$(json_eval "$WORK/dz.json" "d['totals']['delta_ci95']['$k']")
+	expect_range "json, one side without a sample: the $k margin is in blocks (B's mean size about 1 KB)" 190 197 "$m"
+	expect_match "html, one side without a sample: the $k row ends with the JSON's margin, no noise" \
+		" ; \\+[0-9,]+ ; new ; ±$m\$" "$(val "row $k")"
+done
+run_cmd 120 ranks-z node "$BROWSER_DIR/diff-check.mjs" rankings "$WORK/dz.html" allocations
+cat "$RUN_ERR"
+expect_match "html, one side without a sample: main's allocations row, ±197 blocks" \
+	"^#1 ; \\+1,000 ; ±197 ; " "$(grep '^first=#1' "$RUN_OUT" | head -1 | cut -d= -f2-)"
 
 # ---- no gate; errors ----
 run_cmd 60 html2 "$MPROF" diff -f html -o "$WORK/d2.html" "$WORK/ta" "$WORK/tb"

@@ -13,6 +13,9 @@
 #   noise clause; a change of 0 held by 'allocated>+0%'-style conditions
 #   with it; exit status 1 either way (the verdict is the estimate's).
 # - No sample on either side: no change and no "±0".
+# - No sample on one side: its bytes may hold up to 3 sampling intervals,
+#   its counts the blocks those hide at the other side's mean size (not 3
+#   intervals' worth of bytes read as a count).
 # - Exact traces: no "±" in the text, every margin 0.
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -80,22 +83,42 @@ else
 fi
 
 # --- no sample on one side only: that side may hold up to 3 sampling
-# intervals (its report's "under"), so the change's margin is that, not 0 ---
+# intervals (its report's "under"), so the change's margin is that, not 0;
+# for a count, the blocks 3 intervals hide at the other side's mean size s,
+# 3 x 64K / (s + 1) rounded up: main's 1000 blocks of 1000 B, 197 ---
 RUN_NAME=one mprof_run 60 "$WORK/one" --sample-rate 1 -- "$WORK/sm" 1000 1000
 "$MPROF" diff "$WORK/z5" "$WORK/one" >"$WORK/zo.txt" 2>&1
 "$MPROF" diff --format json "$WORK/z5" "$WORK/one" >"$WORK/zo.json" 2>&1
-expect_eq "one side without a sample: the JSON margins are its bound, 3 x 64K" \
-	"196608 196608 196608 196608" \
+# the totals' count bounds from B's totals (stdio's buffer is in them)
+count_bound() {
+	jd "$WORK/zo.json" "-(-196608 * d['totals']['b']['$1'] // (d['totals']['b']['$2'] + d['totals']['b']['$1']))"
+}
+ta=$(count_bound allocations allocated_bytes)
+tl=$(count_bound leaked_blocks leaked_bytes)
+expect_range "one side without a sample: the allocations' bound, at B's mean size (about 1 KB)" 190 197 "$ta"
+expect_eq "one side without a sample: the JSON margins are its bound, 3 x 64K bytes and the blocks they hide" \
+	"196608 $ta 196608 $tl" \
 	"$(jd "$WORK/zo.json" '" ".join(str(d["totals"]["delta_ci95"][k]) for k in ("allocated_bytes", "allocations", "leaked_bytes", "leaked_blocks"))')"
 expect_match "one side without a sample: the text's leaked row says the bound" \
 	"^  leaked bytes +0 +50[0-9]{4} +\\+50[0-9]{4} +new +±196608\$" "$(grep '^  leaked bytes' "$WORK/zo.txt")"
-expect_match "one side without a sample: within the bound, sampling noise" \
-	"^  allocations +0 +10[0-9]{2} +\\+10[0-9]{2} +new +±196608: may be sampling noise\$" "$(grep '^  allocations' "$WORK/zo.txt")"
-expect_eq "one side without a sample: main's site (in B only) has the bound as its margins" \
-	"196608 196608" \
-	"$(jd "$WORK/zo.json" '" ".join(str([s for s in d["sites"] if s["frames"] and s["frames"][0]["function"] == "main"][0]["delta_ci95"][k]) for k in ("allocated_bytes", "leaked_bytes"))')"
+expect_match "one side without a sample: 1000 allocations are well outside the bound, no noise" \
+	"^  allocations +0 +10[0-9]{2} +\\+10[0-9]{2} +new +±$ta\$" "$(grep '^  allocations' "$WORK/zo.txt")"
+expect_match "one side without a sample: the leaked blocks' row, in blocks" \
+	"^  leaked blocks +0 +5[0-9]{2} +\\+5[0-9]{2} +new +±$tl\$" "$(grep '^  leaked blocks' "$WORK/zo.txt")"
+expect_eq "one side without a sample: main's site (in B only) has the bound as its margins, its counts' in blocks" \
+	"196608 197 196608 197" \
+	"$(jd "$WORK/zo.json" '" ".join(str([s for s in d["sites"] if s["frames"] and s["frames"][0]["function"] == "main"][0]["delta_ci95"][k]) for k in ("allocated_bytes", "allocations", "leaked_bytes", "leaked_blocks"))')"
 expect_match "one side without a sample: main's site's text margin" \
-	"allocated bytes 0 -> 10[0-9]{5} \\(\\+10[0-9]{5} ±196608\\)" "$(cat "$WORK/zo.txt")"
+	"allocated bytes 0 -> 10[0-9]{5} \\(\\+10[0-9]{5} ±196608\\); allocations 0 -> 1000 \\(\\+1000 ±197\\)" "$(cat "$WORK/zo.txt")"
+expect_match "one side without a sample: main's leaked blocks in the text" \
+	"leaked blocks 0 -> 500 \\(\\+500 ±197\\)" "$(cat "$WORK/zo.txt")"
+# stdio's one buffer of 4096 B: 48 such blocks hide in 3 x 64K
+expect_match "one side without a sample: a site of one 4096 B block, margin 48 blocks" \
+	"allocations 0 -> 1 \\(\\+1 ±48\\)" "$(cat "$WORK/zo.txt")"
+run_cmd 60 gzc "$MPROF" diff -n 0 --fail-if 'allocations>+500' "$WORK/z5" "$WORK/one"
+expect_match "one side without a sample: the gate on allocations says the bound in blocks, no noise clause" \
+	"condition held: allocations>\\+500: allocations 0 -> 10[0-9]{2} .*; sampled: the change's 95% margin ±$ta\$" \
+	"$(grep 'condition held' "$RUN_ERR")"
 run_cmd 60 gzo "$MPROF" diff -n 0 --fail-if 'leaked>+0' "$WORK/z5" "$WORK/one"
 expect_match "one side without a sample: the gate says the bound" \
 	"condition held: leaked>\\+0: leaked bytes 0 -> 50[0-9]{4} .*; sampled: the change's 95% margin ±196608\$" \
