@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 		printf("mprof-analyze (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
 		return 0;
 	}
+	analyze_command_init(argv[0]);
 	hash_seed_init();
 	/* Blocks of 1 MiB and more (the tables that grow with stacks and
 	 * sites) are mappings of their own, given back when freed.  The C

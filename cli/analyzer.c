@@ -26,6 +26,7 @@
 #include "cli/die.h"
 #include "cli/paths.h"
 #include "cli/process_limit.h"
+#include "cli/self_command.h"
 #include "trace/symbolize_request.h"
 
 int analyzer_available(void)
@@ -239,8 +240,10 @@ void analyzer_exec(const char *subcommand, int argc, char *const argv[])
 		args[i + 2] = argv[i];
 	fflush(stdout);
 	fflush(stderr);
-	/* the user typed 'mprof report', so messages and usage say "mprof" */
+	/* the user typed 'mprof report', so messages and usage say "mprof",
+	 * and the commands its hints name are this mprof's */
 	setenv("MPROF_ANALYZE_NAME", "mprof", 1);
+	setenv("MPROF_ANALYZE_COMMAND", self_command(), 1);
 	execv(path, args);
 	mprof_die(MPROF_EXIT_FAILED, "cannot run the analyzer %s: %s (set MPROF_ANALYZE to "
 		  "its location)", path, strerror(errno));

@@ -93,6 +93,8 @@ static const char help_run[] =
 	"The closing 'mprof report --html' hint names the program the first process\n"
 	"executed in the end (a wrapper or pyenv shim that execs it), else that row.\n"
 	"'mprof report --all FILE' reports them.\n"
+	"The commands mprof's messages suggest name mprof as it was run: 'mprof'\n"
+	"when PATH finds this mprof by that name, else the path it was run by.\n"
 	"When PROGRAM ends, mprof waits up to 2 s for processes it started just\n"
 	"before whose recorder is still starting, and names in a warning each of\n"
 	"the run's processes left without a trace, with the reason (man mprof-run).\n"

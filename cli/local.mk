@@ -29,7 +29,8 @@ cli_mprof_SOURCES = \
 	cli/kept_images.c cli/kept_images.h \
 	cli/std_fds.c cli/std_fds.h \
 	cli/process_limit.c cli/process_limit.h \
-	cli/analyzer.c cli/analyzer.h
+	cli/analyzer.c cli/analyzer.h \
+	cli/self_command.c cli/self_command.h
 # Where the other parts are installed; cli/paths.c also finds them relative
 # to the running binary (build tree, DESTDIR copies).
 cli_mprof_CPPFLAGS = $(AM_CPPFLAGS) \

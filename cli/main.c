@@ -14,6 +14,7 @@
 #include "cli/die.h"
 #include "cli/help.h"
 #include "cli/run.h"
+#include "cli/self_command.h"
 
 static int is_help(const char *arg)
 {
@@ -40,7 +41,8 @@ static int help_main(int argc, char **argv)
 static int report_main(int argc, char **argv)
 {
 	if (argc < 2)
-		mprof_die(MPROF_EXIT_USAGE, "report: no TRACE given (see 'mprof report --help')");
+		mprof_die(MPROF_EXIT_USAGE, "report: no TRACE given (see '%s report --help')",
+			  self_command());
 	if (argc == 2 && is_help(argv[1]) && !analyzer_available()) {
 		help_print(stdout, "report");
 		return 0;
@@ -55,7 +57,8 @@ static int diff_main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2)
-		mprof_die(MPROF_EXIT_USAGE, "diff: two traces needed (see 'mprof diff --help')");
+		mprof_die(MPROF_EXIT_USAGE, "diff: two traces needed (see '%s diff --help')",
+			  self_command());
 	analyzer_exec("diff", argc - 1, argv + 1);
 }
 
@@ -63,6 +66,7 @@ int main(int argc, char **argv)
 {
 	const char *command;
 
+	self_command_init(argv[0]);
 	if (argc < 2) {
 		help_print(stderr, NULL);
 		return MPROF_EXIT_USAGE;
@@ -82,5 +86,6 @@ int main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (strcmp(command, "diff") == 0)
 		return diff_main(argc - 1, argv + 1);
-	mprof_die(MPROF_EXIT_USAGE, "'%s' is not an mprof command (see 'mprof --help')", command);
+	mprof_die(MPROF_EXIT_USAGE, "'%s' is not an mprof command (see '%s --help')", command,
+		  self_command());
 }

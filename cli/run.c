@@ -37,6 +37,7 @@
 #include "cli/paths.h"
 #include "cli/run.h"
 #include "cli/run_table.h"
+#include "cli/self_command.h"
 #include "cli/session_dir.h"
 #include "cli/signals.h"
 #include "cli/spawn.h"
@@ -70,7 +71,7 @@ static _Noreturn void usage_die(const char *fmt, const char *arg)
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), fmt, arg);
-	mprof_die(MPROF_EXIT_USAGE, "run: %s (see 'mprof run --help')", msg);
+	mprof_die(MPROF_EXIT_USAGE, "run: %s (see '%s run --help')", msg, self_command());
 }
 
 static unsigned max_frames_parse(const char *s)
@@ -279,8 +280,8 @@ static void sampled_value_check(const struct run_options *o)
 
 	if (o->sampled_last && sample_rate_scan(o->argv[0], &bytes))
 		mprof_die(MPROF_EXIT_USAGE, "run: -s (--sampled) takes no value: it samples at %uK; for a "
-			  "sample rate of %s write --sample-rate %s (see 'mprof run --help')",
-			  SAMPLE_RATE_DEFAULT_BYTES >> 10, o->argv[0], o->argv[0]);
+			  "sample rate of %s write --sample-rate %s (see '%s run --help')",
+			  SAMPLE_RATE_DEFAULT_BYTES >> 10, o->argv[0], o->argv[0], self_command());
 }
 
 static const char *base_name(const char *path)
@@ -459,7 +460,8 @@ static int status_to_exit(int wait_status)
 /* The collector could not read the session directory (it said why). */
 static bool session_unread;
 
-/* "trace written to F (N child traces: F.1 F.2 …); view it with ..." */
+/* "trace written to F (N child traces: F.1 F.2 …); view it with ...", the
+ * command as the user can paste it (self_command). */
 static void summary_print(const struct run_options *o, const struct collector_result *res)
 {
 	char list[1024] = "";
@@ -496,11 +498,11 @@ static void summary_print(const struct run_options *o, const struct collector_re
 	}
 	if (nchild)
 		mprof_note("trace written to %s (%zu child trace%s: %s); view them all with: "
-			   "mprof report --all %s", res->traces[0], nchild, nchild == 1 ? "" : "s",
-			   list, shell_word(res->traces[0]));
+			   "%s report --all %s", res->traces[0], nchild, nchild == 1 ? "" : "s",
+			   list, self_command(), shell_word(res->traces[0]));
 	else
-		mprof_note("trace written to %s; view it with: mprof report %s", res->traces[0],
-			   shell_word(res->traces[0]));
+		mprof_note("trace written to %s; view it with: %s report %s", res->traces[0],
+			   self_command(), shell_word(res->traces[0]));
 }
 
 /* What the program's process ran last, for a message about how it ended:
@@ -604,8 +606,8 @@ static void page_hint_print(const struct collector_result *res, long top)
 		return;
 	t = res->traces[shown];
 	if (res->ntraces < 2 || !res->figures || !res->figures[shown].command) {
-		mprof_note("a page to look at it: "
-			   "mprof report --html %s.html %s", shell_word(t), shell_word(t));
+		mprof_note("a page to look at it: %s report --html %s.html %s", self_command(),
+			   shell_word(t), shell_word(t));
 		return;
 	}
 	command = res->figures[shown].command;
@@ -614,8 +616,8 @@ static void page_hint_print(const struct collector_result *res, long top)
 	if (res->figures[shown].pid) /* 0: unknown (preload/pidns.h) */
 		snprintf(program + strlen(program), sizeof(program) - strlen(program), " (pid %u)",
 			 res->figures[shown].pid);
-	mprof_note("a page to look at the trace of %s: mprof report --html %s.html %s", program,
-		   shell_word(t), shell_word(t));
+	mprof_note("a page to look at the trace of %s: %s report --html %s.html %s", program,
+		   self_command(), shell_word(t), shell_word(t));
 }
 
 static void ending_print(const struct run_options *o, const struct collector_result *res)

@@ -138,6 +138,7 @@ E2E_TESTS = \
 	tests/e2e/html-site-rows.sh \
 	tests/e2e/hint-exec-wrapper.sh \
 	tests/e2e/hint-retitled.sh \
+	tests/e2e/hint-command.sh \
 	tests/e2e/none-recorded.sh \
 	tests/e2e/diff-gate.sh \
 	tests/e2e/diff-pages.sh \

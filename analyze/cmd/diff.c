@@ -109,11 +109,13 @@ static int parse_options(int argc, char **argv, struct diff_options *o)
 		return 2;
 	}
 	if (o->common.metric && !fmt->takes_metric) {
-		analyze_error("diff: --format %s takes no --metric (see 'mprof diff --help')", f);
+		analyze_error("diff: --format %s takes no --metric (see '%s diff --help')", f,
+			      analyze_command());
 		return 2;
 	}
 	if (o->common.top_n_given && !fmt->takes_top) {
-		analyze_error("diff: --format %s takes no -n (see 'mprof diff --help')", f);
+		analyze_error("diff: --format %s takes no -n (see '%s diff --help')", f,
+			      analyze_command());
 		return 2;
 	}
 	o->metric = DF_PEAK;
@@ -148,9 +150,10 @@ static int parse_options(int argc, char **argv, struct diff_options *o)
 	}
 	o->condition_count = o->common.fail_if_count;
 	if (argc - optind != 2) {
-		analyze_error("diff: %s (see 'mprof diff --help')",
+		analyze_error("diff: %s (see '%s diff --help')",
 			      argc - optind < 2 ? "wants two traces, A and B"
-						: "too many arguments (two traces: A and B)");
+						: "too many arguments (two traces: A and B)",
+			      analyze_command());
 		return 2;
 	}
 	o->path_a = argv[optind];

@@ -28,7 +28,8 @@ static int list_add(const char ***v, size_t *n, const char *s)
 /* Reports option as one cmd does not take; returns 2. */
 static int unknown_option(const char *cmd, const char *option)
 {
-	analyze_error("%s: unknown option '%s' (see 'mprof %s --help')", cmd, option, cmd);
+	analyze_error("%s: unknown option '%s' (see '%s %s --help')", cmd, option,
+		      analyze_command(), cmd);
 	return 2;
 }
 
@@ -105,12 +106,14 @@ static int options_html_check(struct analyze_options *o, const char *html_file,
 		return -1;
 	if (format_arg && strcmp(format_arg, "html") != 0) {
 		analyze_error("report: --html %s writes an HTML page; it does not go with "
-			      "--format %s (see 'mprof report --help')", html_file, format_arg);
+			      "--format %s (see '%s report --help')", html_file, format_arg,
+			      analyze_command());
 		return 2;
 	}
 	if (o->output && strcmp(o->output, html_file) != 0) {
 		analyze_error("report: --html %s names the output file; it does not go with "
-			      "-o %s (see 'mprof report --help')", html_file, o->output);
+			      "-o %s (see '%s report --help')", html_file, o->output,
+			      analyze_command());
 		return 2;
 	}
 	o->format = "html";
@@ -247,8 +250,8 @@ int analyze_options_parse(int argc, char **argv, const char *cmd, size_t default
 			usage(stdout);
 			return 0;
 		case ':':
-			analyze_error("%s: option '%s' wants a value (see 'mprof %s --help')", cmd,
-				      argv[optind - 1], cmd);
+			analyze_error("%s: option '%s' wants a value (see '%s %s --help')", cmd,
+				      argv[optind - 1], analyze_command(), cmd);
 			return 2;
 		default:
 			return unknown_option(cmd, argv[optind - 1]);

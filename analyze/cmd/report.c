@@ -124,7 +124,8 @@ static int parse_options(int argc, char **argv, struct analyze_options *o)
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {
-		analyze_error("report: no trace file given (see 'mprof report --help')");
+		analyze_error("report: no trace file given (see '%s report --help')",
+			      analyze_command());
 		return 2;
 	}
 	return -1;
@@ -486,13 +487,13 @@ static int report_job_make(struct report_job *job, const struct analyze_options 
 		job->out.metric_given = true;
 	}
 	if (o->metric && !job->format->takes_metric) {
-		analyze_error("report: --format %s takes no --metric (see 'mprof report --help')",
-			      job->format->name);
+		analyze_error("report: --format %s takes no --metric (see '%s report --help')",
+			      job->format->name, analyze_command());
 		return 2;
 	}
 	if (o->top_n_given && !job->format->takes_top) {
-		analyze_error("report: --format %s takes no -n (see 'mprof report --help')",
-			      job->format->name);
+		analyze_error("report: --format %s takes no -n (see '%s report --help')",
+			      job->format->name, analyze_command());
 		return 2;
 	}
 	if (o->sort && report_sort_check(job->format, o->sort))

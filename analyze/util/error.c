@@ -1,5 +1,6 @@
 /*
- * analyze/util/error.c - analyze_error and analyze_name (util/error.h).
+ * analyze/util/error.c - analyze_error, analyze_name and analyze_command
+ * (util/error.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,28 @@ const char *analyze_name(void)
 	const char *name = getenv("MPROF_ANALYZE_NAME");
 
 	return name && strcmp(name, "mprof") == 0 ? "mprof" : "mprof-analyze";
+}
+
+static const char *analyze_argv0;
+
+void analyze_command_init(const char *argv0)
+{
+	analyze_argv0 = argv0;
+}
+
+const char *analyze_command(void)
+{
+	static char word[8192];
+	const char *given = getenv("MPROF_ANALYZE_COMMAND");
+	size_t len;
+
+	if (strcmp(analyze_name(), "mprof") == 0)
+		return given && *given ? given : "mprof";
+	if (!analyze_argv0 || !strchr(analyze_argv0, '/'))
+		return "mprof-analyze";
+	len = argv_quote_append(word, sizeof(word) - 1, 0, analyze_argv0, strlen(analyze_argv0));
+	word[len] = '\0';
+	return word;
 }
 
 /* The message is one line whatever it quotes from a trace (a marker's

@@ -1,6 +1,6 @@
 /*
- * analyze/util/error.h - the analyzer's one error printer and the name it
- * goes by.  Library code returns -errno and a message; the commands (and
+ * analyze/util/error.h - the analyzer's one error printer, and the name
+ * and command it goes by.  Library code returns -errno and a message; the commands (and
  * the profile pipeline, for warnings about a trace) print through here.
  */
 #ifndef MPROF_ANALYZE_UTIL_ERROR_H
@@ -14,5 +14,14 @@ void analyze_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * report` or `mprof diff` started it (MPROF_ANALYZE_NAME=mprof), else
  * "mprof-analyze". */
 const char *analyze_name(void);
+
+/* Keeps main's argv0 for analyze_command. */
+void analyze_command_init(const char *argv0);
+
+/* The command the analyzer's hints tell the user to run ("see 'CMD report
+ * --help'"), as one shell word: the mprof that started it
+ * (MPROF_ANALYZE_COMMAND, cli/self_command.h), else "mprof" under that
+ * name; run as itself, argv0 when it is a path, else "mprof-analyze". */
+const char *analyze_command(void);
 
 #endif

@@ -33,8 +33,8 @@ for mode in range scan null; do
 	expect_eq "1. $mode: program stderr" "" "$(program_stderr "$RUN_ERR")"
 	expect_no_match "1. $mode: the files are gone" '\.data' "$(ls "$WORK")"
 	expect_eq "4. $mode: mprof names the trace and warns of nothing" \
-		"mprof: trace written to $WORK/trace-$mode; view it with: mprof report $WORK/trace-$mode
-mprof: a page to look at it: mprof report --html $WORK/trace-$mode.html $WORK/trace-$mode" \
+		"mprof: trace written to $WORK/trace-$mode; view it with: $MPROF_HINT report $WORK/trace-$mode
+mprof: a page to look at it: $MPROF_HINT report --html $WORK/trace-$mode.html $WORK/trace-$mode" \
 		"$(grep '^mprof' "$RUN_ERR")"
 	report_json "$WORK/r-$mode.json" "$WORK/trace-$mode" || continue
 	R="$WORK/r-$mode.json"

@@ -321,7 +321,7 @@ for sig in SEGV SIGFPE bus ILL ABRT TRAP SYS KILL STOP CHLD CONT WINCH PIPE ALRM
 	RUN_NAME=bad mprof_run 60 "$WORK/bad" --toggle-signal "$sig" -- "$P" api
 	expect_eq "--toggle-signal '$sig' refused" 2 "$RUN_STATUS"
 	expect_eq "--toggle-signal '$sig': one line" "mprof: run: --toggle-signal wants USR1, USR2, \
-a real-time signal (RTMIN+N, RTMAX-N, $RTMIN_N..$RTMAX_N) or 'none', not '$sig' (see 'mprof \
+a real-time signal (RTMIN+N, RTMAX-N, $RTMIN_N..$RTMAX_N) or 'none', not '$sig' (see '$MPROF_HINT \
 run --help')" "$(cat "$RUN_ERR")"
 	expect_eq "--toggle-signal '$sig': the program did not run" "" "$(cat "$RUN_OUT")"
 done

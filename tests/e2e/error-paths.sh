@@ -160,13 +160,13 @@ expect_match "--html over an earlier page: a page" "^<!doctype html>$" "$(head -
 run_cmd 60 html-and-format "$MPROF" report --html "$WORK/h1.html" -f json "$WORK/trace"
 expect_eq "--html with -f json: exit status" 2 "$RUN_STATUS"
 expect_eq "--html with -f json: said so, in one line" \
-	"mprof: report: --html $WORK/h1.html writes an HTML page; it does not go with --format json (see 'mprof report --help')" \
+	"mprof: report: --html $WORK/h1.html writes an HTML page; it does not go with --format json (see '$MPROF_HINT report --help')" \
 	"$(cat "$RUN_ERR")"
 expect_eq "--html with -f json: nothing written" no "$([ -e "$WORK/h1.html" ] && echo yes || echo no)"
 run_cmd 60 html-and-output "$MPROF" report -o "$WORK/h2.out" --html "$WORK/h2.html" "$WORK/trace"
 expect_eq "--html with -o: exit status" 2 "$RUN_STATUS"
 expect_eq "--html with -o: said so, in one line" \
-	"mprof: report: --html $WORK/h2.html names the output file; it does not go with -o $WORK/h2.out (see 'mprof report --help')" \
+	"mprof: report: --html $WORK/h2.html names the output file; it does not go with -o $WORK/h2.out (see '$MPROF_HINT report --help')" \
 	"$(cat "$RUN_ERR")"
 expect_eq "--html with -o: nothing written" "no no" \
 	"$([ -e "$WORK/h2.html" ] && echo yes || echo no) $([ -e "$WORK/h2.out" ] && echo yes || echo no)"
@@ -174,7 +174,7 @@ expect_eq "--html with -o: nothing written" "no no" \
 run_cmd 60 report-no-value "$MPROF" report "$WORK/trace" -o
 expect_eq "report -o without a value: exit status" 2 "$RUN_STATUS"
 expect_eq "report -o without a value: said as mprof run says it" \
-	"mprof: report: option '-o' wants a value (see 'mprof report --help')" "$(cat "$RUN_ERR")"
+	"mprof: report: option '-o' wants a value (see '$MPROF_HINT report --help')" "$(cat "$RUN_ERR")"
 run_cmd 60 html-and-same "$MPROF" report -f html -o "$WORK/h3.html" --html "$WORK/h3.html" "$WORK/trace"
 expect_eq "--html with -f html -o the same file: exit status" 0 "$RUN_STATUS"
 expect_match "--html with -f html -o the same file: a page" "^<!doctype html>$" "$(head -n 1 "$WORK/h3.html")"
@@ -188,7 +188,7 @@ for args in "-s 64k -- /bin/true" "--sampled 1M /bin/true" "-qs 8"; do
 	rate=$(set -- $args; echo "$2")
 	expect_eq "run $args: exit status" 2 "$RUN_STATUS"
 	expect_eq "run $args: says what -s is and how to give a rate" \
-		"mprof: run: -s (--sampled) takes no value: it samples at 512K; for a sample rate of $rate write --sample-rate $rate (see 'mprof run --help')" \
+		"mprof: run: -s (--sampled) takes no value: it samples at 512K; for a sample rate of $rate write --sample-rate $rate (see '$MPROF_HINT run --help')" \
 		"$(cat "$RUN_ERR")"
 done
 run_cmd 60 sampled-dashes "$MPROF" run -s -- 64k

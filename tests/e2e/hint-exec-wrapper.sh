@@ -38,7 +38,7 @@ expect_match "1. the table still names the helper: most allocations" \
 # The program is named in full, or without its folder when longer than 60
 # columns (how long depends on where the suite runs), as in the table.
 expect_match "1. the hint names the program the wrapper executed" \
-	"^mprof: a page to look at the trace of ($WORK/)?tree_worker \(pid $P1000\): mprof report --html $T1000\.html $T1000\$" \
+	"^mprof: a page to look at the trace of ($WORK/)?tree_worker \(pid $P1000\): $MPROF_HINT report --html $T1000\.html $T1000\$" \
 	"$(grep '^mprof: a page' "$RUN_ERR")"
 
 # 2. A wrapper that only starts the program as its child: the hint names the
@@ -54,13 +54,13 @@ expect_eq "2. fork wrapper: exit status" 0 "$RUN_STATUS"
 T3000=$(row_trace "$RUN_ERR" 3000)
 expect_match "2. the helper's trace is FILE.PID" "^$WORK/b/trace\.[0-9]+$" "$T3000"
 expect_match "2. the hint names the trace with the most allocations" \
-	"^mprof: a page to look at the trace of ($WORK/)?tree_worker \(pid $(row_pid "$RUN_ERR" 3000)\): mprof report --html $T3000\.html $T3000\$" \
+	"^mprof: a page to look at the trace of ($WORK/)?tree_worker \(pid $(row_pid "$RUN_ERR" 3000)\): $MPROF_HINT report --html $T3000\.html $T3000\$" \
 	"$(grep '^mprof: a page' "$RUN_ERR")"
 
 # 3. One process, one trace: the hint names it, as ever.
 RUN_NAME=one mprof_run 60 "$WORK/c/trace" -- "$WORK/tree_worker" 10
 expect_eq "3. one trace: exit status" 0 "$RUN_STATUS"
 expect_eq "3. one trace: the hint names it" \
-	"mprof: a page to look at it: mprof report --html $WORK/c/trace.html $WORK/c/trace" \
+	"mprof: a page to look at it: $MPROF_HINT report --html $WORK/c/trace.html $WORK/c/trace" \
 	"$(grep '^mprof: a page' "$RUN_ERR")"
 finish

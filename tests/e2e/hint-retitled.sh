@@ -26,7 +26,7 @@ expect_eq "1. run table: names and allocations" \
 P=$(grep -E "^mprof:   'demo: busy worker' " "$RUN_ERR" | awk '{print $(NF-4)}')
 expect_match "1. the worker's pid is in the table" '^[0-9]+$' "$P"
 expect_eq "1. the hint names the worker by its whole title" \
-	"mprof: a page to look at the trace of 'demo: busy worker' (pid $P): mprof report --html $WORK/f.$P.html $WORK/f.$P" \
+	"mprof: a page to look at the trace of 'demo: busy worker' (pid $P): $MPROF_HINT report --html $WORK/f.$P.html $WORK/f.$P" \
 	"$(grep '^mprof: a page' "$RUN_ERR")"
 
 # 2. A program that a shell executes titles itself "demo: doomed" and is

@@ -16,7 +16,7 @@ build_c "$WORK/leak_count" "$PROGS_DIR/leak_count.c"
 mprof_run 60 "$WORK/trace" -- "$WORK/leak_count" 7
 expect_eq "exit status" 0 "$RUN_STATUS"
 expect_match "mprof run prints the command that makes the page" \
-	"a page to look at it: mprof report --html $WORK/trace.html $WORK/trace\$" \
+	"a page to look at it: $MPROF_HINT report --html $WORK/trace.html $WORK/trace\$" \
 	"$(cat "$RUN_ERR")"
 report_json "$WORK/r.json" "$WORK/trace"
 run_cmd 60 html "$MPROF" report --html "$WORK/page.html" "$WORK/trace"

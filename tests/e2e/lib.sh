@@ -21,6 +21,10 @@ E2E_DIR="$abs_top_srcdir/tests/e2e"
 PROGS_DIR="$abs_top_srcdir/tests/progs"
 : "${MPROF:=$abs_top_builddir/cli/mprof}"
 : "${MPROF_ANALYZE:=$abs_top_builddir/analyze/mprof-analyze}"
+# The word mprof's hints name it by (cli/self_command.h): "mprof" when PATH
+# finds $MPROF by that name, else $MPROF as the tests run it.
+MPROF_HINT=$MPROF
+[ "$(command -v mprof 2>/dev/null)" -ef "$MPROF" ] && MPROF_HINT=mprof
 : "${CC:=cc}"
 : "${CXX:=c++}"
 : "${PYTHON:=python3}"

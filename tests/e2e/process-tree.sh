@@ -48,7 +48,7 @@ expect_match "6. the trace with the most allocations is named" \
 expect_eq "7. one line per trace" 3 "$(ls "$WORK/a" | wc -l)"
 expect_eq "7. three processes recorded" "mprof: 3 processes recorded, most allocations first:" \
 	"$(grep 'processes recorded' "$RUN_ERR")"
-expect_match "8. the final hint says --all" "view them all with: mprof report --all $T\$" "$ERR"
+expect_match "8. the final hint says --all" "view them all with: $MPROF_HINT report --all $T\$" "$ERR"
 # The wrapper's own row: the launcher's count is the report's.
 wrap_count=$(grep -E "^mprof:   .*wrap\.sh +[0-9]+ +[0-9]+ .* $T\$" "$RUN_ERR" | allocs)
 report_json "$WORK/wrap.json" "$T"

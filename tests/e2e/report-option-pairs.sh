@@ -45,17 +45,17 @@ expect_eq "text --metric peak-blocks: a ranking by blocks" \
 for f in json html massif dhat dhat-json; do
 	run_cmd 60 "metric-$f" "$MPROF" report -f "$f" -o "$WORK/m.$f" --metric leaked "$T"
 	expect_eq "report -f $f --metric: refused in one line, exit 2" \
-		"2 mprof: report: --format $f takes no --metric (see 'mprof report --help')" \
+		"2 mprof: report: --format $f takes no --metric (see '$MPROF_HINT report --help')" \
 		"$RUN_STATUS $(cat "$RUN_ERR")"
 done
 run_cmd 60 metric-html-opt "$MPROF" report --html "$WORK/m2.html" --metric leaked "$T"
 expect_eq "report --html --metric: refused" \
-	"2 mprof: report: --format html takes no --metric (see 'mprof report --help')" \
+	"2 mprof: report: --format html takes no --metric (see '$MPROF_HINT report --help')" \
 	"$RUN_STATUS $(cat "$RUN_ERR")"
 for f in html massif folded flamegraph pprof dhat-json speedscope; do
 	run_cmd 60 "top-$f" "$MPROF" report -f "$f" -o "$WORK/n.$f" -n 3 "$T"
 	expect_eq "report -f $f -n: refused in one line, exit 2" \
-		"2 mprof: report: --format $f takes no -n (see 'mprof report --help')" \
+		"2 mprof: report: --format $f takes no -n (see '$MPROF_HINT report --help')" \
 		"$RUN_STATUS $(cat "$RUN_ERR")"
 done
 # ... and those that take them act (their own tests check how)
@@ -71,12 +71,12 @@ done
 # ---- diff ----
 run_cmd 60 diff-metric-json "$MPROF" diff -f json --metric leaked "$T" "$T"
 expect_eq "diff -f json --metric: refused in one line, exit 2" \
-	"2 mprof: diff: --format json takes no --metric (see 'mprof diff --help')" \
+	"2 mprof: diff: --format json takes no --metric (see '$MPROF_HINT diff --help')" \
 	"$RUN_STATUS $(cat "$RUN_ERR")"
 for f in json folded flamegraph html; do
 	run_cmd 60 "diff-top-$f" "$MPROF" diff -f "$f" -o "$WORK/d.$f" -n 3 "$T" "$T"
 	expect_eq "diff -f $f -n: refused in one line, exit 2" \
-		"2 mprof: diff: --format $f takes no -n (see 'mprof diff --help')" \
+		"2 mprof: diff: --format $f takes no -n (see '$MPROF_HINT diff --help')" \
 		"$RUN_STATUS $(cat "$RUN_ERR")"
 done
 for f in text folded flamegraph html; do

@@ -148,6 +148,6 @@ expect_match "bad value: the message" \
 	"$("$MPROF" report "$WORK/trace" --from abc 2>&1)"
 run_cmd 60 diffw "$MPROF" diff "$WORK/trace" "$WORK/trace" --at 1s
 expect_eq "diff does not take --at" 2 "$RUN_STATUS"
-expect_match "diff: says so, in one line" "^mprof: diff: unknown option '--at' \(see 'mprof diff --help'\)$" \
+expect_match "diff: says so, in one line" "^mprof: diff: unknown option '--at' \(see '$MPROF_HINT diff --help'\)\$" \
 	"$(cat "$RUN_ERR")"
 finish
