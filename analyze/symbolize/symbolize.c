@@ -102,7 +102,9 @@ struct sym_file {
 
 struct sym_answer {
 	uint32_t file;
-	bool used;               /* returned by a lookup (cache loads are not) */
+	bool used;               /* returned by a lookup since the last
+				  * symbolizer_set_maps (cache loads are not):
+				  * in symbolizer.used */
 	uint64_t module_offset;  /* return address - load bias */
 	struct sym_location loc;
 	struct sym_frame frames[]; /* loc.count of them */
@@ -119,6 +121,11 @@ struct symbolizer {
 	uint32_t cache_file[MODULE_CACHE_SLOTS];
 	struct sym_answer **answers;  /* open addressing on (file, offset) */
 	size_t answer_count, answer_slots;
+	/* the answers marked used, so that a trace's export and the next
+	 * trace's reset visit what it looked up, not every answer the run's
+	 * traces and the cache gave */
+	struct sym_answer **used;
+	size_t used_count, used_cap;
 	char **strings;          /* interned strings, open addressing */
 	size_t string_count, string_slots;
 	char *cache_folder;      /* answer cache (symbol_cache.h); NULL: off */
@@ -994,9 +1001,9 @@ void symbolizer_set_maps(struct symbolizer *s, const struct module_maps *maps)
 
 	s->maps = maps;
 	memset(s->cache_module, 0, sizeof(s->cache_module));
-	for (size_t i = 0; i < s->answer_slots; i++)
-		if (s->answers[i])
-			s->answers[i]->used = false;
+	for (size_t i = 0; i < s->used_count; i++)
+		s->used[i]->used = false;
+	s->used_count = 0;
 	/* Modules stay open for the next trace, up to a point: a run of many
 	 * different programs would otherwise hold the debug info of all. */
 	for (size_t i = 1; i < s->file_count; i++)
@@ -1019,6 +1026,7 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->answer_slots; i++)
 		free(s->answers[i]);
 	free(s->answers);
+	free(s->used);
 	for (size_t i = 0; i < s->string_slots; i++)
 		free(s->strings[i]);
 	free(s->strings);
@@ -1124,17 +1132,19 @@ static void answer_export(const struct symbolizer *s, const struct sym_answer *a
 	out->loc = &a->loc;
 }
 
-/* The answers keep(a, arg) selects, as encoder input in out[] (room for
- * s->answer_count), sorted by export_cmp; returns how many. */
-static size_t answers_collect(const struct symbolizer *s, struct symbol_table_answer *out,
+/* The answers of list[0..count) that keep(a, arg) selects, as encoder
+ * input in out[] (room for count), sorted by export_cmp; returns how
+ * many. */
+static size_t answers_collect(const struct symbolizer *s, struct sym_answer *const *list,
+			      size_t count, struct symbol_table_answer *out,
 			      bool (*keep)(const struct sym_answer *a, uint32_t arg), uint32_t arg)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->answer_slots; i++) {
-		const struct sym_answer *a = s->answers[i];
+	for (size_t i = 0; i < count; i++) {
+		const struct sym_answer *a = list[i];
 
-		if (a && keep(a, arg))
+		if (keep(a, arg))
 			answer_export(s, a, &out[n++]);
 	}
 	qsort(out, n, sizeof(*out), export_cmp);
@@ -1393,11 +1403,17 @@ int symbolizer_cache_save(struct symbolizer *s)
 {
 	const struct sym_answer **by_rank = NULL;
 	struct cache_file_key *order;
-	uint32_t *rank;
+	uint32_t *rank, fi;
 	size_t *start, n;
 	int rc = 0;
 
 	if (!s->cache_folder)
+		return 0;
+	/* nothing new since the last save (the usual trace of a run after the
+	 * first): no pass over every answer */
+	for (fi = 1; fi < s->file_count && !cache_save_wanted(s, fi); fi++)
+		;
+	if (fi == s->file_count)
 		return 0;
 	/* the answers sorted by file, the files by build-id, in one pass over
 	 * the answers (a pass per file was O(files x answers)), and one write
@@ -1454,6 +1470,28 @@ int symbolizer_place(struct symbolizer *s, uint64_t epoch, uint64_t ip, struct s
 	return 0;
 }
 
+/* a's location, marked used (symbolizer.used); the failed one when the
+ * list cannot grow. */
+static const struct sym_location *answer_use(struct symbolizer *s, struct sym_answer *a)
+{
+	if (a->used)
+		return &a->loc;
+	if (s->used_count == s->used_cap) {
+		size_t cap = s->used_cap ? 2 * s->used_cap : 256;
+		struct sym_answer **v = realloc(s->used, cap * sizeof(*v));
+
+		if (!v) {
+			s->failed_frame.module_offset = a->module_offset;
+			return &s->failed;
+		}
+		s->used = v;
+		s->used_cap = cap;
+	}
+	s->used[s->used_count++] = a;
+	a->used = true;
+	return &a->loc;
+}
+
 const struct sym_location *symbolizer_lookup_place(struct symbolizer *s,
 						   const struct sym_place *p)
 {
@@ -1465,10 +1503,8 @@ const struct sym_location *symbolizer_lookup_place(struct symbolizer *s,
 		cache_load(s, fi);
 		a = answer_find(s, fi, p->offset);
 	}
-	if (a) {
-		a->used = true;
-		return &a->loc;
-	}
+	if (a)
+		return answer_use(s, a);
 	f = &s->files[fi];
 	if (f->state == FILE_UNOPENED)
 		file_open(f);
@@ -1478,10 +1514,8 @@ const struct sym_location *symbolizer_lookup_place(struct symbolizer *s,
 	} else {
 		a = answer_add(s, fi, p->offset, 1);
 	}
-	if (a) {
-		a->used = true;
-		return &a->loc;
-	}
+	if (a)
+		return answer_use(s, a);
 	s->failed_frame.module_offset = p->offset;
 	return &s->failed;
 }
@@ -1509,14 +1543,14 @@ bool symbolizer_failed(const struct symbolizer *s, const struct sym_location *lo
 
 int symbolizer_export(struct symbolizer *s, uint8_t **data, size_t *bytes)
 {
-	struct symbol_table_answer *out = malloc((s->answer_count ? s->answer_count : 1) *
+	struct symbol_table_answer *out = malloc((s->used_count ? s->used_count : 1) *
 						 sizeof(*out));
 	size_t n;
 	int rc;
 
 	if (!out)
 		return -ENOMEM;
-	n = answers_collect(s, out, answer_to_embed, 0);
+	n = answers_collect(s, s->used, s->used_count, out, answer_to_embed, 0);
 	rc = symbol_table_encode(out, n, data, bytes);
 	free(out);
 	return rc;
