@@ -637,7 +637,10 @@ enum record_status {
  * Decodes the record at *pp (skipping PAD bytes), updating st, and advances
  * *pp past it.  Returns RECORD_OK with *ev filled, RECORD_END at the end of
  * input, or a negative enum record_status (then *pp points at the bad record;
- * after RECORD_TRUNCATED and RECORD_UNKNOWN st is unchanged).
+ * after RECORD_TRUNCATED and RECORD_UNKNOWN st is unchanged).  st must have
+ * been zeroed (record_state_reset) before it decoded anything and changed
+ * since only by the functions here: a THREAD record resets it with
+ * record_state_reset_used, which clears the class lists in use only.
  */
 int record_decode(const uint8_t **pp, const uint8_t *end, struct record_state *st,
 		  struct trace_event *ev);

@@ -282,7 +282,7 @@ RECORD_HOT int record_decode_body(const uint8_t **p, const uint8_t *end,
 		ev->type = TRACE_EV_THREAD;
 		if (varint_get_u64(p, end, &ev->tid) < 0)
 			return RECORD_TRUNCATED;
-		record_state_reset(st);
+		record_state_reset_used(st); /* st was zeroed once (record_decode) */
 		return RECORD_OK;
 	case TRACE_REC_TIME:
 		ev->type = TRACE_EV_TIME;

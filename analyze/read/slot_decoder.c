@@ -145,7 +145,8 @@ int slot_decoders_begin(struct slot_decoders *d, const uint8_t *data, size_t byt
 	if (offset == 0) {
 		s->valid = true;
 		s->lap = lap;
-		record_state_reset(&s->st);
+		/* calloc'd, then changed by the decoder only (record_decode) */
+		record_state_reset_used(&s->st);
 	} else if (!s->valid || s->lap != lap || s->next_offset != offset) {
 		s->valid = false;
 		return -EBADMSG;
