@@ -77,6 +77,13 @@ void trace_deflater_free(struct trace_deflater *d)
 	memset(d, 0, sizeof(*d));
 }
 
+void trace_inflater_free(struct trace_inflater *i)
+{
+	if (i->decompressor)
+		libdeflate_free_decompressor(i->decompressor);
+	i->decompressor = NULL;
+}
+
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
 	uint8_t *nb;
@@ -556,14 +563,16 @@ static int reader_next_chunk(struct trace_reader *r, struct trace_chunk *c,
 	if (trace_get_le32(h + 16) != libdeflate_crc32(0, r->stored, stored))
 		return reader_fail(r, -EBADMSG, "chunk checksum mismatch");
 	if (h[5] & TRACE_CHUNK_ZLIB) {
+		struct trace_inflater *inf = r->inflater ? r->inflater : &r->own;
 		size_t out = 0;
 
-		if (!r->inflater) {
-			r->inflater = libdeflate_alloc_decompressor();
-			if (!r->inflater)
+		if (!inf->decompressor) {
+			inf->decompressor = libdeflate_alloc_decompressor();
+			if (!inf->decompressor)
 				return reader_fail(r, -ENOMEM, "out of memory reading chunk");
 		}
-		if (libdeflate_zlib_decompress(r->inflater, r->stored, stored, r->raw, raw, &out) !=
+		if (libdeflate_zlib_decompress(inf->decompressor, r->stored, stored, r->raw, raw,
+					       &out) !=
 			    LIBDEFLATE_SUCCESS ||
 		    out != raw)
 			return reader_fail(r, -EBADMSG, "chunk does not inflate");
@@ -659,7 +668,6 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->stored);
 	free(r->raw);
 	free(r->joined);
-	if (r->inflater)
-		libdeflate_free_decompressor(r->inflater);
+	trace_inflater_free(&r->own);
 	memset(r, 0, sizeof(*r));
 }

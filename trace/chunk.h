@@ -37,6 +37,17 @@ struct trace_deflater {
 
 void trace_deflater_free(struct trace_deflater *d);
 
+/* Decompression state: a libdeflate decompressor, made on first use.  A
+ * reader owns one, or is lent one to share with the readers before and
+ * after it (making one zeroes ~11 KB: a tenth of the symbolize step's
+ * instructions on a run's hundreds of small traces).  Zero-initialized
+ * means empty; free with trace_inflater_free. */
+struct trace_inflater {
+	struct libdeflate_decompressor *decompressor; /* owned, or NULL */
+};
+
+void trace_inflater_free(struct trace_inflater *i);
+
 struct trace_writer {
 	int fd;                 /* owned by the caller */
 	uint64_t offset_bytes;  /* bytes written so far */
@@ -142,7 +153,9 @@ struct trace_reader {
 	                         * over as they are (trace_chunk.split), for a
 	                         * decoder that reads them in place
 	                         * (record_decode_split); else they are joined */
-	struct libdeflate_decompressor *inflater; /* owned, made on first use */
+	struct trace_inflater *inflater; /* NULL: own; else lent by the caller
+	                         * (set after trace_reader_open) */
+	struct trace_inflater own;
 	uint64_t copies;        /* file headers met where a chunk was due, or
 	                         * inside a chunk cut short, whose bytes repeat
 	                         * the file's start for all of the trace read so

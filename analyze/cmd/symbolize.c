@@ -116,10 +116,10 @@ static int scan_wants(unsigned type, unsigned stream, void *arg)
 	return type != TRACE_CHUNK_EVENTS || *stack_stream == 0 || stream == *stack_stream;
 }
 
-/* Reads the whole trace (only its meta stream when META names one).
- * Returns 0, or a negative errno when it cannot be read at all (message
- * printed). */
-static int scan_trace(const char *path, struct trace_scan *t)
+/* Reads the whole trace (only its meta stream when META names one) with
+ * inflater (lent: one for all the traces).  Returns 0, or a negative errno
+ * when it cannot be read at all (message printed). */
+static int scan_trace(const char *path, struct trace_scan *t, struct trace_inflater *inflater)
 {
 	struct trace_reader r;
 	struct slot_decoders d;
@@ -132,6 +132,7 @@ static int scan_trace(const char *path, struct trace_scan *t)
 		trace_reader_close(&r);
 		return rc;
 	}
+	r.inflater = inflater;
 	slot_decoders_init(&d);
 	/* split payloads decoded in place, as by the report: one that does not
 	 * fit together is skipped like a plain chunk with a bad record, not
@@ -262,11 +263,12 @@ static struct symbolizer *symbolizer_for(struct symbolizer **s, const struct mod
 	return *s;
 }
 
-/* Symbolizes one trace with *shared (see symbolizer_for), compressing its
- * chunk with deflater.  Returns 0, 1 (message printed) or 2 when libdw was
- * needed and cannot be loaded (message printed, the trace left as it was). */
+/* Symbolizes one trace with *shared (see symbolizer_for), reading it with
+ * inflater and compressing its chunk with deflater.  Returns 0, 1 (message
+ * printed) or 2 when libdw was needed and cannot be loaded (message
+ * printed, the trace left as it was). */
 static int symbolize_trace(const char *path, struct symbolizer **shared,
-			   struct trace_deflater *deflater)
+			   struct trace_inflater *inflater, struct trace_deflater *deflater)
 {
 	struct trace_scan t;
 	struct symbolizer *s = NULL;
@@ -277,7 +279,7 @@ static int symbolize_trace(const char *path, struct symbolizer **shared,
 	memset(&t, 0, sizeof(t));
 	stack_nodes_init(&t.nodes);
 	module_maps_init(&t.maps);
-	rc = scan_trace(path, &t);
+	rc = scan_trace(path, &t, inflater);
 	if (rc == 0 && !t.has_symbols && t.other_trace_offset) {
 		/* symbols appended after the second trace would never be read,
 		 * and cutting it off would destroy it: the file stays as it is */
@@ -320,8 +322,10 @@ int cmd_symbolize(int argc, char **argv)
 {
 	struct symbolizer *s = NULL; /* one for all the traces */
 	/* and one compressor: making one is ~30 us, and a build system's run
-	 * gives hundreds of traces (bench/HISTORY.md, session 61) */
+	 * gives hundreds of traces (bench/HISTORY.md, session 61); one
+	 * decompressor likewise (session 62) */
 	struct trace_deflater deflater;
+	struct trace_inflater inflater = { NULL };
 	int status = 0;
 
 	if (argc < 1) {
@@ -341,7 +345,7 @@ int cmd_symbolize(int argc, char **argv)
 	 * a report could read later.  That trace and the next get nothing:
 	 * `mprof run` warns and reports read the binaries. */
 	for (int i = 0; i < argc; i++) {
-		int rc = symbolize_trace(argv[i], &s, &deflater);
+		int rc = symbolize_trace(argv[i], &s, &inflater, &deflater);
 
 		if (rc != 0)
 			status = 1;
@@ -350,6 +354,7 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	symbolizer_free(s);
 	trace_deflater_free(&deflater);
+	trace_inflater_free(&inflater);
 	return status;
 }
 
