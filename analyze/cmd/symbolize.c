@@ -116,13 +116,21 @@ static int scan_wants(unsigned type, unsigned stream, void *arg)
 	return type != TRACE_CHUNK_EVENTS || *stack_stream == 0 || stream == *stack_stream;
 }
 
+/* The state one trace after another is read with: one decompressor and one
+ * set of slot decoders (slot_decoders_restart) for all, so that a small
+ * trace costs what it holds (bench/HISTORY.md, session 62). */
+struct scan_shared {
+	struct trace_inflater inflater;
+	struct slot_decoders decoders;
+};
+
 /* Reads the whole trace (only its meta stream when META names one) with
- * inflater (lent: one for all the traces).  Returns 0, or a negative errno
- * when it cannot be read at all (message printed). */
-static int scan_trace(const char *path, struct trace_scan *t, struct trace_inflater *inflater)
+ * sh.  Returns 0, or a negative errno when it cannot be read at all
+ * (message printed). */
+static int scan_trace(const char *path, struct trace_scan *t, struct scan_shared *sh)
 {
 	struct trace_reader r;
-	struct slot_decoders d;
+	struct slot_decoders *d = &sh->decoders;
 	struct trace_chunk c;
 	unsigned stack_stream = 0;
 	int rc = trace_reader_open(&r, path);
@@ -132,8 +140,8 @@ static int scan_trace(const char *path, struct trace_scan *t, struct trace_infla
 		trace_reader_close(&r);
 		return rc;
 	}
-	r.inflater = inflater;
-	slot_decoders_init(&d);
+	r.inflater = &sh->inflater;
+	slot_decoders_restart(d);
 	/* split payloads decoded in place, as by the report: one that does not
 	 * fit together is skipped like a plain chunk with a bad record, not
 	 * taken for damage to the file */
@@ -146,7 +154,7 @@ static int scan_trace(const char *path, struct trace_scan *t, struct trace_infla
 		} else if (c.type == TRACE_CHUNK_SYMBOLS) {
 			t->has_symbols = true;
 		} else if (c.type == TRACE_CHUNK_EVENTS && c.data && !t->has_symbols) {
-			rc = scan_events(t, &d, &c);
+			rc = scan_events(t, d, &c);
 			if (rc < 0)
 				break;
 		}
@@ -159,7 +167,6 @@ static int scan_trace(const char *path, struct trace_scan *t, struct trace_infla
 		snprintf(t->damage, sizeof(t->damage), "%s", r.error);
 		rc = 0;
 	}
-	slot_decoders_free(&d);
 	trace_reader_close(&r);
 	return rc;
 }
@@ -264,11 +271,11 @@ static struct symbolizer *symbolizer_for(struct symbolizer **s, const struct mod
 }
 
 /* Symbolizes one trace with *shared (see symbolizer_for), reading it with
- * inflater and compressing its chunk with deflater.  Returns 0, 1 (message
+ * scan and compressing its chunk with deflater.  Returns 0, 1 (message
  * printed) or 2 when libdw was needed and cannot be loaded (message
  * printed, the trace left as it was). */
 static int symbolize_trace(const char *path, struct symbolizer **shared,
-			   struct trace_inflater *inflater, struct trace_deflater *deflater)
+			   struct scan_shared *scan, struct trace_deflater *deflater)
 {
 	struct trace_scan t;
 	struct symbolizer *s = NULL;
@@ -279,7 +286,7 @@ static int symbolize_trace(const char *path, struct symbolizer **shared,
 	memset(&t, 0, sizeof(t));
 	stack_nodes_init(&t.nodes);
 	module_maps_init(&t.maps);
-	rc = scan_trace(path, &t, inflater);
+	rc = scan_trace(path, &t, scan);
 	if (rc == 0 && !t.has_symbols && t.other_trace_offset) {
 		/* symbols appended after the second trace would never be read,
 		 * and cutting it off would destroy it: the file stays as it is */
@@ -322,10 +329,10 @@ int cmd_symbolize(int argc, char **argv)
 {
 	struct symbolizer *s = NULL; /* one for all the traces */
 	/* and one compressor: making one is ~30 us, and a build system's run
-	 * gives hundreds of traces (bench/HISTORY.md, session 61); one
-	 * decompressor likewise (session 62) */
+	 * gives hundreds of traces (bench/HISTORY.md, session 61); their
+	 * reading likewise (struct scan_shared) */
 	struct trace_deflater deflater;
-	struct trace_inflater inflater = { NULL };
+	struct scan_shared scan = { { NULL }, { NULL, 0, 0 } };
 	int status = 0;
 
 	if (argc < 1) {
@@ -345,7 +352,7 @@ int cmd_symbolize(int argc, char **argv)
 	 * a report could read later.  That trace and the next get nothing:
 	 * `mprof run` warns and reports read the binaries. */
 	for (int i = 0; i < argc; i++) {
-		int rc = symbolize_trace(argv[i], &s, &inflater, &deflater);
+		int rc = symbolize_trace(argv[i], &s, &scan, &deflater);
 
 		if (rc != 0)
 			status = 1;
@@ -354,7 +361,8 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	symbolizer_free(s);
 	trace_deflater_free(&deflater);
-	trace_inflater_free(&inflater);
+	trace_inflater_free(&scan.inflater);
+	slot_decoders_free(&scan.decoders);
 	return status;
 }
 

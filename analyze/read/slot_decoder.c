@@ -14,6 +14,25 @@ void slot_decoders_init(struct slot_decoders *d)
 {
 	d->slots = NULL;
 	d->count = 0;
+	d->generation = 0;
+}
+
+void slot_decoders_restart(struct slot_decoders *d)
+{
+	d->generation++;
+}
+
+/* s as a fresh calloc'd state of generation g, its starts buffer kept (its
+ * record state is reset where a lap starts, the only chunk a state that is
+ * not valid takes: slot_decoders_begin). */
+static void slot_state_clear(struct slot_state *s, uint64_t g)
+{
+	s->valid = false;
+	s->lap = s->next_offset = s->tid = 0;
+	s->started = false;
+	s->starts_lap = 0;
+	s->start_count = 0;
+	s->generation = g;
 }
 
 void slot_decoders_free(struct slot_decoders *d)
@@ -39,8 +58,13 @@ static struct slot_state *slot_get(struct slot_decoders *d, uint64_t slot)
 			return NULL;
 		d->slots = v;
 	}
-	if (!d->slots[slot])
+	if (!d->slots[slot]) {
 		d->slots[slot] = calloc(1, sizeof(struct slot_state));
+		if (d->slots[slot])
+			d->slots[slot]->generation = d->generation;
+	} else if (d->slots[slot]->generation != d->generation) {
+		slot_state_clear(d->slots[slot], d->generation);
+	}
 	return d->slots[slot];
 }
 

@@ -30,6 +30,7 @@ struct slot_state {
 	uint64_t starts_lap;
 	uint64_t *starts;       /* owned */
 	size_t start_count, start_cap;
+	uint64_t generation;    /* the decoders' when it was last cleared */
 };
 
 /* Slot numbers must be below this: more slots than any recorder makes (it
@@ -43,6 +44,8 @@ struct slot_decoders {
 	                            * allocated once so cursors may keep pointers
 	                            * to it while other slots are added */
 	size_t count;
+	uint64_t generation;       /* a state of an older one is cleared when
+	                            * its slot is met (slot_decoders_restart) */
 };
 
 /* A cursor over the records of one EVENTS chunk, plain or split
@@ -62,6 +65,12 @@ struct chunk_cursor {
 
 void slot_decoders_init(struct slot_decoders *d);
 void slot_decoders_free(struct slot_decoders *d);
+
+/* Forgets every slot's state, for another trace, keeping their memory: a
+ * state is cleared when its slot is met again, and only in the parts its
+ * records filled, so a trace costs the slots it uses, not a fresh 9 KiB
+ * each (symbolize reads hundreds of small traces with one). */
+void slot_decoders_restart(struct slot_decoders *d);
 
 /*
  * Parses the EVENTS chunk header in data[0..bytes) (a split payload when

@@ -493,6 +493,87 @@ static void test_reset_of_used_lists_equals_a_full_reset(void)
 	CU_ASSERT_EQUAL(memcmp(a, b, (size_t)(pa - a)), 0);
 }
 
+/* A chunk of slot 0 at lap 0, offset 0 into buf: 3 rounds of 40 blocks of
+ * 21 sizes, two of each three freed (every class list used), then a
+ * THREAD record when thread.  Returns its bytes. */
+static size_t churn_chunk(uint8_t *buf, size_t cap, bool thread)
+{
+	struct record_state enc;
+	uint8_t *p = buf;
+	uint64_t seq = 1;
+
+	record_state_reset(&enc);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	p = varint_put_u64(p, 0);
+	for (uint64_t round = 0; round < 3; round++)
+		for (uint64_t i = 0; i < 40; i++) {
+			uint64_t addr = 0x100000 + 0x1000 * i, size = 8 + 24 * (i % 21);
+
+			p = record_put_alloc(p, &enc, TRACE_FN_MALLOC, seq++, addr, size, 3, 1);
+			if (i % 3 != 1)
+				p = record_put_free(p, &enc, TRACE_FREE_FREE, seq++, addr, NULL);
+			CU_ASSERT_FATAL(p < buf + cap - 64);
+		}
+	if (thread)
+		p = record_put_thread(p, &enc, 7);
+	return (size_t)(p - buf);
+}
+
+/* The decoder's THREAD record clears a state its records filled (with
+ * record_state_reset_used), and slot decoders restarted for another trace
+ * decode it as fresh ones do: the slot's chunks are new again, and its
+ * record state starts from zero. */
+static void test_decoder_thread_and_restart_start_from_zero(void)
+{
+	static const struct record_state zero;
+	static uint8_t buf[16384];
+	struct slot_decoders d, fresh;
+	struct chunk_cursor cur, fcur;
+	struct trace_event ev, fev;
+	size_t n = churn_chunk(buf, sizeof(buf), true), events = 0;
+
+	slot_decoders_init(&d);
+	CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&d, buf, n, false, 0, &cur), 0);
+	while (chunk_cursor_next(&cur, &ev) == RECORD_OK && ev.type != TRACE_EV_THREAD)
+		;
+	CU_ASSERT_EQUAL(ev.type, TRACE_EV_THREAD);
+	CU_ASSERT_EQUAL(memcmp(&cur.state->st, &zero, sizeof(zero)), 0);
+
+	/* the same chunk without the THREAD record leaves the lists filled */
+	n = churn_chunk(buf, sizeof(buf), false);
+	slot_decoders_free(&d);
+	slot_decoders_init(&d);
+	CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&d, buf, n, false, 0, &cur), 0);
+	while (chunk_cursor_next(&cur, &ev) == RECORD_OK)
+		;
+	CU_ASSERT_NOT_EQUAL(memcmp(&cur.state->st, &zero, sizeof(zero)), 0);
+	CU_ASSERT_EQUAL(slot_decoders_begin(&d, buf, n, false, 0, &cur), -EEXIST);
+
+	/* restarted: the chunk is another trace's, decoded as by fresh ones */
+	slot_decoders_restart(&d);
+	slot_decoders_init(&fresh);
+	CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&d, buf, n, false, 0, &cur), 0);
+	CU_ASSERT_EQUAL(memcmp(&cur.state->st, &zero, sizeof(zero)), 0);
+	CU_ASSERT_EQUAL_FATAL(slot_decoders_begin(&fresh, buf, n, false, 0, &fcur), 0);
+	for (;;) {
+		int rc = chunk_cursor_next(&cur, &ev), frc = chunk_cursor_next(&fcur, &fev);
+
+		CU_ASSERT_EQUAL_FATAL(rc, frc);
+		if (rc != RECORD_OK)
+			break;
+		CU_ASSERT_EQUAL(ev.type, fev.type);
+		CU_ASSERT_EQUAL(ev.seq, fev.seq);
+		CU_ASSERT_EQUAL(ev.addr, fev.addr);
+		CU_ASSERT_EQUAL(ev.size_bytes, fev.size_bytes);
+		events++;
+	}
+	CU_ASSERT_EQUAL(events, 201);
+	CU_ASSERT_EQUAL(memcmp(&cur.state->st, &fcur.state->st, sizeof(zero)), 0);
+	slot_decoders_free(&d);
+	slot_decoders_free(&fresh);
+}
+
 static void test_unknown_extended_record_is_skipped(void)
 {
 	uint8_t buf[64], *p = buf;
@@ -2237,6 +2318,8 @@ int main(void)
 		    test_slot_decoder_refuses_continuation_of_lost_lap);
 	CU_add_test(s, "reset of the used class lists equals a full reset",
 		    test_reset_of_used_lists_equals_a_full_reset);
+	CU_add_test(s, "decoder's THREAD and restarted slot decoders start from zero",
+		    test_decoder_thread_and_restart_start_from_zero);
 	CU_add_test(s, "command line keeps its quoting", test_command_line_keeps_quoting);
 	CU_add_test(s, "modules delta head round-trips", test_modules_delta_head_round_trip);
 	CU_add_test(s, "modules delta head refuses what does not decode",
