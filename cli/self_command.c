@@ -40,18 +40,17 @@ static bool file_is_self(const char *path, const struct stat *self)
  * the current folder). */
 static bool path_finds_self(const char *name, const struct stat *self)
 {
-	const char *dir = getenv("PATH");
 	char file[PATH_MAX];
 
-	for (; dir; dir = strchr(dir, ':') ? strchr(dir, ':') + 1 : NULL) {
+	for (const char *dir = getenv("PATH"); dir; ) {
 		size_t n = strcspn(dir, ":");
 		struct stat st;
 		int len = snprintf(file, sizeof(file), "%.*s%s%s", (int)n, dir, n ? "/" : "", name);
 
-		if (len < 0 || (size_t)len >= sizeof(file))
-			continue;
-		if (stat(file, &st) == 0 && S_ISREG(st.st_mode) && access(file, X_OK) == 0)
+		if (len > 0 && (size_t)len < sizeof(file) && stat(file, &st) == 0 &&
+		    S_ISREG(st.st_mode) && access(file, X_OK) == 0)
 			return st.st_dev == self->st_dev && st.st_ino == self->st_ino;
+		dir = dir[n] ? dir + n + 1 : NULL;
 	}
 	return false;
 }
