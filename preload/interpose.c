@@ -133,9 +133,12 @@ static inline int interpose_array_bytes(size_t n, size_t size_bytes, size_t *tot
 }
 
 /* malloc past its fast path, through table r (caller_ip and caller_cfa:
- * the entry point's caller). */
+ * the entry point's caller; caller_bp its rbp, when caller_bp_known).  The
+ * caller's rbp is lent to the call-site cache while t is busy, and so read
+ * by this call's capture only (preload/stack_sites.h). */
 INTERPOSE_VIA void *interpose_malloc_via(const struct real_allocator *r, size_t size_bytes,
-					 void *caller_ip, void *caller_cfa)
+					 void *caller_ip, void *caller_cfa, uint64_t caller_bp,
+					 int caller_bp_known)
 {
 	struct preload_thread *t = preload_thread_enter();
 	void *p;
@@ -145,38 +148,88 @@ INTERPOSE_VIA void *interpose_malloc_via(const struct real_allocator *r, size_t 
 	preload_thread_leave(t);
 	p = ALLOC_RETRIED(r->malloc(size_bytes));
 	preload_thread_resume(t);
-	if (p)
+	if (p) {
+		if (caller_bp_known) {
+			t->entry_bp = caller_bp;
+			t->entry_bp_cfa = (uintptr_t)caller_cfa;
+		}
 		interpose_alloc_record(t, TRACE_FN_MALLOC, p, size_bytes, caller_ip, caller_cfa);
+		t->entry_bp_cfa = 0;
+	}
 	preload_thread_leave(t);
 	return p;
 }
 
+/* 1 where the exported malloc reads its caller's rbp (below). */
+#if defined(__x86_64__)
+#define INTERPOSE_ENTRY_BP_KNOWN 1
+#else
+#define INTERPOSE_ENTRY_BP_KNOWN 0
+#endif
+
 /* Past the fast path, a first call from a foreign malloc that forwards to
  * this one is said once (preload/init.h). */
 static __attribute__((noinline)) void *interpose_malloc(size_t size_bytes, void *caller_ip,
-							void *caller_cfa)
+							void *caller_cfa, uint64_t caller_bp)
 {
 	if (__builtin_expect(real.foreign_forward_unseen, 0))
 		preload_init_foreign_forwards();
-	return interpose_malloc_via(&real, size_bytes, caller_ip, caller_cfa);
+	return interpose_malloc_via(&real, size_bytes, caller_ip, caller_cfa, caller_bp,
+				    INTERPOSE_ENTRY_BP_KNOWN);
 }
 
 static __attribute__((noinline)) void *interpose_libc_malloc(size_t size_bytes, void *caller_ip,
 							     void *caller_cfa)
 {
-	return interpose_malloc_via(&real_libc, size_bytes, caller_ip, caller_cfa);
+	return interpose_malloc_via(&real_libc, size_bytes, caller_ip, caller_cfa, 0, 0);
 }
+
+/*
+ * The exported malloc: hands its caller's rbp, which compiled code may
+ * reuse before reading it, to interpose_malloc_entry as a second argument,
+ * so that stacks whose allocating function has an rbp-based CFA (a frame
+ * pointer, a realigned or variable-size frame: PostgreSQL's AllocSetAlloc)
+ * can be found again in the call-site cache.  Without it each of their
+ * calls was a capture: ~1 us (bench/HISTORY.md, session 62).
+ */
+#if defined(__x86_64__)
+void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp);
+__asm__(".text\n"
+	".globl malloc\n"
+	".type malloc, @function\n"
+	".globl deep_bind_self_malloc\n"
+	".hidden deep_bind_self_malloc\n"
+	".type deep_bind_self_malloc, @function\n"
+	"malloc:\n"
+	"deep_bind_self_malloc:\n"
+	"\t.cfi_startproc\n"
+#ifdef __CET__
+	"\tendbr64\n"
+#endif
+	"\tmovq %rbp, %rsi\n"
+	"\tjmp interpose_malloc_entry\n"
+	"\t.cfi_endproc\n"
+	".size malloc, .-malloc\n"
+	".size deep_bind_self_malloc, .-deep_bind_self_malloc\n");
+#define INTERPOSE_MALLOC_ENTRY void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp)
+#else
+#define INTERPOSE_MALLOC_ENTRY PRELOAD_API void *malloc(size_t size_bytes)
+#define caller_bp 0
+#endif
 
 /* A sampled or stopped run's unrecorded malloc goes to the C library in a
  * few instructions (each one on the way costs in a tight allocation loop). */
-PRELOAD_API void *malloc(size_t size_bytes)
+INTERPOSE_MALLOC_ENTRY
 {
 	struct preload_thread *t = preload_tls;
 
 	if (interpose_fast(t, size_bytes))
 		return ALLOC_RETRIED(real.malloc(size_bytes));
-	return interpose_malloc(size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_malloc(size_bytes, CALLER_IP, CALLER_CFA, caller_bp);
 }
+#ifndef __x86_64__
+#undef caller_bp
+#endif
 
 /* A free past its fast paths (interpose_free_unrecorded), through table r:
  * the free of a block that may have been recorded. */
@@ -770,7 +823,11 @@ PRELOAD_API int dlclose(void *handle)
  * foreign allocator's): preload/deep_bind.c points modules at them. */
 #define INTERPOSE_SELF(fn) \
 	extern __typeof(fn) deep_bind_self_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")))
+#if defined(__x86_64__)
+extern __typeof(malloc) deep_bind_self_malloc __attribute__((visibility("hidden")));
+#else
 INTERPOSE_SELF(malloc);
+#endif
 INTERPOSE_SELF(calloc);
 INTERPOSE_SELF(realloc);
 INTERPOSE_SELF(reallocarray);

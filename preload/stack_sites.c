@@ -140,6 +140,11 @@ stack_sites_match(const struct preload_thread *t, const struct stack_site *e, ui
 	for (uint32_t i = 0; i < e->rbp_checks; i++) {
 		const struct stack_site_rbp_check *c = &frames[e->depth + i].rbp;
 
+		if (!c->slot) { /* the caller's rbp, read by the entry point */
+			if (t->entry_bp_cfa != cfa || t->entry_bp != c->value)
+				return 0;
+			continue;
+		}
 		if (c->slot < cfa || c->slot > t->stack_hi - 8 ||
 		    *(const uint64_t *)c->slot != c->value)
 			return 0;
@@ -205,12 +210,15 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
 /*
  * The slots the rbp-based frames of the cached stack got their rbp from,
  * with the values they held, into checks[]: carries rbp from the caller
- * (unknown: a register) to the root through the recorded restore slots.
- * Returns the count, or -1 when some rbp-based frame's rbp is the caller's
- * register or more than STACK_SITES_RBP_CHECKS slots are needed.
+ * (a register) to the root through the recorded restore slots.  A frame
+ * whose rbp is the caller's register gets a check of slot 0, which compares
+ * the rbp the entry point read (t->entry_bp, for the call at cfa), when it
+ * read one and the walk found the same.  Returns the count, or -1 when some
+ * rbp-based frame's rbp is the caller's register and the entry point read
+ * none, or more than STACK_SITES_RBP_CHECKS slots are needed.
  */
 static int stack_sites_rbp_checks(const struct preload_thread *t, uint32_t depth,
-				  struct stack_site_rbp_check *checks)
+				  uintptr_t cfa, struct stack_site_rbp_check *checks)
 {
 	uintptr_t slot = 0; /* where the carried rbp came from; 0: the register */
 	int n = 0;
@@ -222,7 +230,7 @@ static int stack_sites_rbp_checks(const struct preload_thread *t, uint32_t depth
 			slot = UNWIND_BP_SLOT(src);
 		if (!(src & UNWIND_BP_CFA))
 			continue;
-		if (!slot)
+		if (!slot && (t->entry_bp_cfa != cfa || t->entry_bp != t->cache_bps[i]))
 			return -1;
 		if (n > 0 && checks[n - 1].slot == slot) {
 			if (checks[n - 1].value != t->cache_bps[i])
@@ -294,7 +302,7 @@ void stack_sites_store(struct preload_thread *t, void *caller_ip, void *caller_c
 	for (uint32_t i = 1; i < depth; i++)
 		if (t->cache_cfas[i] >= t->cache_cfas[i - 1])
 			return; /* stack_sites_find relies on falling CFAs */
-	nchecks = stack_sites_rbp_checks(t, depth, checks);
+	nchecks = stack_sites_rbp_checks(t, depth, cfa, checks);
 	if (nchecks < 0)
 		return;
 	if (!t->sites) {

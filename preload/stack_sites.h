@@ -18,7 +18,10 @@
 #define STACK_SITES_FRAMES 65u   /* deeper stacks are not cached (the default
                                   * --max-frames, 64, and for a truncated
                                   * stack the first frame past them) */
-#define STACK_SITES_RBP_CHECKS 4u /* stacks needing more are not cached */
+#define STACK_SITES_RBP_CHECKS STACK_SITES_FRAMES /* at most one a frame:
+                                  * code built with frame pointers has an
+                                  * rbp-based CFA in every frame
+                                  * (PostgreSQL's backends: 4-12) */
 #define STACK_SITES_SLOTS 32768u /* per thread: frames and rbp checks of the
                                   * cached stacks, 512 KiB of address space
                                   * (512 stacks of 64 frames), touched in
@@ -32,7 +35,8 @@ struct stack_site_frame {
 };
 
 /* A stack slot that must still hold value: the saved rbp an rbp-based
- * frame's CFA was computed from. */
+ * frame's CFA was computed from; slot 0: the caller's rbp register, as the
+ * entry point read it (preload_thread's entry_bp). */
 struct stack_site_rbp_check {
 	uintptr_t slot;
 	uint64_t value;
@@ -83,8 +87,9 @@ uint64_t stack_sites_find(struct preload_thread *t, void *caller_ip, void *calle
  * kept ones, t->beyond_ip, whose slot the walk read last), at most
  * STACK_SITES_FRAMES frames in all, its last frame the caller (caller_ip at
  * caller_cfa - 8), and every frame with an rbp-based CFA getting its rbp
- * from a slot saved by a frame of the stack (at most STACK_SITES_RBP_CHECKS
- * slots; the caller's own rbp, a register, cannot be checked).  Maps the
+ * from a slot saved by a frame of the stack or, where the entry point read
+ * the caller's rbp register (malloc on x86_64: t->entry_bp for the call at
+ * caller_cfa), from that register (at most STACK_SITES_RBP_CHECKS checks).  Maps the
  * cache on first use (address space only: its pages are touched as stacks
  * are stored); out of memory only means nothing is cached.
  */

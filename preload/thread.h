@@ -127,6 +127,10 @@ struct preload_thread {
 	                             * kept when recycled */
 	uint64_t sites_stamp;       /* entries with another stamp are empty */
 	uint64_t sites_log_pos;     /* slots ever appended to the sites' log */
+	uintptr_t entry_bp_cfa;     /* the CFA of the call being recorded when
+	                             * entry_bp is its caller's rbp, read at the
+	                             * entry point; 0: not known (stack_sites.h) */
+	uint64_t entry_bp;
 
 	uint64_t sample_rng;        /* sampler's generator state; 0: not seeded yet */
 	uint32_t captures;          /* stacks captured by a walk; the unwinder's
