@@ -185,51 +185,57 @@ static __attribute__((noinline)) void *interpose_libc_malloc(size_t size_bytes, 
 }
 
 /*
- * The exported malloc: hands its caller's rbp, which compiled code may
- * reuse before reading it, to interpose_malloc_entry as a second argument,
- * so that stacks whose allocating function has an rbp-based CFA (a frame
- * pointer, a realigned or variable-size frame: PostgreSQL's AllocSetAlloc)
- * can be found again in the call-site cache.  Without it each of their
- * calls was a capture: ~1 us (bench/HISTORY.md, session 62).
+ * The exported malloc and calloc: each hands its caller's rbp, which
+ * compiled code may reuse before reading it, to its C entry point as the
+ * argument after its own (register bp_reg), so that stacks whose
+ * allocating function has an rbp-based CFA (a frame pointer, a realigned
+ * or variable-size frame: PostgreSQL's AllocSetAlloc) can be found again in
+ * the call-site cache.  Without it each of their calls was a capture: ~1 us
+ * (bench/HISTORY.md, session 62).  deep_bind_self_FN names the same code.
  */
 #if defined(__x86_64__)
-void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp);
-__asm__(".text\n"
-	".globl malloc\n"
-	".type malloc, @function\n"
-	".globl deep_bind_self_malloc\n"
-	".hidden deep_bind_self_malloc\n"
-	".type deep_bind_self_malloc, @function\n"
-	"malloc:\n"
-	"deep_bind_self_malloc:\n"
-	"\t.cfi_startproc\n"
 #ifdef __CET__
-	"\tendbr64\n"
-#endif
-	"\tmovq %rbp, %rsi\n"
-	"\tjmp interpose_malloc_entry\n"
-	"\t.cfi_endproc\n"
-	".size malloc, .-malloc\n"
-	".size deep_bind_self_malloc, .-deep_bind_self_malloc\n");
-#define INTERPOSE_MALLOC_ENTRY void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp)
+#define INTERPOSE_STUB_ENDBR "\tendbr64\n"
 #else
-#define INTERPOSE_MALLOC_ENTRY PRELOAD_API void *malloc(size_t size_bytes)
-#define caller_bp 0
+#define INTERPOSE_STUB_ENDBR ""
+#endif
+#define INTERPOSE_BP_STUB(fn, bp_reg)                                         \
+	__asm__(".text\n"                                                     \
+		".globl " #fn "\n"                                            \
+		".type " #fn ", @function\n"                                  \
+		".globl deep_bind_self_" #fn "\n"                             \
+		".hidden deep_bind_self_" #fn "\n"                            \
+		".type deep_bind_self_" #fn ", @function\n"                   \
+		#fn ":\n"                                                     \
+		"deep_bind_self_" #fn ":\n"                                   \
+		"\t.cfi_startproc\n"                                          \
+		INTERPOSE_STUB_ENDBR                                          \
+		"\tmovq %rbp, %" bp_reg "\n"                                  \
+		"\tjmp interpose_" #fn "_entry\n"                             \
+		"\t.cfi_endproc\n"                                            \
+		".size " #fn ", .-" #fn "\n"                                  \
+		".size deep_bind_self_" #fn ", .-deep_bind_self_" #fn "\n")
+void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp);
+INTERPOSE_BP_STUB(malloc, "rsi");
 #endif
 
 /* A sampled or stopped run's unrecorded malloc goes to the C library in a
  * few instructions (each one on the way costs in a tight allocation loop). */
-INTERPOSE_MALLOC_ENTRY
+#if defined(__x86_64__)
+void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp)
+#else
+PRELOAD_API void *malloc(size_t size_bytes)
+#endif
 {
 	struct preload_thread *t = preload_tls;
+#if !defined(__x86_64__)
+	const uint64_t caller_bp = 0; /* not read: INTERPOSE_ENTRY_BP_KNOWN is 0 */
+#endif
 
 	if (interpose_fast(t, size_bytes))
 		return ALLOC_RETRIED(real.malloc(size_bytes));
 	return interpose_malloc(size_bytes, CALLER_IP, CALLER_CFA, caller_bp);
 }
-#ifndef __x86_64__
-#undef caller_bp
-#endif
 
 /* A free past its fast paths (interpose_free_unrecorded), through table r:
  * the free of a block that may have been recorded. */
@@ -357,9 +363,10 @@ PRELOAD_API void free_aligned_sized(void *p, size_t align_bytes, size_t size_byt
 #endif
 
 /* calloc past its fast path, through table r (caller_ip and caller_cfa:
- * the entry point's caller). */
+ * the entry point's caller; caller_bp as malloc's). */
 INTERPOSE_VIA void *interpose_calloc_via(const struct real_allocator *r, size_t n,
-					 size_t size_bytes, void *caller_ip, void *caller_cfa)
+					 size_t size_bytes, void *caller_ip, void *caller_cfa,
+					 uint64_t caller_bp, int caller_bp_known)
 {
 	struct preload_thread *t = preload_thread_enter();
 	int overflow;
@@ -371,35 +378,52 @@ INTERPOSE_VIA void *interpose_calloc_via(const struct real_allocator *r, size_t 
 	preload_thread_leave(t);
 	p = ALLOC_RETRIED(r->calloc(n, size_bytes));
 	preload_thread_resume(t);
-	if (p && !overflow)
+	if (p && !overflow) {
+		if (caller_bp_known) {
+			t->entry_bp = caller_bp;
+			t->entry_bp_cfa = (uintptr_t)caller_cfa;
+		}
 		interpose_alloc_record(t, TRACE_FN_CALLOC, p, total, caller_ip, caller_cfa);
+		t->entry_bp_cfa = 0;
+	}
 	preload_thread_leave(t);
 	return p;
 }
 
 static __attribute__((noinline)) void *interpose_calloc(size_t n, size_t size_bytes,
-							void *caller_ip, void *caller_cfa)
+							void *caller_ip, void *caller_cfa,
+							uint64_t caller_bp)
 {
-	return interpose_calloc_via(&real, n, size_bytes, caller_ip, caller_cfa);
+	return interpose_calloc_via(&real, n, size_bytes, caller_ip, caller_cfa, caller_bp,
+				    INTERPOSE_ENTRY_BP_KNOWN);
 }
 
 static __attribute__((noinline)) void *interpose_libc_calloc(size_t n, size_t size_bytes,
 							     void *caller_ip, void *caller_cfa)
 {
-	return interpose_calloc_via(&real_libc, n, size_bytes, caller_ip, caller_cfa);
+	return interpose_calloc_via(&real_libc, n, size_bytes, caller_ip, caller_cfa, 0, 0);
 }
 
 /* As malloc: a sampled or stopped run's unrecorded calloc goes straight to
  * the C library (one that overflows fails there, unrecorded either way). */
+#if defined(__x86_64__)
+void *interpose_calloc_entry(size_t n, size_t size_bytes, uint64_t caller_bp);
+INTERPOSE_BP_STUB(calloc, "rdx");
+void *interpose_calloc_entry(size_t n, size_t size_bytes, uint64_t caller_bp)
+#else
 PRELOAD_API void *calloc(size_t n, size_t size_bytes)
+#endif
 {
 	struct preload_thread *t = preload_tls;
 	int overflow;
 	size_t total = interpose_mul(n, size_bytes, &overflow);
+#if !defined(__x86_64__)
+	const uint64_t caller_bp = 0; /* not read: INTERPOSE_ENTRY_BP_KNOWN is 0 */
+#endif
 
 	if (!overflow && interpose_fast(t, total))
 		return ALLOC_RETRIED(real.calloc(n, size_bytes));
-	return interpose_calloc(n, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_calloc(n, size_bytes, CALLER_IP, CALLER_CFA, caller_bp);
 }
 
 /*
@@ -825,10 +849,11 @@ PRELOAD_API int dlclose(void *handle)
 	extern __typeof(fn) deep_bind_self_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")))
 #if defined(__x86_64__)
 extern __typeof(malloc) deep_bind_self_malloc __attribute__((visibility("hidden")));
+extern __typeof(calloc) deep_bind_self_calloc __attribute__((visibility("hidden")));
 #else
 INTERPOSE_SELF(malloc);
-#endif
 INTERPOSE_SELF(calloc);
+#endif
 INTERPOSE_SELF(realloc);
 INTERPOSE_SELF(reallocarray);
 INTERPOSE_SELF(free);

@@ -5,6 +5,7 @@
  * decides where its frame lies.  The exported malloc reads that register
  * for the call-site cache (preload/interpose.c, preload/stack_sites.c), so
  * such stacks are found again instead of captured at every call.
+ * (calloc too; realloc and the others pass no rbp, as before.)
  * The sharp case: from_deep and from_shallow, called from the same call
  * instruction of call_via, call with_alloca, which calls malloc, with
  * alloca sizes calibrated so that malloc's return address lies at the same
@@ -15,9 +16,11 @@
  *
  * Expected facts (tests/e2e/rbp-callers.sh), run with MPROF_UNWIND=check:
  *   no capture differs from libunwind's, no reused stack from a full walk,
- *   and at least 29000 stacks come from the call-site cache;
+ *   and at least 39000 stacks come from the call-site cache;
  *   vla_alloc: 30000 allocations of 40 bytes (1200000), 10 live at exit
  *   (400 bytes);
+ *   vla_zeroed (calloc): 10000 allocations of 5 * 8 bytes (400000), none
+ *   live;
  *   with_alloca: 2000 allocations of 24 bytes, 1000 through from_deep and
  *   1000 through from_shallow (24000 bytes each), none live.
  * stdout: "rbp callers: done\n" (or "rbp callers: no calibration\n" and
@@ -36,6 +39,7 @@ static void *volatile kept[KEPT];
 static volatile char sink;
 static uintptr_t call_sp;
 static void *pairs[PAIRS][2];
+static void *volatile zeroed;
 
 /* Its frame has a variable-length array: the CFA is rbp-based. */
 __attribute__((noinline)) static void vla_alloc(int len, int i)
@@ -50,6 +54,18 @@ __attribute__((noinline)) static void vla_alloc(int len, int i)
 		kept[i] = p;
 	else
 		free(p);
+	sink = buf[len / 2];
+}
+
+/* The same with calloc. */
+__attribute__((noinline)) static void vla_zeroed(int len, int i)
+{
+	volatile char buf[len];
+
+	buf[0] = (char)i;
+	buf[len - 1] = (char)i;
+	zeroed = calloc(5, 8); /* VLA_ZEROED_LINE */
+	free(zeroed);
 	sink = buf[len / 2];
 }
 
@@ -130,6 +146,8 @@ int main(void)
 	}
 	for (int i = 0; i < VLA_CALLS; i++)
 		vla_alloc(8 + (i % 5) * 40, i);
+	for (int i = 0; i < VLA_CALLS / 3; i++)
+		vla_zeroed(8 + (i % 5) * 40, i);
 	puts("rbp callers: done");
 	return 0;
 }
