@@ -185,7 +185,7 @@ static __attribute__((noinline)) void *interpose_libc_malloc(size_t size_bytes, 
 }
 
 /*
- * The exported malloc and calloc: each hands its caller's rbp, which
+ * The exported malloc, calloc and realloc: each hands its caller's rbp, which
  * compiled code may reuse before reading it, to its C entry point as the
  * argument after its own (register bp_reg), so that stacks whose
  * allocating function has an rbp-based CFA (a frame pointer, a realigned
@@ -561,7 +561,8 @@ static inline int interpose_realloc_unrecorded(struct preload_thread *t, const v
  */
 INTERPOSE_VIA void *interpose_realloc_via(const struct real_allocator *r, void *old,
 					  size_t size_bytes, unsigned alloc_fn, unsigned free_fn,
-					  void *caller_ip, void *caller_cfa)
+					  void *caller_ip, void *caller_cfa, uint64_t caller_bp,
+					  int caller_bp_known)
 {
 	struct preload_thread *t = preload_tls;
 	void *p;
@@ -583,8 +584,15 @@ INTERPOSE_VIA void *interpose_realloc_via(const struct real_allocator *r, void *
 	}
 	if (!t)
 		return fallback_realloc(r, old, size_bytes);
+	/* (a recorded call of a signal handler while the real realloc runs
+	 * leaves entry_bp_cfa 0: this call's stack is then captured) */
+	if (caller_bp_known) {
+		t->entry_bp = caller_bp;
+		t->entry_bp_cfa = (uintptr_t)caller_cfa;
+	}
 	p = interpose_realloc_entered(r, t, old, size_bytes, alloc_fn, free_fn, caller_ip,
 				      caller_cfa);
+	t->entry_bp_cfa = 0;
 	preload_thread_leave(t);
 	return p;
 }
@@ -600,13 +608,23 @@ INTERPOSE_VIA void *interpose_reallocarray_via(const struct real_allocator *r, v
 	if (!interpose_array_bytes(n, size_bytes, &total))
 		return NULL;
 	return interpose_realloc_via(r, old, total, TRACE_FN_REALLOCARRAY, TRACE_FREE_REALLOCARRAY,
-				     caller_ip, caller_cfa);
+				     caller_ip, caller_cfa, 0, 0);
 }
 
+#if defined(__x86_64__)
+void *interpose_realloc_entry(void *old, size_t size_bytes, uint64_t caller_bp);
+INTERPOSE_BP_STUB(realloc, "rdx");
+void *interpose_realloc_entry(void *old, size_t size_bytes, uint64_t caller_bp)
+#else
 PRELOAD_API void *realloc(void *old, size_t size_bytes)
+#endif
 {
+#if !defined(__x86_64__)
+	const uint64_t caller_bp = 0; /* not read: INTERPOSE_ENTRY_BP_KNOWN is 0 */
+#endif
+
 	return interpose_realloc_via(&real, old, size_bytes, TRACE_FN_REALLOC, TRACE_FREE_REALLOC,
-				     CALLER_IP, CALLER_CFA);
+				     CALLER_IP, CALLER_CFA, caller_bp, INTERPOSE_ENTRY_BP_KNOWN);
 }
 
 /* A foreign realloc (real.h) is reached unrecorded, as the C library's
@@ -783,7 +801,7 @@ PRELOAD_API void *__libc_calloc(size_t n, size_t size_bytes)
 PRELOAD_API void *__libc_realloc(void *old, size_t size_bytes)
 {
 	return interpose_realloc_via(&real_libc, old, size_bytes, TRACE_FN_REALLOC,
-				     TRACE_FREE_REALLOC, CALLER_IP, CALLER_CFA);
+				     TRACE_FREE_REALLOC, CALLER_IP, CALLER_CFA, 0, 0);
 }
 
 PRELOAD_API void *__libc_reallocarray(void *old, size_t n, size_t size_bytes)
@@ -850,11 +868,12 @@ PRELOAD_API int dlclose(void *handle)
 #if defined(__x86_64__)
 extern __typeof(malloc) deep_bind_self_malloc __attribute__((visibility("hidden")));
 extern __typeof(calloc) deep_bind_self_calloc __attribute__((visibility("hidden")));
+extern __typeof(realloc) deep_bind_self_realloc __attribute__((visibility("hidden")));
 #else
 INTERPOSE_SELF(malloc);
 INTERPOSE_SELF(calloc);
-#endif
 INTERPOSE_SELF(realloc);
+#endif
 INTERPOSE_SELF(reallocarray);
 INTERPOSE_SELF(free);
 INTERPOSE_SELF(posix_memalign);

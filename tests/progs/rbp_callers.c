@@ -5,7 +5,7 @@
  * decides where its frame lies.  The exported malloc reads that register
  * for the call-site cache (preload/interpose.c, preload/stack_sites.c), so
  * such stacks are found again instead of captured at every call.
- * (calloc too; realloc and the others pass no rbp, as before.)
+ * (calloc and realloc too; the others pass no rbp, as before.)
  * The sharp case: from_deep and from_shallow, called from the same call
  * instruction of call_via, call with_alloca, which calls malloc, with
  * alloca sizes calibrated so that malloc's return address lies at the same
@@ -16,11 +16,13 @@
  *
  * Expected facts (tests/e2e/rbp-callers.sh), run with MPROF_UNWIND=check:
  *   no capture differs from libunwind's, no reused stack from a full walk,
- *   and at least 39000 stacks come from the call-site cache;
+ *   and at least 49000 stacks come from the call-site cache;
  *   vla_alloc: 30000 allocations of 40 bytes (1200000), 10 live at exit
  *   (400 bytes);
  *   vla_zeroed (calloc): 10000 allocations of 5 * 8 bytes (400000), none
  *   live;
+ *   vla_grow (realloc of one block, 16 bytes then 32, 16, ...): 10000
+ *   allocations (240000 bytes), none live;
  *   with_alloca: 2000 allocations of 24 bytes, 1000 through from_deep and
  *   1000 through from_shallow (24000 bytes each), none live.
  * stdout: "rbp callers: done\n" (or "rbp callers: no calibration\n" and
@@ -40,6 +42,7 @@ static volatile char sink;
 static uintptr_t call_sp;
 static void *pairs[PAIRS][2];
 static void *volatile zeroed;
+static void *volatile grown;
 
 /* Its frame has a variable-length array: the CFA is rbp-based. */
 __attribute__((noinline)) static void vla_alloc(int len, int i)
@@ -66,6 +69,17 @@ __attribute__((noinline)) static void vla_zeroed(int len, int i)
 	buf[len - 1] = (char)i;
 	zeroed = calloc(5, 8); /* VLA_ZEROED_LINE */
 	free(zeroed);
+	sink = buf[len / 2];
+}
+
+/* The same with realloc: grown goes from 16 to 32 bytes and back. */
+__attribute__((noinline)) static void vla_grow(int len, int i)
+{
+	volatile char buf[len];
+
+	buf[0] = (char)i;
+	buf[len - 1] = (char)i;
+	grown = realloc(grown, 16 + 16 * (size_t)(i & 1)); /* VLA_GROW_LINE */
 	sink = buf[len / 2];
 }
 
@@ -148,6 +162,9 @@ int main(void)
 		vla_alloc(8 + (i % 5) * 40, i);
 	for (int i = 0; i < VLA_CALLS / 3; i++)
 		vla_zeroed(8 + (i % 5) * 40, i);
+	for (int i = 0; i < VLA_CALLS / 3; i++)
+		vla_grow(8 + (i % 5) * 40, i);
+	free(grown);
 	puts("rbp callers: done");
 	return 0;
 }
