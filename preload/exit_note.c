@@ -24,15 +24,16 @@
  * A process under a seccomp filter (the program's sandbox, installed after
  * its setup; known without asking the kernel, preload/seccomp_watch.h) may
  * be killed for opening a file, so then nothing is opened:
- * the peak comes from getrusage when that proves it is the image's own,
  * the command line from the image's own argument memory (whose bounds are
  * read from /proc/self/stat only when a filter is known: at the start
  * under an inherited one, else just before the program installs one; an
  * image that never runs filtered reads its command line at the end); an
  * allow-list sandbox may kill for any other call as well (Firefox's refuses
  * mincore, msync and prctl), so whether that memory is mapped and the
- * process name are learnt with the bounds, and at exit no system call is
- * made beyond getrusage.
+ * process name are learnt with the bounds, and at exit (exit(), _exit) no
+ * system call is made: the peak RSS (getrusage) is left to the launcher's
+ * samples, the pid is the one kept, and _exit's stack room is judged from
+ * the thread's own stack, not sigaltstack.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -59,7 +60,9 @@
 #include "preload/thread_pointer.h"
 #include "preload/sys.h"
 #include "preload/timens.h"
+#include "preload/thread.h"
 #include "preload/toggle_signal.h"
+#include "preload/unwind.h"
 #include "trace/argv_quote.h"
 
 #define EXIT_NOTE_PAGE_BYTES ((uintptr_t)4096)
@@ -307,9 +310,24 @@ static void exit_note_names(struct session_proc_header *h, int sandboxed)
 
 uint64_t exit_note_peak_rss_kib(void)
 {
-	uint64_t kib = seccomp_watch_filtered() ? 0 : exit_note_hwm_kib();
+	uint64_t kib;
 
+	/* an allow-list filter may kill getrusage: the launcher's sampled
+	 * figure stands in */
+	if (seccomp_watch_filtered())
+		return 0;
+	kib = exit_note_hwm_kib();
 	return kib ? kib : exit_note_rusage_kib();
+}
+
+/* This image's pid in its namespace; under a filter, which may kill getpid,
+ * the one kept (a vfork child's exit() is then not told from its
+ * parent's). */
+static uint32_t exit_note_pid(void)
+{
+	if (seccomp_watch_filtered())
+		return preload_proc.view.ns_pid;
+	return (uint32_t)getpid();
 }
 
 /* The note: whole, or (full 0) the status and time alone, which take
@@ -321,7 +339,7 @@ static __attribute__((noinline)) void exit_note_fill(int status, int full)
 	int sandboxed;
 
 	/* a vfork child calling exit() shares the parent's memory */
-	if (!h || h->ns_pid != (uint32_t)getpid())
+	if (!h || h->ns_pid != exit_note_pid())
 		return;
 	h->exit_status = status;
 	h->exit_mono_ns = timens_mono_ns();
@@ -362,12 +380,29 @@ void exit_note_register(void)
 	registered = on_exit(exit_note_write, NULL) == 0;
 }
 
+/* Under a filter, which may kill sigaltstack: whether the stack left below
+ * the caller holds the whole note, 1 only on the thread's own stack with
+ * the room (learnt without a system call on the main thread).  Not inlined:
+ * exit_note_before_exit_call's frame stays small. */
+static __attribute__((noinline)) int exit_note_filtered_roomy(void)
+{
+	struct preload_thread *t = preload_tls;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	return (uintptr_t)t > (uintptr_t)THREAD_SETTING_UP && unwind_on_own_stack(t) &&
+	       unwind_stack_room(t, sp, EXIT_NOTE_FULL_STACK_BYTES);
+}
+
 void exit_note_before_exit_call(int status)
 {
 	size_t room_bytes;
 
 	if (!exit_note_next_exit || !thread_pointer_is_libc())
 		return;
+	if (seccomp_watch_filtered()) {
+		exit_note_fill(status, exit_note_filtered_roomy());
+		return;
+	}
 	room_bytes = stack_room_bytes();
 	if (room_bytes >= EXIT_NOTE_STATUS_STACK_BYTES)
 		exit_note_fill(status, room_bytes >= EXIT_NOTE_FULL_STACK_BYTES);

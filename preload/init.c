@@ -55,6 +55,7 @@
 #include "preload/stack_table.h"
 #include "preload/text.h"
 #include "preload/thread.h"
+#include "preload/thread_id.h"
 #include "preload/thread_pointer.h"
 #include "preload/toggle_signal.h"
 #include "preload/unwind.h"
@@ -282,6 +283,7 @@ static int init_run(struct preload_thread **out)
 	struct preload_thread *t;
 
 	thread_pointer_start();
+	thread_id_start();
 	real_resolve();
 	/* before the first slot rewrite: under a filter inherited from the
 	 * parent, slots are not written through /proc/self/mem (import_bind.c) */
@@ -339,6 +341,10 @@ static int init_run(struct preload_thread **out)
 		return PRELOAD_DISABLED;
 	}
 	have_unwinder = unwind_init() == 0;
+	if (seccomp_watch_filtered()) {
+		unwind_keep_before_filter();
+		thread_id_keep_before_filter();
+	}
 	if (valgrind_note)
 		unwind_lib_forgo();
 	if (modules_init() < 0) {

@@ -73,6 +73,7 @@ preload_libmprof_preload_la_SOURCES = \
 	preload/sys.h preload/clock.c preload/clock.h \
 	preload/text.h \
 	preload/thread.c preload/thread.h \
+	preload/thread_id.c preload/thread_id.h \
 	preload/thread_pointer.c preload/thread_pointer.h \
 	preload/unwind.c preload/unwind.h \
 	preload/unwind_fast.c preload/unwind_fast.h

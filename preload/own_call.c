@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "preload/own_call.h"
+#include "preload/seccomp_watch.h"
 
 __thread int own_call_depth __attribute__((tls_model("initial-exec")));
 
@@ -21,7 +22,9 @@ void own_call_enter(struct own_call *c)
 	sigfillset(&block);
 	for (unsigned i = 0; i < sizeof(fault_signals) / sizeof(fault_signals[0]); i++)
 		sigdelset(&block, fault_signals[i]);
-	c->masked = pthread_sigmask(SIG_BLOCK, &block, &c->saved) == 0;
+	/* an allow-list filter may kill rt_sigprocmask: unmasked then, as
+	 * when it is refused */
+	c->masked = !seccomp_watch_filtered() && pthread_sigmask(SIG_BLOCK, &block, &c->saved) == 0;
 	own_call_depth++;
 }
 

@@ -16,6 +16,7 @@
 
 #include "preload/mem.h"
 #include "preload/rec_stack.h"
+#include "preload/seccomp_watch.h"
 
 #if defined(__x86_64__)
 /*
@@ -86,7 +87,9 @@ uintptr_t rec_stack_call(struct preload_thread *t, rec_stack_fn fn, void *arg)
 	uint64_t block = REC_STACK_BLOCKED, saved;
 	uintptr_t top, r;
 
-	if (t->rec_stack_active)
+	/* an allow-list filter may kill rt_sigprocmask: no switch then, as
+	 * when the stack cannot be mapped */
+	if (t->rec_stack_active || seccomp_watch_filtered())
 		return fn(arg);
 	top = rec_stack_top(t);
 	if (!top || rec_stack_sigmask(SIG_BLOCK, &block, &saved) != 0)

@@ -42,6 +42,8 @@
 #include "preload/seq.h"
 #include "preload/sys.h"
 #include "preload/thread.h"
+#include "preload/thread_id.h"
+#include "preload/unwind.h"
 
 #define SECCOMP_WATCH_STATUS_BYTES 4096u
 
@@ -93,6 +95,8 @@ void seccomp_watch_before(void)
 {
 	/* the last moment /proc/self/stat can surely be opened */
 	exit_note_keep_arg_bounds();
+	unwind_keep_before_filter();
+	thread_id_keep_before_filter();
 	seq_disown();
 	preload_mem_prepare(SECCOMP_WATCH_READY_BYTES);
 	/* a filter may kill the mprotect a thread's claim would make */

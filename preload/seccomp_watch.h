@@ -18,8 +18,10 @@ void seccomp_watch_start(void);
 int seccomp_watch_filtered(void);
 
 /* Before a call that may install a filter (prctl(PR_SET_SECCOMP),
- * syscall(SYS_seccomp)): nothing may need membarrier() afterwards, and the
- * exit note's argument bounds are read while /proc can still be opened. */
+ * syscall(SYS_seccomp)): nothing may need membarrier() afterwards, the
+ * exit note's argument bounds are read while /proc can still be opened, and
+ * what the recording paths would ask the kernel for later (RLIMIT_STACK,
+ * the place of a thread's id) is kept. */
 void seccomp_watch_before(void);
 
 /* After it: rc is what the call returned (a filter returns 0, or a

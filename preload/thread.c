@@ -32,9 +32,11 @@
 #include "preload/populate.h"
 #include "preload/ring.h"
 #include "preload/sample_set.h"
+#include "preload/seccomp_watch.h"
 #include "preload/seq.h"
 #include "preload/sys.h"
 #include "preload/thread.h"
+#include "preload/thread_id.h"
 #include "preload/toggle_signal.h"
 #include "preload/wait.h"
 
@@ -141,6 +143,21 @@ int thread_free_slotless(unsigned fn, const void *p)
 	return m != NULL;
 }
 
+/* A thread first seen under a seccomp filter whose id is not to be had
+ * without gettid, which an allow-list filter may kill for
+ * (preload/thread_id.h): its calls stay unrecorded (counted,
+ * preload/fallback.c).  Said once. */
+static void thread_note_filtered_first(void)
+{
+	static _Atomic int said;
+
+	if (atomic_exchange(&said, 1))
+		return;
+	diag_note(TRACE_DIAG_INFO, "a thread first allocated under a seccomp filter (a "
+				   "sandbox): its allocator calls are counted as unrecorded, "
+				   "not recorded");
+}
+
 /* The slow path of preload_thread_enter: initialises the shim or makes the
  * thread's state when needed; NULL when the call is not to be recorded. */
 struct preload_thread *preload_thread_enter_slow(void)
@@ -167,6 +184,10 @@ struct preload_thread *preload_thread_enter_slow(void)
 		if (preload_proc.forward_only)
 			return NULL;
 		preload_tls = THREAD_SETTING_UP;
+		if (seccomp_watch_filtered() && !thread_id_own()) {
+			thread_note_filtered_first();
+			return NULL; /* THREAD_SETTING_UP for good: counted, unrecorded */
+		}
 		if (!thread_slots_hopeless()) {
 			t = thread_state_create();
 			toggle_signal_check(); /* a thread's start: the program may have taken it */
@@ -789,7 +810,7 @@ int thread_slot_attach(struct preload_thread *t, uint32_t idx)
 
 struct preload_thread *thread_state_create(void)
 {
-	struct preload_thread *t = thread_state_get(preload_tid());
+	struct preload_thread *t = thread_state_get(thread_id_own());
 
 	if (!t)
 		return NULL;

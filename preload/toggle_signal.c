@@ -37,6 +37,7 @@
 #include "preload/diag.h"
 #include "preload/next_sym.h"
 #include "preload/process.h"
+#include "preload/seccomp_watch.h"
 #include "preload/text.h"
 #include "preload/toggle_signal.h"
 #include "preload/wait.h"
@@ -312,8 +313,10 @@ void toggle_signal_check(void)
 
 	if (!sig || atomic_load_explicit(&said, memory_order_relaxed))
 		return;
+	/* under a filter, which may kill sigaction, only what the wrappers saw */
 	if (!atomic_load(&toggle_signal_gone) &&
-	    (toggle_signal_real_sigaction(sig, NULL, &now) != 0 || toggle_signal_is_ours(&now)))
+	    (seccomp_watch_filtered() || toggle_signal_real_sigaction(sig, NULL, &now) != 0 ||
+	     toggle_signal_is_ours(&now)))
 		return;
 	if (atomic_exchange(&said, 1))
 		return;

@@ -59,6 +59,9 @@
 #define UNWIND_MAIN_STACK_MAX_BYTES (1ull << 30)
 #define UNWIND_MAIN_STACK_DEFAULT_BYTES (8ull << 20)
 
+/* The main thread's stack size kept before a filter came (0: none kept). */
+static uint64_t unwind_main_stack_kept_bytes;
+
 /* stack_lo == stack_hi == this: the thread's stack is unknown (libunwind only). */
 #define UNWIND_STACK_UNKNOWN ((uintptr_t)1)
 
@@ -240,7 +243,7 @@ void unwind_threads_coming(void)
 	/* With a foreign malloc the loader allocates through it, not the
 	 * shim: the program's own allocator would serve the recorder's load
 	 * (and count its calls). */
-	if (unwind_mode != UNWIND_MODE_CFI ||
+	if (unwind_mode != UNWIND_MODE_CFI || seccomp_watch_filtered() ||
 	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 0 ||
 	    !__libc_single_threaded || __atomic_load_n(&real.foreign, __ATOMIC_ACQUIRE))
 		return;
@@ -415,7 +418,7 @@ static __attribute__((noinline)) void unwind_lib_try(struct preload_thread *t, u
 {
 	struct own_call own;
 
-	if (truncated || t->capture_off_stack ||
+	if (truncated || t->capture_off_stack || seccomp_watch_filtered() ||
 	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 0)
 		return;
 	stack_table_ips_fill(t);
@@ -492,6 +495,42 @@ static uintptr_t unwind_main_stack_top(void)
 	return ((uintptr_t)__libc_stack_end + 16 + 4095) & ~(uintptr_t)4095;
 }
 
+/* The main thread's stack size: RLIMIT_STACK when not unlimited or huge
+ * (the kernel keeps [top - RLIMIT_STACK, top) free for the stack, and the
+ * page holding argc/argv is mapped). */
+static uint64_t unwind_main_stack_bytes(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur <= UNWIND_MAIN_STACK_MAX_BYTES)
+		return rl.rlim_cur;
+	return UNWIND_MAIN_STACK_DEFAULT_BYTES;
+}
+
+void unwind_keep_before_filter(void)
+{
+	unwind_main_stack_kept_bytes = unwind_main_stack_bytes();
+}
+
+/* The main thread's stack size now; under a filter, which may kill
+ * getrlimit, the one kept before it. */
+static uint64_t unwind_main_stack_bytes_now(void)
+{
+	if (seccomp_watch_filtered() && unwind_main_stack_kept_bytes)
+		return unwind_main_stack_kept_bytes;
+	return unwind_main_stack_bytes();
+}
+
+/* Whether t is the main thread; under a filter, which may kill getpid and
+ * gettid, from the ids the recorder keeps. */
+static int unwind_on_main_thread(const struct preload_thread *t)
+{
+	if (seccomp_watch_filtered())
+		return (uint32_t)t->tid == preload_proc.view.ns_pid;
+	return preload_tid() == getpid();
+}
+
 /*
  * Learns the calling thread's stack range, with no lock, no allocation and
  * no call into the C library that could be what is allocating (it used
@@ -514,17 +553,11 @@ static void unwind_stack_learn(struct preload_thread *t, uintptr_t sp)
 	uintptr_t hi, want, lo;
 
 	t->stack_lo = t->stack_hi = 0;
-	if (preload_tid() == getpid()) {
-		struct rlimit rl;
-		uint64_t bytes = UNWIND_MAIN_STACK_DEFAULT_BYTES;
+	if (unwind_on_main_thread(t)) {
+		uint64_t bytes = unwind_main_stack_bytes_now();
 
 		t->stack_lo = t->stack_hi = UNWIND_STACK_UNKNOWN;
 		hi = unwind_main_stack_top();
-		/* The page holding argc/argv is mapped; the kernel keeps
-		 * [top - RLIMIT_STACK, top) free for the stack. */
-		if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-		    rl.rlim_cur <= UNWIND_MAIN_STACK_MAX_BYTES)
-			bytes = rl.rlim_cur;
 		if (__libc_stack_end && hi > bytes) {
 			t->stack_lo = hi - (uintptr_t)bytes;
 			t->stack_hi = hi;
@@ -649,12 +682,35 @@ static const unsigned char unwind_sigreturn_code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 
 							0x00, 0x00, 0x0f, 0x05 };
 #define UNWIND_SIGNAL_NEST_MAX 8
 
+/* Whether [from, from + len) is surely mapped without asking the kernel:
+ * in an executable segment of a module, or on the thread's own stack above
+ * this frame (a signal frame the capture runs below). */
+static int unwind_known_mapped(const struct preload_thread *t, uintptr_t from, size_t len)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	if (!len || from + len < from)
+		return 0;
+	if (modules_contains(from) && modules_contains(from + len - 1))
+		return 1;
+	return !t->capture_off_stack && t->stack_hi != UNWIND_STACK_UNKNOWN && here > t->stack_lo &&
+	       from > here && from + len <= t->stack_hi;
+}
+
 /* Copies len bytes at the program's address from into to, without a
- * fault: 0, or -1 when they are not all readable. */
-static int unwind_read_safely(void *to, uintptr_t from, size_t len)
+ * fault: 0, or -1 when they are not all readable.  Under a filter, which
+ * may kill process_vm_readv, only memory known mapped is read. */
+static int unwind_read_safely(const struct preload_thread *t, void *to, uintptr_t from,
+			      size_t len)
 {
 	struct iovec local = { to, len }, remote = { (void *)from, len };
 
+	if (seccomp_watch_filtered()) {
+		if (!unwind_known_mapped(t, from, len))
+			return -1;
+		memcpy(to, (const void *)from, len);
+		return 0;
+	}
 	return syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0) == (long)len
 		       ? 0
 		       : -1;
@@ -685,9 +741,9 @@ static __attribute__((noinline)) int unwind_through_signals(struct preload_threa
 			return -1;
 		ip = (uintptr_t)t->frames[k];
 		sp = t->frame_cfas[k];
-		if (unwind_read_safely(code, ip, sizeof(code)) < 0 ||
+		if (unwind_read_safely(t, code, ip, sizeof(code)) < 0 ||
 		    memcmp(code, unwind_sigreturn_code, sizeof(code)) != 0 ||
-		    unwind_read_safely(regs, sp + offsetof(ucontext_t, uc_mcontext.gregs),
+		    unwind_read_safely(t, regs, sp + offsetof(ucontext_t, uc_mcontext.gregs),
 				       sizeof(regs)) < 0)
 			return -1;
 		k++;
@@ -1159,8 +1215,11 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 	}
 	if (n < 0)
 		atomic_fetch_add_explicit(&unwind_fallbacks, 1, memory_order_relaxed);
+	/* under a filter libunwind is not loaded (dlopen opens files) nor used
+	 * (its memory checks make system calls a filter may kill for) */
 	if (n < 0 && unwind_mode == UNWIND_MODE_CFI &&
-	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2)
+	    (atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2 ||
+	     seccomp_watch_filtered()))
 		return unwind_cut(t, caller_ip, truncated);
 	if (n < 0) {
 		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);

@@ -41,6 +41,10 @@ int unwind_init(void);
  * allocate. */
 void unwind_threads_coming(void);
 
+/* Keeps what a capture would ask the kernel for (RLIMIT_STACK) before a
+ * seccomp filter that may kill the asking comes (preload/seccomp_watch.h). */
+void unwind_keep_before_filter(void);
+
 /* Whether the module at load_bias (dl_phdr_info's dlpi_addr) is one the
  * recorder's load of libunwind added (libunwind, liblzma), not the
  * program's: for preload/mlock_watch.c, which leaves them unlocked. */

@@ -24,6 +24,7 @@
 #include "preload/cfi_cache.h"
 #include "preload/mem.h"
 #include "preload/rec_stack.h"
+#include "preload/seccomp_watch.h"
 #include "preload/unwind.h"
 #include "preload/unwind_fast.h"
 
@@ -167,7 +168,9 @@ static __attribute__((noinline)) int unwind_fast_readable(const struct preload_t
 	uint32_t pages = 0;
 	long n;
 
-	if (need > ceiling || need <= from)
+	/* an allow-list filter may kill process_vm_readv: nothing more is
+	 * known readable then, and the walk ends here */
+	if (need > ceiling || need <= from || seccomp_watch_filtered())
 		return need <= from;
 	while (pages < UNWIND_FAST_CHECK_PAGES && from + pages * UNWIND_FAST_PAGE_BYTES < ceiling &&
 	       (pages < 2 || from + pages * UNWIND_FAST_PAGE_BYTES < need)) {

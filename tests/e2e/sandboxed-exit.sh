@@ -4,9 +4,10 @@
 # it: same output, same exit status.  The recorder opened /proc/self/status,
 # cmdline and comm at exit (the exit note) and its process file in a fork
 # child: the program and its kids were killed by SIGSYS, the program's
-# output lost.  Under a filter the exit note still gives each image's own
-# peak RSS (getrusage) and its names at the end (its argument memory,
-# PR_GET_NAME); a child forked under the filter runs unrecorded, and mprof
+# output lost.  Under a filter the exit note still gives each image's names
+# at the end (its argument memory, PR_GET_NAME); its peak RSS is the
+# launcher's sampled figure (getrusage, which gave the image's own, may be
+# killed by an allow-list filter: sandbox-kill-default.sh); a child forked under the filter runs unrecorded, and mprof
 # says why in words of its own (it said "Operation canceled", an errno
 # standing in for the reason).
 # Program and facts: tests/progs/sandboxed_exit.c.
@@ -40,8 +41,9 @@ report_json "$WORK/parent.json" "$WORK/t"
 R="$WORK/parent.json"
 expect_eq "parent: exit status" 0 "$(q "$R" summary program.exit_status)"
 expect_eq "parent: allocations (3 kept, 8 MiB, stdout's buffer)" 5 "$(q "$R" summary allocations)"
-expect_range "parent: own peak RSS (KiB), from its exit note" 8192 65535 "$(q "$R" summary peak_rss_kib)"
-expect_eq "parent: peak RSS is its own, not sampled" false "$(q "$R" summary peak_rss_sampled)"
+expect_range "parent: peak RSS (KiB), sampled" 1 65535 "$(q "$R" summary peak_rss_kib)"
+expect_eq "parent: peak RSS is sampled (no getrusage under the filter)" true \
+	"$(q "$R" summary peak_rss_sampled)"
 expect_eq "parent: END names from its exit note (the overflowing title)" \
 	"'demo: sandboxed parent'|None|filter|sandboxed_exit" "$(names "$R")"
 kid=
@@ -53,9 +55,9 @@ expect_ne "trace of the first kid" "" "$kid"
 if [ -n "$kid" ]; then
 	expect_eq "kid: exit status" 7 "$(q "$kid" summary program.exit_status)"
 	expect_eq "kid: allocations" 1 "$(q "$kid" summary allocations)"
-	expect_range "kid: own peak RSS (KiB), from its exit note" 16384 131071 \
-		"$(q "$kid" summary peak_rss_kib)"
-	expect_eq "kid: peak RSS is its own, not sampled" false "$(q "$kid" summary peak_rss_sampled)"
+	expect_range "kid: peak RSS (KiB), sampled" 1 131071 "$(q "$kid" summary peak_rss_kib)"
+	expect_eq "kid: peak RSS is sampled (no getrusage under the filter)" true \
+		"$(q "$kid" summary peak_rss_sampled)"
 	expect_eq "kid: END names from its exit note" \
 		"'demo: sandboxed kid'|sandboxed-kid|filter|sandboxed_exit" "$(names "$kid")"
 fi
