@@ -51,4 +51,6 @@ check signal 0 44
 check thread 0 45
 expect_eq "thread: report: nothing unrecorded" 0 \
 	"$(q "$WORK/t-thread.json" summary quality.unrecorded_allocations)"
+# the same, and the thread ends (its state retired) and is joined under it
+check join 0 45
 finish

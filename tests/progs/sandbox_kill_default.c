@@ -18,9 +18,10 @@
  *   thread  lets the thread go: it allocates and frees 40 blocks, its
  *           first allocations, and says so; returns 0 (the thread still
  *           waiting)
+ *   join    the same, but the thread ends and is joined
  * Every mode prints "MODE ok" (stdout's buffer: one more allocation).
  * Allocations: 3 + 40 + the buffer = 44 (free: 3 + the buffer = 4), and
- * in mode thread pthread_create's own (the thread's TLS vector).
+ * in modes thread and join pthread_create's own (the thread's TLS vector).
  */
 #define _GNU_SOURCE
 #include <linux/filter.h>
@@ -61,9 +62,9 @@ static void on_usr1(int sig)
 	churn();
 }
 
-/* Says it runs, waits for the filter, allocates, says so, and waits for good (the
- * process's exit ends it: a thread's end would make system calls of its
- * own, rt_sigprocmask, madvise, exit). */
+/* Says it runs, waits for the filter, allocates; then ends (arg non-NULL:
+ * mode join), or says so and waits for good (the process's exit ends it: a
+ * thread's end makes system calls of its own, rt_sigprocmask, exit). */
 static void *worker(void *arg)
 {
 	char c;
@@ -71,7 +72,7 @@ static void *worker(void *arg)
 	if (write(done_pipe[1], "r", 1) != 1 || read(go_pipe[0], &c, 1) != 1)
 		return arg;
 	churn();
-	if (write(done_pipe[1], "d", 1) != 1)
+	if (arg || write(done_pipe[1], "d", 1) != 1)
 		return arg;
 	for (;;)
 		if (read(go_pipe[0], &c, 1) != 1)
@@ -80,11 +81,12 @@ static void *worker(void *arg)
 
 /* Only the calls the program itself makes after the filter in that mode:
  * the allocator's, stdio's, the pipes', exit_group; raise's and the return
- * from the handler (signal).  Installed in every thread (TSYNC), through
+ * from the handler (signal); the thread's end and its join (join).
+ * Installed in every thread (TSYNC), through
  * syscall() as libseccomp does. */
 static int sandbox(const char *mode, int errno_default)
 {
-	int sig = strcmp(mode, "signal") == 0;
+	int sig = strcmp(mode, "signal") == 0, join = strcmp(mode, "join") == 0;
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		ALLOW(read),
@@ -100,8 +102,10 @@ static int sandbox(const char *mode, int errno_default)
 		ALLOW_IF(sig, getpid),
 		ALLOW_IF(sig, gettid),
 		ALLOW_IF(sig, tgkill),
-		ALLOW_IF(sig, rt_sigprocmask),
+		ALLOW_IF(sig || join, rt_sigprocmask),
 		ALLOW_IF(sig, rt_sigreturn),
+		ALLOW_IF(join, futex),
+		ALLOW_IF(join, exit),
 		BPF_STMT(BPF_RET | BPF_K,
 			 errno_default ? SECCOMP_RET_ERRNO | 1 : SECCOMP_RET_KILL_PROCESS),
 	};
@@ -122,15 +126,16 @@ int main(int argc, char **argv)
 	char c;
 
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: sandbox_kill_default main|exit|_exit|free|signal|thread "
+		fprintf(stderr, "usage: sandbox_kill_default main|exit|_exit|free|signal|thread|join "
 				"[errno]\n");
 		return 2;
 	}
 	for (int i = 0; i < 3; i++)
 		kept[i] = malloc(1000);
-	if (strcmp(mode, "thread") == 0 &&
+	if ((strcmp(mode, "thread") == 0 || strcmp(mode, "join") == 0) &&
 	    (pipe(go_pipe) != 0 || pipe(done_pipe) != 0 ||
-	     pthread_create(&thread, NULL, worker, NULL) != 0 || read(done_pipe[0], &c, 1) != 1))
+	     pthread_create(&thread, NULL, worker, mode[0] == 'j' ? &thread : NULL) != 0 ||
+	     read(done_pipe[0], &c, 1) != 1))
 		return 2;
 	if (strcmp(mode, "signal") == 0)
 		signal(SIGUSR1, on_usr1);
@@ -143,6 +148,9 @@ int main(int argc, char **argv)
 		raise(SIGUSR1);
 	} else if (strcmp(mode, "thread") == 0) {
 		if (write(go_pipe[1], "g", 1) != 1 || read(done_pipe[0], &c, 1) != 1)
+			return 2;
+	} else if (strcmp(mode, "join") == 0) {
+		if (write(go_pipe[1], "g", 1) != 1 || pthread_join(thread, NULL) != 0)
 			return 2;
 	} else {
 		churn();
