@@ -448,6 +448,27 @@ static __attribute__((noinline)) uint32_t unwind_cut(struct preload_thread *t, v
 	return 1;
 }
 
+/*
+ * A capture under a seccomp filter that the own unwinder could not make (any,
+ * with MPROF_UNWIND=libunwind): only the allocator's caller, marked
+ * truncated.  libunwind is neither loaded (dlopen opens files) nor used then:
+ * its memory checks and locks are system calls (mincore, rt_sigprocmask,
+ * process_vm_readv, futex) a sandbox may kill for.  Said once.
+ */
+static __attribute__((noinline)) uint32_t unwind_cut_filtered(struct preload_thread *t,
+							       void *caller_ip, int *truncated)
+{
+	static _Atomic int said;
+
+	if (!atomic_exchange(&said, 1))
+		diag_note(TRACE_DIAG_INFO, "a call stack was cut to its first frame: under a "
+					   "seccomp filter (a sandbox) libunwind is not used, its "
+					   "memory checks being system calls the filter may kill for");
+	t->ips[0] = (uint64_t)(uintptr_t)caller_ip;
+	*truncated = 1;
+	return 1;
+}
+
 /* How far below a thread's descriptor its stack may reach (its size), and
  * how far below the stack pointer a learnt range reaches at first. */
 #define UNWIND_THREAD_STACK_MAX_BYTES (1ull << 30)
@@ -1174,7 +1195,7 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 			int *truncated)
 {
 	uint32_t count;
-	int n = -1, reused = 0;
+	int n = -1, reused = 0, filtered = seccomp_watch_filtered();
 
 	t->ips_known = 0;
 	t->beyond_ip = 0;
@@ -1189,7 +1210,7 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 		t->cache_cfas_ok = 0;
 	} else if (unwind_mode == UNWIND_MODE_CFI || unwind_mode == UNWIND_MODE_CHECK) {
 		n = unwind_capture_cfi(t, caller_ip, caller_cfa, truncated, &reused);
-		if (n >= 0 && unwind_mode == UNWIND_MODE_CHECK) {
+		if (n >= 0 && unwind_mode == UNWIND_MODE_CHECK && !filtered) {
 			stack_table_ips_fill(t);
 			if (reused)
 				unwind_check_cache(t, caller_ip, (uint32_t)n, *truncated);
@@ -1209,17 +1230,16 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 	    (n = unwind_through_signals_any(t)) >= 0) {
 		t->cache_cfas_ok = 0;
 		count = unwind_store(t, (uint32_t)n, caller_ip, truncated);
-		if (unwind_mode == UNWIND_MODE_CHECK)
+		if (unwind_mode == UNWIND_MODE_CHECK && !filtered)
 			unwind_check(t, caller_ip, count, *truncated);
 		return count;
 	}
 	if (n < 0)
 		atomic_fetch_add_explicit(&unwind_fallbacks, 1, memory_order_relaxed);
-	/* under a filter libunwind is not loaded (dlopen opens files) nor used
-	 * (its memory checks make system calls a filter may kill for) */
+	if (n < 0 && filtered)
+		return unwind_cut_filtered(t, caller_ip, truncated);
 	if (n < 0 && unwind_mode == UNWIND_MODE_CFI &&
-	    (atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2 ||
-	     seccomp_watch_filtered()))
+	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2)
 		return unwind_cut(t, caller_ip, truncated);
 	if (n < 0) {
 		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);
