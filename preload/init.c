@@ -283,11 +283,11 @@ static int init_run(struct preload_thread **out)
 	struct preload_thread *t;
 
 	thread_pointer_start();
-	thread_id_start();
 	real_resolve();
 	/* before the first slot rewrite: under a filter inherited from the
 	 * parent, slots are not written through /proc/self/mem (import_bind.c) */
 	seccomp_watch_start();
+	thread_id_start();
 	real_route_behind();
 	exec_watch_resolve();
 	reap_note_resolve();
