@@ -9,7 +9,10 @@
  * blocked meanwhile, so no signal handler runs inside one, and every other
  * allocation made while the thread is inside the shim is a handler's, the
  * program's own: forwarded to the real allocator and counted as unrecorded
- * (preload/fallback.c).
+ * (preload/fallback.c).  Under a seccomp filter, which may kill
+ * rt_sigprocmask, signals are not blocked, as when the mask is refused: a
+ * handler's allocation inside one would be taken for the shim's (the own
+ * calls left then are pthread_setspecific's, libunwind being unused).
  */
 #ifndef MPROF_PRELOAD_OWN_CALL_H
 #define MPROF_PRELOAD_OWN_CALL_H

@@ -6,7 +6,8 @@
  * below it, made at the thread's first switch and kept with its recycled
  * state) and the switch itself, a few instructions of assembly.  Never
  * allocates; the only system calls are the mapping and the two signal-mask
- * changes around each switch (raw, on 8-byte sets).
+ * changes around each switch (raw, on 8-byte sets).  Under a seccomp filter,
+ * which may kill either, there is no switch: the call runs where it is.
  */
 #define _GNU_SOURCE
 #include <signal.h>
