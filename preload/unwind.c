@@ -1195,8 +1195,13 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 			int *truncated)
 {
 	uint32_t count;
-	int n = -1, reused = 0, filtered = seccomp_watch_filtered();
+	int n = -1, reused = 0, filtered = seccomp_watch_filtered(), mode = unwind_mode;
 
+#if defined(__x86_64__)
+	/* under a filter libunwind is not used: its mode walks as the default */
+	if (filtered && mode == UNWIND_MODE_LIBUNWIND)
+		mode = UNWIND_MODE_CFI;
+#endif
 	t->ips_known = 0;
 	t->beyond_ip = 0;
 	t->beyond_cfa = 0;
@@ -1208,9 +1213,9 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 			return count;
 		}
 		t->cache_cfas_ok = 0;
-	} else if (unwind_mode == UNWIND_MODE_CFI || unwind_mode == UNWIND_MODE_CHECK) {
+	} else if (mode == UNWIND_MODE_CFI || mode == UNWIND_MODE_CHECK) {
 		n = unwind_capture_cfi(t, caller_ip, caller_cfa, truncated, &reused);
-		if (n >= 0 && unwind_mode == UNWIND_MODE_CHECK && !filtered) {
+		if (n >= 0 && mode == UNWIND_MODE_CHECK && !filtered) {
 			stack_table_ips_fill(t);
 			if (reused)
 				unwind_check_cache(t, caller_ip, (uint32_t)n, *truncated);
@@ -1222,15 +1227,15 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 				unwind_lib_try(t, (uint32_t)n, *truncated);
 			return (uint32_t)n;
 		}
-	} else if (unwind_mode == UNWIND_MODE_FP) {
+	} else if (mode == UNWIND_MODE_FP) {
 		t->cache_cfas_ok = 0;
 		n = unwind_own(t, UNWIND_FAST_FP, NULL);
 	}
-	if (n < 0 && unwind_mode != UNWIND_MODE_FP && unwind_mode != UNWIND_MODE_LIBUNWIND &&
+	if (n < 0 && mode != UNWIND_MODE_FP && mode != UNWIND_MODE_LIBUNWIND &&
 	    (n = unwind_through_signals_any(t)) >= 0) {
 		t->cache_cfas_ok = 0;
 		count = unwind_store(t, (uint32_t)n, caller_ip, truncated);
-		if (unwind_mode == UNWIND_MODE_CHECK && !filtered)
+		if (mode == UNWIND_MODE_CHECK && !filtered)
 			unwind_check(t, caller_ip, count, *truncated);
 		return count;
 	}
@@ -1238,12 +1243,12 @@ uint32_t unwind_capture(struct preload_thread *t, void *caller_ip, void *caller_
 		atomic_fetch_add_explicit(&unwind_fallbacks, 1, memory_order_relaxed);
 	if (n < 0 && filtered)
 		return unwind_cut_filtered(t, caller_ip, truncated);
-	if (n < 0 && unwind_mode == UNWIND_MODE_CFI &&
+	if (n < 0 && mode == UNWIND_MODE_CFI &&
 	    atomic_load_explicit(&unwind_lib_state, memory_order_acquire) != 2)
 		return unwind_cut(t, caller_ip, truncated);
 	if (n < 0) {
 		count = unwind_store(t, unwind_libunwind(t), caller_ip, truncated);
-		if (unwind_mode == UNWIND_MODE_CHECK)
+		if (mode == UNWIND_MODE_CHECK)
 			unwind_check_fallback(t);
 		return count;
 	}
