@@ -15,8 +15,11 @@
  * Looks at the file only: stat, statvfs (a nosuid mount), and the ELF
  * header, program headers and dynamic section through a descriptor opened
  * and closed within the call, and its file capabilities (trace/file_caps.h)
- * with our own capability sets, by system calls.  Never allocates: it runs in vfork
- * children, whose memory is their parent's.
+ * with our own capability sets, by system calls.  Under a seccomp filter
+ * it makes only the calls an exec's loader makes too (stat, open, pread):
+ * no statfs, getxattr, capget or prctl, which an allow-list sandbox may
+ * kill the process for.  Never allocates: it runs in vfork children, whose
+ * memory is their parent's.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -29,6 +32,7 @@
 #include <linux/prctl.h>
 
 #include "preload/exec_reach.h"
+#include "preload/seccomp_watch.h"
 #include "preload/sys.h"
 #include "trace/elf_needed.h"
 #include "trace/file_caps.h"
@@ -124,16 +128,20 @@ static int mount_nosuid(const char *path)
 /*
  * Whether executing path runs in secure-execution mode: by its set-ID bits
  * and our IDs, or by its file capabilities (trace/file_caps.h).  The mount
- * is looked at only when a set-ID bit or a capability could count.
+ * is looked at only when a set-ID bit or a capability could count.  Under
+ * a seccomp filter neither the mount nor the capabilities are looked at
+ * (a set-ID bit counts, a capability does not: the recorder's entry is
+ * then kept, and the loader skips it silently).
  */
 static int file_secure_exec(const char *path, const struct stat *st)
 {
 	const struct file_exec_ids ids = { getuid(), geteuid(), getgid(), getegid() };
-	int nosuid = (st->st_mode & (S_ISUID | S_ISGID)) && mount_nosuid(path);
+	int filtered = seccomp_watch_filtered();
+	int nosuid = (st->st_mode & (S_ISUID | S_ISGID)) && !filtered && mount_nosuid(path);
 
 	if (file_setid_secure_exec(st->st_mode, st->st_uid, st->st_gid, nosuid, &ids))
 		return 1;
-	return file_caps_secure(path) && !mount_nosuid(path);
+	return !filtered && file_caps_secure(path) && !mount_nosuid(path);
 }
 
 int exec_reach_ids_mixed(void)
