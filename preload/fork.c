@@ -281,11 +281,11 @@ static __attribute__((noinline)) void fork_child_run(void)
 	int rc, sandboxed;
 
 	fork_mode = FORK_IGNORED;
-	/* the parent may have entered a new PID namespace for its children */
-	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
 	/* under a filter the child maps and unmaps nothing: the filter may kill
 	 * mmap, and the child records nothing anyway */
 	sandboxed = seccomp_watch_filtered();
+	/* the parent may have entered a new PID namespace for its children */
+	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view, sandboxed);
 	if (fork_mailbox) {
 		atomic_store(&fork_mailbox[fork_entry], preload_proc.view.pid);
 		if (!sandboxed) { /* its own first fork maps its own */

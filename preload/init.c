@@ -302,7 +302,7 @@ static int init_run(struct preload_thread **out)
 		return PRELOAD_INERT;
 	if (valgrind_tool)
 		init_valgrind_quiet();
-	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view);
+	pidns_view_read(&preload_proc.cfg.launcher_pidns, &preload_proc.view, 0);
 	namespaces_start();
 	timens_start();
 	if (!preload_proc.cfg.record_children &&

@@ -82,13 +82,14 @@ static void pidns_view_from_status(struct pidns_view *out)
 		out->ppid = pidns_status_field(status, "\nPPid:");
 }
 
-void pidns_view_read(const struct pidns_launcher *launcher, struct pidns_view *out)
+void pidns_view_read(const struct pidns_launcher *launcher, struct pidns_view *out,
+		     int filtered)
 {
 	struct stat ns, proc;
 
 	out->ns_pid = (uint32_t)getpid();
 	out->pid = out->ns_pid;
-	out->ppid = (uint32_t)getppid();
+	out->ppid = filtered ? 0 : (uint32_t)getppid();
 	out->same_ns = -1;
 	out->ns_dev = out->ns_ino = 0;
 	if (stat("/proc/self/ns/pid", &ns) != 0)
@@ -102,7 +103,7 @@ void pidns_view_read(const struct pidns_launcher *launcher, struct pidns_view *o
 	if (out->same_ns)
 		return;
 	out->pid = out->ppid = 0;
-	if (launcher->proc_dev && stat("/proc", &proc) == 0 &&
+	if (!filtered && launcher->proc_dev && stat("/proc", &proc) == 0 &&
 	    (uint64_t)proc.st_dev == launcher->proc_dev)
 		pidns_view_from_status(out);
 }

@@ -40,8 +40,12 @@ void pidns_launcher_parse(const char *value, struct pidns_launcher *out);
  * Without /proc, or without the launcher's word, its own pids are taken, as
  * in the launcher's namespace.  A stat and, in another namespace, one read
  * of /proc: for the start of an image and a fork child, never the hot path.
+ * A fork child under a seccomp filter (filtered not 0), which records
+ * nothing, asks no getppid (ppid 0) and reads no /proc file (in another
+ * namespace its pid is then unknown): a sandbox may kill it for either.
  * Never allocates.
  */
-void pidns_view_read(const struct pidns_launcher *launcher, struct pidns_view *out);
+void pidns_view_read(const struct pidns_launcher *launcher, struct pidns_view *out,
+		     int filtered);
 
 #endif

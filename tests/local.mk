@@ -195,6 +195,8 @@ E2E_TESTS = \
 	tests/e2e/sandboxed-exit.sh \
 	tests/e2e/sandbox-allowlist.sh \
 	tests/e2e/sandbox-exec-lookups.sh tests/e2e/sandbox-kill-default.sh \
+	tests/e2e/sandbox-exec-lookups.sh \
+	tests/e2e/sandbox-fork-child.sh \
 	tests/e2e/prctl-sandbox.sh \
 	tests/e2e/own-tls-child.sh \
 	tests/e2e/under-valgrind.sh \
@@ -438,7 +440,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/many_routes.c tests/progs/debug_lib.c \
 	tests/progs/late_children.c tests/progs/ending_children.c tests/progs/slow_start.c tests/progs/old_block_reuse.c \
 	tests/progs/guard_alloc.c tests/progs/free_in_order.c tests/progs/thread_first_use.c tests/progs/signal_free.c tests/progs/signal_allocs.c \
-	tests/progs/raising_alloc.c tests/progs/sandboxed_exit.c tests/progs/sandbox_allowlist.c tests/progs/sandbox_kill_default.c tests/progs/prctl_sandbox.c tests/progs/own_tls_child.c \
+	tests/progs/raising_alloc.c tests/progs/sandboxed_exit.c tests/progs/sandbox_allowlist.c tests/progs/sandbox_exec_lookups.c tests/progs/sandbox_fork_child.c tests/progs/sandbox_kill_default.c tests/progs/prctl_sandbox.c tests/progs/own_tls_child.c \
 	tests/progs/membarrier_refused.c tests/progs/mmap_refused_fork.c tests/progs/seccomp_waits.c tests/progs/launcher_stop.h tests/progs/strict_mode.c tests/progs/seccomp_raw.h tests/progs/lowered_limit.c tests/progs/tight_limit.c tests/progs/unseen_limit.c tests/progs/mlock_all.c tests/progs/mlock_limit.c tests/progs/status_kib.h tests/progs/nest_alloc.h tests/progs/vanished_program.c tests/progs/leader_exit.c tests/progs/dlmopen_main.c tests/progs/dlmopen_lib.c tests/progs/own_malloc.c tests/progs/audit_lib.c tests/progs/deep_bind_main.c tests/progs/deep_bind_lib.c tests/progs/deep_bind_late_main.c tests/progs/deep_bind_late_lib.c tests/progs/deep_bind_race_main.c tests/progs/deep_bind_race_lib.c tests/progs/no_pwrite_exec.c tests/progs/cache_copies_main.c tests/progs/cache_copies_lib.c tests/progs/realloc_calls.c tests/progs/wording_reallocs.c tests/progs/wording_diff.c tests/progs/wording_max_live.c tests/progs/early_analyzer.c tests/progs/limit_blocks.h \
 	tests/progs/fork_samples.c tests/progs/fork_state.c tests/progs/fork_pool.c tests/progs/env_drop.c tests/progs/exec_it.c tests/progs/sample_seeds.c \
 	tests/progs/end_states.c tests/progs/child_figures.c tests/progs/child_ends.c tests/progs/reaped_children.c tests/progs/wait_bad_pointers.c tests/progs/trace_sizes.c tests/progs/raw_clones.c tests/progs/raw_exec_exit.c tests/progs/exec_bad_pointers.c tests/progs/reap_cancel.c tests/progs/system_children.c tests/progs/system_failed.c tests/progs/signal_commands.c tests/progs/signal_stack.c tests/progs/signal_frames.c tests/progs/coroutine_stacks.c tests/progs/boost_fibers.cpp tests/progs/boehm_gc.c tests/progs/mmap_room.c tests/progs/sanitized_leak.c tests/progs/runtime_names.c tests/progs/stack_residue.c tests/progs/retitled_workers.c tests/progs/exec_unmap_race.c tests/progs/small_stack_exec.c tests/progs/signal_safe_altstack.c tests/progs/preload_entry.c tests/progs/wait_usage_split.c \
