@@ -194,7 +194,7 @@ E2E_TESTS = \
 	tests/e2e/signal-allocs.sh \
 	tests/e2e/sandboxed-exit.sh \
 	tests/e2e/sandbox-allowlist.sh \
-	tests/e2e/sandbox-exec-lookups.sh tests/e2e/sandbox-kill-default.sh \
+	tests/e2e/sandbox-kill-default.sh \
 	tests/e2e/sandbox-exec-lookups.sh \
 	tests/e2e/sandbox-fork-child.sh \
 	tests/e2e/prctl-sandbox.sh \
