@@ -41,9 +41,10 @@ report_json "$WORK/parent.json" "$WORK/t"
 R="$WORK/parent.json"
 expect_eq "parent: exit status" 0 "$(q "$R" summary program.exit_status)"
 expect_eq "parent: allocations (3 kept, 8 MiB, stdout's buffer)" 5 "$(q "$R" summary allocations)"
-expect_range "parent: peak RSS (KiB), sampled" 1 65535 "$(q "$R" summary peak_rss_kib)"
-expect_eq "parent: peak RSS is sampled (no getrusage under the filter)" true \
-	"$(q "$R" summary peak_rss_sampled)"
+# the launcher's samples (a short run may end before the first: no figure)
+expect_match "parent: peak RSS sampled or unknown, never its own (no getrusage under the filter)" \
+	'^(null\|false|[1-9][0-9]{0,4}\|true)$' \
+	"$(q "$R" summary peak_rss_kib)|$(q "$R" summary peak_rss_sampled)"
 expect_eq "parent: END names from its exit note (the overflowing title)" \
 	"'demo: sandboxed parent'|None|filter|sandboxed_exit" "$(names "$R")"
 kid=
@@ -55,9 +56,10 @@ expect_ne "trace of the first kid" "" "$kid"
 if [ -n "$kid" ]; then
 	expect_eq "kid: exit status" 7 "$(q "$kid" summary program.exit_status)"
 	expect_eq "kid: allocations" 1 "$(q "$kid" summary allocations)"
-	expect_range "kid: peak RSS (KiB), sampled" 1 131071 "$(q "$kid" summary peak_rss_kib)"
-	expect_eq "kid: peak RSS is sampled (no getrusage under the filter)" true \
-		"$(q "$kid" summary peak_rss_sampled)"
+	# the launcher's samples may miss a kid this short: no figure then
+	expect_match "kid: peak RSS sampled or unknown, never its own (no getrusage under the filter)" \
+		'^(null\|false|[1-9][0-9]{0,5}\|true)$' \
+		"$(q "$kid" summary peak_rss_kib)|$(q "$kid" summary peak_rss_sampled)"
 	expect_eq "kid: END names from its exit note" \
 		"'demo: sandboxed kid'|sandboxed-kid|filter|sandboxed_exit" "$(names "$kid")"
 fi
