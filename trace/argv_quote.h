@@ -296,6 +296,37 @@ static inline const char *argv_quote_word_slash(const char *c)
 	return slash;
 }
 
+/*
+ * Whether the first word of c (up to a space; its folder ignored) names an
+ * interpreter that runs a script given as its next word, as a #! line
+ * starts it: sh, ash, bash, dash, ksh, mksh, zsh, python, perl, ruby, node,
+ * php, lua, tclsh, each optionally with a version ("python3.12").
+ */
+static inline bool argv_quote_is_interpreter(const char *c)
+{
+	static const char *const names[] = { "sh",   "ash",  "bash", "dash", "ksh",
+					     "mksh", "zsh",  "python", "perl", "ruby",
+					     "node", "php",  "lua",  "tclsh" };
+	size_t start = 0, end = 0;
+
+	if (c[0] == '\'')
+		return false;
+	for (; c[end] && c[end] != ' '; end++)
+		if (c[end] == '/')
+			start = end + 1;
+	while (end > start && ((c[end - 1] >= '0' && c[end - 1] <= '9') || c[end - 1] == '.'))
+		end--;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = 0;
+
+		while (names[i][n] && start + n < end && names[i][n] == c[start + n])
+			n++;
+		if (!names[i][n] && start + n == end)
+			return true;
+	}
+	return false;
+}
+
 /* The columns of text's first bytes (argv_quote_char_cols). */
 static inline size_t argv_quote_cols_n(const char *text, size_t bytes)
 {
@@ -313,9 +344,11 @@ static inline size_t argv_quote_cols_n(const char *text, size_t bytes)
  * out (size > 4 * cols + 3, NUL terminated), still to be written through
  * argv_quote_printable: as it is when it fits; else without the directory
  * of its first word ("/usr/bin/python3 x.py" -> "python3 x.py"); else also
- * without that of its second, the script an interpreter runs ("/bin/sh
- * /a/b/wrap.sh x" -> "sh wrap.sh x", a script started through its #!
- * line); else cut between characters, ending in "…".  Returns the columns
+ * without that of its second when the first names an interpreter
+ * (argv_quote_is_interpreter), the script it runs ("/bin/sh /a/b/wrap.sh x"
+ * -> "sh wrap.sh x", a script started through its #! line; any other
+ * command keeps its second word whole: "diff /dev/fd/63 /dev/fd/62" would
+ * read wrong as "diff 63 /dev/fd/62"); else cut between characters, ending in "…".  Returns the columns
  * out takes once escaped (argv_quote_cols: a wide character counts as two,
  * "…" as one).
  */
@@ -332,7 +365,8 @@ static inline size_t argv_quote_fit(const char *command, size_t cols, char *out,
 	while (c[word] && c[word] != ' ')
 		word++;
 	first = c[word] ? word + 1 : word; /* the first word and its space */
-	if (total > cols && c[word] && (slash = argv_quote_word_slash(c + first))) {
+	if (total > cols && c[word] && argv_quote_is_interpreter(c) &&
+	    (slash = argv_quote_word_slash(c + first))) {
 		rest = slash + 1;
 		total = argv_quote_cols_n(c, first) + argv_quote_cols(rest);
 	}

@@ -173,6 +173,35 @@ static void test_fit_drops_the_scripts_folder(void)
 	CU_ASSERT_STRING_EQUAL(out, "sh -c /\xe2\x80\xa6");
 }
 
+/* Only an interpreter's second word is a script whose folder may go: any
+ * other command keeps it ("diff /dev/fd/63 /dev/fd/62" once read "diff 63
+ * /dev/fd/62"). */
+static void test_fit_keeps_a_commands_second_word(void)
+{
+	char out[64];
+
+	CU_ASSERT_EQUAL(argv_quote_fit("/usr/bin/diff /dev/fd/63 /dev/fd/62", 20, out, sizeof(out)),
+			20);
+	CU_ASSERT_STRING_EQUAL(out, "diff /dev/fd/63 /de\xe2\x80\xa6");
+	CU_ASSERT_EQUAL(argv_quote_fit("cat /proc/1/maps", 10, out, sizeof(out)), 10);
+	CU_ASSERT_STRING_EQUAL(out, "cat /proc\xe2\x80\xa6");
+	/* a versioned interpreter, or one named by its folder, is one */
+	CU_ASSERT_EQUAL(argv_quote_fit("/usr/bin/python3.12 /a/b/run.py", 14, out, sizeof(out)), 14);
+	CU_ASSERT_STRING_EQUAL(out, "python3.12 ru\xe2\x80\xa6");
+	CU_ASSERT_EQUAL(argv_quote_fit("/usr/bin/python3.12 /a/b/run.py", 17, out, sizeof(out)), 17);
+	CU_ASSERT_STRING_EQUAL(out, "python3.12 run.py");
+	CU_ASSERT_EQUAL(argv_quote_fit("bash /a/b/w.sh", 9, out, sizeof(out)), 9);
+	CU_ASSERT_STRING_EQUAL(out, "bash w.sh");
+	/* a name that only starts like one is not */
+	CU_ASSERT_EQUAL(argv_quote_fit("shred /a/b/f", 9, out, sizeof(out)), 9);
+	CU_ASSERT_STRING_EQUAL(out, "shred /a\xe2\x80\xa6");
+	CU_ASSERT_TRUE(argv_quote_is_interpreter("/bin/dash x"));
+	CU_ASSERT_TRUE(argv_quote_is_interpreter("perl5.36"));
+	CU_ASSERT_FALSE(argv_quote_is_interpreter("diff /dev/fd/63"));
+	CU_ASSERT_FALSE(argv_quote_is_interpreter("'sh' x"));
+	CU_ASSERT_FALSE(argv_quote_is_interpreter("/usr/sh/busybox x"));
+}
+
 /* U+7A0B and U+5E8F (CJK), U+AC00 (Hangul), U+FF21 (fullwidth A) and
  * U+1F600 (an emoji) take two terminal columns each; U+00E9 one. */
 static void test_fit_counts_wide_characters_as_two(void)
@@ -437,6 +466,7 @@ int main(void)
 	CU_add_test(s, "fit counts escapes as written", test_fit_counts_escapes_as_written);
 	CU_add_test(s, "fit counts wide characters as two", test_fit_counts_wide_characters_as_two);
 	CU_add_test(s, "fit drops the script's folder", test_fit_drops_the_scripts_folder);
+	CU_add_test(s, "fit keeps a command's second word", test_fit_keeps_a_commands_second_word);
 	CU_add_test(s, "first word keeps quotes", test_first_word_keeps_quotes);
 	CU_add_test(s, "stack tree merges and orders", test_stack_tree_merges_and_orders);
 	CU_add_test(s, "stack tree grows", test_stack_tree_grows);
