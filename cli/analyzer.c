@@ -201,7 +201,7 @@ int analyzer_symbolize(char *const traces[], size_t ntraces, const struct kept_i
 		return 0;
 	if (!analyzer_available()) {
 		mprof_warn("the analyzer %s is missing: symbols were not embedded in the trace "
-			   "(mprof report will read them from the binaries on disk)", path);
+			   "(%s report will read them from the binaries on disk)", path, self_command());
 		return -1;
 	}
 	argv = calloc(ntraces + 3, sizeof(*argv));

@@ -263,6 +263,7 @@ E2E_TESTS = \
 	tests/e2e/report-many-traces.sh \
 	tests/e2e/raw-clones.sh \
 	tests/e2e/raw-exec-exit.sh \
+	tests/e2e/self-command-notes.sh \
 	tests/e2e/small-stack-exec.sh \
 	tests/e2e/small-stack-foreign-exec.sh \
 	tests/e2e/exit-altstack.sh \

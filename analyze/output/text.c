@@ -16,6 +16,7 @@
 #include "analyze/output/output.h"
 #include "analyze/output/units.h"
 #include "analyze/symbolize/symbol_shorten.h"
+#include "analyze/util/error.h"
 #include "trace/argv_quote.h"
 #include "trace/plural.h"
 
@@ -1148,8 +1149,8 @@ static void print_summary(FILE *out, const struct profile *r)
 		fputc('\n', out);
 	}
 	if (info->forks && run->no_children)
-		fprintf(out, "forks:            %" PRIu64 " (not recorded: mprof run --no-children)\n",
-			info->forks);
+		fprintf(out, "forks:            %" PRIu64 " (not recorded: %s run --no-children)\n",
+			info->forks, analyze_launcher_command());
 	else if (info->forks && run->children_unrecorded)
 		fprintf(out, "forks:            %" PRIu64 " (%" PRIu64 " not recorded, named by mprof run; "
 			"each child recorded has its own trace)\n", info->forks,

@@ -1,6 +1,6 @@
 /*
- * analyze/util/error.c - analyze_error, analyze_name and analyze_command
- * (util/error.h).
+ * analyze/util/error.c - analyze_error, analyze_name, analyze_command and
+ * analyze_launcher_command (util/error.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +37,13 @@ const char *analyze_command(void)
 	len = argv_quote_append(word, sizeof(word) - 1, 0, analyze_argv0, strlen(analyze_argv0));
 	word[len] = '\0';
 	return word;
+}
+
+const char *analyze_launcher_command(void)
+{
+	const char *given = getenv("MPROF_ANALYZE_COMMAND");
+
+	return strcmp(analyze_name(), "mprof") == 0 && given && *given ? given : "mprof";
 }
 
 /* The message is one line whatever it quotes from a trace (a marker's

@@ -24,4 +24,9 @@ void analyze_command_init(const char *argv0);
  * name; run as itself, argv0 when it is a path, else "mprof-analyze". */
 const char *analyze_command(void);
 
+/* The command that runs mprof's launcher ("CMD run --no-children"): the
+ * mprof that started the analyzer (MPROF_ANALYZE_COMMAND under that name),
+ * else "mprof": run as itself the analyzer has no "run". */
+const char *analyze_launcher_command(void);
+
 #endif

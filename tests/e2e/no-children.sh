@@ -20,6 +20,6 @@ expect_eq "the parent's own 400 blocks of thread_keep, no child_alloc" "400 0" \
 	"$(json_eval "$WORK/n.json" '"%d %d" % (site("thread_keep")[0]["allocations"], len(site("child_alloc")))')"
 run_cmd 60 nt "$MPROF" report -n 0 "$WORK/n.trace"
 expect_eq "text: the forks line says why they were not recorded" \
-	"forks:            1 (not recorded: mprof run --no-children)" \
+	"forks:            1 (not recorded: $MPROF_HINT run --no-children)" \
 	"$(grep '^forks:' "$RUN_OUT")"
 finish
