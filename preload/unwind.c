@@ -211,8 +211,11 @@ static void unwind_lib_load(void)
 	atomic_store_explicit(&unwind_lib_state, 2, memory_order_release);
 }
 
+static void unwind_args_learn(void);
+
 int unwind_init(void)
 {
+	unwind_args_learn();
 	unwind_mode = unwind_mode_read();
 #if !defined(__x86_64__)
 	unwind_mode = UNWIND_MODE_LIBUNWIND;
@@ -552,6 +555,22 @@ static int unwind_on_main_thread(const struct preload_thread *t)
 	return preload_tid() == getpid();
 }
 
+/* The main stack's top above __libc_stack_end, where the kernel put argv,
+ * the environment and the auxiliary vector: [lo, hi), 0 and 0 if unknown. */
+static uintptr_t unwind_args_lo, unwind_args_hi;
+
+/* Learns that range: its last string is AT_EXECFN's, on the stack's last
+ * page. */
+static void unwind_args_learn(void)
+{
+	uintptr_t execfn = (uintptr_t)getauxval(AT_EXECFN), top = unwind_main_stack_top();
+
+	if (!__libc_stack_end || execfn < top)
+		return;
+	unwind_args_lo = top;
+	unwind_args_hi = (execfn + UNWIND_PAGE_BYTES) & ~(UNWIND_PAGE_BYTES - 1);
+}
+
 /*
  * Learns the calling thread's stack range, with no lock, no allocation and
  * no call into the C library that could be what is allocating (it used
@@ -814,6 +833,38 @@ static uint32_t unwind_skip_profiler(void **frames, uint32_t n)
 	return i;
 }
 
+/* No user-space code lies at or above this address: x86_64's user half ends
+ * below 2^47, or 2^56 with 5-level paging (a frame there was text read as
+ * an address, "Y_PATH=/" in busybox). */
+#if defined(__x86_64__)
+#define UNWIND_USER_END ((uintptr_t)1 << 56)
+#else
+#define UNWIND_USER_END UINTPTR_MAX
+#endif
+
+/*
+ * How many of the count frames from t->frames[first] come before one that
+ * lies on the thread's own stack, in the main stack's argument strings
+ * (unwind_args_lo) or above user space: a return address there is no code (a
+ * frame-pointer guess through a frame without CFI, as in busybox, read one
+ * out of data that rbp pointed at), so the stack ends, truncated, before
+ * it.  JIT code lies in anonymous executable mappings, never on the stack.
+ */
+static uint32_t unwind_before_no_code(const struct preload_thread *t, uint32_t first,
+				       uint32_t count)
+{
+	uintptr_t lo = t->stack_lo, span = t->stack_hi - t->stack_lo;
+	uintptr_t args_span = unwind_args_hi - unwind_args_lo;
+
+	for (uint32_t i = 1; i < count; i++) {
+		uintptr_t ip = (uintptr_t)t->frames[first + i];
+
+		if (ip - lo < span || ip - unwind_args_lo < args_span || ip >= UNWIND_USER_END)
+			return i;
+	}
+	return count;
+}
+
 /*
  * Which of the n frames in t->frames are kept: stores the first index and
  * the truncation flag, returns the count (0: none, the caller then keeps
@@ -833,6 +884,11 @@ static uint32_t unwind_kept(const struct preload_thread *t, uint32_t n, uint32_t
 		*truncated = 1;
 		if (count > max_frames)
 			count = max_frames;
+	}
+	n = unwind_before_no_code(t, *first, count);
+	if (n < count) {
+		*truncated = 1;
+		count = n;
 	}
 	return count;
 }

@@ -15,16 +15,31 @@
  *   through_no_frame (a no-CFI frame whose rbp is 0, not a frame
  *     pointer) -> make_bare_block: 2000 mallocs of 24 B, 3 live at exit
  *     (72 B); its stack ends at the no-CFI frame.
+ *   through_stack_frame (a no-CFI frame whose rbp chain gives a stack
+ *     address as the return address) -> make_stack_block: 1000 mallocs of
+ *     56 B, 2 live at exit (112 B); its stack ends, truncated, at the
+ *     no-CFI frame: the stack address is no frame (busybox's stacks showed
+ *     one as "?? (0x7ffdf3ac49ac)").
+ *   through_record with argv[0]'s address (the strings above the main
+ *     stack) -> make_args_block: 500 mallocs of 72 B, 1 live (72 B);
+ *     with 0x2f3d485441505f59 ("Y_PATH=/" read as an address, above user
+ *     space) -> make_text_block: 400 mallocs of 88 B, 1 live (88 B);
+ *     both stacks end, truncated, at through_record.
  *   stdout "no cfi frames: done", exit status 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 /* Call fn(arg) from a frame with no CFI: through_frame pushes rbp and
- * makes it the frame pointer; through_no_frame pushes rbp and zeroes it.
+ * makes it the frame pointer; through_no_frame pushes rbp and zeroes it;
+ * through_stack_frame points rbp at a frame record {0, a stack address},
+ * as a program without frame pointers leaves rbp holding any stack data;
+ * through_record the same with the return address ra.
  * Top-level asm gets no .cfi directives. */
 void through_frame(void (*fn)(int), int arg);
 void through_no_frame(void (*fn)(int), int arg);
+void through_stack_frame(void (*fn)(int), int arg);
+void through_record(void (*fn)(int), int arg, unsigned long ra);
 __asm__(".text\n"
 	".globl through_frame\n"
 	".type through_frame, @function\n"
@@ -47,10 +62,40 @@ __asm__(".text\n"
 	"	call *%rax\n"
 	"	pop %rbp\n"
 	"	ret\n"
-	".size through_no_frame, .-through_no_frame\n");
+	".size through_no_frame, .-through_no_frame\n"
+	".globl through_stack_frame\n"
+	".type through_stack_frame, @function\n"
+	"through_stack_frame:\n"
+	"	push %rbp\n"
+	"	sub $16, %rsp\n"
+	"	movq $0, (%rsp)\n"
+	"	mov %rsp, 8(%rsp)\n"
+	"	mov %rsp, %rbp\n"
+	"	mov %rdi, %rax\n"
+	"	mov %esi, %edi\n"
+	"	call *%rax\n"
+	"	add $16, %rsp\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size through_stack_frame, .-through_stack_frame\n"
+	".globl through_record\n"
+	".type through_record, @function\n"
+	"through_record:\n"
+	"	push %rbp\n"
+	"	sub $16, %rsp\n"
+	"	movq $0, (%rsp)\n"
+	"	mov %rdx, 8(%rsp)\n"
+	"	mov %rsp, %rbp\n"
+	"	mov %rdi, %rax\n"
+	"	mov %esi, %edi\n"
+	"	call *%rax\n"
+	"	add $16, %rsp\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size through_record, .-through_record\n");
 
 /* Global and volatile, so that the compiler keeps every malloc and free. */
-void *volatile kept[8];
+void *volatile kept[16];
 
 /* Allocates one 40-byte block; the last 5 of the calls keep theirs. */
 __attribute__((noinline)) static void make_frame_block(int i)
@@ -72,12 +117,48 @@ __attribute__((noinline)) static void make_bare_block(int i)
 		free(kept[7]);
 }
 
-int main(void)
+/* Allocates one 56-byte block; the last 2 of the calls keep theirs. */
+__attribute__((noinline)) static void make_stack_block(int i)
+{
+	kept[11] = malloc(56);
+	if (i >= 998)
+		kept[8 + i - 998] = kept[11];
+	else
+		free(kept[11]);
+}
+
+/* Allocates one 72-byte block; the last call keeps it. */
+__attribute__((noinline)) static void make_args_block(int i)
+{
+	kept[15] = malloc(72);
+	if (i == 499)
+		kept[12] = kept[15];
+	else
+		free(kept[15]);
+}
+
+/* Allocates one 88-byte block; the last call keeps it. */
+__attribute__((noinline)) static void make_text_block(int i)
+{
+	kept[14] = malloc(88);
+	if (i == 399)
+		kept[13] = kept[14];
+	else
+		free(kept[14]);
+}
+
+int main(int argc, char **argv)
 {
 	for (int i = 0; i < 3000; i++)
 		through_frame(make_frame_block, i);
 	for (int i = 0; i < 2000; i++)
 		through_no_frame(make_bare_block, i);
+	for (int i = 0; i < 1000; i++)
+		through_stack_frame(make_stack_block, i);
+	for (int i = 0; i < 500 && argc > 0; i++)
+		through_record(make_args_block, i, (unsigned long)argv[0]);
+	for (int i = 0; i < 400; i++)
+		through_record(make_text_block, i, 0x2f3d485441505f59ul);
 	printf("no cfi frames: done\n");
 	return 0;
 }
