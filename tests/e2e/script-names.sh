@@ -4,7 +4,9 @@
 # "program:" line and `mprof report --all`'s overview all name it by its
 # image's own command line, "/bin/sh ./s2.sh", as ps(1) shows it (the
 # table once said "./s2.sh", the command as typed, and the report
-# "/bin/sh ./s2.sh").  A child's row is named as its report is too.
+# "/bin/sh ./s2.sh").  A child's row is named as its report is too.  A
+# narrow table drops only an interpreter's script's folder, not that of
+# any command's second word.
 # Programs and facts: tests/progs/tree_worker.c (exactly N allocations).
 . "$abs_top_srcdir/tests/e2e/lib.sh"
 require_mprof
@@ -30,4 +32,13 @@ expect_eq "the child's row is named as its report" "$(q "$WORK/c.json" summary p
 run_cmd 60 all "$MPROF" report --all -n 0 "$WORK/t"
 expect_eq "report --all: the overview's row of the script" 1 \
 	"$(grep -cE "^/bin/sh \./s2\.sh +[0-9]+ +exit 0 .* $WORK/t\$" "$RUN_OUT")"
+
+# Only an interpreter's script loses its folder in a narrow table: diff's
+# second word stays whole ("diff /dev/fd/63 /dev/fd/62" once read "diff 63
+# /dev/fd/62", a file named 63).
+(cd "$WORK" && COLUMNS=60 RUN_NAME=fd mprof_run 60 "$WORK/fd" -- bash -c \
+	'diff /dev/fd/63 /dev/fd/62 63</dev/null 62</dev/null; exit 0')
+RUN_ERR=$WORK/fd.err
+expect_eq "narrow table: diff's row keeps its second word" 1 \
+	"$(grep -c '^mprof:   diff /dev/fd/63… ' "$RUN_ERR")"
 finish
