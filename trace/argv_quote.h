@@ -327,6 +327,18 @@ static inline bool argv_quote_is_interpreter(const char *c)
 	return false;
 }
 
+/* Whether the first word of c (up to a space) is a process name in
+ * brackets that trace/proc_name.h puts before a command ("[demo-quick]
+ * ./prog x"): the second word is then the program. */
+static inline bool argv_quote_is_bracketed(const char *c)
+{
+	size_t n = 0;
+
+	while (c[n] && c[n] != ' ')
+		n++;
+	return n >= 2 && c[0] == '[' && c[n - 1] == ']';
+}
+
 /* The columns of text's first bytes (argv_quote_char_cols). */
 static inline size_t argv_quote_cols_n(const char *text, size_t bytes)
 {
@@ -346,9 +358,10 @@ static inline size_t argv_quote_cols_n(const char *text, size_t bytes)
  * of its first word ("/usr/bin/python3 x.py" -> "python3 x.py"); else also
  * without that of its second when the first names an interpreter
  * (argv_quote_is_interpreter), the script it runs ("/bin/sh /a/b/wrap.sh x"
- * -> "sh wrap.sh x", a script started through its #! line; any other
- * command keeps its second word whole: "diff /dev/fd/63 /dev/fd/62" would
- * read wrong as "diff 63 /dev/fd/62"); else cut between characters, ending in "…".  Returns the columns
+ * -> "sh wrap.sh x", a script started through its #! line), or is a
+ * process name in brackets before the program ("[w] /a/prog x" -> "[w]
+ * prog x"); any other command keeps its second word whole ("diff
+ * /dev/fd/63 /dev/fd/62" would read wrong as "diff 63 /dev/fd/62"); else cut between characters, ending in "…".  Returns the columns
  * out takes once escaped (argv_quote_cols: a wide character counts as two,
  * "…" as one).
  */
@@ -365,7 +378,8 @@ static inline size_t argv_quote_fit(const char *command, size_t cols, char *out,
 	while (c[word] && c[word] != ' ')
 		word++;
 	first = c[word] ? word + 1 : word; /* the first word and its space */
-	if (total > cols && c[word] && argv_quote_is_interpreter(c) &&
+	if (total > cols && c[word] &&
+	    (argv_quote_is_interpreter(c) || argv_quote_is_bracketed(c)) &&
 	    (slash = argv_quote_word_slash(c + first))) {
 		rest = slash + 1;
 		total = argv_quote_cols_n(c, first) + argv_quote_cols(rest);

@@ -200,6 +200,12 @@ static void test_fit_keeps_a_commands_second_word(void)
 	CU_ASSERT_FALSE(argv_quote_is_interpreter("diff /dev/fd/63"));
 	CU_ASSERT_FALSE(argv_quote_is_interpreter("'sh' x"));
 	CU_ASSERT_FALSE(argv_quote_is_interpreter("/usr/sh/busybox x"));
+	/* after a process name in brackets the second word is the program */
+	CU_ASSERT_EQUAL(argv_quote_fit("[w] ./a/prog x", 10, out, sizeof(out)), 10);
+	CU_ASSERT_STRING_EQUAL(out, "[w] prog x");
+	CU_ASSERT_TRUE(argv_quote_is_bracketed("[demo-quick] ./p"));
+	CU_ASSERT_FALSE(argv_quote_is_bracketed("[ x"));
+	CU_ASSERT_FALSE(argv_quote_is_bracketed("[x y]"));
 }
 
 /* U+7A0B and U+5E8F (CJK), U+AC00 (Hangul), U+FF21 (fullwidth A) and
