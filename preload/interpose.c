@@ -132,6 +132,20 @@ static inline int interpose_array_bytes(size_t n, size_t size_bytes, size_t *tot
 	return 1;
 }
 
+/* interpose_alloc_record of an allocation whose caller's rbp (caller_bp,
+ * when caller_bp_known) is lent to the call-site cache while it records. */
+static inline void interpose_alloc_record_bp(struct preload_thread *t, unsigned fn, const void *p,
+					     size_t size_bytes, void *caller_ip, void *caller_cfa,
+					     uint64_t caller_bp, int caller_bp_known)
+{
+	if (caller_bp_known) {
+		t->entry_bp = caller_bp;
+		t->entry_bp_cfa = (uintptr_t)caller_cfa;
+	}
+	interpose_alloc_record(t, fn, p, size_bytes, caller_ip, caller_cfa);
+	t->entry_bp_cfa = 0;
+}
+
 /* malloc past its fast path, through table r (caller_ip and caller_cfa:
  * the entry point's caller; caller_bp its rbp, when caller_bp_known).  The
  * caller's rbp is lent to the call-site cache while t is busy, and so read
@@ -148,19 +162,15 @@ INTERPOSE_VIA void *interpose_malloc_via(const struct real_allocator *r, size_t 
 	preload_thread_leave(t);
 	p = ALLOC_RETRIED(r->malloc(size_bytes));
 	preload_thread_resume(t);
-	if (p) {
-		if (caller_bp_known) {
-			t->entry_bp = caller_bp;
-			t->entry_bp_cfa = (uintptr_t)caller_cfa;
-		}
-		interpose_alloc_record(t, TRACE_FN_MALLOC, p, size_bytes, caller_ip, caller_cfa);
-		t->entry_bp_cfa = 0;
-	}
+	if (p)
+		interpose_alloc_record_bp(t, TRACE_FN_MALLOC, p, size_bytes, caller_ip, caller_cfa,
+					  caller_bp, caller_bp_known);
 	preload_thread_leave(t);
 	return p;
 }
 
-/* 1 where the exported malloc reads its caller's rbp (below). */
+/* 1 where the exported allocating entry points read their caller's rbp
+ * (below). */
 #if defined(__x86_64__)
 #define INTERPOSE_ENTRY_BP_KNOWN 1
 #else
@@ -179,15 +189,17 @@ static __attribute__((noinline)) void *interpose_malloc(size_t size_bytes, void 
 }
 
 static __attribute__((noinline)) void *interpose_libc_malloc(size_t size_bytes, void *caller_ip,
-							     void *caller_cfa)
+							     void *caller_cfa, uint64_t caller_bp)
 {
-	return interpose_malloc_via(&real_libc, size_bytes, caller_ip, caller_cfa, 0, 0);
+	return interpose_malloc_via(&real_libc, size_bytes, caller_ip, caller_cfa, caller_bp,
+				    INTERPOSE_ENTRY_BP_KNOWN);
 }
 
 /*
- * The exported malloc, calloc and realloc: each hands its caller's rbp, which
- * compiled code may reuse before reading it, to its C entry point as the
- * argument after its own (register bp_reg), so that stacks whose
+ * Every exported allocating entry point (malloc, calloc, realloc,
+ * reallocarray, the aligned ones, the __libc_ ones) hands its caller's rbp,
+ * which compiled code may reuse before reading it, to its C entry point as
+ * the argument after its own (register bp_reg), so that stacks whose
  * allocating function has an rbp-based CFA (a frame pointer, a realigned
  * or variable-size frame: PostgreSQL's AllocSetAlloc) can be found again in
  * the call-site cache.  Without it each of their calls was a capture: ~1 us
@@ -199,24 +211,45 @@ static __attribute__((noinline)) void *interpose_libc_malloc(size_t size_bytes, 
 #else
 #define INTERPOSE_STUB_ENDBR ""
 #endif
-#define INTERPOSE_BP_STUB(fn, bp_reg)                                         \
+/* The stub of fn, also named by the hidden labels self (or none). */
+#define INTERPOSE_BP_STUB_AS(fn, bp_reg, self, self_size)                     \
 	__asm__(".text\n"                                                     \
 		".globl " #fn "\n"                                            \
 		".type " #fn ", @function\n"                                  \
-		".globl deep_bind_self_" #fn "\n"                             \
-		".hidden deep_bind_self_" #fn "\n"                            \
-		".type deep_bind_self_" #fn ", @function\n"                   \
+		self                                                          \
 		#fn ":\n"                                                     \
-		"deep_bind_self_" #fn ":\n"                                   \
 		"\t.cfi_startproc\n"                                          \
 		INTERPOSE_STUB_ENDBR                                          \
 		"\tmovq %rbp, %" bp_reg "\n"                                  \
 		"\tjmp interpose_" #fn "_entry\n"                             \
 		"\t.cfi_endproc\n"                                            \
 		".size " #fn ", .-" #fn "\n"                                  \
-		".size deep_bind_self_" #fn ", .-deep_bind_self_" #fn "\n")
+		self_size)
+#define INTERPOSE_BP_STUB(fn, bp_reg)                                         \
+	INTERPOSE_BP_STUB_AS(fn, bp_reg,                                      \
+			     ".globl deep_bind_self_" #fn "\n"                \
+			     ".hidden deep_bind_self_" #fn "\n"               \
+			     ".type deep_bind_self_" #fn ", @function\n"      \
+			     "deep_bind_self_" #fn ":\n",                     \
+			     ".size deep_bind_self_" #fn ", .-deep_bind_self_" #fn "\n")
+/* The C library's internal names, which have no deep_bind_self_ name. */
+#define INTERPOSE_BP_STUB_LIBC(fn, bp_reg) INTERPOSE_BP_STUB_AS(fn, bp_reg, "", "")
+/*
+ * The header of the entry point fn of return type ret and parameters
+ * params (in parentheses): on x86_64 its C body interpose_fn_entry, with
+ * the caller's rbp (INTERPOSE_CALLER_BP) as one parameter more, in
+ * register bp_reg, after the stub (stub: INTERPOSE_BP_STUB or _LIBC).
+ */
+#define INTERPOSE_BP_ENTRY(ret, fn, stub, bp_reg, ...)                        \
+	ret interpose_##fn##_entry(__VA_ARGS__, uint64_t caller_bp);          \
+	stub(fn, bp_reg);                                                     \
+	ret interpose_##fn##_entry(__VA_ARGS__, uint64_t caller_bp)
+#define INTERPOSE_CALLER_BP caller_bp
 void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp);
 INTERPOSE_BP_STUB(malloc, "rsi");
+#else
+#define INTERPOSE_BP_ENTRY(ret, fn, stub, bp_reg, ...) PRELOAD_API ret fn(__VA_ARGS__)
+#define INTERPOSE_CALLER_BP ((uint64_t)0) /* not read: INTERPOSE_ENTRY_BP_KNOWN is 0 */
 #endif
 
 /* A sampled or stopped run's unrecorded malloc goes to the C library in a
@@ -378,14 +411,9 @@ INTERPOSE_VIA void *interpose_calloc_via(const struct real_allocator *r, size_t 
 	preload_thread_leave(t);
 	p = ALLOC_RETRIED(r->calloc(n, size_bytes));
 	preload_thread_resume(t);
-	if (p && !overflow) {
-		if (caller_bp_known) {
-			t->entry_bp = caller_bp;
-			t->entry_bp_cfa = (uintptr_t)caller_cfa;
-		}
-		interpose_alloc_record(t, TRACE_FN_CALLOC, p, total, caller_ip, caller_cfa);
-		t->entry_bp_cfa = 0;
-	}
+	if (p && !overflow)
+		interpose_alloc_record_bp(t, TRACE_FN_CALLOC, p, total, caller_ip, caller_cfa,
+					  caller_bp, caller_bp_known);
 	preload_thread_leave(t);
 	return p;
 }
@@ -399,9 +427,11 @@ static __attribute__((noinline)) void *interpose_calloc(size_t n, size_t size_by
 }
 
 static __attribute__((noinline)) void *interpose_libc_calloc(size_t n, size_t size_bytes,
-							     void *caller_ip, void *caller_cfa)
+							     void *caller_ip, void *caller_cfa,
+							     uint64_t caller_bp)
 {
-	return interpose_calloc_via(&real_libc, n, size_bytes, caller_ip, caller_cfa, 0, 0);
+	return interpose_calloc_via(&real_libc, n, size_bytes, caller_ip, caller_cfa, caller_bp,
+				    INTERPOSE_ENTRY_BP_KNOWN);
 }
 
 /* As malloc: a sampled or stopped run's unrecorded calloc goes straight to
@@ -601,14 +631,14 @@ INTERPOSE_VIA void *interpose_realloc_via(const struct real_allocator *r, void *
  * that overflows. */
 INTERPOSE_VIA void *interpose_reallocarray_via(const struct real_allocator *r, void *old,
 					       size_t n, size_t size_bytes, void *caller_ip,
-					       void *caller_cfa)
+					       void *caller_cfa, uint64_t caller_bp)
 {
 	size_t total;
 
 	if (!interpose_array_bytes(n, size_bytes, &total))
 		return NULL;
 	return interpose_realloc_via(r, old, total, TRACE_FN_REALLOCARRAY, TRACE_FREE_REALLOCARRAY,
-				     caller_ip, caller_cfa, 0, 0);
+				     caller_ip, caller_cfa, caller_bp, INTERPOSE_ENTRY_BP_KNOWN);
 }
 
 #if defined(__x86_64__)
@@ -630,7 +660,8 @@ PRELOAD_API void *realloc(void *old, size_t size_bytes)
 /* A foreign realloc (real.h) is reached unrecorded, as the C library's
  * reallocarray reaches it: it records the call if it reaches the shim
  * (__libc_realloc, or the next realloc). */
-PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, reallocarray, INTERPOSE_BP_STUB, "rcx", void *old, size_t n,
+		   size_t size_bytes)
 {
 	void *(*foreign_realloc)(void *, size_t) = real.foreign_realloc;
 	size_t total;
@@ -640,10 +671,12 @@ PRELOAD_API void *reallocarray(void *old, size_t n, size_t size_bytes)
 			return NULL;
 		return foreign_realloc(old, total);
 	}
-	return interpose_reallocarray_via(&real, old, n, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_reallocarray_via(&real, old, n, size_bytes, CALLER_IP, CALLER_CFA,
+					  INTERPOSE_CALLER_BP);
 }
 
-PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes)
+INTERPOSE_BP_ENTRY(int, posix_memalign, INTERPOSE_BP_STUB, "rcx", void **out,
+		   size_t align_bytes, size_t size_bytes)
 {
 	struct preload_thread *t = preload_tls;
 	int rc;
@@ -657,12 +690,14 @@ PRELOAD_API int posix_memalign(void **out, size_t align_bytes, size_t size_bytes
 	rc = interpose_real_posix_memalign(out, align_bytes, size_bytes);
 	preload_thread_resume(t);
 	if (rc == 0)
-		interpose_alloc_record(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record_bp(t, TRACE_FN_POSIX_MEMALIGN, *out, size_bytes, CALLER_IP,
+					  CALLER_CFA, INTERPOSE_CALLER_BP, INTERPOSE_ENTRY_BP_KNOWN);
 	preload_thread_leave(t);
 	return rc;
 }
 
-PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, aligned_alloc, INTERPOSE_BP_STUB, "rdx", size_t align_bytes,
+		   size_t size_bytes)
 {
 	struct preload_thread *t = preload_tls;
 	void *p;
@@ -676,15 +711,17 @@ PRELOAD_API void *aligned_alloc(size_t align_bytes, size_t size_bytes)
 	p = ALLOC_RETRIED(real.aligned_alloc(align_bytes, size_bytes));
 	preload_thread_resume(t);
 	if (p)
-		interpose_alloc_record(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP, CALLER_CFA);
+		interpose_alloc_record_bp(t, TRACE_FN_ALIGNED_ALLOC, p, size_bytes, CALLER_IP,
+					  CALLER_CFA, INTERPOSE_CALLER_BP, INTERPOSE_ENTRY_BP_KNOWN);
 	preload_thread_leave(t);
 	return p;
 }
 
 /* memalign through table r (caller_ip and caller_cfa: the entry point's
- * caller). */
+ * caller; caller_bp as malloc's). */
 INTERPOSE_VIA void *interpose_memalign_via(const struct real_allocator *r, size_t align_bytes,
-					   size_t size_bytes, void *caller_ip, void *caller_cfa)
+					   size_t size_bytes, void *caller_ip, void *caller_cfa,
+					   uint64_t caller_bp)
 {
 	struct preload_thread *t = preload_tls;
 	void *p;
@@ -698,15 +735,16 @@ INTERPOSE_VIA void *interpose_memalign_via(const struct real_allocator *r, size_
 	p = ALLOC_RETRIED(r->memalign(align_bytes, size_bytes));
 	preload_thread_resume(t);
 	if (p)
-		interpose_alloc_record(t, TRACE_FN_MEMALIGN, p, size_bytes, caller_ip, caller_cfa);
+		interpose_alloc_record_bp(t, TRACE_FN_MEMALIGN, p, size_bytes, caller_ip, caller_cfa,
+					  caller_bp, INTERPOSE_ENTRY_BP_KNOWN);
 	preload_thread_leave(t);
 	return p;
 }
 
 /* valloc through table r (caller_ip and caller_cfa: the entry point's
- * caller). */
+ * caller; caller_bp as malloc's). */
 INTERPOSE_VIA void *interpose_valloc_via(const struct real_allocator *r, size_t size_bytes,
-					 void *caller_ip, void *caller_cfa)
+					 void *caller_ip, void *caller_cfa, uint64_t caller_bp)
 {
 	struct preload_thread *t = preload_tls;
 	void *p;
@@ -720,7 +758,8 @@ INTERPOSE_VIA void *interpose_valloc_via(const struct real_allocator *r, size_t 
 	p = ALLOC_RETRIED(r->valloc(size_bytes));
 	preload_thread_resume(t);
 	if (p)
-		interpose_alloc_record(t, TRACE_FN_VALLOC, p, size_bytes, caller_ip, caller_cfa);
+		interpose_alloc_record_bp(t, TRACE_FN_VALLOC, p, size_bytes, caller_ip, caller_cfa,
+					  caller_bp, INTERPOSE_ENTRY_BP_KNOWN);
 	preload_thread_leave(t);
 	return p;
 }
@@ -729,7 +768,7 @@ INTERPOSE_VIA void *interpose_valloc_via(const struct real_allocator *r, size_t 
  * not the page-rounded size glibc actually reserves (mprof-trace(5), ALLOC
  * fn 8). */
 INTERPOSE_VIA void *interpose_pvalloc_via(const struct real_allocator *r, size_t size_bytes,
-					  void *caller_ip, void *caller_cfa)
+					  void *caller_ip, void *caller_cfa, uint64_t caller_bp)
 {
 	struct preload_thread *t = preload_tls;
 	void *p;
@@ -743,24 +782,27 @@ INTERPOSE_VIA void *interpose_pvalloc_via(const struct real_allocator *r, size_t
 	p = ALLOC_RETRIED(r->pvalloc(size_bytes));
 	preload_thread_resume(t);
 	if (p)
-		interpose_alloc_record(t, TRACE_FN_PVALLOC, p, size_bytes, caller_ip, caller_cfa);
+		interpose_alloc_record_bp(t, TRACE_FN_PVALLOC, p, size_bytes, caller_ip, caller_cfa,
+					  caller_bp, INTERPOSE_ENTRY_BP_KNOWN);
 	preload_thread_leave(t);
 	return p;
 }
 
-PRELOAD_API void *memalign(size_t align_bytes, size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, memalign, INTERPOSE_BP_STUB, "rdx", size_t align_bytes,
+		   size_t size_bytes)
 {
-	return interpose_memalign_via(&real, align_bytes, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_memalign_via(&real, align_bytes, size_bytes, CALLER_IP, CALLER_CFA,
+				      INTERPOSE_CALLER_BP);
 }
 
-PRELOAD_API void *valloc(size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, valloc, INTERPOSE_BP_STUB, "rsi", size_t size_bytes)
 {
-	return interpose_valloc_via(&real, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_valloc_via(&real, size_bytes, CALLER_IP, CALLER_CFA, INTERPOSE_CALLER_BP);
 }
 
-PRELOAD_API void *pvalloc(size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, pvalloc, INTERPOSE_BP_STUB, "rsi", size_t size_bytes)
 {
-	return interpose_pvalloc_via(&real, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_pvalloc_via(&real, size_bytes, CALLER_IP, CALLER_CFA, INTERPOSE_CALLER_BP);
 }
 
 /*
@@ -770,15 +812,15 @@ PRELOAD_API void *pvalloc(size_t size_bytes)
  * a frame named malloc as an allocator wrapper).  __libc_reallocarray
  * calls __libc_realloc, as reallocarray calls realloc: the C library's
  * would call the public realloc, which is a foreign one's when the program
- * has one.
+ * has one.  Those that allocate read their caller's rbp as malloc does.
  */
-PRELOAD_API void *__libc_malloc(size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, __libc_malloc, INTERPOSE_BP_STUB_LIBC, "rsi", size_t size_bytes)
 {
 	struct preload_thread *t = preload_tls;
 
 	if (interpose_fast(t, size_bytes))
 		return ALLOC_RETRIED(real_libc.malloc(size_bytes));
-	return interpose_libc_malloc(size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_libc_malloc(size_bytes, CALLER_IP, CALLER_CFA, INTERPOSE_CALLER_BP);
 }
 
 PRELOAD_API void __libc_free(void *p)
@@ -787,7 +829,8 @@ PRELOAD_API void __libc_free(void *p)
 		interpose_libc_free_recorded(p, TRACE_FREE_FREE);
 }
 
-PRELOAD_API void *__libc_calloc(size_t n, size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, __libc_calloc, INTERPOSE_BP_STUB_LIBC, "rdx", size_t n,
+		   size_t size_bytes)
 {
 	struct preload_thread *t = preload_tls;
 	int overflow;
@@ -795,33 +838,41 @@ PRELOAD_API void *__libc_calloc(size_t n, size_t size_bytes)
 
 	if (!overflow && interpose_fast(t, total))
 		return ALLOC_RETRIED(real_libc.calloc(n, size_bytes));
-	return interpose_libc_calloc(n, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_libc_calloc(n, size_bytes, CALLER_IP, CALLER_CFA, INTERPOSE_CALLER_BP);
 }
 
-PRELOAD_API void *__libc_realloc(void *old, size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, __libc_realloc, INTERPOSE_BP_STUB_LIBC, "rdx", void *old,
+		   size_t size_bytes)
 {
 	return interpose_realloc_via(&real_libc, old, size_bytes, TRACE_FN_REALLOC,
-				     TRACE_FREE_REALLOC, CALLER_IP, CALLER_CFA, 0, 0);
+				     TRACE_FREE_REALLOC, CALLER_IP, CALLER_CFA, INTERPOSE_CALLER_BP,
+				     INTERPOSE_ENTRY_BP_KNOWN);
 }
 
-PRELOAD_API void *__libc_reallocarray(void *old, size_t n, size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, __libc_reallocarray, INTERPOSE_BP_STUB_LIBC, "rcx", void *old,
+		   size_t n, size_t size_bytes)
 {
-	return interpose_reallocarray_via(&real_libc, old, n, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_reallocarray_via(&real_libc, old, n, size_bytes, CALLER_IP, CALLER_CFA,
+					  INTERPOSE_CALLER_BP);
 }
 
-PRELOAD_API void *__libc_memalign(size_t align_bytes, size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, __libc_memalign, INTERPOSE_BP_STUB_LIBC, "rdx", size_t align_bytes,
+		   size_t size_bytes)
 {
-	return interpose_memalign_via(&real_libc, align_bytes, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_memalign_via(&real_libc, align_bytes, size_bytes, CALLER_IP, CALLER_CFA,
+				      INTERPOSE_CALLER_BP);
 }
 
-PRELOAD_API void *__libc_valloc(size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, __libc_valloc, INTERPOSE_BP_STUB_LIBC, "rsi", size_t size_bytes)
 {
-	return interpose_valloc_via(&real_libc, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_valloc_via(&real_libc, size_bytes, CALLER_IP, CALLER_CFA,
+				    INTERPOSE_CALLER_BP);
 }
 
-PRELOAD_API void *__libc_pvalloc(size_t size_bytes)
+INTERPOSE_BP_ENTRY(void *, __libc_pvalloc, INTERPOSE_BP_STUB_LIBC, "rsi", size_t size_bytes)
 {
-	return interpose_pvalloc_via(&real_libc, size_bytes, CALLER_IP, CALLER_CFA);
+	return interpose_pvalloc_via(&real_libc, size_bytes, CALLER_IP, CALLER_CFA,
+				     INTERPOSE_CALLER_BP);
 }
 
 /* Not recorded; answers for the shim's own blocks too. */
@@ -869,15 +920,22 @@ PRELOAD_API int dlclose(void *handle)
 extern __typeof(malloc) deep_bind_self_malloc __attribute__((visibility("hidden")));
 extern __typeof(calloc) deep_bind_self_calloc __attribute__((visibility("hidden")));
 extern __typeof(realloc) deep_bind_self_realloc __attribute__((visibility("hidden")));
+extern __typeof(reallocarray) deep_bind_self_reallocarray __attribute__((visibility("hidden")));
+extern __typeof(posix_memalign) deep_bind_self_posix_memalign
+	__attribute__((visibility("hidden")));
+extern __typeof(aligned_alloc) deep_bind_self_aligned_alloc __attribute__((visibility("hidden")));
+extern __typeof(memalign) deep_bind_self_memalign __attribute__((visibility("hidden")));
+extern __typeof(valloc) deep_bind_self_valloc __attribute__((visibility("hidden")));
+extern __typeof(pvalloc) deep_bind_self_pvalloc __attribute__((visibility("hidden")));
 #else
 INTERPOSE_SELF(malloc);
 INTERPOSE_SELF(calloc);
 INTERPOSE_SELF(realloc);
-#endif
 INTERPOSE_SELF(reallocarray);
-INTERPOSE_SELF(free);
 INTERPOSE_SELF(posix_memalign);
 INTERPOSE_SELF(aligned_alloc);
 INTERPOSE_SELF(memalign);
 INTERPOSE_SELF(valloc);
 INTERPOSE_SELF(pvalloc);
+#endif
+INTERPOSE_SELF(free);

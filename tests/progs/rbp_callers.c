@@ -5,7 +5,8 @@
  * decides where its frame lies.  The exported malloc reads that register
  * for the call-site cache (preload/interpose.c, preload/stack_sites.c), so
  * such stacks are found again instead of captured at every call.
- * (calloc and realloc too; the others pass no rbp, as before.)
+ * (calloc and realloc too; the other entry points:
+ * tests/progs/rbp_entry_points.c.)
  * The sharp case: from_deep and from_shallow, called from the same call
  * instruction of call_via, call with_alloca, which calls malloc, with
  * alloca sizes calibrated so that malloc's return address lies at the same
