@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <stddef.h>
+#include <stdint.h>
 
 #include "preload/exported.h"
 #include "preload/new_wrap.h"
@@ -48,15 +49,59 @@ const char *const new_wrap_names[NEW_WRAP_FORMS] = {
 void *new_wrap_foreign[NEW_WRAP_FORMS];
 
 /* Records p (NULL: a nothrow new that failed, nothing to record), an
- * allocation of size_bytes by entry point fn at caller_ip/caller_cfa;
+ * allocation of size_bytes by entry point fn at caller_ip/caller_cfa (on
+ * x86_64 with the caller's rbp, caller_bp, for the call-site cache);
  * returns p.  Called after the allocator's new returned. */
 static __attribute__((noinline)) void *new_wrap_record(void *p, size_t size_bytes, unsigned fn,
-						       void *caller_ip, void *caller_cfa)
+						       void *caller_ip, void *caller_cfa,
+						       uint64_t caller_bp)
 {
+#if defined(__x86_64__)
+	if (p)
+		record_path_alloc_after_bp(fn, p, size_bytes, caller_ip, caller_cfa, caller_bp);
+#else
+	(void)caller_bp;
 	if (p)
 		record_path_alloc_after(fn, p, size_bytes, caller_ip, caller_cfa);
+#endif
 	return p;
 }
+
+/*
+ * On x86_64 a new wrapper is a stub that hands its caller's rbp to the C
+ * body name_entry as the argument after its own (register bp_reg), as the
+ * exported malloc does (preload/interpose.c): stacks whose function that
+ * calls new has an rbp-based CFA (code built with frame pointers) are then
+ * found in the call-site cache instead of captured at every call.
+ */
+#if defined(__x86_64__)
+#ifdef __CET__
+#define NEW_WRAP_ENDBR "\tendbr64\n"
+#else
+#define NEW_WRAP_ENDBR ""
+#endif
+#define NEW_WRAP_HEADER(name, bp_reg, PARAMS)                                 \
+	__asm__(".text\n"                                                     \
+		".globl " #name "\n"                                          \
+		".hidden " #name "\n"                                         \
+		".type " #name ", @function\n"                                \
+		#name ":\n"                                                   \
+		"\t.cfi_startproc\n"                                          \
+		NEW_WRAP_ENDBR                                                \
+		"\tmovq %rbp, %" bp_reg "\n"                                  \
+		"\tjmp " #name "_entry\n"                                     \
+		"\t.cfi_endproc\n"                                            \
+		".size " #name ", .-" #name "\n");                            \
+	void *name PARAMS __attribute__((visibility("hidden")));             \
+	void *name##_entry(NEW_WRAP_UNPAREN PARAMS, uint64_t caller_bp);      \
+	void *name##_entry(NEW_WRAP_UNPAREN PARAMS, uint64_t caller_bp)
+#define NEW_WRAP_UNPAREN(...) __VA_ARGS__
+#define NEW_WRAP_BP_DECL
+#else
+#define NEW_WRAP_HEADER(name, bp_reg, PARAMS)                                 \
+	static void *name PARAMS
+#define NEW_WRAP_BP_DECL const uint64_t caller_bp = 0; /* not read */
+#endif
 
 /* The free of p (not null) that may have been recorded: as free's
  * interpose_free_recorded_via, without the call of the allocator's free. */
@@ -95,16 +140,17 @@ static inline void new_wrap_free(void *p)
 }
 
 /* A new form of parameters PARAMS (size_bytes first) and arguments ARGS,
- * recorded as entry point FN. */
-#define NEW_WRAP_NEW(name, form, fn, PARAMS, ARGS)                                  \
-	static void *name PARAMS                                                    \
+ * recorded as entry point FN; bp_reg: the register after PARAMS. */
+#define NEW_WRAP_NEW(name, form, fn, bp_reg, PARAMS, ARGS)                          \
+	NEW_WRAP_HEADER(name, bp_reg, PARAMS)                                       \
 	{                                                                           \
 		void *(*real_new) PARAMS = (void *(*) PARAMS)new_wrap_foreign[form]; \
+		NEW_WRAP_BP_DECL                                                    \
                                                                                     \
 		if (interpose_fast(preload_tls, size_bytes))                        \
 			return real_new ARGS;                                       \
 		return new_wrap_record(real_new ARGS, size_bytes, fn, CALLER_IP,    \
-				       CALLER_CFA);                                 \
+				       CALLER_CFA, caller_bp);                      \
 	}
 
 /* A delete form of parameters PARAMS (p first) and arguments ARGS. */
@@ -117,20 +163,20 @@ static inline void new_wrap_free(void *p)
 		real_delete ARGS;                                                  \
 	}
 
-NEW_WRAP_NEW(new_wrap_nw, NEW_WRAP_NW, TRACE_FN_MALLOC, (size_t size_bytes), (size_bytes))
-NEW_WRAP_NEW(new_wrap_na, NEW_WRAP_NA, TRACE_FN_MALLOC, (size_t size_bytes), (size_bytes))
-NEW_WRAP_NEW(new_wrap_nw_nothrow, NEW_WRAP_NW_NOTHROW, TRACE_FN_MALLOC,
+NEW_WRAP_NEW(new_wrap_nw, NEW_WRAP_NW, TRACE_FN_MALLOC, "rsi", (size_t size_bytes), (size_bytes))
+NEW_WRAP_NEW(new_wrap_na, NEW_WRAP_NA, TRACE_FN_MALLOC, "rsi", (size_t size_bytes), (size_bytes))
+NEW_WRAP_NEW(new_wrap_nw_nothrow, NEW_WRAP_NW_NOTHROW, TRACE_FN_MALLOC, "rdx",
 	     (size_t size_bytes, const void *nothrow), (size_bytes, nothrow))
-NEW_WRAP_NEW(new_wrap_na_nothrow, NEW_WRAP_NA_NOTHROW, TRACE_FN_MALLOC,
+NEW_WRAP_NEW(new_wrap_na_nothrow, NEW_WRAP_NA_NOTHROW, TRACE_FN_MALLOC, "rdx",
 	     (size_t size_bytes, const void *nothrow), (size_bytes, nothrow))
-NEW_WRAP_NEW(new_wrap_nw_align, NEW_WRAP_NW_ALIGN, TRACE_FN_MEMALIGN,
+NEW_WRAP_NEW(new_wrap_nw_align, NEW_WRAP_NW_ALIGN, TRACE_FN_MEMALIGN, "rdx",
 	     (size_t size_bytes, size_t align_bytes), (size_bytes, align_bytes))
-NEW_WRAP_NEW(new_wrap_na_align, NEW_WRAP_NA_ALIGN, TRACE_FN_MEMALIGN,
+NEW_WRAP_NEW(new_wrap_na_align, NEW_WRAP_NA_ALIGN, TRACE_FN_MEMALIGN, "rdx",
 	     (size_t size_bytes, size_t align_bytes), (size_bytes, align_bytes))
-NEW_WRAP_NEW(new_wrap_nw_align_nothrow, NEW_WRAP_NW_ALIGN_NOTHROW, TRACE_FN_MEMALIGN,
+NEW_WRAP_NEW(new_wrap_nw_align_nothrow, NEW_WRAP_NW_ALIGN_NOTHROW, TRACE_FN_MEMALIGN, "rcx",
 	     (size_t size_bytes, size_t align_bytes, const void *nothrow),
 	     (size_bytes, align_bytes, nothrow))
-NEW_WRAP_NEW(new_wrap_na_align_nothrow, NEW_WRAP_NA_ALIGN_NOTHROW, TRACE_FN_MEMALIGN,
+NEW_WRAP_NEW(new_wrap_na_align_nothrow, NEW_WRAP_NA_ALIGN_NOTHROW, TRACE_FN_MEMALIGN, "rcx",
 	     (size_t size_bytes, size_t align_bytes, const void *nothrow),
 	     (size_bytes, align_bytes, nothrow))
 

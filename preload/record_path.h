@@ -65,6 +65,25 @@ static inline void record_path_alloc_after(unsigned fn, const void *p, size_t si
 	preload_thread_leave(t);
 }
 
+/* record_path_alloc_after with the caller's rbp, caller_bp, lent to the
+ * call-site cache while it records (preload/stack_sites.h). */
+static inline void record_path_alloc_after_bp(unsigned fn, const void *p, size_t size_bytes,
+					      void *caller_ip, void *caller_cfa,
+					      uint64_t caller_bp)
+{
+	struct preload_thread *t = preload_thread_enter();
+
+	if (!t) {
+		preload_count_unrecorded(0);
+		return;
+	}
+	t->entry_bp = caller_bp;
+	t->entry_bp_cfa = (uintptr_t)caller_cfa;
+	interpose_alloc_record(t, fn, p, size_bytes, caller_ip, caller_cfa);
+	t->entry_bp_cfa = 0;
+	preload_thread_leave(t);
+}
+
 /*
  * Whether an allocation of size_bytes is surely not recorded, decided on the
  * fast path: recording is stopped, or the sampler's countdown has room for

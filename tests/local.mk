@@ -151,6 +151,7 @@ E2E_TESTS = \
 	tests/e2e/rbp-frames.sh \
 	tests/e2e/rbp-callers.sh \
 	tests/e2e/rbp-entry-points.sh \
+	tests/e2e/rbp-new.sh \
 	tests/e2e/no-cfi-frames.sh \
 	tests/e2e/aot-frames.sh \
 	tests/e2e/aot-fd-race.sh \
@@ -437,7 +438,7 @@ EXTRA_DIST += $(E2E_TESTS) $(CASE_TESTS) \
 	tests/progs/claimed_fds.c tests/progs/no_cfi_alloc.h tests/progs/pending_cancel.c tests/progs/async_cancel.c tests/progs/own_fds.c \
 	tests/progs/clone_child.c tests/progs/exit_threads.c tests/progs/partial_recording.c \
 	tests/progs/preload_hello.c tests/progs/small_leak.c tests/progs/thread_pairs.c tests/progs/valgrind_leaks.c \
-	tests/progs/leak_count.c tests/progs/one_each.c tests/progs/fake_python.c tests/progs/fake_python_main.c tests/progs/symbol_probe.c tests/progs/rbp_frames.c tests/progs/rbp_callers.c tests/progs/rbp_entry_points.c tests/progs/no_cfi_frames.c tests/progs/aot_frames.c tests/progs/aot_frames_lib.c tests/progs/aot_fd_race.c tests/progs/cfi_expression.c tests/progs/foreign_ahead.c tests/progs/dladdr_count.c tests/progs/thread_churn.c tests/progs/slotless_threads.c tests/progs/crowd_wait.c tests/progs/slotless_frees.c tests/progs/free_null_count.c tests/progs/deflate_alloc_count.c tests/progs/unrecorded_fork.c tests/progs/unrecorded_fork_lib.c tests/progs/unrecorded_comm.c tests/progs/own_new_alloc.c tests/progs/own_new_user.cpp tests/progs/own_new_forms.cpp tests/progs/own_new_plugin.cpp tests/progs/own_new_reload.cpp tests/progs/second_recorder.c tests/progs/toggle_taken.c tests/progs/toggle_replace.c tests/progs/toggle_vfork.c tests/progs/toggle_raw.c tests/progs/toggle_default.c tests/progs/noaccess_lib.c tests/progs/noaccess_main.c tests/progs/noaccess_first.lds \
+	tests/progs/leak_count.c tests/progs/one_each.c tests/progs/fake_python.c tests/progs/fake_python_main.c tests/progs/symbol_probe.c tests/progs/rbp_frames.c tests/progs/rbp_callers.c tests/progs/rbp_entry_points.c tests/progs/rbp_new.cpp tests/progs/no_cfi_frames.c tests/progs/aot_frames.c tests/progs/aot_frames_lib.c tests/progs/aot_fd_race.c tests/progs/cfi_expression.c tests/progs/foreign_ahead.c tests/progs/dladdr_count.c tests/progs/thread_churn.c tests/progs/slotless_threads.c tests/progs/crowd_wait.c tests/progs/slotless_frees.c tests/progs/free_null_count.c tests/progs/deflate_alloc_count.c tests/progs/unrecorded_fork.c tests/progs/unrecorded_fork_lib.c tests/progs/unrecorded_comm.c tests/progs/own_new_alloc.c tests/progs/own_new_user.cpp tests/progs/own_new_forms.cpp tests/progs/own_new_plugin.cpp tests/progs/own_new_reload.cpp tests/progs/second_recorder.c tests/progs/toggle_taken.c tests/progs/toggle_replace.c tests/progs/toggle_vfork.c tests/progs/toggle_raw.c tests/progs/toggle_default.c tests/progs/noaccess_lib.c tests/progs/noaccess_main.c tests/progs/noaccess_first.lds \
 	tests/progs/valgrind_passing.c \
 	tests/progs/deep_stacks.c tests/progs/shared_site.c tests/progs/many_routes.c tests/progs/debug_lib.c \
 	tests/progs/late_children.c tests/progs/ending_children.c tests/progs/slow_start.c tests/progs/old_block_reuse.c \
