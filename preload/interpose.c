@@ -132,20 +132,6 @@ static inline int interpose_array_bytes(size_t n, size_t size_bytes, size_t *tot
 	return 1;
 }
 
-/* interpose_alloc_record of an allocation whose caller's rbp (caller_bp,
- * when caller_bp_known) is lent to the call-site cache while it records. */
-static inline void interpose_alloc_record_bp(struct preload_thread *t, unsigned fn, const void *p,
-					     size_t size_bytes, void *caller_ip, void *caller_cfa,
-					     uint64_t caller_bp, int caller_bp_known)
-{
-	if (caller_bp_known) {
-		t->entry_bp = caller_bp;
-		t->entry_bp_cfa = (uintptr_t)caller_cfa;
-	}
-	interpose_alloc_record(t, fn, p, size_bytes, caller_ip, caller_cfa);
-	t->entry_bp_cfa = 0;
-}
-
 /* malloc past its fast path, through table r (caller_ip and caller_cfa:
  * the entry point's caller; caller_bp its rbp, when caller_bp_known).  The
  * caller's rbp is lent to the call-site cache while t is busy, and so read
@@ -245,8 +231,6 @@ static __attribute__((noinline)) void *interpose_libc_malloc(size_t size_bytes, 
 	stub(fn, bp_reg);                                                     \
 	ret interpose_##fn##_entry(__VA_ARGS__, uint64_t caller_bp)
 #define INTERPOSE_CALLER_BP caller_bp
-void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp);
-INTERPOSE_BP_STUB(malloc, "rsi");
 #else
 #define INTERPOSE_BP_ENTRY(ret, fn, stub, bp_reg, ...) PRELOAD_API ret fn(__VA_ARGS__)
 #define INTERPOSE_CALLER_BP ((uint64_t)0) /* not read: INTERPOSE_ENTRY_BP_KNOWN is 0 */
@@ -254,20 +238,13 @@ INTERPOSE_BP_STUB(malloc, "rsi");
 
 /* A sampled or stopped run's unrecorded malloc goes to the C library in a
  * few instructions (each one on the way costs in a tight allocation loop). */
-#if defined(__x86_64__)
-void *interpose_malloc_entry(size_t size_bytes, uint64_t caller_bp)
-#else
-PRELOAD_API void *malloc(size_t size_bytes)
-#endif
+INTERPOSE_BP_ENTRY(void *, malloc, INTERPOSE_BP_STUB, "rsi", size_t size_bytes)
 {
 	struct preload_thread *t = preload_tls;
-#if !defined(__x86_64__)
-	const uint64_t caller_bp = 0; /* not read: INTERPOSE_ENTRY_BP_KNOWN is 0 */
-#endif
 
 	if (interpose_fast(t, size_bytes))
 		return ALLOC_RETRIED(real.malloc(size_bytes));
-	return interpose_malloc(size_bytes, CALLER_IP, CALLER_CFA, caller_bp);
+	return interpose_malloc(size_bytes, CALLER_IP, CALLER_CFA, INTERPOSE_CALLER_BP);
 }
 
 /* A free past its fast paths (interpose_free_unrecorded), through table r:
@@ -436,24 +413,15 @@ static __attribute__((noinline)) void *interpose_libc_calloc(size_t n, size_t si
 
 /* As malloc: a sampled or stopped run's unrecorded calloc goes straight to
  * the C library (one that overflows fails there, unrecorded either way). */
-#if defined(__x86_64__)
-void *interpose_calloc_entry(size_t n, size_t size_bytes, uint64_t caller_bp);
-INTERPOSE_BP_STUB(calloc, "rdx");
-void *interpose_calloc_entry(size_t n, size_t size_bytes, uint64_t caller_bp)
-#else
-PRELOAD_API void *calloc(size_t n, size_t size_bytes)
-#endif
+INTERPOSE_BP_ENTRY(void *, calloc, INTERPOSE_BP_STUB, "rdx", size_t n, size_t size_bytes)
 {
 	struct preload_thread *t = preload_tls;
 	int overflow;
 	size_t total = interpose_mul(n, size_bytes, &overflow);
-#if !defined(__x86_64__)
-	const uint64_t caller_bp = 0; /* not read: INTERPOSE_ENTRY_BP_KNOWN is 0 */
-#endif
 
 	if (!overflow && interpose_fast(t, total))
 		return ALLOC_RETRIED(real.calloc(n, size_bytes));
-	return interpose_calloc(n, size_bytes, CALLER_IP, CALLER_CFA, caller_bp);
+	return interpose_calloc(n, size_bytes, CALLER_IP, CALLER_CFA, INTERPOSE_CALLER_BP);
 }
 
 /*
@@ -565,7 +533,7 @@ static void *interpose_realloc_own(const struct real_allocator *r, void *old, si
 	void *p = fallback_realloc_own(r, old, size_bytes, &from_real);
 
 	if (p && from_real)
-		record_path_alloc_after(alloc_fn, p, size_bytes, caller_ip, caller_cfa);
+		record_path_alloc_after(alloc_fn, p, size_bytes, caller_ip, caller_cfa, 0, 0);
 	return p;
 }
 
@@ -641,20 +609,11 @@ INTERPOSE_VIA void *interpose_reallocarray_via(const struct real_allocator *r, v
 				     caller_ip, caller_cfa, caller_bp, INTERPOSE_ENTRY_BP_KNOWN);
 }
 
-#if defined(__x86_64__)
-void *interpose_realloc_entry(void *old, size_t size_bytes, uint64_t caller_bp);
-INTERPOSE_BP_STUB(realloc, "rdx");
-void *interpose_realloc_entry(void *old, size_t size_bytes, uint64_t caller_bp)
-#else
-PRELOAD_API void *realloc(void *old, size_t size_bytes)
-#endif
+INTERPOSE_BP_ENTRY(void *, realloc, INTERPOSE_BP_STUB, "rdx", void *old, size_t size_bytes)
 {
-#if !defined(__x86_64__)
-	const uint64_t caller_bp = 0; /* not read: INTERPOSE_ENTRY_BP_KNOWN is 0 */
-#endif
-
 	return interpose_realloc_via(&real, old, size_bytes, TRACE_FN_REALLOC, TRACE_FREE_REALLOC,
-				     CALLER_IP, CALLER_CFA, caller_bp, INTERPOSE_ENTRY_BP_KNOWN);
+				     CALLER_IP, CALLER_CFA, INTERPOSE_CALLER_BP,
+				     INTERPOSE_ENTRY_BP_KNOWN);
 }
 
 /* A foreign realloc (real.h) is reached unrecorded, as the C library's

@@ -48,6 +48,13 @@ const char *const new_wrap_names[NEW_WRAP_FORMS] = {
 
 void *new_wrap_foreign[NEW_WRAP_FORMS];
 
+/* 1 where the wrappers read their caller's rbp (their stubs, below). */
+#if defined(__x86_64__)
+#define NEW_WRAP_BP_KNOWN 1
+#else
+#define NEW_WRAP_BP_KNOWN 0
+#endif
+
 /* Records p (NULL: a nothrow new that failed, nothing to record), an
  * allocation of size_bytes by entry point fn at caller_ip/caller_cfa (on
  * x86_64 with the caller's rbp, caller_bp, for the call-site cache);
@@ -56,14 +63,9 @@ static __attribute__((noinline)) void *new_wrap_record(void *p, size_t size_byte
 						       void *caller_ip, void *caller_cfa,
 						       uint64_t caller_bp)
 {
-#if defined(__x86_64__)
 	if (p)
-		record_path_alloc_after_bp(fn, p, size_bytes, caller_ip, caller_cfa, caller_bp);
-#else
-	(void)caller_bp;
-	if (p)
-		record_path_alloc_after(fn, p, size_bytes, caller_ip, caller_cfa);
-#endif
+		record_path_alloc_after(fn, p, size_bytes, caller_ip, caller_cfa, caller_bp,
+					NEW_WRAP_BP_KNOWN);
 	return p;
 }
 

@@ -45,42 +45,41 @@ static inline void interpose_alloc_record(struct preload_thread *t, unsigned fn,
 	event_alloc(t, fn, p, size_bytes, weight, caller_ip, caller_cfa);
 }
 
-/*
- * Records p, an allocation of size_bytes that entry point fn made for the
- * caller at caller_ip/caller_cfa while the thread held nothing of the
- * recorder's (an allocator's own operator new, the C library's realloc of
- * a fallback block): enters the thread, records, leaves; where the thread
- * cannot record now, counts the allocation unrecorded.
- */
-static inline void record_path_alloc_after(unsigned fn, const void *p, size_t size_bytes,
-					   void *caller_ip, void *caller_cfa)
+/* interpose_alloc_record of an allocation whose caller's rbp (caller_bp,
+ * when caller_bp_known) is lent to the call-site cache while it records
+ * (preload/stack_sites.h). */
+static inline void interpose_alloc_record_bp(struct preload_thread *t, unsigned fn, const void *p,
+					     size_t size_bytes, void *caller_ip, void *caller_cfa,
+					     uint64_t caller_bp, int caller_bp_known)
 {
-	struct preload_thread *t = preload_thread_enter();
-
-	if (!t) {
-		preload_count_unrecorded(0);
-		return;
+	if (caller_bp_known) {
+		t->entry_bp = caller_bp;
+		t->entry_bp_cfa = (uintptr_t)caller_cfa;
 	}
-	interpose_alloc_record(t, fn, p, size_bytes, caller_ip, caller_cfa);
-	preload_thread_leave(t);
-}
-
-/* record_path_alloc_after with the caller's rbp, caller_bp, lent to the
- * call-site cache while it records (preload/stack_sites.h). */
-static inline void record_path_alloc_after_bp(unsigned fn, const void *p, size_t size_bytes,
-					      void *caller_ip, void *caller_cfa,
-					      uint64_t caller_bp)
-{
-	struct preload_thread *t = preload_thread_enter();
-
-	if (!t) {
-		preload_count_unrecorded(0);
-		return;
-	}
-	t->entry_bp = caller_bp;
-	t->entry_bp_cfa = (uintptr_t)caller_cfa;
 	interpose_alloc_record(t, fn, p, size_bytes, caller_ip, caller_cfa);
 	t->entry_bp_cfa = 0;
+}
+
+/*
+ * Records p, an allocation of size_bytes that entry point fn made for the
+ * caller at caller_ip/caller_cfa (its rbp caller_bp, when caller_bp_known)
+ * while the thread held nothing of the recorder's (an allocator's own
+ * operator new, the C library's realloc of a fallback block): enters the
+ * thread, records, leaves; where the thread cannot record now, counts the
+ * allocation unrecorded.
+ */
+static inline void record_path_alloc_after(unsigned fn, const void *p, size_t size_bytes,
+					   void *caller_ip, void *caller_cfa, uint64_t caller_bp,
+					   int caller_bp_known)
+{
+	struct preload_thread *t = preload_thread_enter();
+
+	if (!t) {
+		preload_count_unrecorded(0);
+		return;
+	}
+	interpose_alloc_record_bp(t, fn, p, size_bytes, caller_ip, caller_cfa, caller_bp,
+				  caller_bp_known);
 	preload_thread_leave(t);
 }
 
