@@ -332,6 +332,20 @@ static int next_execvpe(const char *file, char *const argv[], char *const envp[]
 	return fn(file, argv, envp);
 }
 
+/* The next word of an LD_PRELOAD value at *v, split at ':' and ' ' as the
+ * loader splits it: returns its start, its length in *word (0: no word
+ * left) and in *shim whether it names the recorder's library; *v moves past
+ * it. */
+static const char *env_preload_word(const char **v, size_t *word, int *shim)
+{
+	const char *w = *v + strspn(*v, ": ");
+
+	*word = strcspn(w, ": ");
+	*shim = *word && memmem(w, *word, EXEC_WATCH_SHIM, sizeof(EXEC_WATCH_SHIM) - 1);
+	*v = w + *word;
+	return w;
+}
+
 /*
  * Whether a recorder's entry of the LD_PRELOAD copy in env names a file
  * this process cannot find (it changed its root directory to one without
@@ -351,21 +365,21 @@ static int env_recorder_absent(const struct exec_args_env *env)
 	v = strchr(env->preload, '=');
 	if (!v)
 		return 0;
-	for (v++; *v && !absent;) {
+	for (v++; !absent;) {
 		size_t word;
+		int shim;
+		const char *w = env_preload_word(&v, &word, &shim);
 
-		v += strspn(v, ": ");
-		word = strcspn(v, ": ");
-		if (word && memmem(v, word, EXEC_WATCH_SHIM, sizeof(EXEC_WATCH_SHIM) - 1) &&
-		    memchr(v, '/', word)) {
+		if (!word)
+			break;
+		if (shim && memchr(w, '/', word)) {
 			char path[word + 1];
 			struct stat st;
 
-			memcpy(path, v, word);
+			memcpy(path, w, word);
 			path[word] = '\0';
 			absent = stat(path, &st) != 0;
 		}
-		v += word;
 	}
 	errno = saved;
 	return absent;
@@ -421,18 +435,19 @@ static char *const *env_drop_recorder(char *const envp[], struct exec_seen *seen
 	out[count] = NULL;
 	if (drop == SIZE_MAX)
 		return out;
-	while (*v) {
+	for (;;) {
 		size_t word;
+		int shim;
+		const char *w = env_preload_word(&v, &word, &shim);
 
-		v += strspn(v, ": ");
-		word = strcspn(v, ": ");
-		if (word && !memmem(v, word, EXEC_WATCH_SHIM, sizeof(EXEC_WATCH_SHIM) - 1)) {
+		if (!word)
+			break;
+		if (!shim) {
 			if (len)
 				text[at + len++] = ':';
-			memcpy(text + at + len, v, word);
+			memcpy(text + at + len, w, word);
 			len += word;
 		}
-		v += word;
 	}
 	if (len || seen->env.preload_entries > 1) {
 		memcpy(text, name, at);
