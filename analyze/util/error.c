@@ -24,26 +24,25 @@ void analyze_command_init(const char *argv0)
 	analyze_argv0 = argv0;
 }
 
-const char *analyze_command(void)
-{
-	static char word[8192];
-	const char *given = getenv("MPROF_ANALYZE_COMMAND");
-	size_t len;
-
-	if (strcmp(analyze_name(), "mprof") == 0)
-		return given && *given ? given : "mprof";
-	if (!analyze_argv0 || !strchr(analyze_argv0, '/'))
-		return "mprof-analyze";
-	len = argv_quote_append(word, sizeof(word) - 1, 0, analyze_argv0, strlen(analyze_argv0));
-	word[len] = '\0';
-	return word;
-}
-
 const char *analyze_launcher_command(void)
 {
 	const char *given = getenv("MPROF_ANALYZE_COMMAND");
 
 	return strcmp(analyze_name(), "mprof") == 0 && given && *given ? given : "mprof";
+}
+
+const char *analyze_command(void)
+{
+	static char word[8192];
+	size_t len;
+
+	if (strcmp(analyze_name(), "mprof") == 0)
+		return analyze_launcher_command();
+	if (!analyze_argv0 || !strchr(analyze_argv0, '/'))
+		return "mprof-analyze";
+	len = argv_quote_append(word, sizeof(word) - 1, 0, analyze_argv0, strlen(analyze_argv0));
+	word[len] = '\0';
+	return word;
 }
 
 /* The message is one line whatever it quotes from a trace (a marker's
